@@ -1,0 +1,253 @@
+/* benchprof events: list the event names libpfm4 knows for this machine and
+ * whether this kernel can open each of them. */
+#include "bp_setup.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "events.h"
+#include "msgs.h"
+
+#define NAME_WIDTH 40
+#define OPEN_WIDTH 26
+#define DESC_MAX 72
+
+static const char usage_line[] =
+  "usage: benchprof events [--no-probe] [--json] [PATTERN]";
+
+struct errno_text {
+  int num;
+  const char *name;
+  const char *hint;
+};
+
+/* The errnos perf_event_open gives for an event it refuses. */
+static const struct errno_text errno_texts[] = {
+  { ENOENT, "ENOENT", "no such PMU" },
+  { ENODEV, "ENODEV", "no such PMU" },
+  { ENXIO, "ENXIO", "no such PMU" },
+  { EOPNOTSUPP, "EOPNOTSUPP", "not supported" },
+  { EACCES, "EACCES", "permission denied" },
+  { EPERM, "EPERM", "not permitted" },
+  { EINVAL, "EINVAL", "invalid here" },
+  { EBUSY, "EBUSY", "PMU busy" },
+  { E2BIG, "E2BIG", "attr too big" },
+  { EOVERFLOW, "EOVERFLOW", "overflow" },
+  { EMFILE, "EMFILE", "too many open files" },
+  { ENOSPC, "ENOSPC", "no counter left" },
+  { ENOSYS, "ENOSYS", "no perf_event_open" },
+};
+
+static const struct errno_text *errno_lookup(int num)
+{
+  for(size_t i = 0; i < BP_ARRAY_LEN(errno_texts); i++) {
+    if(errno_texts[i].num == num)
+      return &errno_texts[i];
+  }
+  return NULL;
+}
+
+struct listing {
+  bool json;
+  bool probe;
+  size_t count;
+  size_t can_open;
+  struct bp_buf out;  /* the JSON document */
+};
+
+static void usage(FILE *to)
+{
+  fprintf(to,
+          "%s\n"
+          "\n"
+          "List the events this machine knows (libpfm4 names) and whether\n"
+          "this kernel can open them for user-space counting.\n"
+          "\n"
+          "  PATTERN      only names containing PATTERN (any case)\n"
+          "  --no-probe   do not trial-open each event\n"
+          "  --json       write a JSON array instead of a table\n"
+          "  -h, --help   show this help\n",
+          usage_line);
+}
+
+/* "yes", "no (ENOENT: no such PMU)", "-" (not probed) or "?" (the event
+ * cannot be encoded alone, e.g. it needs a unit mask). */
+static void open_marker(const struct listing *l, int open_errno, char *m,
+                        size_t len)
+{
+  const struct errno_text *t = NULL;
+  if(l->probe && open_errno > 0)
+    t = errno_lookup(open_errno);
+  if(!l->probe)
+    snprintf(m, len, "-");
+  else if(open_errno < 0)
+    snprintf(m, len, "? (needs a unit mask)");
+  else if(open_errno == 0)
+    snprintf(m, len, "yes");
+  else if(t)
+    snprintf(m, len, "no (%s: %s)", t->name, t->hint);
+  else
+    snprintf(m, len, "no (errno %d: %s)", open_errno, strerror(open_errno));
+}
+
+static void print_row(struct listing *l, const struct bp_event_info *info)
+{
+  char marker[64];
+  size_t dlen = strcspn(info->desc, "\n");
+  bool cut = dlen > DESC_MAX;
+  if(l->count == 1)
+    printf("%-*s %-*s %s\n", NAME_WIDTH, "EVENT", OPEN_WIDTH, "OPENS",
+           "DESCRIPTION");
+  open_marker(l, info->open_errno, marker, sizeof(marker));
+  printf("%-*s %-*s %.*s%s\n", NAME_WIDTH, info->name, OPEN_WIDTH, marker,
+         (int)(cut ? DESC_MAX - 3 : dlen), info->desc, cut ? "..." : "");
+}
+
+static void json_row(struct listing *l, const struct bp_event_info *info)
+{
+  struct bp_buf *b = &l->out;
+  const char *sep = strstr(info->name, "::");
+  size_t pmu_len = sep ? (size_t)(sep - info->name) : 0;
+  bpi_buf_adds(b, l->count == 1 ? "\n  {\"name\": " : ",\n  {\"name\": ");
+  bpi_buf_json_str(b, info->name);
+  bpi_buf_adds(b, ", \"pmu\": ");
+  bpi_buf_addc(b, '"');
+  bpi_buf_add(b, info->name, pmu_len);  /* libpfm PMU names are [a-z0-9_] */
+  bpi_buf_addc(b, '"');
+  bpi_buf_adds(b, ", \"can_open\": ");
+  if(!l->probe || info->open_errno < 0)
+    bpi_buf_adds(b, "null");
+  else
+    bpi_buf_adds(b, info->open_errno == 0 ? "true" : "false");
+  bpi_buf_adds(b, ", \"errno_name\": ");
+  if(l->probe && info->open_errno > 0) {
+    const struct errno_text *t = errno_lookup(info->open_errno);
+    if(t)
+      bpi_buf_json_str(b, t->name);
+    else
+      bpi_buf_printf(b, "\"errno %d\"", info->open_errno);
+  }
+  else
+    bpi_buf_adds(b, "null");
+  bpi_buf_adds(b, ", \"description\": ");
+  bpi_buf_json_str(b, info->desc);
+  bpi_buf_addc(b, '}');
+}
+
+static int on_event(const struct bp_event_info *info, void *ctx)
+{
+  struct listing *l = ctx;
+  l->count++;
+  if(l->probe && info->open_errno == 0)
+    l->can_open++;
+  if(l->json)
+    json_row(l, info);
+  else
+    print_row(l, info);
+  return 0;
+}
+
+/* Write the finished listing; false when stdout failed. */
+static bool finish_output(struct listing *l)
+{
+  if(l->json) {
+    bpi_buf_adds(&l->out, l->count ? "\n]\n" : "]\n");
+    if(bpi_buf_failed(&l->out)) {
+      bp_msg_error("events: out of memory");
+      return false;
+    }
+    fwrite(l->out.data, 1, l->out.len, stdout);
+  }
+  else if(l->probe)
+    printf("%zu event%s, %zu can be opened\n", l->count,
+           l->count == 1 ? "" : "s", l->can_open);
+  else
+    printf("%zu event%s (not probed)\n", l->count, l->count == 1 ? "" : "s");
+  if(fflush(stdout) || ferror(stdout)) {
+    bp_msg_error("events: writing the list: %s", strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+static int bad_usage(const char *what, const char *arg)
+{
+  bp_msg_error("events: %s '%s'", what, arg);
+  bp_msg_note("%s", usage_line);
+  return BP_EXIT_USAGE;
+}
+
+/* Called after getopt_long returned '?'; arg is the argv element it was
+ * reading. */
+static int bad_option(const char *arg)
+{
+  char shortopt[3] = { '-', (char)optopt, '\0' };
+  if(strncmp(arg, "--", 2) && optopt)
+    arg = shortopt;
+  return bad_usage("bad option", arg);
+}
+
+int cmd_events(int argc, char **argv)
+{
+  static const struct option longopts[] = {
+    { "no-probe", no_argument, NULL, 'P' },
+    { "json", no_argument, NULL, 'j' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 }
+  };
+  struct listing l;
+  struct bp_err err = {0};
+  const char *pattern = NULL;
+  int c;
+  int status = BP_EXIT_OK;
+
+  memset(&l, 0, sizeof(l));
+  l.probe = true;
+  opterr = 0;   /* messages go through msgs.c */
+  optind = 0;   /* full rescan, whatever main parsed before */
+  while((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    switch(c) {
+    case 'P':
+      l.probe = false;
+      break;
+    case 'j':
+      l.json = true;
+      break;
+    case 'h':
+      usage(stdout);
+      return BP_EXIT_OK;
+    default:
+      return bad_option(argv[optind - 1]);
+    }
+  }
+  if(optind < argc)
+    pattern = argv[optind++];
+  if(optind < argc)
+    return bad_usage("one pattern only, got also", argv[optind]);
+
+  bpi_buf_init(&l.out);
+  if(l.json)
+    bpi_buf_addc(&l.out, '[');
+  bp_code rc = bpi_events_list(pattern, l.probe, on_event, &l, &err);
+  if(rc) {
+    bp_msg_err(&err, rc);
+    status = BP_EXIT_ERROR;
+    goto out;
+  }
+  if(!finish_output(&l)) {
+    status = BP_EXIT_ERROR;
+    goto out;
+  }
+  if(!l.count && pattern) {
+    bp_msg_error("events: no event name contains '%s'", pattern);
+    status = BP_EXIT_ERROR;
+  }
+out:
+  bpi_buf_cleanup(&l.out);
+  return status;
+}

@@ -1,0 +1,319 @@
+/* benchprof record: run a command under the sampler and write its profile
+ * artifacts.  The command's stdin, stdout and stderr are its own; benchprof
+ * exits with the command's status. */
+#include "bp_setup.h"
+#include "cli.h"
+#include "msgs.h"
+
+#include "err.h"
+#include "export.h"
+#include "fileio.h"
+#include "record.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_EVENT "cycles"
+#define DEFAULT_FREQ 997
+#define DEFAULT_OUTPUT "benchprof-out"
+#define TOP_FUNCS 10
+
+struct record_args {
+  struct bp_record_opts rec;
+  const char *output;
+  bool quiet;
+};
+
+static volatile sig_atomic_t target_pid;
+
+static void usage(FILE *out)
+{
+  fprintf(out,
+    "usage: benchprof record [options] [--] CMD [ARGS...]\n"
+    "\n"
+    "Run CMD, sample it and every thread and child it starts, and write\n"
+    "profile artifacts.  Exits with CMD's status (128+N if signal N killed it).\n"
+    "\n"
+    "  -e, --event EVENT      libpfm4 event to sample (default: cycles); without\n"
+    "                         a hardware PMU the software clock is used instead\n"
+    "  -F, --freq HZ          samples per second (default: 997)\n"
+    "  -c, --period N         sample every N events instead of -F\n"
+    "  -g, --call-graph MODE  how stacks are recorded: fp (frame pointers)\n"
+    "  -k, --kernel           record kernel frames too, where permitted\n"
+    "  -m, --mmap-pages N     data pages per CPU ring, a power of two (128)\n"
+    "  -o, --output DIR       where artifacts go (default: ./benchprof-out)\n"
+    "      --no-demangle      keep C++ and Rust symbol names mangled\n"
+    "  -q, --quiet            no summary on stderr\n"
+    "  -h, --help             this help\n"
+    "\n"
+    "Artifacts: profile.json.gz (Firefox Profiler), profile.pb.gz (pprof),\n"
+    "profile.folded, flamegraph.svg, summary.json.\n");
+}
+
+/* A whole decimal number in [min, max], or false. */
+static bool parse_u64(const char *s, uint64_t min, uint64_t max,
+                      uint64_t *out)
+{
+  if(!s || !*s || *s == '-' || *s == '+')
+    return false;
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if(errno || *end || v < min || v > max)
+    return false;
+  *out = v;
+  return true;
+}
+
+/* Parse options; returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct record_args *a)
+{
+  static const struct option longopts[] = {
+    {"event", required_argument, NULL, 'e'},
+    {"freq", required_argument, NULL, 'F'},
+    {"period", required_argument, NULL, 'c'},
+    {"call-graph", required_argument, NULL, 'g'},
+    {"kernel", no_argument, NULL, 'k'},
+    {"mmap-pages", required_argument, NULL, 'm'},
+    {"output", required_argument, NULL, 'o'},
+    {"no-demangle", no_argument, NULL, 'D'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+  };
+  uint64_t v;
+  int opt;
+  optind = 1;
+  /* '+': stop at the first non-option, so CMD's own options stay its own */
+  while((opt = getopt_long(argc, argv, "+e:F:c:g:km:o:qh", longopts,
+                           NULL)) != -1) {
+    switch(opt) {
+    case 'e':
+      a->rec.event = optarg;
+      break;
+    case 'F':
+      if(!parse_u64(optarg, 1, 1000000, &v)) {
+        bp_msg_error("-F: '%s' is not a frequency in Hz (1 to 1000000)",
+                     optarg);
+        return BP_EXIT_USAGE;
+      }
+      a->rec.freq = v;
+      a->rec.period = 0;
+      break;
+    case 'c':
+      if(!parse_u64(optarg, 1, UINT64_MAX / 2, &v)) {
+        bp_msg_error("-c: '%s' is not a positive period", optarg);
+        return BP_EXIT_USAGE;
+      }
+      a->rec.period = v;
+      a->rec.freq = 0;
+      break;
+    case 'g':
+      if(strcmp(optarg, "fp") != 0) {
+        bp_msg_error("--call-graph: '%s' is not supported (use fp)", optarg);
+        return BP_EXIT_USAGE;
+      }
+      break;
+    case 'k':
+      a->rec.kernel = true;
+      break;
+    case 'm':
+      if(!parse_u64(optarg, 1, 1u << 20, &v) || (v & (v - 1))) {
+        bp_msg_error("-m: '%s' is not a power of two", optarg);
+        return BP_EXIT_USAGE;
+      }
+      a->rec.ring_pages = (uint32_t)v;
+      break;
+    case 'o':
+      a->output = optarg;
+      break;
+    case 'D':
+      a->rec.demangle = false;
+      break;
+    case 'q':
+      a->quiet = true;
+      break;
+    case 'h':
+      usage(stdout);
+      return BP_EXIT_OK;
+    default:
+      usage(stderr);
+      return BP_EXIT_USAGE;
+    }
+  }
+  if(optind >= argc) {
+    bp_msg_error("no command to record (usage: benchprof record [options] "
+                 "-- CMD [ARGS...])");
+    return BP_EXIT_USAGE;
+  }
+  a->rec.argv = argv + optind;
+  return -1;
+}
+
+/* Fail before the benchmark runs, not after, when artifacts cannot be
+ * written: create the directory and a file in it. */
+static bool output_writable(const char *dir)
+{
+  struct bp_err err = {0};
+  if(bpi_file_mkdirs(dir, &err)) {
+    bp_msg_err(&err, err.code);
+    return false;
+  }
+  char probe[PATH_MAX];
+  snprintf(probe, sizeof(probe), "%s/.benchprof-probe.XXXXXX", dir);
+  int fd = mkstemp(probe);
+  if(fd < 0) {
+    bp_msg_error("cannot write to output directory '%s': %s", dir,
+                 strerror(errno));
+    return false;
+  }
+  close(fd);
+  unlink(probe);
+  return true;
+}
+
+/* SIGINT and SIGTERM go to the command, which decides what to do; we keep
+ * recording until it exits, then write the (partial) profile.  A Ctrl-C
+ * typed at the terminal already reached the command through its process
+ * group, so that one is not sent twice. */
+static void forward_signal(int sig, siginfo_t *info, void *uctx)
+{
+  (void)uctx;
+  if(info && info->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT))
+    return;
+  if(target_pid > 0)
+    kill((pid_t)target_pid, sig);
+}
+
+static void install_forwarding(pid_t pid)
+{
+  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
+                             SIGUSR2};
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_sigaction = forward_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  target_pid = pid;
+  for(size_t i = 0; i < BP_ARRAY_LEN(sigs); i++)
+    sigaction(sigs[i], &sa, NULL);
+}
+
+static void note_event(const struct bp_record_info *info)
+{
+  if(info->fallback_reason)
+    bp_msg_warn("%s; sampling the software clock (%s) instead",
+                info->fallback_reason, info->event);
+  if(info->sampler.freq_clamped)
+    bp_msg_warn("frequency lowered to %" PRIu64
+                " Hz (kernel.perf_event_max_sample_rate)",
+                info->sampler.freq);
+  if(info->sampler.kernel_dropped)
+    bp_msg_warn("kernel frames are not permitted here "
+                "(perf_event_paranoid); recording user space only");
+}
+
+static void print_summary(const struct bp_profile *p, const char *dir)
+{
+  const struct bp_profile_meta *m = &p->meta;
+  double secs = (double)(m->end_ns - m->start_ns) / 1e9;
+  uint32_t procs = 0;
+  for(uint32_t i = 0; i < p->nthreads; i++)
+    procs += p->threads[i].pid == p->threads[i].tid;
+  if(m->freq)
+    bp_msg_note("event %s at %" PRIu64 " Hz%s", m->event, m->freq,
+                m->fallback_reason ? " (software clock fallback)" : "");
+  else
+    bp_msg_note("event %s, period %" PRIu64, m->event, m->period);
+  bp_msg_note("%" PRIu64 " samples, %" PRIu64 " lost, %.2f s, "
+              "%u process%s, %u thread%s", m->samples, m->lost_records, secs,
+              procs, procs == 1 ? "" : "es", p->nthreads,
+              p->nthreads == 1 ? "" : "s");
+  if(m->lost_records)
+    bp_msg_warn("the kernel dropped %" PRIu64 " samples (rings full); "
+                "try a larger -m or a lower -F", m->lost_records);
+  if(m->throttled)
+    bp_msg_warn("the kernel throttled sampling %" PRIu64 " times",
+                m->throttled);
+  struct bp_func_share top[TOP_FUNCS];
+  uint64_t total;
+  size_t n = bpi_profile_top_funcs(p, top, TOP_FUNCS, &total);
+  if(n)
+    bp_msg_note("top functions by self samples:");
+  for(size_t i = 0; i < n; i++) {
+    const struct bp_func *f = &p->funcs[top[i].func];
+    bp_msg_note("  %5.1f%%  %s  [%s]", 100.0 * (double)top[i].self /
+                (double)total, bpi_profile_str(p, f->name),
+                bpi_profile_str(p, p->libs[f->lib].name));
+  }
+  bp_msg_note("artifacts in %s/: profile.json.gz (Firefox Profiler), "
+              "profile.pb.gz (pprof), profile.folded, flamegraph.svg, "
+              "summary.json", dir);
+}
+
+static int exec_failure_status(const struct bp_err *err, const char *cmd)
+{
+  if(err->sys_errno == ENOENT) {
+    bp_msg_error("%s: command not found", cmd);
+    return BP_EXIT_NOT_FOUND;
+  }
+  bp_msg_error("cannot run '%s': %s", cmd, strerror(err->sys_errno));
+  return err->sys_errno == EACCES || err->sys_errno == ENOEXEC
+           ? 126 : BP_EXIT_NOT_FOUND;
+}
+
+int cmd_record(int argc, char **argv)
+{
+  struct record_args a = {
+    .rec = {.event = DEFAULT_EVENT, .freq = DEFAULT_FREQ, .demangle = true},
+    .output = DEFAULT_OUTPUT,
+  };
+  int status = parse_args(argc, argv, &a);
+  if(status >= 0)
+    return status;
+  bp_msg_set_quiet(a.quiet);
+  if(!output_writable(a.output))
+    return BP_EXIT_ERROR;
+
+  struct bp_err err = {0};
+  struct bp_recorder *rec = NULL;
+  struct bp_profile *prof = NULL;
+  bp_code rc = bpi_recorder_new(&rec, &a.rec, &err);
+  if(rc) {
+    bp_msg_err(&err, rc);
+    return rc == BPE_EVENT_UNKNOWN || rc == BPE_INVAL ? BP_EXIT_USAGE
+                                                      : BP_EXIT_ERROR;
+  }
+  note_event(bpi_recorder_info(rec));
+  install_forwarding(bpi_recorder_pid(rec));
+  rc = bpi_recorder_run(rec, &err);
+  if(rc == BPE_EXEC) {
+    status = exec_failure_status(&err, a.rec.argv[0]);
+    bpi_recorder_free(rec);
+    return status;
+  }
+  status = bpi_recorder_exit_status(rec);
+  if(rc)
+    bp_msg_err(&err, rc);  /* the run's records are partial; still write */
+  rc = bpi_recorder_finish(rec, &prof, &err);
+  if(!rc)
+    rc = bpi_export_all(prof, a.output, &err);
+  if(rc) {
+    bp_msg_err(&err, rc);
+    if(status == 0)
+      status = BP_EXIT_ERROR;  /* never hide the command's own failure */
+  }
+  else {
+    print_summary(prof, a.output);
+  }
+  bpi_profile_free(prof);
+  bpi_recorder_free(rec);
+  return status;
+}

@@ -1,0 +1,51 @@
+/* benchprof: the command.  A table of subcommands; each lives in its own
+ * cmd_<name>.c and returns the process exit status. */
+#include "bp_setup.h"
+#include "cli.h"
+#include "msgs.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct command {
+  const char *name;
+  int (*fn)(int argc, char **argv);
+  const char *summary;
+};
+
+static const struct command commands[] = {
+  {"record", cmd_record, "run a command and write its profile artifacts"},
+  {"events", cmd_events, "list the events this machine can sample"},
+};
+
+static void usage(FILE *out)
+{
+  fprintf(out, "usage: benchprof <command> [options] [--] [CMD [ARGS...]]\n"
+               "\ncommands:\n");
+  for(size_t i = 0; i < BP_ARRAY_LEN(commands); i++)
+    fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out, "\n'benchprof <command> --help' describes a command; "
+               "'man benchprof' has the rest.\n");
+}
+
+int main(int argc, char **argv)
+{
+  if(argc < 2) {
+    usage(stderr);
+    return BP_EXIT_USAGE;
+  }
+  const char *name = argv[1];
+  if(!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help")) {
+    usage(stdout);
+    return BP_EXIT_OK;
+  }
+  if(!strcmp(name, "-V") || !strcmp(name, "--version")) {
+    printf("benchprof %s\n", BENCHPROF_VERSION);
+    return BP_EXIT_OK;
+  }
+  for(size_t i = 0; i < BP_ARRAY_LEN(commands); i++)
+    if(!strcmp(name, commands[i].name))
+      return commands[i].fn(argc - 1, argv + 1);
+  bp_msg_error("unknown command '%s' (see 'benchprof --help')", name);
+  return BP_EXIT_USAGE;
+}

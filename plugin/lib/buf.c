@@ -1,0 +1,201 @@
+#include "bp_setup.h"
+#include "buf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void bpi_buf_init(struct bp_buf *b)
+{
+  memset(b, 0, sizeof(*b));
+}
+
+void bpi_buf_cleanup(struct bp_buf *b)
+{
+  free(b->data);
+  bpi_buf_init(b);
+}
+
+void bpi_buf_reset(struct bp_buf *b)
+{
+  b->len = 0;
+}
+
+bool bpi_buf_failed(const struct bp_buf *b)
+{
+  return b->failed;
+}
+
+static bool reserve(struct bp_buf *b, size_t extra)
+{
+  if(b->failed)
+    return false;
+  if(b->len + extra + 1 <= b->cap)
+    return true;
+  size_t cap = b->cap ? b->cap : 256;
+  while(cap < b->len + extra + 1) {
+    if(cap > SIZE_MAX / 2) {
+      b->failed = true;
+      return false;
+    }
+    cap *= 2;
+  }
+  char *d = realloc(b->data, cap);
+  if(!d) {
+    b->failed = true;
+    return false;
+  }
+  b->data = d;
+  b->cap = cap;
+  return true;
+}
+
+void bpi_buf_add(struct bp_buf *b, const void *data, size_t len)
+{
+  if(!reserve(b, len))
+    return;
+  if(len)
+    memcpy(b->data + b->len, data, len);
+  b->len += len;
+  b->data[b->len] = '\0';
+}
+
+void bpi_buf_addc(struct bp_buf *b, char c)
+{
+  bpi_buf_add(b, &c, 1);
+}
+
+void bpi_buf_adds(struct bp_buf *b, const char *s)
+{
+  bpi_buf_add(b, s, strlen(s));
+}
+
+void bpi_buf_printf(struct bp_buf *b, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if(n < 0 || !reserve(b, (size_t)n)) {
+    b->failed = true;
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+/* Length of the valid UTF-8 sequence starting at s, or 0 when invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+  unsigned char c = s[0];
+  size_t n;
+  uint32_t cp;
+  if(c < 0x80)
+    return 1;
+  if(c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+    cp = c & 0x1f;
+  }
+  else if(c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    cp = c & 0x0f;
+  }
+  else if(c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    cp = c & 0x07;
+  }
+  else
+    return 0;
+  for(size_t i = 1; i < n; i++) {
+    if((s[i] & 0xc0) != 0x80)
+      return 0;
+    cp = (cp << 6) | (s[i] & 0x3f);
+  }
+  if((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+     (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+    return 0;
+  return n;
+}
+
+void bpi_buf_json_str(struct bp_buf *b, const char *str)
+{
+  const unsigned char *s = (const unsigned char *)(str ? str : "");
+  bpi_buf_addc(b, '"');
+  while(*s) {
+    size_t n = utf8_len(s);
+    if(n == 0) {
+      bpi_buf_adds(b, "\\ufffd");
+      s++;
+      continue;
+    }
+    if(n > 1) {
+      bpi_buf_add(b, s, n);
+      s += n;
+      continue;
+    }
+    switch(*s) {
+    case '"': bpi_buf_adds(b, "\\\""); break;
+    case '\\': bpi_buf_adds(b, "\\\\"); break;
+    case '\n': bpi_buf_adds(b, "\\n"); break;
+    case '\r': bpi_buf_adds(b, "\\r"); break;
+    case '\t': bpi_buf_adds(b, "\\t"); break;
+    default:
+      /* '<' is escaped too so JSON embedded in HTML cannot close a tag */
+      if(*s < 0x20 || *s == 0x7f || *s == '<')
+        bpi_buf_printf(b, "\\u%04x", *s);
+      else
+        bpi_buf_addc(b, (char)*s);
+    }
+    s++;
+  }
+  bpi_buf_addc(b, '"');
+}
+
+void bpi_buf_xml_text(struct bp_buf *b, const char *str)
+{
+  const unsigned char *s = (const unsigned char *)(str ? str : "");
+  while(*s) {
+    size_t n = utf8_len(s);
+    if(n == 0) {
+      bpi_buf_adds(b, "\xef\xbf\xbd");
+      s++;
+      continue;
+    }
+    if(n > 1) {
+      bpi_buf_add(b, s, n);
+      s += n;
+      continue;
+    }
+    switch(*s) {
+    case '&': bpi_buf_adds(b, "&amp;"); break;
+    case '<': bpi_buf_adds(b, "&lt;"); break;
+    case '>': bpi_buf_adds(b, "&gt;"); break;
+    case '"': bpi_buf_adds(b, "&quot;"); break;
+    case '\'': bpi_buf_adds(b, "&#39;"); break;
+    default:
+      /* control characters are not allowed in XML 1.0 at all */
+      if(*s < 0x20 && *s != '\t' && *s != '\n')
+        bpi_buf_adds(b, "\xef\xbf\xbd");
+      else
+        bpi_buf_addc(b, (char)*s);
+    }
+    s++;
+  }
+}
+
+void bpi_buf_varint(struct bp_buf *b, uint64_t v)
+{
+  unsigned char tmp[10];
+  size_t n = 0;
+  do {
+    unsigned char byte = v & 0x7f;
+    v >>= 7;
+    if(v)
+      byte |= 0x80;
+    tmp[n++] = byte;
+  } while(v);
+  bpi_buf_add(b, tmp, n);
+}

@@ -1,0 +1,39 @@
+/* buf: a growable byte buffer for building text and binary output
+ * (JSON, protobuf, SVG).  Allocation failure is sticky: after the first
+ * failure every append is a no-op and bpi_buf_failed() reports it, so
+ * writers append freely and check once at the end.  Owns its memory. */
+#ifndef BP_LIB_BUF_H
+#define BP_LIB_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bp_buf {
+  char *data;
+  size_t len;
+  size_t cap;
+  bool failed;
+};
+
+void bpi_buf_init(struct bp_buf *b);
+void bpi_buf_cleanup(struct bp_buf *b);
+void bpi_buf_reset(struct bp_buf *b);   /* len = 0, keeps memory */
+bool bpi_buf_failed(const struct bp_buf *b);
+
+void bpi_buf_add(struct bp_buf *b, const void *data, size_t len);
+void bpi_buf_addc(struct bp_buf *b, char c);
+void bpi_buf_adds(struct bp_buf *b, const char *s);
+void bpi_buf_printf(struct bp_buf *b, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
+
+/* Escaping for the output languages.  Each appends s escaped, without the
+ * surrounding quotes.  Invalid UTF-8 bytes become U+FFFD so the output is
+ * always valid UTF-8. */
+void bpi_buf_json_str(struct bp_buf *b, const char *s);   /* adds "..." */
+void bpi_buf_xml_text(struct bp_buf *b, const char *s);   /* &<>"' */
+
+/* Protobuf primitives (little helpers for the pprof exporter). */
+void bpi_buf_varint(struct bp_buf *b, uint64_t v);
+
+#endif

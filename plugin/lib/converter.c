@@ -1,0 +1,355 @@
+#include "bp_setup.h"
+#include "converter.h"
+#include "err.h"
+#include "procs.h"
+
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define KERNEL_LIB_PATH "[kernel.kallsyms]"
+#define UNKNOWN_LIB_PATH "[unknown]"
+#define MAX_FRAMES 1024
+
+enum lib_kind {
+  LIB_FILE = 0,
+  LIB_KERNEL,
+  LIB_JIT,      /* anonymous memory of one process: perf-PID.map */
+  LIB_OPAQUE,   /* [vdso], [unknown]: nothing to resolve against */
+};
+
+struct lib_info {
+  uint8_t kind;
+  uint32_t pid;  /* for LIB_JIT */
+};
+
+struct bp_converter {
+  struct bp_profile *p;
+  struct bp_symbols *sym;
+  struct bp_rec_layout layout;
+  struct bp_procs procs;
+  struct lib_info *libs;   /* indexed by profile lib id */
+  uint32_t libs_cap;
+  uint64_t bad_records;
+  uint32_t frames[MAX_FRAMES];
+};
+
+bp_code bpi_converter_new(struct bp_converter **out, struct bp_profile *p,
+                          struct bp_symbols *sym,
+                          const struct bp_rec_layout *layout)
+{
+  struct bp_converter *c = calloc(1, sizeof(*c));
+  if(!c)
+    return BPE_NOMEM;
+  c->p = p;
+  c->sym = sym;
+  c->layout = *layout;
+  bpi_procs_init(&c->procs);
+  *out = c;
+  return BP_OK;
+}
+
+void bpi_converter_free(struct bp_converter *c)
+{
+  if(!c)
+    return;
+  bpi_procs_cleanup(&c->procs);
+  free(c->libs);
+  free(c);
+}
+
+uint64_t bpi_converter_bad_records(const struct bp_converter *c)
+{
+  return c->bad_records;
+}
+
+/* Remember what kind of library a profile lib id is. */
+static uint32_t note_lib(struct bp_converter *c, uint32_t lib,
+                         enum lib_kind kind, uint32_t pid)
+{
+  if(lib == BP_NONE)
+    return BP_NONE;
+  if(lib >= c->libs_cap) {
+    uint32_t cap = c->libs_cap ? c->libs_cap : 64;
+    while(cap <= lib)
+      cap *= 2;
+    struct lib_info *l = realloc(c->libs, cap * sizeof(*l));
+    if(!l)
+      return BP_NONE;
+    memset(l + c->libs_cap, 0, (cap - c->libs_cap) * sizeof(*l));
+    c->libs = l;
+    c->libs_cap = cap;
+  }
+  c->libs[lib] = (struct lib_info){.kind = (uint8_t)kind, .pid = pid};
+  return lib;
+}
+
+static void hex_build_id(const unsigned char *id, uint8_t n, char *out)
+{
+  static const char digits[] = "0123456789abcdef";
+  for(uint8_t i = 0; i < n; i++) {
+    out[2 * i] = digits[id[i] >> 4];
+    out[2 * i + 1] = digits[id[i] & 15];
+  }
+  out[2 * n] = '\0';
+}
+
+static bp_code on_mmap(struct bp_converter *c, const struct bp_rec *r)
+{
+  const struct bp_rec_mmap *m = &r->u.mmap;
+  if(!(m->prot & 4))  /* PROT_EXEC: only code matters for stacks */
+    return BP_OK;
+  char bid[41] = "";
+  if(m->build_id_size)
+    hex_build_id(m->build_id, m->build_id_size, bid);
+  bp_code rc = bpi_procs_add_mapping(&c->procs, m->pid, m->start, m->len,
+                                     m->pgoff, m->filename, bid);
+  return rc == BPE_FORMAT ? BP_OK : rc;  /* an empty mapping is harmless */
+}
+
+static bp_code on_comm(struct bp_converter *c, const struct bp_rec *r)
+{
+  const struct bp_rec_comm *cm = &r->u.comm;
+  if(cm->exec && cm->pid == cm->tid)
+    bpi_procs_exec(&c->procs, cm->pid);
+  return bpi_procs_set_comm(&c->procs, cm->tid, cm->comm);
+}
+
+static bp_code on_task(struct bp_converter *c, const struct bp_rec *r)
+{
+  const struct bp_rec_task *t = &r->u.task;
+  uint32_t th = bpi_profile_thread(c->p, t->pid, t->tid);
+  if(th == BP_NONE)
+    return BPE_NOMEM;
+  struct bp_thread *thr = &c->p->threads[th];
+  if(r->type == BP_REC_FORK) {
+    if(!thr->start_ns || t->time < thr->start_ns)
+      thr->start_ns = t->time;
+    return bpi_procs_fork(&c->procs, t->ppid, t->pid);
+  }
+  if(t->time > thr->end_ns)
+    thr->end_ns = t->time;
+  return BP_OK;
+}
+
+/* The library and in-library address of a user-space address of pid. */
+static uint32_t user_frame(struct bp_converter *c, uint32_t pid,
+                           uint64_t addr)
+{
+  struct bp_profile *p = c->p;
+  struct bp_mapping *m = bpi_procs_find(&c->procs, pid, addr, true);
+  if(!m) {
+    uint32_t lib = note_lib(c, bpi_profile_lib(p, UNKNOWN_LIB_PATH, ""),
+                            LIB_OPAQUE, 0);
+    return lib == BP_NONE ? BP_NONE
+                          : bpi_profile_frame(p, lib, addr, BP_FRAME_USER);
+  }
+  if(m->kind == BP_MAP_ANON) {
+    char path[64];
+    snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+    uint32_t lib = note_lib(c, bpi_profile_lib(p, path, ""), LIB_JIT, pid);
+    return lib == BP_NONE ? BP_NONE
+                          : bpi_profile_frame(p, lib, addr, BP_FRAME_USER);
+  }
+  const char *path = bpi_procs_path(&c->procs, m);
+  if(m->lib == BP_NONE) {
+    if(m->kind == BP_MAP_FILE) {
+      if(!m->build_id[0])
+        bpi_symbols_build_id(c->sym, path, m->build_id, sizeof(m->build_id));
+      m->lib = note_lib(c, bpi_profile_lib(p, path, m->build_id), LIB_FILE,
+                        0);
+    }
+    else {
+      m->lib = note_lib(c, bpi_profile_lib(p, path, ""), LIB_OPAQUE, 0);
+    }
+    if(m->lib == BP_NONE)
+      return BP_NONE;
+  }
+  if(m->delta_state == 0) {
+    m->delta_state = 2;
+    if(m->kind == BP_MAP_FILE &&
+       bpi_symbols_vaddr_delta(c->sym, path, m->pgoff, &m->delta) == BP_OK)
+      m->delta_state = 1;
+  }
+  uint64_t off = addr - m->start + m->pgoff;
+  uint64_t vaddr = m->delta_state == 1 ? off + (uint64_t)m->delta
+                                       : addr - m->start;
+  return bpi_profile_frame(p, m->lib, vaddr, BP_FRAME_USER);
+}
+
+static uint32_t kernel_frame(struct bp_converter *c, uint64_t addr)
+{
+  uint32_t lib = note_lib(c, bpi_profile_lib(c->p, KERNEL_LIB_PATH, ""),
+                          LIB_KERNEL, 0);
+  return lib == BP_NONE ? BP_NONE
+                        : bpi_profile_frame(c->p, lib, addr, BP_FRAME_KERNEL);
+}
+
+/* Frames of a sample, leaf first; returns how many. */
+static uint32_t collect_frames(struct bp_converter *c, const struct bp_rec *r)
+{
+  const struct bp_rec_sample *s = &r->u.sample;
+  uint32_t pid = r->sid.pid, n = 0;
+  bool kernel = !s->user;
+  bool first_of_context = true;
+  if(s->nr == 0 && s->ip) {
+    uint32_t f = kernel ? kernel_frame(c, s->ip) : user_frame(c, pid, s->ip);
+    if(f != BP_NONE)
+      c->frames[n++] = f;
+    return n;
+  }
+  for(uint64_t i = 0; i < s->nr && n < MAX_FRAMES; i++) {
+    uint64_t ip = s->ips[i];
+    if(ip >= (uint64_t)PERF_CONTEXT_MAX) {
+      kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+      first_of_context = true;
+      continue;
+    }
+    if(ip == 0)
+      continue;
+    /* every frame but the first is a return address: the call is before */
+    uint64_t at = first_of_context ? ip : ip - 1;
+    first_of_context = false;
+    uint32_t f = kernel ? kernel_frame(c, at) : user_frame(c, pid, at);
+    if(f != BP_NONE)
+      c->frames[n++] = f;
+  }
+  return n;
+}
+
+static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
+{
+  struct bp_profile *p = c->p;
+  uint32_t th = bpi_profile_thread(p, r->sid.pid, r->sid.tid);
+  if(th == BP_NONE)
+    return BPE_NOMEM;
+  struct bp_thread *thr = &p->threads[th];
+  if(!thr->start_ns || r->sid.time < thr->start_ns)
+    thr->start_ns = r->sid.time;
+  if(r->sid.time > thr->end_ns)
+    thr->end_ns = r->sid.time;
+  uint32_t n = collect_frames(c, r);
+  uint32_t stack = BP_NONE;
+  for(uint32_t i = n; i-- > 0;) {  /* stacks are built root first */
+    stack = bpi_profile_stack(p, stack, c->frames[i]);
+    if(stack == BP_NONE)
+      return BPE_NOMEM;
+  }
+  return bpi_profile_add_sample(p, th, stack, r->sid.time, r->u.sample.period);
+}
+
+bp_code bpi_converter_record(void *ctx, const void *data, size_t len)
+{
+  struct bp_converter *c = ctx;
+  struct bp_rec r;
+  if(bpi_records_parse(&c->layout, data, len, &r)) {
+    c->bad_records++;
+    return BP_OK;
+  }
+  switch(r.type) {
+  case BP_REC_SAMPLE:
+    return on_sample(c, &r);
+  case BP_REC_MMAP:
+    return on_mmap(c, &r);
+  case BP_REC_COMM:
+    return on_comm(c, &r);
+  case BP_REC_FORK:
+  case BP_REC_EXIT:
+    return on_task(c, &r);
+  case BP_REC_LOST:
+    c->p->meta.lost_records += r.u.lost.lost;
+    c->p->meta.lost_events++;
+    return BP_OK;
+  case BP_REC_THROTTLE:
+    c->p->meta.throttled++;
+    return BP_OK;
+  case BP_REC_UNTHROTTLE:
+  case BP_REC_OTHER:
+    break;
+  }
+  return BP_OK;
+}
+
+static bool resolve_frame(struct bp_converter *c, const struct bp_frame *f,
+                          struct bp_sym *sym)
+{
+  const struct bp_profile *p = c->p;
+  const struct lib_info *li = f->lib < c->libs_cap ? &c->libs[f->lib] : NULL;
+  if(!li)
+    return false;
+  const struct bp_lib *lib = &p->libs[f->lib];
+  switch(li->kind) {
+  case LIB_FILE:
+    return bpi_symbols_resolve(c->sym, bpi_profile_str(p, lib->path),
+                               bpi_profile_str(p, lib->build_id), f->addr,
+                               sym);
+  case LIB_KERNEL:
+    return bpi_symbols_resolve_kernel(c->sym, f->addr, sym);
+  case LIB_JIT:
+    return bpi_symbols_resolve_jit(c->sym, (pid_t)li->pid, f->addr, sym);
+  default:
+    return false;
+  }
+}
+
+static bp_code symbolize(struct bp_converter *c)
+{
+  struct bp_profile *p = c->p;
+  for(uint32_t i = 0; i < p->nframes; i++) {
+    struct bp_sym sym;
+    uint32_t lib = p->frames[i].lib;
+    uint32_t fn;
+    if(resolve_frame(c, &p->frames[i], &sym)) {
+      fn = bpi_profile_func(p, sym.name, sym.file, lib, sym.start_line);
+      if(fn == BP_NONE)
+        return BPE_NOMEM;
+      p->frames[i].line = sym.line;
+    }
+    else {
+      char name[32];
+      snprintf(name, sizeof(name), "0x%llx",
+               (unsigned long long)p->frames[i].addr);
+      fn = bpi_profile_func(p, name, "", lib, 0);
+      if(fn == BP_NONE)
+        return BPE_NOMEM;
+      p->funcs[fn].unresolved = true;
+      p->meta.unresolved_frames++;
+    }
+    p->frames[i].func = fn;
+  }
+  return BP_OK;
+}
+
+static bp_code name_threads(struct bp_converter *c)
+{
+  struct bp_profile *p = c->p;
+  for(uint32_t i = 0; i < p->nthreads; i++) {
+    struct bp_thread *t = &p->threads[i];
+    char fallback[32];
+    const char *name = bpi_procs_comm(&c->procs, t->tid);
+    const char *proc = bpi_procs_comm(&c->procs, t->pid);
+    snprintf(fallback, sizeof(fallback), "%u", t->pid);
+    t->name = bpi_profile_string(p, name ? name : (proc ? proc : fallback));
+    t->process_name = bpi_profile_string(p, proc ? proc : fallback);
+    if(t->name == BP_NONE || t->process_name == BP_NONE)
+      return BPE_NOMEM;
+  }
+  return BP_OK;
+}
+
+bp_code bpi_converter_finish(struct bp_converter *c, struct bp_err *err)
+{
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  bp_code rc = symbolize(c);
+  if(!rc)
+    rc = name_threads(c);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  c->p->meta.symbolize_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+                            (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+  if(rc)
+    return bpi_err_set(err, rc, 0, "symbolizing the profile");
+  return BP_OK;
+}

@@ -1,0 +1,37 @@
+/* converter: perf records -> profile (samply's Converter).
+ *
+ * Input: records in time order (the sampler's callback).  It keeps the
+ * processes' address spaces (procs), turns every callchain address into a
+ * frame keyed by (library, address inside the library) and every callchain
+ * into an interned stack, and counts samples into the profile as they
+ * arrive, so memory grows with distinct stacks, not with the run.
+ * bpi_converter_finish() symbolizes each distinct frame once and names the
+ * threads.  Borrows the profile and the symbolizer; owns procs.
+ * Not thread-safe. */
+#ifndef BP_LIB_CONVERTER_H
+#define BP_LIB_CONVERTER_H
+
+#include <stddef.h>
+
+#include "benchprof/benchprof.h"
+#include "profile.h"
+#include "records.h"
+#include "symbols.h"
+
+struct bp_converter;
+
+bp_code bpi_converter_new(struct bp_converter **out, struct bp_profile *p,
+                          struct bp_symbols *sym,
+                          const struct bp_rec_layout *layout);
+void bpi_converter_free(struct bp_converter *c);
+
+/* Take one record (matches bp_record_fn: ctx is the converter). */
+bp_code bpi_converter_record(void *ctx, const void *rec, size_t len);
+
+/* Records that could not be parsed (counted, skipped). */
+uint64_t bpi_converter_bad_records(const struct bp_converter *c);
+
+/* Symbolize every frame and name every thread. */
+bp_code bpi_converter_finish(struct bp_converter *c, struct bp_err *err);
+
+#endif

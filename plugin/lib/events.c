@@ -1,0 +1,519 @@
+/* events: libpfm4 event names -> struct perf_event_attr.  The only file of
+ * benchprof that includes libpfm4 headers (see events.h). */
+#include "bp_setup.h"
+#include "events.h"
+#include "err.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* the kernel's struct perf_event_attr (from events.h) wins over libpfm's */
+#include <linux/perf_event.h>
+#include <perfmon/pfmlib_perf_event.h>
+
+/* Names longer than this are never close to anything: skip them when
+ * suggesting, which keeps the edit-distance rows on the stack. */
+#define NAME_MAX_CMP 127
+
+/* Room for "pmu::event" in listings. */
+#define FULLNAME_LEN 320
+
+bp_code bpi_events_init(struct bp_err *err)
+{
+  /* pfm_initialize() remembers its first result; later calls return it */
+  int ret = pfm_initialize();
+  if(ret != PFM_SUCCESS)
+    return bpi_err_set(err, BPE_LIBPFM, 0, "libpfm4: %s", pfm_strerror(ret));
+  return BP_OK;
+}
+
+/* ------------------------------------------------------------ encoding */
+
+static bool is_time_attr(const struct perf_event_attr *attr)
+{
+  return attr->type == PERF_TYPE_SOFTWARE &&
+         (attr->config == PERF_COUNT_SW_CPU_CLOCK ||
+          attr->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/* Start of the event part of name: after the last "::" (the PMU prefix). */
+static const char *event_part(const char *name)
+{
+  const char *p = name;
+  const char *s = strstr(p, "::");
+  while(s) {
+    p = s + 2;
+    s = strstr(p, "::");
+  }
+  return p;
+}
+
+/* True when the modifier token [tok, end) is one of the privilege-level
+ * modifiers u, k, h (alone or as u=0/u=1). */
+static bool is_plm_token(const char *tok, const char *end)
+{
+  const char *eq = memchr(tok, '=', (size_t)(end - tok));
+  size_t len = (size_t)((eq ? eq : end) - tok);
+  if(len != 1)
+    return false;
+  int c = tolower((unsigned char)tok[0]);
+  return c == 'u' || c == 'k' || c == 'h';
+}
+
+/* True when name carries its own privilege-level modifier (":u", ":k=1"). */
+static bool has_plm_modifier(const char *name)
+{
+  const char *p = strchr(event_part(name), ':');
+  while(p) {
+    const char *tok = p + 1;
+    const char *end = strchr(tok, ':');
+    if(!end)
+      end = tok + strlen(tok);
+    if(is_plm_token(tok, end))
+      return true;
+    p = *end ? end : NULL;
+  }
+  return false;
+}
+
+/* Encode str into attr with libpfm4; *fstr gets the fully qualified name
+ * (malloc'd) when fstr is not NULL.  Returns a PFM_* code. */
+static int encode(const char *str, int plm, struct perf_event_attr *attr,
+                  char **fstr)
+{
+  pfm_perf_encode_arg_t arg;
+  memset(attr, 0, sizeof(*attr));
+  attr->size = sizeof(*attr);
+  memset(&arg, 0, sizeof(arg));
+  arg.size = sizeof(arg);
+  arg.attr = attr;
+  arg.fstr = fstr;
+  int ret = pfm_get_os_event_encoding(str, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+  attr->size = sizeof(*attr);
+  return ret;
+}
+
+static bp_code unknown_event(const char *name, struct bp_err *err)
+{
+  char *sugg[3];
+  size_t n = bpi_events_suggest(name, sugg, BP_ARRAY_LEN(sugg));
+  char list[256];
+  size_t len = 0;
+  list[0] = '\0';
+  for(size_t i = 0; i < n; i++) {
+    int w = snprintf(list + len, sizeof(list) - len, "%s%s",
+                     i ? ", " : "", sugg[i]);
+    if(w > 0 && (size_t)w < sizeof(list) - len)
+      len += (size_t)w;
+    free(sugg[i]);
+  }
+  if(n)
+    return bpi_err_set(err, BPE_EVENT_UNKNOWN, 0,
+                       "unknown event '%s' (did you mean: %s?)", name, list);
+  return bpi_err_set(err, BPE_EVENT_UNKNOWN, 0, "unknown event '%s'", name);
+}
+
+static bp_code encode_error(const char *name, int ret, struct bp_err *err)
+{
+  switch(ret) {
+  case PFM_ERR_NOTFOUND:
+  case PFM_ERR_NOTSUPP:
+    return unknown_event(name, err);
+  case PFM_ERR_NOMEM:
+    return bpi_err_set(err, BPE_NOMEM, 0, "event '%s': %s", name,
+                       pfm_strerror(ret));
+  default:
+    return bpi_err_set(err, BPE_INVAL, 0, "event '%s': %s", name,
+                       pfm_strerror(ret));
+  }
+}
+
+bp_code bpi_event_parse(const char *name, bool kernel, struct bp_event *ev,
+                        struct bp_err *err)
+{
+  bp_code rc;
+  memset(ev, 0, sizeof(*ev));
+  if(!name || !*name)
+    return bpi_err_set(err, BPE_INVAL, 0, "empty event name");
+  if(strchr(name, ','))
+    return bpi_err_set(err, BPE_INVAL, 0,
+                       "event '%s': give one event at a time, not a list",
+                       name);
+  rc = bpi_events_init(err);
+  if(rc)
+    return rc;
+
+  int plm = kernel ? (PFM_PLM0 | PFM_PLM3) : PFM_PLM3;
+  char *fstr = NULL;
+  int ret = encode(name, plm, &ev->attr, &fstr);
+  if(ret != PFM_SUCCESS) {
+    free(fstr);
+    memset(ev, 0, sizeof(*ev));
+    return encode_error(name, ret, err);
+  }
+  if(!kernel && !has_plm_modifier(name)) {
+    ev->attr.exclude_kernel = 1;
+    ev->attr.exclude_hv = 1;
+  }
+  ev->name = strdup(name);
+  ev->fqname = fstr;
+  ev->is_time = is_time_attr(&ev->attr);
+  if(!ev->name || !ev->fqname) {
+    bpi_event_cleanup(ev);
+    return bpi_err_set(err, BPE_NOMEM, 0, "event '%s'", name);
+  }
+  return BP_OK;
+}
+
+void bpi_event_cleanup(struct bp_event *ev)
+{
+  if(!ev)
+    return;
+  free(ev->name);
+  free(ev->fqname);
+  memset(ev, 0, sizeof(*ev));
+}
+
+bp_code bpi_event_software_clock(const struct bp_event *like,
+                                 struct bp_event *ev, struct bp_err *err)
+{
+  static const char clock_name[] = "cpu-clock";
+  bp_code rc;
+  memset(ev, 0, sizeof(*ev));
+  rc = bpi_events_init(err);
+  if(rc)
+    return rc;
+
+  char *fstr = NULL;
+  int ret = encode("perf::cpu-clock", PFM_PLM3, &ev->attr, &fstr);
+  if(ret != PFM_SUCCESS || !is_time_attr(&ev->attr)) {
+    free(fstr);
+    memset(ev, 0, sizeof(*ev));
+    return bpi_err_set(err, BPE_LIBPFM, 0, "event 'perf::cpu-clock': %s",
+                       ret != PFM_SUCCESS ? pfm_strerror(ret) :
+                       "not the software clock");
+  }
+  if(like) {
+    ev->attr.exclude_user = like->attr.exclude_user;
+    ev->attr.exclude_kernel = like->attr.exclude_kernel;
+    ev->attr.exclude_hv = like->attr.exclude_hv;
+    ev->attr.exclude_idle = like->attr.exclude_idle;
+    ev->attr.exclude_host = like->attr.exclude_host;
+    ev->attr.exclude_guest = like->attr.exclude_guest;
+    ev->attr.exclude_callchain_kernel = like->attr.exclude_callchain_kernel;
+    ev->attr.exclude_callchain_user = like->attr.exclude_callchain_user;
+  }
+  else {
+    ev->attr.exclude_kernel = 1;
+    ev->attr.exclude_hv = 1;
+  }
+  ev->name = strdup(clock_name);
+  ev->fqname = fstr;
+  ev->is_time = true;
+  if(!ev->name || !ev->fqname) {
+    bpi_event_cleanup(ev);
+    return bpi_err_set(err, BPE_NOMEM, 0, "event '%s'", clock_name);
+  }
+  return BP_OK;
+}
+
+/* ------------------------------------------------------------ probing */
+
+bool bpi_event_errno_no_pmu(int err)
+{
+  switch(err) {
+  case ENOENT:
+  case ENODEV:
+  case ENXIO:
+  case EOPNOTSUPP:
+    return true;
+  default:
+    return false;
+  }
+}
+
+int bpi_event_probe(const struct perf_event_attr *attr)
+{
+  struct perf_event_attr a = *attr;
+  a.size = sizeof(a);
+  /* counting, user space only, nothing recorded */
+  a.disabled = 1;
+  a.exclude_user = 0;
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  a.sample_period = 0;
+  a.freq = 0;
+  a.sample_type = 0;
+  a.read_format = 0;
+  a.branch_sample_type = 0;
+  a.sample_regs_user = 0;
+  a.sample_stack_user = 0;
+  a.sample_max_stack = 0;
+  a.inherit = 0;
+  a.enable_on_exec = 0;
+  a.watermark = 0;
+  a.wakeup_events = 0;
+  a.mmap = 0;
+  a.mmap2 = 0;
+  a.mmap_data = 0;
+  a.comm = 0;
+  a.comm_exec = 0;
+  a.task = 0;
+  a.sample_id_all = 0;
+  long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1,
+                    PERF_FLAG_FD_CLOEXEC);
+  if(fd < 0)
+    return errno ? errno : EINVAL;
+  close((int)fd);
+  return 0;
+}
+
+/* ------------------------------------------------------------ suggestions */
+
+/* Case-insensitive Levenshtein distance; a and b at most NAME_MAX_CMP. */
+static size_t edit_distance(const char *a, size_t la, const char *b,
+                            size_t lb)
+{
+  size_t row[NAME_MAX_CMP + 1];
+  for(size_t j = 0; j <= lb; j++)
+    row[j] = j;
+  for(size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for(size_t j = 1; j <= lb; j++) {
+      size_t up = row[j];
+      size_t cost = tolower((unsigned char)a[i - 1]) !=
+                    tolower((unsigned char)b[j - 1]);
+      size_t best = diag + cost;
+      if(up + 1 < best)
+        best = up + 1;
+      if(row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[lb];
+}
+
+static bool contains_nocase(const char *hay, const char *needle)
+{
+  size_t n = strlen(needle);
+  for(; *hay; hay++) {
+    if(!strncasecmp(hay, needle, n))
+      return true;
+  }
+  return n == 0;
+}
+
+struct suggest {
+  const char *query;  /* event part of the name, without modifiers */
+  size_t qlen;
+  char **out;
+  size_t *score;
+  size_t max;
+  size_t n;
+};
+
+/* Score candidate (the event part of a name) against the query; SIZE_MAX
+ * when it is not close.  Close: a small edit distance, or one name a
+ * prefix or substring of the other. */
+static size_t score_candidate(const struct suggest *s, const char *cand)
+{
+  size_t clen = strlen(cand);
+  if(clen > NAME_MAX_CMP)
+    return SIZE_MAX;
+  size_t d = edit_distance(s->query, s->qlen, cand, clen);
+  size_t limit = s->qlen / 3 > 2 ? s->qlen / 3 : 2;
+  if(d <= limit && d < clen)
+    return d;
+  if(s->qlen >= 3 && contains_nocase(cand, s->query))
+    return d;
+  if(clen >= 3 && !strncasecmp(s->query, cand, clen))
+    return d;
+  return SIZE_MAX;
+}
+
+/* Keep display in the sorted best-of list (deduplicated). */
+static void suggest_add(struct suggest *s, const char *display, size_t score)
+{
+  size_t i;
+  for(i = 0; i < s->n; i++) {
+    if(!strcasecmp(s->out[i], display))
+      return;
+  }
+  for(i = 0; i < s->n; i++) {
+    if(score < s->score[i] ||
+       (score == s->score[i] && strlen(display) < strlen(s->out[i])))
+      break;
+  }
+  if(i >= s->max)
+    return;
+  char *copy = strdup(display);
+  if(!copy)
+    return;
+  if(s->n == s->max) {
+    free(s->out[s->n - 1]);
+    s->n--;
+  }
+  memmove(&s->out[i + 1], &s->out[i], (s->n - i) * sizeof(s->out[0]));
+  memmove(&s->score[i + 1], &s->score[i], (s->n - i) * sizeof(s->score[0]));
+  s->out[i] = copy;
+  s->score[i] = score;
+  s->n++;
+}
+
+/* One event of one PMU.  Generic perf aliases are shown in their short,
+ * lowercase form ("branch-misses"), the PERF_COUNT_* names as they are;
+ * events of other PMUs as "pmu::EVENT". */
+static void suggest_event(struct suggest *s, const pfm_pmu_info_t *pinfo,
+                          const char *ev)
+{
+  char display[FULLNAME_LEN];
+  size_t score = score_candidate(s, ev);
+  if(score == SIZE_MAX)
+    return;
+  if(pinfo->pmu == PFM_PMU_PERF_EVENT && !strchr(ev, '_')) {
+    size_t i;
+    for(i = 0; ev[i] && i < sizeof(display) - 1; i++)
+      display[i] = (char)tolower((unsigned char)ev[i]);
+    display[i] = '\0';
+  }
+  else if(pinfo->pmu == PFM_PMU_PERF_EVENT)
+    snprintf(display, sizeof(display), "%s", ev);
+  else
+    snprintf(display, sizeof(display), "%s::%s", pinfo->name, ev);
+  suggest_add(s, display, score);
+}
+
+static void suggest_pmu(struct suggest *s, pfm_pmu_t pmu)
+{
+  pfm_pmu_info_t pinfo;
+  memset(&pinfo, 0, sizeof(pinfo));
+  pinfo.size = sizeof(pinfo);
+  if(pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+    return;
+  if(pmu == PFM_PMU_PERF_EVENT_RAW)
+    return;  /* "r0000" is syntax, not a name */
+  for(int i = pinfo.first_event; i != -1; i = pfm_get_event_next(i)) {
+    pfm_event_info_t einfo;
+    memset(&einfo, 0, sizeof(einfo));
+    einfo.size = sizeof(einfo);
+    if(pfm_get_event_info(i, PFM_OS_NONE, &einfo) == PFM_SUCCESS &&
+       einfo.name)
+      suggest_event(s, &pinfo, einfo.name);
+  }
+}
+
+size_t bpi_events_suggest(const char *name, char **out, size_t max)
+{
+  char query[NAME_MAX_CMP + 1];
+  size_t score[8];
+  struct suggest s;
+  if(!name || !out || !max || pfm_initialize() != PFM_SUCCESS)
+    return 0;
+  if(max > BP_ARRAY_LEN(score))
+    max = BP_ARRAY_LEN(score);
+  /* compare the event part only: no PMU prefix, no modifiers */
+  const char *ev = event_part(name);
+  size_t qlen = strcspn(ev, ":");
+  if(!qlen || qlen > NAME_MAX_CMP)
+    return 0;
+  memcpy(query, ev, qlen);
+  query[qlen] = '\0';
+
+  memset(&s, 0, sizeof(s));
+  s.query = query;
+  s.qlen = qlen;
+  s.out = out;
+  s.score = score;
+  s.max = max;
+  pfm_pmu_t pmu;
+  pfm_for_all_pmus(pmu) {
+    suggest_pmu(&s, pmu);
+  }
+  return s.n;
+}
+
+/* ------------------------------------------------------------ listing */
+
+struct list_ctx {
+  const char *pattern;
+  bool probe;
+  int (*cb)(const struct bp_event_info *, void *);
+  void *ctx;
+};
+
+/* Trial-open one listed event; -1 when libpfm cannot encode it on its own
+ * (an event that needs a unit mask). */
+static int probe_name(const char *fullname)
+{
+  struct perf_event_attr attr;
+  int ret = encode(fullname, PFM_PLM3, &attr, NULL);
+  if(ret != PFM_SUCCESS)
+    return -1;
+  return bpi_event_probe(&attr);
+}
+
+/* Report the events of one PMU; returns non-zero when cb asked to stop. */
+static int list_pmu(const struct list_ctx *lc, pfm_pmu_t pmu)
+{
+  pfm_pmu_info_t pinfo;
+  memset(&pinfo, 0, sizeof(pinfo));
+  pinfo.size = sizeof(pinfo);
+  if(pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+    return 0;
+  for(int i = pinfo.first_event; i != -1; i = pfm_get_event_next(i)) {
+    char fullname[FULLNAME_LEN];
+    pfm_event_info_t einfo;
+    struct bp_event_info info;
+    memset(&einfo, 0, sizeof(einfo));
+    einfo.size = sizeof(einfo);
+    if(pfm_get_event_info(i, PFM_OS_NONE, &einfo) != PFM_SUCCESS ||
+       !einfo.name)
+      continue;
+    int w = snprintf(fullname, sizeof(fullname), "%s::%s", pinfo.name,
+                     einfo.name);
+    if(w < 0 || (size_t)w >= sizeof(fullname))
+      continue;
+    if(lc->pattern && *lc->pattern && !contains_nocase(fullname, lc->pattern))
+      continue;
+    info.name = fullname;
+    info.desc = einfo.desc ? einfo.desc : "";
+    info.is_generic = (pmu == PFM_PMU_PERF_EVENT);
+    info.open_errno = lc->probe ? probe_name(fullname) : -1;
+    if(lc->cb(&info, lc->ctx))
+      return 1;
+  }
+  return 0;
+}
+
+bp_code bpi_events_list(const char *pattern, bool probe,
+                        int (*cb)(const struct bp_event_info *, void *),
+                        void *ctx, struct bp_err *err)
+{
+  struct list_ctx lc;
+  bp_code rc;
+  if(!cb)
+    return bpi_err_set(err, BPE_INVAL, 0, "events list: no callback");
+  rc = bpi_events_init(err);
+  if(rc)
+    return rc;
+  lc.pattern = pattern;
+  lc.probe = probe;
+  lc.cb = cb;
+  lc.ctx = ctx;
+  pfm_pmu_t pmu;
+  pfm_for_all_pmus(pmu) {
+    if(list_pmu(&lc, pmu))
+      break;
+  }
+  return BP_OK;
+}

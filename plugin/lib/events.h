@@ -1,0 +1,69 @@
+/* events: libpfm4 event names -> struct perf_event_attr, and the decision to
+ * fall back to the software clock.  The only libpfm4 user.
+ *
+ * Input: an event string as the user typed it ("cycles", "cycles:u",
+ * "perf::cpu-clock", "r00c0", "INST_RETIRED:ANY_P").  Output: struct
+ * bp_event with the encoded attr (type, config, config1/2, exclude_* bits
+ * from modifiers).  Sampling settings (freq, period, sample_type) are the
+ * sampler's business and are left zero here.  Not thread-safe
+ * (libpfm4 initialisation is global). */
+#ifndef BP_LIB_EVENTS_H
+#define BP_LIB_EVENTS_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "benchprof/benchprof.h"
+
+struct bp_event {
+  char *name;    /* as requested */
+  char *fqname;  /* libpfm4's fully qualified name, e.g. "perf::CYCLES:u" */
+  struct perf_event_attr attr;
+  bool is_time;  /* a software clock: periods are nanoseconds */
+};
+
+/* Initialise libpfm4 once (later calls are no-ops). */
+bp_code bpi_events_init(struct bp_err *err);
+
+/* Encode name.  With kernel false, the event counts user space only
+ * (exclude_kernel = 1, exclude_hv = 1) unless the name carries its own
+ * privilege-level modifiers.  An unknown name returns BPE_EVENT_UNKNOWN and
+ * err->msg names up to three close matches ("did you mean ...").
+ * On success the caller owns ev and releases it with bpi_event_cleanup(). */
+bp_code bpi_event_parse(const char *name, bool kernel, struct bp_event *ev,
+                        struct bp_err *err);
+void bpi_event_cleanup(struct bp_event *ev);
+
+/* The software clock (perf::cpu-clock) with the same privilege bits as
+ * like, for the no-PMU fallback. */
+bp_code bpi_event_software_clock(const struct bp_event *like,
+                                 struct bp_event *ev, struct bp_err *err);
+
+/* True when a perf_event_open errno for a hardware event means "this machine
+ * has no usable PMU for it" (ENOENT, ENODEV, ENXIO, EOPNOTSUPP). */
+bool bpi_event_errno_no_pmu(int err);
+
+/* Trial-open attr counting (not sampling) on the calling process, user only,
+ * and close it again.  Returns 0 when the kernel accepts it, else errno. */
+int bpi_event_probe(const struct perf_event_attr *attr);
+
+/* Up to max event names close to name (edit distance), best first.
+ * Strings are malloc'd; the caller frees each.  Returns how many. */
+size_t bpi_events_suggest(const char *name, char **out, size_t max);
+
+struct bp_event_info {
+  const char *name;   /* "pmu::event" */
+  const char *desc;
+  bool is_generic;    /* the portable perf PMU */
+  int open_errno;     /* result of bpi_event_probe() when probing, else -1 */
+};
+
+/* Call cb for every event of every present PMU whose name contains pattern
+ * (case-insensitive; NULL or "" matches all).  With probe, each event is
+ * trial-opened.  cb returns non-zero to stop. */
+bp_code bpi_events_list(const char *pattern, bool probe,
+                        int (*cb)(const struct bp_event_info *, void *),
+                        void *ctx, struct bp_err *err);
+
+#endif

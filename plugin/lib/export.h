@@ -1,0 +1,40 @@
+/* export: the table of artifact writers.  Each exporter turns a finished,
+ * symbolized profile (read-only) into the bytes of one file; export.c
+ * writes them atomically into the output directory, gzipped when the
+ * exporter says so.  Exporters never touch records, rings or libdw. */
+#ifndef BP_LIB_EXPORT_H
+#define BP_LIB_EXPORT_H
+
+#include <stdbool.h>
+
+#include "benchprof/benchprof.h"
+#include "buf.h"
+#include "profile.h"
+
+struct bp_exporter {
+  const char *name;  /* "gecko", "pprof", "folded", "svg", "summary" */
+  const char *file;  /* file name in the output directory */
+  bool gzip;         /* compress the bytes before writing */
+  bp_code (*write)(const struct bp_profile *p, struct bp_buf *out,
+                   struct bp_err *err);
+};
+
+extern const struct bp_exporter bpi_export_gecko;   /* profile.json.gz */
+extern const struct bp_exporter bpi_export_pprof;   /* profile.pb.gz */
+extern const struct bp_exporter bpi_export_folded;  /* profile.folded */
+extern const struct bp_exporter bpi_export_svg;     /* flamegraph.svg */
+extern const struct bp_exporter bpi_export_summary; /* summary.json */
+
+/* All exporters, NULL-terminated, in the order they are written. */
+extern const struct bp_exporter *const bpi_exporters[];
+
+/* Write every artifact of p into dir (created when missing). */
+bp_code bpi_export_all(const struct bp_profile *p, const char *dir,
+                       struct bp_err *err);
+
+/* Write one exporter's artifact into dir. */
+bp_code bpi_export_one(const struct bp_exporter *e,
+                       const struct bp_profile *p, const char *dir,
+                       struct bp_err *err);
+
+#endif

@@ -1,0 +1,560 @@
+/* Gecko: the Firefox Profiler's own format, version 24 (what its `perf
+ * script` importer writes; the viewer upgrades it on load, forever).
+ *
+ * Every thread sits in the top-level `threads` array with its pid, so the
+ * viewer groups tracks by process.  Each thread has its own string, frame
+ * and stack tables: the model's global tables are remapped per thread to the
+ * rows that thread uses, parents first.  Frame locations are always
+ * "name (in lib)": the viewer takes function and library from that shape.
+ * Samples come from the timeline, sorted by time per thread; for a time
+ * event threadCPUDelta carries each sample's period in microseconds. */
+#include "bp_setup.h"
+#include "export.h"
+#include "err.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GECKO_VERSION 24
+
+/* Category indexes in meta.categories */
+enum { CAT_OTHER = 0, CAT_USER = 1, CAT_KERNEL = 2 };
+
+/* One thread's rows of the global tables. */
+struct thread_view {
+  uint32_t *stack_row;  /* global stack -> row, BP_NONE when unused */
+  uint32_t *frame_row;  /* global frame -> row, BP_NONE when unused */
+  uint32_t *stacks;     /* row -> global stack */
+  uint32_t nstacks;
+  uint32_t *frames;     /* row -> global frame */
+  uint32_t nframes;
+  struct bp_strtab strings;
+};
+
+struct gecko {
+  const struct bp_profile *p;
+  struct bp_buf *out;
+  struct bp_buf name;         /* scratch: a location string */
+  struct bp_sample *samples;  /* the timeline sorted by (thread, time) */
+  uint64_t nsamples;
+  uint32_t *by_thread;        /* count indexes grouped by thread ... */
+  uint32_t *thread_start;     /* ... thread t's at [start[t], start[t+1]) */
+  struct thread_view v;
+  uint32_t main_thread;       /* carries the run marker */
+};
+
+/* v / 10^digits as a JSON number without trailing zeros.  From integers,
+ * so no locale or double rounding gets in. */
+static void add_decimal(struct bp_buf *b, int64_t v, unsigned digits)
+{
+  uint64_t scale = 1, mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  for(unsigned i = 0; i < digits; i++)
+    scale *= 10;
+  uint64_t frac = mag % scale;
+  bpi_buf_printf(b, "%s%" PRIu64, v < 0 ? "-" : "", mag / scale);
+  if(!frac)
+    return;
+  while(frac % 10 == 0) {
+    frac /= 10;
+    digits--;
+  }
+  bpi_buf_printf(b, ".%0*" PRIu64, (int)digits, frac);
+}
+
+/* Milliseconds since the profile's start for a CLOCK_MONOTONIC time. */
+static void add_rel_ms(struct bp_buf *b, const struct bp_profile *p,
+                       uint64_t ns)
+{
+  add_decimal(b, (int64_t)(ns - p->meta.start_ns), 6);
+}
+
+/* ---------------------------------------------------------------- input */
+
+static int by_thread_time(const void *a, const void *b)
+{
+  const struct bp_sample *x = a, *y = b;
+  if(x->thread != y->thread)
+    return x->thread < y->thread ? -1 : 1;
+  if(x->time_ns != y->time_ns)
+    return x->time_ns < y->time_ns ? -1 : 1;
+  if(x->stack != y->stack)
+    return x->stack < y->stack ? -1 : 1;
+  return (x->weight > y->weight) - (x->weight < y->weight);
+}
+
+/* Read the whole timeline: rings deliver per CPU, so samples of one thread
+ * may come out of order; the viewer wants them sorted. */
+static bp_code load_samples(struct gecko *g, struct bp_err *err)
+{
+  const struct bp_profile *p = g->p;
+  if(!p->timeline_len)
+    return BP_OK;
+  if(p->timeline_len > SIZE_MAX / sizeof(*g->samples))
+    return bpi_err_set(err, BPE_NOMEM, 0, "gecko: timeline too long");
+  g->samples = malloc((size_t)p->timeline_len * sizeof(*g->samples));
+  if(!g->samples)
+    return bpi_err_set(err, BPE_NOMEM, 0, "gecko: timeline");
+  bp_code rc = bpi_profile_timeline_rewind(p);
+  if(rc)
+    return bpi_err_set(err, rc, 0, "gecko: rewinding the timeline");
+  while(g->nsamples < p->timeline_len &&
+        bpi_profile_timeline_next(p, &g->samples[g->nsamples]))
+    g->nsamples++;
+  if(g->nsamples != p->timeline_len)
+    return bpi_err_set(err, BPE_IO, 0, "gecko: timeline cut short");
+  qsort(g->samples, g->nsamples, sizeof(*g->samples), by_thread_time);
+  return BP_OK;
+}
+
+/* Counting sort of p->counts by thread. */
+static bp_code group_counts(struct gecko *g, struct bp_err *err)
+{
+  const struct bp_profile *p = g->p;
+  g->by_thread = calloc(p->ncounts ? p->ncounts : 1, sizeof(uint32_t));
+  g->thread_start = calloc((size_t)p->nthreads + 2, sizeof(uint32_t));
+  if(!g->by_thread || !g->thread_start)
+    return bpi_err_set(err, BPE_NOMEM, 0, "gecko: grouping stacks");
+  for(uint32_t i = 0; i < p->ncounts; i++)
+    if(p->counts[i].thread < p->nthreads)
+      g->thread_start[p->counts[i].thread + 2]++;
+  for(uint32_t t = 2; t < p->nthreads + 2; t++)
+    g->thread_start[t] += g->thread_start[t - 1];
+  /* thread_start[t + 1] now is where thread t begins; fill shifts it */
+  for(uint32_t i = 0; i < p->ncounts; i++)
+    if(p->counts[i].thread < p->nthreads)
+      g->by_thread[g->thread_start[p->counts[i].thread + 1]++] = i;
+  return BP_OK;
+}
+
+/* The marker goes to the main thread of the first process seen. */
+static uint32_t find_main_thread(const struct bp_profile *p)
+{
+  for(uint32_t i = 0; i < p->nthreads; i++)
+    if(p->threads[i].tid == p->threads[0].pid)
+      return i;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- view */
+
+static bp_code view_init(struct thread_view *v, const struct bp_profile *p,
+                         struct bp_err *err)
+{
+  size_t ns = p->nstacks ? p->nstacks : 1, nf = p->nframes ? p->nframes : 1;
+  bpi_strtab_init(&v->strings);
+  v->stack_row = malloc(ns * sizeof(uint32_t));
+  v->frame_row = malloc(nf * sizeof(uint32_t));
+  v->stacks = malloc(ns * sizeof(uint32_t));
+  v->frames = malloc(nf * sizeof(uint32_t));
+  if(!v->stack_row || !v->frame_row || !v->stacks || !v->frames)
+    return bpi_err_set(err, BPE_NOMEM, 0, "gecko: thread tables");
+  memset(v->stack_row, 0xff, ns * sizeof(uint32_t));  /* all BP_NONE */
+  memset(v->frame_row, 0xff, nf * sizeof(uint32_t));
+  return BP_OK;
+}
+
+static void view_cleanup(struct thread_view *v)
+{
+  bpi_strtab_cleanup(&v->strings);
+  free(v->stack_row);
+  free(v->frame_row);
+  free(v->stacks);
+  free(v->frames);
+}
+
+/* Forget the previous thread's rows (only those it set). */
+static void view_reset(struct thread_view *v)
+{
+  for(uint32_t i = 0; i < v->nstacks; i++)
+    v->stack_row[v->stacks[i]] = BP_NONE;
+  for(uint32_t i = 0; i < v->nframes; i++)
+    v->frame_row[v->frames[i]] = BP_NONE;
+  v->nstacks = v->nframes = 0;
+  bpi_strtab_cleanup(&v->strings);
+  bpi_strtab_init(&v->strings);
+}
+
+static int by_u32(const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Rows for the stacks thread t uses and all their ancestors.  A parent is
+ * always interned before its children, so ascending global order puts
+ * parents first, as the format requires. */
+static void view_build(struct gecko *g, uint32_t t)
+{
+  const struct bp_profile *p = g->p;
+  struct thread_view *v = &g->v;
+  view_reset(v);
+  for(uint32_t i = g->thread_start[t]; i < g->thread_start[t + 1]; i++) {
+    uint32_t s = p->counts[g->by_thread[i]].stack;
+    for(; s < p->nstacks && v->stack_row[s] == BP_NONE;
+        s = p->stacks[s].parent) {
+      v->stack_row[s] = 0;  /* seen; the row comes after sorting */
+      v->stacks[v->nstacks++] = s;
+    }
+  }
+  qsort(v->stacks, v->nstacks, sizeof(uint32_t), by_u32);
+  for(uint32_t row = 0; row < v->nstacks; row++) {
+    uint32_t s = v->stacks[row], f = p->stacks[s].frame;
+    v->stack_row[s] = row;
+    if(f < p->nframes && v->frame_row[f] == BP_NONE) {
+      v->frame_row[f] = v->nframes;
+      v->frames[v->nframes++] = f;
+    }
+  }
+}
+
+/* Index of s in the thread's string table; BP_NONE when memory ran out
+ * (the caller's buffer is marked failed so the export fails). */
+static uint32_t view_string(struct gecko *g, const char *s)
+{
+  uint32_t id = bpi_strtab_intern(&g->v.strings, s);
+  if(id == BP_NONE)
+    g->out->failed = true;
+  return id;
+}
+
+/* "name (in lib)", the only shape the viewer reads as a native frame. */
+static uint32_t frame_location(struct gecko *g, uint32_t frame)
+{
+  const struct bp_profile *p = g->p;
+  const struct bp_frame *f = &p->frames[frame];
+  const char *lib = bpi_profile_frame_lib(p, frame);
+  bpi_buf_reset(&g->name);
+  if(f->func < p->nfuncs && !p->funcs[f->func].unresolved)
+    bpi_profile_clean_name(&g->name, bpi_profile_frame_name(p, frame), '\0');
+  else
+    bpi_buf_printf(&g->name, "0x%" PRIx64, f->addr);
+  bpi_buf_adds(&g->name, " (in ");
+  size_t lib_at = g->name.len;
+  bpi_profile_clean_name(&g->name, *lib ? lib : "[unknown]", '\0');
+  bpi_buf_addc(&g->name, ')');
+  if(bpi_buf_failed(&g->name)) {
+    g->out->failed = true;
+    return 0;
+  }
+  /* a ')' in the library would end the viewer's "(in ...)" match early */
+  for(size_t i = lib_at; i + 1 < g->name.len; i++)
+    if(g->name.data[i] == ')')
+      g->name.data[i] = ']';
+  return view_string(g, g->name.data);
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void add_category(struct bp_buf *b, const char *name,
+                         const char *color)
+{
+  bpi_buf_printf(b, "{\"name\":\"%s\",\"color\":\"%s\","
+                 "\"subcategories\":[\"Other\"]}", name, color);
+}
+
+static void add_str_field(struct bp_buf *b, const char *key, const char *s)
+{
+  bpi_buf_printf(b, "\"%s\":", key);
+  if(s)
+    bpi_buf_json_str(b, s);
+  else
+    bpi_buf_adds(b, "null");
+}
+
+/* Our own facts about the run; the viewer ignores unknown meta keys. */
+static void add_benchprof_meta(struct bp_buf *b, const struct bp_profile *p)
+{
+  const struct bp_profile_meta *m = &p->meta;
+  bpi_buf_adds(b, "\"benchprof\":{\"version\":\"" BENCHPROF_VERSION "\",");
+  add_str_field(b, "event", m->event);
+  bpi_buf_addc(b, ',');
+  add_str_field(b, "requested_event", m->requested_event);
+  bpi_buf_printf(b, ",\"fallback\":%s,",
+                 m->fallback_reason ? "true" : "false");
+  add_str_field(b, "fallback_reason", m->fallback_reason);
+  bpi_buf_printf(b, ",\"frequency\":%" PRIu64 ",\"period\":%" PRIu64
+                 ",\"samples\":%" PRIu64 ",\"lost\":%" PRIu64
+                 ",\"throttled\":%" PRIu64 ",", m->freq, m->period,
+                 m->samples, m->lost_records, m->throttled);
+  add_str_field(b, "command", m->command);
+  bpi_buf_addc(b, ',');
+  add_str_field(b, "host", m->host);
+  bpi_buf_printf(b, ",\"exit_status\":%d}", m->exit_status);
+}
+
+/* The interval in nanoseconds: 1/freq, or the period of a clock event. */
+static uint64_t interval_ns(const struct bp_profile_meta *m)
+{
+  if(m->freq)
+    return 1000000000u / m->freq;
+  if(m->time_event && m->period)
+    return m->period;
+  return 1000000;  /* unknown: the viewer only uses it for drawing */
+}
+
+/* The run marker's schema: command and exit status in its tooltip. */
+static const char run_schema[] =
+  "{\"name\":\"BenchprofRun\",\"display\":[\"marker-chart\","
+  "\"marker-table\",\"timeline-overview\"],"
+  "\"tooltipLabel\":\"benchprof run\",\"tableLabel\":\"{marker.data.command}\","
+  "\"chartLabel\":\"{marker.data.command}\",\"data\":["
+  "{\"key\":\"command\",\"label\":\"Command\",\"format\":\"string\","
+  "\"searchable\":true},"
+  "{\"key\":\"exitStatus\",\"label\":\"Exit status\",\"format\":\"integer\"}"
+  "]}";
+
+static void add_meta(struct bp_buf *b, const struct bp_profile *p)
+{
+  const struct bp_profile_meta *m = &p->meta;
+  double start_us = m->start_epoch_ms * 1000.0;
+  bpi_buf_printf(b, "\"meta\":{\"version\":%d,\"interval\":", GECKO_VERSION);
+  add_decimal(b, (int64_t)interval_ns(m), 6);
+  bpi_buf_adds(b, ",\"startTime\":");
+  add_decimal(b, start_us > 0 && start_us < 9e18 ?
+              (int64_t)(start_us + 0.5) : 0, 3);
+  bpi_buf_adds(b, ",\"shutdownTime\":null,\"processType\":0,"
+               "\"product\":\"benchprof\",\"stackwalk\":1,\"debug\":0,"
+               "\"gcpoison\":0,\"asyncstack\":0,\"presymbolicated\":true,");
+  if(m->time_event)
+    bpi_buf_adds(b, "\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\","
+                 "\"threadCPUDelta\":\"\xc2\xb5s\"},");
+  bpi_buf_adds(b, "\"categories\":[");
+  add_category(b, "Other", "grey");
+  bpi_buf_addc(b, ',');
+  add_category(b, "User", "yellow");
+  bpi_buf_addc(b, ',');
+  add_category(b, "Kernel", "orange");
+  bpi_buf_adds(b, "],\"markerSchema\":[");
+  bpi_buf_adds(b, run_schema);
+  bpi_buf_adds(b, "],");
+  add_benchprof_meta(b, p);
+  bpi_buf_adds(b, "},\n");
+}
+
+/* Breakpad's debug id of an ELF file: the first 16 bytes of the build id
+ * as a little-endian GUID, upper-case hex, then the age "0". */
+static void add_breakpad_id(struct bp_buf *b, const char *build_id)
+{
+  static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6,
+                                8, 9, 10, 11, 12, 13, 14, 15};
+  static const char hex[] = "0123456789ABCDEF";
+  size_t len = strlen(build_id);
+  char id[34];
+  if(!len) {
+    bpi_buf_adds(b, "\"\"");
+    return;
+  }
+  for(int i = 0; i < 16; i++) {
+    size_t at = (size_t)order[i] * 2;
+    char hi = at < len ? build_id[at] : '0';
+    char lo = at + 1 < len ? build_id[at + 1] : '0';
+    id[i * 2] = hex[(hi >= 'a' ? hi - 'a' + 10 : hi >= 'A' ? hi - 'A' + 10 :
+                     hi - '0') & 15];
+    id[i * 2 + 1] = hex[(lo >= 'a' ? lo - 'a' + 10 : lo >= 'A' ?
+                         lo - 'A' + 10 : lo - '0') & 15];
+  }
+  id[32] = '0';
+  id[33] = '\0';
+  bpi_buf_json_str(b, id);
+}
+
+/* The libraries, for the viewer's library list; frames do not point into
+ * them (their locations are already names), so ranges are informative. */
+static void add_libs(struct bp_buf *b, const struct bp_profile *p)
+{
+  bpi_buf_adds(b, "\"libs\":[");
+  for(uint32_t i = 0; i < p->nlibs; i++) {
+    const struct bp_lib *l = &p->libs[i];
+    const char *name = bpi_profile_str(p, l->name);
+    const char *path = bpi_profile_str(p, l->path);
+    bool seen = l->lo <= l->hi;
+    bpi_buf_adds(b, i ? ",\n{" : "\n{");
+    add_str_field(b, "name", name);
+    bpi_buf_addc(b, ',');
+    add_str_field(b, "path", path);
+    bpi_buf_addc(b, ',');
+    add_str_field(b, "debugName", name);
+    bpi_buf_addc(b, ',');
+    add_str_field(b, "debugPath", path);
+    bpi_buf_adds(b, ",\"breakpadId\":");
+    add_breakpad_id(b, bpi_profile_str(p, l->build_id));
+    bpi_buf_addc(b, ',');
+    add_str_field(b, "codeId", bpi_profile_str(p, l->build_id));
+    bpi_buf_printf(b, ",\"arch\":\"\",\"start\":%" PRIu64 ",\"end\":%" PRIu64
+                   ",\"offset\":0}", seen ? l->lo : 0,
+                   seen ? l->hi + 1 : 0);
+  }
+  bpi_buf_adds(b, "],\n");
+}
+
+static void add_markers(struct gecko *g, uint32_t t)
+{
+  const struct bp_profile *p = g->p;
+  struct bp_buf *b = g->out;
+  bpi_buf_adds(b, "\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,"
+               "\"endTime\":2,\"phase\":3,\"category\":4,\"data\":5},"
+               "\"data\":[");
+  if(t == g->main_thread) {
+    uint64_t end = p->meta.end_ns > p->meta.start_ns ? p->meta.end_ns
+                                                     : p->meta.start_ns;
+    bpi_buf_printf(b, "[%" PRIu32 ",0,", view_string(g, "benchprof run"));
+    add_rel_ms(b, p, end);
+    bpi_buf_printf(b, ",1,%d,{\"type\":\"BenchprofRun\",", CAT_OTHER);
+    add_str_field(b, "command", p->meta.command ? p->meta.command : "");
+    bpi_buf_printf(b, ",\"exitStatus\":%d}]", p->meta.exit_status);
+  }
+  bpi_buf_adds(b, "]},\n");
+}
+
+static void add_samples(struct gecko *g, uint32_t t, uint64_t *next)
+{
+  const struct bp_profile *p = g->p;
+  struct bp_buf *b = g->out;
+  bool cpu = p->meta.time_event;
+  bpi_buf_printf(b, "\"samples\":{\"schema\":{\"stack\":0,\"time\":1,"
+                 "\"eventDelay\":2%s},\"data\":[",
+                 cpu ? ",\"threadCPUDelta\":3" : "");
+  for(uint64_t i = *next; i < g->nsamples && g->samples[i].thread == t;
+      i++) {
+    const struct bp_sample *s = &g->samples[i];
+    uint32_t row = s->stack < p->nstacks ? g->v.stack_row[s->stack] : BP_NONE;
+    bpi_buf_adds(b, i > *next ? ",\n[" : "\n[");
+    if(row == BP_NONE)
+      bpi_buf_adds(b, "null");
+    else
+      bpi_buf_printf(b, "%" PRIu32, row);
+    bpi_buf_addc(b, ',');
+    add_rel_ms(b, p, s->time_ns);
+    bpi_buf_adds(b, ",0");
+    if(cpu) {
+      bpi_buf_addc(b, ',');
+      add_decimal(b, (int64_t)(s->weight > INT64_MAX ? INT64_MAX : s->weight),
+                  3);
+    }
+    bpi_buf_addc(b, ']');
+    *next = i + 1;
+  }
+  bpi_buf_adds(b, "]},\n");
+}
+
+static void add_frame_table(struct gecko *g)
+{
+  const struct bp_profile *p = g->p;
+  struct bp_buf *b = g->out;
+  bpi_buf_adds(b, "\"frameTable\":{\"schema\":{\"location\":0,"
+               "\"relevantForJS\":1,\"innerWindowID\":2,"
+               "\"implementation\":3,\"line\":4,\"column\":5,"
+               "\"category\":6,\"subcategory\":7},\"data\":[");
+  for(uint32_t row = 0; row < g->v.nframes; row++) {
+    const struct bp_frame *f = &p->frames[g->v.frames[row]];
+    bpi_buf_printf(b, "%s[%" PRIu32 ",false,0,null,", row ? ",\n" : "\n",
+                   frame_location(g, g->v.frames[row]));
+    if(f->line)
+      bpi_buf_printf(b, "%" PRIu32, f->line);
+    else
+      bpi_buf_adds(b, "null");
+    bpi_buf_printf(b, ",null,%d,0]",
+                   f->kind == BP_FRAME_KERNEL ? CAT_KERNEL : CAT_USER);
+  }
+  bpi_buf_adds(b, "]},\n");
+}
+
+static void add_stack_table(struct gecko *g)
+{
+  const struct bp_profile *p = g->p;
+  struct bp_buf *b = g->out;
+  bpi_buf_adds(b, "\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},"
+               "\"data\":[");
+  for(uint32_t row = 0; row < g->v.nstacks; row++) {
+    const struct bp_stack *s = &p->stacks[g->v.stacks[row]];
+    bpi_buf_adds(b, row ? ",\n[" : "\n[");
+    if(s->parent < p->nstacks)
+      bpi_buf_printf(b, "%" PRIu32, g->v.stack_row[s->parent]);
+    else
+      bpi_buf_adds(b, "null");
+    bpi_buf_printf(b, ",%" PRIu32 "]", g->v.frame_row[s->frame]);
+  }
+  bpi_buf_adds(b, "]},\n");
+}
+
+static void add_string_table(struct gecko *g)
+{
+  struct bp_buf *b = g->out;
+  bpi_buf_adds(b, "\"stringTable\":[");
+  for(size_t i = 0; i < g->v.strings.count; i++) {
+    bpi_buf_adds(b, i ? ",\n" : "\n");
+    bpi_buf_json_str(b, bpi_strtab_get(&g->v.strings, (uint32_t)i));
+  }
+  bpi_buf_adds(b, "]");
+}
+
+static void add_thread(struct gecko *g, uint32_t t, uint64_t *next_sample)
+{
+  const struct bp_profile *p = g->p;
+  const struct bp_thread *th = &p->threads[t];
+  struct bp_buf *b = g->out;
+  const char *name = bpi_profile_str(p, th->name);
+  const char *proc = bpi_profile_str(p, th->process_name);
+  view_build(g, t);
+  bpi_buf_adds(b, t ? ",\n{" : "\n{");
+  add_str_field(b, "name", *name ? name : proc);
+  bpi_buf_adds(b, ",\"processType\":\"default\",");
+  add_str_field(b, "processName", *proc ? proc : name);
+  bpi_buf_printf(b, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+                 ",\"registerTime\":", th->pid, th->tid);
+  if(th->start_ns)
+    add_rel_ms(b, p, th->start_ns);
+  else
+    bpi_buf_adds(b, "0");
+  bpi_buf_adds(b, ",\"unregisterTime\":");
+  if(th->end_ns)
+    add_rel_ms(b, p, th->end_ns);
+  else
+    bpi_buf_adds(b, "null");
+  bpi_buf_adds(b, ",\n");
+  add_markers(g, t);
+  add_samples(g, t, next_sample);
+  add_frame_table(g);   /* interns the locations ... */
+  add_stack_table(g);
+  add_string_table(g);  /* ... so the string table comes last */
+  bpi_buf_adds(b, "}");
+}
+
+static bp_code gecko_write(const struct bp_profile *p, struct bp_buf *out,
+                           struct bp_err *err)
+{
+  struct gecko g = {.p = p, .out = out, .main_thread = find_main_thread(p)};
+  uint64_t next_sample = 0;
+  bpi_buf_init(&g.name);
+  bp_code rc = load_samples(&g, err);
+  if(!rc)
+    rc = group_counts(&g, err);
+  if(!rc)
+    rc = view_init(&g.v, p, err);
+  if(rc)
+    goto out;
+
+  bpi_buf_adds(out, "{");
+  add_meta(out, p);
+  add_libs(out, p);
+  bpi_buf_adds(out, "\"pausedRanges\":[],\"processes\":[],\n\"threads\":[");
+  for(uint32_t t = 0; t < p->nthreads && !bpi_buf_failed(out); t++) {
+    /* samples of threads the model does not know are skipped */
+    while(next_sample < g.nsamples && g.samples[next_sample].thread < t)
+      next_sample++;
+    add_thread(&g, t, &next_sample);
+  }
+  bpi_buf_adds(out, "]}\n");
+out:
+  view_cleanup(&g.v);
+  bpi_buf_cleanup(&g.name);
+  free(g.thread_start);
+  free(g.by_thread);
+  free(g.samples);
+  return rc;
+}
+
+const struct bp_exporter bpi_export_gecko = {
+  "gecko", "profile.json.gz", true, gecko_write
+};

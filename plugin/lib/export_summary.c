@@ -1,0 +1,190 @@
+/* summary.json: the facts of one run in a small, stable JSON object for
+ * scripts and the comment writer: event (and any fallback), sample and loss
+ * counts, timing, threads and the top functions.  The key set is fixed;
+ * unknown values are null, never missing. */
+#include "bp_setup.h"
+#include "export.h"
+#include "err.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define TOP_FUNCS 20
+
+/* Numbers are written from integers so the output never depends on the
+ * locale's decimal point nor on printf rounding of doubles. */
+static void add_fixed3(struct bp_buf *b, int64_t thousandths)
+{
+  uint64_t v = thousandths < 0 ? (uint64_t)0 - (uint64_t)thousandths
+                               : (uint64_t)thousandths;
+  bpi_buf_printf(b, "%s%" PRIu64 ".%03" PRIu64, thousandths < 0 ? "-" : "",
+                 v / 1000, v % 1000);
+}
+
+/* A double with three decimals, null when not finite (or absurd). */
+static void add_double(struct bp_buf *b, double v)
+{
+  double t = v * 1000.0;
+  if(!isfinite(t) || t > 9e18 || t < -9e18)
+    bpi_buf_adds(b, "null");
+  else
+    add_fixed3(b, (int64_t)(t < 0 ? t - 0.5 : t + 0.5));
+}
+
+/* part / whole as a percentage with two decimals */
+static void add_pct(struct bp_buf *b, uint64_t part, uint64_t whole)
+{
+  uint64_t hundredths = whole ? (part * 10000 + whole / 2) / whole : 0;
+  bpi_buf_printf(b, "%" PRIu64 ".%02" PRIu64, hundredths / 100,
+                 hundredths % 100);
+}
+
+static void add_key(struct bp_buf *b, const char *key)
+{
+  bpi_buf_json_str(b, key);
+  bpi_buf_addc(b, ':');
+}
+
+/* A JSON string, or null for a missing one. */
+static void add_str_or_null(struct bp_buf *b, const char *s)
+{
+  if(s)
+    bpi_buf_json_str(b, s);
+  else
+    bpi_buf_adds(b, "null");
+}
+
+static void add_event(struct bp_buf *b, const struct bp_profile_meta *m)
+{
+  add_key(b, "event");
+  bpi_buf_adds(b, "{");
+  add_key(b, "requested");
+  add_str_or_null(b, m->requested_event);
+  bpi_buf_adds(b, ",");
+  add_key(b, "used");
+  add_str_or_null(b, m->event);
+  bpi_buf_printf(b, ",\"fallback\":%s,", m->fallback_reason ? "true" : "false");
+  add_key(b, "fallback_reason");
+  add_str_or_null(b, m->fallback_reason);
+  if(m->freq)
+    bpi_buf_printf(b, ",\"frequency_hz\":%" PRIu64 ",\"period\":null",
+                   m->freq);
+  else
+    bpi_buf_printf(b, ",\"frequency_hz\":null,\"period\":%" PRIu64,
+                   m->period);
+  bpi_buf_printf(b, ",\"time_based\":%s}", m->time_event ? "true" : "false");
+}
+
+static uint32_t count_processes(const struct bp_profile *p)
+{
+  struct bp_map seen;
+  uint32_t n = 0;
+  bpi_map_init(&seen);
+  for(uint32_t i = 0; i < p->nthreads; i++) {
+    if(bpi_map_get(&seen, p->threads[i].pid, 0) != BP_NONE)
+      continue;
+    if(bpi_map_put(&seen, p->threads[i].pid, 0, 1)) {
+      n = BP_NONE;
+      break;
+    }
+    n++;
+  }
+  bpi_map_cleanup(&seen);
+  return n;
+}
+
+static void add_threads(struct bp_buf *b, const struct bp_profile *p)
+{
+  add_key(b, "threads");
+  bpi_buf_addc(b, '[');
+  for(uint32_t i = 0; i < p->nthreads; i++) {
+    const struct bp_thread *t = &p->threads[i];
+    bpi_buf_printf(b, "%s\n  {\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+                   ",\"name\":", i ? "," : "", t->pid, t->tid);
+    bpi_buf_json_str(b, bpi_profile_str(p, t->name));
+    bpi_buf_adds(b, ",\"process\":");
+    bpi_buf_json_str(b, bpi_profile_str(p, t->process_name));
+    bpi_buf_printf(b, ",\"samples\":%" PRIu64 "}", t->samples);
+  }
+  bpi_buf_adds(b, "]");
+}
+
+static void add_func(struct bp_buf *b, const struct bp_profile *p,
+                     const struct bp_func_share *s, uint64_t all)
+{
+  const struct bp_func *f = &p->funcs[s->func];
+  bpi_buf_adds(b, "{\"name\":");
+  bpi_buf_json_str(b, bpi_profile_str(p, f->name));
+  bpi_buf_adds(b, ",\"lib\":");
+  bpi_buf_json_str(b, f->lib < p->nlibs ?
+                   bpi_profile_str(p, p->libs[f->lib].name) : "");
+  bpi_buf_adds(b, ",\"file\":");
+  bpi_buf_json_str(b, bpi_profile_str(p, f->file));
+  bpi_buf_printf(b, ",\"self\":%" PRIu64 ",\"total\":%" PRIu64
+                 ",\"self_pct\":", s->self, s->total);
+  add_pct(b, s->self, all);
+  bpi_buf_adds(b, ",\"total_pct\":");
+  add_pct(b, s->total, all);
+  bpi_buf_addc(b, '}');
+}
+
+static void add_top(struct bp_buf *b, const struct bp_profile *p)
+{
+  struct bp_func_share top[TOP_FUNCS];
+  uint64_t all;
+  size_t n = bpi_profile_top_funcs(p, top, TOP_FUNCS, &all);
+  add_key(b, "top_functions");
+  bpi_buf_addc(b, '[');
+  for(size_t i = 0; i < n; i++) {
+    bpi_buf_adds(b, i ? ",\n  " : "\n  ");
+    add_func(b, p, &top[i], all);
+  }
+  bpi_buf_adds(b, "]");
+}
+
+static bp_code summary_write(const struct bp_profile *p, struct bp_buf *b,
+                             struct bp_err *err)
+{
+  const struct bp_profile_meta *m = &p->meta;
+  uint32_t procs = count_processes(p);
+  if(procs == BP_NONE)
+    return bpi_err_set(err, BPE_NOMEM, 0, "summary: counting processes");
+  bpi_buf_adds(b, "{\n");
+  add_key(b, "benchprof_version");
+  bpi_buf_json_str(b, BENCHPROF_VERSION);
+  bpi_buf_adds(b, ",\n");
+  add_key(b, "command");
+  add_str_or_null(b, m->command);
+  bpi_buf_adds(b, ",\n");
+  add_key(b, "host");
+  add_str_or_null(b, m->host);
+  bpi_buf_adds(b, ",\n");
+  add_event(b, m);
+  bpi_buf_adds(b, ",\n");
+  add_key(b, "call_graph");
+  add_str_or_null(b, m->call_graph);
+  bpi_buf_printf(b, ",\n\"samples\":%" PRIu64 ",\n\"lost\":%" PRIu64
+                 ",\n\"lost_events\":%" PRIu64 ",\n\"throttled\":%" PRIu64
+                 ",\n\"start_time_ms\":", m->samples, m->lost_records,
+                 m->lost_events, m->throttled);
+  add_double(b, m->start_epoch_ms);
+  bpi_buf_adds(b, ",\n\"duration_ms\":");
+  /* microseconds, rounded, keep three decimals of milliseconds */
+  add_fixed3(b, m->end_ns > m->start_ns ?
+             (int64_t)((m->end_ns - m->start_ns + 500) / 1000) : 0);
+  bpi_buf_printf(b, ",\n\"exit_status\":%d,\n\"unresolved_frames\":%" PRIu64
+                 ",\n\"symbolize_ms\":", m->exit_status,
+                 m->unresolved_frames);
+  add_double(b, m->symbolize_ms);
+  bpi_buf_printf(b, ",\n\"processes\":%" PRIu32 ",\n", procs);
+  add_threads(b, p);
+  bpi_buf_adds(b, ",\n");
+  add_top(b, p);
+  bpi_buf_adds(b, "\n}\n");
+  return BP_OK;
+}
+
+const struct bp_exporter bpi_export_summary = {
+  "summary", "summary.json", false, summary_write
+};

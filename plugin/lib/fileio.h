@@ -1,0 +1,25 @@
+/* fileio: the only place that writes artifact files and the only zlib user.
+ * Every artifact is written to a temporary file in the target directory and
+ * renamed into place, so a reader never sees half a file and a failure (disk
+ * full, read-only directory) leaves no partial artifact behind. */
+#ifndef BP_LIB_FILEIO_H
+#define BP_LIB_FILEIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "benchprof/benchprof.h"
+
+/* Create dir and its parents (mode 0755). */
+bp_code bpi_file_mkdirs(const char *dir, struct bp_err *err);
+
+/* Write data to path atomically; gzip-compress it first when gzip is true. */
+bp_code bpi_file_write(const char *path, const void *data, size_t len,
+                       bool gzip, struct bp_err *err);
+
+/* Read a whole file (NUL-terminated); gunzip when it starts with the gzip
+ * magic.  *out is malloc'd, the caller frees it. */
+bp_code bpi_file_read(const char *path, char **out, size_t *len,
+                      struct bp_err *err);
+
+#endif

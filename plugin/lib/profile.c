@@ -1,0 +1,398 @@
+#include "bp_setup.h"
+#include "profile.h"
+#include "buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Grow a table by doubling; evaluates to false on allocation failure. */
+#define GROW(arr, n, cap)                                             \
+  ((n) < (cap) ||                                                     \
+   grow_array((void **)&(arr), &(cap), sizeof(*(arr))))
+
+static bool grow_array(void **arr, uint32_t *cap, size_t elem)
+{
+  uint32_t ncap = *cap ? *cap * 2 : 64;
+  if(ncap < *cap)
+    return false;
+  void *p = realloc(*arr, (size_t)ncap * elem);
+  if(!p)
+    return false;
+  *arr = p;
+  *cap = ncap;
+  return true;
+}
+
+bp_code bpi_profile_new(struct bp_profile **out)
+{
+  struct bp_profile *p = calloc(1, sizeof(*p));
+  if(!p)
+    return BPE_NOMEM;
+  bpi_strtab_init(&p->strings);
+  bpi_map_init(&p->lib_index);
+  bpi_map_init(&p->func_index);
+  bpi_map_init(&p->frame_index);
+  bpi_map_init(&p->stack_index);
+  bpi_map_init(&p->thread_index);
+  bpi_map_init(&p->count_index);
+  /* string 0 is always "" so a zeroed id means "nothing" */
+  if(bpi_strtab_intern(&p->strings, "") != 0) {
+    bpi_profile_free(p);
+    return BPE_NOMEM;
+  }
+  *out = p;
+  return BP_OK;
+}
+
+static void meta_cleanup(struct bp_profile_meta *m)
+{
+  free(m->requested_event);
+  free(m->event);
+  free(m->fallback_reason);
+  free(m->call_graph);
+  free(m->command);
+  free(m->host);
+}
+
+void bpi_profile_free(struct bp_profile *p)
+{
+  if(!p)
+    return;
+  meta_cleanup(&p->meta);
+  bpi_strtab_cleanup(&p->strings);
+  free(p->libs);
+  free(p->funcs);
+  free(p->frames);
+  free(p->stacks);
+  free(p->threads);
+  free(p->counts);
+  bpi_map_cleanup(&p->lib_index);
+  bpi_map_cleanup(&p->func_index);
+  bpi_map_cleanup(&p->frame_index);
+  bpi_map_cleanup(&p->stack_index);
+  bpi_map_cleanup(&p->thread_index);
+  bpi_map_cleanup(&p->count_index);
+  if(p->timeline)
+    fclose(p->timeline);
+  free(p);
+}
+
+bp_code bpi_profile_meta_set(char **field, const char *s)
+{
+  char *copy = NULL;
+  if(s && !(copy = strdup(s)))
+    return BPE_NOMEM;
+  free(*field);
+  *field = copy;
+  return BP_OK;
+}
+
+uint32_t bpi_profile_string(struct bp_profile *p, const char *s)
+{
+  return bpi_strtab_intern(&p->strings, s);
+}
+
+static const char *basename_of(const char *path)
+{
+  const char *slash = strrchr(path, '/');
+  return slash && slash[1] ? slash + 1 : path;
+}
+
+uint32_t bpi_profile_lib(struct bp_profile *p, const char *path,
+                         const char *build_id)
+{
+  if(!build_id)
+    build_id = "";
+  uint32_t path_id = bpi_profile_string(p, path);
+  uint32_t bid_id = bpi_profile_string(p, build_id);
+  if(path_id == BP_NONE || bid_id == BP_NONE)
+    return BP_NONE;
+  uint32_t idx = bpi_map_get(&p->lib_index, path_id, bid_id);
+  if(idx != BP_NONE)
+    return idx;
+  uint32_t name_id = bpi_profile_string(p, basename_of(path));
+  if(name_id == BP_NONE || !GROW(p->libs, p->nlibs, p->libs_cap))
+    return BP_NONE;
+  idx = p->nlibs;
+  if(bpi_map_put(&p->lib_index, path_id, bid_id, idx))
+    return BP_NONE;
+  p->libs[idx] = (struct bp_lib){
+    .name = name_id, .path = path_id, .build_id = bid_id,
+    .lo = UINT64_MAX, .hi = 0,
+  };
+  p->nlibs++;
+  return idx;
+}
+
+uint32_t bpi_profile_func(struct bp_profile *p, const char *name,
+                          const char *file, uint32_t lib,
+                          uint32_t start_line)
+{
+  uint32_t name_id = bpi_profile_string(p, name);
+  uint32_t file_id = bpi_profile_string(p, file ? file : "");
+  if(name_id == BP_NONE || file_id == BP_NONE)
+    return BP_NONE;
+  uint64_t k2 = ((uint64_t)lib << 32) | file_id;
+  uint32_t idx = bpi_map_get(&p->func_index, name_id, k2);
+  if(idx != BP_NONE)
+    return idx;
+  if(!GROW(p->funcs, p->nfuncs, p->funcs_cap))
+    return BP_NONE;
+  idx = p->nfuncs;
+  if(bpi_map_put(&p->func_index, name_id, k2, idx))
+    return BP_NONE;
+  p->funcs[idx] = (struct bp_func){
+    .name = name_id, .file = file_id, .lib = lib, .start_line = start_line,
+  };
+  p->nfuncs++;
+  return idx;
+}
+
+uint32_t bpi_profile_frame(struct bp_profile *p, uint32_t lib, uint64_t addr,
+                           enum bp_frame_kind kind)
+{
+  uint64_t k1 = ((uint64_t)kind << 32) | lib;
+  uint32_t idx = bpi_map_get(&p->frame_index, k1, addr);
+  if(idx != BP_NONE)
+    return idx;
+  if(!GROW(p->frames, p->nframes, p->frames_cap))
+    return BP_NONE;
+  idx = p->nframes;
+  if(bpi_map_put(&p->frame_index, k1, addr, idx))
+    return BP_NONE;
+  p->frames[idx] = (struct bp_frame){
+    .lib = lib, .addr = addr, .func = BP_NONE, .line = 0,
+    .kind = (uint8_t)kind,
+  };
+  p->nframes++;
+  if(lib < p->nlibs) {
+    struct bp_lib *l = &p->libs[lib];
+    if(addr < l->lo)
+      l->lo = addr;
+    if(addr > l->hi)
+      l->hi = addr;
+  }
+  return idx;
+}
+
+uint32_t bpi_profile_stack(struct bp_profile *p, uint32_t parent,
+                           uint32_t frame)
+{
+  uint32_t idx = bpi_map_get(&p->stack_index, parent, frame);
+  if(idx != BP_NONE)
+    return idx;
+  if(!GROW(p->stacks, p->nstacks, p->stacks_cap))
+    return BP_NONE;
+  idx = p->nstacks;
+  if(bpi_map_put(&p->stack_index, parent, frame, idx))
+    return BP_NONE;
+  p->stacks[idx] = (struct bp_stack){.parent = parent, .frame = frame};
+  p->nstacks++;
+  return idx;
+}
+
+uint32_t bpi_profile_thread(struct bp_profile *p, uint32_t pid, uint32_t tid)
+{
+  uint32_t idx = bpi_map_get(&p->thread_index, pid, tid);
+  if(idx != BP_NONE)
+    return idx;
+  if(!GROW(p->threads, p->nthreads, p->threads_cap))
+    return BP_NONE;
+  idx = p->nthreads;
+  if(bpi_map_put(&p->thread_index, pid, tid, idx))
+    return BP_NONE;
+  p->threads[idx] = (struct bp_thread){.pid = pid, .tid = tid};
+  p->nthreads++;
+  return idx;
+}
+
+bp_code bpi_profile_add_sample(struct bp_profile *p, uint32_t thread,
+                               uint32_t stack, uint64_t time_ns,
+                               uint64_t weight)
+{
+  uint32_t idx = bpi_map_get(&p->count_index, thread, stack);
+  if(idx == BP_NONE) {
+    if(!GROW(p->counts, p->ncounts, p->counts_cap))
+      return BPE_NOMEM;
+    idx = p->ncounts;
+    if(bpi_map_put(&p->count_index, thread, stack, idx))
+      return BPE_NOMEM;
+    p->counts[idx] = (struct bp_stack_count){.thread = thread,
+                                             .stack = stack};
+    p->ncounts++;
+  }
+  p->counts[idx].count++;
+  p->counts[idx].weight += weight;
+  if(thread < p->nthreads)
+    p->threads[thread].samples++;
+  p->meta.samples++;
+
+  if(!p->timeline) {
+    p->timeline = tmpfile();
+    if(!p->timeline)
+      return BPE_IO;
+  }
+  struct bp_sample s = {.thread = thread, .stack = stack, .time_ns = time_ns,
+                        .weight = weight};
+  if(fwrite(&s, sizeof(s), 1, p->timeline) != 1)
+    return BPE_IO;
+  p->timeline_len++;
+  return BP_OK;
+}
+
+bp_code bpi_profile_timeline_rewind(const struct bp_profile *p)
+{
+  if(!p->timeline)
+    return BP_OK;
+  if(fflush(p->timeline) || fseek(p->timeline, 0, SEEK_SET))
+    return BPE_IO;
+  return BP_OK;
+}
+
+bool bpi_profile_timeline_next(const struct bp_profile *p,
+                               struct bp_sample *out)
+{
+  return p->timeline && fread(out, sizeof(*out), 1, p->timeline) == 1;
+}
+
+const char *bpi_profile_frame_name(const struct bp_profile *p, uint32_t frame)
+{
+  if(frame >= p->nframes || p->frames[frame].func >= p->nfuncs)
+    return "";
+  return bpi_profile_str(p, p->funcs[p->frames[frame].func].name);
+}
+
+const char *bpi_profile_frame_label(const struct bp_profile *p,
+                                    uint32_t frame, char *buf, size_t len)
+{
+  if(frame >= p->nframes)
+    return "";
+  const struct bp_frame *f = &p->frames[frame];
+  if(f->func < p->nfuncs && !p->funcs[f->func].unresolved)
+    return bpi_profile_str(p, p->funcs[f->func].name);
+  snprintf(buf, len, "0x%llx (in %s)", (unsigned long long)f->addr,
+           bpi_profile_frame_lib(p, frame));
+  return buf;
+}
+
+const char *bpi_profile_frame_lib(const struct bp_profile *p, uint32_t frame)
+{
+  if(frame >= p->nframes || p->frames[frame].lib >= p->nlibs)
+    return "";
+  return bpi_profile_str(p, p->libs[p->frames[frame].lib].name);
+}
+
+/* Length of the valid UTF-8 sequence at s, 0 when s starts an invalid one
+ * (overlong forms, surrogates and code points past U+10FFFF included). */
+static size_t utf8_seq_len(const unsigned char *s)
+{
+  static const unsigned char lo2[] = {0x80, 0xa0, 0x80, 0x90, 0x80};
+  static const unsigned char hi2[] = {0xbf, 0xbf, 0x9f, 0xbf, 0x8f};
+  unsigned char c = s[0];
+  size_t n, k = 0;  /* k selects the allowed range of the second byte */
+  if(c < 0x80)
+    return 1;
+  if(c >= 0xc2 && c <= 0xdf)
+    n = 2;
+  else if(c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    k = c == 0xe0 ? 1 : c == 0xed ? 2 : 0;
+  }
+  else if(c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    k = c == 0xf0 ? 3 : c == 0xf4 ? 4 : 0;
+  }
+  else
+    return 0;
+  if(s[1] < lo2[k] || s[1] > hi2[k])
+    return 0;
+  for(size_t i = 2; i < n; i++)
+    if((s[i] & 0xc0) != 0x80)
+      return 0;
+  return n;
+}
+
+void bpi_profile_clean_name(struct bp_buf *b, const char *name, char sep)
+{
+  const unsigned char *s = (const unsigned char *)(name ? name : "");
+  while(*s) {
+    size_t n = utf8_seq_len(s);
+    if(n == 0) {
+      bpi_buf_adds(b, "\xef\xbf\xbd");
+      s++;
+      continue;
+    }
+    if(n == 1) {
+      char c = (char)*s;
+      if(*s < 0x20 || *s == 0x7f)
+        c = ' ';
+      else if(sep && c == sep)
+        c = ':';
+      bpi_buf_addc(b, c);
+    }
+    else
+      bpi_buf_add(b, s, n);
+    s += n;
+  }
+}
+
+uint32_t bpi_profile_stack_depth(const struct bp_profile *p, uint32_t stack)
+{
+  uint32_t depth = 0;
+  for(; stack < p->nstacks; stack = p->stacks[stack].parent)
+    depth++;
+  return depth;
+}
+
+static int by_self_desc(const void *a, const void *b)
+{
+  const struct bp_func_share *x = a, *y = b;
+  if(x->self != y->self)
+    return x->self < y->self ? 1 : -1;
+  if(x->total != y->total)
+    return x->total < y->total ? 1 : -1;
+  return x->func < y->func ? -1 : (x->func > y->func);
+}
+
+size_t bpi_profile_top_funcs(const struct bp_profile *p,
+                             struct bp_func_share *out, size_t max,
+                             uint64_t *total_samples)
+{
+  *total_samples = 0;
+  if(!p->nfuncs) {
+    for(uint32_t i = 0; i < p->ncounts; i++)
+      *total_samples += p->counts[i].count;
+    return 0;
+  }
+  struct bp_func_share *all = calloc(p->nfuncs, sizeof(*all));
+  uint32_t *seen = calloc(p->nfuncs, sizeof(*seen)); /* generation marks */
+  size_t n = 0;
+  if(!all || !seen)
+    goto out;
+  for(uint32_t f = 0; f < p->nfuncs; f++)
+    all[f].func = f;
+  for(uint32_t i = 0; i < p->ncounts; i++) {
+    const struct bp_stack_count *c = &p->counts[i];
+    *total_samples += c->count;
+    bool leaf = true;
+    for(uint32_t s = c->stack; s < p->nstacks; s = p->stacks[s].parent) {
+      uint32_t fn = p->frames[p->stacks[s].frame].func;
+      if(fn >= p->nfuncs)
+        continue;
+      if(leaf)
+        all[fn].self += c->count;
+      leaf = false;
+      if(seen[fn] != i + 1) {  /* count recursion once per stack */
+        seen[fn] = i + 1;
+        all[fn].total += c->count;
+      }
+    }
+  }
+  qsort(all, p->nfuncs, sizeof(*all), by_self_desc);
+  for(; n < max && n < p->nfuncs && all[n].total; n++)
+    out[n] = all[n];
+out:
+  free(all);
+  free(seen);
+  return n;
+}

@@ -1,0 +1,211 @@
+/* profile: the model between recording and the exporters.
+ *
+ * Input: libraries, frames, stacks, threads and samples added by the
+ * converter while records stream in.  Output: read-only tables for the
+ * exporters (Gecko, pprof, folded, SVG, summary).
+ *
+ * Everything is interned and referred to by uint32_t index ("handle"):
+ *   strings  -> p->strings (bpi_profile_str)
+ *   libs     -> p->libs      a mapped file or [kernel.kallsyms]
+ *   funcs    -> p->funcs     (name, file, lib); filled by symbolization
+ *   frames   -> p->frames    (lib, module-relative address); func/line set
+ *                            by symbolization, BP_NONE/0 before
+ *   stacks   -> p->stacks    prefix tree: (parent stack, frame), root first:
+ *                            a stack's frame is its innermost (leaf) frame
+ *   threads  -> p->threads   one per tid seen
+ * Samples are kept twice: aggregated per (thread, stack) in p->counts, which
+ * grows with distinct stacks only, and as a timeline (time, stack, weight)
+ * spilled to an unlinked temporary file, so memory does not grow with the
+ * length of the run.
+ *
+ * Owns every table and string.  Not thread-safe.  Exporters take
+ * `const struct bp_profile *` and must not modify it.
+ */
+#ifndef BP_LIB_PROFILE_H
+#define BP_LIB_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hash.h"
+
+struct bp_buf;
+
+enum bp_frame_kind {
+  BP_FRAME_USER = 0,
+  BP_FRAME_KERNEL = 1,
+};
+
+struct bp_lib {
+  uint32_t name;      /* basename: "libc.so.6", "[kernel.kallsyms]" */
+  uint32_t path;      /* full path as mapped */
+  uint32_t build_id;  /* lowercase hex, "" when unknown */
+  uint64_t lo, hi;    /* lowest and highest frame address seen (pprof) */
+};
+
+struct bp_func {
+  uint32_t name;       /* demangled; "0x1a2b" when unresolved */
+  uint32_t file;       /* source file, "" when unknown */
+  uint32_t lib;
+  uint32_t start_line; /* 0 when unknown */
+  bool unresolved;     /* no symbol: name is the address in hex */
+};
+
+struct bp_frame {
+  uint32_t lib;
+  uint64_t addr;   /* ELF virtual address inside lib (absolute for kernel) */
+  uint32_t func;   /* BP_NONE until symbolized */
+  uint32_t line;   /* 0 when unknown */
+  uint8_t kind;    /* enum bp_frame_kind */
+};
+
+struct bp_stack {
+  uint32_t parent;  /* BP_NONE for an outermost frame */
+  uint32_t frame;
+};
+
+struct bp_thread {
+  uint32_t pid, tid;
+  uint32_t name;          /* comm of the thread */
+  uint32_t process_name;  /* comm of the process (its main thread) */
+  uint64_t start_ns;      /* CLOCK_MONOTONIC of the first record seen */
+  uint64_t end_ns;        /* ... and of the last */
+  uint64_t samples;
+};
+
+/* Samples aggregated by (thread, stack). */
+struct bp_stack_count {
+  uint32_t thread;
+  uint32_t stack;
+  uint64_t count;   /* number of samples */
+  uint64_t weight;  /* sum of sample periods (ns of CPU for clock events) */
+};
+
+/* One sample of the timeline. */
+struct bp_sample {
+  uint32_t thread;
+  uint32_t stack;   /* BP_NONE: no stack could be recorded */
+  uint64_t time_ns; /* CLOCK_MONOTONIC */
+  uint64_t weight;  /* the sample's period */
+};
+
+/* Facts about the run, written into every artifact's metadata. */
+struct bp_profile_meta {
+  char *requested_event; /* what the user asked for */
+  char *event;           /* the event really used (libpfm4's full name) */
+  char *fallback_reason; /* NULL unless another event replaced the request */
+  bool time_event;       /* periods are nanoseconds (cpu-clock, task-clock) */
+  uint64_t freq;         /* sampling frequency in Hz, 0 when by period */
+  uint64_t period;       /* sampling period when freq == 0 */
+  char *call_graph;      /* "fp" */
+  char *command;         /* the command line, shell-quoted */
+  char *host;
+  double start_epoch_ms; /* wall clock when the target started */
+  uint64_t start_ns;     /* CLOCK_MONOTONIC when the target started */
+  uint64_t end_ns;       /* ... and when it ended */
+  int exit_status;       /* as a shell reports it (128+N for signal N) */
+  uint64_t samples;      /* samples recorded */
+  uint64_t lost_records; /* PERF_RECORD_LOST total of lost samples */
+  uint64_t lost_events;  /* number of PERF_RECORD_LOST records */
+  uint64_t throttled;    /* PERF_RECORD_THROTTLE count */
+  uint64_t unresolved_frames; /* frames left as 0xADDR */
+  double symbolize_ms;   /* time spent symbolizing */
+};
+
+struct bp_profile {
+  struct bp_profile_meta meta;
+  struct bp_strtab strings;
+
+  struct bp_lib *libs;
+  uint32_t nlibs, libs_cap;
+  struct bp_func *funcs;
+  uint32_t nfuncs, funcs_cap;
+  struct bp_frame *frames;
+  uint32_t nframes, frames_cap;
+  struct bp_stack *stacks;
+  uint32_t nstacks, stacks_cap;
+  struct bp_thread *threads;
+  uint32_t nthreads, threads_cap;
+  struct bp_stack_count *counts;
+  uint32_t ncounts, counts_cap;
+
+  /* interning indexes */
+  struct bp_map lib_index;    /* (hash(path), hash(build id)) -> lib */
+  struct bp_map func_index;   /* (name, lib<<32|file) -> func */
+  struct bp_map frame_index;  /* (lib, addr|kind<<63) -> frame */
+  struct bp_map stack_index;  /* (parent, frame) -> stack */
+  struct bp_map thread_index; /* (pid, tid) -> thread */
+  struct bp_map count_index;  /* (thread, stack) -> count */
+
+  FILE *timeline;             /* spilled struct bp_sample records */
+  uint64_t timeline_len;
+};
+
+bp_code bpi_profile_new(struct bp_profile **out);
+void bpi_profile_free(struct bp_profile *p);
+
+/* Interning.  Each returns the index, or BP_NONE when memory ran out. */
+uint32_t bpi_profile_string(struct bp_profile *p, const char *s);
+uint32_t bpi_profile_lib(struct bp_profile *p, const char *path,
+                         const char *build_id);
+uint32_t bpi_profile_func(struct bp_profile *p, const char *name,
+                          const char *file, uint32_t lib,
+                          uint32_t start_line);
+uint32_t bpi_profile_frame(struct bp_profile *p, uint32_t lib, uint64_t addr,
+                           enum bp_frame_kind kind);
+uint32_t bpi_profile_stack(struct bp_profile *p, uint32_t parent,
+                           uint32_t frame);
+/* The thread (pid, tid), created on first use with name "" */
+uint32_t bpi_profile_thread(struct bp_profile *p, uint32_t pid, uint32_t tid);
+
+/* Set a meta string field (copies s; NULL clears). */
+bp_code bpi_profile_meta_set(char **field, const char *s);
+
+/* Count one sample and append it to the timeline. */
+bp_code bpi_profile_add_sample(struct bp_profile *p, uint32_t thread,
+                               uint32_t stack, uint64_t time_ns,
+                               uint64_t weight);
+
+/* Timeline reading: rewind, then next() until it returns false. */
+bp_code bpi_profile_timeline_rewind(const struct bp_profile *p);
+bool bpi_profile_timeline_next(const struct bp_profile *p,
+                               struct bp_sample *out);
+
+/* Accessors. */
+static inline const char *bpi_profile_str(const struct bp_profile *p,
+                                          uint32_t id)
+{
+  return bpi_strtab_get(&p->strings, id);
+}
+/* Name of a frame's function, "" when not symbolized. */
+const char *bpi_profile_frame_name(const struct bp_profile *p, uint32_t frame);
+/* The label folded stacks, flame graphs and pprof show for a frame: the
+ * function name, or "0x1a2b (in libfoo.so)" when unresolved.  Returns a
+ * pointer into buf or into the profile. */
+const char *bpi_profile_frame_label(const struct bp_profile *p,
+                                    uint32_t frame, char *buf, size_t len);
+/* Basename of a frame's library. */
+const char *bpi_profile_frame_lib(const struct bp_profile *p, uint32_t frame);
+/* Append name to b made safe for line- and field-based formats: invalid
+ * UTF-8 becomes U+FFFD, control characters (newlines included) a space and,
+ * when sep is not '\0', each sep a ':'.  The exporters all clean names this
+ * way so folded stacks, flame graph, pprof and Gecko show the same text. */
+void bpi_profile_clean_name(struct bp_buf *b, const char *name, char sep);
+/* Number of frames in a stack (its depth). */
+uint32_t bpi_profile_stack_depth(const struct bp_profile *p, uint32_t stack);
+
+/* Functions ranked by self samples (the leaf frame's function), totals
+ * from p->counts. */
+struct bp_func_share {
+  uint32_t func;
+  uint64_t self;   /* samples with this function as leaf */
+  uint64_t total;  /* samples with this function anywhere on the stack */
+};
+/* Fills up to max entries sorted by self descending; returns how many.
+ * *total_samples receives the sum of all counts. */
+size_t bpi_profile_top_funcs(const struct bp_profile *p,
+                             struct bp_func_share *out, size_t max,
+                             uint64_t *total_samples);
+
+#endif

@@ -1,0 +1,220 @@
+#include "bp_setup.h"
+#include "record.h"
+#include "converter.h"
+#include "buf.h"
+#include "err.h"
+#include "events.h"
+#include "symbols.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct bp_recorder {
+  struct bp_record_opts opts;
+  struct bp_event requested, used;
+  bool fell_back;
+  char fallback_reason[256];
+  struct bp_record_info info;
+  struct bp_sampler *sampler;
+  struct bp_symbols *sym;
+  struct bp_converter *conv;
+  struct bp_profile *profile;
+};
+
+/* Open the requested event, or the software clock when there is no PMU. */
+static bp_code open_events(struct bp_recorder *r, struct bp_err *err)
+{
+  struct bp_sample_cfg cfg = {
+    .attr = r->requested.attr, .freq = r->opts.freq,
+    .period = r->opts.period, .kernel_callchain = r->opts.kernel,
+  };
+  struct bp_err open_err = {0};
+  bp_code rc = bpi_sampler_open(r->sampler, &cfg, &r->info.sampler,
+                                &open_err);
+  if(rc != BPE_NO_PMU) {
+    if(rc)
+      bpi_err_set(err, rc, open_err.sys_errno, "event '%s': %s",
+                  r->opts.event, open_err.msg);
+    return rc;
+  }
+  snprintf(r->fallback_reason, sizeof(r->fallback_reason),
+           "'%s' cannot be sampled on this machine (no hardware PMU: %s)",
+           r->opts.event, strerrorname_np(open_err.sys_errno)
+                            ? strerrorname_np(open_err.sys_errno)
+                            : "error");
+  rc = bpi_event_software_clock(&r->requested, &r->used, err);
+  if(rc)
+    return rc;
+  r->fell_back = true;
+  cfg.attr = r->used.attr;
+  /* a software clock with a period counts nanoseconds, not events */
+  if(!cfg.freq)
+    cfg.freq = 997;
+  memset(&open_err, 0, sizeof(open_err));
+  rc = bpi_sampler_open(r->sampler, &cfg, &r->info.sampler, &open_err);
+  if(rc)
+    bpi_err_set(err, rc, open_err.sys_errno, "software clock: %s",
+                open_err.msg);
+  return rc;
+}
+
+bp_code bpi_recorder_new(struct bp_recorder **out,
+                         const struct bp_record_opts *o, struct bp_err *err)
+{
+  struct bp_recorder *r = calloc(1, sizeof(*r));
+  if(!r)
+    return bpi_err_set(err, BPE_NOMEM, 0, "recorder");
+  r->opts = *o;
+  bp_code rc = bpi_events_init(err);
+  if(!rc)
+    rc = bpi_event_parse(o->event, o->kernel, &r->requested, err);
+  if(rc)
+    goto fail;
+  struct bp_symbols_opts so = {.demangle = o->demangle};
+  rc = bpi_symbols_new(&r->sym, &so);
+  if(!rc)
+    rc = bpi_profile_new(&r->profile);
+  if(rc) {
+    bpi_err_set(err, rc, 0, "recorder");
+    goto fail;
+  }
+  struct bp_sampler_opts sopts = {.argv = o->argv,
+                                  .ring_pages = o->ring_pages};
+  rc = bpi_sampler_new(&r->sampler, &sopts, err);
+  if(!rc)
+    rc = open_events(r, err);
+  if(!rc)
+    rc = bpi_converter_new(&r->conv, r->profile, r->sym,
+                           bpi_sampler_layout(r->sampler));
+  if(rc)
+    goto fail;
+  const struct bp_event *ev = r->fell_back ? &r->used : &r->requested;
+  r->info.requested_event = o->event;
+  r->info.event = ev->name;  /* the short name people know it by */
+  r->info.fallback_reason = r->fell_back ? r->fallback_reason : NULL;
+  *out = r;
+  return BP_OK;
+fail:
+  bpi_recorder_free(r);
+  return err->code ? err->code : rc;
+}
+
+void bpi_recorder_free(struct bp_recorder *r)
+{
+  if(!r)
+    return;
+  bpi_sampler_free(r->sampler);
+  bpi_converter_free(r->conv);
+  bpi_symbols_free(r->sym);
+  bpi_profile_free(r->profile);
+  bpi_event_cleanup(&r->requested);
+  if(r->fell_back)
+    bpi_event_cleanup(&r->used);
+  free(r);
+}
+
+const struct bp_record_info *bpi_recorder_info(const struct bp_recorder *r)
+{
+  return &r->info;
+}
+
+pid_t bpi_recorder_pid(const struct bp_recorder *r)
+{
+  return bpi_sampler_pid(r->sampler);
+}
+
+bp_code bpi_recorder_run(struct bp_recorder *r, struct bp_err *err)
+{
+  bp_code rc = bpi_sampler_start(r->sampler, err);
+  if(rc)
+    return rc;
+  return bpi_sampler_run(r->sampler, bpi_converter_record, r->conv, err);
+}
+
+int bpi_recorder_exit_status(const struct bp_recorder *r)
+{
+  int st = bpi_sampler_wait_status(r->sampler);
+  if(WIFEXITED(st))
+    return WEXITSTATUS(st);
+  if(WIFSIGNALED(st))
+    return 128 + WTERMSIG(st);
+  return 1;
+}
+
+/* argv joined with spaces, each argument quoted for a POSIX shell when it
+ * holds anything but plain characters, so the line can be pasted back. */
+static char *join_command(char *const *argv)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  for(size_t i = 0; argv[i]; i++) {
+    const char *a = argv[i];
+    if(i)
+      bpi_buf_addc(&b, ' ');
+    if(a[0] && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                         "0123456789_-.,/:=+@%") == strlen(a)) {
+      bpi_buf_adds(&b, a);
+      continue;
+    }
+    bpi_buf_addc(&b, '\'');
+    for(; *a; a++) {
+      if(*a == '\'')
+        bpi_buf_adds(&b, "'\\''");
+      else
+        bpi_buf_addc(&b, *a);
+    }
+    bpi_buf_addc(&b, '\'');
+  }
+  if(bpi_buf_failed(&b) || !b.data) {
+    bpi_buf_cleanup(&b);
+    return NULL;
+  }
+  return b.data;  /* the buffer's memory becomes the string */
+}
+
+static bp_code fill_meta(struct bp_recorder *r)
+{
+  struct bp_profile_meta *m = &r->profile->meta;
+  const struct bp_event *ev = r->fell_back ? &r->used : &r->requested;
+  char host[256] = "";
+  gethostname(host, sizeof(host) - 1);
+  bp_code rc = bpi_profile_meta_set(&m->requested_event, r->opts.event);
+  if(!rc)
+    rc = bpi_profile_meta_set(&m->event, r->info.event);
+  if(!rc)
+    rc = bpi_profile_meta_set(&m->fallback_reason, r->info.fallback_reason);
+  if(!rc)
+    rc = bpi_profile_meta_set(&m->call_graph, "fp");
+  if(!rc)
+    rc = bpi_profile_meta_set(&m->host, host);
+  char *cmd = join_command(r->opts.argv);
+  if(!cmd)
+    return BPE_NOMEM;
+  free(m->command);
+  m->command = cmd;
+  m->time_event = ev->is_time;
+  m->freq = r->info.sampler.freq;
+  m->period = m->freq ? 0 : r->opts.period;
+  m->start_epoch_ms = bpi_sampler_start_epoch_ms(r->sampler);
+  m->start_ns = bpi_sampler_start_ns(r->sampler);
+  m->end_ns = bpi_sampler_end_ns(r->sampler);
+  m->exit_status = bpi_recorder_exit_status(r);
+  return rc;
+}
+
+bp_code bpi_recorder_finish(struct bp_recorder *r, struct bp_profile **out,
+                            struct bp_err *err)
+{
+  bp_code rc = fill_meta(r);
+  if(rc)
+    return bpi_err_set(err, rc, 0, "profile metadata");
+  rc = bpi_converter_finish(r->conv, err);
+  if(rc)
+    return rc;
+  *out = r->profile;
+  r->profile = NULL;
+  return BP_OK;
+}

@@ -1,0 +1,59 @@
+/* record: the whole recording path behind one small API, for the record
+ * and (later) run commands: encode the event, start the command under the
+ * sampler (falling back to the software clock when the machine has no PMU
+ * for the event), convert records as they arrive, then symbolize.
+ *
+ * Lifecycle: bpi_recorder_new() (the command is forked but waits),
+ * bpi_recorder_run() (it runs; returns when it exited),
+ * bpi_recorder_finish() (hands out the profile), bpi_recorder_free().
+ * Owns the sampler, converter and symbolizer; the profile until finish. */
+#ifndef BP_LIB_RECORD_H
+#define BP_LIB_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "benchprof/benchprof.h"
+#include "profile.h"
+#include "sampler.h"
+
+struct bp_recorder;
+
+struct bp_record_opts {
+  const char *event;       /* libpfm4 event string */
+  uint64_t freq;           /* Hz; 0 to sample every period events */
+  uint64_t period;
+  bool kernel;             /* kernel frames too */
+  uint32_t ring_pages;     /* 0: default */
+  bool demangle;
+  char *const *argv;       /* the command */
+};
+
+struct bp_record_info {
+  const char *requested_event;
+  const char *event;            /* libpfm4's name of the event used */
+  const char *fallback_reason;  /* NULL when the requested event is used */
+  struct bp_sampler_info sampler;
+};
+
+bp_code bpi_recorder_new(struct bp_recorder **out,
+                         const struct bp_record_opts *o, struct bp_err *err);
+void bpi_recorder_free(struct bp_recorder *r);
+
+const struct bp_record_info *bpi_recorder_info(const struct bp_recorder *r);
+pid_t bpi_recorder_pid(const struct bp_recorder *r);
+
+/* Run the command to its end.  BPE_EXEC when it could not be started. */
+bp_code bpi_recorder_run(struct bp_recorder *r, struct bp_err *err);
+
+/* The command's status as a shell reports it: the exit code, or 128+N when
+ * signal N killed it. */
+int bpi_recorder_exit_status(const struct bp_recorder *r);
+
+/* Symbolize and fill the metadata; *out is the caller's afterwards
+ * (bpi_profile_free). */
+bp_code bpi_recorder_finish(struct bp_recorder *r, struct bp_profile **out,
+                            struct bp_err *err);
+
+#endif

@@ -1,0 +1,660 @@
+#include "bp_setup.h"
+#include "sampler.h"
+#include "err.h"
+#include "events.h"
+#include "ring.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_RING_PAGES 128
+#define MIN_RING_PAGES 8
+
+/* One record copied out of a ring, waiting to be delivered in time order. */
+struct queued {
+  uint64_t time;
+  uint64_t seq;   /* arrival order, so equal times keep their order */
+  size_t off;     /* into the arena */
+  size_t len;
+};
+
+struct bp_sampler {
+  pid_t pid;
+  int go_fd;        /* write end: releases the waiting child */
+  int exec_err_fd;  /* read end: errno from a failed exec, EOF on success */
+  int pidfd;        /* -1 when pidfd_open is not available */
+  bool started, reaped;
+  int wait_status;
+  uint64_t start_ns, end_ns;
+  double start_epoch_ms;
+
+  int *cpus;
+  uint32_t ncpus;
+  int *fds;          /* one event per CPU */
+  void **maps;
+  size_t map_len;
+  struct bp_ring *rings;
+  uint32_t ring_pages;
+  struct bp_rec_layout layout;
+
+  struct queued *queue;
+  size_t nqueue, queue_cap;
+  unsigned char *arena;
+  size_t arena_len, arena_cap;
+  uint64_t seq;
+  uint64_t corrupt;
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+  struct timespec ts;
+  clock_gettime(clk, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                            int group_fd, unsigned long flags)
+{
+  return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+static int pidfd_open_compat(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+  return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+  (void)pid;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+/* Parse "0-3,5,7-8" into a list of CPU numbers. */
+static bp_code parse_cpu_list(const char *s, int **cpus, uint32_t *n)
+{
+  int *list = NULL;
+  uint32_t count = 0, cap = 0;
+  while(*s && *s != '\n') {
+    char *end;
+    long lo = strtol(s, &end, 10), hi = lo;
+    if(end == s || lo < 0)
+      goto bad;
+    s = end;
+    if(*s == '-') {
+      hi = strtol(s + 1, &end, 10);
+      if(end == s + 1 || hi < lo)
+        goto bad;
+      s = end;
+    }
+    for(long c = lo; c <= hi; c++) {
+      if(count == cap) {
+        cap = cap ? cap * 2 : 16;
+        int *nl = realloc(list, cap * sizeof(*nl));
+        if(!nl) {
+          free(list);
+          return BPE_NOMEM;
+        }
+        list = nl;
+      }
+      list[count++] = (int)c;
+    }
+    if(*s == ',')
+      s++;
+  }
+  if(!count)
+    goto bad;
+  *cpus = list;
+  *n = count;
+  return BP_OK;
+bad:
+  free(list);
+  return BPE_FORMAT;
+}
+
+bp_code bpi_sampler_online_cpus(int **cpus, uint32_t *n)
+{
+  char line[4096];
+  FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+  if(f) {
+    bool ok = fgets(line, sizeof(line), f) != NULL;
+    fclose(f);
+    if(ok && parse_cpu_list(line, cpus, n) == BP_OK)
+      return BP_OK;
+  }
+  long count = sysconf(_SC_NPROCESSORS_ONLN);
+  if(count < 1)
+    count = 1;
+  int *list = calloc((size_t)count, sizeof(*list));
+  if(!list)
+    return BPE_NOMEM;
+  for(long i = 0; i < count; i++)
+    list[i] = (int)i;
+  *cpus = list;
+  *n = (uint32_t)count;
+  return BP_OK;
+}
+
+static void child_wait_and_exec(int go_rd, int err_wr, char *const *argv)
+{
+  char go;
+  ssize_t n;
+  do
+    n = read(go_rd, &go, 1);
+  while(n < 0 && errno == EINTR);
+  if(n != 1)
+    _exit(127);  /* benchprof gave up before starting us */
+  close(go_rd);
+  execvp(argv[0], argv);
+  int e = errno;
+  ssize_t w = write(err_wr, &e, sizeof(e));
+  (void)w;
+  _exit(127);
+}
+
+bp_code bpi_sampler_new(struct bp_sampler **out,
+                        const struct bp_sampler_opts *o, struct bp_err *err)
+{
+  int go[2] = {-1, -1}, ex[2] = {-1, -1};
+  struct bp_sampler *s = calloc(1, sizeof(*s));
+  if(!s)
+    return bpi_err_set(err, BPE_NOMEM, 0, "sampler");
+  s->pidfd = -1;
+  s->go_fd = s->exec_err_fd = -1;
+  s->ring_pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;
+  if(s->ring_pages & (s->ring_pages - 1)) {
+    free(s);
+    return bpi_err_set(err, BPE_INVAL, 0,
+                       "ring pages must be a power of two, not %u",
+                       o->ring_pages);
+  }
+  if(!o->argv || !o->argv[0] || !o->argv[0][0]) {
+    free(s);
+    return bpi_err_set(err, BPE_INVAL, 0, "no command given");
+  }
+  if(pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
+    bpi_err_set(err, BPE_SYS, errno, "pipe");
+    goto fail;
+  }
+  s->pid = fork();
+  if(s->pid < 0) {
+    bpi_err_set(err, BPE_SYS, errno, "fork");
+    goto fail;
+  }
+  if(s->pid == 0) {
+    close(go[1]);
+    close(ex[0]);
+    child_wait_and_exec(go[0], ex[1], o->argv);
+  }
+  close(go[0]);
+  close(ex[1]);
+  s->go_fd = go[1];
+  s->exec_err_fd = ex[0];
+  s->pidfd = pidfd_open_compat(s->pid);
+  *out = s;
+  return BP_OK;
+fail:
+  for(int i = 0; i < 2; i++) {
+    if(go[i] >= 0)
+      close(go[i]);
+    if(ex[i] >= 0)
+      close(ex[i]);
+  }
+  free(s);
+  return err->code;
+}
+
+static void close_events(struct bp_sampler *s)
+{
+  for(uint32_t i = 0; i < s->ncpus; i++) {
+    if(s->rings)
+      bpi_ring_cleanup(&s->rings[i]);
+    if(s->maps && s->maps[i])
+      munmap(s->maps[i], s->map_len);
+    if(s->fds && s->fds[i] >= 0)
+      close(s->fds[i]);
+  }
+  free(s->rings);
+  free(s->maps);
+  free(s->fds);
+  free(s->cpus);
+  s->rings = NULL;
+  s->maps = NULL;
+  s->fds = NULL;
+  s->cpus = NULL;
+  s->ncpus = 0;
+}
+
+static void reap(struct bp_sampler *s, int options)
+{
+  if(s->reaped || s->pid <= 0)
+    return;
+  int st;
+  pid_t r;
+  do
+    r = waitpid(s->pid, &st, options);
+  while(r < 0 && errno == EINTR);
+  if(r == s->pid) {
+    s->reaped = true;
+    s->wait_status = st;
+    s->end_ns = now_ns(CLOCK_MONOTONIC);
+  }
+}
+
+void bpi_sampler_free(struct bp_sampler *s)
+{
+  if(!s)
+    return;
+  if(!s->started && s->pid > 0 && !s->reaped)
+    kill(s->pid, SIGKILL);
+  if(s->go_fd >= 0)
+    close(s->go_fd);  /* a waiting child reads EOF and exits */
+  if(s->exec_err_fd >= 0)
+    close(s->exec_err_fd);
+  reap(s, 0);
+  if(s->pidfd >= 0)
+    close(s->pidfd);
+  close_events(s);
+  free(s->queue);
+  free(s->arena);
+  free(s);
+}
+
+static uint64_t read_max_sample_rate(void)
+{
+  FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+  unsigned long long v = 0;
+  if(f) {
+    if(fscanf(f, "%llu", &v) != 1)
+      v = 0;
+    fclose(f);
+  }
+  return v;
+}
+
+static void fill_sampling_attr(struct perf_event_attr *a,
+                               const struct bp_sample_cfg *c, uint64_t freq,
+                               uint32_t ring_bytes)
+{
+  a->size = sizeof(*a);
+  a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                   PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+  if(freq) {
+    a->freq = 1;
+    a->sample_freq = freq;
+  }
+  else {
+    a->freq = 0;
+    a->sample_period = c->period;
+  }
+  a->disabled = 1;
+  a->enable_on_exec = 1;
+  a->inherit = 1;
+  a->mmap = 1;
+  a->mmap2 = 1;
+  a->comm = 1;
+  a->comm_exec = 1;
+  a->task = 1;
+  a->sample_id_all = 1;
+  a->use_clockid = 1;
+  a->clockid = CLOCK_MONOTONIC;
+  a->build_id = 1;
+  a->exclude_callchain_kernel = c->kernel_callchain ? 0 : 1;
+  if(!c->kernel_callchain)
+    a->exclude_kernel = 1;
+  a->watermark = 1;
+  a->wakeup_watermark = ring_bytes / 4;
+}
+
+/* Open the event on every CPU; on failure close what was opened and return
+ * the errno of the failing open. */
+static int open_on_cpus(struct bp_sampler *s, struct perf_event_attr *a,
+                        int *failed_cpu)
+{
+  for(uint32_t i = 0; i < s->ncpus; i++) {
+    long fd = perf_event_open(a, s->pid, s->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+    if(fd < 0) {
+      int e = errno;
+      for(uint32_t j = 0; j < i; j++) {
+        close(s->fds[j]);
+        s->fds[j] = -1;
+      }
+      *failed_cpu = s->cpus[i];
+      return e;
+    }
+    s->fds[i] = (int)fd;
+  }
+  return 0;
+}
+
+static bp_code map_rings(struct bp_sampler *s, struct bp_sampler_info *info,
+                         struct bp_err *err)
+{
+  long page = sysconf(_SC_PAGESIZE);
+  for(uint32_t pages = s->ring_pages;; pages /= 2) {
+    s->map_len = (size_t)(pages + 1) * (size_t)page;
+    uint32_t i;
+    for(i = 0; i < s->ncpus; i++) {
+      s->maps[i] = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+                        s->fds[i], 0);
+      if(s->maps[i] == MAP_FAILED) {
+        s->maps[i] = NULL;
+        break;
+      }
+    }
+    if(i == s->ncpus) {
+      for(i = 0; i < s->ncpus; i++)
+        bpi_ring_init(&s->rings[i], s->maps[i], (uint64_t)pages * page);
+      info->ring_pages = pages;
+      return BP_OK;
+    }
+    int e = errno;
+    for(uint32_t j = 0; j < i; j++) {
+      munmap(s->maps[j], s->map_len);
+      s->maps[j] = NULL;
+    }
+    /* EPERM: over the locked-memory budget; try smaller rings */
+    if(e != EPERM || pages / 2 < MIN_RING_PAGES)
+      return bpi_err_set(err, BPE_SYS, e, "mmap of %u ring pages", pages);
+  }
+}
+
+bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
+                         struct bp_sampler_info *info, struct bp_err *err)
+{
+  memset(info, 0, sizeof(*info));
+  close_events(s);
+  bp_code rc = bpi_sampler_online_cpus(&s->cpus, &s->ncpus);
+  if(rc)
+    return bpi_err_set(err, rc, 0, "reading the online CPUs");
+  s->fds = malloc(s->ncpus * sizeof(*s->fds));
+  s->maps = calloc(s->ncpus, sizeof(*s->maps));
+  s->rings = calloc(s->ncpus, sizeof(*s->rings));
+  if(!s->fds || !s->maps || !s->rings) {
+    close_events(s);
+    return bpi_err_set(err, BPE_NOMEM, 0, "sampler rings");
+  }
+  for(uint32_t i = 0; i < s->ncpus; i++)
+    s->fds[i] = -1;
+
+  info->ncpus = s->ncpus;
+  info->max_sample_rate = read_max_sample_rate();
+  info->freq = c->freq;
+  if(c->freq && info->max_sample_rate && c->freq > info->max_sample_rate) {
+    info->freq = info->max_sample_rate;
+    info->freq_clamped = true;
+  }
+  struct perf_event_attr a = c->attr;
+  long page = sysconf(_SC_PAGESIZE);
+  fill_sampling_attr(&a, c, info->freq,
+                     (uint32_t)(s->ring_pages * (uint32_t)page));
+
+  int cpu = -1;
+  int e = open_on_cpus(s, &a, &cpu);
+  if(e == EINVAL && a.build_id) {  /* before Linux 5.12 */
+    a.build_id = 0;
+    info->build_id_dropped = true;
+    e = open_on_cpus(s, &a, &cpu);
+  }
+  if((e == EACCES || e == EPERM) && !a.exclude_kernel) {
+    a.exclude_kernel = 1;
+    a.exclude_callchain_kernel = 1;
+    info->kernel_dropped = true;
+    e = open_on_cpus(s, &a, &cpu);
+  }
+  if(e) {
+    close_events(s);
+    if(bpi_event_errno_no_pmu(e) && c->attr.type != PERF_TYPE_SOFTWARE)
+      return bpi_err_set(err, BPE_NO_PMU, e, "no usable PMU for the event");
+    if(e == EACCES || e == EPERM)
+      return bpi_err_set(err, BPE_PERM, e,
+                         "perf_event_open on CPU %d (check "
+                         "/proc/sys/kernel/perf_event_paranoid)", cpu);
+    return bpi_err_set(err, BPE_EVENT_OPEN, e, "perf_event_open on CPU %d",
+                       cpu);
+  }
+  rc = map_rings(s, info, err);
+  if(rc) {
+    close_events(s);
+    return rc;
+  }
+  s->layout.sample_type = a.sample_type;
+  s->layout.sample_id_all = a.sample_id_all;
+  s->layout.sample_regs_user = a.sample_regs_user;
+  return BP_OK;
+}
+
+const struct bp_rec_layout *bpi_sampler_layout(const struct bp_sampler *s)
+{
+  return &s->layout;
+}
+
+bp_code bpi_sampler_start(struct bp_sampler *s, struct bp_err *err)
+{
+  char go = 'g';
+  s->start_epoch_ms = (double)now_ns(CLOCK_REALTIME) / 1e6;
+  s->start_ns = now_ns(CLOCK_MONOTONIC);
+  s->started = true;
+  ssize_t w = write(s->go_fd, &go, 1);
+  close(s->go_fd);
+  s->go_fd = -1;
+  if(w != 1) {
+    reap(s, 0);
+    return bpi_err_set(err, BPE_EXEC, errno, "cannot release the command");
+  }
+  int child_errno = 0;
+  ssize_t n;
+  do
+    n = read(s->exec_err_fd, &child_errno, sizeof(child_errno));
+  while(n < 0 && errno == EINTR);
+  close(s->exec_err_fd);
+  s->exec_err_fd = -1;
+  if(n == (ssize_t)sizeof(child_errno)) {
+    reap(s, 0);
+    return bpi_err_set(err, BPE_EXEC, child_errno, "cannot run the command");
+  }
+  return BP_OK;
+}
+
+static bp_code queue_record(struct bp_sampler *s, const void *rec, size_t len)
+{
+  if(s->arena_len + len > s->arena_cap) {
+    size_t cap = s->arena_cap ? s->arena_cap : 65536;
+    while(cap < s->arena_len + len)
+      cap *= 2;
+    unsigned char *a = realloc(s->arena, cap);
+    if(!a)
+      return BPE_NOMEM;
+    s->arena = a;
+    s->arena_cap = cap;
+  }
+  if(s->nqueue == s->queue_cap) {
+    size_t cap = s->queue_cap ? s->queue_cap * 2 : 1024;
+    struct queued *q = realloc(s->queue, cap * sizeof(*q));
+    if(!q)
+      return BPE_NOMEM;
+    s->queue = q;
+    s->queue_cap = cap;
+  }
+  memcpy(s->arena + s->arena_len, rec, len);
+  s->queue[s->nqueue++] = (struct queued){
+    .time = bpi_records_time(&s->layout, rec, len), .seq = s->seq++,
+    .off = s->arena_len, .len = len,
+  };
+  s->arena_len += len;
+  return BP_OK;
+}
+
+static int by_time(const void *a, const void *b)
+{
+  const struct queued *x = a, *y = b;
+  if(x->time != y->time)
+    return x->time < y->time ? -1 : 1;
+  return x->seq < y->seq ? -1 : (x->seq > y->seq);
+}
+
+/* Copy everything out of the rings.  *limit receives the time up to which
+ * every record has certainly been read: records carry the CLOCK_MONOTONIC
+ * time the kernel took just before writing them, so anything stamped a
+ * millisecond before this round began is already in some ring.  Newer
+ * records wait for the next round, when a ring read earlier in this round
+ * may still add older ones. */
+static bp_code read_rings(struct bp_sampler *s, uint64_t *limit)
+{
+  uint64_t begin = now_ns(CLOCK_MONOTONIC);
+  *limit = begin > 1000000 ? begin - 1000000 : 0;
+  for(uint32_t i = 0; i < s->ncpus; i++) {
+    struct bp_ring *r = &s->rings[i];
+    if(!bpi_ring_begin(r))
+      continue;
+    const void *rec;
+    size_t len;
+    bp_code rc = BP_OK;
+    while(bpi_ring_next(r, &rec, &len, &rc)) {
+      rc = queue_record(s, rec, len);
+      if(rc)
+        return rc;
+    }
+    bpi_ring_consume(r);
+    if(rc)
+      return rc;
+  }
+  return BP_OK;
+}
+
+/* Deliver queued records up to limit in time order; keep the rest. */
+static bp_code deliver(struct bp_sampler *s, uint64_t limit, bp_record_fn fn,
+                       void *ctx, bp_code *cb_rc)
+{
+  qsort(s->queue, s->nqueue, sizeof(*s->queue), by_time);
+  size_t i = 0;
+  for(; i < s->nqueue && s->queue[i].time <= limit; i++)
+    if(*cb_rc == BP_OK)
+      *cb_rc = fn(ctx, s->arena + s->queue[i].off, s->queue[i].len);
+  if(i == s->nqueue) {
+    s->nqueue = 0;
+    s->arena_len = 0;
+    return BP_OK;
+  }
+  /* compact what waits for the next round to the front of the arena */
+  size_t keep = s->nqueue - i;
+  unsigned char *arena = malloc(s->arena_cap);
+  if(!arena)
+    return BPE_NOMEM;
+  size_t len = 0;
+  for(size_t j = 0; j < keep; j++) {
+    struct queued q = s->queue[i + j];
+    memcpy(arena + len, s->arena + q.off, q.len);
+    q.off = len;
+    len += q.len;
+    s->queue[j] = q;
+  }
+  free(s->arena);
+  s->arena = arena;
+  s->arena_len = len;
+  s->nqueue = keep;
+  return BP_OK;
+}
+
+static bool child_done(struct bp_sampler *s, const struct pollfd *pidpoll)
+{
+  if(pidpoll && !(pidpoll->revents & POLLIN))
+    return false;
+  reap(s, WNOHANG);
+  return s->reaped;
+}
+
+bp_code bpi_sampler_run(struct bp_sampler *s, bp_record_fn fn, void *ctx,
+                        struct bp_err *err)
+{
+  uint32_t n = s->ncpus;
+  struct pollfd *pfd = calloc(n + 1, sizeof(*pfd));
+  if(!pfd)
+    return bpi_err_set(err, BPE_NOMEM, 0, "poll set");
+  for(uint32_t i = 0; i < n; i++) {
+    pfd[i].fd = s->fds[i];
+    pfd[i].events = POLLIN;
+  }
+  bool have_pidfd = s->pidfd >= 0;
+  if(have_pidfd) {
+    pfd[n].fd = s->pidfd;
+    pfd[n].events = POLLIN;
+  }
+  bp_code rc = BP_OK, cb_rc = BP_OK;
+  while(!s->reaped) {
+    /* without a pidfd, look for the exit every 50 ms */
+    int timeout = have_pidfd ? 1000 : 50;
+    int r = poll(pfd, n + (have_pidfd ? 1 : 0), timeout);
+    if(r < 0 && errno != EINTR) {
+      rc = bpi_err_set(err, BPE_SYS, errno, "poll");
+      break;
+    }
+    for(uint32_t i = 0; i < n; i++)
+      if(pfd[i].revents & (POLLHUP | POLLERR))
+        pfd[i].fd = -1;  /* no more wake-ups from it; drained below */
+    uint64_t limit;
+    rc = read_rings(s, &limit);
+    if(!rc)
+      rc = deliver(s, limit, fn, ctx, &cb_rc);
+    if(rc) {
+      bpi_err_set(err, rc, 0, "reading the rings");
+      break;
+    }
+    child_done(s, have_pidfd ? &pfd[n] : NULL);
+  }
+  reap(s, 0);  /* after an error: still wait for the command */
+  if(!rc) {
+    uint64_t limit;
+    rc = read_rings(s, &limit);
+    if(!rc)
+      rc = deliver(s, UINT64_MAX, fn, ctx, &cb_rc);
+    if(rc)
+      bpi_err_set(err, rc, 0, "reading the rings");
+  }
+  for(uint32_t i = 0; i < n; i++)
+    s->corrupt += s->rings[i].corrupt;
+  free(pfd);
+  if(!rc && cb_rc)
+    rc = cb_rc;
+  return rc;
+}
+
+pid_t bpi_sampler_pid(const struct bp_sampler *s)
+{
+  return s->pid;
+}
+
+int bpi_sampler_wait_status(const struct bp_sampler *s)
+{
+  return s->wait_status;
+}
+
+uint64_t bpi_sampler_start_ns(const struct bp_sampler *s)
+{
+  return s->start_ns;
+}
+
+double bpi_sampler_start_epoch_ms(const struct bp_sampler *s)
+{
+  return s->start_epoch_ms;
+}
+
+uint64_t bpi_sampler_end_ns(const struct bp_sampler *s)
+{
+  return s->end_ns;
+}
+
+uint64_t bpi_sampler_corrupt(const struct bp_sampler *s)
+{
+  return s->corrupt;
+}

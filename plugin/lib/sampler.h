@@ -1,0 +1,91 @@
+/* sampler: runs the command under sampling perf events and streams the
+ * records out of the rings in time order.  The only perf_event_open and
+ * mmap user of the recording path.
+ *
+ * Lifecycle: bpi_sampler_new() forks the command, which waits on a pipe;
+ * bpi_sampler_open() opens one inherited sampling event per online CPU on
+ * it (each with its own ring) and may be called again with another event
+ * after a failure (the software-clock fallback); bpi_sampler_start()
+ * releases the command, which execs (the events are enabled on exec, so
+ * benchprof's own work is not sampled); bpi_sampler_run() drains the rings
+ * until the command exits and hands every record to a callback, ordered by
+ * time across CPUs.  Owns the child, the event fds and the rings.
+ * Not thread-safe. */
+#ifndef BP_LIB_SAMPLER_H
+#define BP_LIB_SAMPLER_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "benchprof/benchprof.h"
+#include "records.h"
+
+struct bp_sampler;
+
+struct bp_sampler_opts {
+  char *const *argv;    /* command and arguments; argv[0] looked up in PATH */
+  uint32_t ring_pages;  /* data pages per CPU ring, a power of two; 0: 128 */
+};
+
+struct bp_sample_cfg {
+  struct perf_event_attr attr; /* the encoded event (type, config, exclude_*) */
+  uint64_t freq;               /* samples per second, or 0 to use period */
+  uint64_t period;             /* events per sample when freq is 0 */
+  bool kernel_callchain;       /* also record kernel frames */
+};
+
+/* What bpi_sampler_open() really did. */
+struct bp_sampler_info {
+  uint64_t freq;            /* after clamping to perf_event_max_sample_rate */
+  uint64_t max_sample_rate; /* the kernel's limit when it was read */
+  bool freq_clamped;
+  bool kernel_dropped;      /* kernel frames refused (paranoid): user only */
+  bool build_id_dropped;    /* kernel too old for build ids in MMAP2 */
+  uint32_t ncpus;
+  uint32_t ring_pages;
+};
+
+/* Record callback: return BP_OK to go on.  An error stops delivering
+ * records, but the command still runs to its end and is reaped. */
+typedef bp_code (*bp_record_fn)(void *ctx, const void *rec, size_t len);
+
+bp_code bpi_sampler_new(struct bp_sampler **out,
+                        const struct bp_sampler_opts *o, struct bp_err *err);
+/* Kills a command that never started; reaps it in every case. */
+void bpi_sampler_free(struct bp_sampler *s);
+
+/* Open the sampling events.  BPE_NO_PMU when the machine has no usable PMU
+ * for this event (the caller may fall back and call again), BPE_PERM when
+ * perf_event_paranoid forbids it, BPE_EVENT_OPEN otherwise. */
+bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
+                         struct bp_sampler_info *info, struct bp_err *err);
+
+/* How to parse the records of the opened events. */
+const struct bp_rec_layout *bpi_sampler_layout(const struct bp_sampler *s);
+
+/* Release the command.  BPE_EXEC (err says why, sys_errno set) when it
+ * could not be executed; it has then been reaped. */
+bp_code bpi_sampler_start(struct bp_sampler *s, struct bp_err *err);
+
+/* Drain until the command exits, then drain the rest. */
+bp_code bpi_sampler_run(struct bp_sampler *s, bp_record_fn fn, void *ctx,
+                        struct bp_err *err);
+
+pid_t bpi_sampler_pid(const struct bp_sampler *s);
+/* Wait status of the command (valid after run, or a failed start). */
+int bpi_sampler_wait_status(const struct bp_sampler *s);
+/* CLOCK_MONOTONIC ns and wall-clock ms when the command was released,
+ * and CLOCK_MONOTONIC ns when it was reaped. */
+uint64_t bpi_sampler_start_ns(const struct bp_sampler *s);
+double bpi_sampler_start_epoch_ms(const struct bp_sampler *s);
+uint64_t bpi_sampler_end_ns(const struct bp_sampler *s);
+/* Records with a header that made no sense (ring corruption). */
+uint64_t bpi_sampler_corrupt(const struct bp_sampler *s);
+
+/* Online CPUs, from /sys/devices/system/cpu/online. */
+bp_code bpi_sampler_online_cpus(int **cpus, uint32_t *n);
+
+#endif

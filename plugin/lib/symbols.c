@@ -1,0 +1,688 @@
+#include "bp_setup.h"
+#include "symbols.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <libiberty/demangle.h>
+
+#include "hash.h"
+
+/* GNU build ids are 20 bytes (sha1) or 16 (md5); ld accepts longer ones
+ * given in hex, so leave room. */
+#define BUILD_ID_MAX 64
+
+/* kallsyms has no sizes: the last symbol is taken to end one page on,
+ * as perf does. */
+#define KSYM_LAST_SIZE 4096
+
+struct segment {   /* one PT_LOAD program header */
+  uint64_t offset;
+  uint64_t filesz;
+  uint64_t vaddr;
+  bool exec;
+};
+
+struct module {
+  Dwfl *dwfl;        /* one per module, so its ELF vaddrs are addresses */
+  Dwfl_Module *mod;  /* NULL when the file could not be used */
+  bp_code rc;        /* why mod is NULL */
+  char build_id[2 * BUILD_ID_MAX + 1];  /* lowercase hex, "" when none */
+  struct segment *segs;
+  size_t nsegs;
+};
+
+struct result {   /* one resolved (module, vaddr) */
+  uint32_t name;  /* id in strs; BP_NONE: no symbol covers the address */
+  uint32_t file;  /* id in strs; BP_NONE: unknown */
+  uint32_t line;
+  uint32_t start_line;
+};
+
+struct range {    /* a kallsyms or perf-PID.map symbol */
+  uint64_t start;
+  uint64_t end;   /* exclusive */
+  uint32_t name;  /* id in strs */
+  uint32_t seq;   /* line number in the file, for a stable sort */
+  bool demangled; /* name already went through the demangler */
+};
+
+struct range_table {  /* sorted by start */
+  struct range *r;
+  size_t count, cap;
+};
+
+struct bp_symbols {
+  char *jit_map_dir;
+  char *kallsyms;
+  bool demangle;
+  uint64_t pagesize;
+
+  struct bp_strtab strs;    /* names and source files handed out */
+  struct bp_strtab paths;   /* module path; its id indexes mods */
+  struct module *mods;
+  size_t mods_cap;
+
+  struct result *results;
+  size_t nresults, results_cap;
+  struct bp_map result_of;  /* (module id, vaddr) -> index in results */
+  struct bp_map start_of;   /* (module id, symbol start) -> start line */
+
+  bool kernel_loaded;       /* kallsyms read (or found missing) */
+  struct range_table kernel;
+
+  struct range_table *jits;
+  size_t njits, jits_cap;
+  struct bp_map jit_of;     /* (pid, 0) -> index in jits */
+};
+
+/* Debug files are looked up next to the module, in its .debug folder and
+ * under /usr/lib/debug (by build id and by .gnu_debuglink): the default
+ * path, chosen by a NULL debuginfo_path. */
+static const Dwfl_Callbacks dwfl_callbacks = {
+  .find_elf = dwfl_build_id_find_elf,
+  .find_debuginfo = dwfl_standard_find_debuginfo,
+  .section_address = dwfl_offline_section_address,
+  .debuginfo_path = NULL,
+};
+
+/* Make room for need elements in *arr, doubling so appends are O(1). */
+static bool grow_array(void **arr, size_t *cap, size_t need, size_t size)
+{
+  if(need <= *cap)
+    return true;
+  size_t ncap = *cap ? *cap : 16;
+  while(ncap < need)
+    ncap *= 2;
+  void *p = realloc(*arr, ncap * size);
+  if(!p)
+    return false;
+  *arr = p;
+  *cap = ncap;
+  return true;
+}
+
+static char *dup_or_null(const char *s)
+{
+  return s ? strdup(s) : NULL;
+}
+
+bp_code bpi_symbols_new(struct bp_symbols **out,
+                        const struct bp_symbols_opts *opts)
+{
+  static const struct bp_symbols_opts defaults = { .demangle = true };
+  struct bp_symbols *s = calloc(1, sizeof(*s));
+  *out = NULL;
+  if(!s)
+    return BPE_NOMEM;
+  if(!opts)
+    opts = &defaults;
+  s->jit_map_dir = strdup(opts->jit_map_dir ? opts->jit_map_dir : "/tmp");
+  s->kallsyms = dup_or_null(opts->kallsyms ? opts->kallsyms :
+                            "/proc/kallsyms");
+  s->demangle = opts->demangle;
+  long ps = sysconf(_SC_PAGESIZE);
+  s->pagesize = ps > 0 ? (uint64_t)ps : 4096;
+  bpi_strtab_init(&s->strs);
+  bpi_strtab_init(&s->paths);
+  bpi_map_init(&s->result_of);
+  bpi_map_init(&s->start_of);
+  bpi_map_init(&s->jit_of);
+  if(!s->jit_map_dir || !s->kallsyms) {
+    bpi_symbols_free(s);
+    return BPE_NOMEM;
+  }
+  *out = s;
+  return BP_OK;
+}
+
+void bpi_symbols_free(struct bp_symbols *s)
+{
+  if(!s)
+    return;
+  for(size_t i = 0; i < s->paths.count; i++) {
+    if(s->mods[i].dwfl)
+      dwfl_end(s->mods[i].dwfl);
+    free(s->mods[i].segs);
+  }
+  free(s->mods);
+  for(size_t i = 0; i < s->njits; i++)
+    free(s->jits[i].r);
+  free(s->jits);
+  free(s->kernel.r);
+  free(s->results);
+  bpi_map_cleanup(&s->jit_of);
+  bpi_map_cleanup(&s->start_of);
+  bpi_map_cleanup(&s->result_of);
+  bpi_strtab_cleanup(&s->paths);
+  bpi_strtab_cleanup(&s->strs);
+  free(s->kallsyms);
+  free(s->jit_map_dir);
+  free(s);
+}
+
+char *bpi_symbols_demangle(const char *name)
+{
+  /* only _Z (C++, Rust legacy) and _R (Rust v0): plain C names must come
+   * back NULL, and the default (auto) style tries Rust before C++ so the
+   * legacy ::h<hash> suffix is dropped */
+  if(!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+    return NULL;
+  return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+}
+
+/* ---------------------------------------------------------------- modules */
+
+static void hex_encode(const unsigned char *bits, size_t len, char *hex)
+{
+  static const char digits[] = "0123456789abcdef";
+  for(size_t i = 0; i < len; i++) {
+    hex[2 * i] = digits[bits[i] >> 4];
+    hex[2 * i + 1] = digits[bits[i] & 0xf];
+  }
+  hex[2 * len] = '\0';
+}
+
+static void read_build_id(struct module *m)
+{
+  const unsigned char *bits;
+  GElf_Addr vaddr;
+  int len = dwfl_module_build_id(m->mod, &bits, &vaddr);
+  if(len > 0 && len <= BUILD_ID_MAX)
+    hex_encode(bits, (size_t)len, m->build_id);
+}
+
+/* Keep the PT_LOAD headers: vaddr_delta needs them for every mapping. */
+static bp_code read_segments(struct module *m)
+{
+  GElf_Addr bias;
+  Elf *elf = dwfl_module_getelf(m->mod, &bias);
+  size_t phnum;
+  if(!elf || elf_getphdrnum(elf, &phnum) != 0)
+    return BPE_FORMAT;
+  m->segs = calloc(phnum ? phnum : 1, sizeof(*m->segs));
+  if(!m->segs)
+    return BPE_NOMEM;
+  for(size_t i = 0; i < phnum; i++) {
+    GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+    if(!ph)
+      return BPE_FORMAT;
+    if(ph->p_type != PT_LOAD)
+      continue;
+    struct segment *seg = &m->segs[m->nsegs++];
+    seg->offset = ph->p_offset;
+    seg->filesz = ph->p_filesz;
+    seg->vaddr = ph->p_vaddr;
+    seg->exec = (ph->p_flags & PF_X) != 0;
+  }
+  return BP_OK;
+}
+
+/* Open path with libdwfl at base 0 so that module addresses are the ELF
+ * virtual addresses (add_p_vaddr: an ET_DYN whose first PT_LOAD is not at
+ * 0 keeps a bias of 0 too).  Failure is remembered in m->rc. */
+static void module_open(struct module *m, const char *path)
+{
+  m->dwfl = dwfl_begin(&dwfl_callbacks);
+  if(!m->dwfl) {
+    m->rc = BPE_NOMEM;
+    return;
+  }
+  dwfl_report_begin(m->dwfl);
+  m->mod = dwfl_report_elf(m->dwfl, path, path, -1, 0, true);
+  dwfl_report_end(m->dwfl, NULL, NULL);
+  if(!m->mod) {
+    /* libdwfl's error codes are private: tell "cannot read" from "not
+     * ELF" by asking the file system */
+    m->rc = access(path, R_OK) ? BPE_IO : BPE_FORMAT;
+    return;
+  }
+  read_build_id(m);
+  m->rc = read_segments(m);
+  if(m->rc)
+    m->mod = NULL;
+}
+
+/* The module of path, opened on first use; *id is its index.  NULL only
+ * when out of memory; a module that failed to open has mod == NULL. */
+static struct module *module_get(struct bp_symbols *s, const char *path,
+                                 uint32_t *id)
+{
+  uint32_t i = bpi_strtab_find(&s->paths, path);
+  if(i == BP_NONE) {
+    if(!grow_array((void **)&s->mods, &s->mods_cap, s->paths.count + 1,
+                   sizeof(*s->mods)))
+      return NULL;
+    i = bpi_strtab_intern(&s->paths, path);
+    if(i == BP_NONE)
+      return NULL;
+    memset(&s->mods[i], 0, sizeof(s->mods[i]));
+    module_open(&s->mods[i], path);
+  }
+  *id = i;
+  return &s->mods[i];
+}
+
+/* The PT_LOAD that a mapping at file offset pgoff comes from.  The mapping
+ * starts at the page-aligned offset of its segment, but two segments can
+ * share a page (old layouts without -z separate-code), so rank: aligned
+ * start equals pgoff, then executable (samples are code), then file
+ * order. */
+static const struct segment *find_segment(const struct module *m,
+                                          uint64_t pgoff, uint64_t pagesize)
+{
+  const struct segment *best = NULL;
+  int best_rank = -1;
+  for(size_t i = 0; i < m->nsegs; i++) {
+    const struct segment *seg = &m->segs[i];
+    uint64_t lo = seg->offset & ~(pagesize - 1);
+    uint64_t hi = seg->offset + seg->filesz;
+    if(pgoff < lo || (pgoff >= hi && pgoff != lo))
+      continue;
+    int rank = (pgoff == lo ? 2 : 0) + (seg->exec ? 1 : 0);
+    if(rank > best_rank) {
+      best = seg;
+      best_rank = rank;
+    }
+  }
+  return best;
+}
+
+bp_code bpi_symbols_vaddr_delta(struct bp_symbols *s, const char *path,
+                                uint64_t pgoff, int64_t *delta)
+{
+  uint32_t id;
+  struct module *m = module_get(s, path, &id);
+  if(!m)
+    return BPE_NOMEM;
+  if(!m->mod)
+    return m->rc;
+  const struct segment *seg = find_segment(m, pgoff, s->pagesize);
+  if(!seg)
+    return BPE_FORMAT;
+  *delta = (int64_t)(seg->vaddr - seg->offset);
+  return BP_OK;
+}
+
+bp_code bpi_symbols_build_id(struct bp_symbols *s, const char *path,
+                             char *hex, size_t len)
+{
+  uint32_t id;
+  struct module *m = module_get(s, path, &id);
+  if(!m)
+    return BPE_NOMEM;
+  if(!m->mod)
+    return m->rc;
+  size_t n = strlen(m->build_id);
+  if(n >= len)
+    return BPE_INVAL;
+  memcpy(hex, m->build_id, n + 1);
+  return BP_OK;
+}
+
+/* The kernel may report a short build id padded with zeros to 20 bytes:
+ * equal, or ours followed by zeros only. */
+static bool build_id_matches(const char *ours, const char *given)
+{
+  size_t n = strlen(ours);
+  if(!n || strncasecmp(ours, given, n) != 0)
+    return false;
+  for(given += n; *given; given++)
+    if(*given != '0')
+      return false;
+  return true;
+}
+
+/* Line where the function starting at start is declared: DW_AT_decl_line
+ * of its DW_TAG_subprogram, else the line of its first instruction. */
+static uint32_t decl_line(Dwfl_Module *mod, uint64_t start)
+{
+  Dwarf_Addr bias;
+  Dwarf_Die *cu = dwfl_module_addrdie(mod, start, &bias);
+  int line = 0;
+  if(cu) {
+    Dwarf_Die *scopes = NULL;
+    int n = dwarf_getscopes(cu, start - bias, &scopes);
+    for(int i = 0; i < n; i++) {
+      if(dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+        continue;
+      if(dwarf_decl_line(&scopes[i], &line) != 0)
+        line = 0;
+      break;
+    }
+    free(scopes);
+  }
+  if(line <= 0) {
+    Dwfl_Line *l = dwfl_module_getsrc(mod, start);
+    if(!l || !dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL))
+      line = 0;
+  }
+  return line > 0 ? (uint32_t)line : 0;
+}
+
+/* decl_line, once per function of a module: addresses share functions. */
+static uint32_t start_line(struct bp_symbols *s, uint32_t id,
+                           Dwfl_Module *mod, uint64_t start)
+{
+  uint32_t line = bpi_map_get(&s->start_of, id, start);
+  if(line != BP_NONE)
+    return line;
+  line = decl_line(mod, start);
+  /* failing to cache only costs a second lookup */
+  (void)bpi_map_put(&s->start_of, id, start, line);
+  return line;
+}
+
+/* Intern name, demangled when asked to; BP_NONE when out of memory. */
+static uint32_t intern_name(struct bp_symbols *s, const char *name)
+{
+  char *dm = s->demangle ? bpi_symbols_demangle(name) : NULL;
+  uint32_t id = bpi_strtab_intern(&s->strs, dm ? dm : name);
+  free(dm);
+  return id;
+}
+
+/* Ask libdwfl about vaddr.  false only when out of memory. */
+static bool lookup(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
+                   uint64_t vaddr, struct result *r)
+{
+  GElf_Off off;
+  GElf_Sym sym;
+  const char *name = dwfl_module_addrinfo(mod, vaddr, &off, &sym, NULL,
+                                          NULL, NULL);
+  r->name = r->file = BP_NONE;
+  r->line = r->start_line = 0;
+  /* a data object is no function, even when an address falls in it */
+  if(!name || !*name || GELF_ST_TYPE(sym.st_info) == STT_OBJECT)
+    return true;
+  r->name = intern_name(s, name);
+  if(r->name == BP_NONE)
+    return false;
+  Dwfl_Line *l = dwfl_module_getsrc(mod, vaddr);
+  int line = 0;
+  const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) :
+                     NULL;
+  if(file && *file) {
+    r->file = bpi_strtab_intern(&s->strs, file);
+    if(r->file == BP_NONE)
+      return false;
+    r->line = line > 0 ? (uint32_t)line : 0;
+  }
+  r->start_line = start_line(s, id, mod, vaddr - off);
+  return true;
+}
+
+/* The cached result of (module id, vaddr), resolving it the first time.
+ * NULL when out of memory. */
+static const struct result *result_get(struct bp_symbols *s, uint32_t id,
+                                       Dwfl_Module *mod, uint64_t vaddr)
+{
+  uint32_t i = bpi_map_get(&s->result_of, id, vaddr);
+  if(i != BP_NONE)
+    return &s->results[i];
+  if(s->nresults >= BP_NONE - 1 ||
+     !grow_array((void **)&s->results, &s->results_cap, s->nresults + 1,
+                 sizeof(*s->results)))
+    return NULL;
+  struct result *r = &s->results[s->nresults];
+  if(!lookup(s, id, mod, vaddr, r) ||
+     bpi_map_put(&s->result_of, id, vaddr, (uint32_t)s->nresults))
+    return NULL;
+  s->nresults++;
+  return r;
+}
+
+bool bpi_symbols_resolve(struct bp_symbols *s, const char *path,
+                         const char *build_id, uint64_t vaddr,
+                         struct bp_sym *out)
+{
+  uint32_t id;
+  struct module *m = module_get(s, path, &id);
+  if(!m || !m->mod)
+    return false;
+  if(build_id && *build_id && !build_id_matches(m->build_id, build_id))
+    return false;  /* the file was replaced since it was mapped */
+  const struct result *r = result_get(s, id, m->mod, vaddr);
+  if(!r || r->name == BP_NONE)
+    return false;
+  out->name = bpi_strtab_get(&s->strs, r->name);
+  out->file = r->file == BP_NONE ? NULL : bpi_strtab_get(&s->strs, r->file);
+  out->line = r->line;
+  out->start_line = r->start_line;
+  return true;
+}
+
+/* ------------------------------------------------- kallsyms and JIT maps */
+
+static int range_cmp(const void *a, const void *b)
+{
+  const struct range *x = a, *y = b;
+  if(x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sort and keep one symbol per start address: the first in the file when
+ * keep_last is false (kallsyms aliases), the last when true (a JIT that
+ * writes the same address again has replaced the code). */
+static void range_sort(struct range_table *t, bool keep_last)
+{
+  if(!t->count)
+    return;
+  qsort(t->r, t->count, sizeof(*t->r), range_cmp);
+  size_t n = 0;
+  for(size_t i = 0; i < t->count; i++) {
+    if(n && t->r[n - 1].start == t->r[i].start) {
+      if(keep_last)
+        t->r[n - 1] = t->r[i];
+      continue;
+    }
+    t->r[n++] = t->r[i];
+  }
+  t->count = n;
+}
+
+static bool range_add(struct bp_symbols *s, struct range_table *t,
+                      uint64_t start, uint64_t end, const char *name)
+{
+  if(t->count >= UINT32_MAX ||
+     !grow_array((void **)&t->r, &t->cap, t->count + 1, sizeof(*t->r)))
+    return false;
+  uint32_t id = bpi_strtab_intern(&s->strs, name);
+  if(id == BP_NONE)
+    return false;
+  t->r[t->count] = (struct range){ .start = start, .end = end, .name = id,
+                                   .seq = (uint32_t)t->count };
+  t->count++;
+  return true;
+}
+
+static bool range_lookup(struct bp_symbols *s, struct range_table *t,
+                         uint64_t addr, struct bp_sym *out)
+{
+  /* first symbol that starts after addr; the one before may cover it */
+  size_t lo = 0, hi = t->count;
+  while(lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if(t->r[mid].start <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if(!lo || addr >= t->r[lo - 1].end)
+    return false;
+  struct range *r = &t->r[lo - 1];
+  if(s->demangle && !r->demangled) {
+    /* demangle lazily: most of the 100k+ kernel symbols are never hit */
+    char *dm = bpi_symbols_demangle(bpi_strtab_get(&s->strs, r->name));
+    uint32_t id = dm ? bpi_strtab_intern(&s->strs, dm) : BP_NONE;
+    free(dm);
+    if(id != BP_NONE)
+      r->name = id;
+    r->demangled = true;
+  }
+  out->name = bpi_strtab_get(&s->strs, r->name);
+  out->file = NULL;
+  out->line = 0;
+  out->start_line = 0;
+  return true;
+}
+
+/* A hex number at *p, with or without 0x; moves *p past it. */
+static bool parse_hex(char **p, uint64_t *val)
+{
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(*p, &end, 16);
+  if(end == *p || errno || (*end != ' ' && *end != '\t'))
+    return false;
+  *val = v;
+  *p = end;
+  return true;
+}
+
+static char *skip_blanks(char *p)
+{
+  while(*p == ' ' || *p == '\t')
+    p++;
+  return p;
+}
+
+static void chomp(char *line, ssize_t len)
+{
+  while(len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+    line[--len] = '\0';
+}
+
+/* "ADDR TYPE NAME[\t[module]]": keep code symbols (t, T, w, W). */
+static bool kallsyms_line(char *line, uint64_t *addr, char **name)
+{
+  char *p = line;
+  if(!parse_hex(&p, addr))
+    return false;
+  p = skip_blanks(p);
+  char type = *p;
+  if(type != 't' && type != 'T' && type != 'w' && type != 'W')
+    return false;
+  p = skip_blanks(p + 1);
+  if(!*p)
+    return false;
+  *name = p;
+  p += strcspn(p, " \t");
+  *p = '\0';
+  return true;
+}
+
+/* Read kallsyms once.  A missing file or one with every address zero
+ * (kptr_restrict) leaves the table empty, so kernel lookups fail. */
+static void kallsyms_load(struct bp_symbols *s)
+{
+  struct range_table *t = &s->kernel;
+  FILE *f = fopen(s->kallsyms, "re");
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  if(!f)
+    return;
+  while((len = getline(&line, &cap, f)) > 0) {
+    uint64_t addr;
+    char *name;
+    chomp(line, len);
+    if(!kallsyms_line(line, &addr, &name) || !addr)
+      continue;
+    if(!range_add(s, t, addr, 0, name))
+      break;
+  }
+  free(line);
+  fclose(f);
+  range_sort(t, false);
+  /* each symbol ends where the next begins */
+  for(size_t i = 0; i < t->count; i++)
+    t->r[i].end = i + 1 < t->count ? t->r[i + 1].start :
+                  t->r[i].start + KSYM_LAST_SIZE;
+}
+
+bool bpi_symbols_resolve_kernel(struct bp_symbols *s, uint64_t addr,
+                                struct bp_sym *out)
+{
+  if(!s->kernel_loaded) {
+    s->kernel_loaded = true;
+    kallsyms_load(s);
+  }
+  return range_lookup(s, &s->kernel, addr, out);
+}
+
+/* "START SIZE name with spaces": both numbers hex, 0x optional. */
+static bool jit_line(char *line, uint64_t *start, uint64_t *size,
+                     char **name)
+{
+  char *p = skip_blanks(line);
+  if(!parse_hex(&p, start))
+    return false;
+  p = skip_blanks(p);
+  if(!parse_hex(&p, size))
+    return false;
+  p = skip_blanks(p);
+  if(!*p || !*size || *start + *size < *start)
+    return false;
+  *name = p;
+  return true;
+}
+
+/* Read jit_map_dir/perf-PID.map into t; a missing file gives an empty
+ * table, which is kept so the file is looked for once. */
+static void jit_load(struct bp_symbols *s, pid_t pid, struct range_table *t)
+{
+  char path[4096];
+  int n = snprintf(path, sizeof(path), "%s/perf-%ld.map", s->jit_map_dir,
+                   (long)pid);
+  if(n < 0 || (size_t)n >= sizeof(path))
+    return;
+  FILE *f = fopen(path, "re");
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  if(!f)
+    return;
+  while((len = getline(&line, &cap, f)) > 0) {
+    uint64_t start, size;
+    char *name;
+    chomp(line, len);
+    if(!jit_line(line, &start, &size, &name))
+      continue;
+    if(!range_add(s, t, start, start + size, name))
+      break;
+  }
+  free(line);
+  fclose(f);
+  range_sort(t, true);
+}
+
+bool bpi_symbols_resolve_jit(struct bp_symbols *s, pid_t pid, uint64_t addr,
+                             struct bp_sym *out)
+{
+  uint32_t i = bpi_map_get(&s->jit_of, (uint64_t)pid, 0);
+  if(i == BP_NONE) {
+    if(!grow_array((void **)&s->jits, &s->jits_cap, s->njits + 1,
+                   sizeof(*s->jits)))
+      return false;
+    struct range_table *t = &s->jits[s->njits];
+    memset(t, 0, sizeof(*t));
+    jit_load(s, pid, t);
+    i = (uint32_t)s->njits;
+    if(bpi_map_put(&s->jit_of, (uint64_t)pid, 0, i)) {
+      free(t->r);
+      return false;
+    }
+    s->njits++;
+  }
+  return range_lookup(s, &s->jits[i], addr, out);
+}

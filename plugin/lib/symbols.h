@@ -1,0 +1,74 @@
+/* symbols: (module file, address) -> function, source file and line.  The
+ * only libdw/libelf and libiberty user.
+ *
+ * Input: a module's path (and build id when the kernel reported one) and an
+ * ELF virtual address inside it; or a kernel address; or a JIT address of a
+ * process with a /tmp/perf-PID.map.  Output: struct bp_sym, whose strings
+ * are owned by the cache and stay valid until bpi_symbols_free().
+ * Modules are opened once and cached, separate debug files are found by
+ * build id and .gnu_debuglink, C++ and Rust names are demangled.
+ * Not thread-safe. */
+#ifndef BP_LIB_SYMBOLS_H
+#define BP_LIB_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "benchprof/benchprof.h"
+
+struct bp_symbols;
+
+struct bp_symbols_opts {
+  const char *jit_map_dir;  /* where perf-PID.map files live; NULL: "/tmp" */
+  const char *kallsyms;     /* NULL: "/proc/kallsyms" */
+  bool demangle;            /* true unless the user asked for raw names */
+};
+
+struct bp_sym {
+  const char *name;    /* demangled function name */
+  const char *file;    /* source file, NULL when unknown */
+  uint32_t line;       /* 0 when unknown */
+  uint32_t start_line; /* line of the function's declaration, 0 unknown */
+};
+
+bp_code bpi_symbols_new(struct bp_symbols **out,
+                        const struct bp_symbols_opts *opts);
+void bpi_symbols_free(struct bp_symbols *s);
+
+/* For a mapping of path at file offset pgoff: the amount to add to a file
+ * offset to get the ELF virtual address (p_vaddr - p_offset of the PT_LOAD
+ * segment that contains pgoff).  So for a runtime address a in a mapping
+ * [start, end) with offset pgoff, vaddr = a - start + pgoff + *delta.
+ * Returns BPE_IO / BPE_FORMAT when the file cannot be read as ELF. */
+bp_code bpi_symbols_vaddr_delta(struct bp_symbols *s, const char *path,
+                                uint64_t pgoff, int64_t *delta);
+
+/* The GNU build id of path as lowercase hex into hex (at least 41 bytes);
+ * "" when it has none. */
+bp_code bpi_symbols_build_id(struct bp_symbols *s, const char *path,
+                             char *hex, size_t len);
+
+/* Resolve an ELF virtual address of a module.  build_id may be NULL or "";
+ * when given and the file on disk has another build id, the lookup fails
+ * (the file was replaced) rather than return a wrong name.
+ * Returns true and fills out when a symbol covers vaddr. */
+bool bpi_symbols_resolve(struct bp_symbols *s, const char *path,
+                         const char *build_id, uint64_t vaddr,
+                         struct bp_sym *out);
+
+/* Resolve a kernel address from kallsyms. */
+bool bpi_symbols_resolve_kernel(struct bp_symbols *s, uint64_t addr,
+                                struct bp_sym *out);
+
+/* Resolve an address in anonymous memory of process pid from
+ * jit_map_dir/perf-PID.map ("START SIZE name" in hex, one per line). */
+bool bpi_symbols_resolve_jit(struct bp_symbols *s, pid_t pid, uint64_t addr,
+                             struct bp_sym *out);
+
+/* Demangle a C++ (_Z) or Rust (legacy _ZN...h<hash>E, v0 _R) name.
+ * Returns a malloc'd string, or NULL when name is not mangled. */
+char *bpi_symbols_demangle(const char *name);
+
+#endif

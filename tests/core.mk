@@ -1,0 +1,9 @@
+# Unit tests of the core recording path: rings, records, procs, the model.
+check_PROGRAMS += tests/unit/test_records tests/unit/test_core
+TESTS += tests/unit/test_records tests/unit/test_core
+tests_unit_test_records_SOURCES = tests/unit/test_records.c
+tests_unit_test_records_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_records_LDADD = $(unit_ldadd)
+tests_unit_test_core_SOURCES = tests/unit/test_core.c
+tests_unit_test_core_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_core_LDADD = $(unit_ldadd)

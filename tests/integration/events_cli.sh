@@ -1,0 +1,54 @@
+#!/bin/sh
+# benchprof events: the software clock is listed as openable, --json writes
+# valid JSON, and a bad option is a usage error (exit 2).
+. "${top_srcdir:?run through make check}/tests/lib.sh"
+
+# the software clock opens wherever perf_event_open works at all
+if ! "$BENCHPROF" events cpu-clock >"$TMP/clock.txt" 2>"$TMP/clock.err"; then
+  cat "$TMP/clock.err" >&2
+  fail "benchprof events cpu-clock exits 0"
+fi
+clock='^perf::(cpu-clock|PERF_COUNT_SW_CPU_CLOCK) +'
+if grep -Eiq "${clock}no \\((EACCES|EPERM|ENOSYS)" "$TMP/clock.txt"; then
+  echo "SKIP: perf_event_open refused the software clock"
+  exit 77
+fi
+check "cpu-clock is listed as openable" \
+  grep -Eiq "${clock}yes" "$TMP/clock.txt"
+check "a count line ends the table" \
+  grep -Eq '^[0-9]+ events?, [0-9]+ can be opened$' "$TMP/clock.txt"
+
+# --json: an array of objects with the documented keys
+if "$BENCHPROF" events --json cycles >"$TMP/cycles.json"; then
+  pass "benchprof events --json cycles exits 0"
+else
+  fail "benchprof events --json cycles exits 0"
+fi
+check "--json output is valid JSON" \
+  python3 -m json.tool "$TMP/cycles.json" "$TMP/cycles.pretty.json"
+check "--json rows carry name, pmu, can_open, errno_name, description" \
+  python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))
+keys = {"name", "pmu", "can_open", "errno_name", "description"}
+assert isinstance(rows, list) and rows
+for r in rows:
+    assert set(r) == keys, r
+    assert "cycles" in r["name"].lower()
+    assert r["can_open"] in (True, False, None)
+    assert (r["errno_name"] is None) == (r["can_open"] is not False)
+' "$TMP/cycles.json"
+
+# usage errors exit 2 and say why on stderr
+"$BENCHPROF" events --no-such-option >/dev/null 2>"$TMP/bad.err"
+status=$?
+check "a bad option exits 2" test "$status" -eq 2
+check "a bad option is explained" grep -q 'no-such-option' "$TMP/bad.err"
+
+"$BENCHPROF" events --help >"$TMP/help.txt"
+status=$?
+check "--help exits 0" test "$status" -eq 0
+check "--help shows the usage" \
+  grep -q '^usage: benchprof events' "$TMP/help.txt"
+
+finish

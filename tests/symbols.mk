@@ -1,0 +1,49 @@
+# tests of the symbols part
+
+check_PROGRAMS += tests/unit/test_symbols
+TESTS += tests/unit/test_symbols
+tests_unit_test_symbols_SOURCES = tests/unit/test_symbols.c
+tests_unit_test_symbols_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_symbols_LDADD = $(unit_ldadd)
+
+# Fixtures with known layout: built by hand, not as check_PROGRAMS, so the
+# user's CFLAGS (-O2, sanitizers) cannot move their lines or inline them.
+# The test finds them under $top_builddir/tests/unit/fixtures.
+OBJCOPY = objcopy
+symfix_src = $(srcdir)/tests/unit/fixtures/symfix.c
+symfix_cflags = -g -O0 -fno-omit-frame-pointer
+symfix_dir = tests/unit/fixtures
+symfix_outputs = $(symfix_dir)/symfix_nopie $(symfix_dir)/symfix_pie \
+  $(symfix_dir)/symfix_split $(symfix_dir)/symfix_cxx
+EXTRA_tests_unit_test_symbols_DEPENDENCIES = $(symfix_outputs)
+EXTRA_DIST += tests/unit/fixtures/symfix.c tests/unit/fixtures/symfix.cc \
+  tests/unit/fixtures/symfix.rs
+CLEANFILES += $(symfix_outputs) $(symfix_dir)/symfix_split.debug \
+  $(symfix_dir)/symfix_split.full
+
+# a known build id, which the test expects back
+$(symfix_dir)/symfix_nopie: $(symfix_src)
+	@$(MKDIR_P) $(symfix_dir)
+	$(AM_V_CC)$(CC) $(symfix_cflags) -fno-pie -no-pie \
+	  -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 \
+	  -o $@ $(symfix_src)
+
+$(symfix_dir)/symfix_pie: $(symfix_src)
+	@$(MKDIR_P) $(symfix_dir)
+	$(AM_V_CC)$(CC) $(symfix_cflags) -fPIE -pie -Wl,--build-id -o $@ \
+	  $(symfix_src)
+
+# everything (symbols too) only in symfix_split.debug, found by debuglink
+$(symfix_dir)/symfix_split: $(symfix_src)
+	@$(MKDIR_P) $(symfix_dir)
+	$(AM_V_CC)$(CC) $(symfix_cflags) -fPIE -pie -Wl,--build-id \
+	  -o $@.full $(symfix_src)
+	$(AM_V_GEN)$(OBJCOPY) --only-keep-debug $@.full $@.debug && \
+	  $(OBJCOPY) --strip-all --add-gnu-debuglink=$@.debug $@.full $@ && \
+	  rm -f $@.full
+
+# no build id at all
+$(symfix_dir)/symfix_cxx: $(srcdir)/tests/unit/fixtures/symfix.cc
+	@$(MKDIR_P) $(symfix_dir)
+	$(AM_V_CXX)$(CXX) $(symfix_cflags) -Wl,--build-id=none -o $@ \
+	  $(srcdir)/tests/unit/fixtures/symfix.cc

@@ -1,0 +1,197 @@
+/* The leaf modules and the model: interning maps, the buffer's escaping,
+ * profile tables and timeline, and the address spaces in procs. */
+#include "bp_setup.h"
+#include "buf.h"
+#include "check.h"
+#include "hash.h"
+#include "procs.h"
+#include "profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static void test_map(void)
+{
+  struct bp_map m;
+  bpi_map_init(&m);
+  CHECK_EQ_INT(bpi_map_get(&m, 1, 2), BP_NONE);
+  for(uint32_t i = 0; i < 10000; i++)
+    CHECK_EQ_INT(bpi_map_put(&m, i, (uint64_t)i * 7, i), BP_OK);
+  uint32_t wrong = 0;
+  for(uint32_t i = 0; i < 10000; i++)
+    wrong += bpi_map_get(&m, i, (uint64_t)i * 7) != i;
+  CHECK_EQ_INT(wrong, 0);
+  /* keys differing only in the second half are distinct */
+  CHECK_EQ_INT(bpi_map_get(&m, 5, 36), BP_NONE);
+  CHECK_EQ_INT(m.count, 10000);
+  bpi_map_put(&m, 5, 35, 99);
+  CHECK_EQ_INT(bpi_map_get(&m, 5, 35), 99);
+  CHECK_EQ_INT(m.count, 10000);
+  bpi_map_cleanup(&m);
+}
+
+static void test_strtab(void)
+{
+  struct bp_strtab t;
+  bpi_strtab_init(&t);
+  uint32_t a = bpi_strtab_intern(&t, "alpha");
+  uint32_t b = bpi_strtab_intern(&t, "beta");
+  CHECK(a != b);
+  CHECK_EQ_INT(bpi_strtab_intern(&t, "alpha"), a);
+  CHECK_EQ_INT(bpi_strtab_find(&t, "beta"), b);
+  CHECK_EQ_INT(bpi_strtab_find(&t, "gamma"), BP_NONE);
+  char name[32];
+  for(int i = 0; i < 5000; i++) {
+    snprintf(name, sizeof(name), "sym%d", i);
+    bpi_strtab_intern(&t, name);
+  }
+  CHECK_EQ_INT(t.count, 5002);
+  CHECK_EQ_STR(bpi_strtab_get(&t, bpi_strtab_find(&t, "sym4321")),
+               "sym4321");
+  bpi_strtab_cleanup(&t);
+}
+
+static void test_buf_escaping(void)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_buf_json_str(&b, "a\"b\\c\nd\x01<e\xff");
+  CHECK_EQ_STR(b.data, "\"a\\\"b\\\\c\\nd\\u0001\\u003ce\\ufffd\"");
+  bpi_buf_reset(&b);
+  bpi_buf_json_str(&b, "caf\xc3\xa9 \xe2\x82\xac");  /* valid UTF-8 stays */
+  CHECK_EQ_STR(b.data, "\"caf\xc3\xa9 \xe2\x82\xac\"");
+  bpi_buf_reset(&b);
+  bpi_buf_xml_text(&b, "<a href='x'>&\"</a>\x02");
+  CHECK_EQ_STR(b.data,
+               "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;\xef\xbf\xbd");
+  bpi_buf_reset(&b);
+  bpi_buf_varint(&b, 300);
+  CHECK_EQ_INT(b.len, 2);
+  CHECK_EQ_INT((unsigned char)b.data[0], 0xac);
+  CHECK_EQ_INT((unsigned char)b.data[1], 0x02);
+  bpi_buf_reset(&b);
+  bpi_buf_printf(&b, "%d-%s", 42, "x");
+  CHECK_EQ_STR(b.data, "42-x");
+  CHECK(!bpi_buf_failed(&b));
+  bpi_buf_cleanup(&b);
+}
+
+static void test_profile(void)
+{
+  struct bp_profile *p;
+  CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
+  uint32_t lib = bpi_profile_lib(p, "/usr/bin/bench", "abcd");
+  CHECK_EQ_INT(bpi_profile_lib(p, "/usr/bin/bench", "abcd"), lib);
+  CHECK(bpi_profile_lib(p, "/usr/bin/bench", "ef01") != lib);
+  CHECK_EQ_STR(bpi_profile_str(p, p->libs[lib].name), "bench");
+  uint32_t f_main = bpi_profile_frame(p, lib, 0x1000, BP_FRAME_USER);
+  uint32_t f_a = bpi_profile_frame(p, lib, 0x2000, BP_FRAME_USER);
+  uint32_t f_b = bpi_profile_frame(p, lib, 0x3000, BP_FRAME_USER);
+  CHECK_EQ_INT(bpi_profile_frame(p, lib, 0x2000, BP_FRAME_USER), f_a);
+  CHECK(bpi_profile_frame(p, lib, 0x2000, BP_FRAME_KERNEL) != f_a);
+  CHECK_EQ_INT(p->libs[lib].lo, 0x1000);
+  CHECK_EQ_INT(p->libs[lib].hi, 0x3000);
+  uint32_t s_main = bpi_profile_stack(p, BP_NONE, f_main);
+  uint32_t s_a = bpi_profile_stack(p, s_main, f_a);
+  uint32_t s_b = bpi_profile_stack(p, s_main, f_b);
+  CHECK_EQ_INT(bpi_profile_stack(p, s_main, f_a), s_a);
+  CHECK_EQ_INT(bpi_profile_stack_depth(p, s_a), 2);
+  uint32_t th = bpi_profile_thread(p, 10, 11);
+  CHECK_EQ_INT(bpi_profile_thread(p, 10, 11), th);
+  for(int i = 0; i < 300; i++)
+    bpi_profile_add_sample(p, th, i % 4 ? s_a : s_b, 1000 + (uint64_t)i, 7);
+  CHECK_EQ_INT(p->ncounts, 2);
+  CHECK_EQ_INT(p->meta.samples, 300);
+  CHECK_EQ_INT(p->threads[th].samples, 300);
+
+  /* symbolize by hand: main, a, b */
+  p->frames[f_main].func = bpi_profile_func(p, "main", "b.c", lib, 1);
+  p->frames[f_a].func = bpi_profile_func(p, "a", "b.c", lib, 5);
+  uint32_t unres = bpi_profile_func(p, "0x3000", "", lib, 0);
+  p->funcs[unres].unresolved = true;
+  p->frames[f_b].func = unres;
+  char buf[64];
+  CHECK_EQ_STR(bpi_profile_frame_label(p, f_a, buf, sizeof(buf)), "a");
+  CHECK_EQ_STR(bpi_profile_frame_label(p, f_b, buf, sizeof(buf)),
+               "0x3000 (in bench)");
+
+  struct bp_func_share top[4];
+  uint64_t total;
+  size_t n = bpi_profile_top_funcs(p, top, 4, &total);
+  CHECK_EQ_INT(total, 300);
+  CHECK_EQ_INT(n, 3);
+  CHECK_EQ_STR(bpi_profile_str(p, p->funcs[top[0].func].name), "a");
+  CHECK_EQ_INT(top[0].self, 225);
+  CHECK_EQ_INT(top[1].self, 75);
+  CHECK_EQ_STR(bpi_profile_str(p, p->funcs[top[2].func].name), "main");
+  CHECK_EQ_INT(top[2].self, 0);
+  CHECK_EQ_INT(top[2].total, 300);
+
+  /* the timeline comes back in order, every sample */
+  CHECK_EQ_INT(bpi_profile_timeline_rewind(p), BP_OK);
+  struct bp_sample s;
+  uint64_t count = 0, last = 0;
+  bool ordered = true;
+  while(bpi_profile_timeline_next(p, &s)) {
+    ordered = ordered && s.time_ns >= last;
+    last = s.time_ns;
+    count++;
+  }
+  CHECK(ordered);
+  CHECK_EQ_INT(count, 300);
+  bpi_profile_free(p);
+}
+
+static void test_procs(void)
+{
+  struct bp_procs ps;
+  bpi_procs_init(&ps);
+  CHECK_EQ_INT(bpi_procs_add_mapping(&ps, 1, 0x1000, 0x3000, 0, "/bin/a",
+                                     ""), BP_OK);
+  CHECK_EQ_INT(bpi_procs_add_mapping(&ps, 1, 0x10000, 0x1000, 0x2000,
+                                     "/lib/b.so", "ff"), BP_OK);
+  struct bp_mapping *m = bpi_procs_find(&ps, 1, 0x2500, false);
+  CHECK(m && m->start == 0x1000);
+  CHECK(bpi_procs_find(&ps, 1, 0x5000, false) == NULL);
+  m = bpi_procs_find(&ps, 1, 0x10010, false);
+  CHECK(m && !strcmp(m->build_id, "ff") && m->kind == BP_MAP_FILE);
+
+  /* a new mapping in the middle splits the old one */
+  bpi_procs_add_mapping(&ps, 1, 0x2000, 0x1000, 0, "//anon", NULL);
+  m = bpi_procs_find(&ps, 1, 0x2100, false);
+  CHECK(m && m->kind == BP_MAP_ANON);
+  m = bpi_procs_find(&ps, 1, 0x3100, false);
+  CHECK(m && m->start == 0x3000 && m->pgoff == 0x2000 &&
+        !strcmp(bpi_procs_path(&ps, m), "/bin/a"));
+  m = bpi_procs_find(&ps, 1, 0x1100, false);
+  CHECK(m && m->end == 0x2000);
+
+  /* fork copies, exec clears only the exec'ing process */
+  CHECK_EQ_INT(bpi_procs_fork(&ps, 1, 2), BP_OK);
+  CHECK(bpi_procs_find(&ps, 2, 0x10010, false) != NULL);
+  bpi_procs_exec(&ps, 2);
+  CHECK(bpi_procs_find(&ps, 2, 0x10010, false) == NULL);
+  CHECK(bpi_procs_find(&ps, 1, 0x10010, false) != NULL);
+
+  bpi_procs_set_comm(&ps, 7, "worker");
+  bpi_procs_set_comm(&ps, 7, "renamed");
+  CHECK_EQ_STR(bpi_procs_comm(&ps, 7), "renamed");
+  CHECK(bpi_procs_comm(&ps, 8) == NULL);
+
+  /* a miss reads /proc/PID/maps: our own text segment is found */
+  uint32_t self = (uint32_t)getpid();
+  m = bpi_procs_find(&ps, self, (uint64_t)(uintptr_t)&test_procs, true);
+  CHECK(m && m->kind == BP_MAP_FILE);
+  bpi_procs_cleanup(&ps);
+}
+
+int main(void)
+{
+  test_map();
+  test_strtab();
+  test_buf_escaping();
+  test_profile();
+  test_procs();
+  return check_exit();
+}

@@ -1,0 +1,328 @@
+/* Unit test of plugin/lib/events.c: encoding, suggestions, the no-PMU errno
+ * table, the software-clock fallback, probing and listing.  The encoding
+ * checks need only libpfm4; the probing checks need perf_event_open and
+ * make the test exit 77 (skip) when the kernel refuses even the software
+ * clock (seccomp, perf_event_paranoid 3). */
+#include "bp_setup.h"
+#include "events.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "check.h"
+#include "err.h"
+
+static void test_parse_ok(const char *name, bool kernel, uint32_t type,
+                          uint64_t config, int line)
+{
+  struct bp_event ev;
+  struct bp_err err = {0};
+  bp_code rc = bpi_event_parse(name, kernel, &ev, &err);
+  if(rc) {
+    fprintf(stderr, "line %d: parsing '%s' failed: %s\n", line, name,
+            err.msg);
+  }
+  CHECK_EQ_INT(rc, BP_OK);
+  CHECK_EQ_INT(ev.attr.type, type);
+  CHECK_EQ_INT(ev.attr.config, config);
+  CHECK_EQ_INT(ev.attr.size, sizeof(struct perf_event_attr));
+  CHECK_EQ_STR(ev.name, name);
+  CHECK(ev.fqname && ev.fqname[0]);
+  CHECK_EQ_INT(ev.attr.exclude_user, 0);
+  CHECK_EQ_INT(ev.attr.exclude_kernel, kernel ? 0 : 1);
+  CHECK_EQ_INT(ev.attr.exclude_hv, 1);
+  /* sampling settings are the sampler's business */
+  CHECK_EQ_INT(ev.attr.sample_period, 0);
+  CHECK_EQ_INT(ev.attr.freq, 0);
+  CHECK_EQ_INT(ev.attr.sample_type, 0);
+  bpi_event_cleanup(&ev);
+  CHECK(ev.name == NULL);
+  CHECK(ev.fqname == NULL);
+}
+
+static void test_parse(void)
+{
+  struct bp_event ev;
+  struct bp_err err = {0};
+
+  CHECK_EQ_INT(bpi_events_init(&err), BP_OK);
+  CHECK_EQ_INT(bpi_events_init(&err), BP_OK);  /* again: a no-op */
+
+  test_parse_ok("cycles", false, PERF_TYPE_HARDWARE,
+                PERF_COUNT_HW_CPU_CYCLES, __LINE__);
+  test_parse_ok("cycles:u", false, PERF_TYPE_HARDWARE,
+                PERF_COUNT_HW_CPU_CYCLES, __LINE__);
+  test_parse_ok("instructions", false, PERF_TYPE_HARDWARE,
+                PERF_COUNT_HW_INSTRUCTIONS, __LINE__);
+  test_parse_ok("branch-misses", false, PERF_TYPE_HARDWARE,
+                PERF_COUNT_HW_BRANCH_MISSES, __LINE__);
+  test_parse_ok("perf::cpu-clock", false, PERF_TYPE_SOFTWARE,
+                PERF_COUNT_SW_CPU_CLOCK, __LINE__);
+  test_parse_ok("r00c0", false, PERF_TYPE_RAW, 0xc0, __LINE__);
+  test_parse_ok("cycles", true, PERF_TYPE_HARDWARE,
+                PERF_COUNT_HW_CPU_CYCLES, __LINE__);
+
+  /* is_time only for the software clocks */
+  CHECK_EQ_INT(bpi_event_parse("cycles", false, &ev, &err), BP_OK);
+  CHECK(!ev.is_time);
+  CHECK(strstr(ev.fqname, "CYCLES") != NULL);
+  bpi_event_cleanup(&ev);
+  CHECK_EQ_INT(bpi_event_parse("perf::cpu-clock", false, &ev, &err), BP_OK);
+  CHECK(ev.is_time);
+  bpi_event_cleanup(&ev);
+  CHECK_EQ_INT(bpi_event_parse("task-clock", false, &ev, &err), BP_OK);
+  CHECK(ev.is_time);
+  CHECK_EQ_INT(ev.attr.config, PERF_COUNT_SW_TASK_CLOCK);
+  bpi_event_cleanup(&ev);
+  CHECK_EQ_INT(bpi_event_parse("page-faults", false, &ev, &err), BP_OK);
+  CHECK(!ev.is_time);
+  bpi_event_cleanup(&ev);
+
+  /* an explicit privilege modifier wins over the kernel flag */
+  CHECK_EQ_INT(bpi_event_parse("cycles:u", true, &ev, &err), BP_OK);
+  CHECK_EQ_INT(ev.attr.exclude_kernel, 1);
+  CHECK_EQ_INT(ev.attr.exclude_user, 0);
+  bpi_event_cleanup(&ev);
+  CHECK_EQ_INT(bpi_event_parse("cycles:k", false, &ev, &err), BP_OK);
+  CHECK_EQ_INT(ev.attr.exclude_kernel, 0);
+  CHECK_EQ_INT(ev.attr.exclude_user, 1);
+  bpi_event_cleanup(&ev);
+  CHECK_EQ_INT(err.code, BP_OK);
+
+  /* cleanup of a zeroed or NULL event is harmless */
+  bpi_event_cleanup(&ev);
+  bpi_event_cleanup(NULL);
+}
+
+static void test_parse_errors(void)
+{
+  struct bp_event ev;
+  struct bp_err err = {0};
+
+  CHECK_EQ_INT(bpi_event_parse("cyclez", false, &ev, &err),
+               BPE_EVENT_UNKNOWN);
+  CHECK_EQ_INT(err.code, BPE_EVENT_UNKNOWN);
+  CHECK(strstr(err.msg, "'cyclez'") != NULL);
+  CHECK(strstr(err.msg, "did you mean") != NULL);
+  CHECK(strstr(err.msg, "cycles") != NULL);
+  CHECK(ev.name == NULL && ev.fqname == NULL);
+  bpi_event_cleanup(&ev);
+
+  bpi_err_clear(&err);
+  CHECK_EQ_INT(bpi_event_parse("brnch-misses", false, &ev, &err),
+               BPE_EVENT_UNKNOWN);
+  CHECK(strstr(err.msg, "branch-misses") != NULL);
+
+  bpi_err_clear(&err);
+  CHECK_EQ_INT(bpi_event_parse("cycles,instructions", false, &ev, &err),
+               BPE_INVAL);
+  CHECK(strstr(err.msg, "one event at a time") != NULL);
+
+  bpi_err_clear(&err);
+  CHECK_EQ_INT(bpi_event_parse("", false, &ev, &err), BPE_INVAL);
+  bpi_err_clear(&err);
+  CHECK_EQ_INT(bpi_event_parse(NULL, false, &ev, &err), BPE_INVAL);
+
+  /* a bad modifier is not an unknown event */
+  bpi_err_clear(&err);
+  CHECK_EQ_INT(bpi_event_parse("cycles:zz", false, &ev, &err), BPE_INVAL);
+  CHECK(strstr(err.msg, "cycles:zz") != NULL);
+
+  /* nothing close at all: no suggestion, still a clear message */
+  bpi_err_clear(&err);
+  CHECK_EQ_INT(bpi_event_parse("qqqqqqqqqqqqqqqqqqqqqqqqqqqqqq", false, &ev,
+                               &err), BPE_EVENT_UNKNOWN);
+  CHECK(strstr(err.msg, "did you mean") == NULL);
+
+  /* a NULL error record is allowed */
+  CHECK_EQ_INT(bpi_event_parse("cyclez", false, &ev, NULL),
+               BPE_EVENT_UNKNOWN);
+}
+
+static void test_suggest(void)
+{
+  char *out[3];
+  size_t n = bpi_events_suggest("cyclez", out, 3);
+  CHECK(n >= 1 && n <= 3);
+  if(n >= 1)
+    CHECK_EQ_STR(out[0], "cycles");
+  for(size_t i = 0; i < n; i++)
+    free(out[i]);
+
+  /* prefix and PMU-qualified queries */
+  n = bpi_events_suggest("perf::instruction:u", out, 3);
+  CHECK(n >= 1);
+  if(n >= 1)
+    CHECK_EQ_STR(out[0], "instructions");
+  for(size_t i = 0; i < n; i++)
+    free(out[i]);
+
+  /* at most max, never duplicates */
+  n = bpi_events_suggest("cycles", out, 2);
+  CHECK(n <= 2);
+  if(n == 2)
+    CHECK(strcmp(out[0], out[1]) != 0);
+  for(size_t i = 0; i < n; i++)
+    free(out[i]);
+
+  CHECK_EQ_INT(bpi_events_suggest("", out, 3), 0);
+  CHECK_EQ_INT(bpi_events_suggest("cycles", out, 0), 0);
+}
+
+static void test_errno_table(void)
+{
+  CHECK(bpi_event_errno_no_pmu(ENOENT));
+  CHECK(bpi_event_errno_no_pmu(ENODEV));
+  CHECK(bpi_event_errno_no_pmu(ENXIO));
+  CHECK(bpi_event_errno_no_pmu(EOPNOTSUPP));
+  CHECK(!bpi_event_errno_no_pmu(0));
+  CHECK(!bpi_event_errno_no_pmu(EACCES));
+  CHECK(!bpi_event_errno_no_pmu(EPERM));
+  CHECK(!bpi_event_errno_no_pmu(EINVAL));
+  CHECK(!bpi_event_errno_no_pmu(EBUSY));
+}
+
+static void test_software_clock(void)
+{
+  struct bp_event hw, sw;
+  struct bp_err err = {0};
+
+  CHECK_EQ_INT(bpi_event_parse("cycles", false, &hw, &err), BP_OK);
+  CHECK_EQ_INT(bpi_event_software_clock(&hw, &sw, &err), BP_OK);
+  CHECK_EQ_INT(sw.attr.type, PERF_TYPE_SOFTWARE);
+  CHECK_EQ_INT(sw.attr.config, PERF_COUNT_SW_CPU_CLOCK);
+  CHECK_EQ_INT(sw.attr.size, sizeof(struct perf_event_attr));
+  CHECK_EQ_STR(sw.name, "cpu-clock");
+  CHECK(sw.fqname && strstr(sw.fqname, "CPU_CLOCK") != NULL);
+  CHECK(sw.is_time);
+  CHECK_EQ_INT(sw.attr.exclude_user, hw.attr.exclude_user);
+  CHECK_EQ_INT(sw.attr.exclude_kernel, 1);
+  CHECK_EQ_INT(sw.attr.exclude_hv, hw.attr.exclude_hv);
+  CHECK_EQ_INT(sw.attr.exclude_guest, hw.attr.exclude_guest);
+  bpi_event_cleanup(&sw);
+  bpi_event_cleanup(&hw);
+
+  /* kernel counting carries over */
+  CHECK_EQ_INT(bpi_event_parse("instructions", true, &hw, &err), BP_OK);
+  CHECK_EQ_INT(bpi_event_software_clock(&hw, &sw, &err), BP_OK);
+  CHECK_EQ_INT(sw.attr.exclude_kernel, 0);
+  bpi_event_cleanup(&sw);
+  bpi_event_cleanup(&hw);
+
+  /* no model: user space only */
+  CHECK_EQ_INT(bpi_event_software_clock(NULL, &sw, &err), BP_OK);
+  CHECK_EQ_INT(sw.attr.exclude_kernel, 1);
+  CHECK(sw.is_time);
+  bpi_event_cleanup(&sw);
+  CHECK_EQ_INT(err.code, BP_OK);
+}
+
+/* Returns false when perf_event_open is not usable at all here. */
+static bool test_probe(void)
+{
+  struct bp_event ev;
+  struct bp_err err = {0};
+
+  CHECK_EQ_INT(bpi_event_parse("perf::cpu-clock", false, &ev, &err), BP_OK);
+  int e = bpi_event_probe(&ev.attr);
+  bpi_event_cleanup(&ev);
+  if(e == EACCES || e == EPERM || e == ENOSYS) {
+    printf("SKIP: perf_event_open refused the software clock: %s\n",
+           strerror(e));
+    return false;
+  }
+  CHECK_EQ_INT(e, 0);
+
+  /* with a sampling setup the probe still counts only */
+  CHECK_EQ_INT(bpi_event_parse("cpu-clock", true, &ev, &err), BP_OK);
+  ev.attr.freq = 1;
+  ev.attr.sample_freq = 997;
+  ev.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+  CHECK_EQ_INT(bpi_event_probe(&ev.attr), 0);
+  bpi_event_cleanup(&ev);
+
+  /* hardware: opens on bare metal, "no PMU" on a VM without one */
+  CHECK_EQ_INT(bpi_event_parse("cycles", false, &ev, &err), BP_OK);
+  e = bpi_event_probe(&ev.attr);
+  printf("probe of cycles: %s\n", e ? strerror(e) : "opens");
+  CHECK(e == 0 || bpi_event_errno_no_pmu(e));
+  bpi_event_cleanup(&ev);
+  return true;
+}
+
+struct found {
+  int count;
+  int clock_errno;
+  bool clock_generic;
+  bool saw_other;
+};
+
+static int find_clock(const struct bp_event_info *info, void *ctx)
+{
+  struct found *f = ctx;
+  f->count++;
+  if(!strcasecmp(info->name, "perf::cpu-clock") ||
+     !strcasecmp(info->name, "perf::PERF_COUNT_SW_CPU_CLOCK")) {
+    f->clock_errno = info->open_errno;
+    f->clock_generic = info->is_generic;
+  }
+  if(!strcasestr(info->name, "cpu-clock") &&
+     !strcasestr(info->name, "cpu_clock"))
+    f->saw_other = true;
+  CHECK(info->desc != NULL);
+  return 0;
+}
+
+static int count_and_stop(const struct bp_event_info *info, void *ctx)
+{
+  int *n = ctx;
+  (void)info;
+  (*n)++;
+  return *n == 2;  /* stop after the second */
+}
+
+static void test_list(bool can_probe)
+{
+  struct bp_err err = {0};
+  struct found f = {0, -2, false, false};
+
+  CHECK_EQ_INT(bpi_events_list("CPU-Clock", can_probe, find_clock, &f,
+                               &err), BP_OK);
+  CHECK(f.count >= 1);
+  CHECK(!f.saw_other);
+  CHECK(f.clock_generic);
+  CHECK_EQ_INT(f.clock_errno, can_probe ? 0 : -1);
+
+  struct found g = {0, -2, false, false};
+  CHECK_EQ_INT(bpi_events_list("cpu-clock", false, find_clock, &g, &err),
+               BP_OK);
+  CHECK_EQ_INT(g.clock_errno, -1);
+
+  int n = 0;
+  CHECK_EQ_INT(bpi_events_list(NULL, false, count_and_stop, &n, &err),
+               BP_OK);
+  CHECK_EQ_INT(n, 2);
+
+  n = 0;
+  CHECK_EQ_INT(bpi_events_list("no-such-event-anywhere", false,
+                               count_and_stop, &n, &err), BP_OK);
+  CHECK_EQ_INT(n, 0);
+  CHECK_EQ_INT(err.code, BP_OK);
+}
+
+int main(void)
+{
+  test_parse();
+  test_parse_errors();
+  test_suggest();
+  test_errno_table();
+  test_software_clock();
+  bool can_probe = test_probe();
+  test_list(can_probe);
+  int rc = check_exit();
+  if(rc == 0 && !can_probe)
+    return 77;
+  return rc;
+}

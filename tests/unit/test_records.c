@@ -1,0 +1,291 @@
+/* Ring reading and record parsing on crafted ring contents: wraparound,
+ * truncated and unknown records, corrupt headers, every record type the
+ * converter uses. */
+#include "bp_setup.h"
+#include "check.h"
+#include "records.h"
+#include "ring.h"
+
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DATA_SIZE 256
+
+static const struct bp_rec_layout layout = {
+  .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN,
+  .sample_id_all = true,
+};
+
+/* A fake mapping: the control page, then DATA_SIZE bytes of data. */
+struct fake_ring {
+  unsigned char *mem;
+  struct perf_event_mmap_page *page;
+  unsigned char *data;
+};
+
+static void fake_init(struct fake_ring *f)
+{
+  long pg = sysconf(_SC_PAGESIZE);
+  f->mem = calloc(1, (size_t)pg + DATA_SIZE);
+  f->page = (struct perf_event_mmap_page *)(void *)f->mem;
+  f->page->data_offset = (uint64_t)pg;
+  f->page->data_size = DATA_SIZE;
+  f->data = f->mem + pg;
+}
+
+/* Write bytes at the kernel's head position, wrapping like the kernel. */
+static void fake_write(struct fake_ring *f, const void *src, size_t len)
+{
+  const unsigned char *s = src;
+  uint64_t head = f->page->data_head;
+  for(size_t i = 0; i < len; i++)
+    f->data[(head + i) % DATA_SIZE] = s[i];
+  f->page->data_head = head + len;
+}
+
+static size_t put_u64(unsigned char *buf, size_t at, uint64_t v)
+{
+  memcpy(buf + at, &v, 8);
+  return at + 8;
+}
+
+static size_t put_u32x2(unsigned char *buf, size_t at, uint32_t a,
+                        uint32_t b)
+{
+  memcpy(buf + at, &a, 4);
+  memcpy(buf + at + 4, &b, 4);
+  return at + 8;
+}
+
+static void put_header(unsigned char *buf, uint32_t type, uint16_t misc,
+                       size_t size)
+{
+  struct perf_event_header h = {.type = type, .misc = misc,
+                                .size = (uint16_t)size};
+  memcpy(buf, &h, sizeof(h));
+}
+
+/* A sample with a 3-entry callchain (marker, leaf, caller). */
+static size_t make_sample(unsigned char *buf, uint32_t pid, uint64_t time)
+{
+  size_t at = 8;
+  at = put_u64(buf, at, 0x401000);           /* ip */
+  at = put_u32x2(buf, at, pid, pid + 1);     /* pid, tid */
+  at = put_u64(buf, at, time);               /* time */
+  at = put_u64(buf, at, 1003009);            /* period */
+  at = put_u64(buf, at, 3);                  /* nr */
+  at = put_u64(buf, at, (uint64_t)PERF_CONTEXT_USER);
+  at = put_u64(buf, at, 0x401000);
+  at = put_u64(buf, at, 0x402345);
+  put_header(buf, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, at);
+  return at;
+}
+
+static size_t make_comm(unsigned char *buf, const char *name, bool exec)
+{
+  size_t at = 8;
+  at = put_u32x2(buf, at, 42, 43);
+  size_t n = strlen(name) + 1;
+  size_t padded = (n + 7) & ~(size_t)7;
+  memset(buf + at, 0, padded);
+  memcpy(buf + at, name, n);
+  at += padded;
+  at = put_u32x2(buf, at, 42, 43);  /* sample id: pid, tid */
+  at = put_u64(buf, at, 777);       /* time */
+  put_header(buf, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
+             at);
+  return at;
+}
+
+static size_t make_mmap2(unsigned char *buf, const char *path)
+{
+  size_t at = 8;
+  at = put_u32x2(buf, at, 42, 42);
+  at = put_u64(buf, at, 0x7f0000001000);
+  at = put_u64(buf, at, 0x2000);
+  at = put_u64(buf, at, 0x1000);
+  unsigned char ids[24] = {20, 0, 0, 0};
+  for(int i = 0; i < 20; i++)
+    ids[4 + i] = (unsigned char)(0xa0 + i);
+  memcpy(buf + at, ids, 24);
+  at += 24;
+  at = put_u32x2(buf, at, 5 /* PROT_READ|PROT_EXEC */, 2);
+  size_t n = strlen(path) + 1, padded = (n + 7) & ~(size_t)7;
+  memset(buf + at, 0, padded);
+  memcpy(buf + at, path, n);
+  at += padded;
+  at = put_u32x2(buf, at, 42, 42);
+  at = put_u64(buf, at, 555);
+  put_header(buf, PERF_RECORD_MMAP2, (1 << 14) | PERF_RECORD_MISC_USER, at);
+  return at;
+}
+
+static void test_parse_sample(void)
+{
+  unsigned char buf[256];
+  size_t len = make_sample(buf, 100, 12345);
+  struct bp_rec r;
+  CHECK_EQ_INT(bpi_records_parse(&layout, buf, len, &r), BP_OK);
+  CHECK_EQ_INT(r.type, BP_REC_SAMPLE);
+  CHECK_EQ_INT(r.sid.pid, 100);
+  CHECK_EQ_INT(r.sid.tid, 101);
+  CHECK_EQ_INT(r.sid.time, 12345);
+  CHECK_EQ_INT(r.u.sample.period, 1003009);
+  CHECK_EQ_INT(r.u.sample.nr, 3);
+  CHECK(r.u.sample.user);
+  CHECK(r.u.sample.ips && r.u.sample.ips[2] == 0x402345);
+  CHECK_EQ_INT(bpi_records_time(&layout, buf, len), 12345);
+
+  /* a callchain count that points past the record is rejected */
+  put_u64(buf, 40, 1000);
+  CHECK_EQ_INT(bpi_records_parse(&layout, buf, len, &r), BPE_FORMAT);
+  /* a header size larger than the bytes we have */
+  make_sample(buf, 100, 1);
+  CHECK_EQ_INT(bpi_records_parse(&layout, buf, len - 8, &r), BPE_FORMAT);
+  /* a size smaller than a header */
+  put_header(buf, PERF_RECORD_SAMPLE, 0, 4);
+  CHECK_EQ_INT(bpi_records_parse(&layout, buf, len, &r), BPE_FORMAT);
+}
+
+static void test_parse_truncated_sample(void)
+{
+  unsigned char buf[256];
+  size_t len = make_sample(buf, 7, 9);
+  /* claim a shorter record: the callchain no longer fits */
+  put_header(buf, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, len - 16);
+  struct bp_rec r;
+  CHECK_EQ_INT(bpi_records_parse(&layout, buf, len - 16, &r), BPE_FORMAT);
+}
+
+static void test_parse_comm_mmap(void)
+{
+  unsigned char buf[256];
+  struct bp_rec r;
+  size_t len = make_comm(buf, "worker-1", true);
+  CHECK_EQ_INT(bpi_records_parse(&layout, buf, len, &r), BP_OK);
+  CHECK_EQ_INT(r.type, BP_REC_COMM);
+  CHECK_EQ_STR(r.u.comm.comm, "worker-1");
+  CHECK(r.u.comm.exec);
+  CHECK_EQ_INT(r.sid.time, 777);
+
+  /* a name without its terminating NUL is rejected */
+  memset(buf + 16, 'x', len - 16 - 16);
+  CHECK_EQ_INT(bpi_records_parse(&layout, buf, len, &r), BPE_FORMAT);
+
+  len = make_mmap2(buf, "/usr/lib/libfoo.so");
+  CHECK_EQ_INT(bpi_records_parse(&layout, buf, len, &r), BP_OK);
+  CHECK_EQ_INT(r.type, BP_REC_MMAP);
+  CHECK_EQ_STR(r.u.mmap.filename, "/usr/lib/libfoo.so");
+  CHECK_EQ_INT(r.u.mmap.start, 0x7f0000001000);
+  CHECK_EQ_INT(r.u.mmap.pgoff, 0x1000);
+  CHECK_EQ_INT(r.u.mmap.build_id_size, 20);
+  CHECK_EQ_INT(r.u.mmap.build_id[19], 0xa0 + 19);
+  CHECK_EQ_INT(r.u.mmap.prot, 5);
+  CHECK_EQ_INT(r.sid.time, 555);
+}
+
+static void test_parse_lost_unknown(void)
+{
+  unsigned char buf[64];
+  size_t at = 8;
+  at = put_u64(buf, at, 5);    /* id */
+  at = put_u64(buf, at, 17);   /* lost */
+  at = put_u32x2(buf, at, 1, 1);
+  at = put_u64(buf, at, 99);
+  put_header(buf, PERF_RECORD_LOST, 0, at);
+  struct bp_rec r;
+  CHECK_EQ_INT(bpi_records_parse(&layout, buf, at, &r), BP_OK);
+  CHECK_EQ_INT(r.type, BP_REC_LOST);
+  CHECK_EQ_INT(r.u.lost.lost, 17);
+
+  put_header(buf, 250, 0, 16);  /* a type from a future kernel */
+  CHECK_EQ_INT(bpi_records_parse(&layout, buf, 16, &r), BP_OK);
+  CHECK_EQ_INT(r.type, BP_REC_OTHER);
+  CHECK_EQ_INT(r.raw_type, 250);
+}
+
+static void test_ring_wraparound(void)
+{
+  struct fake_ring f;
+  fake_init(&f);
+  struct bp_ring ring;
+  bpi_ring_init(&ring, f.mem, DATA_SIZE);
+  unsigned char rec[128];
+  size_t len = make_sample(rec, 1, 1);  /* 72 bytes */
+  const void *got;
+  size_t got_len;
+  bp_code err;
+  int wrapped = 0;
+  /* write and read enough records to cross the end several times */
+  for(uint64_t i = 0; i < 20; i++) {
+    len = make_sample(rec, 1, 1000 + i);
+    fake_write(&f, rec, len);
+    CHECK(bpi_ring_begin(&ring));
+    CHECK(bpi_ring_next(&ring, &got, &got_len, &err));
+    CHECK_EQ_INT(got_len, len);
+    CHECK(memcmp(got, rec, len) == 0);
+    if(got == ring.scratch)
+      wrapped++;
+    CHECK(!bpi_ring_next(&ring, &got, &got_len, &err));
+    CHECK_EQ_INT(err, BP_OK);
+    bpi_ring_consume(&ring);
+    CHECK_EQ_INT(f.page->data_tail, f.page->data_head);
+  }
+  CHECK(wrapped > 0);  /* some records straddled the end */
+  bpi_ring_cleanup(&ring);
+  free(f.mem);
+}
+
+static void test_ring_batch_and_partial(void)
+{
+  struct fake_ring f;
+  fake_init(&f);
+  struct bp_ring ring;
+  bpi_ring_init(&ring, f.mem, DATA_SIZE);
+  unsigned char rec[256];
+  size_t len = make_comm(rec, "a", false);
+  fake_write(&f, rec, len);
+  fake_write(&f, rec, len);
+  const void *got;
+  size_t got_len;
+  bp_code err;
+  CHECK(bpi_ring_begin(&ring));
+  CHECK(bpi_ring_next(&ring, &got, &got_len, &err));
+  CHECK(bpi_ring_next(&ring, &got, &got_len, &err));
+  CHECK(!bpi_ring_next(&ring, &got, &got_len, &err));
+  bpi_ring_consume(&ring);
+  CHECK_EQ_INT(ring.corrupt, 0);
+
+  /* a header whose size exceeds what the kernel published: skipped,
+   * counted, and the reader does not run past the head */
+  len = make_comm(rec, "b", false);
+  put_header(rec, PERF_RECORD_COMM, 0, 200);
+  fake_write(&f, rec, len);
+  CHECK(bpi_ring_begin(&ring));
+  CHECK(!bpi_ring_next(&ring, &got, &got_len, &err));
+  CHECK_EQ_INT(ring.corrupt, 1);
+  CHECK_EQ_INT(ring.tail, f.page->data_head);
+
+  /* a zero-size header cannot loop forever */
+  memset(rec, 0, 16);
+  fake_write(&f, rec, 16);
+  CHECK(bpi_ring_begin(&ring));
+  CHECK(!bpi_ring_next(&ring, &got, &got_len, &err));
+  CHECK_EQ_INT(ring.corrupt, 2);
+  bpi_ring_cleanup(&ring);
+  free(f.mem);
+}
+
+int main(void)
+{
+  test_parse_sample();
+  test_parse_truncated_sample();
+  test_parse_comm_mmap();
+  test_parse_lost_unknown();
+  test_ring_wraparound();
+  test_ring_batch_and_partial();
+  return check_exit();
+}

@@ -1,0 +1,558 @@
+/* Unit test of plugin/lib/symbols.c: resolves places in fixture programs
+ * (tests/unit/fixtures, built by tests/symbols.mk) whose virtual addresses
+ * the fixtures print themselves, in the libc this test runs with, in a
+ * Rust program compiled here when $RUSTC is set, and in crafted kallsyms
+ * and perf-PID.map files. */
+#include "bp_setup.h"
+#include "symbols.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define OUT_MAX (256 * 1024)
+
+static const char *top_srcdir;
+static const char *top_builddir;
+static char tmpdir[PATH_MAX];
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Run argv, its stdout into out (NUL-terminated).  Returns the exit
+ * status, -1 when it could not run. */
+static int run_capture(char *const argv[], char *out, size_t cap)
+{
+  int fds[2];
+  size_t len = 0;
+  int status;
+  if(pipe(fds))
+    return -1;
+  pid_t pid = fork();
+  if(pid < 0)
+    return -1;
+  if(!pid) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    close(fds[1]);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  close(fds[1]);
+  for(;;) {
+    ssize_t n = read(fds[0], out + len, cap - 1 - len);
+    if(n < 0 && errno == EINTR)
+      continue;
+    if(n <= 0)
+      break;
+    len += (size_t)n;
+    if(len == cap - 1)
+      break;
+  }
+  out[len] = '\0';
+  close(fds[0]);
+  if(waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+    return -1;
+  return WEXITSTATUS(status);
+}
+
+/* The value of "key HEX" in a fixture's output, 0 when missing. */
+static uint64_t output_value(const char *out, const char *key)
+{
+  size_t klen = strlen(key);
+  for(const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+    if(!strncmp(p, key, klen) && p[klen] == ' ')
+      return strtoull(p + klen + 1, NULL, 16);
+  return 0;
+}
+
+/* The line number of the line of path that contains marker, 0 if none. */
+static uint32_t marker_line(const char *path, const char *marker)
+{
+  FILE *f = fopen(path, "r");
+  char line[1024];
+  uint32_t n = 0, found = 0;
+  if(!f)
+    return 0;
+  while(!found && fgets(line, sizeof(line), f)) {
+    n++;
+    if(strstr(line, marker))
+      found = n;
+  }
+  fclose(f);
+  return found;
+}
+
+static void join(char *dst, size_t cap, const char *a, const char *b)
+{
+  int n = snprintf(dst, cap, "%s/%s", a, b);
+  if(n < 0 || (size_t)n >= cap) {
+    fprintf(stderr, "path too long: %s/%s\n", a, b);
+    exit(1);
+  }
+}
+
+static bool write_file(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "w");
+  if(!f)
+    return false;
+  bool ok = fputs(text, f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+  size_t n = s ? strlen(s) : 0, m = strlen(suffix);
+  return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* The mapping of maps text (/proc/PID/maps) that holds addr: its start,
+ * file offset and path.  false when none. */
+static bool maps_find(const char *maps, uint64_t addr, uint64_t *start,
+                      uint64_t *pgoff, char *path, size_t cap)
+{
+  const char *p = maps;
+  while(p && *p) {
+    unsigned long long lo, hi, off;
+    int pos = 0;
+    if(sscanf(p, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &off, &pos) == 3
+       && pos && addr >= lo && addr < hi) {
+      size_t n = strcspn(p + pos, "\n");
+      if(n >= cap)
+        return false;
+      memcpy(path, p + pos, n);
+      path[n] = '\0';
+      *start = lo;
+      *pgoff = off;
+      return true;
+    }
+    p = strchr(p, '\n');
+    if(p)
+      p++;
+  }
+  return false;
+}
+
+/* Runtime address -> ELF vaddr through the mapping and vaddr_delta, as the
+ * converter does. */
+static bool runtime_to_vaddr(struct bp_symbols *s, const char *maps,
+                             uint64_t addr, char *path, size_t cap,
+                             uint64_t *vaddr)
+{
+  uint64_t start, pgoff;
+  int64_t delta = 0;
+  if(!maps_find(maps, addr, &start, &pgoff, path, cap))
+    return false;
+  bp_code rc = bpi_symbols_vaddr_delta(s, path, pgoff, &delta);
+  CHECK_EQ_INT(rc, BP_OK);
+  *vaddr = addr - start + pgoff + (uint64_t)delta;
+  return rc == BP_OK;
+}
+
+static char *slurp(const char *path)
+{
+  FILE *f = fopen(path, "r");
+  char *buf = calloc(1, OUT_MAX);
+  if(f && buf)
+    buf[fread(buf, 1, OUT_MAX - 1, f)] = '\0';
+  if(f)
+    fclose(f);
+  return buf;
+}
+
+/* ------------------------------------------------------------- demangling */
+
+static void test_demangle(void)
+{
+  char *d;
+  d = bpi_symbols_demangle("_ZN2ns5KlassIiE6methodEi");
+  CHECK_EQ_STR(d, "ns::Klass<int>::method(int)");
+  free(d);
+  /* Rust legacy: the ::h<hash> suffix goes */
+  d = bpi_symbols_demangle("_ZN4core3fmt5write17h0123456789abcdefE");
+  CHECK_EQ_STR(d, "core::fmt::write");
+  free(d);
+  d = bpi_symbols_demangle(
+    "_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$"
+    "17h7e3ba4b4b7c5a2e1E");
+  CHECK_EQ_STR(d, "std::rt::lang_start::{{closure}}");
+  free(d);
+  /* Rust v0 */
+  d = bpi_symbols_demangle("_RNvNtCs1234_7mycrate5inner3foo");
+  CHECK_EQ_STR(d, "mycrate::inner::foo");
+  free(d);
+  d = bpi_symbols_demangle("_RNvMNtCs1234_7mycrate5innerINtB2_3BoxmE3new");
+  CHECK(d && strstr(d, "Box<u32>") && ends_with(d, "::new"));
+  free(d);
+  CHECK(!bpi_symbols_demangle("main"));
+  CHECK(!bpi_symbols_demangle("qsort"));
+  CHECK(!bpi_symbols_demangle("_Zgarbage"));
+  CHECK(!bpi_symbols_demangle(""));
+}
+
+/* ------------------------------------------------------- fixture programs */
+
+/* Run a fixture; its output in out.  false (after a failed CHECK) when it
+ * is missing or fails. */
+static bool run_fixture(const char *path, char *out, size_t cap)
+{
+  char *argv[] = { (char *)path, NULL };
+  int rc = run_capture(argv, out, cap);
+  if(rc)
+    fprintf(stderr, "fixture %s: exit %d\n", path, rc);
+  CHECK_EQ_INT(rc, 0);
+  return rc == 0;
+}
+
+/* symfix.c built as name: names, file:line and the declaration line. */
+static void test_c_fixture(struct bp_symbols *s, const char *name)
+{
+  char path[PATH_MAX], src[PATH_MAX], dir[PATH_MAX], out[4096];
+  struct bp_sym sym, again;
+  join(dir, sizeof(dir), top_builddir, "tests/unit/fixtures");
+  join(path, sizeof(path), dir, name);
+  join(src, sizeof(src), top_srcdir, "tests/unit/fixtures/symfix.c");
+  if(!run_fixture(path, out, sizeof(out)))
+    return;
+  uint64_t start = output_value(out, "add_start");
+  uint64_t call = output_value(out, "add_call");
+  uint32_t decl = marker_line(src, "@add_decl");
+  uint32_t line = marker_line(src, "@add_call");
+  CHECK(start && call && decl && line);
+
+  memset(&sym, 0, sizeof(sym));
+  CHECK(bpi_symbols_resolve(s, path, NULL, call, &sym));
+  CHECK_EQ_STR(sym.name, "symfix_add");
+  CHECK(ends_with(sym.file, "/symfix.c"));
+  CHECK_EQ_INT(sym.line, line);
+  CHECK_EQ_INT(sym.start_line, decl);
+
+  /* the function's first byte: same function, its declaration line */
+  memset(&sym, 0, sizeof(sym));
+  CHECK(bpi_symbols_resolve(s, path, "", start, &sym));
+  CHECK_EQ_STR(sym.name, "symfix_add");
+  CHECK_EQ_INT(sym.start_line, decl);
+
+  /* cached: the same strings come back */
+  memset(&again, 0, sizeof(again));
+  CHECK(bpi_symbols_resolve(s, path, NULL, call, &again));
+  CHECK(again.name == sym.name);
+
+  /* an address in no symbol: below the module, and far above it */
+  CHECK(!bpi_symbols_resolve(s, path, NULL, 0x10, &sym));
+  CHECK(!bpi_symbols_resolve(s, path, NULL, 0x7fffffff0000ULL, &sym));
+}
+
+/* The PIE's first page is its ELF header, inside the module but in no
+ * symbol. */
+static void test_no_symbol(struct bp_symbols *s)
+{
+  char path[PATH_MAX];
+  struct bp_sym sym;
+  join(path, sizeof(path), top_builddir, "tests/unit/fixtures/symfix_pie");
+  CHECK(!bpi_symbols_resolve(s, path, NULL, 0, &sym));
+  CHECK(!bpi_symbols_resolve(s, path, NULL, 0x40, &sym));
+}
+
+static void test_build_id(struct bp_symbols *s)
+{
+  static const char want[] = "0123456789abcdef0123456789abcdef01234567";
+  char path[PATH_MAX], cxx[PATH_MAX], out[4096], hex[41];
+  struct bp_sym sym;
+  join(path, sizeof(path), top_builddir, "tests/unit/fixtures/symfix_nopie");
+  join(cxx, sizeof(cxx), top_builddir, "tests/unit/fixtures/symfix_cxx");
+  if(!run_fixture(path, out, sizeof(out)))
+    return;
+  uint64_t call = output_value(out, "add_call");
+
+  CHECK_EQ_INT(bpi_symbols_build_id(s, path, hex, sizeof(hex)), BP_OK);
+  CHECK_EQ_STR(hex, want);
+  CHECK_EQ_INT(bpi_symbols_build_id(s, path, hex, 8), BPE_INVAL);
+  CHECK(bpi_symbols_resolve(s, path, want, call, &sym));
+  CHECK(bpi_symbols_resolve(s, path, "0123456789ABCDEF0123456789ABCDEF01234567",
+                            call, &sym));
+  /* a file replaced since it was mapped gives no name at all */
+  CHECK(!bpi_symbols_resolve(s, path,
+                             "89abcdef0123456789abcdef0123456789abcdef",
+                             call, &sym));
+  CHECK(!bpi_symbols_resolve(s, path, "0123", call, &sym));
+
+  /* symfix_cxx has no build id: none to compare, so a given one differs */
+  CHECK_EQ_INT(bpi_symbols_build_id(s, cxx, hex, sizeof(hex)), BP_OK);
+  CHECK_EQ_STR(hex, "");
+}
+
+static void test_cxx(struct bp_symbols *s, struct bp_symbols *raw)
+{
+  char path[PATH_MAX], out[4096];
+  struct bp_sym sym;
+  join(path, sizeof(path), top_builddir, "tests/unit/fixtures/symfix_cxx");
+  if(!run_fixture(path, out, sizeof(out)))
+    return;
+  uint64_t call = output_value(out, "method_call");
+  CHECK(call);
+  memset(&sym, 0, sizeof(sym));
+  CHECK(bpi_symbols_resolve(s, path, NULL, call, &sym));
+  CHECK_EQ_STR(sym.name, "ns::Klass<int>::method(int)");
+  CHECK(ends_with(sym.file, "/symfix.cc"));
+  CHECK(sym.line > 0);
+  CHECK(!bpi_symbols_resolve(s, path, "0123456789abcdef", call, &sym));
+  /* demangle = false keeps the linkage name */
+  memset(&sym, 0, sizeof(sym));
+  CHECK(bpi_symbols_resolve(raw, path, NULL, call, &sym));
+  CHECK_EQ_STR(sym.name, "_ZN2ns5KlassIiE6methodEi");
+}
+
+/* qsort in the libc (or the sanitizer runtime) this test runs with: the
+ * runtime address goes through /proc/self/maps and vaddr_delta, and must
+ * land where the dynamic linker's load bias says. */
+static void test_shared_library(struct bp_symbols *s)
+{
+  char path[PATH_MAX];
+  struct link_map *lm = NULL;
+  Dl_info info;
+  struct bp_sym sym;
+  uint64_t vaddr = 0;
+  void *fn = (void *)(uintptr_t)&qsort;
+  char *maps = slurp("/proc/self/maps");
+  CHECK(maps != NULL);
+  if(!maps)
+    return;
+  CHECK(dladdr1(fn, &info, (void **)&lm, RTLD_DL_LINKMAP) != 0);
+  CHECK(lm != NULL);
+  if(lm && runtime_to_vaddr(s, maps, (uint64_t)(uintptr_t)fn, path,
+                            sizeof(path), &vaddr)) {
+    CHECK_EQ_INT(vaddr, (uint64_t)(uintptr_t)fn - lm->l_addr);
+    memset(&sym, 0, sizeof(sym));
+    CHECK(bpi_symbols_resolve(s, path, NULL, vaddr + 4, &sym));
+    CHECK(sym.name && strstr(sym.name, "qsort"));
+    if(!sym.name || !strstr(sym.name, "qsort"))
+      fprintf(stderr, "%s: %#" PRIx64 " -> %s\n", path, vaddr,
+              sym.name ? sym.name : "(none)");
+  }
+  free(maps);
+}
+
+static void test_bad_files(struct bp_symbols *s)
+{
+  char missing[PATH_MAX], src[PATH_MAX], hex[41];
+  struct bp_sym sym;
+  int64_t delta;
+  join(missing, sizeof(missing), tmpdir, "no-such-file");
+  join(src, sizeof(src), top_srcdir, "tests/unit/fixtures/symfix.c");
+  CHECK(!bpi_symbols_resolve(s, missing, NULL, 0x1000, &sym));
+  CHECK_EQ_INT(bpi_symbols_vaddr_delta(s, missing, 0, &delta), BPE_IO);
+  CHECK_EQ_INT(bpi_symbols_build_id(s, missing, hex, sizeof(hex)), BPE_IO);
+  CHECK(!bpi_symbols_resolve(s, src, NULL, 0x1000, &sym));
+  CHECK_EQ_INT(bpi_symbols_vaddr_delta(s, src, 0, &delta), BPE_FORMAT);
+}
+
+/* ---------------------------------------------------------------- Rust */
+
+/* Compile symfix.rs with mangling (NULL: the compiler's default), run it,
+ * and resolve mymod::compute through its own /proc/self/maps. */
+static void rust_case(struct bp_symbols *s, struct bp_symbols *raw,
+                      const char *rustc, const char *mangling)
+{
+  char src[PATH_MAX], exe[PATH_MAX], path[PATH_MAX], flag[64];
+  char *out = malloc(OUT_MAX);
+  struct bp_sym sym;
+  uint64_t vaddr = 0;
+  join(src, sizeof(src), top_srcdir, "tests/unit/fixtures/symfix.rs");
+  join(exe, sizeof(exe), tmpdir, mangling ? "symfix_v0" : "symfix_default");
+  snprintf(flag, sizeof(flag), "symbol-mangling-version=%s",
+           mangling ? mangling : "v0");
+  char *argv[] = { (char *)rustc, "--crate-name", "symfix", "-g",
+                   "-C", "force-frame-pointers=yes", "-o", exe, src,
+                   mangling ? "-C" : NULL, flag, NULL };
+  CHECK(out != NULL);
+  if(!out)
+    return;
+  int rc = run_capture(argv, out, OUT_MAX);
+  CHECK_EQ_INT(rc, 0);
+  if(rc || !run_fixture(exe, out, OUT_MAX)) {
+    free(out);
+    return;
+  }
+  uint64_t addr = output_value(out, "compute");
+  CHECK(addr);
+  CHECK(runtime_to_vaddr(s, out, addr, path, sizeof(path), &vaddr));
+  CHECK_EQ_STR(path, exe);
+
+  memset(&sym, 0, sizeof(sym));
+  CHECK(bpi_symbols_resolve(s, exe, NULL, vaddr, &sym));
+  CHECK_EQ_STR(sym.name, "symfix::mymod::compute");
+  CHECK(ends_with(sym.file, "/symfix.rs"));
+  CHECK_EQ_INT(sym.start_line, marker_line(src, "@compute_decl"));
+
+  memset(&sym, 0, sizeof(sym));
+  CHECK(bpi_symbols_resolve(raw, exe, NULL, vaddr, &sym));
+  if(mangling)
+    CHECK(sym.name && !strncmp(sym.name, "_R", 2));
+  else
+    CHECK(sym.name && (!strncmp(sym.name, "_R", 2) ||
+                       !strncmp(sym.name, "_ZN", 3)));
+  free(out);
+}
+
+static void test_rust(struct bp_symbols *s, struct bp_symbols *raw)
+{
+  const char *rustc = getenv("RUSTC");
+  if(!rustc || !*rustc) {
+    printf("rust: skipped, RUSTC not set\n");
+    return;
+  }
+  rust_case(s, raw, rustc, "v0");
+  rust_case(s, raw, rustc, NULL);  /* legacy on stable compilers */
+}
+
+/* ------------------------------------------------------ kallsyms and JIT */
+
+static void test_kallsyms(void)
+{
+  struct bp_symbols_opts opts = { .demangle = true };
+  struct bp_symbols *s;
+  struct bp_sym sym;
+  char path[PATH_MAX];
+  join(path, sizeof(path), tmpdir, "kallsyms");
+  /* out of order, with data, absolute and module symbols */
+  CHECK(write_file(path,
+                   "ffffffff81000200 T _RNvCs1234_7mycrate3foo\n"
+                   "0000000000000000 A fixed_percpu_data\n"
+                   "ffffffff81000000 T _stext\n"
+                   "ffffffff81000100 t do_one_thing\n"
+                   "ffffffff81000100 T do_one_thing_alias\n"
+                   "ffffffff81000300 D some_data\n"
+                   "ffffffff81000400 W weak_fn\n"
+                   "ffffffffc0001000 t mod_fn\t[mymod]\n"
+                   "not a line\n"));
+  opts.kallsyms = path;
+  CHECK_EQ_INT(bpi_symbols_new(&s, &opts), BP_OK);
+  CHECK(bpi_symbols_resolve_kernel(s, 0xffffffff81000150ULL, &sym));
+  CHECK_EQ_STR(sym.name, "do_one_thing");
+  CHECK(sym.file == NULL && sym.line == 0);
+  CHECK(bpi_symbols_resolve_kernel(s, 0xffffffff81000000ULL, &sym));
+  CHECK_EQ_STR(sym.name, "_stext");
+  /* data symbols do not end the function before them */
+  CHECK(bpi_symbols_resolve_kernel(s, 0xffffffff81000350ULL, &sym));
+  CHECK_EQ_STR(sym.name, "mycrate::foo");
+  CHECK(bpi_symbols_resolve_kernel(s, 0xffffffff81000400ULL, &sym));
+  CHECK_EQ_STR(sym.name, "weak_fn");
+  CHECK(bpi_symbols_resolve_kernel(s, 0xffffffffc0001010ULL, &sym));
+  CHECK_EQ_STR(sym.name, "mod_fn");
+  CHECK(!bpi_symbols_resolve_kernel(s, 0xffffffff80000000ULL, &sym));
+  CHECK(!bpi_symbols_resolve_kernel(s, 0xffffffffc0100000ULL, &sym));
+  bpi_symbols_free(s);
+
+  /* kptr_restrict: every address reads as zero */
+  CHECK(write_file(path, "0000000000000000 T _stext\n"
+                         "0000000000000000 t do_one_thing\n"));
+  CHECK_EQ_INT(bpi_symbols_new(&s, &opts), BP_OK);
+  CHECK(!bpi_symbols_resolve_kernel(s, 0, &sym));
+  CHECK(!bpi_symbols_resolve_kernel(s, 0xffffffff81000150ULL, &sym));
+  bpi_symbols_free(s);
+
+  join(path, sizeof(path), tmpdir, "no-kallsyms");
+  CHECK_EQ_INT(bpi_symbols_new(&s, &opts), BP_OK);
+  CHECK(!bpi_symbols_resolve_kernel(s, 0xffffffff81000150ULL, &sym));
+  bpi_symbols_free(s);
+}
+
+static void test_jit(void)
+{
+  struct bp_symbols_opts opts = { .demangle = true, .jit_map_dir = tmpdir };
+  struct bp_symbols *s;
+  struct bp_sym sym;
+  char path[PATH_MAX];
+  join(path, sizeof(path), tmpdir, "perf-4242.map");
+  CHECK(write_file(path,
+                   "7f0000001000 100 LazyCompile:~foo /x.js:1\n"
+                   "0x7f0000002000 0x80 _ZN2ns3barEv\n"
+                   "7f0000000100 10 first\r\n"
+                   "7f0000003000 40 old\n"
+                   "7f0000003000 40 new\n"
+                   "garbage\n"
+                   "7f0000004000 0 empty\n"));
+  CHECK_EQ_INT(bpi_symbols_new(&s, &opts), BP_OK);
+  CHECK(bpi_symbols_resolve_jit(s, 4242, 0x7f0000001050ULL, &sym));
+  CHECK_EQ_STR(sym.name, "LazyCompile:~foo /x.js:1");
+  CHECK(bpi_symbols_resolve_jit(s, 4242, 0x7f0000001000ULL, &sym));
+  CHECK(!bpi_symbols_resolve_jit(s, 4242, 0x7f0000001100ULL, &sym));
+  CHECK(bpi_symbols_resolve_jit(s, 4242, 0x7f0000002010ULL, &sym));
+  CHECK_EQ_STR(sym.name, "ns::bar()");
+  CHECK(bpi_symbols_resolve_jit(s, 4242, 0x7f000000010fULL, &sym));
+  CHECK_EQ_STR(sym.name, "first");
+  CHECK(bpi_symbols_resolve_jit(s, 4242, 0x7f0000003000ULL, &sym));
+  CHECK_EQ_STR(sym.name, "new");
+  CHECK(!bpi_symbols_resolve_jit(s, 4242, 0x7f0000004000ULL, &sym));
+  CHECK(!bpi_symbols_resolve_jit(s, 4242, 0x100, &sym));
+  /* no map for this pid, asked twice (the absence is cached) */
+  CHECK(!bpi_symbols_resolve_jit(s, 4243, 0x7f0000001050ULL, &sym));
+  CHECK(!bpi_symbols_resolve_jit(s, 4243, 0x7f0000001050ULL, &sym));
+  bpi_symbols_free(s);
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void remove_tmpdir(void)
+{
+  static const char *const names[] = {
+    "kallsyms", "perf-4242.map", "symfix_v0", "symfix_default"
+  };
+  char path[PATH_MAX];
+  for(size_t i = 0; i < BP_ARRAY_LEN(names); i++) {
+    join(path, sizeof(path), tmpdir, names[i]);
+    unlink(path);
+  }
+  rmdir(tmpdir);
+}
+
+int main(void)
+{
+  struct bp_symbols_opts opts = { .demangle = true };
+  struct bp_symbols_opts raw_opts = { .demangle = false };
+  struct bp_symbols *s = NULL, *raw = NULL;
+  const char *tmp = getenv("TMPDIR");
+  top_srcdir = getenv("top_srcdir");
+  top_builddir = getenv("top_builddir");
+  if(!top_srcdir)
+    top_srcdir = ".";
+  if(!top_builddir)
+    top_builddir = ".";
+  join(tmpdir, sizeof(tmpdir), tmp && *tmp ? tmp : "/tmp",
+       "bp-symbols-XXXXXX");
+  if(!mkdtemp(tmpdir)) {
+    perror("mkdtemp");
+    return 1;
+  }
+
+  test_demangle();
+  CHECK_EQ_INT(bpi_symbols_new(&s, &opts), BP_OK);
+  CHECK_EQ_INT(bpi_symbols_new(&raw, &raw_opts), BP_OK);
+  if(s && raw) {
+    test_c_fixture(s, "symfix_nopie");
+    test_c_fixture(s, "symfix_pie");
+    test_c_fixture(s, "symfix_split");
+    test_no_symbol(s);
+    test_build_id(s);
+    test_cxx(s, raw);
+    test_shared_library(s);
+    test_bad_files(s);
+    test_rust(s, raw);
+  }
+  bpi_symbols_free(raw);
+  bpi_symbols_free(s);
+  test_kallsyms();
+  test_jit();
+  remove_tmpdir();
+  return check_exit();
+}
