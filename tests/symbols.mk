@@ -45,5 +45,5 @@ $(symfix_dir)/symfix_split: $(symfix_src)
 # no build id at all
 $(symfix_dir)/symfix_cxx: $(srcdir)/tests/unit/fixtures/symfix.cc
 	@$(MKDIR_P) $(symfix_dir)
-	$(AM_V_CXX)$(CXX) $(symfix_cflags) -Wl,--build-id=none -o $@ \
+	$(AM_V_GEN)$(CXX) $(symfix_cflags) -Wl,--build-id=none -o $@ \
 	  $(srcdir)/tests/unit/fixtures/symfix.cc

@@ -291,6 +291,11 @@ int cmd_record(int argc, char **argv)
     return rc == BPE_EVENT_UNKNOWN || rc == BPE_INVAL ? BP_EXIT_USAGE
                                                       : BP_EXIT_ERROR;
   }
+  /* The command was forked with our environment; from here on only
+   * benchprof reads it.  libdw would ask debuginfod servers for every
+   * module without local debug info: a runner is no place for that
+   * latency, so symbolize from local files only. */
+  unsetenv("DEBUGINFOD_URLS");
   note_event(bpi_recorder_info(rec));
   install_forwarding(bpi_recorder_pid(rec));
   rc = bpi_recorder_run(rec, &err);

@@ -297,7 +297,8 @@ static uint64_t interval_ns(const struct bp_profile_meta *m)
 static const char run_schema[] =
   "{\"name\":\"BenchprofRun\",\"display\":[\"marker-chart\","
   "\"marker-table\",\"timeline-overview\"],"
-  "\"tooltipLabel\":\"benchprof run\",\"tableLabel\":\"{marker.data.command}\","
+  "\"tooltipLabel\":\"benchprof run\","
+  "\"tableLabel\":\"{marker.data.command}\","
   "\"chartLabel\":\"{marker.data.command}\",\"data\":["
   "{\"key\":\"command\",\"label\":\"Command\",\"format\":\"string\","
   "\"searchable\":true},"
@@ -415,11 +416,12 @@ static void add_samples(struct gecko *g, uint32_t t, uint64_t *next)
   bpi_buf_printf(b, "\"samples\":{\"schema\":{\"stack\":0,\"time\":1,"
                  "\"eventDelay\":2%s},\"data\":[",
                  cpu ? ",\"threadCPUDelta\":3" : "");
-  for(uint64_t i = *next; i < g->nsamples && g->samples[i].thread == t;
+  uint64_t first = *next;
+  for(uint64_t i = first; i < g->nsamples && g->samples[i].thread == t;
       i++) {
     const struct bp_sample *s = &g->samples[i];
     uint32_t row = s->stack < p->nstacks ? g->v.stack_row[s->stack] : BP_NONE;
-    bpi_buf_adds(b, i > *next ? ",\n[" : "\n[");
+    bpi_buf_adds(b, i > first ? ",\n[" : "\n[");
     if(row == BP_NONE)
       bpi_buf_adds(b, "null");
     else
@@ -498,9 +500,16 @@ static void add_thread(struct gecko *g, uint32_t t, uint64_t *next_sample)
   const char *proc = bpi_profile_str(p, th->process_name);
   view_build(g, t);
   bpi_buf_adds(b, t ? ",\n{" : "\n{");
-  add_str_field(b, "name", *name ? name : proc);
+  /* a comm can be unknown (the thread ended before we asked) */
+  if(*name || *proc)
+    add_str_field(b, "name", *name ? name : proc);
+  else
+    bpi_buf_printf(b, "\"name\":\"[tid %" PRIu32 "]\"", th->tid);
   bpi_buf_adds(b, ",\"processType\":\"default\",");
-  add_str_field(b, "processName", *proc ? proc : name);
+  if(*name || *proc)
+    add_str_field(b, "processName", *proc ? proc : name);
+  else
+    bpi_buf_printf(b, "\"processName\":\"[pid %" PRIu32 "]\"", th->pid);
   bpi_buf_printf(b, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
                  ",\"registerTime\":", th->pid, th->tid);
   if(th->start_ns)

@@ -97,17 +97,15 @@ static void short_event(const struct bp_profile_meta *m, char *out,
   const char *ev = m->requested_event && *m->requested_event ?
                    m->requested_event : m->event ? m->event : "";
   const char *colons = strstr(ev, "::");
+  const char *slash;
+  size_t n = 0;
   if(colons)
     ev = colons + 2;
-  size_t n = 0;
-  for(; *ev && *ev != ':' && n + 1 < len; ev++) {
-    char c = *ev;
-    if(c == '/') {       /* pmu/event/ : keep the event part */
-      n = 0;
-      continue;
-    }
-    out[n++] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-  }
+  slash = strchr(ev, '/');
+  if(slash && slash[1])  /* pmu/event/modifiers */
+    ev = slash + 1;
+  for(; *ev && !strchr(":/,=", *ev) && n + 1 < len; ev++)
+    out[n++] = (*ev >= 'A' && *ev <= 'Z') ? (char)(*ev - 'A' + 'a') : *ev;
   out[n] = '\0';
   if(!n)
     snprintf(out, len, "events");

@@ -64,7 +64,8 @@ static void add_event(struct bp_buf *b, const struct bp_profile_meta *m)
   bpi_buf_adds(b, ",");
   add_key(b, "used");
   add_str_or_null(b, m->event);
-  bpi_buf_printf(b, ",\"fallback\":%s,", m->fallback_reason ? "true" : "false");
+  bpi_buf_printf(b, ",\"fallback\":%s,",
+                 m->fallback_reason ? "true" : "false");
   add_key(b, "fallback_reason");
   add_str_or_null(b, m->fallback_reason);
   if(m->freq)

@@ -55,6 +55,8 @@ static enum bp_mapping_kind kind_of(const char *path)
      !strcmp(path, "[heap]") || !strncmp(path, "[stack", 6) ||
      !strncmp(path, "/memfd:", 7))
     return BP_MAP_ANON;
+  if(!strcmp(path, "[vdso]"))
+    return BP_MAP_FILE;  /* symbols.c reads it from its own memory */
   if(path[0] == '[' || path[0] != '/')
     return BP_MAP_SPECIAL;
   return BP_MAP_FILE;

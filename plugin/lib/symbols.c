@@ -2,10 +2,13 @@
 #include "symbols.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <dwarf.h>
@@ -23,6 +26,9 @@
 /* kallsyms has no sizes: the last symbol is taken to end one page on,
  * as perf does. */
 #define KSYM_LAST_SIZE 4096
+
+/* The name the kernel gives the vDSO mapping in MMAP records. */
+#define VDSO_PATH "[vdso]"
 
 struct segment {   /* one PT_LOAD program header */
   uint64_t offset;
@@ -94,25 +100,19 @@ static const Dwfl_Callbacks dwfl_callbacks = {
   .debuginfo_path = NULL,
 };
 
-/* Make room for need elements in *arr, doubling so appends are O(1). */
-static bool grow_array(void **arr, size_t *cap, size_t need, size_t size)
+/* arr with room for need elements (doubling, so appends are O(1)), or
+ * NULL when out of memory, arr then unchanged. */
+static void *grow_array(void *arr, size_t *cap, size_t need, size_t size)
 {
   if(need <= *cap)
-    return true;
+    return arr;
   size_t ncap = *cap ? *cap : 16;
   while(ncap < need)
     ncap *= 2;
-  void *p = realloc(*arr, ncap * size);
-  if(!p)
-    return false;
-  *arr = p;
-  *cap = ncap;
-  return true;
-}
-
-static char *dup_or_null(const char *s)
-{
-  return s ? strdup(s) : NULL;
+  void *p = realloc(arr, ncap * size);
+  if(p)
+    *cap = ncap;
+  return p;
 }
 
 bp_code bpi_symbols_new(struct bp_symbols **out,
@@ -126,8 +126,7 @@ bp_code bpi_symbols_new(struct bp_symbols **out,
   if(!opts)
     opts = &defaults;
   s->jit_map_dir = strdup(opts->jit_map_dir ? opts->jit_map_dir : "/tmp");
-  s->kallsyms = dup_or_null(opts->kallsyms ? opts->kallsyms :
-                            "/proc/kallsyms");
+  s->kallsyms = strdup(opts->kallsyms ? opts->kallsyms : "/proc/kallsyms");
   s->demangle = opts->demangle;
   long ps = sysconf(_SC_PAGESIZE);
   s->pagesize = ps > 0 ? (uint64_t)ps : 4096;
@@ -226,6 +225,40 @@ static bp_code read_segments(struct module *m)
   return BP_OK;
 }
 
+/* The kernel maps the same vDSO into every process of an architecture, so
+ * the profiled processes' "[vdso]" is read from our own copy: a memfd with
+ * the bytes of our mapping, whose size /proc/self/maps gives.  -1 when
+ * that fails (the frames then stay unresolved). */
+static int vdso_fd(void)
+{
+  unsigned long base = getauxval(AT_SYSINFO_EHDR);
+  FILE *maps = fopen("/proc/self/maps", "r");
+  char line[512];
+  uint64_t start = 0, end = 0;
+  if(!base || !maps) {
+    if(maps)
+      fclose(maps);
+    return -1;
+  }
+  while(fgets(line, sizeof(line), maps))
+    if(strstr(line, "[vdso]") &&
+       sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) == 2)
+      break;
+  fclose(maps);
+  if(start != base || end <= start)
+    return -1;
+  int fd = memfd_create("vdso", MFD_CLOEXEC);
+  if(fd < 0)
+    return -1;
+  size_t len = (size_t)(end - start);
+  if(write(fd, (const void *)(uintptr_t)start, len) != (ssize_t)len ||
+     lseek(fd, 0, SEEK_SET) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 /* Open path with libdwfl at base 0 so that module addresses are the ELF
  * virtual addresses (add_p_vaddr: an ET_DYN whose first PT_LOAD is not at
  * 0 keeps a bias of 0 too).  Failure is remembered in m->rc. */
@@ -236,8 +269,10 @@ static void module_open(struct module *m, const char *path)
     m->rc = BPE_NOMEM;
     return;
   }
+  int fd = strcmp(path, VDSO_PATH) ? -1 : vdso_fd();
   dwfl_report_begin(m->dwfl);
-  m->mod = dwfl_report_elf(m->dwfl, path, path, -1, 0, true);
+  /* with fd >= 0, libdwfl reads from it and owns it */
+  m->mod = dwfl_report_elf(m->dwfl, path, path, fd, 0, true);
   dwfl_report_end(m->dwfl, NULL, NULL);
   if(!m->mod) {
     /* libdwfl's error codes are private: tell "cannot read" from "not
@@ -258,9 +293,11 @@ static struct module *module_get(struct bp_symbols *s, const char *path,
 {
   uint32_t i = bpi_strtab_find(&s->paths, path);
   if(i == BP_NONE) {
-    if(!grow_array((void **)&s->mods, &s->mods_cap, s->paths.count + 1,
-                   sizeof(*s->mods)))
+    struct module *mods = grow_array(s->mods, &s->mods_cap,
+                                     s->paths.count + 1, sizeof(*mods));
+    if(!mods)
       return NULL;
+    s->mods = mods;
     i = bpi_strtab_intern(&s->paths, path);
     if(i == BP_NONE)
       return NULL;
@@ -381,12 +418,20 @@ static uint32_t start_line(struct bp_symbols *s, uint32_t id,
   return line;
 }
 
-/* Intern name, demangled when asked to; BP_NONE when out of memory. */
+/* Intern name, demangled when asked to; BP_NONE when out of memory.
+ * A symbol version ("clock_gettime@@GLIBC_2.17" in .symtab) is dropped:
+ * people know the function by its name, and one function should not show
+ * up under two names. */
 static uint32_t intern_name(struct bp_symbols *s, const char *name)
 {
+  char *plain = NULL;
+  const char *at = strchr(name, '@');
+  if(at && at != name && (plain = strndup(name, (size_t)(at - name))))
+    name = plain;
   char *dm = s->demangle ? bpi_symbols_demangle(name) : NULL;
   uint32_t id = bpi_strtab_intern(&s->strs, dm ? dm : name);
   free(dm);
+  free(plain);
   return id;
 }
 
@@ -428,10 +473,13 @@ static const struct result *result_get(struct bp_symbols *s, uint32_t id,
   uint32_t i = bpi_map_get(&s->result_of, id, vaddr);
   if(i != BP_NONE)
     return &s->results[i];
-  if(s->nresults >= BP_NONE - 1 ||
-     !grow_array((void **)&s->results, &s->results_cap, s->nresults + 1,
-                 sizeof(*s->results)))
+  if(s->nresults >= BP_NONE - 1)
     return NULL;
+  struct result *results = grow_array(s->results, &s->results_cap,
+                                      s->nresults + 1, sizeof(*results));
+  if(!results)
+    return NULL;
+  s->results = results;
   struct result *r = &s->results[s->nresults];
   if(!lookup(s, id, mod, vaddr, r) ||
      bpi_map_put(&s->result_of, id, vaddr, (uint32_t)s->nresults))
@@ -493,9 +541,12 @@ static void range_sort(struct range_table *t, bool keep_last)
 static bool range_add(struct bp_symbols *s, struct range_table *t,
                       uint64_t start, uint64_t end, const char *name)
 {
-  if(t->count >= UINT32_MAX ||
-     !grow_array((void **)&t->r, &t->cap, t->count + 1, sizeof(*t->r)))
+  if(t->count >= UINT32_MAX)
     return false;
+  struct range *r = grow_array(t->r, &t->cap, t->count + 1, sizeof(*r));
+  if(!r)
+    return false;
+  t->r = r;
   uint32_t id = bpi_strtab_intern(&s->strs, name);
   if(id == BP_NONE)
     return false;
@@ -671,9 +722,11 @@ bool bpi_symbols_resolve_jit(struct bp_symbols *s, pid_t pid, uint64_t addr,
 {
   uint32_t i = bpi_map_get(&s->jit_of, (uint64_t)pid, 0);
   if(i == BP_NONE) {
-    if(!grow_array((void **)&s->jits, &s->jits_cap, s->njits + 1,
-                   sizeof(*s->jits)))
+    struct range_table *jits = grow_array(s->jits, &s->jits_cap,
+                                          s->njits + 1, sizeof(*jits));
+    if(!jits)
       return false;
+    s->jits = jits;
     struct range_table *t = &s->jits[s->njits];
     memset(t, 0, sizeof(*t));
     jit_load(s, pid, t);

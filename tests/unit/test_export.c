@@ -1,0 +1,640 @@
+/* Exporters: write every artifact of the synthetic profile and read them
+ * back: folded lines exactly, summary and Gecko JSON through cJSON, pprof
+ * through a small protobuf reader, the flame graph's tooltips.  Then the
+ * same for an empty profile and for one with odd samples (no stack, no
+ * symbols, no names, a hardware event). */
+#include "bp_setup.h"
+#include "export.h"
+#include "fileio.h"
+#include "synthetic_profile.h"
+#include "check.h"
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const files[] = {
+  "profile.json.gz", "profile.pb.gz", "profile.folded", "flamegraph.svg",
+  "summary.json",
+};
+
+/* path = dir/name; false when it does not fit */
+static bool join(char path[PATH_MAX], const char *dir, const char *name)
+{
+  return (size_t)snprintf(path, PATH_MAX, "%s/%s", dir, name) < PATH_MAX;
+}
+
+/* The file's contents (gunzipped), or NULL. */
+static char *slurp(const char *dir, const char *name, size_t *len)
+{
+  char path[PATH_MAX];
+  char *data = NULL;
+  struct bp_err err = {.code = BP_OK};
+  size_t n = 0;
+  if(!join(path, dir, name) || bpi_file_read(path, &data, &n, &err))
+    return NULL;
+  if(len)
+    *len = n;
+  return data;
+}
+
+static bool starts_with_gzip_magic(const char *dir, const char *name)
+{
+  char path[PATH_MAX];
+  unsigned char magic[2] = {0, 0};
+  FILE *f = join(path, dir, name) ? fopen(path, "rb") : NULL;
+  if(!f)
+    return false;
+  size_t n = fread(magic, 1, 2, f);
+  fclose(f);
+  return n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
+static cJSON *slurp_json(const char *dir, const char *name)
+{
+  char *text = slurp(dir, name, NULL);
+  cJSON *json = text ? cJSON_Parse(text) : NULL;
+  free(text);
+  return json;
+}
+
+/* ---------------------------------------------------------------- folded */
+
+static void check_folded(const char *dir)
+{
+  char *text = slurp(dir, "profile.folded", NULL);
+  CHECK_EQ_STR(text,
+    "bench;main;" SYNTH_WORK_FOLDED ";cold_path 100\n"
+    "bench;main;" SYNTH_WORK_FOLDED ";hot_loop 350\n"
+    "bench;start_thread;0x2a40 (in libc.so.6);cold_path 50\n"
+    "bench;start_thread;0x2a40 (in libc.so.6);hot_loop 100\n"
+    "hel:per;main;entry_SYSCALL_64;cold_path 50\n"
+    "hel:per;main;entry_SYSCALL_64;hot_loop 150\n");
+  free(text);
+}
+
+/* ---------------------------------------------------------------- summary */
+
+static double num(const cJSON *obj, const char *key)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+static const char *text_of(const cJSON *obj, const char *key)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void check_keys(const cJSON *obj, const char *const *keys, int n)
+{
+  CHECK_EQ_INT(cJSON_GetArraySize(obj), n);
+  for(int i = 0; i < n; i++)
+    CHECK(cJSON_GetObjectItemCaseSensitive(obj, keys[i]) != NULL);
+}
+
+static void check_summary_top(const cJSON *top)
+{
+  CHECK(cJSON_GetArraySize(top) >= 2 && cJSON_GetArraySize(top) <= 20);
+  const cJSON *hot = cJSON_GetArrayItem(top, 0);
+  const cJSON *cold = cJSON_GetArrayItem(top, 1);
+  static const char *const keys[] = {"name", "lib", "file", "self", "total",
+                                     "self_pct", "total_pct"};
+  check_keys(hot, keys, 7);
+  CHECK_EQ_STR(text_of(hot, "name"), SYNTH_HOT);
+  CHECK_EQ_STR(text_of(hot, "lib"), "bench");
+  CHECK_EQ_STR(text_of(hot, "file"), "src/hot.c");
+  CHECK_EQ_INT(num(hot, "self"), SYNTH_HOT_SAMPLES);
+  CHECK(num(hot, "self_pct") == 75.0 && num(hot, "total_pct") == 75.0);
+  CHECK_EQ_STR(text_of(cold, "name"), SYNTH_COLD);
+  CHECK(num(cold, "self_pct") == 25.0);
+  const cJSON *main_fn = cJSON_GetArrayItem(top, 2);
+  CHECK_EQ_STR(text_of(main_fn, "name"), "main");
+  CHECK(num(main_fn, "self") == 0 && num(main_fn, "total_pct") == 81.25);
+}
+
+static void check_summary(const char *dir)
+{
+  static const char *const keys[] = {
+    "benchprof_version", "command", "host", "event", "call_graph", "samples",
+    "lost", "lost_events", "throttled", "start_time_ms", "duration_ms",
+    "exit_status", "unresolved_frames", "symbolize_ms", "processes",
+    "threads", "top_functions"};
+  static const char *const event_keys[] = {
+    "requested", "used", "fallback", "fallback_reason", "frequency_hz",
+    "period", "time_based"};
+  cJSON *s = slurp_json(dir, "summary.json");
+  CHECK(s != NULL);
+  if(!s)
+    return;
+  check_keys(s, keys, (int)BP_ARRAY_LEN(keys));
+  CHECK_EQ_STR(text_of(s, "benchprof_version"), BENCHPROF_VERSION);
+  CHECK_EQ_STR(text_of(s, "command"), "./bench --size 10 'a b'");
+  const cJSON *ev = cJSON_GetObjectItemCaseSensitive(s, "event");
+  check_keys(ev, event_keys, (int)BP_ARRAY_LEN(event_keys));
+  CHECK_EQ_STR(text_of(ev, "requested"), "cycles");
+  CHECK_EQ_STR(text_of(ev, "used"), "cpu-clock");
+  CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "fallback")));
+  CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "time_based")));
+  CHECK(num(ev, "frequency_hz") == 1000);
+  CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(ev, "period")));
+  CHECK_EQ_INT(num(s, "samples"), SYNTH_SAMPLES);
+  CHECK_EQ_INT(num(s, "lost"), 3);
+  CHECK_EQ_INT(num(s, "lost_events"), 1);
+  CHECK_EQ_INT(num(s, "throttled"), 2);
+  CHECK(num(s, "start_time_ms") == 1700000000000.5);
+  CHECK(num(s, "duration_ms") == 401.0);
+  CHECK(num(s, "symbolize_ms") == 12.5);
+  CHECK_EQ_INT(num(s, "processes"), 2);
+  const cJSON *threads = cJSON_GetObjectItemCaseSensitive(s, "threads");
+  CHECK_EQ_INT(cJSON_GetArraySize(threads), 3);
+  const cJSON *worker = cJSON_GetArrayItem(threads, 1);
+  CHECK_EQ_STR(text_of(worker, "name"), SYNTH_WORKER);
+  CHECK_EQ_STR(text_of(worker, "process"), "bench");
+  CHECK_EQ_INT(num(worker, "tid"), 1001);
+  CHECK_EQ_INT(num(worker, "samples"), 200);
+  check_summary_top(cJSON_GetObjectItemCaseSensitive(s, "top_functions"));
+  cJSON_Delete(s);
+}
+
+/* ---------------------------------------------------------------- gecko */
+
+static const cJSON *item(const cJSON *obj, const char *key)
+{
+  return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+static int column(const cJSON *table, const char *name)
+{
+  return (int)num(item(table, "schema"), name);
+}
+
+/* Checks one thread's tables; counts samples per leaf location. */
+static void check_gecko_thread(const cJSON *th, int *hot, int *cold)
+{
+  const cJSON *strings = item(th, "stringTable");
+  const cJSON *frames = item(item(th, "frameTable"), "data");
+  const cJSON *stacks = item(item(th, "stackTable"), "data");
+  const cJSON *samples = item(th, "samples");
+  int nstr = cJSON_GetArraySize(strings);
+  int nframes = cJSON_GetArraySize(frames);
+  int nstacks = cJSON_GetArraySize(stacks);
+  int loc = column(item(th, "frameTable"), "location");
+  int cat = column(item(th, "frameTable"), "category");
+  for(int i = 0; i < nstacks; i++) {
+    const cJSON *row = cJSON_GetArrayItem(stacks, i);
+    const cJSON *prefix = cJSON_GetArrayItem(row, 0);
+    CHECK(cJSON_IsNull(prefix) || prefix->valueint < i);
+    CHECK(cJSON_GetArrayItem(row, 1)->valueint < nframes);
+  }
+  for(int i = 0; i < nframes; i++) {
+    const cJSON *row = cJSON_GetArrayItem(frames, i);
+    int s = cJSON_GetArrayItem(row, loc)->valueint;
+    CHECK(s >= 0 && s < nstr);
+    const char *where = cJSON_GetArrayItem(strings, s)->valuestring;
+    CHECK(strstr(where, " (in ") && !strchr(where, '\n'));
+    CHECK_EQ_INT(cJSON_GetArrayItem(row, cat)->valueint,
+                 strstr(where, "kallsyms") ? 2 : 1);
+  }
+  double last = -1;
+  int t_col = column(samples, "time"), s_col = column(samples, "stack");
+  int cpu_col = column(samples, "threadCPUDelta");
+  const cJSON *row;
+  cJSON_ArrayForEach(row, item(samples, "data")) {
+    double t = cJSON_GetArrayItem(row, t_col)->valuedouble;
+    int stack = cJSON_GetArrayItem(row, s_col)->valueint;
+    CHECK(t >= last);
+    last = t;
+    CHECK(stack >= 0 && stack < nstacks);
+    CHECK(cJSON_GetArrayItem(row, cpu_col)->valuedouble == 1000.0);
+    int frame = cJSON_GetArrayItem(cJSON_GetArrayItem(stacks, stack), 1)
+                  ->valueint;
+    int s = cJSON_GetArrayItem(cJSON_GetArrayItem(frames, frame), loc)
+              ->valueint;
+    const char *leaf = cJSON_GetArrayItem(strings, s)->valuestring;
+    *hot += !strcmp(leaf, "hot_loop (in bench)");
+    *cold += !strcmp(leaf, "cold_path (in bench)");
+  }
+}
+
+static bool has_string(const cJSON *strings, const char *s)
+{
+  const cJSON *v;
+  cJSON_ArrayForEach(v, strings)
+    if(cJSON_IsString(v) && !strcmp(v->valuestring, s))
+      return true;
+  return false;
+}
+
+static void check_gecko(const char *dir)
+{
+  cJSON *g = slurp_json(dir, "profile.json.gz");
+  CHECK(g != NULL);
+  if(!g)
+    return;
+  const cJSON *meta = item(g, "meta");
+  CHECK_EQ_INT(num(meta, "version"), 24);
+  CHECK(num(meta, "interval") == 1.0);
+  CHECK(num(meta, "startTime") == 1700000000000.5);
+  CHECK(cJSON_IsTrue(item(meta, "presymbolicated")));
+  CHECK_EQ_STR(text_of(item(meta, "sampleUnits"), "threadCPUDelta"),
+               "\xc2\xb5s");
+  CHECK_EQ_STR(text_of(cJSON_GetArrayItem(item(meta, "categories"), 0),
+                       "color"), "grey");
+  CHECK(cJSON_IsArray(item(meta, "markerSchema")));
+  CHECK_EQ_STR(text_of(item(meta, "benchprof"), "event"), "cpu-clock");
+  CHECK(cJSON_IsArray(item(g, "libs")) && cJSON_IsArray(item(g, "processes")));
+  CHECK(cJSON_IsArray(item(g, "pausedRanges")));
+  const cJSON *threads = item(g, "threads");
+  CHECK_EQ_INT(cJSON_GetArraySize(threads), 3);
+  int hot = 0, cold = 0;
+  const cJSON *th;
+  cJSON_ArrayForEach(th, threads) {
+    int h = 0, c = 0;
+    check_gecko_thread(th, &h, &c);
+    CHECK_EQ_INT(h * 25, c * 75);  /* every thread splits 75/25 */
+    hot += h;
+    cold += c;
+  }
+  CHECK_EQ_INT(hot, SYNTH_HOT_SAMPLES);
+  CHECK_EQ_INT(cold, SYNTH_COLD_SAMPLES);
+  const cJSON *t0 = cJSON_GetArrayItem(threads, 0);
+  const cJSON *t1 = cJSON_GetArrayItem(threads, 1);
+  CHECK_EQ_STR(text_of(t1, "name"), SYNTH_WORKER);
+  CHECK_EQ_STR(text_of(t1, "processName"), "bench");
+  CHECK_EQ_INT(num(t1, "pid"), 1000);
+  CHECK_EQ_INT(num(t1, "tid"), 1001);
+  CHECK(num(t1, "registerTime") == 0.3);
+  CHECK_EQ_INT(cJSON_GetArraySize(item(item(t0, "markers"), "data")), 1);
+  CHECK_EQ_INT(cJSON_GetArraySize(item(item(t1, "markers"), "data")), 0);
+  CHECK(has_string(item(t0, "stringTable"), SYNTH_WORK_CLEAN " (in bench)"));
+  CHECK(has_string(item(t1, "stringTable"), "0x2a40 (in libc.so.6)"));
+  CHECK(has_string(item(cJSON_GetArrayItem(threads, 2), "stringTable"),
+                   "entry_SYSCALL_64 (in [kernel.kallsyms])"));
+  cJSON_Delete(g);
+}
+
+/* ---------------------------------------------------------------- pprof */
+
+#define PB_MAX 64
+
+struct pb {
+  const unsigned char *p, *end;
+  bool bad;
+};
+
+struct pprof {
+  char *strings[PB_MAX];
+  int nstrings, ntypes, nmappings;
+  uint64_t func_name[PB_MAX];      /* by function id */
+  uint64_t loc_func[PB_MAX];       /* by location id */
+  uint64_t leaf[PB_MAX], value[PB_MAX][2], labels[PB_MAX];
+  int nsamples;
+  bool bad_ids;
+};
+
+static uint64_t pb_varint(struct pb *r)
+{
+  uint64_t v = 0;
+  for(int shift = 0; shift < 64; shift += 7) {
+    if(r->p >= r->end)
+      break;
+    unsigned char c = *r->p++;
+    v |= (uint64_t)(c & 0x7f) << shift;
+    if(!(c & 0x80))
+      return v;
+  }
+  r->bad = true;
+  return 0;
+}
+
+/* Next field: its number, and either a varint value or a sub-reader. */
+static bool pb_next(struct pb *r, uint32_t *field, uint64_t *v,
+                    struct pb *sub)
+{
+  *v = 0;
+  if(r->bad || r->p >= r->end)
+    return false;
+  uint64_t k = pb_varint(r);
+  *field = (uint32_t)(k >> 3);
+  if((k & 7) == 0) {
+    *v = pb_varint(r);
+    return !r->bad;
+  }
+  uint64_t len = pb_varint(r);
+  if((k & 7) != 2 || len > (uint64_t)(r->end - r->p)) {
+    r->bad = true;
+    return false;
+  }
+  *sub = (struct pb){r->p, r->p + len, false};
+  r->p += len;
+  return true;
+}
+
+static void pb_sample(struct pprof *pp, struct pb *r)
+{
+  uint32_t f;
+  uint64_t v;
+  struct pb sub;
+  int i = pp->nsamples++;
+  int nvalues = 0;
+  while(pb_next(r, &f, &v, &sub)) {
+    if(f == 1)
+      pp->leaf[i] = pb_varint(&sub);   /* packed, leaf first */
+    if(f == 2)
+      while(sub.p < sub.end && nvalues < 2)
+        pp->value[i][nvalues++] = pb_varint(&sub);
+    if(f == 3)
+      pp->labels[i]++;
+  }
+}
+
+static void pb_id_pair(struct pb *r, uint32_t key_field, uint32_t val_field,
+                       uint64_t *table, bool *bad_ids)
+{
+  uint32_t f;
+  uint64_t v, id = 0, val = 0;
+  struct pb sub;
+  while(pb_next(r, &f, &v, &sub)) {
+    if(f == key_field)
+      id = v;
+    if(f == val_field)
+      val = v;
+    if(f == 4 && val_field == 1) {  /* Location.line: its function_id */
+      struct pb line = sub;
+      uint32_t lf;
+      uint64_t lv;
+      struct pb lsub;
+      while(pb_next(&line, &lf, &lv, &lsub))
+        if(lf == 1)
+          val = lv;
+    }
+  }
+  if(!id || id >= PB_MAX)
+    *bad_ids = true;
+  else
+    table[id] = val;
+}
+
+static void pb_profile(struct pprof *pp, const char *data, size_t len)
+{
+  struct pb r = {(const unsigned char *)data,
+                 (const unsigned char *)data + len, false};
+  uint32_t f;
+  uint64_t v;
+  struct pb sub;
+  while(pb_next(&r, &f, &v, &sub)) {
+    if(f == 1)
+      pp->ntypes++;
+    else if(f == 2 && pp->nsamples < PB_MAX)
+      pb_sample(pp, &sub);
+    else if(f == 3)
+      pp->nmappings++;
+    else if(f == 4)
+      pb_id_pair(&sub, 1, 1, pp->loc_func, &pp->bad_ids);
+    else if(f == 5)
+      pb_id_pair(&sub, 1, 2, pp->func_name, &pp->bad_ids);
+    else if(f == 6 && pp->nstrings < PB_MAX)
+      pp->strings[pp->nstrings++] = strndup((const char *)sub.p,
+                                            (size_t)(sub.end - sub.p));
+  }
+  CHECK(!r.bad);
+}
+
+static const char *leaf_name(const struct pprof *pp, int sample)
+{
+  uint64_t loc = pp->leaf[sample];
+  uint64_t fn = loc < PB_MAX ? pp->loc_func[loc] : 0;
+  uint64_t name = fn < PB_MAX ? pp->func_name[fn] : 0;
+  return name < (uint64_t)pp->nstrings ? pp->strings[name] : "";
+}
+
+static void check_pprof(const char *dir)
+{
+  size_t len = 0;
+  char *data = slurp(dir, "profile.pb.gz", &len);
+  struct pprof pp;
+  memset(&pp, 0, sizeof(pp));
+  CHECK(data != NULL);
+  if(!data)
+    return;
+  pb_profile(&pp, data, len);
+  CHECK(pp.nstrings > 0 && pp.strings[0] && !pp.strings[0][0]);
+  CHECK(!pp.bad_ids);
+  CHECK_EQ_INT(pp.ntypes, 2);
+  CHECK_EQ_INT(pp.nmappings, 3);
+  uint64_t hot = 0, cold = 0, all = 0, cpu = 0;
+  for(int i = 0; i < pp.nsamples; i++) {
+    const char *leaf = leaf_name(&pp, i);
+    hot += strcmp(leaf, SYNTH_HOT) ? 0 : pp.value[i][0];
+    cold += strcmp(leaf, SYNTH_COLD) ? 0 : pp.value[i][0];
+    all += pp.value[i][0];
+    cpu += pp.value[i][1];
+    CHECK_EQ_INT(pp.labels[i], 3);  /* pid, tid, thread */
+  }
+  CHECK_EQ_INT(hot, SYNTH_HOT_SAMPLES);
+  CHECK_EQ_INT(cold, SYNTH_COLD_SAMPLES);
+  CHECK_EQ_INT(all, SYNTH_SAMPLES);
+  CHECK_EQ_INT(cpu, (uint64_t)SYNTH_SAMPLES * SYNTH_PERIOD_NS);
+  bool unresolved = false;
+  for(int i = 0; i < pp.nstrings; i++)
+    unresolved = unresolved || !strcmp(pp.strings[i], "0x2a40 (in libc.so.6)");
+  CHECK(unresolved);
+  for(int i = 0; i < pp.nstrings; i++)
+    free(pp.strings[i]);
+  free(data);
+}
+
+/* ---------------------------------------------------------------- svg */
+
+/* Sum of the samples in tooltips "name (N samples, ...)". */
+static long svg_samples(const char *svg, const char *name)
+{
+  char pat[128];
+  long sum = 0;
+  int n = snprintf(pat, sizeof(pat), "<title>%s (", name);
+  for(const char *s = strstr(svg, pat); s; s = strstr(s + 1, pat))
+    sum += strtol(s + n, NULL, 10);
+  return sum;
+}
+
+static void check_svg(const char *dir)
+{
+  char *svg = slurp(dir, "flamegraph.svg", NULL);
+  CHECK(svg != NULL);
+  if(!svg)
+    return;
+  CHECK(!strncmp(svg, "<?xml", 5) && strstr(svg, "</svg>\n"));
+  CHECK(strstr(svg, "<title>all (800 samples, 100.00%)</title>"));
+  CHECK_EQ_INT(svg_samples(svg, SYNTH_HOT), SYNTH_HOT_SAMPLES);
+  CHECK_EQ_INT(svg_samples(svg, SYNTH_COLD), SYNTH_COLD_SAMPLES);
+  CHECK(strstr(svg, "<title>hel;per (200 samples, 25.00%)</title>"));
+  /* the hostile name is escaped, never markup */
+  CHECK(strstr(svg, "&lt;script&gt;alert(1)"));
+  CHECK(!strstr(svg, "<script>alert"));
+  CHECK(!strstr(svg, "\xff"));
+  free(svg);
+}
+
+/* ---------------------------------------------------------------- more */
+
+static void check_deterministic(const char *dir, const char *dir2)
+{
+  for(size_t i = 0; i < BP_ARRAY_LEN(files); i++) {
+    size_t a_len = 0, b_len = 0;
+    char *a = slurp(dir, files[i], &a_len);
+    char *b = slurp(dir2, files[i], &b_len);
+    CHECK(a && b && a_len == b_len && !memcmp(a, b, a_len));
+    free(a);
+    free(b);
+  }
+  CHECK(starts_with_gzip_magic(dir, "profile.json.gz"));
+  CHECK(starts_with_gzip_magic(dir, "profile.pb.gz"));
+  CHECK(!starts_with_gzip_magic(dir, "profile.folded"));
+}
+
+/* Samples without a stack, frames never symbolized, a thread without
+ * names, and a hardware event sampled by period. */
+static struct bp_profile *odd_profile(void)
+{
+  struct bp_profile *p = NULL;
+  if(bpi_profile_new(&p))
+    return NULL;
+  p->meta.period = 100000;
+  p->meta.start_ns = 1000;
+  p->meta.end_ns = 5000;
+  uint32_t lib = bpi_profile_lib(p, "/opt/x/libodd.so", NULL);
+  uint32_t fr = bpi_profile_frame(p, lib, 0xbeef, BP_FRAME_USER);
+  uint32_t st = bpi_profile_stack(p, BP_NONE, fr);
+  uint32_t th = bpi_profile_thread(p, 7, 7);
+  bool ok = !bpi_profile_meta_set(&p->meta.requested_event, "cpu/cycles/u") &&
+            !bpi_profile_meta_set(&p->meta.event, "cycles") &&
+            !bpi_profile_add_sample(p, th, BP_NONE, 3000, 100000) &&
+            !bpi_profile_add_sample(p, th, st, 2000, 100000);
+  if(!ok) {
+    bpi_profile_free(p);
+    return NULL;
+  }
+  return p;
+}
+
+static void check_odd(const char *dir)
+{
+  struct bp_err err = {.code = BP_OK};
+  struct bp_profile *p = odd_profile();
+  CHECK(p != NULL);
+  if(!p)
+    return;
+  CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+  char *folded = slurp(dir, "profile.folded", NULL);
+  CHECK_EQ_STR(folded, "[pid 7] 1\n[pid 7];0xbeef (in libodd.so) 1\n");
+  free(folded);
+  cJSON *g = slurp_json(dir, "profile.json.gz");
+  const cJSON *th = cJSON_GetArrayItem(item(g, "threads"), 0);
+  const cJSON *data = item(item(th, "samples"), "data");
+  CHECK(item(item(g, "meta"), "sampleUnits") == NULL);
+  CHECK(item(item(item(th, "samples"), "schema"), "threadCPUDelta") == NULL);
+  CHECK_EQ_INT(cJSON_GetArraySize(data), 2);
+  /* sorted by time: the stack sample (2 us) before the stackless one */
+  CHECK(cJSON_IsNumber(cJSON_GetArrayItem(cJSON_GetArrayItem(data, 0), 0)));
+  CHECK(cJSON_IsNull(cJSON_GetArrayItem(cJSON_GetArrayItem(data, 1), 0)));
+  CHECK(has_string(item(th, "stringTable"), "0xbeef (in libodd.so)"));
+  CHECK_EQ_STR(text_of(th, "name"), "[tid 7]");
+  CHECK_EQ_STR(text_of(th, "processName"), "[pid 7]");
+  cJSON_Delete(g);
+  size_t len = 0;
+  char *pb = slurp(dir, "profile.pb.gz", &len);
+  struct pprof pp;
+  memset(&pp, 0, sizeof(pp));
+  if(pb)
+    pb_profile(&pp, pb, len);
+  CHECK_EQ_INT(pp.ntypes, 2);
+  CHECK_EQ_INT(pp.nsamples, 2);
+  bool cycles = false, cpu = false;
+  for(int i = 0; i < pp.nstrings; i++) {
+    cycles = cycles || !strcmp(pp.strings[i], "cycles");
+    cpu = cpu || !strcmp(pp.strings[i], "cpu");
+    free(pp.strings[i]);
+  }
+  CHECK(cycles && !cpu);
+  free(pb);
+  cJSON *s = slurp_json(dir, "summary.json");
+  CHECK(cJSON_IsNull(item(item(s, "event"), "frequency_hz")));
+  CHECK_EQ_INT(num(item(s, "event"), "period"), 100000);
+  CHECK(cJSON_IsFalse(item(item(s, "event"), "fallback")));
+  cJSON_Delete(s);
+  bpi_profile_free(p);
+}
+
+static void check_empty(const char *dir)
+{
+  struct bp_err err = {.code = BP_OK};
+  struct bp_profile *p = NULL;
+  CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
+  if(!p)
+    return;
+  CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+  cJSON *g = slurp_json(dir, "profile.json.gz");
+  CHECK(g && cJSON_GetArraySize(item(g, "threads")) == 0);
+  cJSON_Delete(g);
+  cJSON *s = slurp_json(dir, "summary.json");
+  CHECK(s && cJSON_GetArraySize(item(s, "top_functions")) == 0);
+  cJSON_Delete(s);
+  char *folded = slurp(dir, "profile.folded", NULL);
+  CHECK_EQ_STR(folded, "");
+  free(folded);
+  bpi_profile_free(p);
+}
+
+static void remove_dir(const char *dir)
+{
+  char path[PATH_MAX];
+  for(size_t i = 0; i < BP_ARRAY_LEN(files); i++)
+    if(join(path, dir, files[i]))
+      unlink(path);
+  rmdir(dir);
+}
+
+int main(void)
+{
+  const char *tmp = getenv("TMPDIR");
+  char base[PATH_MAX - 16];  /* room for the subdirectory names */
+  char dir[PATH_MAX], dir2[PATH_MAX], odd[PATH_MAX], empty[PATH_MAX];
+  struct bp_err err = {.code = BP_OK};
+  struct bp_profile *p = NULL;
+  snprintf(base, sizeof(base), "%s/bp-test-export.XXXXXX",
+           tmp && *tmp ? tmp : "/tmp");
+  if(!mkdtemp(base)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  snprintf(dir, sizeof(dir), "%s/a", base);
+  snprintf(dir2, sizeof(dir2), "%s/b", base);
+  snprintf(odd, sizeof(odd), "%s/odd", base);
+  snprintf(empty, sizeof(empty), "%s/empty", base);
+
+  CHECK_EQ_INT(synth_profile_new(&p), BP_OK);
+  if(p) {
+    CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+    CHECK_EQ_INT(bpi_export_all(p, dir2, &err), BP_OK);
+    check_folded(dir);
+    check_summary(dir);
+    check_gecko(dir);
+    check_pprof(dir);
+    check_svg(dir);
+    check_deterministic(dir, dir2);
+    bpi_profile_free(p);
+  }
+  check_odd(odd);
+  check_empty(empty);
+
+  remove_dir(dir);
+  remove_dir(dir2);
+  remove_dir(odd);
+  remove_dir(empty);
+  rmdir(base);
+  return check_exit();
+}
