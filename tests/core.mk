@@ -7,3 +7,14 @@ tests_unit_test_records_LDADD = $(unit_ldadd)
 tests_unit_test_core_SOURCES = tests/unit/test_core.c
 tests_unit_test_core_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_core_LDADD = $(unit_ldadd)
+
+# JIT code named from /tmp/perf-PID.map
+check_PROGRAMS += tests/workloads/jit
+tests_workloads_jit_SOURCES = tests/workloads/jit.c
+tests_workloads_jit_CFLAGS = -O1 -g -fno-omit-frame-pointer
+TESTS += tests/integration/record_jit.sh
+EXTRA_DIST += tests/integration/record_jit.sh
+
+# kernel frames with -k
+TESTS += tests/integration/record_kernel.sh
+EXTRA_DIST += tests/integration/record_kernel.sh

@@ -249,7 +249,7 @@ static void print_summary(const struct bp_profile *p, const char *dir)
     bp_msg_note("top functions by self samples:");
   for(size_t i = 0; i < n; i++) {
     const struct bp_func *f = &p->funcs[top[i].func];
-    bp_msg_note("  %5.1f%%  %s  [%s]", 100.0 * (double)top[i].self /
+    bp_msg_note("  %5.1f%%  %s (in %s)", 100.0 * (double)top[i].self /
                 (double)total, bpi_profile_str(p, f->name),
                 bpi_profile_str(p, p->libs[f->lib].name));
   }

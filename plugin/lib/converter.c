@@ -12,6 +12,9 @@
 #define KERNEL_LIB_PATH "[kernel.kallsyms]"
 #define UNKNOWN_LIB_PATH "[unknown]"
 #define MAX_FRAMES 1024
+/* No user-space address is this high (x86-64 and arm64 with 4-level
+ * tables top out at 2^47/2^48; 5-level tables at 2^56). */
+#define USER_ADDR_LIMIT (1ULL << 57)
 
 enum lib_kind {
   LIB_FILE = 0,
@@ -207,7 +210,9 @@ static uint32_t collect_frames(struct bp_converter *c, const struct bp_rec *r)
       first_of_context = true;
       continue;
     }
-    if(ip == 0)
+    /* zero and non-canonical user addresses are what a frame-pointer walk
+     * reads past the last real frame: garbage, not code */
+    if(ip == 0 || (!kernel && ip >= USER_ADDR_LIMIT))
       continue;
     /* every frame but the first is a return address: the call is before */
     uint64_t at = first_of_context ? ip : ip - 1;

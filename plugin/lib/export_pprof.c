@@ -199,7 +199,13 @@ static void put_mappings(struct enc *e, const struct bp_profile *p,
     e->nomem = true;
     return;
   }
-  for(uint32_t i = 0; i < p->nlibs; i++) {
+  /* pprof takes the first mapping for the main binary (its "File:"), so
+   * the program goes first; ids keep following the model's indexes */
+  uint32_t main_lib = bpi_profile_main_lib(p);
+  for(uint32_t k = 0; k < p->nlibs; k++) {
+    uint32_t i = k;
+    if(main_lib != BP_NONE)
+      i = k == 0 ? main_lib : (k <= main_lib ? k - 1 : k);
     const struct bp_lib *l = &p->libs[i];
     put_u64(&e->msg, 1, (uint64_t)i + 1);
     if(l->lo <= l->hi) {

@@ -336,6 +336,23 @@ void bpi_profile_clean_name(struct bp_buf *b, const char *name, char sep)
   }
 }
 
+uint32_t bpi_profile_main_lib(const struct bp_profile *p)
+{
+  if(!p->nthreads)
+    return BP_NONE;
+  const char *comm = bpi_profile_str(p, p->threads[0].process_name);
+  size_t n = strlen(comm);
+  if(!n)
+    return BP_NONE;
+  for(uint32_t i = 0; i < p->nlibs; i++) {
+    const char *name = bpi_profile_str(p, p->libs[i].name);
+    /* the kernel cuts comm at 15 bytes */
+    if(n >= 15 ? !strncmp(name, comm, n) : !strcmp(name, comm))
+      return i;
+  }
+  return BP_NONE;
+}
+
 uint32_t bpi_profile_stack_depth(const struct bp_profile *p, uint32_t stack)
 {
   uint32_t depth = 0;

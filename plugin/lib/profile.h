@@ -192,6 +192,10 @@ const char *bpi_profile_frame_lib(const struct bp_profile *p, uint32_t frame);
  * when sep is not '\0', each sep a ':'.  The exporters all clean names this
  * way so folded stacks, flame graph, pprof and Gecko show the same text. */
 void bpi_profile_clean_name(struct bp_buf *b, const char *name, char sep);
+/* The library of the profiled program itself: the one whose file name the
+ * first process's name (its comm, at most 15 characters) was taken from.
+ * BP_NONE when no library matches. */
+uint32_t bpi_profile_main_lib(const struct bp_profile *p);
 /* Number of frames in a stack (its depth). */
 uint32_t bpi_profile_stack_depth(const struct bp_profile *p, uint32_t stack);
 
