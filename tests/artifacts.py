@@ -619,9 +619,12 @@ def calltree_stacks(tree):
 
 
 def cli_label(loc):
-    """'fn (in lib)' -> 'lib!fn', the way profiler-cli names a frame."""
+    """'fn (in lib)' -> 'lib!fn', the way profiler-cli names a frame; an
+    unresolved '0xADDR (in lib)' it shows as it is."""
     fn, lib = split_location(loc)
-    return "%s!%s" % (lib, fn) if lib is not None else fn
+    if lib is None or fn.startswith("0x"):
+        return loc
+    return "%s!%s" % (lib, fn)
 
 
 # --------------------------------------------------------------- the lot

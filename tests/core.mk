@@ -12,9 +12,14 @@ tests_unit_test_core_LDADD = $(unit_ldadd)
 check_PROGRAMS += tests/workloads/jit
 tests_workloads_jit_SOURCES = tests/workloads/jit.c
 tests_workloads_jit_CFLAGS = -O1 -g -fno-omit-frame-pointer
+tests_workloads_jit_LDFLAGS = -Wl,--build-id
 TESTS += tests/integration/record_jit.sh
 EXTRA_DIST += tests/integration/record_jit.sh
 
 # kernel frames with -k
 TESTS += tests/integration/record_kernel.sh
 EXTRA_DIST += tests/integration/record_kernel.sh
+
+# layout boundaries and banned functions
+TESTS += tests/checksrc.sh
+EXTRA_DIST += tests/checksrc.sh

@@ -77,10 +77,10 @@ $(workload_dir)/libbpplugin.so: $(workload_src)/bpplugin.c \
 	  -Wl,-soname,libbpplugin.so -o $@ $(workload_src)/bpplugin.c
 
 # v0 mangling, so the profile shows crate::module::fn only if benchprof
-# demangles it
+# demangles it.  rustc is no make: it gets no jobserver to complain about.
 $(workload_dir)/bprust: $(workload_src)/bprust.rs
 	@$(MKDIR_P) $(workload_dir)
-	$(AM_V_GEN)$(RUSTC) --crate-name bprust --edition 2018 \
+	$(AM_V_GEN)MAKEFLAGS= MFLAGS= $(RUSTC) --crate-name bprust --edition 2018 \
 	  -C symbol-mangling-version=v0 -C force-frame-pointers=yes -g \
 	  -C opt-level=1 -o $@ $(workload_src)/bprust.rs
 
@@ -104,7 +104,8 @@ integration_tests = \
   tests/integration/record_sigint.sh \
   tests/integration/record_errors.sh \
   tests/integration/record_stdio.sh \
-  tests/integration/record_fallback.sh
+  tests/integration/record_fallback.sh \
+  tests/integration/record_options.sh
 TESTS += $(integration_tests)
 EXTRA_DIST += $(integration_tests)
 

@@ -3,9 +3,15 @@
 
 PYTHONPATH="$top_srcdir/tests${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONPATH
+# no __pycache__ in the source tree
+PYTHONDONTWRITEBYTECODE=1
+export PYTHONDONTWRITEBYTECODE
 # profiler-cli keeps its daemons' sockets here; the trap stops them
 PROFILER_CLI_SESSION_DIR="$TMP/profiler-cli"
 export PROFILER_CLI_SESSION_DIR
+# go tool pprof keeps nothing outside the test's directory
+PPROF_TMPDIR="$TMP"
+export PPROF_TMPDIR
 
 bp_cleanup() {
   if [ -d "$PROFILER_CLI_SESSION_DIR" ]; then

@@ -130,6 +130,14 @@ static bp_code on_task(struct bp_converter *c, const struct bp_rec *r)
   if(r->type == BP_REC_FORK) {
     if(!thr->start_ns || t->time < thr->start_ns)
       thr->start_ns = t->time;
+    /* a new thread or process is called what its creator was called until
+     * it renames itself or execs (no COMM record says so) */
+    const char *name = bpi_procs_comm(&c->procs, t->ptid);
+    if(name && !bpi_procs_comm(&c->procs, t->tid)) {
+      bp_code rc = bpi_procs_set_comm(&c->procs, t->tid, name);
+      if(rc)
+        return rc;
+    }
     return bpi_procs_fork(&c->procs, t->ppid, t->pid);
   }
   if(t->time > thr->end_ns)

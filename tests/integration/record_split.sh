@@ -3,8 +3,8 @@
 # 25% in split_hot25 (identical bodies, 3N and N iterations per round).
 # Every artifact, and every viewer that reads one, shows both shares within
 # 5 points: profile.folded, summary.json, profile.pb.gz (decoded here and by
-# go tool pprof), profile.json.gz (decoded here and by profiler-cli) and the
-# flame graph's tooltips.
+# go tool pprof), profile.json.gz (decoded here and by profiler-cli), the
+# flame graph's tooltips and the summary printed on stderr.
 . "${top_srcdir:?run through make check}/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 
@@ -13,7 +13,8 @@ need go "Debian package golang-go"
 need profiler-cli "npm install -g @firefox-devtools/profiler-cli"
 need xmllint "Debian package libxml2-utils"
 
-record split -q -F 1999 -- "$WORKLOADS/split" 0.8
+# about 3000 samples: the sampling noise of a share is under 1 point
+record split -F 2999 -- "$WORKLOADS/split" 1.0
 expect_status split 0
 validate split
 check "flamegraph.svg is well-formed XML" \
@@ -77,6 +78,17 @@ with A.ProfilerCli(os.path.join(d, "profile.json.gz"),
     add("profiler-cli samples-top-down",
         A.self_counts(cs, lambda f: f.split("!", 1)[-1]),
         tree["totalSamples"])
+
+# and the summary benchprof prints: "benchprof:   75.1%  split_hot75 (in split)"
+import re
+printed = {}
+for line in open(os.path.join(os.environ["TMP"], "split.err")):
+    m = re.match(r"^benchprof: +([0-9.]+)% +(\S+) +(\(in split\)|\[split\])$",
+                 line)
+    if m and m.group(2) in EXPECT:
+        printed[m.group(2)] = float(m.group(1))
+assert set(printed) == set(EXPECT), "stderr summary lists %s" % printed
+shares["stderr summary"] = printed
 
 bad = []
 for artifact, got in shares.items():

@@ -1,8 +1,12 @@
 /* split [SECONDS]: spends SECONDS of CPU (default 0.6), 75% of it in
  * split_hot75 and 25% in split_hot25.  The two have identical bodies and
  * every round runs 3N iterations in one and N in the other, so the split is
- * exact whatever the machine's speed. */
+ * exact whatever the machine's speed.  Rounds are short (tens of
+ * microseconds) and of pseudo-random length, so they cannot fall into step
+ * with the sampling clock and bias which of the two a sample hits. */
 #include "workload.h"
+
+#define ROUND_UNIT 5000L
 
 static volatile unsigned long sink;
 
@@ -19,9 +23,12 @@ static WL_HOT void split_hot25(long n)
 int main(int argc, char **argv)
 {
   double end = wl_thread_cpu() + wl_arg(argc, argv, 1, 0.6);
+  unsigned long long lcg = 88172645463325252ULL;
   do {
-    split_hot75(3 * WL_CHUNK);
-    split_hot25(WL_CHUNK);
+    lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+    long n = ROUND_UNIT * (long)(1 + (lcg >> 33) % 8);
+    split_hot75(3 * n);
+    split_hot25(n);
   } while(wl_thread_cpu() < end);
   return 0;
 }
