@@ -120,70 +120,73 @@ static size_t utf8_len(const unsigned char *s)
   return n;
 }
 
-void bpi_buf_json_str(struct bp_buf *b, const char *str)
+/* Append s, valid UTF-8 sequences as they are, each invalid byte as
+ * invalid (the language's spelling of U+FFFD), and each ASCII byte through
+ * ascii(), which appends it escaped as its language needs. */
+static void add_escaped(struct bp_buf *b, const char *str, const char *invalid,
+                        void (*ascii)(struct bp_buf *, unsigned char))
 {
   const unsigned char *s = (const unsigned char *)(str ? str : "");
-  bpi_buf_addc(b, '"');
   while(*s) {
     size_t n = utf8_len(s);
     if(n == 0) {
-      bpi_buf_adds(b, "\\ufffd");
+      bpi_buf_adds(b, invalid);
       s++;
-      continue;
     }
-    if(n > 1) {
+    else if(n > 1) {
       bpi_buf_add(b, s, n);
       s += n;
-      continue;
     }
-    switch(*s) {
-    case '"': bpi_buf_adds(b, "\\\""); break;
-    case '\\': bpi_buf_adds(b, "\\\\"); break;
-    case '\n': bpi_buf_adds(b, "\\n"); break;
-    case '\r': bpi_buf_adds(b, "\\r"); break;
-    case '\t': bpi_buf_adds(b, "\\t"); break;
-    default:
-      /* '<' is escaped too so JSON embedded in HTML cannot close a tag */
-      if(*s < 0x20 || *s == 0x7f || *s == '<')
-        bpi_buf_printf(b, "\\u%04x", *s);
-      else
-        bpi_buf_addc(b, (char)*s);
+    else {
+      ascii(b, *s++);
     }
-    s++;
   }
+}
+
+static void json_ascii(struct bp_buf *b, unsigned char c)
+{
+  switch(c) {
+  case '"': bpi_buf_adds(b, "\\\""); break;
+  case '\\': bpi_buf_adds(b, "\\\\"); break;
+  case '\n': bpi_buf_adds(b, "\\n"); break;
+  case '\r': bpi_buf_adds(b, "\\r"); break;
+  case '\t': bpi_buf_adds(b, "\\t"); break;
+  default:
+    /* '<' is escaped too so JSON embedded in HTML cannot close a tag */
+    if(c < 0x20 || c == 0x7f || c == '<')
+      bpi_buf_printf(b, "\\u%04x", c);
+    else
+      bpi_buf_addc(b, (char)c);
+  }
+}
+
+static void xml_ascii(struct bp_buf *b, unsigned char c)
+{
+  switch(c) {
+  case '&': bpi_buf_adds(b, "&amp;"); break;
+  case '<': bpi_buf_adds(b, "&lt;"); break;
+  case '>': bpi_buf_adds(b, "&gt;"); break;
+  case '"': bpi_buf_adds(b, "&quot;"); break;
+  case '\'': bpi_buf_adds(b, "&#39;"); break;
+  default:
+    /* control characters are not allowed in XML 1.0 at all */
+    if(c < 0x20 && c != '\t' && c != '\n')
+      bpi_buf_adds(b, "\xef\xbf\xbd");
+    else
+      bpi_buf_addc(b, (char)c);
+  }
+}
+
+void bpi_buf_json_str(struct bp_buf *b, const char *str)
+{
+  bpi_buf_addc(b, '"');
+  add_escaped(b, str, "\\ufffd", json_ascii);
   bpi_buf_addc(b, '"');
 }
 
 void bpi_buf_xml_text(struct bp_buf *b, const char *str)
 {
-  const unsigned char *s = (const unsigned char *)(str ? str : "");
-  while(*s) {
-    size_t n = utf8_len(s);
-    if(n == 0) {
-      bpi_buf_adds(b, "\xef\xbf\xbd");
-      s++;
-      continue;
-    }
-    if(n > 1) {
-      bpi_buf_add(b, s, n);
-      s += n;
-      continue;
-    }
-    switch(*s) {
-    case '&': bpi_buf_adds(b, "&amp;"); break;
-    case '<': bpi_buf_adds(b, "&lt;"); break;
-    case '>': bpi_buf_adds(b, "&gt;"); break;
-    case '"': bpi_buf_adds(b, "&quot;"); break;
-    case '\'': bpi_buf_adds(b, "&#39;"); break;
-    default:
-      /* control characters are not allowed in XML 1.0 at all */
-      if(*s < 0x20 && *s != '\t' && *s != '\n')
-        bpi_buf_adds(b, "\xef\xbf\xbd");
-      else
-        bpi_buf_addc(b, (char)*s);
-    }
-    s++;
-  }
+  add_escaped(b, str, "\xef\xbf\xbd", xml_ascii);
 }
 
 void bpi_buf_varint(struct bp_buf *b, uint64_t v)
@@ -198,4 +201,14 @@ void bpi_buf_varint(struct bp_buf *b, uint64_t v)
     tmp[n++] = byte;
   } while(v);
   bpi_buf_add(b, tmp, n);
+}
+
+void bpi_hex_encode(const unsigned char *bytes, size_t len, char *out)
+{
+  static const char digits[] = "0123456789abcdef";
+  for(size_t i = 0; i < len; i++) {
+    out[2 * i] = digits[bytes[i] >> 4];
+    out[2 * i + 1] = digits[bytes[i] & 15];
+  }
+  out[2 * len] = '\0';
 }

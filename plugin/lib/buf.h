@@ -33,6 +33,9 @@ void bpi_buf_printf(struct bp_buf *b, const char *fmt, ...)
 void bpi_buf_json_str(struct bp_buf *b, const char *s);   /* adds "..." */
 void bpi_buf_xml_text(struct bp_buf *b, const char *s);   /* &<>"' */
 
+/* Lowercase hex of len bytes into out (2 * len + 1 bytes, NUL-terminated). */
+void bpi_hex_encode(const unsigned char *bytes, size_t len, char *out);
+
 /* Protobuf primitives (little helpers for the pprof exporter). */
 void bpi_buf_varint(struct bp_buf *b, uint64_t v);
 

@@ -1,5 +1,6 @@
 #include "bp_setup.h"
 #include "converter.h"
+#include "buf.h"
 #include "err.h"
 #include "procs.h"
 
@@ -89,16 +90,6 @@ static uint32_t note_lib(struct bp_converter *c, uint32_t lib,
   return lib;
 }
 
-static void hex_build_id(const unsigned char *id, uint8_t n, char *out)
-{
-  static const char digits[] = "0123456789abcdef";
-  for(uint8_t i = 0; i < n; i++) {
-    out[2 * i] = digits[id[i] >> 4];
-    out[2 * i + 1] = digits[id[i] & 15];
-  }
-  out[2 * n] = '\0';
-}
-
 static bp_code on_mmap(struct bp_converter *c, const struct bp_rec *r)
 {
   const struct bp_rec_mmap *m = &r->u.mmap;
@@ -106,7 +97,7 @@ static bp_code on_mmap(struct bp_converter *c, const struct bp_rec *r)
     return BP_OK;
   char bid[41] = "";
   if(m->build_id_size)
-    hex_build_id(m->build_id, m->build_id_size, bid);
+    bpi_hex_encode(m->build_id, m->build_id_size, bid);
   bp_code rc = bpi_procs_add_mapping(&c->procs, m->pid, m->start, m->len,
                                      m->pgoff, m->filename, bid);
   return rc == BPE_FORMAT ? BP_OK : rc;  /* an empty mapping is harmless */

@@ -53,24 +53,13 @@ static int by_text(const void *a, const void *b)
   return strcmp(x->text, y->text);
 }
 
-static uint32_t max_depth(const struct bp_profile *p)
-{
-  uint32_t max = 0;
-  for(uint32_t i = 0; i < p->ncounts; i++) {
-    uint32_t d = bpi_profile_stack_depth(p, p->counts[i].stack);
-    if(d > max)
-      max = d;
-  }
-  return max;
-}
-
 static bp_code folded_write(const struct bp_profile *p, struct bp_buf *out,
                             struct bp_err *err)
 {
   bp_code rc = BP_OK;
   struct bp_buf text;
   struct line *lines = calloc(p->ncounts ? p->ncounts : 1, sizeof(*lines));
-  uint32_t *path = calloc(max_depth(p) + 1, sizeof(*path));
+  uint32_t *path = calloc(bpi_profile_max_depth(p) + 1, sizeof(*path));
   bpi_buf_init(&text);
   if(!lines || !path) {
     rc = bpi_err_set(err, BPE_NOMEM, 0, "folded stacks");

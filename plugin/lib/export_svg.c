@@ -150,20 +150,9 @@ static bool sort_children(struct tree *t)
   return true;
 }
 
-static uint32_t max_depth(const struct bp_profile *p)
-{
-  uint32_t max = 0;
-  for(uint32_t i = 0; i < p->ncounts; i++) {
-    uint32_t d = bpi_profile_stack_depth(p, p->counts[i].stack);
-    if(d > max)
-      max = d;
-  }
-  return max;
-}
-
 static bp_code build_tree(struct tree *t, const struct bp_profile *p)
 {
-  uint32_t *path = calloc((size_t)max_depth(p) + 1, sizeof(*path));
+  uint32_t *path = calloc((size_t)bpi_profile_max_depth(p) + 1, sizeof(*path));
   if(!path || child(t, BP_NONE, "all") != 0)
     t->nomem = true;
   for(uint32_t i = 0; !t->nomem && i < p->ncounts; i++)

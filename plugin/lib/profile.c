@@ -361,6 +361,17 @@ uint32_t bpi_profile_stack_depth(const struct bp_profile *p, uint32_t stack)
   return depth;
 }
 
+uint32_t bpi_profile_max_depth(const struct bp_profile *p)
+{
+  uint32_t max = 0;
+  for(uint32_t i = 0; i < p->ncounts; i++) {
+    uint32_t d = bpi_profile_stack_depth(p, p->counts[i].stack);
+    if(d > max)
+      max = d;
+  }
+  return max;
+}
+
 static int by_self_desc(const void *a, const void *b)
 {
   const struct bp_func_share *x = a, *y = b;

@@ -198,6 +198,8 @@ void bpi_profile_clean_name(struct bp_buf *b, const char *name, char sep);
 uint32_t bpi_profile_main_lib(const struct bp_profile *p);
 /* Number of frames in a stack (its depth). */
 uint32_t bpi_profile_stack_depth(const struct bp_profile *p, uint32_t stack);
+/* The depth of the deepest stack that has samples. */
+uint32_t bpi_profile_max_depth(const struct bp_profile *p);
 
 /* Functions ranked by self samples (the leaf frame's function), totals
  * from p->counts. */

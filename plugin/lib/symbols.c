@@ -17,6 +17,7 @@
 #include <gelf.h>
 #include <libiberty/demangle.h>
 
+#include "buf.h"
 #include "hash.h"
 
 /* GNU build ids are 20 bytes (sha1) or 16 (md5); ld accepts longer ones
@@ -180,23 +181,13 @@ char *bpi_symbols_demangle(const char *name)
 
 /* ---------------------------------------------------------------- modules */
 
-static void hex_encode(const unsigned char *bits, size_t len, char *hex)
-{
-  static const char digits[] = "0123456789abcdef";
-  for(size_t i = 0; i < len; i++) {
-    hex[2 * i] = digits[bits[i] >> 4];
-    hex[2 * i + 1] = digits[bits[i] & 0xf];
-  }
-  hex[2 * len] = '\0';
-}
-
 static void read_build_id(struct module *m)
 {
   const unsigned char *bits;
   GElf_Addr vaddr;
   int len = dwfl_module_build_id(m->mod, &bits, &vaddr);
   if(len > 0 && len <= BUILD_ID_MAX)
-    hex_encode(bits, (size_t)len, m->build_id);
+    bpi_hex_encode(bits, (size_t)len, m->build_id);
 }
 
 /* Keep the PT_LOAD headers: vaddr_delta needs them for every mapping. */
@@ -435,6 +426,105 @@ static uint32_t intern_name(struct bp_symbols *s, const char *name)
   return id;
 }
 
+/* The section called name, its header in *sh; NULL when there is none. */
+static Elf_Scn *find_section(Elf *elf, size_t shstrndx, const char *name,
+                             GElf_Shdr *sh)
+{
+  for(Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
+      scn = elf_nextscn(elf, scn)) {
+    const char *n;
+    if(gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+       !strcmp(n, name))
+      return scn;
+  }
+  return NULL;
+}
+
+static bool in_section(const GElf_Shdr *sh, uint64_t vaddr)
+{
+  return vaddr >= sh->sh_addr && vaddr - sh->sh_addr < sh->sh_size;
+}
+
+/* The dynamic symbol named by the relocation of GOT slot got, searched in
+ * .rela.plt (lazy binding) and .rela.dyn (-z now, .plt.got). */
+static const char *got_slot_symbol(Elf *elf, size_t shstrndx, uint64_t got)
+{
+  static const char *const tables[] = {".rela.plt", ".rela.dyn"};
+  for(size_t t = 0; t < BP_ARRAY_LEN(tables); t++) {
+    GElf_Shdr relash, dynsh;
+    Elf_Scn *rela = find_section(elf, shstrndx, tables[t], &relash);
+    Elf_Scn *dyn = rela ? elf_getscn(elf, relash.sh_link) : NULL;
+    Elf_Data *rd = rela ? elf_getdata(rela, NULL) : NULL;
+    Elf_Data *dd = dyn ? elf_getdata(dyn, NULL) : NULL;
+    if(!rd || !dd || !gelf_getshdr(dyn, &dynsh) || !relash.sh_entsize)
+      continue;
+    size_t n = relash.sh_size / relash.sh_entsize;
+    for(size_t i = 0; i < n; i++) {
+      GElf_Rela rel;
+      GElf_Sym sym;
+      if(gelf_getrela(rd, (int)i, &rel) && rel.r_offset == got &&
+         GELF_R_SYM(rel.r_info) &&
+         gelf_getsym(dd, (int)GELF_R_SYM(rel.r_info), &sym))
+        return elf_strptr(elf, dynsh.sh_link, sym.st_name);
+    }
+  }
+  return NULL;
+}
+
+/* The name of the function the PLT stub at vaddr jumps to; NULL when vaddr
+ * is in no stub or its target cannot be named.  A stub is a handful of
+ * instructions around one indirect jump through its GOT slot
+ * (x86-64: "ff 25 disp32", jmp *disp(%rip), maybe after endbr64 and a bnd
+ * prefix); the slot's relocation names the function.  This covers .plt,
+ * .plt.sec (IBT) and .plt.got (-z now). */
+static const char *plt_target(Elf *elf, uint64_t vaddr)
+{
+  static const char *const sections[] = {".plt.sec", ".plt", ".plt.got"};
+  size_t shstrndx;
+  if(elf_getshdrstrndx(elf, &shstrndx))
+    return NULL;
+  for(size_t i = 0; i < BP_ARRAY_LEN(sections); i++) {
+    GElf_Shdr sh;
+    Elf_Scn *scn = find_section(elf, shstrndx, sections[i], &sh);
+    Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+    if(!d || !d->d_buf || !in_section(&sh, vaddr))
+      continue;
+    uint64_t entsize = sh.sh_entsize >= 8 ? sh.sh_entsize : 16;
+    uint64_t entry = (vaddr - sh.sh_addr) / entsize * entsize;
+    const unsigned char *code = d->d_buf;
+    for(uint64_t at = entry; at + 6 <= entry + entsize && at + 6 <= d->d_size;
+        at++) {
+      if(code[at] != 0xff || code[at + 1] != 0x25)
+        continue;
+      int32_t disp;
+      memcpy(&disp, code + at + 2, sizeof(disp));
+      uint64_t got = sh.sh_addr + at + 6 + (uint64_t)(int64_t)disp;
+      return got_slot_symbol(elf, shstrndx, got);
+    }
+    return NULL;
+  }
+  return NULL;
+}
+
+/* Samples in a PLT stub fall in no symbol: name them "callee@plt", as perf
+ * and objdump do, so the time is not left as a bare address.  false only
+ * when out of memory. */
+static bool plt_lookup(struct bp_symbols *s, Dwfl_Module *mod,
+                       uint64_t vaddr, struct result *r)
+{
+  GElf_Addr bias;
+  Elf *elf = dwfl_module_getelf(mod, &bias);
+  const char *target = elf ? plt_target(elf, vaddr) : NULL;
+  if(!target || !*target)
+    return true;
+  char *dm = s->demangle ? bpi_symbols_demangle(target) : NULL;
+  char name[512];
+  snprintf(name, sizeof(name), "%s@plt", dm ? dm : target);
+  free(dm);
+  r->name = bpi_strtab_intern(&s->strs, name);
+  return r->name != BP_NONE;
+}
+
 /* Ask libdwfl about vaddr.  false only when out of memory. */
 static bool lookup(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
                    uint64_t vaddr, struct result *r)
@@ -447,7 +537,7 @@ static bool lookup(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
   r->line = r->start_line = 0;
   /* a data object is no function, even when an address falls in it */
   if(!name || !*name || GELF_ST_TYPE(sym.st_info) == STT_OBJECT)
-    return true;
+    return plt_lookup(s, mod, vaddr, r);
   r->name = intern_name(s, name);
   if(r->name == BP_NONE)
     return false;

@@ -637,6 +637,42 @@ static void remove_tmpdir(void)
   rmdir(tmpdir);
 }
 
+/* PLT stubs: every "<name@plt>:" objdump shows in the fixture resolves to
+ * "name@plt", at its first and at a later byte of the stub. */
+static void test_plt(struct bp_symbols *s)
+{
+  char path[PATH_MAX], cmd[PATH_MAX + 64], line[512];
+  join(path, sizeof(path), top_builddir, "tests/unit/fixtures/symfix_pie");
+  snprintf(cmd, sizeof(cmd), "objdump -d '%s'", path);
+  FILE *p = popen(cmd, "r");
+  CHECK(p != NULL);
+  if(!p)
+    return;
+  int stubs = 0;
+  while(fgets(line, sizeof(line), p)) {
+    unsigned long long addr;
+    char name[256];
+    size_t n;
+    /* "<x@plt-0x10>" labels the resolver's entry, which has no target */
+    if(sscanf(line, "%llx <%255[^>]>:", &addr, name) != 2 ||
+       (n = strlen(name)) < 4 || strcmp(name + n - 4, "@plt") != 0)
+      continue;
+    struct bp_sym sym;
+    for(int off = 0; off < 8; off += 6) {
+      bool ok = bpi_symbols_resolve(s, path, NULL, addr + (unsigned)off, &sym);
+      if(!ok)
+        fprintf(stderr, "plt: %s at 0x%llx unresolved\n", name,
+                addr + (unsigned)off);
+      CHECK(ok);
+      if(ok)
+        CHECK_EQ_STR(sym.name, name);
+    }
+    stubs++;
+  }
+  pclose(p);
+  CHECK(stubs >= 3);  /* printf, fopen, fgets at least */
+}
+
 int main(void)
 {
   struct bp_symbols_opts opts = { .demangle = true };
@@ -670,6 +706,7 @@ int main(void)
     test_vaddr_delta(s);
     test_bad_files(s);
     test_rust(s, raw);
+    test_plt(s);
   }
   bpi_symbols_free(raw);
   bpi_symbols_free(s);
