@@ -25,8 +25,8 @@ check "libpfm4 only in events.c" only_in '<perfmon/' $lib/events.c
 check "libdw, libelf and libiberty only in symbols.c" \
   only_in '<(elfutils/|gelf\.h|libelf\.h|dwarf\.h|libiberty/)' $lib/symbols.c
 check "zlib only in fileio.c" only_in '<zlib\.h>' $lib/fileio.c
-check "perf_event_open only in sampler.c and events.c (probes)" \
-  only_in 'SYS_perf_event_open' $lib/sampler.c $lib/events.c
+check "perf_event_open only in sampler.c, counters.c and events.c (probes)" \
+  only_in 'SYS_perf_event_open' $lib/counters.c $lib/events.c $lib/sampler.c
 check "the library does not print" \
   sh -c "! grep -nE '\\b(printf|fprintf|puts|perror|exit)\\(' $lib/*.c | grep -v '^$lib/[a-z_]*\\.c:[0-9]*: *\\*'"
 check "the library does not include the command" \

@@ -8,7 +8,25 @@
 #define BP_EXIT_USAGE 2       /* bad command line, unknown event */
 #define BP_EXIT_NOT_FOUND 127 /* the command could not be started */
 
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "benchprof/benchprof.h"
+
 int cmd_record(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+
+/* child.c: forward SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2
+ * to pid from now on (a Ctrl-C typed at the terminal already reaches it). */
+void bp_cli_forward_signals(pid_t pid);
+/* Print why cmd could not be started; the exit status a shell would give
+ * (127 not found, 126 not executable). */
+int bp_cli_exec_failure(const struct bp_err *err, const char *cmd);
+
+/* cmd_stat.c: the counters as a perf-stat style table on stderr. */
+struct bp_counter;
+void bp_cli_print_counters(const struct bp_counter *c, size_t n,
+                           const char *command, double secs);
 
 #endif

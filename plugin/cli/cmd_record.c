@@ -5,6 +5,8 @@
 #include "cli.h"
 #include "msgs.h"
 
+#include "buf.h"
+#include "counters.h"
 #include "err.h"
 #include "export.h"
 #include "fileio.h"
@@ -14,7 +16,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +31,6 @@ struct record_args {
   const char *output;
   bool quiet;
 };
-
-static volatile sig_atomic_t target_pid;
 
 static void usage(FILE *out)
 {
@@ -50,6 +49,11 @@ static void usage(FILE *out)
     "  -m, --mmap-pages N     data pages per CPU ring, a power of two (128)\n"
     "  -o, --output DIR       where artifacts go (default: ./benchprof-out)\n"
     "      --no-demangle      keep C++ and Rust symbol names mangled\n"
+    "  -C, --counters LIST    events to count in the same run (default:\n"
+    "                         instructions,cycles,branches,branch-misses,\n"
+    "                         cache-references,cache-misses,task-clock,\n"
+    "                         page-faults)\n"
+    "      --no-counters      count nothing\n"
     "  -q, --quiet            no summary on stderr\n"
     "  -h, --help             this help\n"
     "\n"
@@ -84,6 +88,8 @@ static int parse_args(int argc, char **argv, struct record_args *a)
     {"mmap-pages", required_argument, NULL, 'm'},
     {"output", required_argument, NULL, 'o'},
     {"no-demangle", no_argument, NULL, 'D'},
+    {"counters", required_argument, NULL, 'C'},
+    {"no-counters", no_argument, NULL, 'N'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -92,7 +98,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
   int opt;
   optind = 1;
   /* '+': stop at the first non-option, so CMD's own options stay its own */
-  while((opt = getopt_long(argc, argv, "+e:F:c:g:km:o:qh", longopts,
+  while((opt = getopt_long(argc, argv, "+e:F:c:g:km:o:qhC:", longopts,
                            NULL)) != -1) {
     switch(opt) {
     case 'e':
@@ -137,6 +143,12 @@ static int parse_args(int argc, char **argv, struct record_args *a)
     case 'D':
       a->rec.demangle = false;
       break;
+    case 'C':
+      a->rec.counters = optarg;
+      break;
+    case 'N':
+      a->rec.counters = NULL;
+      break;
     case 'q':
       a->quiet = true;
       break;
@@ -179,33 +191,6 @@ static bool output_writable(const char *dir)
   return true;
 }
 
-/* SIGINT and SIGTERM go to the command, which decides what to do; we keep
- * recording until it exits, then write the (partial) profile.  A Ctrl-C
- * typed at the terminal already reached the command through its process
- * group, so that one is not sent twice. */
-static void forward_signal(int sig, siginfo_t *info, void *uctx)
-{
-  (void)uctx;
-  if(info && info->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT))
-    return;
-  if(target_pid > 0)
-    kill((pid_t)target_pid, sig);
-}
-
-static void install_forwarding(pid_t pid)
-{
-  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
-                             SIGUSR2};
-  struct sigaction sa;
-  memset(&sa, 0, sizeof(sa));
-  sa.sa_sigaction = forward_signal;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  target_pid = pid;
-  for(size_t i = 0; i < BP_ARRAY_LEN(sigs); i++)
-    sigaction(sigs[i], &sa, NULL);
-}
-
 static void note_event(const struct bp_record_info *info)
 {
   if(info->fallback_reason)
@@ -218,6 +203,32 @@ static void note_event(const struct bp_record_info *info)
   if(info->sampler.kernel_dropped)
     bp_msg_warn("kernel frames are not permitted here "
                 "(perf_event_paranoid); recording user space only");
+}
+
+/* One line of counted totals, one of what could not be counted. */
+static void note_counters(const struct bp_counter *c, size_t n)
+{
+  struct bp_buf got, missing;
+  bpi_buf_init(&got);
+  bpi_buf_init(&missing);
+  for(size_t i = 0; i < n; i++) {
+    if(!c[i].available) {
+      bpi_buf_printf(&missing, "%s%s", missing.len ? ", " : "", c[i].name);
+      continue;
+    }
+    if(!strcmp(c[i].unit, "ns"))
+      bpi_buf_printf(&got, "%s%s %.2f ms", got.len ? ", " : "", c[i].name,
+                     c[i].value / 1e6);
+    else
+      bpi_buf_printf(&got, "%s%s %.0f", got.len ? ", " : "", c[i].name,
+                     c[i].value);
+  }
+  if(got.len && !bpi_buf_failed(&got))
+    bp_msg_note("counted: %s", got.data);
+  if(missing.len && !bpi_buf_failed(&missing))
+    bp_msg_note("not counted here: %s (see summary.json)", missing.data);
+  bpi_buf_cleanup(&got);
+  bpi_buf_cleanup(&missing);
 }
 
 static void print_summary(const struct bp_profile *p, const char *dir)
@@ -253,26 +264,17 @@ static void print_summary(const struct bp_profile *p, const char *dir)
                 (double)total, bpi_profile_str(p, f->name),
                 bpi_profile_str(p, p->libs[f->lib].name));
   }
+  note_counters(m->counters, m->ncounters);
   bp_msg_note("artifacts in %s/: profile.json.gz (Firefox Profiler), "
               "profile.pb.gz (pprof), profile.folded, flamegraph.svg, "
               "summary.json", dir);
 }
 
-static int exec_failure_status(const struct bp_err *err, const char *cmd)
-{
-  if(err->sys_errno == ENOENT) {
-    bp_msg_error("%s: command not found", cmd);
-    return BP_EXIT_NOT_FOUND;
-  }
-  bp_msg_error("cannot run '%s': %s", cmd, strerror(err->sys_errno));
-  return err->sys_errno == EACCES || err->sys_errno == ENOEXEC
-           ? 126 : BP_EXIT_NOT_FOUND;
-}
-
 int cmd_record(int argc, char **argv)
 {
   struct record_args a = {
-    .rec = {.event = DEFAULT_EVENT, .freq = DEFAULT_FREQ, .demangle = true},
+    .rec = {.event = DEFAULT_EVENT, .freq = DEFAULT_FREQ, .demangle = true,
+            .counters = BP_COUNTERS_DEFAULT},
     .output = DEFAULT_OUTPUT,
   };
   int status = parse_args(argc, argv, &a);
@@ -297,10 +299,10 @@ int cmd_record(int argc, char **argv)
    * latency, so symbolize from local files only. */
   unsetenv("DEBUGINFOD_URLS");
   note_event(bpi_recorder_info(rec));
-  install_forwarding(bpi_recorder_pid(rec));
+  bp_cli_forward_signals(bpi_recorder_pid(rec));
   rc = bpi_recorder_run(rec, &err);
   if(rc == BPE_EXEC) {
-    status = exec_failure_status(&err, a.rec.argv[0]);
+    status = bp_cli_exec_failure(&err, a.rec.argv[0]);
     bpi_recorder_free(rec);
     return status;
   }

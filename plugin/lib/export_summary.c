@@ -182,6 +182,9 @@ static bp_code summary_write(const struct bp_profile *p, struct bp_buf *b,
   add_threads(b, p);
   bpi_buf_adds(b, ",\n");
   add_top(b, p);
+  bpi_buf_adds(b, ",\n");
+  add_key(b, "counters");
+  bpi_counters_json(b, m->counters, m->ncounters);
   bpi_buf_adds(b, "\n}\n");
   return BP_OK;
 }

@@ -44,8 +44,41 @@ bp_code bpi_profile_new(struct bp_profile **out)
   return BP_OK;
 }
 
+static void free_counters(struct bp_profile_meta *m)
+{
+  for(size_t i = 0; i < m->ncounters; i++) {
+    free(m->counters[i].name);
+    free(m->counters[i].slug);
+  }
+  free(m->counters);
+  m->counters = NULL;
+  m->ncounters = 0;
+}
+
+bp_code bpi_profile_set_counters(struct bp_profile *p,
+                                 const struct bp_counter *c, size_t n)
+{
+  struct bp_profile_meta *m = &p->meta;
+  free_counters(m);
+  if(!n)
+    return BP_OK;
+  m->counters = calloc(n, sizeof(*m->counters));
+  if(!m->counters)
+    return BPE_NOMEM;
+  for(size_t i = 0; i < n; i++) {
+    m->counters[i] = c[i];
+    m->counters[i].name = strdup(c[i].name);
+    m->counters[i].slug = strdup(c[i].slug);
+    m->ncounters = i + 1;
+    if(!m->counters[i].name || !m->counters[i].slug)
+      return BPE_NOMEM;
+  }
+  return BP_OK;
+}
+
 static void meta_cleanup(struct bp_profile_meta *m)
 {
+  free_counters(m);
   free(m->requested_event);
   free(m->event);
   free(m->fallback_reason);

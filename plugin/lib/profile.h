@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "counters.h"
 #include "hash.h"
 
 struct bp_buf;
@@ -111,6 +112,8 @@ struct bp_profile_meta {
   uint64_t throttled;    /* PERF_RECORD_THROTTLE count */
   uint64_t unresolved_frames; /* frames left as 0xADDR */
   double symbolize_ms;   /* time spent symbolizing */
+  struct bp_counter *counters; /* totals counted in the same run (owned) */
+  size_t ncounters;
 };
 
 struct bp_profile {
@@ -158,6 +161,10 @@ uint32_t bpi_profile_stack(struct bp_profile *p, uint32_t parent,
                            uint32_t frame);
 /* The thread (pid, tid), created on first use with name "" */
 uint32_t bpi_profile_thread(struct bp_profile *p, uint32_t pid, uint32_t tid);
+
+/* Keep a copy of the run's counter totals in the metadata. */
+bp_code bpi_profile_set_counters(struct bp_profile *p,
+                                 const struct bp_counter *c, size_t n);
 
 /* Set a meta string field (copies s; NULL clears). */
 bp_code bpi_profile_meta_set(char **field, const char *s);

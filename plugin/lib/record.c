@@ -21,6 +21,7 @@ struct bp_recorder {
   struct bp_sampler *sampler;
   struct bp_symbols *sym;
   struct bp_converter *conv;
+  struct bp_counters *counters;
   struct bp_profile *profile;
 };
 
@@ -81,11 +82,17 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
     bpi_err_set(err, rc, 0, "recorder");
     goto fail;
   }
-  struct bp_sampler_opts sopts = {.argv = o->argv,
-                                  .ring_pages = o->ring_pages};
+  struct bp_sampler_opts sopts = {
+    .argv = o->argv, .ring_pages = o->ring_pages,
+    .on_output = o->on_output, .output_ctx = o->output_ctx,
+  };
   rc = bpi_sampler_new(&r->sampler, &sopts, err);
   if(!rc)
     rc = open_events(r, err);
+  if(!rc && o->counters)
+    rc = bpi_counters_open(&r->counters, o->counters,
+                           bpi_sampler_pid(r->sampler),
+                           !o->counters_user_only, err);
   if(!rc)
     rc = bpi_converter_new(&r->conv, r->profile, r->sym,
                            bpi_sampler_layout(r->sampler));
@@ -108,6 +115,7 @@ void bpi_recorder_free(struct bp_recorder *r)
     return;
   bpi_sampler_free(r->sampler);
   bpi_converter_free(r->conv);
+  bpi_counters_free(r->counters);
   bpi_symbols_free(r->sym);
   bpi_profile_free(r->profile);
   bpi_event_cleanup(&r->requested);
@@ -131,7 +139,20 @@ bp_code bpi_recorder_run(struct bp_recorder *r, struct bp_err *err)
   bp_code rc = bpi_sampler_start(r->sampler, err);
   if(rc)
     return rc;
-  return bpi_sampler_run(r->sampler, bpi_converter_record, r->conv, err);
+  rc = bpi_sampler_run(r->sampler, bpi_converter_record, r->conv, err);
+  if(r->counters) {
+    bp_code crc = bpi_counters_read(r->counters, err);
+    if(!rc)
+      rc = crc;
+  }
+  return rc;
+}
+
+const struct bp_counter *bpi_recorder_counters(const struct bp_recorder *r,
+                                               size_t *n)
+{
+  *n = 0;
+  return r->counters ? bpi_counters_list(r->counters, n) : NULL;
 }
 
 int bpi_recorder_exit_status(const struct bp_recorder *r)
@@ -202,6 +223,10 @@ static bp_code fill_meta(struct bp_recorder *r)
   m->start_ns = bpi_sampler_start_ns(r->sampler);
   m->end_ns = bpi_sampler_end_ns(r->sampler);
   m->exit_status = bpi_recorder_exit_status(r);
+  size_t nc;
+  const struct bp_counter *c = bpi_recorder_counters(r, &nc);
+  if(!rc)
+    rc = bpi_profile_set_counters(r->profile, c, nc);
   return rc;
 }
 

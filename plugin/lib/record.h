@@ -28,6 +28,11 @@ struct bp_record_opts {
   uint32_t ring_pages;     /* 0: default */
   bool demangle;
   char *const *argv;       /* the command */
+  const char *counters;    /* events to count in the same run; NULL: none */
+  bool counters_user_only; /* count user space only */
+  /* see struct bp_sampler_opts: the command's stdout, teed */
+  void (*on_output)(void *ctx, const char *data, size_t len);
+  void *output_ctx;
 };
 
 struct bp_record_info {
@@ -50,6 +55,10 @@ bp_code bpi_recorder_run(struct bp_recorder *r, struct bp_err *err);
 /* The command's status as a shell reports it: the exit code, or 128+N when
  * signal N killed it. */
 int bpi_recorder_exit_status(const struct bp_recorder *r);
+
+/* The counter totals (after run); NULL and 0 when none were asked for. */
+const struct bp_counter *bpi_recorder_counters(const struct bp_recorder *r,
+                                               size_t *n);
 
 /* Symbolize and fill the metadata; *out is the caller's afterwards
  * (bpi_profile_free). */

@@ -34,6 +34,9 @@ struct bp_sampler {
   int go_fd;        /* write end: releases the waiting child */
   int exec_err_fd;  /* read end: errno from a failed exec, EOF on success */
   int pidfd;        /* -1 when pidfd_open is not available */
+  int out_fd;       /* read end of the command's stdout, or -1 */
+  void (*on_output)(void *ctx, const char *data, size_t len);
+  void *output_ctx;
   bool started, reaped;
   int wait_status;
   uint64_t start_ns, end_ns;
@@ -145,7 +148,8 @@ bp_code bpi_sampler_online_cpus(int **cpus, uint32_t *n)
   return BP_OK;
 }
 
-static void child_wait_and_exec(int go_rd, int err_wr, char *const *argv)
+static void child_wait_and_exec(int go_rd, int err_wr, int out_wr,
+                                char *const *argv)
 {
   char go;
   ssize_t n;
@@ -155,6 +159,8 @@ static void child_wait_and_exec(int go_rd, int err_wr, char *const *argv)
   if(n != 1)
     _exit(127);  /* benchprof gave up before starting us */
   close(go_rd);
+  if(out_wr >= 0 && (dup2(out_wr, STDOUT_FILENO) < 0 || close(out_wr)))
+    _exit(127);
   execvp(argv[0], argv);
   int e = errno;
   ssize_t w = write(err_wr, &e, sizeof(e));
@@ -165,12 +171,14 @@ static void child_wait_and_exec(int go_rd, int err_wr, char *const *argv)
 bp_code bpi_sampler_new(struct bp_sampler **out,
                         const struct bp_sampler_opts *o, struct bp_err *err)
 {
-  int go[2] = {-1, -1}, ex[2] = {-1, -1};
+  int go[2] = {-1, -1}, ex[2] = {-1, -1}, so[2] = {-1, -1};
   struct bp_sampler *s = calloc(1, sizeof(*s));
   if(!s)
     return bpi_err_set(err, BPE_NOMEM, 0, "sampler");
   s->pidfd = -1;
-  s->go_fd = s->exec_err_fd = -1;
+  s->go_fd = s->exec_err_fd = s->out_fd = -1;
+  s->on_output = o->on_output;
+  s->output_ctx = o->output_ctx;
   s->ring_pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;
   if(s->ring_pages & (s->ring_pages - 1)) {
     free(s);
@@ -182,7 +190,8 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
     free(s);
     return bpi_err_set(err, BPE_INVAL, 0, "no command given");
   }
-  if(pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
+  if(pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC) ||
+     (o->on_output && pipe2(so, O_CLOEXEC))) {
     bpi_err_set(err, BPE_SYS, errno, "pipe");
     goto fail;
   }
@@ -194,12 +203,19 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
   if(s->pid == 0) {
     close(go[1]);
     close(ex[0]);
-    child_wait_and_exec(go[0], ex[1], o->argv);
+    if(so[0] >= 0)
+      close(so[0]);
+    child_wait_and_exec(go[0], ex[1], so[1], o->argv);
   }
   close(go[0]);
   close(ex[1]);
   s->go_fd = go[1];
   s->exec_err_fd = ex[0];
+  if(so[1] >= 0) {
+    close(so[1]);
+    s->out_fd = so[0];
+    fcntl(s->out_fd, F_SETFL, fcntl(s->out_fd, F_GETFL) | O_NONBLOCK);
+  }
   s->pidfd = pidfd_open_compat(s->pid);
   *out = s;
   return BP_OK;
@@ -209,6 +225,8 @@ fail:
       close(go[i]);
     if(ex[i] >= 0)
       close(ex[i]);
+    if(so[i] >= 0)
+      close(so[i]);
   }
   free(s);
   return err->code;
@@ -264,6 +282,8 @@ void bpi_sampler_free(struct bp_sampler *s)
   reap(s, 0);
   if(s->pidfd >= 0)
     close(s->pidfd);
+  if(s->out_fd >= 0)
+    close(s->out_fd);
   close_events(s);
   free(s->queue);
   free(s->arena);
@@ -574,53 +594,91 @@ static bool child_done(struct bp_sampler *s, const struct pollfd *pidpoll)
   return s->reaped;
 }
 
+static bool write_all(int fd, const char *p, size_t len)
+{
+  while(len) {
+    ssize_t n = write(fd, p, len);
+    if(n < 0 && errno == EINTR)
+      continue;
+    if(n <= 0)
+      return false;
+    p += n;
+    len -= (size_t)n;
+  }
+  return true;
+}
+
+/* Copy what the command wrote to its stdout to ours, unchanged, and hand
+ * it to the caller.  Reads until the pipe is empty; closes it at EOF. */
+static void pump_output(struct bp_sampler *s)
+{
+  char buf[65536];
+  while(s->out_fd >= 0) {
+    ssize_t n = read(s->out_fd, buf, sizeof(buf));
+    if(n < 0 && errno == EINTR)
+      continue;
+    if(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      return;
+    if(n <= 0) {
+      close(s->out_fd);
+      s->out_fd = -1;
+      return;
+    }
+    /* our stdout may be closed: the command's output still counts */
+    write_all(STDOUT_FILENO, buf, (size_t)n);
+    s->on_output(s->output_ctx, buf, (size_t)n);
+  }
+}
+
+/* Move records from the rings to the callback, in time order up to limit.
+ * After a failure, rings are left alone (the command still runs). */
+static void drain(struct bp_sampler *s, bool final, bp_record_fn fn,
+                  void *ctx, bp_code *rc, bp_code *cb_rc, struct bp_err *err)
+{
+  if(*rc)
+    return;
+  uint64_t limit;
+  *rc = read_rings(s, &limit);
+  if(!*rc)
+    *rc = deliver(s, final ? UINT64_MAX : limit, fn, ctx, cb_rc);
+  if(*rc)
+    bpi_err_set(err, *rc, 0, "reading the rings");
+}
+
 bp_code bpi_sampler_run(struct bp_sampler *s, bp_record_fn fn, void *ctx,
                         struct bp_err *err)
 {
+  /* rings, then the pidfd, then the command's stdout; -1 is skipped */
   uint32_t n = s->ncpus;
-  struct pollfd *pfd = calloc(n + 1, sizeof(*pfd));
+  struct pollfd *pfd = calloc(n + 2, sizeof(*pfd));
   if(!pfd)
     return bpi_err_set(err, BPE_NOMEM, 0, "poll set");
   for(uint32_t i = 0; i < n; i++) {
     pfd[i].fd = s->fds[i];
     pfd[i].events = POLLIN;
   }
-  bool have_pidfd = s->pidfd >= 0;
-  if(have_pidfd) {
-    pfd[n].fd = s->pidfd;
-    pfd[n].events = POLLIN;
-  }
+  pfd[n].fd = s->pidfd;
+  pfd[n].events = POLLIN;
+  pfd[n + 1].fd = s->out_fd;
+  pfd[n + 1].events = POLLIN;
   bp_code rc = BP_OK, cb_rc = BP_OK;
   while(!s->reaped) {
     /* without a pidfd, look for the exit every 50 ms */
-    int timeout = have_pidfd ? 1000 : 50;
-    int r = poll(pfd, n + (have_pidfd ? 1 : 0), timeout);
-    if(r < 0 && errno != EINTR) {
+    int r = poll(pfd, n + 2, s->pidfd >= 0 ? 1000 : 50);
+    if(r < 0 && errno != EINTR && !rc)
       rc = bpi_err_set(err, BPE_SYS, errno, "poll");
-      break;
-    }
     for(uint32_t i = 0; i < n; i++)
       if(pfd[i].revents & (POLLHUP | POLLERR))
         pfd[i].fd = -1;  /* no more wake-ups from it; drained below */
-    uint64_t limit;
-    rc = read_rings(s, &limit);
-    if(!rc)
-      rc = deliver(s, limit, fn, ctx, &cb_rc);
-    if(rc) {
-      bpi_err_set(err, rc, 0, "reading the rings");
-      break;
+    if(s->out_fd >= 0 && pfd[n + 1].revents) {
+      pump_output(s);
+      pfd[n + 1].fd = s->out_fd;
     }
-    child_done(s, have_pidfd ? &pfd[n] : NULL);
+    drain(s, false, fn, ctx, &rc, &cb_rc, err);
+    child_done(s, s->pidfd >= 0 ? &pfd[n] : NULL);
   }
-  reap(s, 0);  /* after an error: still wait for the command */
-  if(!rc) {
-    uint64_t limit;
-    rc = read_rings(s, &limit);
-    if(!rc)
-      rc = deliver(s, UINT64_MAX, fn, ctx, &cb_rc);
-    if(rc)
-      bpi_err_set(err, rc, 0, "reading the rings");
-  }
+  pump_output(s);  /* what it wrote just before it exited */
+  drain(s, true, fn, ctx, &rc, &cb_rc, err);
   for(uint32_t i = 0; i < n; i++)
     s->corrupt += s->rings[i].corrupt;
   free(pfd);

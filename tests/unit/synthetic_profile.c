@@ -66,6 +66,16 @@ static bp_code set_meta(struct bp_profile *p)
     rc = bpi_profile_meta_set(&m->command, "./bench --size 10 'a b'");
   if(!rc)
     rc = bpi_profile_meta_set(&m->host, "testhost");
+  /* one counted total and one this machine could not count */
+  struct bp_counter counters[2] = {
+    {.name = "task-clock", .slug = "task-clock", .unit = "ns",
+     .available = true, .raw = 400000000, .value = 400000000.0,
+     .running = 1.0},
+    {.name = "cycles", .slug = "cycles", .unit = "cycles",
+     .available = false, .reason = "no hardware PMU (ENOENT)"},
+  };
+  if(!rc)
+    rc = bpi_profile_set_counters(p, counters, 2);
   m->time_event = true;
   m->freq = 1000;
   m->start_epoch_ms = 1700000000000.5;

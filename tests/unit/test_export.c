@@ -122,7 +122,7 @@ static void check_summary(const char *dir)
     "benchprof_version", "command", "host", "event", "call_graph", "samples",
     "lost", "lost_events", "throttled", "start_time_ms", "duration_ms",
     "exit_status", "unresolved_frames", "symbolize_ms", "processes",
-    "threads", "top_functions"};
+    "threads", "top_functions", "counters"};
   static const char *const event_keys[] = {
     "requested", "used", "fallback", "fallback_reason", "frequency_hz",
     "period", "time_based"};
@@ -157,6 +157,18 @@ static void check_summary(const char *dir)
   CHECK_EQ_INT(num(worker, "tid"), 1001);
   CHECK_EQ_INT(num(worker, "samples"), 200);
   check_summary_top(cJSON_GetObjectItemCaseSensitive(s, "top_functions"));
+  /* counters: values for the counted, the reason for the others */
+  const cJSON *counters = cJSON_GetObjectItemCaseSensitive(s, "counters");
+  CHECK_EQ_INT(cJSON_GetArraySize(counters), 2);
+  const cJSON *clock = cJSON_GetArrayItem(counters, 0);
+  const cJSON *cycles = cJSON_GetArrayItem(counters, 1);
+  CHECK_EQ_STR(text_of(clock, "slug"), "task-clock");
+  CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(clock, "available")));
+  CHECK(num(clock, "value") == 400000000.0);
+  CHECK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cycles,
+                                                       "available")));
+  CHECK_EQ_STR(text_of(cycles, "reason"), "no hardware PMU (ENOENT)");
+  CHECK(cJSON_GetObjectItemCaseSensitive(cycles, "value") == NULL);
   cJSON_Delete(s);
 }
 

@@ -1,0 +1,324 @@
+#include "bp_setup.h"
+#include "counters.h"
+#include "buf.h"
+#include "err.h"
+#include "events.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* More than the core PMU of any current CPU holds at once: the kernel
+ * refuses a group that cannot be scheduled as a whole, which starts a new
+ * group anyway; this only bounds the read buffer. */
+#define MAX_GROUP 16
+
+struct slot {
+  struct bp_counter *c;  /* the public half, in counters[] */
+  struct bp_event ev;
+  int fd;          /* -1 when not opened */
+  uint64_t id;     /* PERF_EVENT_IOC_ID */
+  int group;       /* index of the leader's slot, -1 when not opened */
+};
+
+struct bp_counters {
+  struct slot *slots;
+  struct bp_counter *counters;  /* what callers see, one per slot */
+  size_t n;
+};
+
+static long perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu,
+                            int group_fd, unsigned long flags)
+{
+  return syscall(SYS_perf_event_open, a, pid, cpu, group_fd, flags);
+}
+
+/* "perf::branch-misses:u" -> "branch-misses-u": lowercase [a-z0-9-] */
+static char *make_slug(const char *name)
+{
+  const char *colons = strstr(name, "::");
+  if(colons)
+    name = colons + 2;
+  size_t len = strlen(name);
+  char *slug = malloc(len + 1);
+  if(!slug)
+    return NULL;
+  size_t j = 0;
+  for(size_t i = 0; i < len; i++) {
+    char ch = name[i];
+    if(ch >= 'A' && ch <= 'Z')
+      ch = (char)(ch - 'A' + 'a');
+    if(!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')))
+      ch = '-';
+    if(ch == '-' && (j == 0 || slug[j - 1] == '-'))
+      continue;
+    slug[j++] = ch;
+  }
+  while(j && slug[j - 1] == '-')
+    j--;
+  slug[j] = '\0';
+  return slug;
+}
+
+static const char *unit_of(const struct bp_event *ev, const char *slug)
+{
+  if(ev->is_time)
+    return "ns";
+  if(!strcmp(slug, "instructions") || !strcmp(slug, "cycles"))
+    return slug;
+  if(!strcmp(slug, "page-faults"))
+    return "faults";
+  return "events";
+}
+
+/* Software events that only ever count inside the kernel. */
+static bool kernel_only(const struct perf_event_attr *a)
+{
+  return a->type == PERF_TYPE_SOFTWARE &&
+         (a->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+          a->config == PERF_COUNT_SW_CPU_MIGRATIONS);
+}
+
+static void unavailable(struct slot *s, const char *fmt, const char *what)
+{
+  s->c->available = false;
+  snprintf(s->c->reason, sizeof(s->c->reason), fmt, what);
+}
+
+static bp_code parse_list(struct bp_counters *cs, const char *list,
+                          bool kernel, struct bp_err *err)
+{
+  char *copy = strdup(list ? list : "");
+  if(!copy)
+    return bpi_err_set(err, BPE_NOMEM, 0, "counter list");
+  size_t count = 1;
+  for(const char *p = copy; *p; p++)
+    count += *p == ',';
+  cs->slots = calloc(count, sizeof(*cs->slots));
+  cs->counters = calloc(count, sizeof(*cs->counters));
+  bp_code rc = cs->slots && cs->counters
+                 ? BP_OK : bpi_err_set(err, BPE_NOMEM, 0, "counters");
+  char *save = NULL;
+  for(char *name = strtok_r(copy, ",", &save); !rc && name;
+      name = strtok_r(NULL, ",", &save)) {
+    struct slot *s = &cs->slots[cs->n];
+    s->c = &cs->counters[cs->n];
+    s->fd = -1;
+    s->group = -1;
+    rc = bpi_event_parse(name, kernel, &s->ev, err);
+    if(rc)
+      break;
+    cs->n++;
+    s->c->name = strdup(name);
+    s->c->slug = make_slug(name);
+    if(!s->c->name || !s->c->slug) {
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "counters");
+      break;
+    }
+    s->c->unit = unit_of(&s->ev, s->c->slug);
+    s->c->available = true;
+  }
+  if(!rc && cs->n == 0)
+    rc = bpi_err_set(err, BPE_INVAL, 0, "no counters in '%s'", list);
+  free(copy);
+  return rc;
+}
+
+static void counting_attr(struct perf_event_attr *a, bool leader)
+{
+  a->size = sizeof(*a);
+  a->sample_period = 0;
+  a->sample_type = 0;
+  a->freq = 0;
+  a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID |
+                   PERF_FORMAT_TOTAL_TIME_ENABLED |
+                   PERF_FORMAT_TOTAL_TIME_RUNNING;
+  a->inherit = 1;
+  /* members follow their leader, which starts counting at exec */
+  a->disabled = leader;
+  a->enable_on_exec = leader;
+}
+
+/* Open slot i into group (the leader's slot), or as a new leader when
+ * group < 0.  Returns 0 or the errno. */
+static int open_slot(struct bp_counters *cs, size_t i, int group, pid_t pid)
+{
+  struct slot *s = &cs->slots[i];
+  struct perf_event_attr a = s->ev.attr;
+  counting_attr(&a, group < 0);
+  int gfd = group < 0 ? -1 : cs->slots[group].fd;
+  long fd = perf_event_open(&a, pid, -1, gfd, PERF_FLAG_FD_CLOEXEC);
+  if(fd < 0 && (errno == EACCES || errno == EPERM) && !a.exclude_kernel) {
+    /* perf_event_paranoid: count user space only, like perf stat does */
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    s->ev.attr.exclude_kernel = 1;
+    fd = perf_event_open(&a, pid, -1, gfd, PERF_FLAG_FD_CLOEXEC);
+  }
+  if(fd < 0)
+    return errno;
+  s->fd = (int)fd;
+  s->group = group < 0 ? (int)i : group;
+  if(ioctl(s->fd, PERF_EVENT_IOC_ID, &s->id) < 0)
+    s->id = 0;
+  return 0;
+}
+
+static void explain_failure(struct slot *s, int e)
+{
+  const char *name = strerrorname_np(e) ? strerrorname_np(e) : "error";
+  if(bpi_event_errno_no_pmu(e) && s->ev.attr.type != PERF_TYPE_SOFTWARE)
+    unavailable(s, "not supported: no hardware PMU for it here (%s)", name);
+  else if(e == EACCES || e == EPERM)
+    unavailable(s, "not permitted (%s; see perf_event_paranoid)", name);
+  else
+    unavailable(s, "cannot be counted here (%s)", name);
+}
+
+bp_code bpi_counters_open(struct bp_counters **out, const char *list,
+                          pid_t pid, bool kernel, struct bp_err *err)
+{
+  struct bp_counters *cs = calloc(1, sizeof(*cs));
+  if(!cs)
+    return bpi_err_set(err, BPE_NOMEM, 0, "counters");
+  bp_code rc = bpi_events_init(err);
+  if(!rc)
+    rc = parse_list(cs, list, kernel, err);
+  if(rc) {
+    bpi_counters_free(cs);
+    return rc;
+  }
+  int group = -1, members = 0;
+  for(size_t i = 0; i < cs->n; i++) {
+    struct slot *s = &cs->slots[i];
+    int e = group >= 0 && members < MAX_GROUP ? open_slot(cs, i, group, pid)
+                                              : -1;
+    if(e) {  /* no group yet, a full one, or it cannot take this event */
+      e = open_slot(cs, i, -1, pid);
+      if(!e) {
+        group = (int)i;
+        members = 0;
+      }
+    }
+    if(e) {
+      explain_failure(s, e);
+      continue;
+    }
+    members++;
+    if(kernel_only(&s->ev.attr) && s->ev.attr.exclude_kernel)
+      unavailable(s, "%s counts only in the kernel, and kernel counting "
+                  "is not permitted here", s->c->name);
+  }
+  *out = cs;
+  return BP_OK;
+}
+
+void bpi_counters_free(struct bp_counters *cs)
+{
+  if(!cs)
+    return;
+  for(size_t i = 0; i < cs->n; i++) {
+    struct slot *s = &cs->slots[i];
+    if(s->fd >= 0)
+      close(s->fd);
+    bpi_event_cleanup(&s->ev);
+    if(s->c) {
+      free(s->c->name);
+      free(s->c->slug);
+    }
+  }
+  free(cs->slots);
+  free(cs->counters);
+  free(cs);
+}
+
+/* Store the values of one group read into its members. */
+static void apply_group(struct bp_counters *cs, int leader,
+                        const uint64_t *buf)
+{
+  uint64_t nr = buf[0], enabled = buf[1], running = buf[2];
+  for(uint64_t k = 0; k < nr && k < MAX_GROUP * 2; k++) {
+    uint64_t value = buf[3 + 2 * k], id = buf[4 + 2 * k];
+    for(size_t i = 0; i < cs->n; i++) {
+      struct slot *s = &cs->slots[i];
+      if(s->group != leader || s->id != id || !s->c->available)
+        continue;
+      s->c->raw = value;
+      if(running == 0) {
+        unavailable(s, "%s was never counted (the PMU never scheduled it)",
+                    s->c->name);
+        continue;
+      }
+      s->c->running = (double)running / (double)enabled;
+      s->c->value = running < enabled
+                     ? (double)value * (double)enabled / (double)running
+                     : (double)value;
+    }
+  }
+}
+
+bp_code bpi_counters_read(struct bp_counters *cs, struct bp_err *err)
+{
+  uint64_t buf[3 + 2 * (MAX_GROUP + 1)];
+  for(size_t i = 0; i < cs->n; i++) {
+    struct slot *s = &cs->slots[i];
+    if(s->fd < 0 || s->group != (int)i)
+      continue;  /* only leaders are read, once for the whole group */
+    ssize_t n = read(s->fd, buf, sizeof(buf));
+    if(n < (ssize_t)(3 * sizeof(uint64_t)))
+      return bpi_err_set(err, BPE_SYS, n < 0 ? errno : 0,
+                         "reading counter group of '%s'", s->c->name);
+    apply_group(cs, (int)i, buf);
+  }
+  return BP_OK;
+}
+
+const struct bp_counter *bpi_counters_list(const struct bp_counters *cs,
+                                           size_t *n)
+{
+  *n = cs->n;
+  return cs->counters;
+}
+
+const struct bp_counter *bpi_counters_find(const struct bp_counters *cs,
+                                           const char *name)
+{
+  size_t n;
+  const struct bp_counter *list = bpi_counters_list(cs, &n);
+  for(size_t i = 0; i < n; i++)
+    if(list[i].available &&
+       (!strcmp(list[i].name, name) || !strcmp(list[i].slug, name)))
+      return &list[i];
+  return NULL;
+}
+
+void bpi_counters_json(struct bp_buf *b, const struct bp_counter *c,
+                       size_t n)
+{
+  bpi_buf_adds(b, "[");
+  for(size_t i = 0; i < n; i++) {
+    bpi_buf_adds(b, i ? ",\n    {" : "\n    {");
+    bpi_buf_adds(b, "\"name\": ");
+    bpi_buf_json_str(b, c[i].name);
+    bpi_buf_adds(b, ", \"slug\": ");
+    bpi_buf_json_str(b, c[i].slug);
+    bpi_buf_adds(b, ", \"unit\": ");
+    bpi_buf_json_str(b, c[i].unit);
+    if(c[i].available)
+      bpi_buf_printf(b, ", \"available\": true, \"value\": %.17g, "
+                        "\"raw\": %" PRIu64 ", \"running\": %.6f",
+                     c[i].value, c[i].raw, c[i].running);
+    else {
+      bpi_buf_adds(b, ", \"available\": false, \"reason\": ");
+      bpi_buf_json_str(b, c[i].reason);
+    }
+    bpi_buf_adds(b, "}");
+  }
+  bpi_buf_adds(b, n ? "\n  ]" : "]");
+}

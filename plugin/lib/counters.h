@@ -1,0 +1,66 @@
+/* counters: totals of a list of events over a whole command: every thread
+ * and child, counting from exec, read once after it exited.
+ *
+ * Input: a comma-separated list of libpfm4 event names and the pid of the
+ * command, which must not have exec'd yet.  Events are opened as groups
+ * (PERF_FORMAT_GROUP | ID | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING,
+ * inherit, enable_on_exec on each leader); when one group cannot hold more
+ * events a new group starts.  Output: struct bp_counter per event, with
+ * multiplexed values scaled and the scaling reported, and an event the
+ * kernel cannot count marked unavailable with the reason, never as 0.
+ * Owns the event fds.  Not thread-safe. */
+#ifndef BP_LIB_COUNTERS_H
+#define BP_LIB_COUNTERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "benchprof/benchprof.h"
+
+#define BP_COUNTERS_DEFAULT                                             \
+  "instructions,cycles,branches,branch-misses,cache-references,"        \
+  "cache-misses,task-clock,page-faults"
+
+struct bp_counter {
+  char *name;          /* as requested, e.g. "branch-misses" */
+  char *slug;          /* BMF measure slug: lowercase, [a-z0-9-] */
+  const char *unit;    /* "instructions", "cycles", "ns", "faults", "events" */
+  bool available;      /* false: see reason; value means nothing */
+  char reason[160];    /* why it is unavailable */
+  uint64_t raw;        /* the count as read */
+  double value;        /* raw scaled by enabled / running; ns for clocks */
+  double running;      /* time_running / time_enabled, 1.0 unmultiplexed */
+};
+
+struct bp_counters;
+
+/* Parse and open; BPE_EVENT_UNKNOWN / BPE_INVAL for a bad list (err names
+ * the event).  An event this machine cannot count is not an error: it is
+ * reported unavailable.  With kernel false, or when perf_event_paranoid
+ * refuses kernel counting, user space only; events that only count in the
+ * kernel (context-switches, cpu-migrations) are then unavailable. */
+bp_code bpi_counters_open(struct bp_counters **out, const char *list,
+                          pid_t pid, bool kernel, struct bp_err *err);
+void bpi_counters_free(struct bp_counters *c);
+
+/* Read the totals (after the command was reaped). */
+bp_code bpi_counters_read(struct bp_counters *c, struct bp_err *err);
+
+/* The counters, in the order of the list. */
+const struct bp_counter *bpi_counters_list(const struct bp_counters *c,
+                                           size_t *n);
+
+/* The counter called name (or with that slug), NULL when not in the list
+ * or unavailable. */
+const struct bp_counter *bpi_counters_find(const struct bp_counters *c,
+                                           const char *name);
+
+/* Append the counters as a JSON array: name, slug, unit, available, and
+ * value, raw and running, or the reason. */
+struct bp_buf;
+void bpi_counters_json(struct bp_buf *b, const struct bp_counter *c,
+                       size_t n);
+
+#endif
