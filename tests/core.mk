@@ -23,3 +23,11 @@ EXTRA_DIST += tests/integration/record_kernel.sh
 # layout boundaries and banned functions
 TESTS += tests/checksrc.sh
 EXTRA_DIST += tests/checksrc.sh
+
+# counting: benchprof stat on known work
+check_PROGRAMS += tests/workloads/touch
+tests_workloads_touch_SOURCES = tests/workloads/touch.c tests/workloads/workload.h
+tests_workloads_touch_CFLAGS = -O1 -g -fno-omit-frame-pointer -pthread
+tests_workloads_touch_LDFLAGS = -Wl,--build-id -pthread
+TESTS += tests/integration/stat_counters.sh
+EXTRA_DIST += tests/integration/stat_counters.sh
