@@ -82,6 +82,18 @@ def share(counts, name, total):
     return 100.0 * counts.get(name, 0) / total if total else 0.0
 
 
+def expect_shares(what, counts, total, want, tolerance):
+    """Asserts that counts[name] is want[name] percent of total, within
+    tolerance points, for every name in want; prints the shares."""
+    got = {f: share(counts, f, total) for f in want}
+    print("  %-28s %s" % (what, "  ".join(
+        "%s %.2f%%" % (f, got[f]) for f in sorted(want))))
+    bad = ["%s: %s %.2f%% of %s, expected %.2f%% +- %g" % (
+        what, f, got[f], total, p, tolerance)
+        for f, p in sorted(want.items()) if abs(got[f] - p) > tolerance]
+    assert not bad, "\n".join(bad)
+
+
 def func_of(frame):
     """Function name of a frame label, whatever the artifact."""
     return split_location(frame)[0]
@@ -491,6 +503,30 @@ def go_pprof_traces(path):
     return traces
 
 
+def go_pprof_raw(path):
+    """`go tool pprof -raw` -> (sample types as (type, unit), [(values,
+    location ids)]), one row per sample as pprof prints it."""
+    out = go_pprof(["-raw"], path)
+    lines = out.splitlines()
+    assert "Samples:" in lines, "no Samples: in go tool pprof -raw " \
+        "output:\n" + out
+    i = lines.index("Samples:") + 1
+    types = [tuple(t.replace("[dflt]", "").split("/", 1))
+             for t in lines[i].split()]
+    rows = []
+    for line in lines[i + 1:]:
+        if not line.startswith(" "):
+            break  # Locations
+        m = re.match(r"^\s+(\d+(?:\s+\d+)*): ([\d ]*)$", line)
+        if m:  # else a label line
+            vals = [int(x) for x in m.group(1).split()]
+            assert len(vals) == len(types), "-raw row %r for types %s" % (
+                line, types)
+            rows.append((vals, [int(x) for x in m.group(2).split()]))
+    assert rows, "no samples in go tool pprof -raw output:\n" + out
+    return types, rows
+
+
 def _num(s):
     """pprof prints counts plainly and times with a unit (ms, s, ...)."""
     m = re.match(r"^([0-9.]+)([a-zµ]*)$", s)
@@ -585,11 +621,15 @@ class ProfilerCli:
     def stop(self):
         self._run(["stop", "--all"], timeout=60)
 
-    def json(self, *args):
-        r = self._run(list(args) + ["--json", "--session", self.session])
+    def text(self, *args):
+        """A command's output as printed for people (stderr included)."""
+        r = self._run(list(args) + ["--session", self.session])
         assert r.returncode == 0, "profiler-cli %s failed (%d):\n%s" % (
             " ".join(args), r.returncode, r.stdout)
-        return json.loads(r.stdout)
+        return r.stdout
+
+    def json(self, *args):
+        return json.loads(self.text(*(args + ("--json",))))
 
     def threads(self):
         """thread list rows: threadHandle, name, processName, pid, tid..."""
@@ -602,14 +642,14 @@ class ProfilerCli:
             "regularCallTree"]
 
 
-def calltree_stacks(tree):
+def calltree_stacks(tree, label="nameWithLibrary"):
     """A top-down tree -> [Stack] from its self samples, frames as
-    'lib!fn' (nameWithLibrary) so they compare with 'fn (in lib)'."""
+    'lib!fn' (nameWithLibrary) so they compare with 'fn (in lib)', or as
+    another field of the nodes (label="name": the function alone)."""
     out = []
 
     def walk(node, path):
-        here = path + [node["nameWithLibrary"]] if "callNodeIndex" in node \
-            else path
+        here = path + [node[label]] if "callNodeIndex" in node else path
         if node.get("selfSamples"):
             out.append(Stack(here, node["selfSamples"]))
         for ch in node.get("children", []):

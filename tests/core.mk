@@ -31,3 +31,12 @@ tests_workloads_touch_CFLAGS = -O1 -g -fno-omit-frame-pointer -pthread
 tests_workloads_touch_LDFLAGS = -Wl,--build-id -pthread
 TESTS += tests/integration/stat_counters.sh
 EXTRA_DIST += tests/integration/stat_counters.sh
+
+# benchprof run: the report, the manifest, harness adapters
+check_PROGRAMS += tests/workloads/gbench
+tests_workloads_gbench_SOURCES = tests/workloads/gbench.cc
+tests_workloads_gbench_CXXFLAGS = -O2 -g -fno-omit-frame-pointer
+tests_workloads_gbench_LDFLAGS = -Wl,--build-id -pthread
+tests_workloads_gbench_LDADD = -lbenchmark
+TESTS += tests/integration/run_report.sh tests/integration/run_gbench.sh
+EXTRA_DIST += tests/integration/run_report.sh tests/integration/run_gbench.sh

@@ -1,5 +1,6 @@
-# Helpers for the integration scripts that profile a workload; sourced
-# after lib.sh.  A tool a test needs and cannot find fails the test.
+# Helpers for the integration scripts that profile a workload or read
+# artifacts; sourced after lib.sh.  A tool a test needs and cannot find
+# fails the test.
 
 PYTHONPATH="$top_srcdir/tests${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONPATH

@@ -13,9 +13,36 @@
 
 #include "benchprof/benchprof.h"
 
+#include "record.h"
+
 int cmd_record(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+
+/* cmd_record.c: what record and run share. */
+enum bp_adapter {
+  BP_ADAPTER_NONE = 0,
+  BP_ADAPTER_JSON,    /* BMF on the command's stdout */
+  BP_ADAPTER_GBENCH,  /* Google Benchmark JSON on the command's stdout */
+};
+
+struct bp_record_args {
+  struct bp_record_opts rec;
+  const char *output;      /* artifact directory */
+  bool quiet;
+  bool run;                /* benchprof run: the fields below are allowed */
+  const char *bmf_file;    /* --bmf */
+  enum bp_adapter adapter; /* --adapter */
+  const char *name;        /* --name */
+};
+
+void bp_cli_record_defaults(struct bp_record_args *a, bool run);
+/* Parse the options; -1 to go on, else the exit status to return. */
+int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a);
+/* Record the command and write the artifacts.  Returns the exit status;
+ * *prof is the profile (the caller frees it), NULL when there is none. */
+int bp_cli_record(struct bp_record_args *a, struct bp_profile **prof);
 
 /* child.c: forward SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2
  * to pid from now on (a Ctrl-C typed at the terminal already reaches it). */

@@ -26,20 +26,32 @@
 #define DEFAULT_OUTPUT "benchprof-out"
 #define TOP_FUNCS 10
 
-struct record_args {
-  struct bp_record_opts rec;
-  const char *output;
-  bool quiet;
-};
-
-static void usage(FILE *out)
+static void usage(FILE *out, bool run)
 {
+  if(run)
+    fprintf(out,
+      "usage: benchprof run [options] [--] CMD [ARGS...]\n"
+      "\n"
+      "The runner's wrapper: record CMD and count events over it, then write\n"
+      "the benchmark report (report.json, Bencher Metric Format) with one\n"
+      "measure per counter next to the profile artifacts and a manifest.json\n"
+      "that attaches them.  Exits with CMD's status.\n"
+      "\n"
+      "      --bmf FILE         the harness writes its BMF results to FILE\n"
+      "      --adapter KIND     the harness prints its results on stdout (still\n"
+      "                         passed through): json (BMF) or google-benchmark\n"
+      "                         (--benchmark_format=json)\n"
+      "      --name NAME        the benchmark's name when the harness reports\n"
+      "                         nothing (default: CMD's file name)\n"
+      "\nand the options of benchprof record:\n");
+  else
+    fprintf(out,
+      "usage: benchprof record [options] [--] CMD [ARGS...]\n"
+      "\n"
+      "Run CMD, sample it and every thread and child it starts, and write\n"
+      "profile artifacts.  Exits with CMD's status (128+N if signal N killed it).\n"
+      "\n");
   fprintf(out,
-    "usage: benchprof record [options] [--] CMD [ARGS...]\n"
-    "\n"
-    "Run CMD, sample it and every thread and child it starts, and write\n"
-    "profile artifacts.  Exits with CMD's status (128+N if signal N killed it).\n"
-    "\n"
     "  -e, --event EVENT      libpfm4 event to sample (default: cycles); without\n"
     "                         a hardware PMU the software clock is used instead\n"
     "  -F, --freq HZ          samples per second (default: 997)\n"
@@ -76,8 +88,18 @@ static bool parse_u64(const char *s, uint64_t min, uint64_t max,
   return true;
 }
 
-/* Parse options; returns -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, struct record_args *a)
+static bool parse_adapter(const char *s, enum bp_adapter *out)
+{
+  if(!strcmp(s, "json"))
+    *out = BP_ADAPTER_JSON;
+  else if(!strcmp(s, "google-benchmark"))
+    *out = BP_ADAPTER_GBENCH;
+  else
+    return false;
+  return true;
+}
+
+int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
 {
   static const struct option longopts[] = {
     {"event", required_argument, NULL, 'e'},
@@ -90,6 +112,9 @@ static int parse_args(int argc, char **argv, struct record_args *a)
     {"no-demangle", no_argument, NULL, 'D'},
     {"counters", required_argument, NULL, 'C'},
     {"no-counters", no_argument, NULL, 'N'},
+    {"bmf", required_argument, NULL, 'B'},
+    {"adapter", required_argument, NULL, 'A'},
+    {"name", required_argument, NULL, 'n'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -152,17 +177,40 @@ static int parse_args(int argc, char **argv, struct record_args *a)
     case 'q':
       a->quiet = true;
       break;
+    case 'B':
+    case 'A':
+    case 'n':
+      if(!a->run) {
+        bp_msg_error("--%s belongs to benchprof run, not record",
+                     opt == 'B' ? "bmf" : opt == 'A' ? "adapter" : "name");
+        return BP_EXIT_USAGE;
+      }
+      if(opt == 'B')
+        a->bmf_file = optarg;
+      else if(opt == 'n')
+        a->name = optarg;
+      else if(!parse_adapter(optarg, &a->adapter)) {
+        bp_msg_error("--adapter: '%s' is not json or google-benchmark",
+                     optarg);
+        return BP_EXIT_USAGE;
+      }
+      break;
     case 'h':
-      usage(stdout);
+      usage(stdout, a->run);
       return BP_EXIT_OK;
     default:
-      usage(stderr);
+      usage(stderr, a->run);
       return BP_EXIT_USAGE;
     }
   }
+  if(a->bmf_file && a->adapter != BP_ADAPTER_NONE) {
+    bp_msg_error("--bmf and --adapter both name the harness's results; "
+                 "give one");
+    return BP_EXIT_USAGE;
+  }
   if(optind >= argc) {
-    bp_msg_error("no command to record (usage: benchprof record [options] "
-                 "-- CMD [ARGS...])");
+    bp_msg_error("no command to record (usage: benchprof %s [options] "
+                 "-- CMD [ARGS...])", a->run ? "run" : "record");
     return BP_EXIT_USAGE;
   }
   a->rec.argv = argv + optind;
@@ -270,24 +318,28 @@ static void print_summary(const struct bp_profile *p, const char *dir)
               "summary.json", dir);
 }
 
-int cmd_record(int argc, char **argv)
+void bp_cli_record_defaults(struct bp_record_args *a, bool run)
 {
-  struct record_args a = {
-    .rec = {.event = DEFAULT_EVENT, .freq = DEFAULT_FREQ, .demangle = true,
-            .counters = BP_COUNTERS_DEFAULT},
-    .output = DEFAULT_OUTPUT,
-  };
-  int status = parse_args(argc, argv, &a);
-  if(status >= 0)
-    return status;
-  bp_msg_set_quiet(a.quiet);
-  if(!output_writable(a.output))
+  memset(a, 0, sizeof(*a));
+  a->rec.event = DEFAULT_EVENT;
+  a->rec.freq = DEFAULT_FREQ;
+  a->rec.demangle = true;
+  a->rec.counters = BP_COUNTERS_DEFAULT;
+  a->output = DEFAULT_OUTPUT;
+  a->run = run;
+}
+
+int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
+{
+  *out = NULL;
+  bp_msg_set_quiet(a->quiet);
+  if(!output_writable(a->output))
     return BP_EXIT_ERROR;
 
   struct bp_err err = {0};
   struct bp_recorder *rec = NULL;
   struct bp_profile *prof = NULL;
-  bp_code rc = bpi_recorder_new(&rec, &a.rec, &err);
+  bp_code rc = bpi_recorder_new(&rec, &a->rec, &err);
   if(rc) {
     bp_msg_err(&err, rc);
     return rc == BPE_EVENT_UNKNOWN || rc == BPE_INVAL ? BP_EXIT_USAGE
@@ -302,25 +354,38 @@ int cmd_record(int argc, char **argv)
   bp_cli_forward_signals(bpi_recorder_pid(rec));
   rc = bpi_recorder_run(rec, &err);
   if(rc == BPE_EXEC) {
-    status = bp_cli_exec_failure(&err, a.rec.argv[0]);
+    int status = bp_cli_exec_failure(&err, a->rec.argv[0]);
     bpi_recorder_free(rec);
     return status;
   }
-  status = bpi_recorder_exit_status(rec);
+  int status = bpi_recorder_exit_status(rec);
   if(rc)
     bp_msg_err(&err, rc);  /* the run's records are partial; still write */
   rc = bpi_recorder_finish(rec, &prof, &err);
   if(!rc)
-    rc = bpi_export_all(prof, a.output, &err);
+    rc = bpi_export_all(prof, a->output, &err);
   if(rc) {
     bp_msg_err(&err, rc);
     if(status == 0)
       status = BP_EXIT_ERROR;  /* never hide the command's own failure */
   }
   else {
-    print_summary(prof, a.output);
+    print_summary(prof, a->output);
   }
-  bpi_profile_free(prof);
   bpi_recorder_free(rec);
+  *out = prof;
+  return status;
+}
+
+int cmd_record(int argc, char **argv)
+{
+  struct bp_record_args a;
+  bp_cli_record_defaults(&a, false);
+  int status = bp_cli_record_args(argc, argv, &a);
+  if(status >= 0)
+    return status;
+  struct bp_profile *prof;
+  status = bp_cli_record(&a, &prof);
+  bpi_profile_free(prof);
   return status;
 }

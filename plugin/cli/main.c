@@ -15,6 +15,7 @@ struct command {
 
 static const struct command commands[] = {
   {"record", cmd_record, "run a command and write its profile artifacts"},
+  {"run", cmd_run, "record, count and write the benchmark report (BMF)"},
   {"stat", cmd_stat, "count events over a command, like perf stat"},
   {"events", cmd_events, "list the events this machine can sample"},
 };

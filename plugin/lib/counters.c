@@ -70,8 +70,11 @@ static const char *unit_of(const struct bp_event *ev, const char *slug)
 {
   if(ev->is_time)
     return "ns";
-  if(!strcmp(slug, "instructions") || !strcmp(slug, "cycles"))
-    return slug;
+  /* literals only: units outlive the counters (profiles copy them) */
+  if(!strcmp(slug, "instructions"))
+    return "instructions";
+  if(!strcmp(slug, "cycles"))
+    return "cycles";
   if(!strcmp(slug, "page-faults"))
     return "faults";
   return "events";

@@ -26,7 +26,7 @@
 struct bp_counter {
   char *name;          /* as requested, e.g. "branch-misses" */
   char *slug;          /* BMF measure slug: lowercase, [a-z0-9-] */
-  const char *unit;    /* "instructions", "cycles", "ns", "faults", "events" */
+  const char *unit;    /* a literal: "instructions", "cycles", "ns", ... */
   bool available;      /* false: see reason; value means nothing */
   char reason[160];    /* why it is unavailable */
   uint64_t raw;        /* the count as read */

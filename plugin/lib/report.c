@@ -587,7 +587,8 @@ static enum lex_kind lex_next(struct lex *l, size_t *at, size_t *n)
     }
     else if(c == '"')
       l->in_str = true;
-    else if(word_at(l, i, "NaN", 3) || word_at(l, i, "Infinity", 8)) {
+    else if((c == 'N' && word_at(l, i, "NaN", 3)) ||
+            (c == 'I' && word_at(l, i, "Infinity", 8))) {
       *at = i;
       *n = c == 'N' ? 3 : 8;
       l->i = i + *n;
@@ -685,15 +686,16 @@ static const char *const measure_keys[] = {
   "value", "lower_value", "upper_value"
 };
 
-/* One measure: {"value": n, "lower_value": n?, "upper_value": n?}. */
+/* One measure of b: {"value": n, "lower_value": n?, "upper_value": n?};
+ * bname is b's name as the document spells it, for messages. */
 static bp_code bmf_measure(struct parse *ps, struct bp_bench *b,
-                           const cJSON *m)
+                           const char *bname, const cJSON *m)
 {
   const cJSON *field[3] = {NULL, NULL, NULL};
   double v[3] = {0, 0, 0};
   struct text path, name = {.len = 0};
   const cJSON *k;
-  bmf_path(&path, b->name, m->string, NULL);
+  bmf_path(&path, bname, m->string, NULL);
   if(!cJSON_IsObject(m))
     return fail_path(ps, &path, "expected an object with \"value\", got %s",
                      type_name(m));
@@ -715,7 +717,7 @@ static bp_code bmf_measure(struct parse *ps, struct bp_bench *b,
   for(int i = 0; i < 3; i++) {
     if(!field[i])
       continue;
-    bmf_path(&path, b->name, m->string, measure_keys[i]);
+    bmf_path(&path, bname, m->string, measure_keys[i]);
     if(!cJSON_IsNumber(field[i]))
       return fail_path(ps, &path, "expected a number, got %s",
                        type_name(field[i]));
@@ -723,7 +725,7 @@ static bp_code bmf_measure(struct parse *ps, struct bp_bench *b,
     if(!isfinite(v[i]))
       return fail_path(ps, &path, "number out of range (not finite)");
   }
-  bmf_path(&path, b->name, m->string, NULL);
+  bmf_path(&path, bname, m->string, NULL);
   char a[40], c[40];
   fmt_num(c, sizeof(c), v[0]);
   if(field[1] && v[1] > v[0]) {
@@ -790,10 +792,10 @@ static bp_code bmf_bench(struct parse *ps, const cJSON *j)
   }
   cJSON_ArrayForEach(m, j) {
     if(!m->string[0]) {
-      bmf_path(&path, b->name, "", NULL);
+      bmf_path(&path, j->string, "", NULL);
       return fail_path(ps, &path, "empty measure name");
     }
-    bp_code rc = bmf_measure(ps, b, m);
+    bp_code rc = bmf_measure(ps, b, j->string, m);
     if(rc)
       return rc;
   }
@@ -1107,7 +1109,7 @@ static bp_code gb_row(struct gbench *g, const cJSON *row, long i)
     r->failed = true;
     return BP_OK;
   }
-  double ns;
+  double ns = 0;
   rc = gb_time_ns(g, row, i, &ns);
   if(rc)
     return rc;

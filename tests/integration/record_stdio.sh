@@ -5,8 +5,10 @@
 . "${top_srcdir:?run through make check}/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 
+# the loop gives the profile some samples to validate, even under load
 printf 'a\nb\n' | "$BENCHPROF" record -q -o "$TMP/o1" -- \
-  sh -c 'cat; echo err >&2; exit 7' >"$TMP/o1.out" 2>"$TMP/o1.err"
+  sh -c 'cat; i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done
+         echo err >&2; exit 7' >"$TMP/o1.out" 2>"$TMP/o1.err"
 status=$?
 check "exit status 7 is passed through" test "$status" -eq 7
 printf 'a\nb\n' >"$TMP/o1.want"
