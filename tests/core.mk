@@ -40,3 +40,7 @@ tests_workloads_gbench_LDFLAGS = -Wl,--build-id -pthread
 tests_workloads_gbench_LDADD = -lbenchmark
 TESTS += tests/integration/run_report.sh tests/integration/run_gbench.sh
 EXTRA_DIST += tests/integration/run_report.sh tests/integration/run_gbench.sh
+
+# lost samples are reported
+TESTS += tests/integration/record_lost.sh
+EXTRA_DIST += tests/integration/record_lost.sh

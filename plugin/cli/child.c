@@ -4,9 +4,14 @@
 #include "cli.h"
 #include "msgs.h"
 
+#include "buf.h"
+
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t target_pid;
 
@@ -14,27 +19,44 @@ static volatile sig_atomic_t target_pid;
  * recording until it exits, then write the (partial) profile.  A Ctrl-C
  * typed at the terminal already reached the command through its process
  * group, so that one is not sent twice. */
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
+                                SIGUSR2};
+
 static void forward_signal(int sig, siginfo_t *info, void *uctx)
 {
   (void)uctx;
+  int saved = errno;
   if(info && info->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT))
     return;
   if(target_pid > 0)
     kill((pid_t)target_pid, sig);
+  errno = saved;
 }
 
 void bp_cli_forward_signals(pid_t pid)
 {
-  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
-                             SIGUSR2};
   struct sigaction sa;
   memset(&sa, 0, sizeof(sa));
   sa.sa_sigaction = forward_signal;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
   target_pid = pid;
-  for(size_t i = 0; i < BP_ARRAY_LEN(sigs); i++)
-    sigaction(sigs[i], &sa, NULL);
+  for(size_t i = 0; i < BP_ARRAY_LEN(forwarded); i++)
+    sigaction(forwarded[i], &sa, NULL);
+  /* The command was forked with what we inherited; benchprof itself must
+   * reap it (an inherited SIG_IGN would let the kernel do it) and must
+   * survive a closed stdout while it copies the command's output. */
+  signal(SIGCHLD, SIG_DFL);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+void bp_cli_stop_forwarding(void)
+{
+  /* the command is reaped: its pid may belong to someone else now, and
+   * Ctrl-C should stop benchprof while it writes the artifacts */
+  target_pid = 0;
+  for(size_t i = 0; i < BP_ARRAY_LEN(forwarded); i++)
+    signal(forwarded[i], SIG_DFL);
 }
 
 int bp_cli_exec_failure(const struct bp_err *err, const char *cmd)
@@ -48,3 +70,47 @@ int bp_cli_exec_failure(const struct bp_err *err, const char *cmd)
            ? 126 : BP_EXIT_NOT_FOUND;
 }
 
+
+/* Read fd to EOF into out. */
+static void read_all(int fd, struct bp_buf *out)
+{
+  char buf[65536];
+  for(;;) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if(n < 0 && errno == EINTR)
+      continue;
+    if(n <= 0)
+      return;
+    bpi_buf_add(out, buf, (size_t)n);
+  }
+}
+
+int bp_cli_capture(char *const *argv, struct bp_buf *out)
+{
+  int fds[2];
+  if(pipe2(fds, O_CLOEXEC))
+    return -1;
+  pid_t pid = fork();
+  if(pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return -1;
+  }
+  if(pid == 0) {
+    if(dup2(fds[1], STDOUT_FILENO) < 0)
+      _exit(127);
+    execvp(argv[0], argv);
+    _exit(errno == ENOENT ? 127 : 126);
+  }
+  close(fds[1]);
+  read_all(fds[0], out);
+  close(fds[0]);
+  int st;
+  pid_t r;
+  do
+    r = waitpid(pid, &st, 0);
+  while(r < 0 && errno == EINTR);
+  if(r != pid)
+    return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}

@@ -35,7 +35,15 @@ struct bp_record_args {
   const char *bmf_file;    /* --bmf */
   enum bp_adapter adapter; /* --adapter */
   const char *name;        /* --name */
+  enum bp_adapter each;    /* --each: one invocation per benchmark */
+  /* out: per profile marker (benchmark), its directory under output */
+  char **seg_dirs;
+  size_t nseg_dirs;
 };
+
+/* Files benchprof writes in an output directory, NULL-terminated: no
+ * benchmark's directory may take one of these names. */
+extern const char *const bp_cli_reserved_names[];
 
 void bp_cli_record_defaults(struct bp_record_args *a, bool run);
 /* Parse the options; -1 to go on, else the exit status to return. */
@@ -44,12 +52,22 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a);
  * *prof is the profile (the caller frees it), NULL when there is none. */
 int bp_cli_record(struct bp_record_args *a, struct bp_profile **prof);
 
+/* Free what bp_cli_record left in a (seg_dirs). */
+void bp_cli_record_cleanup(struct bp_record_args *a);
+
 /* child.c: forward SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2
  * to pid from now on (a Ctrl-C typed at the terminal already reaches it). */
 void bp_cli_forward_signals(pid_t pid);
+/* Stop forwarding (the command was reaped); the default actions return. */
+void bp_cli_stop_forwarding(void);
 /* Print why cmd could not be started; the exit status a shell would give
  * (127 not found, 126 not executable). */
 int bp_cli_exec_failure(const struct bp_err *err, const char *cmd);
+
+/* Run argv (stdin and stderr ours), its stdout into out; its status as a
+ * shell reports it, or -1 when it could not be run at all. */
+struct bp_buf;
+int bp_cli_capture(char *const *argv, struct bp_buf *out);
 
 /* cmd_stat.c: the counters as a perf-stat style table on stderr. */
 struct bp_counter;

@@ -43,6 +43,9 @@ static void usage(FILE *out, bool run)
       "                         (--benchmark_format=json)\n"
       "      --name NAME        the benchmark's name when the harness reports\n"
       "                         nothing (default: CMD's file name)\n"
+      "      --each KIND        list the harness's benchmarks and run each as its\n"
+      "                         own invocation, artifacts in DIR/<benchmark>/:\n"
+      "                         google-benchmark\n"
       "\nand the options of benchprof record:\n");
   else
     fprintf(out,
@@ -70,7 +73,9 @@ static void usage(FILE *out, bool run)
     "  -h, --help             this help\n"
     "\n"
     "Artifacts: profile.json.gz (Firefox Profiler), profile.pb.gz (pprof),\n"
-    "profile.folded, flamegraph.svg, summary.json.\n");
+    "profile.folded, flamegraph.svg, summary.json.  Benchmarks CMD marks on\n"
+    "the FIFO named by $BENCHPROF_CONTROL (benchprof/hooks.h) get their own\n"
+    "in DIR/<benchmark>/.\n");
 }
 
 /* A whole decimal number in [min, max], or false. */
@@ -115,6 +120,7 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
     {"bmf", required_argument, NULL, 'B'},
     {"adapter", required_argument, NULL, 'A'},
     {"name", required_argument, NULL, 'n'},
+    {"each", required_argument, NULL, 'E'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -180,12 +186,21 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
     case 'B':
     case 'A':
     case 'n':
+    case 'E':
       if(!a->run) {
         bp_msg_error("--%s belongs to benchprof run, not record",
-                     opt == 'B' ? "bmf" : opt == 'A' ? "adapter" : "name");
+                     opt == 'B' ? "bmf" : opt == 'A' ? "adapter" :
+                     opt == 'E' ? "each" : "name");
         return BP_EXIT_USAGE;
       }
-      if(opt == 'B')
+      if(opt == 'E') {
+        if(strcmp(optarg, "google-benchmark")) {
+          bp_msg_error("--each: '%s' is not google-benchmark", optarg);
+          return BP_EXIT_USAGE;
+        }
+        a->each = BP_ADAPTER_GBENCH;
+      }
+      else if(opt == 'B')
         a->bmf_file = optarg;
       else if(opt == 'n')
         a->name = optarg;
@@ -206,6 +221,11 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
   if(a->bmf_file && a->adapter != BP_ADAPTER_NONE) {
     bp_msg_error("--bmf and --adapter both name the harness's results; "
                  "give one");
+    return BP_EXIT_USAGE;
+  }
+  if(a->each && (a->bmf_file || a->adapter != BP_ADAPTER_NONE)) {
+    bp_msg_error("--each reads each invocation's results itself; drop "
+                 "--bmf and --adapter");
     return BP_EXIT_USAGE;
   }
   if(optind >= argc) {
@@ -318,9 +338,80 @@ static void print_summary(const struct bp_profile *p, const char *dir)
               "summary.json", dir);
 }
 
+const char *const bp_cli_reserved_names[] = {
+  "profile.json.gz", "profile.pb.gz", "profile.folded", "flamegraph.svg",
+  "summary.json", "report.json", "manifest.json", "harness-output.txt",
+  NULL,
+};
+
+void bp_cli_record_cleanup(struct bp_record_args *a)
+{
+  bpi_control_dirnames_free(a->seg_dirs, a->nseg_dirs);
+  a->seg_dirs = NULL;
+  a->nseg_dirs = 0;
+}
+
+/* Bad marker lines are the harness's bug, not a reason to fail: say so
+ * once. */
+static void note_control(const struct bp_control_stats *st)
+{
+  if(!st)
+    return;
+  if(st->bad_lines)
+    bp_msg_warn("%" PRIu64 " line%s on " BP_CONTROL_ENV " could not be "
+                "read and %s ignored (see benchprof(1) for the format)",
+                st->bad_lines, st->bad_lines == 1 ? "" : "s",
+                st->bad_lines == 1 ? "was" : "were");
+  if(st->unmatched_end)
+    bp_msg_warn("%" PRIu64 " benchmark end%s without a begin ignored",
+                st->unmatched_end, st->unmatched_end == 1 ? "" : "s");
+}
+
+/* Each marked benchmark's samples into DIR/<sanitized name>/. */
+static bp_code export_segments(struct bp_record_args *a,
+                               const struct bp_profile *prof,
+                               struct bp_err *err)
+{
+  size_t n = prof->nmarkers;
+  if(!n)
+    return BP_OK;
+  const char **names = calloc(n, sizeof(*names));
+  if(!names)
+    return bpi_err_set(err, BPE_NOMEM, 0, "benchmark directories");
+  for(size_t i = 0; i < n; i++)
+    names[i] = prof->markers[i].name;
+  bp_code rc = bpi_control_dirnames(names, n, bp_cli_reserved_names,
+                                    &a->seg_dirs);
+  free(names);
+  if(rc)
+    return bpi_err_set(err, rc, 0, "benchmark directories");
+  a->nseg_dirs = n;
+  for(size_t i = 0; !rc && i < n; i++) {
+    const struct bp_marker *m = &prof->markers[i];
+    char dir[PATH_MAX];
+    struct bp_profile *slice;
+    if((size_t)snprintf(dir, sizeof(dir), "%s/%s", a->output,
+                        a->seg_dirs[i]) >= sizeof(dir))
+      return bpi_err_set(err, BPE_INVAL, 0, "path too long: '%s'",
+                         a->output);
+    rc = bpi_profile_slice(prof, m->start_ns, m->end_ns, &slice);
+    if(rc)
+      return bpi_err_set(err, rc, 0, "profile of benchmark %zu", i + 1);
+    rc = bpi_profile_set_counters(slice, m->counters, m->ncounters);
+    if(!rc)
+      rc = bpi_export_all(slice, dir, err);
+    else
+      bpi_err_set(err, rc, 0, "profile of benchmark %zu", i + 1);
+    bpi_profile_free(slice);
+  }
+  return rc;
+}
+
 void bp_cli_record_defaults(struct bp_record_args *a, bool run)
 {
   memset(a, 0, sizeof(*a));
+  a->rec.control = true;  /* cheap: one FIFO, read only when written */
+  a->rec.tmpdir = getenv("TMPDIR");
   a->rec.event = DEFAULT_EVENT;
   a->rec.freq = DEFAULT_FREQ;
   a->rec.demangle = true;
@@ -353,6 +444,7 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
   note_event(bpi_recorder_info(rec));
   bp_cli_forward_signals(bpi_recorder_pid(rec));
   rc = bpi_recorder_run(rec, &err);
+  bp_cli_stop_forwarding();
   if(rc == BPE_EXEC) {
     int status = bp_cli_exec_failure(&err, a->rec.argv[0]);
     bpi_recorder_free(rec);
@@ -361,9 +453,12 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
   int status = bpi_recorder_exit_status(rec);
   if(rc)
     bp_msg_err(&err, rc);  /* the run's records are partial; still write */
+  note_control(bpi_recorder_control_stats(rec));
   rc = bpi_recorder_finish(rec, &prof, &err);
   if(!rc)
     rc = bpi_export_all(prof, a->output, &err);
+  if(!rc)
+    rc = export_segments(a, prof, &err);
   if(rc) {
     bp_msg_err(&err, rc);
     if(status == 0)
@@ -371,6 +466,9 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
   }
   else {
     print_summary(prof, a->output);
+    if(prof->nmarkers)
+      bp_msg_note("%zu benchmark%s marked: a profile each in %s/<name>/",
+                  prof->nmarkers, prof->nmarkers == 1 ? "" : "s", a->output);
   }
   bpi_recorder_free(rec);
   *out = prof;
@@ -387,5 +485,6 @@ int cmd_record(int argc, char **argv)
   struct bp_profile *prof;
   status = bp_cli_record(&a, &prof);
   bpi_profile_free(prof);
+  bp_cli_record_cleanup(&a);
   return status;
 }

@@ -13,6 +13,7 @@
 #include "err.h"
 #include "export.h"
 #include "fileio.h"
+#include "control.h"
 #include "report.h"
 #include "sha256.h"
 
@@ -93,23 +94,61 @@ static bool load_results(const struct bp_record_args *a,
   return rc == BP_OK;
 }
 
+/* One benchmark's line in the manifest: where its own artifacts are
+ * ("." for the invocation's) and, when it has its own invocation, that
+ * profile's facts. */
+struct bench_art {
+  const char *dir;
+  const struct bp_profile *prof;  /* its own invocation (--each), or NULL */
+  int exit_status;
+};
+
 /* Counters measure the whole invocation: they belong to its benchmark
- * when there is exactly one. */
+ * when there is exactly one.  A benchmark the harness marked (hooks.h)
+ * has its own counters instead; arts[i] says where bench i's artifacts
+ * are. */
 static bp_code attach_counters(const struct bp_record_args *a,
                                struct bp_report *rep,
-                               const struct bp_profile *prof)
+                               const struct bp_profile *prof,
+                               struct bench_art **arts)
 {
-  if(rep->nbenches == 0 &&
+  size_t marked = prof->nmarkers;
+  if(rep->nbenches == 0 && !marked &&
      !bpi_report_bench(rep, a->name ? a->name : base_name(a->rec.argv[0])))
     return BPE_NOMEM;
-  if(rep->nbenches > 1) {
+  for(size_t i = 0; i < marked; i++) {
+    const struct bp_marker *m = &prof->markers[i];
+    struct bp_bench *b = bpi_report_bench(rep, m->name);
+    if(!b)
+      return BPE_NOMEM;
+    bp_code rc = bpi_report_add_counters(b, m->counters, m->ncounters);
+    if(rc)
+      return rc;
+  }
+  *arts = calloc(rep->nbenches, sizeof(**arts));
+  if(!*arts)
+    return BPE_NOMEM;
+  for(size_t i = 0; i < rep->nbenches; i++)
+    (*arts)[i].dir = ".";
+  for(size_t i = marked; i-- > 0;) {  /* the first segment of a name wins */
+    struct bp_bench *b = bpi_report_bench(rep, prof->markers[i].name);
+    (*arts)[b - rep->benches].dir = a->seg_dirs[i];
+  }
+  size_t unmarked = 0;
+  for(size_t i = 0; i < rep->nbenches; i++)
+    unmarked += !strcmp((*arts)[i].dir, ".");
+  if(unmarked == 1 && rep->nbenches == 1)
+    return bpi_report_add_counters(&rep->benches[0], prof->meta.counters,
+                                   prof->meta.ncounters);
+  if(unmarked > 1)
     bp_msg_warn("%zu benchmarks ran in one process: the counters cover all "
                 "of them, so none is attached (run each benchmark in its "
-                "own invocation to get its counters)", rep->nbenches);
-    return BP_OK;
-  }
-  return bpi_report_add_counters(&rep->benches[0], prof->meta.counters,
-                                 prof->meta.ncounters);
+                "own invocation, or mark them with benchprof/hooks.h, to get "
+                "its counters)", unmarked);
+  else if(unmarked)
+    bp_msg_warn("a benchmark was not marked while others were: it gets no "
+                "counters");
+  return BP_OK;
 }
 
 static bp_code write_report(const struct bp_record_args *a,
@@ -128,10 +167,11 @@ static bp_code write_report(const struct bp_record_args *a,
   return rc;
 }
 
-/* {"file": ..., "bytes": N, "sha256": ...} of one file of the run. */
+/* {"file": ..., "bytes": N, "sha256": ...} of one file of the run; file
+ * is relative to the output directory. */
 static bp_code add_artifact(struct bp_buf *b, const char *dir,
                             const char *file, const char *kind,
-                            struct bp_err *err)
+                            const char *indent, struct bp_err *err)
 {
   char path[PATH_MAX], hex[2 * BP_SHA256_LEN + 1];
   struct stat st;
@@ -142,7 +182,7 @@ static bp_code add_artifact(struct bp_buf *b, const char *dir,
     rc = bpi_sha256_file(path, hex, err);
   if(rc)
     return rc;
-  bpi_buf_adds(b, "\n    {\"file\": ");
+  bpi_buf_printf(b, "\n%s{\"file\": ", indent);
   bpi_buf_json_str(b, file);
   bpi_buf_adds(b, ", \"kind\": ");
   bpi_buf_json_str(b, kind);
@@ -179,41 +219,95 @@ static void add_event(struct bp_buf *b, const struct bp_profile_meta *m)
   bpi_buf_adds(b, "},\n");
 }
 
-/* The manifest, written last: every file it names is complete. */
+/* The artifacts of one profile directory (sub: relative to out, "." for
+ * out itself), as a JSON array. */
+static bp_code add_artifacts(struct bp_buf *b, const char *out,
+                             const char *sub, const char *indent,
+                             struct bp_err *err)
+{
+  bp_code rc = BP_OK;
+  bpi_buf_addc(b, '[');
+  for(size_t i = 0; !rc && bpi_exporters[i]; i++) {
+    char file[PATH_MAX];
+    const char *name = bpi_exporters[i]->file;
+    if(strcmp(sub, ".") &&
+       (size_t)snprintf(file, sizeof(file), "%s/%s", sub, name) >=
+         sizeof(file))
+      return bpi_err_set(err, BPE_INVAL, 0, "path too long: '%s'", sub);
+    if(i)
+      bpi_buf_addc(b, ',');
+    rc = add_artifact(b, out, strcmp(sub, ".") ? file : name,
+                      artifact_kind(bpi_exporters[i]), indent, err);
+  }
+  bpi_buf_printf(b, "\n%.*s]", (int)strlen(indent) - 2, indent);
+  return rc;
+}
+
+static void add_facts(struct bp_buf *b, const struct bp_profile_meta *m,
+                      const char *sep)
+{
+  bpi_buf_printf(b, "\"samples\": %llu,%s\"lost\": %llu,%s\"counters\": ",
+                 (unsigned long long)m->samples, sep,
+                 (unsigned long long)m->lost_records, sep);
+  bpi_counters_json(b, m->counters, m->ncounters);
+}
+
+/* Each benchmark: its name, its profile directory and artifacts, and with
+ * an invocation of its own, that invocation's facts. */
+static bp_code add_benchmarks(struct bp_buf *b, const char *out,
+                              const struct bp_report *rep,
+                              const struct bench_art *arts,
+                              struct bp_err *err)
+{
+  bp_code rc = BP_OK;
+  bpi_buf_adds(b, "\n  \"benchmarks\": [");
+  for(size_t i = 0; !rc && i < rep->nbenches; i++) {
+    bpi_buf_adds(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+    bpi_buf_json_str(b, rep->benches[i].name);
+    bpi_buf_adds(b, ", \"profile\": ");
+    bpi_buf_json_str(b, arts[i].dir);
+    if(arts[i].prof) {
+      bpi_buf_printf(b, ", \"exit_status\": %d, ", arts[i].exit_status);
+      add_facts(b, &arts[i].prof->meta, " ");
+    }
+    bpi_buf_adds(b, ",\n     \"artifacts\": ");
+    rc = add_artifacts(b, out, arts[i].dir, "        ", err);
+    bpi_buf_adds(b, "}");
+  }
+  bpi_buf_adds(b, "\n  ]\n}\n");
+  return rc;
+}
+
+/* The manifest, written last: every file it names is complete.  prof is
+ * the invocation's profile, NULL with --each (one per benchmark). */
 static bp_code write_manifest(const struct bp_record_args *a,
                               const struct bp_report *rep,
                               const struct bp_profile *prof,
+                              const struct bp_profile *any,
+                              const struct bench_art *arts, int status,
                               struct bp_err *err)
 {
-  const struct bp_profile_meta *m = &prof->meta;
+  const struct bp_profile_meta *m = &any->meta;
   struct bp_buf b;
   bpi_buf_init(&b);
   bpi_buf_adds(&b, "{\n  \"benchprof_version\": \"" BENCHPROF_VERSION "\",\n"
                    "  \"command\": ");
-  bpi_buf_json_str(&b, m->command);
+  bpi_buf_json_str(&b, prof ? m->command : a->rec.argv[0]);
   bpi_buf_printf(&b, ",\n  \"exit_status\": %d,\n  \"report\": \""
-                 REPORT_FILE "\",\n", m->exit_status);
+                 REPORT_FILE "\",\n", status);
   add_event(&b, m);
-  bpi_buf_printf(&b, "  \"samples\": %llu,\n  \"lost\": %llu,\n"
-                 "  \"counters\": ", (unsigned long long)m->samples,
-                 (unsigned long long)m->lost_records);
-  bpi_counters_json(&b, m->counters, m->ncounters);
-  bpi_buf_adds(&b, ",\n  \"artifacts\": [");
   bp_code rc = BP_OK;
-  for(size_t i = 0; !rc && bpi_exporters[i]; i++) {
-    if(i)
-      bpi_buf_addc(&b, ',');
-    rc = add_artifact(&b, a->output, bpi_exporters[i]->file,
-                      artifact_kind(bpi_exporters[i]), err);
+  if(prof) {
+    bpi_buf_adds(&b, "  ");
+    add_facts(&b, m, "\n  ");
+    bpi_buf_adds(&b, ",\n  \"artifacts\": ");
+    rc = add_artifacts(&b, a->output, ".", "    ", err);
   }
-  /* one profile covers the invocation: every benchmark points at it */
-  bpi_buf_adds(&b, "\n  ],\n  \"benchmarks\": [");
-  for(size_t i = 0; i < rep->nbenches; i++) {
-    bpi_buf_adds(&b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
-    bpi_buf_json_str(&b, rep->benches[i].name);
-    bpi_buf_adds(&b, ", \"profile\": \".\"}");
-  }
-  bpi_buf_adds(&b, "\n  ]\n}\n");
+  else
+    bpi_buf_adds(&b, "  \"artifacts\": []");
+  bpi_buf_addc(&b, ',');
+  if(!rc)
+    rc = add_benchmarks(&b, a->output, rep, arts, err);
   char path[PATH_MAX];
   if(!rc)
     rc = join(path, sizeof(path), a->output, MANIFEST_FILE, err);
@@ -225,6 +319,235 @@ static bp_code write_manifest(const struct bp_record_args *a,
   return rc;
 }
 
+/* Report and manifest; false when they could not be written. */
+static bool write_outputs(const struct bp_record_args *a,
+                          const struct bp_report *rep,
+                          const struct bp_profile *prof,
+                          const struct bp_profile *any,
+                          const struct bench_art *arts, int status)
+{
+  struct bp_err err = {0};
+  bp_code rc = write_report(a, rep, &err);
+  if(!rc)
+    rc = write_manifest(a, rep, prof, any, arts, status, &err);
+  if(rc) {
+    bp_msg_err(&err, rc);
+    return false;
+  }
+  bp_msg_note("report: %s/" REPORT_FILE " (%zu benchmark%s), manifest: "
+              "%s/" MANIFEST_FILE, a->output, rep->nbenches,
+              rep->nbenches == 1 ? "" : "s", a->output);
+  return true;
+}
+
+static int run_once(struct bp_record_args *a)
+{
+  struct bp_buf out;
+  bpi_buf_init(&out);
+  if(a->adapter != BP_ADAPTER_NONE) {
+    a->rec.on_output = collect_output;
+    a->rec.output_ctx = &out;
+  }
+  struct bp_profile *prof;
+  int status = bp_cli_record(a, &prof);
+  if(!prof) {  /* the command never ran, or nothing could be written */
+    bpi_buf_cleanup(&out);
+    return status;
+  }
+  struct bp_report rep;
+  struct bench_art *arts = NULL;
+  bpi_report_init(&rep);
+  bool ok = !bpi_buf_failed(&out) && load_results(a, &out, &rep);
+  if(ok) {
+    bp_code rc = attach_counters(a, &rep, prof, &arts);
+    if(rc)
+      bp_msg_error("report: %s", bp_strerror(rc));
+    ok = !rc && write_outputs(a, &rep, prof, prof, arts, status);
+  }
+  if(!ok && status == 0)
+    status = BP_EXIT_ERROR;  /* the command's own failure wins */
+  free(arts);
+  bpi_report_cleanup(&rep);
+  bpi_profile_free(prof);
+  bpi_buf_cleanup(&out);
+  return status;
+}
+
+/* ------------------------------------------------ --each google-benchmark */
+
+/* The harness's benchmarks, one name a line of CMD --benchmark_list_tests. */
+static int list_benchmarks(char *const *argv, struct bp_buf *names,
+                           size_t *n)
+{
+  size_t argc = 0;
+  while(argv[argc])
+    argc++;
+  char **list = calloc(argc + 2, sizeof(*list));
+  if(!list)
+    return BP_EXIT_ERROR;
+  memcpy(list, argv, argc * sizeof(*list));
+  list[argc] = (char *)"--benchmark_list_tests=true";
+  int st = bp_cli_capture(list, names);
+  free(list);
+  if(st) {
+    bp_msg_error("listing the benchmarks (%s --benchmark_list_tests=true) "
+                 "%s %d", argv[0], st < 0 ? "failed:" : "exited with",
+                 st < 0 ? errno : st);
+    return st > 0 ? st : BP_EXIT_ERROR;
+  }
+  if(bpi_buf_failed(names))
+    return BP_EXIT_ERROR;
+  /* lines become strings; empty ones are dropped */
+  *n = 0;
+  for(size_t i = 0; i < names->len; i++)
+    if(names->data[i] == '\n' || names->data[i] == '\r')
+      names->data[i] = '\0';
+  for(size_t i = 0; i < names->len; i += strlen(names->data + i) + 1)
+    *n += names->data[i] != '\0';
+  return 0;
+}
+
+/* "--benchmark_filter=^NAME$" with NAME's regex characters escaped. */
+static char *filter_arg(const char *name)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_buf_adds(&b, "--benchmark_filter=^");
+  for(const char *p = name; *p; p++) {
+    if(strchr("\\^$.|?*+()[]{}", *p))
+      bpi_buf_addc(&b, '\\');
+    bpi_buf_addc(&b, *p);
+  }
+  bpi_buf_addc(&b, '$');
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
+struct each_run {
+  struct bp_report rep;
+  struct bench_art *arts;   /* one per benchmark of rep */
+  struct bp_profile **profs;
+  size_t nprofs;
+  int status;               /* the first non-zero exit status */
+  bool ok;                  /* every invocation's results read */
+};
+
+/* Record one benchmark in DIR/dir; its results and counters into e. */
+static void run_one(const struct bp_record_args *a, struct each_run *e,
+                    const char *name, const char *dir)
+{
+  size_t argc = 0;
+  while(a->rec.argv[argc])
+    argc++;
+  char path[PATH_MAX];
+  char *filter = filter_arg(name);
+  char **argv = calloc(argc + 3, sizeof(*argv));
+  struct bp_record_args sub = *a;
+  struct bp_buf out;
+  struct bp_profile *prof = NULL;
+  bpi_buf_init(&out);
+  if(!filter || !argv || (size_t)snprintf(path, sizeof(path), "%s/%s",
+                                          a->output, dir) >= sizeof(path)) {
+    bp_msg_error("%s: out of memory or path too long", dir);
+    e->ok = false;
+    goto out;
+  }
+  memcpy(argv, a->rec.argv, argc * sizeof(*argv));
+  argv[argc] = filter;
+  argv[argc + 1] = (char *)"--benchmark_format=json";
+  sub.rec.argv = argv;
+  sub.output = path;
+  sub.adapter = BP_ADAPTER_GBENCH;
+  sub.seg_dirs = NULL;
+  sub.nseg_dirs = 0;
+  sub.rec.on_output = collect_output;
+  sub.rec.output_ctx = &out;
+  int st = bp_cli_record(&sub, &prof);
+  if(st && !e->status)
+    e->status = st;
+  size_t had = e->rep.nbenches;
+  if(!prof || bpi_buf_failed(&out) || !load_results(&sub, &out, &e->rep)) {
+    e->ok = false;
+    goto out;
+  }
+  struct bp_bench *b = bpi_report_bench(&e->rep, name);
+  struct bench_art *arts = realloc(e->arts, (e->rep.nbenches + 1) *
+                                            sizeof(*arts));
+  if(arts) {
+    e->arts = arts;
+    memset(arts + had, 0, (e->rep.nbenches - had) * sizeof(*arts));
+  }
+  if(!b || !arts ||
+     bpi_report_add_counters(b, prof->meta.counters, prof->meta.ncounters)) {
+    e->ok = false;
+    goto out;
+  }
+  arts[b - e->rep.benches] = (struct bench_art){.dir = dir, .prof = prof,
+                                                .exit_status = st};
+  e->profs[e->nprofs++] = prof;
+  prof = NULL;
+out:
+  bpi_profile_free(prof);
+  bp_cli_record_cleanup(&sub);
+  bpi_buf_cleanup(&out);
+  free(argv);
+  free(filter);
+}
+
+static int run_each(struct bp_record_args *a)
+{
+  struct bp_buf names;
+  struct each_run e = {.ok = true};
+  char **dirs = NULL;
+  const char **list = NULL;
+  size_t n = 0;
+  bpi_buf_init(&names);
+  bpi_report_init(&e.rep);
+  int status = list_benchmarks(a->rec.argv, &names, &n);
+  if(!status && !n) {
+    bp_msg_error("%s lists no benchmarks", a->rec.argv[0]);
+    status = BP_EXIT_ERROR;
+  }
+  if(status)
+    goto out;
+  list = calloc(n, sizeof(*list));
+  e.profs = calloc(n, sizeof(*e.profs));
+  for(size_t i = 0, k = 0; list && i < names.len;
+      i += strlen(names.data + i) + 1)
+    if(names.data[i])
+      list[k++] = names.data + i;
+  if(!list || !e.profs ||
+     bpi_control_dirnames(list, n, bp_cli_reserved_names, &dirs)) {
+    status = BP_EXIT_ERROR;
+    goto out;
+  }
+  for(size_t i = 0; i < n; i++) {
+    bp_msg_note("benchmark %zu of %zu: %s", i + 1, n, dirs[i]);
+    run_one(a, &e, list[i], dirs[i]);
+  }
+  status = e.status;
+  /* a benchmark the harness reported under another name has no profile */
+  for(size_t i = 0; e.ok && i < e.rep.nbenches; i++)
+    if(!e.arts[i].dir)
+      e.arts[i].dir = ".";
+  if(!e.ok || !e.nprofs ||
+     !write_outputs(a, &e.rep, NULL, e.profs[0], e.arts, status))
+    status = status ? status : BP_EXIT_ERROR;
+out:
+  for(size_t i = 0; i < e.nprofs; i++)
+    bpi_profile_free(e.profs[i]);
+  free(e.profs);
+  free(e.arts);
+  bpi_control_dirnames_free(dirs, n);
+  free(list);
+  bpi_report_cleanup(&e.rep);
+  bpi_buf_cleanup(&names);
+  return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
   struct bp_record_args a;
@@ -232,37 +555,7 @@ int cmd_run(int argc, char **argv)
   int status = bp_cli_record_args(argc, argv, &a);
   if(status >= 0)
     return status;
-  struct bp_buf out;
-  bpi_buf_init(&out);
-  if(a.adapter != BP_ADAPTER_NONE) {
-    a.rec.on_output = collect_output;
-    a.rec.output_ctx = &out;
-  }
-  struct bp_profile *prof;
-  status = bp_cli_record(&a, &prof);
-  if(!prof) {  /* the command never ran, or nothing could be written */
-    bpi_buf_cleanup(&out);
-    return status;
-  }
-  struct bp_report rep;
-  struct bp_err err = {0};
-  bpi_report_init(&rep);
-  bool ok = !bpi_buf_failed(&out) && load_results(&a, &out, &rep);
-  bp_code rc = ok ? attach_counters(&a, &rep, prof) : BP_OK;
-  if(ok && !rc)
-    rc = write_report(&a, &rep, &err);
-  if(ok && !rc)
-    rc = write_manifest(&a, &rep, prof, &err);
-  if(rc)
-    bp_msg_err(&err, rc);
-  else if(ok)
-    bp_msg_note("report: %s/" REPORT_FILE " (%zu benchmark%s), manifest: "
-                "%s/" MANIFEST_FILE, a.output, rep.nbenches,
-                rep.nbenches == 1 ? "" : "s", a.output);
-  if((!ok || rc) && status == 0)
-    status = BP_EXIT_ERROR;  /* the command's own failure wins */
-  bpi_report_cleanup(&rep);
-  bpi_profile_free(prof);
-  bpi_buf_cleanup(&out);
+  status = a.each ? run_each(&a) : run_once(&a);
+  bp_cli_record_cleanup(&a);
   return status;
 }

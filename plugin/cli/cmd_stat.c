@@ -212,6 +212,7 @@ int cmd_stat(int argc, char **argv)
   }
   if(!rc)
     rc = bpi_sampler_run(s, ignore_record, NULL, &err);
+  bp_cli_stop_forwarding();
   status = shell_status(bpi_sampler_wait_status(s));
   if(!rc)
     rc = bpi_counters_read(cs, &err);

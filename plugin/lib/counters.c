@@ -241,6 +241,22 @@ void bpi_counters_free(struct bp_counters *cs)
   free(cs);
 }
 
+bool bpi_counters_scale(uint64_t raw, uint64_t enabled, uint64_t running,
+                        double *value, double *ratio)
+{
+  if(running == 0)
+    return false;
+  if(running >= enabled) {
+    *value = (double)raw;
+    *ratio = 1.0;
+    return true;
+  }
+  /* the PMU counted only part of the time: extrapolate, as perf stat does */
+  *ratio = (double)running / (double)enabled;
+  *value = (double)raw * (double)enabled / (double)running;
+  return true;
+}
+
 /* Store the values of one group read into its members. */
 static void apply_group(struct bp_counters *cs, int leader,
                         const uint64_t *buf)
@@ -253,15 +269,10 @@ static void apply_group(struct bp_counters *cs, int leader,
       if(s->group != leader || s->id != id || !s->c->available)
         continue;
       s->c->raw = value;
-      if(running == 0) {
+      if(!bpi_counters_scale(value, enabled, running, &s->c->value,
+                             &s->c->running))
         unavailable(s, "%s was never counted (the PMU never scheduled it)",
                     s->c->name);
-        continue;
-      }
-      s->c->running = (double)running / (double)enabled;
-      s->c->value = running < enabled
-                     ? (double)value * (double)enabled / (double)running
-                     : (double)value;
     }
   }
 }
@@ -279,6 +290,95 @@ bp_code bpi_counters_read(struct bp_counters *cs, struct bp_err *err)
                          "reading counter group of '%s'", s->c->name);
     apply_group(cs, (int)i, buf);
   }
+  return BP_OK;
+}
+
+/* Store one group's values into the snapshots of its members. */
+static void snap_group(const struct bp_counters *cs, int leader,
+                       const uint64_t *buf, struct bp_counter_snap *snap)
+{
+  uint64_t nr = buf[0];
+  for(uint64_t k = 0; k < nr && k < MAX_GROUP * 2; k++) {
+    for(size_t i = 0; i < cs->n; i++) {
+      const struct slot *s = &cs->slots[i];
+      if(s->group != leader || s->id != buf[4 + 2 * k] || !s->c->available)
+        continue;
+      snap[i] = (struct bp_counter_snap){.raw = buf[3 + 2 * k],
+                                         .enabled = buf[1],
+                                         .running = buf[2], .ok = true};
+    }
+  }
+}
+
+bp_code bpi_counters_snapshot(const struct bp_counters *cs,
+                              struct bp_counter_snap *snap,
+                              struct bp_err *err)
+{
+  uint64_t buf[3 + 2 * (MAX_GROUP + 1)];
+  memset(snap, 0, cs->n * sizeof(*snap));
+  for(size_t i = 0; i < cs->n; i++) {
+    const struct slot *s = &cs->slots[i];
+    if(s->fd < 0 || s->group != (int)i)
+      continue;
+    ssize_t n = read(s->fd, buf, sizeof(buf));
+    if(n < (ssize_t)(3 * sizeof(uint64_t)))
+      return bpi_err_set(err, BPE_SYS, n < 0 ? errno : 0,
+                         "reading counter group of '%s'", s->c->name);
+    snap_group(cs, (int)i, buf, snap);
+  }
+  return BP_OK;
+}
+
+void bpi_counters_copy_free(struct bp_counter *c, size_t n)
+{
+  for(size_t i = 0; c && i < n; i++) {
+    free(c[i].name);
+    free(c[i].slug);
+  }
+  free(c);
+}
+
+/* One counter between two snapshots. */
+static void delta_one(struct bp_counter *d, const struct bp_counter_snap *a,
+                      const struct bp_counter_snap *b)
+{
+  uint64_t running = b->running - a->running;
+  uint64_t enabled = b->enabled - a->enabled;
+  if(!d->available)
+    return;  /* the reason is the whole run's */
+  if(!a->ok || !b->ok || !running || b->raw < a->raw) {
+    d->available = false;
+    snprintf(d->reason, sizeof(d->reason),
+             "%s was not counted during this benchmark", d->name);
+    return;
+  }
+  d->raw = b->raw - a->raw;
+  d->running = (double)running / (double)enabled;
+  d->value = running < enabled
+               ? (double)d->raw * (double)enabled / (double)running
+               : (double)d->raw;
+}
+
+bp_code bpi_counters_delta(const struct bp_counters *cs,
+                           const struct bp_counter_snap *a,
+                           const struct bp_counter_snap *b,
+                           struct bp_counter **out, size_t *n)
+{
+  struct bp_counter *d = calloc(cs->n ? cs->n : 1, sizeof(*d));
+  if(!d)
+    return BPE_NOMEM;
+  for(size_t i = 0; i < cs->n; i++) {
+    d[i] = cs->counters[i];
+    d[i].name = strdup(cs->counters[i].name);
+    d[i].slug = strdup(cs->counters[i].slug);
+    if(!d[i].name || !d[i].slug) {
+      bpi_counters_copy_free(d, i + 1);
+      return BPE_NOMEM;
+    }
+    delta_one(&d[i], &a[i], &b[i]);
+  }
+  *out = d;
+  *n = cs->n;
   return BP_OK;
 }
 

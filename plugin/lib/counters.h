@@ -48,6 +48,27 @@ void bpi_counters_free(struct bp_counters *c);
 /* Read the totals (after the command was reaped). */
 bp_code bpi_counters_read(struct bp_counters *c, struct bp_err *err);
 
+/* A reading of every counter while the command runs (inherited counters
+ * sum live children too), for deltas over part of the run. */
+struct bp_counter_snap {
+  uint64_t raw, enabled, running;
+  bool ok;                     /* read, and available */
+};
+/* Fill snap[i] for each counter of the list (bpi_counters_list order);
+ * changes nothing in cs. */
+bp_code bpi_counters_snapshot(const struct bp_counters *cs,
+                              struct bp_counter_snap *snap,
+                              struct bp_err *err);
+/* out[i] (n entries, names and slugs copied: free with
+ * bpi_counters_copy_free) is the counter between two snapshots, scaled by
+ * its own enabled/running ratio over that span; unavailable with a reason
+ * when it was not counted in it. */
+bp_code bpi_counters_delta(const struct bp_counters *cs,
+                           const struct bp_counter_snap *a,
+                           const struct bp_counter_snap *b,
+                           struct bp_counter **out, size_t *n);
+void bpi_counters_copy_free(struct bp_counter *c, size_t n);
+
 /* The counters, in the order of the list. */
 const struct bp_counter *bpi_counters_list(const struct bp_counters *c,
                                            size_t *n);
@@ -56,6 +77,12 @@ const struct bp_counter *bpi_counters_list(const struct bp_counters *c,
  * or unavailable. */
 const struct bp_counter *bpi_counters_find(const struct bp_counters *c,
                                            const char *name);
+
+/* Multiplexing: a count taken during running of enabled nanoseconds,
+ * extrapolated to the whole time; *ratio is running / enabled.  false when
+ * the event never ran (its count means nothing). */
+bool bpi_counters_scale(uint64_t raw, uint64_t enabled, uint64_t running,
+                        double *value, double *ratio);
 
 /* Append the counters as a JSON array: name, slug, unit, available, and
  * value, raw and running, or the reason. */

@@ -305,6 +305,16 @@ static const char run_schema[] =
   "{\"key\":\"exitStatus\",\"label\":\"Exit status\",\"format\":\"integer\"}"
   "]}";
 
+/* One benchmark the harness marked: its name in the chart. */
+static const char bench_schema[] =
+  "{\"name\":\"BenchprofBenchmark\",\"display\":[\"marker-chart\","
+  "\"marker-table\",\"timeline-overview\"],"
+  "\"tooltipLabel\":\"{marker.name}\","
+  "\"tableLabel\":\"{marker.data.benchmark}\","
+  "\"chartLabel\":\"{marker.data.benchmark}\",\"data\":["
+  "{\"key\":\"benchmark\",\"label\":\"Benchmark\",\"format\":\"string\","
+  "\"searchable\":true}]}";
+
 static void add_meta(struct bp_buf *b, const struct bp_profile *p)
 {
   const struct bp_profile_meta *m = &p->meta;
@@ -328,6 +338,8 @@ static void add_meta(struct bp_buf *b, const struct bp_profile *p)
   add_category(b, "Kernel", "orange");
   bpi_buf_adds(b, "],\"markerSchema\":[");
   bpi_buf_adds(b, run_schema);
+  bpi_buf_addc(b, ',');
+  bpi_buf_adds(b, bench_schema);
   bpi_buf_adds(b, "],");
   add_benchprof_meta(b, p);
   bpi_buf_adds(b, "},\n");
@@ -389,6 +401,28 @@ static void add_libs(struct bp_buf *b, const struct bp_profile *p)
   bpi_buf_adds(b, "],\n");
 }
 
+/* One interval marker per benchmark, after the run marker, named as the
+ * harness named it (cleaned like every other name). */
+static void add_bench_markers(struct gecko *g)
+{
+  const struct bp_profile *p = g->p;
+  struct bp_buf *b = g->out;
+  for(size_t i = 0; i < p->nmarkers; i++) {
+    const struct bp_marker *m = &p->markers[i];
+    bpi_buf_reset(&g->name);
+    bpi_profile_clean_name(&g->name, m->name, '\0');
+    const char *name = bpi_buf_failed(&g->name) || !g->name.data
+                         ? "" : g->name.data;
+    bpi_buf_printf(b, ",\n[%" PRIu32 ",", view_string(g, name));
+    add_rel_ms(b, p, m->start_ns);
+    bpi_buf_addc(b, ',');
+    add_rel_ms(b, p, m->end_ns);
+    bpi_buf_printf(b, ",1,%d,{\"type\":\"BenchprofBenchmark\",", CAT_OTHER);
+    add_str_field(b, "benchmark", name);
+    bpi_buf_adds(b, "}]");
+  }
+}
+
 static void add_markers(struct gecko *g, uint32_t t)
 {
   const struct bp_profile *p = g->p;
@@ -404,6 +438,7 @@ static void add_markers(struct gecko *g, uint32_t t)
     bpi_buf_printf(b, ",1,%d,{\"type\":\"BenchprofRun\",", CAT_OTHER);
     add_str_field(b, "command", p->meta.command ? p->meta.command : "");
     bpi_buf_printf(b, ",\"exitStatus\":%d}]", p->meta.exit_status);
+    add_bench_markers(g);
   }
   bpi_buf_adds(b, "]},\n");
 }

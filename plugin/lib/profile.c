@@ -76,6 +76,44 @@ bp_code bpi_profile_set_counters(struct bp_profile *p,
   return BP_OK;
 }
 
+static void free_markers(struct bp_profile *p)
+{
+  for(size_t i = 0; i < p->nmarkers; i++) {
+    free(p->markers[i].name);
+    for(size_t k = 0; k < p->markers[i].ncounters; k++) {
+      free(p->markers[i].counters[k].name);
+      free(p->markers[i].counters[k].slug);
+    }
+    free(p->markers[i].counters);
+  }
+  free(p->markers);
+}
+
+bp_code bpi_profile_add_marker(struct bp_profile *p, const char *name,
+                               uint64_t start_ns, uint64_t end_ns,
+                               const struct bp_counter *c, size_t n)
+{
+  struct bp_marker *m = realloc(p->markers,
+                                (p->nmarkers + 1) * sizeof(*m));
+  if(!m)
+    return BPE_NOMEM;
+  p->markers = m;
+  m = &p->markers[p->nmarkers++];
+  *m = (struct bp_marker){.start_ns = start_ns, .end_ns = end_ns};
+  m->name = strdup(name);
+  if(!m->name)
+    return BPE_NOMEM;
+  if(!n)
+    return BP_OK;
+  /* the same copy as the run's counters get */
+  struct bp_profile_meta tmp = {0};
+  struct bp_profile holder = {.meta = tmp};
+  bp_code rc = bpi_profile_set_counters(&holder, c, n);
+  m->counters = holder.meta.counters;
+  m->ncounters = holder.meta.ncounters;
+  return rc;
+}
+
 static void meta_cleanup(struct bp_profile_meta *m)
 {
   free_counters(m);
@@ -92,6 +130,7 @@ void bpi_profile_free(struct bp_profile *p)
   if(!p)
     return;
   meta_cleanup(&p->meta);
+  free_markers(p);
   bpi_strtab_cleanup(&p->strings);
   free(p->libs);
   free(p->funcs);
@@ -456,4 +495,128 @@ out:
   free(all);
   free(seen);
   return n;
+}
+
+/* Duplicate an array of n elements (n may be 0). */
+static bool dup_table(void **dst, const void *src, uint32_t n, uint32_t *cap,
+                      size_t elem)
+{
+  *dst = malloc((size_t)(n ? n : 1) * elem);
+  if(!*dst)
+    return false;
+  if(n)
+    memcpy(*dst, src, (size_t)n * elem);
+  *cap = n ? n : 1;
+  return true;
+}
+
+static bp_code copy_meta(struct bp_profile_meta *d,
+                         const struct bp_profile_meta *s)
+{
+  *d = *s;
+  d->requested_event = d->event = d->fallback_reason = NULL;
+  d->call_graph = d->command = d->host = NULL;
+  d->counters = NULL;
+  d->ncounters = 0;
+  d->samples = 0;  /* counted again as the slice's samples are added */
+  bp_code rc = bpi_profile_meta_set(&d->requested_event, s->requested_event);
+  if(!rc)
+    rc = bpi_profile_meta_set(&d->event, s->event);
+  if(!rc)
+    rc = bpi_profile_meta_set(&d->fallback_reason, s->fallback_reason);
+  if(!rc)
+    rc = bpi_profile_meta_set(&d->call_graph, s->call_graph);
+  if(!rc)
+    rc = bpi_profile_meta_set(&d->command, s->command);
+  if(!rc)
+    rc = bpi_profile_meta_set(&d->host, s->host);
+  return rc;
+}
+
+/* Strings, then tables, so every handle of src is valid in d.  The
+ * interning indexes stay empty: a slice is only read. */
+static bp_code copy_tables(struct bp_profile *d, const struct bp_profile *s)
+{
+  for(size_t i = 1; i < s->strings.count; i++)
+    if(bpi_strtab_intern(&d->strings, s->strings.strs[i]) != i)
+      return BPE_NOMEM;
+  if(!dup_table((void **)&d->libs, s->libs, s->nlibs, &d->libs_cap,
+                sizeof(*d->libs)) ||
+     !dup_table((void **)&d->funcs, s->funcs, s->nfuncs, &d->funcs_cap,
+                sizeof(*d->funcs)) ||
+     !dup_table((void **)&d->frames, s->frames, s->nframes, &d->frames_cap,
+                sizeof(*d->frames)) ||
+     !dup_table((void **)&d->stacks, s->stacks, s->nstacks, &d->stacks_cap,
+                sizeof(*d->stacks)) ||
+     !dup_table((void **)&d->threads, s->threads, s->nthreads,
+                &d->threads_cap, sizeof(*d->threads)))
+    return BPE_NOMEM;
+  d->nlibs = s->nlibs;
+  d->nfuncs = s->nfuncs;
+  d->nframes = s->nframes;
+  d->nstacks = s->nstacks;
+  d->nthreads = s->nthreads;
+  for(uint32_t i = 0; i < d->nthreads; i++)
+    d->threads[i].samples = 0;
+  return BP_OK;
+}
+
+/* Samples of the timeline in [t0, t1); threads' times narrowed to them. */
+static bp_code copy_samples(struct bp_profile *d, const struct bp_profile *s,
+                            uint64_t t0, uint64_t t1)
+{
+  struct bp_sample smp;
+  bp_code rc = bpi_profile_timeline_rewind(s);
+  for(uint32_t i = 0; i < d->nthreads; i++) {
+    d->threads[i].start_ns = t1;
+    d->threads[i].end_ns = t0;
+  }
+  while(!rc && bpi_profile_timeline_next(s, &smp)) {
+    if(smp.time_ns < t0 || smp.time_ns >= t1)
+      continue;
+    rc = bpi_profile_add_sample(d, smp.thread, smp.stack, smp.time_ns,
+                                smp.weight);
+    if(!rc && smp.thread < d->nthreads) {
+      struct bp_thread *t = &d->threads[smp.thread];
+      if(smp.time_ns < t->start_ns)
+        t->start_ns = smp.time_ns;
+      if(smp.time_ns > t->end_ns)
+        t->end_ns = smp.time_ns;
+    }
+  }
+  for(uint32_t i = 0; i < d->nthreads; i++) {
+    struct bp_thread *t = &d->threads[i];
+    if(t->samples)
+      continue;
+    /* no samples here: what of its life falls in the slice */
+    t->start_ns = s->threads[i].start_ns > t0 ? s->threads[i].start_ns : t0;
+    t->end_ns = s->threads[i].end_ns < t1 ? s->threads[i].end_ns : t1;
+    if(t->end_ns < t->start_ns)
+      t->end_ns = t->start_ns;
+  }
+  return rc;
+}
+
+bp_code bpi_profile_slice(const struct bp_profile *src, uint64_t t0,
+                          uint64_t t1, struct bp_profile **out)
+{
+  struct bp_profile *d;
+  bp_code rc = bpi_profile_new(&d);
+  if(rc)
+    return rc;
+  rc = copy_meta(&d->meta, &src->meta);
+  if(!rc)
+    rc = copy_tables(d, src);
+  if(!rc)
+    rc = copy_samples(d, src, t0, t1);
+  if(rc) {
+    bpi_profile_free(d);
+    return rc;
+  }
+  if(t0 > src->meta.start_ns)  /* the wall clock moves with the start */
+    d->meta.start_epoch_ms += (double)(t0 - src->meta.start_ns) / 1e6;
+  d->meta.start_ns = t0;
+  d->meta.end_ns = t1;
+  *out = d;
+  return BP_OK;
 }

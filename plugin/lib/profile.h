@@ -91,6 +91,14 @@ struct bp_sample {
   uint64_t weight;  /* the sample's period */
 };
 
+/* An interval of the run: one benchmark the harness marked (control.h). */
+struct bp_marker {
+  char *name;                  /* as the harness sent it: any bytes */
+  uint64_t start_ns, end_ns;   /* CLOCK_MONOTONIC, [start, end) */
+  struct bp_counter *counters; /* deltas over the interval (owned) */
+  size_t ncounters;
+};
+
 /* Facts about the run, written into every artifact's metadata. */
 struct bp_profile_meta {
   char *requested_event; /* what the user asked for */
@@ -143,6 +151,9 @@ struct bp_profile {
 
   FILE *timeline;             /* spilled struct bp_sample records */
   uint64_t timeline_len;
+
+  struct bp_marker *markers;  /* in the order they began */
+  size_t nmarkers;
 };
 
 bp_code bpi_profile_new(struct bp_profile **out);
@@ -173,6 +184,18 @@ bp_code bpi_profile_meta_set(char **field, const char *s);
 bp_code bpi_profile_add_sample(struct bp_profile *p, uint32_t thread,
                                uint32_t stack, uint64_t time_ns,
                                uint64_t weight);
+
+/* Add a marker (copies name and counters). */
+bp_code bpi_profile_add_marker(struct bp_profile *p, const char *name,
+                               uint64_t start_ns, uint64_t end_ns,
+                               const struct bp_counter *c, size_t n);
+
+/* A new profile with src's tables and metadata but only the samples whose
+ * time is in [t0, t1), its start and end set to t0 and t1, no markers and
+ * no counters.  Handles (libs, funcs, frames, stacks, threads) mean the
+ * same in both. */
+bp_code bpi_profile_slice(const struct bp_profile *src, uint64_t t0,
+                          uint64_t t1, struct bp_profile **out);
 
 /* Timeline reading: rewind, then next() until it returns false. */
 bp_code bpi_profile_timeline_rewind(const struct bp_profile *p);

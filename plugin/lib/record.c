@@ -7,6 +7,7 @@
 #include "symbols.h"
 
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -23,6 +24,8 @@ struct bp_recorder {
   struct bp_converter *conv;
   struct bp_counters *counters;
   struct bp_profile *profile;
+  struct bp_control *control;  /* NULL unless opts.control */
+  bp_code control_rc;          /* the first failure reading it */
 };
 
 /* Open the requested event, or the software clock when there is no PMU. */
@@ -62,6 +65,22 @@ static bp_code open_events(struct bp_recorder *r, struct bp_err *err)
   return rc;
 }
 
+static uint64_t mono_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The sampler's input callback: markers are applied as they arrive so the
+ * counters are read as close to them as we can. */
+static void on_control(void *ctx)
+{
+  struct bp_recorder *r = ctx;
+  if(!r->control_rc)
+    r->control_rc = bpi_control_read(r->control, mono_ns());
+}
+
 bp_code bpi_recorder_new(struct bp_recorder **out,
                          const struct bp_record_opts *o, struct bp_err *err)
 {
@@ -85,7 +104,17 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
   struct bp_sampler_opts sopts = {
     .argv = o->argv, .ring_pages = o->ring_pages,
     .on_output = o->on_output, .output_ctx = o->output_ctx,
+    .input_fd = -1,
   };
+  if(o->control) {
+    rc = bpi_control_new(&r->control, o->tmpdir, err);
+    if(rc)
+      goto fail;
+    sopts.env_add = bpi_control_env(r->control);
+    sopts.input_fd = bpi_control_fd(r->control);
+    sopts.on_input = on_control;
+    sopts.input_ctx = r;
+  }
   rc = bpi_sampler_new(&r->sampler, &sopts, err);
   if(!rc)
     rc = open_events(r, err);
@@ -93,6 +122,8 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
     rc = bpi_counters_open(&r->counters, o->counters,
                            bpi_sampler_pid(r->sampler),
                            !o->counters_user_only, err);
+  if(!rc && r->control)
+    bpi_control_set_counters(r->control, r->counters);
   if(!rc)
     rc = bpi_converter_new(&r->conv, r->profile, r->sym,
                            bpi_sampler_layout(r->sampler));
@@ -118,6 +149,7 @@ void bpi_recorder_free(struct bp_recorder *r)
   bpi_counters_free(r->counters);
   bpi_symbols_free(r->sym);
   bpi_profile_free(r->profile);
+  bpi_control_free(r->control);
   bpi_event_cleanup(&r->requested);
   if(r->fell_back)
     bpi_event_cleanup(&r->used);
@@ -145,6 +177,32 @@ bp_code bpi_recorder_run(struct bp_recorder *r, struct bp_err *err)
     if(!rc)
       rc = crc;
   }
+  if(r->control && !r->control_rc)
+    r->control_rc = bpi_control_finish(r->control,
+                                       bpi_sampler_end_ns(r->sampler));
+  if(!rc && r->control_rc)
+    rc = bpi_err_set(err, r->control_rc, 0, "benchmark markers");
+  return rc;
+}
+
+const struct bp_control_stats *bpi_recorder_control_stats(
+  const struct bp_recorder *r)
+{
+  return r->control ? bpi_control_stats(r->control) : NULL;
+}
+
+/* One profile marker per benchmark segment. */
+static bp_code add_markers(struct bp_recorder *r)
+{
+  size_t n = 0;
+  const struct bp_segment *seg = r->control
+                                   ? bpi_control_segments(r->control, &n)
+                                   : NULL;
+  bp_code rc = BP_OK;
+  for(size_t i = 0; !rc && i < n; i++)
+    rc = bpi_profile_add_marker(r->profile, seg[i].name, seg[i].begin_ns,
+                                seg[i].end_ns, seg[i].counters,
+                                seg[i].ncounters);
   return rc;
 }
 
@@ -227,6 +285,8 @@ static bp_code fill_meta(struct bp_recorder *r)
   const struct bp_counter *c = bpi_recorder_counters(r, &nc);
   if(!rc)
     rc = bpi_profile_set_counters(r->profile, c, nc);
+  if(!rc)
+    rc = add_markers(r);
   return rc;
 }
 

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "benchprof/benchprof.h"
+#include "control.h"
 #include "profile.h"
 #include "sampler.h"
 
@@ -33,6 +34,10 @@ struct bp_record_opts {
   /* see struct bp_sampler_opts: the command's stdout, teed */
   void (*on_output)(void *ctx, const char *data, size_t len);
   void *output_ctx;
+  /* Take benchmark markers from the command (control.h): the command gets
+   * BENCHPROF_CONTROL, and the profile one marker per benchmark. */
+  bool control;
+  const char *tmpdir;      /* where its FIFO goes; NULL: /tmp */
 };
 
 struct bp_record_info {
@@ -59,6 +64,10 @@ int bpi_recorder_exit_status(const struct bp_recorder *r);
 /* The counter totals (after run); NULL and 0 when none were asked for. */
 const struct bp_counter *bpi_recorder_counters(const struct bp_recorder *r,
                                                size_t *n);
+
+/* What the control FIFO saw (after run); NULL without control. */
+const struct bp_control_stats *bpi_recorder_control_stats(
+  const struct bp_recorder *r);
 
 /* Symbolize and fill the metadata; *out is the caller's afterwards
  * (bpi_profile_free). */

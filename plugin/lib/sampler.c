@@ -37,7 +37,12 @@ struct bp_sampler {
   int out_fd;       /* read end of the command's stdout, or -1 */
   void (*on_output)(void *ctx, const char *data, size_t len);
   void *output_ctx;
+  int input_fd;     /* see bp_sampler_opts; -1 when none */
+  void (*on_input)(void *ctx);
+  void *input_ctx;
   bool started, reaped;
+  bool status_lost;   /* reaped by the kernel: no exit status */
+  bool stdout_broken; /* our stdout is gone: keep reading, stop copying */
   int wait_status;
   uint64_t start_ns, end_ns;
   double start_epoch_ms;
@@ -149,7 +154,7 @@ bp_code bpi_sampler_online_cpus(int **cpus, uint32_t *n)
 }
 
 static void child_wait_and_exec(int go_rd, int err_wr, int out_wr,
-                                char *const *argv)
+                                char *const *argv, char *const *envp)
 {
   char go;
   ssize_t n;
@@ -161,11 +166,34 @@ static void child_wait_and_exec(int go_rd, int err_wr, int out_wr,
   close(go_rd);
   if(out_wr >= 0 && (dup2(out_wr, STDOUT_FILENO) < 0 || close(out_wr)))
     _exit(127);
-  execvp(argv[0], argv);
+  if(envp)
+    execvpe(argv[0], argv, envp);
+  else
+    execvp(argv[0], argv);
   int e = errno;
   ssize_t w = write(err_wr, &e, sizeof(e));
   (void)w;
   _exit(127);
+}
+
+/* Our environment with add ("NAME=value") in place of any NAME=; built
+ * before fork, so the child only execs.  The strings are environ's. */
+static char **env_with(const char *add)
+{
+  extern char **environ;
+  size_t n = 0, key = strcspn(add, "=") + 1;
+  while(environ[n])
+    n++;
+  char **envp = malloc((n + 2) * sizeof(*envp));
+  if(!envp)
+    return NULL;
+  size_t j = 0;
+  for(size_t i = 0; i < n; i++)
+    if(strncmp(environ[i], add, key))
+      envp[j++] = environ[i];
+  envp[j++] = (char *)add;
+  envp[j] = NULL;
+  return envp;
 }
 
 bp_code bpi_sampler_new(struct bp_sampler **out,
@@ -179,6 +207,9 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
   s->go_fd = s->exec_err_fd = s->out_fd = -1;
   s->on_output = o->on_output;
   s->output_ctx = o->output_ctx;
+  s->input_fd = o->on_input ? o->input_fd : -1;
+  s->on_input = o->on_input;
+  s->input_ctx = o->input_ctx;
   s->ring_pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;
   if(s->ring_pages & (s->ring_pages - 1)) {
     free(s);
@@ -189,6 +220,11 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
   if(!o->argv || !o->argv[0] || !o->argv[0][0]) {
     free(s);
     return bpi_err_set(err, BPE_INVAL, 0, "no command given");
+  }
+  char **envp = NULL;
+  if(o->env_add && !(envp = env_with(o->env_add))) {
+    bpi_err_set(err, BPE_NOMEM, 0, "environment");
+    goto fail;
   }
   if(pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC) ||
      (o->on_output && pipe2(so, O_CLOEXEC))) {
@@ -205,8 +241,10 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
     close(ex[0]);
     if(so[0] >= 0)
       close(so[0]);
-    child_wait_and_exec(go[0], ex[1], so[1], o->argv);
+    child_wait_and_exec(go[0], ex[1], so[1], o->argv, envp);
   }
+  free(envp);
+  envp = NULL;
   close(go[0]);
   close(ex[1]);
   s->go_fd = go[1];
@@ -228,6 +266,7 @@ fail:
     if(so[i] >= 0)
       close(so[i]);
   }
+  free(envp);
   free(s);
   return err->code;
 }
@@ -265,6 +304,13 @@ static void reap(struct bp_sampler *s, int options)
   if(r == s->pid) {
     s->reaped = true;
     s->wait_status = st;
+    s->end_ns = now_ns(CLOCK_MONOTONIC);
+  }
+  else if(r < 0 && errno == ECHILD) {
+    /* SIGCHLD ignored: the kernel reaped it and kept the status */
+    s->reaped = true;
+    s->wait_status = 0;
+    s->status_lost = true;
     s->end_ns = now_ns(CLOCK_MONOTONIC);
   }
 }
@@ -328,10 +374,10 @@ static void fill_sampling_attr(struct perf_event_attr *a,
   a->sample_id_all = 1;
   a->use_clockid = 1;
   a->clockid = CLOCK_MONOTONIC;
-  a->build_id = 1;
-  a->exclude_callchain_kernel = c->kernel_callchain ? 0 : 1;
+  /* build_id is the caller's: on until a kernel refuses it */
   if(!c->kernel_callchain)
     a->exclude_kernel = 1;
+  a->exclude_callchain_kernel = a->exclude_kernel;
   a->watermark = 1;
   a->wakeup_watermark = ring_bytes / 4;
 }
@@ -357,35 +403,64 @@ static int open_on_cpus(struct bp_sampler *s, struct perf_event_attr *a,
   return 0;
 }
 
-static bp_code map_rings(struct bp_sampler *s, struct bp_sampler_info *info,
-                         struct bp_err *err)
+/* Close the events and their rings, keeping the CPU list. */
+static void close_fds(struct bp_sampler *s)
+{
+  for(uint32_t i = 0; i < s->ncpus; i++) {
+    if(s->maps[i])
+      munmap(s->maps[i], s->map_len);
+    s->maps[i] = NULL;
+    if(s->fds[i] >= 0)
+      close(s->fds[i]);
+    s->fds[i] = -1;
+  }
+}
+
+/* Map a ring of pages data pages on every event; returns 0 or the errno. */
+static int map_rings(struct bp_sampler *s, uint32_t pages)
+{
+  long page = sysconf(_SC_PAGESIZE);
+  s->map_len = (size_t)(pages + 1) * (size_t)page;
+  for(uint32_t i = 0; i < s->ncpus; i++) {
+    s->maps[i] = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+                      s->fds[i], 0);
+    if(s->maps[i] == MAP_FAILED) {
+      int e = errno;
+      s->maps[i] = NULL;
+      return e;
+    }
+  }
+  for(uint32_t i = 0; i < s->ncpus; i++)
+    bpi_ring_init(&s->rings[i], s->maps[i], (uint64_t)pages * page);
+  return 0;
+}
+
+/* Open the events with rings of pages data pages.  The wake-up watermark
+ * is a quarter of the ring, fixed at open: smaller rings (EPERM: over the
+ * locked-memory budget) are opened again from scratch rather than mapped
+ * with a watermark that no longer fits.  Returns 0 or the errno; *cpu is
+ * the CPU whose open failed. */
+static int open_with_rings(struct bp_sampler *s, struct perf_event_attr *a,
+                           const struct bp_sample_cfg *c,
+                           struct bp_sampler_info *info, int *cpu,
+                           bool *mmap_failed)
 {
   long page = sysconf(_SC_PAGESIZE);
   for(uint32_t pages = s->ring_pages;; pages /= 2) {
-    s->map_len = (size_t)(pages + 1) * (size_t)page;
-    uint32_t i;
-    for(i = 0; i < s->ncpus; i++) {
-      s->maps[i] = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-                        s->fds[i], 0);
-      if(s->maps[i] == MAP_FAILED) {
-        s->maps[i] = NULL;
-        break;
-      }
-    }
-    if(i == s->ncpus) {
-      for(i = 0; i < s->ncpus; i++)
-        bpi_ring_init(&s->rings[i], s->maps[i], (uint64_t)pages * page);
+    fill_sampling_attr(a, c, info->freq, (uint32_t)((uint64_t)pages * page));
+    int e = open_on_cpus(s, a, cpu);
+    if(e)
+      return e;
+    e = map_rings(s, pages);
+    if(!e) {
       info->ring_pages = pages;
-      return BP_OK;
+      return 0;
     }
-    int e = errno;
-    for(uint32_t j = 0; j < i; j++) {
-      munmap(s->maps[j], s->map_len);
-      s->maps[j] = NULL;
+    close_fds(s);
+    if(e != EPERM || pages / 2 < MIN_RING_PAGES) {
+      *mmap_failed = true;
+      return e;
     }
-    /* EPERM: over the locked-memory budget; try smaller rings */
-    if(e != EPERM || pages / 2 < MIN_RING_PAGES)
-      return bpi_err_set(err, BPE_SYS, e, "mmap of %u ring pages", pages);
   }
 }
 
@@ -415,25 +490,26 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
     info->freq_clamped = true;
   }
   struct perf_event_attr a = c->attr;
-  long page = sysconf(_SC_PAGESIZE);
-  fill_sampling_attr(&a, c, info->freq,
-                     (uint32_t)(s->ring_pages * (uint32_t)page));
-
+  a.build_id = 1;
   int cpu = -1;
-  int e = open_on_cpus(s, &a, &cpu);
-  if(e == EINVAL && a.build_id) {  /* before Linux 5.12 */
+  bool mmap_failed = false;
+  int e = open_with_rings(s, &a, c, info, &cpu, &mmap_failed);
+  if(e == EINVAL && !mmap_failed) {  /* build ids in MMAP2: Linux 5.12 */
+    a = c->attr;
     a.build_id = 0;
     info->build_id_dropped = true;
-    e = open_on_cpus(s, &a, &cpu);
+    e = open_with_rings(s, &a, c, info, &cpu, &mmap_failed);
   }
-  if((e == EACCES || e == EPERM) && !a.exclude_kernel) {
+  if((e == EACCES || e == EPERM) && !mmap_failed && !a.exclude_kernel) {
     a.exclude_kernel = 1;
     a.exclude_callchain_kernel = 1;
     info->kernel_dropped = true;
-    e = open_on_cpus(s, &a, &cpu);
+    e = open_with_rings(s, &a, c, info, &cpu, &mmap_failed);
   }
   if(e) {
     close_events(s);
+    if(mmap_failed)
+      return bpi_err_set(err, BPE_SYS, e, "mmap of the sampling rings");
     if(bpi_event_errno_no_pmu(e) && c->attr.type != PERF_TYPE_SOFTWARE)
       return bpi_err_set(err, BPE_NO_PMU, e, "no usable PMU for the event");
     if(e == EACCES || e == EPERM)
@@ -442,11 +518,6 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
                          "/proc/sys/kernel/perf_event_paranoid)", cpu);
     return bpi_err_set(err, BPE_EVENT_OPEN, e, "perf_event_open on CPU %d",
                        cpu);
-  }
-  rc = map_rings(s, info, err);
-  if(rc) {
-    close_events(s);
-    return rc;
   }
   s->layout.sample_type = a.sample_type;
   s->layout.sample_id_all = a.sample_id_all;
@@ -556,7 +627,8 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit)
 static bp_code deliver(struct bp_sampler *s, uint64_t limit, bp_record_fn fn,
                        void *ctx, bp_code *cb_rc)
 {
-  qsort(s->queue, s->nqueue, sizeof(*s->queue), by_time);
+  if(s->nqueue)
+    qsort(s->queue, s->nqueue, sizeof(*s->queue), by_time);
   size_t i = 0;
   for(; i < s->nqueue && s->queue[i].time <= limit; i++)
     if(*cb_rc == BP_OK)
@@ -624,8 +696,10 @@ static void pump_output(struct bp_sampler *s)
       s->out_fd = -1;
       return;
     }
-    /* our stdout may be closed: the command's output still counts */
-    write_all(STDOUT_FILENO, buf, (size_t)n);
+    /* our stdout may be closed (EPIPE; SIGPIPE is ignored here): the
+     * command's output still counts for the report */
+    if(!s->stdout_broken && !write_all(STDOUT_FILENO, buf, (size_t)n))
+      s->stdout_broken = true;
     s->on_output(s->output_ctx, buf, (size_t)n);
   }
 }
@@ -648,9 +722,10 @@ static void drain(struct bp_sampler *s, bool final, bp_record_fn fn,
 bp_code bpi_sampler_run(struct bp_sampler *s, bp_record_fn fn, void *ctx,
                         struct bp_err *err)
 {
-  /* rings, then the pidfd, then the command's stdout; -1 is skipped */
+  /* rings, then the pidfd, the command's stdout and the input fd; -1 is
+   * skipped */
   uint32_t n = s->ncpus;
-  struct pollfd *pfd = calloc(n + 2, sizeof(*pfd));
+  struct pollfd *pfd = calloc(n + 3, sizeof(*pfd));
   if(!pfd)
     return bpi_err_set(err, BPE_NOMEM, 0, "poll set");
   for(uint32_t i = 0; i < n; i++) {
@@ -661,10 +736,12 @@ bp_code bpi_sampler_run(struct bp_sampler *s, bp_record_fn fn, void *ctx,
   pfd[n].events = POLLIN;
   pfd[n + 1].fd = s->out_fd;
   pfd[n + 1].events = POLLIN;
+  pfd[n + 2].fd = s->input_fd;
+  pfd[n + 2].events = POLLIN;
   bp_code rc = BP_OK, cb_rc = BP_OK;
   while(!s->reaped) {
     /* without a pidfd, look for the exit every 50 ms */
-    int r = poll(pfd, n + 2, s->pidfd >= 0 ? 1000 : 50);
+    int r = poll(pfd, n + 3, s->pidfd >= 0 ? 1000 : 50);
     if(r < 0 && errno != EINTR && !rc)
       rc = bpi_err_set(err, BPE_SYS, errno, "poll");
     for(uint32_t i = 0; i < n; i++)
@@ -674,10 +751,14 @@ bp_code bpi_sampler_run(struct bp_sampler *s, bp_record_fn fn, void *ctx,
       pump_output(s);
       pfd[n + 1].fd = s->out_fd;
     }
+    if(s->input_fd >= 0 && pfd[n + 2].revents)
+      s->on_input(s->input_ctx);
     drain(s, false, fn, ctx, &rc, &cb_rc, err);
     child_done(s, s->pidfd >= 0 ? &pfd[n] : NULL);
   }
   pump_output(s);  /* what it wrote just before it exited */
+  if(s->on_input)
+    s->on_input(s->input_ctx);
   drain(s, true, fn, ctx, &rc, &cb_rc, err);
   for(uint32_t i = 0; i < n; i++)
     s->corrupt += s->rings[i].corrupt;

@@ -33,6 +33,15 @@ struct bp_sampler_opts {
    * harness's results, for the report). */
   void (*on_output)(void *ctx, const char *data, size_t len);
   void *output_ctx;
+  /* "NAME=value" added to the command's environment (replacing NAME), or
+   * NULL; benchprof's own environment is not changed. */
+  const char *env_add;
+  /* Another fd to watch while the command runs (or -1): on_input is
+   * called when it is readable, and once more after the command exited.
+   * The control FIFO (control.c) uses it. */
+  int input_fd;
+  void (*on_input)(void *ctx);
+  void *input_ctx;
 };
 
 struct bp_sample_cfg {

@@ -14,7 +14,7 @@
 
 SETUP="scripts/setup-debian.sh --test"
 FIXTURE="$top_builddir/tests/unit/report_fixture"
-SCHEMA="$top_srcdir/../shared/contracts/bencher/bmf.schema.json"
+SCHEMA="$BENCHPROF_SHARED/contracts/bencher/bmf.schema.json"
 PYTHONDONTWRITEBYTECODE=1
 export PYTHONDONTWRITEBYTECODE
 

@@ -3,6 +3,7 @@
 #include "bp_setup.h"
 #include "buf.h"
 #include "check.h"
+#include "counters.h"
 #include "hash.h"
 #include "procs.h"
 #include "profile.h"
@@ -186,8 +187,26 @@ static void test_procs(void)
   bpi_procs_cleanup(&ps);
 }
 
+static void test_counter_scaling(void)
+{
+  double v, r;
+  /* never scheduled: no value at all */
+  CHECK(!bpi_counters_scale(123, 1000, 0, &v, &r));
+  /* always counted: the raw count */
+  CHECK(bpi_counters_scale(500, 1000, 1000, &v, &r));
+  CHECK(v == 500.0 && r == 1.0);
+  /* counted a quarter of the time: four times the count, ratio 0.25 */
+  CHECK(bpi_counters_scale(500, 4000, 1000, &v, &r));
+  CHECK(v == 2000.0 && r == 0.25);
+  /* huge counts do not overflow */
+  CHECK(bpi_counters_scale(UINT64_MAX / 2, UINT64_MAX, UINT64_MAX / 4, &v,
+                           &r));
+  CHECK(v > 3.6e19 && v < 3.8e19);
+}
+
 int main(void)
 {
+  test_counter_scaling();
   test_map();
   test_strtab();
   test_buf_escaping();

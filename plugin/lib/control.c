@@ -1,0 +1,400 @@
+#include "bp_setup.h"
+#include "control.h"
+#include "err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct bp_control {
+  char dir[PATH_MAX];
+  char env[PATH_MAX + 32];   /* BENCHPROF_CONTROL=<dir>/control */
+  const char *path;          /* inside env */
+  int rd, wr;
+  char line[BP_CONTROL_LINE_MAX];
+  size_t len;
+  bool overlong;             /* dropping the rest of a too long line */
+  struct bp_counters *cs;
+  struct bp_counter_snap *open_snap, *snap;
+  bool open;                 /* a segment is open: the last one */
+  struct bp_segment *segs;
+  size_t nsegs, cap;
+  struct bp_control_stats stats;
+};
+
+bp_code bpi_control_new(struct bp_control **out, const char *tmp,
+                        struct bp_err *err)
+{
+  struct bp_control *c = calloc(1, sizeof(*c));
+  if(!c)
+    return bpi_err_set(err, BPE_NOMEM, 0, "control");
+  c->rd = c->wr = -1;
+  if(!tmp || !*tmp)
+    tmp = "/tmp";
+  snprintf(c->dir, sizeof(c->dir), "%s/benchprof-ctl.XXXXXX", tmp);
+  if(!mkdtemp(c->dir)) {
+    int e = errno;
+    free(c);
+    return bpi_err_set(err, BPE_SYS, e, "cannot create a directory in '%s'",
+                       tmp);
+  }
+  snprintf(c->env, sizeof(c->env), BP_CONTROL_ENV "=%s/control", c->dir);
+  c->path = c->env + strlen(BP_CONTROL_ENV "=");
+  /* the directory is 0700: only our user can write markers */
+  if(mkfifo(c->path, 0600) ||
+     (c->rd = open(c->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 ||
+     (c->wr = open(c->path, O_WRONLY | O_CLOEXEC)) < 0) {
+    int e = errno;
+    bpi_control_free(c);
+    return bpi_err_set(err, BPE_SYS, e, "control FIFO");
+  }
+  *out = c;
+  return BP_OK;
+}
+
+static void free_segments(struct bp_control *c)
+{
+  for(size_t i = 0; i < c->nsegs; i++) {
+    free(c->segs[i].name);
+    bpi_counters_copy_free(c->segs[i].counters, c->segs[i].ncounters);
+  }
+  free(c->segs);
+}
+
+void bpi_control_free(struct bp_control *c)
+{
+  if(!c)
+    return;
+  if(c->rd >= 0)
+    close(c->rd);
+  if(c->wr >= 0)
+    close(c->wr);
+  unlink(c->path);
+  rmdir(c->dir);
+  free_segments(c);
+  free(c->open_snap);
+  free(c->snap);
+  free(c);
+}
+
+const char *bpi_control_env(const struct bp_control *c)
+{
+  return c->env;
+}
+
+int bpi_control_fd(const struct bp_control *c)
+{
+  return c->rd;
+}
+
+void bpi_control_set_counters(struct bp_control *c, struct bp_counters *cs)
+{
+  c->cs = cs;
+}
+
+static int hexval(char ch)
+{
+  if(ch >= '0' && ch <= '9')
+    return ch - '0';
+  if(ch >= 'a' && ch <= 'f')
+    return ch - 'a' + 10;
+  if(ch >= 'A' && ch <= 'F')
+    return ch - 'A' + 10;
+  return -1;
+}
+
+/* Percent-decode; raw bytes the protocol says must be encoded, a bad
+ * escape or an encoded NUL make the line bad. */
+static bp_code decode_name(const char *s, size_t len, char **out)
+{
+  char *name = malloc(len + 1);
+  size_t j = 0;
+  if(!name)
+    return BPE_NOMEM;
+  for(size_t i = 0; i < len; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if(ch < 0x21 || ch == 0x7f)
+      goto bad;
+    if(ch == '%') {
+      int hi = i + 2 < len ? hexval(s[i + 1]) : -1;
+      int lo = i + 2 < len ? hexval(s[i + 2]) : -1;
+      if(hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+        goto bad;
+      ch = (unsigned char)(hi * 16 + lo);
+      i += 2;
+    }
+    name[j++] = (char)ch;
+  }
+  if(!j)
+    goto bad;
+  name[j] = '\0';
+  *out = name;
+  return BP_OK;
+bad:
+  free(name);
+  return BPE_FORMAT;
+}
+
+/* "-" or a decimal number of nanoseconds, up to the next space or end. */
+static bool parse_ns(const char *s, size_t len, uint64_t *ns)
+{
+  if(len == 1 && s[0] == '-') {
+    *ns = 0;
+    return true;
+  }
+  if(!len || len > 19)
+    return false;
+  uint64_t v = 0;
+  for(size_t i = 0; i < len; i++) {
+    if(s[i] < '0' || s[i] > '9')
+      return false;
+    v = v * 10 + (uint64_t)(s[i] - '0');
+  }
+  *ns = v ? v : 1;  /* 0 is "-": a real time of 0 cannot happen */
+  return true;
+}
+
+static bool word(const char *line, size_t len, const char *w, size_t *at)
+{
+  size_t n = strlen(w);
+  if(len < n || memcmp(line, w, n) || (len > n && line[n] != ' '))
+    return false;
+  *at = len > n ? n + 1 : n;
+  return true;
+}
+
+bp_code bpi_control_parse(const char *line, size_t len, char **name,
+                          uint64_t *ns)
+{
+  size_t at;
+  *name = NULL;
+  if(word(line, len, "end", &at))
+    return at < len && parse_ns(line + at, len - at, ns) ? BP_OK
+                                                          : BPE_FORMAT;
+  if(!word(line, len, "begin", &at) || at >= len)
+    return BPE_FORMAT;
+  const char *sp = memchr(line + at, ' ', len - at);
+  if(!sp || !parse_ns(line + at, (size_t)(sp - line) - at, ns))
+    return BPE_FORMAT;
+  size_t off = (size_t)(sp - line) + 1;
+  return decode_name(line + off, len - off, name);
+}
+
+/* Read the counters into snap; on failure the segment's counters are
+ * reported as not counted. */
+static void read_counters(struct bp_control *c, struct bp_counter_snap *snap)
+{
+  struct bp_err ignored = {0};
+  if(c->cs && bpi_counters_snapshot(c->cs, snap, &ignored)) {
+    size_t n;
+    bpi_counters_list(c->cs, &n);
+    memset(snap, 0, n * sizeof(*snap));
+  }
+}
+
+static bp_code end_segment(struct bp_control *c, uint64_t ns)
+{
+  struct bp_segment *s = &c->segs[c->nsegs - 1];
+  c->open = false;
+  s->end_ns = ns > s->begin_ns ? ns : s->begin_ns;
+  if(!c->cs)
+    return BP_OK;
+  read_counters(c, c->snap);
+  return bpi_counters_delta(c->cs, c->open_snap, c->snap, &s->counters,
+                            &s->ncounters);
+}
+
+static bp_code begin_segment(struct bp_control *c, char *name, uint64_t ns)
+{
+  if(c->nsegs == c->cap) {
+    size_t cap = c->cap ? c->cap * 2 : 16;
+    struct bp_segment *s = realloc(c->segs, cap * sizeof(*s));
+    if(!s) {
+      free(name);
+      return BPE_NOMEM;
+    }
+    c->segs = s;
+    c->cap = cap;
+  }
+  c->segs[c->nsegs++] = (struct bp_segment){.name = name, .begin_ns = ns,
+                                            .end_ns = ns};
+  c->open = true;
+  if(c->cs)
+    read_counters(c, c->open_snap);
+  return BP_OK;
+}
+
+static bp_code apply_line(struct bp_control *c, const char *line, size_t len,
+                          uint64_t now_ns)
+{
+  char *name;
+  uint64_t ns;
+  bp_code rc = bpi_control_parse(line, len, &name, &ns);
+  if(rc == BPE_FORMAT) {
+    c->stats.bad_lines++;
+    return BP_OK;
+  }
+  if(rc)
+    return rc;
+  if(!ns)
+    ns = now_ns;
+  if(!name) {
+    if(!c->open) {
+      c->stats.unmatched_end++;
+      return BP_OK;
+    }
+    return end_segment(c, ns);
+  }
+  if(c->open) {
+    c->stats.implicit_end++;
+    rc = end_segment(c, ns);
+    if(rc) {
+      free(name);
+      return rc;
+    }
+  }
+  return begin_segment(c, name, ns);
+}
+
+/* Split what arrived into lines; a line longer than the buffer is bad and
+ * dropped up to its newline. */
+static bp_code take_bytes(struct bp_control *c, const char *p, size_t n,
+                          uint64_t now_ns)
+{
+  for(size_t i = 0; i < n; i++) {
+    if(p[i] == '\n') {
+      bp_code rc = c->overlong ? BP_OK : apply_line(c, c->line, c->len,
+                                                    now_ns);
+      c->stats.bad_lines += c->overlong;
+      c->overlong = false;
+      c->len = 0;
+      if(rc)
+        return rc;
+    }
+    else if(c->len == sizeof(c->line))
+      c->overlong = true;
+    else if(!c->overlong)
+      c->line[c->len++] = p[i];
+  }
+  return BP_OK;
+}
+
+static bp_code alloc_snaps(struct bp_control *c)
+{
+  size_t n = 0;
+  if(!c->cs || c->snap)
+    return BP_OK;
+  bpi_counters_list(c->cs, &n);
+  c->snap = calloc(n ? n : 1, sizeof(*c->snap));
+  c->open_snap = calloc(n ? n : 1, sizeof(*c->open_snap));
+  return c->snap && c->open_snap ? BP_OK : BPE_NOMEM;
+}
+
+bp_code bpi_control_read(struct bp_control *c, uint64_t now_ns)
+{
+  char buf[8192];
+  bp_code rc = alloc_snaps(c);
+  while(!rc) {
+    ssize_t n = read(c->rd, buf, sizeof(buf));
+    if(n < 0 && errno == EINTR)
+      continue;
+    if(n <= 0)
+      break;  /* EAGAIN: all read (no EOF: we hold a write end) */
+    rc = take_bytes(c, buf, (size_t)n, now_ns);
+  }
+  return rc;
+}
+
+bp_code bpi_control_finish(struct bp_control *c, uint64_t end_ns)
+{
+  bp_code rc = bpi_control_read(c, end_ns);
+  if(!rc && c->len && !c->overlong)  /* a last line without newline */
+    rc = apply_line(c, c->line, c->len, end_ns);
+  c->len = 0;
+  if(!rc && c->open) {
+    c->stats.implicit_end++;
+    rc = end_segment(c, end_ns);
+  }
+  return rc;
+}
+
+const struct bp_segment *bpi_control_segments(const struct bp_control *c,
+                                              size_t *n)
+{
+  *n = c->nsegs;
+  return c->segs;
+}
+
+const struct bp_control_stats *bpi_control_stats(const struct bp_control *c)
+{
+  return &c->stats;
+}
+
+/* ------------------------------------------------------- directory names */
+
+static bool is_safe(unsigned char ch)
+{
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+         (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
+}
+
+/* name -> [A-Za-z0-9._-]{1,BP_CONTROL_DIRNAME_MAX}, not starting with '.'
+ * (hidden, "." and "..") or '-' (read as an option by tools). */
+static void sanitize(const char *name, char *out)
+{
+  size_t j = 0;
+  for(const unsigned char *p = (const unsigned char *)name;
+      *p && j < BP_CONTROL_DIRNAME_MAX; p++)
+    out[j++] = is_safe(*p) ? (char)*p : '_';
+  if(!j)
+    out[j++] = '_';
+  if(out[0] == '.' || out[0] == '-')
+    out[0] = '_';
+  out[j] = '\0';
+}
+
+static bool taken(char **done, size_t n, const char *const *reserved,
+                  const char *s)
+{
+  for(size_t i = 0; i < n; i++)
+    if(!strcmp(done[i], s))
+      return true;
+  for(size_t i = 0; reserved && reserved[i]; i++)
+    if(!strcmp(reserved[i], s))
+      return true;
+  return false;
+}
+
+void bpi_control_dirnames_free(char **names, size_t n)
+{
+  for(size_t i = 0; names && i < n; i++)
+    free(names[i]);
+  free(names);
+}
+
+bp_code bpi_control_dirnames(const char *const *names, size_t n,
+                             const char *const *reserved, char ***out)
+{
+  char **res = calloc(n ? n : 1, sizeof(*res));
+  char base[BP_CONTROL_DIRNAME_MAX + 1], cand[BP_CONTROL_DIRNAME_MAX + 24];
+  if(!res)
+    return BPE_NOMEM;
+  for(size_t i = 0; i < n; i++) {
+    sanitize(names[i], base);
+    snprintf(cand, sizeof(cand), "%s", base);
+    for(size_t k = 2; taken(res, i, reserved, cand); k++)
+      snprintf(cand, sizeof(cand), "%s-%zu", base, k);
+    res[i] = strdup(cand);
+    if(!res[i]) {
+      bpi_control_dirnames_free(res, i);
+      return BPE_NOMEM;
+    }
+  }
+  *out = res;
+  return BP_OK;
+}

@@ -1,0 +1,91 @@
+/* control: benchmark markers from the harness.
+ *
+ * Input: lines a harness writes to a FIFO whose path benchprof puts in the
+ * command's environment as BENCHPROF_CONTROL (see
+ * plugin/include/benchprof/hooks.h for the protocol):
+ *   begin <ns|-> <name, percent-encoded>\n
+ *   end <ns|->\n
+ * <ns> is CLOCK_MONOTONIC in nanoseconds; "-" means "when benchprof reads
+ * the line".  Output: segments {name, begin_ns, end_ns} with the counters'
+ * deltas between the two reads.
+ *
+ * Rules: a begin while a segment is open ends that one at the new begin;
+ * an end with no open segment is ignored and counted; a segment still open
+ * when the command exits ends then.  A line that does not parse is counted
+ * and dropped, never fatal.  Counters are read when benchprof reads the
+ * line, so their deltas are as precise as that delay (usually well under a
+ * millisecond); times given in the line are exact.
+ *
+ * Owns the FIFO, its directory and the segments.  Not thread-safe. */
+#ifndef BP_LIB_CONTROL_H
+#define BP_LIB_CONTROL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "benchprof/benchprof.h"
+#include "counters.h"
+
+#define BP_CONTROL_ENV "BENCHPROF_CONTROL"
+/* the longest line read; the hooks keep theirs under PIPE_BUF */
+#define BP_CONTROL_LINE_MAX 4096
+/* bytes of a directory name made from a benchmark name, before "-N" */
+#define BP_CONTROL_DIRNAME_MAX 64
+
+struct bp_segment {
+  char *name;                  /* decoded: any bytes but NUL */
+  uint64_t begin_ns, end_ns;   /* CLOCK_MONOTONIC, [begin, end) */
+  struct bp_counter *counters; /* deltas, in the counters' order */
+  size_t ncounters;
+};
+
+struct bp_control_stats {
+  uint64_t bad_lines;     /* did not parse */
+  uint64_t unmatched_end; /* end with no open segment */
+  uint64_t implicit_end;  /* ended by a begin or by the command's exit */
+};
+
+struct bp_control;
+
+/* Make the private directory (in tmpdir; NULL or "": /tmp) and FIFO and open it (read end nonblocking,
+ * and a write end kept open so writers coming and going give no EOF). */
+bp_code bpi_control_new(struct bp_control **out, const char *tmpdir,
+                        struct bp_err *err);
+/* Removes the FIFO and its directory. */
+void bpi_control_free(struct bp_control *c);
+
+/* "BENCHPROF_CONTROL=<path>", for the command's environment. */
+const char *bpi_control_env(const struct bp_control *c);
+/* The fd to poll for input. */
+int bpi_control_fd(const struct bp_control *c);
+/* Counters to read at each begin and end (may be NULL; not owned). */
+void bpi_control_set_counters(struct bp_control *c, struct bp_counters *cs);
+
+/* Read and apply every complete line waiting in the FIFO; now_ns is the
+ * time for "-".  Only BPE_NOMEM is an error. */
+bp_code bpi_control_read(struct bp_control *c, uint64_t now_ns);
+/* After the command exited: read what is left, end the open segment at
+ * end_ns. */
+bp_code bpi_control_finish(struct bp_control *c, uint64_t end_ns);
+
+const struct bp_segment *bpi_control_segments(const struct bp_control *c,
+                                              size_t *n);
+const struct bp_control_stats *bpi_control_stats(const struct bp_control *c);
+
+/* Parse one line (without its newline).  BP_OK, or BPE_FORMAT.  *name is
+ * the decoded name of a begin (caller frees), NULL for an end; *ns is 0
+ * for "-". */
+bp_code bpi_control_parse(const char *line, size_t len, char **name,
+                          uint64_t *ns);
+
+/* Directory names for n benchmark names: only [A-Za-z0-9._-] (other bytes
+ * become '_'), no leading '.' or '-', at most BP_CONTROL_DIRNAME_MAX bytes
+ * plus a "-2", "-3"... suffix that makes each differ from the ones before
+ * and from the NULL-terminated reserved list (files benchprof writes next
+ * to them).  *out is an array of n strings; free with
+ * bpi_control_dirnames_free. */
+bp_code bpi_control_dirnames(const char *const *names, size_t n,
+                             const char *const *reserved, char ***out);
+void bpi_control_dirnames_free(char **names, size_t n);
+
+#endif

@@ -1,0 +1,61 @@
+#!/bin/sh
+# run --each google-benchmark: the harness's benchmarks, listed with
+# --benchmark_list_tests, each recorded as its own invocation.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/record_lib.sh"
+
+schema="$BENCHPROF_SHARED/contracts/bencher/bmf.schema.json"
+need python3 "apt-get install python3"
+need_workload gbench
+
+"$BENCHPROF" run -o "$TMP/each" --each google-benchmark -- \
+  "$WORKLOADS/gbench" --benchmark_min_time=0.2 \
+  >"$TMP/each.out" 2>"$TMP/each.err"
+status=$?
+expect_status each 0
+validate each/BM_Small
+validate each/BM_Large
+pycheck "each profile is its own benchmark's code (>80%)" <<'PY'
+import os, artifacts
+tmp = os.environ["TMP"]
+for b in ("BM_Small", "BM_Large"):
+    stacks = artifacts.folded_stacks(os.path.join(tmp, "each", b,
+                                                  "profile.folded"))
+    total = artifacts.total_count(stacks)
+    mine = sum(s.count for s in stacks
+               if any(artifacts.func_of(f).startswith(b + "(") or
+                      artifacts.func_of(f) == b for f in s.frames))
+    assert total > 20 and mine > 0.8 * total, (b, mine, total)
+PY
+pycheck "one report: both latencies and their counters, in the schema" \
+  "$schema" <<'PY'
+import json, os, sys, jsonschema
+out = os.path.join(os.environ["TMP"], "each")
+rep = json.load(open(os.path.join(out, "report.json")))
+jsonschema.validate(rep, json.load(open(sys.argv[1])))
+assert sorted(rep) == ["BM_Large", "BM_Small"], rep
+for b in rep.values():
+    assert b["latency"]["value"] > 0 and b["task-clock"]["value"] > 0, b
+assert rep["BM_Large"]["latency"]["value"] > \
+       3 * rep["BM_Small"]["latency"]["value"], rep
+man = json.load(open(os.path.join(out, "manifest.json")))
+assert sorted(b["profile"] for b in man["benchmarks"]) == \
+       ["BM_Large", "BM_Small"], man
+for b in man["benchmarks"]:
+    assert b["exit_status"] == 0 and b["samples"] > 0, b
+    for a in b["artifacts"]:
+        assert a["file"].startswith(b["profile"] + "/"), a
+        assert os.path.getsize(os.path.join(out, a["file"])) == a["bytes"]
+PY
+check "each invocation's JSON passed through (two documents)" \
+  [ "$(grep -c '"benchmarks"' "$TMP/each.out")" -eq 2 ]
+
+# the first non-zero status of the invocations is benchprof's
+"$BENCHPROF" run -o "$TMP/bad" --each google-benchmark -- \
+  "$WORKLOADS/gbench" --benchmark_min_time=0.01 --no-such-flag \
+  >"$TMP/bad.out" 2>"$TMP/bad.err"
+status=$?
+check "a harness that refuses its flags: non-zero status" [ $status -ne 0 ]
+check "--each belongs to run" sh -c \
+  '! "$BENCHPROF" record --each google-benchmark -- true 2>/dev/null'
+finish

@@ -1,0 +1,27 @@
+# tests of one profile per benchmark (issue 3)
+#   test_control         the marker protocol's parser, the FIFO end to end,
+#                        unbalanced markers, directory names from hostile
+#                        benchmark names, profile slices
+#   segments_hooks.sh    a C harness marking 3 benchmarks (benchprof/hooks.h):
+#                        one dominated profile each, Gecko markers, report
+#                        with per-benchmark task-clock in the BMF schema;
+#                        hostile names; markers from sh; no-ops without
+#                        benchprof
+#   segments_each.sh     run --each google-benchmark on tests/workloads/gbench
+check_PROGRAMS += tests/unit/test_control tests/workloads/hooks_harness
+TESTS += tests/unit/test_control tests/integration/segments_hooks.sh \
+  tests/integration/segments_each.sh
+EXTRA_DIST += tests/integration/segments_hooks.sh \
+  tests/integration/segments_each.sh
+
+tests_unit_test_control_SOURCES = tests/unit/test_control.c
+tests_unit_test_control_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_control_LDADD = $(unit_ldadd)
+
+# a workload: no sanitizers (AM_CFLAGS), frame pointers for the stacks
+tests_workloads_hooks_harness_SOURCES = tests/workloads/hooks_harness.c \
+  tests/workloads/workload.h
+tests_workloads_hooks_harness_CPPFLAGS = -I$(top_srcdir)/plugin/include \
+  -I$(top_srcdir)/tests/workloads
+tests_workloads_hooks_harness_CFLAGS = -O1 -g -fno-omit-frame-pointer
+tests_workloads_hooks_harness_LDFLAGS = -Wl,--build-id

@@ -1,0 +1,180 @@
+/* control.c: the marker protocol's parser, the FIFO end to end (lines in
+ * pieces, bad lines, unbalanced begin/end), directory names made from
+ * hostile benchmark names, and profile slices by time. */
+#include "bp_setup.h"
+#include "check.h"
+
+#include "control.h"
+#include "profile.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static bool parses(const char *line, const char *want_name, uint64_t want)
+{
+  char *name = NULL;
+  uint64_t ns = 99;
+  bp_code rc = bpi_control_parse(line, strlen(line), &name, &ns);
+  bool ok = rc == BP_OK && ns == want &&
+            (want_name ? name && !strcmp(name, want_name) : !name);
+  free(name);
+  return ok;
+}
+
+static bool rejects(const char *line)
+{
+  char *name = NULL;
+  uint64_t ns;
+  bp_code rc = bpi_control_parse(line, strlen(line), &name, &ns);
+  free(name);
+  return rc == BPE_FORMAT && !name;
+}
+
+static void test_parse(void)
+{
+  CHECK(parses("begin 123 sort", "sort", 123));
+  CHECK(parses("begin - sort/1000", "sort/1000", 0));
+  CHECK(parses("end 5", NULL, 5));
+  CHECK(parses("end -", NULL, 0));
+  CHECK(parses("begin 1 a%20b%0Ac%25", "a b\nc%", 1));
+  CHECK(parses("begin 1 %2e%2E%2fx", "../x", 1));
+  CHECK(rejects(""));
+  CHECK(rejects("end"));
+  CHECK(rejects("end "));
+  CHECK(rejects("end 12x"));
+  CHECK(rejects("ends -"));
+  CHECK(rejects("begin -"));
+  CHECK(rejects("begin - "));
+  CHECK(rejects("begin  - x"));
+  CHECK(rejects("begin - a b"));      /* a raw space */
+  CHECK(rejects("begin - a\tb"));
+  CHECK(rejects("begin - a%2"));      /* a cut escape */
+  CHECK(rejects("begin - a%zz"));
+  CHECK(rejects("begin - a%00b"));    /* C strings end at NUL */
+  CHECK(rejects("begin 99999999999999999999 x"));
+  CHECK(rejects("BEGIN - x"));
+  CHECK(rejects("end - extra"));
+}
+
+static void put(int fd, const char *s)
+{
+  CHECK(write(fd, s, strlen(s)) == (ssize_t)strlen(s));
+}
+
+/* Lines through a real FIFO, split across writes, with the rules for
+ * unbalanced markers. */
+static void test_fifo(void)
+{
+  struct bp_control *c;
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_control_new(&c, NULL, &err), BP_OK);
+  const char *env = bpi_control_env(c);
+  CHECK(!strncmp(env, BP_CONTROL_ENV "=", strlen(BP_CONTROL_ENV) + 1));
+  int fd = open(strchr(env, '=') + 1, O_WRONLY | O_NONBLOCK);
+  CHECK(fd >= 0);
+  put(fd, "end 5\nbegin 10 one\nbeg");
+  CHECK_EQ_INT(bpi_control_read(c, 1000), BP_OK);
+  put(fd, "in 20 two\ngarbage\nend -\nbegin 40 three");
+  CHECK_EQ_INT(bpi_control_read(c, 30), BP_OK);
+  close(fd);  /* a writer leaving is no EOF for us */
+  CHECK_EQ_INT(bpi_control_finish(c, 50), BP_OK);
+  size_t n;
+  const struct bp_segment *s = bpi_control_segments(c, &n);
+  CHECK_EQ_INT(n, 3);
+  if(n == 3) {
+    CHECK_EQ_STR(s[0].name, "one");
+    CHECK_EQ_INT(s[0].begin_ns, 10);
+    CHECK_EQ_INT(s[0].end_ns, 20);   /* ended by the next begin */
+    CHECK_EQ_STR(s[1].name, "two");
+    CHECK_EQ_INT(s[1].end_ns, 30);   /* "-": when it was read */
+    CHECK_EQ_STR(s[2].name, "three"); /* last line, no newline */
+    CHECK_EQ_INT(s[2].end_ns, 50);   /* ended by the exit */
+  }
+  const struct bp_control_stats *st = bpi_control_stats(c);
+  CHECK_EQ_INT(st->bad_lines, 1);
+  CHECK_EQ_INT(st->unmatched_end, 1);
+  CHECK_EQ_INT(st->implicit_end, 2);
+  bpi_control_free(c);
+}
+
+static bool safe_name(const char *s)
+{
+  if(!*s || s[0] == '.' || s[0] == '-' ||
+     strlen(s) > BP_CONTROL_DIRNAME_MAX + 4)
+    return false;
+  return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                   "0123456789._-") == strlen(s);
+}
+
+static void test_dirnames(void)
+{
+  char longname[300];
+  memset(longname, 'x', sizeof(longname) - 1);
+  longname[sizeof(longname) - 1] = '\0';
+  const char *names[] = {
+    "sort", "sort", "../x", ".", "..", "a/b", "a_b", "", "-rf",
+    "new\nline", "caf\xc3\xa9", longname, longname, "report.json", "sort-2",
+  };
+  const char *const reserved[] = {"report.json", NULL};
+  char **d;
+  size_t n = BP_ARRAY_LEN(names);
+  CHECK_EQ_INT(bpi_control_dirnames(names, n, reserved, &d), BP_OK);
+  CHECK_EQ_STR(d[0], "sort");
+  CHECK_EQ_STR(d[1], "sort-2");
+  CHECK_EQ_STR(d[2], "_._x");
+  CHECK_EQ_STR(d[3], "_");
+  CHECK_EQ_STR(d[4], "_.");
+  CHECK_EQ_STR(d[5], "a_b");
+  CHECK_EQ_STR(d[6], "a_b-2");
+  CHECK_EQ_STR(d[7], "_-2");
+  CHECK_EQ_STR(d[8], "_rf");
+  CHECK_EQ_STR(d[9], "new_line");
+  CHECK_EQ_STR(d[10], "caf__");
+  CHECK_EQ_INT(strlen(d[11]), BP_CONTROL_DIRNAME_MAX);
+  CHECK_EQ_INT(strlen(d[12]), BP_CONTROL_DIRNAME_MAX + 2);
+  CHECK_EQ_STR(d[13], "report.json-2");
+  CHECK_EQ_STR(d[14], "sort-2-2");
+  for(size_t i = 0; i < n; i++) {
+    CHECK(safe_name(d[i]));
+    for(size_t j = 0; j < i; j++)
+      CHECK(strcmp(d[i], d[j]) != 0);
+  }
+  bpi_control_dirnames_free(d, n);
+}
+
+/* Samples at 10, 20, ..., 100: [30, 60) holds 30, 40, 50. */
+static void test_slice(void)
+{
+  struct bp_profile *p, *s;
+  CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
+  uint32_t lib = bpi_profile_lib(p, "/bin/x", "");
+  uint32_t fr = bpi_profile_frame(p, lib, 0x10, BP_FRAME_USER);
+  uint32_t st = bpi_profile_stack(p, BP_NONE, fr);
+  uint32_t th = bpi_profile_thread(p, 1, 1);
+  for(uint64_t t = 10; t <= 100; t += 10)
+    CHECK_EQ_INT(bpi_profile_add_sample(p, th, st, t, 1), BP_OK);
+  CHECK_EQ_INT(bpi_profile_add_marker(p, "m", 30, 60, NULL, 0), BP_OK);
+  CHECK_EQ_INT(bpi_profile_slice(p, 30, 60, &s), BP_OK);
+  CHECK_EQ_INT(s->meta.samples, 3);
+  CHECK_EQ_INT(s->ncounts, 1);
+  CHECK_EQ_INT(s->counts[0].count, 3);
+  CHECK_EQ_INT(s->threads[th].samples, 3);
+  CHECK_EQ_INT(s->threads[th].start_ns, 30);
+  CHECK_EQ_INT(s->threads[th].end_ns, 50);
+  CHECK_EQ_INT(s->nmarkers, 0);
+  CHECK_EQ_STR(bpi_profile_str(s, s->libs[lib].path), "/bin/x");
+  CHECK_EQ_INT(s->nstacks, p->nstacks);
+  bpi_profile_free(s);
+  bpi_profile_free(p);
+}
+
+int main(void)
+{
+  test_parse();
+  test_fifo();
+  test_dirnames();
+  test_slice();
+  return check_exit();
+}
