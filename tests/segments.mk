@@ -25,3 +25,12 @@ tests_workloads_hooks_harness_CPPFLAGS = -I$(top_srcdir)/plugin/include \
   -I$(top_srcdir)/tests/workloads
 tests_workloads_hooks_harness_CFLAGS = -O1 -g -fno-omit-frame-pointer
 tests_workloads_hooks_harness_LDFLAGS = -Wl,--build-id
+
+# hooks.h compiles and works in strict C11 and in C++
+check_PROGRAMS += tests/workloads/hooks_strict tests/workloads/hooks_strict_cxx
+tests_workloads_hooks_strict_SOURCES = tests/workloads/hooks_strict.c
+tests_workloads_hooks_strict_CFLAGS = -std=c11 -pedantic -Wall -Wextra -Werror -O1 -g -fno-omit-frame-pointer
+tests_workloads_hooks_strict_cxx_SOURCES = tests/workloads/hooks_strict.cc
+tests_workloads_hooks_strict_cxx_CXXFLAGS = -std=c++11 -Wall -Wextra -Werror -O1 -g -fno-omit-frame-pointer
+TESTS += tests/integration/segments_strict.sh
+EXTRA_DIST += tests/integration/segments_strict.sh

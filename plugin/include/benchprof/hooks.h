@@ -21,9 +21,10 @@
  * benchmark is open ends that one; an end with none open is ignored; lines
  * that do not parse are counted and ignored.
  *
- * Needs POSIX.1-2008 (clock_gettime, O_CLOEXEC): compile with
- * -D_POSIX_C_SOURCE=200809L or -std=gnu11 when using -std=c11.
- * Each translation unit that includes this opens the FIFO once. */
+ * Works in C and C++ on Linux.  Under a strict -std=c11 (no POSIX
+ * declarations) the times are left to benchprof ("-"), which stamps each
+ * line when it reads it.  Each translation unit that includes this opens
+ * the FIFO once. */
 #ifndef BENCHPROF_HOOKS_H
 #define BENCHPROF_HOOKS_H
 
@@ -35,32 +36,54 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef O_CLOEXEC
+#define BENCHPROF_HOOKS_CLOEXEC_ O_CLOEXEC
+#else
+#define BENCHPROF_HOOKS_CLOEXEC_ 0
+#endif
+
 /* Lines stay under PIPE_BUF: longer names are cut (at an escape's end). */
 #define BENCHPROF_HOOKS_NAME_MAX 3000
 
-/* The FIFO's fd, opened on first use; -1 when not under benchprof. */
+/* The FIFO's fd, opened on first use; -1 when not under benchprof.
+ * Threads may race to the first call: one open wins, the others close
+ * theirs (compare-and-swap), so no fd leaks. */
 static inline int benchprof_hooks_fd_(void)
 {
   static int fd = -2;
-  if(fd == -2) {
-    const char *path = getenv("BENCHPROF_CONTROL");
-    fd = -1;
-    /* O_NONBLOCK: fail (ENXIO) rather than hang when nobody reads */
-    if(path && *path)
-      fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-    /* then block: a full FIFO waits for benchprof instead of losing lines */
-    if(fd >= 0)
-      (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  }
-  return fd;
+  int cur = __atomic_load_n(&fd, __ATOMIC_ACQUIRE);
+  if(cur != -2)
+    return cur;
+  const char *path = getenv("BENCHPROF_CONTROL");
+  int mine = -1;
+  /* O_NONBLOCK: fail (ENXIO) rather than hang when nobody reads */
+  if(path && *path)
+    mine = open(path, O_WRONLY | O_NONBLOCK | BENCHPROF_HOOKS_CLOEXEC_);
+  /* then block: a full FIFO waits for benchprof instead of losing lines */
+  if(mine >= 0)
+    (void)fcntl(mine, F_SETFL, fcntl(mine, F_GETFL) & ~O_NONBLOCK);
+  int expected = -2;
+  if(__atomic_compare_exchange_n(&fd, &expected, mine, 0, __ATOMIC_ACQ_REL,
+                                 __ATOMIC_ACQUIRE))
+    return mine;
+  if(mine >= 0)
+    close(mine);
+  return expected;
 }
 
-static inline unsigned long long benchprof_hooks_now_(void)
+/* "T" of a line: CLOCK_MONOTONIC in ns, or "-" where it is not declared */
+static inline void benchprof_hooks_now_(char *out, size_t len)
 {
+#ifdef CLOCK_MONOTONIC
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (unsigned long long)ts.tv_sec * 1000000000ULL +
-         (unsigned long long)ts.tv_nsec;
+  if(clock_gettime(CLOCK_MONOTONIC, &ts) == 0) {
+    snprintf(out, len, "%llu",
+             (unsigned long long)ts.tv_sec * 1000000000ULL +
+             (unsigned long long)ts.tv_nsec);
+    return;
+  }
+#endif
+  snprintf(out, len, "-");
 }
 
 static inline void benchprof_hooks_write_(int fd, const char *line,
@@ -79,7 +102,9 @@ static inline void benchprof_begin(const char *name)
   int fd = benchprof_hooks_fd_();
   if(fd < 0)
     return;
-  int at = snprintf(line, sizeof(line), "begin %llu ", benchprof_hooks_now_());
+  char now[24];
+  benchprof_hooks_now_(now, sizeof(now));
+  int at = snprintf(line, sizeof(line), "begin %s ", now);
   size_t len = at > 0 ? (size_t)at : 0;
   for(const unsigned char *p = (const unsigned char *)(name ? name : "");
       *p && len < BENCHPROF_HOOKS_NAME_MAX; p++) {
@@ -103,7 +128,9 @@ static inline void benchprof_end(void)
   int fd = benchprof_hooks_fd_();
   if(fd < 0)
     return;
-  int at = snprintf(line, sizeof(line), "end %llu\n", benchprof_hooks_now_());
+  char now[24];
+  benchprof_hooks_now_(now, sizeof(now));
+  int at = snprintf(line, sizeof(line), "end %s\n", now);
   if(at > 0)
     benchprof_hooks_write_(fd, line, (size_t)at);
 }
