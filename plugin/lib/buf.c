@@ -87,37 +87,46 @@ void bpi_buf_printf(struct bp_buf *b, const char *fmt, ...)
   b->len += (size_t)n;
 }
 
-/* Length of the valid UTF-8 sequence starting at s, or 0 when invalid. */
-static size_t utf8_len(const unsigned char *s)
+size_t bpi_utf8_seq(const unsigned char *s, uint32_t *cp)
 {
   unsigned char c = s[0];
   size_t n;
-  uint32_t cp;
-  if(c < 0x80)
+  uint32_t v;
+  if(c < 0x80) {
+    *cp = c;
     return 1;
+  }
   if(c >= 0xc2 && c <= 0xdf) {
     n = 2;
-    cp = c & 0x1f;
+    v = c & 0x1f;
   }
   else if(c >= 0xe0 && c <= 0xef) {
     n = 3;
-    cp = c & 0x0f;
+    v = c & 0x0f;
   }
   else if(c >= 0xf0 && c <= 0xf4) {
     n = 4;
-    cp = c & 0x07;
+    v = c & 0x07;
   }
   else
     return 0;
   for(size_t i = 1; i < n; i++) {
     if((s[i] & 0xc0) != 0x80)
       return 0;
-    cp = (cp << 6) | (s[i] & 0x3f);
+    v = (v << 6) | (s[i] & 0x3f);
   }
-  if((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-     (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+  /* overlong forms, surrogates and code points past U+10FFFF */
+  if((n == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) ||
+     (n == 4 && (v < 0x10000 || v > 0x10ffff)))
     return 0;
+  *cp = v;
   return n;
+}
+
+static size_t utf8_len(const unsigned char *s)
+{
+  uint32_t cp;
+  return bpi_utf8_seq(s, &cp);
 }
 
 /* Append s, valid UTF-8 sequences as they are, each invalid byte as

@@ -27,6 +27,11 @@ void bpi_buf_adds(struct bp_buf *b, const char *s);
 void bpi_buf_printf(struct bp_buf *b, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)));
 
+/* Length of the valid UTF-8 sequence at s (NUL-terminated) and its code
+ * point in *cp; 0 when s does not start one (invalid, overlong, surrogate,
+ * beyond U+10FFFF). */
+size_t bpi_utf8_seq(const unsigned char *s, uint32_t *cp);
+
 /* Escaping for the output languages.  Each appends s escaped, without the
  * surrounding quotes.  Invalid UTF-8 bytes become U+FFFD so the output is
  * always valid UTF-8. */

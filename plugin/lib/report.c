@@ -52,43 +52,6 @@ static void *grow(void *arr, size_t n, size_t extra, size_t elem)
 
 /* ---------------------------------------------------------------- UTF-8 */
 
-/* Length of the valid UTF-8 sequence at s and its code point in *cp, or 0
- * when s does not start one.  s is NUL-terminated. */
-static size_t utf8_seq(const unsigned char *s, uint32_t *cp)
-{
-  unsigned char c = s[0];
-  size_t n;
-  uint32_t v;
-  if(c < 0x80) {
-    *cp = c;
-    return 1;
-  }
-  if(c >= 0xc2 && c <= 0xdf) {
-    n = 2;
-    v = c & 0x1f;
-  }
-  else if(c >= 0xe0 && c <= 0xef) {
-    n = 3;
-    v = c & 0x0f;
-  }
-  else if(c >= 0xf0 && c <= 0xf4) {
-    n = 4;
-    v = c & 0x07;
-  }
-  else
-    return 0;
-  for(size_t i = 1; i < n; i++) {
-    if((s[i] & 0xc0) != 0x80)
-      return 0;
-    v = (v << 6) | (s[i] & 0x3f);
-  }
-  if((n == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) ||
-     (n == 4 && (v < 0x10000 || v > 0x10ffff)))
-    return 0;
-  *cp = v;
-  return n;
-}
-
 /* A malloc'd copy of s in which each byte that does not belong to a valid
  * UTF-8 sequence is U+FFFD; NULL when out of memory. */
 static char *name_dup(const char *s)
@@ -98,7 +61,7 @@ static char *name_dup(const char *s)
   size_t len = 0;
   uint32_t cp;
   for(size_t i = 0; p[i];) {
-    size_t n = utf8_seq(p + i, &cp);
+    size_t n = bpi_utf8_seq(p + i, &cp);
     len += n ? n : 3;
     i += n ? n : 1;
   }
@@ -107,7 +70,7 @@ static char *name_dup(const char *s)
     return NULL;
   char *o = out;
   for(size_t i = 0; p[i];) {
-    size_t n = utf8_seq(p + i, &cp);
+    size_t n = bpi_utf8_seq(p + i, &cp);
     if(n) {
       memcpy(o, p + i, n);
       o += n;
@@ -172,7 +135,7 @@ static void show(struct text *t, const char *s, size_t max)
       n = (size_t)snprintf(unit, sizeof(unit), "\\t");
     else if(*p < 0x20 || *p == 0x7f)
       n = (size_t)snprintf(unit, sizeof(unit), "\\x%02x", *p);
-    else if((adv = utf8_seq(p, &cp)) == 0) {
+    else if((adv = bpi_utf8_seq(p, &cp)) == 0) {
       n = (size_t)snprintf(unit, sizeof(unit), "\\x%02x", *p);
       adv = 1;
     }
