@@ -44,3 +44,7 @@ EXTRA_DIST += tests/integration/run_report.sh tests/integration/run_gbench.sh
 # lost samples are reported
 TESTS += tests/integration/record_lost.sh
 EXTRA_DIST += tests/integration/record_lost.sh
+
+# counting without privileges: kernel-only counters dropped with a reason
+TESTS += tests/integration/stat_unprivileged.sh
+EXTRA_DIST += tests/integration/stat_unprivileged.sh

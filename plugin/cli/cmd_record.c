@@ -324,6 +324,8 @@ static void print_summary(const struct bp_profile *p, const char *dir)
   struct bp_func_share top[TOP_FUNCS];
   uint64_t total;
   size_t n = bpi_profile_top_funcs(p, top, TOP_FUNCS, &total);
+  while(n && top[n - 1].self == 0)
+    n--;  /* only functions that were running when sampled */
   if(n)
     bp_msg_note("top functions by self samples:");
   for(size_t i = 0; i < n; i++) {
