@@ -15,6 +15,12 @@
 
 static volatile sig_atomic_t target_pid;
 
+/* What the signals we change meant before, put back when we stop: with
+ * --each the next invocation's command must inherit what benchprof's
+ * parent gave it, not our SIG_IGN for SIGPIPE. */
+static struct sigaction saved_chld, saved_pipe;
+static bool restore_due;
+
 /* SIGINT and SIGTERM go to the command, which decides what to do; we keep
  * recording until it exits, then write the (partial) profile.  A Ctrl-C
  * typed at the terminal already reached the command through its process
@@ -41,13 +47,17 @@ void bp_cli_forward_signals(pid_t pid)
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
   target_pid = pid;
+  restore_due = true;
   for(size_t i = 0; i < BP_ARRAY_LEN(forwarded); i++)
     sigaction(forwarded[i], &sa, NULL);
   /* The command was forked with what we inherited; benchprof itself must
    * reap it (an inherited SIG_IGN would let the kernel do it) and must
    * survive a closed stdout while it copies the command's output. */
-  signal(SIGCHLD, SIG_DFL);
-  signal(SIGPIPE, SIG_IGN);
+  sa.sa_handler = SIG_DFL;
+  sa.sa_flags = 0;
+  sigaction(SIGCHLD, &sa, &saved_chld);
+  sa.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &sa, &saved_pipe);
 }
 
 void bp_cli_stop_forwarding(void)
@@ -57,6 +67,11 @@ void bp_cli_stop_forwarding(void)
   target_pid = 0;
   for(size_t i = 0; i < BP_ARRAY_LEN(forwarded); i++)
     signal(forwarded[i], SIG_DFL);
+  if(!restore_due)
+    return;
+  restore_due = false;
+  sigaction(SIGCHLD, &saved_chld, NULL);
+  sigaction(SIGPIPE, &saved_pipe, NULL);
 }
 
 int bp_cli_exec_failure(const struct bp_err *err, const char *cmd)

@@ -27,6 +27,17 @@ enum bp_adapter {
   BP_ADAPTER_GBENCH,  /* Google Benchmark JSON on the command's stdout */
 };
 
+/* A benchmark marked once or more (hooks.h): its segments' samples and
+ * summed counters, in one directory. */
+struct bp_marked {
+  const char *name;            /* the profile's marker name */
+  char *dir;                   /* under the output directory */
+  size_t nsegs;                /* how many times it ran */
+  uint64_t samples;            /* in its time ranges */
+  struct bp_counter *counters; /* summed over its segments */
+  size_t ncounters;
+};
+
 struct bp_record_args {
   struct bp_record_opts rec;
   const char *output;      /* artifact directory */
@@ -36,9 +47,12 @@ struct bp_record_args {
   enum bp_adapter adapter; /* --adapter */
   const char *name;        /* --name */
   enum bp_adapter each;    /* --each: one invocation per benchmark */
-  /* out: per profile marker (benchmark), its directory under output */
-  char **seg_dirs;
-  size_t nseg_dirs;
+  /* out: the benchmarks the harness marked, one per distinct name, in
+   * the order they first began */
+  struct bp_marked *marked;
+  size_t nmarked;
+  /* out: the recording or its artifacts failed (seg_dirs may be NULL) */
+  bool failed;
 };
 
 /* Files benchprof writes in an output directory, NULL-terminated: no
@@ -52,7 +66,7 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a);
  * *prof is the profile (the caller frees it), NULL when there is none. */
 int bp_cli_record(struct bp_record_args *a, struct bp_profile **prof);
 
-/* Free what bp_cli_record left in a (seg_dirs). */
+/* Free what bp_cli_record left in a (marked). */
 void bp_cli_record_cleanup(struct bp_record_args *a);
 
 /* child.c: forward SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2

@@ -10,6 +10,7 @@
 #include "err.h"
 #include "export.h"
 #include "fileio.h"
+#include "hash.h"
 #include "record.h"
 
 #include <errno.h>
@@ -348,9 +349,13 @@ const char *const bp_cli_reserved_names[] = {
 
 void bp_cli_record_cleanup(struct bp_record_args *a)
 {
-  bpi_control_dirnames_free(a->seg_dirs, a->nseg_dirs);
-  a->seg_dirs = NULL;
-  a->nseg_dirs = 0;
+  for(size_t i = 0; i < a->nmarked; i++) {
+    free(a->marked[i].dir);
+    bpi_counters_copy_free(a->marked[i].counters, a->marked[i].ncounters);
+  }
+  free(a->marked);
+  a->marked = NULL;
+  a->nmarked = 0;
 }
 
 /* Bad marker lines are the harness's bug, not a reason to fail: say so
@@ -369,7 +374,96 @@ static void note_control(const struct bp_control_stats *st)
                 st->unmatched_end, st->unmatched_end == 1 ? "" : "s");
 }
 
-/* Each marked benchmark's samples into DIR/<sanitized name>/. */
+/* Group the markers by name: a->marked gets one entry per distinct name
+ * (in the order they first began), group[i] the entry of marker i. */
+static bp_code group_markers(struct bp_record_args *a,
+                             const struct bp_profile *prof, uint32_t *group)
+{
+  struct bp_strtab names;
+  bp_code rc = BP_OK;
+  bpi_strtab_init(&names);
+  a->marked = calloc(prof->nmarkers, sizeof(*a->marked));
+  if(!a->marked)
+    rc = BPE_NOMEM;
+  for(size_t i = 0; !rc && i < prof->nmarkers; i++) {
+    const struct bp_marker *m = &prof->markers[i];
+    group[i] = bpi_strtab_intern(&names, m->name);
+    if(group[i] == BP_NONE) {
+      rc = BPE_NOMEM;
+      break;
+    }
+    struct bp_marked *g = &a->marked[group[i]];
+    if(!g->nsegs++) {
+      g->name = m->name;
+      a->nmarked = group[i] + 1;
+    }
+  }
+  bpi_strtab_cleanup(&names);
+  return rc;
+}
+
+static bp_code copy_counters(struct bp_marked *g, const struct bp_counter *c,
+                             size_t n)
+{
+  g->counters = calloc(n ? n : 1, sizeof(*g->counters));
+  if(!g->counters)
+    return BPE_NOMEM;
+  for(size_t i = 0; i < n; i++) {
+    g->counters[i] = c[i];
+    g->counters[i].name = strdup(c[i].name);
+    g->counters[i].slug = strdup(c[i].slug);
+    g->ncounters = i + 1;
+    if(!g->counters[i].name || !g->counters[i].slug)
+      return BPE_NOMEM;
+  }
+  return BP_OK;
+}
+
+/* The samples of every time range of benchmark gi, and its counters
+ * summed over them, into DIR/<its directory>/. */
+static bp_code export_marked(struct bp_record_args *a,
+                             const struct bp_profile *prof,
+                             const uint32_t *group, uint32_t gi,
+                             struct bp_err *err)
+{
+  struct bp_marked *g = &a->marked[gi];
+  struct bp_range *r = calloc(g->nsegs, sizeof(*r));
+  struct bp_profile *slice = NULL;
+  char dir[PATH_MAX];
+  size_t k = 0;
+  bp_code rc = r ? BP_OK : BPE_NOMEM;
+  for(size_t i = 0; !rc && i < prof->nmarkers; i++) {
+    const struct bp_marker *m = &prof->markers[i];
+    if(group[i] != gi)
+      continue;
+    r[k++] = (struct bp_range){m->start_ns, m->end_ns};
+    if(!g->counters)
+      rc = copy_counters(g, m->counters, m->ncounters);
+    else if(m->ncounters == g->ncounters)
+      bpi_counters_add(g->counters, m->counters, m->ncounters);
+  }
+  if(!rc)
+    rc = bpi_profile_slice_ranges(prof, r, k, &slice);
+  if(!rc)
+    rc = bpi_profile_set_counters(slice, g->counters, g->ncounters);
+  free(r);
+  if(rc) {
+    bpi_profile_free(slice);
+    return bpi_err_set(err, rc, 0, "profile of benchmark %u", gi + 1);
+  }
+  g->samples = slice->meta.samples;
+  if((size_t)snprintf(dir, sizeof(dir), "%s/%s", a->output, g->dir) >=
+     sizeof(dir))
+    rc = bpi_err_set(err, BPE_INVAL, 0, "path too long: '%s'", a->output);
+  else
+    rc = bpi_export_all(slice, dir, err);
+  bpi_profile_free(slice);
+  return rc;
+}
+
+/* Each marked benchmark's samples into DIR/<sanitized name>/: one
+ * directory per name, however many times the harness ran it (Google
+ * Benchmark calls a benchmark function several times). */
 static bp_code export_segments(struct bp_record_args *a,
                                const struct bp_profile *prof,
                                struct bp_err *err)
@@ -377,35 +471,26 @@ static bp_code export_segments(struct bp_record_args *a,
   size_t n = prof->nmarkers;
   if(!n)
     return BP_OK;
+  uint32_t *group = calloc(n, sizeof(*group));
   const char **names = calloc(n, sizeof(*names));
-  if(!names)
-    return bpi_err_set(err, BPE_NOMEM, 0, "benchmark directories");
-  for(size_t i = 0; i < n; i++)
-    names[i] = prof->markers[i].name;
-  bp_code rc = bpi_control_dirnames(names, n, bp_cli_reserved_names,
-                                    &a->seg_dirs);
+  char **dirs = NULL;
+  bp_code rc = group && names ? group_markers(a, prof, group) : BPE_NOMEM;
+  for(size_t i = 0; !rc && i < a->nmarked; i++)
+    names[i] = a->marked[i].name;
+  if(!rc)
+    rc = bpi_control_dirnames(names, a->nmarked, bp_cli_reserved_names,
+                              &dirs);
   free(names);
-  if(rc)
+  if(rc) {
+    free(group);
     return bpi_err_set(err, rc, 0, "benchmark directories");
-  a->nseg_dirs = n;
-  for(size_t i = 0; !rc && i < n; i++) {
-    const struct bp_marker *m = &prof->markers[i];
-    char dir[PATH_MAX];
-    struct bp_profile *slice;
-    if((size_t)snprintf(dir, sizeof(dir), "%s/%s", a->output,
-                        a->seg_dirs[i]) >= sizeof(dir))
-      return bpi_err_set(err, BPE_INVAL, 0, "path too long: '%s'",
-                         a->output);
-    rc = bpi_profile_slice(prof, m->start_ns, m->end_ns, &slice);
-    if(rc)
-      return bpi_err_set(err, rc, 0, "profile of benchmark %zu", i + 1);
-    rc = bpi_profile_set_counters(slice, m->counters, m->ncounters);
-    if(!rc)
-      rc = bpi_export_all(slice, dir, err);
-    else
-      bpi_err_set(err, rc, 0, "profile of benchmark %zu", i + 1);
-    bpi_profile_free(slice);
   }
+  for(size_t i = 0; i < a->nmarked; i++)
+    a->marked[i].dir = dirs[i];  /* the strings move to a->marked */
+  free(dirs);
+  for(size_t i = 0; !rc && i < a->nmarked; i++)
+    rc = export_marked(a, prof, group, (uint32_t)i, err);
+  free(group);
   return rc;
 }
 
@@ -453,8 +538,12 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
     return status;
   }
   int status = bpi_recorder_exit_status(rec);
-  if(rc)
+  a->failed = rc != BP_OK;
+  if(rc) {
     bp_msg_err(&err, rc);  /* the run's records are partial; still write */
+    if(status == 0)
+      status = BP_EXIT_ERROR;  /* never hide the command's own failure */
+  }
   note_control(bpi_recorder_control_stats(rec));
   rc = bpi_recorder_finish(rec, &prof, &err);
   if(!rc)
@@ -463,14 +552,15 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
     rc = export_segments(a, prof, &err);
   if(rc) {
     bp_msg_err(&err, rc);
+    a->failed = true;
     if(status == 0)
       status = BP_EXIT_ERROR;  /* never hide the command's own failure */
   }
   else {
     print_summary(prof, a->output);
-    if(prof->nmarkers)
+    if(a->nmarked)
       bp_msg_note("%zu benchmark%s marked: a profile each in %s/<name>/",
-                  prof->nmarkers, prof->nmarkers == 1 ? "" : "s", a->output);
+                  a->nmarked, a->nmarked == 1 ? "" : "s", a->output);
   }
   bpi_recorder_free(rec);
   *out = prof;

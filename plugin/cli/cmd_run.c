@@ -101,6 +101,7 @@ struct bench_art {
   const char *dir;
   const struct bp_profile *prof;  /* its own invocation (--each), or NULL */
   int exit_status;
+  const struct bp_marked *marked; /* marked by the harness, or NULL */
 };
 
 /* Counters measure the whole invocation: they belong to its benchmark
@@ -112,12 +113,11 @@ static bp_code attach_counters(const struct bp_record_args *a,
                                const struct bp_profile *prof,
                                struct bench_art **arts)
 {
-  size_t marked = prof->nmarkers;
-  if(rep->nbenches == 0 && !marked &&
+  if(rep->nbenches == 0 && !a->nmarked &&
      !bpi_report_bench(rep, a->name ? a->name : base_name(a->rec.argv[0])))
     return BPE_NOMEM;
-  for(size_t i = 0; i < marked; i++) {
-    const struct bp_marker *m = &prof->markers[i];
+  for(size_t i = 0; i < a->nmarked; i++) {
+    const struct bp_marked *m = &a->marked[i];
     struct bp_bench *b = bpi_report_bench(rep, m->name);
     if(!b)
       return BPE_NOMEM;
@@ -130,9 +130,10 @@ static bp_code attach_counters(const struct bp_record_args *a,
     return BPE_NOMEM;
   for(size_t i = 0; i < rep->nbenches; i++)
     (*arts)[i].dir = ".";
-  for(size_t i = marked; i-- > 0;) {  /* the first segment of a name wins */
-    struct bp_bench *b = bpi_report_bench(rep, prof->markers[i].name);
-    (*arts)[b - rep->benches].dir = a->seg_dirs[i];
+  for(size_t i = 0; i < a->nmarked; i++) {
+    struct bp_bench *b = bpi_report_bench(rep, a->marked[i].name);
+    (*arts)[b - rep->benches].dir = a->marked[i].dir;
+    (*arts)[b - rep->benches].marked = &a->marked[i];
   }
   size_t unmarked = 0;
   for(size_t i = 0; i < rep->nbenches; i++)
@@ -252,11 +253,25 @@ static void add_facts(struct bp_buf *b, const struct bp_profile_meta *m,
   bpi_counters_json(b, m->counters, m->ncounters);
 }
 
+/* A marked benchmark's facts: its own samples and counters; samples the
+ * kernel lost are counted for the whole run only, and named so. */
+static void add_marked_facts(struct bp_buf *b, const struct bp_marked *m,
+                             const struct bp_profile_meta *run)
+{
+  bpi_buf_printf(b, ", \"runs\": %zu, \"samples\": %llu, "
+                 "\"lost_in_run\": %llu, \"counters\": ", m->nsegs,
+                 (unsigned long long)m->samples,
+                 (unsigned long long)run->lost_records);
+  bpi_counters_json(b, m->counters, m->ncounters);
+}
+
 /* Each benchmark: its name, its profile directory and artifacts, and with
- * an invocation of its own, that invocation's facts. */
+ * an invocation of its own, or marked, its facts.  run: the invocation's
+ * profile, NULL with --each. */
 static bp_code add_benchmarks(struct bp_buf *b, const char *out,
                               const struct bp_report *rep,
                               const struct bench_art *arts,
+                              const struct bp_profile_meta *run,
                               struct bp_err *err)
 {
   bp_code rc = BP_OK;
@@ -270,6 +285,8 @@ static bp_code add_benchmarks(struct bp_buf *b, const char *out,
       bpi_buf_printf(b, ", \"exit_status\": %d, ", arts[i].exit_status);
       add_facts(b, &arts[i].prof->meta, " ");
     }
+    else if(arts[i].marked && run)
+      add_marked_facts(b, arts[i].marked, run);
     bpi_buf_adds(b, ",\n     \"artifacts\": ");
     rc = add_artifacts(b, out, arts[i].dir, "        ", err);
     bpi_buf_adds(b, "}");
@@ -307,7 +324,7 @@ static bp_code write_manifest(const struct bp_record_args *a,
     bpi_buf_adds(&b, "  \"artifacts\": []");
   bpi_buf_addc(&b, ',');
   if(!rc)
-    rc = add_benchmarks(&b, a->output, rep, arts, err);
+    rc = add_benchmarks(&b, a->output, rep, arts, prof ? m : NULL, err);
   char path[PATH_MAX];
   if(!rc)
     rc = join(path, sizeof(path), a->output, MANIFEST_FILE, err);
@@ -350,7 +367,10 @@ static int run_once(struct bp_record_args *a)
   }
   struct bp_profile *prof;
   int status = bp_cli_record(a, &prof);
-  if(!prof) {  /* the command never ran, or nothing could be written */
+  if(!prof || a->failed) {
+    /* the command never ran, or its artifacts are incomplete: no report
+     * points at them (bp_cli_record said why and set the status) */
+    bpi_profile_free(prof);
     bpi_buf_cleanup(&out);
     return status;
   }
@@ -461,15 +481,16 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
   sub.rec.argv = argv;
   sub.output = path;
   sub.adapter = BP_ADAPTER_GBENCH;
-  sub.seg_dirs = NULL;
-  sub.nseg_dirs = 0;
+  sub.marked = NULL;
+  sub.nmarked = 0;
   sub.rec.on_output = collect_output;
   sub.rec.output_ctx = &out;
   int st = bp_cli_record(&sub, &prof);
   if(st && !e->status)
     e->status = st;
   size_t had = e->rep.nbenches;
-  if(!prof || bpi_buf_failed(&out) || !load_results(&sub, &out, &e->rep)) {
+  if(!prof || sub.failed || bpi_buf_failed(&out) ||
+     !load_results(&sub, &out, &e->rep)) {
     e->ok = false;
     goto out;
   }

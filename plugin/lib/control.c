@@ -1,6 +1,7 @@
 #include "bp_setup.h"
 #include "control.h"
 #include "err.h"
+#include "hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +16,10 @@ struct bp_control {
   char dir[PATH_MAX];
   char env[PATH_MAX + 32];   /* BENCHPROF_CONTROL=<dir>/control */
   const char *path;          /* inside env */
+  char ack_path[PATH_MAX];   /* <path>.ack */
   int rd, wr;
+  int ack;                   /* both ends of the ack FIFO, nonblocking */
+  bp_code rc;                /* the first failure: lines are then dropped */
   char line[BP_CONTROL_LINE_MAX];
   size_t len;
   bool overlong;             /* dropping the rest of a too long line */
@@ -33,7 +37,7 @@ bp_code bpi_control_new(struct bp_control **out, const char *tmp,
   struct bp_control *c = calloc(1, sizeof(*c));
   if(!c)
     return bpi_err_set(err, BPE_NOMEM, 0, "control");
-  c->rd = c->wr = -1;
+  c->rd = c->wr = c->ack = -1;
   if(!tmp || !*tmp)
     tmp = "/tmp";
   snprintf(c->dir, sizeof(c->dir), "%s/benchprof-ctl.XXXXXX", tmp);
@@ -45,10 +49,16 @@ bp_code bpi_control_new(struct bp_control **out, const char *tmp,
   }
   snprintf(c->env, sizeof(c->env), BP_CONTROL_ENV "=%s/control", c->dir);
   c->path = c->env + strlen(BP_CONTROL_ENV "=");
-  /* the directory is 0700: only our user can write markers */
+  snprintf(c->ack_path, sizeof(c->ack_path), "%s" BP_CONTROL_ACK_SUFFIX,
+           c->path);
+  /* the directory is 0700: only our user can write markers.  The ack
+   * FIFO is opened read-write so that our acks never fail for want of a
+   * reader, and a harness can open it without blocking. */
   if(mkfifo(c->path, 0600) ||
      (c->rd = open(c->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 ||
-     (c->wr = open(c->path, O_WRONLY | O_CLOEXEC)) < 0) {
+     (c->wr = open(c->path, O_WRONLY | O_CLOEXEC)) < 0 ||
+     mkfifo(c->ack_path, 0600) ||
+     (c->ack = open(c->ack_path, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
     int e = errno;
     bpi_control_free(c);
     return bpi_err_set(err, BPE_SYS, e, "control FIFO");
@@ -74,7 +84,10 @@ void bpi_control_free(struct bp_control *c)
     close(c->rd);
   if(c->wr >= 0)
     close(c->wr);
+  if(c->ack >= 0)
+    close(c->ack);
   unlink(c->path);
+  unlink(c->ack_path);
   rmdir(c->dir);
   free_segments(c);
   free(c->open_snap);
@@ -173,10 +186,11 @@ bp_code bpi_control_parse(const char *line, size_t len, char **name,
 {
   size_t at;
   *name = NULL;
-  if(word(line, len, "end", &at))
+  if(word(line, len, "end", &at) || word(line, len, "end!", &at))
     return at < len && parse_ns(line + at, len - at, ns) ? BP_OK
                                                           : BPE_FORMAT;
-  if(!word(line, len, "begin", &at) || at >= len)
+  if((!word(line, len, "begin", &at) && !word(line, len, "begin!", &at)) ||
+     at >= len)
     return BPE_FORMAT;
   const char *sp = memchr(line + at, ' ', len - at);
   if(!sp || !parse_ns(line + at, (size_t)(sp - line) - at, ns))
@@ -261,27 +275,49 @@ static bp_code apply_line(struct bp_control *c, const char *line, size_t len,
   return begin_segment(c, name, ns);
 }
 
+/* A line whose verb ends in '!' waits for one byte on the ack FIFO, sent
+ * once its counters are read; even a line that does not parse gets it,
+ * so the harness never waits for nothing. */
+static bool wants_ack(const char *line, size_t len)
+{
+  return (len >= 6 && !memcmp(line, "begin!", 6)) ||
+         (len >= 4 && !memcmp(line, "end!", 4));
+}
+
+static void send_ack(struct bp_control *c)
+{
+  ssize_t n;
+  do  /* nonblocking: a harness that stopped reading cannot stop us */
+    n = write(c->ack, "!", 1);
+  while(n < 0 && errno == EINTR);
+}
+
+/* Apply one complete line; after a failure lines are only acked. */
+static void take_line(struct bp_control *c, uint64_t now_ns)
+{
+  if(c->overlong)
+    c->stats.bad_lines++;
+  else if(!c->rc)
+    c->rc = apply_line(c, c->line, c->len, now_ns);
+  if(!c->overlong && wants_ack(c->line, c->len))
+    send_ack(c);
+  c->overlong = false;
+  c->len = 0;
+}
+
 /* Split what arrived into lines; a line longer than the buffer is bad and
  * dropped up to its newline. */
-static bp_code take_bytes(struct bp_control *c, const char *p, size_t n,
-                          uint64_t now_ns)
+static void take_bytes(struct bp_control *c, const char *p, size_t n,
+                       uint64_t now_ns)
 {
   for(size_t i = 0; i < n; i++) {
-    if(p[i] == '\n') {
-      bp_code rc = c->overlong ? BP_OK : apply_line(c, c->line, c->len,
-                                                    now_ns);
-      c->stats.bad_lines += c->overlong;
-      c->overlong = false;
-      c->len = 0;
-      if(rc)
-        return rc;
-    }
+    if(p[i] == '\n')
+      take_line(c, now_ns);
     else if(c->len == sizeof(c->line))
       c->overlong = true;
     else if(!c->overlong)
       c->line[c->len++] = p[i];
   }
-  return BP_OK;
 }
 
 static bp_code alloc_snaps(struct bp_control *c)
@@ -295,32 +331,35 @@ static bp_code alloc_snaps(struct bp_control *c)
   return c->snap && c->open_snap ? BP_OK : BPE_NOMEM;
 }
 
+/* After a failure the FIFO is still drained (and acked), so the poll
+ * loop does not spin on it and the harness never blocks on a full FIFO. */
 bp_code bpi_control_read(struct bp_control *c, uint64_t now_ns)
 {
   char buf[8192];
-  bp_code rc = alloc_snaps(c);
-  while(!rc) {
+  if(!c->rc)
+    c->rc = alloc_snaps(c);
+  for(;;) {
     ssize_t n = read(c->rd, buf, sizeof(buf));
     if(n < 0 && errno == EINTR)
       continue;
     if(n <= 0)
       break;  /* EAGAIN: all read (no EOF: we hold a write end) */
-    rc = take_bytes(c, buf, (size_t)n, now_ns);
+    take_bytes(c, buf, (size_t)n, now_ns);
   }
-  return rc;
+  return c->rc;
 }
 
 bp_code bpi_control_finish(struct bp_control *c, uint64_t end_ns)
 {
-  bp_code rc = bpi_control_read(c, end_ns);
-  if(!rc && c->len && !c->overlong)  /* a last line without newline */
-    rc = apply_line(c, c->line, c->len, end_ns);
+  bpi_control_read(c, end_ns);
+  if(c->len && !c->overlong)  /* a last line without newline */
+    take_line(c, end_ns);
   c->len = 0;
-  if(!rc && c->open) {
+  if(!c->rc && c->open) {
     c->stats.implicit_end++;
-    rc = end_segment(c, end_ns);
+    c->rc = end_segment(c, end_ns);
   }
-  return rc;
+  return c->rc;
 }
 
 const struct bp_segment *bpi_control_segments(const struct bp_control *c,
@@ -358,17 +397,6 @@ static void sanitize(const char *name, char *out)
   out[j] = '\0';
 }
 
-static bool taken(char **done, size_t n, const char *const *reserved,
-                  const char *s)
-{
-  for(size_t i = 0; i < n; i++)
-    if(!strcmp(done[i], s))
-      return true;
-  for(size_t i = 0; reserved && reserved[i]; i++)
-    if(!strcmp(reserved[i], s))
-      return true;
-  return false;
-}
 
 void bpi_control_dirnames_free(char **names, size_t n)
 {
@@ -377,23 +405,50 @@ void bpi_control_dirnames_free(char **names, size_t n)
   free(names);
 }
 
+/* The first free name of base, base-2, base-3...; next[] (one per
+ * distinct base, 0 meaning 2) remembers where to look next, so n equal
+ * names cost O(n) look-ups in the set of names taken, not O(n^2). */
+static bp_code unique_name(struct bp_strtab *used, struct bp_strtab *bases,
+                           size_t *next, const char *base, char *cand,
+                           size_t len)
+{
+  uint32_t b = bpi_strtab_intern(bases, base);
+  if(b == BP_NONE)
+    return BPE_NOMEM;
+  snprintf(cand, len, "%s", base);
+  while(bpi_strtab_find(used, cand) != BP_NONE) {
+    if(!next[b])
+      next[b] = 2;
+    snprintf(cand, len, "%s-%zu", base, next[b]++);
+  }
+  return bpi_strtab_intern(used, cand) == BP_NONE ? BPE_NOMEM : BP_OK;
+}
+
 bp_code bpi_control_dirnames(const char *const *names, size_t n,
                              const char *const *reserved, char ***out)
 {
   char **res = calloc(n ? n : 1, sizeof(*res));
   char base[BP_CONTROL_DIRNAME_MAX + 1], cand[BP_CONTROL_DIRNAME_MAX + 24];
-  if(!res)
-    return BPE_NOMEM;
-  for(size_t i = 0; i < n; i++) {
+  struct bp_strtab used, bases;
+  size_t *next = calloc(n ? n : 1, sizeof(*next));  /* <= n bases */
+  bp_code rc = res && next ? BP_OK : BPE_NOMEM;
+  bpi_strtab_init(&used);
+  bpi_strtab_init(&bases);
+  for(size_t i = 0; !rc && reserved && reserved[i]; i++)
+    if(bpi_strtab_intern(&used, reserved[i]) == BP_NONE)
+      rc = BPE_NOMEM;
+  for(size_t i = 0; !rc && i < n; i++) {
     sanitize(names[i], base);
-    snprintf(cand, sizeof(cand), "%s", base);
-    for(size_t k = 2; taken(res, i, reserved, cand); k++)
-      snprintf(cand, sizeof(cand), "%s-%zu", base, k);
-    res[i] = strdup(cand);
-    if(!res[i]) {
-      bpi_control_dirnames_free(res, i);
-      return BPE_NOMEM;
-    }
+    rc = unique_name(&used, &bases, next, base, cand, sizeof(cand));
+    if(!rc && !(res[i] = strdup(cand)))
+      rc = BPE_NOMEM;
+  }
+  free(next);
+  bpi_strtab_cleanup(&used);
+  bpi_strtab_cleanup(&bases);
+  if(rc) {
+    bpi_control_dirnames_free(res, n);
+    return rc;
   }
   *out = res;
   return BP_OK;

@@ -6,15 +6,18 @@
  *   begin <ns|-> <name, percent-encoded>\n
  *   end <ns|->\n
  * <ns> is CLOCK_MONOTONIC in nanoseconds; "-" means "when benchprof reads
- * the line".  Output: segments {name, begin_ns, end_ns} with the counters'
+ * the line".  "begin!" and "end!" ask for an ack: once the counters are
+ * read for that line, one byte is written to the ack FIFO
+ * (<path>.ack), which the harness waits for, so counters are read while
+ * it is stopped at begin and end, not whenever benchprof gets to it.  Output: segments {name, begin_ns, end_ns} with the counters'
  * deltas between the two reads.
  *
  * Rules: a begin while a segment is open ends that one at the new begin;
  * an end with no open segment is ignored and counted; a segment still open
  * when the command exits ends then.  A line that does not parse is counted
  * and dropped, never fatal.  Counters are read when benchprof reads the
- * line, so their deltas are as precise as that delay (usually well under a
- * millisecond); times given in the line are exact.
+ * line: exact for lines that asked for an ack, otherwise as precise as
+ * that delay; times given in the line are exact.
  *
  * Owns the FIFO, its directory and the segments.  Not thread-safe. */
 #ifndef BP_LIB_CONTROL_H
@@ -27,6 +30,8 @@
 #include "counters.h"
 
 #define BP_CONTROL_ENV "BENCHPROF_CONTROL"
+/* the ack FIFO is the control FIFO's path with this added */
+#define BP_CONTROL_ACK_SUFFIX ".ack"
 /* the longest line read; the hooks keep theirs under PIPE_BUF */
 #define BP_CONTROL_LINE_MAX 4096
 /* bytes of a directory name made from a benchmark name, before "-N" */
@@ -62,7 +67,8 @@ int bpi_control_fd(const struct bp_control *c);
 void bpi_control_set_counters(struct bp_control *c, struct bp_counters *cs);
 
 /* Read and apply every complete line waiting in the FIFO; now_ns is the
- * time for "-".  Only BPE_NOMEM is an error. */
+ * time for "-".  Only BPE_NOMEM is an error; after one, lines are still
+ * read (and acked) but dropped, and every call returns it. */
 bp_code bpi_control_read(struct bp_control *c, uint64_t now_ns);
 /* After the command exited: read what is left, end the open segment at
  * end_ns. */

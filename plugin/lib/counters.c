@@ -382,6 +382,25 @@ bp_code bpi_counters_delta(const struct bp_counters *cs,
   return BP_OK;
 }
 
+void bpi_counters_add(struct bp_counter *sum, const struct bp_counter *add,
+                      size_t n)
+{
+  for(size_t i = 0; i < n; i++) {
+    if(!sum[i].available)
+      continue;
+    if(!add[i].available) {
+      /* a sum missing a piece would read as a smaller count */
+      sum[i].available = false;
+      memcpy(sum[i].reason, add[i].reason, sizeof(sum[i].reason));
+      continue;
+    }
+    sum[i].raw += add[i].raw;
+    sum[i].value += add[i].value;
+    if(add[i].running < sum[i].running)
+      sum[i].running = add[i].running;  /* the worst scaling, not hidden */
+  }
+}
+
 const struct bp_counter *bpi_counters_list(const struct bp_counters *cs,
                                            size_t *n)
 {

@@ -68,6 +68,11 @@ bp_code bpi_counters_delta(const struct bp_counters *cs,
                            const struct bp_counter_snap *b,
                            struct bp_counter **out, size_t *n);
 void bpi_counters_copy_free(struct bp_counter *c, size_t n);
+/* Add the n counters of add into sum (same counters, same order): the
+ * total of a benchmark run several times.  Unavailable in either stays
+ * unavailable, with the reason; running keeps the lowest ratio. */
+void bpi_counters_add(struct bp_counter *sum, const struct bp_counter *add,
+                      size_t n);
 
 /* The counters, in the order of the list. */
 const struct bp_counter *bpi_counters_list(const struct bp_counters *c,

@@ -561,8 +561,24 @@ static bp_code copy_tables(struct bp_profile *d, const struct bp_profile *s)
   return BP_OK;
 }
 
-/* Samples of the timeline in [t0, t1); threads' times narrowed to them. */
+/* Whether t is in one of the n ranges, sorted and disjoint. */
+static bool in_ranges(const struct bp_range *r, size_t n, uint64_t t)
+{
+  size_t lo = 0, hi = n;  /* the last range starting at or before t */
+  while(lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if(r[mid].start_ns <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo && t < r[lo - 1].end_ns;
+}
+
+/* Samples of the timeline in the ranges (disjoint, sorted); threads'
+ * times narrowed to them, within [t0, t1): the first start, last end. */
 static bp_code copy_samples(struct bp_profile *d, const struct bp_profile *s,
+                            const struct bp_range *r, size_t nr,
                             uint64_t t0, uint64_t t1)
 {
   struct bp_sample smp;
@@ -572,7 +588,7 @@ static bp_code copy_samples(struct bp_profile *d, const struct bp_profile *s,
     d->threads[i].end_ns = t0;
   }
   while(!rc && bpi_profile_timeline_next(s, &smp)) {
-    if(smp.time_ns < t0 || smp.time_ns >= t1)
+    if(!in_ranges(r, nr, smp.time_ns))
       continue;
     rc = bpi_profile_add_sample(d, smp.thread, smp.stack, smp.time_ns,
                                 smp.weight);
@@ -597,22 +613,56 @@ static bp_code copy_samples(struct bp_profile *d, const struct bp_profile *s,
   return rc;
 }
 
+static int by_start(const void *a, const void *b)
+{
+  const struct bp_range *x = a, *y = b;
+  return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
 bp_code bpi_profile_slice(const struct bp_profile *src, uint64_t t0,
                           uint64_t t1, struct bp_profile **out)
 {
+  struct bp_range r = {t0, t1};
+  return bpi_profile_slice_ranges(src, &r, 1, out);
+}
+
+bp_code bpi_profile_slice_ranges(const struct bp_profile *src,
+                                 const struct bp_range *ranges, size_t n,
+                                 struct bp_profile **out)
+{
   struct bp_profile *d;
+  struct bp_range *r = malloc((n ? n : 1) * sizeof(*r));
+  if(!r)
+    return BPE_NOMEM;
+  memcpy(r, ranges, n * sizeof(*r));
+  qsort(r, n, sizeof(*r), by_start);
+  /* merge overlaps (a harness's clock may make them) so that a sample's
+   * range is found by one binary search */
+  size_t m = 0;
+  for(size_t i = 0; i < n; i++) {
+    if(m && r[i].start_ns <= r[m - 1].end_ns) {
+      if(r[i].end_ns > r[m - 1].end_ns)
+        r[m - 1].end_ns = r[i].end_ns;
+    }
+    else
+      r[m++] = r[i];
+  }
+  n = m;
+  uint64_t t0 = n ? r[0].start_ns : src->meta.start_ns;
+  uint64_t t1 = n ? r[n - 1].end_ns : t0;
   bp_code rc = bpi_profile_new(&d);
+  if(!rc) {
+    rc = copy_meta(&d->meta, &src->meta);
+    if(!rc)
+      rc = copy_tables(d, src);
+    if(!rc)
+      rc = copy_samples(d, src, r, n, t0, t1);
+    if(rc)
+      bpi_profile_free(d);
+  }
+  free(r);
   if(rc)
     return rc;
-  rc = copy_meta(&d->meta, &src->meta);
-  if(!rc)
-    rc = copy_tables(d, src);
-  if(!rc)
-    rc = copy_samples(d, src, t0, t1);
-  if(rc) {
-    bpi_profile_free(d);
-    return rc;
-  }
   if(t0 > src->meta.start_ns)  /* the wall clock moves with the start */
     d->meta.start_epoch_ms += (double)(t0 - src->meta.start_ns) / 1e6;
   d->meta.start_ns = t0;

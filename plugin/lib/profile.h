@@ -197,6 +197,16 @@ bp_code bpi_profile_add_marker(struct bp_profile *p, const char *name,
 bp_code bpi_profile_slice(const struct bp_profile *src, uint64_t t0,
                           uint64_t t1, struct bp_profile **out);
 
+/* The same over several time ranges [start, end) (a benchmark the harness
+ * ran more than once): the samples in any of them; start and end are the
+ * first start and the last end. */
+struct bp_range {
+  uint64_t start_ns, end_ns;
+};
+bp_code bpi_profile_slice_ranges(const struct bp_profile *src,
+                                 const struct bp_range *ranges, size_t n,
+                                 struct bp_profile **out);
+
 /* Timeline reading: rewind, then next() until it returns false. */
 bp_code bpi_profile_timeline_rewind(const struct bp_profile *p);
 bool bpi_profile_timeline_next(const struct bp_profile *p,

@@ -77,8 +77,10 @@ static uint64_t mono_ns(void)
 static void on_control(void *ctx)
 {
   struct bp_recorder *r = ctx;
+  /* read even after a failure: the FIFO must be drained (see control.h) */
+  bp_code rc = bpi_control_read(r->control, mono_ns());
   if(!r->control_rc)
-    r->control_rc = bpi_control_read(r->control, mono_ns());
+    r->control_rc = rc;
 }
 
 bp_code bpi_recorder_new(struct bp_recorder **out,
@@ -177,9 +179,12 @@ bp_code bpi_recorder_run(struct bp_recorder *r, struct bp_err *err)
     if(!rc)
       rc = crc;
   }
-  if(r->control && !r->control_rc)
-    r->control_rc = bpi_control_finish(r->control,
-                                       bpi_sampler_end_ns(r->sampler));
+  if(r->control) {
+    bp_code frc = bpi_control_finish(r->control,
+                                     bpi_sampler_end_ns(r->sampler));
+    if(!r->control_rc)
+      r->control_rc = frc;
+  }
   if(!rc && r->control_rc)
     rc = bpi_err_set(err, r->control_rc, 0, "benchmark markers");
   return rc;
@@ -191,18 +196,27 @@ const struct bp_control_stats *bpi_recorder_control_stats(
   return r->control ? bpi_control_stats(r->control) : NULL;
 }
 
-/* One profile marker per benchmark segment. */
+static uint64_t clamp(uint64_t t, uint64_t lo, uint64_t hi)
+{
+  return t < lo ? lo : t > hi ? hi : t;
+}
+
+/* One profile marker per benchmark segment.  Times come from the harness:
+ * they are held to the run's, so a wrong clock cannot make a benchmark
+ * longer than the run. */
 static bp_code add_markers(struct bp_recorder *r)
 {
   size_t n = 0;
   const struct bp_segment *seg = r->control
                                    ? bpi_control_segments(r->control, &n)
                                    : NULL;
+  uint64_t t0 = r->profile->meta.start_ns, t1 = r->profile->meta.end_ns;
   bp_code rc = BP_OK;
   for(size_t i = 0; !rc && i < n; i++)
-    rc = bpi_profile_add_marker(r->profile, seg[i].name, seg[i].begin_ns,
-                                seg[i].end_ns, seg[i].counters,
-                                seg[i].ncounters);
+    rc = bpi_profile_add_marker(r->profile, seg[i].name,
+                                clamp(seg[i].begin_ns, t0, t1),
+                                clamp(seg[i].end_ns, t0, t1),
+                                seg[i].counters, seg[i].ncounters);
   return rc;
 }
 

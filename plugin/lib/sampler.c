@@ -153,11 +153,30 @@ bp_code bpi_sampler_online_cpus(int **cpus, uint32_t *n)
   return BP_OK;
 }
 
+/* Whether SIGPIPE and SIGCHLD were ignored when benchprof started (only
+ * SIG_IGN survives exec).  Read before the caller changes them (it
+ * ignores SIGPIPE while it copies output), so every command, however
+ * many we start, gets what benchprof's parent gave benchprof. */
+static int orig_pipe_ign = -1, orig_chld_ign = -1;
+
+static void note_orig_signals(void)
+{
+  struct sigaction sa;
+  if(orig_pipe_ign < 0 && !sigaction(SIGPIPE, NULL, &sa))
+    orig_pipe_ign = sa.sa_handler == SIG_IGN;
+  if(orig_chld_ign < 0 && !sigaction(SIGCHLD, NULL, &sa))
+    orig_chld_ign = sa.sa_handler == SIG_IGN;
+}
+
 static void child_wait_and_exec(int go_rd, int err_wr, int out_wr,
                                 char *const *argv, char *const *envp)
 {
   char go;
   ssize_t n;
+  if(orig_pipe_ign >= 0)
+    signal(SIGPIPE, orig_pipe_ign ? SIG_IGN : SIG_DFL);
+  if(orig_chld_ign >= 0)
+    signal(SIGCHLD, orig_chld_ign ? SIG_IGN : SIG_DFL);
   do
     n = read(go_rd, &go, 1);
   while(n < 0 && errno == EINTR);
@@ -231,6 +250,7 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
     bpi_err_set(err, BPE_SYS, errno, "pipe");
     goto fail;
   }
+  note_orig_signals();
   s->pid = fork();
   if(s->pid < 0) {
     bpi_err_set(err, BPE_SYS, errno, "fork");

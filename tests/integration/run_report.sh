@@ -114,6 +114,20 @@ check "a wrong type is named with its path" grep -q 'latency.*value' "$TMP/stder
 check "a harness that wrote no file fails" [ $? -ne 0 ]
 check "and says so" grep -q "wrote no results" "$TMP/stderr"
 
+# artifacts that cannot be written (a directory where a file goes): no
+# crash, no report pointing at them, the command's own status comes back
+mkdir -p "$TMP/nowrite/profile.folded/x"
+"$BENCHPROF" run -q -o "$TMP/nowrite" -- sh -c '
+  echo "begin - a" >"$BENCHPROF_CONTROL"; echo "end -" >"$BENCHPROF_CONTROL"
+  exit 3' >/dev/null 2>"$TMP/stderr"
+check "an artifact that cannot be written: the command's status (3)" \
+  [ $? -eq 3 ]
+check "and no report or manifest" sh -c \
+  '[ ! -e "$1/report.json" ] && [ ! -e "$1/manifest.json" ]' sh "$TMP/nowrite"
+"$BENCHPROF" run -q -o "$TMP/nowrite" -- true 2>"$TMP/stderr"
+check "the same with a command that succeeded: status 1" [ $? -eq 1 ]
+check "and the error names the file" grep -q "profile.folded" "$TMP/stderr"
+
 # 5. bad command lines
 "$BENCHPROF" run --adapter xml -- true 2>/dev/null
 check "an unknown adapter exits 2" [ $? -eq 2 ]

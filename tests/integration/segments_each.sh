@@ -56,6 +56,38 @@ check "each invocation's JSON passed through (two documents)" \
   >"$TMP/bad.out" 2>"$TMP/bad.err"
 status=$?
 check "a harness that refuses its flags: non-zero status" [ $status -ne 0 ]
+
+# the commands get the signal dispositions benchprof was given: the
+# SIGPIPE benchprof ignores while it copies output must not leak into the
+# next invocation's command (nor SIGCHLD's reset)
+cat >"$TMP/fake-gbench" <<'SH'
+#!/bin/sh
+case "$1" in
+  --benchmark_list_tests*) printf 'BM_A\nBM_B\n'; exit 0 ;;
+esac
+grep SigIgn /proc/self/status >>"$SIGLOG"
+name=${1#*^}
+printf '{"benchmarks": [{"name": "%s", "run_type": "iteration", ' "${name%?}"
+printf '"iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "ns"}]}\n'
+SH
+chmod +x "$TMP/fake-gbench"
+SIGLOG="$TMP/sig-direct" "$TMP/fake-gbench" x >/dev/null
+SIGLOG="$TMP/sig-each" "$BENCHPROF" run -q -o "$TMP/sig" \
+  --each google-benchmark -- "$TMP/fake-gbench" >"$TMP/sig.out" \
+  2>"$TMP/sig.err"
+status=$?
+expect_status sig 0
+check "both invocations' commands ignore what it would alone" sh -c '
+  [ "$(wc -l <"$1/sig-each")" -eq 2 ] &&
+  [ "$(sort -u "$1/sig-each")" = "$(cat "$1/sig-direct")" ]' sh "$TMP"
+(trap '' PIPE; SIGLOG="$TMP/sig-ign-direct" "$TMP/fake-gbench" x >/dev/null
+ SIGLOG="$TMP/sig-ign-each" "$BENCHPROF" run -q -o "$TMP/sig-ign" \
+   --each google-benchmark -- "$TMP/fake-gbench" >/dev/null 2>&1)
+check "an inherited SIG_IGN for SIGPIPE is passed on, to both" sh -c '
+  [ "$(wc -l <"$1/sig-ign-each")" -eq 2 ] &&
+  [ "$(sort -u "$1/sig-ign-each")" = "$(cat "$1/sig-ign-direct")" ] &&
+  [ "$(cat "$1/sig-ign-direct")" != "$(cat "$1/sig-direct")" ]' sh "$TMP"
+
 check "--each belongs to run" sh -c \
   '! "$BENCHPROF" record --each google-benchmark -- true 2>/dev/null'
 finish

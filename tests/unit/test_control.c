@@ -8,8 +8,10 @@
 #include "profile.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static bool parses(const char *line, const char *want_name, uint64_t want)
@@ -38,6 +40,9 @@ static void test_parse(void)
   CHECK(parses("begin - sort/1000", "sort/1000", 0));
   CHECK(parses("end 5", NULL, 5));
   CHECK(parses("end -", NULL, 0));
+  CHECK(parses("begin! 7 acked", "acked", 7));  /* asks for an ack */
+  CHECK(parses("end! -", NULL, 0));
+  CHECK(rejects("begin!! 7 x"));
   CHECK(parses("begin 1 a%20b%0Ac%25", "a b\nc%", 1));
   CHECK(parses("begin 1 %2e%2E%2fx", "../x", 1));
   CHECK(rejects(""));
@@ -97,6 +102,78 @@ static void test_fifo(void)
   CHECK_EQ_INT(st->unmatched_end, 1);
   CHECK_EQ_INT(st->implicit_end, 2);
   bpi_control_free(c);
+}
+
+/* Bytes waiting on the ack FIFO (nonblocking read). */
+static int acks(int fd)
+{
+  char buf[64];
+  ssize_t n = read(fd, buf, sizeof(buf));
+  return n < 0 ? 0 : (int)n;
+}
+
+/* "begin!" and "end!" each get one byte on <FIFO>.ack once applied; plain
+ * lines none; a bad line that asked gets one too (nobody waits forever);
+ * with no reader left benchprof still acks without blocking. */
+static void test_ack(void)
+{
+  struct bp_control *c;
+  struct bp_err err = {0};
+  char ack[4200];
+  CHECK_EQ_INT(bpi_control_new(&c, NULL, &err), BP_OK);
+  const char *path = strchr(bpi_control_env(c), '=') + 1;
+  snprintf(ack, sizeof(ack), "%s" BP_CONTROL_ACK_SUFFIX, path);
+  int fd = open(path, O_WRONLY | O_NONBLOCK);
+  int ak = open(ack, O_RDONLY | O_NONBLOCK);
+  CHECK(fd >= 0 && ak >= 0);
+  put(fd, "begin 1 plain\nend 2\n");
+  CHECK_EQ_INT(bpi_control_read(c, 3), BP_OK);
+  CHECK_EQ_INT(acks(ak), 0);
+  put(fd, "begin! 4 acked\n");
+  CHECK_EQ_INT(bpi_control_read(c, 5), BP_OK);
+  CHECK_EQ_INT(acks(ak), 1);
+  put(fd, "end! 6\nbegin! 7\n");  /* the second does not parse */
+  CHECK_EQ_INT(bpi_control_read(c, 8), BP_OK);
+  CHECK_EQ_INT(acks(ak), 2);
+  close(ak);
+  put(fd, "begin! 9 late\nend! 10\n");
+  CHECK_EQ_INT(bpi_control_finish(c, 11), BP_OK);
+  size_t n;
+  bpi_control_segments(c, &n);
+  CHECK_EQ_INT(n, 3);
+  CHECK_EQ_INT(bpi_control_stats(c)->bad_lines, 1);
+  close(fd);
+  bpi_control_free(c);
+  CHECK(access(ack, F_OK) != 0);  /* removed with the FIFO */
+}
+
+/* 4000 equal names (a harness repeating one benchmark): unique names in
+ * linear time; the quadratic search over earlier names took 40 s. */
+static void test_dirnames_many(void)
+{
+  enum { N = 4000 };
+  static const char *names[N];
+  char **d = NULL;
+  for(size_t i = 0; i < N; i++)
+    names[i] = i % 2 ? "same" : "same-2";  /* suffixes collide too */
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  CHECK_EQ_INT(bpi_control_dirnames(names, N, NULL, &d), BP_OK);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double secs = (double)(t1.tv_sec - t0.tv_sec) +
+                (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  CHECK(secs < 1.0);
+  if(!d)
+    return;
+  CHECK_EQ_STR(d[0], "same-2");
+  CHECK_EQ_STR(d[1], "same");
+  CHECK_EQ_STR(d[2], "same-2-2");
+  CHECK_EQ_STR(d[3], "same-3");  /* same-2 is taken */
+  bool unique = true;
+  for(size_t i = 1; i < N && unique; i++)
+    unique = strcmp(d[i], d[i - 1]) != 0;
+  CHECK(unique);
+  bpi_control_dirnames_free(d, N);
 }
 
 static bool safe_name(const char *s)
@@ -167,6 +244,16 @@ static void test_slice(void)
   CHECK_EQ_STR(bpi_profile_str(s, s->libs[lib].path), "/bin/x");
   CHECK_EQ_INT(s->nstacks, p->nstacks);
   bpi_profile_free(s);
+  /* a benchmark run three times: the samples of all its ranges, in any
+   * order, overlapping ones merged */
+  struct bp_range r[] = {{70, 90}, {10, 20}, {75, 80}, {40, 50}};
+  CHECK_EQ_INT(bpi_profile_slice_ranges(p, r, 4, &s), BP_OK);
+  CHECK_EQ_INT(s->meta.samples, 4);  /* 10, 40, 70, 80 */
+  CHECK_EQ_INT(s->meta.start_ns, 10);
+  CHECK_EQ_INT(s->meta.end_ns, 90);
+  CHECK_EQ_INT(s->threads[th].start_ns, 10);
+  CHECK_EQ_INT(s->threads[th].end_ns, 80);
+  bpi_profile_free(s);
   bpi_profile_free(p);
 }
 
@@ -174,7 +261,9 @@ int main(void)
 {
   test_parse();
   test_fifo();
+  test_ack();
   test_dirnames();
+  test_dirnames_many();
   test_slice();
   return check_exit();
 }

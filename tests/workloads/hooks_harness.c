@@ -3,11 +3,18 @@
  *   hooks_harness            alpha, beta, gamma: 0.1, 0.2 and 0.3 s of
  *                            CPU in hot_alpha, hot_beta and hot_gamma
  *   hooks_harness hostile    short benchmarks with hostile names
+ *   hooks_harness short N MS N benchmarks s0..s<N-1> of MS ms of CPU each;
+ *                            prints "NAME NS" a line, NS the thread CPU
+ *                            time from begin's return to end's call
+ *   hooks_harness repeat     "rep" run three times (0.05 s each, in
+ *                            hot_alpha) around one "other" (hot_beta)
  * Not under benchprof the hooks do nothing and it exits 0. */
 #define _POSIX_C_SOURCE 200809L
 #include "benchprof/hooks.h"
 #include "workload.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static volatile unsigned long sink;
@@ -38,8 +45,46 @@ static void hostile(void)
   }
 }
 
+/* Many short benchmarks: their counters are only right when read at
+ * the begin and end themselves (the ack handshake). */
+static void short_ones(int n, double ms)
+{
+  char name[32];
+  for(int i = 0; i < n; i++) {
+    snprintf(name, sizeof(name), "s%d", i);
+    benchprof_begin(name);
+    double t0 = wl_thread_cpu();
+    hot_alpha(ms / 1e3);
+    double t1 = wl_thread_cpu();
+    benchprof_end();
+    printf("%s %.0f\n", name, (t1 - t0) * 1e9);
+  }
+}
+
+static void repeat(void)
+{
+  for(int i = 0; i < 3; i++) {
+    benchprof_begin("rep");
+    hot_alpha(0.05);
+    benchprof_end();
+    if(i == 1) {
+      benchprof_begin("other");
+      hot_beta(0.05);
+      benchprof_end();
+    }
+  }
+}
+
 int main(int argc, char **argv)
 {
+  if(argc > 3 && !strcmp(argv[1], "short")) {
+    short_ones(atoi(argv[2]), atof(argv[3]));
+    return 0;
+  }
+  if(argc > 1 && !strcmp(argv[1], "repeat")) {
+    repeat();
+    return 0;
+  }
   if(argc > 1 && !strcmp(argv[1], "hostile")) {
     hostile();
     return 0;

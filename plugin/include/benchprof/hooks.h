@@ -21,6 +21,15 @@
  * benchmark is open ends that one; an end with none open is ignored; lines
  * that do not parse are counted and ignored.
  *
+ * Exact counters: write "begin!" and "end!" instead of "begin" and "end",
+ * then wait for one byte on the FIFO named BENCHPROF_CONTROL plus ".ack"
+ * (open it once, for reading, nonblocking, and poll it).  benchprof
+ * writes that byte after it has read the counters for the line, so they
+ * are read while the benchmark is stopped at its begin and end rather
+ * than whenever benchprof gets to the line.  These hooks do that, and
+ * give up waiting after BENCHPROF_HOOKS_ACK_MS (a benchprof that died
+ * never hangs the harness).  A line without '!' gets no ack.
+ *
  * Works in C and C++ on Linux.  Under a strict -std=c11 (no POSIX
  * declarations) the times are left to benchprof ("-"), which stamps each
  * line when it reads it.  Each translation unit that includes this opens
@@ -30,6 +39,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +54,11 @@
 
 /* Lines stay under PIPE_BUF: longer names are cut (at an escape's end). */
 #define BENCHPROF_HOOKS_NAME_MAX 3000
+
+/* How long to wait for benchprof's ack of a begin or an end. */
+#ifndef BENCHPROF_HOOKS_ACK_MS
+#define BENCHPROF_HOOKS_ACK_MS 5000
+#endif
 
 /* The FIFO's fd, opened on first use; -1 when not under benchprof.
  * Threads may race to the first call: one open wins, the others close
@@ -69,6 +84,53 @@ static inline int benchprof_hooks_fd_(void)
   if(mine >= 0)
     close(mine);
   return expected;
+}
+
+/* The ack FIFO's fd (BENCHPROF_CONTROL ".ack", read end, nonblocking),
+ * opened on first use like the FIFO; -1 when there is none (an older
+ * benchprof): lines are then written without '!'. */
+static inline int benchprof_hooks_ack_fd_(void)
+{
+  static int fd = -2;
+  int cur = __atomic_load_n(&fd, __ATOMIC_ACQUIRE);
+  if(cur != -2)
+    return cur;
+  const char *path = getenv("BENCHPROF_CONTROL");
+  char ack[4096];
+  int mine = -1;
+  if(path && *path &&
+     (size_t)snprintf(ack, sizeof(ack), "%s.ack", path) < sizeof(ack))
+    mine = open(ack, O_RDONLY | O_NONBLOCK | BENCHPROF_HOOKS_CLOEXEC_);
+  int expected = -2;
+  if(__atomic_compare_exchange_n(&fd, &expected, mine, 0, __ATOMIC_ACQ_REL,
+                                 __ATOMIC_ACQUIRE))
+    return mine;
+  if(mine >= 0)
+    close(mine);
+  return expected;
+}
+
+/* Wait for one ack byte.  Several threads may wait at once: each takes
+ * one byte, whichever; the others keep waiting. */
+static inline void benchprof_hooks_wait_ack_(int fd)
+{
+  struct pollfd p;
+  p.fd = fd;
+  p.events = POLLIN;
+  for(;;) {
+    p.revents = 0;
+    int r = poll(&p, 1, BENCHPROF_HOOKS_ACK_MS);
+    if(r < 0 && errno == EINTR)
+      continue;
+    if(r <= 0)
+      return;  /* timed out: benchprof is gone or stuck */
+    char byte;
+    ssize_t n = read(fd, &byte, 1);
+    if(n == 1)
+      return;
+    if(n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+      return;  /* EOF or an error: no ack is coming */
+  }
 }
 
 /* "T" of a line: CLOCK_MONOTONIC in ns, or "-" where it is not declared */
@@ -102,9 +164,11 @@ static inline void benchprof_begin(const char *name)
   int fd = benchprof_hooks_fd_();
   if(fd < 0)
     return;
+  int ack = benchprof_hooks_ack_fd_();
   char now[24];
   benchprof_hooks_now_(now, sizeof(now));
-  int at = snprintf(line, sizeof(line), "begin %s ", now);
+  int at = snprintf(line, sizeof(line), "begin%s %s ", ack >= 0 ? "!" : "",
+                    now);
   size_t len = at > 0 ? (size_t)at : 0;
   for(const unsigned char *p = (const unsigned char *)(name ? name : "");
       *p && len < BENCHPROF_HOOKS_NAME_MAX; p++) {
@@ -120,6 +184,8 @@ static inline void benchprof_begin(const char *name)
     line[len++] = '?';  /* an empty name would make the line invalid */
   line[len++] = '\n';
   benchprof_hooks_write_(fd, line, len);
+  if(ack >= 0)
+    benchprof_hooks_wait_ack_(ack);
 }
 
 static inline void benchprof_end(void)
@@ -128,11 +194,16 @@ static inline void benchprof_end(void)
   int fd = benchprof_hooks_fd_();
   if(fd < 0)
     return;
+  int ack = benchprof_hooks_ack_fd_();
   char now[24];
   benchprof_hooks_now_(now, sizeof(now));
-  int at = snprintf(line, sizeof(line), "end %s\n", now);
-  if(at > 0)
+  int at = snprintf(line, sizeof(line), "end%s %s\n", ack >= 0 ? "!" : "",
+                    now);
+  if(at > 0) {
     benchprof_hooks_write_(fd, line, (size_t)at);
+    if(ack >= 0)
+      benchprof_hooks_wait_ack_(ack);
+  }
 }
 
 #endif
