@@ -22,8 +22,9 @@ only_in() {
 }
 
 check "libpfm4 only in events.c" only_in '<perfmon/' $lib/events.c
-check "libdw, libelf and libiberty only in symbols.c" \
-  only_in '<(elfutils/|gelf\.h|libelf\.h|dwarf\.h|libiberty/)' $lib/symbols.c
+check "libdw and libelf only in symbols.c and unwind.c" \
+  only_in '<(elfutils/|gelf\.h|libelf\.h|dwarf\.h)' $lib/symbols.c $lib/unwind.c
+check "libiberty only in symbols.c" only_in '<libiberty/' $lib/symbols.c
 check "zlib only in fileio.c" only_in '<zlib\.h>' $lib/fileio.c
 check "perf_event_open only in sampler.c, counters.c and events.c (probes)" \
   only_in 'SYS_perf_event_open' $lib/counters.c $lib/events.c $lib/sampler.c

@@ -60,9 +60,13 @@ static void usage(FILE *out, bool run)
     "                         a hardware PMU the software clock is used instead\n"
     "  -F, --freq HZ          samples per second (default: 997)\n"
     "  -c, --period N         sample every N events instead of -F\n"
-    "  -g, --call-graph MODE  how stacks are recorded: fp (frame pointers)\n"
+    "  -g, --call-graph MODE  how stacks are recorded: fp (frame pointers),\n"
+    "                         dwarf[,BYTES] (registers and BYTES of user stack\n"
+    "                         per sample, default 8192, unwound after the run)\n"
+    "                         or auto (both; per sample the better; default)\n"
     "  -k, --kernel           record kernel frames too, where permitted\n"
-    "  -m, --mmap-pages N     data pages per CPU ring, a power of two (128)\n"
+    "  -m, --mmap-pages N     data pages per CPU ring, a power of two (128;\n"
+    "                         512 with dwarf and auto)\n"
     "  -o, --output DIR       where artifacts go (default: ./benchprof-out)\n"
     "      --no-demangle      keep C++ and Rust symbol names mangled\n"
     "  -C, --counters LIST    events to count in the same run (default:\n"
@@ -102,6 +106,30 @@ static bool parse_adapter(const char *s, enum bp_adapter *out)
     *out = BP_ADAPTER_GBENCH;
   else
     return false;
+  return true;
+}
+
+/* fp | dwarf[,BYTES] | auto; false (after saying why) when not */
+static bool parse_call_graph(const char *s, struct bp_record_opts *o)
+{
+  uint64_t v;
+  if(!strcmp(s, "fp") || !strcmp(s, "auto")) {
+    o->call_graph = s[0] == 'f' ? BP_CALL_GRAPH_FP : BP_CALL_GRAPH_AUTO;
+    return true;
+  }
+  if(strncmp(s, "dwarf", 5) || (s[5] && s[5] != ',')) {
+    bp_msg_error("--call-graph: '%s' is not fp, dwarf[,BYTES] or auto", s);
+    return false;
+  }
+  o->call_graph = BP_CALL_GRAPH_DWARF;
+  if(!s[5])
+    return true;
+  if(!parse_u64(s + 6, 8, BP_RECORD_MAX_STACK_BYTES, &v) || (v & 7)) {
+    bp_msg_error("--call-graph: stack size '%s' must be a multiple of 8 "
+                 "from 8 to %d bytes", s + 6, BP_RECORD_MAX_STACK_BYTES);
+    return false;
+  }
+  o->stack_bytes = (uint32_t)v;
   return true;
 }
 
@@ -154,10 +182,8 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       a->rec.freq = 0;
       break;
     case 'g':
-      if(strcmp(optarg, "fp") != 0) {
-        bp_msg_error("--call-graph: '%s' is not supported (use fp)", optarg);
+      if(!parse_call_graph(optarg, &a->rec))
         return BP_EXIT_USAGE;
-      }
       break;
     case 'k':
       a->rec.kernel = true;
@@ -272,6 +298,26 @@ static void note_event(const struct bp_record_info *info)
   if(info->sampler.kernel_dropped)
     bp_msg_warn("kernel frames are not permitted here "
                 "(perf_event_paranoid); recording user space only");
+  if(info->call_graph_fallback)
+    bp_msg_warn("%s; recording frame-pointer stacks only",
+                info->call_graph_fallback);
+}
+
+/* What DWARF unwinding did, after the run. */
+static void note_unwind(const struct bp_profile_meta *m)
+{
+  if(!m->unwind_samples)
+    return;
+  bp_msg_note("call graph %s: %" PRIu64 " stacks unwound in %.0f ms, "
+              "%" PRIu64 " from DWARF, %" PRIu64 " truncated, %" PRIu64
+              " stopped early", m->call_graph, m->unwind_samples,
+              m->unwind_ms, m->dwarf_samples, m->unwind_truncated,
+              m->unwind_failed);
+  if(m->unwind_truncated * 100 > m->unwind_samples)
+    bp_msg_warn("%" PRIu64 " stacks were deeper than the %" PRIu32
+                "-byte stack copy and end early; try --call-graph "
+                "dwarf,BYTES with more bytes", m->unwind_truncated,
+                m->stack_bytes);
 }
 
 /* One line of counted totals, one of what could not be counted. */
@@ -322,6 +368,7 @@ static void print_summary(const struct bp_profile *p, const char *dir)
   if(m->throttled)
     bp_msg_warn("the kernel throttled sampling %" PRIu64 " times",
                 m->throttled);
+  note_unwind(m);
   struct bp_func_share top[TOP_FUNCS];
   uint64_t total;
   size_t n = bpi_profile_top_funcs(p, top, TOP_FUNCS, &total);

@@ -3,6 +3,7 @@
 #include "buf.h"
 #include "err.h"
 #include "procs.h"
+#include "unwind.h"
 
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -29,6 +30,22 @@ struct lib_info {
   uint32_t pid;  /* for LIB_JIT */
 };
 
+/* One spooled sample; followed by nkernel uint32_t kernel frames (padded
+ * to 8 bytes), nregs uint64_t registers and stack_len stack bytes (padded
+ * to 8). */
+struct spool_rec {
+  uint32_t thread, pid, tid;
+  uint32_t fp_stack;  /* the frame-pointer stack, interned */
+  uint32_t nkernel;   /* kernel frames, leaf first */
+  uint32_t nuser;     /* user frames of the frame-pointer chain */
+  uint32_t nregs;
+  uint32_t pad;
+  uint64_t time, period, stack_len;
+};
+
+#define MAX_REGS 64
+#define MAX_STACK 65536
+
 struct bp_converter {
   struct bp_profile *p;
   struct bp_symbols *sym;
@@ -37,12 +54,23 @@ struct bp_converter {
   struct lib_info *libs;   /* indexed by profile lib id */
   uint32_t libs_cap;
   uint64_t bad_records;
+  uint32_t nkernel;        /* kernel frames at the top of frames[] */
   uint32_t frames[MAX_FRAMES];
+  /* DWARF unwinding */
+  enum bp_call_graph mode;
+  bool spooling;           /* samples carry stacks: spool them */
+  FILE *spool;
+  struct bp_unwind *unwind;
+  uint64_t spool_regs[MAX_REGS];
+  uint64_t pcs[MAX_FRAMES];
+  uint32_t dwarf_frames[MAX_FRAMES];
+  unsigned char spool_stack[MAX_STACK];
 };
 
 bp_code bpi_converter_new(struct bp_converter **out, struct bp_profile *p,
                           struct bp_symbols *sym,
-                          const struct bp_rec_layout *layout)
+                          const struct bp_rec_layout *layout,
+                          enum bp_call_graph mode)
 {
   struct bp_converter *c = calloc(1, sizeof(*c));
   if(!c)
@@ -50,6 +78,10 @@ bp_code bpi_converter_new(struct bp_converter **out, struct bp_profile *p,
   c->p = p;
   c->sym = sym;
   c->layout = *layout;
+  c->mode = mode;
+  c->spooling = mode != BP_CALL_GRAPH_FP &&
+                (layout->sample_type & PERF_SAMPLE_STACK_USER) &&
+                (layout->sample_type & PERF_SAMPLE_REGS_USER);
   bpi_procs_init(&c->procs);
   *out = c;
   return BP_OK;
@@ -60,6 +92,9 @@ void bpi_converter_free(struct bp_converter *c)
   if(!c)
     return;
   bpi_procs_cleanup(&c->procs);
+  if(c->spool)
+    fclose(c->spool);
+  bpi_unwind_free(c->unwind);
   free(c->libs);
   free(c);
 }
@@ -136,6 +171,18 @@ static bp_code on_task(struct bp_converter *c, const struct bp_rec *r)
   return BP_OK;
 }
 
+/* Fill m's file offset -> ELF vaddr delta on first use. */
+static void map_delta(struct bp_converter *c, struct bp_mapping *m)
+{
+  if(m->delta_state == 0) {
+    m->delta_state = 2;
+    if(m->kind == BP_MAP_FILE &&
+       bpi_symbols_vaddr_delta(c->sym, bpi_procs_path(&c->procs, m),
+                               m->pgoff, &m->delta) == BP_OK)
+      m->delta_state = 1;
+  }
+}
+
 /* The library and in-library address of a user-space address of pid. */
 static uint32_t user_frame(struct bp_converter *c, uint32_t pid,
                            uint64_t addr)
@@ -169,12 +216,7 @@ static uint32_t user_frame(struct bp_converter *c, uint32_t pid,
     if(m->lib == BP_NONE)
       return BP_NONE;
   }
-  if(m->delta_state == 0) {
-    m->delta_state = 2;
-    if(m->kind == BP_MAP_FILE &&
-       bpi_symbols_vaddr_delta(c->sym, path, m->pgoff, &m->delta) == BP_OK)
-      m->delta_state = 1;
-  }
+  map_delta(c, m);
   uint64_t off = addr - m->start + m->pgoff;
   uint64_t vaddr = m->delta_state == 1 ? off + (uint64_t)m->delta
                                        : addr - m->start;
@@ -196,10 +238,12 @@ static uint32_t collect_frames(struct bp_converter *c, const struct bp_rec *r)
   uint32_t pid = r->sid.pid, n = 0;
   bool kernel = !s->user;
   bool first_of_context = true;
+  c->nkernel = 0;
   if(s->nr == 0 && s->ip) {
     uint32_t f = kernel ? kernel_frame(c, s->ip) : user_frame(c, pid, s->ip);
     if(f != BP_NONE)
       c->frames[n++] = f;
+    c->nkernel = kernel ? n : 0;
     return n;
   }
   for(uint64_t i = 0; i < s->nr && n < MAX_FRAMES; i++) {
@@ -217,10 +261,45 @@ static uint32_t collect_frames(struct bp_converter *c, const struct bp_rec *r)
     uint64_t at = first_of_context ? ip : ip - 1;
     first_of_context = false;
     uint32_t f = kernel ? kernel_frame(c, at) : user_frame(c, pid, at);
-    if(f != BP_NONE)
+    if(f != BP_NONE) {
       c->frames[n++] = f;
+      if(kernel && n == c->nkernel + 1)
+        c->nkernel = n;
+    }
   }
   return n;
+}
+
+static const unsigned char zeros[8];
+
+/* Copy a sample to the spool; its stack is unwound in finish(). */
+static bp_code spool_sample(struct bp_converter *c, const struct bp_rec *r,
+                            uint32_t thread, uint32_t fp_stack, uint32_t n)
+{
+  const struct bp_rec_sample *s = &r->u.sample;
+  bool has_stack = s->regs_abi && s->nregs && s->nregs <= MAX_REGS &&
+                   s->stack_dyn_size && s->stack_dyn_size <= MAX_STACK &&
+                   s->stack_dyn_size <= s->stack_size;
+  struct spool_rec h = {
+    .thread = thread, .pid = r->sid.pid, .tid = r->sid.tid,
+    .fp_stack = fp_stack, .nkernel = c->nkernel, .nuser = n - c->nkernel,
+    .nregs = has_stack ? s->nregs : 0, .time = r->sid.time,
+    .period = s->period, .stack_len = has_stack ? s->stack_dyn_size : 0,
+  };
+  if(!c->spool) {
+    c->spool = tmpfile();
+    if(!c->spool)
+      return BPE_IO;
+  }
+  size_t kpad = (h.nkernel & 1) * 4;
+  size_t spad = (8 - (h.stack_len & 7)) & 7;
+  bool ok = fwrite(&h, sizeof(h), 1, c->spool) == 1 &&
+            fwrite(c->frames, 4, h.nkernel, c->spool) == h.nkernel &&
+            fwrite(zeros, 1, kpad, c->spool) == kpad &&
+            fwrite(s->regs, 8, h.nregs, c->spool) == h.nregs &&
+            fwrite(s->stack, 1, h.stack_len, c->spool) == h.stack_len &&
+            fwrite(zeros, 1, spad, c->spool) == spad;
+  return ok ? BP_OK : BPE_IO;
 }
 
 static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
@@ -241,6 +320,8 @@ static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
     if(stack == BP_NONE)
       return BPE_NOMEM;
   }
+  if(c->spooling)
+    return spool_sample(c, r, th, stack, n);
   return bpi_profile_add_sample(p, th, stack, r->sid.time, r->u.sample.period);
 }
 
@@ -343,16 +424,149 @@ static bp_code name_threads(struct bp_converter *c)
   return BP_OK;
 }
 
+/* Report pid's file mappings to the unwinder, at their runtime addresses. */
+static bp_code unwind_proc(struct bp_converter *c, uint32_t pid)
+{
+  struct bp_proc *pr = bpi_procs_get(&c->procs, pid);
+  if(!pr)
+    return BPE_NOMEM;
+  struct bp_unwind_module *mods = calloc(pr->nmaps + 1, sizeof(*mods));
+  if(!mods)
+    return BPE_NOMEM;
+  uint32_t n = 0;
+  for(uint32_t i = 0; i < pr->nmaps; i++) {
+    struct bp_mapping *m = &pr->maps[i];
+    if(m->kind != BP_MAP_FILE)
+      continue;
+    map_delta(c, m);
+    if(m->delta_state != 1)
+      continue;
+    mods[n++] = (struct bp_unwind_module){
+      .start = m->start, .end = m->end, .path = bpi_procs_path(&c->procs, m),
+      .bias = m->start - m->pgoff - (uint64_t)m->delta,
+    };
+  }
+  bp_code rc = bpi_unwind_add_proc(c->unwind, pid, mods, n);
+  free(mods);
+  return rc;
+}
+
+/* The DWARF chain of a spooled sample into c->dwarf_frames (leaf first);
+ * returns how many frames, counts the outcome. */
+static uint32_t unwind_one(struct bp_converter *c, const struct spool_rec *h,
+                           enum bp_unwind_status *st)
+{
+  struct bp_unwind_sample us = {
+    .pid = h->pid, .tid = h->tid, .regs_mask = c->layout.sample_regs_user,
+    .regs = c->spool_regs, .nregs = h->nregs, .stack = c->spool_stack,
+    .stack_len = h->stack_len,
+  };
+  uint32_t npcs = 0, n = 0;
+  *st = bpi_unwind_sample(c->unwind, &us, c->pcs, MAX_FRAMES, &npcs);
+  for(uint32_t i = 0; i < npcs; i++) {
+    if(c->pcs[i] == 0 || c->pcs[i] >= USER_ADDR_LIMIT)
+      break;
+    uint32_t f = user_frame(c, h->pid, c->pcs[i]);
+    if(f != BP_NONE)
+      c->dwarf_frames[n++] = f;
+  }
+  return n;
+}
+
+/* Read one spooled sample's variable part into the converter's buffers. */
+static bool read_spooled(struct bp_converter *c, const struct spool_rec *h)
+{
+  size_t kpad = (h->nkernel & 1) * 4;
+  size_t slen = (h->stack_len + 7) & ~(size_t)7;
+  if(h->nkernel > MAX_FRAMES || h->nregs > MAX_REGS || slen > MAX_STACK)
+    return false;
+  return fread(c->frames, 4, h->nkernel, c->spool) == h->nkernel &&
+         fseek(c->spool, (long)kpad, SEEK_CUR) == 0 &&
+         fread(c->spool_regs, 8, h->nregs, c->spool) == h->nregs &&
+         fread(c->spool_stack, 1, slen, c->spool) == slen;
+}
+
+/* The stack of a spooled sample: its kernel frames on top of the chosen
+ * user chain. */
+static bp_code replay_one(struct bp_converter *c, const struct spool_rec *h)
+{
+  struct bp_profile *p = c->p;
+  uint32_t stack = h->fp_stack;
+  if(h->stack_len && h->nregs) {
+    if(!bpi_unwind_has_proc(c->unwind, h->pid)) {
+      bp_code rc = unwind_proc(c, h->pid);
+      if(rc)
+        return rc;
+    }
+    enum bp_unwind_status st;
+    uint32_t n = unwind_one(c, h, &st);
+    p->meta.unwind_samples++;
+    if(st == BP_UNWIND_TRUNCATED)
+      p->meta.unwind_truncated++;
+    else if(st == BP_UNWIND_FAILED)
+      p->meta.unwind_failed++;
+    bool dwarf = n && (c->mode == BP_CALL_GRAPH_DWARF ||
+                       st == BP_UNWIND_COMPLETE || n >= h->nuser);
+    if(dwarf) {
+      p->meta.dwarf_samples++;
+      stack = BP_NONE;
+      for(uint32_t i = n; i-- > 0;) {
+        stack = bpi_profile_stack(p, stack, c->dwarf_frames[i]);
+        if(stack == BP_NONE)
+          return BPE_NOMEM;
+      }
+      for(uint32_t i = h->nkernel; i-- > 0;) {
+        stack = bpi_profile_stack(p, stack, c->frames[i]);
+        if(stack == BP_NONE)
+          return BPE_NOMEM;
+      }
+    }
+  }
+  return bpi_profile_add_sample(p, h->thread, stack, h->time, h->period);
+}
+
+/* Unwind the spooled samples and add them to the profile in order. */
+static bp_code replay(struct bp_converter *c)
+{
+  if(!c->spool)
+    return BP_OK;
+  if(fflush(c->spool) || fseek(c->spool, 0, SEEK_SET))
+    return BPE_IO;
+  bp_code rc = bpi_unwind_new(&c->unwind);
+  struct spool_rec h;
+  while(!rc && fread(&h, sizeof(h), 1, c->spool) == 1) {
+    if(!read_spooled(c, &h))
+      return BPE_IO;
+    rc = replay_one(c, &h);
+  }
+  fclose(c->spool);
+  c->spool = NULL;
+  bpi_unwind_free(c->unwind);
+  c->unwind = NULL;
+  return rc;
+}
+
+static double ms_between(const struct timespec *a, const struct timespec *b)
+{
+  return (double)(b->tv_sec - a->tv_sec) * 1e3 +
+         (double)(b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
 bp_code bpi_converter_finish(struct bp_converter *c, struct bp_err *err)
 {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  bp_code rc = symbolize(c);
+  bp_code rc = replay(c);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  c->p->meta.unwind_ms = ms_between(&t0, &t1);
+  if(rc)
+    return bpi_err_set(err, rc, 0, "unwinding the sampled stacks");
+  t0 = t1;
+  rc = symbolize(c);
   if(!rc)
     rc = name_threads(c);
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  c->p->meta.symbolize_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-                            (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+  c->p->meta.symbolize_ms = ms_between(&t0, &t1);
   if(rc)
     return bpi_err_set(err, rc, 0, "symbolizing the profile");
   return BP_OK;

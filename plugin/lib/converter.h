@@ -7,6 +7,15 @@
  * arrive, so memory grows with distinct stacks, not with the run.
  * bpi_converter_finish() symbolizes each distinct frame once and names the
  * threads.  Borrows the profile and the symbolizer; owns procs.
+ *
+ * DWARF unwinding (records carrying PERF_SAMPLE_STACK_USER): during the run
+ * each sample's ids, time, period, user registers, stack copy and
+ * frame-pointer chain go to a spool (an unlinked temporary file), nothing
+ * else; bpi_converter_finish() unwinds them (unwind.c, one Dwfl per
+ * process), turns the pcs into the same (library, address) frames and adds
+ * the samples in their original order.  With BP_CALL_GRAPH_AUTO a sample
+ * keeps the DWARF chain when the unwinding reached the outermost frame,
+ * otherwise the longer of the two chains (DWARF on a tie).
  * Not thread-safe. */
 #ifndef BP_LIB_CONVERTER_H
 #define BP_LIB_CONVERTER_H
@@ -17,12 +26,14 @@
 #include "profile.h"
 #include "records.h"
 #include "symbols.h"
+#include "unwind.h"
 
 struct bp_converter;
 
 bp_code bpi_converter_new(struct bp_converter **out, struct bp_profile *p,
                           struct bp_symbols *sym,
-                          const struct bp_rec_layout *layout);
+                          const struct bp_rec_layout *layout,
+                          enum bp_call_graph mode);
 void bpi_converter_free(struct bp_converter *c);
 
 /* Take one record (matches bp_record_fn: ctx is the converter). */
@@ -31,7 +42,8 @@ bp_code bpi_converter_record(void *ctx, const void *rec, size_t len);
 /* Records that could not be parsed (counted, skipped). */
 uint64_t bpi_converter_bad_records(const struct bp_converter *c);
 
-/* Symbolize every frame and name every thread. */
+/* Unwind the spooled samples (DWARF), symbolize every frame and name
+ * every thread. */
 bp_code bpi_converter_finish(struct bp_converter *c, struct bp_err *err);
 
 #endif

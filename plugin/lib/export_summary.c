@@ -144,6 +144,21 @@ static void add_top(struct bp_buf *b, const struct bp_profile *p)
   bpi_buf_adds(b, "]");
 }
 
+/* The DWARF unwinding facts (zeros with --call-graph fp). */
+static void add_unwind(struct bp_buf *b, const struct bp_profile_meta *m)
+{
+  bpi_buf_adds(b, ",\n");
+  add_key(b, "call_graph_fallback");
+  add_str_or_null(b, m->call_graph_fallback);
+  bpi_buf_printf(b, ",\n\"stack_bytes\":%" PRIu32 ",\n\"unwind_samples\":%"
+                 PRIu64 ",\n\"dwarf_samples\":%" PRIu64
+                 ",\n\"unwind_truncated\":%" PRIu64
+                 ",\n\"unwind_failed\":%" PRIu64 ",\n\"unwind_ms\":",
+                 m->stack_bytes, m->unwind_samples, m->dwarf_samples,
+                 m->unwind_truncated, m->unwind_failed);
+  add_double(b, m->unwind_ms);
+}
+
 static bp_code summary_write(const struct bp_profile *p, struct bp_buf *b,
                              struct bp_err *err)
 {
@@ -178,6 +193,7 @@ static bp_code summary_write(const struct bp_profile *p, struct bp_buf *b,
                  ",\n\"symbolize_ms\":", m->exit_status,
                  m->unresolved_frames);
   add_double(b, m->symbolize_ms);
+  add_unwind(b, m);
   bpi_buf_printf(b, ",\n\"processes\":%" PRIu32 ",\n", procs);
   add_threads(b, p);
   bpi_buf_adds(b, ",\n");

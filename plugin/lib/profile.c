@@ -121,6 +121,7 @@ static void meta_cleanup(struct bp_profile_meta *m)
   free(m->event);
   free(m->fallback_reason);
   free(m->call_graph);
+  free(m->call_graph_fallback);
   free(m->command);
   free(m->host);
 }
@@ -515,7 +516,7 @@ static bp_code copy_meta(struct bp_profile_meta *d,
 {
   *d = *s;
   d->requested_event = d->event = d->fallback_reason = NULL;
-  d->call_graph = d->command = d->host = NULL;
+  d->call_graph = d->call_graph_fallback = d->command = d->host = NULL;
   d->counters = NULL;
   d->ncounters = 0;
   d->samples = 0;  /* counted again as the slice's samples are added */
@@ -526,6 +527,9 @@ static bp_code copy_meta(struct bp_profile_meta *d,
     rc = bpi_profile_meta_set(&d->fallback_reason, s->fallback_reason);
   if(!rc)
     rc = bpi_profile_meta_set(&d->call_graph, s->call_graph);
+  if(!rc)
+    rc = bpi_profile_meta_set(&d->call_graph_fallback,
+                              s->call_graph_fallback);
   if(!rc)
     rc = bpi_profile_meta_set(&d->command, s->command);
   if(!rc)

@@ -120,6 +120,14 @@ struct bp_profile_meta {
   uint64_t throttled;    /* PERF_RECORD_THROTTLE count */
   uint64_t unresolved_frames; /* frames left as 0xADDR */
   double symbolize_ms;   /* time spent symbolizing */
+  /* DWARF unwinding (--call-graph dwarf or auto) */
+  uint32_t stack_bytes;       /* user stack copied per sample, 0: none */
+  char *call_graph_fallback;  /* NULL unless DWARF data could not be used */
+  double unwind_ms;           /* time spent unwinding after the run */
+  uint64_t unwind_samples;    /* samples with a stack copy, unwound */
+  uint64_t dwarf_samples;     /* ... whose stack came from DWARF */
+  uint64_t unwind_truncated;  /* ran off the end of the stack copy */
+  uint64_t unwind_failed;     /* stopped early for another reason */
   struct bp_counter *counters; /* totals counted in the same run (owned) */
   size_t ncounters;
 };

@@ -18,6 +18,9 @@ struct bp_recorder {
   struct bp_event requested, used;
   bool fell_back;
   char fallback_reason[256];
+  enum bp_call_graph call_graph;  /* as used: fp when DWARF was refused */
+  uint32_t stack_bytes;           /* user stack copied per sample */
+  char cg_fallback[256];
   struct bp_record_info info;
   struct bp_sampler *sampler;
   struct bp_symbols *sym;
@@ -35,6 +38,10 @@ static bp_code open_events(struct bp_recorder *r, struct bp_err *err)
     .attr = r->requested.attr, .freq = r->opts.freq,
     .period = r->opts.period, .kernel_callchain = r->opts.kernel,
   };
+  if(r->call_graph != BP_CALL_GRAPH_FP) {
+    cfg.regs_user = bpi_unwind_regs_mask();
+    cfg.stack_user = r->stack_bytes;
+  }
   struct bp_err open_err = {0};
   bp_code rc = bpi_sampler_open(r->sampler, &cfg, &r->info.sampler,
                                 &open_err);
@@ -65,6 +72,32 @@ static bp_code open_events(struct bp_recorder *r, struct bp_err *err)
   return rc;
 }
 
+static const char *call_graph_name(enum bp_call_graph cg)
+{
+  return cg == BP_CALL_GRAPH_FP ? "fp" :
+         cg == BP_CALL_GRAPH_DWARF ? "dwarf" : "auto";
+}
+
+/* Frame pointers only when DWARF data cannot be had, and why. */
+static void check_call_graph(struct bp_recorder *r)
+{
+  const struct bp_sampler_info *si = &r->info.sampler;
+  if(r->call_graph == BP_CALL_GRAPH_FP)
+    return;
+  if(!bpi_unwind_regs_mask())
+    snprintf(r->cg_fallback, sizeof(r->cg_fallback),
+             "DWARF unwinding is not supported on this architecture");
+  else if(si->stack_dropped)
+    snprintf(r->cg_fallback, sizeof(r->cg_fallback),
+             "the kernel refused user registers and stack copies (%s)",
+             strerrorname_np(si->stack_errno) ?
+             strerrorname_np(si->stack_errno) : "error");
+  else
+    return;
+  r->call_graph = BP_CALL_GRAPH_FP;
+  r->info.call_graph_fallback = r->cg_fallback;
+}
+
 static uint64_t mono_ns(void)
 {
   struct timespec ts;
@@ -81,6 +114,39 @@ static void on_control(void *ctx)
   bp_code rc = bpi_control_read(r->control, mono_ns());
   if(!r->control_rc)
     r->control_rc = rc;
+}
+
+/* The ring and stack copy sizes for the call graph: larger rings for
+ * stack copies; with auto and a ring asked too small for 8 KiB samples, a
+ * smaller copy rather than losing every sample. */
+static bp_code stack_size(struct bp_recorder *r, uint32_t *pages,
+                          struct bp_err *err)
+{
+  const struct bp_record_opts *o = &r->opts;
+  uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+  if(o->call_graph == BP_CALL_GRAPH_FP)
+    return BP_OK;
+  r->stack_bytes = o->stack_bytes ? o->stack_bytes : BP_RECORD_STACK_BYTES;
+  if(r->stack_bytes % 8 || r->stack_bytes > BP_RECORD_MAX_STACK_BYTES)
+    return bpi_err_set(err, BPE_INVAL, 0,
+                       "stack copy of %u bytes: a multiple of 8 up to %d "
+                       "is needed", r->stack_bytes,
+                       BP_RECORD_MAX_STACK_BYTES);
+  if(!*pages) {
+    *pages = BP_RECORD_DWARF_RING_PAGES;
+    return BP_OK;
+  }
+  uint64_t fit = (*pages * page / 4) & ~(uint64_t)7;
+  if(r->stack_bytes <= fit)
+    return BP_OK;
+  if(o->call_graph == BP_CALL_GRAPH_AUTO && fit >= 8) {
+    r->stack_bytes = (uint32_t)fit;
+    return BP_OK;
+  }
+  return bpi_err_set(err, BPE_INVAL, 0,
+                     "a ring of %u pages is too small for %u-byte stack "
+                     "copies: raise -m or lower the stack size", *pages,
+                     r->stack_bytes);
 }
 
 bp_code bpi_recorder_new(struct bp_recorder **out,
@@ -103,8 +169,13 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
     bpi_err_set(err, rc, 0, "recorder");
     goto fail;
   }
+  r->call_graph = o->call_graph;
+  uint32_t pages = o->ring_pages;
+  rc = stack_size(r, &pages, err);
+  if(rc)
+    goto fail;
   struct bp_sampler_opts sopts = {
-    .argv = o->argv, .ring_pages = o->ring_pages,
+    .argv = o->argv, .ring_pages = pages,
     .on_output = o->on_output, .output_ctx = o->output_ctx,
     .input_fd = -1,
   };
@@ -120,6 +191,8 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
   rc = bpi_sampler_new(&r->sampler, &sopts, err);
   if(!rc)
     rc = open_events(r, err);
+  if(!rc)
+    check_call_graph(r);
   if(!rc && o->counters)
     rc = bpi_counters_open(&r->counters, o->counters,
                            bpi_sampler_pid(r->sampler),
@@ -128,13 +201,14 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
     bpi_control_set_counters(r->control, r->counters);
   if(!rc)
     rc = bpi_converter_new(&r->conv, r->profile, r->sym,
-                           bpi_sampler_layout(r->sampler));
+                           bpi_sampler_layout(r->sampler), r->call_graph);
   if(rc)
     goto fail;
   const struct bp_event *ev = r->fell_back ? &r->used : &r->requested;
   r->info.requested_event = o->event;
   r->info.event = ev->name;  /* the short name people know it by */
   r->info.fallback_reason = r->fell_back ? r->fallback_reason : NULL;
+  r->info.call_graph = call_graph_name(r->call_graph);
   *out = r;
   return BP_OK;
 fail:
@@ -280,7 +354,12 @@ static bp_code fill_meta(struct bp_recorder *r)
   if(!rc)
     rc = bpi_profile_meta_set(&m->fallback_reason, r->info.fallback_reason);
   if(!rc)
-    rc = bpi_profile_meta_set(&m->call_graph, "fp");
+    rc = bpi_profile_meta_set(&m->call_graph, r->info.call_graph);
+  if(!rc)
+    rc = bpi_profile_meta_set(&m->call_graph_fallback,
+                              r->info.call_graph_fallback);
+  if(r->call_graph != BP_CALL_GRAPH_FP)
+    m->stack_bytes = r->stack_bytes;
   if(!rc)
     rc = bpi_profile_meta_set(&m->host, host);
   char *cmd = join_command(r->opts.argv);

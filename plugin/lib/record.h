@@ -18,15 +18,25 @@
 #include "control.h"
 #include "profile.h"
 #include "sampler.h"
+#include "unwind.h"
 
 struct bp_recorder;
+
+/* User stack copied per sample by default with dwarf and auto (perf's). */
+#define BP_RECORD_STACK_BYTES 8192
+#define BP_RECORD_MAX_STACK_BYTES 65528
+/* Data pages per CPU ring by default with dwarf and auto (2 MiB of 4 KiB
+ * pages; halved while the kernel's lock budget refuses it). */
+#define BP_RECORD_DWARF_RING_PAGES 512
 
 struct bp_record_opts {
   const char *event;       /* libpfm4 event string */
   uint64_t freq;           /* Hz; 0 to sample every period events */
   uint64_t period;
   bool kernel;             /* kernel frames too */
-  uint32_t ring_pages;     /* 0: default */
+  uint32_t ring_pages;     /* 0: default (larger with DWARF stacks) */
+  enum bp_call_graph call_graph; /* fp, dwarf or auto */
+  uint32_t stack_bytes;    /* user stack copied per sample; 0: 8192 */
   bool demangle;
   char *const *argv;       /* the command */
   const char *counters;    /* events to count in the same run; NULL: none */
@@ -44,6 +54,8 @@ struct bp_record_info {
   const char *requested_event;
   const char *event;            /* libpfm4's name of the event used */
   const char *fallback_reason;  /* NULL when the requested event is used */
+  const char *call_graph;       /* "fp", "dwarf" or "auto", as used */
+  const char *call_graph_fallback; /* why DWARF was not used, or NULL */
   struct bp_sampler_info sampler;
 };
 

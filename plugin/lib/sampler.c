@@ -400,6 +400,15 @@ static void fill_sampling_attr(struct perf_event_attr *a,
   a->exclude_callchain_kernel = a->exclude_kernel;
   a->watermark = 1;
   a->wakeup_watermark = ring_bytes / 4;
+  if(c->stack_user && c->regs_user) {
+    a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    a->sample_regs_user = c->regs_user;
+    a->sample_stack_user = c->stack_user;
+  }
+  else {
+    a->sample_regs_user = 0;
+    a->sample_stack_user = 0;
+  }
 }
 
 /* Open the event on every CPU; on failure close what was opened and return
@@ -513,11 +522,22 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
   a.build_id = 1;
   int cpu = -1;
   bool mmap_failed = false;
+  struct bp_sample_cfg fp;
   int e = open_with_rings(s, &a, c, info, &cpu, &mmap_failed);
   if(e == EINVAL && !mmap_failed) {  /* build ids in MMAP2: Linux 5.12 */
     a = c->attr;
     a.build_id = 0;
     info->build_id_dropped = true;
+    e = open_with_rings(s, &a, c, info, &cpu, &mmap_failed);
+  }
+  if(e && e != EACCES && e != EPERM && !mmap_failed && c->stack_user) {
+    /* no user registers or stack copy here: frame pointers only */
+    fp = *c;
+    info->stack_dropped = true;
+    info->stack_errno = e;
+    fp.stack_user = 0;
+    fp.regs_user = 0;
+    c = &fp;
     e = open_with_rings(s, &a, c, info, &cpu, &mmap_failed);
   }
   if((e == EACCES || e == EPERM) && !mmap_failed && !a.exclude_kernel) {

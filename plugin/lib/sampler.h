@@ -49,6 +49,10 @@ struct bp_sample_cfg {
   uint64_t freq;               /* samples per second, or 0 to use period */
   uint64_t period;             /* events per sample when freq is 0 */
   bool kernel_callchain;       /* also record kernel frames */
+  /* DWARF unwinding: user registers (sample_regs_user mask) and bytes of
+   * user stack per sample (a multiple of 8, at most 65528); 0: none */
+  uint64_t regs_user;
+  uint32_t stack_user;
 };
 
 /* What bpi_sampler_open() really did. */
@@ -58,6 +62,8 @@ struct bp_sampler_info {
   bool freq_clamped;
   bool kernel_dropped;      /* kernel frames refused (paranoid): user only */
   bool build_id_dropped;    /* kernel too old for build ids in MMAP2 */
+  bool stack_dropped;       /* the kernel refused user registers/stack */
+  int stack_errno;          /* ... with this errno */
   uint32_t ncpus;
   uint32_t ring_pages;
 };

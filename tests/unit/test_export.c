@@ -121,7 +121,9 @@ static void check_summary(const char *dir)
   static const char *const keys[] = {
     "benchprof_version", "command", "host", "event", "call_graph", "samples",
     "lost", "lost_events", "throttled", "start_time_ms", "duration_ms",
-    "exit_status", "unresolved_frames", "symbolize_ms", "processes",
+    "exit_status", "unresolved_frames", "symbolize_ms",
+    "call_graph_fallback", "stack_bytes", "unwind_samples", "dwarf_samples",
+    "unwind_truncated", "unwind_failed", "unwind_ms", "processes",
     "threads", "top_functions", "counters"};
   static const char *const event_keys[] = {
     "requested", "used", "fallback", "fallback_reason", "frequency_hz",
@@ -148,6 +150,14 @@ static void check_summary(const char *dir)
   CHECK(num(s, "start_time_ms") == 1700000000000.5);
   CHECK(num(s, "duration_ms") == 401.0);
   CHECK(num(s, "symbolize_ms") == 12.5);
+  CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(s,
+                                                      "call_graph_fallback")));
+  CHECK_EQ_INT(num(s, "stack_bytes"), 8192);
+  CHECK_EQ_INT(num(s, "unwind_samples"), 7);
+  CHECK_EQ_INT(num(s, "dwarf_samples"), 6);
+  CHECK_EQ_INT(num(s, "unwind_truncated"), 1);
+  CHECK_EQ_INT(num(s, "unwind_failed"), 0);
+  CHECK(num(s, "unwind_ms") == 2.5);
   CHECK_EQ_INT(num(s, "processes"), 2);
   const cJSON *threads = cJSON_GetObjectItemCaseSensitive(s, "threads");
   CHECK_EQ_INT(cJSON_GetArraySize(threads), 3);

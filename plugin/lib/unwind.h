@@ -1,0 +1,74 @@
+/* unwind: DWARF call-frame unwinding of sampled user stacks (libdwfl).
+ *
+ * Input: a process's file mappings (reported once per process, at their
+ * runtime addresses) and, per sample, the user registers and the copy of
+ * the top of the user stack that PERF_SAMPLE_REGS_USER and
+ * PERF_SAMPLE_STACK_USER carried.  Output: the sample's program counters,
+ * leaf first, each return address already moved back into its call.
+ * CFI comes from .eh_frame and .debug_frame; libdwfl caches it per module,
+ * and one Dwfl is kept per process (up to a bound) for all its samples.
+ * Owns the Dwfl handles.  x86-64 only for now.  Not thread-safe. */
+#ifndef BP_LIB_UNWIND_H
+#define BP_LIB_UNWIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "benchprof/benchprof.h"
+
+/* How stacks are recorded (--call-graph). */
+enum bp_call_graph {
+  BP_CALL_GRAPH_AUTO = 0, /* both; per sample the better chain (converter.h) */
+  BP_CALL_GRAPH_FP,       /* the kernel's frame-pointer callchain */
+  BP_CALL_GRAPH_DWARF,    /* registers + stack copy, unwound after the run */
+};
+
+/* The registers to sample for unwinding (sample_regs_user), 0 when this
+ * architecture is not supported. */
+uint64_t bpi_unwind_regs_mask(void);
+
+struct bp_unwind;
+
+/* A file mapped executable in a process. bias: runtime address minus the
+ * ELF virtual address. */
+struct bp_unwind_module {
+  uint64_t start, end;
+  uint64_t bias;
+  const char *path;
+};
+
+struct bp_unwind_sample {
+  uint32_t pid, tid;
+  uint64_t regs_mask;         /* the layout's sample_regs_user */
+  const uint64_t *regs;       /* in mask bit order */
+  uint32_t nregs;
+  const unsigned char *stack; /* copy of [sp, sp + stack_len) */
+  uint64_t stack_len;
+};
+
+enum bp_unwind_status {
+  BP_UNWIND_COMPLETE = 0, /* reached the outermost frame */
+  BP_UNWIND_TRUNCATED,    /* ran off the end of the stack copy */
+  BP_UNWIND_FAILED,       /* stopped for another reason (no CFI, ...) */
+};
+
+bp_code bpi_unwind_new(struct bp_unwind **out);
+void bpi_unwind_free(struct bp_unwind *u);
+
+/* Whether pid's modules were reported already. */
+bool bpi_unwind_has_proc(struct bp_unwind *u, uint32_t pid);
+
+/* Report pid's mappings (before its first sample).  Files that cannot be
+ * read are left out: their frames end the unwinding. */
+bp_code bpi_unwind_add_proc(struct bp_unwind *u, uint32_t pid,
+                            const struct bp_unwind_module *mods, uint32_t n);
+
+/* Unwind one sample into pcs (at most max, leaf first); *n receives how
+ * many.  Returns the status; *n is at least 1 when the registers held a
+ * pc. */
+enum bp_unwind_status bpi_unwind_sample(struct bp_unwind *u,
+                                        const struct bp_unwind_sample *s,
+                                        uint64_t *pcs, uint32_t max,
+                                        uint32_t *n);
+
+#endif
