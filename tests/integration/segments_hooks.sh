@@ -186,17 +186,22 @@ PY
   >"$TMP/short.out" 2>"$TMP/short.err"
 status=$?
 expect_status short 0
-pycheck "50 benchmarks of 2 ms: task-clock within -25%..+30% of each" <<'PY'
-import json, os
+# A loaded 2-core VM (a sanitizer build beside it, steal time) can push a
+# single benchmark off; the handshake's effect is on all of them: every one
+# counted, the median within 10%, at most 3 of 50 outside -25%..+30%.
+pycheck "50 benchmarks of 2 ms: task-clock matches each one's own CPU time" <<'PY'
+import json, os, statistics
 tmp = os.environ["TMP"]
 rep = json.load(open(os.path.join(tmp, "short", "report.json")))
 own = dict(l.split() for l in open(os.path.join(tmp, "short.out")))
 assert len(rep) == 50 and sorted(rep) == sorted(own), (len(rep), len(own))
-bad = {b: (rep[b].get("task-clock", {}).get("value"), own[b]) for b in rep
-       if not 0.75 * float(own[b]) <=
-              rep[b].get("task-clock", {}).get("value", 0) <=
-              1.3 * float(own[b])}
-assert not bad, bad
+missing = [b for b in rep if "task-clock" not in rep[b]]
+assert not missing, missing
+ratio = {b: rep[b]["task-clock"]["value"] / float(own[b]) for b in rep}
+median = statistics.median(ratio.values())
+assert 0.9 <= median <= 1.1, median
+bad = {b: r for b, r in ratio.items() if not 0.75 <= r <= 1.3}
+assert len(bad) <= 3, bad
 PY
 
 # times from the harness are held to the run's
