@@ -290,6 +290,9 @@ static bp_code spool_sample(struct bp_converter *c, const struct bp_rec *r,
     c->spool = tmpfile();
     if(!c->spool)
       return BPE_IO;
+    /* samples are ~8 KiB each: a large buffer keeps this to one write(2)
+     * per hundred samples instead of two per sample */
+    setvbuf(c->spool, NULL, _IOFBF, 1 << 20);
   }
   size_t kpad = (h.nkernel & 1) * 4;
   size_t spad = (8 - (h.stack_len & 7)) & 7;
