@@ -157,7 +157,9 @@ static inline void benchprof_hooks_write_(int fd, const char *line,
   while(n < 0 && errno == EINTR);
 }
 
-static inline void benchprof_begin(const char *name)
+/* Send "VERB[!] T[ NAME]\n" (NAME percent-encoded) and, when benchprof
+ * offers acks, wait until it has read its counters. */
+static inline void benchprof_hooks_send_(const char *verb, const char *name)
 {
   static const char hex[] = "0123456789ABCDEF";
   char line[4000];
@@ -167,43 +169,40 @@ static inline void benchprof_begin(const char *name)
   int ack = benchprof_hooks_ack_fd_();
   char now[24];
   benchprof_hooks_now_(now, sizeof(now));
-  int at = snprintf(line, sizeof(line), "begin%s %s ", ack >= 0 ? "!" : "",
+  int at = snprintf(line, sizeof(line), "%s%s %s", verb, ack >= 0 ? "!" : "",
                     now);
   size_t len = at > 0 ? (size_t)at : 0;
-  for(const unsigned char *p = (const unsigned char *)(name ? name : "");
-      *p && len < BENCHPROF_HOOKS_NAME_MAX; p++) {
-    if(*p < 0x21 || *p == 0x7f || *p == '%') {
-      line[len++] = '%';
-      line[len++] = hex[*p >> 4];
-      line[len++] = hex[*p & 15];
+  if(name) {
+    line[len++] = ' ';
+    for(const unsigned char *p = (const unsigned char *)name;
+        *p && len < BENCHPROF_HOOKS_NAME_MAX; p++) {
+      if(*p < 0x21 || *p == 0x7f || *p == '%') {
+        line[len++] = '%';
+        line[len++] = hex[*p >> 4];
+        line[len++] = hex[*p & 15];
+      }
+      else
+        line[len++] = (char)*p;
     }
-    else
-      line[len++] = (char)*p;
+    if(!*name)
+      line[len++] = '?';  /* an empty name would make the line invalid */
   }
-  if(!name || !*name)
-    line[len++] = '?';  /* an empty name would make the line invalid */
   line[len++] = '\n';
   benchprof_hooks_write_(fd, line, len);
   if(ack >= 0)
     benchprof_hooks_wait_ack_(ack);
 }
 
+/* A benchmark called name starts now (ends the one that is running). */
+static inline void benchprof_begin(const char *name)
+{
+  benchprof_hooks_send_("begin", name ? name : "");
+}
+
+/* The running benchmark ends now. */
 static inline void benchprof_end(void)
 {
-  char line[40];
-  int fd = benchprof_hooks_fd_();
-  if(fd < 0)
-    return;
-  int ack = benchprof_hooks_ack_fd_();
-  char now[24];
-  benchprof_hooks_now_(now, sizeof(now));
-  int at = snprintf(line, sizeof(line), "end%s %s\n", ack >= 0 ? "!" : "",
-                    now);
-  if(at > 0) {
-    benchprof_hooks_write_(fd, line, (size_t)at);
-    if(ack >= 0)
-      benchprof_hooks_wait_ack_(ack);
-  }
+  benchprof_hooks_send_("end", NULL);
 }
 
 #endif
