@@ -60,9 +60,21 @@
 #define BENCHPROF_HOOKS_ACK_MS 5000
 #endif
 
-/* The FIFO's fd, opened on first use; -1 when not under benchprof.
- * Threads may race to the first call: one open wins, the others close
- * theirs (compare-and-swap), so no fd leaks. */
+/* Store a freshly opened fd in *slot (-2: not opened yet) and return the
+ * one that counts.  Threads may race to the first call: one open wins, the
+ * others close theirs (compare-and-swap), so no fd leaks. */
+static inline int benchprof_hooks_publish_(int *slot, int mine)
+{
+  int expected = -2;
+  if(__atomic_compare_exchange_n(slot, &expected, mine, 0, __ATOMIC_ACQ_REL,
+                                 __ATOMIC_ACQUIRE))
+    return mine;
+  if(mine >= 0)
+    close(mine);
+  return expected;
+}
+
+/* The FIFO's fd, opened on first use; -1 when not under benchprof. */
 static inline int benchprof_hooks_fd_(void)
 {
   static int fd = -2;
@@ -77,13 +89,7 @@ static inline int benchprof_hooks_fd_(void)
   /* then block: a full FIFO waits for benchprof instead of losing lines */
   if(mine >= 0)
     (void)fcntl(mine, F_SETFL, fcntl(mine, F_GETFL) & ~O_NONBLOCK);
-  int expected = -2;
-  if(__atomic_compare_exchange_n(&fd, &expected, mine, 0, __ATOMIC_ACQ_REL,
-                                 __ATOMIC_ACQUIRE))
-    return mine;
-  if(mine >= 0)
-    close(mine);
-  return expected;
+  return benchprof_hooks_publish_(&fd, mine);
 }
 
 /* The ack FIFO's fd (BENCHPROF_CONTROL ".ack", read end, nonblocking),
@@ -101,13 +107,7 @@ static inline int benchprof_hooks_ack_fd_(void)
   if(path && *path &&
      (size_t)snprintf(ack, sizeof(ack), "%s.ack", path) < sizeof(ack))
     mine = open(ack, O_RDONLY | O_NONBLOCK | BENCHPROF_HOOKS_CLOEXEC_);
-  int expected = -2;
-  if(__atomic_compare_exchange_n(&fd, &expected, mine, 0, __ATOMIC_ACQ_REL,
-                                 __ATOMIC_ACQUIRE))
-    return mine;
-  if(mine >= 0)
-    close(mine);
-  return expected;
+  return benchprof_hooks_publish_(&fd, mine);
 }
 
 /* Wait for one ack byte.  Several threads may wait at once: each takes
