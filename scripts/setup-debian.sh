@@ -10,8 +10,9 @@ SUDO=
 
 BUILD_PKGS="build-essential autoconf automake libtool pkg-config \
 libpfm4-dev libcurl4-openssl-dev libcjson-dev zlib1g-dev libdw-dev \
-libelf-dev libiberty-dev"
-TEST_PKGS="g++ rustc golang-go python3 libxml2-utils libbenchmark-dev python3-jsonschema"
+libelf-dev libiberty-dev libmicrohttpd-dev"
+TEST_PKGS="g++ rustc golang-go python3 libxml2-utils libbenchmark-dev python3-jsonschema \
+shellcheck chromium"
 
 pkgs=$BUILD_PKGS
 if [ "${1:-}" = "--test" ]; then
@@ -32,8 +33,11 @@ fi
 
 if [ "${1:-}" = "--test" ]; then
   # Validators, pinned so a test run is reproducible.
-  if ! command -v profiler-cli >/dev/null 2>&1 || ! npm ls -g pprof-format >/dev/null 2>&1; then
+  if ! command -v profiler-cli >/dev/null 2>&1 ||
+     ! npm ls -g pprof-format >/dev/null 2>&1 ||
+     ! npm ls -g s3rver >/dev/null 2>&1; then
     $SUDO npm install -g --no-fund --no-audit \
-      @firefox-devtools/profiler-cli@0.10.0 pprof-format@2.3.2 >/dev/null
+      @firefox-devtools/profiler-cli@0.10.0 pprof-format@2.3.2 \
+      s3rver@3.7.1 >/dev/null
   fi
 fi

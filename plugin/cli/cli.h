@@ -19,6 +19,12 @@ int cmd_record(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_flush(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_comment(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_config(int argc, char **argv);
+int cmd_ci(int argc, char **argv);
 
 /* cmd_record.c: what record and run share. */
 enum bp_adapter {

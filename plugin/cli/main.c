@@ -18,6 +18,12 @@ static const struct command commands[] = {
   {"run", cmd_run, "record, count and write the benchmark report (BMF)"},
   {"stat", cmd_stat, "count events over a command, like perf stat"},
   {"events", cmd_events, "list the events this machine can sample"},
+  {"flush", cmd_flush, "send the publications waiting in the spool"},
+  {"compare", cmd_compare, "compare two runs: deltas, functions, diff flame graph"},
+  {"comment", cmd_comment, "post or update the pull request comment"},
+  {"serve", cmd_serve, "serve the local store to a browser (read-only)"},
+  {"config", cmd_config, "check or show the configuration"},
+  {"ci", cmd_ci, "print the run identity detected from CI and git"},
 };
 
 static void usage(FILE *out)

@@ -20,6 +20,10 @@ const char *bp_strerror(bp_code code)
   case BPE_FORMAT: return "malformed input";
   case BPE_SYS: return "system call failed";
   case BPE_LIBPFM: return "libpfm4 initialisation failed";
+  case BPE_NET: return "network failure";
+  case BPE_HTTP: return "request refused by the server";
+  case BPE_CONFIG: return "invalid configuration";
+  case BPE_NOT_FOUND: return "not found";
   case BPE_LAST: break;
   }
   return "unknown error code";

@@ -26,6 +26,10 @@ typedef enum {
   BPE_FORMAT = 9,      /* 9: malformed input (records, files) */
   BPE_SYS = 10,        /* 10: another system call failed */
   BPE_LIBPFM = 11,     /* 11: libpfm4 failed to initialise */
+  BPE_NET = 12,        /* 12: network failure or timeout (worth retrying) */
+  BPE_HTTP = 13,       /* 13: the server refused the request (4xx) */
+  BPE_CONFIG = 14,     /* 14: invalid configuration file or value */
+  BPE_NOT_FOUND = 15,  /* 15: no such object in the store */
   BPE_LAST             /* never used; keep last */
 } bp_code;
 

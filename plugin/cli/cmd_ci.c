@@ -1,0 +1,12 @@
+/* benchprof ci: being written. */
+#include "bp_setup.h"
+#include "cli.h"
+#include "msgs.h"
+
+int cmd_ci(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  bp_msg_error("'benchprof ci' is not written yet");
+  return BP_EXIT_ERROR;
+}

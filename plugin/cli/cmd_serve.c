@@ -1,0 +1,12 @@
+/* benchprof serve: being written. */
+#include "bp_setup.h"
+#include "cli.h"
+#include "msgs.h"
+
+int cmd_serve(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  bp_msg_error("'benchprof serve' is not written yet");
+  return BP_EXIT_ERROR;
+}

@@ -1,0 +1,2 @@
+/* bencher: being written. */
+#include "bp_setup.h"

@@ -1,0 +1,2 @@
+/* ci: being written. */
+#include "bp_setup.h"

@@ -1,0 +1,2 @@
+/* comment: being written. */
+#include "bp_setup.h"

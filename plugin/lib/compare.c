@@ -1,0 +1,2 @@
+/* compare: being written. */
+#include "bp_setup.h"

@@ -1,0 +1,2 @@
+/* config: being written. */
+#include "bp_setup.h"

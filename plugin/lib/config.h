@@ -1,0 +1,4 @@
+/* config: being written. */
+#ifndef BP_LIB_CONFIG_H
+#define BP_LIB_CONFIG_H
+#endif

@@ -1,0 +1,2 @@
+/* http: being written. */
+#include "bp_setup.h"

@@ -1,0 +1,79 @@
+/* http: the only libcurl user.  One request in, one answer out, with the
+ * retry policy every network stage shares: connect and total timeouts,
+ * exponential backoff with jitter on connection errors, 408, 429 (its
+ * Retry-After honoured) and 5xx; a 4xx other than 408/429 is final.
+ * TLS verification is always on.  Secrets (the bearer token, AWS keys and
+ * the signature) never reach the debug callback: Authorization and
+ * x-amz-security-token values are replaced by "<redacted>".
+ * Owns: the answer body in struct bp_http_resp (free with
+ * bpi_http_resp_cleanup). */
+#ifndef BP_LIB_HTTP_H
+#define BP_LIB_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "benchprof/benchprof.h"
+#include "buf.h"
+
+/* How to talk to servers; shared by every request of a publication. */
+struct bp_http_opts {
+  long connect_timeout_ms;  /* 0: 10 s */
+  long total_timeout_ms;    /* per attempt; 0: 120 s */
+  unsigned retries;         /* further attempts after the first (default 4 when
+                               set by bpi_http_opts_default) */
+  long backoff_ms;          /* first delay; doubles each retry, +-25% jitter;
+                               capped at 30 s (Retry-After wins, up to 120 s) */
+  const char *ca_file;      /* extra CA bundle (PEM), NULL: the system's */
+  /* -v: one line per request, header and answer status, secrets redacted */
+  void (*debug)(void *ctx, const char *line);
+  void *debug_ctx;
+};
+
+void bpi_http_opts_default(struct bp_http_opts *o);
+
+/* One request.  Body from memory (body/body_len) or from a file
+ * (body_file), never both. */
+struct bp_http_req {
+  const char *method;            /* "GET", "PUT", "POST", "PATCH", "DELETE" */
+  const char *url;               /* already percent-encoded */
+  const char *const *headers;    /* NULL-terminated "Name: value", or NULL */
+  const char *content_type;      /* NULL: none */
+  const char *content_encoding;  /* NULL: none */
+  const char *bearer;            /* Authorization: Bearer <this>, or NULL */
+  const char *body;
+  size_t body_len;
+  const char *body_file;
+  /* S3: AWS Signature V4 by libcurl (CURLOPT_AWS_SIGV4), NULL: unsigned */
+  const char *aws_region;        /* "us-east-1" */
+  const char *aws_key;
+  const char *aws_secret;
+  const char *aws_session_token; /* sent as x-amz-security-token */
+};
+
+/* The final answer (after retries). */
+struct bp_http_resp {
+  long status;            /* HTTP status, 0 when none arrived */
+  struct bp_buf body;     /* the answer's body (also for errors) */
+  unsigned attempts;      /* how many were made */
+};
+
+void bpi_http_resp_init(struct bp_http_resp *r);
+void bpi_http_resp_cleanup(struct bp_http_resp *r);
+
+/* Send req, retrying as described above.  BP_OK for a 2xx answer.
+ * BPE_NET when no usable answer came after every attempt (refused,
+ * timed out, truncated, 5xx, 408, 429); BPE_HTTP for a final 4xx.  The
+ * error message names the method, the URL (no credentials) and the
+ * server's own message (the "message" of a JSON error body, or its first
+ * line), e.g. "POST http://127.0.0.1:6610/v0/run: HTTP 400: invalid
+ * branch".  resp holds the last answer either way. */
+bp_code bpi_http_send(const struct bp_http_opts *o,
+                      const struct bp_http_req *req,
+                      struct bp_http_resp *resp, struct bp_err *err);
+
+/* Percent-encode s for a URL path segment (RFC 3986 unreserved kept);
+ * malloc'd, NULL when out of memory. */
+char *bpi_http_escape(const char *s);
+
+#endif

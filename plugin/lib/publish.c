@@ -1,0 +1,2 @@
+/* publish: being written. */
+#include "bp_setup.h"

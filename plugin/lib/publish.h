@@ -1,0 +1,71 @@
+/* publish: a finished run's report and artifacts out to the results API
+ * (bencher.c) and the artifact store (store.c), through the durable spool
+ * (spool.c) so that a network failure loses nothing.
+ *
+ * A publication is the run directory of `benchprof run` (manifest.json,
+ * report.json, the artifacts) plus its identity.  bpi_publish_run first
+ * copies it into the spool (fsync, rename), then delivers its parts in
+ * this order, each at most once (the spool records every part that
+ * succeeded):
+ *   1. each artifact -> {project}/{branch}/{commit}/{testbed}/{bench}/{file}
+ *   2. opt-in: the Firefox profile to the Firefox Profiler's public store
+ *   3. the Bencher report (idempotency key kept in the spool)
+ *   4. the stored manifest (the run's manifest with identity, artifact
+ *      URLs, report uuid) -> .../{commit}/{testbed}/manifest.json
+ *   5. the branch's latest pointer -> {project}/{branch}/latest/{testbed}.json
+ * A publication leaves the spool only when every part is delivered;
+ * bpi_publish_flush retries what is left.  The run directory's
+ * manifest.json gets a "publication" object (state, spool id, report uuid,
+ * URLs).  Credentials come from the options, never from the spool. */
+#ifndef BP_LIB_PUBLISH_H
+#define BP_LIB_PUBLISH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "benchprof/benchprof.h"
+#include "bencher.h"
+#include "store.h"
+
+struct bp_publish_opts {
+  /* identity; project, branch and testbed required, hash may be NULL */
+  const char *project, *branch, *hash, *testbed;
+  const char *base_branch;   /* pull request: the base, else NULL */
+  const char *base_hash;
+  const char *spool_dir;     /* required */
+  struct bp_store_opts store;     /* store.url NULL: no store */
+  struct bp_bencher_opts bencher; /* bencher.token NULL: no Bencher report */
+  bool firefox_upload;       /* opt-in: public upload of the Gecko profile */
+  const char *firefox_api;   /* NULL: https://api.profiler.firefox.com */
+  struct bp_http_opts http;  /* used by the store and Bencher */
+};
+
+/* What happened to one publication. */
+struct bp_publish_result {
+  char *id;            /* its spool id */
+  bool delivered;      /* every part delivered (and it left the spool) */
+  size_t parts, parts_done;
+  char *report_uuid;   /* Bencher's report, or NULL */
+  char *manifest_url;  /* the stored manifest's public URL, or NULL */
+  char *firefox_url;   /* https://profiler.firefox.com/public/T/, or NULL */
+  struct bp_err failure; /* why it is still spooled (code BP_OK when not) */
+};
+
+void bpi_publish_result_cleanup(struct bp_publish_result *r);
+
+/* Spool run_dir's publication, then try to deliver it.  Returns an error
+ * only when it could not even be spooled; a delivery failure is in
+ * res->failure with res->delivered false.  Times are ISO 8601. */
+bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
+                        const char *start_time, const char *end_time,
+                        struct bp_publish_result *res, struct bp_err *err);
+
+/* Deliver every publication in o->spool_dir, oldest first; each(ctx, r)
+ * is told of each one.  Targets (store URL, Bencher host, project ...)
+ * are those recorded when it was spooled; credentials are o's. */
+bp_code bpi_publish_flush(const struct bp_publish_opts *o,
+                          void (*each)(void *ctx,
+                                       const struct bp_publish_result *r),
+                          void *ctx, struct bp_err *err);
+
+#endif

@@ -1,0 +1,2 @@
+/* serve: being written. */
+#include "bp_setup.h"

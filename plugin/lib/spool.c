@@ -1,0 +1,2 @@
+/* spool: being written. */
+#include "bp_setup.h"

@@ -1,0 +1,4 @@
+/* spool: being written. */
+#ifndef BP_LIB_SPOOL_H
+#define BP_LIB_SPOOL_H
+#endif

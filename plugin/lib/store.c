@@ -1,0 +1,2 @@
+/* store: being written. */
+#include "bp_setup.h"

@@ -1,0 +1,87 @@
+/* store: where a run's artifacts go, keyed
+ *   {project}/{branch}/{commit}/{testbed}/{benchmark}/{file}
+ *   {project}/{branch}/{commit}/{testbed}/manifest.json   (per run)
+ *   {project}/{branch}/latest/{testbed}.json              (updated last)
+ * Each key part is made safe by bpi_store_key_part (reversible with
+ * bpi_store_key_decode), so a branch "feature/x" or a benchmark named
+ * "../etc" stays one part.  Backends, chosen by the URL's scheme:
+ *   file:///dir            files under dir, written atomically (temp+rename)
+ *   s3://bucket/prefix     any S3-compatible service, SigV4 (via http.c)
+ *   http(s)://host/prefix  plain PUT/GET, optional bearer token
+ * Input: keys, bytes or files, content type and encoding.  Owns: the
+ * struct bp_store and copies of the option strings. */
+#ifndef BP_LIB_STORE_H
+#define BP_LIB_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "benchprof/benchprof.h"
+#include "http.h"
+
+struct bp_store_opts {
+  const char *url;           /* the store (see above) */
+  const char *public_url;    /* base URL readers use for the same keys
+                                (a bucket's website or CDN); NULL: for
+                                http(s) the url itself, for s3 the
+                                endpoint's URL of the object, for file the
+                                file:// URL */
+  /* s3:// only */
+  const char *s3_endpoint;   /* "http://127.0.0.1:4569"; NULL:
+                                https://s3.{region}.amazonaws.com */
+  const char *s3_region;     /* NULL: "us-east-1" */
+  bool s3_path_style;        /* endpoint/bucket/key instead of
+                                bucket.endpoint/key (MinIO, s3rver, Ceph) */
+  const char *aws_key;       /* AWS_ACCESS_KEY_ID */
+  const char *aws_secret;    /* AWS_SECRET_ACCESS_KEY */
+  const char *aws_session_token; /* AWS_SESSION_TOKEN, or NULL */
+  /* http(s):// only */
+  const char *bearer;        /* token for PUT, or NULL */
+  const struct bp_http_opts *http; /* NULL: defaults */
+};
+
+struct bp_store;
+
+bp_code bpi_store_open(struct bp_store **st, const struct bp_store_opts *o,
+                       struct bp_err *err);
+void bpi_store_close(struct bp_store *st);
+
+/* The store's URL as given, for messages (never holds credentials). */
+const char *bpi_store_url(const struct bp_store *st);
+
+/* Store bytes or a file's contents under key (a '/'-joined list of parts
+ * already made safe).  content_type "application/json" etc.;
+ * content_encoding "gzip" for a gzipped JSON profile, else NULL.
+ * Replaces an existing object. */
+bp_code bpi_store_put(struct bp_store *st, const char *key, const void *data,
+                      size_t len, const char *content_type,
+                      const char *content_encoding, struct bp_err *err);
+bp_code bpi_store_put_file(struct bp_store *st, const char *key,
+                           const char *path, const char *content_type,
+                           const char *content_encoding, struct bp_err *err);
+
+/* Read an object whole (NUL-terminated, *data malloc'd).  BPE_NOT_FOUND
+ * when there is none. */
+bp_code bpi_store_get(struct bp_store *st, const char *key, char **data,
+                      size_t *len, struct bp_err *err);
+
+/* The URL a reader (browser, profiler.firefox.com/from-url/) loads key
+ * from; malloc'd, NULL when out of memory. */
+char *bpi_store_public_url(const struct bp_store *st, const char *key);
+
+/* One key part: bytes outside [A-Za-z0-9._-+=,@] and '%' become %XX, and
+ * a part that is "", "." or ".." is encoded whole, so a part never
+ * contains '/', a control character or a dot-segment.  malloc'd. */
+char *bpi_store_key_part(const char *name);
+/* The name a key part was made from (for display); malloc'd. */
+char *bpi_store_key_decode(const char *part);
+
+/* Content type and encoding for an artifact file by its name:
+ * ".json.gz" -> application/json + gzip, ".pb.gz" -> application/
+ * octet-stream (pprof is gzip by format, no encoding), ".svg" ->
+ * image/svg+xml, ".json" -> application/json, else text/plain;
+ * charset=utf-8. */
+void bpi_store_content_type(const char *file, const char **type,
+                            const char **encoding);
+
+#endif

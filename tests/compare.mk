@@ -1,0 +1,1 @@
+# tests of the compare part (being written)
