@@ -161,7 +161,8 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
     rc = bpi_event_parse(o->event, o->kernel, &r->requested, err);
   if(rc)
     goto fail;
-  struct bp_symbols_opts so = {.demangle = o->demangle};
+  struct bp_symbols_opts so = {.demangle = o->demangle,
+                               .lines = o->lines};
   rc = bpi_symbols_new(&r->sym, &so);
   if(!rc)
     rc = bpi_profile_new(&r->profile);

@@ -18,6 +18,7 @@
 #include "control.h"
 #include "profile.h"
 #include "sampler.h"
+#include "symbols.h"
 #include "unwind.h"
 
 struct bp_recorder;
@@ -38,6 +39,7 @@ struct bp_record_opts {
   enum bp_call_graph call_graph; /* fp, dwarf or auto */
   uint32_t stack_bytes;    /* user stack copied per sample; 0: 8192 */
   bool demangle;
+  enum bp_lines lines;     /* which modules get file:line (symbols.h) */
   char *const *argv;       /* the command */
   const char *counters;    /* events to count in the same run; NULL: none */
   bool counters_user_only; /* count user space only */

@@ -42,6 +42,7 @@ struct module {
   Dwfl *dwfl;        /* one per module, so its ELF vaddrs are addresses */
   Dwfl_Module *mod;  /* NULL when the file could not be used */
   bp_code rc;        /* why mod is NULL */
+  bool lines;        /* look up source files and lines (bp_lines) */
   char build_id[2 * BUILD_ID_MAX + 1];  /* lowercase hex, "" when none */
   struct segment *segs;
   size_t nsegs;
@@ -71,6 +72,7 @@ struct bp_symbols {
   char *jit_map_dir;
   char *kallsyms;
   bool demangle;
+  enum bp_lines lines;
   uint64_t pagesize;
 
   struct bp_strtab strs;    /* names and source files handed out */
@@ -129,6 +131,7 @@ bp_code bpi_symbols_new(struct bp_symbols **out,
   s->jit_map_dir = strdup(opts->jit_map_dir ? opts->jit_map_dir : "/tmp");
   s->kallsyms = strdup(opts->kallsyms ? opts->kallsyms : "/proc/kallsyms");
   s->demangle = opts->demangle;
+  s->lines = opts->lines;
   long ps = sysconf(_SC_PAGESIZE);
   s->pagesize = ps > 0 ? (uint64_t)ps : 4096;
   bpi_strtab_init(&s->strs);
@@ -277,6 +280,28 @@ static void module_open(struct module *m, const char *path)
     m->mod = NULL;
 }
 
+/* A library the system installed (its lines are the distribution's
+ * business, not the benchmark's): under /lib, /lib64, /usr/lib or
+ * /usr/lib64, but not /usr/local. */
+static bool system_library(const char *path)
+{
+  static const char *const dirs[] = {"/lib/", "/lib64/", "/usr/lib/",
+                                     "/usr/lib64/", "/usr/libexec/"};
+  for(size_t i = 0; i < BP_ARRAY_LEN(dirs); i++)
+    if(!strncmp(path, dirs[i], strlen(dirs[i])))
+      return true;
+  return false;
+}
+
+static bool wants_lines(enum bp_lines policy, const char *path)
+{
+  if(policy == BP_LINES_ALL)
+    return true;
+  if(policy == BP_LINES_NONE)
+    return false;
+  return !system_library(path) && strcmp(path, VDSO_PATH);
+}
+
 /* The module of path, opened on first use; *id is its index.  NULL only
  * when out of memory; a module that failed to open has mod == NULL. */
 static struct module *module_get(struct bp_symbols *s, const char *path,
@@ -293,6 +318,7 @@ static struct module *module_get(struct bp_symbols *s, const char *path,
     if(i == BP_NONE)
       return NULL;
     memset(&s->mods[i], 0, sizeof(s->mods[i]));
+    s->mods[i].lines = wants_lines(s->lines, path);
     module_open(&s->mods[i], path);
   }
   *id = i;
@@ -541,6 +567,8 @@ static bool lookup(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
   r->name = intern_name(s, name);
   if(r->name == BP_NONE)
     return false;
+  if(!s->mods[id].lines)
+    return true;
   Dwfl_Line *l = dwfl_module_getsrc(mod, vaddr);
   int line = 0;
   const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) :

@@ -20,7 +20,18 @@
 
 struct bp_symbols;
 
+/* Which modules get source files and lines.  Looking them up makes libdw
+ * read (and, in Debian's debug packages, inflate) a module's whole DWARF:
+ * hundreds of milliseconds for libc's, for lines nobody benchmarking their
+ * own code reads.  Names come from the symbol table either way. */
+enum bp_lines {
+  BP_LINES_OWN = 0,  /* all but system libraries (/lib, /usr/lib ...) */
+  BP_LINES_ALL,
+  BP_LINES_NONE,
+};
+
 struct bp_symbols_opts {
+  enum bp_lines lines;
   const char *jit_map_dir;  /* where perf-PID.map files live; NULL: "/tmp" */
   const char *kallsyms;     /* NULL: "/proc/kallsyms" */
   bool demangle;            /* true unless the user asked for raw names */

@@ -673,6 +673,50 @@ static void test_plt(struct bp_symbols *s)
   CHECK(stubs >= 3);  /* printf, fopen, fgets at least */
 }
 
+/* The line policy: names always, file:line for the benchmark's own
+ * modules only by default (a system library's DWARF costs far more to
+ * read than its lines are worth), for none with BP_LINES_NONE. */
+static void test_lines(void)
+{
+  char path[PATH_MAX], dir[PATH_MAX];
+  struct bp_symbols_opts own = {.lines = BP_LINES_OWN};
+  struct bp_symbols_opts none = {.lines = BP_LINES_NONE};
+  struct bp_symbols *s = NULL, *n = NULL;
+  struct bp_sym sym;
+  char out[OUT_MAX];
+  join(dir, sizeof(dir), top_builddir, "tests/unit/fixtures");
+  join(path, sizeof(path), dir, "symfix_pie");
+  CHECK_EQ_INT(bpi_symbols_new(&s, &own), BP_OK);
+  CHECK_EQ_INT(bpi_symbols_new(&n, &none), BP_OK);
+  if(!s || !n || !run_fixture(path, out, sizeof(out)))
+    goto out;
+  uint64_t call = output_value(out, "add_call");
+  memset(&sym, 0, sizeof(sym));
+  CHECK(bpi_symbols_resolve(n, path, NULL, call, &sym));
+  CHECK_EQ_STR(sym.name, "symfix_add");
+  CHECK(sym.file == NULL && sym.line == 0 && sym.start_line == 0);
+  memset(&sym, 0, sizeof(sym));
+  CHECK(bpi_symbols_resolve(s, path, NULL, call, &sym));
+  CHECK(ends_with(sym.file, "/symfix.c") && sym.line > 0);
+
+  /* libc: a system library, named but not looked up for lines */
+  Dl_info info;
+  CHECK(dladdr((void *)(uintptr_t)&getpid, &info) && info.dli_fname);
+  if(info.dli_fname && !strncmp(info.dli_fname, "/lib", 4)) {
+    uint64_t vaddr = (uint64_t)((uintptr_t)&getpid -
+                                (uintptr_t)info.dli_fbase);
+    memset(&sym, 0, sizeof(sym));
+    CHECK(bpi_symbols_resolve(s, info.dli_fname, NULL, vaddr, &sym));
+    CHECK(sym.name && strstr(sym.name, "getpid"));
+    CHECK(sym.file == NULL && sym.line == 0);
+  }
+  else
+    CHECK(!"libc is not under /lib or /usr/lib");
+out:
+  bpi_symbols_free(s);
+  bpi_symbols_free(n);
+}
+
 int main(void)
 {
   struct bp_symbols_opts opts = { .demangle = true };
@@ -712,6 +756,7 @@ int main(void)
   bpi_symbols_free(s);
   test_kallsyms();
   test_jit();
+  test_lines();
   remove_tmpdir();
   return check_exit();
 }
