@@ -1,0 +1,4 @@
+#!/bin/sh
+. "$top_srcdir/tests/lib.sh"
+fail "not written yet"
+finish
