@@ -607,8 +607,8 @@ static void html_counters(struct bp_buf *b, const cJSON *counters)
     bpi_buf_adds(b, "</table>\n");
 }
 
-/* The summary's facts: its top-level scalars, and one level of objects
- * (event.used, ...), in a table. */
+/* The summary: its top functions and counters, then its top-level
+ * scalars and one level of objects (event.used, ...) in a table. */
 static void html_summary(struct bp_buf *b, const char *path)
 {
   char *text = NULL;
@@ -623,6 +623,9 @@ static void html_summary(struct bp_buf *b, const char *path)
     cJSON_Delete(root);
     return;
   }
+  html_top_functions(b, cJSON_GetObjectItemCaseSensitive(root,
+                                                         "top_functions"));
+  html_counters(b, cJSON_GetObjectItemCaseSensitive(root, "counters"));
   bpi_buf_adds(b, "<h2>Summary</h2>\n<table>\n");
   for(cJSON *item = root->child; item; item = item->next) {
     cJSON *one[2] = { item, NULL };
@@ -649,9 +652,6 @@ static void html_summary(struct bp_buf *b, const char *path)
     }
   }
   bpi_buf_adds(b, "</table>\n");
-  html_top_functions(b, cJSON_GetObjectItemCaseSensitive(root,
-                                                         "top_functions"));
-  html_counters(b, cJSON_GetObjectItemCaseSensitive(root, "counters"));
   cJSON_Delete(root);
 }
 
