@@ -351,6 +351,18 @@ static char *join_path(const char *dir, const char *name)
   return p;
 }
 
+/* a + b, malloc'd */
+static char *concat(const char *a, const char *b)
+{
+  size_t al = strlen(a), bl = strlen(b);
+  char *p = malloc(al + bl + 1);
+  if(p) {
+    memcpy(p, a, al);
+    memcpy(p + al, b, bl + 1);
+  }
+  return p;
+}
+
 /* The entries of dir (real, under the root) that stay under the root,
  * sorted by name; hidden: "." and "..", temporary files, symlinks that
  * lead out. */
@@ -678,67 +690,6 @@ static long svg_height(const char *path)
   return h;
 }
 
-static void page_benchmark(const struct bp_serve *sv, struct bp_buf *b,
-                           const struct target *t, const char *dir,
-                           const struct listing *l, const char *host)
-{
-  bool has_svg = false, has_profile = false;
-  for(size_t i = 0; i < l->n; i++) {
-    has_svg |= !l->e[i].dir && !strcmp(l->e[i].name, SVG_FILE);
-    has_profile |= !l->e[i].dir && !strcmp(l->e[i].name, PROFILE_FILE);
-  }
-  if(t->n == LEVEL_BENCHMARK) {
-    static const char *const what[] = {"project", "branch", "commit",
-                                       "testbed"};
-    bpi_buf_adds(b, "<p>");
-    for(size_t i = 0; i < BP_ARRAY_LEN(what); i++) {
-      bpi_buf_printf(b, "%s%s <b>", i ? ", " : "", what[i]);
-      html_name(b, t->parts[i]);
-      bpi_buf_adds(b, "</b>");
-    }
-    bpi_buf_adds(b, "</p>\n");
-  }
-  if(has_profile) {
-    struct bp_buf url;
-    bpi_buf_init(&url);
-    add_origin(&url, sv, host);
-    add_path(&url, (char *const *)t->parts, t->n, true);
-    bpi_buf_adds(&url, PROFILE_FILE);
-    bpi_buf_addc(&url, '\0');
-    char *link = bpi_buf_failed(&url) ? NULL
-                                      : bpi_serve_profiler_url(url.data);
-    if(link) {
-      bpi_buf_adds(b, "<p><a id=\"profiler\" href=\"");
-      html_text(b, link);
-      bpi_buf_adds(b, "\">Open the profile in the Firefox Profiler</a></p>\n");
-    }
-    else
-      b->failed = true;
-    free(link);
-    bpi_buf_cleanup(&url);
-  }
-  if(has_svg) {
-    char *svg = join_path(dir, SVG_FILE);
-    /* <object>, not <img>: the flame graph's own script (search, zoom,
-     * tooltips) runs only in a document of its own */
-    bpi_buf_printf(b, "<h2>Flame graph</h2>\n<object class=\"flame\" "
-                   "type=\"image/svg+xml\" data=\"" SVG_FILE "\" "
-                   "style=\"height:%ldpx\">flamegraph.svg</object>\n",
-                   svg ? svg_height(svg) : 600L);
-    free(svg);
-  }
-  for(size_t i = 0; i < l->n; i++) {
-    if(!l->e[i].dir && !strcmp(l->e[i].name, SUMMARY_FILE)) {
-      char *sum = join_path(dir, SUMMARY_FILE);
-      if(sum)
-        html_summary(b, sum);
-      free(sum);
-    }
-  }
-  bpi_buf_adds(b, "<h2>Artifacts</h2>\n");
-  html_entries(b, l, false, false);
-}
-
 /* The testbed directory a latest pointer names, as key parts relative
  * to the root: its "manifest" key's directory, else project/branch/
  * the commit's key part/testbed.  NULL when it names nothing usable. */
@@ -766,6 +717,204 @@ static char *pointer_dir(const cJSON *ptr, const char *project,
     return NULL;
   }
   return b.data;
+}
+
+/* A view of a profile for the compare page: one thread selected, as
+ * the profiler's compare view requires. */
+static void add_compare_view(struct bp_buf *b, const char *file_url)
+{
+  struct bp_buf v;
+  bpi_buf_init(&v);
+  bpi_buf_adds(&v, PROFILER_FROM_URL);
+  add_escaped(&v, file_url);
+  bpi_buf_adds(&v, "/calltree/?thread=0");
+  bpi_buf_addc(&v, '\0');
+  if(bpi_buf_failed(&v))
+    b->failed = true;
+  else
+    add_escaped(b, v.data);
+  bpi_buf_cleanup(&v);
+}
+
+/* Read a latest pointer ({project}/{branch}/latest/{testbed}.json, all
+ * key parts) and give the testbed directory it names as a key; NULL when
+ * there is none.  *commit: the commit's name (malloc'd). */
+static char *read_pointer(const struct bp_serve *sv, const char *project,
+                          const char *branch, const char *testbed,
+                          char **commit)
+{
+  struct bp_err err = {0};
+  char *pdir = join_path(sv->root, project);
+  char *bdir = pdir ? join_path(pdir, branch) : NULL;
+  char *ldir = bdir ? join_path(bdir, LATEST_DIR) : NULL;
+  char *name = NULL, *file = NULL, *text = NULL, *key = NULL;
+  size_t len = 0;
+  cJSON *ptr = NULL, *c;
+  *commit = NULL;
+  name = ldir ? concat(testbed, ".json") : NULL;
+  file = name ? join_path(ldir, name) : NULL;
+  if(file && !bpi_file_read(file, &text, &len, &err))
+    ptr = cJSON_ParseWithLength(text, len);
+  c = cJSON_GetObjectItemCaseSensitive(ptr, "commit");
+  if(cJSON_IsString(c))
+    key = pointer_dir(ptr, project, branch, testbed);
+  if(key && !(*commit = strdup(c->valuestring))) {
+    free(key);
+    key = NULL;
+  }
+  cJSON_Delete(ptr);
+  free(text);
+  free(file);
+  free(name);
+  free(ldir);
+  free(bdir);
+  free(pdir);
+  return key;
+}
+
+/* Links that compare this benchmark's profile (the head) with the same
+ * benchmark and testbed at the latest commit of each other branch (the
+ * base) in the Firefox Profiler. */
+static void html_compare(const struct bp_serve *sv, struct bp_buf *b,
+                         const struct target *t, const char *origin,
+                         const char *head_url)
+{
+  struct listing branches;
+  struct bp_err err = {0};
+  char *pdir = join_path(sv->root, t->parts[LEVEL_PROJECT - 1]);
+  bool shown = false;
+  if(!pdir || list_dir(sv, pdir, &branches, &err)) {
+    free(pdir);
+    return;
+  }
+  for(size_t i = 0; i < branches.n; i++) {
+    const char *branch = branches.e[i].name;
+    char *commit = NULL, *key;
+    struct bp_buf path;
+    struct target other;
+    struct stat st;
+    char *real = NULL;
+    int status;
+    if(!branches.e[i].dir || !strcmp(branch, t->parts[LEVEL_BRANCH - 1]))
+      continue;
+    key = read_pointer(sv, t->parts[0], branch, t->parts[LEVEL_TESTBED - 1],
+                       &commit);
+    if(!key)
+      continue;
+    bpi_buf_init(&path);
+    add_key_href(&path, key);
+    add_escaped(&path, t->parts[LEVEL_BENCHMARK - 1]);
+    bpi_buf_adds(&path, "/" PROFILE_FILE);
+    bpi_buf_addc(&path, '\0');
+    status = bpi_buf_failed(&path) ? MHD_HTTP_INTERNAL_SERVER_ERROR
+                                   : parse_target(sv, path.data, &other);
+    if(!status && other.n == LEVEL_BENCHMARK + 1 &&
+       inside_root(sv, other.path, &st, &real, &status) &&
+       S_ISREG(st.st_mode)) {
+      if(!shown)
+        bpi_buf_adds(b, "<h2>Compare</h2>\n<ul>\n");
+      shown = true;
+      bpi_buf_adds(b, "<li><a class=\"compare\" href=\"https://profiler."
+                   "firefox.com/compare/calltree/?profiles[]=");
+      struct bp_buf base;
+      bpi_buf_init(&base);
+      bpi_buf_adds(&base, origin);
+      bpi_buf_adds(&base, path.data);
+      bpi_buf_addc(&base, '\0');
+      if(bpi_buf_failed(&base))
+        b->failed = true;
+      else
+        add_compare_view(b, base.data);
+      bpi_buf_cleanup(&base);
+      bpi_buf_adds(b, "&amp;profiles[]=");
+      add_compare_view(b, head_url);
+      bpi_buf_adds(b, "\">with branch ");
+      html_name(b, branch);
+      bpi_buf_adds(b, " at ");
+      html_text(b, commit);
+      bpi_buf_adds(b, " (its latest) in the Firefox Profiler</a></li>\n");
+    }
+    if(!status)
+      target_cleanup(&other);
+    free(real);
+    bpi_buf_cleanup(&path);
+    free(key);
+    free(commit);
+  }
+  if(shown)
+    bpi_buf_adds(b, "</ul>\n");
+  listing_cleanup(&branches);
+  free(pdir);
+}
+
+static void page_benchmark(const struct bp_serve *sv, struct bp_buf *b,
+                           const struct target *t, const char *dir,
+                           const struct listing *l, const char *host)
+{
+  bool has_svg = false, has_profile = false;
+  for(size_t i = 0; i < l->n; i++) {
+    has_svg |= !l->e[i].dir && !strcmp(l->e[i].name, SVG_FILE);
+    has_profile |= !l->e[i].dir && !strcmp(l->e[i].name, PROFILE_FILE);
+  }
+  if(t->n == LEVEL_BENCHMARK) {
+    static const char *const what[] = {"project", "branch", "commit",
+                                       "testbed"};
+    bpi_buf_adds(b, "<p>");
+    for(size_t i = 0; i < BP_ARRAY_LEN(what); i++) {
+      bpi_buf_printf(b, "%s%s <b>", i ? ", " : "", what[i]);
+      html_name(b, t->parts[i]);
+      bpi_buf_adds(b, "</b>");
+    }
+    bpi_buf_adds(b, "</p>\n");
+  }
+  if(has_profile) {
+    struct bp_buf origin, url;
+    char *link = NULL;
+    bpi_buf_init(&origin);
+    bpi_buf_init(&url);
+    add_origin(&origin, sv, host);
+    bpi_buf_addc(&origin, '\0');
+    if(!bpi_buf_failed(&origin)) {
+      bpi_buf_adds(&url, origin.data);
+      add_path(&url, (char *const *)t->parts, t->n, true);
+      bpi_buf_adds(&url, PROFILE_FILE);
+      bpi_buf_addc(&url, '\0');
+    }
+    if(!bpi_buf_failed(&origin) && !bpi_buf_failed(&url))
+      link = bpi_serve_profiler_url(url.data);
+    if(link) {
+      bpi_buf_adds(b, "<p><a id=\"profiler\" href=\"");
+      html_text(b, link);
+      bpi_buf_adds(b, "\">Open the profile in the Firefox Profiler</a></p>\n");
+      if(t->n == LEVEL_BENCHMARK)
+        html_compare(sv, b, t, origin.data, url.data);
+    }
+    else
+      b->failed = true;
+    free(link);
+    bpi_buf_cleanup(&url);
+    bpi_buf_cleanup(&origin);
+  }
+  if(has_svg) {
+    char *svg = join_path(dir, SVG_FILE);
+    /* <object>, not <img>: the flame graph's own script (search, zoom,
+     * tooltips) runs only in a document of its own */
+    bpi_buf_printf(b, "<h2>Flame graph</h2>\n<object class=\"flame\" "
+                   "type=\"image/svg+xml\" data=\"" SVG_FILE "\" "
+                   "style=\"height:%ldpx\">flamegraph.svg</object>\n",
+                   svg ? svg_height(svg) : 600L);
+    free(svg);
+  }
+  for(size_t i = 0; i < l->n; i++) {
+    if(!l->e[i].dir && !strcmp(l->e[i].name, SUMMARY_FILE)) {
+      char *sum = join_path(dir, SUMMARY_FILE);
+      if(sum)
+        html_summary(b, sum);
+      free(sum);
+    }
+  }
+  bpi_buf_adds(b, "<h2>Artifacts</h2>\n");
+  html_entries(b, l, false, false);
 }
 
 /* The branch's latest pointers (latest/{testbed}.json -> commit). */

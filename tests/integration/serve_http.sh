@@ -160,6 +160,32 @@ check("benchmark page links the Firefox Profiler at this server",
 check("HTML pages carry a Content-Security-Policy",
       "default-src 'none'" in h.get("content-security-policy", ""))
 
+# compare links: this branch's benchmark against the other's latest
+s, h, body = request("GET", "/demo/feature%252Fx/abc123/ci-x86/bench/")
+page = body.decode()
+m = re.search(r'class="compare" href="https://profiler\.firefox\.com/'
+              r'compare/calltree/\?profiles\[\]=([^&"]+)&amp;'
+              r'profiles\[\]=([^&"]+)"', page)
+views = [urllib.parse.unquote(x) for x in m.groups()] if m else []
+print("compare views:", views)
+
+
+def view_target(view):
+    m = re.fullmatch(r"https://profiler\.firefox\.com/from-url/([^/]+)/"
+                     r"calltree/\?thread=0", view)
+    return urllib.parse.unquote(m.group(1)) if m else None
+
+
+check("compare link: main's latest as base, this profile as head",
+      [view_target(v) for v in views] ==
+      [base + "/demo/main/c0ffee1/ci-x86/bench/profile.json.gz",
+       base + "/demo/feature%252Fx/abc123/ci-x86/bench/profile.json.gz"])
+check("compare link names the other branch and its commit",
+      "with branch main at c0ffee1" in page)
+s, h, body = request("GET", bench_path)
+check("no compare link where the other branch lacks the benchmark",
+      'class="compare"' not in body.decode())
+
 s, h, body = request("GET", bench_path[:-1])
 check("a directory without '/' redirects to it",
       s == 301 and h.get("location") == bench_path)
