@@ -235,17 +235,21 @@ struct target {
   char *path;        /* root + "/" + parts */
 };
 
+/* Free what parse_target made; safe to call twice. */
 static void target_cleanup(struct target *t)
 {
   for(size_t i = 0; i < t->n; i++)
     free(t->parts[i]);
   free(t->path);
+  t->n = 0;
+  t->path = NULL;
 }
 
 /* Split and decode url (as received, still percent-encoded).  Refuses
  * what could name something outside the root: dot segments however
  * encoded, empty segments ("//"), a decoded '/' or NUL. Returns 0 or the
- * HTTP status to answer. */
+ * HTTP status to answer (t then holds nothing).  t is always set: call
+ * target_cleanup either way. */
 static int parse_target(const struct bp_serve *sv, const char *url,
                         struct target *t)
 {
@@ -298,6 +302,8 @@ static int parse_target(const struct bp_serve *sv, const char *url,
       status = MHD_HTTP_INTERNAL_SERVER_ERROR;
   }
   bpi_buf_cleanup(&b);
+  if(status)
+    target_cleanup(t);
   return status;
 }
 
@@ -806,6 +812,7 @@ static void html_compare(const struct bp_serve *sv, struct bp_buf *b,
     add_escaped(&path, t->parts[LEVEL_BENCHMARK - 1]);
     bpi_buf_adds(&path, "/" PROFILE_FILE);
     bpi_buf_addc(&path, '\0');
+    memset(&other, 0, sizeof(other));
     status = bpi_buf_failed(&path) ? MHD_HTTP_INTERNAL_SERVER_ERROR
                                    : parse_target(sv, path.data, &other);
     if(!status && other.n == LEVEL_BENCHMARK + 1 &&
@@ -834,8 +841,7 @@ static void html_compare(const struct bp_serve *sv, struct bp_buf *b,
       html_text(b, commit);
       bpi_buf_adds(b, " (its latest) in the Firefox Profiler</a></li>\n");
     }
-    if(!status)
-      target_cleanup(&other);
+    target_cleanup(&other);
     free(real);
     bpi_buf_cleanup(&path);
     free(key);

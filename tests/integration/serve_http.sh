@@ -31,6 +31,9 @@ serve_start() {
 stop_with() {
   kill -"$1" "$PID"
   wait "$PID"
+  status=$?
+  [ $status -eq 0 ] || { echo "exit status $status"; cat "$TMP/$name.err"; }
+  return $status
 }
 
 "$BENCHPROF" run -o "$TMP/run" -- "$top_builddir/examples/bench" \
@@ -309,7 +312,7 @@ if serve_start serve3 --port 0 "$TMP/store"; then
   check "a port in use: error" [ $? -eq 1 ]
   check "the error says where it could not listen" \
     grep -q "cannot listen on 127.0.0.1 port $PORT" "$TMP/e5"
-  stop_with TERM
+  check "serve stops with status 0" stop_with TERM
 fi
 "$BENCHPROF" serve --help | grep -q "usage: benchprof serve" ||
   fail "serve --help"
