@@ -42,6 +42,11 @@ enum level {
   LEVEL_BENCHMARK,  /* a benchmark's artifacts */
 };
 
+/* Which part of a path names what: parts[PART_BRANCH] is the branch. */
+enum part {
+  PART_PROJECT, PART_BRANCH, PART_COMMIT, PART_TESTBED, PART_BENCHMARK
+};
+
 static const char *const level_children[] = {
   "Projects", "Branches", "Commits", "Testbeds", "Benchmarks", "Artifacts"
 };
@@ -787,7 +792,7 @@ static void html_compare(const struct bp_serve *sv, struct bp_buf *b,
 {
   struct listing branches;
   struct bp_err err = {0};
-  char *pdir = join_path(sv->root, t->parts[LEVEL_PROJECT - 1]);
+  char *pdir = join_path(sv->root, t->parts[PART_PROJECT]);
   bool shown = false;
   if(!pdir || list_dir(sv, pdir, &branches, &err)) {
     free(pdir);
@@ -801,15 +806,15 @@ static void html_compare(const struct bp_serve *sv, struct bp_buf *b,
     struct stat st;
     char *real = NULL;
     int status;
-    if(!branches.e[i].dir || !strcmp(branch, t->parts[LEVEL_BRANCH - 1]))
+    if(!branches.e[i].dir || !strcmp(branch, t->parts[PART_BRANCH]))
       continue;
-    key = read_pointer(sv, t->parts[0], branch, t->parts[LEVEL_TESTBED - 1],
-                       &commit);
+    key = read_pointer(sv, t->parts[PART_PROJECT], branch,
+                       t->parts[PART_TESTBED], &commit);
     if(!key)
       continue;
     bpi_buf_init(&path);
     add_key_href(&path, key);
-    add_escaped(&path, t->parts[LEVEL_BENCHMARK - 1]);
+    add_escaped(&path, t->parts[PART_BENCHMARK]);
     bpi_buf_adds(&path, "/" PROFILE_FILE);
     bpi_buf_addc(&path, '\0');
     memset(&other, 0, sizeof(other));
@@ -948,7 +953,8 @@ static void html_latest(const struct bp_serve *sv, struct bp_buf *b,
       ptr = cJSON_ParseWithLength(text, len);
     commit = cJSON_GetObjectItemCaseSensitive(ptr, "commit");
     if(ptr && cJSON_IsString(commit))
-      key = pointer_dir(ptr, parts[0], parts[1], testbed);
+      key = pointer_dir(ptr, parts[PART_PROJECT], parts[PART_BRANCH],
+                        testbed);
     if(key) {
       if(!shown) {
         bpi_buf_adds(b, "<h2>Latest</h2>\n<ul>\n");
@@ -982,7 +988,7 @@ static bp_code page_dir(const struct bp_serve *sv, struct bp_buf *b,
   struct listing l;
   bp_code rc = list_dir(sv, dir, &l, err);
   bool latest = t->n == LEVEL_BRANCH + 1 &&
-    !strcmp(t->parts[LEVEL_BRANCH], LATEST_DIR);
+    !strcmp(t->parts[PART_COMMIT], LATEST_DIR);
   if(rc)
     return rc;
   html_begin(b, t->parts, t->n);
@@ -1079,29 +1085,32 @@ static enum MHD_Result answer_status(struct MHD_Connection *c, int status)
   return answer_text(c, (unsigned)status, status_text(status));
 }
 
-/* The store's content type and encoding for an artifact (store.h's
- * bpi_store_content_type, which the publisher uses when it writes). */
+static bool ends_with(const char *s, const char *suffix)
+{
+  size_t len = strlen(s), slen = strlen(suffix);
+  return len >= slen && !strcmp(s + len - slen, suffix);
+}
+
+/* The store's content type and encoding for an artifact (as store.h's
+ * bpi_store_content_type, which the publisher uses when it writes).
+ * Anything else is plain text: a stored page or script never runs on
+ * this origin. */
 static void content_type(const char *file, const char **type,
                          const char **encoding)
 {
-  size_t len = strlen(file);
-#define ENDS(s) (len >= sizeof(s) - 1 && !strcmp(file + len - (sizeof(s) - 1), s))
   *encoding = NULL;
-  if(ENDS(".json.gz")) {
+  if(ends_with(file, ".json.gz")) {
     *type = "application/json";
-    *encoding = "gzip";
+    *encoding = "gzip";   /* fetch() inflates it */
   }
-  else if(ENDS(".pb.gz") || ENDS(".gz"))
-    *type = "application/octet-stream";
-  else if(ENDS(".svg"))
+  else if(ends_with(file, ".gz"))
+    *type = "application/octet-stream";   /* pprof: gzip by format */
+  else if(ends_with(file, ".svg"))
     *type = "image/svg+xml";
-  else if(ENDS(".json"))
+  else if(ends_with(file, ".json"))
     *type = "application/json";
-  else if(ENDS(".html"))
-    *type = "text/plain; charset=utf-8";  /* never run a stored page here */
   else
     *type = "text/plain; charset=utf-8";
-#undef ENDS
 }
 
 static enum MHD_Result answer_file(struct MHD_Connection *c,
@@ -1147,8 +1156,9 @@ static enum MHD_Result answer_page(const struct bp_serve *sv,
                                         MHD_RESPMEM_MUST_COPY);
   bpi_buf_cleanup(&b);
   if(!r)
-    return answer_status(c, err.code == BPE_IO ? MHD_HTTP_FORBIDDEN
-                                               : MHD_HTTP_INTERNAL_SERVER_ERROR);
+    return answer_status(c, err.code == BPE_IO
+                              ? MHD_HTTP_FORBIDDEN
+                              : MHD_HTTP_INTERNAL_SERVER_ERROR);
   MHD_add_response_header(r, "Content-Type", "text/html; charset=utf-8");
   MHD_add_response_header(r, "Cache-Control", "no-cache");
   /* names in pages come from whoever ran the benchmark: even escaped, a
@@ -1437,9 +1447,9 @@ static bp_code add_testbed_links(const struct bp_serve *sv, struct links *ls,
     struct bp_serve_link *k = &ls->v[ls->n];
     struct bp_buf b;
     memset(k, 0, sizeof(*k));
-    k->project = display_name(t.parts[0]);
-    k->branch = display_name(t.parts[1]);
-    k->testbed = display_name(t.parts[3]);
+    k->project = display_name(t.parts[PART_PROJECT]);
+    k->branch = display_name(t.parts[PART_BRANCH]);
+    k->testbed = display_name(t.parts[PART_TESTBED]);
     k->benchmark = display_name(l.e[i].name);
     bpi_buf_init(&b);
     bpi_buf_add(&b, sv->url, strlen(sv->url) - 1);

@@ -21,7 +21,7 @@ python3 "$top_srcdir/tests/serve_fixture.py" "$TMP/run" "$TMP/store" \
 PID=$!
 PORT=
 tries=0
-while [ -z "$PORT" ] && [ $tries -lt 200 ] && kill -0 "$PID" 2>/dev/null; do
+while [ -z "$PORT" ] && [ $tries -lt 400 ] && kill -0 "$PID" 2>/dev/null; do
   PORT=$(sed -n 's|^serving .* at http://127\.0\.0\.1:\([0-9][0-9]*\)/$|\1|p' \
     "$TMP/serve.out")
   [ -n "$PORT" ] || sleep 0.05

@@ -18,8 +18,9 @@ serve_start() {
   PID=$!
   PORT=
   tries=0
-  while [ -z "$PORT" ] && [ $tries -lt 200 ] && kill -0 "$PID" 2>/dev/null; do
-    PORT=$(sed -n 's|^serving .* at http://127\.0\.0\.1:\([0-9][0-9]*\)/$|\1|p' \
+  while [ -z "$PORT" ] && [ $tries -lt 400 ] && kill -0 "$PID" 2>/dev/null; do
+    PORT=$(sed -n \
+      's|^serving .* at http://127\.0\.0\.1:\([0-9][0-9]*\)/$|\1|p' \
       "$TMP/$name.out")
     [ -n "$PORT" ] || sleep 0.05
     tries=$((tries + 1))
@@ -67,7 +68,8 @@ print("listening on", found)
 sys.exit(0 if found == ["0100007F"] else 1)
 EOF
 
-python3 - "$PORT" "$TMP/fixture.json" "$TMP/serve.out" "$TMP/store" <<'EOF' || fail "HTTP checks"
+python3 - "$PORT" "$TMP/fixture.json" "$TMP/serve.out" "$TMP/store" \
+  <<'EOF' || fail "HTTP checks"
 import http.client
 import json
 import os
@@ -117,7 +119,8 @@ page = body.decode()
 check("/ is an HTML page", s == 200 and h.get("content-type", "")
       .startswith("text/html"))
 check("/ lists the project", 'href="demo/"' in page and ">demo<" in page)
-check("pages carry the CORS header", h.get("access-control-allow-origin") == "*")
+check("pages carry the CORS header",
+      h.get("access-control-allow-origin") == "*")
 
 s, h, body = request("GET", "/demo/")
 page = body.decode()
