@@ -47,9 +47,13 @@ shot() {
   fi
 }
 
-check "screenshot of the index page" shot index /
-check "screenshot of a benchmark's page" shot bench \
-  /demo/main/c0ffee1/ci-x86/bench/
+# both at once: each browser spends most of its time starting
+shot index / &
+index_pid=$!
+shot bench /demo/main/c0ffee1/ci-x86/bench/ &
+bench_pid=$!
+check "screenshot of the index page" wait "$index_pid"
+check "screenshot of a benchmark's page" wait "$bench_pid"
 
 check "both pages rendered, the flame graph in colour" \
   python3 - "$TMP/index.png" "$TMP/bench.png" <<'EOF'
@@ -59,7 +63,8 @@ import zlib
 
 
 def decode_png(path):
-    """(width, height, rows of (r, g, b) tuples) of an 8-bit PNG."""
+    """(width, height, bytes per pixel, rows of bytes) of an 8-bit RGB or
+    RGBA PNG."""
     data = open(path, "rb").read()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, idat = 8, b""
@@ -77,43 +82,47 @@ def decode_png(path):
     bpp = 3 if ctype == 2 else 4
     raw = zlib.decompress(idat)
     stride = w * bpp
-    prev = bytearray(stride)
+    prev = bytes(stride)
     rows = []
     for y in range(h):
         f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b = prev[i]
-            c = prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-                line[i] = (line[i] + pred) & 255
-        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(w)])
+        line = raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)]
+        if f == 2:      # Up: whole row at once
+            line = bytes((x + b) & 255 for x, b in zip(line, prev))
+        elif f != 0:    # Sub, Average, Paeth: byte by byte
+            line = bytearray(line)
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0
+                b = prev[i]
+                c = prev[i - bpp] if i >= bpp else 0
+                if f == 1:
+                    line[i] = (line[i] + a) & 255
+                elif f == 3:
+                    line[i] = (line[i] + (a + b) // 2) & 255
+                elif f == 4:
+                    p = a + b - c
+                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                    pred = a if pa <= pb and pa <= pc else \
+                        (b if pb <= pc else c)
+                    line[i] = (line[i] + pred) & 255
+            line = bytes(line)
+        rows.append(line)
         prev = line
-    return w, h, rows
+    return w, h, bpp, rows
 
 
 def stats(path):
-    w, h, rows = decode_png(path)
+    w, h, bpp, rows = decode_png(path)
     colours, ink, warm, link = set(), 0, 0, 0
-    for row in rows:
-        for r, g, b in row:
-            colours.add((r, g, b))
-            if r < 200 or g < 200 or b < 200:
-                ink += 1
-            if r > 150 and r - b > 80:     # the flame graph's palette
-                warm += 1
-            if b > 150 and b - r > 100 and b - g > 100:   # unvisited links
-                link += 1
+    for line in rows:
+        pixels = list(zip(line[0::bpp], line[1::bpp], line[2::bpp]))
+        colours.update(pixels)
+        ink += sum(1 for r, g, b in pixels if r < 200 or g < 200 or b < 200)
+        # the flame graph's palette
+        warm += sum(1 for r, g, b in pixels if r > 150 and r - b > 80)
+        # unvisited links
+        link += sum(1 for r, g, b in pixels
+                    if b > 150 and b - r > 100 and b - g > 100)
     print("%s: %dx%d, %d colours, %d non-white, %d warm, %d link pixels"
           % (path, w, h, len(colours), ink, warm, link))
     return w, h, len(colours), ink, warm, link
