@@ -1,1 +1,12 @@
-# tests of the serve part (being written)
+# tests of the serve part (benchprof serve, the local viewer)
+#   serve_http.sh       a store built from a real run's artifacts served on
+#                       127.0.0.1: index pages (names decoded and escaped),
+#                       artifacts byte-identical with CORS, content type and
+#                       encoding, from-url links, traversal and symlinks
+#                       refused, read-only, SIGTERM/SIGINT, bad options
+#   serve_chromium.sh   headless Chromium screenshots of the index page and
+#                       a benchmark's page: both rendered, the flame graph
+#                       in colour
+TESTS += tests/integration/serve_http.sh tests/integration/serve_chromium.sh
+EXTRA_DIST += tests/integration/serve_http.sh \
+  tests/integration/serve_chromium.sh tests/serve_fixture.py

@@ -1,12 +1,189 @@
-/* benchprof serve: being written. */
+/* benchprof serve: serve a local artifact store to a browser, read-only,
+ * until SIGINT or SIGTERM.  Prints the index page's URL, then one line
+ * per latest profile with its Firefox Profiler link (from-url, pointing
+ * back at this server). */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
 
+#include "serve.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_line[] =
+  "usage: benchprof serve [--port N] [--bind ADDR] [STORE_DIR]";
+
+static void usage(FILE *to)
+{
+  fprintf(to,
+          "%s\n"
+          "\n"
+          "Serve a local artifact store (what `benchprof run` publishes to a\n"
+          "file:// store) read-only over HTTP, with an index page per\n"
+          "project, branch, commit, testbed and benchmark, flame graphs\n"
+          "inline, and links that open each profile in the Firefox Profiler.\n"
+          "Runs until interrupted (SIGINT or SIGTERM).\n"
+          "\n"
+          "  STORE_DIR     the store's directory or file:// URL (default: .)\n"
+          "  --port N      TCP port; 0 picks a free one (default: 8000)\n"
+          "  --bind ADDR   numeric address to listen on (default: 127.0.0.1;\n"
+          "                0.0.0.0 or :: makes the store readable by anyone\n"
+          "                who can reach this machine)\n"
+          "  -h, --help    show this help\n"
+          "\n"
+          "The first line printed is `serving STORE_DIR at URL`.\n",
+          usage_line);
+}
+
+struct serve_args {
+  const char *root;
+  const char *bind;
+  unsigned port;
+};
+
+static bool parse_port(const char *s, unsigned *out)
+{
+  char *end;
+  unsigned long v;
+  if(!s || *s < '0' || *s > '9')
+    return false;
+  errno = 0;
+  v = strtoul(s, &end, 10);
+  if(errno || *end || v > 65535)
+    return false;
+  *out = (unsigned)v;
+  return true;
+}
+
+static int parse_args(int argc, char **argv, struct serve_args *a)
+{
+  static const struct option longopts[] = {
+    {"port", required_argument, NULL, 'p'},
+    {"bind", required_argument, NULL, 'b'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+  };
+  int opt;
+  optind = 1;
+  while((opt = getopt_long(argc, argv, "p:b:h", longopts, NULL)) != -1) {
+    switch(opt) {
+    case 'p':
+      if(!parse_port(optarg, &a->port)) {
+        bp_msg_error("--port '%s': not a port number (0 to 65535)", optarg);
+        return BP_EXIT_USAGE;
+      }
+      break;
+    case 'b':
+      a->bind = optarg;
+      break;
+    case 'h':
+      usage(stdout);
+      return BP_EXIT_OK;
+    default:
+      usage(stderr);
+      return BP_EXIT_USAGE;
+    }
+  }
+  if(argc - optind > 1) {
+    bp_msg_error("one store directory at most (%s)", usage_line);
+    return BP_EXIT_USAGE;
+  }
+  if(optind < argc)
+    a->root = argv[optind];
+  if(!strncmp(a->root, "file://", 7))
+    a->root += 7;
+  else if(strstr(a->root, "://")) {
+    bp_msg_error("'%s': serve reads a local store (a directory or a "
+                 "file:// URL)", a->root);
+    return BP_EXIT_USAGE;
+  }
+  return -1;
+}
+
+/* A name from the store (anyone's benchmark name) printed to a terminal:
+ * control characters become '?'. */
+static void print_name(const char *s)
+{
+  for(; *s; s++)
+    putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+}
+
+static void print_links(const struct bp_serve *sv)
+{
+  struct bp_serve_link *links;
+  size_t n;
+  struct bp_err err = {0};
+  bp_code rc = bpi_serve_latest_links(sv, &links, &n, &err);
+  if(rc) {
+    bp_msg_err(&err, rc);
+    return;
+  }
+  for(size_t i = 0; i < n; i++) {
+    fputs("latest ", stdout);
+    print_name(links[i].project);
+    putchar(' ');
+    print_name(links[i].branch);
+    putchar(' ');
+    print_name(links[i].testbed);
+    putchar(' ');
+    print_name(links[i].benchmark);
+    printf("\n  page: %s\n  firefox profiler: %s\n", links[i].page,
+           links[i].profiler);
+  }
+  if(!n)
+    bp_msg_note("no latest profiles in the store yet");
+  bpi_serve_links_free(links, n);
+}
+
 int cmd_serve(int argc, char **argv)
 {
-  (void)argc;
-  (void)argv;
-  bp_msg_error("'benchprof serve' is not written yet");
-  return BP_EXIT_ERROR;
+  struct serve_args a = { ".", NULL, 8000 };
+  struct bp_serve_opts o = {0};
+  struct bp_serve *sv;
+  struct bp_err err = {0};
+  sigset_t stop, old;
+  int sig = 0;
+  int rc = parse_args(argc, argv, &a);
+  if(rc >= 0)
+    return rc;
+  /* a shell starts a background job with SIGINT ignored, and an ignored
+   * signal never reaches sigwait: take both back to their defaults, then
+   * block them before the server's thread starts, so that thread inherits
+   * the mask and the signals wait for sigwait below */
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  if(pthread_sigmask(SIG_BLOCK, &stop, &old)) {
+    bp_msg_error("cannot block SIGINT and SIGTERM");
+    return BP_EXIT_ERROR;
+  }
+  o.root = a.root;
+  o.bind = a.bind;
+  o.port = a.port;
+  bp_code code = bpi_serve_start(&sv, &o, &err);
+  if(code) {
+    bp_msg_err(&err, code);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return BP_EXIT_ERROR;
+  }
+  printf("serving %s at %s\n", a.root, bpi_serve_url(sv));
+  print_links(sv);
+  fflush(stdout);
+  if(a.bind && strcmp(a.bind, "127.0.0.1") && strcmp(a.bind, "::1"))
+    bp_msg_warn("listening on %s: anyone who can reach it reads the store",
+                a.bind);
+  while(sigwait(&stop, &sig) == EINTR)
+    ;
+  bp_msg_note("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  bpi_serve_stop(sv);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return BP_EXIT_OK;
 }

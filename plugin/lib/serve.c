@@ -1,2 +1,1565 @@
-/* serve: being written. */
+/* serve: the local store over HTTP, read-only (see serve.h).  Every
+ * request is answered from the file system as it is now: pages are built
+ * per request, so a run that publishes while the server runs shows up on
+ * the next reload.  The server keeps no state but the root and its URL,
+ * which are set before the first request and never change. */
 #include "bp_setup.h"
+#include "serve.h"
+
+#include "buf.h"
+#include "err.h"
+#include "fileio.h"
+
+#include <arpa/inet.h>
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROFILER_FROM_URL "https://profiler.firefox.com/from-url/"
+#define MAX_SEGMENTS 32      /* deeper than any store key */
+#define MAX_ENTRIES 100000   /* per directory listed */
+#define HOST_MAX 255
+
+/* The store's levels, by how many key parts lead to a directory. */
+enum level {
+  LEVEL_ROOT,       /* projects */
+  LEVEL_PROJECT,    /* branches */
+  LEVEL_BRANCH,     /* commits and latest/ */
+  LEVEL_COMMIT,     /* testbeds */
+  LEVEL_TESTBED,    /* benchmarks and manifest.json */
+  LEVEL_BENCHMARK,  /* a benchmark's artifacts */
+};
+
+/* Which part of a path names what: parts[PART_BRANCH] is the branch. */
+enum part {
+  PART_PROJECT, PART_BRANCH, PART_COMMIT, PART_TESTBED, PART_BENCHMARK
+};
+
+static const char *const level_children[] = {
+  "Projects", "Branches", "Commits", "Testbeds", "Benchmarks", "Artifacts"
+};
+
+#define LATEST_DIR "latest"
+#define PROFILE_FILE "profile.json.gz"
+#define SVG_FILE "flamegraph.svg"
+#define SUMMARY_FILE "summary.json"
+
+struct bp_serve {
+  struct MHD_Daemon *daemon;
+  char *root;       /* realpath of the store directory */
+  size_t root_len;
+  unsigned port;
+  char *url;        /* "http://HOST:PORT/" */
+};
+
+/* ------------------------------------------------------------ names */
+
+static int hex_value(char c)
+{
+  if(c >= '0' && c <= '9')
+    return c - '0';
+  if(c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if(c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+/* %XX -> byte.  strict: a bad escape fails (false); otherwise it is kept
+ * as it is (display of a key part written by someone else). */
+static bool percent_decode(struct bp_buf *out, const char *s, size_t len,
+                           bool strict)
+{
+  for(size_t i = 0; i < len; i++) {
+    int hi = i + 2 < len && s[i] == '%' ? hex_value(s[i + 1]) : -1;
+    int lo = hi >= 0 ? hex_value(s[i + 2]) : -1;
+    if(lo >= 0) {
+      bpi_buf_addc(out, (char)(hi * 16 + lo));
+      i += 2;
+    }
+    else if(s[i] == '%' && strict)
+      return false;
+    else
+      bpi_buf_addc(out, s[i]);
+  }
+  return true;
+}
+
+/* The display name of a key part (store.h: reversible percent-encoding);
+ * malloc'd. */
+static char *display_name(const char *part)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  percent_decode(&b, part, strlen(part), false);
+  bpi_buf_addc(&b, '\0');
+  if(bpi_buf_failed(&b) || memchr(b.data, '\0', b.len - 1)) {
+    /* a NUL cannot be shown: show the part as stored */
+    bpi_buf_cleanup(&b);
+    return strdup(part);
+  }
+  return b.data;
+}
+
+/* Append s percent-encoded: only [A-Za-z0-9._~-] stay as they are. */
+static void add_escaped(struct bp_buf *b, const char *s)
+{
+  static const char hex[] = "0123456789ABCDEF";
+  for(const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+       (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '~' ||
+       *p == '-')
+      bpi_buf_addc(b, (char)*p);
+    else {
+      bpi_buf_addc(b, '%');
+      bpi_buf_addc(b, hex[*p >> 4]);
+      bpi_buf_addc(b, hex[*p & 15]);
+    }
+  }
+}
+
+/* Append name made a store key part (store.h: bytes outside
+ * [A-Za-z0-9._-+=,@] and '%' become %XX; "", "." and ".." whole), the
+ * name of the directory a commit or testbed is stored in. */
+static void add_key_part(struct bp_buf *b, const char *name)
+{
+  bool whole = !*name || !strcmp(name, ".") || !strcmp(name, "..");
+  for(const unsigned char *p = (const unsigned char *)name; *p; p++) {
+    if(!whole && ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+                  (*p >= '0' && *p <= '9') || strchr("._-+=,@", *p)))
+      bpi_buf_addc(b, (char)*p);
+    else
+      bpi_buf_printf(b, "%%%02X", (unsigned)*p);
+  }
+  if(!*name)
+    bpi_buf_adds(b, "%00");  /* never a real key part: names nothing */
+}
+
+/* Append "/" + each '/'-separated part of a store key URL-escaped + "/". */
+static void add_key_href(struct bp_buf *b, const char *key)
+{
+  bpi_buf_addc(b, '/');
+  for(const char *s = key; *s;) {
+    size_t len = strcspn(s, "/");
+    char *part = strndup(s, len);
+    if(!part)
+      b->failed = true;
+    else
+      add_escaped(b, part);
+    free(part);
+    s += len;
+    if(*s == '/') {
+      bpi_buf_addc(b, '/');
+      s++;
+    }
+  }
+  bpi_buf_addc(b, '/');
+}
+
+char *bpi_serve_profiler_url(const char *url)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_buf_adds(&b, PROFILER_FROM_URL);
+  add_escaped(&b, url);
+  bpi_buf_adds(&b, "/");
+  bpi_buf_addc(&b, '\0');
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
+/* "/" + each part escaped + "/" between them (+ "/" when dir). */
+static void add_path(struct bp_buf *b, char *const *parts, size_t n,
+                     bool dir)
+{
+  for(size_t i = 0; i < n; i++) {
+    bpi_buf_addc(b, '/');
+    add_escaped(b, parts[i]);
+  }
+  if(dir || !n)
+    bpi_buf_addc(b, '/');
+}
+
+/* A name that a listing hides: a temporary file of an atomic write in
+ * progress (fileio.c: NAME.tmpXXXXXX). */
+static bool is_temp_name(const char *name)
+{
+  size_t len = strlen(name);
+  return len > 10 && !memcmp(name + len - 10, ".tmp", 4);
+}
+
+/* ------------------------------------------------------------ paths */
+
+/* path resolved (symlinks followed) lies under the root; *st its stat.
+ * On false, *status says what to answer. */
+static bool inside_root(const struct bp_serve *sv, const char *path,
+                        struct stat *st, char **real, int *status)
+{
+  char *r = realpath(path, NULL);
+  *real = NULL;
+  if(!r) {
+    *status = errno == EACCES ? MHD_HTTP_FORBIDDEN : MHD_HTTP_NOT_FOUND;
+    return false;
+  }
+  if(strncmp(r, sv->root, sv->root_len) ||
+     (r[sv->root_len] != '/' && r[sv->root_len] != '\0' &&
+      strcmp(sv->root, "/"))) {
+    free(r);
+    *status = MHD_HTTP_FORBIDDEN;
+    return false;
+  }
+  if(stat(r, st)) {
+    free(r);
+    *status = MHD_HTTP_NOT_FOUND;
+    return false;
+  }
+  *real = r;
+  return true;
+}
+
+/* A request's path split into decoded segments (on-disk names). */
+struct target {
+  char *parts[MAX_SEGMENTS];
+  size_t n;
+  bool slash;        /* the URL ended with '/' */
+  char *path;        /* root + "/" + parts */
+};
+
+/* Free what parse_target made; safe to call twice. */
+static void target_cleanup(struct target *t)
+{
+  for(size_t i = 0; i < t->n; i++)
+    free(t->parts[i]);
+  free(t->path);
+  t->n = 0;
+  t->path = NULL;
+}
+
+/* Split and decode url (as received, still percent-encoded).  Refuses
+ * what could name something outside the root: dot segments however
+ * encoded, empty segments ("//"), a decoded '/' or NUL. Returns 0 or the
+ * HTTP status to answer (t then holds nothing).  t is always set: call
+ * target_cleanup either way. */
+static int parse_target(const struct bp_serve *sv, const char *url,
+                        struct target *t)
+{
+  struct bp_buf b;
+  int status = 0;
+  memset(t, 0, sizeof(*t));
+  if(url[0] != '/')
+    return MHD_HTTP_BAD_REQUEST;
+  bpi_buf_init(&b);
+  for(const char *s = url + 1; *s && !status;) {
+    size_t len = strcspn(s, "/");
+    if(!len)
+      status = MHD_HTTP_NOT_FOUND;   /* "//": no empty key part */
+    else if(t->n == MAX_SEGMENTS)
+      status = MHD_HTTP_NOT_FOUND;
+    else {
+      bpi_buf_reset(&b);
+      if(!percent_decode(&b, s, len, true))
+        status = MHD_HTTP_BAD_REQUEST;
+      else if(bpi_buf_failed(&b))
+        status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+      else if(memchr(b.data, '\0', b.len) || memchr(b.data, '/', b.len))
+        status = MHD_HTTP_NOT_FOUND;
+      else if((b.len == 1 && b.data[0] == '.') ||
+              (b.len == 2 && !memcmp(b.data, "..", 2)))
+        status = MHD_HTTP_FORBIDDEN;
+      else {
+        t->parts[t->n] = strndup(b.data, b.len);
+        if(!t->parts[t->n])
+          status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+        else
+          t->n++;
+      }
+    }
+    s += len;
+    if(*s == '/') {
+      s++;
+      t->slash = !*s;
+    }
+  }
+  if(!status) {
+    bpi_buf_reset(&b);
+    bpi_buf_adds(&b, sv->root);
+    for(size_t i = 0; i < t->n; i++) {
+      bpi_buf_addc(&b, '/');
+      bpi_buf_adds(&b, t->parts[i]);
+    }
+    bpi_buf_addc(&b, '\0');
+    if(bpi_buf_failed(&b) || !(t->path = strdup(b.data)))
+      status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+  }
+  bpi_buf_cleanup(&b);
+  if(status)
+    target_cleanup(t);
+  return status;
+}
+
+/* ------------------------------------------------------------ listings */
+
+struct entry {
+  char *name;      /* on disk (a key part) */
+  bool dir;
+  long long size;
+  time_t mtime;    /* for commits: their newest manifest's */
+  bool hidden;     /* shown in a section of its own */
+};
+
+struct listing {
+  struct entry *e;
+  size_t n;
+};
+
+static void listing_cleanup(struct listing *l)
+{
+  for(size_t i = 0; i < l->n; i++)
+    free(l->e[i].name);
+  free(l->e);
+  l->e = NULL;
+  l->n = 0;
+}
+
+static int entry_by_name(const void *a, const void *b)
+{
+  return strcmp(((const struct entry *)a)->name,
+                ((const struct entry *)b)->name);
+}
+
+static int entry_newest_first(const void *a, const void *b)
+{
+  const struct entry *x = a, *y = b;
+  if(x->mtime != y->mtime)
+    return x->mtime < y->mtime ? 1 : -1;
+  return strcmp(x->name, y->name);
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+  size_t dl = strlen(dir), nl = strlen(name);
+  char *p = malloc(dl + nl + 2);
+  if(p) {
+    memcpy(p, dir, dl);
+    p[dl] = '/';
+    memcpy(p + dl + 1, name, nl + 1);
+  }
+  return p;
+}
+
+/* a + b, malloc'd */
+static char *concat(const char *a, const char *b)
+{
+  size_t al = strlen(a), bl = strlen(b);
+  char *p = malloc(al + bl + 1);
+  if(p) {
+    memcpy(p, a, al);
+    memcpy(p + al, b, bl + 1);
+  }
+  return p;
+}
+
+/* The entries of dir (real, under the root) that stay under the root,
+ * sorted by name; hidden: "." and "..", temporary files, symlinks that
+ * lead out. */
+static bp_code list_dir(const struct bp_serve *sv, const char *dir,
+                        struct listing *l, struct bp_err *err)
+{
+  DIR *d = opendir(dir);
+  struct dirent *de;
+  size_t cap = 0;
+  memset(l, 0, sizeof(*l));
+  if(!d)
+    return bpi_err_set(err, BPE_IO, errno, "cannot list '%s'", dir);
+  while((de = readdir(d)) && l->n < MAX_ENTRIES) {
+    struct stat st;
+    char *path, *real = NULL;
+    int status;
+    if(!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+       is_temp_name(de->d_name))
+      continue;
+    path = join_path(dir, de->d_name);
+    if(!path)
+      break;
+    bool ok = inside_root(sv, path, &st, &real, &status) &&
+      (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode));
+    free(path);
+    free(real);
+    if(!ok)
+      continue;
+    if(l->n == cap) {
+      size_t ncap = cap ? 2 * cap : 16;
+      struct entry *ne = realloc(l->e, ncap * sizeof(*ne));
+      if(!ne)
+        break;
+      l->e = ne;
+      cap = ncap;
+    }
+    l->e[l->n].name = strdup(de->d_name);
+    if(!l->e[l->n].name)
+      break;
+    l->e[l->n].dir = S_ISDIR(st.st_mode);
+    l->e[l->n].size = (long long)st.st_size;
+    l->e[l->n].mtime = st.st_mtime;
+    l->e[l->n].hidden = false;
+    l->n++;
+  }
+  bool broken = de != NULL && l->n < MAX_ENTRIES;
+  closedir(d);
+  if(broken) {
+    listing_cleanup(l);
+    return bpi_err_set(err, BPE_NOMEM, 0, "listing '%s'", dir);
+  }
+  if(l->n)
+    qsort(l->e, l->n, sizeof(*l->e), entry_by_name);
+  return BP_OK;
+}
+
+/* When a commit was stored: its newest testbed manifest's mtime (the
+ * directory's own when it has none). */
+static time_t commit_time(const struct bp_serve *sv, const char *dir,
+                          time_t fallback)
+{
+  struct listing l;
+  struct bp_err err = {0};
+  time_t t = 0;
+  if(list_dir(sv, dir, &l, &err))
+    return fallback;
+  for(size_t i = 0; i < l.n; i++) {
+    char *tb = l.e[i].dir ? join_path(dir, l.e[i].name) : NULL;
+    char *mf = tb ? join_path(tb, "manifest.json") : NULL;
+    struct stat st;
+    if(mf && !stat(mf, &st) && st.st_mtime > t)
+      t = st.st_mtime;
+    free(mf);
+    free(tb);
+  }
+  listing_cleanup(&l);
+  return t ? t : fallback;
+}
+
+/* ------------------------------------------------------------ pages */
+
+static void html_text(struct bp_buf *b, const char *s)
+{
+  bpi_buf_xml_text(b, s);
+}
+
+/* A decoded key part, escaped for HTML. */
+static void html_name(struct bp_buf *b, const char *part)
+{
+  char *name = display_name(part);
+  if(name)
+    html_text(b, name);
+  else
+    b->failed = true;
+  free(name);
+}
+
+static void html_begin(struct bp_buf *b, char *const *parts, size_t n)
+{
+  bpi_buf_adds(b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
+               "<title>");
+  if(n)
+    html_name(b, parts[n - 1]);
+  else
+    bpi_buf_adds(b, "benchprof store");
+  bpi_buf_adds(b, " - benchprof</title>\n<style>\n"
+               "body{font-family:sans-serif;margin:1.5em;color:#222}\n"
+               "nav{margin-bottom:1em;color:#555}\n"
+               "li{margin:.2em 0}\n"
+               "table{border-collapse:collapse}\n"
+               "td,th{border:1px solid #ccc;padding:.2em .6em;"
+               "text-align:left}\n"
+               ".flame{width:100%;border:1px solid #ccc}\n"
+               ".muted{color:#777}\n"
+               "</style></head>\n<body>\n<nav><a href=\"/\">store</a>");
+  /* breadcrumbs: each ancestor by its display name */
+  for(size_t i = 0; i < n; i++) {
+    bpi_buf_adds(b, " / <a href=\"");
+    add_path(b, parts, i + 1, true);
+    bpi_buf_adds(b, "\">");
+    html_name(b, parts[i]);
+    bpi_buf_adds(b, "</a>");
+  }
+  bpi_buf_adds(b, "</nav>\n<h1>");
+  if(n)
+    html_name(b, parts[n - 1]);
+  else
+    bpi_buf_adds(b, "benchprof store");
+  bpi_buf_adds(b, "</h1>\n");
+}
+
+static void html_end(struct bp_buf *b)
+{
+  bpi_buf_adds(b, "</body></html>\n");
+}
+
+static void html_time(struct bp_buf *b, time_t t)
+{
+  struct tm tm;
+  char when[32];
+  if(gmtime_r(&t, &tm) &&
+     strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm))
+    bpi_buf_adds(b, when);
+}
+
+/* <li><a href="NAME/">display name</a> ...</li> for each entry. */
+static void html_entries(struct bp_buf *b, const struct listing *l,
+                         bool dirs, bool show_time)
+{
+  size_t shown = 0;
+  for(size_t i = 0; i < l->n; i++) {
+    const struct entry *e = &l->e[i];
+    if(e->dir != dirs || e->hidden)
+      continue;
+    if(!shown++)
+      bpi_buf_adds(b, "<ul>\n");
+    bpi_buf_adds(b, "<li><a href=\"");
+    add_escaped(b, e->name);
+    bpi_buf_adds(b, dirs ? "/\">" : "\">");
+    if(dirs)
+      html_name(b, e->name);
+    else
+      html_text(b, e->name);
+    bpi_buf_adds(b, "</a>");
+    if(show_time) {
+      bpi_buf_adds(b, " <span class=\"muted\">");
+      html_time(b, e->mtime);
+      bpi_buf_adds(b, "</span>");
+    }
+    else if(!dirs)
+      bpi_buf_printf(b, " <span class=\"muted\">%lld bytes</span>",
+                     e->size);
+    bpi_buf_adds(b, "</li>\n");
+  }
+  if(shown)
+    bpi_buf_adds(b, "</ul>\n");
+  else if(dirs)
+    bpi_buf_adds(b, "<p class=\"muted\">none yet</p>\n");
+}
+
+/* The scheme and authority links in pages use: the Host the browser
+ * asked for when it is a plain host[:port], else the server's URL. */
+static void add_origin(struct bp_buf *b, const struct bp_serve *sv,
+                       const char *host)
+{
+  bool plain = host && *host && strlen(host) <= HOST_MAX &&
+    strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+           "0123456789.-:[]") == strlen(host);
+  if(plain) {
+    bpi_buf_adds(b, "http://");
+    bpi_buf_adds(b, host);
+  }
+  else
+    bpi_buf_add(b, sv->url, strlen(sv->url) - 1);  /* without the '/' */
+}
+
+/* A cell with an object's member: its string or number, else empty. */
+static void html_cell(struct bp_buf *b, const cJSON *o, const char *key)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  char *num = cJSON_IsNumber(v) ? cJSON_PrintUnformatted(v) : NULL;
+  bpi_buf_adds(b, "<td>");
+  if(cJSON_IsString(v))
+    html_text(b, v->valuestring);
+  else if(num)
+    html_text(b, num);
+  bpi_buf_adds(b, "</td>");
+  free(num);
+}
+
+#define TOP_SHOWN 15
+
+static void html_top_functions(struct bp_buf *b, const cJSON *top)
+{
+  int i = 0;
+  const cJSON *f;
+  if(!cJSON_IsArray(top) || !cJSON_GetArraySize(top))
+    return;
+  bpi_buf_adds(b, "<h2>Top functions</h2>\n<table>\n<tr><th>function</th>"
+               "<th>library</th><th>self %</th><th>total %</th></tr>\n");
+  cJSON_ArrayForEach(f, top) {
+    if(i++ == TOP_SHOWN)
+      break;
+    bpi_buf_adds(b, "<tr>");
+    html_cell(b, f, "name");
+    html_cell(b, f, "lib");
+    html_cell(b, f, "self_pct");
+    html_cell(b, f, "total_pct");
+    bpi_buf_adds(b, "</tr>\n");
+  }
+  bpi_buf_adds(b, "</table>\n");
+}
+
+/* The counters that were counted (the others say why not in the
+ * summary itself). */
+static void html_counters(struct bp_buf *b, const cJSON *counters)
+{
+  const cJSON *c;
+  bool shown = false;
+  cJSON_ArrayForEach(c, counters) {
+    if(!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "available")))
+      continue;
+    if(!shown)
+      bpi_buf_adds(b, "<h2>Counters</h2>\n<table>\n<tr><th>counter</th>"
+                   "<th>value</th><th>unit</th></tr>\n");
+    shown = true;
+    bpi_buf_adds(b, "<tr>");
+    html_cell(b, c, "name");
+    html_cell(b, c, "value");
+    html_cell(b, c, "unit");
+    bpi_buf_adds(b, "</tr>\n");
+  }
+  if(shown)
+    bpi_buf_adds(b, "</table>\n");
+}
+
+/* The summary: its top functions and counters, then its top-level
+ * scalars and one level of objects (event.used, ...) in a table. */
+static void html_summary(struct bp_buf *b, const char *path)
+{
+  char *text = NULL;
+  size_t len = 0;
+  struct bp_err err = {0};
+  cJSON *root;
+  if(bpi_file_read(path, &text, &len, &err))
+    return;
+  root = cJSON_ParseWithLength(text, len);
+  free(text);
+  if(!cJSON_IsObject(root)) {
+    cJSON_Delete(root);
+    return;
+  }
+  html_top_functions(b, cJSON_GetObjectItemCaseSensitive(root,
+                                                         "top_functions"));
+  html_counters(b, cJSON_GetObjectItemCaseSensitive(root, "counters"));
+  bpi_buf_adds(b, "<h2>Summary</h2>\n<table>\n");
+  for(cJSON *item = root->child; item; item = item->next) {
+    cJSON *one[2] = { item, NULL };
+    cJSON *list = cJSON_IsObject(item) ? item->child : one[0];
+    bool nested = cJSON_IsObject(item);
+    for(cJSON *v = list; v; v = nested ? v->next : one[1]) {
+      char *value = NULL;
+      if(cJSON_IsString(v))
+        value = strdup(v->valuestring);
+      else if(cJSON_IsNumber(v) || cJSON_IsBool(v) || cJSON_IsNull(v))
+        value = cJSON_PrintUnformatted(v);
+      if(!value)
+        continue;
+      bpi_buf_adds(b, "<tr><th>");
+      html_text(b, item->string ? item->string : "");
+      if(nested) {
+        bpi_buf_addc(b, '.');
+        html_text(b, v->string ? v->string : "");
+      }
+      bpi_buf_adds(b, "</th><td>");
+      html_text(b, value);
+      bpi_buf_adds(b, "</td></tr>\n");
+      free(value);
+    }
+  }
+  bpi_buf_adds(b, "</table>\n");
+  cJSON_Delete(root);
+}
+
+/* The height the flame graph asks for (its <svg height="N">), so the
+ * page shows all of it; 600 when it does not say. */
+static long svg_height(const char *path)
+{
+  char head[4096];
+  long h = 600;
+  FILE *f = fopen(path, "re");
+  if(!f)
+    return h;
+  size_t len = fread(head, 1, sizeof(head) - 1, f);
+  fclose(f);
+  head[len] = '\0';
+  const char *svg = strstr(head, "<svg");
+  const char *attr = svg ? strstr(svg, " height=\"") : NULL;
+  if(attr) {
+    char *end;
+    long v = strtol(attr + 9, &end, 10);
+    if(end != attr + 9 && v > 0 && v < 100000)
+      h = v;
+  }
+  return h;
+}
+
+/* The testbed directory a latest pointer names, as key parts relative
+ * to the root: its "manifest" key's directory, else project/branch/
+ * the commit's key part/testbed.  NULL when it names nothing usable. */
+static char *pointer_dir(const cJSON *ptr, const char *project,
+                         const char *branch, const char *testbed)
+{
+  const cJSON *mf = cJSON_GetObjectItemCaseSensitive(ptr, "manifest");
+  const cJSON *commit = cJSON_GetObjectItemCaseSensitive(ptr, "commit");
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  if(cJSON_IsString(mf) && strrchr(mf->valuestring, '/')) {
+    const char *s = mf->valuestring;
+    bpi_buf_add(&b, s, (size_t)(strrchr(s, '/') - s));
+  }
+  else if(cJSON_IsString(commit)) {
+    bpi_buf_printf(&b, "%s/%s/", project, branch);
+    add_key_part(&b, commit->valuestring);
+    bpi_buf_printf(&b, "/%s", testbed);
+  }
+  else
+    return NULL;
+  bpi_buf_addc(&b, '\0');
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
+/* A view of a profile for the compare page: one thread selected, as
+ * the profiler's compare view requires. */
+static void add_compare_view(struct bp_buf *b, const char *file_url)
+{
+  struct bp_buf v;
+  bpi_buf_init(&v);
+  bpi_buf_adds(&v, PROFILER_FROM_URL);
+  add_escaped(&v, file_url);
+  bpi_buf_adds(&v, "/calltree/?thread=0");
+  bpi_buf_addc(&v, '\0');
+  if(bpi_buf_failed(&v))
+    b->failed = true;
+  else
+    add_escaped(b, v.data);
+  bpi_buf_cleanup(&v);
+}
+
+/* Read a latest pointer ({project}/{branch}/latest/{testbed}.json, all
+ * key parts) and give the testbed directory it names as a key; NULL when
+ * there is none.  *commit: the commit's name (malloc'd). */
+static char *read_pointer(const struct bp_serve *sv, const char *project,
+                          const char *branch, const char *testbed,
+                          char **commit)
+{
+  struct bp_err err = {0};
+  char *pdir = join_path(sv->root, project);
+  char *bdir = pdir ? join_path(pdir, branch) : NULL;
+  char *ldir = bdir ? join_path(bdir, LATEST_DIR) : NULL;
+  char *name = NULL, *file = NULL, *text = NULL, *key = NULL;
+  size_t len = 0;
+  cJSON *ptr = NULL, *c;
+  *commit = NULL;
+  name = ldir ? concat(testbed, ".json") : NULL;
+  file = name ? join_path(ldir, name) : NULL;
+  if(file && !bpi_file_read(file, &text, &len, &err))
+    ptr = cJSON_ParseWithLength(text, len);
+  c = cJSON_GetObjectItemCaseSensitive(ptr, "commit");
+  if(cJSON_IsString(c))
+    key = pointer_dir(ptr, project, branch, testbed);
+  if(key && !(*commit = strdup(c->valuestring))) {
+    free(key);
+    key = NULL;
+  }
+  cJSON_Delete(ptr);
+  free(text);
+  free(file);
+  free(name);
+  free(ldir);
+  free(bdir);
+  free(pdir);
+  return key;
+}
+
+/* Links that compare this benchmark's profile (the head) with the same
+ * benchmark and testbed at the latest commit of each other branch (the
+ * base) in the Firefox Profiler. */
+static void html_compare(const struct bp_serve *sv, struct bp_buf *b,
+                         const struct target *t, const char *origin,
+                         const char *head_url)
+{
+  struct listing branches;
+  struct bp_err err = {0};
+  char *pdir = join_path(sv->root, t->parts[PART_PROJECT]);
+  bool shown = false;
+  if(!pdir || list_dir(sv, pdir, &branches, &err)) {
+    free(pdir);
+    return;
+  }
+  for(size_t i = 0; i < branches.n; i++) {
+    const char *branch = branches.e[i].name;
+    char *commit = NULL, *key;
+    struct bp_buf path;
+    struct target other;
+    struct stat st;
+    char *real = NULL;
+    int status;
+    if(!branches.e[i].dir || !strcmp(branch, t->parts[PART_BRANCH]))
+      continue;
+    key = read_pointer(sv, t->parts[PART_PROJECT], branch,
+                       t->parts[PART_TESTBED], &commit);
+    if(!key)
+      continue;
+    bpi_buf_init(&path);
+    add_key_href(&path, key);
+    add_escaped(&path, t->parts[PART_BENCHMARK]);
+    bpi_buf_adds(&path, "/" PROFILE_FILE);
+    bpi_buf_addc(&path, '\0');
+    memset(&other, 0, sizeof(other));
+    status = bpi_buf_failed(&path) ? MHD_HTTP_INTERNAL_SERVER_ERROR
+                                   : parse_target(sv, path.data, &other);
+    if(!status && other.n == LEVEL_BENCHMARK + 1 &&
+       inside_root(sv, other.path, &st, &real, &status) &&
+       S_ISREG(st.st_mode)) {
+      if(!shown)
+        bpi_buf_adds(b, "<h2>Compare</h2>\n<ul>\n");
+      shown = true;
+      bpi_buf_adds(b, "<li><a class=\"compare\" href=\"https://profiler."
+                   "firefox.com/compare/calltree/?profiles[]=");
+      struct bp_buf base;
+      bpi_buf_init(&base);
+      bpi_buf_adds(&base, origin);
+      bpi_buf_adds(&base, path.data);
+      bpi_buf_addc(&base, '\0');
+      if(bpi_buf_failed(&base))
+        b->failed = true;
+      else
+        add_compare_view(b, base.data);
+      bpi_buf_cleanup(&base);
+      bpi_buf_adds(b, "&amp;profiles[]=");
+      add_compare_view(b, head_url);
+      bpi_buf_adds(b, "\">with branch ");
+      html_name(b, branch);
+      bpi_buf_adds(b, " at ");
+      html_text(b, commit);
+      bpi_buf_adds(b, " (its latest) in the Firefox Profiler</a></li>\n");
+    }
+    target_cleanup(&other);
+    free(real);
+    bpi_buf_cleanup(&path);
+    free(key);
+    free(commit);
+  }
+  if(shown)
+    bpi_buf_adds(b, "</ul>\n");
+  listing_cleanup(&branches);
+  free(pdir);
+}
+
+static void page_benchmark(const struct bp_serve *sv, struct bp_buf *b,
+                           const struct target *t, const char *dir,
+                           const struct listing *l, const char *host)
+{
+  bool has_svg = false, has_profile = false;
+  for(size_t i = 0; i < l->n; i++) {
+    has_svg |= !l->e[i].dir && !strcmp(l->e[i].name, SVG_FILE);
+    has_profile |= !l->e[i].dir && !strcmp(l->e[i].name, PROFILE_FILE);
+  }
+  if(t->n == LEVEL_BENCHMARK) {
+    static const char *const what[] = {"project", "branch", "commit",
+                                       "testbed"};
+    bpi_buf_adds(b, "<p>");
+    for(size_t i = 0; i < BP_ARRAY_LEN(what); i++) {
+      bpi_buf_printf(b, "%s%s <b>", i ? ", " : "", what[i]);
+      html_name(b, t->parts[i]);
+      bpi_buf_adds(b, "</b>");
+    }
+    bpi_buf_adds(b, "</p>\n");
+  }
+  if(has_profile) {
+    struct bp_buf origin, url;
+    char *link = NULL;
+    bpi_buf_init(&origin);
+    bpi_buf_init(&url);
+    add_origin(&origin, sv, host);
+    bpi_buf_addc(&origin, '\0');
+    if(!bpi_buf_failed(&origin)) {
+      bpi_buf_adds(&url, origin.data);
+      add_path(&url, (char *const *)t->parts, t->n, true);
+      bpi_buf_adds(&url, PROFILE_FILE);
+      bpi_buf_addc(&url, '\0');
+    }
+    if(!bpi_buf_failed(&origin) && !bpi_buf_failed(&url))
+      link = bpi_serve_profiler_url(url.data);
+    if(link) {
+      bpi_buf_adds(b, "<p><a id=\"profiler\" href=\"");
+      html_text(b, link);
+      bpi_buf_adds(b, "\">Open the profile in the Firefox Profiler</a></p>\n");
+      if(t->n == LEVEL_BENCHMARK)
+        html_compare(sv, b, t, origin.data, url.data);
+    }
+    else
+      b->failed = true;
+    free(link);
+    bpi_buf_cleanup(&url);
+    bpi_buf_cleanup(&origin);
+  }
+  if(has_svg) {
+    char *svg = join_path(dir, SVG_FILE);
+    /* <object>, not <img>: the flame graph's own script (search, zoom,
+     * tooltips) runs only in a document of its own */
+    bpi_buf_printf(b, "<h2>Flame graph</h2>\n<object class=\"flame\" "
+                   "type=\"image/svg+xml\" data=\"" SVG_FILE "\" "
+                   "style=\"height:%ldpx\">flamegraph.svg</object>\n",
+                   svg ? svg_height(svg) : 600L);
+    free(svg);
+  }
+  for(size_t i = 0; i < l->n; i++) {
+    if(!l->e[i].dir && !strcmp(l->e[i].name, SUMMARY_FILE)) {
+      char *sum = join_path(dir, SUMMARY_FILE);
+      if(sum)
+        html_summary(b, sum);
+      free(sum);
+    }
+  }
+  bpi_buf_adds(b, "<h2>Artifacts</h2>\n");
+  html_entries(b, l, false, false);
+}
+
+/* The branch's latest pointers (latest/{testbed}.json -> commit). */
+static void html_latest(const struct bp_serve *sv, struct bp_buf *b,
+                        char *const *parts, const char *branch_dir)
+{
+  struct listing l;
+  struct bp_err err = {0};
+  char *dir = join_path(branch_dir, LATEST_DIR);
+  bool shown = false;
+  if(!dir || list_dir(sv, dir, &l, &err)) {
+    free(dir);
+    return;
+  }
+  for(size_t i = 0; i < l.n; i++) {
+    size_t nl = strlen(l.e[i].name);
+    char *file = NULL, *text = NULL, *testbed = NULL, *key = NULL;
+    size_t len = 0;
+    cJSON *ptr = NULL, *commit;
+    if(l.e[i].dir || nl <= 5 || strcmp(l.e[i].name + nl - 5, ".json"))
+      continue;
+    file = join_path(dir, l.e[i].name);
+    testbed = strndup(l.e[i].name, nl - 5);
+    if(file && testbed && !bpi_file_read(file, &text, &len, &err))
+      ptr = cJSON_ParseWithLength(text, len);
+    commit = cJSON_GetObjectItemCaseSensitive(ptr, "commit");
+    if(ptr && cJSON_IsString(commit))
+      key = pointer_dir(ptr, parts[PART_PROJECT], parts[PART_BRANCH],
+                        testbed);
+    if(key) {
+      if(!shown) {
+        bpi_buf_adds(b, "<h2>Latest</h2>\n<ul>\n");
+        shown = true;
+      }
+      bpi_buf_adds(b, "<li>");
+      html_name(b, testbed);
+      bpi_buf_adds(b, ": <a href=\"");
+      add_key_href(b, key);
+      bpi_buf_adds(b, "\">");
+      html_text(b, commit->valuestring);
+      bpi_buf_adds(b, "</a></li>\n");
+    }
+    free(key);
+    cJSON_Delete(ptr);
+    free(text);
+    free(testbed);
+    free(file);
+  }
+  if(shown)
+    bpi_buf_adds(b, "</ul>\n");
+  listing_cleanup(&l);
+  free(dir);
+}
+
+/* The index page of a directory of the store. */
+static bp_code page_dir(const struct bp_serve *sv, struct bp_buf *b,
+                        const struct target *t, const char *dir,
+                        const char *host, struct bp_err *err)
+{
+  struct listing l;
+  bp_code rc = list_dir(sv, dir, &l, err);
+  bool latest = t->n == LEVEL_BRANCH + 1 &&
+    !strcmp(t->parts[PART_COMMIT], LATEST_DIR);
+  if(rc)
+    return rc;
+  html_begin(b, t->parts, t->n);
+  if(t->n == LEVEL_BRANCH) {
+    /* commits newest first; latest/ has its own section */
+    for(size_t i = 0; i < l.n; i++) {
+      char *cd = l.e[i].dir ? join_path(dir, l.e[i].name) : NULL;
+      if(cd)
+        l.e[i].mtime = commit_time(sv, cd, l.e[i].mtime);
+      if(l.e[i].dir && !strcmp(l.e[i].name, LATEST_DIR))
+        l.e[i].hidden = true;
+      free(cd);
+    }
+    html_latest(sv, b, t->parts, dir);
+    qsort(l.e, l.n, sizeof(*l.e), entry_newest_first);
+    bpi_buf_adds(b, "<h2>Commits</h2>\n");
+    html_entries(b, &l, true, true);
+  }
+  else if(t->n == LEVEL_BENCHMARK)
+    page_benchmark(sv, b, t, dir, &l, host);
+  else {
+    size_t dirs = 0;
+    for(size_t i = 0; i < l.n; i++)
+      dirs += l.e[i].dir;
+    if(!latest && (t->n < LEVEL_BENCHMARK || dirs)) {
+      bpi_buf_printf(b, "<h2>%s</h2>\n",
+                     level_children[t->n < LEVEL_BENCHMARK ? t->n
+                                                           : LEVEL_BENCHMARK]);
+      html_entries(b, &l, true, false);
+    }
+    if(l.n > dirs) {
+      bpi_buf_adds(b, "<h2>Files</h2>\n");
+      html_entries(b, &l, false, false);
+    }
+  }
+  html_end(b);
+  listing_cleanup(&l);
+  return BP_OK;
+}
+
+/* ------------------------------------------------------------ answers */
+
+/* Headers every answer carries. */
+static void common_headers(struct MHD_Response *r)
+{
+  MHD_add_response_header(r, "Access-Control-Allow-Origin", "*");
+  MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+  MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+}
+
+static enum MHD_Result queue(struct MHD_Connection *c, unsigned status,
+                             struct MHD_Response *r)
+{
+  enum MHD_Result ok;
+  if(!r)
+    return MHD_NO;
+  common_headers(r);
+  ok = MHD_queue_response(c, status, r);
+  MHD_destroy_response(r);
+  return ok;
+}
+
+static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned status,
+                                   const char *text)
+{
+  struct MHD_Response *r =
+    MHD_create_response_from_buffer(strlen(text), (void *)text,
+                                    MHD_RESPMEM_PERSISTENT);
+  if(r)
+    MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+  if(r && status == MHD_HTTP_METHOD_NOT_ALLOWED)
+    MHD_add_response_header(r, "Allow", "GET, HEAD, OPTIONS");
+  return queue(c, status, r);
+}
+
+static const char *status_text(int status)
+{
+  switch(status) {
+  case MHD_HTTP_BAD_REQUEST:
+    return "bad request\n";
+  case MHD_HTTP_FORBIDDEN:
+    return "forbidden\n";
+  case MHD_HTTP_METHOD_NOT_ALLOWED:
+    return "method not allowed: this store is read-only\n";
+  case MHD_HTTP_INTERNAL_SERVER_ERROR:
+    return "internal error\n";
+  default:
+    return "not found\n";
+  }
+}
+
+static enum MHD_Result answer_status(struct MHD_Connection *c, int status)
+{
+  return answer_text(c, (unsigned)status, status_text(status));
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+  size_t len = strlen(s), slen = strlen(suffix);
+  return len >= slen && !strcmp(s + len - slen, suffix);
+}
+
+/* The store's content type and encoding for an artifact (as store.h's
+ * bpi_store_content_type, which the publisher uses when it writes).
+ * Anything else is plain text: a stored page or script never runs on
+ * this origin. */
+static void content_type(const char *file, const char **type,
+                         const char **encoding)
+{
+  *encoding = NULL;
+  if(ends_with(file, ".json.gz")) {
+    *type = "application/json";
+    *encoding = "gzip";   /* fetch() inflates it */
+  }
+  else if(ends_with(file, ".gz"))
+    *type = "application/octet-stream";   /* pprof: gzip by format */
+  else if(ends_with(file, ".svg"))
+    *type = "image/svg+xml";
+  else if(ends_with(file, ".json"))
+    *type = "application/json";
+  else
+    *type = "text/plain; charset=utf-8";
+}
+
+static enum MHD_Result answer_file(struct MHD_Connection *c,
+                                   const char *real, const char *name)
+{
+  struct stat st;
+  const char *type, *encoding;
+  int fd = open(real, O_RDONLY | O_CLOEXEC);
+  if(fd < 0)
+    return answer_status(c, errno == EACCES ? MHD_HTTP_FORBIDDEN
+                                            : MHD_HTTP_NOT_FOUND);
+  if(fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return answer_status(c, MHD_HTTP_NOT_FOUND);
+  }
+  /* takes fd: MHD closes it with the response */
+  struct MHD_Response *r = MHD_create_response_from_fd64((uint64_t)st.st_size,
+                                                         fd);
+  if(!r) {
+    close(fd);
+    return MHD_NO;
+  }
+  content_type(name, &type, &encoding);
+  MHD_add_response_header(r, "Content-Type", type);
+  if(encoding)
+    MHD_add_response_header(r, "Content-Encoding", encoding);
+  MHD_add_response_header(r, "Cache-Control", "no-cache");
+  return queue(c, MHD_HTTP_OK, r);
+}
+
+static enum MHD_Result answer_page(const struct bp_serve *sv,
+                                   struct MHD_Connection *c,
+                                   const struct target *t, const char *real)
+{
+  struct bp_buf b;
+  struct bp_err err = {0};
+  struct MHD_Response *r = NULL;
+  const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                 "Host");
+  bpi_buf_init(&b);
+  if(!page_dir(sv, &b, t, real, host, &err) && !bpi_buf_failed(&b))
+    r = MHD_create_response_from_buffer(b.len, b.data,
+                                        MHD_RESPMEM_MUST_COPY);
+  bpi_buf_cleanup(&b);
+  if(!r)
+    return answer_status(c, err.code == BPE_IO
+                              ? MHD_HTTP_FORBIDDEN
+                              : MHD_HTTP_INTERNAL_SERVER_ERROR);
+  MHD_add_response_header(r, "Content-Type", "text/html; charset=utf-8");
+  MHD_add_response_header(r, "Cache-Control", "no-cache");
+  /* names in pages come from whoever ran the benchmark: even escaped, a
+   * page may load nothing but this server's own files */
+  MHD_add_response_header(r, "Content-Security-Policy",
+                          "default-src 'none'; style-src 'unsafe-inline'; "
+                          "img-src 'self'; object-src 'self'; "
+                          "frame-src 'self'; base-uri 'none'; "
+                          "form-action 'none'");
+  return queue(c, MHD_HTTP_OK, r);
+}
+
+/* A directory asked for without its '/': send the browser there, so the
+ * page's relative links resolve inside it. */
+static enum MHD_Result answer_redirect(struct MHD_Connection *c,
+                                       const struct target *t)
+{
+  struct bp_buf b;
+  struct MHD_Response *r = NULL;
+  bpi_buf_init(&b);
+  add_path(&b, (char *const *)t->parts, t->n, true);
+  bpi_buf_addc(&b, '\0');
+  if(!bpi_buf_failed(&b))
+    r = MHD_create_response_from_buffer(0, (void *)"",
+                                        MHD_RESPMEM_PERSISTENT);
+  if(r)
+    MHD_add_response_header(r, "Location", b.data);
+  bpi_buf_cleanup(&b);
+  return queue(c, MHD_HTTP_MOVED_PERMANENTLY, r);
+}
+
+static enum MHD_Result answer_preflight(struct MHD_Connection *c)
+{
+  struct MHD_Response *r =
+    MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+  const char *asked = MHD_lookup_connection_value(
+    c, MHD_HEADER_KIND, "Access-Control-Request-Headers");
+  if(r) {
+    MHD_add_response_header(r, "Access-Control-Allow-Methods",
+                            "GET, HEAD, OPTIONS");
+    /* reading is harmless whatever the headers: allow the ones asked */
+    if(asked && strlen(asked) < 1024 && !strpbrk(asked, "\r\n"))
+      MHD_add_response_header(r, "Access-Control-Allow-Headers", asked);
+    MHD_add_response_header(r, "Access-Control-Max-Age", "86400");
+    MHD_add_response_header(r, "Allow", "GET, HEAD, OPTIONS");
+  }
+  return queue(c, MHD_HTTP_NO_CONTENT, r);
+}
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
+                              const char *url, const char *method,
+                              const char *version, const char *upload_data,
+                              size_t *upload_data_size, void **con_cls)
+{
+  const struct bp_serve *sv = cls;
+  struct target t;
+  struct stat st;
+  char *real = NULL;
+  int status;
+  enum MHD_Result ok;
+  (void)version;
+  (void)upload_data;
+  (void)con_cls;
+  *upload_data_size = 0;  /* a body is never read */
+  if(!strcmp(method, MHD_HTTP_METHOD_OPTIONS))
+    return answer_preflight(c);
+  if(strcmp(method, MHD_HTTP_METHOD_GET) &&
+     strcmp(method, MHD_HTTP_METHOD_HEAD))
+    return answer_status(c, MHD_HTTP_METHOD_NOT_ALLOWED);
+  status = parse_target(sv, url, &t);
+  if(!status && !inside_root(sv, t.path, &st, &real, &status))
+    real = NULL;
+  if(status)
+    ok = answer_status(c, status);
+  else if(S_ISDIR(st.st_mode) && !t.slash && t.n)
+    ok = answer_redirect(c, &t);
+  else if(S_ISDIR(st.st_mode))
+    ok = answer_page(sv, c, &t, real);
+  else if(S_ISREG(st.st_mode) && !t.slash)
+    ok = answer_file(c, real, t.parts[t.n - 1]);
+  else
+    ok = answer_status(c, MHD_HTTP_NOT_FOUND);
+  free(real);
+  target_cleanup(&t);
+  return ok;
+}
+
+/* MHD would decode %XX before answer() sees the URL, so "%2F" and "/"
+ * would look alike; parse_target decodes each segment itself. */
+static size_t keep_escaped(void *cls, struct MHD_Connection *c, char *s)
+{
+  (void)cls;
+  (void)c;
+  return strlen(s);
+}
+
+/* ------------------------------------------------------------ server */
+
+static bp_code make_url(struct bp_serve *sv, const char *bind, bool v6)
+{
+  struct bp_buf b;
+  bool wildcard = !strcmp(bind, "0.0.0.0") || !strcmp(bind, "::");
+  bpi_buf_init(&b);
+  bpi_buf_adds(&b, "http://");
+  if(wildcard)
+    bpi_buf_adds(&b, v6 ? "[::1]" : "127.0.0.1");
+  else
+    bpi_buf_printf(&b, v6 ? "[%s]" : "%s", bind);
+  bpi_buf_printf(&b, ":%u/", sv->port);
+  bpi_buf_addc(&b, '\0');
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
+    return BPE_NOMEM;
+  }
+  sv->url = b.data;
+  return BP_OK;
+}
+
+bp_code bpi_serve_start(struct bp_serve **svp, const struct bp_serve_opts *o,
+                        struct bp_err *err)
+{
+  const char *bind = o->bind ? o->bind : "127.0.0.1";
+  struct sockaddr_in a4;
+  struct sockaddr_in6 a6;
+  struct sockaddr *sa;
+  unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD;
+  struct stat st;
+  struct bp_serve *sv;
+  bp_code rc;
+  *svp = NULL;
+  if(o->port > 65535)
+    return bpi_err_set(err, BPE_INVAL, 0, "port %u: not a TCP port",
+                       o->port);
+  memset(&a4, 0, sizeof(a4));
+  memset(&a6, 0, sizeof(a6));
+  if(inet_pton(AF_INET, bind, &a4.sin_addr) == 1) {
+    a4.sin_family = AF_INET;
+    a4.sin_port = htons((uint16_t)o->port);
+    sa = (struct sockaddr *)&a4;
+  }
+  else if(inet_pton(AF_INET6, bind, &a6.sin6_addr) == 1) {
+    a6.sin6_family = AF_INET6;
+    a6.sin6_port = htons((uint16_t)o->port);
+    sa = (struct sockaddr *)&a6;
+    flags |= MHD_USE_IPv6;
+  }
+  else
+    return bpi_err_set(err, BPE_INVAL, 0,
+                       "bind address '%s': not a numeric IPv4 or IPv6 "
+                       "address", bind);
+  sv = calloc(1, sizeof(*sv));
+  if(!sv)
+    return bpi_err_set(err, BPE_NOMEM, 0, "serve");
+  sv->root = realpath(o->root, NULL);
+  if(!sv->root) {
+    rc = bpi_err_set(err, BPE_IO, errno, "store directory '%s'", o->root);
+    goto fail;
+  }
+  if(stat(sv->root, &st) || !S_ISDIR(st.st_mode)) {
+    rc = bpi_err_set(err, BPE_INVAL, ENOTDIR,
+                     "store directory '%s': not a directory", o->root);
+    goto fail;
+  }
+  sv->root_len = strlen(sv->root);
+  errno = 0;
+  sv->daemon = MHD_start_daemon(
+    flags, (uint16_t)o->port, NULL, NULL, answer, sv,
+    MHD_OPTION_SOCK_ADDR, sa,
+    MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
+    MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+    MHD_OPTION_CONNECTION_LIMIT, 128u,
+    MHD_OPTION_END);
+  if(!sv->daemon) {
+    rc = bpi_err_set(err, BPE_SYS, errno, "cannot listen on %s port %u",
+                     bind, o->port);
+    goto fail;
+  }
+  const union MHD_DaemonInfo *info =
+    MHD_get_daemon_info(sv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+  sv->port = info ? info->port : o->port;
+  rc = make_url(sv, bind, sa->sa_family == AF_INET6);
+  if(rc) {
+    bpi_err_set(err, rc, 0, "serve");
+    goto fail;
+  }
+  *svp = sv;
+  return BP_OK;
+fail:
+  bpi_serve_stop(sv);
+  return rc;
+}
+
+void bpi_serve_stop(struct bp_serve *sv)
+{
+  if(!sv)
+    return;
+  if(sv->daemon)
+    MHD_stop_daemon(sv->daemon);
+  free(sv->root);
+  free(sv->url);
+  free(sv);
+}
+
+unsigned bpi_serve_port(const struct bp_serve *sv)
+{
+  return sv->port;
+}
+
+const char *bpi_serve_url(const struct bp_serve *sv)
+{
+  return sv->url;
+}
+
+/* ------------------------------------------------------------ links */
+
+struct links {
+  struct bp_serve_link *v;
+  size_t n, cap;
+};
+
+static void link_free(struct bp_serve_link *k)
+{
+  free(k->project);
+  free(k->branch);
+  free(k->testbed);
+  free(k->benchmark);
+  free(k->page);
+  free(k->profile);
+  free(k->profiler);
+}
+
+void bpi_serve_links_free(struct bp_serve_link *links, size_t n)
+{
+  for(size_t i = 0; i < n; i++)
+    link_free(&links[i]);
+  free(links);
+}
+
+/* One link per benchmark with a profile under the testbed directory key
+ * (parts joined by '/', checked like a request's path). */
+static bp_code add_testbed_links(const struct bp_serve *sv, struct links *ls,
+                                 const char *key, struct bp_err *err)
+{
+  struct target t;
+  struct stat st;
+  struct listing l;
+  char *real = NULL;
+  int status;
+  bp_code rc = BP_OK;
+  struct bp_buf url;
+  bpi_buf_init(&url);
+  add_key_href(&url, key);
+  bpi_buf_addc(&url, '\0');
+  if(bpi_buf_failed(&url)) {
+    bpi_buf_cleanup(&url);
+    return bpi_err_set(err, BPE_NOMEM, 0, "links");
+  }
+  status = parse_target(sv, url.data, &t);
+  bpi_buf_cleanup(&url);
+  if(status || t.n != LEVEL_TESTBED ||
+     !inside_root(sv, t.path, &st, &real, &status) || !S_ISDIR(st.st_mode)) {
+    /* a pointer to nothing (not stored yet, or hostile): no link */
+    free(real);
+    target_cleanup(&t);
+    return BP_OK;
+  }
+  rc = list_dir(sv, real, &l, err);
+  for(size_t i = 0; !rc && i < l.n; i++) {
+    char *bdir = l.e[i].dir ? join_path(real, l.e[i].name) : NULL;
+    char *prof = bdir ? join_path(bdir, PROFILE_FILE) : NULL;
+    bool has = prof && !stat(prof, &st) && S_ISREG(st.st_mode);
+    free(prof);
+    free(bdir);
+    if(!has)
+      continue;
+    if(ls->n == ls->cap) {
+      size_t ncap = ls->cap ? 2 * ls->cap : 8;
+      struct bp_serve_link *nv = realloc(ls->v, ncap * sizeof(*nv));
+      if(!nv) {
+        rc = bpi_err_set(err, BPE_NOMEM, 0, "links");
+        break;
+      }
+      ls->v = nv;
+      ls->cap = ncap;
+    }
+    struct bp_serve_link *k = &ls->v[ls->n];
+    struct bp_buf b;
+    memset(k, 0, sizeof(*k));
+    k->project = display_name(t.parts[PART_PROJECT]);
+    k->branch = display_name(t.parts[PART_BRANCH]);
+    k->testbed = display_name(t.parts[PART_TESTBED]);
+    k->benchmark = display_name(l.e[i].name);
+    bpi_buf_init(&b);
+    bpi_buf_add(&b, sv->url, strlen(sv->url) - 1);
+    add_path(&b, t.parts, t.n, true);
+    add_escaped(&b, l.e[i].name);
+    bpi_buf_addc(&b, '/');
+    bpi_buf_addc(&b, '\0');
+    if(!bpi_buf_failed(&b))
+      k->page = strdup(b.data);
+    b.len--;
+    bpi_buf_adds(&b, PROFILE_FILE);
+    bpi_buf_addc(&b, '\0');
+    if(!bpi_buf_failed(&b))
+      k->profile = strdup(b.data);
+    bpi_buf_cleanup(&b);
+    k->profiler = k->profile ? bpi_serve_profiler_url(k->profile) : NULL;
+    ls->n++;
+    if(!k->project || !k->branch || !k->testbed || !k->benchmark ||
+       !k->page || !k->profile || !k->profiler)
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "links");
+  }
+  listing_cleanup(&l);
+  free(real);
+  target_cleanup(&t);
+  return rc;
+}
+
+/* Every {project}/{branch}/latest/{testbed}.json under the root. */
+static bp_code walk_latest(const struct bp_serve *sv, struct links *ls,
+                           struct bp_err *err)
+{
+  struct listing projects;
+  bp_code rc = list_dir(sv, sv->root, &projects, err);
+  for(size_t p = 0; !rc && p < projects.n; p++) {
+    struct listing branches = {0};
+    char *pdir = projects.e[p].dir ? join_path(sv->root, projects.e[p].name)
+                                   : NULL;
+    if(pdir)
+      rc = list_dir(sv, pdir, &branches, err);
+    for(size_t b = 0; !rc && b < branches.n; b++) {
+      struct listing pointers = {0};
+      char *bdir = branches.e[b].dir ? join_path(pdir, branches.e[b].name)
+                                     : NULL;
+      char *ldir = bdir ? join_path(bdir, LATEST_DIR) : NULL;
+      struct stat st;
+      if(ldir && !stat(ldir, &st) && S_ISDIR(st.st_mode))
+        rc = list_dir(sv, ldir, &pointers, err);
+      for(size_t i = 0; !rc && i < pointers.n; i++) {
+        const char *name = pointers.e[i].name;
+        size_t nl = strlen(name);
+        char *file, *text = NULL, *testbed, *key = NULL;
+        size_t len = 0;
+        struct bp_err ignored = {0};
+        cJSON *ptr = NULL;
+        if(pointers.e[i].dir || nl <= 5 || strcmp(name + nl - 5, ".json"))
+          continue;
+        file = join_path(ldir, name);
+        testbed = strndup(name, nl - 5);
+        if(file && testbed && !bpi_file_read(file, &text, &len, &ignored))
+          ptr = cJSON_ParseWithLength(text, len);
+        if(ptr)
+          key = pointer_dir(ptr, projects.e[p].name, branches.e[b].name,
+                            testbed);
+        if(key)
+          rc = add_testbed_links(sv, ls, key, err);
+        free(key);
+        cJSON_Delete(ptr);
+        free(text);
+        free(testbed);
+        free(file);
+      }
+      listing_cleanup(&pointers);
+      free(ldir);
+      free(bdir);
+    }
+    listing_cleanup(&branches);
+    free(pdir);
+  }
+  listing_cleanup(&projects);
+  return rc;
+}
+
+static int link_order(const void *a, const void *b)
+{
+  const struct bp_serve_link *x = a, *y = b;
+  int d = strcmp(x->project, y->project);
+  if(!d)
+    d = strcmp(x->branch, y->branch);
+  if(!d)
+    d = strcmp(x->testbed, y->testbed);
+  if(!d)
+    d = strcmp(x->benchmark, y->benchmark);
+  return d;
+}
+
+bp_code bpi_serve_latest_links(const struct bp_serve *sv,
+                               struct bp_serve_link **links, size_t *n,
+                               struct bp_err *err)
+{
+  struct links ls = {0};
+  bp_code rc = walk_latest(sv, &ls, err);
+  *links = NULL;
+  *n = 0;
+  if(rc) {
+    bpi_serve_links_free(ls.v, ls.n);
+    return rc;
+  }
+  if(ls.n)
+    qsort(ls.v, ls.n, sizeof(*ls.v), link_order);
+  *links = ls.v;
+  *n = ls.n;
+  return BP_OK;
+}
