@@ -665,6 +665,15 @@ static bp_code syntax_error(struct bp_err *err, const char *origin,
   char near[48];
   if(off > len)
     off = len;
+  /* where an object's key should start, cJSON points one past the byte
+   * that is not a '"': step back onto it */
+  if(off > 0 && off <= len && s[off - 1] != '"') {
+    size_t k = off - 1;
+    while(k > 0 && strchr(" \t\r\n", s[k - 1]))
+      k--;
+    if(k > 0 && (s[k - 1] == ',' || s[k - 1] == '{'))
+      off--;
+  }
   line_col(s, off, &line, &col);
   if(off >= len)
     return bpi_err_set(err, BPE_CONFIG, 0, "%s:%u:%u: %s at the end of the "
