@@ -7,6 +7,11 @@
 
 #include "buf.h"
 #include "config.h"
+#ifndef BP_LIB_CONFIG_H
+/* -I. found a build directory's config.h from before the configure header
+ * was renamed bp_autoconf.h */
+#error "stale config.h in the build directory: delete it and rerun configure"
+#endif
 
 #include <getopt.h>
 #include <stdio.h>
@@ -106,6 +111,8 @@ int cmd_config(int argc, char **argv)
       return BP_EXIT_USAGE;
     }
   }
+  if(!verb && optind < argc)
+    verb = argv[optind++];   /* config --config F check */
   if(!verb) {
     bp_msg_error("config: which action? (check, show or keys)");
     usage(stderr);

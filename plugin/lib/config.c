@@ -7,10 +7,13 @@
  * is valid. */
 #include "bp_setup.h"
 #include "config.h"
+#include "bencher.h"
 #include "counters.h"  /* BP_COUNTERS_DEFAULT */
 #include "err.h"
 #include "fileio.h"
-#include "record.h"    /* BP_RECORD_MAX_STACK_BYTES */
+#include "http.h"
+#include "record.h"    /* BP_RECORD_MAX_STACK_BYTES, bp_record_opts */
+#include "store.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -287,8 +290,14 @@ static void got(char *out, size_t cap, const struct where *w, const cJSON *j)
 {
   if(w->raw)
     quoted(out, cap, w->raw);
-  else if(cJSON_IsNumber(j))
-    snprintf(out, cap, "%.17g", j->valuedouble);
+  else if(cJSON_IsNumber(j)) {
+    /* the shortest form that reads back: 0.1, not 0.10000000000000001 */
+    for(int prec = 15; prec <= 17; prec++) {
+      snprintf(out, cap, "%.*g", prec, j->valuedouble);
+      if(strtod(out, NULL) == j->valuedouble)
+        break;
+    }
+  }
   else if(cJSON_IsString(j))
     snprintf(out, cap, "a string");
   else if(cJSON_IsObject(j))
@@ -972,6 +981,17 @@ static bool is_unset(const struct bp_config *c, const struct key *k)
   }
 }
 
+static void show_number(struct bp_buf *b, double v)
+{
+  char num[40];
+  for(int prec = 15; prec <= 17; prec++) {
+    snprintf(num, sizeof(num), "%.*g", prec, v);
+    if(strtod(num, NULL) == v)
+      break;
+  }
+  bpi_buf_adds(b, num);
+}
+
 static void show_value(struct bp_buf *b, const struct bp_config *c,
                        const struct key *k)
 {
@@ -987,10 +1007,10 @@ static void show_value(struct bp_buf *b, const struct bp_config *c,
     bpi_buf_printf(b, "%u", *(const unsigned *)f);
     break;
   case K_MS:
-    bpi_buf_printf(b, "%.17g", (double)*(const long *)f / 1000);
+    show_number(b, (double)*(const long *)f / 1000);
     break;
   case K_NUMBER:
-    bpi_buf_printf(b, "%.17g", *(const double *)f);
+    show_number(b, *(const double *)f);
     break;
   case K_SECRET:
     bpi_buf_adds(b, "\"<redacted>\"");
@@ -1090,4 +1110,47 @@ const char *bpi_config_comment_token(const struct bp_config *c,
   if(provider && !strcmp(provider, "gitlab"))
     return env_token(envp, "CI_JOB_TOKEN");
   return NULL;
+}
+
+/* ------------------------------------------------------------ mapping */
+
+void bpi_config_record_opts(const struct bp_config *c,
+                            struct bp_record_opts *o)
+{
+  o->event = c->record.event;
+  o->freq = c->record.frequency;
+  o->period = c->record.period;
+  o->call_graph = c->record.call_graph_mode;
+  o->stack_bytes = c->record.stack_bytes;
+  o->counters = c->record.counters;
+  o->kernel = c->record.kernel;
+}
+
+void bpi_config_http_opts(const struct bp_config *c, struct bp_http_opts *o)
+{
+  o->connect_timeout_ms = c->network.connect_timeout_ms;
+  o->total_timeout_ms = c->network.timeout_ms;
+  o->retries = c->network.retries;
+  o->ca_file = c->network.ca_file;
+}
+
+void bpi_config_store_opts(const struct bp_config *c, char *const *envp,
+                           struct bp_store_opts *o)
+{
+  o->url = c->store.url;
+  o->public_url = c->store.public_url;
+  o->s3_endpoint = c->store.s3.endpoint;
+  o->s3_region = c->store.s3.region;
+  o->s3_path_style = c->store.s3.path_style;
+  o->aws_key = env_token(envp, "AWS_ACCESS_KEY_ID");
+  o->aws_secret = env_token(envp, "AWS_SECRET_ACCESS_KEY");
+  o->aws_session_token = env_token(envp, "AWS_SESSION_TOKEN");
+  o->bearer = bpi_config_store_token(c, envp);
+}
+
+void bpi_config_bencher_opts(const struct bp_config *c, char *const *envp,
+                             struct bp_bencher_opts *o)
+{
+  o->host = c->bencher.host;
+  o->token = bpi_config_bencher_token(c, envp);
 }

@@ -20,6 +20,11 @@
 #include "buf.h"
 #include "unwind.h"  /* enum bp_call_graph */
 
+struct bp_record_opts;
+struct bp_http_opts;
+struct bp_store_opts;
+struct bp_bencher_opts;
+
 /* Where the file is looked for when neither --config nor
  * $BENCHPROF_CONFIG names one; its absence means "no configuration". */
 #define BP_CONFIG_DEFAULT_PATH "/etc/benchprof/config.json"
@@ -164,6 +169,21 @@ const char *bpi_config_store_token(const struct bp_config *c,
 const char *bpi_config_comment_token(const struct bp_config *c,
                                      const char *provider,
                                      char *const *envp);
+
+/* The settings as the stages' options, for `run` and `flush`: apply these
+ * after the defaults and before the flags, so that flags win.  Strings
+ * are borrowed from c (and envp): c must outlive o.  Each sets only the
+ * fields the config has: record: event, freq, period, call_graph,
+ * stack_bytes, counters, kernel; http: the timeouts, retries, ca_file;
+ * store: url, public_url, s3_*, the AWS_* credentials and the bearer
+ * token from envp; bencher: host and token. */
+void bpi_config_record_opts(const struct bp_config *c,
+                            struct bp_record_opts *o);
+void bpi_config_http_opts(const struct bp_config *c, struct bp_http_opts *o);
+void bpi_config_store_opts(const struct bp_config *c, char *const *envp,
+                           struct bp_store_opts *o);
+void bpi_config_bencher_opts(const struct bp_config *c, char *const *envp,
+                             struct bp_bencher_opts *o);
 
 /* The value of name in envp, NULL when unset.  An empty value is
  * returned as "". */

@@ -1,7 +1,11 @@
 /* config: the strict parser, its messages, the overrides and show. */
 #include "bp_setup.h"
 #include "config.h"
+#include "bencher.h"
 #include "counters.h"
+#include "http.h"
+#include "record.h"
+#include "store.h"
 #include "check.h"
 
 #include <stdlib.h>
@@ -315,8 +319,56 @@ static void test_path_and_load(void)
   CHECK(bpi_config_key(1000) == NULL);
 }
 
+static void test_mapping(void)
+{
+  static const char doc[] =
+    "{\"record\": {\"event\": \"instructions\", \"frequency\": 4999,"
+    " \"call_graph\": \"dwarf,4096\", \"counters\": false, \"kernel\": true},"
+    " \"store\": {\"url\": \"s3://b\", \"token_env\": \"ST\","
+    "  \"s3\": {\"region\": \"r\", \"path_style\": true}},"
+    " \"bencher\": {\"host\": \"http://h\"},"
+    " \"network\": {\"timeout\": 3, \"retries\": 1, \"ca_file\": \"/ca\"}}";
+  char *env[] = {"AWS_ACCESS_KEY_ID=AK", "AWS_SECRET_ACCESS_KEY=SK",
+                 "ST=bearer", "BENCHER_API_TOKEN=bt", NULL};
+  struct bp_config c;
+  char msg[512];
+  bpi_config_init(&c);
+  CHECK_EQ_INT(parse(&c, doc, msg, sizeof(msg)), BP_OK);
+  struct bp_record_opts r = {.event = "cycles", .freq = 1, .demangle = true};
+  bpi_config_record_opts(&c, &r);
+  CHECK_EQ_STR(r.event, "instructions");
+  CHECK_EQ_INT(r.freq, 4999);
+  CHECK_EQ_INT(r.period, 0);
+  CHECK_EQ_INT(r.call_graph, BP_CALL_GRAPH_DWARF);
+  CHECK_EQ_INT(r.stack_bytes, 4096);
+  CHECK(r.counters == NULL);
+  CHECK(r.kernel && r.demangle);
+  struct bp_http_opts h = {.backoff_ms = 7};
+  bpi_config_http_opts(&c, &h);
+  CHECK_EQ_INT(h.total_timeout_ms, 3000);
+  CHECK_EQ_INT(h.connect_timeout_ms, 10000);
+  CHECK_EQ_INT(h.retries, 1);
+  CHECK_EQ_STR(h.ca_file, "/ca");
+  CHECK_EQ_INT(h.backoff_ms, 7);
+  struct bp_store_opts st = {0};
+  bpi_config_store_opts(&c, env, &st);
+  CHECK_EQ_STR(st.url, "s3://b");
+  CHECK_EQ_STR(st.s3_region, "r");
+  CHECK(st.s3_path_style && st.s3_endpoint == NULL);
+  CHECK_EQ_STR(st.aws_key, "AK");
+  CHECK_EQ_STR(st.aws_secret, "SK");
+  CHECK(st.aws_session_token == NULL);
+  CHECK_EQ_STR(st.bearer, "bearer");
+  struct bp_bencher_opts bo = {0};
+  bpi_config_bencher_opts(&c, env, &bo);
+  CHECK_EQ_STR(bo.host, "http://h");
+  CHECK_EQ_STR(bo.token, "bt");
+  bpi_config_cleanup(&c);
+}
+
 int main(void)
 {
+  test_mapping();
   test_defaults();
   test_every_key();
   test_errors();
