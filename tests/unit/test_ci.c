@@ -16,7 +16,7 @@
 #define BASE "2222222222222222222222222222222222222222"
 #define MERGE "3333333333333333333333333333333333333333"
 
-static char tmpdir[] = "/tmp/test_ci.XXXXXX";
+static char tmpdir[256];
 
 /* A file in tmpdir holding text; its path in a static buffer. */
 static const char *write_file(const char *name, const char *text)
@@ -203,6 +203,9 @@ static void test_nothing(void)
 
 int main(void)
 {
+  const char *base = getenv("TMPDIR");
+  snprintf(tmpdir, sizeof(tmpdir), "%s/test_ci.XXXXXX",
+           base && *base ? base : "/tmp");
   if(!mkdtemp(tmpdir)) {
     perror("mkdtemp");
     return 1;
