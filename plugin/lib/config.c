@@ -497,8 +497,9 @@ static bp_code set_string(struct parse *ps, const struct key *k,
     ok = parse_call_graph(s, &mode, &bytes);
   if(!ok) {
     /* never echo a secret */
-    if(k->kind == K_SECRET && s)
-      snprintf(what, sizeof(what), "an empty string");
+    if(k->kind == K_SECRET)
+      snprintf(what, sizeof(what), "%s", s ? "an empty string" :
+               cJSON_IsNumber(j) ? "a number" : "another type");
     else if(s && !w->raw)
       quoted(what, sizeof(what), s);
     else
