@@ -16,7 +16,7 @@
 #define BASE "2222222222222222222222222222222222222222"
 #define MERGE "3333333333333333333333333333333333333333"
 
-static char tmpdir[256];
+static char tmpdir[200];
 
 /* A file in tmpdir holding text; its path in a static buffer. */
 static const char *write_file(const char *name, const char *text)
