@@ -1,1 +1,27 @@
-# tests of the config part (being written)
+# tests of the config part
+#   test_config        parsing, JSON paths and suggestions in errors,
+#                      line:column of syntax errors, environment overrides,
+#                      redaction, token lookup
+#   test_ci            identity from Bencher, GitHub (push, pull request
+#                      payload, malformed payload), GitLab variables
+#   config_check.sh    benchprof config check/show/keys on real files:
+#                      errors, missing file, permissions warning, overrides,
+#                      tokens never printed; the examples against the schema
+#                      and the schema's keys against the parser's
+#   ci_detect.sh       benchprof ci in simulated GitHub, GitLab and Bencher
+#                      jobs and in a real git repository
+config_unit_tests = tests/unit/test_config tests/unit/test_ci
+check_PROGRAMS += $(config_unit_tests)
+TESTS += $(config_unit_tests) tests/integration/config_check.sh \
+  tests/integration/ci_detect.sh
+EXTRA_DIST += tests/integration/config_check.sh \
+  tests/integration/ci_detect.sh config/benchprof.schema.json \
+  config/runner-example.json config/local-example.json config/README.md
+
+tests_unit_test_config_SOURCES = tests/unit/test_config.c
+tests_unit_test_config_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_config_LDADD = $(unit_ldadd)
+
+tests_unit_test_ci_SOURCES = tests/unit/test_ci.c
+tests_unit_test_ci_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_ci_LDADD = $(unit_ldadd)

@@ -1,12 +1,122 @@
-/* benchprof ci: being written. */
+/* benchprof ci: the identity of a run as CI detection sees it (ci.h):
+ * project, branch, commit, testbed, pull request and base, and where
+ * each came from. */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
 
+#include "buf.h"
+#include "ci.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+extern char **environ;
+
+static void usage(FILE *out)
+{
+  fprintf(out,
+    "usage: benchprof ci [--json] [-C DIR]\n"
+    "\n"
+    "Print what benchprof detects about this run: project, branch, commit,\n"
+    "testbed, pull request number, base branch and base commit, and where\n"
+    "each came from: a Bencher runner job's BENCHER_* variables, GitHub\n"
+    "Actions (GITHUB_* and the event payload), GitLab CI (CI_*), git in\n"
+    "DIR, the host name.\n"
+    "\n"
+    "      --json     one JSON object: the fields, \"from\" with each one's\n"
+    "                 source (unknown fields are null)\n"
+    "  -C, --dir DIR  where git is asked (default: .)\n"
+    "  -h, --help     this help\n");
+}
+
+static void print_json(struct bp_ident *id)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_buf_addc(&b, '{');
+  for(int pass = 0; pass < 2; pass++) {
+    if(pass)
+      bpi_buf_adds(&b, ",\n  \"from\": {");
+    for(int f = 0; f < BP_IDENT_NFIELDS; f++) {
+      const char *v = pass ? id->from[f]
+                           : *bpi_ident_field(id, (enum bp_ident_field)f);
+      bpi_buf_printf(&b, "%s\n%s", f ? "," : "", pass ? "    " : "  ");
+      bpi_buf_json_str(&b, bpi_ident_field_name((enum bp_ident_field)f));
+      bpi_buf_adds(&b, ": ");
+      if(v)
+        bpi_buf_json_str(&b, v);
+      else
+        bpi_buf_adds(&b, "null");
+    }
+    if(pass)
+      bpi_buf_adds(&b, "\n  }");
+  }
+  bpi_buf_adds(&b, "\n}\n");
+  if(bpi_buf_failed(&b))
+    bp_msg_error("out of memory");
+  else
+    fwrite(b.data, 1, b.len, stdout);
+  bpi_buf_cleanup(&b);
+}
+
+static void print_text(struct bp_ident *id)
+{
+  for(int f = 0; f < BP_IDENT_NFIELDS; f++) {
+    const char *v = *bpi_ident_field(id, (enum bp_ident_field)f);
+    printf("%-12s %s", bpi_ident_field_name((enum bp_ident_field)f),
+           v ? v : "-");
+    if(v && id->from[f])
+      printf("  (%s)", id->from[f]);
+    putchar('\n');
+  }
+}
+
 int cmd_ci(int argc, char **argv)
 {
-  (void)argc;
-  (void)argv;
-  bp_msg_error("'benchprof ci' is not written yet");
-  return BP_EXIT_ERROR;
+  static const struct option longopts[] = {
+    {"json", no_argument, NULL, 'j'},
+    {"dir", required_argument, NULL, 'C'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+  };
+  bool json = false;
+  const char *dir = ".";
+  int opt;
+  optind = 1;
+  while((opt = getopt_long(argc, argv, "C:h", longopts, NULL)) != -1) {
+    switch(opt) {
+    case 'j':
+      json = true;
+      break;
+    case 'C':
+      dir = optarg;
+      break;
+    case 'h':
+      usage(stdout);
+      return BP_EXIT_OK;
+    default:
+      usage(stderr);
+      return BP_EXIT_USAGE;
+    }
+  }
+  if(optind != argc) {
+    bp_msg_error("ci: unexpected argument '%s'", argv[optind]);
+    return BP_EXIT_USAGE;
+  }
+  struct bp_ident id = {0};
+  struct bp_err err = {0};
+  bp_code rc = bpi_ci_detect(&id, environ, dir, &err);
+  if(rc) {
+    bp_msg_err(&err, rc);
+    bpi_ident_cleanup(&id);
+    return BP_EXIT_ERROR;
+  }
+  if(json)
+    print_json(&id);
+  else
+    print_text(&id);
+  bpi_ident_cleanup(&id);
+  return BP_EXIT_OK;
 }

@@ -1,12 +1,153 @@
-/* benchprof config: being written. */
+/* benchprof config: check or show the configuration a run would use (the
+ * file that --config, $BENCHPROF_CONFIG or /etc/benchprof/config.json
+ * names, with the BENCHPROF_* overrides applied). */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
 
+#include "buf.h"
+#include "config.h"
+#ifndef BP_LIB_CONFIG_H
+/* -I. found a build directory's config.h from before the configure header
+ * was renamed bp_autoconf.h */
+#error "stale config.h in the build directory: delete it and rerun configure"
+#endif
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+extern char **environ;
+
+static void usage(FILE *out)
+{
+  fprintf(out,
+    "usage: benchprof config check [--config FILE]\n"
+    "       benchprof config show [--config FILE]\n"
+    "       benchprof config keys\n"
+    "\n"
+    "check  read the configuration strictly and say which file it is; exit 0\n"
+    "       when valid, 2 with the file, JSON path and problem when not\n"
+    "show   print the effective configuration as JSON (file, then the\n"
+    "       BENCHPROF_* environment overrides); tokens are <redacted>\n"
+    "keys   list every key the file may hold, as JSON paths\n"
+    "\n"
+    "  -c, --config FILE  the file (default: $BENCHPROF_CONFIG, else\n"
+    "                     " BP_CONFIG_DEFAULT_PATH ")\n"
+    "  -h, --help         this help\n"
+    "\n"
+    "The keys and variables are described in config/README.md and\n"
+    "'man benchprof'.\n");
+}
+
+static const char *source_name(enum bp_config_source s)
+{
+  switch(s) {
+  case BP_CONFIG_FLAG:
+    return "--config";
+  case BP_CONFIG_ENV:
+    return "$BENCHPROF_CONFIG";
+  case BP_CONFIG_DEFAULT:
+    return "the default path";
+  default:
+    return "none";
+  }
+}
+
+/* Load as a run would; false (after saying why) when invalid. */
+static bool load(struct bp_config *c, const char *flag, bool check)
+{
+  struct bp_err err = {0};
+  bp_code rc = bpi_config_load(c, flag, environ, &err);
+  if(c->warning[0])
+    bp_msg_warn("%s", c->warning);
+  if(rc) {
+    bp_msg_err(&err, rc);
+    return false;
+  }
+  if(!c->file) {
+    enum bp_config_source src;
+    const char *path = bpi_config_path(flag, environ, &src);
+    if(check)
+      printf("no config file: %s does not exist; the defaults apply\n",
+             path);
+    else
+      bp_msg_note("no config file (%s does not exist): the defaults apply",
+                  path);
+  }
+  else if(check)
+    printf("%s: valid (from %s)\n", c->file, source_name(c->source));
+  else
+    bp_msg_note("config file %s (from %s)", c->file, source_name(c->source));
+  return true;
+}
+
 int cmd_config(int argc, char **argv)
 {
-  (void)argc;
-  (void)argv;
-  bp_msg_error("'benchprof config' is not written yet");
-  return BP_EXIT_ERROR;
+  static const struct option longopts[] = {
+    {"config", required_argument, NULL, 'c'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+  };
+  const char *flag = NULL;
+  const char *verb = argc > 1 && argv[1][0] != '-' ? argv[1] : NULL;
+  int opt;
+  /* the action first, its options after: config check --config F */
+  if(verb) {
+    argc--;
+    argv++;
+  }
+  optind = 1;
+  while((opt = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+    switch(opt) {
+    case 'c':
+      flag = optarg;
+      break;
+    case 'h':
+      usage(stdout);
+      return BP_EXIT_OK;
+    default:
+      usage(stderr);
+      return BP_EXIT_USAGE;
+    }
+  }
+  if(!verb && optind < argc)
+    verb = argv[optind++];   /* config --config F check */
+  if(!verb) {
+    bp_msg_error("config: which action? (check, show or keys)");
+    usage(stderr);
+    return BP_EXIT_USAGE;
+  }
+  if(optind != argc) {
+    bp_msg_error("config %s: unexpected argument '%s'", verb, argv[optind]);
+    return BP_EXIT_USAGE;
+  }
+
+  if(!strcmp(verb, "keys")) {
+    const char *k;
+    for(unsigned i = 0; (k = bpi_config_key(i)) != NULL; i++)
+      printf("%s\n", k);
+    return BP_EXIT_OK;
+  }
+  if(strcmp(verb, "check") && strcmp(verb, "show")) {
+    bp_msg_error("config: unknown action '%s' (check, show or keys)", verb);
+    return BP_EXIT_USAGE;
+  }
+  struct bp_config c;
+  int status = BP_EXIT_OK;
+  if(!load(&c, flag, verb[0] == 'c'))
+    status = BP_EXIT_USAGE;
+  else if(verb[0] == 's') {
+    struct bp_buf b;
+    bpi_buf_init(&b);
+    if(bpi_config_show(&c, &b)) {
+      bp_msg_error("out of memory");
+      status = BP_EXIT_ERROR;
+    }
+    else
+      fwrite(b.data, 1, b.len, stdout);
+    bpi_buf_cleanup(&b);
+  }
+  bpi_config_cleanup(&c);
+  return status;
 }

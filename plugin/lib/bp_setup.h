@@ -8,7 +8,7 @@
 #endif
 
 #ifdef HAVE_CONFIG_H
-#include "config.h"
+#include "bp_autoconf.h"
 #endif
 
 #ifdef BP_UNITTEST

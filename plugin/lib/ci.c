@@ -1,2 +1,500 @@
-/* ci: being written. */
+/* ci: the run's identity from the CI system's environment, the GitHub
+ * event payload and git.  Every source only fills what is still unknown,
+ * so the caller's flags and config (set first) win; the order of the
+ * sources is in ci.h. */
 #include "bp_setup.h"
+#include "ci.h"
+#include "config.h"  /* bpi_env_get */
+#include "err.h"
+#include "fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+/* An event payload is a few kilobytes; a runaway file is an error. */
+#define MAX_PAYLOAD_BYTES (16 * 1024 * 1024)
+/* One line of git's answer. */
+#define GIT_LINE_MAX 4096
+
+static const size_t field_off[BP_IDENT_NFIELDS] = {
+  offsetof(struct bp_ident, project), offsetof(struct bp_ident, branch),
+  offsetof(struct bp_ident, hash), offsetof(struct bp_ident, testbed),
+  offsetof(struct bp_ident, pr), offsetof(struct bp_ident, base_branch),
+  offsetof(struct bp_ident, base_hash), offsetof(struct bp_ident, provider),
+  offsetof(struct bp_ident, repo), offsetof(struct bp_ident, api_url),
+};
+
+static const char *const field_names[BP_IDENT_NFIELDS] = {
+  "project", "branch", "hash", "testbed", "pr", "base_branch", "base_hash",
+  "provider", "repo", "api_url",
+};
+
+char **bpi_ident_field(struct bp_ident *id, enum bp_ident_field f)
+{
+  return (char **)(void *)((char *)id + field_off[f]);
+}
+
+const char *bpi_ident_field_name(enum bp_ident_field f)
+{
+  return f < BP_IDENT_NFIELDS ? field_names[f] : "?";
+}
+
+bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
+                      const char *value, const char *from)
+{
+  char **slot = bpi_ident_field(id, f);
+  if(*slot || !value || !*value)
+    return BP_OK;
+  *slot = strdup(value);
+  if(!*slot)
+    return BPE_NOMEM;
+  id->from[f] = from;
+  return BP_OK;
+}
+
+void bpi_ident_cleanup(struct bp_ident *id)
+{
+  for(int f = 0; f < BP_IDENT_NFIELDS; f++)
+    free(*bpi_ident_field(id, (enum bp_ident_field)f));
+  memset(id, 0, sizeof(*id));
+}
+
+/* ------------------------------------------------------------- checks */
+
+static bool is_hash(const char *s)
+{
+  size_t n = 0;
+  for(; s[n]; n++)
+    if(!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f') ||
+         (s[n] >= 'A' && s[n] <= 'F')))
+      return false;
+  return n == 40 || n == 64;
+}
+
+static bool is_number(const char *s)
+{
+  if(!*s || *s == '0' || strlen(s) > 12)
+    return false;
+  for(; *s; s++)
+    if(*s < '0' || *s > '9')
+      return false;
+  return true;
+}
+
+/* A message shows at most this much of a value it refuses. */
+static const char *shorten(char *out, size_t cap, const char *s)
+{
+  size_t i = 0;
+  for(; s[i] && i + 4 < cap; i++)
+    out[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+  if(s[i]) {
+    memcpy(out + i, "...", 3);
+    i += 3;
+  }
+  out[i] = '\0';
+  return out;
+}
+
+/* Set f from variable var unless set; a hash or a pull-request number is
+ * checked first. */
+static bp_code from_env(struct bp_ident *id, enum bp_ident_field f,
+                        char *const *envp, const char *var,
+                        struct bp_err *err)
+{
+  const char *v = bpi_env_get(envp, var);
+  char shown[64];
+  if(!v || !*v || *bpi_ident_field(id, f))
+    return BP_OK;
+  if((f == BP_IDENT_HASH || f == BP_IDENT_BASE_HASH) && !is_hash(v))
+    return bpi_err_set(err, BPE_CONFIG, 0, "%s: '%s' is not a commit hash "
+                       "(40 or 64 hex digits)", var,
+                       shorten(shown, sizeof(shown), v));
+  if(f == BP_IDENT_PR && !is_number(v))
+    return bpi_err_set(err, BPE_CONFIG, 0, "%s: '%s' is not a pull request "
+                       "number", var, shorten(shown, sizeof(shown), v));
+  if(bpi_ident_set(id, f, v, var))
+    return bpi_err_set(err, BPE_NOMEM, 0, "%s", var);
+  return BP_OK;
+}
+
+static bool env_is(char *const *envp, const char *var, const char *value)
+{
+  const char *v = bpi_env_get(envp, var);
+  return v && !strcmp(v, value);
+}
+
+static bool any_env(char *const *envp, const char *const *vars)
+{
+  for(; *vars; vars++) {
+    const char *v = bpi_env_get(envp, *vars);
+    if(v && *v)
+      return true;
+  }
+  return false;
+}
+
+/* ------------------------------------------------------------ Bencher */
+
+/* Our names, set by a Bencher runner job's definition (see ci.h). */
+static const char *const bencher_vars[] = {
+  "BENCHER_PROJECT", "BENCHER_BRANCH", "BENCHER_HASH", "BENCHER_TESTBED",
+  "BENCHER_START_POINT", "BENCHER_START_POINT_HASH", NULL
+};
+
+static bp_code detect_bencher(struct bp_ident *id, char *const *envp,
+                              struct bp_err *err)
+{
+  static const enum bp_ident_field fields[] = {
+    BP_IDENT_PROJECT, BP_IDENT_BRANCH, BP_IDENT_HASH, BP_IDENT_TESTBED,
+    BP_IDENT_BASE_BRANCH, BP_IDENT_BASE_HASH,
+  };
+  bp_code rc = BP_OK;
+  for(size_t i = 0; !rc && i < BP_ARRAY_LEN(fields); i++)
+    rc = from_env(id, fields[i], envp, bencher_vars[i], err);
+  return rc;
+}
+
+/* ------------------------------------------------------------- GitHub */
+
+struct payload {
+  const char *var;   /* "GITHUB_EVENT_PATH" */
+  const char *file;
+  struct bp_err *err;
+};
+
+static bp_code payload_fail(const struct payload *p, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
+
+static bp_code payload_fail(const struct payload *p, const char *fmt, ...)
+{
+  char what[320];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof(what), fmt, ap);
+  va_end(ap);
+  return bpi_err_set(p->err, BPE_FORMAT, 0, "event payload '%s' (%s): %s",
+                     p->file, p->var, what);
+}
+
+/* obj.name as a string (NULL when absent or null); an error when it is
+ * there but not a string or fails check. */
+static bp_code payload_str(const struct payload *p, const cJSON *obj,
+                           const char *path, const char *name,
+                           bool (*check)(const char *), const char **out)
+{
+  const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, name);
+  char shown[64];
+  *out = NULL;
+  if(!j || cJSON_IsNull(j))
+    return BP_OK;
+  if(!cJSON_IsString(j) || !*j->valuestring)
+    return payload_fail(p, "$.%s.%s: expected a non-empty string", path,
+                        name);
+  if(check && !check(j->valuestring))
+    return payload_fail(p, "$.%s.%s: '%s' is not a commit hash", path, name,
+                        shorten(shown, sizeof(shown), j->valuestring));
+  *out = j->valuestring;
+  return BP_OK;
+}
+
+/* pull_request.* of the payload into id. */
+static bp_code github_pull_request(struct bp_ident *id,
+                                   const struct payload *p, const cJSON *pr)
+{
+  static const char from_head_sha[] = "event payload pull_request.head.sha";
+  static const char from_head_ref[] = "event payload pull_request.head.ref";
+  static const char from_base_sha[] = "event payload pull_request.base.sha";
+  static const char from_base_ref[] = "event payload pull_request.base.ref";
+  const cJSON *num = cJSON_GetObjectItemCaseSensitive(pr, "number");
+  const cJSON *head = cJSON_GetObjectItemCaseSensitive(pr, "head");
+  const cJSON *base = cJSON_GetObjectItemCaseSensitive(pr, "base");
+  const char *head_sha, *head_ref, *base_sha, *base_ref;
+  char number[24];
+  bp_code rc;
+  if(!cJSON_IsObject(pr))
+    return payload_fail(p, "$.pull_request: expected an object");
+  if(!cJSON_IsNumber(num) || num->valuedouble < 1 ||
+     num->valuedouble > 1e12 || num->valuedouble != (double)(long long)
+     num->valuedouble)
+    return payload_fail(p, "$.pull_request.number: expected a positive "
+                        "whole number");
+  if(!cJSON_IsObject(head) || !cJSON_IsObject(base))
+    return payload_fail(p, "$.pull_request: expected \"head\" and \"base\" "
+                        "objects");
+  rc = payload_str(p, head, "pull_request.head", "sha", is_hash, &head_sha);
+  if(!rc)
+    rc = payload_str(p, head, "pull_request.head", "ref", NULL, &head_ref);
+  if(!rc)
+    rc = payload_str(p, base, "pull_request.base", "sha", is_hash, &base_sha);
+  if(!rc)
+    rc = payload_str(p, base, "pull_request.base", "ref", NULL, &base_ref);
+  if(rc)
+    return rc;
+  snprintf(number, sizeof(number), "%lld", (long long)num->valuedouble);
+  if(bpi_ident_set(id, BP_IDENT_PR, number, "event payload "
+                   "pull_request.number") ||
+     bpi_ident_set(id, BP_IDENT_HASH, head_sha, from_head_sha) ||
+     bpi_ident_set(id, BP_IDENT_BRANCH, head_ref, from_head_ref) ||
+     bpi_ident_set(id, BP_IDENT_BASE_HASH, base_sha, from_base_sha) ||
+     bpi_ident_set(id, BP_IDENT_BASE_BRANCH, base_ref, from_base_ref))
+    return bpi_err_set(p->err, BPE_NOMEM, 0, "event payload");
+  return BP_OK;
+}
+
+static bp_code github_payload(struct bp_ident *id, const char *file,
+                              struct bp_err *err)
+{
+  struct payload p = {.var = "GITHUB_EVENT_PATH", .file = file, .err = err};
+  struct stat st;
+  char *text = NULL;
+  size_t len = 0;
+  cJSON *root = NULL;
+  bp_code rc = BP_OK;
+  if(stat(file, &st))
+    return payload_fail(&p, "cannot read it: %s", strerror(errno));
+  if(!S_ISREG(st.st_mode) || st.st_size > MAX_PAYLOAD_BYTES)
+    return payload_fail(&p, "not a regular file of at most %d bytes",
+                        MAX_PAYLOAD_BYTES);
+  struct bp_err rerr = {0};
+  if(bpi_file_read(file, &text, &len, &rerr))
+    return payload_fail(&p, "%s", rerr.msg);
+  const char *end = NULL;
+  root = cJSON_ParseWithLengthOpts(text, len + 1, &end, true);
+  if(!root) {
+    size_t off = end ? (size_t)(end - text) : 0;
+    unsigned line = 1, col = 1;
+    for(size_t i = 0; i < off && i < len; i++) {
+      col = text[i] == '\n' ? 1 : col + 1;
+      line += text[i] == '\n';
+    }
+    rc = payload_fail(&p, "%u:%u: JSON syntax error", line, col);
+    goto out;
+  }
+  if(!cJSON_IsObject(root)) {
+    rc = payload_fail(&p, "$: expected an object");
+    goto out;
+  }
+  const cJSON *pr = cJSON_GetObjectItemCaseSensitive(root, "pull_request");
+  if(pr && !cJSON_IsNull(pr))
+    rc = github_pull_request(id, &p, pr);
+out:
+  cJSON_Delete(root);
+  free(text);
+  return rc;
+}
+
+/* The name part of "owner/name". */
+static const char *repo_name(const char *repo)
+{
+  const char *slash = repo ? strrchr(repo, '/') : NULL;
+  return slash && slash[1] ? slash + 1 : NULL;
+}
+
+static bp_code detect_github(struct bp_ident *id, char *const *envp,
+                             struct bp_err *err)
+{
+  const char *event = bpi_env_get(envp, "GITHUB_EVENT_PATH");
+  bp_code rc = BP_OK;
+  if(event && *event)
+    rc = github_payload(id, event, err);
+  /* on a pull request GITHUB_REF_NAME is "42/merge": the head ref first */
+  if(!rc)
+    rc = from_env(id, BP_IDENT_BRANCH, envp, "GITHUB_HEAD_REF", err);
+  if(!rc)
+    rc = from_env(id, BP_IDENT_BRANCH, envp, "GITHUB_REF_NAME", err);
+  if(!rc)
+    rc = from_env(id, BP_IDENT_BASE_BRANCH, envp, "GITHUB_BASE_REF", err);
+  if(!rc)
+    rc = from_env(id, BP_IDENT_HASH, envp, "GITHUB_SHA", err);
+  if(!rc)
+    rc = from_env(id, BP_IDENT_REPO, envp, "GITHUB_REPOSITORY", err);
+  if(!rc)
+    rc = from_env(id, BP_IDENT_API_URL, envp, "GITHUB_API_URL", err);
+  if(rc)
+    return rc;
+  if(bpi_ident_set(id, BP_IDENT_PROJECT,
+                   repo_name(bpi_env_get(envp, "GITHUB_REPOSITORY")),
+                   "GITHUB_REPOSITORY") ||
+     bpi_ident_set(id, BP_IDENT_API_URL, "https://api.github.com",
+                   "default for GitHub") ||
+     bpi_ident_set(id, BP_IDENT_PROVIDER, "github", "GITHUB_ACTIONS"))
+    return bpi_err_set(err, BPE_NOMEM, 0, "ci");
+  return BP_OK;
+}
+
+/* ------------------------------------------------------------- GitLab */
+
+static bp_code detect_gitlab(struct bp_ident *id, char *const *envp,
+                             struct bp_err *err)
+{
+  static const struct {
+    enum bp_ident_field f;
+    const char *var;
+  } vars[] = {
+    {BP_IDENT_PR, "CI_MERGE_REQUEST_IID"},
+    /* merged-results pipelines build a merge commit: the source's head */
+    {BP_IDENT_HASH, "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA"},
+    {BP_IDENT_BRANCH, "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME"},
+    {BP_IDENT_BASE_BRANCH, "CI_MERGE_REQUEST_TARGET_BRANCH_NAME"},
+    {BP_IDENT_BASE_HASH, "CI_MERGE_REQUEST_DIFF_BASE_SHA"},
+    {BP_IDENT_BRANCH, "CI_COMMIT_REF_NAME"},
+    {BP_IDENT_HASH, "CI_COMMIT_SHA"},
+    {BP_IDENT_PROJECT, "CI_PROJECT_NAME"},
+    {BP_IDENT_REPO, "CI_PROJECT_ID"},
+    {BP_IDENT_API_URL, "CI_API_V4_URL"},
+  };
+  bp_code rc = BP_OK;
+  for(size_t i = 0; !rc && i < BP_ARRAY_LEN(vars); i++)
+    rc = from_env(id, vars[i].f, envp, vars[i].var, err);
+  if(!rc && bpi_ident_set(id, BP_IDENT_PROVIDER, "gitlab", "GITLAB_CI"))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "ci");
+  return rc;
+}
+
+/* ---------------------------------------------------------------- git */
+
+/* The first line git prints for args (run in dir, no shell), malloc'd;
+ * NULL when git is missing, fails or prints nothing. */
+static char *git_line(const char *dir, char *const *envp,
+                      const char *const *args)
+{
+  static char *const no_env[] = {NULL};
+  char *argv[8];
+  size_t n = 0;
+  argv[n++] = (char *)"git";
+  argv[n++] = (char *)"-C";
+  argv[n++] = (char *)dir;
+  for(; *args && n < BP_ARRAY_LEN(argv) - 1; args++)
+    argv[n++] = (char *)*args;
+  argv[n] = NULL;
+
+  int fds[2];
+  if(pipe2(fds, O_CLOEXEC))
+    return NULL;
+  posix_spawn_file_actions_t fa;
+  pid_t pid;
+  char *line = NULL;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  int rc = posix_spawnp(&pid, "git", &fa, NULL, argv,
+                        envp ? envp : no_env);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fds[1]);
+  if(rc) {
+    close(fds[0]);
+    return NULL;
+  }
+  char buf[GIT_LINE_MAX];
+  size_t len = 0;
+  for(;;) {
+    ssize_t got = read(fds[0], buf + len, sizeof(buf) - 1 - len);
+    if(got < 0 && errno == EINTR)
+      continue;
+    if(got <= 0)
+      break;
+    len += (size_t)got;
+    if(len == sizeof(buf) - 1) {
+      /* drain the rest so git is not stopped on a full pipe */
+      char sink[512];
+      while(read(fds[0], sink, sizeof(sink)) > 0)
+        ;
+      break;
+    }
+  }
+  close(fds[0]);
+  int status;
+  while(waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  buf[len] = '\0';
+  char *nl = strchr(buf, '\n');
+  if(nl)
+    *nl = '\0';
+  if(WIFEXITED(status) && WEXITSTATUS(status) == 0 && buf[0])
+    line = strdup(buf);
+  return line;
+}
+
+static bp_code detect_git(struct bp_ident *id, const char *dir,
+                          char *const *envp, struct bp_err *err)
+{
+  static const char *const head[] = {"rev-parse", "--verify", "-q",
+                                     "HEAD", NULL};
+  static const char *const branch[] = {"symbolic-ref", "--short", "-q",
+                                       "HEAD", NULL};
+  static const char *const top[] = {"rev-parse", "--show-toplevel", NULL};
+  bool used = false;
+  bp_code rc = BP_OK;
+  if(!dir)
+    dir = ".";
+  if(!id->hash) {
+    char *h = git_line(dir, envp, head);
+    if(h && is_hash(h)) {
+      rc = bpi_ident_set(id, BP_IDENT_HASH, h, "git rev-parse HEAD");
+      used = true;
+    }
+    free(h);
+  }
+  if(!rc && !id->branch) {
+    /* a detached HEAD has no branch: it stays unknown */
+    char *b = git_line(dir, envp, branch);
+    if(b) {
+      rc = bpi_ident_set(id, BP_IDENT_BRANCH, b, "git symbolic-ref HEAD");
+      used = true;
+    }
+    free(b);
+  }
+  if(!rc && !id->project) {
+    char *t = git_line(dir, envp, top);
+    const char *name = t ? strrchr(t, '/') : NULL;
+    if(name && name[1]) {
+      rc = bpi_ident_set(id, BP_IDENT_PROJECT, name + 1,
+                         "git top-level directory");
+      used = true;
+    }
+    free(t);
+  }
+  if(!rc && used)
+    rc = bpi_ident_set(id, BP_IDENT_PROVIDER, "git", "git");
+  return rc ? bpi_err_set(err, rc, 0, "ci") : BP_OK;
+}
+
+/* -------------------------------------------------------------- the whole */
+
+bp_code bpi_ci_detect(struct bp_ident *id, char *const *envp,
+                      const char *dir, struct bp_err *err)
+{
+  bp_code rc = detect_bencher(id, envp, err);
+  bool bencher = any_env(envp, bencher_vars);
+  if(!rc && env_is(envp, "GITHUB_ACTIONS", "true"))
+    rc = detect_github(id, envp, err);
+  else if(!rc && env_is(envp, "GITLAB_CI", "true"))
+    rc = detect_gitlab(id, envp, err);
+  if(!rc && bencher &&
+     bpi_ident_set(id, BP_IDENT_PROVIDER, "bencher", "BENCHER_*"))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "ci");
+  if(!rc && (!id->hash || !id->branch || !id->project))
+    rc = detect_git(id, dir, envp, err);
+  if(!rc && !id->testbed) {
+    char host[256];
+    if(!gethostname(host, sizeof(host))) {
+      host[sizeof(host) - 1] = '\0';
+      if(bpi_ident_set(id, BP_IDENT_TESTBED, host, "host name"))
+        rc = bpi_err_set(err, BPE_NOMEM, 0, "ci");
+    }
+  }
+  return rc;
+}

@@ -8,6 +8,13 @@
 
 #include "benchprof/benchprof.h"
 
+/* The fields of struct bp_ident in order, for loops and messages. */
+enum bp_ident_field {
+  BP_IDENT_PROJECT, BP_IDENT_BRANCH, BP_IDENT_HASH, BP_IDENT_TESTBED,
+  BP_IDENT_PR, BP_IDENT_BASE_BRANCH, BP_IDENT_BASE_HASH, BP_IDENT_PROVIDER,
+  BP_IDENT_REPO, BP_IDENT_API_URL, BP_IDENT_NFIELDS
+};
+
 /* The identity of a run: it keys its Bencher report and its artifacts. */
 struct bp_ident {
   char *project;      /* Bencher project slug, the store's first key part */
@@ -22,11 +29,48 @@ struct bp_ident {
   char *provider;     /* "github", "gitlab", "bencher", "git", or NULL */
   char *repo;         /* GitHub "owner/name", GitLab project id */
   char *api_url;      /* GITHUB_API_URL, CI_API_V4_URL */
+  /* where each field came from, indexed by enum bp_ident_field: a
+   * variable's name ("GITHUB_SHA"), "event payload pull_request.head.sha",
+   * "git rev-parse HEAD", "host name"; NULL when it was set before
+   * bpi_ci_detect (a flag or the config) or is unknown.  Literals. */
+  const char *from[BP_IDENT_NFIELDS];
 };
+
+/* The field's storage and its name ("base_hash"). */
+char **bpi_ident_field(struct bp_ident *id, enum bp_ident_field f);
+const char *bpi_ident_field_name(enum bp_ident_field f);
+
+/* Set field f to a copy of value unless it is set already; from as in
+ * struct bp_ident.  For the caller's flags and config, from is NULL. */
+bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
+                      const char *value, const char *from);
 
 /* Fill the fields of id that are still NULL (flags set first win) from
  * envp, then from git in dir.  Never fails for a missing CI: fields it
- * cannot learn stay NULL. */
+ * cannot learn stay NULL.  In order, each filling only what is still NULL:
+ *   1. Bencher runner jobs: BENCHER_PROJECT, BENCHER_BRANCH, BENCHER_HASH,
+ *      BENCHER_TESTBED, BENCHER_START_POINT (base branch),
+ *      BENCHER_START_POINT_HASH (base commit).  These names are ours (the
+ *      first three are also the bencher CLI's): Bencher's runner exports
+ *      nothing documented, so the job's definition sets them.
+ *   2. GitHub Actions (GITHUB_ACTIONS=true): the event payload at
+ *      GITHUB_EVENT_PATH (pull_request.number, .head.sha, .head.ref,
+ *      .base.sha, .base.ref: on a pull request GITHUB_SHA is the merge
+ *      commit, so the head's hash is taken), then GITHUB_HEAD_REF,
+ *      GITHUB_BASE_REF, GITHUB_REF_NAME, GITHUB_SHA, GITHUB_REPOSITORY
+ *      (project: its name part), GITHUB_API_URL (default
+ *      https://api.github.com).
+ *   3. GitLab CI (GITLAB_CI=true): CI_MERGE_REQUEST_IID,
+ *      CI_MERGE_REQUEST_SOURCE_BRANCH_NAME/_SHA,
+ *      CI_MERGE_REQUEST_TARGET_BRANCH_NAME, CI_MERGE_REQUEST_DIFF_BASE_SHA,
+ *      CI_COMMIT_REF_NAME, CI_COMMIT_SHA, CI_PROJECT_NAME, CI_PROJECT_ID,
+ *      CI_API_V4_URL.
+ *   4. git in dir (NULL: "."): rev-parse HEAD, symbolic-ref --short HEAD,
+ *      the top-level directory's name as the project.
+ *   5. testbed: the host name.
+ * BPE_FORMAT for an event payload that cannot be read or is malformed,
+ * BPE_CONFIG for a variable whose value is not what it names (a hash that
+ * is not 40 or 64 hex digits); err says which file or variable. */
 bp_code bpi_ci_detect(struct bp_ident *id, char *const *envp,
                       const char *dir, struct bp_err *err);
 

@@ -1,4 +1,197 @@
-/* config: being written. */
+/* config: the runner operator's settings.  A JSON file (schema:
+ * config/benchprof.schema.json, every key explained in config/README.md)
+ * is read strictly: an unknown key, a wrong type or an out-of-range value
+ * is an error that names the file, the JSON path and, for a misspelt key,
+ * the key that was meant.  Environment variables (BENCHPROF_*) override the
+ * file; the command's flags override both (the caller applies them last).
+ *
+ * Input: a file name or JSON text, and the environment as an envp array
+ * (the library never calls getenv).  Output: struct bp_config, every field
+ * holding its effective value (defaults filled in).  Owns: the strings of
+ * struct bp_config (free with bpi_config_cleanup).  Not thread-safe per
+ * struct bp_config. */
 #ifndef BP_LIB_CONFIG_H
 #define BP_LIB_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "benchprof/benchprof.h"
+#include "buf.h"
+#include "unwind.h"  /* enum bp_call_graph */
+
+struct bp_record_opts;
+struct bp_http_opts;
+struct bp_store_opts;
+struct bp_bencher_opts;
+
+/* Where the file is looked for when neither --config nor
+ * $BENCHPROF_CONFIG names one; its absence means "no configuration". */
+#define BP_CONFIG_DEFAULT_PATH "/etc/benchprof/config.json"
+
+/* Defaults, the same as benchprof record's. */
+#define BP_CONFIG_DEFAULT_EVENT "cycles"
+#define BP_CONFIG_DEFAULT_FREQUENCY 997
+#define BP_CONFIG_DEFAULT_OUTPUT "benchprof-out"
+#define BP_CONFIG_DEFAULT_BENCHER_TOKEN_ENV "BENCHER_API_TOKEN"
+#define BP_CONFIG_DEFAULT_CONNECT_TIMEOUT_MS 10000
+#define BP_CONFIG_DEFAULT_TIMEOUT_MS 120000
+#define BP_CONFIG_DEFAULT_RETRIES 4
+#define BP_CONFIG_DEFAULT_THRESHOLD 2.0
+#define BP_CONFIG_DEFAULT_MAX_FUNCTIONS 10
+
+/* Where the effective configuration came from. */
+enum bp_config_source {
+  BP_CONFIG_NONE = 0,   /* no file: defaults (and the environment) */
+  BP_CONFIG_FLAG,       /* --config FILE */
+  BP_CONFIG_ENV,        /* $BENCHPROF_CONFIG */
+  BP_CONFIG_DEFAULT,    /* BP_CONFIG_DEFAULT_PATH */
+};
+
+/* Every key of the file.  A string field is NULL when the key is unset
+ * and has no default. */
+struct bp_config {
+  /* false: `benchprof run -- CMD` runs CMD untouched (no perf events,
+   * no files).  Default true: a file with no "enabled" key is in use. */
+  bool enabled;
+  bool strict;            /* config and publication errors fail the job */
+  char *output;           /* artifact directory; default "benchprof-out" */
+  char *spool;            /* spool directory; NULL: publishing's default */
+  bool firefox_upload;    /* opt-in public Firefox Profiler upload */
+
+  struct {
+    char *event;              /* libpfm4 event; default "cycles" */
+    uint64_t frequency;       /* Hz; 0 when period is set */
+    uint64_t period;          /* events per sample; 0: use frequency */
+    char *call_graph;         /* as written: "fp", "dwarf[,N]", "auto" */
+    enum bp_call_graph call_graph_mode;  /* parsed; default auto */
+    uint32_t stack_bytes;     /* dwarf,N: N; 0: the default (8192) */
+    char *counters;           /* comma list; NULL: count nothing (false);
+                                 default BP_COUNTERS_DEFAULT */
+    bool kernel;              /* kernel frames too */
+  } record;
+
+  struct {
+    char *url;                /* file:///dir, s3://bucket/prefix, http(s)://
+                                 NULL: no store */
+    char *public_url;         /* base URL readers load the same keys from */
+    char *token_env;          /* http(s) store: variable holding the
+                                 bearer token; NULL: none */
+    struct {
+      char *endpoint;         /* NULL: https://s3.{region}.amazonaws.com */
+      char *region;           /* NULL: "us-east-1" */
+      bool path_style;
+    } s3;
+  } store;
+
+  struct {
+    char *host;               /* NULL: https://api.bencher.dev */
+    char *project;            /* slug; NULL: from CI or git (ci.h) */
+    char *testbed;            /* NULL: from CI, else the host name */
+    char *token_env;          /* default "BENCHER_API_TOKEN" */
+    char *token;              /* allowed, discouraged; never shown */
+  } bencher;
+
+  struct {
+    long connect_timeout_ms;  /* file: "connect_timeout" in seconds */
+    long timeout_ms;          /* per attempt; file: "timeout" seconds */
+    unsigned retries;         /* further attempts after the first */
+    char *ca_file;            /* extra CA bundle (PEM); NULL: system's */
+  } network;
+
+  struct {
+    bool enabled;             /* default true (needs a PR and a token) */
+    double threshold;         /* percent a change must exceed; default 2 */
+    unsigned max_functions;   /* functions listed per benchmark; 10 */
+    char *token_env;          /* NULL: GITHUB_TOKEN on GitHub,
+                                 CI_JOB_TOKEN on GitLab */
+    char *file;               /* also write the comment's markdown here */
+  } comment;
+
+  /* where it came from */
+  enum bp_config_source source;
+  char *file;                 /* the file read, NULL when none */
+  /* a problem that is not an error (a token in a file others can read);
+   * empty when none.  The caller prints it. */
+  char warning[320];
+  /* private: which keys were given (bit per key of the table) */
+  uint64_t given;
+};
+
+/* Defaults, no file.  BPE_NOMEM (c then safe to clean up). */
+bp_code bpi_config_init(struct bp_config *c);
+void bpi_config_cleanup(struct bp_config *c);
+
+/* The file to read: flag when given, else $BENCHPROF_CONFIG, else
+ * BP_CONFIG_DEFAULT_PATH; *source says which.  Never NULL; points into
+ * flag, envp or a literal. */
+const char *bpi_config_path(const char *flag, char *const *envp,
+                            enum bp_config_source *source);
+
+/* Parse JSON text over c's current values; origin names it in messages
+ * ("config.json").  BPE_CONFIG with the origin, the JSON path and what is
+ * wrong (line:column for a syntax error); c is then unchanged. */
+bp_code bpi_config_parse(struct bp_config *c, const char *json, size_t len,
+                         const char *origin, struct bp_err *err);
+
+/* Read and parse path.  BPE_NOT_FOUND when it does not exist (c
+ * unchanged), BPE_IO when it cannot be read, BPE_CONFIG when invalid.
+ * Sets c->file and, when the file holds a token and others may read it,
+ * c->warning. */
+bp_code bpi_config_load_file(struct bp_config *c, const char *path,
+                             struct bp_err *err);
+
+/* Apply the BENCHPROF_* overrides in envp (see config/README.md).
+ * BPE_CONFIG naming the variable for a bad value. */
+bp_code bpi_config_apply_env(struct bp_config *c, char *const *envp,
+                             struct bp_err *err);
+
+/* What a command calls: init c, then read the file bpi_config_path
+ * chooses, then apply the environment.  A missing default file is no
+ * error (c->source BP_CONFIG_NONE).  A missing named file is BPE_NOT_FOUND,
+ * an invalid one BPE_CONFIG; either way c then holds the defaults plus
+ * the environment's overrides (so c->strict and c->enabled still follow
+ * BENCHPROF_STRICT / BENCHPROF_ENABLED), and err the first problem. */
+bp_code bpi_config_load(struct bp_config *c, const char *flag,
+                        char *const *envp, struct bp_err *err);
+
+/* The effective configuration as JSON (every key, in the file's layout);
+ * a token that is set is "<redacted>". */
+bp_code bpi_config_show(const struct bp_config *c, struct bp_buf *out);
+
+/* Tokens, resolved from the config's variable names in envp; NULL when
+ * none.  Never print them. */
+const char *bpi_config_bencher_token(const struct bp_config *c,
+                                     char *const *envp);
+const char *bpi_config_store_token(const struct bp_config *c,
+                                   char *const *envp);
+/* provider "github" or "gitlab" (ci.h); comment.token_env wins. */
+const char *bpi_config_comment_token(const struct bp_config *c,
+                                     const char *provider,
+                                     char *const *envp);
+
+/* The settings as the stages' options, for `run` and `flush`: apply these
+ * after the defaults and before the flags, so that flags win.  Strings
+ * are borrowed from c (and envp): c must outlive o.  Each sets only the
+ * fields the config has: record: event, freq, period, call_graph,
+ * stack_bytes, counters, kernel; http: the timeouts, retries, ca_file;
+ * store: url, public_url, s3_*, the AWS_* credentials and the bearer
+ * token from envp; bencher: host and token. */
+void bpi_config_record_opts(const struct bp_config *c,
+                            struct bp_record_opts *o);
+void bpi_config_http_opts(const struct bp_config *c, struct bp_http_opts *o);
+void bpi_config_store_opts(const struct bp_config *c, char *const *envp,
+                           struct bp_store_opts *o);
+void bpi_config_bencher_opts(const struct bp_config *c, char *const *envp,
+                             struct bp_bencher_opts *o);
+
+/* The value of name in envp, NULL when unset.  An empty value is
+ * returned as "". */
+const char *bpi_env_get(char *const *envp, const char *name);
+
+/* The keys of the file as JSON paths ("record.frequency"), in order,
+ * NULL-terminated; objects included ("record").  For `config keys` and
+ * the schema test. */
+const char *bpi_config_key(unsigned i);
+
 #endif

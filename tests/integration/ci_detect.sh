@@ -1,0 +1,122 @@
+#!/bin/sh
+# benchprof ci in simulated jobs: a GitHub push and a pull request (with
+# its event payload), a malformed payload, a GitLab merge request, a
+# Bencher runner job, and a plain git repository made here with a real
+# commit.  Every run starts from an empty environment (env -i) so the CI
+# this suite itself runs in does not leak in.
+. "$top_srcdir/tests/lib.sh"
+
+HEAD_SHA=1111111111111111111111111111111111111111
+BASE_SHA=2222222222222222222222222222222222222222
+MERGE_SHA=3333333333333333333333333333333333333333
+mkdir -p "$TMP/nogit"
+
+# ci VAR=VALUE...: benchprof ci --json in an empty environment, in a
+# directory that is not a repository, into $TMP/ci.json
+ci() {
+  (cd "$TMP/nogit" && env -i PATH="$PATH" HOME="$TMP" \
+    GIT_CEILING_DIRECTORIES="$TMP" "$@" "$BENCHPROF" ci --json) \
+    >"$TMP/ci.json" 2>"$TMP/ci.err"
+}
+
+# expect FIELD=VALUE...: the last ci's JSON has these fields ("null" for
+# none; FIELD@ checks where it came from)
+expect() {
+  python3 - "$TMP/ci.json" "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for a in sys.argv[2:]:
+    k, v = a.split("=", 1)
+    got = d["from"][k[:-1]] if k.endswith("@") else d[k]
+    want = None if v == "null" else v
+    assert got == want, (k, got, want)
+PY
+}
+
+# 1. GitHub push
+ci GITHUB_ACTIONS=true GITHUB_SHA=$HEAD_SHA GITHUB_REF_NAME=main \
+  GITHUB_REPOSITORY=acme/widget GITHUB_HEAD_REF= GITHUB_BASE_REF=
+check "github push: exit 0" [ $? -eq 0 ]
+check "github push: identity" expect provider=github hash=$HEAD_SHA \
+  branch=main project=widget repo=acme/widget pr=null base_branch=null \
+  api_url=https://api.github.com hash@=GITHUB_SHA
+
+# 2. GitHub pull_request with its payload: the head's hash, not the merge
+cat >"$TMP/event.json" <<EOF2
+{"action": "opened", "number": 42,
+ "pull_request": {"number": 42,
+   "head": {"sha": "$HEAD_SHA", "ref": "feature/x"},
+   "base": {"sha": "$BASE_SHA", "ref": "main"}},
+ "repository": {"full_name": "acme/widget"}}
+EOF2
+ci GITHUB_ACTIONS=true GITHUB_EVENT_NAME=pull_request \
+  GITHUB_EVENT_PATH="$TMP/event.json" GITHUB_SHA=$MERGE_SHA \
+  GITHUB_REF_NAME=42/merge GITHUB_HEAD_REF=feature/x GITHUB_BASE_REF=main \
+  GITHUB_REPOSITORY=acme/widget GITHUB_API_URL=https://ghe.example/api/v3
+check "github pull request: exit 0" [ $? -eq 0 ]
+check "github pull request: identity from the payload" expect \
+  hash=$HEAD_SHA branch=feature/x pr=42 base_branch=main \
+  base_hash=$BASE_SHA api_url=https://ghe.example/api/v3 \
+  "hash@=event payload pull_request.head.sha"
+
+# 3. a malformed payload: a clear error naming the file, no crash
+printf '{"pull_request": {"number": 42, "head": {"sha": "nothex"}, "base": {}}}' \
+  >"$TMP/bad-event.json"
+ci GITHUB_ACTIONS=true GITHUB_EVENT_PATH="$TMP/bad-event.json"
+check "malformed payload: exit 1" [ $? -eq 1 ]
+check "malformed payload: file and path named" grep -qF \
+  "event payload '$TMP/bad-event.json' (GITHUB_EVENT_PATH): \$.pull_request.head.sha: 'nothex' is not a commit hash" \
+  "$TMP/ci.err"
+printf '{"pull_request": {' >"$TMP/cut-event.json"
+ci GITHUB_ACTIONS=true GITHUB_EVENT_PATH="$TMP/cut-event.json"
+check "truncated payload: line:column" grep -qF \
+  "'$TMP/cut-event.json' (GITHUB_EVENT_PATH): 1:" "$TMP/ci.err"
+
+# 4. GitLab merge request
+ci GITLAB_CI=true CI_COMMIT_SHA=$HEAD_SHA CI_COMMIT_REF_NAME=feature/y \
+  CI_MERGE_REQUEST_IID=7 CI_MERGE_REQUEST_SOURCE_BRANCH_NAME=feature/y \
+  CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main \
+  CI_MERGE_REQUEST_DIFF_BASE_SHA=$BASE_SHA CI_PROJECT_ID=99 \
+  CI_PROJECT_NAME=widget CI_API_V4_URL=https://gitlab.example/api/v4
+check "gitlab merge request: exit 0" [ $? -eq 0 ]
+check "gitlab merge request: identity" expect provider=gitlab \
+  hash=$HEAD_SHA branch=feature/y pr=7 base_branch=main base_hash=$BASE_SHA \
+  repo=99 project=widget api_url=https://gitlab.example/api/v4
+
+# 5. a Bencher runner job (our variables)
+ci BENCHER_PROJECT=proj BENCHER_BRANCH=main BENCHER_HASH=$HEAD_SHA \
+  BENCHER_TESTBED=metal-1 BENCHER_START_POINT=main \
+  BENCHER_START_POINT_HASH=$BASE_SHA
+check "bencher job: exit 0" [ $? -eq 0 ]
+check "bencher job: identity" expect provider=bencher project=proj \
+  branch=main hash=$HEAD_SHA testbed=metal-1 base_branch=main \
+  base_hash=$BASE_SHA testbed@=BENCHER_TESTBED
+
+# 6. plain git: a repository with a real commit
+if command -v git >/dev/null 2>&1; then
+  repo="$TMP/my-widget"
+  mkdir -p "$repo/sub"
+  (cd "$repo" && git init -q -b topic 2>/dev/null || { git init -q && git checkout -q -b topic; })
+  (cd "$repo" && echo hi >f && git add f &&
+   git -c user.name=t -c user.email=t@example.org commit -qm one) \
+    >/dev/null 2>&1
+  sha=$(git -C "$repo" rev-parse HEAD)
+  (cd "$repo/sub" && env -i PATH="$PATH" HOME="$TMP" "$BENCHPROF" ci --json) \
+    >"$TMP/ci.json" 2>"$TMP/ci.err"
+  check "git: exit 0" [ $? -eq 0 ]
+  check "git: hash, branch, project from the repository" expect \
+    provider=git hash="$sha" branch=topic project=my-widget \
+    "hash@=git rev-parse HEAD" "testbed@=host name"
+  (cd "$TMP" && env -i PATH="$PATH" HOME="$TMP" "$BENCHPROF" ci -C "$repo") \
+    >"$TMP/ci.txt" 2>&1
+  check "git: -C DIR, text output" grep -q "^hash  *$sha  (git rev-parse HEAD)" \
+    "$TMP/ci.txt"
+  git -C "$repo" checkout -q --detach 2>/dev/null
+  (cd "$repo" && env -i PATH="$PATH" HOME="$TMP" "$BENCHPROF" ci --json) \
+    >"$TMP/ci.json" 2>"$TMP/ci.err"
+  check "git: detached HEAD has a hash and no branch" expect hash="$sha" \
+    branch=null
+else
+  fail "git is not installed (scripts/setup-debian.sh installs it)"
+fi
+finish

@@ -1,0 +1,223 @@
+/* ci: identity from Bencher, GitHub (push, pull request payload, malformed
+ * payload) and GitLab variables.  git is left out here (no dir with a
+ * repository; ci_detect.sh makes one): every case sets hash, branch and
+ * project so git is not asked, or points dir at a directory that is not
+ * a repository. */
+#include "bp_setup.h"
+#include "ci.h"
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HEAD "1111111111111111111111111111111111111111"
+#define BASE "2222222222222222222222222222222222222222"
+#define MERGE "3333333333333333333333333333333333333333"
+
+static char tmpdir[200];
+
+/* A file in tmpdir holding text; its path in a static buffer. */
+static const char *write_file(const char *name, const char *text)
+{
+  static char path[256];
+  snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+  FILE *f = fopen(path, "w");
+  if(!f)
+    return path;
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+static void test_github_push(void)
+{
+  struct bp_ident id = {0};
+  struct bp_err err = {0};
+  char *env[] = {"GITHUB_ACTIONS=true", "GITHUB_SHA=" HEAD,
+                 "GITHUB_REF_NAME=main", "GITHUB_REPOSITORY=acme/widget",
+                 "GITHUB_HEAD_REF=", "GITHUB_BASE_REF=", NULL};
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.provider, "github");
+  CHECK_EQ_STR(id.hash, HEAD);
+  CHECK_EQ_STR(id.from[BP_IDENT_HASH], "GITHUB_SHA");
+  CHECK_EQ_STR(id.branch, "main");
+  CHECK_EQ_STR(id.project, "widget");
+  CHECK_EQ_STR(id.repo, "acme/widget");
+  CHECK_EQ_STR(id.api_url, "https://api.github.com");
+  CHECK(id.pr == NULL && id.base_branch == NULL && id.base_hash == NULL);
+  CHECK(id.testbed != NULL);
+  CHECK_EQ_STR(id.from[BP_IDENT_TESTBED], "host name");
+  bpi_ident_cleanup(&id);
+}
+
+static void test_github_pull_request(void)
+{
+  const char *payload = write_file("pr.json",
+    "{\"action\": \"synchronize\", \"number\": 42, \"pull_request\": {"
+    "\"number\": 42, \"head\": {\"sha\": \"" HEAD "\", \"ref\": \"feat/x\"},"
+    "\"base\": {\"sha\": \"" BASE "\", \"ref\": \"main\"}}}");
+  char ev[300];
+  snprintf(ev, sizeof(ev), "GITHUB_EVENT_PATH=%s", payload);
+  char *env[] = {"GITHUB_ACTIONS=true", "GITHUB_SHA=" MERGE,
+                 "GITHUB_REF_NAME=42/merge", "GITHUB_HEAD_REF=feat/x",
+                 "GITHUB_BASE_REF=main", "GITHUB_REPOSITORY=acme/widget",
+                 "GITHUB_API_URL=https://ghe.example/api/v3", ev, NULL};
+  struct bp_ident id = {0};
+  struct bp_err err = {0};
+  /* a flag set first wins */
+  CHECK_EQ_INT(bpi_ident_set(&id, BP_IDENT_TESTBED, "mine", NULL), BP_OK);
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.hash, HEAD);   /* not the merge commit */
+  CHECK_EQ_STR(id.from[BP_IDENT_HASH], "event payload pull_request.head.sha");
+  CHECK_EQ_STR(id.branch, "feat/x");
+  CHECK_EQ_STR(id.pr, "42");
+  CHECK_EQ_STR(id.base_branch, "main");
+  CHECK_EQ_STR(id.base_hash, BASE);
+  CHECK_EQ_STR(id.api_url, "https://ghe.example/api/v3");
+  CHECK_EQ_STR(id.testbed, "mine");
+  CHECK(id.from[BP_IDENT_TESTBED] == NULL);
+  bpi_ident_cleanup(&id);
+}
+
+static void test_github_bad_payloads(void)
+{
+  static const struct {
+    const char *text;
+    const char *what;
+  } cases[] = {
+    {"{\"pull_request\": ", "1:18: JSON syntax error"},
+    {"[]", "$: expected an object"},
+    {"{\"pull_request\": 5}", "$.pull_request: expected an object"},
+    {"{\"pull_request\": {\"number\": \"42\", \"head\": {}, \"base\": {}}}",
+     "$.pull_request.number: expected a positive whole number"},
+    {"{\"pull_request\": {\"number\": 42}}",
+     "$.pull_request: expected \"head\" and \"base\" objects"},
+    {"{\"pull_request\": {\"number\": 4, \"head\": {\"sha\": \"xyz\"}, "
+     "\"base\": {}}}",
+     "$.pull_request.head.sha: 'xyz' is not a commit hash"},
+    {"{\"pull_request\": {\"number\": 4, \"head\": {\"ref\": 7}, "
+     "\"base\": {}}}",
+     "$.pull_request.head.ref: expected a non-empty string"},
+  };
+  for(size_t i = 0; i < BP_ARRAY_LEN(cases); i++) {
+    const char *path = write_file("bad.json", cases[i].text);
+    char ev[300], want[512];
+    snprintf(ev, sizeof(ev), "GITHUB_EVENT_PATH=%s", path);
+    snprintf(want, sizeof(want), "event payload '%s' (GITHUB_EVENT_PATH): %s",
+             path, cases[i].what);
+    char *env[] = {"GITHUB_ACTIONS=true", ev, NULL};
+    struct bp_ident id = {0};
+    struct bp_err err = {0};
+    CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BPE_FORMAT);
+    CHECK_EQ_STR(err.msg, want);
+    bpi_ident_cleanup(&id);
+  }
+  char *missing[] = {"GITHUB_ACTIONS=true",
+                     "GITHUB_EVENT_PATH=/nonexistent/event.json", NULL};
+  struct bp_ident id = {0};
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_ci_detect(&id, missing, tmpdir, &err), BPE_FORMAT);
+  CHECK_EQ_STR(err.msg, "event payload '/nonexistent/event.json' "
+               "(GITHUB_EVENT_PATH): cannot read it: No such file or "
+               "directory");
+  bpi_ident_cleanup(&id);
+
+  char *bad_sha[] = {"GITHUB_ACTIONS=true", "GITHUB_SHA=abc", NULL};
+  struct bp_err err2 = {0};
+  CHECK_EQ_INT(bpi_ci_detect(&id, bad_sha, tmpdir, &err2), BPE_CONFIG);
+  CHECK_EQ_STR(err2.msg, "GITHUB_SHA: 'abc' is not a commit hash (40 or 64 "
+               "hex digits)");
+  bpi_ident_cleanup(&id);
+}
+
+static void test_gitlab(void)
+{
+  char *env[] = {"GITLAB_CI=true", "CI_COMMIT_SHA=" MERGE,
+                 "CI_COMMIT_REF_NAME=feat/y", "CI_MERGE_REQUEST_IID=7",
+                 "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME=feat/y",
+                 "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA=" HEAD,
+                 "CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main",
+                 "CI_MERGE_REQUEST_DIFF_BASE_SHA=" BASE,
+                 "CI_PROJECT_ID=1234", "CI_PROJECT_NAME=widget",
+                 "CI_API_V4_URL=https://gitlab.example/api/v4", NULL};
+  struct bp_ident id = {0};
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.provider, "gitlab");
+  CHECK_EQ_STR(id.hash, HEAD);
+  CHECK_EQ_STR(id.branch, "feat/y");
+  CHECK_EQ_STR(id.pr, "7");
+  CHECK_EQ_STR(id.base_branch, "main");
+  CHECK_EQ_STR(id.base_hash, BASE);
+  CHECK_EQ_STR(id.repo, "1234");
+  CHECK_EQ_STR(id.project, "widget");
+  CHECK_EQ_STR(id.api_url, "https://gitlab.example/api/v4");
+  bpi_ident_cleanup(&id);
+
+  char *bad[] = {"GITLAB_CI=true", "CI_MERGE_REQUEST_IID=seven", NULL};
+  CHECK_EQ_INT(bpi_ci_detect(&id, bad, tmpdir, &err), BPE_CONFIG);
+  bpi_ident_cleanup(&id);
+}
+
+static void test_bencher(void)
+{
+  /* ours win over the CI's: a job sets them on purpose */
+  char *env[] = {"BENCHER_PROJECT=proj", "BENCHER_BRANCH=bb",
+                 "BENCHER_HASH=" HEAD, "BENCHER_TESTBED=metal",
+                 "BENCHER_START_POINT=main", "BENCHER_START_POINT_HASH=" BASE,
+                 "GITHUB_ACTIONS=true", "GITHUB_SHA=" MERGE,
+                 "GITHUB_REF_NAME=other", NULL};
+  struct bp_ident id = {0};
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.project, "proj");
+  CHECK_EQ_STR(id.branch, "bb");
+  CHECK_EQ_STR(id.hash, HEAD);
+  CHECK_EQ_STR(id.testbed, "metal");
+  CHECK_EQ_STR(id.base_branch, "main");
+  CHECK_EQ_STR(id.base_hash, BASE);
+  CHECK_EQ_STR(id.from[BP_IDENT_BRANCH], "BENCHER_BRANCH");
+  CHECK_EQ_STR(id.provider, "github");
+  bpi_ident_cleanup(&id);
+
+  char *alone[] = {"BENCHER_PROJECT=proj", "BENCHER_BRANCH=bb",
+                   "BENCHER_HASH=" HEAD, NULL};
+  CHECK_EQ_INT(bpi_ci_detect(&id, alone, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.provider, "bencher");
+  bpi_ident_cleanup(&id);
+}
+
+static void test_nothing(void)
+{
+  /* no CI, no repository: only the host name */
+  char *env[] = {"PATH=/usr/bin:/bin", NULL};
+  struct bp_ident id = {0};
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK(id.hash == NULL && id.branch == NULL && id.provider == NULL);
+  CHECK(id.testbed != NULL);
+  bpi_ident_cleanup(&id);
+}
+
+int main(void)
+{
+  const char *base = getenv("TMPDIR");
+  snprintf(tmpdir, sizeof(tmpdir), "%s/test_ci.XXXXXX",
+           base && *base ? base : "/tmp");
+  if(!mkdtemp(tmpdir)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  test_github_push();
+  test_github_pull_request();
+  test_github_bad_payloads();
+  test_gitlab();
+  test_bencher();
+  test_nothing();
+  unlink(write_file("pr.json", ""));
+  unlink(write_file("bad.json", ""));
+  rmdir(tmpdir);
+  return check_exit();
+}
