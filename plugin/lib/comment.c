@@ -166,12 +166,17 @@ void bpi_comment_url_encode(struct bp_buf *b, const char *s)
   }
 }
 
+static bool web_url(const char *url)
+{
+  return url && (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7));
+}
+
 /* A link target: only http(s) URLs; bytes that could end the target or
  * start markup are percent-encoded. */
 static bool md_url(struct bp_buf *b, const char *url)
 {
   static const char hex[] = "0123456789ABCDEF";
-  if(!url || (strncmp(url, "https://", 8) && strncmp(url, "http://", 7)))
+  if(!web_url(url))
     return false;
   for(const unsigned char *p = (const unsigned char *)url; *p; p++) {
     if(*p > 0x20 && *p < 0x7f && !strchr("()<>\"'`|\\^{} ", *p))
@@ -456,7 +461,7 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
   bpi_buf_init(&cmp);
   bpi_buf_init(&diff);
   bpi_buf_adds(b, "\n");
-  if(cb->base.gecko_url && cb->head.gecko_url) {
+  if(web_url(cb->base.gecko_url) && web_url(cb->head.gecko_url)) {
     bpi_buf_adds(&view_a, "base: ");
     bpi_buf_adds(&view_a, cb->name);
     bpi_buf_adds(&view_b, "head: ");
