@@ -144,6 +144,12 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
   return -1;
 }
 
+/* A regression is explained by what grew, an improvement by what shrank. */
+static const char *top_verb(const struct bp_cmp_bench *b)
+{
+  return b->flag == BP_CMP_REGRESSION ? "grew" : "shrank";
+}
+
 static void print_summary(const struct bp_cmp *c, const char *out)
 {
   bp_msg_note("%zu regression%s, %zu improvement%s, %zu unchanged, "
@@ -155,16 +161,18 @@ static void print_summary(const struct bp_cmp *c, const char *out)
     const struct bp_cmp_bench *b = &c->benches[i];
     if(b->presence != BP_CMP_BOTH || !b->flag)
       continue;
-    const char *fn = b->nfuncs ? b->funcs[0].name : "-";
+    const struct bp_cmp_func *top = bpi_compare_top_func(b,
+      b->flag == BP_CMP_REGRESSION);
+    const char *fn = top ? top->name : "-";
     if(isnan(b->max_pct))
-      bp_msg_note("  %s: %s from 0 (%s); most changed function: %s",
+      bp_msg_note("  %s: %s from 0 (%s); function that %s most: %s",
                   b->name, b->max_slug, b->flag == BP_CMP_REGRESSION ?
-                  "regression" : "improvement", fn);
+                  "regression" : "improvement", top_verb(b), fn);
     else
-      bp_msg_note("  %s: %s %+.2f%% (%s); most changed function: %s",
+      bp_msg_note("  %s: %s %+.2f%% (%s); function that %s most: %s",
                   b->name, b->max_slug, b->max_pct,
                   b->flag == BP_CMP_REGRESSION ? "regression" :
-                  "improvement", fn);
+                  "improvement", top_verb(b), fn);
   }
   bp_msg_note("written to %s/: compare.json, comment.md, and per benchmark "
               "diff.folded, diff.svg, diff-negated.svg", out);

@@ -402,10 +402,31 @@ static double func_share(uint64_t n, uint64_t all)
   return all ? 100.0 * (double)n / (double)all : 0;
 }
 
+static void add_top_func(struct bp_buf *b, const char *what,
+                         const struct bp_cmp_func *f)
+{
+  bpi_buf_printf(b, "%s: **", what);
+  bpi_comment_md_text(b, f->name, BP_COMMENT_NAME_CHARS);
+  bpi_buf_printf(b, "** (self %+.2f, total %+.2f points)", f->d_self,
+                 f->d_total);
+}
+
 static void add_funcs(struct render *r, const struct bp_cmp_bench *cb)
 {
   struct bp_buf *b = r->b;
   size_t shown = 0;
+  const struct bp_cmp_func *grew = bpi_compare_top_func(cb, true);
+  const struct bp_cmp_func *shrank = bpi_compare_top_func(cb, false);
+  if(grew || shrank) {
+    bpi_buf_adds(b, "\n");
+    if(grew)
+      add_top_func(b, FLAG_RED " Grew most", grew);
+    if(grew && shrank)
+      bpi_buf_adds(b, "; ");
+    if(shrank)
+      add_top_func(b, FLAG_GREEN " shrank most", shrank);
+    bpi_buf_adds(b, "\n");
+  }
   for(size_t i = 0; i < cb->nfuncs && shown < r->max_functions; i++) {
     const struct bp_cmp_func *f = &cb->funcs[i];
     if(f->d_self == 0 && f->d_total == 0)

@@ -423,6 +423,23 @@ static bp_code bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
   return rc;
 }
 
+const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
+                                               bool grew)
+{
+  const struct bp_cmp_func *best = NULL;
+  double sign = grew ? 1 : -1;
+  for(size_t i = 0; i < b->nfuncs; i++) {
+    const struct bp_cmp_func *f = &b->funcs[i];
+    double s = sign * f->d_self, t = sign * f->d_total;
+    if(s < 0 || t < 0 || (s == 0 && t == 0))
+      continue;
+    if(!best || s > sign * best->d_self ||
+       (s == sign * best->d_self && t > sign * best->d_total))
+      best = f;
+  }
+  return best;
+}
+
 /* --------------------------------------------------------------- measures */
 
 void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct)

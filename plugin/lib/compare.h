@@ -125,6 +125,10 @@ bp_code bpi_compare_write(const struct bp_cmp *c, const char *out_dir,
 void bpi_compare_json(const struct bp_cmp *c, struct bp_buf *out);
 void bpi_compare_diff_folded(const struct bp_cmp_bench *b,
                              struct bp_buf *out);
+/* The function whose share grew most (grew true) or shrank most: by the
+ * self share's change, then the total's; NULL when none moved that way. */
+const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
+                                               bool grew);
 /* Flag a measure: its direction from the slug, then delta beyond
  * threshold_pct. */
 void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct);

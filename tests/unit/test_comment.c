@@ -204,6 +204,8 @@ static void test_cut(void)
   CHECK(strstr(b.data, "| latency | 100 ns | 203 ns | +103 ns (+103.00%)"));
   CHECK_EQ_INT(count(b.data, "#### "), 3);
   CHECK(!strstr(b.data, "Left out"));
+  CHECK(strstr(b.data, "\n🔴 Grew most: **function&#95;0&#95;with&#95;a&#95;"
+               "longish&#95;name** (self +10.00, total +10.00 points)\n"));
   CHECK(strstr(b.data, "_No viewer links"));
   bpi_compare_free(c);
 
@@ -216,7 +218,9 @@ static void test_cut(void)
   bpi_buf_addc(&b, '\0');
   /* unchanged went first, then function rows, then the smallest changes */
   CHECK(!strstr(b.data, ": unchanged"));
-  CHECK(!strstr(b.data, "function&#95;0&#95;"));
+  CHECK(!strstr(b.data, "Functions whose share"));
+  /* what grew most stays, one line per benchmark */
+  CHECK(strstr(b.data, "Grew most: **function&#95;0&#95;") != NULL);
   CHECK(strstr(b.data, "#### 🔴 benchmark/with/a/path/0: latency"));
   size_t shown = count(b.data, "#### ");
   CHECK(shown > 10 && shown < 2000);

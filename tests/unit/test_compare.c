@@ -195,6 +195,10 @@ static void test_dirs(void)
   CHECK(f && f->base_self == 50 && f->head_self == 320);
   CHECK(f && near(f->d_self, 80.0 - 50.0));
   CHECK(a && a->nfuncs && !strcmp(a->funcs[0].name, "work"));
+  f = bpi_compare_top_func(a, true);
+  CHECK(f && !strcmp(f->name, "work"));
+  f = bpi_compare_top_func(a, false);
+  CHECK(f && !strcmp(f->name, "rest"));   /* -20 self beats gone's -10 */
   f = func(a, "gone");
   CHECK(f && f->head_total == 0 && near(f->d_total, -10));
   f = func(a, "fresh");
