@@ -950,7 +950,10 @@ bp_code bpi_compare_write(const struct bp_cmp *c, const char *out_dir,
   struct bp_buf json;
   bp_code rc = bpi_file_mkdirs(out_dir, err);
   for(size_t i = 0; !rc && i < c->nbenches; i++)
-    if(c->benches[i].presence == BP_CMP_BOTH)
+    /* both sides profiled; a benchmark the harness reported without a
+     * profile of its own has nothing to diff */
+    if(c->benches[i].presence == BP_CMP_BOTH && c->benches[i].base.dir &&
+       c->benches[i].head.dir)
       rc = write_bench(&c->benches[i], out_dir, err);
   if(rc)
     return rc;
