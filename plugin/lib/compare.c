@@ -72,6 +72,22 @@ static const char *json_str(const cJSON *obj, const char *key)
   return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* A relative file path in a URL: each segment percent-encoded (RFC 3986
+ * unreserved kept), the slashes kept. */
+static void add_path(struct bp_buf *b, const char *path)
+{
+  static const char hex[] = "0123456789ABCDEF";
+  for(const unsigned char *p = (const unsigned char *)path; *p; p++) {
+    if((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+       (*p >= '0' && *p <= '9') || strchr("-._~/", *p))
+      bpi_buf_addc(b, (char)*p);
+    else {
+      char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+      bpi_buf_add(b, esc, 3);
+    }
+  }
+}
+
 /* The public URL of a run's artifact file (relative to the run): the one
  * its publication recorded, else url_prefix/file, else NULL.  The only
  * place that knows the publication's shape:
@@ -95,7 +111,7 @@ static char *artifact_url(const struct side *s, const char *file)
   bpi_buf_adds(&b, s->url_prefix);
   if(s->url_prefix[n - 1] != '/')
     bpi_buf_addc(&b, '/');
-  bpi_buf_adds(&b, !strncmp(file, "./", 2) ? file + 2 : file);
+  add_path(&b, !strncmp(file, "./", 2) ? file + 2 : file);
   if(bpi_buf_failed(&b)) {
     bpi_buf_cleanup(&b);
     return NULL;

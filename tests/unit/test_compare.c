@@ -290,10 +290,18 @@ static void test_bad_input(void)
            "\"x\": {\"latency\": {\"value\": 1}}}", "p;main 1\n", "");
   put(dir, "manifest.json", "{\"report\": \"report.json\", \"benchmarks\": ["
       "{\"name\": \"a\", \"profile\": \"../../escape\", \"artifacts\": ["
-      "{\"file\": \"a/profile.folded\", \"kind\": \"folded-stacks\"}]}]}");
+      "{\"file\": \"a/profile.folded\", \"kind\": \"folded-stacks\"},"
+      "{\"file\": \"we ird#/p.json.gz\", \"kind\": \"firefox-profiler\"}"
+      "]}]}");
   bpi_err_clear(&err);
+  o.base_url = "https://x.example/r";
   CHECK(bpi_compare_dirs(dir, dir, &o, &c, &err) == BP_OK);
   CHECK(c && bench(c, "a") && !strcmp(bench(c, "a")->dir, "."));
+  /* the file's path is percent-encoded under the prefix */
+  CHECK(c && bench(c, "a") && bench(c, "a")->base.gecko_url &&
+        !strcmp(bench(c, "a")->base.gecko_url,
+                "https://x.example/r/we%20ird%23/p.json.gz"));
+  CHECK(c && bench(c, "a") && !bench(c, "a")->head.gecko_url);
   bpi_compare_free(c);
 }
 
