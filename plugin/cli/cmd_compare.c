@@ -49,6 +49,7 @@ static void usage(FILE *out)
     "      --compare-url URL   where DIR will be served (flame graph links)\n"
     "      --project NAME      project and testbed in the comment's marker\n"
     "      --testbed NAME      (default: the publication's)\n"
+    "  -q, --quiet             no summary (errors still print)\n"
     "  -h, --help              this help\n");
 }
 
@@ -87,12 +88,13 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
     {"compare-url", required_argument, NULL, OPT_COMPARE_URL},
     {"project", required_argument, NULL, OPT_PROJECT},
     {"testbed", required_argument, NULL, OPT_TESTBED},
+    {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
   int opt;
   optind = 1;
-  while((opt = getopt_long(argc, argv, "o:t:n:h", longopts, NULL)) != -1) {
+  while((opt = getopt_long(argc, argv, "o:t:n:qh", longopts, NULL)) != -1) {
     switch(opt) {
     case 'o':
       a->output = optarg;
@@ -125,6 +127,9 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
       break;
     case OPT_TESTBED:
       a->comment.testbed = optarg;
+      break;
+    case 'q':
+      bp_msg_set_quiet(1);
       break;
     case 'h':
       usage(stdout);
