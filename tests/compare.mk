@@ -1,1 +1,40 @@
-# tests of the compare part (being written)
+# tests of the compare part
+#   test_compare        run directories written by hand: measure deltas,
+#                       flags and directions, function shares, new and
+#                       removed, differential folded and flame graphs,
+#                       bad input
+#   test_comment        hostile names escaped, the 65,536 cut with its note,
+#                       viewer links, the forge requests through a fake
+#                       transport (list pages, marker, PATCH/PUT or POST)
+#   compare_e2e.sh      a workload built twice (head: one function slower),
+#                       both runs compared: the comment names it, the deltas
+#                       have the right sign, the SVGs are well-formed, the
+#                       links decode back to the profiles' URLs
+#   comment_github.sh   benchprof comment against a GitHub API stand-in:
+#                       POST once, then PATCH the same comment; no token:
+#                       the summary file (needs http.c)
+compare_unit_tests = tests/unit/test_compare tests/unit/test_comment
+check_PROGRAMS += $(compare_unit_tests) tests/workloads/cmpwork_base \
+  tests/workloads/cmpwork_head
+TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
+  tests/integration/comment_github.sh
+EXTRA_DIST += tests/integration/compare_e2e.sh \
+  tests/integration/comment_github.sh tests/servers/github_standin.py
+
+tests_unit_test_compare_SOURCES = tests/unit/test_compare.c
+tests_unit_test_compare_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_compare_LDADD = $(unit_ldadd)
+
+tests_unit_test_comment_SOURCES = tests/unit/test_comment.c
+tests_unit_test_comment_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_comment_LDADD = $(unit_ldadd)
+
+# one source, two builds: the head build's cmp_changed does 4x the work
+tests_workloads_cmpwork_base_SOURCES = tests/workloads/cmpwork.c \
+  tests/workloads/workload.h
+tests_workloads_cmpwork_base_CFLAGS = $(workload_cflags) -DCMP_SLOWER=1
+tests_workloads_cmpwork_base_LDFLAGS = $(workload_ldflags)
+tests_workloads_cmpwork_head_SOURCES = tests/workloads/cmpwork.c \
+  tests/workloads/workload.h
+tests_workloads_cmpwork_head_CFLAGS = $(workload_cflags) -DCMP_SLOWER=4
+tests_workloads_cmpwork_head_LDFLAGS = $(workload_ldflags)

@@ -1,12 +1,253 @@
-/* benchprof comment: being written. */
+/* benchprof comment --markdown FILE: put the comment `benchprof compare`
+ * wrote on the pull request (GitHub) or merge request (GitLab), editing
+ * our earlier one (found by its marker) instead of adding another.
+ * Without a token the comment goes to the summary file (the job summary,
+ * $GITHUB_STEP_SUMMARY) or stays where it is, and benchprof says which.
+ * The token is read from the environment and never printed. */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
 
+#include "buf.h"
+#include "comment.h"
+#include "err.h"
+#include "fileio.h"
+#include "http.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* http.c lands from its own branch; until then these resolve to NULL and
+ * posting says so.  Remove these two lines when it is merged. */
+#pragma weak bpi_http_send
+#pragma weak bpi_http_opts_default
+
+struct comment_args {
+  const char *markdown;
+  struct bp_forge_target target;
+  bool have_target;
+  const char *token_env;
+  const char *summary_file;
+  bool verbose;
+};
+
+static void usage(FILE *out)
+{
+  fprintf(out,
+    "usage: benchprof comment --markdown FILE [options]\n"
+    "\n"
+    "Post FILE (comment.md from 'benchprof compare') on a pull request, or\n"
+    "update the one posted before: it is found by the hidden benchprof\n"
+    "marker in FILE.  Without a token (or without a target) the comment is\n"
+    "appended to the summary file instead.\n"
+    "\n"
+    "  -m, --markdown FILE     the comment\n"
+    "      --github OWNER/REPO and --pr N: a GitHub pull request\n"
+    "      --gitlab PROJECT_ID and --mr IID: a GitLab merge request\n"
+    "      --api-url URL       the API (default https://api.github.com,\n"
+    "                          https://gitlab.com/api/v4)\n"
+    "      --token-env NAME    the variable holding the token (default\n"
+    "                          GITHUB_TOKEN; GitLab: GITLAB_TOKEN, else\n"
+    "                          CI_JOB_TOKEN as a job token)\n"
+    "      --summary-file F    where the comment goes without a token\n"
+    "                          (default: $GITHUB_STEP_SUMMARY)\n"
+    "  -v, --verbose           one line per request (no secrets)\n"
+    "  -h, --help              this help\n");
+}
+
+static int parse_args(int argc, char **argv, struct comment_args *a)
+{
+  enum { OPT_GITHUB = 256, OPT_PR, OPT_GITLAB, OPT_MR, OPT_API,
+         OPT_TOKEN_ENV, OPT_SUMMARY };
+  static const struct option longopts[] = {
+    {"markdown", required_argument, NULL, 'm'},
+    {"github", required_argument, NULL, OPT_GITHUB},
+    {"pr", required_argument, NULL, OPT_PR},
+    {"gitlab", required_argument, NULL, OPT_GITLAB},
+    {"mr", required_argument, NULL, OPT_MR},
+    {"api-url", required_argument, NULL, OPT_API},
+    {"token-env", required_argument, NULL, OPT_TOKEN_ENV},
+    {"summary-file", required_argument, NULL, OPT_SUMMARY},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+  };
+  const char *github = NULL, *gitlab = NULL, *pr = NULL, *mr = NULL;
+  int opt;
+  optind = 1;
+  while((opt = getopt_long(argc, argv, "m:vh", longopts, NULL)) != -1) {
+    switch(opt) {
+    case 'm': a->markdown = optarg; break;
+    case OPT_GITHUB: github = optarg; break;
+    case OPT_PR: pr = optarg; break;
+    case OPT_GITLAB: gitlab = optarg; break;
+    case OPT_MR: mr = optarg; break;
+    case OPT_API: a->target.api_url = optarg; break;
+    case OPT_TOKEN_ENV: a->token_env = optarg; break;
+    case OPT_SUMMARY: a->summary_file = optarg; break;
+    case 'v': a->verbose = true; break;
+    case 'h':
+      usage(stdout);
+      return BP_EXIT_OK;
+    default:
+      usage(stderr);
+      return BP_EXIT_USAGE;
+    }
+  }
+  if(optind != argc || !a->markdown) {
+    bp_msg_error("comment wants --markdown FILE and no other arguments");
+    return BP_EXIT_USAGE;
+  }
+  if((github && gitlab) || (github && !pr) || (gitlab && !mr) ||
+     (pr && !github) || (mr && !gitlab)) {
+    bp_msg_error("give either --github OWNER/REPO --pr N or --gitlab "
+                 "PROJECT_ID --mr IID");
+    return BP_EXIT_USAGE;
+  }
+  if(github || gitlab) {
+    a->have_target = true;
+    a->target.forge = gitlab ? BP_FORGE_GITLAB : BP_FORGE_GITHUB;
+    a->target.repo = gitlab ? gitlab : github;
+    a->target.number = gitlab ? mr : pr;
+  }
+  return -1;
+}
+
+static void debug_line(void *ctx, const char *line)
+{
+  (void)ctx;
+  bp_msg_note("%s", line);
+}
+
+/* The token from the environment; NULL when none. */
+static const char *find_token(struct comment_args *a)
+{
+  const char *name = a->token_env;
+  if(!name)
+    name = a->target.forge == BP_FORGE_GITLAB ? "GITLAB_TOKEN" :
+           "GITHUB_TOKEN";
+  const char *tok = getenv(name);
+  if((!tok || !*tok) && !a->token_env &&
+     a->target.forge == BP_FORGE_GITLAB) {
+    tok = getenv("CI_JOB_TOKEN");
+    a->target.job_token = tok && *tok;
+  }
+  return tok && *tok ? tok : NULL;
+}
+
+/* Append md to file (whole-file atomic rewrite: readers never see half). */
+static bp_code append_summary(const char *file, const char *md, size_t len,
+                              struct bp_err *err)
+{
+  struct bp_buf all;
+  char *old = NULL;
+  size_t old_len = 0;
+  bp_code rc = BP_OK;
+  bpi_buf_init(&all);
+  if(access(file, F_OK) == 0) {
+    rc = bpi_file_read(file, &old, &old_len, err);
+    if(rc)
+      return rc;
+  }
+  bpi_buf_add(&all, old ? old : "", old_len);
+  if(old_len && old[old_len - 1] != '\n')
+    bpi_buf_addc(&all, '\n');
+  bpi_buf_add(&all, md, len);
+  rc = bpi_buf_failed(&all) ? bpi_err_set(err, BPE_NOMEM, 0, "%s", file) :
+    bpi_file_write(file, all.data, all.len, false, err);
+  free(old);
+  bpi_buf_cleanup(&all);
+  return rc;
+}
+
+static int post(struct comment_args *a, const char *md)
+{
+  struct bp_err err = {0};
+  struct bp_http_opts http = {.retries = 4, .backoff_ms = 500};
+  struct bp_comment_posted res = {.id = NULL};
+  if(!bpi_http_send) {
+    bp_msg_error("this benchprof was built without its HTTP client; the "
+                 "comment stays in %s", a->markdown);
+    return BP_EXIT_ERROR;
+  }
+  if(bpi_http_opts_default)
+    bpi_http_opts_default(&http);
+  if(a->verbose) {
+    http.debug = debug_line;
+    http.debug_ctx = NULL;
+  }
+  struct bp_comment_transport tr = {.send = bpi_http_send, .http = &http};
+  bp_code rc = bpi_comment_post(&a->target, md, &tr, &res, &err);
+  if(rc) {
+    bp_msg_err(&err, rc);
+    bp_msg_note("the comment stays in %s", a->markdown);
+    return BP_EXIT_ERROR;
+  }
+  bp_msg_note("%s comment %s on %s %s#%s (%u request%s)",
+              res.updated ? "updated" : "posted", res.id ? res.id : "",
+              a->target.forge == BP_FORGE_GITLAB ? "GitLab merge request" :
+              "pull request", a->target.repo, a->target.number,
+              res.requests, res.requests == 1 ? "" : "s");
+  bpi_comment_posted_cleanup(&res);
+  return BP_EXIT_OK;
+}
+
 int cmd_comment(int argc, char **argv)
 {
-  (void)argc;
-  (void)argv;
-  bp_msg_error("'benchprof comment' is not written yet");
-  return BP_EXIT_ERROR;
+  struct comment_args a = {.markdown = NULL};
+  struct bp_err err = {0};
+  char *md = NULL;
+  size_t len = 0;
+  int status = parse_args(argc, argv, &a);
+  if(status >= 0)
+    return status;
+  bp_code rc = bpi_file_read(a.markdown, &md, &len, &err);
+  if(rc) {
+    bp_msg_err(&err, rc);
+    return BP_EXIT_ERROR;
+  }
+  char *marker = bpi_comment_find_marker(md);
+  if(!marker || len > BP_COMMENT_MAX_CHARS || strlen(md) != len) {
+    bp_msg_error("%s: %s", a.markdown, !marker ?
+                 "no benchprof marker (write it with 'benchprof compare')" :
+                 len > BP_COMMENT_MAX_CHARS ?
+                 "longer than a comment may be (65536 characters)" :
+                 "contains a NUL byte");
+    free(marker);
+    free(md);
+    return BP_EXIT_ERROR;
+  }
+  free(marker);
+  a.target.token = a.have_target ? find_token(&a) : NULL;
+  if(a.target.token) {
+    status = post(&a, md);
+    free(md);
+    return status;
+  }
+  const char *summary = a.summary_file;
+  if(!summary) {
+    summary = getenv("GITHUB_STEP_SUMMARY");
+    if(summary && !*summary)
+      summary = NULL;
+  }
+  if(a.have_target)
+    bp_msg_note("no token in $%s: not posting", a.token_env ? a.token_env :
+                a.target.forge == BP_FORGE_GITLAB ? "GITLAB_TOKEN" :
+                "GITHUB_TOKEN");
+  if(summary) {
+    rc = append_summary(summary, md, len, &err);
+    if(rc) {
+      bp_msg_err(&err, rc);
+      free(md);
+      return BP_EXIT_ERROR;
+    }
+    bp_msg_note("the comment was appended to %s", summary);
+  }
+  else
+    bp_msg_note("the comment stays in %s (no summary file)", a.markdown);
+  free(md);
+  return BP_EXIT_OK;
 }

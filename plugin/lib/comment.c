@@ -1,2 +1,980 @@
-/* comment: being written. */
+/* comment: struct bp_cmp -> Markdown, and the forge requests that post
+ * it.  See comment.h for what the comment holds and how it is cut. */
 #include "bp_setup.h"
+#include "comment.h"
+#include "err.h"
+
+#include <inttypes.h>
+#include <math.h>   /* isnan: a macro, no libm */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#define FLAG_RED "\xf0\x9f\x94\xb4"    /* U+1F534 red circle */
+#define FLAG_GREEN "\xf0\x9f\x9f\xa2"  /* U+1F7E2 green circle */
+#define ELLIPSIS "\xe2\x80\xa6"        /* U+2026 */
+#define PROFILER "https://profiler.firefox.com"
+#define MAX_LISTED 50                  /* new or removed names listed */
+#define MAX_PAGES 100                  /* of 100 comments each */
+
+static double absd(double x)
+{
+  return x < 0 ? -x : x;
+}
+
+/* ------------------------------------------------------------- escaping */
+
+/* Characters of s (UTF-8 sequences; an invalid byte counts as one). */
+static size_t count_chars(const char *s)
+{
+  size_t n = 0;
+  for(; *s; s++)
+    if(((unsigned char)*s & 0xc0) != 0x80)
+      n++;
+  return n;
+}
+
+/* s with the insides of top-level <...> replaced by an ellipsis:
+ * "std::map<int, std::vector<x>>::find" -> "std::map<...>::find". */
+static void collapse_templates(struct bp_buf *b, const char *s)
+{
+  int depth = 0;
+  for(; *s; s++) {
+    if(*s == '<') {
+      if(!depth++)
+        bpi_buf_adds(b, "<" ELLIPSIS);
+      continue;
+    }
+    if(*s == '>' && depth) {
+      if(!--depth)
+        bpi_buf_addc(b, '>');
+      continue;
+    }
+    if(!depth)
+      bpi_buf_addc(b, *s);
+  }
+  bpi_buf_addc(b, '\0');
+}
+
+/* The last max - 1 characters of s after an ellipsis. */
+static void keep_end(struct bp_buf *b, const char *s, size_t max)
+{
+  size_t chars = count_chars(s), skip = chars - (max - 1);
+  for(; *s && skip; s++)
+    if(((unsigned char)s[1] & 0xc0) != 0x80)
+      skip--;
+  bpi_buf_adds(b, ELLIPSIS);
+  bpi_buf_adds(b, s);
+  bpi_buf_addc(b, '\0');
+}
+
+/* Markdown (GFM) and HTML punctuation, as numeric character references:
+ * they work in text and table cells, and a '|' there cannot split a
+ * cell.  '@' (mentions), '#' (issue links) and '$' (math) included. */
+static bool md_special(unsigned char c)
+{
+  return c && strchr("\\`*_{}[]<>|&~#!$@\"'", c);
+}
+
+static void md_escape(struct bp_buf *b, const char *s)
+{
+  const unsigned char *p = (const unsigned char *)s;
+  while(*p) {
+    uint32_t cp;
+    size_t n;
+    if(*p < 0x80) {
+      if(*p == '\n' || *p == '\r' || *p == '\t')
+        bpi_buf_addc(b, ' ');
+      else if(*p < 0x20 || *p == 0x7f)
+        bpi_buf_adds(b, "\xef\xbf\xbd");
+      else if(md_special(*p))
+        bpi_buf_printf(b, "&#%u;", *p);
+      else
+        bpi_buf_addc(b, (char)*p);
+      p++;
+    }
+    else if((n = bpi_utf8_seq(p, &cp)) != 0) {
+      /* line and paragraph separators would break a table row */
+      if(cp == 0x2028 || cp == 0x2029 || cp == 0x85)
+        bpi_buf_addc(b, ' ');
+      else
+        bpi_buf_add(b, p, n);
+      p += n;
+    }
+    else {
+      bpi_buf_adds(b, "\xef\xbf\xbd");
+      p++;
+    }
+  }
+}
+
+void bpi_comment_md_text(struct bp_buf *b, const char *name,
+                         size_t max_chars)
+{
+  struct bp_buf a, c;
+  const char *s = name ? name : "";
+  if(max_chars < 8)
+    max_chars = 8;
+  if(count_chars(s) <= max_chars) {
+    md_escape(b, s);
+    return;
+  }
+  bpi_buf_init(&a);
+  bpi_buf_init(&c);
+  collapse_templates(&a, s);
+  if(!bpi_buf_failed(&a))
+    s = a.data;
+  if(count_chars(s) > max_chars) {
+    keep_end(&c, s, max_chars);
+    if(!bpi_buf_failed(&c))
+      s = c.data;
+  }
+  if(bpi_buf_failed(&a) || bpi_buf_failed(&c))
+    b->failed = true;
+  md_escape(b, s);
+  bpi_buf_cleanup(&c);
+  bpi_buf_cleanup(&a);
+}
+
+/* A code span when s can be one, else escaped text. */
+static void md_code(struct bp_buf *b, const char *s)
+{
+  bool plain = *s && count_chars(s) <= BP_COMMENT_NAME_CHARS;
+  for(const unsigned char *p = (const unsigned char *)s; plain && *p; p++)
+    plain = *p >= 0x20 && *p < 0x7f && *p != '`' && *p != '|';
+  if(!plain) {
+    bpi_comment_md_text(b, s, BP_COMMENT_NAME_CHARS);
+    return;
+  }
+  bpi_buf_addc(b, '`');
+  bpi_buf_adds(b, s);
+  bpi_buf_addc(b, '`');
+}
+
+void bpi_comment_url_encode(struct bp_buf *b, const char *s)
+{
+  static const char hex[] = "0123456789ABCDEF";
+  for(const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+       (*p >= '0' && *p <= '9') || strchr("-._~", *p))
+      bpi_buf_addc(b, (char)*p);
+    else {
+      char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+      bpi_buf_add(b, esc, 3);
+    }
+  }
+}
+
+static bool web_url(const char *url)
+{
+  return url && (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7));
+}
+
+/* A link target: only http(s) URLs; bytes that could end the target or
+ * start markup are percent-encoded. */
+static bool md_url(struct bp_buf *b, const char *url)
+{
+  static const char hex[] = "0123456789ABCDEF";
+  if(!web_url(url))
+    return false;
+  for(const unsigned char *p = (const unsigned char *)url; *p; p++) {
+    if(*p > 0x20 && *p < 0x7f && !strchr("()<>\"'`|\\^{} ", *p))
+      bpi_buf_addc(b, (char)*p);
+    else {
+      char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+      bpi_buf_add(b, esc, 3);
+    }
+  }
+  return true;
+}
+
+void bpi_comment_profiler_view(struct bp_buf *b, const char *file_url,
+                               unsigned thread, const char *name)
+{
+  bpi_buf_adds(b, PROFILER "/from-url/");
+  bpi_comment_url_encode(b, file_url);
+  bpi_buf_printf(b, "/calltree/?thread=%u", thread);
+  if(name && *name) {
+    bpi_buf_adds(b, "&profileName=");
+    bpi_comment_url_encode(b, name);
+  }
+}
+
+void bpi_comment_profiler_compare(struct bp_buf *b, const char *view_a,
+                                  const char *view_b)
+{
+  bpi_buf_adds(b, PROFILER "/compare/calltree/?profiles[]=");
+  bpi_comment_url_encode(b, view_a);
+  bpi_buf_adds(b, "&profiles[]=");
+  bpi_comment_url_encode(b, view_b);
+}
+
+void bpi_comment_marker(struct bp_buf *b, const char *project,
+                        const char *testbed)
+{
+  const char *parts[2] = {project, testbed};
+  bpi_buf_adds(b, "<!-- benchprof:comment ");
+  for(int i = 0; i < 2; i++) {
+    const char *s = parts[i] && *parts[i] ? parts[i] :
+                    i ? "local" : "default";
+    if(i)
+      bpi_buf_addc(b, '/');
+    for(; *s; s++) {
+      bool ok = (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+                (*s >= '0' && *s <= '9') || (*s && strchr("._-/", *s));
+      bpi_buf_addc(b, ok ? *s : '_');
+    }
+  }
+  bpi_buf_adds(b, " -->");
+}
+
+char *bpi_comment_find_marker(const char *text)
+{
+  const char *start = strstr(text, "<!-- benchprof:comment ");
+  const char *end = start ? strstr(start, " -->") : NULL;
+  if(!end)
+    return NULL;
+  size_t n = (size_t)(end - start) + 4;
+  char *m = malloc(n + 1);
+  if(m) {
+    memcpy(m, start, n);
+    m[n] = '\0';
+  }
+  return m;
+}
+
+/* -------------------------------------------------------------- numbers */
+
+/* Measures in nanoseconds (Bencher's latency, the task-clock counter). */
+static bool is_time(const char *slug)
+{
+  return !strcmp(slug, "latency") || !strcmp(slug, "task-clock") ||
+         !strcmp(slug, "cpu-clock");
+}
+
+static void add_value(struct bp_buf *b, const char *slug, double v,
+                      bool sign)
+{
+  static const char *const time_units[] = {"ns", "µs", "ms", "s"};
+  static const char *const si[] = {"", "k", "M", "G", "T"};
+  const char *const *units = is_time(slug) ? time_units : si;
+  size_t nunits = is_time(slug) ? 4 : 5, u = 0;
+  double a = absd(v);
+  while(u + 1 < nunits && a >= 1000) {
+    a /= 1000;
+    u++;
+  }
+  bpi_buf_printf(b, sign ? "%+.4g" : "%.4g", v < 0 ? -a : a);
+  if(is_time(slug))
+    bpi_buf_printf(b, " %s", units[u]);
+  else
+    bpi_buf_adds(b, units[u]);
+  if(!strcmp(slug, "throughput"))
+    bpi_buf_adds(b, " ops/s");
+}
+
+static void add_pct(struct bp_buf *b, double pct)
+{
+  if(isnan(pct))
+    bpi_buf_adds(b, "from 0");
+  else
+    bpi_buf_printf(b, "%+.2f%%", pct);
+}
+
+static const char *flag_mark(enum bp_cmp_flag f)
+{
+  return f == BP_CMP_REGRESSION ? FLAG_RED " regression" :
+         f == BP_CMP_IMPROVEMENT ? FLAG_GREEN " improvement" : "";
+}
+
+static void add_short_hash(struct bp_buf *b, const char *hash)
+{
+  size_t n = hash ? strspn(hash, "0123456789abcdefABCDEF") : 0;
+  if(!n || hash[n]) {
+    bpi_buf_adds(b, "commit unknown");
+    return;
+  }
+  bpi_buf_addc(b, '`');
+  bpi_buf_add(b, hash, n < 7 ? n : 7);
+  bpi_buf_addc(b, '`');
+}
+
+/* ------------------------------------------------------------ rendering */
+
+/* What a rendering leaves in; the cut removes rows in this order. */
+struct limits {
+  bool unchanged;        /* sections of unchanged benchmarks */
+  bool funcs;            /* function rows */
+  size_t changed;        /* sections of changed benchmarks kept */
+};
+
+struct render {
+  const struct bp_cmp *c;
+  const struct bp_comment_opts *o;
+  struct limits lim;
+  size_t max_functions;
+  struct bp_buf *b;
+  size_t left_benches, left_funcs;
+};
+
+static void add_summary(struct render *r)
+{
+  const struct bp_cmp *c = r->c;
+  struct bp_buf *b = r->b;
+  bpi_buf_printf(b, "### benchprof: %s%zu regression%s, %zu improvement%s, "
+                 "%zu unchanged", c->nregressions ? FLAG_RED " " : "",
+                 c->nregressions, c->nregressions == 1 ? "" : "s",
+                 c->nimprovements, c->nimprovements == 1 ? "" : "s",
+                 c->nunchanged);
+  if(c->nnew)
+    bpi_buf_printf(b, ", %zu new", c->nnew);
+  if(c->nremoved)
+    bpi_buf_printf(b, ", %zu removed", c->nremoved);
+  bpi_buf_adds(b, "\n\n");
+  if(c->nbenches && c->benches[0].presence == BP_CMP_BOTH &&
+     c->benches[0].max_slug) {
+    const struct bp_cmp_bench *top = &c->benches[0];
+    bpi_buf_adds(b, "Largest change: **");
+    bpi_comment_md_text(b, top->name, BP_COMMENT_NAME_CHARS);
+    bpi_buf_adds(b, "** ");
+    bpi_comment_md_text(b, top->max_slug, BP_COMMENT_NAME_CHARS);
+    bpi_buf_addc(b, ' ');
+    add_pct(b, top->max_pct);
+    bpi_buf_printf(b, " (%s)\n\n", top->flag == BP_CMP_REGRESSION ?
+                   "regression" : "improvement");
+  }
+  else
+    bpi_buf_printf(b, "No measure changed by more than %.4g%%.\n\n",
+                   c->threshold_pct);
+  bpi_buf_adds(b, "Comparing ");
+  md_code(b, c->head.branch ? c->head.branch : "head");
+  bpi_buf_adds(b, " (");
+  add_short_hash(b, c->head.hash);
+  bpi_buf_adds(b, ") with ");
+  md_code(b, c->base.branch ? c->base.branch : "base");
+  bpi_buf_adds(b, " (");
+  add_short_hash(b, c->base.hash);
+  bpi_buf_addc(b, ')');
+  if(c->head.testbed) {
+    bpi_buf_adds(b, " on testbed ");
+    md_code(b, c->head.testbed);
+  }
+  bpi_buf_printf(b, "; changes beyond %.4g%% are flagged.\n\n",
+                 c->threshold_pct);
+}
+
+static void add_measures(struct render *r, const struct bp_cmp_bench *cb)
+{
+  struct bp_buf *b = r->b;
+  bpi_buf_adds(b, "| Measure | Base | Head | Change |\n"
+               "|:--|--:|--:|--:|\n");
+  for(size_t i = 0; i < cb->nmeasures; i++) {
+    const struct bp_cmp_measure *m = &cb->measures[i];
+    bpi_buf_adds(b, "| ");
+    bpi_comment_md_text(b, m->slug, BP_COMMENT_NAME_CHARS);
+    bpi_buf_adds(b, " | ");
+    if(m->in_base)
+      add_value(b, m->slug, m->base, false);
+    else
+      bpi_buf_adds(b, "-");
+    bpi_buf_adds(b, " | ");
+    if(m->in_head)
+      add_value(b, m->slug, m->head, false);
+    else
+      bpi_buf_adds(b, "-");
+    bpi_buf_adds(b, " | ");
+    if(m->in_base && m->in_head) {
+      add_value(b, m->slug, m->delta, true);
+      bpi_buf_adds(b, " (");
+      add_pct(b, m->pct);
+      bpi_buf_printf(b, ")%s%s", *flag_mark(m->flag) ? " " : "",
+                     flag_mark(m->flag));
+    }
+    else
+      bpi_buf_adds(b, m->in_head ? "new measure" : "gone");
+    bpi_buf_adds(b, " |\n");
+  }
+}
+
+static double func_share(uint64_t n, uint64_t all)
+{
+  return all ? 100.0 * (double)n / (double)all : 0;
+}
+
+static void add_top_func(struct bp_buf *b, const char *what,
+                         const struct bp_cmp_func *f)
+{
+  bpi_buf_printf(b, "%s: **", what);
+  bpi_comment_md_text(b, f->name, BP_COMMENT_NAME_CHARS);
+  bpi_buf_printf(b, "** (self %+.2f, total %+.2f points)", f->d_self,
+                 f->d_total);
+}
+
+static void add_funcs(struct render *r, const struct bp_cmp_bench *cb)
+{
+  struct bp_buf *b = r->b;
+  size_t shown = 0;
+  const struct bp_cmp_func *grew = bpi_compare_top_func(cb, true);
+  const struct bp_cmp_func *shrank = bpi_compare_top_func(cb, false);
+  if(grew || shrank) {
+    bpi_buf_adds(b, "\n");
+    if(grew)
+      add_top_func(b, FLAG_RED " Grew most", grew);
+    if(grew && shrank)
+      bpi_buf_adds(b, "; ");
+    if(shrank)
+      add_top_func(b, FLAG_GREEN " shrank most", shrank);
+    bpi_buf_adds(b, "\n");
+  }
+  for(size_t i = 0; i < cb->nfuncs && shown < r->max_functions; i++) {
+    const struct bp_cmp_func *f = &cb->funcs[i];
+    if(f->d_self == 0 && f->d_total == 0)
+      break;
+    if(!r->lim.funcs) {
+      r->left_funcs++;
+      continue;
+    }
+    if(!shown++)
+      bpi_buf_adds(b, "\nFunctions whose share of the samples changed most:"
+                   "\n\n| Function | Self base | Self head | Total base | "
+                   "Total head | Change (self / total) |\n"
+                   "|:--|--:|--:|--:|--:|--:|\n");
+    bpi_buf_adds(b, "| ");
+    bpi_comment_md_text(b, f->name, BP_COMMENT_NAME_CHARS);
+    if(!f->base_total)
+      bpi_buf_adds(b, " (new)");
+    else if(!f->head_total)
+      bpi_buf_adds(b, " (vanished)");
+    bpi_buf_printf(b, " | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %+.2f / "
+                   "%+.2f points %s |\n",
+                   func_share(f->base_self, cb->base.samples),
+                   func_share(f->head_self, cb->head.samples),
+                   func_share(f->base_total, cb->base.samples),
+                   func_share(f->head_total, cb->head.samples),
+                   f->d_self, f->d_total,
+                   f->d_self > 0 || (f->d_self == 0 && f->d_total > 0) ?
+                   FLAG_RED : FLAG_GREEN);
+  }
+}
+
+/* Append " · [text](url)" when url is a usable link. */
+static bool add_link(struct bp_buf *b, bool first, const char *text,
+                     const char *url)
+{
+  size_t mark = b->len;
+  bpi_buf_adds(b, first ? "" : " · ");
+  bpi_buf_printf(b, "[%s](", text);
+  if(!md_url(b, url)) {
+    b->len = mark;
+    return false;
+  }
+  bpi_buf_addc(b, ')');
+  return true;
+}
+
+static void add_links(struct render *r, const struct bp_cmp_bench *cb)
+{
+  struct bp_buf *b = r->b, view_a, view_b, cmp, diff;
+  bool first = true;
+  bpi_buf_init(&view_a);
+  bpi_buf_init(&view_b);
+  bpi_buf_init(&cmp);
+  bpi_buf_init(&diff);
+  bpi_buf_adds(b, "\n");
+  if(web_url(cb->base.gecko_url) && web_url(cb->head.gecko_url)) {
+    bpi_buf_adds(&view_a, "base: ");
+    bpi_buf_adds(&view_a, cb->name);
+    bpi_buf_adds(&view_b, "head: ");
+    bpi_buf_adds(&view_b, cb->name);
+    if(!bpi_buf_failed(&view_a) && !bpi_buf_failed(&view_b)) {
+      char *na = strdup(view_a.data), *nb = strdup(view_b.data);
+      bpi_buf_reset(&view_a);
+      bpi_buf_reset(&view_b);
+      if(na && nb) {
+        bpi_comment_profiler_view(&view_a, cb->base.gecko_url,
+                                  cb->base.thread, na);
+        bpi_comment_profiler_view(&view_b, cb->head.gecko_url,
+                                  cb->head.thread, nb);
+        bpi_buf_addc(&view_a, '\0');
+        bpi_buf_addc(&view_b, '\0');
+      }
+      free(na);
+      free(nb);
+    }
+    if(!bpi_buf_failed(&view_a) && !bpi_buf_failed(&view_b) && view_a.len) {
+      bpi_comment_profiler_compare(&cmp, view_a.data, view_b.data);
+      bpi_buf_addc(&cmp, '\0');
+      if(!bpi_buf_failed(&cmp))
+        first = !add_link(b, first, "Compare in the Firefox Profiler",
+                          cmp.data) && first;
+      first = !add_link(b, first, "base profile", view_a.data) && first;
+      first = !add_link(b, first, "head profile", view_b.data) && first;
+    }
+  }
+  if(r->o->compare_url && *r->o->compare_url) {
+    bpi_buf_adds(&diff, r->o->compare_url);
+    if(diff.len && diff.data[diff.len - 1] != '/')
+      bpi_buf_addc(&diff, '/');
+    if(strcmp(cb->dir, ".")) {
+      for(const char *s = cb->dir; *s;) {
+        size_t n = strcspn(s, "/");
+        char *seg = strndup(s, n);
+        if(seg)
+          bpi_comment_url_encode(&diff, seg);
+        else
+          diff.failed = true;
+        free(seg);
+        s += n;
+        if(*s) {
+          bpi_buf_addc(&diff, '/');
+          s++;
+        }
+      }
+      bpi_buf_addc(&diff, '/');
+    }
+    bpi_buf_adds(&diff, "diff.svg");
+    bpi_buf_addc(&diff, '\0');
+    if(!bpi_buf_failed(&diff))
+      first = !add_link(b, first, "differential flame graph", diff.data) &&
+              first;
+  }
+  if(first)
+    bpi_buf_adds(b, "_No viewer links: the profiles have no public URL "
+                 "(the runs were not published and no --base-url/--head-url"
+                 " was given)._");
+  bpi_buf_adds(b, "\n");
+  bpi_buf_cleanup(&diff);
+  bpi_buf_cleanup(&cmp);
+  bpi_buf_cleanup(&view_b);
+  bpi_buf_cleanup(&view_a);
+}
+
+static void add_bench(struct render *r, const struct bp_cmp_bench *cb)
+{
+  struct bp_buf *b = r->b;
+  bpi_buf_adds(b, "#### ");
+  if(cb->flag == BP_CMP_REGRESSION)
+    bpi_buf_adds(b, FLAG_RED " ");
+  else if(cb->flag == BP_CMP_IMPROVEMENT)
+    bpi_buf_adds(b, FLAG_GREEN " ");
+  bpi_comment_md_text(b, cb->name, BP_COMMENT_NAME_CHARS);
+  if(cb->max_slug) {
+    bpi_buf_adds(b, ": ");
+    bpi_comment_md_text(b, cb->max_slug, BP_COMMENT_NAME_CHARS);
+    bpi_buf_addc(b, ' ');
+    add_pct(b, cb->max_pct);
+  }
+  else
+    bpi_buf_adds(b, ": unchanged");
+  bpi_buf_adds(b, "\n\n");
+  add_measures(r, cb);
+  add_funcs(r, cb);
+  add_links(r, cb);
+  bpi_buf_adds(b, "\n");
+}
+
+static void add_names(struct render *r, enum bp_cmp_presence which,
+                      const char *title)
+{
+  size_t listed = 0, total = 0;
+  for(size_t i = 0; i < r->c->nbenches; i++) {
+    const struct bp_cmp_bench *cb = &r->c->benches[i];
+    if(cb->presence != which)
+      continue;
+    if(!total++)
+      bpi_buf_printf(r->b, "%s: ", title);
+    if(listed >= MAX_LISTED)
+      continue;
+    bpi_buf_adds(r->b, listed++ ? ", " : "");
+    bpi_comment_md_text(r->b, cb->name, BP_COMMENT_NAME_CHARS);
+  }
+  if(total > listed)
+    bpi_buf_printf(r->b, " and %zu more", total - listed);
+  if(total)
+    bpi_buf_adds(r->b, "\n\n");
+}
+
+static void render(struct render *r)
+{
+  const struct bp_cmp *c = r->c;
+  size_t changed = 0;
+  r->left_benches = r->left_funcs = 0;
+  bpi_comment_marker(r->b, r->o->project ? r->o->project : c->head.project,
+                     r->o->testbed ? r->o->testbed : c->head.testbed);
+  bpi_buf_adds(r->b, "\n");
+  add_summary(r);
+  for(size_t i = 0; i < c->nbenches; i++) {
+    const struct bp_cmp_bench *cb = &c->benches[i];
+    if(cb->presence != BP_CMP_BOTH)
+      continue;
+    bool keep = cb->flag ? changed++ < r->lim.changed : r->lim.unchanged;
+    if(keep)
+      add_bench(r, cb);
+    else
+      r->left_benches++;
+  }
+  add_names(r, BP_CMP_NEW, "New benchmarks (not in base)");
+  add_names(r, BP_CMP_REMOVED, "Removed benchmarks (not in head)");
+  if(r->left_benches || r->left_funcs)
+    bpi_buf_printf(r->b, "_Left out to stay under %zu characters: %zu "
+                   "benchmark%s and %zu function row%s; compare.json has "
+                   "them all._\n", r->o->max_chars ? r->o->max_chars :
+                   (size_t)BP_COMMENT_MAX_CHARS, r->left_benches,
+                   r->left_benches == 1 ? "" : "s", r->left_funcs,
+                   r->left_funcs == 1 ? "" : "s");
+  if(c->head.report_uuid && c->head.project) {
+    bpi_buf_adds(r->b, "\n");
+    struct bp_buf url;
+    bpi_buf_init(&url);
+    bpi_buf_adds(&url, c->head.bencher_url ? c->head.bencher_url :
+                 "https://bencher.dev");
+    bpi_buf_adds(&url, "/perf/");
+    bpi_comment_url_encode(&url, c->head.project);
+    bpi_buf_adds(&url, "/reports/");
+    bpi_comment_url_encode(&url, c->head.report_uuid);
+    bpi_buf_addc(&url, '\0');
+    if(!bpi_buf_failed(&url) &&
+       add_link(r->b, true, "Bencher report and plots", url.data))
+      bpi_buf_adds(r->b, "\n");
+    bpi_buf_cleanup(&url);
+  }
+}
+
+/* Render into b with lim; true when it fits in max bytes. */
+static bool fits(struct render *r, struct limits lim, size_t max)
+{
+  bpi_buf_reset(r->b);
+  r->lim = lim;
+  render(r);
+  return !bpi_buf_failed(r->b) && r->b->len <= max;
+}
+
+bp_code bpi_comment_markdown(const struct bp_cmp *c,
+                             const struct bp_comment_opts *o,
+                             struct bp_buf *out, struct bp_err *err)
+{
+  struct bp_buf tmp;
+  size_t max = o->max_chars ? o->max_chars : BP_COMMENT_MAX_CHARS;
+  struct render r = {.c = c, .o = o, .b = &tmp,
+                     .max_functions = o->max_functions ? o->max_functions :
+                                      BP_CMP_FUNCTIONS_DEFAULT};
+  struct limits lim = {.unchanged = true, .funcs = true,
+                       .changed = c->nbenches};
+  bp_code rc = BP_OK;
+  bpi_buf_init(&tmp);
+  /* bytes, not characters: a byte count within the limit always is */
+  if(!fits(&r, lim, max)) {
+    lim.unchanged = false;
+    if(!fits(&r, lim, max)) {
+      lim.funcs = false;
+      if(!fits(&r, lim, max)) {
+        /* the most changed benchmarks that fit */
+        size_t lo = 0, hi = c->nbenches;
+        while(lo < hi) {
+          lim.changed = lo + (hi - lo + 1) / 2;
+          if(fits(&r, lim, max))
+            lo = lim.changed;
+          else
+            hi = lim.changed - 1;
+        }
+        lim.changed = lo;
+        fits(&r, lim, max);
+      }
+    }
+  }
+  if(bpi_buf_failed(&tmp))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "comment: rendering");
+  else if(tmp.len > max)
+    rc = bpi_err_set(err, BPE_INVAL, 0, "comment: even its summary exceeds "
+                     "%zu characters", max);
+  else
+    bpi_buf_add(out, tmp.data, tmp.len);
+  bpi_buf_cleanup(&tmp);
+  return rc;
+}
+
+/* -------------------------------------------------------------- posting */
+
+static const char *api_base(const struct bp_forge_target *t)
+{
+  if(t->api_url && *t->api_url)
+    return t->api_url;
+  return t->forge == BP_FORGE_GITLAB ? "https://gitlab.com/api/v4" :
+         "https://api.github.com";
+}
+
+static bp_code check_target(const struct bp_forge_target *t,
+                            struct bp_err *err)
+{
+  const char *repo = t->repo ? t->repo : "";
+  size_t slash = strcspn(repo, "/");
+  if(!t->number || !*t->number ||
+     strspn(t->number, "0123456789") != strlen(t->number))
+    return bpi_err_set(err, BPE_INVAL, 0, "comment: the %s number must be "
+                       "digits, not '%s'", t->forge == BP_FORGE_GITLAB ?
+                       "merge request" : "pull request",
+                       t->number ? t->number : "");
+  if(t->forge == BP_FORGE_GITHUB &&
+     (!slash || !repo[slash] || !repo[slash + 1] ||
+      strchr(repo + slash + 1, '/')))
+    return bpi_err_set(err, BPE_INVAL, 0, "comment: --github wants "
+                       "OWNER/REPO, not '%s'", repo);
+  if(t->forge == BP_FORGE_GITLAB && !*repo)
+    return bpi_err_set(err, BPE_INVAL, 0, "comment: no GitLab project");
+  return BP_OK;
+}
+
+/* "/repos/OWNER/REPO" or "/projects/ID", each part percent-encoded. */
+static void add_repo_path(struct bp_buf *b, const struct bp_forge_target *t)
+{
+  if(t->forge == BP_FORGE_GITLAB) {
+    bpi_buf_adds(b, "/projects/");
+    bpi_comment_url_encode(b, t->repo);   /* "group/name" -> %2F */
+    return;
+  }
+  size_t slash = strcspn(t->repo, "/");
+  char *owner = strndup(t->repo, slash);
+  bpi_buf_adds(b, "/repos/");
+  if(owner)
+    bpi_comment_url_encode(b, owner);
+  else
+    b->failed = true;
+  bpi_buf_addc(b, '/');
+  bpi_comment_url_encode(b, t->repo + slash + 1);
+  free(owner);
+}
+
+static void add_base(struct bp_buf *b, const struct bp_forge_target *t)
+{
+  const char *base = api_base(t);
+  size_t n = strlen(base);
+  while(n && base[n - 1] == '/')
+    n--;
+  bpi_buf_add(b, base, n);
+  add_repo_path(b, t);
+}
+
+bp_code bpi_comment_list_url(const struct bp_forge_target *t, unsigned page,
+                             struct bp_buf *url, struct bp_err *err)
+{
+  bp_code rc = check_target(t, err);
+  if(rc)
+    return rc;
+  add_base(url, t);
+  bpi_buf_printf(url, t->forge == BP_FORGE_GITLAB ?
+                 "/merge_requests/%s/notes?per_page=100&page=%u"
+                 "&sort=asc&order_by=created_at" :
+                 "/issues/%s/comments?per_page=100&page=%u",
+                 t->number, page);
+  bpi_buf_addc(url, '\0');
+  return bpi_buf_failed(url) ? bpi_err_set(err, BPE_NOMEM, 0, "comment") :
+                               BP_OK;
+}
+
+bp_code bpi_comment_write_url(const struct bp_forge_target *t,
+                              const char *id, struct bp_buf *url,
+                              struct bp_err *err)
+{
+  bp_code rc = check_target(t, err);
+  if(rc)
+    return rc;
+  if(id && (!*id || strspn(id, "0123456789") != strlen(id)))
+    return bpi_err_set(err, BPE_FORMAT, 0, "comment: odd comment id '%s'",
+                       id);
+  add_base(url, t);
+  if(t->forge == BP_FORGE_GITLAB) {
+    bpi_buf_printf(url, "/merge_requests/%s/notes", t->number);
+    if(id)
+      bpi_buf_printf(url, "/%s", id);
+  }
+  else if(id)
+    bpi_buf_printf(url, "/issues/comments/%s", id);
+  else
+    bpi_buf_printf(url, "/issues/%s/comments", t->number);
+  bpi_buf_addc(url, '\0');
+  return bpi_buf_failed(url) ? bpi_err_set(err, BPE_NOMEM, 0, "comment") :
+                               BP_OK;
+}
+
+void bpi_comment_body_json(struct bp_buf *b, const char *markdown)
+{
+  bpi_buf_adds(b, "{\"body\":");
+  bpi_buf_json_str(b, markdown);
+  bpi_buf_adds(b, "}");
+}
+
+bp_code bpi_comment_find(const char *json, size_t len, const char *marker,
+                         char **id, size_t *count, struct bp_err *err)
+{
+  cJSON *list = cJSON_ParseWithLength(json, len);
+  const cJSON *item;
+  *id = NULL;
+  *count = 0;
+  if(!cJSON_IsArray(list)) {
+    cJSON_Delete(list);
+    return bpi_err_set(err, BPE_FORMAT, 0, "comment: the comment list is "
+                       "not a JSON array");
+  }
+  cJSON_ArrayForEach(item, list) {
+    const cJSON *body = cJSON_GetObjectItemCaseSensitive(item, "body");
+    const cJSON *num = cJSON_GetObjectItemCaseSensitive(item, "id");
+    (*count)++;
+    if(*id || !cJSON_IsString(body) || !strstr(body->valuestring, marker))
+      continue;
+    if(!cJSON_IsNumber(num) || num->valuedouble < 0 ||
+       num->valuedouble > 9007199254740992.0) {
+      cJSON_Delete(list);
+      return bpi_err_set(err, BPE_FORMAT, 0, "comment: our comment has no "
+                         "numeric id");
+    }
+    struct bp_buf s;
+    bpi_buf_init(&s);
+    bpi_buf_printf(&s, "%.0f", num->valuedouble);
+    if(bpi_buf_failed(&s)) {
+      cJSON_Delete(list);
+      return bpi_err_set(err, BPE_NOMEM, 0, "comment");
+    }
+    *id = s.data;
+  }
+  cJSON_Delete(list);
+  return BP_OK;
+}
+
+void bpi_comment_posted_cleanup(struct bp_comment_posted *p)
+{
+  free(p->id);
+  p->id = NULL;
+}
+
+/* One request through the transport; the answer's body in resp. */
+static bp_code send_one(const struct bp_forge_target *t,
+                        const struct bp_comment_transport *tr,
+                        const char *method, const char *url,
+                        const struct bp_buf *body, struct bp_http_resp *resp,
+                        struct bp_comment_posted *res, struct bp_err *err)
+{
+  struct bp_buf auth;
+  const char *headers[4] = {NULL};
+  size_t nh = 0;
+  bpi_buf_init(&auth);
+  struct bp_http_req req = {.method = method, .url = url};
+  if(t->forge == BP_FORGE_GITHUB) {
+    headers[nh++] = "Accept: application/vnd.github+json";
+    headers[nh++] = "X-GitHub-Api-Version: 2022-11-28";
+    req.bearer = t->token;
+  }
+  else if(t->token) {
+    bpi_buf_printf(&auth, "%s: %s", t->job_token ? "JOB-TOKEN" :
+                   "PRIVATE-TOKEN", t->token);
+    if(bpi_buf_failed(&auth))
+      return bpi_err_set(err, BPE_NOMEM, 0, "comment");
+    headers[nh++] = auth.data;
+  }
+  req.headers = headers;
+  if(body) {
+    req.content_type = "application/json";
+    req.body = body->data;
+    req.body_len = body->len;
+  }
+  bpi_buf_cleanup(&resp->body);
+  bpi_buf_init(&resp->body);
+  resp->status = 0;
+  res->requests++;
+  bp_code rc = tr->send(tr->http, &req, resp, err);
+  /* the token was in auth: wipe it before the memory goes back */
+  if(auth.data)
+    memset(auth.data, 0, auth.cap);
+  bpi_buf_cleanup(&auth);
+  return rc;
+}
+
+/* Our comment's id, page by page; NULL when there is none. */
+static bp_code find_ours(const struct bp_forge_target *t,
+                         const struct bp_comment_transport *tr,
+                         const char *marker, char **id,
+                         struct bp_comment_posted *res, struct bp_err *err)
+{
+  struct bp_buf url;
+  struct bp_http_resp resp = {.status = 0};
+  bp_code rc = BP_OK;
+  bpi_buf_init(&url);
+  bpi_buf_init(&resp.body);
+  *id = NULL;
+  for(unsigned page = 1; !rc && !*id && page <= MAX_PAGES; page++) {
+    size_t count = 0;
+    bpi_buf_reset(&url);
+    rc = bpi_comment_list_url(t, page, &url, err);
+    if(!rc)
+      rc = send_one(t, tr, "GET", url.data, NULL, &resp, res, err);
+    if(!rc)
+      rc = bpi_comment_find(resp.body.data ? resp.body.data : "",
+                            resp.body.len, marker, id, &count, err);
+    if(!rc && count < 100)
+      break;
+  }
+  bpi_buf_cleanup(&resp.body);
+  bpi_buf_cleanup(&url);
+  return rc;
+}
+
+bp_code bpi_comment_post(const struct bp_forge_target *t,
+                         const char *markdown,
+                         const struct bp_comment_transport *tr,
+                         struct bp_comment_posted *res, struct bp_err *err)
+{
+  struct bp_buf url, body;
+  struct bp_http_resp resp = {.status = 0};
+  char *marker = bpi_comment_find_marker(markdown), *id = NULL;
+  bp_code rc = BP_OK;
+  bpi_buf_init(&url);
+  bpi_buf_init(&body);
+  bpi_buf_init(&resp.body);
+  if(!marker) {
+    rc = bpi_err_set(err, BPE_INVAL, 0, "comment: the Markdown has no "
+                     "benchprof marker (write it with benchprof compare)");
+    goto out;
+  }
+  rc = find_ours(t, tr, marker, &id, res, err);
+  if(!rc)
+    rc = bpi_comment_write_url(t, id, &url, err);
+  if(rc)
+    goto out;
+  bpi_comment_body_json(&body, markdown);
+  if(bpi_buf_failed(&body)) {
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "comment");
+    goto out;
+  }
+  rc = send_one(t, tr, !id ? "POST" : t->forge == BP_FORGE_GITLAB ? "PUT" :
+                "PATCH", url.data, &body, &resp, res, err);
+  if(rc)
+    goto out;
+  res->updated = id != NULL;
+  char *new_id = NULL;
+  size_t ignored;
+  /* the answer is the comment: its id, in a one-element list for find */
+  struct bp_buf wrapped;
+  bpi_buf_init(&wrapped);
+  bpi_buf_adds(&wrapped, "[");
+  bpi_buf_add(&wrapped, resp.body.data ? resp.body.data : "",
+              resp.body.len);
+  bpi_buf_adds(&wrapped, "]");
+  struct bp_err quiet = {0};
+  if(!bpi_buf_failed(&wrapped) &&
+     !bpi_comment_find(wrapped.data, wrapped.len, "", &new_id, &ignored,
+                       &quiet) && new_id)
+    res->id = new_id;
+  else
+    res->id = id ? strdup(id) : NULL;
+  if(res->id == new_id)
+    new_id = NULL;
+  free(new_id);
+  bpi_buf_cleanup(&wrapped);
+out:
+  free(id);
+  free(marker);
+  bpi_buf_cleanup(&resp.body);
+  bpi_buf_cleanup(&body);
+  bpi_buf_cleanup(&url);
+  return rc;
+}

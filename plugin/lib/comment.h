@@ -1,4 +1,123 @@
-/* comment: being written. */
+/* comment: a comparison (compare.h) -> the pull request comment, and the
+ * requests that put it on GitHub or GitLab, updated in place.
+ *
+ * The Markdown has a hidden marker first (`<!-- benchprof:comment
+ * project/testbed -->`), a summary line, "Comparing head (sha) with base
+ * (sha)", a table of measures per benchmark, the top changed functions
+ * and viewer links (Firefox Profiler compare view, each profile, the
+ * differential flame graph, Bencher).  It never exceeds max_chars: the
+ * least important rows go first (unchanged benchmarks, function rows,
+ * then benchmarks by smallest change) and a note says how many.  Names
+ * are untrusted: Markdown and HTML in them are escaped, long ones
+ * shortened.
+ *
+ * Posting is split into pure steps (URLs, request bodies, finding our
+ * comment in a list answer) and one driver, bpi_comment_post, that sends
+ * through a transport (bpi_http_send in benchprof, a fake in the unit
+ * test).  Owns: nothing beyond the out-parameters documented below.
+ * Not thread-safe. */
 #ifndef BP_LIB_COMMENT_H
 #define BP_LIB_COMMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "benchprof/benchprof.h"
+#include "buf.h"
+#include "compare.h"
+#include "http.h"
+
+#define BP_COMMENT_MAX_CHARS 65536   /* GitHub's limit for a comment body */
+#define BP_COMMENT_NAME_CHARS 80     /* longer names are shortened */
+
+struct bp_comment_opts {
+  const char *project;       /* in the marker; NULL: the comparison's, */
+  const char *testbed;       /* else "default" and "local" */
+  size_t max_functions;      /* rows per benchmark; 0: 10 */
+  size_t max_chars;          /* 0: BP_COMMENT_MAX_CHARS */
+  const char *compare_url;   /* where the compare directory is served, for
+                                the differential flame graph; NULL */
+};
+
+/* Append the comment for c to out.  BPE_NOMEM only. */
+bp_code bpi_comment_markdown(const struct bp_cmp *c,
+                             const struct bp_comment_opts *o,
+                             struct bp_buf *out, struct bp_err *err);
+
+/* `<!-- benchprof:comment project/testbed -->`; characters other than
+ * letters, digits and "._-/" become '_', so it cannot end the comment. */
+void bpi_comment_marker(struct bp_buf *b, const char *project,
+                        const char *testbed);
+/* The marker in text, malloc'd, or NULL when it has none. */
+char *bpi_comment_find_marker(const char *text);
+
+/* An untrusted name as Markdown text: shortened to max_chars characters
+ * (template arguments collapsed, then the end kept), and every character
+ * Markdown or HTML gives a meaning escaped. */
+void bpi_comment_md_text(struct bp_buf *b, const char *name,
+                         size_t max_chars);
+/* Percent-encode s as a URL component (RFC 3986 unreserved kept). */
+void bpi_comment_url_encode(struct bp_buf *b, const char *s);
+/* A Firefox Profiler view of the Gecko profile at file_url, one thread
+ * selected, labelled name; and the compare view of two such views. */
+void bpi_comment_profiler_view(struct bp_buf *b, const char *file_url,
+                               unsigned thread, const char *name);
+void bpi_comment_profiler_compare(struct bp_buf *b, const char *view_a,
+                                  const char *view_b);
+
+/* ------------------------------------------------------------- posting */
+
+enum bp_forge {
+  BP_FORGE_GITHUB = 0,
+  BP_FORGE_GITLAB
+};
+
+struct bp_forge_target {
+  enum bp_forge forge;
+  const char *api_url;   /* NULL: https://api.github.com or
+                            https://gitlab.com/api/v4 */
+  const char *repo;      /* GitHub "owner/name", GitLab project id */
+  const char *number;    /* pull request number, merge request iid */
+  const char *token;     /* never printed */
+  bool job_token;        /* GitLab: JOB-TOKEN instead of PRIVATE-TOKEN */
+};
+
+/* The request that lists page (1, 2, ...) of the comments, 100 a page. */
+bp_code bpi_comment_list_url(const struct bp_forge_target *t, unsigned page,
+                             struct bp_buf *url, struct bp_err *err);
+/* The URL that creates a comment (POST), or updates comment id (PATCH on
+ * GitHub, PUT on GitLab) when id is not NULL. */
+bp_code bpi_comment_write_url(const struct bp_forge_target *t,
+                              const char *id, struct bp_buf *url,
+                              struct bp_err *err);
+/* {"body": markdown} */
+void bpi_comment_body_json(struct bp_buf *b, const char *markdown);
+/* Look for marker in a list answer (a JSON array of {id, body}).  *id:
+ * the first match's id (malloc'd) or NULL; *count: entries on the page. */
+bp_code bpi_comment_find(const char *json, size_t len, const char *marker,
+                         char **id, size_t *count, struct bp_err *err);
+
+/* How requests go out. */
+struct bp_comment_transport {
+  bp_code (*send)(const struct bp_http_opts *o,
+                  const struct bp_http_req *req,
+                  struct bp_http_resp *resp, struct bp_err *err);
+  const struct bp_http_opts *http;
+};
+
+struct bp_comment_posted {
+  char *id;              /* the comment's id when the answer had one */
+  bool updated;          /* an existing comment was edited */
+  unsigned requests;
+};
+
+void bpi_comment_posted_cleanup(struct bp_comment_posted *p);
+
+/* Put markdown on the pull request: list the comments page by page, edit
+ * the one with markdown's marker, else create one. */
+bp_code bpi_comment_post(const struct bp_forge_target *t,
+                         const char *markdown,
+                         const struct bp_comment_transport *tr,
+                         struct bp_comment_posted *res, struct bp_err *err);
+
 #endif

@@ -1,2 +1,981 @@
-/* compare: being written. */
+/* compare: two run directories -> struct bp_cmp.  Each side is read from
+ * its manifest.json (benchmarks, their profile directories and artifacts,
+ * the optional "publication"), report.json (BMF measures) and, per
+ * benchmark, profile.folded (stacks) and summary.json (threads).  Shares
+ * are normalized to each side's total samples, so runs of different
+ * lengths compare. */
 #include "bp_setup.h"
+#include "compare.h"
+#include "err.h"
+#include "fileio.h"
+#include "hash.h"
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>   /* NAN, isnan: macros, no libm */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+static double absd(double x)
+{
+  return x < 0 ? -x : x;
+}
+
+static char *dup_or_null(const char *s)
+{
+  return s ? strdup(s) : NULL;
+}
+
+/* --------------------------------------------------------------- a side */
+
+struct side {
+  const char *dir;
+  const char *url_prefix;  /* --base-url / --head-url, or NULL */
+  cJSON *manifest;
+  struct bp_report report;
+};
+
+static bp_code read_json(const char *dir, const char *file, cJSON **out,
+                         struct bp_err *err)
+{
+  struct bp_buf path;
+  char *text = NULL;
+  size_t len = 0;
+  bp_code rc;
+  bpi_buf_init(&path);
+  bpi_buf_printf(&path, "%s/%s", dir, file);
+  if(bpi_buf_failed(&path))
+    return bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", file);
+  rc = bpi_file_read(path.data, &text, &len, err);
+  if(rc)
+    goto out;
+  *out = cJSON_ParseWithLength(text, len);
+  if(!*out) {
+    const char *at = cJSON_GetErrorPtr();
+    rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not valid JSON (at byte %zu)",
+                     path.data, at && at >= text && at <= text + len ?
+                     (size_t)(at - text) : (size_t)0);
+  }
+out:
+  free(text);
+  bpi_buf_cleanup(&path);
+  return rc;
+}
+
+static const char *json_str(const cJSON *obj, const char *key)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* A relative file path in a URL: each segment percent-encoded (RFC 3986
+ * unreserved kept), the slashes kept. */
+static void add_path(struct bp_buf *b, const char *path)
+{
+  static const char hex[] = "0123456789ABCDEF";
+  for(const unsigned char *p = (const unsigned char *)path; *p; p++) {
+    if((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+       (*p >= '0' && *p <= '9') || strchr("-._~/", *p))
+      bpi_buf_addc(b, (char)*p);
+    else {
+      char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+      bpi_buf_add(b, esc, 3);
+    }
+  }
+}
+
+/* The public URL of a run's artifact file (relative to the run): the one
+ * its publication recorded, else url_prefix/file, else NULL.  The only
+ * place that knows the publication's shape:
+ *   {"publication": {"artifacts": [{"file": F, "url": U}, ...], ...}} */
+static char *artifact_url(const struct side *s, const char *file)
+{
+  const cJSON *pub = cJSON_GetObjectItemCaseSensitive(s->manifest,
+                                                      "publication");
+  const cJSON *arts = cJSON_GetObjectItemCaseSensitive(pub, "artifacts");
+  const cJSON *a;
+  cJSON_ArrayForEach(a, arts) {
+    const char *f = json_str(a, "file"), *url = json_str(a, "url");
+    if(f && url && !strcmp(f, file))
+      return strdup(url);
+  }
+  if(!s->url_prefix || !*s->url_prefix)
+    return NULL;
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  size_t n = strlen(s->url_prefix);
+  bpi_buf_adds(&b, s->url_prefix);
+  if(s->url_prefix[n - 1] != '/')
+    bpi_buf_addc(&b, '/');
+  add_path(&b, !strncmp(file, "./", 2) ? file + 2 : file);
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
+/* Who a side is: the publication's identity when published. */
+static bp_code side_identity(struct bp_cmp_side *out, const struct side *s)
+{
+  const cJSON *pub = cJSON_GetObjectItemCaseSensitive(s->manifest,
+                                                      "publication");
+  const char *hash = json_str(pub, "hash");
+  out->dir = strdup(s->dir);
+  out->project = dup_or_null(json_str(pub, "project"));
+  out->branch = dup_or_null(json_str(pub, "branch"));
+  out->hash = dup_or_null(hash ? hash : json_str(pub, "commit"));
+  out->testbed = dup_or_null(json_str(pub, "testbed"));
+  out->report_uuid = dup_or_null(json_str(pub, "report_uuid"));
+  out->bencher_url = dup_or_null(json_str(pub, "bencher_url"));
+  out->manifest_url = dup_or_null(json_str(pub, "manifest_url"));
+  return out->dir ? BP_OK : BPE_NOMEM;
+}
+
+static bp_code side_open(struct side *s, struct bp_err *err)
+{
+  bp_code rc = read_json(s->dir, "manifest.json", &s->manifest, err);
+  if(rc)
+    return rc;
+  const char *report = json_str(s->manifest, "report");
+  if(!report)
+    return bpi_err_set(err, BPE_FORMAT, 0, "%s/manifest.json: no \"report\""
+                       " (was the run's harness output invalid?)", s->dir);
+  struct bp_buf path;
+  char *text = NULL;
+  size_t len = 0;
+  bpi_buf_init(&path);
+  bpi_buf_printf(&path, "%s/%s", s->dir, report);
+  if(bpi_buf_failed(&path))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "compare: report path");
+  if(!rc)
+    rc = bpi_file_read(path.data, &text, &len, err);
+  if(!rc)
+    rc = bpi_report_parse_bmf(&s->report, text, len, path.data, err);
+  free(text);
+  bpi_buf_cleanup(&path);
+  return rc;
+}
+
+static void side_cleanup(struct side *s)
+{
+  cJSON_Delete(s->manifest);
+  bpi_report_cleanup(&s->report);
+}
+
+/* The manifest's entry for benchmark name, or NULL. */
+static const cJSON *manifest_bench(const struct side *s, const char *name)
+{
+  const cJSON *b;
+  cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(s->manifest,
+                                                         "benchmarks")) {
+    const char *n = json_str(b, "name");
+    if(n && !strcmp(n, name))
+      return b;
+  }
+  return NULL;
+}
+
+/* The file of the given kind among a manifest benchmark's artifacts. */
+static const char *bench_artifact(const cJSON *mb, const char *kind)
+{
+  const cJSON *a;
+  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(mb, "artifacts")) {
+    const char *k = json_str(a, "kind");
+    if(k && !strcmp(k, kind))
+      return json_str(a, "file");
+  }
+  return NULL;
+}
+
+/* The index of the thread with most samples, as summary.json lists them
+ * (the Gecko profile's threads come in the same order). */
+static uint32_t busiest_thread(const char *dir, const char *summary)
+{
+  cJSON *j = NULL;
+  struct bp_err ignored = {0};
+  uint32_t best = 0, i = 0;
+  double most = -1;
+  if(!summary || read_json(dir, summary, &j, &ignored))
+    return 0;
+  const cJSON *t;
+  cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(j, "threads")) {
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(t, "samples");
+    if(cJSON_IsNumber(n) && n->valuedouble > most) {
+      most = n->valuedouble;
+      best = i;
+    }
+    i++;
+  }
+  cJSON_Delete(j);
+  return best;
+}
+
+/* ---------------------------------------------------------- folded stacks */
+
+/* Stacks of both sides, interned by text. */
+struct stacks {
+  struct bp_strtab text;
+  uint64_t *count[2];      /* [side][stack id] */
+  size_t cap;
+  uint64_t total[2];
+};
+
+static bp_code stacks_add(struct stacks *st, int side, const char *stack,
+                          uint64_t n)
+{
+  uint32_t id = bpi_strtab_intern(&st->text, stack);
+  if(id == BP_NONE)
+    return BPE_NOMEM;
+  if(id >= st->cap) {
+    size_t cap = st->cap ? st->cap * 2 : 64;
+    for(int i = 0; i < 2; i++) {
+      uint64_t *c = realloc(st->count[i], cap * sizeof(*c));
+      if(!c)
+        return BPE_NOMEM;
+      memset(c + st->cap, 0, (cap - st->cap) * sizeof(*c));
+      st->count[i] = c;
+    }
+    st->cap = cap;
+  }
+  st->count[side][id] += n;
+  st->total[side] += n;
+  return BP_OK;
+}
+
+/* Parse "stack count" lines; the count follows the last space. */
+static bp_code read_folded(struct stacks *st, int side, const char *path,
+                           struct bp_err *err)
+{
+  char *text = NULL;
+  size_t len = 0, lineno = 0;
+  bp_code rc = bpi_file_read(path, &text, &len, err);
+  for(char *line = text; !rc && line && *line;) {
+    char *nl = strchr(line, '\n');
+    if(nl)
+      *nl = '\0';
+    lineno++;
+    if(*line) {
+      char *sp = strrchr(line, ' '), *end = NULL;
+      unsigned long long n = 0;
+      if(sp) {
+        errno = 0;
+        n = strtoull(sp + 1, &end, 10);
+      }
+      if(!sp || sp == line || end == sp + 1 || *end || errno ||
+         sp[1] == '-')
+        rc = bpi_err_set(err, BPE_FORMAT, 0, "%s:%zu: expected 'stack "
+                         "count'", path, lineno);
+      else {
+        *sp = '\0';
+        rc = stacks_add(st, side, line, n);
+        if(rc)
+          rc = bpi_err_set(err, rc, 0, "%s: stacks", path);
+      }
+    }
+    line = nl ? nl + 1 : NULL;
+  }
+  free(text);
+  return rc;
+}
+
+static int by_stack(const void *a, const void *b)
+{
+  const struct bp_diff_line *x = a, *y = b;
+  return strcmp(x->stack, y->stack);
+}
+
+static bp_code diff_lines(struct bp_cmp_bench *b, const struct stacks *st)
+{
+  size_t n = st->text.count;
+  b->lines = calloc(n ? n : 1, sizeof(*b->lines));
+  if(!b->lines)
+    return BPE_NOMEM;
+  for(size_t i = 0; i < n; i++) {
+    b->lines[i].stack = strdup(bpi_strtab_get(&st->text, (uint32_t)i));
+    if(!b->lines[i].stack)
+      return BPE_NOMEM;
+    b->lines[i].base = st->count[0][i];
+    b->lines[i].head = st->count[1][i];
+    b->nlines++;
+  }
+  qsort(b->lines, b->nlines, sizeof(*b->lines), by_stack);
+  return BP_OK;
+}
+
+/* -------------------------------------------------------------- functions */
+
+struct funcs {
+  struct bp_strtab names;
+  uint64_t *self[2], *total[2];
+  uint64_t *seen;          /* the stack that last counted it, + 1 */
+  size_t cap;
+};
+
+static uint32_t func_id(struct funcs *f, const char *name)
+{
+  uint32_t id = bpi_strtab_intern(&f->names, name);
+  if(id == BP_NONE || id < f->cap)
+    return id;
+  size_t cap = f->cap ? f->cap * 2 : 64;
+  uint64_t **arrays[] = {&f->self[0], &f->self[1], &f->total[0],
+                         &f->total[1], &f->seen};
+  for(size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+    uint64_t *a = realloc(*arrays[i], cap * sizeof(*a));
+    if(!a)
+      return BP_NONE;
+    memset(a + f->cap, 0, (cap - f->cap) * sizeof(*a));
+    *arrays[i] = a;
+  }
+  f->cap = cap;
+  return id;
+}
+
+/* Count one stack's samples: self for the leaf, total once per distinct
+ * function on it (recursion counts once).  The first frame is the
+ * process, not a function. */
+static bp_code count_stack(struct funcs *f, struct bp_buf *scratch,
+                           const char *stack, uint64_t stack_no,
+                           const uint64_t n[2])
+{
+  const char *frame = strchr(stack, ';');
+  uint32_t id = BP_NONE;
+  while(frame) {
+    frame++;
+    const char *end = strchr(frame, ';');
+    size_t len = end ? (size_t)(end - frame) : strlen(frame);
+    bpi_buf_reset(scratch);
+    bpi_buf_add(scratch, frame, len);
+    bpi_buf_addc(scratch, '\0');
+    if(bpi_buf_failed(scratch))
+      return BPE_NOMEM;
+    id = func_id(f, scratch->data);
+    if(id == BP_NONE)
+      return BPE_NOMEM;
+    if(f->seen[id] != stack_no + 1) {
+      f->seen[id] = stack_no + 1;
+      f->total[0][id] += n[0];
+      f->total[1][id] += n[1];
+    }
+    frame = end;
+  }
+  if(id != BP_NONE) {
+    f->self[0][id] += n[0];
+    f->self[1][id] += n[1];
+  }
+  return BP_OK;
+}
+
+static double share(uint64_t n, uint64_t total)
+{
+  return total ? 100.0 * (double)n / (double)total : 0;
+}
+
+static double func_score(const struct bp_cmp_func *f)
+{
+  double s = absd(f->d_self), t = absd(f->d_total);
+  return s > t ? s : t;
+}
+
+/* Most changed first; ties: the larger self change (the leaf, not its
+ * callers), then by name. */
+static int by_change(const void *a, const void *b)
+{
+  const struct bp_cmp_func *x = a, *y = b;
+  double sx = func_score(x), sy = func_score(y);
+  if(sx != sy)
+    return sx > sy ? -1 : 1;
+  if(absd(x->d_self) != absd(y->d_self))
+    return absd(x->d_self) > absd(y->d_self) ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+static bp_code bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
+{
+  struct funcs f = {.cap = 0};
+  struct bp_buf scratch;
+  bp_code rc = BP_OK;
+  bpi_strtab_init(&f.names);
+  bpi_buf_init(&scratch);
+  for(size_t i = 0; !rc && i < b->nlines; i++) {
+    uint64_t n[2] = {b->lines[i].base, b->lines[i].head};
+    rc = count_stack(&f, &scratch, b->lines[i].stack, i, n);
+  }
+  size_t count = f.names.count;
+  if(!rc)
+    b->funcs = calloc(count ? count : 1, sizeof(*b->funcs));
+  if(!rc && !b->funcs)
+    rc = BPE_NOMEM;
+  for(size_t i = 0; !rc && i < count; i++) {
+    struct bp_cmp_func *fn = &b->funcs[i];
+    fn->name = strdup(bpi_strtab_get(&f.names, (uint32_t)i));
+    if(!fn->name) {
+      rc = BPE_NOMEM;
+      break;
+    }
+    b->nfuncs++;
+    fn->base_self = f.self[0][i];
+    fn->head_self = f.self[1][i];
+    fn->base_total = f.total[0][i];
+    fn->head_total = f.total[1][i];
+    fn->d_self = share(fn->head_self, st->total[1]) -
+                 share(fn->base_self, st->total[0]);
+    fn->d_total = share(fn->head_total, st->total[1]) -
+                  share(fn->base_total, st->total[0]);
+  }
+  if(!rc)
+    qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_change);
+  for(int i = 0; i < 2; i++) {
+    free(f.self[i]);
+    free(f.total[i]);
+  }
+  free(f.seen);
+  bpi_buf_cleanup(&scratch);
+  bpi_strtab_cleanup(&f.names);
+  return rc;
+}
+
+const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
+                                               bool grew)
+{
+  const struct bp_cmp_func *best = NULL;
+  double sign = grew ? 1 : -1;
+  for(size_t i = 0; i < b->nfuncs; i++) {
+    const struct bp_cmp_func *f = &b->funcs[i];
+    double s = sign * f->d_self, t = sign * f->d_total;
+    if(s < 0 || t < 0 || (s == 0 && t == 0))
+      continue;
+    if(!best || s > sign * best->d_self ||
+       (s == sign * best->d_self && t > sign * best->d_total))
+      best = f;
+  }
+  return best;
+}
+
+/* --------------------------------------------------------------- measures */
+
+void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct)
+{
+  m->higher_is_better = !strcmp(m->slug, "throughput");
+  m->flag = BP_CMP_UNCHANGED;
+  m->delta = m->pct = 0;
+  if(!m->in_base || !m->in_head)
+    return;
+  m->delta = m->head - m->base;
+  if(m->base != 0)
+    m->pct = 100.0 * m->delta / absd(m->base);
+  else
+    m->pct = NAN;
+  /* from 0 to anything is beyond every threshold */
+  bool beyond = isnan(m->pct) ? m->delta != 0 : absd(m->pct) > threshold_pct;
+  if(!beyond)
+    return;
+  bool worse = m->higher_is_better ? m->delta < 0 : m->delta > 0;
+  m->flag = worse ? BP_CMP_REGRESSION : BP_CMP_IMPROVEMENT;
+}
+
+static const struct bp_measure *find_measure(const struct bp_bench *b,
+                                             const char *slug)
+{
+  for(size_t i = 0; b && i < b->nmeasures; i++)
+    if(!strcmp(b->measures[i].slug, slug))
+      return &b->measures[i];
+  return NULL;
+}
+
+static bp_code add_measure(struct bp_cmp_bench *cb, const char *slug,
+                           const struct bp_bench *base,
+                           const struct bp_bench *head, double threshold)
+{
+  for(size_t i = 0; i < cb->nmeasures; i++)
+    if(!strcmp(cb->measures[i].slug, slug))
+      return BP_OK;
+  struct bp_cmp_measure *m = &cb->measures[cb->nmeasures];
+  const struct bp_measure *mb = find_measure(base, slug);
+  const struct bp_measure *mh = find_measure(head, slug);
+  *m = (struct bp_cmp_measure){.slug = strdup(slug), .in_base = !!mb,
+                               .in_head = !!mh};
+  if(!m->slug)
+    return BPE_NOMEM;
+  cb->nmeasures++;
+  m->base = mb ? mb->value : 0;
+  m->head = mh ? mh->value : 0;
+  bpi_compare_measure(m, threshold);
+  if(m->flag && (!cb->max_slug || absd(m->pct) > absd(cb->max_pct) ||
+                 isnan(m->pct))) {
+    cb->max_slug = m->slug;
+    cb->max_pct = m->pct;
+  }
+  if(m->flag == BP_CMP_REGRESSION)
+    cb->flag = BP_CMP_REGRESSION;
+  else if(m->flag == BP_CMP_IMPROVEMENT && cb->flag != BP_CMP_REGRESSION)
+    cb->flag = BP_CMP_IMPROVEMENT;
+  return BP_OK;
+}
+
+/* Measures in base's order, then those only head has. */
+static bp_code bench_measures(struct bp_cmp_bench *cb,
+                              const struct bp_bench *base,
+                              const struct bp_bench *head, double threshold)
+{
+  size_t n = (base ? base->nmeasures : 0) + (head ? head->nmeasures : 0);
+  bp_code rc = BP_OK;
+  cb->measures = calloc(n ? n : 1, sizeof(*cb->measures));
+  if(!cb->measures)
+    return BPE_NOMEM;
+  for(size_t i = 0; !rc && base && i < base->nmeasures; i++)
+    rc = add_measure(cb, base->measures[i].slug, base, head, threshold);
+  for(size_t i = 0; !rc && head && i < head->nmeasures; i++)
+    rc = add_measure(cb, head->measures[i].slug, base, head, threshold);
+  return rc;
+}
+
+/* ------------------------------------------------------------- benchmarks */
+
+static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
+                             const char *name, struct stacks *st, int which,
+                             struct bp_err *err)
+{
+  const cJSON *mb = manifest_bench(s, name);
+  const char *dir = json_str(mb, "profile");
+  const char *folded = bench_artifact(mb, "folded-stacks");
+  const char *gecko = bench_artifact(mb, "firefox-profiler");
+  const char *svg = bench_artifact(mb, "flamegraph");
+  if(!mb || !folded)
+    return bpi_err_set(err, BPE_FORMAT, 0, "%s/manifest.json: benchmark "
+                       "'%s' has no folded stacks", s->dir, name);
+  p->dir = strdup(dir ? dir : ".");
+  if(!p->dir)
+    return bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", name);
+  if(gecko) {
+    p->gecko_file = strdup(gecko);
+    p->gecko_url = artifact_url(s, gecko);
+    if(!p->gecko_file)
+      return bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", name);
+  }
+  if(svg)
+    p->svg_url = artifact_url(s, svg);
+  p->thread = busiest_thread(s->dir, bench_artifact(mb, "summary"));
+  struct bp_buf path;
+  bpi_buf_init(&path);
+  bpi_buf_printf(&path, "%s/%s", s->dir, folded);
+  uint64_t before = st->total[which];
+  bp_code rc = bpi_buf_failed(&path) ?
+    bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", name) :
+    read_folded(st, which, path.data, err);
+  p->samples = st->total[which] - before;
+  bpi_buf_cleanup(&path);
+  return rc;
+}
+
+/* A directory name from a manifest is used under the compare directory
+ * only when it stays there: relative, no "..", no empty parts. */
+static bool safe_dir(const char *d)
+{
+  if(!d || !*d || *d == '/')
+    return false;
+  if(!strcmp(d, "."))
+    return true;
+  for(const char *p = d; *p;) {
+    size_t n = strcspn(p, "/");
+    if(!n || (n == 1 && p[0] == '.') || (n == 2 && !strncmp(p, "..", 2)))
+      return false;
+    p += n;
+    if(*p)
+      p++;
+  }
+  return d[strlen(d) - 1] != '/';
+}
+
+static bp_code compare_bench(struct bp_cmp *c, struct bp_cmp_bench *cb,
+                             const char *name, const struct side *base,
+                             const struct side *head, struct bp_err *err)
+{
+  struct stacks st = {.cap = 0};
+  bp_code rc = BP_OK;
+  const struct bp_bench *bb = NULL, *hb = NULL;
+  for(size_t i = 0; i < base->report.nbenches; i++)
+    if(!strcmp(base->report.benches[i].name, name))
+      bb = &base->report.benches[i];
+  for(size_t i = 0; i < head->report.nbenches; i++)
+    if(!strcmp(head->report.benches[i].name, name))
+      hb = &head->report.benches[i];
+  cb->name = strdup(name);
+  if(!cb->name)
+    return bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", name);
+  cb->presence = !bb ? BP_CMP_NEW : !hb ? BP_CMP_REMOVED : BP_CMP_BOTH;
+  bpi_strtab_init(&st.text);
+  if(bb && manifest_bench(base, name))
+    rc = bench_profile(&cb->base, base, name, &st, 0, err);
+  if(!rc && hb && manifest_bench(head, name))
+    rc = bench_profile(&cb->head, head, name, &st, 1, err);
+  if(!rc) {
+    const char *dir = cb->head.dir ? cb->head.dir : cb->base.dir;
+    cb->dir = strdup(safe_dir(dir) ? dir : ".");
+    if(!cb->dir)
+      rc = BPE_NOMEM;
+  }
+  if(!rc && cb->presence == BP_CMP_BOTH) {
+    rc = bench_measures(cb, bb, hb, c->threshold_pct);
+    if(!rc)
+      rc = diff_lines(cb, &st);
+    if(!rc)
+      rc = bench_funcs(cb, &st);
+  }
+  if(rc)
+    rc = bpi_err_set(err, rc, 0, "compare: benchmark '%s'", name);
+  bpi_strtab_cleanup(&st.text);
+  free(st.count[0]);
+  free(st.count[1]);
+  return rc;
+}
+
+static int bench_rank(const struct bp_cmp_bench *b)
+{
+  if(b->presence != BP_CMP_BOTH)
+    return b->presence == BP_CMP_NEW ? 2 : 3;
+  return b->flag == BP_CMP_UNCHANGED ? 1 : 0;
+}
+
+/* Changed (largest change first), unchanged, new, removed; then by
+ * name, so equal inputs give equal output. */
+static int by_importance(const void *a, const void *b)
+{
+  const struct bp_cmp_bench *x = a, *y = b;
+  int rx = bench_rank(x), ry = bench_rank(y);
+  if(rx != ry)
+    return rx < ry ? -1 : 1;
+  if(!rx) {
+    double px = isnan(x->max_pct) ? 1e300 : absd(x->max_pct);
+    double py = isnan(y->max_pct) ? 1e300 : absd(y->max_pct);
+    if(px != py)
+      return px > py ? -1 : 1;
+  }
+  return strcmp(x->name, y->name);
+}
+
+static bp_code compare_sides(struct bp_cmp *c, const struct side *base,
+                             const struct side *head, struct bp_err *err)
+{
+  size_t n = base->report.nbenches + head->report.nbenches;
+  bp_code rc = BP_OK;
+  c->benches = calloc(n ? n : 1, sizeof(*c->benches));
+  if(!c->benches)
+    return bpi_err_set(err, BPE_NOMEM, 0, "compare");
+  for(size_t i = 0; !rc && i < head->report.nbenches; i++)
+    rc = compare_bench(c, &c->benches[c->nbenches++],
+                       head->report.benches[i].name, base, head, err);
+  for(size_t i = 0; !rc && i < base->report.nbenches; i++) {
+    const char *name = base->report.benches[i].name;
+    bool seen = false;
+    for(size_t j = 0; j < head->report.nbenches && !seen; j++)
+      seen = !strcmp(head->report.benches[j].name, name);
+    if(!seen)
+      rc = compare_bench(c, &c->benches[c->nbenches++], name, base, head,
+                         err);
+  }
+  if(rc)
+    return rc;
+  qsort(c->benches, c->nbenches, sizeof(*c->benches), by_importance);
+  for(size_t i = 0; i < c->nbenches; i++) {
+    const struct bp_cmp_bench *b = &c->benches[i];
+    if(b->presence == BP_CMP_NEW)
+      c->nnew++;
+    else if(b->presence == BP_CMP_REMOVED)
+      c->nremoved++;
+    else if(b->flag == BP_CMP_REGRESSION)
+      c->nregressions++;
+    else if(b->flag == BP_CMP_IMPROVEMENT)
+      c->nimprovements++;
+    else
+      c->nunchanged++;
+  }
+  return BP_OK;
+}
+
+bp_code bpi_compare_dirs(const char *base_dir, const char *head_dir,
+                         const struct bp_cmp_opts *o, struct bp_cmp **out,
+                         struct bp_err *err)
+{
+  struct side base = {.dir = base_dir, .url_prefix = o->base_url};
+  struct side head = {.dir = head_dir, .url_prefix = o->head_url};
+  struct bp_cmp *c = calloc(1, sizeof(*c));
+  bp_code rc = BP_OK;
+  *out = NULL;
+  bpi_report_init(&base.report);
+  bpi_report_init(&head.report);
+  if(!c) {
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");
+    goto out;
+  }
+  c->threshold_pct = o->threshold_pct > 0 ? o->threshold_pct :
+                     BP_CMP_THRESHOLD_DEFAULT;
+  rc = side_open(&base, err);
+  if(!rc)
+    rc = side_open(&head, err);
+  if(!rc && (side_identity(&c->base, &base) ||
+             side_identity(&c->head, &head)))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");
+  if(!rc)
+    rc = compare_sides(c, &base, &head, err);
+out:
+  side_cleanup(&base);
+  side_cleanup(&head);
+  if(rc)
+    bpi_compare_free(c);
+  else
+    *out = c;
+  return rc;
+}
+
+static void profile_cleanup(struct bp_cmp_profile *p)
+{
+  free(p->dir);
+  free(p->gecko_file);
+  free(p->gecko_url);
+  free(p->svg_url);
+}
+
+static void side_free(struct bp_cmp_side *s)
+{
+  free(s->dir);
+  free(s->project);
+  free(s->branch);
+  free(s->hash);
+  free(s->testbed);
+  free(s->report_uuid);
+  free(s->bencher_url);
+  free(s->manifest_url);
+}
+
+void bpi_compare_free(struct bp_cmp *c)
+{
+  if(!c)
+    return;
+  for(size_t i = 0; i < c->nbenches; i++) {
+    struct bp_cmp_bench *b = &c->benches[i];
+    free(b->name);
+    free(b->dir);
+    for(size_t j = 0; j < b->nmeasures; j++)
+      free(b->measures[j].slug);
+    free(b->measures);
+    for(size_t j = 0; j < b->nfuncs; j++)
+      free(b->funcs[j].name);
+    free(b->funcs);
+    for(size_t j = 0; j < b->nlines; j++)
+      free(b->lines[j].stack);
+    free(b->lines);
+    profile_cleanup(&b->base);
+    profile_cleanup(&b->head);
+  }
+  free(c->benches);
+  side_free(&c->base);
+  side_free(&c->head);
+  free(c);
+}
+
+/* ----------------------------------------------------------------- output */
+
+static const char *flag_name(enum bp_cmp_flag f)
+{
+  return f == BP_CMP_REGRESSION ? "regression" :
+         f == BP_CMP_IMPROVEMENT ? "improvement" : "unchanged";
+}
+
+static const char *presence_name(enum bp_cmp_presence p)
+{
+  return p == BP_CMP_NEW ? "new" : p == BP_CMP_REMOVED ? "removed" : "both";
+}
+
+static void json_str_or_null(struct bp_buf *b, const char *s)
+{
+  if(s)
+    bpi_buf_json_str(b, s);
+  else
+    bpi_buf_adds(b, "null");
+}
+
+static void json_num(struct bp_buf *b, double v)
+{
+  if(isnan(v) || v > 1e308 || v < -1e308)
+    bpi_buf_adds(b, "null");
+  else
+    bpi_buf_printf(b, "%.17g", v);
+}
+
+static void json_side(struct bp_buf *b, const char *key,
+                      const struct bp_cmp_side *s)
+{
+  bpi_buf_printf(b, "  \"%s\": {\"dir\": ", key);
+  json_str_or_null(b, s->dir);
+  const char *keys[] = {"project", "branch", "hash", "testbed",
+                        "report_uuid", "manifest_url"};
+  const char *vals[] = {s->project, s->branch, s->hash, s->testbed,
+                        s->report_uuid, s->manifest_url};
+  for(size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+    bpi_buf_printf(b, ", \"%s\": ", keys[i]);
+    json_str_or_null(b, vals[i]);
+  }
+  bpi_buf_adds(b, "},\n");
+}
+
+static void json_profile(struct bp_buf *b, const char *key,
+                         const struct bp_cmp_profile *p)
+{
+  bpi_buf_printf(b, ", \"%s\": {\"dir\": ", key);
+  json_str_or_null(b, p->dir);
+  bpi_buf_adds(b, ", \"gecko\": ");
+  json_str_or_null(b, p->gecko_file);
+  bpi_buf_adds(b, ", \"gecko_url\": ");
+  json_str_or_null(b, p->gecko_url);
+  bpi_buf_printf(b, ", \"thread\": %" PRIu32 ", \"samples\": %" PRIu64 "}",
+                 p->thread, p->samples);
+}
+
+static void json_bench(struct bp_buf *b, const struct bp_cmp_bench *cb)
+{
+  bpi_buf_adds(b, "    {\"name\": ");
+  bpi_buf_json_str(b, cb->name);
+  bpi_buf_adds(b, ", \"dir\": ");
+  bpi_buf_json_str(b, cb->dir);
+  bpi_buf_printf(b, ", \"presence\": \"%s\", \"flag\": \"%s\"",
+                 presence_name(cb->presence), flag_name(cb->flag));
+  json_profile(b, "base", &cb->base);
+  json_profile(b, "head", &cb->head);
+  bpi_buf_adds(b, ",\n     \"measures\": [");
+  for(size_t i = 0; i < cb->nmeasures; i++) {
+    const struct bp_cmp_measure *m = &cb->measures[i];
+    bpi_buf_adds(b, i ? ",\n       {\"slug\": " : "\n       {\"slug\": ");
+    bpi_buf_json_str(b, m->slug);
+    bpi_buf_adds(b, ", \"base\": ");
+    if(m->in_base) json_num(b, m->base); else bpi_buf_adds(b, "null");
+    bpi_buf_adds(b, ", \"head\": ");
+    if(m->in_head) json_num(b, m->head); else bpi_buf_adds(b, "null");
+    bpi_buf_adds(b, ", \"delta\": ");
+    json_num(b, m->delta);
+    bpi_buf_adds(b, ", \"pct\": ");
+    json_num(b, m->pct);
+    bpi_buf_printf(b, ", \"higher_is_better\": %s, \"flag\": \"%s\"}",
+                   m->higher_is_better ? "true" : "false",
+                   flag_name(m->flag));
+  }
+  bpi_buf_adds(b, "],\n     \"functions\": [");
+  for(size_t i = 0; i < cb->nfuncs; i++) {
+    const struct bp_cmp_func *f = &cb->funcs[i];
+    bpi_buf_adds(b, i ? ",\n       {\"name\": " : "\n       {\"name\": ");
+    bpi_buf_json_str(b, f->name);
+    bpi_buf_printf(b, ", \"base_self\": %" PRIu64 ", \"base_total\": %"
+                   PRIu64 ", \"head_self\": %" PRIu64 ", \"head_total\": %"
+                   PRIu64 ", \"d_self_pp\": ", f->base_self, f->base_total,
+                   f->head_self, f->head_total);
+    json_num(b, f->d_self);
+    bpi_buf_adds(b, ", \"d_total_pp\": ");
+    json_num(b, f->d_total);
+    bpi_buf_printf(b, ", \"new\": %s, \"vanished\": %s}",
+                   f->base_total ? "false" : "true",
+                   f->head_total ? "false" : "true");
+  }
+  bpi_buf_adds(b, "]}");
+}
+
+void bpi_compare_json(const struct bp_cmp *c, struct bp_buf *b)
+{
+  bpi_buf_adds(b, "{\n");
+  json_side(b, "base", &c->base);
+  json_side(b, "head", &c->head);
+  bpi_buf_adds(b, "  \"threshold_pct\": ");
+  json_num(b, c->threshold_pct);
+  bpi_buf_printf(b, ",\n  \"regressions\": %zu, \"improvements\": %zu, "
+                 "\"unchanged\": %zu, \"new\": %zu, \"removed\": %zu,\n"
+                 "  \"benchmarks\": [\n", c->nregressions, c->nimprovements,
+                 c->nunchanged, c->nnew, c->nremoved);
+  for(size_t i = 0; i < c->nbenches; i++) {
+    json_bench(b, &c->benches[i]);
+    bpi_buf_adds(b, i + 1 < c->nbenches ? ",\n" : "\n");
+  }
+  bpi_buf_adds(b, "  ]\n}\n");
+}
+
+void bpi_compare_diff_folded(const struct bp_cmp_bench *b,
+                             struct bp_buf *out)
+{
+  for(size_t i = 0; i < b->nlines; i++)
+    bpi_buf_printf(out, "%s %" PRIu64 " %" PRIu64 "\n", b->lines[i].stack,
+                   b->lines[i].base, b->lines[i].head);
+}
+
+static bp_code write_buf(const char *dir, const char *sub, const char *file,
+                         struct bp_buf *data, struct bp_err *err)
+{
+  struct bp_buf path;
+  bp_code rc;
+  bpi_buf_init(&path);
+  if(strcmp(sub, "."))
+    bpi_buf_printf(&path, "%s/%s", dir, sub);
+  else
+    bpi_buf_adds(&path, dir);
+  if(bpi_buf_failed(&path) || bpi_buf_failed(data)) {
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", file);
+    goto out;
+  }
+  rc = bpi_file_mkdirs(path.data, err);
+  if(rc)
+    goto out;
+  bpi_buf_printf(&path, "/%s", file);
+  rc = bpi_buf_failed(&path) ?
+    bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", file) :
+    bpi_file_write(path.data, data->data ? data->data : "", data->len,
+                   false, err);
+out:
+  bpi_buf_cleanup(&path);
+  return rc;
+}
+
+static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
+                           struct bp_err *err)
+{
+  struct bp_buf data, title;
+  bp_code rc;
+  bpi_buf_init(&data);
+  bpi_buf_init(&title);
+  bpi_compare_diff_folded(b, &data);
+  rc = write_buf(out_dir, b->dir, "diff.folded", &data, err);
+  for(int negated = 0; !rc && negated < 2; negated++) {
+    bpi_buf_reset(&data);
+    bpi_buf_reset(&title);
+    bpi_buf_printf(&title, "%s: %s", negated ? "Base" : "Head", b->name);
+    rc = bpi_buf_failed(&title) ?
+      bpi_err_set(err, BPE_NOMEM, 0, "compare: title") :
+      bpi_diffsvg_write(b->lines, b->nlines, negated, title.data, &data, err);
+    if(!rc)
+      rc = write_buf(out_dir, b->dir, negated ? "diff-negated.svg" :
+                     "diff.svg", &data, err);
+  }
+  bpi_buf_cleanup(&title);
+  bpi_buf_cleanup(&data);
+  return rc;
+}
+
+bp_code bpi_compare_write(const struct bp_cmp *c, const char *out_dir,
+                          struct bp_err *err)
+{
+  struct bp_buf json;
+  bp_code rc = bpi_file_mkdirs(out_dir, err);
+  for(size_t i = 0; !rc && i < c->nbenches; i++)
+    /* both sides profiled; a benchmark the harness reported without a
+     * profile of its own has nothing to diff */
+    if(c->benches[i].presence == BP_CMP_BOTH && c->benches[i].base.dir &&
+       c->benches[i].head.dir)
+      rc = write_bench(&c->benches[i], out_dir, err);
+  if(rc)
+    return rc;
+  bpi_buf_init(&json);
+  bpi_compare_json(c, &json);
+  rc = write_buf(out_dir, ".", "compare.json", &json, err);
+  bpi_buf_cleanup(&json);
+  return rc;
+}

@@ -1,4 +1,143 @@
-/* compare: being written. */
+/* compare: two runs of `benchprof run` (their directories) -> what
+ * changed.  Input: each side's manifest.json, report.json and, per
+ * benchmark, its folded stacks and summary.json.  Output: struct bp_cmp,
+ * per benchmark present on both sides: every BMF measure's delta (flagged
+ * as a regression or improvement beyond a threshold, in the measure's own
+ * direction), the functions whose share of the samples changed most, and
+ * the differential folded stacks; benchmarks on one side only are listed
+ * as new or removed.  bpi_compare_write puts it in a compare directory
+ * (compare.json, and per benchmark diff.folded, diff.svg,
+ * diff-negated.svg).  Owns every string and array of struct bp_cmp.  Not
+ * thread-safe. */
 #ifndef BP_LIB_COMPARE_H
 #define BP_LIB_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "benchprof/benchprof.h"
+#include "buf.h"
+
+#define BP_CMP_THRESHOLD_DEFAULT 2.0   /* percent */
+#define BP_CMP_FUNCTIONS_DEFAULT 10
+
+struct bp_cmp_opts {
+  double threshold_pct;    /* flag changes beyond this; <= 0: the default */
+  const char *base_url;    /* where base's run directory is served, used */
+  const char *head_url;    /* when its manifest has no publication; NULL */
+};
+
+enum bp_cmp_flag {
+  BP_CMP_UNCHANGED = 0,
+  BP_CMP_REGRESSION,
+  BP_CMP_IMPROVEMENT
+};
+
+enum bp_cmp_presence {
+  BP_CMP_BOTH = 0,
+  BP_CMP_NEW,       /* head only */
+  BP_CMP_REMOVED    /* base only */
+};
+
+struct bp_cmp_measure {
+  char *slug;
+  bool in_base, in_head;
+  double base, head;
+  double delta;            /* head - base */
+  double pct;              /* 100 * delta / |base|; NAN when base is 0 */
+  bool higher_is_better;   /* throughput; latency and counters: lower */
+  enum bp_cmp_flag flag;
+};
+
+/* A function's samples on each side; shares are of that side's total. */
+struct bp_cmp_func {
+  char *name;
+  uint64_t base_self, base_total, head_self, head_total;
+  double d_self, d_total;  /* change of the share, percentage points */
+};
+
+/* One line of the differential folded stacks. */
+struct bp_diff_line {
+  char *stack;             /* "proc;main;work" */
+  uint64_t base, head;
+};
+
+/* What a side knows about one benchmark's profile. */
+struct bp_cmp_profile {
+  char *dir;               /* the benchmark's directory in the run, "." */
+  char *gecko_file;        /* relative to the run, NULL when none */
+  char *gecko_url;         /* public URL of it, NULL when unknown */
+  char *svg_url;           /* public URL of its flame graph, or NULL */
+  uint32_t thread;         /* the Gecko thread with most samples */
+  uint64_t samples;        /* in its folded stacks */
+};
+
+struct bp_cmp_bench {
+  char *name;
+  char *dir;               /* its directory in the compare output, "." */
+  enum bp_cmp_presence presence;
+  enum bp_cmp_flag flag;   /* worst of its measures */
+  double max_pct;          /* the largest |pct| of a flagged measure
+                              (signed), 0 when none */
+  const char *max_slug;    /* that measure, NULL when none */
+  struct bp_cmp_measure *measures;
+  size_t nmeasures;
+  struct bp_cmp_func *funcs;   /* most changed first */
+  size_t nfuncs;
+  struct bp_diff_line *lines;  /* sorted by stack */
+  size_t nlines;
+  struct bp_cmp_profile base, head;
+};
+
+/* One side's identity, from its manifest's publication when present. */
+struct bp_cmp_side {
+  char *dir;
+  char *project, *branch, *hash, *testbed;
+  char *report_uuid;       /* Bencher report, NULL when none */
+  char *bencher_url;       /* Bencher console, NULL: https://bencher.dev */
+  char *manifest_url;
+};
+
+struct bp_cmp {
+  struct bp_cmp_side base, head;
+  double threshold_pct;
+  struct bp_cmp_bench *benches;  /* changed (largest first), unchanged,
+                                    new, removed */
+  size_t nbenches;
+  size_t nregressions, nimprovements, nunchanged, nnew, nremoved;
+};
+
+/* Compare the run directories base_dir and head_dir.  On success *out is
+ * the result (free with bpi_compare_free); on failure NULL and err says
+ * which file and where. */
+bp_code bpi_compare_dirs(const char *base_dir, const char *head_dir,
+                         const struct bp_cmp_opts *o, struct bp_cmp **out,
+                         struct bp_err *err);
+void bpi_compare_free(struct bp_cmp *c);
+
+/* Write compare.json and per benchmark diff.folded, diff.svg and
+ * diff-negated.svg under out_dir (created). */
+bp_code bpi_compare_write(const struct bp_cmp *c, const char *out_dir,
+                          struct bp_err *err);
+
+/* Pieces, for tests and the comment. */
+void bpi_compare_json(const struct bp_cmp *c, struct bp_buf *out);
+void bpi_compare_diff_folded(const struct bp_cmp_bench *b,
+                             struct bp_buf *out);
+/* The function whose share grew most (grew true) or shrank most: by the
+ * self share's change, then the total's; NULL when none moved that way. */
+const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
+                                               bool grew);
+/* Flag a measure: its direction from the slug, then delta beyond
+ * threshold_pct. */
+void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct);
+
+/* export_diffsvg.c: a differential flame graph of lines, sized by head
+ * (by base when negated), red = share grew, blue = shrank, intensity by
+ * the change, with before/after/delta tooltips, zoom and search. */
+bp_code bpi_diffsvg_write(const struct bp_diff_line *lines, size_t n,
+                          bool negated, const char *title,
+                          struct bp_buf *out, struct bp_err *err);
+
 #endif

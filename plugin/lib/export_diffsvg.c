@@ -1,0 +1,431 @@
+/* Differential flame graph: the differential folded stacks of two runs
+ * merged into one tree (frames by name, root first, under "all").  Each
+ * frame is as wide as its head samples (base samples when negated), and
+ * colored by how its share of its side's samples changed: red grew, blue
+ * shrank, white unchanged, the intensity relative to the largest change
+ * drawn.  Shares are normalized to each side's total, so runs of
+ * different lengths compare.  The tooltip says base and head samples and
+ * shares and the change in percentage points.  The same embedded script
+ * as flamegraph.svg gives click-to-zoom and search; no network needed.
+ * Frames under 0.1% of the sized side are left out; siblings are sorted by
+ * name, so equal inputs give equal files. */
+#include "bp_setup.h"
+#include "compare.h"
+#include "err.h"
+#include "hash.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SVG_W 1200
+#define PAD 10
+#define FRAME_H 16
+#define HEAD_H 50       /* title and legend */
+#define FOOT_H 24
+#define CHAR_W 7
+#define MIN_PERMILLE 1
+
+struct dnode {
+  uint32_t name;
+  uint32_t parent;
+  uint32_t first_child;
+  uint32_t next_sibling;
+  uint64_t n[2];          /* base, head samples in and below it */
+};
+
+struct dtree {
+  struct dnode *nodes;
+  uint32_t count, cap;
+  struct bp_map index;
+  struct bp_strtab names;
+  bool nomem;
+  int sized;              /* 1: by head, 0: by base (negated) */
+  double max_delta;       /* largest |share change| drawn, percent */
+};
+
+static double absd(double x)
+{
+  return x < 0 ? -x : x;
+}
+
+static uint32_t dchild(struct dtree *t, uint32_t parent, const char *name,
+                       size_t len)
+{
+  char *copy = malloc(len + 1);
+  uint32_t id = BP_NONE;
+  if(copy) {
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    id = bpi_strtab_intern(&t->names, copy);
+    free(copy);
+  }
+  if(id == BP_NONE)
+    goto nomem;
+  uint32_t n = bpi_map_get(&t->index, parent, id);
+  if(n != BP_NONE)
+    return n;
+  if(t->count == t->cap) {
+    uint32_t cap = t->cap ? t->cap * 2 : 256;
+    struct dnode *nodes = cap > t->cap ?
+      realloc(t->nodes, (size_t)cap * sizeof(*nodes)) : NULL;
+    if(!nodes)
+      goto nomem;
+    t->nodes = nodes;
+    t->cap = cap;
+  }
+  n = t->count;
+  if(bpi_map_put(&t->index, parent, id, n))
+    goto nomem;
+  t->nodes[n] = (struct dnode){.name = id, .parent = parent,
+                               .first_child = BP_NONE,
+                               .next_sibling = BP_NONE};
+  t->count++;
+  return n;
+nomem:
+  t->nomem = true;
+  return BP_NONE;
+}
+
+static void add_line(struct dtree *t, const struct bp_diff_line *l)
+{
+  uint32_t node = 0;
+  const char *s = l->stack;
+  t->nodes[0].n[0] += l->base;
+  t->nodes[0].n[1] += l->head;
+  while(node != BP_NONE && *s) {
+    size_t len = strcspn(s, ";");
+    node = dchild(t, node, s, len);
+    if(node == BP_NONE)
+      return;
+    t->nodes[node].n[0] += l->base;
+    t->nodes[node].n[1] += l->head;
+    s += len;
+    if(*s)
+      s++;
+  }
+}
+
+struct dkey {
+  uint32_t parent, node;
+  const char *name;
+};
+
+static int by_parent_name(const void *a, const void *b)
+{
+  const struct dkey *x = a, *y = b;
+  if(x->parent != y->parent)
+    return x->parent < y->parent ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+static bool sort_children(struct dtree *t)
+{
+  uint32_t n = t->count - 1;
+  struct dkey *keys = calloc(n ? n : 1, sizeof(*keys));
+  if(!keys)
+    return false;
+  for(uint32_t i = 0; i < n; i++)
+    keys[i] = (struct dkey){t->nodes[i + 1].parent, i + 1,
+                            bpi_strtab_get(&t->names, t->nodes[i + 1].name)};
+  qsort(keys, n, sizeof(*keys), by_parent_name);
+  for(uint32_t i = n; i--;) {
+    struct dnode *parent = &t->nodes[keys[i].parent];
+    t->nodes[keys[i].node].next_sibling = parent->first_child;
+    parent->first_child = keys[i].node;
+  }
+  free(keys);
+  return true;
+}
+
+static uint64_t size_of(const struct dtree *t, uint32_t node)
+{
+  return t->nodes[node].n[t->sized];
+}
+
+static bool dvisible(const struct dtree *t, uint32_t node)
+{
+  return size_of(t, node) &&
+         size_of(t, node) * 1000 >= size_of(t, 0) * MIN_PERMILLE;
+}
+
+/* Change of the node's share of its side's samples, percentage points. */
+static double delta(const struct dtree *t, uint32_t node)
+{
+  double b = t->nodes[0].n[0] ? 100.0 * (double)t->nodes[node].n[0] /
+                                (double)t->nodes[0].n[0] : 0;
+  double h = t->nodes[0].n[1] ? 100.0 * (double)t->nodes[node].n[1] /
+                                (double)t->nodes[0].n[1] : 0;
+  return h - b;
+}
+
+/* Depth of the deepest visible node below node; notes the largest change
+ * among the visible nodes. */
+static uint32_t dvisible_depth(struct dtree *t, uint32_t node)
+{
+  uint32_t max = 0;
+  double d = absd(delta(t, node));
+  if(d > t->max_delta)
+    t->max_delta = d;
+  for(uint32_t c = t->nodes[node].first_child; c != BP_NONE;
+      c = t->nodes[c].next_sibling) {
+    if(!dvisible(t, c))
+      continue;
+    uint32_t depth = 1 + dvisible_depth(t, c);
+    if(depth > max)
+      max = depth;
+  }
+  return max;
+}
+
+static uint64_t dx10(const struct dtree *t, uint64_t offset)
+{
+  uint64_t total = size_of(t, 0);
+  uint64_t span = (SVG_W - 2 * PAD) * 10;
+  return PAD * 10 + (offset * span + total / 2) / total;
+}
+
+static void add_tenths(struct bp_buf *b, uint64_t v)
+{
+  bpi_buf_printf(b, "%" PRIu64 ".%" PRIu64, v / 10, v % 10);
+}
+
+/* Red for growth, blue for shrinkage, white for none (as flamegraph.pl's
+ * differential mode). */
+static void add_dcolor(struct bp_buf *b, const struct dtree *t, double d)
+{
+  double i = t->max_delta > 0 ? absd(d) / t->max_delta : 0;
+  unsigned fade = (unsigned)(255 - 200 * i + 0.5);
+  if(d > 0)
+    bpi_buf_printf(b, "rgb(255,%u,%u)", fade, fade);
+  else if(d < 0)
+    bpi_buf_printf(b, "rgb(%u,%u,255)", fade, fade);
+  else
+    bpi_buf_adds(b, "rgb(250,250,250)");
+}
+
+/* As many characters of name as fit in w10 tenths of a pixel. */
+static void add_dlabel(struct bp_buf *b, const char *name, uint64_t w10)
+{
+  uint64_t fit = w10 > 60 ? (w10 - 60) / (CHAR_W * 10) : 0;
+  size_t chars = 0, cut = 0;
+  if(fit < 3)
+    return;
+  for(const char *s = name; *s; s++) {
+    if(((unsigned char)*s & 0xc0) == 0x80)
+      continue;
+    if(chars == fit - 2)
+      cut = (size_t)(s - name);
+    chars++;
+  }
+  if(chars <= fit) {
+    bpi_buf_xml_text(b, name);
+    return;
+  }
+  char *part = malloc(cut + 1);
+  if(!part) {
+    b->failed = true;
+    return;
+  }
+  memcpy(part, name, cut);
+  part[cut] = '\0';
+  bpi_buf_xml_text(b, part);
+  bpi_buf_adds(b, "..");
+  free(part);
+}
+
+static void add_pct(struct bp_buf *b, uint64_t n, uint64_t all)
+{
+  uint64_t p = all ? (n * 10000 + all / 2) / all : 0;
+  bpi_buf_printf(b, "%" PRIu64 ".%02" PRIu64 "%%", p / 100, p % 100);
+}
+
+static void add_dframe(struct bp_buf *b, const struct dtree *t,
+                       uint32_t node, uint64_t offset, uint64_t y)
+{
+  const struct dnode *nd = &t->nodes[node];
+  const char *name = bpi_strtab_get(&t->names, nd->name);
+  double d = delta(t, node);
+  uint64_t x = dx10(t, offset), w = dx10(t, offset + size_of(t, node)) - x;
+  bpi_buf_adds(b, "<g><title>");
+  bpi_buf_xml_text(b, name);
+  bpi_buf_printf(b, " (base %" PRIu64 " samples, ", nd->n[0]);
+  add_pct(b, nd->n[0], t->nodes[0].n[0]);
+  bpi_buf_printf(b, "; head %" PRIu64 " samples, ", nd->n[1]);
+  add_pct(b, nd->n[1], t->nodes[0].n[1]);
+  bpi_buf_printf(b, "; change %+.2f points)</title><rect x=\"", d);
+  add_tenths(b, x);
+  bpi_buf_printf(b, "\" y=\"%" PRIu64 "\" width=\"", y);
+  add_tenths(b, w);
+  bpi_buf_printf(b, "\" height=\"%d\" rx=\"2\" fill=\"", FRAME_H - 1);
+  add_dcolor(b, t, d);
+  bpi_buf_adds(b, "\"/><text x=\"");
+  add_tenths(b, x + 30);
+  bpi_buf_printf(b, "\" y=\"%" PRIu64 "\">", y + FRAME_H - 4);
+  add_dlabel(b, name, w);
+  bpi_buf_adds(b, "</text></g>\n");
+}
+
+static void add_dframes(struct bp_buf *b, const struct dtree *t,
+                        uint32_t node, uint64_t offset, uint64_t y)
+{
+  add_dframe(b, t, node, offset, y);
+  for(uint32_t c = t->nodes[node].first_child; c != BP_NONE;
+      c = t->nodes[c].next_sibling) {
+    if(dvisible(t, c))
+      add_dframes(b, t, c, offset, y - FRAME_H);
+    offset += size_of(t, c);
+  }
+}
+
+/* Zoom, search and reset: flamegraph.svg's script (export_svg.c). */
+static const char script[] =
+  "var frames = [], root, details, matched, reset, searchRe = null;\n"
+  "function init() {\n"
+  "  details = document.getElementById('details');\n"
+  "  matched = document.getElementById('matched');\n"
+  "  reset = document.getElementById('reset');\n"
+  "  var gs = document.querySelectorAll('#frames > g');\n"
+  "  for (var i = 0; i < gs.length; i++) setup(gs[i]);\n"
+  "  root = frames[0];\n"
+  "  document.addEventListener('keydown', function (e) {\n"
+  "    if ((e.ctrlKey || e.metaKey) && e.key === 'f') {\n"
+  "      e.preventDefault(); askSearch();\n"
+  "    } else if (e.key === 'Escape') { unzoom(); search(null); }\n"
+  "  });\n"
+  "}\n"
+  "function setup(g) {\n"
+  "  var r = g.querySelector('rect'), t = g.querySelector('title');\n"
+  "  var info = t.textContent;\n"
+  "  g.label = info.slice(0, info.lastIndexOf(' ('));\n"
+  "  g.x0 = +r.getAttribute('x'); g.w0 = +r.getAttribute('width');\n"
+  "  g.y0 = +r.getAttribute('y'); g.rect = r;\n"
+  "  g.text = g.querySelector('text');\n"
+  "  g.onclick = function () { zoom(g); };\n"
+  "  g.onmouseover = function () { details.textContent = info; };\n"
+  "  g.onmouseout = function () { details.textContent = ' '; };\n"
+  "  frames.push(g);\n"
+  "}\n"
+  "function place(g, x, w) {\n"
+  "  var n = Math.floor((w - 6) / CW), s = g.label;\n"
+  "  g.rect.setAttribute('x', x.toFixed(1));\n"
+  "  g.rect.setAttribute('width', w.toFixed(1));\n"
+  "  g.text.setAttribute('x', (x + 3).toFixed(1));\n"
+  "  if (n < 3) s = ''; else if (s.length > n) s = s.slice(0, n - 2) + '..';\n"
+  "  g.text.textContent = s;\n"
+  "}\n"
+  "function zoom(z) {\n"
+  "  var scale = (W - 2 * PAD) / z.w0, e = 0.01;\n"
+  "  frames.forEach(function (g) {\n"
+  "    var inside = g.y0 <= z.y0 && g.x0 >= z.x0 - e &&\n"
+  "      g.x0 + g.w0 <= z.x0 + z.w0 + e;\n"
+  "    var below = g.y0 > z.y0 && g.x0 <= z.x0 + e &&\n"
+  "      g.x0 + g.w0 >= z.x0 + z.w0 - e;\n"
+  "    g.style.display = inside || below ? '' : 'none';\n"
+  "    g.style.opacity = below ? '0.6' : '';\n"
+  "    if (below) place(g, PAD, W - 2 * PAD);\n"
+  "    else if (inside) place(g, PAD + (g.x0 - z.x0) * scale, g.w0 * scale);\n"
+  "  });\n"
+  "  reset.style.display = '';\n"
+  "}\n"
+  "function unzoom() {\n"
+  "  frames.forEach(function (g) {\n"
+  "    g.style.display = ''; g.style.opacity = ''; place(g, g.x0, g.w0);\n"
+  "  });\n"
+  "  reset.style.display = 'none';\n"
+  "}\n"
+  "function askSearch() {\n"
+  "  var term = prompt('Search frames (regular expression)',\n"
+  "    searchRe ? searchRe.source : '');\n"
+  "  if (term === null) return;\n"
+  "  try { search(term ? new RegExp(term) : null); }\n"
+  "  catch (err) { alert(err.message); }\n"
+  "}\n"
+  "// highlight matches; the share counts nested matches once\n"
+  "function search(re) {\n"
+  "  var hits = [], sum = 0, end = -1;\n"
+  "  searchRe = re;\n"
+  "  frames.forEach(function (g) {\n"
+  "    var m = re !== null && re.test(g.label);\n"
+  "    g.rect.style.fill = m ? 'rgb(230,0,230)' : '';\n"
+  "    if (m) hits.push([g.x0, g.x0 + g.w0]);\n"
+  "  });\n"
+  "  hits.sort(function (a, b) { return a[0] - b[0]; });\n"
+  "  hits.forEach(function (h) {\n"
+  "    if (h[1] > end) { sum += h[1] - Math.max(h[0], end); end = h[1]; }\n"
+  "  });\n"
+  "  matched.textContent = re === null || !root ? ' ' :\n"
+  "    'Matched: ' + (100 * sum / root.w0).toFixed(1) + '%';\n"
+  "}\n";
+
+static const char style[] =
+  "text { font-family: monospace; font-size: 12px; fill: #000; }\n"
+  "#frames text { pointer-events: none; }\n"
+  "#frames g { cursor: pointer; }\n"
+  "#frames g:hover rect { stroke: #000; stroke-width: 0.5; }\n"
+  "#frames rect { stroke: #ccc; stroke-width: 0.3; }\n"
+  ".btn { cursor: pointer; fill: #0645ad; }\n"
+  "#title { font-size: 16px; }\n";
+
+static void add_dheader(struct bp_buf *b, const char *title, bool negated,
+                        uint64_t height)
+{
+  bpi_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
+                 "standalone=\"no\"?>\n"
+                 "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\""
+                 " width=\"%d\" height=\"%" PRIu64 "\""
+                 " viewBox=\"0 0 %d %" PRIu64 "\" onload=\"init()\">\n",
+                 SVG_W, height, SVG_W, height);
+  bpi_buf_printf(b, "<style type=\"text/css\"><![CDATA[\n%s]]></style>\n"
+                 "<script type=\"text/ecmascript\"><![CDATA[\n"
+                 "var W = %d, PAD = %d, CW = %d;\n%s]]></script>\n",
+                 style, SVG_W, PAD, CHAR_W, script);
+  bpi_buf_adds(b, "<rect width=\"100%\" height=\"100%\" fill=\"#f8f8f8\"/>\n"
+               "<text id=\"title\" x=\"600\" y=\"22\" "
+               "text-anchor=\"middle\">Differential flame graph: ");
+  bpi_buf_xml_text(b, title ? title : "");
+  bpi_buf_printf(b, "</text>\n<text x=\"600\" y=\"40\" text-anchor=\"middle\""
+                 ">width: %s samples; red: share grew, blue: share shrank"
+                 "</text>\n", negated ? "base" : "head");
+  bpi_buf_printf(b, "<text id=\"reset\" class=\"btn\" x=\"%d\" "
+                 "y=\"22\" style=\"display:none\" onclick=\"unzoom()\">"
+                 "Reset zoom</text>\n<text id=\"search\" class=\"btn\" "
+                 "x=\"%d\" y=\"22\" text-anchor=\"end\" "
+                 "onclick=\"askSearch()\">Search</text>\n"
+                 "<text id=\"details\" x=\"%d\" y=\"%" PRIu64 "\"> </text>\n"
+                 "<text id=\"matched\" x=\"%d\" y=\"%" PRIu64 "\" "
+                 "text-anchor=\"end\"> </text>\n", PAD, SVG_W - PAD, PAD,
+                 height - 8, SVG_W - PAD, height - 8);
+}
+
+bp_code bpi_diffsvg_write(const struct bp_diff_line *lines, size_t n,
+                          bool negated, const char *title,
+                          struct bp_buf *out, struct bp_err *err)
+{
+  struct dtree t = {.sized = negated ? 0 : 1};
+  bp_code rc = BP_OK;
+  bpi_map_init(&t.index);
+  bpi_strtab_init(&t.names);
+  if(dchild(&t, BP_NONE, "all", 3) != 0)
+    t.nomem = true;
+  for(size_t i = 0; !t.nomem && i < n; i++)
+    add_line(&t, &lines[i]);
+  if(t.nomem || !sort_children(&t)) {
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "differential flame graph");
+    goto out;
+  }
+  uint64_t depth = size_of(&t, 0) ? dvisible_depth(&t, 0) : 0;
+  uint64_t height = HEAD_H + (depth + 1) * FRAME_H + FOOT_H;
+  add_dheader(out, title, negated, height);
+  bpi_buf_adds(out, "<g id=\"frames\">\n");
+  if(size_of(&t, 0))
+    add_dframes(out, &t, 0, 0, height - FOOT_H - FRAME_H);
+  bpi_buf_adds(out, "</g>\n</svg>\n");
+  if(bpi_buf_failed(out))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "differential flame graph");
+out:
+  bpi_strtab_cleanup(&t.names);
+  bpi_map_cleanup(&t.index);
+  free(t.nodes);
+  return rc;
+}

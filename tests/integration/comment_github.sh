@@ -1,0 +1,89 @@
+#!/bin/sh
+# benchprof comment against a GitHub API stand-in on 127.0.0.1: the first
+# run lists the pull request's comments (two pages) and POSTs ours; the
+# second finds it by its marker and PATCHes it (no second POST).  The
+# token never shows in benchprof's output.  Without a token the comment
+# is appended to the summary file.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/record_lib.sh"
+
+need python3 "apt-get install python3"
+TOKEN="ghs_standin_token_7f3a9c"
+mkdir -p "$TMP/gh"
+python3 "$top_srcdir/tests/servers/github_standin.py" "$TMP/gh" "$TOKEN" \
+  130 2>"$TMP/gh/server.err" &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$TMP"' EXIT
+i=0
+while [ ! -s "$TMP/gh/port" ] && [ $i -lt 100 ]; do
+  sleep 0.1
+  i=$((i + 1))
+done
+[ -s "$TMP/gh/port" ] || { fail "the stand-in did not start"; finish; }
+API="http://127.0.0.1:$(cat "$TMP/gh/port")"
+
+{
+  echo '<!-- benchprof:comment proj/tb -->'
+  echo '### benchprof: 1 regression'
+  echo 'first version'
+} >"$TMP/c1.md"
+sed 's/first version/second version/' "$TMP/c1.md" >"$TMP/c2.md"
+
+GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/c1.md" \
+  --github own/repo --pr 5 --api-url "$API" >"$TMP/one.out" 2>"$TMP/one.err"
+status=$?
+expect_status one 0
+GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/c2.md" \
+  --github own/repo --pr 5 --api-url "$API" -v >"$TMP/two.out" 2>"$TMP/two.err"
+status=$?
+expect_status two 0
+
+pycheck "first POST, then PATCH of the same comment; pages followed" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh")
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+calls = [(r["method"], r["status"]) for r in reqs]
+assert calls == [("GET", 200), ("GET", 200), ("POST", 201),
+                 ("GET", 200), ("GET", 200), ("PATCH", 200)], calls
+assert [r["query"] for r in reqs if r["method"] == "GET"] == \
+    ["per_page=100&page=1", "per_page=100&page=2"] * 2, reqs
+state = json.load(open(os.path.join(d, "state.json")))
+ours = [c for c in state if "benchprof:comment proj/tb" in c["body"]]
+assert len(ours) == 1 and "second version" in ours[0]["body"], ours
+assert reqs[-1]["path"] == "/repos/own/repo/issues/comments/%d" % \
+    ours[0]["id"], reqs[-1]
+assert len(state) == 131, len(state)
+PY
+check "benchprof says what it did" sh -c \
+  'grep -q "posted comment" "$1/one.err" && grep -q "updated comment" "$1/two.err"' \
+  sh "$TMP"
+check "the token never shows" sh -c '! grep -rq "$1" "$2"/*.out "$2"/*.err' \
+  sh "$TOKEN" "$TMP"
+
+# a wrong token: the server's refusal, exit 1, the comment kept
+GITHUB_TOKEN=wrong "$BENCHPROF" comment --markdown "$TMP/c1.md" \
+  --github own/repo --pr 5 --api-url "$API" >/dev/null 2>"$TMP/bad.err"
+check "a refused token: exit 1" [ $? -eq 1 ]
+check "and the server's message" grep -q "Bad credentials" "$TMP/bad.err"
+
+# no token: the summary file, appended
+printf 'earlier step\n' >"$TMP/summary.md"
+env -u GITHUB_TOKEN "$BENCHPROF" comment --markdown "$TMP/c1.md" \
+  --github own/repo --pr 5 --api-url "$API" --summary-file "$TMP/summary.md" \
+  2>"$TMP/none.err"
+check "no token: exit 0" [ $? -eq 0 ]
+check "appended to the summary file" sh -c \
+  '[ "$(head -n 1 "$1")" = "earlier step" ] && grep -q "first version" "$1"' \
+  sh "$TMP/summary.md"
+check "and says where it went" grep -q "appended to .*summary.md" \
+  "$TMP/none.err"
+env -u GITHUB_TOKEN -u GITHUB_STEP_SUMMARY "$BENCHPROF" comment \
+  --markdown "$TMP/c1.md" 2>"$TMP/nowhere.err"
+check "no token, no summary file: it says the comment stays" \
+  grep -q "stays in" "$TMP/nowhere.err"
+printf 'no marker\n' >"$TMP/plain.md"
+"$BENCHPROF" comment --markdown "$TMP/plain.md" 2>"$TMP/plain.err"
+check "a file without our marker: exit 1" [ $? -eq 1 ]
+"$BENCHPROF" comment --markdown "$TMP/c1.md" --github own/repo 2>/dev/null
+check "--github without --pr: exit 2" [ $? -eq 2 ]
+finish

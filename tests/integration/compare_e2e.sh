@@ -1,0 +1,167 @@
+#!/bin/sh
+# benchprof compare end to end: one workload built twice (the head build's
+# cmp_changed does 4 times the work), each run through `benchprof run
+# --adapter json` (it prints its own latency and throughput), then
+# compared.  The comment names cmp_changed as the top regression, the
+# measures move the right way (latency and task-clock up, throughput
+# down: all regressions), the flame graphs are well-formed XML, and the
+# viewer links decode back to the profile URLs given.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/record_lib.sh"
+
+need python3 "apt-get install python3"
+need xmllint "apt-get install libxml2-utils"
+need_workload cmpwork_base
+need_workload cmpwork_head
+
+# the same program name on both sides, as two commits of one project
+mkdir -p "$TMP/b" "$TMP/h"
+cp "$WORKLOADS/cmpwork_base" "$TMP/b/cmpwork"
+cp "$WORKLOADS/cmpwork_head" "$TMP/h/cmpwork"
+
+"$BENCHPROF" run -q -o "$TMP/base" --adapter json -- "$TMP/b/cmpwork" \
+  >"$TMP/base.out" 2>"$TMP/base.err"
+status=$?
+expect_status base 0
+"$BENCHPROF" run -q -o "$TMP/head" --adapter json -- "$TMP/h/cmpwork" \
+  >"$TMP/head.out" 2>"$TMP/head.err"
+status=$?
+expect_status head 0
+
+BASE_URL="https://artifacts.example/p/main/1111111/tb/"
+HEAD_URL="http://127.0.0.1:8123/p/feature%20x/2222222/tb"
+"$BENCHPROF" compare -o "$TMP/cmp" --base-url "$BASE_URL" \
+  --head-url "$HEAD_URL" --compare-url "https://ci.example/cmp/" \
+  "$TMP/base" "$TMP/head" >"$TMP/compare.out" 2>"$TMP/compare.err"
+status=$?
+expect_status compare 0
+check "the summary names the regression and the function" \
+  grep -q "cmpwork: latency +.*(regression); function that grew most: cmp_changed" \
+  "$TMP/compare.err"
+check "the output files are there" sh -c 'for f in compare.json comment.md \
+  diff.folded diff.svg diff-negated.svg; do [ -s "$1/$f" ] || exit 1; done' \
+  sh "$TMP/cmp"
+
+pycheck "the measures move the right way, all flagged regressions" <<'PY'
+import json, os
+c = json.load(open(os.path.join(os.environ["TMP"], "cmp", "compare.json")))
+assert c["regressions"] == 1 and c["improvements"] == 0, c
+b = c["benchmarks"][0]
+assert b["name"] == "cmpwork" and b["flag"] == "regression", b
+m = {x["slug"]: x for x in b["measures"]}
+assert m["latency"]["delta"] > 0 and m["latency"]["flag"] == "regression", m
+assert m["throughput"]["delta"] < 0 and m["throughput"]["higher_is_better"]
+assert m["throughput"]["flag"] == "regression", m
+# task-clock is counted on every machine (a software counter)
+assert m["task-clock"]["delta"] > 0, m
+assert m["task-clock"]["flag"] == "regression", m
+assert m["task-clock"]["pct"] > 50, m     # 2.5x the work
+man = json.load(open(os.path.join(os.environ["TMP"], "head", "manifest.json")))
+for cnt in man["counters"]:
+    if cnt["available"]:
+        assert cnt["slug"] in m, (cnt, m)
+f = b["functions"][0]
+assert f["name"] == "cmp_changed" and f["d_self_pp"] > 10, b["functions"]
+for name in ("cmp_steady", "cmp_other"):
+    steady = [x for x in b["functions"] if x["name"] == name][0]
+    assert steady["d_self_pp"] < -5, steady
+PY
+
+pycheck "the comment: marker, summary, table, cmp_changed the top function" <<'PY'
+import os, re
+md = open(os.path.join(os.environ["TMP"], "cmp", "comment.md")).read()
+assert md.startswith("<!-- benchprof:comment "), md[:80]
+assert "1 regression, 0 improvements, 0 unchanged" in md, md[:300]
+assert re.search(r"Largest change: \*\*cmpwork\*\* \S+ [+-]", md), md[:400]
+assert "| Measure | Base | Head | Change |" in md
+assert re.search(r"^\| latency \| .* \| \+.*regression \|$", md, re.M), md
+assert "\U0001F534 Grew most: **cmp&#95;changed** (self +" in md, md
+rows = md.split("Functions whose share of the samples changed most:")[1]
+first = [l for l in rows.splitlines() if l.startswith("| ") and
+         not l.startswith("| Function")][0]
+assert first.startswith("| cmp&#95;changed |") and "\U0001F534" in first, first
+assert len(md) <= 65536
+PY
+
+pycheck "the profiler links decode back to the given profile URLs" \
+  "$BASE_URL" "$HEAD_URL" <<'PY'
+import os, re, sys, json
+from urllib.parse import urlsplit, parse_qs, unquote
+base, head = sys.argv[1], sys.argv[2]
+md = open(os.path.join(os.environ["TMP"], "cmp", "comment.md")).read()
+links = dict((t, u) for t, u in re.findall(r"\[([^\]]+)\]\(([^)]+)\)", md))
+cmp = urlsplit(links["Compare in the Firefox Profiler"])
+assert (cmp.scheme, cmp.netloc, cmp.path) == \
+    ("https", "profiler.firefox.com", "/compare/calltree/"), cmp
+views = parse_qs(cmp.query)["profiles[]"]
+assert views == [links["base profile"], links["head profile"]], views
+def file_url(view):
+    v = urlsplit(view)
+    m = re.fullmatch(r"/from-url/([^/]+)/calltree/", v.path)
+    assert v.netloc == "profiler.firefox.com" and m, view
+    q = parse_qs(v.query)
+    assert q["thread"] == ["0"], q
+    return unquote(m.group(1)), q["profileName"][0]
+want_base = base.rstrip("/") + "/profile.json.gz"
+want_head = head.rstrip("/") + "/profile.json.gz"
+assert file_url(views[0]) == (want_base, "base: cmpwork"), file_url(views[0])
+assert file_url(views[1]) == (want_head, "head: cmpwork"), file_url(views[1])
+assert links["differential flame graph"] == "https://ci.example/cmp/diff.svg"
+PY
+
+check "diff.svg is well-formed XML" xmllint --noout "$TMP/cmp/diff.svg"
+check "diff-negated.svg is well-formed XML" \
+  xmllint --noout "$TMP/cmp/diff-negated.svg"
+pycheck "the flame graphs: sized by head / base, red grew, blue shrank" <<'PY'
+import os, re
+d = os.path.join(os.environ["TMP"], "cmp")
+def frames(name):
+    svg = open(os.path.join(d, name)).read()
+    out = {}
+    for title, w, fill in re.findall(
+            r'<g><title>([^<]*)</title><rect x="[^"]*" y="[^"]*" '
+            r'width="([^"]*)" height="[^"]*" rx="2" fill="([^"]*)"', svg):
+        out.setdefault(title.split(" (")[0], (float(w), fill, title))
+    return out
+head, base = frames("diff.svg"), frames("diff-negated.svg")
+ch, st = head["cmp_changed"], head["cmp_steady"]
+assert ch[0] > 2 * st[0], (ch, st)             # head: changed dominates
+assert re.fullmatch(r"rgb\(255,\d+,\d+\)", ch[1]), ch   # grew: red
+assert re.fullmatch(r"rgb\(\d+,\d+,255\)", st[1]), st   # shrank: blue
+assert "base " in ch[2] and "head " in ch[2] and "change +" in ch[2], ch
+bch, bst = base["cmp_changed"], base["cmp_steady"]
+assert bch[0] < 2 * bst[0], (bch, bst)         # base: about even
+PY
+pycheck "diff.folded: stack, base count, head count; totals match" <<'PY'
+import json, os
+t = os.environ["TMP"]
+lines = open(os.path.join(t, "cmp", "diff.folded")).read().splitlines()
+tot = [0, 0]
+for l in lines:
+    stack, b, h = l.rsplit(" ", 2)
+    tot[0] += int(b); tot[1] += int(h)
+    assert stack.startswith("cmpwork;"), l
+c = json.load(open(os.path.join(t, "cmp", "compare.json")))["benchmarks"][0]
+assert tot == [c["base"]["samples"], c["head"]["samples"]], (tot, c)
+PY
+
+# a benchmark on one side only; bad input
+"$BENCHPROF" run -q -o "$TMP/other" --name other -- "$TMP/b/cmpwork" 20 \
+  >/dev/null 2>&1
+"$BENCHPROF" compare -o "$TMP/cmp2" "$TMP/base" "$TMP/other" \
+  >/dev/null 2>"$TMP/cmp2.err"
+check "different benchmarks compare (exit 0)" [ $? -eq 0 ]
+check "one new, one removed" grep -q "0 unchanged, 1 new, 1 removed" \
+  "$TMP/cmp2.err"
+check "the comment lists them" sh -c \
+  'grep -q "^New benchmarks (not in base): other" "$1" &&
+   grep -q "^Removed benchmarks (not in head): cmpwork" "$1"' sh \
+  "$TMP/cmp2/comment.md"
+"$BENCHPROF" compare "$TMP/base" "$TMP/nowhere" 2>"$TMP/bad.err"
+check "a missing run directory: exit 1" [ $? -eq 1 ]
+check "and the error names it" grep -q "nowhere/manifest.json" "$TMP/bad.err"
+"$BENCHPROF" compare --threshold -3 "$TMP/base" "$TMP/head" 2>/dev/null
+check "a bad threshold: exit 2" [ $? -eq 2 ]
+"$BENCHPROF" compare "$TMP/base" 2>/dev/null
+check "one directory: exit 2" [ $? -eq 2 ]
+finish

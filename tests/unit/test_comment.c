@@ -1,0 +1,462 @@
+/* comment: hostile names escaped, long names shortened, the 65,536 cut
+ * with its note (least important rows first), the viewer links, and the
+ * forge requests (list pages, find our marker, PATCH/PUT or POST) driven
+ * through a fake transport that checks every request. */
+#include "bp_setup.h"
+#include "comment.h"
+#include "err.h"
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *md_of(const char *name, size_t max)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_comment_md_text(&b, name, max);
+  bpi_buf_addc(&b, '\0');
+  return b.data;
+}
+
+/* Apart from numeric character references, no character of s may have a
+ * meaning in Markdown or HTML. */
+static bool inert(const char *s)
+{
+  for(; *s; s++) {
+    if(s[0] == '&' && s[1] == '#') {
+      size_t n = strspn(s + 2, "0123456789");
+      if(!n || s[2 + n] != ';')
+        return false;
+      s += 2 + n;
+      continue;
+    }
+    if(strchr("<>|`*_[]\n\r\\@#$!~&", *s))
+      return false;
+  }
+  return true;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+  return s && !strncmp(s, prefix, strlen(prefix));
+}
+
+static void test_escape(void)
+{
+  const char *hostile[] = {
+    "<script>alert(1)</script>", "a|b|c", "``code``", "*bold* _it_",
+    "[x](javascript:alert(1))", "line\nbreak\r\n| fake | row |",
+    "@everyone #1 $x$ ~~s~~ \\", "<img src=x onerror=alert(1)>",
+    "\x01\x7f bad \xff bytes",
+  };
+  for(size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+    char *s = md_of(hostile[i], 200);
+    CHECK(s && inert(s));
+    if(s && !inert(s))
+      fprintf(stderr, "not inert: %s\n", s);
+    free(s);
+  }
+  char *s = md_of("<script>", 80);
+  CHECK_EQ_STR(s, "&#60;script&#62;");
+  free(s);
+  s = md_of("[x](javascript:y)", 80);
+  CHECK_EQ_STR(s, "&#91;x&#93;(javascript:y)");
+  free(s);
+  s = md_of("a|b", 80);
+  CHECK_EQ_STR(s, "a&#124;b");
+  free(s);
+  s = md_of("café ok", 80);   /* UTF-8 passes */
+  CHECK_EQ_STR(s, "café ok");
+  free(s);
+
+  /* long C++ names: template arguments collapse first */
+  s = md_of("std::map<std::basic_string<char>, std::vector<int> >::find"
+            "(std::basic_string<char> const&)", 60);
+  CHECK(s && strstr(s, "std::map&#60;…&#62;::find(std::basic&#95;string"
+                    "&#60;…&#62; const&#38;)") != NULL);
+  free(s);
+  /* then the end is kept */
+  char longname[400];
+  memset(longname, 'x', sizeof(longname));
+  memcpy(longname + 380, "::the_method", 13);
+  s = md_of(longname, 40);
+  CHECK(s && !strncmp(s, "…", 3));
+  CHECK(s && strstr(s, "::the&#95;method") != NULL);
+  free(s);
+}
+
+static void test_links(void)
+{
+  struct bp_buf a, b, c;
+  bpi_buf_init(&a);
+  bpi_buf_init(&b);
+  bpi_buf_init(&c);
+  bpi_comment_profiler_view(&a, "https://s.example/x y/p.json.gz?sig=1&z", 2,
+                            "base: a");
+  bpi_buf_addc(&a, '\0');
+  CHECK_EQ_STR(a.data, "https://profiler.firefox.com/from-url/https%3A%2F%2F"
+               "s.example%2Fx%20y%2Fp.json.gz%3Fsig%3D1%26z/calltree/"
+               "?thread=2&profileName=base%3A%20a");
+  bpi_comment_profiler_view(&b, "http://127.0.0.1:1/h.json.gz", 0, NULL);
+  bpi_buf_addc(&b, '\0');
+  bpi_comment_profiler_compare(&c, a.data, b.data);
+  bpi_buf_addc(&c, '\0');
+  CHECK(!strncmp(c.data, "https://profiler.firefox.com/compare/calltree/"
+                 "?profiles[]=https%3A%2F%2Fprofiler.firefox.com%2Ffrom-url"
+                 "%2Fhttps%253A%252F%252Fs.example", 120));
+  CHECK(strstr(c.data, "&profiles[]=https%3A%2F%2Fprofiler") != NULL);
+  bpi_buf_cleanup(&a);
+  bpi_buf_cleanup(&b);
+  bpi_buf_cleanup(&c);
+
+  struct bp_buf m;
+  bpi_buf_init(&m);
+  bpi_comment_marker(&m, "proj --> <b>", NULL);
+  bpi_buf_addc(&m, '\0');
+  CHECK_EQ_STR(m.data, "<!-- benchprof:comment proj_--___b_/local -->");
+  char *found = bpi_comment_find_marker("text\n<!-- benchprof:comment p/t "
+                                        "-->\nmore");
+  CHECK_EQ_STR(found, "<!-- benchprof:comment p/t -->");
+  free(found);
+  CHECK(bpi_comment_find_marker("no marker") == NULL);
+  bpi_buf_cleanup(&m);
+}
+
+/* ------------------------------------------------------------ the cut */
+
+static struct bp_cmp_measure *measures(double base, double head)
+{
+  struct bp_cmp_measure *m = calloc(1, sizeof(*m));
+  m->slug = strdup("latency");
+  m->in_base = m->in_head = true;
+  m->base = base;
+  m->head = head;
+  bpi_compare_measure(m, 2);
+  return m;
+}
+
+/* n benchmarks; the first `changed` regress, by less and less, the
+ * rest are unchanged; each has nfuncs changed functions. */
+static struct bp_cmp *synthetic(size_t n, size_t changed, size_t nfuncs,
+                                const char *name_prefix)
+{
+  struct bp_cmp *c = calloc(1, sizeof(*c));
+  c->threshold_pct = 2;
+  c->benches = calloc(n, sizeof(*c->benches));
+  c->nbenches = n;
+  for(size_t i = 0; i < n; i++) {
+    struct bp_cmp_bench *b = &c->benches[i];
+    char name[256];
+    snprintf(name, sizeof(name), "%s%zu", name_prefix, i);
+    b->name = strdup(name);
+    b->dir = strdup(name);
+    b->measures = measures(100, i < changed ? 103 + 100.0 / (double)(i + 1) :
+                           100);
+    b->nmeasures = 1;
+    b->flag = b->measures->flag;
+    if(b->flag) {
+      b->max_slug = b->measures->slug;
+      b->max_pct = b->measures->pct;
+      c->nregressions++;
+    }
+    else
+      c->nunchanged++;
+    b->funcs = calloc(nfuncs ? nfuncs : 1, sizeof(*b->funcs));
+    b->nfuncs = nfuncs;
+    for(size_t j = 0; j < nfuncs; j++) {
+      snprintf(name, sizeof(name), "function_%zu_with_a_longish_name", j);
+      b->funcs[j].name = strdup(name);
+      b->funcs[j].base_self = b->funcs[j].base_total = 10;
+      b->funcs[j].head_self = b->funcs[j].head_total = 20;
+      b->funcs[j].d_self = b->funcs[j].d_total = 10.0 - (double)j;
+    }
+    b->base.samples = b->head.samples = 100;
+  }
+  return c;
+}
+
+static size_t count(const char *s, const char *what)
+{
+  size_t n = 0;
+  for(const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+    n++;
+  return n;
+}
+
+static void test_cut(void)
+{
+  struct bp_comment_opts o = {.project = "p", .testbed = "t"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  bpi_buf_init(&b);
+
+  /* small: everything, no note */
+  struct bp_cmp *c = synthetic(3, 1, 2, "bench");
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(!strncmp(b.data, "<!-- benchprof:comment p/t -->\n", 31));
+  CHECK(strstr(b.data, "1 regression, 0 improvements, 2 unchanged"));
+  CHECK(strstr(b.data, "Largest change: **bench0** latency +103.00%"));
+  CHECK(strstr(b.data, "Comparing `head` (commit unknown) with `base`"));
+  CHECK(strstr(b.data, "| latency | 100 ns | 203 ns | +103 ns (+103.00%)"));
+  CHECK_EQ_INT(count(b.data, "#### "), 3);
+  CHECK(!strstr(b.data, "Left out"));
+  CHECK(strstr(b.data, "\n🔴 Grew most: **function&#95;0&#95;with&#95;a&#95;"
+               "longish&#95;name** (self +10.00, total +10.00 points)\n"));
+  CHECK(strstr(b.data, "_No viewer links"));
+  bpi_compare_free(c);
+
+  /* 2000 changed + 2000 unchanged benchmarks with 10 functions each */
+  c = synthetic(4000, 2000, 10, "benchmark/with/a/path/");
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  CHECK(b.len <= BP_COMMENT_MAX_CHARS);
+  CHECK(b.len > BP_COMMENT_MAX_CHARS - 2000);   /* it is filled */
+  bpi_buf_addc(&b, '\0');
+  /* unchanged went first, then function rows, then the smallest changes */
+  CHECK(!strstr(b.data, ": unchanged"));
+  CHECK(!strstr(b.data, "Functions whose share"));
+  /* what grew most stays, one line per benchmark */
+  CHECK(strstr(b.data, "Grew most: **function&#95;0&#95;") != NULL);
+  CHECK(strstr(b.data, "#### 🔴 benchmark/with/a/path/0: latency"));
+  size_t shown = count(b.data, "#### ");
+  CHECK(shown > 10 && shown < 2000);
+  char note[200];
+  snprintf(note, sizeof(note), "_Left out to stay under 65536 characters: "
+           "%zu benchmarks and %zu function rows", 4000 - shown,
+           shown * 10);
+  CHECK(strstr(b.data, note) != NULL);
+  if(!strstr(b.data, note))
+    fprintf(stderr, "note missing: %s\n", strstr(b.data, "_Left out") ?
+            strstr(b.data, "_Left out") : "(none)");
+  /* the kept ones are the largest changes */
+  char last[64];
+  snprintf(last, sizeof(last), "path/%zu: latency", shown - 1);
+  CHECK(strstr(b.data, last) != NULL);
+  snprintf(last, sizeof(last), "path/%zu: latency", shown);
+  CHECK(!strstr(b.data, last));
+  bpi_compare_free(c);
+
+  /* only the unchanged need to go */
+  c = synthetic(600, 5, 3, "b");
+  bpi_buf_reset(&b);
+  o.max_chars = 8000;
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  CHECK(b.len <= 8000);
+  bpi_buf_addc(&b, '\0');
+  CHECK_EQ_INT(count(b.data, "#### "), 5);
+  CHECK(strstr(b.data, "function&#95;2&#95;") != NULL);
+  CHECK(strstr(b.data, "595 benchmarks and 0 function rows") != NULL);
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
+static void test_hostile_comment(void)
+{
+  struct bp_comment_opts o = {.compare_url = "https://c.example/cmp"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  struct bp_cmp *c = synthetic(1, 1, 1, "<script>|`x`](javascript:1)\n");
+  free(c->benches[0].funcs[0].name);
+  c->benches[0].funcs[0].name = strdup("evil<img>|*_");
+  c->head.branch = strdup("feat`ure|x");
+  c->base.branch = strdup("main");
+  c->base.hash = strdup("0123456789abcdef");
+  free(c->benches[0].dir);
+  c->benches[0].dir = strdup("a b(c)");
+  c->benches[0].base.gecko_url = strdup("https://s.example/b.json.gz");
+  c->benches[0].head.gecko_url = strdup("javascript:alert(1)");
+  bpi_buf_init(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(!strstr(b.data, "<script") && !strstr(b.data, "<img"));
+  CHECK(!strstr(b.data, "javascript:alert"));
+  CHECK(strstr(b.data, "](javascript") == NULL);
+  CHECK(strstr(b.data, "&#60;script&#62;&#124;&#96;x&#96;&#93;"
+               "(javascript:1) 0") != NULL);
+  CHECK(strstr(b.data, "evil&#60;img&#62;&#124;&#42;&#95;") != NULL);
+  CHECK(strstr(b.data, "Comparing feat&#96;ure&#124;x (commit unknown) "
+               "with `main` (`0123456`)") != NULL);
+  /* one profile has no usable URL: no profiler links, the graph's is
+   * encoded */
+  CHECK(!strstr(b.data, "profiler.firefox.com"));
+  CHECK(strstr(b.data, "(https://c.example/cmp/a%20b%28c%29/diff.svg)"));
+  /* every line of a table is one row */
+  for(const char *p = b.data; (p = strstr(p, "\n|")); p++) {
+    const char *e = strchr(p + 1, '\n');
+    CHECK(e && e[-1] == '|');
+  }
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
+/* ------------------------------------------------------------ posting */
+
+struct fake {
+  const char *answers[8];   /* bodies, one per request */
+  long status[8];
+  char *seen[8];            /* "METHOD URL|bearer|headers|body" */
+  size_t n;
+};
+
+static struct fake *the_fake;
+
+static bp_code fake_send(const struct bp_http_opts *o,
+                         const struct bp_http_req *req,
+                         struct bp_http_resp *resp, struct bp_err *err)
+{
+  struct fake *f = the_fake;
+  struct bp_buf s;
+  (void)o;
+  if(f->n >= 8)
+    return bpi_err_set(err, BPE_NET, 0, "too many requests");
+  bpi_buf_init(&s);
+  bpi_buf_printf(&s, "%s %s|%s|", req->method, req->url,
+                 req->bearer ? req->bearer : "");
+  for(const char *const *h = req->headers; h && *h; h++)
+    bpi_buf_printf(&s, "%s;", *h);
+  bpi_buf_addc(&s, '|');
+  if(req->body)
+    bpi_buf_add(&s, req->body, req->body_len);
+  bpi_buf_addc(&s, '\0');
+  f->seen[f->n] = s.data;
+  resp->status = f->status[f->n] ? f->status[f->n] : 200;
+  bpi_buf_adds(&resp->body, f->answers[f->n] ? f->answers[f->n] : "[]");
+  f->n++;
+  if(resp->status >= 400)
+    return bpi_err_set(err, BPE_HTTP, 0, "%s %s: HTTP %ld", req->method,
+                       req->url, resp->status);
+  return BP_OK;
+}
+
+static void fake_cleanup(struct fake *f)
+{
+  for(size_t i = 0; i < f->n; i++)
+    free(f->seen[i]);
+}
+
+static char *page_of(size_t n, size_t ours_at, long first_id)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_buf_addc(&b, '[');
+  for(size_t i = 0; i < n; i++)
+    bpi_buf_printf(&b, "%s{\"id\": %ld, \"body\": \"%s\"}", i ? "," : "",
+                   first_id + (long)i, i == ours_at ?
+                   "old\\n<!-- benchprof:comment p/t -->" : "hello");
+  bpi_buf_addc(&b, ']');
+  bpi_buf_addc(&b, '\0');
+  return b.data;
+}
+
+static void test_post(void)
+{
+  const char *md = "<!-- benchprof:comment p/t -->\nhi \"there\"\n";
+  struct bp_forge_target t = {.forge = BP_FORGE_GITHUB,
+                              .api_url = "http://127.0.0.1:9/api/",
+                              .repo = "own/repo", .number = "42",
+                              .token = "ghs_secret"};
+  struct bp_comment_transport tr = {.send = fake_send};
+  struct bp_comment_posted res = {.id = NULL};
+  struct bp_err err = {0};
+
+  /* ours is on page 2: GET, GET, PATCH */
+  char *p1 = page_of(100, 1000, 1), *p2 = page_of(3, 1, 5000);
+  struct fake f = {.answers = {p1, p2, "{\"id\": 5001}"}};
+  the_fake = &f;
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
+  CHECK_EQ_INT(f.n, 3);
+  CHECK(starts(f.seen[0], "GET http://127.0.0.1:9/api/repos/"
+        "own/repo/issues/42/comments?per_page=100&page=1|ghs_secret|"));
+  CHECK(f.seen[1] && strstr(f.seen[1], "&page=2|"));
+  CHECK(starts(f.seen[2], "PATCH http://127.0.0.1:9/api/"
+        "repos/own/repo/issues/comments/5001|ghs_secret|"));
+  CHECK(f.seen[2] && strstr(f.seen[2], "|{\"body\":\"\\u003c!-- benchprof:comment "
+        "p/t -->\\nhi \\\"there\\\"\\n\"}"));
+  CHECK(f.seen[2] && strstr(f.seen[2], "Accept: application/vnd.github+json"));
+  CHECK(res.updated && res.id && !strcmp(res.id, "5001"));
+  for(size_t i = 0; i < f.n; i++)
+    CHECK(!strstr(strchr(f.seen[i], ' '), "secret|") ||
+          strstr(f.seen[i], "|ghs_secret|"));   /* never in the URL */
+  fake_cleanup(&f);
+  bpi_comment_posted_cleanup(&res);
+  free(p1);
+  free(p2);
+
+  /* none of ours: GET, POST */
+  res = (struct bp_comment_posted){.id = NULL};
+  p1 = page_of(2, 1000, 1);
+  struct fake g = {.answers = {p1, "{\"id\": 77, \"body\": \"x\"}"},
+                   .status = {200, 201}};
+  the_fake = &g;
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
+  CHECK_EQ_INT(g.n, 2);
+  CHECK(starts(g.seen[1], "POST http://127.0.0.1:9/api/repos/"
+        "own/repo/issues/42/comments|"));
+  CHECK(!res.updated && res.id && !strcmp(res.id, "77"));
+  fake_cleanup(&g);
+  bpi_comment_posted_cleanup(&res);
+  free(p1);
+
+  /* GitLab: notes, PRIVATE-TOKEN header, PUT; project path encoded */
+  t = (struct bp_forge_target){.forge = BP_FORGE_GITLAB, .repo = "grp/proj",
+                               .number = "7", .token = "glpat-x"};
+  res = (struct bp_comment_posted){.id = NULL};
+  p1 = page_of(1, 0, 9);
+  struct fake h = {.answers = {p1, "{\"id\": 9}"}};
+  the_fake = &h;
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
+  CHECK(starts(h.seen[0], "GET https://gitlab.com/api/v4/"
+        "projects/grp%2Fproj/merge_requests/7/notes?per_page=100&page=1"));
+  CHECK(h.seen[0] && strstr(h.seen[0], "||PRIVATE-TOKEN: glpat-x;|"));
+  CHECK(starts(h.seen[1], "PUT https://gitlab.com/api/v4/"
+        "projects/grp%2Fproj/merge_requests/7/notes/9|"));
+  CHECK(res.updated);
+  fake_cleanup(&h);
+  bpi_comment_posted_cleanup(&res);
+  free(p1);
+
+  /* errors: a refused request, a bad list, bad targets, no marker */
+  t = (struct bp_forge_target){.forge = BP_FORGE_GITHUB, .repo = "o/r",
+                               .number = "1", .token = "x"};
+  struct fake e = {.status = {403}, .answers = {"{\"message\": \"no\"}"}};
+  the_fake = &e;
+  bpi_err_clear(&err);
+  res = (struct bp_comment_posted){.id = NULL};
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BPE_HTTP);
+  CHECK_EQ_INT(e.n, 1);
+  fake_cleanup(&e);
+  struct fake e2 = {.answers = {"{\"not\": \"a list\"}"}};
+  the_fake = &e2;
+  bpi_err_clear(&err);
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BPE_FORMAT);
+  fake_cleanup(&e2);
+  struct fake e3 = {.n = 0};
+  the_fake = &e3;
+  bpi_err_clear(&err);
+  CHECK(bpi_comment_post(&t, "no marker here", &tr, &res, &err) ==
+        BPE_INVAL);
+  CHECK_EQ_INT(e3.n, 0);
+  t.repo = "no-slash";
+  bpi_err_clear(&err);
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BPE_INVAL);
+  t.repo = "o/r";
+  t.number = "1/../../x";
+  bpi_err_clear(&err);
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BPE_INVAL);
+  CHECK_EQ_INT(e3.n, 0);
+  bpi_comment_posted_cleanup(&res);
+}
+
+int main(void)
+{
+  test_escape();
+  test_links();
+  test_cut();
+  test_hostile_comment();
+  test_post();
+  return check_exit();
+}

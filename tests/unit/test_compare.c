@@ -1,0 +1,326 @@
+/* compare: two run directories written here by hand -> measure deltas
+ * with their flags and directions, function shares normalized to each
+ * side's samples, new/vanished functions, new/removed benchmarks, the
+ * differential folded lines and flame graphs, compare.json, and bad
+ * input named with its file. */
+#include "bp_setup.h"
+#include "compare.h"
+#include "err.h"
+#include "fileio.h"
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char root[64];
+
+static void put(const char *dir, const char *file, const char *text)
+{
+  char path[512];
+  struct bp_err err = {0};
+  snprintf(path, sizeof(path), "%s/%s", dir, file);
+  char *slash = strrchr(path, '/');
+  *slash = '\0';
+  CHECK(bpi_file_mkdirs(path, &err) == BP_OK);
+  *slash = '/';
+  CHECK(bpi_file_write(path, text, strlen(text), false, &err) == BP_OK);
+}
+
+/* A run with benchmarks "a" (in a/) and one more (only_base or
+ * only_head); folded is a's stacks. */
+static void make_run(const char *dir, const char *other, const char *report,
+                     const char *folded, const char *publication)
+{
+  char man[4096];
+  snprintf(man, sizeof(man),
+    "{\"report\": \"report.json\", %s \"benchmarks\": ["
+    "{\"name\": \"a\", \"profile\": \"a\", \"artifacts\": ["
+    "{\"file\": \"a/profile.json.gz\", \"kind\": \"firefox-profiler\"},"
+    "{\"file\": \"a/profile.folded\", \"kind\": \"folded-stacks\"},"
+    "{\"file\": \"a/summary.json\", \"kind\": \"summary\"}]},"
+    "{\"name\": \"%s\", \"profile\": \"%s\", \"artifacts\": ["
+    "{\"file\": \"%s/profile.folded\", \"kind\": \"folded-stacks\"}]}]}",
+    publication, other, other, other);
+  put(dir, "manifest.json", man);
+  put(dir, "report.json", report);
+  put(dir, "a/profile.folded", folded);
+  put(dir, "a/summary.json", "{\"threads\": [{\"samples\": 3}, "
+      "{\"samples\": 90}, {\"samples\": 7}]}");
+  char path[256];
+  snprintf(path, sizeof(path), "%s/profile.folded", other);
+  put(dir, path, "p;main 5\n");
+}
+
+static const struct bp_cmp_bench *bench(const struct bp_cmp *c,
+                                        const char *name)
+{
+  for(size_t i = 0; i < c->nbenches; i++)
+    if(!strcmp(c->benches[i].name, name))
+      return &c->benches[i];
+  return NULL;
+}
+
+static const struct bp_cmp_measure *measure(const struct bp_cmp_bench *b,
+                                            const char *slug)
+{
+  for(size_t i = 0; b && i < b->nmeasures; i++)
+    if(!strcmp(b->measures[i].slug, slug))
+      return &b->measures[i];
+  return NULL;
+}
+
+static const struct bp_cmp_func *func(const struct bp_cmp_bench *b,
+                                      const char *name)
+{
+  for(size_t i = 0; b && i < b->nfuncs; i++)
+    if(!strcmp(b->funcs[i].name, name))
+      return &b->funcs[i];
+  return NULL;
+}
+
+static bool near(double a, double b)
+{
+  return a - b < 1e-9 && b - a < 1e-9;
+}
+
+static void test_measure_flags(void)
+{
+  struct bp_cmp_measure m = {.slug = "latency", .in_base = true,
+                             .in_head = true, .base = 100, .head = 102};
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);   /* exactly 2%: not beyond */
+  m.head = 102.5;
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.flag, BP_CMP_REGRESSION);  /* slower */
+  CHECK(near(m.pct, 2.5) && near(m.delta, 2.5));
+  m.head = 97;
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.flag, BP_CMP_IMPROVEMENT);
+  bpi_compare_measure(&m, 5);
+  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);   /* threshold 5% */
+
+  /* throughput: higher is better, so the same numbers flip */
+  m.slug = "throughput";
+  m.head = 110;
+  bpi_compare_measure(&m, 2);
+  CHECK(m.higher_is_better);
+  CHECK_EQ_INT(m.flag, BP_CMP_IMPROVEMENT);
+  m.head = 90;
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.flag, BP_CMP_REGRESSION);
+
+  /* counters: more is worse */
+  m.slug = "instructions";
+  m.head = 120;
+  bpi_compare_measure(&m, 2);
+  CHECK(!m.higher_is_better);
+  CHECK_EQ_INT(m.flag, BP_CMP_REGRESSION);
+
+  /* from 0: no percentage, but a change */
+  m.base = 0;
+  m.head = 3;
+  bpi_compare_measure(&m, 2);
+  CHECK(isnan(m.pct));
+  CHECK_EQ_INT(m.flag, BP_CMP_REGRESSION);
+  m.head = 0;
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);
+
+  /* one side only: never flagged */
+  m.base = 1;
+  m.head = 100;
+  m.in_base = false;
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);
+}
+
+static void test_dirs(void)
+{
+  char base[128], head[128], out[128];
+  snprintf(base, sizeof(base), "%s/base", root);
+  snprintf(head, sizeof(head), "%s/head", root);
+  snprintf(out, sizeof(out), "%s/out", root);
+  /* base: 100 samples, work 50% self; head: 400 samples, work 75% */
+  make_run(base, "only_base",
+           "{\"a\": {\"latency\": {\"value\": 1000}, \"throughput\": "
+           "{\"value\": 50}, \"task-clock\": {\"value\": 10}},"
+           " \"only_base\": {\"latency\": {\"value\": 1}}}",
+           "p;main;work 50\np;main;rest 40\np;main;gone 10\n", "");
+  make_run(head, "only_head",
+           "{\"a\": {\"latency\": {\"value\": 1500}, \"throughput\": "
+           "{\"value\": 40}, \"task-clock\": {\"value\": 10.1}},"
+           " \"only_head\": {\"latency\": {\"value\": 1}}}",
+           "p;main;work 300\np;main;rest 80\np;main;fresh;work 20\n",
+           "\"publication\": {\"branch\": \"feature\", \"hash\": "
+           "\"0123456789abcdef0123456789abcdef01234567\", \"artifacts\": ["
+           "{\"file\": \"a/profile.json.gz\", \"url\": "
+           "\"https://store.example/h/a/profile.json.gz\"}]},");
+  struct bp_cmp_opts o = {.base_url = "https://b.example/run/"};
+  struct bp_cmp *c = NULL;
+  struct bp_err err = {0};
+  CHECK(bpi_compare_dirs(base, head, &o, &c, &err) == BP_OK);
+  if(!c) {
+    fprintf(stderr, "compare: %s\n", err.msg);
+    return;
+  }
+  CHECK(near(c->threshold_pct, 2));
+  CHECK_EQ_INT(c->nregressions, 1);
+  CHECK_EQ_INT(c->nnew, 1);
+  CHECK_EQ_INT(c->nremoved, 1);
+  CHECK_EQ_STR(c->head.branch, "feature");
+  CHECK(c->base.branch == NULL);
+  /* order: changed first, then new, then removed */
+  CHECK_EQ_INT(c->nbenches, 3);
+  CHECK_EQ_STR(c->benches[0].name, "a");
+  CHECK_EQ_INT(c->benches[1].presence, BP_CMP_NEW);
+  CHECK_EQ_STR(c->benches[1].name, "only_head");
+  CHECK_EQ_INT(c->benches[2].presence, BP_CMP_REMOVED);
+
+  const struct bp_cmp_bench *a = bench(c, "a");
+  CHECK(a && a->flag == BP_CMP_REGRESSION);
+  CHECK(a && near(a->max_pct, 50) && !strcmp(a->max_slug, "latency"));
+  const struct bp_cmp_measure *m = measure(a, "latency");
+  CHECK(m && m->flag == BP_CMP_REGRESSION && near(m->delta, 500));
+  m = measure(a, "throughput");
+  CHECK(m && m->flag == BP_CMP_REGRESSION && near(m->pct, -20));
+  m = measure(a, "task-clock");
+  CHECK(m && m->flag == BP_CMP_UNCHANGED);   /* +1% */
+
+  /* shares of each side's own total */
+  CHECK(a && a->base.samples == 100 && a->head.samples == 400);
+  const struct bp_cmp_func *f = func(a, "work");
+  CHECK(f && f->base_self == 50 && f->head_self == 320);
+  CHECK(f && near(f->d_self, 80.0 - 50.0));
+  CHECK(a && a->nfuncs && !strcmp(a->funcs[0].name, "work"));
+  f = bpi_compare_top_func(a, true);
+  CHECK(f && !strcmp(f->name, "work"));
+  f = bpi_compare_top_func(a, false);
+  CHECK(f && !strcmp(f->name, "rest"));   /* -20 self beats gone's -10 */
+  f = func(a, "gone");
+  CHECK(f && f->head_total == 0 && near(f->d_total, -10));
+  f = func(a, "fresh");
+  CHECK(f && f->base_total == 0 && f->head_self == 0 && f->head_total == 20);
+  f = func(a, "main");
+  CHECK(f && near(f->d_total, 0) && f->base_self == 0);
+  CHECK(func(a, "p") == NULL);   /* the process is not a function */
+
+  /* links: the publication's URL, else the prefix; busiest thread */
+  CHECK(a && a->head.gecko_url &&
+        !strcmp(a->head.gecko_url, "https://store.example/h/a/profile.json.gz"));
+  CHECK(a && a->base.gecko_url &&
+        !strcmp(a->base.gecko_url, "https://b.example/run/a/profile.json.gz"));
+  CHECK(a && a->base.thread == 1 && a->head.thread == 1);
+
+  /* differential folded: every stack of either side, both counts */
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_compare_diff_folded(a, &b);
+  bpi_buf_addc(&b, '\0');
+  CHECK_EQ_STR(b.data, "p;main;fresh;work 0 20\np;main;gone 10 0\n"
+               "p;main;rest 40 80\np;main;work 50 300\n");
+
+  /* the flame graphs: well-formed enough, colors by share change */
+  bpi_buf_reset(&b);
+  CHECK(bpi_diffsvg_write(a->lines, a->nlines, false, "a <&>", &b, &err)
+        == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "<svg ") && strstr(b.data, "</svg>"));
+  CHECK(strstr(b.data, "a &lt;&amp;&gt;") != NULL);
+  CHECK(strstr(b.data, "<title>work (base 50 samples, 50.00%; head 300 "
+               "samples, 75.00%; change +25.00 points)</title>") != NULL);
+  /* the largest change is the reddest; gone is absent (no head samples) */
+  CHECK(strstr(b.data, "rgb(255,55,55)") != NULL);
+  CHECK(strstr(b.data, "<title>gone") == NULL);
+  bpi_buf_reset(&b);
+  CHECK(bpi_diffsvg_write(a->lines, a->nlines, true, "a", &b, &err)
+        == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "<title>gone (base 10 samples") != NULL);
+  CHECK(strstr(b.data, "rgb(") && strstr(b.data, ",255)"));  /* blue */
+
+  /* the directory */
+  CHECK(bpi_compare_write(c, out, &err) == BP_OK);
+  char *text = NULL;
+  size_t len = 0;
+  char path[256];
+  snprintf(path, sizeof(path), "%s/a/diff.folded", out);
+  CHECK(bpi_file_read(path, &text, &len, &err) == BP_OK);
+  free(text);
+  snprintf(path, sizeof(path), "%s/compare.json", out);
+  CHECK(bpi_file_read(path, &text, &len, &err) == BP_OK);
+  CHECK(text && strstr(text, "\"regressions\": 1") &&
+        strstr(text, "\"presence\": \"removed\""));
+  free(text);
+  snprintf(path, sizeof(path), "%s/only_head/diff.svg", out);
+  CHECK(access(path, F_OK) != 0);   /* one side only: nothing to diff */
+  bpi_buf_cleanup(&b);
+  bpi_compare_free(c);
+}
+
+static void test_bad_input(void)
+{
+  char dir[128], other[128];
+  struct bp_cmp *c = NULL;
+  struct bp_err err = {0};
+  struct bp_cmp_opts o = {.threshold_pct = 0};
+  snprintf(dir, sizeof(dir), "%s/bad", root);
+  snprintf(other, sizeof(other), "%s/head", root);
+  make_run(dir, "x", "{\"a\": {\"latency\": {\"value\": 1}}, "
+           "\"x\": {\"latency\": {\"value\": 1}}}", "p;main 1\nbroken\n", "");
+  CHECK(bpi_compare_dirs(dir, other, &o, &c, &err) == BPE_FORMAT);
+  CHECK(c == NULL);
+  CHECK(strstr(err.msg, "a/profile.folded:2") != NULL);
+
+  bpi_err_clear(&err);
+  put(dir, "manifest.json", "{\"report\": ");
+  CHECK(bpi_compare_dirs(dir, other, &o, &c, &err) == BPE_FORMAT);
+  CHECK(strstr(err.msg, "manifest.json") != NULL);
+
+  bpi_err_clear(&err);
+  snprintf(dir, sizeof(dir), "%s/missing", root);
+  CHECK(bpi_compare_dirs(dir, other, &o, &c, &err) != BP_OK);
+  CHECK(strstr(err.msg, "missing") != NULL);
+
+  /* a hostile profile directory never leads outside the output */
+  snprintf(dir, sizeof(dir), "%s/evil", root);
+  make_run(dir, "x", "{\"a\": {\"latency\": {\"value\": 1}}, "
+           "\"x\": {\"latency\": {\"value\": 1}}}", "p;main 1\n", "");
+  put(dir, "manifest.json", "{\"report\": \"report.json\", \"benchmarks\": ["
+      "{\"name\": \"a\", \"profile\": \"../../escape\", \"artifacts\": ["
+      "{\"file\": \"a/profile.folded\", \"kind\": \"folded-stacks\"},"
+      "{\"file\": \"we ird#/p.json.gz\", \"kind\": \"firefox-profiler\"}"
+      "]}]}");
+  bpi_err_clear(&err);
+  o.base_url = "https://x.example/r";
+  CHECK(bpi_compare_dirs(dir, dir, &o, &c, &err) == BP_OK);
+  CHECK(c && bench(c, "a") && !strcmp(bench(c, "a")->dir, "."));
+  /* the file's path is percent-encoded under the prefix */
+  CHECK(c && bench(c, "a") && bench(c, "a")->base.gecko_url &&
+        !strcmp(bench(c, "a")->base.gecko_url,
+                "https://x.example/r/we%20ird%23/p.json.gz"));
+  CHECK(c && bench(c, "a") && !bench(c, "a")->head.gecko_url);
+  bpi_compare_free(c);
+}
+
+int main(void)
+{
+  snprintf(root, sizeof(root), "%s", "/tmp/bp-test-compare.XXXXXX");
+  const char *tmpdir = getenv("TMPDIR");
+  if(tmpdir && *tmpdir && strlen(tmpdir) < 40)
+    snprintf(root, sizeof(root), "%s/bp-test-compare.XXXXXX", tmpdir);
+  if(!mkdtemp(root)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  test_measure_flags();
+  test_dirs();
+  test_bad_input();
+  char cmd[128];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+  if(system(cmd) != 0)
+    fprintf(stderr, "could not remove %s\n", root);
+  return check_exit();
+}
