@@ -19,7 +19,9 @@ Use it at the top of each do_X of a BaseHTTPRequestHandler:
 apply() returns True when it answered (consumed) the request itself, and
 sets handler.fault to the item applied ("ok" for a normal request).
 faults.log lists (item, method, path) for every request apply() saw, the
-item being "ok" for normal ones.  Safe with ThreadingHTTPServer.
+item being "ok" for normal ones; Faults(spec, on_fault=f) also calls
+f(item, method, path) for each injected fault as it starts (before a hang
+sleeps).  Safe with ThreadingHTTPServer.
 """
 
 import json
@@ -47,13 +49,14 @@ def _parse_item(item):
 
 
 class Faults:
-    def __init__(self, spec=""):
+    def __init__(self, spec="", on_fault=None):
         self._items = []
         for raw in (spec or "").split(","):
             if raw.strip():
                 self._items.append((raw.strip(), _parse_item(raw)))
         self._next = 0
         self._lock = threading.Lock()
+        self._on_fault = on_fault
         self.log = []
 
     def pending(self):
@@ -69,7 +72,9 @@ class Faults:
             else:
                 text, item = "ok", ("ok", None)
             self.log.append((text, method, path))
-            return text, item
+        if self._on_fault and text != "ok":
+            self._on_fault(text, method, path)
+        return text, item
 
     @staticmethod
     def _drain(handler):

@@ -9,7 +9,8 @@ segment is refused) and keeps its Content-Type and Content-Encoding in
 DIR/.meta/<path>.json; GET answers the object with those headers and
 "Access-Control-Allow-Origin: *".  With --token, a PUT needs
 "Authorization: Bearer T" (401 otherwise).  --faults takes a faults.py
-spec.  Each request is logged to stdout as "METHOD PATH STATUS [fault]".
+spec.  Each request is logged to stdout as "METHOD PATH STATUS", each
+injected fault as "METHOD PATH fault ITEM" when it starts.
 """
 
 import argparse
@@ -81,14 +82,8 @@ class Handler(BaseHTTPRequestHandler):
             data += chunk
         return data
 
-    def _faulted(self):
-        consumed = self.server.faults.apply(self)
-        if self.fault != "ok":
-            log_line("%s %s fault %s" % (self.command, self.path, self.fault))
-        return consumed
-
     def do_PUT(self):
-        if self._faulted():
+        if self.server.faults.apply(self):
             return
         body = self._read_body()
         token = self.server.token
@@ -113,7 +108,7 @@ class Handler(BaseHTTPRequestHandler):
         self._answer(200)
 
     def do_GET(self):
-        if self._faulted():
+        if self.server.faults.apply(self):
             return
         path, meta = self._object_path()
         if path is None or not os.path.isfile(path):
@@ -158,7 +153,8 @@ def main():
     server = Server(("127.0.0.1", 0), Handler)
     server.root = os.path.abspath(args.root)
     server.token = args.token
-    server.faults = Faults(args.faults)
+    server.faults = Faults(args.faults, on_fault=lambda item, method, path:
+                           log_line("%s %s fault %s" % (method, path, item)))
     os.makedirs(server.root, exist_ok=True)
     tmp = args.port_file + ".tmp"
     with open(tmp, "w") as f:

@@ -117,8 +117,6 @@ class Handler(BaseHTTPRequestHandler):
 
     def _handle(self):
         consumed = self.server.faults.apply(self)
-        if self.fault != "ok":
-            log_line("%s %s fault %s" % (self.command, self.path, self.fault))
         if consumed:
             return
         length = int(self.headers.get("Content-Length") or 0)
@@ -168,7 +166,8 @@ def main():
     server = Server(("127.0.0.1", 0), Handler)
     server.upstream = args.upstream
     server.keys = {args.key: args.secret}
-    server.faults = Faults(args.faults)
+    server.faults = Faults(args.faults, on_fault=lambda item, method, path:
+                           log_line("%s %s fault %s" % (method, path, item)))
     tmp = args.port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write("%d\n" % server.server_address[1])
