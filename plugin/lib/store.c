@@ -277,14 +277,14 @@ static bool copy_http(struct bp_store *st, const struct bp_http_opts *o)
   return true;
 }
 
-/* Turn a failed http answer into the store's error: a 404 is
+/* Turn a failed http answer into the store's error: a 404 to a GET is
  * BPE_NOT_FOUND (unless S3 says the bucket itself is missing). */
-static bp_code http_error(struct bp_store *st, const char *key,
-                          const struct bp_http_resp *resp,
+static bp_code http_error(struct bp_store *st, const char *method,
+                          const char *key, const struct bp_http_resp *resp,
                           const struct bp_err *got, struct bp_err *err)
 {
-  if(resp->status == 404 && !(resp->body.data &&
-                              strstr(resp->body.data, "NoSuchBucket")))
+  if(!strcmp(method, "GET") && resp->status == 404 &&
+     !(resp->body.data && strstr(resp->body.data, "NoSuchBucket")))
     return bpi_err_set(err, BPE_NOT_FOUND, 0, "no object '%.200s' in %.200s",
                        key, st->url);
   return bpi_err_set(err, got->code, got->sys_errno, "%s", got->msg);
@@ -451,7 +451,7 @@ static bp_code object_request(struct bp_store *st, const char *method,
   struct bp_err got = { 0 };
   bp_code rc = bpi_http_send(&st->http, &req, resp, &got);
   if(rc)
-    rc = http_error(st, key, resp, &got, err);
+    rc = http_error(st, method, key, resp, &got, err);
   free(url);
   return rc;
 }
