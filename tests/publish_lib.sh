@@ -58,9 +58,15 @@ no_token() {
 # sha256 of the stored bytes, and the latest pointers name manifests
 store_ok() {
   python3 - "$1" <<'PY'
-import glob, hashlib, json, os, sys
+import hashlib, json, os, sys
 root = sys.argv[1]
-mans = glob.glob(os.path.join(root, "*", "*", "*", "*", "manifest.json"))
+# os.walk, not glob: key parts may start with a dot ("..%2F")
+files = [os.path.relpath(os.path.join(d, f), root)
+         for d, _, fs in os.walk(root) for f in fs]
+mans = [os.path.join(root, f) for f in files
+        if len(f.split("/")) == 5 and f.endswith("/manifest.json")]
+latest = [os.path.join(root, f) for f in files
+          if len(f.split("/")) == 4 and f.split("/")[2] == "latest"]
 assert mans, "no stored manifest under %s" % root
 for path in mans:
     m = json.load(open(path))
@@ -73,7 +79,8 @@ for path in mans:
             n += 1
     assert n >= 5, (path, n)
     assert m["publication"]["identity"]["project"], m["publication"]
-for path in glob.glob(os.path.join(root, "*", "*", "latest", "*.json")):
+assert latest, "no latest pointer under %s" % root
+for path in latest:
     p = json.load(open(path))
     assert os.path.exists(os.path.join(root, p["manifest"])), p
 PY
