@@ -10,12 +10,16 @@
 #                       headers kept, wrong secret refused, not found,
 #                       no secret in the output
 #   store_file.sh       file:// backend through store_tool
+#   http_tls.sh         TLS verification always on: --ca-file, unknown CA,
+#                       wrong host name, missing CA file
 store_unit_tests = tests/unit/test_store
 check_PROGRAMS += $(store_unit_tests) tests/unit/store_tool
 TESTS += $(store_unit_tests) tests/integration/store_file.sh \
-  tests/integration/store_http.sh tests/integration/store_s3.sh
+  tests/integration/store_http.sh tests/integration/store_s3.sh \
+  tests/integration/http_tls.sh
 EXTRA_DIST += tests/integration/store_file.sh \
   tests/integration/store_http.sh tests/integration/store_s3.sh \
+  tests/integration/http_tls.sh \
   tests/servers/faults.py tests/servers/put_server.py \
   tests/servers/s3_sigv4_proxy.py
 

@@ -2,6 +2,7 @@
 """A plain PUT/GET object server for the http(s):// store backend tests.
 
   put_server.py --root DIR --port-file F [--token T] [--faults SPEC]
+                [--tls-cert PEM --tls-key PEM]
 
 Binds 127.0.0.1 on a free port and writes the port to F (atomically).
 PUT stores the body at the URL path (percent-decoded once; a '..' or '.'
@@ -10,12 +11,14 @@ DIR/.meta/<path>.json; GET answers the object with those headers and
 "Access-Control-Allow-Origin: *".  With --token, a PUT needs
 "Authorization: Bearer T" (401 otherwise).  --faults takes a faults.py
 spec.  Each request is logged to stdout as "METHOD PATH STATUS", each
-injected fault as "METHOD PATH fault ITEM" when it starts.
+injected fault as "METHOD PATH fault ITEM" when it starts.  With
+--tls-cert and --tls-key it speaks HTTPS.
 """
 
 import argparse
 import json
 import os
+import ssl
 import sys
 import threading
 import urllib.parse
@@ -137,7 +140,8 @@ class Server(ThreadingHTTPServer):
     def handle_error(self, request, client_address):
         # a client that gave up (timeout, hang fault) is no server error
         if isinstance(sys.exc_info()[1], (BrokenPipeError,
-                                          ConnectionResetError)):
+                                          ConnectionResetError,
+                                          ssl.SSLError)):
             return
         super().handle_error(request, client_address)
 
@@ -148,6 +152,8 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--token")
     ap.add_argument("--faults", default="")
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
     args = ap.parse_args()
 
     server = Server(("127.0.0.1", 0), Handler)
@@ -156,6 +162,10 @@ def main():
     server.faults = Faults(args.faults, on_fault=lambda item, method, path:
                            log_line("%s %s fault %s" % (method, path, item)))
     os.makedirs(server.root, exist_ok=True)
+    if args.tls_cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.tls_cert, args.tls_key)
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
     tmp = args.port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write("%d\n" % server.server_address[1])
