@@ -404,7 +404,8 @@ static bp_code setup(CURL *h, struct attempt *a, struct curl_slist *headers,
   bool upload = req->body || req->body_file || !strcmp(req->method, "PUT") ||
     !strcmp(req->method, "POST") || !strcmp(req->method, "PATCH");
   CURLcode rc = CURLE_OK;
-#define SET(opt, val) do { if(!rc) rc = curl_easy_setopt(h, opt, val); } while(0)
+#define SET(opt, val) \
+  do { if(!rc) rc = curl_easy_setopt(h, opt, val); } while(0)
   SET(CURLOPT_URL, req->url);
   SET(CURLOPT_ERRORBUFFER, errbuf);
   SET(CURLOPT_NOSIGNAL, 1L);

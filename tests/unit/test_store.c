@@ -233,7 +233,8 @@ static void test_file_backend(void)
                              "gzip", &err), BP_OK);
   CHECK_EQ_INT(bpi_store_get(st, key, &data, &len, &err), BP_OK);
   CHECK_EQ_INT(len, sizeof(bytes));
-  CHECK(data && !memcmp(data, bytes, sizeof(bytes)));   /* raw, not gunzipped */
+  /* raw, not gunzipped */
+  CHECK(data && !memcmp(data, bytes, sizeof(bytes)));
   free(data);
 
   /* the part "%2E%2E" is a directory of that name, inside the root */
