@@ -30,12 +30,18 @@ standin() {
   python3 "$SERVERS/bencher_standin.py" --openapi "$OPENAPI" \
     --bmf-schema "$BMF_SCHEMA" --port-file "$TMP/$name.port" \
     --log "$TMP/$name.log" --token "$TOKEN" "$@" \
-    >"$TMP/$name.out" 2>&1 &
+    >"$TMP/$name.server" 2>&1 &
   PIDS="$PIDS $!"
   port=$(wait_port "$TMP/$name.port")
   [ -n "$port" ] || { echo "FAIL: the stand-in did not start"; \
-                      cat "$TMP/$name.out"; exit 1; }
+                      cat "$TMP/$name.server"; exit 1; }
   BENCHER_URL="http://127.0.0.1:$port"
+}
+
+# control JSON: new faults for the stand-in (see bencher_standin.py)
+control() {
+  curl -sf -X POST -H "Content-Type: application/json" --data "$1" \
+    "$BENCHER_URL/_control" >/dev/null
 }
 
 # a small real workload and its BMF, the harness the tests run

@@ -61,6 +61,7 @@ struct bp_cli_publish {
   const char *spool, *ca_file, *token_env, *firefox_api;
   long timeout_ms;           /* 0: the default */
   long retries;              /* -1: the default */
+  long retry_delay_ms;       /* first backoff; 0: the default */
 };
 
 /* The long options of struct bp_cli_publish, for a getopt_long table;
@@ -74,7 +75,7 @@ enum {
   BP_CLI_PUB_S3_PATH_STYLE, BP_CLI_PUB_SPOOL, BP_CLI_PUB_FIREFOX_UPLOAD,
   BP_CLI_PUB_FIREFOX_API, BP_CLI_PUB_CA_FILE, BP_CLI_PUB_TIMEOUT,
   BP_CLI_PUB_RETRIES, BP_CLI_PUB_STRICT, BP_CLI_PUB_TOKEN_ENV,
-  BP_CLI_PUB_LAST
+  BP_CLI_PUB_RETRY_DELAY, BP_CLI_PUB_LAST
 };
 #define BP_CLI_PUBLISH_LONGOPTS                                            \
   {"no-publish", no_argument, NULL, BP_CLI_PUB_NO_PUBLISH},                \
@@ -95,6 +96,7 @@ enum {
   {"ca-file", required_argument, NULL, BP_CLI_PUB_CA_FILE},                \
   {"timeout", required_argument, NULL, BP_CLI_PUB_TIMEOUT},                \
   {"retries", required_argument, NULL, BP_CLI_PUB_RETRIES},                \
+  {"retry-delay", required_argument, NULL, BP_CLI_PUB_RETRY_DELAY},        \
   {"strict", no_argument, NULL, BP_CLI_PUB_STRICT},                        \
   {"token-env", required_argument, NULL, BP_CLI_PUB_TOKEN_ENV},            \
   {"verbose", no_argument, NULL, 'v'}

@@ -73,6 +73,12 @@ int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
       return BP_EXIT_USAGE;
     }
     break;
+  case BP_CLI_PUB_RETRY_DELAY:
+    if(!parse_seconds(arg, &p->retry_delay_ms)) {
+      bp_msg_error("--retry-delay: '%s' is not a number of seconds", arg);
+      return BP_EXIT_USAGE;
+    }
+    break;
   case BP_CLI_PUB_RETRIES:
     errno = 0;
     p->retries = strtol(arg, &end, 10);
@@ -117,6 +123,8 @@ void bp_cli_publish_usage(FILE *out, bool run)
     "      --ca-file F        extra CA certificates (PEM)\n"
     "      --timeout S        per-request time limit in seconds\n"
     "      --retries N        retries after a failed request (default 4)\n"
+    "      --retry-delay S    the first retry's delay in seconds, doubled\n"
+    "                         for each further one (default 1)\n"
     "      --token-env NAME   read the Bencher API token from $NAME\n"
     "                         (default: $" TOKEN_ENV ")\n"
     "      --strict           a publication failure makes the exit status\n"
@@ -176,6 +184,8 @@ static bool setup(const struct bp_cli_publish *p, struct pub_setup *s,
   }
   if(p->retries >= 0)
     o->http.retries = (unsigned)p->retries;
+  if(p->retry_delay_ms)
+    o->http.backoff_ms = p->retry_delay_ms;
   o->http.ca_file = p->ca_file;
   if(p->verbose)
     o->http.debug = http_debug;
@@ -325,6 +335,7 @@ int cmd_flush(int argc, char **argv)
     {"ca-file", required_argument, NULL, BP_CLI_PUB_CA_FILE},
     {"timeout", required_argument, NULL, BP_CLI_PUB_TIMEOUT},
     {"retries", required_argument, NULL, BP_CLI_PUB_RETRIES},
+    {"retry-delay", required_argument, NULL, BP_CLI_PUB_RETRY_DELAY},
     {"token-env", required_argument, NULL, BP_CLI_PUB_TOKEN_ENV},
     {"strict", no_argument, NULL, BP_CLI_PUB_STRICT},
     {"verbose", no_argument, NULL, 'v'},

@@ -3,7 +3,8 @@
 
   bencher_standin.py --openapi OPENAPI.json --bmf-schema BMF.json
                      --port-file F --log LOG --token T
-                     [--faults SPEC] [--faults-after SPEC]
+                     [--port N] [--faults SPEC] [--faults-after SPEC]
+                     [--fault-path PATH]
 
 Binds 127.0.0.1 on a free port and writes the port to F (atomically).
 Every request body is validated against Bencher's own OpenAPI document
@@ -25,7 +26,12 @@ A request without "Authorization: Bearer T" gets 401 (the Firefox store
 needs none); an invalid body 400 with a JSON Error body.  --faults applies
 a faults.py spec before a request is looked at, --faults-after after a
 valid report or measure was recorded (so its answer is lost: the retry
-must not make a second report).  Every request, valid or not, is
+must not make a second report); with --fault-path only requests for that
+path take faults.  POST /_control {"faults": SPEC, "faults_after": SPEC,
+"fault_path": PATH, "reset": true} changes them for the next requests
+(reset: forget the log, reports and measures), so that one stand-in
+serves several cases.  --port binds that port instead of a free one (a test
+that was refused there first).  Every request, valid or not, is
 recorded in LOG (a JSON list, rewritten after each request).
 """
 
@@ -125,6 +131,7 @@ class State:
         self.contract = Contract(args.openapi, args.bmf_schema)
         self.faults = Faults(args.faults)
         self.after = Faults(args.faults_after)
+        self.fault_path = args.fault_path
         self.lock = threading.Lock()
         self.log = []
         self.reports = {}     # idempotency key -> JsonReport
@@ -153,13 +160,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def answer(self, status, obj, entry):
         body = json.dumps(obj).encode() if not isinstance(obj, bytes) else obj
+        entry["status"] = status
+        STATE.record(entry)  # first: the client may have gone (a hang)
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
-        entry["status"] = status
-        STATE.record(entry)
 
     def error(self, status, message, entry):
         entry.setdefault("errors", []).append(message)
@@ -168,6 +175,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def lost_answer(self, entry):
         """--faults-after: the request was taken, its answer goes wrong."""
+        if STATE.fault_path not in (None, self.path):
+            return False
         saved = self.rfile
         self.rfile = io.BytesIO(b"")  # the body was read already
         try:
@@ -183,10 +192,30 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         self.do_POST()
 
+    def control(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        c = json.loads(self.rfile.read(length) or b"{}")
+        with STATE.lock:
+            STATE.faults = Faults(c.get("faults", ""))
+            STATE.after = Faults(c.get("faults_after", ""))
+            STATE.fault_path = c.get("fault_path")
+            if c.get("reset"):
+                STATE.log = []
+                STATE.reports = {}
+                STATE.measures = {}
+        STATE.record({"control": c})
+        self.send_response(204)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def do_POST(self):
+        if self.path == "/_control":
+            return self.control()
         entry = {"method": self.command, "path": self.path,
                  "time": now()}
-        if STATE.faults.apply(self):
+        targeted = STATE.fault_path in (None, self.path)
+        self.fault = "ok"
+        if targeted and STATE.faults.apply(self):
             entry["fault"] = self.fault
             entry["status"] = "fault"
             STATE.record(entry)
@@ -369,11 +398,13 @@ def main():
     ap.add_argument("--token", required=True)
     ap.add_argument("--faults", default="")
     ap.add_argument("--faults-after", default="")
+    ap.add_argument("--fault-path")
+    ap.add_argument("--port", type=int, default=0)
     args = ap.parse_args()
     global STATE
     STATE = State(args)
     STATE.record({"started": now()})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     tmp = args.port_file + ".tmp"
     with open(tmp, "w") as f:
