@@ -129,14 +129,19 @@ class State:
     def __init__(self, args):
         self.args = args
         self.contract = Contract(args.openapi, args.bmf_schema)
-        self.faults = Faults(args.faults)
-        self.after = Faults(args.faults_after)
+        self.faults = Faults(args.faults, on_fault=self.fault_started)
+        self.after = Faults(args.faults_after, on_fault=self.fault_started)
         self.fault_path = args.fault_path
         self.lock = threading.Lock()
         self.log = []
         self.reports = {}     # idempotency key -> JsonReport
         self.measures = {}    # (project, slug) -> JsonMeasure
         self.project_uuid = {}
+
+    def fault_started(self, item, method, path):
+        """Logged as a fault begins: a test can act while a hang lasts."""
+        self.record({"fault_started": item, "method": method,
+                     "request_path": path})
 
     def record(self, entry):
         with self.lock:
@@ -196,8 +201,10 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         c = json.loads(self.rfile.read(length) or b"{}")
         with STATE.lock:
-            STATE.faults = Faults(c.get("faults", ""))
-            STATE.after = Faults(c.get("faults_after", ""))
+            STATE.faults = Faults(c.get("faults", ""),
+                                  on_fault=STATE.fault_started)
+            STATE.after = Faults(c.get("faults_after", ""),
+                                 on_fault=STATE.fault_started)
             STATE.fault_path = c.get("fault_path")
             if c.get("reset"):
                 STATE.log = []
