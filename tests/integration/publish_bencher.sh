@@ -134,6 +134,35 @@ check "--token-env: run exits 0" [ $? -eq 0 ]
 check "-v shows the request" grep -q "/v0/run" "$TMP/stderr4"
 check "-v redacts the token" grep -qi "authorization: <redacted>" \
   "$TMP/stderr4"
+# 5. opt-in Firefox Profiler upload (the stand-in plays its public store)
+"$BENCHPROF" run -q -o "$TMP/out5" --bmf "$TMP/h.json" --branch main \
+  --firefox-upload --firefox-api "$BENCHER_URL" $common -- \
+  "$TMP/harness.sh" "$TMP/h.json" 2>"$TMP/stderr5"
+check "--firefox-upload: run exits 0" [ $? -eq 0 ]
+check "--firefox-upload: the gzipped profile went up, its link is kept" \
+  python3 - "$TMP" <<'PY'
+import json, os, sys
+tmp = sys.argv[1]
+log = [e for e in json.load(open(tmp + "/bencher.log"))
+       if e.get("path") == "/compressed-store"]
+assert len(log) == 1 and log[0]["valid"] and log[0]["status"] == 200, log
+link = "https://profiler.firefox.com/public/%s/" % log[0]["profile_token"]
+pub = json.load(open(tmp + "/out5/manifest.json"))["publication"]
+assert pub["firefox_url"] == link, (pub, link)
+stored = json.load(open(pub["manifest_url"][len("file://"):]))
+assert stored["publication"]["firefox_url"] == link, stored["publication"]
+arts = [a for b in stored["benchmarks"] for a in b["artifacts"]
+        if a["kind"] == "firefox-profiler"]
+assert arts and arts[0]["firefox_url"] == link, arts
+PY
+check "without --firefox-upload nothing went to the profiler's store" \
+  python3 - "$TMP" <<'PY'
+import json, sys
+log = [e for e in json.load(open(sys.argv[1] + "/bencher.log"))
+       if e.get("path") == "/compressed-store"]
+assert len(log) == 1, log  # case 5 only
+PY
+
 check "the token is in no output, run directory, spool or store" \
   no_token "$TMP/stdout1" "$TMP/stderr1" "$TMP/stdout2" "$TMP/stderr2" \
   "$TMP/stderr3" "$TMP/stdout4" "$TMP/stderr4" "$TMP/out1" "$TMP/out2" \
