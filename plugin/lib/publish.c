@@ -258,6 +258,21 @@ static bp_code check_ident(const struct bp_publish_opts *o,
   return BP_OK;
 }
 
+/* A store URL that can never work is the command line's mistake: say so
+ * now rather than spool a publication no flush could deliver. */
+static bp_code check_store(const struct bp_publish_opts *o,
+                           struct bp_err *err)
+{
+  struct bp_store *st = NULL;
+  struct bp_store_opts so = o->store;
+  if(!so.url)
+    return BP_OK;
+  so.http = &o->http;
+  bp_code rc = bpi_store_open(&st, &so, err);
+  bpi_store_close(st);
+  return rc;
+}
+
 /* publication.json: who, when, where to; never a credential. */
 static cJSON *make_meta(const struct bp_publish_opts *o, const char *run_dir,
                         const char *start, const char *end, const char *key)
@@ -894,6 +909,8 @@ bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
                                : read_json(path.data, &man, err);
   if(!rc)
     rc = spool_files(man, &files, &nfiles, err);
+  if(!rc)
+    rc = check_store(o, err);
   if(!rc)
     rc = bpi_uuid4(key, err);
   if(!rc && !(meta = make_meta(o, abs, start_time, end_time, key)))

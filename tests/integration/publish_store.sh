@@ -154,6 +154,37 @@ assert n == 5, n
 PY
 check "s3 store: the proxy saw only good signatures" \
   sh -c "! grep -q ' 403' '$TMP/s3p.log'"
+# 4. benchmarks the harness marks (hooks.h): each its own profile
+# directory, stored under that directory's name
+"$BENCHPROF" run -q -o "$TMP/out5" --branch main --testbed box --hash $HASH \
+  --store "file://$TMP/store5" $opts -- "$WORKLOADS/hooks_harness" \
+  >/dev/null 2>"$TMP/err5"
+check "marked benchmarks: run exits 0" [ $? -eq 0 ]
+check "marked benchmarks: stored per profile directory" python3 - \
+  "$TMP/out5/manifest.json" <<'PY'
+import json, sys
+pub = json.load(open(sys.argv[1]))["publication"]
+m = json.load(open(pub["manifest_url"][len("file://"):]))
+dirs = {}
+for b in m["benchmarks"]:
+    for a in b["artifacts"]:
+        part = a["key"].split("/")[4]
+        dirs.setdefault(b["profile"], set()).add(part)
+for d, parts in dirs.items():
+    assert d != "." and parts == {d}, (d, parts)
+assert {"alpha", "beta", "gamma"} <= set(dirs), dirs
+PY
+check "marked benchmarks: artifacts match their sha256" store_ok "$TMP/store5"
+
+# 5. a store URL that cannot work: said at once, nothing spooled, the
+# status unchanged
+"$BENCHPROF" run -q -o "$TMP/out6" --bmf "$TMP/h.json" --branch main \
+  --testbed box --store "ftp://example/x" --project demo \
+  --spool "$TMP/spool6" -- "$TMP/harness.sh" "$TMP/h.json" b 2>"$TMP/err6"
+check "bad store URL: exit 0" [ $? -eq 0 ]
+check "bad store URL: said so" grep -q "ftp://example/x" "$TMP/err6"
+check "bad store URL: nothing spooled" [ -z "$(ls "$TMP/spool6" 2>/dev/null)" ]
+
 check "no secret in any output, run directory or spool" \
   no_token "$TMP/err1" "$TMP/err2" "$TMP/err3" "$TMP/err4" "$TMP/out" \
   "$TMP/out2" "$TMP/out3" "$TMP/out4" "$TMP/spool" "$TMP/store"
