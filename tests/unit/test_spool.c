@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 static char root[256];
@@ -113,6 +114,25 @@ int main(void)
   CHECK(strstr(err.msg, "../escape") != NULL);
   CHECK_EQ_INT(entries(spool), 1);
   CHECK_EQ_INT(bpi_spool_open(spool, "../x", &a, &err), BPE_INVAL);
+
+  /* leftovers: an interrupted removal goes at once, an interrupted add
+   * only when it is old (another process may be adding right now) */
+  char trash[600], old_tmp[600], new_tmp[600];
+  snprintf(trash, sizeof(trash), "%s/.trash-x", spool);
+  snprintf(old_tmp, sizeof(old_tmp), "%s/.tmp-old", spool);
+  snprintf(new_tmp, sizeof(new_tmp), "%s/.tmp-new", spool);
+  CHECK_EQ_INT(bpi_file_mkdirs(trash, &err), BP_OK);
+  CHECK_EQ_INT(bpi_file_mkdirs(old_tmp, &err), BP_OK);
+  CHECK_EQ_INT(bpi_file_mkdirs(new_tmp, &err), BP_OK);
+  put("spool/.trash-x/f", "x");
+  struct timeval old[2] = {{1000000000, 0}, {1000000000, 0}};
+  CHECK(utimes(old_tmp, old) == 0);
+  CHECK_EQ_INT(bpi_spool_list(spool, &ids, &n, &err), BP_OK);
+  CHECK_EQ_INT(n, 1);
+  bpi_spool_list_free(ids, n);
+  CHECK(access(trash, F_OK) != 0);
+  CHECK(access(old_tmp, F_OK) != 0);
+  CHECK(access(new_tmp, F_OK) == 0);
 
   free(id1);
   free(id2);
