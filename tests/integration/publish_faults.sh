@@ -81,6 +81,13 @@ check "refused: the message says so" grep -q "spooled as" "$TMP/refused.err"
 check "refused: flush while still refused exits 1" [ $? -eq 1 ]
 check "refused: flush says still spooled" grep -q "still spooled" \
   "$TMP/flush0.out"
+# a newer run of the same branch and testbed, delivered at once (no
+# token, no Bencher): its latest pointer must survive the older
+# publications flushed after it
+NEWER=fedcba9876543210fedcba9876543210fedcba98
+BENCHER_API_TOKEN= run refused --hash $NEWER -- $(harness 0)
+check "refused: a newer run without Bencher is delivered" \
+  grep -q '"delivered"' "$TMP/refused.out/manifest.json"
 standin refused --port "$PORT"
 "$BENCHPROF" flush --spool "$TMP/refused.spool" --retries 2 --retry-delay 0.05 \
   --timeout 2 >"$TMP/flush1.out" 2>&1
@@ -90,6 +97,10 @@ check "refused: flush reports three deliveries" \
 check "refused: spool empty" spooled refused 0
 check "refused: three reports, each once" once "$TMP/refused.log" 3
 check "refused: stored artifacts match" store_ok "$TMP/refused.store"
+check "refused: the latest pointer still names the newer run" python3 -c "
+import json
+p = json.load(open('$TMP/refused.store/demo/main/latest/box.json'))
+assert p['hash'] == '$NEWER', p"
 "$BENCHPROF" flush --spool "$TMP/refused.spool" >"$TMP/flush2.out" 2>&1
 check "refused: a second flush has nothing to do" [ $? -eq 0 ]
 check "refused: still three reports" once "$TMP/refused.log" 3
