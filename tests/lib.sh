@@ -5,6 +5,7 @@ set -u
 : "${BENCHPROF:?run through make check}"
 TEST_NAME=$(basename "$0" .sh)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/bp-$TEST_NAME.XXXXXX")
+XDG_DATA_HOME=$TMP/xdg-data XDG_STATE_HOME=$TMP/xdg-state; export XDG_DATA_HOME XDG_STATE_HOME
 trap 'rm -rf "$TMP"' EXIT
 FAILS=0
 

@@ -1,1 +1,31 @@
-# tests of the publish part (being written)
+# tests of the publish part (bencher.c, spool.c, publish.c, flush)
+#   test_bencher         the JsonNewRun body (identity, start point,
+#                        results as a BMF string, idempotency key), UUIDs
+#   test_spool           add/list/lock/mark/remove, leftovers, hostile paths
+#   publish_bencher.sh   run -> the Bencher stand-in (bodies validated
+#                        against Bencher's OpenAPI): reports, pull request
+#                        start point, measures once, uuid in the manifest,
+#                        no token anywhere
+#   publish_store.sh     file://, s3:// (s3rver) and http:// stores: layout,
+#                        sha256 of stored bytes, latest pointer, hostile
+#                        names
+#   publish_faults.sh    refused, 500, 429, hang, truncated answer: spooled,
+#                        exit status unchanged (--strict: not), flush
+#                        delivers exactly once
+#   publish_kill.sh      SIGKILL while publishing; flush completes it
+publish_unit_tests = tests/unit/test_bencher tests/unit/test_spool
+check_PROGRAMS += $(publish_unit_tests)
+publish_integration_tests = tests/integration/publish_bencher.sh \
+  tests/integration/publish_store.sh tests/integration/publish_faults.sh \
+  tests/integration/publish_kill.sh
+TESTS += $(publish_unit_tests) $(publish_integration_tests)
+EXTRA_DIST += $(publish_integration_tests) tests/publish_lib.sh \
+  tests/servers/bencher_standin.py
+
+tests_unit_test_bencher_SOURCES = tests/unit/test_bencher.c
+tests_unit_test_bencher_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_bencher_LDADD = $(unit_ldadd)
+
+tests_unit_test_spool_SOURCES = tests/unit/test_spool.c
+tests_unit_test_spool_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_spool_LDADD = $(unit_ldadd)

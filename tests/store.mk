@@ -1,1 +1,32 @@
-# tests of the store part (being written)
+# tests of the store part (store.c and http.c)
+#   test_store          key parts (round trips, hostile names), content
+#                       types, public URLs, bad store URLs, file backend
+#   store_tool          the store library as a command, for the scripts
+#   store_http.sh       http(s):// backend against put_server.py: bearer
+#                       token, 401, retries on 500/429/hang/truncate, a
+#                       final 404, connection refused
+#   store_s3.sh         s3:// backend against s3rver behind a SigV4
+#                       checking proxy: path-style and virtual-host,
+#                       headers kept, wrong secret refused, not found,
+#                       no secret in the output
+#   store_file.sh       file:// backend through store_tool
+#   http_tls.sh         TLS verification always on: --ca-file, unknown CA,
+#                       wrong host name, missing CA file
+store_unit_tests = tests/unit/test_store
+check_PROGRAMS += $(store_unit_tests) tests/unit/store_tool
+TESTS += $(store_unit_tests) tests/integration/store_file.sh \
+  tests/integration/store_http.sh tests/integration/store_s3.sh \
+  tests/integration/http_tls.sh
+EXTRA_DIST += tests/integration/store_file.sh \
+  tests/integration/store_http.sh tests/integration/store_s3.sh \
+  tests/integration/http_tls.sh \
+  tests/servers/faults.py tests/servers/put_server.py \
+  tests/servers/s3_sigv4_proxy.py
+
+tests_unit_test_store_SOURCES = tests/unit/test_store.c
+tests_unit_test_store_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_store_LDADD = $(unit_ldadd)
+
+tests_unit_store_tool_SOURCES = tests/unit/store_tool.c
+tests_unit_store_tool_CPPFLAGS = $(unit_cppflags)
+tests_unit_store_tool_LDADD = $(unit_ldadd)

@@ -8,7 +8,9 @@
 #define BP_EXIT_USAGE 2       /* bad command line, unknown event */
 #define BP_EXIT_NOT_FOUND 127 /* the command could not be started */
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "benchprof/benchprof.h"
@@ -44,6 +46,74 @@ struct bp_marked {
   size_t ncounters;
 };
 
+/* cmd_flush.c: the publishing options benchprof run and flush share
+ * (identity, targets, reliability); credentials come from the
+ * environment only. */
+struct bp_cli_publish {
+  bool enabled;              /* run: false with --no-publish */
+  bool strict;               /* a publication failure fails the command */
+  bool verbose;              /* -v: a line per HTTP request */
+  bool firefox_upload;
+  bool s3_path_style;
+  const char *project, *branch, *hash, *testbed;
+  const char *base_branch, *base_hash;
+  const char *store, *public_url, *s3_endpoint, *s3_region;
+  const char *spool, *ca_file, *token_env, *firefox_api;
+  long timeout_ms;           /* 0: the default */
+  long retries;              /* -1: the default */
+  long retry_delay_ms;       /* first backoff; 0: the default */
+};
+
+/* The long options of struct bp_cli_publish, for a getopt_long table;
+ * their values are BP_CLI_PUB_* (above any short option). */
+enum {
+  BP_CLI_PUB_FIRST = 0x100,
+  BP_CLI_PUB_NO_PUBLISH = BP_CLI_PUB_FIRST, BP_CLI_PUB_PROJECT,
+  BP_CLI_PUB_BRANCH, BP_CLI_PUB_HASH, BP_CLI_PUB_TESTBED,
+  BP_CLI_PUB_BASE_BRANCH, BP_CLI_PUB_BASE_HASH, BP_CLI_PUB_STORE,
+  BP_CLI_PUB_PUBLIC_URL, BP_CLI_PUB_S3_ENDPOINT, BP_CLI_PUB_S3_REGION,
+  BP_CLI_PUB_S3_PATH_STYLE, BP_CLI_PUB_SPOOL, BP_CLI_PUB_FIREFOX_UPLOAD,
+  BP_CLI_PUB_FIREFOX_API, BP_CLI_PUB_CA_FILE, BP_CLI_PUB_TIMEOUT,
+  BP_CLI_PUB_RETRIES, BP_CLI_PUB_STRICT, BP_CLI_PUB_TOKEN_ENV,
+  BP_CLI_PUB_RETRY_DELAY, BP_CLI_PUB_LAST
+};
+#define BP_CLI_PUBLISH_LONGOPTS                                            \
+  {"no-publish", no_argument, NULL, BP_CLI_PUB_NO_PUBLISH},                \
+  {"project", required_argument, NULL, BP_CLI_PUB_PROJECT},                \
+  {"branch", required_argument, NULL, BP_CLI_PUB_BRANCH},                  \
+  {"hash", required_argument, NULL, BP_CLI_PUB_HASH},                      \
+  {"testbed", required_argument, NULL, BP_CLI_PUB_TESTBED},                \
+  {"base-branch", required_argument, NULL, BP_CLI_PUB_BASE_BRANCH},        \
+  {"base-hash", required_argument, NULL, BP_CLI_PUB_BASE_HASH},            \
+  {"store", required_argument, NULL, BP_CLI_PUB_STORE},                    \
+  {"public-url", required_argument, NULL, BP_CLI_PUB_PUBLIC_URL},          \
+  {"s3-endpoint", required_argument, NULL, BP_CLI_PUB_S3_ENDPOINT},        \
+  {"s3-region", required_argument, NULL, BP_CLI_PUB_S3_REGION},            \
+  {"s3-path-style", no_argument, NULL, BP_CLI_PUB_S3_PATH_STYLE},          \
+  {"spool", required_argument, NULL, BP_CLI_PUB_SPOOL},                    \
+  {"firefox-upload", no_argument, NULL, BP_CLI_PUB_FIREFOX_UPLOAD},        \
+  {"firefox-api", required_argument, NULL, BP_CLI_PUB_FIREFOX_API},        \
+  {"ca-file", required_argument, NULL, BP_CLI_PUB_CA_FILE},                \
+  {"timeout", required_argument, NULL, BP_CLI_PUB_TIMEOUT},                \
+  {"retries", required_argument, NULL, BP_CLI_PUB_RETRIES},                \
+  {"retry-delay", required_argument, NULL, BP_CLI_PUB_RETRY_DELAY},        \
+  {"strict", no_argument, NULL, BP_CLI_PUB_STRICT},                        \
+  {"token-env", required_argument, NULL, BP_CLI_PUB_TOKEN_ENV},            \
+  {"verbose", no_argument, NULL, 'v'}
+
+void bp_cli_publish_defaults(struct bp_cli_publish *p);
+/* Take option opt (a BP_CLI_PUB_* or 'v'): 0 when taken, the exit status
+ * on a bad value. */
+int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p);
+/* The options' help text. */
+void bp_cli_publish_usage(FILE *out, bool run);
+/* Publish the run directory dir (report and manifest written) and say
+ * what happened; false when the publication failed (spooled or not). */
+bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
+                        const char *start_time, const char *end_time);
+/* ISO 8601 UTC time of now, milliseconds. */
+void bp_cli_iso_now(char out[32]);
+
 struct bp_record_args {
   struct bp_record_opts rec;
   const char *output;      /* artifact directory */
@@ -53,6 +123,7 @@ struct bp_record_args {
   enum bp_adapter adapter; /* --adapter */
   const char *name;        /* --name */
   enum bp_adapter each;    /* --each: one invocation per benchmark */
+  struct bp_cli_publish pub; /* publishing after the run */
   /* out: the benchmarks the harness marked, one per distinct name, in
    * the order they first began */
   struct bp_marked *marked;

@@ -20,11 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* http.c lands from its own branch; until then these resolve to NULL and
- * posting says so.  Remove these two lines when it is merged. */
-#pragma weak bpi_http_send
-#pragma weak bpi_http_opts_default
-
 struct comment_args {
   const char *markdown;
   struct bp_forge_target target;

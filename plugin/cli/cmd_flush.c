@@ -1,12 +1,381 @@
-/* benchprof flush: being written. */
+/* benchprof flush: deliver the publications waiting in the spool.  Also
+ * the publishing options benchprof run shares with it: parsing, help,
+ * the environment's credentials, and what is said about a publication.
+ * The work itself is publish.c's. */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
 
+#include "buf.h"
+#include "ci.h"
+#include "err.h"
+#include "publish.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define TOKEN_ENV "BENCHER_API_TOKEN"
+
+void bp_cli_publish_defaults(struct bp_cli_publish *p)
+{
+  memset(p, 0, sizeof(*p));
+  p->enabled = true;
+  p->retries = -1;
+}
+
+static bool parse_seconds(const char *s, long *ms)
+{
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if(errno || end == s || *end || !(v > 0) || v > 86400)
+    return false;
+  *ms = (long)(v * 1000 + 0.5);
+  if(*ms < 1)
+    *ms = 1;
+  return true;
+}
+
+int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
+{
+  char *end;
+  switch(opt) {
+  case 'v': p->verbose = true; break;
+  case BP_CLI_PUB_NO_PUBLISH: p->enabled = false; break;
+  case BP_CLI_PUB_PROJECT: p->project = arg; break;
+  case BP_CLI_PUB_BRANCH: p->branch = arg; break;
+  case BP_CLI_PUB_HASH: p->hash = arg; break;
+  case BP_CLI_PUB_TESTBED: p->testbed = arg; break;
+  case BP_CLI_PUB_BASE_BRANCH: p->base_branch = arg; break;
+  case BP_CLI_PUB_BASE_HASH: p->base_hash = arg; break;
+  case BP_CLI_PUB_STORE: p->store = arg; break;
+  case BP_CLI_PUB_PUBLIC_URL: p->public_url = arg; break;
+  case BP_CLI_PUB_S3_ENDPOINT: p->s3_endpoint = arg; break;
+  case BP_CLI_PUB_S3_REGION: p->s3_region = arg; break;
+  case BP_CLI_PUB_S3_PATH_STYLE: p->s3_path_style = true; break;
+  case BP_CLI_PUB_SPOOL: p->spool = arg; break;
+  case BP_CLI_PUB_FIREFOX_UPLOAD: p->firefox_upload = true; break;
+  case BP_CLI_PUB_FIREFOX_API: p->firefox_api = arg; break;
+  case BP_CLI_PUB_CA_FILE: p->ca_file = arg; break;
+  case BP_CLI_PUB_STRICT: p->strict = true; break;
+  case BP_CLI_PUB_TOKEN_ENV: p->token_env = arg; break;
+  case BP_CLI_PUB_TIMEOUT:
+    if(!parse_seconds(arg, &p->timeout_ms)) {
+      bp_msg_error("--timeout: '%s' is not a number of seconds", arg);
+      return BP_EXIT_USAGE;
+    }
+    break;
+  case BP_CLI_PUB_RETRY_DELAY:
+    if(!parse_seconds(arg, &p->retry_delay_ms)) {
+      bp_msg_error("--retry-delay: '%s' is not a number of seconds", arg);
+      return BP_EXIT_USAGE;
+    }
+    break;
+  case BP_CLI_PUB_RETRIES:
+    errno = 0;
+    p->retries = strtol(arg, &end, 10);
+    if(errno || end == arg || *end || p->retries < 0 || p->retries > 100) {
+      bp_msg_error("--retries: '%s' is not a count from 0 to 100", arg);
+      return BP_EXIT_USAGE;
+    }
+    break;
+  default:
+    return BP_EXIT_USAGE;
+  }
+  return 0;
+}
+
+void bp_cli_publish_usage(FILE *out, bool run)
+{
+  if(run)
+    fprintf(out,
+      "\npublishing (after the report; see benchprof(1)):\n"
+      "      --no-publish       write the report and artifacts only\n"
+      "      --project P        the run's identity: Bencher project and the\n"
+      "      --branch B         store's keys (default: from git in the\n"
+      "      --hash H           current directory; project: the top-level\n"
+      "      --testbed T        directory's name; branch: main; testbed:\n"
+      "                         the host name)\n"
+      "      --base-branch B    a pull request's base branch, and its commit\n"
+      "      --base-hash H      (Bencher's start point)\n"
+      "      --store URL        file:///dir, s3://bucket/prefix or\n"
+      "                         http(s)://host/prefix (default: file:// of\n"
+      "                         $XDG_DATA_HOME/benchprof/store)\n"
+      "      --public-url URL   where readers load the store's objects\n"
+      "      --s3-endpoint URL  S3-compatible endpoint (default: AWS)\n"
+      "      --s3-region R      (default: us-east-1)\n"
+      "      --s3-path-style    endpoint/bucket/key addressing\n"
+      "      --firefox-upload   also upload the Firefox profile to the\n"
+      "                         Firefox Profiler's public store (off: it\n"
+      "                         reveals symbol and path names)\n"
+      "      --firefox-api URL  that store (https://api.profiler.firefox.com)\n");
+  fprintf(out,
+    "      --spool DIR        the durable outbox (default: $BENCHPROF_SPOOL,\n"
+    "                         else $XDG_STATE_HOME/benchprof/spool)\n"
+    "      --ca-file F        extra CA certificates (PEM)\n"
+    "      --timeout S        per-request time limit in seconds\n"
+    "      --retries N        retries after a failed request (default 4)\n"
+    "      --retry-delay S    the first retry's delay in seconds, doubled\n"
+    "                         for each further one (default 1)\n"
+    "      --token-env NAME   read the Bencher API token from $NAME\n"
+    "                         (default: $" TOKEN_ENV ")\n"
+    "      --strict           a publication failure makes the exit status\n"
+    "                         non-zero%s\n"
+    "  -v, --verbose          one line per HTTP request (secrets redacted)\n",
+    run ? " (otherwise it is always CMD's)" : "");
+}
+
+void bp_cli_iso_now(char out[32])
+{
+  struct timespec ts;
+  struct tm tm;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  gmtime_r(&ts.tv_sec, &tm);
+  size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+  snprintf(out + n, 32 - n, ".%03dZ", (int)(ts.tv_nsec / 1000000) % 1000);
+}
+
+static void http_debug(void *ctx, const char *line)
+{
+  (void)ctx;
+  bp_msg_note("http: %s", line);
+}
+
+static const char *env(const char *name)
+{
+  const char *v = getenv(name);
+  return v && *v ? v : NULL;
+}
+
+/* What the publish options point at; owns the strings it makes. */
+struct pub_setup {
+  struct bp_publish_opts o;
+  struct bp_ident id;
+  char *store, *spool;
+};
+
+static void setup_cleanup(struct pub_setup *s)
+{
+  bpi_ident_cleanup(&s->id);
+  free(s->store);
+  free(s->spool);
+}
+
+/* Targets and credentials; identity only when ident is set. */
+static bool setup(const struct bp_cli_publish *p, struct pub_setup *s,
+                  bool ident)
+{
+  struct bp_err err = {0};
+  struct bp_publish_opts *o = &s->o;
+  memset(s, 0, sizeof(*s));
+  bpi_http_opts_default(&o->http);
+  if(p->timeout_ms) {
+    o->http.total_timeout_ms = p->timeout_ms;
+    o->http.connect_timeout_ms = p->timeout_ms < 10000 ? p->timeout_ms
+                                                       : 10000;
+  }
+  if(p->retries >= 0)
+    o->http.retries = (unsigned)p->retries;
+  if(p->retry_delay_ms)
+    o->http.backoff_ms = p->retry_delay_ms;
+  o->http.ca_file = p->ca_file;
+  if(p->verbose)
+    o->http.debug = http_debug;
+  if(p->spool)
+    o->spool_dir = p->spool;
+  else if(bpi_publish_default_spool(environ, &s->spool, &err))
+    goto fail;
+  else
+    o->spool_dir = s->spool;
+  o->bencher.token = env(p->token_env ? p->token_env : TOKEN_ENV);
+  o->bencher.host = env("BENCHER_HOST");
+  o->store.aws_key = env("AWS_ACCESS_KEY_ID");
+  o->store.aws_secret = env("AWS_SECRET_ACCESS_KEY");
+  o->store.aws_session_token = env("AWS_SESSION_TOKEN");
+  o->store.bearer = env("BENCHPROF_STORE_TOKEN");
+  if(!ident)
+    return true;
+  if(p->store)
+    o->store.url = p->store;
+  else if(bpi_publish_default_store(environ, &s->store, &err))
+    goto fail;
+  else
+    o->store.url = s->store;
+  o->store.public_url = p->public_url;
+  o->store.s3_endpoint = p->s3_endpoint;
+  o->store.s3_region = p->s3_region;
+  o->store.s3_path_style = p->s3_path_style;
+  o->firefox_upload = p->firefox_upload;
+  o->firefox_api = p->firefox_api;
+  /* flags first; then git; then the defaults */
+  const char *flags[] = {p->project, p->branch, p->hash, p->testbed,
+                         p->base_branch, p->base_hash};
+  char **fields[] = {&s->id.project, &s->id.branch, &s->id.hash,
+                     &s->id.testbed, &s->id.base_branch, &s->id.base_hash};
+  for(size_t i = 0; i < BP_ARRAY_LEN(fields); i++)
+    if(flags[i] && !(*fields[i] = strdup(flags[i])))
+      return false;
+  if(bpi_ci_detect(&s->id, environ, ".", &err) ||
+     bpi_publish_ident_defaults(&s->id, NULL, &err))
+    goto fail;
+  o->project = s->id.project;
+  o->branch = s->id.branch;
+  o->hash = s->id.hash;
+  o->testbed = s->id.testbed;
+  o->base_branch = s->id.base_branch;
+  o->base_hash = s->id.base_hash;
+  return true;
+fail:
+  bp_msg_err(&err, err.code);
+  return false;
+}
+
+static void say_delivered(const struct bp_publish_result *r)
+{
+  if(r->manifest_url)
+    bp_msg_note("published: manifest %s", r->manifest_url);
+  if(r->report_uuid)
+    bp_msg_note("published: Bencher report %s", r->report_uuid);
+  if(r->firefox_url)
+    bp_msg_note("published: Firefox Profiler %s", r->firefox_url);
+}
+
+bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
+                        const char *start_time, const char *end_time)
+{
+  struct pub_setup s;
+  struct bp_publish_result r = {0};
+  struct bp_err err = {0};
+  if(!setup(p, &s, true)) {
+    setup_cleanup(&s);
+    bp_msg_warn("nothing was published");
+    return false;
+  }
+  if(!s.o.bencher.token)
+    bp_msg_note("no Bencher report: $%s is not set",
+                p->token_env ? p->token_env : TOKEN_ENV);
+  bp_code rc = bpi_publish_run(&s.o, dir, start_time, end_time, &r, &err);
+  bool ok = !rc && r.delivered;
+  if(rc) {
+    bp_msg_err(&err, rc);
+    bp_msg_warn("nothing was published");
+  }
+  else if(r.delivered)
+    say_delivered(&r);
+  else {
+    bp_msg_warn("publication spooled as %s in %s: %s", r.id, s.o.spool_dir,
+                r.failure.msg[0] ? r.failure.msg
+                                 : bp_strerror(r.failure.code));
+    bp_msg_note("'benchprof flush%s%s' sends it later",
+                p->spool ? " --spool " : "", p->spool ? p->spool : "");
+  }
+  bpi_publish_result_cleanup(&r);
+  setup_cleanup(&s);
+  return ok;
+}
+
+/* ------------------------------------------------------------- flush */
+
+struct flush_tally {
+  size_t total, delivered, busy;
+};
+
+static void flushed(void *ctx, const struct bp_publish_result *r)
+{
+  struct flush_tally *t = ctx;
+  t->total++;
+  if(r->delivered) {
+    t->delivered++;
+    printf("%s: delivered (%zu parts)", r->id, r->parts);
+    if(r->manifest_url)
+      printf(", manifest %s", r->manifest_url);
+    if(r->report_uuid)
+      printf(", Bencher report %s", r->report_uuid);
+    if(r->firefox_url)
+      printf(", Firefox Profiler %s", r->firefox_url);
+    printf("\n");
+  }
+  else if(r->busy) {
+    t->busy++;
+    printf("%s: skipped, another benchprof is delivering it\n", r->id);
+  }
+  else
+    printf("%s: still spooled (%zu of %zu parts delivered): %s\n", r->id,
+           r->parts_done, r->parts,
+           r->failure.msg[0] ? r->failure.msg : bp_strerror(r->failure.code));
+  fflush(stdout);
+}
+
+static void flush_usage(FILE *out)
+{
+  fprintf(out,
+    "usage: benchprof flush [options]\n"
+    "\n"
+    "Deliver every publication waiting in the spool (those benchprof run\n"
+    "could not send), oldest first, each part at most once, to the targets\n"
+    "recorded with it; credentials come from the environment as for run.\n"
+    "Prints a line per publication.  Exits 0 when everything was delivered,\n"
+    "1 otherwise.\n\n");
+  bp_cli_publish_usage(out, false);
+  fprintf(out, "  -h, --help             this help\n");
+}
+
 int cmd_flush(int argc, char **argv)
 {
-  (void)argc;
-  (void)argv;
-  bp_msg_error("'benchprof flush' is not written yet");
-  return BP_EXIT_ERROR;
+  static const struct option longopts[] = {
+    {"spool", required_argument, NULL, BP_CLI_PUB_SPOOL},
+    {"ca-file", required_argument, NULL, BP_CLI_PUB_CA_FILE},
+    {"timeout", required_argument, NULL, BP_CLI_PUB_TIMEOUT},
+    {"retries", required_argument, NULL, BP_CLI_PUB_RETRIES},
+    {"retry-delay", required_argument, NULL, BP_CLI_PUB_RETRY_DELAY},
+    {"token-env", required_argument, NULL, BP_CLI_PUB_TOKEN_ENV},
+    {"strict", no_argument, NULL, BP_CLI_PUB_STRICT},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+  };
+  struct bp_cli_publish p;
+  bp_cli_publish_defaults(&p);
+  int opt;
+  optind = 1;
+  while((opt = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+    if(opt == 'h') {
+      flush_usage(stdout);
+      return BP_EXIT_OK;
+    }
+    if(opt == '?' || bp_cli_publish_option(opt, optarg, &p)) {
+      if(opt == '?')
+        flush_usage(stderr);
+      return BP_EXIT_USAGE;
+    }
+  }
+  if(optind < argc) {
+    bp_msg_error("flush takes no arguments ('%s')", argv[optind]);
+    return BP_EXIT_USAGE;
+  }
+  struct pub_setup s;
+  struct flush_tally t = {0};
+  struct bp_err err = {0};
+  if(!setup(&p, &s, false)) {
+    setup_cleanup(&s);
+    return BP_EXIT_ERROR;
+  }
+  bp_code rc = bpi_publish_flush(&s.o, flushed, &t, &err);
+  if(rc)
+    bp_msg_err(&err, rc);
+  else if(!t.total)
+    bp_msg_note("nothing to send in %s", s.o.spool_dir);
+  setup_cleanup(&s);
+  /* a publication another flush is sending is not ours to fail on,
+   * unless --strict asks that everything be delivered now */
+  size_t missing = t.total - t.delivered - (p.strict ? 0 : t.busy);
+  return rc || missing ? BP_EXIT_ERROR : BP_EXIT_OK;
 }

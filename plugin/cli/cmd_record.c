@@ -46,8 +46,11 @@ static void usage(FILE *out, bool run)
       "                         nothing (default: CMD's file name)\n"
       "      --each KIND        list the harness's benchmarks and run each as its\n"
       "                         own invocation, artifacts in DIR/<benchmark>/:\n"
-      "                         google-benchmark\n"
-      "\nand the options of benchprof record:\n");
+      "                         google-benchmark\n");
+  if(run) {
+    bp_cli_publish_usage(out, true);
+    fprintf(out, "\nand the options of benchprof record:\n");
+  }
   else
     fprintf(out,
       "usage: benchprof record [options] [--] CMD [ARGS...]\n"
@@ -152,13 +155,14 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
     {"each", required_argument, NULL, 'E'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
+    BP_CLI_PUBLISH_LONGOPTS,
     {NULL, 0, NULL, 0},
   };
   uint64_t v;
   int opt;
   optind = 1;
   /* '+': stop at the first non-option, so CMD's own options stay its own */
-  while((opt = getopt_long(argc, argv, "+e:F:c:g:km:o:qhC:", longopts,
+  while((opt = getopt_long(argc, argv, "+e:F:c:g:km:o:qhvC:", longopts,
                            NULL)) != -1) {
     switch(opt) {
     case 'e':
@@ -241,6 +245,18 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       usage(stdout, a->run);
       return BP_EXIT_OK;
     default:
+      if(a->run && (opt == 'v' || (opt >= BP_CLI_PUB_FIRST &&
+                                   opt < BP_CLI_PUB_LAST))) {
+        int st = bp_cli_publish_option(opt, optarg, &a->pub);
+        if(st)
+          return st;
+        break;
+      }
+      if(opt == 'v' || (opt >= BP_CLI_PUB_FIRST && opt < BP_CLI_PUB_LAST)) {
+        bp_msg_error("the publishing options belong to benchprof run, "
+                     "not record");
+        return BP_EXIT_USAGE;
+      }
       usage(stderr, a->run);
       return BP_EXIT_USAGE;
     }
@@ -552,6 +568,8 @@ void bp_cli_record_defaults(struct bp_record_args *a, bool run)
   a->rec.counters = BP_COUNTERS_DEFAULT;
   a->output = DEFAULT_OUTPUT;
   a->run = run;
+  bp_cli_publish_defaults(&a->pub);
+  a->pub.enabled = run;
 }
 
 int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)

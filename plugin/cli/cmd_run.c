@@ -357,8 +357,26 @@ static bool write_outputs(const struct bp_record_args *a,
   return true;
 }
 
+/* After the report and manifest: publish them (unless --no-publish).  A
+ * publication failure changes the status only with --strict, and never
+ * hides the command's own failure. */
+static int publish(const struct bp_record_args *a, const char *start,
+                   int status)
+{
+  char end[32];
+  if(!a->pub.enabled)
+    return status;
+  bp_cli_iso_now(end);
+  if(!bp_cli_publish_run(&a->pub, a->output, start, end) && a->pub.strict &&
+     status == 0)
+    return BP_EXIT_ERROR;
+  return status;
+}
+
 static int run_once(struct bp_record_args *a)
 {
+  char start[32];
+  bp_cli_iso_now(start);
   struct bp_buf out;
   bpi_buf_init(&out);
   if(a->adapter != BP_ADAPTER_NONE) {
@@ -383,6 +401,8 @@ static int run_once(struct bp_record_args *a)
     if(rc)
       bp_msg_error("report: %s", bp_strerror(rc));
     ok = !rc && write_outputs(a, &rep, prof, prof, arts, status);
+    if(ok)
+      status = publish(a, start, status);
   }
   if(!ok && status == 0)
     status = BP_EXIT_ERROR;  /* the command's own failure wins */
@@ -525,6 +545,8 @@ static int run_each(struct bp_record_args *a)
   char **dirs = NULL;
   const char **list = NULL;
   size_t n = 0;
+  char start[32];
+  bp_cli_iso_now(start);
   bpi_buf_init(&names);
   bpi_report_init(&e.rep);
   int status = list_benchmarks(a->rec.argv, &names, &n);
@@ -557,6 +579,8 @@ static int run_each(struct bp_record_args *a)
   if(!e.ok || !e.nprofs ||
      !write_outputs(a, &e.rep, NULL, e.profs[0], e.arts, status))
     status = status ? status : BP_EXIT_ERROR;
+  else
+    status = publish(a, start, status);
 out:
   for(size_t i = 0; i < e.nprofs; i++)
     bpi_profile_free(e.profs[i]);

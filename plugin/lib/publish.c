@@ -1,2 +1,1051 @@
-/* publish: being written. */
+/* publish: a run's report and artifacts out to Bencher and the artifact
+ * store, through the spool (see publish.h).
+ *
+ * What is delivered is computed from the spooled copy alone (its
+ * publication.json and files/manifest.json), the same way every time, so
+ * a flush days later sends the same keys and bytes, and the parts done
+ * markers name stay meaningful.  The parts that do not depend on each
+ * other (artifacts, Firefox upload, Bencher) are each tried even when
+ * another fails; the stored manifest waits for all of them (it names
+ * their results) and the latest pointer for the manifest. */
 #include "bp_setup.h"
+#include "publish.h"
+#include "buf.h"
+#include "err.h"
+#include "fileio.h"
+#include "spool.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MANIFEST_FILE "manifest.json"
+#define REPORT_FILE "report.json"
+#define FIREFOX_ACCEPT "Accept: application/vnd.firefox-profiler+json;" \
+                       "version=1.0"
+#define META_VERSION 1
+
+/* ------------------------------------------------------------ helpers */
+
+static const char *jstr(const cJSON *obj, const char *name)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const char *env_get(char *const *envp, const char *name)
+{
+  size_t len = strlen(name);
+  for(; envp && *envp; envp++)
+    if(!strncmp(*envp, name, len) && (*envp)[len] == '=')
+      return (*envp)[len + 1] ? *envp + len + 1 : NULL;
+  return NULL;
+}
+
+static void add_nullable(cJSON *obj, const char *name, const char *value)
+{
+  if(value)
+    cJSON_AddStringToObject(obj, name, value);
+  else
+    cJSON_AddNullToObject(obj, name);
+}
+
+static bool is_hex_hash(const char *s)
+{
+  size_t len = strlen(s);
+  if(len != 40 && len != 64)
+    return false;
+  for(size_t i = 0; i < len; i++)
+    if(!strchr("0123456789abcdefABCDEF", s[i]))
+      return false;
+  return true;
+}
+
+/* A file's bytes as they are (a gzipped profile stays gzipped). */
+static bp_code read_raw(const char *path, struct bp_buf *out,
+                        struct bp_err *err)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if(fd < 0)
+    return bpi_err_set(err, BPE_IO, errno, "cannot open '%s'", path);
+  char chunk[65536];
+  ssize_t n;
+  while((n = read(fd, chunk, sizeof(chunk))) != 0) {
+    if(n < 0 && errno == EINTR)
+      continue;
+    if(n < 0) {
+      int e = errno;
+      close(fd);
+      return bpi_err_set(err, BPE_IO, e, "cannot read '%s'", path);
+    }
+    bpi_buf_add(out, chunk, (size_t)n);
+  }
+  close(fd);
+  return bpi_buf_failed(out) ? bpi_err_set(err, BPE_NOMEM, 0, "%s", path)
+                             : BP_OK;
+}
+
+static bp_code read_json(const char *path, cJSON **out, struct bp_err *err)
+{
+  char *text = NULL;
+  size_t len = 0;
+  bp_code rc = bpi_file_read(path, &text, &len, err);
+  if(rc)
+    return rc;
+  *out = cJSON_ParseWithLength(text, len);
+  free(text);
+  if(!*out)
+    return bpi_err_set(err, BPE_FORMAT, 0, "'%s' is not valid JSON", path);
+  return BP_OK;
+}
+
+static bp_code write_json(const char *path, const cJSON *j,
+                          struct bp_err *err)
+{
+  char *text = cJSON_Print(j);
+  if(!text)
+    return bpi_err_set(err, BPE_NOMEM, 0, "%s", path);
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_buf_adds(&b, text);
+  bpi_buf_addc(&b, '\n');
+  free(text);
+  bp_code rc = bpi_buf_failed(&b)
+                 ? bpi_err_set(err, BPE_NOMEM, 0, "%s", path)
+                 : bpi_file_write(path, b.data, b.len, false, err);
+  bpi_buf_cleanup(&b);
+  return rc;
+}
+
+/* ------------------------------------------------------- the artifacts */
+
+/* One artifact of the publication: where it is in the spool and where it
+ * goes in the store. */
+struct art {
+  char *key;
+  const char *file;  /* relative to the run directory */
+  const char *kind;
+  const char *bench; /* the benchmark's name */
+};
+
+struct arts {
+  struct art *a;
+  size_t n;
+};
+
+static void arts_cleanup(struct arts *as)
+{
+  for(size_t i = 0; i < as->n; i++)
+    free(as->a[i].key);
+  free(as->a);
+  as->a = NULL;
+  as->n = 0;
+}
+
+/* "{p}/{b}/{c}/{t}" + each further part, each made one safe key part */
+static char *make_key(const char *const *parts, size_t n)
+{
+  struct bp_buf k;
+  bpi_buf_init(&k);
+  for(size_t i = 0; i < n; i++) {
+    char *part = bpi_store_key_part(parts[i]);
+    if(!part) {
+      bpi_buf_cleanup(&k);
+      return NULL;
+    }
+    if(i)
+      bpi_buf_addc(&k, '/');
+    bpi_buf_adds(&k, part);
+    free(part);
+  }
+  if(bpi_buf_failed(&k)) {
+    bpi_buf_cleanup(&k);
+    return NULL;
+  }
+  return k.data;
+}
+
+/* The identity parts in key order, from publication.json. */
+struct ident {
+  const char *project, *branch, *hash, *commit, *testbed;
+  const char *base_branch, *base_hash;
+};
+
+static void ident_of(const cJSON *meta, struct ident *id)
+{
+  const cJSON *i = cJSON_GetObjectItemCaseSensitive(meta, "identity");
+  id->project = jstr(i, "project");
+  id->branch = jstr(i, "branch");
+  id->hash = jstr(i, "hash");
+  id->commit = jstr(i, "commit");
+  id->testbed = jstr(i, "testbed");
+  id->base_branch = jstr(i, "base_branch");
+  id->base_hash = jstr(i, "base_hash");
+}
+
+/* Each benchmark's artifacts, in manifest order, one per distinct key:
+ * {project}/{branch}/{commit}/{testbed}/{bench}/{file}, bench being the
+ * benchmark's profile directory, or its name when its profile is the
+ * whole invocation's ("."). */
+static bp_code list_arts(const struct ident *id, const cJSON *man,
+                         struct arts *as, struct bp_err *err)
+{
+  const cJSON *benches = cJSON_GetObjectItemCaseSensitive(man, "benchmarks");
+  const cJSON *b, *a;
+  size_t cap = 0;
+  cJSON_ArrayForEach(b, benches) {
+    const char *name = jstr(b, "name"), *dir = jstr(b, "profile");
+    if(!name || !dir)
+      return bpi_err_set(err, BPE_FORMAT, 0, "manifest: a benchmark without "
+                         "name or profile");
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(b, "artifacts")) {
+      const char *file = jstr(a, "file"), *kind = jstr(a, "kind");
+      if(!file)
+        return bpi_err_set(err, BPE_FORMAT, 0, "manifest: an artifact of "
+                           "'%s' without file", name);
+      const char *slash = strrchr(file, '/');
+      const char *parts[] = {id->project, id->branch, id->commit,
+                             id->testbed, strcmp(dir, ".") ? dir : name,
+                             slash ? slash + 1 : file};
+      char *key = make_key(parts, BP_ARRAY_LEN(parts));
+      if(!key)
+        return bpi_err_set(err, BPE_NOMEM, 0, "artifact key");
+      bool dup = false;
+      for(size_t i = 0; i < as->n && !dup; i++)
+        dup = !strcmp(as->a[i].key, key);
+      if(dup) {
+        free(key);
+        continue;
+      }
+      if(as->n == cap) {
+        cap = cap ? 2 * cap : 8;
+        struct art *grown = realloc(as->a, cap * sizeof(*grown));
+        if(!grown) {
+          free(key);
+          return bpi_err_set(err, BPE_NOMEM, 0, "artifacts");
+        }
+        as->a = grown;
+      }
+      as->a[as->n++] = (struct art){key, file, kind ? kind : "", name};
+    }
+  }
+  return BP_OK;
+}
+
+/* ------------------------------------------------------ spooling a run */
+
+static bp_code check_ident(const struct bp_publish_opts *o,
+                           struct bp_err *err)
+{
+  const char *req[][2] = {{"project", o->project}, {"branch", o->branch},
+                          {"testbed", o->testbed}};
+  for(size_t i = 0; i < BP_ARRAY_LEN(req); i++)
+    if(!req[i][1] || !*req[i][1])
+      return bpi_err_set(err, BPE_INVAL, 0, "publish: no %s", req[i][0]);
+  if(o->hash && !is_hex_hash(o->hash))
+    return bpi_err_set(err, BPE_INVAL, 0, "publish: hash '%s' is not a full "
+                       "git commit hash (40 or 64 hex digits)", o->hash);
+  if(o->base_hash && !is_hex_hash(o->base_hash))
+    return bpi_err_set(err, BPE_INVAL, 0, "publish: base hash '%s' is not a "
+                       "full git commit hash", o->base_hash);
+  return BP_OK;
+}
+
+/* A store URL that can never work is the command line's mistake: say so
+ * now rather than spool a publication no flush could deliver. */
+static bp_code check_store(const struct bp_publish_opts *o,
+                           struct bp_err *err)
+{
+  struct bp_store *st = NULL;
+  struct bp_store_opts so = o->store;
+  if(!so.url)
+    return BP_OK;
+  so.http = &o->http;
+  bp_code rc = bpi_store_open(&st, &so, err);
+  bpi_store_close(st);
+  return rc;
+}
+
+/* publication.json: who, when, where to; never a credential. */
+static cJSON *make_meta(const struct bp_publish_opts *o, const char *run_dir,
+                        const char *start, const char *end, const char *key)
+{
+  char commit[64], created[32];
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  strftime(commit, sizeof(commit), "local-%Y%m%dT%H%M%SZ", &tm);
+  cJSON *m = cJSON_CreateObject();
+  cJSON *id = cJSON_AddObjectToObject(m, "identity");
+  cJSON_AddNumberToObject(m, "version", META_VERSION);
+  cJSON_AddStringToObject(m, "created", created);
+  cJSON_AddStringToObject(m, "run_dir", run_dir);
+  cJSON_AddStringToObject(m, "start_time", start);
+  cJSON_AddStringToObject(m, "end_time", end);
+  cJSON_AddStringToObject(id, "project", o->project);
+  cJSON_AddStringToObject(id, "branch", o->branch);
+  add_nullable(id, "hash", o->hash);
+  cJSON_AddStringToObject(id, "commit", o->hash ? o->hash : commit);
+  cJSON_AddStringToObject(id, "testbed", o->testbed);
+  add_nullable(id, "base_branch", o->base_branch);
+  add_nullable(id, "base_hash", o->base_branch ? o->base_hash : NULL);
+  if(o->store.url) {
+    cJSON *s = cJSON_AddObjectToObject(m, "store");
+    cJSON_AddStringToObject(s, "url", o->store.url);
+    add_nullable(s, "public_url", o->store.public_url);
+    add_nullable(s, "s3_endpoint", o->store.s3_endpoint);
+    add_nullable(s, "s3_region", o->store.s3_region);
+    cJSON_AddBoolToObject(s, "s3_path_style", o->store.s3_path_style);
+  }
+  else
+    cJSON_AddNullToObject(m, "store");
+  if(o->bencher.token) {
+    cJSON *b = cJSON_AddObjectToObject(m, "bencher");
+    cJSON_AddStringToObject(b, "host", o->bencher.host ? o->bencher.host
+                                                       : BP_BENCHER_HOST);
+    cJSON_AddStringToObject(b, "idempotency_key", key);
+  }
+  else
+    cJSON_AddNullToObject(m, "bencher");
+  if(o->firefox_upload) {
+    cJSON *f = cJSON_AddObjectToObject(m, "firefox");
+    cJSON_AddStringToObject(f, "api", o->firefox_api ? o->firefox_api
+                                                     : BP_FIREFOX_API);
+  }
+  else
+    cJSON_AddNullToObject(m, "firefox");
+  return m;
+}
+
+/* The run's files a publication needs: manifest, report, artifacts. */
+static bp_code spool_files(const cJSON *man, const char ***files, size_t *n,
+                           struct bp_err *err)
+{
+  struct ident none = {"p", "b", "c", "c", "t", NULL, NULL};
+  struct arts as = {0};
+  bp_code rc = list_arts(&none, man, &as, err);
+  *files = calloc(as.n + 2, sizeof(**files));
+  if(!rc && !*files)
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "spool files");
+  if(!rc) {
+    (*files)[0] = MANIFEST_FILE;
+    (*files)[1] = REPORT_FILE;
+    *n = 2;
+    for(size_t i = 0; i < as.n; i++) {
+      bool dup = false;
+      for(size_t j = 0; j < *n && !dup; j++)
+        dup = !strcmp((*files)[j], as.a[i].file);
+      if(!dup)
+        (*files)[(*n)++] = as.a[i].file;  /* strings of man */
+    }
+  }
+  arts_cleanup(&as);
+  return rc;
+}
+
+/* ------------------------------------------------------------ delivery */
+
+/* What one delivery works with. */
+struct job {
+  const struct bp_publish_opts *o;
+  struct bp_spool_pub *sp;
+  cJSON *meta, *man;
+  struct ident id;
+  struct arts arts;
+  struct bp_store *store;      /* NULL without a store */
+  struct bp_publish_result *res;
+  size_t parts, done;
+};
+
+static bool part_done(struct job *j, const char *part, char **value)
+{
+  j->parts++;
+  bool is = bpi_spool_done(j->sp, part, value);
+  j->done += is;
+  return is;
+}
+
+static bp_code mark(struct job *j, const char *part, const char *value)
+{
+  bp_code rc = bpi_spool_mark(j->sp, part, value, &j->res->failure);
+  j->done += rc == BP_OK;
+  return rc;
+}
+
+static void content_type(const char *file, const char **type,
+                         const char **enc)
+{
+  bpi_store_content_type(file, type, enc);
+}
+
+static bp_code put_artifacts(struct job *j)
+{
+  bp_code rc = BP_OK;
+  for(size_t i = 0; i < j->arts.n; i++) {
+    char part[32];
+    snprintf(part, sizeof(part), "artifact-%zu", i);
+    if(part_done(j, part, NULL) || rc)
+      continue;  /* after a failure the store is likely down: count only */
+    const struct art *a = &j->arts.a[i];
+    char *path = NULL;
+    struct bp_buf r;
+    bpi_buf_init(&r);
+    bpi_buf_printf(&r, BP_SPOOL_FILES "/%s", a->file);
+    path = bpi_buf_failed(&r) ? NULL : bpi_spool_path(j->sp, r.data);
+    const char *type, *enc;
+    content_type(a->file, &type, &enc);
+    rc = path ? bpi_store_put_file(j->store, a->key, path, type, enc,
+                                   &j->res->failure)
+              : bpi_err_set(&j->res->failure, BPE_NOMEM, 0, "spool path");
+    if(!rc)
+      rc = mark(j, part, a->key);
+    free(path);
+    bpi_buf_cleanup(&r);
+  }
+  return rc;
+}
+
+/* base64url (no padding) into bytes; NULL when malformed */
+static char *b64url_decode(const char *s, size_t len)
+{
+  static const char alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
+                              "vwxyz0123456789-_";
+  char *out = malloc(len * 3 / 4 + 4);
+  size_t n = 0;
+  unsigned acc = 0, bits = 0;
+  for(size_t i = 0; out && i < len; i++) {
+    const char *p = s[i] ? strchr(alpha, s[i]) : NULL;
+    if(!p) {
+      free(out);
+      return NULL;
+    }
+    acc = (acc << 6) | (unsigned)(p - alpha);
+    bits += 6;
+    if(bits >= 8) {
+      bits -= 8;
+      out[n++] = (char)((acc >> bits) & 0xff);
+    }
+  }
+  if(out)
+    out[n] = '\0';
+  return out;
+}
+
+/* The profile's public link from the store's answer, a JWT whose payload
+ * holds {"profileToken": T}. */
+static char *firefox_link(const struct bp_buf *answer)
+{
+  char *text = answer->data ? answer->data : "";
+  char *dot1 = strchr(text, '.');
+  char *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
+  char *payload = dot2 ? b64url_decode(dot1 + 1, (size_t)(dot2 - dot1 - 1))
+                       : NULL;
+  cJSON *j = payload ? cJSON_Parse(payload) : NULL;
+  const char *tok = jstr(j, "profileToken");
+  char *link = NULL;
+  if(tok && *tok && strspn(tok, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+                           "qrstuvwxyz0123456789-_") == strlen(tok)) {
+    struct bp_buf b;
+    bpi_buf_init(&b);
+    bpi_buf_printf(&b, BP_FIREFOX_PUBLIC "%s/", tok);
+    link = bpi_buf_failed(&b) ? NULL : b.data;
+  }
+  cJSON_Delete(j);
+  free(payload);
+  return link;
+}
+
+static bp_code firefox_upload(struct job *j, const struct art *a,
+                              char **link)
+{
+  struct bp_buf body, url, rel;
+  struct bp_http_resp resp;
+  bpi_buf_init(&body);
+  bpi_buf_init(&url);
+  bpi_buf_init(&rel);
+  bpi_http_resp_init(&resp);
+  const cJSON *ff = cJSON_GetObjectItemCaseSensitive(j->meta, "firefox");
+  const char *api = jstr(ff, "api");
+  size_t len = api ? strlen(api) : 0;
+  while(len && api[len - 1] == '/')
+    len--;
+  bpi_buf_add(&url, api ? api : "", len);
+  bpi_buf_adds(&url, "/compressed-store");
+  bpi_buf_printf(&rel, BP_SPOOL_FILES "/%s", a->file);
+  char *path = bpi_buf_failed(&rel) ? NULL : bpi_spool_path(j->sp, rel.data);
+  bp_code rc = path && !bpi_buf_failed(&url)
+                 ? read_raw(path, &body, &j->res->failure)
+                 : bpi_err_set(&j->res->failure, BPE_NOMEM, 0, "upload");
+  if(!rc) {
+    static const char *const headers[] = {FIREFOX_ACCEPT, NULL};
+    struct bp_http_req req = {
+      .method = "POST", .url = url.data, .headers = headers,
+      .content_type = "application/octet-stream",
+      .body = body.data, .body_len = body.len,
+    };
+    rc = bpi_http_send(&j->o->http, &req, &resp, &j->res->failure);
+  }
+  if(!rc && !(*link = firefox_link(&resp.body)))
+    rc = bpi_err_set(&j->res->failure, BPE_FORMAT, 0, "POST %s: the answer "
+                     "holds no profile token", url.data);
+  bpi_http_resp_cleanup(&resp);
+  free(path);
+  bpi_buf_cleanup(&rel);
+  bpi_buf_cleanup(&url);
+  bpi_buf_cleanup(&body);
+  return rc;
+}
+
+static bp_code put_firefox(struct job *j)
+{
+  if(!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j->meta, "firefox")))
+    return BP_OK;
+  bp_code rc = BP_OK;
+  for(size_t i = 0; i < j->arts.n; i++) {
+    const struct art *a = &j->arts.a[i];
+    char part[32], *link = NULL;
+    if(strcmp(a->kind, "firefox-profiler"))
+      continue;
+    snprintf(part, sizeof(part), "firefox-%zu", i);
+    if(part_done(j, part, &link)) {
+      if(!j->res->firefox_url)
+        j->res->firefox_url = link;
+      else
+        free(link);
+      continue;
+    }
+    if(rc)
+      continue;
+    rc = firefox_upload(j, a, &link);
+    if(!rc)
+      rc = mark(j, part, link);
+    if(!rc && !j->res->firefox_url)
+      j->res->firefox_url = link;
+    else
+      free(link);
+  }
+  return rc;
+}
+
+static bp_code put_bencher(struct job *j)
+{
+  const cJSON *b = cJSON_GetObjectItemCaseSensitive(j->meta, "bencher");
+  if(!cJSON_IsObject(b))
+    return BP_OK;
+  struct bp_err *err = &j->res->failure;
+  bool measured = part_done(j, "measures", NULL);
+  if(part_done(j, "report", &j->res->report_uuid))
+    return BP_OK;
+  if(!j->o->bencher.token)
+    return bpi_err_set(err, BPE_CONFIG, 0, "no Bencher API token to send "
+                       "the report with (set $BENCHER_API_TOKEN)");
+  struct bp_bencher_opts bo = {jstr(b, "host"), j->o->bencher.token,
+                               &j->o->http};
+  char *bmf = NULL, *path = bpi_spool_path(j->sp, BP_SPOOL_FILES "/"
+                                                  REPORT_FILE);
+  bp_code rc = path ? bpi_file_read(path, &bmf, NULL, err)
+                    : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
+  if(!rc && !measured) {
+    rc = bpi_bencher_ensure_measures(&bo, j->id.project, bmf, err);
+    if(!rc)
+      rc = mark(j, "measures", NULL);
+  }
+  if(!rc) {
+    struct bp_bencher_report r = {
+      .project = j->id.project, .branch = j->id.branch, .hash = j->id.hash,
+      .testbed = j->id.testbed, .start_branch = j->id.base_branch,
+      .start_hash = j->id.base_hash,
+      .start_time = jstr(j->meta, "start_time"),
+      .end_time = jstr(j->meta, "end_time"), .bmf = bmf,
+      .idempotency_key = jstr(b, "idempotency_key"),
+    };
+    rc = bpi_bencher_post(&bo, &r, &j->res->report_uuid, err);
+    if(!rc)
+      rc = mark(j, "report", j->res->report_uuid);
+  }
+  free(bmf);
+  free(path);
+  return rc;
+}
+
+/* The stored manifest: the run's, each benchmark's artifacts with their
+ * keys and public URLs, the identity, the report (BMF) itself, the
+ * Bencher report's uuid and the Firefox Profiler links. */
+static char *stored_manifest(struct job *j)
+{
+  cJSON *m = cJSON_Duplicate(j->man, true);
+  char *bmf = NULL, *path = bpi_spool_path(j->sp, BP_SPOOL_FILES "/"
+                                                  REPORT_FILE);
+  struct bp_err ignored = {0};
+  cJSON *rep = NULL;
+  if(path && !bpi_file_read(path, &bmf, NULL, &ignored))
+    rep = cJSON_Parse(bmf);
+  free(bmf);
+  free(path);
+  if(!m) {
+    cJSON_Delete(rep);
+    return NULL;
+  }
+  const cJSON *b, *a;
+  cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(m, "benchmarks")) {
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(b, "artifacts")) {
+      const char *file = jstr(a, "file"), *name = jstr(b, "name");
+      for(size_t i = 0; file && name && i < j->arts.n; i++) {
+        const struct art *t = &j->arts.a[i];
+        if(strcmp(t->file, file) || strcmp(t->bench, name))
+          continue;
+        char *url = bpi_store_public_url(j->store, t->key), *link = NULL;
+        char part[32];
+        cJSON_AddStringToObject((cJSON *)a, "key", t->key);
+        add_nullable((cJSON *)a, "url", url);
+        snprintf(part, sizeof(part), "firefox-%zu", i);
+        if(bpi_spool_done(j->sp, part, &link))
+          cJSON_AddStringToObject((cJSON *)a, "firefox_url", link);
+        free(link);
+        free(url);
+      }
+    }
+  }
+  cJSON *p = cJSON_AddObjectToObject(m, "publication");
+  cJSON *id = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(j->meta,
+                                                               "identity"),
+                              true);
+  if(id)
+    cJSON_AddItemToObject(p, "identity", id);
+  cJSON_AddStringToObject(p, "start_time", jstr(j->meta, "start_time"));
+  cJSON_AddStringToObject(p, "end_time", jstr(j->meta, "end_time"));
+  cJSON_AddStringToObject(p, "store", bpi_store_url(j->store));
+  const cJSON *bencher = cJSON_GetObjectItemCaseSensitive(j->meta,
+                                                         "bencher");
+  if(cJSON_IsObject(bencher)) {
+    cJSON *bo = cJSON_AddObjectToObject(p, "bencher");
+    cJSON_AddStringToObject(bo, "host", jstr(bencher, "host"));
+    add_nullable(bo, "report_uuid", j->res->report_uuid);
+  }
+  else
+    cJSON_AddNullToObject(p, "bencher");
+  add_nullable(p, "firefox_url", j->res->firefox_url);
+  if(rep)
+    cJSON_AddItemToObject(m, "results", rep);
+  char *text = cJSON_Print(m);
+  cJSON_Delete(m);
+  return text;
+}
+
+static char *manifest_key(const struct ident *id)
+{
+  const char *parts[] = {id->project, id->branch, id->commit, id->testbed,
+                         MANIFEST_FILE};
+  return make_key(parts, BP_ARRAY_LEN(parts));
+}
+
+static bp_code put_manifest(struct job *j, const char *key)
+{
+  if(part_done(j, "manifest", NULL))
+    return BP_OK;
+  char *text = stored_manifest(j);
+  bp_code rc = text ? bpi_store_put(j->store, key, text, strlen(text),
+                                    "application/json", NULL,
+                                    &j->res->failure)
+                    : bpi_err_set(&j->res->failure, BPE_NOMEM, 0,
+                                  "stored manifest");
+  if(!rc)
+    rc = mark(j, "manifest", key);
+  free(text);
+  return rc;
+}
+
+/* The branch's latest pointer, unless a newer run already set it (a spool
+ * flushed late must not move it back). */
+static bp_code put_latest(struct job *j, const char *mkey)
+{
+  if(part_done(j, "latest", NULL))
+    return BP_OK;
+  struct bp_err *err = &j->res->failure;
+  const char *end = jstr(j->meta, "end_time");
+  char *tb = bpi_store_key_part(j->id.testbed);
+  struct bp_buf file;
+  bpi_buf_init(&file);
+  bpi_buf_printf(&file, "%s.json", tb ? tb : "");
+  const char *parts[] = {j->id.project, j->id.branch, "latest"};
+  char *dir = make_key(parts, BP_ARRAY_LEN(parts));
+  struct bp_buf key;
+  bpi_buf_init(&key);
+  bpi_buf_printf(&key, "%s/%s", dir ? dir : "", file.data ? file.data : "");
+  char *old = NULL, *url = NULL;
+  size_t len = 0;
+  bp_code rc = tb && dir && !bpi_buf_failed(&file) && !bpi_buf_failed(&key)
+                 ? BP_OK : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
+  struct bp_err get_err = {0};
+  bp_code got = rc ? rc : bpi_store_get(j->store, key.data, &old, &len,
+                                        &get_err);
+  if(!rc && got && got != BPE_NOT_FOUND)
+    rc = bpi_err_set(err, got, get_err.sys_errno, "%s", get_err.msg);
+  cJSON *prev = !rc && !got ? cJSON_Parse(old) : NULL;
+  const char *prev_end = jstr(prev, "end_time");
+  if(!rc && prev_end && end && strcmp(prev_end, end) > 0) {
+    rc = mark(j, "latest", "newer");
+    goto out;
+  }
+  cJSON *l = cJSON_CreateObject();
+  url = bpi_store_public_url(j->store, mkey);
+  cJSON_AddStringToObject(l, "project", j->id.project);
+  cJSON_AddStringToObject(l, "branch", j->id.branch);
+  cJSON_AddStringToObject(l, "commit", j->id.commit);
+  add_nullable(l, "hash", j->id.hash);
+  cJSON_AddStringToObject(l, "testbed", j->id.testbed);
+  cJSON_AddStringToObject(l, "end_time", end ? end : "");
+  cJSON_AddStringToObject(l, "manifest", mkey);
+  add_nullable(l, "manifest_url", url);
+  add_nullable(l, "report_uuid", j->res->report_uuid);
+  char *text = cJSON_Print(l);
+  cJSON_Delete(l);
+  if(!rc)
+    rc = text ? bpi_store_put(j->store, key.data, text, strlen(text),
+                              "application/json", NULL, err)
+              : bpi_err_set(err, BPE_NOMEM, 0, "latest pointer");
+  if(!rc)
+    rc = mark(j, "latest", key.data);
+  free(text);
+out:
+  cJSON_Delete(prev);
+  free(url);
+  free(old);
+  free(dir);
+  free(tb);
+  bpi_buf_cleanup(&key);
+  bpi_buf_cleanup(&file);
+  return rc;
+}
+
+static bp_code open_store(struct job *j)
+{
+  const cJSON *s = cJSON_GetObjectItemCaseSensitive(j->meta, "store");
+  if(!cJSON_IsObject(s))
+    return BP_OK;
+  struct bp_store_opts so = j->o->store;  /* credentials */
+  so.url = jstr(s, "url");
+  so.public_url = jstr(s, "public_url");
+  so.s3_endpoint = jstr(s, "s3_endpoint");
+  so.s3_region = jstr(s, "s3_region");
+  so.s3_path_style = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+                                    s, "s3_path_style"));
+  so.http = &j->o->http;
+  if(!so.url)
+    return bpi_err_set(&j->res->failure, BPE_FORMAT, 0, "publication %s: "
+                       "store without url", j->sp->id);
+  return bpi_store_open(&j->store, &so, &j->res->failure);
+}
+
+static bp_code load_job(struct job *j)
+{
+  struct bp_err *err = &j->res->failure;
+  char *meta = bpi_spool_path(j->sp, BP_SPOOL_META);
+  char *man = bpi_spool_path(j->sp, BP_SPOOL_FILES "/" MANIFEST_FILE);
+  bp_code rc = meta && man ? read_json(meta, &j->meta, err)
+                           : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
+  if(!rc)
+    rc = read_json(man, &j->man, err);
+  free(meta);
+  free(man);
+  if(rc)
+    return rc;
+  ident_of(j->meta, &j->id);
+  if(!j->id.project || !j->id.branch || !j->id.commit || !j->id.testbed)
+    return bpi_err_set(err, BPE_FORMAT, 0, "publication %s: incomplete "
+                       "identity", j->sp->id);
+  rc = list_arts(&j->id, j->man, &j->arts, err);
+  if(!rc)
+    rc = open_store(j);
+  return rc;
+}
+
+/* The run directory's manifest.json tells where its publication is, if it
+ * is still that run's (the directory may have been reused). */
+static void note_in_run(const char *run_dir,
+                        const struct bp_publish_result *r)
+{
+  struct bp_err ignored = {0};
+  struct bp_buf path;
+  bpi_buf_init(&path);
+  bpi_buf_printf(&path, "%s/" MANIFEST_FILE, run_dir);
+  cJSON *m = NULL;
+  if(bpi_buf_failed(&path) || read_json(path.data, &m, &ignored))
+    goto out;
+  const cJSON *old = cJSON_GetObjectItemCaseSensitive(m, "publication");
+  const char *old_id = jstr(old, "spool_id");
+  if(old && (!old_id || strcmp(old_id, r->id)))
+    goto out;
+  cJSON *p = cJSON_CreateObject();
+  cJSON_AddStringToObject(p, "state", r->delivered ? "delivered"
+                                                   : "spooled");
+  cJSON_AddStringToObject(p, "spool_id", r->id);
+  add_nullable(p, "report_uuid", r->report_uuid);
+  add_nullable(p, "manifest_url", r->manifest_url);
+  add_nullable(p, "firefox_url", r->firefox_url);
+  add_nullable(p, "error", r->delivered ? NULL : r->failure.msg[0]
+                                                 ? r->failure.msg
+                                                 : bp_strerror(
+                                                     r->failure.code));
+  cJSON_DeleteItemFromObjectCaseSensitive(m, "publication");
+  cJSON_AddItemToObject(m, "publication", p);
+  write_json(path.data, m, &ignored);
+out:
+  cJSON_Delete(m);
+  bpi_buf_cleanup(&path);
+}
+
+/* Deliver what is left of one locked publication; sp is consumed. */
+static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
+                    struct bp_publish_result *res)
+{
+  struct job j = {.o = o, .sp = sp, .res = res};
+  char *mkey = NULL;
+  bp_code rc = load_job(&j);
+  if(!rc) {
+    bp_code store_rc = j.store ? put_artifacts(&j) : BP_OK;
+    bp_code ff_rc = put_firefox(&j);
+    bp_code b_rc = put_bencher(&j);
+    rc = store_rc ? store_rc : ff_rc ? ff_rc : b_rc;
+  }
+  if(j.store && !(mkey = manifest_key(&j.id)))
+    rc = rc ? rc : bpi_err_set(&res->failure, BPE_NOMEM, 0, "key");
+  if(j.store && mkey) {
+    res->manifest_url = bpi_store_public_url(j.store, mkey);
+    /* each waits for everything before it */
+    if(rc)
+      part_done(&j, "manifest", NULL);
+    else
+      rc = put_manifest(&j, mkey);
+    if(rc)
+      part_done(&j, "latest", NULL);
+    else
+      rc = put_latest(&j, mkey);
+  }
+  res->parts = j.parts;
+  res->parts_done = j.done;
+  const char *run_dir = jstr(j.meta, "run_dir");
+  char *run = run_dir ? strdup(run_dir) : NULL;
+  if(!rc && j.done == j.parts) {
+    struct bp_err rm = {0};
+    if(bpi_spool_remove(sp, &rm))
+      bpi_err_set(&res->failure, rm.code, rm.sys_errno, "%s", rm.msg);
+    else
+      res->delivered = true;
+    sp = NULL;
+  }
+  else if(!rc)
+    bpi_err_set(&res->failure, BPE_IO, 0, "publication %s: %zu of %zu "
+                "parts delivered", res->id, j.done, j.parts);
+  bpi_spool_close(sp);
+  if(run)
+    note_in_run(run, res);
+  free(run);
+  free(mkey);
+  bpi_store_close(j.store);
+  arts_cleanup(&j.arts);
+  cJSON_Delete(j.man);
+  cJSON_Delete(j.meta);
+}
+
+void bpi_publish_result_cleanup(struct bp_publish_result *r)
+{
+  free(r->id);
+  free(r->report_uuid);
+  free(r->manifest_url);
+  free(r->firefox_url);
+  memset(r, 0, sizeof(*r));
+}
+
+/* Lock id and deliver it into res (res->id set). */
+static bp_code deliver_id(const struct bp_publish_opts *o, const char *id,
+                          struct bp_publish_result *res, struct bp_err *err)
+{
+  struct bp_spool_pub *sp = NULL;
+  memset(res, 0, sizeof(*res));
+  if(!(res->id = strdup(id)))
+    return bpi_err_set(err, BPE_NOMEM, 0, "publication id");
+  bp_code rc = bpi_spool_open(o->spool_dir, id, &sp, err);
+  if(rc)
+    return rc;
+  if(!sp) {
+    res->busy = true;
+    bpi_err_set(&res->failure, BPE_IO, 0, "publication %s is being "
+                "delivered by another benchprof process", id);
+    return BP_OK;
+  }
+  deliver(o, sp, res);
+  return BP_OK;
+}
+
+bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
+                        const char *start_time, const char *end_time,
+                        struct bp_publish_result *res, struct bp_err *err)
+{
+  char key[37], abs[PATH_MAX], *id = NULL;
+  const char **files = NULL;
+  size_t nfiles = 0;
+  cJSON *man = NULL, *meta = NULL;
+  char *text = NULL;
+  memset(res, 0, sizeof(*res));
+  if(!o->spool_dir)
+    return bpi_err_set(err, BPE_INVAL, 0, "publish: no spool directory");
+  bp_code rc = check_ident(o, err);
+  if(!rc && !realpath(run_dir, abs))
+    rc = bpi_err_set(err, BPE_IO, errno, "cannot resolve '%s'", run_dir);
+  struct bp_buf path;
+  bpi_buf_init(&path);
+  bpi_buf_printf(&path, "%s/" MANIFEST_FILE, abs);
+  if(!rc)
+    rc = bpi_buf_failed(&path) ? bpi_err_set(err, BPE_NOMEM, 0, "path")
+                               : read_json(path.data, &man, err);
+  if(!rc)
+    rc = spool_files(man, &files, &nfiles, err);
+  if(!rc)
+    rc = check_store(o, err);
+  if(!rc)
+    rc = bpi_uuid4(key, err);
+  if(!rc && !(meta = make_meta(o, abs, start_time, end_time, key)))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "publication");
+  if(!rc && !(text = cJSON_Print(meta)))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "publication");
+  if(!rc)
+    rc = bpi_spool_add(o->spool_dir, abs, files, nfiles, text, strlen(text),
+                       &id, err);
+  if(!rc)
+    rc = deliver_id(o, id, res, err);
+  free(id);
+  free(text);
+  cJSON_Delete(meta);
+  free(files);
+  cJSON_Delete(man);
+  bpi_buf_cleanup(&path);
+  return rc;
+}
+
+bp_code bpi_publish_flush(const struct bp_publish_opts *o,
+                          void (*each)(void *ctx,
+                                       const struct bp_publish_result *r),
+                          void *ctx, struct bp_err *err)
+{
+  char **ids = NULL;
+  size_t n = 0;
+  if(!o->spool_dir)
+    return bpi_err_set(err, BPE_INVAL, 0, "flush: no spool directory");
+  bp_code rc = bpi_spool_list(o->spool_dir, &ids, &n, err);
+  for(size_t i = 0; !rc && i < n; i++) {
+    struct bp_publish_result res;
+    rc = deliver_id(o, ids[i], &res, err);
+    if(!rc && each)
+      each(ctx, &res);
+    bpi_publish_result_cleanup(&res);
+  }
+  bpi_spool_list_free(ids, n);
+  return rc;
+}
+
+/* ------------------------------------------------------------ defaults */
+
+static char *path_under(char *const *envp, const char *var,
+                        const char *home_rel, const char *tail,
+                        const char *prefix)
+{
+  const char *base = env_get(envp, var);
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  if(base && base[0] == '/')
+    bpi_buf_printf(&b, "%s%s/%s", prefix, base, tail);
+  else if((base = env_get(envp, "HOME")) && base[0] == '/')
+    bpi_buf_printf(&b, "%s%s/%s/%s", prefix, base, home_rel, tail);
+  else
+    return NULL;
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
+bp_code bpi_publish_default_store(char *const *envp, char **store_url,
+                                  struct bp_err *err)
+{
+  *store_url = path_under(envp, "XDG_DATA_HOME", ".local/share",
+                          "benchprof/store", "file://");
+  if(!*store_url)
+    return bpi_err_set(err, BPE_CONFIG, 0, "no store: neither "
+                       "$XDG_DATA_HOME nor $HOME is set (give --store)");
+  return BP_OK;
+}
+
+bp_code bpi_publish_default_spool(char *const *envp, char **spool_dir,
+                                  struct bp_err *err)
+{
+  const char *env = env_get(envp, "BENCHPROF_SPOOL");
+  *spool_dir = env ? strdup(env)
+                   : path_under(envp, "XDG_STATE_HOME", ".local/state",
+                                "benchprof/spool", "");
+  if(!*spool_dir)
+    return bpi_err_set(err, BPE_CONFIG, 0, "no spool directory: neither "
+                       "$BENCHPROF_SPOOL, $XDG_STATE_HOME nor $HOME is set "
+                       "(give --spool)");
+  return BP_OK;
+}
+
+/* lowercase [a-z0-9-], no leading, trailing or doubled '-' */
+static char *slugify(const char *s)
+{
+  char *out = malloc(strlen(s) + 1);
+  size_t n = 0;
+  for(; out && *s; s++) {
+    char c = *s;
+    if(c >= 'A' && c <= 'Z')
+      c = (char)(c - 'A' + 'a');
+    if(!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+      c = '-';
+    if(c == '-' && (n == 0 || out[n - 1] == '-'))
+      continue;
+    out[n++] = c;
+  }
+  while(out && n && out[n - 1] == '-')
+    n--;
+  if(out)
+    out[n] = '\0';
+  return out;
+}
+
+bp_code bpi_publish_ident_defaults(struct bp_ident *id, const char *dir,
+                                   struct bp_err *err)
+{
+  char cwd[PATH_MAX], host[256];
+  if(!id->project) {
+    const char *base = NULL;
+    if(!dir && getcwd(cwd, sizeof(cwd)))
+      dir = cwd;
+    if(dir)
+      base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+    id->project = slugify(base && *base ? base : "benchprof");
+    if(id->project && !*id->project) {
+      free(id->project);
+      id->project = strdup("benchprof");
+    }
+  }
+  if(!id->branch)
+    id->branch = strdup("main");
+  if(!id->testbed) {
+    if(gethostname(host, sizeof(host)))
+      return bpi_err_set(err, BPE_SYS, errno, "cannot read the host name");
+    host[sizeof(host) - 1] = '\0';
+    id->testbed = strdup(host);
+  }
+  if(!id->project || !id->branch || !id->testbed)
+    return bpi_err_set(err, BPE_NOMEM, 0, "identity");
+  return BP_OK;
+}

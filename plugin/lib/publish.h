@@ -25,7 +25,11 @@
 
 #include "benchprof/benchprof.h"
 #include "bencher.h"
+#include "ci.h"
 #include "store.h"
+
+#define BP_FIREFOX_API "https://api.profiler.firefox.com"
+#define BP_FIREFOX_PUBLIC "https://profiler.firefox.com/public/"
 
 struct bp_publish_opts {
   /* identity; project, branch and testbed required, hash may be NULL */
@@ -48,6 +52,7 @@ struct bp_publish_result {
   char *report_uuid;   /* Bencher's report, or NULL */
   char *manifest_url;  /* the stored manifest's public URL, or NULL */
   char *firefox_url;   /* https://profiler.firefox.com/public/T/, or NULL */
+  bool busy;           /* another benchprof process is delivering it */
   struct bp_err failure; /* why it is still spooled (code BP_OK when not) */
 };
 
@@ -67,5 +72,20 @@ bp_code bpi_publish_flush(const struct bp_publish_opts *o,
                           void (*each)(void *ctx,
                                        const struct bp_publish_result *r),
                           void *ctx, struct bp_err *err);
+
+/* The defaults that depend on the environment (envp, never getenv):
+ * *store_url file://$XDG_DATA_HOME/benchprof/store (else
+ * $HOME/.local/share/...), *spool_dir $BENCHPROF_SPOOL, else
+ * $XDG_STATE_HOME/benchprof/spool (else $HOME/.local/state/...).  Each
+ * malloc'd; BPE_CONFIG when neither variable is set. */
+bp_code bpi_publish_default_store(char *const *envp, char **store_url,
+                                  struct bp_err *err);
+bp_code bpi_publish_default_spool(char *const *envp, char **spool_dir,
+                                  struct bp_err *err);
+
+/* Fill what detection left empty: project from dir's base name (made a
+ * slug: lowercase, [a-z0-9-]), branch "main", testbed the host name. */
+bp_code bpi_publish_ident_defaults(struct bp_ident *id, const char *dir,
+                                   struct bp_err *err);
 
 #endif

@@ -1,2 +1,500 @@
-/* spool: being written. */
+/* spool: the durable outbox (see spool.h).  Every step that makes a
+ * publication or a part marker visible is a rename after fsync of the
+ * data and of the directories, so a kill or a power cut leaves either the
+ * old state or the new one. */
 #include "bp_setup.h"
+#include "spool.h"
+#include "buf.h"
+#include "err.h"
+#include "fileio.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TMP_PREFIX ".tmp-"
+#define TRASH_PREFIX ".trash-"
+#define DONE_DIR "done"
+#define LOCK_FILE "lock"
+/* an interrupted add older than this is abandoned */
+#define STALE_TMP_SECS 3600
+
+static bp_code fsync_path(const char *path, bool dir, struct bp_err *err)
+{
+  int fd = open(path, (dir ? O_DIRECTORY : 0) | O_RDONLY | O_CLOEXEC);
+  if(fd < 0)
+    return bpi_err_set(err, BPE_IO, errno, "cannot open '%s'", path);
+  int rc = fsync(fd);
+  int e = errno;
+  close(fd);
+  if(rc)
+    return bpi_err_set(err, BPE_IO, e, "cannot sync '%s'", path);
+  return BP_OK;
+}
+
+static char *join(const char *a, const char *b)
+{
+  struct bp_buf p;
+  bpi_buf_init(&p);
+  bpi_buf_printf(&p, "%s/%s", a, b);
+  if(bpi_buf_failed(&p)) {
+    bpi_buf_cleanup(&p);
+    return NULL;
+  }
+  return p.data;
+}
+
+/* Visit the tree at path, children before their directory (a file is
+ * visited alone); stops at the first error. */
+static bp_code walk(const char *path,
+                    bp_code (*fn)(const char *path, bool dir,
+                                  struct bp_err *err),
+                    struct bp_err *err)
+{
+  struct stat st;
+  if(lstat(path, &st))
+    return errno == ENOENT ? BP_OK
+                           : bpi_err_set(err, BPE_IO, errno,
+                                         "cannot stat '%s'", path);
+  if(!S_ISDIR(st.st_mode))
+    return fn(path, false, err);
+  DIR *d = opendir(path);
+  if(!d)
+    return bpi_err_set(err, BPE_IO, errno, "cannot read '%s'", path);
+  bp_code rc = BP_OK;
+  struct dirent *de;
+  while(!rc && (de = readdir(d))) {
+    if(!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+      continue;
+    char *child = join(path, de->d_name);
+    rc = child ? walk(child, fn, err)
+               : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
+    free(child);
+  }
+  closedir(d);
+  return rc ? rc : fn(path, true, err);
+}
+
+static bp_code sync_one(const char *path, bool dir, struct bp_err *err)
+{
+  return fsync_path(path, dir, err);
+}
+
+static bp_code remove_one(const char *path, bool dir, struct bp_err *err)
+{
+  if((dir ? rmdir(path) : unlink(path)) && errno != ENOENT)
+    return bpi_err_set(err, BPE_IO, errno, "cannot remove '%s'", path);
+  return BP_OK;
+}
+
+static bp_code copy_file(const char *src, const char *dst, struct bp_err *err)
+{
+  int in = open(src, O_RDONLY | O_CLOEXEC);
+  if(in < 0)
+    return bpi_err_set(err, BPE_IO, errno, "cannot open '%s'", src);
+  int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  bp_code rc = BP_OK;
+  if(out < 0) {
+    rc = bpi_err_set(err, BPE_IO, errno, "cannot create '%s'", dst);
+    goto out;
+  }
+  char buf[65536];
+  for(;;) {
+    ssize_t n = read(in, buf, sizeof(buf));
+    if(n < 0 && errno == EINTR)
+      continue;
+    if(n < 0) {
+      rc = bpi_err_set(err, BPE_IO, errno, "cannot read '%s'", src);
+      goto out;
+    }
+    if(n == 0)
+      break;
+    for(ssize_t off = 0; off < n;) {
+      ssize_t w = write(out, buf + off, (size_t)(n - off));
+      if(w < 0 && errno == EINTR)
+        continue;
+      if(w < 0) {
+        rc = bpi_err_set(err, BPE_IO, errno, "cannot write '%s'", dst);
+        goto out;
+      }
+      off += w;
+    }
+  }
+out:
+  if(out >= 0 && close(out) && !rc)
+    rc = bpi_err_set(err, BPE_IO, errno, "cannot write '%s'", dst);
+  close(in);
+  return rc;
+}
+
+/* A relative path that stays inside its directory. */
+static bool safe_rel(const char *rel)
+{
+  if(!*rel || rel[0] == '/')
+    return false;
+  for(const char *p = rel; *p;) {
+    size_t len = strcspn(p, "/");
+    if(len == 0 || (len == 1 && p[0] == '.') ||
+       (len == 2 && p[0] == '.' && p[1] == '.'))
+      return false;
+    p += len;
+    if(*p)
+      p++;
+  }
+  return true;
+}
+
+/* dst_root/rel from src_root/rel: a hard link (the run's files are
+ * replaced by rename, never rewritten in place, so a link is a stable
+ * copy), else a copy. */
+static bp_code add_file(const char *src_root, const char *dst_root,
+                        const char *rel, struct bp_err *err)
+{
+  if(!safe_rel(rel))
+    return bpi_err_set(err, BPE_INVAL, 0, "spool: '%s' is not a relative "
+                       "path inside the run directory", rel);
+  char *src = join(src_root, rel), *dst = join(dst_root, rel);
+  bp_code rc = src && dst ? BP_OK
+                          : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
+  char *slash = dst ? strrchr(dst, '/') : NULL;
+  if(!rc && slash) {
+    *slash = '\0';
+    rc = bpi_file_mkdirs(dst, err);
+    *slash = '/';
+  }
+  if(!rc && link(src, dst)) {
+    if(errno == ENOENT)
+      rc = bpi_err_set(err, BPE_IO, errno, "cannot read '%s'", src);
+    else
+      rc = copy_file(src, dst, err);
+  }
+  free(src);
+  free(dst);
+  return rc;
+}
+
+static bp_code write_new(const char *path, const char *data, size_t len,
+                         struct bp_err *err)
+{
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if(fd < 0)
+    return bpi_err_set(err, BPE_IO, errno, "cannot create '%s'", path);
+  bp_code rc = BP_OK;
+  while(!rc && len) {
+    ssize_t n = write(fd, data, len);
+    if(n < 0 && errno == EINTR)
+      continue;
+    if(n < 0)
+      rc = bpi_err_set(err, BPE_IO, errno, "cannot write '%s'", path);
+    else {
+      data += n;
+      len -= (size_t)n;
+    }
+  }
+  if(!rc && fsync(fd))
+    rc = bpi_err_set(err, BPE_IO, errno, "cannot sync '%s'", path);
+  if(close(fd) && !rc)
+    rc = bpi_err_set(err, BPE_IO, errno, "cannot write '%s'", path);
+  return rc;
+}
+
+/* "20261129T201348.123456789Z-1a2b3c4d": creation time first, so that
+ * the names sort oldest first; the random tail keeps them apart. */
+static bp_code new_id(char *out, size_t len, struct bp_err *err)
+{
+  struct timespec ts;
+  struct tm tm;
+  unsigned char rnd[4];
+  char stamp[32], hex[9];
+  clock_gettime(CLOCK_REALTIME, &ts);
+  gmtime_r(&ts.tv_sec, &tm);
+  strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
+  if(getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+    return bpi_err_set(err, BPE_SYS, errno, "spool: no random bytes");
+  bpi_hex_encode(rnd, sizeof(rnd), hex);
+  snprintf(out, len, "%s.%09ldZ-%s", stamp, (long)ts.tv_nsec, hex);
+  return BP_OK;
+}
+
+bp_code bpi_spool_add(const char *spool, const char *src_dir,
+                      const char *const *files, size_t nfiles,
+                      const char *meta, size_t meta_len, char **id,
+                      struct bp_err *err)
+{
+  char tmp[PATH_MAX], name[64];
+  char *final = NULL, *files_dir = NULL, *path = NULL;
+  *id = NULL;
+  bp_code rc = bpi_file_mkdirs(spool, err);
+  if(rc)
+    return rc;
+  if((size_t)snprintf(tmp, sizeof(tmp), "%s/" TMP_PREFIX "XXXXXX", spool) >=
+     sizeof(tmp))
+    return bpi_err_set(err, BPE_INVAL, 0, "spool path too long: '%s'",
+                       spool);
+  if(!mkdtemp(tmp))
+    return bpi_err_set(err, BPE_IO, errno, "cannot create a publication in "
+                       "'%s'", spool);
+  files_dir = join(tmp, BP_SPOOL_FILES);
+  path = join(tmp, DONE_DIR);
+  if(!files_dir || !path)
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "spool path");
+  if(!rc && (mkdir(files_dir, 0755) || mkdir(path, 0755)))
+    rc = bpi_err_set(err, BPE_IO, errno, "cannot create '%s'", files_dir);
+  for(size_t i = 0; !rc && i < nfiles; i++)
+    rc = add_file(src_dir, files_dir, files[i], err);
+  free(path);
+  path = join(tmp, BP_SPOOL_META);
+  if(!rc)
+    rc = path ? write_new(path, meta, meta_len, err)
+              : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
+  if(!rc)
+    rc = walk(tmp, sync_one, err);
+  if(!rc)
+    rc = new_id(name, sizeof(name), err);
+  if(!rc && !(final = join(spool, name)))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "spool path");
+  if(!rc && rename(tmp, final))
+    rc = bpi_err_set(err, BPE_IO, errno, "cannot rename '%s' into place",
+                     tmp);
+  if(!rc)
+    rc = fsync_path(spool, true, err);
+  if(!rc && !(*id = strdup(name)))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "spool id");
+  if(rc) {
+    struct bp_err ignored = {0};
+    walk(tmp, remove_one, &ignored);
+  }
+  free(final);
+  free(files_dir);
+  free(path);
+  return rc;
+}
+
+static int by_name(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Leftovers: a removal that was interrupted, an add abandoned long ago. */
+static void clean_leftover(const char *spool, const char *name)
+{
+  bool trash = !strncmp(name, TRASH_PREFIX, strlen(TRASH_PREFIX));
+  bool tmp = !strncmp(name, TMP_PREFIX, strlen(TMP_PREFIX));
+  char *path = (trash || tmp) ? join(spool, name) : NULL;
+  struct stat st;
+  struct bp_err ignored = {0};
+  if(path && (trash || (!stat(path, &st) &&
+                        time(NULL) - st.st_mtime > STALE_TMP_SECS)))
+    walk(path, remove_one, &ignored);
+  free(path);
+}
+
+bp_code bpi_spool_list(const char *spool, char ***ids, size_t *n,
+                       struct bp_err *err)
+{
+  *ids = NULL;
+  *n = 0;
+  DIR *d = opendir(spool);
+  if(!d)
+    return errno == ENOENT ? BP_OK
+                           : bpi_err_set(err, BPE_IO, errno,
+                                         "cannot read spool '%s'", spool);
+  size_t cap = 0;
+  bp_code rc = BP_OK;
+  struct dirent *de;
+  while(!rc && (de = readdir(d))) {
+    if(de->d_name[0] == '.') {
+      clean_leftover(spool, de->d_name);
+      continue;
+    }
+    char *meta = join(spool, de->d_name);
+    char *full = meta ? join(meta, BP_SPOOL_META) : NULL;
+    struct stat st;
+    bool pub = full && !stat(full, &st) && S_ISREG(st.st_mode);
+    free(meta);
+    free(full);
+    if(!pub)
+      continue;
+    if(*n == cap) {
+      cap = cap ? 2 * cap : 16;
+      char **grown = realloc(*ids, cap * sizeof(*grown));
+      if(!grown) {
+        rc = bpi_err_set(err, BPE_NOMEM, 0, "spool list");
+        break;
+      }
+      *ids = grown;
+    }
+    if(!((*ids)[*n] = strdup(de->d_name)))
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "spool list");
+    else
+      (*n)++;
+  }
+  closedir(d);
+  if(rc) {
+    bpi_spool_list_free(*ids, *n);
+    *ids = NULL;
+    *n = 0;
+    return rc;
+  }
+  if(*n)
+    qsort(*ids, *n, sizeof(**ids), by_name);
+  return BP_OK;
+}
+
+void bpi_spool_list_free(char **ids, size_t n)
+{
+  for(size_t i = 0; i < n; i++)
+    free(ids[i]);
+  free(ids);
+}
+
+bp_code bpi_spool_open(const char *spool, const char *id,
+                       struct bp_spool_pub **pub, struct bp_err *err)
+{
+  *pub = NULL;
+  if(!*id || id[0] == '.' || strchr(id, '/'))
+    return bpi_err_set(err, BPE_INVAL, 0, "'%s' is not a publication id",
+                       id);
+  struct bp_spool_pub *p = calloc(1, sizeof(*p));
+  char *lock = NULL;
+  bp_code rc = BP_OK;
+  if(p)
+    p->lock_fd = -1;
+  if(!p || !(p->id = strdup(id)) || !(p->dir = join(spool, id)) ||
+     !(lock = join(p->dir, LOCK_FILE))) {
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "spool");
+    goto fail;
+  }
+  p->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if(p->lock_fd < 0) {
+    if(errno != ENOENT)
+      rc = bpi_err_set(err, BPE_IO, errno, "cannot open '%s'", lock);
+    goto fail;  /* ENOENT: delivered and removed meanwhile */
+  }
+  if(flock(p->lock_fd, LOCK_EX | LOCK_NB)) {
+    if(errno != EWOULDBLOCK)
+      rc = bpi_err_set(err, BPE_IO, errno, "cannot lock '%s'", lock);
+    goto fail;  /* another process delivers it */
+  }
+  /* the holder before us may have removed it after we opened the lock */
+  struct stat a, b;
+  if(fstat(p->lock_fd, &a) || stat(lock, &b) || a.st_ino != b.st_ino ||
+     a.st_dev != b.st_dev)
+    goto fail;
+  free(lock);
+  *pub = p;
+  return BP_OK;
+fail:
+  free(lock);
+  bpi_spool_close(p);
+  return rc;
+}
+
+void bpi_spool_close(struct bp_spool_pub *p)
+{
+  if(!p)
+    return;
+  if(p->lock_fd >= 0)
+    close(p->lock_fd);  /* releases the flock */
+  free(p->id);
+  free(p->dir);
+  free(p);
+}
+
+char *bpi_spool_path(const struct bp_spool_pub *p, const char *rel)
+{
+  return join(p->dir, rel);
+}
+
+static bool part_name_ok(const char *part)
+{
+  if(!*part || part[0] == '.')
+    return false;
+  for(const char *c = part; *c; c++)
+    if(!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+         (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-'))
+      return false;
+  return true;
+}
+
+bool bpi_spool_done(const struct bp_spool_pub *p, const char *part,
+                    char **value)
+{
+  if(value)
+    *value = NULL;
+  if(!part_name_ok(part))
+    return false;
+  char *done = join(p->dir, DONE_DIR);
+  char *path = done ? join(done, part) : NULL;
+  struct bp_err ignored = {0};
+  bool is = false;
+  if(path && value)
+    is = bpi_file_read(path, value, NULL, &ignored) == BP_OK;
+  else if(path)
+    is = access(path, F_OK) == 0;
+  free(done);
+  free(path);
+  return is;
+}
+
+bp_code bpi_spool_mark(struct bp_spool_pub *p, const char *part,
+                       const char *value, struct bp_err *err)
+{
+  if(!part_name_ok(part))
+    return bpi_err_set(err, BPE_INVAL, 0, "bad part name '%s'", part);
+  char *done = join(p->dir, DONE_DIR);
+  char *path = done ? join(done, part) : NULL;
+  struct bp_buf tmp;
+  bpi_buf_init(&tmp);
+  bpi_buf_printf(&tmp, "%s/.%s.tmp", done ? done : "", part);
+  bp_code rc = path && !bpi_buf_failed(&tmp)
+                 ? BP_OK : bpi_err_set(err, BPE_NOMEM, 0, "spool marker");
+  if(!rc) {
+    unlink(tmp.data);  /* a leftover of a kill; we hold the lock */
+    rc = write_new(tmp.data, value ? value : "", value ? strlen(value) : 0,
+                   err);
+  }
+  if(!rc && rename(tmp.data, path))
+    rc = bpi_err_set(err, BPE_IO, errno, "cannot rename into '%s'", path);
+  if(!rc)
+    rc = fsync_path(done, true, err);
+  bpi_buf_cleanup(&tmp);
+  free(done);
+  free(path);
+  return rc;
+}
+
+bp_code bpi_spool_remove(struct bp_spool_pub *p, struct bp_err *err)
+{
+  /* one rename takes it out of every listing; the files go after */
+  char *slash = strrchr(p->dir, '/');
+  struct bp_buf trash;
+  bpi_buf_init(&trash);
+  bpi_buf_printf(&trash, "%.*s/" TRASH_PREFIX "%s",
+                 slash ? (int)(slash - p->dir) : 1, slash ? p->dir : ".",
+                 p->id);
+  bp_code rc = bpi_buf_failed(&trash)
+                 ? bpi_err_set(err, BPE_NOMEM, 0, "spool path") : BP_OK;
+  if(!rc && rename(p->dir, trash.data))
+    rc = bpi_err_set(err, BPE_IO, errno, "cannot remove '%s'", p->dir);
+  if(!rc && slash) {
+    *slash = '\0';
+    rc = fsync_path(p->dir, true, err);
+    *slash = '/';
+  }
+  if(!rc)
+    rc = walk(trash.data, remove_one, err);
+  bpi_buf_cleanup(&trash);
+  bpi_spool_close(p);
+  return rc;
+}

@@ -1,4 +1,72 @@
-/* spool: being written. */
+/* spool: a durable outbox of publications on the runner's disk.
+ *
+ * A publication is a directory SPOOL/<id>/ holding copies of a run's files
+ * (under files/), its publication.json (identity, times, targets; never a
+ * credential) and done/<part>, one marker per part that reached its
+ * target.  It appears whole or not at all: it is built in SPOOL/.tmp-*,
+ * every file and directory fsync'd, then renamed into place.  A marker is
+ * written the same way, so after a crash a part is either done (with the
+ * value it recorded) or not.  Ids sort by creation time, so listing them
+ * in order gives the oldest first.  Delivery takes a lock (flock on
+ * SPOOL/<id>/lock) so that two benchprof processes never send the same
+ * part; a finished publication is renamed away, then removed.
+ * Owns: struct bp_spool_pub (its lock fd and paths).  Not thread-safe per
+ * publication; processes exclude each other by the lock. */
 #ifndef BP_LIB_SPOOL_H
 #define BP_LIB_SPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "benchprof/benchprof.h"
+
+#define BP_SPOOL_META "publication.json"
+#define BP_SPOOL_FILES "files"
+
+/* Create a publication in spool (created when missing): the files of
+ * src_dir named in files (relative paths, may have directories; hard
+ * linked when the file system allows, else copied) and meta as
+ * publication.json.  *id (malloc'd) names it.  Nothing is left behind on
+ * failure. */
+bp_code bpi_spool_add(const char *spool, const char *src_dir,
+                      const char *const *files, size_t nfiles,
+                      const char *meta, size_t meta_len, char **id,
+                      struct bp_err *err);
+
+/* The ids of the publications waiting in spool, oldest first (*ids
+ * malloc'd, free with bpi_spool_list_free).  A missing spool is empty.
+ * Leftovers of an interrupted add (older than an hour) or removal are
+ * cleaned up on the way. */
+bp_code bpi_spool_list(const char *spool, char ***ids, size_t *n,
+                       struct bp_err *err);
+void bpi_spool_list_free(char **ids, size_t n);
+
+/* One publication, locked for delivery. */
+struct bp_spool_pub {
+  char *id;
+  char *dir;     /* SPOOL/<id> */
+  int lock_fd;
+};
+
+/* Lock publication id of spool.  *pub is NULL (and BP_OK returned) when
+ * another process holds it or it is gone (delivered meanwhile). */
+bp_code bpi_spool_open(const char *spool, const char *id,
+                       struct bp_spool_pub **pub, struct bp_err *err);
+/* Unlock and free (the publication stays in the spool). */
+void bpi_spool_close(struct bp_spool_pub *pub);
+
+/* SPOOL/<id>/<rel>, malloc'd; NULL when out of memory. */
+char *bpi_spool_path(const struct bp_spool_pub *pub, const char *rel);
+
+/* Whether part (a file name: [A-Za-z0-9._-]) is done; *value (malloc'd,
+ * may be "") is what was recorded with it, when value is not NULL. */
+bool bpi_spool_done(const struct bp_spool_pub *pub, const char *part,
+                    char **value);
+/* Record part as done, durably, with value (may be NULL). */
+bp_code bpi_spool_mark(struct bp_spool_pub *pub, const char *part,
+                       const char *value, struct bp_err *err);
+
+/* Every part is delivered: remove the publication and free pub. */
+bp_code bpi_spool_remove(struct bp_spool_pub *pub, struct bp_err *err);
+
 #endif

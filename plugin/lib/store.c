@@ -1,2 +1,717 @@
-/* store: being written. */
+/* store: the key scheme and its three backends (file, s3, http), one table
+ * of operations each, chosen by the URL's scheme.  Network backends talk
+ * through http.c; the file backend writes through fileio.c.
+ *
+ * Keys travel as '/'-joined parts that bpi_store_key_part made safe; they
+ * are checked again here (no empty part, no dot-segment, no control
+ * character) so a key can never leave the store's root.  In a URL each
+ * part is escaped once more, so the part "feature%2Fx" is the URL segment
+ * "feature%252Fx" and a server that decodes once gets the part back. */
 #include "bp_setup.h"
+#include "store.h"
+#include "err.h"
+#include "fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct store_ops;
+
+struct bp_store {
+  const struct store_ops *ops;
+  char *url;          /* as given, for messages */
+  char *public_url;   /* readers' base, no trailing '/'; NULL: default */
+  char *base;         /* file: the directory; http: the URL without a
+                         trailing '/'; s3: the URL of the bucket's root
+                         (prefix included) */
+  char *bearer;
+  /* s3 */
+  char *region;
+  char *aws_key;
+  char *aws_secret;
+  char *aws_token;
+  struct bp_http_opts http;
+  char *ca_file;
+};
+
+struct store_ops {
+  const char *scheme;     /* "s3://" */
+  bp_code (*open)(struct bp_store *st, const struct bp_store_opts *o,
+                  struct bp_err *err);
+  /* data/len or path (a file), never both */
+  bp_code (*put)(struct bp_store *st, const char *key, const void *data,
+                 size_t len, const char *path, const char *content_type,
+                 const char *content_encoding, struct bp_err *err);
+  bp_code (*get)(struct bp_store *st, const char *key, char **data,
+                 size_t *len, struct bp_err *err);
+};
+
+/* ------------------------------------------------------------ key parts */
+
+/* Bytes a key part keeps as they are. */
+static bool part_char(unsigned char c)
+{
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' ||
+    c == '+' || c == '=' || c == ',' || c == '@';
+}
+
+static void add_pct(struct bp_buf *b, unsigned char c)
+{
+  static const char hex[] = "0123456789ABCDEF";
+  bpi_buf_addc(b, '%');
+  bpi_buf_addc(b, hex[c >> 4]);
+  bpi_buf_addc(b, hex[c & 15]);
+}
+
+static char *buf_finish(struct bp_buf *b)
+{
+  bpi_buf_addc(b, '\0');
+  if(bpi_buf_failed(b)) {
+    bpi_buf_cleanup(b);
+    return NULL;
+  }
+  return b->data;
+}
+
+char *bpi_store_key_part(const char *name)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  if(!name[0])
+    bpi_buf_adds(&b, "%00");   /* decodes back to "" (a name has no NUL) */
+  else if(!strcmp(name, ".") || !strcmp(name, "..")) {
+    for(const char *p = name; *p; p++)
+      add_pct(&b, (unsigned char)*p);
+  }
+  else {
+    for(const unsigned char *p = (const unsigned char *)name; *p; p++) {
+      if(part_char(*p))
+        bpi_buf_addc(&b, (char)*p);
+      else
+        add_pct(&b, *p);
+    }
+  }
+  return buf_finish(&b);
+}
+
+static int hex_value(char c)
+{
+  if(c >= '0' && c <= '9')
+    return c - '0';
+  if(c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if(c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+char *bpi_store_key_decode(const char *part)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  for(const char *p = part; *p; p++) {
+    int hi, lo;
+    if(*p == '%' && (hi = hex_value(p[1])) >= 0 &&
+       (lo = hex_value(p[2])) >= 0) {
+      if(hi || lo)   /* "%00" is the empty name, never a byte */
+        bpi_buf_addc(&b, (char)(hi * 16 + lo));
+      p += 2;
+    }
+    else
+      bpi_buf_addc(&b, *p);
+  }
+  return buf_finish(&b);
+}
+
+/* A key is parts that key_part could have made: no empty part, no
+ * dot-segment, nothing outside part_char and '%'. */
+static bp_code check_key(const char *key, struct bp_err *err)
+{
+  const char *p = key;
+  for(;;) {
+    size_t n = strcspn(p, "/");
+    if(!n || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+      return bpi_err_set(err, BPE_INVAL, 0, "bad store key '%.200s': empty "
+                         "or dot part", key);
+    for(size_t i = 0; i < n; i++)
+      if(!part_char((unsigned char)p[i]) && p[i] != '%')
+        return bpi_err_set(err, BPE_INVAL, 0, "bad store key '%.200s': "
+                           "byte 0x%02x not encoded", key,
+                           (unsigned char)p[i]);
+    if(!p[n])
+      return BP_OK;
+    p += n + 1;
+  }
+}
+
+/* Append key to b with each part escaped for a URL path. */
+static void add_escaped_key(struct bp_buf *b, const char *key)
+{
+  const char *p = key;
+  for(;;) {
+    size_t n = strcspn(p, "/");
+    char part[1024];
+    char *esc = NULL;
+    if(n < sizeof(part)) {
+      memcpy(part, p, n);
+      part[n] = '\0';
+      esc = bpi_http_escape(part);
+    }
+    if(!esc) {
+      b->failed = true;
+      return;
+    }
+    bpi_buf_adds(b, esc);
+    free(esc);
+    if(!p[n])
+      return;
+    bpi_buf_addc(b, '/');
+    p += n + 1;
+  }
+}
+
+/* base + "/" + escaped key; malloc'd, NULL when out of memory. */
+static char *join_url(const char *base, const char *key)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_buf_adds(&b, base);
+  bpi_buf_addc(&b, '/');
+  add_escaped_key(&b, key);
+  return buf_finish(&b);
+}
+
+void bpi_store_content_type(const char *file, const char **type,
+                            const char **encoding)
+{
+  size_t n = strlen(file);
+#define ENDS(s) (n >= sizeof(s) - 1 && !strcmp(file + n - (sizeof(s) - 1), s))
+  *encoding = NULL;
+  if(ENDS(".json.gz")) {
+    *type = "application/json";
+    *encoding = "gzip";
+  }
+  else if(ENDS(".pb.gz"))
+    *type = "application/octet-stream";
+  else if(ENDS(".svg"))
+    *type = "image/svg+xml";
+  else if(ENDS(".json"))
+    *type = "application/json";
+  else
+    *type = "text/plain; charset=utf-8";
+#undef ENDS
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static bool starts_with(const char *s, const char *prefix)
+{
+  return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* s without trailing '/'s, malloc'd. */
+static char *dup_trimmed(const char *s)
+{
+  size_t n = strlen(s);
+  while(n > 1 && s[n - 1] == '/')
+    n--;
+  char *d = malloc(n + 1);
+  if(d) {
+    memcpy(d, s, n);
+    d[n] = '\0';
+  }
+  return d;
+}
+
+static bool dup_opt(char **dst, const char *src)
+{
+  if(!src)
+    return true;
+  *dst = strdup(src);
+  return *dst != NULL;
+}
+
+/* An http(s) URL that is fine as a base: scheme, a host, no credentials,
+ * no query or fragment. */
+static bp_code check_base_url(const char *what, const char *url,
+                              struct bp_err *err)
+{
+  const char *host;
+  if(starts_with(url, "https://"))
+    host = url + 8;
+  else if(starts_with(url, "http://"))
+    host = url + 7;
+  else
+    return bpi_err_set(err, BPE_INVAL, 0, "%s: not an http(s) URL", what);
+  size_t hl = strcspn(host, "/");
+  if(!hl)
+    return bpi_err_set(err, BPE_INVAL, 0, "%s: no host in the URL", what);
+  if(memchr(host, '@', hl))   /* never echo it: it holds a password */
+    return bpi_err_set(err, BPE_INVAL, 0, "%s: credentials do not belong "
+                       "in the URL (use the token or AWS variables)", what);
+  if(strpbrk(url, "?# \t\r\n"))
+    return bpi_err_set(err, BPE_INVAL, 0, "%s '%.200s': no query, fragment "
+                       "or blanks allowed", what, url);
+  return BP_OK;
+}
+
+/* Copy the caller's http options, with their CA file string. */
+static bool copy_http(struct bp_store *st, const struct bp_http_opts *o)
+{
+  if(!o) {
+    bpi_http_opts_default(&st->http);
+    return true;
+  }
+  st->http = *o;
+  st->http.ca_file = NULL;
+  if(!dup_opt(&st->ca_file, o->ca_file))
+    return false;
+  st->http.ca_file = st->ca_file;
+  return true;
+}
+
+/* Turn a failed http answer into the store's error: a 404 to a GET is
+ * BPE_NOT_FOUND (unless S3 says the bucket itself is missing). */
+static bp_code http_error(struct bp_store *st, const char *method,
+                          const char *key, const struct bp_http_resp *resp,
+                          const struct bp_err *got, struct bp_err *err)
+{
+  if(!strcmp(method, "GET") && resp->status == 404 &&
+     !(resp->body.data && strstr(resp->body.data, "NoSuchBucket")))
+    return bpi_err_set(err, BPE_NOT_FOUND, 0, "no object '%.200s' in %.200s",
+                       key, st->url);
+  return bpi_err_set(err, got->code, got->sys_errno, "%s", got->msg);
+}
+
+/* ------------------------------------------------------------ file */
+
+static bp_code file_open(struct bp_store *st, const struct bp_store_opts *o,
+                         struct bp_err *err)
+{
+  const char *path = o->url + strlen("file://");
+  if(starts_with(path, "localhost/"))
+    path += strlen("localhost");
+  if(path[0] != '/')
+    return bpi_err_set(err, BPE_INVAL, 0, "store '%.200s': a file URL needs "
+                       "an absolute path (file:///dir)", o->url);
+  if(strpbrk(path, "?#"))
+    return bpi_err_set(err, BPE_INVAL, 0, "store '%.200s': no query or "
+                       "fragment allowed", o->url);
+  char *dir = dup_trimmed(path);
+  if(!dir)
+    return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
+  /* the path of a file URL is percent-encoded */
+  char *decoded = bpi_store_key_decode(dir);
+  free(dir);
+  if(!decoded)
+    return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
+  st->base = decoded;
+  return BP_OK;
+}
+
+/* The whole file, raw (a gzipped object stays gzipped). */
+static bp_code read_raw(const char *path, char **out, size_t *len,
+                        bool missing_ok, struct bp_err *err)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if(fd < 0) {
+    if(errno == ENOENT && missing_ok)
+      return BPE_NOT_FOUND;
+    return bpi_err_set(err, BPE_IO, errno, "cannot open '%s'", path);
+  }
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bp_code rc = BP_OK;
+  char chunk[65536];
+  for(;;) {
+    ssize_t n = read(fd, chunk, sizeof(chunk));
+    if(n < 0 && errno == EINTR)
+      continue;
+    if(n < 0) {
+      rc = bpi_err_set(err, BPE_IO, errno, "cannot read '%s'", path);
+      break;
+    }
+    if(!n)
+      break;
+    bpi_buf_add(&b, chunk, (size_t)n);
+  }
+  close(fd);
+  if(!rc) {
+    *len = b.len;
+    *out = buf_finish(&b);
+    if(!*out)
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "out of memory reading '%s'",
+                       path);
+  }
+  else
+    bpi_buf_cleanup(&b);
+  return rc;
+}
+
+static char *file_path(const struct bp_store *st, const char *key)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_buf_printf(&b, "%s/%s", strcmp(st->base, "/") ? st->base : "", key);
+  return buf_finish(&b);
+}
+
+static bp_code file_put(struct bp_store *st, const char *key,
+                        const void *data, size_t len, const char *src,
+                        const char *content_type,
+                        const char *content_encoding, struct bp_err *err)
+{
+  (void)content_type;
+  (void)content_encoding;
+  char *copy = NULL;
+  char *path = file_path(st, key);
+  bp_code rc;
+  if(!path)
+    return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
+  if(src) {
+    rc = read_raw(src, &copy, &len, false, err);
+    if(rc)
+      goto out;
+    data = copy;
+  }
+  char *slash = strrchr(path, '/');
+  *slash = '\0';
+  rc = bpi_file_mkdirs(path[0] ? path : "/", err);
+  *slash = '/';
+  if(!rc)
+    rc = bpi_file_write(path, data, len, false, err);
+out:
+  free(copy);
+  free(path);
+  return rc;
+}
+
+static bp_code file_get(struct bp_store *st, const char *key, char **data,
+                        size_t *len, struct bp_err *err)
+{
+  char *path = file_path(st, key);
+  if(!path)
+    return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
+  bp_code rc = read_raw(path, data, len, true, err);
+  if(rc == BPE_NOT_FOUND)
+    rc = bpi_err_set(err, BPE_NOT_FOUND, ENOENT, "no object '%.200s' in "
+                     "%.200s", key, st->url);
+  free(path);
+  return rc;
+}
+
+/* ------------------------------------------------------------ http */
+
+static bp_code http_open(struct bp_store *st, const struct bp_store_opts *o,
+                         struct bp_err *err)
+{
+  bp_code rc = check_base_url("store", o->url, err);
+  if(rc)
+    return rc;
+  st->base = dup_trimmed(o->url);
+  if(!st->base || !dup_opt(&st->bearer, o->bearer))
+    return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
+  return BP_OK;
+}
+
+/* One request to the object key: PUT (data or file) or GET. */
+static bp_code object_request(struct bp_store *st, const char *method,
+                              const char *key, const void *data, size_t len,
+                              const char *path, const char *content_type,
+                              const char *content_encoding,
+                              struct bp_http_resp *resp, struct bp_err *err)
+{
+  char *url = join_url(st->base, key);
+  if(!url)
+    return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
+  struct bp_http_req req = {
+    .method = method,
+    .url = url,
+    .content_type = content_type,
+    .content_encoding = content_encoding,
+    .bearer = st->bearer,
+    .body = data,   /* NULL for a GET or a file */
+    .body_len = data ? len : 0,
+    .body_file = path,
+  };
+  if(st->region) {
+    req.aws_region = st->region;
+    req.aws_key = st->aws_key;
+    req.aws_secret = st->aws_secret;
+    req.aws_session_token = st->aws_token;
+    req.bearer = NULL;
+  }
+  struct bp_err got = { 0 };
+  bp_code rc = bpi_http_send(&st->http, &req, resp, &got);
+  if(rc)
+    rc = http_error(st, method, key, resp, &got, err);
+  free(url);
+  return rc;
+}
+
+static bp_code net_put(struct bp_store *st, const char *key,
+                       const void *data, size_t len, const char *path,
+                       const char *content_type,
+                       const char *content_encoding, struct bp_err *err)
+{
+  struct bp_http_resp resp;
+  bpi_http_resp_init(&resp);
+  bp_code rc = object_request(st, "PUT", key, data, len, path, content_type,
+                              content_encoding, &resp, err);
+  bpi_http_resp_cleanup(&resp);
+  return rc;
+}
+
+static bp_code net_get(struct bp_store *st, const char *key, char **data,
+                       size_t *len, struct bp_err *err)
+{
+  struct bp_http_resp resp;
+  bpi_http_resp_init(&resp);
+  bp_code rc = object_request(st, "GET", key, NULL, 0, NULL, NULL, NULL,
+                              &resp, err);
+  if(!rc) {
+    *len = resp.body.len;
+    *data = buf_finish(&resp.body);   /* hands the memory over */
+    bpi_buf_init(&resp.body);
+    if(!*data)
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
+  }
+  bpi_http_resp_cleanup(&resp);
+  return rc;
+}
+
+/* ------------------------------------------------------------ s3 */
+
+static bool bucket_ok(const char *b, size_t n)
+{
+  if(n < 1 || n > 63)
+    return false;
+  for(size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)b[i];
+    if(!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_'))
+      return false;
+  }
+  return true;
+}
+
+static bp_code s3_open(struct bp_store *st, const struct bp_store_opts *o,
+                       struct bp_err *err)
+{
+  const char *bucket = o->url + strlen("s3://");
+  size_t bn = strcspn(bucket, "/");
+  if(!bucket_ok(bucket, bn))
+    return bpi_err_set(err, BPE_INVAL, 0, "store '%.200s': bad bucket name "
+                       "(s3://bucket/prefix)", o->url);
+  const char *prefix = bucket + bn;
+  while(*prefix == '/')
+    prefix++;
+  if(strpbrk(prefix, "?#"))
+    return bpi_err_set(err, BPE_INVAL, 0, "store '%.200s': no query or "
+                       "fragment allowed", o->url);
+  st->region = strdup(o->s3_region ? o->s3_region : "us-east-1");
+  if(!st->region)
+    return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
+  if(strpbrk(st->region, "/: \t\r\n") || !st->region[0])
+    return bpi_err_set(err, BPE_INVAL, 0, "bad S3 region '%.64s'",
+                       st->region);
+
+  struct bp_buf endpoint;
+  bpi_buf_init(&endpoint);
+  if(o->s3_endpoint) {
+    bp_code rc = check_base_url("S3 endpoint", o->s3_endpoint, err);
+    if(rc)
+      return rc;
+    char *e = dup_trimmed(o->s3_endpoint);
+    if(e)
+      bpi_buf_adds(&endpoint, e);
+    else
+      endpoint.failed = true;
+    free(e);
+  }
+  else
+    bpi_buf_printf(&endpoint, "https://s3.%s.amazonaws.com", st->region);
+  bpi_buf_addc(&endpoint, '\0');
+
+  /* the bucket's root: endpoint/bucket or scheme://bucket.host */
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  if(!bpi_buf_failed(&endpoint)) {
+    if(o->s3_path_style)
+      bpi_buf_printf(&b, "%s/%.*s", endpoint.data, (int)bn, bucket);
+    else {
+      const char *host = strstr(endpoint.data, "://") + 3;
+      bpi_buf_printf(&b, "%.*s%.*s.%s", (int)(host - endpoint.data),
+                     endpoint.data, (int)bn, bucket, host);
+    }
+  }
+  bpi_buf_cleanup(&endpoint);
+  /* the prefix: its segments are names, escaped like key parts */
+  while(*prefix) {
+    size_t n = strcspn(prefix, "/");
+    if(n) {
+      char seg[1024];
+      if(n >= sizeof(seg)) {
+        bpi_buf_cleanup(&b);
+        return bpi_err_set(err, BPE_INVAL, 0, "S3 prefix too long");
+      }
+      memcpy(seg, prefix, n);
+      seg[n] = '\0';
+      char *esc = bpi_http_escape(seg);
+      if(!esc)
+        b.failed = true;
+      else {
+        bpi_buf_addc(&b, '/');
+        bpi_buf_adds(&b, esc);
+      }
+      free(esc);
+    }
+    prefix += n;
+    while(*prefix == '/')
+      prefix++;
+  }
+  st->base = buf_finish(&b);
+  if(!st->base || !dup_opt(&st->aws_key, o->aws_key) ||
+     !dup_opt(&st->aws_secret, o->aws_secret) ||
+     !dup_opt(&st->aws_token, o->aws_session_token))
+    return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
+  if(!st->aws_key != !st->aws_secret)
+    return bpi_err_set(err, BPE_INVAL, 0, "store '%.200s': the AWS access "
+                       "key and secret key go together", o->url);
+  return BP_OK;
+}
+
+/* ------------------------------------------------------------ table */
+
+static const struct store_ops backends[] = {
+  { "file://", file_open, file_put, file_get },
+  { "s3://", s3_open, net_put, net_get },
+  { "http://", http_open, net_put, net_get },
+  { "https://", http_open, net_put, net_get },
+};
+
+static void secret_free(char *s)
+{
+  if(s) {
+    volatile char *p = s;
+    while(*p)
+      *p++ = '\0';
+  }
+  free(s);
+}
+
+void bpi_store_close(struct bp_store *st)
+{
+  if(!st)
+    return;
+  free(st->url);
+  free(st->public_url);
+  free(st->base);
+  secret_free(st->bearer);
+  free(st->region);
+  free(st->aws_key);
+  secret_free(st->aws_secret);
+  secret_free(st->aws_token);
+  free(st->ca_file);
+  free(st);
+}
+
+bp_code bpi_store_open(struct bp_store **out, const struct bp_store_opts *o,
+                       struct bp_err *err)
+{
+  *out = NULL;
+  if(!o || !o->url || !o->url[0])
+    return bpi_err_set(err, BPE_INVAL, 0, "no store URL");
+  const struct store_ops *ops = NULL;
+  for(size_t i = 0; i < BP_ARRAY_LEN(backends) && !ops; i++)
+    if(starts_with(o->url, backends[i].scheme))
+      ops = &backends[i];
+  if(!ops)
+    return bpi_err_set(err, BPE_INVAL, 0, "store '%.200s': unknown scheme "
+                       "(file://, s3://, http:// or https://)",
+                       strchr(o->url, '@') ? "(URL with credentials)" :
+                       o->url);
+  struct bp_store *st = calloc(1, sizeof(*st));
+  if(!st)
+    return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
+  st->ops = ops;
+  bp_code rc = ops->open(st, o, err);
+  if(!rc && o->public_url) {
+    rc = check_base_url("public URL", o->public_url, err);
+    if(rc && starts_with(o->public_url, "file:///")) {
+      bpi_err_clear(err);
+      rc = BP_OK;
+    }
+    if(!rc) {
+      st->public_url = dup_trimmed(o->public_url);
+      if(!st->public_url)
+        rc = bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
+    }
+  }
+  if(!rc && (!(st->url = strdup(o->url)) || !copy_http(st, o->http)))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
+  if(rc) {
+    bpi_store_close(st);
+    return rc;
+  }
+  *out = st;
+  return BP_OK;
+}
+
+const char *bpi_store_url(const struct bp_store *st)
+{
+  return st->url;
+}
+
+bp_code bpi_store_put(struct bp_store *st, const char *key, const void *data,
+                      size_t len, const char *content_type,
+                      const char *content_encoding, struct bp_err *err)
+{
+  bp_code rc = check_key(key, err);
+  if(rc)
+    return rc;
+  return st->ops->put(st, key, data ? data : "", data ? len : 0, NULL,
+                      content_type, content_encoding, err);
+}
+
+bp_code bpi_store_put_file(struct bp_store *st, const char *key,
+                           const char *path, const char *content_type,
+                           const char *content_encoding, struct bp_err *err)
+{
+  bp_code rc = check_key(key, err);
+  if(rc)
+    return rc;
+  return st->ops->put(st, key, NULL, 0, path, content_type,
+                      content_encoding, err);
+}
+
+bp_code bpi_store_get(struct bp_store *st, const char *key, char **data,
+                      size_t *len, struct bp_err *err)
+{
+  *data = NULL;
+  *len = 0;
+  bp_code rc = check_key(key, err);
+  if(rc)
+    return rc;
+  return st->ops->get(st, key, data, len, err);
+}
+
+char *bpi_store_public_url(const struct bp_store *st, const char *key)
+{
+  if(st->public_url)
+    return join_url(st->public_url, key);
+  if(st->ops->open == file_open) {
+    char *dir = dup_trimmed(st->url);
+    char *url = dir ? join_url(dir, key) : NULL;
+    free(dir);
+    return url;
+  }
+  return join_url(st->base, key);
+}

@@ -1,0 +1,191 @@
+#!/bin/sh
+# benchprof run stores its artifacts under
+# {project}/{branch}/{commit}/{testbed}/{benchmark}/{file}, then the
+# stored manifest (every artifact with the sha256 of the stored bytes),
+# then the branch's latest pointer, last; hostile branch, testbed and
+# benchmark names stay inside their key part; the same through an
+# http:// store (put_server.py, bearer token) and an s3:// store (s3rver
+# behind a SigV4-checking proxy).
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/publish_lib.sh"
+
+STORE_TOOL="$top_builddir/tests/unit/store_tool"
+HASH=0123456789abcdef0123456789abcdef01234567
+BENCH='../up/and "out"
+x'
+BRANCH='../../feature/x y'
+TESTBED='box/../../..'
+{
+  echo '#!/bin/sh'
+  echo "\"$WORKLOADS/split\" 0.1 >/dev/null"
+  echo 'python3 -c "import json,sys; json.dump({sys.argv[2]: {\"latency\": {\"value\": 5}}}, open(sys.argv[1], \"w\"))" "$1" "$2"'
+} >"$TMP/harness.sh"
+chmod +x "$TMP/harness.sh"
+opts="--project demo --retries 2 --timeout 5 --spool $TMP/spool"
+
+# layout KEYROOT_LISTING_CMD: the stored manifest's keys have six parts,
+# each decoding to its name, under the store's root
+layout() {
+  python3 - "$@" <<'PY'
+import json, os, sys, urllib.parse
+man_path, bench, branch, testbed, h = sys.argv[1:6]
+m = json.load(open(man_path))
+ident = m["publication"]["identity"]
+assert ident["branch"] == branch and ident["testbed"] == testbed, ident
+keys = [a["key"] for b in m["benchmarks"] for a in b["artifacts"]]
+assert len(keys) == 5, keys
+for k in keys:
+    parts = k.split("/")
+    assert len(parts) == 6, k
+    names = [urllib.parse.unquote(p) for p in parts]
+    assert names[:5] == ["demo", branch, h, testbed, bench], names
+    for p in parts:
+        assert p not in ("", ".", "..") and not any(ord(c) < 32 for c in p)
+assert m["results"][bench]["latency"]["value"] == 5, m["results"]
+PY
+}
+
+# 1. file:// store
+"$BENCHPROF" run -q -o "$TMP/out" --bmf "$TMP/h.json" --branch "$BRANCH" \
+  --testbed "$TESTBED" --hash $HASH --store "file://$TMP/store" $opts -- \
+  "$TMP/harness.sh" "$TMP/h.json" "$BENCH" 2>"$TMP/err1"
+check "file store: run exits 0" [ $? -eq 0 ]
+check "file store: delivered" python3 -c "
+import json, sys
+p = json.load(open('$TMP/out/manifest.json'))['publication']
+assert p['state'] == 'delivered', p" 
+man=$(find "$TMP/store" -name manifest.json | head -1)
+check "file store: one manifest" [ "$(find "$TMP/store" -name manifest.json | wc -l)" -eq 1 ]
+check "file store: keys keep each name in its part" \
+  layout "$man" "$BENCH" "$BRANCH" "$TESTBED" $HASH
+check "file store: artifacts match their sha256" store_ok "$TMP/store"
+check "file store: nothing outside the store" \
+  sh -c "[ -z \"\$(find '$TMP' -newer '$TMP/harness.sh' -type f | grep -v -e '^$TMP/store/' -e '^$TMP/out/' -e '^$TMP/h.json' -e '^$TMP/err1' -e '^$TMP/xdg')\" ]"
+check "file store: the latest pointer names this manifest" python3 - \
+  "$TMP/store" <<'PY'
+import json, os, sys
+root = sys.argv[1]
+ls = [os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs
+      if os.path.basename(d) == "latest"]
+assert len(ls) == 1, ls
+p = json.load(open(ls[0]))
+assert p["testbed"] == "box/../../.." and p["commit"] == p["hash"], p
+assert os.path.isfile(os.path.join(root, p["manifest"])), p
+assert p["manifest_url"].startswith("file://"), p
+PY
+
+# 2. http:// store: bearer token, the latest pointer is the last PUT
+mkdir -p "$TMP/http-root"
+python3 "$SERVERS/put_server.py" --root "$TMP/http-root" \
+  --port-file "$TMP/put.port" --token "$TOKEN" >"$TMP/put.log" 2>&1 &
+PIDS="$PIDS $!"
+port=$(wait_port "$TMP/put.port")
+BENCHPROF_STORE_TOKEN="$TOKEN" "$BENCHPROF" run -q -o "$TMP/out2" \
+  --bmf "$TMP/h.json" --branch main --testbed box --hash $HASH \
+  --store "http://127.0.0.1:$port/bucket" $opts -- \
+  "$TMP/harness.sh" "$TMP/h.json" simple 2>"$TMP/err2"
+check "http store: run exits 0" [ $? -eq 0 ]
+check "http store: artifacts, then manifest, then latest" python3 - \
+  "$TMP/put.log" <<'PY'
+import sys
+puts = [l.split()[1] for l in open(sys.argv[1]) if l.startswith("PUT ")]
+assert len(puts) == 7, puts
+assert puts[-1] == "/bucket/demo/main/latest/box.json", puts
+assert puts[-2].endswith("/box/manifest.json"), puts
+assert all("/simple/" in p for p in puts[:5]), puts
+PY
+check "http store: artifacts match their sha256" store_ok "$TMP/http-root/bucket"
+check "http store: the manifest points at http URLs" python3 - \
+  "$TMP/out2/manifest.json" "$port" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["publication"]
+assert p["manifest_url"] == ("http://127.0.0.1:%s/bucket/demo/main/%s/box/"
+                             "manifest.json" % (sys.argv[2], "0123456789abcdef0123456789abcdef01234567")), p
+PY
+BENCHPROF_STORE_TOKEN=wrong "$BENCHPROF" run -q -o "$TMP/out3" \
+  --bmf "$TMP/h.json" --branch main --testbed box --hash $HASH \
+  --store "http://127.0.0.1:$port/bucket" $opts -- \
+  "$TMP/harness.sh" "$TMP/h.json" simple 2>"$TMP/err3"
+check "http store, wrong token: the benchmark's status stays 0" [ $? -eq 0 ]
+check "http store, wrong token: spooled with the server's answer" \
+  grep -q "spooled.*401" "$TMP/err3"
+
+# 3. s3:// store: s3rver behind the SigV4-checking proxy, path style
+mkdir -p "$TMP/s3"
+s3rver --directory "$TMP/s3" --address 127.0.0.1 --port 0 \
+  --configure-bucket bkt --silent >"$TMP/s3rver.out" 2>&1 &
+PIDS="$PIDS $!"
+i=0
+while ! grep -q "listening on" "$TMP/s3rver.out" && [ $i -lt 100 ]; do
+  sleep 0.1; i=$((i + 1))
+done
+s3port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/s3rver.out")
+SECRET="S3RVER-secret-$TOKEN"
+python3 "$SERVERS/s3_sigv4_proxy.py" --upstream "$s3port" \
+  --port-file "$TMP/s3p.port" --key S3RVER --secret "$SECRET" \
+  >"$TMP/s3p.log" 2>&1 &
+PIDS="$PIDS $!"
+pport=$(wait_port "$TMP/s3p.port")
+export AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY="$SECRET"
+"$BENCHPROF" run -q -o "$TMP/out4" --bmf "$TMP/h.json" --branch "$BRANCH" \
+  --testbed box --hash $HASH --store "s3://bkt/pre" --s3-path-style \
+  --s3-endpoint "http://127.0.0.1:$pport" --s3-region us-east-1 $opts -- \
+  "$TMP/harness.sh" "$TMP/h.json" "$BENCH" 2>"$TMP/err4"
+check "s3 store: run exits 0" [ $? -eq 0 ]
+check "s3 store: delivered" grep -q '"delivered"' "$TMP/out4/manifest.json"
+check "s3 store: stored bytes match the manifest's sha256" python3 - \
+  "$STORE_TOOL" "$pport" <<'PY'
+import hashlib, json, subprocess, sys
+tool, port = sys.argv[1:]
+def get(key):
+    return subprocess.run([tool, "--endpoint", "http://127.0.0.1:" + port,
+                           "--path-style", "get", "s3://bkt/pre", key],
+                          check=True, capture_output=True).stdout
+h = "0123456789abcdef0123456789abcdef01234567"
+latest = json.loads(get("demo/..%2F..%2Ffeature%2Fx%20y/latest/box.json"))
+m = json.loads(get(latest["manifest"]))
+n = 0
+for b in m["benchmarks"]:
+    for a in b["artifacts"]:
+        data = get(a["key"])
+        assert hashlib.sha256(data).hexdigest() == a["sha256"], a
+        n += 1
+assert n == 5, n
+PY
+check "s3 store: the proxy saw only good signatures" \
+  sh -c "! grep -q ' 403' '$TMP/s3p.log'"
+# 4. benchmarks the harness marks (hooks.h): each its own profile
+# directory, stored under that directory's name
+"$BENCHPROF" run -q -o "$TMP/out5" --branch main --testbed box --hash $HASH \
+  --store "file://$TMP/store5" $opts -- "$WORKLOADS/hooks_harness" \
+  >/dev/null 2>"$TMP/err5"
+check "marked benchmarks: run exits 0" [ $? -eq 0 ]
+check "marked benchmarks: stored per profile directory" python3 - \
+  "$TMP/out5/manifest.json" <<'PY'
+import json, sys
+pub = json.load(open(sys.argv[1]))["publication"]
+m = json.load(open(pub["manifest_url"][len("file://"):]))
+dirs = {}
+for b in m["benchmarks"]:
+    for a in b["artifacts"]:
+        part = a["key"].split("/")[4]
+        dirs.setdefault(b["profile"], set()).add(part)
+for d, parts in dirs.items():
+    assert d != "." and parts == {d}, (d, parts)
+assert {"alpha", "beta", "gamma"} <= set(dirs), dirs
+PY
+check "marked benchmarks: artifacts match their sha256" store_ok "$TMP/store5"
+
+# 5. a store URL that cannot work: said at once, nothing spooled, the
+# status unchanged
+"$BENCHPROF" run -q -o "$TMP/out6" --bmf "$TMP/h.json" --branch main \
+  --testbed box --store "ftp://example/x" --project demo \
+  --spool "$TMP/spool6" -- "$TMP/harness.sh" "$TMP/h.json" b 2>"$TMP/err6"
+check "bad store URL: exit 0" [ $? -eq 0 ]
+check "bad store URL: said so" grep -q "ftp://example/x" "$TMP/err6"
+check "bad store URL: nothing spooled" [ -z "$(ls "$TMP/spool6" 2>/dev/null)" ]
+
+check "no secret in any output, run directory or spool" \
+  no_token "$TMP/err1" "$TMP/err2" "$TMP/err3" "$TMP/err4" "$TMP/out" \
+  "$TMP/out2" "$TMP/out3" "$TMP/out4" "$TMP/spool" "$TMP/store"
+finish

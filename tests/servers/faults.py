@@ -1,0 +1,131 @@
+"""Fault injection for the test servers (python3 stdlib only).
+
+Faults(spec) takes a comma list applied to successive requests, one item
+per request; once the list is used up every request is answered normally.
+
+  ok        answer normally
+  NNN       answer status NNN with the JSON body {"message": "injected NNN"}
+  429:S     answer 429 with "Retry-After: S" (and the JSON body)
+  hang:S    sleep S seconds (past the client's timeout), then answer normally
+  truncate  answer 200 with a Content-Length larger than the body sent, then
+            close the connection
+  drop      close the connection without answering
+
+Use it at the top of each do_X of a BaseHTTPRequestHandler:
+
+    if FAULTS.apply(self):
+        return
+
+apply() returns True when it answered (consumed) the request itself, and
+sets handler.fault to the item applied ("ok" for a normal request).
+faults.log lists (item, method, path) for every request apply() saw, the
+item being "ok" for normal ones; Faults(spec, on_fault=f) also calls
+f(item, method, path) for each injected fault as it starts (before a hang
+sleeps).  Safe with ThreadingHTTPServer.
+"""
+
+import json
+import threading
+import time
+
+
+def _parse_item(item):
+    item = item.strip()
+    if item in ("ok", "truncate", "drop"):
+        return (item, None)
+    if item.startswith("hang:") or item.startswith("429:"):
+        head, _, arg = item.partition(":")
+        try:
+            seconds = float(arg)
+        except ValueError:
+            raise ValueError("faults: bad seconds in %r" % item) from None
+        if seconds < 0:
+            raise ValueError("faults: negative seconds in %r" % item)
+        return (head, seconds)
+    if len(item) == 3 and item.isdigit() and 100 <= int(item) <= 599:
+        return ("status", int(item))
+    raise ValueError("faults: unknown item %r (ok, NNN, 429:S, hang:S, "
+                     "truncate, drop)" % item)
+
+
+class Faults:
+    def __init__(self, spec="", on_fault=None):
+        self._items = []
+        for raw in (spec or "").split(","):
+            if raw.strip():
+                self._items.append((raw.strip(), _parse_item(raw)))
+        self._next = 0
+        self._lock = threading.Lock()
+        self._on_fault = on_fault
+        self.log = []
+
+    def pending(self):
+        """How many items have not been applied yet."""
+        with self._lock:
+            return len(self._items) - self._next
+
+    def _take(self, method, path):
+        with self._lock:
+            if self._next < len(self._items):
+                text, item = self._items[self._next]
+                self._next += 1
+            else:
+                text, item = "ok", ("ok", None)
+            self.log.append((text, method, path))
+        if self._on_fault and text != "ok":
+            self._on_fault(text, method, path)
+        return text, item
+
+    @staticmethod
+    def _drain(handler):
+        """Read the request body so closing the socket does not reset it
+        before the client has read our answer."""
+        try:
+            length = int(handler.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = 0
+        while length > 0:
+            chunk = handler.rfile.read(min(length, 65536))
+            if not chunk:
+                break
+            length -= len(chunk)
+
+    @staticmethod
+    def _error(handler, status, retry_after=None):
+        body = json.dumps({"message": "injected %d" % status}).encode()
+        handler.send_response(status)
+        if retry_after is not None:
+            handler.send_header("Retry-After", "%g" % retry_after)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.send_header("Connection", "close")
+        handler.end_headers()
+        handler.wfile.write(body)
+        handler.close_connection = True
+
+    def apply(self, handler):
+        text, (kind, arg) = self._take(handler.command, handler.path)
+        handler.fault = text
+        if kind == "ok":
+            return False
+        if kind == "hang":
+            time.sleep(arg)
+            return False
+        self._drain(handler)
+        if kind == "status":
+            self._error(handler, arg)
+        elif kind == "429":
+            self._error(handler, 429, retry_after=arg)
+        elif kind == "truncate":
+            body = b'{"truncated": '
+            handler.send_response(200)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Length", str(len(body) + 1000))
+            handler.send_header("Connection", "close")
+            handler.end_headers()
+            handler.wfile.write(body)
+            handler.wfile.flush()
+            handler.close_connection = True
+        elif kind == "drop":
+            handler.close_connection = True
+        return True

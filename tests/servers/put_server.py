@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""A plain PUT/GET object server for the http(s):// store backend tests.
+
+  put_server.py --root DIR --port-file F [--token T] [--faults SPEC]
+                [--tls-cert PEM --tls-key PEM]
+
+Binds 127.0.0.1 on a free port and writes the port to F (atomically).
+PUT stores the body at the URL path (percent-decoded once; a '..' or '.'
+segment is refused) and keeps its Content-Type and Content-Encoding in
+DIR/.meta/<path>.json; GET answers the object with those headers and
+"Access-Control-Allow-Origin: *".  With --token, a PUT needs
+"Authorization: Bearer T" (401 otherwise).  --faults takes a faults.py
+spec.  Each request is logged to stdout as "METHOD PATH STATUS", each
+injected fault as "METHOD PATH fault ITEM" when it starts.  With
+--tls-cert and --tls-key it speaks HTTPS.
+"""
+
+import argparse
+import json
+import os
+import ssl
+import sys
+import threading
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from faults import Faults  # noqa: E402
+
+LOG_LOCK = threading.Lock()
+
+
+def log_line(text):
+    with LOG_LOCK:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "put_server"
+
+    def log_message(self, fmt, *args):  # quiet: we log our own lines
+        pass
+
+    def _object_path(self):
+        """The file for the request's path, or None when it is unsafe."""
+        raw = urllib.parse.urlsplit(self.path).path
+        segments = raw.split("/")[1:]
+        if not segments or segments == [""]:
+            return None, None
+        names = []
+        for seg in segments:
+            name = urllib.parse.unquote(seg, errors="strict")
+            if name in ("", ".", "..") or "/" in name or "\0" in name:
+                return None, None
+            names.append(name)
+        if names[0] == ".meta":
+            return None, None
+        rel = os.path.join(*names)
+        return (os.path.join(self.server.root, rel),
+                os.path.join(self.server.root, ".meta", rel + ".json"))
+
+    def _answer(self, status, body=b"", headers=None):
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+        log_line("%s %s %d" % (self.command, self.path, status))
+
+    def _error(self, status, message):
+        self._answer(status, json.dumps({"message": message}).encode(),
+                     {"Content-Type": "application/json"})
+
+    def _read_body(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        data = b""
+        while len(data) < length:
+            chunk = self.rfile.read(length - len(data))
+            if not chunk:
+                break
+            data += chunk
+        return data
+
+    def do_PUT(self):
+        if self.server.faults.apply(self):
+            return
+        body = self._read_body()
+        token = self.server.token
+        if token is not None and \
+           self.headers.get("Authorization") != "Bearer " + token:
+            self._error(401, "missing or wrong bearer token")
+            return
+        path, meta = self._object_path()
+        if path is None:
+            self._error(400, "bad object path")
+            return
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.makedirs(os.path.dirname(meta), exist_ok=True)
+        for target, data in ((path, body), (meta, json.dumps({
+                "content_type": self.headers.get("Content-Type"),
+                "content_encoding": self.headers.get("Content-Encoding"),
+        }).encode())):
+            tmp = target + ".tmp%d" % threading.get_ident()
+            with open(tmp, "wb") as f:
+                f.write(data)
+            os.replace(tmp, target)
+        self._answer(200)
+
+    def do_GET(self):
+        if self.server.faults.apply(self):
+            return
+        path, meta = self._object_path()
+        if path is None or not os.path.isfile(path):
+            self._error(404, "no such object")
+            return
+        with open(path, "rb") as f:
+            body = f.read()
+        headers = {"Access-Control-Allow-Origin": "*"}
+        try:
+            with open(meta) as f:
+                info = json.load(f)
+        except FileNotFoundError:
+            info = {}
+        headers["Content-Type"] = info.get("content_type") or \
+            "application/octet-stream"
+        if info.get("content_encoding"):
+            headers["Content-Encoding"] = info["content_encoding"]
+        self._answer(200, body, headers)
+
+    do_HEAD = do_GET
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # a client that gave up (timeout, hang fault) is no server error
+        if isinstance(sys.exc_info()[1], (BrokenPipeError,
+                                          ConnectionResetError,
+                                          ssl.SSLError)):
+            return
+        super().handle_error(request, client_address)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--token")
+    ap.add_argument("--faults", default="")
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
+    args = ap.parse_args()
+
+    server = Server(("127.0.0.1", 0), Handler)
+    server.root = os.path.abspath(args.root)
+    server.token = args.token
+    server.faults = Faults(args.faults, on_fault=lambda item, method, path:
+                           log_line("%s %s fault %s" % (method, path, item)))
+    os.makedirs(server.root, exist_ok=True)
+    if args.tls_cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.tls_cert, args.tls_key)
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    tmp = args.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % server.server_address[1])
+    os.replace(tmp, args.port_file)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

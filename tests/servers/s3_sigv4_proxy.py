@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""An AWS Signature V4 checking proxy in front of s3rver.
+
+  s3_sigv4_proxy.py --upstream PORT --port-file F --key ID --secret S
+                    [--faults SPEC]
+
+s3rver 3.x checks only the access key id of a V4 request, not its
+signature ("Signature version 4 calculation is unimplemented" in its
+authentication middleware), so this proxy does the checking the real S3
+does: it recomputes the signature of each request from the canonical
+request (method, path as sent, query, signed headers, payload hash) with
+the secret key, compares it, checks x-amz-content-sha256 against the body,
+and answers 403 SignatureDoesNotMatch (S3's XML error) when anything is
+off.  Good requests are forwarded to s3rver on 127.0.0.1:PORT unchanged
+(Host included, so virtual-host requests stay virtual-host).  Binds
+127.0.0.1 port 0, writes its port to F, logs "METHOD PATH STATUS" per
+request to stdout.
+"""
+
+import argparse
+import hashlib
+import hmac
+import http.client
+import os
+import sys
+import threading
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from faults import Faults  # noqa: E402
+
+LOG_LOCK = threading.Lock()
+
+
+def log_line(text):
+    with LOG_LOCK:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+
+def _hmac(key, msg):
+    return hmac.new(key, msg.encode(), hashlib.sha256).digest()
+
+
+def _canonical_query(query):
+    pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+    enc = [(urllib.parse.quote(k, safe="-_.~"),
+            urllib.parse.quote(v, safe="-_.~")) for k, v in pairs]
+    return "&".join("%s=%s" % kv for kv in sorted(enc))
+
+
+def check_signature(method, target, headers, body, keys):
+    """None when the request is correctly signed, else why not."""
+    auth = headers.get("Authorization") or ""
+    if not auth.startswith("AWS4-HMAC-SHA256 "):
+        return "not signed with AWS4-HMAC-SHA256"
+    parts = {}
+    for item in auth[len("AWS4-HMAC-SHA256 "):].split(","):
+        name, _, value = item.strip().partition("=")
+        parts[name] = value
+    try:
+        key_id, date, region, service, term = parts["Credential"].split("/")
+        signed = parts["SignedHeaders"].split(";")
+        given = parts["Signature"]
+    except (KeyError, ValueError):
+        return "malformed Authorization"
+    if key_id not in keys:
+        return "unknown access key id"
+    if term != "aws4_request" or service != "s3":
+        return "bad credential scope"
+    for required in ("host", "x-amz-date", "x-amz-content-sha256"):
+        if required not in signed:
+            return "%s is not signed" % required
+    payload = headers.get("x-amz-content-sha256") or ""
+    if payload != "UNSIGNED-PAYLOAD" and \
+       payload != hashlib.sha256(body).hexdigest():
+        return "x-amz-content-sha256 does not match the body"
+    amz_date = headers.get("x-amz-date") or ""
+    if not amz_date.startswith(date):
+        return "x-amz-date does not match the credential scope"
+    path, _, query = target.partition("?")
+    canon_headers = "".join(
+        "%s:%s\n" % (h, " ".join((headers.get(h) or "").split()))
+        for h in signed)
+    canonical = "\n".join([method, path, _canonical_query(query),
+                           canon_headers, ";".join(signed), payload])
+    scope = "/".join([date, region, service, term])
+    to_sign = "\n".join(["AWS4-HMAC-SHA256", amz_date, scope,
+                         hashlib.sha256(canonical.encode()).hexdigest()])
+    k = _hmac(("AWS4" + keys[key_id]).encode(), date)
+    for step in (region, service, term):
+        k = _hmac(k, step)
+    want = hmac.new(k, to_sign.encode(), hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(want, given):
+        return "signature mismatch"
+    return None
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def _answer(self, status, headers, body):
+        self.send_response(status)
+        for name, value in headers:
+            if name.lower() not in ("content-length", "connection",
+                                    "transfer-encoding", "date", "server"):
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+        log_line("%s %s %d" % (self.command, self.path, status))
+
+    def _handle(self):
+        consumed = self.server.faults.apply(self)
+        if consumed:
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        why = check_signature(self.command, self.path, self.headers, body,
+                              self.server.keys)
+        if why:
+            xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error>"
+                   "<Code>SignatureDoesNotMatch</Code><Message>The request "
+                   "signature we calculated does not match the signature "
+                   "you provided (%s).</Message></Error>" % why).encode()
+            self._answer(403, [("Content-Type", "application/xml")], xml)
+            return
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.upstream,
+                                          timeout=30)
+        fwd = {k: v for k, v in self.headers.items()
+               if k.lower() not in ("connection", "expect",
+                                    "transfer-encoding")}
+        fwd["Content-Length"] = str(len(body))
+        conn.request(self.command, self.path, body=body, headers=fwd)
+        resp = conn.getresponse()
+        data = resp.read()
+        conn.close()
+        self._answer(resp.status, resp.getheaders(), data)
+
+    do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = _handle
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (BrokenPipeError,
+                                          ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--upstream", type=int, required=True)
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--key", required=True)
+    ap.add_argument("--secret", required=True)
+    ap.add_argument("--faults", default="")
+    args = ap.parse_args()
+    server = Server(("127.0.0.1", 0), Handler)
+    server.upstream = args.upstream
+    server.keys = {args.key: args.secret}
+    server.faults = Faults(args.faults, on_fault=lambda item, method, path:
+                           log_line("%s %s fault %s" % (method, path, item)))
+    tmp = args.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % server.server_address[1])
+    os.replace(tmp, args.port_file)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+/* spool: a publication appears whole with copies of the named files and
+ * its publication.json, ids list oldest first, one lock holder at a time,
+ * part markers survive closing, removal empties the spool, paths that
+ * leave the run directory are refused and leave nothing behind. */
+#include "bp_setup.h"
+#include "spool.h"
+#include "fileio.h"
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+static char root[256];
+
+static void path(char *out, size_t len, const char *rel)
+{
+  snprintf(out, len, "%s/%s", root, rel);
+}
+
+static void put(const char *rel, const char *text)
+{
+  char p[512];
+  struct bp_err err = {0};
+  path(p, sizeof(p), rel);
+  CHECK_EQ_INT(bpi_file_write(p, text, strlen(text), false, &err), BP_OK);
+}
+
+static size_t entries(const char *dir)
+{
+  char cmd[600];
+  snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", dir);
+  FILE *f = popen(cmd, "r");
+  unsigned n = 0;
+  if(f && fscanf(f, "%u", &n) != 1)
+    n = 9999;
+  if(f)
+    pclose(f);
+  return n;
+}
+
+int main(void)
+{
+  char run[512], spool[512], p[600];
+  struct bp_err err = {0};
+  snprintf(root, sizeof(root), "%s/bp-spool.XXXXXX",
+           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if(!mkdtemp(root))
+    return 1;
+  path(run, sizeof(run), "run");
+  path(spool, sizeof(spool), "spool");
+  CHECK_EQ_INT(bpi_file_mkdirs(run, &err), BP_OK);
+  path(p, sizeof(p), "run/sub");
+  CHECK_EQ_INT(bpi_file_mkdirs(p, &err), BP_OK);
+  put("run/manifest.json", "{}");
+  put("run/sub/profile.folded", "a;b 1\n");
+
+  const char *files[] = {"manifest.json", "sub/profile.folded"};
+  char *id1 = NULL, *id2 = NULL;
+  CHECK_EQ_INT(bpi_spool_add(spool, run, files, 2, "{\"n\":1}", 7, &id1,
+                             &err), BP_OK);
+  CHECK_EQ_INT(bpi_spool_add(spool, run, files, 1, "{\"n\":2}", 7, &id2,
+                             &err), BP_OK);
+  char **ids;
+  size_t n;
+  CHECK_EQ_INT(bpi_spool_list(spool, &ids, &n, &err), BP_OK);
+  CHECK_EQ_INT(n, 2);
+  if(n == 2) {
+    CHECK_EQ_STR(ids[0], id1);  /* oldest first */
+    CHECK_EQ_STR(ids[1], id2);
+  }
+  bpi_spool_list_free(ids, n);
+
+  struct bp_spool_pub *a = NULL, *b = NULL;
+  CHECK_EQ_INT(bpi_spool_open(spool, id1, &a, &err), BP_OK);
+  CHECK(a != NULL);
+  CHECK_EQ_INT(bpi_spool_open(spool, id1, &b, &err), BP_OK);
+  CHECK(b == NULL);  /* locked by a */
+  if(a) {
+    char *f = bpi_spool_path(a, BP_SPOOL_FILES "/sub/profile.folded");
+    char *text = NULL;
+    CHECK_EQ_INT(bpi_file_read(f, &text, NULL, &err), BP_OK);
+    CHECK_EQ_STR(text, "a;b 1\n");
+    free(text);
+    free(f);
+    char *v = NULL;
+    CHECK(!bpi_spool_done(a, "report", &v));
+    CHECK_EQ_INT(bpi_spool_mark(a, "report", "uuid-1", &err), BP_OK);
+    CHECK_EQ_INT(bpi_spool_mark(a, "../x", "", &err), BPE_INVAL);
+    bpi_spool_close(a);
+    CHECK_EQ_INT(bpi_spool_open(spool, id1, &a, &err), BP_OK);
+    CHECK(a && bpi_spool_done(a, "report", &v));
+    CHECK_EQ_STR(v, "uuid-1");
+    free(v);
+    if(a)
+      CHECK_EQ_INT(bpi_spool_remove(a, &err), BP_OK);
+  }
+  CHECK_EQ_INT(bpi_spool_open(spool, id1, &a, &err), BP_OK);
+  CHECK(a == NULL);  /* gone */
+  CHECK_EQ_INT(bpi_spool_list(spool, &ids, &n, &err), BP_OK);
+  CHECK_EQ_INT(n, 1);
+  bpi_spool_list_free(ids, n);
+
+  /* a path out of the run directory: refused, nothing left behind */
+  const char *bad[] = {"manifest.json", "../escape"};
+  char *id3 = NULL;
+  err = (struct bp_err){0};
+  CHECK_EQ_INT(bpi_spool_add(spool, run, bad, 2, "{}", 2, &id3, &err),
+               BPE_INVAL);
+  CHECK(id3 == NULL);
+  CHECK(strstr(err.msg, "../escape") != NULL);
+  CHECK_EQ_INT(entries(spool), 1);
+  CHECK_EQ_INT(bpi_spool_open(spool, "../x", &a, &err), BPE_INVAL);
+
+  /* leftovers: an interrupted removal goes at once, an interrupted add
+   * only when it is old (another process may be adding right now) */
+  char trash[600], old_tmp[600], new_tmp[600];
+  snprintf(trash, sizeof(trash), "%s/.trash-x", spool);
+  snprintf(old_tmp, sizeof(old_tmp), "%s/.tmp-old", spool);
+  snprintf(new_tmp, sizeof(new_tmp), "%s/.tmp-new", spool);
+  CHECK_EQ_INT(bpi_file_mkdirs(trash, &err), BP_OK);
+  CHECK_EQ_INT(bpi_file_mkdirs(old_tmp, &err), BP_OK);
+  CHECK_EQ_INT(bpi_file_mkdirs(new_tmp, &err), BP_OK);
+  put("spool/.trash-x/f", "x");
+  struct timeval old[2] = {{1000000000, 0}, {1000000000, 0}};
+  CHECK(utimes(old_tmp, old) == 0);
+  CHECK_EQ_INT(bpi_spool_list(spool, &ids, &n, &err), BP_OK);
+  CHECK_EQ_INT(n, 1);
+  bpi_spool_list_free(ids, n);
+  CHECK(access(trash, F_OK) != 0);
+  CHECK(access(old_tmp, F_OK) != 0);
+  CHECK(access(new_tmp, F_OK) == 0);
+
+  free(id1);
+  free(id2);
+  char cmd[600];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+  if(system(cmd))
+    return 1;
+  return check_exit();
+}

@@ -1,0 +1,317 @@
+/* test_store: key parts (round trips, hostile names), content types,
+ * public URLs per backend, URL escaping, bad store URLs, and the file
+ * backend (put, get, overwrite, not found, bad keys) in a temporary
+ * directory. */
+#include "bp_setup.h"
+#include "store.h"
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Every byte of a key part is safe: no '/', no control character, no
+ * blank, and the part is no dot-segment. */
+static bool part_safe(const char *p)
+{
+  if(!p[0] || !strcmp(p, ".") || !strcmp(p, ".."))
+    return false;
+  for(const unsigned char *c = (const unsigned char *)p; *c; c++)
+    if(*c == '/' || *c <= ' ' || *c >= 0x7f)
+      return false;
+  return true;
+}
+
+static void round_trip(const char *name)
+{
+  char *part = bpi_store_key_part(name);
+  CHECK(part != NULL);
+  if(!part)
+    return;
+  CHECK(part_safe(part));
+  char *back = bpi_store_key_decode(part);
+  CHECK_EQ_STR(back, name);
+  free(back);
+  free(part);
+}
+
+static void test_key_parts(void)
+{
+  static const char *const names[] = {
+    "main", "feature/x", "..", ".", "", "a/b", "../etc/passwd", "a\nb",
+    "\x01\x1f\x7f", "100%", "%2F", "%", "%%41", "caf\xc3\xa9",
+    "\xe2\x98\x83 snow", "\xff\xfe", "x=1,y@z+w", "...", ".hidden",
+    "with space", "tab\there", "?query#frag", "back\\slash",
+  };
+  for(size_t i = 0; i < BP_ARRAY_LEN(names); i++)
+    round_trip(names[i]);
+
+  char *p = bpi_store_key_part("feature/x");
+  CHECK_EQ_STR(p, "feature%2Fx");
+  free(p);
+  p = bpi_store_key_part("..");
+  CHECK_EQ_STR(p, "%2E%2E");
+  free(p);
+  p = bpi_store_key_part(".");
+  CHECK_EQ_STR(p, "%2E");
+  free(p);
+  p = bpi_store_key_part("");
+  CHECK_EQ_STR(p, "%00");
+  free(p);
+  p = bpi_store_key_part("a.b-c_d+e=f,g@h");
+  CHECK_EQ_STR(p, "a.b-c_d+e=f,g@h");
+  free(p);
+  p = bpi_store_key_part("50%");
+  CHECK_EQ_STR(p, "50%25");
+  free(p);
+  p = bpi_store_key_part("caf\xc3\xa9");
+  CHECK_EQ_STR(p, "caf%C3%A9");
+  free(p);
+  /* "..." is a name, not a dot-segment */
+  p = bpi_store_key_part("...");
+  CHECK_EQ_STR(p, "...");
+  free(p);
+  /* two different names never give the same part */
+  char *a = bpi_store_key_part("a%2Fb");
+  char *b = bpi_store_key_part("a/b");
+  CHECK(a && b && strcmp(a, b) != 0);
+  free(a);
+  free(b);
+  /* decoding leaves malformed escapes alone */
+  p = bpi_store_key_decode("%zz%4");
+  CHECK_EQ_STR(p, "%zz%4");
+  free(p);
+}
+
+static void test_content_types(void)
+{
+  const char *t, *e;
+  bpi_store_content_type("profile.json.gz", &t, &e);
+  CHECK_EQ_STR(t, "application/json");
+  CHECK_EQ_STR(e, "gzip");
+  bpi_store_content_type("profile.pb.gz", &t, &e);
+  CHECK_EQ_STR(t, "application/octet-stream");
+  CHECK(e == NULL);
+  bpi_store_content_type("flame.svg", &t, &e);
+  CHECK_EQ_STR(t, "image/svg+xml");
+  CHECK(e == NULL);
+  bpi_store_content_type("manifest.json", &t, &e);
+  CHECK_EQ_STR(t, "application/json");
+  CHECK(e == NULL);
+  bpi_store_content_type("stacks.folded", &t, &e);
+  CHECK_EQ_STR(t, "text/plain; charset=utf-8");
+  CHECK(e == NULL);
+  bpi_store_content_type("json", &t, &e);
+  CHECK_EQ_STR(t, "text/plain; charset=utf-8");
+}
+
+static struct bp_store *open_store(const struct bp_store_opts *o)
+{
+  struct bp_err err = { .code = BP_OK };
+  struct bp_store *st = NULL;
+  bp_code rc = bpi_store_open(&st, o, &err);
+  if(rc)
+    fprintf(stderr, "open %s: %s\n", o->url, err.msg);
+  CHECK_EQ_INT(rc, BP_OK);
+  return st;
+}
+
+static void check_public(const struct bp_store_opts *o, const char *key,
+                         const char *want)
+{
+  struct bp_store *st = open_store(o);
+  if(!st)
+    return;
+  char *url = bpi_store_public_url(st, key);
+  CHECK_EQ_STR(url, want);
+  CHECK_EQ_STR(bpi_store_url(st), o->url);
+  free(url);
+  bpi_store_close(st);
+}
+
+static void test_public_urls(void)
+{
+  const char *key = "proj/feature%2Fx/abc/tb/bench/profile.json.gz";
+  const char *esc = "proj/feature%252Fx/abc/tb/bench/profile.json.gz";
+  char want[512];
+
+  struct bp_store_opts o = { .url = "https://store.example/ci/" };
+  snprintf(want, sizeof(want), "https://store.example/ci/%s", esc);
+  check_public(&o, key, want);
+
+  o.public_url = "https://cdn.example/p/";
+  snprintf(want, sizeof(want), "https://cdn.example/p/%s", esc);
+  check_public(&o, key, want);
+
+  struct bp_store_opts s3 = { .url = "s3://bkt/runs/a b" };
+  snprintf(want, sizeof(want),
+           "https://bkt.s3.us-east-1.amazonaws.com/runs/a%%20b/%s", esc);
+  check_public(&s3, key, want);
+  s3.s3_region = "eu-west-3";
+  s3.url = "s3://bkt";
+  snprintf(want, sizeof(want), "https://bkt.s3.eu-west-3.amazonaws.com/%s",
+           esc);
+  check_public(&s3, key, want);
+  s3.s3_endpoint = "http://127.0.0.1:4569/";
+  s3.s3_path_style = true;
+  snprintf(want, sizeof(want), "http://127.0.0.1:4569/bkt/%s", esc);
+  check_public(&s3, key, want);
+  s3.s3_path_style = false;
+  s3.s3_endpoint = "http://s3.localhost:4569";
+  snprintf(want, sizeof(want), "http://bkt.s3.localhost:4569/%s", esc);
+  check_public(&s3, key, want);
+
+  struct bp_store_opts f = { .url = "file:///srv/store/" };
+  snprintf(want, sizeof(want), "file:///srv/store/%s", esc);
+  check_public(&f, key, want);
+}
+
+static void check_bad_open(const struct bp_store_opts *o, bp_code want,
+                           const char *must_not_show)
+{
+  struct bp_err err = { .code = BP_OK };
+  struct bp_store *st = NULL;
+  CHECK_EQ_INT(bpi_store_open(&st, o, &err), want);
+  CHECK(st == NULL);
+  CHECK(err.msg[0] != '\0');
+  if(must_not_show)
+    CHECK(strstr(err.msg, must_not_show) == NULL);
+}
+
+static void test_bad_urls(void)
+{
+  struct bp_store_opts o = { .url = "ftp://host/x" };
+  check_bad_open(&o, BPE_INVAL, NULL);
+  o.url = "file://relative/dir";
+  check_bad_open(&o, BPE_INVAL, NULL);
+  o.url = "https://user:hunter2@host/x";
+  check_bad_open(&o, BPE_INVAL, "hunter2");
+  o.url = "https://host/x?sig=abc";
+  check_bad_open(&o, BPE_INVAL, NULL);
+  o.url = "s3://";
+  check_bad_open(&o, BPE_INVAL, NULL);
+  o.url = "s3://bad bucket/x";
+  check_bad_open(&o, BPE_INVAL, NULL);
+  o.url = "s3://bkt/x";
+  o.aws_key = "AKIDONLY";
+  check_bad_open(&o, BPE_INVAL, NULL);
+  o.aws_key = NULL;
+  o.s3_endpoint = "http://k:s3cr3t@127.0.0.1:1";
+  check_bad_open(&o, BPE_INVAL, "s3cr3t");
+  o.url = "";
+  check_bad_open(&o, BPE_INVAL, NULL);
+}
+
+static void test_file_backend(void)
+{
+  const char *tmp = getenv("TMPDIR");
+  char dir[200];
+  snprintf(dir, sizeof(dir), "%s/test_store.XXXXXX", tmp && tmp[0] ? tmp :
+           "/tmp");
+  CHECK(mkdtemp(dir) != NULL);
+  char url[300];
+  snprintf(url, sizeof(url), "file://%s/root", dir);
+  struct bp_store_opts o = { .url = url };
+  struct bp_store *st = open_store(&o);
+  if(!st)
+    return;
+  struct bp_err err = { .code = BP_OK };
+  char *data = NULL;
+  size_t len = 0;
+  const char *key = "p/feature%2Fx/c/tb/%2E%2E/out.json.gz";
+  static const char bytes[] = "\x1f\x8b\x08\0binary\0data";
+
+  CHECK_EQ_INT(bpi_store_get(st, key, &data, &len, &err), BPE_NOT_FOUND);
+  CHECK(strstr(err.msg, "no object") != NULL);
+  CHECK(data == NULL);
+  err.code = BP_OK;
+  err.msg[0] = '\0';
+
+  CHECK_EQ_INT(bpi_store_put(st, key, bytes, sizeof(bytes), "application/json",
+                             "gzip", &err), BP_OK);
+  CHECK_EQ_INT(bpi_store_get(st, key, &data, &len, &err), BP_OK);
+  CHECK_EQ_INT(len, sizeof(bytes));
+  /* raw, not gunzipped */
+  CHECK(data && !memcmp(data, bytes, sizeof(bytes)));
+  free(data);
+
+  /* the part "%2E%2E" is a directory of that name, inside the root */
+  char path[600];
+  snprintf(path, sizeof(path), "%s/root/p/feature%%2Fx/c/tb/%%2E%%2E/"
+           "out.json.gz", dir);
+  struct stat sb;
+  CHECK(stat(path, &sb) == 0 && sb.st_size == (off_t)sizeof(bytes));
+
+  /* overwrite */
+  CHECK_EQ_INT(bpi_store_put(st, key, "second", 6, "text/plain", NULL, &err),
+               BP_OK);
+  CHECK_EQ_INT(bpi_store_get(st, key, &data, &len, &err), BP_OK);
+  CHECK_EQ_INT(len, 6);
+  CHECK(data && !strcmp(data, "second"));
+  free(data);
+
+  /* from a file */
+  char src[400];
+  snprintf(src, sizeof(src), "%s/src.bin", dir);
+  FILE *f = fopen(src, "wb");
+  CHECK(f != NULL);
+  if(f) {
+    fwrite(bytes, 1, sizeof(bytes), f);
+    fclose(f);
+  }
+  CHECK_EQ_INT(bpi_store_put_file(st, "p/latest/tb.json", src,
+                                  "application/json", NULL, &err), BP_OK);
+  CHECK_EQ_INT(bpi_store_get(st, "p/latest/tb.json", &data, &len, &err),
+               BP_OK);
+  CHECK_EQ_INT(len, sizeof(bytes));
+  CHECK(data && !memcmp(data, bytes, sizeof(bytes)));
+  free(data);
+  snprintf(src, sizeof(src), "%s/missing", dir);
+  CHECK_EQ_INT(bpi_store_put_file(st, "p/x", src, "text/plain", NULL, &err),
+               BPE_IO);
+  err.code = BP_OK;
+  err.msg[0] = '\0';
+
+  /* keys that would leave the root, or that were never encoded */
+  static const char *const bad[] = {
+    "../x", "a/../x", "a/./x", "/abs", "a//b", "a/", "", "a/b c",
+    "a/\x01", "a/b\\c",
+  };
+  for(size_t i = 0; i < BP_ARRAY_LEN(bad); i++) {
+    CHECK_EQ_INT(bpi_store_put(st, bad[i], "x", 1, "text/plain", NULL, &err),
+                 BPE_INVAL);
+    err.code = BP_OK;
+    err.msg[0] = '\0';
+    CHECK_EQ_INT(bpi_store_get(st, bad[i], &data, &len, &err), BPE_INVAL);
+    err.code = BP_OK;
+    err.msg[0] = '\0';
+  }
+  bpi_store_close(st);
+
+  char cmd[300];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+}
+
+static void test_escape(void)
+{
+  char *e = bpi_http_escape("a b/%~-._\xc3\xa9");
+  CHECK_EQ_STR(e, "a%20b%2F%25~-._%C3%A9");
+  free(e);
+  e = bpi_http_escape("");
+  CHECK_EQ_STR(e, "");
+  free(e);
+}
+
+int main(void)
+{
+  test_key_parts();
+  test_content_types();
+  test_public_urls();
+  test_bad_urls();
+  test_file_backend();
+  test_escape();
+  return check_exit();
+}
