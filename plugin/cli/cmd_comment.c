@@ -161,15 +161,9 @@ static bp_code append_summary(const char *file, const char *md, size_t len,
 static int post(struct comment_args *a, const char *md)
 {
   struct bp_err err = {0};
-  struct bp_http_opts http = {.retries = 4, .backoff_ms = 500};
+  struct bp_http_opts http;
   struct bp_comment_posted res = {.id = NULL};
-  if(!bpi_http_send) {
-    bp_msg_error("this benchprof was built without its HTTP client; the "
-                 "comment stays in %s", a->markdown);
-    return BP_EXIT_ERROR;
-  }
-  if(bpi_http_opts_default)
-    bpi_http_opts_default(&http);
+  bpi_http_opts_default(&http);
   if(a->verbose) {
     http.debug = debug_line;
     http.debug_ctx = NULL;
