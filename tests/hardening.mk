@@ -86,3 +86,23 @@ fuzz: $(fuzz_programs)
 	    found/$$n $(abs_srcdir)/tests/fuzz/corpus/$$n) || exit 1; \
 	done
 .PHONY: fuzz
+
+# ---------------------------------------------------------------- faults
+#   fault_*.sh      real processes: full rings at exit, 500 forks, a binary
+#                   deleted or replaced, disk full, read-only output,
+#                   SIGTERM and SIGKILL of benchprof, leaks under ASan,
+#                   time that runs backwards; hostile names through every
+#                   artifact (docs/reliability.md has the matrix)
+#   forks           workload: N short children, one after another
+#   hostile         workload: payload names for benchmarks, threads,
+#                   JIT functions and a BMF file
+#   test_timeline   unit: samples whose times go backwards
+check_PROGRAMS += tests/workloads/forks tests/workloads/hostile
+tests_workloads_forks_SOURCES = tests/workloads/forks.c \
+  tests/workloads/workload.h
+tests_workloads_forks_CFLAGS = $(workload_cflags)
+tests_workloads_forks_LDFLAGS = $(workload_ldflags)
+tests_workloads_hostile_SOURCES = tests/workloads/hostile.c
+tests_workloads_hostile_CPPFLAGS = -I$(top_srcdir)/plugin/include
+tests_workloads_hostile_CFLAGS = $(workload_cflags) -pthread
+tests_workloads_hostile_LDFLAGS = $(workload_ldflags) -pthread
