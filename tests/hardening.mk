@@ -106,3 +106,16 @@ tests_workloads_hostile_SOURCES = tests/workloads/hostile.c
 tests_workloads_hostile_CPPFLAGS = -I$(top_srcdir)/plugin/include
 tests_workloads_hostile_CFLAGS = $(workload_cflags) -pthread
 tests_workloads_hostile_LDFLAGS = $(workload_ldflags) -pthread
+check_PROGRAMS += tests/unit/test_fault_clock
+TESTS += tests/unit/test_fault_clock tests/integration/fault_rings_full.sh \
+  tests/integration/fault_forks.sh tests/integration/fault_binary_gone.sh \
+  tests/integration/fault_disk.sh tests/integration/fault_signals.sh \
+  tests/integration/fault_leaks.sh tests/integration/fault_hostile_names.sh
+EXTRA_DIST += tests/integration/fault_rings_full.sh \
+  tests/integration/fault_forks.sh tests/integration/fault_binary_gone.sh \
+  tests/integration/fault_disk.sh tests/integration/fault_signals.sh \
+  tests/integration/fault_leaks.sh tests/integration/fault_hostile_names.sh
+tests_unit_test_fault_clock_SOURCES = tests/unit/test_fault_clock.c
+tests_unit_test_fault_clock_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_fault_clock_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_fault_clock_LDADD = $(unit_ldadd)
