@@ -38,7 +38,7 @@ fuzz_lib_sources = plugin/lib/err.c plugin/lib/buf.c plugin/lib/hash.c \
 fuzz_headers = $(srcdir)/tests/fuzz/fuzz.h $(srcdir)/tests/fuzz/fuzz_report.h
 check_SCRIPTS = $(fuzz_programs)
 TESTS += tests/integration/fuzz_smoke.sh
-EXTRA_DIST += tests/integration/fuzz_smoke.sh tests/fuzz
+EXTRA_DIST += tests/integration/fuzz_smoke.sh tests/fuzz docs/reliability.md
 CLEANFILES += $(fuzz_programs) tests/fuzz/libfuzz.a
 
 # When clang is missing nothing is built, and fuzz_smoke.sh fails saying so.
