@@ -208,6 +208,12 @@ static void parse_mmap(const struct bp_rec_layout *lay, struct cursor *c,
       m->build_id_size = ids[0] <= 20 ? ids[0] : 20;
       memcpy(m->build_id, ids + 4, m->build_id_size);
     }
+    else if(ids) {
+      memcpy(&m->maj, ids, 4);
+      memcpy(&m->min, ids + 4, 4);
+      memcpy(&m->ino, ids + 8, 8);
+      m->has_ino = true;
+    }
     uint32_t flags;
     take_u32_pair(c, &m->prot, &flags);
   }

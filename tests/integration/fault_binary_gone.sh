@@ -15,7 +15,7 @@ run_victim() {
   mkdir -p "$TMP/$name"
   cp "$WORKLOADS/threads" "$TMP/$name/victim"
   "$BENCHPROF" record -q -g fp --no-counters -o "$TMP/$name/out" -- \
-    "$TMP/$name/victim" 0.4 >/dev/null 2>"$TMP/$name/stderr" &
+    "$TMP/$name/victim" 1.0 >/dev/null 2>"$TMP/$name/stderr" &
   bp=$!
   i=0
   until target=$(pgrep -P $bp | head -n 1) && [ -n "$target" ] &&
@@ -29,12 +29,18 @@ run_victim() {
     replace) cp "$WORKLOADS/forks" "$TMP/$name/new" &&
              mv -f "$TMP/$name/new" "$TMP/$name/victim" ;;
   esac
+  check "$name: it happened while the program ran" \
+    grep -q victim "/proc/$target/cmdline"
   wait $bp
   rc=$?
   check "$name: benchprof exits 0 (got $rc)" [ "$rc" -eq 0 ]
   check "$name: every artifact is valid" env PYTHONPATH="$top_srcdir/tests" \
     python3 "$top_srcdir/tests/artifacts.py" validate "$TMP/$name/out"
-  nm "$WORKLOADS/threads" | awk '{ print $NF }' >"$TMP/$name/names"
+  # its symbols, and the PLT stubs of the functions it imports
+  { nm "$WORKLOADS/threads" | awk '{ print $NF }'
+    nm -D --undefined-only "$WORKLOADS/threads" |
+      awk '{ sub(/@.*/, "", $NF); print $NF "@plt" }'
+  } >"$TMP/$name/names"
   check "$name: frames of the victim are its names or 0xADDR (in victim)" \
     env PYTHONPATH="$top_srcdir/tests" python3 - "$TMP/$name" <<'PY'
 import os, re, sys
