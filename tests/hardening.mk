@@ -111,7 +111,7 @@ TESTS += tests/unit/test_fault_clock tests/integration/fault_rings_full.sh \
   tests/integration/fault_forks.sh tests/integration/fault_binary_gone.sh \
   tests/integration/fault_disk.sh tests/integration/fault_signals.sh \
   tests/integration/fault_leaks.sh tests/integration/fault_hostile_names.sh
-EXTRA_DIST += tests/integration/fault_rings_full.sh \
+EXTRA_DIST += tests/fault_lib.sh tests/integration/fault_rings_full.sh \
   tests/integration/fault_forks.sh tests/integration/fault_binary_gone.sh \
   tests/integration/fault_disk.sh tests/integration/fault_signals.sh \
   tests/integration/fault_leaks.sh tests/integration/fault_hostile_names.sh

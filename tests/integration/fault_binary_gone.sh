@@ -6,6 +6,7 @@
 # function names or is shown as "0xADDR (in victim)": never a name from
 # the replacement (the build id the kernel reported no longer matches).
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/fault_lib.sh"
 
 # run_victim NAME WHAT: profile a copy of the threads workload and, once it
 # runs, apply WHAT to the copy
@@ -15,13 +16,15 @@ run_victim() {
   mkdir -p "$TMP/$name"
   cp "$WORKLOADS/threads" "$TMP/$name/victim"
   "$BENCHPROF" record -q -g fp --no-counters -o "$TMP/$name/out" -- \
-    "$TMP/$name/victim" 1.0 >/dev/null 2>"$TMP/$name/stderr" &
+    sh -c "$PIDFILE_EXEC" "$TMP/$name/pid" "$TMP/$name/victim" 1.0 \
+    >/dev/null 2>"$TMP/$name/stderr" &
   bp=$!
-  i=0
-  until target=$(pgrep -P $bp | head -n 1) && [ -n "$target" ] &&
-        readlink "/proc/$target/exe" | grep -q victim; do
-    i=$((i + 1))
-    [ $i -gt 400 ] && break
+  wait_file "$TMP/$name/pid" $bp
+  target=$(cat "$TMP/$name/pid")
+  n=0
+  until readlink "/proc/$target/exe" | grep -q victim; do
+    n=$((n + 1))
+    [ $n -gt 1200 ] && break
     sleep 0.02
   done
   case $what in

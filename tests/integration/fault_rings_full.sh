@@ -6,27 +6,27 @@
 # benchprof must still read what is there, count what the kernel dropped,
 # reap the command and write every artifact whole.
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/fault_lib.sh"
 
 "$BENCHPROF" record -m 1 -F 10000 -o "$TMP/out" -- \
-  "$WORKLOADS/threads" 0.3 >/dev/null 2>"$TMP/stderr" &
+  sh -c "$PIDFILE_EXEC" "$TMP/pid" "$WORKLOADS/threads" 0.3 \
+  >/dev/null 2>"$TMP/stderr" &
 bp=$!
-i=0
-while [ -z "$(pgrep -P $bp)" ] && [ $i -lt 200 ]; do
-  sleep 0.05
-  i=$((i + 1))
-done
-target=$(pgrep -P $bp | head -n 1)
-kill -STOP $bp
-# the command runs on alone; wait until it is a zombie (exited, unreaped)
-i=0
-while [ $i -lt 400 ]; do
-  state=$(sed 's/.*) \(.\).*/\1/' "/proc/$target/stat" 2>/dev/null)
-  [ "$state" = Z ] && break
-  sleep 0.05
-  i=$((i + 1))
-done
+state=
+if wait_file "$TMP/pid" $bp; then
+  target=$(cat "$TMP/pid")
+  kill -STOP $bp
+  # the command runs on alone; wait until it is a zombie (exited, unreaped)
+  n=0
+  while [ $n -lt 1200 ]; do
+    state=$(state_of "$target")
+    [ "$state" = Z ] && break
+    sleep 0.05
+    n=$((n + 1))
+  done
+  kill -CONT $bp
+fi
 check "the command exited while benchprof was stopped" [ "$state" = Z ]
-kill -CONT $bp
 wait $bp
 rc=$?
 check "benchprof exits with the command's status 0 (got $rc)" [ "$rc" -eq 0 ]

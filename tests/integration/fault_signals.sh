@@ -8,6 +8,7 @@
 #    command was started with PR_SET_PDEATHSIG(SIGKILL) and dies with
 #    benchprof instead of running on; nothing half-written is left.
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/fault_lib.sh"
 
 # wait_for WHAT COMMAND...: poll COMMAND (up to 20 s), fail if never true
 wait_for() {
@@ -25,13 +26,6 @@ wait_for() {
   return 0
 }
 
-# the command benchprof started (its only child)
-child_of() {
-  pgrep -P "$1" | head -n 1
-}
-has_child() {
-  [ -n "$(child_of "$1")" ]
-}
 gone() {
   ! kill -0 "$1" 2>/dev/null
 }
@@ -62,10 +56,11 @@ check "benchprof exits with the command's status 3 (got $rc)" [ "$rc" -eq 3 ]
 check "the profile is written and valid" valid "$TMP/term1"
 
 # 2. SIGTERM to a command that dies of it
-"$BENCHPROF" record -q -o "$TMP/term2" -- "$WORKLOADS/threads" 30 \
+"$BENCHPROF" record -q -o "$TMP/term2" -- \
+  sh -c "$PIDFILE_EXEC" "$TMP/pid2" "$WORKLOADS/threads" 30 \
   >/dev/null 2>"$TMP/err2" &
 bp=$!
-wait_for "the command starts" has_child $bp
+check "the command starts" wait_file "$TMP/pid2" $bp
 sleep 0.3
 kill -TERM $bp
 wait $bp
@@ -77,11 +72,12 @@ check "no temporary file is left" \
   [ -z "$(find "$TMP/term2" -name '*.tmp*' -o -name '.*' -type f)" ]
 
 # 3. SIGKILL: the command must not outlive benchprof
-"$BENCHPROF" record -q -o "$TMP/kill" -- "$WORKLOADS/threads" 30 \
+"$BENCHPROF" record -q -o "$TMP/kill" -- \
+  sh -c "$PIDFILE_EXEC" "$TMP/pid3" "$WORKLOADS/threads" 30 \
   >/dev/null 2>"$TMP/err3" &
 bp=$!
-wait_for "the command starts" has_child $bp
-target=$(child_of $bp)
+check "the command starts" wait_file "$TMP/pid3" $bp
+target=$(cat "$TMP/pid3")
 sleep 0.3
 kill -KILL $bp
 wait $bp 2>/dev/null
