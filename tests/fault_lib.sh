@@ -5,6 +5,7 @@
 
 # sh -c "$PIDFILE_EXEC" FILE CMD ARGS...: write the shell's pid to FILE,
 # then exec CMD there (same pid)
+# shellcheck disable=SC2016,SC2034 # expanded by that sh; used by the tests
 PIDFILE_EXEC='echo $$ >"$0.tmp" && mv "$0.tmp" "$0" && exec "$@"'
 
 # wait_file FILE PID: wait until FILE exists while PID lives (60 s at

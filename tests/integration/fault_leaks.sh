@@ -18,6 +18,8 @@ int main(void)
   return 0;
 }
 C
+# $CC is unquoted: it may carry flags
+# shellcheck disable=SC2086
 if ldd "$BENCHPROF" | grep -q libasan; then
   mode="ASan's LeakSanitizer"
   check "build the leaker with ASan" $CC -g -fsanitize=address \
