@@ -15,10 +15,13 @@
 #   fuzz_jitmap     perf-PID.map and kallsyms text -> symbols.c
 #   fuzz_bmf        BMF JSON -> report.c, BMF out and back
 #   fuzz_gbench     Google Benchmark JSON -> report.c, BMF out and back
-#   fuzz_smoke.sh   the above, briefly, in make check
+#   fuzz_smoke.sh   every tests/fuzz/fuzz_*.c, briefly, in make check
+#                   (FUZZ_SMOKE_SECONDS in the environment, default 1)
+# A new target: tests/fuzz/fuzz_NAME.c, corpus/NAME/, its name in
+# fuzz_names and fuzz_programs, a rule below, its library sources in
+# fuzz_lib_sources.
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
-FUZZ_SMOKE_SECONDS = 2
 fuzz_names = records converter symbols jitmap bmf gbench
 fuzz_programs = tests/fuzz/fuzz_records tests/fuzz/fuzz_converter \
   tests/fuzz/fuzz_symbols tests/fuzz/fuzz_jitmap tests/fuzz/fuzz_bmf \
