@@ -168,6 +168,12 @@ static void parse_sample(const struct bp_rec_layout *lay, struct cursor *c,
     uint32_t size;
     memcpy(&size, c->left >= 4 ? c->p : (const unsigned char *)"\0\0\0\0",
            4);
+    /* the kernel pads raw data so that what follows stays 8-aligned: the
+     * register and callchain arrays are read in place as uint64_t */
+    if((4 + (uint64_t)size) % 8) {
+      c->bad = true;
+      return;
+    }
     take_bytes(c, 4 + (uint64_t)size);
   }
   if(t & PERF_SAMPLE_BRANCH_STACK) {
