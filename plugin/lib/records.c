@@ -168,6 +168,12 @@ static void parse_sample(const struct bp_rec_layout *lay, struct cursor *c,
     uint32_t size;
     memcpy(&size, c->left >= 4 ? c->p : (const unsigned char *)"\0\0\0\0",
            4);
+    /* the kernel pads raw data so that what follows stays 8-aligned: the
+     * register and callchain arrays are read in place as uint64_t */
+    if((4 + (uint64_t)size) % 8) {
+      c->bad = true;
+      return;
+    }
     take_bytes(c, 4 + (uint64_t)size);
   }
   if(t & PERF_SAMPLE_BRANCH_STACK) {
@@ -207,6 +213,12 @@ static void parse_mmap(const struct bp_rec_layout *lay, struct cursor *c,
     if(ids && (r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
       m->build_id_size = ids[0] <= 20 ? ids[0] : 20;
       memcpy(m->build_id, ids + 4, m->build_id_size);
+    }
+    else if(ids) {
+      memcpy(&m->maj, ids, 4);
+      memcpy(&m->min, ids + 4, 4);
+      memcpy(&m->ino, ids + 8, 8);
+      m->has_ino = true;
     }
     uint32_t flags;
     take_u32_pair(c, &m->prot, &flags);

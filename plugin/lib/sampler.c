@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -169,10 +170,19 @@ static void note_orig_signals(void)
 }
 
 static void child_wait_and_exec(int go_rd, int err_wr, int out_wr,
-                                char *const *argv, char *const *envp)
+                                char *const *argv, char *const *envp,
+                                pid_t parent)
 {
   char go;
   ssize_t n;
+  /* benchprof killed outright (SIGKILL, the OOM killer: nothing of ours
+   * runs to pass a signal on) must not leave the command running on the
+   * runner for ever: the kernel kills it when benchprof dies.  It survives
+   * exec (except of set-user-ID programs), the command's own children do
+   * not inherit it, and a command whose benchprof is alive never sees it
+   * fire.  getppid() catches a benchprof that died before the prctl. */
+  if(prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+    _exit(127);
   if(orig_pipe_ign >= 0)
     signal(SIGPIPE, orig_pipe_ign ? SIG_IGN : SIG_DFL);
   if(orig_chld_ign >= 0)
@@ -251,6 +261,7 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
     goto fail;
   }
   note_orig_signals();
+  pid_t self = getpid();
   s->pid = fork();
   if(s->pid < 0) {
     bpi_err_set(err, BPE_SYS, errno, "fork");
@@ -261,7 +272,7 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
     close(ex[0]);
     if(so[0] >= 0)
       close(so[0]);
-    child_wait_and_exec(go[0], ex[1], so[1], o->argv, envp);
+    child_wait_and_exec(go[0], ex[1], so[1], o->argv, envp, self);
   }
   free(envp);
   envp = NULL;
