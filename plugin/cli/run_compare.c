@@ -92,12 +92,18 @@ static char *find_base(struct run_cmp *r, struct bp_buf *why)
   else
     bpi_buf_adds(why, "the base commit is unknown; ");
   if(rc) {
+    err = (struct bp_err){0};
     rc = bpi_compare_locate(r->st, id->project, id->base_branch, NULL,
                             id->testbed, &key, &err);
     if(rc)
       bpi_buf_adds(why, err.msg);
+    else if(id->base_hash)
+      bp_msg_note("compare: the base commit %.12s has no run; comparing "
+                  "with %s's latest instead", id->base_hash,
+                  id->base_branch);
   }
   if(!rc) {
+    err = (struct bp_err){0};
     dir = side_dir(r, "base");
     rc = dir ? bpi_compare_fetch(r->st, key, dir, &err) : BPE_NOMEM;
     if(rc) {

@@ -1065,6 +1065,18 @@ static char *store_key(const char *const *parts, size_t n)
   return k.data;
 }
 
+/* bpi_store_get, except that "not found" is left for the caller to
+ * explain (err untouched then). */
+static bp_code store_get(struct bp_store *st, const char *key, char **data,
+                         size_t *len, struct bp_err *err)
+{
+  struct bp_err got = {0};
+  bp_code rc = bpi_store_get(st, key, data, len, &got);
+  if(rc && rc != BPE_NOT_FOUND)
+    bpi_err_set(err, rc, got.sys_errno, "%s", got.msg);
+  return rc;
+}
+
 /* The branch's latest pointer -> the key of its manifest. */
 static bp_code latest_manifest(struct bp_store *st, const char *project,
                                const char *branch, const char *testbed,
@@ -1077,7 +1089,7 @@ static bp_code latest_manifest(struct bp_store *st, const char *project,
   char *pkey = bpi_buf_failed(&file) ? NULL : store_key(parts, 4);
   char *text = NULL;
   size_t len = 0;
-  bp_code rc = pkey ? bpi_store_get(st, pkey, &text, &len, err)
+  bp_code rc = pkey ? store_get(st, pkey, &text, &len, err)
                     : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
   if(rc == BPE_NOT_FOUND)
     rc = bpi_err_set(err, rc, 0, "branch '%s' has no run on testbed '%s' "
@@ -1109,7 +1121,7 @@ bp_code bpi_compare_locate(struct bp_store *st, const char *project,
   char *k = store_key(parts, BP_ARRAY_LEN(parts));
   char *text = NULL;
   size_t len = 0;
-  bp_code rc = k ? bpi_store_get(st, k, &text, &len, err)
+  bp_code rc = k ? store_get(st, k, &text, &len, err)
                  : bpi_err_set(err, BPE_NOMEM, 0, "manifest key");
   free(text);
   if(rc == BPE_NOT_FOUND)
