@@ -275,6 +275,18 @@ int cmd_compare(int argc, char **argv)
   int status = parse_args(argc, argv, &a);
   if(status >= 0)
     return status;
+  /* a malformed reference is a bad command line, found before any fetch */
+  const char *args[] = {a.base, a.head};
+  for(size_t i = 0; i < 2; i++) {
+    struct bp_cmp_ref ref;
+    if(is_dir(args[i]) || !strchr(args[i], '@'))
+      continue;
+    if(bpi_compare_parse_ref(args[i], &ref, &err)) {
+      bp_msg_err(&err, err.code);
+      return BP_EXIT_USAGE;
+    }
+    bpi_compare_ref_cleanup(&ref);
+  }
   struct sides s = {.st = NULL};
   char *base = side(&a, &s, a.base, "base");
   char *head = base ? side(&a, &s, a.head, "head") : NULL;

@@ -256,7 +256,7 @@ static void say(const struct bp_cmp *c, const struct run_cmp *r)
                 top ? top->name : "-");
   }
   bp_msg_note("compare: %s/comment.md (post it with 'benchprof comment "
-              "%s/comment.md')", r->out.data, r->out.data);
+              "--markdown %s/comment.md')", r->out.data, r->out.data);
 }
 
 static bp_code compare(struct run_cmp *r, struct bp_err *err)
