@@ -34,7 +34,8 @@ struct run_cmp {
   struct bp_buf out;        /* dir/compare */
   struct bp_ident id;
   struct bp_store *st;
-  char *base_branch, *base_hash;  /* the base actually found */
+  char *base_branch;        /* the base found */
+  char *base_hash;          /* the base commit, when its run was found */
 };
 
 /* dir/compare/.sides/name */
@@ -259,6 +260,18 @@ static void say(const struct bp_cmp *c, const struct run_cmp *r)
               "--markdown %s/comment.md')", r->out.data, r->out.data);
 }
 
+/* The base is the base branch's latest run, not the base commit's. */
+static void latest_note(struct bp_buf *md, const struct run_cmp *r)
+{
+  bpi_buf_adds(md, "\n_The base commit ");
+  if(r->id.base_hash)
+    bpi_buf_printf(md, "`%.7s` ", r->id.base_hash);
+  bpi_buf_adds(md, "has no run in the store: compared with the latest run "
+               "of ");
+  bpi_comment_md_text(md, r->base_branch, BP_COMMENT_NAME_CHARS);
+  bpi_buf_adds(md, " instead._\n");
+}
+
 static bp_code compare(struct run_cmp *r, struct bp_err *err)
 {
   struct bp_buf why, md;
@@ -282,10 +295,14 @@ static bp_code compare(struct run_cmp *r, struct bp_err *err)
       rc = bpi_compare_write(c, r->out.data, err);
     if(!rc && r->id.hash && delivered(r->dir))
       store_diffs(c, r);
+    /* room for the note below */
     struct bp_comment_opts co = {.project = r->id.project,
-                                 .testbed = r->id.testbed};
+                                 .testbed = r->id.testbed,
+                                 .max_chars = BP_COMMENT_MAX_CHARS - 512};
     if(!rc)
       rc = bpi_comment_markdown(c, &co, &md, err);
+    if(!rc && !r->base_hash)
+      latest_note(&md, r);
     if(!rc)
       rc = write_comment(r, &md, err);
     if(!rc)

@@ -166,6 +166,10 @@ check "a base commit without a run: main's latest instead" \
   "$TMP/late.err"
 check "which is the base run" grep -q "Comparing .* with \`main\` (\`1111111\`)" \
   "$TMP/late/compare/comment.md"
+check "and the comment says so" grep -q "^_The base commit \`3333333\` has no run in the store: compared with the latest run of main instead._$" \
+  "$TMP/late/compare/comment.md"
+check "the base commit's own run: no such note" \
+  sh -c '! grep -q "has no run in the store" "$1"' sh "$TMP/head/compare/comment.md"
 
 # no base at all: the comment says so, and why; the run still succeeds
 run lone h --branch feature/x --hash "$HEAD" --base-branch nowhere \
