@@ -36,8 +36,11 @@ struct gecko {
   const struct bp_profile *p;
   struct bp_buf *out;
   struct bp_buf name;         /* scratch: a location string */
-  struct bp_sample *samples;  /* the timeline sorted by (thread, time) */
-  uint64_t nsamples;
+  struct bp_sample *samples;  /* threads [chunk_lo, chunk_hi) of the
+                                 timeline, sorted by (thread, time) */
+  uint64_t nsamples, samples_cap;
+  uint64_t *thread_samples;   /* samples per thread in the timeline */
+  uint32_t chunk_hi;
   uint32_t *by_thread;        /* count indexes grouped by thread ... */
   uint32_t *thread_start;     /* ... thread t's at [start[t], start[t+1]) */
   struct thread_view v;
@@ -52,14 +55,23 @@ static void add_decimal(struct bp_buf *b, int64_t v, unsigned digits)
   for(unsigned i = 0; i < digits; i++)
     scale *= 10;
   uint64_t frac = mag % scale;
-  bpi_buf_printf(b, "%s%" PRIu64, v < 0 ? "-" : "", mag / scale);
+  if(v < 0)
+    bpi_buf_addc(b, '-');
+  bpi_buf_u64(b, mag / scale);
   if(!frac)
     return;
   while(frac % 10 == 0) {
     frac /= 10;
     digits--;
   }
-  bpi_buf_printf(b, ".%0*" PRIu64, (int)digits, frac);
+  /* frac < 10^digits: its digits right-aligned, zero-padded */
+  char tmp[20];
+  for(unsigned i = digits; i-- > 0;) {
+    tmp[i] = (char)('0' + frac % 10);
+    frac /= 10;
+  }
+  bpi_buf_addc(b, '.');
+  bpi_buf_add(b, tmp, digits);
 }
 
 /* Milliseconds since the profile's start for a CLOCK_MONOTONIC time. */
@@ -83,25 +95,71 @@ static int by_thread_time(const void *a, const void *b)
   return (x->weight > y->weight) - (x->weight < y->weight);
 }
 
-/* Read the whole timeline: rings deliver per CPU, so samples of one thread
- * may come out of order; the viewer wants them sorted. */
-static bp_code load_samples(struct gecko *g, struct bp_err *err)
+/* Samples held at once: the timeline is read in chunks of whole threads,
+ * so memory stays bounded however long the run was (one thread with more
+ * samples than this is still read whole). */
+#define CHUNK_SAMPLES 65536
+
+/* Count the timeline's samples per thread. */
+static bp_code count_samples(struct gecko *g, struct bp_err *err)
 {
   const struct bp_profile *p = g->p;
+  g->thread_samples = calloc((size_t)p->nthreads + 1, sizeof(uint64_t));
+  if(!g->thread_samples)
+    return bpi_err_set(err, BPE_NOMEM, 0, "gecko: timeline");
   if(!p->timeline_len)
     return BP_OK;
-  if(p->timeline_len > SIZE_MAX / sizeof(*g->samples))
-    return bpi_err_set(err, BPE_NOMEM, 0, "gecko: timeline too long");
-  g->samples = malloc((size_t)p->timeline_len * sizeof(*g->samples));
-  if(!g->samples)
-    return bpi_err_set(err, BPE_NOMEM, 0, "gecko: timeline");
   bp_code rc = bpi_profile_timeline_rewind(p);
   if(rc)
     return bpi_err_set(err, rc, 0, "gecko: rewinding the timeline");
-  while(g->nsamples < p->timeline_len &&
-        bpi_profile_timeline_next(p, &g->samples[g->nsamples]))
-    g->nsamples++;
-  if(g->nsamples != p->timeline_len)
+  struct bp_sample smp;
+  uint64_t n = 0;
+  while(n < p->timeline_len && bpi_profile_timeline_next(p, &smp)) {
+    if(smp.thread < p->nthreads)
+      g->thread_samples[smp.thread]++;
+    n++;
+  }
+  if(n != p->timeline_len)
+    return bpi_err_set(err, BPE_IO, 0, "gecko: timeline cut short");
+  return BP_OK;
+}
+
+/* Read the samples of threads lo.. (as many whole threads as fit in a
+ * chunk, at least one): rings deliver per CPU, so samples of one thread
+ * may come out of order; the viewer wants them sorted. */
+static bp_code load_chunk(struct gecko *g, uint32_t lo, struct bp_err *err)
+{
+  const struct bp_profile *p = g->p;
+  uint64_t want = g->thread_samples[lo];
+  uint32_t hi = lo + 1;
+  while(hi < p->nthreads && want + g->thread_samples[hi] <= CHUNK_SAMPLES)
+    want += g->thread_samples[hi++];
+  g->chunk_hi = hi;
+  g->nsamples = 0;
+  if(!want)
+    return BP_OK;
+  if(want > SIZE_MAX / sizeof(*g->samples))
+    return bpi_err_set(err, BPE_NOMEM, 0, "gecko: timeline too long");
+  if(want > g->samples_cap) {
+    struct bp_sample *m = realloc(g->samples,
+                                  (size_t)want * sizeof(*g->samples));
+    if(!m)
+      return bpi_err_set(err, BPE_NOMEM, 0, "gecko: timeline");
+    g->samples = m;
+    g->samples_cap = want;
+  }
+  bp_code rc = bpi_profile_timeline_rewind(p);
+  if(rc)
+    return bpi_err_set(err, rc, 0, "gecko: rewinding the timeline");
+  struct bp_sample smp;
+  uint64_t n = 0;
+  while(n < p->timeline_len && g->nsamples < want &&
+        bpi_profile_timeline_next(p, &smp)) {
+    if(smp.thread >= lo && smp.thread < hi)
+      g->samples[g->nsamples++] = smp;
+    n++;
+  }
+  if(g->nsamples != want)
     return bpi_err_set(err, BPE_IO, 0, "gecko: timeline cut short");
   qsort(g->samples, g->nsamples, sizeof(*g->samples), by_thread_time);
   return BP_OK;
@@ -460,7 +518,7 @@ static void add_samples(struct gecko *g, uint32_t t, uint64_t *next)
     if(row == BP_NONE)
       bpi_buf_adds(b, "null");
     else
-      bpi_buf_printf(b, "%" PRIu32, row);
+      bpi_buf_u64(b, row);
     bpi_buf_addc(b, ',');
     add_rel_ms(b, p, s->time_ns);
     bpi_buf_adds(b, ",0");
@@ -571,7 +629,7 @@ static bp_code gecko_write(const struct bp_profile *p, struct bp_buf *out,
   struct gecko g = {.p = p, .out = out, .main_thread = find_main_thread(p)};
   uint64_t next_sample = 0;
   bpi_buf_init(&g.name);
-  bp_code rc = load_samples(&g, err);
+  bp_code rc = count_samples(&g, err);
   if(!rc)
     rc = group_counts(&g, err);
   if(!rc)
@@ -584,6 +642,12 @@ static bp_code gecko_write(const struct bp_profile *p, struct bp_buf *out,
   add_libs(out, p);
   bpi_buf_adds(out, "\"pausedRanges\":[],\"processes\":[],\n\"threads\":[");
   for(uint32_t t = 0; t < p->nthreads && !bpi_buf_failed(out); t++) {
+    if(t >= g.chunk_hi) {
+      rc = load_chunk(&g, t, err);
+      if(rc)
+        goto out;
+      next_sample = 0;
+    }
     /* samples of threads the model does not know are skipped */
     while(next_sample < g.nsamples && g.samples[next_sample].thread < t)
       next_sample++;
@@ -596,6 +660,7 @@ out:
   free(g.thread_start);
   free(g.by_thread);
   free(g.samples);
+  free(g.thread_samples);
   return rc;
 }
 
