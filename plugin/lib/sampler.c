@@ -62,6 +62,7 @@ struct bp_sampler {
   size_t arena_len, arena_cap;
   uint64_t seq;
   uint64_t corrupt;
+  bool rings_behind;  /* the last round left records in a ring */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -626,6 +627,12 @@ static bp_code queue_record(struct bp_sampler *s, const void *rec, size_t len)
   return BP_OK;
 }
 
+static int by_offset(const void *a, const void *b)
+{
+  const struct queued *x = a, *y = b;
+  return x->off < y->off ? -1 : x->off > y->off;
+}
+
 static int by_time(const void *a, const void *b)
 {
   const struct queued *x = a, *y = b;
@@ -634,14 +641,21 @@ static int by_time(const void *a, const void *b)
   return x->seq < y->seq ? -1 : (x->seq > y->seq);
 }
 
-/* Copy everything out of the rings.  *limit receives the time up to which
- * every record has certainly been read: records carry the CLOCK_MONOTONIC
- * time the kernel took just before writing them, so anything stamped a
- * millisecond before this round began is already in some ring.  Newer
- * records wait for the next round, when a ring read earlier in this round
- * may still add older ones. */
-static bp_code read_rings(struct bp_sampler *s, uint64_t *limit)
+/* Bytes copied out of one ring per round: the arena stays bounded by
+ * this times the number of CPUs, however far behind the reader is. */
+#define RING_ROUND_BYTES (256 * 1024)
+
+/* Copy what the rings hold (up to RING_ROUND_BYTES each) to the queue.
+ * *limit receives the time up to which every record has certainly been
+ * read: records carry the CLOCK_MONOTONIC time the kernel took just
+ * before writing them, so anything stamped a millisecond before this
+ * round began is already in some ring, and anything stamped a millisecond
+ * before the last record read from a ring left unfinished is not among
+ * what that ring still holds.  Newer records wait for the next round,
+ * when a ring read earlier in this round may still add older ones. */
+static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
 {
+  *more = false;
   uint64_t begin = now_ns(CLOCK_MONOTONIC);
   *limit = begin > 1000000 ? begin - 1000000 : 0;
   for(uint32_t i = 0; i < s->ncpus; i++) {
@@ -649,16 +663,25 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit)
     if(!bpi_ring_begin(r))
       continue;
     const void *rec;
-    size_t len;
+    size_t len, taken = 0;
     bp_code rc = BP_OK;
-    while(bpi_ring_next(r, &rec, &len, &rc)) {
+    while(taken < RING_ROUND_BYTES && bpi_ring_next(r, &rec, &len, &rc)) {
       rc = queue_record(s, rec, len);
       if(rc)
         return rc;
+      taken += len;
     }
     bpi_ring_consume(r);
     if(rc)
       return rc;
+    if(r->tail != r->head)
+      *more = true;
+    if(r->tail != r->head && s->nqueue) {
+      uint64_t t = s->queue[s->nqueue - 1].time;
+      t = t > 1000000 ? t - 1000000 : 0;
+      if(t < *limit)
+        *limit = t;
+    }
   }
   return BP_OK;
 }
@@ -678,21 +701,21 @@ static bp_code deliver(struct bp_sampler *s, uint64_t limit, bp_record_fn fn,
     s->arena_len = 0;
     return BP_OK;
   }
-  /* compact what waits for the next round to the front of the arena */
+  /* compact what waits for the next round to the front of the arena, in
+   * place: the arena is kept (a fresh one each round costs page faults),
+   * and records move only towards the front, so ordering them by offset
+   * first makes every move safe */
   size_t keep = s->nqueue - i;
-  unsigned char *arena = malloc(s->arena_cap);
-  if(!arena)
-    return BPE_NOMEM;
+  memmove(s->queue, s->queue + i, keep * sizeof(*s->queue));
+  qsort(s->queue, keep, sizeof(*s->queue), by_offset);
   size_t len = 0;
   for(size_t j = 0; j < keep; j++) {
-    struct queued q = s->queue[i + j];
-    memcpy(arena + len, s->arena + q.off, q.len);
-    q.off = len;
-    len += q.len;
-    s->queue[j] = q;
+    struct queued *q = &s->queue[j];
+    if(q->off != len)
+      memmove(s->arena + len, s->arena + q->off, q->len);
+    q->off = len;
+    len += q->len;
   }
-  free(s->arena);
-  s->arena = arena;
   s->arena_len = len;
   s->nqueue = keep;
   return BP_OK;
@@ -752,9 +775,13 @@ static void drain(struct bp_sampler *s, bool final, bp_record_fn fn,
   if(*rc)
     return;
   uint64_t limit;
-  *rc = read_rings(s, &limit);
-  if(!*rc)
-    *rc = deliver(s, final ? UINT64_MAX : limit, fn, ctx, cb_rc);
+  bool more;
+  do {
+    *rc = read_rings(s, &limit, &more);
+    if(!*rc)
+      *rc = deliver(s, final && !more ? UINT64_MAX : limit, fn, ctx, cb_rc);
+  } while(!*rc && final && more);  /* at the end, until the rings are empty */
+  s->rings_behind = more;
   if(*rc)
     bpi_err_set(err, *rc, 0, "reading the rings");
 }
@@ -781,7 +808,9 @@ bp_code bpi_sampler_run(struct bp_sampler *s, bp_record_fn fn, void *ctx,
   bp_code rc = BP_OK, cb_rc = BP_OK;
   while(!s->reaped) {
     /* without a pidfd, look for the exit every 50 ms */
-    int r = poll(pfd, n + 3, s->pidfd >= 0 ? 1000 : 50);
+    /* ring wake-ups are edge-triggered: with records left behind, only
+     * look whether anything else happened */
+    int r = poll(pfd, n + 3, s->rings_behind ? 0 : s->pidfd >= 0 ? 1000 : 50);
     if(r < 0 && errno != EINTR && !rc)
       rc = bpi_err_set(err, BPE_SYS, errno, "poll");
     for(uint32_t i = 0; i < n; i++)
