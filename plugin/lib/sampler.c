@@ -21,12 +21,18 @@
 #define DEFAULT_RING_PAGES 128
 #define MIN_RING_PAGES 8
 
-/* One record copied out of a ring, waiting to be delivered in time order. */
+/* One record read from a ring, waiting to be delivered in time order.  It
+ * stays where the kernel wrote it (the ring's tail is only published past
+ * records already delivered), unless it wrapped around the ring's end:
+ * then it is copied to the arena. */
 struct queued {
   uint64_t time;
   uint64_t seq;   /* arrival order, so equal times keep their order */
-  size_t off;     /* into the arena */
+  const unsigned char *ptr;  /* in the ring; NULL: at off in the arena */
+  size_t off;
   size_t len;
+  uint64_t pos;   /* the ring position it starts at */
+  uint32_t ring;
 };
 
 struct bp_sampler {
@@ -598,9 +604,12 @@ bp_code bpi_sampler_start(struct bp_sampler *s, struct bp_err *err)
   return BP_OK;
 }
 
-static bp_code queue_record(struct bp_sampler *s, const void *rec, size_t len)
+static bp_code queue_record(struct bp_sampler *s, uint32_t ring,
+                            const void *rec, size_t len)
 {
-  if(s->arena_len + len > s->arena_cap) {
+  struct bp_ring *r = &s->rings[ring];
+  bool copy = rec == r->scratch;  /* wrapped: the scratch copy is reused */
+  if(copy && s->arena_len + len > s->arena_cap) {
     size_t cap = s->arena_cap ? s->arena_cap : 65536;
     while(cap < s->arena_len + len)
       cap *= 2;
@@ -618,18 +627,26 @@ static bp_code queue_record(struct bp_sampler *s, const void *rec, size_t len)
     s->queue = q;
     s->queue_cap = cap;
   }
-  memcpy(s->arena + s->arena_len, rec, len);
-  s->queue[s->nqueue++] = (struct queued){
+  struct queued q = {
     .time = bpi_records_time(&s->layout, rec, len), .seq = s->seq++,
-    .off = s->arena_len, .len = len,
+    .ptr = rec, .len = len, .pos = r->tail - len, .ring = ring,
   };
-  s->arena_len += len;
+  if(copy) {
+    memcpy(s->arena + s->arena_len, rec, len);
+    q.ptr = NULL;
+    q.off = s->arena_len;
+    s->arena_len += len;
+  }
+  s->queue[s->nqueue++] = q;
   return BP_OK;
 }
 
+/* Arena records by offset, ring records after them. */
 static int by_offset(const void *a, const void *b)
 {
   const struct queued *x = a, *y = b;
+  if(!x->ptr != !y->ptr)
+    return x->ptr ? 1 : -1;
   return x->off < y->off ? -1 : x->off > y->off;
 }
 
@@ -641,11 +658,11 @@ static int by_time(const void *a, const void *b)
   return x->seq < y->seq ? -1 : (x->seq > y->seq);
 }
 
-/* Bytes copied out of one ring per round: the arena stays bounded by
- * this times the number of CPUs, however far behind the reader is. */
+/* Bytes taken from one ring per round: the queue stays bounded by this
+ * times the number of CPUs, however far behind the reader is. */
 #define RING_ROUND_BYTES (256 * 1024)
 
-/* Copy what the rings hold (up to RING_ROUND_BYTES each) to the queue.
+/* Queue what the rings hold (up to RING_ROUND_BYTES each).
  * *limit receives the time up to which every record has certainly been
  * read: records carry the CLOCK_MONOTONIC time the kernel took just
  * before writing them, so anything stamped a millisecond before this
@@ -666,12 +683,11 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
     size_t len, taken = 0;
     bp_code rc = BP_OK;
     while(taken < RING_ROUND_BYTES && bpi_ring_next(r, &rec, &len, &rc)) {
-      rc = queue_record(s, rec, len);
+      rc = queue_record(s, i, rec, len);
       if(rc)
         return rc;
       taken += len;
     }
-    bpi_ring_consume(r);
     if(rc)
       return rc;
     if(r->tail != r->head)
@@ -686,6 +702,21 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
   return BP_OK;
 }
 
+/* Give the kernel back each ring's space up to its oldest record still
+ * queued (all of what was read when none is). */
+static void release_rings(struct bp_sampler *s)
+{
+  for(uint32_t i = 0; i < s->ncpus; i++)
+    s->rings[i].keep = s->rings[i].tail;
+  for(size_t j = 0; j < s->nqueue; j++) {
+    struct bp_ring *r = &s->rings[s->queue[j].ring];
+    if(s->queue[j].pos < r->keep)
+      r->keep = s->queue[j].pos;
+  }
+  for(uint32_t i = 0; i < s->ncpus; i++)
+    bpi_ring_consume_to(&s->rings[i], s->rings[i].keep);
+}
+
 /* Deliver queued records up to limit in time order; keep the rest. */
 static bp_code deliver(struct bp_sampler *s, uint64_t limit, bp_record_fn fn,
                        void *ctx, bp_code *cb_rc)
@@ -693,23 +724,21 @@ static bp_code deliver(struct bp_sampler *s, uint64_t limit, bp_record_fn fn,
   if(s->nqueue)
     qsort(s->queue, s->nqueue, sizeof(*s->queue), by_time);
   size_t i = 0;
-  for(; i < s->nqueue && s->queue[i].time <= limit; i++)
+  for(; i < s->nqueue && s->queue[i].time <= limit; i++) {
+    const struct queued *q = &s->queue[i];
     if(*cb_rc == BP_OK)
-      *cb_rc = fn(ctx, s->arena + s->queue[i].off, s->queue[i].len);
-  if(i == s->nqueue) {
-    s->nqueue = 0;
-    s->arena_len = 0;
-    return BP_OK;
+      *cb_rc = fn(ctx, q->ptr ? q->ptr : s->arena + q->off, q->len);
   }
-  /* compact what waits for the next round to the front of the arena, in
-   * place: the arena is kept (a fresh one each round costs page faults),
-   * and records move only towards the front, so ordering them by offset
-   * first makes every move safe */
   size_t keep = s->nqueue - i;
-  memmove(s->queue, s->queue + i, keep * sizeof(*s->queue));
+  if(keep)
+    memmove(s->queue, s->queue + i, keep * sizeof(*s->queue));
+  s->nqueue = keep;
+  /* compact the copies that wait for the next round to the front of the
+   * arena, in place: records move only towards the front, so ordering
+   * them by offset first makes every move safe */
   qsort(s->queue, keep, sizeof(*s->queue), by_offset);
   size_t len = 0;
-  for(size_t j = 0; j < keep; j++) {
+  for(size_t j = 0; j < keep && !s->queue[j].ptr; j++) {
     struct queued *q = &s->queue[j];
     if(q->off != len)
       memmove(s->arena + len, s->arena + q->off, q->len);
@@ -717,7 +746,7 @@ static bp_code deliver(struct bp_sampler *s, uint64_t limit, bp_record_fn fn,
     len += q->len;
   }
   s->arena_len = len;
-  s->nqueue = keep;
+  release_rings(s);
   return BP_OK;
 }
 
