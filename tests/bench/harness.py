@@ -731,12 +731,21 @@ METHOD = """## Method
   Fixed work (not fixed time) so that slowdown shows as a longer wall time.
   The workload reports its own wall time, `getrusage(RUSAGE_SELF)` and the
   CLOCK_MONOTONIC times its `main` started and its work ended.
-- **Modes**: the workload alone; `benchprof record -q --no-counters -F 997`;
-  `perf record -q -F 997 -g -e cpu-clock:u` (user-only, like benchprof's
-  events: both sample the software clock here); `floor_sampler -F 997`
-  (`tests/bench/floor_sampler.c`: the same perf_event_attr as benchprof,
-  one event per CPU, inherit, callchain, side-band records, 128-page rings,
-  drained by moving data_tail to data_head without reading a record).
+- **Modes**, compared only within a kind, so each side asks the kernel for
+  the same thing:
+  - fp: `benchprof record -q --no-counters -F 997 -g fp` (`bp-fp`),
+    `floor_sampler -F 997 -g fp` (`floor-fp`), `perf record -q -F 997 -g
+    -e cpu-clock:u` (`perf-fp`);
+  - dwarf: `benchprof record -q --no-counters -F 997` (`bp-auto`, the
+    default `-g auto`: frame-pointer chain plus user registers and an
+    8 KiB stack copy per sample, unwound after the run),
+    `floor_sampler -F 997 -g dwarf` (`floor-dwarf`: the same sample_type,
+    registers, stack size and 512-page rings), `perf record -q -F 997
+    --call-graph dwarf,8192 -e cpu-clock:u` (`perf-dwarf`).
+  The floor sampler (`tests/bench/floor_sampler.c`) opens benchprof's
+  perf_event_attr (one event per CPU, inherit, callchain, side-band
+  records) and only drains the rings (data_tail = data_head, no record
+  read).  Both benchprof and perf sample `cpu-clock` in user space here.
   Every repetition runs every mode once, in a rotated order.
 - **Tool's own CPU**: a monitor thread reads the tool's own CPU time (sum
   of `/proc/PID/task/*/schedstat` over its threads, in ns; the workload is
@@ -755,13 +764,18 @@ METHOD = """## Method
   workload's reported end time.  For perf, the tail of `perf record`
   (flush, build-ids) plus `perf script -F comm,ip,sym` piped into a Python
   fold (`harness.py --fold`) producing the same folded stacks as
-  `profile.folded`.  benchprof writes all five artifacts (Gecko JSON, pprof,
-  folded, SVG, summary) in that time.  The sample counts are made with
-  `-F 9973` on a 2-thread fixed-work workload sized to 10k and 100k
-  samples by a short trial run (cpu-clock counts the task's CPU time, so
-  the count holds even when other jobs share the CPUs; sampling at 10 kHz
-  itself makes the work cost more CPU here, which the trial accounts for).
-  The columns show the sample counts really recorded.
+  `profile.folded` (with `--call-graph dwarf`, perf script does the
+  unwinding).  benchprof writes all five artifacts (Gecko JSON, pprof,
+  folded, SVG, summary) in that time.  Pairs: `bp-fp` with `perf-fp`,
+  `bp-auto` with `perf-dwarf`.  The sample counts are made with `-F 9973`
+  on a 2-thread fixed-work workload sized to 10k and 100k samples by a
+  short trial run per benchprof mode (cpu-clock counts the task's CPU
+  time, so the count holds even when other jobs share the CPUs; sampling
+  at 10 kHz makes the work itself cost more CPU, which the trial accounts
+  for).  The columns show the sample counts really recorded (and
+  benchprof's lost samples).  The dwarf 100k row runs at most 2
+  repetitions: perf writes about 800 MB and perf script takes about a
+  minute per run here.
 - **Peak RSS**: `ru_maxrss` from `wait4` on `benchprof record` is the
   largest of benchprof and its (reaped) children; the workload's own maxrss
   is shown next to it, so a tree value above the workload's is benchprof's.
@@ -769,10 +783,12 @@ METHOD = """## Method
 
 ## Not measured
 
-- DWARF call graphs (`-g dwarf` does not exist in benchprof yet).
-- Peak RSS is one run per length by default (`--rss-reps N` for more);
-  it has varied between runs (10 s: 22-32 MiB), so one pair can show
-  growth or hide it.
+- `-g dwarf` on its own (the dwarf rows use the default `-g auto`, which
+  copies the same stack and unwinds every sample too).
+- Peak RSS is one run per length by default (`--rss-reps N` for more).
+  It is the tree's `ru_maxrss`: it includes the forked child before its
+  exec (a copy of benchprof at that point), so it is a bound, not
+  benchprof's heap.
 - 1M samples for time to artifacts (would take minutes of sampling on this
   VM at the kernel's rate limit); the harness measures 10k and 100k.
 - The 60 s long workload by default: `BENCH_LONG=1 make bench` runs 10 s vs
@@ -791,6 +807,10 @@ METHOD = """## Method
 - The "both below perf record's" check compares median wall-time slowdown
   (noise-dominated here) and own CPU during the run; perf's start-up
   (about 150 ms of CPU) is counted before the workload's `main`, not in it.
+- On this machine the software clock's sampling cost alone (the floor's
+  workload slowdown, about 1.04-1.05x at 997 Hz) uses up the whole budget
+  of the `benchprof run` target (1.05x), before benchprof's start-up and
+  artifacts are counted.
 """
 
 
