@@ -40,6 +40,8 @@ struct gecko {
                                  timeline, sorted by (thread, time) */
   uint64_t nsamples, samples_cap;
   uint64_t *thread_samples;   /* samples per thread in the timeline */
+  uint64_t *thread_at;        /* where load_chunk puts a thread's next */
+  struct bp_sample *block;    /* READ_SAMPLES read from the timeline */
   uint32_t chunk_hi;
   uint32_t *by_thread;        /* count indexes grouped by thread ... */
   uint32_t *thread_start;     /* ... thread t's at [start[t], start[t+1]) */
@@ -47,31 +49,52 @@ struct gecko {
   uint32_t main_thread;       /* carries the run marker */
 };
 
-/* v / 10^digits as a JSON number without trailing zeros.  From integers,
- * so no locale or double rounding gets in. */
-static void add_decimal(struct bp_buf *b, int64_t v, unsigned digits)
+/* v in decimal at out; returns the length (at most 20). */
+static size_t put_u64(char *out, uint64_t v)
+{
+  char tmp[20];
+  size_t n = sizeof(tmp);
+  do {
+    tmp[--n] = (char)('0' + v % 10);
+    v /= 10;
+  } while(v);
+  memcpy(out, tmp + n, sizeof(tmp) - n);
+  return sizeof(tmp) - n;
+}
+
+/* v / 10^digits as a JSON number without trailing zeros, at out (room for
+ * DECIMAL_MAX bytes); returns the length.  From integers, so no locale or
+ * double rounding gets in. */
+#define DECIMAL_MAX 44
+static size_t put_decimal(char *out, int64_t v, unsigned digits)
 {
   uint64_t scale = 1, mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  size_t n = 0;
   for(unsigned i = 0; i < digits; i++)
     scale *= 10;
   uint64_t frac = mag % scale;
   if(v < 0)
-    bpi_buf_addc(b, '-');
-  bpi_buf_u64(b, mag / scale);
+    out[n++] = '-';
+  n += put_u64(out + n, mag / scale);
   if(!frac)
-    return;
+    return n;
   while(frac % 10 == 0) {
     frac /= 10;
     digits--;
   }
   /* frac < 10^digits: its digits right-aligned, zero-padded */
-  char tmp[20];
+  out[n++] = '.';
   for(unsigned i = digits; i-- > 0;) {
-    tmp[i] = (char)('0' + frac % 10);
+    out[n + i] = (char)('0' + frac % 10);
     frac /= 10;
   }
-  bpi_buf_addc(b, '.');
-  bpi_buf_add(b, tmp, digits);
+  return n + digits;
+}
+
+static void add_decimal(struct bp_buf *b, int64_t v, unsigned digits)
+{
+  char tmp[DECIMAL_MAX];
+  bpi_buf_add(b, tmp, put_decimal(tmp, v, digits));
 }
 
 /* Milliseconds since the profile's start for a CLOCK_MONOTONIC time. */
@@ -100,24 +123,31 @@ static int by_thread_time(const void *a, const void *b)
  * samples than this is still read whole). */
 #define CHUNK_SAMPLES 65536
 
+/* Timeline samples read at once. */
+#define READ_SAMPLES 4096
+
 /* Count the timeline's samples per thread. */
 static bp_code count_samples(struct gecko *g, struct bp_err *err)
 {
   const struct bp_profile *p = g->p;
   g->thread_samples = calloc((size_t)p->nthreads + 1, sizeof(uint64_t));
-  if(!g->thread_samples)
+  g->thread_at = calloc((size_t)p->nthreads + 1, sizeof(uint64_t));
+  g->block = malloc(READ_SAMPLES * sizeof(*g->block));
+  if(!g->thread_samples || !g->thread_at || !g->block)
     return bpi_err_set(err, BPE_NOMEM, 0, "gecko: timeline");
   if(!p->timeline_len)
     return BP_OK;
   bp_code rc = bpi_profile_timeline_rewind(p);
   if(rc)
     return bpi_err_set(err, rc, 0, "gecko: rewinding the timeline");
-  struct bp_sample smp;
   uint64_t n = 0;
-  while(n < p->timeline_len && bpi_profile_timeline_next(p, &smp)) {
-    if(smp.thread < p->nthreads)
-      g->thread_samples[smp.thread]++;
-    n++;
+  size_t got;
+  while(n < p->timeline_len &&
+        (got = bpi_profile_timeline_read(p, g->block, READ_SAMPLES))) {
+    for(size_t i = 0; i < got; i++)
+      if(g->block[i].thread < p->nthreads)
+        g->thread_samples[g->block[i].thread]++;
+    n += got;
   }
   if(n != p->timeline_len)
     return bpi_err_set(err, BPE_IO, 0, "gecko: timeline cut short");
@@ -125,8 +155,10 @@ static bp_code count_samples(struct gecko *g, struct bp_err *err)
 }
 
 /* Read the samples of threads lo.. (as many whole threads as fit in a
- * chunk, at least one): rings deliver per CPU, so samples of one thread
- * may come out of order; the viewer wants them sorted. */
+ * chunk, at least one), each thread's in a run of its own.  Rings deliver
+ * per CPU, so samples of one thread may come out of order; the viewer
+ * wants them sorted.  They come sorted by time nearly always: a run is
+ * only sorted when it is not. */
 static bp_code load_chunk(struct gecko *g, uint32_t lo, struct bp_err *err)
 {
   const struct bp_profile *p = g->p;
@@ -148,20 +180,40 @@ static bp_code load_chunk(struct gecko *g, uint32_t lo, struct bp_err *err)
     g->samples = m;
     g->samples_cap = want;
   }
+  uint64_t at = 0;
+  for(uint32_t t = lo; t < hi; t++) {
+    g->thread_at[t] = at;
+    at += g->thread_samples[t];
+  }
   bp_code rc = bpi_profile_timeline_rewind(p);
   if(rc)
     return bpi_err_set(err, rc, 0, "gecko: rewinding the timeline");
-  struct bp_sample smp;
   uint64_t n = 0;
+  size_t got;
   while(n < p->timeline_len && g->nsamples < want &&
-        bpi_profile_timeline_next(p, &smp)) {
-    if(smp.thread >= lo && smp.thread < hi)
-      g->samples[g->nsamples++] = smp;
-    n++;
+        (got = bpi_profile_timeline_read(p, g->block, READ_SAMPLES))) {
+    for(size_t i = 0; i < got; i++) {
+      uint32_t t = g->block[i].thread;
+      if(t >= lo && t < hi && g->thread_at[t] < want) {
+        g->samples[g->thread_at[t]++] = g->block[i];
+        g->nsamples++;
+      }
+    }
+    n += got;
   }
   if(g->nsamples != want)
     return bpi_err_set(err, BPE_IO, 0, "gecko: timeline cut short");
-  qsort(g->samples, g->nsamples, sizeof(*g->samples), by_thread_time);
+  at = 0;
+  for(uint32_t t = lo; t < hi; t++) {
+    struct bp_sample *run = g->samples + at;
+    uint64_t len = g->thread_samples[t];
+    for(uint64_t i = 1; i < len; i++)
+      if(by_thread_time(&run[i - 1], &run[i]) > 0) {
+        qsort(run, len, sizeof(*run), by_thread_time);
+        break;
+      }
+    at += len;
+  }
   return BP_OK;
 }
 
@@ -514,20 +566,31 @@ static void add_samples(struct gecko *g, uint32_t t, uint64_t *next)
       i++) {
     const struct bp_sample *s = &g->samples[i];
     uint32_t row = s->stack < p->nstacks ? g->v.stack_row[s->stack] : BP_NONE;
-    bpi_buf_adds(b, i > first ? ",\n[" : "\n[");
-    if(row == BP_NONE)
-      bpi_buf_adds(b, "null");
-    else
-      bpi_buf_u64(b, row);
-    bpi_buf_addc(b, ',');
-    add_rel_ms(b, p, s->time_ns);
-    bpi_buf_adds(b, ",0");
-    if(cpu) {
-      bpi_buf_addc(b, ',');
-      add_decimal(b, (int64_t)(s->weight > INT64_MAX ? INT64_MAX : s->weight),
-                  3);
+    /* one row built here and appended once: this runs per sample */
+    char line[8 + 20 + 1 + DECIMAL_MAX + 3 + DECIMAL_MAX + 2];
+    size_t n = 0;
+    if(i > first)
+      line[n++] = ',';
+    line[n++] = '\n';
+    line[n++] = '[';
+    if(row == BP_NONE) {
+      memcpy(line + n, "null", 4);
+      n += 4;
     }
-    bpi_buf_addc(b, ']');
+    else
+      n += put_u64(line + n, row);
+    line[n++] = ',';
+    n += put_decimal(line + n, (int64_t)(s->time_ns - p->meta.start_ns), 6);
+    line[n++] = ',';
+    line[n++] = '0';
+    if(cpu) {
+      line[n++] = ',';
+      n += put_decimal(line + n, (int64_t)(s->weight > INT64_MAX ? INT64_MAX
+                                                                 : s->weight),
+                       3);
+    }
+    line[n++] = ']';
+    bpi_buf_add(b, line, n);
     *next = i + 1;
   }
   bpi_buf_adds(b, "]},\n");
@@ -661,6 +724,8 @@ out:
   free(g.by_thread);
   free(g.samples);
   free(g.thread_samples);
+  free(g.thread_at);
+  free(g.block);
   return rc;
 }
 
