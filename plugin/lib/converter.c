@@ -512,8 +512,9 @@ static bool read_spooled(struct bp_converter *c, const struct spool_rec *h)
   size_t slen = (h->stack_len + 7) & ~(size_t)7;
   if(h->nkernel > MAX_FRAMES || h->nregs > MAX_REGS || slen > MAX_STACK)
     return false;
+  uint32_t pad;  /* read, not skipped: fseek costs a system call */
   return fread(c->frames, 4, h->nkernel, c->spool) == h->nkernel &&
-         fseek(c->spool, (long)kpad, SEEK_CUR) == 0 &&
+         fread(&pad, 1, kpad, c->spool) == kpad &&
          fread(c->spool_regs, 8, h->nregs, c->spool) == h->nregs &&
          fread(c->spool_stack, 1, slen, c->spool) == slen;
 }

@@ -320,6 +320,21 @@ bp_code bpi_records_parse(const struct bp_rec_layout *lay, const void *data,
 uint64_t bpi_records_time(const struct bp_rec_layout *lay, const void *data,
                           size_t len)
 {
+  struct perf_event_header h;
+  uint64_t t = lay->sample_type;
+  if(len >= sizeof(h)) {
+    memcpy(&h, data, sizeof(h));
+    /* a sample's time sits at a fixed place: no need for a full parse */
+    size_t off = sizeof(h) + 8 * (!!(t & PERF_SAMPLE_IDENTIFIER) +
+                                  !!(t & PERF_SAMPLE_IP) +
+                                  !!(t & PERF_SAMPLE_TID));
+    if(h.type == PERF_RECORD_SAMPLE && (t & PERF_SAMPLE_TIME) &&
+       h.size <= len && off + 8 <= h.size) {
+      uint64_t v;
+      memcpy(&v, (const unsigned char *)data + off, 8);
+      return v;
+    }
+  }
   struct bp_rec r;
   if(bpi_records_parse(lay, data, len, &r) || !r.sid.has_time)
     return 0;
