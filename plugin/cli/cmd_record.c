@@ -696,13 +696,27 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
 int cmd_record(int argc, char **argv)
 {
   struct bp_record_args a;
+  struct bp_config cfg;
+  const char *config;
+  bool strict;
+  /* record profiles whatever "enabled" says (a person asked for it); an
+   * invalid file leaves the defaults, unless strict */
+  bp_cli_record_prescan(argc, argv, &config, &strict);
+  enum bp_cli_config cs = bp_cli_config_load(&cfg, config, strict,
+                                             "recording with the "
+                                             "defaults");
   bp_cli_record_defaults(&a, false);
+  if(cs == BP_CLI_CONFIG_OK)
+    bp_cli_record_config(&a, &cfg);
   int status = bp_cli_record_args(argc, argv, &a);
-  if(status >= 0)
-    return status;
-  struct bp_profile *prof;
-  status = bp_cli_record(&a, &prof);
-  bpi_profile_free(prof);
+  if(status < 0 && cs == BP_CLI_CONFIG_FAIL)
+    status = BP_EXIT_USAGE;
+  if(status < 0) {
+    struct bp_profile *prof;
+    status = bp_cli_record(&a, &prof);
+    bpi_profile_free(prof);
+  }
   bp_cli_record_cleanup(&a);
+  bpi_config_cleanup(&cfg);
   return status;
 }
