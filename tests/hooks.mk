@@ -14,4 +14,4 @@ hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_github.sh tests/integration/hooks_gitlab.sh \
   tests/integration/hooks_bencher.sh tests/integration/hooks_shellcheck.sh
 TESTS += $(hooks_tests)
-EXTRA_DIST += $(hooks_tests)
+EXTRA_DIST += $(hooks_tests) tests/hooks_lib.sh
