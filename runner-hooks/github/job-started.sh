@@ -18,6 +18,9 @@ case $state in
      exit 0 ;;
   3) echo "::error::benchprof: the configuration is invalid and strict mode is on ('benchprof config check' says why)"
      exit 1 ;;
+  0) ;;
+  *) echo "::warning::benchprof: $wrap failed ($state); benchmarks run unprofiled"
+     exit 0 ;;
 esac
 if ! "$wrap" --check; then
   echo "::warning::benchprof: no perf event can be opened on this runner; benchmarks run unprofiled"

@@ -35,7 +35,8 @@ case $_bp_state in
     fi ;;
   1) echo "benchprof: profiling is off on this runner (\"enabled\": false)" ;;
   2) echo "benchprof: warning: the configuration is invalid ('benchprof config check' says why); benchmarks run unprofiled" ;;
-  *) echo "benchprof: error: the configuration is invalid and strict mode is on ('benchprof config check' says why)"
+  3) echo "benchprof: error: the configuration is invalid and strict mode is on ('benchprof config check' says why)"
      exit 1 ;;
+  *) echo "benchprof: warning: $_bp_wrap failed ($_bp_state); benchmarks run unprofiled" ;;
 esac
 unset _bp_wrap _bp_state _bp_out _bp_shims

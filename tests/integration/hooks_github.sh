@@ -207,6 +207,14 @@ check "invalid and strict: started fails the job" [ $? -ne 0 ]
 check "invalid and strict: an ::error::" grep -q "^::error::" \
   "$TMP/started5.out"
 
+# ---- job 5: benchprof-wrap missing on the runner: the job still runs
+job_env 5
+BENCHPROF_WRAP="$TMP/nonexistent/benchprof-wrap" \
+  $SH "$HOOKS/github/job-started.sh" >"$TMP/started6.out" 2>&1
+check "wrapper missing: started exits 0 with a warning" sh -c \
+  "[ $? -eq 0 ] && grep -q '^::warning::' '$TMP/started6.out' &&
+   [ ! -s '$TMP/env-5' ]"
+
 check "no token in any output, spool or store" no_token "$TMP"/*.out \
   "$TMP"/*.err "$TMP/spool" "$TMP/store" "$TMP/ws-1"
 check "the GitHub token in no output" sh -c \
