@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Set up a Debian 12 machine, build benchprof and profile the bundled
-# example benchmark (examples/bench.c) into ./benchprof-out.
+# example benchmark (examples/bench.c) with `benchprof run`: artifacts and
+# report in ./benchprof-out, published to the local store ./benchprof-store
+# (no network: no Bencher token is set here, so no report is sent).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -13,14 +15,22 @@ cd build
 make -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
 cd "$top"
 
-build/benchprof record -o benchprof-out -- build/examples/bench
+store="$top/benchprof-store"
+build/benchprof run -o benchprof-out --name example \
+  --store "file://$store" -- build/examples/bench
 
 cat <<EOT
 
-Profile written to $top/benchprof-out:
+Profile and report written to $top/benchprof-out:
   flamegraph.svg    open in a browser (click to zoom, Ctrl-F to search)
   profile.json.gz   drop on https://profiler.firefox.com/ (Load a profile from file)
   profile.pb.gz     go tool pprof -http=: benchprof-out/profile.pb.gz
   profile.folded    collapsed stacks for flamegraph.pl, inferno or speedscope
   summary.json      event, samples, lost samples and the top functions
+  report.json       the benchmark report (Bencher Metric Format)
+  manifest.json     every artifact with its sha256, and where it was published
+Published to the local store $store
+(project/branch/commit/testbed/benchmark/...). Browse it, with links that
+open each profile in the Firefox Profiler:
+  build/benchprof serve $store
 EOT

@@ -10,6 +10,11 @@
 #                       both runs compared: the comment names it, the deltas
 #                       have the right sign, the SVGs are well-formed, the
 #                       links decode back to the profiles' URLs
+#   compare_pr.sh       the pull request flow through a store served over
+#                       HTTP: run finds the base (commit, else latest,
+#                       else says so), the links decode back to the stored
+#                       artifacts, compare BRANCH@COMMIT refs, the comment
+#                       posted then edited on a GitHub stand-in
 #   comment_github.sh   benchprof comment against a GitHub API stand-in:
 #                       POST once, then PATCH the same comment; no token:
 #                       the summary file (needs http.c)
@@ -17,8 +22,8 @@ compare_unit_tests = tests/unit/test_compare tests/unit/test_comment
 check_PROGRAMS += $(compare_unit_tests) tests/workloads/cmpwork_base \
   tests/workloads/cmpwork_head
 TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
-  tests/integration/comment_github.sh
-EXTRA_DIST += tests/integration/compare_e2e.sh \
+  tests/integration/compare_pr.sh tests/integration/comment_github.sh
+EXTRA_DIST += tests/integration/compare_e2e.sh tests/integration/compare_pr.sh \
   tests/integration/comment_github.sh tests/servers/github_standin.py
 
 tests_unit_test_compare_SOURCES = tests/unit/test_compare.c

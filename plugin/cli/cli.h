@@ -115,6 +115,19 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
                         const char *start_time, const char *end_time);
 /* ISO 8601 UTC time of now, milliseconds. */
 void bp_cli_iso_now(char out[32]);
+/* The identity and the opened store a publication of p goes to, resolved
+ * as bp_cli_publish_run does (flags, CI, defaults); false (said why) when
+ * they cannot be.  *id: clean up with bpi_ident_cleanup; *st: close. */
+struct bp_ident;
+struct bp_store;
+bool bp_cli_publish_store(const struct bp_cli_publish *p,
+                          struct bp_ident *id, struct bp_store **st);
+
+/* run_compare.c: on a pull request, compare the published run in dir with
+ * its base (found in the store) into dir/compare; returns status, changed
+ * only by --strict when the comparison failed. */
+int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
+                       int status);
 
 /* The configuration (config.h) as every command loads it: --config FILE,
  * else $BENCHPROF_CONFIG, else the default path, BENCHPROF_* over it; a

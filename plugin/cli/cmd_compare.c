@@ -1,5 +1,6 @@
-/* benchprof compare BASE HEAD: two run directories of `benchprof run` ->
- * a compare directory (compare.json, comment.md and per benchmark the
+/* benchprof compare BASE HEAD: two runs of `benchprof run`, each a run
+ * directory or a run published to a store (BRANCH@COMMIT, BRANCH@latest,
+ * fetched into DIR/.sides/) -> a compare directory (compare.json, comment.md and per benchmark the
  * differential folded stacks and flame graphs).  Prints the summary and
  * where the files are; exits 0 whatever changed (a CI step decides what
  * a regression means for it, from compare.json). */
@@ -12,6 +13,8 @@
 #include "compare.h"
 #include "err.h"
 #include "fileio.h"
+#include "ci.h"
+#include "store.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -19,10 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct compare_args {
   const char *base, *head;
   const char *output;
+  const char *store, *public_url;
   struct bp_cmp_opts cmp;
   struct bp_comment_opts comment;
 };
@@ -32,8 +37,12 @@ static void usage(FILE *out)
   fprintf(out,
     "usage: benchprof compare [options] BASE HEAD\n"
     "\n"
-    "Compare two run directories written by 'benchprof run': per benchmark\n"
-    "the change of every measure (flagged beyond the threshold; higher\n"
+    "Compare two runs of 'benchprof run', each its run directory or a run\n"
+    "published to a store: BRANCH@COMMIT (a full hash) or BRANCH@latest (the\n"
+    "branch's latest run on the testbed).  The reference splits at its last\n"
+    "'@' and BRANCH is percent-decoded: feature/x@latest and\n"
+    "feature%%2Fx@latest are the same; write '@' in a branch as %%40.  Per\n"
+    "benchmark: the change of every measure (flagged beyond the threshold; higher\n"
     "throughput is better, higher latency or counts worse), the functions\n"
     "whose share of the samples changed most, and differential flame graphs.\n"
     "Writes compare.json, comment.md (the pull request comment; post it with\n"
@@ -47,8 +56,11 @@ static void usage(FILE *out)
     "      --base-url URL      where BASE's run directory is served; for the\n"
     "      --head-url URL      viewer links when a run has no publication\n"
     "      --compare-url URL   where DIR will be served (flame graph links)\n"
-    "      --project NAME      project and testbed in the comment's marker\n"
-    "      --testbed NAME      (default: the publication's)\n"
+    "      --store URL         the store of BRANCH@... sides (default: as\n"
+    "                          'benchprof run': $XDG_DATA_HOME/benchprof/store)\n"
+    "      --public-url URL    where readers load the store's objects\n"
+    "      --project NAME      the project and testbed of BRANCH@... sides\n"
+    "      --testbed NAME      and the comment's marker (default: as 'run')\n"
     "  -q, --quiet             no summary (errors still print)\n"
     "  -h, --help              this help\n");
 }
@@ -78,7 +90,7 @@ static bool parse_count(const char *s, size_t *out)
 static int parse_args(int argc, char **argv, struct compare_args *a)
 {
   enum { OPT_BASE_URL = 256, OPT_HEAD_URL, OPT_COMPARE_URL, OPT_PROJECT,
-         OPT_TESTBED };
+         OPT_TESTBED, OPT_STORE, OPT_PUBLIC_URL };
   static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"threshold", required_argument, NULL, 't'},
@@ -88,6 +100,8 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
     {"compare-url", required_argument, NULL, OPT_COMPARE_URL},
     {"project", required_argument, NULL, OPT_PROJECT},
     {"testbed", required_argument, NULL, OPT_TESTBED},
+    {"store", required_argument, NULL, OPT_STORE},
+    {"public-url", required_argument, NULL, OPT_PUBLIC_URL},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -128,6 +142,12 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
     case OPT_TESTBED:
       a->comment.testbed = optarg;
       break;
+    case OPT_STORE:
+      a->store = optarg;
+      break;
+    case OPT_PUBLIC_URL:
+      a->public_url = optarg;
+      break;
     case 'q':
       bp_msg_set_quiet(1);
       break;
@@ -140,8 +160,9 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
     }
   }
   if(argc - optind != 2) {
-    bp_msg_error("compare wants two run directories (usage: benchprof "
-                 "compare [options] BASE HEAD)");
+    bp_msg_error("compare wants two runs, each a run directory or "
+                 "BRANCH@COMMIT (usage: benchprof compare [options] BASE "
+                 "HEAD)");
     return BP_EXIT_USAGE;
   }
   a->base = argv[optind];
@@ -183,6 +204,68 @@ static void print_summary(const struct bp_cmp *c, const char *out)
               "diff.folded, diff.svg, diff-negated.svg", out);
 }
 
+/* The store sides are read from, opened once. */
+struct sides {
+  struct bp_ident id;
+  struct bp_store *st;
+  bool opened;
+};
+
+static bool is_dir(const char *path)
+{
+  struct stat st;
+  return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* A side's run directory: arg itself, or arg (BRANCH@COMMIT) fetched from
+ * the store into OUTPUT/.sides/name.  NULL when it cannot be (said why). */
+static char *side(const struct compare_args *a, struct sides *s,
+                  const char *arg, const char *name)
+{
+  struct bp_err err = {0};
+  struct bp_cmp_ref ref;
+  char *key = NULL, *dir = NULL;
+  if(is_dir(arg) || !strchr(arg, '@'))
+    return strdup(arg);   /* a missing directory: compare says so */
+  if(bpi_compare_parse_ref(arg, &ref, &err)) {
+    bp_msg_err(&err, err.code);
+    return NULL;
+  }
+  if(!s->opened) {
+    struct bp_cli_publish p;
+    bp_cli_publish_defaults(&p);
+    p.store = a->store;
+    p.public_url = a->public_url;
+    p.project = a->comment.project;
+    p.testbed = a->comment.testbed;
+    s->opened = true;
+    if(!bp_cli_publish_store(&p, &s->id, &s->st))
+      goto out;
+  }
+  if(!s->st)
+    goto out;
+  struct bp_buf d;
+  bpi_buf_init(&d);
+  bpi_buf_printf(&d, "%s/.sides/%s", a->output, name);
+  bp_code rc = bpi_buf_failed(&d) ? BPE_NOMEM :
+    bpi_compare_locate(s->st, s->id.project, ref.branch, ref.commit,
+                       s->id.testbed, &key, &err);
+  if(!rc)
+    rc = bpi_compare_fetch(s->st, key, d.data, &err);
+  if(rc) {
+    bp_msg_err(&err, rc);
+    bpi_buf_cleanup(&d);
+  }
+  else {
+    bp_msg_note("%s: %s (%s)", name, key, bpi_store_url(s->st));
+    dir = d.data;
+  }
+out:
+  free(key);
+  bpi_compare_ref_cleanup(&ref);
+  return dir;
+}
+
 int cmd_compare(int argc, char **argv)
 {
   struct compare_args a = {.output = "benchprof-compare"};
@@ -192,9 +275,31 @@ int cmd_compare(int argc, char **argv)
   int status = parse_args(argc, argv, &a);
   if(status >= 0)
     return status;
+  /* a malformed reference is a bad command line, found before any fetch */
+  const char *args[] = {a.base, a.head};
+  for(size_t i = 0; i < 2; i++) {
+    struct bp_cmp_ref ref;
+    if(is_dir(args[i]) || !strchr(args[i], '@'))
+      continue;
+    if(bpi_compare_parse_ref(args[i], &ref, &err)) {
+      bp_msg_err(&err, err.code);
+      return BP_EXIT_USAGE;
+    }
+    bpi_compare_ref_cleanup(&ref);
+  }
+  struct sides s = {.st = NULL};
+  char *base = side(&a, &s, a.base, "base");
+  char *head = base ? side(&a, &s, a.head, "head") : NULL;
+  bpi_store_close(s.st);
+  bpi_ident_cleanup(&s.id);
+  if(!base || !head) {
+    free(base);
+    free(head);
+    return BP_EXIT_ERROR;
+  }
   bpi_buf_init(&md);
   bpi_buf_init(&path);
-  bp_code rc = bpi_compare_dirs(a.base, a.head, &a.cmp, &c, &err);
+  bp_code rc = bpi_compare_dirs(base, head, &a.cmp, &c, &err);
   if(!rc)
     rc = bpi_compare_write(c, a.output, &err);
   if(!rc)
@@ -215,5 +320,7 @@ int cmd_compare(int argc, char **argv)
   bpi_buf_cleanup(&path);
   bpi_buf_cleanup(&md);
   bpi_compare_free(c);
+  free(base);
+  free(head);
   return status;
 }

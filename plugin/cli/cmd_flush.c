@@ -291,6 +291,26 @@ fail:
   return false;
 }
 
+bool bp_cli_publish_store(const struct bp_cli_publish *p,
+                          struct bp_ident *id, struct bp_store **st)
+{
+  struct pub_setup s;
+  struct bp_err err = {0};
+  bool ok = setup(p, &s, true);
+  *st = NULL;
+  memset(id, 0, sizeof(*id));
+  if(ok && bpi_store_open(st, &s.o.store, &err)) {
+    bp_msg_err(&err, err.code);
+    ok = false;
+  }
+  if(ok) {
+    *id = s.id;  /* moved */
+    memset(&s.id, 0, sizeof(s.id));
+  }
+  setup_cleanup(&s);
+  return ok;
+}
+
 static void say_delivered(const struct bp_publish_result *r)
 {
   if(r->manifest_url)

@@ -404,7 +404,8 @@ static int run_once(struct bp_record_args *a)
       bp_msg_error("report: %s", bp_strerror(rc));
     ok = !rc && write_outputs(a, &rep, prof, prof, arts, status);
     if(ok)
-      status = publish(a, start, status);
+      status = bp_cli_run_compare(&a->pub, a->output,
+                                  publish(a, start, status));
   }
   if(!ok && status == 0)
     status = BP_EXIT_ERROR;  /* the command's own failure wins */
@@ -582,7 +583,8 @@ static int run_each(struct bp_record_args *a)
      !write_outputs(a, &e.rep, NULL, e.profs[0], e.arts, status))
     status = status ? status : BP_EXIT_ERROR;
   else
-    status = publish(a, start, status);
+    status = bp_cli_run_compare(&a->pub, a->output,
+                                publish(a, start, status));
 out:
   for(size_t i = 0; i < e.nprofs; i++)
     bpi_profile_free(e.profs[i]);

@@ -27,12 +27,43 @@ bool bpi_buf_failed(const struct bp_buf *b)
   return b->failed;
 }
 
+#define SINK_CHUNK 65536
+
+void bpi_buf_set_sink(struct bp_buf *b,
+                      bool (*sink)(void *ctx, const void *data, size_t len),
+                      void *ctx)
+{
+  b->sink = sink;
+  b->sink_ctx = ctx;
+}
+
+bool bpi_buf_flush(struct bp_buf *b)
+{
+  if(b->failed)
+    return false;
+  if(b->sink && b->len) {
+    if(!b->sink(b->sink_ctx, b->data, b->len)) {
+      b->failed = true;
+      return false;
+    }
+    b->len = 0;
+    b->data[0] = '\0';
+  }
+  return true;
+}
+
 static bool reserve(struct bp_buf *b, size_t extra)
 {
   if(b->failed)
     return false;
   if(b->len + extra + 1 <= b->cap)
     return true;
+  if(b->sink && b->len && b->cap >= SINK_CHUNK) {
+    if(!bpi_buf_flush(b))
+      return false;
+    if(extra + 1 <= b->cap)
+      return true;
+  }
   size_t cap = b->cap ? b->cap : 256;
   while(cap < b->len + extra + 1) {
     if(cap > SIZE_MAX / 2) {
@@ -74,9 +105,15 @@ void bpi_buf_adds(struct bp_buf *b, const char *s)
 void bpi_buf_printf(struct bp_buf *b, const char *fmt, ...)
 {
   va_list ap;
+  size_t room = b->cap > b->len ? b->cap - b->len : 0;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  /* straight into the free space; a second pass only when it did not fit */
+  int n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, ap);
   va_end(ap);
+  if(n >= 0 && (size_t)n < room && !b->failed) {
+    b->len += (size_t)n;
+    return;
+  }
   if(n < 0 || !reserve(b, (size_t)n)) {
     b->failed = true;
     return;
@@ -85,6 +122,17 @@ void bpi_buf_printf(struct bp_buf *b, const char *fmt, ...)
   vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
   va_end(ap);
   b->len += (size_t)n;
+}
+
+void bpi_buf_u64(struct bp_buf *b, uint64_t v)
+{
+  char tmp[20];
+  size_t n = sizeof(tmp);
+  do {
+    tmp[--n] = (char)('0' + v % 10);
+    v /= 10;
+  } while(v);
+  bpi_buf_add(b, tmp + n, sizeof(tmp) - n);
 }
 
 size_t bpi_utf8_seq(const unsigned char *s, uint32_t *cp)

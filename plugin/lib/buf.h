@@ -14,6 +14,9 @@ struct bp_buf {
   size_t len;
   size_t cap;
   bool failed;
+  /* optional: where full chunks go (bpi_buf_set_sink) */
+  bool (*sink)(void *ctx, const void *data, size_t len);
+  void *sink_ctx;
 };
 
 void bpi_buf_init(struct bp_buf *b);
@@ -21,11 +24,22 @@ void bpi_buf_cleanup(struct bp_buf *b);
 void bpi_buf_reset(struct bp_buf *b);   /* len = 0, keeps memory */
 bool bpi_buf_failed(const struct bp_buf *b);
 
+/* Stream instead of growing: once b holds about 64 KiB, what it holds is
+ * handed to sink and b starts again empty (a false return makes b failed).
+ * For writers that only append; bpi_buf_flush hands over the rest. */
+void bpi_buf_set_sink(struct bp_buf *b,
+                      bool (*sink)(void *ctx, const void *data, size_t len),
+                      void *ctx);
+bool bpi_buf_flush(struct bp_buf *b);
+
 void bpi_buf_add(struct bp_buf *b, const void *data, size_t len);
 void bpi_buf_addc(struct bp_buf *b, char c);
 void bpi_buf_adds(struct bp_buf *b, const char *s);
 void bpi_buf_printf(struct bp_buf *b, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)));
+/* v in decimal; what bpi_buf_printf(b, "%" PRIu64, v) adds, without the
+ * cost of a printf for exporters writing one number per sample. */
+void bpi_buf_u64(struct bp_buf *b, uint64_t v);
 
 /* Length of the valid UTF-8 sequence at s (NUL-terminated) and its code
  * point in *cp; 0 when s does not start one (invalid, overlong, surrogate,

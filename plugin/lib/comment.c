@@ -512,7 +512,9 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
       first = !add_link(b, first, "head profile", view_b.data) && first;
     }
   }
-  if(r->o->compare_url && *r->o->compare_url) {
+  if(cb->diff_url)
+    bpi_buf_adds(&diff, cb->diff_url);
+  else if(r->o->compare_url && *r->o->compare_url) {
     bpi_buf_adds(&diff, r->o->compare_url);
     if(diff.len && diff.data[diff.len - 1] != '/')
       bpi_buf_addc(&diff, '/');
@@ -534,6 +536,8 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
       bpi_buf_addc(&diff, '/');
     }
     bpi_buf_adds(&diff, "diff.svg");
+  }
+  if(diff.len) {
     bpi_buf_addc(&diff, '\0');
     if(!bpi_buf_failed(&diff))
       first = !add_link(b, first, "differential flame graph", diff.data) &&
@@ -692,6 +696,33 @@ bp_code bpi_comment_markdown(const struct bp_cmp *c,
     bpi_buf_add(out, tmp.data, tmp.len);
   bpi_buf_cleanup(&tmp);
   return rc;
+}
+
+bp_code bpi_comment_no_base(const struct bp_comment_opts *o,
+                            const struct bp_cmp_side *head,
+                            const char *base_branch, const char *why,
+                            struct bp_buf *out, struct bp_err *err)
+{
+  bpi_comment_marker(out, o->project ? o->project : head->project,
+                     o->testbed ? o->testbed : head->testbed);
+  bpi_buf_adds(out, "\n### benchprof: no base to compare with\n\n"
+               "Profiled ");
+  md_code(out, head->branch ? head->branch : "head");
+  bpi_buf_adds(out, " (");
+  add_short_hash(out, head->hash);
+  bpi_buf_adds(out, "), but no run of its base ");
+  md_code(out, base_branch && *base_branch ? base_branch : "(unknown)");
+  bpi_buf_adds(out, " was found");
+  if(head->testbed) {
+    bpi_buf_adds(out, " for testbed ");
+    md_code(out, head->testbed);
+  }
+  bpi_buf_adds(out, ": ");
+  bpi_comment_md_text(out, why && *why ? why : "no reason given", 2000);
+  bpi_buf_adds(out, "\n\nRun benchprof on the base branch (publishing to "
+               "the same store) so that later pull requests have a base.\n");
+  return bpi_buf_failed(out) ? bpi_err_set(err, BPE_NOMEM, 0, "comment")
+                             : BP_OK;
 }
 
 /* -------------------------------------------------------------- posting */

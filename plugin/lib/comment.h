@@ -44,6 +44,14 @@ bp_code bpi_comment_markdown(const struct bp_cmp *c,
                              const struct bp_comment_opts *o,
                              struct bp_buf *out, struct bp_err *err);
 
+/* The comment when a pull request has no base to compare with: the
+ * marker (so a later run with a base edits it), head's branch and commit,
+ * the base branch looked for and why nothing was found (escaped). */
+bp_code bpi_comment_no_base(const struct bp_comment_opts *o,
+                            const struct bp_cmp_side *head,
+                            const char *base_branch, const char *why,
+                            struct bp_buf *out, struct bp_err *err);
+
 /* `<!-- benchprof:comment project/testbed -->`; characters other than
  * letters, digits and "._-/" become '_', so it cannot end the comment. */
 void bpi_comment_marker(struct bp_buf *b, const char *project,

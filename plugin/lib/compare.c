@@ -89,49 +89,72 @@ static void add_path(struct bp_buf *b, const char *path)
 }
 
 /* The public URL of a run's artifact file (relative to the run): the one
- * its publication recorded, else url_prefix/file, else NULL.  The only
- * place that knows the publication's shape:
- *   {"publication": {"artifacts": [{"file": F, "url": U}, ...], ...}} */
+ * the store recorded for it, else url_prefix/file, else NULL.  A stored
+ * manifest (publish.c) gives each artifact its "url":
+ *   {"benchmarks": [{"artifacts": [{"file": F, "url": U}, ...]}, ...]} */
 static char *artifact_url(const struct side *s, const char *file)
 {
-  const cJSON *pub = cJSON_GetObjectItemCaseSensitive(s->manifest,
-                                                      "publication");
-  const cJSON *arts = cJSON_GetObjectItemCaseSensitive(pub, "artifacts");
-  const cJSON *a;
-  cJSON_ArrayForEach(a, arts) {
-    const char *f = json_str(a, "file"), *url = json_str(a, "url");
-    if(f && url && !strcmp(f, file))
-      return strdup(url);
+  const cJSON *b, *a;
+  cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(s->manifest,
+                                                         "benchmarks")) {
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(b, "artifacts")) {
+      const char *f = json_str(a, "file"), *url = json_str(a, "url");
+      if(f && url && !strcmp(f, file))
+        return strdup(url);
+    }
   }
   if(!s->url_prefix || !*s->url_prefix)
     return NULL;
-  struct bp_buf b;
-  bpi_buf_init(&b);
+  struct bp_buf b2;
+  bpi_buf_init(&b2);
   size_t n = strlen(s->url_prefix);
-  bpi_buf_adds(&b, s->url_prefix);
+  bpi_buf_adds(&b2, s->url_prefix);
   if(s->url_prefix[n - 1] != '/')
-    bpi_buf_addc(&b, '/');
-  add_path(&b, !strncmp(file, "./", 2) ? file + 2 : file);
-  if(bpi_buf_failed(&b)) {
-    bpi_buf_cleanup(&b);
+    bpi_buf_addc(&b2, '/');
+  add_path(&b2, !strncmp(file, "./", 2) ? file + 2 : file);
+  if(bpi_buf_failed(&b2)) {
+    bpi_buf_cleanup(&b2);
     return NULL;
   }
-  return b.data;
+  return b2.data;
 }
 
-/* Who a side is: the publication's identity when published. */
+/* Bencher's console for an API host: the cloud's API is api.bencher.dev,
+ * its console bencher.dev; a self-hosted one answers both on its host. */
+static char *bencher_console(const char *host)
+{
+  if(!host)
+    return NULL;
+  if(!strncmp(host, "https://api.bencher.dev", 23) &&
+     (!host[23] || host[23] == '/'))
+    return strdup("https://bencher.dev");
+  size_t n = strlen(host);
+  while(n && host[n - 1] == '/')
+    n--;
+  return strndup(host, n);
+}
+
+/* Who a side is, from its manifest's "publication": a stored manifest
+ * (publish.c) has {"identity": {project, branch, hash, commit, testbed},
+ * "bencher": {host, report_uuid}}, and compare's fetch adds
+ * "manifest_url"; a run directory's has {state, report_uuid,
+ * manifest_url} and no identity. */
 static bp_code side_identity(struct bp_cmp_side *out, const struct side *s)
 {
   const cJSON *pub = cJSON_GetObjectItemCaseSensitive(s->manifest,
                                                       "publication");
-  const char *hash = json_str(pub, "hash");
+  const cJSON *id = cJSON_GetObjectItemCaseSensitive(pub, "identity");
+  const cJSON *bencher = cJSON_GetObjectItemCaseSensitive(pub, "bencher");
+  const char *hash = json_str(id, "hash");
+  const char *uuid = json_str(pub, "report_uuid");
   out->dir = strdup(s->dir);
-  out->project = dup_or_null(json_str(pub, "project"));
-  out->branch = dup_or_null(json_str(pub, "branch"));
-  out->hash = dup_or_null(hash ? hash : json_str(pub, "commit"));
-  out->testbed = dup_or_null(json_str(pub, "testbed"));
-  out->report_uuid = dup_or_null(json_str(pub, "report_uuid"));
-  out->bencher_url = dup_or_null(json_str(pub, "bencher_url"));
+  out->project = dup_or_null(json_str(id, "project"));
+  out->branch = dup_or_null(json_str(id, "branch"));
+  out->hash = dup_or_null(hash ? hash : json_str(id, "commit"));
+  out->testbed = dup_or_null(json_str(id, "testbed"));
+  out->report_uuid = dup_or_null(uuid ? uuid : json_str(bencher,
+                                                        "report_uuid"));
+  out->bencher_url = bencher_console(json_str(bencher, "host"));
   out->manifest_url = dup_or_null(json_str(pub, "manifest_url"));
   return out->dir ? BP_OK : BPE_NOMEM;
 }
@@ -771,6 +794,7 @@ void bpi_compare_free(struct bp_cmp *c)
     free(b->lines);
     profile_cleanup(&b->base);
     profile_cleanup(&b->head);
+    free(b->diff_url);
   }
   free(c->benches);
   side_free(&c->base);
@@ -977,5 +1001,239 @@ bp_code bpi_compare_write(const struct bp_cmp *c, const char *out_dir,
   bpi_compare_json(c, &json);
   rc = write_buf(out_dir, ".", "compare.json", &json, err);
   bpi_buf_cleanup(&json);
+  return rc;
+}
+
+/* ----------------------------------------------------- sides in a store */
+
+bp_code bpi_compare_parse_ref(const char *text, struct bp_cmp_ref *ref,
+                              struct bp_err *err)
+{
+  const char *at = strrchr(text, '@');
+  memset(ref, 0, sizeof(*ref));
+  if(!at || at == text || !at[1])
+    return bpi_err_set(err, BPE_INVAL, 0, "'%s' is not a store reference "
+                       "(BRANCH@COMMIT or BRANCH@latest)", text);
+  const char *commit = at + 1;
+  size_t n = strlen(commit);
+  bool hex = n == 40 || n == 64;
+  for(size_t i = 0; hex && i < n; i++)
+    hex = (commit[i] >= '0' && commit[i] <= '9') ||
+          (commit[i] >= 'a' && commit[i] <= 'f');
+  if(strcmp(commit, "latest") && !hex)
+    return bpi_err_set(err, BPE_INVAL, 0, "'%s': '%s' is neither 'latest' "
+                       "nor a full commit hash (40 or 64 lowercase hex "
+                       "digits)", text, commit);
+  char *branch = strndup(text, (size_t)(at - text));
+  ref->branch = branch ? bpi_store_key_decode(branch) : NULL;
+  free(branch);
+  ref->commit = hex ? strdup(commit) : NULL;
+  if(!ref->branch || (hex && !ref->commit)) {
+    bpi_compare_ref_cleanup(ref);
+    return bpi_err_set(err, BPE_NOMEM, 0, "store reference");
+  }
+  return BP_OK;
+}
+
+void bpi_compare_ref_cleanup(struct bp_cmp_ref *ref)
+{
+  free(ref->branch);
+  free(ref->commit);
+  memset(ref, 0, sizeof(*ref));
+}
+
+/* parts, each made a safe key part, joined by '/'; malloc'd or NULL. */
+static char *store_key(const char *const *parts, size_t n)
+{
+  struct bp_buf k;
+  bpi_buf_init(&k);
+  for(size_t i = 0; i < n; i++) {
+    char *part = bpi_store_key_part(parts[i]);
+    if(!part) {
+      bpi_buf_cleanup(&k);
+      return NULL;
+    }
+    if(i)
+      bpi_buf_addc(&k, '/');
+    bpi_buf_adds(&k, part);
+    free(part);
+  }
+  if(bpi_buf_failed(&k)) {
+    bpi_buf_cleanup(&k);
+    return NULL;
+  }
+  return k.data;
+}
+
+/* bpi_store_get, except that "not found" is left for the caller to
+ * explain (err untouched then). */
+static bp_code store_get(struct bp_store *st, const char *key, char **data,
+                         size_t *len, struct bp_err *err)
+{
+  struct bp_err got = {0};
+  bp_code rc = bpi_store_get(st, key, data, len, &got);
+  if(rc && rc != BPE_NOT_FOUND)
+    bpi_err_set(err, rc, got.sys_errno, "%s", got.msg);
+  return rc;
+}
+
+/* The branch's latest pointer -> the key of its manifest. */
+static bp_code latest_manifest(struct bp_store *st, const char *project,
+                               const char *branch, const char *testbed,
+                               char **key, struct bp_err *err)
+{
+  struct bp_buf file;
+  bpi_buf_init(&file);
+  bpi_buf_printf(&file, "%s.json", testbed);
+  const char *parts[] = {project, branch, "latest", file.data};
+  char *pkey = bpi_buf_failed(&file) ? NULL : store_key(parts, 4);
+  char *text = NULL;
+  size_t len = 0;
+  bp_code rc = pkey ? store_get(st, pkey, &text, &len, err)
+                    : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
+  if(rc == BPE_NOT_FOUND)
+    rc = bpi_err_set(err, rc, 0, "branch '%s' has no run on testbed '%s' "
+                     "in %s (no %s)", branch, testbed, bpi_store_url(st),
+                     pkey);
+  cJSON *l = rc ? NULL : cJSON_ParseWithLength(text, len);
+  const char *m = json_str(l, "manifest");
+  if(!rc && !m)
+    rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not a latest pointer (no "
+                     "\"manifest\")", pkey);
+  if(!rc && !(*key = strdup(m)))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "latest pointer");
+  cJSON_Delete(l);
+  free(text);
+  free(pkey);
+  bpi_buf_cleanup(&file);
+  return rc;
+}
+
+bp_code bpi_compare_locate(struct bp_store *st, const char *project,
+                           const char *branch, const char *commit,
+                           const char *testbed, char **key,
+                           struct bp_err *err)
+{
+  *key = NULL;
+  if(!commit)
+    return latest_manifest(st, project, branch, testbed, key, err);
+  const char *parts[] = {project, branch, commit, testbed, "manifest.json"};
+  char *k = store_key(parts, BP_ARRAY_LEN(parts));
+  char *text = NULL;
+  size_t len = 0;
+  bp_code rc = k ? store_get(st, k, &text, &len, err)
+                 : bpi_err_set(err, BPE_NOMEM, 0, "manifest key");
+  free(text);
+  if(rc == BPE_NOT_FOUND)
+    rc = bpi_err_set(err, rc, 0, "commit %.12s of branch '%s' has no run "
+                     "on testbed '%s' in %s (no %s)", commit, branch,
+                     testbed, bpi_store_url(st), k);
+  if(rc)
+    free(k);
+  else
+    *key = k;
+  return rc;
+}
+
+/* dir/file <- the store's object key. */
+static bp_code fetch_file(struct bp_store *st, const char *key,
+                          const char *dir, const char *file,
+                          struct bp_err *err)
+{
+  struct bp_buf path;
+  char *data = NULL;
+  size_t len = 0;
+  bpi_buf_init(&path);
+  bpi_buf_printf(&path, "%s/%s", dir, file);
+  bp_code rc = bpi_buf_failed(&path) ? bpi_err_set(err, BPE_NOMEM, 0,
+                                                   "fetch: %s", file)
+                                     : bpi_store_get(st, key, &data, &len,
+                                                     err);
+  if(!rc) {
+    char *slash = strrchr(path.data, '/');
+    *slash = '\0';
+    rc = bpi_file_mkdirs(path.data, err);
+    *slash = '/';
+  }
+  if(!rc)
+    rc = bpi_file_write(path.data, data, len, false, err);
+  free(data);
+  bpi_buf_cleanup(&path);
+  return rc;
+}
+
+/* What compare reads of one stored benchmark: its folded stacks and
+ * summary, at the file names the manifest gives (kept inside dir). */
+static bp_code fetch_bench(struct bp_store *st, const cJSON *b,
+                           const char *mkey, const char *dir,
+                           struct bp_err *err)
+{
+  const cJSON *a;
+  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(b, "artifacts")) {
+    const char *kind = json_str(a, "kind"), *file = json_str(a, "file");
+    const char *key = json_str(a, "key");
+    if(!kind || (strcmp(kind, "folded-stacks") && strcmp(kind, "summary")))
+      continue;
+    if(!file || !key || !safe_dir(file) || !strcmp(file, "."))
+      return bpi_err_set(err, BPE_FORMAT, 0, "%s: an artifact of '%s' "
+                         "without a safe file name or key", mkey,
+                         json_str(b, "name") ? json_str(b, "name") : "?");
+    bp_code rc = fetch_file(st, key, dir, file, err);
+    if(rc)
+      return rc;
+  }
+  return BP_OK;
+}
+
+bp_code bpi_compare_fetch(struct bp_store *st, const char *key,
+                          const char *dir, struct bp_err *err)
+{
+  char *text = NULL, *url = NULL, *out = NULL;
+  size_t len = 0;
+  cJSON *m = NULL;
+  struct bp_buf path;
+  bpi_buf_init(&path);
+  bp_code rc = bpi_store_get(st, key, &text, &len, err);
+  if(!rc && !(m = cJSON_ParseWithLength(text, len)))
+    rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not valid JSON", key);
+  const cJSON *results = cJSON_GetObjectItemCaseSensitive(m, "results");
+  cJSON *pub = cJSON_GetObjectItemCaseSensitive(m, "publication");
+  if(!rc && (!cJSON_IsObject(results) || !cJSON_IsObject(pub)))
+    rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not a stored manifest (no "
+                     "\"results\" or \"publication\")", key);
+  if(!rc)
+    rc = bpi_file_mkdirs(dir, err);
+  const cJSON *b;
+  cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(m, "benchmarks"))
+    if(!rc)
+      rc = fetch_bench(st, b, key, dir, err);
+  if(!rc) {
+    out = cJSON_Print(results);
+    bpi_buf_printf(&path, "%s/report.json", dir);
+    rc = out && !bpi_buf_failed(&path) ?
+      bpi_file_write(path.data, out, strlen(out), false, err) :
+      bpi_err_set(err, BPE_NOMEM, 0, "fetch: report");
+    free(out);
+    out = NULL;
+  }
+  if(!rc) {
+    url = bpi_store_public_url(st, key);
+    cJSON_DeleteItemFromObjectCaseSensitive(m, "report");
+    cJSON_AddStringToObject(m, "report", "report.json");
+    cJSON_DeleteItemFromObjectCaseSensitive(pub, "manifest_url");
+    if(url)
+      cJSON_AddStringToObject(pub, "manifest_url", url);
+    out = cJSON_Print(m);
+    bpi_buf_reset(&path);
+    bpi_buf_printf(&path, "%s/manifest.json", dir);
+    rc = out && !bpi_buf_failed(&path) ?
+      bpi_file_write(path.data, out, strlen(out), false, err) :
+      bpi_err_set(err, BPE_NOMEM, 0, "fetch: manifest");
+  }
+  free(out);
+  free(url);
+  cJSON_Delete(m);
+  free(text);
+  bpi_buf_cleanup(&path);
   return rc;
 }

@@ -18,6 +18,7 @@
 
 #include "benchprof/benchprof.h"
 #include "buf.h"
+#include "store.h"
 
 #define BP_CMP_THRESHOLD_DEFAULT 2.0   /* percent */
 #define BP_CMP_FUNCTIONS_DEFAULT 10
@@ -88,6 +89,8 @@ struct bp_cmp_bench {
   struct bp_diff_line *lines;  /* sorted by stack */
   size_t nlines;
   struct bp_cmp_profile base, head;
+  char *diff_url;          /* public URL of its diff.svg once published
+                              (set by the caller), or NULL */
 };
 
 /* One side's identity, from its manifest's publication when present. */
@@ -132,6 +135,39 @@ const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
 /* Flag a measure: its direction from the slug, then delta beyond
  * threshold_pct. */
 void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct);
+
+/* ------------------------------------------------ sides from a store
+ * A side can be a run published to a store (publish.c):
+ * BRANCH@COMMIT or BRANCH@latest.  The reference splits at its last '@';
+ * BRANCH is percent-decoded, so "feature/x@..." and "feature%2Fx@..."
+ * name the same branch, and a branch with '@' in it is written with %40.
+ * COMMIT is a full hash (40 or 64 lowercase hex digits) or "latest". */
+struct bp_cmp_ref {
+  char *branch;
+  char *commit;            /* NULL: the branch's latest */
+};
+
+bp_code bpi_compare_parse_ref(const char *text, struct bp_cmp_ref *ref,
+                              struct bp_err *err);
+void bpi_compare_ref_cleanup(struct bp_cmp_ref *ref);
+
+/* The key of the stored manifest of project/branch/commit/testbed, or
+ * with commit NULL the one the branch's latest pointer for testbed names
+ * (*key malloc'd).  BPE_NOT_FOUND, err saying what was looked for, when
+ * there is none. */
+bp_code bpi_compare_locate(struct bp_store *st, const char *project,
+                           const char *branch, const char *commit,
+                           const char *testbed, char **key,
+                           struct bp_err *err);
+
+/* Make dir (created) a side bpi_compare_dirs reads, from the stored
+ * manifest at key: manifest.json (its "publication" gains the manifest's
+ * public "manifest_url"; each artifact keeps its public "url"),
+ * report.json (the manifest's "results"), and each benchmark's folded
+ * stacks and summary at the file names the manifest gives (names that
+ * would leave dir are refused). */
+bp_code bpi_compare_fetch(struct bp_store *st, const char *key,
+                          const char *dir, struct bp_err *err);
 
 /* export_diffsvg.c: a differential flame graph of lines, sized by head
  * (by base when negated), red = share grew, blue = shrank, intensity by

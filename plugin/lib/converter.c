@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 
 #define KERNEL_LIB_PATH "[kernel.kallsyms]"
@@ -135,6 +137,16 @@ static bp_code on_mmap(struct bp_converter *c, const struct bp_rec *r)
     bpi_hex_encode(m->build_id, m->build_id_size, bid);
   bp_code rc = bpi_procs_add_mapping(&c->procs, m->pid, m->start, m->len,
                                      m->pgoff, m->filename, bid);
+  if(!rc && m->has_ino) {
+    struct bp_mapping *pm = bpi_procs_find(&c->procs, m->pid, m->start,
+                                           false);
+    if(pm) {
+      pm->has_ino = true;
+      pm->maj = m->maj;
+      pm->min = m->min;
+      pm->ino = m->ino;
+    }
+  }
   return rc == BPE_FORMAT ? BP_OK : rc;  /* an empty mapping is harmless */
 }
 
@@ -183,6 +195,19 @@ static void map_delta(struct bp_converter *c, struct bp_mapping *m)
   }
 }
 
+/* Whether the file at path is no longer the one the kernel mapped: the
+ * same device (through overlayfs it is not, and then nothing can be
+ * told) but another inode.  A program replaced by rename while it ran
+ * would otherwise give its build id and names to the frames of the one
+ * that ran. */
+static bool file_replaced(const struct bp_mapping *m, const char *path)
+{
+  struct stat st;
+  if(!m->has_ino || stat(path, &st))
+    return false;
+  return st.st_dev == makedev(m->maj, m->min) && st.st_ino != m->ino;
+}
+
 /* The library and in-library address of a user-space address of pid. */
 static uint32_t user_frame(struct bp_converter *c, uint32_t pid,
                            uint64_t addr)
@@ -204,6 +229,10 @@ static uint32_t user_frame(struct bp_converter *c, uint32_t pid,
   }
   const char *path = bpi_procs_path(&c->procs, m);
   if(m->lib == BP_NONE) {
+    /* without a build id from the kernel, ours is read from the file now:
+     * make sure it is still the file that was mapped */
+    if(m->kind == BP_MAP_FILE && !m->build_id[0] && file_replaced(m, path))
+      m->kind = BP_MAP_SPECIAL;
     if(m->kind == BP_MAP_FILE) {
       if(!m->build_id[0])
         bpi_symbols_build_id(c->sym, path, m->build_id, sizeof(m->build_id));
@@ -483,8 +512,9 @@ static bool read_spooled(struct bp_converter *c, const struct spool_rec *h)
   size_t slen = (h->stack_len + 7) & ~(size_t)7;
   if(h->nkernel > MAX_FRAMES || h->nregs > MAX_REGS || slen > MAX_STACK)
     return false;
+  uint32_t pad;  /* read, not skipped: fseek costs a system call */
   return fread(c->frames, 4, h->nkernel, c->spool) == h->nkernel &&
-         fseek(c->spool, (long)kpad, SEEK_CUR) == 0 &&
+         fread(&pad, 1, kpad, c->spool) == kpad &&
          fread(c->spool_regs, 8, h->nregs, c->spool) == h->nregs &&
          fread(c->spool_stack, 1, slen, c->spool) == slen;
 }

@@ -15,6 +15,20 @@ const struct bp_exporter *const bpi_exporters[] = {
   NULL,
 };
 
+struct sink {
+  struct bp_file_out *f;
+  bool write_failed;
+};
+
+static bool sink_to_file(void *ctx, const void *data, size_t len)
+{
+  struct sink *k = ctx;
+  if(bpi_file_out_write(k->f, data, len) == BP_OK)
+    return true;
+  k->write_failed = true;
+  return false;
+}
+
 bp_code bpi_export_one(const struct bp_exporter *e,
                        const struct bp_profile *p, const char *dir,
                        struct bp_err *err)
@@ -23,16 +37,29 @@ bp_code bpi_export_one(const struct bp_exporter *e,
   if((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->file) >=
      sizeof(path))
     return bpi_err_set(err, BPE_INVAL, 0, "output path too long: '%s'", dir);
+  struct sink k = {0};
+  bp_code rc = bpi_file_out_open(&k.f, path, e->gzip, err);
+  if(rc)
+    return rc;
+  /* streamed: the artifact goes to the file (and the compressor) in
+   * chunks as it is built, so memory does not grow with its size */
   struct bp_buf out;
   bpi_buf_init(&out);
-  bp_code rc = e->write(p, &out, err);
-  if(!rc && bpi_buf_failed(&out))
-    rc = bpi_err_set(err, BPE_NOMEM, 0, "building %s", e->file);
+  bpi_buf_set_sink(&out, sink_to_file, &k);
+  rc = e->write(p, &out, err);
   if(!rc)
-    rc = bpi_file_write(path, out.data ? out.data : "", out.len, e->gzip,
-                        err);
+    bpi_buf_flush(&out);
+  bool failed = bpi_buf_failed(&out);
   bpi_buf_cleanup(&out);
-  return rc;
+  if(!rc && failed && k.write_failed)
+    return bpi_file_out_commit(k.f, err);  /* reports the write error */
+  if(!rc && failed)
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "building %s", e->file);
+  if(rc) {
+    bpi_file_out_abort(k.f);
+    return rc;
+  }
+  return bpi_file_out_commit(k.f, err);
 }
 
 bp_code bpi_export_all(const struct bp_profile *p, const char *dir,

@@ -36,30 +36,65 @@ struct gecko {
   const struct bp_profile *p;
   struct bp_buf *out;
   struct bp_buf name;         /* scratch: a location string */
-  struct bp_sample *samples;  /* the timeline sorted by (thread, time) */
-  uint64_t nsamples;
+  struct bp_sample *samples;  /* threads [chunk_lo, chunk_hi) of the
+                                 timeline, sorted by (thread, time) */
+  uint64_t nsamples, samples_cap;
+  uint64_t *thread_samples;   /* samples per thread in the timeline */
+  uint64_t *thread_at;        /* where load_chunk puts a thread's next */
+  struct bp_sample *block;    /* READ_SAMPLES read from the timeline */
+  uint32_t chunk_hi;
   uint32_t *by_thread;        /* count indexes grouped by thread ... */
   uint32_t *thread_start;     /* ... thread t's at [start[t], start[t+1]) */
   struct thread_view v;
   uint32_t main_thread;       /* carries the run marker */
 };
 
-/* v / 10^digits as a JSON number without trailing zeros.  From integers,
- * so no locale or double rounding gets in. */
-static void add_decimal(struct bp_buf *b, int64_t v, unsigned digits)
+/* v in decimal at out; returns the length (at most 20). */
+static size_t put_u64(char *out, uint64_t v)
+{
+  char tmp[20];
+  size_t n = sizeof(tmp);
+  do {
+    tmp[--n] = (char)('0' + v % 10);
+    v /= 10;
+  } while(v);
+  memcpy(out, tmp + n, sizeof(tmp) - n);
+  return sizeof(tmp) - n;
+}
+
+/* v / 10^digits as a JSON number without trailing zeros, at out (room for
+ * DECIMAL_MAX bytes); returns the length.  From integers, so no locale or
+ * double rounding gets in. */
+#define DECIMAL_MAX 44
+static size_t put_decimal(char *out, int64_t v, unsigned digits)
 {
   uint64_t scale = 1, mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  size_t n = 0;
   for(unsigned i = 0; i < digits; i++)
     scale *= 10;
   uint64_t frac = mag % scale;
-  bpi_buf_printf(b, "%s%" PRIu64, v < 0 ? "-" : "", mag / scale);
+  if(v < 0)
+    out[n++] = '-';
+  n += put_u64(out + n, mag / scale);
   if(!frac)
-    return;
+    return n;
   while(frac % 10 == 0) {
     frac /= 10;
     digits--;
   }
-  bpi_buf_printf(b, ".%0*" PRIu64, (int)digits, frac);
+  /* frac < 10^digits: its digits right-aligned, zero-padded */
+  out[n++] = '.';
+  for(unsigned i = digits; i-- > 0;) {
+    out[n + i] = (char)('0' + frac % 10);
+    frac /= 10;
+  }
+  return n + digits;
+}
+
+static void add_decimal(struct bp_buf *b, int64_t v, unsigned digits)
+{
+  char tmp[DECIMAL_MAX];
+  bpi_buf_add(b, tmp, put_decimal(tmp, v, digits));
 }
 
 /* Milliseconds since the profile's start for a CLOCK_MONOTONIC time. */
@@ -83,27 +118,102 @@ static int by_thread_time(const void *a, const void *b)
   return (x->weight > y->weight) - (x->weight < y->weight);
 }
 
-/* Read the whole timeline: rings deliver per CPU, so samples of one thread
- * may come out of order; the viewer wants them sorted. */
-static bp_code load_samples(struct gecko *g, struct bp_err *err)
+/* Samples held at once: the timeline is read in chunks of whole threads,
+ * so memory stays bounded however long the run was (one thread with more
+ * samples than this is still read whole). */
+#define CHUNK_SAMPLES 65536
+
+/* Timeline samples read at once. */
+#define READ_SAMPLES 4096
+
+/* Count the timeline's samples per thread. */
+static bp_code count_samples(struct gecko *g, struct bp_err *err)
 {
   const struct bp_profile *p = g->p;
+  g->thread_samples = calloc((size_t)p->nthreads + 1, sizeof(uint64_t));
+  g->thread_at = calloc((size_t)p->nthreads + 1, sizeof(uint64_t));
+  g->block = malloc(READ_SAMPLES * sizeof(*g->block));
+  if(!g->thread_samples || !g->thread_at || !g->block)
+    return bpi_err_set(err, BPE_NOMEM, 0, "gecko: timeline");
   if(!p->timeline_len)
     return BP_OK;
-  if(p->timeline_len > SIZE_MAX / sizeof(*g->samples))
-    return bpi_err_set(err, BPE_NOMEM, 0, "gecko: timeline too long");
-  g->samples = malloc((size_t)p->timeline_len * sizeof(*g->samples));
-  if(!g->samples)
-    return bpi_err_set(err, BPE_NOMEM, 0, "gecko: timeline");
   bp_code rc = bpi_profile_timeline_rewind(p);
   if(rc)
     return bpi_err_set(err, rc, 0, "gecko: rewinding the timeline");
-  while(g->nsamples < p->timeline_len &&
-        bpi_profile_timeline_next(p, &g->samples[g->nsamples]))
-    g->nsamples++;
-  if(g->nsamples != p->timeline_len)
+  uint64_t n = 0;
+  size_t got;
+  while(n < p->timeline_len &&
+        (got = bpi_profile_timeline_read(p, g->block, READ_SAMPLES))) {
+    for(size_t i = 0; i < got; i++)
+      if(g->block[i].thread < p->nthreads)
+        g->thread_samples[g->block[i].thread]++;
+    n += got;
+  }
+  if(n != p->timeline_len)
     return bpi_err_set(err, BPE_IO, 0, "gecko: timeline cut short");
-  qsort(g->samples, g->nsamples, sizeof(*g->samples), by_thread_time);
+  return BP_OK;
+}
+
+/* Read the samples of threads lo.. (as many whole threads as fit in a
+ * chunk, at least one), each thread's in a run of its own.  Rings deliver
+ * per CPU, so samples of one thread may come out of order; the viewer
+ * wants them sorted.  They come sorted by time nearly always: a run is
+ * only sorted when it is not. */
+static bp_code load_chunk(struct gecko *g, uint32_t lo, struct bp_err *err)
+{
+  const struct bp_profile *p = g->p;
+  uint64_t want = g->thread_samples[lo];
+  uint32_t hi = lo + 1;
+  while(hi < p->nthreads && want + g->thread_samples[hi] <= CHUNK_SAMPLES)
+    want += g->thread_samples[hi++];
+  g->chunk_hi = hi;
+  g->nsamples = 0;
+  if(!want)
+    return BP_OK;
+  if(want > SIZE_MAX / sizeof(*g->samples))
+    return bpi_err_set(err, BPE_NOMEM, 0, "gecko: timeline too long");
+  if(want > g->samples_cap) {
+    struct bp_sample *m = realloc(g->samples,
+                                  (size_t)want * sizeof(*g->samples));
+    if(!m)
+      return bpi_err_set(err, BPE_NOMEM, 0, "gecko: timeline");
+    g->samples = m;
+    g->samples_cap = want;
+  }
+  uint64_t at = 0;
+  for(uint32_t t = lo; t < hi; t++) {
+    g->thread_at[t] = at;
+    at += g->thread_samples[t];
+  }
+  bp_code rc = bpi_profile_timeline_rewind(p);
+  if(rc)
+    return bpi_err_set(err, rc, 0, "gecko: rewinding the timeline");
+  uint64_t n = 0;
+  size_t got;
+  while(n < p->timeline_len && g->nsamples < want &&
+        (got = bpi_profile_timeline_read(p, g->block, READ_SAMPLES))) {
+    for(size_t i = 0; i < got; i++) {
+      uint32_t t = g->block[i].thread;
+      if(t >= lo && t < hi && g->thread_at[t] < want) {
+        g->samples[g->thread_at[t]++] = g->block[i];
+        g->nsamples++;
+      }
+    }
+    n += got;
+  }
+  if(g->nsamples != want)
+    return bpi_err_set(err, BPE_IO, 0, "gecko: timeline cut short");
+  at = 0;
+  for(uint32_t t = lo; t < hi; t++) {
+    struct bp_sample *run = g->samples + at;
+    uint64_t len = g->thread_samples[t];
+    for(uint64_t i = 1; i < len; i++)
+      if(by_thread_time(&run[i - 1], &run[i]) > 0) {
+        qsort(run, len, sizeof(*run), by_thread_time);
+        break;
+      }
+    at += len;
+  }
   return BP_OK;
 }
 
@@ -456,20 +566,31 @@ static void add_samples(struct gecko *g, uint32_t t, uint64_t *next)
       i++) {
     const struct bp_sample *s = &g->samples[i];
     uint32_t row = s->stack < p->nstacks ? g->v.stack_row[s->stack] : BP_NONE;
-    bpi_buf_adds(b, i > first ? ",\n[" : "\n[");
-    if(row == BP_NONE)
-      bpi_buf_adds(b, "null");
-    else
-      bpi_buf_printf(b, "%" PRIu32, row);
-    bpi_buf_addc(b, ',');
-    add_rel_ms(b, p, s->time_ns);
-    bpi_buf_adds(b, ",0");
-    if(cpu) {
-      bpi_buf_addc(b, ',');
-      add_decimal(b, (int64_t)(s->weight > INT64_MAX ? INT64_MAX : s->weight),
-                  3);
+    /* one row built here and appended once: this runs per sample */
+    char line[8 + 20 + 1 + DECIMAL_MAX + 3 + DECIMAL_MAX + 2];
+    size_t n = 0;
+    if(i > first)
+      line[n++] = ',';
+    line[n++] = '\n';
+    line[n++] = '[';
+    if(row == BP_NONE) {
+      memcpy(line + n, "null", 4);
+      n += 4;
     }
-    bpi_buf_addc(b, ']');
+    else
+      n += put_u64(line + n, row);
+    line[n++] = ',';
+    n += put_decimal(line + n, (int64_t)(s->time_ns - p->meta.start_ns), 6);
+    line[n++] = ',';
+    line[n++] = '0';
+    if(cpu) {
+      line[n++] = ',';
+      n += put_decimal(line + n, (int64_t)(s->weight > INT64_MAX ? INT64_MAX
+                                                                 : s->weight),
+                       3);
+    }
+    line[n++] = ']';
+    bpi_buf_add(b, line, n);
     *next = i + 1;
   }
   bpi_buf_adds(b, "]},\n");
@@ -571,7 +692,7 @@ static bp_code gecko_write(const struct bp_profile *p, struct bp_buf *out,
   struct gecko g = {.p = p, .out = out, .main_thread = find_main_thread(p)};
   uint64_t next_sample = 0;
   bpi_buf_init(&g.name);
-  bp_code rc = load_samples(&g, err);
+  bp_code rc = count_samples(&g, err);
   if(!rc)
     rc = group_counts(&g, err);
   if(!rc)
@@ -584,6 +705,12 @@ static bp_code gecko_write(const struct bp_profile *p, struct bp_buf *out,
   add_libs(out, p);
   bpi_buf_adds(out, "\"pausedRanges\":[],\"processes\":[],\n\"threads\":[");
   for(uint32_t t = 0; t < p->nthreads && !bpi_buf_failed(out); t++) {
+    if(t >= g.chunk_hi) {
+      rc = load_chunk(&g, t, err);
+      if(rc)
+        goto out;
+      next_sample = 0;
+    }
     /* samples of threads the model does not know are skipped */
     while(next_sample < g.nsamples && g.samples[next_sample].thread < t)
       next_sample++;
@@ -596,6 +723,9 @@ out:
   free(g.thread_start);
   free(g.by_thread);
   free(g.samples);
+  free(g.thread_samples);
+  free(g.thread_at);
+  free(g.block);
   return rc;
 }
 

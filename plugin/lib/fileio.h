@@ -17,6 +17,19 @@ bp_code bpi_file_mkdirs(const char *dir, struct bp_err *err);
 bp_code bpi_file_write(const char *path, const void *data, size_t len,
                        bool gzip, struct bp_err *err);
 
+/* The same in pieces, for artifacts too large to build in memory first:
+ * open a temporary file next to path, write (gzip-compressed as it goes
+ * when gzip is true), then commit (rename into place) or abort (remove
+ * it).  A failed write is remembered and reported by commit, which frees
+ * f either way. */
+struct bp_file_out;
+bp_code bpi_file_out_open(struct bp_file_out **f, const char *path,
+                          bool gzip, struct bp_err *err);
+bp_code bpi_file_out_write(struct bp_file_out *f, const void *data,
+                           size_t len);
+bp_code bpi_file_out_commit(struct bp_file_out *f, struct bp_err *err);
+void bpi_file_out_abort(struct bp_file_out *f);
+
 /* Read a whole file (NUL-terminated); gunzip when it starts with the gzip
  * magic.  *out is malloc'd, the caller frees it. */
 bp_code bpi_file_read(const char *path, char **out, size_t *len,

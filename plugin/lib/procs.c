@@ -171,7 +171,9 @@ bp_code bpi_procs_fork(struct bp_procs *ps, uint32_t parent, uint32_t child)
   struct bp_proc *p = &ps->procs[pidx];
   if(!reserve_maps(c, p->nmaps))
     return BPE_NOMEM;
-  memcpy(c->maps, p->maps, p->nmaps * sizeof(*p->maps));
+  /* a parent with no mappings yet has maps == NULL: no memcpy from it */
+  if(p->nmaps)
+    memcpy(c->maps, p->maps, p->nmaps * sizeof(*p->maps));
   c->nmaps = p->nmaps;
   return BP_OK;
 }

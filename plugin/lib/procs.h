@@ -30,6 +30,10 @@ struct bp_mapping {
   uint32_t lib;          /* profile lib id, BP_NONE until set */
   int64_t delta;         /* file offset -> ELF vaddr */
   uint8_t delta_state;   /* 0 unknown, 1 known, 2 not an ELF file */
+  /* the mapped file's identity when the kernel sent no build id */
+  bool has_ino;
+  uint32_t maj, min;
+  uint64_t ino;
 };
 
 struct bp_proc {

@@ -328,6 +328,12 @@ bool bpi_profile_timeline_next(const struct bp_profile *p,
   return p->timeline && fread(out, sizeof(*out), 1, p->timeline) == 1;
 }
 
+size_t bpi_profile_timeline_read(const struct bp_profile *p,
+                                 struct bp_sample *out, size_t max)
+{
+  return p->timeline ? fread(out, sizeof(*out), max, p->timeline) : 0;
+}
+
 const char *bpi_profile_frame_name(const struct bp_profile *p, uint32_t frame)
 {
   if(frame >= p->nframes || p->frames[frame].func >= p->nfuncs)

@@ -219,6 +219,10 @@ bp_code bpi_profile_slice_ranges(const struct bp_profile *src,
 bp_code bpi_profile_timeline_rewind(const struct bp_profile *p);
 bool bpi_profile_timeline_next(const struct bp_profile *p,
                                struct bp_sample *out);
+/* Up to max samples of the timeline at once; returns how many (0 at the
+ * end). */
+size_t bpi_profile_timeline_read(const struct bp_profile *p,
+                                 struct bp_sample *out, size_t max);
 
 /* Accessors. */
 static inline const char *bpi_profile_str(const struct bp_profile *p,

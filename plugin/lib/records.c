@@ -168,6 +168,12 @@ static void parse_sample(const struct bp_rec_layout *lay, struct cursor *c,
     uint32_t size;
     memcpy(&size, c->left >= 4 ? c->p : (const unsigned char *)"\0\0\0\0",
            4);
+    /* the kernel pads raw data so that what follows stays 8-aligned: the
+     * register and callchain arrays are read in place as uint64_t */
+    if((4 + (uint64_t)size) % 8) {
+      c->bad = true;
+      return;
+    }
     take_bytes(c, 4 + (uint64_t)size);
   }
   if(t & PERF_SAMPLE_BRANCH_STACK) {
@@ -207,6 +213,12 @@ static void parse_mmap(const struct bp_rec_layout *lay, struct cursor *c,
     if(ids && (r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
       m->build_id_size = ids[0] <= 20 ? ids[0] : 20;
       memcpy(m->build_id, ids + 4, m->build_id_size);
+    }
+    else if(ids) {
+      memcpy(&m->maj, ids, 4);
+      memcpy(&m->min, ids + 4, 4);
+      memcpy(&m->ino, ids + 8, 8);
+      m->has_ino = true;
     }
     uint32_t flags;
     take_u32_pair(c, &m->prot, &flags);
@@ -308,6 +320,21 @@ bp_code bpi_records_parse(const struct bp_rec_layout *lay, const void *data,
 uint64_t bpi_records_time(const struct bp_rec_layout *lay, const void *data,
                           size_t len)
 {
+  struct perf_event_header h;
+  uint64_t t = lay->sample_type;
+  if(len >= sizeof(h)) {
+    memcpy(&h, data, sizeof(h));
+    /* a sample's time sits at a fixed place: no need for a full parse */
+    size_t off = sizeof(h) + 8 * (!!(t & PERF_SAMPLE_IDENTIFIER) +
+                                  !!(t & PERF_SAMPLE_IP) +
+                                  !!(t & PERF_SAMPLE_TID));
+    if(h.type == PERF_RECORD_SAMPLE && (t & PERF_SAMPLE_TIME) &&
+       h.size <= len && off + 8 <= h.size) {
+      uint64_t v;
+      memcpy(&v, (const unsigned char *)data + off, 8);
+      return v;
+    }
+  }
   struct bp_rec r;
   if(bpi_records_parse(lay, data, len, &r) || !r.sid.has_time)
     return 0;

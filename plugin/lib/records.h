@@ -64,6 +64,9 @@ struct bp_rec_mmap {
   unsigned char build_id[20];
   uint8_t build_id_size;     /* 0 when the kernel sent none */
   uint32_t prot;             /* MMAP2 only; PROT_EXEC assumed for MMAP */
+  uint32_t maj, min;         /* the file's device and inode: MMAP2 */
+  uint64_t ino;              /* without a build id (has_ino) */
+  bool has_ino;
   bool is_mmap2;
 };
 

@@ -92,3 +92,8 @@ void bpi_ring_consume(struct bp_ring *r)
 {
   __atomic_store_n(&r->page->data_tail, r->tail, __ATOMIC_RELEASE);
 }
+
+void bpi_ring_consume_to(struct bp_ring *r, uint64_t pos)
+{
+  __atomic_store_n(&r->page->data_tail, pos, __ATOMIC_RELEASE);
+}

@@ -24,6 +24,7 @@ struct bp_ring {
   uint64_t size;         /* bytes in the data area, a power of two */
   uint64_t head;         /* data_head loaded by bpi_ring_begin() */
   uint64_t tail;         /* our read position */
+  uint64_t keep;         /* scratch for the reader: oldest position in use */
   unsigned char *scratch;
   size_t scratch_cap;
   uint64_t corrupt;      /* headers that made no sense */
@@ -45,5 +46,10 @@ bool bpi_ring_next(struct bp_ring *r, const void **rec, size_t *len,
 
 /* Publish our position (release) so the kernel can reuse the space. */
 void bpi_ring_consume(struct bp_ring *r);
+/* The same up to pos only (tail - pos bytes of records read by
+ * bpi_ring_next stay in place and their pointers valid): for a reader that
+ * delivers records later, straight from the ring.  Records that wrapped
+ * were handed out in the scratch buffer and must be copied by then. */
+void bpi_ring_consume_to(struct bp_ring *r, uint64_t pos);
 
 #endif

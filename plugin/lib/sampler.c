@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,12 +22,18 @@
 #define DEFAULT_RING_PAGES 128
 #define MIN_RING_PAGES 8
 
-/* One record copied out of a ring, waiting to be delivered in time order. */
+/* One record read from a ring, waiting to be delivered in time order.  It
+ * stays where the kernel wrote it (the ring's tail is only published past
+ * records already delivered), unless it wrapped around the ring's end:
+ * then it is copied to the arena. */
 struct queued {
   uint64_t time;
   uint64_t seq;   /* arrival order, so equal times keep their order */
-  size_t off;     /* into the arena */
+  const unsigned char *ptr;  /* in the ring; NULL: at off in the arena */
+  size_t off;
   size_t len;
+  uint64_t pos;   /* the ring position it starts at */
+  uint32_t ring;
 };
 
 struct bp_sampler {
@@ -62,6 +69,7 @@ struct bp_sampler {
   size_t arena_len, arena_cap;
   uint64_t seq;
   uint64_t corrupt;
+  bool rings_behind;  /* the last round left records in a ring */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -169,10 +177,19 @@ static void note_orig_signals(void)
 }
 
 static void child_wait_and_exec(int go_rd, int err_wr, int out_wr,
-                                char *const *argv, char *const *envp)
+                                char *const *argv, char *const *envp,
+                                pid_t parent)
 {
   char go;
   ssize_t n;
+  /* benchprof killed outright (SIGKILL, the OOM killer: nothing of ours
+   * runs to pass a signal on) must not leave the command running on the
+   * runner for ever: the kernel kills it when benchprof dies.  It survives
+   * exec (except of set-user-ID programs), the command's own children do
+   * not inherit it, and a command whose benchprof is alive never sees it
+   * fire.  getppid() catches a benchprof that died before the prctl. */
+  if(prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+    _exit(127);
   if(orig_pipe_ign >= 0)
     signal(SIGPIPE, orig_pipe_ign ? SIG_IGN : SIG_DFL);
   if(orig_chld_ign >= 0)
@@ -251,6 +268,7 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
     goto fail;
   }
   note_orig_signals();
+  pid_t self = getpid();
   s->pid = fork();
   if(s->pid < 0) {
     bpi_err_set(err, BPE_SYS, errno, "fork");
@@ -261,7 +279,7 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
     close(ex[0]);
     if(so[0] >= 0)
       close(so[0]);
-    child_wait_and_exec(go[0], ex[1], so[1], o->argv, envp);
+    child_wait_and_exec(go[0], ex[1], so[1], o->argv, envp, self);
   }
   free(envp);
   envp = NULL;
@@ -597,9 +615,12 @@ bp_code bpi_sampler_start(struct bp_sampler *s, struct bp_err *err)
   return BP_OK;
 }
 
-static bp_code queue_record(struct bp_sampler *s, const void *rec, size_t len)
+static bp_code queue_record(struct bp_sampler *s, uint32_t ring,
+                            const void *rec, size_t len)
 {
-  if(s->arena_len + len > s->arena_cap) {
+  struct bp_ring *r = &s->rings[ring];
+  bool copy = rec == r->scratch;  /* wrapped: the scratch copy is reused */
+  if(copy && s->arena_len + len > s->arena_cap) {
     size_t cap = s->arena_cap ? s->arena_cap : 65536;
     while(cap < s->arena_len + len)
       cap *= 2;
@@ -617,13 +638,27 @@ static bp_code queue_record(struct bp_sampler *s, const void *rec, size_t len)
     s->queue = q;
     s->queue_cap = cap;
   }
-  memcpy(s->arena + s->arena_len, rec, len);
-  s->queue[s->nqueue++] = (struct queued){
+  struct queued q = {
     .time = bpi_records_time(&s->layout, rec, len), .seq = s->seq++,
-    .off = s->arena_len, .len = len,
+    .ptr = rec, .len = len, .pos = r->tail - len, .ring = ring,
   };
-  s->arena_len += len;
+  if(copy) {
+    memcpy(s->arena + s->arena_len, rec, len);
+    q.ptr = NULL;
+    q.off = s->arena_len;
+    s->arena_len += len;
+  }
+  s->queue[s->nqueue++] = q;
   return BP_OK;
+}
+
+/* Arena records by offset, ring records after them. */
+static int by_offset(const void *a, const void *b)
+{
+  const struct queued *x = a, *y = b;
+  if(!x->ptr != !y->ptr)
+    return x->ptr ? 1 : -1;
+  return x->off < y->off ? -1 : x->off > y->off;
 }
 
 static int by_time(const void *a, const void *b)
@@ -634,14 +669,21 @@ static int by_time(const void *a, const void *b)
   return x->seq < y->seq ? -1 : (x->seq > y->seq);
 }
 
-/* Copy everything out of the rings.  *limit receives the time up to which
- * every record has certainly been read: records carry the CLOCK_MONOTONIC
- * time the kernel took just before writing them, so anything stamped a
- * millisecond before this round began is already in some ring.  Newer
- * records wait for the next round, when a ring read earlier in this round
- * may still add older ones. */
-static bp_code read_rings(struct bp_sampler *s, uint64_t *limit)
+/* Bytes taken from one ring per round: the queue stays bounded by this
+ * times the number of CPUs, however far behind the reader is. */
+#define RING_ROUND_BYTES (256 * 1024)
+
+/* Queue what the rings hold (up to RING_ROUND_BYTES each).
+ * *limit receives the time up to which every record has certainly been
+ * read: records carry the CLOCK_MONOTONIC time the kernel took just
+ * before writing them, so anything stamped a millisecond before this
+ * round began is already in some ring, and anything stamped a millisecond
+ * before the last record read from a ring left unfinished is not among
+ * what that ring still holds.  Newer records wait for the next round,
+ * when a ring read earlier in this round may still add older ones. */
+static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
 {
+  *more = false;
   uint64_t begin = now_ns(CLOCK_MONOTONIC);
   *limit = begin > 1000000 ? begin - 1000000 : 0;
   for(uint32_t i = 0; i < s->ncpus; i++) {
@@ -649,18 +691,41 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit)
     if(!bpi_ring_begin(r))
       continue;
     const void *rec;
-    size_t len;
+    size_t len, taken = 0;
     bp_code rc = BP_OK;
-    while(bpi_ring_next(r, &rec, &len, &rc)) {
-      rc = queue_record(s, rec, len);
+    while(taken < RING_ROUND_BYTES && bpi_ring_next(r, &rec, &len, &rc)) {
+      rc = queue_record(s, i, rec, len);
       if(rc)
         return rc;
+      taken += len;
     }
-    bpi_ring_consume(r);
     if(rc)
       return rc;
+    if(r->tail != r->head)
+      *more = true;
+    if(r->tail != r->head && s->nqueue) {
+      uint64_t t = s->queue[s->nqueue - 1].time;
+      t = t > 1000000 ? t - 1000000 : 0;
+      if(t < *limit)
+        *limit = t;
+    }
   }
   return BP_OK;
+}
+
+/* Give the kernel back each ring's space up to its oldest record still
+ * queued (all of what was read when none is). */
+static void release_rings(struct bp_sampler *s)
+{
+  for(uint32_t i = 0; i < s->ncpus; i++)
+    s->rings[i].keep = s->rings[i].tail;
+  for(size_t j = 0; j < s->nqueue; j++) {
+    struct bp_ring *r = &s->rings[s->queue[j].ring];
+    if(s->queue[j].pos < r->keep)
+      r->keep = s->queue[j].pos;
+  }
+  for(uint32_t i = 0; i < s->ncpus; i++)
+    bpi_ring_consume_to(&s->rings[i], s->rings[i].keep);
 }
 
 /* Deliver queued records up to limit in time order; keep the rest. */
@@ -670,31 +735,29 @@ static bp_code deliver(struct bp_sampler *s, uint64_t limit, bp_record_fn fn,
   if(s->nqueue)
     qsort(s->queue, s->nqueue, sizeof(*s->queue), by_time);
   size_t i = 0;
-  for(; i < s->nqueue && s->queue[i].time <= limit; i++)
+  for(; i < s->nqueue && s->queue[i].time <= limit; i++) {
+    const struct queued *q = &s->queue[i];
     if(*cb_rc == BP_OK)
-      *cb_rc = fn(ctx, s->arena + s->queue[i].off, s->queue[i].len);
-  if(i == s->nqueue) {
-    s->nqueue = 0;
-    s->arena_len = 0;
-    return BP_OK;
+      *cb_rc = fn(ctx, q->ptr ? q->ptr : s->arena + q->off, q->len);
   }
-  /* compact what waits for the next round to the front of the arena */
   size_t keep = s->nqueue - i;
-  unsigned char *arena = malloc(s->arena_cap);
-  if(!arena)
-    return BPE_NOMEM;
-  size_t len = 0;
-  for(size_t j = 0; j < keep; j++) {
-    struct queued q = s->queue[i + j];
-    memcpy(arena + len, s->arena + q.off, q.len);
-    q.off = len;
-    len += q.len;
-    s->queue[j] = q;
-  }
-  free(s->arena);
-  s->arena = arena;
-  s->arena_len = len;
+  if(keep)
+    memmove(s->queue, s->queue + i, keep * sizeof(*s->queue));
   s->nqueue = keep;
+  /* compact the copies that wait for the next round to the front of the
+   * arena, in place: records move only towards the front, so ordering
+   * them by offset first makes every move safe */
+  qsort(s->queue, keep, sizeof(*s->queue), by_offset);
+  size_t len = 0;
+  for(size_t j = 0; j < keep && !s->queue[j].ptr; j++) {
+    struct queued *q = &s->queue[j];
+    if(q->off != len)
+      memmove(s->arena + len, s->arena + q->off, q->len);
+    q->off = len;
+    len += q->len;
+  }
+  s->arena_len = len;
+  release_rings(s);
   return BP_OK;
 }
 
@@ -752,9 +815,13 @@ static void drain(struct bp_sampler *s, bool final, bp_record_fn fn,
   if(*rc)
     return;
   uint64_t limit;
-  *rc = read_rings(s, &limit);
-  if(!*rc)
-    *rc = deliver(s, final ? UINT64_MAX : limit, fn, ctx, cb_rc);
+  bool more;
+  do {
+    *rc = read_rings(s, &limit, &more);
+    if(!*rc)
+      *rc = deliver(s, final && !more ? UINT64_MAX : limit, fn, ctx, cb_rc);
+  } while(!*rc && final && more);  /* at the end, until the rings are empty */
+  s->rings_behind = more;
   if(*rc)
     bpi_err_set(err, *rc, 0, "reading the rings");
 }
@@ -781,7 +848,9 @@ bp_code bpi_sampler_run(struct bp_sampler *s, bp_record_fn fn, void *ctx,
   bp_code rc = BP_OK, cb_rc = BP_OK;
   while(!s->reaped) {
     /* without a pidfd, look for the exit every 50 ms */
-    int r = poll(pfd, n + 3, s->pidfd >= 0 ? 1000 : 50);
+    /* ring wake-ups are edge-triggered: with records left behind, only
+     * look whether anything else happened */
+    int r = poll(pfd, n + 3, s->rings_behind ? 0 : s->pidfd >= 0 ? 1000 : 50);
     if(r < 0 && errno != EINTR && !rc)
       rc = bpi_err_set(err, BPE_SYS, errno, "poll");
     for(uint32_t i = 0; i < n; i++)

@@ -56,13 +56,49 @@ uint64_t bpi_unwind_regs_mask(void)
 #endif
 }
 
+/* Whether elf has call frame information of its own (.eh_frame). */
+static bool has_eh_frame(Elf *elf)
+{
+  size_t shstrndx;
+  if(!elf || elf_getshdrstrndx(elf, &shstrndx))
+    return false;
+  for(Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
+      scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if(!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+       !sh.sh_size)
+      continue;
+    const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+    if(name && !strcmp(name, ".eh_frame"))
+      return true;
+  }
+  return false;
+}
+
+/* The separate debug file only when the module has no .eh_frame: libdwfl
+ * looks for .debug_frame first, and opening a debug file (libc6-dbg's is
+ * compressed) to find it costs far more than the unwinding itself, while
+ * .eh_frame says the same. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata,
+                          const char *modname, Dwarf_Addr base,
+                          const char *file_name, const char *debuglink_file,
+                          GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+  Dwarf_Addr bias;
+  if(has_eh_frame(dwfl_module_getelf(mod, &bias)))
+    return -1;
+  return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+                                      file_name, debuglink_file,
+                                      debuglink_crc, debuginfo_file_name);
+}
+
 bp_code bpi_unwind_new(struct bp_unwind **out)
 {
   struct bp_unwind *u = calloc(1, sizeof(*u));
   if(!u)
     return BPE_NOMEM;
   u->cb.find_elf = dwfl_build_id_find_elf;
-  u->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+  u->cb.find_debuginfo = find_debuginfo;
   u->cb.section_address = dwfl_offline_section_address;
   u->cb.debuginfo_path = &u->debuginfo_path;
   *out = u;

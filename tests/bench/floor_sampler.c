@@ -1,6 +1,6 @@
 /* floor_sampler: the kernel's floor for sampling, for the harness.
  *
- *   floor_sampler [-F HZ] [-m PAGES] [-v] -- CMD [ARGS...]
+ *   floor_sampler [-F HZ] [-g fp|dwarf[,BYTES]] [-m PAGES] [-v] -- CMD...
  *
  * Opens the same events benchprof record opens (software cpu-clock, one
  * per online CPU, pid = the child, inherit, frequency HZ, callchain, the
@@ -8,7 +8,10 @@
  * child that execs CMD once the events are in place, then only drains the
  * rings: it reads data_head and publishes it as data_tail, never looking at
  * a record.  What this costs is what any sampler has to pay; benchprof's
- * own CPU time is compared with it.  Exits with CMD's status. */
+ * own CPU time is compared with it.  -g dwarf asks for what benchprof's
+ * dwarf and auto modes ask for: the user registers and BYTES (default
+ * 8192) of user stack per sample, in 512-page rings unless -m says
+ * otherwise.  Exits with CMD's status. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -74,18 +77,31 @@ static void drain(struct perf_event_mmap_page *pg)
 
 int main(int argc, char **argv)
 {
-  unsigned long freq = 997, pages = 128;
+  unsigned long freq = 997, pages = 0, stack = 0;
   int verbose = 0, opt;
-  while((opt = getopt(argc, argv, "+F:m:v")) != -1) {
+  while((opt = getopt(argc, argv, "+F:g:m:v")) != -1) {
     switch(opt) {
     case 'F': freq = strtoul(optarg, NULL, 10); break;
+    case 'g':
+      if(!strcmp(optarg, "fp"))
+        stack = 0;
+      else if(!strncmp(optarg, "dwarf", 5))
+        stack = optarg[5] == ',' ? strtoul(optarg + 6, NULL, 10) : 8192;
+      else {
+        fprintf(stderr, "floor_sampler: -g fp or dwarf[,BYTES]\n");
+        return 2;
+      }
+      break;
     case 'm': pages = strtoul(optarg, NULL, 10); break;
     case 'v': verbose = 1; break;
     default:
-      fprintf(stderr, "usage: floor_sampler [-F HZ] [-m PAGES] [-v] -- CMD...\n");
+      fprintf(stderr, "usage: floor_sampler [-F HZ] [-g fp|dwarf[,BYTES]] "
+              "[-m PAGES] [-v] -- CMD...\n");
       return 2;
     }
   }
+  if(!pages)
+    pages = stack ? 512 : 128;  /* benchprof's defaults (record.h) */
   if(optind >= argc) {
     fprintf(stderr, "floor_sampler: no command\n");
     return 2;
@@ -142,6 +158,12 @@ int main(int argc, char **argv)
   a.exclude_callchain_kernel = 1;
   a.watermark = 1;
   a.wakeup_watermark = (uint32_t)(pages * (unsigned long)page / 4);
+  if(stack) {
+    /* benchprof's bpi_unwind_regs_mask(): ax..ip and r8..r15 (x86-64) */
+    a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    a.sample_regs_user = ((1ULL << 9) - 1) | (0xffULL << 16);
+    a.sample_stack_user = (uint32_t)stack;
+  }
 #ifdef PERF_RECORD_MISC_MMAP_BUILD_ID
   a.build_id = 1;
 #endif

@@ -41,6 +41,26 @@ import threading
 import time
 
 
+# (kind, benchprof mode, floor mode, perf mode): compared with each other
+# only within a kind, so each side asks the kernel for the same thing
+PAIRS = (
+    ("fp", "bp-fp", "floor-fp", "perf-fp"),
+    ("dwarf", "bp-auto", "floor-dwarf", "perf-dwarf"),
+)
+MODES = {
+    "alone": "the workload alone",
+    "bp-fp": "`benchprof record -q --no-counters -F HZ -g fp`",
+    "bp-auto": "`benchprof record -q --no-counters -F HZ` (default `-g auto`: "
+               "frame pointers and an 8 KiB stack copy per sample, unwound after the run)",
+    "floor-fp": "`floor_sampler -F HZ -g fp` (frame-pointer callchains, 128-page rings)",
+    "floor-dwarf": "`floor_sampler -F HZ -g dwarf` (callchains, user registers and an "
+                   "8 KiB stack copy per sample, 512-page rings: benchprof's dwarf/auto attr)",
+    "perf-fp": "`perf record -q -F HZ -e cpu-clock:u -g`",
+    "perf-dwarf": "`perf record -q -F HZ -e cpu-clock:u --call-graph dwarf,8192`",
+}
+OVERHEAD_COLS = ("bp-fp", "floor-fp", "perf-fp", "bp-auto", "floor-dwarf", "perf-dwarf")
+
+
 # ------------------------------------------------------------------ folding
 def fold_perf_script(inp, out):
     """Fold `perf script -F comm,ip,sym` output (stackcollapse-perf style):
@@ -271,15 +291,20 @@ class Harness:
         self.say("calibration: %.0f work units per CPU second" % self.ups)
 
     def modes(self, freq, out):
+        """Every way of running a workload, by name (see MODES)."""
+        bp = [self.a.benchprof, "record", "-q", "--no-counters", "-F", str(freq)]
         m = {
             "alone": lambda w: w,
-            "benchprof": lambda w: [self.a.benchprof, "record", "-q", "--no-counters",
-                                    "-F", str(freq), "-o", out("bp"), "--"] + w,
-            "floor": lambda w: [self.a.floor, "-F", str(freq), "--"] + w,
+            "bp-fp": lambda w: bp + ["-g", "fp", "-o", out("bp"), "--"] + w,
+            "bp-auto": lambda w: bp + ["-o", out("bp"), "--"] + w,
+            "floor-fp": lambda w: [self.a.floor, "-F", str(freq), "-g", "fp", "--"] + w,
+            "floor-dwarf": lambda w: [self.a.floor, "-F", str(freq), "-g", "dwarf", "--"] + w,
         }
         if self.perf:
-            m["perf"] = lambda w: [self.perf, "record", "-q", "-F", str(freq), "-g",
-                                   "-e", "cpu-clock:u", "-o", out("perf.data"), "--"] + w
+            pr = [self.perf, "record", "-q", "-F", str(freq), "-e", "cpu-clock:u"]
+            m["perf-fp"] = lambda w: pr + ["-g", "-o", out("perf.data"), "--"] + w
+            m["perf-dwarf"] = lambda w: pr + ["--call-graph", "dwarf,8192",
+                                              "-o", out("perf.data"), "--"] + w
         return m
 
     # (1) overhead during the run
@@ -317,16 +342,15 @@ class Harness:
                     s["ratios"]["%s/alone work_wall" % m] = pairwise(runs, m, "alone", "work_wall")
                     s["ratios"]["%s/alone wall" % m] = pairwise(runs, m, "alone", "wall")
                     s["ratios"]["%s/alone work_cpu" % m] = pairwise(runs, m, "alone", "work_cpu")
-            for m in ("benchprof", "perf"):
-                if m in names:
-                    s["ratios"]["%s/floor tool_cpu_during" % m] = pairwise(
-                        runs, m, "floor", "tool_cpu_during")
-                    s["ratios"]["%s/floor tool_cpu" % m] = pairwise(runs, m, "floor", "tool_cpu")
-                    s["ratios"]["%s/floor tool_cpu_startup" % m] = pairwise(
-                        runs, m, "floor", "tool_cpu_startup")
-            if "perf" in names:
-                s["ratios"]["benchprof/perf tool_cpu_during"] = pairwise(
-                    runs, "benchprof", "perf", "tool_cpu_during")
+            for kind, bp, floor, perf in PAIRS:
+                for m in (bp, perf):
+                    if m in names:
+                        for key in ("tool_cpu_during", "tool_cpu", "tool_cpu_startup"):
+                            s["ratios"]["%s/%s %s" % (m, floor, key)] = pairwise(
+                                runs, m, floor, key)
+                if perf in names:
+                    s["ratios"]["%s/%s tool_cpu_during" % (bp, perf)] = pairwise(
+                        runs, bp, perf, "tool_cpu_during")
             sec[name] = s
         self.results["sections"]["overhead"] = sec
 
@@ -335,90 +359,98 @@ class Harness:
         freq = 9973
         reps = self.a.reps
         sec = {}
-        for target in (10000, 100000):
-            # fixed work: samples = freq x CPU seconds, whatever else runs;
-            # sampling at this rate makes the work itself cost more CPU
-            # (on the CI VM about 2x), so a trial run sizes it
-            units = int(target / freq / 2 * self.ups)
-            spu = self.samples_per_unit(freq)
-            if spu:
-                units = int(target / 2 / spu)
-            args = ["-t", 2, "-n", units]
-            self.say("time to artifacts: ~%d samples (%d units x 2 threads at %d Hz), "
-                     "%d repetitions" % (target, units, freq, reps))
-            runs = []
-            for i in range(reps):
-                rep = {}
-                order = ["benchprof", "perf"] if i % 2 == 0 else ["perf", "benchprof"]
-                for m in order:
-                    if m == "perf" and not self.perf:
-                        continue
-                    d = os.path.join(self.tmp, "art-%d-%s-%d" % (target, m, i))
-                    os.makedirs(d)
-                    if m == "benchprof":
-                        r = run_cmd([self.a.benchprof, "record", "-q", "--no-counters",
-                                     "-F", str(freq), "-o", os.path.join(d, "out"), "--"]
-                                    + self.work(*args), self.report)
-                        r["bytes"] = du(os.path.join(d, "out"))
-                        try:
-                            with open(os.path.join(d, "out", "summary.json")) as f:
-                                r["samples"] = json.load(f).get("samples")
-                        except (OSError, ValueError):
-                            r["samples"] = None
-                        r["to_artifacts"] = r.get("after_exit")
-                    else:
-                        data = os.path.join(d, "perf.data")
-                        r = run_cmd([self.perf, "record", "-q", "-F", str(freq), "-g",
-                                     "-e", "cpu-clock:u", "-o", data, "--"]
-                                    + self.work(*args), self.report)
-                        r["bytes"] = du(data)
-                        t0 = time.monotonic()
-                        with open(os.path.join(d, "perf.folded"), "w") as fo:
-                            ps = subprocess.Popen([self.perf, "script", "-i", data,
-                                                   "-F", "comm,ip,sym"],
-                                                  stdout=subprocess.PIPE,
-                                                  stderr=subprocess.DEVNULL)
-                            fold = subprocess.Popen([sys.executable, __file__, "--fold"],
-                                                    stdin=ps.stdout, stdout=fo)
-                            ps.stdout.close()
-                            fold.wait()
-                            ps.wait()
-                        r["script_fold"] = time.monotonic() - t0
-                        with open(os.path.join(d, "perf.folded")) as f:
-                            r["samples"] = sum(int(l.rsplit(" ", 1)[1]) for l in f if l.strip())
-                        r["to_artifacts"] = (r["after_exit"] + r["script_fold"]
-                                             if r.get("after_exit") is not None else None)
-                    rep[m] = r
-                    shutil.rmtree(d, ignore_errors=True)
-                runs.append(rep)
-            s = {"args": [str(x) for x in args], "freq": freq, "runs": runs, "abs": {},
-                 "ratios": {}}
-            for m in ("benchprof", "perf"):
-                s["abs"][m] = {k: summarize([r.get(m, {}).get(k) for r in runs])
-                               for k in ("to_artifacts", "after_exit", "script_fold",
-                                         "bytes", "samples", "tool_cpu_after")}
-            s["ratios"]["perf/benchprof to_artifacts"] = pairwise(
-                runs, "perf", "benchprof", "to_artifacts")
-            s["ratios"]["benchprof/perf bytes"] = pairwise(runs, "benchprof", "perf", "bytes")
-            sec[str(target)] = s
+        for kind, bp, _, perf in PAIRS:
+            for target in self.a.samples:
+                # fixed work: samples = freq x CPU seconds, whatever else
+                # runs; sampling at this rate makes the work itself cost
+                # more CPU (on the CI VM about 2x), so a trial run sizes it
+                units = int(target / freq / 2 * self.ups)
+                spu = self.samples_per_unit(freq, bp)
+                if spu:
+                    units = int(target / 2 / spu)
+                args = ["-t", 2, "-n", units]
+                # perf's DWARF mode writes 8 KiB per sample and perf script
+                # unwinds them all: the 100k case takes a minute a run here
+                n = reps if kind == "fp" or target < 100000 else max(1, min(reps, 2))
+                self.say("time to artifacts (%s): ~%d samples (%d units x 2 threads at "
+                         "%d Hz), %d repetitions" % (kind, target, units, freq, n))
+                runs = []
+                for i in range(n):
+                    rep = {}
+                    for m in ((bp, perf) if i % 2 == 0 else (perf, bp)):
+                        if m == perf and not self.perf:
+                            continue
+                        d = os.path.join(self.tmp, "art-%s-%d-%s-%d" % (kind, target, m, i))
+                        os.makedirs(d)
+                        out = lambda f: os.path.join(d, f)  # noqa: E731
+                        r = run_cmd(self.modes(freq, out)[m](self.work(*args)), self.report)
+                        if m == bp:
+                            r.update(self.bp_facts(out("bp")))
+                            r["to_artifacts"] = r.get("after_exit")
+                        else:
+                            self.perf_script(out("perf.data"), d, r)
+                        rep[m] = r
+                        shutil.rmtree(d, ignore_errors=True)
+                    runs.append(rep)
+                s = {"kind": kind, "bp": bp, "perf": perf, "target": target,
+                     "args": [str(x) for x in args], "freq": freq, "runs": runs,
+                     "abs": {}, "ratios": {}}
+                for m in (bp, perf):
+                    s["abs"][m] = {k: summarize([r.get(m, {}).get(k) for r in runs])
+                                   for k in ("to_artifacts", "after_exit", "script_fold",
+                                             "bytes", "samples", "lost", "tool_cpu_after")}
+                s["ratios"]["%s/%s to_artifacts" % (perf, bp)] = pairwise(
+                    runs, perf, bp, "to_artifacts")
+                s["ratios"]["%s/%s bytes" % (bp, perf)] = pairwise(runs, bp, perf, "bytes")
+                sec["%s-%d" % (kind, target)] = s
         self.results["sections"]["artifacts"] = sec
 
-    def samples_per_unit(self, freq):
-        """Samples per work unit at freq, from one short benchprof run."""
-        if hasattr(self, "_spu"):
-            return self._spu
-        units = max(1, int(0.5 * self.ups))
-        out = os.path.join(self.tmp, "trial")
-        run_cmd([self.a.benchprof, "record", "-q", "--no-counters", "-F", str(freq),
-                 "-o", out, "--"] + self.work("-t", 2, "-n", units), self.report,
-                monitor=False)
+    def bp_facts(self, out):
+        """Bytes, samples and lost samples of a benchprof output directory."""
+        r = {"bytes": du(out), "samples": None, "lost": None}
         try:
             with open(os.path.join(out, "summary.json")) as f:
-                self._spu = json.load(f)["samples"] / (2.0 * units)
+                sm = json.load(f)
+            r["samples"], r["lost"] = sm.get("samples"), sm.get("lost")
+        except (OSError, ValueError):
+            pass
+        return r
+
+    def perf_script(self, data, d, r):
+        """perf script + fold after perf record; the same folded stacks."""
+        r["bytes"] = du(data)
+        t0 = time.monotonic()
+        with open(os.path.join(d, "perf.folded"), "w") as fo:
+            ps = subprocess.Popen([self.perf, "script", "-i", data, "-F", "comm,ip,sym"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            fold = subprocess.Popen([sys.executable, __file__, "--fold"],
+                                    stdin=ps.stdout, stdout=fo)
+            ps.stdout.close()
+            fold.wait()
+            ps.wait()
+        r["script_fold"] = time.monotonic() - t0
+        with open(os.path.join(d, "perf.folded")) as f:
+            r["samples"] = sum(int(l.rsplit(" ", 1)[1]) for l in f if l.strip())
+        r["lost"] = None
+        r["to_artifacts"] = (r["after_exit"] + r["script_fold"]
+                             if r.get("after_exit") is not None else None)
+
+    def samples_per_unit(self, freq, mode):
+        """Samples per work unit at freq under mode, from one short run."""
+        cache = self.__dict__.setdefault("_spu", {})
+        if mode in cache:
+            return cache[mode]
+        units = max(1, int(0.5 * self.ups))
+        out = os.path.join(self.tmp, "trial")
+        run_cmd(self.modes(freq, lambda f: out)[mode](self.work("-t", 2, "-n", units)),
+                self.report, monitor=False)
+        try:
+            with open(os.path.join(out, "summary.json")) as f:
+                cache[mode] = json.load(f)["samples"] / (2.0 * units)
         except (OSError, ValueError, KeyError, TypeError):
-            self._spu = None
+            cache[mode] = None
         shutil.rmtree(out, ignore_errors=True)
-        return self._spu
+        return cache[mode]
 
     # (3) peak RSS
     def rss(self):
@@ -475,31 +507,37 @@ class Harness:
             t.append({"target": name, "measured": value, "met": ok, "note": note})
 
         ov = S.get("overhead", {}).get("cpu-2s")
-        if ov:
-            r = ov["ratios"].get("benchprof/floor tool_cpu_during")
-            r2 = ov["ratios"].get("benchprof/floor tool_cpu_startup")
-            add("benchprof's own CPU during the run <= 1.15x the floor's (cpu-2s, 997 Hz)",
+        for kind, bp, floor, perf in PAIRS:
+            if not ov:
+                break
+            R = ov["ratios"]
+            r = R.get("%s/%s tool_cpu_during" % (bp, floor))
+            r2 = R.get("%s/%s tool_cpu_startup" % (bp, floor))
+            add("[%s] %s's own CPU during the run <= 1.15x %s's (cpu-2s, 997 Hz)"
+                % (kind, bp, floor),
                 fmt(r, "x"), bool(r and r["median"] <= 1.15),
                 "workload's main to end of work; start-up before it: %s the floor's"
                 % fmt(r2, "x"))
-            b = ov["ratios"].get("benchprof/alone work_wall")
-            f = ov["ratios"].get("floor/alone work_wall")
+            b = R.get("%s/alone work_wall" % bp)
+            f = R.get("%s/alone work_wall" % floor)
             ok = bool(b and f and b["median"] <= f["max"] and b["median"] >= f["min"] * 0.99) \
                 or bool(b and f and b["median"] <= f["median"])
-            add("workload slowdown within the floor's noise band (cpu-2s)",
-                "benchprof %s vs floor %s" % (fmt(b, "x"), fmt(f, "x")), ok)
-            p = ov["ratios"].get("perf/alone work_wall")
-            pc = ov["ratios"].get("benchprof/perf tool_cpu_during")
+            add("[%s] workload slowdown within %s's noise band (cpu-2s)" % (kind, floor),
+                "%s %s vs %s %s" % (bp, fmt(b, "x"), floor, fmt(f, "x")), ok)
+            p = R.get("%s/alone work_wall" % perf)
+            pc = R.get("%s/%s tool_cpu_during" % (bp, perf))
             if p and pc:
-                add("both below perf record's (cpu-2s)",
-                    "slowdown benchprof %s vs perf %s; own CPU benchprof/perf %s"
-                    % (fmt(b, "x"), fmt(p, "x"), fmt(pc, "x")),
+                add("[%s] both below %s's (cpu-2s)" % (kind, perf),
+                    "slowdown %s %s vs %s %s; own CPU during the run %s/%s %s"
+                    % (bp, fmt(b, "x"), perf, fmt(p, "x"), bp, perf, fmt(pc, "x")),
                     bool(b and b["median"] <= p["median"] and pc["median"] < 1.0))
-        ar = S.get("artifacts", {}).get("100000")
-        if ar:
-            r = ar["ratios"].get("perf/benchprof to_artifacts")
-            add("time to artifacts at 100k samples >= 10x faster than perf record+script+fold",
-                "%s faster" % fmt(r, "x", 1), bool(r and r["median"] >= 10))
+        for kind, bp, _, perf in PAIRS:
+            ar = S.get("artifacts", {}).get("%s-100000" % kind)
+            if ar:
+                r = ar["ratios"].get("%s/%s to_artifacts" % (perf, bp))
+                add("[%s] time to artifacts at 100k samples: %s >= 10x faster than %s + "
+                    "perf script + fold" % (kind, bp, perf),
+                    "%s faster" % fmt(r, "x", 1), bool(r and r["median"] >= 10))
         rs = S.get("rss")
         if rs:
             lk = "%ds" % rs["long_s"]
@@ -520,52 +558,53 @@ class Harness:
         S = self.results["sections"]
         L = []
         if "overhead" in S:
-            L.append("### 1. Overhead during the run (997 Hz, user-only cpu-clock, frame pointers)")
+            cols = [m for m in OVERHEAD_COLS
+                    if any(m in s["abs"] for s in S["overhead"].values())]
+            L.append("### 1. Overhead during the run (997 Hz, user-only cpu-clock)")
             L.append("")
-            L.append("Ratios are per repetition (mode / other, same repetition), median [min-max].")
+            L.append("Ratios are per repetition (mode / other, same repetition), "
+                     "median [min-max].  Compare within a kind: fp columns with fp, "
+                     "dwarf (bp-auto) with dwarf.")
             L.append("")
-            L.append("| workload | measure | benchprof | floor | perf record |")
-            L.append("|---|---|---|---|---|")
+            L.append("| workload | measure | %s |" % " | ".join(cols))
+            L.append("|---|---|%s" % ("---|" * len(cols)))
+            pair_of = {}
+            for kind, bp, floor, perf in PAIRS:
+                for m in (bp, floor, perf):
+                    pair_of[m] = (bp, floor, perf)
             for w, s in S["overhead"].items():
-                R = s["ratios"]
-                L.append("| %s | workload wall / alone | %s | %s | %s |" % (
-                    w, fmt(R.get("benchprof/alone work_wall"), "x"),
-                    fmt(R.get("floor/alone work_wall"), "x"),
-                    fmt(R.get("perf/alone work_wall"), "x")))
-                L.append("| %s | workload CPU / alone | %s | %s | %s |" % (
-                    w, fmt(R.get("benchprof/alone work_cpu"), "x"),
-                    fmt(R.get("floor/alone work_cpu"), "x"),
-                    fmt(R.get("perf/alone work_cpu"), "x")))
-                L.append("| %s | whole command wall / alone | %s | %s | %s |" % (
-                    w, fmt(R.get("benchprof/alone wall"), "x"),
-                    fmt(R.get("floor/alone wall"), "x"),
-                    fmt(R.get("perf/alone wall"), "x")))
-                A = s["abs"]
-                L.append("| %s | tool's own CPU before the workload's main, ms | %s | %s | %s |" % (
-                    w, *(fmt(_scale(A.get(m, {}).get("tool_cpu_startup"), 1e3), "", 1)
-                         for m in ("benchprof", "floor", "perf"))))
-                L.append("| %s | tool's own CPU during the run (main..end of work), ms | %s | %s | %s |" % (
-                    w, *(fmt(_scale(A.get(m, {}).get("tool_cpu_during"), 1e3), "", 1)
-                         for m in ("benchprof", "floor", "perf"))))
-                L.append("| %s | tool's own CPU after the run, ms | %s | %s | %s |" % (
-                    w, *(fmt(_scale(A.get(m, {}).get("tool_cpu_after"), 1e3), "", 1)
-                         for m in ("benchprof", "floor", "perf"))))
-                L.append("| %s | own CPU during the run / floor's | %s | 1 | %s |" % (
-                    w, fmt(R.get("benchprof/floor tool_cpu_during"), "x"),
-                    fmt(R.get("perf/floor tool_cpu_during"), "x")))
+                R, A = s["ratios"], s["abs"]
+
+                def row(label, cell):
+                    L.append("| %s | %s | %s |" % (w, label, " | ".join(cell(m) for m in cols)))
+
+                row("workload wall / alone", lambda m: fmt(R.get("%s/alone work_wall" % m), "x"))
+                row("workload CPU / alone", lambda m: fmt(R.get("%s/alone work_cpu" % m), "x"))
+                row("whole command wall / alone", lambda m: fmt(R.get("%s/alone wall" % m), "x"))
+                row("tool's own CPU before the workload's main, ms",
+                    lambda m: fmt(_scale(A.get(m, {}).get("tool_cpu_startup"), 1e3), "", 1))
+                row("tool's own CPU during the run (main..end of work), ms",
+                    lambda m: fmt(_scale(A.get(m, {}).get("tool_cpu_during"), 1e3), "", 1))
+                row("tool's own CPU after the run, ms",
+                    lambda m: fmt(_scale(A.get(m, {}).get("tool_cpu_after"), 1e3), "", 1))
+                row("own CPU during the run / its kind's floor",
+                    lambda m: "1" if m == pair_of[m][1] else fmt(
+                        R.get("%s/%s tool_cpu_during" % (m, pair_of[m][1])), "x"))
             L.append("")
         if "artifacts" in S:
             L.append("### 2. Time to artifacts (workload exit -> all artifacts written) and 4. sizes")
             L.append("")
-            L.append("| samples (target) | freq | benchprof samples | perf samples | benchprof s | perf record tail s | perf script+fold s | perf total s | perf / benchprof | benchprof bytes | perf.data bytes |")
-            L.append("|---|---|---|---|---|---|---|---|---|---|---|")
+            L.append("| kind | samples (target) | freq | benchprof mode: samples (lost) | perf mode: samples | benchprof s | perf record tail s | perf script+fold s | perf total s | perf / benchprof | benchprof bytes | perf.data bytes |")
+            L.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
             for k, s in S["artifacts"].items():
-                B, P = s["abs"]["benchprof"], s["abs"]["perf"]
-                L.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                    k, s["freq"], fmt(B["samples"], "", 0), fmt(P["samples"], "", 0),
+                bp, perf = s["bp"], s["perf"]
+                B, P = s["abs"][bp], s["abs"][perf]
+                L.append("| %s | %s | %d | %s: %s (%s) | %s: %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    s["kind"], s["target"], s["freq"], bp, fmt(B["samples"], "", 0),
+                    fmt(B["lost"], "", 0), perf, fmt(P["samples"], "", 0),
                     fmt(B["to_artifacts"]),
                     fmt(P["after_exit"]), fmt(P["script_fold"]), fmt(P["to_artifacts"]),
-                    fmt(s["ratios"]["perf/benchprof to_artifacts"], "x", 1),
+                    fmt(s["ratios"]["%s/%s to_artifacts" % (perf, bp)], "x", 1),
                     fmt(B["bytes"], "", 0), fmt(P["bytes"], "", 0)))
             L.append("")
         if "rss" in S:
@@ -692,12 +731,21 @@ METHOD = """## Method
   Fixed work (not fixed time) so that slowdown shows as a longer wall time.
   The workload reports its own wall time, `getrusage(RUSAGE_SELF)` and the
   CLOCK_MONOTONIC times its `main` started and its work ended.
-- **Modes**: the workload alone; `benchprof record -q --no-counters -F 997`;
-  `perf record -q -F 997 -g -e cpu-clock:u` (user-only, like benchprof's
-  events: both sample the software clock here); `floor_sampler -F 997`
-  (`tests/bench/floor_sampler.c`: the same perf_event_attr as benchprof,
-  one event per CPU, inherit, callchain, side-band records, 128-page rings,
-  drained by moving data_tail to data_head without reading a record).
+- **Modes**, compared only within a kind, so each side asks the kernel for
+  the same thing:
+  - fp: `benchprof record -q --no-counters -F 997 -g fp` (`bp-fp`),
+    `floor_sampler -F 997 -g fp` (`floor-fp`), `perf record -q -F 997 -g
+    -e cpu-clock:u` (`perf-fp`);
+  - dwarf: `benchprof record -q --no-counters -F 997` (`bp-auto`, the
+    default `-g auto`: frame-pointer chain plus user registers and an
+    8 KiB stack copy per sample, unwound after the run),
+    `floor_sampler -F 997 -g dwarf` (`floor-dwarf`: the same sample_type,
+    registers, stack size and 512-page rings), `perf record -q -F 997
+    --call-graph dwarf,8192 -e cpu-clock:u` (`perf-dwarf`).
+  The floor sampler (`tests/bench/floor_sampler.c`) opens benchprof's
+  perf_event_attr (one event per CPU, inherit, callchain, side-band
+  records) and only drains the rings (data_tail = data_head, no record
+  read).  Both benchprof and perf sample `cpu-clock` in user space here.
   Every repetition runs every mode once, in a rotated order.
 - **Tool's own CPU**: a monitor thread reads the tool's own CPU time (sum
   of `/proc/PID/task/*/schedstat` over its threads, in ns; the workload is
@@ -716,13 +764,18 @@ METHOD = """## Method
   workload's reported end time.  For perf, the tail of `perf record`
   (flush, build-ids) plus `perf script -F comm,ip,sym` piped into a Python
   fold (`harness.py --fold`) producing the same folded stacks as
-  `profile.folded`.  benchprof writes all five artifacts (Gecko JSON, pprof,
-  folded, SVG, summary) in that time.  The sample counts are made with
-  `-F 9973` on a 2-thread fixed-work workload sized to 10k and 100k
-  samples by a short trial run (cpu-clock counts the task's CPU time, so
-  the count holds even when other jobs share the CPUs; sampling at 10 kHz
-  itself makes the work cost more CPU here, which the trial accounts for).
-  The columns show the sample counts really recorded.
+  `profile.folded` (with `--call-graph dwarf`, perf script does the
+  unwinding).  benchprof writes all five artifacts (Gecko JSON, pprof,
+  folded, SVG, summary) in that time.  Pairs: `bp-fp` with `perf-fp`,
+  `bp-auto` with `perf-dwarf`.  The sample counts are made with `-F 9973`
+  on a 2-thread fixed-work workload sized to 10k and 100k samples by a
+  short trial run per benchprof mode (cpu-clock counts the task's CPU
+  time, so the count holds even when other jobs share the CPUs; sampling
+  at 10 kHz makes the work itself cost more CPU, which the trial accounts
+  for).  The columns show the sample counts really recorded (and
+  benchprof's lost samples).  The dwarf 100k row runs at most 2
+  repetitions: perf writes about 800 MB and perf script takes about a
+  minute per run here.
 - **Peak RSS**: `ru_maxrss` from `wait4` on `benchprof record` is the
   largest of benchprof and its (reaped) children; the workload's own maxrss
   is shown next to it, so a tree value above the workload's is benchprof's.
@@ -730,10 +783,12 @@ METHOD = """## Method
 
 ## Not measured
 
-- DWARF call graphs (`-g dwarf` does not exist in benchprof yet).
-- Peak RSS is one run per length by default (`--rss-reps N` for more);
-  it has varied between runs (10 s: 22-32 MiB), so one pair can show
-  growth or hide it.
+- `-g dwarf` on its own (the dwarf rows use the default `-g auto`, which
+  copies the same stack and unwinds every sample too).
+- Peak RSS is one run per length by default (`--rss-reps N` for more).
+  It is the tree's `ru_maxrss`: it includes the forked child before its
+  exec (a copy of benchprof at that point), so it is a bound, not
+  benchprof's heap.
 - 1M samples for time to artifacts (would take minutes of sampling on this
   VM at the kernel's rate limit); the harness measures 10k and 100k.
 - The 60 s long workload by default: `BENCH_LONG=1 make bench` runs 10 s vs
@@ -752,6 +807,10 @@ METHOD = """## Method
 - The "both below perf record's" check compares median wall-time slowdown
   (noise-dominated here) and own CPU during the run; perf's start-up
   (about 150 ms of CPU) is counted before the workload's `main`, not in it.
+- On this machine the software clock's sampling cost alone (the floor's
+  workload slowdown, about 1.04-1.05x at 997 Hz) uses up the whole budget
+  of the `benchprof run` target (1.05x), before benchprof's start-up and
+  artifacts are counted.
 """
 
 
@@ -770,7 +829,10 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rss-reps", type=int, default=1)
     ap.add_argument("--only", help="comma list: overhead,artifacts,rss,run")
+    ap.add_argument("--samples", default="10000,100000",
+                    help="comma list of sample counts for time to artifacts")
     a = ap.parse_args()
+    a.samples = [int(x) for x in a.samples.split(",") if x]
     if os.environ.get("BENCH_REPS"):
         a.reps = int(os.environ["BENCH_REPS"])
     if a.from_json:

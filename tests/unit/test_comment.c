@@ -451,8 +451,41 @@ static void test_post(void)
   bpi_comment_posted_cleanup(&res);
 }
 
+/* No base: the marker (so a later comment with a base edits it), what was
+ * looked for and why, hostile names escaped. */
+static void test_no_base(void)
+{
+  struct bp_comment_opts o = {.project = NULL};
+  struct bp_cmp_side head = {.project = (char *)"proj",
+                             .branch = (char *)"feat<b>x",
+                             .hash = (char *)"0123456789abcdef0123456789"
+                                             "abcdef01234567",
+                             .testbed = (char *)"tb"};
+  struct bp_buf b;
+  struct bp_err err = {0};
+  bpi_buf_init(&b);
+  CHECK(bpi_comment_no_base(&o, &head, "ma`in", "branch 'ma`in' has no run "
+                            "<script>x</script> [link](http://e.x)", &b,
+                            &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  const char *md = b.data ? b.data : "";
+  char *marker = bpi_comment_find_marker(md);
+  CHECK(marker && strstr(marker, "proj/tb"));
+  free(marker);
+  CHECK(strstr(md, "no base to compare with") != NULL);
+  CHECK(strstr(md, "`0123456`") != NULL);
+  CHECK(strstr(md, "<script>") == NULL);
+  /* inside a code span markup is inert */
+  CHECK(strstr(md, "`feat<b>x`") != NULL);
+  CHECK(strstr(md, "](http") == NULL);
+  CHECK(strstr(md, "ma`in") == NULL);
+  CHECK(strstr(md, "has no run") != NULL);
+  bpi_buf_cleanup(&b);
+}
+
 int main(void)
 {
+  test_no_base();
   test_escape();
   test_links();
   test_cut();

@@ -2,7 +2,8 @@
  * with their flags and directions, function shares normalized to each
  * side's samples, new/vanished functions, new/removed benchmarks, the
  * differential folded lines and flame graphs, compare.json, and bad
- * input named with its file. */
+ * input named with its file; store references parsed, and runs stored
+ * as publish.c stores them found and fetched. */
 #include "bp_setup.h"
 #include "compare.h"
 #include "err.h"
@@ -30,20 +31,23 @@ static void put(const char *dir, const char *file, const char *text)
 }
 
 /* A run with benchmarks "a" (in a/) and one more (only_base or
- * only_head); folded is a's stacks. */
-static void make_run(const char *dir, const char *other, const char *report,
-                     const char *folded, const char *publication)
+ * only_head); folded is a's stacks.  publication: "" or a stored
+ * manifest's (publish.c) "publication" member; its Gecko profile's URL,
+ * when published, is in its artifact (gecko_url: "" or a member). */
+static void make_run_url(const char *dir, const char *other,
+                         const char *report, const char *folded,
+                         const char *publication, const char *gecko_url)
 {
   char man[4096];
   snprintf(man, sizeof(man),
     "{\"report\": \"report.json\", %s \"benchmarks\": ["
     "{\"name\": \"a\", \"profile\": \"a\", \"artifacts\": ["
-    "{\"file\": \"a/profile.json.gz\", \"kind\": \"firefox-profiler\"},"
+    "{\"file\": \"a/profile.json.gz\", %s\"kind\": \"firefox-profiler\"},"
     "{\"file\": \"a/profile.folded\", \"kind\": \"folded-stacks\"},"
     "{\"file\": \"a/summary.json\", \"kind\": \"summary\"}]},"
     "{\"name\": \"%s\", \"profile\": \"%s\", \"artifacts\": ["
     "{\"file\": \"%s/profile.folded\", \"kind\": \"folded-stacks\"}]}]}",
-    publication, other, other, other);
+    publication, gecko_url, other, other, other);
   put(dir, "manifest.json", man);
   put(dir, "report.json", report);
   put(dir, "a/profile.folded", folded);
@@ -52,6 +56,12 @@ static void make_run(const char *dir, const char *other, const char *report,
   char path[256];
   snprintf(path, sizeof(path), "%s/profile.folded", other);
   put(dir, path, "p;main 5\n");
+}
+
+static void make_run(const char *dir, const char *other, const char *report,
+                     const char *folded, const char *publication)
+{
+  make_run_url(dir, other, report, folded, publication, "");
 }
 
 static const struct bp_cmp_bench *bench(const struct bp_cmp *c,
@@ -149,15 +159,20 @@ static void test_dirs(void)
            "{\"value\": 50}, \"task-clock\": {\"value\": 10}},"
            " \"only_base\": {\"latency\": {\"value\": 1}}}",
            "p;main;work 50\np;main;rest 40\np;main;gone 10\n", "");
-  make_run(head, "only_head",
+  make_run_url(head, "only_head",
            "{\"a\": {\"latency\": {\"value\": 1500}, \"throughput\": "
            "{\"value\": 40}, \"task-clock\": {\"value\": 10.1}},"
            " \"only_head\": {\"latency\": {\"value\": 1}}}",
            "p;main;work 300\np;main;rest 80\np;main;fresh;work 20\n",
-           "\"publication\": {\"branch\": \"feature\", \"hash\": "
-           "\"0123456789abcdef0123456789abcdef01234567\", \"artifacts\": ["
-           "{\"file\": \"a/profile.json.gz\", \"url\": "
-           "\"https://store.example/h/a/profile.json.gz\"}]},");
+           "\"publication\": {\"identity\": {\"project\": \"proj\", "
+           "\"branch\": \"feature\", \"hash\": "
+           "\"0123456789abcdef0123456789abcdef01234567\", \"commit\": "
+           "\"0123456789abcdef0123456789abcdef01234567\", \"testbed\": "
+           "\"tb\"}, \"store\": \"file:///s\", \"bencher\": {\"host\": "
+           "\"https://api.bencher.dev\", \"report_uuid\": \"u-1\"}, "
+           "\"manifest_url\": \"https://store.example/h/manifest.json\"},",
+           "\"key\": \"proj/feature/0123/tb/a/profile.json.gz\", \"url\": "
+           "\"https://store.example/h/a/profile.json.gz\", ");
   struct bp_cmp_opts o = {.base_url = "https://b.example/run/"};
   struct bp_cmp *c = NULL;
   struct bp_err err = {0};
@@ -171,6 +186,11 @@ static void test_dirs(void)
   CHECK_EQ_INT(c->nnew, 1);
   CHECK_EQ_INT(c->nremoved, 1);
   CHECK_EQ_STR(c->head.branch, "feature");
+  CHECK_EQ_STR(c->head.project, "proj");
+  CHECK_EQ_STR(c->head.testbed, "tb");
+  CHECK_EQ_STR(c->head.report_uuid, "u-1");
+  CHECK_EQ_STR(c->head.bencher_url, "https://bencher.dev");
+  CHECK_EQ_STR(c->head.manifest_url, "https://store.example/h/manifest.json");
   CHECK(c->base.branch == NULL);
   /* order: changed first, then new, then removed */
   CHECK_EQ_INT(c->nbenches, 3);
@@ -305,6 +325,142 @@ static void test_bad_input(void)
   bpi_compare_free(c);
 }
 
+/* BRANCH@COMMIT: split at the last '@', BRANCH percent-decoded. */
+static void test_refs(void)
+{
+  static const char hash[] = "0123456789abcdef0123456789abcdef01234567";
+  struct bp_cmp_ref r;
+  struct bp_err err = {0};
+  char text[128];
+  CHECK(bpi_compare_parse_ref("main@latest", &r, &err) == BP_OK);
+  CHECK_EQ_STR(r.branch, "main");
+  CHECK(r.commit == NULL);
+  bpi_compare_ref_cleanup(&r);
+  snprintf(text, sizeof(text), "feature%%2Fx@%s", hash);
+  CHECK(bpi_compare_parse_ref(text, &r, &err) == BP_OK);
+  CHECK_EQ_STR(r.branch, "feature/x");
+  CHECK_EQ_STR(r.commit, hash);
+  bpi_compare_ref_cleanup(&r);
+  snprintf(text, sizeof(text), "feature/x@%s", hash);
+  CHECK(bpi_compare_parse_ref(text, &r, &err) == BP_OK);
+  CHECK_EQ_STR(r.branch, "feature/x");
+  bpi_compare_ref_cleanup(&r);
+  CHECK(bpi_compare_parse_ref("rel%40v1@latest", &r, &err) == BP_OK);
+  CHECK_EQ_STR(r.branch, "rel@v1");
+  bpi_compare_ref_cleanup(&r);
+  CHECK(bpi_compare_parse_ref("a@b@latest", &r, &err) == BP_OK);
+  CHECK_EQ_STR(r.branch, "a@b");
+  bpi_compare_ref_cleanup(&r);
+  const char *bad[] = {"main", "@latest", "main@", "main@abc1234",
+                       "main@0123456789ABCDEF0123456789ABCDEF01234567",
+                       "main@Latest"};
+  for(size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    err = (struct bp_err){0};
+    CHECK(bpi_compare_parse_ref(bad[i], &r, &err) == BPE_INVAL);
+    CHECK(strstr(err.msg, bad[i]) != NULL);
+    CHECK(r.branch == NULL && r.commit == NULL);
+  }
+}
+
+static void store_put(struct bp_store *st, const char *key, const char *text)
+{
+  struct bp_err err = {0};
+  CHECK(bpi_store_put(st, key, text, strlen(text), "application/json",
+                      NULL, &err) == BP_OK);
+}
+
+/* A run as publish.c stores it: found by commit and by the latest
+ * pointer, fetched into a directory compare reads, its URLs kept. */
+static void test_store_sides(void)
+{
+  static const char hash[] = "0123456789abcdef0123456789abcdef01234567";
+  char url[128], dir[128];
+  struct bp_store *st = NULL;
+  struct bp_err err = {0};
+  snprintf(url, sizeof(url), "file://%s/store", root);
+  struct bp_store_opts so = {.url = url,
+                             .public_url = "https://pub.example/s"};
+  CHECK(bpi_store_open(&st, &so, &err) == BP_OK);
+  if(!st)
+    return;
+  const char *mkey = "p/feature%2Fx/0123456789abcdef0123456789abcdef01234567"
+                     "/tb/manifest.json";
+  store_put(st, mkey,
+    "{\"report\": \"report.json\", \"benchmarks\": [{\"name\": \"a\", "
+    "\"profile\": \"a\", \"artifacts\": ["
+    "{\"file\": \"a/profile.folded\", \"kind\": \"folded-stacks\", "
+    "\"key\": \"p/x/a/profile.folded\", \"url\": \"https://pub.example/f\"},"
+    "{\"file\": \"a/summary.json\", \"kind\": \"summary\", "
+    "\"key\": \"p/x/a/summary.json\"},"
+    "{\"file\": \"a/profile.json.gz\", \"kind\": \"firefox-profiler\", "
+    "\"key\": \"p/x/a/profile.json.gz\", \"url\": \"https://pub.example/g\"}]}],"
+    "\"publication\": {\"identity\": {\"project\": \"p\", \"branch\": "
+    "\"feature/x\", \"hash\": \"0123456789abcdef0123456789abcdef01234567\", "
+    "\"testbed\": \"tb\"}, \"bencher\": null},"
+    "\"results\": {\"a\": {\"latency\": {\"value\": 10}}}}");
+  store_put(st, "p/x/a/profile.folded", "p;main;work 7\n");
+  store_put(st, "p/x/a/summary.json", "{\"threads\": [{\"samples\": 1}, "
+            "{\"samples\": 6}]}");
+  store_put(st, "p/feature%2Fx/latest/tb.json", "{\"manifest\": \"p/feature%2Fx"
+            "/0123456789abcdef0123456789abcdef01234567/tb/manifest.json\"}");
+  char *key = NULL;
+  CHECK(bpi_compare_locate(st, "p", "feature/x", hash, "tb", &key, &err) ==
+        BP_OK);
+  CHECK_EQ_STR(key, mkey);
+  free(key);
+  key = NULL;
+  CHECK(bpi_compare_locate(st, "p", "feature/x", NULL, "tb", &key, &err) ==
+        BP_OK);
+  CHECK_EQ_STR(key, mkey);
+  free(key);
+  key = NULL;
+  /* not there: says what was looked for */
+  err = (struct bp_err){0};
+  CHECK(bpi_compare_locate(st, "p", "main", hash, "tb", &key, &err) ==
+        BPE_NOT_FOUND);
+  CHECK(key == NULL && strstr(err.msg, "'main'") && strstr(err.msg, "tb"));
+  err = (struct bp_err){0};
+  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", &key, &err) ==
+        BPE_NOT_FOUND);
+  CHECK(strstr(err.msg, "main/latest/tb.json") != NULL);
+
+  snprintf(dir, sizeof(dir), "%s/fetched", root);
+  CHECK(bpi_compare_fetch(st, mkey, dir, &err) == BP_OK);
+  struct bp_cmp *c = NULL;
+  struct bp_cmp_opts o = {.threshold_pct = 0};
+  CHECK(bpi_compare_dirs(dir, dir, &o, &c, &err) == BP_OK);
+  if(c) {
+    CHECK_EQ_STR(c->head.branch, "feature/x");
+    CHECK_EQ_STR(c->head.hash, hash);
+    CHECK(c->head.manifest_url && strstr(c->head.manifest_url,
+                                         "https://pub.example/s/p/") ==
+          c->head.manifest_url);
+    CHECK(c->nbenches == 1 && c->benches[0].head.samples == 7);
+    CHECK(c->nbenches == 1 && c->benches[0].head.thread == 1);
+    CHECK(c->nbenches == 1 && c->benches[0].head.gecko_url &&
+          !strcmp(c->benches[0].head.gecko_url, "https://pub.example/g"));
+  }
+  bpi_compare_free(c);
+
+  /* a stored manifest naming a file outside the directory is refused */
+  store_put(st, "p/evil/manifest.json",
+    "{\"benchmarks\": [{\"name\": \"a\", \"profile\": \"a\", "
+    "\"artifacts\": [{\"file\": \"../../escape\", \"kind\": "
+    "\"folded-stacks\", \"key\": \"p/x/a/profile.folded\"}]}],"
+    "\"publication\": {}, \"results\": {}}");
+  snprintf(dir, sizeof(dir), "%s/evil/side", root);
+  err = (struct bp_err){0};
+  CHECK(bpi_compare_fetch(st, "p/evil/manifest.json", dir, &err) ==
+        BPE_FORMAT);
+  CHECK(strstr(err.msg, "safe file name") != NULL);
+  snprintf(dir, sizeof(dir), "%s/escape", root);
+  CHECK(access(dir, F_OK) != 0);
+  /* not a stored manifest */
+  store_put(st, "p/plain.json", "{\"benchmarks\": []}");
+  CHECK(bpi_compare_fetch(st, "p/plain.json", dir, &err) == BPE_FORMAT);
+  bpi_store_close(st);
+}
+
 int main(void)
 {
   snprintf(root, sizeof(root), "%s", "/tmp/bp-test-compare.XXXXXX");
@@ -318,6 +474,8 @@ int main(void)
   test_measure_flags();
   test_dirs();
   test_bad_input();
+  test_refs();
+  test_store_sides();
   char cmd[128];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
   if(system(cmd) != 0)

@@ -591,6 +591,89 @@ static void check_odd(const char *dir)
   bpi_profile_free(p);
 }
 
+/* More samples than the Gecko exporter holds at once (it reads the
+ * timeline in chunks of whole threads) and artifacts larger than the
+ * 64 KiB pieces they are streamed in: thread 0 alone fills a chunk,
+ * threads 1 and 2 share the next; each thread's samples arrive slightly
+ * out of time order, as rings deliver them. */
+#define LONG_T0 50000
+#define LONG_T1 30000
+#define LONG_T2 100
+
+static struct bp_profile *long_profile(void)
+{
+  struct bp_profile *p = NULL;
+  if(bpi_profile_new(&p))
+    return NULL;
+  p->meta.period = 1000;
+  p->meta.time_event = true;
+  p->meta.start_ns = 1000000;
+  uint32_t lib = bpi_profile_lib(p, "/opt/x/liblong.so", NULL);
+  uint32_t th[3] = {bpi_profile_thread(p, 9, 9), bpi_profile_thread(p, 9, 10),
+                    bpi_profile_thread(p, 9, 11)};
+  uint32_t stacks[16];
+  for(uint32_t i = 0; i < 16; i++)
+    stacks[i] = bpi_profile_stack(p, BP_NONE,
+                                  bpi_profile_frame(p, lib, 0x1000 + i * 16,
+                                                    BP_FRAME_USER));
+  const uint32_t want[3] = {LONG_T0, LONG_T1, LONG_T2};
+  uint32_t done[3] = {0, 0, 0};
+  uint64_t t = 2000000;
+  bool ok = true;
+  for(uint32_t i = 0; ok && done[0] + done[1] + done[2] < LONG_T0 + LONG_T1 +
+                            LONG_T2; i++) {
+    uint32_t k = i % 3;
+    if(done[k] == want[k])
+      continue;
+    /* every eighth sample of a thread comes 3 us early */
+    uint64_t when = t + (uint64_t)k * 100 - (done[k] % 8 == 7 ? 3000 : 0);
+    ok = !bpi_profile_add_sample(p, th[k], stacks[(done[k] * 7) % 16], when,
+                                 1000);
+    done[k]++;
+    t += 1000;
+  }
+  p->meta.end_ns = t;
+  if(!ok) {
+    bpi_profile_free(p);
+    return NULL;
+  }
+  return p;
+}
+
+static void check_long(const char *dir)
+{
+  struct bp_err err = {.code = BP_OK};
+  struct bp_profile *p = long_profile();
+  CHECK(p != NULL);
+  if(!p)
+    return;
+  CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+  cJSON *g = slurp_json(dir, "profile.json.gz");
+  CHECK(g != NULL);
+  const int want[3] = {LONG_T0, LONG_T1, LONG_T2};
+  for(int k = 0; g && k < 3; k++) {
+    const cJSON *th = cJSON_GetArrayItem(item(g, "threads"), k);
+    const cJSON *samples = item(th, "samples");
+    int t_col = column(samples, "time");
+    double last = -1;
+    int n = 0;
+    const cJSON *row;
+    cJSON_ArrayForEach(row, item(samples, "data")) {
+      double when = cJSON_GetArrayItem(row, t_col)->valuedouble;
+      CHECK(when >= last);
+      last = when;
+      n++;
+    }
+    CHECK_EQ_INT(n, want[k]);
+    CHECK_EQ_INT(num(th, "tid"), 9 + k);
+  }
+  cJSON_Delete(g);
+  cJSON *s = slurp_json(dir, "summary.json");
+  CHECK_EQ_INT(num(s, "samples"), LONG_T0 + LONG_T1 + LONG_T2);
+  cJSON_Delete(s);
+  bpi_profile_free(p);
+}
+
 static void check_empty(const char *dir)
 {
   struct bp_err err = {.code = BP_OK};
@@ -625,6 +708,7 @@ int main(void)
   const char *tmp = getenv("TMPDIR");
   char base[PATH_MAX - 16];  /* room for the subdirectory names */
   char dir[PATH_MAX], dir2[PATH_MAX], odd[PATH_MAX], empty[PATH_MAX];
+  char longer[PATH_MAX];
   struct bp_err err = {.code = BP_OK};
   struct bp_profile *p = NULL;
   snprintf(base, sizeof(base), "%s/bp-test-export.XXXXXX",
@@ -637,6 +721,7 @@ int main(void)
   snprintf(dir2, sizeof(dir2), "%s/b", base);
   snprintf(odd, sizeof(odd), "%s/odd", base);
   snprintf(empty, sizeof(empty), "%s/empty", base);
+  snprintf(longer, sizeof(longer), "%s/long", base);
 
   CHECK_EQ_INT(synth_profile_new(&p), BP_OK);
   if(p) {
@@ -652,11 +737,13 @@ int main(void)
   }
   check_odd(odd);
   check_empty(empty);
+  check_long(longer);
 
   remove_dir(dir);
   remove_dir(dir2);
   remove_dir(odd);
   remove_dir(empty);
+  remove_dir(longer);
   rmdir(base);
   return check_exit();
 }

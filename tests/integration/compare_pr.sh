@@ -1,0 +1,255 @@
+#!/bin/sh
+# A pull request compared with its base through the store, end to end:
+# the workload built twice (head: cmp_changed does 4 times the work); the
+# base run published as main@BASE, the head run as a pull request of
+# feature/x (--base-branch main --base-hash BASE) to a file:// store that
+# `benchprof serve` serves over HTTP (the public URL), with a Bencher
+# stand-in.  The head run finds its base and writes compare/: the comment
+# names cmp_changed as the top regression, the deltas have the right
+# signs, and every link decodes back to the stored artifacts' public URLs
+# (fetched over HTTP: the same bytes).  A base commit with no run falls
+# back to the branch's latest; no base at all: the comment says so.
+# `benchprof compare main@latest feature%2Fx@HEAD` reads both sides from
+# the store.  `benchprof comment` posts the comment to a GitHub stand-in,
+# then edits it (PATCH, no second POST).
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/record_lib.sh"
+. "$top_srcdir/tests/publish_lib.sh"
+
+need python3 "apt-get install python3"
+need_workload cmpwork_base cmpwork_head
+# this test names its own identity: none from the CI it may run in
+unset GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_BASE_REF GITHUB_HEAD_REF \
+  GITHUB_REF_NAME GITHUB_SHA GITHUB_REPOSITORY GITLAB_CI \
+  CI_MERGE_REQUEST_IID CI_COMMIT_REF_NAME CI_COMMIT_SHA BENCHER_PROJECT \
+  BENCHER_BRANCH BENCHER_HASH BENCHER_TESTBED BENCHER_START_POINT \
+  BENCHER_START_POINT_HASH
+
+BASE=1111111111111111111111111111111111111111
+HEAD=2222222222222222222222222222222222222222
+GONE=3333333333333333333333333333333333333333
+mkdir -p "$TMP/b" "$TMP/h" "$TMP/store"
+cp "$WORKLOADS/cmpwork_base" "$TMP/b/cmpwork"
+cp "$WORKLOADS/cmpwork_head" "$TMP/h/cmpwork"
+
+"$BENCHPROF" serve --port 0 "$TMP/store" >"$TMP/serve.out" \
+  2>"$TMP/serve.err" &
+PIDS="$PIDS $!"
+i=0
+PUB=
+while [ -z "$PUB" ] && [ $i -lt 200 ]; do
+  PUB=$(sed -n 's|^serving .* at \(http://127\.0\.0\.1:[0-9]*/\)$|\1|p' \
+    "$TMP/serve.out")
+  [ -n "$PUB" ] || sleep 0.05
+  i=$((i + 1))
+done
+[ -n "$PUB" ] || { fail "benchprof serve did not start"; finish; }
+standin bencher
+export BENCHER_HOST="$BENCHER_URL" BENCHER_API_TOKEN="$TOKEN"
+
+pubopts="--project cmpproj --testbed tb --store file://$TMP/store
+  --public-url $PUB --spool $TMP/spool --retries 1 --timeout 10"
+# run NAME DIR ARGS...: benchprof run of DIR/cmpwork into $TMP/NAME
+run() {
+  name=$1 dir=$2
+  shift 2
+  # shellcheck disable=SC2086
+  "$BENCHPROF" run -o "$TMP/$name" --adapter json $pubopts "$@" \
+    -- "$TMP/$dir/cmpwork" >"$TMP/$name.out" 2>"$TMP/$name.err"
+  status=$?
+}
+
+run base b --branch main --hash "$BASE"
+expect_status base 0
+check "a run that is not a pull request compares nothing" \
+  test ! -e "$TMP/base/compare"
+run head h --branch feature/x --hash "$HEAD" --base-branch main \
+  --base-hash "$BASE"
+expect_status head 0
+check "the head run compares with its base and says so" \
+  grep -q "compare with main (111111111111): 1 regression" "$TMP/head.err"
+check "and names the function that grew" \
+  grep -q "cmpwork: .*(regression); function that grew most: cmp_changed" \
+  "$TMP/head.err"
+check "and where the comment is" grep -q "compare: .*/compare/comment.md" \
+  "$TMP/head.err"
+
+pycheck "compare.json: the deltas have the right signs" <<'PY'
+import json, os
+c = json.load(open(os.path.join(os.environ["TMP"], "head", "compare",
+                                "compare.json")))
+assert c["regressions"] == 1 and c["improvements"] == 0, c
+b = c["benchmarks"][0]
+m = {x["slug"]: x for x in b["measures"]}
+assert m["latency"]["delta"] > 0 and m["latency"]["flag"] == "regression"
+assert m["throughput"]["delta"] < 0 and m["throughput"]["flag"] == \
+    "regression"
+assert m["task-clock"]["delta"] > 0 and m["task-clock"]["pct"] > 50, m
+assert b["functions"][0]["name"] == "cmp_changed", b["functions"][:2]
+assert b["functions"][0]["d_self_pp"] > 10, b["functions"][0]
+PY
+
+pycheck "the comment: marker, both commits, cmp_changed on top" <<'PY'
+import os, re
+md = open(os.path.join(os.environ["TMP"], "head", "compare",
+                       "comment.md")).read()
+assert md.startswith("<!-- benchprof:comment cmpproj/tb -->"), md[:60]
+assert "1 regression, 0 improvements" in md, md[:300]
+assert "Comparing `feature/x` (`2222222`) with `main` (`1111111`) on " \
+    "testbed `tb`" in md, md[:600]
+assert "Grew most: **cmp&#95;changed**" in md, md
+rows = md.split("Functions whose share of the samples changed most:")[1]
+first = [l for l in rows.splitlines() if l.startswith("| ") and
+         not l.startswith("| Function")][0]
+assert first.startswith("| cmp&#95;changed |"), first
+PY
+
+pycheck "every link decodes back to the stored artifacts' public URLs" \
+  "$PUB" "$BENCHER_URL" "$BASE" "$HEAD" <<'PY'
+import gzip, hashlib, json, os, re, sys, urllib.request
+import xml.etree.ElementTree as ET
+from urllib.parse import urlsplit, parse_qs, unquote
+pub, bencher, base, head = sys.argv[1:5]
+t = os.environ["TMP"]
+store = os.path.join(t, "store", "cmpproj")
+md = open(os.path.join(t, "head", "compare", "comment.md")).read()
+links = dict(re.findall(r"\[([^\]]+)\]\(([^)]+)\)", md))
+
+def stored(branch_dir, commit):
+    m = json.load(open(os.path.join(store, branch_dir, commit, "tb",
+                                    "manifest.json")))
+    arts = m["benchmarks"][0]["artifacts"]
+    g = [a for a in arts if a["kind"] == "firefox-profiler"][0]
+    return m, g
+
+def view(url):
+    v = urlsplit(url)
+    m = re.fullmatch(r"/from-url/([^/]+)/calltree/", v.path)
+    assert (v.scheme, v.netloc) == ("https", "profiler.firefox.com") and m, url
+    q = parse_qs(v.query)
+    return unquote(m.group(1)), q["thread"], q["profileName"]
+
+cmp = urlsplit(links["Compare in the Firefox Profiler"])
+assert (cmp.netloc, cmp.path) == ("profiler.firefox.com",
+                                  "/compare/calltree/"), cmp
+views = parse_qs(cmp.query)["profiles[]"]
+assert views == [links["base profile"], links["head profile"]], views
+for (branch_dir, commit), v, label in ((("main", base), views[0], "base"),
+                                       (("feature%2Fx", head), views[1],
+                                        "head")):
+    m, g = stored(branch_dir, commit)
+    url, thread, name = view(v)
+    assert url == g["url"] and url.startswith(pub), (url, g)
+    assert thread == ["0"] and name == [label + ": cmpwork"], (thread, name)
+    data = urllib.request.urlopen(url).read()     # served by benchprof serve
+    assert hashlib.sha256(data).hexdigest() == g["sha256"], url
+    assert json.loads(gzip.decompress(data))["meta"]["version"], url
+diff = links["differential flame graph"]
+assert diff == pub + "cmpproj/feature%252Fx/" + head + "/tb/cmpwork/diff.svg", \
+    diff
+svg = urllib.request.urlopen(diff).read()
+assert svg == open(os.path.join(t, "head", "compare", "diff.svg"), "rb").read()
+ET.fromstring(svg)                                  # well-formed
+assert b"cmp_changed" in svg
+m, _ = stored("feature%2Fx", head)
+uuid = m["publication"]["bencher"]["report_uuid"]
+assert uuid and links["Bencher report and plots"] == \
+    bencher + "/perf/cmpproj/reports/" + uuid, links
+PY
+
+# the base commit has no run: the base branch's latest stands in
+run late h --branch feature/x --hash "$HEAD" --base-branch main \
+  --base-hash "$GONE"
+expect_status late 0
+check "a base commit without a run: main's latest instead" \
+  grep -q "base commit 333333333333 has no run; comparing with main's latest" \
+  "$TMP/late.err"
+check "which is the base run" grep -q "Comparing .* with \`main\` (\`1111111\`)" \
+  "$TMP/late/compare/comment.md"
+check "and the comment says so" grep -q "^_The base commit \`3333333\` has no run in the store: compared with the latest run of main instead._$" \
+  "$TMP/late/compare/comment.md"
+check "the base commit's own run: no such note" \
+  sh -c '! grep -q "has no run in the store" "$1"' sh "$TMP/head/compare/comment.md"
+
+# no base at all: the comment says so, and why; the run still succeeds
+run lone h --branch feature/x --hash "$HEAD" --base-branch nowhere \
+  --base-hash "$GONE"
+expect_status lone 0
+pycheck "no base: the comment says so and why" <<'PY'
+import os
+md = open(os.path.join(os.environ["TMP"], "lone", "compare",
+                       "comment.md")).read()
+assert md.startswith("<!-- benchprof:comment cmpproj/tb -->"), md[:60]
+assert "no base to compare with" in md and "`nowhere`" in md, md
+assert "has no run on testbed" in md and "latest/tb.json" in md, md
+PY
+
+# both sides from the store, by reference
+"$BENCHPROF" compare -o "$TMP/refs" --store "file://$TMP/store" \
+  --public-url "$PUB" --project cmpproj --testbed tb main@latest \
+  "feature%2Fx@$HEAD" >"$TMP/refs.out" 2>"$TMP/refs.err"
+status=$?
+expect_status refs 0
+check "compare by reference: the same regression" \
+  grep -q "cmpwork: .*(regression); function that grew most: cmp_changed" \
+  "$TMP/refs.err"
+pycheck "compare by reference: links and identity as the run's" <<'PY'
+import json, os, re
+t = os.environ["TMP"]
+a = open(os.path.join(t, "refs", "comment.md")).read()
+b = open(os.path.join(t, "head", "compare", "comment.md")).read()
+la = dict(re.findall(r"\[([^\]]+)\]\(([^)]+)\)", a))
+lb = dict(re.findall(r"\[([^\]]+)\]\(([^)]+)\)", b))
+for k in ("Compare in the Firefox Profiler", "base profile", "head profile"):
+    assert la[k] == lb[k], (k, la.get(k), lb[k])
+# the head was published again since (the runs below): its latest report
+m = json.load(open(os.path.join(t, "store", "cmpproj", "feature%2Fx",
+                                "2" * 40, "tb", "manifest.json")))
+uuid = m["publication"]["bencher"]["report_uuid"]
+assert la["Bencher report and plots"].endswith("/reports/" + uuid), la
+assert "Comparing `feature/x` (`2222222`) with `main` (`1111111`)" in a, a
+PY
+"$BENCHPROF" compare -o "$TMP/refs2" --store "file://$TMP/store" \
+  --project cmpproj --testbed tb "main@$BASE" "feature/x@latest" \
+  >/dev/null 2>"$TMP/refs2.err"
+check "a literal '/' in the branch and a commit as the base: exit 0" \
+  [ $? -eq 0 ]
+"$BENCHPROF" compare -o "$TMP/refs3" --store "file://$TMP/store" \
+  --project cmpproj --testbed tb main@latest nowhere@latest \
+  >/dev/null 2>"$TMP/refs3.err"
+check "a branch with no run: exit 1" [ $? -eq 1 ]
+check "and it says what was looked for" \
+  grep -q "branch 'nowhere' has no run on testbed 'tb'" "$TMP/refs3.err"
+"$BENCHPROF" compare -o "$TMP/refs4" --store "file://$TMP/store" \
+  main@latest main@abc123 >/dev/null 2>"$TMP/refs4.err"
+check "a short hash: exit 2" [ $? -eq 2 ]
+check "and why" grep -q "nor a full commit hash" "$TMP/refs4.err"
+
+# the comment on the pull request: posted, then edited in place
+GH_TOKEN_VALUE="ghs_standin_token_cmp_pr"
+mkdir -p "$TMP/gh"
+python3 "$SERVERS/github_standin.py" "$TMP/gh" "$GH_TOKEN_VALUE" 3 \
+  2>"$TMP/gh/server.err" &
+PIDS="$PIDS $!"
+port=$(wait_port "$TMP/gh/port")
+[ -n "$port" ] || { fail "the GitHub stand-in did not start"; finish; }
+for md in head late; do
+  GITHUB_TOKEN=$GH_TOKEN_VALUE "$BENCHPROF" comment \
+    --markdown "$TMP/$md/compare/comment.md" --github own/repo --pr 5 \
+    --api-url "http://127.0.0.1:$port" >/dev/null 2>"$TMP/gh-$md.err"
+  check "benchprof comment ($md): exit 0" [ $? -eq 0 ]
+done
+pycheck "one POST, then a PATCH of the same comment" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh")
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+calls = [r["method"] for r in reqs]
+assert calls == ["GET", "POST", "GET", "PATCH"], calls
+state = json.load(open(os.path.join(d, "state.json")))
+ours = [c for c in state if "benchprof:comment cmpproj/tb" in c["body"]]
+assert len(ours) == 1 and len(state) == 4, state
+late = open(os.path.join(os.environ["TMP"], "late", "compare",
+                         "comment.md")).read()
+assert ours[0]["body"] == late
+PY
+finish

@@ -1,0 +1,99 @@
+#!/bin/sh
+# The output folder's file system is full, or read-only.  benchprof says
+# so clearly (what, where, why) and exits non-zero; every artifact that is
+# there is whole (written to a temporary file and renamed) and no
+# temporary file is left behind.  Both use a small tmpfs of their own, so
+# this test must run as root (CI does); it fails, not skips, otherwise.
+. "$top_srcdir/tests/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+  fail "fault_disk.sh mounts a tmpfs: run it as root (CI does)"
+  finish
+fi
+mounted=
+cleanup() {
+  for m in $mounted; do umount "$m" 2>/dev/null; done
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+mount_tmpfs() {  # DIR OPTIONS
+  mkdir -p "$1"
+  if ! mount -t tmpfs -o "$2" tmpfs "$1"; then
+    fail "cannot mount a tmpfs on $1 ($2): this test needs mount(2)"
+    finish
+  fi
+  mounted="$1 $mounted"
+}
+
+# no file may be a leftover: only the artifacts' own names, each valid
+whole_or_absent() {
+  PYTHONPATH="$top_srcdir/tests" python3 - "$1" <<'PY'
+import gzip, json, os, sys
+import xml.etree.ElementTree as ET
+import artifacts as A
+d = sys.argv[1]
+if not os.path.isdir(d):
+    sys.exit(0)
+for name in os.listdir(d):
+    p = os.path.join(d, name)
+    assert name in A.ARTIFACTS, "leftover file %s" % name
+    if name.endswith(".json"):
+        json.load(open(p))
+    elif name == "profile.json.gz":
+        A.read_gecko(p)
+    elif name == "profile.pb.gz":
+        A.read_pprof(p)
+    elif name.endswith(".svg"):
+        ET.parse(p)
+    elif name == "profile.folded":
+        A.read_folded(p)
+    print("whole: %s" % name)
+PY
+}
+
+# 1. disk full: 16 pages, most taken by a filler, a few left for artifacts
+mount_tmpfs "$TMP/full" size=64k
+head -c 50000 /dev/zero >"$TMP/full/filler"
+"$BENCHPROF" record -q -o "$TMP/full/out" -- "$WORKLOADS/threads" 0.2 \
+  >/dev/null 2>"$TMP/full.err"
+rc=$?
+cat "$TMP/full.err"
+check "disk full: benchprof fails (got $rc)" [ "$rc" -ne 0 ]
+check "disk full: the error names the file and says why" \
+  grep -q "cannot write '.*'.*No space left on device" "$TMP/full.err"
+check "disk full: what is there is whole, no temporary file" \
+  whole_or_absent "$TMP/full/out"
+
+# 2. read-only output folder: refused before the command runs
+mount_tmpfs "$TMP/ro" size=64k,ro
+"$BENCHPROF" record -q -o "$TMP/ro/out" -- touch "$TMP/ran" \
+  >/dev/null 2>"$TMP/ro.err"
+rc=$?
+cat "$TMP/ro.err"
+check "read-only: benchprof fails (got $rc)" [ "$rc" -ne 0 ]
+check "read-only: the error names the folder and says why" \
+  grep -q "directory '.*/ro/out'.*Read-only file system" "$TMP/ro.err"
+check "read-only: the command did not run for nothing" [ ! -e "$TMP/ran" ]
+check "read-only: nothing written" [ -z "$(ls -A "$TMP/ro")" ]
+
+# 3. the output folder exists and is read-only (a read-only bind mount)
+mount_tmpfs "$TMP/rw" size=64k
+mkdir "$TMP/rw/out"
+if mount --bind -o ro "$TMP/rw/out" "$TMP/rw/out" 2>/dev/null ||
+   { mount --bind "$TMP/rw/out" "$TMP/rw/out" &&
+     mount -o remount,bind,ro "$TMP/rw/out"; }; then
+  mounted="$TMP/rw/out $mounted"
+  "$BENCHPROF" record -q -o "$TMP/rw/out" -- true >/dev/null 2>"$TMP/rw.err"
+  rc=$?
+  cat "$TMP/rw.err"
+  check "read-only existing folder: benchprof fails (got $rc)" [ "$rc" -ne 0 ]
+  check "read-only existing folder: a clear error" \
+    grep -q "cannot write to output directory .*Read-only file system" \
+    "$TMP/rw.err"
+  check "read-only existing folder: nothing written" \
+    [ -z "$(ls -A "$TMP/rw/out")" ]
+else
+  fail "cannot make a read-only bind mount"
+fi
+finish
