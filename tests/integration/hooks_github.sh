@@ -132,13 +132,10 @@ step mybench --version >"$TMP/step3.out" 2>"$TMP/step3.err"
 check "step 3: mybench without 'run' is not wrapped" sh -c \
   "grep -q 'mybench 1.0' '$TMP/step3.out' && [ ! -s '$TMP/step3.err' ]"
 
-# what benchprof run writes on a pull request (compare/comment.md)
+# benchprof run wrote the pull request's comment (no base stored yet)
 md="$TMP/ws-1/benchprof-out/compare/comment.md"
-if [ ! -f "$md" ]; then
-  mkdir -p "$(dirname "$md")"
-  printf '%s\n' '<!-- benchprof:comment widget/bench-box -->' \
-    '### benchprof: no change' >"$md"
-fi
+check "run wrote the comment" grep -q "benchprof:comment widget/bench-box" \
+  "$md"
 
 # job-completed: a fresh $GITHUB_ENV (the hook does not see the job's)
 : >"$GITHUB_ENV"

@@ -78,18 +78,19 @@ assert b["start_point"]["hash"] == base, b
 assert b["project"] == "widget" and b["testbed"] == "bench-box", b
 PY
 check "the store holds the artifacts" store_ok "$TMP/store"
-check "post_build_script: no comment file, a note" grep -q \
-  "was not written" "$TMP/job1.out"
-
-# a second job with the note benchprof run writes; no token: it stays
+# run wrote the merge request's note (no base in the store yet); without a
+# token post_build_script says where it stays
 md="$CI_PROJECT_DIR/benchprof-out/compare/comment.md"
-mkdir -p "$(dirname "$md")"
-printf '%s\n' '<!-- benchprof:comment widget/bench-box -->' 'no change' >"$md"
+check "run wrote the note" grep -q "benchprof:comment widget/bench-box" "$md"
+check "no token: post_build_script says the note stays in the file" \
+  grep -q "stays in $md" "$TMP/job1.err"
+
+# a job whose script ran no benchmark under benchprof: no note to post
+rm -rf "$CI_PROJECT_DIR/benchprof-out/compare"
 (cd "$CI_PROJECT_DIR" && sh "$HOOKS/gitlab/post_build_script.sh") \
   >"$TMP/post2.out" 2>&1
-check "no token: post_build_script exits 0" [ $? -eq 0 ]
-check "no token: says the note stays in the file" grep -q \
-  "stays in $md" "$TMP/post2.out"
+check "no note: post_build_script exits 0" [ $? -eq 0 ]
+check "no note: says so" grep -q "was not written" "$TMP/post2.out"
 
 # a disabled runner: the job's output is its own
 runner_config "$TMP/off.json" false
