@@ -147,3 +147,12 @@ tests_unit_test_fault_clock_SOURCES = tests/unit/test_fault_clock.c
 tests_unit_test_fault_clock_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_fault_clock_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_fault_clock_LDADD = $(unit_ldadd)
+
+# ------------------------------------------------- publishing, hostile input
+#   secrets_publish.sh  every credential in a full publishing run (Bencher,
+#                       s3://, http:// store, spool + flush, a comment; -v)
+#                       appears in no output, artifact, spool or store
+#   hostile_publish.sh  payload names through the store keys, the stored
+#                       manifest, compare + comment.md and serve's pages
+TESTS += tests/integration/secrets_publish.sh
+EXTRA_DIST += tests/integration/secrets_publish.sh
