@@ -115,10 +115,6 @@ check "flush exits 0" [ $? -eq 0 ]
 check "flush -v printed request lines" grep -q "POST http" "$TMP/flush.err"
 check "flush delivered the spooled publication" sh -c \
   "grep -q delivered '$TMP/flush.out' && [ -z \"\$(ls '$TMP/spool')\" ]"
-check "-v shows each Authorization header as <redacted>" sh -c \
-  "grep -q 'Authorization: <redacted>' '$TMP/run1.err' &&
-   grep -q 'Authorization: <redacted>' '$TMP/run2.err' &&
-   grep -q 'Authorization: <redacted>' '$TMP/comment.err'"
 
 # 4. a comment on a pull request, -v
 printf '<!-- benchprof:comment demo/box -->\nbody\n' >"$TMP/c.md"
@@ -126,6 +122,10 @@ GITHUB_TOKEN=$GH_TOKEN "$BENCHPROF" comment -v --markdown "$TMP/c.md" \
   --github own/repo --pr 5 --api-url "$GH_API" >"$TMP/comment.out" \
   2>"$TMP/comment.err"
 check "comment exits 0" [ $? -eq 0 ]
+check "-v shows each Authorization header as <redacted>" sh -c \
+  "grep -q 'Authorization: <redacted>' '$TMP/run1.err' &&
+   grep -q 'Authorization: <redacted>' '$TMP/run2.err' &&
+   grep -q 'Authorization: <redacted>' '$TMP/comment.err'"
 
 # --- the search: everything benchprof wrote; the servers' own logs and
 # state are theirs (they record what they were sent) and left out
