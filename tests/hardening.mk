@@ -154,5 +154,6 @@ tests_unit_test_fault_clock_LDADD = $(unit_ldadd)
 #                       appears in no output, artifact, spool or store
 #   hostile_publish.sh  payload names through the store keys, the stored
 #                       manifest, compare + comment.md and serve's pages
-TESTS += tests/integration/secrets_publish.sh
-EXTRA_DIST += tests/integration/secrets_publish.sh
+TESTS += tests/integration/secrets_publish.sh tests/integration/hostile_publish.sh
+EXTRA_DIST += tests/integration/secrets_publish.sh \
+  tests/integration/hostile_publish.sh
