@@ -23,6 +23,8 @@
 #                   message http.c makes of it (http.c included)
 #   fuzz_comment    GitHub/GitLab comment list and write answers ->
 #                   comment.c (bpi_comment_find, bpi_comment_post)
+#   fuzz_compare    run directories (manifest, report, folded stacks) ->
+#                   compare.c, compare.json and the comment in memory
 #   fuzz_smoke.sh   every tests/fuzz/fuzz_*.c, briefly, in make check
 #                   (FUZZ_SMOKE_SECONDS in the environment, default 1)
 # A new target: tests/fuzz/fuzz_NAME.c, corpus/NAME/, its name in
@@ -31,11 +33,12 @@
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
 fuzz_names = records converter symbols jitmap bmf gbench config ci bencher \
-  http comment
+  http comment compare
 fuzz_programs = tests/fuzz/fuzz_records tests/fuzz/fuzz_converter \
   tests/fuzz/fuzz_symbols tests/fuzz/fuzz_jitmap tests/fuzz/fuzz_bmf \
   tests/fuzz/fuzz_gbench tests/fuzz/fuzz_config tests/fuzz/fuzz_ci \
-  tests/fuzz/fuzz_bencher tests/fuzz/fuzz_http tests/fuzz/fuzz_comment
+  tests/fuzz/fuzz_bencher tests/fuzz/fuzz_http tests/fuzz/fuzz_comment \
+  tests/fuzz/fuzz_compare
 fuzz_flags = -std=c11 -Wall -Wextra -g -O1 -fno-omit-frame-pointer \
   -fsanitize=address,undefined -fno-sanitize-recover=all \
   -DHAVE_CONFIG_H -I$(top_builddir) $(AM_CPPFLAGS) $(LIBDW_CFLAGS) \
@@ -100,6 +103,8 @@ tests/fuzz/fuzz_http: tests/fuzz/fuzz_http.c tests/fuzz/libfuzz.a $(fuzz_headers
   plugin/lib/http.c
 	@$(fuzz_link)
 tests/fuzz/fuzz_comment: tests/fuzz/fuzz_comment.c tests/fuzz/libfuzz.a $(fuzz_headers)
+	@$(fuzz_link)
+tests/fuzz/fuzz_compare: tests/fuzz/fuzz_compare.c tests/fuzz/libfuzz.a $(fuzz_headers)
 	@$(fuzz_link)
 
 # Fuzz each target for FUZZ_SECONDS, starting from its corpus (new inputs
