@@ -137,12 +137,19 @@ places="$TMP/run1.out $TMP/run1.err $TMP/run2.out $TMP/run2.err
   $TMP/flush.out $TMP/flush.err $TMP/comment.out $TMP/comment.err
   $TMP/out1 $TMP/out2 $TMP/spool $TMP/http-root $TMP/s3data $TMP/tmpdir
   $TMP/state $TMP/data $TMP/cfg $TMP/h.json"
-for name in TOKEN STORE_TOKEN AWS_KEY AWS_SECRET AWS_SESSION GH_TOKEN; do
-  eval "value=\$$name"
-  b64=$(printf '%s' "$value" | base64 -w0)
-  # shellcheck disable=SC2086 # places are words
-  check "$name appears nowhere, plain or base64" \
+# absent NAME VALUE: VALUE, plain or base64 (with or without padding), is
+# in no file of $places
+absent() {
+  b64=$(printf '%s' "$2" | base64 -w0)
+  # shellcheck disable=SC2016,SC2086 # expanded by the inner sh; words
+  check "$1 appears nowhere, plain or base64" \
     sh -c 'v=$1 b=$2; shift 2; ! grep -rqF -e "$v" -e "$b" \
-      -e "$(printf %s "$b" | tr -d =)" "$@"' sh "$value" "$b64" $places
-done
+      -e "$(printf %s "$b" | tr -d =)" "$@"' sh "$2" "$b64" $places
+}
+absent "the Bencher token" "$TOKEN"
+absent "the store token" "$STORE_TOKEN"
+absent "the AWS key id" "$AWS_KEY"
+absent "the AWS secret key" "$AWS_SECRET"
+absent "the AWS session token" "$AWS_SESSION"
+absent "the GitHub token" "$GH_TOKEN"
 finish
