@@ -15,6 +15,16 @@
 #   fuzz_jitmap     perf-PID.map and kallsyms text -> symbols.c
 #   fuzz_bmf        BMF JSON -> report.c, BMF out and back
 #   fuzz_gbench     Google Benchmark JSON -> report.c, BMF out and back
+#   fuzz_config     the config file -> config.c, shown and parsed again
+#   fuzz_ci         a GitHub event payload -> ci.c (bpi_ci_detect)
+#   fuzz_bencher    Bencher's answer (JsonReport) and a BMF -> bencher.c
+#                   (HTTP replaced by the target)
+#   fuzz_http       an error answer's body (JSON, S3 XML, text) -> the
+#                   message http.c makes of it (http.c included)
+#   fuzz_comment    GitHub/GitLab comment list and write answers ->
+#                   comment.c (bpi_comment_find, bpi_comment_post)
+#   fuzz_compare    run directories (manifest, report, folded stacks) ->
+#                   compare.c, compare.json and the comment in memory
 #   fuzz_smoke.sh   every tests/fuzz/fuzz_*.c, briefly, in make check
 #                   (FUZZ_SMOKE_SECONDS in the environment, default 1)
 # A new target: tests/fuzz/fuzz_NAME.c, corpus/NAME/, its name in
@@ -22,22 +32,29 @@
 # fuzz_lib_sources.
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
-fuzz_names = records converter symbols jitmap bmf gbench
+fuzz_names = records converter symbols jitmap bmf gbench config ci bencher \
+  http comment compare
 fuzz_programs = tests/fuzz/fuzz_records tests/fuzz/fuzz_converter \
   tests/fuzz/fuzz_symbols tests/fuzz/fuzz_jitmap tests/fuzz/fuzz_bmf \
-  tests/fuzz/fuzz_gbench
+  tests/fuzz/fuzz_gbench tests/fuzz/fuzz_config tests/fuzz/fuzz_ci \
+  tests/fuzz/fuzz_bencher tests/fuzz/fuzz_http tests/fuzz/fuzz_comment \
+  tests/fuzz/fuzz_compare
 fuzz_flags = -std=c11 -Wall -Wextra -g -O1 -fno-omit-frame-pointer \
   -fsanitize=address,undefined -fno-sanitize-recover=all \
   -DHAVE_CONFIG_H -I$(top_builddir) $(AM_CPPFLAGS) $(LIBDW_CFLAGS) \
-  $(CJSON_CFLAGS) $(ZLIB_CFLAGS)
-fuzz_libs = $(LIBDW_LIBS) $(CJSON_LIBS) $(ZLIB_LIBS) $(IBERTY_LIBS) $(LIBS)
+  $(CJSON_CFLAGS) $(ZLIB_CFLAGS) $(LIBCURL_CFLAGS)
+fuzz_libs = $(LIBDW_LIBS) $(CJSON_LIBS) $(ZLIB_LIBS) $(IBERTY_LIBS) \
+  $(LIBCURL_LIBS) $(LIBS)
 fuzz_lib_sources = plugin/lib/err.c plugin/lib/buf.c plugin/lib/hash.c \
   plugin/lib/fileio.c plugin/lib/records.c plugin/lib/procs.c \
   plugin/lib/symbols.c plugin/lib/unwind.c plugin/lib/converter.c \
   plugin/lib/profile.c plugin/lib/export.c plugin/lib/export_gecko.c \
   plugin/lib/export_pprof.c plugin/lib/export_folded.c \
   plugin/lib/export_svg.c plugin/lib/export_summary.c \
-  plugin/lib/report.c plugin/lib/counters.c plugin/lib/events.c
+  plugin/lib/report.c plugin/lib/counters.c plugin/lib/events.c \
+  plugin/lib/config.c plugin/lib/ci.c plugin/lib/bencher.c \
+  plugin/lib/comment.c plugin/lib/compare.c plugin/lib/export_diffsvg.c \
+  plugin/lib/sha256.c
 fuzz_headers = $(srcdir)/tests/fuzz/fuzz.h $(srcdir)/tests/fuzz/fuzz_report.h
 check_SCRIPTS = $(fuzz_programs)
 TESTS += tests/integration/fuzz_smoke.sh
@@ -75,6 +92,19 @@ tests/fuzz/fuzz_jitmap: tests/fuzz/fuzz_jitmap.c tests/fuzz/libfuzz.a $(fuzz_hea
 tests/fuzz/fuzz_bmf: tests/fuzz/fuzz_bmf.c tests/fuzz/libfuzz.a $(fuzz_headers)
 	@$(fuzz_link)
 tests/fuzz/fuzz_gbench: tests/fuzz/fuzz_gbench.c tests/fuzz/libfuzz.a $(fuzz_headers)
+	@$(fuzz_link)
+tests/fuzz/fuzz_config: tests/fuzz/fuzz_config.c tests/fuzz/libfuzz.a $(fuzz_headers)
+	@$(fuzz_link)
+tests/fuzz/fuzz_ci: tests/fuzz/fuzz_ci.c tests/fuzz/libfuzz.a $(fuzz_headers)
+	@$(fuzz_link)
+tests/fuzz/fuzz_bencher: tests/fuzz/fuzz_bencher.c tests/fuzz/libfuzz.a $(fuzz_headers)
+	@$(fuzz_link)
+tests/fuzz/fuzz_http: tests/fuzz/fuzz_http.c tests/fuzz/libfuzz.a $(fuzz_headers) \
+  plugin/lib/http.c
+	@$(fuzz_link)
+tests/fuzz/fuzz_comment: tests/fuzz/fuzz_comment.c tests/fuzz/libfuzz.a $(fuzz_headers)
+	@$(fuzz_link)
+tests/fuzz/fuzz_compare: tests/fuzz/fuzz_compare.c tests/fuzz/libfuzz.a $(fuzz_headers)
 	@$(fuzz_link)
 
 # Fuzz each target for FUZZ_SECONDS, starting from its corpus (new inputs
@@ -122,3 +152,13 @@ tests_unit_test_fault_clock_SOURCES = tests/unit/test_fault_clock.c
 tests_unit_test_fault_clock_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_fault_clock_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_fault_clock_LDADD = $(unit_ldadd)
+
+# ------------------------------------------------- publishing, hostile input
+#   secrets_publish.sh  every credential in a full publishing run (Bencher,
+#                       s3://, http:// store, spool + flush, a comment; -v)
+#                       appears in no output, artifact, spool or store
+#   hostile_publish.sh  payload names through the store keys, the stored
+#                       manifest, compare + comment.md and serve's pages
+TESTS += tests/integration/secrets_publish.sh tests/integration/hostile_publish.sh
+EXTRA_DIST += tests/integration/secrets_publish.sh \
+  tests/integration/hostile_publish.sh

@@ -241,6 +241,19 @@ static bp_code list_arts(const struct ident *id, const cJSON *man,
 
 /* ------------------------------------------------------ spooling a run */
 
+static bool valid_utf8(const char *s)
+{
+  const unsigned char *u = (const unsigned char *)s;
+  uint32_t cp;
+  while(*u) {
+    size_t n = bpi_utf8_seq(u, &cp);
+    if(!n)
+      return false;
+    u += n;
+  }
+  return true;
+}
+
 static bp_code check_ident(const struct bp_publish_opts *o,
                            struct bp_err *err)
 {
@@ -249,6 +262,15 @@ static bp_code check_ident(const struct bp_publish_opts *o,
   for(size_t i = 0; i < BP_ARRAY_LEN(req); i++)
     if(!req[i][1] || !*req[i][1])
       return bpi_err_set(err, BPE_INVAL, 0, "publish: no %s", req[i][0]);
+  /* they go as they are into the stored manifest and the spool's JSON,
+   * which must stay valid UTF-8 (and say what the store keys say) */
+  const char *names[][2] = {{"project", o->project}, {"branch", o->branch},
+                            {"testbed", o->testbed},
+                            {"base branch", o->base_branch}};
+  for(size_t i = 0; i < BP_ARRAY_LEN(names); i++)
+    if(names[i][1] && !valid_utf8(names[i][1]))
+      return bpi_err_set(err, BPE_INVAL, 0, "publish: the %s name is not "
+                         "valid UTF-8", names[i][0]);
   if(o->hash && !is_hex_hash(o->hash))
     return bpi_err_set(err, BPE_INVAL, 0, "publish: hash '%s' is not a full "
                        "git commit hash (40 or 64 hex digits)", o->hash);

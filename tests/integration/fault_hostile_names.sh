@@ -131,4 +131,11 @@ for f in failures:
 sys.exit(1 if failures else 0)
 PY
 check "no perf map file left by the workload" [ ! -e "$map" ]
+# the artifacts agree with each other, names with ';' included (folded
+# writes them with ':')
+check "every profile's artifacts are consistent" sh -c '
+  for d in "$1" "$1"/*/; do
+    [ -f "$d/profile.folded" ] || continue
+    python3 "$2/tests/artifacts.py" validate "$d" >/dev/null || exit 1
+  done' sh "$out" "$top_srcdir"
 finish
