@@ -13,6 +13,7 @@
 #include "compare.h"
 #include "err.h"
 #include "fileio.h"
+#include "profile.h"
 #include "ci.h"
 #include "store.h"
 
@@ -183,23 +184,39 @@ static void print_summary(const struct bp_cmp *c, const char *out)
               c->nregressions, c->nregressions == 1 ? "" : "s",
               c->nimprovements, c->nimprovements == 1 ? "" : "s",
               c->nunchanged, c->nnew, c->nremoved, c->threshold_pct);
+  struct bp_buf name, fn, slug;
+  bpi_buf_init(&name);
+  bpi_buf_init(&fn);
+  bpi_buf_init(&slug);
   for(size_t i = 0; i < c->nbenches; i++) {
     const struct bp_cmp_bench *b = &c->benches[i];
     if(b->presence != BP_CMP_BOTH || !b->flag)
       continue;
     const struct bp_cmp_func *top = bpi_compare_top_func(b,
       b->flag == BP_CMP_REGRESSION);
-    const char *fn = top ? top->name : "-";
+    /* names are the benchmark's own: no control characters reach the
+     * terminal or a CI log (where a line may be read as a command) */
+    bpi_buf_reset(&name);
+    bpi_buf_reset(&fn);
+    bpi_buf_reset(&slug);
+    bpi_profile_clean_name(&name, b->name, '\0');
+    bpi_profile_clean_name(&slug, b->max_slug ? b->max_slug : "-", '\0');
+    bpi_profile_clean_name(&fn, top ? top->name : "-", '\0');
+    if(bpi_buf_failed(&name) || bpi_buf_failed(&fn) || bpi_buf_failed(&slug))
+      break;
     if(isnan(b->max_pct))
       bp_msg_note("  %s: %s from 0 (%s); function that %s most: %s",
-                  b->name, b->max_slug, b->flag == BP_CMP_REGRESSION ?
-                  "regression" : "improvement", top_verb(b), fn);
+                  name.data, slug.data, b->flag == BP_CMP_REGRESSION ?
+                  "regression" : "improvement", top_verb(b), fn.data);
     else
       bp_msg_note("  %s: %s %+.2f%% (%s); function that %s most: %s",
-                  b->name, b->max_slug, b->max_pct,
+                  name.data, slug.data, b->max_pct,
                   b->flag == BP_CMP_REGRESSION ? "regression" :
-                  "improvement", top_verb(b), fn);
+                  "improvement", top_verb(b), fn.data);
   }
+  bpi_buf_cleanup(&name);
+  bpi_buf_cleanup(&fn);
+  bpi_buf_cleanup(&slug);
   bp_msg_note("written to %s/: compare.json, comment.md, and per benchmark "
               "diff.folded, diff.svg, diff-negated.svg", out);
 }

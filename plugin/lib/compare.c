@@ -159,6 +159,8 @@ static bp_code side_identity(struct bp_cmp_side *out, const struct side *s)
   return out->dir ? BP_OK : BPE_NOMEM;
 }
 
+static bool safe_dir(const char *d);
+
 static bp_code side_open(struct side *s, struct bp_err *err)
 {
   bp_code rc = read_json(s->dir, "manifest.json", &s->manifest, err);
@@ -168,6 +170,11 @@ static bp_code side_open(struct side *s, struct bp_err *err)
   if(!report)
     return bpi_err_set(err, BPE_FORMAT, 0, "%s/manifest.json: no \"report\""
                        " (was the run's harness output invalid?)", s->dir);
+  /* a run directory may come from an untrusted job: its manifest names
+   * files inside it, nothing else */
+  if(!safe_dir(report))
+    return bpi_err_set(err, BPE_FORMAT, 0, "%s/manifest.json: \"report\" "
+                       "leaves the run directory", s->dir);
   struct bp_buf path;
   char *text = NULL;
   size_t len = 0;
@@ -568,9 +575,15 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
   const char *folded = bench_artifact(mb, "folded-stacks");
   const char *gecko = bench_artifact(mb, "firefox-profiler");
   const char *svg = bench_artifact(mb, "flamegraph");
+  const char *summary = bench_artifact(mb, "summary");
   if(!mb || !folded)
     return bpi_err_set(err, BPE_FORMAT, 0, "%s/manifest.json: benchmark "
                        "'%s' has no folded stacks", s->dir, name);
+  if(!safe_dir(folded) || (gecko && !safe_dir(gecko)) ||
+     (svg && !safe_dir(svg)) || (summary && !safe_dir(summary)))
+    return bpi_err_set(err, BPE_FORMAT, 0, "%s/manifest.json: an artifact "
+                       "of benchmark '%s' leaves the run directory", s->dir,
+                       name);
   p->dir = strdup(dir ? dir : ".");
   if(!p->dir)
     return bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", name);
@@ -582,7 +595,7 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
   }
   if(svg)
     p->svg_url = artifact_url(s, svg);
-  p->thread = busiest_thread(s->dir, bench_artifact(mb, "summary"));
+  p->thread = busiest_thread(s->dir, summary);
   struct bp_buf path;
   bpi_buf_init(&path);
   bpi_buf_printf(&path, "%s/%s", s->dir, folded);

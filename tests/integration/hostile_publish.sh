@@ -155,6 +155,18 @@ for n in ('"quote"', 'back\\slash', '</script><script>alert(1)</script>',
     assert n in shown, (n, heads)
 assert len(heads) == len(names), len(heads)
 PY
+"$BENCHPROF" compare -o "$TMP/cmp2" "$TMP/base" "$TMP/head" \
+  2>"$TMP/cmp2.err" >/dev/null
+check "compare's summary: one line per message, no control characters" \
+  python3 - "$TMP/cmp2.err" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+lines = data.split(b"\n")[:-1]
+assert lines and any(b"regression" in l for l in lines), data[:300]
+for l in lines:
+    assert l.startswith(b"benchprof: "), l
+    assert not any(c < 0x20 or c == 0x7f for c in l), l
+PY
 check "compare.json: valid UTF-8 JSON with the names" python3 -c "
 import json, sys
 c = json.loads(open(sys.argv[1], 'rb').read().decode('utf-8', 'strict'))

@@ -323,6 +323,20 @@ static void test_bad_input(void)
                 "https://x.example/r/we%20ird%23/p.json.gz"));
   CHECK(c && bench(c, "a") && !bench(c, "a")->head.gecko_url);
   bpi_compare_free(c);
+  c = NULL;
+
+  /* files the manifest names are read only inside the run directory (it
+   * may come from an untrusted job) */
+  put(dir, "manifest.json", "{\"report\": \"../../../../etc/hostname\"}");
+  bpi_err_clear(&err);
+  CHECK(bpi_compare_dirs(dir, dir, &o, &c, &err) == BPE_FORMAT);
+  CHECK(strstr(err.msg, "leaves the run directory") != NULL);
+  put(dir, "manifest.json", "{\"report\": \"report.json\", \"benchmarks\": ["
+      "{\"name\": \"a\", \"artifacts\": [{\"file\": \"/etc/hostname\", "
+      "\"kind\": \"folded-stacks\"}]}]}");
+  bpi_err_clear(&err);
+  CHECK(bpi_compare_dirs(dir, dir, &o, &c, &err) == BPE_FORMAT);
+  CHECK(strstr(err.msg, "leaves the run directory") != NULL);
 }
 
 /* BRANCH@COMMIT: split at the last '@', BRANCH percent-decoded. */
