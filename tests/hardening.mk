@@ -45,7 +45,7 @@ EXTRA_DIST += tests/integration/fuzz_smoke.sh tests/fuzz docs/reliability.md
 CLEANFILES += $(fuzz_programs) tests/fuzz/libfuzz.a
 
 # When clang is missing nothing is built, and fuzz_smoke.sh fails saying so.
-tests/fuzz/libfuzz.a: $(fuzz_lib_sources) $(top_builddir)/config.h \
+tests/fuzz/libfuzz.a: $(fuzz_lib_sources) $(top_builddir)/bp_autoconf.h \
   $(srcdir)/tests/hardening.mk
 	@$(MKDIR_P) tests/fuzz/obj
 	@if command -v $(FUZZ_CC) >/dev/null; then \

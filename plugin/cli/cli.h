@@ -62,6 +62,8 @@ struct bp_cli_publish {
   long timeout_ms;           /* 0: the default */
   long retries;              /* -1: the default */
   long retry_delay_ms;       /* first backoff; 0: the default */
+  bool no_bencher;           /* --no-bencher: the job reports itself */
+  const struct bp_config *config; /* network, credentials; may be NULL */
 };
 
 /* The long options of struct bp_cli_publish, for a getopt_long table;
@@ -127,6 +129,19 @@ bool bp_cli_publish_store(const struct bp_cli_publish *p,
 int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
                        int status);
 
+/* The configuration (config.h) as every command loads it: --config FILE,
+ * else $BENCHPROF_CONFIG, else the default path, BENCHPROF_* over it; a
+ * warning printed.  OK: valid or no file; INVALID: said so, c holds the
+ * defaults and the environment; FAIL: invalid and strict, said why. */
+struct bp_config;
+enum bp_cli_config { BP_CLI_CONFIG_OK, BP_CLI_CONFIG_INVALID,
+                     BP_CLI_CONFIG_FAIL };
+enum bp_cli_config bp_cli_config_load(struct bp_config *c, const char *flag,
+                                      bool strict, const char *fallback);
+/* c's publishing settings as p's defaults (flags parsed after win). */
+void bp_cli_publish_config(struct bp_cli_publish *p,
+                           const struct bp_config *c);
+
 struct bp_record_args {
   struct bp_record_opts rec;
   const char *output;      /* artifact directory */
@@ -152,6 +167,12 @@ extern const char *const bp_cli_reserved_names[];
 void bp_cli_record_defaults(struct bp_record_args *a, bool run);
 /* Parse the options; -1 to go on, else the exit status to return. */
 int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a);
+/* Before the options are applied: --config FILE and --strict. */
+void bp_cli_record_prescan(int argc, char **argv, const char **config,
+                           bool *strict);
+/* c's settings as a's defaults (record options, output, publishing). */
+void bp_cli_record_config(struct bp_record_args *a,
+                          const struct bp_config *c);
 /* Record the command and write the artifacts.  Returns the exit status;
  * *prof is the profile (the caller frees it), NULL when there is none. */
 int bp_cli_record(struct bp_record_args *a, struct bp_profile **prof);

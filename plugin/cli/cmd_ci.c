@@ -7,6 +7,8 @@
 
 #include "buf.h"
 #include "ci.h"
+#include "config.h"
+#include "err.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -17,18 +19,24 @@ extern char **environ;
 static void usage(FILE *out)
 {
   fprintf(out,
-    "usage: benchprof ci [--json] [-C DIR]\n"
+    "usage: benchprof ci [--json] [-C DIR] [--config FILE] [identity flags]\n"
     "\n"
     "Print what benchprof detects about this run: project, branch, commit,\n"
     "testbed, pull request number, base branch and base commit, and where\n"
-    "each came from: a Bencher runner job's BENCHER_* variables, GitHub\n"
-    "Actions (GITHUB_* and the event payload), GitLab CI (CI_*), git in\n"
-    "DIR, the host name.\n"
+    "each came from.  In order, each filling what is still unknown: these\n"
+    "flags, the configuration (bencher.project, bencher.testbed), a Bencher\n"
+    "runner job's BENCHER_* variables, GitHub Actions (GITHUB_* and the\n"
+    "event payload), GitLab CI (CI_*), git in DIR, the host name.\n"
     "\n"
-    "      --json     one JSON object: the fields, \"from\" with each one's\n"
-    "                 source (unknown fields are null)\n"
-    "  -C, --dir DIR  where git is asked (default: .)\n"
-    "  -h, --help     this help\n");
+    "      --json          one JSON object: the fields, \"from\" with each\n"
+    "                      one's source (unknown fields are null)\n"
+    "  -C, --dir DIR       where git is asked (default: .)\n"
+    "      --config FILE   the configuration (default: $BENCHPROF_CONFIG,\n"
+    "                      else " BP_CONFIG_DEFAULT_PATH ")\n"
+    "      --project P, --branch B, --hash H, --testbed T, --pr N,\n"
+    "      --base-branch B, --base-hash H\n"
+    "                      what run and flush would be told by the same flags\n"
+    "  -h, --help          this help\n");
 }
 
 static void print_json(struct bp_ident *id)
@@ -73,16 +81,35 @@ static void print_text(struct bp_ident *id)
   }
 }
 
+/* A flag or the configuration; from says which (ci.h's from[]). */
+static bp_code set_given(struct bp_ident *id, enum bp_ident_field f,
+                         const char *v, const char *from)
+{
+  return bpi_ident_set(id, f, v, from);
+}
+
 int cmd_ci(int argc, char **argv)
 {
+  enum { OPT_CONFIG = 256, OPT_FIELD };
   static const struct option longopts[] = {
     {"json", no_argument, NULL, 'j'},
     {"dir", required_argument, NULL, 'C'},
     {"help", no_argument, NULL, 'h'},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    /* OPT_FIELD + enum bp_ident_field */
+    {"project", required_argument, NULL, OPT_FIELD + BP_IDENT_PROJECT},
+    {"branch", required_argument, NULL, OPT_FIELD + BP_IDENT_BRANCH},
+    {"hash", required_argument, NULL, OPT_FIELD + BP_IDENT_HASH},
+    {"testbed", required_argument, NULL, OPT_FIELD + BP_IDENT_TESTBED},
+    {"pr", required_argument, NULL, OPT_FIELD + BP_IDENT_PR},
+    {"base-branch", required_argument, NULL, OPT_FIELD + BP_IDENT_BASE_BRANCH},
+    {"base-hash", required_argument, NULL, OPT_FIELD + BP_IDENT_BASE_HASH},
     {NULL, 0, NULL, 0},
   };
   bool json = false;
   const char *dir = ".";
+  const char *config = NULL;
+  const char *flags[BP_IDENT_NFIELDS] = {NULL};
   int opt;
   optind = 1;
   while((opt = getopt_long(argc, argv, "C:h", longopts, NULL)) != -1) {
@@ -93,10 +120,17 @@ int cmd_ci(int argc, char **argv)
     case 'C':
       dir = optarg;
       break;
+    case OPT_CONFIG:
+      config = optarg;
+      break;
     case 'h':
       usage(stdout);
       return BP_EXIT_OK;
     default:
+      if(opt >= OPT_FIELD && opt < OPT_FIELD + BP_IDENT_NFIELDS) {
+        flags[opt - OPT_FIELD] = optarg;
+        break;
+      }
       usage(stderr);
       return BP_EXIT_USAGE;
     }
@@ -105,9 +139,29 @@ int cmd_ci(int argc, char **argv)
     bp_msg_error("ci: unexpected argument '%s'", argv[optind]);
     return BP_EXIT_USAGE;
   }
+  struct bp_config cfg;
+  if(bp_cli_config_load(&cfg, config, false, "detecting without it") ==
+     BP_CLI_CONFIG_FAIL) {
+    bpi_config_cleanup(&cfg);
+    return BP_EXIT_USAGE;
+  }
   struct bp_ident id = {0};
   struct bp_err err = {0};
-  bp_code rc = bpi_ci_detect(&id, environ, dir, &err);
+  bp_code rc = BP_OK;
+  /* flags first, then the configuration, then detection (as run does) */
+  for(int f = 0; !rc && f < BP_IDENT_NFIELDS; f++)
+    rc = set_given(&id, (enum bp_ident_field)f, flags[f], "flag");
+  if(!rc)
+    rc = set_given(&id, BP_IDENT_PROJECT, cfg.bencher.project,
+                   "config bencher.project");
+  if(!rc)
+    rc = set_given(&id, BP_IDENT_TESTBED, cfg.bencher.testbed,
+                   "config bencher.testbed");
+  if(rc)
+    bpi_err_set(&err, rc, 0, "identity");
+  else
+    rc = bpi_ci_detect(&id, environ, dir, &err);
+  bpi_config_cleanup(&cfg);
   if(rc) {
     bp_msg_err(&err, rc);
     bpi_ident_cleanup(&id);

@@ -9,7 +9,9 @@
 #include "msgs.h"
 
 #include "buf.h"
+#include "ci.h"
 #include "comment.h"
+#include "config.h"
 #include "err.h"
 #include "fileio.h"
 #include "http.h"
@@ -27,7 +29,12 @@ struct comment_args {
   const char *token_env;
   const char *summary_file;
   bool verbose;
+  bool ci;                  /* --ci: the target from CI detection */
+  const char *config;       /* --config */
+  struct bp_ident id;       /* what --ci found (owns the strings) */
 };
+
+extern char **environ;
 
 static void usage(FILE *out)
 {
@@ -49,6 +56,11 @@ static void usage(FILE *out)
     "                          CI_JOB_TOKEN as a job token)\n"
     "      --summary-file F    where the comment goes without a token\n"
     "                          (default: $GITHUB_STEP_SUMMARY)\n"
+    "      --ci                the pull or merge request this CI job is for\n"
+    "                          (as 'benchprof ci' detects it); nothing to do\n"
+    "                          outside one\n"
+    "      --config FILE       the configuration: comment.enabled false posts\n"
+    "                          nothing, comment.token_env names the token\n"
     "  -v, --verbose           one line per request (no secrets)\n"
     "  -h, --help              this help\n");
 }
@@ -56,7 +68,7 @@ static void usage(FILE *out)
 static int parse_args(int argc, char **argv, struct comment_args *a)
 {
   enum { OPT_GITHUB = 256, OPT_PR, OPT_GITLAB, OPT_MR, OPT_API,
-         OPT_TOKEN_ENV, OPT_SUMMARY };
+         OPT_TOKEN_ENV, OPT_SUMMARY, OPT_CI, OPT_CONFIG };
   static const struct option longopts[] = {
     {"markdown", required_argument, NULL, 'm'},
     {"github", required_argument, NULL, OPT_GITHUB},
@@ -68,6 +80,8 @@ static int parse_args(int argc, char **argv, struct comment_args *a)
     {"summary-file", required_argument, NULL, OPT_SUMMARY},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
+    {"ci", no_argument, NULL, OPT_CI},
+    {"config", required_argument, NULL, OPT_CONFIG},
     {NULL, 0, NULL, 0},
   };
   const char *github = NULL, *gitlab = NULL, *pr = NULL, *mr = NULL;
@@ -84,6 +98,8 @@ static int parse_args(int argc, char **argv, struct comment_args *a)
     case OPT_TOKEN_ENV: a->token_env = optarg; break;
     case OPT_SUMMARY: a->summary_file = optarg; break;
     case 'v': a->verbose = true; break;
+    case OPT_CI: a->ci = true; break;
+    case OPT_CONFIG: a->config = optarg; break;
     case 'h':
       usage(stdout);
       return BP_EXIT_OK;
@@ -94,6 +110,11 @@ static int parse_args(int argc, char **argv, struct comment_args *a)
   }
   if(optind != argc || !a->markdown) {
     bp_msg_error("comment wants --markdown FILE and no other arguments");
+    return BP_EXIT_USAGE;
+  }
+  if(a->ci && (github || gitlab || pr || mr)) {
+    bp_msg_error("--ci finds the pull request itself: drop --github, "
+                 "--gitlab, --pr and --mr");
     return BP_EXIT_USAGE;
   }
   if((github && gitlab) || (github && !pr) || (gitlab && !mr) ||
@@ -184,15 +205,69 @@ static int post(struct comment_args *a, const char *md)
   return BP_EXIT_OK;
 }
 
+/* --ci: the request this job is for.  -1 to go on, else the exit status
+ * (0 outside a request: nothing to do). */
+static int detect_target(struct comment_args *a)
+{
+  struct bp_err err = {0};
+  bp_code rc = bpi_ci_detect(&a->id, environ, ".", &err);
+  if(rc) {
+    bp_msg_err(&err, rc);
+    return BP_EXIT_ERROR;
+  }
+  const char *prov = a->id.provider ? a->id.provider : "";
+  bool gitlab = !strcmp(prov, "gitlab");
+  if(!a->id.pr || !a->id.repo || (!gitlab && strcmp(prov, "github"))) {
+    bp_msg_note("not a pull or merge request (benchprof ci): no comment");
+    return BP_EXIT_OK;
+  }
+  a->have_target = true;
+  a->target.forge = gitlab ? BP_FORGE_GITLAB : BP_FORGE_GITHUB;
+  a->target.repo = a->id.repo;
+  a->target.number = a->id.pr;
+  if(!a->target.api_url)
+    a->target.api_url = a->id.api_url;
+  return -1;
+}
+
+static int comment_with(struct comment_args *a);
+
 int cmd_comment(int argc, char **argv)
 {
   struct comment_args a = {.markdown = NULL};
-  struct bp_err err = {0};
-  char *md = NULL;
-  size_t len = 0;
+  struct bp_config cfg;
   int status = parse_args(argc, argv, &a);
   if(status >= 0)
     return status;
+  if(bp_cli_config_load(&cfg, a.config, false, "commenting without it") ==
+     BP_CLI_CONFIG_FAIL) {
+    bpi_config_cleanup(&cfg);
+    return BP_EXIT_USAGE;
+  }
+  if(!cfg.comment.enabled) {
+    bp_msg_note("comments are off (comment.enabled): not posting %s",
+                a.markdown);
+    status = BP_EXIT_OK;
+  }
+  else if(a.ci && (status = detect_target(&a)) >= 0)
+    ;  /* not a request, or detection failed: said so */
+  else {
+    if(!a.token_env)
+      a.token_env = cfg.comment.token_env;
+    status = comment_with(&a);
+  }
+  bpi_ident_cleanup(&a.id);
+  bpi_config_cleanup(&cfg);
+  return status;
+}
+
+static int comment_with(struct comment_args *a0)
+{
+  struct comment_args a = *a0;
+  struct bp_err err = {0};
+  char *md = NULL;
+  size_t len = 0;
+  int status;
   bp_code rc = bpi_file_read(a.markdown, &md, &len, &err);
   if(rc) {
     bp_msg_err(&err, rc);

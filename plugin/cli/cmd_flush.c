@@ -8,7 +8,9 @@
 
 #include "buf.h"
 #include "ci.h"
+#include "config.h"
 #include "err.h"
+#include "http.h"
 #include "publish.h"
 
 #include <errno.h>
@@ -29,6 +31,42 @@ void bp_cli_publish_defaults(struct bp_cli_publish *p)
   memset(p, 0, sizeof(*p));
   p->enabled = true;
   p->retries = -1;
+}
+
+enum bp_cli_config bp_cli_config_load(struct bp_config *c, const char *flag,
+                                      bool strict, const char *fallback)
+{
+  struct bp_err err = {0};
+  bp_code rc = bpi_config_load(c, flag, environ, &err);
+  if(c->warning[0])
+    bp_msg_warn("%s", c->warning);
+  if(!rc)
+    return BP_CLI_CONFIG_OK;
+  if(strict || c->strict) {
+    bp_msg_err(&err, rc);
+    bp_msg_error("the configuration is not usable and strict mode is on");
+    return BP_CLI_CONFIG_FAIL;
+  }
+  bp_msg_warn("ignoring the configuration: %s; %s", err.msg[0] ? err.msg :
+              bp_strerror(rc), fallback);
+  return BP_CLI_CONFIG_INVALID;
+}
+
+void bp_cli_publish_config(struct bp_cli_publish *p, const struct bp_config *c)
+{
+  p->config = c;
+  p->project = c->bencher.project;
+  p->testbed = c->bencher.testbed;
+  p->store = c->store.url;
+  p->public_url = c->store.public_url;
+  p->s3_endpoint = c->store.s3.endpoint;
+  p->s3_region = c->store.s3.region;
+  p->s3_path_style = c->store.s3.path_style;
+  p->spool = c->spool;
+  p->firefox_upload = c->firefox_upload;
+  p->ca_file = c->network.ca_file;
+  p->token_env = c->bencher.token_env;
+  p->strict = c->strict;
 }
 
 static bool parse_seconds(const char *s, long *ms)
@@ -177,6 +215,8 @@ static bool setup(const struct bp_cli_publish *p, struct pub_setup *s,
   struct bp_publish_opts *o = &s->o;
   memset(s, 0, sizeof(*s));
   bpi_http_opts_default(&o->http);
+  if(p->config)
+    bpi_config_http_opts(p->config, &o->http);
   if(p->timeout_ms) {
     o->http.total_timeout_ms = p->timeout_ms;
     o->http.connect_timeout_ms = p->timeout_ms < 10000 ? p->timeout_ms
@@ -201,6 +241,19 @@ static bool setup(const struct bp_cli_publish *p, struct pub_setup *s,
   o->store.aws_secret = env("AWS_SECRET_ACCESS_KEY");
   o->store.aws_session_token = env("AWS_SESSION_TOKEN");
   o->store.bearer = env("BENCHPROF_STORE_TOKEN");
+  if(p->config) {
+    /* the file's host (BENCHER_HOST already applied over it), the token
+     * written in the file when its variable is unset, and the store's
+     * token variable */
+    if(p->config->bencher.host)
+      o->bencher.host = p->config->bencher.host;
+    if(!o->bencher.token)
+      o->bencher.token = p->config->bencher.token;
+    if(p->config->store.token_env)
+      o->store.bearer = bpi_config_store_token(p->config, environ);
+  }
+  if(p->no_bencher)
+    o->bencher.token = NULL;
   if(!ident)
     return true;
   if(p->store)
@@ -279,7 +332,9 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
     bp_msg_warn("nothing was published");
     return false;
   }
-  if(!s.o.bencher.token)
+  if(p->no_bencher)
+    bp_msg_note("no Bencher report (--no-bencher)");
+  else if(!s.o.bencher.token)
     bp_msg_note("no Bencher report: $%s is not set",
                 p->token_env ? p->token_env : TOKEN_ENV);
   bp_code rc = bpi_publish_run(&s.o, dir, start_time, end_time, &r, &err);
@@ -345,28 +400,35 @@ static void flush_usage(FILE *out)
     "Prints a line per publication.  Exits 0 when everything was delivered,\n"
     "1 otherwise.\n\n");
   bp_cli_publish_usage(out, false);
-  fprintf(out, "  -h, --help             this help\n");
+  fprintf(out,
+    "      --config FILE      the configuration: spool, network, tokens\n"
+    "                         (default: $BENCHPROF_CONFIG, else\n"
+    "                         " BP_CONFIG_DEFAULT_PATH ")\n"
+    "  -h, --help             this help\n");
 }
 
-int cmd_flush(int argc, char **argv)
+static const struct option flush_longopts[] = {
+  {"spool", required_argument, NULL, BP_CLI_PUB_SPOOL},
+  {"ca-file", required_argument, NULL, BP_CLI_PUB_CA_FILE},
+  {"timeout", required_argument, NULL, BP_CLI_PUB_TIMEOUT},
+  {"retries", required_argument, NULL, BP_CLI_PUB_RETRIES},
+  {"retry-delay", required_argument, NULL, BP_CLI_PUB_RETRY_DELAY},
+  {"token-env", required_argument, NULL, BP_CLI_PUB_TOKEN_ENV},
+  {"strict", no_argument, NULL, BP_CLI_PUB_STRICT},
+  {"verbose", no_argument, NULL, 'v'},
+  {"help", no_argument, NULL, 'h'},
+  {"config", required_argument, NULL, BP_CLI_PUB_LAST},
+  {NULL, 0, NULL, 0},
+};
+
+static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
 {
-  static const struct option longopts[] = {
-    {"spool", required_argument, NULL, BP_CLI_PUB_SPOOL},
-    {"ca-file", required_argument, NULL, BP_CLI_PUB_CA_FILE},
-    {"timeout", required_argument, NULL, BP_CLI_PUB_TIMEOUT},
-    {"retries", required_argument, NULL, BP_CLI_PUB_RETRIES},
-    {"retry-delay", required_argument, NULL, BP_CLI_PUB_RETRY_DELAY},
-    {"token-env", required_argument, NULL, BP_CLI_PUB_TOKEN_ENV},
-    {"strict", no_argument, NULL, BP_CLI_PUB_STRICT},
-    {"verbose", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-  };
-  struct bp_cli_publish p;
-  bp_cli_publish_defaults(&p);
+  struct bp_cli_publish p = *pp;
   int opt;
   optind = 1;
-  while((opt = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+  while((opt = getopt_long(argc, argv, "vh", flush_longopts, NULL)) != -1) {
+    if(opt == BP_CLI_PUB_LAST)
+      continue;
     if(opt == 'h') {
       flush_usage(stdout);
       return BP_EXIT_OK;
@@ -398,4 +460,33 @@ int cmd_flush(int argc, char **argv)
    * unless --strict asks that everything be delivered now */
   size_t missing = t.total - t.delivered - (p.strict ? 0 : t.busy);
   return rc || missing ? BP_EXIT_ERROR : BP_EXIT_OK;
+}
+
+int cmd_flush(int argc, char **argv)
+{
+  struct bp_cli_publish p;
+  struct bp_config cfg;
+  const char *config = NULL;
+  bool strict = false;
+  int opt;
+  /* the configuration first: the flags then win over it */
+  optind = 1;
+  opterr = 0;
+  while((opt = getopt_long(argc, argv, "vh", flush_longopts, NULL)) != -1) {
+    if(opt == BP_CLI_PUB_LAST)
+      config = optarg;
+    strict |= opt == BP_CLI_PUB_STRICT;
+  }
+  opterr = 1;
+  bp_cli_publish_defaults(&p);
+  enum bp_cli_config cs = bp_cli_config_load(&cfg, config, strict,
+                                             "flushing with the defaults");
+  if(cs == BP_CLI_CONFIG_FAIL) {
+    bpi_config_cleanup(&cfg);
+    return BP_EXIT_USAGE;
+  }
+  bp_cli_publish_config(&p, &cfg);
+  int status = flush_with(&p, argc, argv);
+  bpi_config_cleanup(&cfg);
+  return status;
 }

@@ -6,6 +6,7 @@
 #include "msgs.h"
 
 #include "buf.h"
+#include "config.h"
 #include "counters.h"
 #include "err.h"
 #include "export.h"
@@ -46,7 +47,15 @@ static void usage(FILE *out, bool run)
       "                         nothing (default: CMD's file name)\n"
       "      --each KIND        list the harness's benchmarks and run each as its\n"
       "                         own invocation, artifacts in DIR/<benchmark>/:\n"
-      "                         google-benchmark\n");
+      "                         google-benchmark\n"
+      "      --no-bencher       no Bencher report (a Bencher runner job sends\n"
+      "                         report.json itself); artifacts still go to\n"
+      "                         the store\n"
+      "\n"
+      "The configuration (--config) may turn profiling off (\"enabled\":\n"
+      "false, BENCHPROF_ENABLED=0): CMD is then executed as it is, nothing\n"
+      "measured or written.  An invalid configuration is a warning and CMD\n"
+      "runs unprofiled, unless --strict or \"strict\": true (exit 2).\n");
   if(run) {
     bp_cli_publish_usage(out, true);
     fprintf(out, "\nand the options of benchprof record:\n");
@@ -78,12 +87,17 @@ static void usage(FILE *out, bool run)
     "                         page-faults)\n"
     "      --no-counters      count nothing\n"
     "  -q, --quiet            no summary on stderr\n"
+    "      --config FILE      the configuration (default: $BENCHPROF_CONFIG,\n"
+    "                         else " BP_CONFIG_DEFAULT_PATH "); its values\n"
+    "                         are the defaults of these options\n"
+    "%s"
     "  -h, --help             this help\n"
     "\n"
     "Artifacts: profile.json.gz (Firefox Profiler), profile.pb.gz (pprof),\n"
     "profile.folded, flamegraph.svg, summary.json.  Benchmarks CMD marks on\n"
     "the FIFO named by $BENCHPROF_CONTROL (benchprof/hooks.h) get their own\n"
-    "in DIR/<benchmark>/.\n");
+    "in DIR/<benchmark>/.\n",
+    run ? "" : "      --strict           an invalid configuration fails (exit 2)\n");
 }
 
 /* A whole decimal number in [min, max], or false. */
@@ -136,9 +150,13 @@ static bool parse_call_graph(const char *s, struct bp_record_opts *o)
   return true;
 }
 
-int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
-{
-  static const struct option longopts[] = {
+/* Options without a short form beyond the publishing ones. */
+enum { OPT_CONFIG = BP_CLI_PUB_LAST, OPT_NO_BENCHER };
+
+/* '+': stop at the first non-option, so CMD's own options stay its own */
+#define SHORTOPTS "+e:F:c:g:km:o:qhvC:"
+
+static const struct option longopts[] = {
     {"event", required_argument, NULL, 'e'},
     {"freq", required_argument, NULL, 'F'},
     {"period", required_argument, NULL, 'c'},
@@ -155,16 +173,59 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
     {"each", required_argument, NULL, 'E'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"no-bencher", no_argument, NULL, OPT_NO_BENCHER},
     BP_CLI_PUBLISH_LONGOPTS,
     {NULL, 0, NULL, 0},
-  };
+};
+
+void bp_cli_record_prescan(int argc, char **argv, const char **config,
+                           bool *strict)
+{
+  int opt;
+  *config = NULL;
+  *strict = false;
+  optind = 1;
+  opterr = 0;  /* the real pass reports mistakes */
+  while((opt = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
+    if(opt == OPT_CONFIG)
+      *config = optarg;
+    else if(opt == BP_CLI_PUB_STRICT)
+      *strict = true;
+  }
+  opterr = 1;
+  optind = 1;
+}
+
+void bp_cli_record_config(struct bp_record_args *a, const struct bp_config *c)
+{
+  bpi_config_record_opts(c, &a->rec);
+  if(c->output)
+    a->output = c->output;
+  if(a->run)
+    bp_cli_publish_config(&a->pub, c);
+  a->pub.strict = c->strict;
+}
+
+int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
+{
   uint64_t v;
   int opt;
   optind = 1;
-  /* '+': stop at the first non-option, so CMD's own options stay its own */
-  while((opt = getopt_long(argc, argv, "+e:F:c:g:km:o:qhvC:", longopts,
-                           NULL)) != -1) {
+  while((opt = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
     switch(opt) {
+    case OPT_CONFIG:
+      break;  /* read before the options (bp_cli_record_prescan) */
+    case OPT_NO_BENCHER:
+      if(!a->run) {
+        bp_msg_error("--no-bencher belongs to benchprof run, not record");
+        return BP_EXIT_USAGE;
+      }
+      a->pub.no_bencher = true;
+      break;
+    case BP_CLI_PUB_STRICT:
+      a->pub.strict = true;  /* record: an invalid configuration fails */
+      break;
     case 'e':
       a->rec.event = optarg;
       break;
@@ -635,13 +696,27 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
 int cmd_record(int argc, char **argv)
 {
   struct bp_record_args a;
+  struct bp_config cfg;
+  const char *config;
+  bool strict;
+  /* record profiles whatever "enabled" says (a person asked for it); an
+   * invalid file leaves the defaults, unless strict */
+  bp_cli_record_prescan(argc, argv, &config, &strict);
+  enum bp_cli_config cs = bp_cli_config_load(&cfg, config, strict,
+                                             "recording with the "
+                                             "defaults");
   bp_cli_record_defaults(&a, false);
+  if(cs == BP_CLI_CONFIG_OK)
+    bp_cli_record_config(&a, &cfg);
   int status = bp_cli_record_args(argc, argv, &a);
-  if(status >= 0)
-    return status;
-  struct bp_profile *prof;
-  status = bp_cli_record(&a, &prof);
-  bpi_profile_free(prof);
+  if(status < 0 && cs == BP_CLI_CONFIG_FAIL)
+    status = BP_EXIT_USAGE;
+  if(status < 0) {
+    struct bp_profile *prof;
+    status = bp_cli_record(&a, &prof);
+    bpi_profile_free(prof);
+  }
   bp_cli_record_cleanup(&a);
+  bpi_config_cleanup(&cfg);
   return status;
 }

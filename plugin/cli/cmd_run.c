@@ -10,6 +10,7 @@
 #include "msgs.h"
 
 #include "buf.h"
+#include "config.h"
 #include "err.h"
 #include "export.h"
 #include "fileio.h"
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define REPORT_FILE "report.json"
 #define MANIFEST_FILE "manifest.json"
@@ -595,14 +597,40 @@ out:
   return status;
 }
 
+/* Profiling is off (or the configuration unusable): become CMD, so that
+ * its PID, stdio, signals and exit status are what they would be without
+ * benchprof, and nothing is measured or written. */
+static int exec_unprofiled(char *const *argv)
+{
+  struct bp_err err = {0};
+  fflush(stdout);
+  fflush(stderr);
+  execvp(argv[0], argv);
+  bpi_err_set(&err, BPE_EXEC, errno, "%s", argv[0]);
+  return bp_cli_exec_failure(&err, argv[0]);
+}
+
 int cmd_run(int argc, char **argv)
 {
   struct bp_record_args a;
+  struct bp_config cfg;
+  const char *config;
+  bool strict;
+  bp_cli_record_prescan(argc, argv, &config, &strict);
+  enum bp_cli_config cs = bp_cli_config_load(&cfg, config, strict,
+                                             "running the command "
+                                             "unprofiled");
   bp_cli_record_defaults(&a, true);
+  if(cs == BP_CLI_CONFIG_OK)
+    bp_cli_record_config(&a, &cfg);
   int status = bp_cli_record_args(argc, argv, &a);
-  if(status >= 0)
-    return status;
-  status = a.each ? run_each(&a) : run_once(&a);
+  if(status < 0 && cs == BP_CLI_CONFIG_FAIL)
+    status = BP_EXIT_USAGE;
+  else if(status < 0 && (cs == BP_CLI_CONFIG_INVALID || !cfg.enabled))
+    status = exec_unprofiled(a.rec.argv);
+  else if(status < 0)
+    status = a.each ? run_each(&a) : run_once(&a);
   bp_cli_record_cleanup(&a);
+  bpi_config_cleanup(&cfg);
   return status;
 }

@@ -17,6 +17,7 @@
 #include "ci.h"
 #include "comment.h"
 #include "compare.h"
+#include "config.h"
 #include "err.h"
 #include "fileio.h"
 #include "store.h"
@@ -36,6 +37,7 @@ struct run_cmp {
   struct bp_store *st;
   char *base_branch;        /* the base found */
   char *base_hash;          /* the base commit, when its run was found */
+  const struct bp_config *cfg; /* comment.threshold, .max_functions; or NULL */
 };
 
 /* dir/compare/.sides/name */
@@ -276,7 +278,8 @@ static bp_code compare(struct run_cmp *r, struct bp_err *err)
 {
   struct bp_buf why, md;
   struct bp_cmp *c = NULL;
-  struct bp_cmp_opts o = {.threshold_pct = 0};
+  struct bp_cmp_opts o = {.threshold_pct = r->cfg ? r->cfg->comment.threshold
+                                                  : 0};
   bpi_buf_init(&why);
   bpi_buf_init(&md);
   char *base = find_base(r, &why);
@@ -299,6 +302,8 @@ static bp_code compare(struct run_cmp *r, struct bp_err *err)
     struct bp_comment_opts co = {.project = r->id.project,
                                  .testbed = r->id.testbed,
                                  .max_chars = BP_COMMENT_MAX_CHARS - 512};
+    if(r->cfg)
+      co.max_functions = r->cfg->comment.max_functions;
     if(!rc)
       rc = bpi_comment_markdown(c, &co, &md, err);
     if(!rc && !r->base_hash)
@@ -319,7 +324,7 @@ static bp_code compare(struct run_cmp *r, struct bp_err *err)
 int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
                        int status)
 {
-  struct run_cmp r = {.dir = dir};
+  struct run_cmp r = {.dir = dir, .cfg = p->config};
   struct bp_err err = {0};
   bool failed = false;
   if(!p->enabled)

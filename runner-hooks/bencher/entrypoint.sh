@@ -1,0 +1,47 @@
+#!/bin/sh
+# The entrypoint of a benchmark image for Bencher's bare-metal runner:
+#
+#   entrypoint.sh [--file FILE] [--] CMD [ARGS...]
+#
+# CMD (the job's command) writes its BMF results to FILE (--file, else
+# $BENCHPROF_BENCHER_FILE), the output file the job declares and the
+# runner hands back to Bencher.  Under benchprof, FILE is replaced by
+# the report of `benchprof run` (the harness's BMF plus one measure per
+# counter): only BMF, nothing else.  Profiles go to the store of the
+# configuration, never into FILE; benchprof posts no Bencher report (the
+# runner's is the one).  Without FILE, CMD prints its BMF on stdout,
+# which passes through untouched.  Exits with CMD's status.  Profiling
+# off or impossible: CMD runs as it is.
+# Install: runner-hooks/bencher/README.md.
+wrap=${BENCHPROF_WRAP:-benchprof-wrap}
+bp=${BENCHPROF:-benchprof}
+file=${BENCHPROF_BENCHER_FILE:-}
+case ${1:-} in
+  --file) file=${2:?--file FILE}; shift 2 ;;
+esac
+[ "${1:-}" != -- ] || shift
+[ $# -gt 0 ] || { echo "usage: entrypoint.sh [--file FILE] [--] CMD [ARGS...]" >&2; exit 2; }
+if ! "$wrap" --enabled || ! "$wrap" --check >&2; then
+  exec "$@"
+fi
+out=$("$wrap" --output)
+if [ -n "$file" ]; then
+  rm -f "$out/report.json"
+  "$bp" run --no-bencher -o "$out" --bmf "$file" -- "$@"
+  status=$?
+  # the merged report replaces the harness's file in one rename; without
+  # one (benchprof failed) the harness's own BMF stays
+  if [ -s "$out/report.json" ] &&
+     cp "$out/report.json" "$file.benchprof.tmp" &&
+     mv -f "$file.benchprof.tmp" "$file"; then
+    :
+  else
+    rm -f "$file.benchprof.tmp"
+    echo "benchprof: $file keeps the harness's results (no report)" >&2
+  fi
+else
+  "$bp" run --no-bencher -o "$out" --adapter json -- "$@"
+  status=$?
+fi
+"$bp" flush >&2 || echo "benchprof: some publications are still in the spool" >&2
+exit "$status"

@@ -1,0 +1,47 @@
+#!/bin/sh
+# ACTIONS_RUNNER_HOOK_JOB_STARTED for a self-hosted GitHub Actions runner:
+# checks what the machine allows and, when the configuration turns
+# profiling on, makes benchprof the wrapper of this job's benchmark steps:
+# $GITHUB_PATH puts benchprof-wrap (and the shims of
+# $BENCHPROF_WRAP_COMMANDS) first on the PATH of the later steps, and
+# $GITHUB_ENV gives them BENCHPROF_OUTPUT (and BENCHPROF_CONFIG).  Exit 0
+# unless the configuration is invalid and strict (the job then fails).
+# Install: runner-hooks/github/README.md.
+wrap=${BENCHPROF_WRAP:-benchprof-wrap}
+# the runner runs this with bash -e: every status is caught
+state=0
+"$wrap" --enabled || state=$?
+case $state in
+  1) echo "benchprof: profiling is off on this runner (\"enabled\": false)"
+     exit 0 ;;
+  2) echo "::warning::benchprof: the configuration is invalid ('benchprof config check' says why); benchmarks run unprofiled"
+     exit 0 ;;
+  3) echo "::error::benchprof: the configuration is invalid and strict mode is on ('benchprof config check' says why)"
+     exit 1 ;;
+  0) ;;
+  *) echo "::warning::benchprof: $wrap failed ($state); benchmarks run unprofiled"
+     exit 0 ;;
+esac
+if ! "$wrap" --check; then
+  echo "::warning::benchprof: no perf event can be opened on this runner; benchmarks run unprofiled"
+  echo "BENCHPROF_ENABLED=0" >>"$GITHUB_ENV"
+  exit 0
+fi
+out=$("$wrap" --output)
+case $out in
+  /*) ;;
+  *) out=${GITHUB_WORKSPACE:-$PWD}/$out ;;
+esac
+{
+  echo "BENCHPROF_OUTPUT=$out"
+  [ -z "${BENCHPROF_CONFIG:-}" ] || echo "BENCHPROF_CONFIG=$BENCHPROF_CONFIG"
+} >>"$GITHUB_ENV"
+bin=$(dirname "$(command -v "$wrap")")
+shims=${BENCHPROF_SHIM_DIR:-${RUNNER_TEMP:-/tmp}/benchprof-shims}
+if [ -n "${BENCHPROF_WRAP_COMMANDS:-}" ] && "$wrap" --shims "$shims"; then
+  echo "$shims" >>"$GITHUB_PATH"
+  echo "benchprof: wrapping $BENCHPROF_WRAP_COMMANDS (shims in $shims)"
+fi
+# GITHUB_PATH prepends: the last line written comes first
+echo "$bin" >>"$GITHUB_PATH"
+echo "benchprof: profiling on; 'benchprof-wrap CMD' in a step profiles CMD; artifacts in $out"

@@ -1,0 +1,17 @@
+# tests of the runner integration: the configuration in run, and the hooks
+#   config_run.sh        run/record/flush/ci with a configuration: disabled
+#                        (byte-identical, same PID and status, no perf
+#                        event, no files), invalid (warning, unprofiled;
+#                        strict: exit 2), precedence, publishing settings
+#   hooks_github.sh      job-started / a wrapped step / job-completed in a
+#                        simulated GitHub Actions pull request job
+#   hooks_gitlab.sh      pre_build_script / script / post_build_script in a
+#                        simulated GitLab merge request pipeline
+#   hooks_bencher.sh     the Bencher runner entrypoint: only BMF in the
+#                        output file, profiles in the store
+#   hooks_shellcheck.sh  every hook script passes shellcheck
+hooks_tests = tests/integration/config_run.sh \
+  tests/integration/hooks_github.sh tests/integration/hooks_gitlab.sh \
+  tests/integration/hooks_bencher.sh tests/integration/hooks_shellcheck.sh
+TESTS += $(hooks_tests)
+EXTRA_DIST += $(hooks_tests) tests/hooks_lib.sh
