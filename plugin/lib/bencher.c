@@ -109,15 +109,295 @@ static const struct bp_http_opts *http_of(const struct bp_bencher_opts *o,
   return def;
 }
 
-bp_code bpi_bencher_post(const struct bp_bencher_opts *o,
-                         const struct bp_bencher_report *r, char **uuid,
-                         struct bp_err *err)
+/* ------------------------------------------------- the answer's ids */
+
+bool bpi_bencher_is_uuid(const char *s)
+{
+  if(!s || strlen(s) != 36)
+    return false;
+  for(size_t i = 0; i < 36; i++) {
+    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if(dash ? s[i] != '-' : !strchr("0123456789abcdefABCDEF", s[i]))
+      return false;
+  }
+  return true;
+}
+
+static const char *jstr(const cJSON *obj, const char *key)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* a copy of obj[key] when it is a uuid; NULL when not (or no memory) */
+static char *juuid(const cJSON *obj, const char *key)
+{
+  const char *v = jstr(obj, key);
+  return bpi_bencher_is_uuid(v) ? strdup(v) : NULL;
+}
+
+/* a copy of obj[key] when it is a non-empty string */
+static char *jtext(const cJSON *obj, const char *key)
+{
+  const char *v = jstr(obj, key);
+  return v && *v ? strdup(v) : NULL;
+}
+
+void bpi_bencher_ids_cleanup(struct bp_bencher_ids *ids)
+{
+  for(size_t i = 0; i < ids->nbenches; i++) {
+    struct bp_bencher_bench_id *b = &ids->benches[i];
+    for(size_t m = 0; m < b->nmeasures; m++) {
+      free(b->measures[m].slug);
+      free(b->measures[m].uuid);
+    }
+    free(b->measures);
+    free(b->name);
+    free(b->uuid);
+  }
+  free(ids->benches);
+  free(ids->report);
+  free(ids->project);
+  free(ids->branch);
+  free(ids->head);
+  free(ids->testbed);
+  free(ids->end_time);
+  memset(ids, 0, sizeof(*ids));
+}
+
+const struct bp_bencher_bench_id *
+bpi_bencher_ids_bench(const struct bp_bencher_ids *ids, const char *name)
+{
+  for(size_t i = 0; name && i < ids->nbenches; i++)
+    if(!strcmp(ids->benches[i].name, name))
+      return &ids->benches[i];
+  return NULL;
+}
+
+const char *bpi_bencher_bench_measure(const struct bp_bencher_bench_id *b,
+                                      const char *slug)
+{
+  for(size_t i = 0; b && slug && i < b->nmeasures; i++)
+    if(!strcmp(b->measures[i].slug, slug))
+      return b->measures[i].uuid;
+  return NULL;
+}
+
+/* The entry of benchmark name, added (uuid may be NULL) when new, its
+ * uuid set when it had none; NULL: no memory. */
+static struct bp_bencher_bench_id *add_bench(struct bp_bencher_ids *ids,
+                                             const char *name,
+                                             const char *uuid)
+{
+  struct bp_bencher_bench_id *b =
+    (struct bp_bencher_bench_id *)bpi_bencher_ids_bench(ids, name);
+  if(!b) {
+    void *grown = realloc(ids->benches,
+                          (ids->nbenches + 1) * sizeof(*ids->benches));
+    if(!grown)
+      return NULL;
+    ids->benches = grown;
+    b = &ids->benches[ids->nbenches];
+    memset(b, 0, sizeof(*b));
+    if(!(b->name = strdup(name)))
+      return NULL;
+    ids->nbenches++;
+  }
+  if(!b->uuid && bpi_bencher_is_uuid(uuid) && !(b->uuid = strdup(uuid)))
+    return NULL;
+  return b;
+}
+
+/* Measure slug's uuid, unless the benchmark has that slug already. */
+static bool add_measure(struct bp_bencher_bench_id *b, const char *slug,
+                        const char *uuid)
+{
+  if(!slug || !*slug || !bpi_bencher_is_uuid(uuid) ||
+     bpi_bencher_bench_measure(b, slug))
+    return true;
+  void *grown = realloc(b->measures, (b->nmeasures + 1) *
+                                     sizeof(*b->measures));
+  if(!grown)
+    return false;
+  b->measures = grown;
+  struct bp_bencher_measure_id *m = &b->measures[b->nmeasures];
+  m->slug = strdup(slug);
+  m->uuid = strdup(uuid);
+  b->nmeasures++;  /* counted even when a copy failed: freed on cleanup */
+  return m->slug && m->uuid;
+}
+
+static const cJSON *array_or_null(const cJSON *x)
+{
+  return cJSON_IsArray(x) ? x : NULL;
+}
+
+static const cJSON *object_or_null(const cJSON *x)
+{
+  return cJSON_IsObject(x) ? x : NULL;
+}
+
+/* results: [[{benchmark: {name, uuid}, measures: [{measure: {slug,
+ * uuid}}]}]], one list per iteration */
+static bool answer_results(struct bp_bencher_ids *ids, const cJSON *results)
+{
+  const cJSON *iter, *res, *m;
+  cJSON_ArrayForEach(iter, array_or_null(results)) {
+    cJSON_ArrayForEach(res, array_or_null(iter)) {
+      const cJSON *bench = cJSON_GetObjectItemCaseSensitive(res,
+                                                            "benchmark");
+      const char *name = jstr(bench, "name");
+      if(!name)
+        continue;
+      struct bp_bencher_bench_id *b = add_bench(ids, name,
+                                                jstr(bench, "uuid"));
+      if(!b)
+        return false;
+      const cJSON *ms = cJSON_GetObjectItemCaseSensitive(res, "measures");
+      cJSON_ArrayForEach(m, array_or_null(ms)) {
+        const cJSON *measure = cJSON_GetObjectItemCaseSensitive(m,
+                                                                "measure");
+        if(!add_measure(b, jstr(measure, "slug"), jstr(measure, "uuid")))
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+/* *root: json parsed, when it has a report uuid at key */
+static bp_code parse_with_uuid(const char *json, size_t len, const char *key,
+                               const char *what, cJSON **root,
+                               struct bp_err *err)
+{
+  *root = cJSON_ParseWithLength(json ? json : "", json ? len : 0);
+  if(!*root)
+    return bpi_err_set(err, BPE_FORMAT, 0, "%s is not JSON", what);
+  if(!bpi_bencher_is_uuid(jstr(*root, key))) {
+    cJSON_Delete(*root);
+    *root = NULL;
+    return bpi_err_set(err, BPE_FORMAT, 0, "%s has no report uuid", what);
+  }
+  return BP_OK;
+}
+
+bp_code bpi_bencher_parse_report(const char *json, size_t len,
+                                 struct bp_bencher_ids *ids,
+                                 struct bp_err *err)
+{
+  bpi_bencher_ids_cleanup(ids);
+  cJSON *root;
+  bp_code rc = parse_with_uuid(json, len, "uuid", "the answer", &root, err);
+  if(rc)
+    return rc;
+  const cJSON *branch = cJSON_GetObjectItemCaseSensitive(root, "branch");
+  ids->report = juuid(root, "uuid");
+  ids->project = jtext(cJSON_GetObjectItemCaseSensitive(root, "project"),
+                       "slug");
+  ids->branch = juuid(branch, "uuid");
+  ids->head = juuid(cJSON_GetObjectItemCaseSensitive(branch, "head"),
+                    "uuid");
+  ids->testbed = juuid(cJSON_GetObjectItemCaseSensitive(root, "testbed"),
+                       "uuid");
+  ids->end_time = jtext(root, "end_time");
+  bool ok = ids->report && answer_results(
+    ids, cJSON_GetObjectItemCaseSensitive(root, "results"));
+  cJSON_Delete(root);
+  if(!ok) {
+    bpi_bencher_ids_cleanup(ids);
+    return bpi_err_set(err, BPE_NOMEM, 0, "Bencher's answer");
+  }
+  return BP_OK;
+}
+
+bp_code bpi_bencher_ids_read(const char *json, size_t len,
+                             struct bp_bencher_ids *ids, struct bp_err *err)
+{
+  bpi_bencher_ids_cleanup(ids);
+  cJSON *root;
+  bp_code rc = parse_with_uuid(json, len, "report_uuid", "Bencher ids",
+                               &root, err);
+  if(rc)
+    return rc;
+  ids->report = juuid(root, "report_uuid");
+  ids->project = jtext(root, "project");
+  ids->branch = juuid(root, "branch_uuid");
+  ids->head = juuid(root, "head_uuid");
+  ids->testbed = juuid(root, "testbed_uuid");
+  ids->end_time = jtext(root, "end_time");
+  bool ok = ids->report != NULL;
+  const cJSON *bench, *m;
+  const cJSON *benches = cJSON_GetObjectItemCaseSensitive(root,
+                                                          "benchmarks");
+  cJSON_ArrayForEach(bench, object_or_null(benches)) {
+    struct bp_bencher_bench_id *b = NULL;
+    if(ok && !(b = add_bench(ids, bench->string,
+                             jstr(bench, "benchmark_uuid"))))
+      ok = false;
+    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(bench, "measures");
+    cJSON_ArrayForEach(m, object_or_null(ms)) {
+      if(ok && cJSON_IsString(m))
+        ok = add_measure(b, m->string, m->valuestring);
+    }
+  }
+  cJSON_Delete(root);
+  if(!ok) {
+    bpi_bencher_ids_cleanup(ids);
+    return bpi_err_set(err, BPE_NOMEM, 0, "Bencher ids");
+  }
+  return BP_OK;
+}
+
+/* , "name": "value" when value is not NULL */
+static void add_opt(struct bp_buf *b, const char *name, const char *value)
+{
+  if(!value)
+    return;
+  bpi_buf_adds(b, ", ");
+  add_field(b, name, value);
+}
+
+bp_code bpi_bencher_ids_json(const struct bp_bencher_ids *ids,
+                             struct bp_buf *out)
+{
+  if(!ids->report)
+    return BPE_INVAL;
+  bpi_buf_addc(out, '{');
+  add_field(out, "report_uuid", ids->report);
+  add_opt(out, "project", ids->project);
+  add_opt(out, "branch_uuid", ids->branch);
+  add_opt(out, "head_uuid", ids->head);
+  add_opt(out, "testbed_uuid", ids->testbed);
+  add_opt(out, "end_time", ids->end_time);
+  bpi_buf_adds(out, ", \"benchmarks\": {");
+  for(size_t i = 0; i < ids->nbenches; i++) {
+    const struct bp_bencher_bench_id *b = &ids->benches[i];
+    bpi_buf_adds(out, i ? ", " : "");
+    bpi_buf_json_str(out, b->name);
+    bpi_buf_adds(out, ": {\"measures\": {");
+    for(size_t m = 0; m < b->nmeasures; m++) {
+      bpi_buf_adds(out, m ? ", " : "");
+      add_field(out, b->measures[m].slug, b->measures[m].uuid);
+    }
+    bpi_buf_addc(out, '}');
+    add_opt(out, "benchmark_uuid", b->uuid);
+    bpi_buf_addc(out, '}');
+  }
+  bpi_buf_adds(out, "}}");
+  return bpi_buf_failed(out) ? BPE_NOMEM : BP_OK;
+}
+
+/* ------------------------------------------------------------ posting */
+
+bp_code bpi_bencher_post_ids(const struct bp_bencher_opts *o,
+                             const struct bp_bencher_report *r,
+                             struct bp_bencher_ids *ids, struct bp_err *err)
 {
   struct bp_buf body, url;
   struct bp_http_resp resp;
   struct bp_http_opts def;
-  cJSON *root = NULL;
-  *uuid = NULL;
+  struct bp_err mine = {0};
+  bpi_bencher_ids_cleanup(ids);
   bpi_buf_init(&body);
   bpi_buf_init(&url);
   bpi_http_resp_init(&resp);
@@ -139,21 +419,26 @@ bp_code bpi_bencher_post(const struct bp_bencher_opts *o,
   rc = bpi_http_send(http_of(o, &def), &req, &resp, err);
   if(rc)
     goto out;
-  root = cJSON_ParseWithLength(resp.body.data ? resp.body.data : "",
-                               resp.body.len);
-  const cJSON *id = cJSON_GetObjectItemCaseSensitive(root, "uuid");
-  if(!cJSON_IsString(id) || strlen(id->valuestring) != 36) {
-    rc = bpi_err_set(err, BPE_FORMAT, 0, "POST %s: HTTP %ld: the answer "
-                     "has no report uuid", url.data, resp.status);
-    goto out;
-  }
-  if(!(*uuid = strdup(id->valuestring)))
-    rc = bpi_err_set(err, BPE_NOMEM, 0, "report uuid");
+  rc = bpi_bencher_parse_report(resp.body.data, resp.body.len, ids, &mine);
+  if(rc)
+    rc = bpi_err_set(err, rc, 0, "POST %s: HTTP %ld: %s", url.data,
+                     resp.status, mine.msg);
 out:
-  cJSON_Delete(root);
   bpi_http_resp_cleanup(&resp);
   bpi_buf_cleanup(&url);
   bpi_buf_cleanup(&body);
+  return rc;
+}
+
+bp_code bpi_bencher_post(const struct bp_bencher_opts *o,
+                         const struct bp_bencher_report *r, char **uuid,
+                         struct bp_err *err)
+{
+  struct bp_bencher_ids ids = {0};
+  bp_code rc = bpi_bencher_post_ids(o, r, &ids, err);
+  *uuid = ids.report;  /* taken */
+  ids.report = NULL;
+  bpi_bencher_ids_cleanup(&ids);
   return rc;
 }
 

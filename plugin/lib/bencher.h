@@ -6,10 +6,14 @@
  *                                         returns that report: exactly once
  *   POST {host}/v0/projects/{p}/measures  a counter's measure with its
  *                                         units (409: it exists)
- * Owns: nothing beyond the strings it returns. */
+ * The answer to a report (JsonReport) holds the uuids Bencher's console
+ * plots by (branch, head, testbed, each benchmark and measure): they are
+ * kept as struct bp_bencher_ids, and as compact JSON in the spool.
+ * Owns: nothing beyond the strings and structs it returns. */
 #ifndef BP_LIB_BENCHER_H
 #define BP_LIB_BENCHER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "benchprof/benchprof.h"
@@ -39,10 +43,65 @@ struct bp_bencher_report {
 bp_code bpi_bencher_body(const struct bp_bencher_report *r,
                          struct bp_buf *out);
 
+/* What Bencher's console needs to plot a report's results, from the
+ * JsonReport answer.  Only the report's uuid is sure to be there: every
+ * other piece may be NULL (a server that leaves it out, a malformed
+ * part), and then a plot cannot be linked, only the report's page.
+ * Every uuid kept has the 8-4-4-4-12 hex form. */
+struct bp_bencher_measure_id {
+  char *slug, *uuid;
+};
+struct bp_bencher_bench_id {
+  char *name;              /* as in the BMF */
+  char *uuid;              /* NULL when the answer has none */
+  struct bp_bencher_measure_id *measures;   /* by slug, each once */
+  size_t nmeasures;
+};
+struct bp_bencher_ids {
+  char *report;            /* the report's uuid; never NULL once parsed */
+  char *project;           /* the project's slug */
+  char *branch, *head, *testbed;           /* uuids */
+  char *end_time;          /* the report's end, ISO 8601, as answered */
+  struct bp_bencher_bench_id *benches;     /* by name, each once */
+  size_t nbenches;
+};
+
+/* Read a JsonReport answer into ids (cleaned up first).  BPE_FORMAT when
+ * it is not JSON or has no report uuid; any other piece missing or
+ * malformed is left NULL (results merged over iterations: the first uuid
+ * of a benchmark name or measure slug wins). */
+bp_code bpi_bencher_parse_report(const char *json, size_t len,
+                                 struct bp_bencher_ids *ids,
+                                 struct bp_err *err);
+void bpi_bencher_ids_cleanup(struct bp_bencher_ids *ids);
+
+/* The ids as compact JSON, and back (how the spool keeps them):
+ *   {"report_uuid": U, "project": SLUG, "branch_uuid": U, "head_uuid": U,
+ *    "testbed_uuid": U, "end_time": T,
+ *    "benchmarks": {NAME: {"benchmark_uuid": U, "measures": {SLUG: U}}}}
+ * NULL pieces are left out.  bpi_bencher_ids_read has the same tolerance
+ * as bpi_bencher_parse_report. */
+bp_code bpi_bencher_ids_json(const struct bp_bencher_ids *ids,
+                             struct bp_buf *out);
+bp_code bpi_bencher_ids_read(const char *json, size_t len,
+                             struct bp_bencher_ids *ids, struct bp_err *err);
+/* The entry of benchmark name, or NULL; the uuid of its measure slug, or
+ * NULL. */
+const struct bp_bencher_bench_id *
+bpi_bencher_ids_bench(const struct bp_bencher_ids *ids, const char *name);
+const char *bpi_bencher_bench_measure(const struct bp_bencher_bench_id *b,
+                                      const char *slug);
+/* 36 characters, 8-4-4-4-12 hex digits. */
+bool bpi_bencher_is_uuid(const char *s);
+
 /* Post the report; *uuid (malloc'd) is the answer's report uuid. */
 bp_code bpi_bencher_post(const struct bp_bencher_opts *o,
                          const struct bp_bencher_report *r, char **uuid,
                          struct bp_err *err);
+/* The same, keeping every id of the answer (ids cleaned up first). */
+bp_code bpi_bencher_post_ids(const struct bp_bencher_opts *o,
+                             const struct bp_bencher_report *r,
+                             struct bp_bencher_ids *ids, struct bp_err *err);
 
 /* Create the measures that the BMF's measure slugs name and Bencher does
  * not know (every project has latency and throughput), with units

@@ -166,6 +166,65 @@ void bpi_comment_url_encode(struct bp_buf *b, const char *s)
   }
 }
 
+bool bpi_comment_bencher_plot(struct bp_buf *b,
+                              const struct bp_comment_plot *p)
+{
+  static const char *const names[] = {"branches", "heads", "testbeds",
+                                      "benchmarks", "measures"};
+  const char *vals[] = {p->branch, p->head, p->testbed, p->benchmark,
+                        p->measure};
+  int64_t window = (int64_t)BP_COMMENT_PLOT_DAYS * 86400 * 1000;
+  if(!p->project || !*p->project || !p->report || !*p->report ||
+     p->end_ms <= 0)
+    return false;
+  for(size_t i = 0; i < BP_ARRAY_LEN(vals); i++)
+    if(!vals[i] || !*vals[i])
+      return false;
+  const char *console = p->console && *p->console ? p->console :
+                        "https://bencher.dev";
+  size_t n = strlen(console);
+  while(n && console[n - 1] == '/')
+    n--;
+  bpi_buf_add(b, console, n);
+  bpi_buf_adds(b, "/perf/");
+  bpi_comment_url_encode(b, p->project);
+  for(size_t i = 0; i < BP_ARRAY_LEN(vals); i++) {
+    bpi_buf_printf(b, "%c%s=", i ? '&' : '?', names[i]);
+    bpi_comment_url_encode(b, vals[i]);
+  }
+  bpi_buf_printf(b, "&start_time=%" PRId64 "&end_time=%" PRId64
+                 "&report=", p->end_ms > window ? p->end_ms - window : 0,
+                 p->end_ms);
+  bpi_comment_url_encode(b, p->report);
+  return true;
+}
+
+static const char *measure_uuid(const struct bp_cmp_bench *cb,
+                                const char *slug)
+{
+  for(size_t i = 0; slug && i < cb->nmeasures; i++)
+    if(!strcmp(cb->measures[i].slug, slug))
+      return cb->measures[i].bencher_uuid;
+  return NULL;
+}
+
+bool bpi_comment_bench_plot(struct bp_buf *b, const struct bp_cmp *c,
+                            const struct bp_cmp_bench *cb,
+                            const char **slug)
+{
+  const struct bp_cmp_side *h = &c->head;
+  *slug = cb->max_slug && measure_uuid(cb, cb->max_slug) ? cb->max_slug
+                                                         : "latency";
+  struct bp_comment_plot p = {
+    .console = h->bencher_url, .project = h->bencher_project,
+    .branch = h->bencher_branch, .head = h->bencher_head,
+    .testbed = h->bencher_testbed, .benchmark = cb->bencher_uuid,
+    .measure = measure_uuid(cb, *slug), .report = h->report_uuid,
+    .end_ms = h->bencher_end_ms,
+  };
+  return bpi_comment_bencher_plot(b, &p);
+}
+
 static bool web_url(const char *url)
 {
   return url && (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7));
@@ -473,6 +532,28 @@ static bool add_link(struct bp_buf *b, bool first, const char *text,
   return true;
 }
 
+/* " · [Bencher plot: measure](url)" when the head's report has the ids */
+static bool add_plot(struct render *r, const struct bp_cmp_bench *cb,
+                     bool first)
+{
+  struct bp_buf url, label;
+  const char *slug = NULL;
+  bool added = false;
+  bpi_buf_init(&url);
+  bpi_buf_init(&label);
+  if(bpi_comment_bench_plot(&url, r->c, cb, &slug)) {
+    bpi_buf_addc(&url, '\0');
+    bpi_buf_adds(&label, "Bencher plot: ");
+    bpi_comment_md_text(&label, slug, BP_COMMENT_NAME_CHARS);
+    bpi_buf_addc(&label, '\0');
+    if(!bpi_buf_failed(&url) && !bpi_buf_failed(&label))
+      added = add_link(r->b, first, label.data, url.data);
+  }
+  bpi_buf_cleanup(&label);
+  bpi_buf_cleanup(&url);
+  return added;
+}
+
 static void add_links(struct render *r, const struct bp_cmp_bench *cb)
 {
   struct bp_buf *b = r->b, view_a, view_b, cmp, diff;
@@ -543,6 +624,7 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
       first = !add_link(b, first, "differential flame graph", diff.data) &&
               first;
   }
+  first = !add_plot(r, cb, first) && first;
   if(first)
     bpi_buf_adds(b, "_No viewer links: the profiles have no public URL "
                  "(the runs were not published and no --base-url/--head-url"
@@ -634,7 +716,8 @@ static void render(struct render *r)
     bpi_buf_adds(&url, c->head.bencher_url ? c->head.bencher_url :
                  "https://bencher.dev");
     bpi_buf_adds(&url, "/perf/");
-    bpi_comment_url_encode(&url, c->head.project);
+    bpi_comment_url_encode(&url, c->head.bencher_project ?
+                                 c->head.bencher_project : c->head.project);
     bpi_buf_adds(&url, "/reports/");
     bpi_comment_url_encode(&url, c->head.report_uuid);
     bpi_buf_addc(&url, '\0');

@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "benchprof/benchprof.h"
 #include "buf.h"
@@ -72,6 +73,27 @@ void bpi_comment_profiler_view(struct bp_buf *b, const char *file_url,
                                unsigned thread, const char *name);
 void bpi_comment_profiler_compare(struct bp_buf *b, const char *view_a,
                                   const char *view_b);
+
+/* Bencher's plot of one benchmark's measure (as bencher run links it):
+ *   CONSOLE/perf/PROJECT?branches=U&heads=U&testbeds=U&benchmarks=U
+ *     &measures=U&start_time=MS&end_time=MS&report=U
+ * start_time 30 days before end_ms, every value percent-encoded.  Adds
+ * nothing and returns false when a piece is missing. */
+#define BP_COMMENT_PLOT_DAYS 30
+struct bp_comment_plot {
+  const char *console;     /* NULL: https://bencher.dev */
+  const char *project;     /* slug */
+  const char *branch, *head, *testbed, *benchmark, *measure, *report;
+  int64_t end_ms;          /* the report's end; <= 0: unknown */
+};
+bool bpi_comment_bencher_plot(struct bp_buf *b,
+                              const struct bp_comment_plot *p);
+/* The plot of benchmark cb in c's head report: its most changed measure
+ * (cb->max_slug), else latency; *slug says which.  false (nothing added)
+ * when Bencher's answer did not give every id it needs. */
+bool bpi_comment_bench_plot(struct bp_buf *b, const struct bp_cmp *c,
+                            const struct bp_cmp_bench *cb,
+                            const char **slug);
 
 /* ------------------------------------------------------------- posting */
 

@@ -5,6 +5,7 @@
  * are normalized to each side's total samples, so runs of different
  * lengths compare. */
 #include "bp_setup.h"
+#include "bencher.h"
 #include "compare.h"
 #include "err.h"
 #include "fileio.h"
@@ -120,7 +121,9 @@ static char *artifact_url(const struct side *s, const char *file)
 }
 
 /* Bencher's console for an API host: the cloud's API is api.bencher.dev,
- * its console bencher.dev; a self-hosted one answers both on its host. */
+ * its console bencher.dev; any other host is taken as a self-hosted
+ * server, whose console is on the API's host as given (its default
+ * setup serves both). */
 static char *bencher_console(const char *host)
 {
   if(!host)
@@ -132,6 +135,92 @@ static char *bencher_console(const char *host)
   while(n && host[n - 1] == '/')
     n--;
   return strndup(host, n);
+}
+
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+  /* Howard Hinnant's algorithm: days since 1970-01-01, proleptic
+   * Gregorian, no time zone tables involved */
+  y -= m <= 2;
+  int64_t era = (y >= 0 ? y : y - 399) / 400;
+  unsigned yoe = (unsigned)(y - era * 400);
+  unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* n digits at *p into *v; false when they are not all digits */
+static bool digits(const char **p, int n, unsigned *v)
+{
+  *v = 0;
+  for(int i = 0; i < n; i++, (*p)++) {
+    if(**p < '0' || **p > '9')
+      return false;
+    *v = *v * 10 + (unsigned)(**p - '0');
+  }
+  return true;
+}
+
+bool bpi_compare_time_ms(const char *iso, int64_t *ms)
+{
+  unsigned y, mo, d, h, mi, s, ms_part = 0, oh = 0, om = 0;
+  const char *p = iso;
+  if(!p || !digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) ||
+     *p++ != '-' || !digits(&p, 2, &d) || (*p != 'T' && *p != 't') ||
+     !(p++, digits(&p, 2, &h)) || *p++ != ':' || !digits(&p, 2, &mi) ||
+     *p++ != ':' || !digits(&p, 2, &s))
+    return false;
+  if(*p == '.') {
+    p++;
+    if(*p < '0' || *p > '9')
+      return false;
+    /* ".5" is 500 ms; digits finer than ms are dropped */
+    for(int i = 0; i < 3 || (*p >= '0' && *p <= '9'); i++) {
+      unsigned digit = *p >= '0' && *p <= '9' ? (unsigned)(*p++ - '0') : 0;
+      if(i < 3)
+        ms_part = ms_part * 10 + digit;
+    }
+  }
+  int sign = 0;
+  if(*p == 'Z' || *p == 'z')
+    p++;
+  else if(*p == '+' || *p == '-') {
+    sign = *p++ == '+' ? 1 : -1;
+    if(!digits(&p, 2, &oh) || *p++ != ':' || !digits(&p, 2, &om))
+      return false;
+  }
+  else
+    return false;
+  if(*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+     s > 60 || oh > 23 || om > 59)
+    return false;
+  int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 +
+                 s - sign * (int64_t)(oh * 3600 + om * 60);
+  *ms = secs * 1000 + ms_part;
+  return true;
+}
+
+/* publication.bencher's plot ids: {"project": SLUG, "branch_uuid": U,
+ * "head_uuid": U, "testbed_uuid": U, "end_time": T}, the end falling back
+ * to the publication's own. */
+static void side_bencher(struct bp_cmp_side *out, const cJSON *pub)
+{
+  const cJSON *bencher = cJSON_GetObjectItemCaseSensitive(pub, "bencher");
+  const char *uuids[] = {"branch_uuid", "head_uuid", "testbed_uuid"};
+  char **into[] = {&out->bencher_branch, &out->bencher_head,
+                   &out->bencher_testbed};
+  const char *project = json_str(bencher, "project");
+  if(project && *project)
+    out->bencher_project = strdup(project);
+  for(size_t i = 0; i < BP_ARRAY_LEN(uuids); i++) {
+    const char *u = json_str(bencher, uuids[i]);
+    if(bpi_bencher_is_uuid(u))
+      *into[i] = strdup(u);
+  }
+  const char *end = json_str(bencher, "end_time");
+  int64_t ms;
+  if(bpi_compare_time_ms(end ? end : json_str(pub, "end_time"), &ms))
+    out->bencher_end_ms = ms;
 }
 
 /* Who a side is, from its manifest's "publication": a stored manifest
@@ -156,6 +245,7 @@ static bp_code side_identity(struct bp_cmp_side *out, const struct side *s)
                                                         "report_uuid"));
   out->bencher_url = bencher_console(json_str(bencher, "host"));
   out->manifest_url = dup_or_null(json_str(pub, "manifest_url"));
+  side_bencher(out, pub);
   return out->dir ? BP_OK : BPE_NOMEM;
 }
 
@@ -627,6 +717,24 @@ static bool safe_dir(const char *d)
   return d[strlen(d) - 1] != '/';
 }
 
+/* head's Bencher benchmark and measure uuids, from its manifest entry's
+ * "bencher": {"benchmark_uuid": U, "measures": {SLUG: U}} (publish.c) */
+static bp_code bench_bencher(struct bp_cmp_bench *cb, const struct side *head)
+{
+  const cJSON *ids = cJSON_GetObjectItemCaseSensitive(
+    manifest_bench(head, cb->name), "bencher");
+  const cJSON *ms = cJSON_GetObjectItemCaseSensitive(ids, "measures");
+  const char *u = json_str(ids, "benchmark_uuid");
+  if(bpi_bencher_is_uuid(u) && !(cb->bencher_uuid = strdup(u)))
+    return BPE_NOMEM;
+  for(size_t i = 0; i < cb->nmeasures; i++) {
+    u = json_str(ms, cb->measures[i].slug);
+    if(bpi_bencher_is_uuid(u) && !(cb->measures[i].bencher_uuid = strdup(u)))
+      return BPE_NOMEM;
+  }
+  return BP_OK;
+}
+
 static bp_code compare_bench(struct bp_cmp *c, struct bp_cmp_bench *cb,
                              const char *name, const struct side *base,
                              const struct side *head, struct bp_err *err)
@@ -657,6 +765,8 @@ static bp_code compare_bench(struct bp_cmp *c, struct bp_cmp_bench *cb,
   }
   if(!rc && cb->presence == BP_CMP_BOTH) {
     rc = bench_measures(cb, bb, hb, c->threshold_pct);
+    if(!rc)
+      rc = bench_bencher(cb, head);
     if(!rc)
       rc = diff_lines(cb, &st);
     if(!rc)
@@ -786,6 +896,10 @@ static void side_free(struct bp_cmp_side *s)
   free(s->report_uuid);
   free(s->bencher_url);
   free(s->manifest_url);
+  free(s->bencher_project);
+  free(s->bencher_branch);
+  free(s->bencher_head);
+  free(s->bencher_testbed);
 }
 
 void bpi_compare_free(struct bp_cmp *c)
@@ -796,8 +910,10 @@ void bpi_compare_free(struct bp_cmp *c)
     struct bp_cmp_bench *b = &c->benches[i];
     free(b->name);
     free(b->dir);
-    for(size_t j = 0; j < b->nmeasures; j++)
+    for(size_t j = 0; j < b->nmeasures; j++) {
       free(b->measures[j].slug);
+      free(b->measures[j].bencher_uuid);
+    }
     free(b->measures);
     for(size_t j = 0; j < b->nfuncs; j++)
       free(b->funcs[j].name);
@@ -808,6 +924,7 @@ void bpi_compare_free(struct bp_cmp *c)
     profile_cleanup(&b->base);
     profile_cleanup(&b->head);
     free(b->diff_url);
+    free(b->bencher_uuid);
   }
   free(c->benches);
   side_free(&c->base);

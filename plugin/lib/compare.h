@@ -49,6 +49,7 @@ struct bp_cmp_measure {
   double pct;              /* 100 * delta / |base|; NAN when base is 0 */
   bool higher_is_better;   /* throughput; latency and counters: lower */
   enum bp_cmp_flag flag;
+  char *bencher_uuid;      /* head's Bencher measure uuid, or NULL */
 };
 
 /* A function's samples on each side; shares are of that side's total. */
@@ -91,6 +92,7 @@ struct bp_cmp_bench {
   struct bp_cmp_profile base, head;
   char *diff_url;          /* public URL of its diff.svg once published
                               (set by the caller), or NULL */
+  char *bencher_uuid;      /* head's Bencher benchmark uuid, or NULL */
 };
 
 /* One side's identity, from its manifest's publication when present. */
@@ -100,6 +102,12 @@ struct bp_cmp_side {
   char *report_uuid;       /* Bencher report, NULL when none */
   char *bencher_url;       /* Bencher console, NULL: https://bencher.dev */
   char *manifest_url;
+  /* what Bencher's console plots by, from the report's answer (publish.c
+   * keeps them in the manifest's publication.bencher); NULL or 0 when
+   * unknown */
+  char *bencher_project;   /* the project's slug */
+  char *bencher_branch, *bencher_head, *bencher_testbed;   /* uuids */
+  int64_t bencher_end_ms;  /* the report's end, ms since 1970 */
 };
 
 struct bp_cmp {
@@ -135,6 +143,9 @@ const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
 /* Flag a measure: its direction from the slug, then delta beyond
  * threshold_pct. */
 void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct);
+/* An ISO 8601 time (YYYY-MM-DDTHH:MM:SS, optional fraction, Z or
+ * +hh:mm/-hh:mm) as ms since 1970; false when it is not one. */
+bool bpi_compare_time_ms(const char *iso, int64_t *ms);
 
 /* ------------------------------------------------ sides from a store
  * A side can be a run published to a store (publish.c):

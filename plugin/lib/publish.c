@@ -31,6 +31,9 @@
 #define FIREFOX_ACCEPT "Accept: application/vnd.firefox-profiler+json;" \
                        "version=1.0"
 #define META_VERSION 1
+/* the spool marker that keeps the ids of Bencher's answer (bencher.h's
+ * JSON), written just before the "report" part's: not a part itself */
+#define BENCHER_IDS "report-ids"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -385,6 +388,7 @@ struct job {
   struct bp_store *store;      /* NULL without a store */
   struct bp_publish_result *res;
   size_t parts, done;
+  struct bp_bencher_ids bencher;  /* Bencher's answer, when known */
 };
 
 static bool part_done(struct job *j, const char *part, char **value)
@@ -557,6 +561,80 @@ static bp_code put_firefox(struct job *j)
   return rc;
 }
 
+/* The ids of Bencher's answer, kept in the spool before the report part
+ * is marked (a kill in between: the retry's idempotency key answers the
+ * same report, so the ids stay right). */
+static bp_code keep_bencher_ids(struct job *j)
+{
+  struct bp_buf text;
+  bpi_buf_init(&text);
+  bp_code rc = bpi_bencher_ids_json(&j->bencher, &text);
+  bpi_buf_addc(&text, '\0');
+  if(rc || bpi_buf_failed(&text))
+    rc = bpi_err_set(&j->res->failure, BPE_NOMEM, 0, "Bencher ids");
+  else
+    rc = bpi_spool_mark(j->sp, BENCHER_IDS, text.data, &j->res->failure);
+  bpi_buf_cleanup(&text);
+  return rc;
+}
+
+/* A report delivered before: its ids, when they were kept (a spool of an
+ * older benchprof has none: then only the report's page is linked). */
+static void load_bencher_ids(struct job *j)
+{
+  char *text = NULL;
+  struct bp_err ignored = {0};
+  if(bpi_spool_done(j->sp, BENCHER_IDS, &text) && text)
+    bpi_bencher_ids_read(text, strlen(text), &j->bencher, &ignored);
+  free(text);
+}
+
+/* publication.bencher: the host, the report and what Bencher's console
+ * plots by (project slug, branch, head and testbed uuids, the report's
+ * end); pieces Bencher's answer lacked are null. */
+static void add_bencher_pub(cJSON *p, const struct job *j)
+{
+  const cJSON *bencher = cJSON_GetObjectItemCaseSensitive(j->meta,
+                                                         "bencher");
+  if(!cJSON_IsObject(bencher)) {
+    cJSON_AddNullToObject(p, "bencher");
+    return;
+  }
+  const struct bp_bencher_ids *ids = &j->bencher;
+  cJSON *bo = cJSON_AddObjectToObject(p, "bencher");
+  cJSON_AddStringToObject(bo, "host", jstr(bencher, "host"));
+  add_nullable(bo, "report_uuid", j->res->report_uuid);
+  add_nullable(bo, "project", ids->project);
+  add_nullable(bo, "branch_uuid", ids->branch);
+  add_nullable(bo, "head_uuid", ids->head);
+  add_nullable(bo, "testbed_uuid", ids->testbed);
+  add_nullable(bo, "end_time", ids->end_time ? ids->end_time
+                                             : jstr(j->meta, "end_time"));
+}
+
+/* Each of man's benchmarks gets "bencher": {"benchmark_uuid": U,
+ * "measures": {SLUG: U}} from Bencher's answer (an old one is dropped). */
+static void add_bencher_benches(cJSON *man, const struct job *j)
+{
+  cJSON *b;
+  cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(man,
+                                                         "benchmarks")) {
+    if(!cJSON_IsObject(b))
+      continue;
+    cJSON_DeleteItemFromObjectCaseSensitive(b, "bencher");
+    const struct bp_bencher_bench_id *id =
+      bpi_bencher_ids_bench(&j->bencher, jstr(b, "name"));
+    if(!id)
+      continue;
+    cJSON *o = cJSON_AddObjectToObject(b, "bencher");
+    add_nullable(o, "benchmark_uuid", id->uuid);
+    cJSON *ms = cJSON_AddObjectToObject(o, "measures");
+    for(size_t i = 0; ms && i < id->nmeasures; i++)
+      cJSON_AddStringToObject(ms, id->measures[i].slug,
+                              id->measures[i].uuid);
+  }
+}
+
 static bp_code put_bencher(struct job *j)
 {
   const cJSON *b = cJSON_GetObjectItemCaseSensitive(j->meta, "bencher");
@@ -564,8 +642,10 @@ static bp_code put_bencher(struct job *j)
     return BP_OK;
   struct bp_err *err = &j->res->failure;
   bool measured = part_done(j, "measures", NULL);
-  if(part_done(j, "report", &j->res->report_uuid))
+  if(part_done(j, "report", &j->res->report_uuid)) {
+    load_bencher_ids(j);
     return BP_OK;
+  }
   if(!j->o->bencher.token)
     return bpi_err_set(err, BPE_CONFIG, 0, "no Bencher API token to send "
                        "the report with (set $BENCHER_API_TOKEN)");
@@ -589,7 +669,11 @@ static bp_code put_bencher(struct job *j)
       .end_time = jstr(j->meta, "end_time"), .bmf = bmf,
       .idempotency_key = jstr(b, "idempotency_key"),
     };
-    rc = bpi_bencher_post(&bo, &r, &j->res->report_uuid, err);
+    rc = bpi_bencher_post_ids(&bo, &r, &j->bencher, err);
+    if(!rc)
+      rc = keep_bencher_ids(j);
+    if(!rc && !(j->res->report_uuid = strdup(j->bencher.report)))
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "report uuid");
     if(!rc)
       rc = mark(j, "report", j->res->report_uuid);
   }
@@ -599,8 +683,9 @@ static bp_code put_bencher(struct job *j)
 }
 
 /* The stored manifest: the run's, each benchmark's artifacts with their
- * keys and public URLs, the identity, the report (BMF) itself, the
- * Bencher report's uuid and the Firefox Profiler links. */
+ * keys and public URLs (and its Bencher benchmark and measure uuids), the
+ * identity, the report (BMF) itself, the Bencher report's ids and the
+ * Firefox Profiler links. */
 static char *stored_manifest(struct job *j)
 {
   cJSON *m = cJSON_Duplicate(j->man, true);
@@ -645,15 +730,8 @@ static char *stored_manifest(struct job *j)
   cJSON_AddStringToObject(p, "start_time", jstr(j->meta, "start_time"));
   cJSON_AddStringToObject(p, "end_time", jstr(j->meta, "end_time"));
   cJSON_AddStringToObject(p, "store", bpi_store_url(j->store));
-  const cJSON *bencher = cJSON_GetObjectItemCaseSensitive(j->meta,
-                                                         "bencher");
-  if(cJSON_IsObject(bencher)) {
-    cJSON *bo = cJSON_AddObjectToObject(p, "bencher");
-    cJSON_AddStringToObject(bo, "host", jstr(bencher, "host"));
-    add_nullable(bo, "report_uuid", j->res->report_uuid);
-  }
-  else
-    cJSON_AddNullToObject(p, "bencher");
+  add_bencher_pub(p, j);
+  add_bencher_benches(m, j);
   add_nullable(p, "firefox_url", j->res->firefox_url);
   if(rep)
     cJSON_AddItemToObject(m, "results", rep);
@@ -791,10 +869,11 @@ static bp_code load_job(struct job *j)
 }
 
 /* The run directory's manifest.json tells where its publication is, if it
- * is still that run's (the directory may have been reused). */
-static void note_in_run(const char *run_dir,
-                        const struct bp_publish_result *r)
+ * is still that run's (the directory may have been reused), with the
+ * Bencher ids as the stored manifest has them. */
+static void note_in_run(const char *run_dir, const struct job *j)
 {
+  const struct bp_publish_result *r = j->res;
   struct bp_err ignored = {0};
   struct bp_buf path;
   bpi_buf_init(&path);
@@ -813,12 +892,14 @@ static void note_in_run(const char *run_dir,
   add_nullable(p, "report_uuid", r->report_uuid);
   add_nullable(p, "manifest_url", r->manifest_url);
   add_nullable(p, "firefox_url", r->firefox_url);
+  add_bencher_pub(p, j);
   add_nullable(p, "error", r->delivered ? NULL : r->failure.msg[0]
                                                  ? r->failure.msg
                                                  : bp_strerror(
                                                      r->failure.code));
   cJSON_DeleteItemFromObjectCaseSensitive(m, "publication");
   cJSON_AddItemToObject(m, "publication", p);
+  add_bencher_benches(m, j);
   write_json(path.data, m, &ignored);
 out:
   cJSON_Delete(m);
@@ -869,11 +950,12 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
                 "parts delivered", res->id, j.done, j.parts);
   bpi_spool_close(sp);
   if(run)
-    note_in_run(run, res);
+    note_in_run(run, &j);
   free(run);
   free(mkey);
   bpi_store_close(j.store);
   arts_cleanup(&j.arts);
+  bpi_bencher_ids_cleanup(&j.bencher);
   cJSON_Delete(j.man);
   cJSON_Delete(j.meta);
 }

@@ -157,6 +157,80 @@ assert uuid and links["Bencher report and plots"] == \
     bencher + "/perf/cmpproj/reports/" + uuid, links
 PY
 
+pycheck "the Bencher plot link carries the uuids of the stand-in's answer" \
+  "$BENCHER_URL" "$HEAD" <<'PY'
+import json, os, re, sys
+from datetime import datetime
+from urllib.parse import urlsplit, parse_qs
+bencher, head = sys.argv[1:3]
+t = os.environ["TMP"]
+log = json.load(open(os.path.join(t, "bencher.log")))
+answers = [e["answer"] for e in log
+           if e.get("path") == "/v0/run" and e.get("answer")]
+by_uuid = {a["uuid"]: a for a in answers}
+m = json.load(open(os.path.join(t, "store", "cmpproj", "feature%2Fx", head,
+                                "tb", "manifest.json")))
+pub = m["publication"]["bencher"]
+a = by_uuid[pub["report_uuid"]]
+base = [x for x in answers if x["branch"]["name"] == "main"][0]
+
+def ids(answer):
+    """benchmark name -> (its uuid, {measure slug: uuid})"""
+    out = {}
+    for it in answer["results"]:
+        for r in it:
+            out[r["benchmark"]["name"]] = (
+                r["benchmark"]["uuid"],
+                {x["measure"]["slug"]: x["measure"]["uuid"]
+                 for x in r["measures"]})
+    return out
+
+# the stand-in is consistent: a benchmark and a measure keep their uuids
+assert ids(a)["cmpwork"] == ids(base)["cmpwork"], (ids(a), ids(base))
+assert a["testbed"]["uuid"] == base["testbed"]["uuid"]
+assert a["branch"]["uuid"] != base["branch"]["uuid"]
+bench_uuid, measure_uuids = ids(a)["cmpwork"]
+assert {"latency", "throughput", "task-clock"} <= set(measure_uuids), \
+    measure_uuids
+# the stored manifest keeps them, and so does the run directory's
+assert (pub["project"], pub["branch_uuid"], pub["head_uuid"],
+        pub["testbed_uuid"], pub["end_time"]) == \
+    (a["project"]["slug"], a["branch"]["uuid"], a["branch"]["head"]["uuid"],
+     a["testbed"]["uuid"], a["end_time"]), (pub, a)
+kept = {"benchmark_uuid": bench_uuid, "measures": measure_uuids}
+assert m["benchmarks"][0]["bencher"] == kept, m["benchmarks"][0]
+run = json.load(open(os.path.join(t, "head", "manifest.json")))
+assert run["publication"]["report_uuid"] == a["uuid"], run["publication"]
+for k in ("project", "branch_uuid", "head_uuid", "testbed_uuid", "end_time"):
+    assert run["publication"]["bencher"][k] == pub[k], (k, run["publication"])
+assert run["benchmarks"][0]["bencher"] == kept, run["benchmarks"][0]
+
+# the comment's plot: the most changed measure of the benchmark
+md = open(os.path.join(t, "head", "compare", "comment.md")).read()
+plots = [(l, u) for l, u in re.findall(r"\[([^\]]+)\]\(([^)]+)\)", md)
+         if l.startswith("Bencher plot: ")]
+assert len(plots) == 1, md
+label, url = plots[0]
+c = json.load(open(os.path.join(t, "head", "compare", "compare.json")))
+flagged = [x for x in c["benchmarks"][0]["measures"] if x["flag"] != "unchanged"]
+top = max(flagged, key=lambda x: abs(x["pct"]))["slug"]
+assert label == "Bencher plot: " + top, (label, top)
+u = urlsplit(url)
+# a self-hosted API host: its console is on the same host
+assert (u.scheme + "://" + u.netloc, u.path) == (bencher, "/perf/cmpproj"), url
+q = parse_qs(u.query, strict_parsing=True)
+assert all(len(v) == 1 for v in q.values()), q
+q = {k: v[0] for k, v in q.items()}
+end = int(datetime.fromisoformat(a["end_time"].replace("Z", "+00:00"))
+          .timestamp() * 1000)
+assert q == {"branches": a["branch"]["uuid"],
+             "heads": a["branch"]["head"]["uuid"],
+             "testbeds": a["testbed"]["uuid"], "benchmarks": bench_uuid,
+             "measures": measure_uuids[top],
+             "start_time": str(end - 30 * 86400 * 1000),
+             "end_time": str(end), "report": a["uuid"]}, (q, a)
+PY
+
 # the base commit has no run: the base branch's latest stands in
 run late h --branch feature/x --hash "$HEAD" --base-branch main \
   --base-hash "$GONE"
@@ -207,6 +281,9 @@ m = json.load(open(os.path.join(t, "store", "cmpproj", "feature%2Fx",
                                 "2" * 40, "tb", "manifest.json")))
 uuid = m["publication"]["bencher"]["report_uuid"]
 assert la["Bencher report and plots"].endswith("/reports/" + uuid), la
+plot = [u for l, u in la.items() if l.startswith("Bencher plot: ")]
+assert len(plot) == 1 and plot[0].endswith("&report=" + uuid), la
+assert "&heads=" + m["publication"]["bencher"]["head_uuid"] + "&" in plot[0]
 assert "Comparing `feature/x` (`2222222`) with `main` (`1111111`)" in a, a
 PY
 "$BENCHPROF" compare -o "$TMP/refs2" --store "file://$TMP/store" \

@@ -179,6 +179,24 @@ import json
 runs = [e for e in json.load(open('$TMP/sfail.log')) if e.get('path') == '/v0/run']
 assert len(runs) == 1, runs"
 check "store fails: stored artifacts match" store_ok "$TMP/put-root/b"
+check "store fails: the flushed manifest has the report's plot ids" \
+  python3 - "$TMP/sfail.log" "$TMP/put-root/b/demo/main/$HASH/box/manifest.json" \
+  <<'PY'
+import json, sys
+a = [e for e in json.load(open(sys.argv[1]))
+     if e.get("path") == "/v0/run"][0]["answer"]
+m = json.load(open(sys.argv[2]))
+pub = m["publication"]["bencher"]
+assert (pub["report_uuid"], pub["branch_uuid"], pub["head_uuid"],
+        pub["testbed_uuid"]) == (a["uuid"], a["branch"]["uuid"],
+                                 a["branch"]["head"]["uuid"],
+                                 a["testbed"]["uuid"]), (pub, a)
+r = a["results"][0][0]
+b = [x for x in m["benchmarks"] if x["name"] == r["benchmark"]["name"]][0]
+assert b["bencher"]["benchmark_uuid"] == r["benchmark"]["uuid"], b
+assert b["bencher"]["measures"] == {x["measure"]["slug"]: x["measure"]["uuid"]
+                                    for x in r["measures"]}, b
+PY
 check "store fails: each artifact stored once after the failures" \
   python3 - "$TMP/put.log" <<'PY'
 import collections, sys

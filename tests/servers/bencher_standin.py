@@ -15,7 +15,13 @@ against the BMF schema:
   POST /v0/run                      JsonNewRun -> 201 JsonReport (the answer
                                     is validated against JsonReport too);
                                     a repeated idempotency_key answers the
-                                    report it already made, not stored twice
+                                    report it already made, not stored twice.
+                                    As Bencher, its uuids are stable: one
+                                    per project for each branch, testbed,
+                                    benchmark name and measure slug (a
+                                    created measure's own); a branch's head
+                                    is kept until a start point with reset
+                                    replaces it
   POST /v0/projects/{p}/measures    JsonNewMeasure -> 201 JsonMeasure, 409
                                     when the project has that slug
   POST /compressed-store            the Firefox Profiler's public store:
@@ -138,6 +144,8 @@ class State:
         self.reports = {}     # idempotency key -> JsonReport
         self.measures = {}    # (project, slug) -> JsonMeasure
         self.project_uuid = {}
+        self.uuids = {}       # (kind, project, name) -> uuid, stable
+        self.heads = {}       # (project, branch) -> JsonHead
 
     def fault_started(self, item, method, path):
         """Logged as a fault begins: a test can act while a hang lasts."""
@@ -211,6 +219,7 @@ class Handler(BaseHTTPRequestHandler):
                 STATE.log = []
                 STATE.reports = {}
                 STATE.measures = {}
+                STATE.heads = {}
         STATE.record({"control": c})
         self.send_response(204)
         self.send_header("Content-Length", "0")
@@ -289,6 +298,7 @@ class Handler(BaseHTTPRequestHandler):
                 if key:
                     STATE.reports[key] = report
         entry["report_uuid"] = report["uuid"]
+        entry["answer"] = report   # tests check what clients kept of it
         answer_errors = STATE.contract.errors("JsonReport", report)
         if answer_errors:  # our own bug: say so loudly
             return self.error(500, "stand-in answer invalid: %s" %
@@ -360,6 +370,48 @@ def project_uuid(project):
     return STATE.project_uuid.setdefault(project, str(uuid.uuid4()))
 
 
+def stable_uuid(kind, project, name):
+    return STATE.uuids.setdefault((kind, project, name), str(uuid.uuid4()))
+
+
+def slugify(name):
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "x"
+
+
+def measure_of(project, slug, t):
+    """The project's measure with that slug (latency and throughput and
+    unknown slugs made on first use, as Bencher does)."""
+    m = STATE.measures.get((project, slug))
+    if m is None:
+        m = STATE.measures[(project, slug)] = {
+            "uuid": stable_uuid("measure", project, slug), "name": slug,
+            "slug": slug, "units": "units", "project": project_uuid(project),
+            "created": t, "modified": t}
+    return m
+
+
+def report_results(project, results, t):
+    """JsonReport.results: per iteration, per benchmark, its measures."""
+    puuid = project_uuid(project)
+    out = []
+    for i, bmf in enumerate(results):
+        it = []
+        for name, measures in bmf.items():
+            bench = {"uuid": stable_uuid("benchmark", project, name),
+                     "project": puuid, "name": name,
+                     "slug": slugify(name)[:64], "created": t,
+                     "modified": t}
+            ms = [{"measure": measure_of(project, slug, t),
+                   "metric": {"uuid": str(uuid.uuid4()),
+                              "value": float(v["value"]),
+                              "lower_value": v.get("lower_value"),
+                              "upper_value": v.get("upper_value")}}
+                  for slug, v in measures.items()]
+            it.append({"benchmark": bench, "iteration": i, "measures": ms})
+        out.append(it)
+    return out
+
+
 def make_report(body):
     t = now()
     project = body.get("project") or "project"
@@ -371,6 +423,10 @@ def make_report(body):
     if body.get("hash"):
         version["hash"] = body["hash"]
     slug = re.sub(r"[^a-z0-9]+", "-", branch.lower()).strip("-") or "main"
+    head = STATE.heads.get((project, branch))
+    if head is None or (body.get("start_point") or {}).get("reset"):
+        head = STATE.heads[(project, branch)] = {
+            "uuid": str(uuid.uuid4()), "created": t}
     return {
         "uuid": str(uuid.uuid4()),
         "adapter": (body.get("settings") or {}).get("adapter") or "magic",
@@ -379,15 +435,15 @@ def make_report(body):
         "project": {"uuid": puuid, "name": project, "slug": project,
                     "organization": str(uuid.uuid4()),
                     "visibility": "public", "created": t, "modified": t},
-        "branch": {"uuid": str(uuid.uuid4()), "project": puuid,
-                   "name": branch, "slug": slug, "created": t,
-                   "modified": t,
-                   "head": {"uuid": str(uuid.uuid4()), "created": t,
-                            "version": version}},
-        "testbed": {"uuid": str(uuid.uuid4()), "project": puuid,
+        "branch": {"uuid": stable_uuid("branch", project, branch),
+                   "project": puuid, "name": branch, "slug": slug,
+                   "created": t, "modified": t,
+                   "head": dict(head, version=version)},
+        "testbed": {"uuid": stable_uuid("testbed", project, testbed),
+                    "project": puuid,
                     "name": testbed, "slug": testbed.lower(),
                     "created": t, "modified": t},
-        "results": [],
+        "results": report_results(project, results, t),
         "alerts": [],
         "counts": {"alerts": {"active": 0, "total": 0},
                    "results": [{"benchmarks": len(r),

@@ -1,6 +1,7 @@
 /* comment: hostile names escaped, long names shortened, the 65,536 cut
- * with its note (least important rows first), the viewer links, and the
- * forge requests (list pages, find our marker, PATCH/PUT or POST) driven
+ * with its note (least important rows first), the viewer links (the
+ * Bencher plot: its URL escaped, its measure chosen, left out when an id
+ * is missing), and the forge requests (list pages, find our marker, PATCH/PUT or POST) driven
  * through a fake transport that checks every request. */
 #include "bp_setup.h"
 #include "comment.h"
@@ -293,6 +294,176 @@ static void test_hostile_comment(void)
   bpi_buf_cleanup(&b);
 }
 
+
+/* ------------------------------------------------------ Bencher plots */
+
+#define U_REPORT "0b6a3c2e-1f00-4a8e-9c1d-000000000001"
+#define U_BRANCH "0b6a3c2e-1f00-4a8e-9c1d-000000000003"
+#define U_HEAD "0b6a3c2e-1f00-4a8e-9c1d-000000000004"
+#define U_TB "0b6a3c2e-1f00-4a8e-9c1d-000000000005"
+#define U_BENCH "0b6a3c2e-1f00-4a8e-9c1d-00000000000a"
+#define U_LAT "0b6a3c2e-1f00-4a8e-9c1d-0000000000c1"
+#define U_CYC "0b6a3c2e-1f00-4a8e-9c1d-0000000000c2"
+#define END_MS 1764446401250   /* 2025-11-29T20:00:01.250Z */
+#define START_MS "1761854401250"   /* 30 days before */
+
+static void test_plot_url(void)
+{
+  struct bp_comment_plot p = {
+    .console = "https://bencher.dev/", .project = "my-proj",
+    .branch = U_BRANCH, .head = U_HEAD, .testbed = U_TB,
+    .benchmark = U_BENCH, .measure = U_LAT, .report = U_REPORT,
+    .end_ms = END_MS,
+  };
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  CHECK(bpi_comment_bencher_plot(&b, &p));
+  bpi_buf_addc(&b, '\0');
+  CHECK_EQ_STR(b.data, "https://bencher.dev/perf/my-proj?branches=" U_BRANCH
+               "&heads=" U_HEAD "&testbeds=" U_TB "&benchmarks=" U_BENCH
+               "&measures=" U_LAT "&start_time=" START_MS
+               "&end_time=1764446401250&report=" U_REPORT);
+  /* a self-hosted console; every value is escaped, whatever it holds */
+  bpi_buf_reset(&b);
+  p.console = "http://127.0.0.1:6610";
+  p.project = "my proj/&x=y#z";
+  p.branch = "a&b=c";
+  p.report = "r?s t";
+  CHECK(bpi_comment_bencher_plot(&b, &p));
+  bpi_buf_addc(&b, '\0');
+  CHECK_EQ_STR(b.data, "http://127.0.0.1:6610/perf/my%20proj%2F%26x%3Dy%23z"
+               "?branches=a%26b%3Dc&heads=" U_HEAD "&testbeds=" U_TB
+               "&benchmarks=" U_BENCH "&measures=" U_LAT "&start_time="
+               START_MS "&end_time=1764446401250&report=r%3Fs%20t");
+  /* no console: Bencher Cloud's */
+  bpi_buf_reset(&b);
+  p.console = NULL;
+  CHECK(bpi_comment_bencher_plot(&b, &p));
+  bpi_buf_addc(&b, '\0');
+  CHECK(starts(b.data, "https://bencher.dev/perf/my%20proj"));
+  /* any piece missing: nothing */
+  for(size_t i = 0; i < 7; i++) {
+    struct bp_comment_plot q = p;
+    const char **pieces[] = {&q.project, &q.branch, &q.head, &q.testbed,
+                             &q.benchmark, &q.measure, &q.report};
+    bpi_buf_reset(&b);
+    *pieces[i] = NULL;
+    CHECK(!bpi_comment_bencher_plot(&b, &q) && b.len == 0);
+    *pieces[i] = "";
+    CHECK(!bpi_comment_bencher_plot(&b, &q) && b.len == 0);
+  }
+  struct bp_comment_plot q = p;
+  q.end_ms = 0;
+  bpi_buf_reset(&b);
+  CHECK(!bpi_comment_bencher_plot(&b, &q) && b.len == 0);
+  bpi_buf_cleanup(&b);
+}
+
+/* bench0 regresses in latency (and, more, in a second measure slug2),
+ * bench1 is unchanged; the head's report has every id */
+static struct bp_cmp *with_ids(const char *slug2, const char *uuid2)
+{
+  struct bp_cmp *c = synthetic(2, 1, 0, "bench");
+  c->head.project = strdup("proj");
+  c->head.report_uuid = strdup(U_REPORT);
+  c->head.bencher_project = strdup("proj-slug");
+  c->head.bencher_branch = strdup(U_BRANCH);
+  c->head.bencher_head = strdup(U_HEAD);
+  c->head.bencher_testbed = strdup(U_TB);
+  c->head.bencher_end_ms = END_MS;
+  for(size_t i = 0; i < c->nbenches; i++) {
+    struct bp_cmp_bench *b = &c->benches[i];
+    b->bencher_uuid = strdup(U_BENCH);
+    b->measures[0].bencher_uuid = strdup(U_LAT);
+  }
+  struct bp_cmp_bench *b = &c->benches[0];
+  struct bp_cmp_measure *m = realloc(b->measures, 2 * sizeof(*m));
+  b->measures = m;
+  memset(&m[1], 0, sizeof(m[1]));
+  m[1].slug = strdup(slug2);
+  m[1].bencher_uuid = uuid2 ? strdup(uuid2) : NULL;
+  m[1].in_base = m[1].in_head = true;
+  m[1].base = 100;
+  m[1].head = 500;
+  bpi_compare_measure(&m[1], 2);
+  b->nmeasures = 2;
+  b->max_slug = m[1].slug;
+  b->max_pct = m[1].pct;
+  return c;
+}
+
+static void test_plot_comment(void)
+{
+  struct bp_comment_opts o = {.project = "p", .testbed = "t"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  const char *slug = NULL;
+  bpi_buf_init(&b);
+  struct bp_cmp *c = with_ids("cycles", U_CYC);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  /* the most changed measure's plot, and latency's for the unchanged */
+  CHECK(strstr(b.data, "[Bencher plot: cycles](https://bencher.dev/perf/"
+               "proj-slug?branches=" U_BRANCH "&heads=" U_HEAD "&testbeds="
+               U_TB "&benchmarks=" U_BENCH "&measures=" U_CYC
+               "&start_time=" START_MS "&end_time=1764446401250&report="
+               U_REPORT ")") != NULL);
+  CHECK_EQ_INT(count(b.data, "[Bencher plot: latency](https://bencher.dev"
+                     "/perf/proj-slug?branches="), 1);
+  CHECK(!strstr(b.data, "_No viewer links"));
+  CHECK(strstr(b.data, "[Bencher report and plots](https://bencher.dev/perf/"
+               "proj-slug/reports/" U_REPORT ")") != NULL);
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_bench_plot(&b, c, &c->benches[1], &slug));
+  CHECK_EQ_STR(slug, "latency");
+  bpi_compare_free(c);
+
+  /* the most changed measure has no uuid: latency's plot instead */
+  c = with_ids("cycles", NULL);
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_bench_plot(&b, c, &c->benches[0], &slug));
+  CHECK_EQ_STR(slug, "latency");
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "&measures=" U_LAT "&") != NULL);
+  bpi_compare_free(c);
+
+  /* a hostile measure slug is escaped in the label */
+  c = with_ids("x](javascript:1)<b>", U_CYC);
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "[Bencher plot: x&#93;(javascript:1)&#60;b&#62;]("
+               "https://bencher.dev/perf/") != NULL);
+  CHECK(!strstr(b.data, "<b>") && !strstr(b.data, "](javascript"));
+  bpi_compare_free(c);
+
+  /* an id missing (an answer without heads): no plot, the report's page */
+  c = with_ids("cycles", U_CYC);
+  free(c->head.bencher_head);
+  c->head.bencher_head = NULL;
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(!strstr(b.data, "Bencher plot"));
+  CHECK(strstr(b.data, "[Bencher report and plots](https://bencher.dev/perf/"
+               "proj-slug/reports/" U_REPORT ")") != NULL);
+  bpi_buf_reset(&b);
+  CHECK(!bpi_comment_bench_plot(&b, c, &c->benches[0], &slug) && !b.len);
+  bpi_compare_free(c);
+
+  /* a benchmark Bencher did not answer for: no plot for it alone */
+  c = with_ids("cycles", U_CYC);
+  free(c->benches[1].bencher_uuid);
+  c->benches[1].bencher_uuid = NULL;
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK_EQ_INT(count(b.data, "[Bencher plot: "), 1);
+  CHECK(strstr(b.data, "[Bencher plot: cycles]") != NULL);
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
 /* ------------------------------------------------------------ posting */
 
 struct fake {
@@ -490,6 +661,8 @@ int main(void)
   test_links();
   test_cut();
   test_hostile_comment();
+  test_plot_url();
+  test_plot_comment();
   test_post();
   return check_exit();
 }

@@ -3,7 +3,8 @@
  * side's samples, new/vanished functions, new/removed benchmarks, the
  * differential folded lines and flame graphs, compare.json, and bad
  * input named with its file; store references parsed, and runs stored
- * as publish.c stores them found and fetched. */
+ * as publish.c stores them found and fetched; the head's Bencher ids
+ * (for the plot link) read from either manifest, and ISO 8601 times. */
 #include "bp_setup.h"
 #include "compare.h"
 #include "err.h"
@@ -475,6 +476,117 @@ static void test_store_sides(void)
   bpi_store_close(st);
 }
 
+
+static void test_time_ms(void)
+{
+  int64_t ms = -1;
+  CHECK(bpi_compare_time_ms("1970-01-01T00:00:00Z", &ms) && ms == 0);
+  CHECK(bpi_compare_time_ms("2026-11-29T20:00:01Z", &ms));
+  CHECK_EQ_INT(ms, INT64_C(1795982401000));
+  CHECK(bpi_compare_time_ms("2026-11-29T20:00:01.25Z", &ms));
+  CHECK_EQ_INT(ms, INT64_C(1795982401250));
+  CHECK(bpi_compare_time_ms("2026-11-29t20:00:01.123456789z", &ms));
+  CHECK_EQ_INT(ms, INT64_C(1795982401123));
+  /* offsets: the same instant */
+  CHECK(bpi_compare_time_ms("2026-11-29T21:30:01+01:30", &ms));
+  CHECK_EQ_INT(ms, INT64_C(1795982401000));
+  CHECK(bpi_compare_time_ms("2026-11-29T15:00:01-05:00", &ms));
+  CHECK_EQ_INT(ms, INT64_C(1795982401000));
+  /* a leap day, and a date before 1970 */
+  CHECK(bpi_compare_time_ms("2024-02-29T00:00:00Z", &ms));
+  CHECK_EQ_INT(ms, INT64_C(1709164800000));
+  CHECK(bpi_compare_time_ms("1969-12-31T23:59:59Z", &ms) && ms == -1000);
+  const char *bad[] = {NULL, "", "2026-11-29", "2026-11-29T20:00:01",
+                       "2026-11-29 20:00:01Z", "2026-13-29T20:00:01Z",
+                       "2026-11-29T24:00:01Z", "2026-11-29T20:00:01.Z",
+                       "2026-11-29T20:00:01Zjunk", "2026-11-29T20:00:01+0100",
+                       "26-11-29T20:00:01Z", "2026-11-29T20:0a:01Z"};
+  for(size_t i = 0; i < BP_ARRAY_LEN(bad); i++) {
+    ms = 42;
+    CHECK(!bpi_compare_time_ms(bad[i], &ms) && ms == 42);
+  }
+}
+
+#define U_REPORT "0b6a3c2e-1f00-4a8e-9c1d-000000000001"
+#define U_BRANCH "0b6a3c2e-1f00-4a8e-9c1d-000000000003"
+#define U_HEAD "0b6a3c2e-1f00-4a8e-9c1d-000000000004"
+#define U_TB "0b6a3c2e-1f00-4a8e-9c1d-000000000005"
+#define U_BENCH "0b6a3c2e-1f00-4a8e-9c1d-00000000000a"
+#define U_LAT "0b6a3c2e-1f00-4a8e-9c1d-0000000000c1"
+
+/* A run with one benchmark "a" whose manifest has publication and a's
+ * "bencher" entry as given (publish.c's shapes). */
+static void make_bencher_run(const char *dir, const char *publication,
+                             const char *a_bencher)
+{
+  char man[2048];
+  snprintf(man, sizeof(man),
+    "{\"report\": \"report.json\", \"publication\": %s, \"benchmarks\": ["
+    "{\"name\": \"a\", \"profile\": \"a\", %s \"artifacts\": ["
+    "{\"file\": \"a/profile.folded\", \"kind\": \"folded-stacks\"}]}]}",
+    publication, a_bencher);
+  put(dir, "manifest.json", man);
+  put(dir, "report.json", "{\"a\": {\"latency\": {\"value\": 10}, "
+      "\"cycles\": {\"value\": 7}}}");
+  put(dir, "a/profile.folded", "p;main 5\n");
+}
+
+static void test_bencher_ids(void)
+{
+  char base[128], head[128];
+  struct bp_cmp_opts o = {.threshold_pct = 0};
+  struct bp_cmp *c = NULL;
+  struct bp_err err = {0};
+  snprintf(base, sizeof(base), "%s/bencher-base", root);
+  snprintf(head, sizeof(head), "%s/bencher-head", root);
+  make_bencher_run(base, "{}", "");
+  /* a stored manifest's publication: the answer's end_time wins */
+  make_bencher_run(head,
+    "{\"end_time\": \"2026-11-29T20:00:00Z\", \"bencher\": {"
+    "\"host\": \"http://127.0.0.1:6610/\", \"report_uuid\": \"" U_REPORT
+    "\", \"project\": \"proj-slug\", \"branch_uuid\": \"" U_BRANCH "\", "
+    "\"head_uuid\": \"" U_HEAD "\", \"testbed_uuid\": \"" U_TB "\", "
+    "\"end_time\": \"2026-11-29T20:00:01.250Z\"}}",
+    "\"bencher\": {\"benchmark_uuid\": \"" U_BENCH "\", \"measures\": {"
+    "\"latency\": \"" U_LAT "\", \"cycles\": \"bad\"}},");
+  CHECK(bpi_compare_dirs(base, head, &o, &c, &err) == BP_OK);
+  if(c) {
+    CHECK_EQ_STR(c->head.report_uuid, U_REPORT);
+    CHECK_EQ_STR(c->head.bencher_url, "http://127.0.0.1:6610");
+    CHECK_EQ_STR(c->head.bencher_project, "proj-slug");
+    CHECK_EQ_STR(c->head.bencher_branch, U_BRANCH);
+    CHECK_EQ_STR(c->head.bencher_head, U_HEAD);
+    CHECK_EQ_STR(c->head.bencher_testbed, U_TB);
+    CHECK_EQ_INT(c->head.bencher_end_ms, INT64_C(1795982401250));
+    CHECK(c->base.bencher_project == NULL && c->base.bencher_end_ms == 0);
+    const struct bp_cmp_bench *a = bench(c, "a");
+    CHECK(a && a->bencher_uuid && !strcmp(a->bencher_uuid, U_BENCH));
+    CHECK_EQ_STR(measure(a, "latency")->bencher_uuid, U_LAT);
+    CHECK(measure(a, "cycles") && !measure(a, "cycles")->bencher_uuid);
+  }
+  bpi_compare_free(c);
+  c = NULL;
+  /* a run directory's: the report uuid beside "bencher"; the end falls
+   * back to the publication's; malformed uuids are dropped */
+  make_bencher_run(head,
+    "{\"state\": \"delivered\", \"report_uuid\": \"" U_REPORT "\", "
+    "\"end_time\": \"2026-11-29T20:00:01Z\", \"bencher\": {\"host\": "
+    "\"https://api.bencher.dev\", \"report_uuid\": \"" U_REPORT "\", "
+    "\"project\": \"proj-slug\", \"branch_uuid\": \"main\", \"head_uuid\": "
+    "null, \"testbed_uuid\": \"" U_TB "\", \"end_time\": null}}",
+    "\"bencher\": {\"benchmark_uuid\": 7, \"measures\": []},");
+  CHECK(bpi_compare_dirs(base, head, &o, &c, &err) == BP_OK);
+  if(c) {
+    CHECK_EQ_STR(c->head.bencher_url, "https://bencher.dev");
+    CHECK(!c->head.bencher_branch && !c->head.bencher_head);
+    CHECK_EQ_STR(c->head.bencher_testbed, U_TB);
+    CHECK_EQ_INT(c->head.bencher_end_ms, INT64_C(1795982401000));
+    const struct bp_cmp_bench *a = bench(c, "a");
+    CHECK(a && !a->bencher_uuid && !measure(a, "latency")->bencher_uuid);
+  }
+  bpi_compare_free(c);
+}
+
 int main(void)
 {
   snprintf(root, sizeof(root), "%s", "/tmp/bp-test-compare.XXXXXX");
@@ -490,6 +602,8 @@ int main(void)
   test_bad_input();
   test_refs();
   test_store_sides();
+  test_time_ms();
+  test_bencher_ids();
   char cmd[128];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
   if(system(cmd) != 0)
