@@ -1172,29 +1172,6 @@ void bpi_compare_ref_cleanup(struct bp_cmp_ref *ref)
   memset(ref, 0, sizeof(*ref));
 }
 
-/* parts, each made a safe key part, joined by '/'; malloc'd or NULL. */
-static char *store_key(const char *const *parts, size_t n)
-{
-  struct bp_buf k;
-  bpi_buf_init(&k);
-  for(size_t i = 0; i < n; i++) {
-    char *part = bpi_store_key_part(parts[i]);
-    if(!part) {
-      bpi_buf_cleanup(&k);
-      return NULL;
-    }
-    if(i)
-      bpi_buf_addc(&k, '/');
-    bpi_buf_adds(&k, part);
-    free(part);
-  }
-  if(bpi_buf_failed(&k)) {
-    bpi_buf_cleanup(&k);
-    return NULL;
-  }
-  return k.data;
-}
-
 /* bpi_store_get, except that "not found" is left for the caller to
  * explain (err untouched then). */
 static bp_code store_get(struct bp_store *st, const char *key, char **data,
@@ -1216,7 +1193,7 @@ static bp_code latest_manifest(struct bp_store *st, const char *project,
   bpi_buf_init(&file);
   bpi_buf_printf(&file, "%s.json", testbed);
   const char *parts[] = {project, branch, "latest", file.data};
-  char *pkey = bpi_buf_failed(&file) ? NULL : store_key(parts, 4);
+  char *pkey = bpi_buf_failed(&file) ? NULL : bpi_store_key(parts, 4);
   char *text = NULL;
   size_t len = 0;
   bp_code rc = pkey ? store_get(st, pkey, &text, &len, err)
@@ -1248,7 +1225,7 @@ bp_code bpi_compare_locate(struct bp_store *st, const char *project,
   if(!commit)
     return latest_manifest(st, project, branch, testbed, key, err);
   const char *parts[] = {project, branch, commit, testbed, "manifest.json"};
-  char *k = store_key(parts, BP_ARRAY_LEN(parts));
+  char *k = bpi_store_key(parts, BP_ARRAY_LEN(parts));
   char *text = NULL;
   size_t len = 0;
   bp_code rc = k ? store_get(st, k, &text, &len, err)

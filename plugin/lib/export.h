@@ -37,4 +37,8 @@ bp_code bpi_export_one(const struct bp_exporter *e,
                        const struct bp_profile *p, const char *dir,
                        struct bp_err *err);
 
+/* export_svg.c: the flame graphs' embedded script (zoom, search, reset),
+ * shared with the differential flame graphs of compare. */
+extern const char bpi_flamegraph_script[];
+
 #endif

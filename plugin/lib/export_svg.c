@@ -280,8 +280,9 @@ static void add_frames(struct bp_buf *b, const struct tree *t, uint32_t node,
 }
 
 /* Zoom, search and reset.  Frame geometry is read back from the drawing,
- * the full name from the tooltip, so the file carries no extra data. */
-static const char script[] =
+ * the full name from the tooltip, so the file carries no extra data.
+ * The differential flame graphs (export_diffsvg.c) use it too. */
+const char bpi_flamegraph_script[] =
   "var frames = [], root, details, matched, reset, searchRe = null;\n"
   "function init() {\n"
   "  details = document.getElementById('details');\n"
@@ -356,7 +357,7 @@ static const char script[] =
   "  hits.forEach(function (h) {\n"
   "    if (h[1] > end) { sum += h[1] - Math.max(h[0], end); end = h[1]; }\n"
   "  });\n"
-  "  matched.textContent = re === null ? ' ' :\n"
+  "  matched.textContent = re === null || !root ? ' ' :\n"
   "    'Matched: ' + (100 * sum / root.w0).toFixed(1) + '%';\n"
   "}\n";
 
@@ -380,7 +381,7 @@ static void add_header(struct bp_buf *b, const struct bp_profile *p,
   bpi_buf_printf(b, "<style type=\"text/css\"><![CDATA[\n%s]]></style>\n"
                  "<script type=\"text/ecmascript\"><![CDATA[\n"
                  "var W = %d, PAD = %d, CW = %d;\n%s]]></script>\n",
-                 style, SVG_W, PAD, CHAR_W, script);
+                 style, SVG_W, PAD, CHAR_W, bpi_flamegraph_script);
   bpi_buf_adds(b, "<rect width=\"100%\" height=\"100%\" fill=\"#f8f8f8\"/>\n"
                "<text id=\"title\" x=\"600\" y=\"22\" "
                "text-anchor=\"middle\">");

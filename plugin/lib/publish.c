@@ -152,29 +152,6 @@ static void arts_cleanup(struct arts *as)
   as->n = 0;
 }
 
-/* "{p}/{b}/{c}/{t}" + each further part, each made one safe key part */
-static char *make_key(const char *const *parts, size_t n)
-{
-  struct bp_buf k;
-  bpi_buf_init(&k);
-  for(size_t i = 0; i < n; i++) {
-    char *part = bpi_store_key_part(parts[i]);
-    if(!part) {
-      bpi_buf_cleanup(&k);
-      return NULL;
-    }
-    if(i)
-      bpi_buf_addc(&k, '/');
-    bpi_buf_adds(&k, part);
-    free(part);
-  }
-  if(bpi_buf_failed(&k)) {
-    bpi_buf_cleanup(&k);
-    return NULL;
-  }
-  return k.data;
-}
-
 /* The identity parts in key order, from publication.json. */
 struct ident {
   const char *project, *branch, *hash, *commit, *testbed;
@@ -217,7 +194,7 @@ static bp_code list_arts(const struct ident *id, const cJSON *man,
       const char *parts[] = {id->project, id->branch, id->commit,
                              id->testbed, strcmp(dir, ".") ? dir : name,
                              slash ? slash + 1 : file};
-      char *key = make_key(parts, BP_ARRAY_LEN(parts));
+      char *key = bpi_store_key(parts, BP_ARRAY_LEN(parts));
       if(!key)
         return bpi_err_set(err, BPE_NOMEM, 0, "artifact key");
       bool dup = false;
@@ -744,7 +721,7 @@ static char *manifest_key(const struct ident *id)
 {
   const char *parts[] = {id->project, id->branch, id->commit, id->testbed,
                          MANIFEST_FILE};
-  return make_key(parts, BP_ARRAY_LEN(parts));
+  return bpi_store_key(parts, BP_ARRAY_LEN(parts));
 }
 
 static bp_code put_manifest(struct job *j, const char *key)
@@ -776,7 +753,7 @@ static bp_code put_latest(struct job *j, const char *mkey)
   bpi_buf_init(&file);
   bpi_buf_printf(&file, "%s.json", tb ? tb : "");
   const char *parts[] = {j->id.project, j->id.branch, "latest"};
-  char *dir = make_key(parts, BP_ARRAY_LEN(parts));
+  char *dir = bpi_store_key(parts, BP_ARRAY_LEN(parts));
   struct bp_buf key;
   bpi_buf_init(&key);
   bpi_buf_printf(&key, "%s/%s", dir ? dir : "", file.data ? file.data : "");

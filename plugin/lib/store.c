@@ -715,3 +715,25 @@ char *bpi_store_public_url(const struct bp_store *st, const char *key)
   }
   return join_url(st->base, key);
 }
+
+char *bpi_store_key(const char *const *parts, size_t n)
+{
+  struct bp_buf k;
+  bpi_buf_init(&k);
+  for(size_t i = 0; i < n; i++) {
+    char *part = bpi_store_key_part(parts[i]);
+    if(!part) {
+      bpi_buf_cleanup(&k);
+      return NULL;
+    }
+    if(i)
+      bpi_buf_addc(&k, '/');
+    bpi_buf_adds(&k, part);
+    free(part);
+  }
+  if(bpi_buf_failed(&k)) {
+    bpi_buf_cleanup(&k);
+    return NULL;
+  }
+  return k.data ? k.data : strdup("");  /* no parts: the store's root */
+}

@@ -73,6 +73,9 @@ char *bpi_store_public_url(const struct bp_store *st, const char *key);
  * a part that is "", "." or ".." is encoded whole, so a part never
  * contains '/', a control character or a dot-segment.  malloc'd. */
 char *bpi_store_key_part(const char *name);
+/* A key of n names: each made one safe key part (bpi_store_key_part),
+ * joined by '/'; malloc'd, NULL when out of memory. */
+char *bpi_store_key(const char *const *parts, size_t n);
 /* The name a key part was made from (for display); malloc'd. */
 char *bpi_store_key_decode(const char *part);
 

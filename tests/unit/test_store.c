@@ -85,6 +85,18 @@ static void test_key_parts(void)
   free(p);
 }
 
+/* A key: one safe part per name, so "a/b" and ".." stay in theirs. */
+static void test_keys(void)
+{
+  const char *parts[] = {"proj", "feature/x", "..", "bench mark"};
+  char *k = bpi_store_key(parts, 4);
+  CHECK_EQ_STR(k, "proj/feature%2Fx/%2E%2E/bench%20mark");
+  free(k);
+  k = bpi_store_key(parts, 0);
+  CHECK_EQ_STR(k, "");
+  free(k);
+}
+
 static void test_content_types(void)
 {
   const char *t, *e;
@@ -308,6 +320,7 @@ static void test_escape(void)
 int main(void)
 {
   test_key_parts();
+  test_keys();
   test_content_types();
   test_public_urls();
   test_bad_urls();
