@@ -206,4 +206,14 @@ assert d["hash"] == sys.argv[2] and d["from"]["hash"] == "GITHUB_SHA", d
 PY
 check "the token is in no output, spool or store" no_token "$TMP"/*.err \
   "$TMP/spool" "$TMP/store" "$TMP/out-pub"
+# a token in a file others can read: run warns, and never prints the token
+printf '{"bencher": {"token": "cfg-secret-%s"}}\n' 12345 >"$TMP/tok.json"
+chmod 644 "$TMP/tok.json"
+"$BENCHPROF" run -q --config "$TMP/tok.json" --no-publish -o "$TMP/tok.out" \
+  -- true 2>"$TMP/tok.err"
+check "a readable token file: run warns" \
+  grep -q "holds bencher.token and others can read it" "$TMP/tok.err"
+check "a readable token file: the token is not printed or written" \
+  sh -c "! grep -rq cfg-secret-12345 '$TMP/tok.err' '$TMP/tok.out'"
+
 finish
