@@ -747,7 +747,8 @@ static bp_code deliver(struct bp_sampler *s, uint64_t limit, bp_record_fn fn,
   /* compact the copies that wait for the next round to the front of the
    * arena, in place: records move only towards the front, so ordering
    * them by offset first makes every move safe */
-  qsort(s->queue, keep, sizeof(*s->queue), by_offset);
+  if(keep)  /* qsort's array must not be NULL, even for 0 elements */
+    qsort(s->queue, keep, sizeof(*s->queue), by_offset);
   size_t len = 0;
   for(size_t j = 0; j < keep && !s->queue[j].ptr; j++) {
     struct queued *q = &s->queue[j];
