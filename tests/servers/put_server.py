@@ -63,6 +63,9 @@ class Handler(BaseHTTPRequestHandler):
                 os.path.join(self.server.root, ".meta", rel + ".json"))
 
     def _answer(self, status, body=b"", headers=None):
+        # logged before the answer leaves: the client's next request (on
+        # another thread) can then never be logged ahead of this one
+        log_line("%s %s %d" % (self.command, self.path, status))
         self.send_response(status)
         for name, value in (headers or {}).items():
             self.send_header(name, value)
@@ -70,7 +73,6 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
-        log_line("%s %s %d" % (self.command, self.path, status))
 
     def _error(self, status, message):
         self._answer(status, json.dumps({"message": message}).encode(),

@@ -105,6 +105,8 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def _answer(self, status, headers, body):
+        # logged before the answer leaves, so the log keeps request order
+        log_line("%s %s %d" % (self.command, self.path, status))
         self.send_response(status)
         for name, value in headers:
             if name.lower() not in ("content-length", "connection",
@@ -114,7 +116,6 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
-        log_line("%s %s %d" % (self.command, self.path, status))
 
     def _handle(self):
         consumed = self.server.faults.apply(self)
