@@ -171,6 +171,11 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a);
 void bp_cli_record_prescan(int argc, char **argv, const char **config,
                            bool *strict);
 /* c's settings as a's defaults (record options, output, publishing). */
+/* record and run: the configuration, then the options (flags win); -1 to
+ * go on, else the exit status; *cs: how the file went. */
+int bp_cli_record_setup(int argc, char **argv, struct bp_record_args *a,
+                        struct bp_config *cfg, const char *fallback,
+                        enum bp_cli_config *cs);
 void bp_cli_record_config(struct bp_record_args *a,
                           const struct bp_config *c);
 /* Record the command and write the artifacts.  Returns the exit status;

@@ -693,24 +693,36 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
   return status;
 }
 
+/* The configuration, then the options (flags win over the file).  Returns
+ * -1 to go on, else the exit status; *cs says how the file went.  A file
+ * that is unusable while --strict (or strict in the environment) makes a
+ * usage error.  fallback says what happens otherwise. */
+int bp_cli_record_setup(int argc, char **argv, struct bp_record_args *a,
+                        struct bp_config *cfg, const char *fallback,
+                        enum bp_cli_config *cs)
+{
+  const char *config;
+  bool strict;
+  bp_cli_record_prescan(argc, argv, &config, &strict);
+  *cs = bp_cli_config_load(cfg, config, strict, fallback);
+  if(*cs == BP_CLI_CONFIG_OK)
+    bp_cli_record_config(a, cfg);
+  int status = bp_cli_record_args(argc, argv, a);
+  if(status < 0 && *cs == BP_CLI_CONFIG_FAIL)
+    status = BP_EXIT_USAGE;
+  return status;
+}
+
 int cmd_record(int argc, char **argv)
 {
   struct bp_record_args a;
   struct bp_config cfg;
-  const char *config;
-  bool strict;
+  enum bp_cli_config cs;
   /* record profiles whatever "enabled" says (a person asked for it); an
    * invalid file leaves the defaults, unless strict */
-  bp_cli_record_prescan(argc, argv, &config, &strict);
-  enum bp_cli_config cs = bp_cli_config_load(&cfg, config, strict,
-                                             "recording with the "
-                                             "defaults");
   bp_cli_record_defaults(&a, false);
-  if(cs == BP_CLI_CONFIG_OK)
-    bp_cli_record_config(&a, &cfg);
-  int status = bp_cli_record_args(argc, argv, &a);
-  if(status < 0 && cs == BP_CLI_CONFIG_FAIL)
-    status = BP_EXIT_USAGE;
+  int status = bp_cli_record_setup(argc, argv, &a, &cfg,
+                                   "recording with the defaults", &cs);
   if(status < 0) {
     struct bp_profile *prof;
     status = bp_cli_record(&a, &prof);

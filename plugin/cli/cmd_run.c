@@ -614,19 +614,11 @@ int cmd_run(int argc, char **argv)
 {
   struct bp_record_args a;
   struct bp_config cfg;
-  const char *config;
-  bool strict;
-  bp_cli_record_prescan(argc, argv, &config, &strict);
-  enum bp_cli_config cs = bp_cli_config_load(&cfg, config, strict,
-                                             "running the command "
-                                             "unprofiled");
+  enum bp_cli_config cs;
   bp_cli_record_defaults(&a, true);
-  if(cs == BP_CLI_CONFIG_OK)
-    bp_cli_record_config(&a, &cfg);
-  int status = bp_cli_record_args(argc, argv, &a);
-  if(status < 0 && cs == BP_CLI_CONFIG_FAIL)
-    status = BP_EXIT_USAGE;
-  else if(status < 0 && (cs == BP_CLI_CONFIG_INVALID || !cfg.enabled))
+  int status = bp_cli_record_setup(argc, argv, &a, &cfg,
+                                   "running the command unprofiled", &cs);
+  if(status < 0 && (cs == BP_CLI_CONFIG_INVALID || !cfg.enabled))
     status = exec_unprofiled(a.rec.argv);
   else if(status < 0)
     status = a.each ? run_each(&a) : run_once(&a);
