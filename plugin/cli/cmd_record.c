@@ -380,6 +380,16 @@ static void note_event(const struct bp_record_info *info)
                 info->call_graph_fallback);
 }
 
+/* The rings were read while the command ran after all (not the plan:
+ * that takes CPU from it): say why. */
+static void note_spill(const struct bp_record_info *info)
+{
+  if(info->spill_errno)
+    bp_msg_warn("cannot keep the samples in %s during the run (%s); read "
+                "them while the command ran instead (TMPDIR chooses the "
+                "directory)", info->spill_dir, strerror(info->spill_errno));
+}
+
 /* What DWARF unwinding did, after the run. */
 static void note_unwind(const struct bp_profile_meta *m)
 {
@@ -445,6 +455,10 @@ static void print_summary(const struct bp_profile *p, const char *dir)
   if(m->throttled)
     bp_msg_warn("the kernel throttled sampling %" PRIu64 " times",
                 m->throttled);
+  if(m->corrupt_records)
+    bp_msg_warn("%" PRIu64 " records in the rings made no sense and were "
+                "skipped (corrupt_records in summary.json)",
+                m->corrupt_records);
   note_unwind(m);
   struct bp_func_share top[TOP_FUNCS];
   uint64_t total;
@@ -658,6 +672,7 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
   bp_cli_forward_signals(bpi_recorder_pid(rec));
   rc = bpi_recorder_run(rec, &err);
   bp_cli_stop_forwarding();
+  note_spill(bpi_recorder_info(rec));
   if(rc == BPE_EXEC) {
     int status = bp_cli_exec_failure(&err, a->rec.argv[0]);
     bpi_recorder_free(rec);

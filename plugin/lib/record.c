@@ -179,7 +179,9 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
     .argv = o->argv, .ring_pages = pages,
     .on_output = o->on_output, .output_ctx = o->output_ctx,
     .input_fd = -1,
+    .spill_dir = o->tmpdir && *o->tmpdir ? o->tmpdir : "/tmp",
   };
+  r->info.spill_dir = sopts.spill_dir;
   if(o->control) {
     rc = bpi_control_new(&r->control, o->tmpdir, err);
     if(rc)
@@ -249,6 +251,7 @@ bp_code bpi_recorder_run(struct bp_recorder *r, struct bp_err *err)
   if(rc)
     return rc;
   rc = bpi_sampler_run(r->sampler, bpi_converter_record, r->conv, err);
+  r->info.spill_errno = bpi_sampler_spill_errno(r->sampler);
   if(r->counters) {
     bp_code crc = bpi_counters_read(r->counters, err);
     if(!rc)
@@ -375,6 +378,8 @@ static bp_code fill_meta(struct bp_recorder *r)
   m->start_ns = bpi_sampler_start_ns(r->sampler);
   m->end_ns = bpi_sampler_end_ns(r->sampler);
   m->exit_status = bpi_recorder_exit_status(r);
+  m->corrupt_records = bpi_sampler_corrupt(r->sampler) +
+                       bpi_converter_bad_records(r->conv);
   size_t nc;
   const struct bp_counter *c = bpi_recorder_counters(r, &nc);
   if(!rc)

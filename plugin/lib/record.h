@@ -49,7 +49,7 @@ struct bp_record_opts {
   /* Take benchmark markers from the command (control.h): the command gets
    * BENCHPROF_CONTROL, and the profile one marker per benchmark. */
   bool control;
-  const char *tmpdir;      /* where its FIFO goes; NULL: /tmp */
+  const char *tmpdir;      /* its FIFO and the spilled rings; NULL: /tmp */
 };
 
 struct bp_record_info {
@@ -59,6 +59,8 @@ struct bp_record_info {
   const char *call_graph;       /* "fp", "dwarf" or "auto", as used */
   const char *call_graph_fallback; /* why DWARF was not used, or NULL */
   struct bp_sampler_info sampler;
+  const char *spill_dir;        /* where the rings went during the run */
+  int spill_errno;              /* after run: why they were read live */
 };
 
 bp_code bpi_recorder_new(struct bp_recorder **out,

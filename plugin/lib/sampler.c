@@ -3,6 +3,7 @@
 #include "err.h"
 #include "events.h"
 #include "ring.h"
+#include "spill.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,9 @@
 #include <unistd.h>
 
 #define DEFAULT_RING_PAGES 128
+/* Data area of a ring reading a spill file back: many records per
+ * refill, and more than the largest record (64 KiB). */
+#define SPILL_READER_BYTES (1024 * 1024)
 #define MIN_RING_PAGES 8
 
 /* One record read from a ring, waiting to be delivered in time order.  It
@@ -70,6 +74,18 @@ struct bp_sampler {
   uint64_t seq;
   uint64_t corrupt;
   bool rings_behind;  /* the last round left records in a ring */
+
+  /* Deferred reading (spill.h): while the command runs, rings are only
+   * moved to files; records are read back from them once it exited.
+   * active is what read_rings() reads: the live rings or the readers. */
+  struct bp_ring *active;
+  struct bp_spill *spills;      /* one per ring, or NULL: read live */
+  struct bp_ring *readers;      /* over the spill files, while replaying */
+  bool *reader_more;            /* its file has bytes not in the reader */
+  uint64_t *reader_last;        /* time of the last record read from it */
+  bool replaying;
+  int spill_errno;              /* why spilling stopped early, or 0 */
+  const char *spill_dir;        /* bp_sampler_opts.spill_dir */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -247,6 +263,7 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
   s->on_input = o->on_input;
   s->input_ctx = o->input_ctx;
   s->ring_pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;
+  s->spill_dir = o->spill_dir;
   if(s->ring_pages & (s->ring_pages - 1)) {
     free(s);
     return bpi_err_set(err, BPE_INVAL, 0,
@@ -309,8 +326,26 @@ fail:
   return err->code;
 }
 
+static void free_spills(struct bp_sampler *s)
+{
+  for(uint32_t i = 0; s->spills && i < s->ncpus; i++) {
+    bpi_spill_cleanup(&s->spills[i]);
+    if(s->readers)
+      bpi_ring_cleanup(&s->readers[i]);
+  }
+  free(s->spills);
+  free(s->readers);
+  free(s->reader_more);
+  free(s->reader_last);
+  s->spills = NULL;
+  s->readers = NULL;
+  s->reader_more = NULL;
+  s->reader_last = NULL;
+}
+
 static void close_events(struct bp_sampler *s)
 {
+  free_spills(s);
   for(uint32_t i = 0; i < s->ncpus; i++) {
     if(s->rings)
       bpi_ring_cleanup(&s->rings[i]);
@@ -416,8 +451,14 @@ static void fill_sampling_attr(struct perf_event_attr *a,
   if(!c->kernel_callchain)
     a->exclude_kernel = 1;
   a->exclude_callchain_kernel = a->exclude_kernel;
+  /* Wake us late: a wake-up costs CPU the benchmark may need, and the
+   * rings are only moved to files while it runs (spill.h), which is quick.
+   * What is left free must absorb the records that arrive before we get
+   * to run: with 8 KiB stack copies that is 1 MiB of a 2 MiB ring (about
+   * 120 ms at 997 Hz), with frame-pointer records a quarter of the ring
+   * (seconds).  A run that fits in the rings wakes us only at its end. */
   a->watermark = 1;
-  a->wakeup_watermark = ring_bytes / 4;
+  a->wakeup_watermark = c->stack_user ? ring_bytes / 2 : ring_bytes / 4 * 3;
   if(c->stack_user && c->regs_user) {
     a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     a->sample_regs_user = c->regs_user;
@@ -483,7 +524,7 @@ static int map_rings(struct bp_sampler *s, uint32_t pages)
 }
 
 /* Open the events with rings of pages data pages.  The wake-up watermark
- * is a quarter of the ring, fixed at open: smaller rings (EPERM: over the
+ * is fixed at open (fill_sampling_attr()): smaller rings (EPERM: over the
  * locked-memory budget) are opened again from scratch rather than mapped
  * with a watermark that no longer fits.  Returns 0 or the errno; *cpu is
  * the CPU whose open failed. */
@@ -580,6 +621,19 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
   s->layout.sample_type = a.sample_type;
   s->layout.sample_id_all = a.sample_id_all;
   s->layout.sample_regs_user = a.sample_regs_user;
+  s->active = s->rings;
+  if(s->spill_dir) {
+    s->spills = calloc(s->ncpus, sizeof(*s->spills));
+    s->readers = calloc(s->ncpus, sizeof(*s->readers));
+    s->reader_more = calloc(s->ncpus, sizeof(*s->reader_more));
+    s->reader_last = calloc(s->ncpus, sizeof(*s->reader_last));
+    if(!s->spills || !s->readers || !s->reader_more || !s->reader_last) {
+      close_events(s);
+      return bpi_err_set(err, BPE_NOMEM, 0, "sampler spill files");
+    }
+    for(uint32_t i = 0; i < s->ncpus; i++)
+      bpi_spill_init(&s->spills[i], s->spill_dir);
+  }
   return BP_OK;
 }
 
@@ -618,7 +672,7 @@ bp_code bpi_sampler_start(struct bp_sampler *s, struct bp_err *err)
 static bp_code queue_record(struct bp_sampler *s, uint32_t ring,
                             const void *rec, size_t len)
 {
-  struct bp_ring *r = &s->rings[ring];
+  struct bp_ring *r = &s->active[ring];
   bool copy = rec == r->scratch;  /* wrapped: the scratch copy is reused */
   if(copy && s->arena_len + len > s->arena_cap) {
     size_t cap = s->arena_cap ? s->arena_cap : 65536;
@@ -680,32 +734,48 @@ static int by_time(const void *a, const void *b)
  * round began is already in some ring, and anything stamped a millisecond
  * before the last record read from a ring left unfinished is not among
  * what that ring still holds.  Newer records wait for the next round,
- * when a ring read earlier in this round may still add older ones. */
+ * when a ring read earlier in this round may still add older ones.
+ * Replaying spill files, every record is already written: only the second
+ * rule applies, and a ring is unfinished while its file is. */
 static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
 {
   *more = false;
-  uint64_t begin = now_ns(CLOCK_MONOTONIC);
-  *limit = begin > 1000000 ? begin - 1000000 : 0;
+  if(s->replaying) {
+    *limit = UINT64_MAX;
+  }
+  else {
+    uint64_t begin = now_ns(CLOCK_MONOTONIC);
+    *limit = begin > 1000000 ? begin - 1000000 : 0;
+  }
   for(uint32_t i = 0; i < s->ncpus; i++) {
-    struct bp_ring *r = &s->rings[i];
-    if(!bpi_ring_begin(r))
-      continue;
+    struct bp_ring *r = &s->active[i];
     const void *rec;
     size_t len, taken = 0;
     bp_code rc = BP_OK;
-    while(taken < RING_ROUND_BYTES && bpi_ring_next(r, &rec, &len, &rc)) {
-      rc = queue_record(s, i, rec, len);
+    bool queued = false;
+    if(bpi_ring_begin(r)) {
+      while(taken < RING_ROUND_BYTES && bpi_ring_next(r, &rec, &len, &rc)) {
+        rc = queue_record(s, i, rec, len);
+        if(rc)
+          return rc;
+        taken += len;
+        queued = true;
+      }
       if(rc)
         return rc;
-      taken += len;
     }
-    if(rc)
-      return rc;
-    if(r->tail != r->head)
+    uint64_t last = queued ? s->queue[s->nqueue - 1].time : 0;
+    if(s->replaying) {
+      if(queued)
+        s->reader_last[i] = last;
+      last = s->reader_last[i];
+    }
+    bool unfinished = r->tail != r->head ||
+                      (s->replaying && s->reader_more[i]);
+    if(unfinished)
       *more = true;
-    if(r->tail != r->head && s->nqueue) {
-      uint64_t t = s->queue[s->nqueue - 1].time;
-      t = t > 1000000 ? t - 1000000 : 0;
+    if(unfinished && (queued || s->replaying)) {
+      uint64_t t = last > 1000000 ? last - 1000000 : 0;
       if(t < *limit)
         *limit = t;
     }
@@ -717,15 +787,16 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
  * queued (all of what was read when none is). */
 static void release_rings(struct bp_sampler *s)
 {
+  struct bp_ring *rings = s->active;
   for(uint32_t i = 0; i < s->ncpus; i++)
-    s->rings[i].keep = s->rings[i].tail;
+    rings[i].keep = rings[i].tail;
   for(size_t j = 0; j < s->nqueue; j++) {
-    struct bp_ring *r = &s->rings[s->queue[j].ring];
+    struct bp_ring *r = &rings[s->queue[j].ring];
     if(s->queue[j].pos < r->keep)
       r->keep = s->queue[j].pos;
   }
   for(uint32_t i = 0; i < s->ncpus; i++)
-    bpi_ring_consume_to(&s->rings[i], s->rings[i].keep);
+    bpi_ring_consume_to(&rings[i], rings[i].keep);
 }
 
 /* Deliver queued records up to limit in time order; keep the rest. */
@@ -808,21 +879,99 @@ static void pump_output(struct bp_sampler *s)
   }
 }
 
-/* Move records from the rings to the callback, in time order up to limit.
- * After a failure, rings are left alone (the command still runs). */
-static void drain(struct bp_sampler *s, bool final, bp_record_fn fn,
-                  void *ctx, bp_code *rc, bp_code *cb_rc, struct bp_err *err)
+/* Move records from the rings to the callback, in time order up to limit,
+ * until the active rings (and, replaying, their files) hold nothing
+ * more, or only what a round left (live, after the command exited, every
+ * round goes until they are empty). */
+static void read_and_deliver(struct bp_sampler *s, bool final,
+                             bp_record_fn fn, void *ctx, bp_code *rc,
+                             bp_code *cb_rc)
 {
-  if(*rc)
-    return;
   uint64_t limit;
   bool more;
   do {
-    *rc = read_rings(s, &limit, &more);
+    if(s->replaying)
+      for(uint32_t i = 0; !*rc && i < s->ncpus; i++)
+        *rc = bpi_spill_refill(&s->spills[i], &s->readers[i],
+                               &s->reader_more[i]);
+    size_t before = s->nqueue;
+    if(!*rc)
+      *rc = read_rings(s, &limit, &more);
+    size_t read = s->nqueue;
     if(!*rc)
       *rc = deliver(s, final && !more ? UINT64_MAX : limit, fn, ctx, cb_rc);
-  } while(!*rc && final && more);  /* at the end, until the rings are empty */
+    /* a round that neither read nor delivered anything would repeat for
+     * ever (a reader filled with records all within a millisecond of
+     * each other): hand out what is queued, a little out of order */
+    if(!*rc && more && read == before && s->nqueue == read)
+      *rc = deliver(s, UINT64_MAX, fn, ctx, cb_rc);
+  } while(!*rc && final && more);
   s->rings_behind = more;
+}
+
+/* Move the unread bytes of every ring that woke us (of all with woke
+ * NULL) to its spill file: one that did not is not full enough to be
+ * worth a system call.  False (errno kept in spill_errno) when a file
+ * would not take them. */
+static bool spill_rings(struct bp_sampler *s, const struct pollfd *woke)
+{
+  for(uint32_t i = 0; i < s->ncpus; i++) {
+    if(woke && !woke[i].revents)
+      continue;
+    if(bpi_spill_take(&s->spills[i], &s->rings[i])) {
+      s->spill_errno = errno ? errno : EIO;
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Hand what the spill files hold to the callback, in time order, then
+ * drop them: from then on the rings are read live. */
+static bp_code replay_spills(struct bp_sampler *s, bp_record_fn fn,
+                             void *ctx, bp_code *cb_rc)
+{
+  bp_code rc = BP_OK;
+  for(uint32_t i = 0; !rc && i < s->ncpus; i++)
+    rc = bpi_spill_reader(&s->spills[i], &s->readers[i], SPILL_READER_BYTES);
+  if(!rc) {
+    s->active = s->readers;
+    s->replaying = true;
+    read_and_deliver(s, true, fn, ctx, &rc, cb_rc);
+  }
+  for(uint32_t i = 0; i < s->ncpus; i++)
+    s->corrupt += s->readers[i].corrupt;
+  /* after a failure, what is still queued points into the readers */
+  s->nqueue = 0;
+  s->arena_len = 0;
+  s->replaying = false;
+  s->active = s->rings;
+  free_spills(s);
+  return rc;
+}
+
+/* While the command runs: move the bytes of the rings that woke us (pfd,
+ * one per ring) to the spill files, or without them read the records now.
+ * final: the command exited; read everything. */
+static void drain(struct bp_sampler *s, const struct pollfd *pfd, bool final,
+                  bp_record_fn fn, void *ctx, bp_code *rc, bp_code *cb_rc,
+                  struct bp_err *err)
+{
+  if(*rc)
+    return;
+  if(s->spills) {
+    bool spilled = spill_rings(s, final ? NULL : pfd);
+    if(spilled && !final) {
+      s->rings_behind = false;
+      return;
+    }
+    *rc = replay_spills(s, fn, ctx, cb_rc);
+    if(*rc) {
+      bpi_err_set(err, *rc, errno, "reading back the spilled rings");
+      return;
+    }
+  }
+  read_and_deliver(s, final, fn, ctx, rc, cb_rc);
   if(*rc)
     bpi_err_set(err, *rc, 0, "reading the rings");
 }
@@ -863,13 +1012,13 @@ bp_code bpi_sampler_run(struct bp_sampler *s, bp_record_fn fn, void *ctx,
     }
     if(s->input_fd >= 0 && pfd[n + 2].revents)
       s->on_input(s->input_ctx);
-    drain(s, false, fn, ctx, &rc, &cb_rc, err);
+    drain(s, pfd, false, fn, ctx, &rc, &cb_rc, err);
     child_done(s, s->pidfd >= 0 ? &pfd[n] : NULL);
   }
   pump_output(s);  /* what it wrote just before it exited */
   if(s->on_input)
     s->on_input(s->input_ctx);
-  drain(s, true, fn, ctx, &rc, &cb_rc, err);
+  drain(s, NULL, true, fn, ctx, &rc, &cb_rc, err);
   for(uint32_t i = 0; i < n; i++)
     s->corrupt += s->rings[i].corrupt;
   free(pfd);
@@ -906,4 +1055,9 @@ uint64_t bpi_sampler_end_ns(const struct bp_sampler *s)
 uint64_t bpi_sampler_corrupt(const struct bp_sampler *s)
 {
   return s->corrupt;
+}
+
+int bpi_sampler_spill_errno(const struct bp_sampler *s)
+{
+  return s->spill_errno;
 }

@@ -8,8 +8,8 @@
  * after a failure (the software-clock fallback); bpi_sampler_start()
  * releases the command, which execs (the events are enabled on exec, so
  * benchprof's own work is not sampled); bpi_sampler_run() drains the rings
- * until the command exits and hands every record to a callback, ordered by
- * time across CPUs.  Owns the child, the event fds and the rings.
+ * until the command exits (into spill files, when asked to) and hands
+ * every record to a callback, ordered by time across CPUs.  Owns the child, the event fds and the rings.
  * Not thread-safe. */
 #ifndef BP_LIB_SAMPLER_H
 #define BP_LIB_SAMPLER_H
@@ -42,6 +42,13 @@ struct bp_sampler_opts {
   int input_fd;
   void (*on_input)(void *ctx);
   void *input_ctx;
+  /* A directory for temporary files, or NULL.  With one, the rings are
+   * only moved to unnamed files there while the command runs and their
+   * records handed to the callback once it exited (spill.h): the least
+   * CPU taken from the benchmark while it runs.  If a file cannot take
+   * more (a full disk), what it holds is handed out then and the rest is
+   * read live (bpi_sampler_spill_errno() says why). */
+  const char *spill_dir;
 };
 
 struct bp_sample_cfg {
@@ -104,6 +111,9 @@ double bpi_sampler_start_epoch_ms(const struct bp_sampler *s);
 uint64_t bpi_sampler_end_ns(const struct bp_sampler *s);
 /* Records with a header that made no sense (ring corruption). */
 uint64_t bpi_sampler_corrupt(const struct bp_sampler *s);
+/* Why records were read live after all with a spill_dir (an errno), or 0
+ * when they were not. */
+int bpi_sampler_spill_errno(const struct bp_sampler *s);
 
 /* Online CPUs, from /sys/devices/system/cpu/online. */
 bp_code bpi_sampler_online_cpus(int **cpus, uint32_t *n);

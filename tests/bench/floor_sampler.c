@@ -157,7 +157,10 @@ int main(int argc, char **argv)
   a.exclude_guest = 1;
   a.exclude_callchain_kernel = 1;
   a.watermark = 1;
-  a.wakeup_watermark = (uint32_t)(pages * (unsigned long)page / 4);
+  /* benchprof's wake-up point (sampler.c): half the ring with stack
+   * copies, three quarters without */
+  a.wakeup_watermark = (uint32_t)(stack ? pages * (unsigned long)page / 2
+                                        : pages * (unsigned long)page / 4 * 3);
   if(stack) {
     /* benchprof's bpi_unwind_regs_mask(): ax..ip and r8..r15 (x86-64) */
     a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;

@@ -120,7 +120,8 @@ static void check_summary(const char *dir)
 {
   static const char *const keys[] = {
     "benchprof_version", "command", "host", "event", "call_graph", "samples",
-    "lost", "lost_events", "throttled", "start_time_ms", "duration_ms",
+    "lost", "lost_events", "throttled", "corrupt_records", "start_time_ms",
+    "duration_ms",
     "exit_status", "unresolved_frames", "symbolize_ms",
     "call_graph_fallback", "stack_bytes", "unwind_samples", "dwarf_samples",
     "unwind_truncated", "unwind_failed", "unwind_ms", "processes",

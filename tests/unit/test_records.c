@@ -1,11 +1,13 @@
 /* Ring reading and record parsing on crafted ring contents: wraparound,
  * truncated and unknown records, corrupt headers, every record type the
- * converter uses. */
+ * converter uses; rings spilled to a file and read back (spill.h). */
 #include "bp_setup.h"
 #include "check.h"
 #include "records.h"
 #include "ring.h"
+#include "spill.h"
 
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,6 +281,94 @@ static void test_ring_batch_and_partial(void)
   free(f.mem);
 }
 
+/* A record of len bytes (a multiple of 8) whose body is a pattern of n. */
+static size_t make_record(unsigned char *buf, unsigned n, size_t len)
+{
+  struct perf_event_header h = {.type = PERF_RECORD_MAX + 7, .misc = 0,
+                                .size = (uint16_t)len};
+  memcpy(buf, &h, sizeof(h));
+  for(size_t i = sizeof(h); i < len; i++)
+    buf[i] = (unsigned char)(n * 31 + i);
+  return len;
+}
+
+/* Records written to a small ring, spilled in batches that wrap around
+ * its end, come back from the file byte for byte, in order, through a
+ * reader smaller than the file (so it refills and wraps too). */
+static void test_spill_roundtrip(void)
+{
+  struct fake_ring f;
+  fake_init(&f);
+  struct bp_ring ring;
+  bpi_ring_init(&ring, f.mem, DATA_SIZE);
+  struct bp_spill sp;
+  bpi_spill_init(&sp, "/tmp");
+  unsigned char rec[128];
+  const unsigned nrec = 60;
+  unsigned n = 0;
+  while(n < nrec) {
+    /* a batch of up to 3 records (at most 3 x 72 bytes < DATA_SIZE) */
+    for(unsigned b = 0; b < 3 && n < nrec; b++, n++)
+      fake_write(&f, rec, make_record(rec, n, 16 + 8 * (n % 8)));
+    CHECK_EQ_INT(bpi_spill_take(&sp, &ring), BP_OK);
+    CHECK_EQ_INT(f.page->data_tail, f.page->data_head);
+  }
+  struct bp_ring back;
+  CHECK_EQ_INT(bpi_spill_reader(&sp, &back, 128), BP_OK);
+  unsigned got = 0;
+  bool more = true;
+  bp_code err = BP_OK;
+  while(more) {
+    CHECK_EQ_INT(bpi_spill_refill(&sp, &back, &more), BP_OK);
+    const void *r;
+    size_t len;
+    if(!bpi_ring_begin(&back))
+      break;
+    while(bpi_ring_next(&back, &r, &len, &err)) {
+      unsigned char want[128];
+      size_t wlen = make_record(want, got, 16 + 8 * (got % 8));
+      CHECK_EQ_INT(len, wlen);
+      CHECK(len == wlen && !memcmp(r, want, len));
+      got++;
+    }
+    bpi_ring_consume(&back);
+  }
+  CHECK_EQ_INT(err, BP_OK);
+  CHECK_EQ_INT(got, nrec);
+  CHECK_EQ_INT(back.corrupt, 0);
+  bpi_ring_cleanup(&back);
+  bpi_ring_cleanup(&ring);
+  bpi_spill_cleanup(&sp);
+  free(f.mem);
+}
+
+/* A spill file that cannot be made leaves the ring's bytes where they
+ * are, for reading live. */
+static void test_spill_failure_keeps_ring(void)
+{
+  struct fake_ring f;
+  fake_init(&f);
+  struct bp_ring ring;
+  bpi_ring_init(&ring, f.mem, DATA_SIZE);
+  struct bp_spill sp;
+  bpi_spill_init(&sp, "/nonexistent-benchprof-dir");
+  unsigned char rec[64];
+  fake_write(&f, rec, make_record(rec, 1, 64));
+  errno = 0;
+  CHECK_EQ_INT(bpi_spill_take(&sp, &ring), BPE_IO);
+  CHECK_EQ_INT(errno, ENOENT);
+  CHECK_EQ_INT(f.page->data_tail, 0);
+  const void *r;
+  size_t len;
+  bp_code err;
+  CHECK(bpi_ring_begin(&ring));
+  CHECK(bpi_ring_next(&ring, &r, &len, &err) && len == 64 &&
+        !memcmp(r, rec, 64));
+  bpi_ring_cleanup(&ring);
+  bpi_spill_cleanup(&sp);
+  free(f.mem);
+}
+
 int main(void)
 {
   test_parse_sample();
@@ -287,5 +377,7 @@ int main(void)
   test_parse_lost_unknown();
   test_ring_wraparound();
   test_ring_batch_and_partial();
+  test_spill_roundtrip();
+  test_spill_failure_keeps_ring();
   return check_exit();
 }

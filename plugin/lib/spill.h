@@ -1,0 +1,55 @@
+/* spill: a perf ring's raw bytes moved to a temporary file while the
+ * command runs, and read back as a ring after it exited.
+ *
+ * Why: reading records (parsing, ordering them across CPUs, interning
+ * stacks, copying stack dumps) while the benchmark runs takes CPU the
+ * benchmark may need.  Moving the bytes out of the ring is all that has to
+ * happen then (the kernel needs the space back); the rest waits for the
+ * command to exit, as `perf record` leaves it to `perf report`.
+ *
+ * Input: a bp_ring (ring.h) of a live event, whose unread bytes
+ * bpi_spill_take() appends to the file in ring order and consumes.
+ * Output: after the run, bpi_spill_reader() makes a bp_ring over a buffer
+ * of our own that bpi_spill_refill() fills from the file as the reader
+ * consumes it, so the same record reader serves both.  The file holds
+ * whole records back to back (data_head only ever moves past whole
+ * records).  Owns the file and the buffer.  Not thread-safe. */
+#ifndef BP_LIB_SPILL_H
+#define BP_LIB_SPILL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "benchprof/benchprof.h"
+#include "ring.h"
+
+struct bp_spill {
+  int fd;              /* -1 until the first byte is taken */
+  const char *dir;     /* where the unnamed temporary file goes */
+  uint64_t written;    /* bytes in the file */
+  uint64_t read;       /* bytes moved back into the reader's buffer */
+  uint64_t filled;     /* the reader's position up to which bytes are in;
+                          data_head stops at the last whole record */
+  void *buf;           /* the reader's control page and data area */
+};
+
+/* dir: an existing directory for the file (not copied; must outlive sp). */
+void bpi_spill_init(struct bp_spill *sp, const char *dir);
+void bpi_spill_cleanup(struct bp_spill *sp);
+
+/* Append the ring's unread bytes to the file and hand their space back to
+ * the kernel.  BPE_IO with errno set when the file cannot take them all:
+ * then neither changed (the file is cut back to where it was). */
+bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r);
+
+/* Make *r a ring reading the file back, with a data area of size bytes (a
+ * power of two, at least the largest record: 64 KiB).  BPE_NOMEM. */
+bp_code bpi_spill_reader(struct bp_spill *sp, struct bp_ring *r,
+                         uint64_t size);
+
+/* Move as much of the file as fits into the reader's free space.  *more:
+ * whether the file still has bytes that did not fit.  BPE_IO (errno set)
+ * when the file cannot be read. */
+bp_code bpi_spill_refill(struct bp_spill *sp, struct bp_ring *r, bool *more);
+
+#endif
