@@ -86,6 +86,11 @@ struct bp_unwind {
   uint64_t *pcs;
   uint32_t max, n;
   bool slow_only;    /* bpi_unwind_set_fast(u, false) */
+  uint32_t last_proc;  /* index of the process found last */
+  /* where each perf register sits in the samples of regs_mask */
+  uint64_t regs_mask;
+  int8_t reg_pos[64];
+  uint32_t regs_needed;  /* 0: libdwfl's 17 are not all sampled */
   struct bp_unwind_stats stats;
 };
 
@@ -179,9 +184,15 @@ void bpi_unwind_set_fast(struct bp_unwind *u, bool on)
 
 static struct uproc *find_proc(struct bp_unwind *u, uint32_t pid)
 {
+  /* samples come in runs of one process */
+  if(u->last_proc < u->nprocs && u->procs[u->last_proc].pid == pid &&
+     u->procs[u->last_proc].dwfl)
+    return &u->procs[u->last_proc];
   for(uint32_t i = 0; i < u->nprocs; i++)
-    if(u->procs[i].pid == pid)
+    if(u->procs[i].pid == pid) {
+      u->last_proc = i;
       return &u->procs[i];
+    }
   return NULL;
 }
 
@@ -653,24 +664,44 @@ static enum fast_step fast_step(struct uproc *p, const struct urule *r,
   return f->pc ? STEP_NEXT : STEP_END;
 }
 
+/* Learn where the registers of mask sit in a sample (once per mask):
+ * sample_reg's popcount per register adds up on the fast path. */
+static void learn_regs(struct bp_unwind *u, uint64_t mask)
+{
+  int8_t pos = 0;
+  u->regs_mask = mask;
+  for(int i = 0; i < 64; i++)
+    u->reg_pos[i] = (mask & (1ULL << i)) ? pos++ : -1;
+  u->regs_needed = 0;
+  for(int i = 0; i < DW_NREGS; i++) {
+    int8_t at = u->reg_pos[dwarf_to_perf[i]];
+    if(at < 0) {
+      u->regs_needed = 0;
+      return;
+    }
+    if((uint32_t)at + 1 > u->regs_needed)
+      u->regs_needed = (uint32_t)at + 1;
+  }
+}
+
 /* The fast path: false when the sample needs libdwfl (nothing is kept
  * then).  Mirrors dwfl_getthread_frames with on_frame: each frame is
  * unwound before it is reported, and the frame past max is unwound too. */
-static bool fast_unwind(struct uproc *p,
+static bool fast_unwind(struct bp_unwind *u, struct uproc *p,
                         const struct bp_unwind_sample *s, uint64_t *pcs,
                         uint32_t max, uint32_t *n,
                         enum bp_unwind_status *status)
 {
   struct fast_frame f = { .rbp_known = true };
   struct fast_stack st = { .data = s->stack, .len = s->stack_len };
-  uint64_t v;
+  if(s->regs_mask != u->regs_mask || !u->regs_needed)
+    learn_regs(u, s->regs_mask);
   /* libdwfl needs every register to start (set_initial_registers) */
-  for(int i = 0; i < DW_NREGS; i++)
-    if(!sample_reg(s, dwarf_to_perf[i], &v))
-      return false;
-  sample_reg(s, X86_IP, &f.pc);
-  sample_reg(s, X86_SP, &f.sp);
-  sample_reg(s, X86_BP, &f.rbp);
+  if(!u->regs_needed || s->nregs < u->regs_needed)
+    return false;
+  f.pc = s->regs[u->reg_pos[X86_IP]];
+  f.sp = s->regs[u->reg_pos[X86_SP]];
+  f.rbp = s->regs[u->reg_pos[X86_BP]];
   st.sp = f.sp;
   uint32_t k = 0;
   bool initial = true, aborted = false;
@@ -721,7 +752,7 @@ enum bp_unwind_status bpi_unwind_sample(struct bp_unwind *u,
   }
   p->used = ++u->tick;
   enum bp_unwind_status status;
-  if(!u->slow_only && fast_unwind(p, s, pcs, max, n, &status)) {
+  if(!u->slow_only && fast_unwind(u, p, s, pcs, max, n, &status)) {
     u->stats.fast++;
     return status;
   }
