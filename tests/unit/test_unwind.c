@@ -210,8 +210,8 @@ static void compare(const struct capture *c, uint32_t max,
   double slow_s = warm_pass(slow, c, ps, max);
   printf("  max %u: %u samples, %u by the fast path, %u deep, %u complete,"
          " %u truncated; warm CPU per sample: %.2f us, libdwfl "
-         "alone %.2f us (information only)\n", max, c->nsamples, o->fast, o->deep,
-         o->complete, o->truncated, fast_s * 1e6 / c->nsamples,
+         "alone %.2f us (information only)\n", max, c->nsamples, o->fast,
+         o->deep, o->complete, o->truncated, fast_s * 1e6 / c->nsamples,
          slow_s * 1e6 / c->nsamples);
 out:
   bpi_unwind_free(fast);
