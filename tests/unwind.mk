@@ -49,3 +49,13 @@ EXTRA_DIST += $(unwind_tests)
 if HAVE_RUSTC
 tests/integration/unwind_rust.log: $(workload_dir)/unwind_rust
 endif
+
+# The fast path against libdwfl on the samples of the workloads above.
+check_PROGRAMS += tests/unit/test_unwind
+TESTS += tests/unit/test_unwind
+tests_unit_test_unwind_SOURCES = tests/unit/test_unwind.c
+tests_unit_test_unwind_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_unwind_LDADD = $(unit_ldadd)
+EXTRA_tests_unit_test_unwind_DEPENDENCIES = tests/workloads/unwind_chain \
+  tests/workloads/unwind_chain_cxx tests/workloads/unwind_qsort \
+  tests/workloads/unwind_recurse

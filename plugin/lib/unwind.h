@@ -7,6 +7,10 @@
  * leaf first, each return address already moved back into its call.
  * CFI comes from .eh_frame and .debug_frame; libdwfl caches it per module,
  * and one Dwfl is kept per process (up to a bound) for all its samples.
+ * A fast path compiles the usual rows of x86-64 CFI (CFA = rsp/rbp + N,
+ * return address and rbp saved at CFA + k) once per address range and
+ * walks the stack copy itself; a sample that meets anything else (CFA
+ * expressions, signal frames, code without CFI) goes through libdwfl.
  * Owns the Dwfl handles.  x86-64 only for now.  Not thread-safe. */
 #ifndef BP_LIB_UNWIND_H
 #define BP_LIB_UNWIND_H
@@ -70,5 +74,20 @@ enum bp_unwind_status bpi_unwind_sample(struct bp_unwind *u,
                                         const struct bp_unwind_sample *s,
                                         uint64_t *pcs, uint32_t max,
                                         uint32_t *n);
+
+/* Samples unwound by the fast path (rows of CFI compiled once per
+ * address range, applied to the stack copy directly) and by libdwfl (a
+ * row the fast path does not handle, or the fast path switched off). */
+struct bp_unwind_stats {
+  uint64_t fast, slow;
+};
+
+void bpi_unwind_get_stats(const struct bp_unwind *u,
+                          struct bp_unwind_stats *out);
+
+/* Whether to try the fast path (the default) before libdwfl.  Both give
+ * the same pcs and status; off, every sample goes through libdwfl (for
+ * the tests that compare them). */
+void bpi_unwind_set_fast(struct bp_unwind *u, bool on);
 
 #endif
