@@ -32,21 +32,6 @@ struct lib_info {
   uint32_t pid;  /* for LIB_JIT */
 };
 
-/* One spooled sample; followed by nkernel uint32_t kernel frames (padded
- * to 8 bytes), nregs uint64_t registers and stack_len stack bytes (padded
- * to 8). */
-struct spool_rec {
-  uint32_t thread, pid, tid;
-  uint32_t fp_stack;  /* the frame-pointer stack, interned */
-  uint32_t nkernel;   /* kernel frames, leaf first */
-  uint32_t nuser;     /* user frames of the frame-pointer chain */
-  uint32_t nregs;
-  uint32_t pad;
-  uint64_t time, period, stack_len;
-};
-
-#define MAX_REGS 64
-#define MAX_STACK 65536
 
 struct bp_converter {
   struct bp_profile *p;
@@ -60,13 +45,11 @@ struct bp_converter {
   uint32_t frames[MAX_FRAMES];
   /* DWARF unwinding */
   enum bp_call_graph mode;
-  bool spooling;           /* samples carry stacks: spool them */
-  FILE *spool;
+  bool unwinding;          /* samples carry registers and stacks */
   struct bp_unwind *unwind;
-  uint64_t spool_regs[MAX_REGS];
+  struct bp_map unwind_gen; /* (pid, 0) -> procs gen its modules are from */
   uint64_t pcs[MAX_FRAMES];
   uint32_t dwarf_frames[MAX_FRAMES];
-  unsigned char spool_stack[MAX_STACK];
 };
 
 bp_code bpi_converter_new(struct bp_converter **out, struct bp_profile *p,
@@ -81,10 +64,11 @@ bp_code bpi_converter_new(struct bp_converter **out, struct bp_profile *p,
   c->sym = sym;
   c->layout = *layout;
   c->mode = mode;
-  c->spooling = mode != BP_CALL_GRAPH_FP &&
-                (layout->sample_type & PERF_SAMPLE_STACK_USER) &&
-                (layout->sample_type & PERF_SAMPLE_REGS_USER);
+  c->unwinding = mode != BP_CALL_GRAPH_FP &&
+                 (layout->sample_type & PERF_SAMPLE_STACK_USER) &&
+                 (layout->sample_type & PERF_SAMPLE_REGS_USER);
   bpi_procs_init(&c->procs);
+  bpi_map_init(&c->unwind_gen);
   *out = c;
   return BP_OK;
 }
@@ -94,8 +78,7 @@ void bpi_converter_free(struct bp_converter *c)
   if(!c)
     return;
   bpi_procs_cleanup(&c->procs);
-  if(c->spool)
-    fclose(c->spool);
+  bpi_map_cleanup(&c->unwind_gen);
   bpi_unwind_free(c->unwind);
   free(c->libs);
   free(c);
@@ -299,39 +282,117 @@ static uint32_t collect_frames(struct bp_converter *c, const struct bp_rec *r)
   return n;
 }
 
-static const unsigned char zeros[8];
+static double ms_between(const struct timespec *a, const struct timespec *b)
+{
+  return (double)(b->tv_sec - a->tv_sec) * 1e3 +
+         (double)(b->tv_nsec - a->tv_nsec) / 1e6;
+}
 
-/* Copy a sample to the spool; its stack is unwound in finish(). */
-static bp_code spool_sample(struct bp_converter *c, const struct bp_rec *r,
-                            uint32_t thread, uint32_t fp_stack, uint32_t n)
+/* Report pid's file mappings to the unwinder, at their runtime addresses,
+ * unless it has them as they are now already (a process that mapped or
+ * exec'd since its last sample gets a new set). */
+static bp_code unwind_proc(struct bp_converter *c, uint32_t pid)
+{
+  struct bp_proc *pr = bpi_procs_get(&c->procs, pid);
+  if(!pr)
+    return BPE_NOMEM;
+  uint32_t gen = bpi_map_get(&c->unwind_gen, pid, 0);
+  if(gen == pr->gen && bpi_unwind_has_proc(c->unwind, pid))
+    return BP_OK;
+  struct bp_unwind_module *mods = calloc(pr->nmaps + 1, sizeof(*mods));
+  if(!mods)
+    return BPE_NOMEM;
+  uint32_t n = 0;
+  for(uint32_t i = 0; i < pr->nmaps; i++) {
+    struct bp_mapping *m = &pr->maps[i];
+    if(m->kind != BP_MAP_FILE)
+      continue;
+    map_delta(c, m);
+    if(m->delta_state != 1)
+      continue;
+    mods[n++] = (struct bp_unwind_module){
+      .start = m->start, .end = m->end, .path = bpi_procs_path(&c->procs, m),
+      .bias = m->start - m->pgoff - (uint64_t)m->delta,
+    };
+  }
+  bp_code rc = bpi_unwind_add_proc(c->unwind, pid, mods, n);
+  free(mods);
+  if(!rc && bpi_map_put(&c->unwind_gen, pid, 0, pr->gen))
+    rc = BPE_NOMEM;
+  return rc;
+}
+
+/* The DWARF chain of a sample into c->dwarf_frames (leaf first), unwound
+ * from its registers and stack copy where they lie in the record;
+ * returns how many frames. */
+static uint32_t unwind_one(struct bp_converter *c, const struct bp_rec *r,
+                           enum bp_unwind_status *st)
 {
   const struct bp_rec_sample *s = &r->u.sample;
-  bool has_stack = s->regs_abi && s->nregs && s->nregs <= MAX_REGS &&
-                   s->stack_dyn_size && s->stack_dyn_size <= MAX_STACK &&
-                   s->stack_dyn_size <= s->stack_size;
-  struct spool_rec h = {
-    .thread = thread, .pid = r->sid.pid, .tid = r->sid.tid,
-    .fp_stack = fp_stack, .nkernel = c->nkernel, .nuser = n - c->nkernel,
-    .nregs = has_stack ? s->nregs : 0, .time = r->sid.time,
-    .period = s->period, .stack_len = has_stack ? s->stack_dyn_size : 0,
+  struct bp_unwind_sample us = {
+    .pid = r->sid.pid, .tid = r->sid.tid,
+    .regs_mask = c->layout.sample_regs_user, .regs = s->regs,
+    .nregs = s->nregs, .stack = s->stack, .stack_len = s->stack_dyn_size,
   };
-  if(!c->spool) {
-    c->spool = tmpfile();
-    if(!c->spool)
-      return BPE_IO;
-    /* samples are ~8 KiB each: a large buffer keeps this to one write(2)
-     * per hundred samples instead of two per sample */
-    setvbuf(c->spool, NULL, _IOFBF, 1 << 20);
+  uint32_t npcs = 0, n = 0;
+  *st = bpi_unwind_sample(c->unwind, &us, c->pcs, MAX_FRAMES, &npcs);
+  for(uint32_t i = 0; i < npcs; i++) {
+    if(c->pcs[i] == 0 || c->pcs[i] >= USER_ADDR_LIMIT)
+      break;
+    uint32_t f = user_frame(c, r->sid.pid, c->pcs[i]);
+    if(f != BP_NONE)
+      c->dwarf_frames[n++] = f;
   }
-  size_t kpad = (h.nkernel & 1) * 4;
-  size_t spad = (8 - (h.stack_len & 7)) & 7;
-  bool ok = fwrite(&h, sizeof(h), 1, c->spool) == 1 &&
-            fwrite(c->frames, 4, h.nkernel, c->spool) == h.nkernel &&
-            fwrite(zeros, 1, kpad, c->spool) == kpad &&
-            fwrite(s->regs, 8, h.nregs, c->spool) == h.nregs &&
-            fwrite(s->stack, 1, h.stack_len, c->spool) == h.stack_len &&
-            fwrite(zeros, 1, spad, c->spool) == spad;
-  return ok ? BP_OK : BPE_IO;
+  return n;
+}
+
+/* With registers and a stack copy: the sample's DWARF chain, under its
+ * kernel frames, in place of the frame-pointer chain *stack when it is
+ * complete or at least as long (auto), or always (dwarf).  nuser: user
+ * frames of the frame-pointer chain. */
+static bp_code dwarf_stack(struct bp_converter *c, const struct bp_rec *r,
+                           uint32_t nuser, uint32_t *stack)
+{
+  const struct bp_rec_sample *s = &r->u.sample;
+  if(!s->regs_abi || !s->nregs || !s->stack_dyn_size ||
+     s->stack_dyn_size > s->stack_size)
+    return BP_OK;
+  struct bp_profile *p = c->p;
+  bp_code rc = BP_OK;
+  if(!c->unwind)
+    rc = bpi_unwind_new(&c->unwind);
+  if(!rc)
+    rc = unwind_proc(c, r->sid.pid);
+  if(rc)
+    return rc;
+  enum bp_unwind_status st;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  uint32_t n = unwind_one(c, r, &st);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  p->meta.unwind_ms += ms_between(&t0, &t1);
+  p->meta.unwind_samples++;
+  if(st == BP_UNWIND_TRUNCATED)
+    p->meta.unwind_truncated++;
+  else if(st == BP_UNWIND_FAILED)
+    p->meta.unwind_failed++;
+  if(!n || (c->mode != BP_CALL_GRAPH_DWARF && st != BP_UNWIND_COMPLETE &&
+            n < nuser))
+    return BP_OK;
+  p->meta.dwarf_samples++;
+  uint32_t st_id = BP_NONE;
+  for(uint32_t i = n; i-- > 0;) {
+    st_id = bpi_profile_stack(p, st_id, c->dwarf_frames[i]);
+    if(st_id == BP_NONE)
+      return BPE_NOMEM;
+  }
+  for(uint32_t i = c->nkernel; i-- > 0;) {
+    st_id = bpi_profile_stack(p, st_id, c->frames[i]);
+    if(st_id == BP_NONE)
+      return BPE_NOMEM;
+  }
+  *stack = st_id;
+  return BP_OK;
 }
 
 static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
@@ -352,8 +413,11 @@ static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
     if(stack == BP_NONE)
       return BPE_NOMEM;
   }
-  if(c->spooling)
-    return spool_sample(c, r, th, stack, n);
+  if(c->unwinding) {
+    bp_code rc = dwarf_stack(c, r, n - c->nkernel, &stack);
+    if(rc)
+      return rc;
+  }
   return bpi_profile_add_sample(p, th, stack, r->sid.time, r->u.sample.period);
 }
 
@@ -456,146 +520,14 @@ static bp_code name_threads(struct bp_converter *c)
   return BP_OK;
 }
 
-/* Report pid's file mappings to the unwinder, at their runtime addresses. */
-static bp_code unwind_proc(struct bp_converter *c, uint32_t pid)
-{
-  struct bp_proc *pr = bpi_procs_get(&c->procs, pid);
-  if(!pr)
-    return BPE_NOMEM;
-  struct bp_unwind_module *mods = calloc(pr->nmaps + 1, sizeof(*mods));
-  if(!mods)
-    return BPE_NOMEM;
-  uint32_t n = 0;
-  for(uint32_t i = 0; i < pr->nmaps; i++) {
-    struct bp_mapping *m = &pr->maps[i];
-    if(m->kind != BP_MAP_FILE)
-      continue;
-    map_delta(c, m);
-    if(m->delta_state != 1)
-      continue;
-    mods[n++] = (struct bp_unwind_module){
-      .start = m->start, .end = m->end, .path = bpi_procs_path(&c->procs, m),
-      .bias = m->start - m->pgoff - (uint64_t)m->delta,
-    };
-  }
-  bp_code rc = bpi_unwind_add_proc(c->unwind, pid, mods, n);
-  free(mods);
-  return rc;
-}
-
-/* The DWARF chain of a spooled sample into c->dwarf_frames (leaf first);
- * returns how many frames, counts the outcome. */
-static uint32_t unwind_one(struct bp_converter *c, const struct spool_rec *h,
-                           enum bp_unwind_status *st)
-{
-  struct bp_unwind_sample us = {
-    .pid = h->pid, .tid = h->tid, .regs_mask = c->layout.sample_regs_user,
-    .regs = c->spool_regs, .nregs = h->nregs, .stack = c->spool_stack,
-    .stack_len = h->stack_len,
-  };
-  uint32_t npcs = 0, n = 0;
-  *st = bpi_unwind_sample(c->unwind, &us, c->pcs, MAX_FRAMES, &npcs);
-  for(uint32_t i = 0; i < npcs; i++) {
-    if(c->pcs[i] == 0 || c->pcs[i] >= USER_ADDR_LIMIT)
-      break;
-    uint32_t f = user_frame(c, h->pid, c->pcs[i]);
-    if(f != BP_NONE)
-      c->dwarf_frames[n++] = f;
-  }
-  return n;
-}
-
-/* Read one spooled sample's variable part into the converter's buffers. */
-static bool read_spooled(struct bp_converter *c, const struct spool_rec *h)
-{
-  size_t kpad = (h->nkernel & 1) * 4;
-  size_t slen = (h->stack_len + 7) & ~(size_t)7;
-  if(h->nkernel > MAX_FRAMES || h->nregs > MAX_REGS || slen > MAX_STACK)
-    return false;
-  uint32_t pad;  /* read, not skipped: fseek costs a system call */
-  return fread(c->frames, 4, h->nkernel, c->spool) == h->nkernel &&
-         fread(&pad, 1, kpad, c->spool) == kpad &&
-         fread(c->spool_regs, 8, h->nregs, c->spool) == h->nregs &&
-         fread(c->spool_stack, 1, slen, c->spool) == slen;
-}
-
-/* The stack of a spooled sample: its kernel frames on top of the chosen
- * user chain. */
-static bp_code replay_one(struct bp_converter *c, const struct spool_rec *h)
-{
-  struct bp_profile *p = c->p;
-  uint32_t stack = h->fp_stack;
-  if(h->stack_len && h->nregs) {
-    if(!bpi_unwind_has_proc(c->unwind, h->pid)) {
-      bp_code rc = unwind_proc(c, h->pid);
-      if(rc)
-        return rc;
-    }
-    enum bp_unwind_status st;
-    uint32_t n = unwind_one(c, h, &st);
-    p->meta.unwind_samples++;
-    if(st == BP_UNWIND_TRUNCATED)
-      p->meta.unwind_truncated++;
-    else if(st == BP_UNWIND_FAILED)
-      p->meta.unwind_failed++;
-    bool dwarf = n && (c->mode == BP_CALL_GRAPH_DWARF ||
-                       st == BP_UNWIND_COMPLETE || n >= h->nuser);
-    if(dwarf) {
-      p->meta.dwarf_samples++;
-      stack = BP_NONE;
-      for(uint32_t i = n; i-- > 0;) {
-        stack = bpi_profile_stack(p, stack, c->dwarf_frames[i]);
-        if(stack == BP_NONE)
-          return BPE_NOMEM;
-      }
-      for(uint32_t i = h->nkernel; i-- > 0;) {
-        stack = bpi_profile_stack(p, stack, c->frames[i]);
-        if(stack == BP_NONE)
-          return BPE_NOMEM;
-      }
-    }
-  }
-  return bpi_profile_add_sample(p, h->thread, stack, h->time, h->period);
-}
-
-/* Unwind the spooled samples and add them to the profile in order. */
-static bp_code replay(struct bp_converter *c)
-{
-  if(!c->spool)
-    return BP_OK;
-  if(fflush(c->spool) || fseek(c->spool, 0, SEEK_SET))
-    return BPE_IO;
-  bp_code rc = bpi_unwind_new(&c->unwind);
-  struct spool_rec h;
-  while(!rc && fread(&h, sizeof(h), 1, c->spool) == 1) {
-    if(!read_spooled(c, &h))
-      return BPE_IO;
-    rc = replay_one(c, &h);
-  }
-  fclose(c->spool);
-  c->spool = NULL;
-  bpi_unwind_free(c->unwind);
-  c->unwind = NULL;
-  return rc;
-}
-
-static double ms_between(const struct timespec *a, const struct timespec *b)
-{
-  return (double)(b->tv_sec - a->tv_sec) * 1e3 +
-         (double)(b->tv_nsec - a->tv_nsec) / 1e6;
-}
 
 bp_code bpi_converter_finish(struct bp_converter *c, struct bp_err *err)
 {
   struct timespec t0, t1;
+  bpi_unwind_free(c->unwind);  /* every sample is in: its caches can go */
+  c->unwind = NULL;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  bp_code rc = replay(c);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  c->p->meta.unwind_ms = ms_between(&t0, &t1);
-  if(rc)
-    return bpi_err_set(err, rc, 0, "unwinding the sampled stacks");
-  t0 = t1;
-  rc = symbolize(c);
+  bp_code rc = symbolize(c);
   if(!rc)
     rc = name_threads(c);
   clock_gettime(CLOCK_MONOTONIC, &t1);

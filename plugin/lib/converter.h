@@ -8,12 +8,15 @@
  * bpi_converter_finish() symbolizes each distinct frame once and names the
  * threads.  Borrows the profile and the symbolizer; owns procs.
  *
- * DWARF unwinding (records carrying PERF_SAMPLE_STACK_USER): during the run
- * each sample's ids, time, period, user registers, stack copy and
- * frame-pointer chain go to a spool (an unlinked temporary file), nothing
- * else; bpi_converter_finish() unwinds them (unwind.c, one Dwfl per
- * process), turns the pcs into the same (library, address) frames and adds
- * the samples in their original order.  With BP_CALL_GRAPH_AUTO a sample
+ * The records normally arrive after the command exited (the sampler spills
+ * the rings to files while it runs), so the work here costs the benchmark
+ * nothing.
+ *
+ * DWARF unwinding (records carrying PERF_SAMPLE_STACK_USER): each sample is
+ * unwound as it arrives, from the registers and stack copy where they lie
+ * in the record (unwind.c, one Dwfl per process, made anew when the
+ * process's mappings changed since its last sample), and its pcs become
+ * the same (library, address) frames.  With BP_CALL_GRAPH_AUTO a sample
  * keeps the DWARF chain when the unwinding reached the outermost frame,
  * otherwise the longer of the two chains (DWARF on a tie).
  * Not thread-safe. */
@@ -42,8 +45,7 @@ bp_code bpi_converter_record(void *ctx, const void *rec, size_t len);
 /* Records that could not be parsed (counted, skipped). */
 uint64_t bpi_converter_bad_records(const struct bp_converter *c);
 
-/* Unwind the spooled samples (DWARF), symbolize every frame and name
- * every thread. */
+/* Symbolize every frame and name every thread. */
 bp_code bpi_converter_finish(struct bp_converter *c, struct bp_err *err);
 
 #endif

@@ -141,6 +141,7 @@ static bp_code insert_mapping(struct bp_procs *ps, struct bp_proc *p,
   if(build_id)
     snprintf(m->build_id, sizeof(m->build_id), "%s", build_id);
   p->nmaps++;
+  p->gen++;
   return BP_OK;
 }
 
@@ -175,6 +176,7 @@ bp_code bpi_procs_fork(struct bp_procs *ps, uint32_t parent, uint32_t child)
   if(p->nmaps)
     memcpy(c->maps, p->maps, p->nmaps * sizeof(*p->maps));
   c->nmaps = p->nmaps;
+  c->gen++;
   return BP_OK;
 }
 
@@ -183,6 +185,7 @@ void bpi_procs_exec(struct bp_procs *ps, uint32_t pid)
   struct bp_proc *p = bpi_procs_get(ps, pid);
   if(p) {
     p->nmaps = 0;
+    p->gen++;
     p->proc_maps_read = false;
   }
 }

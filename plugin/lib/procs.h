@@ -40,6 +40,7 @@ struct bp_proc {
   uint32_t pid;
   struct bp_mapping *maps;
   uint32_t nmaps, cap;
+  uint32_t gen;          /* changes whenever the mappings do */
   bool proc_maps_read;   /* /proc/PID/maps was consulted already */
 };
 
