@@ -44,7 +44,7 @@ fuzz_flags = -std=c11 -Wall -Wextra -g -O1 -fno-omit-frame-pointer \
   -DHAVE_CONFIG_H -I$(top_builddir) $(AM_CPPFLAGS) $(LIBDW_CFLAGS) \
   $(CJSON_CFLAGS) $(ZLIB_CFLAGS) $(LIBCURL_CFLAGS)
 fuzz_libs = $(LIBDW_LIBS) $(CJSON_LIBS) $(ZLIB_LIBS) $(IBERTY_LIBS) \
-  $(LIBCURL_LIBS) $(LIBS)
+  $(LIBS)
 fuzz_lib_sources = plugin/lib/err.c plugin/lib/buf.c plugin/lib/hash.c \
   plugin/lib/fileio.c plugin/lib/records.c plugin/lib/procs.c \
   plugin/lib/symbols.c plugin/lib/unwind.c plugin/lib/converter.c \
