@@ -162,3 +162,11 @@ tests_unit_test_fault_clock_LDADD = $(unit_ldadd)
 TESTS += tests/integration/secrets_publish.sh tests/integration/hostile_publish.sh
 EXTRA_DIST += tests/integration/secrets_publish.sh \
   tests/integration/hostile_publish.sh
+
+# ------------------------------------------------------------ start-up
+#   startup_lazy.sh  libcurl and libmicrohttpd are dlopen()ed at first use
+#                    (LD_DEBUG=files): not by --version or record; libcurl
+#                    by a run publishing over HTTP, libmicrohttpd by serve;
+#                    an unloadable library is a clear error, never a crash
+TESTS += tests/integration/startup_lazy.sh
+EXTRA_DIST += tests/integration/startup_lazy.sh
