@@ -44,7 +44,7 @@ fuzz_flags = -std=c11 -Wall -Wextra -g -O1 -fno-omit-frame-pointer \
   -DHAVE_CONFIG_H -I$(top_builddir) $(AM_CPPFLAGS) $(LIBDW_CFLAGS) \
   $(CJSON_CFLAGS) $(ZLIB_CFLAGS) $(LIBCURL_CFLAGS)
 fuzz_libs = $(LIBDW_LIBS) $(CJSON_LIBS) $(ZLIB_LIBS) $(IBERTY_LIBS) \
-  $(LIBCURL_LIBS) $(LIBS)
+  $(LIBS)
 fuzz_lib_sources = plugin/lib/err.c plugin/lib/buf.c plugin/lib/hash.c \
   plugin/lib/fileio.c plugin/lib/records.c plugin/lib/procs.c \
   plugin/lib/symbols.c plugin/lib/unwind.c plugin/lib/converter.c \
@@ -162,3 +162,11 @@ tests_unit_test_fault_clock_LDADD = $(unit_ldadd)
 TESTS += tests/integration/secrets_publish.sh tests/integration/hostile_publish.sh
 EXTRA_DIST += tests/integration/secrets_publish.sh \
   tests/integration/hostile_publish.sh
+
+# ------------------------------------------------------------ start-up
+#   startup_lazy.sh  libcurl and libmicrohttpd are dlopen()ed at first use
+#                    (LD_DEBUG=files): not by --version or record; libcurl
+#                    by a run publishing over HTTP, libmicrohttpd by serve;
+#                    an unloadable library is a clear error, never a crash
+TESTS += tests/integration/startup_lazy.sh
+EXTRA_DIST += tests/integration/startup_lazy.sh

@@ -2,6 +2,13 @@
  * as http.h describes.  Each attempt rewinds the body (memory or file) and
  * starts with an empty answer, so the answer kept is the last one.
  *
+ * libcurl is loaded with dlopen() at the first request, not linked: with
+ * its dependencies (OpenSSL, Kerberos, LDAP, libssh2, nghttp2...) it
+ * doubled the start-up time of every benchprof process, and `record` or a
+ * run with a file:// store never sends a request.  Only the headers are
+ * compiled against; calls go through curl_api, whose members have the
+ * functions' own prototypes.
+ *
  * What the debug hook sees: one line per attempt ("PUT url (attempt 1/5)"),
  * the request and answer headers with the values of secret headers
  * replaced, and the outcome.  Bodies and curl's informational text (which
@@ -11,6 +18,7 @@
 #include "err.h"
 #include "sha256.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -33,14 +41,77 @@
 /* Bytes of a server's message kept for an error message. */
 #define SHOW_MESSAGE 200
 
-/* ------------------------------------------------------------ init */
+/* ------------------------------------------------------------ loading */
 
-static pthread_once_t global_once = PTHREAD_ONCE_INIT;
-static CURLcode global_rc = CURLE_FAILED_INIT;
+#ifndef CURL_SONAME
+#define CURL_SONAME "libcurl.so.4"   /* configure found none */
+#endif
 
-static void global_init(void)
+/* The libcurl functions used here, each named without its "curl_"
+ * (curl.h makes curl_easy_setopt and curl_easy_getinfo macros). */
+static struct {
+  CURLcode (*global_init)(long flags);
+  CURL *(*easy_init)(void);
+  CURLcode (*easy_setopt)(CURL *curl, CURLoption option, ...);
+  CURLcode (*easy_getinfo)(CURL *curl, CURLINFO info, ...);
+  CURLcode (*easy_perform)(CURL *curl);
+  void (*easy_cleanup)(CURL *curl);
+  const char *(*easy_strerror)(CURLcode code);
+  struct curl_slist *(*slist_append)(struct curl_slist *list,
+                                     const char *string);
+  void (*slist_free_all)(struct curl_slist *list);
+  time_t (*getdate)(const char *p, const time_t *unused);
+} curl_api;
+
+/* Loading and curl_global_init run once, under pthread_once: requests
+ * come from one thread today, and a second one would still be safe.
+ * load_error says why it failed ("" when it did not). */
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char load_error[512];
+
+/* dlerror()'s text (which names the file or the symbol) into load_error */
+static void load_failed(const char *what)
 {
-  global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+  const char *why = dlerror();
+  snprintf(load_error, sizeof(load_error), "cannot load " CURL_SONAME
+           ": %s", why ? why : what);
+}
+
+static void load_curl(void)
+{
+  void *lib = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+  const char *missing = NULL;
+  if(!lib) {
+    load_failed("not found");
+    return;
+  }
+  /* dlsym's void * to each function pointer's own type */
+#define LOAD(name) \
+  do { \
+    if(!missing && !(curl_api.name = (__typeof__(curl_api.name)) \
+                     dlsym(lib, "curl_" #name))) \
+      missing = "curl_" #name; \
+  } while(0)
+  LOAD(global_init);
+  LOAD(easy_init);
+  LOAD(easy_setopt);
+  LOAD(easy_getinfo);
+  LOAD(easy_perform);
+  LOAD(easy_cleanup);
+  LOAD(easy_strerror);
+  LOAD(slist_append);
+  LOAD(slist_free_all);
+  LOAD(getdate);
+#undef LOAD
+  if(missing) {
+    load_failed(missing);
+    dlclose(lib);
+    return;
+  }
+  CURLcode rc = curl_api.global_init(CURL_GLOBAL_DEFAULT);
+  if(rc)
+    snprintf(load_error, sizeof(load_error), "libcurl failed to "
+             "initialise: %s", curl_api.easy_strerror(rc));
 }
 
 void bpi_http_opts_default(struct bp_http_opts *o)
@@ -273,7 +344,7 @@ static size_t on_header(char *data, size_t size, size_t n, void *userp)
       a->retry_after_ms = secs > RETRY_AFTER_CAP_MS / 1000 ?
         RETRY_AFTER_CAP_MS : secs * 1000;
     else {
-      time_t when = curl_getdate(val, NULL);  /* an HTTP-date */
+      time_t when = curl_api.getdate(val, NULL);  /* an HTTP-date */
       if(when > 0) {
         time_t now = time(NULL);
         long ms = when > now ? (long)(when - now) * 1000 : 0;
@@ -349,7 +420,7 @@ static struct curl_slist *add_header(struct curl_slist *list, bool *failed,
   bpi_buf_init(&b);
   bpi_buf_printf(&b, "%s: %s", name, value);
   struct curl_slist *l = bpi_buf_failed(&b) ? NULL :
-    curl_slist_append(list, b.data);
+    curl_api.slist_append(list, b.data);
   bpi_buf_cleanup(&b);
   if(!l) {
     *failed = true;
@@ -386,7 +457,7 @@ static struct curl_slist *make_headers(const struct bp_http_req *req,
   if(req->aws_key && req->aws_session_token)
     l = add_header(l, failed, "x-amz-security-token", req->aws_session_token);
   for(const char *const *h = req->headers; h && *h && !*failed; h++) {
-    struct curl_slist *n = curl_slist_append(l, *h);
+    struct curl_slist *n = curl_api.slist_append(l, *h);
     if(!n)
       *failed = true;
     else
@@ -405,7 +476,7 @@ static bp_code setup(CURL *h, struct attempt *a, struct curl_slist *headers,
     !strcmp(req->method, "POST") || !strcmp(req->method, "PATCH");
   CURLcode rc = CURLE_OK;
 #define SET(opt, val) \
-  do { if(!rc) rc = curl_easy_setopt(h, opt, val); } while(0)
+  do { if(!rc) rc = curl_api.easy_setopt(h, opt, val); } while(0)
   SET(CURLOPT_URL, req->url);
   SET(CURLOPT_ERRORBUFFER, errbuf);
   SET(CURLOPT_NOSIGNAL, 1L);
@@ -467,7 +538,7 @@ static bp_code rewind_body(CURL *h, struct attempt *a, struct bp_err *err)
       return bpi_err_set(err, BPE_IO, errno, "cannot read '%s'",
                          req->body_file);
   }
-  if(curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, size))
+  if(curl_api.easy_setopt(h, CURLOPT_INFILESIZE_LARGE, size))
     return bpi_err_set(err, BPE_INVAL, 0, "cannot set the upload size");
   return BP_OK;
 }
@@ -570,7 +641,7 @@ static bp_code fail(struct bp_err *err, bp_code code,
   url_for_message(&m, req->url);
   bpi_buf_adds(&m, ": ");
   if(crc) {
-    bpi_buf_adds(&m, errbuf[0] ? errbuf : curl_easy_strerror(crc));
+    bpi_buf_adds(&m, errbuf[0] ? errbuf : curl_api.easy_strerror(crc));
   }
   else {
     bpi_buf_printf(&m, "HTTP %ld", a->resp->status);
@@ -607,10 +678,9 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
   }
   if(!req->method || !req->url || (req->body && req->body_file))
     return bpi_err_set(err, BPE_INVAL, 0, "bad HTTP request");
-  pthread_once(&global_once, global_init);
-  if(global_rc)
-    return bpi_err_set(err, BPE_SYS, 0, "libcurl failed to initialise: %s",
-                       curl_easy_strerror(global_rc));
+  pthread_once(&load_once, load_curl);
+  if(load_error[0])
+    return bpi_err_set(err, BPE_SYS, 0, "%s", load_error);
 
   struct attempt a = { .o = o, .req = req, .resp = resp,
                        .retry_after_ms = -1 };
@@ -635,7 +705,7 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
     sig = sigv4;
   }
   headers = make_headers(req, sig ? hash : NULL, &nomem);
-  h = curl_easy_init();
+  h = curl_api.easy_init();
   if(nomem || !h) {
     rc = bpi_err_set(err, BPE_NOMEM, 0, "out of memory for %s request",
                      req->method);
@@ -671,9 +741,9 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
       bpi_buf_cleanup(&line);
     }
 
-    CURLcode crc = curl_easy_perform(h);
+    CURLcode crc = curl_api.easy_perform(h);
     long status = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+    curl_api.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     resp->status = crc ? 0 : status;
     bpi_buf_addc(&resp->body, '\0');   /* keep it a C string */
     resp->body.len--;
@@ -721,7 +791,7 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
       bpi_buf_init(&line);
       if(crc)
         bpi_buf_printf(&line, "-> %s; ",
-                       errbuf[0] ? errbuf : curl_easy_strerror(crc));
+                       errbuf[0] ? errbuf : curl_api.easy_strerror(crc));
       else
         bpi_buf_printf(&line, "-> HTTP %ld; ", status);
       bpi_buf_printf(&line, "retrying in %ld ms", wait);
@@ -736,7 +806,7 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
 out:
   if(a.file)
     fclose(a.file);
-  curl_easy_cleanup(h);
-  curl_slist_free_all(headers);
+  curl_api.easy_cleanup(h);
+  curl_api.slist_free_all(headers);
   return rc;
 }

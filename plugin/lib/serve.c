@@ -2,7 +2,13 @@
  * request is answered from the file system as it is now: pages are built
  * per request, so a run that publishes while the server runs shows up on
  * the next reload.  The server keeps no state but the root and its URL,
- * which are set before the first request and never change. */
+ * which are set before the first request and never change.
+ *
+ * libmicrohttpd is loaded with dlopen() when a server starts, not linked:
+ * with GnuTLS and its dependencies it slowed the start of every benchprof
+ * process, and only `benchprof serve` needs it.  Only the header is
+ * compiled against; calls go through mhd_api, whose members have the
+ * functions' own prototypes. */
 #include "bp_setup.h"
 #include "serve.h"
 
@@ -13,11 +19,13 @@
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +63,83 @@ static const char *const level_children[] = {
 #define PROFILE_FILE "profile.json.gz"
 #define SVG_FILE "flamegraph.svg"
 #define SUMMARY_FILE "summary.json"
+
+/* ------------------------------------------------------------ loading */
+
+#ifndef MHD_SONAME
+#define MHD_SONAME "libmicrohttpd.so.12"   /* configure found none */
+#endif
+
+/* The libmicrohttpd functions used here, each named without its "MHD_". */
+static struct {
+  struct MHD_Daemon *(*start_daemon)(unsigned int flags, uint16_t port,
+                                     MHD_AcceptPolicyCallback apc,
+                                     void *apc_cls,
+                                     MHD_AccessHandlerCallback dh,
+                                     void *dh_cls, ...);
+  void (*stop_daemon)(struct MHD_Daemon *daemon);
+  const union MHD_DaemonInfo *(*get_daemon_info)(
+    struct MHD_Daemon *daemon, enum MHD_DaemonInfoType info_type, ...);
+  const char *(*lookup_connection_value)(struct MHD_Connection *connection,
+                                         enum MHD_ValueKind kind,
+                                         const char *key);
+  struct MHD_Response *(*create_response_from_buffer)(
+    size_t size, void *buffer, enum MHD_ResponseMemoryMode mode);
+  struct MHD_Response *(*create_response_from_fd64)(uint64_t size, int fd);
+  enum MHD_Result (*add_response_header)(struct MHD_Response *response,
+                                         const char *header,
+                                         const char *content);
+  enum MHD_Result (*queue_response)(struct MHD_Connection *connection,
+                                    unsigned int status_code,
+                                    struct MHD_Response *response);
+  void (*destroy_response)(struct MHD_Response *response);
+} mhd_api;
+
+/* Loaded once, under pthread_once (servers are started from one thread
+ * today); the daemon's own threads only call through mhd_api after
+ * MHD_start_daemon, which happens after the loading.  load_error says why
+ * it failed ("" when it did not). */
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char load_error[512];
+
+/* dlerror()'s text (which names the file or the symbol) into load_error */
+static void load_failed(const char *what)
+{
+  const char *why = dlerror();
+  snprintf(load_error, sizeof(load_error), "cannot load " MHD_SONAME
+           ": %s", why ? why : what);
+}
+
+static void load_mhd(void)
+{
+  void *lib = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+  const char *missing = NULL;
+  if(!lib) {
+    load_failed("not found");
+    return;
+  }
+  /* dlsym's void * to each function pointer's own type */
+#define LOAD(name) \
+  do { \
+    if(!missing && !(mhd_api.name = (__typeof__(mhd_api.name)) \
+                     dlsym(lib, "MHD_" #name))) \
+      missing = "MHD_" #name; \
+  } while(0)
+  LOAD(start_daemon);
+  LOAD(stop_daemon);
+  LOAD(get_daemon_info);
+  LOAD(lookup_connection_value);
+  LOAD(create_response_from_buffer);
+  LOAD(create_response_from_fd64);
+  LOAD(add_response_header);
+  LOAD(queue_response);
+  LOAD(destroy_response);
+#undef LOAD
+  if(missing) {
+    load_failed(missing);
+    dlclose(lib);
+  }
+}
 
 struct bp_serve {
   struct MHD_Daemon *daemon;
@@ -1034,9 +1119,9 @@ static bp_code page_dir(const struct bp_serve *sv, struct bp_buf *b,
 /* Headers every answer carries. */
 static void common_headers(struct MHD_Response *r)
 {
-  MHD_add_response_header(r, "Access-Control-Allow-Origin", "*");
-  MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-  MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+  mhd_api.add_response_header(r, "Access-Control-Allow-Origin", "*");
+  mhd_api.add_response_header(r, "X-Content-Type-Options", "nosniff");
+  mhd_api.add_response_header(r, "Referrer-Policy", "no-referrer");
 }
 
 static enum MHD_Result queue(struct MHD_Connection *c, unsigned status,
@@ -1046,8 +1131,8 @@ static enum MHD_Result queue(struct MHD_Connection *c, unsigned status,
   if(!r)
     return MHD_NO;
   common_headers(r);
-  ok = MHD_queue_response(c, status, r);
-  MHD_destroy_response(r);
+  ok = mhd_api.queue_response(c, status, r);
+  mhd_api.destroy_response(r);
   return ok;
 }
 
@@ -1055,12 +1140,13 @@ static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned status,
                                    const char *text)
 {
   struct MHD_Response *r =
-    MHD_create_response_from_buffer(strlen(text), (void *)text,
-                                    MHD_RESPMEM_PERSISTENT);
+    mhd_api.create_response_from_buffer(strlen(text), (void *)text,
+                                        MHD_RESPMEM_PERSISTENT);
   if(r)
-    MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+    mhd_api.add_response_header(r, "Content-Type",
+                                "text/plain; charset=utf-8");
   if(r && status == MHD_HTTP_METHOD_NOT_ALLOWED)
-    MHD_add_response_header(r, "Allow", "GET, HEAD, OPTIONS");
+    mhd_api.add_response_header(r, "Allow", "GET, HEAD, OPTIONS");
   return queue(c, status, r);
 }
 
@@ -1127,17 +1213,17 @@ static enum MHD_Result answer_file(struct MHD_Connection *c,
     return answer_status(c, MHD_HTTP_NOT_FOUND);
   }
   /* takes fd: MHD closes it with the response */
-  struct MHD_Response *r = MHD_create_response_from_fd64((uint64_t)st.st_size,
-                                                         fd);
+  struct MHD_Response *r =
+    mhd_api.create_response_from_fd64((uint64_t)st.st_size, fd);
   if(!r) {
     close(fd);
     return MHD_NO;
   }
   content_type(name, &type, &encoding);
-  MHD_add_response_header(r, "Content-Type", type);
+  mhd_api.add_response_header(r, "Content-Type", type);
   if(encoding)
-    MHD_add_response_header(r, "Content-Encoding", encoding);
-  MHD_add_response_header(r, "Cache-Control", "no-cache");
+    mhd_api.add_response_header(r, "Content-Encoding", encoding);
+  mhd_api.add_response_header(r, "Cache-Control", "no-cache");
   return queue(c, MHD_HTTP_OK, r);
 }
 
@@ -1148,26 +1234,28 @@ static enum MHD_Result answer_page(const struct bp_serve *sv,
   struct bp_buf b;
   struct bp_err err = {0};
   struct MHD_Response *r = NULL;
-  const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-                                                 "Host");
+  const char *host = mhd_api.lookup_connection_value(c, MHD_HEADER_KIND,
+                                                     "Host");
   bpi_buf_init(&b);
   if(!page_dir(sv, &b, t, real, host, &err) && !bpi_buf_failed(&b))
-    r = MHD_create_response_from_buffer(b.len, b.data,
-                                        MHD_RESPMEM_MUST_COPY);
+    r = mhd_api.create_response_from_buffer(b.len, b.data,
+                                            MHD_RESPMEM_MUST_COPY);
   bpi_buf_cleanup(&b);
   if(!r)
     return answer_status(c, err.code == BPE_IO
                               ? MHD_HTTP_FORBIDDEN
                               : MHD_HTTP_INTERNAL_SERVER_ERROR);
-  MHD_add_response_header(r, "Content-Type", "text/html; charset=utf-8");
-  MHD_add_response_header(r, "Cache-Control", "no-cache");
+  mhd_api.add_response_header(r, "Content-Type",
+                              "text/html; charset=utf-8");
+  mhd_api.add_response_header(r, "Cache-Control", "no-cache");
   /* names in pages come from whoever ran the benchmark: even escaped, a
    * page may load nothing but this server's own files */
-  MHD_add_response_header(r, "Content-Security-Policy",
-                          "default-src 'none'; style-src 'unsafe-inline'; "
-                          "img-src 'self'; object-src 'self'; "
-                          "frame-src 'self'; base-uri 'none'; "
-                          "form-action 'none'");
+  mhd_api.add_response_header(r, "Content-Security-Policy",
+                              "default-src 'none'; "
+                              "style-src 'unsafe-inline'; "
+                              "img-src 'self'; object-src 'self'; "
+                              "frame-src 'self'; base-uri 'none'; "
+                              "form-action 'none'");
   return queue(c, MHD_HTTP_OK, r);
 }
 
@@ -1182,10 +1270,10 @@ static enum MHD_Result answer_redirect(struct MHD_Connection *c,
   add_path(&b, (char *const *)t->parts, t->n, true);
   bpi_buf_addc(&b, '\0');
   if(!bpi_buf_failed(&b))
-    r = MHD_create_response_from_buffer(0, (void *)"",
-                                        MHD_RESPMEM_PERSISTENT);
+    r = mhd_api.create_response_from_buffer(0, (void *)"",
+                                            MHD_RESPMEM_PERSISTENT);
   if(r)
-    MHD_add_response_header(r, "Location", b.data);
+    mhd_api.add_response_header(r, "Location", b.data);
   bpi_buf_cleanup(&b);
   return queue(c, MHD_HTTP_MOVED_PERMANENTLY, r);
 }
@@ -1193,17 +1281,18 @@ static enum MHD_Result answer_redirect(struct MHD_Connection *c,
 static enum MHD_Result answer_preflight(struct MHD_Connection *c)
 {
   struct MHD_Response *r =
-    MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
-  const char *asked = MHD_lookup_connection_value(
+    mhd_api.create_response_from_buffer(0, (void *)"",
+                                        MHD_RESPMEM_PERSISTENT);
+  const char *asked = mhd_api.lookup_connection_value(
     c, MHD_HEADER_KIND, "Access-Control-Request-Headers");
   if(r) {
-    MHD_add_response_header(r, "Access-Control-Allow-Methods",
-                            "GET, HEAD, OPTIONS");
+    mhd_api.add_response_header(r, "Access-Control-Allow-Methods",
+                                "GET, HEAD, OPTIONS");
     /* reading is harmless whatever the headers: allow the ones asked */
     if(asked && strlen(asked) < 1024 && !strpbrk(asked, "\r\n"))
-      MHD_add_response_header(r, "Access-Control-Allow-Headers", asked);
-    MHD_add_response_header(r, "Access-Control-Max-Age", "86400");
-    MHD_add_response_header(r, "Allow", "GET, HEAD, OPTIONS");
+      mhd_api.add_response_header(r, "Access-Control-Allow-Headers", asked);
+    mhd_api.add_response_header(r, "Access-Control-Max-Age", "86400");
+    mhd_api.add_response_header(r, "Allow", "GET, HEAD, OPTIONS");
   }
   return queue(c, MHD_HTTP_NO_CONTENT, r);
 }
@@ -1309,6 +1398,9 @@ bp_code bpi_serve_start(struct bp_serve **svp, const struct bp_serve_opts *o,
     return bpi_err_set(err, BPE_INVAL, 0,
                        "bind address '%s': not a numeric IPv4 or IPv6 "
                        "address", bind);
+  pthread_once(&load_once, load_mhd);
+  if(load_error[0])
+    return bpi_err_set(err, BPE_SYS, 0, "%s", load_error);
   sv = calloc(1, sizeof(*sv));
   if(!sv)
     return bpi_err_set(err, BPE_NOMEM, 0, "serve");
@@ -1324,7 +1416,7 @@ bp_code bpi_serve_start(struct bp_serve **svp, const struct bp_serve_opts *o,
   }
   sv->root_len = strlen(sv->root);
   errno = 0;
-  sv->daemon = MHD_start_daemon(
+  sv->daemon = mhd_api.start_daemon(
     flags, (uint16_t)o->port, NULL, NULL, answer, sv,
     MHD_OPTION_SOCK_ADDR, sa,
     MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
@@ -1337,7 +1429,7 @@ bp_code bpi_serve_start(struct bp_serve **svp, const struct bp_serve_opts *o,
     goto fail;
   }
   const union MHD_DaemonInfo *info =
-    MHD_get_daemon_info(sv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    mhd_api.get_daemon_info(sv->daemon, MHD_DAEMON_INFO_BIND_PORT);
   sv->port = info ? info->port : o->port;
   rc = make_url(sv, bind, sa->sa_family == AF_INET6);
   if(rc) {
@@ -1356,7 +1448,7 @@ void bpi_serve_stop(struct bp_serve *sv)
   if(!sv)
     return;
   if(sv->daemon)
-    MHD_stop_daemon(sv->daemon);
+    mhd_api.stop_daemon(sv->daemon);
   free(sv->root);
   free(sv->url);
   free(sv);

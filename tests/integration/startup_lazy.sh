@@ -1,0 +1,149 @@
+#!/bin/sh
+# libcurl and libmicrohttpd are loaded at first use, not at start-up
+# (http.c, serve.c): glibc's LD_DEBUG=files names every object a process
+# loads, and how.  `benchprof --version` and `record` load neither (but do
+# load libdw: the trace is real); a run publishing to an http:// store
+# (put_server.py) dlopen()s libcurl and not libmicrohttpd; serve the
+# opposite.  Then the error path: an unloadable library (an empty file,
+# then a shared object without the functions) found first through
+# LD_LIBRARY_PATH is an error naming the library and dlerror()'s text,
+# never a crash: serve exits 1, run spools the publication, and flush
+# delivers it once the real library is found again.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/publish_lib.sh"
+
+HASH=0123456789abcdef0123456789abcdef01234567
+HASH2=1111111111111111111111111111111111111111
+# no debuginfod servers: this test needs no network
+unset DEBUGINFOD_URLS
+mkdir -p "$TMP/store"
+
+# traced NAME CMD...: run CMD with LD_DEBUG=files, the trace in $TMP/NAME.ld
+traced() {
+  name=$1
+  shift
+  LD_DEBUG=files "$@" 2>"$TMP/$name.ld"
+}
+
+# the names dlopen() is given (configure read them from the libraries)
+soname() {
+  sed -n "s/^#define $1 \"\(.*\)\"$/\1/p" "$top_builddir/bp_autoconf.h"
+}
+CURL_SO=$(soname CURL_SONAME)
+MHD_SO=$(soname MHD_SONAME)
+[ -n "$CURL_SO" ] && [ -n "$MHD_SO" ] ||
+  { fail "no CURL_SONAME or MHD_SONAME in bp_autoconf.h"; finish; }
+
+# loads NAME FILE: the trace of NAME shows FILE loaded, however
+loads() {
+  grep -q "file=$2 \[0\];  " "$TMP/$1.ld"
+}
+
+# dlopened NAME FILE: loaded by dlopen(), not as a dependency
+dlopened() {
+  grep -q "file=$2 \[0\];  dynamically loaded by" "$TMP/$1.ld"
+}
+
+# lacks NAME FILE: the trace of NAME does not show FILE.  (libdw may
+# dlopen libdebuginfod, which brings libcurl-gnutls.so.4: another file.)
+lacks() {
+  ! grep -q "file=$2 " "$TMP/$1.ld"
+}
+
+# --- start-up: neither library
+traced version "$BENCHPROF" --version >/dev/null
+check "--version runs" [ $? -eq 0 ]
+check "--version: the trace lists libdw" loads version libdw.so.1
+check "--version: no libcurl, libmicrohttpd or TLS library loaded" \
+  sh -c '! grep -q "libcurl\|libmicrohttpd\|libssl\|libgnutls" "$0"' \
+  "$TMP/version.ld"
+
+traced record "$BENCHPROF" record -q --no-counters -o "$TMP/rec" -- true
+check "record runs" [ $? -eq 0 ]
+check "record: the trace lists libdw" loads record libdw.so.1
+check "record: $CURL_SO not loaded" lacks record "$CURL_SO"
+check "record: $MHD_SO not loaded" lacks record "$MHD_SO"
+
+# --- publishing to an http:// store: libcurl, dlopen()ed
+python3 "$SERVERS/put_server.py" --root "$TMP/http-root" \
+  --port-file "$TMP/put.port" >"$TMP/put.log" 2>&1 &
+PIDS="$PIDS $!"
+port=$(wait_port "$TMP/put.port")
+[ -n "$port" ] || { fail "put_server did not start"; finish; }
+store="http://127.0.0.1:$port/bucket"
+opts="--project demo --branch main --testbed box --retries 0"
+
+traced publish "$BENCHPROF" run -q --no-counters -o "$TMP/pub" \
+  --store "$store" --spool "$TMP/spool1" $opts --hash $HASH -- true
+check "run with an http store exits 0" [ $? -eq 0 ]
+check "run: the manifest reached the store" \
+  grep -q "^PUT /bucket/demo/main/$HASH/box/manifest.json 200$" "$TMP/put.log"
+check "run: $CURL_SO dlopen()ed" dlopened publish "$CURL_SO"
+check "run: $MHD_SO not loaded" lacks publish "$MHD_SO"
+
+# --- serve: libmicrohttpd, dlopen()ed
+LD_DEBUG=files "$BENCHPROF" serve --port 0 "$TMP/store" \
+  >"$TMP/serve.out" 2>"$TMP/serve.ld" &
+spid=$!
+i=0
+while ! grep -q '^serving .* at http://' "$TMP/serve.out" && [ $i -lt 200 ] &&
+      kill -0 $spid 2>/dev/null; do
+  sleep 0.05
+  i=$((i + 1))
+done
+check "serve prints its URL" grep -q '^serving .* at http://' "$TMP/serve.out"
+kill -TERM $spid 2>/dev/null
+wait $spid
+check "serve stops with status 0" [ $? -eq 0 ]
+check "serve: $MHD_SO dlopen()ed" dlopened serve "$MHD_SO"
+check "serve: $CURL_SO not loaded" lacks serve "$CURL_SO"
+
+# --- the error path: a library that cannot be loaded
+mkdir -p "$TMP/empty" "$TMP/nosym"
+: >"$TMP/empty/$CURL_SO"
+: >"$TMP/empty/$MHD_SO"
+echo 'int benchprof_not_curl;' >"$TMP/nosym.c"
+${CC:-cc} -shared -fPIC -o "$TMP/nosym/$CURL_SO" "$TMP/nosym.c" ||
+  fail "building a shared object"
+cp "$TMP/nosym/$CURL_SO" "$TMP/nosym/$MHD_SO"
+
+LD_LIBRARY_PATH="$TMP/empty" "$BENCHPROF" serve --port 0 "$TMP/store" \
+  >"$TMP/bad-serve.out" 2>"$TMP/bad-serve.err"
+check "serve, empty libmicrohttpd: exit status 1" [ $? -eq 1 ]
+check "serve, empty libmicrohttpd: says which library and why" \
+  grep -qF "benchprof: error: cannot load $MHD_SO: $TMP/empty/$MHD_SO: file too short" \
+  "$TMP/bad-serve.err"
+LD_LIBRARY_PATH="$TMP/nosym" "$BENCHPROF" serve --port 0 "$TMP/store" \
+  >"$TMP/nosym-serve.out" 2>"$TMP/nosym-serve.err"
+check "serve, no MHD functions: exit status 1" [ $? -eq 1 ]
+check "serve, no MHD functions: names the missing symbol" \
+  grep -q "^benchprof: error: cannot load $MHD_SO: .*undefined symbol: MHD_" \
+  "$TMP/nosym-serve.err"
+
+for lib in empty nosym; do
+  LD_LIBRARY_PATH="$TMP/$lib" "$BENCHPROF" run -q --no-counters \
+    -o "$TMP/bad-$lib" --store "$store" --spool "$TMP/spool-$lib" \
+    $opts --hash $HASH2 -- true \
+    2>"$TMP/bad-$lib.err"
+  check "run, $lib libcurl: the benchmark's status stays 0" [ $? -eq 0 ]
+  check "run, $lib libcurl: spooled, saying which library" \
+    grep -qF ": cannot load $CURL_SO: $TMP/$lib/$CURL_SO: " \
+    "$TMP/bad-$lib.err"
+  check "run, $lib libcurl: one publication in the spool" \
+    [ "$(ls "$TMP/spool-$lib" | wc -l)" -eq 1 ]
+done
+check "run, nosym libcurl: names the missing symbol" \
+  grep -q "undefined symbol: curl_" "$TMP/bad-nosym.err"
+check "run, unloadable libcurl: nothing reached the store" \
+  sh -c '! grep -q "/$1/" "$0"' "$TMP/put.log" $HASH2
+
+"$BENCHPROF" flush --spool "$TMP/spool-empty" --retries 0 \
+  >"$TMP/flush.out" 2>&1
+check "flush with the real libcurl delivers the spooled publication" \
+  [ $? -eq 0 ]
+check "flush: the manifest reached the store" \
+  grep -q "^PUT /bucket/demo/main/$HASH2/box/manifest.json 200$" \
+  "$TMP/put.log"
+check "flush: the spool is empty" [ -z "$(ls "$TMP/spool-empty")" ]
+
+finish
