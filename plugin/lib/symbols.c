@@ -2,6 +2,7 @@
 #include "symbols.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <libiberty/demangle.h>
@@ -93,12 +95,70 @@ struct bp_symbols {
   struct bp_map jit_of;     /* (pid, 0) -> index in jits */
 };
 
-/* Debug files are looked up next to the module, in its .debug folder and
- * under /usr/lib/debug (by build id and by .gnu_debuglink): the default
- * path, chosen by a NULL debuginfo_path. */
+/* Whether the ELF file at path carries the build id bits. */
+static bool has_build_id(const char *path, const unsigned char *bits,
+                         int len)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if(fd < 0)
+    return false;
+  Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+  const void *id = NULL;
+  ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+  bool same = n == len && id && !memcmp(id, bits, (size_t)len);
+  elf_end(elf);
+  close(fd);
+  return same;
+}
+
+/* A module's separate debug file, from local files only: by build id under
+ * /usr/lib/debug/.build-id, else by its .gnu_debuglink name next to it, in
+ * its .debug folder or under /usr/lib/debug, when that file has the
+ * module's build id.  dwfl_standard_find_debuginfo() would ask debuginfod
+ * last: even with no server configured, libdw (0.188) then loads
+ * libdebuginfod and its libcurl, tens of milliseconds for every profile
+ * of a program without debug files; a runner is no place to download
+ * debug info anyway. */
+static int find_local_debuginfo(Dwfl_Module *mod, void **userdata,
+                                const char *modname, GElf_Addr base,
+                                const char *file_name,
+                                const char *debuglink_file,
+                                GElf_Word debuglink_crc,
+                                char **debuginfo_file_name)
+{
+  int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base,
+                                        file_name, debuglink_file,
+                                        debuglink_crc, debuginfo_file_name);
+  if(fd >= 0 || !debuglink_file || !file_name || file_name[0] != '/')
+    return fd;
+  const unsigned char *bits;
+  GElf_Addr vaddr;
+  int len = dwfl_module_build_id(mod, &bits, &vaddr);
+  if(len <= 0)
+    return -1;  /* nothing would say a debuglink file is this module's */
+  size_t dir = (size_t)(strrchr(file_name, '/') - file_name);
+  static const char *const forms[] = {"%.*s/%s", "%.*s/.debug/%s",
+                                      "/usr/lib/debug%.*s/%s"};
+  for(size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+    char path[4096];
+    int n = snprintf(path, sizeof(path), forms[i], (int)dir, file_name,
+                     debuglink_file);
+    if(n < 0 || (size_t)n >= sizeof(path) || !strcmp(path, file_name) ||
+       !has_build_id(path, bits, len))
+      continue;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if(fd >= 0) {
+      *debuginfo_file_name = strdup(path);
+      return fd;
+    }
+  }
+  return -1;
+}
+
+/* Debug files come from local files only (find_local_debuginfo). */
 static const Dwfl_Callbacks dwfl_callbacks = {
   .find_elf = dwfl_build_id_find_elf,
-  .find_debuginfo = dwfl_standard_find_debuginfo,
+  .find_debuginfo = find_local_debuginfo,
   .section_address = dwfl_offline_section_address,
   .debuginfo_path = NULL,
 };

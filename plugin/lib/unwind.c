@@ -125,7 +125,8 @@ static bool has_eh_frame(Elf *elf)
 /* The separate debug file only when the module has no .eh_frame: libdwfl
  * looks for .debug_frame first, and opening a debug file (libc6-dbg's is
  * compressed) to find it costs far more than the unwinding itself, while
- * .eh_frame says the same. */
+ * .eh_frame says the same.  Found by build id, locally: the standard
+ * search would end with debuginfod (see symbols.c). */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata,
                           const char *modname, Dwarf_Addr base,
                           const char *file_name, const char *debuglink_file,
@@ -134,7 +135,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
   Dwarf_Addr bias;
   if(has_eh_frame(dwfl_module_getelf(mod, &bias)))
     return -1;
-  return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+  return dwfl_build_id_find_debuginfo(mod, userdata, modname, base,
                                       file_name, debuglink_file,
                                       debuglink_crc, debuginfo_file_name);
 }

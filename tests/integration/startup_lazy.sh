@@ -64,6 +64,18 @@ check "record: the trace lists libdw" loads record libdw.so.1
 check "record: $CURL_SO not loaded" lacks record "$CURL_SO"
 check "record: $MHD_SO not loaded" lacks record "$MHD_SO"
 
+# --- symbolizing a stripped program with no debug file installed (dash):
+# libdw's standard search ends with debuginfod, which loads libdebuginfod
+# and its own libcurl even with no server set; benchprof looks locally only
+dash=$(command -v dash)
+traced stripped "$BENCHPROF" record -q --no-counters -F 4000 -o "$TMP/dash" \
+  -- "$dash" -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'
+check "record of dash runs" [ $? -eq 0 ]
+check "record of dash: samples in dash itself" grep -q "(in dash)\|;dash\|^dash" \
+  "$TMP/dash/profile.folded"
+check "record of dash: no libdebuginfod, no libcurl of any kind" \
+  sh -c '! grep -q "file=libdebuginfod\|file=libcurl" "$0"' "$TMP/stripped.ld"
+
 # --- publishing to an http:// store: libcurl, dlopen()ed
 python3 "$SERVERS/put_server.py" --root "$TMP/http-root" \
   --port-file "$TMP/put.port" >"$TMP/put.log" 2>&1 &
