@@ -33,6 +33,19 @@ struct lib_info {
 };
 
 
+/* A callchain seen before, for a sample of the same process with the same
+ * mappings: the stack it made.  Benchmarks sample the same few hundred
+ * chains over and over; one hash of the raw addresses replaces a mapping
+ * search and two interning lookups per frame. */
+#define CHAIN_SLOTS 4096
+#define CHAIN_IPS_MAX (1u << 20)  /* addresses kept before starting over */
+struct chain_slot {
+  uint64_t hash;
+  uint32_t pid, gen;
+  uint32_t ips_at, nr;   /* the chain, in chain_ips */
+  uint32_t stack;        /* BP_NONE: empty slot */
+};
+
 struct bp_converter {
   struct bp_profile *p;
   struct bp_symbols *sym;
@@ -50,6 +63,10 @@ struct bp_converter {
   struct bp_map unwind_gen; /* (pid, 0) -> procs gen its modules are from */
   uint64_t pcs[MAX_FRAMES];
   uint32_t dwarf_frames[MAX_FRAMES];
+  /* frame-pointer chains already turned into stacks (no stack copies) */
+  struct chain_slot *chains;
+  uint64_t *chain_ips;
+  uint32_t chain_ips_len;
 };
 
 bp_code bpi_converter_new(struct bp_converter **out, struct bp_profile *p,
@@ -80,6 +97,8 @@ void bpi_converter_free(struct bp_converter *c)
   bpi_procs_cleanup(&c->procs);
   bpi_map_cleanup(&c->unwind_gen);
   bpi_unwind_free(c->unwind);
+  free(c->chains);
+  free(c->chain_ips);
   free(c->libs);
   free(c);
 }
@@ -395,6 +414,64 @@ static bp_code dwarf_stack(struct bp_converter *c, const struct bp_rec *r,
   return BP_OK;
 }
 
+/* The slot for r's chain; *hit when it holds r's stack already.  NULL
+ * without a cache (no memory: every sample takes the long way). */
+static struct chain_slot *chain_lookup(struct bp_converter *c,
+                                       const struct bp_rec *r, bool *hit)
+{
+  const struct bp_rec_sample *s = &r->u.sample;
+  *hit = false;
+  if(!c->chains) {
+    c->chains = malloc(CHAIN_SLOTS * sizeof(*c->chains));
+    c->chain_ips = malloc(CHAIN_IPS_MAX * sizeof(*c->chain_ips));
+    if(!c->chains || !c->chain_ips) {
+      free(c->chains);
+      free(c->chain_ips);
+      c->chains = NULL;
+      c->chain_ips = NULL;
+      return NULL;
+    }
+    for(uint32_t i = 0; i < CHAIN_SLOTS; i++)
+      c->chains[i].stack = BP_NONE;
+  }
+  struct bp_proc *pr = bpi_procs_get(&c->procs, r->sid.pid);
+  if(!pr || s->nr == 0 || s->nr > MAX_FRAMES)
+    return NULL;
+  uint64_t h = bpi_hash_bytes(s->ips, s->nr * sizeof(*s->ips)) ^
+               ((uint64_t)r->sid.pid * 0x9e3779b97f4a7c15ULL) ^ s->user;
+  struct chain_slot *slot = &c->chains[h & (CHAIN_SLOTS - 1)];
+  *hit = slot->stack != BP_NONE && slot->hash == h &&
+         slot->pid == r->sid.pid && slot->gen == pr->gen &&
+         slot->nr == s->nr &&
+         !memcmp(c->chain_ips + slot->ips_at, s->ips,
+                 s->nr * sizeof(*s->ips));
+  if(!*hit) {
+    slot->hash = h;
+    slot->pid = r->sid.pid;
+    slot->gen = pr->gen;
+    slot->nr = (uint32_t)s->nr;
+    slot->stack = BP_NONE;  /* filled by chain_store() */
+  }
+  return slot;
+}
+
+/* Remember the stack a slot's chain made. */
+static void chain_store(struct bp_converter *c, struct chain_slot *slot,
+                        const struct bp_rec *r, uint32_t stack)
+{
+  const struct bp_rec_sample *s = &r->u.sample;
+  if(c->chain_ips_len + s->nr > CHAIN_IPS_MAX) {
+    /* full: forget every chain rather than grow without bound */
+    for(uint32_t i = 0; i < CHAIN_SLOTS; i++)
+      c->chains[i].stack = BP_NONE;
+    c->chain_ips_len = 0;
+  }
+  memcpy(c->chain_ips + c->chain_ips_len, s->ips, s->nr * sizeof(*s->ips));
+  slot->ips_at = c->chain_ips_len;
+  c->chain_ips_len += (uint32_t)s->nr;
+  slot->stack = stack;
+}
+
 static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
 {
   struct bp_profile *p = c->p;
@@ -406,6 +483,11 @@ static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
     thr->start_ns = r->sid.time;
   if(r->sid.time > thr->end_ns)
     thr->end_ns = r->sid.time;
+  bool hit = false;
+  struct chain_slot *slot = c->unwinding ? NULL : chain_lookup(c, r, &hit);
+  if(hit)
+    return bpi_profile_add_sample(p, th, slot->stack, r->sid.time,
+                                  r->u.sample.period);
   uint32_t n = collect_frames(c, r);
   uint32_t stack = BP_NONE;
   for(uint32_t i = n; i-- > 0;) {  /* stacks are built root first */
@@ -413,6 +495,8 @@ static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
     if(stack == BP_NONE)
       return BPE_NOMEM;
   }
+  if(slot && stack != BP_NONE)
+    chain_store(c, slot, r, stack);
   if(c->unwinding) {
     bp_code rc = dwarf_stack(c, r, n - c->nkernel, &stack);
     if(rc)

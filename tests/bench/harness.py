@@ -744,9 +744,19 @@ METHOD = """## Method
     --call-graph dwarf,8192 -e cpu-clock:u` (`perf-dwarf`).
   The floor sampler (`tests/bench/floor_sampler.c`) opens benchprof's
   perf_event_attr (one event per CPU, inherit, callchain, side-band
-  records) and only drains the rings (data_tail = data_head, no record
-  read).  Both benchprof and perf sample `cpu-clock` in user space here.
-  Every repetition runs every mode once, in a rotated order.
+  records, the same wake-up watermark) and only drains the rings
+  (data_tail = data_head, no record read).  Both benchprof and perf sample
+  `cpu-clock` in user space here.  Every repetition runs every mode once,
+  in a rotated order.
+- **What benchprof does while the command runs**: when the kernel wakes
+  it (a ring three quarters full without stack copies, half full with
+  them), it moves that ring's bytes to an unnamed file in `$TMPDIR` with
+  one `pwritev` and hands the space back (`plugin/lib/spill.c`); nothing
+  else.  Ordering the records across CPUs, interning stacks, DWARF
+  unwinding (straight from the records) and symbolizing happen after the
+  command exited, and are in "after the run" and in the time to
+  artifacts.  A 2 s run at 997 Hz without stack copies fits in the rings
+  and wakes benchprof only at its end.
 - **Tool's own CPU**: a monitor thread reads the tool's own CPU time (sum
   of `/proc/PID/task/*/schedstat` over its threads, in ns; the workload is
   another process and is not in it) every 2 ms for the first 0.4 s, then

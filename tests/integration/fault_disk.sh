@@ -107,7 +107,7 @@ rc=$?
 cat "$TMP/spill.err"
 check "full TMPDIR: the command's status survives (got $rc)" [ "$rc" -eq 0 ]
 check "full TMPDIR: a warning says the samples were read live, and why" \
-  grep -q "cannot keep the samples in .*tmpfull (No space left on device); read them while the command ran" \
+  grep -q "cannot keep the samples in .*tmpfull during the run (No space left on device); read them while the command ran" \
   "$TMP/spill.err"
 check "full TMPDIR: nothing lost, nothing corrupt" \
   grep -q " samples, 0 lost" "$TMP/spill.err"
