@@ -20,7 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_RING_PAGES 128
+/* 2 MiB per CPU: a few seconds of frame-pointer samples at 997 Hz fit, so
+ * a short benchmark does not wake us before it ends */
+#define DEFAULT_RING_PAGES 512
 /* Data area of a ring reading a spill file back: many records per
  * refill, and more than the largest record (64 KiB). */
 #define SPILL_READER_BYTES (1024 * 1024)

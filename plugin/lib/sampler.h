@@ -27,7 +27,7 @@ struct bp_sampler;
 
 struct bp_sampler_opts {
   char *const *argv;    /* command and arguments; argv[0] looked up in PATH */
-  uint32_t ring_pages;  /* data pages per CPU ring, a power of two; 0: 128 */
+  uint32_t ring_pages;  /* data pages per CPU ring, a power of two; 0: 512 */
   /* With on_output, the command's stdout is a pipe: everything it writes
    * is copied to our stdout unchanged and also handed to on_output (the
    * harness's results, for the report). */

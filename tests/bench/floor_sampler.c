@@ -101,7 +101,7 @@ int main(int argc, char **argv)
     }
   }
   if(!pages)
-    pages = stack ? 512 : 128;  /* benchprof's defaults (record.h) */
+    pages = 512;  /* benchprof's default (sampler.c, record.h) */
   if(optind >= argc) {
     fprintf(stderr, "floor_sampler: no command\n");
     return 2;
