@@ -23,9 +23,6 @@
 /* 2 MiB per CPU: a few seconds of frame-pointer samples at 997 Hz fit, so
  * a short benchmark does not wake us before it ends */
 #define DEFAULT_RING_PAGES 512
-/* Data area of a ring reading a spill file back: many records per
- * refill, and more than the largest record (64 KiB). */
-#define SPILL_READER_BYTES (1024 * 1024)
 #define MIN_RING_PAGES 8
 
 /* One record read from a ring, waiting to be delivered in time order.  It
@@ -83,8 +80,6 @@ struct bp_sampler {
   struct bp_ring *active;
   struct bp_spill *spills;      /* one per ring, or NULL: read live */
   struct bp_ring *readers;      /* over the spill files, while replaying */
-  bool *reader_more;            /* its file has bytes not in the reader */
-  uint64_t *reader_last;        /* time of the last record read from it */
   bool replaying;
   int spill_errno;              /* why spilling stopped early, or 0 */
   const char *spill_dir;        /* bp_sampler_opts.spill_dir */
@@ -337,12 +332,8 @@ static void free_spills(struct bp_sampler *s)
   }
   free(s->spills);
   free(s->readers);
-  free(s->reader_more);
-  free(s->reader_last);
   s->spills = NULL;
   s->readers = NULL;
-  s->reader_more = NULL;
-  s->reader_last = NULL;
 }
 
 static void close_events(struct bp_sampler *s)
@@ -627,9 +618,7 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
   if(s->spill_dir) {
     s->spills = calloc(s->ncpus, sizeof(*s->spills));
     s->readers = calloc(s->ncpus, sizeof(*s->readers));
-    s->reader_more = calloc(s->ncpus, sizeof(*s->reader_more));
-    s->reader_last = calloc(s->ncpus, sizeof(*s->reader_last));
-    if(!s->spills || !s->readers || !s->reader_more || !s->reader_last) {
+    if(!s->spills || !s->readers) {
       close_events(s);
       return bpi_err_set(err, BPE_NOMEM, 0, "sampler spill files");
     }
@@ -738,7 +727,7 @@ static int by_time(const void *a, const void *b)
  * what that ring still holds.  Newer records wait for the next round,
  * when a ring read earlier in this round may still add older ones.
  * Replaying spill files, every record is already written: only the second
- * rule applies, and a ring is unfinished while its file is. */
+ * rule applies. */
 static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
 {
   *more = false;
@@ -766,17 +755,10 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
       if(rc)
         return rc;
     }
-    uint64_t last = queued ? s->queue[s->nqueue - 1].time : 0;
-    if(s->replaying) {
-      if(queued)
-        s->reader_last[i] = last;
-      last = s->reader_last[i];
-    }
-    bool unfinished = r->tail != r->head ||
-                      (s->replaying && s->reader_more[i]);
-    if(unfinished)
+    if(r->tail != r->head)
       *more = true;
-    if(unfinished && (queued || s->replaying)) {
+    if(r->tail != r->head && queued) {
+      uint64_t last = s->queue[s->nqueue - 1].time;
       uint64_t t = last > 1000000 ? last - 1000000 : 0;
       if(t < *limit)
         *limit = t;
@@ -893,9 +875,8 @@ static void read_and_deliver(struct bp_sampler *s, bool final,
   bool more;
   do {
     if(s->replaying)
-      for(uint32_t i = 0; !*rc && i < s->ncpus; i++)
-        *rc = bpi_spill_refill(&s->spills[i], &s->readers[i],
-                               &s->reader_more[i]);
+      for(uint32_t i = 0; i < s->ncpus; i++)
+        bpi_spill_release(&s->spills[i], &s->readers[i]);
     size_t before = s->nqueue;
     if(!*rc)
       *rc = read_rings(s, &limit, &more);
@@ -903,8 +884,8 @@ static void read_and_deliver(struct bp_sampler *s, bool final,
     if(!*rc)
       *rc = deliver(s, final && !more ? UINT64_MAX : limit, fn, ctx, cb_rc);
     /* a round that neither read nor delivered anything would repeat for
-     * ever (a reader filled with records all within a millisecond of
-     * each other): hand out what is queued, a little out of order */
+     * ever: hand out what is queued, a little out of order (no reader is
+     * known to get there; a guard, not a path) */
     if(!*rc && more && read == before && s->nqueue == read)
       *rc = deliver(s, UINT64_MAX, fn, ctx, cb_rc);
   } while(!*rc && final && more);
@@ -935,7 +916,7 @@ static bp_code replay_spills(struct bp_sampler *s, bp_record_fn fn,
 {
   bp_code rc = BP_OK;
   for(uint32_t i = 0; !rc && i < s->ncpus; i++)
-    rc = bpi_spill_reader(&s->spills[i], &s->readers[i], SPILL_READER_BYTES);
+    rc = bpi_spill_reader(&s->spills[i], &s->readers[i]);
   if(!rc) {
     s->active = s->readers;
     s->replaying = true;
