@@ -80,6 +80,7 @@ struct bp_sampler {
   struct bp_ring *active;
   struct bp_spill *spills;      /* one per ring, or NULL: read live */
   struct bp_ring *readers;      /* over the spill files, while replaying */
+  uint64_t *reader_last;        /* time of the last record read from each */
   bool replaying;
   int spill_errno;              /* why spilling stopped early, or 0 */
   const char *spill_dir;        /* bp_sampler_opts.spill_dir */
@@ -332,8 +333,10 @@ static void free_spills(struct bp_sampler *s)
   }
   free(s->spills);
   free(s->readers);
+  free(s->reader_last);
   s->spills = NULL;
   s->readers = NULL;
+  s->reader_last = NULL;
 }
 
 static void close_events(struct bp_sampler *s)
@@ -618,7 +621,8 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
   if(s->spill_dir) {
     s->spills = calloc(s->ncpus, sizeof(*s->spills));
     s->readers = calloc(s->ncpus, sizeof(*s->readers));
-    if(!s->spills || !s->readers) {
+    s->reader_last = calloc(s->ncpus, sizeof(*s->reader_last));
+    if(!s->spills || !s->readers || !s->reader_last) {
       close_events(s);
       return bpi_err_set(err, BPE_NOMEM, 0, "sampler spill files");
     }
@@ -714,6 +718,9 @@ static int by_time(const void *a, const void *b)
   return x->seq < y->seq ? -1 : (x->seq > y->seq);
 }
 
+/* How far ahead in time one spill file may be read of the others. */
+#define REPLAY_AHEAD_NS 10000000ULL
+
 /* Bytes taken from one ring per round: the queue stays bounded by this
  * times the number of CPUs, however far behind the reader is. */
 #define RING_ROUND_BYTES (256 * 1024)
@@ -727,12 +734,20 @@ static int by_time(const void *a, const void *b)
  * what that ring still holds.  Newer records wait for the next round,
  * when a ring read earlier in this round may still add older ones.
  * Replaying spill files, every record is already written: only the second
- * rule applies. */
+ * rule applies, and a file whose records are already more than
+ * REPLAY_AHEAD_NS newer than the least advanced one's waits: what it read
+ * stays queued until the others catch up, and would pile up (mapped) for
+ * as long as the run was. */
 static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
 {
   *more = false;
+  uint64_t behind = UINT64_MAX;  /* the least advanced unfinished file */
   if(s->replaying) {
     *limit = UINT64_MAX;
+    for(uint32_t i = 0; i < s->ncpus; i++)
+      if(s->active[i].tail != s->active[i].page->data_head &&
+         s->reader_last[i] < behind)
+        behind = s->reader_last[i];
   }
   else {
     uint64_t begin = now_ns(CLOCK_MONOTONIC);
@@ -744,7 +759,9 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
     size_t len, taken = 0;
     bp_code rc = BP_OK;
     bool queued = false;
-    if(bpi_ring_begin(r)) {
+    bool ahead = s->replaying && behind != UINT64_MAX &&
+                 s->reader_last[i] > behind + REPLAY_AHEAD_NS;
+    if(!ahead && bpi_ring_begin(r)) {
       while(taken < RING_ROUND_BYTES && bpi_ring_next(r, &rec, &len, &rc)) {
         rc = queue_record(s, i, rec, len);
         if(rc)
@@ -755,10 +772,13 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
       if(rc)
         return rc;
     }
+    if(queued && s->replaying)
+      s->reader_last[i] = s->queue[s->nqueue - 1].time;
     if(r->tail != r->head)
       *more = true;
-    if(r->tail != r->head && queued) {
-      uint64_t last = s->queue[s->nqueue - 1].time;
+    if(r->tail != r->head && (queued || ahead)) {
+      uint64_t last = ahead ? s->reader_last[i]
+                            : s->queue[s->nqueue - 1].time;
       uint64_t t = last > 1000000 ? last - 1000000 : 0;
       if(t < *limit)
         *limit = t;
