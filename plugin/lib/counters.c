@@ -190,9 +190,7 @@ bp_code bpi_counters_open(struct bp_counters **out, const char *list,
   struct bp_counters *cs = calloc(1, sizeof(*cs));
   if(!cs)
     return bpi_err_set(err, BPE_NOMEM, 0, "counters");
-  bp_code rc = bpi_events_init(err);
-  if(!rc)
-    rc = parse_list(cs, list, kernel, err);
+  bp_code rc = parse_list(cs, list, kernel, err);
   if(rc) {
     bpi_counters_free(cs);
     return rc;

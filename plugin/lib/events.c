@@ -1,11 +1,23 @@
-/* events: libpfm4 event names -> struct perf_event_attr.  The only file of
- * benchprof that includes libpfm4 headers (see events.h). */
+/* events: event names -> struct perf_event_attr.  The only file of
+ * benchprof that includes libpfm4 headers (see events.h).
+ *
+ * libpfm4 is loaded with dlopen() at first need, not linked: relocating its
+ * event tables (some 40,000 relative relocations) and pfm_initialize()'s
+ * PMU detection cost every benchprof process several milliseconds, yet
+ * the default events are perf's generic ones, which libpfm4 encodes to
+ * PERF_TYPE_HARDWARE / PERF_TYPE_SOFTWARE configs anyway.  A plain generic
+ * name ("cycles", "task-clock": no PMU prefix, no modifier) is encoded from
+ * the table below into exactly what libpfm4 gives (test_events compares
+ * the two); anything else, and listing and suggestions, goes through
+ * libpfm4, whose calls go through pfm_api. */
 #include "bp_setup.h"
 #include "events.h"
 #include "err.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,12 +37,79 @@
 /* Room for "pmu::event" in listings. */
 #define FULLNAME_LEN 320
 
+/* ------------------------------------------------------------ loading */
+
+#ifndef PFM_SONAME
+#define PFM_SONAME "libpfm.so.4"   /* configure found none */
+#endif
+
+/* The libpfm4 functions used here, each named without its "pfm_", with
+ * the prototypes of the header (pfm_for_all_pmus is a macro). */
+static struct {
+  __typeof__(pfm_initialize) *initialize;
+  __typeof__(pfm_strerror) *strerror;
+  __typeof__(pfm_get_os_event_encoding) *get_os_event_encoding;
+  __typeof__(pfm_get_pmu_info) *get_pmu_info;
+  __typeof__(pfm_get_event_next) *get_event_next;
+  __typeof__(pfm_get_event_info) *get_event_info;
+} pfm_api;
+
+/* Loading and pfm_initialize() run once; load_error says why they failed
+ * ("" when they did not). */
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char load_error[512];
+
+static void load_pfm(void)
+{
+  void *lib = dlopen(PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
+  const char *missing = NULL;
+  if(!lib) {
+    const char *why = dlerror();
+    snprintf(load_error, sizeof(load_error), "cannot load " PFM_SONAME
+             ": %s", why ? why : "not found");
+    return;
+  }
+  /* dlsym's void * to each function pointer's own type */
+#define LOAD(name) \
+  do { \
+    if(!missing && !(pfm_api.name = (__typeof__(pfm_api.name)) \
+                     dlsym(lib, "pfm_" #name))) \
+      missing = "pfm_" #name; \
+  } while(0)
+  LOAD(initialize);
+  LOAD(strerror);
+  LOAD(get_os_event_encoding);
+  LOAD(get_pmu_info);
+  LOAD(get_event_next);
+  LOAD(get_event_info);
+#undef LOAD
+  if(missing) {
+    const char *why = dlerror();
+    snprintf(load_error, sizeof(load_error), "cannot load " PFM_SONAME
+             ": %s", why ? why : missing);
+    dlclose(lib);
+    return;
+  }
+  int ret = pfm_api.initialize();
+  if(ret != PFM_SUCCESS)
+    snprintf(load_error, sizeof(load_error), "libpfm4: %s",
+             pfm_api.strerror(ret));
+}
+
+/* Load and initialise libpfm4 unless done already. */
+static bp_code pfm_ready(struct bp_err *err)
+{
+  pthread_once(&load_once, load_pfm);
+  if(load_error[0])
+    return bpi_err_set(err, BPE_LIBPFM, 0, "%s", load_error);
+  return BP_OK;
+}
+
 bp_code bpi_events_init(struct bp_err *err)
 {
-  /* pfm_initialize() remembers its first result; later calls return it */
-  int ret = pfm_initialize();
-  if(ret != PFM_SUCCESS)
-    return bpi_err_set(err, BPE_LIBPFM, 0, "libpfm4: %s", pfm_strerror(ret));
+  /* nothing to do up front any more: libpfm4 is loaded by the first name
+   * that needs it */
+  (void)err;
   return BP_OK;
 }
 
@@ -95,9 +174,101 @@ static int encode(const char *str, int plm, struct perf_event_attr *attr,
   arg.size = sizeof(arg);
   arg.attr = attr;
   arg.fstr = fstr;
-  int ret = pfm_get_os_event_encoding(str, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+  int ret = pfm_api.get_os_event_encoding(str, plm, PFM_OS_PERF_EVENT_EXT,
+                                          &arg);
   attr->size = sizeof(*attr);
   return ret;
+}
+
+/* perf's generic events, as libpfm4's "perf" PMU names them: the names
+ * `perf list` shows as Hardware and Software events that libpfm4 accepts
+ * (it knows neither alignment-faults nor emulation-faults).  libpfm4
+ * looks a name up in the tables of the PMUs it found before perf's, so the
+ * table is only right where none of those has an event of the same name:
+ * checked for every x86 table of libpfm4 4.13 (the one such event,
+ * knc::BRANCHES, is Knights Corner's, a coprocessor that runs k1om, not
+ * x86-64, programs); MIPS 74K, for one, has CYCLES and INSTRUCTIONS.
+ * Elsewhere the table is empty and every name goes to libpfm4. */
+struct generic_event {
+  const char *name;      /* matched ignoring case, as libpfm4 does */
+  const char *pfm_name;  /* libpfm4's name: PERF_COUNT_HW_* or _SW_* */
+  uint32_t type;         /* PERF_TYPE_HARDWARE or PERF_TYPE_SOFTWARE */
+  uint64_t config;
+};
+
+#define HW(n, p, c) { n, "PERF_COUNT_HW_" p, PERF_TYPE_HARDWARE, \
+                      PERF_COUNT_HW_##c }
+#define SW(n, p, c) { n, "PERF_COUNT_SW_" p, PERF_TYPE_SOFTWARE, \
+                      PERF_COUNT_SW_##c }
+static const struct generic_event generic_events[] = {
+#if defined(__x86_64__) || defined(__i386__)
+  HW("cycles", "CPU_CYCLES", CPU_CYCLES),
+  HW("cpu-cycles", "CPU_CYCLES", CPU_CYCLES),
+  HW("instructions", "INSTRUCTIONS", INSTRUCTIONS),
+  HW("cache-references", "CACHE_REFERENCES", CACHE_REFERENCES),
+  HW("cache-misses", "CACHE_MISSES", CACHE_MISSES),
+  HW("branches", "BRANCH_INSTRUCTIONS", BRANCH_INSTRUCTIONS),
+  HW("branch-instructions", "BRANCH_INSTRUCTIONS", BRANCH_INSTRUCTIONS),
+  HW("branch-misses", "BRANCH_MISSES", BRANCH_MISSES),
+  HW("bus-cycles", "BUS_CYCLES", BUS_CYCLES),
+  HW("stalled-cycles-frontend", "STALLED_CYCLES_FRONTEND",
+     STALLED_CYCLES_FRONTEND),
+  HW("stalled-cycles-backend", "STALLED_CYCLES_BACKEND",
+     STALLED_CYCLES_BACKEND),
+  HW("ref-cycles", "REF_CPU_CYCLES", REF_CPU_CYCLES),
+  SW("cpu-clock", "CPU_CLOCK", CPU_CLOCK),
+  SW("task-clock", "TASK_CLOCK", TASK_CLOCK),
+  SW("page-faults", "PAGE_FAULTS", PAGE_FAULTS),
+  SW("faults", "PAGE_FAULTS", PAGE_FAULTS),
+  SW("minor-faults", "PAGE_FAULTS_MIN", PAGE_FAULTS_MIN),
+  SW("major-faults", "PAGE_FAULTS_MAJ", PAGE_FAULTS_MAJ),
+  SW("context-switches", "CONTEXT_SWITCHES", CONTEXT_SWITCHES),
+  SW("cs", "CONTEXT_SWITCHES", CONTEXT_SWITCHES),
+  SW("cpu-migrations", "CPU_MIGRATIONS", CPU_MIGRATIONS),
+  SW("migrations", "CPU_MIGRATIONS", CPU_MIGRATIONS),
+#endif
+  { NULL, NULL, 0, 0 }
+};
+#undef HW
+#undef SW
+
+const char *bpi_event_generic_name(size_t i)
+{
+  return i < BP_ARRAY_LEN(generic_events) ? generic_events[i].name : NULL;
+}
+
+/* Encode a plain generic name as libpfm4 would with the privilege levels
+ * user, plus kernel when kernel: the same attr bits and the same fully
+ * qualified name.  Returns PFM_ERR_NOTFOUND for any other name (one with a
+ * PMU prefix or modifiers included), PFM_ERR_NOMEM, or PFM_SUCCESS. */
+static int encode_generic(const char *name, bool kernel,
+                          struct perf_event_attr *attr, char **fstr)
+{
+  const struct generic_event *g;
+  if(strchr(name, ':'))
+    return PFM_ERR_NOTFOUND;
+  for(g = generic_events; g->name; g++) {
+    if(!strcasecmp(g->name, name))
+      break;
+  }
+  if(!g->name)
+    return PFM_ERR_NOTFOUND;
+  memset(attr, 0, sizeof(*attr));
+  attr->size = sizeof(*attr);
+  attr->type = g->type;
+  attr->config = g->config;
+  attr->exclude_kernel = !kernel;
+  attr->exclude_hv = 1;     /* no hypervisor privilege level asked for */
+  attr->exclude_guest = 1;  /* libpfm4's default: host only (mh=1) */
+  /* libpfm4 lists the perf PMU's modifiers; hardware ones add h, precise */
+  char buf[128];
+  int w = snprintf(buf, sizeof(buf), "perf::%s:u=1:k=%d%s:excl=0:mg=0:mh=1",
+                   g->pfm_name, kernel ? 1 : 0,
+                   g->type == PERF_TYPE_HARDWARE ? ":h=0:precise=0" : "");
+  if(w < 0 || (size_t)w >= sizeof(buf))
+    return PFM_ERR_NOTFOUND;
+  *fstr = strdup(buf);
+  return *fstr ? PFM_SUCCESS : PFM_ERR_NOMEM;
 }
 
 static bp_code unknown_event(const char *name, struct bp_err *err)
@@ -128,17 +299,18 @@ static bp_code encode_error(const char *name, int ret, struct bp_err *err)
     return unknown_event(name, err);
   case PFM_ERR_NOMEM:
     return bpi_err_set(err, BPE_NOMEM, 0, "event '%s': %s", name,
-                       pfm_strerror(ret));
+                       pfm_api.strerror(ret));
   default:
     return bpi_err_set(err, BPE_INVAL, 0, "event '%s': %s", name,
-                       pfm_strerror(ret));
+                       pfm_api.strerror(ret));
   }
 }
 
-bp_code bpi_event_parse(const char *name, bool kernel, struct bp_event *ev,
-                        struct bp_err *err)
+/* bpi_event_parse(), with the generic table or (builtin false) always
+ * through libpfm4. */
+static bp_code parse(const char *name, bool kernel, bool builtin,
+                     struct bp_event *ev, struct bp_err *err)
 {
-  bp_code rc;
   memset(ev, 0, sizeof(*ev));
   if(!name || !*name)
     return bpi_err_set(err, BPE_INVAL, 0, "empty event name");
@@ -146,16 +318,22 @@ bp_code bpi_event_parse(const char *name, bool kernel, struct bp_event *ev,
     return bpi_err_set(err, BPE_INVAL, 0,
                        "event '%s': give one event at a time, not a list",
                        name);
-  rc = bpi_events_init(err);
-  if(rc)
-    return rc;
 
-  int plm = kernel ? (PFM_PLM0 | PFM_PLM3) : PFM_PLM3;
   char *fstr = NULL;
-  int ret = encode(name, plm, &ev->attr, &fstr);
+  int ret = builtin ? encode_generic(name, kernel, &ev->attr, &fstr)
+                    : PFM_ERR_NOTFOUND;
+  if(ret == PFM_ERR_NOTFOUND) {
+    bp_code rc = pfm_ready(err);
+    if(rc)
+      return rc;
+    int plm = kernel ? (PFM_PLM0 | PFM_PLM3) : PFM_PLM3;
+    ret = encode(name, plm, &ev->attr, &fstr);
+  }
   if(ret != PFM_SUCCESS) {
     free(fstr);
     memset(ev, 0, sizeof(*ev));
+    if(ret == PFM_ERR_NOMEM)
+      return bpi_err_set(err, BPE_NOMEM, 0, "event '%s'", name);
     return encode_error(name, ret, err);
   }
   if(!kernel && !has_plm_modifier(name)) {
@@ -172,6 +350,18 @@ bp_code bpi_event_parse(const char *name, bool kernel, struct bp_event *ev,
   return BP_OK;
 }
 
+bp_code bpi_event_parse(const char *name, bool kernel, struct bp_event *ev,
+                        struct bp_err *err)
+{
+  return parse(name, kernel, true, ev, err);
+}
+
+bp_code bpi_event_parse_pfm(const char *name, bool kernel,
+                            struct bp_event *ev, struct bp_err *err)
+{
+  return parse(name, kernel, false, ev, err);
+}
+
 void bpi_event_cleanup(struct bp_event *ev)
 {
   if(!ev)
@@ -185,19 +375,26 @@ bp_code bpi_event_software_clock(const struct bp_event *like,
                                  struct bp_event *ev, struct bp_err *err)
 {
   static const char clock_name[] = "cpu-clock";
-  bp_code rc;
   memset(ev, 0, sizeof(*ev));
-  rc = bpi_events_init(err);
-  if(rc)
-    return rc;
 
   char *fstr = NULL;
-  int ret = encode("perf::cpu-clock", PFM_PLM3, &ev->attr, &fstr);
+  int ret = encode_generic(clock_name, false, &ev->attr, &fstr);
+  if(ret == PFM_ERR_NOTFOUND) {  /* no generic table here */
+    bp_code rc = pfm_ready(err);
+    if(rc)
+      return rc;
+    ret = encode("perf::cpu-clock", PFM_PLM3, &ev->attr, &fstr);
+  }
+  if(ret == PFM_ERR_NOMEM) {
+    free(fstr);
+    memset(ev, 0, sizeof(*ev));
+    return bpi_err_set(err, BPE_NOMEM, 0, "event '%s'", clock_name);
+  }
   if(ret != PFM_SUCCESS || !is_time_attr(&ev->attr)) {
     free(fstr);
     memset(ev, 0, sizeof(*ev));
     return bpi_err_set(err, BPE_LIBPFM, 0, "event 'perf::cpu-clock': %s",
-                       ret != PFM_SUCCESS ? pfm_strerror(ret) :
+                       ret != PFM_SUCCESS ? pfm_api.strerror(ret) :
                        "not the software clock");
   }
   if(like) {
@@ -398,15 +595,15 @@ static void suggest_pmu(struct suggest *s, pfm_pmu_t pmu)
   pfm_pmu_info_t pinfo;
   memset(&pinfo, 0, sizeof(pinfo));
   pinfo.size = sizeof(pinfo);
-  if(pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+  if(pfm_api.get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
     return;
   if(pmu == PFM_PMU_PERF_EVENT_RAW)
     return;  /* "r0000" is syntax, not a name */
-  for(int i = pinfo.first_event; i != -1; i = pfm_get_event_next(i)) {
+  for(int i = pinfo.first_event; i != -1; i = pfm_api.get_event_next(i)) {
     pfm_event_info_t einfo;
     memset(&einfo, 0, sizeof(einfo));
     einfo.size = sizeof(einfo);
-    if(pfm_get_event_info(i, PFM_OS_NONE, &einfo) == PFM_SUCCESS &&
+    if(pfm_api.get_event_info(i, PFM_OS_NONE, &einfo) == PFM_SUCCESS &&
        einfo.name)
       suggest_event(s, &pinfo, einfo.name);
   }
@@ -417,7 +614,7 @@ size_t bpi_events_suggest(const char *name, char **out, size_t max)
   char query[NAME_MAX_CMP + 1];
   size_t score[8];
   struct suggest s;
-  if(!name || !out || !max || pfm_initialize() != PFM_SUCCESS)
+  if(!name || !out || !max || pfm_ready(NULL) != BP_OK)
     return 0;
   if(max > BP_ARRAY_LEN(score))
     max = BP_ARRAY_LEN(score);
@@ -468,15 +665,15 @@ static int list_pmu(const struct list_ctx *lc, pfm_pmu_t pmu)
   pfm_pmu_info_t pinfo;
   memset(&pinfo, 0, sizeof(pinfo));
   pinfo.size = sizeof(pinfo);
-  if(pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+  if(pfm_api.get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
     return 0;
-  for(int i = pinfo.first_event; i != -1; i = pfm_get_event_next(i)) {
+  for(int i = pinfo.first_event; i != -1; i = pfm_api.get_event_next(i)) {
     char fullname[FULLNAME_LEN];
     pfm_event_info_t einfo;
     struct bp_event_info info;
     memset(&einfo, 0, sizeof(einfo));
     einfo.size = sizeof(einfo);
-    if(pfm_get_event_info(i, PFM_OS_NONE, &einfo) != PFM_SUCCESS ||
+    if(pfm_api.get_event_info(i, PFM_OS_NONE, &einfo) != PFM_SUCCESS ||
        !einfo.name)
       continue;
     int w = snprintf(fullname, sizeof(fullname), "%s::%s", pinfo.name,
@@ -503,7 +700,7 @@ bp_code bpi_events_list(const char *pattern, bool probe,
   bp_code rc;
   if(!cb)
     return bpi_err_set(err, BPE_INVAL, 0, "events list: no callback");
-  rc = bpi_events_init(err);
+  rc = pfm_ready(err);
   if(rc)
     return rc;
   lc.pattern = pattern;

@@ -1,5 +1,6 @@
 /* events: libpfm4 event names -> struct perf_event_attr, and the decision to
- * fall back to the software clock.  The only libpfm4 user.
+ * fall back to the software clock.  The only libpfm4 user; perf's plain
+ * generic names ("cycles", "task-clock") are encoded without loading it.
  *
  * Input: an event string as the user typed it ("cycles", "cycles:u",
  * "perf::cpu-clock", "r00c0", "INST_RETIRED:ANY_P").  Output: struct
@@ -23,7 +24,9 @@ struct bp_event {
   bool is_time;  /* a software clock: periods are nanoseconds */
 };
 
-/* Initialise libpfm4 once (later calls are no-ops). */
+/* Nothing to prepare any more (returns BP_OK): libpfm4 is loaded with
+ * dlopen() and initialised by the first name that needs it, and a failure
+ * to load it is a BPE_LIBPFM error of that call naming the library. */
 bp_code bpi_events_init(struct bp_err *err);
 
 /* Encode name.  With kernel false, the event counts user space only
@@ -34,6 +37,15 @@ bp_code bpi_events_init(struct bp_err *err);
 bp_code bpi_event_parse(const char *name, bool kernel, struct bp_event *ev,
                         struct bp_err *err);
 void bpi_event_cleanup(struct bp_event *ev);
+
+/* For tests: bpi_event_parse() always through libpfm4, never the built-in
+ * table of perf's generic names (events.c), whose results must be the same. */
+bp_code bpi_event_parse_pfm(const char *name, bool kernel,
+                            struct bp_event *ev, struct bp_err *err);
+
+/* For tests: the i-th name of that built-in table, NULL past its end (or
+ * at once where the table is empty). */
+const char *bpi_event_generic_name(size_t i);
 
 /* The software clock (perf::cpu-clock) with the same privilege bits as
  * like, for the no-PMU fallback. */

@@ -9,6 +9,10 @@
 # LD_LIBRARY_PATH is an error naming the library and dlerror()'s text,
 # never a crash: serve exits 1, run spools the publication, and flush
 # delivers it once the real library is found again.
+# libpfm4 likewise (events.c): record and run with their default events
+# (perf's generic names, encoded from a built-in table) load no libpfm;
+# a name only libpfm4 knows, one with a modifier, and `events` dlopen() it,
+# and an unloadable one fails just those, naming the library.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 
@@ -31,8 +35,9 @@ soname() {
 }
 CURL_SO=$(soname CURL_SONAME)
 MHD_SO=$(soname MHD_SONAME)
-[ -n "$CURL_SO" ] && [ -n "$MHD_SO" ] ||
-  { fail "no CURL_SONAME or MHD_SONAME in bp_autoconf.h"; finish; }
+PFM_SO=$(soname PFM_SONAME)
+[ -n "$CURL_SO" ] && [ -n "$MHD_SO" ] && [ -n "$PFM_SO" ] ||
+  { fail "no CURL_SONAME, MHD_SONAME or PFM_SONAME in bp_autoconf.h"; finish; }
 
 # loads NAME FILE: the trace of NAME shows FILE loaded, however
 loads() {
@@ -63,6 +68,52 @@ check "record runs" [ $? -eq 0 ]
 check "record: the trace lists libdw" loads record libdw.so.1
 check "record: $CURL_SO not loaded" lacks record "$CURL_SO"
 check "record: $MHD_SO not loaded" lacks record "$MHD_SO"
+
+# --- libpfm4: only for what the built-in generic names do not cover.
+# (Where events.c has no table for the architecture every name needs it.)
+generic=yes
+case $(uname -m) in
+  x86_64|i?86) ;;
+  *) generic=no ;;
+esac
+check "--version: $PFM_SO not loaded" lacks version "$PFM_SO"
+traced rec-default "$BENCHPROF" record -q -o "$TMP/rec-default" -- true
+check "record with counters runs" [ $? -eq 0 ]
+traced run-default "$BENCHPROF" run -q -o "$TMP/run-default" -- true
+check "run with default events runs" [ $? -eq 0 ]
+check "run: the counters were read" grep -q '"name":.*"task-clock"' \
+  "$TMP/run-default/summary.json"
+traced stat-default "$BENCHPROF" stat -- true
+check "stat with default counters runs" [ $? -eq 0 ]
+traced run-counters "$BENCHPROF" run -q -e task-clock \
+  -C cycles,cpu-clock,Instructions,faults -o "$TMP/run-counters" -- true
+check "run with generic -e and -C runs" [ $? -eq 0 ]
+if [ $generic = yes ]; then
+  for t in record rec-default run-default stat-default run-counters; do
+    check "$t: default or generic events load no $PFM_SO" lacks $t "$PFM_SO"
+  done
+fi
+traced rec-pfm "$BENCHPROF" record -q --no-counters \
+  -e perf::PERF_COUNT_SW_CPU_CLOCK -o "$TMP/rec-pfm" -- true
+check "record -e perf::PERF_COUNT_SW_CPU_CLOCK runs" [ $? -eq 0 ]
+check "record -e perf::...: $PFM_SO dlopen()ed" dlopened rec-pfm "$PFM_SO"
+traced rec-mod "$BENCHPROF" record -q --no-counters -e cycles:u \
+  -o "$TMP/rec-mod" -- true
+check "record -e cycles:u runs" [ $? -eq 0 ]
+check "record -e cycles:u: $PFM_SO dlopen()ed" dlopened rec-mod "$PFM_SO"
+traced stat-mod "$BENCHPROF" stat -C instructions:u -- true
+check "stat -C instructions:u runs" [ $? -eq 0 ]
+check "stat -C instructions:u: $PFM_SO dlopen()ed" dlopened stat-mod "$PFM_SO"
+traced events "$BENCHPROF" events cpu-clock >"$TMP/events.out"
+check "events runs" [ $? -eq 0 ]
+check "events: lists perf::CPU-CLOCK" grep -qi "^perf::cpu-clock " \
+  "$TMP/events.out"
+check "events: $PFM_SO dlopen()ed" dlopened events "$PFM_SO"
+traced unknown "$BENCHPROF" record -q -e cyclez -o "$TMP/unknown" -- true
+check "record -e cyclez: exit status 2 or more" [ $? -ge 2 ]
+check "record -e cyclez: suggestions from libpfm4" \
+  grep -q "unknown event 'cyclez' (did you mean: cycles" "$TMP/unknown.ld"
+check "record -e cyclez: $PFM_SO dlopen()ed" dlopened unknown "$PFM_SO"
 
 # --- symbolizing a stripped program with no debug file installed (dash):
 # libdw's standard search ends with debuginfod, which loads libdebuginfod
@@ -148,6 +199,27 @@ check "run, nosym libcurl: names the missing symbol" \
   grep -q "undefined symbol: curl_" "$TMP/bad-nosym.err"
 check "run, unloadable libcurl: nothing reached the store" \
   sh -c '! grep -q "/$1/" "$0"' "$TMP/put.log" $HASH2
+
+# libpfm4 unloadable: only what needs it fails, saying which library
+mkdir -p "$TMP/empty-pfm" "$TMP/nosym-pfm"
+: >"$TMP/empty-pfm/$PFM_SO"
+cp "$TMP/nosym/$CURL_SO" "$TMP/nosym-pfm/$PFM_SO"
+for lib in empty nosym; do
+  LD_LIBRARY_PATH="$TMP/$lib-pfm" "$BENCHPROF" record -q --no-counters \
+    -e cycles:u -o "$TMP/bad-pfm-$lib" -- true 2>"$TMP/bad-pfm-$lib.err"
+  check "record -e cycles:u, $lib libpfm: fails (status 1)" [ $? -eq 1 ]
+  check "record -e cycles:u, $lib libpfm: says which library" \
+    grep -qF "benchprof: error: cannot load $PFM_SO: " "$TMP/bad-pfm-$lib.err"
+  if [ $generic = yes ]; then
+    LD_LIBRARY_PATH="$TMP/$lib-pfm" "$BENCHPROF" run -q \
+      -o "$TMP/good-pfm-$lib" -- true 2>"$TMP/good-pfm-$lib.err"
+    check "run with default events, $lib libpfm: exit status 0" [ $? -eq 0 ]
+  fi
+done
+check "empty libpfm: dlerror()'s text" \
+  grep -qF "$TMP/empty-pfm/$PFM_SO: file too short" "$TMP/bad-pfm-empty.err"
+check "libpfm without its functions: names the missing symbol" \
+  grep -q "undefined symbol: pfm_" "$TMP/bad-pfm-nosym.err"
 
 "$BENCHPROF" flush --spool "$TMP/spool-empty" --retries 0 \
   >"$TMP/flush.out" 2>&1

@@ -2,10 +2,16 @@
  * table, the software-clock fallback, probing and listing.  The encoding
  * checks need only libpfm4; the probing checks need perf_event_open and
  * make the test exit 77 (skip) when the kernel refuses even the software
- * clock (seccomp, perf_event_paranoid 3). */
+ * clock (seccomp, perf_event_paranoid 3).
+ *
+ * perf's plain generic names are encoded from a built-in table without
+ * loading libpfm4: first that libpfm4 stays unloaded while they are parsed,
+ * then that each gives exactly what libpfm4 gives for it. */
 #include "bp_setup.h"
 #include "events.h"
 
+#include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +19,135 @@
 
 #include "check.h"
 #include "err.h"
+
+#ifndef PFM_SONAME
+#define PFM_SONAME "libpfm.so.4"
+#endif
+
+static bool pfm_loaded(void)
+{
+  void *h = dlopen(PFM_SONAME, RTLD_NOW | RTLD_NOLOAD);
+  if(h)
+    dlclose(h);
+  return h != NULL;
+}
+
+/* Runs first: what record and run ask for by default (and the software
+ * clock they fall back to) does not load libpfm4. */
+static void test_generic_without_pfm(void)
+{
+  static const char *const defaults[] = {
+    "cycles", "instructions", "branches", "branch-misses",
+    "cache-references", "cache-misses", "task-clock", "page-faults"
+  };
+  struct bp_event ev, sw;
+  struct bp_err err = {0};
+
+#if defined(__x86_64__) || defined(__i386__)
+  CHECK(bpi_event_generic_name(0) != NULL);  /* the table is used here */
+#endif
+  if(!bpi_event_generic_name(0)) {
+    printf("no built-in generic names on this architecture\n");
+    return;
+  }
+  CHECK(!pfm_loaded());
+  CHECK_EQ_INT(bpi_events_init(&err), BP_OK);
+  for(size_t i = 0; i < BP_ARRAY_LEN(defaults); i++) {
+    for(int kernel = 0; kernel < 2; kernel++) {
+      CHECK_EQ_INT(bpi_event_parse(defaults[i], kernel, &ev, &err), BP_OK);
+      CHECK_EQ_INT(bpi_event_software_clock(&ev, &sw, &err), BP_OK);
+      bpi_event_cleanup(&sw);
+      bpi_event_cleanup(&ev);
+    }
+  }
+  CHECK_EQ_INT(bpi_event_software_clock(NULL, &sw, &err), BP_OK);
+  bpi_event_cleanup(&sw);
+  CHECK_EQ_INT(err.code, BP_OK);
+  CHECK(!pfm_loaded());
+
+  /* a modifier needs libpfm4 */
+  CHECK_EQ_INT(bpi_event_parse("cycles:u", false, &ev, &err), BP_OK);
+  bpi_event_cleanup(&ev);
+  CHECK(pfm_loaded());
+}
+
+/* name through the table and through libpfm4: the same attr (every byte),
+ * name, fully qualified name and is_time */
+static void check_same_as_pfm(const char *name, bool kernel)
+{
+  struct bp_event a, b;
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_event_parse(name, kernel, &a, &err), BP_OK);
+  CHECK_EQ_INT(bpi_event_parse_pfm(name, kernel, &b, &err), BP_OK);
+  if(err.code) {
+    fprintf(stderr, "'%s' (kernel %d): %s\n", name, kernel, err.msg);
+    return;
+  }
+  if(memcmp(&a.attr, &b.attr, sizeof(a.attr))) {
+    fprintf(stderr, "'%s' (kernel %d): attrs differ: type %u/%u config "
+            "%llu/%llu exclude_kernel %d/%d hv %d/%d guest %d/%d\n", name,
+            kernel, a.attr.type, b.attr.type,
+            (unsigned long long)a.attr.config,
+            (unsigned long long)b.attr.config, (int)a.attr.exclude_kernel,
+            (int)b.attr.exclude_kernel, (int)a.attr.exclude_hv,
+            (int)b.attr.exclude_hv, (int)a.attr.exclude_guest,
+            (int)b.attr.exclude_guest);
+    CHECK(!"attrs differ");
+  }
+  CHECK_EQ_STR(a.name, b.name);
+  CHECK_EQ_STR(a.fqname, b.fqname);
+  CHECK_EQ_INT(a.is_time, b.is_time);
+  bpi_event_cleanup(&a);
+  bpi_event_cleanup(&b);
+}
+
+static void test_generic_same_as_pfm(void)
+{
+  const char *name;
+  size_t n = 0;
+  for(size_t i = 0; (name = bpi_event_generic_name(i)) != NULL; i++) {
+    char upper[64];
+    size_t j;
+    for(j = 0; name[j] && j < sizeof(upper) - 1; j++)
+      upper[j] = (char)toupper((unsigned char)name[j]);
+    upper[j] = '\0';
+    for(int kernel = 0; kernel < 2; kernel++) {
+      check_same_as_pfm(name, kernel);
+      check_same_as_pfm(upper, kernel);  /* libpfm4 ignores case too */
+    }
+    n++;
+  }
+  printf("%zu built-in generic names checked against libpfm4\n", n);
+
+  /* the software clock of the fallback: as libpfm4's perf::cpu-clock
+   * (user only; with kernel the attr of the kernel variant) */
+  struct bp_event sw, pfm, like;
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_event_software_clock(NULL, &sw, &err), BP_OK);
+  CHECK_EQ_INT(bpi_event_parse_pfm("perf::cpu-clock", false, &pfm, &err),
+               BP_OK);
+  CHECK(!memcmp(&sw.attr, &pfm.attr, sizeof(sw.attr)));
+  CHECK_EQ_STR(sw.fqname, pfm.fqname);
+  CHECK_EQ_STR(sw.name, "cpu-clock");
+  CHECK(sw.is_time && pfm.is_time);
+  bpi_event_cleanup(&sw);
+  bpi_event_cleanup(&pfm);
+
+  CHECK_EQ_INT(bpi_event_parse_pfm("cycles", true, &like, &err), BP_OK);
+  CHECK_EQ_INT(bpi_event_software_clock(&like, &sw, &err), BP_OK);
+  CHECK_EQ_INT(bpi_event_parse_pfm("perf::cpu-clock", true, &pfm, &err),
+               BP_OK);
+  CHECK(!memcmp(&sw.attr, &pfm.attr, sizeof(sw.attr)));
+  bpi_event_cleanup(&sw);
+  bpi_event_cleanup(&pfm);
+  bpi_event_cleanup(&like);
+
+  /* names the table does not take go to libpfm4 unchanged */
+  check_same_as_pfm("perf::cycles", false);
+  check_same_as_pfm("cycles:u", true);
+  check_same_as_pfm("r00c0", false);
+  CHECK_EQ_INT(err.code, BP_OK);
+}
 
 static void test_parse_ok(const char *name, bool kernel, uint32_t type,
                           uint64_t config, int line)
@@ -314,6 +449,8 @@ static void test_list(bool can_probe)
 
 int main(void)
 {
+  test_generic_without_pfm();  /* first: before anything loads libpfm4 */
+  test_generic_same_as_pfm();
   test_parse();
   test_parse_errors();
   test_suggest();
