@@ -105,14 +105,6 @@ static bp_code pfm_ready(struct bp_err *err)
   return BP_OK;
 }
 
-bp_code bpi_events_init(struct bp_err *err)
-{
-  /* nothing to do up front any more: libpfm4 is loaded by the first name
-   * that needs it */
-  (void)err;
-  return BP_OK;
-}
-
 /* ------------------------------------------------------------ encoding */
 
 static bool is_time_attr(const struct perf_event_attr *attr)

@@ -24,10 +24,9 @@ struct bp_event {
   bool is_time;  /* a software clock: periods are nanoseconds */
 };
 
-/* Nothing to prepare any more (returns BP_OK): libpfm4 is loaded with
- * dlopen() and initialised by the first name that needs it, and a failure
- * to load it is a BPE_LIBPFM error of that call naming the library. */
-bp_code bpi_events_init(struct bp_err *err);
+/* Nothing to prepare: libpfm4 is loaded with dlopen() and initialised by
+ * the first name that needs it, and a failure to load it is a BPE_LIBPFM
+ * error of that call naming the library. */
 
 /* Encode name.  With kernel false, the event counts user space only
  * (exclude_kernel = 1, exclude_hv = 1) unless the name carries its own

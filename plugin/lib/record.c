@@ -156,9 +156,7 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
   if(!r)
     return bpi_err_set(err, BPE_NOMEM, 0, "recorder");
   r->opts = *o;
-  bp_code rc = bpi_events_init(err);
-  if(!rc)
-    rc = bpi_event_parse(o->event, o->kernel, &r->requested, err);
+  bp_code rc = bpi_event_parse(o->event, o->kernel, &r->requested, err);
   if(rc)
     goto fail;
   struct bp_symbols_opts so = {.demangle = o->demangle,

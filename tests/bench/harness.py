@@ -868,7 +868,10 @@ benchprof run ...`, folded stacks aggregated by function):
   seen before reuses its interned stack (`converter.c`).
 - Start-up: loading libcurl and libmicrohttpd (about 30 libraries, 9,000
   relocations, ~14 ms per process) now happens only when publishing or
-  serving (`dlopen`, `http.c`, `serve.c`); symbolizing a stripped program
+  serving (`dlopen`, `http.c`, `serve.c`); libpfm4 (41,000 relocations
+  and `pfm_initialize`, ~10 ms) only for a name outside perf's generic
+  events, which `events.c` encodes itself, identically (`test_events`);
+  symbolizing a stripped program
   no longer makes libdw load libdebuginfod and its libcurl (local debug
   files only, `symbols.c`).
 - libc6-dbg's compressed DWARF used to cost 70% of a short run's CPU:

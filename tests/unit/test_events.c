@@ -51,7 +51,6 @@ static void test_generic_without_pfm(void)
     return;
   }
   CHECK(!pfm_loaded());
-  CHECK_EQ_INT(bpi_events_init(&err), BP_OK);
   for(size_t i = 0; i < BP_ARRAY_LEN(defaults); i++) {
     for(int kernel = 0; kernel < 2; kernel++) {
       CHECK_EQ_INT(bpi_event_parse(defaults[i], kernel, &ev, &err), BP_OK);
@@ -181,9 +180,6 @@ static void test_parse(void)
 {
   struct bp_event ev;
   struct bp_err err = {0};
-
-  CHECK_EQ_INT(bpi_events_init(&err), BP_OK);
-  CHECK_EQ_INT(bpi_events_init(&err), BP_OK);  /* again: a no-op */
 
   test_parse_ok("cycles", false, PERF_TYPE_HARDWARE,
                 PERF_COUNT_HW_CPU_CYCLES, __LINE__);
