@@ -23,6 +23,9 @@
 /* 2 MiB per CPU: a few seconds of frame-pointer samples at 997 Hz fit, so
  * a short benchmark does not wake us before it ends */
 #define DEFAULT_RING_PAGES 512
+/* Data area of a ring reading a spill file back: many records per
+ * refill, and more than the largest record (64 KiB). */
+#define SPILL_READER_BYTES (1024 * 1024)
 #define MIN_RING_PAGES 8
 
 /* One record read from a ring, waiting to be delivered in time order.  It
@@ -80,7 +83,8 @@ struct bp_sampler {
   struct bp_ring *active;
   struct bp_spill *spills;      /* one per ring, or NULL: read live */
   struct bp_ring *readers;      /* over the spill files, while replaying */
-  uint64_t *reader_last;        /* time of the last record read from each */
+  bool *reader_more;            /* its file has bytes not in the reader */
+  uint64_t *reader_last;        /* time of the last record read from it */
   bool replaying;
   int spill_errno;              /* why spilling stopped early, or 0 */
   const char *spill_dir;        /* bp_sampler_opts.spill_dir */
@@ -333,9 +337,11 @@ static void free_spills(struct bp_sampler *s)
   }
   free(s->spills);
   free(s->readers);
+  free(s->reader_more);
   free(s->reader_last);
   s->spills = NULL;
   s->readers = NULL;
+  s->reader_more = NULL;
   s->reader_last = NULL;
 }
 
@@ -621,8 +627,9 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
   if(s->spill_dir) {
     s->spills = calloc(s->ncpus, sizeof(*s->spills));
     s->readers = calloc(s->ncpus, sizeof(*s->readers));
+    s->reader_more = calloc(s->ncpus, sizeof(*s->reader_more));
     s->reader_last = calloc(s->ncpus, sizeof(*s->reader_last));
-    if(!s->spills || !s->readers || !s->reader_last) {
+    if(!s->spills || !s->readers || !s->reader_more || !s->reader_last) {
       close_events(s);
       return bpi_err_set(err, BPE_NOMEM, 0, "sampler spill files");
     }
@@ -718,9 +725,6 @@ static int by_time(const void *a, const void *b)
   return x->seq < y->seq ? -1 : (x->seq > y->seq);
 }
 
-/* How far ahead in time one spill file may be read of the others. */
-#define REPLAY_AHEAD_NS 10000000ULL
-
 /* Bytes taken from one ring per round: the queue stays bounded by this
  * times the number of CPUs, however far behind the reader is. */
 #define RING_ROUND_BYTES (256 * 1024)
@@ -734,20 +738,12 @@ static int by_time(const void *a, const void *b)
  * what that ring still holds.  Newer records wait for the next round,
  * when a ring read earlier in this round may still add older ones.
  * Replaying spill files, every record is already written: only the second
- * rule applies, and a file whose records are already more than
- * REPLAY_AHEAD_NS newer than the least advanced one's waits: what it read
- * stays queued until the others catch up, and would pile up (mapped) for
- * as long as the run was. */
+ * rule applies, and a ring is unfinished while its file is. */
 static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
 {
   *more = false;
-  uint64_t behind = UINT64_MAX;  /* the least advanced unfinished file */
   if(s->replaying) {
     *limit = UINT64_MAX;
-    for(uint32_t i = 0; i < s->ncpus; i++)
-      if(s->active[i].tail != s->active[i].page->data_head &&
-         s->reader_last[i] < behind)
-        behind = s->reader_last[i];
   }
   else {
     uint64_t begin = now_ns(CLOCK_MONOTONIC);
@@ -759,9 +755,7 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
     size_t len, taken = 0;
     bp_code rc = BP_OK;
     bool queued = false;
-    bool ahead = s->replaying && behind != UINT64_MAX &&
-                 s->reader_last[i] > behind + REPLAY_AHEAD_NS;
-    if(!ahead && bpi_ring_begin(r)) {
+    if(bpi_ring_begin(r)) {
       while(taken < RING_ROUND_BYTES && bpi_ring_next(r, &rec, &len, &rc)) {
         rc = queue_record(s, i, rec, len);
         if(rc)
@@ -772,13 +766,17 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
       if(rc)
         return rc;
     }
-    if(queued && s->replaying)
-      s->reader_last[i] = s->queue[s->nqueue - 1].time;
-    if(r->tail != r->head)
+    uint64_t last = queued ? s->queue[s->nqueue - 1].time : 0;
+    if(s->replaying) {
+      if(queued)
+        s->reader_last[i] = last;
+      last = s->reader_last[i];
+    }
+    bool unfinished = r->tail != r->head ||
+                      (s->replaying && s->reader_more[i]);
+    if(unfinished)
       *more = true;
-    if(r->tail != r->head && (queued || ahead)) {
-      uint64_t last = ahead ? s->reader_last[i]
-                            : s->queue[s->nqueue - 1].time;
+    if(unfinished && (queued || s->replaying)) {
       uint64_t t = last > 1000000 ? last - 1000000 : 0;
       if(t < *limit)
         *limit = t;
@@ -895,8 +893,9 @@ static void read_and_deliver(struct bp_sampler *s, bool final,
   bool more;
   do {
     if(s->replaying)
-      for(uint32_t i = 0; i < s->ncpus; i++)
-        bpi_spill_release(&s->spills[i], &s->readers[i]);
+      for(uint32_t i = 0; !*rc && i < s->ncpus; i++)
+        *rc = bpi_spill_refill(&s->spills[i], &s->readers[i],
+                               &s->reader_more[i]);
     size_t before = s->nqueue;
     if(!*rc)
       *rc = read_rings(s, &limit, &more);
@@ -904,8 +903,8 @@ static void read_and_deliver(struct bp_sampler *s, bool final,
     if(!*rc)
       *rc = deliver(s, final && !more ? UINT64_MAX : limit, fn, ctx, cb_rc);
     /* a round that neither read nor delivered anything would repeat for
-     * ever: hand out what is queued, a little out of order (no reader is
-     * known to get there; a guard, not a path) */
+     * ever (a reader filled with records all within a millisecond of
+     * each other): hand out what is queued, a little out of order */
     if(!*rc && more && read == before && s->nqueue == read)
       *rc = deliver(s, UINT64_MAX, fn, ctx, cb_rc);
   } while(!*rc && final && more);
@@ -936,7 +935,7 @@ static bp_code replay_spills(struct bp_sampler *s, bp_record_fn fn,
 {
   bp_code rc = BP_OK;
   for(uint32_t i = 0; !rc && i < s->ncpus; i++)
-    rc = bpi_spill_reader(&s->spills[i], &s->readers[i]);
+    rc = bpi_spill_reader(&s->spills[i], &s->readers[i], SPILL_READER_BYTES);
   if(!rc) {
     s->active = s->readers;
     s->replaying = true;

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -24,9 +23,6 @@ void bpi_spill_init(struct bp_spill *sp, const char *dir)
 
 void bpi_spill_cleanup(struct bp_spill *sp)
 {
-  if(sp->map)
-    munmap(sp->map, (size_t)sp->written);
-  sp->map = NULL;
   if(sp->fd >= 0)
     close(sp->fd);
   sp->fd = -1;
@@ -94,49 +90,77 @@ bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r)
   return rc;
 }
 
-/* The file's bytes are read in place, mapped: records are handed out
- * where they lie, not copied, and the pages the reader is done with are
- * given back as it goes, so a long run's file never becomes our memory. */
-bp_code bpi_spill_reader(struct bp_spill *sp, struct bp_ring *r)
+bp_code bpi_spill_reader(struct bp_spill *sp, struct bp_ring *r,
+                         uint64_t size)
 {
   free(sp->buf);
-  sp->buf = calloc(1, CONTROL_BYTES);
+  sp->buf = calloc(1, CONTROL_BYTES + size);
   if(!sp->buf)
     return BPE_NOMEM;
-  /* a power of two at least the file's size: positions never wrap */
-  uint64_t size = 4096;
-  while(size < sp->written)
-    size *= 2;
   struct perf_event_mmap_page *pg = sp->buf;
   pg->data_offset = CONTROL_BYTES;
   pg->data_size = size;
+  sp->read = 0;
+  sp->filled = 0;
   bpi_ring_init(r, sp->buf, size);
-  r->data = NULL;
-  sp->released = 0;
-  if(sp->written) {
-    void *m = mmap(NULL, (size_t)sp->written, PROT_READ, MAP_SHARED, sp->fd,
-                   0);
-    if(m == MAP_FAILED)
-      return BPE_IO;
-    sp->map = m;
-    r->data = m;
-  }
-  pg->data_head = sp->written;
   return BP_OK;
 }
 
-void bpi_spill_release(struct bp_spill *sp, const struct bp_ring *r)
+/* The reader's head moved past the whole records among the filled bytes,
+ * as the kernel only ever publishes whole records: the record reader takes
+ * a header that runs past the head for corruption.  A header that can
+ * never be whole (smaller than itself, larger than the area) is published
+ * with everything filled, for the reader to count and skip. */
+static uint64_t whole_records_end(const struct bp_ring *r, uint64_t head,
+                                  uint64_t filled)
 {
-  if(!sp->map)
-    return;
-  struct perf_event_mmap_page *pg = sp->buf;
-  uint64_t page = 4096, upto = pg->data_tail & ~(page - 1);
-  /* in steps of 1 MiB or more: each call costs a system call */
-  if(upto < sp->released + (1u << 20) && pg->data_tail != r->head)
-    return;
-  if(upto > sp->released) {
-    madvise((unsigned char *)sp->map + sp->released,
-            (size_t)(upto - sp->released), MADV_DONTNEED);
-    sp->released = upto;
+  while(filled - head >= sizeof(struct perf_event_header)) {
+    struct perf_event_header h;
+    uint64_t off = head & (r->size - 1);
+    size_t first = (size_t)(r->size - off);
+    if(first >= sizeof(h)) {
+      memcpy(&h, r->data + off, sizeof(h));
+    }
+    else {
+      memcpy(&h, r->data + off, first);
+      memcpy((unsigned char *)&h + first, r->data, sizeof(h) - first);
+    }
+    if(h.size < sizeof(h) || h.size > r->size)
+      return filled;
+    if(h.size > filled - head)
+      break;
+    head += h.size;
   }
+  return head;
+}
+
+bp_code bpi_spill_refill(struct bp_spill *sp, struct bp_ring *r, bool *more)
+{
+  struct perf_event_mmap_page *pg = sp->buf;
+  uint64_t tail = pg->data_tail;
+  bp_code rc = BP_OK;
+  while(sp->read < sp->written && sp->filled - tail < r->size) {
+    uint64_t off = sp->filled & (r->size - 1);
+    uint64_t len = r->size - (sp->filled - tail);  /* free space */
+    if(len > r->size - off)
+      len = r->size - off;                         /* up to the area's end */
+    if(len > sp->written - sp->read)
+      len = sp->written - sp->read;
+    ssize_t n = pread(sp->fd, r->data + off, (size_t)len, (off_t)sp->read);
+    if(n < 0 && errno == EINTR)
+      continue;
+    if(n <= 0) {
+      if(n == 0)
+        errno = EIO;  /* shorter than what was written to it */
+      rc = BPE_IO;
+      break;
+    }
+    sp->read += (uint64_t)n;
+    sp->filled += (uint64_t)n;
+  }
+  pg->data_head = whole_records_end(r, pg->data_head, sp->filled);
+  if(rc || sp->read == sp->written)
+    pg->data_head = sp->filled;  /* a cut last record: the reader skips it */
+  *more = !rc && (sp->read < sp->written || pg->data_head != sp->filled);
+  return rc;
 }

@@ -9,9 +9,9 @@
  *
  * Input: a bp_ring (ring.h) of a live event, whose unread bytes
  * bpi_spill_take() appends to the file in ring order and consumes.
- * Output: after the run, bpi_spill_reader() makes a bp_ring over the file,
- * mapped, so the same record reader serves both, and records are read
- * where they lie.  The file holds
+ * Output: after the run, bpi_spill_reader() makes a bp_ring over a buffer
+ * of our own that bpi_spill_refill() fills from the file as the reader
+ * consumes it, so the same record reader serves both.  The file holds
  * whole records back to back (data_head only ever moves past whole
  * records).  Owns the file and the buffer.  Not thread-safe. */
 #ifndef BP_LIB_SPILL_H
@@ -27,9 +27,10 @@ struct bp_spill {
   int fd;              /* -1 until the first byte is taken */
   const char *dir;     /* where the unnamed temporary file goes */
   uint64_t written;    /* bytes in the file */
-  void *buf;           /* the reader's control page */
-  void *map;           /* the file, mapped for reading back */
-  uint64_t released;   /* bytes of the mapping given back */
+  uint64_t read;       /* bytes moved back into the reader's buffer */
+  uint64_t filled;     /* the reader's position up to which bytes are in;
+                          data_head stops at the last whole record */
+  void *buf;           /* the reader's control page and data area */
 };
 
 /* dir: an existing directory for the file (not copied; must outlive sp). */
@@ -41,12 +42,14 @@ void bpi_spill_cleanup(struct bp_spill *sp);
  * then neither changed (the file is cut back to where it was). */
 bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r);
 
-/* Make *r a ring reading the whole file back in place (mapped; its head
- * at the end, nothing wraps).  BPE_IO (errno set), BPE_NOMEM. */
-bp_code bpi_spill_reader(struct bp_spill *sp, struct bp_ring *r);
+/* Make *r a ring reading the file back, with a data area of size bytes (a
+ * power of two, at least the largest record: 64 KiB).  BPE_NOMEM. */
+bp_code bpi_spill_reader(struct bp_spill *sp, struct bp_ring *r,
+                         uint64_t size);
 
-/* Give back the pages of the mapping before the reader's published tail
- * (in steps, and at the end), so memory stays flat however long the file. */
-void bpi_spill_release(struct bp_spill *sp, const struct bp_ring *r);
+/* Move as much of the file as fits into the reader's free space.  *more:
+ * whether the file still has bytes that did not fit.  BPE_IO (errno set)
+ * when the file cannot be read. */
+bp_code bpi_spill_refill(struct bp_spill *sp, struct bp_ring *r, bool *more);
 
 #endif

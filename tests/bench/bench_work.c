@@ -10,13 +10,17 @@
  * work, getrusage(RUSAGE_SELF) user/sys/maxrss, and the CLOCK_MONOTONIC
  * times at which main started and the work ended (t_start, t_end).  The
  * harness subtracts these from what wait4 reports for a profiler's whole
- * process tree, and splits the profiler's own CPU time at t_start/t_end. */
+ * process tree, and splits the profiler's own CPU time at t_start/t_end:
+ * exactly, from the CPU time of the parent (the profiler that started us)
+ * read here at those two moments from /proc/PPID/task/ * /schedstat
+ * (parent_cpu_start, parent_cpu_end, in seconds; -1 when unreadable). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +31,33 @@ static volatile uint64_t sink;
 static long units = 100;
 static double seconds = 0;
 static double t_end;
+
+/* CPU time of every thread of pid so far, in seconds, or -1. */
+static double proc_cpu(pid_t pid)
+{
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+  DIR *d = opendir(path);
+  if(!d)
+    return -1;
+  double sum = 0;
+  struct dirent *e;
+  while((e = readdir(d))) {
+    if(e->d_name[0] == '.')
+      continue;
+    char stat[128];
+    snprintf(stat, sizeof(stat), "/proc/%d/task/%.20s/schedstat", (int)pid,
+             e->d_name);
+    FILE *f = fopen(stat, "r");
+    unsigned long long ns = 0;
+    if(f && fscanf(f, "%llu", &ns) == 1)
+      sum += (double)ns * 1e-9;
+    if(f)
+      fclose(f);
+  }
+  closedir(d);
+  return sum;
+}
 
 static double now(void)
 {
@@ -92,6 +123,8 @@ NOINLINE static void *thread_main(void *arg)
 int main(int argc, char **argv)
 {
   double t0 = now();
+  pid_t parent = getppid();
+  double parent_start = proc_cpu(parent);
   int threads = 1, opt;
   const char *report = NULL;
   while((opt = getopt(argc, argv, "t:n:d:r:")) != -1) {
@@ -120,6 +153,7 @@ int main(int argc, char **argv)
   for(int i = 1; i < threads; i++)
     pthread_join(tid[i], NULL);
   double t1 = now();
+  double parent_end = proc_cpu(parent);
   if(report) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -128,11 +162,13 @@ int main(int argc, char **argv)
       fprintf(f,
               "{\"wall\": %.6f, \"user\": %.6f, \"sys\": %.6f, "
               "\"maxrss_kib\": %ld, \"units\": %ld, \"threads\": %d, "
-              "\"t_start\": %.6f, \"t_end\": %.6f}\n",
+              "\"t_start\": %.6f, \"t_end\": %.6f, \"ppid\": %d, "
+              "\"parent_cpu_start\": %.6f, \"parent_cpu_end\": %.6f}\n",
               t1 - t0,
               (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6,
               (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6,
-              ru.ru_maxrss, units, threads, t0, t1);
+              ru.ru_maxrss, units, threads, t0, t1, (int)parent,
+              parent_start, parent_end);
       fclose(f);
     }
   }

@@ -193,8 +193,17 @@ def run_cmd(cmd, report=None, monitor=True, stdout=None):
             r["tool_cpu"] = max(0.0, r["tree_cpu"] - r["work_cpu"])
             r["after_exit"] = t1 - w["t_end"]
             if mon and mon.points:
-                upto_end = mon.cpu_at(w["t_end"])
-                startup = mon.cpu_at(w.get("t_start", t0))
+                if w.get("ppid") == p.pid and w.get("parent_cpu_start", -1) >= 0 \
+                        and w.get("parent_cpu_end", -1) >= 0:
+                    # read by the workload itself at main and at the end
+                    # of its work: exact, the monitor only gives the total
+                    startup = w["parent_cpu_start"]
+                    upto_end = w["parent_cpu_end"]
+                    r["split_by"] = "workload"
+                else:
+                    upto_end = mon.cpu_at(w["t_end"])
+                    startup = mon.cpu_at(w.get("t_start", t0))
+                    r["split_by"] = "monitor"
                 r["tool_cpu_startup"] = startup
                 r["tool_cpu_during"] = max(0.0, upto_end - startup)
                 r["tool_cpu_after"] = max(0.0, mon.last() - upto_end)
@@ -778,15 +787,19 @@ METHOD = """## Method
   command exited, and are in "after the run" and in the time to
   artifacts.  A 2 s run at 997 Hz without stack copies fits in the rings
   and wakes benchprof only at its end.
-- **Tool's own CPU**: a monitor thread reads the tool's own CPU time (sum
-  of `/proc/PID/task/*/schedstat` over its threads, in ns; the workload is
-  another process and is not in it) every 2 ms for the first 0.4 s, then
-  every 10 ms, and interpolates it at the workload's `t_start` (its `main`
-  began) and `t_end` (its work ended).  That splits the tool's CPU into
-  start-up (exec, dynamic linking, opening events, fork/exec of the
-  workload), during the run, and after the run (draining, symbolizing,
-  writing artifacts).  The split has about 1-2 ms of resolution, so "during
-  the run" for the 50 ms workload is mostly 0 and its ratio n/a.  As a
+- **Tool's own CPU**: the tool's CPU time is the sum of
+  `/proc/PID/task/*/schedstat` over its threads (in ns; the workload is
+  another process and is not in it).  The workload itself reads it for its
+  parent (the tool that started it: benchprof, perf or the floor sampler)
+  when its `main` begins and when its work ends, which splits the tool's
+  CPU exactly into start-up (exec, dynamic linking, opening events,
+  fork/exec of the workload), during the run, and after the run (reading
+  the records, unwinding, symbolizing, writing artifacts: the rest of the
+  total, which a monitor thread reads until the tool exits).  (Earlier
+  versions interpolated the monitor's 2-10 ms samples at those moments,
+  which leaked a share of the work right after the run into "during".)
+  "During the run" for the 50 ms workload is a few tenths of a
+  millisecond, too little for a ratio.  As a
   cross-check, the tool's total is also taken as user+sys of the process
   tree from `wait4` minus the workload's own `getrusage` (`tool_cpu` in the
   JSON).  The kernel's sampling cost (the timer interrupt, the callchain
@@ -863,9 +876,12 @@ benchprof run ...`, folded stacks aggregated by function):
 - After the run: DWARF unwinding was 72% (libdwfl per frame); a fast path
   now compiles each CFI row once (CFA = rsp/rbp + N) and applies it to the
   stack copy, with libdwfl for anything else (`unwind.c`, checked against
-  libdwfl on real samples by `test_unwind`); samples are unwound straight
-  from the mapped spill file, with no second copy; a frame-pointer chain
-  seen before reuses its interned stack (`converter.c`).
+  libdwfl on real samples by `test_unwind`); samples are unwound from the
+  records as they are read back, with no second spool of their stacks; a
+  frame-pointer chain seen before reuses its interned stack
+  (`converter.c`).  Reading the spill files back with `pread` into a 1 MiB
+  buffer per CPU measured twice as fast here as mapping them (page faults
+  of a virtual machine cost more than the copy).
 - Start-up: loading libcurl and libmicrohttpd (about 30 libraries, 9,000
   relocations, ~14 ms per process) now happens only when publishing or
   serving (`dlopen`, `http.c`, `serve.c`); libpfm4 (41,000 relocations
