@@ -12,10 +12,10 @@
  * libpfm4, whose calls go through pfm_api. */
 #include "bp_setup.h"
 #include "events.h"
+#include "dynlib.h"
 #include "err.h"
 
 #include <ctype.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -61,35 +61,17 @@ static char load_error[512];
 
 static void load_pfm(void)
 {
-  void *lib = dlopen(PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
-  const char *missing = NULL;
-  if(!lib) {
-    const char *why = dlerror();
-    snprintf(load_error, sizeof(load_error), "cannot load " PFM_SONAME
-             ": %s", why ? why : "not found");
+  struct bp_dynlib l;
+  if(!bpi_dynlib_open(&l, PFM_SONAME, load_error, sizeof(load_error)))
     return;
-  }
-  /* dlsym's void * to each function pointer's own type */
-#define LOAD(name) \
-  do { \
-    if(!missing && !(pfm_api.name = (__typeof__(pfm_api.name)) \
-                     dlsym(lib, "pfm_" #name))) \
-      missing = "pfm_" #name; \
-  } while(0)
-  LOAD(initialize);
-  LOAD(strerror);
-  LOAD(get_os_event_encoding);
-  LOAD(get_pmu_info);
-  LOAD(get_event_next);
-  LOAD(get_event_info);
-#undef LOAD
-  if(missing) {
-    const char *why = dlerror();
-    snprintf(load_error, sizeof(load_error), "cannot load " PFM_SONAME
-             ": %s", why ? why : missing);
-    dlclose(lib);
+  BPI_DYNLIB_LOAD(&l, pfm_api, "pfm_", initialize);
+  BPI_DYNLIB_LOAD(&l, pfm_api, "pfm_", strerror);
+  BPI_DYNLIB_LOAD(&l, pfm_api, "pfm_", get_os_event_encoding);
+  BPI_DYNLIB_LOAD(&l, pfm_api, "pfm_", get_pmu_info);
+  BPI_DYNLIB_LOAD(&l, pfm_api, "pfm_", get_event_next);
+  BPI_DYNLIB_LOAD(&l, pfm_api, "pfm_", get_event_info);
+  if(!bpi_dynlib_done(&l))
     return;
-  }
   int ret = pfm_api.initialize();
   if(ret != PFM_SUCCESS)
     snprintf(load_error, sizeof(load_error), "libpfm4: %s",

@@ -15,10 +15,10 @@
  * names the AWS user) never reach it. */
 #include "bp_setup.h"
 #include "http.h"
+#include "dynlib.h"
 #include "err.h"
 #include "sha256.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -69,45 +69,23 @@ static struct {
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_error[512];
 
-/* dlerror()'s text (which names the file or the symbol) into load_error */
-static void load_failed(const char *what)
-{
-  const char *why = dlerror();
-  snprintf(load_error, sizeof(load_error), "cannot load " CURL_SONAME
-           ": %s", why ? why : what);
-}
-
 static void load_curl(void)
 {
-  void *lib = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
-  const char *missing = NULL;
-  if(!lib) {
-    load_failed("not found");
+  struct bp_dynlib l;
+  if(!bpi_dynlib_open(&l, CURL_SONAME, load_error, sizeof(load_error)))
     return;
-  }
-  /* dlsym's void * to each function pointer's own type */
-#define LOAD(name) \
-  do { \
-    if(!missing && !(curl_api.name = (__typeof__(curl_api.name)) \
-                     dlsym(lib, "curl_" #name))) \
-      missing = "curl_" #name; \
-  } while(0)
-  LOAD(global_init);
-  LOAD(easy_init);
-  LOAD(easy_setopt);
-  LOAD(easy_getinfo);
-  LOAD(easy_perform);
-  LOAD(easy_cleanup);
-  LOAD(easy_strerror);
-  LOAD(slist_append);
-  LOAD(slist_free_all);
-  LOAD(getdate);
-#undef LOAD
-  if(missing) {
-    load_failed(missing);
-    dlclose(lib);
+  BPI_DYNLIB_LOAD(&l, curl_api, "curl_", global_init);
+  BPI_DYNLIB_LOAD(&l, curl_api, "curl_", easy_init);
+  BPI_DYNLIB_LOAD(&l, curl_api, "curl_", easy_setopt);
+  BPI_DYNLIB_LOAD(&l, curl_api, "curl_", easy_getinfo);
+  BPI_DYNLIB_LOAD(&l, curl_api, "curl_", easy_perform);
+  BPI_DYNLIB_LOAD(&l, curl_api, "curl_", easy_cleanup);
+  BPI_DYNLIB_LOAD(&l, curl_api, "curl_", easy_strerror);
+  BPI_DYNLIB_LOAD(&l, curl_api, "curl_", slist_append);
+  BPI_DYNLIB_LOAD(&l, curl_api, "curl_", slist_free_all);
+  BPI_DYNLIB_LOAD(&l, curl_api, "curl_", getdate);
+  if(!bpi_dynlib_done(&l))
     return;
-  }
   CURLcode rc = curl_api.global_init(CURL_GLOBAL_DEFAULT);
   if(rc)
     snprintf(load_error, sizeof(load_error), "libcurl failed to "

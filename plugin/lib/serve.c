@@ -11,6 +11,7 @@
  * functions' own prototypes. */
 #include "bp_setup.h"
 #include "serve.h"
+#include "dynlib.h"
 
 #include "buf.h"
 #include "err.h"
@@ -19,7 +20,6 @@
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -102,43 +102,21 @@ static struct {
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_error[512];
 
-/* dlerror()'s text (which names the file or the symbol) into load_error */
-static void load_failed(const char *what)
-{
-  const char *why = dlerror();
-  snprintf(load_error, sizeof(load_error), "cannot load " MHD_SONAME
-           ": %s", why ? why : what);
-}
-
 static void load_mhd(void)
 {
-  void *lib = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
-  const char *missing = NULL;
-  if(!lib) {
-    load_failed("not found");
+  struct bp_dynlib l;
+  if(!bpi_dynlib_open(&l, MHD_SONAME, load_error, sizeof(load_error)))
     return;
-  }
-  /* dlsym's void * to each function pointer's own type */
-#define LOAD(name) \
-  do { \
-    if(!missing && !(mhd_api.name = (__typeof__(mhd_api.name)) \
-                     dlsym(lib, "MHD_" #name))) \
-      missing = "MHD_" #name; \
-  } while(0)
-  LOAD(start_daemon);
-  LOAD(stop_daemon);
-  LOAD(get_daemon_info);
-  LOAD(lookup_connection_value);
-  LOAD(create_response_from_buffer);
-  LOAD(create_response_from_fd64);
-  LOAD(add_response_header);
-  LOAD(queue_response);
-  LOAD(destroy_response);
-#undef LOAD
-  if(missing) {
-    load_failed(missing);
-    dlclose(lib);
-  }
+  BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", start_daemon);
+  BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", stop_daemon);
+  BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", get_daemon_info);
+  BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", lookup_connection_value);
+  BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", create_response_from_buffer);
+  BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", create_response_from_fd64);
+  BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", add_response_header);
+  BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", queue_response);
+  BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", destroy_response);
+  bpi_dynlib_done(&l);
 }
 
 struct bp_serve {
