@@ -137,17 +137,23 @@ static double cpu_seconds(void)
 }
 
 /* CPU seconds to unwind every sample again, once everything is cached. */
+/* The i-th captured sample as the unwinder takes it. */
+static struct bp_unwind_sample sample_of(const struct capture *c, uint32_t i)
+{
+  const struct sample *s = &c->samples[i];
+  return (struct bp_unwind_sample){
+    .pid = s->pid, .tid = s->tid, .regs_mask = c->lay.sample_regs_user,
+    .regs = s->regs, .nregs = s->nregs, .stack = s->stack,
+    .stack_len = s->stack_len,
+  };
+}
+
 static double warm_pass(struct bp_unwind *u, const struct capture *c,
                         uint64_t *pcs, uint32_t max)
 {
   double t0 = cpu_seconds();
   for(uint32_t i = 0; i < c->nsamples; i++) {
-    const struct sample *s = &c->samples[i];
-    struct bp_unwind_sample us = {
-      .pid = s->pid, .tid = s->tid, .regs_mask = c->lay.sample_regs_user,
-      .regs = s->regs, .nregs = s->nregs, .stack = s->stack,
-      .stack_len = s->stack_len,
-    };
+    struct bp_unwind_sample us = sample_of(c, i);
     uint32_t n;
     bpi_unwind_sample(u, &us, pcs, max, &n);
   }
@@ -177,12 +183,7 @@ static void compare(const struct capture *c, uint32_t max,
   add_procs(fast, sym, c);
   add_procs(slow, sym, c);
   for(uint32_t i = 0; i < c->nsamples; i++) {
-    const struct sample *s = &c->samples[i];
-    struct bp_unwind_sample us = {
-      .pid = s->pid, .tid = s->tid, .regs_mask = c->lay.sample_regs_user,
-      .regs = s->regs, .nregs = s->nregs, .stack = s->stack,
-      .stack_len = s->stack_len,
-    };
+    struct bp_unwind_sample us = sample_of(c, i);
     uint32_t nf = 0, ns = 0;
     enum bp_unwind_status stf = bpi_unwind_sample(fast, &us, pf, max, &nf);
     enum bp_unwind_status sts = bpi_unwind_sample(slow, &us, ps, max, &ns);
