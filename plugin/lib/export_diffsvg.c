@@ -13,6 +13,7 @@
 #include "compare.h"
 #include "err.h"
 #include "export.h"
+#include "flametree.h"
 #include "hash.h"
 
 #include <inttypes.h>
@@ -27,20 +28,9 @@
 #define CHAR_W 7
 #define MIN_PERMILLE 1
 
-struct dnode {
-  uint32_t name;
-  uint32_t parent;
-  uint32_t first_child;
-  uint32_t next_sibling;
-  uint64_t n[2];          /* base, head samples in and below it */
-};
-
+/* The tree (flametree.h): n[0] base samples, n[1] head samples. */
 struct dtree {
-  struct dnode *nodes;
-  uint32_t count, cap;
-  struct bp_map index;
-  struct bp_strtab names;
-  bool nomem;
+  struct bp_ftree ft;
   int sized;              /* 1: by head, 0: by base (negated) */
   double max_delta;       /* largest |share change| drawn, percent */
 };
@@ -50,98 +40,28 @@ static double absd(double x)
   return x < 0 ? -x : x;
 }
 
-static uint32_t dchild(struct dtree *t, uint32_t parent, const char *name,
-                       size_t len)
-{
-  char *copy = malloc(len + 1);
-  uint32_t id = BP_NONE;
-  if(copy) {
-    memcpy(copy, name, len);
-    copy[len] = '\0';
-    id = bpi_strtab_intern(&t->names, copy);
-    free(copy);
-  }
-  if(id == BP_NONE)
-    goto nomem;
-  uint32_t n = bpi_map_get(&t->index, parent, id);
-  if(n != BP_NONE)
-    return n;
-  if(t->count == t->cap) {
-    uint32_t cap = t->cap ? t->cap * 2 : 256;
-    struct dnode *nodes = cap > t->cap ?
-      realloc(t->nodes, (size_t)cap * sizeof(*nodes)) : NULL;
-    if(!nodes)
-      goto nomem;
-    t->nodes = nodes;
-    t->cap = cap;
-  }
-  n = t->count;
-  if(bpi_map_put(&t->index, parent, id, n))
-    goto nomem;
-  t->nodes[n] = (struct dnode){.name = id, .parent = parent,
-                               .first_child = BP_NONE,
-                               .next_sibling = BP_NONE};
-  t->count++;
-  return n;
-nomem:
-  t->nomem = true;
-  return BP_NONE;
-}
-
 static void add_line(struct dtree *t, const struct bp_diff_line *l)
 {
   uint32_t node = 0;
   const char *s = l->stack;
-  t->nodes[0].n[0] += l->base;
-  t->nodes[0].n[1] += l->head;
+  t->ft.nodes[0].n[0] += l->base;
+  t->ft.nodes[0].n[1] += l->head;
   while(node != BP_NONE && *s) {
     size_t len = strcspn(s, ";");
-    node = dchild(t, node, s, len);
+    node = bpi_ftree_child(&t->ft, node, s, len);
     if(node == BP_NONE)
       return;
-    t->nodes[node].n[0] += l->base;
-    t->nodes[node].n[1] += l->head;
+    t->ft.nodes[node].n[0] += l->base;
+    t->ft.nodes[node].n[1] += l->head;
     s += len;
     if(*s)
       s++;
   }
 }
 
-struct dkey {
-  uint32_t parent, node;
-  const char *name;
-};
-
-static int by_parent_name(const void *a, const void *b)
-{
-  const struct dkey *x = a, *y = b;
-  if(x->parent != y->parent)
-    return x->parent < y->parent ? -1 : 1;
-  return strcmp(x->name, y->name);
-}
-
-static bool sort_children(struct dtree *t)
-{
-  uint32_t n = t->count - 1;
-  struct dkey *keys = calloc(n ? n : 1, sizeof(*keys));
-  if(!keys)
-    return false;
-  for(uint32_t i = 0; i < n; i++)
-    keys[i] = (struct dkey){t->nodes[i + 1].parent, i + 1,
-                            bpi_strtab_get(&t->names, t->nodes[i + 1].name)};
-  qsort(keys, n, sizeof(*keys), by_parent_name);
-  for(uint32_t i = n; i--;) {
-    struct dnode *parent = &t->nodes[keys[i].parent];
-    t->nodes[keys[i].node].next_sibling = parent->first_child;
-    parent->first_child = keys[i].node;
-  }
-  free(keys);
-  return true;
-}
-
 static uint64_t size_of(const struct dtree *t, uint32_t node)
 {
-  return t->nodes[node].n[t->sized];
+  return t->ft.nodes[node].n[t->sized];
 }
 
 static bool dvisible(const struct dtree *t, uint32_t node)
@@ -153,10 +73,10 @@ static bool dvisible(const struct dtree *t, uint32_t node)
 /* Change of the node's share of its side's samples, percentage points. */
 static double delta(const struct dtree *t, uint32_t node)
 {
-  double b = t->nodes[0].n[0] ? 100.0 * (double)t->nodes[node].n[0] /
-                                (double)t->nodes[0].n[0] : 0;
-  double h = t->nodes[0].n[1] ? 100.0 * (double)t->nodes[node].n[1] /
-                                (double)t->nodes[0].n[1] : 0;
+  double b = t->ft.nodes[0].n[0] ? 100.0 * (double)t->ft.nodes[node].n[0] /
+                                (double)t->ft.nodes[0].n[0] : 0;
+  double h = t->ft.nodes[0].n[1] ? 100.0 * (double)t->ft.nodes[node].n[1] /
+                                (double)t->ft.nodes[0].n[1] : 0;
   return h - b;
 }
 
@@ -168,8 +88,8 @@ static uint32_t dvisible_depth(struct dtree *t, uint32_t node)
   double d = absd(delta(t, node));
   if(d > t->max_delta)
     t->max_delta = d;
-  for(uint32_t c = t->nodes[node].first_child; c != BP_NONE;
-      c = t->nodes[c].next_sibling) {
+  for(uint32_t c = t->ft.nodes[node].first_child; c != BP_NONE;
+      c = t->ft.nodes[c].next_sibling) {
     if(!dvisible(t, c))
       continue;
     uint32_t depth = 1 + dvisible_depth(t, c);
@@ -244,16 +164,16 @@ static void add_pct(struct bp_buf *b, uint64_t n, uint64_t all)
 static void add_dframe(struct bp_buf *b, const struct dtree *t,
                        uint32_t node, uint64_t offset, uint64_t y)
 {
-  const struct dnode *nd = &t->nodes[node];
-  const char *name = bpi_strtab_get(&t->names, nd->name);
+  const struct bp_ftnode *nd = &t->ft.nodes[node];
+  const char *name = bpi_ftree_name(&t->ft, node);
   double d = delta(t, node);
   uint64_t x = dx10(t, offset), w = dx10(t, offset + size_of(t, node)) - x;
   bpi_buf_adds(b, "<g><title>");
   bpi_buf_xml_text(b, name);
   bpi_buf_printf(b, " (base %" PRIu64 " samples, ", nd->n[0]);
-  add_pct(b, nd->n[0], t->nodes[0].n[0]);
+  add_pct(b, nd->n[0], t->ft.nodes[0].n[0]);
   bpi_buf_printf(b, "; head %" PRIu64 " samples, ", nd->n[1]);
-  add_pct(b, nd->n[1], t->nodes[0].n[1]);
+  add_pct(b, nd->n[1], t->ft.nodes[0].n[1]);
   bpi_buf_printf(b, "; change %+.2f points)</title><rect x=\"", d);
   add_tenths(b, x);
   bpi_buf_printf(b, "\" y=\"%" PRIu64 "\" width=\"", y);
@@ -271,8 +191,8 @@ static void add_dframes(struct bp_buf *b, const struct dtree *t,
                         uint32_t node, uint64_t offset, uint64_t y)
 {
   add_dframe(b, t, node, offset, y);
-  for(uint32_t c = t->nodes[node].first_child; c != BP_NONE;
-      c = t->nodes[c].next_sibling) {
+  for(uint32_t c = t->ft.nodes[node].first_child; c != BP_NONE;
+      c = t->ft.nodes[c].next_sibling) {
     if(dvisible(t, c))
       add_dframes(b, t, c, offset, y - FRAME_H);
     offset += size_of(t, c);
@@ -325,13 +245,12 @@ bp_code bpi_diffsvg_write(const struct bp_diff_line *lines, size_t n,
 {
   struct dtree t = {.sized = negated ? 0 : 1};
   bp_code rc = BP_OK;
-  bpi_map_init(&t.index);
-  bpi_strtab_init(&t.names);
-  if(dchild(&t, BP_NONE, "all", 3) != 0)
-    t.nomem = true;
-  for(size_t i = 0; !t.nomem && i < n; i++)
+  bpi_ftree_init(&t.ft);
+  if(bpi_ftree_child(&t.ft, BP_NONE, "all", 3) != 0)
+    t.ft.nomem = true;
+  for(size_t i = 0; !t.ft.nomem && i < n; i++)
     add_line(&t, &lines[i]);
-  if(t.nomem || !sort_children(&t)) {
+  if(t.ft.nomem || !bpi_ftree_sort(&t.ft)) {
     rc = bpi_err_set(err, BPE_NOMEM, 0, "differential flame graph");
     goto out;
   }
@@ -345,8 +264,6 @@ bp_code bpi_diffsvg_write(const struct bp_diff_line *lines, size_t n,
   if(bpi_buf_failed(out))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "differential flame graph");
 out:
-  bpi_strtab_cleanup(&t.names);
-  bpi_map_cleanup(&t.index);
-  free(t.nodes);
+  bpi_ftree_cleanup(&t.ft);
   return rc;
 }

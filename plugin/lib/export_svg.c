@@ -13,6 +13,7 @@
 #include "bp_setup.h"
 #include "export.h"
 #include "err.h"
+#include "flametree.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -26,55 +27,24 @@
 #define CHAR_W 7        /* width of one 12px monospace character, px */
 #define MIN_PERMILLE 1  /* hide nodes under this share of all samples */
 
-struct node {
-  uint32_t name;          /* in tree.names */
-  uint32_t parent;
-  uint32_t first_child;   /* BP_NONE when none; siblings sorted by name */
-  uint32_t next_sibling;
-  uint64_t total;         /* samples in this node and below */
-};
-
+/* The flame graph's tree (flametree.h, n[0]: samples), and a buffer for
+ * a label being cleaned. */
 struct tree {
-  struct node *nodes;
-  uint32_t n, cap;
-  struct bp_map index;     /* (parent, name) -> node */
-  struct bp_strtab names;
-  struct bp_buf scratch;   /* a cleaned name */
-  bool nomem;
+  struct bp_ftree ft;
+  struct bp_buf clean;
 };
 
-/* The child of parent called name, created on first use. */
+/* The child of parent labelled name (cleaned of control characters). */
 static uint32_t child(struct tree *t, uint32_t parent, const char *name)
 {
-  bpi_buf_reset(&t->scratch);
-  bpi_profile_clean_name(&t->scratch, name, '\0');
-  uint32_t id = bpi_buf_failed(&t->scratch) ? BP_NONE :
-    bpi_strtab_intern(&t->names, t->scratch.data ? t->scratch.data : "");
-  if(id == BP_NONE)
-    goto nomem;
-  uint32_t n = bpi_map_get(&t->index, parent, id);
-  if(n != BP_NONE)
-    return n;
-  if(t->n == t->cap) {
-    uint32_t cap = t->cap ? t->cap * 2 : 256;
-    struct node *nodes = cap > t->cap ?
-      realloc(t->nodes, (size_t)cap * sizeof(*nodes)) : NULL;
-    if(!nodes)
-      goto nomem;
-    t->nodes = nodes;
-    t->cap = cap;
+  bpi_buf_reset(&t->clean);
+  bpi_profile_clean_name(&t->clean, name, '\0');
+  if(bpi_buf_failed(&t->clean)) {
+    t->ft.nomem = true;
+    return BP_NONE;
   }
-  n = t->n;
-  if(bpi_map_put(&t->index, parent, id, n))
-    goto nomem;
-  t->nodes[n] = (struct node){.name = id, .parent = parent,
-                              .first_child = BP_NONE,
-                              .next_sibling = BP_NONE};
-  t->n++;
-  return n;
-nomem:
-  t->nomem = true;
-  return BP_NONE;
+  return bpi_ftree_child(&t->ft, parent, t->clean.data ? t->clean.data : "",
+                         t->clean.len);
 }
 
 static uint32_t process_node(struct tree *t, const struct bp_profile *p,
@@ -104,9 +74,9 @@ static void add_stack(struct tree *t, const struct bp_profile *p,
   for(uint32_t s = c->stack; s < p->nstacks; s = p->stacks[s].parent)
     path[depth++] = p->stacks[s].frame;
   uint32_t node = process_node(t, p, c->thread);
-  t->nodes[0].total += c->count;
+  t->ft.nodes[0].n[0] += c->count;
   while(node != BP_NONE) {
-    t->nodes[node].total += c->count;
+    t->ft.nodes[node].n[0] += c->count;
     if(!depth)
       break;
     depth--;
@@ -115,50 +85,15 @@ static void add_stack(struct tree *t, const struct bp_profile *p,
   }
 }
 
-struct sort_key {
-  uint32_t parent;
-  uint32_t node;
-  const char *name;
-};
-
-static int by_parent_name(const void *a, const void *b)
-{
-  const struct sort_key *x = a, *y = b;
-  if(x->parent != y->parent)
-    return x->parent < y->parent ? -1 : 1;
-  return strcmp(x->name, y->name);
-}
-
-/* Link children into sibling lists sorted by name. */
-static bool sort_children(struct tree *t)
-{
-  uint32_t n = t->n - 1;  /* all but the root */
-  struct sort_key *keys = calloc(n ? n : 1, sizeof(*keys));
-  if(!keys)
-    return false;
-  for(uint32_t i = 0; i < n; i++)
-    keys[i] = (struct sort_key){t->nodes[i + 1].parent, i + 1,
-                                bpi_strtab_get(&t->names,
-                                               t->nodes[i + 1].name)};
-  qsort(keys, n, sizeof(*keys), by_parent_name);
-  for(uint32_t i = n; i--;) {
-    struct node *parent = &t->nodes[keys[i].parent];
-    t->nodes[keys[i].node].next_sibling = parent->first_child;
-    parent->first_child = keys[i].node;
-  }
-  free(keys);
-  return true;
-}
-
 static bp_code build_tree(struct tree *t, const struct bp_profile *p)
 {
   uint32_t *path = calloc((size_t)bpi_profile_max_depth(p) + 1, sizeof(*path));
   if(!path || child(t, BP_NONE, "all") != 0)
-    t->nomem = true;
-  for(uint32_t i = 0; !t->nomem && i < p->ncounts; i++)
+    t->ft.nomem = true;
+  for(uint32_t i = 0; !t->ft.nomem && i < p->ncounts; i++)
     add_stack(t, p, &p->counts[i], path);
   free(path);
-  if(t->nomem || !sort_children(t))
+  if(t->ft.nomem || !bpi_ftree_sort(&t->ft))
     return BPE_NOMEM;
   return BP_OK;
 }
@@ -167,16 +102,16 @@ static bp_code build_tree(struct tree *t, const struct bp_profile *p)
 
 static bool visible(const struct tree *t, uint32_t node)
 {
-  return t->nodes[node].total * 1000 >= t->nodes[0].total * MIN_PERMILLE &&
-         t->nodes[node].total;
+  return t->ft.nodes[node].n[0] * 1000 >= t->ft.nodes[0].n[0] * MIN_PERMILLE &&
+         t->ft.nodes[node].n[0];
 }
 
 /* Depth of the deepest visible node below node. */
 static uint32_t visible_depth(const struct tree *t, uint32_t node)
 {
   uint32_t max = 0;
-  for(uint32_t c = t->nodes[node].first_child; c != BP_NONE;
-      c = t->nodes[c].next_sibling) {
+  for(uint32_t c = t->ft.nodes[node].first_child; c != BP_NONE;
+      c = t->ft.nodes[c].next_sibling) {
     if(!visible(t, c))
       continue;
     uint32_t d = 1 + visible_depth(t, c);
@@ -191,7 +126,7 @@ static uint32_t visible_depth(const struct tree *t, uint32_t node)
  * parent, which keeps the script's zoom test exact. */
 static uint64_t x10(const struct tree *t, uint64_t offset)
 {
-  uint64_t total = t->nodes[0].total;
+  uint64_t total = t->ft.nodes[0].n[0];
   uint64_t span = (SVG_W - 2 * PAD) * 10;
   return PAD * 10 + (offset * span + total / 2) / total;
 }
@@ -244,15 +179,15 @@ static void add_label(struct bp_buf *b, const char *name, uint64_t w10)
 static void add_frame(struct bp_buf *b, const struct tree *t, uint32_t node,
                       uint64_t offset, uint64_t y)
 {
-  const struct node *nd = &t->nodes[node];
-  const char *name = bpi_strtab_get(&t->names, nd->name);
-  uint64_t all = t->nodes[0].total;
-  uint64_t pct100 = (nd->total * 10000 + all / 2) / all;
-  uint64_t x = x10(t, offset), w = x10(t, offset + nd->total) - x;
+  const struct bp_ftnode *nd = &t->ft.nodes[node];
+  const char *name = bpi_ftree_name(&t->ft, node);
+  uint64_t all = t->ft.nodes[0].n[0];
+  uint64_t pct100 = (nd->n[0] * 10000 + all / 2) / all;
+  uint64_t x = x10(t, offset), w = x10(t, offset + nd->n[0]) - x;
   bpi_buf_adds(b, "<g><title>");
   bpi_buf_xml_text(b, name);
   bpi_buf_printf(b, " (%" PRIu64 " sample%s, %" PRIu64 ".%02" PRIu64
-                 "%%)</title><rect x=\"", nd->total, nd->total == 1 ? "" : "s",
+                 "%%)</title><rect x=\"", nd->n[0], nd->n[0] == 1 ? "" : "s",
                  pct100 / 100, pct100 % 100);
   add_tenths(b, x);
   bpi_buf_printf(b, "\" y=\"%" PRIu64 "\" width=\"", y);
@@ -271,11 +206,11 @@ static void add_frames(struct bp_buf *b, const struct tree *t, uint32_t node,
                        uint64_t offset, uint64_t y)
 {
   add_frame(b, t, node, offset, y);
-  for(uint32_t c = t->nodes[node].first_child; c != BP_NONE;
-      c = t->nodes[c].next_sibling) {
+  for(uint32_t c = t->ft.nodes[node].first_child; c != BP_NONE;
+      c = t->ft.nodes[c].next_sibling) {
     if(visible(t, c))
       add_frames(b, t, c, offset, y - FRAME_H);
-    offset += t->nodes[c].total;
+    offset += t->ft.nodes[c].n[0];
   }
 }
 
@@ -405,27 +340,24 @@ static void add_header(struct bp_buf *b, const struct bp_profile *p,
 static bp_code svg_write(const struct bp_profile *p, struct bp_buf *out,
                          struct bp_err *err)
 {
-  struct tree t = {.nomem = false};
-  bpi_map_init(&t.index);
-  bpi_strtab_init(&t.names);
-  bpi_buf_init(&t.scratch);
+  struct tree t;
+  bpi_ftree_init(&t.ft);
+  bpi_buf_init(&t.clean);
   bp_code rc = build_tree(&t, p);
   if(rc) {
     rc = bpi_err_set(err, rc, 0, "flame graph: building the tree");
     goto out;
   }
-  uint64_t depth = t.nodes[0].total ? visible_depth(&t, 0) : 0;
+  uint64_t depth = t.ft.nodes[0].n[0] ? visible_depth(&t, 0) : 0;
   uint64_t height = HEAD_H + (depth + 1) * FRAME_H + FOOT_H;
   add_header(out, p, height);
   bpi_buf_adds(out, "<g id=\"frames\">\n");
-  if(t.nodes[0].total)
+  if(t.ft.nodes[0].n[0])
     add_frames(out, &t, 0, 0, height - FOOT_H - FRAME_H);
   bpi_buf_adds(out, "</g>\n</svg>\n");
 out:
-  bpi_buf_cleanup(&t.scratch);
-  bpi_strtab_cleanup(&t.names);
-  bpi_map_cleanup(&t.index);
-  free(t.nodes);
+  bpi_buf_cleanup(&t.clean);
+  bpi_ftree_cleanup(&t.ft);
   return rc;
 }
 
