@@ -58,7 +58,7 @@ import jsonschema
 
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from faults import Faults  # noqa: E402
+from faults import Faults, serve  # noqa: E402
 
 UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
                      r"[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
@@ -470,11 +470,7 @@ def main():
     STATE.record({"started": now()})
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
-    tmp = args.port_file + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("%d\n" % server.server_address[1])
-    os.replace(tmp, args.port_file)
-    server.serve_forever()
+    serve(server, args.port_file)
 
 
 STATE = None

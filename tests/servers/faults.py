@@ -22,9 +22,14 @@ faults.log lists (item, method, path) for every request apply() saw, the
 item being "ok" for normal ones; Faults(spec, on_fault=f) also calls
 f(item, method, path) for each injected fault as it starts (before a hang
 sleeps).  Safe with ThreadingHTTPServer.
+
+serve(server, port_file) is how every test server starts: it writes the
+port it got (bound to port 0) to port_file atomically, for the test to
+read, and serves until interrupted.
 """
 
 import json
+import os
 import threading
 import time
 
@@ -129,3 +134,14 @@ class Faults:
         elif kind == "drop":
             handler.close_connection = True
         return True
+
+
+def serve(server, port_file):
+    tmp = port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % server.server_address[1])
+    os.replace(tmp, port_file)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass

@@ -29,7 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from faults import Faults  # noqa: E402
+from faults import Faults, serve  # noqa: E402
 
 LOG_LOCK = threading.Lock()
 
@@ -170,14 +170,7 @@ def main():
     server.keys = {args.key: args.secret}
     server.faults = Faults(args.faults, on_fault=lambda item, method, path:
                            log_line("%s %s fault %s" % (method, path, item)))
-    tmp = args.port_file + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("%d\n" % server.server_address[1])
-    os.replace(tmp, args.port_file)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    serve(server, args.port_file)
 
 
 if __name__ == "__main__":
