@@ -207,6 +207,46 @@ static void setup_cleanup(struct pub_setup *s)
   free(s->spool);
 }
 
+/* The identity resolved for one set of options, kept for the process:
+ * `run` publishes and then compares, and each asks for it; detecting it
+ * again would start git again, after the benchmark, inside run's wall
+ * time.  Nothing it depends on (flags, environment, the checkout) changes
+ * while benchprof runs. */
+static struct {
+  const struct bp_cli_publish *opts;
+  struct bp_ident id;
+} ident_memo;
+
+/* id (empty): the flags first; then the CI's variables and git; then the
+ * defaults.  False with err set. */
+static bool resolve_ident(const struct bp_cli_publish *p, struct bp_ident *id,
+                          struct bp_err *err)
+{
+  if(ident_memo.opts == p) {
+    if(!bpi_ident_copy(id, &ident_memo.id))
+      return true;
+    bpi_err_set(err, BPE_NOMEM, 0, "ci");
+    return false;
+  }
+  const char *flags[] = {p->project, p->branch, p->hash, p->testbed,
+                         p->base_branch, p->base_hash};
+  char **fields[] = {&id->project, &id->branch, &id->hash,
+                     &id->testbed, &id->base_branch, &id->base_hash};
+  for(size_t i = 0; i < BP_ARRAY_LEN(fields); i++)
+    if(flags[i] && !(*fields[i] = strdup(flags[i]))) {
+      bpi_err_set(err, BPE_NOMEM, 0, "ci");
+      return false;
+    }
+  if(bpi_ci_detect(id, environ, ".", err) ||
+     bpi_publish_ident_defaults(id, NULL, err))
+    return false;
+  bpi_ident_cleanup(&ident_memo.id);
+  ident_memo.opts = NULL;
+  if(!bpi_ident_copy(&ident_memo.id, id))
+    ident_memo.opts = p;  /* without memory it is detected again */
+  return true;
+}
+
 /* Targets and credentials; identity only when ident is set. */
 static bool setup(const struct bp_cli_publish *p, struct pub_setup *s,
                   bool ident)
@@ -268,16 +308,7 @@ static bool setup(const struct bp_cli_publish *p, struct pub_setup *s,
   o->store.s3_path_style = p->s3_path_style;
   o->firefox_upload = p->firefox_upload;
   o->firefox_api = p->firefox_api;
-  /* flags first; then git; then the defaults */
-  const char *flags[] = {p->project, p->branch, p->hash, p->testbed,
-                         p->base_branch, p->base_hash};
-  char **fields[] = {&s->id.project, &s->id.branch, &s->id.hash,
-                     &s->id.testbed, &s->id.base_branch, &s->id.base_hash};
-  for(size_t i = 0; i < BP_ARRAY_LEN(fields); i++)
-    if(flags[i] && !(*fields[i] = strdup(flags[i])))
-      return false;
-  if(bpi_ci_detect(&s->id, environ, ".", &err) ||
-     bpi_publish_ident_defaults(&s->id, NULL, &err))
+  if(!resolve_ident(p, &s->id, &err))
     goto fail;
   o->project = s->id.project;
   o->branch = s->id.branch;

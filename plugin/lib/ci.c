@@ -64,6 +64,20 @@ bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
   return BP_OK;
 }
 
+bp_code bpi_ident_copy(struct bp_ident *dst, const struct bp_ident *src)
+{
+  struct bp_ident view = *src;  /* read through, never written */
+  memset(dst, 0, sizeof(*dst));
+  for(int f = 0; f < BP_IDENT_NFIELDS; f++) {
+    const char *v = *bpi_ident_field(&view, (enum bp_ident_field)f);
+    if(bpi_ident_set(dst, (enum bp_ident_field)f, v, src->from[f])) {
+      bpi_ident_cleanup(dst);
+      return BPE_NOMEM;
+    }
+  }
+  return BP_OK;
+}
+
 void bpi_ident_cleanup(struct bp_ident *id)
 {
   for(int f = 0; f < BP_IDENT_NFIELDS; f++)
@@ -365,13 +379,13 @@ static bp_code detect_gitlab(struct bp_ident *id, char *const *envp,
 
 /* ---------------------------------------------------------------- git */
 
-/* The first line git prints for args (run in dir, no shell), malloc'd;
- * NULL when git is missing, fails or prints nothing. */
-static char *git_line(const char *dir, char *const *envp,
-                      const char *const *args)
+/* What git prints for args (run in dir, no shell), up to GIT_LINE_MAX
+ * bytes, into buf; false when git is missing, fails or prints nothing. */
+static bool git_output(const char *dir, char *const *envp,
+                       const char *const *args, char buf[GIT_LINE_MAX])
 {
   static char *const no_env[] = {NULL};
-  char *argv[8];
+  char *argv[10];
   size_t n = 0;
   argv[n++] = (char *)"git";
   argv[n++] = (char *)"-C";
@@ -379,13 +393,13 @@ static char *git_line(const char *dir, char *const *envp,
   for(; *args && n < BP_ARRAY_LEN(argv) - 1; args++)
     argv[n++] = (char *)*args;
   argv[n] = NULL;
+  buf[0] = '\0';
 
   int fds[2];
   if(pipe2(fds, O_CLOEXEC))
-    return NULL;
+    return false;
   posix_spawn_file_actions_t fa;
   pid_t pid;
-  char *line = NULL;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
@@ -396,18 +410,17 @@ static char *git_line(const char *dir, char *const *envp,
   close(fds[1]);
   if(rc) {
     close(fds[0]);
-    return NULL;
+    return false;
   }
-  char buf[GIT_LINE_MAX];
   size_t len = 0;
   for(;;) {
-    ssize_t got = read(fds[0], buf + len, sizeof(buf) - 1 - len);
+    ssize_t got = read(fds[0], buf + len, GIT_LINE_MAX - 1 - len);
     if(got < 0 && errno == EINTR)
       continue;
     if(got <= 0)
       break;
     len += (size_t)got;
-    if(len == sizeof(buf) - 1) {
+    if(len == GIT_LINE_MAX - 1) {
       /* drain the rest so git is not stopped on a full pipe */
       char sink[512];
       while(read(fds[0], sink, sizeof(sink)) > 0)
@@ -420,53 +433,102 @@ static char *git_line(const char *dir, char *const *envp,
   while(waitpid(pid, &status, 0) < 0 && errno == EINTR)
     ;
   buf[len] = '\0';
-  char *nl = strchr(buf, '\n');
-  if(nl)
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 && buf[0];
+}
+
+/* The next line of *text (cut there, *text moved past it), or NULL at its
+ * end. */
+static char *next_line(char **text)
+{
+  char *line = *text;
+  if(!*line)
+    return NULL;
+  char *nl = strchr(line, '\n');
+  if(nl) {
     *nl = '\0';
-  if(WIFEXITED(status) && WEXITSTATUS(status) == 0 && buf[0])
-    line = strdup(buf);
+    *text = nl + 1;
+  }
+  else {
+    *text = line + strlen(line);
+  }
   return line;
+}
+
+/* What git knows of the work tree in dir: its top-level directory, the
+ * commit checked out and the branch ("" when HEAD is detached), each
+ * empty when unknown.  One git process in the usual case (a repository
+ * with a commit): each costs a few milliseconds, which `run` adds to
+ * the benchmark's wall time. */
+struct git_facts {
+  char top[GIT_LINE_MAX];
+  char hash[GIT_LINE_MAX];
+  char branch[GIT_LINE_MAX];
+};
+
+static void git_facts(const char *dir, char *const *envp,
+                      struct git_facts *g)
+{
+  /* options apply to the arguments after them: the top level, HEAD's
+   * commit, then HEAD's ref ("refs/heads/NAME", or "HEAD" detached) */
+  static const char *const all[] = {"rev-parse", "--show-toplevel", "HEAD",
+                                    "--symbolic-full-name", "HEAD", NULL};
+  static const char *const top[] = {"rev-parse", "--show-toplevel", NULL};
+  static const char *const branch[] = {"symbolic-ref", "--short", "-q",
+                                       "HEAD", NULL};
+  static const char heads[] = "refs/heads/";
+  char out[GIT_LINE_MAX];
+  memset(g, 0, sizeof(*g));
+  if(git_output(dir, envp, all, out)) {
+    char *text = out, *t = next_line(&text), *h = next_line(&text);
+    char *ref = next_line(&text);
+    if(t && h && ref && !*text) {
+      snprintf(g->top, sizeof(g->top), "%s", t);
+      snprintf(g->hash, sizeof(g->hash), "%s", h);
+      if(!strncmp(ref, heads, sizeof(heads) - 1))
+        snprintf(g->branch, sizeof(g->branch), "%s", ref + sizeof(heads) - 1);
+      return;
+    }
+  }
+  /* not a repository, a HEAD without a commit yet (its branch is known),
+   * or a top level with a newline in its name */
+  if(!git_output(dir, envp, top, out))
+    return;
+  char *text = out;
+  char *t = next_line(&text);
+  if(t && !*text)
+    snprintf(g->top, sizeof(g->top), "%s", t);
+  if(git_output(dir, envp, branch, out)) {
+    text = out;
+    snprintf(g->branch, sizeof(g->branch), "%s", next_line(&text));
+  }
 }
 
 static bp_code detect_git(struct bp_ident *id, const char *dir,
                           char *const *envp, struct bp_err *err)
 {
-  static const char *const head[] = {"rev-parse", "--verify", "-q",
-                                     "HEAD", NULL};
-  static const char *const branch[] = {"symbolic-ref", "--short", "-q",
-                                       "HEAD", NULL};
-  static const char *const top[] = {"rev-parse", "--show-toplevel", NULL};
+  struct git_facts *g = malloc(sizeof(*g));
+  if(!g)
+    return bpi_err_set(err, BPE_NOMEM, 0, "ci");
+  git_facts(dir ? dir : ".", envp, g);
   bool used = false;
   bp_code rc = BP_OK;
-  if(!dir)
-    dir = ".";
-  if(!id->hash) {
-    char *h = git_line(dir, envp, head);
-    if(h && is_hash(h)) {
-      rc = bpi_ident_set(id, BP_IDENT_HASH, h, "git rev-parse HEAD");
-      used = true;
-    }
-    free(h);
+  if(!id->hash && is_hash(g->hash)) {
+    rc = bpi_ident_set(id, BP_IDENT_HASH, g->hash, "git rev-parse HEAD");
+    used = true;
   }
-  if(!rc && !id->branch) {
-    /* a detached HEAD has no branch: it stays unknown */
-    char *b = git_line(dir, envp, branch);
-    if(b) {
-      rc = bpi_ident_set(id, BP_IDENT_BRANCH, b, "git symbolic-ref HEAD");
-      used = true;
-    }
-    free(b);
+  /* a detached HEAD has no branch: it stays unknown */
+  if(!rc && !id->branch && g->branch[0]) {
+    rc = bpi_ident_set(id, BP_IDENT_BRANCH, g->branch,
+                       "git symbolic-ref HEAD");
+    used = true;
   }
-  if(!rc && !id->project) {
-    char *t = git_line(dir, envp, top);
-    const char *name = t ? strrchr(t, '/') : NULL;
-    if(name && name[1]) {
-      rc = bpi_ident_set(id, BP_IDENT_PROJECT, name + 1,
-                         "git top-level directory");
-      used = true;
-    }
-    free(t);
+  const char *name = strrchr(g->top, '/');
+  if(!rc && !id->project && name && name[1]) {
+    rc = bpi_ident_set(id, BP_IDENT_PROJECT, name + 1,
+                       "git top-level directory");
+    used = true;
   }
+  free(g);
   if(!rc && used)
     rc = bpi_ident_set(id, BP_IDENT_PROVIDER, "git", "git");
   return rc ? bpi_err_set(err, rc, 0, "ci") : BP_OK;

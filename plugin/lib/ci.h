@@ -40,6 +40,10 @@ struct bp_ident {
 char **bpi_ident_field(struct bp_ident *id, enum bp_ident_field f);
 const char *bpi_ident_field_name(enum bp_ident_field f);
 
+/* dst (empty) becomes a copy of src, sources included.  BPE_NOMEM (dst
+ * then empty). */
+bp_code bpi_ident_copy(struct bp_ident *dst, const struct bp_ident *src);
+
 /* Set field f to a copy of value unless it is set already; from as in
  * struct bp_ident.  For the caller's flags and config, from is NULL. */
 bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
@@ -65,8 +69,10 @@ bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
  *      CI_MERGE_REQUEST_TARGET_BRANCH_NAME, CI_MERGE_REQUEST_DIFF_BASE_SHA,
  *      CI_COMMIT_REF_NAME, CI_COMMIT_SHA, CI_PROJECT_NAME, CI_PROJECT_ID,
  *      CI_API_V4_URL.
- *   4. git in dir (NULL: "."): rev-parse HEAD, symbolic-ref --short HEAD,
- *      the top-level directory's name as the project.
+ *   4. git in dir (NULL: "."): HEAD's commit, its branch (none when
+ *      detached) and the top-level directory's name as the project, from
+ *      one `git rev-parse` (two or three git processes only outside a
+ *      repository or before its first commit).
  *   5. testbed: the host name.
  * BPE_FORMAT for an event payload that cannot be read or is malformed,
  * BPE_CONFIG for a variable whose value is not what it names (a hash that

@@ -116,6 +116,47 @@ if command -v git >/dev/null 2>&1; then
     >"$TMP/ci.json" 2>"$TMP/ci.err"
   check "git: detached HEAD has a hash and no branch" expect hash="$sha" \
     branch=null
+
+  # a branch name with a slash, asked from a subdirectory
+  git -C "$repo" checkout -q -b feature/fast-path 2>/dev/null
+  (cd "$repo/sub" && env -i PATH="$PATH" HOME="$TMP" "$BENCHPROF" ci --json) \
+    >"$TMP/ci.json" 2>"$TMP/ci.err"
+  check "git: a branch with a slash keeps its whole name" expect \
+    branch=feature/fast-path hash="$sha" project=my-widget
+
+  # a repository before its first commit: its branch and name, no hash
+  fresh="$TMP/fresh-repo"
+  mkdir -p "$fresh"
+  (cd "$fresh" && { git init -q -b start 2>/dev/null ||
+   { git init -q && git symbolic-ref HEAD refs/heads/start; }; })
+  (cd "$fresh" && env -i PATH="$PATH" HOME="$TMP" "$BENCHPROF" ci --json) \
+    >"$TMP/ci.json" 2>"$TMP/ci.err"
+  check "git: no commit yet: branch and project, no hash" expect \
+    provider=git branch=start project=fresh-repo hash=null
+
+  # 7. benchprof run asks git once: publishing and the comparison after
+  # it share one identity, and one git process answers all of it (each
+  # is wall time added after the benchmark)
+  real_git=$(command -v git)
+  mkdir -p "$TMP/shim"
+  printf '#!/bin/sh\necho "$*" >>"%s/git.log"\nexec "%s" "$@"\n' \
+    "$TMP" "$real_git" >"$TMP/shim/git"
+  chmod +x "$TMP/shim/git"
+  : >"$TMP/git.log"
+  (cd "$repo" && env -i PATH="$TMP/shim:$PATH" HOME="$TMP" \
+    "$BENCHPROF" run -q -o "$TMP/run-out" -- true) >"$TMP/run.txt" 2>&1
+  check "run in a repository: exit 0" [ $? -eq 0 ]
+  check "run in a repository: one git process" \
+    [ "$(wc -l <"$TMP/git.log")" -eq 1 ]
+  check "run in a repository: the manifest has the commit" \
+    grep -q "$sha" "$TMP/run-out/manifest.json"
+  : >"$TMP/git.log"
+  (cd "$TMP/nogit" && env -i PATH="$TMP/shim:$PATH" HOME="$TMP" \
+    GIT_CEILING_DIRECTORIES="$TMP" \
+    "$BENCHPROF" run -q -o "$TMP/run-out2" -- true) >"$TMP/run.txt" 2>&1
+  check "run outside a repository: exit 0" [ $? -eq 0 ]
+  check "run outside a repository: at most two git processes" \
+    [ "$(wc -l <"$TMP/git.log")" -le 2 ]
 else
   fail "git is not installed (scripts/setup-debian.sh installs it)"
 fi
