@@ -9,8 +9,8 @@ check_PROGRAMS += tests/workloads/unwind_chain tests/workloads/unwind_chain_cxx 
 
 tests_workloads_unwind_chain_SOURCES = tests/workloads/unwind_chain.c \
   tests/workloads/workload.h
-tests_workloads_unwind_chain_CFLAGS = $(unwind_cflags)
-tests_workloads_unwind_chain_LDFLAGS = $(workload_ldflags)
+tests_workloads_unwind_chain_CFLAGS = $(unwind_cflags) -pthread
+tests_workloads_unwind_chain_LDFLAGS = $(workload_ldflags) -pthread
 
 tests_workloads_unwind_chain_cxx_SOURCES = tests/workloads/unwind_chain.cc \
   tests/workloads/workload.h

@@ -153,9 +153,12 @@ static void add_unwind(struct bp_buf *b, const struct bp_profile_meta *m)
   bpi_buf_printf(b, ",\n\"stack_bytes\":%" PRIu32 ",\n\"unwind_samples\":%"
                  PRIu64 ",\n\"dwarf_samples\":%" PRIu64
                  ",\n\"unwind_truncated\":%" PRIu64
-                 ",\n\"unwind_failed\":%" PRIu64 ",\n\"unwind_ms\":",
+                 ",\n\"unwind_failed\":%" PRIu64
+                 ",\n\"spilled_bytes\":%" PRIu64
+                 ",\n\"spill_trimmed_bytes\":%" PRIu64 ",\n\"unwind_ms\":",
                  m->stack_bytes, m->unwind_samples, m->dwarf_samples,
-                 m->unwind_truncated, m->unwind_failed);
+                 m->unwind_truncated, m->unwind_failed, m->spilled_bytes,
+                 m->spill_trimmed_bytes);
   add_double(b, m->unwind_ms);
 }
 

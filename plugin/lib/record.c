@@ -376,6 +376,8 @@ static bp_code fill_meta(struct bp_recorder *r)
   m->start_ns = bpi_sampler_start_ns(r->sampler);
   m->end_ns = bpi_sampler_end_ns(r->sampler);
   m->exit_status = bpi_recorder_exit_status(r);
+  m->spilled_bytes = bpi_sampler_spilled(r->sampler,
+                                         &m->spill_trimmed_bytes);
   m->corrupt_records = bpi_sampler_corrupt(r->sampler) +
                        bpi_converter_bad_records(r->conv);
   size_t nc;

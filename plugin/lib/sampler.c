@@ -75,6 +75,8 @@ struct bp_sampler {
   size_t arena_len, arena_cap;
   uint64_t seq;
   uint64_t corrupt;
+  uint64_t spilled, spill_trimmed;  /* bytes in the spill files; stack
+                                       bytes left out of them */
   bool rings_behind;  /* the last round left records in a ring */
 
   /* Deferred reading (spill.h): while the command runs, rings are only
@@ -633,8 +635,11 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
       close_events(s);
       return bpi_err_set(err, BPE_NOMEM, 0, "sampler spill files");
     }
-    for(uint32_t i = 0; i < s->ncpus; i++)
+    for(uint32_t i = 0; i < s->ncpus; i++) {
       bpi_spill_init(&s->spills[i], s->spill_dir);
+      if(s->layout.sample_type & PERF_SAMPLE_STACK_USER)
+        bpi_spill_trim_stacks(&s->spills[i], &s->layout);
+    }
   }
   return BP_OK;
 }
@@ -941,8 +946,11 @@ static bp_code replay_spills(struct bp_sampler *s, bp_record_fn fn,
     s->replaying = true;
     read_and_deliver(s, true, fn, ctx, &rc, cb_rc);
   }
-  for(uint32_t i = 0; i < s->ncpus; i++)
+  for(uint32_t i = 0; i < s->ncpus; i++) {
     s->corrupt += s->readers[i].corrupt;
+    s->spilled += s->spills[i].written;
+    s->spill_trimmed += s->spills[i].trimmed;
+  }
   /* after a failure, what is still queued points into the readers */
   s->nqueue = 0;
   s->arena_len = 0;
@@ -1057,6 +1065,12 @@ uint64_t bpi_sampler_end_ns(const struct bp_sampler *s)
 uint64_t bpi_sampler_corrupt(const struct bp_sampler *s)
 {
   return s->corrupt;
+}
+
+uint64_t bpi_sampler_spilled(const struct bp_sampler *s, uint64_t *trimmed)
+{
+  *trimmed = s->spill_trimmed;
+  return s->spilled;
 }
 
 int bpi_sampler_spill_errno(const struct bp_sampler *s)

@@ -109,6 +109,10 @@ int bpi_sampler_wait_status(const struct bp_sampler *s);
 uint64_t bpi_sampler_start_ns(const struct bp_sampler *s);
 double bpi_sampler_start_epoch_ms(const struct bp_sampler *s);
 uint64_t bpi_sampler_end_ns(const struct bp_sampler *s);
+/* Bytes the spill files held (spill.h), and *trimmed: the bytes of stack
+ * copies past their dyn_size that were left out of them. */
+uint64_t bpi_sampler_spilled(const struct bp_sampler *s, uint64_t *trimmed);
+
 /* Records with a header that made no sense (ring corruption). */
 uint64_t bpi_sampler_corrupt(const struct bp_sampler *s);
 /* Why records were read live after all with a spill_dir (an errno), or 0

@@ -21,8 +21,16 @@ void bpi_spill_init(struct bp_spill *sp, const char *dir)
   sp->dir = dir ? dir : "/tmp";
 }
 
+void bpi_spill_trim_stacks(struct bp_spill *sp,
+                           const struct bp_rec_layout *lay)
+{
+  sp->trim = lay;
+}
+
 void bpi_spill_cleanup(struct bp_spill *sp)
 {
+  free(sp->batch);
+  sp->batch = NULL;
   if(sp->fd >= 0)
     close(sp->fd);
   sp->fd = -1;
@@ -50,44 +58,168 @@ static int open_unnamed(const char *dir)
   return fd;
 }
 
+/* Pieces of one pwritev, in file order: ranges of the ring and the
+ * rewritten words of trimmed samples (their header, their stack size). */
+#define BATCH_PIECES 1024  /* IOV_MAX on Linux */
+#define RECORD_PIECES 6    /* the most one record adds (trimmed, or split) */
+struct spill_batch {
+  struct iovec iov[BATCH_PIECES];
+  uint64_t words[BATCH_PIECES];
+  int n, nwords;
+  uint64_t bytes;
+};
+
+static void add_piece(struct spill_batch *b, const void *base, size_t len)
+{
+  if(!len)
+    return;
+  struct iovec *last = b->n ? &b->iov[b->n - 1] : NULL;
+  if(last && (const unsigned char *)last->iov_base + last->iov_len == base)
+    last->iov_len += len;
+  else
+    b->iov[b->n++] = (struct iovec){(void *)base, len};
+  b->bytes += len;
+}
+
+static void add_word(struct spill_batch *b, uint64_t w)
+{
+  b->words[b->nwords] = w;
+  add_piece(b, &b->words[b->nwords++], sizeof(w));
+}
+
+/* len bytes of the ring from pos, in one or two pieces around its end. */
+static void add_ring(struct spill_batch *b, const struct bp_ring *r,
+                     uint64_t pos, uint64_t len)
+{
+  uint64_t off = pos & (r->size - 1);
+  uint64_t first = len < r->size - off ? len : r->size - off;
+  add_piece(b, r->data + off, (size_t)first);
+  add_piece(b, r->data, (size_t)(len - first));
+}
+
+static void read_header(const struct bp_ring *r, uint64_t pos,
+                        struct perf_event_header *h)
+{
+  uint64_t off = pos & (r->size - 1);
+  size_t first = (size_t)(r->size - off);
+  if(first >= sizeof(*h)) {
+    memcpy(h, r->data + off, sizeof(*h));
+  }
+  else {
+    memcpy(h, r->data + off, first);
+    memcpy((unsigned char *)h + first, r->data, sizeof(*h) - first);
+  }
+}
+
+/* The sample at pos without the bytes of its stack copy past dyn_size;
+ * false (nothing added) when it has none to drop, wraps around the ring's
+ * end, or does not parse (then it goes as it is, for the reader to judge). */
+static bool add_trimmed(struct bp_spill *sp, struct spill_batch *b,
+                        const struct bp_ring *r, uint64_t pos,
+                        struct perf_event_header h)
+{
+  uint64_t off = pos & (r->size - 1);
+  if(off + h.size > r->size)
+    return false;
+  const unsigned char *rec = r->data + off;
+  struct bp_rec parsed;
+  if(bpi_records_parse(sp->trim, rec, h.size, &parsed) ||
+     parsed.type != BP_REC_SAMPLE || !parsed.u.sample.stack)
+    return false;
+  const struct bp_rec_sample *st = &parsed.u.sample;
+  uint64_t keep = (st->stack_dyn_size + 7) & ~(uint64_t)7;
+  if(keep >= st->stack_size)
+    return false;
+  /* the record: ... u64 size, data[size], u64 dyn_size (only when size is
+   * not 0), then whatever follows */
+  size_t size_at = (size_t)(st->stack - rec) - sizeof(uint64_t);
+  size_t rest_at = size_at + sizeof(uint64_t) + (size_t)st->stack_size;
+  if(!keep)
+    rest_at += sizeof(uint64_t);
+  uint64_t dropped = rest_at - (size_at + sizeof(uint64_t) + keep);
+  struct perf_event_header nh = h;
+  nh.size = (uint16_t)(h.size - dropped);
+  uint64_t w;
+  memcpy(&w, &nh, sizeof(w));
+  add_word(b, w);
+  add_piece(b, rec + sizeof(h), size_at - sizeof(h));
+  add_word(b, keep);
+  add_piece(b, st->stack, (size_t)keep);
+  add_piece(b, rec + rest_at, h.size - rest_at);
+  sp->trimmed += dropped;
+  return true;
+}
+
+/* Append the batch to the file; false (errno set) unless all of it was
+ * written. */
+static bool write_batch(struct bp_spill *sp, struct spill_batch *b)
+{
+  while(b->n) {
+    ssize_t n = pwritev(sp->fd, b->iov, b->n, (off_t)sp->written);
+    if(n < 0 && errno == EINTR)
+      continue;
+    if(n < 0 || (uint64_t)n != b->bytes) {
+      if(n >= 0)
+        errno = ENOSPC;  /* a short write: the disk is full */
+      return false;
+    }
+    sp->written += b->bytes;
+    break;
+  }
+  b->n = b->nwords = 0;
+  b->bytes = 0;
+  return true;
+}
+
 bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r)
 {
   if(!bpi_ring_begin(r))
     return BP_OK;
   if(sp->fd < 0 && (sp->fd = open_unnamed(sp->dir)) < 0)
     return BPE_IO;
+  if(!sp->batch && !(sp->batch = calloc(1, sizeof(*sp->batch)))) {
+    errno = ENOMEM;
+    return BPE_IO;
+  }
   /* both start on a record boundary: a failure goes back to them, so the
    * file never ends inside a record and the ring is read on from there */
-  uint64_t tail0 = r->tail, written0 = sp->written;
-  bp_code rc = BP_OK;
-  while(r->tail != r->head) {
-    /* the unread bytes, in at most two pieces: up to the end of the data
-     * area, then from its start */
-    uint64_t off = r->tail & (r->size - 1);
-    uint64_t len = r->head - r->tail;
-    struct iovec iov[2] = {{r->data + off, (size_t)len}, {r->data, 0}};
-    if(off + len > r->size) {
-      iov[0].iov_len = (size_t)(r->size - off);
-      iov[1].iov_len = (size_t)(len - iov[0].iov_len);
+  struct spill_batch *b = sp->batch;
+  uint64_t written0 = sp->written, trimmed0 = sp->trimmed, pos = r->tail;
+  bool ok = true;
+  b->n = b->nwords = 0;
+  b->bytes = 0;
+  while(pos != r->head) {
+    if(b->n > BATCH_PIECES - RECORD_PIECES && !(ok = write_batch(sp, b)))
+      break;
+    struct perf_event_header h;
+    uint64_t left = r->head - pos;
+    if(left >= sizeof(h))
+      read_header(r, pos, &h);
+    if(left < sizeof(h) || h.size < sizeof(h) || h.size > left) {
+      /* no whole record: the bytes as they are, for the reader to count */
+      add_ring(b, r, pos, left);
+      pos = r->head;
+      break;
     }
-    ssize_t n = pwritev(sp->fd, iov, iov[1].iov_len ? 2 : 1,
-                        (off_t)sp->written);
-    if(n < 0 && errno == EINTR)
-      continue;
-    if(n <= 0) {
-      int e = n == 0 ? ENOSPC : errno;
-      r->tail = tail0;
-      sp->written = written0;
-      if(ftruncate(sp->fd, (off_t)written0))
-        e = errno;  /* then reading it back fails too, and says why */
-      errno = e;
-      return BPE_IO;
-    }
-    r->tail += (uint64_t)n;
-    sp->written += (uint64_t)n;
+    if(!sp->trim || h.type != PERF_RECORD_SAMPLE ||
+       !add_trimmed(sp, b, r, pos, h))
+      add_ring(b, r, pos, h.size);
+    pos += h.size;
   }
+  if(ok)
+    ok = write_batch(sp, b);
+  if(!ok) {
+    int e = errno;
+    sp->written = written0;
+    sp->trimmed = trimmed0;
+    if(ftruncate(sp->fd, (off_t)written0))
+      e = errno;  /* then reading it back fails too, and says why */
+    errno = e;
+    return BPE_IO;
+  }
+  r->tail = pos;
   bpi_ring_consume(r);
-  return rc;
+  return BP_OK;
 }
 
 bp_code bpi_spill_reader(struct bp_spill *sp, struct bp_ring *r,
@@ -116,15 +248,7 @@ static uint64_t whole_records_end(const struct bp_ring *r, uint64_t head,
 {
   while(filled - head >= sizeof(struct perf_event_header)) {
     struct perf_event_header h;
-    uint64_t off = head & (r->size - 1);
-    size_t first = (size_t)(r->size - off);
-    if(first >= sizeof(h)) {
-      memcpy(&h, r->data + off, sizeof(h));
-    }
-    else {
-      memcpy(&h, r->data + off, first);
-      memcpy((unsigned char *)&h + first, r->data, sizeof(h) - first);
-    }
+    read_header(r, head, &h);
     if(h.size < sizeof(h) || h.size > r->size)
       return filled;
     if(h.size > filled - head)

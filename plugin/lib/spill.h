@@ -13,7 +13,19 @@
  * of our own that bpi_spill_refill() fills from the file as the reader
  * consumes it, so the same record reader serves both.  The file holds
  * whole records back to back (data_head only ever moves past whole
- * records).  Owns the file and the buffer.  Not thread-safe. */
+ * records).
+ *
+ * With a layout (bpi_spill_trim_stacks), a sample's user stack copy is
+ * written only up to its dyn_size, the bytes the kernel really copied:
+ * the record keeps its form (size field = the bytes kept, rounded up to 8,
+ * then dyn_size) with its header's size lowered to match, so the reader
+ * and the unwinder see what they saw before, less the bytes nobody reads.
+ * A main thread's copy stops where its stack mapping ends, often a third
+ * short of 8 KiB; those bytes no longer pass through the page cache while
+ * the benchmark runs, nor fill $TMPDIR.  Records that wrap around the end
+ * of the ring are written as they are.
+ *
+ * Owns the file and the buffers.  Not thread-safe. */
 #ifndef BP_LIB_SPILL_H
 #define BP_LIB_SPILL_H
 
@@ -21,7 +33,10 @@
 #include <stdint.h>
 
 #include "benchprof/benchprof.h"
+#include "records.h"
 #include "ring.h"
+
+struct spill_batch;
 
 struct bp_spill {
   int fd;              /* -1 until the first byte is taken */
@@ -31,11 +46,19 @@ struct bp_spill {
   uint64_t filled;     /* the reader's position up to which bytes are in;
                           data_head stops at the last whole record */
   void *buf;           /* the reader's control page and data area */
+  const struct bp_rec_layout *trim;  /* set: trim stack copies (above) */
+  uint64_t trimmed;    /* stack bytes left out of the file */
+  struct spill_batch *batch;         /* the writes of one take */
 };
 
 /* dir: an existing directory for the file (not copied; must outlive sp). */
 void bpi_spill_init(struct bp_spill *sp, const char *dir);
 void bpi_spill_cleanup(struct bp_spill *sp);
+
+/* Leave the bytes of stack copies past dyn_size out of the file; lay: the
+ * events' layout (not copied; must outlive sp). */
+void bpi_spill_trim_stacks(struct bp_spill *sp,
+                           const struct bp_rec_layout *lay);
 
 /* Append the ring's unread bytes to the file and hand their space back to
  * the kernel.  BPE_IO with errno set when the file cannot take them all:

@@ -26,6 +26,26 @@ assert s["unwind_samples"] >= s["dwarf_samples"] > 0
 assert s["stack_bytes"] == 8192 and s["call_graph_fallback"] is None
 PY
 
+# a stack that ends at an unmapped page: the kernel copies less than
+# 8 KiB, and the spill files keep only what it copied (spill.c)
+record small -q -- "$WORKLOADS/unwind_chain" 0.5 small-stack
+expect_status small 0
+validate small
+pct=$(chain_pct "$TMP/small" spin chain_a chain_b chain_leaf)
+echo "  unwind_chain small-stack: $pct% of chain_leaf samples have the whole chain"
+check "short stack copies: the chain still unwinds (>= 95%)" at_least "$pct" 95
+pycheck "short stack copies: their unused bytes stay out of the spill files" <<'PY'
+import json, os
+s = json.load(open(os.path.join(os.environ["TMP"], "small", "summary.json")))
+n = s["unwind_samples"]
+print("  %d samples: %d bytes spilled, %d stack bytes left out" % (
+    n, s["spilled_bytes"], s["spill_trimmed_bytes"]))
+assert n > 100 and s["spilled_bytes"] > 0
+# each copy is the thread's few frames and its TLS, far below 8 KiB
+assert s["spill_trimmed_bytes"] >= n * 2048, s
+assert s["spilled_bytes"] < n * 6144, s
+PY
+
 record deep -q --call-graph auto -- "$WORKLOADS/deep" 0.4 120
 expect_status deep 0
 validate deep

@@ -91,6 +91,8 @@ static bp_code set_meta(struct bp_profile *p)
   m->unwind_samples = 7;
   m->dwarf_samples = 6;
   m->unwind_truncated = 1;
+  m->spilled_bytes = 1048576;
+  m->spill_trimmed_bytes = 4096;
   m->unwind_ms = 2.5;
   return rc;
 }

@@ -124,7 +124,8 @@ static void check_summary(const char *dir)
     "duration_ms",
     "exit_status", "unresolved_frames", "symbolize_ms",
     "call_graph_fallback", "stack_bytes", "unwind_samples", "dwarf_samples",
-    "unwind_truncated", "unwind_failed", "unwind_ms", "processes",
+    "unwind_truncated", "unwind_failed", "spilled_bytes",
+    "spill_trimmed_bytes", "unwind_ms", "processes",
     "threads", "top_functions", "counters"};
   static const char *const event_keys[] = {
     "requested", "used", "fallback", "fallback_reason", "frequency_hz",
@@ -158,6 +159,8 @@ static void check_summary(const char *dir)
   CHECK_EQ_INT(num(s, "dwarf_samples"), 6);
   CHECK_EQ_INT(num(s, "unwind_truncated"), 1);
   CHECK_EQ_INT(num(s, "unwind_failed"), 0);
+  CHECK_EQ_INT(num(s, "spilled_bytes"), 1048576);
+  CHECK_EQ_INT(num(s, "spill_trimmed_bytes"), 4096);
   CHECK(num(s, "unwind_ms") == 2.5);
   CHECK_EQ_INT(num(s, "processes"), 2);
   const cJSON *threads = cJSON_GetObjectItemCaseSensitive(s, "threads");

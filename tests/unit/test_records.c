@@ -26,16 +26,23 @@ struct fake_ring {
   unsigned char *mem;
   struct perf_event_mmap_page *page;
   unsigned char *data;
+  size_t size;
 };
+
+static void fake_init_size(struct fake_ring *f, size_t size)
+{
+  long pg = sysconf(_SC_PAGESIZE);
+  f->mem = calloc(1, (size_t)pg + size);
+  f->page = (struct perf_event_mmap_page *)(void *)f->mem;
+  f->page->data_offset = (uint64_t)pg;
+  f->page->data_size = size;
+  f->data = f->mem + pg;
+  f->size = size;
+}
 
 static void fake_init(struct fake_ring *f)
 {
-  long pg = sysconf(_SC_PAGESIZE);
-  f->mem = calloc(1, (size_t)pg + DATA_SIZE);
-  f->page = (struct perf_event_mmap_page *)(void *)f->mem;
-  f->page->data_offset = (uint64_t)pg;
-  f->page->data_size = DATA_SIZE;
-  f->data = f->mem + pg;
+  fake_init_size(f, DATA_SIZE);
 }
 
 /* Write bytes at the kernel's head position, wrapping like the kernel. */
@@ -44,7 +51,7 @@ static void fake_write(struct fake_ring *f, const void *src, size_t len)
   const unsigned char *s = src;
   uint64_t head = f->page->data_head;
   for(size_t i = 0; i < len; i++)
-    f->data[(head + i) % DATA_SIZE] = s[i];
+    f->data[(head + i) % f->size] = s[i];
   f->page->data_head = head + len;
 }
 
@@ -342,6 +349,136 @@ static void test_spill_roundtrip(void)
   free(f.mem);
 }
 
+/* The layout of samples with user registers and a stack copy. */
+static const struct bp_rec_layout stack_layout = {
+  .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
+                 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
+  .sample_id_all = true,
+  .sample_regs_user = 0x7,  /* three registers */
+};
+
+/* Sample n with a stack copy of size bytes of which dyn are valid (the
+ * rest filled with 0xee, as garbage would be); trimmed: as the spill file
+ * should hold it, the copy cut to dyn rounded up to 8 (and no dyn_size
+ * field when that is 0). */
+static size_t make_stack_sample(unsigned char *buf, unsigned n, size_t size,
+                                size_t dyn, bool trimmed)
+{
+  size_t at = 8;
+  at = put_u64(buf, at, 0x401000 + n);       /* ip */
+  at = put_u32x2(buf, at, 7, 7 + n % 3);     /* pid, tid */
+  at = put_u64(buf, at, 1000 + n);           /* time */
+  at = put_u64(buf, at, 1);                  /* period */
+  at = put_u64(buf, at, 2);                  /* nr */
+  at = put_u64(buf, at, (uint64_t)PERF_CONTEXT_USER);
+  at = put_u64(buf, at, 0x401000 + n);
+  at = put_u64(buf, at, PERF_SAMPLE_REGS_ABI_64);
+  for(unsigned i = 0; i < 3; i++)
+    at = put_u64(buf, at, 0x7ffd0000 + n * 16 + i);
+  size_t stored = trimmed ? (dyn + 7) & ~(size_t)7 : size;
+  at = put_u64(buf, at, stored);
+  for(size_t i = 0; i < stored; i++)
+    buf[at + i] = i < dyn ? (unsigned char)(n * 7 + i) : 0xee;
+  at += stored;
+  if(stored)
+    at = put_u64(buf, at, dyn);
+  put_header(buf, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, at);
+  return at;
+}
+
+/* The stack copy's size and valid bytes of record n of the trim test. */
+static void trim_case(unsigned n, size_t *size, size_t *dyn)
+{
+  static const size_t dyns[] = {512, 100, 0, 7, 511, 8};
+  *size = n % 5 == 4 ? 0 : 512;  /* some samples carry no copy at all */
+  *dyn = *size ? dyns[n % 6] : 0;
+}
+
+/* Samples whose stack copies are partly invalid go to the file without the
+ * invalid bytes, and read back as records the parser takes, with the same
+ * fields and valid bytes; a record that wraps around the ring's end, a
+ * full copy and other records go as they are.  sp.trimmed counts what was
+ * left out. */
+static void test_spill_trims_stacks(void)
+{
+  struct fake_ring f;
+  fake_init_size(&f, 4096);
+  struct bp_ring ring;
+  bpi_ring_init(&ring, f.mem, 4096);
+  struct bp_spill sp;
+  bpi_spill_init(&sp, "/tmp");
+  bpi_spill_trim_stacks(&sp, &stack_layout);
+  enum { NREC = 90 };
+  bool wrapped[NREC];
+  unsigned char rec[1024], trimmed[1024];
+  uint64_t dropped = 0;
+  unsigned n = 0, nwrapped = 0;
+  while(n < NREC) {
+    /* up to 6 records a batch: 6 x 624 bytes < 4096 */
+    for(unsigned b = 0; b < 6 && n < NREC; b++, n++) {
+      size_t size, dyn, len;
+      trim_case(n, &size, &dyn);
+      if(n % 7 == 3)
+        len = make_comm(rec, "worker", false);
+      else
+        len = make_stack_sample(rec, n, size, dyn, false);
+      uint64_t off = f.page->data_head % f.size;
+      wrapped[n] = off + len > f.size;
+      nwrapped += wrapped[n];
+      if(n % 7 != 3 && !wrapped[n])
+        dropped += len - make_stack_sample(trimmed, n, size, dyn, true);
+      fake_write(&f, rec, len);
+    }
+    CHECK_EQ_INT(bpi_spill_take(&sp, &ring), BP_OK);
+    CHECK_EQ_INT(f.page->data_tail, f.page->data_head);
+  }
+  CHECK(nwrapped > 0);
+  CHECK(dropped > 0);
+  CHECK_EQ_INT(sp.trimmed, dropped);
+
+  struct bp_ring back;
+  CHECK_EQ_INT(bpi_spill_reader(&sp, &back, 2048), BP_OK);
+  unsigned got = 0;
+  bool more = true;
+  bp_code err = BP_OK;
+  while(more) {
+    CHECK_EQ_INT(bpi_spill_refill(&sp, &back, &more), BP_OK);
+    const void *r;
+    size_t len;
+    if(!bpi_ring_begin(&back))
+      break;
+    while(got < NREC && bpi_ring_next(&back, &r, &len, &err)) {
+      unsigned char want[1024];
+      size_t size, dyn, wlen;
+      trim_case(got, &size, &dyn);
+      if(got % 7 == 3)
+        wlen = make_comm(want, "worker", false);
+      else
+        wlen = make_stack_sample(want, got, size, dyn, !wrapped[got]);
+      CHECK_EQ_INT(len, wlen);
+      CHECK(len == wlen && !memcmp(r, want, len));
+      struct bp_rec pr;
+      CHECK_EQ_INT(bpi_records_parse(&stack_layout, r, len, &pr), BP_OK);
+      if(got % 7 != 3) {
+        CHECK_EQ_INT(pr.u.sample.stack_dyn_size, dyn);
+        CHECK_EQ_INT(pr.u.sample.nregs, 3);
+        CHECK(pr.u.sample.ip == 0x401000 + got);
+      }
+      got++;
+    }
+    bpi_ring_consume(&back);
+  }
+  CHECK_EQ_INT(err, BP_OK);
+  CHECK_EQ_INT(got, NREC);
+  CHECK_EQ_INT(back.corrupt, 0);
+  CHECK_EQ_INT(sp.written, f.page->data_head - dropped);
+  bpi_ring_cleanup(&back);
+  bpi_ring_cleanup(&ring);
+  bpi_spill_cleanup(&sp);
+  free(f.mem);
+}
+
 /* A spill file that cannot be made leaves the ring's bytes where they
  * are, for reading live. */
 static void test_spill_failure_keeps_ring(void)
@@ -378,6 +515,7 @@ int main(void)
   test_ring_wraparound();
   test_ring_batch_and_partial();
   test_spill_roundtrip();
+  test_spill_trims_stacks();
   test_spill_failure_keeps_ring();
   return check_exit();
 }
