@@ -33,17 +33,21 @@ struct lib_info {
 };
 
 
-/* A callchain seen before, for a sample of the same process with the same
+/* A callchain seen before (with the same pcs unwound from its stack copy,
+ * when it had one), for a sample of the same process with the same
  * mappings: the stack it made.  Benchmarks sample the same few hundred
  * chains over and over; one hash of the raw addresses replaces a mapping
- * search and two interning lookups per frame. */
+ * search and two interning lookups per frame, for both chains. */
 #define CHAIN_SLOTS 4096
 #define CHAIN_IPS_MAX (1u << 20)  /* addresses kept before starting over */
 struct chain_slot {
   uint64_t hash;
   uint32_t pid, gen;
   uint32_t ips_at, nr;   /* the chain, in chain_ips */
+  uint32_t npcs, status; /* then the pcs unwound, and how it ended */
   uint32_t stack;        /* BP_NONE: empty slot */
+  bool user;             /* the sample's cpumode */
+  bool dwarf;            /* stack is the DWARF chain */
 };
 
 struct bp_converter {
@@ -62,6 +66,7 @@ struct bp_converter {
   struct bp_unwind *unwind;
   struct bp_map unwind_gen; /* (pid, 0) -> procs gen its modules are from */
   uint64_t pcs[MAX_FRAMES];
+  uint32_t npcs;
   uint32_t dwarf_frames[MAX_FRAMES];
   /* frame-pointer chains already turned into stacks (no stack copies) */
   struct chain_slot *chains;
@@ -341,42 +346,19 @@ static bp_code unwind_proc(struct bp_converter *c, uint32_t pid)
   return rc;
 }
 
-/* The DWARF chain of a sample into c->dwarf_frames (leaf first), unwound
- * from its registers and stack copy where they lie in the record;
- * returns how many frames. */
-static uint32_t unwind_one(struct bp_converter *c, const struct bp_rec *r,
-                           enum bp_unwind_status *st)
+/* Unwind a sample with registers and a stack copy into c->pcs (leaf
+ * first, c->npcs of them), from where they lie in the record; *unwound:
+ * whether it had them.  Counts and times the unwinding. */
+static bp_code unwind_pcs(struct bp_converter *c, const struct bp_rec *r,
+                          bool *unwound, enum bp_unwind_status *st)
 {
   const struct bp_rec_sample *s = &r->u.sample;
-  struct bp_unwind_sample us = {
-    .pid = r->sid.pid, .tid = r->sid.tid,
-    .regs_mask = c->layout.sample_regs_user, .regs = s->regs,
-    .nregs = s->nregs, .stack = s->stack, .stack_len = s->stack_dyn_size,
-  };
-  uint32_t npcs = 0, n = 0;
-  *st = bpi_unwind_sample(c->unwind, &us, c->pcs, MAX_FRAMES, &npcs);
-  for(uint32_t i = 0; i < npcs; i++) {
-    if(c->pcs[i] == 0 || c->pcs[i] >= USER_ADDR_LIMIT)
-      break;
-    uint32_t f = user_frame(c, r->sid.pid, c->pcs[i]);
-    if(f != BP_NONE)
-      c->dwarf_frames[n++] = f;
-  }
-  return n;
-}
-
-/* With registers and a stack copy: the sample's DWARF chain, under its
- * kernel frames, in place of the frame-pointer chain *stack when it is
- * complete or at least as long (auto), or always (dwarf).  nuser: user
- * frames of the frame-pointer chain. */
-static bp_code dwarf_stack(struct bp_converter *c, const struct bp_rec *r,
-                           uint32_t nuser, uint32_t *stack)
-{
-  const struct bp_rec_sample *s = &r->u.sample;
+  struct bp_profile *p = c->p;
+  *unwound = false;
+  c->npcs = 0;
   if(!s->regs_abi || !s->nregs || !s->stack_dyn_size ||
      s->stack_dyn_size > s->stack_size)
     return BP_OK;
-  struct bp_profile *p = c->p;
   bp_code rc = BP_OK;
   if(!c->unwind)
     rc = bpi_unwind_new(&c->unwind);
@@ -384,21 +366,54 @@ static bp_code dwarf_stack(struct bp_converter *c, const struct bp_rec *r,
     rc = unwind_proc(c, r->sid.pid);
   if(rc)
     return rc;
-  enum bp_unwind_status st;
+  struct bp_unwind_sample us = {
+    .pid = r->sid.pid, .tid = r->sid.tid,
+    .regs_mask = c->layout.sample_regs_user, .regs = s->regs,
+    .nregs = s->nregs, .stack = s->stack, .stack_len = s->stack_dyn_size,
+  };
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  uint32_t n = unwind_one(c, r, &st);
+  *st = bpi_unwind_sample(c->unwind, &us, c->pcs, MAX_FRAMES, &c->npcs);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   p->meta.unwind_ms += ms_between(&t0, &t1);
   p->meta.unwind_samples++;
-  if(st == BP_UNWIND_TRUNCATED)
+  if(*st == BP_UNWIND_TRUNCATED)
     p->meta.unwind_truncated++;
-  else if(st == BP_UNWIND_FAILED)
+  else if(*st == BP_UNWIND_FAILED)
     p->meta.unwind_failed++;
+  *unwound = true;
+  return BP_OK;
+}
+
+/* The frames of c->pcs into c->dwarf_frames (leaf first, up to the first
+ * address that is no code); returns how many. */
+static uint32_t dwarf_frames(struct bp_converter *c, uint32_t pid)
+{
+  uint32_t n = 0;
+  for(uint32_t i = 0; i < c->npcs; i++) {
+    if(c->pcs[i] == 0 || c->pcs[i] >= USER_ADDR_LIMIT)
+      break;
+    uint32_t f = user_frame(c, pid, c->pcs[i]);
+    if(f != BP_NONE)
+      c->dwarf_frames[n++] = f;
+  }
+  return n;
+}
+
+/* After unwinding (st): the sample's DWARF chain, under its kernel frames,
+ * in place of the frame-pointer chain *stack when it is complete or at
+ * least as long (auto), or always (dwarf); *used says whether it was.
+ * nuser: user frames of the frame-pointer chain. */
+static bp_code dwarf_stack(struct bp_converter *c, const struct bp_rec *r,
+                           enum bp_unwind_status st, uint32_t nuser,
+                           uint32_t *stack, bool *used)
+{
+  struct bp_profile *p = c->p;
+  uint32_t n = dwarf_frames(c, r->sid.pid);
+  *used = false;
   if(!n || (c->mode != BP_CALL_GRAPH_DWARF && st != BP_UNWIND_COMPLETE &&
             n < nuser))
     return BP_OK;
-  p->meta.dwarf_samples++;
   uint32_t st_id = BP_NONE;
   for(uint32_t i = n; i-- > 0;) {
     st_id = bpi_profile_stack(p, st_id, c->dwarf_frames[i]);
@@ -411,15 +426,48 @@ static bp_code dwarf_stack(struct bp_converter *c, const struct bp_rec *r,
       return BPE_NOMEM;
   }
   *stack = st_id;
+  *used = true;
   return BP_OK;
 }
 
-/* The slot for r's chain; *hit when it holds r's stack already.  NULL
- * without a cache (no memory: every sample takes the long way). */
-static struct chain_slot *chain_lookup(struct bp_converter *c,
-                                       const struct bp_rec *r, bool *hit)
+/* What a sample's stack follows from: its process with its mappings, its
+ * callchain and, when it was unwound, the pcs and how the unwinding
+ * ended.  Two samples with the same key get the same stack. */
+struct chain_key {
+  uint32_t pid, gen;
+  const uint64_t *ips, *pcs;
+  uint32_t nr, npcs, status;
+  bool user;
+  uint64_t hash;
+};
+
+/* false when the sample's stack is not worth keeping: no callchain, an
+ * unknown process or a chain too long */
+static bool chain_key_of(struct bp_converter *c, const struct bp_rec *r,
+                         enum bp_unwind_status st, struct chain_key *k)
 {
   const struct bp_rec_sample *s = &r->u.sample;
+  struct bp_proc *pr = bpi_procs_get(&c->procs, r->sid.pid);
+  if(!pr || s->nr == 0 || s->nr > MAX_FRAMES)
+    return false;
+  *k = (struct chain_key){
+    .pid = r->sid.pid, .gen = pr->gen, .ips = s->ips, .pcs = c->pcs,
+    .nr = (uint32_t)s->nr, .npcs = c->npcs, .status = c->npcs ? st : 0,
+    .user = s->user,
+  };
+  k->hash = bpi_hash_u64s(s->ips, s->nr) ^
+            ((uint64_t)k->pid * 0x9e3779b97f4a7c15ULL) ^ k->user;
+  if(k->npcs)
+    k->hash ^= (bpi_hash_u64s(c->pcs, k->npcs) +
+                k->status) * 0xc2b2ae3d27d4eb4fULL;
+  return true;
+}
+
+/* The slot for k; *hit when it holds k's stack already.  NULL without a
+ * cache (no memory: every sample takes the long way). */
+static struct chain_slot *chain_lookup(struct bp_converter *c,
+                                       const struct chain_key *k, bool *hit)
+{
   *hit = false;
   if(!c->chains) {
     c->chains = malloc(CHAIN_SLOTS * sizeof(*c->chains));
@@ -434,42 +482,62 @@ static struct chain_slot *chain_lookup(struct bp_converter *c,
     for(uint32_t i = 0; i < CHAIN_SLOTS; i++)
       c->chains[i].stack = BP_NONE;
   }
-  struct bp_proc *pr = bpi_procs_get(&c->procs, r->sid.pid);
-  if(!pr || s->nr == 0 || s->nr > MAX_FRAMES)
-    return NULL;
-  uint64_t h = bpi_hash_bytes(s->ips, s->nr * sizeof(*s->ips)) ^
-               ((uint64_t)r->sid.pid * 0x9e3779b97f4a7c15ULL) ^ s->user;
-  struct chain_slot *slot = &c->chains[h & (CHAIN_SLOTS - 1)];
-  *hit = slot->stack != BP_NONE && slot->hash == h &&
-         slot->pid == r->sid.pid && slot->gen == pr->gen &&
-         slot->nr == s->nr &&
-         !memcmp(c->chain_ips + slot->ips_at, s->ips,
-                 s->nr * sizeof(*s->ips));
+  struct chain_slot *slot = &c->chains[k->hash & (CHAIN_SLOTS - 1)];
+  const uint64_t *kept = c->chain_ips + slot->ips_at;
+  *hit = slot->stack != BP_NONE && slot->hash == k->hash &&
+         slot->pid == k->pid && slot->gen == k->gen && slot->nr == k->nr &&
+         slot->npcs == k->npcs && slot->status == k->status &&
+         slot->user == k->user &&
+         !memcmp(kept, k->ips, k->nr * sizeof(*k->ips)) &&
+         !memcmp(kept + k->nr, k->pcs, k->npcs * sizeof(*k->pcs));
   if(!*hit) {
-    slot->hash = h;
-    slot->pid = r->sid.pid;
-    slot->gen = pr->gen;
-    slot->nr = (uint32_t)s->nr;
+    slot->hash = k->hash;
+    slot->pid = k->pid;
+    slot->gen = k->gen;
+    slot->nr = k->nr;
+    slot->npcs = k->npcs;
+    slot->status = k->status;
+    slot->user = k->user;
     slot->stack = BP_NONE;  /* filled by chain_store() */
   }
   return slot;
 }
 
-/* Remember the stack a slot's chain made. */
+/* Remember the stack a slot's key made, and whether it is the DWARF one. */
 static void chain_store(struct bp_converter *c, struct chain_slot *slot,
-                        const struct bp_rec *r, uint32_t stack)
+                        const struct chain_key *k, uint32_t stack, bool dwarf)
 {
-  const struct bp_rec_sample *s = &r->u.sample;
-  if(c->chain_ips_len + s->nr > CHAIN_IPS_MAX) {
+  if(c->chain_ips_len + k->nr + k->npcs > CHAIN_IPS_MAX) {
     /* full: forget every chain rather than grow without bound */
     for(uint32_t i = 0; i < CHAIN_SLOTS; i++)
       c->chains[i].stack = BP_NONE;
     c->chain_ips_len = 0;
   }
-  memcpy(c->chain_ips + c->chain_ips_len, s->ips, s->nr * sizeof(*s->ips));
+  uint64_t *at = c->chain_ips + c->chain_ips_len;
+  memcpy(at, k->ips, k->nr * sizeof(*k->ips));
+  memcpy(at + k->nr, k->pcs, k->npcs * sizeof(*k->pcs));
   slot->ips_at = c->chain_ips_len;
-  c->chain_ips_len += (uint32_t)s->nr;
+  c->chain_ips_len += k->nr + k->npcs;
   slot->stack = stack;
+  slot->dwarf = dwarf;
+}
+
+/* The sample's stack the long way: every frame looked up and interned,
+ * the frame-pointer chain, then the DWARF one when it was unwound. */
+static bp_code build_stack(struct bp_converter *c, const struct bp_rec *r,
+                           bool unwound, enum bp_unwind_status st,
+                           uint32_t *stack, bool *dwarf)
+{
+  uint32_t n = collect_frames(c, r);
+  *stack = BP_NONE;
+  *dwarf = false;
+  for(uint32_t i = n; i-- > 0;) {  /* stacks are built root first */
+    *stack = bpi_profile_stack(c->p, *stack, c->frames[i]);
+    if(*stack == BP_NONE)
+      return BPE_NOMEM;
+  }
+  return unwound ? dwarf_stack(c, r, st, n - c->nkernel, stack, dwarf)
+                 : BP_OK;
 }
 
 static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
@@ -483,25 +551,32 @@ static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
     thr->start_ns = r->sid.time;
   if(r->sid.time > thr->end_ns)
     thr->end_ns = r->sid.time;
-  bool hit = false;
-  struct chain_slot *slot = c->unwinding ? NULL : chain_lookup(c, r, &hit);
-  if(hit)
-    return bpi_profile_add_sample(p, th, slot->stack, r->sid.time,
-                                  r->u.sample.period);
-  uint32_t n = collect_frames(c, r);
-  uint32_t stack = BP_NONE;
-  for(uint32_t i = n; i-- > 0;) {  /* stacks are built root first */
-    stack = bpi_profile_stack(p, stack, c->frames[i]);
-    if(stack == BP_NONE)
-      return BPE_NOMEM;
-  }
-  if(slot && stack != BP_NONE)
-    chain_store(c, slot, r, stack);
+  bool unwound = false, hit = false, dwarf = false;
+  enum bp_unwind_status st = BP_UNWIND_COMPLETE;
+  c->npcs = 0;
   if(c->unwinding) {
-    bp_code rc = dwarf_stack(c, r, n - c->nkernel, &stack);
+    bp_code rc = unwind_pcs(c, r, &unwound, &st);
     if(rc)
       return rc;
   }
+  /* the same chain (and the same pcs) as a sample before: its stack */
+  struct chain_key key;
+  struct chain_slot *slot = chain_key_of(c, r, st, &key)
+                            ? chain_lookup(c, &key, &hit) : NULL;
+  uint32_t stack;
+  if(hit) {
+    stack = slot->stack;
+    dwarf = slot->dwarf;
+  }
+  else {
+    bp_code rc = build_stack(c, r, unwound, st, &stack, &dwarf);
+    if(rc)
+      return rc;
+    if(slot && stack != BP_NONE)
+      chain_store(c, slot, &key, stack, dwarf);
+  }
+  if(dwarf)
+    p->meta.dwarf_samples++;
   return bpi_profile_add_sample(p, th, stack, r->sid.time, r->u.sample.period);
 }
 

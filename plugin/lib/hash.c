@@ -27,6 +27,17 @@ uint64_t bpi_hash_bytes(const void *data, size_t len)
   return mix64(h);
 }
 
+uint64_t bpi_hash_u64s(const uint64_t *v, size_t n)
+{
+  /* one multiply and shift a word; mix64 at the end spreads the rest */
+  uint64_t h = 0x84222325cbf29ce4ULL ^ n;
+  for(size_t i = 0; i < n; i++) {
+    h = (h ^ v[i]) * 0x9e3779b97f4a7c15ULL;
+    h ^= h >> 29;
+  }
+  return mix64(h);
+}
+
 static size_t slot_of(uint64_t k1, uint64_t k2, size_t cap)
 {
   return (size_t)(mix64(k1 ^ mix64(k2 + 0x9e3779b97f4a7c15ULL)) & (cap - 1));

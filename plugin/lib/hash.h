@@ -54,5 +54,8 @@ static inline const char *bpi_strtab_get(const struct bp_strtab *t,
 }
 
 uint64_t bpi_hash_bytes(const void *data, size_t len);
+/* The same for n 64-bit words (addresses), a word at a time: a sample's
+ * chain is hashed for every sample, and byte by byte that shows. */
+uint64_t bpi_hash_u64s(const uint64_t *v, size_t n);
 
 #endif

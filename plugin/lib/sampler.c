@@ -730,6 +730,9 @@ static int by_time(const void *a, const void *b)
   return x->seq < y->seq ? -1 : (x->seq > y->seq);
 }
 
+/* How far ahead in time one spill file may be read of the others. */
+#define REPLAY_AHEAD_NS 10000000ULL
+
 /* Bytes taken from one ring per round: the queue stays bounded by this
  * times the number of CPUs, however far behind the reader is. */
 #define RING_ROUND_BYTES (256 * 1024)
@@ -743,12 +746,20 @@ static int by_time(const void *a, const void *b)
  * what that ring still holds.  Newer records wait for the next round,
  * when a ring read earlier in this round may still add older ones.
  * Replaying spill files, every record is already written: only the second
- * rule applies, and a ring is unfinished while its file is. */
+ * rule applies, a ring is unfinished while its file is, and a file whose
+ * records are already more than REPLAY_AHEAD_NS newer than the least
+ * advanced one's waits: what it read stays queued (mapped, spill.h) until
+ * the others catch up, and would pile up for as long as the run was. */
 static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
 {
   *more = false;
+  uint64_t behind = UINT64_MAX;  /* the least advanced unfinished file */
   if(s->replaying) {
     *limit = UINT64_MAX;
+    for(uint32_t i = 0; i < s->ncpus; i++)
+      if((s->active[i].tail != s->active[i].page->data_head ||
+          s->reader_more[i]) && s->reader_last[i] < behind)
+        behind = s->reader_last[i];
   }
   else {
     uint64_t begin = now_ns(CLOCK_MONOTONIC);
@@ -760,7 +771,9 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
     size_t len, taken = 0;
     bp_code rc = BP_OK;
     bool queued = false;
-    if(bpi_ring_begin(r)) {
+    bool ahead = s->replaying && behind != UINT64_MAX &&
+                 s->reader_last[i] > behind + REPLAY_AHEAD_NS;
+    if(!ahead && bpi_ring_begin(r)) {
       while(taken < RING_ROUND_BYTES && bpi_ring_next(r, &rec, &len, &rc)) {
         rc = queue_record(s, i, rec, len);
         if(rc)

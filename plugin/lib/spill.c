@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -29,6 +30,9 @@ void bpi_spill_trim_stacks(struct bp_spill *sp,
 
 void bpi_spill_cleanup(struct bp_spill *sp)
 {
+  if(sp->map)
+    munmap(sp->map, (size_t)sp->written);
+  sp->map = NULL;
   free(sp->batch);
   sp->batch = NULL;
   if(sp->fd >= 0)
@@ -189,7 +193,9 @@ bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r)
   b->n = b->nwords = 0;
   b->bytes = 0;
   while(pos != r->head) {
-    if(b->n > BATCH_PIECES - RECORD_PIECES && !(ok = write_batch(sp, b)))
+    bool full = b->n > BATCH_PIECES - RECORD_PIECES ||
+                b->nwords > BATCH_PIECES - 2;
+    if(full && !(ok = write_batch(sp, b)))
       break;
     struct perf_event_header h;
     uint64_t left = r->head - pos;
@@ -222,10 +228,65 @@ bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r)
   return BP_OK;
 }
 
+/* Pages read past are given back in steps of this many bytes: each step
+ * is a system call, and what is not given back yet is our memory. */
+#define RELEASE_STEP (4u << 20)
+
+/* The whole file mapped as the reader's data area, positions never
+ * wrapping: records are handed out where they lie, with no copy.  False
+ * (nothing changed) when the file cannot be mapped. */
+static bool map_reader(struct bp_spill *sp, struct bp_ring *r)
+{
+  if(!sp->written || sp->no_map)
+    return false;
+  void *m = mmap(NULL, (size_t)sp->written, PROT_READ, MAP_SHARED, sp->fd, 0);
+  if(m == MAP_FAILED)
+    return false;
+  sp->buf = calloc(1, CONTROL_BYTES);
+  if(!sp->buf) {
+    munmap(m, (size_t)sp->written);
+    return false;
+  }
+  uint64_t size = 4096;
+  while(size < sp->written)
+    size *= 2;
+  struct perf_event_mmap_page *pg = sp->buf;
+  pg->data_offset = CONTROL_BYTES;
+  pg->data_size = size;
+  bpi_ring_init(r, sp->buf, size);
+  r->data = m;
+  sp->map = m;
+  sp->released = 0;
+  sp->read = sp->filled = sp->written;
+  pg->data_head = sp->written;  /* a cut last record: the reader skips it */
+  return true;
+}
+
+/* Give back the mapped pages the reader is done with. */
+static void release_read(struct bp_spill *sp)
+{
+  const struct perf_event_mmap_page *pg = sp->buf;
+  uint64_t upto = pg->data_tail & ~(uint64_t)4095;
+  if(pg->data_tail == sp->written)
+    upto = sp->written;
+  if(upto < sp->released + RELEASE_STEP && upto != sp->written)
+    return;
+  if(upto > sp->released) {
+    /* page aligned at the start; the end may be the file's last byte */
+    size_t len = (size_t)(upto - sp->released);
+    madvise((unsigned char *)sp->map + sp->released, (len + 4095) & ~4095ul,
+            MADV_DONTNEED);
+    sp->released = upto;
+  }
+}
+
 bp_code bpi_spill_reader(struct bp_spill *sp, struct bp_ring *r,
                          uint64_t size)
 {
   free(sp->buf);
+  sp->buf = NULL;
+  if(map_reader(sp, r))
+    return BP_OK;
   sp->buf = calloc(1, CONTROL_BYTES + size);
   if(!sp->buf)
     return BPE_NOMEM;
@@ -261,6 +322,11 @@ static uint64_t whole_records_end(const struct bp_ring *r, uint64_t head,
 bp_code bpi_spill_refill(struct bp_spill *sp, struct bp_ring *r, bool *more)
 {
   struct perf_event_mmap_page *pg = sp->buf;
+  if(sp->map) {
+    release_read(sp);
+    *more = false;
+    return BP_OK;
+  }
   uint64_t tail = pg->data_tail;
   bp_code rc = BP_OK;
   while(sp->read < sp->written && sp->filled - tail < r->size) {

@@ -9,9 +9,12 @@
  *
  * Input: a bp_ring (ring.h) of a live event, whose unread bytes
  * bpi_spill_take() appends to the file in ring order and consumes.
- * Output: after the run, bpi_spill_reader() makes a bp_ring over a buffer
- * of our own that bpi_spill_refill() fills from the file as the reader
- * consumes it, so the same record reader serves both.  The file holds
+ * Output: after the run, bpi_spill_reader() makes a bp_ring over the
+ * file mapped whole (records read where they lie; bpi_spill_refill()
+ * gives the pages behind the reader back, so the file never becomes our
+ * memory), or, where it cannot be mapped, over a buffer of our own that
+ * bpi_spill_refill() fills from the file as the reader consumes it.  The
+ * same record reader serves both.  The file holds
  * whole records back to back (data_head only ever moves past whole
  * records).
  *
@@ -46,6 +49,9 @@ struct bp_spill {
   uint64_t filled;     /* the reader's position up to which bytes are in;
                           data_head stops at the last whole record */
   void *buf;           /* the reader's control page and data area */
+  void *map;           /* or, reading it mapped, the file */
+  uint64_t released;   /* bytes of the mapping given back */
+  bool no_map;         /* read through buf even where mapping works */
   const struct bp_rec_layout *trim;  /* set: trim stack copies (above) */
   uint64_t trimmed;    /* stack bytes left out of the file */
   struct spill_batch *batch;         /* the writes of one take */
@@ -65,14 +71,16 @@ void bpi_spill_trim_stacks(struct bp_spill *sp,
  * then neither changed (the file is cut back to where it was). */
 bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r);
 
-/* Make *r a ring reading the file back, with a data area of size bytes (a
- * power of two, at least the largest record: 64 KiB).  BPE_NOMEM. */
+/* Make *r a ring reading the file back: mapped, or (no_map, or a file
+ * that cannot be mapped) through a data area of size bytes (a power of
+ * two, at least the largest record: 64 KiB).  BPE_NOMEM. */
 bp_code bpi_spill_reader(struct bp_spill *sp, struct bp_ring *r,
                          uint64_t size);
 
-/* Move as much of the file as fits into the reader's free space.  *more:
- * whether the file still has bytes that did not fit.  BPE_IO (errno set)
- * when the file cannot be read. */
+/* Move as much of the file as fits into the reader's free space (mapped:
+ * give back the pages read past).  *more: whether the file still has
+ * bytes that did not fit.  BPE_IO (errno set) when the file cannot be
+ * read. */
 bp_code bpi_spill_refill(struct bp_spill *sp, struct bp_ring *r, bool *more);
 
 #endif

@@ -151,6 +151,20 @@ class Monitor(threading.Thread):
         return self.points[-1][1] if self.points else 0.0
 
 
+def spill_per_sample(r, summary):
+    """benchprof's spill bytes per sample (what went to $TMPDIR while the
+    command ran, and the dead stack bytes left out) from its summary.json."""
+    try:
+        with open(summary) as f:
+            s = json.load(f)
+        n = s["samples"]
+        if n and "spilled_bytes" in s:
+            r["spilled_per_sample"] = s["spilled_bytes"] / n
+            r["trimmed_per_sample"] = s["spill_trimmed_bytes"] / n
+    except (OSError, ValueError, KeyError):
+        pass
+
+
 def run_cmd(cmd, report=None, monitor=True, stdout=None):
     """Run cmd; returns a dict of measurements."""
     if report and os.path.exists(report):
@@ -339,6 +353,7 @@ class Harness:
                     cur["d"] = os.path.join(self.tmp, "%s-%s-%d" % (name, m, i))
                     os.makedirs(cur["d"], exist_ok=True)
                     rep[m] = run_cmd(modes[m](self.work(*args)), self.report)
+                    spill_per_sample(rep[m], os.path.join(out("bp"), "summary.json"))
                     shutil.rmtree(cur["d"], ignore_errors=True)
                 runs.append(rep)
             s = {"args": [str(x) for x in args], "runs": runs, "ratios": {}, "abs": {}}
@@ -346,7 +361,8 @@ class Harness:
                 s["abs"][m] = {k: summarize([r[m].get(k) for r in runs])
                                for k in ("wall", "work_wall", "work_cpu", "tool_cpu",
                                          "tool_cpu_startup", "tool_cpu_during",
-                                         "tool_cpu_after")}
+                                         "tool_cpu_after", "spilled_per_sample",
+                                         "trimmed_per_sample")}
                 if m != "alone":
                     s["ratios"]["%s/alone work_wall" % m] = pairwise(runs, m, "alone", "work_wall")
                     s["ratios"]["%s/alone wall" % m] = pairwise(runs, m, "alone", "wall")
@@ -603,6 +619,11 @@ class Harness:
                     lambda m: fmt(_scale(A.get(m, {}).get("tool_cpu_during"), 1e3), "", 1))
                 row("tool's own CPU after the run, ms",
                     lambda m: fmt(_scale(A.get(m, {}).get("tool_cpu_after"), 1e3), "", 1))
+                row("benchprof: bytes per sample to $TMPDIR (stack bytes left out)",
+                    lambda m: "%s (%s)" % (
+                        fmt(A.get(m, {}).get("spilled_per_sample"), "", 0),
+                        fmt(A.get(m, {}).get("trimmed_per_sample"), "", 0))
+                    if A.get(m, {}).get("spilled_per_sample") else "")
                 row("own CPU during the run / its kind's floor",
                     lambda m: "1" if m == pair_of[m][1] else fmt(
                         R.get("%s/%s tool_cpu_during" % (m, pair_of[m][1])), "x"))
@@ -782,7 +803,10 @@ METHOD = """## Method
   it (a ring three quarters full without stack copies, half full with
   them), it moves that ring's bytes to an unnamed file in `$TMPDIR` with
   one `pwritev` and hands the space back (`plugin/lib/spill.c`); nothing
-  else.  Ordering the records across CPUs, interning stacks, DWARF
+  else.  Each sample's stack copy goes only as far as the kernel could
+  copy it (its `dyn_size`; the rest of the 8 KiB the ring reserved is
+  left out, the record rewritten to match): the row "bytes per sample to
+  $TMPDIR" shows what that leaves.  Ordering the records across CPUs, interning stacks, DWARF
   unwinding (straight from the records) and symbolizing happen after the
   command exited, and are in "after the run" and in the time to
   artifacts.  A 2 s run at 997 Hz without stack copies fits in the rings

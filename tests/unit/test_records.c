@@ -299,10 +299,51 @@ static size_t make_record(unsigned char *buf, unsigned n, size_t len)
   return len;
 }
 
+/* Read the spill file back through a reader of reader_bytes, handing
+ * each record in turn to check(ctx, its index, its bytes); returns how
+ * many there were. */
+typedef void (*rec_check_fn)(void *ctx, unsigned i, const void *rec,
+                             size_t len);
+
+static unsigned read_back(struct bp_spill *sp, uint64_t reader_bytes,
+                          rec_check_fn check, void *ctx)
+{
+  struct bp_ring back;
+  CHECK_EQ_INT(bpi_spill_reader(sp, &back, reader_bytes), BP_OK);
+  unsigned got = 0;
+  bool more = true;
+  bp_code err = BP_OK;
+  while(more) {
+    CHECK_EQ_INT(bpi_spill_refill(sp, &back, &more), BP_OK);
+    const void *r;
+    size_t len;
+    if(!bpi_ring_begin(&back))
+      break;
+    while(bpi_ring_next(&back, &r, &len, &err))
+      check(ctx, got++, r, len);
+    bpi_ring_consume(&back);
+  }
+  CHECK_EQ_INT(err, BP_OK);
+  CHECK_EQ_INT(back.corrupt, 0);
+  bpi_ring_cleanup(&back);
+  return got;
+}
+
+/* Record i of the round trip, byte for byte. */
+static void check_pattern(void *ctx, unsigned i, const void *r, size_t len)
+{
+  unsigned char want[128];
+  size_t wlen = make_record(want, i, 16 + 8 * (i % 8));
+  CHECK_EQ_INT(len, wlen);
+  CHECK(len == wlen && !memcmp(r, want, len));
+  (void)ctx;
+}
+
 /* Records written to a small ring, spilled in batches that wrap around
- * its end, come back from the file byte for byte, in order, through a
- * reader smaller than the file (so it refills and wraps too). */
-static void test_spill_roundtrip(void)
+ * its end, come back from the file byte for byte, in order: mapped, or
+ * (copied) through a reader smaller than the file, so it refills and
+ * wraps too. */
+static void test_spill_roundtrip(bool copied)
 {
   struct fake_ring f;
   fake_init(&f);
@@ -320,30 +361,9 @@ static void test_spill_roundtrip(void)
     CHECK_EQ_INT(bpi_spill_take(&sp, &ring), BP_OK);
     CHECK_EQ_INT(f.page->data_tail, f.page->data_head);
   }
-  struct bp_ring back;
-  CHECK_EQ_INT(bpi_spill_reader(&sp, &back, 128), BP_OK);
-  unsigned got = 0;
-  bool more = true;
-  bp_code err = BP_OK;
-  while(more) {
-    CHECK_EQ_INT(bpi_spill_refill(&sp, &back, &more), BP_OK);
-    const void *r;
-    size_t len;
-    if(!bpi_ring_begin(&back))
-      break;
-    while(bpi_ring_next(&back, &r, &len, &err)) {
-      unsigned char want[128];
-      size_t wlen = make_record(want, got, 16 + 8 * (got % 8));
-      CHECK_EQ_INT(len, wlen);
-      CHECK(len == wlen && !memcmp(r, want, len));
-      got++;
-    }
-    bpi_ring_consume(&back);
-  }
-  CHECK_EQ_INT(err, BP_OK);
-  CHECK_EQ_INT(got, nrec);
-  CHECK_EQ_INT(back.corrupt, 0);
-  bpi_ring_cleanup(&back);
+  sp.no_map = copied;
+  CHECK_EQ_INT(read_back(&sp, 128, check_pattern, NULL), nrec);
+  CHECK(copied ? sp.map == NULL : sp.map != NULL);
   bpi_ring_cleanup(&ring);
   bpi_spill_cleanup(&sp);
   free(f.mem);
@@ -395,6 +415,34 @@ static void trim_case(unsigned n, size_t *size, size_t *dyn)
   *dyn = *size ? dyns[n % 6] : 0;
 }
 
+enum { TRIM_RECORDS = 90 };
+
+/* Record i of the trim test as the file should hold it; wrapped[i]: it
+ * straddled the ring's end, so it went whole. */
+static void check_trimmed(void *ctx, unsigned i, const void *r, size_t len)
+{
+  const bool *wrapped = ctx;
+  CHECK(i < TRIM_RECORDS);
+  if(i >= TRIM_RECORDS)
+    return;
+  unsigned char want[1024];
+  size_t size, dyn, wlen;
+  trim_case(i, &size, &dyn);
+  if(i % 7 == 3)
+    wlen = make_comm(want, "worker", false);
+  else
+    wlen = make_stack_sample(want, i, size, dyn, !wrapped[i]);
+  CHECK_EQ_INT(len, wlen);
+  CHECK(len == wlen && !memcmp(r, want, len));
+  struct bp_rec pr;
+  CHECK_EQ_INT(bpi_records_parse(&stack_layout, r, len, &pr), BP_OK);
+  if(i % 7 != 3) {
+    CHECK_EQ_INT(pr.u.sample.stack_dyn_size, dyn);
+    CHECK_EQ_INT(pr.u.sample.nregs, 3);
+    CHECK(pr.u.sample.ip == 0x401000 + i);
+  }
+}
+
 /* Samples whose stack copies are partly invalid go to the file without the
  * invalid bytes, and read back as records the parser takes, with the same
  * fields and valid bytes; a record that wraps around the ring's end, a
@@ -409,14 +457,13 @@ static void test_spill_trims_stacks(void)
   struct bp_spill sp;
   bpi_spill_init(&sp, "/tmp");
   bpi_spill_trim_stacks(&sp, &stack_layout);
-  enum { NREC = 90 };
-  bool wrapped[NREC];
+  bool wrapped[TRIM_RECORDS];
   unsigned char rec[1024], trimmed[1024];
   uint64_t dropped = 0;
   unsigned n = 0, nwrapped = 0;
-  while(n < NREC) {
+  while(n < TRIM_RECORDS) {
     /* up to 6 records a batch: 6 x 624 bytes < 4096 */
-    for(unsigned b = 0; b < 6 && n < NREC; b++, n++) {
+    for(unsigned b = 0; b < 6 && n < TRIM_RECORDS; b++, n++) {
       size_t size, dyn, len;
       trim_case(n, &size, &dyn);
       if(n % 7 == 3)
@@ -437,43 +484,8 @@ static void test_spill_trims_stacks(void)
   CHECK(dropped > 0);
   CHECK_EQ_INT(sp.trimmed, dropped);
 
-  struct bp_ring back;
-  CHECK_EQ_INT(bpi_spill_reader(&sp, &back, 2048), BP_OK);
-  unsigned got = 0;
-  bool more = true;
-  bp_code err = BP_OK;
-  while(more) {
-    CHECK_EQ_INT(bpi_spill_refill(&sp, &back, &more), BP_OK);
-    const void *r;
-    size_t len;
-    if(!bpi_ring_begin(&back))
-      break;
-    while(got < NREC && bpi_ring_next(&back, &r, &len, &err)) {
-      unsigned char want[1024];
-      size_t size, dyn, wlen;
-      trim_case(got, &size, &dyn);
-      if(got % 7 == 3)
-        wlen = make_comm(want, "worker", false);
-      else
-        wlen = make_stack_sample(want, got, size, dyn, !wrapped[got]);
-      CHECK_EQ_INT(len, wlen);
-      CHECK(len == wlen && !memcmp(r, want, len));
-      struct bp_rec pr;
-      CHECK_EQ_INT(bpi_records_parse(&stack_layout, r, len, &pr), BP_OK);
-      if(got % 7 != 3) {
-        CHECK_EQ_INT(pr.u.sample.stack_dyn_size, dyn);
-        CHECK_EQ_INT(pr.u.sample.nregs, 3);
-        CHECK(pr.u.sample.ip == 0x401000 + got);
-      }
-      got++;
-    }
-    bpi_ring_consume(&back);
-  }
-  CHECK_EQ_INT(err, BP_OK);
-  CHECK_EQ_INT(got, NREC);
-  CHECK_EQ_INT(back.corrupt, 0);
+  CHECK_EQ_INT(read_back(&sp, 2048, check_trimmed, wrapped), TRIM_RECORDS);
   CHECK_EQ_INT(sp.written, f.page->data_head - dropped);
-  bpi_ring_cleanup(&back);
   bpi_ring_cleanup(&ring);
   bpi_spill_cleanup(&sp);
   free(f.mem);
@@ -514,7 +526,8 @@ int main(void)
   test_parse_lost_unknown();
   test_ring_wraparound();
   test_ring_batch_and_partial();
-  test_spill_roundtrip();
+  test_spill_roundtrip(false);
+  test_spill_roundtrip(true);
   test_spill_trims_stacks();
   test_spill_failure_keeps_ring();
   return check_exit();
