@@ -256,6 +256,7 @@ static bool map_reader(struct bp_spill *sp, struct bp_ring *r)
   bpi_ring_init(r, sp->buf, size);
   r->data = m;
   sp->map = m;
+  sp->page = (uint64_t)sysconf(_SC_PAGESIZE);
   sp->released = 0;
   sp->read = sp->filled = sp->written;
   pg->data_head = sp->written;  /* a cut last record: the reader skips it */
@@ -266,15 +267,15 @@ static bool map_reader(struct bp_spill *sp, struct bp_ring *r)
 static void release_read(struct bp_spill *sp)
 {
   const struct perf_event_mmap_page *pg = sp->buf;
-  uint64_t upto = pg->data_tail & ~(uint64_t)4095;
+  uint64_t upto = pg->data_tail & ~(sp->page - 1);
   if(pg->data_tail == sp->written)
     upto = sp->written;
   if(upto < sp->released + RELEASE_STEP && upto != sp->written)
     return;
   if(upto > sp->released) {
     /* page aligned at the start; the end may be the file's last byte */
-    size_t len = (size_t)(upto - sp->released);
-    madvise((unsigned char *)sp->map + sp->released, (len + 4095) & ~4095ul,
+    uint64_t len = (upto - sp->released + sp->page - 1) & ~(sp->page - 1);
+    madvise((unsigned char *)sp->map + sp->released, (size_t)len,
             MADV_DONTNEED);
     sp->released = upto;
   }

@@ -51,6 +51,7 @@ struct bp_spill {
   void *buf;           /* the reader's control page and data area */
   void *map;           /* or, reading it mapped, the file */
   uint64_t released;   /* bytes of the mapping given back */
+  uint64_t page;       /* the page size, for giving them back */
   bool no_map;         /* read through buf even where mapping works */
   const struct bp_rec_layout *trim;  /* set: trim stack copies (above) */
   uint64_t trimmed;    /* stack bytes left out of the file */

@@ -49,13 +49,15 @@ export BENCHER_HOST="$BENCHER_URL" BENCHER_API_TOKEN="$TOKEN"
 
 pubopts="--project cmpproj --testbed tb --store file://$TMP/store
   --public-url $PUB --spool $TMP/spool --retries 1 --timeout 10"
-# run NAME DIR ARGS...: benchprof run of DIR/cmpwork into $TMP/NAME
+# run NAME DIR ARGS...: benchprof run of DIR/cmpwork (600 rounds: enough
+# samples that the software clock's spread keeps cmp_changed's growth
+# clear, as in compare_e2e.sh) into $TMP/NAME
 run() {
   name=$1 dir=$2
   shift 2
   # shellcheck disable=SC2086
   "$BENCHPROF" run -o "$TMP/$name" --adapter json $pubopts "$@" \
-    -- "$TMP/$dir/cmpwork" >"$TMP/$name.out" 2>"$TMP/$name.err"
+    -- "$TMP/$dir/cmpwork" 600 >"$TMP/$name.out" 2>"$TMP/$name.err"
   status=$?
 }
 
