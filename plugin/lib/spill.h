@@ -12,7 +12,8 @@
  * Output: after the run, bpi_spill_reader() makes a bp_ring over the
  * file mapped whole (records read where they lie; bpi_spill_refill()
  * gives the pages behind the reader back, so the file never becomes our
- * memory), or, where it cannot be mapped, over a buffer of our own that
+ * memory, and makes sure those ahead of it can be read, so that a disk
+ * error is an error and not a SIGBUS), or, where it cannot be mapped, over a buffer of our own that
  * bpi_spill_refill() fills from the file as the reader consumes it.  The
  * same record reader serves both.  The file holds
  * whole records back to back (data_head only ever moves past whole
@@ -52,6 +53,9 @@ struct bp_spill {
   void *map;           /* or, reading it mapped, the file */
   uint64_t released;   /* bytes of the mapping given back */
   uint64_t page;       /* the page size, for giving them back */
+  uint64_t checked;    /* bytes of the mapping known to be readable */
+  uint64_t faulted;    /* ... of them read back from the disk to be so */
+  bool populate;       /* the kernel has MADV_POPULATE_READ */
   bool no_map;         /* read through buf even where mapping works */
   const struct bp_rec_layout *trim;  /* set: trim stack copies (above) */
   uint64_t trimmed;    /* stack bytes left out of the file */

@@ -8,6 +8,7 @@
 #include "spill.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,6 +492,45 @@ static void test_spill_trims_stacks(void)
   free(f.mem);
 }
 
+/* A mapped spill file whose pages were written out and dropped (as memory
+ * pressure would) is faulted back in ahead of the reader, with an error
+ * rather than a SIGBUS should that fail, and reads back whole; one just
+ * written is in memory and read as it is. */
+static void test_spill_mapped_after_eviction(void)
+{
+  for(int evict = 0; evict < 2; evict++) {
+    struct fake_ring f;
+    fake_init_size(&f, 1 << 16);
+    struct bp_ring ring;
+    bpi_ring_init(&ring, f.mem, 1 << 16);
+    struct bp_spill sp;
+    /* the build directory: a disk, where pages can be dropped (tmpfs
+     * keeps them) */
+    bpi_spill_init(&sp, ".");
+    unsigned char rec[128];
+    const unsigned nrec = 3000;  /* about 200 KiB, some pages */
+    for(unsigned n = 0; n < nrec;) {
+      for(unsigned b = 0; b < 500 && n < nrec; b++, n++)
+        fake_write(&f, rec, make_record(rec, n, 16 + 8 * (n % 8)));
+      CHECK_EQ_INT(bpi_spill_take(&sp, &ring), BP_OK);
+    }
+    if(evict) {
+      CHECK_EQ_INT(fsync(sp.fd), 0);
+      CHECK_EQ_INT(posix_fadvise(sp.fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+    }
+    CHECK_EQ_INT(read_back(&sp, 128, check_pattern, NULL), nrec);
+    CHECK(sp.map != NULL);
+    CHECK(sp.checked >= sp.written);
+    if(evict)
+      CHECK(sp.faulted > 0);  /* dropped pages were faulted back in */
+    else
+      CHECK_EQ_INT(sp.faulted, 0);
+    bpi_ring_cleanup(&ring);
+    bpi_spill_cleanup(&sp);
+    free(f.mem);
+  }
+}
+
 /* A spill file that cannot be made leaves the ring's bytes where they
  * are, for reading live. */
 static void test_spill_failure_keeps_ring(void)
@@ -529,6 +569,7 @@ int main(void)
   test_spill_roundtrip(false);
   test_spill_roundtrip(true);
   test_spill_trims_stacks();
+  test_spill_mapped_after_eviction();
   test_spill_failure_keeps_ring();
   return check_exit();
 }
