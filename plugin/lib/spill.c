@@ -230,7 +230,7 @@ bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r)
 
 /* Pages read past are given back in steps of this many bytes: each step
  * is a system call, and what is not given back yet is our memory. */
-#define RELEASE_STEP (4u << 20)
+#define RELEASE_STEP (1u << 20)
 
 /* The whole file mapped as the reader's data area, positions never
  * wrapping: records are handed out where they lie, with no copy.  False
@@ -276,7 +276,7 @@ static bool map_reader(struct bp_spill *sp, struct bp_ring *r)
  * cost a tenth of the time to artifacts).  Between two refills the reader
  * reads at most a round (256 KiB, sampler.c) and a record past its
  * position: well within one step. */
-#define CHECK_STEP (4u << 20)
+#define CHECK_STEP (1u << 20)
 
 /* Whether every page of len bytes of the mapping from off is in memory. */
 static bool resident(struct bp_spill *sp, uint64_t off, uint64_t len)
