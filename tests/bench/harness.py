@@ -943,7 +943,7 @@ benchprof run ...`, folded stacks aggregated by function):
   time, `converter.c`), instead of interning every frame of both chains
   (the profile showed the interning maps above the unwinder itself); the
   spill files are read back mapped, records used where they lie, pages
-  given back behind the reader every 4 MiB, and a file more than 10 ms
+  given back behind the reader every 1 MiB, and a file more than 10 ms
   ahead of the others waits so that what is queued (and mapped) stays
   bounded (section 3).  An earlier round had measured mapping slower
   than `pread` into a buffer; measured again on this kernel, reading
@@ -952,7 +952,7 @@ benchprof run ...`, folded stacks aggregated by function):
   cannot be mapped.  So that a page that cannot be read back (written
   out, dropped, then a disk error) is an error and not a SIGBUS that
   would take the command's status with it, the reader asks `mincore()`
-  ahead of itself whether the next 4 MiB are in memory and faults in
+  ahead of itself whether the next 1 MiB are in memory and faults in
   what is not with `MADV_POPULATE_READ` (populating every page whether
   or not it was in memory cost 20 ms of the 0.16 s).  Stack copies go to the file only up to their `dyn_size`.
   What is left after the run: unwinding and reading the records (their
