@@ -937,7 +937,7 @@ benchprof run ...`, folded stacks aggregated by function):
   records as they are read back, with no second spool of their stacks; a
   frame-pointer chain seen before reuses its interned stack
   (`converter.c`).
-- After the run, next round (100k dwarf samples, 0.30 s -> 0.17 s here):
+- After the run, next round (100k dwarf samples, 0.30 s -> 0.16-0.17 s here):
   a sample with stack copies now reuses the stack of an earlier one with
   the same callchain and the same unwound pcs (one hash a word at a
   time, `converter.c`), instead of interning every frame of both chains
@@ -954,10 +954,16 @@ benchprof run ...`, folded stacks aggregated by function):
   would take the command's status with it, the reader asks `mincore()`
   ahead of itself whether the next 1 MiB are in memory and faults in
   what is not with `MADV_POPULATE_READ` (populating every page whether
-  or not it was in memory cost 20 ms of the 0.16 s).  Stack copies go to the file only up to their `dyn_size`.
-  What is left after the run: unwinding and reading the records (their
-  pages are first touched then), and closing the spill file, when the
-  kernel frees its page cache (about 35 ms for 700 MB here).
+  or not it was in memory cost 20 ms of the 0.16 s).  Stack copies go to
+  the file only up to their `dyn_size`.  What is left after the run:
+  unwinding, reading the records (their pages are first touched then),
+  and closing the spill files, when the kernel frees their page cache
+  (about 35 ms for 700 MB here: a fifth of the time).  Closing them on a
+  thread of their own hid that behind the exporters (0.17 -> 0.14 s),
+  but creating a thread makes glibc install a handler for a signal of
+  its own (SIGSETXID), so a command started after it would no longer
+  inherit that signal as the user left it (`segments_each.sh` checks
+  every command's dispositions): not done.
 - `benchprof run` after the command: the identity (commit, branch,
   project) is resolved once for publishing and comparing, from one
   `git rev-parse` instead of six git processes (`ci.c`).
