@@ -68,7 +68,7 @@ struct bp_converter {
   uint64_t pcs[MAX_FRAMES];
   uint32_t npcs;
   uint32_t dwarf_frames[MAX_FRAMES];
-  /* frame-pointer chains already turned into stacks (no stack copies) */
+  /* chains (and unwound pcs) already turned into stacks */
   struct chain_slot *chains;
   uint64_t *chain_ips;
   uint32_t chain_ips_len;
@@ -347,15 +347,15 @@ static bp_code unwind_proc(struct bp_converter *c, uint32_t pid)
 }
 
 /* Unwind a sample with registers and a stack copy into c->pcs (leaf
- * first, c->npcs of them), from where they lie in the record; *unwound:
- * whether it had them.  Counts and times the unwinding. */
+ * first, c->npcs of them, which is 0 on entry), from where they lie in
+ * the record; *unwound: whether it had them.  Counts and times the
+ * unwinding. */
 static bp_code unwind_pcs(struct bp_converter *c, const struct bp_rec *r,
                           bool *unwound, enum bp_unwind_status *st)
 {
   const struct bp_rec_sample *s = &r->u.sample;
   struct bp_profile *p = c->p;
   *unwound = false;
-  c->npcs = 0;
   if(!s->regs_abi || !s->nregs || !s->stack_dyn_size ||
      s->stack_dyn_size > s->stack_size)
     return BP_OK;
