@@ -473,6 +473,8 @@ static void git_facts(const char *dir, char *const *envp,
   static const char *const all[] = {"rev-parse", "--show-toplevel", "HEAD",
                                     "--symbolic-full-name", "HEAD", NULL};
   static const char *const top[] = {"rev-parse", "--show-toplevel", NULL};
+  static const char *const head[] = {"rev-parse", "--verify", "-q", "HEAD",
+                                     NULL};
   static const char *const branch[] = {"symbolic-ref", "--short", "-q",
                                        "HEAD", NULL};
   static const char heads[] = "refs/heads/";
@@ -490,13 +492,18 @@ static void git_facts(const char *dir, char *const *envp,
     }
   }
   /* not a repository, a HEAD without a commit yet (its branch is known),
-   * or a top level with a newline in its name */
+   * or a top level with a newline in its name (no project then, but its
+   * commit and branch): each asked on its own */
   if(!git_output(dir, envp, top, out))
     return;
   char *text = out;
   char *t = next_line(&text);
   if(t && !*text)
     snprintf(g->top, sizeof(g->top), "%s", t);
+  if(git_output(dir, envp, head, out)) {
+    text = out;
+    snprintf(g->hash, sizeof(g->hash), "%s", next_line(&text));
+  }
   if(git_output(dir, envp, branch, out)) {
     text = out;
     snprintf(g->branch, sizeof(g->branch), "%s", next_line(&text));

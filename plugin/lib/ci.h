@@ -71,8 +71,9 @@ bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
  *      CI_API_V4_URL.
  *   4. git in dir (NULL: "."): HEAD's commit, its branch (none when
  *      detached) and the top-level directory's name as the project, from
- *      one `git rev-parse` (two or three git processes only outside a
- *      repository or before its first commit).
+ *      one `git rev-parse` (two git processes outside a repository, four
+ *      before its first commit or under a top level whose name holds a
+ *      newline).
  *   5. testbed: the host name.
  * BPE_FORMAT for an event payload that cannot be read or is malformed,
  * BPE_CONFIG for a variable whose value is not what it names (a hash that

@@ -134,6 +134,21 @@ if command -v git >/dev/null 2>&1; then
   check "git: no commit yet: branch and project, no hash" expect \
     provider=git branch=start project=fresh-repo hash=null
 
+  # a top level whose name holds a newline: one-line answers cannot say
+  # it, so no project from it, but the commit and branch still come
+  odd="$TMP/odd
+repo"
+  mkdir -p "$odd"
+  (cd "$odd" && { git init -q -b main 2>/dev/null ||
+   { git init -q && git symbolic-ref HEAD refs/heads/main; }; } &&
+   git -c user.name=t -c user.email=t@example.org commit -q --allow-empty \
+     -m one) >/dev/null 2>&1
+  odd_sha=$(git -C "$odd" rev-parse HEAD)
+  (cd "$odd" && env -i PATH="$PATH" HOME="$TMP" "$BENCHPROF" ci --json) \
+    >"$TMP/ci.json" 2>"$TMP/ci.err"
+  check "git: a newline in the top level's name: commit and branch" expect \
+    provider=git branch=main hash="$odd_sha" project=null
+
   # 7. benchprof run asks git once: publishing and the comparison after
   # it share one identity, and one git process answers all of it (each
   # is wall time added after the benchmark)
