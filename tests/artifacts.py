@@ -125,7 +125,8 @@ def folded_stacks(path):
 
 SUMMARY_KEYS = {
     "benchprof_version", "command", "host", "event", "call_graph", "samples",
-    "lost", "lost_events", "throttled", "corrupt_records", "start_time_ms",
+    "lost", "lost_events", "throttled", "corrupt_records", "ring_bytes",
+    "start_time_ms",
     "duration_ms",
     "exit_status", "unresolved_frames", "symbolize_ms", "processes",
     "threads", "top_functions",

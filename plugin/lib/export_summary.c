@@ -185,9 +185,10 @@ static bp_code summary_write(const struct bp_profile *p, struct bp_buf *b,
   add_str_or_null(b, m->call_graph);
   bpi_buf_printf(b, ",\n\"samples\":%" PRIu64 ",\n\"lost\":%" PRIu64
                  ",\n\"lost_events\":%" PRIu64 ",\n\"throttled\":%" PRIu64
-                 ",\n\"corrupt_records\":%" PRIu64 ",\n\"start_time_ms\":",
+                 ",\n\"corrupt_records\":%" PRIu64 ",\n\"ring_bytes\":%" PRIu64
+                 ",\n\"start_time_ms\":",
                  m->samples, m->lost_records, m->lost_events, m->throttled,
-                 m->corrupt_records);
+                 m->corrupt_records, m->ring_bytes);
   add_double(b, m->start_epoch_ms);
   bpi_buf_adds(b, ",\n\"duration_ms\":");
   /* microseconds, rounded, keep three decimals of milliseconds */

@@ -119,6 +119,7 @@ struct bp_profile_meta {
   uint64_t lost_events;  /* number of PERF_RECORD_LOST records */
   uint64_t throttled;    /* PERF_RECORD_THROTTLE count */
   uint64_t corrupt_records; /* ring bytes or records that made no sense */
+  uint64_t ring_bytes;   /* data bytes of each CPU's ring */
   uint64_t unresolved_frames; /* frames left as 0xADDR */
   double symbolize_ms;   /* time spent symbolizing */
   /* DWARF unwinding (--call-graph dwarf or auto) */

@@ -119,6 +119,21 @@ static void on_control(void *ctx)
 /* The ring and stack copy sizes for the call graph: larger rings for
  * stack copies; with auto and a ring asked too small for 8 KiB samples, a
  * smaller copy rather than losing every sample. */
+/* Data pages per CPU ring with stack copies by default (record.h). */
+static uint32_t default_dwarf_pages(uint64_t page)
+{
+  int *cpus = NULL;
+  uint32_t ncpus = 1;
+  if(bpi_sampler_online_cpus(&cpus, &ncpus) != BP_OK)
+    ncpus = 1;
+  free(cpus);
+  uint64_t per_cpu = BP_RECORD_DWARF_RING_MAX;
+  while(per_cpu > BP_RECORD_DWARF_RING_MIN &&
+        per_cpu * ncpus > BP_RECORD_DWARF_RING_BUDGET)
+    per_cpu /= 2;
+  return per_cpu / page ? (uint32_t)(per_cpu / page) : 1;
+}
+
 static bp_code stack_size(struct bp_recorder *r, uint32_t *pages,
                           struct bp_err *err)
 {
@@ -133,7 +148,7 @@ static bp_code stack_size(struct bp_recorder *r, uint32_t *pages,
                        "is needed", r->stack_bytes,
                        BP_RECORD_MAX_STACK_BYTES);
   if(!*pages) {
-    *pages = BP_RECORD_DWARF_RING_PAGES;
+    *pages = default_dwarf_pages(page);
     return BP_OK;
   }
   uint64_t fit = (*pages * page / 4) & ~(uint64_t)7;
@@ -376,6 +391,8 @@ static bp_code fill_meta(struct bp_recorder *r)
   m->start_ns = bpi_sampler_start_ns(r->sampler);
   m->end_ns = bpi_sampler_end_ns(r->sampler);
   m->exit_status = bpi_recorder_exit_status(r);
+  m->ring_bytes = (uint64_t)r->info.sampler.ring_pages *
+                  (uint64_t)sysconf(_SC_PAGESIZE);
   m->spilled_bytes = bpi_sampler_spilled(r->sampler,
                                          &m->spill_trimmed_bytes);
   m->corrupt_records = bpi_sampler_corrupt(r->sampler) +

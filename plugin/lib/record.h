@@ -26,9 +26,14 @@ struct bp_recorder;
 /* User stack copied per sample by default with dwarf and auto (perf's). */
 #define BP_RECORD_STACK_BYTES 8192
 #define BP_RECORD_MAX_STACK_BYTES 65528
-/* Data pages per CPU ring by default with dwarf and auto (2 MiB of 4 KiB
- * pages; halved while the kernel's lock budget refuses it). */
-#define BP_RECORD_DWARF_RING_PAGES 512
+/* The rings by default with dwarf and auto: together up to 64 MiB of
+ * kernel memory, from 2 to 32 MiB per CPU (a power of two; halved while
+ * the kernel's lock budget refuses it).  8 KiB stack copies at 997 Hz
+ * fill about 8 MB a second: with 32 MiB rings (two CPUs) a 2 s benchmark
+ * never wakes benchprof, so nothing of its records is moved while it runs. */
+#define BP_RECORD_DWARF_RING_BUDGET (64u << 20)
+#define BP_RECORD_DWARF_RING_MIN (2u << 20)
+#define BP_RECORD_DWARF_RING_MAX (32u << 20)
 
 struct bp_record_opts {
   const char *event;       /* libpfm4 event string */

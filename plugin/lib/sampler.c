@@ -21,12 +21,19 @@
 #include <unistd.h>
 
 /* 2 MiB per CPU: a few seconds of frame-pointer samples at 997 Hz fit, so
- * a short benchmark does not wake us before it ends */
+ * a short benchmark does not wake us before it ends (with stack copies
+ * the recorder asks for larger rings: record.h) */
 #define DEFAULT_RING_PAGES 512
 /* Data area of a ring reading a spill file back: many records per
  * refill, and more than the largest record (64 KiB). */
 #define SPILL_READER_BYTES (1024 * 1024)
 #define MIN_RING_PAGES 8
+/* Room left free above the wake-up point with stack copies: at least
+ * this, and at least what a CPU fills in STACK_ROOM_MS, counting a
+ * sample's registers, callchain and header as SAMPLE_OTHER_BYTES */
+#define STACK_RING_ROOM (1024 * 1024)
+#define STACK_ROOM_MS 250
+#define SAMPLE_OTHER_BYTES 512
 
 /* One record read from a ring, waiting to be delivered in time order.  It
  * stays where the kernel wrote it (the ring's tail is only published past
@@ -81,10 +88,16 @@ struct bp_sampler {
 
   /* Deferred reading (spill.h): while the command runs, rings are only
    * moved to files; records are read back from them once it exited.
-   * active is what read_rings() reads: the live rings or the readers. */
+   * active is what read_rings() reads: the live rings (nactive = ncpus),
+   * or, replaying, the readers (nactive = 2 * ncpus): one over each
+   * spill file, then the live rings themselves, moved in for the replay
+   * (what was left in a ring is newer than anything in its file, and is
+   * read where the kernel wrote it instead of being written out and read
+   * back). */
   struct bp_ring *active;
+  uint32_t nactive;
   struct bp_spill *spills;      /* one per ring, or NULL: read live */
-  struct bp_ring *readers;      /* over the spill files, while replaying */
+  struct bp_ring *readers;      /* see active, while replaying */
   bool *reader_more;            /* its file has bytes not in the reader */
   uint64_t *reader_last;        /* time of the last record read from it */
   bool replaying;
@@ -332,6 +345,7 @@ fail:
 
 static void free_spills(struct bp_sampler *s)
 {
+  /* (the second half of readers is empty outside a replay) */
   for(uint32_t i = 0; s->spills && i < s->ncpus; i++) {
     bpi_spill_cleanup(&s->spills[i]);
     if(s->readers)
@@ -425,6 +439,31 @@ static uint64_t read_max_sample_rate(void)
   return v;
 }
 
+/* Wake us late: a wake-up costs CPU the benchmark may need, and moving a
+ * ring's bytes to a file (spill.h) costs it too: a run that fits in the
+ * rings wakes us only at its end.  What is left free must absorb the
+ * records that arrive until we have handed back the first megabyte
+ * (spill.c writes one at a time): with stack copies an eighth of the
+ * ring, or what a CPU fills in STACK_ROOM_MS at freq if more (with a
+ * fixed period the rate is unknown: half the ring), at least 1 MiB and
+ * at most half the ring; with frame-pointer records (small) a quarter. */
+uint32_t bpi_sampler_watermark(uint32_t ring_bytes, uint32_t stack_bytes,
+                               uint64_t freq)
+{
+  if(!stack_bytes)
+    return ring_bytes / 4 * 3;
+  uint64_t room = ring_bytes / 8;
+  uint64_t per_sample = (uint64_t)stack_bytes + SAMPLE_OTHER_BYTES;
+  uint64_t fill = freq ? freq * per_sample * STACK_ROOM_MS / 1000 : ring_bytes;
+  if(room < fill)
+    room = fill;
+  if(room < STACK_RING_ROOM)
+    room = STACK_RING_ROOM;
+  if(room > ring_bytes / 2)
+    room = ring_bytes / 2;
+  return ring_bytes - (uint32_t)room;
+}
+
 static void fill_sampling_attr(struct perf_event_attr *a,
                                const struct bp_sample_cfg *c, uint64_t freq,
                                uint32_t ring_bytes)
@@ -455,14 +494,9 @@ static void fill_sampling_attr(struct perf_event_attr *a,
   if(!c->kernel_callchain)
     a->exclude_kernel = 1;
   a->exclude_callchain_kernel = a->exclude_kernel;
-  /* Wake us late: a wake-up costs CPU the benchmark may need, and the
-   * rings are only moved to files while it runs (spill.h), which is quick.
-   * What is left free must absorb the records that arrive before we get
-   * to run: with 8 KiB stack copies that is 1 MiB of a 2 MiB ring (about
-   * 120 ms at 997 Hz), with frame-pointer records a quarter of the ring
-   * (seconds).  A run that fits in the rings wakes us only at its end. */
   a->watermark = 1;
-  a->wakeup_watermark = c->stack_user ? ring_bytes / 2 : ring_bytes / 4 * 3;
+  a->wakeup_watermark = bpi_sampler_watermark(
+      ring_bytes, c->stack_user && c->regs_user ? c->stack_user : 0, freq);
   if(c->stack_user && c->regs_user) {
     a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     a->sample_regs_user = c->regs_user;
@@ -626,11 +660,12 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
   s->layout.sample_id_all = a.sample_id_all;
   s->layout.sample_regs_user = a.sample_regs_user;
   s->active = s->rings;
+  s->nactive = s->ncpus;
   if(s->spill_dir) {
     s->spills = calloc(s->ncpus, sizeof(*s->spills));
-    s->readers = calloc(s->ncpus, sizeof(*s->readers));
-    s->reader_more = calloc(s->ncpus, sizeof(*s->reader_more));
-    s->reader_last = calloc(s->ncpus, sizeof(*s->reader_last));
+    s->readers = calloc(2 * (size_t)s->ncpus, sizeof(*s->readers));
+    s->reader_more = calloc(2 * (size_t)s->ncpus, sizeof(*s->reader_more));
+    s->reader_last = calloc(2 * (size_t)s->ncpus, sizeof(*s->reader_last));
     if(!s->spills || !s->readers || !s->reader_more || !s->reader_last) {
       close_events(s);
       return bpi_err_set(err, BPE_NOMEM, 0, "sampler spill files");
@@ -745,18 +780,19 @@ static int by_time(const void *a, const void *b)
  * before the last record read from a ring left unfinished is not among
  * what that ring still holds.  Newer records wait for the next round,
  * when a ring read earlier in this round may still add older ones.
- * Replaying spill files, every record is already written: only the second
- * rule applies, a ring is unfinished while its file is, and a file whose
- * records are already more than REPLAY_AHEAD_NS newer than the least
- * advanced one's waits: what it read stays queued (mapped, spill.h) until
- * the others catch up, and would pile up for as long as the run was. */
+ * Replaying spill files (and, after them, what the rings still hold),
+ * every record is already written: only the second rule applies, a reader
+ * is unfinished while its file is, and a reader whose records are already
+ * more than REPLAY_AHEAD_NS newer than the least advanced one's waits:
+ * what it read stays queued (mapped, spill.h, or in the ring) until the
+ * others catch up, and would pile up for as long as the run was. */
 static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
 {
   *more = false;
   uint64_t behind = UINT64_MAX;  /* the least advanced unfinished file */
   if(s->replaying) {
     *limit = UINT64_MAX;
-    for(uint32_t i = 0; i < s->ncpus; i++)
+    for(uint32_t i = 0; i < s->nactive; i++)
       if((s->active[i].tail != s->active[i].page->data_head ||
           s->reader_more[i]) && s->reader_last[i] < behind)
         behind = s->reader_last[i];
@@ -765,7 +801,7 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
     uint64_t begin = now_ns(CLOCK_MONOTONIC);
     *limit = begin > 1000000 ? begin - 1000000 : 0;
   }
-  for(uint32_t i = 0; i < s->ncpus; i++) {
+  for(uint32_t i = 0; i < s->nactive; i++) {
     struct bp_ring *r = &s->active[i];
     const void *rec;
     size_t len, taken = 0;
@@ -808,14 +844,14 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
 static void release_rings(struct bp_sampler *s)
 {
   struct bp_ring *rings = s->active;
-  for(uint32_t i = 0; i < s->ncpus; i++)
+  for(uint32_t i = 0; i < s->nactive; i++)
     rings[i].keep = rings[i].tail;
   for(size_t j = 0; j < s->nqueue; j++) {
     struct bp_ring *r = &rings[s->queue[j].ring];
     if(s->queue[j].pos < r->keep)
       r->keep = s->queue[j].pos;
   }
-  for(uint32_t i = 0; i < s->ncpus; i++)
+  for(uint32_t i = 0; i < s->nactive; i++)
     bpi_ring_consume_to(&rings[i], rings[i].keep);
 }
 
@@ -931,12 +967,13 @@ static void read_and_deliver(struct bp_sampler *s, bool final,
 
 /* Move the unread bytes of every ring that woke us (of all with woke
  * NULL) to its spill file: one that did not is not full enough to be
- * worth a system call.  False (errno kept in spill_errno) when a file
- * would not take them. */
+ * worth a system call, nor is one that only says its command exited
+ * (POLLHUP: the final drain reads it where it is).  False (errno kept in
+ * spill_errno) when a file would not take them. */
 static bool spill_rings(struct bp_sampler *s, const struct pollfd *woke)
 {
   for(uint32_t i = 0; i < s->ncpus; i++) {
-    if(woke && !woke[i].revents)
+    if(woke && !(woke[i].revents & POLLIN))
       continue;
     if(bpi_spill_take(&s->spills[i], &s->rings[i])) {
       s->spill_errno = errno ? errno : EIO;
@@ -946,18 +983,35 @@ static bool spill_rings(struct bp_sampler *s, const struct pollfd *woke)
   return true;
 }
 
-/* Hand what the spill files hold to the callback, in time order, then
- * drop them: from then on the rings are read live. */
+/* Move ring i into the replay's readers (after the files), or back. */
+static void move_ring(struct bp_ring *to, struct bp_ring *from)
+{
+  *to = *from;
+  memset(from, 0, sizeof(*from));  /* the scratch buffer went with it */
+}
+
+/* Hand what the spill files hold, and after it what the rings hold, to
+ * the callback, in time order, then drop the files: from then on the
+ * rings are read live. */
 static bp_code replay_spills(struct bp_sampler *s, bp_record_fn fn,
                              void *ctx, bp_code *cb_rc)
 {
   bp_code rc = BP_OK;
-  for(uint32_t i = 0; !rc && i < s->ncpus; i++)
+  uint32_t n = s->ncpus;
+  for(uint32_t i = 0; !rc && i < n; i++)
     rc = bpi_spill_reader(&s->spills[i], &s->readers[i], SPILL_READER_BYTES);
   if(!rc) {
+    for(uint32_t i = 0; i < n; i++) {
+      move_ring(&s->readers[n + i], &s->rings[i]);
+      s->reader_more[n + i] = false;
+      s->reader_last[n + i] = 0;
+    }
     s->active = s->readers;
+    s->nactive = 2 * n;
     s->replaying = true;
     read_and_deliver(s, true, fn, ctx, &rc, cb_rc);
+    for(uint32_t i = 0; i < n; i++)
+      move_ring(&s->rings[i], &s->readers[n + i]);
   }
   for(uint32_t i = 0; i < s->ncpus; i++) {
     s->corrupt += s->readers[i].corrupt;
@@ -969,13 +1023,15 @@ static bp_code replay_spills(struct bp_sampler *s, bp_record_fn fn,
   s->arena_len = 0;
   s->replaying = false;
   s->active = s->rings;
+  s->nactive = n;
   free_spills(s);
   return rc;
 }
 
 /* While the command runs: move the bytes of the rings that woke us (pfd,
  * one per ring) to the spill files, or without them read the records now.
- * final: the command exited; read everything. */
+ * final: the command exited; read everything (the files, then the rings:
+ * what is still in a ring is not written out to be read back). */
 static void drain(struct bp_sampler *s, const struct pollfd *pfd, bool final,
                   bp_record_fn fn, void *ctx, bp_code *rc, bp_code *cb_rc,
                   struct bp_err *err)
@@ -983,8 +1039,7 @@ static void drain(struct bp_sampler *s, const struct pollfd *pfd, bool final,
   if(*rc)
     return;
   if(s->spills) {
-    bool spilled = spill_rings(s, final ? NULL : pfd);
-    if(spilled && !final) {
+    if(!final && spill_rings(s, pfd)) {
       s->rings_behind = false;
       return;
     }

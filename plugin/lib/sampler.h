@@ -122,4 +122,10 @@ int bpi_sampler_spill_errno(const struct bp_sampler *s);
 /* Online CPUs, from /sys/devices/system/cpu/online. */
 bp_code bpi_sampler_online_cpus(int **cpus, uint32_t *n);
 
+/* The wake-up watermark of a ring of ring_bytes for samples with
+ * stack_bytes of stack copy (0: none) at freq Hz (0: a fixed period);
+ * sampler.c says why. */
+uint32_t bpi_sampler_watermark(uint32_t ring_bytes, uint32_t stack_bytes,
+                               uint64_t freq);
+
 #endif

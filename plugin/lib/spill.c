@@ -66,6 +66,10 @@ static int open_unnamed(const char *dir)
  * rewritten words of trimmed samples (their header, their stack size). */
 #define BATCH_PIECES 1024  /* IOV_MAX on Linux */
 #define RECORD_PIECES 6    /* the most one record adds (trimmed, or split) */
+/* Bytes per write at most: the ring's space is handed back after each, so
+ * a large ring does not stay full (losing samples) while all of it is
+ * being written. */
+#define BATCH_BYTES (1024 * 1024)
 struct spill_batch {
   struct iovec iov[BATCH_PIECES];
   uint64_t words[BATCH_PIECES];
@@ -185,8 +189,9 @@ bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r)
     errno = ENOMEM;
     return BPE_IO;
   }
-  /* both start on a record boundary: a failure goes back to them, so the
-   * file never ends inside a record and the ring is read on from there */
+  /* both start on a record boundary, and so does every batch: a failure
+   * goes back to where the last written batch ended, so the file never
+   * ends inside a record and the ring is read on from there */
   struct spill_batch *b = sp->batch;
   uint64_t written0 = sp->written, trimmed0 = sp->trimmed, pos = r->tail;
   bool ok = true;
@@ -194,9 +199,15 @@ bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r)
   b->bytes = 0;
   while(pos != r->head) {
     bool full = b->n > BATCH_PIECES - RECORD_PIECES ||
-                b->nwords > BATCH_PIECES - 2;
-    if(full && !(ok = write_batch(sp, b)))
-      break;
+                b->nwords > BATCH_PIECES - 2 || b->bytes >= BATCH_BYTES;
+    if(full) {
+      if(!(ok = write_batch(sp, b)))
+        break;
+      r->tail = pos;
+      bpi_ring_consume(r);
+      written0 = sp->written;
+      trimmed0 = sp->trimmed;
+    }
     struct perf_event_header h;
     uint64_t left = r->head - pos;
     if(left >= sizeof(h))

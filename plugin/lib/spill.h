@@ -72,8 +72,10 @@ void bpi_spill_trim_stacks(struct bp_spill *sp,
                            const struct bp_rec_layout *lay);
 
 /* Append the ring's unread bytes to the file and hand their space back to
- * the kernel.  BPE_IO with errno set when the file cannot take them all:
- * then neither changed (the file is cut back to where it was). */
+ * the kernel, a megabyte at a time.  BPE_IO with errno set when the file
+ * cannot take them all: then what was written is kept and its space
+ * handed back, and the rest stays in the ring (the file is cut back to the
+ * end of the last whole write, a record boundary). */
 bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r);
 
 /* Make *r a ring reading the file back: mapped, or (no_map, or a file

@@ -10,8 +10,9 @@
  * a record.  What this costs is what any sampler has to pay; benchprof's
  * own CPU time is compared with it.  -g dwarf asks for what benchprof's
  * dwarf and auto modes ask for: the user registers and BYTES (default
- * 8192) of user stack per sample, in 512-page rings unless -m says
- * otherwise.  Exits with CMD's status. */
+ * 8192) of user stack per sample.  Rings of 512 pages unless -m says
+ * otherwise (the harness passes the size benchprof used).  Exits with
+ * CMD's status. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -73,6 +74,26 @@ static void drain(struct perf_event_mmap_page *pg)
   uint64_t tail = pg->data_tail;
   drained += head - tail;
   __atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+}
+
+/* benchprof's wake-up point (bpi_sampler_watermark, sampler.c): left
+ * free with stack copies, an eighth of the ring or what 250 ms of samples
+ * at freq fill (stack + 512 bytes each) if more, at least 1 MiB and at
+ * most half the ring; a quarter without */
+static uint32_t wake_point(uint32_t ring_bytes, uint32_t stack_bytes,
+                           uint64_t freq)
+{
+  if(!stack_bytes)
+    return ring_bytes / 4 * 3;
+  uint64_t room = ring_bytes / 8;
+  uint64_t fill = freq * ((uint64_t)stack_bytes + 512) * 250 / 1000;
+  if(room < fill)
+    room = fill;
+  if(room < 1024 * 1024)
+    room = 1024 * 1024;
+  if(room > ring_bytes / 2)
+    room = ring_bytes / 2;
+  return ring_bytes - (uint32_t)room;
 }
 
 int main(int argc, char **argv)
@@ -157,10 +178,8 @@ int main(int argc, char **argv)
   a.exclude_guest = 1;
   a.exclude_callchain_kernel = 1;
   a.watermark = 1;
-  /* benchprof's wake-up point (sampler.c): half the ring with stack
-   * copies, three quarters without */
-  a.wakeup_watermark = (uint32_t)(stack ? pages * (unsigned long)page / 2
-                                        : pages * (unsigned long)page / 4 * 3);
+  a.wakeup_watermark = wake_point((uint32_t)(pages * (unsigned long)page),
+                                  (uint32_t)stack, freq);
   if(stack) {
     /* benchprof's bpi_unwind_regs_mask(): ax..ip and r8..r15 (x86-64) */
     a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;

@@ -52,9 +52,11 @@ MODES = {
     "bp-fp": "`benchprof record -q --no-counters -F HZ -g fp`",
     "bp-auto": "`benchprof record -q --no-counters -F HZ` (default `-g auto`: "
                "frame pointers and an 8 KiB stack copy per sample, unwound after the run)",
-    "floor-fp": "`floor_sampler -F HZ -g fp` (frame-pointer callchains, 128-page rings)",
-    "floor-dwarf": "`floor_sampler -F HZ -g dwarf` (callchains, user registers and an "
-                   "8 KiB stack copy per sample, 512-page rings: benchprof's dwarf/auto attr)",
+    "floor-fp": "`floor_sampler -F HZ -g fp -m P` (frame-pointer callchains, rings of "
+                "the size benchprof used)",
+    "floor-dwarf": "`floor_sampler -F HZ -g dwarf -m P` (callchains, user registers and an "
+                   "8 KiB stack copy per sample, rings of the size benchprof used: "
+                   "benchprof's dwarf/auto attr)",
     "perf-fp": "`perf record -q -F HZ -e cpu-clock:u -g`",
     "perf-dwarf": "`perf record -q -F HZ -e cpu-clock:u --call-graph dwarf,8192`",
 }
@@ -333,6 +335,17 @@ class Harness:
             v.append(1500 / max(r["work_cpu"], 1e-6))
         self.ups = statistics.median(v)
         self.say("calibration: %.0f work units per CPU second" % self.ups)
+        # the floor sampler gets the rings benchprof uses (summary.json)
+        page = os.sysconf("SC_PAGESIZE")
+        self.ring_pages = {}
+        for kind, g in (("fp", ["-g", "fp"]), ("dwarf", [])):
+            out = os.path.join(self.tmp, "rings-" + kind)
+            run_cmd([self.a.benchprof, "record", "-q", "--no-counters", "-o", out]
+                    + g + ["--"] + self.work("-n", 1), self.report, monitor=False)
+            with open(os.path.join(out, "summary.json")) as f:
+                self.ring_pages[kind] = json.load(f)["ring_bytes"] // page
+        self.results["machine"]["ring_pages"] = self.ring_pages
+        self.say("benchprof's rings: %s pages per CPU" % self.ring_pages)
 
     def modes(self, freq, out):
         """Every way of running a workload, by name (see MODES)."""
@@ -341,8 +354,10 @@ class Harness:
             "alone": lambda w: w,
             "bp-fp": lambda w: bp + ["-g", "fp", "-o", out("bp"), "--"] + w,
             "bp-auto": lambda w: bp + ["-o", out("bp"), "--"] + w,
-            "floor-fp": lambda w: [self.a.floor, "-F", str(freq), "-g", "fp", "--"] + w,
-            "floor-dwarf": lambda w: [self.a.floor, "-F", str(freq), "-g", "dwarf", "--"] + w,
+            "floor-fp": lambda w: [self.a.floor, "-F", str(freq), "-g", "fp",
+                                   "-m", str(self.ring_pages["fp"]), "--"] + w,
+            "floor-dwarf": lambda w: [self.a.floor, "-F", str(freq), "-g", "dwarf",
+                                      "-m", str(self.ring_pages["dwarf"]), "--"] + w,
         }
         if self.perf:
             pr = [self.perf, "record", "-q", "-F", str(freq), "-e", "cpu-clock:u"]
@@ -824,26 +839,35 @@ METHOD = """## Method
     default `-g auto`: frame-pointer chain plus user registers and an
     8 KiB stack copy per sample, unwound after the run),
     `floor_sampler -F 997 -g dwarf` (`floor-dwarf`: the same sample_type,
-    registers, stack size and 512-page rings), `perf record -q -F 997
-    --call-graph dwarf,8192 -e cpu-clock:u` (`perf-dwarf`).
+    registers and stack size), `perf record -q -F 997
+    --call-graph dwarf,8192 -e cpu-clock:u` (`perf-dwarf`, perf's default
+    rings: 516 KiB per CPU for root).
   The floor sampler (`tests/bench/floor_sampler.c`) opens benchprof's
   perf_event_attr (one event per CPU, inherit, callchain, side-band
-  records, the same wake-up watermark) and only drains the rings
-  (data_tail = data_head, no record read).  Both benchprof and perf sample
+  records, the same wake-up watermark) with rings of the size benchprof
+  used (read from its `summary.json`, `ring_bytes`, before the
+  repetitions start; listed under the machine below) and only drains the
+  rings (data_tail = data_head, no record read).  Both benchprof and perf sample
   `cpu-clock` in user space here.  Every repetition runs every mode once,
   in a rotated order.
 - **What benchprof does while the command runs**: when the kernel wakes
-  it (a ring three quarters full without stack copies, half full with
-  them), it moves that ring's bytes to an unnamed file in `$TMPDIR` with
+  it (a ring three quarters full without stack copies; with them, an
+  eighth of the ring short of full, at least 1 MiB and at most half the
+  ring), it moves that ring's bytes to an unnamed file in `$TMPDIR` with
   one `pwritev` and hands the space back (`plugin/lib/spill.c`); nothing
-  else.  Each sample's stack copy goes only as far as the kernel could
+  else.  With stack copies the rings are larger by default (64 MiB in
+  all, 2 to 32 MiB per CPU: 32 MiB each on this 2-CPU machine), so that a
+  2 s run fits in them and wakes benchprof only at its end; what the
+  rings hold then is read where the kernel wrote it, after what was
+  spilled.  Each sample's stack copy goes only as far as the kernel could
   copy it (its `dyn_size`; the rest of the 8 KiB the ring reserved is
   left out, the record rewritten to match): the row "bytes per sample to
   $TMPDIR" shows what that leaves.  Ordering the records across CPUs, interning stacks, DWARF
   unwinding (straight from the records) and symbolizing happen after the
   command exited, and are in "after the run" and in the time to
   artifacts.  A 2 s run at 997 Hz without stack copies fits in the rings
-  and wakes benchprof only at its end.
+  and wakes benchprof only at its end; with stack copies, so does a 2 s run
+  in the 32 MiB rings.
 - **Tool's own CPU**: the tool's CPU time is the sum of
   `/proc/PID/task/*/schedstat` over its threads (in ns; the workload is
   another process and is not in it).  The workload itself reads it for its
@@ -925,11 +949,26 @@ benchprof run ...`, folded stacks aggregated by function):
   ring bytes to a file when woken, and is woken late (`spill.c`,
   `fill_sampling_attr`); all the rest happens after the command exited.
   With frame pointers a 2 s run fits in the 2 MiB rings and wakes nothing.
-  With stack copies the remaining cost is the copy itself: about 8 MiB/s
-  per busy CPU moved from the ring to the page cache, which the floor
-  (which never reads a byte) does not pay; perf record pays the same copy
-  to perf.data.  Copying less would mean smaller stack copies (`-g
-  dwarf,BYTES`) or unwinding while the benchmark runs.
+  With stack copies the cost that remained was the copy itself: about
+  8 MiB/s per busy CPU moved from the ring to the page cache (70% of
+  benchprof's CPU during the run was the kernel's page-cache writing),
+  which the floor (which never reads a byte) does not pay; perf record
+  pays the same copy to perf.data.  Measured and dropped: tmpfs for the
+  spill files (slower here), `O_DIRECT` writes from the ring's pages
+  (EFAULT: perf's pages cannot be pinned).  What worked: rings that hold
+  the run.  With stack copies the rings now take 64 MiB of kernel memory
+  in all by default (2 to 32 MiB per CPU, `record.h`), and the wake-up
+  point leaves an eighth of a ring free (4 MiB, half a second at 997 Hz,
+  instead of half the ring): a 2 s benchmark wakes nothing, and own CPU
+  during the run went from 4.9 ms to the floor's idle level.  A ring that
+  only says its command exited (POLLHUP) is no longer spilled, and at the
+  end the rings are read in place after the spill files instead of being
+  written to them and read back.  The price is start-up: the kernel
+  allocates and maps the rings' pages at `mmap` (about 10 ms for 64 MiB
+  here, before the workload starts; 2 ms for the 2 MiB rings before), and
+  the memory, locked, for as long as the command runs; `-m` chooses
+  smaller rings, and a machine with 32 CPUs or more gets 2 MiB rings as
+  before.
 - After the run: DWARF unwinding was 72% (libdwfl per frame); a fast path
   now compiles each CFI row once (CFA = rsp/rbp + N) and applies it to the
   stack copy, with libdwfl for anything else (`unwind.c`, checked against

@@ -39,6 +39,52 @@ PY
 record pages -q -m 8 -- "$WORKLOADS/split" 0.2
 expect_status pages 0
 validate pages
+record fp -q -g fp -- "$WORKLOADS/split" 0.1
+expect_status fp 0
+# rings that spill while the command runs (2 MiB: 0.5 s of stack copies
+# are 4 MB) and still hold records at its end: what was spilled is read
+# back first, then what the rings hold, merged in time order across CPUs
+record merged -q -m 512 -- "$WORKLOADS/split" 0.5
+expect_status merged 0
+validate merged
+pycheck "-m sets the rings; stack copies get larger ones by default" <<'PY'
+import os
+import artifacts as A
+tmp = os.environ["TMP"]
+page = os.sysconf("SC_PAGESIZE")
+ncpus = 0
+for part in open("/sys/devices/system/cpu/online").read().strip().split(","):
+    lo, _, hi = part.partition("-")
+    ncpus += int(hi or lo) - int(lo) + 1
+per_cpu = 32 << 20   # 64 MiB in all, 2 to 32 MiB per CPU (record.h)
+while per_cpu > 2 << 20 and per_cpu * ncpus > 64 << 20:
+    per_cpu //= 2
+got = {n: A.read_summary(os.path.join(tmp, n, "summary.json"))["ring_bytes"]
+       for n in ("pages", "fp", "freq")}
+print("  ring bytes per CPU (%d CPUs): %r" % (ncpus, got))
+assert got["pages"] == 8 * page, got
+assert got["fp"] == 2 << 20, got
+assert got["freq"] == per_cpu, (got, per_cpu)
+PY
+pycheck "spilled and unspilled records: all of them, in time order" <<'PY'
+import os
+import artifacts as A
+d = os.path.join(os.environ["TMP"], "merged")
+s = A.read_summary(os.path.join(d, "summary.json"))
+print("  %d samples, %d lost, %d bytes spilled, rings of %d bytes" % (
+    s["samples"], s["lost"], s["spilled_bytes"], s["ring_bytes"]))
+assert s["spilled_bytes"] > 0 and s["lost"] == 0, s
+assert s["samples"] >= 300, s  # 0.5 s of CPU at 997 Hz
+p = A.read_gecko(os.path.join(d, "profile.json.gz"))
+n = 0
+for t in p["threads"]:
+    schema, data = A._table(t, "samples")
+    col = schema["time"]
+    times = [row[col] for row in data]
+    n += len(times)
+    assert times == sorted(times), "thread %s: samples out of time order" % t["name"]
+assert n == s["samples"], (n, s["samples"])
+PY
 
 mkdir "$TMP/cwd"
 (cd "$TMP/cwd" && "$BENCHPROF" record -q -- "$WORKLOADS/split" 0.1) \

@@ -27,8 +27,9 @@ assert s["stack_bytes"] == 8192 and s["call_graph_fallback"] is None
 PY
 
 # a stack that ends at an unmapped page: the kernel copies less than
-# 8 KiB, and the spill files keep only what it copied (spill.c)
-record small -q -- "$WORKLOADS/unwind_chain" 0.5 small-stack
+# 8 KiB, and the spill files keep only what it copied (spill.c); 2 MiB
+# rings, so that 0.5 s of samples (4 MB) are spilled while it runs
+record small -q -m 512 -- "$WORKLOADS/unwind_chain" 0.5 small-stack
 expect_status small 0
 validate small
 pct=$(chain_pct "$TMP/small" spin chain_a chain_b chain_leaf)

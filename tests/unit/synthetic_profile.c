@@ -92,6 +92,7 @@ static bp_code set_meta(struct bp_profile *p)
   m->dwarf_samples = 6;
   m->unwind_truncated = 1;
   m->spilled_bytes = 1048576;
+  m->ring_bytes = 33554432;
   m->spill_trimmed_bytes = 4096;
   m->unwind_ms = 2.5;
   return rc;

@@ -120,8 +120,8 @@ static void check_summary(const char *dir)
 {
   static const char *const keys[] = {
     "benchprof_version", "command", "host", "event", "call_graph", "samples",
-    "lost", "lost_events", "throttled", "corrupt_records", "start_time_ms",
-    "duration_ms",
+    "lost", "lost_events", "throttled", "corrupt_records", "ring_bytes",
+    "start_time_ms", "duration_ms",
     "exit_status", "unresolved_frames", "symbolize_ms",
     "call_graph_fallback", "stack_bytes", "unwind_samples", "dwarf_samples",
     "unwind_truncated", "unwind_failed", "spilled_bytes",
@@ -160,6 +160,7 @@ static void check_summary(const char *dir)
   CHECK_EQ_INT(num(s, "unwind_truncated"), 1);
   CHECK_EQ_INT(num(s, "unwind_failed"), 0);
   CHECK_EQ_INT(num(s, "spilled_bytes"), 1048576);
+  CHECK_EQ_INT(num(s, "ring_bytes"), 33554432);
   CHECK_EQ_INT(num(s, "spill_trimmed_bytes"), 4096);
   CHECK(num(s, "unwind_ms") == 2.5);
   CHECK_EQ_INT(num(s, "processes"), 2);

@@ -10,8 +10,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define DATA_SIZE 256
@@ -558,6 +561,59 @@ static void test_spill_failure_keeps_ring(void)
   free(f.mem);
 }
 
+/* A file that takes only part of a large take (the file size limit
+ * stands for a disk that fills up): what was written before stays, its
+ * space is handed back to the kernel, and the rest is still in the ring,
+ * from a record boundary on. */
+static void test_spill_partial_failure(void)
+{
+  const size_t ring_size = 4u << 20, limit = (3u << 20) / 2;
+  struct fake_ring f;
+  fake_init_size(&f, ring_size);
+  struct bp_ring ring;
+  bpi_ring_init(&ring, f.mem, ring_size);
+  struct bp_spill sp;
+  bpi_spill_init(&sp, "/tmp");
+  unsigned char rec[128];
+  unsigned n = 0;
+  while(f.page->data_head < 3u << 20) {
+    fake_write(&f, rec, make_record(rec, n, 16 + 8 * (n % 8)));
+    n++;
+  }
+  struct rlimit old, lim;
+  CHECK(!getrlimit(RLIMIT_FSIZE, &old));
+  lim = old;
+  lim.rlim_cur = limit;
+  void (*old_xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+  CHECK(!setrlimit(RLIMIT_FSIZE, &lim));
+  bp_code rc = bpi_spill_take(&sp, &ring);
+  CHECK(!setrlimit(RLIMIT_FSIZE, &old));
+  signal(SIGXFSZ, old_xfsz);
+  CHECK_EQ_INT(rc, BPE_IO);
+  /* the first megabyte-sized write went in, the second did not */
+  CHECK(sp.written >= 1u << 20 && sp.written < limit);
+  CHECK_EQ_INT(f.page->data_tail, sp.written);
+  struct stat st;
+  CHECK(!fstat(sp.fd, &st) && (uint64_t)st.st_size == sp.written);
+  /* the ring goes on with the record after the last one written */
+  unsigned kept = 0;
+  for(uint64_t at = 0; at < sp.written; kept++)
+    at += 16 + 8 * (kept % 8);
+  const void *r;
+  size_t len;
+  bp_code err;
+  unsigned char want[128];
+  CHECK(bpi_ring_begin(&ring));
+  CHECK(bpi_ring_next(&ring, &r, &len, &err) &&
+        len == make_record(want, kept, 16 + 8 * (kept % 8)) &&
+        !memcmp(r, want, len));
+  CHECK_EQ_INT(read_back(&sp, 1u << 20, check_pattern, NULL), kept);
+  CHECK(kept < n);
+  bpi_ring_cleanup(&ring);
+  bpi_spill_cleanup(&sp);
+  free(f.mem);
+}
+
 int main(void)
 {
   test_parse_sample();
@@ -571,5 +627,6 @@ int main(void)
   test_spill_trims_stacks();
   test_spill_mapped_after_eviction();
   test_spill_failure_keeps_ring();
+  test_spill_partial_failure();
   return check_exit();
 }
