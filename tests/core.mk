@@ -7,6 +7,13 @@ tests_unit_test_records_LDADD = $(unit_ldadd)
 tests_unit_test_core_SOURCES = tests/unit/test_core.c
 tests_unit_test_core_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_core_LDADD = $(unit_ldadd)
+# records in time order from live, spilled and in-place rings
+check_PROGRAMS += tests/unit/test_sampler
+TESTS += tests/unit/test_sampler
+tests_unit_test_sampler_SOURCES = tests/unit/test_sampler.c
+tests_unit_test_sampler_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_sampler_LDADD = $(unit_ldadd)
+EXTRA_tests_unit_test_sampler_DEPENDENCIES = tests/workloads/threads
 
 # JIT code named from /tmp/perf-PID.map
 check_PROGRAMS += tests/workloads/jit

@@ -50,6 +50,9 @@ struct chain_slot {
   bool dwarf;            /* stack is the DWARF chain */
 };
 
+/* Every this many unwinds, one is timed (unwind_ms). */
+#define UNWIND_TIME_EVERY 8
+
 struct bp_converter {
   struct bp_profile *p;
   struct bp_symbols *sym;
@@ -63,6 +66,8 @@ struct bp_converter {
   /* DWARF unwinding */
   enum bp_call_graph mode;
   bool unwinding;          /* samples carry registers and stacks */
+  double unwind_timed_ms;  /* time of the unwinds that were timed */
+  uint64_t unwind_timed;   /* ... how many */
   struct bp_unwind *unwind;
   struct bp_map unwind_gen; /* (pid, 0) -> procs gen its modules are from */
   uint64_t pcs[MAX_FRAMES];
@@ -371,12 +376,22 @@ static bp_code unwind_pcs(struct bp_converter *c, const struct bp_rec *r,
     .regs_mask = c->layout.sample_regs_user, .regs = s->regs,
     .nregs = s->nregs, .stack = s->stack, .stack_len = s->stack_dyn_size,
   };
+  /* two clock reads per sample were a few percent of the time after the
+   * run: one unwind in UNWIND_TIME_EVERY is timed, and unwind_ms is their
+   * time scaled to all of them */
+  bool timed = p->meta.unwind_samples % UNWIND_TIME_EVERY == 0;
   struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+  if(timed)
+    clock_gettime(CLOCK_MONOTONIC, &t0);
   *st = bpi_unwind_sample(c->unwind, &us, c->pcs, MAX_FRAMES, &c->npcs);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  p->meta.unwind_ms += ms_between(&t0, &t1);
   p->meta.unwind_samples++;
+  if(timed) {
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    c->unwind_timed_ms += ms_between(&t0, &t1);
+    c->unwind_timed++;
+  }
+  p->meta.unwind_ms = c->unwind_timed_ms *
+                      ((double)p->meta.unwind_samples / (double)c->unwind_timed);
   if(*st == BP_UNWIND_TRUNCATED)
     p->meta.unwind_truncated++;
   else if(*st == BP_UNWIND_FAILED)

@@ -97,11 +97,20 @@ static void add_decimal(struct bp_buf *b, int64_t v, unsigned digits)
   bpi_buf_add(b, tmp, put_decimal(tmp, v, digits));
 }
 
-/* Milliseconds since the profile's start for a CLOCK_MONOTONIC time. */
+/* Milliseconds since the profile's start for a CLOCK_MONOTONIC time, to
+ * the microsecond (as perf script prints them): nanosecond digits made
+ * the samples table a third larger and the file slower to compress, and
+ * no sampling rate the kernel allows tells them apart. */
+static int64_t rel_us(const struct bp_profile *p, uint64_t ns)
+{
+  int64_t d = (int64_t)(ns - p->meta.start_ns);
+  return d >= 0 ? (d + 500) / 1000 : -((-d + 500) / 1000);
+}
+
 static void add_rel_ms(struct bp_buf *b, const struct bp_profile *p,
                        uint64_t ns)
 {
-  add_decimal(b, (int64_t)(ns - p->meta.start_ns), 6);
+  add_decimal(b, rel_us(p, ns), 3);
 }
 
 /* ---------------------------------------------------------------- input */
@@ -580,7 +589,7 @@ static void add_samples(struct gecko *g, uint32_t t, uint64_t *next)
     else
       n += put_u64(line + n, row);
     line[n++] = ',';
-    n += put_decimal(line + n, (int64_t)(s->time_ns - p->meta.start_ns), 6);
+    n += put_decimal(line + n, rel_us(p, s->time_ns), 3);  /* add_rel_ms */
     line[n++] = ',';
     line[n++] = '0';
     if(cpu) {

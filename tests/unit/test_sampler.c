@@ -1,0 +1,100 @@
+/* The sampler hands records out in time order across CPUs (sampler.h),
+ * however they reached it: read live, spilled to files while the command
+ * ran and read back, or left in the rings at its end and read in place
+ * after the files.  Four threads spin on two or more CPUs, so every ring
+ * gets records, and small rings make them spill while it runs. */
+#include "bp_setup.h"
+#include "check.h"
+#include "records.h"
+#include "sampler.h"
+#include "unwind.h"
+
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct order {
+  struct bp_rec_layout lay;
+  uint64_t records, samples, timed;
+  uint64_t last, backwards;  /* records older than one before them */
+};
+
+static bp_code on_record(void *ctx, const void *rec, size_t len)
+{
+  struct order *o = ctx;
+  struct bp_rec r;
+  o->records++;
+  if(bpi_records_parse(&o->lay, rec, len, &r) || !r.sid.has_time)
+    return BP_OK;
+  o->samples += r.type == BP_REC_SAMPLE;
+  o->timed++;
+  if(r.sid.time < o->last)
+    o->backwards++;
+  else
+    o->last = r.sid.time;
+  return BP_OK;
+}
+
+/* Sample "threads SECS" at 4000 Hz with rings of pages pages (stack copies
+ * of stack bytes, 0: none), spilling to spill_dir (NULL: read live). */
+static void run(const char *threads, uint32_t pages, uint32_t stack,
+                const char *spill_dir, bool want_spill)
+{
+  char *argv[] = {(char *)threads, "0.3", NULL};
+  struct bp_sampler *smp = NULL;
+  struct bp_err err = {0};
+  struct bp_sampler_opts o = {.argv = argv, .ring_pages = pages,
+                              .input_fd = -1, .spill_dir = spill_dir};
+  struct bp_sample_cfg cfg = {.freq = 4000};
+  if(stack) {
+    cfg.regs_user = bpi_unwind_regs_mask();
+    cfg.stack_user = stack;
+  }
+  cfg.attr.type = PERF_TYPE_SOFTWARE;
+  cfg.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  cfg.attr.exclude_kernel = 1;
+  cfg.attr.exclude_hv = 1;
+  struct bp_sampler_info info;
+  struct order ord = {0};
+  bool ok = !bpi_sampler_new(&smp, &o, &err) &&
+            !bpi_sampler_open(smp, &cfg, &info, &err);
+  if(ok) {
+    ord.lay = *bpi_sampler_layout(smp);
+    ok = !bpi_sampler_start(smp, &err) &&
+         !bpi_sampler_run(smp, on_record, &ord, &err);
+  }
+  if(!ok)
+    fprintf(stderr, "sampling %s: %s\n", threads, err.msg);
+  CHECK(ok);
+  uint64_t trimmed = 0;
+  uint64_t spilled = smp ? bpi_sampler_spilled(smp, &trimmed) : 0;
+  printf("  %u pages, %u-byte stacks, %s: %" PRIu64 " records (%" PRIu64
+         " samples), %" PRIu64 " bytes spilled, %" PRIu64 " out of order\n",
+         pages, stack, spill_dir ? "spilled" : "live", ord.records,
+         ord.samples, spilled, ord.backwards);
+  CHECK(ord.samples > 1000);  /* 4 x 0.3 s of CPU at 4000 Hz */
+  CHECK_EQ_INT(ord.backwards, 0);
+  CHECK_EQ_INT(bpi_sampler_corrupt(smp), 0);
+  CHECK(want_spill ? spilled > 0 : spilled == 0);
+  bpi_sampler_free(smp);
+}
+
+int main(void)
+{
+  const char *dir = getenv("WORKLOADS");
+  CHECK(dir != NULL);
+  if(!dir)
+    return check_exit();
+  char threads[4096];
+  snprintf(threads, sizeof(threads), "%s/threads", dir);
+  const char *tmp = getenv("TMPDIR");
+  if(!tmp || !*tmp)
+    tmp = "/tmp";
+  run(threads, 16, 0, NULL, false);    /* live, woken often */
+  run(threads, 16, 0, tmp, true);      /* spilled, the rest in place */
+  run(threads, 512, 8192, tmp, true);  /* stack copies, 2 MiB rings */
+  run(threads, 8192, 8192, tmp, false);/* it all fits: read in place */
+  return check_exit();
+}
