@@ -745,6 +745,11 @@ class Harness:
                  % ("yes" if m["hardware_pmu"] else "no"))
         L.append("- perf_event_max_sample_rate: %s" % m.get("perf_event_max_sample_rate"))
         L.append("- perf: %s" % m.get("perf"))
+        rp = m.get("ring_pages")
+        if rp:
+            page = os.sysconf("SC_PAGESIZE")
+            L.append("- benchprof's rings per CPU (the floor sampler's too): %s" % ", ".join(
+                "%s %d pages (%s KiB)" % (k, v, v * page // 1024) for k, v in sorted(rp.items())))
         L.append("- load average (1, 5, 15 min) at start: %s; at end: %s (other jobs"
                  " on the machine inflate the spread)" % (
                      ", ".join("%.2f" % x for x in m.get("loadavg_start", ())),
@@ -930,7 +935,13 @@ METHOD = """## Method
   kernel stacks; `perf script` is asked for `comm,ip,sym` only, its
   fastest useful output.
 - The "both below perf record's" check compares median wall-time slowdown
-  (noise-dominated here) and own CPU during the run; perf's start-up
+  (noise-dominated here) and own CPU during the run.  benchprof asks the
+  kernel for the same samples as perf (frame pointers: the same
+  sample_type; dwarf: perf also copies 8 KiB of stack, with a few more
+  registers and without the frame-pointer walk), and neither does
+  anything while the workload runs, so the slowdowns are the kernel's
+  and equal within the noise: which median is the lower one changes from
+  run to run (fp lost it by 0.002x in this run and won it in others); perf's start-up
   (about 150 ms of CPU) is counted before the workload's `main`, not in it.
 - On this machine the software clock's sampling cost alone (the floor's
   workload slowdown, about 1.04-1.08x at 997 Hz: every timer interrupt of
@@ -1003,6 +1014,24 @@ benchprof run ...`, folded stacks aggregated by function):
   its own (SIGSETXID), so a command started after it would no longer
   inherit that signal as the user left it (`segments_each.sh` checks
   every command's dispositions): not done.
+- After the run, third round (100k dwarf samples, about 0.20 -> 0.15 s
+  measured side by side here): profiled again, the rest of the time was
+  memory: records read back from a spill file were written long before
+  and are in no cache, and each sample's fields, callchain, registers and
+  stack top are 8 KiB from the last.  The sampler now prefetches the
+  record two places ahead of the one being unwound (its first KiB and
+  its end, `deliver` in `sampler.c`): unwinding fell from a fifth to a
+  tenth of the profile.  Records are ordered by merging the runs the
+  queue already holds (what the last round kept, then each ring's new
+  records, each in time order) instead of a `qsort` of the whole queue
+  each round (a sixth of the time); one unwind in eight is timed for
+  `unwind_ms` (two clock reads per sample were 5% of it); the Gecko
+  file's sample times are written to the microsecond, not the
+  nanosecond (the file is 27% smaller; compressing it is 13 ms of what
+  is left).  Still left: the first read of each record's header (a
+  cache and TLB miss per record: a fifth), unwinding, and the exporters.
+  Prefetching the next header in the ring reader changed nothing
+  measurable and was dropped.
 - `benchprof run` after the command: the identity (commit, branch,
   project) is resolved once for publishing and comparing, from one
   `git rev-parse` instead of six git processes (`ci.c`).
