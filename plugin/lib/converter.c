@@ -68,6 +68,7 @@ struct bp_converter {
   bool unwinding;          /* samples carry registers and stacks */
   double unwind_timed_ms;  /* time of the unwinds that were timed */
   uint64_t unwind_timed;   /* ... how many */
+  uint64_t unwinds;        /* all of them */
   struct bp_unwind *unwind;
   struct bp_map unwind_gen; /* (pid, 0) -> procs gen its modules are from */
   uint64_t pcs[MAX_FRAMES];
@@ -379,7 +380,7 @@ static bp_code unwind_pcs(struct bp_converter *c, const struct bp_rec *r,
   /* two clock reads per sample were a few percent of the time after the
    * run: one unwind in UNWIND_TIME_EVERY is timed, and unwind_ms is their
    * time scaled to all of them */
-  bool timed = p->meta.unwind_samples % UNWIND_TIME_EVERY == 0;
+  bool timed = c->unwinds++ % UNWIND_TIME_EVERY == 0;  /* the first is */
   struct timespec t0, t1;
   if(timed)
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -391,7 +392,7 @@ static bp_code unwind_pcs(struct bp_converter *c, const struct bp_rec *r,
     c->unwind_timed++;
   }
   p->meta.unwind_ms = c->unwind_timed_ms *
-                      ((double)p->meta.unwind_samples / (double)c->unwind_timed);
+                      ((double)c->unwinds / (double)c->unwind_timed);
   if(*st == BP_UNWIND_TRUNCATED)
     p->meta.unwind_truncated++;
   else if(*st == BP_UNWIND_FAILED)

@@ -796,7 +796,8 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
   if(s->replaying) {
     *limit = UINT64_MAX;
     for(uint32_t i = 0; i < s->nactive; i++)
-      if((s->active[i].tail != s->active[i].page->data_head ||
+      if((s->active[i].tail != __atomic_load_n(&s->active[i].page->data_head,
+                                               __ATOMIC_ACQUIRE) ||
           s->reader_more[i]) && s->reader_last[i] < behind)
         behind = s->reader_last[i];
   }
@@ -897,8 +898,10 @@ static void merge_runs(const struct queued *a, size_t lo, size_t mid,
  * after the run with 100k samples).  BPE_NOMEM. */
 static bp_code sort_queue(struct bp_sampler *s)
 {
-  size_t n = s->nqueue;
-  if(n < 2)
+  size_t n = s->nqueue, sorted = 1;
+  while(sorted < n && by_time(&s->queue[sorted - 1], &s->queue[sorted]) <= 0)
+    sorted++;
+  if(sorted >= n)
     return BP_OK;
   if(s->sort_cap < n) {
     struct queued *t = realloc(s->sort_tmp, s->queue_cap * sizeof(*t));
@@ -1049,7 +1052,7 @@ static void read_and_deliver(struct bp_sampler *s, bool final,
     if(!*rc && more && read == before && s->nqueue == read)
       *rc = deliver(s, UINT64_MAX, fn, ctx, cb_rc);
   } while(!*rc && final && more);
-  s->rings_behind = more;
+  s->rings_behind = !*rc && more;  /* after an error nothing reads them */
 }
 
 /* Move the unread bytes of every ring that woke us (of all with woke
@@ -1077,11 +1080,28 @@ static void move_ring(struct bp_ring *to, struct bp_ring *from)
   memset(from, 0, sizeof(*from));  /* the scratch buffer went with it */
 }
 
-/* Hand what the spill files hold, and after it what the rings hold, to
- * the callback, in time order, then drop the files: from then on the
- * rings are read live. */
-static bp_code replay_spills(struct bp_sampler *s, bp_record_fn fn,
-                             void *ctx, bp_code *cb_rc)
+/* Whether a file still has records to read, or queued. */
+static bool files_pending(const struct bp_sampler *s)
+{
+  for(uint32_t i = 0; i < s->ncpus; i++)
+    if(s->readers[i].tail != s->readers[i].page->data_head ||
+       s->reader_more[i])
+      return true;
+  for(size_t j = 0; j < s->nqueue; j++)
+    if(s->queue[j].ring < s->ncpus)
+      return true;
+  return false;
+}
+
+/* Hand what the spill files hold, merged with what the rings hold after
+ * them, to the callback in time order, then drop the files: from then on
+ * the rings are read live.  final: the command exited, everything is
+ * read.  Otherwise (a file refused more while it runs) the rings keep
+ * filling, faster than records may be handed out: rounds go on only
+ * until nothing of the files is left, read or queued (the rings are read
+ * alongside, so that nothing they hold is older than what went out). */
+static bp_code replay_spills(struct bp_sampler *s, bool final,
+                             bp_record_fn fn, void *ctx, bp_code *cb_rc)
 {
   bp_code rc = BP_OK;
   uint32_t n = s->ncpus;
@@ -1096,18 +1116,28 @@ static bp_code replay_spills(struct bp_sampler *s, bp_record_fn fn,
     s->active = s->readers;
     s->nactive = 2 * n;
     s->replaying = true;
-    read_and_deliver(s, true, fn, ctx, &rc, cb_rc);
+    if(final)
+      read_and_deliver(s, true, fn, ctx, &rc, cb_rc);
+    else
+      do
+        read_and_deliver(s, false, fn, ctx, &rc, cb_rc);
+      while(!rc && files_pending(s));
     for(uint32_t i = 0; i < n; i++)
       move_ring(&s->rings[i], &s->readers[n + i]);
+    /* what is still queued (not final) is the rings', moved back */
+    for(size_t j = 0; j < s->nqueue; j++)
+      s->queue[j].ring -= n;
   }
   for(uint32_t i = 0; i < s->ncpus; i++) {
     s->corrupt += s->readers[i].corrupt;
     s->spilled += s->spills[i].written;
     s->spill_trimmed += s->spills[i].trimmed;
   }
-  /* after a failure, what is still queued points into the readers */
-  s->nqueue = 0;
-  s->arena_len = 0;
+  /* after a failure, what is still queued may point into the readers */
+  if(rc) {
+    s->nqueue = 0;
+    s->arena_len = 0;
+  }
   s->replaying = false;
   s->active = s->rings;
   s->nactive = n;
@@ -1130,7 +1160,7 @@ static void drain(struct bp_sampler *s, const struct pollfd *pfd, bool final,
       s->rings_behind = false;
       return;
     }
-    *rc = replay_spills(s, fn, ctx, cb_rc);
+    *rc = replay_spills(s, final, fn, ctx, cb_rc);
     if(*rc) {
       bpi_err_set(err, *rc, errno, "reading back the spilled rings");
       return;

@@ -11,9 +11,11 @@
 
 #include <inttypes.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 struct order {
   struct bp_rec_layout lay;
@@ -39,10 +41,21 @@ static bp_code on_record(void *ctx, const void *rec, size_t len)
 
 /* Sample "threads secs" (4 threads, secs of CPU each) at 4000 Hz with
  * rings of pages pages (stack copies of stack bytes, 0: none), spilling
- * to spill_dir (NULL: read live). */
+ * to spill_dir (NULL: read live); with fsize, files larger than that
+ * cannot be written (a disk that fills up while the command runs). */
 static void run(const char *threads, const char *secs, uint32_t pages,
-                uint32_t stack, const char *spill_dir, bool want_spill)
+                uint32_t stack, const char *spill_dir, bool want_spill,
+                rlim_t fsize)
 {
+  struct rlimit old = {0}, lim;
+  void (*old_xfsz)(int) = SIG_DFL;
+  if(fsize) {
+    CHECK(!getrlimit(RLIMIT_FSIZE, &old));
+    lim = old;
+    lim.rlim_cur = fsize;
+    old_xfsz = signal(SIGXFSZ, SIG_IGN);
+    CHECK(!setrlimit(RLIMIT_FSIZE, &lim));
+  }
   char *argv[] = {(char *)threads, (char *)secs, NULL};
   struct bp_sampler *smp = NULL;
   struct bp_err err = {0};
@@ -66,15 +79,22 @@ static void run(const char *threads, const char *secs, uint32_t pages,
     ok = !bpi_sampler_start(smp, &err) &&
          !bpi_sampler_run(smp, on_record, &ord, &err);
   }
+  if(fsize) {
+    CHECK(!setrlimit(RLIMIT_FSIZE, &old));
+    signal(SIGXFSZ, old_xfsz);
+  }
   if(!ok)
     fprintf(stderr, "sampling %s: %s\n", threads, err.msg);
   CHECK(ok);
+  int spill_errno = smp ? bpi_sampler_spill_errno(smp) : 0;
   uint64_t trimmed = 0;
   uint64_t spilled = smp ? bpi_sampler_spilled(smp, &trimmed) : 0;
   printf("  %u pages, %u-byte stacks, %s: %" PRIu64 " records (%" PRIu64
-         " samples), %" PRIu64 " bytes spilled, %" PRIu64 " out of order\n",
+         " samples), %" PRIu64 " bytes spilled%s, %" PRIu64 " out of order\n",
          pages, stack, spill_dir ? "spilled" : "live", ord.records,
-         ord.samples, spilled, ord.backwards);
+         ord.samples, spilled, spill_errno ? " (then read live)" : "",
+         ord.backwards);
+  CHECK_EQ_INT(spill_errno != 0, fsize != 0);
   CHECK(ord.samples > 1000);  /* at least 4 x 0.1 s of CPU at 4000 Hz */
   CHECK_EQ_INT(ord.backwards, 0);
   CHECK_EQ_INT(bpi_sampler_corrupt(smp), 0);
@@ -93,11 +113,14 @@ int main(void)
   const char *tmp = getenv("TMPDIR");
   if(!tmp || !*tmp)
     tmp = "/tmp";
-  run(threads, "0.3", 16, 0, NULL, false);    /* live, woken often */
-  run(threads, "0.3", 16, 0, tmp, true);      /* spilled, the rest in place */
-  run(threads, "0.3", 512, 8192, tmp, true);  /* stack copies, 2 MiB rings */
+  run(threads, "0.3", 16, 0, NULL, false, 0);    /* live, woken often */
+  run(threads, "0.3", 16, 0, tmp, true, 0);      /* spilled, rest in place */
+  run(threads, "0.3", 512, 8192, tmp, true, 0);  /* stack copies, 2 MiB */
+  /* the files take 2 MiB each, then the rest is read live: the command
+   * still runs when the first spill fails */
+  run(threads, "0.3", 512, 8192, tmp, true, 2u << 20);
   /* it all fits, even on one CPU (14 MB of samples; 32 MiB rings woken
    * at about 24 MB): read in place */
-  run(threads, "0.1", 8192, 8192, tmp, false);
+  run(threads, "0.1", 8192, 8192, tmp, false, 0);
   return check_exit();
 }
