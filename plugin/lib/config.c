@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <cjson/cJSON.h>
@@ -74,6 +75,8 @@ static const struct key keys[] = {
   {"record.counters", K_COUNTERS, F(record.counters), 0, 0,
    "BENCHPROF_COUNTERS"},
   {"record.kernel", K_BOOL, F(record.kernel), 0, 0, "BENCHPROF_KERNEL"},
+  {"record.ring_mib", K_U64, F(record.ring_mib), 1, 1024,
+   "BENCHPROF_RING_MIB"},
   OBJ("store"),
   {"store.url", K_STORE_URL, F(store.url), 0, 0, "BENCHPROF_STORE"},
   {"store.public_url", K_HTTP_URL, F(store.public_url), 0, 0,
@@ -531,6 +534,11 @@ static bp_code set_number(struct parse *ps, const struct key *k,
                   "%.0f, got %s", k->max, what);
     return fail(ps->err, w, "expected %s from %.0f to %.0f, got %s",
                 whole ? "a whole number" : "a number", k->min, k->max, what);
+  }
+  if(k->off == F(record.ring_mib) && ((uint64_t)v & ((uint64_t)v - 1))) {
+    got(what, sizeof(what), w, j);
+    return fail(ps->err, w, "expected a power of two from 1 to 1024 (MiB "
+                "per CPU), got %s", what);
   }
   switch(k->kind) {
   case K_U64:
@@ -1125,6 +1133,11 @@ void bpi_config_record_opts(const struct bp_config *c,
   o->stack_bytes = c->record.stack_bytes;
   o->counters = c->record.counters;
   o->kernel = c->record.kernel;
+  if(c->record.ring_mib) {
+    uint64_t pages = (c->record.ring_mib << 20) /
+                     (uint64_t)sysconf(_SC_PAGESIZE);
+    o->ring_pages = pages ? (uint32_t)pages : 1;
+  }
 }
 
 void bpi_config_http_opts(const struct bp_config *c, struct bp_http_opts *o)

@@ -69,6 +69,8 @@ struct bp_config {
     char *counters;           /* comma list; NULL: count nothing (false);
                                  default BP_COUNTERS_DEFAULT */
     bool kernel;              /* kernel frames too */
+    uint64_t ring_mib;        /* MiB per CPU ring, a power of two; 0: the
+                                 default (record.h) */
   } record;
 
   struct {

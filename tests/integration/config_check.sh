@@ -82,6 +82,14 @@ BENCHPROF_FREQUENCY=fast "$BENCHPROF" config check --config "$TMP/good.json" \
   >/dev/null 2>"$TMP/err"
 check "a bad variable: exit 2, named" sh -c "[ $? -eq 2 ] && grep -qF \
   'BENCHPROF_FREQUENCY: expected a whole number from 1 to 1000000, got \"fast\"' '$TMP/err'"
+printf '{"record": {"ring_mib": 3}}' >"$TMP/ring.json"
+check "a ring size that is no power of two: path and expectation" \
+  expect_error "$TMP/ring.json" \
+  "\$.record.ring_mib: expected a power of two from 1 to 1024 (MiB per CPU), got 3"
+BENCHPROF_RING_MIB=6 "$BENCHPROF" config check --config "$TMP/good.json" \
+  >/dev/null 2>"$TMP/err"
+check "a ring size variable that is no power of two: exit 2, named" \
+  sh -c "[ $? -eq 2 ] && grep -qF 'BENCHPROF_RING_MIB: expected a power of two' '$TMP/err'"
 
 # 6. what show prints is a valid config, and valid against the schema
 "$BENCHPROF" config show --config "$top_srcdir/config/runner-example.json" \
@@ -124,6 +132,8 @@ def sample(path, node):
         return ["cycles"]
     if path.endswith("call_graph"):
         return "fp"
+    if "enum" in node:
+        return node["enum"][-1]
     t = node.get("type")
     if t == "string":
         if "url" in path or "endpoint" in path or path.endswith("host"):

@@ -143,6 +143,23 @@ check "flags over the environment: not the variable's directory" \
   0.05 >/dev/null 2>&1
 check "record: the file's frequency" [ "$(freq "$TMP/rec")" = \
   "101 task-clock fp" ]
+# the rings: the file's size per CPU, the variable over it, -m over both
+ring_bytes() {
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ring_bytes"])' \
+    "$1/summary.json"
+}
+printf '{"record": {"ring_mib": 4}}' >"$TMP/ring.json"
+"$BENCHPROF" run -q --no-publish --config "$TMP/ring.json" -o "$TMP/ring-f" \
+  -- "$SPLIT" 0.05 >/dev/null 2>&1
+check "file: record.ring_mib sets the rings" [ "$(ring_bytes "$TMP/ring-f")" = 4194304 ]
+BENCHPROF_RING_MIB=8 "$BENCHPROF" record -q --config "$TMP/ring.json" \
+  -o "$TMP/ring-e" -- "$SPLIT" 0.05 >/dev/null 2>&1
+check "environment: BENCHPROF_RING_MIB over the file" \
+  [ "$(ring_bytes "$TMP/ring-e")" = 8388608 ]
+BENCHPROF_RING_MIB=8 "$BENCHPROF" record -q --config "$TMP/ring.json" -m 256 \
+  -o "$TMP/ring-m" -- "$SPLIT" 0.05 >/dev/null 2>&1
+check "flags: -m over the environment" \
+  [ "$(ring_bytes "$TMP/ring-m")" = $((256 * $(getconf PAGESIZE))) ]
 "$BENCHPROF" record --strict --config "$TMP/bad.json" -o "$TMP/rec2" -- \
   "$TMP/job.sh" 0 "$TMP/ran3" >/dev/null 2>&1
 check "record --strict with an invalid file: exit 2" [ $? -eq 2 ]
