@@ -13,7 +13,8 @@ TESTS += tests/unit/test_sampler
 tests_unit_test_sampler_SOURCES = tests/unit/test_sampler.c
 tests_unit_test_sampler_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_sampler_LDADD = $(unit_ldadd)
-EXTRA_tests_unit_test_sampler_DEPENDENCIES = tests/workloads/threads
+EXTRA_tests_unit_test_sampler_DEPENDENCIES = tests/workloads/threads \
+  tests/workloads/latecpu
 
 # JIT code named from /tmp/perf-PID.map
 check_PROGRAMS += tests/workloads/jit

@@ -19,6 +19,12 @@ tests_workloads_split_SOURCES = tests/workloads/split.c \
 tests_workloads_split_CFLAGS = $(workload_cflags)
 tests_workloads_split_LDFLAGS = $(workload_ldflags)
 
+check_PROGRAMS += tests/workloads/latecpu
+tests_workloads_latecpu_SOURCES = tests/workloads/latecpu.c \
+  tests/workloads/workload.h
+tests_workloads_latecpu_CFLAGS = $(workload_cflags) -pthread
+tests_workloads_latecpu_LDFLAGS = $(workload_ldflags) -pthread
+
 tests_workloads_threads_SOURCES = tests/workloads/threads.c \
   tests/workloads/workload.h
 tests_workloads_threads_CFLAGS = $(workload_cflags) -pthread

@@ -78,6 +78,7 @@ struct bp_sampler {
 
   struct queued *queue;
   size_t nqueue, queue_cap;
+  uint64_t queued_bytes, queue_peak;  /* records' bytes in the queue */
   struct queued *sort_tmp;  /* queue_cap entries, for merging */
   size_t sort_cap;
   unsigned char *arena;
@@ -748,6 +749,9 @@ static bp_code queue_record(struct bp_sampler *s, uint32_t ring,
     s->arena_len += len;
   }
   s->queue[s->nqueue++] = q;
+  s->queued_bytes += len;
+  if(s->queued_bytes > s->queue_peak)
+    s->queue_peak = s->queued_bytes;
   return BP_OK;
 }
 
@@ -951,6 +955,7 @@ static bp_code deliver(struct bp_sampler *s, uint64_t limit, bp_record_fn fn,
     }
     if(*cb_rc == BP_OK)
       *cb_rc = fn(ctx, q->ptr ? q->ptr : s->arena + q->off, q->len);
+    s->queued_bytes -= q->len;
   }
   size_t keep = s->nqueue - i;
   if(keep)
@@ -1136,6 +1141,7 @@ static bp_code replay_spills(struct bp_sampler *s, bool final,
   /* after a failure, what is still queued may point into the readers */
   if(rc) {
     s->nqueue = 0;
+    s->queued_bytes = 0;
     s->arena_len = 0;
   }
   s->replaying = false;
@@ -1256,6 +1262,11 @@ uint64_t bpi_sampler_spilled(const struct bp_sampler *s, uint64_t *trimmed)
 {
   *trimmed = s->spill_trimmed;
   return s->spilled;
+}
+
+uint64_t bpi_sampler_queue_peak(const struct bp_sampler *s)
+{
+  return s->queue_peak;
 }
 
 int bpi_sampler_spill_errno(const struct bp_sampler *s)

@@ -119,6 +119,10 @@ uint64_t bpi_sampler_corrupt(const struct bp_sampler *s);
  * when they were not. */
 int bpi_sampler_spill_errno(const struct bp_sampler *s);
 
+/* The most bytes of records queued at once, waiting to be handed out in
+ * time order (the memory reading them back takes besides the rings). */
+uint64_t bpi_sampler_queue_peak(const struct bp_sampler *s);
+
 /* Online CPUs, from /sys/devices/system/cpu/online. */
 bp_code bpi_sampler_online_cpus(int **cpus, uint32_t *n);
 

@@ -39,13 +39,14 @@ static bp_code on_record(void *ctx, const void *rec, size_t len)
   return BP_OK;
 }
 
-/* Sample "threads secs" (4 threads, secs of CPU each) at 4000 Hz with
- * rings of pages pages (stack copies of stack bytes, 0: none), spilling
- * to spill_dir (NULL: read live); with fsize, files larger than that
- * cannot be written (a disk that fills up while the command runs). */
-static void run(const char *threads, const char *secs, uint32_t pages,
-                uint32_t stack, const char *spill_dir, bool want_spill,
-                rlim_t fsize)
+/* Sample "prog secs" (threads: 4 threads, secs of CPU each) at 4000 Hz
+ * with rings of pages pages (stack copies of stack bytes, 0: none),
+ * spilling to spill_dir (NULL: read live); with fsize, files larger than
+ * that cannot be written (a disk that fills up while the command runs).
+ * Returns the most bytes of records the sampler held queued. */
+static uint64_t run(const char *threads, const char *secs, uint32_t pages,
+                    uint32_t stack, const char *spill_dir, bool want_spill,
+                    rlim_t fsize)
 {
   struct rlimit old = {0}, lim;
   void (*old_xfsz)(int) = SIG_DFL;
@@ -99,7 +100,9 @@ static void run(const char *threads, const char *secs, uint32_t pages,
   CHECK_EQ_INT(ord.backwards, 0);
   CHECK_EQ_INT(bpi_sampler_corrupt(smp), 0);
   CHECK(want_spill ? spilled > 0 : spilled == 0);
+  uint64_t peak = smp ? bpi_sampler_queue_peak(smp) : 0;
   bpi_sampler_free(smp);
+  return peak;
 }
 
 int main(void)
@@ -122,5 +125,15 @@ int main(void)
   /* it all fits, even on one CPU (14 MB of samples; 32 MiB rings woken
    * at about 24 MB): read in place */
   run(threads, "0.1", 8192, 8192, tmp, false, 0);
+  /* one CPU's file starts 0.4 s after the other's (about 7 MB of it):
+   * it waits until the other catches up (REPLAY_AHEAD_NS) instead of
+   * being read into the queue round after round meanwhile (without the
+   * rule: 6.3 MB queued; with it 1.4 MB: a round of 256 KiB from each
+   * file and ring, and up to 10 ms more of each) */
+  char late[4096];
+  snprintf(late, sizeof(late), "%s/latecpu", dir);
+  uint64_t peak = run(late, "0.8", 512, 8192, tmp, true, 0);
+  printf("  latecpu: at most %" PRIu64 " bytes queued\n", peak);
+  CHECK(peak > 0 && peak < (3u << 20));
   return check_exit();
 }
