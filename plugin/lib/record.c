@@ -116,9 +116,6 @@ static void on_control(void *ctx)
     r->control_rc = rc;
 }
 
-/* The ring and stack copy sizes for the call graph: larger rings for
- * stack copies; with auto and a ring asked too small for 8 KiB samples, a
- * smaller copy rather than losing every sample. */
 /* Data pages per CPU ring with stack copies by default (record.h). */
 static uint32_t default_dwarf_pages(uint64_t page)
 {
@@ -134,6 +131,9 @@ static uint32_t default_dwarf_pages(uint64_t page)
   return per_cpu / page ? (uint32_t)(per_cpu / page) : 1;
 }
 
+/* The ring and stack copy sizes for the call graph: larger rings for
+ * stack copies; with auto and a ring asked too small for 8 KiB samples, a
+ * smaller copy rather than losing every sample. */
 static bp_code stack_size(struct bp_recorder *r, uint32_t *pages,
                           struct bp_err *err)
 {

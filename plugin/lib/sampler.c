@@ -91,14 +91,13 @@ struct bp_sampler {
 
   /* Deferred reading (spill.h): while the command runs, rings are only
    * moved to files; records are read back from them once it exited.
-   * active is what read_rings() reads: the live rings (nactive = ncpus),
-   * or, replaying, the readers (nactive = 2 * ncpus): one over each
+   * active is what read_rings() reads: the live rings (ncpus of them),
+   * or, replaying, the readers (2 * ncpus, n_active()): one over each
    * spill file, then the live rings themselves, moved in for the replay
    * (what was left in a ring is newer than anything in its file, and is
    * read where the kernel wrote it instead of being written out and read
    * back). */
   struct bp_ring *active;
-  uint32_t nactive;
   struct bp_spill *spills;      /* one per ring, or NULL: read live */
   struct bp_ring *readers;      /* see active, while replaying */
   bool *reader_more;            /* its file has bytes not in the reader */
@@ -664,7 +663,6 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
   s->layout.sample_id_all = a.sample_id_all;
   s->layout.sample_regs_user = a.sample_regs_user;
   s->active = s->rings;
-  s->nactive = s->ncpus;
   if(s->spill_dir) {
     s->spills = calloc(s->ncpus, sizeof(*s->spills));
     s->readers = calloc(2 * (size_t)s->ncpus, sizeof(*s->readers));
@@ -772,6 +770,12 @@ static int by_time(const void *a, const void *b)
   return x->seq < y->seq ? -1 : (x->seq > y->seq);
 }
 
+/* How many rings s->active holds (see there). */
+static uint32_t n_active(const struct bp_sampler *s)
+{
+  return s->replaying ? 2 * s->ncpus : s->ncpus;
+}
+
 /* How far ahead in time one spill file may be read of the others. */
 #define REPLAY_AHEAD_NS 10000000ULL
 
@@ -799,7 +803,7 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
   uint64_t behind = UINT64_MAX;  /* the least advanced unfinished file */
   if(s->replaying) {
     *limit = UINT64_MAX;
-    for(uint32_t i = 0; i < s->nactive; i++)
+    for(uint32_t i = 0; i < n_active(s); i++)
       if((s->active[i].tail != __atomic_load_n(&s->active[i].page->data_head,
                                                __ATOMIC_ACQUIRE) ||
           s->reader_more[i]) && s->reader_last[i] < behind)
@@ -809,7 +813,7 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
     uint64_t begin = now_ns(CLOCK_MONOTONIC);
     *limit = begin > 1000000 ? begin - 1000000 : 0;
   }
-  for(uint32_t i = 0; i < s->nactive; i++) {
+  for(uint32_t i = 0; i < n_active(s); i++) {
     struct bp_ring *r = &s->active[i];
     const void *rec;
     size_t len, taken = 0;
@@ -852,14 +856,14 @@ static bp_code read_rings(struct bp_sampler *s, uint64_t *limit, bool *more)
 static void release_rings(struct bp_sampler *s)
 {
   struct bp_ring *rings = s->active;
-  for(uint32_t i = 0; i < s->nactive; i++)
+  for(uint32_t i = 0; i < n_active(s); i++)
     rings[i].keep = rings[i].tail;
   for(size_t j = 0; j < s->nqueue; j++) {
     struct bp_ring *r = &rings[s->queue[j].ring];
     if(s->queue[j].pos < r->keep)
       r->keep = s->queue[j].pos;
   }
-  for(uint32_t i = 0; i < s->nactive; i++)
+  for(uint32_t i = 0; i < n_active(s); i++)
     bpi_ring_consume_to(&rings[i], rings[i].keep);
 }
 
@@ -1119,7 +1123,6 @@ static bp_code replay_spills(struct bp_sampler *s, bool final,
       s->reader_last[n + i] = 0;
     }
     s->active = s->readers;
-    s->nactive = 2 * n;
     s->replaying = true;
     if(final)
       read_and_deliver(s, true, fn, ctx, &rc, cb_rc);
@@ -1146,7 +1149,6 @@ static bp_code replay_spills(struct bp_sampler *s, bool final,
   }
   s->replaying = false;
   s->active = s->rings;
-  s->nactive = n;
   free_spills(s);
   return rc;
 }
