@@ -87,6 +87,7 @@ struct bp_sampler {
   uint64_t corrupt;
   uint64_t spilled, spill_trimmed;  /* bytes in the spill files; stack
                                        bytes left out of them */
+  uint64_t spill_freed;  /* ... of them freed by the helper as read */
   bool rings_behind;  /* the last round left records in a ring */
 
   /* Deferred reading (spill.h): while the command runs, rings are only
@@ -105,6 +106,7 @@ struct bp_sampler {
   bool replaying;
   int spill_errno;              /* why spilling stopped early, or 0 */
   const char *spill_dir;        /* bp_sampler_opts.spill_dir */
+  struct bp_spill_freer freer;  /* frees the files as they are read */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -276,6 +278,7 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
     return bpi_err_set(err, BPE_NOMEM, 0, "sampler");
   s->pidfd = -1;
   s->go_fd = s->exec_err_fd = s->out_fd = -1;
+  s->freer.pid = s->freer.wr = -1;
   s->on_output = o->on_output;
   s->output_ctx = o->output_ctx;
   s->input_fd = o->on_input ? o->input_fd : -1;
@@ -353,6 +356,7 @@ static void free_spills(struct bp_sampler *s)
     if(s->readers)
       bpi_ring_cleanup(&s->readers[i]);
   }
+  bpi_spill_freer_finish(&s->freer);  /* after our copies are closed */
   free(s->spills);
   free(s->readers);
   free(s->reader_more);
@@ -1114,6 +1118,9 @@ static bp_code replay_spills(struct bp_sampler *s, bool final,
 {
   bp_code rc = BP_OK;
   uint32_t n = s->ncpus;
+  /* before the files are mapped and the records read (spill.h) */
+  if(final)
+    bpi_spill_freer_start(&s->freer, s->spills, n);
   for(uint32_t i = 0; !rc && i < n; i++)
     rc = bpi_spill_reader(&s->spills[i], &s->readers[i], SPILL_READER_BYTES);
   if(!rc) {
@@ -1140,6 +1147,7 @@ static bp_code replay_spills(struct bp_sampler *s, bool final,
     s->corrupt += s->readers[i].corrupt;
     s->spilled += s->spills[i].written;
     s->spill_trimmed += s->spills[i].trimmed;
+    s->spill_freed += s->spills[i].freed;
   }
   /* after a failure, what is still queued may point into the readers */
   if(rc) {
@@ -1264,6 +1272,11 @@ uint64_t bpi_sampler_spilled(const struct bp_sampler *s, uint64_t *trimmed)
 {
   *trimmed = s->spill_trimmed;
   return s->spilled;
+}
+
+uint64_t bpi_sampler_spill_freed(const struct bp_sampler *s)
+{
+  return s->spill_freed;
 }
 
 uint64_t bpi_sampler_queue_peak(const struct bp_sampler *s)

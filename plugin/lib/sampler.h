@@ -113,6 +113,10 @@ uint64_t bpi_sampler_end_ns(const struct bp_sampler *s);
  * copies past their dyn_size that were left out of them. */
 uint64_t bpi_sampler_spilled(const struct bp_sampler *s, uint64_t *trimmed);
 
+/* Bytes of the spill files the helper freed while they were read back
+ * (spill.h, bp_spill_freer); the rest was freed when they were closed. */
+uint64_t bpi_sampler_spill_freed(const struct bp_sampler *s);
+
 /* Records with a header that made no sense (ring corruption). */
 uint64_t bpi_sampler_corrupt(const struct bp_sampler *s);
 /* Why records were read live after all with a spill_dir (an errno), or 0

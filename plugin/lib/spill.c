@@ -7,8 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The reader's control page: what bpi_ring_init() reads the data area's
@@ -331,6 +335,36 @@ static bp_code check_ahead(struct bp_spill *sp, const struct bp_ring *r)
   return BP_OK;
 }
 
+/* The helper punches out a file's bytes this many at a time: each step
+ * is a message, a system call and a journal transaction. */
+#define FREE_STEP (8u << 20)
+
+struct freer_msg {
+  uint32_t slot;
+  uint64_t upto;  /* the file's bytes before this are no longer read */
+};
+
+/* Tell the helper the file's bytes before upto (a page boundary, or the
+ * file's end) are read. */
+static void tell_freer(struct bp_spill *sp, uint64_t upto)
+{
+  if(!sp->freer || (upto < sp->freed + FREE_STEP && upto != sp->written))
+    return;
+  if(upto <= sp->freed)
+    return;
+  struct freer_msg m = {.slot = sp->freer_slot, .upto = upto};
+  ssize_t n;
+  /* not a pipe: a helper that died must not raise SIGPIPE here */
+  do
+    n = send(sp->freer->wr, &m, sizeof(m), MSG_NOSIGNAL);
+  while(n < 0 && errno == EINTR);
+  if(n != (ssize_t)sizeof(m)) {
+    sp->freer = NULL;  /* it is gone: our own close frees the rest */
+    return;
+  }
+  sp->freed = upto;
+}
+
 /* Give back the mapped pages the reader is done with. */
 static void release_read(struct bp_spill *sp)
 {
@@ -346,6 +380,7 @@ static void release_read(struct bp_spill *sp)
     madvise((unsigned char *)sp->map + sp->released, (size_t)len,
             MADV_DONTNEED);
     sp->released = upto;
+    tell_freer(sp, upto);
   }
 }
 
@@ -354,6 +389,7 @@ bp_code bpi_spill_reader(struct bp_spill *sp, struct bp_ring *r,
 {
   free(sp->buf);
   sp->buf = NULL;
+  sp->page = (uint64_t)sysconf(_SC_PAGESIZE);
   if(map_reader(sp, r))
     return BP_OK;
   sp->buf = calloc(1, CONTROL_BYTES + size);
@@ -417,9 +453,136 @@ bp_code bpi_spill_refill(struct bp_spill *sp, struct bp_ring *r, bool *more)
     sp->read += (uint64_t)n;
     sp->filled += (uint64_t)n;
   }
+  /* what is in the buffer is no longer read from the file */
+  tell_freer(sp, sp->read == sp->written ? sp->read
+                                         : sp->read & ~(sp->page - 1));
   pg->data_head = whole_records_end(r, pg->data_head, sp->filled);
   if(rc || sp->read == sp->written)
     pg->data_head = sp->filled;  /* a cut last record: the reader skips it */
   *more = !rc && (sp->read < sp->written || pg->data_head != sp->filled);
   return rc;
+}
+
+/* ---------------------------------------------------------- the freer */
+
+/* In the helper: close every descriptor but the n in keep (sorted), so
+ * that it holds nothing else of benchprof's open. */
+static void close_others(const int *keep, uint32_t n)
+{
+#ifdef SYS_close_range
+  unsigned lo = 3;
+  for(uint32_t i = 0; i <= n; i++) {
+    unsigned hi = i < n ? (unsigned)keep[i] : ~0u;
+    if(hi > lo)
+      syscall(SYS_close_range, lo, hi - 1, 0);
+    if(i < n)
+      lo = (unsigned)keep[i] + 1;
+  }
+#else
+  (void)keep;
+  (void)n;
+#endif
+}
+
+static int by_fd(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* The helper's life: punch out what it is told, close all at the end. */
+static void freer_main(int rd, int *fds, uint64_t *done, uint32_t n,
+                       int *keep)
+{
+  /* benchprof's handlers (passing signals on to the command) are not
+   * the helper's business */
+  for(int sig = 1; sig < NSIG; sig++) {
+    struct sigaction sa;
+    if(!sigaction(sig, NULL, &sa) && sa.sa_handler != SIG_IGN &&
+       sa.sa_handler != SIG_DFL)
+      signal(sig, SIG_DFL);
+  }
+  uint32_t k = 0;
+  keep[k++] = rd;
+  for(uint32_t i = 0; i < n; i++)
+    if(fds[i] >= 0)
+      keep[k++] = fds[i];
+  qsort(keep, k, sizeof(*keep), by_fd);
+  close_others(keep, k);
+  struct freer_msg m;
+  for(;;) {
+    ssize_t got = recv(rd, &m, sizeof(m), 0);
+    if(got < 0 && errno == EINTR)
+      continue;
+    if(got != (ssize_t)sizeof(m))
+      break;  /* the end: benchprof closed its copies, or died */
+    if(m.slot >= n || fds[m.slot] < 0 || m.upto <= done[m.slot])
+      continue;
+    if(fallocate(fds[m.slot], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                 (off_t)done[m.slot], (off_t)(m.upto - done[m.slot])))
+      done[m.slot] = UINT64_MAX;  /* not supported here: the close does it */
+    else
+      done[m.slot] = m.upto;
+  }
+  for(uint32_t i = 0; i < n; i++)
+    if(fds[i] >= 0)
+      close(fds[i]);
+  _exit(0);
+}
+
+bool bpi_spill_freer_start(struct bp_spill_freer *f, struct bp_spill *sps,
+                           uint32_t n)
+{
+  f->pid = -1;
+  f->wr = -1;
+  int p[2];
+  int *fds = calloc(n ? n : 1, sizeof(*fds));
+  int *keep = calloc((size_t)n + 1, sizeof(*keep));
+  uint64_t *done = calloc(n ? n : 1, sizeof(*done));
+  uint32_t files = 0;
+  for(uint32_t i = 0; fds && i < n; i++) {
+    fds[i] = sps[i].written ? sps[i].fd : -1;
+    files += fds[i] >= 0;
+  }
+  bool ok = fds && keep && done && files &&
+            !socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p);
+  if(ok) {
+    pid_t pid = fork();
+    if(pid == 0) {
+      close(p[1]);
+      freer_main(p[0], fds, done, n, keep);
+    }
+    close(p[0]);
+    if(pid < 0) {
+      close(p[1]);
+      ok = false;
+    }
+    else {
+      f->pid = pid;
+      f->wr = p[1];
+      for(uint32_t i = 0; i < n; i++)
+        if(fds[i] >= 0) {
+          sps[i].freer = f;
+          sps[i].freer_slot = i;
+          sps[i].freed = 0;
+        }
+    }
+  }
+  free(fds);
+  free(keep);
+  free(done);
+  return ok;
+}
+
+void bpi_spill_freer_finish(struct bp_spill_freer *f)
+{
+  if(f->wr >= 0)
+    close(f->wr);
+  f->wr = -1;
+  if(f->pid > 0) {
+    int st;
+    while(waitpid(f->pid, &st, 0) < 0 && errno == EINTR)
+      ;
+  }
+  f->pid = -1;
 }

@@ -35,12 +35,14 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "benchprof/benchprof.h"
 #include "records.h"
 #include "ring.h"
 
 struct spill_batch;
+struct bp_spill_freer;
 
 struct bp_spill {
   int fd;              /* -1 until the first byte is taken */
@@ -60,7 +62,37 @@ struct bp_spill {
   const struct bp_rec_layout *trim;  /* set: trim stack copies (above) */
   uint64_t trimmed;    /* stack bytes left out of the file */
   struct spill_batch *batch;         /* the writes of one take */
+  struct bp_spill_freer *freer;      /* set: frees what was read */
+  uint32_t freer_slot;               /* this file's number there */
+  uint64_t freed;                    /* bytes handed to the freer */
 };
+
+/* After the run, reading the files back: a helper process that holds a
+ * copy of their descriptors and punches out (FALLOC_FL_PUNCH_HOLE) what
+ * the readers are done with, then closes its copies once they closed
+ * theirs, while benchprof unwinds and writes the artifacts on another CPU.
+ * Why: the files' page cache is freed when their last descriptor closes,
+ * and for hundreds of megabytes of stack copies that was close to half of
+ * the time from the command's exit to the artifacts.  A process and not a
+ * thread: creating a thread makes glibc take over a signal of its own,
+ * which commands started later would no longer inherit as the user left
+ * it.  Forked while benchprof's heap is still small (before the rings
+ * are read), so the parent's copy-on-write faults stay few.  pid -1: no
+ * helper (no fork, or no files), the readers' own close frees it all. */
+struct bp_spill_freer {
+  pid_t pid;
+  int wr;   /* socket to it: struct freer_msg, see spill.c */
+};
+
+/* Start the helper for the n files of sps (those with bytes), and make
+ * their readers tell it what they are done with.  false: no helper. */
+bool bpi_spill_freer_start(struct bp_spill_freer *f, struct bp_spill *sps,
+                           uint32_t n);
+
+/* Call after bpi_spill_cleanup() of every file it serves: the helper
+ * closes its copies (freeing what is left) and is waited for, so that
+ * none of that work goes on after benchprof returns. */
+void bpi_spill_freer_finish(struct bp_spill_freer *f);
 
 /* dir: an existing directory for the file (not copied; must outlive sp). */
 void bpi_spill_init(struct bp_spill *sp, const char *dir);

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DATA_SIZE 256
@@ -327,6 +329,10 @@ static unsigned read_back(struct bp_spill *sp, uint64_t reader_bytes,
       check(ctx, got++, r, len);
     bpi_ring_consume(&back);
   }
+  /* once more after the last record, as the sampler's next round would:
+   * the reader learns they were all consumed */
+  CHECK_EQ_INT(bpi_spill_refill(sp, &back, &more), BP_OK);
+  CHECK(!more);
   CHECK_EQ_INT(err, BP_OK);
   CHECK_EQ_INT(back.corrupt, 0);
   bpi_ring_cleanup(&back);
@@ -614,6 +620,151 @@ static void test_spill_partial_failure(void)
   free(f.mem);
 }
 
+/* Large records for the freer's files: n's pattern, FREER_REC bytes. */
+#define FREER_REC 4000
+static size_t make_big_record(unsigned char *buf, unsigned n)
+{
+  struct perf_event_header h = {.type = PERF_RECORD_MAX + 9, .misc = 0,
+                                .size = FREER_REC};
+  memcpy(buf, &h, sizeof(h));
+  for(size_t i = sizeof(h); i < FREER_REC; i++)
+    buf[i] = (unsigned char)(n * 13 + i * 7);
+  return FREER_REC;
+}
+
+static void check_big(void *ctx, unsigned i, const void *r, size_t len)
+{
+  unsigned *limit = ctx;
+  unsigned char want[FREER_REC];
+  make_big_record(want, i);
+  CHECK_EQ_INT(len, FREER_REC);
+  CHECK(len == FREER_REC && !memcmp(r, want, len));
+  CHECK(i < *limit);
+}
+
+/* Blocks (512 bytes) the file holds, in memory or on the disk. */
+static uint64_t file_blocks(int fd)
+{
+  struct stat st;
+  CHECK(!fstat(fd, &st));
+  return (uint64_t)st.st_blocks;
+}
+
+/* Whether the file system of dir lets a file's middle be punched out. */
+static bool punch_works(const char *dir)
+{
+  char path[64];
+  snprintf(path, sizeof(path), "%s/punch-probe.XXXXXX", dir);
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  unlink(path);
+  static char page[1 << 16];
+  CHECK(write(fd, page, sizeof(page)) == (ssize_t)sizeof(page));
+  bool ok = !fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+                       sizeof(page));
+  close(fd);
+  return ok;
+}
+
+/* Wait (up to 10 s) for the file to hold at most want blocks. */
+static uint64_t wait_blocks(int fd, uint64_t want)
+{
+  uint64_t b = file_blocks(fd);
+  for(int i = 0; i < 1000 && b > want; i++) {
+    nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    b = file_blocks(fd);
+  }
+  return b;
+}
+
+/* The freer (spill.h): a helper process punches out what the readers are
+ * done with while they read on, and the records still read back byte for
+ * byte, mapped and copied; a file read half way keeps its second half;
+ * the helper holds no other descriptor of ours, and is gone once
+ * finished. */
+static void test_spill_freer(bool copied)
+{
+  enum { FILES = 2, RECORDS = 6000 };  /* 24 MB each: some FREE_STEPs */
+  struct bp_spill sps[FILES];
+  unsigned char rec[FREER_REC];
+  for(unsigned k = 0; k < FILES; k++) {
+    struct fake_ring f;
+    fake_init_size(&f, 1 << 20);
+    struct bp_ring ring;
+    bpi_ring_init(&ring, f.mem, 1 << 20);
+    /* the build directory: a disk, as $TMPDIR is on a runner */
+    bpi_spill_init(&sps[k], ".");
+    for(unsigned n = 0; n < RECORDS;) {
+      for(unsigned b = 0; b < 200 && n < RECORDS; b++, n++)
+        fake_write(&f, rec, make_big_record(rec, n));
+      CHECK_EQ_INT(bpi_spill_take(&sps[k], &ring), BP_OK);
+    }
+    bpi_ring_cleanup(&ring);
+    free(f.mem);
+    sps[k].no_map = copied;
+  }
+  uint64_t full = file_blocks(sps[0].fd);
+  CHECK(full >= (uint64_t)RECORDS * FREER_REC / 512);
+  /* a pipe of ours: the helper must not keep its write end open */
+  int pfd[2];
+  CHECK(!pipe(pfd));
+  struct bp_spill_freer fr;
+  CHECK(bpi_spill_freer_start(&fr, sps, FILES));
+  CHECK(fr.pid > 0);
+  close(pfd[1]);
+  fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+  char c;
+  ssize_t eof = -1;
+  for(int i = 0; i < 1000 && eof < 0; i++) {  /* it closes them at once */
+    eof = read(pfd[0], &c, 1);
+    if(eof < 0)
+      nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+  }
+  CHECK_EQ_INT(eof, 0);
+  close(pfd[0]);
+
+  unsigned all = RECORDS;
+  CHECK_EQ_INT(read_back(&sps[0], 1 << 20, check_big, &all), RECORDS);
+  /* half of the second file: read_back stops at the limit's record */
+  struct bp_ring back;
+  CHECK_EQ_INT(bpi_spill_reader(&sps[1], &back, 1 << 20), BP_OK);
+  unsigned got = 0, half = RECORDS / 2;
+  bool more = true;
+  bp_code err = BP_OK;
+  while(more && got < half) {
+    CHECK_EQ_INT(bpi_spill_refill(&sps[1], &back, &more), BP_OK);
+    const void *r;
+    size_t len;
+    if(!bpi_ring_begin(&back))
+      break;
+    while(got < half && bpi_ring_next(&back, &r, &len, &err))
+      check_big(&all, got++, r, len);
+    bpi_ring_consume(&back);
+  }
+  CHECK_EQ_INT(bpi_spill_refill(&sps[1], &back, &more), BP_OK);
+  CHECK_EQ_INT(got, half);
+  if(punch_works(".")) {
+    /* the whole of the first file punched out (its last page may be in
+     * the block of the last step), the second from its middle on kept */
+    CHECK(wait_blocks(sps[0].fd, full / 16) <= full / 16);
+    uint64_t b1 = wait_blocks(sps[1].fd, full * 3 / 4);
+    CHECK(b1 <= full * 3 / 4);
+    CHECK(b1 >= full / 2 - full / 16);
+  }
+  else {
+    /* a file system that cannot: the close frees them, as before */
+    CHECK_EQ_INT(file_blocks(sps[0].fd), full);
+  }
+  pid_t pid = fr.pid;
+  bpi_ring_cleanup(&back);
+  for(unsigned k = 0; k < FILES; k++)
+    bpi_spill_cleanup(&sps[k]);
+  bpi_spill_freer_finish(&fr);
+  CHECK_EQ_INT(fr.pid, -1);
+  errno = 0;
+  CHECK(waitpid(pid, NULL, WNOHANG) < 0 && errno == ECHILD);  /* reaped */
+}
+
 int main(void)
 {
   test_parse_sample();
@@ -628,5 +779,7 @@ int main(void)
   test_spill_mapped_after_eviction();
   test_spill_failure_keeps_ring();
   test_spill_partial_failure();
+  test_spill_freer(false);
+  test_spill_freer(true);
   return check_exit();
 }

@@ -9,6 +9,7 @@
 #include "sampler.h"
 #include "unwind.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 
 struct order {
   struct bp_rec_layout lay;
@@ -100,6 +102,17 @@ static uint64_t run(const char *threads, const char *secs, uint32_t pages,
   CHECK_EQ_INT(ord.backwards, 0);
   CHECK_EQ_INT(bpi_sampler_corrupt(smp), 0);
   CHECK(want_spill ? spilled > 0 : spilled == 0);
+  /* the command is reaped, and so is the helper that freed the files
+   * as they were read back (spill.h): nothing is left running */
+  errno = 0;
+  CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);
+  uint64_t freed = smp ? bpi_sampler_spill_freed(smp) : 0;
+  printf("  %" PRIu64 " bytes freed while read back\n", freed);
+  CHECK(freed <= spilled);
+  /* at least a step (8 MiB) of each file read; not when a file failed
+   * while the command ran (read back then, with the command running) */
+  if(!fsize && spilled > (16u << 20))
+    CHECK(freed >= spilled / 4);
   uint64_t peak = smp ? bpi_sampler_queue_peak(smp) : 0;
   bpi_sampler_free(smp);
   return peak;
