@@ -8,8 +8,9 @@
 
 Runs the workloads alone, under `benchprof record`, under `perf record` and
 under the floor sampler (tests/bench/floor_sampler.c), interleaved
-(A B C D, B C D A, ... : each repetition runs every mode once, in a rotated
-order), and reports medians and min-max of ratios computed pair by pair
+(each repetition runs every mode once, in an order rotated by one each
+repetition and reversed every other one, so that no mode always follows
+the same one; see rep_order), and reports medians and min-max of ratios computed pair by pair
 (mode / baseline within the same repetition).  Writes a table on stdout,
 the raw numbers as JSON and, with --doc, docs/performance.md.
 
@@ -226,6 +227,29 @@ def run_cmd(cmd, report=None, monitor=True, stdout=None):
     return r
 
 
+def rep_order(names, i):
+    """The order of the modes in repetition i: rotated by i, and reversed
+    in odd repetitions.  Rotation alone (A B C, B C A, C A B) puts every
+    mode after the same one each time, and what one command leaves behind
+    (its files' writeback, the kernel freeing its rings) then always
+    lands on the same neighbour; this way each mode follows one neighbour
+    in even repetitions and the other in odd ones."""
+    k = i % len(names)
+    order = names[k:] + names[:k]
+    return order[::-1] if i % 2 else order
+
+
+# Pause after each command: its dirty pages are written out (os.sync) and
+# the kernel's deferred work for it (freeing rings, RCU) done before the
+# next command starts, instead of during it.
+SETTLE_S = 0.2
+
+
+def settle():
+    os.sync()
+    time.sleep(SETTLE_S)
+
+
 # ------------------------------------------------------------------ stats
 def summarize(values):
     v = [x for x in values if x is not None]
@@ -384,13 +408,13 @@ class Harness:
             names = list(modes)
             for i in range(reps):
                 rep = {}
-                order = names[i % len(names):] + names[: i % len(names)]
-                for m in order:
+                for m in rep_order(names, i):
                     cur["d"] = os.path.join(self.tmp, "%s-%s-%d" % (name, m, i))
                     os.makedirs(cur["d"], exist_ok=True)
                     rep[m] = run_cmd(modes[m](self.work(*args)), self.report)
                     spill_per_sample(rep[m], os.path.join(out("bp"), "summary.json"))
                     shutil.rmtree(cur["d"], ignore_errors=True)
+                    settle()
                 runs.append(rep)
             s = {"args": [str(x) for x in args], "runs": runs, "ratios": {}, "abs": {}}
             for m in names:
@@ -452,6 +476,7 @@ class Harness:
                             self.perf_script(out("perf.data"), d, r)
                         rep[m] = r
                         shutil.rmtree(d, ignore_errors=True)
+                        settle()
                     runs.append(rep)
                 s = {"kind": kind, "bp": bp, "perf": perf, "target": target,
                      "args": [str(x) for x in args], "freq": freq, "runs": runs,
@@ -547,7 +572,7 @@ class Harness:
         order = ["alone", "floor", "run"]
         for i in range(reps):
             rep = {}
-            for m in order[i % 3:] + order[:i % 3]:
+            for m in rep_order(order, i):
                 out = os.path.join(self.tmp, "run-%d" % i)
                 if m == "alone":
                     cmd = self.work(*args)
@@ -557,6 +582,7 @@ class Harness:
                     cmd = [self.a.benchprof, "run", "-q", "-o", out, "--"] + self.work(*args)
                 rep[m] = run_cmd(cmd, self.report)
                 shutil.rmtree(out, ignore_errors=True)
+                settle()
             runs.append(rep)
         self.results["sections"]["run"] = {
             "args": [str(x) for x in args], "runs": runs,
@@ -854,7 +880,12 @@ METHOD = """## Method
   repetitions start; listed under the machine below) and only drains the
   rings (data_tail = data_head, no record read).  Both benchprof and perf sample
   `cpu-clock` in user space here.  Every repetition runs every mode once,
-  in a rotated order.
+  in an order rotated by one each repetition and reversed every other
+  one (with rotation alone each mode always came right after the same
+  one, and what that one left behind, its files being written out or
+  its rings freed, always landed on it); after each command the harness
+  flushes dirty pages (`sync`) and waits 0.2 s, so that work happens
+  between the commands and not during the next one.
 - **What benchprof does while the command runs**: when the kernel wakes
   it (a ring three quarters full without stack copies; with them, an
   eighth of the ring short of full, at least 1 MiB and at most half the
@@ -1013,7 +1044,8 @@ benchprof run ...`, folded stacks aggregated by function):
   but creating a thread makes glibc install a handler for a signal of
   its own (SIGSETXID), so a command started after it would no longer
   inherit that signal as the user left it (`segments_each.sh` checks
-  every command's dispositions): not done.
+  every command's dispositions): not done (a later round does it with a
+  process, below).
 - After the run, third round (100k dwarf samples, about 0.20 -> 0.15 s
   measured side by side here): profiled again, the rest of the time was
   memory: records read back from a spill file were written long before
@@ -1032,6 +1064,20 @@ benchprof run ...`, folded stacks aggregated by function):
   cache and TLB miss per record: a fifth), unwinding, and the exporters.
   Prefetching the next header in the ring reader changed nothing
   measurable and was dropped.
+- After the run, fourth round (100k dwarf samples, 0.147 -> 0.123 s,
+  medians of 18 runs side by side here): profiled again, closing the
+  spill files was 45% of what was left: the kernel frees their page
+  cache (hundreds of megabytes of stack copies, one buffer head per
+  block) in `close()`.  A helper process, forked when the files are
+  about to be read back, holds a copy of their descriptors, punches out
+  (`FALLOC_FL_PUNCH_HOLE`) every 8 MiB the readers are done with, and
+  closes its copies after benchprof closed its own, so the freeing runs
+  on the other CPU while benchprof unwinds and writes the artifacts
+  (`bp_spill_freer`, `spill.c`).  A process, not a thread (see the
+  second round); benchprof waits for it before it returns, so none of
+  that work spills into the next benchmark.  Asking the kernel to map
+  each step ahead (`MADV_POPULATE_READ`) instead of `mincore()` plus the
+  page faults measured the same and was not kept.
 - `benchprof run` after the command: the identity (commit, branch,
   project) is resolved once for publishing and comparing, from one
   `git rev-parse` instead of six git processes (`ci.c`).
