@@ -475,8 +475,8 @@ static void close_others(const int *keep, uint32_t n)
     unsigned hi = i < n ? (unsigned)keep[i] : ~0u;
     if(hi > lo)
       syscall(SYS_close_range, lo, hi - 1, 0);
-    if(i < n)
-      lo = (unsigned)keep[i] + 1;
+    if(i < n && (unsigned)keep[i] + 1 > lo)
+      lo = (unsigned)keep[i] + 1;  /* (one of ours may be below 3) */
   }
 #else
   (void)keep;
