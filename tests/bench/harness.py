@@ -936,7 +936,16 @@ METHOD = """## Method
   for).  The columns show the sample counts really recorded (and
   benchprof's lost samples).  The dwarf 100k row runs at most 2
   repetitions: perf writes about 800 MB and perf script takes about a
-  minute per run here.
+  minute per run here.  The tail of `perf record` is either about 0.05 s
+  or about 1 s, with the same 20 ms of CPU: perf's side-band thread (BPF
+  events) polls with a 1 s timeout and `perf record` joins it after the
+  command exits, so perf waits for that thread's next timeout (seen with
+  `strace -f`: the main thread in `futex` for 0.97 s while the thread
+  finishes a `poll`).  How long depends on where in its second the
+  command ended; the median of the "perf total" column moves with it,
+  and the ratio with it (at 100k fp samples, about 12x when perf's tail
+  is short, about 30x when it is long).  It is perf's default and is
+  left in: it is what a user of `perf record` waits.
 - **Peak RSS**: `ru_maxrss` from `wait4` on `benchprof record` is the
   largest of benchprof and its (reaped) children; the workload's own maxrss
   is shown next to it, so a tree value above the workload's is benchprof's.
