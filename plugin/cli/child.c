@@ -39,6 +39,15 @@ static void forward_signal(int sig, siginfo_t *info, void *uctx)
   errno = saved;
 }
 
+/* What the forwarded signals meant when forwarding began, put back when
+ * it stops (not SIG_DFL): one benchprof was started with ignored (SIGHUP
+ * under nohup, SIGINT in a shell's background job) is ignored by the
+ * command, which was forked before the handlers went in, and with --each
+ * must be by the next invocation's command too.  Such a signal is still
+ * passed on when it comes (kill -INT of a background benchprof): the
+ * command decides, and ignores it unless it set a handler of its own. */
+static struct sigaction saved_fwd[BP_ARRAY_LEN(forwarded)];
+
 void bp_cli_forward_signals(pid_t pid)
 {
   struct sigaction sa;
@@ -49,7 +58,7 @@ void bp_cli_forward_signals(pid_t pid)
   target_pid = pid;
   restore_due = true;
   for(size_t i = 0; i < BP_ARRAY_LEN(forwarded); i++)
-    sigaction(forwarded[i], &sa, NULL);
+    sigaction(forwarded[i], &sa, &saved_fwd[i]);
   /* The command was forked with what we inherited; benchprof itself must
    * reap it (an inherited SIG_IGN would let the kernel do it) and must
    * survive a closed stdout while it copies the command's output. */
@@ -63,13 +72,14 @@ void bp_cli_forward_signals(pid_t pid)
 void bp_cli_stop_forwarding(void)
 {
   /* the command is reaped: its pid may belong to someone else now, and
-   * Ctrl-C should stop benchprof while it writes the artifacts */
+   * Ctrl-C should stop benchprof while it writes the artifacts (unless
+   * it was ignored when we started: then it is again) */
   target_pid = 0;
-  for(size_t i = 0; i < BP_ARRAY_LEN(forwarded); i++)
-    signal(forwarded[i], SIG_DFL);
   if(!restore_due)
     return;
   restore_due = false;
+  for(size_t i = 0; i < BP_ARRAY_LEN(forwarded); i++)
+    sigaction(forwarded[i], &saved_fwd[i], NULL);
   sigaction(SIGCHLD, &saved_chld, NULL);
   sigaction(SIGPIPE, &saved_pipe, NULL);
 }

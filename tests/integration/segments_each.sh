@@ -71,8 +71,12 @@ printf '{"benchmarks": [{"name": "%s", "run_type": "iteration", ' "${name%?}"
 printf '"iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "ns"}]}\n'
 SH
 chmod +x "$TMP/fake-gbench"
-SIGLOG="$TMP/sig-direct" "$TMP/fake-gbench" x >/dev/null
-SIGLOG="$TMP/sig-each" "$BENCHPROF" run -q -o "$TMP/sig" \
+# SIGPIPE and SIGHUP at their defaults to begin with, whatever this test
+# was started with (a CI job under nohup, a shell's background job):
+# `env --default-signal`, since a shell cannot undo an ignore it inherited
+dflt="env --default-signal=PIPE,HUP"
+SIGLOG="$TMP/sig-direct" $dflt "$TMP/fake-gbench" x >/dev/null
+SIGLOG="$TMP/sig-each" $dflt "$BENCHPROF" run -q -o "$TMP/sig" \
   --each google-benchmark -- "$TMP/fake-gbench" >"$TMP/sig.out" \
   2>"$TMP/sig.err"
 status=$?
@@ -80,13 +84,25 @@ expect_status sig 0
 check "both invocations' commands ignore what it would alone" sh -c '
   [ "$(wc -l <"$1/sig-each")" -eq 2 ] &&
   [ "$(sort -u "$1/sig-each")" = "$(cat "$1/sig-direct")" ]' sh "$TMP"
-(trap '' PIPE; SIGLOG="$TMP/sig-ign-direct" "$TMP/fake-gbench" x >/dev/null
- SIGLOG="$TMP/sig-ign-each" "$BENCHPROF" run -q -o "$TMP/sig-ign" \
-   --each google-benchmark -- "$TMP/fake-gbench" >/dev/null 2>&1)
+ign="env --default-signal=HUP --ignore-signal=PIPE"
+SIGLOG="$TMP/sig-ign-direct" $ign "$TMP/fake-gbench" x >/dev/null
+SIGLOG="$TMP/sig-ign-each" $ign "$BENCHPROF" run -q -o "$TMP/sig-ign" \
+  --each google-benchmark -- "$TMP/fake-gbench" >/dev/null 2>&1
 check "an inherited SIG_IGN for SIGPIPE is passed on, to both" sh -c '
   [ "$(wc -l <"$1/sig-ign-each")" -eq 2 ] &&
   [ "$(sort -u "$1/sig-ign-each")" = "$(cat "$1/sig-ign-direct")" ] &&
   [ "$(cat "$1/sig-ign-direct")" != "$(cat "$1/sig-direct")" ]' sh "$TMP"
+
+# a signal ignored when benchprof starts (SIGHUP under nohup) stays
+# ignored for every invocation's command, not only the first
+hup="env --default-signal=PIPE --ignore-signal=HUP"
+SIGLOG="$TMP/sig-hup-direct" $hup "$TMP/fake-gbench" x >/dev/null
+SIGLOG="$TMP/sig-hup-each" $hup "$BENCHPROF" run -q -o "$TMP/sig-hup" \
+  --each google-benchmark -- "$TMP/fake-gbench" >/dev/null 2>&1
+check "an inherited SIG_IGN for SIGHUP is passed on, to both" sh -c '
+  [ "$(wc -l <"$1/sig-hup-each")" -eq 2 ] &&
+  [ "$(sort -u "$1/sig-hup-each")" = "$(cat "$1/sig-hup-direct")" ] &&
+  [ "$(cat "$1/sig-hup-direct")" != "$(cat "$1/sig-direct")" ]' sh "$TMP"
 
 check "--each belongs to run" sh -c \
   '! "$BENCHPROF" record --each google-benchmark -- true 2>/dev/null'
