@@ -84,25 +84,24 @@ expect_status sig 0
 check "both invocations' commands ignore what it would alone" sh -c '
   [ "$(wc -l <"$1/sig-each")" -eq 2 ] &&
   [ "$(sort -u "$1/sig-each")" = "$(cat "$1/sig-direct")" ]' sh "$TMP"
-ign="env --default-signal=HUP --ignore-signal=PIPE"
-SIGLOG="$TMP/sig-ign-direct" $ign "$TMP/fake-gbench" x >/dev/null
-SIGLOG="$TMP/sig-ign-each" $ign "$BENCHPROF" run -q -o "$TMP/sig-ign" \
-  --each google-benchmark -- "$TMP/fake-gbench" >/dev/null 2>&1
-check "an inherited SIG_IGN for SIGPIPE is passed on, to both" sh -c '
-  [ "$(wc -l <"$1/sig-ign-each")" -eq 2 ] &&
-  [ "$(sort -u "$1/sig-ign-each")" = "$(cat "$1/sig-ign-direct")" ] &&
-  [ "$(cat "$1/sig-ign-direct")" != "$(cat "$1/sig-direct")" ]' sh "$TMP"
-
-# a signal ignored when benchprof starts (SIGHUP under nohup) stays
-# ignored for every invocation's command, not only the first
-hup="env --default-signal=PIPE --ignore-signal=HUP"
-SIGLOG="$TMP/sig-hup-direct" $hup "$TMP/fake-gbench" x >/dev/null
-SIGLOG="$TMP/sig-hup-each" $hup "$BENCHPROF" run -q -o "$TMP/sig-hup" \
-  --each google-benchmark -- "$TMP/fake-gbench" >/dev/null 2>&1
-check "an inherited SIG_IGN for SIGHUP is passed on, to both" sh -c '
-  [ "$(wc -l <"$1/sig-hup-each")" -eq 2 ] &&
-  [ "$(sort -u "$1/sig-hup-each")" = "$(cat "$1/sig-hup-direct")" ] &&
-  [ "$(cat "$1/sig-hup-direct")" != "$(cat "$1/sig-direct")" ]' sh "$TMP"
+# inherited_ignore NAME SIG: benchprof started with SIG ignored (SIGPIPE
+# from a pipeline's writer, SIGHUP under nohup), the other one at its
+# default: both invocations' commands ignore SIG too, as the command
+# alone would, not only the first
+inherited_ignore() {
+  other=PIPE
+  [ "$2" = PIPE ] && other=HUP
+  set -- "$1" "$2" "env --default-signal=$other --ignore-signal=$2"
+  SIGLOG="$TMP/sig-$1-direct" $3 "$TMP/fake-gbench" x >/dev/null
+  SIGLOG="$TMP/sig-$1-each" $3 "$BENCHPROF" run -q -o "$TMP/sig-$1" \
+    --each google-benchmark -- "$TMP/fake-gbench" >/dev/null 2>&1
+  check "an inherited SIG_IGN for SIG$2 is passed on, to both" sh -c '
+    [ "$(wc -l <"$1/sig-$2-each")" -eq 2 ] &&
+    [ "$(sort -u "$1/sig-$2-each")" = "$(cat "$1/sig-$2-direct")" ] &&
+    [ "$(cat "$1/sig-$2-direct")" != "$(cat "$1/sig-direct")" ]' sh "$TMP" "$1"
+}
+inherited_ignore ign PIPE
+inherited_ignore hup HUP
 
 check "--each belongs to run" sh -c \
   '! "$BENCHPROF" record --each google-benchmark -- true 2>/dev/null'
