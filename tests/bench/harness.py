@@ -287,6 +287,17 @@ IDLE_NOTE = ("both under %.1f ms of CPU in every repetition: idle, doing nothing
              "to compare" % (IDLE_S * 1e3))
 
 
+def tie_note(a, b):
+    """Says so when two summaries' medians each lie inside the other's
+    min-max: which is the lower one is then the noise's call."""
+    if not (a and b):
+        return ""
+    if b["min"] <= a["median"] <= b["max"] and a["min"] <= b["median"] <= a["max"]:
+        return ("slowdowns tied: each median inside the other's min-max (%.4fx vs %.4fx)"
+                % (a["median"], b["median"]))
+    return ""
+
+
 def idle(A, mode):
     v = A.get(mode, {}).get("tool_cpu_during")
     return bool(v) and v["max"] < IDLE_S
@@ -648,7 +659,8 @@ class Harness:
                     % (bp, fmt(b, "x"), perf, fmt(p, "x"), bp, perf, fmt(pc, "x"),
                        " (both idle)" if both_idle else ""),
                     bool(b and p and b["median"] <= p["median"] and cpu_ok),
-                    IDLE_NOTE if both_idle else "")
+                    "; ".join(x for x in (tie_note(b, p), IDLE_NOTE if both_idle else "")
+                              if x))
         for kind, bp, _, perf in PAIRS:
             ar = S.get("artifacts", {}).get("%s-100000" % kind)
             if ar:
@@ -1011,7 +1023,8 @@ METHOD = """## Method
   registers and without the frame-pointer walk), and neither does
   anything while the workload runs, so the slowdowns are the kernel's
   and equal within the noise: which median is the lower one changes from
-  run to run (fp lost it by 0.002x in this run and won it in others); perf's start-up
+  run to run (the row says "tied" when each median lies inside the
+  other's min-max); perf's start-up
   (about 150 ms of CPU) is counted before the workload's `main`, not in it.
 - On this machine the software clock's sampling cost alone (the floor's
   workload slowdown, about 1.04-1.08x at 997 Hz: every timer interrupt of
