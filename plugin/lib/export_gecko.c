@@ -103,8 +103,13 @@ static void add_decimal(struct bp_buf *b, int64_t v, unsigned digits)
  * no sampling rate the kernel allows tells them apart. */
 static int64_t rel_us(const struct bp_profile *p, uint64_t ns)
 {
-  int64_t d = (int64_t)(ns - p->meta.start_ns);
-  return d >= 0 ? (d + 500) / 1000 : -((-d + 500) / 1000);
+  /* rounded on the unsigned magnitude: a record's time can be anything,
+   * and no difference of two of them may overflow (the fuzzer found
+   * INT64_MAX - 30 + 500) */
+  bool before = ns < p->meta.start_ns;
+  uint64_t d = before ? p->meta.start_ns - ns : ns - p->meta.start_ns;
+  int64_t us = (int64_t)(d / 1000 + (d % 1000 >= 500));
+  return before ? -us : us;
 }
 
 static void add_rel_ms(struct bp_buf *b, const struct bp_profile *p,
