@@ -271,7 +271,6 @@ static bool map_reader(struct bp_spill *sp, struct bp_ring *r)
   bpi_ring_init(r, sp->buf, size);
   r->data = m;
   sp->map = m;
-  sp->page = (uint64_t)sysconf(_SC_PAGESIZE);
   sp->released = 0;
   sp->checked = 0;
   sp->faulted = 0;
@@ -348,9 +347,8 @@ struct freer_msg {
  * file's end) are read. */
 static void tell_freer(struct bp_spill *sp, uint64_t upto)
 {
-  if(!sp->freer || (upto < sp->freed + FREE_STEP && upto != sp->written))
-    return;
-  if(upto <= sp->freed)
+  if(!sp->freer || upto <= sp->freed ||
+     (upto < sp->freed + FREE_STEP && upto != sp->written))
     return;
   struct freer_msg m = {.slot = sp->freer_slot, .upto = upto};
   ssize_t n;
@@ -490,10 +488,15 @@ static int by_fd(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* The helper's life: punch out what it is told, close all at the end. */
-static void freer_main(int rd, int *fds, uint64_t *done, uint32_t n,
-                       int *keep)
+/* The helper's life: punch out what it is told, close all at the end.
+ * Without memory for its bookkeeping it exits at once: then benchprof's
+ * own close frees the files, as without a helper. */
+static void freer_main(int rd, const int *fds, uint32_t n)
 {
+  uint64_t *done = calloc(n, sizeof(*done));
+  int *keep = calloc((size_t)n + 1, sizeof(*keep));
+  if(!done || !keep)
+    _exit(0);
   /* benchprof's handlers (passing signals on to the command) are not
    * the helper's business */
   for(int sig = 1; sig < NSIG; sig++) {
@@ -537,20 +540,18 @@ bool bpi_spill_freer_start(struct bp_spill_freer *f, struct bp_spill *sps,
   f->wr = -1;
   int p[2];
   int *fds = calloc(n ? n : 1, sizeof(*fds));
-  int *keep = calloc((size_t)n + 1, sizeof(*keep));
-  uint64_t *done = calloc(n ? n : 1, sizeof(*done));
   uint32_t files = 0;
   for(uint32_t i = 0; fds && i < n; i++) {
     fds[i] = sps[i].written ? sps[i].fd : -1;
     files += fds[i] >= 0;
   }
-  bool ok = fds && keep && done && files &&
+  bool ok = fds && files &&
             !socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p);
   if(ok) {
     pid_t pid = fork();
     if(pid == 0) {
       close(p[1]);
-      freer_main(p[0], fds, done, n, keep);
+      freer_main(p[0], fds, n);
     }
     close(p[0]);
     if(pid < 0) {
@@ -569,8 +570,6 @@ bool bpi_spill_freer_start(struct bp_spill_freer *f, struct bp_spill *sps,
     }
   }
   free(fds);
-  free(keep);
-  free(done);
   return ok;
 }
 
