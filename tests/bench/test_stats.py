@@ -1,0 +1,155 @@
+"""The harness's statistics and verdicts, on made-up repetitions: no
+timing here.  `make check` runs it (tests/bench/stats.sh)."""
+import math
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+
+def exact_coverage(n, k):
+    """P(the k-th smallest <= median <= k-th largest) for a continuous
+    distribution, by summing how many of n draws fall below the median."""
+    return sum(math.comb(n, j) for j in range(k, n - k + 1)) / 2.0 ** n
+
+
+class MedianCI(unittest.TestCase):
+    def test_too_few(self):
+        self.assertIsNone(harness.median_ci([1.0, 2.0, 3.0, 4.0, 5.0]))
+        self.assertIsNone(harness.median_ci([]))
+
+    def test_sign_test_ranks(self):
+        # the published sign-test ranks for 95%: n=6 -> 1, 11 -> 2, 21 -> 6
+        for n, k in ((6, 1), (11, 2), (21, 6), (41, 14)):
+            ci = harness.median_ci([float(i) for i in range(n)])
+            self.assertEqual((ci["lo"], ci["hi"]), (k - 1, n - k), n)
+            self.assertAlmostEqual(ci["coverage"], exact_coverage(n, k))
+            self.assertGreaterEqual(ci["coverage"], 0.95)
+            # one rank further in would fall short of 95%
+            self.assertLess(exact_coverage(n, k + 1), 0.95)
+
+    def test_order_and_none_ignored(self):
+        v = [5.0, None, 1.0, 4.0, 2.0, 3.0, 6.0]
+        self.assertEqual(harness.median_ci(v)["lo"], 1.0)
+        self.assertEqual(harness.median_ci(v)["hi"], 6.0)
+
+
+def runs_from(pairs, key="work_wall"):
+    return [{"a": {key: a}, "b": {key: b}} for a, b in pairs]
+
+
+class Paired(unittest.TestCase):
+    def test_below(self):
+        r = runs_from([(0.97 + i * 0.001, 1.0) for i in range(11)])
+        self.assertEqual(harness.paired(r, "a", "b", "work_wall")["verdict"], "below")
+
+    def test_above(self):
+        r = runs_from([(1.0, 0.97 + i * 0.001) for i in range(11)])
+        self.assertEqual(harness.paired(r, "a", "b", "work_wall")["verdict"], "above")
+
+    def test_tie_whichever_median_is_lower(self):
+        # the median ratio is below 1, but two of eleven repetitions say
+        # the other way round: the interval reaches past 1
+        ratios = [0.97, 0.975, 0.98, 0.985, 0.99, 0.995, 0.996, 0.997, 0.998, 1.01, 1.02]
+        c = harness.paired(runs_from([(x, 1.0) for x in ratios]), "a", "b", "work_wall")
+        self.assertLess(c["median"], 1.0)
+        self.assertEqual(c["verdict"], "tied")
+
+    def test_per_repetition_not_pooled(self):
+        # a slow repetition slows both sides: the ratio within each is what counts
+        pairs = [(1.00 * s, 1.01 * s) for s in (1.0, 1.3, 0.9, 1.1, 1.5, 1.0, 1.2)]
+        c = harness.paired(runs_from(pairs), "a", "b", "work_wall")
+        self.assertEqual(c["verdict"], "below")
+
+    def test_missing_values_skipped(self):
+        r = runs_from([(0.98, 1.0)] * 6) + [{"a": {}, "b": {"work_wall": 1.0}}]
+        self.assertEqual(harness.paired(r, "a", "b", "work_wall")["n"], 6)
+        self.assertIsNone(harness.paired(r[:5], "a", "b", "work_wall"))
+
+
+def overhead_results(bp_over_perf, n=11, tools_wobble=0.0):
+    """Results with a cpu-2s overhead section: the workload takes 2 s
+    alone, 2.04 s (times 1 +- tools_wobble, by repetition) under the
+    floor and perf, and bp_over_perf(i) times perf's under benchprof;
+    every tool idle during the run."""
+    runs = []
+    for i in range(n):
+        noise = 1.0 + 0.01 * ((i * 7) % 5 - 2)  # other jobs' load, per repetition
+        tools = 2.04 * (1.0 + tools_wobble * ((i * 3) % 5 - 2) / 2.0)
+        rep = {}
+        for m, wall in (("alone", 2.0), ("floor-fp", tools), ("perf-fp", tools),
+                        ("floor-dwarf", tools), ("perf-dwarf", tools)):
+            rep[m] = {"work_wall": wall * noise, "tool_cpu_during": 0.0001}
+        for bp, perf in (("bp-fp", "perf-fp"), ("bp-auto", "perf-dwarf")):
+            rep[bp] = {"work_wall": rep[perf]["work_wall"] * bp_over_perf(i),
+                       "tool_cpu_during": 0.0001}
+        runs.append(rep)
+    names = list(runs[0])
+    sec = {"runs": runs, "ratios": {}, "abs": {}}
+    for m in names:
+        sec["abs"][m] = {k: harness.summarize([r[m].get(k) for r in runs])
+                         for k in ("work_wall", "tool_cpu_during")}
+        if m != "alone":
+            sec["ratios"]["%s/alone work_wall" % m] = harness.pairwise(
+                runs, m, "alone", "work_wall")
+    return {"sections": {"overhead": {"cpu-2s": sec}}}
+
+
+def rows(results, what):
+    h = harness.Harness.__new__(harness.Harness)
+    h.results = results
+    return [t for t in h.targets() if what in t["target"]]
+
+
+def below_perf_rows(results):
+    return rows(results, "both below")
+
+
+class FloorBandTarget(unittest.TestCase):
+    def test_inside_the_floors_spread_but_slower_every_time(self):
+        # 0.5% slower than the floor in each repetition: the median lies
+        # inside the floor's min-max, yet the paired interval is above 1
+        t = rows(overhead_results(lambda i: 1.005, tools_wobble=0.02), "noise band")
+        self.assertEqual(len(t), 2)
+        for row in t:
+            self.assertFalse(row["met"], row)
+            self.assertIn("slower", row["note"])
+
+    def test_tied_with_the_floor_is_met(self):
+        t = rows(overhead_results(lambda i: 1.0 + 0.004 * (i % 3 - 1), tools_wobble=0.02),
+                 "noise band")
+        for row in t:
+            self.assertTrue(row["met"], row)
+            self.assertIn("tied:", row["note"])
+
+
+class BelowPerfTarget(unittest.TestCase):
+    def test_tie_is_not_met_and_says_so(self):
+        # benchprof's median a hair lower, but as often slower as faster
+        rows = below_perf_rows(overhead_results(lambda i: 0.999 + 0.01 * (i % 2) - 0.005))
+        self.assertEqual(len(rows), 2)
+        for t in rows:
+            self.assertFalse(t["met"], t)
+            self.assertIn("tied:", t["note"])
+            self.assertEqual(harness.verdict_word(t), "NOT MET, tied")
+
+    def test_faster_in_every_repetition_is_met(self):
+        for t in below_perf_rows(overhead_results(lambda i: 0.985 + 0.001 * (i % 3))):
+            self.assertTrue(t["met"], t)
+            self.assertIn("faster", t["note"])
+
+    def test_slower_is_not_met(self):
+        for t in below_perf_rows(overhead_results(lambda i: 1.02)):
+            self.assertFalse(t["met"])
+            self.assertIn("slower", t["note"])
+
+    def test_few_repetitions_compare_medians_and_say_so(self):
+        for t in below_perf_rows(overhead_results(lambda i: 0.99, n=5)):
+            self.assertTrue(t["met"])
+            self.assertIn("too few repetitions", t["note"])
+
+
+if __name__ == "__main__":
+    unittest.main()
