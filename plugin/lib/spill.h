@@ -58,6 +58,8 @@ struct bp_spill {
   uint64_t checked;    /* bytes of the mapping known to be readable */
   uint64_t faulted;    /* ... of them read back from the disk to be so */
   bool populate;       /* the kernel has MADV_POPULATE_READ */
+  bool no_cachestat;   /* ask mincore() what is in memory, not cachestat(2)
+                          (the kernel has none; tests set it) */
   bool no_map;         /* read through buf even where mapping works */
   const struct bp_rec_layout *trim;  /* set: trim stack copies (above) */
   uint64_t trimmed;    /* stack bytes left out of the file */
