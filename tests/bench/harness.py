@@ -1050,6 +1050,18 @@ METHOD = """## Method
   and the ratio with it (at 100k fp samples, about 12x when perf's tail
   is short, about 30x when it is long).  It is perf's default and is
   left in: it is what a user of `perf record` waits.
+- The dwarf 1M row is the slowest to repeat (1.4 to 2.8 s for benchprof
+  across runs here).  benchprof spills about 6 GB of stack copies for it,
+  and this machine's kernel writes files that large out and drops pages
+  of them even with most of its memory free (a 6 GB file written with
+  `dd`: 0.5 GB of it gone from the page cache 35 s later).  Reading the
+  spill back then waits for the disk, and for the helper punching out
+  what was read, which holds the file's invalidate lock while it waits
+  for pages under writeback (benchprof's context switches after the run,
+  `perf record -e sched:sched_switch -g`: 58% waiting for pages read
+  from the disk, 28% for that lock).  Asking the disk to read 16 MiB
+  ahead once a step was not in memory (`POSIX_FADV_WILLNEED`) moved the
+  waits onto that lock and gained nothing: not kept.
 - **Peak RSS**: `ru_maxrss` from `wait4` on `benchprof record` is the
   largest of benchprof and its (reaped) children; the workload's own maxrss
   is shown next to it, so a tree value above the workload's is benchprof's.
