@@ -296,9 +296,16 @@ static bool map_reader(struct bp_spill *sp, struct bp_ring *r)
 /* cachestat(2), Linux 6.5: how many pages of a file's range are in the
  * page cache, in one walk of the range (mincore() looks each page up on
  * its own: a tenth of the time left after the run, at 100k samples with
- * stack copies).  Older kernels and headers have neither. */
-#ifndef __NR_cachestat
-#define __NR_cachestat 451  /* the same number on every architecture */
+ * stack copies).  Older kernels lack the call (ENOSYS) and older headers
+ * its number, which the architectures below share; others (alpha, mips)
+ * number it their own way, and without headers that know it ask
+ * mincore(). */
+#if defined(__NR_cachestat)
+#define SPILL_NR_CACHESTAT __NR_cachestat
+#elif defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
+  defined(__arm__) || defined(__riscv) || defined(__powerpc__) || \
+  defined(__s390__)
+#define SPILL_NR_CACHESTAT 451
 #endif
 struct spill_cachestat_range {
   uint64_t off, len;
@@ -311,15 +318,23 @@ struct spill_cachestat {
 static int cached_all(struct bp_spill *sp, uint64_t off, uint64_t len,
                       uint64_t pages)
 {
+#ifdef SPILL_NR_CACHESTAT
   if(sp->no_cachestat)
     return -1;
   struct spill_cachestat_range range = {off, len};
   struct spill_cachestat st;
-  if(syscall(__NR_cachestat, sp->fd, &range, &st, 0)) {
+  if(syscall(SPILL_NR_CACHESTAT, sp->fd, &range, &st, 0)) {
     sp->no_cachestat = true;  /* ENOSYS (before 6.5) or refused */
     return -1;
   }
   return st.nr_cache >= pages;
+#else
+  (void)off;
+  (void)len;
+  (void)pages;
+  sp->no_cachestat = true;
+  return -1;
+#endif
 }
 
 /* Whether every page of len bytes of the mapping from off is in memory. */

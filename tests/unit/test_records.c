@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -501,13 +502,16 @@ static void test_spill_trims_stacks(void)
   free(f.mem);
 }
 
+#ifndef __NR_cachestat
+#define __NR_cachestat 451  /* x86-64, where the suite runs */
+#endif
 static bool kernel_has_cachestat(int fd)
 {
   struct {
     uint64_t off, len;
   } range = {0, 4096};
   uint64_t st[5];
-  return syscall(451, fd, &range, st, 0) == 0;  /* __NR_cachestat */
+  return syscall(__NR_cachestat, fd, &range, st, 0) == 0;
 }
 
 /* A mapped spill file whose pages were written out and dropped (as memory
