@@ -262,6 +262,11 @@ def summarize(values):
 
 
 def pairwise(runs, mode, base, key):
+    """summarize() of per_rep_ratios()."""
+    return summarize(per_rep_ratios(runs, mode, base, key))
+
+
+def per_rep_ratios(runs, mode, base, key):
     """mode/base of key within each repetition.  Tool CPU times give no
     ratio under the resolution of how they were split: 0.5 ms for the
     monitor's samples, 20 us where the workload read them itself
@@ -277,7 +282,7 @@ def pairwise(runs, mode, base, key):
             tiny = 0.00002 if exact else 0.0005
         if a is not None and b and b > tiny and a > tiny:
             out.append(a / b)
-    return summarize(out)
+    return out
 
 
 # An idle tool's own CPU over the 2 s run (a poll timeout a second, the
@@ -312,11 +317,7 @@ def paired(runs, mode, base, key):
     confidence interval (median_ci), and which side of 1 that interval
     lies: "below", "above", or "tied" when it contains 1 (this run cannot
     tell the two apart), None without enough repetitions."""
-    ratios = []
-    for rep in runs:
-        a, b = rep.get(mode, {}).get(key), rep.get(base, {}).get(key)
-        if a is not None and b:
-            ratios.append(a / b)
+    ratios = per_rep_ratios(runs, mode, base, key)
     ci = median_ci(ratios)
     if not ci:
         return None
@@ -343,7 +344,7 @@ def paired_note(c, mode, base):
 def verdict_word(t):
     if t["met"]:
         return "met"
-    return "NOT MET, tied" if "tied:" in t["note"] else "NOT MET"
+    return "NOT MET, tied" if t.get("tied") else "NOT MET"
 
 
 def idle(A, mode):
@@ -673,8 +674,9 @@ class Harness:
         S = self.results["sections"]
         t = []
 
-        def add(name, value, ok, note=""):
-            t.append({"target": name, "measured": value, "met": ok, "note": note})
+        def add(name, value, ok, note="", tied=False):
+            t.append({"target": name, "measured": value, "met": ok, "note": note,
+                      "tied": tied})
 
         ov = S.get("overhead", {}).get("cpu-2s")
         for kind, bp, floor, perf in PAIRS:
@@ -721,7 +723,8 @@ class Harness:
                        " (both idle)" if both_idle else ""),
                     slow_ok and cpu_ok,
                     "; ".join(x for x in (paired_note(vs_perf, bp, perf),
-                                          IDLE_NOTE if both_idle else "") if x))
+                                          IDLE_NOTE if both_idle else "") if x),
+                    tied=bool(vs_perf and vs_perf["verdict"] == "tied"))
         for kind, bp, _, perf in PAIRS:
             ar = S.get("artifacts", {}).get("%s-100000" % kind)
             if ar:
