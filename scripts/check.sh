@@ -14,12 +14,6 @@ cd "$top" || exit 1
 bash scripts/setup-debian.sh --test || { echo "setup failed"; exit 1; }
 autoreconf -fi >/dev/null || { echo "autoreconf failed"; exit 1; }
 
-# the contracts the tests validate against live beside the project
-if [ -d "$top/../shared" ]; then
-  BENCHPROF_SHARED=$(cd "$top/../shared" && pwd)
-  export BENCHPROF_SHARED
-fi
-
 jobs=$(nproc 2>/dev/null || echo 2)
 passed=0
 failed=0

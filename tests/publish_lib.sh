@@ -1,8 +1,8 @@
 # Helpers for the publish_*.sh tests; sourced after tests/lib.sh.
 # The Bencher stand-in and other servers run on 127.0.0.1 and are stopped
 # on exit.
-OPENAPI="$BENCHPROF_SHARED/contracts/bencher/openapi.json"
-BMF_SCHEMA="$BENCHPROF_SHARED/contracts/bencher/bmf.schema.json"
+OPENAPI="$BENCHPROF_CONTRACTS/bencher/openapi.json"
+BMF_SCHEMA="$BENCHPROF_CONTRACTS/bencher/bmf.schema.json"
 SERVERS="$top_srcdir/tests/servers"
 TOKEN="bencher_run_TESTtokenSECRETvalue0123456789"
 PIDS=""

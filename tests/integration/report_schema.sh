@@ -3,7 +3,7 @@
 #
 # tests/unit/report_fixture reads a BMF or Google Benchmark file, adds a few
 # made-up counters to every benchmark and writes BMF.  python3's jsonschema
-# validates that output against ../shared/contracts/bencher/bmf.schema.json
+# validates that output against tests/contracts/bencher/bmf.schema.json
 # (the schema Bencher publishes), and it must be strict JSON: valid UTF-8,
 # no duplicate keys, no empty names.  Hostile benchmark names must come out
 # escaped and intact (invalid bytes as U+FFFD), and malformed inputs must
@@ -14,7 +14,7 @@
 
 SETUP="scripts/setup-debian.sh --test"
 FIXTURE="$top_builddir/tests/unit/report_fixture"
-SCHEMA="$BENCHPROF_SHARED/contracts/bencher/bmf.schema.json"
+SCHEMA="$BENCHPROF_CONTRACTS/bencher/bmf.schema.json"
 PYTHONDONTWRITEBYTECODE=1
 export PYTHONDONTWRITEBYTECODE
 

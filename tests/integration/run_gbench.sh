@@ -3,7 +3,7 @@
 # every benchmark becomes a BMF benchmark with its latency in ns.
 . "$top_srcdir/tests/lib.sh"
 
-schema="$BENCHPROF_SHARED/contracts/bencher/bmf.schema.json"
+schema="$BENCHPROF_CONTRACTS/bencher/bmf.schema.json"
 gb="$WORKLOADS/gbench"
 [ -x "$gb" ] || { echo "FAIL: $gb was not built (libbenchmark-dev)"; exit 1; }
 

@@ -4,7 +4,7 @@
 # and malformed results (clear error, raw output kept, profiles written).
 . "$top_srcdir/tests/lib.sh"
 
-schema="$BENCHPROF_SHARED/contracts/bencher/bmf.schema.json"
+schema="$BENCHPROF_CONTRACTS/bencher/bmf.schema.json"
 [ -f "$schema" ] || { echo "FAIL: the BMF schema is missing: $schema"; exit 1; }
 
 # validate DIR [BENCH...]: report.json follows the schema, holds the

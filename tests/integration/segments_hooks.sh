@@ -5,7 +5,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 
-schema="$BENCHPROF_SHARED/contracts/bencher/bmf.schema.json"
+schema="$BENCHPROF_CONTRACTS/bencher/bmf.schema.json"
 need python3 "apt-get install python3"
 need profiler-cli "npm install -g @firefox-devtools/profiler-cli"
 need_workload hooks_harness
