@@ -16,6 +16,8 @@
 #include "buf.h"
 #include "err.h"
 #include "fileio.h"
+#include "rundir.h"
+#include "storekey.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -59,10 +61,10 @@ static const char *const level_children[] = {
   "Projects", "Branches", "Commits", "Testbeds", "Benchmarks", "Artifacts"
 };
 
-#define LATEST_DIR "latest"
-#define PROFILE_FILE "profile.json.gz"
-#define SVG_FILE "flamegraph.svg"
-#define SUMMARY_FILE "summary.json"
+#define LATEST_DIR BP_STORE_LATEST
+#define PROFILE_FILE BP_FILE_GECKO
+#define SVG_FILE BP_FILE_SVG
+#define SUMMARY_FILE BP_FILE_SUMMARY
 
 /* ------------------------------------------------------------ loading */
 
@@ -191,23 +193,6 @@ static void add_escaped(struct bp_buf *b, const char *s)
       bpi_buf_addc(b, hex[*p & 15]);
     }
   }
-}
-
-/* Append name made a store key part (store.h: bytes outside
- * [A-Za-z0-9._-+=,@] and '%' become %XX; "", "." and ".." whole), the
- * name of the directory a commit or testbed is stored in. */
-static void add_key_part(struct bp_buf *b, const char *name)
-{
-  bool whole = !*name || !strcmp(name, ".") || !strcmp(name, "..");
-  for(const unsigned char *p = (const unsigned char *)name; *p; p++) {
-    if(!whole && ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-                  (*p >= '0' && *p <= '9') || strchr("._-+=,@", *p)))
-      bpi_buf_addc(b, (char)*p);
-    else
-      bpi_buf_printf(b, "%%%02X", (unsigned)*p);
-  }
-  if(!*name)
-    bpi_buf_adds(b, "%00");  /* never a real key part: names nothing */
 }
 
 /* Append "/" + each '/'-separated part of a store key URL-escaped + "/". */
@@ -505,7 +490,7 @@ static time_t commit_time(const struct bp_serve *sv, const char *dir,
     return fallback;
   for(size_t i = 0; i < l.n; i++) {
     char *tb = l.e[i].dir ? join_path(dir, l.e[i].name) : NULL;
-    char *mf = tb ? join_path(tb, "manifest.json") : NULL;
+    char *mf = tb ? join_path(tb, BP_RUNDIR_MANIFEST) : NULL;
     struct stat st;
     if(mf && !stat(mf, &st) && st.st_mtime > t)
       t = st.st_mtime;
@@ -780,7 +765,7 @@ static char *pointer_dir(const cJSON *ptr, const char *project,
   }
   else if(cJSON_IsString(commit)) {
     bpi_buf_printf(&b, "%s/%s/", project, branch);
-    add_key_part(&b, commit->valuestring);
+    bpi_store_add_key_part(&b, commit->valuestring);
     bpi_buf_printf(&b, "/%s", testbed);
   }
   else
@@ -974,8 +959,8 @@ static void page_benchmark(const struct bp_serve *sv, struct bp_buf *b,
     /* <object>, not <img>: the flame graph's own script (search, zoom,
      * tooltips) runs only in a document of its own */
     bpi_buf_printf(b, "<h2>Flame graph</h2>\n<object class=\"flame\" "
-                   "type=\"image/svg+xml\" data=\"" SVG_FILE "\" "
-                   "style=\"height:%ldpx\">flamegraph.svg</object>\n",
+                   "type=\"image/svg+xml\" data=\"" BP_FILE_SVG "\" "
+                   "style=\"height:%ldpx\">" BP_FILE_SVG "</object>\n",
                    svg ? svg_height(svg) : 600L);
     free(svg);
   }
