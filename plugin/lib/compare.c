@@ -656,12 +656,15 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
   const char *svg = bench_artifact(mb, BP_KIND_SVG);
   const char *summary = bench_artifact(mb, BP_KIND_SUMMARY);
   if(!mb || !folded)
-    return bpi_err_set(err, BPE_FORMAT, 0, "%s/" BP_RUNDIR_MANIFEST ": benchmark "
-                       "'%s' has no folded stacks", s->dir, name);
-  if(!bpi_rundir_safe_path(folded) || (gecko && !bpi_rundir_safe_path(gecko)) ||
-     (svg && !bpi_rundir_safe_path(svg)) || (summary && !bpi_rundir_safe_path(summary)))
-    return bpi_err_set(err, BPE_FORMAT, 0, "%s/" BP_RUNDIR_MANIFEST ": an artifact "
-                       "of benchmark '%s' leaves the run directory", s->dir,
+    return bpi_err_set(err, BPE_FORMAT, 0, "%s/" BP_RUNDIR_MANIFEST ": "
+                       "benchmark '%s' has no folded stacks", s->dir, name);
+  if(!bpi_rundir_safe_path(folded) ||
+     (gecko && !bpi_rundir_safe_path(gecko)) ||
+     (svg && !bpi_rundir_safe_path(svg)) ||
+     (summary && !bpi_rundir_safe_path(summary)))
+    return bpi_err_set(err, BPE_FORMAT, 0, "%s/" BP_RUNDIR_MANIFEST ": an "
+                       "artifact of benchmark '%s' leaves the run directory",
+                       s->dir,
                        name);
   p->dir = strdup(dir ? dir : ".");
   if(!p->dir)
