@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "err.h"
 #include "fileio.h"
+#include "firefox.h"
 #include "rundir.h"
 #include "spool.h"
 
@@ -27,8 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define FIREFOX_ACCEPT "Accept: application/vnd.firefox-profiler+json;" \
-                       "version=1.0"
 #define META_VERSION 1
 /* the spool marker that keeps the ids of Bencher's answer (bencher.h's
  * JSON), written just before the "report" part's: not a part itself */
@@ -68,30 +67,6 @@ static bool is_hex_hash(const char *s)
     if(!strchr("0123456789abcdefABCDEF", s[i]))
       return false;
   return true;
-}
-
-/* A file's bytes as they are (a gzipped profile stays gzipped). */
-static bp_code read_raw(const char *path, struct bp_buf *out,
-                        struct bp_err *err)
-{
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if(fd < 0)
-    return bpi_err_set(err, BPE_IO, errno, "cannot open '%s'", path);
-  char chunk[65536];
-  ssize_t n;
-  while((n = read(fd, chunk, sizeof(chunk))) != 0) {
-    if(n < 0 && errno == EINTR)
-      continue;
-    if(n < 0) {
-      int e = errno;
-      close(fd);
-      return bpi_err_set(err, BPE_IO, e, "cannot read '%s'", path);
-    }
-    bpi_buf_add(out, chunk, (size_t)n);
-  }
-  close(fd);
-  return bpi_buf_failed(out) ? bpi_err_set(err, BPE_NOMEM, 0, "%s", path)
-                             : BP_OK;
 }
 
 static bp_code read_json(const char *path, cJSON **out, struct bp_err *err)
@@ -398,94 +373,20 @@ static bp_code put_artifacts(struct job *j)
   return rc;
 }
 
-/* base64url (no padding) into bytes; NULL when malformed */
-static char *b64url_decode(const char *s, size_t len)
-{
-  static const char alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
-                              "vwxyz0123456789-_";
-  char *out = malloc(len * 3 / 4 + 4);
-  size_t n = 0;
-  unsigned acc = 0, bits = 0;
-  for(size_t i = 0; out && i < len; i++) {
-    const char *p = s[i] ? strchr(alpha, s[i]) : NULL;
-    if(!p) {
-      free(out);
-      return NULL;
-    }
-    acc = (acc << 6) | (unsigned)(p - alpha);
-    bits += 6;
-    if(bits >= 8) {
-      bits -= 8;
-      out[n++] = (char)((acc >> bits) & 0xff);
-    }
-  }
-  if(out)
-    out[n] = '\0';
-  return out;
-}
-
-/* The profile's public link from the store's answer, a JWT whose payload
- * holds {"profileToken": T}. */
-static char *firefox_link(const struct bp_buf *answer)
-{
-  char *text = answer->data ? answer->data : "";
-  char *dot1 = strchr(text, '.');
-  char *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
-  char *payload = dot2 ? b64url_decode(dot1 + 1, (size_t)(dot2 - dot1 - 1))
-                       : NULL;
-  cJSON *j = payload ? cJSON_Parse(payload) : NULL;
-  const char *tok = jstr(j, "profileToken");
-  char *link = NULL;
-  if(tok && *tok && strspn(tok, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
-                           "qrstuvwxyz0123456789-_") == strlen(tok)) {
-    struct bp_buf b;
-    bpi_buf_init(&b);
-    bpi_buf_printf(&b, BP_FIREFOX_PUBLIC "%s/", tok);
-    link = bpi_buf_failed(&b) ? NULL : b.data;
-  }
-  cJSON_Delete(j);
-  free(payload);
-  return link;
-}
-
+/* The Gecko profile a to the Firefox Profiler's public store. */
 static bp_code firefox_upload(struct job *j, const struct art *a,
                               char **link)
 {
-  struct bp_buf body, url, rel;
-  struct bp_http_resp resp;
-  bpi_buf_init(&body);
-  bpi_buf_init(&url);
-  bpi_buf_init(&rel);
-  bpi_http_resp_init(&resp);
   const cJSON *ff = cJSON_GetObjectItemCaseSensitive(j->meta, "firefox");
-  const char *api = jstr(ff, "api");
-  size_t len = api ? strlen(api) : 0;
-  while(len && api[len - 1] == '/')
-    len--;
-  bpi_buf_add(&url, api ? api : "", len);
-  bpi_buf_adds(&url, "/compressed-store");
+  struct bp_buf rel;
+  bpi_buf_init(&rel);
   bpi_buf_printf(&rel, BP_SPOOL_FILES "/%s", a->file);
   char *path = bpi_buf_failed(&rel) ? NULL : bpi_spool_path(j->sp, rel.data);
-  bp_code rc = path && !bpi_buf_failed(&url)
-                 ? read_raw(path, &body, &j->res->failure)
-                 : bpi_err_set(&j->res->failure, BPE_NOMEM, 0, "upload");
-  if(!rc) {
-    static const char *const headers[] = {FIREFOX_ACCEPT, NULL};
-    struct bp_http_req req = {
-      .method = "POST", .url = url.data, .headers = headers,
-      .content_type = "application/octet-stream",
-      .body = body.data, .body_len = body.len,
-    };
-    rc = bpi_http_send(&j->o->http, &req, &resp, &j->res->failure);
-  }
-  if(!rc && !(*link = firefox_link(&resp.body)))
-    rc = bpi_err_set(&j->res->failure, BPE_FORMAT, 0, "POST %s: the answer "
-                     "holds no profile token", url.data);
-  bpi_http_resp_cleanup(&resp);
+  bp_code rc = path ? bpi_firefox_upload(&j->o->http, jstr(ff, "api"), path,
+                                         link, &j->res->failure)
+                    : bpi_err_set(&j->res->failure, BPE_NOMEM, 0, "upload");
   free(path);
   bpi_buf_cleanup(&rel);
-  bpi_buf_cleanup(&url);
-  bpi_buf_cleanup(&body);
   return rc;
 }
 
