@@ -4,6 +4,7 @@
 #include "bp_setup.h"
 #include "comment.h"
 #include "err.h"
+#include "text.h"
 
 #include <inttypes.h>
 #include <math.h>   /* isnan: a macro, no libm */
@@ -154,16 +155,7 @@ static void md_code(struct bp_buf *b, const char *s)
 
 void bpi_comment_url_encode(struct bp_buf *b, const char *s)
 {
-  static const char hex[] = "0123456789ABCDEF";
-  for(const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-       (*p >= '0' && *p <= '9') || strchr("-._~", *p))
-      bpi_buf_addc(b, (char)*p);
-    else {
-      char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
-      bpi_buf_add(b, esc, 3);
-    }
-  }
+  bpi_text_pct_encode(b, s, NULL);
 }
 
 bool bpi_comment_bencher_plot(struct bp_buf *b,

@@ -12,6 +12,7 @@
 #include "hash.h"
 #include "report.h"
 #include "rundir.h"
+#include "text.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -74,22 +75,6 @@ static const char *json_str(const cJSON *obj, const char *key)
   return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* A relative file path in a URL: each segment percent-encoded (RFC 3986
- * unreserved kept), the slashes kept. */
-static void add_path(struct bp_buf *b, const char *path)
-{
-  static const char hex[] = "0123456789ABCDEF";
-  for(const unsigned char *p = (const unsigned char *)path; *p; p++) {
-    if((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-       (*p >= '0' && *p <= '9') || strchr("-._~/", *p))
-      bpi_buf_addc(b, (char)*p);
-    else {
-      char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
-      bpi_buf_add(b, esc, 3);
-    }
-  }
-}
-
 /* The public URL of a run's artifact file (relative to the run): the one
  * the store recorded for it, else url_prefix/file, else NULL.  A stored
  * manifest (publish.c) gives each artifact its "url":
@@ -112,7 +97,8 @@ static char *artifact_url(const struct side *s, const char *file)
   bpi_buf_adds(&b2, s->url_prefix);
   if(s->url_prefix[n - 1] != '/')
     bpi_buf_addc(&b2, '/');
-  add_path(&b2, !strncmp(file, "./", 2) ? file + 2 : file);
+  /* each segment percent-encoded, the slashes kept */
+  bpi_text_pct_encode(&b2, !strncmp(file, "./", 2) ? file + 2 : file, "/");
   if(bpi_buf_failed(&b2)) {
     bpi_buf_cleanup(&b2);
     return NULL;
@@ -137,67 +123,9 @@ static char *bencher_console(const char *host)
   return strndup(host, n);
 }
 
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-  /* Howard Hinnant's algorithm: days since 1970-01-01, proleptic
-   * Gregorian, no time zone tables involved */
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  unsigned yoe = (unsigned)(y - era * 400);
-  unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + (int64_t)doe - 719468;
-}
-
-/* n digits at *p into *v; false when they are not all digits */
-static bool digits(const char **p, int n, unsigned *v)
-{
-  *v = 0;
-  for(int i = 0; i < n; i++, (*p)++) {
-    if(**p < '0' || **p > '9')
-      return false;
-    *v = *v * 10 + (unsigned)(**p - '0');
-  }
-  return true;
-}
-
 bool bpi_compare_time_ms(const char *iso, int64_t *ms)
 {
-  unsigned y, mo, d, h, mi, s, ms_part = 0, oh = 0, om = 0;
-  const char *p = iso;
-  if(!p || !digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) ||
-     *p++ != '-' || !digits(&p, 2, &d) || (*p != 'T' && *p != 't') ||
-     !(p++, digits(&p, 2, &h)) || *p++ != ':' || !digits(&p, 2, &mi) ||
-     *p++ != ':' || !digits(&p, 2, &s))
-    return false;
-  if(*p == '.') {
-    p++;
-    if(*p < '0' || *p > '9')
-      return false;
-    /* ".5" is 500 ms; digits finer than ms are dropped */
-    for(int i = 0; i < 3 || (*p >= '0' && *p <= '9'); i++) {
-      unsigned digit = *p >= '0' && *p <= '9' ? (unsigned)(*p++ - '0') : 0;
-      if(i < 3)
-        ms_part = ms_part * 10 + digit;
-    }
-  }
-  int sign = 0;
-  if(*p == 'Z' || *p == 'z')
-    p++;
-  else if(*p == '+' || *p == '-') {
-    sign = *p++ == '+' ? 1 : -1;
-    if(!digits(&p, 2, &oh) || *p++ != ':' || !digits(&p, 2, &om))
-      return false;
-  }
-  else
-    return false;
-  if(*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
-     s > 60 || oh > 23 || om > 59)
-    return false;
-  int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 +
-                 s - sign * (int64_t)(oh * 3600 + om * 60);
-  *ms = secs * 1000 + ms_part;
-  return true;
+  return bpi_text_iso8601_ms(iso, ms);
 }
 
 /* publication.bencher's plot ids: {"project": SLUG, "branch_uuid": U,

@@ -16,6 +16,7 @@
 #include "firefox.h"
 #include "rundir.h"
 #include "spool.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -176,19 +177,6 @@ static bp_code list_arts(const struct ident *id, const struct bp_manifest *man,
 
 /* ------------------------------------------------------ spooling a run */
 
-static bool valid_utf8(const char *s)
-{
-  const unsigned char *u = (const unsigned char *)s;
-  uint32_t cp;
-  while(*u) {
-    size_t n = bpi_utf8_seq(u, &cp);
-    if(!n)
-      return false;
-    u += n;
-  }
-  return true;
-}
-
 static bp_code check_ident(const struct bp_publish_opts *o,
                            struct bp_err *err)
 {
@@ -203,7 +191,7 @@ static bp_code check_ident(const struct bp_publish_opts *o,
                             {"testbed", o->testbed},
                             {"base branch", o->base_branch}};
   for(size_t i = 0; i < BP_ARRAY_LEN(names); i++)
-    if(names[i][1] && !valid_utf8(names[i][1]))
+    if(names[i][1] && !bpi_text_utf8_valid(names[i][1]))
       return bpi_err_set(err, BPE_INVAL, 0, "publish: the %s name is not "
                          "valid UTF-8", names[i][0]);
   if(o->hash && !is_hex_hash(o->hash))

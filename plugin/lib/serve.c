@@ -19,6 +19,7 @@
 #include "fileio.h"
 #include "rundir.h"
 #include "storekey.h"
+#include "text.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -95,44 +96,13 @@ static void load_mhd(void)
 
 /* ------------------------------------------------------------ names */
 
-static int hex_value(char c)
-{
-  if(c >= '0' && c <= '9')
-    return c - '0';
-  if(c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if(c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-/* %XX -> byte.  strict: a bad escape fails (false); otherwise it is kept
- * as it is (display of a key part written by someone else). */
-static bool percent_decode(struct bp_buf *out, const char *s, size_t len,
-                           bool strict)
-{
-  for(size_t i = 0; i < len; i++) {
-    int hi = i + 2 < len && s[i] == '%' ? hex_value(s[i + 1]) : -1;
-    int lo = hi >= 0 ? hex_value(s[i + 2]) : -1;
-    if(lo >= 0) {
-      bpi_buf_addc(out, (char)(hi * 16 + lo));
-      i += 2;
-    }
-    else if(s[i] == '%' && strict)
-      return false;
-    else
-      bpi_buf_addc(out, s[i]);
-  }
-  return true;
-}
-
 /* The display name of a key part (store.h: reversible percent-encoding);
  * malloc'd. */
 char *bpi_serve_display_name(const char *part)
 {
   struct bp_buf b;
   bpi_buf_init(&b);
-  percent_decode(&b, part, strlen(part), false);
+  bpi_text_pct_decode(&b, part, strlen(part), false);
   bpi_buf_addc(&b, '\0');
   if(bpi_buf_failed(&b) || memchr(b.data, '\0', b.len - 1)) {
     /* a NUL cannot be shown: show the part as stored */
@@ -145,18 +115,7 @@ char *bpi_serve_display_name(const char *part)
 /* Append s percent-encoded: only [A-Za-z0-9._~-] stay as they are. */
 void bpi_serve_add_escaped(struct bp_buf *b, const char *s)
 {
-  static const char hex[] = "0123456789ABCDEF";
-  for(const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-       (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '~' ||
-       *p == '-')
-      bpi_buf_addc(b, (char)*p);
-    else {
-      bpi_buf_addc(b, '%');
-      bpi_buf_addc(b, hex[*p >> 4]);
-      bpi_buf_addc(b, hex[*p & 15]);
-    }
-  }
+  bpi_text_pct_encode(b, s, NULL);
 }
 
 /* Append "/" + each '/'-separated part of a store key URL-escaped + "/". */
@@ -276,7 +235,7 @@ int bpi_serve_parse_target(const struct bp_serve *sv, const char *url,
       status = MHD_HTTP_NOT_FOUND;
     else {
       bpi_buf_reset(&b);
-      if(!percent_decode(&b, s, len, true))
+      if(!bpi_text_pct_decode(&b, s, len, true))
         status = MHD_HTTP_BAD_REQUEST;
       else if(bpi_buf_failed(&b))
         status = MHD_HTTP_INTERNAL_SERVER_ERROR;
