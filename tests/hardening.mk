@@ -160,9 +160,13 @@ tests_unit_test_fault_clock_LDADD = $(unit_ldadd)
 #                       appears in no output, artifact, spool or store
 #   hostile_publish.sh  payload names through the store keys, the stored
 #                       manifest, compare + comment.md and serve's pages
-TESTS += tests/integration/secrets_publish.sh tests/integration/hostile_publish.sh
+#   http_bounds.sh      answers without end (body, headers), Retry-After
+#                       over the operator's limit, deadlines for requests
+#                       and flush (issue 21, F2)
+TESTS += tests/integration/secrets_publish.sh tests/integration/hostile_publish.sh \
+  tests/integration/http_bounds.sh
 EXTRA_DIST += tests/integration/secrets_publish.sh \
-  tests/integration/hostile_publish.sh
+  tests/integration/hostile_publish.sh tests/integration/http_bounds.sh
 
 # ------------------------------------------------------------ start-up
 #   startup_lazy.sh  libcurl and libmicrohttpd are dlopen()ed at first use

@@ -117,6 +117,19 @@ int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
       return BP_EXIT_USAGE;
     }
     break;
+  case BP_CLI_PUB_MAX_RETRY_AFTER:
+    if(!parse_seconds(arg, &p->max_retry_after_ms)) {
+      bp_msg_error("--max-retry-after: '%s' is not a number of seconds",
+                   arg);
+      return BP_EXIT_USAGE;
+    }
+    break;
+  case BP_CLI_PUB_DEADLINE:
+    if(!parse_seconds(arg, &p->deadline_ms)) {
+      bp_msg_error("--deadline: '%s' is not a number of seconds", arg);
+      return BP_EXIT_USAGE;
+    }
+    break;
   case BP_CLI_PUB_RETRIES:
     errno = 0;
     p->retries = strtol(arg, &end, 10);
@@ -163,11 +176,16 @@ void bp_cli_publish_usage(FILE *out, bool run)
     "      --retries N        retries after a failed request (default 4)\n"
     "      --retry-delay S    the first retry's delay in seconds, doubled\n"
     "                         for each further one (default 1)\n"
+    "      --max-retry-after S  the longest wait a server's Retry-After\n"
+    "                         gets (longer ones are cut to it; default 120)\n"
+    "      --deadline S       the time all of the %s requests may take;\n"
+    "                         what is not sent by then stays spooled\n"
     "      --token-env NAME   read the Bencher API token from $NAME\n"
     "                         (default: $" TOKEN_ENV ")\n"
     "      --strict           a publication failure makes the exit status\n"
     "                         non-zero%s\n"
     "  -v, --verbose          one line per HTTP request (secrets redacted)\n",
+    run ? "publication's" : "flush's",
     run ? " (otherwise it is always CMD's)" : "");
 }
 
@@ -266,6 +284,10 @@ static bool setup(const struct bp_cli_publish *p, struct pub_setup *s,
     o->http.retries = (unsigned)p->retries;
   if(p->retry_delay_ms)
     o->http.backoff_ms = p->retry_delay_ms;
+  if(p->max_retry_after_ms)
+    o->http.max_retry_after_ms = p->max_retry_after_ms;
+  if(p->deadline_ms)
+    o->http.deadline_ms = bpi_http_now_ms() + p->deadline_ms;
   o->http.ca_file = p->ca_file;
   if(p->verbose)
     o->http.debug = http_debug;
@@ -444,6 +466,8 @@ static const struct option flush_longopts[] = {
   {"timeout", required_argument, NULL, BP_CLI_PUB_TIMEOUT},
   {"retries", required_argument, NULL, BP_CLI_PUB_RETRIES},
   {"retry-delay", required_argument, NULL, BP_CLI_PUB_RETRY_DELAY},
+  {"max-retry-after", required_argument, NULL, BP_CLI_PUB_MAX_RETRY_AFTER},
+  {"deadline", required_argument, NULL, BP_CLI_PUB_DEADLINE},
   {"token-env", required_argument, NULL, BP_CLI_PUB_TOKEN_ENV},
   {"strict", no_argument, NULL, BP_CLI_PUB_STRICT},
   {"verbose", no_argument, NULL, 'v'},
