@@ -30,8 +30,17 @@ bp_code bpi_file_out_write(struct bp_file_out *f, const void *data,
 bp_code bpi_file_out_commit(struct bp_file_out *f, struct bp_err *err);
 void bpi_file_out_abort(struct bp_file_out *f);
 
-/* Read a whole file (NUL-terminated); gunzip when it starts with the gzip
- * magic.  *out is malloc'd, the caller frees it. */
+/* The most bpi_file_read reads of one file, counted after gunzip. */
+#define BP_FILE_READ_MAX ((size_t)256 << 20)
+
+/* Read a whole regular file (NUL-terminated); gunzip when it starts with
+ * the gzip magic.  *out is malloc'd, the caller frees it.  A FIFO, device,
+ * socket or directory is refused (BPE_IO) without blocking; more than max
+ * bytes, counted after decompression, is BPE_FORMAT ("'F' is larger than
+ * N bytes once decompressed"), found without inflating the rest. */
+bp_code bpi_file_read_max(const char *path, size_t max, char **out,
+                          size_t *len, struct bp_err *err);
+/* The same with max BP_FILE_READ_MAX. */
 bp_code bpi_file_read(const char *path, char **out, size_t *len,
                       struct bp_err *err);
 
