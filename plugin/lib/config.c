@@ -502,6 +502,12 @@ static bp_code set_string(struct parse *ps, const struct key *k,
     ok = is_env_name(s);
   else if(ok && k->kind == K_CALL_GRAPH)
     ok = parse_call_graph(s, &mode, &bytes);
+  bool credentials = ok && (k->kind == K_HTTP_URL || k->kind == K_STORE_URL)
+    && bpi_http_url_has_credentials(s);
+  if(credentials)  /* never echo them either */
+    return fail(ps->err, w, "expected %s without credentials (user:password@"
+                " goes into manifests and the spool; use the token "
+                "variables), got a URL with credentials", expect[k->kind]);
   if(!ok) {
     /* never echo a secret */
     if(k->kind == K_SECRET)

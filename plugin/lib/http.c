@@ -149,6 +149,15 @@ char *bpi_http_escape(const char *s)
   return out;
 }
 
+bool bpi_http_url_has_credentials(const char *url)
+{
+  const char *scheme = url ? strstr(url, "://") : NULL;
+  if(!scheme)
+    return false;
+  const char *authority = scheme + 3;
+  return memchr(authority, '@', strcspn(authority, "/?#")) != NULL;
+}
+
 /* ------------------------------------------------------------ messages */
 
 /* url without "user:password@" and without its query string, for

@@ -89,6 +89,11 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
                       const struct bp_http_req *req,
                       struct bp_http_resp *resp, struct bp_err *err);
 
+/* Whether url has credentials ("user:password@" or "user@") before its
+ * host.  They would travel into messages, manifests and the spool, so
+ * every URL benchprof is given is refused when it has them. */
+bool bpi_http_url_has_credentials(const char *url);
+
 /* Percent-encode s for a URL path segment (RFC 3986 unreserved kept);
  * malloc'd, NULL when out of memory. */
 char *bpi_http_escape(const char *s);

@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "err.h"
 #include "fileio.h"
+#include "http.h"
 #include "spool.h"
 
 #include <cjson/cJSON.h>
@@ -251,6 +252,17 @@ static bp_code check_ident(const struct bp_publish_opts *o,
     if(names[i][1] && !valid_utf8(names[i][1]))
       return bpi_err_set(err, BPE_INVAL, 0, "publish: the %s name is not "
                          "valid UTF-8", names[i][0]);
+  /* the targets go into the spool and the stored (public) manifest */
+  const char *urls[][2] = {{"Bencher host (BENCHER_HOST)", o->bencher.host},
+                           {"Firefox Profiler API", o->firefox_api},
+                           {"store", o->store.url},
+                           {"public URL", o->store.public_url},
+                           {"S3 endpoint", o->store.s3_endpoint}};
+  for(size_t i = 0; i < BP_ARRAY_LEN(urls); i++)
+    if(bpi_http_url_has_credentials(urls[i][1]))
+      return bpi_err_set(err, BPE_INVAL, 0, "publish: the %s URL has "
+                         "credentials (user:password@); they do not belong "
+                         "in a URL: use the token variables", urls[i][0]);
   if(o->hash && !is_hex_hash(o->hash))
     return bpi_err_set(err, BPE_INVAL, 0, "publish: hash '%s' is not a full "
                        "git commit hash (40 or 64 hex digits)", o->hash);
