@@ -129,6 +129,7 @@ fuzz: $(fuzz_programs)
 #   fault_*.sh      real processes: full rings at exit, 500 forks, a binary
 #                   deleted or replaced, disk full, read-only output,
 #                   SIGTERM and SIGKILL of benchprof, leaks under ASan,
+#                   links planted under the output directory,
 #                   time that runs backwards; hostile names through every
 #                   artifact (docs/reliability.md has the matrix)
 #   forks           workload: N short children, one after another
@@ -148,11 +149,13 @@ check_PROGRAMS += tests/unit/test_fault_clock
 TESTS += tests/unit/test_fault_clock tests/integration/fault_rings_full.sh \
   tests/integration/fault_forks.sh tests/integration/fault_binary_gone.sh \
   tests/integration/fault_disk.sh tests/integration/fault_signals.sh \
-  tests/integration/fault_leaks.sh tests/integration/fault_hostile_names.sh
+  tests/integration/fault_leaks.sh tests/integration/fault_hostile_names.sh \
+  tests/integration/fault_symlinks.sh
 EXTRA_DIST += tests/fault_lib.sh tests/integration/fault_rings_full.sh \
   tests/integration/fault_forks.sh tests/integration/fault_binary_gone.sh \
   tests/integration/fault_disk.sh tests/integration/fault_signals.sh \
-  tests/integration/fault_leaks.sh tests/integration/fault_hostile_names.sh
+  tests/integration/fault_leaks.sh tests/integration/fault_hostile_names.sh \
+  tests/integration/fault_symlinks.sh
 tests_unit_test_fault_clock_SOURCES = tests/unit/test_fault_clock.c
 tests_unit_test_fault_clock_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_fault_clock_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)

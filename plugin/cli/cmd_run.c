@@ -445,6 +445,12 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
     e->ok = false;
     goto out;
   }
+  struct bp_err err = {0};
+  if(bpi_file_mkdirs_under(a->output, dir, &err)) {
+    bp_msg_err(&err, err.code);
+    e->ok = false;
+    goto out;
+  }
   memcpy(argv, a->rec.argv, argc * sizeof(*argv));
   argv[argc] = filter;
   argv[argc + 1] = (char *)"--benchmark_format=json";

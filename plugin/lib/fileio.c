@@ -38,6 +38,50 @@ bp_code bpi_file_mkdirs(const char *dir, struct bp_err *err)
   return BP_OK;
 }
 
+bp_code bpi_file_mkdirs_under(const char *root, const char *rel,
+                              struct bp_err *err)
+{
+  char part[PATH_MAX];
+  size_t len = strlen(rel);
+  if(!len || len >= sizeof(part) || rel[0] == '/')
+    return bpi_err_set(err, BPE_INVAL, 0, "bad directory name '%s'", rel);
+  int dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if(dir < 0)
+    return bpi_err_set(err, BPE_IO, errno, "cannot open directory '%s'",
+                       root);
+  bp_code rc = BP_OK;
+  const char *p = rel;
+  while(*p && !rc) {
+    size_t n = strcspn(p, "/");
+    memcpy(part, p, n);
+    part[n] = '\0';
+    p += n + (p[n] == '/');
+    if(!n || !strcmp(part, ".") || !strcmp(part, ".."))
+      rc = bpi_err_set(err, BPE_INVAL, 0, "bad directory name '%s'", rel);
+    if(rc)
+      break;
+    if(mkdirat(dir, part, 0755) && errno != EEXIST) {
+      rc = bpi_err_set(err, BPE_IO, errno, "cannot create directory "
+                       "'%s/%.*s'", root, (int)(p - rel), rel);
+      break;
+    }
+    int next = openat(dir, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                      O_CLOEXEC);
+    if(next < 0) {
+      int e = errno;
+      rc = bpi_err_set(err, BPE_IO, 0, "'%s/%.*s' is %s: nothing is written "
+                       "through it", root, (int)(p - rel - (p[-1] == '/')),
+                       rel, e == ELOOP || e == ENOTDIR ?
+                       "a symbolic link or not a directory" : strerror(e));
+      break;
+    }
+    close(dir);
+    dir = next;
+  }
+  close(dir);
+  return rc;
+}
+
 static bool write_all(int fd, const unsigned char *p, size_t len)
 {
   while(len) {

@@ -13,6 +13,14 @@
 /* Create dir and its parents (mode 0755). */
 bp_code bpi_file_mkdirs(const char *dir, struct bp_err *err);
 
+/* Create rel (relative, '/'-separated) under the directory root, each
+ * level with mkdirat() and opened with O_NOFOLLOW | O_DIRECTORY: a
+ * symbolic link (or a file) anywhere under root is refused, never
+ * followed, so what is written there stays under root.  root itself is
+ * taken as given. */
+bp_code bpi_file_mkdirs_under(const char *root, const char *rel,
+                              struct bp_err *err);
+
 /* Write data to path atomically; gzip-compress it first when gzip is true. */
 bp_code bpi_file_write(const char *path, const void *data, size_t len,
                        bool gzip, struct bp_err *err);
