@@ -398,6 +398,12 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
   }
   else if(r.delivered)
     say_delivered(&r);
+  else if(r.rejected) {
+    bp_msg_warn("publication %s rejected: %s", r.id, r.failure.msg);
+    bp_msg_note("it is kept in %s and never sent again; 'benchprof flush "
+                "--list' shows it, 'benchprof flush --drop %s' removes it",
+                s.o.spool_dir, r.id);
+  }
   else {
     bp_msg_warn("publication spooled as %s in %s: %s", r.id, s.o.spool_dir,
                 r.failure.msg[0] ? r.failure.msg
@@ -413,7 +419,7 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
 /* ------------------------------------------------------------- flush */
 
 struct flush_tally {
-  size_t total, delivered, busy;
+  size_t total, delivered, busy, rejected_before;
 };
 
 static void flushed(void *ctx, const struct bp_publish_result *r)
@@ -435,6 +441,11 @@ static void flushed(void *ctx, const struct bp_publish_result *r)
     t->busy++;
     printf("%s: skipped, another benchprof is delivering it\n", r->id);
   }
+  else if(r->rejected_before)
+    t->rejected_before++;  /* said once, when it was rejected */
+  else if(r->rejected)
+    printf("%s: rejected, never sent again (--drop %s removes it): %s\n",
+           r->id, r->id, r->failure.msg);
   else
     printf("%s: still spooled (%zu of %zu parts delivered): %s\n", r->id,
            r->parts_done, r->parts,
@@ -451,12 +462,18 @@ static void flush_usage(FILE *out)
     "could not send), oldest first, each part at most once, to the targets\n"
     "recorded with it; credentials come from the environment as for run.\n"
     "Prints a line per publication.  Exits 0 when everything was delivered,\n"
-    "1 otherwise.\n\n");
+    "1 otherwise.  A publication the server refused for good (HTTP 400,\n"
+    "409, 413, 422) is marked rejected: reported once, then kept (not sent,\n"
+    "not failing flush) until --drop removes it.\n\n");
   bp_cli_publish_usage(out, false);
   fprintf(out,
     "      --config FILE      the configuration: spool, network, tokens\n"
     "                         (default: $BENCHPROF_CONFIG, else\n"
     "                         " BP_CONFIG_DEFAULT_PATH ")\n"
+    "      --list             list the waiting publications (id, state,\n"
+    "                         identity) and send nothing\n"
+    "      --drop ID          remove publication ID from the spool unsent;\n"
+    "                         'rejected' removes every rejected one\n"
     "  -h, --help             this help\n");
 }
 
@@ -473,17 +490,98 @@ static const struct option flush_longopts[] = {
   {"verbose", no_argument, NULL, 'v'},
   {"help", no_argument, NULL, 'h'},
   {"config", required_argument, NULL, BP_CLI_PUB_LAST},
+  {"list", no_argument, NULL, BP_CLI_PUB_LAST + 1},
+  {"drop", required_argument, NULL, BP_CLI_PUB_LAST + 2},
   {NULL, 0, NULL, 0},
 };
+
+static void list_entry(void *ctx, const struct bp_publish_entry *e)
+{
+  size_t *n = ctx;
+  (*n)++;
+  printf("%s\t%s\t%s\t%s/%s@%s on %s", e->id, e->state,
+         e->created ? e->created : "-", e->project ? e->project : "-",
+         e->branch ? e->branch : "-", e->commit ? e->commit : "-",
+         e->testbed ? e->testbed : "-");
+  if(e->reason)
+    printf("\t%s", e->reason);
+  printf("\n");
+}
+
+static int list_spool(const char *spool)
+{
+  struct bp_err err = {0};
+  size_t n = 0;
+  if(bpi_publish_list(spool, list_entry, &n, &err)) {
+    bp_msg_err(&err, err.code);
+    return BP_EXIT_ERROR;
+  }
+  if(!n)
+    bp_msg_note("nothing waits in %s", spool);
+  return BP_EXIT_OK;
+}
+
+static void drop_rejected(void *ctx, const struct bp_publish_entry *e)
+{
+  struct bp_buf *ids = ctx;
+  if(!strcmp(e->state, "rejected")) {
+    bpi_buf_adds(ids, e->id);
+    bpi_buf_addc(ids, '\0');
+  }
+}
+
+static int drop_one(const char *spool, const char *id)
+{
+  struct bp_err err = {0};
+  bool rejected = false;
+  if(bpi_publish_drop(spool, id, &rejected, &err)) {
+    bp_msg_err(&err, err.code);
+    return BP_EXIT_ERROR;
+  }
+  printf("%s: dropped%s\n", id, rejected ? " (it was rejected)" : "");
+  return BP_EXIT_OK;
+}
+
+/* --drop ID, or --drop rejected: every publication marked rejected. */
+static int drop(const char *spool, const char *what)
+{
+  if(strcmp(what, "rejected"))
+    return drop_one(spool, what);
+  struct bp_buf ids;
+  struct bp_err err = {0};
+  int status = BP_EXIT_OK;
+  bpi_buf_init(&ids);
+  if(bpi_publish_list(spool, drop_rejected, &ids, &err)) {
+    bp_msg_err(&err, err.code);
+    status = BP_EXIT_ERROR;
+  }
+  for(size_t i = 0; !status && !bpi_buf_failed(&ids) && i < ids.len;
+      i += strlen(ids.data + i) + 1)
+    status = drop_one(spool, ids.data + i);
+  if(bpi_buf_failed(&ids))
+    status = BP_EXIT_ERROR;
+  bpi_buf_cleanup(&ids);
+  return status;
+}
 
 static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
 {
   struct bp_cli_publish p = *pp;
+  bool list = false;
+  const char *drop_id = NULL;
   int opt;
   optind = 1;
   while((opt = getopt_long(argc, argv, "vh", flush_longopts, NULL)) != -1) {
     if(opt == BP_CLI_PUB_LAST)
       continue;
+    if(opt == BP_CLI_PUB_LAST + 1) {
+      list = true;
+      continue;
+    }
+    if(opt == BP_CLI_PUB_LAST + 2) {
+      drop_id = optarg;
+      continue;
+    }
     if(opt == 'h') {
       flush_usage(stdout);
       return BP_EXIT_OK;
@@ -505,15 +603,24 @@ static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
     setup_cleanup(&s);
     return BP_EXIT_ERROR;
   }
+  if(list || drop_id) {
+    int status = list ? list_spool(s.o.spool_dir) : BP_EXIT_OK;
+    if(!status && drop_id)
+      status = drop(s.o.spool_dir, drop_id);
+    setup_cleanup(&s);
+    return status;
+  }
   bp_code rc = bpi_publish_flush(&s.o, flushed, &t, &err);
   if(rc)
     bp_msg_err(&err, rc);
-  else if(!t.total)
-    bp_msg_note("nothing to send in %s", s.o.spool_dir);
+  else if(t.total == t.rejected_before)
+    bp_msg_note("nothing to send in %s%s", s.o.spool_dir,
+                t.total ? " (only rejected publications: --list)" : "");
   setup_cleanup(&s);
   /* a publication another flush is sending is not ours to fail on,
    * unless --strict asks that everything be delivered now */
-  size_t missing = t.total - t.delivered - (p.strict ? 0 : t.busy);
+  size_t missing = t.total - t.delivered - t.rejected_before -
+    (p.strict ? 0 : t.busy);
   return rc || missing ? BP_EXIT_ERROR : BP_EXIT_OK;
 }
 

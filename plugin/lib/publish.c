@@ -34,6 +34,9 @@
 /* the spool marker that keeps the ids of Bencher's answer (bencher.h's
  * JSON), written just before the "report" part's: not a part itself */
 #define BENCHER_IDS "report-ids"
+/* the spool part that marks a publication the server refused for good;
+ * its value is the refusal */
+#define REJECTED_PART "rejected"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -276,7 +279,11 @@ static cJSON *make_meta(const struct bp_publish_opts *o, const char *run_dir,
   struct tm tm;
   gmtime_r(&now, &tm);
   strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  strftime(commit, sizeof(commit), "local-%Y%m%dT%H%M%SZ", &tm);
+  /* without a commit: the time for people, and the first 8 hex digits of
+   * the publication's random key, so two runs in one second never share
+   * a key (the second manifest replaced the first) */
+  size_t n = strftime(commit, sizeof(commit), "local-%Y%m%dT%H%M%SZ-", &tm);
+  snprintf(commit + n, sizeof(commit) - n, "%.8s", key);
   cJSON *m = cJSON_CreateObject();
   cJSON *id = cJSON_AddObjectToObject(m, "identity");
   cJSON_AddNumberToObject(m, "version", META_VERSION);
@@ -880,6 +887,20 @@ out:
   bpi_manifest_cleanup(&m);
 }
 
+/* A server's final refusal of what was sent (400 Bad Request, 409
+ * Conflict, 413 Too Large, 422 Unprocessable): sending it again cannot
+ * help, so the publication is marked rejected and flush stops trying.
+ * 401, 403 and 404 are left to retry: a token or a URL is fixed outside
+ * the publication. */
+static bool refused_for_good(const struct bp_err *e)
+{
+  if(e->code != BPE_HTTP)
+    return false;
+  const char *at = strstr(e->msg, ": HTTP ");
+  long status = at ? strtol(at + 7, NULL, 10) : 0;
+  return status == 400 || status == 409 || status == 413 || status == 422;
+}
+
 /* Deliver what is left of one locked publication; sp is consumed. */
 static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
                     struct bp_publish_result *res)
@@ -922,6 +943,10 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
   else if(!rc)
     bpi_err_set(&res->failure, BPE_IO, 0, "publication %s: %zu of %zu "
                 "parts delivered", res->id, j.done, j.parts);
+  else if(refused_for_good(&res->failure) &&
+          !bpi_spool_mark(sp, REJECTED_PART, res->failure.msg,
+                          &res->failure))
+    res->rejected = true;
   bpi_spool_close(sp);
   if(run)
     note_in_run(run, &j);
@@ -958,6 +983,15 @@ static bp_code deliver_id(const struct bp_publish_opts *o, const char *id,
     res->busy = true;
     bpi_err_set(&res->failure, BPE_IO, 0, "publication %s is being "
                 "delivered by another benchprof process", id);
+    return BP_OK;
+  }
+  char *why = NULL;
+  if(bpi_spool_done(sp, REJECTED_PART, &why)) {
+    /* said when it was rejected; kept for --list and --drop */
+    res->rejected = res->rejected_before = true;
+    bpi_err_set(&res->failure, BPE_HTTP, 0, "%s", why ? why : "rejected");
+    free(why);
+    bpi_spool_close(sp);
     return BP_OK;
   }
   deliver(o, sp, res);
@@ -1024,6 +1058,82 @@ bp_code bpi_publish_flush(const struct bp_publish_opts *o,
   }
   bpi_spool_list_free(ids, n);
   return rc;
+}
+
+/* ------------------------------------------------------- list and drop */
+
+static void list_one(const char *spool, const char *id,
+                     void (*each)(void *, const struct bp_publish_entry *),
+                     void *ctx)
+{
+  struct bp_spool_pub *sp = NULL;
+  struct bp_err ignored = {0};
+  struct bp_publish_entry e = {.id = id, .state = "busy"};
+  char *why = NULL, *text = NULL, *path = NULL;
+  cJSON *meta = NULL;
+  if(bpi_spool_open(spool, id, &sp, &ignored))
+    return;
+  if(sp) {
+    e.state = "waiting";
+    if(bpi_spool_done(sp, REJECTED_PART, &why)) {
+      e.state = "rejected";
+      e.reason = why;
+    }
+    path = bpi_spool_path(sp, BP_SPOOL_META);
+    if(path && !bpi_file_read(path, &text, NULL, &ignored))
+      meta = cJSON_Parse(text);
+    const cJSON *ident = cJSON_GetObjectItemCaseSensitive(meta, "identity");
+    e.created = jstr(meta, "created");
+    e.project = jstr(ident, "project");
+    e.branch = jstr(ident, "branch");
+    e.commit = jstr(ident, "commit");
+    e.testbed = jstr(ident, "testbed");
+  }
+  each(ctx, &e);
+  cJSON_Delete(meta);
+  free(text);
+  free(path);
+  free(why);
+  bpi_spool_close(sp);
+}
+
+bp_code bpi_publish_list(const char *spool,
+                         void (*each)(void *ctx,
+                                      const struct bp_publish_entry *e),
+                         void *ctx, struct bp_err *err)
+{
+  char **ids = NULL;
+  size_t n = 0;
+  bp_code rc = bpi_spool_list(spool, &ids, &n, err);
+  for(size_t i = 0; !rc && i < n; i++)
+    list_one(spool, ids[i], each, ctx);
+  bpi_spool_list_free(ids, n);
+  return rc;
+}
+
+bp_code bpi_publish_drop(const char *spool, const char *id, bool *rejected,
+                         struct bp_err *err)
+{
+  struct bp_spool_pub *sp = NULL;
+  char **ids = NULL;
+  size_t n = 0;
+  bool known = false;
+  bp_code rc = bpi_spool_list(spool, &ids, &n, err);
+  for(size_t i = 0; !rc && i < n; i++)
+    known |= !strcmp(ids[i], id);
+  bpi_spool_list_free(ids, n);
+  if(!rc && !known)
+    return bpi_err_set(err, BPE_NOT_FOUND, 0, "no publication '%s' in %s",
+                       id, spool);
+  if(!rc)
+    rc = bpi_spool_open(spool, id, &sp, err);
+  if(!rc && !sp)
+    return bpi_err_set(err, BPE_IO, 0, "publication %s is being delivered "
+                       "by another benchprof process", id);
+  if(rc)
+    return rc;
+  *rejected = bpi_spool_done(sp, REJECTED_PART, NULL);
+  return bpi_spool_remove(sp, err);
 }
 
 /* ------------------------------------------------------------ defaults */
@@ -1111,6 +1221,13 @@ bp_code bpi_publish_ident_defaults(struct bp_ident *id, const char *dir,
       id->project = strdup("benchprof");
     }
   }
+  /* git's hashes are lowercase and Bencher refuses others: a hash given
+   * in capitals (--hash, BENCHER_HASH) is the same commit */
+  char *hashes[] = {id->hash, id->base_hash};
+  for(size_t i = 0; i < BP_ARRAY_LEN(hashes); i++)
+    for(char *c = hashes[i]; c && *c; c++)
+      if(*c >= 'A' && *c <= 'F')
+        *c = (char)(*c - 'A' + 'a');
   if(!id->branch)
     id->branch = strdup("main");
   if(!id->testbed) {

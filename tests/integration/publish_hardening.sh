@@ -52,4 +52,85 @@ check "F9: --public-url with credentials is refused" \
 check "F9: ... and not written anywhere" \
   sh -c '! grep -rqF "$1" "$2"/credpub.*' sh "$PASS" "$TMP"
 
+# ---------------------------------------------------------------- F3
+export BENCHER_HOST="$BENCHER_URL"
+# an uppercase --hash is the same commit: sent lowercase, delivered
+UPPER=0123456789ABCDEF0123456789ABCDEF01234567
+run upper --hash $UPPER
+rc=$?
+check "F3: an uppercase hash is delivered ($rc)" [ $rc -eq 0 ] &&
+  check "F3: nothing left in the spool" [ -z "$(ls "$TMP/upper.spool")" ]
+check "F3: Bencher got the lowercase hash" python3 -c "
+import json, sys
+runs = [e for e in json.load(open('$TMP/bencher.log')) if e.get('path') == '/v0/run' and e.get('report_uuid')]
+assert runs and all('0123456789abcdef' in json.dumps(e) and '0123456789ABCDEF' not in json.dumps(e) for e in runs), runs"
+check "F3: stored under the lowercase commit" \
+  [ -f "$TMP/upper.store/demo/main/$HASH/box/manifest.json" ]
+
+# a final 400 from Bencher: the publication is marked rejected, said once
+control '{"faults": "400"}'
+run rejected --hash $HASH
+rc=$?
+check "F3: a rejected publication keeps the benchmark's status ($rc)" [ $rc -eq 0 ]
+check "F3: run says it was rejected, and how to drop it" \
+  grep -q "rejected: .*HTTP 400" "$TMP/rejected.err"
+check "F3: ... kept in the spool" [ "$(ls "$TMP/rejected.spool" | wc -l)" -eq 1 ]
+"$BENCHPROF" flush --spool "$TMP/rejected.spool" >"$TMP/rflush.out" 2>&1
+rc=$?
+check "F3: flush no longer fails on it ($rc)" [ $rc -eq 0 ]
+check "F3: flush does not send it again" \
+  [ "$(python3 -c "import json; print(sum(1 for e in json.load(open('$TMP/bencher.log')) if e.get('fault') == '400' or e.get('status') == 400))")" -le 1 ]
+"$BENCHPROF" flush --spool "$TMP/rejected.spool" --list >"$TMP/rlist.out" 2>&1
+check "F3: flush --list shows it rejected, with the reason" \
+  grep -q "	rejected	.*demo/main@$HASH on box	.*HTTP 400" "$TMP/rlist.out"
+id=$(cut -f1 "$TMP/rlist.out")
+"$BENCHPROF" flush --spool "$TMP/rejected.spool" --drop rejected \
+  >"$TMP/rdrop.out" 2>&1
+check "F3: flush --drop rejected removes it" \
+  sh -c 'grep -q "^$1: dropped (it was rejected)$" "$2" && [ -z "$(ls "$3")" ]' \
+  sh "$id" "$TMP/rdrop.out" "$TMP/rejected.spool"
+"$BENCHPROF" flush --spool "$TMP/rejected.spool" --drop "$id" >/dev/null 2>&1
+check "F3: dropping it again is an error" [ $? -ne 0 ]
+
+# spooled while Bencher answered 503; refused for good by the next flush:
+# that flush reports it (exit 1), the one after says nothing (exit 0)
+control '{"faults": "503"}'
+run later --hash $HASH
+check "F3: spooled after a 503" [ "$(ls "$TMP/later.spool" | wc -l)" -eq 1 ]
+control '{"faults": "422"}'
+"$BENCHPROF" flush --spool "$TMP/later.spool" --retries 0 >"$TMP/lflush1.out" 2>&1
+rc=$?
+check "F3: the flush that meets the refusal reports it ($rc)" \
+  sh -c '[ $1 -eq 1 ] && grep -q ": rejected, never sent again .*HTTP 422" "$2"' \
+  sh $rc "$TMP/lflush1.out"
+"$BENCHPROF" flush --spool "$TMP/later.spool" --retries 0 >"$TMP/lflush2.out" 2>&1
+rc=$?
+check "F3: the next flush is quiet about it ($rc)" \
+  sh -c '[ $1 -eq 0 ] && ! grep -q "rejected," "$2"' sh $rc "$TMP/lflush2.out"
+check "F3: ... and it is still listed" \
+  sh -c '"$1" flush --spool "$2" --list | grep -q "	rejected	"' \
+  sh "$BENCHPROF" "$TMP/later.spool"
+
+# ---------------------------------------------------------------- F7
+# two runs at once without a commit (outside any git checkout, no CI
+# variables): two identities, two stored manifests
+for n in 1 2; do
+  (cd "$TMP" && env -u GITHUB_ACTIONS -u GITHUB_SHA -u GITLAB_CI \
+    -u CI_COMMIT_SHA -u BENCHER_HASH "$BENCHPROF" run -q --no-bencher \
+    -o "$TMP/local$n.out" --bmf "$TMP/h.json" --project demo \
+    --branch main --testbed box --store "file://$TMP/local.store" \
+    --spool "$TMP/local.spool" -- "$TMP/harness.sh" "$TMP/h.json" 0 \
+    >/dev/null 2>"$TMP/local$n.err") &
+  runs="${runs:-} $!"
+done
+# shellcheck disable=SC2086 # one pid per word
+wait $runs
+check "F7: two runs without a commit get two stored manifests" \
+  [ "$(find "$TMP/local.store" -name manifest.json | wc -l)" -eq 2 ]
+check "F7: local identities are local-<time>-<8 hex digits>" python3 -c "
+import json, re
+urls = [json.load(open('$TMP/local%d.out/manifest.json' % n))['publication']['manifest_url'] for n in (1, 2)]
+ids = [u.split('/')[-3] for u in urls]
+assert ids[0] != ids[1], ids
+assert all(re.fullmatch(r'local-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}', i) for i in ids), ids"
 finish
