@@ -392,6 +392,10 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
                 p->token_env ? p->token_env : TOKEN_ENV);
   bp_code rc = bpi_publish_run(&s.o, dir, start_time, end_time, &r, &err);
   bool ok = !rc && r.delivered;
+  if(!rc && r.direct)
+    bp_msg_warn("the spool cannot hold the publication (%s): %s",
+                r.spool_failure.msg, r.delivered ? "delivered directly" :
+                "sent directly, once; what failed is not kept for flush");
   if(rc) {
     bp_msg_err(&err, rc);
     bp_msg_warn("nothing was published");
@@ -404,6 +408,9 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
                 "--list' shows it, 'benchprof flush --drop %s' removes it",
                 s.o.spool_dir, r.id);
   }
+  else if(r.direct)
+    bp_msg_warn("not published: %s", r.failure.msg[0] ? r.failure.msg :
+                bp_strerror(r.failure.code));
   else {
     bp_msg_warn("publication spooled as %s in %s: %s", r.id, s.o.spool_dir,
                 r.failure.msg[0] ? r.failure.msg

@@ -98,20 +98,6 @@ static bp_code read_raw(const char *path, struct bp_buf *out,
                              : BP_OK;
 }
 
-static bp_code read_json(const char *path, cJSON **out, struct bp_err *err)
-{
-  char *text = NULL;
-  size_t len = 0;
-  bp_code rc = bpi_file_read(path, &text, &len, err);
-  if(rc)
-    return rc;
-  *out = cJSON_ParseWithLength(text, len);
-  free(text);
-  if(!*out)
-    return bpi_err_set(err, BPE_FORMAT, 0, "'%s' is not valid JSON", path);
-  return BP_OK;
-}
-
 /* ------------------------------------------------------- the artifacts */
 
 /* One artifact of the publication: where it is in the spool and where it
@@ -834,10 +820,14 @@ static bp_code open_store(struct job *j)
 static bp_code load_job(struct job *j)
 {
   struct bp_err *err = &j->res->failure;
-  char *meta = bpi_spool_path(j->sp, BP_SPOOL_META);
+  char *meta = NULL;
+  size_t len = 0;
   char *man = bpi_spool_path(j->sp, BP_SPOOL_FILES);
-  bp_code rc = meta && man ? read_json(meta, &j->meta, err)
-                           : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
+  bp_code rc = man ? bpi_spool_meta(j->sp, &meta, &len, err)
+                   : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
+  if(!rc && !(j->meta = cJSON_ParseWithLength(meta, len)))
+    rc = bpi_err_set(err, BPE_FORMAT, 0, "publication %s: %s is not valid "
+                     "JSON", j->sp->id, BP_SPOOL_META);
   if(!rc)
     rc = bpi_manifest_read(&j->man, man, err);
   free(meta);
@@ -868,9 +858,11 @@ static void note_in_run(const char *run_dir, const struct job *j)
   if(m.publication && (!old_id || strcmp(old_id, r->id)))
     goto out;
   cJSON *p = cJSON_CreateObject();
-  cJSON_AddStringToObject(p, "state", r->delivered ? "delivered"
-                                                   : "spooled");
+  cJSON_AddStringToObject(p, "state", r->delivered ? "delivered" :
+                                      r->direct ? "failed" : "spooled");
   cJSON_AddStringToObject(p, "spool_id", r->id);
+  if(r->direct)  /* the spool could not hold it: sent straight away */
+    cJSON_AddStringToObject(p, "not_spooled", r->spool_failure.msg);
   add_nullable(p, "report_uuid", r->report_uuid);
   add_nullable(p, "manifest_url", r->manifest_url);
   add_nullable(p, "firefox_url", r->firefox_url);
@@ -998,6 +990,32 @@ static bp_code deliver_id(const struct bp_publish_opts *o, const char *id,
   return BP_OK;
 }
 
+/* The spool cannot hold the publication (full, read-only, unwritable):
+ * rather than lose it, deliver it once from the run directory, with its
+ * progress kept in memory.  res->direct and res->spool_failure say so. */
+static bp_code deliver_direct(const struct bp_publish_opts *o,
+                              const char *run_dir, const char *meta,
+                              const char *key, struct bp_publish_result *res,
+                              struct bp_err *err)
+{
+  struct bp_spool_pub *sp = NULL;
+  char id[64];
+  snprintf(id, sizeof(id), "direct-%.8s", key);
+  bp_code rc = bpi_spool_direct(run_dir, meta, id, &sp, err);
+  if(rc)
+    return rc;
+  struct bp_err why = res->spool_failure;
+  memset(res, 0, sizeof(*res));
+  res->spool_failure = why;
+  res->direct = true;
+  if(!(res->id = strdup(id))) {
+    bpi_spool_close(sp);
+    return bpi_err_set(err, BPE_NOMEM, 0, "publication id");
+  }
+  deliver(o, sp, res);
+  return BP_OK;
+}
+
 bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
                         const char *start_time, const char *end_time,
                         struct bp_publish_result *res, struct bp_err *err)
@@ -1026,10 +1044,11 @@ bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
     rc = bpi_err_set(err, BPE_NOMEM, 0, "publication");
   if(!rc && !(text = cJSON_Print(meta)))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "publication");
-  if(!rc)
-    rc = bpi_spool_add(o->spool_dir, abs, files, nfiles, text, strlen(text),
-                       &id, err);
-  if(!rc)
+  if(!rc &&
+     bpi_spool_add(o->spool_dir, abs, files, nfiles, text, strlen(text),
+                   &id, &res->spool_failure))
+    rc = deliver_direct(o, abs, text, key, res, err);
+  else if(!rc)
     rc = deliver_id(o, id, res, err);
   free(id);
   free(text);

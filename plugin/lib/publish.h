@@ -57,6 +57,10 @@ struct bp_publish_result {
                           422): kept in the spool, marked, never sent
                           again; failure says why */
   bool rejected_before;/* ... already when this delivery began */
+  bool direct;         /* the spool could not hold it (spool_failure says
+                          why): delivered once from the run directory,
+                          nothing kept to retry when that failed */
+  struct bp_err spool_failure;
   struct bp_err failure; /* why it is still spooled (code BP_OK when not) */
 };
 

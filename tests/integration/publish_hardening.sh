@@ -111,6 +111,67 @@ check "F3: ... and it is still listed" \
   sh -c '"$1" flush --spool "$2" --list | grep -q "	rejected	"' \
   sh "$BENCHPROF" "$TMP/later.spool"
 
+# ---------------------------------------------------------------- F1
+# the spool cannot hold the publication: delivered directly, and said
+control '{"reset": true}'
+: >"$TMP/afile"
+timeout 120 "$BENCHPROF" run -q -o "$TMP/direct.out" --bmf "$TMP/h.json" \
+  --project demo --branch main --testbed box --hash $HASH \
+  --store "file://$TMP/direct.store" --spool "$TMP/afile/spool" \
+  --retries 0 --timeout 5 -- "$TMP/harness.sh" "$TMP/h.json" 0 \
+  >/dev/null 2>"$TMP/direct.err"
+rc=$?
+check "F1: an unusable spool: the run succeeds ($rc)" [ $rc -eq 0 ]
+check "F1: ... says the spool cannot hold it and it was delivered directly" \
+  grep -q "the spool cannot hold the publication (.*afile.*): delivered directly" \
+  "$TMP/direct.err"
+check "F1: ... the manifest says delivered, and why not spooled" python3 -c "
+import json
+p = json.load(open('$TMP/direct.out/manifest.json'))['publication']
+assert p['state'] == 'delivered' and 'afile' in p['not_spooled'] and p['report_uuid'], p"
+check "F1: ... the store has the stored manifest" \
+  [ -f "$TMP/direct.store/demo/main/$HASH/box/manifest.json" ]
+
+# a real full file system: a 200 KB tmpfs (a mount namespace of our own),
+# nearly full, as the spool; once with Bencher up, once with it failing
+cat >"$TMP/fullspool.sh" <<'SH'
+#!/bin/sh
+# fullspool.sh CASE: run with a nearly full tmpfs as the spool
+mkdir -p "$TMP/mnt-$1" && mount -t tmpfs -o size=200k tmpfs "$TMP/mnt-$1" &&
+  dd if=/dev/zero of="$TMP/mnt-$1/fill" bs=1k count=196 2>/dev/null
+timeout 120 "$BENCHPROF" run -q -o "$TMP/$1.out" --bmf "$TMP/h.json" \
+  --project demo --branch main --testbed box --hash "$HASH" \
+  --store "file://$TMP/$1.store" --spool "$TMP/mnt-$1/spool" \
+  --retries 0 --timeout 5 -- "$TMP/harness.sh" "$TMP/h.json" 0 \
+  >/dev/null 2>"$TMP/$1.err"
+SH
+chmod +x "$TMP/fullspool.sh"
+export TMP HASH
+if unshare -rm true 2>/dev/null; then
+  unshare -rm "$TMP/fullspool.sh" full
+  rc=$?
+  check "F1: a full spool: the run succeeds ($rc)" [ $rc -eq 0 ]
+  check "F1: ... delivered directly, and said" \
+    grep -q "the spool cannot hold the publication (.*No space left on device.*): delivered directly" \
+    "$TMP/full.err"
+  check "F1: ... the manifest says delivered" python3 -c "
+import json
+p = json.load(open('$TMP/full.out/manifest.json'))['publication']
+assert p['state'] == 'delivered' and p['report_uuid'], p"
+  control '{"faults": "503,503,503,503"}'
+  unshare -rm "$TMP/fullspool.sh" fullfail
+  rc=$?
+  check "F1: a full spool and Bencher failing: the status survives ($rc)" [ $rc -eq 0 ]
+  check "F1: ... says what was lost" \
+    grep -q "not published: .*HTTP 503" "$TMP/fullfail.err"
+  check "F1: ... the manifest says failed, and why" python3 -c "
+import json
+p = json.load(open('$TMP/fullfail.out/manifest.json'))['publication']
+assert p['state'] == 'failed' and 'No space' in p['not_spooled'] and p['error'], p"
+else
+  echo "note: no mount namespace here (unshare -rm): the tmpfs case did not run"
+fi
+
 # ---------------------------------------------------------------- F7
 # two runs at once without a commit (outside any git checkout, no CI
 # variables): two identities, two stored manifests
