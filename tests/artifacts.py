@@ -471,6 +471,15 @@ def go_pprof(args, path):
 
 
 TOP_ROW = re.compile(r"^\s*(\S+)\s+(\S+)%\s+(\S+)%\s+(\S+)\s+(\S+)%\s+(.*)$")
+# go tool pprof marks a function that a Location holds as an inlined Line
+# (all Lines but the last) with this suffix; the other artifacts name the
+# same frame without it
+PPROF_INLINE = " (inline)"
+
+
+def pprof_name(name):
+    """A function name as go tool pprof prints it -> as the others do."""
+    return name[:-len(PPROF_INLINE)] if name.endswith(PPROF_INLINE) else name
 
 
 def go_pprof_top(path, sample_index="samples"):
