@@ -744,5 +744,5 @@ out:
 }
 
 const struct bp_exporter bpi_export_gecko = {
-  "gecko", "profile.json.gz", true, gecko_write
+  "gecko", BP_FILE_GECKO, true, gecko_write
 };
