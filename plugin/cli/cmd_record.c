@@ -385,11 +385,11 @@ static void note_event(const struct bp_record_info *info)
     bp_msg_note("'%s': the highest precision the PMU accepts is "
                 "precise_ip=%u", info->requested_event, si->precise_used);
   else if(!info->fallback_reason && si->precise_used < si->precise_requested)
-    bp_msg_warn("'%s': the PMU refused precise_ip=%u (%s); sampling %s "
-                "with precise_ip=%u (more skid)", info->requested_event,
+    bp_msg_warn("'%s': the PMU refused precise_ip=%u (%s); keeping the "
+                "event with precise_ip=%u (more skid)", info->requested_event,
                 si->precise_requested,
                 strerrorname_np(si->precise_errno) ?
-                strerrorname_np(si->precise_errno) : "error", info->event,
+                strerrorname_np(si->precise_errno) : "error",
                 si->precise_used);
   else if(!info->fallback_reason && si->precise_requested)
     bp_msg_note("'%s': sampling with precise_ip=%u", info->requested_event,

@@ -460,6 +460,9 @@ static bp_code bad_modifier(const char *name, const char *pfm_name, int ret,
      strspn(tok + alpha, "0123456789") == len - alpha)
     snprintf(hint, sizeof(hint), " (did you mean '%.*s=%.*s'?)", (int)alpha,
              tok, (int)(len - alpha), tok + alpha);
+  if(listed && !strncmp(tok, "precise", 7) && !strstr(mods, "precise"))
+    snprintf(hint, sizeof(hint), " (no precise sampling for this event: "
+             "drop :p, :pp, :ppp or :P)");
   if(listed)
     return bpi_err_set(err, BPE_INVAL, 0,
                        "event '%s': modifier '%.*s' is not valid for it%s; "
@@ -640,20 +643,19 @@ const char *bpi_event_errno_advice(int err)
 {
   switch(err) {
   case EBUSY:
-    return "the PMU's counters are in use by another program (another "
-           "profiler, a watchdog, a VM's vPMU): stop it and try again";
+    return "the PMU's counters are in use by another program (a profiler, "
+           "the NMI watchdog): stop it";
   case EMFILE:
   case ENFILE:
-    return "too many open files: one event per CPU needs one descriptor "
-           "each; raise the limit (ulimit -n) or count fewer events";
+    return "too many open files: raise the limit (ulimit -n) or ask for "
+           "fewer events";
   case EACCES:
   case EPERM:
     return "not permitted: see /proc/sys/kernel/perf_event_paranoid, or "
-           "add :u to count user space only";
+           "add :u for user space only";
   case EINVAL:
-    return "the kernel refused the event's attributes: an unknown event "
-           "code for this CPU, a modifier it does not take, or more "
-           "events in a group than the PMU has counters";
+    return "the kernel refused the attributes: an event code this CPU "
+           "lacks, a modifier it does not take, or too large a group";
   case ENOSPC:
     return "no counter left on the PMU for this event";
   default:
