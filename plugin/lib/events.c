@@ -644,18 +644,18 @@ const char *bpi_event_errno_advice(int err)
   switch(err) {
   case EBUSY:
     return "the PMU's counters are in use by another program (a profiler, "
-           "the NMI watchdog): stop it";
+           "the NMI watchdog); stop it";
   case EMFILE:
   case ENFILE:
-    return "too many open files: raise the limit (ulimit -n) or ask for "
+    return "too many open files; raise the limit (ulimit -n) or ask for "
            "fewer events";
   case EACCES:
   case EPERM:
-    return "not permitted: see /proc/sys/kernel/perf_event_paranoid, or "
+    return "not permitted; see /proc/sys/kernel/perf_event_paranoid, or "
            "add :u for user space only";
   case EINVAL:
-    return "the kernel refused the attributes: an event code this CPU "
-           "lacks, a modifier it does not take, or too large a group";
+    return "the kernel refused the attributes (an event code this CPU "
+           "lacks, a modifier it does not take, or too large a group)";
   case ENOSPC:
     return "no counter left on the PMU for this event";
   default:

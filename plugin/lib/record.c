@@ -31,6 +31,19 @@ struct bp_recorder {
   bp_code control_rc;          /* the first failure reading it */
 };
 
+/* err = "WHAT: the sampler's message", keeping its errno: the message
+ * holds the errno's text already. */
+static void wrap_open_error(struct bp_err *err, bp_code rc,
+                            const struct bp_err *open_err, const char *fmt,
+                            const char *what)
+{
+  char prefix[256];
+  snprintf(prefix, sizeof(prefix), fmt, what);
+  bpi_err_set(err, rc, 0, "%s: %s", prefix, open_err->msg);
+  if(err && err->code == rc && !err->sys_errno)
+    err->sys_errno = open_err->sys_errno;
+}
+
 /* The PMU refused LBR call stacks: say why and open the event again with
  * the auto call graph (frame pointers and stack copies). */
 static bp_code lbr_refused(struct bp_recorder *r, struct bp_sample_cfg *cfg,
@@ -69,8 +82,7 @@ static bp_code open_events(struct bp_recorder *r, struct bp_err *err)
     rc = lbr_refused(r, &cfg, &open_err);
   if(rc != BPE_NO_PMU) {
     if(rc)
-      bpi_err_set(err, rc, open_err.sys_errno, "event '%s': %s",
-                  r->opts.event, open_err.msg);
+      wrap_open_error(err, rc, &open_err, "event '%s'", r->opts.event);
     return rc;
   }
   snprintf(r->fallback_reason, sizeof(r->fallback_reason),
@@ -89,8 +101,7 @@ static bp_code open_events(struct bp_recorder *r, struct bp_err *err)
   memset(&open_err, 0, sizeof(open_err));
   rc = bpi_sampler_open(r->sampler, &cfg, &r->info.sampler, &open_err);
   if(rc)
-    bpi_err_set(err, rc, open_err.sys_errno, "software clock: %s",
-                open_err.msg);
+    wrap_open_error(err, rc, &open_err, "%s", "software clock");
   return rc;
 }
 

@@ -698,10 +698,16 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
                          "perf_event_open on CPU %d (check "
                          "/proc/sys/kernel/perf_event_paranoid)", cpu);
     const char *advice = bpi_event_errno_advice(e);
-    return bpi_err_set(err, BPE_EVENT_OPEN, e,
-                       "perf_event_open on CPU %d: %s%s%s", cpu,
-                       strerrorname_np(e) ? strerrorname_np(e) : "error",
-                       advice ? ": " : "", advice ? advice : "");
+    if(!advice)
+      return bpi_err_set(err, BPE_EVENT_OPEN, e, "perf_event_open on CPU %d",
+                         cpu);
+    /* the advice says what the errno means: no strerror() after it */
+    bpi_err_set(err, BPE_EVENT_OPEN, 0, "perf_event_open on CPU %d failed "
+                "with %s: %s", cpu, strerrorname_np(e) ? strerrorname_np(e)
+                                                        : "an error", advice);
+    if(err)
+      err->sys_errno = e;
+    return BPE_EVENT_OPEN;
   }
   s->layout.sample_type = a.sample_type;
   s->layout.branch_sample_type = a.branch_sample_type;
