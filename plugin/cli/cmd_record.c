@@ -401,7 +401,10 @@ static void note_event(const struct bp_record_info *info)
   if(info->sampler.kernel_dropped)
     bp_msg_warn("kernel frames are not permitted here "
                 "(perf_event_paranoid); recording user space only");
-  if(info->call_graph_fallback)
+  if(info->call_graph_fallback && !strcmp(info->call_graph, "auto"))
+    bp_msg_warn("%s; recording with --call-graph auto instead",
+                info->call_graph_fallback);
+  else if(info->call_graph_fallback)
     bp_msg_warn("%s; recording frame-pointer stacks only",
                 info->call_graph_fallback);
 }
