@@ -25,7 +25,9 @@ pmu_tests = tests/pmu/pmu_sample.sh tests/pmu/pmu_precise.sh \
   tests/pmu/pmu_counters.sh tests/pmu/pmu_errors.sh \
   tests/pmu/pmu_vendor.sh tests/pmu/pmu_lbr.sh tests/pmu/pmu_hardware.sh
 TESTS += $(pmu_tests)
+# docs/hardware.md: which of these paths were also seen on real hardware
 EXTRA_DIST += $(pmu_tests) tests/pmu/fakepmu.c tests/pmu/pmu_lib.sh \
+  docs/hardware.md \
   tests/pmu/run-on-hardware.sh tests/pmu/fakelog.py
 CLEANFILES += $(fakepmu_so)
 $(pmu_tests:.sh=.log): $(fakepmu_so)
