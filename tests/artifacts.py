@@ -202,9 +202,14 @@ def validate_gecko(p):
     assert any(c.get("color") == "grey" for c in meta["categories"]), \
         "no grey category"
     assert meta.get("presymbolicated") is True, "meta.presymbolicated"
-    assert meta.get("sampleUnits") == {
-        "time": "ms", "eventDelay": "ms", "threadCPUDelta": "\u00b5s"}, \
-        "meta.sampleUnits %r" % meta.get("sampleUnits")
+    # CPU time per sample (threadCPUDelta) only for a clock event; a
+    # hardware event's samples are counts and carry none
+    cpu_delta = any("threadCPUDelta" in th["samples"]["schema"]
+                    for th in p.get("threads", []))
+    if cpu_delta or "sampleUnits" in meta:
+        assert meta.get("sampleUnits") == {
+            "time": "ms", "eventDelay": "ms", "threadCPUDelta": "\u00b5s"}, \
+            "meta.sampleUnits %r" % meta.get("sampleUnits")
     for k in ("libs", "processes", "threads", "pausedRanges"):
         assert isinstance(p.get(k), list), "top-level %s is not a list" % k
     ncat = len(meta["categories"])
