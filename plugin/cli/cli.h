@@ -134,6 +134,11 @@ bool bp_cli_publish_store(const struct bp_cli_publish *p,
 int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
                        int status);
 
+/* compare_summary.c: a comparison's changed benchmarks, one line each
+ * (names cleaned), for compare and run. */
+struct bp_cmp;
+void bp_cli_compare_benches(const struct bp_cmp *c);
+
 /* The configuration (config.h) as every command loads it: --config FILE,
  * else $BENCHPROF_CONFIG, else the default path, BENCHPROF_* over it; a
  * warning printed.  OK: valid or no file; INVALID: said so, c holds the

@@ -410,13 +410,14 @@ static bool is_store_url(const char *s)
   return is_http_url(s) || has_prefix(s, "file:///") || has_prefix(s, "s3://");
 }
 
-/* fp | dwarf[,BYTES] | auto into the record fields; false when not. */
+/* fp | dwarf[,BYTES] | auto | lbr into the record fields; false when not. */
 static bool parse_call_graph(const char *s, enum bp_call_graph *mode,
                              uint32_t *bytes)
 {
   *bytes = 0;
-  if(!strcmp(s, "fp") || !strcmp(s, "auto")) {
-    *mode = s[0] == 'f' ? BP_CALL_GRAPH_FP : BP_CALL_GRAPH_AUTO;
+  if(!strcmp(s, "fp") || !strcmp(s, "auto") || !strcmp(s, "lbr")) {
+    *mode = s[0] == 'f' ? BP_CALL_GRAPH_FP :
+            s[0] == 'l' ? BP_CALL_GRAPH_LBR : BP_CALL_GRAPH_AUTO;
     return true;
   }
   if(strncmp(s, "dwarf", 5) || (s[5] && s[5] != ','))
@@ -487,8 +488,8 @@ static bp_code set_string(struct parse *ps, const struct key *k,
     [K_HTTP_URL] = "an http:// or https:// URL",
     [K_ENVNAME] = "an environment variable's name ([A-Za-z_][A-Za-z0-9_]*)",
     [K_SECRET] = "a non-empty string",
-    [K_CALL_GRAPH] = "fp, dwarf, dwarf,BYTES (a multiple of 8 up to 65528) "
-                     "or auto",
+    [K_CALL_GRAPH] = "fp, dwarf, dwarf,BYTES (a multiple of 8 up to 65528), "
+                     "auto or lbr",
   };
   const char *s = cJSON_IsString(j) ? j->valuestring : NULL;
   bool ok = s && *s;

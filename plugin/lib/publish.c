@@ -161,10 +161,10 @@ static bp_code list_arts(const struct ident *id, const struct bp_manifest *man,
         return bpi_err_set(err, BPE_FORMAT, 0, "manifest: an artifact of "
                            "'%s' without file", name);
       const char *slash = strrchr(file, '/');
-      const char *parts[] = {id->project, id->branch, id->commit,
-                             id->testbed, strcmp(dir, ".") ? dir : name,
-                             slash ? slash + 1 : file};
-      char *key = bpi_store_key(parts, BP_ARRAY_LEN(parts));
+      const struct bp_store_run run = {id->project, id->branch, id->commit,
+                                       id->testbed};
+      char *key = bpi_store_artifact_key(&run, strcmp(dir, ".") ? dir : name,
+                                         slash ? slash + 1 : file);
       if(!key)
         return bpi_err_set(err, BPE_NOMEM, 0, "artifact key");
       bool dup = false;
@@ -714,9 +714,9 @@ static char *stored_manifest(struct job *j)
 
 static char *manifest_key(const struct ident *id)
 {
-  const char *parts[] = {id->project, id->branch, id->commit, id->testbed,
-                         BP_RUNDIR_MANIFEST};
-  return bpi_store_key(parts, BP_ARRAY_LEN(parts));
+  const struct bp_store_run run = {id->project, id->branch, id->commit,
+                                   id->testbed};
+  return bpi_store_manifest_key(&run);
 }
 
 static bp_code put_manifest(struct job *j, const char *key)
@@ -743,21 +743,13 @@ static bp_code put_latest(struct job *j, const char *mkey)
     return BP_OK;
   struct bp_err *err = &j->res->failure;
   const char *end = jstr(j->meta, "end_time");
-  char *tb = bpi_store_key_part(j->id.testbed);
-  struct bp_buf file;
-  bpi_buf_init(&file);
-  bpi_buf_printf(&file, "%s.json", tb ? tb : "");
-  const char *parts[] = {j->id.project, j->id.branch, "latest"};
-  char *dir = bpi_store_key(parts, BP_ARRAY_LEN(parts));
-  struct bp_buf key;
-  bpi_buf_init(&key);
-  bpi_buf_printf(&key, "%s/%s", dir ? dir : "", file.data ? file.data : "");
+  char *key = bpi_store_latest_key(j->id.project, j->id.branch,
+                                   j->id.testbed);
   char *old = NULL, *url = NULL;
   size_t len = 0;
-  bp_code rc = tb && dir && !bpi_buf_failed(&file) && !bpi_buf_failed(&key)
-                 ? BP_OK : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
+  bp_code rc = key ? BP_OK : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
   struct bp_err get_err = {0};
-  bp_code got = rc ? rc : bpi_store_get(j->store, key.data, &old, &len,
+  bp_code got = rc ? rc : bpi_store_get(j->store, key, &old, &len,
                                         &get_err);
   if(!rc && got && got != BPE_NOT_FOUND)
     rc = bpi_err_set(err, got, get_err.sys_errno, "%s", get_err.msg);
@@ -781,20 +773,17 @@ static bp_code put_latest(struct job *j, const char *mkey)
   char *text = cJSON_Print(l);
   cJSON_Delete(l);
   if(!rc)
-    rc = text ? bpi_store_put(j->store, key.data, text, strlen(text),
+    rc = text ? bpi_store_put(j->store, key, text, strlen(text),
                               "application/json", NULL, err)
               : bpi_err_set(err, BPE_NOMEM, 0, "latest pointer");
   if(!rc)
-    rc = mark(j, "latest", key.data);
+    rc = mark(j, "latest", key);
   free(text);
 out:
   cJSON_Delete(prev);
   free(url);
   free(old);
-  free(dir);
-  free(tb);
-  bpi_buf_cleanup(&key);
-  bpi_buf_cleanup(&file);
+  free(key);
   return rc;
 }
 
