@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,39 @@ void bp_cli_iso_now(char out[32])
   snprintf(out + n, 32 - n, ".%03dZ", (int)(ts.tv_nsec / 1000000) % 1000);
 }
 
+/* A SIGTERM, SIGINT or SIGHUP while publishing: the request in flight is
+ * abandoned (http.c watches this), what is not delivered stays spooled,
+ * and benchprof goes on to exit with the benchmark's status rather than
+ * die from the signal with 143.  The handlers stay for the rest of the
+ * process, so later requests (the comparison, the comment) stop too. */
+static volatile sig_atomic_t publish_signal;
+
+static void on_publish_signal(int sig)
+{
+  publish_signal = sig;
+}
+
+static void catch_publish_signals(void)
+{
+  static bool caught;
+  if(caught)
+    return;
+  caught = true;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_publish_signal;  /* no SA_RESTART: waits end */
+  sigemptyset(&sa.sa_mask);
+  int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+  for(size_t i = 0; i < BP_ARRAY_LEN(sigs); i++)
+    sigaction(sigs[i], &sa, NULL);
+}
+
+static void say_interrupted(void)
+{
+  if(publish_signal)
+    bp_msg_warn("publishing interrupted by %s", strsignal(publish_signal));
+}
+
 static void http_debug(void *ctx, const char *line)
 {
   (void)ctx;
@@ -289,6 +323,8 @@ static bool setup(const struct bp_cli_publish *p, struct pub_setup *s,
   if(p->deadline_ms)
     o->http.deadline_ms = bpi_http_now_ms() + p->deadline_ms;
   o->http.ca_file = p->ca_file;
+  catch_publish_signals();
+  o->http.cancel = &publish_signal;
   if(p->verbose)
     o->http.debug = http_debug;
   if(p->spool)
@@ -392,6 +428,7 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
                 p->token_env ? p->token_env : TOKEN_ENV);
   bp_code rc = bpi_publish_run(&s.o, dir, start_time, end_time, &r, &err);
   bool ok = !rc && r.delivered;
+  say_interrupted();
   if(!rc && r.direct)
     bp_msg_warn("the spool cannot hold the publication (%s): %s",
                 r.spool_failure.msg, r.delivered ? "delivered directly" :
@@ -618,6 +655,7 @@ static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
     return status;
   }
   bp_code rc = bpi_publish_flush(&s.o, flushed, &t, &err);
+  say_interrupted();
   if(rc)
     bp_msg_err(&err, rc);
   else if(t.total == t.rejected_before)

@@ -274,6 +274,22 @@ static size_t max_answer(const struct bp_http_opts *o)
                              : BP_HTTP_DEFAULT_MAX_ANSWER;
 }
 
+static bool cancelled(const struct bp_http_opts *o)
+{
+  return o->cancel && *o->cancel;
+}
+
+/* curl's progress hook: a non-zero return abandons the transfer. */
+static int on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow,
+                       curl_off_t ultotal, curl_off_t ulnow)
+{
+  (void)dltotal;
+  (void)dlnow;
+  (void)ultotal;
+  (void)ulnow;
+  return cancelled(((struct attempt *)userp)->o);
+}
+
 /* The body is kept in memory, so it stops at its cap: a server that
  * streams for ever fails the request instead of filling the memory. */
 static size_t on_body(char *data, size_t size, size_t n, void *userp)
@@ -514,6 +530,11 @@ static bp_code setup(CURL *h, struct attempt *a, struct curl_slist *headers,
   SET(CURLOPT_WRITEDATA, a);
   SET(CURLOPT_HEADERFUNCTION, on_header);
   SET(CURLOPT_HEADERDATA, a);
+  if(o->cancel) {
+    SET(CURLOPT_XFERINFOFUNCTION, on_progress);
+    SET(CURLOPT_XFERINFODATA, a);
+    SET(CURLOPT_NOPROGRESS, 0L);
+  }
   /* TLS: verification stays on (libcurl's default); only the CA changes */
   if(o->ca_file)
     SET(CURLOPT_CAINFO, o->ca_file);
@@ -643,12 +664,13 @@ static long backoff_ms(const struct bp_http_opts *o, unsigned n,
   return (long)d;
 }
 
-static void sleep_ms(long ms)
+static void sleep_ms(const struct bp_http_opts *o, long ms)
 {
   struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-  while(nanosleep(&ts, &ts) && errno == EINTR)
+  while(nanosleep(&ts, &ts) && errno == EINTR && !cancelled(o))
     ;
 }
+
 
 /* ------------------------------------------------------------ send */
 
@@ -777,6 +799,10 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
 
   unsigned total = o->retries + 1;
   for(unsigned n = 1; ; n++) {
+    if(cancelled(o)) {
+      rc = bpi_err_set(err, BPE_NET, 0, "%s: interrupted", req->method);
+      goto out;
+    }
     if(!deadline_allows_attempt(h, o)) {
       rc = bpi_err_set(err, BPE_NET, 0, "%s: the time allowed for "
                        "publishing ran out before %s", req->method,
@@ -821,6 +847,16 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
     }
     if(a.too_big) {
       rc = too_big(err, req, &a);
+      goto out;
+    }
+    if(cancelled(o)) {
+      struct bp_buf m;
+      bpi_buf_init(&m);
+      url_for_message(&m, req->url);
+      bpi_buf_addc(&m, '\0');
+      rc = bpi_err_set(err, BPE_NET, 0, "%s %s: interrupted", req->method,
+                       bpi_buf_failed(&m) ? "" : m.data);
+      bpi_buf_cleanup(&m);
       goto out;
     }
     if(crc == CURLE_ABORTED_BY_CALLBACK || crc == CURLE_READ_ERROR) {
@@ -877,7 +913,7 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
         debug_line(o, line.data);
       bpi_buf_cleanup(&line);
     }
-    sleep_ms(wait);
+    sleep_ms(o, wait);
   }
 
 out:

@@ -10,6 +10,7 @@
 #ifndef BP_LIB_HTTP_H
 #define BP_LIB_HTTP_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -32,6 +33,10 @@ struct bp_http_opts {
                                it and no retry starts after it; 0: none */
   size_t max_answer_bytes;  /* an answer body larger than this fails the
                                request (BPE_NET, not retried); 0: 256 MiB */
+  /* when set and non-zero (a signal handler sets it), the request in
+   * flight is abandoned, a retry's wait cut short, and no request starts:
+   * BPE_NET "interrupted"; NULL: never */
+  const volatile sig_atomic_t *cancel;
   const char *ca_file;      /* extra CA bundle (PEM), NULL: the system's */
   /* -v: one line per request, header and answer status, secrets redacted */
   void (*debug)(void *ctx, const char *line);

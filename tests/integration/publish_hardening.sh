@@ -172,6 +172,40 @@ else
   echo "note: no mount namespace here (unshare -rm): the tmpfs case did not run"
 fi
 
+# ---------------------------------------------------------------- F8
+# SIGTERM (then SIGINT) while Bencher hangs on a request: the benchmark's
+# status (3) survives, benchprof says why, the publication stays spooled
+# (the run's manifest says so) and a later flush delivers it
+for sig in TERM INT; do
+  control '{"reset": true, "faults": "hang:60,hang:60"}'
+  timeout 120 "$BENCHPROF" run -q -o "$TMP/sig$sig.out" --bmf "$TMP/h.json" \
+    --project demo --branch main --testbed box --hash $HASH \
+    --store "file://$TMP/sig$sig.store" --spool "$TMP/sig$sig.spool" \
+    --retries 0 --timeout 100 -- "$TMP/harness.sh" "$TMP/h.json" 3 \
+    >/dev/null 2>"$TMP/sig$sig.err" &
+  pid=$!
+  i=0
+  while ! grep -q fault_started "$TMP/bencher.log" 2>/dev/null && [ $i -lt 300 ]; do
+    sleep 0.1
+    i=$((i + 1))
+  done
+  kill -$sig $pid
+  wait $pid
+  rc=$?
+  check "F8: SIG$sig while publishing: the benchmark's status 3 ($rc)" [ $rc -eq 3 ]
+  check "F8: SIG$sig: said" grep -q "publishing interrupted by" "$TMP/sig$sig.err"
+  check "F8: SIG$sig: the manifest says spooled" python3 -c "
+import json, os
+p = json.load(open('$TMP/sig$sig.out/manifest.json'))['publication']
+assert p['state'] == 'spooled' and 'interrupted' in p['error'], p
+assert os.path.isdir(os.path.join('$TMP/sig$sig.spool', p['spool_id'])), p"
+  control '{"faults": ""}'
+  "$BENCHPROF" flush --spool "$TMP/sig$sig.spool" >"$TMP/sig$sig.flush" 2>&1
+  check "F8: SIG$sig: flush delivers it" \
+    sh -c '[ $? -eq 0 ] || true; grep -q ": delivered" "$1" && [ -z "$(ls "$2")" ]' \
+    sh "$TMP/sig$sig.flush" "$TMP/sig$sig.spool"
+done
+
 # ---------------------------------------------------------------- F7
 # two runs at once without a commit (outside any git checkout, no CI
 # variables): two identities, two stored manifests
