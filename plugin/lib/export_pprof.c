@@ -167,6 +167,9 @@ static void put_comments(struct enc *e, const struct bp_profile *p,
     bpi_buf_printf(&line, " (instead of %s: %s)",
                    m->requested_event ? m->requested_event : "",
                    m->fallback_reason);
+  if(m->precise_requested)
+    bpi_buf_printf(&line, " (precise_ip %u, %u requested)", m->precise_used,
+                   m->precise_requested);
   put_u64(b, PROFILE_COMMENT, str(e, line.data));
   if(bpi_buf_failed(&line))
     e->nomem = true;
