@@ -69,12 +69,6 @@ out:
   return rc;
 }
 
-static const char *json_str(const cJSON *obj, const char *key)
-{
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* The public URL of a run's artifact file (relative to the run): the one
  * the store recorded for it, else url_prefix/file, else NULL.  A stored
  * manifest (publish.c) gives each artifact its "url":
@@ -137,17 +131,17 @@ static void side_bencher(struct bp_cmp_side *out, const cJSON *pub)
   const char *uuids[] = {"branch_uuid", "head_uuid", "testbed_uuid"};
   char **into[] = {&out->bencher_branch, &out->bencher_head,
                    &out->bencher_testbed};
-  const char *project = json_str(bencher, "project");
+  const char *project = bpi_json_str(bencher, "project");
   if(project && *project)
     out->bencher_project = strdup(project);
   for(size_t i = 0; i < BP_ARRAY_LEN(uuids); i++) {
-    const char *u = json_str(bencher, uuids[i]);
+    const char *u = bpi_json_str(bencher, uuids[i]);
     if(bpi_bencher_is_uuid(u))
       *into[i] = strdup(u);
   }
-  const char *end = json_str(bencher, "end_time");
+  const char *end = bpi_json_str(bencher, "end_time");
   int64_t ms;
-  if(bpi_compare_time_ms(end ? end : json_str(pub, "end_time"), &ms))
+  if(bpi_compare_time_ms(end ? end : bpi_json_str(pub, "end_time"), &ms))
     out->bencher_end_ms = ms;
 }
 
@@ -161,17 +155,17 @@ static bp_code side_identity(struct bp_cmp_side *out, const struct side *s)
   const cJSON *pub = s->manifest.publication;
   const cJSON *id = cJSON_GetObjectItemCaseSensitive(pub, "identity");
   const cJSON *bencher = cJSON_GetObjectItemCaseSensitive(pub, "bencher");
-  const char *hash = json_str(id, "hash");
-  const char *uuid = json_str(pub, "report_uuid");
+  const char *hash = bpi_json_str(id, "hash");
+  const char *uuid = bpi_json_str(pub, "report_uuid");
   out->dir = strdup(s->dir);
-  out->project = dup_or_null(json_str(id, "project"));
-  out->branch = dup_or_null(json_str(id, "branch"));
-  out->hash = dup_or_null(hash ? hash : json_str(id, "commit"));
-  out->testbed = dup_or_null(json_str(id, "testbed"));
-  out->report_uuid = dup_or_null(uuid ? uuid : json_str(bencher,
+  out->project = dup_or_null(bpi_json_str(id, "project"));
+  out->branch = dup_or_null(bpi_json_str(id, "branch"));
+  out->hash = dup_or_null(hash ? hash : bpi_json_str(id, "commit"));
+  out->testbed = dup_or_null(bpi_json_str(id, "testbed"));
+  out->report_uuid = dup_or_null(uuid ? uuid : bpi_json_str(bencher,
                                                         "report_uuid"));
-  out->bencher_url = bencher_console(json_str(bencher, "host"));
-  out->manifest_url = dup_or_null(json_str(pub, "manifest_url"));
+  out->bencher_url = bencher_console(bpi_json_str(bencher, "host"));
+  out->manifest_url = dup_or_null(bpi_json_str(pub, "manifest_url"));
   side_bencher(out, pub);
   return out->dir ? BP_OK : BPE_NOMEM;
 }
@@ -625,11 +619,11 @@ static bp_code bench_bencher(struct bp_cmp_bench *cb, const struct side *head)
   const struct bp_manifest_bench *mb = manifest_bench(head, cb->name);
   const cJSON *ids = mb ? mb->bencher : NULL;
   const cJSON *ms = cJSON_GetObjectItemCaseSensitive(ids, "measures");
-  const char *u = json_str(ids, "benchmark_uuid");
+  const char *u = bpi_json_str(ids, "benchmark_uuid");
   if(bpi_bencher_is_uuid(u) && !(cb->bencher_uuid = strdup(u)))
     return BPE_NOMEM;
   for(size_t i = 0; i < cb->nmeasures; i++) {
-    u = json_str(ms, cb->measures[i].slug);
+    u = bpi_json_str(ms, cb->measures[i].slug);
     if(bpi_bencher_is_uuid(u) && !(cb->measures[i].bencher_uuid = strdup(u)))
       return BPE_NOMEM;
   }

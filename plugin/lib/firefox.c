@@ -3,6 +3,7 @@
 #include "firefox.h"
 #include "buf.h"
 #include "err.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -13,12 +14,6 @@
 
 #define FIREFOX_ACCEPT "Accept: application/vnd.firefox-profiler+json;" \
                        "version=1.0"
-
-static const char *jstr(const cJSON *obj, const char *name)
-{
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 /* A file's bytes as they are (a gzipped profile stays gzipped). */
 static bp_code read_raw(const char *path, struct bp_buf *out,
@@ -79,7 +74,7 @@ char *bpi_firefox_link(const char *text)
   char *payload = dot2 ? b64url_decode(dot1 + 1, (size_t)(dot2 - dot1 - 1))
                        : NULL;
   cJSON *j = payload ? cJSON_Parse(payload) : NULL;
-  const char *tok = jstr(j, "profileToken");
+  const char *tok = bpi_json_str(j, "profileToken");
   char *link = NULL;
   if(tok && *tok && strspn(tok, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
                            "qrstuvwxyz0123456789-_") == strlen(tok)) {

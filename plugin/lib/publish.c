@@ -40,12 +40,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static const char *jstr(const cJSON *obj, const char *name)
-{
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static const char *env_get(char *const *envp, const char *name)
 {
   size_t len = strlen(name);
@@ -108,13 +102,13 @@ struct ident {
 static void ident_of(const cJSON *meta, struct ident *id)
 {
   const cJSON *i = cJSON_GetObjectItemCaseSensitive(meta, "identity");
-  id->project = jstr(i, "project");
-  id->branch = jstr(i, "branch");
-  id->hash = jstr(i, "hash");
-  id->commit = jstr(i, "commit");
-  id->testbed = jstr(i, "testbed");
-  id->base_branch = jstr(i, "base_branch");
-  id->base_hash = jstr(i, "base_hash");
+  id->project = bpi_json_str(i, "project");
+  id->branch = bpi_json_str(i, "branch");
+  id->hash = bpi_json_str(i, "hash");
+  id->commit = bpi_json_str(i, "commit");
+  id->testbed = bpi_json_str(i, "testbed");
+  id->base_branch = bpi_json_str(i, "base_branch");
+  id->base_hash = bpi_json_str(i, "base_hash");
 }
 
 /* Each benchmark's artifacts, in manifest order, one per distinct key:
@@ -375,7 +369,7 @@ static bp_code firefox_upload(struct job *j, const struct art *a,
   bpi_buf_init(&rel);
   bpi_buf_printf(&rel, BP_SPOOL_FILES "/%s", a->file);
   char *path = bpi_buf_failed(&rel) ? NULL : bpi_spool_path(j->sp, rel.data);
-  bp_code rc = path ? bpi_firefox_upload(&j->o->http, jstr(ff, "api"), path,
+  bp_code rc = path ? bpi_firefox_upload(&j->o->http, bpi_json_str(ff, "api"), path,
                                          link, &j->res->failure)
                     : bpi_err_set(&j->res->failure, BPE_NOMEM, 0, "upload");
   free(path);
@@ -455,14 +449,14 @@ static void add_bencher_pub(cJSON *p, const struct job *j)
   }
   const struct bp_bencher_ids *ids = &j->bencher;
   cJSON *bo = cJSON_AddObjectToObject(p, "bencher");
-  cJSON_AddStringToObject(bo, "host", jstr(bencher, "host"));
+  cJSON_AddStringToObject(bo, "host", bpi_json_str(bencher, "host"));
   add_nullable(bo, "report_uuid", j->res->report_uuid);
   add_nullable(bo, "project", ids->project);
   add_nullable(bo, "branch_uuid", ids->branch);
   add_nullable(bo, "head_uuid", ids->head);
   add_nullable(bo, "testbed_uuid", ids->testbed);
   add_nullable(bo, "end_time", ids->end_time ? ids->end_time
-                                             : jstr(j->meta, "end_time"));
+                                             : bpi_json_str(j->meta, "end_time"));
 }
 
 /* Each of man's benchmarks gets "bencher": {"benchmark_uuid": U,
@@ -500,7 +494,7 @@ static bp_code put_bencher(struct job *j)
   if(!j->o->bencher.token)
     return bpi_err_set(err, BPE_CONFIG, 0, "no Bencher API token to send "
                        "the report with (set $BENCHER_API_TOKEN)");
-  struct bp_bencher_opts bo = {jstr(b, "host"), j->o->bencher.token,
+  struct bp_bencher_opts bo = {bpi_json_str(b, "host"), j->o->bencher.token,
                                &j->o->http};
   char *bmf = NULL, *path = bpi_spool_path(j->sp, BP_SPOOL_FILES "/"
                                                   BP_RUNDIR_REPORT);
@@ -516,9 +510,9 @@ static bp_code put_bencher(struct job *j)
       .project = j->id.project, .branch = j->id.branch, .hash = j->id.hash,
       .testbed = j->id.testbed, .start_branch = j->id.base_branch,
       .start_hash = j->id.base_hash,
-      .start_time = jstr(j->meta, "start_time"),
-      .end_time = jstr(j->meta, "end_time"), .bmf = bmf,
-      .idempotency_key = jstr(b, "idempotency_key"),
+      .start_time = bpi_json_str(j->meta, "start_time"),
+      .end_time = bpi_json_str(j->meta, "end_time"), .bmf = bmf,
+      .idempotency_key = bpi_json_str(b, "idempotency_key"),
     };
     rc = bpi_bencher_post_ids(&bo, &r, &j->bencher, err);
     if(!rc)
@@ -584,8 +578,8 @@ static char *stored_manifest(struct job *j)
                               true);
   if(id)
     cJSON_AddItemToObject(p, "identity", id);
-  cJSON_AddStringToObject(p, "start_time", jstr(j->meta, "start_time"));
-  cJSON_AddStringToObject(p, "end_time", jstr(j->meta, "end_time"));
+  cJSON_AddStringToObject(p, "start_time", bpi_json_str(j->meta, "start_time"));
+  cJSON_AddStringToObject(p, "end_time", bpi_json_str(j->meta, "end_time"));
   cJSON_AddStringToObject(p, "store", bpi_store_url(j->store));
   add_bencher_pub(p, j);
   add_bencher_benches(&m, j);
@@ -631,7 +625,7 @@ static bp_code put_latest(struct job *j, const char *mkey)
   if(part_done(j, "latest", NULL))
     return BP_OK;
   struct bp_err *err = &j->res->failure;
-  const char *end = jstr(j->meta, "end_time");
+  const char *end = bpi_json_str(j->meta, "end_time");
   char *key = bpi_store_latest_key(j->id.project, j->id.branch,
                                    j->id.testbed);
   char *old = NULL, *url = NULL;
@@ -643,7 +637,7 @@ static bp_code put_latest(struct job *j, const char *mkey)
   if(!rc && got && got != BPE_NOT_FOUND)
     rc = bpi_err_set(err, got, get_err.sys_errno, "%s", get_err.msg);
   cJSON *prev = !rc && !got ? cJSON_Parse(old) : NULL;
-  const char *prev_end = jstr(prev, "end_time");
+  const char *prev_end = bpi_json_str(prev, "end_time");
   if(!rc && prev_end && end && strcmp(prev_end, end) > 0) {
     rc = mark(j, "latest", "newer");
     goto out;
@@ -682,10 +676,10 @@ static bp_code open_store(struct job *j)
   if(!cJSON_IsObject(s))
     return BP_OK;
   struct bp_store_opts so = j->o->store;  /* credentials */
-  so.url = jstr(s, "url");
-  so.public_url = jstr(s, "public_url");
-  so.s3_endpoint = jstr(s, "s3_endpoint");
-  so.s3_region = jstr(s, "s3_region");
+  so.url = bpi_json_str(s, "url");
+  so.public_url = bpi_json_str(s, "public_url");
+  so.s3_endpoint = bpi_json_str(s, "s3_endpoint");
+  so.s3_region = bpi_json_str(s, "s3_region");
   so.s3_path_style = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
                                     s, "s3_path_style"));
   so.http = &j->o->http;
@@ -800,7 +794,7 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
   }
   res->parts = j.parts;
   res->parts_done = j.done;
-  const char *run_dir = jstr(j.meta, "run_dir");
+  const char *run_dir = bpi_json_str(j.meta, "run_dir");
   char *run = run_dir ? strdup(run_dir) : NULL;
   if(!rc && j.done == j.parts) {
     struct bp_err rm = {0};
@@ -980,11 +974,11 @@ static void list_one(const char *spool, const char *id,
     if(path && !bpi_file_read(path, &text, NULL, &ignored))
       meta = cJSON_Parse(text);
     const cJSON *ident = cJSON_GetObjectItemCaseSensitive(meta, "identity");
-    e.created = jstr(meta, "created");
-    e.project = jstr(ident, "project");
-    e.branch = jstr(ident, "branch");
-    e.commit = jstr(ident, "commit");
-    e.testbed = jstr(ident, "testbed");
+    e.created = bpi_json_str(meta, "created");
+    e.project = bpi_json_str(ident, "project");
+    e.branch = bpi_json_str(ident, "branch");
+    e.commit = bpi_json_str(ident, "commit");
+    e.testbed = bpi_json_str(ident, "testbed");
   }
   each(ctx, &e);
   cJSON_Delete(meta);

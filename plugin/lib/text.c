@@ -3,6 +3,7 @@
 #include "text.h"
 #include "buf.h"
 
+#include <cjson/cJSON.h>
 #include <string.h>
 #include <time.h>
 
@@ -133,4 +134,10 @@ bool bpi_text_iso8601_ms(const char *iso, int64_t *ms)
   time_t t = timegm(&tm);
   *ms = ((int64_t)t - east) * 1000 + frac;
   return true;
+}
+
+const char *bpi_json_str(const cJSON *obj, const char *name)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
 }

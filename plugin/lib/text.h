@@ -28,6 +28,10 @@ int bpi_text_hex_value(char c);
  * U+10FFFF). */
 bool bpi_text_utf8_valid(const char *s);
 
+/* obj's member name when it is a string, else NULL (obj may be NULL). */
+struct cJSON;
+const char *bpi_json_str(const struct cJSON *obj, const char *name);
+
 /* An ISO 8601 time (YYYY-MM-DDTHH:MM:SS, optional fraction, Z or
  * +hh:mm/-hh:mm) as ms since 1970; false (*ms untouched) when it is not
  * one. */
