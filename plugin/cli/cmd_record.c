@@ -622,7 +622,7 @@ static bp_code export_marked(struct bp_record_args *a,
   if((size_t)snprintf(dir, sizeof(dir), "%s/%s", a->output, g->dir) >=
      sizeof(dir))
     rc = bpi_err_set(err, BPE_INVAL, 0, "path too long: '%s'", a->output);
-  else
+  else if(!(rc = bpi_file_mkdirs_under(a->output, g->dir, err)))
     rc = bpi_export_all(slice, dir, err);
   bpi_profile_free(slice);
   return rc;

@@ -1062,8 +1062,10 @@ static bool write_all(int fd, const char *p, size_t len)
 }
 
 /* Copy what the command wrote to its stdout to ours, unchanged, and hand
- * it to the caller.  Reads until the pipe is empty; closes it at EOF. */
-static void pump_output(struct bp_sampler *s)
+ * it to the caller unless it came after the command exited (late: from a
+ * process it left behind, not its results).  Reads until the pipe is
+ * empty; closes it at EOF. */
+static void pump_output(struct bp_sampler *s, bool late)
 {
   char buf[65536];
   while(s->out_fd >= 0) {
@@ -1081,7 +1083,32 @@ static void pump_output(struct bp_sampler *s)
      * command's output still counts for the report */
     if(!s->stdout_broken && !write_all(STDOUT_FILENO, buf, (size_t)n))
       s->stdout_broken = true;
-    s->on_output(s->output_ctx, buf, (size_t)n);
+    if(!late)
+      s->on_output(s->output_ctx, buf, (size_t)n);
+  }
+}
+
+/* After the command exited, its stdout pipe stays open while a process it
+ * left behind holds it: keep copying until the pipe closes, as the
+ * terminal would have shown that output without --adapter, but for at
+ * most LATE_OUTPUT_MS, so a daemon holding the pipe cannot stall the
+ * run.  That output is relayed only, not taken as the command's. */
+#define LATE_OUTPUT_MS 10000
+static void relay_late_output(struct bp_sampler *s)
+{
+  struct timespec t0, now;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  pump_output(s, false);  /* what it wrote just before it exited */
+  while(s->out_fd >= 0) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long spent = (long)(now.tv_sec - t0.tv_sec) * 1000 +
+      (now.tv_nsec - t0.tv_nsec) / 1000000;
+    if(spent >= LATE_OUTPUT_MS)
+      break;
+    struct pollfd p = { .fd = s->out_fd, .events = POLLIN };
+    if(poll(&p, 1, (int)(LATE_OUTPUT_MS - spent)) < 0 && errno != EINTR)
+      break;
+    pump_output(s, true);
   }
 }
 
@@ -1265,7 +1292,7 @@ bp_code bpi_sampler_run(struct bp_sampler *s, bp_record_fn fn, void *ctx,
       if(pfd[i].revents & (POLLHUP | POLLERR))
         pfd[i].fd = -1;  /* no more wake-ups from it; drained below */
     if(s->out_fd >= 0 && pfd[n + 1].revents) {
-      pump_output(s);
+      pump_output(s, false);
       pfd[n + 1].fd = s->out_fd;
     }
     if(s->input_fd >= 0 && pfd[n + 2].revents)
@@ -1273,7 +1300,7 @@ bp_code bpi_sampler_run(struct bp_sampler *s, bp_record_fn fn, void *ctx,
     drain(s, pfd, false, fn, ctx, &rc, &cb_rc, err);
     child_done(s, s->pidfd >= 0 ? &pfd[n] : NULL);
   }
-  pump_output(s);  /* what it wrote just before it exited */
+  relay_late_output(s);  /* its children may still write */
   if(s->on_input)
     s->on_input(s->input_ctx);
   drain(s, NULL, true, fn, ctx, &rc, &cb_rc, err);

@@ -30,7 +30,9 @@ struct bp_sampler_opts {
   uint32_t ring_pages;  /* data pages per CPU ring, a power of two; 0: 512 */
   /* With on_output, the command's stdout is a pipe: everything it writes
    * is copied to our stdout unchanged and also handed to on_output (the
-   * harness's results, for the report). */
+   * harness's results, for the report).  After the command exited, what
+   * processes it left behind still write is copied until the pipe closes
+   * (at most 10 s), but not handed to on_output. */
   void (*on_output)(void *ctx, const char *data, size_t len);
   void *output_ctx;
   /* "NAME=value" added to the command's environment (replacing NAME), or

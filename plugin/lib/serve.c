@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -67,6 +68,9 @@ static struct {
                                     unsigned int status_code,
                                     struct MHD_Response *response);
   void (*destroy_response)(struct MHD_Response *response);
+  const union MHD_ConnectionInfo *(*get_connection_info)(
+    struct MHD_Connection *connection, enum MHD_ConnectionInfoType info_type,
+    ...);
 } mhd_api;
 
 /* Loaded once, under pthread_once (servers are started from one thread
@@ -90,7 +94,163 @@ static void load_mhd(void)
   BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", add_response_header);
   BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", queue_response);
   BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", destroy_response);
+  BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", get_connection_info);
   bpi_dynlib_done(&l);
+}
+
+/* Slow clients.  libmicrohttpd's connection timeout starts again with
+ * every byte, so a client sending a header line every few seconds (or
+ * nothing after connecting) could hold a connection for ever, and 130 of
+ * them used to fill the server.  Each connection waiting for a request's
+ * headers therefore has a deadline that bytes do not move: a watchdog
+ * thread shuts the socket down when it passes (libmicrohttpd then sees the
+ * connection end and closes it).  Plus: many connections in all, and a
+ * per-IP limit so that one address cannot take them all. */
+#define HEADER_DEADLINE_MS 10000
+#define WATCH_PERIOD_MS 500
+#define MAX_CONNECTIONS 1024u
+#define MAX_PER_IP 256u
+#define IDLE_TIMEOUT_S 30u
+
+struct watched {
+  int fd;
+  long since_ms;       /* when it began waiting for a request's headers */
+  bool waiting;        /* no complete request header yet */
+  bool shut;           /* the deadline passed and it was shut down */
+  struct watched *next, **prevp;
+};
+
+
+static long now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct watched *watched_of(struct MHD_Connection *c)
+{
+  const union MHD_ConnectionInfo *i =
+    mhd_api.get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return i ? i->socket_context : NULL;
+}
+
+/* libmicrohttpd's connection notifier: start and stop watching. */
+static void on_connection(void *cls, struct MHD_Connection *c,
+                          void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+  struct bp_serve *sv = cls;
+  if(toe == MHD_CONNECTION_NOTIFY_STARTED) {
+    const union MHD_ConnectionInfo *i =
+      mhd_api.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    struct watched *w = calloc(1, sizeof(*w));
+    *socket_context = w;
+    if(!w || !i)
+      return;  /* unwatched: the idle timeout still applies */
+    w->fd = i->connect_fd;
+    w->since_ms = now_ms();
+    w->waiting = true;
+    pthread_mutex_lock(&sv->lock);
+    w->next = sv->conns;
+    w->prevp = &sv->conns;
+    if(sv->conns)
+      sv->conns->prevp = &w->next;
+    sv->conns = w;
+    pthread_mutex_unlock(&sv->lock);
+    return;
+  }
+  struct watched *w = *socket_context;
+  if(!w)
+    return;
+  pthread_mutex_lock(&sv->lock);
+  if(w->prevp) {
+    *w->prevp = w->next;
+    if(w->next)
+      w->next->prevp = w->prevp;
+  }
+  pthread_mutex_unlock(&sv->lock);
+  free(w);
+  *socket_context = NULL;
+}
+
+/* A request's headers arrived (waiting false), or its answer went out and
+ * the connection waits for the next one (waiting true, a new deadline). */
+static void set_waiting(struct bp_serve *sv, struct MHD_Connection *c,
+                        bool waiting)
+{
+  struct watched *w = watched_of(c);
+  if(!w)
+    return;
+  pthread_mutex_lock(&sv->lock);
+  w->waiting = waiting;
+  w->since_ms = now_ms();
+  pthread_mutex_unlock(&sv->lock);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+  (void)con_cls;
+  (void)toe;
+  set_waiting(cls, c, true);
+}
+
+static void *watchdog(void *arg)
+{
+  struct bp_serve *sv = arg;
+  pthread_mutex_lock(&sv->lock);
+  while(!sv->stopping) {
+    long now = now_ms();
+    for(struct watched *w = sv->conns; w; w = w->next)
+      if(w->waiting && !w->shut && now - w->since_ms > HEADER_DEADLINE_MS) {
+        shutdown(w->fd, SHUT_RDWR);
+        w->shut = true;
+      }
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += WATCH_PERIOD_MS * 1000000L;
+    until.tv_sec += until.tv_nsec / 1000000000L;
+    until.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(&sv->wake, &sv->lock, &until);
+  }
+  pthread_mutex_unlock(&sv->lock);
+  return NULL;
+}
+
+static bool watch_start(struct bp_serve *sv)
+{
+  pthread_condattr_t ca;
+  pthread_mutex_init(&sv->lock, NULL);
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&sv->wake, &ca);
+  pthread_condattr_destroy(&ca);
+  sv->watching = !pthread_create(&sv->watchdog, NULL, watchdog, sv);
+  return sv->watching;
+}
+
+static void watch_stop(struct bp_serve *sv)
+{
+  if(!sv->watching)
+    return;
+  pthread_mutex_lock(&sv->lock);
+  sv->stopping = true;
+  pthread_cond_signal(&sv->wake);
+  pthread_mutex_unlock(&sv->lock);
+  pthread_join(sv->watchdog, NULL);
+  sv->watching = false;
+}
+
+/* As many connections as the descriptors allow, up to MAX_CONNECTIONS,
+ * some kept for the store's files. */
+static unsigned connection_limit(void)
+{
+  struct rlimit rl;
+  if(getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+    return MAX_CONNECTIONS;
+  rlim_t room = rl.rlim_cur > 64 ? (rl.rlim_cur - 32) / 2 : 16;
+  return room < MAX_CONNECTIONS ? (unsigned)room : MAX_CONNECTIONS;
 }
 
 /* ------------------------------------------------------------ names */
@@ -633,6 +793,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
   (void)version;
   (void)upload_data;
   (void)con_cls;
+  set_waiting((struct bp_serve *)cls, c, false);
   *upload_data_size = 0;  /* a body is never read */
   if(!strcmp(method, MHD_HTTP_METHOD_OPTIONS))
     return answer_preflight(c);
@@ -737,13 +898,22 @@ bp_code bpi_serve_start(struct bp_serve **svp, const struct bp_serve_opts *o,
     goto fail;
   }
   sv->root_len = strlen(sv->root);
+  if(!watch_start(sv)) {
+    rc = bpi_err_set(err, BPE_SYS, errno, "serve: watchdog thread");
+    goto fail;
+  }
+  unsigned limit = connection_limit();
   errno = 0;
   sv->daemon = mhd_api.start_daemon(
     flags, (uint16_t)o->port, NULL, NULL, answer, sv,
     MHD_OPTION_SOCK_ADDR, sa,
     MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
-    MHD_OPTION_CONNECTION_TIMEOUT, 30u,
-    MHD_OPTION_CONNECTION_LIMIT, 128u,
+    MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT_S,
+    MHD_OPTION_CONNECTION_LIMIT, limit,
+    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+    limit > 2 * MAX_PER_IP ? MAX_PER_IP : limit / 2,
+    MHD_OPTION_NOTIFY_CONNECTION, on_connection, sv,
+    MHD_OPTION_NOTIFY_COMPLETED, on_completed, sv,
     MHD_OPTION_END);
   if(!sv->daemon) {
     rc = bpi_err_set(err, BPE_SYS, errno, "cannot listen on %s port %u",
@@ -771,6 +941,7 @@ void bpi_serve_stop(struct bp_serve *sv)
     return;
   if(sv->daemon)
     mhd_api.stop_daemon(sv->daemon);
+  watch_stop(sv);
   free(sv->root);
   free(sv->url);
   free(sv);

@@ -4,6 +4,7 @@
 #ifndef BP_LIB_SERVE_INT_H
 #define BP_LIB_SERVE_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -40,12 +41,20 @@ enum part {
 #define SVG_FILE BP_FILE_SVG
 #define SUMMARY_FILE BP_FILE_SUMMARY
 
+struct watched;  /* serve.c: a connection and its header deadline */
+
 struct bp_serve {
   struct MHD_Daemon *daemon;
   char *root;       /* realpath of the store directory */
   size_t root_len;
   unsigned port;
   char *url;        /* "http://HOST:PORT/" */
+  /* the connections and the watchdog over their header deadlines */
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  struct watched *conns;
+  pthread_t watchdog;
+  bool watching, stopping;
 };
 
 /* A request's path split into decoded segments (on-disk names). */
