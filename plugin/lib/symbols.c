@@ -59,6 +59,32 @@ struct result {   /* one resolved (module, vaddr) */
   uint32_t ninl;
 };
 
+/* The function scopes of one compilation unit, read once: every
+ * DW_TAG_subprogram and DW_TAG_inlined_subroutine with code, and each of
+ * their address ranges sorted by start.  dwarf_getscopes() walks the CU
+ * from its root for every address: seconds for a C++ program's few
+ * thousand addresses in libstdc++-heavy units; this walks it once. */
+struct scope_die {
+  Dwarf_Die die;
+  uint32_t parent;  /* enclosing scope_die; BP_NONE at the top */
+  uint32_t depth;
+  bool inlined;     /* DW_TAG_inlined_subroutine */
+};
+
+struct scope_range {
+  uint64_t lo, hi;  /* [lo, hi), DWARF addresses (no bias) */
+  uint32_t die;     /* index in dies */
+  uint32_t depth;   /* of the die: ties on lo sort outer first */
+};
+
+struct cu_scopes {
+  Dwarf_Die cu;
+  struct scope_die *dies;
+  size_t ndies, dies_cap;
+  struct scope_range *ranges;
+  size_t nranges, ranges_cap;
+};
+
 struct inl {      /* one inlined call of a result, ids in strs */
   uint32_t name;
   uint32_t file;  /* BP_NONE: unknown */
@@ -97,6 +123,9 @@ struct bp_symbols {
   struct inl *inls;         /* the results' inlined calls */
   size_t ninls, inls_cap;
   struct bp_sym_inline out_inl[BP_SYM_MAX_INLINES]; /* handed out */
+  struct cu_scopes *cus;    /* compilation units' scopes, read once */
+  size_t ncus, cus_cap;
+  struct bp_map cu_of;      /* (module id, CU DIE offset) -> index in cus */
   struct bp_map result_of;  /* (module id, vaddr) -> index in results */
   struct bp_map start_of;   /* (module id, symbol start) -> start line */
 
@@ -213,6 +242,7 @@ bp_code bpi_symbols_new(struct bp_symbols **out,
   bpi_map_init(&s->result_of);
   bpi_map_init(&s->start_of);
   bpi_map_init(&s->jit_of);
+  bpi_map_init(&s->cu_of);
   if(!s->jit_map_dir || !s->kallsyms) {
     bpi_symbols_free(s);
     return BPE_NOMEM;
@@ -237,6 +267,12 @@ void bpi_symbols_free(struct bp_symbols *s)
   free(s->kernel.r);
   free(s->results);
   free(s->inls);
+  for(size_t i = 0; i < s->ncus; i++) {
+    free(s->cus[i].dies);
+    free(s->cus[i].ranges);
+  }
+  free(s->cus);
+  bpi_map_cleanup(&s->cu_of);
   bpi_map_cleanup(&s->jit_of);
   bpi_map_cleanup(&s->start_of);
   bpi_map_cleanup(&s->result_of);
@@ -665,56 +701,184 @@ static uint32_t die_udata(Dwarf_Die *die, unsigned int at)
   return (uint32_t)v;
 }
 
+/* Add die (a function scope under parent) and its ranges to c.  false
+ * only when out of memory. */
+static bool scopes_add(struct cu_scopes *c, Dwarf_Die *die, uint32_t parent,
+                       bool inlined, uint32_t *id)
+{
+  struct scope_die *dies = grow_array(c->dies, &c->dies_cap, c->ndies + 1,
+                                      sizeof(*dies));
+  if(!dies || c->ndies >= BP_NONE)
+    return false;
+  c->dies = dies;
+  *id = (uint32_t)c->ndies;
+  uint32_t depth = parent == BP_NONE ? 0 : c->dies[parent].depth + 1;
+  c->dies[c->ndies++] = (struct scope_die){
+    .die = *die, .parent = parent, .depth = depth, .inlined = inlined,
+  };
+  Dwarf_Addr base, lo, hi;
+  ptrdiff_t off = 0;
+  while((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+    if(hi <= lo)
+      continue;
+    struct scope_range *r = grow_array(c->ranges, &c->ranges_cap,
+                                       c->nranges + 1, sizeof(*r));
+    if(!r)
+      return false;
+    c->ranges = r;
+    c->ranges[c->nranges++] = (struct scope_range){
+      .lo = lo, .hi = hi, .die = *id, .depth = depth,
+    };
+  }
+  return true;
+}
+
+/* The function scopes under die, parent the innermost one around it.
+ * Only what can hold code is entered: no types, variables or parameters.
+ * false only when out of memory. */
+static bool scopes_walk(struct cu_scopes *c, Dwarf_Die *die, uint32_t parent,
+                        unsigned level)
+{
+  Dwarf_Die child;
+  if(level > 256 || dwarf_child(die, &child) != 0)
+    return true;
+  do {
+    int tag = dwarf_tag(&child);
+    uint32_t id;
+    switch(tag) {
+    case DW_TAG_subprogram:
+    case DW_TAG_inlined_subroutine:
+      if(!scopes_add(c, &child, parent, tag == DW_TAG_inlined_subroutine,
+                     &id) ||
+         !scopes_walk(c, &child, id, level + 1))
+        return false;
+      break;
+    case DW_TAG_namespace:
+    case DW_TAG_lexical_block:
+    case DW_TAG_try_block:
+    case DW_TAG_catch_block:
+      if(!scopes_walk(c, &child, parent, level + 1))
+        return false;
+      break;
+    default:
+      break;
+    }
+  } while(dwarf_siblingof(&child, &child) == 0);
+  return true;
+}
+
+static int by_lo_outer_first(const void *a, const void *b)
+{
+  const struct scope_range *x = a, *y = b;
+  if(x->lo != y->lo)
+    return x->lo < y->lo ? -1 : 1;
+  return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+/* The scopes of cu (of module id), read the first time; NULL when out of
+ * memory. */
+static struct cu_scopes *cu_scopes_get(struct bp_symbols *s, uint32_t id,
+                                       Dwarf_Die *cu)
+{
+  Dwarf_Off off = dwarf_dieoffset(cu);
+  uint32_t i = bpi_map_get(&s->cu_of, id, off);
+  if(i != BP_NONE)
+    return &s->cus[i];
+  struct cu_scopes *cus = grow_array(s->cus, &s->cus_cap, s->ncus + 1,
+                                     sizeof(*cus));
+  if(!cus)
+    return NULL;
+  s->cus = cus;
+  struct cu_scopes *c = &s->cus[s->ncus];
+  *c = (struct cu_scopes){.cu = *cu};
+  if(!scopes_walk(c, cu, BP_NONE, 0) ||
+     bpi_map_put(&s->cu_of, id, off, (uint32_t)s->ncus)) {
+    free(c->dies);
+    free(c->ranges);
+    return NULL;
+  }
+  if(c->nranges)
+    qsort(c->ranges, c->nranges, sizeof(*c->ranges), by_lo_outer_first);
+  s->ncus++;
+  return c;
+}
+
+/* The innermost function scope of c around addr; BP_NONE when none.
+ * Scopes nest, so walking back from the last range starting at or before
+ * addr, every range inside the outermost one around addr comes before
+ * it: the walk stops there. */
+static uint32_t innermost_scope(const struct cu_scopes *c, uint64_t addr)
+{
+  size_t lo = 0, hi = c->nranges;
+  while(lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if(c->ranges[mid].lo <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  uint32_t best = BP_NONE, best_depth = 0;
+  while(lo-- > 0) {
+    const struct scope_range *r = &c->ranges[lo];
+    if(addr >= r->hi)
+      continue;
+    if(best == BP_NONE || r->depth > best_depth) {
+      best = r->die;
+      best_depth = r->depth;
+    }
+    if(r->depth == 0)
+      break;
+  }
+  return best;
+}
+
 /* The calls inlined at vaddr, innermost first, appended to s->inls: the
  * DW_TAG_inlined_subroutine scopes around vaddr up to its
  * DW_TAG_subprogram.  Each takes the file and line where the one inside
  * it was called (DW_AT_call_file, DW_AT_call_line); the innermost keeps
  * r's (the address's own line) and r then takes the call of the
  * outermost.  false only when out of memory. */
-static bool inline_chain(struct bp_symbols *s, Dwfl_Module *mod,
+static bool inline_chain(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
                          uint64_t vaddr, struct result *r)
 {
   Dwarf_Addr bias;
   Dwarf_Die *cu = dwfl_module_addrdie(mod, vaddr, &bias);
-  Dwarf_Die *scopes = NULL;
-  int n = cu ? dwarf_getscopes(cu, vaddr - bias, &scopes) : 0;
-  bool ok = true;
+  struct cu_scopes *c = cu ? cu_scopes_get(s, id, cu) : NULL;
+  if(!cu)
+    return true;
+  if(!c)
+    return false;
   r->inl_at = (uint32_t)s->ninls;
   uint32_t file = r->file, line = r->line;
-  for(int i = 0; i < n && r->ninl < BP_SYM_MAX_INLINES; i++) {
-    int tag = dwarf_tag(&scopes[i]);
-    if(tag == DW_TAG_subprogram)
-      break;
-    if(tag != DW_TAG_inlined_subroutine)
-      continue;
+  for(uint32_t d = innermost_scope(c, vaddr - bias);
+      d != BP_NONE && c->dies[d].inlined && r->ninl < BP_SYM_MAX_INLINES;
+      d = c->dies[d].parent) {
+    Dwarf_Die *die = &c->dies[d].die;
     struct inl *inls = grow_array(s->inls, &s->inls_cap, s->ninls + 1,
                                   sizeof(*inls));
-    if(!inls) {
-      ok = false;
-      break;
-    }
+    if(!inls)
+      return false;
     s->inls = inls;
     int decl = 0;
     struct inl *in = &s->inls[s->ninls];
-    in->name = inlined_name(s, &scopes[i]);
+    in->name = inlined_name(s, die);
     if(in->name == BP_NONE)
       break;  /* a call without a name: what is outside it stays whole */
     in->file = file;
     in->line = line;
-    in->start_line = dwarf_decl_line(&scopes[i], &decl) == 0 && decl > 0 ?
+    in->start_line = dwarf_decl_line(die, &decl) == 0 && decl > 0 ?
                      (uint32_t)decl : 0;
     s->ninls++;
     r->ninl++;
     /* what is outside this call is at its call site */
-    file = cu_file(s, cu, die_udata(&scopes[i], DW_AT_call_file));
-    line = die_udata(&scopes[i], DW_AT_call_line);
+    file = cu_file(s, &c->cu, die_udata(die, DW_AT_call_file));
+    line = die_udata(die, DW_AT_call_line);
   }
-  free(scopes);
   if(r->ninl) {
     r->file = file;
     r->line = line;
   }
-  return ok;
+  return true;
 }
 
 /* Ask libdwfl about vaddr.  false only when out of memory. */
@@ -747,7 +911,7 @@ static bool lookup(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
     r->line = line > 0 ? (uint32_t)line : 0;
   }
   r->start_line = start_line(s, id, mod, vaddr - off);
-  return s->no_inline || inline_chain(s, mod, vaddr, r);
+  return s->no_inline || inline_chain(s, id, mod, vaddr, r);
 }
 
 /* The cached result of (module id, vaddr), resolving it the first time.

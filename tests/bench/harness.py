@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Performance harness of benchprof (`make bench`); python3 standard library only.
 
-    harness.py --benchprof B --work W --floor F [--outdir D] [--doc PATH]
-               [--json PATH] [--reps N]
+    harness.py --benchprof B --work W --floor F [--inline-work I] [--outdir D]
+               [--doc PATH] [--json PATH] [--reps N]
     harness.py --fold < perf-script-output > folded
     harness.py --from-json bench-results.json --doc PATH   (re-render only)
 
@@ -638,6 +638,50 @@ class Harness:
         s["ratio"] = pairwise(runs, "%ds" % long_s, "10s", "tree_maxrss_kib")
         self.results["sections"]["rss"] = s
 
+    # (6) the cost of inlined frames (symbols.c's inline chains)
+    def inline(self):
+        """bench_inline (C++ -O2 -g, the standard library inlined into it)
+        under `benchprof record` with and without --no-inline, interleaved:
+        the ratio of the time to artifacts and of symbolize_ms, pair by
+        pair, and the frames the inline chains add."""
+        if not self.a.inline_work:
+            return
+        reps = self.a.reps
+        self.say("inline frames: bench_inline, %d repetitions" % reps)
+        runs = []
+        order = ["inline", "no-inline"]
+        for i in range(reps):
+            rep = {}
+            for m in rep_order(order, i):
+                out = os.path.join(self.tmp, "inl-%s-%d" % (m, i))
+                cmd = [self.a.benchprof, "record", "-q", "--no-counters", "-o", out]
+                if m == "no-inline":
+                    cmd.append("--no-inline")
+                r = run_cmd(cmd + ["--", self.a.inline_work, "-n", "20",
+                                   "-r", self.report], self.report)
+                try:
+                    with open(os.path.join(out, "summary.json")) as f:
+                        sm = json.load(f)
+                    r["symbolize_ms"] = sm.get("symbolize_ms")
+                    r["samples"] = sm.get("samples")
+                    with open(os.path.join(out, "profile.folded")) as f:
+                        r["frames"] = len({fr for l in f for fr in
+                                           l.rsplit(" ", 1)[0].split(";")})
+                except (OSError, ValueError):
+                    pass
+                rep[m] = r
+                shutil.rmtree(out, ignore_errors=True)
+                settle()
+            runs.append(rep)
+        self.results["sections"]["inline"] = {
+            "runs": runs,
+            "abs": {m: {k: summarize([r[m].get(k) for r in runs])
+                        for k in ("after_exit", "symbolize_ms", "frames", "samples")}
+                    for m in order},
+            "ratios": {"inline/no-inline %s" % k: pairwise(runs, "inline", "no-inline", k)
+                       for k in ("after_exit", "symbolize_ms")},
+        }
+
     # (5) benchprof run, whole command
     def whole(self):
         reps = self.a.reps
@@ -840,6 +884,21 @@ class Harness:
                 L.append("| %s | %s | %s |" % (fmt(wr["abs"]["alone"]), fmt(wr["abs"]["run"]),
                                               fmt(wr["ratio"], "x")))
             L.append("")
+        if "inline" in S:
+            il = S["inline"]
+            L.append("### 6. Inlined frames (bench_inline: C++ -O2 -g, std::sort, std::map)")
+            L.append("")
+            L.append("`benchprof record -q --no-counters` with and without `--no-inline`, "
+                     "interleaved; ratios per repetition, median [min-max].")
+            L.append("")
+            L.append("| measure | inline frames | --no-inline | ratio |")
+            L.append("|---|---|---|---|")
+            for k, unit in (("after_exit", "s"), ("symbolize_ms", " ms"), ("frames", "")):
+                ratio = il["ratios"].get("inline/no-inline %s" % k)
+                L.append("| %s | %s | %s | %s |" % (
+                    k, fmt(il["abs"]["inline"][k], unit), fmt(il["abs"]["no-inline"][k], unit),
+                    fmt(ratio, "x") if ratio else ""))
+            L.append("")
         return "\n".join(L)
 
     def doc(self, table, targets):
@@ -899,7 +958,8 @@ class Harness:
         ratios are computed again from the raw runs."""
         a = self.a
         S = self.results["sections"]
-        for sec in list(S.get("overhead", {}).values()) + list(S.get("artifacts", {}).values()):
+        for sec in (list(S.get("overhead", {}).values()) + list(S.get("artifacts", {}).values())
+                    + ([S["inline"]] if "inline" in S else [])):
             for k in sec["ratios"]:
                 pair, key = k.split(" ", 1)
                 mode, base = pair.split("/")
@@ -920,7 +980,8 @@ class Harness:
         t0 = time.monotonic()
         self.results["reps"] = a.reps
         self.calibrate()
-        parts = a.only.split(",") if a.only else ["overhead", "artifacts", "rss", "run"]
+        parts = a.only.split(",") if a.only else ["overhead", "artifacts", "rss", "run",
+                                                  "inline"]
         if "overhead" in parts:
             self.overhead()
         if "artifacts" in parts:
@@ -929,6 +990,8 @@ class Harness:
             self.rss()
         if "run" in parts:
             self.whole()
+        if "inline" in parts:
+            self.inline()
         self.results["machine"]["loadavg_end"] = os.getloadavg()
         targets = self.targets()
         table = self.table()
@@ -1261,7 +1324,8 @@ def main():
     ap.add_argument("--doc")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rss-reps", type=int, default=1)
-    ap.add_argument("--only", help="comma list: overhead,artifacts,rss,run")
+    ap.add_argument("--only", help="comma list: overhead,artifacts,rss,run,inline")
+    ap.add_argument("--inline-work", help="bench_inline, for the cost of inlined frames")
     ap.add_argument("--samples", default=None,
                     help="comma list of sample counts for time to artifacts"
                     " (default 10000,100000; with BENCH_LONG=1 also 1000000)")
