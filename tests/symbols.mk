@@ -57,3 +57,7 @@ tests_workloads_inline_CFLAGS = -O2 -g -fomit-frame-pointer
 tests_workloads_inline_LDFLAGS = $(workload_ldflags)
 TESTS += tests/integration/record_inline.sh
 EXTRA_DIST += tests/integration/record_inline.sh
+
+# Kernel time sampled by default where permitted; its share stated where not.
+TESTS += tests/integration/record_kernel_default.sh
+EXTRA_DIST += tests/integration/record_kernel_default.sh

@@ -404,7 +404,16 @@ static void add_benchprof_meta(struct bp_buf *b, const struct bp_profile *p)
   add_str_field(b, "command", m->command);
   bpi_buf_addc(b, ',');
   add_str_field(b, "host", m->host);
-  bpi_buf_printf(b, ",\"exit_status\":%d}", m->exit_status);
+  bpi_buf_printf(b, ",\"exit_status\":%d,\"kernel_sampled\":%s,",
+                 m->exit_status, m->kernel_unsampled ? "false" : "true");
+  char note[320];
+  bpi_profile_unsampled_note(p, note, sizeof(note));
+  add_str_field(b, "unsampled", *note ? note : NULL);
+  double pct = bpi_profile_unsampled_pct(p);
+  if(m->kernel_unsampled && pct >= 0)
+    bpi_buf_printf(b, ",\"unsampled_pct\":%.1f}", pct);
+  else
+    bpi_buf_adds(b, ",\"unsampled_pct\":null}");
 }
 
 /* The interval in nanoseconds: 1/freq, or the period of a clock event. */

@@ -168,6 +168,10 @@ static void put_comments(struct enc *e, const struct bp_profile *p,
                    m->requested_event ? m->requested_event : "",
                    m->fallback_reason);
   put_u64(b, PROFILE_COMMENT, str(e, line.data));
+  char note[320];
+  bpi_profile_unsampled_note(p, note, sizeof(note));
+  if(*note)
+    put_u64(b, PROFILE_COMMENT, str(e, note));
   if(bpi_buf_failed(&line))
     e->nomem = true;
   bpi_buf_cleanup(&line);

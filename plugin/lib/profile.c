@@ -124,6 +124,7 @@ static void meta_cleanup(struct bp_profile_meta *m)
   free(m->call_graph_fallback);
   free(m->command);
   free(m->host);
+  free(m->kernel_reason);
 }
 
 void bpi_profile_free(struct bp_profile *p)
@@ -476,6 +477,42 @@ uint32_t bpi_profile_max_depth(const struct bp_profile *p)
   return max;
 }
 
+uint64_t bpi_profile_sampled_ns(const struct bp_profile *p)
+{
+  uint64_t ns = 0;
+  if(p->meta.time_event)
+    for(uint32_t i = 0; i < p->ncounts; i++)
+      ns += p->counts[i].weight;
+  return ns;
+}
+
+double bpi_profile_unsampled_pct(const struct bp_profile *p)
+{
+  const struct bp_profile_meta *m = &p->meta;
+  if(!m->time_event || m->task_clock_ns <= 0)
+    return -1;
+  double pct = 100.0 * (1.0 - (double)bpi_profile_sampled_ns(p) /
+                              m->task_clock_ns);
+  return pct < 0 ? 0 : pct;
+}
+
+void bpi_profile_unsampled_note(const struct bp_profile *p, char *buf,
+                                size_t len)
+{
+  const struct bp_profile_meta *m = &p->meta;
+  double pct = bpi_profile_unsampled_pct(p);
+  if(!m->kernel_unsampled || !len) {
+    if(len)
+      buf[0] = '\0';
+    return;
+  }
+  int n = snprintf(buf, len, "kernel time not sampled (%s)",
+                   m->kernel_reason ? m->kernel_reason : "unknown why");
+  if(pct >= 0 && n >= 0 && (size_t)n < len)
+    snprintf(buf + n, len - (size_t)n,
+             ": %.1f%% of task-clock is in no sample", pct);
+}
+
 static int by_self_desc(const void *a, const void *b)
 {
   const struct bp_func_share *x = a, *y = b;
@@ -548,6 +585,8 @@ static bp_code copy_meta(struct bp_profile_meta *d,
   *d = *s;
   d->requested_event = d->event = d->fallback_reason = NULL;
   d->call_graph = d->call_graph_fallback = d->command = d->host = NULL;
+  d->kernel_reason = NULL;
+  d->task_clock_ns = 0;  /* the run's: a slice's share is not known */
   d->counters = NULL;
   d->ncounters = 0;
   d->samples = 0;  /* counted again as the slice's samples are added */
@@ -565,6 +604,8 @@ static bp_code copy_meta(struct bp_profile_meta *d,
     rc = bpi_profile_meta_set(&d->command, s->command);
   if(!rc)
     rc = bpi_profile_meta_set(&d->host, s->host);
+  if(!rc)
+    rc = bpi_profile_meta_set(&d->kernel_reason, s->kernel_reason);
   return rc;
 }
 

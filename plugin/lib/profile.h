@@ -142,6 +142,10 @@ struct bp_profile_meta {
   uint64_t unwind_failed;     /* stopped early for another reason */
   struct bp_counter *counters; /* totals counted in the same run (owned) */
   size_t ncounters;
+  /* Kernel time: sampled by default where permitted (record.h) */
+  bool kernel_unsampled;      /* kernel time is in no sample: why */
+  char *kernel_reason;        /* ... (NULL when it is sampled) */
+  double task_clock_ns;       /* the task-clock counter, 0 when unknown */
 };
 
 struct bp_profile {
@@ -269,6 +273,18 @@ uint32_t bpi_profile_main_lib(const struct bp_profile *p);
 uint32_t bpi_profile_stack_depth(const struct bp_profile *p, uint32_t stack);
 /* The depth of the deepest stack that has samples. */
 uint32_t bpi_profile_max_depth(const struct bp_profile *p);
+
+/* Nanoseconds of CPU the samples stand for (time events only: the sum
+ * of their periods). */
+uint64_t bpi_profile_sampled_ns(const struct bp_profile *p);
+/* The percentage of task-clock no sample stands for: kernel time when it
+ * was not sampled.  -1 when unknown (no task-clock counted, or not a
+ * time event). */
+double bpi_profile_unsampled_pct(const struct bp_profile *p);
+/* One line for people, "" when kernel time was sampled: "kernel time not
+ * sampled (WHY): 76.9% of task-clock is in no sample". */
+void bpi_profile_unsampled_note(const struct bp_profile *p, char *buf,
+                                size_t len);
 
 /* Functions ranked by self samples (the leaf frame's function), totals
  * from p->counts. */

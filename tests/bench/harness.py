@@ -53,8 +53,8 @@ PAIRS = (
 )
 MODES = {
     "alone": "the workload alone",
-    "bp-fp": "`benchprof record -q --no-counters -F HZ -g fp`",
-    "bp-auto": "`benchprof record -q --no-counters -F HZ` (default `-g auto`: "
+    "bp-fp": "`benchprof record -q --no-counters --all-user -F HZ -g fp`",
+    "bp-auto": "`benchprof record -q --no-counters --all-user -F HZ` (default `-g auto`: "
                "frame pointers and an 8 KiB stack copy per sample, unwound after the run)",
     "floor-fp": "`floor_sampler -F HZ -g fp -m P` (frame-pointer callchains, rings of "
                 "the size benchprof used)",
@@ -434,7 +434,9 @@ class Harness:
 
     def modes(self, freq, out):
         """Every way of running a workload, by name (see MODES)."""
-        bp = [self.a.benchprof, "record", "-q", "--no-counters", "-F", str(freq)]
+        # user space only, as perf is asked for below (cpu-clock:u)
+        bp = [self.a.benchprof, "record", "-q", "--no-counters", "--all-user",
+              "-F", str(freq)]
         m = {
             "alone": lambda w: w,
             "bp-fp": lambda w: bp + ["-g", "fp", "-o", out("bp"), "--"] + w,
@@ -1031,10 +1033,10 @@ METHOD = """## Method
   CLOCK_MONOTONIC times its `main` started and its work ended.
 - **Modes**, compared only within a kind, so each side asks the kernel for
   the same thing:
-  - fp: `benchprof record -q --no-counters -F 997 -g fp` (`bp-fp`),
+  - fp: `benchprof record -q --no-counters --all-user -F 997 -g fp` (`bp-fp`),
     `floor_sampler -F 997 -g fp` (`floor-fp`), `perf record -q -F 997 -g
     -e cpu-clock:u` (`perf-fp`);
-  - dwarf: `benchprof record -q --no-counters -F 997` (`bp-auto`, the
+  - dwarf: `benchprof record -q --no-counters --all-user -F 997` (`bp-auto`, the
     default `-g auto`: frame-pointer chain plus user registers and an
     8 KiB stack copy per sample, unwound after the run),
     `floor_sampler -F 997 -g dwarf` (`floor-dwarf`: the same sample_type,
