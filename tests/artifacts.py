@@ -145,7 +145,8 @@ SUMMARY_KEYS = {
     "start_time_ms",
     "duration_ms",
     "exit_status", "unresolved_frames", "symbolize_ms", "processes",
-    "threads", "top_functions",
+    "threads", "top_functions", "kernel_sampled", "kernel_unsampled_reason",
+    "task_clock_ms", "sampled_ms", "unsampled_pct",
 }
 EVENT_KEYS = {"requested", "used", "fallback", "fallback_reason",
               "frequency_hz", "period", "time_based"}

@@ -349,7 +349,7 @@ static uint32_t frame_location(struct gecko *g, uint32_t frame)
   const struct bp_frame *f = &p->frames[frame];
   const char *lib = bpi_profile_frame_lib(p, frame);
   bpi_buf_reset(&g->name);
-  if(f->func < p->nfuncs && !p->funcs[f->func].unresolved)
+  if(f->func < p->nfuncs)  /* unresolved: "0x1a2b" or "fn_1a00" */
     bpi_profile_clean_name(&g->name, bpi_profile_frame_name(p, frame), '\0');
   else
     bpi_buf_printf(&g->name, "0x%" PRIx64, f->addr);

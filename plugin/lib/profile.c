@@ -375,8 +375,15 @@ const char *bpi_profile_frame_label(const struct bp_profile *p,
   const struct bp_frame *f = &p->frames[frame];
   if(f->func < p->nfuncs && !p->funcs[f->func].unresolved)
     return bpi_profile_str(p, p->funcs[f->func].name);
-  snprintf(buf, len, "0x%llx (in %s)", (unsigned long long)f->addr,
-           bpi_profile_frame_lib(p, frame));
+  /* no symbol: the address, or the unwind-table range ("fn_START") that
+   * the symbolizer named it by, and the library */
+  if(f->func < p->nfuncs)
+    snprintf(buf, len, "%s (in %s)",
+             bpi_profile_str(p, p->funcs[f->func].name),
+             bpi_profile_frame_lib(p, frame));
+  else
+    snprintf(buf, len, "0x%llx (in %s)", (unsigned long long)f->addr,
+             bpi_profile_frame_lib(p, frame));
   return buf;
 }
 
@@ -475,6 +482,28 @@ uint32_t bpi_profile_max_depth(const struct bp_profile *p)
       max = d;
   }
   return max;
+}
+
+uint64_t bpi_profile_unresolved_frames(const struct bp_profile *p)
+{
+  uint8_t *seen_stack = calloc(p->nstacks ? p->nstacks : 1, 1);
+  uint8_t *seen_frame = calloc(p->nframes ? p->nframes : 1, 1);
+  uint64_t n = 0;
+  if(seen_stack && seen_frame)
+    for(uint32_t i = 0; i < p->ncounts; i++)
+      for(uint32_t s = p->counts[i].stack; s < p->nstacks && !seen_stack[s];
+          s = p->stacks[s].parent) {
+        seen_stack[s] = 1;  /* and so, from here on, its parents */
+        uint32_t f = p->stacks[s].frame;
+        if(f >= p->nframes || seen_frame[f])
+          continue;
+        seen_frame[f] = 1;
+        uint32_t fn = p->frames[f].func;
+        n += fn >= p->nfuncs || p->funcs[fn].unresolved;
+      }
+  free(seen_stack);
+  free(seen_frame);
+  return n;
 }
 
 uint64_t bpi_profile_sampled_ns(const struct bp_profile *p)
@@ -739,6 +768,7 @@ bp_code bpi_profile_slice_ranges(const struct bp_profile *src,
   free(r);
   if(rc)
     return rc;
+  d->meta.unresolved_frames = bpi_profile_unresolved_frames(d);
   if(t0 > src->meta.start_ns)  /* the wall clock moves with the start */
     d->meta.start_epoch_ms += (double)(t0 - src->meta.start_ns) / 1e6;
   d->meta.start_ns = t0;

@@ -274,6 +274,12 @@ uint32_t bpi_profile_stack_depth(const struct bp_profile *p, uint32_t stack);
 /* The depth of the deepest stack that has samples. */
 uint32_t bpi_profile_max_depth(const struct bp_profile *p);
 
+/* Distinct frames of the stacks that have samples whose function has no
+ * symbol (shown as an address or an unwind-table range): what
+ * meta.unresolved_frames reports, so it matches what the artifacts show
+ * (frames only in chains that were replaced, say, count nowhere). */
+uint64_t bpi_profile_unresolved_frames(const struct bp_profile *p);
+
 /* Nanoseconds of CPU the samples stand for (time events only: the sum
  * of their periods). */
 uint64_t bpi_profile_sampled_ns(const struct bp_profile *p);
