@@ -132,7 +132,8 @@ struct bp_profile_meta {
   uint64_t throttled;    /* PERF_RECORD_THROTTLE count */
   uint64_t corrupt_records; /* ring bytes or records that made no sense */
   uint64_t ring_bytes;   /* data bytes of each CPU's ring */
-  uint64_t unresolved_frames; /* frames left as 0xADDR */
+  uint64_t unresolved_frames; /* frames of sampled stacks without a
+                               * symbol (0xADDR, fn_START) */
   double symbolize_ms;   /* time spent symbolizing */
   /* DWARF unwinding (--call-graph dwarf or auto) */
   uint32_t stack_bytes;       /* user stack copied per sample, 0: none */
@@ -258,8 +259,10 @@ static inline const char *bpi_profile_str(const struct bp_profile *p,
 /* Name of a frame's function, "" when not symbolized. */
 const char *bpi_profile_frame_name(const struct bp_profile *p, uint32_t frame);
 /* The label folded stacks, flame graphs and pprof show for a frame: the
- * function name, or "0x1a2b (in libfoo.so)" when unresolved.  Returns a
- * pointer into buf or into the profile. */
+ * function name, or, without a symbol, the unresolved function's name and
+ * the library: "0x1a2b (in libfoo.so)", "fn_1a00 (in libfoo.so)" (the
+ * unwind-table range of stripped code).  Returns a pointer into buf or
+ * into the profile. */
 const char *bpi_profile_frame_label(const struct bp_profile *p,
                                     uint32_t frame, char *buf, size_t len);
 /* Basename of a frame's library. */
