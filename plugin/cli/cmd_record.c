@@ -162,6 +162,10 @@ static void print_summary(const struct bp_profile *p, const char *dir)
                 "skipped (corrupt_records in " BP_FILE_SUMMARY ")",
                 m->corrupt_records);
   note_unwind(m);
+  char unsampled[320];
+  bpi_profile_unsampled_note(p, unsampled, sizeof(unsampled));
+  if(*unsampled)
+    bp_msg_warn("%s", unsampled);
   struct bp_func_share top[TOP_FUNCS];
   uint64_t total;
   size_t n = bpi_profile_top_funcs(p, top, TOP_FUNCS, &total);
