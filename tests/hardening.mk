@@ -54,6 +54,7 @@ fuzz_lib_sources = plugin/lib/err.c plugin/lib/buf.c plugin/lib/hash.c \
   plugin/lib/report.c plugin/lib/counters.c plugin/lib/events.c \
   plugin/lib/config.c plugin/lib/ci.c plugin/lib/bencher.c \
   plugin/lib/comment.c plugin/lib/compare.c plugin/lib/export_diffsvg.c \
+  plugin/lib/stats.c \
   plugin/lib/sha256.c plugin/lib/store.c plugin/lib/http.c \
   plugin/lib/dynlib.c plugin/lib/flametree.c
 fuzz_headers = $(srcdir)/tests/fuzz/fuzz.h $(srcdir)/tests/fuzz/fuzz_report.h

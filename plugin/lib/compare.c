@@ -11,10 +11,11 @@
 #include "fileio.h"
 #include "hash.h"
 #include "report.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>   /* NAN, isnan: macros, no libm */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -578,11 +579,56 @@ const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
 
 /* --------------------------------------------------------------- measures */
 
+static bool has_reps(const struct bp_cmp_values *v)
+{
+  return v->reps && v->nreps >= 2;
+}
+
+/* Repetitions on both sides: Mann-Whitney's p and the 99% interval of the
+ * ratio head/base; distinguishable when the interval leaves out 1. */
+static bool judge_repeats(struct bp_cmp_measure *m)
+{
+  double lo, hi, est;
+  m->basis = BP_CMP_REPEATS;
+  m->p_value = bpi_stats_mann_whitney(m->vbase.reps, m->vbase.nreps,
+                                      m->vhead.reps, m->vhead.nreps);
+  if(!bpi_stats_ratio_interval(m->vbase.reps, m->vbase.nreps, m->vhead.reps,
+                               m->vhead.nreps, BP_STATS_CONFIDENCE, &lo, &hi,
+                               &est))
+    return false;
+  m->has_interval = true;
+  m->pct_lo = 100 * (lo - 1);
+  m->pct_hi = 100 * (hi - 1);
+  return (lo > 1 && m->delta > 0) || (hi < 1 && m->delta < 0);
+}
+
+/* Bounds on both sides: distinguishable when the intervals do not
+ * overlap; the change's interval runs between their far ends. */
+static bool judge_bounds(struct bp_cmp_measure *m)
+{
+  const struct bp_cmp_values *b = &m->vbase, *h = &m->vhead;
+  m->basis = BP_CMP_BOUNDS;
+  if(m->base != 0) {
+    m->has_interval = true;
+    m->pct_lo = 100 * (h->lower - b->upper) / absd(m->base);
+    m->pct_hi = 100 * (h->upper - b->lower) / absd(m->base);
+  }
+  return (h->lower > b->upper && m->delta > 0) ||
+         (h->upper < b->lower && m->delta < 0);
+}
+
 void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct)
 {
+  bool bencher = m->basis == BP_CMP_BENCHER && m->alert_url;
+  enum bp_cmp_flag alert = m->flag;
   m->higher_is_better = !strcmp(m->slug, "throughput");
-  m->flag = BP_CMP_UNCHANGED;
+  m->flag = m->change = BP_CMP_UNCHANGED;
   m->delta = m->pct = 0;
+  m->has_interval = m->unconfirmed = false;
+  m->pct_lo = m->pct_hi = 0;
+  m->p_value = NAN;
+  if(!bencher)
+    m->basis = BP_CMP_SINGLE;
   if(!m->in_base || !m->in_head)
     return;
   m->delta = m->head - m->base;
@@ -592,10 +638,29 @@ void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct)
     m->pct = NAN;
   /* from 0 to anything is beyond every threshold */
   bool beyond = isnan(m->pct) ? m->delta != 0 : absd(m->pct) > threshold_pct;
-  if(!beyond)
-    return;
   bool worse = m->higher_is_better ? m->delta < 0 : m->delta > 0;
-  m->flag = worse ? BP_CMP_REGRESSION : BP_CMP_IMPROVEMENT;
+  if(beyond)
+    m->change = worse ? BP_CMP_REGRESSION : BP_CMP_IMPROVEMENT;
+  if(bencher) {
+    /* Bencher's statistical threshold judged it: its alert is the
+     * verdict, whatever our fixed threshold says */
+    m->flag = alert;
+    if(alert)
+      m->change = alert;
+    return;
+  }
+  bool distinct = false;
+  if(has_reps(&m->vbase) && has_reps(&m->vhead))
+    distinct = judge_repeats(m);
+  else if(m->vbase.has_bounds && m->vhead.has_bounds)
+    distinct = judge_bounds(m);
+  if(distinct)
+    m->flag = m->change;
+  /* nothing to test it with: a single run a side, or too few
+   * repetitions for an interval at this confidence */
+  m->unconfirmed = m->change && !m->flag &&
+                   (m->basis == BP_CMP_SINGLE ||
+                    (m->basis == BP_CMP_REPEATS && !m->has_interval));
 }
 
 static const struct bp_measure *find_measure(const struct bp_bench *b,
@@ -607,9 +672,44 @@ static const struct bp_measure *find_measure(const struct bp_bench *b,
   return NULL;
 }
 
+/* The repetitions' values of one measure, from a manifest benchmark's
+ * "repetitions": {SLUG: [v, ...]} (benchprof run --repeat); NULL when
+ * none or not all numbers. */
+static const cJSON *measure_reps(const cJSON *reps, const char *slug)
+{
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(reps, slug), *v;
+  if(!cJSON_IsArray(list) || cJSON_GetArraySize(list) < 2)
+    return NULL;
+  cJSON_ArrayForEach(v, list)
+    if(!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+      return NULL;
+  return list;
+}
+
+/* One side's bounds and repetitions of a measure. */
+static bp_code side_values(struct bp_cmp_values *v, const struct bp_measure *m,
+                           const cJSON *reps, const char *slug)
+{
+  if(!m)
+    return BP_OK;
+  v->has_bounds = m->has_lower && m->has_upper;
+  v->lower = m->has_lower ? m->lower : m->value;
+  v->upper = m->has_upper ? m->upper : m->value;
+  const cJSON *list = measure_reps(reps, slug), *x;
+  if(!list)
+    return BP_OK;
+  v->reps = malloc((size_t)cJSON_GetArraySize(list) * sizeof(*v->reps));
+  if(!v->reps)
+    return BPE_NOMEM;
+  cJSON_ArrayForEach(x, list)
+    v->reps[v->nreps++] = x->valuedouble;
+  return BP_OK;
+}
+
 static bp_code add_measure(struct bp_cmp_bench *cb, const char *slug,
                            const struct bp_bench *base,
-                           const struct bp_bench *head, double threshold)
+                           const struct bp_bench *head,
+                           const cJSON *const reps[2], double threshold)
 {
   for(size_t i = 0; i < cb->nmeasures; i++)
     if(!strcmp(cb->measures[i].slug, slug))
@@ -624,23 +724,57 @@ static bp_code add_measure(struct bp_cmp_bench *cb, const char *slug,
   cb->nmeasures++;
   m->base = mb ? mb->value : 0;
   m->head = mh ? mh->value : 0;
+  if(side_values(&m->vbase, mb, reps[0], slug) ||
+     side_values(&m->vhead, mh, reps[1], slug))
+    return BPE_NOMEM;
   bpi_compare_measure(m, threshold);
-  if(m->flag && (!cb->max_slug || absd(m->pct) > absd(cb->max_pct) ||
-                 isnan(m->pct))) {
-    cb->max_slug = m->slug;
-    cb->max_pct = m->pct;
-  }
   if(m->flag == BP_CMP_REGRESSION)
     cb->flag = BP_CMP_REGRESSION;
   else if(m->flag == BP_CMP_IMPROVEMENT && cb->flag != BP_CMP_REGRESSION)
     cb->flag = BP_CMP_IMPROVEMENT;
+  if(BP_CMP_UNCONFIRMED(m) && cb->unconfirmed != BP_CMP_REGRESSION)
+    cb->unconfirmed = m->change;
   return BP_OK;
+}
+
+/* Whether m is a better pick than best for the benchmark's headline:
+ * larger |pct|, a change from 0 largest of all. */
+static bool larger_change(const struct bp_cmp_measure *m,
+                          const struct bp_cmp_measure *best)
+{
+  if(!best)
+    return true;
+  if(isnan(best->pct))
+    return false;
+  return isnan(m->pct) || absd(m->pct) > absd(best->pct);
+}
+
+/* The measure that gives the benchmark's verdict, its polarity the
+ * verdict's own: the largest regression, else the largest improvement,
+ * else the largest unconfirmed change of the worst kind. */
+static void pick_max(struct bp_cmp_bench *cb)
+{
+  const struct bp_cmp_measure *best = NULL;
+  if(cb->flag)
+    cb->unconfirmed = BP_CMP_UNCHANGED;
+  for(size_t i = 0; i < cb->nmeasures; i++) {
+    const struct bp_cmp_measure *m = &cb->measures[i];
+    bool fits = cb->flag ? m->flag == cb->flag :
+                cb->unconfirmed && BP_CMP_UNCONFIRMED(m) &&
+                m->change == cb->unconfirmed;
+    if(fits && larger_change(m, best))
+      best = m;
+  }
+  cb->max = best;
+  cb->max_slug = best ? best->slug : NULL;
+  cb->max_pct = best ? best->pct : 0;
 }
 
 /* Measures in base's order, then those only head has. */
 static bp_code bench_measures(struct bp_cmp_bench *cb,
                               const struct bp_bench *base,
-                              const struct bp_bench *head, double threshold)
+                              const struct bp_bench *head,
+                              const cJSON *const reps[2], double threshold)
 {
   size_t n = (base ? base->nmeasures : 0) + (head ? head->nmeasures : 0);
   bp_code rc = BP_OK;
@@ -648,9 +782,13 @@ static bp_code bench_measures(struct bp_cmp_bench *cb,
   if(!cb->measures)
     return BPE_NOMEM;
   for(size_t i = 0; !rc && base && i < base->nmeasures; i++)
-    rc = add_measure(cb, base->measures[i].slug, base, head, threshold);
+    rc = add_measure(cb, base->measures[i].slug, base, head, reps,
+                     threshold);
   for(size_t i = 0; !rc && head && i < head->nmeasures; i++)
-    rc = add_measure(cb, head->measures[i].slug, base, head, threshold);
+    rc = add_measure(cb, head->measures[i].slug, base, head, reps,
+                     threshold);
+  if(!rc)
+    pick_max(cb);
   return rc;
 }
 
@@ -764,7 +902,12 @@ static bp_code compare_bench(struct bp_cmp *c, struct bp_cmp_bench *cb,
       rc = BPE_NOMEM;
   }
   if(!rc && cb->presence == BP_CMP_BOTH) {
-    rc = bench_measures(cb, bb, hb, c->threshold_pct);
+    const cJSON *reps[2] = {
+      cJSON_GetObjectItemCaseSensitive(manifest_bench(base, name),
+                                       "repetitions"),
+      cJSON_GetObjectItemCaseSensitive(manifest_bench(head, name),
+                                       "repetitions")};
+    rc = bench_measures(cb, bb, hb, reps, c->threshold_pct);
     if(!rc)
       rc = bench_bencher(cb, head);
     if(!rc)
@@ -783,19 +926,24 @@ static bp_code compare_bench(struct bp_cmp *c, struct bp_cmp_bench *cb,
 static int bench_rank(const struct bp_cmp_bench *b)
 {
   if(b->presence != BP_CMP_BOTH)
-    return b->presence == BP_CMP_NEW ? 2 : 3;
-  return b->flag == BP_CMP_UNCHANGED ? 1 : 0;
+    return b->presence == BP_CMP_NEW ? 5 : 6;
+  if(b->flag)
+    return b->flag == BP_CMP_REGRESSION ? 0 : 1;
+  if(b->unconfirmed)
+    return b->unconfirmed == BP_CMP_REGRESSION ? 2 : 3;
+  return 4;
 }
 
-/* Changed (largest change first), unchanged, new, removed; then by
- * name, so equal inputs give equal output. */
+/* Confirmed regressions, confirmed improvements, unconfirmed regressions,
+ * unconfirmed improvements (each largest change first), unchanged, new,
+ * removed; then by name, so equal inputs give equal output. */
 static int by_importance(const void *a, const void *b)
 {
   const struct bp_cmp_bench *x = a, *y = b;
   int rx = bench_rank(x), ry = bench_rank(y);
   if(rx != ry)
     return rx < ry ? -1 : 1;
-  if(!rx) {
+  if(rx < 4) {
     double px = isnan(x->max_pct) ? 1e300 : absd(x->max_pct);
     double py = isnan(y->max_pct) ? 1e300 : absd(y->max_pct);
     if(px != py)
@@ -837,8 +985,10 @@ static bp_code compare_sides(struct bp_cmp *c, const struct side *base,
       c->nregressions++;
     else if(b->flag == BP_CMP_IMPROVEMENT)
       c->nimprovements++;
-    else
+    else {
       c->nunchanged++;
+      c->nunconfirmed += b->unconfirmed == BP_CMP_REGRESSION;
+    }
   }
   return BP_OK;
 }
@@ -913,6 +1063,9 @@ void bpi_compare_free(struct bp_cmp *c)
     for(size_t j = 0; j < b->nmeasures; j++) {
       free(b->measures[j].slug);
       free(b->measures[j].bencher_uuid);
+      free(b->measures[j].alert_url);
+      free(b->measures[j].vbase.reps);
+      free(b->measures[j].vhead.reps);
     }
     free(b->measures);
     for(size_t j = 0; j < b->nfuncs; j++)
@@ -990,14 +1143,44 @@ static void json_profile(struct bp_buf *b, const char *key,
                  p->thread, p->samples);
 }
 
+static const char *basis_name(enum bp_cmp_basis x)
+{
+  return x == BP_CMP_BOUNDS ? "bounds" : x == BP_CMP_REPEATS ?
+         "mann-whitney" : x == BP_CMP_BENCHER ? "bencher-alert" : "single";
+}
+
+/* , "KEY": {"lower": n, "upper": n, "repetitions": [...]} or null */
+static void json_values(struct bp_buf *b, const char *key, bool present,
+                        const struct bp_cmp_values *v)
+{
+  bpi_buf_printf(b, ", \"%s\": ", key);
+  if(!present || (!v->has_bounds && !v->nreps)) {
+    bpi_buf_adds(b, "null");
+    return;
+  }
+  bpi_buf_adds(b, "{\"lower\": ");
+  if(v->has_bounds) json_num(b, v->lower); else bpi_buf_adds(b, "null");
+  bpi_buf_adds(b, ", \"upper\": ");
+  if(v->has_bounds) json_num(b, v->upper); else bpi_buf_adds(b, "null");
+  bpi_buf_adds(b, ", \"repetitions\": [");
+  for(size_t i = 0; i < v->nreps; i++) {
+    bpi_buf_adds(b, i ? ", " : "");
+    json_num(b, v->reps[i]);
+  }
+  bpi_buf_adds(b, "]}");
+}
+
 static void json_bench(struct bp_buf *b, const struct bp_cmp_bench *cb)
 {
   bpi_buf_adds(b, "    {\"name\": ");
   bpi_buf_json_str(b, cb->name);
   bpi_buf_adds(b, ", \"dir\": ");
   bpi_buf_json_str(b, cb->dir);
-  bpi_buf_printf(b, ", \"presence\": \"%s\", \"flag\": \"%s\"",
-                 presence_name(cb->presence), flag_name(cb->flag));
+  bpi_buf_printf(b, ", \"presence\": \"%s\", \"flag\": \"%s\", "
+                 "\"unconfirmed\": \"%s\", \"key_measure\": ",
+                 presence_name(cb->presence), flag_name(cb->flag),
+                 flag_name(cb->unconfirmed));
+  json_str_or_null(b, cb->max_slug);
   json_profile(b, "base", &cb->base);
   json_profile(b, "head", &cb->head);
   bpi_buf_adds(b, ",\n     \"measures\": [");
@@ -1013,9 +1196,31 @@ static void json_bench(struct bp_buf *b, const struct bp_cmp_bench *cb)
     json_num(b, m->delta);
     bpi_buf_adds(b, ", \"pct\": ");
     json_num(b, m->pct);
-    bpi_buf_printf(b, ", \"higher_is_better\": %s, \"flag\": \"%s\"}",
+    bpi_buf_printf(b, ", \"higher_is_better\": %s, \"flag\": \"%s\", "
+                   "\"change\": \"%s\", \"confirmed\": %s, \"basis\": \"%s\"",
                    m->higher_is_better ? "true" : "false",
-                   flag_name(m->flag));
+                   flag_name(m->flag), flag_name(m->change),
+                   m->flag != BP_CMP_UNCHANGED ? "true" : "false",
+                   basis_name(m->basis));
+    bpi_buf_printf(b, ", \"unconfirmed\": %s",
+                   m->unconfirmed ? "true" : "false");
+    json_values(b, "base_values", m->in_base, &m->vbase);
+    json_values(b, "head_values", m->in_head, &m->vhead);
+    bpi_buf_adds(b, ", \"interval_pct\": ");
+    if(m->has_interval) {
+      bpi_buf_adds(b, "[");
+      json_num(b, m->pct_lo);
+      bpi_buf_adds(b, ", ");
+      json_num(b, m->pct_hi);
+      bpi_buf_adds(b, "]");
+    }
+    else
+      bpi_buf_adds(b, "null");
+    bpi_buf_adds(b, ", \"p_value\": ");
+    json_num(b, m->p_value);
+    bpi_buf_adds(b, ", \"alert_url\": ");
+    json_str_or_null(b, m->alert_url);
+    bpi_buf_adds(b, "}");
   }
   bpi_buf_adds(b, "],\n     \"functions\": [");
   for(size_t i = 0; i < cb->nfuncs; i++) {
@@ -1043,10 +1248,12 @@ void bpi_compare_json(const struct bp_cmp *c, struct bp_buf *b)
   json_side(b, "head", &c->head);
   bpi_buf_adds(b, "  \"threshold_pct\": ");
   json_num(b, c->threshold_pct);
+  bpi_buf_printf(b, ",\n  \"confidence\": %g", BP_STATS_CONFIDENCE);
   bpi_buf_printf(b, ",\n  \"regressions\": %zu, \"improvements\": %zu, "
                  "\"unchanged\": %zu, \"new\": %zu, \"removed\": %zu,\n"
+                 "  \"unconfirmed_regressions\": %zu,\n"
                  "  \"benchmarks\": [\n", c->nregressions, c->nimprovements,
-                 c->nunchanged, c->nnew, c->nremoved);
+                 c->nunchanged, c->nnew, c->nremoved, c->nunconfirmed);
   for(size_t i = 0; i < c->nbenches; i++) {
     json_bench(b, &c->benches[i]);
     bpi_buf_adds(b, i + 1 < c->nbenches ? ",\n" : "\n");

@@ -41,6 +41,23 @@ enum bp_cmp_presence {
   BP_CMP_REMOVED    /* base only */
 };
 
+/* What a measure's verdict rests on (see docs: how verdicts are decided). */
+enum bp_cmp_basis {
+  BP_CMP_SINGLE = 0,   /* one value a side, no spread: never confirmed */
+  BP_CMP_BOUNDS,       /* lower/upper bounds: intervals that do not overlap */
+  BP_CMP_REPEATS,      /* values of repetitions: the Mann-Whitney U test */
+  BP_CMP_BENCHER       /* Bencher's alert for the measure */
+};
+
+/* One side's values of a measure: its value and, when known, its bounds
+ * and every repetition's value. */
+struct bp_cmp_values {
+  bool has_bounds;
+  double lower, upper;
+  double *reps;            /* NULL when none (owned) */
+  size_t nreps;
+};
+
 struct bp_cmp_measure {
   char *slug;
   bool in_base, in_head;
@@ -48,9 +65,24 @@ struct bp_cmp_measure {
   double delta;            /* head - base */
   double pct;              /* 100 * delta / |base|; NAN when base is 0 */
   bool higher_is_better;   /* throughput; latency and counters: lower */
-  enum bp_cmp_flag flag;
+  enum bp_cmp_flag change; /* beyond the threshold, confirmed or not */
+  enum bp_cmp_flag flag;   /* the verdict: change when it is confirmed */
+  enum bp_cmp_basis basis;
+  bool unconfirmed;        /* change, but no spread (or too little) to
+                              test it: never counted */
+  struct bp_cmp_values vbase, vhead;
+  bool has_interval;       /* pct_lo..pct_hi: the change's interval, */
+  double pct_lo, pct_hi;   /* percent (99% for repetitions, the bounds'
+                              extremes for bounds) */
+  double p_value;          /* Mann-Whitney's, NAN when not tested */
+  char *alert_url;         /* Bencher's alert, NULL when none (owned) */
   char *bencher_uuid;      /* head's Bencher measure uuid, or NULL */
 };
+
+/* A change beyond the threshold without the spread to confirm it with
+ * ("unconfirmed (single run)"; or too few repetitions for the test); with
+ * spread, an unconfirmed change is within the noise, and unchanged. */
+#define BP_CMP_UNCONFIRMED(m) ((m)->unconfirmed)
 
 /* A function's samples on each side; shares are of that side's total. */
 struct bp_cmp_func {
@@ -79,10 +111,15 @@ struct bp_cmp_bench {
   char *name;
   char *dir;               /* its directory in the compare output, "." */
   enum bp_cmp_presence presence;
-  enum bp_cmp_flag flag;   /* worst of its measures */
-  double max_pct;          /* the largest |pct| of a flagged measure
-                              (signed), 0 when none */
+  enum bp_cmp_flag flag;   /* worst confirmed verdict of its measures */
+  enum bp_cmp_flag unconfirmed; /* worst unconfirmed change, when no
+                                   verdict is confirmed */
+  double max_pct;          /* the change of the measure that gives the
+                              verdict: the largest regression, else the
+                              largest improvement, else the largest
+                              unconfirmed change; 0 when none */
   const char *max_slug;    /* that measure, NULL when none */
+  const struct bp_cmp_measure *max; /* ... and the measure itself */
   struct bp_cmp_measure *measures;
   size_t nmeasures;
   struct bp_cmp_func *funcs;   /* most changed first */
@@ -117,6 +154,8 @@ struct bp_cmp {
                                     new, removed */
   size_t nbenches;
   size_t nregressions, nimprovements, nunchanged, nnew, nremoved;
+  size_t nunconfirmed;     /* benchmarks among nunchanged with a change
+                              beyond the threshold that is not confirmed */
 };
 
 /* Compare the run directories base_dir and head_dir.  On success *out is
@@ -140,8 +179,12 @@ void bpi_compare_diff_folded(const struct bp_cmp_bench *b,
  * self share's change, then the total's; NULL when none moved that way. */
 const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
                                                bool grew);
-/* Flag a measure: its direction from the slug, then delta beyond
- * threshold_pct. */
+/* Judge a measure: its direction from the slug; change: delta beyond
+ * threshold_pct; flag: change when the two sides are distinguishable
+ * (repetitions: Mann-Whitney U at 99%, with the interval of the ratio;
+ * bounds: the intervals do not overlap; neither: never, the change stays
+ * unconfirmed).  A measure with alert_url set keeps the flag its caller
+ * (Bencher's alert) gave it. */
 void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct);
 /* An ISO 8601 time (YYYY-MM-DDTHH:MM:SS, optional fraction, Z or
  * +hh:mm/-hh:mm) as ms since 1970; false when it is not one. */

@@ -4,7 +4,9 @@
 # --adapter json` (it prints its own latency and throughput), then
 # compared.  The comment names cmp_changed as the top regression, the
 # measures move the right way (latency and task-clock up, throughput
-# down: all regressions), the flame graphs are well-formed XML, and the
+# down: all regressions; latency and throughput confirmed by the bounds
+# the workload reports, task-clock, one value a side, unconfirmed), the
+# flame graphs are well-formed XML, and the
 # viewer links decode back to the profile URLs given.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
@@ -47,7 +49,7 @@ check "the output files are there" sh -c 'for f in compare.json comment.md \
   diff.folded diff.svg diff-negated.svg; do [ -s "$1/$f" ] || exit 1; done' \
   sh "$TMP/cmp"
 
-pycheck "the measures move the right way, all flagged regressions" <<'PY'
+pycheck "the measures move the right way, confirmed where there is spread" <<'PY'
 import json, os
 c = json.load(open(os.path.join(os.environ["TMP"], "cmp", "compare.json")))
 assert c["regressions"] == 1 and c["improvements"] == 0, c
@@ -59,7 +61,12 @@ assert m["throughput"]["delta"] < 0 and m["throughput"]["higher_is_better"]
 assert m["throughput"]["flag"] == "regression", m
 # task-clock is counted on every machine (a software counter)
 assert m["task-clock"]["delta"] > 0, m
-assert m["task-clock"]["flag"] == "regression", m
+# one value a side, no spread: beyond the threshold but not confirmed
+assert m["task-clock"]["change"] == "regression", m
+assert m["task-clock"]["flag"] == "unchanged", m
+assert m["task-clock"]["unconfirmed"] and m["task-clock"]["basis"] == "single"
+# the harness's own bounds (5 batches) confirm latency and throughput
+assert m["latency"]["basis"] == "bounds" and m["latency"]["confirmed"], m
 assert m["task-clock"]["pct"] > 50, m     # 2.5x the work
 man = json.load(open(os.path.join(os.environ["TMP"], "head", "manifest.json")))
 for cnt in man["counters"]:

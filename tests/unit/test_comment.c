@@ -135,6 +135,11 @@ static struct bp_cmp_measure *measures(double base, double head)
   m->in_base = m->in_head = true;
   m->base = base;
   m->head = head;
+  /* repeatable runs: +-1% bounds, so a change beyond 2% is confirmed */
+  m->vbase = (struct bp_cmp_values){.has_bounds = true, .lower = base * 0.99,
+                                    .upper = base * 1.01};
+  m->vhead = (struct bp_cmp_values){.has_bounds = true, .lower = head * 0.99,
+                                    .upper = head * 1.01};
   bpi_compare_measure(m, 2);
   return m;
 }
