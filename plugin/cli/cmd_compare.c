@@ -174,26 +174,27 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 /* A regression is explained by what grew, an improvement by what shrank. */
 static const char *top_verb(const struct bp_cmp_bench *b)
 {
-  return b->flag == BP_CMP_REGRESSION ? "grew" : "shrank";
+  return bpi_compare_worse(b) ? "grew" : "shrank";
 }
 
 static void print_summary(const struct bp_cmp *c, const char *out)
 {
   bp_msg_note("%zu regression%s, %zu improvement%s, %zu unchanged, "
-              "%zu new, %zu removed (threshold %.4g%%)",
-              c->nregressions, c->nregressions == 1 ? "" : "s",
-              c->nimprovements, c->nimprovements == 1 ? "" : "s",
-              c->nunchanged, c->nnew, c->nremoved, c->threshold_pct);
+              "%zu new, %zu removed (threshold %.4g%%); %zu unconfirmed "
+              "regression%s", c->nregressions, c->nregressions == 1 ? "" :
+              "s", c->nimprovements, c->nimprovements == 1 ? "" : "s",
+              c->nunchanged, c->nnew, c->nremoved, c->threshold_pct,
+              c->nunconfirmed, c->nunconfirmed == 1 ? "" : "s");
   struct bp_buf name, fn, slug;
   bpi_buf_init(&name);
   bpi_buf_init(&fn);
   bpi_buf_init(&slug);
   for(size_t i = 0; i < c->nbenches; i++) {
     const struct bp_cmp_bench *b = &c->benches[i];
-    if(b->presence != BP_CMP_BOTH || !b->flag)
+    if(b->presence != BP_CMP_BOTH || !b->max_slug)
       continue;
     const struct bp_cmp_func *top = bpi_compare_top_func(b,
-      b->flag == BP_CMP_REGRESSION);
+      bpi_compare_worse(b));
     /* names are the benchmark's own: no control characters reach the
      * terminal or a CI log (where a line may be read as a command) */
     bpi_buf_reset(&name);
@@ -206,13 +207,12 @@ static void print_summary(const struct bp_cmp *c, const char *out)
       break;
     if(isnan(b->max_pct))
       bp_msg_note("  %s: %s from 0 (%s); function that %s most: %s",
-                  name.data, slug.data, b->flag == BP_CMP_REGRESSION ?
-                  "regression" : "improvement", top_verb(b), fn.data);
+                  name.data, slug.data, bpi_compare_verdict(b),
+                  top_verb(b), fn.data);
     else
       bp_msg_note("  %s: %s %+.2f%% (%s); function that %s most: %s",
-                  name.data, slug.data, b->max_pct,
-                  b->flag == BP_CMP_REGRESSION ? "regression" :
-                  "improvement", top_verb(b), fn.data);
+                  name.data, slug.data, b->max_pct, bpi_compare_verdict(b),
+                  top_verb(b), fn.data);
   }
   bpi_buf_cleanup(&name);
   bpi_buf_cleanup(&fn);

@@ -241,22 +241,22 @@ static bp_code no_base(const struct run_cmp *r, const char *why,
 static void say(const struct bp_cmp *c, const struct run_cmp *r)
 {
   bp_msg_note("compare with %s (%.12s): %zu regression%s, %zu "
-              "improvement%s, %zu unchanged, %zu new, %zu removed",
-              r->base_branch, c->base.hash ? c->base.hash : "?",
+              "improvement%s, %zu unchanged, %zu new, %zu removed; %zu "
+              "unconfirmed regression%s", r->base_branch,
+              c->base.hash ? c->base.hash : "?",
               c->nregressions, c->nregressions == 1 ? "" : "s",
               c->nimprovements, c->nimprovements == 1 ? "" : "s",
-              c->nunchanged, c->nnew, c->nremoved);
+              c->nunchanged, c->nnew, c->nremoved, c->nunconfirmed,
+              c->nunconfirmed == 1 ? "" : "s");
   for(size_t i = 0; i < c->nbenches; i++) {
     const struct bp_cmp_bench *b = &c->benches[i];
-    if(b->presence != BP_CMP_BOTH || !b->flag || !b->max_slug)
+    if(b->presence != BP_CMP_BOTH || !b->max_slug)
       continue;
-    const struct bp_cmp_func *top = bpi_compare_top_func(
-      b, b->flag == BP_CMP_REGRESSION);
+    bool worse = bpi_compare_worse(b);
+    const struct bp_cmp_func *top = bpi_compare_top_func(b, worse);
     bp_msg_note("  %s: %s %+.2f%% (%s); function that %s most: %s",
-                b->name, b->max_slug, b->max_pct,
-                b->flag == BP_CMP_REGRESSION ? "regression" : "improvement",
-                b->flag == BP_CMP_REGRESSION ? "grew" : "shrank",
-                top ? top->name : "-");
+                b->name, b->max_slug, b->max_pct, bpi_compare_verdict(b),
+                worse ? "grew" : "shrank", top ? top->name : "-");
   }
   bp_msg_note("compare: %s/comment.md (post it with 'benchprof comment "
               "--markdown %s/comment.md')", r->out.data, r->out.data);

@@ -347,6 +347,41 @@ static const char *flag_mark(enum bp_cmp_flag f)
          f == BP_CMP_IMPROVEMENT ? FLAG_GREEN " improvement" : "";
 }
 
+/* The change's interval, when it has one: ", +9.10% to +15.20%". */
+static void add_interval(struct bp_buf *b, const struct bp_cmp_measure *m)
+{
+  if(m->has_interval)
+    bpi_buf_printf(b, ", %+.2f%% to %+.2f%%", m->pct_lo, m->pct_hi);
+}
+
+static bool md_url(struct bp_buf *b, const char *url);
+
+/* What the verdict of m is, after its change: the flag when confirmed,
+ * "unconfirmed (single run)" in italics when there was nothing to test
+ * it with, "within noise" when the test could not tell the sides apart;
+ * Bencher's alert linked when it judged. */
+static void add_verdict(struct bp_buf *b, const struct bp_cmp_measure *m)
+{
+  if(m->flag) {
+    bpi_buf_printf(b, " %s", flag_mark(m->flag));
+    if(m->alert_url) {
+      size_t mark = b->len;
+      bpi_buf_adds(b, " ([Bencher alert](");
+      if(md_url(b, m->alert_url))
+        bpi_buf_adds(b, "))");
+      else
+        b->len = mark;
+    }
+  }
+  else if(m->unconfirmed)
+    bpi_buf_printf(b, " _unconfirmed %s (%s)_", m->change ==
+                   BP_CMP_REGRESSION ? "regression" : "improvement",
+                   m->basis == BP_CMP_SINGLE ? "single run" :
+                   "too few repetitions");
+  else if(m->change)
+    bpi_buf_adds(b, " within noise");
+}
+
 static void add_short_hash(struct bp_buf *b, const char *hash)
 {
   size_t n = hash ? strspn(hash, "0123456789abcdefABCDEF") : 0;
@@ -377,6 +412,70 @@ struct render {
   size_t left_benches, left_funcs;
 };
 
+/* One benchmark's key change: **name** slug +x% (interval). */
+static void add_key_change(struct bp_buf *b, const struct bp_cmp_bench *cb)
+{
+  bpi_buf_adds(b, "**");
+  bpi_comment_md_text(b, cb->name, BP_COMMENT_NAME_CHARS);
+  bpi_buf_adds(b, "** ");
+  bpi_comment_md_text(b, cb->max_slug, BP_COMMENT_NAME_CHARS);
+  bpi_buf_addc(b, ' ');
+  add_pct(b, cb->max_pct);
+  if(cb->max && cb->max->has_interval)
+    bpi_buf_printf(b, " (%+.2f%% to %+.2f%%)", cb->max->pct_lo,
+                   cb->max->pct_hi);
+}
+
+/* The first benchmark (they come worst first) whose key change is of
+ * kind flag, confirmed or not. */
+static const struct bp_cmp_bench *first_with(const struct bp_cmp *c,
+                                             enum bp_cmp_flag flag,
+                                             bool confirmed)
+{
+  for(size_t i = 0; i < c->nbenches; i++) {
+    const struct bp_cmp_bench *cb = &c->benches[i];
+    if(cb->presence == BP_CMP_BOTH && cb->max_slug &&
+       (confirmed ? cb->flag == flag : !cb->flag && cb->unconfirmed == flag))
+      return cb;
+  }
+  return NULL;
+}
+
+/* The line a maintainer acts on: confirmed regressions, unconfirmed ones,
+ * and the worst (the largest improvement when nothing regressed). */
+static void add_verdict_line(struct render *r)
+{
+  const struct bp_cmp *c = r->c;
+  struct bp_buf *b = r->b;
+  const struct bp_cmp_bench *worst = first_with(c, BP_CMP_REGRESSION, true);
+  const struct bp_cmp_bench *unconf = first_with(c, BP_CMP_REGRESSION,
+                                                 false);
+  const struct bp_cmp_bench *best = first_with(c, BP_CMP_IMPROVEMENT, true);
+  bpi_buf_printf(b, "**%zu regression%s confirmed, %zu unconfirmed**",
+                 c->nregressions, c->nregressions == 1 ? "" : "s",
+                 c->nunconfirmed);
+  if(worst) {
+    bpi_buf_adds(b, ", worst: ");
+    add_key_change(b, worst);
+    bpi_buf_adds(b, " (regression)");
+  }
+  else if(best) {
+    bpi_buf_adds(b, "; largest improvement: ");
+    add_key_change(b, best);
+    bpi_buf_adds(b, " (improvement)");
+  }
+  if(!worst && unconf) {
+    bpi_buf_adds(b, "; largest unconfirmed: ");
+    add_key_change(b, unconf);
+  }
+  bpi_buf_adds(b, "\n\n");
+  if(c->nunconfirmed)
+    bpi_buf_adds(b, "_Unconfirmed: beyond the threshold, but with one value "
+                 "a side there is no spread to test it against; run with "
+                 "`--repeat 5` (or report bounds) to confirm or dismiss "
+                 "it._\n\n");
+}
+
 static void add_summary(struct render *r)
 {
   const struct bp_cmp *c = r->c;
@@ -391,21 +490,7 @@ static void add_summary(struct render *r)
   if(c->nremoved)
     bpi_buf_printf(b, ", %zu removed", c->nremoved);
   bpi_buf_adds(b, "\n\n");
-  if(c->nbenches && c->benches[0].presence == BP_CMP_BOTH &&
-     c->benches[0].max_slug) {
-    const struct bp_cmp_bench *top = &c->benches[0];
-    bpi_buf_adds(b, "Largest change: **");
-    bpi_comment_md_text(b, top->name, BP_COMMENT_NAME_CHARS);
-    bpi_buf_adds(b, "** ");
-    bpi_comment_md_text(b, top->max_slug, BP_COMMENT_NAME_CHARS);
-    bpi_buf_addc(b, ' ');
-    add_pct(b, top->max_pct);
-    bpi_buf_printf(b, " (%s)\n\n", top->flag == BP_CMP_REGRESSION ?
-                   "regression" : "improvement");
-  }
-  else
-    bpi_buf_printf(b, "No measure changed by more than %.4g%%.\n\n",
-                   c->threshold_pct);
+  add_verdict_line(r);
   bpi_buf_adds(b, "Comparing ");
   md_code(b, c->head.branch ? c->head.branch : "head");
   bpi_buf_adds(b, " (");
@@ -447,8 +532,9 @@ static void add_measures(struct render *r, const struct bp_cmp_bench *cb)
       add_value(b, m->slug, m->delta, true);
       bpi_buf_adds(b, " (");
       add_pct(b, m->pct);
-      bpi_buf_printf(b, ")%s%s", *flag_mark(m->flag) ? " " : "",
-                     flag_mark(m->flag));
+      add_interval(b, m);
+      bpi_buf_addc(b, ')');
+      add_verdict(b, m);
     }
     else
       bpi_buf_adds(b, m->in_head ? "new measure" : "gone");
@@ -650,6 +736,8 @@ static void add_bench(struct render *r, const struct bp_cmp_bench *cb)
     bpi_comment_md_text(b, cb->max_slug, BP_COMMENT_NAME_CHARS);
     bpi_buf_addc(b, ' ');
     add_pct(b, cb->max_pct);
+    if(!cb->flag)
+      bpi_buf_adds(b, " (unconfirmed)");
   }
   else
     bpi_buf_adds(b, ": unchanged");

@@ -579,6 +579,22 @@ const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
 
 /* --------------------------------------------------------------- measures */
 
+const char *bpi_compare_verdict(const struct bp_cmp_bench *b)
+{
+  if(b->flag)
+    return b->flag == BP_CMP_REGRESSION ? "regression" : "improvement";
+  if(b->unconfirmed)
+    return b->unconfirmed == BP_CMP_REGRESSION ? "unconfirmed regression" :
+           "unconfirmed improvement";
+  return "unchanged";
+}
+
+bool bpi_compare_worse(const struct bp_cmp_bench *b)
+{
+  return b->flag ? b->flag == BP_CMP_REGRESSION
+                 : b->unconfirmed == BP_CMP_REGRESSION;
+}
+
 static bool has_reps(const struct bp_cmp_values *v)
 {
   return v->reps && v->nreps >= 2;

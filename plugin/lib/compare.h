@@ -179,6 +179,12 @@ void bpi_compare_diff_folded(const struct bp_cmp_bench *b,
  * self share's change, then the total's; NULL when none moved that way. */
 const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
                                                bool grew);
+/* A benchmark's verdict in words: "regression", "improvement",
+ * "unconfirmed regression", "unconfirmed improvement" or "unchanged". */
+const char *bpi_compare_verdict(const struct bp_cmp_bench *b);
+/* Whether its verdict (confirmed or not) is a regression. */
+bool bpi_compare_worse(const struct bp_cmp_bench *b);
+
 /* Judge a measure: its direction from the slug; change: delta beyond
  * threshold_pct; flag: change when the two sides are distinguishable
  * (repetitions: Mann-Whitney U at 99%, with the interval of the ratio;

@@ -84,7 +84,9 @@ import os, re
 md = open(os.path.join(os.environ["TMP"], "cmp", "comment.md")).read()
 assert md.startswith("<!-- benchprof:comment "), md[:80]
 assert "1 regression, 0 improvements, 0 unchanged" in md, md[:300]
-assert re.search(r"Largest change: \*\*cmpwork\*\* \S+ [+-]", md), md[:400]
+assert re.search(r"^\*\*1 regression confirmed, 0 unconfirmed\*\*, worst: "
+                 r"\*\*cmpwork\*\* \S+ \+\S+% \(\+\S+% to \+\S+%\) \(regression\)$",
+                 md, re.M), md[:400]
 assert "| Measure | Base | Head | Change |" in md
 assert re.search(r"^\| latency \| .* \| \+.*regression \|$", md, re.M), md
 assert "\U0001F534 Grew most: **cmp&#95;changed** (self +" in md, md

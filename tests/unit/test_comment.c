@@ -164,6 +164,7 @@ static struct bp_cmp *synthetic(size_t n, size_t changed, size_t nfuncs,
     b->nmeasures = 1;
     b->flag = b->measures->flag;
     if(b->flag) {
+      b->max = b->measures;
       b->max_slug = b->measures->slug;
       b->max_pct = b->measures->pct;
       c->nregressions++;
@@ -205,9 +206,12 @@ static void test_cut(void)
   bpi_buf_addc(&b, '\0');
   CHECK(!strncmp(b.data, "<!-- benchprof:comment p/t -->\n", 31));
   CHECK(strstr(b.data, "1 regression, 0 improvements, 2 unchanged"));
-  CHECK(strstr(b.data, "Largest change: **bench0** latency +103.00%"));
+  CHECK(strstr(b.data, "\n**1 regression confirmed, 0 unconfirmed**, worst: "
+               "**bench0** latency +103.00% (+99.97% to +106.03%) "
+               "(regression)\n"));
   CHECK(strstr(b.data, "Comparing `head` (commit unknown) with `base`"));
-  CHECK(strstr(b.data, "| latency | 100 ns | 203 ns | +103 ns (+103.00%)"));
+  CHECK(strstr(b.data, "| latency | 100 ns | 203 ns | +103 ns (+103.00%, "
+               "+99.97% to +106.03%) 🔴 regression |"));
   CHECK_EQ_INT(count(b.data, "#### "), 3);
   CHECK(!strstr(b.data, "Left out"));
   CHECK(strstr(b.data, "\n🔴 Grew most: **function&#95;0&#95;with&#95;a&#95;"
@@ -256,6 +260,67 @@ static void test_cut(void)
   CHECK_EQ_INT(count(b.data, "#### "), 5);
   CHECK(strstr(b.data, "function&#95;2&#95;") != NULL);
   CHECK(strstr(b.data, "595 benchmarks and 0 function rows") != NULL);
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
+/* The verdict line and the rows: a confirmed regression heads it with
+ * its own polarity although a larger improvement is there; a change
+ * with one value a side is unconfirmed, softer, and not counted. */
+static void test_verdict(void)
+{
+  struct bp_comment_opts o = {.project = "p", .testbed = "t"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  struct bp_cmp *c = synthetic(2, 0, 0, "b");
+  /* b0: latency -80% and task-clock +43%, both confirmed */
+  struct bp_cmp_bench *b0 = &c->benches[0];
+  free(b0->measures->slug);
+  free(b0->measures);
+  b0->measures = calloc(2, sizeof(*b0->measures));
+  b0->nmeasures = 2;
+  const char *slugs[2] = {"latency", "task-clock"};
+  double vals[2][2] = {{1000, 200}, {100, 143}};
+  for(int i = 0; i < 2; i++) {
+    struct bp_cmp_measure *m = &b0->measures[i];
+    m->slug = strdup(slugs[i]);
+    m->in_base = m->in_head = true;
+    m->base = vals[i][0];
+    m->head = vals[i][1];
+    m->vbase = (struct bp_cmp_values){true, m->base * 0.99, m->base * 1.01,
+                                      NULL, 0};
+    m->vhead = (struct bp_cmp_values){true, m->head * 0.99, m->head * 1.01,
+                                      NULL, 0};
+    bpi_compare_measure(m, 2);
+  }
+  b0->flag = BP_CMP_REGRESSION;          /* as compare.c decides it */
+  b0->max = &b0->measures[1];
+  b0->max_slug = b0->max->slug;
+  b0->max_pct = b0->max->pct;
+  /* b1: +10% latency, one value a side */
+  struct bp_cmp_bench *b1 = &c->benches[1];
+  b1->measures->head = 110;
+  b1->measures->vbase.has_bounds = b1->measures->vhead.has_bounds = false;
+  bpi_compare_measure(b1->measures, 2);
+  b1->unconfirmed = BP_CMP_REGRESSION;
+  b1->max = b1->measures;
+  b1->max_slug = b1->max->slug;
+  b1->max_pct = b1->max->pct;
+  c->nregressions = 1;
+  c->nunchanged = 1;
+  c->nunconfirmed = 1;
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "**1 regression confirmed, 1 unconfirmed**, worst: "
+               "**b0** task-clock +43.00% ("));
+  CHECK(strstr(b.data, "#### 🔴 b0: task-clock +43.00%\n"));
+  CHECK(strstr(b.data, "| latency | 1 µs | 200 ns | -800 ns (-80.00%, ") &&
+        strstr(b.data, "🟢 improvement |"));
+  CHECK(strstr(b.data, "#### b1: latency +10.00% (unconfirmed)\n"));
+  CHECK(strstr(b.data, "+10 ns (+10.00%) _unconfirmed regression (single "
+               "run)_ |"));
+  CHECK(strstr(b.data, "run with `--repeat 5`"));
   bpi_compare_free(c);
   bpi_buf_cleanup(&b);
 }
@@ -665,6 +730,7 @@ int main(void)
   test_escape();
   test_links();
   test_cut();
+  test_verdict();
   test_hostile_comment();
   test_plot_url();
   test_plot_comment();
