@@ -43,25 +43,7 @@ static void print_json(struct bp_ident *id)
 {
   struct bp_buf b;
   bpi_buf_init(&b);
-  bpi_buf_addc(&b, '{');
-  for(int pass = 0; pass < 2; pass++) {
-    if(pass)
-      bpi_buf_adds(&b, ",\n  \"from\": {");
-    for(int f = 0; f < BP_IDENT_NFIELDS; f++) {
-      const char *v = pass ? id->from[f]
-                           : *bpi_ident_field(id, (enum bp_ident_field)f);
-      bpi_buf_printf(&b, "%s\n%s", f ? "," : "", pass ? "    " : "  ");
-      bpi_buf_json_str(&b, bpi_ident_field_name((enum bp_ident_field)f));
-      bpi_buf_adds(&b, ": ");
-      if(v)
-        bpi_buf_json_str(&b, v);
-      else
-        bpi_buf_adds(&b, "null");
-    }
-    if(pass)
-      bpi_buf_adds(&b, "\n  }");
-  }
-  bpi_buf_adds(&b, "\n}\n");
+  bpi_ident_json(id, &b);
   if(bpi_buf_failed(&b))
     bp_msg_error("out of memory");
   else

@@ -4,6 +4,7 @@
  * sources is in ci.h. */
 #include "bp_setup.h"
 #include "ci.h"
+#include "buf.h"
 #include "config.h"  /* bpi_env_get */
 #include "err.h"
 #include "fileio.h"
@@ -83,6 +84,30 @@ void bpi_ident_cleanup(struct bp_ident *id)
   for(int f = 0; f < BP_IDENT_NFIELDS; f++)
     free(*bpi_ident_field(id, (enum bp_ident_field)f));
   memset(id, 0, sizeof(*id));
+}
+
+void bpi_ident_json(const struct bp_ident *id, struct bp_buf *b)
+{
+  struct bp_ident view = *id;  /* read through, never written */
+  bpi_buf_addc(b, '{');
+  for(int pass = 0; pass < 2; pass++) {
+    if(pass)
+      bpi_buf_adds(b, ",\n  \"from\": {");
+    for(int f = 0; f < BP_IDENT_NFIELDS; f++) {
+      const char *v = pass ? id->from[f]
+                           : *bpi_ident_field(&view, (enum bp_ident_field)f);
+      bpi_buf_printf(b, "%s\n%s", f ? "," : "", pass ? "    " : "  ");
+      bpi_buf_json_str(b, bpi_ident_field_name((enum bp_ident_field)f));
+      bpi_buf_adds(b, ": ");
+      if(v)
+        bpi_buf_json_str(b, v);
+      else
+        bpi_buf_adds(b, "null");
+    }
+    if(pass)
+      bpi_buf_adds(b, "\n  }");
+  }
+  bpi_buf_adds(b, "\n}\n");
 }
 
 /* ------------------------------------------------------------- checks */
@@ -223,6 +248,73 @@ static bp_code payload_str(const struct payload *p, const cJSON *obj,
   return BP_OK;
 }
 
+/* "owner:ref": a fork's branch is named apart from the base repository's
+ * branches, so that a fork's "main" never stands for (or overwrites) the
+ * base's "main".  NULL when out of memory. */
+static char *fork_branch(const char *owner, const char *ref)
+{
+  size_t n = strlen(owner) + 1 + strlen(ref) + 1;
+  char *b = malloc(n);
+  if(b)
+    snprintf(b, n, "%s:%s", owner, ref);
+  return b;
+}
+
+/* obj.repo.full_name, or NULL. */
+static const char *repo_full_name(const cJSON *side)
+{
+  const cJSON *repo = cJSON_GetObjectItemCaseSensitive(side, "repo");
+  const cJSON *name = cJSON_GetObjectItemCaseSensitive(repo, "full_name");
+  return cJSON_IsString(name) && *name->valuestring ? name->valuestring
+                                                    : NULL;
+}
+
+/* Whether the pull request comes from another repository than its base:
+ * head.repo.full_name differs from base.repo.full_name, or the head's
+ * repository is gone (a deleted fork: "repo": null).  Payloads without
+ * repositories are taken as same-repository pull requests. */
+static bool github_is_fork(const cJSON *head, const cJSON *base)
+{
+  const cJSON *head_repo = cJSON_GetObjectItemCaseSensitive(head, "repo");
+  const char *from = repo_full_name(head), *into = repo_full_name(base);
+  if(into && head_repo && cJSON_IsNull(head_repo))
+    return true;
+  return from && into && strcmp(from, into) != 0;
+}
+
+/* The fork's owner: head.repo.owner.login, else the owner part of
+ * head.repo.full_name or of head.label ("owner:ref"), else "fork".  The
+ * result is copied into out (cap bytes). */
+static const char *github_fork_owner(const cJSON *head, char *out,
+                                     size_t cap)
+{
+  const cJSON *repo = cJSON_GetObjectItemCaseSensitive(head, "repo");
+  const cJSON *owner = cJSON_GetObjectItemCaseSensitive(repo, "owner");
+  const cJSON *login = cJSON_GetObjectItemCaseSensitive(owner, "login");
+  const cJSON *label = cJSON_GetObjectItemCaseSensitive(head, "label");
+  const char *full = repo_full_name(head);
+  const char *s = "fork";
+  size_t n = strlen(s);
+  if(cJSON_IsString(login) && *login->valuestring) {
+    s = login->valuestring;
+    n = strlen(s);
+  }
+  else if(full && strchr(full, '/') && full[0] != '/') {
+    s = full;
+    n = (size_t)(strchr(full, '/') - full);
+  }
+  else if(cJSON_IsString(label) && strchr(label->valuestring, ':') &&
+          label->valuestring[0] != ':') {
+    s = label->valuestring;
+    n = (size_t)(strchr(s, ':') - s);
+  }
+  if(n >= cap)
+    n = cap - 1;
+  memcpy(out, s, n);
+  out[n] = '\0';
+  return out;
+}
+
 /* pull_request.* of the payload into id. */
 static bp_code github_pull_request(struct bp_ident *id,
                                    const struct payload *p, const cJSON *pr)
@@ -231,6 +323,8 @@ static bp_code github_pull_request(struct bp_ident *id,
   static const char from_head_ref[] = "event payload pull_request.head.ref";
   static const char from_base_sha[] = "event payload pull_request.base.sha";
   static const char from_base_ref[] = "event payload pull_request.base.ref";
+  static const char from_fork_ref[] = "event payload pull_request.head "
+                                      "(a fork: owner:ref)";
   const cJSON *num = cJSON_GetObjectItemCaseSensitive(pr, "number");
   const cJSON *head = cJSON_GetObjectItemCaseSensitive(pr, "head");
   const cJSON *base = cJSON_GetObjectItemCaseSensitive(pr, "base");
@@ -257,7 +351,21 @@ static bp_code github_pull_request(struct bp_ident *id,
   if(rc)
     return rc;
   snprintf(number, sizeof(number), "%lld", (long long)num->valuedouble);
-  if(bpi_ident_set(id, BP_IDENT_PR, number, "event payload "
+  char *qualified = NULL;
+  if(github_is_fork(head, base)) {
+    char owner[128];
+    if(!head_ref)
+      return payload_fail(p, "$.pull_request.head.ref: a pull request from "
+                          "a fork needs its branch name");
+    qualified = fork_branch(github_fork_owner(head, owner, sizeof(owner)),
+                            head_ref);
+    if(!qualified)
+      return bpi_err_set(p->err, BPE_NOMEM, 0, "event payload");
+  }
+  rc = bpi_ident_set(id, BP_IDENT_BRANCH, qualified, from_fork_ref);
+  free(qualified);
+  if(rc ||
+     bpi_ident_set(id, BP_IDENT_PR, number, "event payload "
                    "pull_request.number") ||
      bpi_ident_set(id, BP_IDENT_HASH, head_sha, from_head_sha) ||
      bpi_ident_set(id, BP_IDENT_BRANCH, head_ref, from_head_ref) ||
@@ -350,6 +458,40 @@ static bp_code detect_github(struct bp_ident *id, char *const *envp,
 
 /* ------------------------------------------------------------- GitLab */
 
+/* A merge request from a fork (its source project is not the project the
+ * pipeline runs for): the branch is "namespace:branch", the source
+ * project's namespace (CI_MERGE_REQUEST_SOURCE_PROJECT_PATH without its
+ * last part; else the source project's id), so that a fork's "main" is
+ * never the target project's "main". */
+static bp_code gitlab_fork_branch(struct bp_ident *id, char *const *envp,
+                                  struct bp_err *err)
+{
+  const char *source = bpi_env_get(envp, "CI_MERGE_REQUEST_SOURCE_PROJECT_ID");
+  const char *target = bpi_env_get(envp, "CI_MERGE_REQUEST_PROJECT_ID");
+  const char *path = bpi_env_get(envp, "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH");
+  const char *ref = bpi_env_get(envp, "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME");
+  if(!ref || !*ref)
+    ref = bpi_env_get(envp, "CI_COMMIT_REF_NAME");
+  if(id->branch || !source || !*source || !target || !*target ||
+     !strcmp(source, target) || !ref || !*ref)
+    return BP_OK;
+  const char *slash = path ? strrchr(path, '/') : NULL;
+  char owner[256];
+  if(slash && slash != path && (size_t)(slash - path) < sizeof(owner)) {
+    memcpy(owner, path, (size_t)(slash - path));
+    owner[slash - path] = '\0';
+  }
+  else
+    snprintf(owner, sizeof(owner), "%s", source);
+  char *branch = fork_branch(owner, ref);
+  bp_code rc = branch ? bpi_ident_set(id, BP_IDENT_BRANCH, branch,
+                                      "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH "
+                                      "and _BRANCH_NAME (a fork)")
+                      : BPE_NOMEM;
+  free(branch);
+  return rc ? bpi_err_set(err, rc, 0, "ci") : BP_OK;
+}
+
 static bp_code detect_gitlab(struct bp_ident *id, char *const *envp,
                              struct bp_err *err)
 {
@@ -369,7 +511,7 @@ static bp_code detect_gitlab(struct bp_ident *id, char *const *envp,
     {BP_IDENT_REPO, "CI_PROJECT_ID"},
     {BP_IDENT_API_URL, "CI_API_V4_URL"},
   };
-  bp_code rc = BP_OK;
+  bp_code rc = gitlab_fork_branch(id, envp, err);
   for(size_t i = 0; !rc && i < BP_ARRAY_LEN(vars); i++)
     rc = from_env(id, vars[i].f, envp, vars[i].var, err);
   if(!rc && bpi_ident_set(id, BP_IDENT_PROVIDER, "gitlab", "GITLAB_CI"))

@@ -60,7 +60,10 @@ bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
  *   2. GitHub Actions (GITHUB_ACTIONS=true): the event payload at
  *      GITHUB_EVENT_PATH (pull_request.number, .head.sha, .head.ref,
  *      .base.sha, .base.ref: on a pull request GITHUB_SHA is the merge
- *      commit, so the head's hash is taken), then GITHUB_HEAD_REF,
+ *      commit, so the head's hash is taken; from a fork, whose
+ *      head.repo.full_name is not base.repo.full_name, the branch is
+ *      "owner:ref", never a name of the base repository's branches),
+ *      then GITHUB_HEAD_REF,
  *      GITHUB_BASE_REF, GITHUB_REF_NAME, GITHUB_SHA, GITHUB_REPOSITORY
  *      (project: its name part), GITHUB_API_URL (default
  *      https://api.github.com).
@@ -68,7 +71,10 @@ bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
  *      CI_MERGE_REQUEST_SOURCE_BRANCH_NAME/_SHA,
  *      CI_MERGE_REQUEST_TARGET_BRANCH_NAME, CI_MERGE_REQUEST_DIFF_BASE_SHA,
  *      CI_COMMIT_REF_NAME, CI_COMMIT_SHA, CI_PROJECT_NAME, CI_PROJECT_ID,
- *      CI_API_V4_URL.
+ *      CI_API_V4_URL.  A merge request from a fork
+ *      (CI_MERGE_REQUEST_SOURCE_PROJECT_ID is not
+ *      CI_MERGE_REQUEST_PROJECT_ID) has the branch "namespace:branch",
+ *      the namespace from CI_MERGE_REQUEST_SOURCE_PROJECT_PATH.
  *   4. git in dir (NULL: "."): HEAD's commit, its branch (none when
  *      detached) and the top-level directory's name as the project, from
  *      one `git rev-parse` (two git processes outside a repository, four
@@ -82,5 +88,11 @@ bp_code bpi_ci_detect(struct bp_ident *id, char *const *envp,
                       const char *dir, struct bp_err *err);
 
 void bpi_ident_cleanup(struct bp_ident *id);
+
+struct bp_buf;
+/* id as the JSON object `benchprof ci --json` prints (every field, null
+ * when unknown, then "from"), one field a line, appended to b.  The same
+ * bytes for the same identity: the runner hooks compare the lines. */
+void bpi_ident_json(const struct bp_ident *id, struct bp_buf *b);
 
 #endif

@@ -81,6 +81,70 @@ static void test_github_pull_request(void)
   bpi_ident_cleanup(&id);
 }
 
+/* A pull request from a fork whose branch is called like the base's
+ * branch: the branch is qualified by the fork's owner, never "main". */
+static void test_github_fork(void)
+{
+  static const char *const payloads[] = {
+    /* the owner's login */
+    "{\"pull_request\": {\"number\": 9, \"head\": {\"sha\": \"" HEAD "\","
+    "\"ref\": \"main\", \"label\": \"contributor:main\", \"repo\": "
+    "{\"full_name\": \"contributor/demo\", \"owner\": {\"login\": "
+    "\"contributor\"}}}, \"base\": {\"sha\": \"" BASE "\", \"ref\": "
+    "\"main\", \"repo\": {\"full_name\": \"org/demo\"}}}}",
+    /* no owner object: full_name's owner part */
+    "{\"pull_request\": {\"number\": 9, \"head\": {\"sha\": \"" HEAD "\","
+    "\"ref\": \"main\", \"repo\": {\"full_name\": \"contributor/demo\"}},"
+    "\"base\": {\"sha\": \"" BASE "\", \"ref\": \"main\", \"repo\": "
+    "{\"full_name\": \"org/demo\"}}}}",
+    /* a deleted fork: repo null, the label's owner part */
+    "{\"pull_request\": {\"number\": 9, \"head\": {\"sha\": \"" HEAD "\","
+    "\"ref\": \"main\", \"label\": \"contributor:main\", \"repo\": null},"
+    "\"base\": {\"sha\": \"" BASE "\", \"ref\": \"main\", \"repo\": "
+    "{\"full_name\": \"org/demo\"}}}}",
+  };
+  for(size_t i = 0; i < BP_ARRAY_LEN(payloads); i++) {
+    const char *path = write_file("fork.json", payloads[i]);
+    char ev[300];
+    snprintf(ev, sizeof(ev), "GITHUB_EVENT_PATH=%s", path);
+    char *env[] = {"GITHUB_ACTIONS=true", "GITHUB_SHA=" MERGE,
+                   "GITHUB_REF_NAME=9/merge", "GITHUB_HEAD_REF=main",
+                   "GITHUB_BASE_REF=main", "GITHUB_REPOSITORY=org/demo", ev,
+                   NULL};
+    struct bp_ident id = {0};
+    struct bp_err err = {0};
+    CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+    CHECK_EQ_STR(id.branch, "contributor:main");
+    CHECK_EQ_STR(id.base_branch, "main");
+    CHECK_EQ_STR(id.hash, HEAD);
+    CHECK_EQ_STR(id.pr, "9");
+    CHECK_EQ_STR(id.repo, "org/demo");
+    CHECK_EQ_STR(id.project, "demo");
+    bpi_ident_cleanup(&id);
+  }
+  /* the same repository on both sides: the plain ref */
+  const char *path = write_file("fork.json",
+    "{\"pull_request\": {\"number\": 9, \"head\": {\"sha\": \"" HEAD "\","
+    "\"ref\": \"feat\", \"repo\": {\"full_name\": \"org/demo\"}},"
+    "\"base\": {\"sha\": \"" BASE "\", \"ref\": \"main\", \"repo\": "
+    "{\"full_name\": \"org/demo\"}}}}");
+  char ev[300];
+  snprintf(ev, sizeof(ev), "GITHUB_EVENT_PATH=%s", path);
+  char *env[] = {"GITHUB_ACTIONS=true", ev, NULL};
+  struct bp_ident id = {0};
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.branch, "feat");
+  bpi_ident_cleanup(&id);
+  /* a flag's branch still wins */
+  char *fork_env[] = {"GITHUB_ACTIONS=true", ev, NULL};
+  write_file("fork.json", payloads[0]);
+  CHECK_EQ_INT(bpi_ident_set(&id, BP_IDENT_BRANCH, "given", NULL), BP_OK);
+  CHECK_EQ_INT(bpi_ci_detect(&id, fork_env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.branch, "given");
+  bpi_ident_cleanup(&id);
+}
+
 static void test_github_bad_payloads(void)
 {
   static const struct {
@@ -161,6 +225,43 @@ static void test_gitlab(void)
   bpi_ident_cleanup(&id);
 }
 
+/* A merge request from a fork: "namespace:branch". */
+static void test_gitlab_fork(void)
+{
+  char *env[] = {"GITLAB_CI=true", "CI_COMMIT_SHA=" HEAD,
+                 "CI_COMMIT_REF_NAME=main", "CI_MERGE_REQUEST_IID=3",
+                 "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME=main",
+                 "CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main",
+                 "CI_MERGE_REQUEST_DIFF_BASE_SHA=" BASE,
+                 "CI_MERGE_REQUEST_PROJECT_ID=1234",
+                 "CI_MERGE_REQUEST_SOURCE_PROJECT_ID=5678",
+                 "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH=contributor/demo",
+                 "CI_PROJECT_ID=1234", "CI_PROJECT_NAME=demo", NULL};
+  struct bp_ident id = {0};
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.branch, "contributor:main");
+  CHECK_EQ_STR(id.base_branch, "main");
+  CHECK_EQ_STR(id.repo, "1234");
+  bpi_ident_cleanup(&id);
+
+  /* nested groups keep their path; no path: the project id */
+  env[9] = "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH=group/sub/demo";
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.branch, "group/sub:main");
+  bpi_ident_cleanup(&id);
+  env[9] = "CI_PROJECT_ID=1234";
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.branch, "5678:main");
+  bpi_ident_cleanup(&id);
+
+  /* the same project: the plain branch */
+  env[8] = "CI_MERGE_REQUEST_SOURCE_PROJECT_ID=1234";
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.branch, "main");
+  bpi_ident_cleanup(&id);
+}
+
 static void test_bencher(void)
 {
   /* ours win over the CI's: a job sets them on purpose */
@@ -212,12 +313,15 @@ int main(void)
   }
   test_github_push();
   test_github_pull_request();
+  test_github_fork();
   test_github_bad_payloads();
   test_gitlab();
+  test_gitlab_fork();
   test_bencher();
   test_nothing();
   unlink(write_file("pr.json", ""));
   unlink(write_file("bad.json", ""));
+  unlink(write_file("fork.json", ""));
   rmdir(tmpdir);
   return check_exit();
 }
