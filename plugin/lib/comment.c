@@ -547,13 +547,95 @@ static double func_share(uint64_t n, uint64_t all)
   return all ? 100.0 * (double)n / (double)all : 0;
 }
 
+/* A cost in the benchmark's unit: ns scaled like a time, events like a
+ * count. */
+static void add_cost(struct bp_buf *b, const struct bp_cmp_bench *cb,
+                     double v, bool sign)
+{
+  add_value(b, !strcmp(cb->unit, "ns") ? "latency" : "events", v, sign);
+}
+
+/* "+471 ms ± 94 ms" */
+static void add_cost_change(struct bp_buf *b, const struct bp_cmp_bench *cb,
+                            double d, double half)
+{
+  add_cost(b, cb, d, true);
+  bpi_buf_adds(b, " ± ");
+  add_cost(b, cb, half, false);
+}
+
 static void add_top_func(struct bp_buf *b, const char *what,
+                         const struct bp_cmp_bench *cb,
                          const struct bp_cmp_func *f)
 {
   bpi_buf_printf(b, "%s: **", what);
   bpi_comment_md_text(b, f->name, BP_COMMENT_NAME_CHARS);
-  bpi_buf_printf(b, "** (self %+.2f, total %+.2f points)", f->d_self,
-                 f->d_total);
+  bpi_buf_adds(b, "**");
+  if(cb->has_cost) {
+    bool self = f->self_significant &&
+                (f->d_self_cost > 0) == (f->d_total_cost > 0);
+    bpi_buf_printf(b, " (%s ", self ? "self" : "total");
+    add_cost_change(b, cb, self ? f->d_self_cost : f->d_total_cost,
+                    self ? f->self_half : f->total_half);
+    bpi_buf_adds(b, " per run)");
+  }
+  else
+    bpi_buf_printf(b, " (self %+.2f, total %+.2f points)", f->d_self,
+                   f->d_total);
+}
+
+
+/* A row of the absolute table: costs per run, changes with their
+ * intervals (marked only when significant), share points second. */
+static void add_cost_row(struct bp_buf *b, const struct bp_cmp_bench *cb,
+                         const struct bp_cmp_func *f)
+{
+  bpi_buf_adds(b, " | ");
+  add_cost(b, cb, f->base_self_cost, false);
+  bpi_buf_adds(b, " | ");
+  add_cost(b, cb, f->head_self_cost, false);
+  bpi_buf_adds(b, " | ");
+  add_cost_change(b, cb, f->d_self_cost, f->self_half);
+  if(f->self_significant)
+    bpi_buf_adds(b, f->d_self_cost > 0 ? " " FLAG_RED : " " FLAG_GREEN);
+  bpi_buf_adds(b, " | ");
+  add_cost_change(b, cb, f->d_total_cost, f->total_half);
+  if(f->total_significant)
+    bpi_buf_adds(b, f->d_total_cost > 0 ? " " FLAG_RED : " " FLAG_GREEN);
+  bpi_buf_printf(b, " | %+.2f / %+.2f |\n", f->d_self, f->d_total);
+}
+
+static void add_share_row(struct bp_buf *b, const struct bp_cmp_bench *cb,
+                          const struct bp_cmp_func *f)
+{
+  bpi_buf_printf(b, " | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %+.2f / "
+                 "%+.2f points %s |\n",
+                 func_share(f->base_self, cb->base.samples),
+                 func_share(f->head_self, cb->head.samples),
+                 func_share(f->base_total, cb->base.samples),
+                 func_share(f->head_total, cb->head.samples),
+                 f->d_self, f->d_total,
+                 f->d_self > 0 || (f->d_self == 0 && f->d_total > 0) ?
+                 FLAG_RED : FLAG_GREEN);
+}
+
+static void add_funcs_header(struct bp_buf *b, const struct bp_cmp_bench *cb)
+{
+  if(!cb->has_cost) {
+    bpi_buf_adds(b, "\nFunctions whose share of the samples changed most:"
+                 "\n\n| Function | Self base | Self head | Total base | "
+                 "Total head | Change (self / total) |\n"
+                 "|:--|--:|--:|--:|--:|--:|\n");
+    return;
+  }
+  bpi_buf_adds(b, "\nFunctions whose cost changed significantly (");
+  bpi_buf_adds(b, !strcmp(cb->unit, "ns") ? "CPU time" : "events");
+  bpi_buf_adds(b, " per run from the samples of ");
+  md_code(b, cb->head.event ? cb->head.event : "the event");
+  bpi_buf_adds(b, "; ± is the 99.9% Poisson interval of the sample counts)"
+               ":\n\n| Function | Self base | Self head | Self change | "
+               "Total change | Share change (self / total points) |\n"
+               "|:--|--:|--:|--:|--:|--:|\n");
 }
 
 static void add_funcs(struct render *r, const struct bp_cmp_bench *cb)
@@ -565,41 +647,37 @@ static void add_funcs(struct render *r, const struct bp_cmp_bench *cb)
   if(grew || shrank) {
     bpi_buf_adds(b, "\n");
     if(grew)
-      add_top_func(b, FLAG_RED " Grew most", grew);
+      add_top_func(b, FLAG_RED " Grew most", cb, grew);
     if(grew && shrank)
       bpi_buf_adds(b, "; ");
     if(shrank)
-      add_top_func(b, FLAG_GREEN " shrank most", shrank);
+      add_top_func(b, FLAG_GREEN " shrank most", cb, shrank);
     bpi_buf_adds(b, "\n");
   }
   for(size_t i = 0; i < cb->nfuncs && shown < r->max_functions; i++) {
     const struct bp_cmp_func *f = &cb->funcs[i];
-    if(f->d_self == 0 && f->d_total == 0)
+    if(f->d_self == 0 && f->d_total == 0 &&
+       (!cb->has_cost || (f->d_self_cost == 0 && f->d_total_cost == 0)))
       break;
+    /* with costs, only what the samples can tell from noise is named */
+    if(cb->has_cost && !f->self_significant && !f->total_significant)
+      continue;
     if(!r->lim.funcs) {
       r->left_funcs++;
       continue;
     }
     if(!shown++)
-      bpi_buf_adds(b, "\nFunctions whose share of the samples changed most:"
-                   "\n\n| Function | Self base | Self head | Total base | "
-                   "Total head | Change (self / total) |\n"
-                   "|:--|--:|--:|--:|--:|--:|\n");
+      add_funcs_header(b, cb);
     bpi_buf_adds(b, "| ");
     bpi_comment_md_text(b, f->name, BP_COMMENT_NAME_CHARS);
     if(!f->base_total)
       bpi_buf_adds(b, " (new)");
     else if(!f->head_total)
       bpi_buf_adds(b, " (vanished)");
-    bpi_buf_printf(b, " | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %+.2f / "
-                   "%+.2f points %s |\n",
-                   func_share(f->base_self, cb->base.samples),
-                   func_share(f->head_self, cb->head.samples),
-                   func_share(f->base_total, cb->base.samples),
-                   func_share(f->head_total, cb->head.samples),
-                   f->d_self, f->d_total,
-                   f->d_self > 0 || (f->d_self == 0 && f->d_total > 0) ?
-                   FLAG_RED : FLAG_GREEN);
+    if(cb->has_cost)
+      add_cost_row(b, cb, f);
+    else
+      add_share_row(b, cb, f);
   }
 }
 

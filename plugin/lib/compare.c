@@ -313,27 +313,62 @@ static const char *bench_artifact(const cJSON *mb, const char *kind)
   return NULL;
 }
 
-/* The index of the thread with most samples, as summary.json lists them
- * (the Gecko profile's threads come in the same order). */
-static uint32_t busiest_thread(const char *dir, const char *summary)
+static double json_num_or(const cJSON *obj, const char *key, double dflt)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble
+                                                       : dflt;
+}
+
+/* From summary.json: the index of the thread with most samples (the
+ * Gecko profile's threads come in the same order), the sampled event and
+ * the events one sample stands for: "sampled_total" / "samples", else
+ * the fixed period, else (a clock sampled at a frequency) 1e9 / Hz. */
+static void profile_facts(struct bp_cmp_profile *p, const char *dir,
+                          const char *summary)
 {
   cJSON *j = NULL;
   struct bp_err ignored = {0};
-  uint32_t best = 0, i = 0;
+  uint32_t i = 0;
   double most = -1;
+  p->thread = 0;
   if(!summary || read_json(dir, summary, &j, &ignored))
-    return 0;
+    return;
   const cJSON *t;
   cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(j, "threads")) {
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(t, "samples");
     if(cJSON_IsNumber(n) && n->valuedouble > most) {
       most = n->valuedouble;
-      best = i;
+      p->thread = i;
     }
     i++;
   }
+  const cJSON *ev = cJSON_GetObjectItemCaseSensitive(j, "event");
+  const char *used = json_str(ev, "used");
+  p->event = used ? strdup(used) : NULL;
+  p->time_event = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev,
+                                                                "time_based"));
+  double samples = json_num_or(j, "samples", 0);
+  double total = json_num_or(ev, "sampled_total", 0);
+  double period = json_num_or(ev, "period", 0);
+  double hz = json_num_or(ev, "frequency_hz", 0);
+  if(total > 0 && samples > 0)
+    p->per_sample = total / samples;
+  else if(period > 0)
+    p->per_sample = period;
+  else if(p->time_event && hz > 0)
+    p->per_sample = 1e9 / hz;
   cJSON_Delete(j);
-  return best;
+}
+
+/* The runs one benchmark's profile covers: its marked runs, else the
+ * run's repetitions (benchprof run --repeat), else 1. */
+static double profile_runs(const struct side *s, const cJSON *mb)
+{
+  double runs = json_num_or(mb, "runs", 0);
+  if(runs < 1)
+    runs = json_num_or(s->manifest, "repeat", 0);
+  return runs < 1 ? 1 : runs;
 }
 
 /* ---------------------------------------------------------- folded stacks */
@@ -496,23 +531,61 @@ static double share(uint64_t n, uint64_t total)
   return total ? 100.0 * (double)n / (double)total : 0;
 }
 
-static double func_score(const struct bp_cmp_func *f)
+static double func_score(const struct bp_cmp_func *f, bool cost)
 {
-  double s = absd(f->d_self), t = absd(f->d_total);
+  double s = absd(cost ? f->d_self_cost : f->d_self);
+  double t = absd(cost ? f->d_total_cost : f->d_total);
   return s > t ? s : t;
 }
 
-/* Most changed first; ties: the larger self change (the leaf, not its
- * callers), then by name. */
-static int by_change(const void *a, const void *b)
+/* Most changed first (absolute costs when known, else shares); ties: the
+ * larger self change (the leaf, not its callers), then by name. */
+static int by_change_how(const struct bp_cmp_func *x,
+                         const struct bp_cmp_func *y, bool cost)
 {
-  const struct bp_cmp_func *x = a, *y = b;
-  double sx = func_score(x), sy = func_score(y);
+  double sx = func_score(x, cost), sy = func_score(y, cost);
   if(sx != sy)
     return sx > sy ? -1 : 1;
-  if(absd(x->d_self) != absd(y->d_self))
-    return absd(x->d_self) > absd(y->d_self) ? -1 : 1;
+  double dx = absd(cost ? x->d_self_cost : x->d_self);
+  double dy = absd(cost ? y->d_self_cost : y->d_self);
+  if(dx != dy)
+    return dx > dy ? -1 : 1;
   return strcmp(x->name, y->name);
+}
+
+static int by_change(const void *a, const void *b)
+{
+  return by_change_how(a, b, false);
+}
+
+/* Absolute costs: every caller's total holds its callees' change, so the
+ * self change ranks first (where the time went), then the total's. */
+static int by_cost_change(const void *a, const void *b)
+{
+  const struct bp_cmp_func *x = a, *y = b;
+  double sx = absd(x->d_self_cost), sy = absd(y->d_self_cost);
+  if(sx != sy)
+    return sx > sy ? -1 : 1;
+  return by_change_how(x, y, true);
+}
+
+/* Each function's cost per run on both sides and its change, with a
+ * Poisson interval of the change from the sample counts. */
+static void func_costs(struct bp_cmp_func *f, double wb, double wh)
+{
+  f->base_self_cost = (double)f->base_self * wb;
+  f->head_self_cost = (double)f->head_self * wh;
+  f->base_total_cost = (double)f->base_total * wb;
+  f->head_total_cost = (double)f->head_total * wh;
+  f->d_self_cost = f->head_self_cost - f->base_self_cost;
+  f->d_total_cost = f->head_total_cost - f->base_total_cost;
+  f->self_half = bpi_stats_poisson_halfwidth(f->base_self, wb, f->head_self,
+                                             wh, BP_STATS_Z_MANY);
+  f->total_half = bpi_stats_poisson_halfwidth(f->base_total, wb,
+                                              f->head_total, wh,
+                                              BP_STATS_Z_MANY);
+  f->self_significant = absd(f->d_self_cost) > f->self_half;
+  f->total_significant = absd(f->d_total_cost) > f->total_half;
 }
 
 static bp_code bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
@@ -548,8 +621,17 @@ static bp_code bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
     fn->d_total = share(fn->head_total, st->total[1]) -
                   share(fn->base_total, st->total[0]);
   }
+  b->has_cost = b->base.per_sample > 0 && b->head.per_sample > 0;
+  if(b->has_cost) {
+    /* one unit on both sides: a clock's ns, else the event's count */
+    b->unit = b->head.time_event ? "ns" : "events";
+    for(size_t i = 0; i < b->nfuncs; i++)
+      func_costs(&b->funcs[i], b->base.per_sample / b->base.runs,
+                 b->head.per_sample / b->head.runs);
+  }
   if(!rc)
-    qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_change);
+    qsort(b->funcs, b->nfuncs, sizeof(*b->funcs),
+          b->has_cost ? by_cost_change : by_change);
   for(int i = 0; i < 2; i++) {
     free(f.self[i]);
     free(f.total[i]);
@@ -560,11 +642,32 @@ static bp_code bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
   return rc;
 }
 
+/* By absolute cost: the largest significant self change that way, else
+ * the largest significant total change. */
+static const struct bp_cmp_func *top_by_cost(const struct bp_cmp_bench *b,
+                                             bool grew)
+{
+  const struct bp_cmp_func *self = NULL, *total = NULL;
+  double sign = grew ? 1 : -1;
+  for(size_t i = 0; i < b->nfuncs; i++) {
+    const struct bp_cmp_func *f = &b->funcs[i];
+    if(f->self_significant && sign * f->d_self_cost > 0 &&
+       (!self || sign * f->d_self_cost > sign * self->d_self_cost))
+      self = f;
+    if(f->total_significant && sign * f->d_total_cost > 0 &&
+       (!total || sign * f->d_total_cost > sign * total->d_total_cost))
+      total = f;
+  }
+  return self ? self : total;
+}
+
 const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
                                                bool grew)
 {
   const struct bp_cmp_func *best = NULL;
   double sign = grew ? 1 : -1;
+  if(b->has_cost)
+    return top_by_cost(b, grew);
   for(size_t i = 0; i < b->nfuncs; i++) {
     const struct bp_cmp_func *f = &b->funcs[i];
     double s = sign * f->d_self, t = sign * f->d_total;
@@ -839,7 +942,8 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
   }
   if(svg)
     p->svg_url = artifact_url(s, svg);
-  p->thread = busiest_thread(s->dir, summary);
+  profile_facts(p, s->dir, summary);
+  p->runs = profile_runs(s, mb);
   struct bp_buf path;
   bpi_buf_init(&path);
   bpi_buf_printf(&path, "%s/%s", s->dir, folded);
@@ -1046,6 +1150,7 @@ out:
 
 static void profile_cleanup(struct bp_cmp_profile *p)
 {
+  free(p->event);
   free(p->dir);
   free(p->gecko_file);
   free(p->gecko_url);
@@ -1155,8 +1260,12 @@ static void json_profile(struct bp_buf *b, const char *key,
   json_str_or_null(b, p->gecko_file);
   bpi_buf_adds(b, ", \"gecko_url\": ");
   json_str_or_null(b, p->gecko_url);
-  bpi_buf_printf(b, ", \"thread\": %" PRIu32 ", \"samples\": %" PRIu64 "}",
-                 p->thread, p->samples);
+  bpi_buf_printf(b, ", \"thread\": %" PRIu32 ", \"samples\": %" PRIu64
+                 ", \"runs\": ", p->thread, p->samples);
+  json_num(b, p->runs);
+  bpi_buf_adds(b, ", \"per_sample\": ");
+  json_num(b, p->per_sample);
+  bpi_buf_adds(b, "}");
 }
 
 static const char *basis_name(enum bp_cmp_basis x)
@@ -1199,6 +1308,13 @@ static void json_bench(struct bp_buf *b, const struct bp_cmp_bench *cb)
   json_str_or_null(b, cb->max_slug);
   json_profile(b, "base", &cb->base);
   json_profile(b, "head", &cb->head);
+  /* function costs: per run, in the sampled event's unit */
+  bpi_buf_adds(b, ", \"cost_unit\": ");
+  json_str_or_null(b, cb->has_cost ? cb->unit : NULL);
+  bpi_buf_adds(b, ", \"cost_per\": ");
+  json_str_or_null(b, cb->has_cost ? "run" : NULL);
+  bpi_buf_adds(b, ", \"event\": ");
+  json_str_or_null(b, cb->head.event ? cb->head.event : cb->base.event);
   bpi_buf_adds(b, ",\n     \"measures\": [");
   for(size_t i = 0; i < cb->nmeasures; i++) {
     const struct bp_cmp_measure *m = &cb->measures[i];
@@ -1250,9 +1366,28 @@ static void json_bench(struct bp_buf *b, const struct bp_cmp_bench *cb)
     json_num(b, f->d_self);
     bpi_buf_adds(b, ", \"d_total_pp\": ");
     json_num(b, f->d_total);
-    bpi_buf_printf(b, ", \"new\": %s, \"vanished\": %s}",
+    bpi_buf_printf(b, ", \"new\": %s, \"vanished\": %s",
                    f->base_total ? "false" : "true",
                    f->head_total ? "false" : "true");
+    if(cb->has_cost) {
+      const char *keys[] = {"base_self_cost", "head_self_cost",
+                            "base_total_cost", "head_total_cost",
+                            "d_self_cost", "d_self_half", "d_total_cost",
+                            "d_total_half"};
+      double vals[] = {f->base_self_cost, f->head_self_cost,
+                       f->base_total_cost, f->head_total_cost,
+                       f->d_self_cost, f->self_half, f->d_total_cost,
+                       f->total_half};
+      for(size_t k = 0; k < BP_ARRAY_LEN(keys); k++) {
+        bpi_buf_printf(b, ", \"%s\": ", keys[k]);
+        json_num(b, vals[k]);
+      }
+      bpi_buf_printf(b, ", \"self_significant\": %s, "
+                     "\"total_significant\": %s",
+                     f->self_significant ? "true" : "false",
+                     f->total_significant ? "true" : "false");
+    }
+    bpi_buf_addc(b, '}');
   }
   bpi_buf_adds(b, "]}");
 }

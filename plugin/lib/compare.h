@@ -84,11 +84,19 @@ struct bp_cmp_measure {
  * spread, an unconfirmed change is within the noise, and unchanged. */
 #define BP_CMP_UNCONFIRMED(m) ((m)->unconfirmed)
 
-/* A function's samples on each side; shares are of that side's total. */
+/* A function's samples on each side; shares are of that side's total.
+ * Costs are in the sampled event's unit (bench->unit) per run: samples x
+ * the event count a sample stands for / the runs the profile covers; the
+ * change carries a Poisson interval (99.9%: many functions are tested at
+ * once) and is significant when the interval leaves out 0. */
 struct bp_cmp_func {
   char *name;
   uint64_t base_self, base_total, head_self, head_total;
   double d_self, d_total;  /* change of the share, percentage points */
+  double base_self_cost, head_self_cost, base_total_cost, head_total_cost;
+  double d_self_cost, d_total_cost;        /* head - base */
+  double self_half, total_half;            /* the intervals' half-widths */
+  bool self_significant, total_significant;
 };
 
 /* One line of the differential folded stacks. */
@@ -105,6 +113,11 @@ struct bp_cmp_profile {
   char *svg_url;           /* public URL of its flame graph, or NULL */
   uint32_t thread;         /* the Gecko thread with most samples */
   uint64_t samples;        /* in its folded stacks */
+  char *event;             /* the sampled event, NULL when unknown */
+  bool time_event;         /* its unit is ns (a clock) */
+  double per_sample;       /* events one sample stands for; 0: unknown */
+  double runs;             /* runs the profile covers (repetitions,
+                              marked runs), at least 1 */
 };
 
 struct bp_cmp_bench {
@@ -122,7 +135,11 @@ struct bp_cmp_bench {
   const struct bp_cmp_measure *max; /* ... and the measure itself */
   struct bp_cmp_measure *measures;
   size_t nmeasures;
-  struct bp_cmp_func *funcs;   /* most changed first */
+  bool has_cost;           /* both sides' per_sample known: funcs have
+                              absolute costs */
+  const char *unit;        /* "ns" or "events" when has_cost */
+  struct bp_cmp_func *funcs;   /* most changed first (absolute when
+                                  has_cost, else by share) */
   size_t nfuncs;
   struct bp_diff_line *lines;  /* sorted by stack */
   size_t nlines;
@@ -175,7 +192,8 @@ bp_code bpi_compare_write(const struct bp_cmp *c, const char *out_dir,
 void bpi_compare_json(const struct bp_cmp *c, struct bp_buf *out);
 void bpi_compare_diff_folded(const struct bp_cmp_bench *b,
                              struct bp_buf *out);
-/* The function whose share grew most (grew true) or shrank most: by the
+/* The function that grew most (grew true) or shrank most: with absolute
+ * costs, the largest significant self change, then total; else by the
  * self share's change, then the total's; NULL when none moved that way. */
 const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
                                                bool grew);

@@ -21,6 +21,8 @@
 #define BP_STATS_EXACT_MAX 50   /* values a side for the exact U test */
 #define BP_STATS_CONFIDENCE 0.99
 #define BP_STATS_Z 2.5758       /* two-sided 99% of the normal */
+#define BP_STATS_Z_MANY 3.2905  /* two-sided 99.9%: for many tests at once
+                                   (every function of a profile) */
 
 /* The median of v[0..n) (n > 0); v is sorted in place. */
 double bpi_stats_median(double *v, size_t n);

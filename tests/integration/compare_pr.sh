@@ -100,7 +100,7 @@ assert "1 regression, 0 improvements" in md, md[:300]
 assert "Comparing `feature/x` (`2222222`) with `main` (`1111111`) on " \
     "testbed `tb`" in md, md[:600]
 assert "Grew most: **cmp&#95;changed**" in md, md
-rows = md.split("Functions whose share of the samples changed most:")[1]
+rows = md.split("Functions whose cost changed significantly (CPU time per run")[1]
 first = [l for l in rows.splitlines() if l.startswith("| ") and
          not l.startswith("| Function")][0]
 assert first.startswith("| cmp&#95;changed |"), first

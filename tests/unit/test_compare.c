@@ -459,6 +459,68 @@ static void test_repetitions_in_manifest(void)
   bpi_compare_free(c);
 }
 
+/* One function doing all the work, twice as much in head: 460 -> 931
+ * samples of a 1 kHz clock.  Its share stays 100%, yet its absolute cost
+ * per run doubles, significantly; a function whose samples barely moved
+ * is not named.  Per run: the base covers 2 marked runs. */
+static void test_function_costs(void)
+{
+  const char *folded[2] = {"p;main;checksum_block 460\np;main;tiny 100\n",
+                           "p;main;checksum_block 931\np;main;tiny 52\n"};
+  const char *runs[2] = {"2", "1"};
+  char dirs[2][128];
+  for(int side = 0; side < 2; side++) {
+    char man[1024], summary[512];
+    snprintf(dirs[side], sizeof(dirs[side]), "%s/cost-%d", root, side);
+    snprintf(man, sizeof(man),
+             "{\"report\": \"report.json\", \"benchmarks\": [{\"name\": "
+             "\"sum\", \"profile\": \".\", \"runs\": %s, \"artifacts\": ["
+             "{\"file\": \"profile.folded\", \"kind\": \"folded-stacks\"},"
+             "{\"file\": \"summary.json\", \"kind\": \"summary\"}]}]}",
+             runs[side]);
+    /* base: the exact total of periods; head: only its frequency */
+    snprintf(summary, sizeof(summary),
+             "{\"samples\": %d, \"event\": {\"used\": \"task-clock\", "
+             "\"time_based\": true, \"frequency_hz\": 1000, \"period\": "
+             "null%s}, \"threads\": []}", side ? 983 : 560,
+             side ? "" : ", \"sampled_total\": 560000000");
+    put(dirs[side], "manifest.json", man);
+    put(dirs[side], "report.json", "{\"sum\": {\"latency\": {\"value\": 1}}}");
+    put(dirs[side], "profile.folded", folded[side]);
+    put(dirs[side], "summary.json", summary);
+  }
+  struct bp_cmp_opts o = {.threshold_pct = 0};
+  struct bp_cmp *c = NULL;
+  struct bp_err err = {0};
+  CHECK(bpi_compare_dirs(dirs[0], dirs[1], &o, &c, &err) == BP_OK);
+  if(!c)
+    return;
+  const struct bp_cmp_bench *b = bench(c, "sum");
+  CHECK(b && b->has_cost && !strcmp(b->unit, "ns"));
+  CHECK(b && near(b->base.per_sample, 1e6) && near(b->head.per_sample, 1e6));
+  CHECK(b && near(b->base.runs, 2) && near(b->head.runs, 1));
+  const struct bp_cmp_func *f = func(b, "checksum_block");
+  /* base: 460 samples over 2 runs = 230 ms a run; head: 931 ms a run */
+  CHECK(f && near(f->base_self_cost, 230e6) && near(f->head_self_cost, 931e6));
+  CHECK(f && near(f->d_self_cost, 701e6) && f->self_significant);
+  CHECK(f && f->self_half > 0 && f->self_half < 200e6);
+  CHECK(b && bpi_compare_top_func(b, true) == f);
+  CHECK(b && b->funcs[0].name && !strcmp(b->funcs[0].name, "checksum_block"));
+  /* tiny: 50 -> 52 ms a run, well within 3.29 sigma of its counts */
+  f = func(b, "tiny");
+  CHECK(f && !f->self_significant);
+  CHECK(b && bpi_compare_top_func(b, false) == NULL);
+  struct bp_buf j;
+  bpi_buf_init(&j);
+  bpi_compare_json(c, &j);
+  bpi_buf_addc(&j, '\0');
+  CHECK(strstr(j.data, "\"cost_unit\": \"ns\", \"cost_per\": \"run\", "
+               "\"event\": \"task-clock\"") != NULL);
+  CHECK(strstr(j.data, "\"d_self_cost\": 701000000") != NULL);
+  bpi_buf_cleanup(&j);
+  bpi_compare_free(c);
+}
+
 static void test_bad_input(void)
 {
   char dir[128], other[128];
@@ -782,6 +844,7 @@ int main(void)
   test_dirs();
   test_headline();
   test_repetitions_in_manifest();
+  test_function_costs();
   test_bad_input();
   test_refs();
   test_store_sides();

@@ -129,7 +129,7 @@ static void check_summary(const char *dir)
     "threads", "top_functions", "counters"};
   static const char *const event_keys[] = {
     "requested", "used", "fallback", "fallback_reason", "frequency_hz",
-    "period", "time_based"};
+    "period", "sampled_total", "time_based"};
   cJSON *s = slurp_json(dir, "summary.json");
   CHECK(s != NULL);
   if(!s)
@@ -145,6 +145,7 @@ static void check_summary(const char *dir)
   CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "time_based")));
   CHECK(num(ev, "frequency_hz") == 1000);
   CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(ev, "period")));
+  CHECK(num(ev, "sampled_total") > 0);   /* the sum of the periods */
   CHECK_EQ_INT(num(s, "samples"), SYNTH_SAMPLES);
   CHECK_EQ_INT(num(s, "lost"), 3);
   CHECK_EQ_INT(num(s, "lost_events"), 1);
