@@ -1452,6 +1452,10 @@ static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
 {
   struct bp_buf data, title;
   bp_code rc;
+  struct bp_diffsvg_cost cost = {
+    .per_sample = {b->base.per_sample / b->base.runs,
+                   b->head.per_sample / b->head.runs},
+    .event = b->head.event, .unit = b->unit};
   bpi_buf_init(&data);
   bpi_buf_init(&title);
   bpi_compare_diff_folded(b, &data);
@@ -1462,7 +1466,8 @@ static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
     bpi_buf_printf(&title, "%s: %s", negated ? "Base" : "Head", b->name);
     rc = bpi_buf_failed(&title) ?
       bpi_err_set(err, BPE_NOMEM, 0, "compare: title") :
-      bpi_diffsvg_write(b->lines, b->nlines, negated, title.data, &data, err);
+      bpi_diffsvg_write_cost(b->lines, b->nlines, negated, title.data,
+                             b->has_cost ? &cost : NULL, &data, err);
     if(!rc)
       rc = write_buf(out_dir, b->dir, negated ? "diff-negated.svg" :
                      "diff.svg", &data, err);

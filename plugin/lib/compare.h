@@ -253,5 +253,18 @@ bp_code bpi_compare_fetch(struct bp_store *st, const char *key,
 bp_code bpi_diffsvg_write(const struct bp_diff_line *lines, size_t n,
                           bool negated, const char *title,
                           struct bp_buf *out, struct bp_err *err);
+/* The same by absolute change per run: per_sample[side] is the event
+ * count a sample stands for divided by the side's runs; a frame whose
+ * change is within the 99.9% Poisson band of its counts is white; the
+ * legend names event and what red and blue mean. */
+struct bp_diffsvg_cost {
+  double per_sample[2];    /* base, head */
+  const char *event;       /* the sampled event, for the legend */
+  const char *unit;        /* "ns" or "events" */
+};
+bp_code bpi_diffsvg_write_cost(const struct bp_diff_line *lines, size_t n,
+                               bool negated, const char *title,
+                               const struct bp_diffsvg_cost *cost,
+                               struct bp_buf *out, struct bp_err *err);
 
 #endif

@@ -517,6 +517,25 @@ static void test_function_costs(void)
   CHECK(strstr(j.data, "\"cost_unit\": \"ns\", \"cost_per\": \"run\", "
                "\"event\": \"task-clock\"") != NULL);
   CHECK(strstr(j.data, "\"d_self_cost\": 701000000") != NULL);
+  /* the flame graph by absolute change: checksum_block deep red (only
+   * its callers, holding tiny's +2 ms, changed more), tiny white (within
+   * noise), the event named */
+  bpi_buf_reset(&j);
+  struct bp_diffsvg_cost cost = {{1e6 / 2, 1e6}, "task-clock", "ns"};
+  CHECK(b && bpi_diffsvg_write_cost(b->lines, b->nlines, false, "sum",
+                                    &cost, &j, &err) == BP_OK);
+  bpi_buf_addc(&j, '\0');
+  CHECK(strstr(j.data, "Differential flame graph: sum (task-clock)"));
+  CHECK(strstr(j.data, "red: more task-clock per run, blue: less; white: "
+               "within the noise"));
+  const char *cb = strstr(j.data, "<title>checksum_block ");
+  const char *tiny = strstr(j.data, "<title>tiny ");
+  const char *fill = cb ? strstr(cb, "fill=") : NULL;
+  CHECK(cb && strstr(cb, "change +7.01e+08 ns") && fill &&
+        !strncmp(fill, "fill=\"rgb(255,56,56)\"", 21));   /* near the reddest */
+  fill = tiny ? strstr(tiny, "fill=") : NULL;
+  CHECK(tiny && strstr(tiny, "within noise)") && fill &&
+        !strncmp(fill, "fill=\"rgb(250,250,250)\"", 23));
   bpi_buf_cleanup(&j);
   bpi_compare_free(c);
 }
