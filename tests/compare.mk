@@ -15,6 +15,10 @@
 #                       else says so), the links decode back to the stored
 #                       artifacts, compare BRANCH@COMMIT refs, the comment
 #                       posted then edited on a GitHub stand-in
+#   compare_verdicts.sh real runs: overlapping BMF bounds confirm nothing,
+#                       bounds apart do; one value a side is unconfirmed;
+#                       --fail-on-regression exits 3 on a confirmed
+#                       regression only
 #   comment_github.sh   benchprof comment against a GitHub API stand-in:
 #                       POST once, then PATCH the same comment; no token:
 #                       the summary file (needs http.c)
@@ -22,8 +26,10 @@ compare_unit_tests = tests/unit/test_compare tests/unit/test_comment
 check_PROGRAMS += $(compare_unit_tests) tests/workloads/cmpwork_base \
   tests/workloads/cmpwork_head
 TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
-  tests/integration/compare_pr.sh tests/integration/comment_github.sh
+  tests/integration/compare_pr.sh tests/integration/comment_github.sh \
+  tests/integration/compare_verdicts.sh
 EXTRA_DIST += tests/integration/compare_e2e.sh tests/integration/compare_pr.sh \
+  tests/integration/compare_verdicts.sh \
   tests/integration/comment_github.sh tests/servers/github_standin.py
 
 tests_unit_test_compare_SOURCES = tests/unit/test_compare.c

@@ -6,6 +6,7 @@
 #define BP_EXIT_OK 0
 #define BP_EXIT_ERROR 1       /* benchprof itself failed */
 #define BP_EXIT_USAGE 2       /* bad command line, unknown event */
+#define BP_EXIT_REGRESSION 3  /* --fail-on-regression: one was confirmed */
 #define BP_EXIT_NOT_FOUND 127 /* the command could not be started */
 
 #include <stdbool.h>
@@ -63,6 +64,8 @@ struct bp_cli_publish {
   long retries;              /* -1: the default */
   long retry_delay_ms;       /* first backoff; 0: the default */
   bool no_bencher;           /* --no-bencher: the job reports itself */
+  bool fail_on_regression;   /* run: exit BP_EXIT_REGRESSION when the
+                                comparison confirms a regression */
   const struct bp_config *config; /* network, credentials; may be NULL */
 };
 
@@ -151,6 +154,7 @@ struct bp_record_args {
   enum bp_adapter adapter; /* --adapter */
   const char *name;        /* --name */
   enum bp_adapter each;    /* --each: one invocation per benchmark */
+  unsigned repeat;         /* --repeat: invocations (1 when unset) */
   struct bp_cli_publish pub; /* publishing after the run */
   /* out: the benchmarks the harness marked, one per distinct name, in
    * the order they first began */

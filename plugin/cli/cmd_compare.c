@@ -3,7 +3,8 @@
  * fetched into DIR/.sides/) -> a compare directory (compare.json, comment.md and per benchmark the
  * differential folded stacks and flame graphs).  Prints the summary and
  * where the files are; exits 0 whatever changed (a CI step decides what
- * a regression means for it, from compare.json). */
+ * a regression means for it, from compare.json), except that with
+ * --fail-on-regression a confirmed regression exits 3. */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -31,6 +32,7 @@ struct compare_args {
   const char *store, *public_url;
   struct bp_cmp_opts cmp;
   struct bp_comment_opts comment;
+  bool fail_on_regression;  /* exit 3 on a confirmed regression */
 };
 
 static void usage(FILE *out)
@@ -62,6 +64,8 @@ static void usage(FILE *out)
     "      --public-url URL    where readers load the store's objects\n"
     "      --project NAME      the project and testbed of BRANCH@... sides\n"
     "      --testbed NAME      and the comment's marker (default: as 'run')\n"
+    "      --fail-on-regression  exit 3 when a regression is confirmed (not\n"
+    "                          for unconfirmed changes); otherwise 0\n"
     "  -q, --quiet             no summary (errors still print)\n"
     "  -h, --help              this help\n");
 }
@@ -91,7 +95,7 @@ static bool parse_count(const char *s, size_t *out)
 static int parse_args(int argc, char **argv, struct compare_args *a)
 {
   enum { OPT_BASE_URL = 256, OPT_HEAD_URL, OPT_COMPARE_URL, OPT_PROJECT,
-         OPT_TESTBED, OPT_STORE, OPT_PUBLIC_URL };
+         OPT_TESTBED, OPT_STORE, OPT_PUBLIC_URL, OPT_FAIL };
   static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"threshold", required_argument, NULL, 't'},
@@ -103,6 +107,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
     {"testbed", required_argument, NULL, OPT_TESTBED},
     {"store", required_argument, NULL, OPT_STORE},
     {"public-url", required_argument, NULL, OPT_PUBLIC_URL},
+    {"fail-on-regression", no_argument, NULL, OPT_FAIL},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -148,6 +153,9 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
       break;
     case OPT_PUBLIC_URL:
       a->public_url = optarg;
+      break;
+    case OPT_FAIL:
+      a->fail_on_regression = true;
       break;
     case 'q':
       bp_msg_set_quiet(1);
@@ -333,6 +341,12 @@ int cmd_compare(int argc, char **argv)
   else {
     print_summary(c, a.output);
     status = BP_EXIT_OK;
+    if(a.fail_on_regression && c->nregressions) {
+      bp_msg_error("%zu confirmed regression%s (--fail-on-regression): "
+                   "exit status %d", c->nregressions, c->nregressions == 1 ?
+                   "" : "s", BP_EXIT_REGRESSION);
+      status = BP_EXIT_REGRESSION;
+    }
   }
   bpi_buf_cleanup(&path);
   bpi_buf_cleanup(&md);

@@ -51,6 +51,15 @@ static void usage(FILE *out, bool run)
       "      --no-bencher       no Bencher report (a Bencher runner job sends\n"
       "                         report.json itself); artifacts still go to\n"
       "                         the store\n"
+      "      --repeat N         run CMD N times (record.repeat,\n"
+      "                         BENCHPROF_REPEAT; default 1), all profiled\n"
+      "                         into one profile; report.json has each\n"
+      "                         measure's median and min..max, so a pull\n"
+      "                         request's comparison can test its changes\n"
+      "                         (5 or more on a noisy runner)\n"
+      "      --fail-on-regression  on a pull request, exit 3 when the\n"
+      "                         comparison confirms a regression\n"
+      "                         (comment.fail_on_regression)\n"
       "\n"
       "The configuration (--config) may turn profiling off (\"enabled\":\n"
       "false, BENCHPROF_ENABLED=0): CMD is then executed as it is, nothing\n"
@@ -154,7 +163,8 @@ static bool parse_call_graph(const char *s, struct bp_record_opts *o)
 }
 
 /* Options without a short form beyond the publishing ones. */
-enum { OPT_CONFIG = BP_CLI_PUB_LAST, OPT_NO_BENCHER, OPT_NO_INLINE };
+enum { OPT_CONFIG = BP_CLI_PUB_LAST, OPT_NO_BENCHER, OPT_NO_INLINE,
+       OPT_REPEAT, OPT_FAIL_ON_REGRESSION };
 
 /* '+': stop at the first non-option, so CMD's own options stay its own */
 #define SHORTOPTS "+e:F:c:g:km:o:qhvC:"
@@ -179,6 +189,8 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"no-bencher", no_argument, NULL, OPT_NO_BENCHER},
+    {"repeat", required_argument, NULL, OPT_REPEAT},
+    {"fail-on-regression", no_argument, NULL, OPT_FAIL_ON_REGRESSION},
     BP_CLI_PUBLISH_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
@@ -206,8 +218,11 @@ void bp_cli_record_config(struct bp_record_args *a, const struct bp_config *c)
   bpi_config_record_opts(c, &a->rec);
   if(c->output)
     a->output = c->output;
-  if(a->run)
+  if(a->run) {
     bp_cli_publish_config(&a->pub, c);
+    if(c->record.repeat)
+      a->repeat = (unsigned)c->record.repeat;
+  }
   a->pub.strict = c->strict;
 }
 
@@ -221,11 +236,25 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
     case OPT_CONFIG:
       break;  /* read before the options (bp_cli_record_prescan) */
     case OPT_NO_BENCHER:
+    case OPT_REPEAT:
+    case OPT_FAIL_ON_REGRESSION:
       if(!a->run) {
-        bp_msg_error("--no-bencher belongs to benchprof run, not record");
+        bp_msg_error("--%s belongs to benchprof run, not record",
+                     opt == OPT_REPEAT ? "repeat" : opt == OPT_NO_BENCHER ?
+                     "no-bencher" : "fail-on-regression");
         return BP_EXIT_USAGE;
       }
-      a->pub.no_bencher = true;
+      if(opt == OPT_NO_BENCHER)
+        a->pub.no_bencher = true;
+      else if(opt == OPT_FAIL_ON_REGRESSION)
+        a->pub.fail_on_regression = true;
+      else if(!parse_u64(optarg, 1, 1000, &v)) {
+        bp_msg_error("--repeat: '%s' is not a number of runs (1 to 1000)",
+                     optarg);
+        return BP_EXIT_USAGE;
+      }
+      else
+        a->repeat = (unsigned)v;
       break;
     case BP_CLI_PUB_STRICT:
       a->pub.strict = true;  /* record: an invalid configuration fails */

@@ -8,7 +8,8 @@
  * differential flame graphs are stored next to the head's artifacts
  * ({...}/{benchmark}/diff.svg) so that the comment can link them.  No
  * base: comment.md says so, and why.  Nothing here changes the exit
- * status, except a failure under --strict. */
+ * status, except a failure under --strict and, with --fail-on-regression
+ * (comment.fail_on_regression), a confirmed regression (exit 3). */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -38,6 +39,7 @@ struct run_cmp {
   char *base_branch;        /* the base found */
   char *base_hash;          /* the base commit, when its run was found */
   const struct bp_config *cfg; /* comment.threshold, .max_functions; or NULL */
+  size_t regressions;       /* confirmed by the comparison */
 };
 
 /* dir/compare/.sides/name */
@@ -310,8 +312,10 @@ static bp_code compare(struct run_cmp *r, struct bp_err *err)
       latest_note(&md, r);
     if(!rc)
       rc = write_comment(r, &md, err);
-    if(!rc)
+    if(!rc) {
       say(c, r);
+      r->regressions = c->nregressions;
+    }
   }
   bpi_compare_free(c);
   free(base);
@@ -342,10 +346,19 @@ int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
   }
   if(failed)
     bp_msg_warn("compare: no comparison with the base");
+  /* the gate: opt-in, on confirmed regressions only; the command's own
+   * failure keeps its status */
+  bool gate = !failed && p->fail_on_regression && r.regressions && !status;
+  if(gate)
+    bp_msg_error("%zu confirmed regression%s (--fail-on-regression): exit "
+                 "status %d", r.regressions, r.regressions == 1 ? "" : "s",
+                 BP_EXIT_REGRESSION);
   bpi_store_close(r.st);
   bpi_ident_cleanup(&r.id);
   free(r.base_branch);
   free(r.base_hash);
   bpi_buf_cleanup(&r.out);
+  if(gate)
+    return BP_EXIT_REGRESSION;
   return failed && p->strict && status == 0 ? BP_EXIT_ERROR : status;
 }
