@@ -457,6 +457,7 @@ static struct bp_cmp *with_ids(const char *slug2, const char *uuid2)
   m[1].head = 500;
   bpi_compare_measure(&m[1], 2);
   b->nmeasures = 2;
+  b->max = &m[1];
   b->max_slug = m[1].slug;
   b->max_pct = m[1].pct;
   return c;
