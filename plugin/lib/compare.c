@@ -847,12 +847,6 @@ static bp_code add_measure(struct bp_cmp_bench *cb, const char *slug,
      side_values(&m->vhead, mh, reps[1], slug))
     return BPE_NOMEM;
   bpi_compare_measure(m, threshold);
-  if(m->flag == BP_CMP_REGRESSION)
-    cb->flag = BP_CMP_REGRESSION;
-  else if(m->flag == BP_CMP_IMPROVEMENT && cb->flag != BP_CMP_REGRESSION)
-    cb->flag = BP_CMP_IMPROVEMENT;
-  if(BP_CMP_UNCONFIRMED(m) && cb->unconfirmed != BP_CMP_REGRESSION)
-    cb->unconfirmed = m->change;
   return BP_OK;
 }
 
@@ -874,6 +868,16 @@ static bool larger_change(const struct bp_cmp_measure *m,
 static void pick_max(struct bp_cmp_bench *cb)
 {
   const struct bp_cmp_measure *best = NULL;
+  cb->flag = cb->unconfirmed = BP_CMP_UNCHANGED;
+  for(size_t i = 0; i < cb->nmeasures; i++) {
+    const struct bp_cmp_measure *m = &cb->measures[i];
+    if(m->flag == BP_CMP_REGRESSION)
+      cb->flag = BP_CMP_REGRESSION;
+    else if(m->flag == BP_CMP_IMPROVEMENT && cb->flag != BP_CMP_REGRESSION)
+      cb->flag = BP_CMP_IMPROVEMENT;
+    if(BP_CMP_UNCONFIRMED(m) && cb->unconfirmed != BP_CMP_REGRESSION)
+      cb->unconfirmed = m->change;
+  }
   if(cb->flag)
     cb->unconfirmed = BP_CMP_UNCHANGED;
   for(size_t i = 0; i < cb->nmeasures; i++) {
@@ -975,21 +979,70 @@ static bool safe_dir(const char *d)
   return d[strlen(d) - 1] != '/';
 }
 
+/* Bencher's console page of an alert: CONSOLE/perf/PROJECT/alerts/U. */
+static char *alert_url(const struct bp_cmp_side *h, const char *uuid)
+{
+  struct bp_buf b;
+  const char *project = h->bencher_project ? h->bencher_project : h->project;
+  if(!project)
+    return NULL;
+  bpi_buf_init(&b);
+  bpi_buf_adds(&b, h->bencher_url ? h->bencher_url : "https://bencher.dev");
+  bpi_buf_adds(&b, "/perf/");
+  add_path(&b, project);
+  bpi_buf_adds(&b, "/alerts/");
+  bpi_buf_adds(&b, uuid);   /* a uuid: nothing to encode */
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
+/* Bencher's alert on m ({"uuid": U, "limit": "lower"|"upper"}): the
+ * verdict is Bencher's.  Above the upper boundary is worse for a measure
+ * where lower is better, below the lower one for the others. */
+static bp_code bencher_alert(struct bp_cmp_measure *m, const cJSON *alert,
+                             const struct bp_cmp_side *h, double threshold)
+{
+  const char *u = json_str(alert, "uuid"), *limit = json_str(alert, "limit");
+  if(!bpi_bencher_is_uuid(u) || !limit ||
+     (strcmp(limit, "upper") && strcmp(limit, "lower")))
+    return BP_OK;
+  if(!(m->alert_url = alert_url(h, u)))
+    return BP_OK;
+  bool upper = !strcmp(limit, "upper");
+  bool higher_better = !strcmp(m->slug, "throughput");
+  m->basis = BP_CMP_BENCHER;
+  m->flag = upper != higher_better ? BP_CMP_REGRESSION : BP_CMP_IMPROVEMENT;
+  bpi_compare_measure(m, threshold);
+  return BP_OK;
+}
+
 /* head's Bencher benchmark and measure uuids, from its manifest entry's
- * "bencher": {"benchmark_uuid": U, "measures": {SLUG: U}} (publish.c) */
-static bp_code bench_bencher(struct bp_cmp_bench *cb, const struct side *head)
+ * "bencher": {"benchmark_uuid": U, "measures": {SLUG: U}, "alerts":
+ * {SLUG: {"uuid": U, "limit": L}}} (publish.c); an alert makes the
+ * measure's verdict Bencher's. */
+static bp_code bench_bencher(struct bp_cmp *c, struct bp_cmp_bench *cb,
+                             const struct side *head)
 {
   const cJSON *ids = cJSON_GetObjectItemCaseSensitive(
     manifest_bench(head, cb->name), "bencher");
   const cJSON *ms = cJSON_GetObjectItemCaseSensitive(ids, "measures");
+  const cJSON *alerts = cJSON_GetObjectItemCaseSensitive(ids, "alerts");
   const char *u = json_str(ids, "benchmark_uuid");
   if(bpi_bencher_is_uuid(u) && !(cb->bencher_uuid = strdup(u)))
     return BPE_NOMEM;
   for(size_t i = 0; i < cb->nmeasures; i++) {
-    u = json_str(ms, cb->measures[i].slug);
-    if(bpi_bencher_is_uuid(u) && !(cb->measures[i].bencher_uuid = strdup(u)))
+    struct bp_cmp_measure *m = &cb->measures[i];
+    u = json_str(ms, m->slug);
+    if(bpi_bencher_is_uuid(u) && !(m->bencher_uuid = strdup(u)))
       return BPE_NOMEM;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(alerts, m->slug);
+    if(a && m->in_base && m->in_head)
+      bencher_alert(m, a, &c->head, c->threshold_pct);
   }
+  pick_max(cb);
   return BP_OK;
 }
 
@@ -1029,7 +1082,7 @@ static bp_code compare_bench(struct bp_cmp *c, struct bp_cmp_bench *cb,
                                        "repetitions")};
     rc = bench_measures(cb, bb, hb, reps, c->threshold_pct);
     if(!rc)
-      rc = bench_bencher(cb, head);
+      rc = bench_bencher(c, cb, head);
     if(!rc)
       rc = diff_lines(cb, &st);
     if(!rc)

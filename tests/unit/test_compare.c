@@ -825,6 +825,30 @@ static void test_bencher_ids(void)
   }
   bpi_compare_free(c);
   c = NULL;
+  /* Bencher's alert on latency (above its upper boundary): the verdict
+   * and its link are Bencher's, though our one value a side could not
+   * confirm anything; a malformed alert changes nothing */
+  make_bencher_run(head,
+    "{\"bencher\": {\"host\": \"http://127.0.0.1:6610/\", \"report_uuid\": \""
+    U_REPORT "\", \"project\": \"proj-slug\"}}",
+    "\"bencher\": {\"benchmark_uuid\": \"" U_BENCH "\", \"measures\": {"
+    "\"latency\": \"" U_LAT "\"}, \"alerts\": {\"latency\": {\"uuid\": \""
+    U_REPORT "\", \"limit\": \"upper\"}, \"cycles\": {\"uuid\": \"x\", "
+    "\"limit\": \"upper\"}}},");
+  CHECK(bpi_compare_dirs(base, head, &o, &c, &err) == BP_OK);
+  if(c) {
+    const struct bp_cmp_bench *a = bench(c, "a");
+    const struct bp_cmp_measure *m = measure(a, "latency");
+    CHECK(m && m->basis == BP_CMP_BENCHER && m->flag == BP_CMP_REGRESSION);
+    CHECK(m && m->alert_url && !strcmp(m->alert_url, "http://127.0.0.1:6610"
+          "/perf/proj-slug/alerts/" U_REPORT));
+    m = measure(a, "cycles");
+    CHECK(m && m->basis == BP_CMP_SINGLE && m->flag == BP_CMP_UNCHANGED);
+    CHECK_EQ_INT(c->nregressions, 1);
+    CHECK(a && a->max_slug && !strcmp(a->max_slug, "latency"));
+  }
+  bpi_compare_free(c);
+  c = NULL;
   /* a run directory's: the report uuid beside "bencher"; the end falls
    * back to the publication's; malformed uuids are dropped */
   make_bencher_run(head,
