@@ -28,17 +28,14 @@
 
 #include "benchprof/benchprof.h"
 #include "buf.h"
+#include "export.h"
 
 /* ------------------------------------------------------ file names */
 #define BP_RUNDIR_MANIFEST "manifest.json"
 #define BP_RUNDIR_REPORT "report.json"
 #define BP_RUNDIR_RAW "harness-output.txt"
-/* the artifacts, as the exporter table (export.h) writes them */
-#define BP_FILE_GECKO "profile.json.gz"
-#define BP_FILE_PPROF "profile.pb.gz"
-#define BP_FILE_FOLDED "profile.folded"
-#define BP_FILE_SVG "flamegraph.svg"
-#define BP_FILE_SUMMARY "summary.json"
+/* the artifacts: BP_FILE_GECKO ... BP_FILE_SUMMARY, the exporter table's
+ * (export.h) */
 /* a comparison (compare.h) */
 #define BP_RUNDIR_COMPARE "compare"        /* the run's compare directory */
 #define BP_RUNDIR_SIDES ".sides"           /* sides fetched from a store */
@@ -157,6 +154,11 @@ bool bpi_manifest_delivered(const struct bp_manifest *m);
 /* A JSON text as a tree for the fields above (NULL when it is not JSON
  * or out of memory). */
 struct cJSON *bpi_manifest_json(const struct bp_buf *text);
+
+/* A path a manifest names (an artifact, the report, a benchmark's
+ * directory) is used only when it stays inside the run directory:
+ * relative, no "." or ".." segment but "." itself, no empty segment. */
+bool bpi_rundir_safe_path(const char *path);
 
 /* dir/file, malloc'd; NULL when out of memory. */
 char *bpi_rundir_path(const char *dir, const char *file);

@@ -129,7 +129,7 @@ static void check_summary(const char *dir)
     "threads", "top_functions", "counters"};
   static const char *const event_keys[] = {
     "requested", "used", "fallback", "fallback_reason", "frequency_hz",
-    "period", "sampled_total", "time_based"};
+    "period", "sampled_total", "time_based", "precise"};
   cJSON *s = slurp_json(dir, "summary.json");
   CHECK(s != NULL);
   if(!s)

@@ -1,0 +1,70 @@
+/* The summary of a comparison on stderr, shared by `benchprof compare` and
+ * `benchprof run` on a pull request: per changed benchmark (confirmed or
+ * not) the change its verdict rests on and the function that explains
+ * it; and the gate (--fail-on-regression).  Names are the
+ * benchmark's own: control characters are cleaned before they reach a
+ * terminal or a CI log (where a line may be read as a command). */
+#include "bp_setup.h"
+#include "cli.h"
+#include "msgs.h"
+
+#include "buf.h"
+#include "compare.h"
+#include "profile.h"
+
+#include <math.h>
+
+/* A regression is explained by what grew, an improvement by what shrank
+ * (confirmed or not). */
+static const char *top_verb(const struct bp_cmp_bench *b)
+{
+  return bpi_compare_worse(b) ? "grew" : "shrank";
+}
+
+static const char *flag_name(const struct bp_cmp_bench *b)
+{
+  return bpi_compare_verdict(b);
+}
+
+int bp_cli_gate(bool fail_on_regression, const struct bp_cmp *c, int status)
+{
+  if(!fail_on_regression || !c || !c->nregressions || status)
+    return status;
+  bp_msg_error("%zu confirmed regression%s (--fail-on-regression): exit "
+               "status %d", c->nregressions, c->nregressions == 1 ? "" : "s",
+               BP_EXIT_REGRESSION);
+  return BP_EXIT_REGRESSION;
+}
+
+void bp_cli_compare_benches(const struct bp_cmp *c)
+{
+  struct bp_buf name, fn, slug;
+  bpi_buf_init(&name);
+  bpi_buf_init(&fn);
+  bpi_buf_init(&slug);
+  for(size_t i = 0; i < c->nbenches; i++) {
+    const struct bp_cmp_bench *b = &c->benches[i];
+    if(b->presence != BP_CMP_BOTH || !b->max_slug)
+      continue;
+    const struct bp_cmp_func *top = bpi_compare_top_func(b,
+      bpi_compare_worse(b));
+    bpi_buf_reset(&name);
+    bpi_buf_reset(&fn);
+    bpi_buf_reset(&slug);
+    bpi_profile_clean_name(&name, b->name, '\0');
+    bpi_profile_clean_name(&slug, b->max_slug ? b->max_slug : "-", '\0');
+    bpi_profile_clean_name(&fn, top ? top->name : "-", '\0');
+    if(bpi_buf_failed(&name) || bpi_buf_failed(&fn) || bpi_buf_failed(&slug))
+      break;
+    if(isnan(b->max_pct))
+      bp_msg_note("  %s: %s from 0 (%s); function that %s most: %s",
+                  name.data, slug.data, flag_name(b), top_verb(b), fn.data);
+    else
+      bp_msg_note("  %s: %s %+.2f%% (%s); function that %s most: %s",
+                  name.data, slug.data, b->max_pct, flag_name(b),
+                  top_verb(b), fn.data);
+  }
+  bpi_buf_cleanup(&name);
+  bpi_buf_cleanup(&fn);
+  bpi_buf_cleanup(&slug);
+}
