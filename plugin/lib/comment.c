@@ -69,12 +69,21 @@ static void keep_end(struct bp_buf *b, const char *s, size_t max)
   bpi_buf_addc(b, '\0');
 }
 
-/* Markdown (GFM) and HTML punctuation, as numeric character references:
- * they work in text and table cells, and a '|' there cannot split a
- * cell.  '@' (mentions), '#' (issue links) and '$' (math) included. */
+/* Markdown (GFM) and HTML punctuation, escaped with a backslash, which
+ * reads as plain text in a notification e-mail too (where "&#95;" showed
+ * raw): a "\|" cannot split a table cell, "\<" open a tag, "\&" start
+ * an entity, "\#" (issue links) and "\$" (math) neither.  '@' (a
+ * mention: GitHub links it whatever escapes it) stays a numeric
+ * reference. */
 static bool md_special(unsigned char c)
 {
-  return c && strchr("\\`*_{}[]<>|&~#!$@\"'", c);
+  return c && strchr("\\`*_{}[]<>|&~#!$", c);
+}
+
+static bool word_char(unsigned char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c >= 0x80;
 }
 
 static void md_escape(struct bp_buf *b, const char *s)
@@ -84,12 +93,19 @@ static void md_escape(struct bp_buf *b, const char *s)
     uint32_t cp;
     size_t n;
     if(*p < 0x80) {
+      /* an underscore inside a word never emphasizes (GFM): as it is */
+      bool inword = *p == '_' && p > (const unsigned char *)s &&
+                    word_char(p[-1]) && word_char(p[1]);
       if(*p == '\n' || *p == '\r' || *p == '\t')
         bpi_buf_addc(b, ' ');
       else if(*p < 0x20 || *p == 0x7f)
         bpi_buf_adds(b, "\xef\xbf\xbd");
-      else if(md_special(*p))
-        bpi_buf_printf(b, "&#%u;", *p);
+      else if(*p == '@')
+        bpi_buf_adds(b, "&#64;");
+      else if(md_special(*p) && !inword) {
+        bpi_buf_addc(b, '\\');
+        bpi_buf_addc(b, (char)*p);
+      }
       else
         bpi_buf_addc(b, (char)*p);
       p++;
@@ -819,11 +835,59 @@ static void add_bench(struct render *r, const struct bp_cmp_bench *cb)
   }
   else
     bpi_buf_adds(b, ": unchanged");
-  bpi_buf_adds(b, "\n\n");
+  /* the heading stays in sight, the rest is collapsed */
+  bpi_buf_adds(b, "\n\n<details><summary>measures, functions and links"
+               "</summary>\n\n");
   add_measures(r, cb);
   add_funcs(r, cb);
   add_links(r, cb);
-  bpi_buf_adds(b, "\n");
+  bpi_buf_adds(b, "\n</details>\n\n");
+}
+
+/* Whether the rendering keeps benchmark cb (the cut's order: unchanged
+ * first, then the changed that changed least); *changed counts those
+ * changed so far. */
+static bool kept(const struct render *r, const struct bp_cmp_bench *cb,
+                 size_t *changed)
+{
+  if(cb->presence != BP_CMP_BOTH)
+    return false;
+  return cb->flag ? (*changed)++ < r->lim.changed : r->lim.unchanged;
+}
+
+/* The summary table: every benchmark kept, its key measure, the change
+ * with its interval and the verdict. */
+static void add_table(struct render *r)
+{
+  const struct bp_cmp *c = r->c;
+  struct bp_buf *b = r->b;
+  size_t changed = 0, rows = 0;
+  for(size_t i = 0; i < c->nbenches; i++) {
+    const struct bp_cmp_bench *cb = &c->benches[i];
+    if(!kept(r, cb, &changed))
+      continue;
+    if(!rows++)
+      bpi_buf_adds(b, "| Benchmark | Measure | Change | Verdict |\n"
+                   "|:--|:--|--:|:--|\n");
+    bpi_buf_adds(b, "| ");
+    bpi_comment_md_text(b, cb->name, BP_COMMENT_NAME_CHARS);
+    bpi_buf_adds(b, " | ");
+    if(cb->max) {
+      bpi_comment_md_text(b, cb->max_slug, BP_COMMENT_NAME_CHARS);
+      bpi_buf_adds(b, " | ");
+      add_pct(b, cb->max_pct);
+      if(cb->max->has_interval)
+        bpi_buf_printf(b, " (%+.2f%% to %+.2f%%)", cb->max->pct_lo,
+                       cb->max->pct_hi);
+      bpi_buf_adds(b, " |");
+      add_verdict(b, cb->max);
+      bpi_buf_adds(b, " |\n");
+    }
+    else
+      bpi_buf_adds(b, "- | - | unchanged |\n");
+  }
+  if(rows)
+    bpi_buf_adds(b, "\n");
 }
 
 static void add_names(struct render *r, enum bp_cmp_presence which,
@@ -856,16 +920,25 @@ static void render(struct render *r)
                      r->o->testbed ? r->o->testbed : c->head.testbed);
   bpi_buf_adds(r->b, "\n");
   add_summary(r);
+  add_table(r);
+  size_t unchanged = 0;
   for(size_t i = 0; i < c->nbenches; i++) {
     const struct bp_cmp_bench *cb = &c->benches[i];
     if(cb->presence != BP_CMP_BOTH)
       continue;
-    bool keep = cb->flag ? changed++ < r->lim.changed : r->lim.unchanged;
-    if(keep)
-      add_bench(r, cb);
-    else
+    if(!kept(r, cb, &changed)) {
       r->left_benches++;
+      continue;
+    }
+    /* the benchmarks without a verdict (they come last) in one block */
+    if(!cb->flag && !unchanged++)
+      bpi_buf_printf(r->b, "<details><summary>%zu benchmark%s without a "
+                     "confirmed change</summary>\n\n", c->nunchanged,
+                     c->nunchanged == 1 ? "" : "s");
+    add_bench(r, cb);
   }
+  if(unchanged)
+    bpi_buf_adds(r->b, "</details>\n\n");
   add_names(r, BP_CMP_NEW, "New benchmarks (not in base)");
   add_names(r, BP_CMP_REMOVED, "Removed benchmarks (not in head)");
   if(r->left_benches || r->left_funcs)

@@ -89,11 +89,11 @@ assert re.search(r"^\*\*1 regression confirmed, 0 unconfirmed\*\*, worst: "
                  md, re.M), md[:400]
 assert "| Measure | Base | Head | Change |" in md
 assert re.search(r"^\| latency \| .* \| \+.*regression \|$", md, re.M), md
-assert "\U0001F534 Grew most: **cmp&#95;changed** (self +" in md, md
+assert "\U0001F534 Grew most: **cmp_changed** (self +" in md, md
 rows = md.split("Functions whose cost changed significantly (CPU time per run")[1]
 first = [l for l in rows.splitlines() if l.startswith("| ") and
          not l.startswith("| Function")][0]
-assert first.startswith("| cmp&#95;changed |") and "\U0001F534" in first, first
+assert first.startswith("| cmp_changed |") and "\U0001F534" in first, first
 assert len(md) <= 65536
 PY
 
