@@ -735,6 +735,53 @@ static void test_post(void)
 
 /* No base: the marker (so a later comment with a base edits it), what was
  * looked for and why, hostile names escaped. */
+/* The commit status: GitHub's statuses API and GitLab's commit status
+ * API, each as documented (URL, state words, context or name, a
+ * description of at most 140 characters). */
+static void test_status(void)
+{
+  const char *sha = "0123456789abcdef0123456789abcdef01234567";
+  struct bp_forge_target gh = {.forge = BP_FORGE_GITHUB,
+                               .api_url = "http://127.0.0.1:9/api",
+                               .repo = "own/repo", .number = "42",
+                               .token = "ghs_secret"};
+  struct bp_forge_target gl = {.forge = BP_FORGE_GITLAB, .repo = "grp/proj",
+                               .number = "7", .token = "glpat-x"};
+  struct bp_comment_transport tr = {.send = fake_send};
+  struct bp_err err = {0};
+  struct fake f = {.answers = {"{}", "{}"}, .status = {201, 201}};
+  char longdesc[400];
+  memset(longdesc, 'x', sizeof(longdesc) - 1);
+  longdesc[sizeof(longdesc) - 1] = '\0';
+  the_fake = &f;
+  CHECK(bpi_comment_post_status(&gh, sha, true, "1 regression confirmed, "
+                                "0 unconfirmed", "https://gh.example/c#1",
+                                &tr, &err) == BP_OK);
+  CHECK(starts(f.seen[0], "POST http://127.0.0.1:9/api/repos/own/repo/"
+               "statuses/0123456789abcdef0123456789abcdef01234567|"
+               "ghs_secret|"));
+  CHECK(f.seen[0] && strstr(f.seen[0], "|{\"state\":\"failure\",\"context\":"
+        "\"benchprof\",\"description\":\"1 regression confirmed, 0 "
+        "unconfirmed\",\"target_url\":\"https://gh.example/c#1\"}"));
+  CHECK(bpi_comment_post_status(&gl, sha, false, longdesc, NULL, &tr, &err)
+        == BP_OK);
+  CHECK(starts(f.seen[1], "POST https://gitlab.com/api/v4/projects/"
+               "grp%2Fproj/statuses/0123456789abcdef0123456789abcdef01234567"
+               "||PRIVATE-TOKEN: glpat-x;|{\"state\":\"success\",\"name\":"
+               "\"benchprof\",\"description\":\""));
+  /* cut to 140 characters, no target_url without one */
+  CHECK(f.seen[1] && strstr(f.seen[1], "\"description\":\"") &&
+        strlen(strstr(f.seen[1], "\"description\":\"")) ==
+        strlen("\"description\":\"") + 140 + 2);
+  fake_cleanup(&f);
+  /* not a full hash: refused before any request */
+  struct fake g = {.n = 0};
+  the_fake = &g;
+  CHECK(bpi_comment_post_status(&gh, "abc123", true, "x", NULL, &tr, &err)
+        == BPE_INVAL);
+  CHECK_EQ_INT(g.n, 0);
+}
+
 static void test_no_base(void)
 {
   struct bp_comment_opts o = {.project = NULL};
@@ -767,6 +814,7 @@ static void test_no_base(void)
 
 int main(void)
 {
+  test_status();
   test_no_base();
   test_escape();
   test_links();
