@@ -323,7 +323,16 @@ import json, os
 d = os.path.join(os.environ["TMP"], "gh")
 reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
 calls = [r["method"] for r in reqs]
-assert calls == ["GET", "POST", "GET", "PATCH"], calls
+# each post also sets the head commit's status (compare.json is beside)
+assert calls == ["GET", "POST", "POST", "GET", "PATCH", "POST"], calls
+assert [r["path"].split("/")[4] for r in reqs if r["method"] == "POST"] == \
+    ["issues", "statuses", "statuses"], reqs
+st = json.load(open(os.path.join(d, "statuses.json")))
+c = json.load(open(os.path.join(os.environ["TMP"], "late", "compare",
+                                "compare.json")))
+assert [x["sha"] for x in st][-1] == c["head"]["hash"], (st, c["head"])
+assert st[-1]["state"] == ("failure" if c["regressions"] else "success"), st
+assert st[-1]["context"] == "benchprof", st
 state = json.load(open(os.path.join(d, "state.json")))
 ours = [c for c in state if "benchprof:comment cmpproj/tb" in c["body"]]
 assert len(ours) == 1 and len(state) == 4, state
