@@ -15,15 +15,21 @@
 #                       else says so), the links decode back to the stored
 #                       artifacts, compare BRANCH@COMMIT refs, the comment
 #                       posted then edited on a GitHub stand-in
+#   compare_verdicts.sh real runs: overlapping BMF bounds confirm nothing,
+#                       bounds apart do; one value a side is unconfirmed;
+#                       --fail-on-regression exits 3 on a confirmed
+#                       regression only
 #   comment_github.sh   benchprof comment against a GitHub API stand-in:
 #                       POST once, then PATCH the same comment; no token:
 #                       the summary file (needs http.c)
 compare_unit_tests = tests/unit/test_compare tests/unit/test_comment
 check_PROGRAMS += $(compare_unit_tests) tests/workloads/cmpwork_base \
-  tests/workloads/cmpwork_head
+  tests/workloads/cmpwork_head tests/workloads/onefunc
 TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
-  tests/integration/compare_pr.sh tests/integration/comment_github.sh
+  tests/integration/compare_pr.sh tests/integration/comment_github.sh \
+  tests/integration/compare_verdicts.sh
 EXTRA_DIST += tests/integration/compare_e2e.sh tests/integration/compare_pr.sh \
+  tests/integration/compare_verdicts.sh \
   tests/integration/comment_github.sh tests/servers/github_standin.py
 
 tests_unit_test_compare_SOURCES = tests/unit/test_compare.c
@@ -43,3 +49,9 @@ tests_workloads_cmpwork_head_SOURCES = tests/workloads/cmpwork.c \
   tests/workloads/workload.h
 tests_workloads_cmpwork_head_CFLAGS = $(workload_cflags) -DCMP_SLOWER=4
 tests_workloads_cmpwork_head_LDFLAGS = $(workload_ldflags)
+
+# one function does all the work (compare_verdicts.sh)
+tests_workloads_onefunc_SOURCES = tests/workloads/onefunc.c \
+  tests/workloads/workload.h
+tests_workloads_onefunc_CFLAGS = $(workload_cflags)
+tests_workloads_onefunc_LDFLAGS = $(workload_ldflags)

@@ -57,6 +57,7 @@ fuzz_lib_sources = plugin/lib/err.c plugin/lib/buf.c plugin/lib/hash.c \
   plugin/lib/config.c plugin/lib/ci.c plugin/lib/bencher.c \
   plugin/lib/comment.c plugin/lib/forge.c plugin/lib/compare.c \
   plugin/lib/export_diffsvg.c \
+  plugin/lib/stats.c \
   plugin/lib/sha256.c plugin/lib/store.c plugin/lib/http.c \
   plugin/lib/storekey.c plugin/lib/rundir.c plugin/lib/compare_store.c \
   plugin/lib/text.c \

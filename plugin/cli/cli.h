@@ -6,6 +6,7 @@
 #define BP_EXIT_OK 0
 #define BP_EXIT_ERROR 1       /* benchprof itself failed */
 #define BP_EXIT_USAGE 2       /* bad command line, unknown event */
+#define BP_EXIT_REGRESSION 3  /* --fail-on-regression: one was confirmed */
 #define BP_EXIT_NOT_FOUND 127 /* the command could not be started */
 
 #include <stdbool.h>
@@ -65,6 +66,8 @@ struct bp_cli_publish {
   long max_retry_after_ms;   /* longest Retry-After obeyed; 0: the default */
   long deadline_ms;          /* all of the command's requests; 0: none */
   bool no_bencher;           /* --no-bencher: the job reports itself */
+  bool fail_on_regression;   /* run: exit BP_EXIT_REGRESSION when the
+                                comparison confirms a regression */
   const struct bp_config *config; /* network, credentials; may be NULL */
 };
 
@@ -141,6 +144,9 @@ int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
 /* compare_summary.c: a comparison's changed benchmarks, one line each
  * (names cleaned), for compare and run. */
 struct bp_cmp;
+/* The gate: status, or BP_EXIT_REGRESSION (said why) when
+ * fail_on_regression and c confirms a regression and status is 0. */
+int bp_cli_gate(bool fail_on_regression, const struct bp_cmp *c, int status);
 void bp_cli_compare_benches(const struct bp_cmp *c);
 
 /* The configuration (config.h) as every command loads it: --config FILE,
@@ -165,6 +171,7 @@ struct bp_record_args {
   enum bp_adapter adapter; /* --adapter */
   const char *name;        /* --name */
   enum bp_adapter each;    /* --each: one invocation per benchmark */
+  unsigned repeat;         /* --repeat: invocations (1 when unset) */
   struct bp_cli_publish pub; /* publishing after the run */
   /* out: the benchmarks the harness marked, one per distinct name, in
    * the order they first began */

@@ -3,7 +3,10 @@
  * our earlier one (found by its marker) instead of adding another.
  * Without a token the comment goes to the summary file (the job summary,
  * $GITHUB_STEP_SUMMARY) or stays where it is, and benchprof says which.
- * The token is read from the environment and never printed. */
+ * The token is read from the environment and never printed.  When
+ * compare.json lies beside the comment, its verdict also becomes a commit
+ * status on the head commit (GitHub's statuses API, GitLab's commit
+ * status API), failure on a confirmed regression, linking the comment. */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -15,6 +18,9 @@
 #include "err.h"
 #include "fileio.h"
 #include "http.h"
+#include "rundir.h"
+
+#include <cjson/cJSON.h>
 
 #include <getopt.h>
 #include <stdio.h>
@@ -179,6 +185,73 @@ static bp_code append_summary(const char *file, const char *md, size_t len,
   return rc;
 }
 
+/* The verdict the comment is about, from compare.json beside it:
+ * head.hash, regressions, unconfirmed_regressions; false when there is
+ * none (a comment without a comparison, a file moved alone). */
+static bool verdict_of(const char *markdown, char **sha, size_t *regressions,
+                       size_t *unconfirmed)
+{
+  char *dir = strdup(markdown), *text = NULL;
+  struct bp_err ignored = {0};
+  bool ok = false;
+  if(!dir)
+    return false;
+  char *slash = strrchr(dir, '/');
+  if(slash)
+    slash[1] = '\0';
+  else
+    dir[0] = '\0';
+  struct bp_buf path;
+  bpi_buf_init(&path);
+  bpi_buf_printf(&path, "%s" BP_FILE_COMPARE_JSON, dir);
+  if(!bpi_buf_failed(&path) &&
+     !bpi_file_read(path.data, &text, NULL, &ignored)) {
+    cJSON *j = cJSON_Parse(text);
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(j, "head"), "hash");
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(j, "regressions");
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(
+      j, "unconfirmed_regressions");
+    if(cJSON_IsString(h) && cJSON_IsNumber(r) && r->valuedouble >= 0) {
+      *sha = strdup(h->valuestring);
+      *regressions = (size_t)r->valuedouble;
+      *unconfirmed = cJSON_IsNumber(u) && u->valuedouble >= 0 ?
+                     (size_t)u->valuedouble : 0;
+      ok = *sha != NULL;
+    }
+    cJSON_Delete(j);
+  }
+  free(text);
+  free(dir);
+  bpi_buf_cleanup(&path);
+  return ok;
+}
+
+/* The verdict as a commit status on the head commit, linking the comment;
+ * a token that may not set statuses is a warning, not a failure. */
+static void post_status(struct comment_args *a,
+                        const struct bp_comment_transport *tr,
+                        const char *comment_url)
+{
+  char *sha = NULL;
+  size_t regressions = 0, unconfirmed = 0;
+  struct bp_err err = {0};
+  char desc[160];
+  if(!verdict_of(a->markdown, &sha, &regressions, &unconfirmed))
+    return;
+  snprintf(desc, sizeof(desc), "%zu regression%s confirmed, %zu "
+           "unconfirmed", regressions, regressions == 1 ? "" : "s",
+           unconfirmed);
+  bp_code rc = bpi_comment_post_status(&a->target, sha, regressions > 0,
+                                       desc, comment_url, tr, &err);
+  if(rc)
+    bp_msg_warn("commit status not set (%s)", err.msg);
+  else
+    bp_msg_note("commit status of %.12s: %s (%s)", sha, regressions ?
+                "failure" : "success", desc);
+  free(sha);
+}
+
 static int post(struct comment_args *a, const char *md)
 {
   struct bp_err err = {0};
@@ -201,6 +274,7 @@ static int post(struct comment_args *a, const char *md)
               a->target.forge == BP_FORGE_GITLAB ? "GitLab merge request" :
               "pull request", a->target.repo, a->target.number,
               res.requests, res.requests == 1 ? "" : "s");
+  post_status(a, &tr, res.url);
   bpi_comment_posted_cleanup(&res);
   return BP_EXIT_OK;
 }

@@ -3,7 +3,8 @@
  * fetched into DIR/.sides/) -> a compare directory (compare.json, comment.md and per benchmark the
  * differential folded stacks and flame graphs).  Prints the summary and
  * where the files are; exits 0 whatever changed (a CI step decides what
- * a regression means for it, from compare.json). */
+ * a regression means for it, from compare.json), except that with
+ * --fail-on-regression a confirmed regression exits 3. */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -27,6 +28,7 @@ struct compare_args {
   const char *store, *public_url;
   struct bp_cmp_opts cmp;
   struct bp_comment_opts comment;
+  bool fail_on_regression;  /* exit 3 on a confirmed regression */
 };
 
 static void usage(FILE *out)
@@ -58,6 +60,8 @@ static void usage(FILE *out)
     "      --public-url URL    where readers load the store's objects\n"
     "      --project NAME      the project and testbed of BRANCH@... sides\n"
     "      --testbed NAME      and the comment's marker (default: as 'run')\n"
+    "      --fail-on-regression  exit 3 when a regression is confirmed (not\n"
+    "                          for unconfirmed changes); otherwise 0\n"
     "  -q, --quiet             no summary (errors still print)\n"
     "  -h, --help              this help\n");
 }
@@ -87,7 +91,7 @@ static bool parse_count(const char *s, size_t *out)
 static int parse_args(int argc, char **argv, struct compare_args *a)
 {
   enum { OPT_BASE_URL = 256, OPT_HEAD_URL, OPT_COMPARE_URL, OPT_PROJECT,
-         OPT_TESTBED, OPT_STORE, OPT_PUBLIC_URL };
+         OPT_TESTBED, OPT_STORE, OPT_PUBLIC_URL, OPT_FAIL };
   static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"threshold", required_argument, NULL, 't'},
@@ -99,6 +103,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
     {"testbed", required_argument, NULL, OPT_TESTBED},
     {"store", required_argument, NULL, OPT_STORE},
     {"public-url", required_argument, NULL, OPT_PUBLIC_URL},
+    {"fail-on-regression", no_argument, NULL, OPT_FAIL},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -145,6 +150,9 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
     case OPT_PUBLIC_URL:
       a->public_url = optarg;
       break;
+    case OPT_FAIL:
+      a->fail_on_regression = true;
+      break;
     case 'q':
       bp_msg_set_quiet(1);
       break;
@@ -170,10 +178,11 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 static void print_summary(const struct bp_cmp *c, const char *out)
 {
   bp_msg_note("%zu regression%s, %zu improvement%s, %zu unchanged, "
-              "%zu new, %zu removed (threshold %.4g%%)",
-              c->nregressions, c->nregressions == 1 ? "" : "s",
-              c->nimprovements, c->nimprovements == 1 ? "" : "s",
-              c->nunchanged, c->nnew, c->nremoved, c->threshold_pct);
+              "%zu new, %zu removed (threshold %.4g%%); %zu unconfirmed "
+              "regression%s", c->nregressions, c->nregressions == 1 ? "" :
+              "s", c->nimprovements, c->nimprovements == 1 ? "" : "s",
+              c->nunchanged, c->nnew, c->nremoved, c->threshold_pct,
+              c->nunconfirmed, c->nunconfirmed == 1 ? "" : "s");
   bp_cli_compare_benches(c);
   bp_msg_note("written to %s/: " BP_FILE_COMPARE_JSON ", " BP_FILE_COMMENT
               ", and per benchmark " BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG
@@ -269,7 +278,7 @@ int cmd_compare(int argc, char **argv)
     }
     else {
       print_summary(r.cmp, a.output);
-      status = BP_EXIT_OK;
+      status = bp_cli_gate(a.fail_on_regression, r.cmp, BP_EXIT_OK);
     }
     bpi_pr_result_cleanup(&r);
   }

@@ -1,6 +1,7 @@
 /* The summary of a comparison on stderr, shared by `benchprof compare` and
- * `benchprof run` on a pull request: per changed benchmark its largest
- * flagged change and the function that explains it.  Names are the
+ * `benchprof run` on a pull request: per changed benchmark (confirmed or
+ * not) the change its verdict rests on and the function that explains
+ * it; and the gate (--fail-on-regression).  Names are the
  * benchmark's own: control characters are cleaned before they reach a
  * terminal or a CI log (where a line may be read as a command). */
 #include "bp_setup.h"
@@ -13,15 +14,26 @@
 
 #include <math.h>
 
-/* A regression is explained by what grew, an improvement by what shrank. */
+/* A regression is explained by what grew, an improvement by what shrank
+ * (confirmed or not). */
 static const char *top_verb(const struct bp_cmp_bench *b)
 {
-  return b->flag == BP_CMP_REGRESSION ? "grew" : "shrank";
+  return bpi_compare_worse(b) ? "grew" : "shrank";
 }
 
 static const char *flag_name(const struct bp_cmp_bench *b)
 {
-  return b->flag == BP_CMP_REGRESSION ? "regression" : "improvement";
+  return bpi_compare_verdict(b);
+}
+
+int bp_cli_gate(bool fail_on_regression, const struct bp_cmp *c, int status)
+{
+  if(!fail_on_regression || !c || !c->nregressions || status)
+    return status;
+  bp_msg_error("%zu confirmed regression%s (--fail-on-regression): exit "
+               "status %d", c->nregressions, c->nregressions == 1 ? "" : "s",
+               BP_EXIT_REGRESSION);
+  return BP_EXIT_REGRESSION;
 }
 
 void bp_cli_compare_benches(const struct bp_cmp *c)
@@ -32,10 +44,10 @@ void bp_cli_compare_benches(const struct bp_cmp *c)
   bpi_buf_init(&slug);
   for(size_t i = 0; i < c->nbenches; i++) {
     const struct bp_cmp_bench *b = &c->benches[i];
-    if(b->presence != BP_CMP_BOTH || !b->flag)
+    if(b->presence != BP_CMP_BOTH || !b->max_slug)
       continue;
     const struct bp_cmp_func *top = bpi_compare_top_func(b,
-      b->flag == BP_CMP_REGRESSION);
+      bpi_compare_worse(b));
     bpi_buf_reset(&name);
     bpi_buf_reset(&fn);
     bpi_buf_reset(&slug);

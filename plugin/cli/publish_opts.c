@@ -69,6 +69,7 @@ void bp_cli_publish_config(struct bp_cli_publish *p, const struct bp_config *c)
   p->ca_file = c->network.ca_file;
   p->token_env = c->bencher.token_env;
   p->strict = c->strict;
+  p->fail_on_regression = c->comment.fail_on_regression;
 }
 
 static bool parse_seconds(const char *s, long *ms)

@@ -144,7 +144,7 @@ static bool parse_call_graph(const char *s, struct bp_record_opts *o)
 
 /* Options without a short form beyond the publishing ones. */
 enum { OPT_CONFIG = BP_CLI_PUB_LAST, OPT_NO_BENCHER, OPT_NO_INLINE,
-       OPT_ALL_USER };
+       OPT_ALL_USER, OPT_REPEAT, OPT_FAIL_ON_REGRESSION };
 
 /* '+': stop at the first non-option, so CMD's own options stay its own */
 #define SHORTOPTS "+e:F:c:g:km:o:qhvC:"
@@ -170,6 +170,8 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"no-bencher", no_argument, NULL, OPT_NO_BENCHER},
+    {"repeat", required_argument, NULL, OPT_REPEAT},
+    {"fail-on-regression", no_argument, NULL, OPT_FAIL_ON_REGRESSION},
     BP_CLI_PUBLISH_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
@@ -197,8 +199,11 @@ void bp_cli_record_config(struct bp_record_args *a, const struct bp_config *c)
   bpi_config_record_opts(c, &a->rec);
   if(c->output)
     a->output = c->output;
-  if(a->run)
+  if(a->run) {
     bp_cli_publish_config(&a->pub, c);
+    if(c->record.repeat)
+      a->repeat = (unsigned)c->record.repeat;
+  }
   a->pub.strict = c->strict;
 }
 
@@ -212,11 +217,25 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
     case OPT_CONFIG:
       break;  /* read before the options (bp_cli_record_prescan) */
     case OPT_NO_BENCHER:
+    case OPT_REPEAT:
+    case OPT_FAIL_ON_REGRESSION:
       if(!a->run) {
-        bp_msg_error("--no-bencher belongs to benchprof run, not record");
+        bp_msg_error("--%s belongs to benchprof run, not record",
+                     opt == OPT_REPEAT ? "repeat" : opt == OPT_NO_BENCHER ?
+                     "no-bencher" : "fail-on-regression");
         return BP_EXIT_USAGE;
       }
-      a->pub.no_bencher = true;
+      if(opt == OPT_NO_BENCHER)
+        a->pub.no_bencher = true;
+      else if(opt == OPT_FAIL_ON_REGRESSION)
+        a->pub.fail_on_regression = true;
+      else if(!parse_u64(optarg, 1, 1000, &v)) {
+        bp_msg_error("--repeat: '%s' is not a number of runs (1 to 1000)",
+                     optarg);
+        return BP_EXIT_USAGE;
+      }
+      else
+        a->repeat = (unsigned)v;
       break;
     case BP_CLI_PUB_STRICT:
       a->pub.strict = true;  /* record: an invalid configuration fails */

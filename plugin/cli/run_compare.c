@@ -5,7 +5,9 @@
  * (for the comment's links), else the run directory itself; the
  * differential flame graphs stored next to the head's artifacts.  Writes
  * OUTPUT/compare/.  No base: comment.md says so, and why.  Nothing here
- * changes the exit status, except a failure under --strict. */
+ * changes the exit status, except a failure under --strict and, with
+ * --fail-on-regression (comment.fail_on_regression), a confirmed
+ * regression (exit 3). */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -43,11 +45,13 @@ static void say(const struct bp_pr_opts *o, const struct bp_pr_result *r)
     return;
   }
   bp_msg_note("compare with %s (%.12s): %zu regression%s, %zu "
-              "improvement%s, %zu unchanged, %zu new, %zu removed",
+              "improvement%s, %zu unchanged, %zu new, %zu removed; %zu "
+              "unconfirmed regression%s",
               o->base.branch, c->base.hash ? c->base.hash : "?",
               c->nregressions, c->nregressions == 1 ? "" : "s",
               c->nimprovements, c->nimprovements == 1 ? "" : "s",
-              c->nunchanged, c->nnew, c->nremoved);
+              c->nunchanged, c->nnew, c->nremoved, c->nunconfirmed,
+              c->nunconfirmed == 1 ? "" : "s");
   bp_cli_compare_benches(c);
   bp_msg_note("compare: %s/" BP_FILE_COMMENT " (post it with 'benchprof "
               "comment --markdown %s/" BP_FILE_COMMENT "')", o->out, o->out);
@@ -55,7 +59,8 @@ static void say(const struct bp_pr_opts *o, const struct bp_pr_result *r)
 
 static bp_code compare(const struct bp_ident *id, struct bp_store *st,
                        const struct bp_config *cfg, const char *dir,
-                       const char *out, struct bp_err *err)
+                       const char *out, size_t *regressions,
+                       struct bp_err *err)
 {
   bool pub = id->hash && delivered(dir);
   const struct bp_store_run run = {id->project, id->branch, id->hash,
@@ -88,6 +93,8 @@ static bp_code compare(const struct bp_ident *id, struct bp_store *st,
     bp_msg_warn("compare: %s", r.diff_error.msg);
   if(!rc)
     say(&o, &r);
+  if(!rc && r.cmp)
+    *regressions = r.cmp->nregressions;
   bpi_pr_result_cleanup(&r);
   return rc;
 }
@@ -99,13 +106,15 @@ int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
   struct bp_store *st = NULL;
   struct bp_err err = {0};
   bool failed = false;
+  size_t regressions = 0;
   if(!p->enabled)
     return status;
   char *out = bpi_rundir_path(dir, BP_RUNDIR_COMPARE);
   if(!bp_cli_publish_store(p, &id, &st))
     failed = true;
   else if(id.base_branch) {
-    bp_code rc = out ? compare(&id, st, p->config, dir, out, &err)
+    bp_code rc = out ? compare(&id, st, p->config, dir, out, &regressions,
+                               &err)
                      : bpi_err_set(&err, BPE_NOMEM, 0, "compare");
     if(rc) {
       bp_msg_err(&err, rc);
@@ -117,5 +126,12 @@ int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
   bpi_store_close(st);
   bpi_ident_cleanup(&id);
   free(out);
+  if(!failed && p->fail_on_regression && regressions && status == 0) {
+    /* the gate: opt-in, on confirmed regressions only */
+    bp_msg_error("%zu confirmed regression%s (--fail-on-regression): exit "
+                 "status %d", regressions, regressions == 1 ? "" : "s",
+                 BP_EXIT_REGRESSION);
+    return BP_EXIT_REGRESSION;
+  }
   return failed && p->strict && status == 0 ? BP_EXIT_ERROR : status;
 }

@@ -28,6 +28,7 @@ struct bench_art {
   const struct bp_profile *prof;  /* its own invocation (--each), or NULL */
   int exit_status;
   const struct bp_marked *marked; /* marked by the harness, or NULL */
+  const struct cJSON *repetitions; /* --repeat: {SLUG: [values]}, or NULL */
 };
 
 /* The harness's stdout into a struct captured (a recorder's on_output). */

@@ -145,6 +145,8 @@ void bpi_bencher_ids_cleanup(struct bp_bencher_ids *ids)
     for(size_t m = 0; m < b->nmeasures; m++) {
       free(b->measures[m].slug);
       free(b->measures[m].uuid);
+      free(b->measures[m].alert);
+      free(b->measures[m].alert_limit);
     }
     free(b->measures);
     free(b->name);
@@ -216,6 +218,7 @@ static bool add_measure(struct bp_bencher_bench_id *b, const char *slug,
     return false;
   b->measures = grown;
   struct bp_bencher_measure_id *m = &b->measures[b->nmeasures];
+  memset(m, 0, sizeof(*m));
   m->slug = strdup(slug);
   m->uuid = strdup(uuid);
   b->nmeasures++;  /* counted even when a copy failed: freed on cleanup */
@@ -260,6 +263,57 @@ static bool answer_results(struct bp_bencher_ids *ids, const cJSON *results)
   return true;
 }
 
+/* The measure entry of slug in b, or NULL. */
+static struct bp_bencher_measure_id *measure_of(struct bp_bencher_bench_id *b,
+                                                const char *slug)
+{
+  for(size_t i = 0; b && slug && i < b->nmeasures; i++)
+    if(!strcmp(b->measures[i].slug, slug))
+      return &b->measures[i];
+  return NULL;
+}
+
+/* An alert (uuid, limit "lower"/"upper") on benchmark name's measure
+ * slug; the measure's uuid adds it when the results did not. */
+static bool add_alert(struct bp_bencher_ids *ids, const char *name,
+                      const char *bench_uuid, const char *slug,
+                      const char *measure_uuid, const char *uuid,
+                      const char *limit)
+{
+  if(!name || !slug || !bpi_bencher_is_uuid(uuid) || !limit ||
+     (strcmp(limit, "lower") && strcmp(limit, "upper")))
+    return true;
+  struct bp_bencher_bench_id *b = add_bench(ids, name, bench_uuid);
+  if(!b || !add_measure(b, slug, measure_uuid))
+    return false;
+  struct bp_bencher_measure_id *m = measure_of(b, slug);
+  if(!m || m->alert)
+    return true;   /* no uuid for the measure, or its first alert kept */
+  m->alert = strdup(uuid);
+  m->alert_limit = strdup(limit);
+  return m->alert && m->alert_limit;
+}
+
+/* alerts: [{uuid, limit, status, benchmark: {name, uuid}, threshold:
+ * {measure: {slug, uuid}}}]; active ones only */
+static bool answer_alerts(struct bp_bencher_ids *ids, const cJSON *alerts)
+{
+  const cJSON *a;
+  cJSON_ArrayForEach(a, array_or_null(alerts)) {
+    const char *status = bpi_json_str(a, "status");
+    if(status && strcmp(status, "active"))
+      continue;
+    const cJSON *bench = cJSON_GetObjectItemCaseSensitive(a, "benchmark");
+    const cJSON *measure = cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(a, "threshold"), "measure");
+    if(!add_alert(ids, bpi_json_str(bench, "name"), bpi_json_str(bench, "uuid"),
+                  bpi_json_str(measure, "slug"), bpi_json_str(measure, "uuid"),
+                  bpi_json_str(a, "uuid"), bpi_json_str(a, "limit")))
+      return false;
+  }
+  return true;
+}
+
 /* *root: json parsed, when it has a report uuid at key */
 static bp_code parse_with_uuid(const char *json, size_t len, const char *key,
                                const char *what, cJSON **root,
@@ -296,7 +350,8 @@ bp_code bpi_bencher_parse_report(const char *json, size_t len,
                        "uuid");
   ids->end_time = jtext(root, "end_time");
   bool ok = ids->report && answer_results(
-    ids, cJSON_GetObjectItemCaseSensitive(root, "results"));
+    ids, cJSON_GetObjectItemCaseSensitive(root, "results")) &&
+    answer_alerts(ids, cJSON_GetObjectItemCaseSensitive(root, "alerts"));
   cJSON_Delete(root);
   if(!ok) {
     bpi_bencher_ids_cleanup(ids);
@@ -333,6 +388,13 @@ bp_code bpi_bencher_ids_read(const char *json, size_t len,
     cJSON_ArrayForEach(m, object_or_null(ms)) {
       if(ok && cJSON_IsString(m))
         ok = add_measure(b, m->string, m->valuestring);
+    }
+    const cJSON *al = cJSON_GetObjectItemCaseSensitive(bench, "alerts");
+    cJSON_ArrayForEach(m, object_or_null(al)) {
+      if(ok)
+        ok = add_alert(ids, bench->string, NULL, m->string,
+                       bpi_bencher_bench_measure(b, m->string),
+                       bpi_json_str(m, "uuid"), bpi_json_str(m, "limit"));
     }
   }
   cJSON_Delete(root);
@@ -376,6 +438,22 @@ bp_code bpi_bencher_ids_json(const struct bp_bencher_ids *ids,
     }
     bpi_buf_addc(out, '}');
     add_opt(out, "benchmark_uuid", b->uuid);
+    bool any = false;
+    for(size_t m = 0; m < b->nmeasures; m++) {
+      const struct bp_bencher_measure_id *x = &b->measures[m];
+      if(!x->alert)
+        continue;
+      bpi_buf_adds(out, any ? ", " : ", \"alerts\": {");
+      any = true;
+      bpi_buf_json_str(out, x->slug);
+      bpi_buf_adds(out, ": {");
+      add_field(out, "uuid", x->alert);
+      bpi_buf_adds(out, ", ");
+      add_field(out, "limit", x->alert_limit);
+      bpi_buf_addc(out, '}');
+    }
+    if(any)
+      bpi_buf_addc(out, '}');
     bpi_buf_addc(out, '}');
   }
   bpi_buf_adds(out, "}}");

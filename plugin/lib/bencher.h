@@ -50,6 +50,9 @@ bp_code bpi_bencher_body(const struct bp_bencher_report *r,
  * Every uuid kept has the 8-4-4-4-12 hex form. */
 struct bp_bencher_measure_id {
   char *slug, *uuid;
+  /* Bencher's active alert on this measure in this report, or NULL: its
+   * uuid and the boundary crossed ("lower" or "upper") */
+  char *alert, *alert_limit;
 };
 struct bp_bencher_bench_id {
   char *name;              /* as in the BMF */
@@ -78,7 +81,8 @@ void bpi_bencher_ids_cleanup(struct bp_bencher_ids *ids);
 /* The ids as compact JSON, and back (how the spool keeps them):
  *   {"report_uuid": U, "project": SLUG, "branch_uuid": U, "head_uuid": U,
  *    "testbed_uuid": U, "end_time": T,
- *    "benchmarks": {NAME: {"benchmark_uuid": U, "measures": {SLUG: U}}}}
+ *    "benchmarks": {NAME: {"benchmark_uuid": U, "measures": {SLUG: U},
+ *                          "alerts": {SLUG: {"uuid": U, "limit": L}}}}}
  * NULL pieces are left out.  bpi_bencher_ids_read has the same tolerance
  * as bpi_bencher_parse_report. */
 bp_code bpi_bencher_ids_json(const struct bp_bencher_ids *ids,

@@ -70,12 +70,21 @@ static void keep_end(struct bp_buf *b, const char *s, size_t max)
   bpi_buf_addc(b, '\0');
 }
 
-/* Markdown (GFM) and HTML punctuation, as numeric character references:
- * they work in text and table cells, and a '|' there cannot split a
- * cell.  '@' (mentions), '#' (issue links) and '$' (math) included. */
+/* Markdown (GFM) and HTML punctuation, escaped with a backslash, which
+ * reads as plain text in a notification e-mail too (where "&#95;" showed
+ * raw): a "\|" cannot split a table cell, "\<" open a tag, "\&" start
+ * an entity, "\#" (issue links) and "\$" (math) neither.  '@' (a
+ * mention: GitHub links it whatever escapes it) stays a numeric
+ * reference. */
 static bool md_special(unsigned char c)
 {
-  return c && strchr("\\`*_{}[]<>|&~#!$@\"'", c);
+  return c && strchr("\\`*_{}[]<>|&~#!$", c);
+}
+
+static bool word_char(unsigned char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c >= 0x80;
 }
 
 static void md_escape(struct bp_buf *b, const char *s)
@@ -85,12 +94,19 @@ static void md_escape(struct bp_buf *b, const char *s)
     uint32_t cp;
     size_t n;
     if(*p < 0x80) {
+      /* an underscore inside a word never emphasizes (GFM): as it is */
+      bool inword = *p == '_' && p > (const unsigned char *)s &&
+                    word_char(p[-1]) && word_char(p[1]);
       if(*p == '\n' || *p == '\r' || *p == '\t')
         bpi_buf_addc(b, ' ');
       else if(*p < 0x20 || *p == 0x7f)
         bpi_buf_adds(b, "\xef\xbf\xbd");
-      else if(md_special(*p))
-        bpi_buf_printf(b, "&#%u;", *p);
+      else if(*p == '@')
+        bpi_buf_adds(b, "&#64;");
+      else if(md_special(*p) && !inword) {
+        bpi_buf_addc(b, '\\');
+        bpi_buf_addc(b, (char)*p);
+      }
       else
         bpi_buf_addc(b, (char)*p);
       p++;
@@ -339,6 +355,41 @@ static const char *flag_mark(enum bp_cmp_flag f)
          f == BP_CMP_IMPROVEMENT ? FLAG_GREEN " improvement" : "";
 }
 
+/* The change's interval, when it has one: ", +9.10% to +15.20%". */
+static void add_interval(struct bp_buf *b, const struct bp_cmp_measure *m)
+{
+  if(m->has_interval)
+    bpi_buf_printf(b, ", %+.2f%% to %+.2f%%", m->pct_lo, m->pct_hi);
+}
+
+static bool md_url(struct bp_buf *b, const char *url);
+
+/* What the verdict of m is, after its change: the flag when confirmed,
+ * "unconfirmed (single run)" in italics when there was nothing to test
+ * it with, "within noise" when the test could not tell the sides apart;
+ * Bencher's alert linked when it judged. */
+static void add_verdict(struct bp_buf *b, const struct bp_cmp_measure *m)
+{
+  if(m->flag) {
+    bpi_buf_printf(b, " %s", flag_mark(m->flag));
+    if(m->alert_url) {
+      size_t mark = b->len;
+      bpi_buf_adds(b, " ([Bencher alert](");
+      if(md_url(b, m->alert_url))
+        bpi_buf_adds(b, "))");
+      else
+        b->len = mark;
+    }
+  }
+  else if(m->unconfirmed)
+    bpi_buf_printf(b, " _unconfirmed %s (%s)_", m->change ==
+                   BP_CMP_REGRESSION ? "regression" : "improvement",
+                   m->basis == BP_CMP_SINGLE ? "single run" :
+                   "too few repetitions");
+  else if(m->change)
+    bpi_buf_adds(b, " within noise");
+}
+
 static void add_short_hash(struct bp_buf *b, const char *hash)
 {
   size_t n = hash ? strspn(hash, "0123456789abcdefABCDEF") : 0;
@@ -369,6 +420,70 @@ struct render {
   size_t left_benches, left_funcs;
 };
 
+/* One benchmark's key change: **name** slug +x% (interval). */
+static void add_key_change(struct bp_buf *b, const struct bp_cmp_bench *cb)
+{
+  bpi_buf_adds(b, "**");
+  bpi_comment_md_text(b, cb->name, BP_COMMENT_NAME_CHARS);
+  bpi_buf_adds(b, "** ");
+  bpi_comment_md_text(b, cb->max_slug, BP_COMMENT_NAME_CHARS);
+  bpi_buf_addc(b, ' ');
+  add_pct(b, cb->max_pct);
+  if(cb->max && cb->max->has_interval)
+    bpi_buf_printf(b, " (%+.2f%% to %+.2f%%)", cb->max->pct_lo,
+                   cb->max->pct_hi);
+}
+
+/* The first benchmark (they come worst first) whose key change is of
+ * kind flag, confirmed or not. */
+static const struct bp_cmp_bench *first_with(const struct bp_cmp *c,
+                                             enum bp_cmp_flag flag,
+                                             bool confirmed)
+{
+  for(size_t i = 0; i < c->nbenches; i++) {
+    const struct bp_cmp_bench *cb = &c->benches[i];
+    if(cb->presence == BP_CMP_BOTH && cb->max_slug &&
+       (confirmed ? cb->flag == flag : !cb->flag && cb->unconfirmed == flag))
+      return cb;
+  }
+  return NULL;
+}
+
+/* The line a maintainer acts on: confirmed regressions, unconfirmed ones,
+ * and the worst (the largest improvement when nothing regressed). */
+static void add_verdict_line(struct render *r)
+{
+  const struct bp_cmp *c = r->c;
+  struct bp_buf *b = r->b;
+  const struct bp_cmp_bench *worst = first_with(c, BP_CMP_REGRESSION, true);
+  const struct bp_cmp_bench *unconf = first_with(c, BP_CMP_REGRESSION,
+                                                 false);
+  const struct bp_cmp_bench *best = first_with(c, BP_CMP_IMPROVEMENT, true);
+  bpi_buf_printf(b, "**%zu regression%s confirmed, %zu unconfirmed**",
+                 c->nregressions, c->nregressions == 1 ? "" : "s",
+                 c->nunconfirmed);
+  if(worst) {
+    bpi_buf_adds(b, ", worst: ");
+    add_key_change(b, worst);
+    bpi_buf_adds(b, " (regression)");
+  }
+  else if(best) {
+    bpi_buf_adds(b, "; largest improvement: ");
+    add_key_change(b, best);
+    bpi_buf_adds(b, " (improvement)");
+  }
+  if(!worst && unconf) {
+    bpi_buf_adds(b, "; largest unconfirmed: ");
+    add_key_change(b, unconf);
+  }
+  bpi_buf_adds(b, "\n\n");
+  if(c->nunconfirmed)
+    bpi_buf_adds(b, "_Unconfirmed: beyond the threshold, but with one value "
+                 "a side there is no spread to test it against; run with "
+                 "`--repeat 5` (or report bounds) to confirm or dismiss "
+                 "it._\n\n");
+}
+
 static void add_summary(struct render *r)
 {
   const struct bp_cmp *c = r->c;
@@ -383,21 +498,7 @@ static void add_summary(struct render *r)
   if(c->nremoved)
     bpi_buf_printf(b, ", %zu removed", c->nremoved);
   bpi_buf_adds(b, "\n\n");
-  if(c->nbenches && c->benches[0].presence == BP_CMP_BOTH &&
-     c->benches[0].max_slug) {
-    const struct bp_cmp_bench *top = &c->benches[0];
-    bpi_buf_adds(b, "Largest change: **");
-    bpi_comment_md_text(b, top->name, BP_COMMENT_NAME_CHARS);
-    bpi_buf_adds(b, "** ");
-    bpi_comment_md_text(b, top->max_slug, BP_COMMENT_NAME_CHARS);
-    bpi_buf_addc(b, ' ');
-    add_pct(b, top->max_pct);
-    bpi_buf_printf(b, " (%s)\n\n", top->flag == BP_CMP_REGRESSION ?
-                   "regression" : "improvement");
-  }
-  else
-    bpi_buf_printf(b, "No measure changed by more than %.4g%%.\n\n",
-                   c->threshold_pct);
+  add_verdict_line(r);
   bpi_buf_adds(b, "Comparing ");
   md_code(b, c->head.branch ? c->head.branch : "head");
   bpi_buf_adds(b, " (");
@@ -439,8 +540,9 @@ static void add_measures(struct render *r, const struct bp_cmp_bench *cb)
       add_value(b, m->slug, m->delta, true);
       bpi_buf_adds(b, " (");
       add_pct(b, m->pct);
-      bpi_buf_printf(b, ")%s%s", *flag_mark(m->flag) ? " " : "",
-                     flag_mark(m->flag));
+      add_interval(b, m);
+      bpi_buf_addc(b, ')');
+      add_verdict(b, m);
     }
     else
       bpi_buf_adds(b, m->in_head ? "new measure" : "gone");
@@ -453,13 +555,95 @@ static double func_share(uint64_t n, uint64_t all)
   return all ? 100.0 * (double)n / (double)all : 0;
 }
 
+/* A cost in the benchmark's unit: ns scaled like a time, events like a
+ * count. */
+static void add_cost(struct bp_buf *b, const struct bp_cmp_bench *cb,
+                     double v, bool sign)
+{
+  add_value(b, !strcmp(cb->unit, "ns") ? "latency" : "events", v, sign);
+}
+
+/* "+471 ms ± 94 ms" */
+static void add_cost_change(struct bp_buf *b, const struct bp_cmp_bench *cb,
+                            double d, double half)
+{
+  add_cost(b, cb, d, true);
+  bpi_buf_adds(b, " ± ");
+  add_cost(b, cb, half, false);
+}
+
 static void add_top_func(struct bp_buf *b, const char *what,
+                         const struct bp_cmp_bench *cb,
                          const struct bp_cmp_func *f)
 {
   bpi_buf_printf(b, "%s: **", what);
   bpi_comment_md_text(b, f->name, BP_COMMENT_NAME_CHARS);
-  bpi_buf_printf(b, "** (self %+.2f, total %+.2f points)", f->d_self,
-                 f->d_total);
+  bpi_buf_adds(b, "**");
+  if(cb->has_cost) {
+    bool self = f->self_significant &&
+                (f->d_self_cost > 0) == (f->d_total_cost > 0);
+    bpi_buf_printf(b, " (%s ", self ? "self" : "total");
+    add_cost_change(b, cb, self ? f->d_self_cost : f->d_total_cost,
+                    self ? f->self_half : f->total_half);
+    bpi_buf_adds(b, " per run)");
+  }
+  else
+    bpi_buf_printf(b, " (self %+.2f, total %+.2f points)", f->d_self,
+                   f->d_total);
+}
+
+
+/* A row of the absolute table: costs per run, changes with their
+ * intervals (marked only when significant), share points second. */
+static void add_cost_row(struct bp_buf *b, const struct bp_cmp_bench *cb,
+                         const struct bp_cmp_func *f)
+{
+  bpi_buf_adds(b, " | ");
+  add_cost(b, cb, f->base_self_cost, false);
+  bpi_buf_adds(b, " | ");
+  add_cost(b, cb, f->head_self_cost, false);
+  bpi_buf_adds(b, " | ");
+  add_cost_change(b, cb, f->d_self_cost, f->self_half);
+  if(f->self_significant)
+    bpi_buf_adds(b, f->d_self_cost > 0 ? " " FLAG_RED : " " FLAG_GREEN);
+  bpi_buf_adds(b, " | ");
+  add_cost_change(b, cb, f->d_total_cost, f->total_half);
+  if(f->total_significant)
+    bpi_buf_adds(b, f->d_total_cost > 0 ? " " FLAG_RED : " " FLAG_GREEN);
+  bpi_buf_printf(b, " | %+.2f / %+.2f |\n", f->d_self, f->d_total);
+}
+
+static void add_share_row(struct bp_buf *b, const struct bp_cmp_bench *cb,
+                          const struct bp_cmp_func *f)
+{
+  bpi_buf_printf(b, " | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %+.2f / "
+                 "%+.2f points %s |\n",
+                 func_share(f->base_self, cb->base.samples),
+                 func_share(f->head_self, cb->head.samples),
+                 func_share(f->base_total, cb->base.samples),
+                 func_share(f->head_total, cb->head.samples),
+                 f->d_self, f->d_total,
+                 f->d_self > 0 || (f->d_self == 0 && f->d_total > 0) ?
+                 FLAG_RED : FLAG_GREEN);
+}
+
+static void add_funcs_header(struct bp_buf *b, const struct bp_cmp_bench *cb)
+{
+  if(!cb->has_cost) {
+    bpi_buf_adds(b, "\nFunctions whose share of the samples changed most:"
+                 "\n\n| Function | Self base | Self head | Total base | "
+                 "Total head | Change (self / total) |\n"
+                 "|:--|--:|--:|--:|--:|--:|\n");
+    return;
+  }
+  bpi_buf_adds(b, "\nFunctions whose cost changed significantly (");
+  bpi_buf_adds(b, !strcmp(cb->unit, "ns") ? "CPU time" : "events");
+  bpi_buf_adds(b, " per run from the samples of ");
+  md_code(b, cb->head.event ? cb->head.event : "the event");
+  bpi_buf_adds(b, "; ± is the 99.9% Poisson interval of the sample counts)"
+               ":\n\n| Function | Self base | Self head | Self change | "
+               "Total change | Share change (self / total points) |\n"
+               "|:--|--:|--:|--:|--:|--:|\n");
 }
 
 static void add_funcs(struct render *r, const struct bp_cmp_bench *cb)
@@ -471,41 +655,37 @@ static void add_funcs(struct render *r, const struct bp_cmp_bench *cb)
   if(grew || shrank) {
     bpi_buf_adds(b, "\n");
     if(grew)
-      add_top_func(b, FLAG_RED " Grew most", grew);
+      add_top_func(b, FLAG_RED " Grew most", cb, grew);
     if(grew && shrank)
       bpi_buf_adds(b, "; ");
     if(shrank)
-      add_top_func(b, FLAG_GREEN " shrank most", shrank);
+      add_top_func(b, FLAG_GREEN " shrank most", cb, shrank);
     bpi_buf_adds(b, "\n");
   }
   for(size_t i = 0; i < cb->nfuncs && shown < r->max_functions; i++) {
     const struct bp_cmp_func *f = &cb->funcs[i];
-    if(f->d_self == 0 && f->d_total == 0)
+    if(f->d_self == 0 && f->d_total == 0 &&
+       (!cb->has_cost || (f->d_self_cost == 0 && f->d_total_cost == 0)))
       break;
+    /* with costs, only what the samples can tell from noise is named */
+    if(cb->has_cost && !f->self_significant && !f->total_significant)
+      continue;
     if(!r->lim.funcs) {
       r->left_funcs++;
       continue;
     }
     if(!shown++)
-      bpi_buf_adds(b, "\nFunctions whose share of the samples changed most:"
-                   "\n\n| Function | Self base | Self head | Total base | "
-                   "Total head | Change (self / total) |\n"
-                   "|:--|--:|--:|--:|--:|--:|\n");
+      add_funcs_header(b, cb);
     bpi_buf_adds(b, "| ");
     bpi_comment_md_text(b, f->name, BP_COMMENT_NAME_CHARS);
     if(!f->base_total)
       bpi_buf_adds(b, " (new)");
     else if(!f->head_total)
       bpi_buf_adds(b, " (vanished)");
-    bpi_buf_printf(b, " | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %+.2f / "
-                   "%+.2f points %s |\n",
-                   func_share(f->base_self, cb->base.samples),
-                   func_share(f->head_self, cb->head.samples),
-                   func_share(f->base_total, cb->base.samples),
-                   func_share(f->head_total, cb->head.samples),
-                   f->d_self, f->d_total,
-                   f->d_self > 0 || (f->d_self == 0 && f->d_total > 0) ?
-                   FLAG_RED : FLAG_GREEN);
+    if(cb->has_cost)
+      add_cost_row(b, cb, f);
+    else
+      add_share_row(b, cb, f);
   }
 }
 
@@ -642,14 +822,64 @@ static void add_bench(struct render *r, const struct bp_cmp_bench *cb)
     bpi_comment_md_text(b, cb->max_slug, BP_COMMENT_NAME_CHARS);
     bpi_buf_addc(b, ' ');
     add_pct(b, cb->max_pct);
+    if(!cb->flag)
+      bpi_buf_adds(b, " (unconfirmed)");
   }
   else
     bpi_buf_adds(b, ": unchanged");
-  bpi_buf_adds(b, "\n\n");
+  /* the heading stays in sight, the rest is collapsed */
+  bpi_buf_adds(b, "\n\n<details><summary>measures, functions and links"
+               "</summary>\n\n");
   add_measures(r, cb);
   add_funcs(r, cb);
   add_links(r, cb);
-  bpi_buf_adds(b, "\n");
+  bpi_buf_adds(b, "\n</details>\n\n");
+}
+
+/* Whether the rendering keeps benchmark cb (the cut's order: unchanged
+ * first, then the changed that changed least); *changed counts those
+ * changed so far. */
+static bool kept(const struct render *r, const struct bp_cmp_bench *cb,
+                 size_t *changed)
+{
+  if(cb->presence != BP_CMP_BOTH)
+    return false;
+  return cb->flag ? (*changed)++ < r->lim.changed : r->lim.unchanged;
+}
+
+/* The summary table: every benchmark kept, its key measure, the change
+ * with its interval and the verdict. */
+static void add_table(struct render *r)
+{
+  const struct bp_cmp *c = r->c;
+  struct bp_buf *b = r->b;
+  size_t changed = 0, rows = 0;
+  for(size_t i = 0; i < c->nbenches; i++) {
+    const struct bp_cmp_bench *cb = &c->benches[i];
+    if(!kept(r, cb, &changed))
+      continue;
+    if(!rows++)
+      bpi_buf_adds(b, "| Benchmark | Measure | Change | Verdict |\n"
+                   "|:--|:--|--:|:--|\n");
+    bpi_buf_adds(b, "| ");
+    bpi_comment_md_text(b, cb->name, BP_COMMENT_NAME_CHARS);
+    bpi_buf_adds(b, " | ");
+    if(cb->max) {
+      bpi_comment_md_text(b, cb->max_slug, BP_COMMENT_NAME_CHARS);
+      bpi_buf_adds(b, " | ");
+      add_pct(b, cb->max_pct);
+      if(cb->max->has_interval)
+        bpi_buf_printf(b, " (%+.2f%% to %+.2f%%)", cb->max->pct_lo,
+                       cb->max->pct_hi);
+      bpi_buf_adds(b, " |");
+      add_verdict(b, cb->max);
+      bpi_buf_adds(b, " |\n");
+    }
+    else
+      bpi_buf_adds(b, "- | - | unchanged |\n");
+  }
+  if(rows)
+    bpi_buf_adds(b, "\n");
 }
 
 static void add_names(struct render *r, enum bp_cmp_presence which,
@@ -682,16 +912,25 @@ static void render(struct render *r)
                      r->o->testbed ? r->o->testbed : c->head.testbed);
   bpi_buf_adds(r->b, "\n");
   add_summary(r);
+  add_table(r);
+  size_t unchanged = 0;
   for(size_t i = 0; i < c->nbenches; i++) {
     const struct bp_cmp_bench *cb = &c->benches[i];
     if(cb->presence != BP_CMP_BOTH)
       continue;
-    bool keep = cb->flag ? changed++ < r->lim.changed : r->lim.unchanged;
-    if(keep)
-      add_bench(r, cb);
-    else
+    if(!kept(r, cb, &changed)) {
       r->left_benches++;
+      continue;
+    }
+    /* the benchmarks without a verdict (they come last) in one block */
+    if(!cb->flag && !unchanged++)
+      bpi_buf_printf(r->b, "<details><summary>%zu benchmark%s without a "
+                     "confirmed change</summary>\n\n", c->nunchanged,
+                     c->nunchanged == 1 ? "" : "s");
+    add_bench(r, cb);
   }
+  if(unchanged)
+    bpi_buf_adds(r->b, "</details>\n\n");
   add_names(r, BP_CMP_NEW, "New benchmarks (not in base)");
   add_names(r, BP_CMP_REMOVED, "Removed benchmarks (not in head)");
   if(r->left_benches || r->left_funcs)

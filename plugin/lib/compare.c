@@ -12,11 +12,12 @@
 #include "hash.h"
 #include "report.h"
 #include "rundir.h"
+#include "stats.h"
 #include "text.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>   /* NAN, isnan: macros, no libm */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,27 +224,63 @@ static const char *bench_artifact(const struct bp_manifest_bench *mb,
   return a ? a->file : NULL;
 }
 
-/* The index of the thread with most samples, as summary.json lists them
- * (the Gecko profile's threads come in the same order). */
-static uint32_t busiest_thread(const char *dir, const char *summary)
+static double json_num_or(const cJSON *obj, const char *key, double dflt)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble
+                                                       : dflt;
+}
+
+/* From summary.json: the index of the thread with most samples (the
+ * Gecko profile's threads come in the same order), the sampled event and
+ * the events one sample stands for: "sampled_total" / "samples", else
+ * the fixed period, else (a clock sampled at a frequency) 1e9 / Hz. */
+static void profile_facts(struct bp_cmp_profile *p, const char *dir,
+                          const char *summary)
 {
   cJSON *j = NULL;
   struct bp_err ignored = {0};
-  uint32_t best = 0, i = 0;
+  uint32_t i = 0;
   double most = -1;
+  p->thread = 0;
   if(!summary || read_json(dir, summary, &j, &ignored))
-    return 0;
+    return;
   const cJSON *t;
   cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(j, "threads")) {
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(t, "samples");
     if(cJSON_IsNumber(n) && n->valuedouble > most) {
       most = n->valuedouble;
-      best = i;
+      p->thread = i;
     }
     i++;
   }
+  const cJSON *ev = cJSON_GetObjectItemCaseSensitive(j, "event");
+  const char *used = bpi_json_str(ev, "used");
+  p->event = used ? strdup(used) : NULL;
+  p->time_event = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev,
+                                                                "time_based"));
+  double samples = json_num_or(j, "samples", 0);
+  double total = json_num_or(ev, "sampled_total", 0);
+  double period = json_num_or(ev, "period", 0);
+  double hz = json_num_or(ev, "frequency_hz", 0);
+  if(total > 0 && samples > 0)
+    p->per_sample = total / samples;
+  else if(period > 0)
+    p->per_sample = period;
+  else if(p->time_event && hz > 0)
+    p->per_sample = 1e9 / hz;
   cJSON_Delete(j);
-  return best;
+}
+
+/* The runs one benchmark's profile covers: its marked runs, else the
+ * run's repetitions (benchprof run --repeat), else 1. */
+static double profile_runs(const struct side *s,
+                           const struct bp_manifest_bench *mb)
+{
+  double runs = mb && mb->facts == BP_FACTS_MARKED ? (double)mb->runs : 0;
+  if(runs < 1)
+    runs = (double)s->manifest.repeat;
+  return runs < 1 ? 1 : runs;
 }
 
 /* ---------------------------------------------------------- folded stacks */
@@ -406,23 +443,61 @@ static double share(uint64_t n, uint64_t total)
   return total ? 100.0 * (double)n / (double)total : 0;
 }
 
-static double func_score(const struct bp_cmp_func *f)
+static double func_score(const struct bp_cmp_func *f, bool cost)
 {
-  double s = absd(f->d_self), t = absd(f->d_total);
+  double s = absd(cost ? f->d_self_cost : f->d_self);
+  double t = absd(cost ? f->d_total_cost : f->d_total);
   return s > t ? s : t;
 }
 
-/* Most changed first; ties: the larger self change (the leaf, not its
- * callers), then by name. */
-static int by_change(const void *a, const void *b)
+/* Most changed first (absolute costs when known, else shares); ties: the
+ * larger self change (the leaf, not its callers), then by name. */
+static int by_change_how(const struct bp_cmp_func *x,
+                         const struct bp_cmp_func *y, bool cost)
 {
-  const struct bp_cmp_func *x = a, *y = b;
-  double sx = func_score(x), sy = func_score(y);
+  double sx = func_score(x, cost), sy = func_score(y, cost);
   if(sx != sy)
     return sx > sy ? -1 : 1;
-  if(absd(x->d_self) != absd(y->d_self))
-    return absd(x->d_self) > absd(y->d_self) ? -1 : 1;
+  double dx = absd(cost ? x->d_self_cost : x->d_self);
+  double dy = absd(cost ? y->d_self_cost : y->d_self);
+  if(dx != dy)
+    return dx > dy ? -1 : 1;
   return strcmp(x->name, y->name);
+}
+
+static int by_change(const void *a, const void *b)
+{
+  return by_change_how(a, b, false);
+}
+
+/* Absolute costs: every caller's total holds its callees' change, so the
+ * self change ranks first (where the time went), then the total's. */
+static int by_cost_change(const void *a, const void *b)
+{
+  const struct bp_cmp_func *x = a, *y = b;
+  double sx = absd(x->d_self_cost), sy = absd(y->d_self_cost);
+  if(sx != sy)
+    return sx > sy ? -1 : 1;
+  return by_change_how(x, y, true);
+}
+
+/* Each function's cost per run on both sides and its change, with a
+ * Poisson interval of the change from the sample counts. */
+static void func_costs(struct bp_cmp_func *f, double wb, double wh)
+{
+  f->base_self_cost = (double)f->base_self * wb;
+  f->head_self_cost = (double)f->head_self * wh;
+  f->base_total_cost = (double)f->base_total * wb;
+  f->head_total_cost = (double)f->head_total * wh;
+  f->d_self_cost = f->head_self_cost - f->base_self_cost;
+  f->d_total_cost = f->head_total_cost - f->base_total_cost;
+  f->self_half = bpi_stats_poisson_halfwidth(f->base_self, wb, f->head_self,
+                                             wh, BP_STATS_Z_MANY);
+  f->total_half = bpi_stats_poisson_halfwidth(f->base_total, wb,
+                                              f->head_total, wh,
+                                              BP_STATS_Z_MANY);
+  f->self_significant = absd(f->d_self_cost) > f->self_half;
+  f->total_significant = absd(f->d_total_cost) > f->total_half;
 }
 
 static bp_code bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
@@ -458,8 +533,17 @@ static bp_code bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
     fn->d_total = share(fn->head_total, st->total[1]) -
                   share(fn->base_total, st->total[0]);
   }
+  b->has_cost = b->base.per_sample > 0 && b->head.per_sample > 0;
+  if(b->has_cost) {
+    /* one unit on both sides: a clock's ns, else the event's count */
+    b->unit = b->head.time_event ? "ns" : "events";
+    for(size_t i = 0; i < b->nfuncs; i++)
+      func_costs(&b->funcs[i], b->base.per_sample / b->base.runs,
+                 b->head.per_sample / b->head.runs);
+  }
   if(!rc)
-    qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_change);
+    qsort(b->funcs, b->nfuncs, sizeof(*b->funcs),
+          b->has_cost ? by_cost_change : by_change);
   for(int i = 0; i < 2; i++) {
     free(f.self[i]);
     free(f.total[i]);
@@ -470,11 +554,32 @@ static bp_code bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
   return rc;
 }
 
+/* By absolute cost: the largest significant self change that way, else
+ * the largest significant total change. */
+static const struct bp_cmp_func *top_by_cost(const struct bp_cmp_bench *b,
+                                             bool grew)
+{
+  const struct bp_cmp_func *self = NULL, *total = NULL;
+  double sign = grew ? 1 : -1;
+  for(size_t i = 0; i < b->nfuncs; i++) {
+    const struct bp_cmp_func *f = &b->funcs[i];
+    if(f->self_significant && sign * f->d_self_cost > 0 &&
+       (!self || sign * f->d_self_cost > sign * self->d_self_cost))
+      self = f;
+    if(f->total_significant && sign * f->d_total_cost > 0 &&
+       (!total || sign * f->d_total_cost > sign * total->d_total_cost))
+      total = f;
+  }
+  return self ? self : total;
+}
+
 const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
                                                bool grew)
 {
   const struct bp_cmp_func *best = NULL;
   double sign = grew ? 1 : -1;
+  if(b->has_cost)
+    return top_by_cost(b, grew);
   for(size_t i = 0; i < b->nfuncs; i++) {
     const struct bp_cmp_func *f = &b->funcs[i];
     double s = sign * f->d_self, t = sign * f->d_total;
@@ -489,11 +594,72 @@ const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
 
 /* --------------------------------------------------------------- measures */
 
+const char *bpi_compare_verdict(const struct bp_cmp_bench *b)
+{
+  if(b->flag)
+    return b->flag == BP_CMP_REGRESSION ? "regression" : "improvement";
+  if(b->unconfirmed)
+    return b->unconfirmed == BP_CMP_REGRESSION ? "unconfirmed regression" :
+           "unconfirmed improvement";
+  return "unchanged";
+}
+
+bool bpi_compare_worse(const struct bp_cmp_bench *b)
+{
+  return b->flag ? b->flag == BP_CMP_REGRESSION
+                 : b->unconfirmed == BP_CMP_REGRESSION;
+}
+
+static bool has_reps(const struct bp_cmp_values *v)
+{
+  return v->reps && v->nreps >= 2;
+}
+
+/* Repetitions on both sides: Mann-Whitney's p and the 99% interval of the
+ * ratio head/base; distinguishable when the interval leaves out 1. */
+static bool judge_repeats(struct bp_cmp_measure *m)
+{
+  double lo, hi, est;
+  m->basis = BP_CMP_REPEATS;
+  m->p_value = bpi_stats_mann_whitney(m->vbase.reps, m->vbase.nreps,
+                                      m->vhead.reps, m->vhead.nreps);
+  if(!bpi_stats_ratio_interval(m->vbase.reps, m->vbase.nreps, m->vhead.reps,
+                               m->vhead.nreps, BP_STATS_CONFIDENCE, &lo, &hi,
+                               &est))
+    return false;
+  m->has_interval = true;
+  m->pct_lo = 100 * (lo - 1);
+  m->pct_hi = 100 * (hi - 1);
+  return (lo > 1 && m->delta > 0) || (hi < 1 && m->delta < 0);
+}
+
+/* Bounds on both sides: distinguishable when the intervals do not
+ * overlap; the change's interval runs between their far ends. */
+static bool judge_bounds(struct bp_cmp_measure *m)
+{
+  const struct bp_cmp_values *b = &m->vbase, *h = &m->vhead;
+  m->basis = BP_CMP_BOUNDS;
+  if(m->base != 0) {
+    m->has_interval = true;
+    m->pct_lo = 100 * (h->lower - b->upper) / absd(m->base);
+    m->pct_hi = 100 * (h->upper - b->lower) / absd(m->base);
+  }
+  return (h->lower > b->upper && m->delta > 0) ||
+         (h->upper < b->lower && m->delta < 0);
+}
+
 void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct)
 {
+  bool bencher = m->basis == BP_CMP_BENCHER && m->alert_url;
+  enum bp_cmp_flag alert = m->flag;
   m->higher_is_better = !strcmp(m->slug, "throughput");
-  m->flag = BP_CMP_UNCHANGED;
+  m->flag = m->change = BP_CMP_UNCHANGED;
   m->delta = m->pct = 0;
+  m->has_interval = m->unconfirmed = false;
+  m->pct_lo = m->pct_hi = 0;
+  m->p_value = NAN;
+  if(!bencher)
+    m->basis = BP_CMP_SINGLE;
   if(!m->in_base || !m->in_head)
     return;
   m->delta = m->head - m->base;
@@ -503,10 +669,29 @@ void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct)
     m->pct = NAN;
   /* from 0 to anything is beyond every threshold */
   bool beyond = isnan(m->pct) ? m->delta != 0 : absd(m->pct) > threshold_pct;
-  if(!beyond)
-    return;
   bool worse = m->higher_is_better ? m->delta < 0 : m->delta > 0;
-  m->flag = worse ? BP_CMP_REGRESSION : BP_CMP_IMPROVEMENT;
+  if(beyond)
+    m->change = worse ? BP_CMP_REGRESSION : BP_CMP_IMPROVEMENT;
+  if(bencher) {
+    /* Bencher's statistical threshold judged it: its alert is the
+     * verdict, whatever our fixed threshold says */
+    m->flag = alert;
+    if(alert)
+      m->change = alert;
+    return;
+  }
+  bool distinct = false;
+  if(has_reps(&m->vbase) && has_reps(&m->vhead))
+    distinct = judge_repeats(m);
+  else if(m->vbase.has_bounds && m->vhead.has_bounds)
+    distinct = judge_bounds(m);
+  if(distinct)
+    m->flag = m->change;
+  /* nothing to test it with: a single run a side, or too few
+   * repetitions for an interval at this confidence */
+  m->unconfirmed = m->change && !m->flag &&
+                   (m->basis == BP_CMP_SINGLE ||
+                    (m->basis == BP_CMP_REPEATS && !m->has_interval));
 }
 
 static const struct bp_measure *find_measure(const struct bp_bench *b,
@@ -518,9 +703,44 @@ static const struct bp_measure *find_measure(const struct bp_bench *b,
   return NULL;
 }
 
+/* The repetitions' values of one measure, from a manifest benchmark's
+ * "repetitions": {SLUG: [v, ...]} (benchprof run --repeat); NULL when
+ * none or not all numbers. */
+static const cJSON *measure_reps(const cJSON *reps, const char *slug)
+{
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(reps, slug), *v;
+  if(!cJSON_IsArray(list) || cJSON_GetArraySize(list) < 2)
+    return NULL;
+  cJSON_ArrayForEach(v, list)
+    if(!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+      return NULL;
+  return list;
+}
+
+/* One side's bounds and repetitions of a measure. */
+static bp_code side_values(struct bp_cmp_values *v, const struct bp_measure *m,
+                           const cJSON *reps, const char *slug)
+{
+  if(!m)
+    return BP_OK;
+  v->has_bounds = m->has_lower && m->has_upper;
+  v->lower = m->has_lower ? m->lower : m->value;
+  v->upper = m->has_upper ? m->upper : m->value;
+  const cJSON *list = measure_reps(reps, slug), *x;
+  if(!list)
+    return BP_OK;
+  v->reps = malloc((size_t)cJSON_GetArraySize(list) * sizeof(*v->reps));
+  if(!v->reps)
+    return BPE_NOMEM;
+  cJSON_ArrayForEach(x, list)
+    v->reps[v->nreps++] = x->valuedouble;
+  return BP_OK;
+}
+
 static bp_code add_measure(struct bp_cmp_bench *cb, const char *slug,
                            const struct bp_bench *base,
-                           const struct bp_bench *head, double threshold)
+                           const struct bp_bench *head,
+                           const cJSON *const reps[2], double threshold)
 {
   for(size_t i = 0; i < cb->nmeasures; i++)
     if(!strcmp(cb->measures[i].slug, slug))
@@ -535,23 +755,61 @@ static bp_code add_measure(struct bp_cmp_bench *cb, const char *slug,
   cb->nmeasures++;
   m->base = mb ? mb->value : 0;
   m->head = mh ? mh->value : 0;
+  if(side_values(&m->vbase, mb, reps[0], slug) ||
+     side_values(&m->vhead, mh, reps[1], slug))
+    return BPE_NOMEM;
   bpi_compare_measure(m, threshold);
-  if(m->flag && (!cb->max_slug || absd(m->pct) > absd(cb->max_pct) ||
-                 isnan(m->pct))) {
-    cb->max_slug = m->slug;
-    cb->max_pct = m->pct;
-  }
-  if(m->flag == BP_CMP_REGRESSION)
-    cb->flag = BP_CMP_REGRESSION;
-  else if(m->flag == BP_CMP_IMPROVEMENT && cb->flag != BP_CMP_REGRESSION)
-    cb->flag = BP_CMP_IMPROVEMENT;
   return BP_OK;
+}
+
+/* Whether m is a better pick than best for the benchmark's headline:
+ * larger |pct|, a change from 0 largest of all. */
+static bool larger_change(const struct bp_cmp_measure *m,
+                          const struct bp_cmp_measure *best)
+{
+  if(!best)
+    return true;
+  if(isnan(best->pct))
+    return false;
+  return isnan(m->pct) || absd(m->pct) > absd(best->pct);
+}
+
+/* The measure that gives the benchmark's verdict, its polarity the
+ * verdict's own: the largest regression, else the largest improvement,
+ * else the largest unconfirmed change of the worst kind. */
+static void pick_max(struct bp_cmp_bench *cb)
+{
+  const struct bp_cmp_measure *best = NULL;
+  cb->flag = cb->unconfirmed = BP_CMP_UNCHANGED;
+  for(size_t i = 0; i < cb->nmeasures; i++) {
+    const struct bp_cmp_measure *m = &cb->measures[i];
+    if(m->flag == BP_CMP_REGRESSION)
+      cb->flag = BP_CMP_REGRESSION;
+    else if(m->flag == BP_CMP_IMPROVEMENT && cb->flag != BP_CMP_REGRESSION)
+      cb->flag = BP_CMP_IMPROVEMENT;
+    if(BP_CMP_UNCONFIRMED(m) && cb->unconfirmed != BP_CMP_REGRESSION)
+      cb->unconfirmed = m->change;
+  }
+  if(cb->flag)
+    cb->unconfirmed = BP_CMP_UNCHANGED;
+  for(size_t i = 0; i < cb->nmeasures; i++) {
+    const struct bp_cmp_measure *m = &cb->measures[i];
+    bool fits = cb->flag ? m->flag == cb->flag :
+                cb->unconfirmed && BP_CMP_UNCONFIRMED(m) &&
+                m->change == cb->unconfirmed;
+    if(fits && larger_change(m, best))
+      best = m;
+  }
+  cb->max = best;
+  cb->max_slug = best ? best->slug : NULL;
+  cb->max_pct = best ? best->pct : 0;
 }
 
 /* Measures in base's order, then those only head has. */
 static bp_code bench_measures(struct bp_cmp_bench *cb,
                               const struct bp_bench *base,
-                              const struct bp_bench *head, double threshold)
+                              const struct bp_bench *head,
+                              const cJSON *const reps[2], double threshold)
 {
   size_t n = (base ? base->nmeasures : 0) + (head ? head->nmeasures : 0);
   bp_code rc = BP_OK;
@@ -559,9 +817,13 @@ static bp_code bench_measures(struct bp_cmp_bench *cb,
   if(!cb->measures)
     return BPE_NOMEM;
   for(size_t i = 0; !rc && base && i < base->nmeasures; i++)
-    rc = add_measure(cb, base->measures[i].slug, base, head, threshold);
+    rc = add_measure(cb, base->measures[i].slug, base, head, reps,
+                     threshold);
   for(size_t i = 0; !rc && head && i < head->nmeasures; i++)
-    rc = add_measure(cb, head->measures[i].slug, base, head, threshold);
+    rc = add_measure(cb, head->measures[i].slug, base, head, reps,
+                     threshold);
+  if(!rc)
+    pick_max(cb);
   return rc;
 }
 
@@ -599,7 +861,8 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
   }
   if(svg)
     p->svg_url = artifact_url(s, svg);
-  p->thread = busiest_thread(s->dir, summary);
+  profile_facts(p, s->dir, summary);
+  p->runs = profile_runs(s, mb);
   struct bp_buf path;
   bpi_buf_init(&path);
   bpi_buf_printf(&path, "%s/%s", s->dir, folded);
@@ -612,21 +875,70 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
   return rc;
 }
 
+/* Bencher's console page of an alert: CONSOLE/perf/PROJECT/alerts/U. */
+static char *alert_url(const struct bp_cmp_side *h, const char *uuid)
+{
+  struct bp_buf b;
+  const char *project = h->bencher_project ? h->bencher_project : h->project;
+  if(!project)
+    return NULL;
+  bpi_buf_init(&b);
+  bpi_buf_adds(&b, h->bencher_url ? h->bencher_url : "https://bencher.dev");
+  bpi_buf_adds(&b, "/perf/");
+  bpi_text_pct_encode(&b, project, "/");
+  bpi_buf_adds(&b, "/alerts/");
+  bpi_buf_adds(&b, uuid);   /* a uuid: nothing to encode */
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
+/* Bencher's alert on m ({"uuid": U, "limit": "lower"|"upper"}): the
+ * verdict is Bencher's.  Above the upper boundary is worse for a measure
+ * where lower is better, below the lower one for the others. */
+static bp_code bencher_alert(struct bp_cmp_measure *m, const cJSON *alert,
+                             const struct bp_cmp_side *h, double threshold)
+{
+  const char *u = bpi_json_str(alert, "uuid"), *limit = bpi_json_str(alert, "limit");
+  if(!bpi_bencher_is_uuid(u) || !limit ||
+     (strcmp(limit, "upper") && strcmp(limit, "lower")))
+    return BP_OK;
+  if(!(m->alert_url = alert_url(h, u)))
+    return BP_OK;
+  bool upper = !strcmp(limit, "upper");
+  bool higher_better = !strcmp(m->slug, "throughput");
+  m->basis = BP_CMP_BENCHER;
+  m->flag = upper != higher_better ? BP_CMP_REGRESSION : BP_CMP_IMPROVEMENT;
+  bpi_compare_measure(m, threshold);
+  return BP_OK;
+}
+
 /* head's Bencher benchmark and measure uuids, from its manifest entry's
- * "bencher": {"benchmark_uuid": U, "measures": {SLUG: U}} (publish.c) */
-static bp_code bench_bencher(struct bp_cmp_bench *cb, const struct side *head)
+ * "bencher": {"benchmark_uuid": U, "measures": {SLUG: U}, "alerts":
+ * {SLUG: {"uuid": U, "limit": L}}} (publish.c); an alert makes the
+ * measure's verdict Bencher's. */
+static bp_code bench_bencher(struct bp_cmp *c, struct bp_cmp_bench *cb,
+                             const struct side *head)
 {
   const struct bp_manifest_bench *mb = manifest_bench(head, cb->name);
   const cJSON *ids = mb ? mb->bencher : NULL;
   const cJSON *ms = cJSON_GetObjectItemCaseSensitive(ids, "measures");
+  const cJSON *alerts = cJSON_GetObjectItemCaseSensitive(ids, "alerts");
   const char *u = bpi_json_str(ids, "benchmark_uuid");
   if(bpi_bencher_is_uuid(u) && !(cb->bencher_uuid = strdup(u)))
     return BPE_NOMEM;
   for(size_t i = 0; i < cb->nmeasures; i++) {
-    u = bpi_json_str(ms, cb->measures[i].slug);
-    if(bpi_bencher_is_uuid(u) && !(cb->measures[i].bencher_uuid = strdup(u)))
+    struct bp_cmp_measure *m = &cb->measures[i];
+    u = bpi_json_str(ms, m->slug);
+    if(bpi_bencher_is_uuid(u) && !(m->bencher_uuid = strdup(u)))
       return BPE_NOMEM;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(alerts, m->slug);
+    if(a && m->in_base && m->in_head)
+      bencher_alert(m, a, &c->head, c->threshold_pct);
   }
+  pick_max(cb);
   return BP_OK;
 }
 
@@ -659,9 +971,13 @@ static bp_code compare_bench(struct bp_cmp *c, struct bp_cmp_bench *cb,
       rc = BPE_NOMEM;
   }
   if(!rc && cb->presence == BP_CMP_BOTH) {
-    rc = bench_measures(cb, bb, hb, c->threshold_pct);
+    const struct bp_manifest_bench *mbs[2] = {manifest_bench(base, name),
+                                              manifest_bench(head, name)};
+    const cJSON *reps[2] = {mbs[0] ? mbs[0]->repetitions : NULL,
+                            mbs[1] ? mbs[1]->repetitions : NULL};
+    rc = bench_measures(cb, bb, hb, reps, c->threshold_pct);
     if(!rc)
-      rc = bench_bencher(cb, head);
+      rc = bench_bencher(c, cb, head);
     if(!rc)
       rc = diff_lines(cb, &st);
     if(!rc)
@@ -678,19 +994,24 @@ static bp_code compare_bench(struct bp_cmp *c, struct bp_cmp_bench *cb,
 static int bench_rank(const struct bp_cmp_bench *b)
 {
   if(b->presence != BP_CMP_BOTH)
-    return b->presence == BP_CMP_NEW ? 2 : 3;
-  return b->flag == BP_CMP_UNCHANGED ? 1 : 0;
+    return b->presence == BP_CMP_NEW ? 5 : 6;
+  if(b->flag)
+    return b->flag == BP_CMP_REGRESSION ? 0 : 1;
+  if(b->unconfirmed)
+    return b->unconfirmed == BP_CMP_REGRESSION ? 2 : 3;
+  return 4;
 }
 
-/* Changed (largest change first), unchanged, new, removed; then by
- * name, so equal inputs give equal output. */
+/* Confirmed regressions, confirmed improvements, unconfirmed regressions,
+ * unconfirmed improvements (each largest change first), unchanged, new,
+ * removed; then by name, so equal inputs give equal output. */
 static int by_importance(const void *a, const void *b)
 {
   const struct bp_cmp_bench *x = a, *y = b;
   int rx = bench_rank(x), ry = bench_rank(y);
   if(rx != ry)
     return rx < ry ? -1 : 1;
-  if(!rx) {
+  if(rx < 4) {
     double px = isnan(x->max_pct) ? 1e300 : absd(x->max_pct);
     double py = isnan(y->max_pct) ? 1e300 : absd(y->max_pct);
     if(px != py)
@@ -732,8 +1053,10 @@ static bp_code compare_sides(struct bp_cmp *c, const struct side *base,
       c->nregressions++;
     else if(b->flag == BP_CMP_IMPROVEMENT)
       c->nimprovements++;
-    else
+    else {
       c->nunchanged++;
+      c->nunconfirmed += b->unconfirmed == BP_CMP_REGRESSION;
+    }
   }
   return BP_OK;
 }
@@ -775,6 +1098,7 @@ out:
 
 static void profile_cleanup(struct bp_cmp_profile *p)
 {
+  free(p->event);
   free(p->dir);
   free(p->gecko_file);
   free(p->gecko_url);
@@ -808,6 +1132,9 @@ void bpi_compare_free(struct bp_cmp *c)
     for(size_t j = 0; j < b->nmeasures; j++) {
       free(b->measures[j].slug);
       free(b->measures[j].bencher_uuid);
+      free(b->measures[j].alert_url);
+      free(b->measures[j].vbase.reps);
+      free(b->measures[j].vhead.reps);
     }
     free(b->measures);
     for(size_t j = 0; j < b->nfuncs; j++)
@@ -881,8 +1208,39 @@ static void json_profile(struct bp_buf *b, const char *key,
   json_str_or_null(b, p->gecko_file);
   bpi_buf_adds(b, ", \"gecko_url\": ");
   json_str_or_null(b, p->gecko_url);
-  bpi_buf_printf(b, ", \"thread\": %" PRIu32 ", \"samples\": %" PRIu64 "}",
-                 p->thread, p->samples);
+  bpi_buf_printf(b, ", \"thread\": %" PRIu32 ", \"samples\": %" PRIu64
+                 ", \"runs\": ", p->thread, p->samples);
+  json_num(b, p->runs);
+  bpi_buf_adds(b, ", \"per_sample\": ");
+  json_num(b, p->per_sample);
+  bpi_buf_adds(b, "}");
+}
+
+static const char *basis_name(enum bp_cmp_basis x)
+{
+  return x == BP_CMP_BOUNDS ? "bounds" : x == BP_CMP_REPEATS ?
+         "mann-whitney" : x == BP_CMP_BENCHER ? "bencher-alert" : "single";
+}
+
+/* , "KEY": {"lower": n, "upper": n, "repetitions": [...]} or null */
+static void json_values(struct bp_buf *b, const char *key, bool present,
+                        const struct bp_cmp_values *v)
+{
+  bpi_buf_printf(b, ", \"%s\": ", key);
+  if(!present || (!v->has_bounds && !v->nreps)) {
+    bpi_buf_adds(b, "null");
+    return;
+  }
+  bpi_buf_adds(b, "{\"lower\": ");
+  if(v->has_bounds) json_num(b, v->lower); else bpi_buf_adds(b, "null");
+  bpi_buf_adds(b, ", \"upper\": ");
+  if(v->has_bounds) json_num(b, v->upper); else bpi_buf_adds(b, "null");
+  bpi_buf_adds(b, ", \"repetitions\": [");
+  for(size_t i = 0; i < v->nreps; i++) {
+    bpi_buf_adds(b, i ? ", " : "");
+    json_num(b, v->reps[i]);
+  }
+  bpi_buf_adds(b, "]}");
 }
 
 static void json_bench(struct bp_buf *b, const struct bp_cmp_bench *cb)
@@ -891,10 +1249,20 @@ static void json_bench(struct bp_buf *b, const struct bp_cmp_bench *cb)
   bpi_buf_json_str(b, cb->name);
   bpi_buf_adds(b, ", \"dir\": ");
   bpi_buf_json_str(b, cb->dir);
-  bpi_buf_printf(b, ", \"presence\": \"%s\", \"flag\": \"%s\"",
-                 presence_name(cb->presence), flag_name(cb->flag));
+  bpi_buf_printf(b, ", \"presence\": \"%s\", \"flag\": \"%s\", "
+                 "\"unconfirmed\": \"%s\", \"key_measure\": ",
+                 presence_name(cb->presence), flag_name(cb->flag),
+                 flag_name(cb->unconfirmed));
+  json_str_or_null(b, cb->max_slug);
   json_profile(b, "base", &cb->base);
   json_profile(b, "head", &cb->head);
+  /* function costs: per run, in the sampled event's unit */
+  bpi_buf_adds(b, ", \"cost_unit\": ");
+  json_str_or_null(b, cb->has_cost ? cb->unit : NULL);
+  bpi_buf_adds(b, ", \"cost_per\": ");
+  json_str_or_null(b, cb->has_cost ? "run" : NULL);
+  bpi_buf_adds(b, ", \"event\": ");
+  json_str_or_null(b, cb->head.event ? cb->head.event : cb->base.event);
   bpi_buf_adds(b, ",\n     \"measures\": [");
   for(size_t i = 0; i < cb->nmeasures; i++) {
     const struct bp_cmp_measure *m = &cb->measures[i];
@@ -908,9 +1276,31 @@ static void json_bench(struct bp_buf *b, const struct bp_cmp_bench *cb)
     json_num(b, m->delta);
     bpi_buf_adds(b, ", \"pct\": ");
     json_num(b, m->pct);
-    bpi_buf_printf(b, ", \"higher_is_better\": %s, \"flag\": \"%s\"}",
+    bpi_buf_printf(b, ", \"higher_is_better\": %s, \"flag\": \"%s\", "
+                   "\"change\": \"%s\", \"confirmed\": %s, \"basis\": \"%s\"",
                    m->higher_is_better ? "true" : "false",
-                   flag_name(m->flag));
+                   flag_name(m->flag), flag_name(m->change),
+                   m->flag != BP_CMP_UNCHANGED ? "true" : "false",
+                   basis_name(m->basis));
+    bpi_buf_printf(b, ", \"unconfirmed\": %s",
+                   m->unconfirmed ? "true" : "false");
+    json_values(b, "base_values", m->in_base, &m->vbase);
+    json_values(b, "head_values", m->in_head, &m->vhead);
+    bpi_buf_adds(b, ", \"interval_pct\": ");
+    if(m->has_interval) {
+      bpi_buf_adds(b, "[");
+      json_num(b, m->pct_lo);
+      bpi_buf_adds(b, ", ");
+      json_num(b, m->pct_hi);
+      bpi_buf_adds(b, "]");
+    }
+    else
+      bpi_buf_adds(b, "null");
+    bpi_buf_adds(b, ", \"p_value\": ");
+    json_num(b, m->p_value);
+    bpi_buf_adds(b, ", \"alert_url\": ");
+    json_str_or_null(b, m->alert_url);
+    bpi_buf_adds(b, "}");
   }
   bpi_buf_adds(b, "],\n     \"functions\": [");
   for(size_t i = 0; i < cb->nfuncs; i++) {
@@ -924,9 +1314,28 @@ static void json_bench(struct bp_buf *b, const struct bp_cmp_bench *cb)
     json_num(b, f->d_self);
     bpi_buf_adds(b, ", \"d_total_pp\": ");
     json_num(b, f->d_total);
-    bpi_buf_printf(b, ", \"new\": %s, \"vanished\": %s}",
+    bpi_buf_printf(b, ", \"new\": %s, \"vanished\": %s",
                    f->base_total ? "false" : "true",
                    f->head_total ? "false" : "true");
+    if(cb->has_cost) {
+      const char *keys[] = {"base_self_cost", "head_self_cost",
+                            "base_total_cost", "head_total_cost",
+                            "d_self_cost", "d_self_half", "d_total_cost",
+                            "d_total_half"};
+      double vals[] = {f->base_self_cost, f->head_self_cost,
+                       f->base_total_cost, f->head_total_cost,
+                       f->d_self_cost, f->self_half, f->d_total_cost,
+                       f->total_half};
+      for(size_t k = 0; k < BP_ARRAY_LEN(keys); k++) {
+        bpi_buf_printf(b, ", \"%s\": ", keys[k]);
+        json_num(b, vals[k]);
+      }
+      bpi_buf_printf(b, ", \"self_significant\": %s, "
+                     "\"total_significant\": %s",
+                     f->self_significant ? "true" : "false",
+                     f->total_significant ? "true" : "false");
+    }
+    bpi_buf_addc(b, '}');
   }
   bpi_buf_adds(b, "]}");
 }
@@ -938,10 +1347,12 @@ void bpi_compare_json(const struct bp_cmp *c, struct bp_buf *b)
   json_side(b, "head", &c->head);
   bpi_buf_adds(b, "  \"threshold_pct\": ");
   json_num(b, c->threshold_pct);
+  bpi_buf_printf(b, ",\n  \"confidence\": %g", BP_STATS_CONFIDENCE);
   bpi_buf_printf(b, ",\n  \"regressions\": %zu, \"improvements\": %zu, "
                  "\"unchanged\": %zu, \"new\": %zu, \"removed\": %zu,\n"
+                 "  \"unconfirmed_regressions\": %zu,\n"
                  "  \"benchmarks\": [\n", c->nregressions, c->nimprovements,
-                 c->nunchanged, c->nnew, c->nremoved);
+                 c->nunchanged, c->nnew, c->nremoved, c->nunconfirmed);
   for(size_t i = 0; i < c->nbenches; i++) {
     json_bench(b, &c->benches[i]);
     bpi_buf_adds(b, i + 1 < c->nbenches ? ",\n" : "\n");
@@ -989,6 +1400,10 @@ static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
 {
   struct bp_buf data, title;
   bp_code rc;
+  struct bp_diffsvg_cost cost = {
+    .per_sample = {b->base.per_sample / b->base.runs,
+                   b->head.per_sample / b->head.runs},
+    .event = b->head.event, .unit = b->unit};
   bpi_buf_init(&data);
   bpi_buf_init(&title);
   bpi_compare_diff_folded(b, &data);
@@ -999,7 +1414,8 @@ static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
     bpi_buf_printf(&title, "%s: %s", negated ? "Base" : "Head", b->name);
     rc = bpi_buf_failed(&title) ?
       bpi_err_set(err, BPE_NOMEM, 0, "compare: title") :
-      bpi_diffsvg_write(b->lines, b->nlines, negated, title.data, &data, err);
+      bpi_diffsvg_write_cost(b->lines, b->nlines, negated, title.data,
+                             b->has_cost ? &cost : NULL, &data, err);
     if(!rc)
       rc = write_buf(out_dir, b->dir, negated ? "diff-negated.svg" :
                      "diff.svg", &data, err);

@@ -41,6 +41,23 @@ enum bp_cmp_presence {
   BP_CMP_REMOVED    /* base only */
 };
 
+/* What a measure's verdict rests on (see docs: how verdicts are decided). */
+enum bp_cmp_basis {
+  BP_CMP_SINGLE = 0,   /* one value a side, no spread: never confirmed */
+  BP_CMP_BOUNDS,       /* lower/upper bounds: intervals that do not overlap */
+  BP_CMP_REPEATS,      /* values of repetitions: the Mann-Whitney U test */
+  BP_CMP_BENCHER       /* Bencher's alert for the measure */
+};
+
+/* One side's values of a measure: its value and, when known, its bounds
+ * and every repetition's value. */
+struct bp_cmp_values {
+  bool has_bounds;
+  double lower, upper;
+  double *reps;            /* NULL when none (owned) */
+  size_t nreps;
+};
+
 struct bp_cmp_measure {
   char *slug;
   bool in_base, in_head;
@@ -48,15 +65,38 @@ struct bp_cmp_measure {
   double delta;            /* head - base */
   double pct;              /* 100 * delta / |base|; NAN when base is 0 */
   bool higher_is_better;   /* throughput; latency and counters: lower */
-  enum bp_cmp_flag flag;
+  enum bp_cmp_flag change; /* beyond the threshold, confirmed or not */
+  enum bp_cmp_flag flag;   /* the verdict: change when it is confirmed */
+  enum bp_cmp_basis basis;
+  bool unconfirmed;        /* change, but no spread (or too little) to
+                              test it: never counted */
+  struct bp_cmp_values vbase, vhead;
+  bool has_interval;       /* pct_lo..pct_hi: the change's interval, */
+  double pct_lo, pct_hi;   /* percent (99% for repetitions, the bounds'
+                              extremes for bounds) */
+  double p_value;          /* Mann-Whitney's, NAN when not tested */
+  char *alert_url;         /* Bencher's alert, NULL when none (owned) */
   char *bencher_uuid;      /* head's Bencher measure uuid, or NULL */
 };
 
-/* A function's samples on each side; shares are of that side's total. */
+/* A change beyond the threshold without the spread to confirm it with
+ * ("unconfirmed (single run)"; or too few repetitions for the test); with
+ * spread, an unconfirmed change is within the noise, and unchanged. */
+#define BP_CMP_UNCONFIRMED(m) ((m)->unconfirmed)
+
+/* A function's samples on each side; shares are of that side's total.
+ * Costs are in the sampled event's unit (bench->unit) per run: samples x
+ * the event count a sample stands for / the runs the profile covers; the
+ * change carries a Poisson interval (99.9%: many functions are tested at
+ * once) and is significant when the interval leaves out 0. */
 struct bp_cmp_func {
   char *name;
   uint64_t base_self, base_total, head_self, head_total;
   double d_self, d_total;  /* change of the share, percentage points */
+  double base_self_cost, head_self_cost, base_total_cost, head_total_cost;
+  double d_self_cost, d_total_cost;        /* head - base */
+  double self_half, total_half;            /* the intervals' half-widths */
+  bool self_significant, total_significant;
 };
 
 /* One line of the differential folded stacks. */
@@ -73,19 +113,33 @@ struct bp_cmp_profile {
   char *svg_url;           /* public URL of its flame graph, or NULL */
   uint32_t thread;         /* the Gecko thread with most samples */
   uint64_t samples;        /* in its folded stacks */
+  char *event;             /* the sampled event, NULL when unknown */
+  bool time_event;         /* its unit is ns (a clock) */
+  double per_sample;       /* events one sample stands for; 0: unknown */
+  double runs;             /* runs the profile covers (repetitions,
+                              marked runs), at least 1 */
 };
 
 struct bp_cmp_bench {
   char *name;
   char *dir;               /* its directory in the compare output, "." */
   enum bp_cmp_presence presence;
-  enum bp_cmp_flag flag;   /* worst of its measures */
-  double max_pct;          /* the largest |pct| of a flagged measure
-                              (signed), 0 when none */
+  enum bp_cmp_flag flag;   /* worst confirmed verdict of its measures */
+  enum bp_cmp_flag unconfirmed; /* worst unconfirmed change, when no
+                                   verdict is confirmed */
+  double max_pct;          /* the change of the measure that gives the
+                              verdict: the largest regression, else the
+                              largest improvement, else the largest
+                              unconfirmed change; 0 when none */
   const char *max_slug;    /* that measure, NULL when none */
+  const struct bp_cmp_measure *max; /* ... and the measure itself */
   struct bp_cmp_measure *measures;
   size_t nmeasures;
-  struct bp_cmp_func *funcs;   /* most changed first */
+  bool has_cost;           /* both sides' per_sample known: funcs have
+                              absolute costs */
+  const char *unit;        /* "ns" or "events" when has_cost */
+  struct bp_cmp_func *funcs;   /* most changed first (absolute when
+                                  has_cost, else by share) */
   size_t nfuncs;
   struct bp_diff_line *lines;  /* sorted by stack */
   size_t nlines;
@@ -117,6 +171,8 @@ struct bp_cmp {
                                     new, removed */
   size_t nbenches;
   size_t nregressions, nimprovements, nunchanged, nnew, nremoved;
+  size_t nunconfirmed;     /* benchmarks among nunchanged with a change
+                              beyond the threshold that is not confirmed */
 };
 
 /* Compare the run directories base_dir and head_dir.  On success *out is
@@ -136,12 +192,23 @@ bp_code bpi_compare_write(const struct bp_cmp *c, const char *out_dir,
 void bpi_compare_json(const struct bp_cmp *c, struct bp_buf *out);
 void bpi_compare_diff_folded(const struct bp_cmp_bench *b,
                              struct bp_buf *out);
-/* The function whose share grew most (grew true) or shrank most: by the
+/* The function that grew most (grew true) or shrank most: with absolute
+ * costs, the largest significant self change, then total; else by the
  * self share's change, then the total's; NULL when none moved that way. */
 const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
                                                bool grew);
-/* Flag a measure: its direction from the slug, then delta beyond
- * threshold_pct. */
+/* A benchmark's verdict in words: "regression", "improvement",
+ * "unconfirmed regression", "unconfirmed improvement" or "unchanged". */
+const char *bpi_compare_verdict(const struct bp_cmp_bench *b);
+/* Whether its verdict (confirmed or not) is a regression. */
+bool bpi_compare_worse(const struct bp_cmp_bench *b);
+
+/* Judge a measure: its direction from the slug; change: delta beyond
+ * threshold_pct; flag: change when the two sides are distinguishable
+ * (repetitions: Mann-Whitney U at 99%, with the interval of the ratio;
+ * bounds: the intervals do not overlap; neither: never, the change stays
+ * unconfirmed).  A measure with alert_url set keeps the flag its caller
+ * (Bencher's alert) gave it. */
 void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct);
 /* An ISO 8601 time (YYYY-MM-DDTHH:MM:SS, optional fraction, Z or
  * +hh:mm/-hh:mm) as ms since 1970; false when it is not one. */
@@ -186,5 +253,18 @@ bp_code bpi_compare_fetch(struct bp_store *st, const char *key,
 bp_code bpi_diffsvg_write(const struct bp_diff_line *lines, size_t n,
                           bool negated, const char *title,
                           struct bp_buf *out, struct bp_err *err);
+/* The same by absolute change per run: per_sample[side] is the event
+ * count a sample stands for divided by the side's runs; a frame whose
+ * change is within the 99.9% Poisson band of its counts is white; the
+ * legend names event and what red and blue mean. */
+struct bp_diffsvg_cost {
+  double per_sample[2];    /* base, head */
+  const char *event;       /* the sampled event, for the legend */
+  const char *unit;        /* "ns" or "events" */
+};
+bp_code bpi_diffsvg_write_cost(const struct bp_diff_line *lines, size_t n,
+                               bool negated, const char *title,
+                               const struct bp_diffsvg_cost *cost,
+                               struct bp_buf *out, struct bp_err *err);
 
 #endif

@@ -77,6 +77,7 @@ static const struct key keys[] = {
   {"record.kernel", K_BOOL, F(record.kernel), 0, 0, "BENCHPROF_KERNEL"},
   {"record.ring_mib", K_U64, F(record.ring_mib), 1, 1024,
    "BENCHPROF_RING_MIB"},
+  {"record.repeat", K_U64, F(record.repeat), 1, 1000, "BENCHPROF_REPEAT"},
   OBJ("store"),
   {"store.url", K_STORE_URL, F(store.url), 0, 0, "BENCHPROF_STORE"},
   {"store.public_url", K_HTTP_URL, F(store.public_url), 0, 0,
@@ -109,6 +110,8 @@ static const struct key keys[] = {
   {"comment.enabled", K_BOOL, F(comment.enabled), 0, 0, "BENCHPROF_COMMENT"},
   {"comment.threshold", K_NUMBER, F(comment.threshold), 0, 1000, NULL},
   {"comment.max_functions", K_UINT, F(comment.max_functions), 0, 100, NULL},
+  {"comment.fail_on_regression", K_BOOL, F(comment.fail_on_regression), 0, 0,
+   "BENCHPROF_FAIL_ON_REGRESSION"},
   {"comment.token_env", K_ENVNAME, F(comment.token_env), 0, 0, NULL},
   {"comment.file", K_STR, F(comment.file), 0, 0, NULL},
 };

@@ -72,6 +72,7 @@ struct bp_config {
     bool kernel;              /* kernel frames too */
     uint64_t ring_mib;        /* MiB per CPU ring, a power of two; 0: the
                                  default (record.h) */
+    uint64_t repeat;          /* run: invocations a run makes; 0: 1 */
   } record;
 
   struct {
@@ -108,6 +109,8 @@ struct bp_config {
     bool enabled;             /* default true (needs a PR and a token) */
     double threshold;         /* percent a change must exceed; default 2 */
     unsigned max_functions;   /* functions listed per benchmark; 10 */
+    bool fail_on_regression;  /* run/compare exit 3 on a confirmed
+                                 regression; default false */
     char *token_env;          /* NULL: GITHUB_TOKEN on GitHub,
                                  CI_JOB_TOKEN on GitLab */
     char *file;               /* also write the comment's markdown here */

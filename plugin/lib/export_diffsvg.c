@@ -1,9 +1,11 @@
 /* Differential flame graph: the differential folded stacks of two runs
  * merged into one tree (frames by name, root first, under "all").  Each
  * frame is as wide as its head samples (base samples when negated), and
- * colored by how its share of its side's samples changed: red grew, blue
- * shrank, white unchanged, the intensity relative to the largest change
- * drawn.  Shares are normalized to each side's total, so runs of
+ * colored by its absolute change per run in the sampled event's unit
+ * when the cost of a sample is known (red more, blue less, white within
+ * the 99.9% Poisson noise band of its counts), else by how its share of
+ * its side's samples changed; the intensity relative to the largest
+ * change drawn.  Shares are normalized to each side's total, so runs of
  * different lengths compare.  The tooltip says base and head samples and
  * shares and the change in percentage points.  The same embedded script
  * as flamegraph.svg gives click-to-zoom and search; no network needed.
@@ -15,8 +17,10 @@
 #include "export.h"
 #include "flametree.h"
 #include "hash.h"
+#include "stats.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +36,9 @@
 struct dtree {
   struct bp_ftree ft;
   int sized;              /* 1: by head, 0: by base (negated) */
-  double max_delta;       /* largest |share change| drawn, percent */
+  double max_delta;       /* largest |change| colored: share points, or
+                             the absolute change per run beyond noise */
+  const struct bp_diffsvg_cost *cost;   /* NULL: by share */
 };
 
 static double absd(double x)
@@ -70,8 +76,36 @@ static bool dvisible(const struct dtree *t, uint32_t node)
          size_of(t, node) * 1000 >= size_of(t, 0) * MIN_PERMILLE;
 }
 
-/* Change of the node's share of its side's samples, percentage points. */
+/* The node's cost per run on side i (cost mode). */
+static double node_cost(const struct dtree *t, uint32_t node, int i)
+{
+  return (double)t->ft.nodes[node].n[i] * t->cost->per_sample[i];
+}
+
+/* The half-width of the noise band of the node's change (cost mode). */
+static double noise(const struct dtree *t, uint32_t node)
+{
+  return bpi_stats_poisson_halfwidth(t->ft.nodes[node].n[0],
+                                     t->cost->per_sample[0],
+                                     t->ft.nodes[node].n[1],
+                                     t->cost->per_sample[1],
+                                     BP_STATS_Z_MANY);
+}
+
+static double share_delta(const struct dtree *t, uint32_t node);
+
+/* What colors the node: its absolute change per run when beyond the noise
+ * band (0 within it), else (share mode) its share change in points. */
 static double delta(const struct dtree *t, uint32_t node)
+{
+  if(!t->cost)
+    return share_delta(t, node);
+  double d = node_cost(t, node, 1) - node_cost(t, node, 0);
+  return absd(d) > noise(t, node) ? d : 0;
+}
+
+/* Change of the node's share of its side's samples, percentage points. */
+static double share_delta(const struct dtree *t, uint32_t node)
 {
   double b = t->ft.nodes[0].n[0] ? 100.0 * (double)t->ft.nodes[node].n[0] /
                                 (double)t->ft.nodes[0].n[0] : 0;
@@ -174,7 +208,16 @@ static void add_dframe(struct bp_buf *b, const struct dtree *t,
   add_pct(b, nd->n[0], t->ft.nodes[0].n[0]);
   bpi_buf_printf(b, "; head %" PRIu64 " samples, ", nd->n[1]);
   add_pct(b, nd->n[1], t->ft.nodes[0].n[1]);
-  bpi_buf_printf(b, "; change %+.2f points)</title><rect x=\"", d);
+  if(t->cost) {
+    const char *u = t->cost->unit ? t->cost->unit : "events";
+    bpi_buf_printf(b, "; per run: base %.4g %s, head %.4g %s, change "
+                   "%+.4g %s \xc2\xb1 %.4g%s)</title><rect x=\"",
+                   node_cost(t, node, 0), u, node_cost(t, node, 1), u,
+                   node_cost(t, node, 1) - node_cost(t, node, 0), u,
+                   noise(t, node), d == 0 ? ", within noise" : "");
+  }
+  else
+    bpi_buf_printf(b, "; change %+.2f points)</title><rect x=\"", d);
   add_tenths(b, x);
   bpi_buf_printf(b, "\" y=\"%" PRIu64 "\" width=\"", y);
   add_tenths(b, w);
@@ -208,8 +251,8 @@ static const char style[] =
   ".btn { cursor: pointer; fill: #0645ad; }\n"
   "#title { font-size: 16px; }\n";
 
-static void add_dheader(struct bp_buf *b, const char *title, bool negated,
-                        uint64_t height)
+static void add_dheader(struct bp_buf *b, const struct dtree *t,
+                        const char *title, bool negated, uint64_t height)
 {
   bpi_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
                  "standalone=\"no\"?>\n"
@@ -225,9 +268,22 @@ static void add_dheader(struct bp_buf *b, const char *title, bool negated,
                "<text id=\"title\" x=\"600\" y=\"22\" "
                "text-anchor=\"middle\">Differential flame graph: ");
   bpi_buf_xml_text(b, title ? title : "");
-  bpi_buf_printf(b, "</text>\n<text x=\"600\" y=\"40\" text-anchor=\"middle\""
-                 ">width: %s samples; red: share grew, blue: share shrank"
-                 "</text>\n", negated ? "base" : "head");
+  if(t->cost) {
+    const char *ev = t->cost->event ? t->cost->event : "the sampled event";
+    bpi_buf_adds(b, " (");
+    bpi_buf_xml_text(b, ev);
+    bpi_buf_printf(b, ")</text>\n<text x=\"600\" y=\"40\" "
+                   "text-anchor=\"middle\">width: %s samples; red: more ",
+                   negated ? "base" : "head");
+    bpi_buf_xml_text(b, ev);
+    bpi_buf_adds(b, " per run, blue: less; white: within the noise "
+                 "(99.9% Poisson interval of the counts)</text>\n");
+  }
+  else
+    bpi_buf_printf(b, "</text>\n<text x=\"600\" y=\"40\" "
+                   "text-anchor=\"middle\">width: %s samples; red: share "
+                   "grew, blue: share shrank</text>\n",
+                   negated ? "base" : "head");
   bpi_buf_printf(b, "<text id=\"reset\" class=\"btn\" x=\"%d\" "
                  "y=\"22\" style=\"display:none\" onclick=\"unzoom()\">"
                  "Reset zoom</text>\n<text id=\"search\" class=\"btn\" "
@@ -243,7 +299,15 @@ bp_code bpi_diffsvg_write(const struct bp_diff_line *lines, size_t n,
                           bool negated, const char *title,
                           struct bp_buf *out, struct bp_err *err)
 {
-  struct dtree t = {.sized = negated ? 0 : 1};
+  return bpi_diffsvg_write_cost(lines, n, negated, title, NULL, out, err);
+}
+
+bp_code bpi_diffsvg_write_cost(const struct bp_diff_line *lines, size_t n,
+                               bool negated, const char *title,
+                               const struct bp_diffsvg_cost *cost,
+                               struct bp_buf *out, struct bp_err *err)
+{
+  struct dtree t = {.sized = negated ? 0 : 1, .cost = cost};
   bp_code rc = BP_OK;
   bpi_ftree_init(&t.ft);
   if(bpi_ftree_child(&t.ft, BP_NONE, "all", 3) != 0)
@@ -256,7 +320,7 @@ bp_code bpi_diffsvg_write(const struct bp_diff_line *lines, size_t n,
   }
   uint64_t depth = size_of(&t, 0) ? dvisible_depth(&t, 0) : 0;
   uint64_t height = HEAD_H + (depth + 1) * FRAME_H + FOOT_H;
-  add_dheader(out, title, negated, height);
+  add_dheader(out, &t, title, negated, height);
   bpi_buf_adds(out, "<g id=\"frames\">\n");
   if(size_of(&t, 0))
     add_dframes(out, &t, 0, 0, height - FOOT_H - FRAME_H);

@@ -55,8 +55,9 @@ static void add_str_or_null(struct bp_buf *b, const char *s)
     bpi_buf_adds(b, "null");
 }
 
-static void add_event(struct bp_buf *b, const struct bp_profile_meta *m)
+static void add_event(struct bp_buf *b, const struct bp_profile *p)
 {
+  const struct bp_profile_meta *m = &p->meta;
   add_key(b, "event");
   bpi_buf_adds(b, "{");
   add_key(b, "requested");
@@ -74,6 +75,12 @@ static void add_event(struct bp_buf *b, const struct bp_profile_meta *m)
   else
     bpi_buf_printf(b, ",\"frequency_hz\":null,\"period\":%" PRIu64,
                    m->period);
+  /* the events the samples stand for (the sum of their periods: ns of
+   * CPU for a clock), so a sample's count converts to the event's unit */
+  uint64_t total = 0;
+  for(uint32_t i = 0; i < p->ncounts; i++)
+    total += p->counts[i].weight;
+  bpi_buf_printf(b, ",\"sampled_total\":%" PRIu64, total);
   bpi_buf_printf(b, ",\"time_based\":%s", m->time_event ? "true" : "false");
   if(m->precise_requested)  /* skid: what was asked, what the PMU took */
     bpi_buf_printf(b, ",\"precise\":{\"requested\":%u,\"used\":%u,"
@@ -213,7 +220,7 @@ static bp_code summary_write(const struct bp_profile *p, struct bp_buf *b,
   add_key(b, "host");
   add_str_or_null(b, m->host);
   bpi_buf_adds(b, ",\n");
-  add_event(b, m);
+  add_event(b, p);
   bpi_buf_adds(b, ",\n");
   add_key(b, "call_graph");
   add_str_or_null(b, m->call_graph);

@@ -161,7 +161,15 @@ bp_code bpi_comment_find(const char *json, size_t len, const char *marker,
 void bpi_comment_posted_cleanup(struct bp_comment_posted *p)
 {
   free(p->id);
+  free(p->url);
   p->id = NULL;
+  p->url = NULL;
+}
+
+/* Only http(s) pages are linked. */
+static bool web_url(const char *url)
+{
+  return url && (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7));
 }
 
 /* One request through the transport; the answer's body in resp. */
@@ -286,10 +294,98 @@ bp_code bpi_comment_post(const struct bp_forge_target *t,
   if(res->id == new_id)
     new_id = NULL;
   free(new_id);
+  /* GitHub's answer has the comment's page: the commit status links it */
+  cJSON *answer = cJSON_ParseWithLength(resp.body.data ? resp.body.data : "",
+                                        resp.body.len);
+  const cJSON *html = cJSON_GetObjectItemCaseSensitive(answer, "html_url");
+  if(cJSON_IsString(html) && web_url(html->valuestring))
+    res->url = strdup(html->valuestring);
+  cJSON_Delete(answer);
   bpi_buf_cleanup(&wrapped);
 out:
   free(id);
   free(marker);
+  bpi_buf_cleanup(&resp.body);
+  bpi_buf_cleanup(&body);
+  bpi_buf_cleanup(&url);
+  return rc;
+}
+
+/* ------------------------------------------------------ commit status */
+
+static bool commit_hash(const char *sha)
+{
+  size_t n = sha ? strspn(sha, "0123456789abcdef") : 0;
+  return sha && !sha[n] && (n == 40 || n == 64);
+}
+
+bp_code bpi_comment_status_url(const struct bp_forge_target *t,
+                               const char *sha, struct bp_buf *url,
+                               struct bp_err *err)
+{
+  bp_code rc = check_target(t, err);
+  if(rc)
+    return rc;
+  if(!commit_hash(sha))
+    return bpi_err_set(err, BPE_INVAL, 0, "commit status: '%s' is not a "
+                       "full lowercase commit hash", sha ? sha : "");
+  add_base(url, t);
+  bpi_buf_printf(url, "/statuses/%s", sha);
+  bpi_buf_addc(url, '\0');
+  return bpi_buf_failed(url) ? bpi_err_set(err, BPE_NOMEM, 0, "status") :
+                               BP_OK;
+}
+
+void bpi_comment_status_body(const struct bp_forge_target *t, bool failed,
+                             const char *description, const char *target_url,
+                             struct bp_buf *out)
+{
+  bool gitlab = t->forge == BP_FORGE_GITLAB;
+  char desc[141 * 4];
+  /* 140 characters, cut at a character's start */
+  size_t n = 0, chars = 0;
+  const char *d = description ? description : "";
+  while(d[n] && chars < 140 && n + 4 < sizeof(desc)) {
+    n++;
+    while(((unsigned char)d[n] & 0xc0) == 0x80)
+      n++;
+    chars++;
+  }
+  memcpy(desc, d, n);
+  desc[n] = '\0';
+  bpi_buf_adds(out, "{\"state\":");
+  bpi_buf_json_str(out, failed ? (gitlab ? "failed" : "failure") :
+                   "success");
+  bpi_buf_printf(out, ",\"%s\":", gitlab ? "name" : "context");
+  bpi_buf_json_str(out, BP_COMMENT_STATUS_CONTEXT);
+  bpi_buf_adds(out, ",\"description\":");
+  bpi_buf_json_str(out, desc);
+  if(web_url(target_url)) {
+    bpi_buf_adds(out, ",\"target_url\":");
+    bpi_buf_json_str(out, target_url);
+  }
+  bpi_buf_addc(out, '}');
+}
+
+bp_code bpi_comment_post_status(const struct bp_forge_target *t,
+                                const char *sha, bool failed,
+                                const char *description,
+                                const char *target_url,
+                                const struct bp_comment_transport *tr,
+                                struct bp_err *err)
+{
+  struct bp_buf url, body;
+  struct bp_http_resp resp = {.status = 0};
+  struct bp_comment_posted ignored = {.id = NULL};
+  bpi_buf_init(&url);
+  bpi_buf_init(&body);
+  bpi_buf_init(&resp.body);
+  bp_code rc = bpi_comment_status_url(t, sha, &url, err);
+  if(!rc) {
+    bpi_comment_status_body(t, failed, description, target_url, &body);
+    rc = bpi_buf_failed(&body) ? bpi_err_set(err, BPE_NOMEM, 0, "status")
+      : send_one(t, tr, "POST", url.data, &body, &resp, &ignored, err);
+  }
   bpi_buf_cleanup(&resp.body);
   bpi_buf_cleanup(&body);
   bpi_buf_cleanup(&url);

@@ -54,6 +54,7 @@ struct bp_comment_transport {
 
 struct bp_comment_posted {
   char *id;              /* the comment's id when the answer had one */
+  char *url;             /* its web page (GitHub's html_url), or NULL */
   bool updated;          /* an existing comment was edited */
   unsigned requests;
 };
@@ -66,5 +67,30 @@ bp_code bpi_comment_post(const struct bp_forge_target *t,
                          const char *markdown,
                          const struct bp_comment_transport *tr,
                          struct bp_comment_posted *res, struct bp_err *err);
+
+/* ------------------------------------------------------ commit status */
+
+/* The verdict as a commit status on the head commit sha (40 or 64 hex):
+ *   GitHub  POST {api}/repos/{owner}/{repo}/statuses/{sha}
+ *           {"state": "success"|"failure", "context": "benchprof",
+ *            "description": D, "target_url": U}
+ *   GitLab  POST {api}/projects/{id}/statuses/{sha}
+ *           {"state": "success"|"failed", "name": "benchprof",
+ *            "description": D, "target_url": U}
+ * failed: a regression was confirmed.  description is cut to 140
+ * characters; target_url (the comment) is left out when NULL. */
+#define BP_COMMENT_STATUS_CONTEXT "benchprof"
+bp_code bpi_comment_status_url(const struct bp_forge_target *t,
+                               const char *sha, struct bp_buf *url,
+                               struct bp_err *err);
+void bpi_comment_status_body(const struct bp_forge_target *t, bool failed,
+                             const char *description, const char *target_url,
+                             struct bp_buf *out);
+bp_code bpi_comment_post_status(const struct bp_forge_target *t,
+                                const char *sha, bool failed,
+                                const char *description,
+                                const char *target_url,
+                                const struct bp_comment_transport *tr,
+                                struct bp_err *err);
 
 #endif

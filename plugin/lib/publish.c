@@ -468,6 +468,20 @@ static void add_bencher_benches(struct bp_manifest *man, const struct job *j)
     for(size_t i = 0; ms && i < id->nmeasures; i++)
       cJSON_AddStringToObject(ms, id->measures[i].slug,
                               id->measures[i].uuid);
+    /* Bencher's alerts: its verdict on a measure, for the comparison */
+    cJSON *al = NULL;
+    for(size_t i = 0; i < id->nmeasures; i++) {
+      if(!id->measures[i].alert)
+        continue;
+      if(!al)
+        al = cJSON_AddObjectToObject(o, "alerts");
+      cJSON *x = al ? cJSON_AddObjectToObject(al, id->measures[i].slug)
+                    : NULL;
+      if(x) {
+        cJSON_AddStringToObject(x, "uuid", id->measures[i].alert);
+        cJSON_AddStringToObject(x, "limit", id->measures[i].alert_limit);
+      }
+    }
   }
 }
 

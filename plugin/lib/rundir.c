@@ -82,6 +82,7 @@ void bpi_manifest_cleanup(struct bp_manifest *m)
     free(b->profile);
     cJSON_Delete(b->counters);
     cJSON_Delete(b->bencher);
+    cJSON_Delete(b->repetitions);
     arts_free(b->arts, b->narts);
   }
   free(m->benches);
@@ -198,6 +199,7 @@ static bool parse_bench(const cJSON *b, struct bp_manifest_bench *t)
   t->samples = count_of(b, "samples");
   t->counters = tree_of(b, "counters", &ok);
   t->bencher = tree_of(b, "bencher", &ok);
+  t->repetitions = tree_of(b, "repetitions", &ok);
   return parse_arts(cJSON_GetObjectItemCaseSensitive(b, "artifacts"),
                     &t->arts, &t->narts) && ok;
 }
@@ -213,6 +215,7 @@ static bool parse_tree(struct bp_manifest *m, const cJSON *j)
   m->event_requested = str_of(ev, "requested", &ok);
   m->event_used = str_of(ev, "used", &ok);
   m->fallback_reason = str_of(ev, "fallback_reason", &ok);
+  m->repeat = count_of(j, "repeat");
   m->has_facts = has(j, "samples");
   m->samples = count_of(j, "samples");
   m->lost = count_of(j, "lost");
@@ -323,6 +326,7 @@ static void add_bench(cJSON *arr, const struct bp_manifest_bench *b)
     cJSON_AddNumberToObject(x, "lost_in_run", (double)b->lost);
   }
   add_tree(x, "counters", b->counters);
+  add_tree(x, "repetitions", b->repetitions);
   add_arts(x, b->arts, b->narts);
   add_tree(x, "bencher", b->bencher);
   cJSON_AddItemToArray(arr, x);
@@ -335,6 +339,8 @@ static cJSON *to_tree(const struct bp_manifest *m)
   add_str(j, "command", m->command);
   cJSON_AddNumberToObject(j, "exit_status", m->exit_status);
   add_str(j, "report", m->report);
+  if(m->repeat)
+    cJSON_AddNumberToObject(j, "repeat", (double)m->repeat);
   cJSON *ev = cJSON_AddObjectToObject(j, "event");
   add_str(ev, "requested", m->event_requested);
   add_str(ev, "used", m->event_used);

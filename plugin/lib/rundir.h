@@ -85,6 +85,9 @@ struct bp_manifest_bench {
   struct bp_manifest_artifact *arts;
   size_t narts;
   struct cJSON *bencher;    /* Bencher's uuids (publish.c), or NULL */
+  /* run --repeat: every repetition's value of each measure,
+   * {SLUG: [v1, ..., vN]}, or NULL */
+  struct cJSON *repetitions;
 };
 
 struct bp_manifest {
@@ -94,6 +97,8 @@ struct bp_manifest {
   char *report;       /* relative to the run directory, or NULL */
   char *event_requested, *event_used;
   char *fallback_reason;    /* NULL: no fallback */
+  uint64_t repeat;    /* run --repeat N: the invocations profiled into
+                         one profile; 0 when not given (one) */
   bool has_facts;     /* the invocation's samples, lost and counters */
   uint64_t samples, lost;
   struct cJSON *counters;

@@ -692,7 +692,8 @@ class Harness:
         runs = []
         # the floor sampler with run's events (auto: stack copies), for
         # what the kernel's sampling alone costs the workload here
-        order = ["alone", "floor", "run"]
+        # and run --repeat 3: what repetitions cost (3 runs and the merge)
+        order = ["alone", "floor", "run", "repeat3"]
         for i in range(reps):
             rep = {}
             for m in rep_order(order, i):
@@ -701,6 +702,9 @@ class Harness:
                     cmd = self.work(*args)
                 elif m == "floor":
                     cmd = [self.a.floor, "-F", "997", "-g", "dwarf", "--"] + self.work(*args)
+                elif m == "repeat3":
+                    cmd = [self.a.benchprof, "run", "-q", "--repeat", "3", "-o", out,
+                           "--"] + self.work(*args)
                 else:
                     cmd = [self.a.benchprof, "run", "-q", "-o", out, "--"] + self.work(*args)
                 rep[m] = run_cmd(cmd, self.report)
@@ -713,6 +717,7 @@ class Harness:
             "ratio": pairwise(runs, "run", "alone", "wall"),
             "floor_ratio": pairwise(runs, "floor", "alone", "wall"),
             "run_floor_ratio": pairwise(runs, "run", "floor", "wall"),
+            "repeat3_ratio": pairwise(runs, "repeat3", "run", "wall"),
         }
 
     # ---------------------------------------------------------------- output
@@ -881,6 +886,13 @@ class Harness:
                          "default events: stack copies, 997 Hz) on the same workload, in "
                          "the same repetitions: what any sampler costs here before its own "
                          "start-up and artifacts.")
+            if "repeat3_ratio" in wr:
+                L.append("")
+                L.append("| benchprof run --repeat 3 wall s | --repeat 3 / run (3 runs: 3x, "
+                         "plus the merge of the profiles) |")
+                L.append("|---|---|")
+                L.append("| %s | %s |" % (fmt(wr["abs"]["repeat3"]),
+                                         fmt(wr["repeat3_ratio"], "x")))
             else:
                 L.append("| alone wall s | benchprof run wall s | ratio |")
                 L.append("|---|---|---|")

@@ -1,7 +1,9 @@
 #!/bin/sh
 # benchprof comment against a GitHub API stand-in on 127.0.0.1: the first
 # run lists the pull request's comments (two pages) and POSTs ours; the
-# second finds it by its marker and PATCHes it (no second POST).  The
+# second finds it by its marker and PATCHes it (no second POST), then,
+# with compare.json beside it, sets the verdict as the head commit's
+# status (failure: a confirmed regression) linking the comment.  The
 # token never shows in benchprof's output.  Without a token the comment
 # is appended to the summary file.
 . "$top_srcdir/tests/lib.sh"
@@ -28,12 +30,19 @@ API="http://127.0.0.1:$(cat "$TMP/gh/port")"
   echo 'first version'
 } >"$TMP/c1.md"
 sed 's/first version/second version/' "$TMP/c1.md" >"$TMP/c2.md"
+# the comparison beside the second: its verdict becomes a commit status
+mkdir -p "$TMP/cmp"
+cp "$TMP/c2.md" "$TMP/cmp/comment.md"
+SHA=0123456789abcdef0123456789abcdef01234567
+printf '{"head": {"hash": "%s"}, "regressions": 1, "improvements": 0,
+ "unchanged": 0, "new": 0, "removed": 0, "unconfirmed_regressions": 2}\n' \
+  "$SHA" >"$TMP/cmp/compare.json"
 
 GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/c1.md" \
   --github own/repo --pr 5 --api-url "$API" >"$TMP/one.out" 2>"$TMP/one.err"
 status=$?
 expect_status one 0
-GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/c2.md" \
+GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/cmp/comment.md" \
   --github own/repo --pr 5 --api-url "$API" -v >"$TMP/two.out" 2>"$TMP/two.err"
 status=$?
 expect_status two 0
@@ -44,7 +53,17 @@ d = os.path.join(os.environ["TMP"], "gh")
 reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
 calls = [(r["method"], r["status"]) for r in reqs]
 assert calls == [("GET", 200), ("GET", 200), ("POST", 201),
-                 ("GET", 200), ("GET", 200), ("PATCH", 200)], calls
+                 ("GET", 200), ("GET", 200), ("PATCH", 200),
+                 ("POST", 201)], calls
+# the commit status: only with a comparison beside the comment, on its
+# head commit, as GitHub's statuses API documents it, linking the comment
+st = json.load(open(os.path.join(d, "statuses.json")))
+assert len(st) == 1, st
+assert reqs[-1]["path"] == "/repos/own/repo/statuses/" + st[0]["sha"]
+assert st[0]["sha"] == "0123456789abcdef0123456789abcdef01234567", st
+assert st[0]["state"] == "failure" and st[0]["context"] == "benchprof", st
+assert st[0]["description"] == "1 regression confirmed, 2 unconfirmed", st
+reqs = reqs[:-1]
 assert [r["query"] for r in reqs if r["method"] == "GET"] == \
     ["per_page=100&page=1", "per_page=100&page=2"] * 2, reqs
 state = json.load(open(os.path.join(d, "state.json")))
@@ -52,6 +71,8 @@ ours = [c for c in state if "benchprof:comment proj/tb" in c["body"]]
 assert len(ours) == 1 and "second version" in ours[0]["body"], ours
 assert reqs[-1]["path"] == "/repos/own/repo/issues/comments/%d" % \
     ours[0]["id"], reqs[-1]
+assert st[0]["target_url"] == \
+    "https://github.example/own/repo/pull/5#issuecomment-%d" % ours[0]["id"]
 assert len(state) == 131, len(state)
 PY
 check "benchprof says what it did" sh -c \

@@ -99,11 +99,11 @@ assert md.startswith("<!-- benchprof:comment cmpproj/tb -->"), md[:60]
 assert "1 regression, 0 improvements" in md, md[:300]
 assert "Comparing `feature/x` (`2222222`) with `main` (`1111111`) on " \
     "testbed `tb`" in md, md[:600]
-assert "Grew most: **cmp&#95;changed**" in md, md
-rows = md.split("Functions whose share of the samples changed most:")[1]
+assert "Grew most: **cmp_changed**" in md, md
+rows = md.split("Functions whose cost changed significantly (CPU time per run")[1]
 first = [l for l in rows.splitlines() if l.startswith("| ") and
          not l.startswith("| Function")][0]
-assert first.startswith("| cmp&#95;changed |"), first
+assert first.startswith("| cmp_changed |"), first
 PY
 
 pycheck "every link decodes back to the stored artifacts' public URLs" \
@@ -323,7 +323,16 @@ import json, os
 d = os.path.join(os.environ["TMP"], "gh")
 reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
 calls = [r["method"] for r in reqs]
-assert calls == ["GET", "POST", "GET", "PATCH"], calls
+# each post also sets the head commit's status (compare.json is beside)
+assert calls == ["GET", "POST", "POST", "GET", "PATCH", "POST"], calls
+assert [r["path"].split("/")[4] for r in reqs if r["method"] == "POST"] == \
+    ["issues", "statuses", "statuses"], reqs
+st = json.load(open(os.path.join(d, "statuses.json")))
+c = json.load(open(os.path.join(os.environ["TMP"], "late", "compare",
+                                "compare.json")))
+assert [x["sha"] for x in st][-1] == c["head"]["hash"], (st, c["head"])
+assert st[-1]["state"] == ("failure" if c["regressions"] else "success"), st
+assert st[-1]["context"] == "benchprof", st
 state = json.load(open(os.path.join(d, "state.json")))
 ours = [c for c in state if "benchprof:comment cmpproj/tb" in c["body"]]
 assert len(ours) == 1 and len(state) == 4, state

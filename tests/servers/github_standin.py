@@ -7,6 +7,9 @@ Listens on 127.0.0.1 on a free port and writes it to DIR/port.  Serves
   GET   /repos/{o}/{r}/issues/{n}/comments?per_page=&page=
   POST  /repos/{o}/{r}/issues/{n}/comments          {"body": ...}
   PATCH /repos/{o}/{r}/issues/comments/{id}         {"body": ...}
+  POST  /repos/{o}/{r}/statuses/{sha}  {"state", "target_url"?,
+        "description"?, "context"?} (REST "Create a commit status": state
+        one of error, failure, pending, success; sha a full commit hash)
 and checks each request the way GitHub would: the bearer token, the JSON
 body, per_page at most 100.  Starts with SEED (default 130) comments by
 others on issue 5, so finding ours takes more than one page.  Every
@@ -25,6 +28,7 @@ SEED = int(sys.argv[3]) if len(sys.argv) > 3 else 130
 comments = [{"id": 1000 + i, "issue": 5, "body": "comment %d by someone" % i}
             for i in range(SEED)]
 next_id = [5000]
+statuses = []
 
 
 def save():
@@ -32,6 +36,15 @@ def save():
     with open(tmp, "w") as f:
         json.dump(comments, f)
     os.replace(tmp, os.path.join(DIR, "state.json"))
+    tmp = os.path.join(DIR, "statuses.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(statuses, f)
+    os.replace(tmp, os.path.join(DIR, "statuses.json"))
+
+
+def html_url(c):
+    return "https://github.example/own/repo/pull/%d#issuecomment-%d" % (
+        c["issue"], c["id"])
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -97,7 +110,41 @@ class Handler(BaseHTTPRequestHandler):
         self.answer(200, [{"id": c["id"], "body": c["body"],
                            "user": {"login": "x"}} for c in part])
 
+    def status(self, sha):
+        """POST /repos/{o}/{r}/statuses/{sha}, as GitHub documents it."""
+        if not self.authorized():
+            return
+        n = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(n))
+        except ValueError:
+            return self.answer(400, {"message": "Problems parsing JSON"})
+        if not isinstance(body, dict) or body.get("state") not in (
+                "error", "failure", "pending", "success"):
+            return self.answer(422, {"message": "state is required"})
+        allowed = {"state", "target_url", "description", "context"}
+        if set(body) - allowed:
+            return self.answer(422, {"message": "unknown fields"})
+        for k in ("target_url", "description", "context"):
+            if k in body and not isinstance(body[k], str):
+                return self.answer(422, {"message": k + " is not a string"})
+        if len(body.get("description", "")) > 140:
+            return self.answer(422, {"message": "description is too long"})
+        url = body.get("target_url", "")
+        if url and not re.match(r"https?://", url):
+            return self.answer(422, {"message": "target_url is not a URL"})
+        if self.headers.get("Accept") != "application/vnd.github+json":
+            return self.answer(415, {"message": "Accept header"})
+        body["sha"] = sha
+        statuses.append(body)
+        save()
+        self.answer(201, dict(body, id=len(statuses)))
+
     def do_POST(self):
+        s = re.fullmatch(r"/repos/[^/]+/[^/]+/statuses/([0-9a-f]{40})",
+                         self.path)
+        if s:
+            return self.status(s.group(1))
         m = re.fullmatch(r"/repos/[^/]+/[^/]+/issues/(\d+)/comments",
                          self.path)
         if not m:
@@ -111,7 +158,8 @@ class Handler(BaseHTTPRequestHandler):
         next_id[0] += 1
         comments.append(c)
         save()
-        self.answer(201, {"id": c["id"], "body": body})
+        self.answer(201, {"id": c["id"], "body": body,
+                          "html_url": html_url(c)})
 
     def do_PATCH(self):
         m = re.fullmatch(r"/repos/[^/]+/[^/]+/issues/comments/(\d+)",
@@ -127,7 +175,8 @@ class Handler(BaseHTTPRequestHandler):
             if c["id"] == int(m.group(1)):
                 c["body"] = body
                 save()
-                return self.answer(200, {"id": c["id"], "body": body})
+                return self.answer(200, {"id": c["id"], "body": body,
+                                         "html_url": html_url(c)})
         self.answer(404, {"message": "Not Found"})
 
 

@@ -192,6 +192,48 @@ static void check_parse_full(void)
   bpi_buf_cleanup(&b);
 }
 
+/* Alerts in the answer: an active one is kept on its benchmark's
+ * measure (uuid, limit), dismissed ones and malformed ones are not; the
+ * spool's JSON form keeps them. */
+static void check_alerts(void)
+{
+  static const char answer[] =
+    "{\"uuid\": \"" U_REPORT "\", \"results\": [[{\"benchmark\": {\"name\": "
+    "\"a\", \"uuid\": \"" U_BA "\"}, \"measures\": ["
+    MEASURE("\"latency\"", "\"" U_LAT "\"") "]}]], \"alerts\": ["
+    "{\"uuid\": \"" U_OTHER "\", \"status\": \"active\", \"limit\": \"upper\","
+    " \"benchmark\": {\"name\": \"a\", \"uuid\": \"" U_BA "\"},"
+    " \"threshold\": {\"measure\": {\"slug\": \"latency\", \"uuid\": \""
+    U_LAT "\"}}},"
+    "{\"uuid\": \"" U_BB "\", \"status\": \"dismissed\", \"limit\": \"lower\","
+    " \"benchmark\": {\"name\": \"a\"}, \"threshold\": {\"measure\": "
+    "{\"slug\": \"instructions\", \"uuid\": \"" U_INS "\"}}},"
+    "{\"uuid\": \"" U_BB "\", \"status\": \"active\", \"limit\": \"sideways\","
+    " \"benchmark\": {\"name\": \"a\"}, \"threshold\": {\"measure\": "
+    "{\"slug\": \"latency\", \"uuid\": \"" U_LAT "\"}}}]}";
+  struct bp_bencher_ids ids = {0}, back = {0};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  CHECK_EQ_INT(bpi_bencher_parse_report(answer, strlen(answer), &ids, &err),
+               BP_OK);
+  const struct bp_bencher_bench_id *a = bpi_bencher_ids_bench(&ids, "a");
+  CHECK(a && a->nmeasures == 1);
+  CHECK(a && a->measures[0].alert && !strcmp(a->measures[0].alert, U_OTHER));
+  CHECK(a && a->measures[0].alert_limit &&
+        !strcmp(a->measures[0].alert_limit, "upper"));
+  CHECK_EQ_INT(bpi_bencher_ids_json(&ids, &b), BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\"alerts\": {\"latency\": {\"uuid\": \"" U_OTHER
+               "\", \"limit\": \"upper\"}}") != NULL);
+  CHECK_EQ_INT(bpi_bencher_ids_read(b.data, b.len - 1, &back, &err), BP_OK);
+  a = bpi_bencher_ids_bench(&back, "a");
+  CHECK(a && a->measures[0].alert && !strcmp(a->measures[0].alert, U_OTHER));
+  bpi_bencher_ids_cleanup(&back);
+  bpi_bencher_ids_cleanup(&ids);
+  bpi_buf_cleanup(&b);
+}
+
 static void check_parse_partial(void)
 {
   static const char *const answers[] = {
@@ -318,6 +360,7 @@ int main(void)
   check_pull_request();
   check_uuid();
   check_parse_full();
+  check_alerts();
   check_parse_partial();
   check_parse_malformed();
   check_is_uuid();

@@ -22,11 +22,23 @@ static char *md_of(const char *name, size_t max)
   return b.data;
 }
 
-/* Apart from numeric character references, no character of s may have a
- * meaning in Markdown or HTML. */
+static bool alnum(char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || (unsigned char)c >= 0x80;
+}
+
+/* Apart from backslash escapes, numeric character references and an
+ * underscore inside a word (never emphasis in GFM), no character of s
+ * may have a meaning in Markdown or HTML. */
 static bool inert(const char *s)
 {
+  const char *start = s;
   for(; *s; s++) {
+    if(s[0] == '\\' && s[1] && strchr("<>|`*_[]\\#$!~&{}", s[1])) {
+      s++;
+      continue;
+    }
     if(s[0] == '&' && s[1] == '#') {
       size_t n = strspn(s + 2, "0123456789");
       if(!n || s[2 + n] != ';')
@@ -34,10 +46,22 @@ static bool inert(const char *s)
       s += 2 + n;
       continue;
     }
+    if(*s == '_' && s > start && alnum(s[-1]) && alnum(s[1]))
+      continue;
     if(strchr("<>|`*_[]\n\r\\@#$!~&", *s))
       return false;
   }
   return true;
+}
+
+/* Whether what occurs in s other than right after a backslash (an
+ * escaped character is literal text in Markdown). */
+static bool unescaped(const char *s, const char *what)
+{
+  for(const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+    if(p == s || p[-1] != '\\')
+      return true;
+  return false;
 }
 
 static bool starts(const char *s, const char *prefix)
@@ -61,13 +85,13 @@ static void test_escape(void)
     free(s);
   }
   char *s = md_of("<script>", 80);
-  CHECK_EQ_STR(s, "&#60;script&#62;");
+  CHECK_EQ_STR(s, "\\<script\\>");
   free(s);
   s = md_of("[x](javascript:y)", 80);
-  CHECK_EQ_STR(s, "&#91;x&#93;(javascript:y)");
+  CHECK_EQ_STR(s, "\\[x\\](javascript:y)");
   free(s);
   s = md_of("a|b", 80);
-  CHECK_EQ_STR(s, "a&#124;b");
+  CHECK_EQ_STR(s, "a\\|b");
   free(s);
   s = md_of("café ok", 80);   /* UTF-8 passes */
   CHECK_EQ_STR(s, "café ok");
@@ -76,8 +100,8 @@ static void test_escape(void)
   /* long C++ names: template arguments collapse first */
   s = md_of("std::map<std::basic_string<char>, std::vector<int> >::find"
             "(std::basic_string<char> const&)", 60);
-  CHECK(s && strstr(s, "std::map&#60;…&#62;::find(std::basic&#95;string"
-                    "&#60;…&#62; const&#38;)") != NULL);
+  CHECK(s && strstr(s, "std::map\\<…\\>::find(std::basic_string"
+                    "\\<…\\> const\\&)") != NULL);
   free(s);
   /* then the end is kept */
   char longname[400];
@@ -85,7 +109,11 @@ static void test_escape(void)
   memcpy(longname + 380, "::the_method", 13);
   s = md_of(longname, 40);
   CHECK(s && !strncmp(s, "…", 3));
-  CHECK(s && strstr(s, "::the&#95;method") != NULL);
+  CHECK(s && strstr(s, "::the_method") != NULL);
+  free(s);
+  /* an underscore at a word's edge could emphasize: escaped there only */
+  s = md_of("_start __x a_b_", 80);
+  CHECK_EQ_STR(s, "\\_start \\_\\_x a_b\\_");
   free(s);
 }
 
@@ -135,6 +163,11 @@ static struct bp_cmp_measure *measures(double base, double head)
   m->in_base = m->in_head = true;
   m->base = base;
   m->head = head;
+  /* repeatable runs: +-1% bounds, so a change beyond 2% is confirmed */
+  m->vbase = (struct bp_cmp_values){.has_bounds = true, .lower = base * 0.99,
+                                    .upper = base * 1.01};
+  m->vhead = (struct bp_cmp_values){.has_bounds = true, .lower = head * 0.99,
+                                    .upper = head * 1.01};
   bpi_compare_measure(m, 2);
   return m;
 }
@@ -159,6 +192,7 @@ static struct bp_cmp *synthetic(size_t n, size_t changed, size_t nfuncs,
     b->nmeasures = 1;
     b->flag = b->measures->flag;
     if(b->flag) {
+      b->max = b->measures;
       b->max_slug = b->measures->slug;
       b->max_pct = b->measures->pct;
       c->nregressions++;
@@ -200,13 +234,28 @@ static void test_cut(void)
   bpi_buf_addc(&b, '\0');
   CHECK(!strncmp(b.data, "<!-- benchprof:comment p/t -->\n", 31));
   CHECK(strstr(b.data, "1 regression, 0 improvements, 2 unchanged"));
-  CHECK(strstr(b.data, "Largest change: **bench0** latency +103.00%"));
+  CHECK(strstr(b.data, "\n**1 regression confirmed, 0 unconfirmed**, worst: "
+               "**bench0** latency +103.00% (+99.97% to +106.03%) "
+               "(regression)\n"));
   CHECK(strstr(b.data, "Comparing `head` (commit unknown) with `base`"));
-  CHECK(strstr(b.data, "| latency | 100 ns | 203 ns | +103 ns (+103.00%)"));
+  CHECK(strstr(b.data, "| latency | 100 ns | 203 ns | +103 ns (+103.00%, "
+               "+99.97% to +106.03%) 🔴 regression |"));
   CHECK_EQ_INT(count(b.data, "#### "), 3);
+  /* the summary table first, every benchmark a row; details collapsed,
+   * the unchanged ones in one block */
+  CHECK(strstr(b.data, "| Benchmark | Measure | Change | Verdict |\n"
+               "|:--|:--|--:|:--|\n| bench0 | latency | +103.00% (+99.97% "
+               "to +106.03%) | 🔴 regression |\n| bench1 | - | - | "
+               "unchanged |\n"));
+  CHECK(strstr(b.data, "| Benchmark |") < strstr(b.data, "#### "));
+  CHECK_EQ_INT(count(b.data, "<details><summary>measures, functions and "
+                     "links</summary>"), 3);
+  CHECK(strstr(b.data, "<details><summary>2 benchmarks without a confirmed "
+               "change</summary>\n\n#### bench1: unchanged"));
+  CHECK_EQ_INT(count(b.data, "<details>"), count(b.data, "</details>"));
   CHECK(!strstr(b.data, "Left out"));
-  CHECK(strstr(b.data, "\n🔴 Grew most: **function&#95;0&#95;with&#95;a&#95;"
-               "longish&#95;name** (self +10.00, total +10.00 points)\n"));
+  CHECK(strstr(b.data, "\n🔴 Grew most: **function_0_with_a_"
+               "longish_name** (self +10.00, total +10.00 points)\n"));
   CHECK(strstr(b.data, "_No viewer links"));
   bpi_compare_free(c);
 
@@ -221,7 +270,7 @@ static void test_cut(void)
   CHECK(!strstr(b.data, ": unchanged"));
   CHECK(!strstr(b.data, "Functions whose share"));
   /* what grew most stays, one line per benchmark */
-  CHECK(strstr(b.data, "Grew most: **function&#95;0&#95;") != NULL);
+  CHECK(strstr(b.data, "Grew most: **function_0_") != NULL);
   CHECK(strstr(b.data, "#### 🔴 benchmark/with/a/path/0: latency"));
   size_t shown = count(b.data, "#### ");
   CHECK(shown > 10 && shown < 2000);
@@ -249,8 +298,69 @@ static void test_cut(void)
   CHECK(b.len <= 8000);
   bpi_buf_addc(&b, '\0');
   CHECK_EQ_INT(count(b.data, "#### "), 5);
-  CHECK(strstr(b.data, "function&#95;2&#95;") != NULL);
+  CHECK(strstr(b.data, "function_2_") != NULL);
   CHECK(strstr(b.data, "595 benchmarks and 0 function rows") != NULL);
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
+/* The verdict line and the rows: a confirmed regression heads it with
+ * its own polarity although a larger improvement is there; a change
+ * with one value a side is unconfirmed, softer, and not counted. */
+static void test_verdict(void)
+{
+  struct bp_comment_opts o = {.project = "p", .testbed = "t"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  struct bp_cmp *c = synthetic(2, 0, 0, "b");
+  /* b0: latency -80% and task-clock +43%, both confirmed */
+  struct bp_cmp_bench *b0 = &c->benches[0];
+  free(b0->measures->slug);
+  free(b0->measures);
+  b0->measures = calloc(2, sizeof(*b0->measures));
+  b0->nmeasures = 2;
+  const char *slugs[2] = {"latency", "task-clock"};
+  double vals[2][2] = {{1000, 200}, {100, 143}};
+  for(int i = 0; i < 2; i++) {
+    struct bp_cmp_measure *m = &b0->measures[i];
+    m->slug = strdup(slugs[i]);
+    m->in_base = m->in_head = true;
+    m->base = vals[i][0];
+    m->head = vals[i][1];
+    m->vbase = (struct bp_cmp_values){true, m->base * 0.99, m->base * 1.01,
+                                      NULL, 0};
+    m->vhead = (struct bp_cmp_values){true, m->head * 0.99, m->head * 1.01,
+                                      NULL, 0};
+    bpi_compare_measure(m, 2);
+  }
+  b0->flag = BP_CMP_REGRESSION;          /* as compare.c decides it */
+  b0->max = &b0->measures[1];
+  b0->max_slug = b0->max->slug;
+  b0->max_pct = b0->max->pct;
+  /* b1: +10% latency, one value a side */
+  struct bp_cmp_bench *b1 = &c->benches[1];
+  b1->measures->head = 110;
+  b1->measures->vbase.has_bounds = b1->measures->vhead.has_bounds = false;
+  bpi_compare_measure(b1->measures, 2);
+  b1->unconfirmed = BP_CMP_REGRESSION;
+  b1->max = b1->measures;
+  b1->max_slug = b1->max->slug;
+  b1->max_pct = b1->max->pct;
+  c->nregressions = 1;
+  c->nunchanged = 1;
+  c->nunconfirmed = 1;
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "**1 regression confirmed, 1 unconfirmed**, worst: "
+               "**b0** task-clock +43.00% ("));
+  CHECK(strstr(b.data, "#### 🔴 b0: task-clock +43.00%\n"));
+  CHECK(strstr(b.data, "| latency | 1 µs | 200 ns | -800 ns (-80.00%, ") &&
+        strstr(b.data, "🟢 improvement |"));
+  CHECK(strstr(b.data, "#### b1: latency +10.00% (unconfirmed)\n"));
+  CHECK(strstr(b.data, "+10 ns (+10.00%) _unconfirmed regression (single "
+               "run)_ |"));
+  CHECK(strstr(b.data, "run with `--repeat 5`"));
   bpi_compare_free(c);
   bpi_buf_cleanup(&b);
 }
@@ -273,13 +383,13 @@ static void test_hostile_comment(void)
   bpi_buf_init(&b);
   CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
   bpi_buf_addc(&b, '\0');
-  CHECK(!strstr(b.data, "<script") && !strstr(b.data, "<img"));
+  CHECK(!unescaped(b.data, "<script") && !unescaped(b.data, "<img"));
   CHECK(!strstr(b.data, "javascript:alert"));
-  CHECK(strstr(b.data, "](javascript") == NULL);
-  CHECK(strstr(b.data, "&#60;script&#62;&#124;&#96;x&#96;&#93;"
+  CHECK(!unescaped(b.data, "](javascript"));
+  CHECK(strstr(b.data, "\\<script\\>\\|\\`x\\`\\]"
                "(javascript:1) 0") != NULL);
-  CHECK(strstr(b.data, "evil&#60;img&#62;&#124;&#42;&#95;") != NULL);
-  CHECK(strstr(b.data, "Comparing feat&#96;ure&#124;x (commit unknown) "
+  CHECK(strstr(b.data, "evil\\<img\\>\\|\\*\\_") != NULL);
+  CHECK(strstr(b.data, "Comparing feat\\`ure\\|x (commit unknown) "
                "with `main` (`0123456`)") != NULL);
   /* one profile has no usable URL: no profiler links, the graph's is
    * encoded */
@@ -387,6 +497,7 @@ static struct bp_cmp *with_ids(const char *slug2, const char *uuid2)
   m[1].head = 500;
   bpi_compare_measure(&m[1], 2);
   b->nmeasures = 2;
+  b->max = &m[1];
   b->max_slug = m[1].slug;
   b->max_pct = m[1].pct;
   return c;
@@ -432,9 +543,9 @@ static void test_plot_comment(void)
   bpi_buf_reset(&b);
   CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
   bpi_buf_addc(&b, '\0');
-  CHECK(strstr(b.data, "[Bencher plot: x&#93;(javascript:1)&#60;b&#62;]("
+  CHECK(strstr(b.data, "[Bencher plot: x\\](javascript:1)\\<b\\>]("
                "https://bencher.dev/perf/") != NULL);
-  CHECK(!strstr(b.data, "<b>") && !strstr(b.data, "](javascript"));
+  CHECK(!unescaped(b.data, "<b>") && !unescaped(b.data, "](javascript"));
   bpi_compare_free(c);
 
   /* an id missing (an answer without heads): no plot, the report's page */
@@ -624,6 +735,53 @@ static void test_post(void)
 
 /* No base: the marker (so a later comment with a base edits it), what was
  * looked for and why, hostile names escaped. */
+/* The commit status: GitHub's statuses API and GitLab's commit status
+ * API, each as documented (URL, state words, context or name, a
+ * description of at most 140 characters). */
+static void test_status(void)
+{
+  const char *sha = "0123456789abcdef0123456789abcdef01234567";
+  struct bp_forge_target gh = {.forge = BP_FORGE_GITHUB,
+                               .api_url = "http://127.0.0.1:9/api",
+                               .repo = "own/repo", .number = "42",
+                               .token = "ghs_secret"};
+  struct bp_forge_target gl = {.forge = BP_FORGE_GITLAB, .repo = "grp/proj",
+                               .number = "7", .token = "glpat-x"};
+  struct bp_comment_transport tr = {.send = fake_send};
+  struct bp_err err = {0};
+  struct fake f = {.answers = {"{}", "{}"}, .status = {201, 201}};
+  char longdesc[400];
+  memset(longdesc, 'x', sizeof(longdesc) - 1);
+  longdesc[sizeof(longdesc) - 1] = '\0';
+  the_fake = &f;
+  CHECK(bpi_comment_post_status(&gh, sha, true, "1 regression confirmed, "
+                                "0 unconfirmed", "https://gh.example/c#1",
+                                &tr, &err) == BP_OK);
+  CHECK(starts(f.seen[0], "POST http://127.0.0.1:9/api/repos/own/repo/"
+               "statuses/0123456789abcdef0123456789abcdef01234567|"
+               "ghs_secret|"));
+  CHECK(f.seen[0] && strstr(f.seen[0], "|{\"state\":\"failure\",\"context\":"
+        "\"benchprof\",\"description\":\"1 regression confirmed, 0 "
+        "unconfirmed\",\"target_url\":\"https://gh.example/c#1\"}"));
+  CHECK(bpi_comment_post_status(&gl, sha, false, longdesc, NULL, &tr, &err)
+        == BP_OK);
+  CHECK(starts(f.seen[1], "POST https://gitlab.com/api/v4/projects/"
+               "grp%2Fproj/statuses/0123456789abcdef0123456789abcdef01234567"
+               "||PRIVATE-TOKEN: glpat-x;|{\"state\":\"success\",\"name\":"
+               "\"benchprof\",\"description\":\""));
+  /* cut to 140 characters, no target_url without one */
+  CHECK(f.seen[1] && strstr(f.seen[1], "\"description\":\"") &&
+        strlen(strstr(f.seen[1], "\"description\":\"")) ==
+        strlen("\"description\":\"") + 140 + 2);
+  fake_cleanup(&f);
+  /* not a full hash: refused before any request */
+  struct fake g = {.n = 0};
+  the_fake = &g;
+  CHECK(bpi_comment_post_status(&gh, "abc123", true, "x", NULL, &tr, &err)
+        == BPE_INVAL);
+  CHECK_EQ_INT(g.n, 0);
+}
+
 static void test_no_base(void)
 {
   struct bp_comment_opts o = {.project = NULL};
@@ -645,10 +803,10 @@ static void test_no_base(void)
   free(marker);
   CHECK(strstr(md, "no base to compare with") != NULL);
   CHECK(strstr(md, "`0123456`") != NULL);
-  CHECK(strstr(md, "<script>") == NULL);
+  CHECK(!unescaped(md, "<script>"));
   /* inside a code span markup is inert */
   CHECK(strstr(md, "`feat<b>x`") != NULL);
-  CHECK(strstr(md, "](http") == NULL);
+  CHECK(!unescaped(md, "](http"));
   CHECK(strstr(md, "ma`in") == NULL);
   CHECK(strstr(md, "has no run") != NULL);
   bpi_buf_cleanup(&b);
@@ -656,10 +814,12 @@ static void test_no_base(void)
 
 int main(void)
 {
+  test_status();
   test_no_base();
   test_escape();
   test_links();
   test_cut();
+  test_verdict();
   test_hostile_comment();
   test_plot_url();
   test_plot_comment();

@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "err.h"
 #include "fileio.h"
+#include "stats.h"
 #include "check.h"
 
 #include <math.h>
@@ -102,50 +103,139 @@ static void test_measure_flags(void)
   struct bp_cmp_measure m = {.slug = "latency", .in_base = true,
                              .in_head = true, .base = 100, .head = 102};
   bpi_compare_measure(&m, 2);
-  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);   /* exactly 2%: not beyond */
+  CHECK_EQ_INT(m.change, BP_CMP_UNCHANGED);   /* exactly 2%: not beyond */
   m.head = 102.5;
   bpi_compare_measure(&m, 2);
-  CHECK_EQ_INT(m.flag, BP_CMP_REGRESSION);  /* slower */
+  CHECK_EQ_INT(m.change, BP_CMP_REGRESSION);  /* slower */
   CHECK(near(m.pct, 2.5) && near(m.delta, 2.5));
+  /* one value a side: no spread to confirm it with */
+  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);
+  CHECK_EQ_INT(m.basis, BP_CMP_SINGLE);
+  CHECK(BP_CMP_UNCONFIRMED(&m));
   m.head = 97;
   bpi_compare_measure(&m, 2);
-  CHECK_EQ_INT(m.flag, BP_CMP_IMPROVEMENT);
+  CHECK_EQ_INT(m.change, BP_CMP_IMPROVEMENT);
   bpi_compare_measure(&m, 5);
-  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);   /* threshold 5% */
+  CHECK_EQ_INT(m.change, BP_CMP_UNCHANGED);   /* threshold 5% */
 
   /* throughput: higher is better, so the same numbers flip */
   m.slug = "throughput";
   m.head = 110;
   bpi_compare_measure(&m, 2);
   CHECK(m.higher_is_better);
-  CHECK_EQ_INT(m.flag, BP_CMP_IMPROVEMENT);
+  CHECK_EQ_INT(m.change, BP_CMP_IMPROVEMENT);
   m.head = 90;
   bpi_compare_measure(&m, 2);
-  CHECK_EQ_INT(m.flag, BP_CMP_REGRESSION);
+  CHECK_EQ_INT(m.change, BP_CMP_REGRESSION);
 
   /* counters: more is worse */
   m.slug = "instructions";
   m.head = 120;
   bpi_compare_measure(&m, 2);
   CHECK(!m.higher_is_better);
-  CHECK_EQ_INT(m.flag, BP_CMP_REGRESSION);
+  CHECK_EQ_INT(m.change, BP_CMP_REGRESSION);
 
   /* from 0: no percentage, but a change */
   m.base = 0;
   m.head = 3;
   bpi_compare_measure(&m, 2);
   CHECK(isnan(m.pct));
-  CHECK_EQ_INT(m.flag, BP_CMP_REGRESSION);
+  CHECK_EQ_INT(m.change, BP_CMP_REGRESSION);
   m.head = 0;
   bpi_compare_measure(&m, 2);
-  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);
+  CHECK_EQ_INT(m.change, BP_CMP_UNCHANGED);
 
   /* one side only: never flagged */
   m.base = 1;
   m.head = 100;
   m.in_base = false;
   bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.change, BP_CMP_UNCHANGED);
   CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);
+}
+
+/* Bounds: a change is confirmed only when the intervals do not overlap. */
+static void test_measure_bounds(void)
+{
+  struct bp_cmp_measure m = {.slug = "latency", .in_base = true,
+                             .in_head = true, .base = 100, .head = 110};
+  m.vbase = (struct bp_cmp_values){.has_bounds = true, .lower = 90,
+                                   .upper = 108};
+  m.vhead = (struct bp_cmp_values){.has_bounds = true, .lower = 104,
+                                   .upper = 125};
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.basis, BP_CMP_BOUNDS);
+  CHECK_EQ_INT(m.change, BP_CMP_REGRESSION);
+  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);     /* 104 < 108: overlap */
+  CHECK(m.has_interval && near(m.pct_lo, -4) && near(m.pct_hi, 35));
+  m.vhead.lower = 108.5;
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.flag, BP_CMP_REGRESSION);    /* apart */
+  bpi_compare_measure(&m, 20);
+  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);     /* apart, within 20% */
+  /* bounds on one side only are no spread of the other */
+  m.vbase.has_bounds = false;
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.basis, BP_CMP_SINGLE);
+  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);
+}
+
+/* Repetitions: Mann-Whitney U at 99% and the interval of the ratio. */
+static void test_measure_repeats(void)
+{
+  double base[5] = {100, 103, 98, 101, 99}, head[5] = {104, 108, 106, 110,
+                                                       105};
+  struct bp_cmp_measure m = {.slug = "latency", .in_base = true,
+                             .in_head = true, .base = 100, .head = 106};
+  m.vbase = (struct bp_cmp_values){.reps = base, .nreps = 5};
+  m.vhead = (struct bp_cmp_values){.reps = head, .nreps = 5};
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.basis, BP_CMP_REPEATS);
+  CHECK_EQ_INT(m.flag, BP_CMP_REGRESSION);    /* every head above base */
+  CHECK(near(m.p_value, 2.0 / 252));          /* exact: 2 / C(10, 5) */
+  /* the interval runs from the least to the largest ratio (k = 0) */
+  CHECK(m.has_interval && near(m.pct_lo, 100 * (104.0 / 103 - 1)) &&
+        near(m.pct_hi, 100 * (110.0 / 98 - 1)));
+  /* one head value among the base's: not separable at 99% with 5 + 5 */
+  head[0] = 99.5;
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.change, BP_CMP_REGRESSION);
+  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);
+  CHECK(!BP_CMP_UNCONFIRMED(&m));  /* tested: within the noise */
+  CHECK(m.p_value > 0.01 && m.pct_lo < 0);
+  /* four a side can never reach 99%: no interval, not confirmed */
+  head[0] = 104;
+  m.vbase.nreps = m.vhead.nreps = 4;
+  bpi_compare_measure(&m, 2);
+  CHECK(!m.has_interval && m.flag == BP_CMP_UNCHANGED);
+  CHECK(near(m.p_value, 2.0 / 70));
+  CHECK(BP_CMP_UNCONFIRMED(&m));   /* too few to tell */
+}
+
+/* Mann-Whitney against known values; the normal approximation beyond the
+ * exact range agrees with the exact test near its edge. */
+static void test_stats(void)
+{
+  double a[3] = {1, 2, 3}, b[3] = {4, 5, 6}, c[3] = {1, 2, 3};
+  CHECK(near(bpi_stats_mann_whitney(a, 3, b, 3), 0.1));   /* 2 / 20 */
+  CHECK(near(bpi_stats_mann_whitney(a, 3, c, 3), 1));
+  double x[60], y[60], v[5] = {5, 1, 4, 2, 3};
+  for(int i = 0; i < 60; i++) {
+    x[i] = i;
+    y[i] = i + 30;
+  }
+  double p_exact = bpi_stats_mann_whitney(x, 50, y, 50);
+  double p_norm = bpi_stats_mann_whitney(x, 60, y, 60);
+  CHECK(p_exact < 1e-6 && p_norm < 1e-6);
+  CHECK(near(bpi_stats_median(v, 5), 3));
+  CHECK(near(bpi_stats_median(v, 4), 2.5));
+  double lo, hi, est;
+  CHECK(!bpi_stats_ratio_interval(a, 3, b, 3, 0.99, &lo, &hi, &est));
+  CHECK(bpi_stats_ratio_interval(x + 1, 50, y, 50, 0.99, &lo, &hi, &est));
+  CHECK(lo > 1 && hi > lo && est >= lo && est <= hi);
+  /* 100 vs 200 samples of 1 ms each: +100 ms, 99% half-width ~44.6 */
+  CHECK(bpi_stats_poisson_halfwidth(100, 1, 200, 1, BP_STATS_Z) > 44 &&
+        bpi_stats_poisson_halfwidth(100, 1, 200, 1, BP_STATS_Z) < 45);
 }
 
 static void test_dirs(void)
@@ -156,13 +246,17 @@ static void test_dirs(void)
   snprintf(out, sizeof(out), "%s/out", root);
   /* base: 100 samples, work 50% self; head: 400 samples, work 75% */
   make_run(base, "only_base",
-           "{\"a\": {\"latency\": {\"value\": 1000}, \"throughput\": "
-           "{\"value\": 50}, \"task-clock\": {\"value\": 10}},"
+           "{\"a\": {\"latency\": {\"value\": 1000, \"lower_value\": 990, "
+           "\"upper_value\": 1010}, \"throughput\": "
+           "{\"value\": 50, \"lower_value\": 49, \"upper_value\": 51}, "
+           "\"task-clock\": {\"value\": 10}},"
            " \"only_base\": {\"latency\": {\"value\": 1}}}",
            "p;main;work 50\np;main;rest 40\np;main;gone 10\n", "");
   make_run_url(head, "only_head",
-           "{\"a\": {\"latency\": {\"value\": 1500}, \"throughput\": "
-           "{\"value\": 40}, \"task-clock\": {\"value\": 10.1}},"
+           "{\"a\": {\"latency\": {\"value\": 1500, \"lower_value\": 1400, "
+           "\"upper_value\": 1600}, \"throughput\": "
+           "{\"value\": 40, \"lower_value\": 39, \"upper_value\": 42}, "
+           "\"task-clock\": {\"value\": 10.1}},"
            " \"only_head\": {\"latency\": {\"value\": 1}}}",
            "p;main;work 300\np;main;rest 80\np;main;fresh;work 20\n",
            "\"publication\": {\"identity\": {\"project\": \"proj\", "
@@ -278,6 +372,171 @@ static void test_dirs(void)
   snprintf(path, sizeof(path), "%s/only_head/diff.svg", out);
   CHECK(access(path, F_OK) != 0);   /* one side only: nothing to diff */
   bpi_buf_cleanup(&b);
+  bpi_compare_free(c);
+}
+
+/* Latency down 80% and task-clock up 43%, both confirmed: the benchmark
+ * is a regression, and its key measure is task-clock, not latency. */
+static void test_headline(void)
+{
+  char base[128], head[128];
+  snprintf(base, sizeof(base), "%s/hl-base", root);
+  snprintf(head, sizeof(head), "%s/hl-head", root);
+  make_run(base, "b",
+           "{\"a\": {\"latency\": {\"value\": 1000, \"lower_value\": 990, "
+           "\"upper_value\": 1010}, \"task-clock\": {\"value\": 100, "
+           "\"lower_value\": 99, \"upper_value\": 101}},"
+           " \"b\": {\"latency\": {\"value\": 100, \"lower_value\": 99, "
+           "\"upper_value\": 101}}}", "p;main;work 10\n", "");
+  make_run(head, "b",
+           "{\"a\": {\"latency\": {\"value\": 200, \"lower_value\": 190, "
+           "\"upper_value\": 210}, \"task-clock\": {\"value\": 143, "
+           "\"lower_value\": 140, \"upper_value\": 146}},"
+           " \"b\": {\"latency\": {\"value\": 50, \"lower_value\": 49, "
+           "\"upper_value\": 51}}}", "p;main;work 10\n", "");
+  struct bp_cmp_opts o = {.threshold_pct = 0};
+  struct bp_cmp *c = NULL;
+  struct bp_err err = {0};
+  CHECK(bpi_compare_dirs(base, head, &o, &c, &err) == BP_OK);
+  if(!c)
+    return;
+  CHECK_EQ_INT(c->nregressions, 1);
+  CHECK_EQ_INT(c->nimprovements, 1);
+  /* the regression first, although b's improvement is no smaller */
+  CHECK_EQ_STR(c->benches[0].name, "a");
+  CHECK_EQ_INT(c->benches[0].flag, BP_CMP_REGRESSION);
+  CHECK(c->benches[0].max_slug &&
+        !strcmp(c->benches[0].max_slug, "task-clock"));
+  CHECK(near(c->benches[0].max_pct, 43));
+  CHECK_EQ_STR(c->benches[1].name, "b");
+  CHECK(c->benches[1].max_slug &&
+        !strcmp(c->benches[1].max_slug, "latency"));
+  bpi_compare_free(c);
+}
+
+/* benchprof run --repeat: each side's repetitions in its manifest
+ * ("repetitions": {SLUG: [...]}); an unchanged benchmark whose values
+ * interleave is not a regression whatever its medians say. */
+static void test_repetitions_in_manifest(void)
+{
+  const char *reps[2] = {
+    "[1000, 1100, 950, 1200, 1050]", "[1080, 990, 1150, 1230, 1010]"};
+  const char *values[2] = {"1050", "1080"};
+  char dirs[2][128];
+  for(int side = 0; side < 2; side++) {
+    char man[1024], rep[256];
+    snprintf(dirs[side], sizeof(dirs[side]), "%s/rep-%d", root, side);
+    snprintf(man, sizeof(man),
+             "{\"report\": \"report.json\", \"benchmarks\": [{\"name\": "
+             "\"a\", \"profile\": \".\", \"repetitions\": {\"latency\": %s},"
+             " \"artifacts\": [{\"file\": \"profile.folded\", \"kind\": "
+             "\"folded-stacks\"}]}]}", reps[side]);
+    snprintf(rep, sizeof(rep), "{\"a\": {\"latency\": {\"value\": %s, "
+             "\"lower_value\": 950, \"upper_value\": 1230}}}", values[side]);
+    put(dirs[side], "manifest.json", man);
+    put(dirs[side], "report.json", rep);
+    put(dirs[side], "profile.folded", "p;main;work 10\n");
+  }
+  struct bp_cmp_opts o = {.threshold_pct = 0};
+  struct bp_cmp *c = NULL;
+  struct bp_err err = {0};
+  CHECK(bpi_compare_dirs(dirs[0], dirs[1], &o, &c, &err) == BP_OK);
+  if(!c)
+    return;
+  const struct bp_cmp_measure *m = measure(bench(c, "a"), "latency");
+  CHECK(m && m->basis == BP_CMP_REPEATS && m->vhead.nreps == 5);
+  CHECK(m && m->change == BP_CMP_REGRESSION && m->flag == BP_CMP_UNCHANGED);
+  CHECK_EQ_INT(c->nregressions, 0);
+  CHECK_EQ_INT(c->nunconfirmed, 0);   /* tested: within the noise */
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_compare_json(c, &b);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\"basis\": \"mann-whitney\"") &&
+        strstr(b.data, "\"repetitions\": [1080, 990, 1150, 1230, 1010]") &&
+        strstr(b.data, "\"regressions\": 0"));
+  bpi_buf_cleanup(&b);
+  bpi_compare_free(c);
+}
+
+/* One function doing all the work, twice as much in head: 460 -> 931
+ * samples of a 1 kHz clock.  Its share stays 100%, yet its absolute cost
+ * per run doubles, significantly; a function whose samples barely moved
+ * is not named.  Per run: the base covers 2 marked runs. */
+static void test_function_costs(void)
+{
+  const char *folded[2] = {"p;main;checksum_block 460\np;main;tiny 100\n",
+                           "p;main;checksum_block 931\np;main;tiny 52\n"};
+  const char *runs[2] = {"2", "1"};
+  char dirs[2][128];
+  for(int side = 0; side < 2; side++) {
+    char man[1024], summary[512];
+    snprintf(dirs[side], sizeof(dirs[side]), "%s/cost-%d", root, side);
+    snprintf(man, sizeof(man),
+             "{\"report\": \"report.json\", \"benchmarks\": [{\"name\": "
+             "\"sum\", \"profile\": \".\", \"runs\": %s, \"artifacts\": ["
+             "{\"file\": \"profile.folded\", \"kind\": \"folded-stacks\"},"
+             "{\"file\": \"summary.json\", \"kind\": \"summary\"}]}]}",
+             runs[side]);
+    /* base: the exact total of periods; head: only its frequency */
+    snprintf(summary, sizeof(summary),
+             "{\"samples\": %d, \"event\": {\"used\": \"task-clock\", "
+             "\"time_based\": true, \"frequency_hz\": 1000, \"period\": "
+             "null%s}, \"threads\": []}", side ? 983 : 560,
+             side ? "" : ", \"sampled_total\": 560000000");
+    put(dirs[side], "manifest.json", man);
+    put(dirs[side], "report.json", "{\"sum\": {\"latency\": {\"value\": 1}}}");
+    put(dirs[side], "profile.folded", folded[side]);
+    put(dirs[side], "summary.json", summary);
+  }
+  struct bp_cmp_opts o = {.threshold_pct = 0};
+  struct bp_cmp *c = NULL;
+  struct bp_err err = {0};
+  CHECK(bpi_compare_dirs(dirs[0], dirs[1], &o, &c, &err) == BP_OK);
+  if(!c)
+    return;
+  const struct bp_cmp_bench *b = bench(c, "sum");
+  CHECK(b && b->has_cost && !strcmp(b->unit, "ns"));
+  CHECK(b && near(b->base.per_sample, 1e6) && near(b->head.per_sample, 1e6));
+  CHECK(b && near(b->base.runs, 2) && near(b->head.runs, 1));
+  const struct bp_cmp_func *f = func(b, "checksum_block");
+  /* base: 460 samples over 2 runs = 230 ms a run; head: 931 ms a run */
+  CHECK(f && near(f->base_self_cost, 230e6) && near(f->head_self_cost, 931e6));
+  CHECK(f && near(f->d_self_cost, 701e6) && f->self_significant);
+  CHECK(f && f->self_half > 0 && f->self_half < 200e6);
+  CHECK(b && bpi_compare_top_func(b, true) == f);
+  CHECK(b && b->funcs[0].name && !strcmp(b->funcs[0].name, "checksum_block"));
+  /* tiny: 50 -> 52 ms a run, well within 3.29 sigma of its counts */
+  f = func(b, "tiny");
+  CHECK(f && !f->self_significant);
+  CHECK(b && bpi_compare_top_func(b, false) == NULL);
+  struct bp_buf j;
+  bpi_buf_init(&j);
+  bpi_compare_json(c, &j);
+  bpi_buf_addc(&j, '\0');
+  CHECK(strstr(j.data, "\"cost_unit\": \"ns\", \"cost_per\": \"run\", "
+               "\"event\": \"task-clock\"") != NULL);
+  CHECK(strstr(j.data, "\"d_self_cost\": 701000000") != NULL);
+  /* the flame graph by absolute change: checksum_block deep red (only
+   * its callers, holding tiny's +2 ms, changed more), tiny white (within
+   * noise), the event named */
+  bpi_buf_reset(&j);
+  struct bp_diffsvg_cost cost = {{1e6 / 2, 1e6}, "task-clock", "ns"};
+  CHECK(b && bpi_diffsvg_write_cost(b->lines, b->nlines, false, "sum",
+                                    &cost, &j, &err) == BP_OK);
+  bpi_buf_addc(&j, '\0');
+  CHECK(strstr(j.data, "Differential flame graph: sum (task-clock)"));
+  CHECK(strstr(j.data, "red: more task-clock per run, blue: less; white: "
+               "within the noise"));
+  const char *cb = strstr(j.data, "<title>checksum_block ");
+  const char *tiny = strstr(j.data, "<title>tiny ");
+  const char *fill = cb ? strstr(cb, "fill=") : NULL;
+  CHECK(cb && strstr(cb, "change +7.01e+08 ns") && fill &&
+        !strncmp(fill, "fill=\"rgb(255,56,56)\"", 21));   /* near the reddest */
+  fill = tiny ? strstr(tiny, "fill=") : NULL;
+  CHECK(tiny && strstr(tiny, "within noise)") && fill &&
+        !strncmp(fill, "fill=\"rgb(250,250,250)\"", 23));
+  bpi_buf_cleanup(&j);
   bpi_compare_free(c);
 }
 
@@ -566,6 +825,30 @@ static void test_bencher_ids(void)
   }
   bpi_compare_free(c);
   c = NULL;
+  /* Bencher's alert on latency (above its upper boundary): the verdict
+   * and its link are Bencher's, though our one value a side could not
+   * confirm anything; a malformed alert changes nothing */
+  make_bencher_run(head,
+    "{\"bencher\": {\"host\": \"http://127.0.0.1:6610/\", \"report_uuid\": \""
+    U_REPORT "\", \"project\": \"proj-slug\"}}",
+    "\"bencher\": {\"benchmark_uuid\": \"" U_BENCH "\", \"measures\": {"
+    "\"latency\": \"" U_LAT "\"}, \"alerts\": {\"latency\": {\"uuid\": \""
+    U_REPORT "\", \"limit\": \"upper\"}, \"cycles\": {\"uuid\": \"x\", "
+    "\"limit\": \"upper\"}}},");
+  CHECK(bpi_compare_dirs(base, head, &o, &c, &err) == BP_OK);
+  if(c) {
+    const struct bp_cmp_bench *a = bench(c, "a");
+    const struct bp_cmp_measure *m = measure(a, "latency");
+    CHECK(m && m->basis == BP_CMP_BENCHER && m->flag == BP_CMP_REGRESSION);
+    CHECK(m && m->alert_url && !strcmp(m->alert_url, "http://127.0.0.1:6610"
+          "/perf/proj-slug/alerts/" U_REPORT));
+    m = measure(a, "cycles");
+    CHECK(m && m->basis == BP_CMP_SINGLE && m->flag == BP_CMP_UNCHANGED);
+    CHECK_EQ_INT(c->nregressions, 1);
+    CHECK(a && a->max_slug && !strcmp(a->max_slug, "latency"));
+  }
+  bpi_compare_free(c);
+  c = NULL;
   /* a run directory's: the report uuid beside "bencher"; the end falls
    * back to the publication's; malformed uuids are dropped */
   make_bencher_run(head,
@@ -598,7 +881,13 @@ int main(void)
     return 1;
   }
   test_measure_flags();
+  test_measure_bounds();
+  test_measure_repeats();
+  test_stats();
   test_dirs();
+  test_headline();
+  test_repetitions_in_manifest();
+  test_function_costs();
   test_bad_input();
   test_refs();
   test_store_sides();

@@ -130,7 +130,7 @@ static void check_summary(const char *dir)
     "threads", "top_functions", "counters"};
   static const char *const event_keys[] = {
     "requested", "used", "fallback", "fallback_reason", "frequency_hz",
-    "period", "time_based", "precise"};
+    "period", "sampled_total", "time_based", "precise"};
   cJSON *s = slurp_json(dir, "summary.json");
   CHECK(s != NULL);
   if(!s)
@@ -149,6 +149,7 @@ static void check_summary(const char *dir)
   CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "time_based")));
   CHECK(num(ev, "frequency_hz") == 1000);
   CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(ev, "period")));
+  CHECK(num(ev, "sampled_total") > 0);   /* the sum of the periods */
   /* no precise modifier asked for: null, not a zero precision */
   CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(ev, "precise")));
   CHECK_EQ_INT(num(s, "samples"), SYNTH_SAMPLES);
