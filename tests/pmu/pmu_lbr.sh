@@ -57,7 +57,8 @@ assert ok and all(o["branch_sample_type"] == 0 and
 s = A.load_dir(os.path.join(os.environ["TMP"], "refused"))["summary"]
 assert s["call_graph"] == "auto" and "LBR" in s["call_graph_fallback"], s
 assert s["event"]["used"] == "cycles" and s["samples"] > 20, s
-assert s["unwind_samples"] == s["samples"], s
+# stack copies taken and unwound (a sample in the kernel may have none)
+assert 0 < s["unwind_samples"] <= s["samples"] and s["dwarf_samples"] > 0, s
 PY
 
 # 3. no PMU at all (the real kernel here, no fake): auto on the clock
