@@ -326,6 +326,13 @@ static void add_header(struct bp_buf *b, const struct bp_profile *p,
   }
   else
     bpi_buf_adds(b, "Flame graph");
+  char note[320];
+  bpi_profile_unsampled_note(p, note, sizeof(note));
+  if(*note) {
+    bpi_buf_adds(b, "</text>\n<text id=\"unsampled\" x=\"600\" y=\"36\" "
+                 "text-anchor=\"middle\" font-size=\"11\" fill=\"#a00\">");
+    bpi_buf_xml_text(b, note);
+  }
   bpi_buf_printf(b, "</text>\n<text id=\"reset\" class=\"btn\" x=\"%d\" "
                  "y=\"22\" style=\"display:none\" onclick=\"unzoom()\">"
                  "Reset zoom</text>\n<text id=\"search\" class=\"btn\" "
