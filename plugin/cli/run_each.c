@@ -107,7 +107,8 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
     goto out;
   }
   struct bp_err err = {0};
-  if(bpi_file_mkdirs_under(a->output, dir, &err)) {
+  if(bpi_file_mkdirs(a->output, &err) ||
+     bpi_file_mkdirs_under(a->output, dir, &err)) {
     bp_msg_err(&err, err.code);
     e->ok = false;
     goto out;

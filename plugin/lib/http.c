@@ -366,6 +366,21 @@ static size_t on_header(char *data, size_t size, size_t n, void *userp)
     a->reason[rl] = '\0';
     return len;
   }
+  const char *tag = header_value(data, len, "ETag");
+  if(tag) {
+    size_t tl = len - (size_t)(tag - data);
+    while(tl && (*tag == ' ' || *tag == '\t')) {
+      tag++;
+      tl--;
+    }
+    while(tl && (tag[tl - 1] == '\r' || tag[tl - 1] == '\n' ||
+                 tag[tl - 1] == ' '))
+      tl--;
+    if(tl < sizeof(a->resp->etag)) {
+      memcpy(a->resp->etag, tag, tl);
+      a->resp->etag[tl] = '\0';
+    }
+  }
   const char *v = header_value(data, len, "Retry-After");
   if(v) {
     char val[64];
@@ -814,6 +829,7 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
       goto out;
     bpi_buf_reset(&resp->body);
     resp->status = 0;
+    resp->etag[0] = '\0';
     resp->attempts = n;
     a.retry_after_ms = -1;
     a.reason[0] = '\0';

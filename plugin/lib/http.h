@@ -74,6 +74,7 @@ struct bp_http_req {
 /* The final answer (after retries). */
 struct bp_http_resp {
   long status;            /* HTTP status, 0 when none arrived */
+  char etag[128];         /* the answer's ETag header, "" when none */
   struct bp_buf body;     /* the answer's body (also for errors) */
   unsigned attempts;      /* how many were made */
 };

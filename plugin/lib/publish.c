@@ -14,6 +14,7 @@
 #include "err.h"
 #include "fileio.h"
 #include "firefox.h"
+#include "hash.h"
 #include "http.h"
 #include "rundir.h"
 #include "spool.h"
@@ -72,7 +73,8 @@ struct art {
 
 struct arts {
   struct art *a;
-  size_t n;
+  size_t n, cap;
+  struct bp_strtab keys;  /* a[i].key has id i */
 };
 
 static void arts_cleanup(struct arts *as)
@@ -80,8 +82,8 @@ static void arts_cleanup(struct arts *as)
   for(size_t i = 0; i < as->n; i++)
     free(as->a[i].key);
   free(as->a);
-  as->a = NULL;
-  as->n = 0;
+  bpi_strtab_cleanup(&as->keys);
+  memset(as, 0, sizeof(*as));
 }
 
 /* The identity parts in key order, from publication.json. */
@@ -106,48 +108,74 @@ static void ident_of(const cJSON *meta, struct ident *id)
  * {project}/{branch}/{commit}/{testbed}/{bench}/{file}, bench being the
  * benchmark's profile directory, or its name when its profile is the
  * whole invocation's ("."). */
+/* The store key of artifact file of a benchmark whose profile is in dir
+ * ("." for the whole run's, stored once under the run's key). */
+static char *art_key(const struct ident *id, const char *dir,
+                     const char *file)
+{
+  const struct bp_store_run run = {id->project, id->branch, id->commit,
+                                   id->testbed};
+  const char *slash = strrchr(file, '/');
+  const char *base = slash ? slash + 1 : file;
+  return strcmp(dir, ".") ? bpi_store_artifact_key(&run, dir, base)
+                          : bpi_store_run_artifact_key(&run, base);
+}
+
+/* The artifacts of benchmark b not listed yet. */
+static bp_code list_bench_arts(const struct ident *id,
+                               const struct bp_manifest_bench *b,
+                               struct arts *as, struct bp_err *err)
+{
+  const char *name = b->name, *dir = b->profile;
+  size_t *cap = &as->cap;
+  struct bp_strtab *seen = &as->keys;
+  if(!name || !dir)
+    return bpi_err_set(err, BPE_FORMAT, 0, "manifest: a benchmark without "
+                       "name or profile");
+  for(size_t ai = 0; ai < b->narts; ai++) {
+    const char *file = b->arts[ai].file, *kind = b->arts[ai].kind;
+    if(!file)
+      return bpi_err_set(err, BPE_FORMAT, 0, "manifest: an artifact of "
+                         "'%s' without file", name);
+    char *key = art_key(id, dir, file);
+    if(!key)
+      return bpi_err_set(err, BPE_NOMEM, 0, "artifact key");
+    size_t had = seen->count;
+    if(bpi_strtab_intern(seen, key) == BP_NONE) {
+      free(key);
+      return bpi_err_set(err, BPE_NOMEM, 0, "artifact keys");
+    }
+    if(seen->count == had) {  /* stored once already */
+      free(key);
+      continue;
+    }
+    if(as->n == *cap) {
+      size_t grow = *cap ? 2 * *cap : 8;
+      struct art *grown = realloc(as->a, grow * sizeof(*grown));
+      if(!grown) {
+        free(key);
+        return bpi_err_set(err, BPE_NOMEM, 0, "artifacts");
+      }
+      as->a = grown;
+      *cap = grow;
+    }
+    as->a[as->n++] = (struct art){key, file, kind ? kind : "", name};
+  }
+  return BP_OK;
+}
+
+/* Every artifact once, by key: a benchmark without a profile of its own
+ * ("." in the manifest) refers to the whole run's artifacts, stored once
+ * under the run's key (8,000 such benchmarks made 40,000 copies of one
+ * profile); the keys seen are kept in a hash table. */
 static bp_code list_arts(const struct ident *id, const struct bp_manifest *man,
                          struct arts *as, struct bp_err *err)
 {
-  size_t cap = 0;
-  for(size_t bi = 0; bi < man->nbenches; bi++) {
-    const struct bp_manifest_bench *b = &man->benches[bi];
-    const char *name = b->name, *dir = b->profile;
-    if(!name || !dir)
-      return bpi_err_set(err, BPE_FORMAT, 0, "manifest: a benchmark without "
-                         "name or profile");
-    for(size_t ai = 0; ai < b->narts; ai++) {
-      const char *file = b->arts[ai].file, *kind = b->arts[ai].kind;
-      if(!file)
-        return bpi_err_set(err, BPE_FORMAT, 0, "manifest: an artifact of "
-                           "'%s' without file", name);
-      const char *slash = strrchr(file, '/');
-      const struct bp_store_run run = {id->project, id->branch, id->commit,
-                                       id->testbed};
-      char *key = bpi_store_artifact_key(&run, strcmp(dir, ".") ? dir : name,
-                                         slash ? slash + 1 : file);
-      if(!key)
-        return bpi_err_set(err, BPE_NOMEM, 0, "artifact key");
-      bool dup = false;
-      for(size_t i = 0; i < as->n && !dup; i++)
-        dup = !strcmp(as->a[i].key, key);
-      if(dup) {
-        free(key);
-        continue;
-      }
-      if(as->n == cap) {
-        cap = cap ? 2 * cap : 8;
-        struct art *grown = realloc(as->a, cap * sizeof(*grown));
-        if(!grown) {
-          free(key);
-          return bpi_err_set(err, BPE_NOMEM, 0, "artifacts");
-        }
-        as->a = grown;
-      }
-      as->a[as->n++] = (struct art){key, file, kind ? kind : "", name};
-    }
-  }
-  return BP_OK;
+  bp_code rc = BP_OK;
+  bpi_strtab_init(&as->keys);
+  for(size_t bi = 0; !rc && bi < man->nbenches; bi++)
+    rc = list_bench_arts(id, &man->benches[bi], as, err);
+  return rc;
 }
 
 /* ------------------------------------------------------ spooling a run */
@@ -560,10 +588,12 @@ static char *stored_manifest(struct job *j)
     struct bp_manifest_bench *b = &m.benches[bi];
     for(size_t ai = 0; ai < b->narts; ai++) {
       struct bp_manifest_artifact *a = &b->arts[ai];
-      for(size_t i = 0; a->file && b->name && i < j->arts.n; i++) {
+      char *key = a->file && b->profile ? art_key(&j->id, b->profile, a->file)
+                                        : NULL;
+      uint32_t found = key ? bpi_strtab_find(&j->arts.keys, key) : BP_NONE;
+      free(key);
+      for(size_t i = found; found != BP_NONE && i == found; i++) {
         const struct art *t = &j->arts.a[i];
-        if(strcmp(t->file, a->file) || strcmp(t->bench, b->name))
-          continue;
         char part[32];
         free(a->key);
         free(a->url);
@@ -625,52 +655,59 @@ static bp_code put_manifest(struct job *j, const char *key)
 
 /* The branch's latest pointer, unless a newer run already set it (a spool
  * flushed late must not move it back). */
-static bp_code put_latest(struct job *j, const char *mkey)
+/* The latest pointer as this publication would write it, given the one
+ * stored now (cur, NULL when none): never moves back to an older run. */
+struct latest_ctx {
+  struct job *j;
+  const char *mkey;
+  bool newer;    /* the stored one is newer: left alone */
+};
+
+static int decide_latest(void *ctx, const char *cur, size_t len, char **out)
 {
-  if(part_done(j, "latest", NULL))
-    return BP_OK;
-  struct bp_err *err = &j->res->failure;
+  struct latest_ctx *c = ctx;
+  struct job *j = c->j;
   const char *end = bpi_json_str(j->meta, "end_time");
-  char *key = bpi_store_latest_key(j->id.project, j->id.branch,
-                                   j->id.testbed);
-  char *old = NULL, *url = NULL;
-  size_t len = 0;
-  bp_code rc = key ? BP_OK : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
-  struct bp_err get_err = {0};
-  bp_code got = rc ? rc : bpi_store_get(j->store, key, &old, &len,
-                                        &get_err);
-  if(!rc && got && got != BPE_NOT_FOUND)
-    rc = bpi_err_set(err, got, get_err.sys_errno, "%s", get_err.msg);
-  cJSON *prev = !rc && !got ? cJSON_Parse(old) : NULL;
+  cJSON *prev = cur ? cJSON_ParseWithLength(cur, len) : NULL;
   const char *prev_end = bpi_json_str(prev, "end_time");
-  if(!rc && prev_end && end && strcmp(prev_end, end) > 0) {
-    rc = mark(j, "latest", "newer");
-    goto out;
-  }
+  c->newer = prev_end && end && strcmp(prev_end, end) > 0;
+  cJSON_Delete(prev);
+  if(c->newer)
+    return 0;
+  char *url = bpi_store_public_url(j->store, c->mkey);
   cJSON *l = cJSON_CreateObject();
-  url = bpi_store_public_url(j->store, mkey);
   cJSON_AddStringToObject(l, "project", j->id.project);
   cJSON_AddStringToObject(l, "branch", j->id.branch);
   cJSON_AddStringToObject(l, "commit", j->id.commit);
   add_nullable(l, "hash", j->id.hash);
   cJSON_AddStringToObject(l, "testbed", j->id.testbed);
   cJSON_AddStringToObject(l, "end_time", end ? end : "");
-  cJSON_AddStringToObject(l, "manifest", mkey);
+  cJSON_AddStringToObject(l, "manifest", c->mkey);
   add_nullable(l, "manifest_url", url);
   add_nullable(l, "report_uuid", j->res->report_uuid);
-  char *text = cJSON_Print(l);
+  *out = cJSON_Print(l);
   cJSON_Delete(l);
-  if(!rc)
-    rc = text ? bpi_store_put(j->store, key, text, strlen(text),
-                              "application/json", NULL, err)
-              : bpi_err_set(err, BPE_NOMEM, 0, "latest pointer");
-  if(!rc)
-    rc = mark(j, "latest", key);
-  free(text);
-out:
-  cJSON_Delete(prev);
   free(url);
-  free(old);
+  return *out ? 1 : -1;
+}
+
+/* latest/{testbed}.json names this run's manifest unless a newer run's
+ * is there: a conditional write (bpi_store_update), so an older
+ * publication flushed late can never move it back, even when it races
+ * the newer one. */
+static bp_code put_latest(struct job *j, const char *mkey)
+{
+  if(part_done(j, "latest", NULL))
+    return BP_OK;
+  struct bp_err *err = &j->res->failure;
+  char *key = bpi_store_latest_key(j->id.project, j->id.branch,
+                                   j->id.testbed);
+  struct latest_ctx c = {.j = j, .mkey = mkey};
+  bp_code rc = key ? bpi_store_update(j->store, key, "application/json",
+                                      decide_latest, &c, err)
+                   : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
+  if(!rc)
+    rc = mark(j, "latest", c.newer ? "newer" : key);
   free(key);
   return rc;
 }

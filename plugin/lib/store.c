@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,6 +52,10 @@ struct store_ops {
                  const char *content_encoding, struct bp_err *err);
   bp_code (*get)(struct bp_store *st, const char *key, char **data,
                  size_t *len, struct bp_err *err);
+  bp_code (*update)(struct bp_store *st, const char *key,
+                    const char *content_type,
+                    int (*decide)(void *, const char *, size_t, char **),
+                    void *ctx, struct bp_err *err);
 };
 
 /* ------------------------------------------------------------ key parts */
@@ -66,7 +71,9 @@ static char *buf_finish(struct bp_buf *b)
 }
 
 /* A key is parts that key_part could have made: no empty part, no
- * dot-segment, nothing outside bpi_store_key_char and '%'. */
+ * dot-segment, nothing outside bpi_store_key_char, '%' and '~' (a bounded
+ * part's hash, the run's own artifacts), no part over 255 bytes (what
+ * a file name may have; key parts stay under BP_STORE_KEY_PART_MAX). */
 static bp_code check_key(const char *key, struct bp_err *err)
 {
   const char *p = key;
@@ -75,8 +82,12 @@ static bp_code check_key(const char *key, struct bp_err *err)
     if(!n || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
       return bpi_err_set(err, BPE_INVAL, 0, "bad store key '%.200s': empty "
                          "or dot part", key);
+    if(n > 255)
+      return bpi_err_set(err, BPE_INVAL, 0, "bad store key '%.200s': a part "
+                         "longer than 255 bytes", key);
     for(size_t i = 0; i < n; i++)
-      if(!bpi_store_key_char((unsigned char)p[i]) && p[i] != '%')
+      if(!bpi_store_key_char((unsigned char)p[i]) && p[i] != '%' &&
+         p[i] != '~')
         return bpi_err_set(err, BPE_INVAL, 0, "bad store key '%.200s': "
                            "byte 0x%02x not encoded", key,
                            (unsigned char)p[i]);
@@ -342,6 +353,55 @@ static bp_code file_get(struct bp_store *st, const char *key, char **data,
   return rc;
 }
 
+/* The file store's update: under an exclusive flock of the object's
+ * directory (no lock file to show up in listings), so every writer of
+ * a key there takes its turn. */
+static bp_code file_update(struct bp_store *st, const char *key,
+                           const char *content_type,
+                           int (*decide)(void *, const char *, size_t,
+                                         char **),
+                           void *ctx, struct bp_err *err)
+{
+  (void)content_type;
+  char *path = file_path(st, key);
+  char *slash = path ? strrchr(path, '/') : NULL;
+  if(!slash) {
+    free(path);
+    return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
+  }
+  *slash = '\0';
+  const char *dir = path[0] ? path : "/";
+  bp_code rc = bpi_file_mkdirs(dir, err);
+  int fd = rc ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if(!rc && fd < 0)
+    rc = bpi_err_set(err, BPE_IO, errno, "cannot open '%s'", dir);
+  while(!rc && flock(fd, LOCK_EX)) {
+    if(errno != EINTR)
+      rc = bpi_err_set(err, BPE_IO, errno, "cannot lock '%s'", dir);
+  }
+  *slash = '/';
+  char *cur = NULL, *out = NULL;
+  size_t len = 0;
+  bp_code got = rc ? rc : read_raw(path, &cur, &len, true, err);
+  if(!rc && got == BPE_NOT_FOUND) {
+    bpi_err_clear(err);
+    got = BP_OK;
+    cur = NULL;
+  }
+  rc = got;
+  int d = rc ? 0 : decide(ctx, cur, len, &out);
+  if(!rc && d < 0)
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "updating '%.200s'", key);
+  if(!rc && d > 0)
+    rc = bpi_file_write(path, out, strlen(out), false, err);
+  if(fd >= 0)
+    close(fd);  /* releases the lock, after the rename */
+  free(cur);
+  free(out);
+  free(path);
+  return rc;
+}
+
 /* ------------------------------------------------------------ http */
 
 static bp_code http_open(struct bp_store *st, const struct bp_store_opts *o,
@@ -357,11 +417,33 @@ static bp_code http_open(struct bp_store *st, const struct bp_store_opts *o,
 }
 
 /* One request to the object key: PUT (data or file) or GET. */
+static bp_code object_request_if(struct bp_store *st, const char *method,
+                                 const char *key, const void *data,
+                                 size_t len, const char *path,
+                                 const char *content_type,
+                                 const char *content_encoding,
+                                 const char *const *headers,
+                                 struct bp_http_resp *resp,
+                                 struct bp_err *err);
+
 static bp_code object_request(struct bp_store *st, const char *method,
                               const char *key, const void *data, size_t len,
                               const char *path, const char *content_type,
                               const char *content_encoding,
                               struct bp_http_resp *resp, struct bp_err *err)
+{
+  return object_request_if(st, method, key, data, len, path, content_type,
+                           content_encoding, NULL, resp, err);
+}
+
+static bp_code object_request_if(struct bp_store *st, const char *method,
+                                 const char *key, const void *data,
+                                 size_t len, const char *path,
+                                 const char *content_type,
+                                 const char *content_encoding,
+                                 const char *const *headers,
+                                 struct bp_http_resp *resp,
+                                 struct bp_err *err)
 {
   char *url = join_url(st->base, key);
   if(!url)
@@ -369,6 +451,7 @@ static bp_code object_request(struct bp_store *st, const char *method,
   struct bp_http_req req = {
     .method = method,
     .url = url,
+    .headers = headers,
     .content_type = content_type,
     .content_encoding = content_encoding,
     .bearer = st->bearer,
@@ -420,6 +503,61 @@ static bp_code net_get(struct bp_store *st, const char *key, char **data,
   }
   bpi_http_resp_cleanup(&resp);
   return rc;
+}
+
+#define UPDATE_TRIES 8
+
+/* http(s) and s3: GET with its ETag, decide, PUT on that condition; a 412
+ * means another writer came between: read and decide again. */
+static bp_code net_update(struct bp_store *st, const char *key,
+                          const char *content_type,
+                          int (*decide)(void *, const char *, size_t,
+                                        char **),
+                          void *ctx, struct bp_err *err)
+{
+  for(int tries = 0; tries < UPDATE_TRIES; tries++) {
+    struct bp_http_resp resp;
+    struct bp_err got = {0};
+    char cond[200];
+    char *out = NULL;
+    bpi_http_resp_init(&resp);
+    bp_code rc = object_request(st, "GET", key, NULL, 0, NULL, NULL, NULL,
+                                &resp, &got);
+    bool absent = rc == BPE_NOT_FOUND;
+    if(rc && !absent) {
+      bpi_http_resp_cleanup(&resp);
+      return bpi_err_set(err, rc, got.sys_errno, "%s", got.msg);
+    }
+    if(absent)
+      snprintf(cond, sizeof(cond), "If-None-Match: *");
+    else if(resp.etag[0])
+      snprintf(cond, sizeof(cond), "If-Match: %s", resp.etag);
+    else
+      cond[0] = '\0';   /* a server without ETags: a plain PUT */
+    bpi_buf_addc(&resp.body, '\0');
+    int d = decide(ctx, absent ? NULL : resp.body.data,
+                   absent ? 0 : resp.body.len - 1, &out);
+    bpi_http_resp_cleanup(&resp);
+    if(d <= 0) {
+      free(out);
+      return d < 0 ? bpi_err_set(err, BPE_NOMEM, 0, "updating '%.200s'", key)
+                   : BP_OK;
+    }
+    const char *headers[] = {cond[0] ? cond : NULL, NULL};
+    struct bp_err put_err = {0};
+    bpi_http_resp_init(&resp);
+    rc = object_request_if(st, "PUT", key, out, strlen(out), NULL,
+                           content_type, NULL, headers, &resp, &put_err);
+    long status = resp.status;
+    bpi_http_resp_cleanup(&resp);
+    free(out);
+    if(!rc)
+      return BP_OK;
+    if(status != 412)
+      return bpi_err_set(err, rc, put_err.sys_errno, "%s", put_err.msg);
+  }
+  return bpi_err_set(err, BPE_NET, 0, "PUT %.200s: other writers kept "
+                     "changing it (%d tries)", key, UPDATE_TRIES);
 }
 
 /* ------------------------------------------------------------ s3 */
@@ -526,11 +664,23 @@ static bp_code s3_open(struct bp_store *st, const struct bp_store_opts *o,
 /* ------------------------------------------------------------ table */
 
 static const struct store_ops backends[] = {
-  { "file://", file_open, file_put, file_get },
-  { "s3://", s3_open, net_put, net_get },
-  { "http://", http_open, net_put, net_get },
-  { "https://", http_open, net_put, net_get },
+  { "file://", file_open, file_put, file_get, file_update },
+  { "s3://", s3_open, net_put, net_get, net_update },
+  { "http://", http_open, net_put, net_get, net_update },
+  { "https://", http_open, net_put, net_get, net_update },
 };
+
+bp_code bpi_store_update(struct bp_store *st, const char *key,
+                         const char *content_type,
+                         int (*decide)(void *ctx, const char *cur,
+                                       size_t len, char **out),
+                         void *ctx, struct bp_err *err)
+{
+  bp_code rc = check_key(key, err);
+  if(rc)
+    return rc;
+  return st->ops->update(st, key, content_type, decide, ctx, err);
+}
 
 static void secret_free(char *s)
 {

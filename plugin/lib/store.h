@@ -61,6 +61,20 @@ bp_code bpi_store_put_file(struct bp_store *st, const char *key,
 bp_code bpi_store_get(struct bp_store *st, const char *key, char **data,
                       size_t *len, struct bp_err *err);
 
+/* Replace the object at key with what decide makes of its current bytes
+ * (cur NULL when there is none), so that two writers cannot interleave:
+ * decide returns 1 with *out (malloc'd, NUL-terminated) to write it, 0 to
+ * leave the object as it is, -1 on failure.  A file store holds an flock
+ * of the object's directory over read, decide and the atomic write; an
+ * http(s) or s3 store writes with If-Match: <the ETag read> (If-None-Match:
+ * * when there was none) and, when the server answers 412 because another
+ * writer came first, reads and decides again (8 times at most). */
+bp_code bpi_store_update(struct bp_store *st, const char *key,
+                         const char *content_type,
+                         int (*decide)(void *ctx, const char *cur,
+                                       size_t len, char **out),
+                         void *ctx, struct bp_err *err);
+
 /* The URL a reader (browser, profiler.firefox.com/from-url/) loads key
  * from; malloc'd, NULL when out of memory. */
 char *bpi_store_public_url(const struct bp_store *st, const char *key);

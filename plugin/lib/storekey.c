@@ -3,10 +3,15 @@
 #include "storekey.h"
 #include "buf.h"
 #include "rundir.h"
+#include "sha256.h"
 #include "text.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* A bounded part: this much of the encoding, then '~' and the hash. */
+#define PART_PREFIX 96
+#define PART_HASH_HEX 16
 
 bool bpi_store_key_char(unsigned char c)
 {
@@ -33,7 +38,7 @@ static char *finish(struct bp_buf *b)
   return b->data;
 }
 
-void bpi_store_add_key_part(struct bp_buf *b, const char *name)
+static void add_encoded(struct bp_buf *b, const char *name)
 {
   if(!name[0])
     bpi_buf_adds(b, "%00");   /* decodes back to "" (a name has no NUL) */
@@ -51,6 +56,48 @@ void bpi_store_add_key_part(struct bp_buf *b, const char *name)
   }
 }
 
+/* Where to cut an encoding of len bytes to at most PART_PREFIX: never
+ * inside a %XX, nor between the bytes of one UTF-8 character. */
+static size_t prefix_cut(const char *enc, size_t len)
+{
+  size_t cut = len < PART_PREFIX ? len : PART_PREFIX;
+  while(cut > 0 && ((cut >= 1 && enc[cut - 1] == '%') ||
+                    (cut >= 2 && enc[cut - 2] == '%')))
+    cut--;
+  /* a %XX that continues a character (80..BF) starts no character */
+  while(cut >= 3 && enc[cut] == '%' && (enc[cut + 1] == '8' ||
+        enc[cut + 1] == '9' || enc[cut + 1] == 'A' || enc[cut + 1] == 'B'))
+    cut -= 3;
+  return cut;
+}
+
+void bpi_store_add_key_part(struct bp_buf *b, const char *name)
+{
+  struct bp_buf enc;
+  bpi_buf_init(&enc);
+  add_encoded(&enc, name);
+  if(bpi_buf_failed(&enc)) {
+    b->failed = true;
+    return;
+  }
+  if(enc.len <= BP_STORE_KEY_PART_MAX) {
+    bpi_buf_add(b, enc.data, enc.len);
+    bpi_buf_cleanup(&enc);
+    return;
+  }
+  /* too long for a file name (255 bytes) once encoded: a readable prefix,
+   * then '~' (never kept as it is by the encoding, so no plain part looks
+   * like this) and a hash of the whole name, so it stays unique */
+  unsigned char d[BP_SHA256_LEN];
+  char hex[2 * BP_SHA256_LEN + 1];
+  bpi_sha256(name, strlen(name), d);
+  bpi_hex_encode(d, sizeof(d), hex);
+  bpi_buf_add(b, enc.data, prefix_cut(enc.data, enc.len));
+  bpi_buf_addc(b, '~');
+  bpi_buf_add(b, hex, PART_HASH_HEX);
+  bpi_buf_cleanup(&enc);
+}
+
 char *bpi_store_key_part(const char *name)
 {
   struct bp_buf b;
@@ -63,7 +110,9 @@ char *bpi_store_key_decode(const char *part)
 {
   struct bp_buf b;
   bpi_buf_init(&b);
-  for(const char *p = part; *p; p++) {
+  /* a bounded part: its prefix, and an ellipsis for the rest */
+  const char *tilde = strchr(part, '~');
+  for(const char *p = part; *p && p != tilde; p++) {
     int hi, lo;
     if(*p == '%' && (hi = bpi_text_hex_value(p[1])) >= 0 &&
        (lo = bpi_text_hex_value(p[2])) >= 0) {
@@ -74,6 +123,8 @@ char *bpi_store_key_decode(const char *part)
     else
       bpi_buf_addc(&b, *p);
   }
+  if(tilde)
+    bpi_buf_adds(&b, "\xe2\x80\xa6");
   return finish(&b);
 }
 
@@ -105,9 +156,42 @@ char *bpi_store_manifest_key(const struct bp_store_run *r)
 char *bpi_store_artifact_key(const struct bp_store_run *r,
                              const char *bench, const char *file)
 {
-  const char *parts[] = {r->project, r->branch, r->commit, r->testbed,
-                         bench, file};
-  return bpi_store_key(parts, BP_ARRAY_LEN(parts));
+  const char *parts[] = {r->project, r->branch, r->commit, r->testbed};
+  struct bp_buf k;
+  bpi_buf_init(&k);
+  for(size_t i = 0; i < BP_ARRAY_LEN(parts); i++) {
+    bpi_store_add_key_part(&k, parts[i]);
+    bpi_buf_addc(&k, '/');
+  }
+  /* benchmarks and the run's own files share the testbed's level: a
+   * benchmark named like one of those files gets its first byte escaped,
+   * which decodes the same but is another key */
+  size_t at = k.len;
+  bpi_store_add_key_part(&k, bench);
+  if(!bpi_buf_failed(&k) && k.len - at == strlen(BP_RUNDIR_MANIFEST) &&
+     !memcmp(k.data + at, BP_RUNDIR_MANIFEST, k.len - at)) {
+    k.len = at;
+    add_pct(&k, (unsigned char)bench[0]);
+    bpi_buf_adds(&k, bench + 1);
+  }
+  bpi_buf_addc(&k, '/');
+  bpi_store_add_key_part(&k, file);
+  return finish(&k);
+}
+
+char *bpi_store_run_artifact_key(const struct bp_store_run *r,
+                                 const char *file)
+{
+  const char *parts[] = {r->project, r->branch, r->commit, r->testbed};
+  struct bp_buf k;
+  bpi_buf_init(&k);
+  for(size_t i = 0; i < BP_ARRAY_LEN(parts); i++) {
+    bpi_store_add_key_part(&k, parts[i]);
+    bpi_buf_addc(&k, '/');
+  }
+  bpi_buf_adds(&k, BP_STORE_RUN_PART "/");
+  bpi_store_add_key_part(&k, file);
+  return finish(&k);
 }
 
 char *bpi_store_latest_file(const char *testbed)

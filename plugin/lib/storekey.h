@@ -27,9 +27,18 @@ char *bpi_store_run_key(const struct bp_store_run *r);
 /* {project}/{branch}/{commit}/{testbed}/manifest.json */
 char *bpi_store_manifest_key(const struct bp_store_run *r);
 /* {project}/{branch}/{commit}/{testbed}/{bench}/{file}: bench is the
- * benchmark's profile directory, or its name when that is "." */
+ * benchmark's profile directory.  A bench part that would read like one
+ * of the run's files at that level (manifest.json) has its first byte
+ * escaped, so benchmarks and run files never share a key. */
 char *bpi_store_artifact_key(const struct bp_store_run *r,
                              const char *bench, const char *file);
+/* {project}/{branch}/{commit}/{testbed}/~run/{file}: the whole run's
+ * artifacts, stored once; a benchmark without a profile of its own refers
+ * to these keys.  '~' is never kept as it is in an encoded part, so no
+ * benchmark's part can be "~run". */
+#define BP_STORE_RUN_PART "~run"
+char *bpi_store_run_artifact_key(const struct bp_store_run *r,
+                                 const char *file);
 /* {project}/{branch}/latest/{testbed}.json */
 char *bpi_store_latest_key(const char *project, const char *branch,
                            const char *testbed);
@@ -39,13 +48,18 @@ char *bpi_store_latest_file(const char *testbed);
 
 /* One key part: bytes outside [A-Za-z0-9._-+=,@] and '%' become %XX, and
  * a part that is "", "." or ".." is encoded whole ("" as "%00"), so a
- * part never contains '/', a control character or a dot-segment. */
+ * part never contains '/', a control character or a dot-segment.  An
+ * encoding longer than BP_STORE_KEY_PART_MAX bytes (a file system takes
+ * 255) becomes its first bytes (at most 96, cut between characters), '~'
+ * and 16 hex digits of the name's SHA-256: bounded and still unique. */
+#define BP_STORE_KEY_PART_MAX 120
 char *bpi_store_key_part(const char *name);
 /* The same, appended to b. */
 void bpi_store_add_key_part(struct bp_buf *b, const char *name);
 /* A key of n names: each made one key part, joined by '/'. */
 char *bpi_store_key(const char *const *parts, size_t n);
-/* The name a key part was made from (for display). */
+/* The name a key part was made from (for display; a bounded part gives
+ * its prefix and "…"). */
 char *bpi_store_key_decode(const char *part);
 /* Whether a key part keeps byte c as it is. */
 bool bpi_store_key_char(unsigned char c);

@@ -206,6 +206,87 @@ assert os.path.isdir(os.path.join('$TMP/sig$sig.spool', p['spool_id'])), p"
     sh "$TMP/sig$sig.flush" "$TMP/sig$sig.spool"
 done
 
+# ---------------------------------------------------------- F10 F11 F13
+# 2,000 benchmarks without markers, among them a 256-byte name, 130 x é
+# and one named manifest.json: delivered to a file:// store, the whole
+# run's profile stored once (not 5 files per benchmark), every key part
+# bounded, the run's manifest.json a file
+python3 - "$TMP/many.json" <<'PY'
+import json, sys
+names = ["a" * 256, "\u00e9" * 130, "manifest.json", "~run"]
+names += ["bench/%04d" % i for i in range(2000)]
+json.dump({n: {"latency": {"value": 1.0 + i}} for i, n in enumerate(names)},
+          open(sys.argv[1], "w"))
+PY
+printf '#!/bin/sh\n"%s" 0.1 >/dev/null\ncp "%s" "$1"\n' "$WORKLOADS/split" \
+  "$TMP/many.json" >"$TMP/many.sh"
+chmod +x "$TMP/many.sh"
+timeout 300 "$BENCHPROF" run -q --no-bencher -o "$TMP/many.out" \
+  --bmf "$TMP/many.bmf" --project demo --branch main --testbed box \
+  --hash $HASH --store "file://$TMP/many.store" --spool "$TMP/many.spool" \
+  -- "$TMP/many.sh" "$TMP/many.bmf" >/dev/null 2>"$TMP/many.err"
+rc=$?
+check "F10/F13: 2,004 benchmarks published ($rc)" \
+  sh -c '[ $1 -eq 0 ] && [ -z "$(ls "$2")" ]' sh $rc "$TMP/many.spool"
+check "F13: the whole run's artifacts stored once" \
+  [ "$(find "$TMP/many.store" -type f | wc -l)" -lt 20 ]
+check "F10/F11/F13: every benchmark's artifacts named in the stored manifest, each stored, no part over 120 bytes" \
+  python3 - "$TMP/many.store" "$HASH" <<'PY'
+import json, os, sys
+root, h = sys.argv[1], sys.argv[2]
+man = os.path.join(root, "demo", "main", h, "box", "manifest.json")
+assert os.path.isfile(man), man
+m = json.load(open(man))
+names = {b["name"] for b in m["benchmarks"]}
+assert {"a" * 256, "\u00e9" * 130, "manifest.json", "~run"} <= names
+assert len(names) >= 2004, len(names)
+keys = set()
+for b in m["benchmarks"]:
+    for a in b["artifacts"]:
+        keys.add(a["key"])
+        assert all(len(p) <= 120 for p in a["key"].split("/")), a["key"]
+for k in keys:
+    assert os.path.isfile(os.path.join(root, k)), k
+for d, _, fs in os.walk(root):
+    for f in fs:
+        assert len(f.encode()) <= 120, f
+PY
+
+# ---------------------------------------------------------------- F4
+# latest never moves backwards, even when an older publication races a
+# newer one: the older writer reads (nothing there), decides to write
+# "2026-01-01" and is slow about it; meanwhile the newer one writes
+# "2026-12-31".  The older one's conditional write then fails (file: it
+# held the lock, so the newer one waited and read it; http: If-None-Match
+# / If-Match gets 412), it reads again and keeps the newer pointer.
+tool="$top_builddir/tests/unit/store_tool"
+python3 "$SERVERS/put_server.py" --root "$TMP/latest.root" \
+  --port-file "$TMP/latest.port" >"$TMP/latest.log" 2>&1 &
+PIDS="$PIDS $!"
+lport=$(wait_port "$TMP/latest.port")
+for store in "file://$TMP/latest.files" "http://127.0.0.1:$lport/s"; do
+  "$tool" --decide-delay-ms 1500 update "$store" p/b/latest/tb.json \
+    2026-01-01 >"$TMP/older.out" 2>&1 &
+  older=$!
+  sleep 0.5
+  "$tool" update "$store" p/b/latest/tb.json 2026-12-31 >"$TMP/newer.out" 2>&1
+  wait $older
+  check "F4 ($store): the newer run's pointer is written" \
+    grep -q "^written$" "$TMP/newer.out"
+  # file: the older one held the lock and wrote first, the newer one
+  # waited for it; http: the older one's write came second and got 412
+  case $store in
+    file:*) want=written ;;
+    *) want=kept ;;
+  esac
+  check "F4 ($store): the older one, racing it: $want" \
+    grep -q "^$want$" "$TMP/older.out"
+  check "F4 ($store): latest names the newer run" \
+    [ "$("$tool" get "$store" p/b/latest/tb.json)" = 2026-12-31 ]
+done
+check "F4: the http writes were conditional (a 412 seen)" \
+  grep -q "^PUT /s/p/b/latest/tb.json 412" "$TMP/latest.log"
+
 # ---------------------------------------------------------------- F7
 # two runs at once without a commit (outside any git checkout, no CI
 # variables): two identities, two stored manifests

@@ -8,7 +8,9 @@ Binds 127.0.0.1 on a free port and writes the port to F (atomically).
 PUT stores the body at the URL path (percent-decoded once; a '..' or '.'
 segment is refused) and keeps its Content-Type and Content-Encoding in
 DIR/.meta/<path>.json; GET answers the object with those headers and
-"Access-Control-Allow-Origin: *".  With --token, a PUT needs
+"Access-Control-Allow-Origin: *" and an ETag (a hash of the bytes); a
+PUT with If-Match (another ETag, or no object) or If-None-Match: * (an
+object there) gets 412, as S3 answers.  With --token, a PUT needs
 "Authorization: Bearer T" (401 otherwise).  --faults takes a faults.py
 spec.  Each request is logged to stdout as "METHOD PATH STATUS", each
 injected fault as "METHOD PATH fault ITEM" when it starts.  With
@@ -16,6 +18,7 @@ injected fault as "METHOD PATH fault ITEM" when it starts.  With
 """
 
 import argparse
+import hashlib
 import json
 import os
 import ssl
@@ -101,6 +104,9 @@ class Handler(BaseHTTPRequestHandler):
         if path is None:
             self._error(400, "bad object path")
             return
+        if not self._precondition(path):
+            self._error(412, "precondition failed")
+            return
         os.makedirs(os.path.dirname(path), exist_ok=True)
         os.makedirs(os.path.dirname(meta), exist_ok=True)
         for target, data in ((path, body), (meta, json.dumps({
@@ -113,6 +119,22 @@ class Handler(BaseHTTPRequestHandler):
             os.replace(tmp, target)
         self._answer(200)
 
+    @staticmethod
+    def _etag(path):
+        with open(path, "rb") as f:
+            return '"%s"' % hashlib.sha256(f.read()).hexdigest()[:16]
+
+    def _precondition(self, path):
+        """If-Match / If-None-Match: * as S3 and HTTP servers check them."""
+        exists = os.path.isfile(path)
+        match = self.headers.get("If-Match")
+        none_match = self.headers.get("If-None-Match")
+        if match is not None:
+            return exists and match.strip() == self._etag(path)
+        if none_match is not None and none_match.strip() == "*":
+            return not exists
+        return True
+
     def do_GET(self):
         if self.server.faults.apply(self):
             return
@@ -122,7 +144,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         with open(path, "rb") as f:
             body = f.read()
-        headers = {"Access-Control-Allow-Origin": "*"}
+        headers = {"Access-Control-Allow-Origin": "*", "ETag": self._etag(path)}
         try:
             with open(meta) as f:
                 info = json.load(f)

@@ -4,12 +4,19 @@
  *   store_tool [options] put URL KEY FILE   store FILE under KEY
  *   store_tool [options] get URL KEY        write the object to stdout
  *   store_tool [options] url URL KEY        print the public URL of KEY
+ *   store_tool [options] update URL KEY V   write V under KEY unless what
+ *                                           is there sorts after V (the
+ *                                           latest pointer's rule), with
+ *                                           bpi_store_update; prints
+ *                                           "written" or "kept"
  *   store_tool part NAME                    print bpi_store_key_part(NAME)
  *   store_tool decode PART                  print bpi_store_key_decode(PART)
  *
  * Options: --public-url U, --endpoint E, --region R, --path-style,
  * --retries N, --backoff-ms N, --timeout-ms N, --connect-timeout-ms N,
- * --max-answer N (bytes), --max-retry-after-ms N, --deadline-ms N (from
+ * --decide-delay-ms N (update: sleep while deciding, to let another
+ * writer race it), --max-answer N (bytes), --max-retry-after-ms N,
+ * --deadline-ms N (from
  * the start), --ca-file F, --type T and --encoding E (put; default: by
  * KEY's name),
  * -v (http debug lines on stderr, prefixed "* ").  Credentials come from
@@ -26,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void on_debug(void *ctx, const char *line)
 {
@@ -51,6 +59,27 @@ static bool number(const char *s, long *out)
   return true;
 }
 
+struct update_ctx {
+  const char *value;
+  long delay_ms;
+  bool written;
+};
+
+static int decide(void *ctx, const char *cur, size_t len, char **out)
+{
+  struct update_ctx *u = ctx;
+  (void)len;
+  if(u->delay_ms) {
+    struct timespec ts = {u->delay_ms / 1000, (u->delay_ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+  }
+  u->written = !cur || strcmp(cur, u->value) <= 0;
+  if(!u->written)
+    return 0;
+  *out = strdup(u->value);
+  return *out ? 1 : -1;
+}
+
 static int print_owned(char *s)
 {
   if(!s) {
@@ -68,6 +97,7 @@ int main(int argc, char **argv)
   struct bp_http_opts ho;
   const char *type = NULL, *encoding = NULL;
   bool verbose = false;
+  long delay_ms = 0;
   int i = 1;
 
   bpi_http_opts_default(&ho);
@@ -108,6 +138,8 @@ int main(int argc, char **argv)
       ho.total_timeout_ms = n;
     else if(!strcmp(opt, "--connect-timeout-ms"))
       ho.connect_timeout_ms = n;
+    else if(!strcmp(opt, "--decide-delay-ms"))
+      delay_ms = n;
     else if(!strcmp(opt, "--max-answer"))
       ho.max_answer_bytes = (size_t)n;
     else if(!strcmp(opt, "--max-retry-after-ms"))
@@ -127,6 +159,7 @@ int main(int argc, char **argv)
     return print_owned(bpi_store_key_decode(argv[i]));
   if(!((!strcmp(cmd, "put") && left == 3) ||
        (!strcmp(cmd, "get") && left == 2) ||
+       (!strcmp(cmd, "update") && left == 3) ||
        (!strcmp(cmd, "url") && left == 2)))
     return usage();
   const char *key = argv[i + 1];
@@ -150,7 +183,13 @@ int main(int argc, char **argv)
     bpi_store_close(st);
     return print_owned(url);
   }
-  if(!rc && !strcmp(cmd, "put")) {
+  if(!rc && !strcmp(cmd, "update")) {
+    struct update_ctx u = {argv[i + 2], delay_ms, false};
+    rc = bpi_store_update(st, key, "text/plain", decide, &u, &err);
+    if(!rc)
+      printf("%s\n", u.written ? "written" : "kept");
+  }
+  else if(!rc && !strcmp(cmd, "put")) {
     if(!type) {
       const char *slash = strrchr(key, '/');
       bpi_store_content_type(slash ? slash + 1 : key, &type, &encoding);

@@ -4,6 +4,7 @@
  * directory. */
 #include "bp_setup.h"
 #include "store.h"
+#include "storekey.h"
 #include "check.h"
 
 #include <stdio.h>
@@ -83,6 +84,72 @@ static void test_key_parts(void)
   p = bpi_store_key_decode("%zz%4");
   CHECK_EQ_STR(p, "%zz%4");
   free(p);
+}
+
+/* Long names (issue 21, F10): every part at most BP_STORE_KEY_PART_MAX
+ * bytes, a readable prefix cut between characters, unique by a hash. */
+static void test_bounded_parts(void)
+{
+  char ascii[257], ascii2[257], accents[261];
+  memset(ascii, 'x', 256);
+  ascii[256] = '\0';
+  memcpy(ascii2, ascii, sizeof(ascii2));
+  ascii2[255] = 'y';
+  for(size_t i = 0; i < 130; i++)
+    memcpy(accents + 2 * i, "\xc3\xa9", 2);
+  accents[260] = '\0';
+  const char *names[] = {ascii, ascii2, accents,
+    "std::vector<std::pair<std::basic_string<char>, std::map<int, "
+    "std::unique_ptr<Widget<float, 3>>>>>::emplace_back<int&, char const*>"
+    "(int&, char const*&&) [with Alloc = std::allocator<void>]"};
+  char *parts[BP_ARRAY_LEN(names)];
+  for(size_t i = 0; i < BP_ARRAY_LEN(names); i++) {
+    parts[i] = bpi_store_key_part(names[i]);
+    CHECK(parts[i] && strlen(parts[i]) <= BP_STORE_KEY_PART_MAX);
+    CHECK(parts[i] && part_safe(parts[i]) && strchr(parts[i], '~'));
+  }
+  CHECK(strcmp(parts[0], parts[1]) != 0);   /* differ only at the end */
+  CHECK(!strncmp(parts[0], "xxxxxxxx", 8));  /* readable */
+  /* é is %C3%A9: the prefix never ends inside one */
+  char *tilde = strchr(parts[2], '~');
+  CHECK(tilde && (tilde - parts[2]) % 6 == 0);
+  char *shown = bpi_store_key_decode(parts[2]);
+  CHECK(shown && !strncmp(shown, "\xc3\xa9\xc3\xa9", 4) &&
+        !strcmp(shown + strlen(shown) - 3, "\xe2\x80\xa6"));
+  free(shown);
+  /* the same name, the same part */
+  char *again = bpi_store_key_part(names[3]);
+  CHECK_EQ_STR(again, parts[3]);
+  free(again);
+  for(size_t i = 0; i < BP_ARRAY_LEN(names); i++)
+    free(parts[i]);
+  /* a name that fits is unchanged: 120 bytes */
+  memset(ascii, 'z', 120);
+  ascii[120] = '\0';
+  char *fit = bpi_store_key_part(ascii);
+  CHECK_EQ_STR(fit, ascii);
+  free(fit);
+}
+
+/* Benchmarks and the run's files never share a key (issue 21, F11, F13). */
+static void test_key_namespaces(void)
+{
+  struct bp_store_run r = {"p", "main", "c0ffee", "tb"};
+  char *man = bpi_store_manifest_key(&r);
+  char *bench = bpi_store_artifact_key(&r, "manifest.json", "summary.json");
+  char *run = bpi_store_run_artifact_key(&r, "summary.json");
+  char *named = bpi_store_artifact_key(&r, "~run", "summary.json");
+  CHECK_EQ_STR(man, "p/main/c0ffee/tb/manifest.json");
+  CHECK_EQ_STR(bench, "p/main/c0ffee/tb/%6Danifest.json/summary.json");
+  CHECK_EQ_STR(run, "p/main/c0ffee/tb/~run/summary.json");
+  CHECK_EQ_STR(named, "p/main/c0ffee/tb/%7Erun/summary.json");
+  char *back = bpi_store_key_decode("%6Danifest.json");
+  CHECK_EQ_STR(back, "manifest.json");
+  free(back);
+  free(man);
+  free(bench);
+  free(run);
+  free(named);
 }
 
 /* A key: one safe part per name, so "a/b" and ".." stay in theirs. */
@@ -320,6 +387,8 @@ static void test_escape(void)
 int main(void)
 {
   test_key_parts();
+  test_bounded_parts();
+  test_key_namespaces();
   test_keys();
   test_content_types();
   test_public_urls();

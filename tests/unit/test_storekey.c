@@ -49,9 +49,13 @@ static void test_hostile(void)
   check_key(bpi_store_latest_key("p", "b", ".."),
             "p/b/latest/%2E%2E.json");
   check_key(bpi_store_latest_key("p", "b", ""), "p/b/latest/%00.json");
-  /* a benchmark named like the run's manifest stays one level down */
+  /* a benchmark named like the run's manifest gets another part (its
+   * first byte escaped), so it is never the run's manifest's name */
   check_key(bpi_store_artifact_key(&plain, "manifest.json", "summary.json"),
-            "demo/main/abc123/box/manifest.json/summary.json");
+            "demo/main/abc123/box/%6Danifest.json/summary.json");
+  /* the whole run's artifacts, stored once */
+  check_key(bpi_store_run_artifact_key(&plain, "summary.json"),
+            "demo/main/abc123/box/~run/summary.json");
   /* UTF-8 bytes and the percent sign are escaped, so decoding is exact */
   check_key(bpi_store_artifact_key(&plain, "caf\xc3\xa9 100%", "x"),
             "demo/main/abc123/box/caf%C3%A9%20100%25/x");
@@ -63,7 +67,8 @@ static void test_hostile(void)
             "demo/main/abc123/box/a%0Ab%5Cc%3Fd%23e/f");
 }
 
-/* Today no length is bounded: a 4096-byte name is one 4096-byte part. */
+/* A long name is bounded: its first 96 bytes (encoded, cut between
+ * characters), '~' and 16 hex digits of its SHA-256. */
 static void test_long(void)
 {
   char name[4097];
@@ -71,12 +76,14 @@ static void test_long(void)
   name[sizeof(name) - 1] = '\0';
   char *key = bpi_store_artifact_key(&plain, name, "f");
   CHECK(key != NULL);
-  CHECK_EQ_INT(key ? strlen(key) : 0, strlen("demo/main/abc123/box/") + 4096
-                                      + strlen("/f"));
+  CHECK_EQ_INT(key ? strlen(key) : 0, strlen("demo/main/abc123/box/") + 96
+                                      + 1 + 16 + strlen("/f"));
   free(key);
   memset(name, '/', sizeof(name) - 1);
   key = bpi_store_key_part(name);
-  CHECK_EQ_INT(key ? strlen(key) : 0, 3 * 4096);
+  /* 32 whole %2F escapes, never one cut in the middle */
+  CHECK_EQ_INT(key ? strlen(key) : 0, 96 + 1 + 16);
+  CHECK(key && key[96] == '~');
   free(key);
 }
 
