@@ -164,7 +164,9 @@ static void print_summary(const struct bp_profile *p, const char *dir)
   note_unwind(m);
   char unsampled[320];
   bpi_profile_unsampled_note(p, unsampled, sizeof(unsampled));
-  if(*unsampled)
+  if(*unsampled && m->kernel_user_choice)
+    bp_msg_note("%s", unsampled);  /* asked for: no surprise */
+  else if(*unsampled)
     bp_msg_warn("%s", unsampled);
   struct bp_func_share top[TOP_FUNCS];
   uint64_t total;

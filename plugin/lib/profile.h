@@ -149,6 +149,7 @@ struct bp_profile_meta {
   size_t ncounters;
   /* Kernel time: sampled by default where permitted (record.h) */
   bool kernel_unsampled;      /* kernel time is in no sample: why */
+  bool kernel_user_choice;    /* ... because the user asked (--all-user, :u) */
   char *kernel_reason;        /* ... (NULL when it is sampled) */
   double task_clock_ns;       /* the task-clock counter, 0 when unknown */
 };

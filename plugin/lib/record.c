@@ -267,6 +267,9 @@ static void note_kernel(struct bp_recorder *r)
              "the event's modifier asks for user space only");
   r->info.kernel_sampled = r->kernel && !excluded &&
                            !r->info.sampler.kernel_dropped;
+  r->info.kernel_user_choice = !r->opts.kernel ||
+                               (r->kernel && excluded &&
+                                !r->info.sampler.kernel_dropped);
   r->info.kernel_reason = r->info.kernel_sampled ? NULL : r->kernel_reason;
 }
 
@@ -516,6 +519,7 @@ static bp_code fill_meta(struct bp_recorder *r)
   size_t nc;
   const struct bp_counter *c = bpi_recorder_counters(r, &nc);
   m->kernel_unsampled = !r->info.kernel_sampled;
+  m->kernel_user_choice = r->info.kernel_user_choice;
   if(!rc)
     rc = bpi_profile_meta_set(&m->kernel_reason, r->info.kernel_reason);
   for(size_t i = 0; i < nc; i++)

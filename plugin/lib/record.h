@@ -71,6 +71,7 @@ struct bp_record_info {
   struct bp_sampler_info sampler;
   bool kernel_sampled;          /* kernel time is in the samples */
   const char *kernel_reason;    /* when not: why */
+  bool kernel_user_choice;      /* ... the user asked for user space only */
   const char *spill_dir;        /* where the rings went during the run */
   int spill_errno;              /* after run: why they were read live */
 };

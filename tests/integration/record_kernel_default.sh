@@ -71,8 +71,8 @@ run_as "$TMP/benchprof" record -o "$TMP/user" -- $DD \
   >"$TMP/user.out" 2>"$TMP/user.err"
 check "not permitted: dd still ran under benchprof" \
   test -f "$TMP/user/summary.json"
-check "not permitted: stderr states the share of task-clock in no sample" \
-  grep -q "kernel time not sampled (not permitted.*: [0-9.]*% of task-clock is in no sample" \
+check "not permitted: stderr warns of the share of task-clock in no sample" \
+  grep -q "warning: kernel time not sampled (not permitted.*: [0-9.]*% of task-clock is in no sample" \
   "$TMP/user.err"
 pycheck "not permitted: summary.json, Gecko, pprof and the SVG state it" <<'PY'
 import os, re

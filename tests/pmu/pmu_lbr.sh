@@ -38,7 +38,8 @@ PY
 
 # 2. refused: auto instead, said so
 knobs FAKEPMU_LBR=refuse
-record refused --call-graph lbr -- "$WORKLOADS/split" 0.3
+# --all-user: every sample then carries a user stack (unwind_samples below)
+record refused --all-user --call-graph lbr -- "$WORKLOADS/split" 0.3
 expect_status refused 0
 validate refused
 check "the refusal and the mode used are stated" grep -qF \

@@ -47,7 +47,9 @@ PY
 
 # 2. :pp where the PMU takes it: precise_ip 2, no warning
 knobs
-record pp -e cycles:pp -- "$WORKLOADS/split" 0.2
+# --all-user: the user-space-only attribute checked below (kernel time is
+# sampled by default where permitted)
+record pp --all-user -e cycles:pp -- "$WORKLOADS/split" 0.2
 expect_status pp 0
 check "cycles:pp: no warning" sh -c "! grep -q 'warning' '$TMP/pp.err'"
 check "cycles:pp: the precision is noted" \
