@@ -10,8 +10,16 @@
 #   hooks_bencher.sh     the Bencher runner entrypoint: only BMF in the
 #                        output file, profiles in the store
 #   hooks_shellcheck.sh  every hook script passes shellcheck
+#   hooks_pr_flow.sh     the pull request flow with a shared absolute
+#                        output directory: only a comment this job wrote
+#                        for this pull request is posted (GitHub, GitLab);
+#                        fork pull requests get owner:branch and leave the
+#                        base's latest alone; GitLab's job token refused
+#                        for notes, and the log says what to set
 hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_github.sh tests/integration/hooks_gitlab.sh \
-  tests/integration/hooks_bencher.sh tests/integration/hooks_shellcheck.sh
+  tests/integration/hooks_bencher.sh tests/integration/hooks_shellcheck.sh \
+  tests/integration/hooks_pr_flow.sh
 TESTS += $(hooks_tests)
-EXTRA_DIST += $(hooks_tests) tests/hooks_lib.sh
+EXTRA_DIST += $(hooks_tests) tests/hooks_lib.sh \
+  tests/servers/gitlab_standin.py

@@ -29,6 +29,7 @@
 #include <cjson/cJSON.h>
 
 #define COMPARE_DIR "compare"
+#define COMMENT_IDENTITY "identity.json"
 
 struct run_cmp {
   const char *dir;          /* the run directory */
@@ -199,19 +200,39 @@ static void store_diffs(struct bp_cmp *c, const struct run_cmp *r)
   }
 }
 
-static bp_code write_comment(const struct run_cmp *r, const struct bp_buf *md,
-                             struct bp_err *err)
+/* dir/compare/name holding text (NULL: out of memory). */
+static bp_code write_out(const struct run_cmp *r, const char *name,
+                         const struct bp_buf *text, struct bp_err *err)
 {
   struct bp_buf path;
   bpi_buf_init(&path);
-  bpi_buf_printf(&path, "%s/comment.md", r->out.data);
+  bpi_buf_printf(&path, "%s/%s", r->out.data, name);
+  bp_code rc = bpi_buf_failed(&path) || bpi_buf_failed(text)
+    ? bpi_err_set(err, BPE_NOMEM, 0, "%s", name)
+    : bpi_file_write(path.data, text->data ? text->data : "", text->len,
+                     false, err);
+  bpi_buf_cleanup(&path);
+  return rc;
+}
+
+/* comment.md, and beside it identity.json: the run's identity as
+ * `benchprof ci --json` prints it, so that a runner's completed hook
+ * posts the comment only on the pull request and commit it was written
+ * for (an output directory kept between jobs still holds the last
+ * job's).  The identity first: a comment.md is never newer than its
+ * identity. */
+static bp_code write_comment(const struct run_cmp *r, const struct bp_buf *md,
+                             struct bp_err *err)
+{
+  struct bp_buf ident;
+  bpi_buf_init(&ident);
+  bpi_ident_json(&r->id, &ident);
   bp_code rc = bpi_file_mkdirs(r->out.data, err);
   if(!rc)
-    rc = bpi_buf_failed(&path) || bpi_buf_failed(md)
-      ? bpi_err_set(err, BPE_NOMEM, 0, "comment.md")
-      : bpi_file_write(path.data, md->data ? md->data : "", md->len, false,
-                       err);
-  bpi_buf_cleanup(&path);
+    rc = write_out(r, COMMENT_IDENTITY, &ident, err);
+  if(!rc)
+    rc = write_out(r, "comment.md", md, err);
+  bpi_buf_cleanup(&ident);
   return rc;
 }
 

@@ -1116,8 +1116,9 @@ const char *bpi_config_comment_token(const struct bp_config *c,
     return env_token(envp, c->comment.token_env);
   if(provider && !strcmp(provider, "github"))
     return env_token(envp, "GITHUB_TOKEN");
+  /* an access token: GitLab's notes API refuses the job's CI_JOB_TOKEN */
   if(provider && !strcmp(provider, "gitlab"))
-    return env_token(envp, "CI_JOB_TOKEN");
+    return env_token(envp, "GITLAB_TOKEN");
   return NULL;
 }
 

@@ -106,7 +106,8 @@ struct bp_config {
     double threshold;         /* percent a change must exceed; default 2 */
     unsigned max_functions;   /* functions listed per benchmark; 10 */
     char *token_env;          /* NULL: GITHUB_TOKEN on GitHub,
-                                 CI_JOB_TOKEN on GitLab */
+                                 GITLAB_TOKEN on GitLab (its notes API
+                                 refuses CI_JOB_TOKEN) */
     char *file;               /* also write the comment's markdown here */
   } comment;
 
