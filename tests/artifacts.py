@@ -15,6 +15,7 @@ go tool pprof, xmllint) are run as programs, and a missing one is an error
 import collections
 import gzip
 import json
+import math
 import os
 import re
 import shutil
@@ -92,6 +93,21 @@ def expect_shares(what, counts, total, want, tolerance):
         what, f, got[f], total, p, tolerance)
         for f, p in sorted(want.items()) if abs(got[f] - p) > tolerance]
     assert not bad, "\n".join(bad)
+
+
+def expect_even(what, a, b, slack=3.0):
+    """Asserts that two counts of functions that did the same work are
+    even: a / (a + b) within 4 binomial standard deviations of one half
+    (0.5 / sqrt(a + b) each), plus slack points; prints the split."""
+    n = a + b
+    assert n > 0, "%s: neither function has samples" % what
+    got = 100.0 * a / n
+    margin = 4 * 50.0 / math.sqrt(n) + slack
+    print("  %-28s %d vs %d: %.1f%% (50%% +- %.1f)" % (what, a, b, got,
+                                                       margin))
+    assert abs(got - 50.0) <= margin, \
+        "%s: %d vs %d samples, %.1f%% not within 50%% +- %.1f" % (
+            what, a, b, got, margin)
 
 
 def func_of(frame):

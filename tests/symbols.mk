@@ -47,3 +47,13 @@ $(symfix_dir)/symfix_cxx: $(srcdir)/tests/unit/fixtures/symfix.cc
 	@$(MKDIR_P) $(symfix_dir)
 	$(AM_V_GEN)$(CXX) $(symfix_cflags) -Wl,--build-id=none -o $@ \
 	  $(srcdir)/tests/unit/fixtures/symfix.cc
+
+# Inlined functions as frames of their own: an always_inline function in
+# an -O2 -g build (record_inline.sh).
+check_PROGRAMS += tests/workloads/inline
+tests_workloads_inline_SOURCES = tests/workloads/inline.c \
+  tests/workloads/workload.h
+tests_workloads_inline_CFLAGS = -O2 -g -fomit-frame-pointer
+tests_workloads_inline_LDFLAGS = $(workload_ldflags)
+TESTS += tests/integration/record_inline.sh
+EXTRA_DIST += tests/integration/record_inline.sh

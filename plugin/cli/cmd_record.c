@@ -82,6 +82,8 @@ static void usage(FILE *out, bool run)
     "                         2 to 32 MiB per CPU; config record.ring_mib)\n"
     "  -o, --output DIR       where artifacts go (default: ./benchprof-out)\n"
     "      --no-demangle      keep C++ and Rust symbol names mangled\n"
+    "      --no-inline        no frames of their own for inlined calls (they\n"
+    "                         count to the function they were inlined in)\n"
     "  -C, --counters LIST    events to count in the same run (default:\n"
     "                         instructions,cycles,branches,branch-misses,\n"
     "                         cache-references,cache-misses,task-clock,\n"
@@ -152,7 +154,7 @@ static bool parse_call_graph(const char *s, struct bp_record_opts *o)
 }
 
 /* Options without a short form beyond the publishing ones. */
-enum { OPT_CONFIG = BP_CLI_PUB_LAST, OPT_NO_BENCHER };
+enum { OPT_CONFIG = BP_CLI_PUB_LAST, OPT_NO_BENCHER, OPT_NO_INLINE };
 
 /* '+': stop at the first non-option, so CMD's own options stay its own */
 #define SHORTOPTS "+e:F:c:g:km:o:qhvC:"
@@ -166,6 +168,7 @@ static const struct option longopts[] = {
     {"mmap-pages", required_argument, NULL, 'm'},
     {"output", required_argument, NULL, 'o'},
     {"no-demangle", no_argument, NULL, 'D'},
+    {"no-inline", no_argument, NULL, OPT_NO_INLINE},
     {"counters", required_argument, NULL, 'C'},
     {"no-counters", no_argument, NULL, 'N'},
     {"bmf", required_argument, NULL, 'B'},
@@ -266,6 +269,9 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       break;
     case 'D':
       a->rec.demangle = false;
+      break;
+    case OPT_NO_INLINE:
+      a->rec.no_inline = true;
       break;
     case 'C':
       a->rec.counters = optarg;

@@ -16,7 +16,7 @@
 #include "fileio.h"
 #include "control.h"
 #include "report.h"
-#include "sha256.h"
+#include "rundir.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -26,9 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define REPORT_FILE "report.json"
-#define MANIFEST_FILE "manifest.json"
-#define RAW_FILE "harness-output.txt"
 
 static void collect_output(void *ctx, const char *data, size_t len)
 {
@@ -55,7 +52,7 @@ static void keep_raw(const struct bp_record_args *a, const char *data,
 {
   char path[PATH_MAX];
   struct bp_err err = {0};
-  if(join(path, sizeof(path), a->output, RAW_FILE, &err) ||
+  if(join(path, sizeof(path), a->output, BP_RUNDIR_RAW, &err) ||
      bpi_file_write(path, data ? data : "", len, false, &err))
     bp_msg_err(&err, err.code);
   else
@@ -161,7 +158,7 @@ static bp_code write_report(const struct bp_record_args *a,
   struct bp_buf b;
   bpi_buf_init(&b);
   bpi_report_write_bmf(rep, &b);
-  bp_code rc = join(path, sizeof(path), a->output, REPORT_FILE, err);
+  bp_code rc = join(path, sizeof(path), a->output, BP_RUNDIR_REPORT, err);
   if(!rc && bpi_buf_failed(&b))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "report");
   if(!rc)
@@ -170,131 +167,61 @@ static bp_code write_report(const struct bp_record_args *a,
   return rc;
 }
 
-/* {"file": ..., "bytes": N, "sha256": ...} of one file of the run; file
- * is relative to the output directory. */
-static bp_code add_artifact(struct bp_buf *b, const char *dir,
-                            const char *file, const char *kind,
-                            const char *indent, struct bp_err *err)
+/* The counters as the manifest keeps them (a JSON tree). */
+static struct cJSON *counters_tree(const struct bp_counter *c, size_t n)
 {
-  char path[PATH_MAX], hex[2 * BP_SHA256_LEN + 1];
-  struct stat st;
-  bp_code rc = join(path, sizeof(path), dir, file, err);
-  if(!rc && stat(path, &st))
-    rc = bpi_err_set(err, BPE_IO, errno, "cannot stat '%s'", path);
-  if(!rc)
-    rc = bpi_sha256_file(path, hex, err);
-  if(rc)
-    return rc;
-  bpi_buf_printf(b, "\n%s{\"file\": ", indent);
-  bpi_buf_json_str(b, file);
-  bpi_buf_adds(b, ", \"kind\": ");
-  bpi_buf_json_str(b, kind);
-  bpi_buf_printf(b, ", \"bytes\": %lld, \"sha256\": \"%s\"}",
-                 (long long)st.st_size, hex);
-  return BP_OK;
-}
-
-static const char *artifact_kind(const struct bp_exporter *e)
-{
-  static const char *const kinds[][2] = {
-    {"gecko", "firefox-profiler"}, {"pprof", "pprof"},
-    {"folded", "folded-stacks"}, {"svg", "flamegraph"},
-    {"summary", "summary"},
-  };
-  for(size_t i = 0; i < BP_ARRAY_LEN(kinds); i++)
-    if(!strcmp(e->name, kinds[i][0]))
-      return kinds[i][1];
-  return e->name;
-}
-
-static void add_event(struct bp_buf *b, const struct bp_profile_meta *m)
-{
-  bpi_buf_adds(b, "  \"event\": {\"requested\": ");
-  bpi_buf_json_str(b, m->requested_event);
-  bpi_buf_adds(b, ", \"used\": ");
-  bpi_buf_json_str(b, m->event);
-  bpi_buf_printf(b, ", \"fallback\": %s, \"fallback_reason\": ",
-                 m->fallback_reason ? "true" : "false");
-  if(m->fallback_reason)
-    bpi_buf_json_str(b, m->fallback_reason);
-  else
-    bpi_buf_adds(b, "null");
-  bpi_buf_adds(b, "},\n");
-}
-
-/* The artifacts of one profile directory (sub: relative to out, "." for
- * out itself), as a JSON array. */
-static bp_code add_artifacts(struct bp_buf *b, const char *out,
-                             const char *sub, const char *indent,
-                             struct bp_err *err)
-{
-  bp_code rc = BP_OK;
-  bpi_buf_addc(b, '[');
-  for(size_t i = 0; !rc && bpi_exporters[i]; i++) {
-    char file[PATH_MAX];
-    const char *name = bpi_exporters[i]->file;
-    if(strcmp(sub, ".") &&
-       (size_t)snprintf(file, sizeof(file), "%s/%s", sub, name) >=
-         sizeof(file))
-      return bpi_err_set(err, BPE_INVAL, 0, "path too long: '%s'", sub);
-    if(i)
-      bpi_buf_addc(b, ',');
-    rc = add_artifact(b, out, strcmp(sub, ".") ? file : name,
-                      artifact_kind(bpi_exporters[i]), indent, err);
-  }
-  bpi_buf_printf(b, "\n%.*s]", (int)strlen(indent) - 2, indent);
-  return rc;
-}
-
-static void add_facts(struct bp_buf *b, const struct bp_profile_meta *m,
-                      const char *sep)
-{
-  bpi_buf_printf(b, "\"samples\": %llu,%s\"lost\": %llu,%s\"counters\": ",
-                 (unsigned long long)m->samples, sep,
-                 (unsigned long long)m->lost_records, sep);
-  bpi_counters_json(b, m->counters, m->ncounters);
-}
-
-/* A marked benchmark's facts: its own samples and counters; samples the
- * kernel lost are counted for the whole run only, and named so. */
-static void add_marked_facts(struct bp_buf *b, const struct bp_marked *m,
-                             const struct bp_profile_meta *run)
-{
-  bpi_buf_printf(b, ", \"runs\": %zu, \"samples\": %llu, "
-                 "\"lost_in_run\": %llu, \"counters\": ", m->nsegs,
-                 (unsigned long long)m->samples,
-                 (unsigned long long)run->lost_records);
-  bpi_counters_json(b, m->counters, m->ncounters);
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_counters_json(&b, c, n);
+  struct cJSON *t = bpi_manifest_json(&b);
+  bpi_buf_cleanup(&b);
+  return t;
 }
 
 /* Each benchmark: its name, its profile directory and artifacts, and with
  * an invocation of its own, or marked, its facts.  run: the invocation's
  * profile, NULL with --each. */
-static bp_code add_benchmarks(struct bp_buf *b, const char *out,
+static bp_code add_benchmarks(struct bp_manifest *man, const char *out,
                               const struct bp_report *rep,
                               const struct bench_art *arts,
                               const struct bp_profile_meta *run,
                               struct bp_err *err)
 {
   bp_code rc = BP_OK;
-  bpi_buf_adds(b, "\n  \"benchmarks\": [");
   for(size_t i = 0; !rc && i < rep->nbenches; i++) {
-    bpi_buf_adds(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
-    bpi_buf_json_str(b, rep->benches[i].name);
-    bpi_buf_adds(b, ", \"profile\": ");
-    bpi_buf_json_str(b, arts[i].dir);
+    struct bp_manifest_bench *b = bpi_manifest_add_bench(
+      man, rep->benches[i].name, arts[i].dir);
+    if(!b)
+      return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+    const struct bp_counter *c = NULL;
+    size_t nc = 0;
     if(arts[i].prof) {
-      bpi_buf_printf(b, ", \"exit_status\": %d, ", arts[i].exit_status);
-      add_facts(b, &arts[i].prof->meta, " ");
+      const struct bp_profile_meta *m = &arts[i].prof->meta;
+      b->facts = BP_FACTS_OWN;
+      b->exit_status = arts[i].exit_status;
+      b->samples = m->samples;
+      b->lost = m->lost_records;
+      c = m->counters;
+      nc = m->ncounters;
     }
-    else if(arts[i].marked && run)
-      add_marked_facts(b, arts[i].marked, run);
-    bpi_buf_adds(b, ",\n     \"artifacts\": ");
-    rc = add_artifacts(b, out, arts[i].dir, "        ", err);
-    bpi_buf_adds(b, "}");
+    else if(arts[i].marked && run) {
+      b->facts = BP_FACTS_MARKED;
+      b->runs = arts[i].marked->nsegs;
+      b->samples = arts[i].marked->samples;
+      b->lost = run->lost_records;   /* counted for the whole run only */
+      c = arts[i].marked->counters;
+      nc = arts[i].marked->ncounters;
+    }
+    if(b->facts && !(b->counters = counters_tree(c, nc)))
+      return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+    rc = bpi_manifest_artifacts(out, arts[i].dir, &b->arts, &b->narts, err);
   }
-  bpi_buf_adds(b, "\n  ]\n}\n");
   return rc;
+}
+
+static bool dup_to(char **to, const char *s)
+{
+  return !s || (*to = strdup(s)) != NULL;
 }
 
 /* The manifest, written last: every file it names is complete.  prof is
@@ -307,34 +234,30 @@ static bp_code write_manifest(const struct bp_record_args *a,
                               struct bp_err *err)
 {
   const struct bp_profile_meta *m = &any->meta;
-  struct bp_buf b;
-  bpi_buf_init(&b);
-  bpi_buf_adds(&b, "{\n  \"benchprof_version\": \"" BENCHPROF_VERSION "\",\n"
-                   "  \"command\": ");
-  bpi_buf_json_str(&b, prof ? m->command : a->rec.argv[0]);
-  bpi_buf_printf(&b, ",\n  \"exit_status\": %d,\n  \"report\": \""
-                 REPORT_FILE "\",\n", status);
-  add_event(&b, m);
+  struct bp_manifest man = {.exit_status = status};
   bp_code rc = BP_OK;
-  if(prof) {
-    bpi_buf_adds(&b, "  ");
-    add_facts(&b, m, "\n  ");
-    bpi_buf_adds(&b, ",\n  \"artifacts\": ");
-    rc = add_artifacts(&b, a->output, ".", "    ", err);
-  }
-  else
-    bpi_buf_adds(&b, "  \"artifacts\": []");
-  bpi_buf_addc(&b, ',');
-  if(!rc)
-    rc = add_benchmarks(&b, a->output, rep, arts, prof ? m : NULL, err);
-  char path[PATH_MAX];
-  if(!rc)
-    rc = join(path, sizeof(path), a->output, MANIFEST_FILE, err);
-  if(!rc && bpi_buf_failed(&b))
+  if(!dup_to(&man.version, BENCHPROF_VERSION) ||
+     !dup_to(&man.command, prof ? m->command : a->rec.argv[0]) ||
+     !dup_to(&man.report, BP_RUNDIR_REPORT) ||
+     !dup_to(&man.event_requested, m->requested_event) ||
+     !dup_to(&man.event_used, m->event) ||
+     !dup_to(&man.fallback_reason, m->fallback_reason))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+  if(!rc && prof) {
+    man.has_facts = true;
+    man.samples = m->samples;
+    man.lost = m->lost_records;
+    if(!(man.counters = counters_tree(m->counters, m->ncounters)))
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+    if(!rc)
+      rc = bpi_manifest_artifacts(a->output, ".", &man.arts, &man.narts,
+                                  err);
+  }
   if(!rc)
-    rc = bpi_file_write(path, b.data, b.len, false, err);
-  bpi_buf_cleanup(&b);
+    rc = add_benchmarks(&man, a->output, rep, arts, prof ? m : NULL, err);
+  if(!rc)
+    rc = bpi_manifest_write(&man, a->output, err);
+  bpi_manifest_cleanup(&man);
   return rc;
 }
 
@@ -353,8 +276,8 @@ static bool write_outputs(const struct bp_record_args *a,
     bp_msg_err(&err, rc);
     return false;
   }
-  bp_msg_note("report: %s/" REPORT_FILE " (%zu benchmark%s), manifest: "
-              "%s/" MANIFEST_FILE, a->output, rep->nbenches,
+  bp_msg_note("report: %s/" BP_RUNDIR_REPORT " (%zu benchmark%s), manifest: "
+              "%s/" BP_RUNDIR_MANIFEST, a->output, rep->nbenches,
               rep->nbenches == 1 ? "" : "s", a->output);
   return true;
 }

@@ -50,6 +50,12 @@ struct chain_slot {
   bool dwarf;            /* stack is the DWARF chain */
 };
 
+/* The inlined calls of a machine frame: inl_frames[at .. at + n), the
+ * outermost first. */
+struct inl_span {
+  uint32_t at, n;
+};
+
 /* Every this many unwinds, one is timed (unwind_ms). */
 #define UNWIND_TIME_EVERY 8
 
@@ -78,6 +84,12 @@ struct bp_converter {
   struct chain_slot *chains;
   uint64_t *chain_ips;
   uint32_t chain_ips_len;
+  /* inlined calls, looked up once per frame as it is made */
+  struct inl_span *spans;  /* indexed by frame; n = 0: none */
+  uint32_t spans_cap;
+  uint32_t *inl_frames;
+  uint32_t inl_len, inl_cap;
+  double inline_ms;        /* time spent looking them up */
 };
 
 bp_code bpi_converter_new(struct bp_converter **out, struct bp_profile *p,
@@ -110,6 +122,8 @@ void bpi_converter_free(struct bp_converter *c)
   bpi_unwind_free(c->unwind);
   free(c->chains);
   free(c->chain_ips);
+  free(c->spans);
+  free(c->inl_frames);
   free(c->libs);
   free(c);
 }
@@ -221,6 +235,83 @@ static bool file_replaced(const struct bp_mapping *m, const char *path)
   return st.st_dev == makedev(m->maj, m->min) && st.st_ino != m->ino;
 }
 
+static bool resolve_frame(struct bp_converter *c, const struct bp_frame *f,
+                          struct bp_sym *sym);
+static double ms_between(const struct timespec *a, const struct timespec *b);
+
+/* Room for frame in c->spans (new entries: no inlined calls). */
+static bool spans_room(struct bp_converter *c, uint32_t frame)
+{
+  if(frame < c->spans_cap)
+    return true;
+  uint32_t cap = c->spans_cap ? c->spans_cap : 256;
+  while(cap <= frame)
+    cap *= 2;
+  struct inl_span *sp = realloc(c->spans, cap * sizeof(*sp));
+  if(!sp)
+    return false;
+  memset(sp + c->spans_cap, 0, (cap - c->spans_cap) * sizeof(*sp));
+  c->spans = sp;
+  c->spans_cap = cap;
+  return true;
+}
+
+/* Look up the calls inlined at a new machine frame of a file and make a
+ * frame of each (once per frame: the address decides them).  Without
+ * memory the frame just keeps none. */
+static void note_inlines(struct bp_converter *c, uint32_t frame)
+{
+  struct bp_profile *p = c->p;
+  struct bp_sym sym;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  if(resolve_frame(c, &p->frames[frame], &sym) && sym.ninlines &&
+     spans_room(c, frame)) {
+    uint32_t n = sym.ninlines, lib = p->frames[frame].lib;
+    if(c->inl_len + n > c->inl_cap) {
+      uint32_t cap = c->inl_cap ? c->inl_cap : 256;
+      while(cap < c->inl_len + n)
+        cap *= 2;
+      uint32_t *f = realloc(c->inl_frames, cap * sizeof(*f));
+      if(!f)
+        n = 0;
+      else {
+        c->inl_frames = f;
+        c->inl_cap = cap;
+      }
+    }
+    uint32_t at = c->inl_len, made = 0;
+    for(uint32_t d = 1; d <= n; d++) {  /* outermost first */
+      const struct bp_sym_inline *in = &sym.inlines[n - d];
+      uint32_t fn = bpi_profile_func(p, in->name, in->file, lib,
+                                     in->start_line);
+      uint32_t f = fn == BP_NONE ? BP_NONE :
+                   bpi_profile_inline_frame(p, frame, (uint8_t)d, fn,
+                                            in->line);
+      if(f == BP_NONE)
+        break;
+      c->inl_frames[at + made++] = f;
+    }
+    c->inl_len += made;
+    c->spans[frame] = (struct inl_span){.at = at, .n = made};
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  c->inline_ms += ms_between(&t0, &t1);
+}
+
+/* stack with frame, then the calls inlined at it, pushed on it; BP_NONE
+ * when out of memory. */
+static uint32_t push_frame(struct bp_converter *c, uint32_t stack,
+                           uint32_t frame)
+{
+  stack = bpi_profile_stack(c->p, stack, frame);
+  if(frame < c->spans_cap)
+    for(uint32_t i = 0; i < c->spans[frame].n && stack != BP_NONE; i++)
+      stack = bpi_profile_stack(c->p, stack,
+                                c->inl_frames[c->spans[frame].at + i]);
+  return stack;
+}
+
 /* The library and in-library address of a user-space address of pid. */
 static uint32_t user_frame(struct bp_converter *c, uint32_t pid,
                            uint64_t addr)
@@ -262,7 +353,11 @@ static uint32_t user_frame(struct bp_converter *c, uint32_t pid,
   uint64_t off = addr - m->start + m->pgoff;
   uint64_t vaddr = m->delta_state == 1 ? off + (uint64_t)m->delta
                                        : addr - m->start;
-  return bpi_profile_frame(p, m->lib, vaddr, BP_FRAME_USER);
+  uint32_t before = p->nframes;
+  uint32_t f = bpi_profile_frame(p, m->lib, vaddr, BP_FRAME_USER);
+  if(p->nframes > before && c->libs[m->lib].kind == LIB_FILE)
+    note_inlines(c, f);
+  return f;
 }
 
 static uint32_t kernel_frame(struct bp_converter *c, uint64_t addr)
@@ -432,7 +527,7 @@ static bp_code dwarf_stack(struct bp_converter *c, const struct bp_rec *r,
     return BP_OK;
   uint32_t st_id = BP_NONE;
   for(uint32_t i = n; i-- > 0;) {
-    st_id = bpi_profile_stack(p, st_id, c->dwarf_frames[i]);
+    st_id = push_frame(c, st_id, c->dwarf_frames[i]);
     if(st_id == BP_NONE)
       return BPE_NOMEM;
   }
@@ -548,7 +643,7 @@ static bp_code build_stack(struct bp_converter *c, const struct bp_rec *r,
   *stack = BP_NONE;
   *dwarf = false;
   for(uint32_t i = n; i-- > 0;) {  /* stacks are built root first */
-    *stack = bpi_profile_stack(c->p, *stack, c->frames[i]);
+    *stack = push_frame(c, *stack, c->frames[i]);
     if(*stack == BP_NONE)
       return BPE_NOMEM;
   }
@@ -657,6 +752,8 @@ static bp_code symbolize(struct bp_converter *c)
     struct bp_sym sym;
     uint32_t lib = p->frames[i].lib;
     uint32_t fn;
+    if(p->frames[i].inline_depth)
+      continue;  /* named when it was made */
     if(resolve_frame(c, &p->frames[i], &sym)) {
       fn = bpi_profile_func(p, sym.name, sym.file, lib, sym.start_line);
       if(fn == BP_NONE)
@@ -706,7 +803,7 @@ bp_code bpi_converter_finish(struct bp_converter *c, struct bp_err *err)
   if(!rc)
     rc = name_threads(c);
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  c->p->meta.symbolize_ms = ms_between(&t0, &t1);
+  c->p->meta.symbolize_ms = ms_between(&t0, &t1) + c->inline_ms;
   if(rc)
     return bpi_err_set(err, rc, 0, "symbolizing the profile");
   return BP_OK;

@@ -7,7 +7,10 @@
  * function gets a function of its own, id nfuncs + 1 + frame, named like the
  * folded stacks name it ("0x1a2b (in libfoo.so)"), because speedscope drops
  * locations without one.  Samples come from p->counts: one per (thread,
- * stack), locations leaf first. */
+ * stack), locations leaf first.  Calls inlined at an address are frames of
+ * their own in the model (profile.h); here they are pprof's way: Lines of
+ * the machine frame's Location, innermost first, the machine frame's
+ * function last, and no Location of their own. */
 #include "bp_setup.h"
 #include "export.h"
 #include "err.h"
@@ -173,6 +176,7 @@ static void put_comments(struct enc *e, const struct bp_profile *p,
 /* Which libs have file names and line numbers (Mapping.has_*). */
 #define LIB_FILES 1
 #define LIB_LINES 2
+#define LIB_INLINES 4
 
 static uint8_t *lib_flags(const struct bp_profile *p)
 {
@@ -185,6 +189,8 @@ static uint8_t *lib_flags(const struct bp_profile *p)
       continue;
     if(f->line)
       flags[f->lib] |= LIB_LINES;
+    if(f->inline_depth)
+      flags[f->lib] |= LIB_INLINES;
     if(f->func < p->nfuncs && *bpi_profile_str(p, p->funcs[f->func].file))
       flags[f->lib] |= LIB_FILES;
   }
@@ -218,6 +224,7 @@ static void put_mappings(struct enc *e, const struct bp_profile *p,
     put_u64(&e->msg, 7, 1);
     put_u64(&e->msg, 8, !!(flags[i] & LIB_FILES));
     put_u64(&e->msg, 9, !!(flags[i] & LIB_LINES));
+    put_u64(&e->msg, 10, !!(flags[i] & LIB_INLINES));
     put_msg(b, PROFILE_MAPPING, &e->msg);
   }
   free(flags);
@@ -236,20 +243,75 @@ static uint64_t function_id(const struct bp_profile *p, uint32_t frame)
   return (uint64_t)p->nfuncs + 1 + frame;
 }
 
+/* An inlined-call frame, ordered by (machine frame, depth from the
+ * innermost) so that a Location's Lines are one run of them. */
+struct inl {
+  uint32_t outer, depth, frame;
+};
+
+static int by_outer_innermost(const void *a, const void *b)
+{
+  const struct inl *x = a, *y = b;
+  if(x->outer != y->outer)
+    return x->outer < y->outer ? -1 : 1;
+  return (x->depth < y->depth) - (x->depth > y->depth);
+}
+
+/* The inlined-call frames, sorted; *n of them.  NULL with n = 0 when there
+ * are none, or when memory ran out (e->nomem set). */
+static struct inl *inlined_frames(struct enc *e, const struct bp_profile *p,
+                                  uint32_t *n)
+{
+  *n = 0;
+  for(uint32_t i = 0; i < p->nframes; i++)
+    *n += p->frames[i].inline_depth != 0;
+  if(!*n)
+    return NULL;
+  struct inl *inl = malloc(*n * sizeof(*inl));
+  uint32_t k = 0;
+  if(!inl) {
+    e->nomem = true;
+    *n = 0;
+    return NULL;
+  }
+  for(uint32_t i = 0; i < p->nframes; i++)
+    if(p->frames[i].inline_depth)
+      inl[k++] = (struct inl){.outer = p->frames[i].outer,
+                              .depth = p->frames[i].inline_depth,
+                              .frame = i};
+  qsort(inl, *n, sizeof(*inl), by_outer_innermost);
+  return inl;
+}
+
+static void put_line(struct enc *e, const struct bp_profile *p,
+                     uint32_t frame)
+{
+  put_u64(&e->sub, 1, function_id(p, frame));
+  put_u64(&e->sub, 2, p->frames[frame].line);
+  put_msg(&e->msg, 4, &e->sub);
+}
+
 static void put_locations(struct enc *e, const struct bp_profile *p,
                           struct bp_buf *b)
 {
+  uint32_t ninl, k = 0;
+  struct inl *inl = inlined_frames(e, p, &ninl);
   for(uint32_t i = 0; i < p->nframes; i++) {
     const struct bp_frame *f = &p->frames[i];
+    if(f->inline_depth)
+      continue;
     put_u64(&e->msg, 1, (uint64_t)i + 1);
     if(f->lib < p->nlibs)
       put_u64(&e->msg, 2, (uint64_t)f->lib + 1);
     put_u64(&e->msg, 3, f->addr);
-    put_u64(&e->sub, 1, function_id(p, i));
-    put_u64(&e->sub, 2, f->line);
-    put_msg(&e->msg, 4, &e->sub);
+    while(k < ninl && inl[k].outer < i)
+      k++;
+    for(; k < ninl && inl[k].outer == i; k++)
+      put_line(e, p, inl[k].frame);
+    put_line(e, p, i);
     put_msg(b, PROFILE_LOCATION, &e->msg);
   }
+  free(inl);
 }
 
 static void put_function(struct enc *e, struct bp_buf *b, uint64_t id,
@@ -276,7 +338,7 @@ static void put_functions(struct enc *e, const struct bp_profile *p,
                    bpi_profile_str(p, f->file), f->start_line);
   }
   for(uint32_t i = 0; i < p->nframes; i++) {
-    if(!frame_resolved(p, i))
+    if(!frame_resolved(p, i) && !p->frames[i].inline_depth)
       put_function(e, b, function_id(p, i),
                    bpi_profile_frame_label(p, i, tmp, sizeof(tmp)), "", 0);
   }
@@ -299,7 +361,8 @@ static void put_samples(struct enc *e, const struct bp_profile *p,
   for(uint32_t i = 0; i < p->ncounts; i++) {
     const struct bp_stack_count *c = &p->counts[i];
     for(uint32_t s = c->stack; s < p->nstacks; s = p->stacks[s].parent)
-      bpi_buf_varint(&e->sub, (uint64_t)p->stacks[s].frame + 1);
+      if(!p->frames[p->stacks[s].frame].inline_depth)  /* in its Location */
+        bpi_buf_varint(&e->sub, (uint64_t)p->stacks[s].frame + 1);
     if(e->sub.len)
       put_msg(&e->msg, 1, &e->sub);
     bpi_buf_varint(&e->sub, c->count);

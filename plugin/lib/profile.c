@@ -235,7 +235,7 @@ uint32_t bpi_profile_frame(struct bp_profile *p, uint32_t lib, uint64_t addr,
     return BP_NONE;
   p->frames[idx] = (struct bp_frame){
     .lib = lib, .addr = addr, .func = BP_NONE, .line = 0,
-    .kind = (uint8_t)kind,
+    .kind = (uint8_t)kind, .outer = BP_NONE,
   };
   p->nframes++;
   if(lib < p->nlibs) {
@@ -245,6 +245,31 @@ uint32_t bpi_profile_frame(struct bp_profile *p, uint32_t lib, uint64_t addr,
     if(addr > l->hi)
       l->hi = addr;
   }
+  return idx;
+}
+
+uint32_t bpi_profile_inline_frame(struct bp_profile *p, uint32_t outer,
+                                  uint8_t depth, uint32_t func,
+                                  uint32_t line)
+{
+  if(outer >= p->nframes || !depth)
+    return BP_NONE;
+  const struct bp_frame o = p->frames[outer];
+  /* the machine frames' key with the depth above the kind */
+  uint64_t k1 = ((uint64_t)(o.kind | (uint32_t)depth << 8) << 32) | o.lib;
+  uint32_t idx = bpi_map_get(&p->frame_index, k1, o.addr);
+  if(idx != BP_NONE)
+    return idx;
+  if(!GROW(p->frames, p->nframes, p->frames_cap))
+    return BP_NONE;
+  idx = p->nframes;
+  if(bpi_map_put(&p->frame_index, k1, o.addr, idx))
+    return BP_NONE;
+  p->frames[idx] = (struct bp_frame){
+    .lib = o.lib, .addr = o.addr, .func = func, .line = line,
+    .kind = o.kind, .inline_depth = depth, .outer = outer,
+  };
+  p->nframes++;
   return idx;
 }
 

@@ -53,12 +53,20 @@ struct bp_func {
   bool unresolved;     /* no symbol: name is the address in hex */
 };
 
+/* A frame is one function at one address.  Where the compiler inlined
+ * calls at the address, the function the code belongs to is the frame
+ * (lib, addr) and each inlined call is a frame of its own at the same
+ * address, with inline_depth 1 (called by the outer function) ... N (the
+ * innermost) and outer pointing at the real frame; stacks hold them all,
+ * innermost as the leaf, so every artifact shows them as functions. */
 struct bp_frame {
   uint32_t lib;
   uint64_t addr;   /* ELF virtual address inside lib (absolute for kernel) */
   uint32_t func;   /* BP_NONE until symbolized */
   uint32_t line;   /* 0 when unknown */
   uint8_t kind;    /* enum bp_frame_kind */
+  uint8_t inline_depth; /* 0: the machine frame; see above */
+  uint32_t outer;  /* an inlined call's machine frame; BP_NONE for those */
 };
 
 struct bp_stack {
@@ -180,6 +188,11 @@ uint32_t bpi_profile_func(struct bp_profile *p, const char *name,
                           uint32_t start_line);
 uint32_t bpi_profile_frame(struct bp_profile *p, uint32_t lib, uint64_t addr,
                            enum bp_frame_kind kind);
+/* The inlined call at depth (1 ...) in the machine frame outer, calling
+ * func at line; created once per (outer, depth). */
+uint32_t bpi_profile_inline_frame(struct bp_profile *p, uint32_t outer,
+                                  uint8_t depth, uint32_t func,
+                                  uint32_t line);
 uint32_t bpi_profile_stack(struct bp_profile *p, uint32_t parent,
                            uint32_t frame);
 /* The thread (pid, tid), created on first use with name "" */

@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "err.h"
 #include "fileio.h"
+#include "rundir.h"
 #include "spool.h"
 
 #include <cjson/cJSON.h>
@@ -26,8 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MANIFEST_FILE "manifest.json"
-#define REPORT_FILE "report.json"
 #define FIREFOX_ACCEPT "Accept: application/vnd.firefox-profiler+json;" \
                        "version=1.0"
 #define META_VERSION 1
@@ -109,24 +108,6 @@ static bp_code read_json(const char *path, cJSON **out, struct bp_err *err)
   return BP_OK;
 }
 
-static bp_code write_json(const char *path, const cJSON *j,
-                          struct bp_err *err)
-{
-  char *text = cJSON_Print(j);
-  if(!text)
-    return bpi_err_set(err, BPE_NOMEM, 0, "%s", path);
-  struct bp_buf b;
-  bpi_buf_init(&b);
-  bpi_buf_adds(&b, text);
-  bpi_buf_addc(&b, '\n');
-  free(text);
-  bp_code rc = bpi_buf_failed(&b)
-                 ? bpi_err_set(err, BPE_NOMEM, 0, "%s", path)
-                 : bpi_file_write(path, b.data, b.len, false, err);
-  bpi_buf_cleanup(&b);
-  return rc;
-}
-
 /* ------------------------------------------------------- the artifacts */
 
 /* One artifact of the publication: where it is in the spool and where it
@@ -174,19 +155,18 @@ static void ident_of(const cJSON *meta, struct ident *id)
  * {project}/{branch}/{commit}/{testbed}/{bench}/{file}, bench being the
  * benchmark's profile directory, or its name when its profile is the
  * whole invocation's ("."). */
-static bp_code list_arts(const struct ident *id, const cJSON *man,
+static bp_code list_arts(const struct ident *id, const struct bp_manifest *man,
                          struct arts *as, struct bp_err *err)
 {
-  const cJSON *benches = cJSON_GetObjectItemCaseSensitive(man, "benchmarks");
-  const cJSON *b, *a;
   size_t cap = 0;
-  cJSON_ArrayForEach(b, benches) {
-    const char *name = jstr(b, "name"), *dir = jstr(b, "profile");
+  for(size_t bi = 0; bi < man->nbenches; bi++) {
+    const struct bp_manifest_bench *b = &man->benches[bi];
+    const char *name = b->name, *dir = b->profile;
     if(!name || !dir)
       return bpi_err_set(err, BPE_FORMAT, 0, "manifest: a benchmark without "
                          "name or profile");
-    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(b, "artifacts")) {
-      const char *file = jstr(a, "file"), *kind = jstr(a, "kind");
+    for(size_t ai = 0; ai < b->narts; ai++) {
+      const char *file = b->arts[ai].file, *kind = b->arts[ai].kind;
       if(!file)
         return bpi_err_set(err, BPE_FORMAT, 0, "manifest: an artifact of "
                            "'%s' without file", name);
@@ -328,7 +308,8 @@ static cJSON *make_meta(const struct bp_publish_opts *o, const char *run_dir,
 }
 
 /* The run's files a publication needs: manifest, report, artifacts. */
-static bp_code spool_files(const cJSON *man, const char ***files, size_t *n,
+static bp_code spool_files(const struct bp_manifest *man, const char ***files,
+                           size_t *n,
                            struct bp_err *err)
 {
   struct ident none = {"p", "b", "c", "c", "t", NULL, NULL};
@@ -338,8 +319,8 @@ static bp_code spool_files(const cJSON *man, const char ***files, size_t *n,
   if(!rc && !*files)
     rc = bpi_err_set(err, BPE_NOMEM, 0, "spool files");
   if(!rc) {
-    (*files)[0] = MANIFEST_FILE;
-    (*files)[1] = REPORT_FILE;
+    (*files)[0] = BP_RUNDIR_MANIFEST;
+    (*files)[1] = BP_RUNDIR_REPORT;
     *n = 2;
     for(size_t i = 0; i < as.n; i++) {
       bool dup = false;
@@ -359,7 +340,8 @@ static bp_code spool_files(const cJSON *man, const char ***files, size_t *n,
 struct job {
   const struct bp_publish_opts *o;
   struct bp_spool_pub *sp;
-  cJSON *meta, *man;
+  cJSON *meta;
+  struct bp_manifest man;
   struct ident id;
   struct arts arts;
   struct bp_store *store;      /* NULL without a store */
@@ -591,19 +573,17 @@ static void add_bencher_pub(cJSON *p, const struct job *j)
 
 /* Each of man's benchmarks gets "bencher": {"benchmark_uuid": U,
  * "measures": {SLUG: U}} from Bencher's answer (an old one is dropped). */
-static void add_bencher_benches(cJSON *man, const struct job *j)
+static void add_bencher_benches(struct bp_manifest *man, const struct job *j)
 {
-  cJSON *b;
-  cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(man,
-                                                         "benchmarks")) {
-    if(!cJSON_IsObject(b))
-      continue;
-    cJSON_DeleteItemFromObjectCaseSensitive(b, "bencher");
+  for(size_t k = 0; k < man->nbenches; k++) {
+    struct bp_manifest_bench *b = &man->benches[k];
+    cJSON_Delete(b->bencher);
+    b->bencher = NULL;
     const struct bp_bencher_bench_id *id =
-      bpi_bencher_ids_bench(&j->bencher, jstr(b, "name"));
+      bpi_bencher_ids_bench(&j->bencher, b->name);
     if(!id)
       continue;
-    cJSON *o = cJSON_AddObjectToObject(b, "bencher");
+    cJSON *o = b->bencher = cJSON_CreateObject();
     add_nullable(o, "benchmark_uuid", id->uuid);
     cJSON *ms = cJSON_AddObjectToObject(o, "measures");
     for(size_t i = 0; ms && i < id->nmeasures; i++)
@@ -629,7 +609,7 @@ static bp_code put_bencher(struct job *j)
   struct bp_bencher_opts bo = {jstr(b, "host"), j->o->bencher.token,
                                &j->o->http};
   char *bmf = NULL, *path = bpi_spool_path(j->sp, BP_SPOOL_FILES "/"
-                                                  REPORT_FILE);
+                                                  BP_RUNDIR_REPORT);
   bp_code rc = path ? bpi_file_read(path, &bmf, NULL, err)
                     : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
   if(!rc && !measured) {
@@ -665,40 +645,46 @@ static bp_code put_bencher(struct job *j)
  * Firefox Profiler links. */
 static char *stored_manifest(struct job *j)
 {
-  cJSON *m = cJSON_Duplicate(j->man, true);
-  char *bmf = NULL, *path = bpi_spool_path(j->sp, BP_SPOOL_FILES "/"
-                                                  REPORT_FILE);
+  struct bp_manifest m;
   struct bp_err ignored = {0};
+  struct bp_buf text;
+  char *files = bpi_spool_path(j->sp, BP_SPOOL_FILES);
+  char *bmf = NULL, *path = bpi_spool_path(j->sp, BP_SPOOL_FILES "/"
+                                                  BP_RUNDIR_REPORT);
   cJSON *rep = NULL;
+  bpi_buf_init(&text);
   if(path && !bpi_file_read(path, &bmf, NULL, &ignored))
     rep = cJSON_Parse(bmf);
   free(bmf);
   free(path);
-  if(!m) {
+  if(!files || bpi_manifest_read(&m, files, &ignored)) {
+    free(files);
     cJSON_Delete(rep);
     return NULL;
   }
-  const cJSON *b, *a;
-  cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(m, "benchmarks")) {
-    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(b, "artifacts")) {
-      const char *file = jstr(a, "file"), *name = jstr(b, "name");
-      for(size_t i = 0; file && name && i < j->arts.n; i++) {
+  free(files);
+  for(size_t bi = 0; bi < m.nbenches; bi++) {
+    struct bp_manifest_bench *b = &m.benches[bi];
+    for(size_t ai = 0; ai < b->narts; ai++) {
+      struct bp_manifest_artifact *a = &b->arts[ai];
+      for(size_t i = 0; a->file && b->name && i < j->arts.n; i++) {
         const struct art *t = &j->arts.a[i];
-        if(strcmp(t->file, file) || strcmp(t->bench, name))
+        if(strcmp(t->file, a->file) || strcmp(t->bench, b->name))
           continue;
-        char *url = bpi_store_public_url(j->store, t->key), *link = NULL;
         char part[32];
-        cJSON_AddStringToObject((cJSON *)a, "key", t->key);
-        add_nullable((cJSON *)a, "url", url);
+        free(a->key);
+        free(a->url);
+        free(a->firefox_url);
+        a->key = strdup(t->key);
+        a->url = bpi_store_public_url(j->store, t->key);
+        a->firefox_url = NULL;
         snprintf(part, sizeof(part), "firefox-%zu", i);
-        if(bpi_spool_done(j->sp, part, &link))
-          cJSON_AddStringToObject((cJSON *)a, "firefox_url", link);
-        free(link);
-        free(url);
+        if(!bpi_spool_done(j->sp, part, &a->firefox_url))
+          a->firefox_url = NULL;
       }
     }
   }
-  cJSON *p = cJSON_AddObjectToObject(m, "publication");
+  cJSON *p = cJSON_CreateObject();
   cJSON *id = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(j->meta,
                                                                "identity"),
                               true);
@@ -708,19 +694,23 @@ static char *stored_manifest(struct job *j)
   cJSON_AddStringToObject(p, "end_time", jstr(j->meta, "end_time"));
   cJSON_AddStringToObject(p, "store", bpi_store_url(j->store));
   add_bencher_pub(p, j);
-  add_bencher_benches(m, j);
+  add_bencher_benches(&m, j);
   add_nullable(p, "firefox_url", j->res->firefox_url);
-  if(rep)
-    cJSON_AddItemToObject(m, "results", rep);
-  char *text = cJSON_Print(m);
-  cJSON_Delete(m);
-  return text;
+  cJSON_Delete(m.publication);
+  m.publication = p;
+  cJSON_Delete(m.results);
+  m.results = rep;
+  char *out = bpi_manifest_print(&m, &text, &ignored) ? NULL : text.data;
+  if(!out)
+    bpi_buf_cleanup(&text);
+  bpi_manifest_cleanup(&m);
+  return out;
 }
 
 static char *manifest_key(const struct ident *id)
 {
   const char *parts[] = {id->project, id->branch, id->commit, id->testbed,
-                         MANIFEST_FILE};
+                         BP_RUNDIR_MANIFEST};
   return bpi_store_key(parts, BP_ARRAY_LEN(parts));
 }
 
@@ -826,11 +816,11 @@ static bp_code load_job(struct job *j)
 {
   struct bp_err *err = &j->res->failure;
   char *meta = bpi_spool_path(j->sp, BP_SPOOL_META);
-  char *man = bpi_spool_path(j->sp, BP_SPOOL_FILES "/" MANIFEST_FILE);
+  char *man = bpi_spool_path(j->sp, BP_SPOOL_FILES);
   bp_code rc = meta && man ? read_json(meta, &j->meta, err)
                            : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
   if(!rc)
-    rc = read_json(man, &j->man, err);
+    rc = bpi_manifest_read(&j->man, man, err);
   free(meta);
   free(man);
   if(rc)
@@ -839,7 +829,7 @@ static bp_code load_job(struct job *j)
   if(!j->id.project || !j->id.branch || !j->id.commit || !j->id.testbed)
     return bpi_err_set(err, BPE_FORMAT, 0, "publication %s: incomplete "
                        "identity", j->sp->id);
-  rc = list_arts(&j->id, j->man, &j->arts, err);
+  rc = list_arts(&j->id, &j->man, &j->arts, err);
   if(!rc)
     rc = open_store(j);
   return rc;
@@ -852,15 +842,11 @@ static void note_in_run(const char *run_dir, const struct job *j)
 {
   const struct bp_publish_result *r = j->res;
   struct bp_err ignored = {0};
-  struct bp_buf path;
-  bpi_buf_init(&path);
-  bpi_buf_printf(&path, "%s/" MANIFEST_FILE, run_dir);
-  cJSON *m = NULL;
-  if(bpi_buf_failed(&path) || read_json(path.data, &m, &ignored))
-    goto out;
-  const cJSON *old = cJSON_GetObjectItemCaseSensitive(m, "publication");
-  const char *old_id = jstr(old, "spool_id");
-  if(old && (!old_id || strcmp(old_id, r->id)))
+  struct bp_manifest m;
+  if(bpi_manifest_read(&m, run_dir, &ignored))
+    return;
+  const char *old_id = bpi_manifest_pub_str(&m, "spool_id");
+  if(m.publication && (!old_id || strcmp(old_id, r->id)))
     goto out;
   cJSON *p = cJSON_CreateObject();
   cJSON_AddStringToObject(p, "state", r->delivered ? "delivered"
@@ -874,13 +860,12 @@ static void note_in_run(const char *run_dir, const struct job *j)
                                                  ? r->failure.msg
                                                  : bp_strerror(
                                                      r->failure.code));
-  cJSON_DeleteItemFromObjectCaseSensitive(m, "publication");
-  cJSON_AddItemToObject(m, "publication", p);
-  add_bencher_benches(m, j);
-  write_json(path.data, m, &ignored);
+  cJSON_Delete(m.publication);
+  m.publication = p;
+  add_bencher_benches(&m, j);
+  bpi_manifest_write(&m, run_dir, &ignored);
 out:
-  cJSON_Delete(m);
-  bpi_buf_cleanup(&path);
+  bpi_manifest_cleanup(&m);
 }
 
 /* Deliver what is left of one locked publication; sp is consumed. */
@@ -933,7 +918,7 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
   bpi_store_close(j.store);
   arts_cleanup(&j.arts);
   bpi_bencher_ids_cleanup(&j.bencher);
-  cJSON_Delete(j.man);
+  bpi_manifest_cleanup(&j.man);
   cJSON_Delete(j.meta);
 }
 
@@ -974,7 +959,8 @@ bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
   char key[37], abs[PATH_MAX], *id = NULL;
   const char **files = NULL;
   size_t nfiles = 0;
-  cJSON *man = NULL, *meta = NULL;
+  struct bp_manifest man = {0};
+  cJSON *meta = NULL;
   char *text = NULL;
   memset(res, 0, sizeof(*res));
   if(!o->spool_dir)
@@ -982,14 +968,10 @@ bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
   bp_code rc = check_ident(o, err);
   if(!rc && !realpath(run_dir, abs))
     rc = bpi_err_set(err, BPE_IO, errno, "cannot resolve '%s'", run_dir);
-  struct bp_buf path;
-  bpi_buf_init(&path);
-  bpi_buf_printf(&path, "%s/" MANIFEST_FILE, abs);
   if(!rc)
-    rc = bpi_buf_failed(&path) ? bpi_err_set(err, BPE_NOMEM, 0, "path")
-                               : read_json(path.data, &man, err);
+    rc = bpi_manifest_read(&man, abs, err);
   if(!rc)
-    rc = spool_files(man, &files, &nfiles, err);
+    rc = spool_files(&man, &files, &nfiles, err);
   if(!rc)
     rc = check_store(o, err);
   if(!rc)
@@ -1007,8 +989,7 @@ bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
   free(text);
   cJSON_Delete(meta);
   free(files);
-  cJSON_Delete(man);
-  bpi_buf_cleanup(&path);
+  bpi_manifest_cleanup(&man);
   return rc;
 }
 

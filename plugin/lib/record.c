@@ -175,7 +175,8 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
   if(rc)
     goto fail;
   struct bp_symbols_opts so = {.demangle = o->demangle,
-                               .lines = o->lines};
+                               .lines = o->lines,
+                               .no_inline = o->no_inline};
   rc = bpi_symbols_new(&r->sym, &so);
   if(!rc)
     rc = bpi_profile_new(&r->profile);

@@ -45,6 +45,7 @@ struct bp_record_opts {
   uint32_t stack_bytes;    /* user stack copied per sample; 0: 8192 */
   bool demangle;
   enum bp_lines lines;     /* which modules get file:line (symbols.h) */
+  bool no_inline;          /* no frames for inlined calls */
   char *const *argv;       /* the command */
   const char *counters;    /* events to count in the same run; NULL: none */
   bool counters_user_only; /* count user space only */

@@ -55,6 +55,15 @@ struct result {   /* one resolved (module, vaddr) */
   uint32_t file;  /* id in strs; BP_NONE: unknown */
   uint32_t line;
   uint32_t start_line;
+  uint32_t inl_at;  /* its inlined calls: inls[inl_at .. inl_at + ninl) */
+  uint32_t ninl;
+};
+
+struct inl {      /* one inlined call of a result, ids in strs */
+  uint32_t name;
+  uint32_t file;  /* BP_NONE: unknown */
+  uint32_t line;
+  uint32_t start_line;
 };
 
 struct range {    /* a kallsyms or perf-PID.map symbol */
@@ -74,6 +83,7 @@ struct bp_symbols {
   char *jit_map_dir;
   char *kallsyms;
   bool demangle;
+  bool no_inline;
   enum bp_lines lines;
   uint64_t pagesize;
 
@@ -84,6 +94,9 @@ struct bp_symbols {
 
   struct result *results;
   size_t nresults, results_cap;
+  struct inl *inls;         /* the results' inlined calls */
+  size_t ninls, inls_cap;
+  struct bp_sym_inline out_inl[BP_SYM_MAX_INLINES]; /* handed out */
   struct bp_map result_of;  /* (module id, vaddr) -> index in results */
   struct bp_map start_of;   /* (module id, symbol start) -> start line */
 
@@ -191,6 +204,7 @@ bp_code bpi_symbols_new(struct bp_symbols **out,
   s->jit_map_dir = strdup(opts->jit_map_dir ? opts->jit_map_dir : "/tmp");
   s->kallsyms = strdup(opts->kallsyms ? opts->kallsyms : "/proc/kallsyms");
   s->demangle = opts->demangle;
+  s->no_inline = opts->no_inline;
   s->lines = opts->lines;
   long ps = sysconf(_SC_PAGESIZE);
   s->pagesize = ps > 0 ? (uint64_t)ps : 4096;
@@ -222,6 +236,7 @@ void bpi_symbols_free(struct bp_symbols *s)
   free(s->jits);
   free(s->kernel.r);
   free(s->results);
+  free(s->inls);
   bpi_map_cleanup(&s->jit_of);
   bpi_map_cleanup(&s->start_of);
   bpi_map_cleanup(&s->result_of);
@@ -611,6 +626,97 @@ static bool plt_lookup(struct bp_symbols *s, Dwfl_Module *mod,
   return r->name != BP_NONE;
 }
 
+/* The name of a DW_TAG_inlined_subroutine (from its abstract origin):
+ * the linkage name demangled, so it reads like the symbol table's names,
+ * else DW_AT_name; BP_NONE when it has neither or memory ran out. */
+static uint32_t inlined_name(struct bp_symbols *s, Dwarf_Die *die)
+{
+  Dwarf_Attribute attr;
+  const char *name = NULL;
+  if(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+     dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+    name = dwarf_formstring(&attr);
+  if(!name || !*name)
+    name = dwarf_diename(die);
+  if(!name || !*name)
+    return BP_NONE;
+  return intern_name(s, name);
+}
+
+/* The source file numbered idx in cu's line table header; BP_NONE. */
+static uint32_t cu_file(struct bp_symbols *s, Dwarf_Die *cu, Dwarf_Word idx)
+{
+  Dwarf_Files *files;
+  size_t nfiles;
+  const char *name;
+  if(dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles ||
+     !(name = dwarf_filesrc(files, idx, NULL, NULL)) || !*name)
+    return BP_NONE;
+  return bpi_strtab_intern(&s->strs, name);
+}
+
+static uint32_t die_udata(Dwarf_Die *die, unsigned int at)
+{
+  Dwarf_Attribute attr;
+  Dwarf_Word v;
+  if(!dwarf_attr(die, at, &attr) || dwarf_formudata(&attr, &v) != 0 ||
+     v > UINT32_MAX)
+    return 0;
+  return (uint32_t)v;
+}
+
+/* The calls inlined at vaddr, innermost first, appended to s->inls: the
+ * DW_TAG_inlined_subroutine scopes around vaddr up to its
+ * DW_TAG_subprogram.  Each takes the file and line where the one inside
+ * it was called (DW_AT_call_file, DW_AT_call_line); the innermost keeps
+ * r's (the address's own line) and r then takes the call of the
+ * outermost.  false only when out of memory. */
+static bool inline_chain(struct bp_symbols *s, Dwfl_Module *mod,
+                         uint64_t vaddr, struct result *r)
+{
+  Dwarf_Addr bias;
+  Dwarf_Die *cu = dwfl_module_addrdie(mod, vaddr, &bias);
+  Dwarf_Die *scopes = NULL;
+  int n = cu ? dwarf_getscopes(cu, vaddr - bias, &scopes) : 0;
+  bool ok = true;
+  r->inl_at = (uint32_t)s->ninls;
+  uint32_t file = r->file, line = r->line;
+  for(int i = 0; i < n && r->ninl < BP_SYM_MAX_INLINES; i++) {
+    int tag = dwarf_tag(&scopes[i]);
+    if(tag == DW_TAG_subprogram)
+      break;
+    if(tag != DW_TAG_inlined_subroutine)
+      continue;
+    struct inl *inls = grow_array(s->inls, &s->inls_cap, s->ninls + 1,
+                                  sizeof(*inls));
+    if(!inls) {
+      ok = false;
+      break;
+    }
+    s->inls = inls;
+    int decl = 0;
+    struct inl *in = &s->inls[s->ninls];
+    in->name = inlined_name(s, &scopes[i]);
+    if(in->name == BP_NONE)
+      break;  /* a call without a name: what is outside it stays whole */
+    in->file = file;
+    in->line = line;
+    in->start_line = dwarf_decl_line(&scopes[i], &decl) == 0 && decl > 0 ?
+                     (uint32_t)decl : 0;
+    s->ninls++;
+    r->ninl++;
+    /* what is outside this call is at its call site */
+    file = cu_file(s, cu, die_udata(&scopes[i], DW_AT_call_file));
+    line = die_udata(&scopes[i], DW_AT_call_line);
+  }
+  free(scopes);
+  if(r->ninl) {
+    r->file = file;
+    r->line = line;
+  }
+  return ok;
+}
+
 /* Ask libdwfl about vaddr.  false only when out of memory. */
 static bool lookup(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
                    uint64_t vaddr, struct result *r)
@@ -621,6 +727,7 @@ static bool lookup(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
                                           NULL, NULL);
   r->name = r->file = BP_NONE;
   r->line = r->start_line = 0;
+  r->inl_at = r->ninl = 0;
   /* a data object is no function, even when an address falls in it */
   if(!name || !*name || GELF_ST_TYPE(sym.st_info) == STT_OBJECT)
     return plt_lookup(s, mod, vaddr, r);
@@ -640,7 +747,7 @@ static bool lookup(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
     r->line = line > 0 ? (uint32_t)line : 0;
   }
   r->start_line = start_line(s, id, mod, vaddr - off);
-  return true;
+  return s->no_inline || inline_chain(s, mod, vaddr, r);
 }
 
 /* The cached result of (module id, vaddr), resolving it the first time.
@@ -683,6 +790,16 @@ bool bpi_symbols_resolve(struct bp_symbols *s, const char *path,
   out->file = r->file == BP_NONE ? NULL : bpi_strtab_get(&s->strs, r->file);
   out->line = r->line;
   out->start_line = r->start_line;
+  out->inlines = s->out_inl;
+  out->ninlines = r->ninl;
+  for(uint32_t i = 0; i < r->ninl; i++) {
+    const struct inl *in = &s->inls[r->inl_at + i];
+    s->out_inl[i] = (struct bp_sym_inline){
+      .name = bpi_strtab_get(&s->strs, in->name),
+      .file = in->file == BP_NONE ? NULL : bpi_strtab_get(&s->strs, in->file),
+      .line = in->line, .start_line = in->start_line,
+    };
+  }
   return true;
 }
 
@@ -762,6 +879,8 @@ static bool range_lookup(struct bp_symbols *s, struct range_table *t,
   out->file = NULL;
   out->line = 0;
   out->start_line = 0;
+  out->inlines = NULL;
+  out->ninlines = 0;
   return true;
 }
 

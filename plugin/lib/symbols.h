@@ -35,14 +35,36 @@ struct bp_symbols_opts {
   const char *jit_map_dir;  /* where perf-PID.map files live; NULL: "/tmp" */
   const char *kallsyms;     /* NULL: "/proc/kallsyms" */
   bool demangle;            /* true unless the user asked for raw names */
+  bool no_inline;           /* no inlined calls (bp_sym.inlines) */
+};
+
+/* A function the compiler inlined at the address: DWARF's
+ * DW_TAG_inlined_subroutine. */
+struct bp_sym_inline {
+  const char *name;    /* demangled */
+  const char *file;    /* where the address is inside it, NULL unknown */
+  uint32_t line;       /* 0 when unknown */
+  uint32_t start_line; /* its declaration, 0 when unknown */
 };
 
 struct bp_sym {
   const char *name;    /* demangled function name */
   const char *file;    /* source file, NULL when unknown */
-  uint32_t line;       /* 0 when unknown */
+  uint32_t line;       /* 0 when unknown; with inlines: the line of the
+                        * call of the outermost of them */
   uint32_t start_line; /* line of the function's declaration, 0 unknown */
+  /* The chain of calls inlined at the address, innermost first; each
+   * one's file and line is where the address is inside it (for the
+   * innermost) or where it calls the one inside it.  Only for modules
+   * whose lines are looked up (bp_lines), since it needs their DWARF.
+   * Valid until the next call into the symbolizer. */
+  const struct bp_sym_inline *inlines;
+  uint32_t ninlines;
 };
+
+/* Inlined calls kept per address at most (deeper ones are dropped from
+ * the outside in: the innermost, where the time is, stay). */
+#define BP_SYM_MAX_INLINES 64
 
 bp_code bpi_symbols_new(struct bp_symbols **out,
                         const struct bp_symbols_opts *opts);

@@ -1,0 +1,481 @@
+/* rundir: manifest.json's one parser and one writer, and the artifacts'
+ * sizes and hashes (see rundir.h).  cJSON both ways: the manifest is a
+ * small document. */
+#include "bp_setup.h"
+#include "rundir.h"
+#include "err.h"
+#include "export.h"
+#include "fileio.h"
+#include "sha256.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *bpi_rundir_kind(const char *exporter_name)
+{
+  static const char *const kinds[][2] = {
+    {"gecko", BP_KIND_GECKO}, {"pprof", BP_KIND_PPROF},
+    {"folded", BP_KIND_FOLDED}, {"svg", BP_KIND_SVG},
+    {"summary", BP_KIND_SUMMARY},
+  };
+  for(size_t i = 0; i < BP_ARRAY_LEN(kinds); i++)
+    if(!strcmp(exporter_name, kinds[i][0]))
+      return kinds[i][1];
+  return exporter_name;
+}
+
+char *bpi_rundir_path(const char *dir, const char *file)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_buf_printf(&b, "%s/%s", dir, file);
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
+/* ------------------------------------------------------------ cleanup */
+
+static void arts_free(struct bp_manifest_artifact *a, size_t n)
+{
+  for(size_t i = 0; i < n; i++) {
+    free(a[i].file);
+    free(a[i].kind);
+    free(a[i].sha256);
+    free(a[i].key);
+    free(a[i].url);
+    free(a[i].firefox_url);
+  }
+  free(a);
+}
+
+void bpi_manifest_cleanup(struct bp_manifest *m)
+{
+  for(size_t i = 0; i < m->nbenches; i++) {
+    struct bp_manifest_bench *b = &m->benches[i];
+    free(b->name);
+    free(b->profile);
+    cJSON_Delete(b->counters);
+    cJSON_Delete(b->bencher);
+    arts_free(b->arts, b->narts);
+  }
+  free(m->benches);
+  arts_free(m->arts, m->narts);
+  free(m->version);
+  free(m->command);
+  free(m->report);
+  free(m->event_requested);
+  free(m->event_used);
+  free(m->fallback_reason);
+  cJSON_Delete(m->counters);
+  cJSON_Delete(m->publication);
+  cJSON_Delete(m->results);
+  memset(m, 0, sizeof(*m));
+}
+
+/* ------------------------------------------------------------ parsing */
+
+/* A copy of obj's string name; *ok false when out of memory. */
+static char *str_of(const cJSON *obj, const char *name, bool *ok)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+  if(!cJSON_IsString(v))
+    return NULL;
+  char *s = strdup(v->valuestring);
+  if(!s)
+    *ok = false;
+  return s;
+}
+
+static bool has(const cJSON *obj, const char *name)
+{
+  return cJSON_GetObjectItemCaseSensitive(obj, name) != NULL;
+}
+
+static double num_of(const cJSON *obj, const char *name)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+  return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble : 0;
+}
+
+static uint64_t count_of(const cJSON *obj, const char *name)
+{
+  double d = num_of(obj, name);
+  return d <= 0 ? 0 : d >= 18446744073709551615.0 ? UINT64_MAX
+                                                    : (uint64_t)d;
+}
+
+static int int_of(const cJSON *obj, const char *name)
+{
+  double d = num_of(obj, name);
+  return d <= INT_MIN ? INT_MIN : d >= INT_MAX ? INT_MAX : (int)d;
+}
+
+/* A copy of obj's member name (any type), or NULL. */
+static cJSON *tree_of(const cJSON *obj, const char *name, bool *ok)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+  if(!v)
+    return NULL;
+  cJSON *c = cJSON_Duplicate(v, true);
+  if(!c)
+    *ok = false;
+  return c;
+}
+
+static size_t count_items(const cJSON *arr)
+{
+  size_t n = 0;
+  const cJSON *x;
+  cJSON_ArrayForEach(x, arr)
+    n++;
+  return n;
+}
+
+static bool parse_arts(const cJSON *arr, struct bp_manifest_artifact **out,
+                       size_t *n)
+{
+  bool ok = true;
+  size_t cap = count_items(arr);
+  *n = 0;
+  *out = cap ? calloc(cap, sizeof(**out)) : NULL;
+  if(cap && !*out)
+    return false;
+  const cJSON *a;
+  cJSON_ArrayForEach(a, arr) {
+    struct bp_manifest_artifact *t = &(*out)[(*n)++];
+    t->file = str_of(a, "file", &ok);
+    t->kind = str_of(a, "kind", &ok);
+    t->bytes = has(a, "bytes") ? (int64_t)num_of(a, "bytes") : -1;
+    t->sha256 = str_of(a, "sha256", &ok);
+    t->key = str_of(a, "key", &ok);
+    t->url = str_of(a, "url", &ok);
+    t->firefox_url = str_of(a, "firefox_url", &ok);
+  }
+  return ok;
+}
+
+static bool parse_bench(const cJSON *b, struct bp_manifest_bench *t)
+{
+  bool ok = true;
+  t->name = str_of(b, "name", &ok);
+  t->profile = str_of(b, "profile", &ok);
+  if(has(b, "runs")) {
+    t->facts = BP_FACTS_MARKED;
+    t->runs = count_of(b, "runs");
+    t->lost = count_of(b, "lost_in_run");
+  }
+  else if(has(b, "exit_status")) {
+    t->facts = BP_FACTS_OWN;
+    t->exit_status = int_of(b, "exit_status");
+    t->lost = count_of(b, "lost");
+  }
+  t->samples = count_of(b, "samples");
+  t->counters = tree_of(b, "counters", &ok);
+  t->bencher = tree_of(b, "bencher", &ok);
+  return parse_arts(cJSON_GetObjectItemCaseSensitive(b, "artifacts"),
+                    &t->arts, &t->narts) && ok;
+}
+
+static bool parse_tree(struct bp_manifest *m, const cJSON *j)
+{
+  bool ok = true;
+  const cJSON *ev = cJSON_GetObjectItemCaseSensitive(j, "event");
+  m->version = str_of(j, "benchprof_version", &ok);
+  m->command = str_of(j, "command", &ok);
+  m->exit_status = int_of(j, "exit_status");
+  m->report = str_of(j, "report", &ok);
+  m->event_requested = str_of(ev, "requested", &ok);
+  m->event_used = str_of(ev, "used", &ok);
+  m->fallback_reason = str_of(ev, "fallback_reason", &ok);
+  m->has_facts = has(j, "samples");
+  m->samples = count_of(j, "samples");
+  m->lost = count_of(j, "lost");
+  m->counters = tree_of(j, "counters", &ok);
+  m->publication = tree_of(j, "publication", &ok);
+  m->results = tree_of(j, "results", &ok);
+  if(!parse_arts(cJSON_GetObjectItemCaseSensitive(j, "artifacts"), &m->arts,
+                 &m->narts))
+    return false;
+  const cJSON *benches = cJSON_GetObjectItemCaseSensitive(j, "benchmarks");
+  size_t cap = count_items(benches);
+  m->benches = cap ? calloc(cap, sizeof(*m->benches)) : NULL;
+  if(cap && !m->benches)
+    return false;
+  const cJSON *b;
+  cJSON_ArrayForEach(b, benches)
+    ok = parse_bench(b, &m->benches[m->nbenches++]) && ok;
+  return ok;
+}
+
+bp_code bpi_manifest_parse(struct bp_manifest *m, const char *text,
+                           size_t len, const char *label,
+                           struct bp_err *err)
+{
+  memset(m, 0, sizeof(*m));
+  cJSON *j = cJSON_ParseWithLength(text, len);
+  if(!j) {
+    const char *at = cJSON_GetErrorPtr();
+    return bpi_err_set(err, BPE_FORMAT, 0, "%s: not valid JSON (at byte "
+                       "%zu)", label, at && at >= text && at <= text + len
+                                          ? (size_t)(at - text) : (size_t)0);
+  }
+  bool ok = parse_tree(m, j);
+  cJSON_Delete(j);
+  if(!ok) {
+    bpi_manifest_cleanup(m);
+    return bpi_err_set(err, BPE_NOMEM, 0, "%s", label);
+  }
+  return BP_OK;
+}
+
+bp_code bpi_manifest_read(struct bp_manifest *m, const char *dir,
+                          struct bp_err *err)
+{
+  char *path = bpi_rundir_path(dir, BP_RUNDIR_MANIFEST), *text = NULL;
+  size_t len = 0;
+  memset(m, 0, sizeof(*m));
+  bp_code rc = path ? bpi_file_read(path, &text, &len, err)
+                    : bpi_err_set(err, BPE_NOMEM, 0, "manifest path");
+  if(!rc)
+    rc = bpi_manifest_parse(m, text, len, path, err);
+  free(text);
+  free(path);
+  return rc;
+}
+
+/* ------------------------------------------------------------ writing */
+
+static void add_str(cJSON *o, const char *name, const char *value)
+{
+  if(value)
+    cJSON_AddStringToObject(o, name, value);
+  else
+    cJSON_AddNullToObject(o, name);
+}
+
+static void add_tree(cJSON *o, const char *name, const cJSON *t)
+{
+  if(t)
+    cJSON_AddItemToObject(o, name, cJSON_Duplicate(t, true));
+}
+
+static void add_arts(cJSON *o, const struct bp_manifest_artifact *a,
+                     size_t n)
+{
+  cJSON *arr = cJSON_AddArrayToObject(o, "artifacts");
+  for(size_t i = 0; arr && i < n; i++) {
+    cJSON *x = cJSON_CreateObject();
+    add_str(x, "file", a[i].file);
+    add_str(x, "kind", a[i].kind);
+    if(a[i].bytes >= 0)
+      cJSON_AddNumberToObject(x, "bytes", (double)a[i].bytes);
+    if(a[i].sha256)
+      cJSON_AddStringToObject(x, "sha256", a[i].sha256);
+    if(a[i].key)
+      cJSON_AddStringToObject(x, "key", a[i].key);
+    if(a[i].key || a[i].url)
+      add_str(x, "url", a[i].url);
+    if(a[i].firefox_url)
+      cJSON_AddStringToObject(x, "firefox_url", a[i].firefox_url);
+    cJSON_AddItemToArray(arr, x);
+  }
+}
+
+static void add_bench(cJSON *arr, const struct bp_manifest_bench *b)
+{
+  cJSON *x = cJSON_CreateObject();
+  add_str(x, "name", b->name);
+  add_str(x, "profile", b->profile);
+  if(b->facts == BP_FACTS_OWN) {
+    cJSON_AddNumberToObject(x, "exit_status", b->exit_status);
+    cJSON_AddNumberToObject(x, "samples", (double)b->samples);
+    cJSON_AddNumberToObject(x, "lost", (double)b->lost);
+  }
+  else if(b->facts == BP_FACTS_MARKED) {
+    cJSON_AddNumberToObject(x, "runs", (double)b->runs);
+    cJSON_AddNumberToObject(x, "samples", (double)b->samples);
+    cJSON_AddNumberToObject(x, "lost_in_run", (double)b->lost);
+  }
+  add_tree(x, "counters", b->counters);
+  add_arts(x, b->arts, b->narts);
+  add_tree(x, "bencher", b->bencher);
+  cJSON_AddItemToArray(arr, x);
+}
+
+static cJSON *to_tree(const struct bp_manifest *m)
+{
+  cJSON *j = cJSON_CreateObject();
+  add_str(j, "benchprof_version", m->version);
+  add_str(j, "command", m->command);
+  cJSON_AddNumberToObject(j, "exit_status", m->exit_status);
+  add_str(j, "report", m->report);
+  cJSON *ev = cJSON_AddObjectToObject(j, "event");
+  add_str(ev, "requested", m->event_requested);
+  add_str(ev, "used", m->event_used);
+  cJSON_AddBoolToObject(ev, "fallback", m->fallback_reason != NULL);
+  add_str(ev, "fallback_reason", m->fallback_reason);
+  if(m->has_facts) {
+    cJSON_AddNumberToObject(j, "samples", (double)m->samples);
+    cJSON_AddNumberToObject(j, "lost", (double)m->lost);
+  }
+  add_tree(j, "counters", m->counters);
+  add_arts(j, m->arts, m->narts);
+  cJSON *arr = cJSON_AddArrayToObject(j, "benchmarks");
+  for(size_t i = 0; arr && i < m->nbenches; i++)
+    add_bench(arr, &m->benches[i]);
+  add_tree(j, "publication", m->publication);
+  add_tree(j, "results", m->results);
+  return j;
+}
+
+bp_code bpi_manifest_print(const struct bp_manifest *m, struct bp_buf *out,
+                           struct bp_err *err)
+{
+  cJSON *j = to_tree(m);
+  char *text = j ? cJSON_Print(j) : NULL;
+  cJSON_Delete(j);
+  if(text) {
+    bpi_buf_adds(out, text);
+    bpi_buf_addc(out, '\n');
+    bpi_buf_addc(out, '\0');
+    out->len--;
+  }
+  free(text);
+  if(!text || bpi_buf_failed(out))
+    return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+  return BP_OK;
+}
+
+bp_code bpi_manifest_write(const struct bp_manifest *m, const char *dir,
+                           struct bp_err *err)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  char *path = bpi_rundir_path(dir, BP_RUNDIR_MANIFEST);
+  bp_code rc = path ? bpi_manifest_print(m, &b, err)
+                    : bpi_err_set(err, BPE_NOMEM, 0, "manifest path");
+  if(!rc)
+    rc = bpi_file_write(path, b.data, b.len, false, err);
+  free(path);
+  bpi_buf_cleanup(&b);
+  return rc;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+struct bp_manifest_bench *bpi_manifest_add_bench(struct bp_manifest *m,
+                                                 const char *name,
+                                                 const char *profile)
+{
+  struct bp_manifest_bench *grown = realloc(m->benches, (m->nbenches + 1) *
+                                                        sizeof(*grown));
+  if(!grown)
+    return NULL;
+  m->benches = grown;
+  struct bp_manifest_bench *b = &grown[m->nbenches];
+  memset(b, 0, sizeof(*b));
+  b->name = strdup(name);
+  b->profile = strdup(profile);
+  if(!b->name || !b->profile) {
+    free(b->name);
+    free(b->profile);
+    return NULL;
+  }
+  m->nbenches++;
+  return b;
+}
+
+const struct bp_manifest_bench *
+bpi_manifest_bench(const struct bp_manifest *m, const char *name)
+{
+  for(size_t i = 0; i < m->nbenches; i++)
+    if(m->benches[i].name && !strcmp(m->benches[i].name, name))
+      return &m->benches[i];
+  return NULL;
+}
+
+const struct bp_manifest_artifact *
+bpi_manifest_artifact(const struct bp_manifest_artifact *arts, size_t n,
+                      const char *kind)
+{
+  for(size_t i = 0; i < n; i++)
+    if(arts[i].kind && !strcmp(arts[i].kind, kind))
+      return &arts[i];
+  return NULL;
+}
+
+/* One artifact: its size and hash; file relative to dir. */
+static bp_code measure(const char *dir, char *file, const char *kind,
+                       struct bp_manifest_artifact *a, struct bp_err *err)
+{
+  char hex[2 * BP_SHA256_LEN + 1];
+  struct stat st;
+  char *path = bpi_rundir_path(dir, file);
+  bp_code rc = path ? BP_OK : bpi_err_set(err, BPE_NOMEM, 0, "path");
+  if(!rc && stat(path, &st))
+    rc = bpi_err_set(err, BPE_IO, errno, "cannot stat '%s'", path);
+  if(!rc)
+    rc = bpi_sha256_file(path, hex, err);
+  free(path);
+  a->file = file;
+  a->bytes = rc ? -1 : (int64_t)st.st_size;
+  a->kind = strdup(kind);
+  a->sha256 = rc ? NULL : strdup(hex);
+  if(!rc && (!a->kind || !a->sha256))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+  return rc;
+}
+
+bp_code bpi_manifest_artifacts(const char *dir, const char *sub,
+                               struct bp_manifest_artifact **arts,
+                               size_t *n, struct bp_err *err)
+{
+  size_t count = 0;
+  while(bpi_exporters[count])
+    count++;
+  *n = 0;
+  *arts = calloc(count, sizeof(**arts));
+  if(!*arts)
+    return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+  bool top = !strcmp(sub, ".");
+  bp_code rc = BP_OK;
+  for(size_t i = 0; !rc && i < count; i++) {
+    const struct bp_exporter *e = bpi_exporters[i];
+    char *file = top ? strdup(e->file) : bpi_rundir_path(sub, e->file);
+    if(!file)
+      return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+    rc = measure(dir, file, bpi_rundir_kind(e->name), &(*arts)[(*n)++],
+                 err);
+  }
+  return rc;
+}
+
+/* ------------------------------------------------------------ publication */
+
+const char *bpi_manifest_pub_str(const struct bp_manifest *m,
+                                 const char *name)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(m->publication, name);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+bool bpi_manifest_delivered(const struct bp_manifest *m)
+{
+  const char *state = bpi_manifest_pub_str(m, "state");
+  return state && !strcmp(state, "delivered");
+}
+
+struct cJSON *bpi_manifest_json(const struct bp_buf *text)
+{
+  return text->data && !bpi_buf_failed(text)
+           ? cJSON_ParseWithLength(text->data, text->len) : NULL;
+}

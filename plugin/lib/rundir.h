@@ -1,0 +1,159 @@
+/* rundir: the run directory of `benchprof run` and its manifest.json, the
+ * one owner of both.
+ *
+ * A run directory holds:
+ *   manifest.json       what the run was and which files belong to it
+ *   report.json         the benchmark report (BMF)
+ *   the artifacts       the exporters' files (export.h), once for the
+ *                       whole invocation and once per benchmark directory
+ *   harness-output.txt  the harness's raw output, when it could not be read
+ *   compare/            on a pull request: compare.json, comment.md and per
+ *                       benchmark diff.folded, diff.svg, diff-negated.svg
+ * Every file name is a constant below; no other file spells one.
+ *
+ * struct bp_manifest is manifest.json as a struct: the run's facts, its
+ * artifacts (file, kind, size, SHA-256), one entry per benchmark (its
+ * profile directory, facts and artifacts) and the publication state.
+ * bpi_manifest_read is its one parser, bpi_manifest_write (and
+ * bpi_manifest_print for the stored copy) its one writer; what the struct
+ * does not type (counters, Bencher ids, the publication, the stored
+ * report) is kept as the JSON it was, so read -> write keeps it.  The
+ * struct owns every string and JSON tree in it.  Not thread-safe. */
+#ifndef BP_LIB_RUNDIR_H
+#define BP_LIB_RUNDIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "benchprof/benchprof.h"
+#include "buf.h"
+
+/* ------------------------------------------------------ file names */
+#define BP_RUNDIR_MANIFEST "manifest.json"
+#define BP_RUNDIR_REPORT "report.json"
+#define BP_RUNDIR_RAW "harness-output.txt"
+/* the artifacts, as the exporter table (export.h) writes them */
+#define BP_FILE_GECKO "profile.json.gz"
+#define BP_FILE_PPROF "profile.pb.gz"
+#define BP_FILE_FOLDED "profile.folded"
+#define BP_FILE_SVG "flamegraph.svg"
+#define BP_FILE_SUMMARY "summary.json"
+/* a comparison (compare.h) */
+#define BP_RUNDIR_COMPARE "compare"        /* the run's compare directory */
+#define BP_RUNDIR_SIDES ".sides"           /* sides fetched from a store */
+#define BP_FILE_COMPARE_JSON "compare.json"
+#define BP_FILE_COMMENT "comment.md"
+#define BP_FILE_DIFF_FOLDED "diff.folded"
+#define BP_FILE_DIFF_SVG "diff.svg"
+#define BP_FILE_DIFF_NEG_SVG "diff-negated.svg"
+
+/* An artifact's kind in the manifest, by what reads it. */
+#define BP_KIND_GECKO "firefox-profiler"
+#define BP_KIND_PPROF "pprof"
+#define BP_KIND_FOLDED "folded-stacks"
+#define BP_KIND_SVG "flamegraph"
+#define BP_KIND_SUMMARY "summary"
+
+/* The kind of the exporter named name ("gecko", ...): its BP_KIND_*. */
+const char *bpi_rundir_kind(const char *exporter_name);
+
+/* ------------------------------------------------------ the manifest */
+struct cJSON;
+
+struct bp_manifest_artifact {
+  char *file;         /* relative to the run directory */
+  char *kind;         /* BP_KIND_* */
+  int64_t bytes;      /* -1: not given */
+  char *sha256;       /* hex, or NULL */
+  /* a stored manifest's (publish.c), else NULL */
+  char *key, *url, *firefox_url;
+};
+
+enum bp_manifest_facts {
+  BP_FACTS_NONE = 0,
+  BP_FACTS_OWN,       /* its own invocation: exit_status, samples, lost */
+  BP_FACTS_MARKED     /* marked by the harness: runs, samples, lost_in_run */
+};
+
+struct bp_manifest_bench {
+  char *name;
+  char *profile;      /* its profile directory, "." for the invocation's */
+  enum bp_manifest_facts facts;
+  int exit_status;    /* BP_FACTS_OWN */
+  uint64_t runs;      /* BP_FACTS_MARKED */
+  uint64_t samples;
+  uint64_t lost;      /* "lost", or "lost_in_run" (the whole run's) */
+  struct cJSON *counters;   /* as bpi_counters_json writes them, or NULL */
+  struct bp_manifest_artifact *arts;
+  size_t narts;
+  struct cJSON *bencher;    /* Bencher's uuids (publish.c), or NULL */
+};
+
+struct bp_manifest {
+  char *version;      /* benchprof's */
+  char *command;
+  int exit_status;
+  char *report;       /* relative to the run directory, or NULL */
+  char *event_requested, *event_used;
+  char *fallback_reason;    /* NULL: no fallback */
+  bool has_facts;     /* the invocation's samples, lost and counters */
+  uint64_t samples, lost;
+  struct cJSON *counters;
+  struct bp_manifest_artifact *arts;   /* the invocation's */
+  size_t narts;
+  struct bp_manifest_bench *benches;
+  size_t nbenches;
+  struct cJSON *publication;  /* publish.c's state, or NULL */
+  struct cJSON *results;      /* a stored manifest's report, or NULL */
+};
+
+void bpi_manifest_cleanup(struct bp_manifest *m);
+
+/* Parse text (a manifest; label names it in errors).  Fields of the wrong
+ * type are left NULL/0: readers say what they miss. */
+bp_code bpi_manifest_parse(struct bp_manifest *m, const char *text,
+                           size_t len, const char *label,
+                           struct bp_err *err);
+/* dir/manifest.json. */
+bp_code bpi_manifest_read(struct bp_manifest *m, const char *dir,
+                          struct bp_err *err);
+/* The manifest as JSON text (NUL-terminated, ends with a newline). */
+bp_code bpi_manifest_print(const struct bp_manifest *m, struct bp_buf *out,
+                           struct bp_err *err);
+/* dir/manifest.json, atomically. */
+bp_code bpi_manifest_write(const struct bp_manifest *m, const char *dir,
+                           struct bp_err *err);
+
+/* Append a benchmark (its strings copied, the rest zero). */
+struct bp_manifest_bench *bpi_manifest_add_bench(struct bp_manifest *m,
+                                                 const char *name,
+                                                 const char *profile);
+/* The entry of benchmark name, or NULL. */
+const struct bp_manifest_bench *
+bpi_manifest_bench(const struct bp_manifest *m, const char *name);
+/* The first artifact of kind, or NULL. */
+const struct bp_manifest_artifact *
+bpi_manifest_artifact(const struct bp_manifest_artifact *arts, size_t n,
+                      const char *kind);
+
+/* Each exporter's artifact in dir/sub (sub "." for dir itself), with its
+ * size and SHA-256, file names relative to dir. */
+bp_code bpi_manifest_artifacts(const char *dir, const char *sub,
+                               struct bp_manifest_artifact **arts,
+                               size_t *n, struct bp_err *err);
+
+/* A string of the publication object, or NULL. */
+const char *bpi_manifest_pub_str(const struct bp_manifest *m,
+                                 const char *name);
+/* Whether the run's publication was delivered. */
+bool bpi_manifest_delivered(const struct bp_manifest *m);
+
+/* A JSON text as a tree for the fields above (NULL when it is not JSON
+ * or out of memory). */
+struct cJSON *bpi_manifest_json(const struct bp_buf *text);
+
+/* dir/file, malloc'd; NULL when out of memory. */
+char *bpi_rundir_path(const char *dir, const char *file);
+
+#endif
