@@ -16,10 +16,12 @@
 #                        fork pull requests get owner:branch and leave the
 #                        base's latest alone; GitLab's job token refused
 #                        for notes, and the log says what to set
+#   hooks_shims.sh       the README's shims: a path entry, a make bench
+#                        that only builds passes (strict: fails)
 hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_github.sh tests/integration/hooks_gitlab.sh \
   tests/integration/hooks_bencher.sh tests/integration/hooks_shellcheck.sh \
-  tests/integration/hooks_pr_flow.sh
+  tests/integration/hooks_pr_flow.sh tests/integration/hooks_shims.sh
 TESTS += $(hooks_tests)
 EXTRA_DIST += $(hooks_tests) tests/hooks_lib.sh \
   tests/servers/gitlab_standin.py

@@ -13,11 +13,15 @@
 #                        exit status unchanged (--strict: not), flush
 #                        delivers exactly once
 #   publish_kill.sh      SIGKILL while publishing; flush completes it
+#   run_outcome.sh       failed and interrupted runs kept locally, marked
+#                        in the manifest, not published (--allow-failure:
+#                        published); a reused -o directory keeps no report
+#                        or manifest of the run before; --keep-status
 publish_unit_tests = tests/unit/test_bencher tests/unit/test_spool
 check_PROGRAMS += $(publish_unit_tests)
 publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_store.sh tests/integration/publish_faults.sh \
-  tests/integration/publish_kill.sh
+  tests/integration/publish_kill.sh tests/integration/run_outcome.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)
 EXTRA_DIST += $(publish_integration_tests) tests/publish_lib.sh \
   tests/servers/bencher_standin.py

@@ -152,6 +152,8 @@ struct bp_record_args {
   const char *name;        /* --name */
   enum bp_adapter each;    /* --each: one invocation per benchmark */
   struct bp_cli_publish pub; /* publishing after the run */
+  bool allow_failure;      /* --allow-failure: publish a failed run too */
+  bool keep_status;        /* --keep-status: our failures only warn */
   /* out: the benchmarks the harness marked, one per distinct name, in
    * the order they first began */
   struct bp_marked *marked;
@@ -190,6 +192,9 @@ void bp_cli_record_cleanup(struct bp_record_args *a);
 void bp_cli_forward_signals(pid_t pid);
 /* Stop forwarding (the command was reaped); the default actions return. */
 void bp_cli_stop_forwarding(void);
+/* The signal (SIGINT, SIGTERM, SIGHUP or SIGQUIT) that interrupted a
+ * command benchprof ran, or 0. */
+int bp_cli_interrupted(void);
 /* Print why cmd could not be started; the exit status a shell would give
  * (127 not found, 126 not executable). */
 int bp_cli_exec_failure(const struct bp_err *err, const char *cmd);

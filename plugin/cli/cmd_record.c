@@ -51,6 +51,13 @@ static void usage(FILE *out, bool run)
       "      --no-bencher       no Bencher report (a Bencher runner job sends\n"
       "                         report.json itself); artifacts still go to\n"
       "                         the store\n"
+      "      --allow-failure    publish (and compare) a run whose command\n"
+      "                         failed or was interrupted; without it such a\n"
+      "                         run stays local, marked in manifest.json\n"
+      "      --keep-status      benchprof's own failures (results that cannot\n"
+      "                         be read, a report that cannot be written) are\n"
+      "                         warnings: exit with CMD's status, unless\n"
+      "                         strict (benchprof-wrap passes it)\n"
       "\n"
       "The configuration (--config) may turn profiling off (\"enabled\":\n"
       "false, BENCHPROF_ENABLED=0): CMD is then executed as it is, nothing\n"
@@ -154,7 +161,8 @@ static bool parse_call_graph(const char *s, struct bp_record_opts *o)
 }
 
 /* Options without a short form beyond the publishing ones. */
-enum { OPT_CONFIG = BP_CLI_PUB_LAST, OPT_NO_BENCHER, OPT_NO_INLINE };
+enum { OPT_CONFIG = BP_CLI_PUB_LAST, OPT_NO_BENCHER, OPT_NO_INLINE,
+       OPT_ALLOW_FAILURE, OPT_KEEP_STATUS };
 
 /* '+': stop at the first non-option, so CMD's own options stay its own */
 #define SHORTOPTS "+e:F:c:g:km:o:qhvC:"
@@ -179,6 +187,8 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"no-bencher", no_argument, NULL, OPT_NO_BENCHER},
+    {"allow-failure", no_argument, NULL, OPT_ALLOW_FAILURE},
+    {"keep-status", no_argument, NULL, OPT_KEEP_STATUS},
     BP_CLI_PUBLISH_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
@@ -221,11 +231,21 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
     case OPT_CONFIG:
       break;  /* read before the options (bp_cli_record_prescan) */
     case OPT_NO_BENCHER:
+    case OPT_ALLOW_FAILURE:
+    case OPT_KEEP_STATUS:
       if(!a->run) {
-        bp_msg_error("--no-bencher belongs to benchprof run, not record");
+        bp_msg_error("--%s belongs to benchprof run, not record",
+                     opt == OPT_NO_BENCHER ? "no-bencher" :
+                     opt == OPT_ALLOW_FAILURE ? "allow-failure" :
+                     "keep-status");
         return BP_EXIT_USAGE;
       }
-      a->pub.no_bencher = true;
+      if(opt == OPT_NO_BENCHER)
+        a->pub.no_bencher = true;
+      else if(opt == OPT_ALLOW_FAILURE)
+        a->allow_failure = true;
+      else
+        a->keep_status = true;
       break;
     case BP_CLI_PUB_STRICT:
       a->pub.strict = true;  /* record: an invalid configuration fails */

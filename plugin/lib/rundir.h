@@ -48,6 +48,12 @@
 #define BP_FILE_DIFF_SVG "diff.svg"
 #define BP_FILE_DIFF_NEG_SVG "diff-negated.svg"
 
+/* How the run ended (manifest "outcome"): only a passed run is published
+ * unless `benchprof run --allow-failure`. */
+#define BP_OUTCOME_PASSED "passed"          /* the command exited 0 */
+#define BP_OUTCOME_FAILED "failed"          /* it exited non-zero or died */
+#define BP_OUTCOME_INTERRUPTED "interrupted" /* a signal stopped the run */
+
 /* An artifact's kind in the manifest, by what reads it. */
 #define BP_KIND_GECKO "firefox-profiler"
 #define BP_KIND_PPROF "pprof"
@@ -94,6 +100,7 @@ struct bp_manifest {
   char *version;      /* benchprof's */
   char *command;
   int exit_status;
+  char *outcome;      /* BP_OUTCOME_*, or NULL (an older manifest) */
   char *report;       /* relative to the run directory, or NULL */
   char *event_requested, *event_used;
   char *fallback_reason;    /* NULL: no fallback */
@@ -155,5 +162,11 @@ struct cJSON *bpi_manifest_json(const struct bp_buf *text);
 
 /* dir/file, malloc'd; NULL when out of memory. */
 char *bpi_rundir_path(const char *dir, const char *file);
+
+/* Remove what a previous run left in dir that a new run might not
+ * rewrite: manifest.json, report.json, harness-output.txt and compare/
+ * (recursively, symbolic links removed, never followed).  Missing files
+ * are fine; the first failure is returned (BPE_IO, with the path). */
+bp_code bpi_rundir_clear(const char *dir, struct bp_err *err);
 
 #endif
