@@ -18,10 +18,14 @@
 #                        for notes, and the log says what to set
 #   hooks_shims.sh       the README's shims: a path entry, a make bench
 #                        that only builds passes (strict: fails)
+#   install_layout.sh    make install DESTDIR=: programs, hooks, hooks.h
+#                        (compiles alone), no benchprof.h, both man pages
+#                        render cleanly, one SYNOPSIS line per command
 hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_github.sh tests/integration/hooks_gitlab.sh \
   tests/integration/hooks_bencher.sh tests/integration/hooks_shellcheck.sh \
-  tests/integration/hooks_pr_flow.sh tests/integration/hooks_shims.sh
+  tests/integration/hooks_pr_flow.sh tests/integration/hooks_shims.sh \
+  tests/integration/install_layout.sh
 TESTS += $(hooks_tests)
 EXTRA_DIST += $(hooks_tests) tests/hooks_lib.sh \
   tests/servers/gitlab_standin.py
