@@ -13,7 +13,9 @@
 #     names the base commit, and the comment compares with main's run;
 #     the same for a GitLab merge request from a forked project;
 #   - GitLab with only the job's CI_JOB_TOKEN (which GitLab's notes API
-#     refuses): no note, and the job log says what to set.
+#     refuses): no note, and the job log says what to set;
+#   - a comment POST whose answer is lost: one comment, not two, and the
+#     next job edits it.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 . "$top_srcdir/tests/hooks_lib.sh"
@@ -199,6 +201,33 @@ assert c["head"]["branch"] == "contributor:main", c["head"]
 PY
 check "fork: the comment posted on 9" [ "$(posted \
   "$TMP/gh/requests.log" POST /repos/org/demo/issues/9/comments)" = 1 ]
+
+# job 5: pull request 10; GitHub makes the comment but its answer is lost:
+# one comment, and the next job for 10 edits it
+gh_event "$TMP/event10.json" 10 $SHA8 feature/ten
+for n in 1 2; do
+  gh_job "pr10-$n" "$TMP/event10.json"
+  $SH "$HOOKS/github/job-started.sh" >"$TMP/gh5-$n.out" 2>&1
+  gh_step mybench run >/dev/null 2>&1
+  [ $n -eq 2 ] || touch "$TMP/gh/lose-next-post"
+  $SH "$HOOKS/github/job-completed.sh" >>"$TMP/gh5-$n.out" 2>&1
+done
+check "lost answer: the POST's answer was lost" [ ! -e "$TMP/gh/lose-next-post" ]
+check "lost answer: one comment on 10, edited by the next job" python3 - \
+  "$TMP/gh" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+mine = [r for r in reqs if "/issues/10/" in r["path"] or
+        r["method"] == "PATCH"]
+posts = [r for r in mine if r["method"] == "POST"]
+assert [p["status"] for p in posts] == [0], posts
+state = json.load(open(os.path.join(d, "state.json")))
+on10 = [c for c in state if c["issue"] == 10]
+assert len(on10) == 1, on10
+assert any(r["method"] == "PATCH" and r["path"].endswith("/%d" % on10[0]["id"])
+           for r in reqs), reqs
+PY
 
 # ---------------------------------------------------------------- GitLab
 unset GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_EVENT_NAME GITHUB_SHA \
