@@ -15,6 +15,8 @@
 #                       else says so), the links decode back to the stored
 #                       artifacts, compare BRANCH@COMMIT refs, the comment
 #                       posted then edited on a GitHub stand-in
+#   compare_config.sh   benchprof compare takes the store, project,
+#                       testbed and threshold from run's configuration
 #   comment_github.sh   benchprof comment against a GitHub API stand-in:
 #                       POST once, then PATCH the same comment; no token:
 #                       the summary file (needs http.c)
@@ -22,8 +24,10 @@ compare_unit_tests = tests/unit/test_compare tests/unit/test_comment
 check_PROGRAMS += $(compare_unit_tests) tests/workloads/cmpwork_base \
   tests/workloads/cmpwork_head
 TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
-  tests/integration/compare_pr.sh tests/integration/comment_github.sh
-EXTRA_DIST += tests/integration/compare_e2e.sh tests/integration/compare_pr.sh \
+  tests/integration/compare_pr.sh tests/integration/comment_github.sh \
+  tests/integration/compare_config.sh
+EXTRA_DIST += tests/integration/compare_config.sh \
+  tests/integration/compare_e2e.sh tests/integration/compare_pr.sh \
   tests/integration/comment_github.sh tests/servers/github_standin.py
 
 tests_unit_test_compare_SOURCES = tests/unit/test_compare.c

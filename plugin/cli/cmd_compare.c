@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "comment.h"
 #include "compare.h"
+#include "config.h"
 #include "err.h"
 #include "fileio.h"
 #include "profile.h"
@@ -29,6 +30,9 @@ struct compare_args {
   const char *base, *head;
   const char *output;
   const char *store, *public_url;
+  const char *config;             /* --config */
+  const struct bp_config *cfg;    /* the configuration (run's defaults) */
+  bool threshold_set, max_functions_set;
   struct bp_cmp_opts cmp;
   struct bp_comment_opts comment;
 };
@@ -62,6 +66,11 @@ static void usage(FILE *out)
     "      --public-url URL    where readers load the store's objects\n"
     "      --project NAME      the project and testbed of BRANCH@... sides\n"
     "      --testbed NAME      and the comment's marker (default: as 'run')\n"
+    "      --config FILE       the configuration 'run' reads (default:\n"
+    "                          $BENCHPROF_CONFIG, else " BP_CONFIG_DEFAULT_PATH ");\n"
+    "                          its store, S3, network, bencher.project,\n"
+    "                          bencher.testbed, comment.threshold and\n"
+    "                          comment.max_functions are the defaults\n"
     "  -q, --quiet             no summary (errors still print)\n"
     "  -h, --help              this help\n");
 }
@@ -91,7 +100,7 @@ static bool parse_count(const char *s, size_t *out)
 static int parse_args(int argc, char **argv, struct compare_args *a)
 {
   enum { OPT_BASE_URL = 256, OPT_HEAD_URL, OPT_COMPARE_URL, OPT_PROJECT,
-         OPT_TESTBED, OPT_STORE, OPT_PUBLIC_URL };
+         OPT_TESTBED, OPT_STORE, OPT_PUBLIC_URL, OPT_CONFIG };
   static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"threshold", required_argument, NULL, 't'},
@@ -103,6 +112,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
     {"testbed", required_argument, NULL, OPT_TESTBED},
     {"store", required_argument, NULL, OPT_STORE},
     {"public-url", required_argument, NULL, OPT_PUBLIC_URL},
+    {"config", required_argument, NULL, OPT_CONFIG},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -120,6 +130,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
                      optarg);
         return BP_EXIT_USAGE;
       }
+      a->threshold_set = true;
       break;
     case 'n':
       if(!parse_count(optarg, &a->comment.max_functions)) {
@@ -127,6 +138,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
                      optarg);
         return BP_EXIT_USAGE;
       }
+      a->max_functions_set = true;
       break;
     case OPT_BASE_URL:
       a->cmp.base_url = optarg;
@@ -148,6 +160,9 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
       break;
     case OPT_PUBLIC_URL:
       a->public_url = optarg;
+      break;
+    case OPT_CONFIG:
+      a->config = optarg;
       break;
     case 'q':
       bp_msg_set_quiet(1);
@@ -249,10 +264,16 @@ static char *side(const struct compare_args *a, struct sides *s,
     return NULL;
   }
   if(!s->opened) {
+    /* the configuration's store and identity, as run uses them; flags
+     * win */
     struct bp_cli_publish p;
     bp_cli_publish_defaults(&p);
-    p.store = a->store;
-    p.public_url = a->public_url;
+    if(a->cfg)
+      bp_cli_publish_config(&p, a->cfg);
+    if(a->store)
+      p.store = a->store;
+    if(a->public_url)
+      p.public_url = a->public_url;
     p.project = a->comment.project;
     p.testbed = a->comment.testbed;
     s->opened = true;
@@ -283,15 +304,51 @@ out:
   return dir;
 }
 
+static int compare_with(struct compare_args *ap,
+                        const struct bp_config *cfg);
+
 int cmd_compare(int argc, char **argv)
 {
   struct compare_args a = {.output = "benchprof-compare"};
-  struct bp_err err = {0};
-  struct bp_cmp *c = NULL;
-  struct bp_buf md, path;
   int status = parse_args(argc, argv, &a);
   if(status >= 0)
     return status;
+  /* strict: with a configuration that cannot be read, the sides would be
+   * looked for in another store than run's, and not found or wrong */
+  struct bp_config cfg;
+  if(bp_cli_config_load(&cfg, a.config, true, "comparing without it") !=
+     BP_CLI_CONFIG_OK) {
+    bpi_config_cleanup(&cfg);
+    return BP_EXIT_USAGE;
+  }
+  status = compare_with(&a, &cfg);
+  bpi_config_cleanup(&cfg);
+  return status;
+}
+
+/* The configuration's values as the defaults of what no flag set. */
+static void config_defaults(struct compare_args *a,
+                            const struct bp_config *cfg)
+{
+  a->cfg = cfg;
+  if(!a->threshold_set)
+    a->cmp.threshold_pct = cfg->comment.threshold;
+  if(!a->max_functions_set)
+    a->comment.max_functions = cfg->comment.max_functions;
+  if(!a->comment.project)
+    a->comment.project = cfg->bencher.project;
+  if(!a->comment.testbed)
+    a->comment.testbed = cfg->bencher.testbed;
+}
+
+static int compare_with(struct compare_args *ap, const struct bp_config *cfg)
+{
+  struct compare_args a = *ap;
+  struct bp_err err = {0};
+  struct bp_cmp *c = NULL;
+  struct bp_buf md, path;
+  int status;
+  config_defaults(&a, cfg);
   /* a malformed reference is a bad command line, found before any fetch */
   const char *args[] = {a.base, a.head};
   for(size_t i = 0; i < 2; i++) {
