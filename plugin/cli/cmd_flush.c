@@ -287,6 +287,7 @@ static bool setup(const struct bp_cli_publish *p, struct pub_setup *s,
      * token variable */
     if(p->config->bencher.host)
       o->bencher.host = p->config->bencher.host;
+    o->bencher_console = p->config->bencher.console;
     if(!o->bencher.token)
       o->bencher.token = p->config->bencher.token;
     if(p->config->store.token_env)

@@ -88,6 +88,8 @@ struct bp_config {
 
   struct {
     char *host;               /* NULL: https://api.bencher.dev */
+    char *console;            /* the console links point at; NULL: the
+                                 cloud's for its API, else the host */
     char *project;            /* slug; NULL: from CI or git (ci.h) */
     char *testbed;            /* NULL: from CI, else the host name */
     char *token_env;          /* default "BENCHER_API_TOKEN" */

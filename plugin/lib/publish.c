@@ -116,13 +116,37 @@ struct art {
   char *key;
   const char *file;  /* relative to the run directory */
   const char *kind;
-  const char *bench; /* the benchmark's name */
+  const char *bench; /* the benchmark's name; NULL: the whole run's */
 };
 
 struct arts {
   struct art *a;
-  size_t n;
+  size_t n, cap;
 };
+
+/* Add key (taken) unless the publication has it already. */
+static bp_code add_art(struct arts *as, char *key, const char *file,
+                       const char *kind, const char *bench,
+                       struct bp_err *err)
+{
+  for(size_t i = 0; i < as->n; i++)
+    if(!strcmp(as->a[i].key, key)) {
+      free(key);
+      return BP_OK;
+    }
+  if(as->n == as->cap) {
+    size_t cap = as->cap ? 2 * as->cap : 8;
+    struct art *grown = realloc(as->a, cap * sizeof(*grown));
+    if(!grown) {
+      free(key);
+      return bpi_err_set(err, BPE_NOMEM, 0, "artifacts");
+    }
+    as->a = grown;
+    as->cap = cap;
+  }
+  as->a[as->n++] = (struct art){key, file, kind ? kind : "", bench};
+  return BP_OK;
+}
 
 static void arts_cleanup(struct arts *as)
 {
@@ -130,7 +154,7 @@ static void arts_cleanup(struct arts *as)
     free(as->a[i].key);
   free(as->a);
   as->a = NULL;
-  as->n = 0;
+  as->n = as->cap = 0;
 }
 
 /* The identity parts in key order, from publication.json. */
@@ -151,14 +175,40 @@ static void ident_of(const cJSON *meta, struct ident *id)
   id->base_hash = jstr(i, "base_hash");
 }
 
+/* The whole run's artifacts when no benchmark has them as its own (the
+ * harness marked its benchmarks: each has a profile directory, and the
+ * run's profile is the one with a marker per benchmark), under the key
+ * part "." (the manifest's name for the run's own directory; no
+ * benchmark's directory is called so). */
+static bp_code list_run_arts(const struct ident *id,
+                             const struct bp_manifest *man, struct arts *as,
+                             struct bp_err *err)
+{
+  for(size_t bi = 0; bi < man->nbenches; bi++)
+    if(man->benches[bi].profile && !strcmp(man->benches[bi].profile, "."))
+      return BP_OK;   /* stored as that benchmark's */
+  bp_code rc = BP_OK;
+  for(size_t ai = 0; !rc && ai < man->narts; ai++) {
+    const char *file = man->arts[ai].file;
+    if(!file || strchr(file, '/'))
+      return bpi_err_set(err, BPE_FORMAT, 0, "manifest: an artifact of the "
+                         "run without a file name");
+    const char *parts[] = {id->project, id->branch, id->commit, id->testbed,
+                           ".", file};
+    char *key = bpi_store_key(parts, BP_ARRAY_LEN(parts));
+    rc = key ? add_art(as, key, file, man->arts[ai].kind, NULL, err)
+             : bpi_err_set(err, BPE_NOMEM, 0, "artifact key");
+  }
+  return rc;
+}
+
 /* Each benchmark's artifacts, in manifest order, one per distinct key:
  * {project}/{branch}/{commit}/{testbed}/{bench}/{file}, bench being the
  * benchmark's profile directory, or its name when its profile is the
- * whole invocation's ("."). */
+ * whole invocation's ("."); then the whole run's (list_run_arts). */
 static bp_code list_arts(const struct ident *id, const struct bp_manifest *man,
                          struct arts *as, struct bp_err *err)
 {
-  size_t cap = 0;
   for(size_t bi = 0; bi < man->nbenches; bi++) {
     const struct bp_manifest_bench *b = &man->benches[bi];
     const char *name = b->name, *dir = b->profile;
@@ -175,28 +225,13 @@ static bp_code list_arts(const struct ident *id, const struct bp_manifest *man,
                              id->testbed, strcmp(dir, ".") ? dir : name,
                              slash ? slash + 1 : file};
       char *key = bpi_store_key(parts, BP_ARRAY_LEN(parts));
-      if(!key)
-        return bpi_err_set(err, BPE_NOMEM, 0, "artifact key");
-      bool dup = false;
-      for(size_t i = 0; i < as->n && !dup; i++)
-        dup = !strcmp(as->a[i].key, key);
-      if(dup) {
-        free(key);
-        continue;
-      }
-      if(as->n == cap) {
-        cap = cap ? 2 * cap : 8;
-        struct art *grown = realloc(as->a, cap * sizeof(*grown));
-        if(!grown) {
-          free(key);
-          return bpi_err_set(err, BPE_NOMEM, 0, "artifacts");
-        }
-        as->a = grown;
-      }
-      as->a[as->n++] = (struct art){key, file, kind ? kind : "", name};
+      bp_code rc = key ? add_art(as, key, file, kind, name, err)
+                       : bpi_err_set(err, BPE_NOMEM, 0, "artifact key");
+      if(rc)
+        return rc;
     }
   }
-  return BP_OK;
+  return list_run_arts(id, man, as, err);
 }
 
 /* ------------------------------------------------------ spooling a run */
@@ -293,6 +328,7 @@ static cJSON *make_meta(const struct bp_publish_opts *o, const char *run_dir,
     cJSON *b = cJSON_AddObjectToObject(m, "bencher");
     cJSON_AddStringToObject(b, "host", o->bencher.host ? o->bencher.host
                                                        : BP_BENCHER_HOST);
+    add_nullable(b, "console", o->bencher_console);
     cJSON_AddStringToObject(b, "idempotency_key", key);
   }
   else
@@ -562,6 +598,7 @@ static void add_bencher_pub(cJSON *p, const struct job *j)
   const struct bp_bencher_ids *ids = &j->bencher;
   cJSON *bo = cJSON_AddObjectToObject(p, "bencher");
   cJSON_AddStringToObject(bo, "host", jstr(bencher, "host"));
+  add_nullable(bo, "console", jstr(bencher, "console"));
   add_nullable(bo, "report_uuid", j->res->report_uuid);
   add_nullable(bo, "project", ids->project);
   add_nullable(bo, "branch_uuid", ids->branch);
@@ -639,6 +676,30 @@ static bp_code put_bencher(struct job *j)
   return rc;
 }
 
+/* a (an artifact of benchmark bench, NULL: of the whole run) gets its key,
+ * public URL and Firefox Profiler link when it was stored. */
+static void annotate_art(struct job *j, struct bp_manifest_artifact *a,
+                         const char *bench)
+{
+  for(size_t i = 0; a->file && i < j->arts.n; i++) {
+    const struct art *t = &j->arts.a[i];
+    if(strcmp(t->file, a->file) || (bench ? !t->bench ||
+                                            strcmp(t->bench, bench)
+                                          : t->bench != NULL))
+      continue;
+    char part[32];
+    free(a->key);
+    free(a->url);
+    free(a->firefox_url);
+    a->key = strdup(t->key);
+    a->url = bpi_store_public_url(j->store, t->key);
+    a->firefox_url = NULL;
+    snprintf(part, sizeof(part), "firefox-%zu", i);
+    if(!bpi_spool_done(j->sp, part, &a->firefox_url))
+      a->firefox_url = NULL;
+  }
+}
+
 /* The stored manifest: the run's, each benchmark's artifacts with their
  * keys and public URLs (and its Bencher benchmark and measure uuids), the
  * identity, the report (BMF) itself, the Bencher report's ids and the
@@ -665,25 +726,11 @@ static char *stored_manifest(struct job *j)
   free(files);
   for(size_t bi = 0; bi < m.nbenches; bi++) {
     struct bp_manifest_bench *b = &m.benches[bi];
-    for(size_t ai = 0; ai < b->narts; ai++) {
-      struct bp_manifest_artifact *a = &b->arts[ai];
-      for(size_t i = 0; a->file && b->name && i < j->arts.n; i++) {
-        const struct art *t = &j->arts.a[i];
-        if(strcmp(t->file, a->file) || strcmp(t->bench, b->name))
-          continue;
-        char part[32];
-        free(a->key);
-        free(a->url);
-        free(a->firefox_url);
-        a->key = strdup(t->key);
-        a->url = bpi_store_public_url(j->store, t->key);
-        a->firefox_url = NULL;
-        snprintf(part, sizeof(part), "firefox-%zu", i);
-        if(!bpi_spool_done(j->sp, part, &a->firefox_url))
-          a->firefox_url = NULL;
-      }
-    }
+    for(size_t ai = 0; b->name && ai < b->narts; ai++)
+      annotate_art(j, &b->arts[ai], b->name);
   }
+  for(size_t ai = 0; ai < m.narts; ai++)
+    annotate_art(j, &m.arts[ai], NULL);
   cJSON *p = cJSON_CreateObject();
   cJSON *id = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(j->meta,
                                                                "identity"),

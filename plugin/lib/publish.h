@@ -39,6 +39,8 @@ struct bp_publish_opts {
   const char *spool_dir;     /* required */
   struct bp_store_opts store;     /* store.url NULL: no store */
   struct bp_bencher_opts bencher; /* bencher.token NULL: no Bencher report */
+  const char *bencher_console; /* recorded for the comment's links; NULL:
+                                  derived from the host by its reader */
   bool firefox_upload;       /* opt-in: public upload of the Gecko profile */
   const char *firefox_api;   /* NULL: https://api.profiler.firefox.com */
   struct bp_http_opts http;  /* used by the store and Bencher */
