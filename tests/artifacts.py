@@ -202,9 +202,14 @@ def validate_gecko(p):
     assert any(c.get("color") == "grey" for c in meta["categories"]), \
         "no grey category"
     assert meta.get("presymbolicated") is True, "meta.presymbolicated"
-    assert meta.get("sampleUnits") == {
-        "time": "ms", "eventDelay": "ms", "threadCPUDelta": "\u00b5s"}, \
-        "meta.sampleUnits %r" % meta.get("sampleUnits")
+    # CPU time per sample (threadCPUDelta) only for a clock event; a
+    # hardware event's samples are counts and carry none
+    cpu_delta = any("threadCPUDelta" in th["samples"]["schema"]
+                    for th in p.get("threads", []))
+    if cpu_delta or "sampleUnits" in meta:
+        assert meta.get("sampleUnits") == {
+            "time": "ms", "eventDelay": "ms", "threadCPUDelta": "\u00b5s"}, \
+            "meta.sampleUnits %r" % meta.get("sampleUnits")
     for k in ("libs", "processes", "threads", "pausedRanges"):
         assert isinstance(p.get(k), list), "top-level %s is not a list" % k
     ncat = len(meta["categories"])
@@ -471,6 +476,15 @@ def go_pprof(args, path):
 
 
 TOP_ROW = re.compile(r"^\s*(\S+)\s+(\S+)%\s+(\S+)%\s+(\S+)\s+(\S+)%\s+(.*)$")
+# go tool pprof marks a function that a Location holds as an inlined Line
+# (all Lines but the last) with this suffix; the other artifacts name the
+# same frame without it
+PPROF_INLINE = " (inline)"
+
+
+def pprof_name(name):
+    """A function name as go tool pprof prints it -> as the others do."""
+    return name[:-len(PPROF_INLINE)] if name.endswith(PPROF_INLINE) else name
 
 
 def go_pprof_top(path, sample_index="samples"):

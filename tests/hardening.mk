@@ -25,6 +25,8 @@
 #                   comment.c (bpi_comment_find, bpi_comment_post)
 #   fuzz_compare    run directories (manifest, report, folded stacks) ->
 #                   compare.c, compare.json and the comment in memory
+#   fuzz_input      an input file, plain or gzip (bombs too) ->
+#                   fileio.c's capped read, config.c's file loading
 #   fuzz_smoke.sh   every tests/fuzz/fuzz_*.c, briefly, in make check
 #                   (FUZZ_SMOKE_SECONDS in the environment, default 1)
 # A new target: tests/fuzz/fuzz_NAME.c, corpus/NAME/, its name in
@@ -33,12 +35,12 @@
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
 fuzz_names = records converter symbols jitmap bmf gbench config ci bencher \
-  http comment compare
+  http comment compare input
 fuzz_programs = tests/fuzz/fuzz_records tests/fuzz/fuzz_converter \
   tests/fuzz/fuzz_symbols tests/fuzz/fuzz_jitmap tests/fuzz/fuzz_bmf \
   tests/fuzz/fuzz_gbench tests/fuzz/fuzz_config tests/fuzz/fuzz_ci \
   tests/fuzz/fuzz_bencher tests/fuzz/fuzz_http tests/fuzz/fuzz_comment \
-  tests/fuzz/fuzz_compare
+  tests/fuzz/fuzz_compare tests/fuzz/fuzz_input
 fuzz_flags = -std=c11 -Wall -Wextra -g -O1 -fno-omit-frame-pointer \
   -fsanitize=address,undefined -fno-sanitize-recover=all \
   -DHAVE_CONFIG_H -I$(top_builddir) $(AM_CPPFLAGS) $(LIBDW_CFLAGS) \
@@ -55,6 +57,8 @@ fuzz_lib_sources = plugin/lib/err.c plugin/lib/buf.c plugin/lib/hash.c \
   plugin/lib/config.c plugin/lib/ci.c plugin/lib/bencher.c \
   plugin/lib/comment.c plugin/lib/compare.c plugin/lib/export_diffsvg.c \
   plugin/lib/sha256.c plugin/lib/store.c plugin/lib/http.c \
+  plugin/lib/storekey.c plugin/lib/rundir.c plugin/lib/compare_store.c \
+  plugin/lib/compare_pr.c \
   plugin/lib/dynlib.c plugin/lib/flametree.c
 fuzz_headers = $(srcdir)/tests/fuzz/fuzz.h $(srcdir)/tests/fuzz/fuzz_report.h
 check_SCRIPTS = $(fuzz_programs)
@@ -107,6 +111,8 @@ tests/fuzz/fuzz_comment: tests/fuzz/fuzz_comment.c tests/fuzz/libfuzz.a $(fuzz_h
 	@$(fuzz_link)
 tests/fuzz/fuzz_compare: tests/fuzz/fuzz_compare.c tests/fuzz/libfuzz.a $(fuzz_headers)
 	@$(fuzz_link)
+tests/fuzz/fuzz_input: tests/fuzz/fuzz_input.c tests/fuzz/libfuzz.a $(fuzz_headers)
+	@$(fuzz_link)
 
 # Fuzz each target for FUZZ_SECONDS, starting from its corpus (new inputs
 # go to tests/fuzz/found/NAME in the build tree, never the source tree).
@@ -125,6 +131,7 @@ fuzz: $(fuzz_programs)
 #   fault_*.sh      real processes: full rings at exit, 500 forks, a binary
 #                   deleted or replaced, disk full, read-only output,
 #                   SIGTERM and SIGKILL of benchprof, leaks under ASan,
+#                   links planted under the output directory,
 #                   time that runs backwards; hostile names through every
 #                   artifact (docs/reliability.md has the matrix)
 #   forks           workload: N short children, one after another
@@ -144,11 +151,13 @@ check_PROGRAMS += tests/unit/test_fault_clock
 TESTS += tests/unit/test_fault_clock tests/integration/fault_rings_full.sh \
   tests/integration/fault_forks.sh tests/integration/fault_binary_gone.sh \
   tests/integration/fault_disk.sh tests/integration/fault_signals.sh \
-  tests/integration/fault_leaks.sh tests/integration/fault_hostile_names.sh
+  tests/integration/fault_leaks.sh tests/integration/fault_hostile_names.sh \
+  tests/integration/fault_symlinks.sh
 EXTRA_DIST += tests/fault_lib.sh tests/integration/fault_rings_full.sh \
   tests/integration/fault_forks.sh tests/integration/fault_binary_gone.sh \
   tests/integration/fault_disk.sh tests/integration/fault_signals.sh \
-  tests/integration/fault_leaks.sh tests/integration/fault_hostile_names.sh
+  tests/integration/fault_leaks.sh tests/integration/fault_hostile_names.sh \
+  tests/integration/fault_symlinks.sh
 tests_unit_test_fault_clock_SOURCES = tests/unit/test_fault_clock.c
 tests_unit_test_fault_clock_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_fault_clock_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
@@ -160,9 +169,17 @@ tests_unit_test_fault_clock_LDADD = $(unit_ldadd)
 #                       appears in no output, artifact, spool or store
 #   hostile_publish.sh  payload names through the store keys, the stored
 #                       manifest, compare + comment.md and serve's pages
-TESTS += tests/integration/secrets_publish.sh tests/integration/hostile_publish.sh
+#   http_bounds.sh      answers without end (body, headers), Retry-After
+#                       over the operator's limit, deadlines for requests
+#                       and flush (issue 21, F2)
+#   input_caps.sh       gzip bombs and huge inputs (--config, --bmf, a
+#                       harness's stdout), FIFOs and devices as inputs,
+#                       late stdout under --adapter (issue 21, F14 F15 F18)
+TESTS += tests/integration/secrets_publish.sh tests/integration/hostile_publish.sh \
+  tests/integration/http_bounds.sh tests/integration/input_caps.sh
 EXTRA_DIST += tests/integration/secrets_publish.sh \
-  tests/integration/hostile_publish.sh
+  tests/integration/hostile_publish.sh tests/integration/http_bounds.sh \
+  tests/integration/input_caps.sh
 
 # ------------------------------------------------------------ start-up
 #   startup_lazy.sh  libcurl and libmicrohttpd are dlopen()ed at first use

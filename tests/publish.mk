@@ -13,6 +13,10 @@
 #                        exit status unchanged (--strict: not), flush
 #                        delivers exactly once
 #   publish_kill.sh      SIGKILL while publishing; flush completes it
+#   publish_hardening.sh credentials in BENCHER_HOST and other URLs,
+#                        uppercase hashes and rejected entries, unique
+#                        local identities, a full spool, signals while
+#                        publishing (issue 21)
 #   run_outcome.sh       failed and interrupted runs kept locally, marked
 #                        in the manifest, not published (--allow-failure:
 #                        published); a reused -o directory keeps no report
@@ -24,8 +28,8 @@ publish_unit_tests = tests/unit/test_bencher tests/unit/test_spool
 check_PROGRAMS += $(publish_unit_tests)
 publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_store.sh tests/integration/publish_faults.sh \
-  tests/integration/publish_kill.sh tests/integration/run_outcome.sh \
-  tests/integration/publish_run_profile.sh
+  tests/integration/publish_kill.sh tests/integration/publish_hardening.sh \
+  tests/integration/run_outcome.sh tests/integration/publish_run_profile.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)
 EXTRA_DIST += $(publish_integration_tests) tests/publish_lib.sh \
   tests/servers/bencher_standin.py

@@ -8,11 +8,12 @@
 #                        hostile names; markers from sh; no-ops without
 #                        benchprof
 #   segments_each.sh     run --each google-benchmark on tests/workloads/gbench
+#   segments_many.sh     100,000 runs of one name: memory per run bounded
 check_PROGRAMS += tests/unit/test_control tests/workloads/hooks_harness
 TESTS += tests/unit/test_control tests/integration/segments_hooks.sh \
-  tests/integration/segments_each.sh
+  tests/integration/segments_each.sh tests/integration/segments_many.sh
 EXTRA_DIST += tests/integration/segments_hooks.sh \
-  tests/integration/segments_each.sh
+  tests/integration/segments_each.sh tests/integration/segments_many.sh
 
 tests_unit_test_control_SOURCES = tests/unit/test_control.c
 tests_unit_test_control_CPPFLAGS = $(unit_cppflags)

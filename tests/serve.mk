@@ -7,6 +7,11 @@
 #   serve_chromium.sh   headless Chromium screenshots of the index page and
 #                       a benchmark's page: both rendered, the flame graph
 #                       in colour
-TESTS += tests/integration/serve_http.sh tests/integration/serve_chromium.sh
+#   serve_slowloris.sh  330 slow connections (trickled headers, idle):
+#                       viewers still answered, the header deadline closes
+#                       them, a per-address limit (issue 21, F17)
+TESTS += tests/integration/serve_http.sh tests/integration/serve_chromium.sh \
+  tests/integration/serve_slowloris.sh
 EXTRA_DIST += tests/integration/serve_http.sh \
-  tests/integration/serve_chromium.sh tests/serve_fixture.py
+  tests/integration/serve_chromium.sh tests/serve_fixture.py \
+  tests/integration/serve_slowloris.sh

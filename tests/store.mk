@@ -12,7 +12,10 @@
 #   store_file.sh       file:// backend through store_tool
 #   http_tls.sh         TLS verification always on: --ca-file, unknown CA,
 #                       wrong host name, missing CA file
-store_unit_tests = tests/unit/test_store
+#   test_storekey       the key builders (storekey.h) with hostile parts
+#   test_rundir         manifest.json round trip, artifacts measured
+store_unit_tests = tests/unit/test_store tests/unit/test_storekey \
+  tests/unit/test_rundir
 check_PROGRAMS += $(store_unit_tests) tests/unit/store_tool
 TESTS += $(store_unit_tests) tests/integration/store_file.sh \
   tests/integration/store_http.sh tests/integration/store_s3.sh \
@@ -26,6 +29,14 @@ EXTRA_DIST += tests/integration/store_file.sh \
 tests_unit_test_store_SOURCES = tests/unit/test_store.c
 tests_unit_test_store_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_store_LDADD = $(unit_ldadd)
+
+tests_unit_test_storekey_SOURCES = tests/unit/test_storekey.c
+tests_unit_test_storekey_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_storekey_LDADD = $(unit_ldadd)
+
+tests_unit_test_rundir_SOURCES = tests/unit/test_rundir.c
+tests_unit_test_rundir_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_rundir_LDADD = $(unit_ldadd)
 
 tests_unit_store_tool_SOURCES = tests/unit/store_tool.c
 tests_unit_store_tool_CPPFLAGS = $(unit_cppflags)

@@ -62,6 +62,8 @@ struct bp_cli_publish {
   long timeout_ms;           /* 0: the default */
   long retries;              /* -1: the default */
   long retry_delay_ms;       /* first backoff; 0: the default */
+  long max_retry_after_ms;   /* longest Retry-After obeyed; 0: the default */
+  long deadline_ms;          /* all of the command's requests; 0: none */
   bool no_bencher;           /* --no-bencher: the job reports itself */
   const struct bp_config *config; /* network, credentials; may be NULL */
 };
@@ -77,7 +79,8 @@ enum {
   BP_CLI_PUB_S3_PATH_STYLE, BP_CLI_PUB_SPOOL, BP_CLI_PUB_FIREFOX_UPLOAD,
   BP_CLI_PUB_FIREFOX_API, BP_CLI_PUB_CA_FILE, BP_CLI_PUB_TIMEOUT,
   BP_CLI_PUB_RETRIES, BP_CLI_PUB_STRICT, BP_CLI_PUB_TOKEN_ENV,
-  BP_CLI_PUB_RETRY_DELAY, BP_CLI_PUB_LAST
+  BP_CLI_PUB_RETRY_DELAY, BP_CLI_PUB_MAX_RETRY_AFTER, BP_CLI_PUB_DEADLINE,
+  BP_CLI_PUB_LAST
 };
 #define BP_CLI_PUBLISH_LONGOPTS                                            \
   {"no-publish", no_argument, NULL, BP_CLI_PUB_NO_PUBLISH},                \
@@ -99,6 +102,8 @@ enum {
   {"timeout", required_argument, NULL, BP_CLI_PUB_TIMEOUT},                \
   {"retries", required_argument, NULL, BP_CLI_PUB_RETRIES},                \
   {"retry-delay", required_argument, NULL, BP_CLI_PUB_RETRY_DELAY},        \
+  {"max-retry-after", required_argument, NULL, BP_CLI_PUB_MAX_RETRY_AFTER}, \
+  {"deadline", required_argument, NULL, BP_CLI_PUB_DEADLINE},              \
   {"strict", no_argument, NULL, BP_CLI_PUB_STRICT},                        \
   {"token-env", required_argument, NULL, BP_CLI_PUB_TOKEN_ENV},            \
   {"verbose", no_argument, NULL, 'v'}
@@ -128,6 +133,11 @@ bool bp_cli_publish_store(const struct bp_cli_publish *p,
  * only by --strict when the comparison failed. */
 int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
                        int status);
+
+/* compare_summary.c: a comparison's changed benchmarks, one line each
+ * (names cleaned), for compare and run. */
+struct bp_cmp;
+void bp_cli_compare_benches(const struct bp_cmp *c);
 
 /* The configuration (config.h) as every command loads it: --config FILE,
  * else $BENCHPROF_CONFIG, else the default path, BENCHPROF_* over it; a

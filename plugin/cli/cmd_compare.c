@@ -8,19 +8,15 @@
 #include "cli.h"
 #include "msgs.h"
 
-#include "buf.h"
-#include "comment.h"
-#include "compare.h"
+#include "ci.h"
+#include "compare_pr.h"
 #include "config.h"
 #include "err.h"
-#include "fileio.h"
-#include "profile.h"
-#include "ci.h"
+#include "rundir.h"
 #include "store.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,12 +182,6 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
   return -1;
 }
 
-/* A regression is explained by what grew, an improvement by what shrank. */
-static const char *top_verb(const struct bp_cmp_bench *b)
-{
-  return b->flag == BP_CMP_REGRESSION ? "grew" : "shrank";
-}
-
 static void print_summary(const struct bp_cmp *c, const char *out)
 {
   bp_msg_note("%zu regression%s, %zu improvement%s, %zu unchanged, "
@@ -199,49 +189,11 @@ static void print_summary(const struct bp_cmp *c, const char *out)
               c->nregressions, c->nregressions == 1 ? "" : "s",
               c->nimprovements, c->nimprovements == 1 ? "" : "s",
               c->nunchanged, c->nnew, c->nremoved, c->threshold_pct);
-  struct bp_buf name, fn, slug;
-  bpi_buf_init(&name);
-  bpi_buf_init(&fn);
-  bpi_buf_init(&slug);
-  for(size_t i = 0; i < c->nbenches; i++) {
-    const struct bp_cmp_bench *b = &c->benches[i];
-    if(b->presence != BP_CMP_BOTH || !b->flag)
-      continue;
-    const struct bp_cmp_func *top = bpi_compare_top_func(b,
-      b->flag == BP_CMP_REGRESSION);
-    /* names are the benchmark's own: no control characters reach the
-     * terminal or a CI log (where a line may be read as a command) */
-    bpi_buf_reset(&name);
-    bpi_buf_reset(&fn);
-    bpi_buf_reset(&slug);
-    bpi_profile_clean_name(&name, b->name, '\0');
-    bpi_profile_clean_name(&slug, b->max_slug ? b->max_slug : "-", '\0');
-    bpi_profile_clean_name(&fn, top ? top->name : "-", '\0');
-    if(bpi_buf_failed(&name) || bpi_buf_failed(&fn) || bpi_buf_failed(&slug))
-      break;
-    if(isnan(b->max_pct))
-      bp_msg_note("  %s: %s from 0 (%s); function that %s most: %s",
-                  name.data, slug.data, b->flag == BP_CMP_REGRESSION ?
-                  "regression" : "improvement", top_verb(b), fn.data);
-    else
-      bp_msg_note("  %s: %s %+.2f%% (%s); function that %s most: %s",
-                  name.data, slug.data, b->max_pct,
-                  b->flag == BP_CMP_REGRESSION ? "regression" :
-                  "improvement", top_verb(b), fn.data);
-  }
-  bpi_buf_cleanup(&name);
-  bpi_buf_cleanup(&fn);
-  bpi_buf_cleanup(&slug);
-  bp_msg_note("written to %s/: compare.json, comment.md, and per benchmark "
-              "diff.folded, diff.svg, diff-negated.svg", out);
+  bp_cli_compare_benches(c);
+  bp_msg_note("written to %s/: " BP_FILE_COMPARE_JSON ", " BP_FILE_COMMENT
+              ", and per benchmark " BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG
+              ", " BP_FILE_DIFF_NEG_SVG, out);
 }
-
-/* The store sides are read from, opened once. */
-struct sides {
-  struct bp_ident id;
-  struct bp_store *st;
-  bool opened;
-};
 
 static bool is_dir(const char *path)
 {
@@ -249,81 +201,55 @@ static bool is_dir(const char *path)
   return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
-/* A side's run directory: arg itself, or arg (BRANCH@COMMIT) fetched from
- * the store into OUTPUT/.sides/name.  NULL when it cannot be (said why). */
-static char *side(const struct compare_args *a, struct sides *s,
-                  const char *arg, const char *name)
+/* arg as a side: a run directory (a missing one: compare says so), or a
+ * store reference (*ref filled, parsed already). */
+static void to_side(const char *arg, struct bp_cmp_ref *ref,
+                    struct bp_pr_side *side)
 {
-  struct bp_err err = {0};
-  struct bp_cmp_ref ref;
-  char *key = NULL, *dir = NULL;
+  *side = (struct bp_pr_side){.dir = arg};
   if(is_dir(arg) || !strchr(arg, '@'))
-    return strdup(arg);   /* a missing directory: compare says so */
-  if(bpi_compare_parse_ref(arg, &ref, &err)) {
-    bp_msg_err(&err, err.code);
-    return NULL;
-  }
-  if(!s->opened) {
-    /* the configuration's store and identity, as run uses them; flags
-     * win */
-    struct bp_cli_publish p;
-    bp_cli_publish_defaults(&p);
-    if(a->cfg)
-      bp_cli_publish_config(&p, a->cfg);
-    if(a->store)
-      p.store = a->store;
-    if(a->public_url)
-      p.public_url = a->public_url;
-    p.project = a->comment.project;
-    p.testbed = a->comment.testbed;
-    s->opened = true;
-    if(!bp_cli_publish_store(&p, &s->id, &s->st))
-      goto out;
-  }
-  if(!s->st)
-    goto out;
-  struct bp_buf d;
-  bpi_buf_init(&d);
-  bpi_buf_printf(&d, "%s/.sides/%s", a->output, name);
-  bp_code rc = bpi_buf_failed(&d) ? BPE_NOMEM :
-    bpi_compare_locate(s->st, s->id.project, ref.branch, ref.commit,
-                       s->id.testbed, &key, &err);
-  if(!rc)
-    rc = bpi_compare_fetch(s->st, key, d.data, &err);
-  if(rc) {
-    bp_msg_err(&err, rc);
-    bpi_buf_cleanup(&d);
-  }
-  else {
-    bp_msg_note("%s: %s (%s)", name, key, bpi_store_url(s->st));
-    dir = d.data;
-  }
-out:
-  free(key);
-  bpi_compare_ref_cleanup(&ref);
-  return dir;
+    return;
+  struct bp_err ignored = {0};
+  if(!bpi_compare_parse_ref(arg, ref, &ignored))
+    *side = (struct bp_pr_side){.branch = ref->branch,
+                                .commit = ref->commit};
 }
 
-static int compare_with(struct compare_args *ap,
-                        const struct bp_config *cfg);
-
-int cmd_compare(int argc, char **argv)
+/* A malformed reference is a bad command line, found before any fetch. */
+static int check_refs(const struct compare_args *a)
 {
-  struct compare_args a = {.output = "benchprof-compare"};
-  int status = parse_args(argc, argv, &a);
-  if(status >= 0)
-    return status;
-  /* strict: with a configuration that cannot be read, the sides would be
-   * looked for in another store than run's, and not found or wrong */
-  struct bp_config cfg;
-  if(bp_cli_config_load(&cfg, a.config, true, "comparing without it") !=
-     BP_CLI_CONFIG_OK) {
-    bpi_config_cleanup(&cfg);
-    return BP_EXIT_USAGE;
+  const char *args[] = {a->base, a->head};
+  for(size_t i = 0; i < 2; i++) {
+    struct bp_cmp_ref ref;
+    struct bp_err err = {0};
+    if(is_dir(args[i]) || !strchr(args[i], '@'))
+      continue;
+    if(bpi_compare_parse_ref(args[i], &ref, &err)) {
+      bp_msg_err(&err, err.code);
+      return BP_EXIT_USAGE;
+    }
+    bpi_compare_ref_cleanup(&ref);
   }
-  status = compare_with(&a, &cfg);
-  bpi_config_cleanup(&cfg);
-  return status;
+  return -1;
+}
+
+/* The store sides are read from (said why when it cannot be opened). */
+static bool open_store(const struct compare_args *a, struct bp_ident *id,
+                       struct bp_store **st)
+{
+  /* the configuration's store and identity, as run uses them; flags
+   * win */
+  struct bp_cli_publish p;
+  bp_cli_publish_defaults(&p);
+  if(a->cfg)
+    bp_cli_publish_config(&p, a->cfg);
+  if(a->store)
+    p.store = a->store;
+  if(a->public_url)
+    p.public_url = a->public_url;
+  p.project = a->comment.project;
+  p.testbed = a->comment.testbed;
+  return bp_cli_publish_store(&p, id, st);
 }
 
 /* The configuration's values as the defaults of what no flag set. */
@@ -341,60 +267,71 @@ static void config_defaults(struct compare_args *a,
     a->comment.testbed = cfg->bencher.testbed;
 }
 
-static int compare_with(struct compare_args *ap, const struct bp_config *cfg)
+static void say_key(const char *name, const char *key,
+                    const struct bp_store *st)
+{
+  if(key)
+    bp_msg_note("%s: %s (%s)", name, key, bpi_store_url(st));
+}
+
+static int compare_with(struct compare_args *a);
+
+int cmd_compare(int argc, char **argv)
+{
+  struct compare_args a = {.output = "benchprof-compare"};
+  int status = parse_args(argc, argv, &a);
+  if(status < 0)
+    status = check_refs(&a);
+  if(status >= 0)
+    return status;
+  /* strict: with a configuration that cannot be read, the sides would be
+   * looked for in another store than run's, and not found or wrong */
+  struct bp_config cfg;
+  if(bp_cli_config_load(&cfg, a.config, true, "comparing without it") !=
+     BP_CLI_CONFIG_OK) {
+    bpi_config_cleanup(&cfg);
+    return BP_EXIT_USAGE;
+  }
+  config_defaults(&a, &cfg);
+  status = compare_with(&a);
+  bpi_config_cleanup(&cfg);
+  return status;
+}
+
+static int compare_with(struct compare_args *ap)
 {
   struct compare_args a = *ap;
   struct bp_err err = {0};
-  struct bp_cmp *c = NULL;
-  struct bp_buf md, path;
   int status;
-  config_defaults(&a, cfg);
-  /* a malformed reference is a bad command line, found before any fetch */
-  const char *args[] = {a.base, a.head};
-  for(size_t i = 0; i < 2; i++) {
-    struct bp_cmp_ref ref;
-    if(is_dir(args[i]) || !strchr(args[i], '@'))
-      continue;
-    if(bpi_compare_parse_ref(args[i], &ref, &err)) {
-      bp_msg_err(&err, err.code);
-      return BP_EXIT_USAGE;
-    }
-    bpi_compare_ref_cleanup(&ref);
-  }
-  struct sides s = {.st = NULL};
-  char *base = side(&a, &s, a.base, "base");
-  char *head = base ? side(&a, &s, a.head, "head") : NULL;
-  bpi_store_close(s.st);
-  bpi_ident_cleanup(&s.id);
-  if(!base || !head) {
-    free(base);
-    free(head);
-    return BP_EXIT_ERROR;
-  }
-  bpi_buf_init(&md);
-  bpi_buf_init(&path);
-  bp_code rc = bpi_compare_dirs(base, head, &a.cmp, &c, &err);
-  if(!rc)
-    rc = bpi_compare_write(c, a.output, &err);
-  if(!rc)
-    rc = bpi_comment_markdown(c, &a.comment, &md, &err);
-  if(!rc) {
-    bpi_buf_printf(&path, "%s/comment.md", a.output);
-    rc = bpi_buf_failed(&path) ? BPE_NOMEM :
-      bpi_file_write(path.data, md.data, md.len, false, &err);
-  }
-  if(rc) {
-    bp_msg_err(&err, rc);
+  struct bp_cmp_ref refs[2] = {{NULL, NULL}, {NULL, NULL}};
+  struct bp_pr_opts o = {.out = a.output, .cmp = a.cmp,
+                         .comment = a.comment};
+  struct bp_ident id = {0};
+  to_side(a.base, &refs[0], &o.base);
+  to_side(a.head, &refs[1], &o.head);
+  bool stored = !o.base.dir || !o.head.dir;
+  if(stored && !open_store(&a, &id, &o.st))
     status = BP_EXIT_ERROR;
-  }
   else {
-    print_summary(c, a.output);
-    status = BP_EXIT_OK;
+    struct bp_pr_result r;
+    o.project = id.project;
+    o.testbed = id.testbed;
+    bp_code rc = bpi_compare_pr(&o, &r, &err);
+    say_key("base", r.base_key, o.st);
+    say_key("head", r.head_key, o.st);
+    if(rc) {
+      bp_msg_err(&err, rc);
+      status = BP_EXIT_ERROR;
+    }
+    else {
+      print_summary(r.cmp, a.output);
+      status = BP_EXIT_OK;
+    }
+    bpi_pr_result_cleanup(&r);
   }
-  bpi_buf_cleanup(&path);
-  bpi_buf_cleanup(&md);
-  bpi_compare_free(c);
-  free(base);
-  free(head);
+  bpi_store_close(o.st);
+  bpi_ident_cleanup(&id);
+  bpi_compare_ref_cleanup(&refs[0]);
+  bpi_compare_ref_cleanup(&refs[1]);
   return status;
 }

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,19 @@ int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
       return BP_EXIT_USAGE;
     }
     break;
+  case BP_CLI_PUB_MAX_RETRY_AFTER:
+    if(!parse_seconds(arg, &p->max_retry_after_ms)) {
+      bp_msg_error("--max-retry-after: '%s' is not a number of seconds",
+                   arg);
+      return BP_EXIT_USAGE;
+    }
+    break;
+  case BP_CLI_PUB_DEADLINE:
+    if(!parse_seconds(arg, &p->deadline_ms)) {
+      bp_msg_error("--deadline: '%s' is not a number of seconds", arg);
+      return BP_EXIT_USAGE;
+    }
+    break;
   case BP_CLI_PUB_RETRIES:
     errno = 0;
     p->retries = strtol(arg, &end, 10);
@@ -163,11 +177,16 @@ void bp_cli_publish_usage(FILE *out, bool run)
     "      --retries N        retries after a failed request (default 4)\n"
     "      --retry-delay S    the first retry's delay in seconds, doubled\n"
     "                         for each further one (default 1)\n"
+    "      --max-retry-after S  the longest wait a server's Retry-After\n"
+    "                         gets (longer ones are cut to it; default 120)\n"
+    "      --deadline S       the time all of the %s requests may take;\n"
+    "                         what is not sent by then stays spooled\n"
     "      --token-env NAME   read the Bencher API token from $NAME\n"
     "                         (default: $" TOKEN_ENV ")\n"
     "      --strict           a publication failure makes the exit status\n"
     "                         non-zero%s\n"
     "  -v, --verbose          one line per HTTP request (secrets redacted)\n",
+    run ? "publication's" : "flush's",
     run ? " (otherwise it is always CMD's)" : "");
 }
 
@@ -179,6 +198,39 @@ void bp_cli_iso_now(char out[32])
   gmtime_r(&ts.tv_sec, &tm);
   size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
   snprintf(out + n, 32 - n, ".%03dZ", (int)(ts.tv_nsec / 1000000) % 1000);
+}
+
+/* A SIGTERM, SIGINT or SIGHUP while publishing: the request in flight is
+ * abandoned (http.c watches this), what is not delivered stays spooled,
+ * and benchprof goes on to exit with the benchmark's status rather than
+ * die from the signal with 143.  The handlers stay for the rest of the
+ * process, so later requests (the comparison, the comment) stop too. */
+static volatile sig_atomic_t publish_signal;
+
+static void on_publish_signal(int sig)
+{
+  publish_signal = sig;
+}
+
+static void catch_publish_signals(void)
+{
+  static bool caught;
+  if(caught)
+    return;
+  caught = true;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_publish_signal;  /* no SA_RESTART: waits end */
+  sigemptyset(&sa.sa_mask);
+  int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+  for(size_t i = 0; i < BP_ARRAY_LEN(sigs); i++)
+    sigaction(sigs[i], &sa, NULL);
+}
+
+static void say_interrupted(void)
+{
+  if(publish_signal)
+    bp_msg_warn("publishing interrupted by %s", strsignal(publish_signal));
 }
 
 static void http_debug(void *ctx, const char *line)
@@ -266,7 +318,13 @@ static bool setup(const struct bp_cli_publish *p, struct pub_setup *s,
     o->http.retries = (unsigned)p->retries;
   if(p->retry_delay_ms)
     o->http.backoff_ms = p->retry_delay_ms;
+  if(p->max_retry_after_ms)
+    o->http.max_retry_after_ms = p->max_retry_after_ms;
+  if(p->deadline_ms)
+    o->http.deadline_ms = bpi_http_now_ms() + p->deadline_ms;
   o->http.ca_file = p->ca_file;
+  catch_publish_signals();
+  o->http.cancel = &publish_signal;
   if(p->verbose)
     o->http.debug = http_debug;
   if(p->spool)
@@ -371,12 +429,26 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
                 p->token_env ? p->token_env : TOKEN_ENV);
   bp_code rc = bpi_publish_run(&s.o, dir, start_time, end_time, &r, &err);
   bool ok = !rc && r.delivered;
+  say_interrupted();
+  if(!rc && r.direct)
+    bp_msg_warn("the spool cannot hold the publication (%s): %s",
+                r.spool_failure.msg, r.delivered ? "delivered directly" :
+                "sent directly, once; what failed is not kept for flush");
   if(rc) {
     bp_msg_err(&err, rc);
     bp_msg_warn("nothing was published");
   }
   else if(r.delivered)
     say_delivered(&r);
+  else if(r.rejected) {
+    bp_msg_warn("publication %s rejected: %s", r.id, r.failure.msg);
+    bp_msg_note("it is kept in %s and never sent again; 'benchprof flush "
+                "--list' shows it, 'benchprof flush --drop %s' removes it",
+                s.o.spool_dir, r.id);
+  }
+  else if(r.direct)
+    bp_msg_warn("not published: %s", r.failure.msg[0] ? r.failure.msg :
+                bp_strerror(r.failure.code));
   else {
     bp_msg_warn("publication spooled as %s in %s: %s", r.id, s.o.spool_dir,
                 r.failure.msg[0] ? r.failure.msg
@@ -392,7 +464,7 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
 /* ------------------------------------------------------------- flush */
 
 struct flush_tally {
-  size_t total, delivered, busy;
+  size_t total, delivered, busy, rejected_before;
 };
 
 static void flushed(void *ctx, const struct bp_publish_result *r)
@@ -414,6 +486,11 @@ static void flushed(void *ctx, const struct bp_publish_result *r)
     t->busy++;
     printf("%s: skipped, another benchprof is delivering it\n", r->id);
   }
+  else if(r->rejected_before)
+    t->rejected_before++;  /* said once, when it was rejected */
+  else if(r->rejected)
+    printf("%s: rejected, never sent again (--drop %s removes it): %s\n",
+           r->id, r->id, r->failure.msg);
   else
     printf("%s: still spooled (%zu of %zu parts delivered): %s\n", r->id,
            r->parts_done, r->parts,
@@ -430,12 +507,18 @@ static void flush_usage(FILE *out)
     "could not send), oldest first, each part at most once, to the targets\n"
     "recorded with it; credentials come from the environment as for run.\n"
     "Prints a line per publication.  Exits 0 when everything was delivered,\n"
-    "1 otherwise.\n\n");
+    "1 otherwise.  A publication the server refused for good (HTTP 400,\n"
+    "409, 413, 422) is marked rejected: reported once, then kept (not sent,\n"
+    "not failing flush) until --drop removes it.\n\n");
   bp_cli_publish_usage(out, false);
   fprintf(out,
     "      --config FILE      the configuration: spool, network, tokens\n"
     "                         (default: $BENCHPROF_CONFIG, else\n"
     "                         " BP_CONFIG_DEFAULT_PATH ")\n"
+    "      --list             list the waiting publications (id, state,\n"
+    "                         identity) and send nothing\n"
+    "      --drop ID          remove publication ID from the spool unsent;\n"
+    "                         'rejected' removes every rejected one\n"
     "  -h, --help             this help\n");
 }
 
@@ -445,22 +528,105 @@ static const struct option flush_longopts[] = {
   {"timeout", required_argument, NULL, BP_CLI_PUB_TIMEOUT},
   {"retries", required_argument, NULL, BP_CLI_PUB_RETRIES},
   {"retry-delay", required_argument, NULL, BP_CLI_PUB_RETRY_DELAY},
+  {"max-retry-after", required_argument, NULL, BP_CLI_PUB_MAX_RETRY_AFTER},
+  {"deadline", required_argument, NULL, BP_CLI_PUB_DEADLINE},
   {"token-env", required_argument, NULL, BP_CLI_PUB_TOKEN_ENV},
   {"strict", no_argument, NULL, BP_CLI_PUB_STRICT},
   {"verbose", no_argument, NULL, 'v'},
   {"help", no_argument, NULL, 'h'},
   {"config", required_argument, NULL, BP_CLI_PUB_LAST},
+  {"list", no_argument, NULL, BP_CLI_PUB_LAST + 1},
+  {"drop", required_argument, NULL, BP_CLI_PUB_LAST + 2},
   {NULL, 0, NULL, 0},
 };
+
+static void list_entry(void *ctx, const struct bp_publish_entry *e)
+{
+  size_t *n = ctx;
+  (*n)++;
+  printf("%s\t%s\t%s\t%s/%s@%s on %s", e->id, e->state,
+         e->created ? e->created : "-", e->project ? e->project : "-",
+         e->branch ? e->branch : "-", e->commit ? e->commit : "-",
+         e->testbed ? e->testbed : "-");
+  if(e->reason)
+    printf("\t%s", e->reason);
+  printf("\n");
+}
+
+static int list_spool(const char *spool)
+{
+  struct bp_err err = {0};
+  size_t n = 0;
+  if(bpi_publish_list(spool, list_entry, &n, &err)) {
+    bp_msg_err(&err, err.code);
+    return BP_EXIT_ERROR;
+  }
+  if(!n)
+    bp_msg_note("nothing waits in %s", spool);
+  return BP_EXIT_OK;
+}
+
+static void drop_rejected(void *ctx, const struct bp_publish_entry *e)
+{
+  struct bp_buf *ids = ctx;
+  if(!strcmp(e->state, "rejected")) {
+    bpi_buf_adds(ids, e->id);
+    bpi_buf_addc(ids, '\0');
+  }
+}
+
+static int drop_one(const char *spool, const char *id)
+{
+  struct bp_err err = {0};
+  bool rejected = false;
+  if(bpi_publish_drop(spool, id, &rejected, &err)) {
+    bp_msg_err(&err, err.code);
+    return BP_EXIT_ERROR;
+  }
+  printf("%s: dropped%s\n", id, rejected ? " (it was rejected)" : "");
+  return BP_EXIT_OK;
+}
+
+/* --drop ID, or --drop rejected: every publication marked rejected. */
+static int drop(const char *spool, const char *what)
+{
+  if(strcmp(what, "rejected"))
+    return drop_one(spool, what);
+  struct bp_buf ids;
+  struct bp_err err = {0};
+  int status = BP_EXIT_OK;
+  bpi_buf_init(&ids);
+  if(bpi_publish_list(spool, drop_rejected, &ids, &err)) {
+    bp_msg_err(&err, err.code);
+    status = BP_EXIT_ERROR;
+  }
+  for(size_t i = 0; !status && !bpi_buf_failed(&ids) && i < ids.len;
+      i += strlen(ids.data + i) + 1)
+    status = drop_one(spool, ids.data + i);
+  if(bpi_buf_failed(&ids))
+    status = BP_EXIT_ERROR;
+  bpi_buf_cleanup(&ids);
+  return status;
+}
 
 static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
 {
   struct bp_cli_publish p = *pp;
+  bool list = false;
+  const char *drop_id = NULL;
   int opt;
   optind = 1;
   while((opt = getopt_long(argc, argv, "vh", flush_longopts, NULL)) != -1) {
     if(opt == BP_CLI_PUB_LAST)
       continue;
+    if(opt == BP_CLI_PUB_LAST + 1) {
+      list = true;
+      continue;
+    }
+    if(opt == BP_CLI_PUB_LAST + 2) {
+      drop_id = optarg;
+      continue;
+    }
     if(opt == 'h') {
       flush_usage(stdout);
       return BP_EXIT_OK;
@@ -482,15 +648,25 @@ static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
     setup_cleanup(&s);
     return BP_EXIT_ERROR;
   }
+  if(list || drop_id) {
+    int status = list ? list_spool(s.o.spool_dir) : BP_EXIT_OK;
+    if(!status && drop_id)
+      status = drop(s.o.spool_dir, drop_id);
+    setup_cleanup(&s);
+    return status;
+  }
   bp_code rc = bpi_publish_flush(&s.o, flushed, &t, &err);
+  say_interrupted();
   if(rc)
     bp_msg_err(&err, rc);
-  else if(!t.total)
-    bp_msg_note("nothing to send in %s", s.o.spool_dir);
+  else if(t.total == t.rejected_before)
+    bp_msg_note("nothing to send in %s%s", s.o.spool_dir,
+                t.total ? " (only rejected publications: --list)" : "");
   setup_cleanup(&s);
   /* a publication another flush is sending is not ours to fail on,
    * unless --strict asks that everything be delivered now */
-  size_t missing = t.total - t.delivered - (p.strict ? 0 : t.busy);
+  size_t missing = t.total - t.delivered - t.rejected_before -
+    (p.strict ? 0 : t.busy);
   return rc || missing ? BP_EXIT_ERROR : BP_EXIT_OK;
 }
 

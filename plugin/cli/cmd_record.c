@@ -75,14 +75,17 @@ static void usage(FILE *out, bool run)
       "profile artifacts.  Exits with CMD's status (128+N if signal N killed it).\n"
       "\n");
   fprintf(out,
-    "  -e, --event EVENT      libpfm4 event to sample (default: cycles); without\n"
+    "  -e, --event EVENT      libpfm4 event to sample (default: cycles), perf's\n"
+    "                         modifiers too (:u :k :p :pp :ppp :P); without\n"
     "                         a hardware PMU the software clock is used instead\n"
     "  -F, --freq HZ          samples per second (default: 997)\n"
     "  -c, --period N         sample every N events instead of -F\n"
     "  -g, --call-graph MODE  how stacks are recorded: fp (frame pointers),\n"
     "                         dwarf[,BYTES] (registers and BYTES of user stack\n"
     "                         per sample, default 8192, unwound after the run)\n"
-    "                         or auto (both; per sample the better; default)\n"
+    "                         auto (both; per sample the better; default)\n"
+    "                         or lbr (Intel LBR call stacks, user space; auto\n"
+    "                         where the PMU refuses them)\n"
     "  -k, --kernel           record kernel frames too, where permitted\n"
     "  -m, --mmap-pages N     data pages per CPU ring, a power of two (default:\n"
     "                         2 MiB with fp; with stack copies 64 MiB in all,\n"
@@ -136,16 +139,18 @@ static bool parse_adapter(const char *s, enum bp_adapter *out)
   return true;
 }
 
-/* fp | dwarf[,BYTES] | auto; false (after saying why) when not */
+/* fp | dwarf[,BYTES] | auto | lbr; false (after saying why) when not */
 static bool parse_call_graph(const char *s, struct bp_record_opts *o)
 {
   uint64_t v;
-  if(!strcmp(s, "fp") || !strcmp(s, "auto")) {
-    o->call_graph = s[0] == 'f' ? BP_CALL_GRAPH_FP : BP_CALL_GRAPH_AUTO;
+  if(!strcmp(s, "fp") || !strcmp(s, "auto") || !strcmp(s, "lbr")) {
+    o->call_graph = s[0] == 'f' ? BP_CALL_GRAPH_FP :
+                    s[0] == 'l' ? BP_CALL_GRAPH_LBR : BP_CALL_GRAPH_AUTO;
     return true;
   }
   if(strncmp(s, "dwarf", 5) || (s[5] && s[5] != ',')) {
-    bp_msg_error("--call-graph: '%s' is not fp, dwarf[,BYTES] or auto", s);
+    bp_msg_error("--call-graph: '%s' is not fp, dwarf[,BYTES], auto or lbr",
+                 s);
     return false;
   }
   o->call_graph = BP_CALL_GRAPH_DWARF;
@@ -395,6 +400,20 @@ static void note_event(const struct bp_record_info *info)
   if(info->fallback_reason)
     bp_msg_warn("%s; sampling the software clock (%s) instead",
                 info->fallback_reason, info->event);
+  const struct bp_sampler_info *si = &info->sampler;
+  if(!info->fallback_reason && info->precise_max)
+    bp_msg_note("'%s': the highest precision the PMU accepts is "
+                "precise_ip=%u", info->requested_event, si->precise_used);
+  else if(!info->fallback_reason && si->precise_used < si->precise_requested)
+    bp_msg_warn("'%s': the PMU refused precise_ip=%u (%s); keeping the "
+                "event with precise_ip=%u (more skid)", info->requested_event,
+                si->precise_requested,
+                strerrorname_np(si->precise_errno) ?
+                strerrorname_np(si->precise_errno) : "error",
+                si->precise_used);
+  else if(!info->fallback_reason && si->precise_requested)
+    bp_msg_note("'%s': sampling with precise_ip=%u", info->requested_event,
+                si->precise_used);
   if(info->sampler.freq_clamped)
     bp_msg_warn("frequency lowered to %" PRIu64
                 " Hz (kernel.perf_event_max_sample_rate)",
@@ -402,7 +421,10 @@ static void note_event(const struct bp_record_info *info)
   if(info->sampler.kernel_dropped)
     bp_msg_warn("kernel frames are not permitted here "
                 "(perf_event_paranoid); recording user space only");
-  if(info->call_graph_fallback)
+  if(info->call_graph_fallback && !strcmp(info->call_graph, "auto"))
+    bp_msg_warn("%s; recording with --call-graph auto instead",
+                info->call_graph_fallback);
+  else if(info->call_graph_fallback)
     bp_msg_warn("%s; recording frame-pointer stacks only",
                 info->call_graph_fallback);
 }
@@ -620,7 +642,7 @@ static bp_code export_marked(struct bp_record_args *a,
   if((size_t)snprintf(dir, sizeof(dir), "%s/%s", a->output, g->dir) >=
      sizeof(dir))
     rc = bpi_err_set(err, BPE_INVAL, 0, "path too long: '%s'", a->output);
-  else
+  else if(!(rc = bpi_file_mkdirs_under(a->output, g->dir, err)))
     rc = bpi_export_all(slice, dir, err);
   bpi_profile_free(slice);
   return rc;

@@ -31,9 +31,26 @@
 #include <unistd.h>
 
 
+/* The most of a harness's results read: a BMF file (counted after gunzip)
+ * or its stdout under --adapter.  A results document for 100,000
+ * benchmarks is a few MiB; past this it is refused, not read whole. */
+#define RESULTS_MAX_BYTES ((size_t)64 << 20)
+
+/* The harness's stdout under --adapter, kept up to RESULTS_MAX_BYTES
+ * (all of it is still relayed to ours). */
+struct captured {
+  struct bp_buf buf;
+  bool too_big;
+};
+
 static void collect_output(void *ctx, const char *data, size_t len)
 {
-  bpi_buf_add(ctx, data, len);
+  struct captured *c = ctx;
+  if(c->too_big || len > RESULTS_MAX_BYTES - c->buf.len) {
+    c->too_big = true;
+    return;
+  }
+  bpi_buf_add(&c->buf, data, len);
 }
 
 static const char *base_name(const char *path)
@@ -66,14 +83,21 @@ static void keep_raw(const struct bp_record_args *a, const char *data,
 /* Parse the harness's results into rep; false (and the raw output kept)
  * when they are malformed. */
 static bool load_results(const struct bp_record_args *a,
-                         const struct bp_buf *out, struct bp_report *rep)
+                         const struct captured *cap, struct bp_report *rep)
 {
   struct bp_err err = {0};
+  const struct bp_buf *out = &cap->buf;
   char *file = NULL;
   size_t len = 0;
   bp_code rc = BP_OK;
+  if(!a->bmf_file && cap->too_big) {
+    bp_msg_error("the harness printed more than %zu bytes on stdout; its "
+                 "results are not read", RESULTS_MAX_BYTES);
+    return false;
+  }
   if(a->bmf_file) {
-    rc = bpi_file_read(a->bmf_file, &file, &len, &err);
+    rc = bpi_file_read_max(a->bmf_file, RESULTS_MAX_BYTES, &file, &len,
+                           &err);
     if(rc) {
       bp_msg_error("the harness wrote no results: %s", err.msg);
       return false;
@@ -363,15 +387,15 @@ static int run_once(struct bp_record_args *a)
 {
   char start[32];
   bp_cli_iso_now(start);
-  struct bp_buf out;
-  bpi_buf_init(&out);
+  struct captured out = { .too_big = false };
+  bpi_buf_init(&out.buf);
   if(a->adapter != BP_ADAPTER_NONE) {
     a->rec.on_output = collect_output;
     a->rec.output_ctx = &out;
   }
   struct bp_profile *prof;
   if(!clear_previous(a)) {
-    bpi_buf_cleanup(&out);
+    bpi_buf_cleanup(&out.buf);
     return BP_EXIT_ERROR;
   }
   int status = bp_cli_record(a, &prof);
@@ -379,13 +403,13 @@ static int run_once(struct bp_record_args *a)
     /* the command never ran, or its artifacts are incomplete: no report
      * points at them (bp_cli_record said why and set the status) */
     bpi_profile_free(prof);
-    bpi_buf_cleanup(&out);
+    bpi_buf_cleanup(&out.buf);
     return status;
   }
   struct bp_report rep;
   struct bench_art *arts = NULL;
   bpi_report_init(&rep);
-  bool ok = !bpi_buf_failed(&out) && load_results(a, &out, &rep);
+  bool ok = !bpi_buf_failed(&out.buf) && load_results(a, &out, &rep);
   if(ok) {
     bp_code rc = attach_counters(a, &rep, prof, &arts);
     if(rc)
@@ -399,7 +423,7 @@ static int run_once(struct bp_record_args *a)
   free(arts);
   bpi_report_cleanup(&rep);
   bpi_profile_free(prof);
-  bpi_buf_cleanup(&out);
+  bpi_buf_cleanup(&out.buf);
   return status;
 }
 
@@ -476,12 +500,18 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
   char *filter = filter_arg(name);
   char **argv = calloc(argc + 3, sizeof(*argv));
   struct bp_record_args sub = *a;
-  struct bp_buf out;
+  struct captured out = { .too_big = false };
   struct bp_profile *prof = NULL;
-  bpi_buf_init(&out);
+  bpi_buf_init(&out.buf);
   if(!filter || !argv || (size_t)snprintf(path, sizeof(path), "%s/%s",
                                           a->output, dir) >= sizeof(path)) {
     bp_msg_error("%s: out of memory or path too long", dir);
+    e->ok = false;
+    goto out;
+  }
+  struct bp_err err = {0};
+  if(bpi_file_mkdirs_under(a->output, dir, &err)) {
+    bp_msg_err(&err, err.code);
     e->ok = false;
     goto out;
   }
@@ -499,7 +529,7 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
   if(st && !e->status)
     e->status = st;
   size_t had = e->rep.nbenches;
-  if(!prof || sub.failed || bpi_buf_failed(&out) ||
+  if(!prof || sub.failed || bpi_buf_failed(&out.buf) ||
      !load_results(&sub, &out, &e->rep)) {
     e->ok = false;
     goto out;
@@ -523,7 +553,7 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
 out:
   bpi_profile_free(prof);
   bp_cli_record_cleanup(&sub);
-  bpi_buf_cleanup(&out);
+  bpi_buf_cleanup(&out.buf);
   free(argv);
   free(filter);
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static const char usage_line[] =
   "usage: benchprof serve [--port N] [--bind ADDR] [STORE_DIR]";
@@ -164,6 +165,15 @@ int cmd_serve(int argc, char **argv)
   if(pthread_sigmask(SIG_BLOCK, &stop, &old)) {
     bp_msg_error("cannot block SIGINT and SIGTERM");
     return BP_EXIT_ERROR;
+  }
+  /* room for the connections serve accepts (its limit follows the
+   * descriptors there are): the soft limit up to the hard one, 4096 at
+   * most */
+  struct rlimit rl;
+  if(!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < 4096 &&
+     rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max < 4096 ? rl.rlim_max : 4096;
+    setrlimit(RLIMIT_NOFILE, &rl);
   }
   o.root = a.root;
   o.bind = a.bind;

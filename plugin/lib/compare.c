@@ -11,6 +11,7 @@
 #include "fileio.h"
 #include "hash.h"
 #include "report.h"
+#include "rundir.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -36,7 +37,7 @@ static char *dup_or_null(const char *s)
 struct side {
   const char *dir;
   const char *url_prefix;  /* --base-url / --head-url, or NULL */
-  cJSON *manifest;
+  struct bp_manifest manifest;
   struct bp_report report;
 };
 
@@ -95,11 +96,10 @@ static void add_path(struct bp_buf *b, const char *path)
  *   {"benchmarks": [{"artifacts": [{"file": F, "url": U}, ...]}, ...]} */
 static char *artifact_url(const struct side *s, const char *file)
 {
-  const cJSON *b, *a;
-  cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(s->manifest,
-                                                         "benchmarks")) {
-    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(b, "artifacts")) {
-      const char *f = json_str(a, "file"), *url = json_str(a, "url");
+  for(size_t i = 0; i < s->manifest.nbenches; i++) {
+    const struct bp_manifest_bench *b = &s->manifest.benches[i];
+    for(size_t k = 0; k < b->narts; k++) {
+      const char *f = b->arts[k].file, *url = b->arts[k].url;
       if(f && url && !strcmp(f, file))
         return strdup(url);
     }
@@ -231,8 +231,7 @@ static void side_bencher(struct bp_cmp_side *out, const cJSON *pub)
  * manifest_url} and no identity. */
 static bp_code side_identity(struct bp_cmp_side *out, const struct side *s)
 {
-  const cJSON *pub = cJSON_GetObjectItemCaseSensitive(s->manifest,
-                                                      "publication");
+  const cJSON *pub = s->manifest.publication;
   const cJSON *id = cJSON_GetObjectItemCaseSensitive(pub, "identity");
   const cJSON *bencher = cJSON_GetObjectItemCaseSensitive(pub, "bencher");
   const char *hash = json_str(id, "hash");
@@ -253,22 +252,21 @@ static bp_code side_identity(struct bp_cmp_side *out, const struct side *s)
   return out->dir ? BP_OK : BPE_NOMEM;
 }
 
-static bool safe_dir(const char *d);
-
 static bp_code side_open(struct side *s, struct bp_err *err)
 {
-  bp_code rc = read_json(s->dir, "manifest.json", &s->manifest, err);
+  bp_code rc = bpi_manifest_read(&s->manifest, s->dir, err);
   if(rc)
     return rc;
-  const char *report = json_str(s->manifest, "report");
+  const char *report = s->manifest.report;
   if(!report)
-    return bpi_err_set(err, BPE_FORMAT, 0, "%s/manifest.json: no \"report\""
-                       " (was the run's harness output invalid?)", s->dir);
+    return bpi_err_set(err, BPE_FORMAT, 0, "%s/" BP_RUNDIR_MANIFEST ": no "
+                       "\"report\" (was the run's harness output invalid?)",
+                       s->dir);
   /* a run directory may come from an untrusted job: its manifest names
    * files inside it, nothing else */
-  if(!safe_dir(report))
-    return bpi_err_set(err, BPE_FORMAT, 0, "%s/manifest.json: \"report\" "
-                       "leaves the run directory", s->dir);
+  if(!bpi_rundir_safe_path(report))
+    return bpi_err_set(err, BPE_FORMAT, 0, "%s/" BP_RUNDIR_MANIFEST ": "
+                       "\"report\" leaves the run directory", s->dir);
   struct bp_buf path;
   char *text = NULL;
   size_t len = 0;
@@ -287,33 +285,24 @@ static bp_code side_open(struct side *s, struct bp_err *err)
 
 static void side_cleanup(struct side *s)
 {
-  cJSON_Delete(s->manifest);
+  bpi_manifest_cleanup(&s->manifest);
   bpi_report_cleanup(&s->report);
 }
 
 /* The manifest's entry for benchmark name, or NULL. */
-static const cJSON *manifest_bench(const struct side *s, const char *name)
+static const struct bp_manifest_bench *manifest_bench(const struct side *s,
+                                                      const char *name)
 {
-  const cJSON *b;
-  cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(s->manifest,
-                                                         "benchmarks")) {
-    const char *n = json_str(b, "name");
-    if(n && !strcmp(n, name))
-      return b;
-  }
-  return NULL;
+  return bpi_manifest_bench(&s->manifest, name);
 }
 
 /* The file of the given kind among a manifest benchmark's artifacts. */
-static const char *bench_artifact(const cJSON *mb, const char *kind)
+static const char *bench_artifact(const struct bp_manifest_bench *mb,
+                                  const char *kind)
 {
-  const cJSON *a;
-  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(mb, "artifacts")) {
-    const char *k = json_str(a, "kind");
-    if(k && !strcmp(k, kind))
-      return json_str(a, "file");
-  }
-  return NULL;
+  const struct bp_manifest_artifact *a =
+    mb ? bpi_manifest_artifact(mb->arts, mb->narts, kind) : NULL;
+  return a ? a->file : NULL;
 }
 
 /* The index of the thread with most samples, as summary.json lists them
@@ -664,19 +653,22 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
                              const char *name, struct stacks *st, int which,
                              struct bp_err *err)
 {
-  const cJSON *mb = manifest_bench(s, name);
-  const char *dir = json_str(mb, "profile");
-  const char *folded = bench_artifact(mb, "folded-stacks");
-  const char *gecko = bench_artifact(mb, "firefox-profiler");
-  const char *svg = bench_artifact(mb, "flamegraph");
-  const char *summary = bench_artifact(mb, "summary");
+  const struct bp_manifest_bench *mb = manifest_bench(s, name);
+  const char *dir = mb ? mb->profile : NULL;
+  const char *folded = bench_artifact(mb, BP_KIND_FOLDED);
+  const char *gecko = bench_artifact(mb, BP_KIND_GECKO);
+  const char *svg = bench_artifact(mb, BP_KIND_SVG);
+  const char *summary = bench_artifact(mb, BP_KIND_SUMMARY);
   if(!mb || !folded)
-    return bpi_err_set(err, BPE_FORMAT, 0, "%s/manifest.json: benchmark "
-                       "'%s' has no folded stacks", s->dir, name);
-  if(!safe_dir(folded) || (gecko && !safe_dir(gecko)) ||
-     (svg && !safe_dir(svg)) || (summary && !safe_dir(summary)))
-    return bpi_err_set(err, BPE_FORMAT, 0, "%s/manifest.json: an artifact "
-                       "of benchmark '%s' leaves the run directory", s->dir,
+    return bpi_err_set(err, BPE_FORMAT, 0, "%s/" BP_RUNDIR_MANIFEST ": "
+                       "benchmark '%s' has no folded stacks", s->dir, name);
+  if(!bpi_rundir_safe_path(folded) ||
+     (gecko && !bpi_rundir_safe_path(gecko)) ||
+     (svg && !bpi_rundir_safe_path(svg)) ||
+     (summary && !bpi_rundir_safe_path(summary)))
+    return bpi_err_set(err, BPE_FORMAT, 0, "%s/" BP_RUNDIR_MANIFEST ": an "
+                       "artifact of benchmark '%s' leaves the run directory",
+                       s->dir,
                        name);
   p->dir = strdup(dir ? dir : ".");
   if(!p->dir)
@@ -702,31 +694,12 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
   return rc;
 }
 
-/* A directory name from a manifest is used under the compare directory
- * only when it stays there: relative, no "..", no empty parts. */
-static bool safe_dir(const char *d)
-{
-  if(!d || !*d || *d == '/')
-    return false;
-  if(!strcmp(d, "."))
-    return true;
-  for(const char *p = d; *p;) {
-    size_t n = strcspn(p, "/");
-    if(!n || (n == 1 && p[0] == '.') || (n == 2 && !strncmp(p, "..", 2)))
-      return false;
-    p += n;
-    if(*p)
-      p++;
-  }
-  return d[strlen(d) - 1] != '/';
-}
-
 /* head's Bencher benchmark and measure uuids, from its manifest entry's
  * "bencher": {"benchmark_uuid": U, "measures": {SLUG: U}} (publish.c) */
 static bp_code bench_bencher(struct bp_cmp_bench *cb, const struct side *head)
 {
-  const cJSON *ids = cJSON_GetObjectItemCaseSensitive(
-    manifest_bench(head, cb->name), "bencher");
+  const struct bp_manifest_bench *mb = manifest_bench(head, cb->name);
+  const cJSON *ids = mb ? mb->bencher : NULL;
   const cJSON *ms = cJSON_GetObjectItemCaseSensitive(ids, "measures");
   const char *u = json_str(ids, "benchmark_uuid");
   if(bpi_bencher_is_uuid(u) && !(cb->bencher_uuid = strdup(u)))
@@ -763,7 +736,7 @@ static bp_code compare_bench(struct bp_cmp *c, struct bp_cmp_bench *cb,
     rc = bench_profile(&cb->head, head, name, &st, 1, err);
   if(!rc) {
     const char *dir = cb->head.dir ? cb->head.dir : cb->base.dir;
-    cb->dir = strdup(safe_dir(dir) ? dir : ".");
+    cb->dir = strdup(bpi_rundir_safe_path(dir) ? dir : ".");
     if(!cb->dir)
       rc = BPE_NOMEM;
   }
@@ -1135,216 +1108,5 @@ bp_code bpi_compare_write(const struct bp_cmp *c, const char *out_dir,
   bpi_compare_json(c, &json);
   rc = write_buf(out_dir, ".", "compare.json", &json, err);
   bpi_buf_cleanup(&json);
-  return rc;
-}
-
-/* ----------------------------------------------------- sides in a store */
-
-bp_code bpi_compare_parse_ref(const char *text, struct bp_cmp_ref *ref,
-                              struct bp_err *err)
-{
-  const char *at = strrchr(text, '@');
-  memset(ref, 0, sizeof(*ref));
-  if(!at || at == text || !at[1])
-    return bpi_err_set(err, BPE_INVAL, 0, "'%s' is not a store reference "
-                       "(BRANCH@COMMIT or BRANCH@latest)", text);
-  const char *commit = at + 1;
-  size_t n = strlen(commit);
-  bool hex = n == 40 || n == 64;
-  for(size_t i = 0; hex && i < n; i++)
-    hex = (commit[i] >= '0' && commit[i] <= '9') ||
-          (commit[i] >= 'a' && commit[i] <= 'f');
-  if(strcmp(commit, "latest") && !hex)
-    return bpi_err_set(err, BPE_INVAL, 0, "'%s': '%s' is neither 'latest' "
-                       "nor a full commit hash (40 or 64 lowercase hex "
-                       "digits)", text, commit);
-  char *branch = strndup(text, (size_t)(at - text));
-  ref->branch = branch ? bpi_store_key_decode(branch) : NULL;
-  free(branch);
-  ref->commit = hex ? strdup(commit) : NULL;
-  if(!ref->branch || (hex && !ref->commit)) {
-    bpi_compare_ref_cleanup(ref);
-    return bpi_err_set(err, BPE_NOMEM, 0, "store reference");
-  }
-  return BP_OK;
-}
-
-void bpi_compare_ref_cleanup(struct bp_cmp_ref *ref)
-{
-  free(ref->branch);
-  free(ref->commit);
-  memset(ref, 0, sizeof(*ref));
-}
-
-/* bpi_store_get, except that "not found" is left for the caller to
- * explain (err untouched then). */
-static bp_code store_get(struct bp_store *st, const char *key, char **data,
-                         size_t *len, struct bp_err *err)
-{
-  struct bp_err got = {0};
-  bp_code rc = bpi_store_get(st, key, data, len, &got);
-  if(rc && rc != BPE_NOT_FOUND)
-    bpi_err_set(err, rc, got.sys_errno, "%s", got.msg);
-  return rc;
-}
-
-/* The branch's latest pointer -> the key of its manifest. */
-static bp_code latest_manifest(struct bp_store *st, const char *project,
-                               const char *branch, const char *testbed,
-                               char **key, struct bp_err *err)
-{
-  struct bp_buf file;
-  bpi_buf_init(&file);
-  bpi_buf_printf(&file, "%s.json", testbed);
-  const char *parts[] = {project, branch, "latest", file.data};
-  char *pkey = bpi_buf_failed(&file) ? NULL : bpi_store_key(parts, 4);
-  char *text = NULL;
-  size_t len = 0;
-  bp_code rc = pkey ? store_get(st, pkey, &text, &len, err)
-                    : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
-  if(rc == BPE_NOT_FOUND)
-    rc = bpi_err_set(err, rc, 0, "branch '%s' has no run on testbed '%s' "
-                     "in %s (no %s)", branch, testbed, bpi_store_url(st),
-                     pkey);
-  cJSON *l = rc ? NULL : cJSON_ParseWithLength(text, len);
-  const char *m = json_str(l, "manifest");
-  if(!rc && !m)
-    rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not a latest pointer (no "
-                     "\"manifest\")", pkey);
-  if(!rc && !(*key = strdup(m)))
-    rc = bpi_err_set(err, BPE_NOMEM, 0, "latest pointer");
-  cJSON_Delete(l);
-  free(text);
-  free(pkey);
-  bpi_buf_cleanup(&file);
-  return rc;
-}
-
-bp_code bpi_compare_locate(struct bp_store *st, const char *project,
-                           const char *branch, const char *commit,
-                           const char *testbed, char **key,
-                           struct bp_err *err)
-{
-  *key = NULL;
-  if(!commit)
-    return latest_manifest(st, project, branch, testbed, key, err);
-  const char *parts[] = {project, branch, commit, testbed, "manifest.json"};
-  char *k = bpi_store_key(parts, BP_ARRAY_LEN(parts));
-  char *text = NULL;
-  size_t len = 0;
-  bp_code rc = k ? store_get(st, k, &text, &len, err)
-                 : bpi_err_set(err, BPE_NOMEM, 0, "manifest key");
-  free(text);
-  if(rc == BPE_NOT_FOUND)
-    rc = bpi_err_set(err, rc, 0, "commit %.12s of branch '%s' has no run "
-                     "on testbed '%s' in %s (no %s)", commit, branch,
-                     testbed, bpi_store_url(st), k);
-  if(rc)
-    free(k);
-  else
-    *key = k;
-  return rc;
-}
-
-/* dir/file <- the store's object key. */
-static bp_code fetch_file(struct bp_store *st, const char *key,
-                          const char *dir, const char *file,
-                          struct bp_err *err)
-{
-  struct bp_buf path;
-  char *data = NULL;
-  size_t len = 0;
-  bpi_buf_init(&path);
-  bpi_buf_printf(&path, "%s/%s", dir, file);
-  bp_code rc = bpi_buf_failed(&path) ? bpi_err_set(err, BPE_NOMEM, 0,
-                                                   "fetch: %s", file)
-                                     : bpi_store_get(st, key, &data, &len,
-                                                     err);
-  if(!rc) {
-    char *slash = strrchr(path.data, '/');
-    *slash = '\0';
-    rc = bpi_file_mkdirs(path.data, err);
-    *slash = '/';
-  }
-  if(!rc)
-    rc = bpi_file_write(path.data, data, len, false, err);
-  free(data);
-  bpi_buf_cleanup(&path);
-  return rc;
-}
-
-/* What compare reads of one stored benchmark: its folded stacks and
- * summary, at the file names the manifest gives (kept inside dir). */
-static bp_code fetch_bench(struct bp_store *st, const cJSON *b,
-                           const char *mkey, const char *dir,
-                           struct bp_err *err)
-{
-  const cJSON *a;
-  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(b, "artifacts")) {
-    const char *kind = json_str(a, "kind"), *file = json_str(a, "file");
-    const char *key = json_str(a, "key");
-    if(!kind || (strcmp(kind, "folded-stacks") && strcmp(kind, "summary")))
-      continue;
-    if(!file || !key || !safe_dir(file) || !strcmp(file, "."))
-      return bpi_err_set(err, BPE_FORMAT, 0, "%s: an artifact of '%s' "
-                         "without a safe file name or key", mkey,
-                         json_str(b, "name") ? json_str(b, "name") : "?");
-    bp_code rc = fetch_file(st, key, dir, file, err);
-    if(rc)
-      return rc;
-  }
-  return BP_OK;
-}
-
-bp_code bpi_compare_fetch(struct bp_store *st, const char *key,
-                          const char *dir, struct bp_err *err)
-{
-  char *text = NULL, *url = NULL, *out = NULL;
-  size_t len = 0;
-  cJSON *m = NULL;
-  struct bp_buf path;
-  bpi_buf_init(&path);
-  bp_code rc = bpi_store_get(st, key, &text, &len, err);
-  if(!rc && !(m = cJSON_ParseWithLength(text, len)))
-    rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not valid JSON", key);
-  const cJSON *results = cJSON_GetObjectItemCaseSensitive(m, "results");
-  cJSON *pub = cJSON_GetObjectItemCaseSensitive(m, "publication");
-  if(!rc && (!cJSON_IsObject(results) || !cJSON_IsObject(pub)))
-    rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not a stored manifest (no "
-                     "\"results\" or \"publication\")", key);
-  if(!rc)
-    rc = bpi_file_mkdirs(dir, err);
-  const cJSON *b;
-  cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(m, "benchmarks"))
-    if(!rc)
-      rc = fetch_bench(st, b, key, dir, err);
-  if(!rc) {
-    out = cJSON_Print(results);
-    bpi_buf_printf(&path, "%s/report.json", dir);
-    rc = out && !bpi_buf_failed(&path) ?
-      bpi_file_write(path.data, out, strlen(out), false, err) :
-      bpi_err_set(err, BPE_NOMEM, 0, "fetch: report");
-    free(out);
-    out = NULL;
-  }
-  if(!rc) {
-    url = bpi_store_public_url(st, key);
-    cJSON_DeleteItemFromObjectCaseSensitive(m, "report");
-    cJSON_AddStringToObject(m, "report", "report.json");
-    cJSON_DeleteItemFromObjectCaseSensitive(pub, "manifest_url");
-    if(url)
-      cJSON_AddStringToObject(pub, "manifest_url", url);
-    out = cJSON_Print(m);
-    bpi_buf_reset(&path);
-    bpi_buf_printf(&path, "%s/manifest.json", dir);
-    rc = out && !bpi_buf_failed(&path) ?
-      bpi_file_write(path.data, out, strlen(out), false, err) :
-      bpi_err_set(err, BPE_NOMEM, 0, "fetch: manifest");
-  }
-  free(out);
-  free(url);
-  cJSON_Delete(m);
-  free(text);
-  bpi_buf_cleanup(&path);
   return rc;
 }

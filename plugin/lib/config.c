@@ -103,6 +103,9 @@ static const struct key keys[] = {
    600, NULL},
   {"network.timeout", K_MS, F(network.timeout_ms), 0.001, 3600, NULL},
   {"network.retries", K_UINT, F(network.retries), 0, 20, NULL},
+  {"network.max_retry_after", K_MS, F(network.max_retry_after_ms), 0.001,
+   3600, NULL},
+  {"network.deadline", K_MS, F(network.deadline_ms), 0.001, 86400, NULL},
   {"network.ca_file", K_STR, F(network.ca_file), 0, 0, "BENCHPROF_CA_FILE"},
   OBJ("comment"),
   {"comment.enabled", K_BOOL, F(comment.enabled), 0, 0, "BENCHPROF_COMMENT"},
@@ -199,6 +202,7 @@ bp_code bpi_config_init(struct bp_config *c)
   c->network.connect_timeout_ms = BP_CONFIG_DEFAULT_CONNECT_TIMEOUT_MS;
   c->network.timeout_ms = BP_CONFIG_DEFAULT_TIMEOUT_MS;
   c->network.retries = BP_CONFIG_DEFAULT_RETRIES;
+  c->network.max_retry_after_ms = BP_CONFIG_DEFAULT_MAX_RETRY_AFTER_MS;
   c->comment.enabled = true;
   c->comment.threshold = BP_CONFIG_DEFAULT_THRESHOLD;
   c->comment.max_functions = BP_CONFIG_DEFAULT_MAX_FUNCTIONS;
@@ -408,13 +412,14 @@ static bool is_store_url(const char *s)
   return is_http_url(s) || has_prefix(s, "file:///") || has_prefix(s, "s3://");
 }
 
-/* fp | dwarf[,BYTES] | auto into the record fields; false when not. */
+/* fp | dwarf[,BYTES] | auto | lbr into the record fields; false when not. */
 static bool parse_call_graph(const char *s, enum bp_call_graph *mode,
                              uint32_t *bytes)
 {
   *bytes = 0;
-  if(!strcmp(s, "fp") || !strcmp(s, "auto")) {
-    *mode = s[0] == 'f' ? BP_CALL_GRAPH_FP : BP_CALL_GRAPH_AUTO;
+  if(!strcmp(s, "fp") || !strcmp(s, "auto") || !strcmp(s, "lbr")) {
+    *mode = s[0] == 'f' ? BP_CALL_GRAPH_FP :
+            s[0] == 'l' ? BP_CALL_GRAPH_LBR : BP_CALL_GRAPH_AUTO;
     return true;
   }
   if(strncmp(s, "dwarf", 5) || (s[5] && s[5] != ','))
@@ -485,8 +490,8 @@ static bp_code set_string(struct parse *ps, const struct key *k,
     [K_HTTP_URL] = "an http:// or https:// URL",
     [K_ENVNAME] = "an environment variable's name ([A-Za-z_][A-Za-z0-9_]*)",
     [K_SECRET] = "a non-empty string",
-    [K_CALL_GRAPH] = "fp, dwarf, dwarf,BYTES (a multiple of 8 up to 65528) "
-                     "or auto",
+    [K_CALL_GRAPH] = "fp, dwarf, dwarf,BYTES (a multiple of 8 up to 65528), "
+                     "auto or lbr",
   };
   const char *s = cJSON_IsString(j) ? j->valuestring : NULL;
   bool ok = s && *s;
@@ -500,6 +505,12 @@ static bp_code set_string(struct parse *ps, const struct key *k,
     ok = is_env_name(s);
   else if(ok && k->kind == K_CALL_GRAPH)
     ok = parse_call_graph(s, &mode, &bytes);
+  bool credentials = ok && (k->kind == K_HTTP_URL || k->kind == K_STORE_URL)
+    && bpi_http_url_has_credentials(s);
+  if(credentials)  /* never echo them either */
+    return fail(ps->err, w, "expected %s without credentials (user:password@"
+                " goes into manifests and the spool; use the token "
+                "variables), got a URL with credentials", expect[k->kind]);
   if(!ok) {
     /* never echo a secret */
     if(k->kind == K_SECRET)
@@ -802,7 +813,7 @@ bp_code bpi_config_load_file(struct bp_config *c, const char *path,
   if(st.st_size > MAX_FILE_BYTES)
     return bpi_err_set(err, BPE_CONFIG, 0, "config file '%s' is larger "
                        "than %d bytes", path, MAX_FILE_BYTES);
-  bp_code rc = bpi_file_read(path, &text, &len, err);
+  bp_code rc = bpi_file_read_max(path, MAX_FILE_BYTES, &text, &len, err);
   if(rc)
     return rc;
   uint64_t before = c->given;
@@ -981,10 +992,11 @@ static bool is_unset(const struct bp_config *c, const struct key *k)
   case K_OBJ:
   case K_BOOL:
   case K_UINT:
-  case K_MS:
   case K_NUMBER:
   case K_COUNTERS:   /* unset shows as false */
     return false;
+  case K_MS:         /* every duration but the deadline has a default */
+    return *(const long *)cfield(c, k) == 0;
   case K_U64:
     return *(const uint64_t *)cfield(c, k) == 0;
   default:
@@ -1148,6 +1160,9 @@ void bpi_config_http_opts(const struct bp_config *c, struct bp_http_opts *o)
   o->connect_timeout_ms = c->network.connect_timeout_ms;
   o->total_timeout_ms = c->network.timeout_ms;
   o->retries = c->network.retries;
+  o->max_retry_after_ms = c->network.max_retry_after_ms;
+  o->deadline_ms = c->network.deadline_ms ?
+    bpi_http_now_ms() + c->network.deadline_ms : 0;
   o->ca_file = c->network.ca_file;
 }
 

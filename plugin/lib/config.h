@@ -37,6 +37,7 @@ struct bp_bencher_opts;
 #define BP_CONFIG_DEFAULT_CONNECT_TIMEOUT_MS 10000
 #define BP_CONFIG_DEFAULT_TIMEOUT_MS 120000
 #define BP_CONFIG_DEFAULT_RETRIES 4
+#define BP_CONFIG_DEFAULT_MAX_RETRY_AFTER_MS 120000
 #define BP_CONFIG_DEFAULT_THRESHOLD 2.0
 #define BP_CONFIG_DEFAULT_MAX_FUNCTIONS 10
 
@@ -100,6 +101,8 @@ struct bp_config {
     long connect_timeout_ms;  /* file: "connect_timeout" in seconds */
     long timeout_ms;          /* per attempt; file: "timeout" seconds */
     unsigned retries;         /* further attempts after the first */
+    long max_retry_after_ms;  /* longest Retry-After obeyed; file: seconds */
+    long deadline_ms;         /* all requests of one command; 0: none */
     char *ca_file;            /* extra CA bundle (PEM); NULL: system's */
   } network;
 

@@ -28,6 +28,11 @@ struct bp_control {
   bool open;                 /* a segment is open: the last one */
   struct bp_segment *segs;
   size_t nsegs, cap;
+  /* each name once; first[id]: its first segment, which holds the
+   * counters summed over every run of the name */
+  struct bp_strtab names;
+  size_t *first;
+  size_t first_cap;
   struct bp_control_stats stats;
 };
 
@@ -38,6 +43,7 @@ bp_code bpi_control_new(struct bp_control **out, const char *tmp,
   if(!c)
     return bpi_err_set(err, BPE_NOMEM, 0, "control");
   c->rd = c->wr = c->ack = -1;
+  bpi_strtab_init(&c->names);
   if(!tmp || !*tmp)
     tmp = "/tmp";
   snprintf(c->dir, sizeof(c->dir), "%s/benchprof-ctl.XXXXXX", tmp);
@@ -69,11 +75,11 @@ bp_code bpi_control_new(struct bp_control **out, const char *tmp,
 
 static void free_segments(struct bp_control *c)
 {
-  for(size_t i = 0; i < c->nsegs; i++) {
-    free(c->segs[i].name);
+  for(size_t i = 0; i < c->nsegs; i++)
     bpi_counters_copy_free(c->segs[i].counters, c->segs[i].ncounters);
-  }
   free(c->segs);
+  free(c->first);
+  bpi_strtab_cleanup(&c->names);
 }
 
 void bpi_control_free(struct bp_control *c)
@@ -211,6 +217,9 @@ static void read_counters(struct bp_control *c, struct bp_counter_snap *snap)
   }
 }
 
+/* The counters of a run are added to its name's first segment as the run
+ * ends: a name run 400,000 times keeps one set of counters, not one per
+ * run (each is a few KiB). */
 static bp_code end_segment(struct bp_control *c, uint64_t ns)
 {
   struct bp_segment *s = &c->segs[c->nsegs - 1];
@@ -219,24 +228,58 @@ static bp_code end_segment(struct bp_control *c, uint64_t ns)
   if(!c->cs)
     return BP_OK;
   read_counters(c, c->snap);
-  return bpi_counters_delta(c->cs, c->open_snap, c->snap, &s->counters,
-                            &s->ncounters);
+  struct bp_counter *delta = NULL;
+  size_t n = 0;
+  bp_code rc = bpi_counters_delta(c->cs, c->open_snap, c->snap, &delta, &n);
+  if(rc)
+    return rc;
+  struct bp_segment *sum = &c->segs[c->first[s->name_id]];
+  if(sum == s) {
+    s->counters = delta;
+    s->ncounters = n;
+    return BP_OK;
+  }
+  if(sum->ncounters == n)
+    bpi_counters_add(sum->counters, delta, n);
+  bpi_counters_copy_free(delta, n);
+  return BP_OK;
+}
+
+/* The name's id; the first segment of a new name is the next one. */
+static uint32_t name_id(struct bp_control *c, const char *name)
+{
+  uint32_t id = bpi_strtab_intern(&c->names, name);
+  if(id == BP_NONE || id < c->first_cap)
+    return id;
+  size_t cap = c->first_cap ? c->first_cap * 2 : 16;
+  size_t *first = realloc(c->first, cap * sizeof(*first));
+  if(!first)
+    return BP_NONE;
+  c->first = first;
+  c->first_cap = cap;
+  return id;
 }
 
 static bp_code begin_segment(struct bp_control *c, char *name, uint64_t ns)
 {
+  size_t had = c->names.count;
+  uint32_t id = name_id(c, name);
+  free(name);
+  if(id == BP_NONE)
+    return BPE_NOMEM;
   if(c->nsegs == c->cap) {
     size_t cap = c->cap ? c->cap * 2 : 16;
     struct bp_segment *s = realloc(c->segs, cap * sizeof(*s));
-    if(!s) {
-      free(name);
+    if(!s)
       return BPE_NOMEM;
-    }
     c->segs = s;
     c->cap = cap;
   }
-  c->segs[c->nsegs++] = (struct bp_segment){.name = name, .begin_ns = ns,
-                                            .end_ns = ns};
+  if(c->names.count > had)
+    c->first[id] = c->nsegs;
+  c->segs[c->nsegs++] = (struct bp_segment){
+    .name = bpi_strtab_get(&c->names, id), .name_id = id, .begin_ns = ns,
+    .end_ns = ns};
   c->open = true;
   if(c->cs)
     read_counters(c, c->open_snap);

@@ -38,9 +38,15 @@
 #define BP_CONTROL_DIRNAME_MAX 64
 
 struct bp_segment {
-  char *name;                  /* decoded: any bytes but NUL */
+  const char *name;            /* decoded: any bytes but NUL; one copy per
+                                  distinct name, owned by the control */
+  uint32_t name_id;            /* equal names, equal ids, from 0 */
   uint64_t begin_ns, end_ns;   /* CLOCK_MONOTONIC, [begin, end) */
-  struct bp_counter *counters; /* deltas, in the counters' order */
+  /* deltas, in the counters' order: on the first segment of a name,
+   * summed over every run of that name as each ends (NULL on the
+   * others), so memory grows by a time range per run, not by a set of
+   * counters */
+  struct bp_counter *counters;
   size_t ncounters;
 };
 

@@ -50,6 +50,9 @@ struct chain_slot {
   bool dwarf;            /* stack is the DWARF chain */
 };
 
+/* chain_key.status of a chain made from LBR call stacks */
+#define CHAIN_STATUS_LBR 0x4c4252u
+
 /* The inlined calls of a machine frame: inl_frames[at .. at + n), the
  * outermost first. */
 struct inl_span {
@@ -68,6 +71,10 @@ struct bp_converter {
   uint32_t libs_cap;
   uint64_t bad_records;
   uint32_t nkernel;        /* kernel frames at the top of frames[] */
+  /* a sample's chain made from its LBR call stack (records.h), whose
+   * callers are call instructions, not return addresses */
+  uint64_t lbr_ips[MAX_FRAMES];
+  bool exact_callers;
   uint32_t frames[MAX_FRAMES];
   /* DWARF unwinding */
   enum bp_call_graph mode;
@@ -395,7 +402,8 @@ static uint32_t collect_frames(struct bp_converter *c, const struct bp_rec *r)
     if(ip == 0 || (!kernel && ip >= USER_ADDR_LIMIT))
       continue;
     /* every frame but the first is a return address: the call is before */
-    uint64_t at = first_of_context ? ip : ip - 1;
+    uint64_t at = first_of_context || (c->exact_callers && !kernel)
+                    ? ip : ip - 1;
     first_of_context = false;
     uint32_t f = kernel ? kernel_frame(c, at) : user_frame(c, pid, at);
     if(f != BP_NONE) {
@@ -670,10 +678,23 @@ static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
     if(rc)
       return rc;
   }
+  /* LBR call stacks: the chain perf makes of them replaces the
+   * callchain; it is cached apart from callchains (a status of its own) */
+  struct bp_rec lbr;
+  size_t nlbr = bpi_records_lbr_chain(&r->u.sample, c->lbr_ips, MAX_FRAMES);
+  c->exact_callers = nlbr > 0;
+  if(nlbr) {
+    lbr = *r;
+    lbr.u.sample.ips = c->lbr_ips;
+    lbr.u.sample.nr = nlbr;
+    r = &lbr;
+  }
   /* the same chain (and the same pcs) as a sample before: its stack */
   struct chain_key key;
-  struct chain_slot *slot = chain_key_of(c, r, st, &key)
-                            ? chain_lookup(c, &key, &hit) : NULL;
+  bool keyed = chain_key_of(c, r, st, &key);
+  if(keyed && nlbr)
+    key.status = CHAIN_STATUS_LBR;
+  struct chain_slot *slot = keyed ? chain_lookup(c, &key, &hit) : NULL;
   uint32_t stack;
   if(hit) {
     stack = slot->stack;

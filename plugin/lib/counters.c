@@ -164,6 +164,11 @@ static int open_slot(struct bp_counters *cs, size_t i, int group, pid_t pid)
     s->ev.attr.exclude_kernel = 1;
     fd = perf_event_open(&a, pid, -1, gfd, PERF_FLAG_FD_CLOEXEC);
   }
+  /* a counter does not care about skid: the precision the PMU takes */
+  while(fd < 0 && a.precise_ip > 0 && bpi_event_errno_precise(errno)) {
+    a.precise_ip--;
+    fd = perf_event_open(&a, pid, -1, gfd, PERF_FLAG_FD_CLOEXEC);
+  }
   if(fd < 0)
     return errno;
   s->fd = (int)fd;
@@ -180,8 +185,13 @@ static void explain_failure(struct slot *s, int e)
     unavailable(s, "not supported: no hardware PMU for it here (%s)", name);
   else if(e == EACCES || e == EPERM)
     unavailable(s, "not permitted (%s; see perf_event_paranoid)", name);
-  else
-    unavailable(s, "cannot be counted here (%s)", name);
+  else {
+    const char *advice = bpi_event_errno_advice(e);
+    s->c->available = false;
+    snprintf(s->c->reason, sizeof(s->c->reason),
+             "cannot be counted here (%s%s%s)", name, advice ? ": " : "",
+             advice ? advice : "");
+  }
 }
 
 bp_code bpi_counters_open(struct bp_counters **out, const char *list,

@@ -8,6 +8,8 @@
  * events a new group starts.  Output: struct bp_counter per event, with
  * multiplexed values scaled and the scaling reported, and an event the
  * kernel cannot count marked unavailable with the reason, never as 0.
+ * A precise modifier (:pp) is lowered until the PMU takes it: skid does
+ * not change a count.
  * Owns the event fds.  Not thread-safe. */
 #ifndef BP_LIB_COUNTERS_H
 #define BP_LIB_COUNTERS_H

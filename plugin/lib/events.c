@@ -14,6 +14,7 @@
 #include "events.h"
 #include "dynlib.h"
 #include "err.h"
+#include "buf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -134,6 +135,124 @@ static bool has_plm_modifier(const char *name)
     p = *end ? end : NULL;
   }
   return false;
+}
+
+/* ------------------------------------------------------------ perf's modifiers */
+
+/* perf's single-letter modifiers (tools/perf/util/parse-events.l) that
+ * libpfm4 has no counterpart for, and what to write instead. */
+static const struct {
+  char letter;
+  const char *meaning;
+  const char *advice;
+} perf_only_modifiers[] = {
+  { 'S', "read the group in every sample",
+    "count events with --counters instead" },
+  { 'W', "weak group", "drop it: benchprof splits groups itself" },
+  { 'I', "exclude idle", "drop it" },
+  { 'b', "BPF counter", "drop it" },
+  { 'R', "retire latency", "drop it" },
+  { 'X', "no group regrouping", "drop it" },
+  { 'e', "exclusive", "write libpfm4's ':excl' instead" },
+};
+
+/* The letters a perf modifier group is made of. */
+#define PERF_MODIFIER_LETTERS "ukhpPGHDSWIbRXe"
+
+/* True when tok (len bytes) is a group of perf modifier letters that
+ * libpfm4 would not read the same way: "pp", "upp", "P", "G", "D".  The
+ * single letters u, k and h mean the same in both; a single e is libpfm4's
+ * edge detection. */
+static bool is_perf_group(const char *tok, size_t len)
+{
+  if(!len || memchr(tok, '=', len))
+    return false;
+  for(size_t i = 0; i < len; i++)
+    if(!strchr(PERF_MODIFIER_LETTERS, tok[i]))
+      return false;
+  if(len == 1 && strchr("ukhe", tok[0]))
+    return false;
+  return true;
+}
+
+/* Append the libpfm4 tokens for one perf modifier group to b. */
+static bp_code translate_group(const char *name, const char *tok, size_t len,
+                               struct bp_buf *b, bool *precise_max,
+                               struct bp_err *err)
+{
+  unsigned p = 0;
+  bool max = false, guest = false, host = false, pinned = false;
+  bool plm[3] = {false, false, false};  /* u, k, h, in that order */
+  for(size_t i = 0; i < len; i++) {
+    char ch = tok[i];
+    for(size_t j = 0; j < BP_ARRAY_LEN(perf_only_modifiers); j++)
+      if(perf_only_modifiers[j].letter == ch)
+        return bpi_err_set(err, BPE_INVAL, 0,
+                           "event '%s': perf's modifier '%c' (%s) has no "
+                           "libpfm4 counterpart: %s", name, ch,
+                           perf_only_modifiers[j].meaning,
+                           perf_only_modifiers[j].advice);
+    plm[0] |= ch == 'u';
+    plm[1] |= ch == 'k';
+    plm[2] |= ch == 'h';
+    p += ch == 'p';
+    max |= ch == 'P';
+    guest |= ch == 'G';
+    host |= ch == 'H';
+    pinned |= ch == 'D';
+  }
+  if(p > 3 || (p && max))
+    return bpi_err_set(err, BPE_INVAL, 0,
+                       "event '%s': at most three p (:ppp, libpfm4's "
+                       "precise=3), or :P for the highest precision the "
+                       "PMU accepts", name);
+  static const char *const plm_tok[] = {":u", ":k", ":h"};
+  for(size_t i = 0; i < 3; i++)
+    if(plm[i])
+      bpi_buf_adds(b, plm_tok[i]);
+  if(p || max)
+    bpi_buf_printf(b, ":precise=%u", max ? 3u : p);
+  if(guest || host)
+    bpi_buf_printf(b, ":mg=%d:mh=%d", guest ? 1 : 0, host ? 1 : 0);
+  if(pinned)
+    bpi_buf_adds(b, ":pinned");
+  *precise_max |= max;
+  return BP_OK;
+}
+
+bp_code bpi_event_translate(const char *name, char **out, bool *precise_max,
+                            struct bp_err *err)
+{
+  struct bp_buf b;
+  bool max = false;
+  *out = NULL;
+  const char *ev = event_part(name);
+  const char *mods = strchr(ev, ':');
+  bpi_buf_init(&b);
+  bpi_buf_add(&b, name, mods ? (size_t)(mods - name) : strlen(name));
+  bp_code rc = BP_OK;
+  for(const char *p = mods; !rc && p; ) {
+    const char *tok = p + 1;
+    const char *end = strchr(tok, ':');
+    size_t len = end ? (size_t)(end - tok) : strlen(tok);
+    if(is_perf_group(tok, len))
+      rc = translate_group(name, tok, len, &b, &max, err);
+    else {
+      bpi_buf_addc(&b, ':');
+      bpi_buf_add(&b, tok, len);
+    }
+    p = end;
+  }
+  if(!rc && (bpi_buf_failed(&b) || !b.data))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "event '%s'", name);
+  if(rc) {
+    bpi_buf_cleanup(&b);
+    return rc;
+  }
+  if(precise_max)
+    *precise_max = max;
+  *out = b.data;  /* the buffer's memory becomes the string */
+  return BP_OK;
 }
 
 /* Encode str into attr with libpfm4; *fstr gets the fully qualified name
@@ -265,12 +384,107 @@ static bp_code unknown_event(const char *name, struct bp_err *err)
   return bpi_err_set(err, BPE_EVENT_UNKNOWN, 0, "unknown event '%s'", name);
 }
 
-static bp_code encode_error(const char *name, int ret, struct bp_err *err)
+/* The modifier names libpfm4 lists for the event base (no modifiers) in
+ * its fully qualified name ("...:u=1:k=0:precise=0:excl=0"), comma
+ * separated into list; false when base cannot be encoded alone. */
+static bool modifier_names(const char *base, char *list, size_t len)
+{
+  struct perf_event_attr attr;
+  char *fstr = NULL;
+  size_t used = 0;
+  list[0] = '\0';
+  if(encode(base, PFM_PLM3, &attr, &fstr) != PFM_SUCCESS || !fstr) {
+    free(fstr);
+    return false;
+  }
+  for(char *tok = strchr(event_part(fstr), ':'); tok; ) {
+    char *end = strchr(tok + 1, ':');
+    char *eq = memchr(tok + 1, '=', end ? (size_t)(end - tok - 1)
+                                        : strlen(tok + 1));
+    if(eq) {
+      int w = snprintf(list + used, len - used, "%s%.*s", used ? ", " : "",
+                       (int)(eq - tok - 1), tok + 1);
+      if(w > 0 && (size_t)w < len - used)
+        used += (size_t)w;
+    }
+    tok = end;
+  }
+  free(fstr);
+  return used > 0;
+}
+
+/* The first modifier of pfm_name (libpfm4 syntax) that libpfm4 refuses:
+ * the event with one more modifier at a time.  Its bounds in pfm_name in
+ * *tok and *len; false when none alone is at fault. */
+static bool first_bad_modifier(const char *pfm_name, const char **tok,
+                               size_t *len)
+{
+  const char *p = strchr(event_part(pfm_name), ':');
+  while(p) {
+    const char *end = strchr(p + 1, ':');
+    size_t upto = end ? (size_t)(end - pfm_name) : strlen(pfm_name);
+    char *prefix = strndup(pfm_name, upto);
+    struct perf_event_attr attr;
+    int ret = prefix ? encode(prefix, PFM_PLM3, &attr, NULL) : PFM_ERR_NOMEM;
+    free(prefix);
+    if(ret != PFM_SUCCESS && ret != PFM_ERR_NOMEM) {
+      *tok = p + 1;
+      *len = end ? (size_t)(end - p - 1) : strlen(p + 1);
+      return true;
+    }
+    p = end;
+  }
+  return false;
+}
+
+/* A modifier libpfm4 refused: which one, what the event takes, and the
+ * right spelling where it is a value written without '=' ("precise2"). */
+static bp_code bad_modifier(const char *name, const char *pfm_name, int ret,
+                            struct bp_err *err)
+{
+  const char *tok;
+  size_t len;
+  char mods[256], hint[96] = "";
+  const char *colon = strchr(event_part(pfm_name), ':');
+  char *base = strndup(pfm_name, colon ? (size_t)(colon - pfm_name)
+                                       : strlen(pfm_name));
+  bool listed = base && modifier_names(base, mods, sizeof(mods));
+  free(base);
+  if(!first_bad_modifier(pfm_name, &tok, &len))
+    return bpi_err_set(err, BPE_INVAL, 0, "event '%s': %s", name,
+                       pfm_api.strerror(ret));
+  size_t alpha = 0;
+  while(alpha < len && isalpha((unsigned char)tok[alpha]))
+    alpha++;
+  if(alpha && alpha < len && isdigit((unsigned char)tok[alpha]) &&
+     strspn(tok + alpha, "0123456789") == len - alpha)
+    snprintf(hint, sizeof(hint), " (did you mean '%.*s=%.*s'?)", (int)alpha,
+             tok, (int)(len - alpha), tok + alpha);
+  if(listed && !strncmp(tok, "precise", 7) && !strstr(mods, "precise"))
+    snprintf(hint, sizeof(hint), " (no precise sampling for this event: "
+             "drop :p, :pp, :ppp or :P)");
+  if(listed)
+    return bpi_err_set(err, BPE_INVAL, 0,
+                       "event '%s': modifier '%.*s' is not valid for it%s; "
+                       "its modifiers: %s (perf's :u :k :h :p :pp :ppp :P "
+                       ":G :H :D are translated to these)", name, (int)len,
+                       tok, hint, mods);
+  return bpi_err_set(err, BPE_INVAL, 0,
+                     "event '%s': modifier '%.*s' is not valid for it%s (%s)",
+                     name, (int)len, tok, hint, pfm_api.strerror(ret));
+}
+
+static bp_code encode_error(const char *name, const char *pfm_name, int ret,
+                            struct bp_err *err)
 {
   switch(ret) {
   case PFM_ERR_NOTFOUND:
   case PFM_ERR_NOTSUPP:
     return unknown_event(name, err);
+  case PFM_ERR_ATTR:
+  case PFM_ERR_ATTR_VAL:
+  case PFM_ERR_ATTR_SET:
+    return bad_modifier(name, pfm_name, ret, err);
   case PFM_ERR_NOMEM:
     return bpi_err_set(err, BPE_NOMEM, 0, "event '%s': %s", name,
                        pfm_api.strerror(ret));
@@ -293,24 +507,34 @@ static bp_code parse(const char *name, bool kernel, bool builtin,
                        "event '%s': give one event at a time, not a list",
                        name);
 
-  char *fstr = NULL;
+  char *fstr = NULL, *pfm_name = NULL;
+  bool precise_max = false;
   int ret = builtin ? encode_generic(name, kernel, &ev->attr, &fstr)
                     : PFM_ERR_NOTFOUND;
   if(ret == PFM_ERR_NOTFOUND) {
-    bp_code rc = pfm_ready(err);
-    if(rc)
+    bp_code rc = bpi_event_translate(name, &pfm_name, &precise_max, err);
+    if(!rc)
+      rc = pfm_ready(err);
+    if(rc) {
+      free(pfm_name);
       return rc;
+    }
     int plm = kernel ? (PFM_PLM0 | PFM_PLM3) : PFM_PLM3;
-    ret = encode(name, plm, &ev->attr, &fstr);
+    ret = encode(pfm_name, plm, &ev->attr, &fstr);
   }
   if(ret != PFM_SUCCESS) {
+    bp_code rc = ret == PFM_ERR_NOMEM
+                   ? bpi_err_set(err, BPE_NOMEM, 0, "event '%s'", name)
+                   : encode_error(name, pfm_name, ret, err);
     free(fstr);
+    free(pfm_name);
     memset(ev, 0, sizeof(*ev));
-    if(ret == PFM_ERR_NOMEM)
-      return bpi_err_set(err, BPE_NOMEM, 0, "event '%s'", name);
-    return encode_error(name, ret, err);
+    return rc;
   }
-  if(!kernel && !has_plm_modifier(name)) {
+  bool own_plm = pfm_name && has_plm_modifier(pfm_name);
+  free(pfm_name);
+  ev->precise_max = precise_max;
+  if(!kernel && !own_plm) {
     ev->attr.exclude_kernel = 1;
     ev->attr.exclude_hv = 1;
   }
@@ -407,6 +631,35 @@ bool bpi_event_errno_no_pmu(int err)
     return true;
   default:
     return false;
+  }
+}
+
+bool bpi_event_errno_precise(int err)
+{
+  return err == EOPNOTSUPP || err == EINVAL || err == ENOENT;
+}
+
+const char *bpi_event_errno_advice(int err)
+{
+  switch(err) {
+  case EBUSY:
+    return "the PMU's counters are in use by another program (a profiler, "
+           "the NMI watchdog); stop it";
+  case EMFILE:
+  case ENFILE:
+    return "too many open files; raise the limit (ulimit -n) or ask for "
+           "fewer events";
+  case EACCES:
+  case EPERM:
+    return "not permitted; see /proc/sys/kernel/perf_event_paranoid, or "
+           "add :u for user space only";
+  case EINVAL:
+    return "the kernel refused the attributes (an event code this CPU "
+           "lacks, a modifier it does not take, or too large a group)";
+  case ENOSPC:
+    return "no counter left on the PMU for this event";
+  default:
+    return NULL;
   }
 }
 

@@ -22,7 +22,19 @@ struct bp_event {
   char *fqname;  /* libpfm4's fully qualified name, e.g. "perf::CYCLES:u" */
   struct perf_event_attr attr;
   bool is_time;  /* a software clock: periods are nanoseconds */
+  bool precise_max; /* perf's :P: the highest precision the PMU accepts */
 };
+
+/* perf's modifiers -> libpfm4's.  name is an event as a perf user writes
+ * it ("cycles:upp", "INST_RETIRED:ANY_P:P"); *out (malloc'd) is the same
+ * event in libpfm4's syntax ("cycles:u:precise=2"): u, k and h stay, p, pp
+ * and ppp become precise=1..3, P precise=3 (*precise_max set: lower it
+ * until the PMU accepts, as perf does), G and H the guest/host modifiers
+ * mg and mh, D pinned.  Tokens that are not perf modifiers are left as
+ * they are.  A perf modifier that has no libpfm4 counterpart (S, W, I, b,
+ * e, more than three p) is BPE_INVAL, and err->msg says what to write. */
+bp_code bpi_event_translate(const char *name, char **out, bool *precise_max,
+                            struct bp_err *err);
 
 /* Nothing to prepare: libpfm4 is loaded with dlopen() and initialised by
  * the first name that needs it, and a failure to load it is a BPE_LIBPFM
@@ -54,6 +66,16 @@ bp_code bpi_event_software_clock(const struct bp_event *like,
 /* True when a perf_event_open errno for a hardware event means "this machine
  * has no usable PMU for it" (ENOENT, ENODEV, ENXIO, EOPNOTSUPP). */
 bool bpi_event_errno_no_pmu(int err);
+
+/* True when an open with precise_ip > 0 that failed with this errno is
+ * worth trying again one precision lower (perf's rule: EOPNOTSUPP and
+ * EINVAL from the PMU, ENOENT from some drivers). */
+bool bpi_event_errno_precise(int err);
+
+/* What a perf_event_open errno that is not a missing PMU means for the
+ * user, and what to do ("the PMU's counters are in use by another
+ * program"); NULL for one without advice. */
+const char *bpi_event_errno_advice(int err);
 
 /* Trial-open attr counting (not sampling) on the calling process, user only,
  * and close it again.  Returns 0 when the kernel accepts it, else errno. */

@@ -19,11 +19,19 @@ struct bp_exporter {
                    struct bp_err *err);
 };
 
-extern const struct bp_exporter bpi_export_gecko;   /* profile.json.gz */
-extern const struct bp_exporter bpi_export_pprof;   /* profile.pb.gz */
-extern const struct bp_exporter bpi_export_folded;  /* profile.folded */
-extern const struct bp_exporter bpi_export_svg;     /* flamegraph.svg */
-extern const struct bp_exporter bpi_export_summary; /* summary.json */
+/* The artifacts' file names: the only place they are spelled (rundir.h
+ * names the run directory's other files). */
+#define BP_FILE_GECKO "profile.json.gz"
+#define BP_FILE_PPROF "profile.pb.gz"
+#define BP_FILE_FOLDED "profile.folded"
+#define BP_FILE_SVG "flamegraph.svg"
+#define BP_FILE_SUMMARY "summary.json"
+
+extern const struct bp_exporter bpi_export_gecko;   /* BP_FILE_GECKO */
+extern const struct bp_exporter bpi_export_pprof;   /* BP_FILE_PPROF */
+extern const struct bp_exporter bpi_export_folded;  /* BP_FILE_FOLDED */
+extern const struct bp_exporter bpi_export_svg;     /* BP_FILE_SVG */
+extern const struct bp_exporter bpi_export_summary; /* BP_FILE_SUMMARY */
 
 /* All exporters, NULL-terminated, in the order they are written. */
 extern const struct bp_exporter *const bpi_exporters[];

@@ -100,5 +100,5 @@ out:
 }
 
 const struct bp_exporter bpi_export_folded = {
-  "folded", "profile.folded", false, folded_write
+  "folded", BP_FILE_FOLDED, false, folded_write
 };

@@ -397,6 +397,8 @@ static void add_benchprof_meta(struct bp_buf *b, const struct bp_profile *p)
   bpi_buf_printf(b, ",\"fallback\":%s,",
                  m->fallback_reason ? "true" : "false");
   add_str_field(b, "fallback_reason", m->fallback_reason);
+  bpi_buf_printf(b, ",\"precise_requested\":%u,\"precise_used\":%u",
+                 m->precise_requested, m->precise_used);
   bpi_buf_printf(b, ",\"frequency\":%" PRIu64 ",\"period\":%" PRIu64
                  ",\"samples\":%" PRIu64 ",\"lost\":%" PRIu64
                  ",\"throttled\":%" PRIu64 ",", m->freq, m->period,
@@ -744,5 +746,5 @@ out:
 }
 
 const struct bp_exporter bpi_export_gecko = {
-  "gecko", "profile.json.gz", true, gecko_write
+  "gecko", BP_FILE_GECKO, true, gecko_write
 };

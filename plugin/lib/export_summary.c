@@ -74,7 +74,14 @@ static void add_event(struct bp_buf *b, const struct bp_profile_meta *m)
   else
     bpi_buf_printf(b, ",\"frequency_hz\":null,\"period\":%" PRIu64,
                    m->period);
-  bpi_buf_printf(b, ",\"time_based\":%s}", m->time_event ? "true" : "false");
+  bpi_buf_printf(b, ",\"time_based\":%s", m->time_event ? "true" : "false");
+  if(m->precise_requested)  /* skid: what was asked, what the PMU took */
+    bpi_buf_printf(b, ",\"precise\":{\"requested\":%u,\"used\":%u,"
+                   "\"max\":%s,\"lowered\":%s}}", m->precise_requested,
+                   m->precise_used, m->precise_max ? "true" : "false",
+                   m->precise_used < m->precise_requested ? "true" : "false");
+  else
+    bpi_buf_adds(b, ",\"precise\":null}");
 }
 
 static uint32_t count_processes(const struct bp_profile *p)
@@ -211,5 +218,5 @@ static bp_code summary_write(const struct bp_profile *p, struct bp_buf *b,
 }
 
 const struct bp_exporter bpi_export_summary = {
-  "summary", "summary.json", false, summary_write
+  "summary", BP_FILE_SUMMARY, false, summary_write
 };

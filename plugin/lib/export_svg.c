@@ -391,5 +391,5 @@ out:
 }
 
 const struct bp_exporter bpi_export_svg = {
-  "svg", "flamegraph.svg", false, svg_write
+  "svg", BP_FILE_SVG, false, svg_write
 };

@@ -38,6 +38,50 @@ bp_code bpi_file_mkdirs(const char *dir, struct bp_err *err)
   return BP_OK;
 }
 
+bp_code bpi_file_mkdirs_under(const char *root, const char *rel,
+                              struct bp_err *err)
+{
+  char part[PATH_MAX];
+  size_t len = strlen(rel);
+  if(!len || len >= sizeof(part) || rel[0] == '/')
+    return bpi_err_set(err, BPE_INVAL, 0, "bad directory name '%s'", rel);
+  int dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if(dir < 0)
+    return bpi_err_set(err, BPE_IO, errno, "cannot open directory '%s'",
+                       root);
+  bp_code rc = BP_OK;
+  const char *p = rel;
+  while(*p && !rc) {
+    size_t n = strcspn(p, "/");
+    memcpy(part, p, n);
+    part[n] = '\0';
+    p += n + (p[n] == '/');
+    if(!n || !strcmp(part, ".") || !strcmp(part, ".."))
+      rc = bpi_err_set(err, BPE_INVAL, 0, "bad directory name '%s'", rel);
+    if(rc)
+      break;
+    if(mkdirat(dir, part, 0755) && errno != EEXIST) {
+      rc = bpi_err_set(err, BPE_IO, errno, "cannot create directory "
+                       "'%s/%.*s'", root, (int)(p - rel), rel);
+      break;
+    }
+    int next = openat(dir, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                      O_CLOEXEC);
+    if(next < 0) {
+      int e = errno;
+      rc = bpi_err_set(err, BPE_IO, 0, "'%s/%.*s' is %s: nothing is written "
+                       "through it", root, (int)(p - rel - (p[-1] == '/')),
+                       rel, e == ELOOP || e == ENOTDIR ?
+                       "a symbolic link or not a directory" : strerror(e));
+      break;
+    }
+    close(dir);
+    dir = next;
+  }
+  close(dir);
+  return rc;
+}
+
 static bool write_all(int fd, const unsigned char *p, size_t len)
 {
   while(len) {
@@ -217,12 +261,49 @@ bp_code bpi_file_write(const char *path, const void *data, size_t len,
   return bpi_file_out_commit(f, err);
 }
 
-bp_code bpi_file_read(const char *path, char **out, size_t *out_len,
-                      struct bp_err *err)
+/* Open path for reading if it is a regular file.  O_NONBLOCK so that a
+ * FIFO with no writer cannot block the open; the check is made on the
+ * descriptor itself, so a file swapped in after it cannot slip by.  The
+ * flag is taken off again (it means nothing for a regular file). */
+static int open_regular(const char *path, struct bp_err *err)
 {
-  gzFile gz = gzopen(path, "rb");  /* reads plain files transparently */
-  if(!gz)
-    return bpi_err_set(err, BPE_IO, errno, "cannot open '%s'", path);
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if(fd < 0) {
+    bpi_err_set(err, BPE_IO, errno, "cannot open '%s'", path);
+    return -1;
+  }
+  struct stat st;
+  if(fstat(fd, &st)) {
+    bpi_err_set(err, BPE_IO, errno, "cannot open '%s'", path);
+    close(fd);
+    return -1;
+  }
+  if(!S_ISREG(st.st_mode)) {
+    bpi_err_set(err, BPE_IO, 0, "'%s' is not a regular file (%s)", path,
+                S_ISDIR(st.st_mode) ? "a directory" :
+                S_ISFIFO(st.st_mode) ? "a FIFO" :
+                S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" :
+                S_ISSOCK(st.st_mode) ? "a socket" : "not a file");
+    close(fd);
+    return -1;
+  }
+  int flags = fcntl(fd, F_GETFL);
+  if(flags >= 0)
+    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
+bp_code bpi_file_read_max(const char *path, size_t max, char **out,
+                          size_t *out_len, struct bp_err *err)
+{
+  int fd = open_regular(path, err);
+  if(fd < 0)
+    return err && err->code ? err->code : BPE_IO;
+  gzFile gz = gzdopen(fd, "rb");  /* reads plain files transparently */
+  if(!gz) {
+    close(fd);
+    return bpi_err_set(err, BPE_NOMEM, 0, "reading '%s'", path);
+  }
   size_t cap = 4096, len = 0;
   char *buf = malloc(cap);
   bp_code rc = BP_OK;
@@ -241,7 +322,13 @@ bp_code bpi_file_read(const char *path, char **out, size_t *out_len,
       buf = nb;
       cap *= 2;
     }
-    int n = gzread(gz, buf + len, (unsigned)(cap - len - 1));
+    /* one byte past max is enough to tell that the file is too large */
+    size_t want = cap - len - 1;
+    if(want > max + 1 - len)
+      want = max + 1 - len;
+    if(want > INT_MAX)
+      want = INT_MAX;
+    int n = gzread(gz, buf + len, (unsigned)want);
     if(n < 0) {
       rc = bpi_err_set(err, BPE_IO, 0, "cannot read '%s'", path);
       break;
@@ -249,6 +336,11 @@ bp_code bpi_file_read(const char *path, char **out, size_t *out_len,
     if(n == 0)
       break;
     len += (size_t)n;
+    if(len > max) {
+      rc = bpi_err_set(err, BPE_FORMAT, 0, "'%s' is larger than %zu bytes%s",
+                       path, max, gzdirect(gz) ? "" : " once decompressed");
+      break;
+    }
   }
   gzclose(gz);
   if(rc) {
@@ -260,4 +352,10 @@ bp_code bpi_file_read(const char *path, char **out, size_t *out_len,
   if(out_len)
     *out_len = len;
   return BP_OK;
+}
+
+bp_code bpi_file_read(const char *path, char **out, size_t *out_len,
+                      struct bp_err *err)
+{
+  return bpi_file_read_max(path, BP_FILE_READ_MAX, out, out_len, err);
 }

@@ -13,6 +13,14 @@
 /* Create dir and its parents (mode 0755). */
 bp_code bpi_file_mkdirs(const char *dir, struct bp_err *err);
 
+/* Create rel (relative, '/'-separated) under the directory root, each
+ * level with mkdirat() and opened with O_NOFOLLOW | O_DIRECTORY: a
+ * symbolic link (or a file) anywhere under root is refused, never
+ * followed, so what is written there stays under root.  root itself is
+ * taken as given. */
+bp_code bpi_file_mkdirs_under(const char *root, const char *rel,
+                              struct bp_err *err);
+
 /* Write data to path atomically; gzip-compress it first when gzip is true. */
 bp_code bpi_file_write(const char *path, const void *data, size_t len,
                        bool gzip, struct bp_err *err);
@@ -30,8 +38,17 @@ bp_code bpi_file_out_write(struct bp_file_out *f, const void *data,
 bp_code bpi_file_out_commit(struct bp_file_out *f, struct bp_err *err);
 void bpi_file_out_abort(struct bp_file_out *f);
 
-/* Read a whole file (NUL-terminated); gunzip when it starts with the gzip
- * magic.  *out is malloc'd, the caller frees it. */
+/* The most bpi_file_read reads of one file, counted after gunzip. */
+#define BP_FILE_READ_MAX ((size_t)256 << 20)
+
+/* Read a whole regular file (NUL-terminated); gunzip when it starts with
+ * the gzip magic.  *out is malloc'd, the caller frees it.  A FIFO, device,
+ * socket or directory is refused (BPE_IO) without blocking; more than max
+ * bytes, counted after decompression, is BPE_FORMAT ("'F' is larger than
+ * N bytes once decompressed"), found without inflating the rest. */
+bp_code bpi_file_read_max(const char *path, size_t max, char **out,
+                          size_t *len, struct bp_err *err);
+/* The same with max BP_FILE_READ_MAX. */
 bp_code bpi_file_read(const char *path, char **out, size_t *len,
                       struct bp_err *err);
 

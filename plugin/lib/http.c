@@ -101,6 +101,13 @@ void bpi_http_opts_default(struct bp_http_opts *o)
   o->backoff_ms = DEFAULT_BACKOFF_MS;
 }
 
+long bpi_http_now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 void bpi_http_resp_init(struct bp_http_resp *r)
 {
   memset(r, 0, sizeof(*r));
@@ -140,6 +147,15 @@ char *bpi_http_escape(const char *s)
   }
   *o = '\0';
   return out;
+}
+
+bool bpi_http_url_has_credentials(const char *url)
+{
+  const char *scheme = url ? strstr(url, "://") : NULL;
+  if(!scheme)
+    return false;
+  const char *authority = scheme + 3;
+  return memchr(authority, '@', strcspn(authority, "/?#")) != NULL;
 }
 
 /* ------------------------------------------------------------ messages */
@@ -248,13 +264,44 @@ struct attempt {
   /* from the answer's headers */
   long retry_after_ms;   /* -1: none */
   char reason[64];       /* status line's reason phrase */
+  size_t header_bytes;   /* of this answer, against BP_HTTP_MAX_HEADER_BYTES */
+  const char *too_big;   /* "headers" or "body" when one passed its cap */
 };
 
+static size_t max_answer(const struct bp_http_opts *o)
+{
+  return o->max_answer_bytes ? o->max_answer_bytes
+                             : BP_HTTP_DEFAULT_MAX_ANSWER;
+}
+
+static bool cancelled(const struct bp_http_opts *o)
+{
+  return o->cancel && *o->cancel;
+}
+
+/* curl's progress hook: a non-zero return abandons the transfer. */
+static int on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow,
+                       curl_off_t ultotal, curl_off_t ulnow)
+{
+  (void)dltotal;
+  (void)dlnow;
+  (void)ultotal;
+  (void)ulnow;
+  return cancelled(((struct attempt *)userp)->o);
+}
+
+/* The body is kept in memory, so it stops at its cap: a server that
+ * streams for ever fails the request instead of filling the memory. */
 static size_t on_body(char *data, size_t size, size_t n, void *userp)
 {
   struct attempt *a = userp;
-  bpi_buf_add(&a->resp->body, data, size * n);
-  return bpi_buf_failed(&a->resp->body) ? 0 : size * n;
+  size_t len = size * n;
+  if(len > max_answer(a->o) - a->resp->body.len) {
+    a->too_big = "body";
+    return 0;
+  }
+  bpi_buf_add(&a->resp->body, data, len);
+  return bpi_buf_failed(&a->resp->body) ? 0 : len;
 }
 
 static size_t on_read(char *dst, size_t size, size_t n, void *userp)
@@ -285,10 +332,23 @@ static const char *header_value(const char *line, size_t len,
   return line + n + 1;
 }
 
+static long retry_after_cap(const struct bp_http_opts *o)
+{
+  return o->max_retry_after_ms > 0 ? o->max_retry_after_ms
+                                   : RETRY_AFTER_CAP_MS;
+}
+
 static size_t on_header(char *data, size_t size, size_t n, void *userp)
 {
   struct attempt *a = userp;
   size_t len = size * n;
+  if(len > 5 && !memcmp(data, "HTTP/", 5))
+    a->header_bytes = 0;
+  a->header_bytes += len;
+  if(a->header_bytes > BP_HTTP_MAX_HEADER_BYTES) {
+    a->too_big = "headers";
+    return 0;
+  }
   if(len > 5 && !memcmp(data, "HTTP/", 5)) {
     /* a new answer (after 100 Continue too): forget the previous one */
     a->retry_after_ms = -1;
@@ -317,16 +377,16 @@ static size_t on_header(char *data, size_t size, size_t n, void *userp)
     char *end;
     errno = 0;
     long secs = strtol(val, &end, 10);
+    long cap = retry_after_cap(a->o);
     if(end != val && !errno && secs >= 0 &&
        strspn(end, " \t\r\n") == strlen(end))
-      a->retry_after_ms = secs > RETRY_AFTER_CAP_MS / 1000 ?
-        RETRY_AFTER_CAP_MS : secs * 1000;
+      a->retry_after_ms = secs > cap / 1000 ? cap : secs * 1000;
     else {
       time_t when = curl_api.getdate(val, NULL);  /* an HTTP-date */
       if(when > 0) {
         time_t now = time(NULL);
         long ms = when > now ? (long)(when - now) * 1000 : 0;
-        a->retry_after_ms = ms > RETRY_AFTER_CAP_MS ? RETRY_AFTER_CAP_MS : ms;
+        a->retry_after_ms = ms > cap ? cap : ms;
       }
     }
   }
@@ -470,6 +530,11 @@ static bp_code setup(CURL *h, struct attempt *a, struct curl_slist *headers,
   SET(CURLOPT_WRITEDATA, a);
   SET(CURLOPT_HEADERFUNCTION, on_header);
   SET(CURLOPT_HEADERDATA, a);
+  if(o->cancel) {
+    SET(CURLOPT_XFERINFOFUNCTION, on_progress);
+    SET(CURLOPT_XFERINFODATA, a);
+    SET(CURLOPT_NOPROGRESS, 0L);
+  }
   /* TLS: verification stays on (libcurl's default); only the CA changes */
   if(o->ca_file)
     SET(CURLOPT_CAINFO, o->ca_file);
@@ -599,12 +664,13 @@ static long backoff_ms(const struct bp_http_opts *o, unsigned n,
   return (long)d;
 }
 
-static void sleep_ms(long ms)
+static void sleep_ms(const struct bp_http_opts *o, long ms)
 {
   struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-  while(nanosleep(&ts, &ts) && errno == EINTR)
+  while(nanosleep(&ts, &ts) && errno == EINTR && !cancelled(o))
     ;
 }
+
 
 /* ------------------------------------------------------------ send */
 
@@ -643,6 +709,41 @@ static bp_code fail(struct bp_err *err, bp_code code,
                            m.data);
   bpi_buf_cleanup(&m);
   return rc;
+}
+
+/* An answer past a cap: said once, not retried (the server would send
+ * the same again). */
+static bp_code too_big(struct bp_err *err, const struct bp_http_req *req,
+                       struct attempt *a)
+{
+  struct bp_buf m;
+  bpi_buf_init(&m);
+  url_for_message(&m, req->url);
+  bpi_buf_addc(&m, '\0');
+  size_t cap = !strcmp(a->too_big, "body") ? max_answer(a->o)
+                                          : BP_HTTP_MAX_HEADER_BYTES;
+  bp_code rc = bpi_err_set(err, BPE_NET, 0, "%s %s: the answer's %s are "
+                           "larger than %zu bytes; not read further",
+                           req->method, bpi_buf_failed(&m) ? "" : m.data,
+                           !strcmp(a->too_big, "body") ? "body bytes"
+                                                       : "headers", cap);
+  bpi_buf_cleanup(&m);
+  return rc;
+}
+
+/* Whether the deadline leaves time for an attempt; when it does, the
+ * attempt's time limit is cut to what is left. */
+static bool deadline_allows_attempt(CURL *h, const struct bp_http_opts *o)
+{
+  if(!o->deadline_ms)
+    return true;
+  long left = o->deadline_ms - bpi_http_now_ms();
+  if(left <= 0)
+    return false;
+  long total = o->total_timeout_ms > 0 ? o->total_timeout_ms
+                                       : DEFAULT_TOTAL_MS;
+  curl_api.easy_setopt(h, CURLOPT_TIMEOUT_MS, left < total ? left : total);
+  return true;
 }
 
 bp_code bpi_http_send(const struct bp_http_opts *o,
@@ -698,6 +799,16 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
 
   unsigned total = o->retries + 1;
   for(unsigned n = 1; ; n++) {
+    if(cancelled(o)) {
+      rc = bpi_err_set(err, BPE_NET, 0, "%s: interrupted", req->method);
+      goto out;
+    }
+    if(!deadline_allows_attempt(h, o)) {
+      rc = bpi_err_set(err, BPE_NET, 0, "%s: the time allowed for "
+                       "publishing ran out before %s", req->method,
+                       n == 1 ? "the request" : "another attempt");
+      goto out;
+    }
     rc = rewind_body(h, &a, err);
     if(rc)
       goto out;
@@ -706,6 +817,8 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
     resp->attempts = n;
     a.retry_after_ms = -1;
     a.reason[0] = '\0';
+    a.header_bytes = 0;
+    a.too_big = NULL;
     errbuf[0] = '\0';
     if(o->debug) {
       struct bp_buf line;
@@ -730,6 +843,20 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
     if(bpi_buf_failed(&resp->body)) {
       rc = bpi_err_set(err, BPE_NOMEM, 0, "out of memory for the answer "
                        "to %s", req->method);
+      goto out;
+    }
+    if(a.too_big) {
+      rc = too_big(err, req, &a);
+      goto out;
+    }
+    if(cancelled(o)) {
+      struct bp_buf m;
+      bpi_buf_init(&m);
+      url_for_message(&m, req->url);
+      bpi_buf_addc(&m, '\0');
+      rc = bpi_err_set(err, BPE_NET, 0, "%s %s: interrupted", req->method,
+                       bpi_buf_failed(&m) ? "" : m.data);
+      bpi_buf_cleanup(&m);
       goto out;
     }
     if(crc == CURLE_ABORTED_BY_CALLBACK || crc == CURLE_READ_ERROR) {
@@ -764,6 +891,14 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
     }
     long wait = backoff_ms(o, n, retriable_status(status) && !crc ?
                            a.retry_after_ms : -1);
+    if(o->deadline_ms && bpi_http_now_ms() + wait >= o->deadline_ms) {
+      rc = fail(err, rc, req, &a, crc, errbuf);
+      size_t used = err ? strlen(err->msg) : 0;
+      if(err)
+        snprintf(err->msg + used, sizeof(err->msg) - used, "; the deadline "
+                 "leaves no time for another attempt");
+      goto out;
+    }
     if(o->debug) {
       struct bp_buf line;
       bpi_buf_init(&line);
@@ -778,7 +913,7 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
         debug_line(o, line.data);
       bpi_buf_cleanup(&line);
     }
-    sleep_ms(wait);
+    sleep_ms(o, wait);
   }
 
 out:

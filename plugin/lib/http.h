@@ -10,6 +10,7 @@
 #ifndef BP_LIB_HTTP_H
 #define BP_LIB_HTTP_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -23,7 +24,19 @@ struct bp_http_opts {
   unsigned retries;         /* further attempts after the first (default 4 when
                                set by bpi_http_opts_default) */
   long backoff_ms;          /* first delay; doubles each retry, +-25% jitter;
-                               capped at 30 s (Retry-After wins, up to 120 s) */
+                               capped at 30 s (Retry-After wins, up to
+                               max_retry_after_ms) */
+  long max_retry_after_ms;  /* the longest Retry-After obeyed; a longer one
+                               is cut to this; 0: 120 s */
+  long deadline_ms;         /* bpi_http_now_ms() by which every request of
+                               these options must end: attempts are cut to
+                               it and no retry starts after it; 0: none */
+  size_t max_answer_bytes;  /* an answer body larger than this fails the
+                               request (BPE_NET, not retried); 0: 256 MiB */
+  /* when set and non-zero (a signal handler sets it), the request in
+   * flight is abandoned, a retry's wait cut short, and no request starts:
+   * BPE_NET "interrupted"; NULL: never */
+  const volatile sig_atomic_t *cancel;
   const char *ca_file;      /* extra CA bundle (PEM), NULL: the system's */
   /* -v: one line per request, header and answer status, secrets redacted */
   void (*debug)(void *ctx, const char *line);
@@ -31,6 +44,13 @@ struct bp_http_opts {
 };
 
 void bpi_http_opts_default(struct bp_http_opts *o);
+
+/* CLOCK_MONOTONIC in milliseconds, the clock of deadline_ms. */
+long bpi_http_now_ms(void);
+
+/* Bytes of answer headers kept per answer; more fails the request. */
+#define BP_HTTP_MAX_HEADER_BYTES (64 * 1024)
+#define BP_HTTP_DEFAULT_MAX_ANSWER ((size_t)256 << 20)
 
 /* One request.  Body from memory (body/body_len) or from a file
  * (body_file), never both. */
@@ -63,7 +83,9 @@ void bpi_http_resp_cleanup(struct bp_http_resp *r);
 
 /* Send req, retrying as described above.  BP_OK for a 2xx answer.
  * BPE_NET when no usable answer came after every attempt (refused,
- * timed out, truncated, 5xx, 408, 429); BPE_HTTP for a final 4xx.  The
+ * timed out, truncated, 5xx, 408, 429), when the deadline came first, or
+ * at once when the answer's headers or body are larger than their caps
+ * (BP_HTTP_MAX_HEADER_BYTES, max_answer_bytes); BPE_HTTP for a final 4xx.  The
  * error message names the method, the URL (no credentials) and the
  * server's own message (the "message" of a JSON error body, or its first
  * line), e.g. "POST http://127.0.0.1:6610/v0/run: HTTP 400: invalid
@@ -71,6 +93,11 @@ void bpi_http_resp_cleanup(struct bp_http_resp *r);
 bp_code bpi_http_send(const struct bp_http_opts *o,
                       const struct bp_http_req *req,
                       struct bp_http_resp *resp, struct bp_err *err);
+
+/* Whether url has credentials ("user:password@" or "user@") before its
+ * host.  They would travel into messages, manifests and the spool, so
+ * every URL benchprof is given is refused when it has them. */
+bool bpi_http_url_has_credentials(const char *url);
 
 /* Percent-encode s for a URL path segment (RFC 3986 unreserved kept);
  * malloc'd, NULL when out of memory. */

@@ -115,6 +115,10 @@ struct bp_profile_meta {
   bool time_event;       /* periods are nanoseconds (cpu-clock, task-clock) */
   uint64_t freq;         /* sampling frequency in Hz, 0 when by period */
   uint64_t period;       /* sampling period when freq == 0 */
+  /* precise_ip asked for and used (lowered while the PMU refused it);
+   * precise_max: :P, the highest the PMU accepts, was asked for */
+  unsigned precise_requested, precise_used;
+  bool precise_max;
   char *call_graph;      /* "fp" */
   char *command;         /* the command line, shell-quoted */
   char *host;

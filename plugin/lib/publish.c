@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "err.h"
 #include "fileio.h"
+#include "http.h"
 #include "rundir.h"
 #include "spool.h"
 
@@ -33,6 +34,9 @@
 /* the spool marker that keeps the ids of Bencher's answer (bencher.h's
  * JSON), written just before the "report" part's: not a part itself */
 #define BENCHER_IDS "report-ids"
+/* the spool part that marks a publication the server refused for good;
+ * its value is the refusal */
+#define REJECTED_PART "rejected"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -92,20 +96,6 @@ static bp_code read_raw(const char *path, struct bp_buf *out,
   close(fd);
   return bpi_buf_failed(out) ? bpi_err_set(err, BPE_NOMEM, 0, "%s", path)
                              : BP_OK;
-}
-
-static bp_code read_json(const char *path, cJSON **out, struct bp_err *err)
-{
-  char *text = NULL;
-  size_t len = 0;
-  bp_code rc = bpi_file_read(path, &text, &len, err);
-  if(rc)
-    return rc;
-  *out = cJSON_ParseWithLength(text, len);
-  free(text);
-  if(!*out)
-    return bpi_err_set(err, BPE_FORMAT, 0, "'%s' is not valid JSON", path);
-  return BP_OK;
 }
 
 /* ------------------------------------------------------- the artifacts */
@@ -193,9 +183,9 @@ static bp_code list_run_arts(const struct ident *id,
     if(!file || strchr(file, '/'))
       return bpi_err_set(err, BPE_FORMAT, 0, "manifest: an artifact of the "
                          "run without a file name");
-    const char *parts[] = {id->project, id->branch, id->commit, id->testbed,
-                           ".", file};
-    char *key = bpi_store_key(parts, BP_ARRAY_LEN(parts));
+    const struct bp_store_run run = {id->project, id->branch, id->commit,
+                                     id->testbed};
+    char *key = bpi_store_artifact_key(&run, ".", file);
     rc = key ? add_art(as, key, file, man->arts[ai].kind, NULL, err)
              : bpi_err_set(err, BPE_NOMEM, 0, "artifact key");
   }
@@ -221,10 +211,10 @@ static bp_code list_arts(const struct ident *id, const struct bp_manifest *man,
         return bpi_err_set(err, BPE_FORMAT, 0, "manifest: an artifact of "
                            "'%s' without file", name);
       const char *slash = strrchr(file, '/');
-      const char *parts[] = {id->project, id->branch, id->commit,
-                             id->testbed, strcmp(dir, ".") ? dir : name,
-                             slash ? slash + 1 : file};
-      char *key = bpi_store_key(parts, BP_ARRAY_LEN(parts));
+      const struct bp_store_run run = {id->project, id->branch, id->commit,
+                                       id->testbed};
+      char *key = bpi_store_artifact_key(&run, strcmp(dir, ".") ? dir : name,
+                                         slash ? slash + 1 : file);
       bp_code rc = key ? add_art(as, key, file, kind, name, err)
                        : bpi_err_set(err, BPE_NOMEM, 0, "artifact key");
       if(rc)
@@ -266,6 +256,17 @@ static bp_code check_ident(const struct bp_publish_opts *o,
     if(names[i][1] && !valid_utf8(names[i][1]))
       return bpi_err_set(err, BPE_INVAL, 0, "publish: the %s name is not "
                          "valid UTF-8", names[i][0]);
+  /* the targets go into the spool and the stored (public) manifest */
+  const char *urls[][2] = {{"Bencher host (BENCHER_HOST)", o->bencher.host},
+                           {"Firefox Profiler API", o->firefox_api},
+                           {"store", o->store.url},
+                           {"public URL", o->store.public_url},
+                           {"S3 endpoint", o->store.s3_endpoint}};
+  for(size_t i = 0; i < BP_ARRAY_LEN(urls); i++)
+    if(bpi_http_url_has_credentials(urls[i][1]))
+      return bpi_err_set(err, BPE_INVAL, 0, "publish: the %s URL has "
+                         "credentials (user:password@); they do not belong "
+                         "in a URL: use the token variables", urls[i][0]);
   if(o->hash && !is_hex_hash(o->hash))
     return bpi_err_set(err, BPE_INVAL, 0, "publish: hash '%s' is not a full "
                        "git commit hash (40 or 64 hex digits)", o->hash);
@@ -299,7 +300,11 @@ static cJSON *make_meta(const struct bp_publish_opts *o, const char *run_dir,
   struct tm tm;
   gmtime_r(&now, &tm);
   strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  strftime(commit, sizeof(commit), "local-%Y%m%dT%H%M%SZ", &tm);
+  /* without a commit: the time for people, and the first 8 hex digits of
+   * the publication's random key, so two runs in one second never share
+   * a key (the second manifest replaced the first) */
+  size_t n = strftime(commit, sizeof(commit), "local-%Y%m%dT%H%M%SZ-", &tm);
+  snprintf(commit + n, sizeof(commit) - n, "%.8s", key);
   cJSON *m = cJSON_CreateObject();
   cJSON *id = cJSON_AddObjectToObject(m, "identity");
   cJSON_AddNumberToObject(m, "version", META_VERSION);
@@ -756,9 +761,9 @@ static char *stored_manifest(struct job *j)
 
 static char *manifest_key(const struct ident *id)
 {
-  const char *parts[] = {id->project, id->branch, id->commit, id->testbed,
-                         BP_RUNDIR_MANIFEST};
-  return bpi_store_key(parts, BP_ARRAY_LEN(parts));
+  const struct bp_store_run run = {id->project, id->branch, id->commit,
+                                   id->testbed};
+  return bpi_store_manifest_key(&run);
 }
 
 static bp_code put_manifest(struct job *j, const char *key)
@@ -785,21 +790,13 @@ static bp_code put_latest(struct job *j, const char *mkey)
     return BP_OK;
   struct bp_err *err = &j->res->failure;
   const char *end = jstr(j->meta, "end_time");
-  char *tb = bpi_store_key_part(j->id.testbed);
-  struct bp_buf file;
-  bpi_buf_init(&file);
-  bpi_buf_printf(&file, "%s.json", tb ? tb : "");
-  const char *parts[] = {j->id.project, j->id.branch, "latest"};
-  char *dir = bpi_store_key(parts, BP_ARRAY_LEN(parts));
-  struct bp_buf key;
-  bpi_buf_init(&key);
-  bpi_buf_printf(&key, "%s/%s", dir ? dir : "", file.data ? file.data : "");
+  char *key = bpi_store_latest_key(j->id.project, j->id.branch,
+                                   j->id.testbed);
   char *old = NULL, *url = NULL;
   size_t len = 0;
-  bp_code rc = tb && dir && !bpi_buf_failed(&file) && !bpi_buf_failed(&key)
-                 ? BP_OK : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
+  bp_code rc = key ? BP_OK : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
   struct bp_err get_err = {0};
-  bp_code got = rc ? rc : bpi_store_get(j->store, key.data, &old, &len,
+  bp_code got = rc ? rc : bpi_store_get(j->store, key, &old, &len,
                                         &get_err);
   if(!rc && got && got != BPE_NOT_FOUND)
     rc = bpi_err_set(err, got, get_err.sys_errno, "%s", get_err.msg);
@@ -823,20 +820,17 @@ static bp_code put_latest(struct job *j, const char *mkey)
   char *text = cJSON_Print(l);
   cJSON_Delete(l);
   if(!rc)
-    rc = text ? bpi_store_put(j->store, key.data, text, strlen(text),
+    rc = text ? bpi_store_put(j->store, key, text, strlen(text),
                               "application/json", NULL, err)
               : bpi_err_set(err, BPE_NOMEM, 0, "latest pointer");
   if(!rc)
-    rc = mark(j, "latest", key.data);
+    rc = mark(j, "latest", key);
   free(text);
 out:
   cJSON_Delete(prev);
   free(url);
   free(old);
-  free(dir);
-  free(tb);
-  bpi_buf_cleanup(&key);
-  bpi_buf_cleanup(&file);
+  free(key);
   return rc;
 }
 
@@ -862,10 +856,14 @@ static bp_code open_store(struct job *j)
 static bp_code load_job(struct job *j)
 {
   struct bp_err *err = &j->res->failure;
-  char *meta = bpi_spool_path(j->sp, BP_SPOOL_META);
+  char *meta = NULL;
+  size_t len = 0;
   char *man = bpi_spool_path(j->sp, BP_SPOOL_FILES);
-  bp_code rc = meta && man ? read_json(meta, &j->meta, err)
-                           : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
+  bp_code rc = man ? bpi_spool_meta(j->sp, &meta, &len, err)
+                   : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
+  if(!rc && !(j->meta = cJSON_ParseWithLength(meta, len)))
+    rc = bpi_err_set(err, BPE_FORMAT, 0, "publication %s: %s is not valid "
+                     "JSON", j->sp->id, BP_SPOOL_META);
   if(!rc)
     rc = bpi_manifest_read(&j->man, man, err);
   free(meta);
@@ -896,9 +894,11 @@ static void note_in_run(const char *run_dir, const struct job *j)
   if(m.publication && (!old_id || strcmp(old_id, r->id)))
     goto out;
   cJSON *p = cJSON_CreateObject();
-  cJSON_AddStringToObject(p, "state", r->delivered ? "delivered"
-                                                   : "spooled");
+  cJSON_AddStringToObject(p, "state", r->delivered ? "delivered" :
+                                      r->direct ? "failed" : "spooled");
   cJSON_AddStringToObject(p, "spool_id", r->id);
+  if(r->direct)  /* the spool could not hold it: sent straight away */
+    cJSON_AddStringToObject(p, "not_spooled", r->spool_failure.msg);
   add_nullable(p, "report_uuid", r->report_uuid);
   add_nullable(p, "manifest_url", r->manifest_url);
   add_nullable(p, "firefox_url", r->firefox_url);
@@ -913,6 +913,20 @@ static void note_in_run(const char *run_dir, const struct job *j)
   bpi_manifest_write(&m, run_dir, &ignored);
 out:
   bpi_manifest_cleanup(&m);
+}
+
+/* A server's final refusal of what was sent (400 Bad Request, 409
+ * Conflict, 413 Too Large, 422 Unprocessable): sending it again cannot
+ * help, so the publication is marked rejected and flush stops trying.
+ * 401, 403 and 404 are left to retry: a token or a URL is fixed outside
+ * the publication. */
+static bool refused_for_good(const struct bp_err *e)
+{
+  if(e->code != BPE_HTTP)
+    return false;
+  const char *at = strstr(e->msg, ": HTTP ");
+  long status = at ? strtol(at + 7, NULL, 10) : 0;
+  return status == 400 || status == 409 || status == 413 || status == 422;
 }
 
 /* Deliver what is left of one locked publication; sp is consumed. */
@@ -957,6 +971,10 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
   else if(!rc)
     bpi_err_set(&res->failure, BPE_IO, 0, "publication %s: %zu of %zu "
                 "parts delivered", res->id, j.done, j.parts);
+  else if(refused_for_good(&res->failure) &&
+          !bpi_spool_mark(sp, REJECTED_PART, res->failure.msg,
+                          &res->failure))
+    res->rejected = true;
   bpi_spool_close(sp);
   if(run)
     note_in_run(run, &j);
@@ -995,6 +1013,41 @@ static bp_code deliver_id(const struct bp_publish_opts *o, const char *id,
                 "delivered by another benchprof process", id);
     return BP_OK;
   }
+  char *why = NULL;
+  if(bpi_spool_done(sp, REJECTED_PART, &why)) {
+    /* said when it was rejected; kept for --list and --drop */
+    res->rejected = res->rejected_before = true;
+    bpi_err_set(&res->failure, BPE_HTTP, 0, "%s", why ? why : "rejected");
+    free(why);
+    bpi_spool_close(sp);
+    return BP_OK;
+  }
+  deliver(o, sp, res);
+  return BP_OK;
+}
+
+/* The spool cannot hold the publication (full, read-only, unwritable):
+ * rather than lose it, deliver it once from the run directory, with its
+ * progress kept in memory.  res->direct and res->spool_failure say so. */
+static bp_code deliver_direct(const struct bp_publish_opts *o,
+                              const char *run_dir, const char *meta,
+                              const char *key, struct bp_publish_result *res,
+                              struct bp_err *err)
+{
+  struct bp_spool_pub *sp = NULL;
+  char id[64];
+  snprintf(id, sizeof(id), "direct-%.8s", key);
+  bp_code rc = bpi_spool_direct(run_dir, meta, id, &sp, err);
+  if(rc)
+    return rc;
+  struct bp_err why = res->spool_failure;
+  memset(res, 0, sizeof(*res));
+  res->spool_failure = why;
+  res->direct = true;
+  if(!(res->id = strdup(id))) {
+    bpi_spool_close(sp);
+    return bpi_err_set(err, BPE_NOMEM, 0, "publication id");
+  }
   deliver(o, sp, res);
   return BP_OK;
 }
@@ -1027,10 +1080,11 @@ bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
     rc = bpi_err_set(err, BPE_NOMEM, 0, "publication");
   if(!rc && !(text = cJSON_Print(meta)))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "publication");
-  if(!rc)
-    rc = bpi_spool_add(o->spool_dir, abs, files, nfiles, text, strlen(text),
-                       &id, err);
-  if(!rc)
+  if(!rc &&
+     bpi_spool_add(o->spool_dir, abs, files, nfiles, text, strlen(text),
+                   &id, &res->spool_failure))
+    rc = deliver_direct(o, abs, text, key, res, err);
+  else if(!rc)
     rc = deliver_id(o, id, res, err);
   free(id);
   free(text);
@@ -1059,6 +1113,82 @@ bp_code bpi_publish_flush(const struct bp_publish_opts *o,
   }
   bpi_spool_list_free(ids, n);
   return rc;
+}
+
+/* ------------------------------------------------------- list and drop */
+
+static void list_one(const char *spool, const char *id,
+                     void (*each)(void *, const struct bp_publish_entry *),
+                     void *ctx)
+{
+  struct bp_spool_pub *sp = NULL;
+  struct bp_err ignored = {0};
+  struct bp_publish_entry e = {.id = id, .state = "busy"};
+  char *why = NULL, *text = NULL, *path = NULL;
+  cJSON *meta = NULL;
+  if(bpi_spool_open(spool, id, &sp, &ignored))
+    return;
+  if(sp) {
+    e.state = "waiting";
+    if(bpi_spool_done(sp, REJECTED_PART, &why)) {
+      e.state = "rejected";
+      e.reason = why;
+    }
+    path = bpi_spool_path(sp, BP_SPOOL_META);
+    if(path && !bpi_file_read(path, &text, NULL, &ignored))
+      meta = cJSON_Parse(text);
+    const cJSON *ident = cJSON_GetObjectItemCaseSensitive(meta, "identity");
+    e.created = jstr(meta, "created");
+    e.project = jstr(ident, "project");
+    e.branch = jstr(ident, "branch");
+    e.commit = jstr(ident, "commit");
+    e.testbed = jstr(ident, "testbed");
+  }
+  each(ctx, &e);
+  cJSON_Delete(meta);
+  free(text);
+  free(path);
+  free(why);
+  bpi_spool_close(sp);
+}
+
+bp_code bpi_publish_list(const char *spool,
+                         void (*each)(void *ctx,
+                                      const struct bp_publish_entry *e),
+                         void *ctx, struct bp_err *err)
+{
+  char **ids = NULL;
+  size_t n = 0;
+  bp_code rc = bpi_spool_list(spool, &ids, &n, err);
+  for(size_t i = 0; !rc && i < n; i++)
+    list_one(spool, ids[i], each, ctx);
+  bpi_spool_list_free(ids, n);
+  return rc;
+}
+
+bp_code bpi_publish_drop(const char *spool, const char *id, bool *rejected,
+                         struct bp_err *err)
+{
+  struct bp_spool_pub *sp = NULL;
+  char **ids = NULL;
+  size_t n = 0;
+  bool known = false;
+  bp_code rc = bpi_spool_list(spool, &ids, &n, err);
+  for(size_t i = 0; !rc && i < n; i++)
+    known |= !strcmp(ids[i], id);
+  bpi_spool_list_free(ids, n);
+  if(!rc && !known)
+    return bpi_err_set(err, BPE_NOT_FOUND, 0, "no publication '%s' in %s",
+                       id, spool);
+  if(!rc)
+    rc = bpi_spool_open(spool, id, &sp, err);
+  if(!rc && !sp)
+    return bpi_err_set(err, BPE_IO, 0, "publication %s is being delivered "
+                       "by another benchprof process", id);
+  if(rc)
+    return rc;
+  *rejected = bpi_spool_done(sp, REJECTED_PART, NULL);
+  return bpi_spool_remove(sp, err);
 }
 
 /* ------------------------------------------------------------ defaults */
@@ -1146,6 +1276,13 @@ bp_code bpi_publish_ident_defaults(struct bp_ident *id, const char *dir,
       id->project = strdup("benchprof");
     }
   }
+  /* git's hashes are lowercase and Bencher refuses others: a hash given
+   * in capitals (--hash, BENCHER_HASH) is the same commit */
+  char *hashes[] = {id->hash, id->base_hash};
+  for(size_t i = 0; i < BP_ARRAY_LEN(hashes); i++)
+    for(char *c = hashes[i]; c && *c; c++)
+      if(*c >= 'A' && *c <= 'F')
+        *c = (char)(*c - 'A' + 'a');
   if(!id->branch)
     id->branch = strdup("main");
   if(!id->testbed) {

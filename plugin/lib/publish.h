@@ -55,6 +55,14 @@ struct bp_publish_result {
   char *manifest_url;  /* the stored manifest's public URL, or NULL */
   char *firefox_url;   /* https://profiler.firefox.com/public/T/, or NULL */
   bool busy;           /* another benchprof process is delivering it */
+  bool rejected;       /* the server refused it for good (400, 409, 413,
+                          422): kept in the spool, marked, never sent
+                          again; failure says why */
+  bool rejected_before;/* ... already when this delivery began */
+  bool direct;         /* the spool could not hold it (spool_failure says
+                          why): delivered once from the run directory,
+                          nothing kept to retry when that failed */
+  struct bp_err spool_failure;
   struct bp_err failure; /* why it is still spooled (code BP_OK when not) */
 };
 
@@ -75,6 +83,27 @@ bp_code bpi_publish_flush(const struct bp_publish_opts *o,
                                        const struct bp_publish_result *r),
                           void *ctx, struct bp_err *err);
 
+/* A publication waiting in the spool, as flush --list shows it.  The
+ * strings are valid during the callback only; NULL when unknown. */
+struct bp_publish_entry {
+  const char *id;
+  const char *state;   /* "waiting", "rejected" or "busy" (locked) */
+  const char *reason;  /* rejected: the server's refusal */
+  const char *created, *project, *branch, *commit, *testbed;
+};
+
+/* Each publication in spool, oldest first. */
+bp_code bpi_publish_list(const char *spool,
+                         void (*each)(void *ctx,
+                                      const struct bp_publish_entry *e),
+                         void *ctx, struct bp_err *err);
+
+/* Remove publication id from spool, delivered or not (*rejected: whether
+ * it was marked rejected).  BPE_NOT_FOUND when there is none, BPE_IO when
+ * another process is delivering it. */
+bp_code bpi_publish_drop(const char *spool, const char *id, bool *rejected,
+                         struct bp_err *err);
+
 /* The defaults that depend on the environment (envp, never getenv):
  * *store_url file://$XDG_DATA_HOME/benchprof/store (else
  * $HOME/.local/share/...), *spool_dir $BENCHPROF_SPOOL, else
@@ -86,7 +115,8 @@ bp_code bpi_publish_default_spool(char *const *envp, char **spool_dir,
                                   struct bp_err *err);
 
 /* Fill what detection left empty: project from dir's base name (made a
- * slug: lowercase, [a-z0-9-]), branch "main", testbed the host name. */
+ * slug: lowercase, [a-z0-9-]), branch "main", testbed the host name; the
+ * hashes in lowercase. */
 bp_code bpi_publish_ident_defaults(struct bp_ident *id, const char *dir,
                                    struct bp_err *err);
 

@@ -31,6 +31,37 @@ struct bp_recorder {
   bp_code control_rc;          /* the first failure reading it */
 };
 
+/* err = "WHAT: the sampler's message", keeping its errno: the message
+ * holds the errno's text already. */
+static void wrap_open_error(struct bp_err *err, bp_code rc,
+                            const struct bp_err *open_err, const char *fmt,
+                            const char *what)
+{
+  char prefix[256];
+  snprintf(prefix, sizeof(prefix), fmt, what);
+  bpi_err_set(err, rc, 0, "%s: %s", prefix, open_err->msg);
+  if(err && err->code == rc && !err->sys_errno)
+    err->sys_errno = open_err->sys_errno;
+}
+
+/* The PMU refused LBR call stacks: say why and open the event again with
+ * the auto call graph (frame pointers and stack copies). */
+static bp_code lbr_refused(struct bp_recorder *r, struct bp_sample_cfg *cfg,
+                           struct bp_err *open_err)
+{
+  int e = open_err->sys_errno;
+  snprintf(r->cg_fallback, sizeof(r->cg_fallback),
+           "the PMU refused LBR call stacks for '%s' (%s)", r->opts.event,
+           strerrorname_np(e) ? strerrorname_np(e) : "error");
+  r->info.call_graph_fallback = r->cg_fallback;
+  r->call_graph = BP_CALL_GRAPH_AUTO;
+  cfg->lbr = false;
+  cfg->regs_user = bpi_unwind_regs_mask();
+  cfg->stack_user = r->stack_bytes;
+  memset(open_err, 0, sizeof(*open_err));
+  return bpi_sampler_open(r->sampler, cfg, &r->info.sampler, open_err);
+}
+
 /* Open the requested event, or the software clock when there is no PMU. */
 static bp_code open_events(struct bp_recorder *r, struct bp_err *err)
 {
@@ -38,17 +69,20 @@ static bp_code open_events(struct bp_recorder *r, struct bp_err *err)
     .attr = r->requested.attr, .freq = r->opts.freq,
     .period = r->opts.period, .kernel_callchain = r->opts.kernel,
   };
-  if(r->call_graph != BP_CALL_GRAPH_FP) {
+  if(r->call_graph != BP_CALL_GRAPH_FP &&
+     r->call_graph != BP_CALL_GRAPH_LBR) {
     cfg.regs_user = bpi_unwind_regs_mask();
     cfg.stack_user = r->stack_bytes;
   }
+  cfg.lbr = r->call_graph == BP_CALL_GRAPH_LBR;
   struct bp_err open_err = {0};
   bp_code rc = bpi_sampler_open(r->sampler, &cfg, &r->info.sampler,
                                 &open_err);
+  if(rc && cfg.lbr && rc != BPE_PERM && rc != BPE_SYS)
+    rc = lbr_refused(r, &cfg, &open_err);
   if(rc != BPE_NO_PMU) {
     if(rc)
-      bpi_err_set(err, rc, open_err.sys_errno, "event '%s': %s",
-                  r->opts.event, open_err.msg);
+      wrap_open_error(err, rc, &open_err, "event '%s'", r->opts.event);
     return rc;
   }
   snprintf(r->fallback_reason, sizeof(r->fallback_reason),
@@ -67,22 +101,22 @@ static bp_code open_events(struct bp_recorder *r, struct bp_err *err)
   memset(&open_err, 0, sizeof(open_err));
   rc = bpi_sampler_open(r->sampler, &cfg, &r->info.sampler, &open_err);
   if(rc)
-    bpi_err_set(err, rc, open_err.sys_errno, "software clock: %s",
-                open_err.msg);
+    wrap_open_error(err, rc, &open_err, "%s", "software clock");
   return rc;
 }
 
 static const char *call_graph_name(enum bp_call_graph cg)
 {
   return cg == BP_CALL_GRAPH_FP ? "fp" :
-         cg == BP_CALL_GRAPH_DWARF ? "dwarf" : "auto";
+         cg == BP_CALL_GRAPH_DWARF ? "dwarf" :
+         cg == BP_CALL_GRAPH_LBR ? "lbr" : "auto";
 }
 
 /* Frame pointers only when DWARF data cannot be had, and why. */
 static void check_call_graph(struct bp_recorder *r)
 {
   const struct bp_sampler_info *si = &r->info.sampler;
-  if(r->call_graph == BP_CALL_GRAPH_FP)
+  if(r->call_graph == BP_CALL_GRAPH_FP || r->call_graph == BP_CALL_GRAPH_LBR)
     return;
   if(!bpi_unwind_regs_mask())
     snprintf(r->cg_fallback, sizeof(r->cg_fallback),
@@ -142,6 +176,8 @@ static bp_code stack_size(struct bp_recorder *r, uint32_t *pages,
   if(o->call_graph == BP_CALL_GRAPH_FP)
     return BP_OK;
   r->stack_bytes = o->stack_bytes ? o->stack_bytes : BP_RECORD_STACK_BYTES;
+  if(o->call_graph == BP_CALL_GRAPH_LBR)
+    return BP_OK;  /* small samples; the size is for the auto fallback */
   if(r->stack_bytes % 8 || r->stack_bytes > BP_RECORD_MAX_STACK_BYTES)
     return bpi_err_set(err, BPE_INVAL, 0,
                        "stack copy of %u bytes: a multiple of 8 up to %d "
@@ -226,6 +262,7 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
   r->info.event = ev->name;  /* the short name people know it by */
   r->info.fallback_reason = r->fell_back ? r->fallback_reason : NULL;
   r->info.call_graph = call_graph_name(r->call_graph);
+  r->info.precise_max = !r->fell_back && r->requested.precise_max;
   *out = r;
   return BP_OK;
 fail:
@@ -376,8 +413,13 @@ static bp_code fill_meta(struct bp_recorder *r)
   if(!rc)
     rc = bpi_profile_meta_set(&m->call_graph_fallback,
                               r->info.call_graph_fallback);
-  if(r->call_graph != BP_CALL_GRAPH_FP)
+  if(r->call_graph != BP_CALL_GRAPH_FP && r->call_graph != BP_CALL_GRAPH_LBR)
     m->stack_bytes = r->stack_bytes;
+  if(!r->fell_back) {
+    m->precise_requested = r->info.sampler.precise_requested;
+    m->precise_used = r->info.sampler.precise_used;
+    m->precise_max = r->info.precise_max;
+  }
   if(!rc)
     rc = bpi_profile_meta_set(&m->host, host);
   char *cmd = join_command(r->opts.argv);

@@ -41,7 +41,7 @@ struct bp_record_opts {
   uint64_t period;
   bool kernel;             /* kernel frames too */
   uint32_t ring_pages;     /* 0: default (larger with DWARF stacks) */
-  enum bp_call_graph call_graph; /* fp, dwarf or auto */
+  enum bp_call_graph call_graph; /* fp, dwarf, auto or lbr */
   uint32_t stack_bytes;    /* user stack copied per sample; 0: 8192 */
   bool demangle;
   enum bp_lines lines;     /* which modules get file:line (symbols.h) */
@@ -62,8 +62,9 @@ struct bp_record_info {
   const char *requested_event;
   const char *event;            /* libpfm4's name of the event used */
   const char *fallback_reason;  /* NULL when the requested event is used */
-  const char *call_graph;       /* "fp", "dwarf" or "auto", as used */
-  const char *call_graph_fallback; /* why DWARF was not used, or NULL */
+  const char *call_graph;       /* "fp", "dwarf", "auto" or "lbr", as used */
+  const char *call_graph_fallback; /* why DWARF or LBR was not used, or NULL */
+  bool precise_max;             /* :P: the highest precision accepted */
   struct bp_sampler_info sampler;
   const char *spill_dir;        /* where the rings went during the run */
   int spill_errno;              /* after run: why they were read live */

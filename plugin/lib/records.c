@@ -176,9 +176,17 @@ static void parse_sample(const struct bp_rec_layout *lay, struct cursor *c,
     }
     take_bytes(c, 4 + (uint64_t)size);
   }
-  if(t & PERF_SAMPLE_BRANCH_STACK) {
-    c->bad = true;  /* never requested */
-    return;
+  if(t & PERF_SAMPLE_BRANCH_STACK) {  /* LBR call stacks */
+    s->nbranches = take_u64(c);
+    if(lay->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+      take_u64(c);
+    if(s->nbranches > c->left / 24) {
+      c->bad = true;
+      return;
+    }
+    s->branches = take_u64s(c, s->nbranches * 3);
+    if(!s->branches)
+      s->nbranches = 0;
   }
   if(t & PERF_SAMPLE_REGS_USER) {
     s->regs_abi = take_u64(c);
@@ -339,4 +347,31 @@ uint64_t bpi_records_time(const struct bp_rec_layout *lay, const void *data,
   if(bpi_records_parse(lay, data, len, &r) || !r.sid.has_time)
     return 0;
   return r.sid.time;
+}
+
+size_t bpi_records_lbr_chain(const struct bp_rec_sample *s, uint64_t *out,
+                             size_t max)
+{
+  size_t n = 0, i = 0;
+  uint64_t leaf = s->user ? s->ip : 0;
+  if(!s->nbranches || max < 2)
+    return 0;
+  /* the kernel part of the callchain, up to its user part */
+  for(; i < s->nr && s->ips[i] != (uint64_t)PERF_CONTEXT_USER; i++) {
+    if(n < max)
+      out[n++] = s->ips[i];
+  }
+  if(s->user)
+    n = 0;  /* stopped in user space: no kernel part */
+  for(size_t j = i + 1; !leaf && j < s->nr; j++)
+    if(s->ips[j] < (uint64_t)PERF_CONTEXT_MAX)
+      leaf = s->ips[j];
+  if(n + 2 > max)
+    n = max - 2;
+  out[n++] = (uint64_t)PERF_CONTEXT_USER;
+  if(leaf)
+    out[n++] = leaf;
+  for(uint64_t b = 0; b < s->nbranches && n < max; b++)
+    out[n++] = s->branches[3 * b];  /* from: the call instruction */
+  return n;
 }

@@ -32,6 +32,7 @@ struct bp_rec_layout {
   uint64_t sample_type;      /* PERF_SAMPLE_* of the events */
   bool sample_id_all;        /* non-sample records carry the sample id */
   uint64_t sample_regs_user; /* register mask for PERF_SAMPLE_REGS_USER */
+  uint64_t branch_sample_type; /* PERF_SAMPLE_BRANCH_* (HW_INDEX: a field) */
 };
 
 /* The id fields every record may carry; has_time says whether time is set. */
@@ -48,6 +49,8 @@ struct bp_rec_sample {
   uint64_t period;
   uint64_t nr;              /* callchain entries */
   const uint64_t *ips;      /* callchain, leaf first, may hold markers */
+  uint64_t nbranches;       /* PERF_SAMPLE_BRANCH_STACK entries */
+  const uint64_t *branches; /* {from, to, flags} each, newest first */
   uint64_t regs_abi;        /* 0 when no user registers were sampled */
   uint32_t nregs;
   const uint64_t *regs;     /* in mask bit order */
@@ -102,6 +105,18 @@ struct bp_rec {
 /* Parse one record of len bytes (len is the header's size). */
 bp_code bpi_records_parse(const struct bp_rec_layout *lay, const void *data,
                           size_t len, struct bp_rec *out);
+
+/* The call chain of a sample taken with LBR call stacks
+ * (PERF_SAMPLE_BRANCH_CALL_STACK), in the callchain's own format, as perf
+ * builds it: the kernel part of the sample's callchain as it is, then
+ * PERF_CONTEXT_USER, the user-space leaf (the sample's ip, or the first
+ * user entry of the callchain when the sample stopped in the kernel), and
+ * the `from` address of every branch entry, innermost call first.  Those
+ * are the call instructions themselves, not return addresses: a consumer
+ * must not take one off them.  Writes at most max entries into out and returns how
+ * many; 0 when the sample has no branch entries (use its callchain). */
+size_t bpi_records_lbr_chain(const struct bp_rec_sample *s, uint64_t *out,
+                             size_t max);
 
 /* The record's time without a full parse (0 when it has none), used to
  * order records of several rings. */

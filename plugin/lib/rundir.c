@@ -44,6 +44,23 @@ char *bpi_rundir_path(const char *dir, const char *file)
   return b.data;
 }
 
+bool bpi_rundir_safe_path(const char *d)
+{
+  if(!d || !*d || *d == '/')
+    return false;
+  if(!strcmp(d, "."))
+    return true;
+  for(const char *p = d; *p;) {
+    size_t n = strcspn(p, "/");
+    if(!n || (n == 1 && p[0] == '.') || (n == 2 && !strncmp(p, "..", 2)))
+      return false;
+    p += n;
+    if(*p)
+      p++;
+  }
+  return d[strlen(d) - 1] != '/';
+}
+
 /* ------------------------------------------------------------ cleanup */
 
 static void arts_free(struct bp_manifest_artifact *a, size_t n)

@@ -28,22 +28,22 @@
 
 #include "benchprof/benchprof.h"
 #include "buf.h"
+#include "export.h"
 
 /* ------------------------------------------------------ file names */
 #define BP_RUNDIR_MANIFEST "manifest.json"
 #define BP_RUNDIR_REPORT "report.json"
 #define BP_RUNDIR_RAW "harness-output.txt"
-/* the artifacts, as the exporter table (export.h) writes them */
-#define BP_FILE_GECKO "profile.json.gz"
-#define BP_FILE_PPROF "profile.pb.gz"
-#define BP_FILE_FOLDED "profile.folded"
-#define BP_FILE_SVG "flamegraph.svg"
-#define BP_FILE_SUMMARY "summary.json"
+/* the artifacts: BP_FILE_GECKO ... BP_FILE_SUMMARY, the exporter table's
+ * (export.h) */
 /* a comparison (compare.h) */
 #define BP_RUNDIR_COMPARE "compare"        /* the run's compare directory */
 #define BP_RUNDIR_SIDES ".sides"           /* sides fetched from a store */
 #define BP_FILE_COMPARE_JSON "compare.json"
 #define BP_FILE_COMMENT "comment.md"
+/* the identity the comment was written for (`benchprof ci --json`'s
+ * form): the runner hooks post comment.md only on its pull request */
+#define BP_FILE_COMMENT_IDENTITY "identity.json"
 #define BP_FILE_DIFF_FOLDED "diff.folded"
 #define BP_FILE_DIFF_SVG "diff.svg"
 #define BP_FILE_DIFF_NEG_SVG "diff-negated.svg"
@@ -159,6 +159,11 @@ bool bpi_manifest_delivered(const struct bp_manifest *m);
 /* A JSON text as a tree for the fields above (NULL when it is not JSON
  * or out of memory). */
 struct cJSON *bpi_manifest_json(const struct bp_buf *text);
+
+/* A path a manifest names (an artifact, the report, a benchmark's
+ * directory) is used only when it stays inside the run directory:
+ * relative, no "." or ".." segment but "." itself, no empty segment. */
+bool bpi_rundir_safe_path(const char *path);
 
 /* dir/file, malloc'd; NULL when out of memory. */
 char *bpi_rundir_path(const char *dir, const char *file);

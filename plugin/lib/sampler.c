@@ -513,6 +513,15 @@ static void fill_sampling_attr(struct perf_event_attr *a,
     a->sample_regs_user = 0;
     a->sample_stack_user = 0;
   }
+  if(c->lbr) {
+    a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+    a->branch_sample_type = PERF_SAMPLE_BRANCH_CALL_STACK |
+                            PERF_SAMPLE_BRANCH_USER;
+  }
+  else {
+    a->sample_type &= ~(uint64_t)PERF_SAMPLE_BRANCH_STACK;
+    a->branch_sample_type = 0;
+  }
 }
 
 /* Open the event on every CPU; on failure close what was opened and return
@@ -597,6 +606,33 @@ static int open_with_rings(struct bp_sampler *s, struct perf_event_attr *a,
   }
 }
 
+/* open_with_rings(), lowering precise_ip one step at a time while the PMU
+ * refuses the precision (perf's evsel__precise_ip_fallback): the event is
+ * kept, with more skid.  When no level opens, the precision asked for is
+ * restored and its errno returned. */
+static int open_precise(struct bp_sampler *s, struct perf_event_attr *a,
+                        const struct bp_sample_cfg *c,
+                        struct bp_sampler_info *info, int *cpu,
+                        bool *mmap_failed)
+{
+  unsigned asked = a->precise_ip;
+  int e = open_with_rings(s, a, c, info, cpu, mmap_failed);
+  int first = e;
+  while(e && !*mmap_failed && a->precise_ip > 0 &&
+        bpi_event_errno_precise(e)) {
+    a->precise_ip--;
+    e = open_with_rings(s, a, c, info, cpu, mmap_failed);
+  }
+  if(e && !*mmap_failed) {
+    a->precise_ip = asked;
+    e = first;
+  }
+  if(!e && a->precise_ip != asked)
+    info->precise_errno = first;
+  info->precise_used = a->precise_ip;
+  return e;
+}
+
 bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
                          struct bp_sampler_info *info, struct bp_err *err)
 {
@@ -627,12 +663,13 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
   int cpu = -1;
   bool mmap_failed = false;
   struct bp_sample_cfg fp;
-  int e = open_with_rings(s, &a, c, info, &cpu, &mmap_failed);
+  info->precise_requested = c->attr.precise_ip;
+  int e = open_precise(s, &a, c, info, &cpu, &mmap_failed);
   if(e == EINVAL && !mmap_failed) {  /* build ids in MMAP2: Linux 5.12 */
     a = c->attr;
     a.build_id = 0;
     info->build_id_dropped = true;
-    e = open_with_rings(s, &a, c, info, &cpu, &mmap_failed);
+    e = open_precise(s, &a, c, info, &cpu, &mmap_failed);
   }
   if(e && e != EACCES && e != EPERM && !mmap_failed && c->stack_user) {
     /* no user registers or stack copy here: frame pointers only */
@@ -642,13 +679,13 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
     fp.stack_user = 0;
     fp.regs_user = 0;
     c = &fp;
-    e = open_with_rings(s, &a, c, info, &cpu, &mmap_failed);
+    e = open_precise(s, &a, c, info, &cpu, &mmap_failed);
   }
   if((e == EACCES || e == EPERM) && !mmap_failed && !a.exclude_kernel) {
     a.exclude_kernel = 1;
     a.exclude_callchain_kernel = 1;
     info->kernel_dropped = true;
-    e = open_with_rings(s, &a, c, info, &cpu, &mmap_failed);
+    e = open_precise(s, &a, c, info, &cpu, &mmap_failed);
   }
   if(e) {
     close_events(s);
@@ -660,10 +697,20 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
       return bpi_err_set(err, BPE_PERM, e,
                          "perf_event_open on CPU %d (check "
                          "/proc/sys/kernel/perf_event_paranoid)", cpu);
-    return bpi_err_set(err, BPE_EVENT_OPEN, e, "perf_event_open on CPU %d",
-                       cpu);
+    const char *advice = bpi_event_errno_advice(e);
+    if(!advice)
+      return bpi_err_set(err, BPE_EVENT_OPEN, e, "perf_event_open on CPU %d",
+                         cpu);
+    /* the advice says what the errno means: no strerror() after it */
+    bpi_err_set(err, BPE_EVENT_OPEN, 0, "perf_event_open on CPU %d failed "
+                "with %s: %s", cpu, strerrorname_np(e) ? strerrorname_np(e)
+                                                        : "an error", advice);
+    if(err)
+      err->sys_errno = e;
+    return BPE_EVENT_OPEN;
   }
   s->layout.sample_type = a.sample_type;
+  s->layout.branch_sample_type = a.branch_sample_type;
   s->layout.sample_id_all = a.sample_id_all;
   s->layout.sample_regs_user = a.sample_regs_user;
   s->active = s->rings;
@@ -1015,8 +1062,10 @@ static bool write_all(int fd, const char *p, size_t len)
 }
 
 /* Copy what the command wrote to its stdout to ours, unchanged, and hand
- * it to the caller.  Reads until the pipe is empty; closes it at EOF. */
-static void pump_output(struct bp_sampler *s)
+ * it to the caller unless it came after the command exited (late: from a
+ * process it left behind, not its results).  Reads until the pipe is
+ * empty; closes it at EOF. */
+static void pump_output(struct bp_sampler *s, bool late)
 {
   char buf[65536];
   while(s->out_fd >= 0) {
@@ -1034,7 +1083,32 @@ static void pump_output(struct bp_sampler *s)
      * command's output still counts for the report */
     if(!s->stdout_broken && !write_all(STDOUT_FILENO, buf, (size_t)n))
       s->stdout_broken = true;
-    s->on_output(s->output_ctx, buf, (size_t)n);
+    if(!late)
+      s->on_output(s->output_ctx, buf, (size_t)n);
+  }
+}
+
+/* After the command exited, its stdout pipe stays open while a process it
+ * left behind holds it: keep copying until the pipe closes, as the
+ * terminal would have shown that output without --adapter, but for at
+ * most LATE_OUTPUT_MS, so a daemon holding the pipe cannot stall the
+ * run.  That output is relayed only, not taken as the command's. */
+#define LATE_OUTPUT_MS 10000
+static void relay_late_output(struct bp_sampler *s)
+{
+  struct timespec t0, now;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  pump_output(s, false);  /* what it wrote just before it exited */
+  while(s->out_fd >= 0) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long spent = (long)(now.tv_sec - t0.tv_sec) * 1000 +
+      (now.tv_nsec - t0.tv_nsec) / 1000000;
+    if(spent >= LATE_OUTPUT_MS)
+      break;
+    struct pollfd p = { .fd = s->out_fd, .events = POLLIN };
+    if(poll(&p, 1, (int)(LATE_OUTPUT_MS - spent)) < 0 && errno != EINTR)
+      break;
+    pump_output(s, true);
   }
 }
 
@@ -1218,7 +1292,7 @@ bp_code bpi_sampler_run(struct bp_sampler *s, bp_record_fn fn, void *ctx,
       if(pfd[i].revents & (POLLHUP | POLLERR))
         pfd[i].fd = -1;  /* no more wake-ups from it; drained below */
     if(s->out_fd >= 0 && pfd[n + 1].revents) {
-      pump_output(s);
+      pump_output(s, false);
       pfd[n + 1].fd = s->out_fd;
     }
     if(s->input_fd >= 0 && pfd[n + 2].revents)
@@ -1226,7 +1300,7 @@ bp_code bpi_sampler_run(struct bp_sampler *s, bp_record_fn fn, void *ctx,
     drain(s, pfd, false, fn, ctx, &rc, &cb_rc, err);
     child_done(s, s->pidfd >= 0 ? &pfd[n] : NULL);
   }
-  pump_output(s);  /* what it wrote just before it exited */
+  relay_late_output(s);  /* its children may still write */
   if(s->on_input)
     s->on_input(s->input_ctx);
   drain(s, NULL, true, fn, ctx, &rc, &cb_rc, err);

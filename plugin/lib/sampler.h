@@ -30,7 +30,9 @@ struct bp_sampler_opts {
   uint32_t ring_pages;  /* data pages per CPU ring, a power of two; 0: 512 */
   /* With on_output, the command's stdout is a pipe: everything it writes
    * is copied to our stdout unchanged and also handed to on_output (the
-   * harness's results, for the report). */
+   * harness's results, for the report).  After the command exited, what
+   * processes it left behind still write is copied until the pipe closes
+   * (at most 10 s), but not handed to on_output. */
   void (*on_output)(void *ctx, const char *data, size_t len);
   void *output_ctx;
   /* "NAME=value" added to the command's environment (replacing NAME), or
@@ -60,6 +62,9 @@ struct bp_sample_cfg {
    * user stack per sample (a multiple of 8, at most 65528); 0: none */
   uint64_t regs_user;
   uint32_t stack_user;
+  /* Intel LBR call stacks: the PMU records user-space calls and returns
+   * (PERF_SAMPLE_BRANCH_STACK, branch_sample_type CALL_STACK | USER) */
+  bool lbr;
 };
 
 /* What bpi_sampler_open() really did. */
@@ -71,6 +76,10 @@ struct bp_sampler_info {
   bool build_id_dropped;    /* kernel too old for build ids in MMAP2 */
   bool stack_dropped;       /* the kernel refused user registers/stack */
   int stack_errno;          /* ... with this errno */
+  /* precise_ip (skid) asked for and used: lowered one step at a time
+   * while the PMU refused it, as perf does; precise_errno: its answer */
+  unsigned precise_requested, precise_used;
+  int precise_errno;
   uint32_t ncpus;
   uint32_t ring_pages;
 };

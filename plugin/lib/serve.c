@@ -11,11 +11,14 @@
  * functions' own prototypes. */
 #include "bp_setup.h"
 #include "serve.h"
+#include "serve_int.h"
 #include "dynlib.h"
 
 #include "buf.h"
 #include "err.h"
 #include "fileio.h"
+#include "rundir.h"
+#include "storekey.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -30,39 +33,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#define PROFILER_FROM_URL "https://profiler.firefox.com/from-url/"
-#define MAX_SEGMENTS 32      /* deeper than any store key */
-#define MAX_ENTRIES 100000   /* per directory listed */
-#define HOST_MAX 255
-
-/* The store's levels, by how many key parts lead to a directory. */
-enum level {
-  LEVEL_ROOT,       /* projects */
-  LEVEL_PROJECT,    /* branches */
-  LEVEL_BRANCH,     /* commits and latest/ */
-  LEVEL_COMMIT,     /* testbeds */
-  LEVEL_TESTBED,    /* benchmarks and manifest.json */
-  LEVEL_BENCHMARK,  /* a benchmark's artifacts */
-};
-
-/* Which part of a path names what: parts[PART_BRANCH] is the branch. */
-enum part {
-  PART_PROJECT, PART_BRANCH, PART_COMMIT, PART_TESTBED, PART_BENCHMARK
-};
-
-static const char *const level_children[] = {
-  "Projects", "Branches", "Commits", "Testbeds", "Benchmarks", "Artifacts"
-};
-
-#define LATEST_DIR "latest"
-#define PROFILE_FILE "profile.json.gz"
-#define SVG_FILE "flamegraph.svg"
-#define SUMMARY_FILE "summary.json"
 
 /* ------------------------------------------------------------ loading */
 
@@ -93,6 +68,9 @@ static struct {
                                     unsigned int status_code,
                                     struct MHD_Response *response);
   void (*destroy_response)(struct MHD_Response *response);
+  const union MHD_ConnectionInfo *(*get_connection_info)(
+    struct MHD_Connection *connection, enum MHD_ConnectionInfoType info_type,
+    ...);
 } mhd_api;
 
 /* Loaded once, under pthread_once (servers are started from one thread
@@ -116,16 +94,164 @@ static void load_mhd(void)
   BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", add_response_header);
   BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", queue_response);
   BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", destroy_response);
+  BPI_DYNLIB_LOAD(&l, mhd_api, "MHD_", get_connection_info);
   bpi_dynlib_done(&l);
 }
 
-struct bp_serve {
-  struct MHD_Daemon *daemon;
-  char *root;       /* realpath of the store directory */
-  size_t root_len;
-  unsigned port;
-  char *url;        /* "http://HOST:PORT/" */
+/* Slow clients.  libmicrohttpd's connection timeout starts again with
+ * every byte, so a client sending a header line every few seconds (or
+ * nothing after connecting) could hold a connection for ever, and 130 of
+ * them used to fill the server.  Each connection waiting for a request's
+ * headers therefore has a deadline that bytes do not move: a watchdog
+ * thread shuts the socket down when it passes (libmicrohttpd then sees the
+ * connection end and closes it).  Plus: many connections in all, and a
+ * per-IP limit so that one address cannot take them all. */
+#define HEADER_DEADLINE_MS 10000
+#define WATCH_PERIOD_MS 500
+#define MAX_CONNECTIONS 1024u
+#define MAX_PER_IP 256u
+#define IDLE_TIMEOUT_S 30u
+
+struct watched {
+  int fd;
+  long since_ms;       /* when it began waiting for a request's headers */
+  bool waiting;        /* no complete request header yet */
+  bool shut;           /* the deadline passed and it was shut down */
+  struct watched *next, **prevp;
 };
+
+
+static long now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct watched *watched_of(struct MHD_Connection *c)
+{
+  const union MHD_ConnectionInfo *i =
+    mhd_api.get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return i ? i->socket_context : NULL;
+}
+
+/* libmicrohttpd's connection notifier: start and stop watching. */
+static void on_connection(void *cls, struct MHD_Connection *c,
+                          void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+  struct bp_serve *sv = cls;
+  if(toe == MHD_CONNECTION_NOTIFY_STARTED) {
+    const union MHD_ConnectionInfo *i =
+      mhd_api.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    struct watched *w = calloc(1, sizeof(*w));
+    *socket_context = w;
+    if(!w || !i)
+      return;  /* unwatched: the idle timeout still applies */
+    w->fd = i->connect_fd;
+    w->since_ms = now_ms();
+    w->waiting = true;
+    pthread_mutex_lock(&sv->lock);
+    w->next = sv->conns;
+    w->prevp = &sv->conns;
+    if(sv->conns)
+      sv->conns->prevp = &w->next;
+    sv->conns = w;
+    pthread_mutex_unlock(&sv->lock);
+    return;
+  }
+  struct watched *w = *socket_context;
+  if(!w)
+    return;
+  pthread_mutex_lock(&sv->lock);
+  if(w->prevp) {
+    *w->prevp = w->next;
+    if(w->next)
+      w->next->prevp = w->prevp;
+  }
+  pthread_mutex_unlock(&sv->lock);
+  free(w);
+  *socket_context = NULL;
+}
+
+/* A request's headers arrived (waiting false), or its answer went out and
+ * the connection waits for the next one (waiting true, a new deadline). */
+static void set_waiting(struct bp_serve *sv, struct MHD_Connection *c,
+                        bool waiting)
+{
+  struct watched *w = watched_of(c);
+  if(!w)
+    return;
+  pthread_mutex_lock(&sv->lock);
+  w->waiting = waiting;
+  w->since_ms = now_ms();
+  pthread_mutex_unlock(&sv->lock);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+  (void)con_cls;
+  (void)toe;
+  set_waiting(cls, c, true);
+}
+
+static void *watchdog(void *arg)
+{
+  struct bp_serve *sv = arg;
+  pthread_mutex_lock(&sv->lock);
+  while(!sv->stopping) {
+    long now = now_ms();
+    for(struct watched *w = sv->conns; w; w = w->next)
+      if(w->waiting && !w->shut && now - w->since_ms > HEADER_DEADLINE_MS) {
+        shutdown(w->fd, SHUT_RDWR);
+        w->shut = true;
+      }
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += WATCH_PERIOD_MS * 1000000L;
+    until.tv_sec += until.tv_nsec / 1000000000L;
+    until.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(&sv->wake, &sv->lock, &until);
+  }
+  pthread_mutex_unlock(&sv->lock);
+  return NULL;
+}
+
+static bool watch_start(struct bp_serve *sv)
+{
+  pthread_condattr_t ca;
+  pthread_mutex_init(&sv->lock, NULL);
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&sv->wake, &ca);
+  pthread_condattr_destroy(&ca);
+  sv->watching = !pthread_create(&sv->watchdog, NULL, watchdog, sv);
+  return sv->watching;
+}
+
+static void watch_stop(struct bp_serve *sv)
+{
+  if(!sv->watching)
+    return;
+  pthread_mutex_lock(&sv->lock);
+  sv->stopping = true;
+  pthread_cond_signal(&sv->wake);
+  pthread_mutex_unlock(&sv->lock);
+  pthread_join(sv->watchdog, NULL);
+  sv->watching = false;
+}
+
+/* As many connections as the descriptors allow, up to MAX_CONNECTIONS,
+ * some kept for the store's files. */
+static unsigned connection_limit(void)
+{
+  struct rlimit rl;
+  if(getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+    return MAX_CONNECTIONS;
+  rlim_t room = rl.rlim_cur > 64 ? (rl.rlim_cur - 32) / 2 : 16;
+  return room < MAX_CONNECTIONS ? (unsigned)room : MAX_CONNECTIONS;
+}
 
 /* ------------------------------------------------------------ names */
 
@@ -162,7 +288,7 @@ static bool percent_decode(struct bp_buf *out, const char *s, size_t len,
 
 /* The display name of a key part (store.h: reversible percent-encoding);
  * malloc'd. */
-static char *display_name(const char *part)
+char *bpi_serve_display_name(const char *part)
 {
   struct bp_buf b;
   bpi_buf_init(&b);
@@ -177,7 +303,7 @@ static char *display_name(const char *part)
 }
 
 /* Append s percent-encoded: only [A-Za-z0-9._~-] stay as they are. */
-static void add_escaped(struct bp_buf *b, const char *s)
+void bpi_serve_add_escaped(struct bp_buf *b, const char *s)
 {
   static const char hex[] = "0123456789ABCDEF";
   for(const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -193,25 +319,8 @@ static void add_escaped(struct bp_buf *b, const char *s)
   }
 }
 
-/* Append name made a store key part (store.h: bytes outside
- * [A-Za-z0-9._-+=,@] and '%' become %XX; "", "." and ".." whole), the
- * name of the directory a commit or testbed is stored in. */
-static void add_key_part(struct bp_buf *b, const char *name)
-{
-  bool whole = !*name || !strcmp(name, ".") || !strcmp(name, "..");
-  for(const unsigned char *p = (const unsigned char *)name; *p; p++) {
-    if(!whole && ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-                  (*p >= '0' && *p <= '9') || strchr("._-+=,@", *p)))
-      bpi_buf_addc(b, (char)*p);
-    else
-      bpi_buf_printf(b, "%%%02X", (unsigned)*p);
-  }
-  if(!*name)
-    bpi_buf_adds(b, "%00");  /* never a real key part: names nothing */
-}
-
 /* Append "/" + each '/'-separated part of a store key URL-escaped + "/". */
-static void add_key_href(struct bp_buf *b, const char *key)
+void bpi_serve_add_key_href(struct bp_buf *b, const char *key)
 {
   bpi_buf_addc(b, '/');
   for(const char *s = key; *s;) {
@@ -220,7 +329,7 @@ static void add_key_href(struct bp_buf *b, const char *key)
     if(!part)
       b->failed = true;
     else
-      add_escaped(b, part);
+      bpi_serve_add_escaped(b, part);
     free(part);
     s += len;
     if(*s == '/') {
@@ -236,7 +345,7 @@ char *bpi_serve_profiler_url(const char *url)
   struct bp_buf b;
   bpi_buf_init(&b);
   bpi_buf_adds(&b, PROFILER_FROM_URL);
-  add_escaped(&b, url);
+  bpi_serve_add_escaped(&b, url);
   bpi_buf_adds(&b, "/");
   bpi_buf_addc(&b, '\0');
   if(bpi_buf_failed(&b)) {
@@ -247,12 +356,12 @@ char *bpi_serve_profiler_url(const char *url)
 }
 
 /* "/" + each part escaped + "/" between them (+ "/" when dir). */
-static void add_path(struct bp_buf *b, char *const *parts, size_t n,
+void bpi_serve_add_path(struct bp_buf *b, char *const *parts, size_t n,
                      bool dir)
 {
   for(size_t i = 0; i < n; i++) {
     bpi_buf_addc(b, '/');
-    add_escaped(b, parts[i]);
+    bpi_serve_add_escaped(b, parts[i]);
   }
   if(dir || !n)
     bpi_buf_addc(b, '/');
@@ -270,7 +379,7 @@ static bool is_temp_name(const char *name)
 
 /* path resolved (symlinks followed) lies under the root; *st its stat.
  * On false, *status says what to answer. */
-static bool inside_root(const struct bp_serve *sv, const char *path,
+bool bpi_serve_inside_root(const struct bp_serve *sv, const char *path,
                         struct stat *st, char **real, int *status)
 {
   char *r = realpath(path, NULL);
@@ -295,16 +404,8 @@ static bool inside_root(const struct bp_serve *sv, const char *path,
   return true;
 }
 
-/* A request's path split into decoded segments (on-disk names). */
-struct target {
-  char *parts[MAX_SEGMENTS];
-  size_t n;
-  bool slash;        /* the URL ended with '/' */
-  char *path;        /* root + "/" + parts */
-};
-
 /* Free what parse_target made; safe to call twice. */
-static void target_cleanup(struct target *t)
+void bpi_serve_target_cleanup(struct target *t)
 {
   for(size_t i = 0; i < t->n; i++)
     free(t->parts[i]);
@@ -318,7 +419,7 @@ static void target_cleanup(struct target *t)
  * encoded, empty segments ("//"), a decoded '/' or NUL. Returns 0 or the
  * HTTP status to answer (t then holds nothing).  t is always set: call
  * target_cleanup either way. */
-static int parse_target(const struct bp_serve *sv, const char *url,
+int bpi_serve_parse_target(const struct bp_serve *sv, const char *url,
                         struct target *t)
 {
   struct bp_buf b;
@@ -371,26 +472,13 @@ static int parse_target(const struct bp_serve *sv, const char *url,
   }
   bpi_buf_cleanup(&b);
   if(status)
-    target_cleanup(t);
+    bpi_serve_target_cleanup(t);
   return status;
 }
 
 /* ------------------------------------------------------------ listings */
 
-struct entry {
-  char *name;      /* on disk (a key part) */
-  bool dir;
-  long long size;
-  time_t mtime;    /* for commits: their newest manifest's */
-  bool hidden;     /* shown in a section of its own */
-};
-
-struct listing {
-  struct entry *e;
-  size_t n;
-};
-
-static void listing_cleanup(struct listing *l)
+void bpi_serve_listing_cleanup(struct listing *l)
 {
   for(size_t i = 0; i < l->n; i++)
     free(l->e[i].name);
@@ -405,15 +493,7 @@ static int entry_by_name(const void *a, const void *b)
                 ((const struct entry *)b)->name);
 }
 
-static int entry_newest_first(const void *a, const void *b)
-{
-  const struct entry *x = a, *y = b;
-  if(x->mtime != y->mtime)
-    return x->mtime < y->mtime ? 1 : -1;
-  return strcmp(x->name, y->name);
-}
-
-static char *join_path(const char *dir, const char *name)
+char *bpi_serve_join_path(const char *dir, const char *name)
 {
   size_t dl = strlen(dir), nl = strlen(name);
   char *p = malloc(dl + nl + 2);
@@ -426,7 +506,7 @@ static char *join_path(const char *dir, const char *name)
 }
 
 /* a + b, malloc'd */
-static char *concat(const char *a, const char *b)
+char *bpi_serve_concat(const char *a, const char *b)
 {
   size_t al = strlen(a), bl = strlen(b);
   char *p = malloc(al + bl + 1);
@@ -440,7 +520,7 @@ static char *concat(const char *a, const char *b)
 /* The entries of dir (real, under the root) that stay under the root,
  * sorted by name; hidden: "." and "..", temporary files, symlinks that
  * lead out. */
-static bp_code list_dir(const struct bp_serve *sv, const char *dir,
+bp_code bpi_serve_list_dir(const struct bp_serve *sv, const char *dir,
                         struct listing *l, struct bp_err *err)
 {
   DIR *d = opendir(dir);
@@ -456,10 +536,10 @@ static bp_code list_dir(const struct bp_serve *sv, const char *dir,
     if(!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
        is_temp_name(de->d_name))
       continue;
-    path = join_path(dir, de->d_name);
+    path = bpi_serve_join_path(dir, de->d_name);
     if(!path)
       break;
-    bool ok = inside_root(sv, path, &st, &real, &status) &&
+    bool ok = bpi_serve_inside_root(sv, path, &st, &real, &status) &&
       (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode));
     free(path);
     free(real);
@@ -485,7 +565,7 @@ static bp_code list_dir(const struct bp_serve *sv, const char *dir,
   bool broken = de != NULL && l->n < MAX_ENTRIES;
   closedir(d);
   if(broken) {
-    listing_cleanup(l);
+    bpi_serve_listing_cleanup(l);
     return bpi_err_set(err, BPE_NOMEM, 0, "listing '%s'", dir);
   }
   if(l->n)
@@ -495,601 +575,25 @@ static bp_code list_dir(const struct bp_serve *sv, const char *dir,
 
 /* When a commit was stored: its newest testbed manifest's mtime (the
  * directory's own when it has none). */
-static time_t commit_time(const struct bp_serve *sv, const char *dir,
-                          time_t fallback)
+time_t bpi_serve_commit_time(const struct bp_serve *sv, const char *dir,
+                             time_t fallback)
 {
   struct listing l;
   struct bp_err err = {0};
   time_t t = 0;
-  if(list_dir(sv, dir, &l, &err))
+  if(bpi_serve_list_dir(sv, dir, &l, &err))
     return fallback;
   for(size_t i = 0; i < l.n; i++) {
-    char *tb = l.e[i].dir ? join_path(dir, l.e[i].name) : NULL;
-    char *mf = tb ? join_path(tb, "manifest.json") : NULL;
+    char *tb = l.e[i].dir ? bpi_serve_join_path(dir, l.e[i].name) : NULL;
+    char *mf = tb ? bpi_serve_join_path(tb, BP_RUNDIR_MANIFEST) : NULL;
     struct stat st;
     if(mf && !stat(mf, &st) && st.st_mtime > t)
       t = st.st_mtime;
     free(mf);
     free(tb);
   }
-  listing_cleanup(&l);
+  bpi_serve_listing_cleanup(&l);
   return t ? t : fallback;
-}
-
-/* ------------------------------------------------------------ pages */
-
-static void html_text(struct bp_buf *b, const char *s)
-{
-  bpi_buf_xml_text(b, s);
-}
-
-/* A decoded key part, escaped for HTML. */
-static void html_name(struct bp_buf *b, const char *part)
-{
-  char *name = display_name(part);
-  if(name)
-    html_text(b, name);
-  else
-    b->failed = true;
-  free(name);
-}
-
-static void html_begin(struct bp_buf *b, char *const *parts, size_t n)
-{
-  bpi_buf_adds(b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
-               "<title>");
-  if(n)
-    html_name(b, parts[n - 1]);
-  else
-    bpi_buf_adds(b, "benchprof store");
-  bpi_buf_adds(b, " - benchprof</title>\n<style>\n"
-               "body{font-family:sans-serif;margin:1.5em;color:#222}\n"
-               "nav{margin-bottom:1em;color:#555}\n"
-               "li{margin:.2em 0}\n"
-               "table{border-collapse:collapse}\n"
-               "td,th{border:1px solid #ccc;padding:.2em .6em;"
-               "text-align:left}\n"
-               ".flame{width:100%;border:1px solid #ccc}\n"
-               ".muted{color:#777}\n"
-               "</style></head>\n<body>\n<nav><a href=\"/\">store</a>");
-  /* breadcrumbs: each ancestor by its display name */
-  for(size_t i = 0; i < n; i++) {
-    bpi_buf_adds(b, " / <a href=\"");
-    add_path(b, parts, i + 1, true);
-    bpi_buf_adds(b, "\">");
-    html_name(b, parts[i]);
-    bpi_buf_adds(b, "</a>");
-  }
-  bpi_buf_adds(b, "</nav>\n<h1>");
-  if(n)
-    html_name(b, parts[n - 1]);
-  else
-    bpi_buf_adds(b, "benchprof store");
-  bpi_buf_adds(b, "</h1>\n");
-}
-
-static void html_end(struct bp_buf *b)
-{
-  bpi_buf_adds(b, "</body></html>\n");
-}
-
-static void html_time(struct bp_buf *b, time_t t)
-{
-  struct tm tm;
-  char when[32];
-  if(gmtime_r(&t, &tm) &&
-     strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm))
-    bpi_buf_adds(b, when);
-}
-
-/* <li><a href="NAME/">display name</a> ...</li> for each entry. */
-static void html_entries(struct bp_buf *b, const struct listing *l,
-                         bool dirs, bool show_time)
-{
-  size_t shown = 0;
-  for(size_t i = 0; i < l->n; i++) {
-    const struct entry *e = &l->e[i];
-    if(e->dir != dirs || e->hidden)
-      continue;
-    if(!shown++)
-      bpi_buf_adds(b, "<ul>\n");
-    bpi_buf_adds(b, "<li><a href=\"");
-    add_escaped(b, e->name);
-    bpi_buf_adds(b, dirs ? "/\">" : "\">");
-    if(dirs)
-      html_name(b, e->name);
-    else
-      html_text(b, e->name);
-    bpi_buf_adds(b, "</a>");
-    if(show_time) {
-      bpi_buf_adds(b, " <span class=\"muted\">");
-      html_time(b, e->mtime);
-      bpi_buf_adds(b, "</span>");
-    }
-    else if(!dirs)
-      bpi_buf_printf(b, " <span class=\"muted\">%lld bytes</span>",
-                     e->size);
-    bpi_buf_adds(b, "</li>\n");
-  }
-  if(shown)
-    bpi_buf_adds(b, "</ul>\n");
-  else if(dirs)
-    bpi_buf_adds(b, "<p class=\"muted\">none yet</p>\n");
-}
-
-/* The scheme and authority links in pages use: the Host the browser
- * asked for when it is a plain host[:port], else the server's URL. */
-static void add_origin(struct bp_buf *b, const struct bp_serve *sv,
-                       const char *host)
-{
-  bool plain = host && *host && strlen(host) <= HOST_MAX &&
-    strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-           "0123456789.-:[]") == strlen(host);
-  if(plain) {
-    bpi_buf_adds(b, "http://");
-    bpi_buf_adds(b, host);
-  }
-  else
-    bpi_buf_add(b, sv->url, strlen(sv->url) - 1);  /* without the '/' */
-}
-
-/* A cell with an object's member: its string or number, else empty. */
-static void html_cell(struct bp_buf *b, const cJSON *o, const char *key)
-{
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  char *num = cJSON_IsNumber(v) ? cJSON_PrintUnformatted(v) : NULL;
-  bpi_buf_adds(b, "<td>");
-  if(cJSON_IsString(v))
-    html_text(b, v->valuestring);
-  else if(num)
-    html_text(b, num);
-  bpi_buf_adds(b, "</td>");
-  free(num);
-}
-
-#define TOP_SHOWN 15
-
-static void html_top_functions(struct bp_buf *b, const cJSON *top)
-{
-  int i = 0;
-  const cJSON *f;
-  if(!cJSON_IsArray(top) || !cJSON_GetArraySize(top))
-    return;
-  bpi_buf_adds(b, "<h2>Top functions</h2>\n<table>\n<tr><th>function</th>"
-               "<th>library</th><th>self %</th><th>total %</th></tr>\n");
-  cJSON_ArrayForEach(f, top) {
-    if(i++ == TOP_SHOWN)
-      break;
-    bpi_buf_adds(b, "<tr>");
-    html_cell(b, f, "name");
-    html_cell(b, f, "lib");
-    html_cell(b, f, "self_pct");
-    html_cell(b, f, "total_pct");
-    bpi_buf_adds(b, "</tr>\n");
-  }
-  bpi_buf_adds(b, "</table>\n");
-}
-
-/* The counters that were counted (the others say why not in the
- * summary itself). */
-static void html_counters(struct bp_buf *b, const cJSON *counters)
-{
-  const cJSON *c;
-  bool shown = false;
-  cJSON_ArrayForEach(c, counters) {
-    if(!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "available")))
-      continue;
-    if(!shown)
-      bpi_buf_adds(b, "<h2>Counters</h2>\n<table>\n<tr><th>counter</th>"
-                   "<th>value</th><th>unit</th></tr>\n");
-    shown = true;
-    bpi_buf_adds(b, "<tr>");
-    html_cell(b, c, "name");
-    html_cell(b, c, "value");
-    html_cell(b, c, "unit");
-    bpi_buf_adds(b, "</tr>\n");
-  }
-  if(shown)
-    bpi_buf_adds(b, "</table>\n");
-}
-
-/* The summary: its top functions and counters, then its top-level
- * scalars and one level of objects (event.used, ...) in a table. */
-static void html_summary(struct bp_buf *b, const char *path)
-{
-  char *text = NULL;
-  size_t len = 0;
-  struct bp_err err = {0};
-  cJSON *root;
-  if(bpi_file_read(path, &text, &len, &err))
-    return;
-  root = cJSON_ParseWithLength(text, len);
-  free(text);
-  if(!cJSON_IsObject(root)) {
-    cJSON_Delete(root);
-    return;
-  }
-  html_top_functions(b, cJSON_GetObjectItemCaseSensitive(root,
-                                                         "top_functions"));
-  html_counters(b, cJSON_GetObjectItemCaseSensitive(root, "counters"));
-  bpi_buf_adds(b, "<h2>Summary</h2>\n<table>\n");
-  for(cJSON *item = root->child; item; item = item->next) {
-    cJSON *one[2] = { item, NULL };
-    cJSON *list = cJSON_IsObject(item) ? item->child : one[0];
-    bool nested = cJSON_IsObject(item);
-    for(cJSON *v = list; v; v = nested ? v->next : one[1]) {
-      char *value = NULL;
-      if(cJSON_IsString(v))
-        value = strdup(v->valuestring);
-      else if(cJSON_IsNumber(v) || cJSON_IsBool(v) || cJSON_IsNull(v))
-        value = cJSON_PrintUnformatted(v);
-      if(!value)
-        continue;
-      bpi_buf_adds(b, "<tr><th>");
-      html_text(b, item->string ? item->string : "");
-      if(nested) {
-        bpi_buf_addc(b, '.');
-        html_text(b, v->string ? v->string : "");
-      }
-      bpi_buf_adds(b, "</th><td>");
-      html_text(b, value);
-      bpi_buf_adds(b, "</td></tr>\n");
-      free(value);
-    }
-  }
-  bpi_buf_adds(b, "</table>\n");
-  cJSON_Delete(root);
-}
-
-/* The height the flame graph asks for (its <svg height="N">), so the
- * page shows all of it; 600 when it does not say. */
-static long svg_height(const char *path)
-{
-  char head[4096];
-  long h = 600;
-  FILE *f = fopen(path, "re");
-  if(!f)
-    return h;
-  size_t len = fread(head, 1, sizeof(head) - 1, f);
-  fclose(f);
-  head[len] = '\0';
-  const char *svg = strstr(head, "<svg");
-  const char *attr = svg ? strstr(svg, " height=\"") : NULL;
-  if(attr) {
-    char *end;
-    long v = strtol(attr + 9, &end, 10);
-    if(end != attr + 9 && v > 0 && v < 100000)
-      h = v;
-  }
-  return h;
-}
-
-/* The testbed directory a latest pointer names, as key parts relative
- * to the root: its "manifest" key's directory, else project/branch/
- * the commit's key part/testbed.  NULL when it names nothing usable. */
-static char *pointer_dir(const cJSON *ptr, const char *project,
-                         const char *branch, const char *testbed)
-{
-  const cJSON *mf = cJSON_GetObjectItemCaseSensitive(ptr, "manifest");
-  const cJSON *commit = cJSON_GetObjectItemCaseSensitive(ptr, "commit");
-  struct bp_buf b;
-  bpi_buf_init(&b);
-  if(cJSON_IsString(mf) && strrchr(mf->valuestring, '/')) {
-    const char *s = mf->valuestring;
-    bpi_buf_add(&b, s, (size_t)(strrchr(s, '/') - s));
-  }
-  else if(cJSON_IsString(commit)) {
-    bpi_buf_printf(&b, "%s/%s/", project, branch);
-    add_key_part(&b, commit->valuestring);
-    bpi_buf_printf(&b, "/%s", testbed);
-  }
-  else
-    return NULL;
-  bpi_buf_addc(&b, '\0');
-  if(bpi_buf_failed(&b)) {
-    bpi_buf_cleanup(&b);
-    return NULL;
-  }
-  return b.data;
-}
-
-/* A view of a profile for the compare page: one thread selected, as
- * the profiler's compare view requires. */
-static void add_compare_view(struct bp_buf *b, const char *file_url)
-{
-  struct bp_buf v;
-  bpi_buf_init(&v);
-  bpi_buf_adds(&v, PROFILER_FROM_URL);
-  add_escaped(&v, file_url);
-  bpi_buf_adds(&v, "/calltree/?thread=0");
-  bpi_buf_addc(&v, '\0');
-  if(bpi_buf_failed(&v))
-    b->failed = true;
-  else
-    add_escaped(b, v.data);
-  bpi_buf_cleanup(&v);
-}
-
-/* Read a latest pointer ({project}/{branch}/latest/{testbed}.json, all
- * key parts) and give the testbed directory it names as a key; NULL when
- * there is none.  *commit: the commit's name (malloc'd). */
-static char *read_pointer(const struct bp_serve *sv, const char *project,
-                          const char *branch, const char *testbed,
-                          char **commit)
-{
-  struct bp_err err = {0};
-  char *pdir = join_path(sv->root, project);
-  char *bdir = pdir ? join_path(pdir, branch) : NULL;
-  char *ldir = bdir ? join_path(bdir, LATEST_DIR) : NULL;
-  char *name = NULL, *file = NULL, *text = NULL, *key = NULL;
-  size_t len = 0;
-  cJSON *ptr = NULL, *c;
-  *commit = NULL;
-  name = ldir ? concat(testbed, ".json") : NULL;
-  file = name ? join_path(ldir, name) : NULL;
-  if(file && !bpi_file_read(file, &text, &len, &err))
-    ptr = cJSON_ParseWithLength(text, len);
-  c = cJSON_GetObjectItemCaseSensitive(ptr, "commit");
-  if(cJSON_IsString(c))
-    key = pointer_dir(ptr, project, branch, testbed);
-  if(key && !(*commit = strdup(c->valuestring))) {
-    free(key);
-    key = NULL;
-  }
-  cJSON_Delete(ptr);
-  free(text);
-  free(file);
-  free(name);
-  free(ldir);
-  free(bdir);
-  free(pdir);
-  return key;
-}
-
-/* Links that compare this benchmark's profile (the head) with the same
- * benchmark and testbed at the latest commit of each other branch (the
- * base) in the Firefox Profiler. */
-static void html_compare(const struct bp_serve *sv, struct bp_buf *b,
-                         const struct target *t, const char *origin,
-                         const char *head_url)
-{
-  struct listing branches;
-  struct bp_err err = {0};
-  char *pdir = join_path(sv->root, t->parts[PART_PROJECT]);
-  bool shown = false;
-  if(!pdir || list_dir(sv, pdir, &branches, &err)) {
-    free(pdir);
-    return;
-  }
-  for(size_t i = 0; i < branches.n; i++) {
-    const char *branch = branches.e[i].name;
-    char *commit = NULL, *key;
-    struct bp_buf path;
-    struct target other;
-    struct stat st;
-    char *real = NULL;
-    int status;
-    if(!branches.e[i].dir || !strcmp(branch, t->parts[PART_BRANCH]))
-      continue;
-    key = read_pointer(sv, t->parts[PART_PROJECT], branch,
-                       t->parts[PART_TESTBED], &commit);
-    if(!key)
-      continue;
-    bpi_buf_init(&path);
-    add_key_href(&path, key);
-    add_escaped(&path, t->parts[PART_BENCHMARK]);
-    bpi_buf_adds(&path, "/" PROFILE_FILE);
-    bpi_buf_addc(&path, '\0');
-    memset(&other, 0, sizeof(other));
-    status = bpi_buf_failed(&path) ? MHD_HTTP_INTERNAL_SERVER_ERROR
-                                   : parse_target(sv, path.data, &other);
-    if(!status && other.n == LEVEL_BENCHMARK + 1 &&
-       inside_root(sv, other.path, &st, &real, &status) &&
-       S_ISREG(st.st_mode)) {
-      if(!shown)
-        bpi_buf_adds(b, "<h2>Compare</h2>\n<ul>\n");
-      shown = true;
-      bpi_buf_adds(b, "<li><a class=\"compare\" href=\"https://profiler."
-                   "firefox.com/compare/calltree/?profiles[]=");
-      struct bp_buf base;
-      bpi_buf_init(&base);
-      bpi_buf_adds(&base, origin);
-      bpi_buf_adds(&base, path.data);
-      bpi_buf_addc(&base, '\0');
-      if(bpi_buf_failed(&base))
-        b->failed = true;
-      else
-        add_compare_view(b, base.data);
-      bpi_buf_cleanup(&base);
-      bpi_buf_adds(b, "&amp;profiles[]=");
-      add_compare_view(b, head_url);
-      bpi_buf_adds(b, "\">with branch ");
-      html_name(b, branch);
-      bpi_buf_adds(b, " at ");
-      html_text(b, commit);
-      bpi_buf_adds(b, " (its latest) in the Firefox Profiler</a></li>\n");
-    }
-    target_cleanup(&other);
-    free(real);
-    bpi_buf_cleanup(&path);
-    free(key);
-    free(commit);
-  }
-  if(shown)
-    bpi_buf_adds(b, "</ul>\n");
-  listing_cleanup(&branches);
-  free(pdir);
-}
-
-static void page_benchmark(const struct bp_serve *sv, struct bp_buf *b,
-                           const struct target *t, const char *dir,
-                           const struct listing *l, const char *host)
-{
-  bool has_svg = false, has_profile = false;
-  for(size_t i = 0; i < l->n; i++) {
-    has_svg |= !l->e[i].dir && !strcmp(l->e[i].name, SVG_FILE);
-    has_profile |= !l->e[i].dir && !strcmp(l->e[i].name, PROFILE_FILE);
-  }
-  if(t->n == LEVEL_BENCHMARK) {
-    static const char *const what[] = {"project", "branch", "commit",
-                                       "testbed"};
-    bpi_buf_adds(b, "<p>");
-    for(size_t i = 0; i < BP_ARRAY_LEN(what); i++) {
-      bpi_buf_printf(b, "%s%s <b>", i ? ", " : "", what[i]);
-      html_name(b, t->parts[i]);
-      bpi_buf_adds(b, "</b>");
-    }
-    bpi_buf_adds(b, "</p>\n");
-  }
-  if(has_profile) {
-    struct bp_buf origin, url;
-    char *link = NULL;
-    bpi_buf_init(&origin);
-    bpi_buf_init(&url);
-    add_origin(&origin, sv, host);
-    bpi_buf_addc(&origin, '\0');
-    if(!bpi_buf_failed(&origin)) {
-      bpi_buf_adds(&url, origin.data);
-      add_path(&url, (char *const *)t->parts, t->n, true);
-      bpi_buf_adds(&url, PROFILE_FILE);
-      bpi_buf_addc(&url, '\0');
-    }
-    if(!bpi_buf_failed(&origin) && !bpi_buf_failed(&url))
-      link = bpi_serve_profiler_url(url.data);
-    if(link) {
-      bpi_buf_adds(b, "<p><a id=\"profiler\" href=\"");
-      html_text(b, link);
-      bpi_buf_adds(b, "\">Open the profile in the Firefox Profiler</a></p>\n");
-      if(t->n == LEVEL_BENCHMARK)
-        html_compare(sv, b, t, origin.data, url.data);
-    }
-    else
-      b->failed = true;
-    free(link);
-    bpi_buf_cleanup(&url);
-    bpi_buf_cleanup(&origin);
-  }
-  if(has_svg) {
-    char *svg = join_path(dir, SVG_FILE);
-    /* <object>, not <img>: the flame graph's own script (search, zoom,
-     * tooltips) runs only in a document of its own */
-    bpi_buf_printf(b, "<h2>Flame graph</h2>\n<object class=\"flame\" "
-                   "type=\"image/svg+xml\" data=\"" SVG_FILE "\" "
-                   "style=\"height:%ldpx\">flamegraph.svg</object>\n",
-                   svg ? svg_height(svg) : 600L);
-    free(svg);
-  }
-  for(size_t i = 0; i < l->n; i++) {
-    if(!l->e[i].dir && !strcmp(l->e[i].name, SUMMARY_FILE)) {
-      char *sum = join_path(dir, SUMMARY_FILE);
-      if(sum)
-        html_summary(b, sum);
-      free(sum);
-    }
-  }
-  bpi_buf_adds(b, "<h2>Artifacts</h2>\n");
-  html_entries(b, l, false, false);
-}
-
-/* The branch's latest pointers (latest/{testbed}.json -> commit). */
-static void html_latest(const struct bp_serve *sv, struct bp_buf *b,
-                        char *const *parts, const char *branch_dir)
-{
-  struct listing l;
-  struct bp_err err = {0};
-  char *dir = join_path(branch_dir, LATEST_DIR);
-  bool shown = false;
-  if(!dir || list_dir(sv, dir, &l, &err)) {
-    free(dir);
-    return;
-  }
-  for(size_t i = 0; i < l.n; i++) {
-    size_t nl = strlen(l.e[i].name);
-    char *file = NULL, *text = NULL, *testbed = NULL, *key = NULL;
-    size_t len = 0;
-    cJSON *ptr = NULL, *commit;
-    if(l.e[i].dir || nl <= 5 || strcmp(l.e[i].name + nl - 5, ".json"))
-      continue;
-    file = join_path(dir, l.e[i].name);
-    testbed = strndup(l.e[i].name, nl - 5);
-    if(file && testbed && !bpi_file_read(file, &text, &len, &err))
-      ptr = cJSON_ParseWithLength(text, len);
-    commit = cJSON_GetObjectItemCaseSensitive(ptr, "commit");
-    if(ptr && cJSON_IsString(commit))
-      key = pointer_dir(ptr, parts[PART_PROJECT], parts[PART_BRANCH],
-                        testbed);
-    if(key) {
-      if(!shown) {
-        bpi_buf_adds(b, "<h2>Latest</h2>\n<ul>\n");
-        shown = true;
-      }
-      bpi_buf_adds(b, "<li>");
-      html_name(b, testbed);
-      bpi_buf_adds(b, ": <a href=\"");
-      add_key_href(b, key);
-      bpi_buf_adds(b, "\">");
-      html_text(b, commit->valuestring);
-      bpi_buf_adds(b, "</a></li>\n");
-    }
-    free(key);
-    cJSON_Delete(ptr);
-    free(text);
-    free(testbed);
-    free(file);
-  }
-  if(shown)
-    bpi_buf_adds(b, "</ul>\n");
-  listing_cleanup(&l);
-  free(dir);
-}
-
-/* The index page of a directory of the store. */
-static bp_code page_dir(const struct bp_serve *sv, struct bp_buf *b,
-                        const struct target *t, const char *dir,
-                        const char *host, struct bp_err *err)
-{
-  struct listing l;
-  bp_code rc = list_dir(sv, dir, &l, err);
-  bool latest = t->n == LEVEL_BRANCH + 1 &&
-    !strcmp(t->parts[PART_COMMIT], LATEST_DIR);
-  if(rc)
-    return rc;
-  html_begin(b, t->parts, t->n);
-  if(t->n == LEVEL_BRANCH) {
-    /* commits newest first; latest/ has its own section */
-    for(size_t i = 0; i < l.n; i++) {
-      char *cd = l.e[i].dir ? join_path(dir, l.e[i].name) : NULL;
-      if(cd)
-        l.e[i].mtime = commit_time(sv, cd, l.e[i].mtime);
-      if(l.e[i].dir && !strcmp(l.e[i].name, LATEST_DIR))
-        l.e[i].hidden = true;
-      free(cd);
-    }
-    html_latest(sv, b, t->parts, dir);
-    qsort(l.e, l.n, sizeof(*l.e), entry_newest_first);
-    bpi_buf_adds(b, "<h2>Commits</h2>\n");
-    html_entries(b, &l, true, true);
-  }
-  else if(t->n == LEVEL_BENCHMARK)
-    page_benchmark(sv, b, t, dir, &l, host);
-  else {
-    size_t dirs = 0;
-    for(size_t i = 0; i < l.n; i++)
-      dirs += l.e[i].dir;
-    if(!latest && (t->n < LEVEL_BENCHMARK || dirs)) {
-      bpi_buf_printf(b, "<h2>%s</h2>\n",
-                     level_children[t->n < LEVEL_BENCHMARK ? t->n
-                                                           : LEVEL_BENCHMARK]);
-      html_entries(b, &l, true, false);
-    }
-    if(l.n > dirs) {
-      bpi_buf_adds(b, "<h2>Files</h2>\n");
-      html_entries(b, &l, false, false);
-    }
-  }
-  html_end(b);
-  listing_cleanup(&l);
-  return BP_OK;
 }
 
 /* ------------------------------------------------------------ answers */
@@ -1215,7 +719,7 @@ static enum MHD_Result answer_page(const struct bp_serve *sv,
   const char *host = mhd_api.lookup_connection_value(c, MHD_HEADER_KIND,
                                                      "Host");
   bpi_buf_init(&b);
-  if(!page_dir(sv, &b, t, real, host, &err) && !bpi_buf_failed(&b))
+  if(!bpi_serve_page_dir(sv, &b, t, real, host, &err) && !bpi_buf_failed(&b))
     r = mhd_api.create_response_from_buffer(b.len, b.data,
                                             MHD_RESPMEM_MUST_COPY);
   bpi_buf_cleanup(&b);
@@ -1245,7 +749,7 @@ static enum MHD_Result answer_redirect(struct MHD_Connection *c,
   struct bp_buf b;
   struct MHD_Response *r = NULL;
   bpi_buf_init(&b);
-  add_path(&b, (char *const *)t->parts, t->n, true);
+  bpi_serve_add_path(&b, (char *const *)t->parts, t->n, true);
   bpi_buf_addc(&b, '\0');
   if(!bpi_buf_failed(&b))
     r = mhd_api.create_response_from_buffer(0, (void *)"",
@@ -1289,14 +793,15 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
   (void)version;
   (void)upload_data;
   (void)con_cls;
+  set_waiting((struct bp_serve *)cls, c, false);
   *upload_data_size = 0;  /* a body is never read */
   if(!strcmp(method, MHD_HTTP_METHOD_OPTIONS))
     return answer_preflight(c);
   if(strcmp(method, MHD_HTTP_METHOD_GET) &&
      strcmp(method, MHD_HTTP_METHOD_HEAD))
     return answer_status(c, MHD_HTTP_METHOD_NOT_ALLOWED);
-  status = parse_target(sv, url, &t);
-  if(!status && !inside_root(sv, t.path, &st, &real, &status))
+  status = bpi_serve_parse_target(sv, url, &t);
+  if(!status && !bpi_serve_inside_root(sv, t.path, &st, &real, &status))
     real = NULL;
   if(status)
     ok = answer_status(c, status);
@@ -1309,7 +814,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
   else
     ok = answer_status(c, MHD_HTTP_NOT_FOUND);
   free(real);
-  target_cleanup(&t);
+  bpi_serve_target_cleanup(&t);
   return ok;
 }
 
@@ -1393,13 +898,22 @@ bp_code bpi_serve_start(struct bp_serve **svp, const struct bp_serve_opts *o,
     goto fail;
   }
   sv->root_len = strlen(sv->root);
+  if(!watch_start(sv)) {
+    rc = bpi_err_set(err, BPE_SYS, errno, "serve: watchdog thread");
+    goto fail;
+  }
+  unsigned limit = connection_limit();
   errno = 0;
   sv->daemon = mhd_api.start_daemon(
     flags, (uint16_t)o->port, NULL, NULL, answer, sv,
     MHD_OPTION_SOCK_ADDR, sa,
     MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
-    MHD_OPTION_CONNECTION_TIMEOUT, 30u,
-    MHD_OPTION_CONNECTION_LIMIT, 128u,
+    MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT_S,
+    MHD_OPTION_CONNECTION_LIMIT, limit,
+    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+    limit > 2 * MAX_PER_IP ? MAX_PER_IP : limit / 2,
+    MHD_OPTION_NOTIFY_CONNECTION, on_connection, sv,
+    MHD_OPTION_NOTIFY_COMPLETED, on_completed, sv,
     MHD_OPTION_END);
   if(!sv->daemon) {
     rc = bpi_err_set(err, BPE_SYS, errno, "cannot listen on %s port %u",
@@ -1427,6 +941,7 @@ void bpi_serve_stop(struct bp_serve *sv)
     return;
   if(sv->daemon)
     mhd_api.stop_daemon(sv->daemon);
+  watch_stop(sv);
   free(sv->root);
   free(sv->url);
   free(sv);
@@ -1480,25 +995,26 @@ static bp_code add_testbed_links(const struct bp_serve *sv, struct links *ls,
   bp_code rc = BP_OK;
   struct bp_buf url;
   bpi_buf_init(&url);
-  add_key_href(&url, key);
+  bpi_serve_add_key_href(&url, key);
   bpi_buf_addc(&url, '\0');
   if(bpi_buf_failed(&url)) {
     bpi_buf_cleanup(&url);
     return bpi_err_set(err, BPE_NOMEM, 0, "links");
   }
-  status = parse_target(sv, url.data, &t);
+  status = bpi_serve_parse_target(sv, url.data, &t);
   bpi_buf_cleanup(&url);
   if(status || t.n != LEVEL_TESTBED ||
-     !inside_root(sv, t.path, &st, &real, &status) || !S_ISDIR(st.st_mode)) {
+     !bpi_serve_inside_root(sv, t.path, &st, &real, &status) ||
+     !S_ISDIR(st.st_mode)) {
     /* a pointer to nothing (not stored yet, or hostile): no link */
     free(real);
-    target_cleanup(&t);
+    bpi_serve_target_cleanup(&t);
     return BP_OK;
   }
-  rc = list_dir(sv, real, &l, err);
+  rc = bpi_serve_list_dir(sv, real, &l, err);
   for(size_t i = 0; !rc && i < l.n; i++) {
-    char *bdir = l.e[i].dir ? join_path(real, l.e[i].name) : NULL;
-    char *prof = bdir ? join_path(bdir, PROFILE_FILE) : NULL;
+    char *bdir = l.e[i].dir ? bpi_serve_join_path(real, l.e[i].name) : NULL;
+    char *prof = bdir ? bpi_serve_join_path(bdir, PROFILE_FILE) : NULL;
     bool has = prof && !stat(prof, &st) && S_ISREG(st.st_mode);
     free(prof);
     free(bdir);
@@ -1517,14 +1033,14 @@ static bp_code add_testbed_links(const struct bp_serve *sv, struct links *ls,
     struct bp_serve_link *k = &ls->v[ls->n];
     struct bp_buf b;
     memset(k, 0, sizeof(*k));
-    k->project = display_name(t.parts[PART_PROJECT]);
-    k->branch = display_name(t.parts[PART_BRANCH]);
-    k->testbed = display_name(t.parts[PART_TESTBED]);
-    k->benchmark = display_name(l.e[i].name);
+    k->project = bpi_serve_display_name(t.parts[PART_PROJECT]);
+    k->branch = bpi_serve_display_name(t.parts[PART_BRANCH]);
+    k->testbed = bpi_serve_display_name(t.parts[PART_TESTBED]);
+    k->benchmark = bpi_serve_display_name(l.e[i].name);
     bpi_buf_init(&b);
     bpi_buf_add(&b, sv->url, strlen(sv->url) - 1);
-    add_path(&b, t.parts, t.n, true);
-    add_escaped(&b, l.e[i].name);
+    bpi_serve_add_path(&b, t.parts, t.n, true);
+    bpi_serve_add_escaped(&b, l.e[i].name);
     bpi_buf_addc(&b, '/');
     bpi_buf_addc(&b, '\0');
     if(!bpi_buf_failed(&b))
@@ -1541,9 +1057,9 @@ static bp_code add_testbed_links(const struct bp_serve *sv, struct links *ls,
        !k->page || !k->profile || !k->profiler)
       rc = bpi_err_set(err, BPE_NOMEM, 0, "links");
   }
-  listing_cleanup(&l);
+  bpi_serve_listing_cleanup(&l);
   free(real);
-  target_cleanup(&t);
+  bpi_serve_target_cleanup(&t);
   return rc;
 }
 
@@ -1552,21 +1068,23 @@ static bp_code walk_latest(const struct bp_serve *sv, struct links *ls,
                            struct bp_err *err)
 {
   struct listing projects;
-  bp_code rc = list_dir(sv, sv->root, &projects, err);
+  bp_code rc = bpi_serve_list_dir(sv, sv->root, &projects, err);
   for(size_t p = 0; !rc && p < projects.n; p++) {
     struct listing branches = {0};
-    char *pdir = projects.e[p].dir ? join_path(sv->root, projects.e[p].name)
+    char *pdir = projects.e[p].dir
+                   ? bpi_serve_join_path(sv->root, projects.e[p].name)
                                    : NULL;
     if(pdir)
-      rc = list_dir(sv, pdir, &branches, err);
+      rc = bpi_serve_list_dir(sv, pdir, &branches, err);
     for(size_t b = 0; !rc && b < branches.n; b++) {
       struct listing pointers = {0};
-      char *bdir = branches.e[b].dir ? join_path(pdir, branches.e[b].name)
+      char *bdir = branches.e[b].dir
+                     ? bpi_serve_join_path(pdir, branches.e[b].name)
                                      : NULL;
-      char *ldir = bdir ? join_path(bdir, LATEST_DIR) : NULL;
+      char *ldir = bdir ? bpi_serve_join_path(bdir, LATEST_DIR) : NULL;
       struct stat st;
       if(ldir && !stat(ldir, &st) && S_ISDIR(st.st_mode))
-        rc = list_dir(sv, ldir, &pointers, err);
+        rc = bpi_serve_list_dir(sv, ldir, &pointers, err);
       for(size_t i = 0; !rc && i < pointers.n; i++) {
         const char *name = pointers.e[i].name;
         size_t nl = strlen(name);
@@ -1576,13 +1094,14 @@ static bp_code walk_latest(const struct bp_serve *sv, struct links *ls,
         cJSON *ptr = NULL;
         if(pointers.e[i].dir || nl <= 5 || strcmp(name + nl - 5, ".json"))
           continue;
-        file = join_path(ldir, name);
+        file = bpi_serve_join_path(ldir, name);
         testbed = strndup(name, nl - 5);
         if(file && testbed && !bpi_file_read(file, &text, &len, &ignored))
           ptr = cJSON_ParseWithLength(text, len);
         if(ptr)
-          key = pointer_dir(ptr, projects.e[p].name, branches.e[b].name,
-                            testbed);
+          key = bpi_serve_pointer_dir(ptr, projects.e[p].name,
+                                      branches.e[b].name,
+                                      testbed);
         if(key)
           rc = add_testbed_links(sv, ls, key, err);
         free(key);
@@ -1591,14 +1110,14 @@ static bp_code walk_latest(const struct bp_serve *sv, struct links *ls,
         free(testbed);
         free(file);
       }
-      listing_cleanup(&pointers);
+      bpi_serve_listing_cleanup(&pointers);
       free(ldir);
       free(bdir);
     }
-    listing_cleanup(&branches);
+    bpi_serve_listing_cleanup(&branches);
     free(pdir);
   }
-  listing_cleanup(&projects);
+  bpi_serve_listing_cleanup(&projects);
   return rc;
 }
 

@@ -408,12 +408,82 @@ void bpi_spool_close(struct bp_spool_pub *p)
     close(p->lock_fd);  /* releases the flock */
   free(p->id);
   free(p->dir);
+  free(p->src_dir);
+  free(p->meta);
+  free(p->marks);
   free(p);
+}
+
+bp_code bpi_spool_direct(const char *src_dir, const char *meta,
+                         const char *id, struct bp_spool_pub **pub,
+                         struct bp_err *err)
+{
+  struct bp_spool_pub *p = calloc(1, sizeof(*p));
+  *pub = NULL;
+  if(p)
+    p->lock_fd = -1;
+  if(!p || !(p->id = strdup(id)) || !(p->src_dir = strdup(src_dir)) ||
+     !(p->meta = strdup(meta))) {
+    bpi_spool_close(p);
+    return bpi_err_set(err, BPE_NOMEM, 0, "publication");
+  }
+  *pub = p;
+  return BP_OK;
+}
+
+bp_code bpi_spool_meta(const struct bp_spool_pub *p, char **text,
+                       size_t *len, struct bp_err *err)
+{
+  if(p->meta) {
+    *text = strdup(p->meta);
+    if(len)
+      *len = *text ? strlen(*text) : 0;
+    return *text ? BP_OK : bpi_err_set(err, BPE_NOMEM, 0, "publication");
+  }
+  char *path = join(p->dir, BP_SPOOL_META);
+  bp_code rc = path ? bpi_file_read(path, text, len, err)
+                    : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
+  free(path);
+  return rc;
 }
 
 char *bpi_spool_path(const struct bp_spool_pub *p, const char *rel)
 {
-  return join(p->dir, rel);
+  if(!p->src_dir)
+    return join(p->dir, rel);
+  /* direct: only the files are on disk, where the run left them */
+  size_t n = strlen(BP_SPOOL_FILES);
+  if(strncmp(rel, BP_SPOOL_FILES, n) || (rel[n] && rel[n] != '/'))
+    return NULL;
+  return rel[n] ? join(p->src_dir, rel + n + 1) : strdup(p->src_dir);
+}
+
+/* A direct publication's mark for part, or NULL. */
+static const char *direct_mark(const struct bp_spool_pub *p,
+                               const char *part)
+{
+  for(size_t i = 0; i < p->marks_len;) {
+    const char *name = p->marks + i;
+    const char *value = name + strlen(name) + 1;
+    if(!strcmp(name, part))
+      return value;
+    i = (size_t)(value - p->marks) + strlen(value) + 1;
+  }
+  return NULL;
+}
+
+static bp_code direct_add_mark(struct bp_spool_pub *p, const char *part,
+                               const char *value, struct bp_err *err)
+{
+  size_t a = strlen(part) + 1, b = strlen(value) + 1;
+  char *grown = realloc(p->marks, p->marks_len + a + b);
+  if(!grown)
+    return bpi_err_set(err, BPE_NOMEM, 0, "publication mark");
+  memcpy(grown + p->marks_len, part, a);
+  memcpy(grown + p->marks_len + a, value, b);
+  p->marks = grown;
+  p->marks_len += a + b;
+  return BP_OK;
 }
 
 static bool part_name_ok(const char *part)
@@ -434,6 +504,12 @@ bool bpi_spool_done(const struct bp_spool_pub *p, const char *part,
     *value = NULL;
   if(!part_name_ok(part))
     return false;
+  if(p->src_dir) {
+    const char *v = direct_mark(p, part);
+    if(v && value)
+      *value = strdup(v);
+    return v && (!value || *value);
+  }
   char *done = join(p->dir, DONE_DIR);
   char *path = done ? join(done, part) : NULL;
   struct bp_err ignored = {0};
@@ -452,6 +528,8 @@ bp_code bpi_spool_mark(struct bp_spool_pub *p, const char *part,
 {
   if(!part_name_ok(part))
     return bpi_err_set(err, BPE_INVAL, 0, "bad part name '%s'", part);
+  if(p->src_dir)
+    return direct_add_mark(p, part, value ? value : "", err);
   char *done = join(p->dir, DONE_DIR);
   char *path = done ? join(done, part) : NULL;
   struct bp_buf tmp;
@@ -476,6 +554,10 @@ bp_code bpi_spool_mark(struct bp_spool_pub *p, const char *part,
 
 bp_code bpi_spool_remove(struct bp_spool_pub *p, struct bp_err *err)
 {
+  if(p->src_dir) {  /* direct: nothing on disk */
+    bpi_spool_close(p);
+    return BP_OK;
+  }
   /* one rename takes it out of every listing; the files go after */
   char *slash = strrchr(p->dir, '/');
   struct bp_buf trash;

@@ -44,9 +44,27 @@ void bpi_spool_list_free(char **ids, size_t n);
 /* One publication, locked for delivery. */
 struct bp_spool_pub {
   char *id;
-  char *dir;     /* SPOOL/<id> */
+  char *dir;     /* SPOOL/<id>; NULL for a direct one */
   int lock_fd;
+  /* direct (bpi_spool_direct): nothing on disk, files read in place */
+  char *src_dir;
+  char *meta;    /* publication.json's text */
+  char *marks;   /* "part\0value\0" pairs */
+  size_t marks_len;
 };
+
+/* A publication that lives in memory only, for when the spool cannot
+ * hold it (a full or read-only file system): its files/<rel> are
+ * src_dir/<rel>, its publication.json is meta, its marks are kept in
+ * memory and lost with it.  It is delivered once, directly; nothing is
+ * left to retry.  id is its name in messages. */
+bp_code bpi_spool_direct(const char *src_dir, const char *meta,
+                         const char *id, struct bp_spool_pub **pub,
+                         struct bp_err *err);
+
+/* publication.json's text (malloc'd, NUL-terminated). */
+bp_code bpi_spool_meta(const struct bp_spool_pub *pub, char **text,
+                       size_t *len, struct bp_err *err);
 
 /* Lock publication id of spool.  *pub is NULL (and BP_OK returned) when
  * another process holds it or it is gone (delivered meanwhile). */

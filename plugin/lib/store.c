@@ -1,4 +1,4 @@
-/* store: the key scheme and its three backends (file, s3, http), one table
+/* store: the three backends (file, s3, http), one table
  * of operations each, chosen by the URL's scheme.  Network backends talk
  * through http.c; the file backend writes through fileio.c.
  *
@@ -9,6 +9,7 @@
  * "feature%252Fx" and a server that decodes once gets the part back. */
 #include "bp_setup.h"
 #include "store.h"
+#include "storekey.h"
 #include "err.h"
 #include "fileio.h"
 
@@ -54,22 +55,6 @@ struct store_ops {
 
 /* ------------------------------------------------------------ key parts */
 
-/* Bytes a key part keeps as they are. */
-static bool part_char(unsigned char c)
-{
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' ||
-    c == '+' || c == '=' || c == ',' || c == '@';
-}
-
-static void add_pct(struct bp_buf *b, unsigned char c)
-{
-  static const char hex[] = "0123456789ABCDEF";
-  bpi_buf_addc(b, '%');
-  bpi_buf_addc(b, hex[c >> 4]);
-  bpi_buf_addc(b, hex[c & 15]);
-}
-
 static char *buf_finish(struct bp_buf *b)
 {
   bpi_buf_addc(b, '\0');
@@ -80,58 +65,8 @@ static char *buf_finish(struct bp_buf *b)
   return b->data;
 }
 
-char *bpi_store_key_part(const char *name)
-{
-  struct bp_buf b;
-  bpi_buf_init(&b);
-  if(!name[0])
-    bpi_buf_adds(&b, "%00");   /* decodes back to "" (a name has no NUL) */
-  else if(!strcmp(name, ".") || !strcmp(name, "..")) {
-    for(const char *p = name; *p; p++)
-      add_pct(&b, (unsigned char)*p);
-  }
-  else {
-    for(const unsigned char *p = (const unsigned char *)name; *p; p++) {
-      if(part_char(*p))
-        bpi_buf_addc(&b, (char)*p);
-      else
-        add_pct(&b, *p);
-    }
-  }
-  return buf_finish(&b);
-}
-
-static int hex_value(char c)
-{
-  if(c >= '0' && c <= '9')
-    return c - '0';
-  if(c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if(c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-char *bpi_store_key_decode(const char *part)
-{
-  struct bp_buf b;
-  bpi_buf_init(&b);
-  for(const char *p = part; *p; p++) {
-    int hi, lo;
-    if(*p == '%' && (hi = hex_value(p[1])) >= 0 &&
-       (lo = hex_value(p[2])) >= 0) {
-      if(hi || lo)   /* "%00" is the empty name, never a byte */
-        bpi_buf_addc(&b, (char)(hi * 16 + lo));
-      p += 2;
-    }
-    else
-      bpi_buf_addc(&b, *p);
-  }
-  return buf_finish(&b);
-}
-
 /* A key is parts that key_part could have made: no empty part, no
- * dot-segment, nothing outside part_char and '%'. */
+ * dot-segment, nothing outside bpi_store_key_char and '%'. */
 static bp_code check_key(const char *key, struct bp_err *err)
 {
   const char *p = key;
@@ -141,7 +76,7 @@ static bp_code check_key(const char *key, struct bp_err *err)
       return bpi_err_set(err, BPE_INVAL, 0, "bad store key '%.200s': empty "
                          "or dot part", key);
     for(size_t i = 0; i < n; i++)
-      if(!part_char((unsigned char)p[i]) && p[i] != '%')
+      if(!bpi_store_key_char((unsigned char)p[i]) && p[i] != '%')
         return bpi_err_set(err, BPE_INVAL, 0, "bad store key '%.200s': "
                            "byte 0x%02x not encoded", key,
                            (unsigned char)p[i]);
@@ -714,26 +649,4 @@ char *bpi_store_public_url(const struct bp_store *st, const char *key)
     return url;
   }
   return join_url(st->base, key);
-}
-
-char *bpi_store_key(const char *const *parts, size_t n)
-{
-  struct bp_buf k;
-  bpi_buf_init(&k);
-  for(size_t i = 0; i < n; i++) {
-    char *part = bpi_store_key_part(parts[i]);
-    if(!part) {
-      bpi_buf_cleanup(&k);
-      return NULL;
-    }
-    if(i)
-      bpi_buf_addc(&k, '/');
-    bpi_buf_adds(&k, part);
-    free(part);
-  }
-  if(bpi_buf_failed(&k)) {
-    bpi_buf_cleanup(&k);
-    return NULL;
-  }
-  return k.data ? k.data : strdup("");  /* no parts: the store's root */
 }

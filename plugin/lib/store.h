@@ -1,10 +1,5 @@
-/* store: where a run's artifacts go, keyed
- *   {project}/{branch}/{commit}/{testbed}/{benchmark}/{file}
- *   {project}/{branch}/{commit}/{testbed}/manifest.json   (per run)
- *   {project}/{branch}/latest/{testbed}.json              (updated last)
- * Each key part is made safe by bpi_store_key_part (reversible with
- * bpi_store_key_decode), so a branch "feature/x" or a benchmark named
- * "../etc" stays one part.  Backends, chosen by the URL's scheme:
+/* store: where a run's artifacts go, under the keys storekey.h builds.
+ * Backends, chosen by the URL's scheme:
  *   file:///dir            files under dir, written atomically (temp+rename)
  *   s3://bucket/prefix     any S3-compatible service, SigV4 (via http.c)
  *   http(s)://host/prefix  plain PUT/GET, optional bearer token
@@ -18,6 +13,7 @@
 
 #include "benchprof/benchprof.h"
 #include "http.h"
+#include "storekey.h"   /* the key scheme */
 
 struct bp_store_opts {
   const char *url;           /* the store (see above) */
@@ -68,16 +64,6 @@ bp_code bpi_store_get(struct bp_store *st, const char *key, char **data,
 /* The URL a reader (browser, profiler.firefox.com/from-url/) loads key
  * from; malloc'd, NULL when out of memory. */
 char *bpi_store_public_url(const struct bp_store *st, const char *key);
-
-/* One key part: bytes outside [A-Za-z0-9._-+=,@] and '%' become %XX, and
- * a part that is "", "." or ".." is encoded whole, so a part never
- * contains '/', a control character or a dot-segment.  malloc'd. */
-char *bpi_store_key_part(const char *name);
-/* A key of n names: each made one safe key part (bpi_store_key_part),
- * joined by '/'; malloc'd, NULL when out of memory. */
-char *bpi_store_key(const char *const *parts, size_t n);
-/* The name a key part was made from (for display); malloc'd. */
-char *bpi_store_key_decode(const char *part);
 
 /* Content type and encoding for an artifact file by its name:
  * ".json.gz" -> application/json + gzip, ".pb.gz" -> application/

@@ -25,6 +25,7 @@ enum bp_call_graph {
   BP_CALL_GRAPH_AUTO = 0, /* both; per sample the better chain (converter.h) */
   BP_CALL_GRAPH_FP,       /* the kernel's frame-pointer callchain */
   BP_CALL_GRAPH_DWARF,    /* registers + stack copy, unwound after the run */
+  BP_CALL_GRAPH_LBR,      /* Intel LBR call stacks, user space (records.h) */
 };
 
 /* The registers to sample for unwinding (sample_regs_user), 0 when this

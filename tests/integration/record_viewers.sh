@@ -81,8 +81,9 @@ stacks = A.folded_stacks(os.path.join(d, "profile.folded"))
 flat = A.self_counts(stacks, A.func_of)
 cum = A.total_counts(stacks, A.func_of)
 rows, total = A.go_pprof_top(os.path.join(d, "profile.pb.gz"))
-# an unresolved frame is '0xADDR (in DSO)' in pprof, '0xADDR' here
-rows = {A.func_of(k): v for k, v in rows.items()}
+# an unresolved frame is '0xADDR (in DSO)' in pprof, '0xADDR' here; an
+# inlined one 'NAME (inline)' in pprof, 'NAME' here
+rows = {A.func_of(A.pprof_name(k)): v for k, v in rows.items()}
 assert total == A.total_count(stacks), "pprof total %s, folded %d" % (
     total, A.total_count(stacks))
 bad = []
@@ -107,7 +108,7 @@ got = collections.defaultdict(collections.Counter)
 for labels, st in traces:
     assert {"pid", "tid", "thread"} <= set(labels), labels
     got[(int(labels["pid"]), int(labels["tid"]), labels["thread"])][
-        tuple(A.func_of(f) for f in st.frames)] += st.count
+        tuple(A.func_of(A.pprof_name(f)) for f in st.frames)] += st.count
 want = {(t["pid"], t["tid"], t["name"]):
         A.merge(A.gecko_thread_stacks(t), A.func_of)
         for t in gecko["threads"] if t["samples"]["data"]}

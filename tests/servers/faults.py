@@ -10,6 +10,10 @@ per request; once the list is used up every request is answered normally.
   truncate  answer 200 with a Content-Length larger than the body sent, then
             close the connection
   drop      close the connection without answering
+  endless   answer 200 with a chunked body that never ends (64 KiB chunks
+            until the client closes the connection)
+  bigheaders answer 200 with header lines that never end (1 KiB each,
+            until the client closes the connection)
 
 Use it at the top of each do_X of a BaseHTTPRequestHandler:
 
@@ -36,7 +40,7 @@ import time
 
 def _parse_item(item):
     item = item.strip()
-    if item in ("ok", "truncate", "drop"):
+    if item in ("ok", "truncate", "drop", "endless", "bigheaders"):
         return (item, None)
     if item.startswith("hang:") or item.startswith("429:"):
         head, _, arg = item.partition(":")
@@ -50,7 +54,7 @@ def _parse_item(item):
     if len(item) == 3 and item.isdigit() and 100 <= int(item) <= 599:
         return ("status", int(item))
     raise ValueError("faults: unknown item %r (ok, NNN, 429:S, hang:S, "
-                     "truncate, drop)" % item)
+                     "truncate, drop, endless, bigheaders)" % item)
 
 
 class Faults:
@@ -133,7 +137,34 @@ class Faults:
             handler.close_connection = True
         elif kind == "drop":
             handler.close_connection = True
+        elif kind in ("endless", "bigheaders"):
+            self._endless(handler, kind)
         return True
+
+    @staticmethod
+    def _endless(handler, kind):
+        """Stream until the client hangs up (16 GiB at most)."""
+        handler.close_connection = True
+        sent = 0
+        try:
+            handler.send_response(200)
+            if kind == "endless":
+                handler.send_header("Transfer-Encoding", "chunked")
+                handler.end_headers()
+                chunk = b"x" * 65536
+                frame = b"%x\r\n" % len(chunk) + chunk + b"\r\n"
+                while sent < 1 << 34:
+                    handler.wfile.write(frame)
+                    sent += len(chunk)
+            else:
+                line = b"X-Filler: " + b"y" * 1000 + b"\r\n"
+                handler.flush_headers()
+                while sent < 1 << 34:
+                    handler.wfile.write(line)
+                    sent += len(line)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
 
 
 def serve(server, port_file):

@@ -9,7 +9,9 @@
  *
  * Options: --public-url U, --endpoint E, --region R, --path-style,
  * --retries N, --backoff-ms N, --timeout-ms N, --connect-timeout-ms N,
- * --ca-file F, --type T and --encoding E (put; default: by KEY's name),
+ * --max-answer N (bytes), --max-retry-after-ms N, --deadline-ms N (from
+ * the start), --ca-file F, --type T and --encoding E (put; default: by
+ * KEY's name),
  * -v (http debug lines on stderr, prefixed "* ").  Credentials come from
  * the environment: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
  * AWS_SESSION_TOKEN, STORE_TOKEN (bearer).
@@ -106,6 +108,12 @@ int main(int argc, char **argv)
       ho.total_timeout_ms = n;
     else if(!strcmp(opt, "--connect-timeout-ms"))
       ho.connect_timeout_ms = n;
+    else if(!strcmp(opt, "--max-answer"))
+      ho.max_answer_bytes = (size_t)n;
+    else if(!strcmp(opt, "--max-retry-after-ms"))
+      ho.max_retry_after_ms = n;
+    else if(!strcmp(opt, "--deadline-ms"))
+      ho.deadline_ms = bpi_http_now_ms() + n;
     else
       return usage();
   }

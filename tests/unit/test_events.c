@@ -272,6 +272,106 @@ static void test_parse_errors(void)
                BPE_EVENT_UNKNOWN);
 }
 
+/* perf's modifiers -> libpfm4's (bpi_event_translate) */
+static void check_translate(const char *perf, const char *pfm, bool max,
+                            int line)
+{
+  char *out = NULL;
+  bool got_max = !max;
+  struct bp_err err = {0};
+  bp_code rc = bpi_event_translate(perf, &out, &got_max, &err);
+  if(rc != BP_OK || !out || strcmp(out, pfm) || got_max != max)
+    fprintf(stderr, "line %d: '%s' -> '%s' (max %d), expected '%s' (%d): "
+            "%s\n", line, perf, out ? out : "(null)", got_max, pfm, max,
+            err.msg);
+  CHECK_EQ_INT(rc, BP_OK);
+  CHECK_EQ_STR(out, pfm);
+  CHECK(got_max == max);
+  free(out);
+}
+
+static void check_untranslatable(const char *perf, const char *says,
+                                 int line)
+{
+  char *out = NULL;
+  struct bp_err err = {0};
+  bp_code rc = bpi_event_translate(perf, &out, NULL, &err);
+  if(rc != BPE_INVAL || !strstr(err.msg, says))
+    fprintf(stderr, "line %d: '%s': %d '%s', expected BPE_INVAL with "
+            "'%s'\n", line, perf, rc, err.msg, says);
+  CHECK_EQ_INT(rc, BPE_INVAL);
+  CHECK(strstr(err.msg, says) != NULL);
+  CHECK(strstr(err.msg, perf) != NULL);  /* the event is named */
+  CHECK(out == NULL);
+}
+
+static void test_perf_modifiers(void)
+{
+  check_translate("cycles", "cycles", false, __LINE__);
+  check_translate("cycles:u", "cycles:u", false, __LINE__);
+  check_translate("cycles:k", "cycles:k", false, __LINE__);
+  check_translate("cycles:p", "cycles:precise=1", false, __LINE__);
+  check_translate("cycles:pp", "cycles:precise=2", false, __LINE__);
+  check_translate("cycles:ppp", "cycles:precise=3", false, __LINE__);
+  check_translate("cycles:P", "cycles:precise=3", true, __LINE__);
+  check_translate("cycles:upp", "cycles:u:precise=2", false, __LINE__);
+  check_translate("cycles:ukp", "cycles:u:k:precise=1", false, __LINE__);
+  check_translate("cycles:G", "cycles:mg=1:mh=0", false, __LINE__);
+  check_translate("cycles:H", "cycles:mg=0:mh=1", false, __LINE__);
+  check_translate("cycles:D", "cycles:pinned", false, __LINE__);
+  /* libpfm4's own syntax and unit masks pass through untouched */
+  check_translate("cycles:u:precise=2", "cycles:u:precise=2", false,
+                  __LINE__);
+  check_translate("INST_RETIRED:ANY_P:pp", "INST_RETIRED:ANY_P:precise=2",
+                  false, __LINE__);
+  check_translate("icl::MEM_LOAD_RETIRED:L3_MISS:u",
+                  "icl::MEM_LOAD_RETIRED:L3_MISS:u", false, __LINE__);
+  check_translate("perf::cycles:pp", "perf::cycles:precise=2", false,
+                  __LINE__);
+  check_translate("r00c0:ppp", "r00c0:precise=3", false, __LINE__);
+  check_translate("BR_INST_RETIRED:e:c=1", "BR_INST_RETIRED:e:c=1", false,
+                  __LINE__);
+
+  check_untranslatable("cycles:pppp", "at most three p", __LINE__);
+  check_untranslatable("cycles:Ppp", "at most three p", __LINE__);
+  check_untranslatable("cycles:S", "count events with --counters", __LINE__);
+  check_untranslatable("cycles:uW", "weak group", __LINE__);
+  check_untranslatable("cycles:ue", "':excl'", __LINE__);
+
+  /* through parsing: the attributes perf would set */
+  struct bp_event ev;
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_event_parse("cycles:pp", false, &ev, &err), BP_OK);
+  CHECK_EQ_INT(ev.attr.type, PERF_TYPE_HARDWARE);
+  CHECK_EQ_INT(ev.attr.precise_ip, 2);
+  CHECK_EQ_INT(ev.attr.exclude_kernel, 1);  /* user only by default */
+  CHECK(!ev.precise_max);
+  CHECK_EQ_STR(ev.name, "cycles:pp");  /* named as the user wrote it */
+  bpi_event_cleanup(&ev);
+  CHECK_EQ_INT(bpi_event_parse("cycles:kP", true, &ev, &err), BP_OK);
+  CHECK_EQ_INT(ev.attr.precise_ip, 3);
+  CHECK_EQ_INT(ev.attr.exclude_user, 1);   /* :k: the kernel only */
+  CHECK_EQ_INT(ev.attr.exclude_kernel, 0);
+  CHECK(ev.precise_max);
+  bpi_event_cleanup(&ev);
+  CHECK_EQ_INT(bpi_event_parse("instructions:upp", true, &ev, &err), BP_OK);
+  CHECK_EQ_INT(ev.attr.precise_ip, 2);
+  CHECK_EQ_INT(ev.attr.exclude_kernel, 1);  /* :u wins over kernel */
+  CHECK_EQ_INT(ev.attr.exclude_user, 0);
+  bpi_event_cleanup(&ev);
+  CHECK_EQ_INT(err.code, BP_OK);
+
+  /* a modifier written without its '=': the right spelling */
+  CHECK_EQ_INT(bpi_event_parse("cycles:precise2", false, &ev, &err),
+               BPE_INVAL);
+  CHECK(strstr(err.msg, "did you mean 'precise=2'") != NULL);
+  CHECK(strstr(err.msg, "its modifiers: u, k, h, precise") != NULL);
+  bpi_err_clear(&err);
+  CHECK_EQ_INT(bpi_event_parse("cycles:u:zz", false, &ev, &err), BPE_INVAL);
+  CHECK(strstr(err.msg, "modifier 'zz'") != NULL);
+  bpi_err_clear(&err);
+}
+
 static void test_suggest(void)
 {
   char *out[3];
@@ -449,6 +549,7 @@ int main(void)
   test_generic_same_as_pfm();
   test_parse();
   test_parse_errors();
+  test_perf_modifiers();
   test_suggest();
   test_errno_table();
   test_software_clock();

@@ -1,0 +1,269 @@
+/* compare_pr: the pull request comparison (see compare_pr.h). */
+#include "bp_setup.h"
+#include "compare_pr.h"
+#include "buf.h"
+#include "err.h"
+#include "fileio.h"
+#include "rundir.h"
+#include "storekey.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void bpi_pr_result_cleanup(struct bp_pr_result *r)
+{
+  bpi_compare_free(r->cmp);
+  free(r->base_key);
+  free(r->head_key);
+  free(r->no_base);
+  free(r->head_fallback);
+  memset(r, 0, sizeof(*r));
+}
+
+/* OUT/.sides/name, malloc'd. */
+static char *side_dir(const struct bp_pr_opts *o, const char *name)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_buf_printf(&b, "%s/" BP_RUNDIR_SIDES "/%s", o->out, name);
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
+/* The stored manifest of a side: its commit's, else (latest_fallback)
+ * its branch's latest; *latest says which.  why gets both failures. */
+static bp_code locate(const struct bp_pr_opts *o, const struct bp_pr_side *s,
+                      char **key, bool *latest, struct bp_buf *why,
+                      struct bp_err *err)
+{
+  bp_code rc = BPE_NOT_FOUND;
+  struct bp_err e = {0};
+  *latest = !s->commit;
+  if(!o->st)
+    return bpi_err_set(err, BPE_INVAL, 0, "compare: no store to find "
+                       "branch '%s' in", s->branch);
+  rc = bpi_compare_locate(o->st, o->project, s->branch, s->commit,
+                          o->testbed, key, &e);
+  if(rc && s->commit && s->latest_fallback) {
+    bpi_buf_printf(why, "%s; ", e.msg);
+    e = (struct bp_err){0};
+    *latest = true;
+    rc = bpi_compare_locate(o->st, o->project, s->branch, NULL, o->testbed,
+                            key, &e);
+  }
+  if(rc) {
+    bpi_buf_adds(why, e.msg);
+    bpi_err_set(err, rc, e.sys_errno, "%s", e.msg);
+  }
+  return rc;
+}
+
+/* A side as a run directory (*dir malloc'd): itself, or fetched. */
+static bp_code open_side(const struct bp_pr_opts *o,
+                         const struct bp_pr_side *s, const char *name,
+                         char **dir, char **key, bool *latest,
+                         struct bp_buf *why, struct bp_err *err)
+{
+  *dir = NULL;
+  if(s->dir) {
+    *dir = strdup(s->dir);
+    return *dir ? BP_OK : bpi_err_set(err, BPE_NOMEM, 0, "compare");
+  }
+  bp_code rc = locate(o, s, key, latest, why, err);
+  char *d = rc ? NULL : side_dir(o, name);
+  if(!rc && !d)
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");
+  if(!rc) {
+    struct bp_err e = {0};
+    rc = bpi_compare_fetch(o->st, *key, d, &e);
+    if(rc) {
+      bpi_buf_printf(why, "fetching %s failed: %s", *key,
+                     e.msg[0] ? e.msg : bp_strerror(rc));
+      bpi_err_set(err, rc, e.sys_errno, "%s", e.msg[0] ? e.msg
+                                                        : bp_strerror(rc));
+    }
+  }
+  if(rc) {
+    free(d);
+    free(*key);
+    *key = NULL;
+    return rc;
+  }
+  *dir = d;
+  return BP_OK;
+}
+
+static char *buf_text(struct bp_buf *b, const char *fallback)
+{
+  return strdup(bpi_buf_failed(b) || !b->data ? fallback : b->data);
+}
+
+/* A run directory has no identity of its own: the run's. */
+static bool fill(char **field, const char *value)
+{
+  if(*field || !value)
+    return true;
+  return (*field = strdup(value)) != NULL;
+}
+
+static bool fill_identity(struct bp_cmp *c, const struct bp_pr_opts *o)
+{
+  return fill(&c->head.project, o->project) &&
+         fill(&c->head.branch, o->head_branch) &&
+         fill(&c->head.hash, o->head_hash) &&
+         fill(&c->head.testbed, o->testbed) &&
+         fill(&c->base.project, o->project) &&
+         fill(&c->base.branch, o->base.branch) &&
+         fill(&c->base.testbed, o->testbed);
+}
+
+/* Store each benchmark's diff.svg next to the head's artifacts, keyed as
+ * publish.c keys them (storekey.h). */
+static void store_diffs(const struct bp_pr_opts *o, struct bp_pr_result *r)
+{
+  struct bp_cmp *c = r->cmp;
+  for(size_t i = 0; i < c->nbenches; i++) {
+    struct bp_cmp_bench *b = &c->benches[i];
+    if(b->presence != BP_CMP_BOTH || !b->head.dir)
+      continue;
+    const char *sub = strcmp(b->head.dir, ".") ? b->head.dir : b->name;
+    char *key = bpi_store_artifact_key(o->diff_run, sub, BP_FILE_DIFF_SVG);
+    struct bp_buf path;
+    struct bp_err e = {0};
+    bpi_buf_init(&path);
+    bpi_buf_printf(&path, "%s/%s/" BP_FILE_DIFF_SVG, o->out, b->dir);
+    bp_code rc = !key || bpi_buf_failed(&path)
+      ? bpi_err_set(&e, BPE_NOMEM, 0, "%s", b->name)
+      : bpi_store_put_file(o->st, key, path.data, "image/svg+xml", NULL, &e);
+    if(rc && !r->diff_failures++)
+      bpi_err_set(&r->diff_error, rc, e.sys_errno, "storing %s's "
+                  BP_FILE_DIFF_SVG " failed: %s", b->name,
+                  e.msg[0] ? e.msg : bp_strerror(rc));
+    else if(!rc)
+      b->diff_url = bpi_store_public_url(o->st, key);
+    free(key);
+    bpi_buf_cleanup(&path);
+  }
+}
+
+static bp_code write_comment(const struct bp_pr_opts *o,
+                             const struct bp_buf *md, struct bp_err *err)
+{
+  char *path = bpi_rundir_path(o->out, BP_FILE_COMMENT);
+  bp_code rc = bpi_file_mkdirs(o->out, err);
+  if(!rc)
+    rc = !path || bpi_buf_failed(md)
+      ? bpi_err_set(err, BPE_NOMEM, 0, BP_FILE_COMMENT)
+      : bpi_file_write(path, md->data ? md->data : "", md->len, false, err);
+  free(path);
+  return rc;
+}
+
+static bp_code no_base_comment(const struct bp_pr_opts *o,
+                               const char *why, struct bp_err *err)
+{
+  struct bp_comment_opts co = {.project = o->project,
+                               .testbed = o->testbed};
+  struct bp_cmp_side head = {.project = (char *)o->project,
+                             .branch = (char *)o->head_branch,
+                             .hash = (char *)o->head_hash,
+                             .testbed = (char *)o->testbed};
+  struct bp_buf md;
+  bpi_buf_init(&md);
+  bp_code rc = bpi_comment_no_base(&co, &head, o->base.branch, why, &md,
+                                   err);
+  if(!rc)
+    rc = write_comment(o, &md, err);
+  bpi_buf_cleanup(&md);
+  return rc;
+}
+
+/* The base is the base branch's latest run, not the base commit's. */
+static void latest_note(struct bp_buf *md, const struct bp_pr_opts *o)
+{
+  bpi_buf_adds(md, "\n_The base commit ");
+  if(o->base.commit)
+    bpi_buf_printf(md, "`%.7s` ", o->base.commit);
+  bpi_buf_adds(md, "has no run in the store: compared with the latest run "
+               "of ");
+  bpi_comment_md_text(md, o->base.branch, BP_COMMENT_NAME_CHARS);
+  bpi_buf_adds(md, " instead._\n");
+}
+
+/* Compare base with head and write everything. */
+static bp_code compare(const struct bp_pr_opts *o, struct bp_pr_result *r,
+                       const char *base, const char *head,
+                       struct bp_err *err)
+{
+  struct bp_buf md;
+  bpi_buf_init(&md);
+  bool note = r->base_is_latest && o->base.latest_fallback;
+  bp_code rc = bpi_compare_dirs(base, head, &o->cmp, &r->cmp, err);
+  if(!rc && o->fill_identity && !fill_identity(r->cmp, o))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");
+  if(!rc)
+    rc = bpi_compare_write(r->cmp, o->out, err);
+  if(!rc && o->diff_run && o->st)
+    store_diffs(o, r);
+  if(!rc)
+    rc = bpi_comment_markdown(r->cmp, &o->comment, &md, err);
+  if(!rc && note)
+    latest_note(&md, o);
+  if(!rc)
+    rc = write_comment(o, &md, err);
+  bpi_buf_cleanup(&md);
+  return rc;
+}
+
+bp_code bpi_compare_pr(const struct bp_pr_opts *o, struct bp_pr_result *r,
+                       struct bp_err *err)
+{
+  char *base = NULL, *head = NULL;
+  struct bp_buf why;
+  memset(r, 0, sizeof(*r));
+  bpi_buf_init(&why);
+  if(!o->base.dir && !o->base.commit && o->base.latest_fallback)
+    bpi_buf_adds(&why, "the base commit is unknown; ");
+  struct bp_err side_err = {0};
+  bp_code rc = open_side(o, &o->base, "base", &base, &r->base_key,
+                         &r->base_is_latest, &why, &side_err);
+  if(rc && o->comment_no_base) {
+    if(!(r->no_base = buf_text(&why, "out of memory")))
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");
+    else
+      rc = no_base_comment(o, r->no_base, err);
+    bpi_buf_cleanup(&why);
+    return rc;
+  }
+  if(rc)
+    bpi_err_set(err, side_err.code, side_err.sys_errno, "%s", side_err.msg);
+  bool latest = false;
+  struct bp_buf head_why;
+  bpi_buf_init(&head_why);
+  side_err = (struct bp_err){0};
+  if(!rc) {
+    rc = open_side(o, &o->head, "head", &head, &r->head_key, &latest,
+                   &head_why, &side_err);
+    if(rc && o->head_fallback_dir) {
+      r->head_fallback = strdup(side_err.msg);
+      head = strdup(o->head_fallback_dir);
+      rc = BP_OK;
+    }
+    else if(rc)
+      bpi_err_set(err, side_err.code, side_err.sys_errno, "%s",
+                  side_err.msg);
+  }
+  if(!rc && !head)
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");
+  if(!rc)
+    rc = compare(o, r, base, head, err);
+  free(base);
+  free(head);
+  bpi_buf_cleanup(&head_why);
+  bpi_buf_cleanup(&why);
+  return rc;
+}

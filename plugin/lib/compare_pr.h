@@ -1,0 +1,68 @@
+/* compare_pr: the pull request comparison as one use case, for both
+ * `benchprof compare` and `benchprof run` on a pull request:
+ *   locate each side (a run directory, or a run in the store: a commit's,
+ *   else the branch's latest) -> fetch it (OUT/.sides/) -> compare ->
+ *   write OUT (compare.json, the differential flame graphs) -> store the
+ *   diff.svg files next to the head's artifacts (optional) -> write the
+ *   comment (OUT/comment.md; with no base, one that says why).
+ * The caller prints; the result says what happened.  Owns nothing of the
+ * options; the result's strings and comparison are its own. */
+#ifndef BP_LIB_COMPARE_PR_H
+#define BP_LIB_COMPARE_PR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "benchprof/benchprof.h"
+#include "comment.h"
+#include "compare.h"
+#include "store.h"
+
+/* One side: a run directory, or a run in the store. */
+struct bp_pr_side {
+  const char *dir;        /* a run directory; NULL: from the store */
+  const char *branch;     /* the store's: the branch */
+  const char *commit;     /* its commit; NULL: the branch's latest */
+  bool latest_fallback;   /* the commit has no run: take the latest */
+};
+
+struct bp_pr_opts {
+  struct bp_store *st;        /* for sides in the store and the diffs */
+  const char *project, *testbed;  /* of sides in the store */
+  const char *out;            /* the compare directory (created) */
+  struct bp_pr_side base, head;
+  /* the head (in the store) cannot be found or fetched: compare this run
+   * directory instead (without links; result's head_fallback says why);
+   * NULL: that is an error */
+  const char *head_fallback_dir;
+  /* no base: write a comment that says why (result's no_base) instead of
+   * failing */
+  bool comment_no_base;
+  /* the head's identity, for the no-base comment and (fill_identity)
+   * for what a run directory's manifest does not say: project, testbed,
+   * head_branch, head_hash, base.branch; NULL fields: unknown */
+  const char *head_branch, *head_hash;
+  bool fill_identity;
+  /* store each diff.svg under this run's keys (storekey.h), its URL in
+   * the comment; NULL: do not */
+  const struct bp_store_run *diff_run;
+  struct bp_cmp_opts cmp;
+  struct bp_comment_opts comment;
+};
+
+struct bp_pr_result {
+  struct bp_cmp *cmp;         /* NULL when there was no base */
+  char *base_key, *head_key;  /* the stored manifests compared, or NULL */
+  bool base_is_latest;        /* the base commit had no run: latest used */
+  char *no_base;              /* why there was no base, or NULL */
+  char *head_fallback;        /* why the head is the run directory, or NULL */
+  size_t diff_failures;       /* diff.svg files that could not be stored */
+  struct bp_err diff_error;   /* the first of them */
+};
+
+void bpi_pr_result_cleanup(struct bp_pr_result *r);
+
+bp_code bpi_compare_pr(const struct bp_pr_opts *o, struct bp_pr_result *r,
+                       struct bp_err *err);
+
+#endif

@@ -1,0 +1,230 @@
+/* compare_store: the sides of a comparison that live in a store
+ * (publish.c's layout, storekey.h): a reference BRANCH@COMMIT or
+ * BRANCH@latest -> the stored manifest's key -> a run directory fetched
+ * from the store that bpi_compare_dirs reads (see compare.h). */
+#include "bp_setup.h"
+#include "compare.h"
+#include "err.h"
+#include "fileio.h"
+#include "rundir.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+static const char *json_str(const cJSON *obj, const char *key)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+bp_code bpi_compare_parse_ref(const char *text, struct bp_cmp_ref *ref,
+                              struct bp_err *err)
+{
+  const char *at = strrchr(text, '@');
+  memset(ref, 0, sizeof(*ref));
+  if(!at || at == text || !at[1])
+    return bpi_err_set(err, BPE_INVAL, 0, "'%s' is not a store reference "
+                       "(BRANCH@COMMIT or BRANCH@latest)", text);
+  const char *commit = at + 1;
+  size_t n = strlen(commit);
+  bool hex = n == 40 || n == 64;
+  for(size_t i = 0; hex && i < n; i++)
+    hex = (commit[i] >= '0' && commit[i] <= '9') ||
+          (commit[i] >= 'a' && commit[i] <= 'f');
+  if(strcmp(commit, "latest") && !hex)
+    return bpi_err_set(err, BPE_INVAL, 0, "'%s': '%s' is neither 'latest' "
+                       "nor a full commit hash (40 or 64 lowercase hex "
+                       "digits)", text, commit);
+  char *branch = strndup(text, (size_t)(at - text));
+  ref->branch = branch ? bpi_store_key_decode(branch) : NULL;
+  free(branch);
+  ref->commit = hex ? strdup(commit) : NULL;
+  if(!ref->branch || (hex && !ref->commit)) {
+    bpi_compare_ref_cleanup(ref);
+    return bpi_err_set(err, BPE_NOMEM, 0, "store reference");
+  }
+  return BP_OK;
+}
+
+void bpi_compare_ref_cleanup(struct bp_cmp_ref *ref)
+{
+  free(ref->branch);
+  free(ref->commit);
+  memset(ref, 0, sizeof(*ref));
+}
+
+/* bpi_store_get, except that "not found" is left for the caller to
+ * explain (err untouched then). */
+static bp_code store_get(struct bp_store *st, const char *key, char **data,
+                         size_t *len, struct bp_err *err)
+{
+  struct bp_err got = {0};
+  bp_code rc = bpi_store_get(st, key, data, len, &got);
+  if(rc && rc != BPE_NOT_FOUND)
+    bpi_err_set(err, rc, got.sys_errno, "%s", got.msg);
+  return rc;
+}
+
+/* The branch's latest pointer -> the key of its manifest. */
+static bp_code latest_manifest(struct bp_store *st, const char *project,
+                               const char *branch, const char *testbed,
+                               char **key, struct bp_err *err)
+{
+  char *pkey = bpi_store_latest_key(project, branch, testbed);
+  char *text = NULL;
+  size_t len = 0;
+  bp_code rc = pkey ? store_get(st, pkey, &text, &len, err)
+                    : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
+  if(rc == BPE_NOT_FOUND)
+    rc = bpi_err_set(err, rc, 0, "branch '%s' has no run on testbed '%s' "
+                     "in %s (no %s)", branch, testbed, bpi_store_url(st),
+                     pkey);
+  cJSON *l = rc ? NULL : cJSON_ParseWithLength(text, len);
+  const char *m = json_str(l, "manifest");
+  if(!rc && !m)
+    rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not a latest pointer (no "
+                     "\"manifest\")", pkey);
+  if(!rc && !(*key = strdup(m)))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "latest pointer");
+  cJSON_Delete(l);
+  free(text);
+  free(pkey);
+  return rc;
+}
+
+bp_code bpi_compare_locate(struct bp_store *st, const char *project,
+                           const char *branch, const char *commit,
+                           const char *testbed, char **key,
+                           struct bp_err *err)
+{
+  *key = NULL;
+  if(!commit)
+    return latest_manifest(st, project, branch, testbed, key, err);
+  struct bp_store_run run = {project, branch, commit, testbed};
+  char *k = bpi_store_manifest_key(&run);
+  char *text = NULL;
+  size_t len = 0;
+  bp_code rc = k ? store_get(st, k, &text, &len, err)
+                 : bpi_err_set(err, BPE_NOMEM, 0, "manifest key");
+  free(text);
+  if(rc == BPE_NOT_FOUND)
+    rc = bpi_err_set(err, rc, 0, "commit %.12s of branch '%s' has no run "
+                     "on testbed '%s' in %s (no %s)", commit, branch,
+                     testbed, bpi_store_url(st), k);
+  if(rc)
+    free(k);
+  else
+    *key = k;
+  return rc;
+}
+
+/* dir/file <- the store's object key. */
+static bp_code fetch_file(struct bp_store *st, const char *key,
+                          const char *dir, const char *file,
+                          struct bp_err *err)
+{
+  struct bp_buf path;
+  char *data = NULL;
+  size_t len = 0;
+  bpi_buf_init(&path);
+  bpi_buf_printf(&path, "%s/%s", dir, file);
+  bp_code rc = bpi_buf_failed(&path) ? bpi_err_set(err, BPE_NOMEM, 0,
+                                                   "fetch: %s", file)
+                                     : bpi_store_get(st, key, &data, &len,
+                                                     err);
+  if(!rc) {
+    char *slash = strrchr(path.data, '/');
+    *slash = '\0';
+    rc = bpi_file_mkdirs(path.data, err);
+    *slash = '/';
+  }
+  if(!rc)
+    rc = bpi_file_write(path.data, data, len, false, err);
+  free(data);
+  bpi_buf_cleanup(&path);
+  return rc;
+}
+
+/* What compare reads of one stored benchmark: its folded stacks and
+ * summary, at the file names the manifest gives (kept inside dir). */
+static bp_code fetch_bench(struct bp_store *st,
+                           const struct bp_manifest_bench *b,
+                           const char *mkey, const char *dir,
+                           struct bp_err *err)
+{
+  for(size_t i = 0; i < b->narts; i++) {
+    const struct bp_manifest_artifact *a = &b->arts[i];
+    if(!a->kind || (strcmp(a->kind, BP_KIND_FOLDED) &&
+                    strcmp(a->kind, BP_KIND_SUMMARY)))
+      continue;
+    if(!a->file || !a->key || !bpi_rundir_safe_path(a->file) ||
+       !strcmp(a->file, "."))
+      return bpi_err_set(err, BPE_FORMAT, 0, "%s: an artifact of '%s' "
+                         "without a safe file name or key", mkey,
+                         b->name ? b->name : "?");
+    bp_code rc = fetch_file(st, a->key, dir, a->file, err);
+    if(rc)
+      return rc;
+  }
+  return BP_OK;
+}
+
+/* The fetched side's report.json: the stored manifest's "results". */
+static bp_code write_results(const struct bp_manifest *m, const char *dir,
+                             struct bp_err *err)
+{
+  char *out = cJSON_Print(m->results);
+  char *path = bpi_rundir_path(dir, BP_RUNDIR_REPORT);
+  bp_code rc = out && path ? bpi_file_write(path, out, strlen(out), false,
+                                            err)
+                           : bpi_err_set(err, BPE_NOMEM, 0, "fetch: report");
+  free(path);
+  free(out);
+  return rc;
+}
+
+/* Its manifest.json: the report where it now is, the publication with
+ * the stored manifest's public URL. */
+static bp_code write_side_manifest(struct bp_manifest *m, const char *url,
+                                   const char *dir, struct bp_err *err)
+{
+  free(m->report);
+  m->report = strdup(BP_RUNDIR_REPORT);
+  cJSON_DeleteItemFromObjectCaseSensitive(m->publication, "manifest_url");
+  if(url)
+    cJSON_AddStringToObject(m->publication, "manifest_url", url);
+  if(!m->report)
+    return bpi_err_set(err, BPE_NOMEM, 0, "fetch: manifest");
+  return bpi_manifest_write(m, dir, err);
+}
+
+bp_code bpi_compare_fetch(struct bp_store *st, const char *key,
+                          const char *dir, struct bp_err *err)
+{
+  char *text = NULL, *url = NULL;
+  size_t len = 0;
+  struct bp_manifest m = {0};
+  bp_code rc = bpi_store_get(st, key, &text, &len, err);
+  if(!rc)
+    rc = bpi_manifest_parse(&m, text, len, key, err);
+  if(!rc && (!cJSON_IsObject(m.results) || !cJSON_IsObject(m.publication)))
+    rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not a stored manifest (no "
+                     "\"results\" or \"publication\")", key);
+  if(!rc)
+    rc = bpi_file_mkdirs(dir, err);
+  for(size_t i = 0; !rc && i < m.nbenches; i++)
+    rc = fetch_bench(st, &m.benches[i], key, dir, err);
+  if(!rc)
+    rc = write_results(&m, dir, err);
+  if(!rc) {
+    url = bpi_store_public_url(st, key);
+    rc = write_side_manifest(&m, url, dir, err);
+  }
+  free(url);
+  bpi_manifest_cleanup(&m);
+  free(text);
+  return rc;
+}

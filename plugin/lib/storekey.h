@@ -1,0 +1,53 @@
+/* storekey: the store's layout, the one place its keys are built.
+ *   {project}/{branch}/{commit}/{testbed}/{benchmark}/{file}  artifacts
+ *   {project}/{branch}/{commit}/{testbed}/manifest.json       per run
+ *   {project}/{branch}/latest/{testbed}.json                  updated last
+ * Each name becomes one key part (bpi_store_key_part: reversible with
+ * bpi_store_key_decode), so a branch "feature/x" or a benchmark named
+ * "../etc" stays one part and no key leaves the store's root.  Writers
+ * (publish.c, the PR comparison) and readers (compare_store.c, serve.c)
+ * all build keys here.  Every function returns a malloc'd string, NULL
+ * when out of memory. */
+#ifndef BP_LIB_STOREKEY_H
+#define BP_LIB_STOREKEY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct bp_buf;
+
+/* The run a key belongs to; commit is the hash, or publish.c's local-...
+ * name for a run without one. */
+struct bp_store_run {
+  const char *project, *branch, *commit, *testbed;
+};
+
+/* {project}/{branch}/{commit}/{testbed} */
+char *bpi_store_run_key(const struct bp_store_run *r);
+/* {project}/{branch}/{commit}/{testbed}/manifest.json */
+char *bpi_store_manifest_key(const struct bp_store_run *r);
+/* {project}/{branch}/{commit}/{testbed}/{bench}/{file}: bench is the
+ * benchmark's profile directory, or its name when that is "." */
+char *bpi_store_artifact_key(const struct bp_store_run *r,
+                             const char *bench, const char *file);
+/* {project}/{branch}/latest/{testbed}.json */
+char *bpi_store_latest_key(const char *project, const char *branch,
+                           const char *testbed);
+/* The latest pointer's file name for a testbed, "{testbed}.json". */
+char *bpi_store_latest_file(const char *testbed);
+#define BP_STORE_LATEST "latest"   /* the pointers' directory */
+
+/* One key part: bytes outside [A-Za-z0-9._-+=,@] and '%' become %XX, and
+ * a part that is "", "." or ".." is encoded whole ("" as "%00"), so a
+ * part never contains '/', a control character or a dot-segment. */
+char *bpi_store_key_part(const char *name);
+/* The same, appended to b. */
+void bpi_store_add_key_part(struct bp_buf *b, const char *name);
+/* A key of n names: each made one key part, joined by '/'. */
+char *bpi_store_key(const char *const *parts, size_t n);
+/* The name a key part was made from (for display). */
+char *bpi_store_key_decode(const char *part);
+/* Whether a key part keeps byte c as it is. */
+bool bpi_store_key_char(unsigned char c);
+
+#endif

@@ -1,0 +1,190 @@
+/* test_rundir: manifest.json's parser and writer (rundir.h).  A manifest
+ * with every field (the invocation's facts and artifacts, a benchmark
+ * with its own invocation, a marked one, the publication, Bencher ids,
+ * a stored report) survives parse -> print -> parse -> print unchanged
+ * and typed as written; artifacts are measured (size, SHA-256) from the
+ * exporter table's files; bad JSON is named with its label; paths a
+ * manifest names stay inside the run directory. */
+#include "bp_setup.h"
+#include "rundir.h"
+#include "err.h"
+#include "fileio.h"
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char manifest[] =
+  "{\"benchprof_version\": \"1.2.3\", \"command\": \"./bench\","
+  " \"exit_status\": 3, \"report\": \"report.json\","
+  " \"event\": {\"requested\": \"cycles\", \"used\": \"cpu-clock\","
+  "   \"fallback\": true, \"fallback_reason\": \"no PMU\"},"
+  " \"samples\": 12345678901, \"lost\": 7,"
+  " \"counters\": [{\"name\": \"cycles\", \"value\": 1.5}],"
+  " \"artifacts\": [{\"file\": \"profile.folded\", \"kind\": "
+  "   \"folded-stacks\", \"bytes\": 42, \"sha256\": \"ab\"}],"
+  " \"benchmarks\": ["
+  "  {\"name\": \"own\", \"profile\": \"own\", \"exit_status\": 0,"
+  "   \"samples\": 10, \"lost\": 1, \"counters\": [],"
+  "   \"artifacts\": [{\"file\": \"own/summary.json\", \"kind\": "
+  "     \"summary\", \"bytes\": 5, \"sha256\": \"cd\", \"key\": \"k/s\","
+  "     \"url\": null, \"firefox_url\": \"https://ff/x/\"}],"
+  "   \"bencher\": {\"benchmark_uuid\": \"u\"}},"
+  "  {\"name\": \"marked \\u00e9\", \"profile\": \"marked\", \"runs\": 4,"
+  "   \"samples\": 3, \"lost_in_run\": 7, \"counters\": [],"
+  "   \"artifacts\": []},"
+  "  {\"name\": \"plain\", \"profile\": \".\", \"artifacts\": []}"
+  " ],"
+  " \"publication\": {\"state\": \"delivered\", \"spool_id\": \"s1\"},"
+  " \"results\": {\"own\": {\"latency\": {\"value\": 1}}}}";
+
+static void test_round_trip(void)
+{
+  struct bp_manifest m, again;
+  struct bp_err err = {0};
+  struct bp_buf one, two;
+  bpi_buf_init(&one);
+  bpi_buf_init(&two);
+  CHECK(bpi_manifest_parse(&m, manifest, strlen(manifest), "t", &err) ==
+        BP_OK);
+  CHECK_EQ_STR(m.version, "1.2.3");
+  CHECK_EQ_STR(m.command, "./bench");
+  CHECK_EQ_INT(m.exit_status, 3);
+  CHECK_EQ_STR(m.report, BP_RUNDIR_REPORT);
+  CHECK_EQ_STR(m.event_requested, "cycles");
+  CHECK_EQ_STR(m.event_used, "cpu-clock");
+  CHECK_EQ_STR(m.fallback_reason, "no PMU");
+  CHECK(m.has_facts);
+  CHECK(m.samples == 12345678901ULL);
+  CHECK_EQ_INT(m.lost, 7);
+  CHECK_EQ_INT(m.narts, 1);
+  CHECK_EQ_INT(m.arts[0].bytes, 42);
+  CHECK_EQ_INT(m.nbenches, 3);
+  CHECK_EQ_INT(m.benches[0].facts, BP_FACTS_OWN);
+  CHECK_EQ_INT(m.benches[0].lost, 1);
+  CHECK_EQ_STR(m.benches[0].arts[0].key, "k/s");
+  CHECK(m.benches[0].arts[0].url == NULL);
+  CHECK_EQ_STR(m.benches[0].arts[0].firefox_url, "https://ff/x/");
+  CHECK_EQ_INT(m.benches[1].facts, BP_FACTS_MARKED);
+  CHECK_EQ_INT(m.benches[1].runs, 4);
+  CHECK_EQ_INT(m.benches[1].lost, 7);
+  CHECK_EQ_STR(m.benches[1].name, "marked \xc3\xa9");
+  CHECK_EQ_INT(m.benches[2].facts, BP_FACTS_NONE);
+  CHECK(bpi_manifest_delivered(&m));
+  CHECK_EQ_STR(bpi_manifest_pub_str(&m, "spool_id"), "s1");
+  CHECK(bpi_manifest_bench(&m, "plain") == &m.benches[2]);
+  CHECK(bpi_manifest_bench(&m, "none") == NULL);
+  const struct bp_manifest_bench *own = bpi_manifest_bench(&m, "own");
+  CHECK(own && bpi_manifest_artifact(own->arts, own->narts,
+                                     BP_KIND_SUMMARY) == &own->arts[0]);
+  CHECK(own && !bpi_manifest_artifact(own->arts, own->narts,
+                                      BP_KIND_GECKO));
+
+  CHECK(bpi_manifest_print(&m, &one, &err) == BP_OK);
+  CHECK(bpi_manifest_parse(&again, one.data, one.len, "one", &err) ==
+        BP_OK);
+  CHECK(bpi_manifest_print(&again, &two, &err) == BP_OK);
+  CHECK_EQ_STR(one.data, two.data);
+  /* what the struct does not type came through as it was */
+  CHECK(strstr(one.data, "\"benchmark_uuid\":\t\"u\"") != NULL);
+  CHECK(strstr(one.data, "\"latency\"") != NULL);
+  CHECK(strstr(one.data, "\"fallback\":\ttrue") != NULL);
+  bpi_manifest_cleanup(&again);
+  bpi_manifest_cleanup(&m);
+  bpi_buf_cleanup(&one);
+  bpi_buf_cleanup(&two);
+}
+
+static void test_bad(void)
+{
+  struct bp_manifest m;
+  struct bp_err err = {0};
+  CHECK(bpi_manifest_parse(&m, "{\"a\": ", 6, "x/manifest.json", &err) ==
+        BPE_FORMAT);
+  CHECK(strstr(err.msg, "x/manifest.json: not valid JSON") != NULL);
+  /* wrong types are left empty for the readers to name */
+  err = (struct bp_err){0};
+  const char *odd = "{\"report\": 5, \"benchmarks\": [{\"name\": 1}, 2]}";
+  CHECK(bpi_manifest_parse(&m, odd, strlen(odd), "odd", &err) == BP_OK);
+  CHECK(m.report == NULL);
+  CHECK_EQ_INT(m.nbenches, 2);
+  CHECK(m.benches[0].name == NULL && m.benches[1].profile == NULL);
+  bpi_manifest_cleanup(&m);
+}
+
+/* The artifacts of a directory, measured; written and read back. */
+static void test_dir(void)
+{
+  char dir[] = "/tmp/test_rundir.XXXXXX";
+  struct bp_err err = {0};
+  CHECK(mkdtemp(dir) != NULL);
+  char sub[128];
+  snprintf(sub, sizeof(sub), "%s/b", dir);
+  CHECK(bpi_file_mkdirs(sub, &err) == BP_OK);
+  for(size_t i = 0; bpi_exporters[i]; i++) {
+    char *path = bpi_rundir_path(sub, bpi_exporters[i]->file);
+    CHECK(bpi_file_write(path, "abc", 3, false, &err) == BP_OK);
+    free(path);
+  }
+  struct bp_manifest m = {.exit_status = 0};
+  struct bp_manifest_bench *b = bpi_manifest_add_bench(&m, "bench", "b");
+  CHECK(b != NULL);
+  if(!b)
+    return;
+  CHECK(bpi_manifest_artifacts(dir, "b", &b->arts, &b->narts, &err) ==
+        BP_OK);
+  CHECK(b->narts >= 5);
+  const struct bp_manifest_artifact *f =
+    bpi_manifest_artifact(b->arts, b->narts, BP_KIND_FOLDED);
+  CHECK(f != NULL);
+  CHECK_EQ_STR(f ? f->file : NULL, "b/" BP_FILE_FOLDED);
+  CHECK_EQ_INT(f ? f->bytes : 0, 3);
+  CHECK_EQ_STR(f ? f->sha256 : NULL, "ba7816bf8f01cfea414140de5dae2223"
+                                     "b00361a396177a9cb410ff61f20015ad");
+  CHECK(bpi_manifest_write(&m, dir, &err) == BP_OK);
+  struct bp_manifest back;
+  CHECK(bpi_manifest_read(&back, dir, &err) == BP_OK);
+  CHECK_EQ_INT(back.nbenches, 1);
+  CHECK_EQ_INT(back.benches[0].narts, b->narts);
+  CHECK(!back.has_facts && back.publication == NULL);
+  bpi_manifest_cleanup(&back);
+  /* a missing artifact is an error that names it */
+  err = (struct bp_err){0};
+  struct bp_manifest_artifact *arts = NULL;
+  size_t n = 0;
+  CHECK(bpi_manifest_artifacts(dir, "missing", &arts, &n, &err) == BPE_IO);
+  CHECK(strstr(err.msg, "missing/") != NULL);
+  struct bp_manifest holder = {.arts = arts, .narts = n};
+  bpi_manifest_cleanup(&holder);
+  bpi_manifest_cleanup(&m);
+  char cmd[256];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+}
+
+static void test_safe_path(void)
+{
+  CHECK(bpi_rundir_safe_path("."));
+  CHECK(bpi_rundir_safe_path("a/b.json"));
+  CHECK(!bpi_rundir_safe_path(NULL));
+  CHECK(!bpi_rundir_safe_path(""));
+  CHECK(!bpi_rundir_safe_path("/etc/passwd"));
+  CHECK(!bpi_rundir_safe_path("../x"));
+  CHECK(!bpi_rundir_safe_path("a/../x"));
+  CHECK(!bpi_rundir_safe_path("a//x"));
+  CHECK(!bpi_rundir_safe_path("a/./x"));
+  CHECK(!bpi_rundir_safe_path("a/"));
+}
+
+int main(void)
+{
+  test_round_trip();
+  test_bad();
+  test_dir();
+  test_safe_path();
+  CHECK_EQ_STR(bpi_rundir_kind("gecko"), BP_KIND_GECKO);
+  CHECK_EQ_STR(bpi_rundir_kind("other"), "other");
+  return check_exit();
+}

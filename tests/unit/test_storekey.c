@@ -1,0 +1,105 @@
+/* test_storekey: the store's key builders (storekey.h) with hostile
+ * parts: slashes, dots, "..", empty names, UTF-8, very long names and
+ * "manifest.json" as a benchmark's name.  The expected keys pin today's
+ * encoding: a change to the layout must change this test on purpose. */
+#include "bp_setup.h"
+#include "storekey.h"
+#include "buf.h"
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void check_key(char *got, const char *want)
+{
+  CHECK_EQ_STR(got, want);
+  free(got);
+}
+
+static const struct bp_store_run plain = {"demo", "main", "abc123", "box"};
+
+static void test_layout(void)
+{
+  check_key(bpi_store_run_key(&plain), "demo/main/abc123/box");
+  check_key(bpi_store_manifest_key(&plain),
+            "demo/main/abc123/box/manifest.json");
+  check_key(bpi_store_artifact_key(&plain, "bench", "profile.folded"),
+            "demo/main/abc123/box/bench/profile.folded");
+  check_key(bpi_store_latest_key("demo", "main", "box"),
+            "demo/main/latest/box.json");
+  check_key(bpi_store_latest_file("box"), "box.json");
+}
+
+static void test_hostile(void)
+{
+  const struct bp_store_run slashes = {"a/b", "feature/x", "c", "t/u"};
+  check_key(bpi_store_manifest_key(&slashes),
+            "a%2Fb/feature%2Fx/c/t%2Fu/manifest.json");
+  check_key(bpi_store_latest_key("a/b", "feature/x", "t/u"),
+            "a%2Fb/feature%2Fx/latest/t%2Fu.json");
+  /* dot-segments and the empty name are encoded whole */
+  const struct bp_store_run dots = {".", "..", "", "..."};
+  check_key(bpi_store_run_key(&dots), "%2E/%2E%2E/%00/...");
+  check_key(bpi_store_artifact_key(&plain, "..", "../../etc/passwd"),
+            "demo/main/abc123/box/%2E%2E/..%2F..%2Fetc%2Fpasswd");
+  check_key(bpi_store_artifact_key(&plain, "", "."),
+            "demo/main/abc123/box/%00/%2E");
+  /* the latest pointer of a testbed "." or "..": the part, then .json */
+  check_key(bpi_store_latest_key("p", "b", "."), "p/b/latest/%2E.json");
+  check_key(bpi_store_latest_key("p", "b", ".."),
+            "p/b/latest/%2E%2E.json");
+  check_key(bpi_store_latest_key("p", "b", ""), "p/b/latest/%00.json");
+  /* a benchmark named like the run's manifest stays one level down */
+  check_key(bpi_store_artifact_key(&plain, "manifest.json", "summary.json"),
+            "demo/main/abc123/box/manifest.json/summary.json");
+  /* UTF-8 bytes and the percent sign are escaped, so decoding is exact */
+  check_key(bpi_store_artifact_key(&plain, "caf\xc3\xa9 100%", "x"),
+            "demo/main/abc123/box/caf%C3%A9%20100%25/x");
+  char *part = bpi_store_key_part("caf\xc3\xa9 100%");
+  check_key(bpi_store_key_decode(part), "caf\xc3\xa9 100%");
+  free(part);
+  /* control characters, backslash, query and fragment characters */
+  check_key(bpi_store_artifact_key(&plain, "a\nb\\c?d#e", "f"),
+            "demo/main/abc123/box/a%0Ab%5Cc%3Fd%23e/f");
+}
+
+/* Today no length is bounded: a 4096-byte name is one 4096-byte part. */
+static void test_long(void)
+{
+  char name[4097];
+  memset(name, 'x', sizeof(name) - 1);
+  name[sizeof(name) - 1] = '\0';
+  char *key = bpi_store_artifact_key(&plain, name, "f");
+  CHECK(key != NULL);
+  CHECK_EQ_INT(key ? strlen(key) : 0, strlen("demo/main/abc123/box/") + 4096
+                                      + strlen("/f"));
+  free(key);
+  memset(name, '/', sizeof(name) - 1);
+  key = bpi_store_key_part(name);
+  CHECK_EQ_INT(key ? strlen(key) : 0, 3 * 4096);
+  free(key);
+}
+
+/* Every key the builders make is parts that bpi_store_key_char and '%'
+ * allow, never an empty or dot part. */
+static void test_key_chars(void)
+{
+  static const char *const names[] = {"", ".", "..", "a/b", "\x01",
+                                      "\xff", "manifest.json", "%"};
+  for(size_t i = 0; i < BP_ARRAY_LEN(names); i++) {
+    char *part = bpi_store_key_part(names[i]);
+    CHECK(part && *part && strcmp(part, ".") && strcmp(part, ".."));
+    for(const char *p = part; p && *p; p++)
+      CHECK(bpi_store_key_char((unsigned char)*p) || *p == '%');
+    free(part);
+  }
+}
+
+int main(void)
+{
+  test_layout();
+  test_hostile();
+  test_long();
+  test_key_chars();
+  return check_exit();
+}
