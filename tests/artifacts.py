@@ -145,7 +145,8 @@ SUMMARY_KEYS = {
     "start_time_ms",
     "duration_ms",
     "exit_status", "unresolved_frames", "symbolize_ms", "processes",
-    "threads", "top_functions",
+    "threads", "top_functions", "kernel_sampled", "kernel_unsampled_reason",
+    "task_clock_ms", "sampled_ms", "unsampled_pct",
 }
 EVENT_KEYS = {"requested", "used", "fallback", "fallback_reason",
               "frequency_hz", "period", "time_based"}
@@ -487,6 +488,14 @@ def pprof_name(name):
     return name[:-len(PPROF_INLINE)] if name.endswith(PPROF_INLINE) else name
 
 
+def pprof_name(shown):
+    """A function as go tool pprof shows it, without the " (inline)" it
+    adds to one it read from a Location's inner Lines (an inlined call),
+    so it compares with the other artifacts' names."""
+    shown = shown.strip()
+    return shown[:-len(" (inline)")] if shown.endswith(" (inline)") else shown
+
+
 def go_pprof_top(path, sample_index="samples"):
     """`go tool pprof -top` -> ({function: (flat, cum)}, total); counts
     when the sample index is a count."""
@@ -502,7 +511,7 @@ def go_pprof_top(path, sample_index="samples"):
             continue
         m = TOP_ROW.match(line)
         if m and m.group(1) != "flat":
-            rows[m.group(6).strip()] = (_num(m.group(1)), _num(m.group(4)))
+            rows[pprof_name(m.group(6))] = (_num(m.group(1)), _num(m.group(4)))
     assert total is not None, "no total in go tool pprof -top output:\n" + out
     return rows, total
 
@@ -526,9 +535,9 @@ def go_pprof_traces(path):
                 m = re.match(r"^\s*(\S+)\s+(\S.*)$", line)
                 assert m, "bad -traces line %r" % line
                 count = int(_num(m.group(1)))
-                frames.append(m.group(2).strip())
+                frames.append(pprof_name(m.group(2)))
             else:
-                frames.append(line.strip())
+                frames.append(pprof_name(line))
         if count is not None:
             traces.append((labels, Stack(frames[::-1], count)))
     assert traces, "no traces in go tool pprof -traces output:\n" + out

@@ -57,3 +57,17 @@ tests_workloads_inline_CFLAGS = -O2 -g -fomit-frame-pointer
 tests_workloads_inline_LDFLAGS = $(workload_ldflags)
 TESTS += tests/integration/record_inline.sh
 EXTRA_DIST += tests/integration/record_inline.sh
+
+# Kernel time sampled by default where permitted; its share stated where not.
+TESTS += tests/integration/record_kernel_default.sh
+EXTRA_DIST += tests/integration/record_kernel_default.sh
+
+# Stripped code by unwind-table function, honest counts, one name per
+# address (record_stripped.sh).
+check_PROGRAMS += tests/workloads/alias
+tests_workloads_alias_SOURCES = tests/workloads/alias.c \
+  tests/workloads/workload.h
+tests_workloads_alias_CFLAGS = $(workload_cflags)
+tests_workloads_alias_LDFLAGS = $(workload_ldflags)
+TESTS += tests/integration/record_stripped.sh
+EXTRA_DIST += tests/integration/record_stripped.sh

@@ -86,7 +86,13 @@ static void usage(FILE *out, bool run)
     "                         auto (both; per sample the better; default)\n"
     "                         or lbr (Intel LBR call stacks, user space; auto\n"
     "                         where the PMU refuses them)\n"
-    "  -k, --kernel           record kernel frames too, where permitted\n"
+    "  -k, --kernel           sample kernel time too, even where benchprof\n"
+    "                         thinks it is not permitted (by default it is\n"
+    "                         sampled where perf_event_paranoid <= 1,\n"
+    "                         CAP_PERFMON or root permit it; config\n"
+    "                         record.kernel)\n"
+    "      --all-user         sample user space only (the share of CPU time\n"
+    "                         left out is stated)\n"
     "  -m, --mmap-pages N     data pages per CPU ring, a power of two (default:\n"
     "                         2 MiB with fp; with stack copies 64 MiB in all,\n"
     "                         2 to 32 MiB per CPU; config record.ring_mib)\n"
@@ -167,7 +173,7 @@ static bool parse_call_graph(const char *s, struct bp_record_opts *o)
 
 /* Options without a short form beyond the publishing ones. */
 enum { OPT_CONFIG = BP_CLI_PUB_LAST, OPT_NO_BENCHER, OPT_NO_INLINE,
-       OPT_ALLOW_FAILURE, OPT_KEEP_STATUS };
+       OPT_ALL_USER, OPT_ALLOW_FAILURE, OPT_KEEP_STATUS };
 
 /* '+': stop at the first non-option, so CMD's own options stay its own */
 #define SHORTOPTS "+e:F:c:g:km:o:qhvC:"
@@ -178,6 +184,7 @@ static const struct option longopts[] = {
     {"period", required_argument, NULL, 'c'},
     {"call-graph", required_argument, NULL, 'g'},
     {"kernel", no_argument, NULL, 'k'},
+    {"all-user", no_argument, NULL, OPT_ALL_USER},
     {"mmap-pages", required_argument, NULL, 'm'},
     {"output", required_argument, NULL, 'o'},
     {"no-demangle", no_argument, NULL, 'D'},
@@ -281,6 +288,11 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       break;
     case 'k':
       a->rec.kernel = true;
+      a->rec.kernel_explicit = true;
+      break;
+    case OPT_ALL_USER:
+      a->rec.kernel = false;
+      a->rec.kernel_explicit = false;
       break;
     case 'm':
       if(!parse_u64(optarg, 1, 1u << 20, &v) || (v & (v - 1))) {
@@ -509,6 +521,10 @@ static void print_summary(const struct bp_profile *p, const char *dir)
                 "skipped (corrupt_records in summary.json)",
                 m->corrupt_records);
   note_unwind(m);
+  char unsampled[320];
+  bpi_profile_unsampled_note(p, unsampled, sizeof(unsampled));
+  if(*unsampled)
+    bp_msg_warn("%s", unsampled);
   struct bp_func_share top[TOP_FUNCS];
   uint64_t total;
   size_t n = bpi_profile_top_funcs(p, top, TOP_FUNCS, &total);
@@ -689,6 +705,7 @@ void bp_cli_record_defaults(struct bp_record_args *a, bool run)
   a->rec.event = DEFAULT_EVENT;
   a->rec.freq = DEFAULT_FREQ;
   a->rec.demangle = true;
+  a->rec.kernel = true;
   a->rec.counters = BP_COUNTERS_DEFAULT;
   a->output = DEFAULT_OUTPUT;
   a->run = run;

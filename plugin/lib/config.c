@@ -199,6 +199,7 @@ bp_code bpi_config_init(struct bp_config *c)
   c->enabled = true;
   c->record.frequency = BP_CONFIG_DEFAULT_FREQUENCY;
   c->record.call_graph_mode = BP_CALL_GRAPH_AUTO;
+  c->record.kernel = true;  /* where permitted (record.c) */
   c->network.connect_timeout_ms = BP_CONFIG_DEFAULT_CONNECT_TIMEOUT_MS;
   c->network.timeout_ms = BP_CONFIG_DEFAULT_TIMEOUT_MS;
   c->network.retries = BP_CONFIG_DEFAULT_RETRIES;

@@ -780,6 +780,8 @@ static bp_code symbolize(struct bp_converter *c)
       if(fn == BP_NONE)
         return BPE_NOMEM;
       p->frames[i].line = sym.line;
+      if(sym.unnamed)  /* a range of stripped code: still no symbol */
+        p->funcs[fn].unresolved = true;
     }
     else {
       char name[32];
@@ -789,7 +791,6 @@ static bp_code symbolize(struct bp_converter *c)
       if(fn == BP_NONE)
         return BPE_NOMEM;
       p->funcs[fn].unresolved = true;
-      p->meta.unresolved_frames++;
     }
     p->frames[i].func = fn;
   }
@@ -823,6 +824,7 @@ bp_code bpi_converter_finish(struct bp_converter *c, struct bp_err *err)
   bp_code rc = symbolize(c);
   if(!rc)
     rc = name_threads(c);
+  c->p->meta.unresolved_frames = bpi_profile_unresolved_frames(c->p);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   c->p->meta.symbolize_ms = ms_between(&t0, &t1) + c->inline_ms;
   if(rc)

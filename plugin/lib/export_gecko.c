@@ -349,7 +349,7 @@ static uint32_t frame_location(struct gecko *g, uint32_t frame)
   const struct bp_frame *f = &p->frames[frame];
   const char *lib = bpi_profile_frame_lib(p, frame);
   bpi_buf_reset(&g->name);
-  if(f->func < p->nfuncs && !p->funcs[f->func].unresolved)
+  if(f->func < p->nfuncs)  /* unresolved: "0x1a2b" or "fn_1a00" */
     bpi_profile_clean_name(&g->name, bpi_profile_frame_name(p, frame), '\0');
   else
     bpi_buf_printf(&g->name, "0x%" PRIx64, f->addr);
@@ -406,7 +406,16 @@ static void add_benchprof_meta(struct bp_buf *b, const struct bp_profile *p)
   add_str_field(b, "command", m->command);
   bpi_buf_addc(b, ',');
   add_str_field(b, "host", m->host);
-  bpi_buf_printf(b, ",\"exit_status\":%d}", m->exit_status);
+  bpi_buf_printf(b, ",\"exit_status\":%d,\"kernel_sampled\":%s,",
+                 m->exit_status, m->kernel_unsampled ? "false" : "true");
+  char note[320];
+  bpi_profile_unsampled_note(p, note, sizeof(note));
+  add_str_field(b, "unsampled", *note ? note : NULL);
+  double pct = bpi_profile_unsampled_pct(p);
+  if(m->kernel_unsampled && pct >= 0)
+    bpi_buf_printf(b, ",\"unsampled_pct\":%.1f}", pct);
+  else
+    bpi_buf_adds(b, ",\"unsampled_pct\":null}");
 }
 
 /* The interval in nanoseconds: 1/freq, or the period of a clock event. */

@@ -171,6 +171,10 @@ static void put_comments(struct enc *e, const struct bp_profile *p,
     bpi_buf_printf(&line, " (precise_ip %u, %u requested)", m->precise_used,
                    m->precise_requested);
   put_u64(b, PROFILE_COMMENT, str(e, line.data));
+  char note[320];
+  bpi_profile_unsampled_note(p, note, sizeof(note));
+  if(*note)
+    put_u64(b, PROFILE_COMMENT, str(e, note));
   if(bpi_buf_failed(&line))
     e->nomem = true;
   bpi_buf_cleanup(&line);

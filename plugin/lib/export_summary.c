@@ -169,6 +169,33 @@ static void add_unwind(struct bp_buf *b, const struct bp_profile_meta *m)
   add_double(b, m->unwind_ms);
 }
 
+/* Whether kernel time was sampled and, when it was not, why and what
+ * share of task-clock is in no sample (null: unknown). */
+static void add_kernel(struct bp_buf *b, const struct bp_profile *p)
+{
+  const struct bp_profile_meta *m = &p->meta;
+  double pct = bpi_profile_unsampled_pct(p);
+  bpi_buf_printf(b, ",\n\"kernel_sampled\":%s,\n",
+                 m->kernel_unsampled ? "false" : "true");
+  add_key(b, "kernel_unsampled_reason");
+  add_str_or_null(b, m->kernel_unsampled ? m->kernel_reason : NULL);
+  bpi_buf_adds(b, ",\n\"task_clock_ms\":");
+  if(m->task_clock_ns > 0)
+    add_double(b, m->task_clock_ns / 1e6);
+  else
+    bpi_buf_adds(b, "null");
+  bpi_buf_adds(b, ",\n\"sampled_ms\":");
+  if(m->time_event)
+    add_double(b, (double)bpi_profile_sampled_ns(p) / 1e6);
+  else
+    bpi_buf_adds(b, "null");
+  bpi_buf_adds(b, ",\n\"unsampled_pct\":");
+  if(pct >= 0)
+    add_double(b, pct);
+  else
+    bpi_buf_adds(b, "null");
+}
+
 static bp_code summary_write(const struct bp_profile *p, struct bp_buf *b,
                              struct bp_err *err)
 {
@@ -205,6 +232,7 @@ static bp_code summary_write(const struct bp_profile *p, struct bp_buf *b,
                  ",\n\"symbolize_ms\":", m->exit_status,
                  m->unresolved_frames);
   add_double(b, m->symbolize_ms);
+  add_kernel(b, p);
   add_unwind(b, m);
   bpi_buf_printf(b, ",\n\"processes\":%" PRIu32 ",\n", procs);
   add_threads(b, p);

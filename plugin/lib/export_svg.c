@@ -22,7 +22,8 @@
 #define SVG_W 1200      /* image width, px */
 #define PAD 10          /* left and right margin, px */
 #define FRAME_H 16      /* height of one frame, px */
-#define HEAD_H 52       /* title line and the event line under it */
+#define HEAD_H 66       /* title line, the event line and the unsampled
+                           note under it */
 #define FOOT_H 24       /* details line */
 #define CHAR_W 7        /* width of one 12px monospace character, px */
 #define MIN_PERMILLE 1  /* hide nodes under this share of all samples */
@@ -355,6 +356,16 @@ static void add_header(struct bp_buf *b, const struct bp_profile *p,
     bpi_buf_adds(b, "Flame graph");
   bpi_buf_adds(b, "</text>\n");
   add_event_line(b, p);
+  /* the share of task-clock no sample covers, and why (kernel time not
+   * sampled), under the event line */
+  char note[320];
+  bpi_profile_unsampled_note(p, note, sizeof(note));
+  if(*note) {
+    bpi_buf_adds(b, "<text id=\"unsampled\" x=\"600\" y=\"58\" "
+                 "text-anchor=\"middle\" font-size=\"11\" fill=\"#a00\">");
+    bpi_buf_xml_text(b, note);
+    bpi_buf_adds(b, "</text>\n");
+  }
   bpi_buf_printf(b, "<text id=\"reset\" class=\"btn\" x=\"%d\" "
                  "y=\"22\" style=\"display:none\" onclick=\"unzoom()\">"
                  "Reset zoom</text>\n<text id=\"search\" class=\"btn\" "

@@ -124,6 +124,7 @@ static void meta_cleanup(struct bp_profile_meta *m)
   free(m->call_graph_fallback);
   free(m->command);
   free(m->host);
+  free(m->kernel_reason);
 }
 
 void bpi_profile_free(struct bp_profile *p)
@@ -374,8 +375,15 @@ const char *bpi_profile_frame_label(const struct bp_profile *p,
   const struct bp_frame *f = &p->frames[frame];
   if(f->func < p->nfuncs && !p->funcs[f->func].unresolved)
     return bpi_profile_str(p, p->funcs[f->func].name);
-  snprintf(buf, len, "0x%llx (in %s)", (unsigned long long)f->addr,
-           bpi_profile_frame_lib(p, frame));
+  /* no symbol: the address, or the unwind-table range ("fn_START") that
+   * the symbolizer named it by, and the library */
+  if(f->func < p->nfuncs)
+    snprintf(buf, len, "%s (in %s)",
+             bpi_profile_str(p, p->funcs[f->func].name),
+             bpi_profile_frame_lib(p, frame));
+  else
+    snprintf(buf, len, "0x%llx (in %s)", (unsigned long long)f->addr,
+             bpi_profile_frame_lib(p, frame));
   return buf;
 }
 
@@ -476,6 +484,64 @@ uint32_t bpi_profile_max_depth(const struct bp_profile *p)
   return max;
 }
 
+uint64_t bpi_profile_unresolved_frames(const struct bp_profile *p)
+{
+  uint8_t *seen_stack = calloc(p->nstacks ? p->nstacks : 1, 1);
+  uint8_t *seen_frame = calloc(p->nframes ? p->nframes : 1, 1);
+  uint64_t n = 0;
+  if(seen_stack && seen_frame)
+    for(uint32_t i = 0; i < p->ncounts; i++)
+      for(uint32_t s = p->counts[i].stack; s < p->nstacks && !seen_stack[s];
+          s = p->stacks[s].parent) {
+        seen_stack[s] = 1;  /* and so, from here on, its parents */
+        uint32_t f = p->stacks[s].frame;
+        if(f >= p->nframes || seen_frame[f])
+          continue;
+        seen_frame[f] = 1;
+        uint32_t fn = p->frames[f].func;
+        n += fn >= p->nfuncs || p->funcs[fn].unresolved;
+      }
+  free(seen_stack);
+  free(seen_frame);
+  return n;
+}
+
+uint64_t bpi_profile_sampled_ns(const struct bp_profile *p)
+{
+  uint64_t ns = 0;
+  if(p->meta.time_event)
+    for(uint32_t i = 0; i < p->ncounts; i++)
+      ns += p->counts[i].weight;
+  return ns;
+}
+
+double bpi_profile_unsampled_pct(const struct bp_profile *p)
+{
+  const struct bp_profile_meta *m = &p->meta;
+  if(!m->time_event || m->task_clock_ns <= 0)
+    return -1;
+  double pct = 100.0 * (1.0 - (double)bpi_profile_sampled_ns(p) /
+                              m->task_clock_ns);
+  return pct < 0 ? 0 : pct;
+}
+
+void bpi_profile_unsampled_note(const struct bp_profile *p, char *buf,
+                                size_t len)
+{
+  const struct bp_profile_meta *m = &p->meta;
+  double pct = bpi_profile_unsampled_pct(p);
+  if(!m->kernel_unsampled || !len) {
+    if(len)
+      buf[0] = '\0';
+    return;
+  }
+  int n = snprintf(buf, len, "kernel time not sampled (%s)",
+                   m->kernel_reason ? m->kernel_reason : "unknown why");
+  if(pct >= 0 && n >= 0 && (size_t)n < len)
+    snprintf(buf + n, len - (size_t)n,
+             ": %.1f%% of task-clock is in no sample", pct);
+}
+
 static int by_self_desc(const void *a, const void *b)
 {
   const struct bp_func_share *x = a, *y = b;
@@ -548,6 +614,8 @@ static bp_code copy_meta(struct bp_profile_meta *d,
   *d = *s;
   d->requested_event = d->event = d->fallback_reason = NULL;
   d->call_graph = d->call_graph_fallback = d->command = d->host = NULL;
+  d->kernel_reason = NULL;
+  d->task_clock_ns = 0;  /* the run's: a slice's share is not known */
   d->counters = NULL;
   d->ncounters = 0;
   d->samples = 0;  /* counted again as the slice's samples are added */
@@ -565,6 +633,8 @@ static bp_code copy_meta(struct bp_profile_meta *d,
     rc = bpi_profile_meta_set(&d->command, s->command);
   if(!rc)
     rc = bpi_profile_meta_set(&d->host, s->host);
+  if(!rc)
+    rc = bpi_profile_meta_set(&d->kernel_reason, s->kernel_reason);
   return rc;
 }
 
@@ -698,6 +768,7 @@ bp_code bpi_profile_slice_ranges(const struct bp_profile *src,
   free(r);
   if(rc)
     return rc;
+  d->meta.unresolved_frames = bpi_profile_unresolved_frames(d);
   if(t0 > src->meta.start_ns)  /* the wall clock moves with the start */
     d->meta.start_epoch_ms += (double)(t0 - src->meta.start_ns) / 1e6;
   d->meta.start_ns = t0;

@@ -132,7 +132,8 @@ struct bp_profile_meta {
   uint64_t throttled;    /* PERF_RECORD_THROTTLE count */
   uint64_t corrupt_records; /* ring bytes or records that made no sense */
   uint64_t ring_bytes;   /* data bytes of each CPU's ring */
-  uint64_t unresolved_frames; /* frames left as 0xADDR */
+  uint64_t unresolved_frames; /* frames of sampled stacks without a
+                               * symbol (0xADDR, fn_START) */
   double symbolize_ms;   /* time spent symbolizing */
   /* DWARF unwinding (--call-graph dwarf or auto) */
   uint32_t stack_bytes;       /* user stack copied per sample, 0: none */
@@ -146,6 +147,10 @@ struct bp_profile_meta {
   uint64_t unwind_failed;     /* stopped early for another reason */
   struct bp_counter *counters; /* totals counted in the same run (owned) */
   size_t ncounters;
+  /* Kernel time: sampled by default where permitted (record.h) */
+  bool kernel_unsampled;      /* kernel time is in no sample: why */
+  char *kernel_reason;        /* ... (NULL when it is sampled) */
+  double task_clock_ns;       /* the task-clock counter, 0 when unknown */
 };
 
 struct bp_profile {
@@ -254,8 +259,10 @@ static inline const char *bpi_profile_str(const struct bp_profile *p,
 /* Name of a frame's function, "" when not symbolized. */
 const char *bpi_profile_frame_name(const struct bp_profile *p, uint32_t frame);
 /* The label folded stacks, flame graphs and pprof show for a frame: the
- * function name, or "0x1a2b (in libfoo.so)" when unresolved.  Returns a
- * pointer into buf or into the profile. */
+ * function name, or, without a symbol, the unresolved function's name and
+ * the library: "0x1a2b (in libfoo.so)", "fn_1a00 (in libfoo.so)" (the
+ * unwind-table range of stripped code).  Returns a pointer into buf or
+ * into the profile. */
 const char *bpi_profile_frame_label(const struct bp_profile *p,
                                     uint32_t frame, char *buf, size_t len);
 /* Basename of a frame's library. */
@@ -273,6 +280,24 @@ uint32_t bpi_profile_main_lib(const struct bp_profile *p);
 uint32_t bpi_profile_stack_depth(const struct bp_profile *p, uint32_t stack);
 /* The depth of the deepest stack that has samples. */
 uint32_t bpi_profile_max_depth(const struct bp_profile *p);
+
+/* Distinct frames of the stacks that have samples whose function has no
+ * symbol (shown as an address or an unwind-table range): what
+ * meta.unresolved_frames reports, so it matches what the artifacts show
+ * (frames only in chains that were replaced, say, count nowhere). */
+uint64_t bpi_profile_unresolved_frames(const struct bp_profile *p);
+
+/* Nanoseconds of CPU the samples stand for (time events only: the sum
+ * of their periods). */
+uint64_t bpi_profile_sampled_ns(const struct bp_profile *p);
+/* The percentage of task-clock no sample stands for: kernel time when it
+ * was not sampled.  -1 when unknown (no task-clock counted, or not a
+ * time event). */
+double bpi_profile_unsampled_pct(const struct bp_profile *p);
+/* One line for people, "" when kernel time was sampled: "kernel time not
+ * sampled (WHY): 76.9% of task-clock is in no sample". */
+void bpi_profile_unsampled_note(const struct bp_profile *p, char *buf,
+                                size_t len);
 
 /* Functions ranked by self samples (the leaf frame's function), totals
  * from p->counts. */

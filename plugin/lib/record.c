@@ -28,6 +28,8 @@ struct bp_recorder {
   struct bp_counters *counters;
   struct bp_profile *profile;
   struct bp_control *control;  /* NULL unless opts.control */
+  bool kernel;                 /* kernel time sampled (asked, permitted) */
+  char kernel_reason[160];     /* why not */
   bp_code control_rc;          /* the first failure reading it */
 };
 
@@ -67,7 +69,7 @@ static bp_code open_events(struct bp_recorder *r, struct bp_err *err)
 {
   struct bp_sample_cfg cfg = {
     .attr = r->requested.attr, .freq = r->opts.freq,
-    .period = r->opts.period, .kernel_callchain = r->opts.kernel,
+    .period = r->opts.period, .kernel_callchain = r->kernel,
   };
   if(r->call_graph != BP_CALL_GRAPH_FP &&
      r->call_graph != BP_CALL_GRAPH_LBR) {
@@ -200,6 +202,74 @@ static bp_code stack_size(struct bp_recorder *r, uint32_t *pages,
                      r->stack_bytes);
 }
 
+/* The capability bit cap in /proc/self/status's CapEff. */
+static bool cap_effective(unsigned cap)
+{
+  FILE *f = fopen("/proc/self/status", "re");
+  char line[256];
+  unsigned long long eff = 0;
+  bool found = false;
+  if(!f)
+    return false;
+  while(!found && fgets(line, sizeof(line), f))
+    found = sscanf(line, "CapEff: %llx", &eff) == 1;
+  fclose(f);
+  return found && cap < 64 && (eff >> cap) & 1;
+}
+
+#define CAP_SYS_ADMIN_BIT 21
+#define CAP_PERFMON_BIT 38
+
+bool bpi_record_kernel_permitted(char *why, size_t len)
+{
+  if(cap_effective(CAP_PERFMON_BIT) || cap_effective(CAP_SYS_ADMIN_BIT))
+    return true;
+  FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+  int paranoid = 2;  /* the kernel's default when it cannot be read */
+  if(f) {
+    if(fscanf(f, "%d", &paranoid) != 1)
+      paranoid = 2;
+    fclose(f);
+  }
+  if(paranoid <= 1)
+    return true;
+  if(why)
+    snprintf(why, len, "not permitted: kernel.perf_event_paranoid is %d "
+             "and benchprof has neither CAP_PERFMON nor CAP_SYS_ADMIN",
+             paranoid);
+  return false;
+}
+
+/* Sample kernel time or not: asked for (the default) and permitted, or
+ * asked for explicitly (-k: the kernel has the last word). */
+static void decide_kernel(struct bp_recorder *r)
+{
+  const struct bp_record_opts *o = &r->opts;
+  r->kernel = o->kernel &&
+              (o->kernel_explicit ||
+               bpi_record_kernel_permitted(r->kernel_reason,
+                                           sizeof(r->kernel_reason)));
+  if(!o->kernel)
+    snprintf(r->kernel_reason, sizeof(r->kernel_reason),
+             "user space only was asked for");
+}
+
+/* After opening: whether kernel time is sampled, and why not. */
+static void note_kernel(struct bp_recorder *r)
+{
+  const struct bp_event *ev = r->fell_back ? &r->used : &r->requested;
+  bool excluded = ev->attr.exclude_kernel;  /* a :u modifier says so too */
+  if(r->kernel && r->info.sampler.kernel_dropped)
+    snprintf(r->kernel_reason, sizeof(r->kernel_reason),
+             "refused by the kernel (perf_event_paranoid)");
+  else if(r->kernel && excluded)
+    snprintf(r->kernel_reason, sizeof(r->kernel_reason),
+             "the event's modifier asks for user space only");
+  r->info.kernel_sampled = r->kernel && !excluded &&
+                           !r->info.sampler.kernel_dropped;
+  r->info.kernel_reason = r->info.kernel_sampled ? NULL : r->kernel_reason;
+}
+
 bp_code bpi_recorder_new(struct bp_recorder **out,
                          const struct bp_record_opts *o, struct bp_err *err)
 {
@@ -207,7 +277,8 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
   if(!r)
     return bpi_err_set(err, BPE_NOMEM, 0, "recorder");
   r->opts = *o;
-  bp_code rc = bpi_event_parse(o->event, o->kernel, &r->requested, err);
+  decide_kernel(r);
+  bp_code rc = bpi_event_parse(o->event, r->kernel, &r->requested, err);
   if(rc)
     goto fail;
   struct bp_symbols_opts so = {.demangle = o->demangle,
@@ -246,6 +317,8 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
     rc = open_events(r, err);
   if(!rc)
     check_call_graph(r);
+  if(!rc)
+    note_kernel(r);
   if(!rc && o->counters)
     rc = bpi_counters_open(&r->counters, o->counters,
                            bpi_sampler_pid(r->sampler),
@@ -442,6 +515,12 @@ static bp_code fill_meta(struct bp_recorder *r)
                        bpi_converter_bad_records(r->conv);
   size_t nc;
   const struct bp_counter *c = bpi_recorder_counters(r, &nc);
+  m->kernel_unsampled = !r->info.kernel_sampled;
+  if(!rc)
+    rc = bpi_profile_meta_set(&m->kernel_reason, r->info.kernel_reason);
+  for(size_t i = 0; i < nc; i++)
+    if(c[i].available && !strcmp(c[i].slug, "task-clock"))
+      m->task_clock_ns = c[i].value;
   if(!rc)
     rc = bpi_profile_set_counters(r->profile, c, nc);
   if(!rc)

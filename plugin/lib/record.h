@@ -39,7 +39,10 @@ struct bp_record_opts {
   const char *event;       /* libpfm4 event string */
   uint64_t freq;           /* Hz; 0 to sample every period events */
   uint64_t period;
-  bool kernel;             /* kernel frames too */
+  bool kernel;             /* kernel time too, where permitted (default:
+                            * true; false: user space only) */
+  bool kernel_explicit;    /* -k: try it whatever the permissions say
+                            * (the kernel may refuse: kernel_dropped) */
   uint32_t ring_pages;     /* 0: default (larger with DWARF stacks) */
   enum bp_call_graph call_graph; /* fp, dwarf, auto or lbr */
   uint32_t stack_bytes;    /* user stack copied per sample; 0: 8192 */
@@ -66,9 +69,17 @@ struct bp_record_info {
   const char *call_graph_fallback; /* why DWARF or LBR was not used, or NULL */
   bool precise_max;             /* :P: the highest precision accepted */
   struct bp_sampler_info sampler;
+  bool kernel_sampled;          /* kernel time is in the samples */
+  const char *kernel_reason;    /* when not: why */
   const char *spill_dir;        /* where the rings went during the run */
   int spill_errno;              /* after run: why they were read live */
 };
+
+/* Whether this process may sample kernel code, decided as perf does:
+ * CAP_PERFMON or CAP_SYS_ADMIN in its effective set, or
+ * kernel.perf_event_paranoid at most 1.  why (NULL or len bytes) says
+ * what refuses it. */
+bool bpi_record_kernel_permitted(char *why, size_t len);
 
 bp_code bpi_recorder_new(struct bp_recorder **out,
                          const struct bp_record_opts *o, struct bp_err *err);

@@ -48,6 +48,10 @@ struct module {
   char build_id[2 * BUILD_ID_MAX + 1];  /* lowercase hex, "" when none */
   struct segment *segs;
   size_t nsegs;
+  bool aliases_read;     /* best names of shared addresses (alias_of) */
+  uint64_t *fde_starts;  /* .eh_frame_hdr's table: each FDE's start */
+  size_t nfdes;
+  bool fdes_read;
 };
 
 struct result {   /* one resolved (module, vaddr) */
@@ -57,6 +61,33 @@ struct result {   /* one resolved (module, vaddr) */
   uint32_t start_line;
   uint32_t inl_at;  /* its inlined calls: inls[inl_at .. inl_at + ninl) */
   uint32_t ninl;
+  bool unnamed;     /* name is an unwind-table range's "fn_START" */
+};
+
+/* The function scopes of one compilation unit, read once: every
+ * DW_TAG_subprogram and DW_TAG_inlined_subroutine with code, and each of
+ * their address ranges sorted by start.  dwarf_getscopes() walks the CU
+ * from its root for every address: seconds for a C++ program's few
+ * thousand addresses in libstdc++-heavy units; this walks it once. */
+struct scope_die {
+  Dwarf_Die die;
+  uint32_t parent;  /* enclosing scope_die; BP_NONE at the top */
+  uint32_t depth;
+  bool inlined;     /* DW_TAG_inlined_subroutine */
+};
+
+struct scope_range {
+  uint64_t lo, hi;  /* [lo, hi), DWARF addresses (no bias) */
+  uint32_t die;     /* index in dies */
+  uint32_t depth;   /* of the die: ties on lo sort outer first */
+};
+
+struct cu_scopes {
+  Dwarf_Die cu;
+  struct scope_die *dies;
+  size_t ndies, dies_cap;
+  struct scope_range *ranges;
+  size_t nranges, ranges_cap;
 };
 
 struct inl {      /* one inlined call of a result, ids in strs */
@@ -97,6 +128,11 @@ struct bp_symbols {
   struct inl *inls;         /* the results' inlined calls */
   size_t ninls, inls_cap;
   struct bp_sym_inline out_inl[BP_SYM_MAX_INLINES]; /* handed out */
+  struct cu_scopes *cus;    /* compilation units' scopes, read once */
+  size_t ncus, cus_cap;
+  struct bp_map cu_of;      /* (module id, CU DIE offset) -> index in cus */
+  struct bp_map alias_of;   /* (module id, address) -> the name (in strs)
+                             * people write among the functions there */
   struct bp_map result_of;  /* (module id, vaddr) -> index in results */
   struct bp_map start_of;   /* (module id, symbol start) -> start line */
 
@@ -213,6 +249,8 @@ bp_code bpi_symbols_new(struct bp_symbols **out,
   bpi_map_init(&s->result_of);
   bpi_map_init(&s->start_of);
   bpi_map_init(&s->jit_of);
+  bpi_map_init(&s->cu_of);
+  bpi_map_init(&s->alias_of);
   if(!s->jit_map_dir || !s->kallsyms) {
     bpi_symbols_free(s);
     return BPE_NOMEM;
@@ -229,6 +267,7 @@ void bpi_symbols_free(struct bp_symbols *s)
     if(s->mods[i].dwfl)
       dwfl_end(s->mods[i].dwfl);
     free(s->mods[i].segs);
+    free(s->mods[i].fde_starts);
   }
   free(s->mods);
   for(size_t i = 0; i < s->njits; i++)
@@ -237,6 +276,13 @@ void bpi_symbols_free(struct bp_symbols *s)
   free(s->kernel.r);
   free(s->results);
   free(s->inls);
+  for(size_t i = 0; i < s->ncus; i++) {
+    free(s->cus[i].dies);
+    free(s->cus[i].ranges);
+  }
+  free(s->cus);
+  bpi_map_cleanup(&s->cu_of);
+  bpi_map_cleanup(&s->alias_of);
   bpi_map_cleanup(&s->jit_of);
   bpi_map_cleanup(&s->start_of);
   bpi_map_cleanup(&s->result_of);
@@ -665,56 +711,334 @@ static uint32_t die_udata(Dwarf_Die *die, unsigned int at)
   return (uint32_t)v;
 }
 
+/* Add die (a function scope under parent) and its ranges to c.  false
+ * only when out of memory. */
+static bool scopes_add(struct cu_scopes *c, Dwarf_Die *die, uint32_t parent,
+                       bool inlined, uint32_t *id)
+{
+  struct scope_die *dies = grow_array(c->dies, &c->dies_cap, c->ndies + 1,
+                                      sizeof(*dies));
+  if(!dies || c->ndies >= BP_NONE)
+    return false;
+  c->dies = dies;
+  *id = (uint32_t)c->ndies;
+  uint32_t depth = parent == BP_NONE ? 0 : c->dies[parent].depth + 1;
+  c->dies[c->ndies++] = (struct scope_die){
+    .die = *die, .parent = parent, .depth = depth, .inlined = inlined,
+  };
+  Dwarf_Addr base, lo, hi;
+  ptrdiff_t off = 0;
+  while((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+    if(hi <= lo)
+      continue;
+    struct scope_range *r = grow_array(c->ranges, &c->ranges_cap,
+                                       c->nranges + 1, sizeof(*r));
+    if(!r)
+      return false;
+    c->ranges = r;
+    c->ranges[c->nranges++] = (struct scope_range){
+      .lo = lo, .hi = hi, .die = *id, .depth = depth,
+    };
+  }
+  return true;
+}
+
+/* The function scopes under die, parent the innermost one around it.
+ * Only what can hold code is entered: no types, variables or parameters.
+ * false only when out of memory. */
+static bool scopes_walk(struct cu_scopes *c, Dwarf_Die *die, uint32_t parent,
+                        unsigned level)
+{
+  Dwarf_Die child;
+  if(level > 256 || dwarf_child(die, &child) != 0)
+    return true;
+  do {
+    int tag = dwarf_tag(&child);
+    uint32_t id;
+    switch(tag) {
+    case DW_TAG_subprogram:
+    case DW_TAG_inlined_subroutine:
+      if(!scopes_add(c, &child, parent, tag == DW_TAG_inlined_subroutine,
+                     &id) ||
+         !scopes_walk(c, &child, id, level + 1))
+        return false;
+      break;
+    case DW_TAG_namespace:
+    case DW_TAG_lexical_block:
+    case DW_TAG_try_block:
+    case DW_TAG_catch_block:
+      if(!scopes_walk(c, &child, parent, level + 1))
+        return false;
+      break;
+    default:
+      break;
+    }
+  } while(dwarf_siblingof(&child, &child) == 0);
+  return true;
+}
+
+static int by_lo_outer_first(const void *a, const void *b)
+{
+  const struct scope_range *x = a, *y = b;
+  if(x->lo != y->lo)
+    return x->lo < y->lo ? -1 : 1;
+  return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+/* The scopes of cu (of module id), read the first time; NULL when out of
+ * memory. */
+static struct cu_scopes *cu_scopes_get(struct bp_symbols *s, uint32_t id,
+                                       Dwarf_Die *cu)
+{
+  Dwarf_Off off = dwarf_dieoffset(cu);
+  uint32_t i = bpi_map_get(&s->cu_of, id, off);
+  if(i != BP_NONE)
+    return &s->cus[i];
+  struct cu_scopes *cus = grow_array(s->cus, &s->cus_cap, s->ncus + 1,
+                                     sizeof(*cus));
+  if(!cus)
+    return NULL;
+  s->cus = cus;
+  struct cu_scopes *c = &s->cus[s->ncus];
+  *c = (struct cu_scopes){.cu = *cu};
+  if(!scopes_walk(c, cu, BP_NONE, 0) ||
+     bpi_map_put(&s->cu_of, id, off, (uint32_t)s->ncus)) {
+    free(c->dies);
+    free(c->ranges);
+    return NULL;
+  }
+  if(c->nranges)
+    qsort(c->ranges, c->nranges, sizeof(*c->ranges), by_lo_outer_first);
+  s->ncus++;
+  return c;
+}
+
+/* The innermost function scope of c around addr; BP_NONE when none.
+ * Scopes nest, so walking back from the last range starting at or before
+ * addr, every range inside the outermost one around addr comes before
+ * it: the walk stops there. */
+static uint32_t innermost_scope(const struct cu_scopes *c, uint64_t addr)
+{
+  size_t lo = 0, hi = c->nranges;
+  while(lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if(c->ranges[mid].lo <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  uint32_t best = BP_NONE, best_depth = 0;
+  while(lo-- > 0) {
+    const struct scope_range *r = &c->ranges[lo];
+    if(addr >= r->hi)
+      continue;
+    if(best == BP_NONE || r->depth > best_depth) {
+      best = r->die;
+      best_depth = r->depth;
+    }
+    if(r->depth == 0)
+      break;
+  }
+  return best;
+}
+
 /* The calls inlined at vaddr, innermost first, appended to s->inls: the
  * DW_TAG_inlined_subroutine scopes around vaddr up to its
  * DW_TAG_subprogram.  Each takes the file and line where the one inside
  * it was called (DW_AT_call_file, DW_AT_call_line); the innermost keeps
  * r's (the address's own line) and r then takes the call of the
  * outermost.  false only when out of memory. */
-static bool inline_chain(struct bp_symbols *s, Dwfl_Module *mod,
+static bool inline_chain(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
                          uint64_t vaddr, struct result *r)
 {
   Dwarf_Addr bias;
   Dwarf_Die *cu = dwfl_module_addrdie(mod, vaddr, &bias);
-  Dwarf_Die *scopes = NULL;
-  int n = cu ? dwarf_getscopes(cu, vaddr - bias, &scopes) : 0;
-  bool ok = true;
+  struct cu_scopes *c = cu ? cu_scopes_get(s, id, cu) : NULL;
+  if(!cu)
+    return true;
+  if(!c)
+    return false;
   r->inl_at = (uint32_t)s->ninls;
   uint32_t file = r->file, line = r->line;
-  for(int i = 0; i < n && r->ninl < BP_SYM_MAX_INLINES; i++) {
-    int tag = dwarf_tag(&scopes[i]);
-    if(tag == DW_TAG_subprogram)
-      break;
-    if(tag != DW_TAG_inlined_subroutine)
-      continue;
+  for(uint32_t d = innermost_scope(c, vaddr - bias);
+      d != BP_NONE && c->dies[d].inlined && r->ninl < BP_SYM_MAX_INLINES;
+      d = c->dies[d].parent) {
+    Dwarf_Die *die = &c->dies[d].die;
     struct inl *inls = grow_array(s->inls, &s->inls_cap, s->ninls + 1,
                                   sizeof(*inls));
-    if(!inls) {
-      ok = false;
-      break;
-    }
+    if(!inls)
+      return false;
     s->inls = inls;
     int decl = 0;
     struct inl *in = &s->inls[s->ninls];
-    in->name = inlined_name(s, &scopes[i]);
+    in->name = inlined_name(s, die);
     if(in->name == BP_NONE)
       break;  /* a call without a name: what is outside it stays whole */
     in->file = file;
     in->line = line;
-    in->start_line = dwarf_decl_line(&scopes[i], &decl) == 0 && decl > 0 ?
+    in->start_line = dwarf_decl_line(die, &decl) == 0 && decl > 0 ?
                      (uint32_t)decl : 0;
     s->ninls++;
     r->ninl++;
     /* what is outside this call is at its call site */
-    file = cu_file(s, cu, die_udata(&scopes[i], DW_AT_call_file));
-    line = die_udata(&scopes[i], DW_AT_call_line);
+    file = cu_file(s, &c->cu, die_udata(die, DW_AT_call_file));
+    line = die_udata(die, DW_AT_call_line);
   }
-  free(scopes);
   if(r->ninl) {
     r->file = file;
     r->line = line;
   }
-  return ok;
+  return true;
+}
+
+/* .eh_frame_hdr's binary search table: the start of every FDE, sorted
+ * (the linker writes it so for the unwinder).  Only the encoding every
+ * x86-64 and arm64 linker uses (a 4-byte eh_frame pointer, a udata4 count
+ * and datarel sdata4 pairs); none read otherwise. */
+static void read_fde_starts(struct module *m)
+{
+  GElf_Addr bias;
+  GElf_Shdr sh;
+  size_t shstrndx;
+  Elf *elf = dwfl_module_getelf(m->mod, &bias);
+  m->fdes_read = true;
+  if(!elf || elf_getshdrstrndx(elf, &shstrndx))
+    return;
+  Elf_Scn *scn = find_section(elf, shstrndx, ".eh_frame_hdr", &sh);
+  Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+  const unsigned char *h = d ? d->d_buf : NULL;
+  if(!h || d->d_size < 12 || h[0] != 1 || (h[1] & 0x0f) != 0x0b ||
+     h[2] != 0x03 || h[3] != 0x3b)
+    return;
+  uint32_t count;
+  memcpy(&count, h + 8, sizeof(count));
+  if(count > (d->d_size - 12) / 8 || !count)
+    return;
+  m->fde_starts = malloc(count * sizeof(*m->fde_starts));
+  if(!m->fde_starts)
+    return;
+  for(uint32_t i = 0; i < count; i++) {
+    int32_t loc;
+    memcpy(&loc, h + 12 + (size_t)i * 8, sizeof(loc));
+    m->fde_starts[i] = sh.sh_addr + (uint64_t)(int64_t)loc;
+  }
+  m->nfdes = count;
+}
+
+/* The start of the FDE that covers vaddr (one covers it: the caller
+ * checked), from the table; false without one. */
+static bool fde_start(struct module *m, uint64_t vaddr, uint64_t *start)
+{
+  if(!m->fdes_read)
+    read_fde_starts(m);
+  size_t lo = 0, hi = m->nfdes;
+  while(lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if(m->fde_starts[mid] <= vaddr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if(!lo)
+    return false;
+  *start = m->fde_starts[lo - 1];
+  return true;
+}
+
+/* No symbol covers vaddr: name it after the function the unwind tables
+ * (.eh_frame) say it is in, "fn_START" (the FDE's first address), so all
+ * of a stripped function's addresses are one function.  Leaves r->name
+ * BP_NONE without one; false only when out of memory. */
+static bool range_lookup_fde(struct bp_symbols *s, struct module *m,
+                             uint64_t vaddr, struct result *r)
+{
+  Dwarf_Addr bias;
+  Dwarf_CFI *cfi = dwfl_module_eh_cfi(m->mod, &bias);
+  Dwarf_Frame *fr = NULL;
+  uint64_t start;
+  /* an FDE covers vaddr, and the table says where it starts */
+  bool covered = cfi && dwarf_cfi_addrframe(cfi, vaddr - bias, &fr) == 0;
+  free(fr);
+  if(!covered || !fde_start(m, vaddr, &start))
+    return true;
+  char name[32];
+  snprintf(name, sizeof(name), "fn_%" PRIx64, start);
+  r->name = bpi_strtab_intern(&s->strs, name);
+  r->unnamed = true;
+  return r->name != BP_NONE;
+}
+
+/* How a function name ranks among others at its address, lower first:
+ * the one people write (malloc, write) before the library's internal
+ * aliases (__libc_malloc, __write, __GI___libc_write): fewer leading
+ * underscores, then global before weak before local, then shorter. */
+static uint64_t alias_rank(const char *name, unsigned bind)
+{
+  uint64_t underscores = strspn(name, "_");
+  uint64_t len = strcspn(name, "@");
+  uint64_t b = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+  return underscores << 40 | b << 32 | (len > UINT32_MAX ? UINT32_MAX : len);
+}
+
+/* For every address of m where several functions start, the best name
+ * by alias_rank, into s->alias_of (once per module).  Addresses with one
+ * function are left out: libdwfl names them already. */
+static void read_aliases(struct bp_symbols *s, uint32_t id, struct module *m)
+{
+  struct bp_map best;  /* address -> symbol index of the best so far */
+  int n = dwfl_module_getsymtab(m->mod);
+  m->aliases_read = true;
+  bpi_map_init(&best);
+  for(int i = 1; i < n; i++) {
+    GElf_Sym sym;
+    GElf_Addr addr;
+    const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL,
+                                               NULL, NULL);
+    unsigned type = GELF_ST_TYPE(sym.st_info);
+    if(!name || !*name || !addr ||
+       (type != STT_FUNC && type != STT_GNU_IFUNC))
+      continue;
+    uint32_t have = bpi_map_get(&best, addr, 0);
+    if(have == BP_NONE) {
+      if(bpi_map_put(&best, addr, 0, (uint32_t)i))
+        break;
+      continue;
+    }
+    GElf_Sym hs;
+    GElf_Addr ha;
+    const char *hname = dwfl_module_getsym_info(m->mod, (int)have, &hs,
+                                                &ha, NULL, NULL, NULL);
+    uint64_t mine = alias_rank(name, GELF_ST_BIND(sym.st_info));
+    uint64_t theirs = hname ? alias_rank(hname, GELF_ST_BIND(hs.st_info))
+                            : UINT64_MAX;
+    if(mine < theirs) {
+      if(bpi_map_put(&best, addr, 0, (uint32_t)i))
+        break;
+      have = (uint32_t)i;
+    }
+    /* two functions here: remember the best name (replaced as better
+     * ones come) */
+    GElf_Sym bs;
+    GElf_Addr ba;
+    const char *bname = dwfl_module_getsym_info(m->mod, (int)have, &bs,
+                                                &ba, NULL, NULL, NULL);
+    uint32_t sid = bname ? bpi_strtab_intern(&s->strs, bname) : BP_NONE;
+    if(sid == BP_NONE || bpi_map_put(&s->alias_of, id, addr, sid))
+      break;
+  }
+  bpi_map_cleanup(&best);
+}
+
+/* The name people write for the function starting at start, when several
+ * start there; NULL when one does (or it cannot be told). */
+static const char *alias_name(struct bp_symbols *s, uint32_t id,
+                              uint64_t start)
+{
+  struct module *m = &s->mods[id];
+  if(!m->aliases_read)
+    read_aliases(s, id, m);
+  uint32_t sid = bpi_map_get(&s->alias_of, id, start);
+  return sid == BP_NONE ? NULL : bpi_strtab_get(&s->strs, sid);
 }
 
 /* Ask libdwfl about vaddr.  false only when out of memory. */
@@ -728,10 +1052,14 @@ static bool lookup(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
   r->name = r->file = BP_NONE;
   r->line = r->start_line = 0;
   r->inl_at = r->ninl = 0;
+  r->unnamed = false;
   /* a data object is no function, even when an address falls in it */
   if(!name || !*name || GELF_ST_TYPE(sym.st_info) == STT_OBJECT)
-    return plt_lookup(s, mod, vaddr, r);
-  r->name = intern_name(s, name);
+    return plt_lookup(s, mod, vaddr, r) &&
+           (r->name != BP_NONE ||
+            range_lookup_fde(s, &s->mods[id], vaddr, r));
+  const char *alias = alias_name(s, id, vaddr - off);
+  r->name = intern_name(s, alias ? alias : name);
   if(r->name == BP_NONE)
     return false;
   if(!s->mods[id].lines)
@@ -747,7 +1075,7 @@ static bool lookup(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
     r->line = line > 0 ? (uint32_t)line : 0;
   }
   r->start_line = start_line(s, id, mod, vaddr - off);
-  return s->no_inline || inline_chain(s, mod, vaddr, r);
+  return s->no_inline || inline_chain(s, id, mod, vaddr, r);
 }
 
 /* The cached result of (module id, vaddr), resolving it the first time.
@@ -792,6 +1120,7 @@ bool bpi_symbols_resolve(struct bp_symbols *s, const char *path,
   out->start_line = r->start_line;
   out->inlines = s->out_inl;
   out->ninlines = r->ninl;
+  out->unnamed = r->unnamed;
   for(uint32_t i = 0; i < r->ninl; i++) {
     const struct inl *in = &s->inls[r->inl_at + i];
     s->out_inl[i] = (struct bp_sym_inline){
@@ -881,6 +1210,7 @@ static bool range_lookup(struct bp_symbols *s, struct range_table *t,
   out->start_line = 0;
   out->inlines = NULL;
   out->ninlines = 0;
+  out->unnamed = false;
   return true;
 }
 

@@ -60,6 +60,10 @@ struct bp_sym {
    * Valid until the next call into the symbolizer. */
   const struct bp_sym_inline *inlines;
   uint32_t ninlines;
+  /* No symbol covers the address (stripped code): name is "fn_START", the
+   * start of the function range the unwind tables (.eh_frame FDE) give,
+   * so a stripped function's addresses add up to one entry. */
+  bool unnamed;
 };
 
 /* Inlined calls kept per address at most (deeper ones are dropped from

@@ -60,6 +60,8 @@ struct umod {
   Dwarf_Addr eh_bias, dwarf_bias;
   struct urule *rules;
   uint32_t nrules, cap;
+  uint8_t entry_state;  /* 0: not read yet, 1: entry known, 2: none */
+  uint64_t entry;       /* runtime address of the ELF entry point */
 };
 
 struct uproc {
@@ -590,6 +592,42 @@ static const struct urule *rule_at(struct uproc *p, uint64_t addr)
   return &m->rules[i];
 }
 
+/* The program entry code (_start) of a module is at most this long; a
+ * return address inside it is the call out of the outermost frame. */
+#define ENTRY_CODE_BYTES 64
+
+/* Whether pc (a frame's lookup address) is in the entry code of its
+ * module: the ELF entry point (e_entry), where the return-address chain
+ * of the main thread ends.  glibc's _start in ld.so has no CFI saying so
+ * (no undefined return address), so the chain stops there without one. */
+static bool at_entry(struct uproc *p, uint64_t pc)
+{
+  struct umod *m = module_at(p, pc);
+  if(!m)
+    return false;
+  if(!m->entry_state) {
+    GElf_Addr bias;
+    GElf_Ehdr eh;
+    Elf *elf = dwfl_module_getelf(m->mod, &bias);
+    m->entry_state = 2;
+    if(elf && gelf_getehdr(elf, &eh) && eh.e_entry &&
+       (eh.e_type == ET_EXEC || eh.e_type == ET_DYN)) {
+      m->entry = eh.e_entry + bias;
+      m->entry_state = 1;
+    }
+  }
+  return m->entry_state == 1 && pc >= m->entry &&
+         pc - m->entry < ENTRY_CODE_BYTES;
+}
+
+/* Whether the last frame of a chain is the outermost one: its CFI leaves
+ * the return address undefined (_start, clone), or it is the entry code. */
+static bool outermost_at(struct uproc *p, uint64_t pc)
+{
+  const struct urule *r = rule_at(p, pc);
+  return (r && r->ra_undefined) || at_entry(p, pc);
+}
+
 /* The state of one frame on the fast path. */
 struct fast_frame {
   uint64_t pc, sp, rbp;
@@ -705,7 +743,7 @@ static bool fast_unwind(struct bp_unwind *u, struct uproc *p,
   f.rbp = s->regs[u->reg_pos[X86_BP]];
   st.sp = f.sp;
   uint32_t k = 0;
-  bool initial = true, aborted = false;
+  bool initial = true, aborted = false, outermost = false;
   for(;;) {
     /* a return address is looked up inside its call */
     uint64_t at = initial ? f.pc : f.pc - 1;
@@ -721,13 +759,19 @@ static bool fast_unwind(struct bp_unwind *u, struct uproc *p,
       break;
     }
     pcs[k++] = at;
-    if(step == STEP_END)
+    if(step == STEP_END) {
+      outermost = r->ra_undefined || at_entry(p, at);
       break;
+    }
     f = next;
     initial = false;
   }
   *n = k;
-  if(st.truncated)
+  /* the chain reached _start or clone: whatever else could not be read
+   * (a register saved above the copy), the stack is whole */
+  if(outermost)
+    *status = BP_UNWIND_COMPLETE;
+  else if(st.truncated)
     *status = BP_UNWIND_TRUNCATED;
   else if((!aborted && !st.read_failed) || k >= max)
     *status = BP_UNWIND_COMPLETE;
@@ -770,6 +814,11 @@ enum bp_unwind_status bpi_unwind_sample(struct bp_unwind *u,
   u->cur = NULL;
   if(!*n)
     pcs[(*n)++] = ip;
+  /* the last frame is the outermost one (its CFI leaves the return
+   * address undefined: _start, clone): the stack is whole, even when a
+   * read of another register failed on the way */
+  if(outermost_at(p, pcs[*n - 1]))
+    return BP_UNWIND_COMPLETE;
   /* a failed read leaves the return address unset, which libdwfl takes
    * for the outermost frame: rc is 0 then too */
   if(u->truncated)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Performance harness of benchprof (`make bench`); python3 standard library only.
 
-    harness.py --benchprof B --work W --floor F [--outdir D] [--doc PATH]
-               [--json PATH] [--reps N]
+    harness.py --benchprof B --work W --floor F [--inline-work I] [--outdir D]
+               [--doc PATH] [--json PATH] [--reps N]
     harness.py --fold < perf-script-output > folded
     harness.py --from-json bench-results.json --doc PATH   (re-render only)
 
@@ -53,8 +53,8 @@ PAIRS = (
 )
 MODES = {
     "alone": "the workload alone",
-    "bp-fp": "`benchprof record -q --no-counters -F HZ -g fp`",
-    "bp-auto": "`benchprof record -q --no-counters -F HZ` (default `-g auto`: "
+    "bp-fp": "`benchprof record -q --no-counters --all-user -F HZ -g fp`",
+    "bp-auto": "`benchprof record -q --no-counters --all-user -F HZ` (default `-g auto`: "
                "frame pointers and an 8 KiB stack copy per sample, unwound after the run)",
     "floor-fp": "`floor_sampler -F HZ -g fp -m P` (frame-pointer callchains, rings of "
                 "the size benchprof used)",
@@ -434,7 +434,9 @@ class Harness:
 
     def modes(self, freq, out):
         """Every way of running a workload, by name (see MODES)."""
-        bp = [self.a.benchprof, "record", "-q", "--no-counters", "-F", str(freq)]
+        # user space only, as perf is asked for below (cpu-clock:u)
+        bp = [self.a.benchprof, "record", "-q", "--no-counters", "--all-user",
+              "-F", str(freq)]
         m = {
             "alone": lambda w: w,
             "bp-fp": lambda w: bp + ["-g", "fp", "-o", out("bp"), "--"] + w,
@@ -637,6 +639,50 @@ class Harness:
                            "work_maxrss_kib": summarize([r[k]["work_maxrss_kib"] for r in runs])}
         s["ratio"] = pairwise(runs, "%ds" % long_s, "10s", "tree_maxrss_kib")
         self.results["sections"]["rss"] = s
+
+    # (6) the cost of inlined frames (symbols.c's inline chains)
+    def inline(self):
+        """bench_inline (C++ -O2 -g, the standard library inlined into it)
+        under `benchprof record` with and without --no-inline, interleaved:
+        the ratio of the time to artifacts and of symbolize_ms, pair by
+        pair, and the frames the inline chains add."""
+        if not self.a.inline_work:
+            return
+        reps = self.a.reps
+        self.say("inline frames: bench_inline, %d repetitions" % reps)
+        runs = []
+        order = ["inline", "no-inline"]
+        for i in range(reps):
+            rep = {}
+            for m in rep_order(order, i):
+                out = os.path.join(self.tmp, "inl-%s-%d" % (m, i))
+                cmd = [self.a.benchprof, "record", "-q", "--no-counters", "-o", out]
+                if m == "no-inline":
+                    cmd.append("--no-inline")
+                r = run_cmd(cmd + ["--", self.a.inline_work, "-n", "20",
+                                   "-r", self.report], self.report)
+                try:
+                    with open(os.path.join(out, "summary.json")) as f:
+                        sm = json.load(f)
+                    r["symbolize_ms"] = sm.get("symbolize_ms")
+                    r["samples"] = sm.get("samples")
+                    with open(os.path.join(out, "profile.folded")) as f:
+                        r["frames"] = len({fr for l in f for fr in
+                                           l.rsplit(" ", 1)[0].split(";")})
+                except (OSError, ValueError):
+                    pass
+                rep[m] = r
+                shutil.rmtree(out, ignore_errors=True)
+                settle()
+            runs.append(rep)
+        self.results["sections"]["inline"] = {
+            "runs": runs,
+            "abs": {m: {k: summarize([r[m].get(k) for r in runs])
+                        for k in ("after_exit", "symbolize_ms", "frames", "samples")}
+                    for m in order},
+            "ratios": {"inline/no-inline %s" % k: pairwise(runs, "inline", "no-inline", k)
+                       for k in ("after_exit", "symbolize_ms")},
+        }
 
     # (5) benchprof run, whole command
     def whole(self):
@@ -841,6 +887,21 @@ class Harness:
                 L.append("| %s | %s | %s |" % (fmt(wr["abs"]["alone"]), fmt(wr["abs"]["run"]),
                                               fmt(wr["ratio"], "x")))
             L.append("")
+        if "inline" in S:
+            il = S["inline"]
+            L.append("### 6. Inlined frames (bench_inline: C++ -O2 -g, std::sort, std::map)")
+            L.append("")
+            L.append("`benchprof record -q --no-counters` with and without `--no-inline`, "
+                     "interleaved; ratios per repetition, median [min-max].")
+            L.append("")
+            L.append("| measure | inline frames | --no-inline | ratio |")
+            L.append("|---|---|---|---|")
+            for k, unit in (("after_exit", "s"), ("symbolize_ms", " ms"), ("frames", "")):
+                ratio = il["ratios"].get("inline/no-inline %s" % k)
+                L.append("| %s | %s | %s | %s |" % (
+                    k, fmt(il["abs"]["inline"][k], unit), fmt(il["abs"]["no-inline"][k], unit),
+                    fmt(ratio, "x") if ratio else ""))
+            L.append("")
         return "\n".join(L)
 
     def doc(self, table, targets):
@@ -900,7 +961,8 @@ class Harness:
         ratios are computed again from the raw runs."""
         a = self.a
         S = self.results["sections"]
-        for sec in list(S.get("overhead", {}).values()) + list(S.get("artifacts", {}).values()):
+        for sec in (list(S.get("overhead", {}).values()) + list(S.get("artifacts", {}).values())
+                    + ([S["inline"]] if "inline" in S else [])):
             for k in sec["ratios"]:
                 pair, key = k.split(" ", 1)
                 mode, base = pair.split("/")
@@ -921,7 +983,8 @@ class Harness:
         t0 = time.monotonic()
         self.results["reps"] = a.reps
         self.calibrate()
-        parts = a.only.split(",") if a.only else ["overhead", "artifacts", "rss", "run"]
+        parts = a.only.split(",") if a.only else ["overhead", "artifacts", "rss", "run",
+                                                  "inline"]
         if "overhead" in parts:
             self.overhead()
         if "artifacts" in parts:
@@ -930,6 +993,8 @@ class Harness:
             self.rss()
         if "run" in parts:
             self.whole()
+        if "inline" in parts:
+            self.inline()
         self.results["machine"]["loadavg_end"] = os.getloadavg()
         targets = self.targets()
         table = self.table()
@@ -969,10 +1034,10 @@ METHOD = """## Method
   CLOCK_MONOTONIC times its `main` started and its work ended.
 - **Modes**, compared only within a kind, so each side asks the kernel for
   the same thing:
-  - fp: `benchprof record -q --no-counters -F 997 -g fp` (`bp-fp`),
+  - fp: `benchprof record -q --no-counters --all-user -F 997 -g fp` (`bp-fp`),
     `floor_sampler -F 997 -g fp` (`floor-fp`), `perf record -q -F 997 -g
     -e cpu-clock:u` (`perf-fp`);
-  - dwarf: `benchprof record -q --no-counters -F 997` (`bp-auto`, the
+  - dwarf: `benchprof record -q --no-counters --all-user -F 997` (`bp-auto`, the
     default `-g auto`: frame-pointer chain plus user registers and an
     8 KiB stack copy per sample, unwound after the run),
     `floor_sampler -F 997 -g dwarf` (`floor-dwarf`: the same sample_type,
@@ -1263,7 +1328,8 @@ def main():
     ap.add_argument("--doc")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rss-reps", type=int, default=1)
-    ap.add_argument("--only", help="comma list: overhead,artifacts,rss,run")
+    ap.add_argument("--only", help="comma list: overhead,artifacts,rss,run,inline")
+    ap.add_argument("--inline-work", help="bench_inline, for the cost of inlined frames")
     ap.add_argument("--samples", default=None,
                     help="comma list of sample counts for time to artifacts"
                     " (default 10000,100000; with BENCH_LONG=1 also 1000000)")

@@ -14,15 +14,22 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The record layout from the first 17 bytes of the input: sample_type,
- * sample_regs_user, flags (bit 0: sample_id_all).  false when too short. */
+ * sample_regs_user, flags (bit 0: sample_id_all; bit 1: LBR entries after
+ * an hw_index).  false when too short. */
 static inline bool fuzz_layout(const uint8_t **data, size_t *size,
                                struct bp_rec_layout *lay)
 {
   if(*size < 17)
     return false;
+  memset(lay, 0, sizeof(*lay));
   memcpy(&lay->sample_type, *data, 8);
   memcpy(&lay->sample_regs_user, *data + 8, 8);
   lay->sample_id_all = (*data)[16] & 1;
+  /* bit 1: LBR entries preceded by hw_index */
+  lay->branch_sample_type = PERF_SAMPLE_BRANCH_CALL_STACK |
+                            PERF_SAMPLE_BRANCH_USER;
+  if((*data)[16] & 2)
+    lay->branch_sample_type |= PERF_SAMPLE_BRANCH_HW_INDEX;
   *data += 17;
   *size -= 17;
   return true;

@@ -1,8 +1,9 @@
 /* fuzz_records: perf ring records -> bpi_records_parse.
  *
  * Input: 17 bytes of layout (sample_type, the user register mask, a flags
- * byte whose bit 0 is sample_id_all), then records as a ring delivers
- * them: each starts with its perf_event_header and is header.size long.
+ * byte whose bit 0 is sample_id_all, bit 1 an LBR hw_index), then
+ * records as a ring delivers them: each starts with its perf_event_header
+ * and is header.size long.
  * Each record is copied into a buffer of exactly its size so that
  * AddressSanitizer sees any read past it, and every pointer the parser
  * hands back is read in full. */
@@ -30,6 +31,14 @@ static void touch(const struct bp_rec *r)
       sum += r->u.sample.regs[i];
     for(uint64_t i = 0; r->u.sample.stack && i < r->u.sample.stack_size; i++)
       sum += r->u.sample.stack[i];
+    for(uint64_t i = 0; i < 3 * r->u.sample.nbranches; i++)
+      sum += r->u.sample.branches[i];
+    if(r->u.sample.nbranches) {  /* the chain perf makes of them */
+      uint64_t chain[64];
+      size_t n = bpi_records_lbr_chain(&r->u.sample, chain, 64);
+      for(size_t i = 0; i < n; i++)
+        sum += chain[i];
+    }
     break;
   case BP_REC_MMAP:
     sum += r->u.mmap.filename ? strlen(r->u.mmap.filename) : 0;

@@ -11,9 +11,10 @@ import os
 import struct
 
 IP, TID, TIME, CALLCHAIN, PERIOD = 0x1, 0x2, 0x4, 0x20, 0x100
-REGS_USER, STACK_USER = 0x1000, 0x2000
+REGS_USER, STACK_USER, BRANCH_STACK = 0x1000, 0x2000, 0x800
 FP = IP | TID | TIME | PERIOD | CALLCHAIN
 DWARF = FP | REGS_USER | STACK_USER
+LBR = FP | BRANCH_STACK      # --call-graph lbr: CALL_STACK | USER entries
 REGS_MASK = (1 << 6) | (1 << 7) | (1 << 8)      # bp, sp, ip
 MMAP, LOST, COMM, EXIT, THROTTLE, FORK, SAMPLE, MMAP2 = 1, 2, 3, 4, 5, 7, 9, 10
 USER, KERNEL, COMM_EXEC = 2, 1, 1 << 13
@@ -55,9 +56,13 @@ def task(rtype, pid, ppid, t):
     return rec(rtype, 0, struct.pack("<IIIIQ", pid, ppid, pid, ppid, t), t)
 
 
-def sample(ips, t, misc=USER, regs=None, stack=b""):
+def sample(ips, t, misc=USER, regs=None, stack=b"", branches=None):
     body = struct.pack("<QIIQQQ", ips[0], PID, PID, t, 1000000, len(ips))
     body += struct.pack("<%dQ" % len(ips), *ips)
+    if branches is not None:     # {from, to, flags} per LBR entry
+        body += struct.pack("<Q", len(branches))
+        for frm, to in branches:
+            body += struct.pack("<QQQ", frm, to, 0)
     if regs is not None:
         body += struct.pack("<Q", 2) + struct.pack("<3Q", *regs)
         body += struct.pack("<Q", len(stack)) + stack
@@ -65,9 +70,10 @@ def sample(ips, t, misc=USER, regs=None, stack=b""):
     return struct.pack("<IHH", SAMPLE, misc, 8 + len(body)) + body
 
 
-def stream(dwarf):
+def stream(dwarf, lbr=False):
     """A short run of the profiled program: exec, mappings, a fork, samples
-    with user and kernel frames, lost and throttled records, exits."""
+    with user and kernel frames, lost and throttled records, exits; with
+    lbr every sample carries an LBR call stack (empty for some)."""
     out = [comm("small-g", 10), mmap2("0", BASE, 0x1000, 0, 5, 11),
            mmap2("0", BASE + 0x1000, 0x1000, 0x1000, 5, 12),
            mmap2("1", 0x7ffff7fc1000, 0x2000, 0, 5, 13),
@@ -77,17 +83,20 @@ def stream(dwarf):
     leaf, middle, main = BASE + 0x1130, BASE + 0x1160, BASE + 0x1180
     regs = [BASE + 0x3000, 0x7ffffffde000, leaf] if dwarf else None
     stack = struct.pack("<4Q", 0x7ffffffde040, middle, 0, main)
+    calls = [(middle - 5, leaf - 0x30), (main - 5, middle - 0x20)]
+    br = (lambda n: calls[:n]) if lbr else (lambda n: None)
     for i in range(4):
         out.append(sample([CTX_USER, leaf, middle, main], 20 + i, USER,
-                          regs, stack))
+                          regs, stack, br(2)))
     out.append(sample([CTX_KERNEL, 0xffffffff81000110, CTX_USER, leaf,
-                       middle], 30, KERNEL, regs, stack))
-    out.append(sample([CTX_USER, 0x7ffff0000100, main], 31, USER, regs, b""))
-    out.append(sample([CTX_USER, 0x7ffff7fc1100], 32))
+                       middle], 30, KERNEL, regs, stack, br(1)))
+    out.append(sample([CTX_USER, 0x7ffff0000100, main], 31, USER, regs, b"",
+                      br(0)))
+    out.append(sample([CTX_USER, 0x7ffff7fc1100], 32, branches=br(2)))
     out.append(rec(LOST, 0, struct.pack("<QQ", 7, 42), 33))
     out.append(rec(THROTTLE, 0, struct.pack("<QQQ", 34, 7, 7), 34))
     out.append(comm("renamed", 35, 0))
-    out.append(sample([CTX_USER, leaf], 25))     # time goes back
+    out.append(sample([CTX_USER, leaf], 25, branches=br(1)))  # time back
     out.append(task(EXIT, PID + 1, PID, 40))
     out.append(task(EXIT, PID, 1, 41))
     return b"".join(out)
@@ -108,6 +117,8 @@ def main():
           stream(True))
     write("corpus/converter/auto", b"\0" + layout(DWARF, REGS_MASK) +
           stream(True))
+    write("corpus/records/lbr", layout(LBR) + stream(False, True))
+    write("corpus/converter/lbr", b"\1" + layout(LBR) + stream(False, True))
 
 
 main()

@@ -41,8 +41,11 @@ pycheck "pprof: -top and -traces name inl_mix, under inl_caller" <<'PY'
 import os
 import artifacts as A
 path = os.path.join(os.environ["TMP"], "inl", "profile.pb.gz")
-# pprof marks a function it read from a Location's inner Lines
-INL = "inl_mix (inline)"
+# pprof shows "inl_mix (inline)": it read it from the Location's inner
+# Lines, as an inlined call (the readers drop the mark to compare names)
+out = A.go_pprof(["-top", "-sample_index=samples"], path)
+assert "inl_mix (inline)" in out, out
+INL = "inl_mix"
 rows, total = A.go_pprof_top(path)
 A.expect_even("go tool pprof -top", rows.get(INL, (0,))[0],
               rows.get("inl_twin", (0,))[0])

@@ -52,7 +52,7 @@ print("  recurse_bottom: %d samples, %d with main and 201 recurse_down"
 assert n >= 50 and full >= 0.9 * n
 PY
 
-for bad in dwarf,1001 dwarf,0 dwarf,70000 dwarf,x dwarfish lbr; do
+for bad in dwarf,1001 dwarf,0 dwarf,70000 dwarf,x dwarfish lbrx; do
   record "bad-$bad" --call-graph "$bad" -- true
   expect_status "bad-$bad" 2
   check "--call-graph $bad: a clear message" \
@@ -60,5 +60,12 @@ for bad in dwarf,1001 dwarf,0 dwarf,70000 dwarf,x dwarfish lbr; do
 done
 check "a bad size says what is allowed" \
   grep -q "multiple of 8" "$TMP/bad-dwarf,1001.err"
+
+# LBR call stacks need a PMU that has them: without one the run goes on
+# with the default call graph and says so (pmu_lbr.sh covers a PMU)
+record lbr --call-graph lbr -- true
+expect_status lbr 0
+check "--call-graph lbr without LBR: recorded with auto, and said" \
+  grep -q -- "--call-graph auto instead" "$TMP/lbr.err"
 
 finish

@@ -34,8 +34,8 @@ knobs() {
   printf '%s\n' "$@" >"$KNOBS"
 }
 
-# not_pmu_machine: true here, where hardware events fail (the fake is
-# what makes them open); the tests say so when a real PMU is present
+# pmu_note: says so when this machine has a real PMU (the fake replaces
+# it all the same; on CI runners hardware events fail without it)
 pmu_note() {
   if [ -e /sys/bus/event_source/devices/cpu ] ||
      [ -e /sys/bus/event_source/devices/cpu_core ]; then

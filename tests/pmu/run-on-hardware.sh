@@ -85,9 +85,8 @@ esac
 echo "PMU opens: $kind on $(uname -m), $(uname -r)"
 
 # 1. cycles sampled by frequency
-bp record -q -o "$TMP/cycles" -e cycles -- "$WORKLOADS/split" 0.5 \
-  >/dev/null 2>"$TMP/cycles.err"
-if [ $? -eq 0 ] && [ -f "$TMP/cycles/summary.json" ]; then
+if bp record -q -o "$TMP/cycles" -e cycles -- "$WORKLOADS/split" 0.5 \
+     >/dev/null 2>"$TMP/cycles.err" && [ -f "$TMP/cycles/summary.json" ]; then
   s=$TMP/cycles/summary.json
   used=$(json "$s" 'd["event"]["used"]')
   n=$(json "$s" 'd["samples"]')
@@ -118,9 +117,8 @@ else
 fi
 
 # 3. the highest precision the PMU accepts
-bp record -q -o "$TMP/precise" -e cycles:P -- "$WORKLOADS/split" 0.2 \
-  >/dev/null 2>"$TMP/precise.err"
-if [ $? -eq 0 ]; then
+if bp record -q -o "$TMP/precise" -e cycles:P -- "$WORKLOADS/split" 0.2 \
+     >/dev/null 2>"$TMP/precise.err"; then
   s=$TMP/precise/summary.json
   p=$(json "$s" 'd["event"]["precise"]["used"] if d["event"]["precise"] else "none"')
   used=$(json "$s" 'd["event"]["used"]')
@@ -134,9 +132,8 @@ else
 fi
 
 # 4. LBR call stacks, where the PMU has them
-bp record -q -o "$TMP/lbr" --call-graph lbr -- "$WORKLOADS/split" 0.3 \
-  >/dev/null 2>"$TMP/lbr.err"
-if [ $? -eq 0 ]; then
+if bp record -q -o "$TMP/lbr" --call-graph lbr -- "$WORKLOADS/split" 0.3 \
+     >/dev/null 2>"$TMP/lbr.err"; then
   s=$TMP/lbr/summary.json
   cg=$(json "$s" 'd["call_graph"]')
   if [ "$cg" = lbr ]; then

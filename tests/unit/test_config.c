@@ -174,7 +174,7 @@ static void test_errors(void)
     {"[1]", "c.json: $: expected an object, got an array"},
     {"{\"record\": {\"call_graph\": \"dwarf,7\"}}",
      "c.json: $.record.call_graph: expected fp, dwarf, dwarf,BYTES (a "
-     "multiple of 8 up to 65528) or auto, got \"dwarf,7\""},
+     "multiple of 8 up to 65528), auto or lbr, got \"dwarf,7\""},
     {"{\"record\": {\"counters\": true}}",
      "c.json: $.record.counters: expected a list of event names or false, "
      "got true"},
@@ -371,12 +371,26 @@ static void test_mapping(void)
   bpi_config_cleanup(&c);
 }
 
+/* --call-graph lbr in the file too */
+static void test_call_graph_lbr(void)
+{
+  struct bp_config c;
+  struct bp_err err = {0};
+  static const char doc[] = "{\"record\": {\"call_graph\": \"lbr\"}}";
+  bpi_config_init(&c);
+  CHECK_EQ_INT(bpi_config_parse(&c, doc, strlen(doc), "c.json", &err),
+               BP_OK);
+  CHECK_EQ_INT(c.record.call_graph_mode, BP_CALL_GRAPH_LBR);
+  bpi_config_cleanup(&c);
+}
+
 int main(void)
 {
   test_mapping();
   test_defaults();
   test_every_key();
   test_errors();
+  test_call_graph_lbr();
   test_env();
   test_path_and_load();
   return check_exit();

@@ -144,6 +144,69 @@ static void test_profile(void)
   bpi_profile_free(p);
 }
 
+/* Inlined calls as frames, unresolved frames counted as the stacks with
+ * samples hold them, the share of task-clock no sample stands for. */
+static void test_profile_fidelity(void)
+{
+  struct bp_profile *p;
+  CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
+  uint32_t lib = bpi_profile_lib(p, "/usr/bin/bench", "");
+  uint32_t f_main = bpi_profile_frame(p, lib, 0x1000, BP_FRAME_USER);
+  uint32_t f_hot = bpi_profile_frame(p, lib, 0x2000, BP_FRAME_USER);
+  uint32_t f_gone = bpi_profile_frame(p, lib, 0x4000, BP_FRAME_USER);
+  uint32_t fn_inl = bpi_profile_func(p, "mix", "m.h", lib, 3);
+  uint32_t f_inl = bpi_profile_inline_frame(p, f_hot, 1, fn_inl, 7);
+  /* the same (machine frame, depth) is the same frame; another depth not */
+  CHECK_EQ_INT(bpi_profile_inline_frame(p, f_hot, 1, fn_inl, 7), f_inl);
+  CHECK(bpi_profile_inline_frame(p, f_hot, 2, fn_inl, 7) != f_inl);
+  CHECK(f_inl != f_hot && p->frames[f_inl].outer == f_hot);
+  CHECK_EQ_INT(p->frames[f_inl].inline_depth, 1);
+  CHECK_EQ_INT(p->frames[f_inl].addr, 0x2000);
+  CHECK_EQ_INT(bpi_profile_frame(p, lib, 0x2000, BP_FRAME_USER), f_hot);
+  uint32_t s_main = bpi_profile_stack(p, BP_NONE, f_main);
+  uint32_t s_hot = bpi_profile_stack(p, s_main, f_hot);
+  uint32_t s_inl = bpi_profile_stack(p, s_hot, f_inl);
+  (void)bpi_profile_stack(p, s_main, f_gone);  /* a stack with no sample */
+  uint32_t th = bpi_profile_thread(p, 1, 1);
+  for(int i = 0; i < 100; i++)
+    bpi_profile_add_sample(p, th, s_inl, (uint64_t)i, 1000000);
+  p->frames[f_main].func = bpi_profile_func(p, "main", "", lib, 0);
+  uint32_t unres = bpi_profile_func(p, "fn_2000", "", lib, 0);
+  p->funcs[unres].unresolved = true;
+  p->frames[f_hot].func = unres;
+  uint32_t gone = bpi_profile_func(p, "0x4000", "", lib, 0);
+  p->funcs[gone].unresolved = true;
+  p->frames[f_gone].func = gone;
+  /* the inlined call is the leaf; the range-named frame is labelled by
+   * its function; the frame of no sampled stack is not counted */
+  struct bp_func_share top[4];
+  uint64_t total;
+  CHECK(bpi_profile_top_funcs(p, top, 4, &total) >= 1);
+  CHECK_EQ_STR(bpi_profile_str(p, p->funcs[top[0].func].name), "mix");
+  char buf[64];
+  CHECK_EQ_STR(bpi_profile_frame_label(p, f_hot, buf, sizeof(buf)),
+               "fn_2000 (in bench)");
+  CHECK_EQ_INT(bpi_profile_unresolved_frames(p), 1);
+
+  /* 100 samples of 1 ms against 400 ms of task-clock: 75% unsampled */
+  char note[200];
+  p->meta.time_event = true;
+  CHECK_EQ_INT(bpi_profile_sampled_ns(p), 100000000);
+  CHECK(bpi_profile_unsampled_pct(p) < 0);  /* no task-clock: unknown */
+  p->meta.task_clock_ns = 400e6;
+  CHECK(bpi_profile_unsampled_pct(p) > 74.99 &&
+        bpi_profile_unsampled_pct(p) < 75.01);
+  bpi_profile_unsampled_note(p, note, sizeof(note));
+  CHECK_EQ_STR(note, "");  /* kernel time sampled: nothing to say */
+  p->meta.kernel_unsampled = true;
+  CHECK_EQ_INT(bpi_profile_meta_set(&p->meta.kernel_reason, "not permitted"),
+               BP_OK);
+  bpi_profile_unsampled_note(p, note, sizeof(note));
+  CHECK_EQ_STR(note, "kernel time not sampled (not permitted): 75.0% of "
+               "task-clock is in no sample");
+  bpi_profile_free(p);
+}
+
 static void test_procs(void)
 {
   struct bp_procs ps;
@@ -211,6 +274,7 @@ int main(void)
   test_strtab();
   test_buf_escaping();
   test_profile();
+  test_profile_fidelity();
   test_procs();
   return check_exit();
 }

@@ -123,18 +123,22 @@ static void check_summary(const char *dir)
     "lost", "lost_events", "throttled", "corrupt_records", "ring_bytes",
     "start_time_ms", "duration_ms",
     "exit_status", "unresolved_frames", "symbolize_ms",
-    "call_graph_fallback", "stack_bytes", "unwind_samples", "dwarf_samples",
+    "kernel_sampled", "kernel_unsampled_reason", "task_clock_ms",
+    "sampled_ms", "unsampled_pct", "call_graph_fallback", "stack_bytes", "unwind_samples", "dwarf_samples",
     "unwind_truncated", "unwind_failed", "spilled_bytes",
     "spill_trimmed_bytes", "unwind_ms", "processes",
     "threads", "top_functions", "counters"};
   static const char *const event_keys[] = {
     "requested", "used", "fallback", "fallback_reason", "frequency_hz",
-    "period", "time_based"};
+    "period", "time_based", "precise"};
   cJSON *s = slurp_json(dir, "summary.json");
   CHECK(s != NULL);
   if(!s)
     return;
   check_keys(s, keys, (int)BP_ARRAY_LEN(keys));
+  /* nothing said about kernel time; no task-clock: no share */
+  CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "kernel_sampled")));
+  CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(s, "unsampled_pct")));
   CHECK_EQ_STR(text_of(s, "benchprof_version"), BENCHPROF_VERSION);
   CHECK_EQ_STR(text_of(s, "command"), "./bench --size 10 'a b'");
   const cJSON *ev = cJSON_GetObjectItemCaseSensitive(s, "event");
@@ -145,6 +149,8 @@ static void check_summary(const char *dir)
   CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "time_based")));
   CHECK(num(ev, "frequency_hz") == 1000);
   CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(ev, "period")));
+  /* no precise modifier asked for: null, not a zero precision */
+  CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(ev, "precise")));
   CHECK_EQ_INT(num(s, "samples"), SYNTH_SAMPLES);
   CHECK_EQ_INT(num(s, "lost"), 3);
   CHECK_EQ_INT(num(s, "lost_events"), 1);

@@ -2,15 +2,26 @@
  * PERF_SAMPLE_BRANCH_STACK, built by hand as the kernel writes it, parses
  * into its branch entries, and bpi_records_lbr_chain() turns those into
  * the call chain perf makes of them: the kernel part of the callchain,
- * PERF_CONTEXT_USER, the user leaf, then the `from` of every entry. */
+ * PERF_CONTEXT_USER, the user leaf, then the `from` of every entry.  Then
+ * through the converter: with this program's own text mapped, the LBR
+ * entries' call instructions are symbolized where they are (not one byte
+ * before, as return addresses are), so the stack names the callers. */
 #include "bp_setup.h"
 #include "records.h"
 
+#include <inttypes.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "check.h"
+#include "converter.h"
+#include "profile.h"
+#include "symbols.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
                      PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |          \
@@ -150,10 +161,142 @@ static void test_no_branches_and_hw_index(void)
   CHECK_EQ_INT(bpi_records_parse(&layout, r.w, len, &out), BPE_FORMAT);
 }
 
+/* Three functions one after another in this program's text: an LBR
+ * entry's `from` at the very start of one is inside it, one byte before
+ * is not. */
+int bp_lbr_leaf(int x);
+int bp_lbr_middle(int x);
+int bp_lbr_outer(int x);
+__attribute__((noinline)) int bp_lbr_leaf(int x)
+{
+  return x * 3 + 1;
+}
+
+__attribute__((noinline)) int bp_lbr_middle(int x)
+{
+  return bp_lbr_leaf(x) + 2;
+}
+
+__attribute__((noinline)) int bp_lbr_outer(int x)
+{
+  return bp_lbr_middle(x) * 5;
+}
+
+#define PID 4242u
+
+/* An MMAP2 record of the mapping of this program that holds addr, from
+ * /proc/self/maps; its length in *len, 0 when not found. */
+static size_t mmap2_of(uint64_t addr, uint64_t *rec, size_t max)
+{
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[512], path[256] = "";
+  unsigned long long start = 0, end = 0, pgoff = 0;
+  bool found = false;
+  while(f && fgets(line, sizeof(line), f)) {
+    if(sscanf(line, "%llx-%llx %*s %llx %*s %*s %255s", &start, &end, &pgoff,
+              path) == 4 && addr >= start && addr < end) {
+      found = true;
+      break;
+    }
+  }
+  if(f)
+    fclose(f);
+  struct stat st;
+  if(!found || stat(path, &st) != 0)
+    return 0;
+  size_t plen = strlen(path) + 1, pw = (plen + 7) / 8;
+  size_t n = 1 + 1 + 3 + 3 + 1 + pw + 2;  /* header .. name, sample id */
+  if(n > max)
+    return 0;
+  memset(rec, 0, n * 8);
+  rec[1] = (uint64_t)PID << 32 | PID;
+  rec[2] = start;
+  rec[3] = end - start;
+  rec[4] = pgoff;
+  uint32_t maj = major(st.st_dev), min = minor(st.st_dev);
+  memcpy(&rec[5], &maj, 4);
+  memcpy((char *)&rec[5] + 4, &min, 4);
+  rec[6] = st.st_ino;
+  rec[7] = 0;                         /* inode generation */
+  rec[8] = 5 | (uint64_t)2 << 32;     /* PROT_READ|PROT_EXEC, MAP_PRIVATE */
+  memcpy(&rec[9], path, plen);
+  rec[9 + pw] = (uint64_t)PID << 32 | PID;  /* sample id: pid, tid */
+  rec[10 + pw] = 1;                         /* time */
+  struct perf_event_header h = {PERF_RECORD_MMAP2, 0, (uint16_t)(n * 8)};
+  memcpy(&rec[0], &h, sizeof(h));
+  return n * 8;
+}
+
+static const char *frame_name(const struct bp_profile *p, uint32_t frame)
+{
+  uint32_t func = p->frames[frame].func;
+  return func == BP_NONE ? "(none)"
+                         : bpi_profile_str(p, p->funcs[func].name);
+}
+
+static void test_converter_callers(void)
+{
+  struct bp_profile *p = NULL;
+  struct bp_symbols *sym = NULL;
+  struct bp_converter *c = NULL;
+  struct bp_symbols_opts so = {.demangle = true};
+  struct bp_err err = {0};
+  uint64_t leaf = (uint64_t)(uintptr_t)&bp_lbr_leaf;
+  uint64_t middle = (uint64_t)(uintptr_t)&bp_lbr_middle;
+  uint64_t outer = (uint64_t)(uintptr_t)&bp_lbr_outer;
+  CHECK_EQ_INT(bp_lbr_outer(1), 30);  /* they run */
+
+  CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
+  CHECK_EQ_INT(bpi_symbols_new(&sym, &so), BP_OK);
+  CHECK_EQ_INT(bpi_converter_new(&c, p, sym, &layout, BP_CALL_GRAPH_LBR),
+               BP_OK);
+  uint64_t mm[64];
+  size_t mlen = mmap2_of(leaf, mm, 64);
+  CHECK(mlen > 0);
+  if(mlen)
+    CHECK_EQ_INT(bpi_converter_record(c, mm, mlen), BP_OK);
+
+  /* two samples in bp_lbr_leaf: called from the first byte of
+   * bp_lbr_middle, itself called from the first byte of bp_lbr_outer
+   * (not where a compiler puts calls: where ip - 1 would leave the
+   * function) */
+  const uint64_t br[][2] = {{middle, leaf}, {outer, middle}};
+  uint64_t fp[] = {(uint64_t)PERF_CONTEXT_USER, leaf + 1};
+  struct rec r;
+  for(int i = 0; i < 2; i++) {
+    size_t len = build(&r, PERF_RECORD_MISC_USER, leaf + 1, fp, 2, br, 2,
+                       false);
+    CHECK_EQ_INT(bpi_converter_record(c, r.w, len), BP_OK);
+  }
+  CHECK_EQ_INT(bpi_converter_finish(c, &err), BP_OK);
+
+  CHECK_EQ_INT(p->ncounts, 1);  /* both samples: one stack */
+  if(p->ncounts == 1) {
+    CHECK_EQ_INT(p->counts[0].count, 2);
+    const char *want[] = {"bp_lbr_leaf", "bp_lbr_middle", "bp_lbr_outer"};
+    uint32_t st = p->counts[0].stack;
+    for(size_t i = 0; i < 3; i++) {
+      CHECK(st != BP_NONE);
+      if(st == BP_NONE)
+        break;
+      const char *name = frame_name(p, p->stacks[st].frame);
+      if(strcmp(name, want[i]))
+        fprintf(stderr, "frame %zu: %s, expected %s\n", i, name, want[i]);
+      CHECK_EQ_STR(name, want[i]);
+      st = p->stacks[st].parent;
+    }
+    CHECK(st == BP_NONE);  /* nothing above the outermost LBR entry */
+  }
+  bpi_converter_free(c);
+  bpi_symbols_free(sym);
+  bpi_profile_free(p);
+}
+
 int main(void)
 {
   test_user_sample();
   test_kernel_sample();
   test_no_branches_and_hw_index();
+  test_converter_callers();
   return check_exit();
 }
