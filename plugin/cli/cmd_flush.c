@@ -401,6 +401,15 @@ bool bp_cli_publish_store(const struct bp_cli_publish *p,
   return ok;
 }
 
+/* A Firefox upload whose answer never came: said, never repeated. */
+static void firefox_lost(const struct bp_publish_result *r)
+{
+  if(r->firefox_lost)
+    bp_msg_warn("the Firefox Profiler upload got no answer: the profile may "
+                "be public without its link; it is not uploaded again (a "
+                "second public copy)");
+}
+
 static void say_delivered(const struct bp_publish_result *r)
 {
   if(r->manifest_url)
@@ -409,6 +418,7 @@ static void say_delivered(const struct bp_publish_result *r)
     bp_msg_note("published: Bencher report %s", r->report_uuid);
   if(r->firefox_url)
     bp_msg_note("published: Firefox Profiler %s", r->firefox_url);
+  firefox_lost(r);
 }
 
 bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
@@ -481,6 +491,7 @@ static void flushed(void *ctx, const struct bp_publish_result *r)
     if(r->firefox_url)
       printf(", Firefox Profiler %s", r->firefox_url);
     printf("\n");
+    firefox_lost(r);
   }
   else if(r->busy) {
     t->busy++;

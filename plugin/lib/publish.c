@@ -489,8 +489,11 @@ static char *firefox_link(const struct bp_buf *answer)
   return link;
 }
 
+/* Upload one Firefox profile to the profiler's public store.  The POST
+ * is not repeated once the store may have it (*lost: it went out and no
+ * answer came): a second try would make a second public copy. */
 static bp_code firefox_upload(struct job *j, const struct art *a,
-                              char **link)
+                              char **link, bool *lost)
 {
   struct bp_buf body, url, rel;
   struct bp_http_resp resp;
@@ -515,9 +518,10 @@ static bp_code firefox_upload(struct job *j, const struct art *a,
     struct bp_http_req req = {
       .method = "POST", .url = url.data, .headers = headers,
       .content_type = "application/octet-stream",
-      .body = body.data, .body_len = body.len,
+      .body = body.data, .body_len = body.len, .not_idempotent = true,
     };
     rc = bpi_http_send(&j->o->http, &req, &resp, &j->res->failure);
+    *lost = rc && resp.maybe_received;
   }
   if(!rc && !(*link = firefox_link(&resp.body)))
     rc = bpi_err_set(&j->res->failure, BPE_FORMAT, 0, "POST %s: the answer "
@@ -542,7 +546,8 @@ static bp_code put_firefox(struct job *j)
       continue;
     snprintf(part, sizeof(part), "firefox-%zu", i);
     if(part_done(j, part, &link)) {
-      if(!j->res->firefox_url)
+      /* "": its upload's answer was lost (below) */
+      if(!j->res->firefox_url && link && *link)
         j->res->firefox_url = link;
       else
         free(link);
@@ -550,7 +555,16 @@ static bp_code put_firefox(struct job *j)
     }
     if(rc)
       continue;
-    rc = firefox_upload(j, a, &link);
+    bool lost = false;
+    rc = firefox_upload(j, a, &link, &lost);
+    if(rc && lost) {
+      /* the store may have made it public: done, without its link, and
+       * never uploaded again (at most one public copy) */
+      j->res->firefox_lost = true;
+      bpi_err_clear(&j->res->failure);
+      rc = mark(j, part, "");
+      continue;
+    }
     if(!rc)
       rc = mark(j, part, link);
     if(!rc && !j->res->firefox_url)

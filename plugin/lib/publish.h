@@ -54,6 +54,8 @@ struct bp_publish_result {
   char *report_uuid;   /* Bencher's report, or NULL */
   char *manifest_url;  /* the stored manifest's public URL, or NULL */
   char *firefox_url;   /* https://profiler.firefox.com/public/T/, or NULL */
+  bool firefox_lost;   /* an upload's answer was lost: it may be public
+                          without its link, and is not uploaded again */
   bool busy;           /* another benchprof process is delivering it */
   bool rejected;       /* the server refused it for good (400, 409, 413,
                           422): kept in the spool, marked, never sent
