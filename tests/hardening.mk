@@ -55,9 +55,11 @@ fuzz_lib_sources = plugin/lib/err.c plugin/lib/buf.c plugin/lib/hash.c \
   plugin/lib/export_svg.c plugin/lib/export_summary.c \
   plugin/lib/report.c plugin/lib/counters.c plugin/lib/events.c \
   plugin/lib/config.c plugin/lib/ci.c plugin/lib/bencher.c \
-  plugin/lib/comment.c plugin/lib/compare.c plugin/lib/export_diffsvg.c \
+  plugin/lib/comment.c plugin/lib/forge.c plugin/lib/compare.c \
+  plugin/lib/export_diffsvg.c \
   plugin/lib/sha256.c plugin/lib/store.c plugin/lib/http.c \
   plugin/lib/storekey.c plugin/lib/rundir.c plugin/lib/compare_store.c \
+  plugin/lib/text.c \
   plugin/lib/compare_pr.c \
   plugin/lib/dynlib.c plugin/lib/flametree.c
 fuzz_headers = $(srcdir)/tests/fuzz/fuzz.h $(srcdir)/tests/fuzz/fuzz_report.h

@@ -14,8 +14,9 @@
 #                       wrong host name, missing CA file
 #   test_storekey       the key builders (storekey.h) with hostile parts
 #   test_rundir         manifest.json round trip, artifacts measured
+#   test_text           the shared codecs (percent-encoding, UTF-8, times)
 store_unit_tests = tests/unit/test_store tests/unit/test_storekey \
-  tests/unit/test_rundir
+  tests/unit/test_rundir tests/unit/test_text
 check_PROGRAMS += $(store_unit_tests) tests/unit/store_tool
 TESTS += $(store_unit_tests) tests/integration/store_file.sh \
   tests/integration/store_http.sh tests/integration/store_s3.sh \
@@ -37,6 +38,10 @@ tests_unit_test_storekey_LDADD = $(unit_ldadd)
 tests_unit_test_rundir_SOURCES = tests/unit/test_rundir.c
 tests_unit_test_rundir_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_rundir_LDADD = $(unit_ldadd)
+
+tests_unit_test_text_SOURCES = tests/unit/test_text.c
+tests_unit_test_text_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_text_LDADD = $(unit_ldadd)
 
 tests_unit_store_tool_SOURCES = tests/unit/store_tool.c
 tests_unit_store_tool_CPPFLAGS = $(unit_cppflags)

@@ -28,7 +28,7 @@ int cmd_serve(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_ci(int argc, char **argv);
 
-/* cmd_record.c: what record and run share. */
+/* cmd_record.c and record_opts.c: what record and run share. */
 enum bp_adapter {
   BP_ADAPTER_NONE = 0,
   BP_ADAPTER_JSON,    /* BMF on the command's stdout */
@@ -46,7 +46,7 @@ struct bp_marked {
   size_t ncounters;
 };
 
-/* cmd_flush.c: the publishing options benchprof run and flush share
+/* publish_opts.c: the publishing options benchprof run and flush share
  * (identity, targets, reliability); credentials come from the
  * environment only. */
 struct bp_cli_publish {
@@ -114,10 +114,14 @@ void bp_cli_publish_defaults(struct bp_cli_publish *p);
 int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p);
 /* The options' help text. */
 void bp_cli_publish_usage(FILE *out, bool run);
-/* Publish the run directory dir (report and manifest written) and say
- * what happened; false when the publication failed (spooled or not). */
+/* publish_run.c: publish the run directory dir (report and manifest
+ * written) and say what happened; false when the publication failed
+ * (spooled or not). */
 bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
                         const char *start_time, const char *end_time);
+/* A Firefox upload whose answer never came: said (never repeated). */
+struct bp_publish_result;
+void bp_cli_firefox_lost(const struct bp_publish_result *r);
 /* ISO 8601 UTC time of now, milliseconds. */
 void bp_cli_iso_now(char out[32]);
 /* The identity and the opened store a publication of p goes to, resolved
@@ -127,6 +131,9 @@ struct bp_ident;
 struct bp_store;
 bool bp_cli_publish_store(const struct bp_cli_publish *p,
                           struct bp_ident *id, struct bp_store **st);
+
+/* cmd_run.c: run's own help (its options before record's). */
+void bp_cli_run_usage(FILE *out);
 
 /* run_compare.c: on a pull request, compare the published run in dir with
  * its base (found in the store) into dir/compare; returns status, changed
@@ -168,7 +175,7 @@ struct bp_record_args {
    * the order they first began */
   struct bp_marked *marked;
   size_t nmarked;
-  /* out: the recording or its artifacts failed (seg_dirs may be NULL) */
+  /* out: the recording or its artifacts failed (marked may be NULL) */
   bool failed;
 };
 
@@ -176,6 +183,7 @@ struct bp_record_args {
  * benchmark's directory may take one of these names. */
 extern const char *const bp_cli_reserved_names[];
 
+/* record_opts.c: the options */
 void bp_cli_record_defaults(struct bp_record_args *a, bool run);
 /* Parse the options; -1 to go on, else the exit status to return. */
 int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a);

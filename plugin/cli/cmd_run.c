@@ -12,6 +12,7 @@
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
+#include "run_int.h"
 
 #include "buf.h"
 #include "config.h"
@@ -31,19 +32,45 @@
 #include <unistd.h>
 
 
-/* The most of a harness's results read: a BMF file (counted after gunzip)
- * or its stdout under --adapter.  A results document for 100,000
- * benchmarks is a few MiB; past this it is refused, not read whole. */
-#define RESULTS_MAX_BYTES ((size_t)64 << 20)
 
-/* The harness's stdout under --adapter, kept up to RESULTS_MAX_BYTES
- * (all of it is still relayed to ours). */
-struct captured {
-  struct bp_buf buf;
-  bool too_big;
-};
+/* run's own help; the publishing and record options follow it. */
+void bp_cli_run_usage(FILE *out)
+{
+  fprintf(out,
+    "usage: benchprof run [options] [--] CMD [ARGS...]\n"
+    "\n"
+    "The runner's wrapper: record CMD and count events over it, then write\n"
+    "the benchmark report (report.json, Bencher Metric Format) with one\n"
+    "measure per counter next to the profile artifacts and a manifest.json\n"
+    "that attaches them.  Exits with CMD's status.\n"
+    "\n"
+    "      --bmf FILE         the harness writes its BMF results to FILE\n"
+    "      --adapter KIND     the harness prints its results on stdout (still\n"
+    "                         passed through): json (BMF) or google-benchmark\n"
+    "                         (--benchmark_format=json)\n"
+    "      --name NAME        the benchmark's name when the harness reports\n"
+    "                         nothing (default: CMD's file name)\n"
+    "      --each KIND        list the harness's benchmarks and run each as its\n"
+    "                         own invocation, artifacts in DIR/<benchmark>/:\n"
+    "                         google-benchmark\n"
+    "      --no-bencher       no Bencher report (a Bencher runner job sends\n"
+    "                         report.json itself); artifacts still go to\n"
+    "                         the store\n"
+    "      --allow-failure    publish (and compare) a run whose command\n"
+    "                         failed or was interrupted; without it such a\n"
+    "                         run stays local, marked in manifest.json\n"
+    "      --keep-status      benchprof's own failures (results that cannot\n"
+    "                         be read, a report that cannot be written) are\n"
+    "                         warnings: exit with CMD's status, unless\n"
+    "                         strict (benchprof-wrap passes it)\n"
+    "\n"
+    "The configuration (--config) may turn profiling off (\"enabled\":\n"
+    "false, BENCHPROF_ENABLED=0): CMD is then executed as it is, nothing\n"
+    "measured or written.  An invalid configuration is a warning and CMD\n"
+    "runs unprofiled, unless --strict or \"strict\": true (exit 2).\n");
+}
 
-static void collect_output(void *ctx, const char *data, size_t len)
+void bp_cli_run_collect_output(void *ctx, const char *data, size_t len)
 {
   struct captured *c = ctx;
   if(c->too_big || len > RESULTS_MAX_BYTES - c->buf.len) {
@@ -82,8 +109,9 @@ static void keep_raw(const struct bp_record_args *a, const char *data,
 
 /* Parse the harness's results into rep; false (and the raw output kept)
  * when they are malformed. */
-static bool load_results(const struct bp_record_args *a,
-                         const struct captured *cap, struct bp_report *rep)
+bool bp_cli_run_load_results(const struct bp_record_args *a,
+                             const struct captured *cap,
+                             struct bp_report *rep)
 {
   struct bp_err err = {0};
   const struct bp_buf *out = &cap->buf;
@@ -121,15 +149,6 @@ static bool load_results(const struct bp_record_args *a,
   return rc == BP_OK;
 }
 
-/* One benchmark's line in the manifest: where its own artifacts are
- * ("." for the invocation's) and, when it has its own invocation, that
- * profile's facts. */
-struct bench_art {
-  const char *dir;
-  const struct bp_profile *prof;  /* its own invocation (--each), or NULL */
-  int exit_status;
-  const struct bp_marked *marked; /* marked by the harness, or NULL */
-};
 
 /* Counters measure the whole invocation: they belong to its benchmark
  * when there is exactly one.  A benchmark the harness marked (hooks.h)
@@ -299,11 +318,11 @@ static bp_code write_manifest(const struct bp_record_args *a,
 }
 
 /* Report and manifest; false when they could not be written. */
-static bool write_outputs(const struct bp_record_args *a,
-                          const struct bp_report *rep,
-                          const struct bp_profile *prof,
-                          const struct bp_profile *any,
-                          const struct bench_art *arts, int status)
+bool bp_cli_run_write_outputs(const struct bp_record_args *a,
+                              const struct bp_report *rep,
+                              const struct bp_profile *prof,
+                              const struct bp_profile *any,
+                              const struct bench_art *arts, int status)
 {
   struct bp_err err = {0};
   bp_code rc = write_report(a, rep, &err);
@@ -322,8 +341,8 @@ static bool write_outputs(const struct bp_record_args *a,
 /* After the report and manifest: publish them (unless --no-publish).  A
  * publication failure changes the status only with --strict, and never
  * hides the command's own failure. */
-static int publish(const struct bp_record_args *a, const char *start,
-                   int status)
+int bp_cli_run_publish(const struct bp_record_args *a, const char *start,
+                       int status)
 {
   char end[32];
   if(!a->pub.enabled)
@@ -338,8 +357,8 @@ static int publish(const struct bp_record_args *a, const char *start,
 /* Publish and compare a run that passed (any run with --allow-failure);
  * a failed or interrupted one stays in the run directory, said so.  The
  * exit status after both. */
-static int publish_and_compare(const struct bp_record_args *a,
-                               const char *start, int status)
+int bp_cli_run_publish_and_compare(const struct bp_record_args *a,
+                                   const char *start, int status)
 {
   const char *outcome = outcome_of(status);
   if(strcmp(outcome, BP_OUTCOME_PASSED) && !a->allow_failure) {
@@ -353,14 +372,15 @@ static int publish_and_compare(const struct bp_record_args *a,
                   status, a->output, outcome);
     return status;
   }
-  return bp_cli_run_compare(&a->pub, a->output, publish(a, start, status));
+  return bp_cli_run_compare(&a->pub, a->output,
+                            bp_cli_run_publish(a, start, status));
 }
 
 /* Results or a report that could not be written: benchprof's own failure
  * fails a command that passed, unless --keep-status (not strict), which
  * keeps the command's status: a job that passes without benchprof passes
  * with it. */
-static int own_failure(const struct bp_record_args *a, int status)
+int bp_cli_run_own_failure(const struct bp_record_args *a, int status)
 {
   if(status)
     return status;   /* the command's own failure wins */
@@ -374,7 +394,7 @@ static int own_failure(const struct bp_record_args *a, int status)
 
 /* A previous run's report, manifest and comparison never stay beside
  * this run's files. */
-static bool clear_previous(const struct bp_record_args *a)
+bool bp_cli_run_clear_previous(const struct bp_record_args *a)
 {
   struct bp_err err = {0};
   bp_code rc = bpi_rundir_clear(a->output, &err);
@@ -390,11 +410,11 @@ static int run_once(struct bp_record_args *a)
   struct captured out = { .too_big = false };
   bpi_buf_init(&out.buf);
   if(a->adapter != BP_ADAPTER_NONE) {
-    a->rec.on_output = collect_output;
+    a->rec.on_output = bp_cli_run_collect_output;
     a->rec.output_ctx = &out;
   }
   struct bp_profile *prof;
-  if(!clear_previous(a)) {
+  if(!bp_cli_run_clear_previous(a)) {
     bpi_buf_cleanup(&out.buf);
     return BP_EXIT_ERROR;
   }
@@ -409,208 +429,22 @@ static int run_once(struct bp_record_args *a)
   struct bp_report rep;
   struct bench_art *arts = NULL;
   bpi_report_init(&rep);
-  bool ok = !bpi_buf_failed(&out.buf) && load_results(a, &out, &rep);
+  bool ok = !bpi_buf_failed(&out.buf) &&
+            bp_cli_run_load_results(a, &out, &rep);
   if(ok) {
     bp_code rc = attach_counters(a, &rep, prof, &arts);
     if(rc)
       bp_msg_error("report: %s", bp_strerror(rc));
-    ok = !rc && write_outputs(a, &rep, prof, prof, arts, status);
+    ok = !rc && bp_cli_run_write_outputs(a, &rep, prof, prof, arts, status);
     if(ok)
-      status = publish_and_compare(a, start, status);
+      status = bp_cli_run_publish_and_compare(a, start, status);
   }
   if(!ok)
-    status = own_failure(a, status);
+    status = bp_cli_run_own_failure(a, status);
   free(arts);
   bpi_report_cleanup(&rep);
   bpi_profile_free(prof);
   bpi_buf_cleanup(&out.buf);
-  return status;
-}
-
-/* ------------------------------------------------ --each google-benchmark */
-
-/* The harness's benchmarks, one name a line of CMD --benchmark_list_tests. */
-static int list_benchmarks(char *const *argv, struct bp_buf *names,
-                           size_t *n)
-{
-  size_t argc = 0;
-  while(argv[argc])
-    argc++;
-  char **list = calloc(argc + 2, sizeof(*list));
-  if(!list)
-    return BP_EXIT_ERROR;
-  memcpy(list, argv, argc * sizeof(*list));
-  list[argc] = (char *)"--benchmark_list_tests=true";
-  int st = bp_cli_capture(list, names);
-  free(list);
-  if(st) {
-    bp_msg_error("listing the benchmarks (%s --benchmark_list_tests=true) "
-                 "%s %d", argv[0], st < 0 ? "failed:" : "exited with",
-                 st < 0 ? errno : st);
-    return st > 0 ? st : BP_EXIT_ERROR;
-  }
-  if(bpi_buf_failed(names))
-    return BP_EXIT_ERROR;
-  /* lines become strings; empty ones are dropped */
-  *n = 0;
-  for(size_t i = 0; i < names->len; i++)
-    if(names->data[i] == '\n' || names->data[i] == '\r')
-      names->data[i] = '\0';
-  for(size_t i = 0; i < names->len; i += strlen(names->data + i) + 1)
-    *n += names->data[i] != '\0';
-  return 0;
-}
-
-/* "--benchmark_filter=^NAME$" with NAME's regex characters escaped. */
-static char *filter_arg(const char *name)
-{
-  struct bp_buf b;
-  bpi_buf_init(&b);
-  bpi_buf_adds(&b, "--benchmark_filter=^");
-  for(const char *p = name; *p; p++) {
-    if(strchr("\\^$.|?*+()[]{}", *p))
-      bpi_buf_addc(&b, '\\');
-    bpi_buf_addc(&b, *p);
-  }
-  bpi_buf_addc(&b, '$');
-  if(bpi_buf_failed(&b)) {
-    bpi_buf_cleanup(&b);
-    return NULL;
-  }
-  return b.data;
-}
-
-struct each_run {
-  struct bp_report rep;
-  struct bench_art *arts;   /* one per benchmark of rep */
-  struct bp_profile **profs;
-  size_t nprofs;
-  int status;               /* the first non-zero exit status */
-  bool ok;                  /* every invocation's results read */
-};
-
-/* Record one benchmark in DIR/dir; its results and counters into e. */
-static void run_one(const struct bp_record_args *a, struct each_run *e,
-                    const char *name, const char *dir)
-{
-  size_t argc = 0;
-  while(a->rec.argv[argc])
-    argc++;
-  char path[PATH_MAX];
-  char *filter = filter_arg(name);
-  char **argv = calloc(argc + 3, sizeof(*argv));
-  struct bp_record_args sub = *a;
-  struct captured out = { .too_big = false };
-  struct bp_profile *prof = NULL;
-  bpi_buf_init(&out.buf);
-  if(!filter || !argv || (size_t)snprintf(path, sizeof(path), "%s/%s",
-                                          a->output, dir) >= sizeof(path)) {
-    bp_msg_error("%s: out of memory or path too long", dir);
-    e->ok = false;
-    goto out;
-  }
-  struct bp_err err = {0};
-  if(bpi_file_mkdirs_under(a->output, dir, &err)) {
-    bp_msg_err(&err, err.code);
-    e->ok = false;
-    goto out;
-  }
-  memcpy(argv, a->rec.argv, argc * sizeof(*argv));
-  argv[argc] = filter;
-  argv[argc + 1] = (char *)"--benchmark_format=json";
-  sub.rec.argv = argv;
-  sub.output = path;
-  sub.adapter = BP_ADAPTER_GBENCH;
-  sub.marked = NULL;
-  sub.nmarked = 0;
-  sub.rec.on_output = collect_output;
-  sub.rec.output_ctx = &out;
-  int st = bp_cli_record(&sub, &prof);
-  if(st && !e->status)
-    e->status = st;
-  size_t had = e->rep.nbenches;
-  if(!prof || sub.failed || bpi_buf_failed(&out.buf) ||
-     !load_results(&sub, &out, &e->rep)) {
-    e->ok = false;
-    goto out;
-  }
-  struct bp_bench *b = bpi_report_bench(&e->rep, name);
-  struct bench_art *arts = realloc(e->arts, (e->rep.nbenches + 1) *
-                                            sizeof(*arts));
-  if(arts) {
-    e->arts = arts;
-    memset(arts + had, 0, (e->rep.nbenches - had) * sizeof(*arts));
-  }
-  if(!b || !arts ||
-     bpi_report_add_counters(b, prof->meta.counters, prof->meta.ncounters)) {
-    e->ok = false;
-    goto out;
-  }
-  arts[b - e->rep.benches] = (struct bench_art){.dir = dir, .prof = prof,
-                                                .exit_status = st};
-  e->profs[e->nprofs++] = prof;
-  prof = NULL;
-out:
-  bpi_profile_free(prof);
-  bp_cli_record_cleanup(&sub);
-  bpi_buf_cleanup(&out.buf);
-  free(argv);
-  free(filter);
-}
-
-static int run_each(struct bp_record_args *a)
-{
-  struct bp_buf names;
-  struct each_run e = {.ok = true};
-  char **dirs = NULL;
-  const char **list = NULL;
-  size_t n = 0;
-  char start[32];
-  bp_cli_iso_now(start);
-  bpi_buf_init(&names);
-  bpi_report_init(&e.rep);
-  int status = clear_previous(a) ? list_benchmarks(a->rec.argv, &names, &n)
-                                 : BP_EXIT_ERROR;
-  if(!status && !n) {
-    bp_msg_error("%s lists no benchmarks", a->rec.argv[0]);
-    status = BP_EXIT_ERROR;
-  }
-  if(status)
-    goto out;
-  list = calloc(n, sizeof(*list));
-  e.profs = calloc(n, sizeof(*e.profs));
-  for(size_t i = 0, k = 0; list && i < names.len;
-      i += strlen(names.data + i) + 1)
-    if(names.data[i])
-      list[k++] = names.data + i;
-  if(!list || !e.profs ||
-     bpi_control_dirnames(list, n, bp_cli_reserved_names, &dirs)) {
-    status = BP_EXIT_ERROR;
-    goto out;
-  }
-  for(size_t i = 0; i < n; i++) {
-    bp_msg_note("benchmark %zu of %zu: %s", i + 1, n, dirs[i]);
-    run_one(a, &e, list[i], dirs[i]);
-  }
-  status = e.status;
-  /* a benchmark the harness reported under another name has no profile */
-  for(size_t i = 0; e.ok && i < e.rep.nbenches; i++)
-    if(!e.arts[i].dir)
-      e.arts[i].dir = ".";
-  if(!e.ok || !e.nprofs ||
-     !write_outputs(a, &e.rep, NULL, e.profs[0], e.arts, status))
-    status = own_failure(a, status);
-  else
-    status = publish_and_compare(a, start, status);
-out:
-  for(size_t i = 0; i < e.nprofs; i++)
-    bpi_profile_free(e.profs[i]);
-  free(e.profs);
-  free(e.arts);
-  bpi_control_dirnames_free(dirs, n);
-  free(list);
-  bpi_report_cleanup(&e.rep);
-  bpi_buf_cleanup(&names);
   return status;
 }
 
@@ -638,7 +472,7 @@ int cmd_run(int argc, char **argv)
   if(status < 0 && (cs == BP_CLI_CONFIG_INVALID || !cfg.enabled))
     status = exec_unprofiled(a.rec.argv);
   else if(status < 0)
-    status = a.each ? run_each(&a) : run_once(&a);
+    status = a.each ? bp_cli_run_each(&a) : run_once(&a);
   bp_cli_record_cleanup(&a);
   bpi_config_cleanup(&cfg);
   return status;

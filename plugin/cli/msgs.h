@@ -1,6 +1,9 @@
-/* msgs: the only code of benchprof that writes its own messages to stderr.
- * Every line starts with "benchprof: " so it stands apart from the
- * benchmark's output, which passes through untouched. */
+/* msgs: every message benchprof writes to stderr about itself (notes,
+ * warnings, errors).  Every line starts with "benchprof: " so it stands
+ * apart from the benchmark's output, which passes through untouched.
+ * Results a command was asked for are not messages: help goes where
+ * the user asked for it, and `benchprof stat` prints its counter table
+ * on stderr itself (cmd_stat.c), keeping stdout the command's. */
 #ifndef BP_CLI_MSGS_H
 #define BP_CLI_MSGS_H
 

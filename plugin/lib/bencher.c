@@ -8,6 +8,7 @@
 #include "bp_setup.h"
 #include "bencher.h"
 #include "err.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -123,23 +124,17 @@ bool bpi_bencher_is_uuid(const char *s)
   return true;
 }
 
-static const char *jstr(const cJSON *obj, const char *key)
-{
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* a copy of obj[key] when it is a uuid; NULL when not (or no memory) */
 static char *juuid(const cJSON *obj, const char *key)
 {
-  const char *v = jstr(obj, key);
+  const char *v = bpi_json_str(obj, key);
   return bpi_bencher_is_uuid(v) ? strdup(v) : NULL;
 }
 
 /* a copy of obj[key] when it is a non-empty string */
 static char *jtext(const cJSON *obj, const char *key)
 {
-  const char *v = jstr(obj, key);
+  const char *v = bpi_json_str(obj, key);
   return v && *v ? strdup(v) : NULL;
 }
 
@@ -246,18 +241,18 @@ static bool answer_results(struct bp_bencher_ids *ids, const cJSON *results)
     cJSON_ArrayForEach(res, array_or_null(iter)) {
       const cJSON *bench = cJSON_GetObjectItemCaseSensitive(res,
                                                             "benchmark");
-      const char *name = jstr(bench, "name");
+      const char *name = bpi_json_str(bench, "name");
       if(!name)
         continue;
       struct bp_bencher_bench_id *b = add_bench(ids, name,
-                                                jstr(bench, "uuid"));
+                                                bpi_json_str(bench, "uuid"));
       if(!b)
         return false;
       const cJSON *ms = cJSON_GetObjectItemCaseSensitive(res, "measures");
       cJSON_ArrayForEach(m, array_or_null(ms)) {
         const cJSON *measure = cJSON_GetObjectItemCaseSensitive(m,
                                                                 "measure");
-        if(!add_measure(b, jstr(measure, "slug"), jstr(measure, "uuid")))
+        if(!add_measure(b, bpi_json_str(measure, "slug"), bpi_json_str(measure, "uuid")))
           return false;
       }
     }
@@ -273,7 +268,7 @@ static bp_code parse_with_uuid(const char *json, size_t len, const char *key,
   *root = cJSON_ParseWithLength(json ? json : "", json ? len : 0);
   if(!*root)
     return bpi_err_set(err, BPE_FORMAT, 0, "%s is not JSON", what);
-  if(!bpi_bencher_is_uuid(jstr(*root, key))) {
+  if(!bpi_bencher_is_uuid(bpi_json_str(*root, key))) {
     cJSON_Delete(*root);
     *root = NULL;
     return bpi_err_set(err, BPE_FORMAT, 0, "%s has no report uuid", what);
@@ -332,7 +327,7 @@ bp_code bpi_bencher_ids_read(const char *json, size_t len,
   cJSON_ArrayForEach(bench, object_or_null(benches)) {
     struct bp_bencher_bench_id *b = NULL;
     if(ok && !(b = add_bench(ids, bench->string,
-                             jstr(bench, "benchmark_uuid"))))
+                             bpi_json_str(bench, "benchmark_uuid"))))
       ok = false;
     const cJSON *ms = cJSON_GetObjectItemCaseSensitive(bench, "measures");
     cJSON_ArrayForEach(m, object_or_null(ms)) {

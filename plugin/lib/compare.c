@@ -12,6 +12,7 @@
 #include "hash.h"
 #include "report.h"
 #include "rundir.h"
+#include "text.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -68,28 +69,6 @@ out:
   return rc;
 }
 
-static const char *json_str(const cJSON *obj, const char *key)
-{
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-/* A relative file path in a URL: each segment percent-encoded (RFC 3986
- * unreserved kept), the slashes kept. */
-static void add_path(struct bp_buf *b, const char *path)
-{
-  static const char hex[] = "0123456789ABCDEF";
-  for(const unsigned char *p = (const unsigned char *)path; *p; p++) {
-    if((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-       (*p >= '0' && *p <= '9') || strchr("-._~/", *p))
-      bpi_buf_addc(b, (char)*p);
-    else {
-      char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
-      bpi_buf_add(b, esc, 3);
-    }
-  }
-}
-
 /* The public URL of a run's artifact file (relative to the run): the one
  * the store recorded for it, else url_prefix/file, else NULL.  A stored
  * manifest (publish.c) gives each artifact its "url":
@@ -112,7 +91,8 @@ static char *artifact_url(const struct side *s, const char *file)
   bpi_buf_adds(&b2, s->url_prefix);
   if(s->url_prefix[n - 1] != '/')
     bpi_buf_addc(&b2, '/');
-  add_path(&b2, !strncmp(file, "./", 2) ? file + 2 : file);
+  /* each segment percent-encoded, the slashes kept */
+  bpi_text_pct_encode(&b2, !strncmp(file, "./", 2) ? file + 2 : file, "/");
   if(bpi_buf_failed(&b2)) {
     bpi_buf_cleanup(&b2);
     return NULL;
@@ -138,67 +118,9 @@ static char *bencher_console(const char *host)
   return strndup(host, n);
 }
 
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-  /* Howard Hinnant's algorithm: days since 1970-01-01, proleptic
-   * Gregorian, no time zone tables involved */
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  unsigned yoe = (unsigned)(y - era * 400);
-  unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + (int64_t)doe - 719468;
-}
-
-/* n digits at *p into *v; false when they are not all digits */
-static bool digits(const char **p, int n, unsigned *v)
-{
-  *v = 0;
-  for(int i = 0; i < n; i++, (*p)++) {
-    if(**p < '0' || **p > '9')
-      return false;
-    *v = *v * 10 + (unsigned)(**p - '0');
-  }
-  return true;
-}
-
 bool bpi_compare_time_ms(const char *iso, int64_t *ms)
 {
-  unsigned y, mo, d, h, mi, s, ms_part = 0, oh = 0, om = 0;
-  const char *p = iso;
-  if(!p || !digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) ||
-     *p++ != '-' || !digits(&p, 2, &d) || (*p != 'T' && *p != 't') ||
-     !(p++, digits(&p, 2, &h)) || *p++ != ':' || !digits(&p, 2, &mi) ||
-     *p++ != ':' || !digits(&p, 2, &s))
-    return false;
-  if(*p == '.') {
-    p++;
-    if(*p < '0' || *p > '9')
-      return false;
-    /* ".5" is 500 ms; digits finer than ms are dropped */
-    for(int i = 0; i < 3 || (*p >= '0' && *p <= '9'); i++) {
-      unsigned digit = *p >= '0' && *p <= '9' ? (unsigned)(*p++ - '0') : 0;
-      if(i < 3)
-        ms_part = ms_part * 10 + digit;
-    }
-  }
-  int sign = 0;
-  if(*p == 'Z' || *p == 'z')
-    p++;
-  else if(*p == '+' || *p == '-') {
-    sign = *p++ == '+' ? 1 : -1;
-    if(!digits(&p, 2, &oh) || *p++ != ':' || !digits(&p, 2, &om))
-      return false;
-  }
-  else
-    return false;
-  if(*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
-     s > 60 || oh > 23 || om > 59)
-    return false;
-  int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 +
-                 s - sign * (int64_t)(oh * 3600 + om * 60);
-  *ms = secs * 1000 + ms_part;
-  return true;
+  return bpi_text_iso8601_ms(iso, ms);
 }
 
 /* publication.bencher's plot ids: {"project": SLUG, "branch_uuid": U,
@@ -210,17 +132,17 @@ static void side_bencher(struct bp_cmp_side *out, const cJSON *pub)
   const char *uuids[] = {"branch_uuid", "head_uuid", "testbed_uuid"};
   char **into[] = {&out->bencher_branch, &out->bencher_head,
                    &out->bencher_testbed};
-  const char *project = json_str(bencher, "project");
+  const char *project = bpi_json_str(bencher, "project");
   if(project && *project)
     out->bencher_project = strdup(project);
   for(size_t i = 0; i < BP_ARRAY_LEN(uuids); i++) {
-    const char *u = json_str(bencher, uuids[i]);
+    const char *u = bpi_json_str(bencher, uuids[i]);
     if(bpi_bencher_is_uuid(u))
       *into[i] = strdup(u);
   }
-  const char *end = json_str(bencher, "end_time");
+  const char *end = bpi_json_str(bencher, "end_time");
   int64_t ms;
-  if(bpi_compare_time_ms(end ? end : json_str(pub, "end_time"), &ms))
+  if(bpi_compare_time_ms(end ? end : bpi_json_str(pub, "end_time"), &ms))
     out->bencher_end_ms = ms;
 }
 
@@ -234,20 +156,20 @@ static bp_code side_identity(struct bp_cmp_side *out, const struct side *s)
   const cJSON *pub = s->manifest.publication;
   const cJSON *id = cJSON_GetObjectItemCaseSensitive(pub, "identity");
   const cJSON *bencher = cJSON_GetObjectItemCaseSensitive(pub, "bencher");
-  const char *hash = json_str(id, "hash");
-  const char *uuid = json_str(pub, "report_uuid");
+  const char *hash = bpi_json_str(id, "hash");
+  const char *uuid = bpi_json_str(pub, "report_uuid");
   out->dir = strdup(s->dir);
-  out->project = dup_or_null(json_str(id, "project"));
-  out->branch = dup_or_null(json_str(id, "branch"));
-  out->hash = dup_or_null(hash ? hash : json_str(id, "commit"));
-  out->testbed = dup_or_null(json_str(id, "testbed"));
-  out->report_uuid = dup_or_null(uuid ? uuid : json_str(bencher,
+  out->project = dup_or_null(bpi_json_str(id, "project"));
+  out->branch = dup_or_null(bpi_json_str(id, "branch"));
+  out->hash = dup_or_null(hash ? hash : bpi_json_str(id, "commit"));
+  out->testbed = dup_or_null(bpi_json_str(id, "testbed"));
+  out->report_uuid = dup_or_null(uuid ? uuid : bpi_json_str(bencher,
                                                         "report_uuid"));
   /* a console the operator named (bencher.console_url), else the host's */
-  const char *console = json_str(bencher, "console");
+  const char *console = bpi_json_str(bencher, "console");
   out->bencher_url = bencher_console(console ? console
-                                             : json_str(bencher, "host"));
-  out->manifest_url = dup_or_null(json_str(pub, "manifest_url"));
+                                             : bpi_json_str(bencher, "host"));
+  out->manifest_url = dup_or_null(bpi_json_str(pub, "manifest_url"));
   side_bencher(out, pub);
   return out->dir ? BP_OK : BPE_NOMEM;
 }
@@ -701,11 +623,11 @@ static bp_code bench_bencher(struct bp_cmp_bench *cb, const struct side *head)
   const struct bp_manifest_bench *mb = manifest_bench(head, cb->name);
   const cJSON *ids = mb ? mb->bencher : NULL;
   const cJSON *ms = cJSON_GetObjectItemCaseSensitive(ids, "measures");
-  const char *u = json_str(ids, "benchmark_uuid");
+  const char *u = bpi_json_str(ids, "benchmark_uuid");
   if(bpi_bencher_is_uuid(u) && !(cb->bencher_uuid = strdup(u)))
     return BPE_NOMEM;
   for(size_t i = 0; i < cb->nmeasures; i++) {
-    u = json_str(ms, cb->measures[i].slug);
+    u = bpi_json_str(ms, cb->measures[i].slug);
     if(bpi_bencher_is_uuid(u) && !(cb->measures[i].bencher_uuid = strdup(u)))
       return BPE_NOMEM;
   }

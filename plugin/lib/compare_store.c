@@ -5,6 +5,7 @@
 #include "bp_setup.h"
 #include "compare.h"
 #include "err.h"
+#include "text.h"
 #include "fileio.h"
 #include "rundir.h"
 
@@ -13,12 +14,6 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
-
-static const char *json_str(const cJSON *obj, const char *key)
-{
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 bp_code bpi_compare_parse_ref(const char *text, struct bp_cmp_ref *ref,
                               struct bp_err *err)
@@ -83,7 +78,7 @@ static bp_code latest_manifest(struct bp_store *st, const char *project,
                      "in %s (no %s)", branch, testbed, bpi_store_url(st),
                      pkey);
   cJSON *l = rc ? NULL : cJSON_ParseWithLength(text, len);
-  const char *m = json_str(l, "manifest");
+  const char *m = bpi_json_str(l, "manifest");
   if(!rc && !m)
     rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not a latest pointer (no "
                      "\"manifest\")", pkey);

@@ -621,6 +621,9 @@ static void add_samples(struct gecko *g, uint32_t t, uint64_t *next)
   bpi_buf_adds(b, "]},\n");
 }
 
+/* An inlined call is a row of its own, as its function; the Gecko
+ * format's frame table has no column to mark it inlined (inlineDepth is
+ * the processed format's, which the viewer fills with 0 on loading). */
 static void add_frame_table(struct gecko *g)
 {
   const struct bp_profile *p = g->p;

@@ -13,9 +13,11 @@
 #include "buf.h"
 #include "err.h"
 #include "fileio.h"
+#include "firefox.h"
 #include "http.h"
 #include "rundir.h"
 #include "spool.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -28,8 +30,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define FIREFOX_ACCEPT "Accept: application/vnd.firefox-profiler+json;" \
-                       "version=1.0"
 #define META_VERSION 1
 /* the spool marker that keeps the ids of Bencher's answer (bencher.h's
  * JSON), written just before the "report" part's: not a part itself */
@@ -39,21 +39,6 @@
 #define REJECTED_PART "rejected"
 
 /* ------------------------------------------------------------ helpers */
-
-static const char *jstr(const cJSON *obj, const char *name)
-{
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static const char *env_get(char *const *envp, const char *name)
-{
-  size_t len = strlen(name);
-  for(; envp && *envp; envp++)
-    if(!strncmp(*envp, name, len) && (*envp)[len] == '=')
-      return (*envp)[len + 1] ? *envp + len + 1 : NULL;
-  return NULL;
-}
 
 static void add_nullable(cJSON *obj, const char *name, const char *value)
 {
@@ -72,30 +57,6 @@ static bool is_hex_hash(const char *s)
     if(!strchr("0123456789abcdefABCDEF", s[i]))
       return false;
   return true;
-}
-
-/* A file's bytes as they are (a gzipped profile stays gzipped). */
-static bp_code read_raw(const char *path, struct bp_buf *out,
-                        struct bp_err *err)
-{
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if(fd < 0)
-    return bpi_err_set(err, BPE_IO, errno, "cannot open '%s'", path);
-  char chunk[65536];
-  ssize_t n;
-  while((n = read(fd, chunk, sizeof(chunk))) != 0) {
-    if(n < 0 && errno == EINTR)
-      continue;
-    if(n < 0) {
-      int e = errno;
-      close(fd);
-      return bpi_err_set(err, BPE_IO, e, "cannot read '%s'", path);
-    }
-    bpi_buf_add(out, chunk, (size_t)n);
-  }
-  close(fd);
-  return bpi_buf_failed(out) ? bpi_err_set(err, BPE_NOMEM, 0, "%s", path)
-                             : BP_OK;
 }
 
 /* ------------------------------------------------------- the artifacts */
@@ -156,13 +117,13 @@ struct ident {
 static void ident_of(const cJSON *meta, struct ident *id)
 {
   const cJSON *i = cJSON_GetObjectItemCaseSensitive(meta, "identity");
-  id->project = jstr(i, "project");
-  id->branch = jstr(i, "branch");
-  id->hash = jstr(i, "hash");
-  id->commit = jstr(i, "commit");
-  id->testbed = jstr(i, "testbed");
-  id->base_branch = jstr(i, "base_branch");
-  id->base_hash = jstr(i, "base_hash");
+  id->project = bpi_json_str(i, "project");
+  id->branch = bpi_json_str(i, "branch");
+  id->hash = bpi_json_str(i, "hash");
+  id->commit = bpi_json_str(i, "commit");
+  id->testbed = bpi_json_str(i, "testbed");
+  id->base_branch = bpi_json_str(i, "base_branch");
+  id->base_hash = bpi_json_str(i, "base_hash");
 }
 
 /* The whole run's artifacts when no benchmark has them as its own (the
@@ -226,19 +187,6 @@ static bp_code list_arts(const struct ident *id, const struct bp_manifest *man,
 
 /* ------------------------------------------------------ spooling a run */
 
-static bool valid_utf8(const char *s)
-{
-  const unsigned char *u = (const unsigned char *)s;
-  uint32_t cp;
-  while(*u) {
-    size_t n = bpi_utf8_seq(u, &cp);
-    if(!n)
-      return false;
-    u += n;
-  }
-  return true;
-}
-
 static bp_code check_ident(const struct bp_publish_opts *o,
                            struct bp_err *err)
 {
@@ -253,7 +201,7 @@ static bp_code check_ident(const struct bp_publish_opts *o,
                             {"testbed", o->testbed},
                             {"base branch", o->base_branch}};
   for(size_t i = 0; i < BP_ARRAY_LEN(names); i++)
-    if(names[i][1] && !valid_utf8(names[i][1]))
+    if(names[i][1] && !bpi_text_utf8_valid(names[i][1]))
       return bpi_err_set(err, BPE_INVAL, 0, "publish: the %s name is not "
                          "valid UTF-8", names[i][0]);
   /* the targets go into the spool and the stored (public) manifest */
@@ -439,98 +387,22 @@ static bp_code put_artifacts(struct job *j)
   return rc;
 }
 
-/* base64url (no padding) into bytes; NULL when malformed */
-static char *b64url_decode(const char *s, size_t len)
-{
-  static const char alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
-                              "vwxyz0123456789-_";
-  char *out = malloc(len * 3 / 4 + 4);
-  size_t n = 0;
-  unsigned acc = 0, bits = 0;
-  for(size_t i = 0; out && i < len; i++) {
-    const char *p = s[i] ? strchr(alpha, s[i]) : NULL;
-    if(!p) {
-      free(out);
-      return NULL;
-    }
-    acc = (acc << 6) | (unsigned)(p - alpha);
-    bits += 6;
-    if(bits >= 8) {
-      bits -= 8;
-      out[n++] = (char)((acc >> bits) & 0xff);
-    }
-  }
-  if(out)
-    out[n] = '\0';
-  return out;
-}
-
-/* The profile's public link from the store's answer, a JWT whose payload
- * holds {"profileToken": T}. */
-static char *firefox_link(const struct bp_buf *answer)
-{
-  char *text = answer->data ? answer->data : "";
-  char *dot1 = strchr(text, '.');
-  char *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
-  char *payload = dot2 ? b64url_decode(dot1 + 1, (size_t)(dot2 - dot1 - 1))
-                       : NULL;
-  cJSON *j = payload ? cJSON_Parse(payload) : NULL;
-  const char *tok = jstr(j, "profileToken");
-  char *link = NULL;
-  if(tok && *tok && strspn(tok, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
-                           "qrstuvwxyz0123456789-_") == strlen(tok)) {
-    struct bp_buf b;
-    bpi_buf_init(&b);
-    bpi_buf_printf(&b, BP_FIREFOX_PUBLIC "%s/", tok);
-    link = bpi_buf_failed(&b) ? NULL : b.data;
-  }
-  cJSON_Delete(j);
-  free(payload);
-  return link;
-}
-
-/* Upload one Firefox profile to the profiler's public store.  The POST
- * is not repeated once the store may have it (*lost: it went out and no
- * answer came): a second try would make a second public copy. */
+/* The Gecko profile a to the Firefox Profiler's public store; *lost:
+ * the store may have it although no answer came (never sent again). */
 static bp_code firefox_upload(struct job *j, const struct art *a,
                               char **link, bool *lost)
 {
-  struct bp_buf body, url, rel;
-  struct bp_http_resp resp;
-  bpi_buf_init(&body);
-  bpi_buf_init(&url);
-  bpi_buf_init(&rel);
-  bpi_http_resp_init(&resp);
   const cJSON *ff = cJSON_GetObjectItemCaseSensitive(j->meta, "firefox");
-  const char *api = jstr(ff, "api");
-  size_t len = api ? strlen(api) : 0;
-  while(len && api[len - 1] == '/')
-    len--;
-  bpi_buf_add(&url, api ? api : "", len);
-  bpi_buf_adds(&url, "/compressed-store");
+  struct bp_buf rel;
+  bpi_buf_init(&rel);
   bpi_buf_printf(&rel, BP_SPOOL_FILES "/%s", a->file);
   char *path = bpi_buf_failed(&rel) ? NULL : bpi_spool_path(j->sp, rel.data);
-  bp_code rc = path && !bpi_buf_failed(&url)
-                 ? read_raw(path, &body, &j->res->failure)
-                 : bpi_err_set(&j->res->failure, BPE_NOMEM, 0, "upload");
-  if(!rc) {
-    static const char *const headers[] = {FIREFOX_ACCEPT, NULL};
-    struct bp_http_req req = {
-      .method = "POST", .url = url.data, .headers = headers,
-      .content_type = "application/octet-stream",
-      .body = body.data, .body_len = body.len, .not_idempotent = true,
-    };
-    rc = bpi_http_send(&j->o->http, &req, &resp, &j->res->failure);
-    *lost = rc && resp.maybe_received;
-  }
-  if(!rc && !(*link = firefox_link(&resp.body)))
-    rc = bpi_err_set(&j->res->failure, BPE_FORMAT, 0, "POST %s: the answer "
-                     "holds no profile token", url.data);
-  bpi_http_resp_cleanup(&resp);
+  bp_code rc = path ? bpi_firefox_upload(&j->o->http,
+                                         bpi_json_str(ff, "api"), path, link,
+                                         lost, &j->res->failure)
+                    : bpi_err_set(&j->res->failure, BPE_NOMEM, 0, "upload");
   free(path);
   bpi_buf_cleanup(&rel);
-  bpi_buf_cleanup(&url);
-  bpi_buf_cleanup(&body);
   return rc;
 }
 
@@ -616,15 +488,15 @@ static void add_bencher_pub(cJSON *p, const struct job *j)
   }
   const struct bp_bencher_ids *ids = &j->bencher;
   cJSON *bo = cJSON_AddObjectToObject(p, "bencher");
-  cJSON_AddStringToObject(bo, "host", jstr(bencher, "host"));
-  add_nullable(bo, "console", jstr(bencher, "console"));
+  cJSON_AddStringToObject(bo, "host", bpi_json_str(bencher, "host"));
+  add_nullable(bo, "console", bpi_json_str(bencher, "console"));
   add_nullable(bo, "report_uuid", j->res->report_uuid);
   add_nullable(bo, "project", ids->project);
   add_nullable(bo, "branch_uuid", ids->branch);
   add_nullable(bo, "head_uuid", ids->head);
   add_nullable(bo, "testbed_uuid", ids->testbed);
   add_nullable(bo, "end_time", ids->end_time ? ids->end_time
-                                             : jstr(j->meta, "end_time"));
+                                             : bpi_json_str(j->meta, "end_time"));
 }
 
 /* Each of man's benchmarks gets "bencher": {"benchmark_uuid": U,
@@ -662,7 +534,7 @@ static bp_code put_bencher(struct job *j)
   if(!j->o->bencher.token)
     return bpi_err_set(err, BPE_CONFIG, 0, "no Bencher API token to send "
                        "the report with (set $BENCHER_API_TOKEN)");
-  struct bp_bencher_opts bo = {jstr(b, "host"), j->o->bencher.token,
+  struct bp_bencher_opts bo = {bpi_json_str(b, "host"), j->o->bencher.token,
                                &j->o->http};
   char *bmf = NULL, *path = bpi_spool_path(j->sp, BP_SPOOL_FILES "/"
                                                   BP_RUNDIR_REPORT);
@@ -678,9 +550,9 @@ static bp_code put_bencher(struct job *j)
       .project = j->id.project, .branch = j->id.branch, .hash = j->id.hash,
       .testbed = j->id.testbed, .start_branch = j->id.base_branch,
       .start_hash = j->id.base_hash,
-      .start_time = jstr(j->meta, "start_time"),
-      .end_time = jstr(j->meta, "end_time"), .bmf = bmf,
-      .idempotency_key = jstr(b, "idempotency_key"),
+      .start_time = bpi_json_str(j->meta, "start_time"),
+      .end_time = bpi_json_str(j->meta, "end_time"), .bmf = bmf,
+      .idempotency_key = bpi_json_str(b, "idempotency_key"),
     };
     rc = bpi_bencher_post_ids(&bo, &r, &j->bencher, err);
     if(!rc)
@@ -756,8 +628,8 @@ static char *stored_manifest(struct job *j)
                               true);
   if(id)
     cJSON_AddItemToObject(p, "identity", id);
-  cJSON_AddStringToObject(p, "start_time", jstr(j->meta, "start_time"));
-  cJSON_AddStringToObject(p, "end_time", jstr(j->meta, "end_time"));
+  cJSON_AddStringToObject(p, "start_time", bpi_json_str(j->meta, "start_time"));
+  cJSON_AddStringToObject(p, "end_time", bpi_json_str(j->meta, "end_time"));
   cJSON_AddStringToObject(p, "store", bpi_store_url(j->store));
   add_bencher_pub(p, j);
   add_bencher_benches(&m, j);
@@ -803,7 +675,7 @@ static bp_code put_latest(struct job *j, const char *mkey)
   if(part_done(j, "latest", NULL))
     return BP_OK;
   struct bp_err *err = &j->res->failure;
-  const char *end = jstr(j->meta, "end_time");
+  const char *end = bpi_json_str(j->meta, "end_time");
   char *key = bpi_store_latest_key(j->id.project, j->id.branch,
                                    j->id.testbed);
   char *old = NULL, *url = NULL;
@@ -815,7 +687,7 @@ static bp_code put_latest(struct job *j, const char *mkey)
   if(!rc && got && got != BPE_NOT_FOUND)
     rc = bpi_err_set(err, got, get_err.sys_errno, "%s", get_err.msg);
   cJSON *prev = !rc && !got ? cJSON_Parse(old) : NULL;
-  const char *prev_end = jstr(prev, "end_time");
+  const char *prev_end = bpi_json_str(prev, "end_time");
   if(!rc && prev_end && end && strcmp(prev_end, end) > 0) {
     rc = mark(j, "latest", "newer");
     goto out;
@@ -854,10 +726,10 @@ static bp_code open_store(struct job *j)
   if(!cJSON_IsObject(s))
     return BP_OK;
   struct bp_store_opts so = j->o->store;  /* credentials */
-  so.url = jstr(s, "url");
-  so.public_url = jstr(s, "public_url");
-  so.s3_endpoint = jstr(s, "s3_endpoint");
-  so.s3_region = jstr(s, "s3_region");
+  so.url = bpi_json_str(s, "url");
+  so.public_url = bpi_json_str(s, "public_url");
+  so.s3_endpoint = bpi_json_str(s, "s3_endpoint");
+  so.s3_region = bpi_json_str(s, "s3_region");
   so.s3_path_style = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
                                     s, "s3_path_style"));
   so.http = &j->o->http;
@@ -972,7 +844,7 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
   }
   res->parts = j.parts;
   res->parts_done = j.done;
-  const char *run_dir = jstr(j.meta, "run_dir");
+  const char *run_dir = bpi_json_str(j.meta, "run_dir");
   char *run = run_dir ? strdup(run_dir) : NULL;
   if(!rc && j.done == j.parts) {
     struct bp_err rm = {0};
@@ -1152,11 +1024,11 @@ static void list_one(const char *spool, const char *id,
     if(path && !bpi_file_read(path, &text, NULL, &ignored))
       meta = cJSON_Parse(text);
     const cJSON *ident = cJSON_GetObjectItemCaseSensitive(meta, "identity");
-    e.created = jstr(meta, "created");
-    e.project = jstr(ident, "project");
-    e.branch = jstr(ident, "branch");
-    e.commit = jstr(ident, "commit");
-    e.testbed = jstr(ident, "testbed");
+    e.created = bpi_json_str(meta, "created");
+    e.project = bpi_json_str(ident, "project");
+    e.branch = bpi_json_str(ident, "branch");
+    e.commit = bpi_json_str(ident, "commit");
+    e.testbed = bpi_json_str(ident, "testbed");
   }
   each(ctx, &e);
   cJSON_Delete(meta);
@@ -1203,109 +1075,4 @@ bp_code bpi_publish_drop(const char *spool, const char *id, bool *rejected,
     return rc;
   *rejected = bpi_spool_done(sp, REJECTED_PART, NULL);
   return bpi_spool_remove(sp, err);
-}
-
-/* ------------------------------------------------------------ defaults */
-
-static char *path_under(char *const *envp, const char *var,
-                        const char *home_rel, const char *tail,
-                        const char *prefix)
-{
-  const char *base = env_get(envp, var);
-  struct bp_buf b;
-  bpi_buf_init(&b);
-  if(base && base[0] == '/')
-    bpi_buf_printf(&b, "%s%s/%s", prefix, base, tail);
-  else if((base = env_get(envp, "HOME")) && base[0] == '/')
-    bpi_buf_printf(&b, "%s%s/%s/%s", prefix, base, home_rel, tail);
-  else
-    return NULL;
-  if(bpi_buf_failed(&b)) {
-    bpi_buf_cleanup(&b);
-    return NULL;
-  }
-  return b.data;
-}
-
-bp_code bpi_publish_default_store(char *const *envp, char **store_url,
-                                  struct bp_err *err)
-{
-  *store_url = path_under(envp, "XDG_DATA_HOME", ".local/share",
-                          "benchprof/store", "file://");
-  if(!*store_url)
-    return bpi_err_set(err, BPE_CONFIG, 0, "no store: neither "
-                       "$XDG_DATA_HOME nor $HOME is set (give --store)");
-  return BP_OK;
-}
-
-bp_code bpi_publish_default_spool(char *const *envp, char **spool_dir,
-                                  struct bp_err *err)
-{
-  const char *env = env_get(envp, "BENCHPROF_SPOOL");
-  *spool_dir = env ? strdup(env)
-                   : path_under(envp, "XDG_STATE_HOME", ".local/state",
-                                "benchprof/spool", "");
-  if(!*spool_dir)
-    return bpi_err_set(err, BPE_CONFIG, 0, "no spool directory: neither "
-                       "$BENCHPROF_SPOOL, $XDG_STATE_HOME nor $HOME is set "
-                       "(give --spool)");
-  return BP_OK;
-}
-
-/* lowercase [a-z0-9-], no leading, trailing or doubled '-' */
-static char *slugify(const char *s)
-{
-  char *out = malloc(strlen(s) + 1);
-  size_t n = 0;
-  for(; out && *s; s++) {
-    char c = *s;
-    if(c >= 'A' && c <= 'Z')
-      c = (char)(c - 'A' + 'a');
-    if(!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
-      c = '-';
-    if(c == '-' && (n == 0 || out[n - 1] == '-'))
-      continue;
-    out[n++] = c;
-  }
-  while(out && n && out[n - 1] == '-')
-    n--;
-  if(out)
-    out[n] = '\0';
-  return out;
-}
-
-bp_code bpi_publish_ident_defaults(struct bp_ident *id, const char *dir,
-                                   struct bp_err *err)
-{
-  char cwd[PATH_MAX], host[256];
-  if(!id->project) {
-    const char *base = NULL;
-    if(!dir && getcwd(cwd, sizeof(cwd)))
-      dir = cwd;
-    if(dir)
-      base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-    id->project = slugify(base && *base ? base : "benchprof");
-    if(id->project && !*id->project) {
-      free(id->project);
-      id->project = strdup("benchprof");
-    }
-  }
-  /* git's hashes are lowercase and Bencher refuses others: a hash given
-   * in capitals (--hash, BENCHER_HASH) is the same commit */
-  char *hashes[] = {id->hash, id->base_hash};
-  for(size_t i = 0; i < BP_ARRAY_LEN(hashes); i++)
-    for(char *c = hashes[i]; c && *c; c++)
-      if(*c >= 'A' && *c <= 'F')
-        *c = (char)(*c - 'A' + 'a');
-  if(!id->branch)
-    id->branch = strdup("main");
-  if(!id->testbed) {
-    if(gethostname(host, sizeof(host)))
-      return bpi_err_set(err, BPE_SYS, errno, "cannot read the host name");
-    host[sizeof(host) - 1] = '\0';
-    id->testbed = strdup(host);
-  }
-  if(!id->project || !id->branch || !id->testbed)
-    return bpi_err_set(err, BPE_NOMEM, 0, "identity");
-  return BP_OK;
 }

@@ -26,10 +26,9 @@
 #include "benchprof/benchprof.h"
 #include "bencher.h"
 #include "ci.h"
+#include "firefox.h"
 #include "store.h"
 
-#define BP_FIREFOX_API "https://api.profiler.firefox.com"
-#define BP_FIREFOX_PUBLIC "https://profiler.firefox.com/public/"
 
 struct bp_publish_opts {
   /* identity; project, branch and testbed required, hash may be NULL */

@@ -1,5 +1,5 @@
 /* record: the whole recording path behind one small API, for the record
- * and (later) run commands: encode the event, start the command under the
+ * and run commands: encode the event, start the command under the
  * sampler (falling back to the software clock when the machine has no PMU
  * for the event), convert records as they arrive, then symbolize.
  *

@@ -1,5 +1,5 @@
-/* report: BMF and Google Benchmark JSON in, BMF out.  The only cJSON user
- * of the library.
+/* report: BMF and Google Benchmark JSON in, BMF out (parsed with cJSON,
+ * as every small JSON document of the library is: see plugin/README.md).
  *
  * A parse builds a report of its own and hands it to the caller's only
  * when the whole document is valid, so a failed parse leaves the caller's

@@ -3,6 +3,7 @@
 #include "storekey.h"
 #include "buf.h"
 #include "rundir.h"
+#include "text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,25 +59,14 @@ char *bpi_store_key_part(const char *name)
   return finish(&b);
 }
 
-static int hex_value(char c)
-{
-  if(c >= '0' && c <= '9')
-    return c - '0';
-  if(c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if(c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 char *bpi_store_key_decode(const char *part)
 {
   struct bp_buf b;
   bpi_buf_init(&b);
   for(const char *p = part; *p; p++) {
     int hi, lo;
-    if(*p == '%' && (hi = hex_value(p[1])) >= 0 &&
-       (lo = hex_value(p[2])) >= 0) {
+    if(*p == '%' && (hi = bpi_text_hex_value(p[1])) >= 0 &&
+       (lo = bpi_text_hex_value(p[2])) >= 0) {
       if(hi || lo)   /* "%00" is the empty name, never a byte */
         bpi_buf_addc(&b, (char)(hi * 16 + lo));
       p += 2;

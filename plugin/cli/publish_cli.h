@@ -1,0 +1,27 @@
+/* publish_cli: what `benchprof run` and `benchprof flush` share to
+ * publish (publish_run.c), internal to the command: the publication's
+ * options resolved into targets and credentials from the environment. */
+#ifndef BP_CLI_PUBLISH_CLI_H
+#define BP_CLI_PUBLISH_CLI_H
+
+#include <stdbool.h>
+
+#include "ci.h"
+#include "cli.h"
+#include "publish.h"
+
+struct bp_cli_pub_setup {
+  struct bp_publish_opts o;
+  struct bp_ident id;
+  char *store, *spool;
+};
+
+/* Targets and credentials; identity only when ident is set.  false:
+ * said why. */
+bool bp_cli_pub_prepare(const struct bp_cli_publish *p,
+                        struct bp_cli_pub_setup *s, bool ident);
+void bp_cli_pub_prepare_cleanup(struct bp_cli_pub_setup *s);
+/* Say so when a signal interrupted publishing. */
+void bp_cli_pub_say_interrupted(void);
+
+#endif

@@ -1,0 +1,192 @@
+/* The publishing options `benchprof run` and `benchprof flush` share:
+ * their defaults from the configuration, parsing and help.  Also how
+ * every command loads the configuration (bp_cli_config_load). */
+#include "bp_setup.h"
+#include "cli.h"
+#include "msgs.h"
+#include "publish_cli.h"
+
+
+#include "buf.h"
+#include "ci.h"
+#include "config.h"
+#include "err.h"
+#include "http.h"
+#include "publish.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define TOKEN_ENV "BENCHER_API_TOKEN"
+
+void bp_cli_publish_defaults(struct bp_cli_publish *p)
+{
+  memset(p, 0, sizeof(*p));
+  p->enabled = true;
+  p->retries = -1;
+}
+
+enum bp_cli_config bp_cli_config_load(struct bp_config *c, const char *flag,
+                                      bool strict, const char *fallback)
+{
+  struct bp_err err = {0};
+  bp_code rc = bpi_config_load(c, flag, environ, &err);
+  if(c->warning[0])
+    bp_msg_warn("%s", c->warning);
+  if(!rc)
+    return BP_CLI_CONFIG_OK;
+  if(strict || c->strict) {
+    bp_msg_err(&err, rc);
+    bp_msg_error("the configuration is not usable and strict mode is on");
+    return BP_CLI_CONFIG_FAIL;
+  }
+  bp_msg_warn("ignoring the configuration: %s; %s", err.msg[0] ? err.msg :
+              bp_strerror(rc), fallback);
+  return BP_CLI_CONFIG_INVALID;
+}
+
+void bp_cli_publish_config(struct bp_cli_publish *p, const struct bp_config *c)
+{
+  p->config = c;
+  p->project = c->bencher.project;
+  p->testbed = c->bencher.testbed;
+  p->store = c->store.url;
+  p->public_url = c->store.public_url;
+  p->s3_endpoint = c->store.s3.endpoint;
+  p->s3_region = c->store.s3.region;
+  p->s3_path_style = c->store.s3.path_style;
+  p->spool = c->spool;
+  p->firefox_upload = c->firefox_upload;
+  p->ca_file = c->network.ca_file;
+  p->token_env = c->bencher.token_env;
+  p->strict = c->strict;
+}
+
+static bool parse_seconds(const char *s, long *ms)
+{
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if(errno || end == s || *end || !(v > 0) || v > 86400)
+    return false;
+  *ms = (long)(v * 1000 + 0.5);
+  if(*ms < 1)
+    *ms = 1;
+  return true;
+}
+
+int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
+{
+  char *end;
+  switch(opt) {
+  case 'v': p->verbose = true; break;
+  case BP_CLI_PUB_NO_PUBLISH: p->enabled = false; break;
+  case BP_CLI_PUB_PROJECT: p->project = arg; break;
+  case BP_CLI_PUB_BRANCH: p->branch = arg; break;
+  case BP_CLI_PUB_HASH: p->hash = arg; break;
+  case BP_CLI_PUB_TESTBED: p->testbed = arg; break;
+  case BP_CLI_PUB_BASE_BRANCH: p->base_branch = arg; break;
+  case BP_CLI_PUB_BASE_HASH: p->base_hash = arg; break;
+  case BP_CLI_PUB_STORE: p->store = arg; break;
+  case BP_CLI_PUB_PUBLIC_URL: p->public_url = arg; break;
+  case BP_CLI_PUB_S3_ENDPOINT: p->s3_endpoint = arg; break;
+  case BP_CLI_PUB_S3_REGION: p->s3_region = arg; break;
+  case BP_CLI_PUB_S3_PATH_STYLE: p->s3_path_style = true; break;
+  case BP_CLI_PUB_SPOOL: p->spool = arg; break;
+  case BP_CLI_PUB_FIREFOX_UPLOAD: p->firefox_upload = true; break;
+  case BP_CLI_PUB_FIREFOX_API: p->firefox_api = arg; break;
+  case BP_CLI_PUB_CA_FILE: p->ca_file = arg; break;
+  case BP_CLI_PUB_STRICT: p->strict = true; break;
+  case BP_CLI_PUB_TOKEN_ENV: p->token_env = arg; break;
+  case BP_CLI_PUB_TIMEOUT:
+    if(!parse_seconds(arg, &p->timeout_ms)) {
+      bp_msg_error("--timeout: '%s' is not a number of seconds", arg);
+      return BP_EXIT_USAGE;
+    }
+    break;
+  case BP_CLI_PUB_RETRY_DELAY:
+    if(!parse_seconds(arg, &p->retry_delay_ms)) {
+      bp_msg_error("--retry-delay: '%s' is not a number of seconds", arg);
+      return BP_EXIT_USAGE;
+    }
+    break;
+  case BP_CLI_PUB_MAX_RETRY_AFTER:
+    if(!parse_seconds(arg, &p->max_retry_after_ms)) {
+      bp_msg_error("--max-retry-after: '%s' is not a number of seconds",
+                   arg);
+      return BP_EXIT_USAGE;
+    }
+    break;
+  case BP_CLI_PUB_DEADLINE:
+    if(!parse_seconds(arg, &p->deadline_ms)) {
+      bp_msg_error("--deadline: '%s' is not a number of seconds", arg);
+      return BP_EXIT_USAGE;
+    }
+    break;
+  case BP_CLI_PUB_RETRIES:
+    errno = 0;
+    p->retries = strtol(arg, &end, 10);
+    if(errno || end == arg || *end || p->retries < 0 || p->retries > 100) {
+      bp_msg_error("--retries: '%s' is not a count from 0 to 100", arg);
+      return BP_EXIT_USAGE;
+    }
+    break;
+  default:
+    return BP_EXIT_USAGE;
+  }
+  return 0;
+}
+
+void bp_cli_publish_usage(FILE *out, bool run)
+{
+  if(run)
+    fprintf(out,
+      "\npublishing (after the report; see benchprof(1)):\n"
+      "      --no-publish       write the report and artifacts only\n"
+      "      --project P        the run's identity: Bencher project and the\n"
+      "      --branch B         store's keys (default: from git in the\n"
+      "      --hash H           current directory; project: the top-level\n"
+      "      --testbed T        directory's name; branch: main; testbed:\n"
+      "                         the host name)\n"
+      "      --base-branch B    a pull request's base branch, and its commit\n"
+      "      --base-hash H      (Bencher's start point)\n"
+      "      --store URL        file:///dir, s3://bucket/prefix or\n"
+      "                         http(s)://host/prefix (default: file:// of\n"
+      "                         $XDG_DATA_HOME/benchprof/store)\n"
+      "      --public-url URL   where readers load the store's objects\n"
+      "      --s3-endpoint URL  S3-compatible endpoint (default: AWS)\n"
+      "      --s3-region R      (default: us-east-1)\n"
+      "      --s3-path-style    endpoint/bucket/key addressing\n"
+      "      --firefox-upload   also upload the Firefox profile to the\n"
+      "                         Firefox Profiler's public store (off: it\n"
+      "                         reveals symbol and path names)\n"
+      "      --firefox-api URL  that store (https://api.profiler.firefox.com)\n");
+  fprintf(out,
+    "      --spool DIR        the durable outbox (default: $BENCHPROF_SPOOL,\n"
+    "                         else $XDG_STATE_HOME/benchprof/spool)\n"
+    "      --ca-file F        extra CA certificates (PEM)\n"
+    "      --timeout S        per-request time limit in seconds\n"
+    "      --retries N        retries after a failed request (default 4)\n"
+    "      --retry-delay S    the first retry's delay in seconds, doubled\n"
+    "                         for each further one (default 1)\n"
+    "      --max-retry-after S  the longest wait a server's Retry-After\n"
+    "                         gets (longer ones are cut to it; default 120)\n"
+    "      --deadline S       the time all of the %s requests may take;\n"
+    "                         what is not sent by then stays spooled\n"
+    "      --token-env NAME   read the Bencher API token from $NAME\n"
+    "                         (default: $" TOKEN_ENV ")\n"
+    "      --strict           a publication failure makes the exit status\n"
+    "                         non-zero%s\n"
+    "  -v, --verbose          one line per HTTP request (secrets redacted)\n",
+    run ? "publication's" : "flush's",
+    run ? " (otherwise it is always CMD's)" : "");
+}

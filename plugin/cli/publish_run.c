@@ -1,0 +1,306 @@
+/* Publishing a run directory from the command (run and flush): the
+ * options resolved (identity from the flags, CI and defaults; targets;
+ * credentials from the environment only), signals caught so that an
+ * interrupted publication stays spooled, and what is said about it.  The
+ * work itself is publish.c's. */
+#include "bp_setup.h"
+#include "cli.h"
+#include "msgs.h"
+#include "publish_cli.h"
+
+
+#include "buf.h"
+#include "ci.h"
+#include "config.h"
+#include "err.h"
+#include "http.h"
+#include "publish.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define TOKEN_ENV "BENCHER_API_TOKEN"
+
+void bp_cli_iso_now(char out[32])
+{
+  struct timespec ts;
+  struct tm tm;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  gmtime_r(&ts.tv_sec, &tm);
+  size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+  snprintf(out + n, 32 - n, ".%03dZ", (int)(ts.tv_nsec / 1000000) % 1000);
+}
+
+/* A SIGTERM, SIGINT or SIGHUP while publishing: the request in flight is
+ * abandoned (http.c watches this), what is not delivered stays spooled,
+ * and benchprof goes on to exit with the benchmark's status rather than
+ * die from the signal with 143.  The handlers stay for the rest of the
+ * process, so later requests (the comparison, the comment) stop too. */
+static volatile sig_atomic_t publish_signal;
+
+static void on_publish_signal(int sig)
+{
+  publish_signal = sig;
+}
+
+static void catch_publish_signals(void)
+{
+  static bool caught;
+  if(caught)
+    return;
+  caught = true;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_publish_signal;  /* no SA_RESTART: waits end */
+  sigemptyset(&sa.sa_mask);
+  int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+  for(size_t i = 0; i < BP_ARRAY_LEN(sigs); i++)
+    sigaction(sigs[i], &sa, NULL);
+}
+
+void bp_cli_pub_say_interrupted(void)
+{
+  if(publish_signal)
+    bp_msg_warn("publishing interrupted by %s", strsignal(publish_signal));
+}
+
+static void http_debug(void *ctx, const char *line)
+{
+  (void)ctx;
+  bp_msg_note("http: %s", line);
+}
+
+static const char *env(const char *name)
+{
+  const char *v = getenv(name);
+  return v && *v ? v : NULL;
+}
+
+/* What the publish options point at; owns the strings it makes. */
+
+void bp_cli_pub_prepare_cleanup(struct bp_cli_pub_setup *s)
+{
+  bpi_ident_cleanup(&s->id);
+  free(s->store);
+  free(s->spool);
+}
+
+/* The identity resolved for one set of options, kept for the process:
+ * `run` publishes and then compares, and each asks for it; detecting it
+ * again would start git again, after the benchmark, inside run's wall
+ * time.  Nothing it depends on (flags, environment, the checkout) changes
+ * while benchprof runs. */
+static struct {
+  const struct bp_cli_publish *opts;
+  struct bp_ident id;
+} ident_memo;
+
+/* id (empty): the flags first; then the CI's variables and git; then the
+ * defaults.  False with err set. */
+static bool resolve_ident(const struct bp_cli_publish *p, struct bp_ident *id,
+                          struct bp_err *err)
+{
+  if(ident_memo.opts == p) {
+    if(!bpi_ident_copy(id, &ident_memo.id))
+      return true;
+    bpi_err_set(err, BPE_NOMEM, 0, "ci");
+    return false;
+  }
+  const char *flags[] = {p->project, p->branch, p->hash, p->testbed,
+                         p->base_branch, p->base_hash};
+  char **fields[] = {&id->project, &id->branch, &id->hash,
+                     &id->testbed, &id->base_branch, &id->base_hash};
+  for(size_t i = 0; i < BP_ARRAY_LEN(fields); i++)
+    if(flags[i] && !(*fields[i] = strdup(flags[i]))) {
+      bpi_err_set(err, BPE_NOMEM, 0, "ci");
+      return false;
+    }
+  if(bpi_ci_detect(id, environ, ".", err) ||
+     bpi_publish_ident_defaults(id, NULL, err))
+    return false;
+  bpi_ident_cleanup(&ident_memo.id);
+  ident_memo.opts = NULL;
+  if(!bpi_ident_copy(&ident_memo.id, id))
+    ident_memo.opts = p;  /* without memory it is detected again */
+  return true;
+}
+
+/* Targets and credentials; identity only when ident is set. */
+bool bp_cli_pub_prepare(const struct bp_cli_publish *p,
+                        struct bp_cli_pub_setup *s, bool ident)
+{
+  struct bp_err err = {0};
+  struct bp_publish_opts *o = &s->o;
+  memset(s, 0, sizeof(*s));
+  bpi_http_opts_default(&o->http);
+  if(p->config)
+    bpi_config_http_opts(p->config, &o->http);
+  if(p->timeout_ms) {
+    o->http.total_timeout_ms = p->timeout_ms;
+    o->http.connect_timeout_ms = p->timeout_ms < 10000 ? p->timeout_ms
+                                                       : 10000;
+  }
+  if(p->retries >= 0)
+    o->http.retries = (unsigned)p->retries;
+  if(p->retry_delay_ms)
+    o->http.backoff_ms = p->retry_delay_ms;
+  if(p->max_retry_after_ms)
+    o->http.max_retry_after_ms = p->max_retry_after_ms;
+  if(p->deadline_ms)
+    o->http.deadline_ms = bpi_http_now_ms() + p->deadline_ms;
+  o->http.ca_file = p->ca_file;
+  catch_publish_signals();
+  o->http.cancel = &publish_signal;
+  if(p->verbose)
+    o->http.debug = http_debug;
+  if(p->spool)
+    o->spool_dir = p->spool;
+  else if(bpi_publish_default_spool(environ, &s->spool, &err))
+    goto fail;
+  else
+    o->spool_dir = s->spool;
+  o->bencher.token = env(p->token_env ? p->token_env : TOKEN_ENV);
+  o->bencher.host = env("BENCHER_HOST");
+  o->store.aws_key = env("AWS_ACCESS_KEY_ID");
+  o->store.aws_secret = env("AWS_SECRET_ACCESS_KEY");
+  o->store.aws_session_token = env("AWS_SESSION_TOKEN");
+  o->store.bearer = env("BENCHPROF_STORE_TOKEN");
+  if(p->config) {
+    /* the file's host (BENCHER_HOST already applied over it), the token
+     * written in the file when its variable is unset, and the store's
+     * token variable */
+    if(p->config->bencher.host)
+      o->bencher.host = p->config->bencher.host;
+    o->bencher_console = p->config->bencher.console;
+    if(!o->bencher.token)
+      o->bencher.token = p->config->bencher.token;
+    if(p->config->store.token_env)
+      o->store.bearer = bpi_config_store_token(p->config, environ);
+  }
+  if(p->no_bencher)
+    o->bencher.token = NULL;
+  if(!ident)
+    return true;
+  if(p->store)
+    o->store.url = p->store;
+  else if(bpi_publish_default_store(environ, &s->store, &err))
+    goto fail;
+  else
+    o->store.url = s->store;
+  o->store.public_url = p->public_url;
+  o->store.s3_endpoint = p->s3_endpoint;
+  o->store.s3_region = p->s3_region;
+  o->store.s3_path_style = p->s3_path_style;
+  o->firefox_upload = p->firefox_upload;
+  o->firefox_api = p->firefox_api;
+  if(!resolve_ident(p, &s->id, &err))
+    goto fail;
+  o->project = s->id.project;
+  o->branch = s->id.branch;
+  o->hash = s->id.hash;
+  o->testbed = s->id.testbed;
+  o->base_branch = s->id.base_branch;
+  o->base_hash = s->id.base_hash;
+  return true;
+fail:
+  bp_msg_err(&err, err.code);
+  return false;
+}
+
+bool bp_cli_publish_store(const struct bp_cli_publish *p,
+                          struct bp_ident *id, struct bp_store **st)
+{
+  struct bp_cli_pub_setup s;
+  struct bp_err err = {0};
+  bool ok = bp_cli_pub_prepare(p, &s, true);
+  *st = NULL;
+  memset(id, 0, sizeof(*id));
+  if(ok && bpi_store_open(st, &s.o.store, &err)) {
+    bp_msg_err(&err, err.code);
+    ok = false;
+  }
+  if(ok) {
+    *id = s.id;  /* moved */
+    memset(&s.id, 0, sizeof(s.id));
+  }
+  bp_cli_pub_prepare_cleanup(&s);
+  return ok;
+}
+
+void bp_cli_firefox_lost(const struct bp_publish_result *r)
+{
+  if(r->firefox_lost)
+    bp_msg_warn("the Firefox Profiler upload got no answer: the profile may "
+                "be public without its link; it is not uploaded again (a "
+                "second public copy)");
+}
+
+static void say_delivered(const struct bp_publish_result *r)
+{
+  if(r->manifest_url)
+    bp_msg_note("published: manifest %s", r->manifest_url);
+  if(r->report_uuid)
+    bp_msg_note("published: Bencher report %s", r->report_uuid);
+  if(r->firefox_url)
+    bp_msg_note("published: Firefox Profiler %s", r->firefox_url);
+  bp_cli_firefox_lost(r);
+}
+
+bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
+                        const char *start_time, const char *end_time)
+{
+  struct bp_cli_pub_setup s;
+  struct bp_publish_result r = {0};
+  struct bp_err err = {0};
+  if(!bp_cli_pub_prepare(p, &s, true)) {
+    bp_cli_pub_prepare_cleanup(&s);
+    bp_msg_warn("nothing was published");
+    return false;
+  }
+  if(p->no_bencher)
+    bp_msg_note("no Bencher report (--no-bencher)");
+  else if(!s.o.bencher.token)
+    bp_msg_note("no Bencher report: $%s is not set",
+                p->token_env ? p->token_env : TOKEN_ENV);
+  bp_code rc = bpi_publish_run(&s.o, dir, start_time, end_time, &r, &err);
+  bool ok = !rc && r.delivered;
+  bp_cli_pub_say_interrupted();
+  if(!rc && r.direct)
+    bp_msg_warn("the spool cannot hold the publication (%s): %s",
+                r.spool_failure.msg, r.delivered ? "delivered directly" :
+                "sent directly, once; what failed is not kept for flush");
+  if(rc) {
+    bp_msg_err(&err, rc);
+    bp_msg_warn("nothing was published");
+  }
+  else if(r.delivered)
+    say_delivered(&r);
+  else if(r.rejected) {
+    bp_msg_warn("publication %s rejected: %s", r.id, r.failure.msg);
+    bp_msg_note("it is kept in %s and never sent again; 'benchprof flush "
+                "--list' shows it, 'benchprof flush --drop %s' removes it",
+                s.o.spool_dir, r.id);
+  }
+  else if(r.direct)
+    bp_msg_warn("not published: %s", r.failure.msg[0] ? r.failure.msg :
+                bp_strerror(r.failure.code));
+  else {
+    bp_msg_warn("publication spooled as %s in %s: %s", r.id, s.o.spool_dir,
+                r.failure.msg[0] ? r.failure.msg
+                                 : bp_strerror(r.failure.code));
+    bp_msg_note("'benchprof flush%s%s' sends it later",
+                p->spool ? " --spool " : "", p->spool ? p->spool : "");
+  }
+  bpi_publish_result_cleanup(&r);
+  bp_cli_pub_prepare_cleanup(&s);
+  return ok;
+}

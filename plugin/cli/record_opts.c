@@ -1,0 +1,393 @@
+/* The options `benchprof record` and `benchprof run` share: defaults,
+ * the configuration's values under them, parsing (with the call-graph
+ * grammar) and the help of the record options. */
+#include "bp_setup.h"
+#include "cli.h"
+#include "msgs.h"
+
+#include <getopt.h>
+
+#include "buf.h"
+#include "config.h"
+#include "counters.h"
+#include "err.h"
+#include "export.h"
+#include "fileio.h"
+#include "hash.h"
+#include "record.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_EVENT "cycles"
+#define DEFAULT_FREQ 997
+#define DEFAULT_OUTPUT "benchprof-out"
+
+static void usage(FILE *out, bool run)
+{
+  if(run)
+    bp_cli_run_usage(out);
+  if(run) {
+    bp_cli_publish_usage(out, true);
+    fprintf(out, "\nand the options of benchprof record:\n");
+  }
+  else
+    fprintf(out,
+      "usage: benchprof record [options] [--] CMD [ARGS...]\n"
+      "\n"
+      "Run CMD, sample it and every thread and child it starts, and write\n"
+      "profile artifacts.  Exits with CMD's status (128+N if signal N killed it).\n"
+      "\n");
+  fprintf(out,
+    "  -e, --event EVENT      libpfm4 event to sample (default: cycles), perf's\n"
+    "                         modifiers too (:u :k :p :pp :ppp :P); without\n"
+    "                         a hardware PMU the software clock is used instead\n"
+    "  -F, --freq HZ          samples per second (default: 997)\n"
+    "  -c, --period N         sample every N events instead of -F\n"
+    "  -g, --call-graph MODE  how stacks are recorded: fp (frame pointers),\n"
+    "                         dwarf[,BYTES] (registers and BYTES of user stack\n"
+    "                         per sample, default 8192, unwound after the run)\n"
+    "                         auto (both; per sample the better; default)\n"
+    "                         or lbr (Intel LBR call stacks, user space; auto\n"
+    "                         where the PMU refuses them)\n"
+    "  -k, --kernel           sample kernel time too, even where benchprof\n"
+    "                         thinks it is not permitted (by default it is\n"
+    "                         sampled where perf_event_paranoid <= 1,\n"
+    "                         CAP_PERFMON or root permit it; config\n"
+    "                         record.kernel)\n"
+    "      --all-user         sample user space only (the share of CPU time\n"
+    "                         left out is stated)\n"
+    "  -m, --mmap-pages N     data pages per CPU ring, a power of two (default:\n"
+    "                         2 MiB with fp; with stack copies 64 MiB in all,\n"
+    "                         2 to 32 MiB per CPU; config record.ring_mib)\n"
+    "  -o, --output DIR       where artifacts go (default: ./benchprof-out)\n"
+    "      --no-demangle      keep C++ and Rust symbol names mangled\n"
+    "      --no-inline        no frames of their own for inlined calls (they\n"
+    "                         count to the function they were inlined in)\n"
+    "  -C, --counters LIST    events to count in the same run (default:\n"
+    "                         instructions,cycles,branches,branch-misses,\n"
+    "                         cache-references,cache-misses,task-clock,\n"
+    "                         page-faults)\n"
+    "      --no-counters      count nothing\n"
+    "  -q, --quiet            no summary on stderr\n"
+    "      --config FILE      the configuration (default: $BENCHPROF_CONFIG,\n"
+    "                         else " BP_CONFIG_DEFAULT_PATH "); its values\n"
+    "                         are the defaults of these options\n"
+    "%s"
+    "  -h, --help             this help\n"
+    "\n"
+    "Artifacts: " BP_FILE_GECKO " (Firefox Profiler), " BP_FILE_PPROF
+    " (pprof),\n" BP_FILE_FOLDED ", " BP_FILE_SVG ", " BP_FILE_SUMMARY
+    ".  Benchmarks CMD marks on\n"
+    "the FIFO named by $BENCHPROF_CONTROL (benchprof/hooks.h) get their own\n"
+    "in DIR/<benchmark>/.\n",
+    run ? "" : "      --strict           an invalid configuration fails (exit 2)\n");
+}
+
+/* A whole decimal number in [min, max], or false. */
+static bool parse_u64(const char *s, uint64_t min, uint64_t max,
+                      uint64_t *out)
+{
+  if(!s || !*s || *s == '-' || *s == '+')
+    return false;
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if(errno || *end || v < min || v > max)
+    return false;
+  *out = v;
+  return true;
+}
+
+static bool parse_adapter(const char *s, enum bp_adapter *out)
+{
+  if(!strcmp(s, "json"))
+    *out = BP_ADAPTER_JSON;
+  else if(!strcmp(s, "google-benchmark"))
+    *out = BP_ADAPTER_GBENCH;
+  else
+    return false;
+  return true;
+}
+
+/* fp | dwarf[,BYTES] | auto | lbr; false (after saying why) when not */
+static bool parse_call_graph(const char *s, struct bp_record_opts *o)
+{
+  uint64_t v;
+  if(!strcmp(s, "fp") || !strcmp(s, "auto") || !strcmp(s, "lbr")) {
+    o->call_graph = s[0] == 'f' ? BP_CALL_GRAPH_FP :
+                    s[0] == 'l' ? BP_CALL_GRAPH_LBR : BP_CALL_GRAPH_AUTO;
+    return true;
+  }
+  if(strncmp(s, "dwarf", 5) || (s[5] && s[5] != ',')) {
+    bp_msg_error("--call-graph: '%s' is not fp, dwarf[,BYTES], auto or lbr",
+                 s);
+    return false;
+  }
+  o->call_graph = BP_CALL_GRAPH_DWARF;
+  if(!s[5])
+    return true;
+  if(!parse_u64(s + 6, 8, BP_RECORD_MAX_STACK_BYTES, &v) || (v & 7)) {
+    bp_msg_error("--call-graph: stack size '%s' must be a multiple of 8 "
+                 "from 8 to %d bytes", s + 6, BP_RECORD_MAX_STACK_BYTES);
+    return false;
+  }
+  o->stack_bytes = (uint32_t)v;
+  return true;
+}
+
+/* Options without a short form beyond the publishing ones. */
+enum { OPT_CONFIG = BP_CLI_PUB_LAST, OPT_NO_BENCHER, OPT_NO_INLINE,
+       OPT_ALL_USER, OPT_ALLOW_FAILURE, OPT_KEEP_STATUS };
+
+/* '+': stop at the first non-option, so CMD's own options stay its own */
+#define SHORTOPTS "+e:F:c:g:km:o:qhvC:"
+
+static const struct option longopts[] = {
+    {"event", required_argument, NULL, 'e'},
+    {"freq", required_argument, NULL, 'F'},
+    {"period", required_argument, NULL, 'c'},
+    {"call-graph", required_argument, NULL, 'g'},
+    {"kernel", no_argument, NULL, 'k'},
+    {"all-user", no_argument, NULL, OPT_ALL_USER},
+    {"mmap-pages", required_argument, NULL, 'm'},
+    {"output", required_argument, NULL, 'o'},
+    {"no-demangle", no_argument, NULL, 'D'},
+    {"no-inline", no_argument, NULL, OPT_NO_INLINE},
+    {"counters", required_argument, NULL, 'C'},
+    {"no-counters", no_argument, NULL, 'N'},
+    {"bmf", required_argument, NULL, 'B'},
+    {"adapter", required_argument, NULL, 'A'},
+    {"name", required_argument, NULL, 'n'},
+    {"each", required_argument, NULL, 'E'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"no-bencher", no_argument, NULL, OPT_NO_BENCHER},
+    {"allow-failure", no_argument, NULL, OPT_ALLOW_FAILURE},
+    {"keep-status", no_argument, NULL, OPT_KEEP_STATUS},
+    BP_CLI_PUBLISH_LONGOPTS,
+    {NULL, 0, NULL, 0},
+};
+
+void bp_cli_record_prescan(int argc, char **argv, const char **config,
+                           bool *strict)
+{
+  int opt;
+  *config = NULL;
+  *strict = false;
+  optind = 1;
+  opterr = 0;  /* the real pass reports mistakes */
+  while((opt = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
+    if(opt == OPT_CONFIG)
+      *config = optarg;
+    else if(opt == BP_CLI_PUB_STRICT)
+      *strict = true;
+  }
+  opterr = 1;
+  optind = 1;
+}
+
+void bp_cli_record_config(struct bp_record_args *a, const struct bp_config *c)
+{
+  bpi_config_record_opts(c, &a->rec);
+  if(c->output)
+    a->output = c->output;
+  if(a->run)
+    bp_cli_publish_config(&a->pub, c);
+  a->pub.strict = c->strict;
+}
+
+int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
+{
+  uint64_t v;
+  int opt;
+  optind = 1;
+  while((opt = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
+    switch(opt) {
+    case OPT_CONFIG:
+      break;  /* read before the options (bp_cli_record_prescan) */
+    case OPT_NO_BENCHER:
+    case OPT_ALLOW_FAILURE:
+    case OPT_KEEP_STATUS:
+      if(!a->run) {
+        bp_msg_error("--%s belongs to benchprof run, not record",
+                     opt == OPT_NO_BENCHER ? "no-bencher" :
+                     opt == OPT_ALLOW_FAILURE ? "allow-failure" :
+                     "keep-status");
+        return BP_EXIT_USAGE;
+      }
+      if(opt == OPT_NO_BENCHER)
+        a->pub.no_bencher = true;
+      else if(opt == OPT_ALLOW_FAILURE)
+        a->allow_failure = true;
+      else
+        a->keep_status = true;
+      break;
+    case BP_CLI_PUB_STRICT:
+      a->pub.strict = true;  /* record: an invalid configuration fails */
+      break;
+    case 'e':
+      a->rec.event = optarg;
+      break;
+    case 'F':
+      if(!parse_u64(optarg, 1, 1000000, &v)) {
+        bp_msg_error("-F: '%s' is not a frequency in Hz (1 to 1000000)",
+                     optarg);
+        return BP_EXIT_USAGE;
+      }
+      a->rec.freq = v;
+      a->rec.period = 0;
+      break;
+    case 'c':
+      if(!parse_u64(optarg, 1, UINT64_MAX / 2, &v)) {
+        bp_msg_error("-c: '%s' is not a positive period", optarg);
+        return BP_EXIT_USAGE;
+      }
+      a->rec.period = v;
+      a->rec.freq = 0;
+      break;
+    case 'g':
+      if(!parse_call_graph(optarg, &a->rec))
+        return BP_EXIT_USAGE;
+      break;
+    case 'k':
+      a->rec.kernel = true;
+      a->rec.kernel_explicit = true;
+      break;
+    case OPT_ALL_USER:
+      a->rec.kernel = false;
+      a->rec.kernel_explicit = false;
+      break;
+    case 'm':
+      if(!parse_u64(optarg, 1, 1u << 20, &v) || (v & (v - 1))) {
+        bp_msg_error("-m: '%s' is not a power of two", optarg);
+        return BP_EXIT_USAGE;
+      }
+      a->rec.ring_pages = (uint32_t)v;
+      break;
+    case 'o':
+      a->output = optarg;
+      break;
+    case 'D':
+      a->rec.demangle = false;
+      break;
+    case OPT_NO_INLINE:
+      a->rec.no_inline = true;
+      break;
+    case 'C':
+      a->rec.counters = optarg;
+      break;
+    case 'N':
+      a->rec.counters = NULL;
+      break;
+    case 'q':
+      a->quiet = true;
+      break;
+    case 'B':
+    case 'A':
+    case 'n':
+    case 'E':
+      if(!a->run) {
+        bp_msg_error("--%s belongs to benchprof run, not record",
+                     opt == 'B' ? "bmf" : opt == 'A' ? "adapter" :
+                     opt == 'E' ? "each" : "name");
+        return BP_EXIT_USAGE;
+      }
+      if(opt == 'E') {
+        if(strcmp(optarg, "google-benchmark")) {
+          bp_msg_error("--each: '%s' is not google-benchmark", optarg);
+          return BP_EXIT_USAGE;
+        }
+        a->each = BP_ADAPTER_GBENCH;
+      }
+      else if(opt == 'B')
+        a->bmf_file = optarg;
+      else if(opt == 'n')
+        a->name = optarg;
+      else if(!parse_adapter(optarg, &a->adapter)) {
+        bp_msg_error("--adapter: '%s' is not json or google-benchmark",
+                     optarg);
+        return BP_EXIT_USAGE;
+      }
+      break;
+    case 'h':
+      usage(stdout, a->run);
+      return BP_EXIT_OK;
+    default:
+      if(a->run && (opt == 'v' || (opt >= BP_CLI_PUB_FIRST &&
+                                   opt < BP_CLI_PUB_LAST))) {
+        int st = bp_cli_publish_option(opt, optarg, &a->pub);
+        if(st)
+          return st;
+        break;
+      }
+      if(opt == 'v' || (opt >= BP_CLI_PUB_FIRST && opt < BP_CLI_PUB_LAST)) {
+        bp_msg_error("the publishing options belong to benchprof run, "
+                     "not record");
+        return BP_EXIT_USAGE;
+      }
+      usage(stderr, a->run);
+      return BP_EXIT_USAGE;
+    }
+  }
+  if(a->bmf_file && a->adapter != BP_ADAPTER_NONE) {
+    bp_msg_error("--bmf and --adapter both name the harness's results; "
+                 "give one");
+    return BP_EXIT_USAGE;
+  }
+  if(a->each && (a->bmf_file || a->adapter != BP_ADAPTER_NONE)) {
+    bp_msg_error("--each reads each invocation's results itself; drop "
+                 "--bmf and --adapter");
+    return BP_EXIT_USAGE;
+  }
+  if(optind >= argc) {
+    bp_msg_error("no command to record (usage: benchprof %s [options] "
+                 "-- CMD [ARGS...])", a->run ? "run" : "record");
+    return BP_EXIT_USAGE;
+  }
+  a->rec.argv = argv + optind;
+  return -1;
+}
+
+void bp_cli_record_defaults(struct bp_record_args *a, bool run)
+{
+  memset(a, 0, sizeof(*a));
+  a->rec.control = true;  /* cheap: one FIFO, read only when written */
+  a->rec.tmpdir = getenv("TMPDIR");
+  a->rec.event = DEFAULT_EVENT;
+  a->rec.freq = DEFAULT_FREQ;
+  a->rec.demangle = true;
+  a->rec.kernel = true;
+  a->rec.counters = BP_COUNTERS_DEFAULT;
+  a->output = DEFAULT_OUTPUT;
+  a->run = run;
+  bp_cli_publish_defaults(&a->pub);
+  a->pub.enabled = run;
+}
+
+/* The configuration, then the options (flags win over the file).  Returns
+ * -1 to go on, else the exit status; *cs says how the file went.  A file
+ * that is unusable while --strict (or strict in the environment) makes a
+ * usage error.  fallback says what happens otherwise. */
+int bp_cli_record_setup(int argc, char **argv, struct bp_record_args *a,
+                        struct bp_config *cfg, const char *fallback,
+                        enum bp_cli_config *cs)
+{
+  const char *config;
+  bool strict;
+  bp_cli_record_prescan(argc, argv, &config, &strict);
+  *cs = bp_cli_config_load(cfg, config, strict, fallback);
+  if(*cs == BP_CLI_CONFIG_OK)
+    bp_cli_record_config(a, cfg);
+  int status = bp_cli_record_args(argc, argv, a);
+  if(status < 0 && *cs == BP_CLI_CONFIG_FAIL)
+    status = BP_EXIT_USAGE;
+  return status;
+}

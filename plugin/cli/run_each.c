@@ -1,0 +1,218 @@
+/* benchprof run --each google-benchmark: list the harness's benchmarks
+ * (CMD --benchmark_list_tests), record each in an invocation of its own
+ * (--benchmark_filter=^NAME$) into DIR/<benchmark>/, then one report and
+ * manifest for all of them. */
+#include "bp_setup.h"
+#include "cli.h"
+#include "msgs.h"
+#include "run_int.h"
+
+#include "buf.h"
+#include "config.h"
+#include "err.h"
+#include "export.h"
+#include "fileio.h"
+#include "control.h"
+#include "report.h"
+#include "rundir.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+
+
+/* The harness's benchmarks, one name a line of CMD --benchmark_list_tests. */
+static int list_benchmarks(char *const *argv, struct bp_buf *names,
+                           size_t *n)
+{
+  size_t argc = 0;
+  while(argv[argc])
+    argc++;
+  char **list = calloc(argc + 2, sizeof(*list));
+  if(!list)
+    return BP_EXIT_ERROR;
+  memcpy(list, argv, argc * sizeof(*list));
+  list[argc] = (char *)"--benchmark_list_tests=true";
+  int st = bp_cli_capture(list, names);
+  free(list);
+  if(st) {
+    bp_msg_error("listing the benchmarks (%s --benchmark_list_tests=true) "
+                 "%s %d", argv[0], st < 0 ? "failed:" : "exited with",
+                 st < 0 ? errno : st);
+    return st > 0 ? st : BP_EXIT_ERROR;
+  }
+  if(bpi_buf_failed(names))
+    return BP_EXIT_ERROR;
+  /* lines become strings; empty ones are dropped */
+  *n = 0;
+  for(size_t i = 0; i < names->len; i++)
+    if(names->data[i] == '\n' || names->data[i] == '\r')
+      names->data[i] = '\0';
+  for(size_t i = 0; i < names->len; i += strlen(names->data + i) + 1)
+    *n += names->data[i] != '\0';
+  return 0;
+}
+
+/* "--benchmark_filter=^NAME$" with NAME's regex characters escaped. */
+static char *filter_arg(const char *name)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_buf_adds(&b, "--benchmark_filter=^");
+  for(const char *p = name; *p; p++) {
+    if(strchr("\\^$.|?*+()[]{}", *p))
+      bpi_buf_addc(&b, '\\');
+    bpi_buf_addc(&b, *p);
+  }
+  bpi_buf_addc(&b, '$');
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
+struct each_run {
+  struct bp_report rep;
+  struct bench_art *arts;   /* one per benchmark of rep */
+  struct bp_profile **profs;
+  size_t nprofs;
+  int status;               /* the first non-zero exit status */
+  bool ok;                  /* every invocation's results read */
+};
+
+/* Record one benchmark in DIR/dir; its results and counters into e. */
+static void run_one(const struct bp_record_args *a, struct each_run *e,
+                    const char *name, const char *dir)
+{
+  size_t argc = 0;
+  while(a->rec.argv[argc])
+    argc++;
+  char path[PATH_MAX];
+  char *filter = filter_arg(name);
+  char **argv = calloc(argc + 3, sizeof(*argv));
+  struct bp_record_args sub = *a;
+  struct captured out = { .too_big = false };
+  struct bp_profile *prof = NULL;
+  bpi_buf_init(&out.buf);
+  if(!filter || !argv || (size_t)snprintf(path, sizeof(path), "%s/%s",
+                                          a->output, dir) >= sizeof(path)) {
+    bp_msg_error("%s: out of memory or path too long", dir);
+    e->ok = false;
+    goto out;
+  }
+  struct bp_err err = {0};
+  if(bpi_file_mkdirs_under(a->output, dir, &err)) {
+    bp_msg_err(&err, err.code);
+    e->ok = false;
+    goto out;
+  }
+  memcpy(argv, a->rec.argv, argc * sizeof(*argv));
+  argv[argc] = filter;
+  argv[argc + 1] = (char *)"--benchmark_format=json";
+  sub.rec.argv = argv;
+  sub.output = path;
+  sub.adapter = BP_ADAPTER_GBENCH;
+  sub.marked = NULL;
+  sub.nmarked = 0;
+  sub.rec.on_output = bp_cli_run_collect_output;
+  sub.rec.output_ctx = &out;
+  int st = bp_cli_record(&sub, &prof);
+  if(st && !e->status)
+    e->status = st;
+  size_t had = e->rep.nbenches;
+  if(!prof || sub.failed || bpi_buf_failed(&out.buf) ||
+     !bp_cli_run_load_results(&sub, &out, &e->rep)) {
+    e->ok = false;
+    goto out;
+  }
+  struct bp_bench *b = bpi_report_bench(&e->rep, name);
+  struct bench_art *arts = realloc(e->arts, (e->rep.nbenches + 1) *
+                                            sizeof(*arts));
+  if(arts) {
+    e->arts = arts;
+    memset(arts + had, 0, (e->rep.nbenches - had) * sizeof(*arts));
+  }
+  if(!b || !arts ||
+     bpi_report_add_counters(b, prof->meta.counters, prof->meta.ncounters)) {
+    e->ok = false;
+    goto out;
+  }
+  arts[b - e->rep.benches] = (struct bench_art){.dir = dir, .prof = prof,
+                                                .exit_status = st};
+  e->profs[e->nprofs++] = prof;
+  prof = NULL;
+out:
+  bpi_profile_free(prof);
+  bp_cli_record_cleanup(&sub);
+  bpi_buf_cleanup(&out.buf);
+  free(argv);
+  free(filter);
+}
+
+int bp_cli_run_each(struct bp_record_args *a)
+{
+  struct bp_buf names;
+  struct each_run e = {.ok = true};
+  char **dirs = NULL;
+  const char **list = NULL;
+  size_t n = 0;
+  char start[32];
+  bp_cli_iso_now(start);
+  bpi_buf_init(&names);
+  bpi_report_init(&e.rep);
+  int status = bp_cli_run_clear_previous(a)
+                 ? list_benchmarks(a->rec.argv, &names, &n) : BP_EXIT_ERROR;
+  if(!status && !n) {
+    bp_msg_error("%s lists no benchmarks", a->rec.argv[0]);
+    status = BP_EXIT_ERROR;
+  }
+  /* the benchmarks' folders are made under it (bpi_file_mkdirs_under) */
+  struct bp_err err = {0};
+  if(!status && bpi_file_mkdirs(a->output, &err)) {
+    bp_msg_err(&err, err.code);
+    status = BP_EXIT_ERROR;
+  }
+  if(status)
+    goto out;
+  list = calloc(n, sizeof(*list));
+  e.profs = calloc(n, sizeof(*e.profs));
+  for(size_t i = 0, k = 0; list && i < names.len;
+      i += strlen(names.data + i) + 1)
+    if(names.data[i])
+      list[k++] = names.data + i;
+  if(!list || !e.profs ||
+     bpi_control_dirnames(list, n, bp_cli_reserved_names, &dirs)) {
+    status = BP_EXIT_ERROR;
+    goto out;
+  }
+  for(size_t i = 0; i < n; i++) {
+    bp_msg_note("benchmark %zu of %zu: %s", i + 1, n, dirs[i]);
+    run_one(a, &e, list[i], dirs[i]);
+  }
+  status = e.status;
+  /* a benchmark the harness reported under another name has no profile */
+  for(size_t i = 0; e.ok && i < e.rep.nbenches; i++)
+    if(!e.arts[i].dir)
+      e.arts[i].dir = ".";
+  if(!e.ok || !e.nprofs ||
+     !bp_cli_run_write_outputs(a, &e.rep, NULL, e.profs[0], e.arts, status))
+    status = bp_cli_run_own_failure(a, status);
+  else
+    status = bp_cli_run_publish_and_compare(a, start, status);
+out:
+  for(size_t i = 0; i < e.nprofs; i++)
+    bpi_profile_free(e.profs[i]);
+  free(e.profs);
+  free(e.arts);
+  bpi_control_dirnames_free(dirs, n);
+  free(list);
+  bpi_report_cleanup(&e.rep);
+  bpi_buf_cleanup(&names);
+  return status;
+}

@@ -1,0 +1,59 @@
+/* run_int: what `benchprof run`'s two ways of running share, one
+ * invocation (cmd_run.c) and one invocation per benchmark (run_each.c,
+ * --each).  Internal to them. */
+#ifndef BP_CLI_RUN_INT_H
+#define BP_CLI_RUN_INT_H
+
+#include "cli.h"
+#include "buf.h"
+#include "report.h"
+
+/* The most of a harness's results read: a BMF file (counted after gunzip)
+ * or its stdout under --adapter.  A results document for 100,000
+ * benchmarks is a few MiB; past this it is refused, not read whole. */
+#define RESULTS_MAX_BYTES ((size_t)64 << 20)
+
+/* The harness's stdout under --adapter, kept up to RESULTS_MAX_BYTES
+ * (all of it is still relayed to ours). */
+struct captured {
+  struct bp_buf buf;
+  bool too_big;
+};
+
+/* One benchmark's line in the manifest: where its own artifacts are
+ * ("." for the invocation's) and, when it has its own invocation, that
+ * profile's facts. */
+struct bench_art {
+  const char *dir;
+  const struct bp_profile *prof;  /* its own invocation (--each), or NULL */
+  int exit_status;
+  const struct bp_marked *marked; /* marked by the harness, or NULL */
+};
+
+/* The harness's stdout into a struct captured (a recorder's on_output). */
+void bp_cli_run_collect_output(void *ctx, const char *data, size_t len);
+bool bp_cli_run_load_results(const struct bp_record_args *a,
+                             const struct captured *cap,
+                             struct bp_report *rep);
+bool bp_cli_run_write_outputs(const struct bp_record_args *a,
+                              const struct bp_report *rep,
+                              const struct bp_profile *prof,
+                              const struct bp_profile *any,
+                              const struct bench_art *arts, int status);
+int bp_cli_run_publish(const struct bp_record_args *a, const char *start,
+                       int status);
+/* Publish and compare a run that passed (any with --allow-failure); a
+ * failed or interrupted one stays local, said so.  The exit status. */
+int bp_cli_run_publish_and_compare(const struct bp_record_args *a,
+                                   const char *start, int status);
+/* benchprof's own failure after the command: the exit status (the
+ * command's with --keep-status, unless strict). */
+int bp_cli_run_own_failure(const struct bp_record_args *a, int status);
+/* Remove what a previous run left in the output directory; false (said
+ * why) when it cannot be. */
+bool bp_cli_run_clear_previous(const struct bp_record_args *a);
+/* --each google-benchmark: one invocation per benchmark the harness
+ * lists; the exit status. */
+int bp_cli_run_each(struct bp_record_args *a);
+
+#endif

@@ -1,0 +1,357 @@
+/* forge: the GitHub and GitLab clients that put the pull request comment
+ * on the pull request (see forge.h). */
+#include "bp_setup.h"
+#include "forge.h"
+#include "comment.h"   /* the marker, URL encoding */
+#include "err.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#define MAX_PAGES 100                  /* of 100 comments each */
+
+static const char *api_base(const struct bp_forge_target *t)
+{
+  if(t->api_url && *t->api_url)
+    return t->api_url;
+  return t->forge == BP_FORGE_GITLAB ? "https://gitlab.com/api/v4" :
+         "https://api.github.com";
+}
+
+static bp_code check_target(const struct bp_forge_target *t,
+                            struct bp_err *err)
+{
+  const char *repo = t->repo ? t->repo : "";
+  size_t slash = strcspn(repo, "/");
+  if(!t->number || !*t->number ||
+     strspn(t->number, "0123456789") != strlen(t->number))
+    return bpi_err_set(err, BPE_INVAL, 0, "comment: the %s number must be "
+                       "digits, not '%s'", t->forge == BP_FORGE_GITLAB ?
+                       "merge request" : "pull request",
+                       t->number ? t->number : "");
+  if(t->forge == BP_FORGE_GITHUB &&
+     (!slash || !repo[slash] || !repo[slash + 1] ||
+      strchr(repo + slash + 1, '/')))
+    return bpi_err_set(err, BPE_INVAL, 0, "comment: --github wants "
+                       "OWNER/REPO, not '%s'", repo);
+  if(t->forge == BP_FORGE_GITLAB && !*repo)
+    return bpi_err_set(err, BPE_INVAL, 0, "comment: no GitLab project");
+  return BP_OK;
+}
+
+/* "/repos/OWNER/REPO" or "/projects/ID", each part percent-encoded. */
+static void add_repo_path(struct bp_buf *b, const struct bp_forge_target *t)
+{
+  if(t->forge == BP_FORGE_GITLAB) {
+    bpi_buf_adds(b, "/projects/");
+    bpi_comment_url_encode(b, t->repo);   /* "group/name" -> %2F */
+    return;
+  }
+  size_t slash = strcspn(t->repo, "/");
+  char *owner = strndup(t->repo, slash);
+  bpi_buf_adds(b, "/repos/");
+  if(owner)
+    bpi_comment_url_encode(b, owner);
+  else
+    b->failed = true;
+  bpi_buf_addc(b, '/');
+  bpi_comment_url_encode(b, t->repo + slash + 1);
+  free(owner);
+}
+
+static void add_base(struct bp_buf *b, const struct bp_forge_target *t)
+{
+  const char *base = api_base(t);
+  size_t n = strlen(base);
+  while(n && base[n - 1] == '/')
+    n--;
+  bpi_buf_add(b, base, n);
+  add_repo_path(b, t);
+}
+
+bp_code bpi_comment_list_url(const struct bp_forge_target *t, unsigned page,
+                             struct bp_buf *url, struct bp_err *err)
+{
+  bp_code rc = check_target(t, err);
+  if(rc)
+    return rc;
+  add_base(url, t);
+  bpi_buf_printf(url, t->forge == BP_FORGE_GITLAB ?
+                 "/merge_requests/%s/notes?per_page=100&page=%u"
+                 "&sort=asc&order_by=created_at" :
+                 "/issues/%s/comments?per_page=100&page=%u",
+                 t->number, page);
+  bpi_buf_addc(url, '\0');
+  return bpi_buf_failed(url) ? bpi_err_set(err, BPE_NOMEM, 0, "comment") :
+                               BP_OK;
+}
+
+bp_code bpi_comment_write_url(const struct bp_forge_target *t,
+                              const char *id, struct bp_buf *url,
+                              struct bp_err *err)
+{
+  bp_code rc = check_target(t, err);
+  if(rc)
+    return rc;
+  if(id && (!*id || strspn(id, "0123456789") != strlen(id)))
+    return bpi_err_set(err, BPE_FORMAT, 0, "comment: odd comment id '%s'",
+                       id);
+  add_base(url, t);
+  if(t->forge == BP_FORGE_GITLAB) {
+    bpi_buf_printf(url, "/merge_requests/%s/notes", t->number);
+    if(id)
+      bpi_buf_printf(url, "/%s", id);
+  }
+  else if(id)
+    bpi_buf_printf(url, "/issues/comments/%s", id);
+  else
+    bpi_buf_printf(url, "/issues/%s/comments", t->number);
+  bpi_buf_addc(url, '\0');
+  return bpi_buf_failed(url) ? bpi_err_set(err, BPE_NOMEM, 0, "comment") :
+                               BP_OK;
+}
+
+void bpi_comment_body_json(struct bp_buf *b, const char *markdown)
+{
+  bpi_buf_adds(b, "{\"body\":");
+  bpi_buf_json_str(b, markdown);
+  bpi_buf_adds(b, "}");
+}
+
+bp_code bpi_comment_find(const char *json, size_t len, const char *marker,
+                         char **id, size_t *count, struct bp_err *err)
+{
+  cJSON *list = cJSON_ParseWithLength(json, len);
+  const cJSON *item;
+  *id = NULL;
+  *count = 0;
+  if(!cJSON_IsArray(list)) {
+    cJSON_Delete(list);
+    return bpi_err_set(err, BPE_FORMAT, 0, "comment: the comment list is "
+                       "not a JSON array");
+  }
+  cJSON_ArrayForEach(item, list) {
+    const cJSON *body = cJSON_GetObjectItemCaseSensitive(item, "body");
+    const cJSON *num = cJSON_GetObjectItemCaseSensitive(item, "id");
+    (*count)++;
+    if(*id || !cJSON_IsString(body) || !strstr(body->valuestring, marker))
+      continue;
+    if(!cJSON_IsNumber(num) || num->valuedouble < 0 ||
+       num->valuedouble > 9007199254740992.0) {
+      cJSON_Delete(list);
+      return bpi_err_set(err, BPE_FORMAT, 0, "comment: our comment has no "
+                         "numeric id");
+    }
+    struct bp_buf s;
+    bpi_buf_init(&s);
+    bpi_buf_printf(&s, "%.0f", num->valuedouble);
+    if(bpi_buf_failed(&s)) {
+      cJSON_Delete(list);
+      return bpi_err_set(err, BPE_NOMEM, 0, "comment");
+    }
+    *id = s.data;
+  }
+  cJSON_Delete(list);
+  return BP_OK;
+}
+
+void bpi_comment_posted_cleanup(struct bp_comment_posted *p)
+{
+  free(p->id);
+  p->id = NULL;
+}
+
+/* One request through the transport; the answer's body in resp. */
+static bp_code send_one(const struct bp_forge_target *t,
+                        const struct bp_comment_transport *tr,
+                        const char *method, const char *url,
+                        const struct bp_buf *body, struct bp_http_resp *resp,
+                        struct bp_comment_posted *res, struct bp_err *err)
+{
+  struct bp_buf auth;
+  const char *headers[4] = {NULL};
+  size_t nh = 0;
+  bpi_buf_init(&auth);
+  struct bp_http_req req = {.method = method, .url = url};
+  if(t->forge == BP_FORGE_GITHUB) {
+    headers[nh++] = "Accept: application/vnd.github+json";
+    headers[nh++] = "X-GitHub-Api-Version: 2022-11-28";
+    req.bearer = t->token;
+  }
+  else if(t->token) {
+    bpi_buf_printf(&auth, "%s: %s", t->job_token ? "JOB-TOKEN" :
+                   "PRIVATE-TOKEN", t->token);
+    if(bpi_buf_failed(&auth))
+      return bpi_err_set(err, BPE_NOMEM, 0, "comment");
+    headers[nh++] = auth.data;
+  }
+  req.headers = headers;
+  if(body) {
+    req.content_type = "application/json";
+    req.body = body->data;
+    req.body_len = body->len;
+  }
+  bpi_buf_cleanup(&resp->body);
+  bpi_buf_init(&resp->body);
+  resp->status = 0;
+  res->requests++;
+  bp_code rc = tr->send(tr->http, &req, resp, err);
+  /* the token was in auth: wipe it before the memory goes back */
+  if(auth.data)
+    memset(auth.data, 0, auth.cap);
+  bpi_buf_cleanup(&auth);
+  return rc;
+}
+
+/* Our comment's id, page by page; NULL when there is none. */
+static bp_code find_ours(const struct bp_forge_target *t,
+                         const struct bp_comment_transport *tr,
+                         const char *marker, char **id,
+                         struct bp_comment_posted *res, struct bp_err *err)
+{
+  struct bp_buf url;
+  struct bp_http_resp resp = {.status = 0};
+  bp_code rc = BP_OK;
+  bpi_buf_init(&url);
+  bpi_buf_init(&resp.body);
+  *id = NULL;
+  for(unsigned page = 1; !rc && !*id && page <= MAX_PAGES; page++) {
+    size_t count = 0;
+    bpi_buf_reset(&url);
+    rc = bpi_comment_list_url(t, page, &url, err);
+    if(!rc)
+      rc = send_one(t, tr, "GET", url.data, NULL, &resp, res, err);
+    if(!rc)
+      rc = bpi_comment_find(resp.body.data ? resp.body.data : "",
+                            resp.body.len, marker, id, &count, err);
+    if(!rc && count < 100)
+      break;
+  }
+  bpi_buf_cleanup(&resp.body);
+  bpi_buf_cleanup(&url);
+  return rc;
+}
+
+static void wait_ms(long ms)
+{
+  struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
+  while(ms > 0 && nanosleep(&ts, &ts))
+    ;
+}
+
+/* POST a new comment.  A POST is not idempotent: when its answer is lost
+ * (BPE_NET: refused, timed out, cut off, 5xx) the forge may have made
+ * the comment all the same, so the transport's own retries are off for
+ * it, and before each new attempt the comments are listed again: one with
+ * our marker is the one that POST made (*found, and no other POST).  At
+ * most 1 + retries POSTs, backing off as the transport would. */
+static bp_code post_new(const struct bp_forge_target *t,
+                        const struct bp_comment_transport *tr,
+                        const char *url, const struct bp_buf *body,
+                        const char *marker, struct bp_http_resp *resp,
+                        char **found, struct bp_comment_posted *res,
+                        struct bp_err *err)
+{
+  struct bp_http_opts once;
+  struct bp_comment_transport one = *tr;
+  unsigned tries = 1;
+  long delay = 0;
+  if(tr->http) {
+    once = *tr->http;
+    tries += once.retries;
+    delay = once.backoff_ms > 0 ? once.backoff_ms : 500;
+    once.retries = 0;
+    one.http = &once;
+  }
+  *found = NULL;
+  bp_code rc = BP_OK;
+  for(unsigned attempt = 1; ; attempt++) {
+    bpi_err_clear(err);
+    rc = send_one(t, &one, "POST", url, body, resp, res, err);
+    if(rc != BPE_NET || attempt >= tries)
+      return rc;
+    wait_ms(delay);
+    delay = delay * 2 > 30000 ? 30000 : delay * 2;
+    struct bp_err lerr = {0};
+    if(!find_ours(t, tr, marker, found, res, &lerr) && *found) {
+      bpi_err_clear(err);
+      return BP_OK;   /* the lost answer's comment: posted once */
+    }
+    free(*found);
+    *found = NULL;
+  }
+}
+
+bp_code bpi_comment_post(const struct bp_forge_target *t,
+                         const char *markdown,
+                         const struct bp_comment_transport *tr,
+                         struct bp_comment_posted *res, struct bp_err *err)
+{
+  struct bp_buf url, body;
+  struct bp_http_resp resp = {.status = 0};
+  char *marker = bpi_comment_find_marker(markdown), *id = NULL;
+  bp_code rc = BP_OK;
+  bpi_buf_init(&url);
+  bpi_buf_init(&body);
+  bpi_buf_init(&resp.body);
+  if(!marker) {
+    rc = bpi_err_set(err, BPE_INVAL, 0, "comment: the Markdown has no "
+                     "benchprof marker (write it with benchprof compare)");
+    goto out;
+  }
+  rc = find_ours(t, tr, marker, &id, res, err);
+  if(!rc)
+    rc = bpi_comment_write_url(t, id, &url, err);
+  if(rc)
+    goto out;
+  bpi_comment_body_json(&body, markdown);
+  if(bpi_buf_failed(&body)) {
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "comment");
+    goto out;
+  }
+  char *found = NULL;
+  if(id)
+    rc = send_one(t, tr, t->forge == BP_FORGE_GITLAB ? "PUT" : "PATCH",
+                  url.data, &body, &resp, res, err);
+  else
+    rc = post_new(t, tr, url.data, &body, marker, &resp, &found, res, err);
+  if(!rc && found) {
+    res->updated = false;
+    res->id = found;
+    goto out;
+  }
+  if(rc)
+    goto out;
+  res->updated = id != NULL;
+  char *new_id = NULL;
+  size_t ignored;
+  /* the answer is the comment: its id, in a one-element list for find */
+  struct bp_buf wrapped;
+  bpi_buf_init(&wrapped);
+  bpi_buf_adds(&wrapped, "[");
+  bpi_buf_add(&wrapped, resp.body.data ? resp.body.data : "",
+              resp.body.len);
+  bpi_buf_adds(&wrapped, "]");
+  struct bp_err quiet = {0};
+  if(!bpi_buf_failed(&wrapped) &&
+     !bpi_comment_find(wrapped.data, wrapped.len, "", &new_id, &ignored,
+                       &quiet) && new_id)
+    res->id = new_id;
+  else
+    res->id = id ? strdup(id) : NULL;
+  if(res->id == new_id)
+    new_id = NULL;
+  free(new_id);
+  bpi_buf_cleanup(&wrapped);
+out:
+  free(id);
+  free(marker);
+  bpi_buf_cleanup(&resp.body);
+  bpi_buf_cleanup(&body);
+  bpi_buf_cleanup(&url);
+  return rc;
+}
