@@ -2,7 +2,8 @@
 # Install everything benchprof needs to build and test on Debian 12.
 #   scripts/setup-debian.sh          build dependencies only
 #   scripts/setup-debian.sh --test   plus the test-only tools (validators)
-# Runs as root (CI, runners) or through sudo.
+# Runs as root (CI, runners) or through sudo.  Running it again changes
+# nothing that is already in place.
 set -eu
 
 SUDO=
@@ -17,7 +18,9 @@ shellcheck chromium clang linux-perf"
 pkgs=$BUILD_PKGS
 if [ "${1:-}" = "--test" ]; then
   pkgs="$pkgs $TEST_PKGS"
-  command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
+  # Debian's nodejs is too old for the validators (below), but its npm
+  # installs the Node.js they need
+  command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
 fi
 
 missing=
@@ -31,7 +34,34 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
 fi
 
+# @firefox-devtools/profiler-cli declares node >= 24, newer than Debian
+# 12's nodejs (18).  npm's "node" package ships the official binary for
+# this architecture (from the npm registry): installed into its own
+# prefix and linked as /usr/local/bin/node, which comes before /usr/bin
+# on PATH.  Skipped when the node on PATH is new enough.
+NODE_MIN_MAJOR=24
+NODE_VERSION=24.21.0
+NODE_PREFIX=/opt/benchprof/node
+node_major() {
+  node -e 'process.stdout.write(process.versions.node.split(".")[0])' \
+    2>/dev/null || echo 0
+}
+install_node() {
+  [ "$(node_major)" -lt "$NODE_MIN_MAJOR" ] || return 0
+  $SUDO mkdir -p "$NODE_PREFIX"
+  $SUDO npm install --prefix "$NODE_PREFIX" --no-fund --no-audit \
+    --loglevel=error "node@$NODE_VERSION" >/dev/null
+  $SUDO ln -sf "$NODE_PREFIX/node_modules/.bin/node" /usr/local/bin/node
+  hash -r 2>/dev/null || true
+  if [ "$(node_major)" -lt "$NODE_MIN_MAJOR" ]; then
+    echo "setup: node on PATH is still $(node --version 2>&1) after installing" \
+      "$NODE_VERSION as /usr/local/bin/node: put /usr/local/bin first on PATH" >&2
+    exit 1
+  fi
+}
+
 if [ "${1:-}" = "--test" ]; then
+  install_node
   # Validators, pinned so a test run is reproducible.
   if ! command -v profiler-cli >/dev/null 2>&1 ||
      ! npm ls -g pprof-format >/dev/null 2>&1 ||

@@ -19,6 +19,8 @@
 #                       bounds apart do; one value a side is unconfirmed;
 #                       --fail-on-regression exits 3 on a confirmed
 #                       regression only
+#   compare_config.sh   benchprof compare takes the store, project,
+#                       testbed and threshold from run's configuration
 #   comment_github.sh   benchprof comment against a GitHub API stand-in:
 #                       POST once, then PATCH the same comment; no token:
 #                       the summary file (needs http.c)
@@ -27,8 +29,10 @@ check_PROGRAMS += $(compare_unit_tests) tests/workloads/cmpwork_base \
   tests/workloads/cmpwork_head tests/workloads/onefunc
 TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_pr.sh tests/integration/comment_github.sh \
-  tests/integration/compare_verdicts.sh
-EXTRA_DIST += tests/integration/compare_e2e.sh tests/integration/compare_pr.sh \
+  tests/integration/compare_verdicts.sh \
+  tests/integration/compare_config.sh
+EXTRA_DIST += tests/integration/compare_config.sh \
+  tests/integration/compare_e2e.sh tests/integration/compare_pr.sh \
   tests/integration/compare_verdicts.sh \
   tests/integration/comment_github.sh tests/servers/github_standin.py
 

@@ -10,8 +10,22 @@
 #   hooks_bencher.sh     the Bencher runner entrypoint: only BMF in the
 #                        output file, profiles in the store
 #   hooks_shellcheck.sh  every hook script passes shellcheck
+#   hooks_pr_flow.sh     the pull request flow with a shared absolute
+#                        output directory: only a comment this job wrote
+#                        for this pull request is posted (GitHub, GitLab);
+#                        fork pull requests get owner:branch and leave the
+#                        base's latest alone; GitLab's job token refused
+#                        for notes, and the log says what to set
+#   hooks_shims.sh       the README's shims: a path entry, a make bench
+#                        that only builds passes (strict: fails)
+#   install_layout.sh    make install DESTDIR=: programs, hooks, hooks.h
+#                        (compiles alone), no benchprof.h, both man pages
+#                        render cleanly, one SYNOPSIS line per command
 hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_github.sh tests/integration/hooks_gitlab.sh \
-  tests/integration/hooks_bencher.sh tests/integration/hooks_shellcheck.sh
+  tests/integration/hooks_bencher.sh tests/integration/hooks_shellcheck.sh \
+  tests/integration/hooks_pr_flow.sh tests/integration/hooks_shims.sh \
+  tests/integration/install_layout.sh
 TESTS += $(hooks_tests)
-EXTRA_DIST += $(hooks_tests) tests/hooks_lib.sh
+EXTRA_DIST += $(hooks_tests) tests/hooks_lib.sh \
+  tests/servers/gitlab_standin.py

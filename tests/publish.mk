@@ -17,11 +17,22 @@
 #                        uppercase hashes and rejected entries, unique
 #                        local identities, a full spool, signals while
 #                        publishing (issue 21)
+#   run_outcome.sh       failed and interrupted runs kept locally, marked
+#                        in the manifest, not published (--allow-failure:
+#                        published); a reused -o directory keeps no report
+#                        or manifest of the run before; --keep-status
+#   publish_run_profile.sh  marked benchmarks: the whole run's profile is
+#                        stored too (key part "."); bencher.console_url is
+#                        where the comment's Bencher links point
+#   publish_firefox_lost.sh  the Firefox upload's answer lost: one public
+#                        upload, never repeated; refused: stays spooled
 publish_unit_tests = tests/unit/test_bencher tests/unit/test_spool
 check_PROGRAMS += $(publish_unit_tests)
 publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_store.sh tests/integration/publish_faults.sh \
-  tests/integration/publish_kill.sh tests/integration/publish_hardening.sh
+  tests/integration/publish_kill.sh tests/integration/publish_hardening.sh \
+  tests/integration/run_outcome.sh tests/integration/publish_run_profile.sh \
+  tests/integration/publish_firefox_lost.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)
 EXTRA_DIST += $(publish_integration_tests) tests/publish_lib.sh \
   tests/servers/bencher_standin.py

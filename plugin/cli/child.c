@@ -14,6 +14,10 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t target_pid;
+/* The first of SIGINT, SIGTERM, SIGHUP, SIGQUIT that reached benchprof
+ * while the command ran: the run was interrupted, whatever the command
+ * then did with it. */
+static volatile sig_atomic_t interrupted_by;
 
 /* What the signals we change meant before, put back when we stop: with
  * --each the next invocation's command must inherit what benchprof's
@@ -32,6 +36,8 @@ static void forward_signal(int sig, siginfo_t *info, void *uctx)
 {
   (void)uctx;
   int saved = errno;
+  if(!interrupted_by && sig != SIGUSR1 && sig != SIGUSR2)
+    interrupted_by = sig;
   if(info && info->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT))
     return;
   if(target_pid > 0)
@@ -82,6 +88,11 @@ void bp_cli_stop_forwarding(void)
     sigaction(forwarded[i], &saved_fwd[i], NULL);
   sigaction(SIGCHLD, &saved_chld, NULL);
   sigaction(SIGPIPE, &saved_pipe, NULL);
+}
+
+int bp_cli_interrupted(void)
+{
+  return interrupted_by;
 }
 
 int bp_cli_exec_failure(const struct bp_err *err, const char *cmd)

@@ -122,6 +122,9 @@ void bp_cli_publish_usage(FILE *out, bool run);
  * (spooled or not). */
 bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
                         const char *start_time, const char *end_time);
+/* A Firefox upload whose answer never came: said (never repeated). */
+struct bp_publish_result;
+void bp_cli_firefox_lost(const struct bp_publish_result *r);
 /* ISO 8601 UTC time of now, milliseconds. */
 void bp_cli_iso_now(char out[32]);
 /* The identity and the opened store a publication of p goes to, resolved
@@ -173,6 +176,8 @@ struct bp_record_args {
   enum bp_adapter each;    /* --each: one invocation per benchmark */
   unsigned repeat;         /* --repeat: invocations (1 when unset) */
   struct bp_cli_publish pub; /* publishing after the run */
+  bool allow_failure;      /* --allow-failure: publish a failed run too */
+  bool keep_status;        /* --keep-status: our failures only warn */
   /* out: the benchmarks the harness marked, one per distinct name, in
    * the order they first began */
   struct bp_marked *marked;
@@ -212,6 +217,9 @@ void bp_cli_record_cleanup(struct bp_record_args *a);
 void bp_cli_forward_signals(pid_t pid);
 /* Stop forwarding (the command was reaped); the default actions return. */
 void bp_cli_stop_forwarding(void);
+/* The signal (SIGINT, SIGTERM, SIGHUP or SIGQUIT) that interrupted a
+ * command benchprof ran, or 0. */
+int bp_cli_interrupted(void);
 /* Print why cmd could not be started; the exit status a shell would give
  * (127 not found, 126 not executable). */
 int bp_cli_exec_failure(const struct bp_err *err, const char *cmd);

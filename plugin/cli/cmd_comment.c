@@ -58,8 +58,9 @@ static void usage(FILE *out)
     "      --api-url URL       the API (default https://api.github.com,\n"
     "                          https://gitlab.com/api/v4)\n"
     "      --token-env NAME    the variable holding the token (default\n"
-    "                          GITHUB_TOKEN; GitLab: GITLAB_TOKEN, else\n"
-    "                          CI_JOB_TOKEN as a job token)\n"
+    "                          GITHUB_TOKEN; GitLab: GITLAB_TOKEN, an access\n"
+    "                          token with the api scope: GitLab refuses the\n"
+    "                          job's CI_JOB_TOKEN for notes)\n"
     "      --summary-file F    where the comment goes without a token\n"
     "                          (default: $GITHUB_STEP_SUMMARY)\n"
     "      --ci                the pull or merge request this CI job is for\n"
@@ -144,18 +145,35 @@ static void debug_line(void *ctx, const char *line)
   bp_msg_note("%s", line);
 }
 
-/* The token from the environment; NULL when none. */
+/* The variable the token is read from. */
+static const char *token_name(const struct comment_args *a)
+{
+  if(a->token_env)
+    return a->token_env;
+  return a->target.forge == BP_FORGE_GITLAB ? "GITLAB_TOKEN" :
+         "GITHUB_TOKEN";
+}
+
+/* What a GitLab operator must set: GitLab's notes API takes access
+ * tokens only, never the job's CI_JOB_TOKEN. */
+static void gitlab_token_hint(const char *name)
+{
+  bp_msg_note("GitLab accepts no CI job token (CI_JOB_TOKEN) for merge "
+              "request notes: put a project or personal access token with "
+              "the api scope in $%s, or name its variable in "
+              "comment.token_env (--token-env)",
+              strcmp(name, "CI_JOB_TOKEN") ? name : "GITLAB_TOKEN");
+}
+
+/* The token from the environment; NULL when none.  A job token named on
+ * purpose is sent as one (GitLab refuses it for notes: said so). */
 static const char *find_token(struct comment_args *a)
 {
-  const char *name = a->token_env;
-  if(!name)
-    name = a->target.forge == BP_FORGE_GITLAB ? "GITLAB_TOKEN" :
-           "GITHUB_TOKEN";
+  const char *name = token_name(a);
   const char *tok = getenv(name);
-  if((!tok || !*tok) && !a->token_env &&
-     a->target.forge == BP_FORGE_GITLAB) {
-    tok = getenv("CI_JOB_TOKEN");
-    a->target.job_token = tok && *tok;
+  if(a->target.forge == BP_FORGE_GITLAB && !strcmp(name, "CI_JOB_TOKEN")) {
+    a->target.job_token = true;
+    gitlab_token_hint(name);
   }
   return tok && *tok ? tok : NULL;
 }
@@ -266,6 +284,8 @@ static int post(struct comment_args *a, const char *md)
   bp_code rc = bpi_comment_post(&a->target, md, &tr, &res, &err);
   if(rc) {
     bp_msg_err(&err, rc);
+    if(a->target.forge == BP_FORGE_GITLAB && rc == BPE_HTTP)
+      gitlab_token_hint(token_name(a));
     bp_msg_note("the comment stays in %s", a->markdown);
     return BP_EXIT_ERROR;
   }
@@ -371,10 +391,12 @@ static int comment_with(struct comment_args *a0)
     if(summary && !*summary)
       summary = NULL;
   }
-  if(a.have_target)
-    bp_msg_note("no token in $%s: not posting", a.token_env ? a.token_env :
-                a.target.forge == BP_FORGE_GITLAB ? "GITLAB_TOKEN" :
-                "GITHUB_TOKEN");
+  if(a.have_target) {
+    bp_msg_note("no token in $%s: not posting", token_name(&a));
+    if(a.target.forge == BP_FORGE_GITLAB && strcmp(token_name(&a),
+                                                   "CI_JOB_TOKEN"))
+      gitlab_token_hint(token_name(&a));
+  }
   if(summary) {
     rc = append_summary(summary, md, len, &err);
     if(rc) {

@@ -11,6 +11,7 @@
 
 #include "ci.h"
 #include "compare_pr.h"
+#include "config.h"
 #include "err.h"
 #include "rundir.h"
 #include "store.h"
@@ -26,6 +27,9 @@ struct compare_args {
   const char *base, *head;
   const char *output;
   const char *store, *public_url;
+  const char *config;             /* --config */
+  const struct bp_config *cfg;    /* the configuration (run's defaults) */
+  bool threshold_set, max_functions_set;
   struct bp_cmp_opts cmp;
   struct bp_comment_opts comment;
   bool fail_on_regression;  /* exit 3 on a confirmed regression */
@@ -62,6 +66,11 @@ static void usage(FILE *out)
     "      --testbed NAME      and the comment's marker (default: as 'run')\n"
     "      --fail-on-regression  exit 3 when a regression is confirmed (not\n"
     "                          for unconfirmed changes); otherwise 0\n"
+    "      --config FILE       the configuration 'run' reads (default:\n"
+    "                          $BENCHPROF_CONFIG, else " BP_CONFIG_DEFAULT_PATH ");\n"
+    "                          its store, S3, network, bencher.project,\n"
+    "                          bencher.testbed, comment.threshold and\n"
+    "                          comment.max_functions are the defaults\n"
     "  -q, --quiet             no summary (errors still print)\n"
     "  -h, --help              this help\n");
 }
@@ -91,7 +100,7 @@ static bool parse_count(const char *s, size_t *out)
 static int parse_args(int argc, char **argv, struct compare_args *a)
 {
   enum { OPT_BASE_URL = 256, OPT_HEAD_URL, OPT_COMPARE_URL, OPT_PROJECT,
-         OPT_TESTBED, OPT_STORE, OPT_PUBLIC_URL, OPT_FAIL };
+         OPT_TESTBED, OPT_STORE, OPT_PUBLIC_URL, OPT_FAIL, OPT_CONFIG };
   static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"threshold", required_argument, NULL, 't'},
@@ -104,6 +113,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
     {"store", required_argument, NULL, OPT_STORE},
     {"public-url", required_argument, NULL, OPT_PUBLIC_URL},
     {"fail-on-regression", no_argument, NULL, OPT_FAIL},
+    {"config", required_argument, NULL, OPT_CONFIG},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -121,6 +131,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
                      optarg);
         return BP_EXIT_USAGE;
       }
+      a->threshold_set = true;
       break;
     case 'n':
       if(!parse_count(optarg, &a->comment.max_functions)) {
@@ -128,6 +139,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
                      optarg);
         return BP_EXIT_USAGE;
       }
+      a->max_functions_set = true;
       break;
     case OPT_BASE_URL:
       a->cmp.base_url = optarg;
@@ -152,6 +164,9 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
       break;
     case OPT_FAIL:
       a->fail_on_regression = true;
+      break;
+    case OPT_CONFIG:
+      a->config = optarg;
       break;
     case 'q':
       bp_msg_set_quiet(1);
@@ -231,13 +246,36 @@ static int check_refs(const struct compare_args *a)
 static bool open_store(const struct compare_args *a, struct bp_ident *id,
                        struct bp_store **st)
 {
+  /* the configuration's store and identity, as run uses them; flags
+   * win */
   struct bp_cli_publish p;
   bp_cli_publish_defaults(&p);
-  p.store = a->store;
-  p.public_url = a->public_url;
+  if(a->cfg)
+    bp_cli_publish_config(&p, a->cfg);
+  if(a->store)
+    p.store = a->store;
+  if(a->public_url)
+    p.public_url = a->public_url;
   p.project = a->comment.project;
   p.testbed = a->comment.testbed;
   return bp_cli_publish_store(&p, id, st);
+}
+
+/* The configuration's values as the defaults of what no flag set. */
+static void config_defaults(struct compare_args *a,
+                            const struct bp_config *cfg)
+{
+  a->cfg = cfg;
+  if(!a->threshold_set)
+    a->cmp.threshold_pct = cfg->comment.threshold;
+  if(!a->max_functions_set)
+    a->comment.max_functions = cfg->comment.max_functions;
+  if(!a->comment.project)
+    a->comment.project = cfg->bencher.project;
+  if(!a->comment.testbed)
+    a->comment.testbed = cfg->bencher.testbed;
+  if(cfg->comment.fail_on_regression)
+    a->fail_on_regression = true;
 }
 
 static void say_key(const char *name, const char *key,
@@ -247,15 +285,35 @@ static void say_key(const char *name, const char *key,
     bp_msg_note("%s: %s (%s)", name, key, bpi_store_url(st));
 }
 
+static int compare_with(struct compare_args *a);
+
 int cmd_compare(int argc, char **argv)
 {
   struct compare_args a = {.output = "benchprof-compare"};
-  struct bp_err err = {0};
   int status = parse_args(argc, argv, &a);
   if(status < 0)
     status = check_refs(&a);
   if(status >= 0)
     return status;
+  /* strict: with a configuration that cannot be read, the sides would be
+   * looked for in another store than run's, and not found or wrong */
+  struct bp_config cfg;
+  if(bp_cli_config_load(&cfg, a.config, true, "comparing without it") !=
+     BP_CLI_CONFIG_OK) {
+    bpi_config_cleanup(&cfg);
+    return BP_EXIT_USAGE;
+  }
+  config_defaults(&a, &cfg);
+  status = compare_with(&a);
+  bpi_config_cleanup(&cfg);
+  return status;
+}
+
+static int compare_with(struct compare_args *ap)
+{
+  struct compare_args a = *ap;
+  struct bp_err err = {0};
+  int status;
   struct bp_cmp_ref refs[2] = {{NULL, NULL}, {NULL, NULL}};
   struct bp_pr_opts o = {.out = a.output, .cmp = a.cmp,
                          .comment = a.comment};

@@ -44,6 +44,7 @@ static void flushed(void *ctx, const struct bp_publish_result *r)
     if(r->firefox_url)
       printf(", Firefox Profiler %s", r->firefox_url);
     printf("\n");
+    bp_cli_firefox_lost(r);
   }
   else if(r->busy) {
     t->busy++;

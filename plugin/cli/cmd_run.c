@@ -3,8 +3,12 @@
  * report (report.json, BMF) with one measure per counter, and
  * manifest.json, which attaches the artifacts to the report.  The
  * command's output and exit status pass through; a harness whose results
- * cannot be read makes benchprof fail, but its raw output is kept and the
- * profiles are written. */
+ * cannot be read makes benchprof fail (a warning with --keep-status), but
+ * its raw output is kept and the profiles are written.  A previous run's
+ * report, manifest and comparison are removed first, so a run never
+ * leaves them beside its own files.  A command that failed or was
+ * interrupted is marked so in the manifest and is neither published nor
+ * compared, unless --allow-failure. */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -65,6 +69,13 @@ void bp_cli_run_usage(FILE *out)
     "      --fail-on-regression  on a pull request, exit 3 when the\n"
     "                         comparison confirms a regression\n"
     "                         (comment.fail_on_regression)\n"
+    "      --allow-failure    publish (and compare) a run whose command\n"
+    "                         failed or was interrupted; without it such a\n"
+    "                         run stays local, marked in manifest.json\n"
+    "      --keep-status      benchprof's own failures (results that cannot\n"
+    "                         be read, a report that cannot be written) are\n"
+    "                         warnings: exit with CMD's status, unless\n"
+    "                         strict (benchprof-wrap passes it)\n"
     "\n"
     "The configuration (--config) may turn profiling off (\"enabled\":\n"
     "false, BENCHPROF_ENABLED=0): CMD is then executed as it is, nothing\n"
@@ -278,6 +289,14 @@ static bool dup_to(char **to, const char *s)
 
 /* The manifest, written last: every file it names is complete.  prof is
  * the invocation's profile, NULL with --each (one per benchmark). */
+/* How the run ended, for the manifest and the decision to publish. */
+static const char *outcome_of(int status)
+{
+  if(bp_cli_interrupted())
+    return BP_OUTCOME_INTERRUPTED;
+  return status ? BP_OUTCOME_FAILED : BP_OUTCOME_PASSED;
+}
+
 static bp_code write_manifest(const struct bp_record_args *a,
                               const struct bp_report *rep,
                               const struct bp_profile *prof,
@@ -289,6 +308,7 @@ static bp_code write_manifest(const struct bp_record_args *a,
   struct bp_manifest man = {.exit_status = status};
   bp_code rc = BP_OK;
   if(!dup_to(&man.version, BENCHPROF_VERSION) ||
+     !dup_to(&man.outcome, outcome_of(status)) ||
      !dup_to(&man.command, prof ? m->command : a->rec.argv[0]) ||
      !dup_to(&man.report, BP_RUNDIR_REPORT) ||
      !dup_to(&man.event_requested, m->requested_event) ||
@@ -351,6 +371,55 @@ int bp_cli_run_publish(const struct bp_record_args *a, const char *start,
   return status;
 }
 
+/* Publish and compare a run that passed (any run with --allow-failure);
+ * a failed or interrupted one stays in the run directory, said so.  The
+ * exit status after both. */
+int bp_cli_run_publish_and_compare(const struct bp_record_args *a,
+                                   const char *start, int status)
+{
+  const char *outcome = outcome_of(status);
+  if(strcmp(outcome, BP_OUTCOME_PASSED) && !a->allow_failure) {
+    if(a->pub.enabled)
+      bp_msg_warn("the run %s (exit status %d): not published and not "
+                  "compared, so that it is never a baseline; its artifacts "
+                  "stay in %s, marked \"%s\" in " BP_RUNDIR_MANIFEST
+                  " (--allow-failure publishes it)",
+                  strcmp(outcome, BP_OUTCOME_FAILED) ? "was interrupted"
+                                                     : "failed",
+                  status, a->output, outcome);
+    return status;
+  }
+  return bp_cli_run_compare(&a->pub, a->output,
+                            bp_cli_run_publish(a, start, status));
+}
+
+/* Results or a report that could not be written: benchprof's own failure
+ * fails a command that passed, unless --keep-status (not strict), which
+ * keeps the command's status: a job that passes without benchprof passes
+ * with it. */
+int bp_cli_run_own_failure(const struct bp_record_args *a, int status)
+{
+  if(status)
+    return status;   /* the command's own failure wins */
+  if(a->keep_status && !a->pub.strict) {
+    bp_msg_warn("no report for this run; the command's exit status (0) is "
+                "kept (--keep-status)");
+    return status;
+  }
+  return BP_EXIT_ERROR;
+}
+
+/* A previous run's report, manifest and comparison never stay beside
+ * this run's files. */
+bool bp_cli_run_clear_previous(const struct bp_record_args *a)
+{
+  struct bp_err err = {0};
+  bp_code rc = bpi_rundir_clear(a->output, &err);
+  if(rc)
+    bp_msg_err(&err, rc);
+  return rc == BP_OK;
+}
+
 static int run_once(struct bp_record_args *a)
 {
   char start[32];
@@ -362,6 +431,10 @@ static int run_once(struct bp_record_args *a)
     a->rec.output_ctx = &out;
   }
   struct bp_profile *prof;
+  if(!bp_cli_run_clear_previous(a)) {
+    bpi_buf_cleanup(&out.buf);
+    return BP_EXIT_ERROR;
+  }
   int status = bp_cli_record(a, &prof);
   if(!prof || a->failed) {
     /* the command never ran, or its artifacts are incomplete: no report
@@ -381,11 +454,10 @@ static int run_once(struct bp_record_args *a)
       bp_msg_error("report: %s", bp_strerror(rc));
     ok = !rc && bp_cli_run_write_outputs(a, &rep, prof, prof, arts, status);
     if(ok)
-      status = bp_cli_run_compare(&a->pub, a->output,
-                                  bp_cli_run_publish(a, start, status));
+      status = bp_cli_run_publish_and_compare(a, start, status);
   }
-  if(!ok && status == 0)
-    status = BP_EXIT_ERROR;  /* the command's own failure wins */
+  if(!ok)
+    status = bp_cli_run_own_failure(a, status);
   free(arts);
   bpi_report_cleanup(&rep);
   bpi_profile_free(prof);

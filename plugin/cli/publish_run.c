@@ -180,6 +180,7 @@ bool bp_cli_pub_prepare(const struct bp_cli_publish *p,
      * token variable */
     if(p->config->bencher.host)
       o->bencher.host = p->config->bencher.host;
+    o->bencher_console = p->config->bencher.console;
     if(!o->bencher.token)
       o->bencher.token = p->config->bencher.token;
     if(p->config->store.token_env)
@@ -235,6 +236,14 @@ bool bp_cli_publish_store(const struct bp_cli_publish *p,
   return ok;
 }
 
+void bp_cli_firefox_lost(const struct bp_publish_result *r)
+{
+  if(r->firefox_lost)
+    bp_msg_warn("the Firefox Profiler upload got no answer: the profile may "
+                "be public without its link; it is not uploaded again (a "
+                "second public copy)");
+}
+
 static void say_delivered(const struct bp_publish_result *r)
 {
   if(r->manifest_url)
@@ -243,6 +252,7 @@ static void say_delivered(const struct bp_publish_result *r)
     bp_msg_note("published: Bencher report %s", r->report_uuid);
   if(r->firefox_url)
     bp_msg_note("published: Firefox Profiler %s", r->firefox_url);
+  bp_cli_firefox_lost(r);
 }
 
 bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,

@@ -144,7 +144,8 @@ static bool parse_call_graph(const char *s, struct bp_record_opts *o)
 
 /* Options without a short form beyond the publishing ones. */
 enum { OPT_CONFIG = BP_CLI_PUB_LAST, OPT_NO_BENCHER, OPT_NO_INLINE,
-       OPT_ALL_USER, OPT_REPEAT, OPT_FAIL_ON_REGRESSION };
+       OPT_ALL_USER, OPT_REPEAT, OPT_FAIL_ON_REGRESSION, OPT_ALLOW_FAILURE,
+       OPT_KEEP_STATUS };
 
 /* '+': stop at the first non-option, so CMD's own options stay its own */
 #define SHORTOPTS "+e:F:c:g:km:o:qhvC:"
@@ -172,6 +173,8 @@ static const struct option longopts[] = {
     {"no-bencher", no_argument, NULL, OPT_NO_BENCHER},
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"fail-on-regression", no_argument, NULL, OPT_FAIL_ON_REGRESSION},
+    {"allow-failure", no_argument, NULL, OPT_ALLOW_FAILURE},
+    {"keep-status", no_argument, NULL, OPT_KEEP_STATUS},
     BP_CLI_PUBLISH_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
@@ -219,16 +222,25 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
     case OPT_NO_BENCHER:
     case OPT_REPEAT:
     case OPT_FAIL_ON_REGRESSION:
+    case OPT_ALLOW_FAILURE:
+    case OPT_KEEP_STATUS:
       if(!a->run) {
         bp_msg_error("--%s belongs to benchprof run, not record",
-                     opt == OPT_REPEAT ? "repeat" : opt == OPT_NO_BENCHER ?
-                     "no-bencher" : "fail-on-regression");
+                     opt == OPT_NO_BENCHER ? "no-bencher" :
+                     opt == OPT_REPEAT ? "repeat" :
+                     opt == OPT_FAIL_ON_REGRESSION ? "fail-on-regression" :
+                     opt == OPT_ALLOW_FAILURE ? "allow-failure" :
+                     "keep-status");
         return BP_EXIT_USAGE;
       }
       if(opt == OPT_NO_BENCHER)
         a->pub.no_bencher = true;
       else if(opt == OPT_FAIL_ON_REGRESSION)
         a->pub.fail_on_regression = true;
+      else if(opt == OPT_ALLOW_FAILURE)
+        a->allow_failure = true;
+      else if(opt == OPT_KEEP_STATUS)
+        a->keep_status = true;
       else if(!parse_u64(optarg, 1, 1000, &v)) {
         bp_msg_error("--repeat: '%s' is not a number of runs (1 to 1000)",
                      optarg);

@@ -12,10 +12,12 @@
 #include "cli.h"
 #include "msgs.h"
 
+#include "buf.h"
 #include "ci.h"
 #include "compare_pr.h"
 #include "config.h"
 #include "err.h"
+#include "fileio.h"
 #include "rundir.h"
 #include "store.h"
 
@@ -57,6 +59,28 @@ static void say(const struct bp_pr_opts *o, const struct bp_pr_result *r)
               "comment --markdown %s/" BP_FILE_COMMENT "')", o->out, o->out);
 }
 
+/* out/identity.json: the run's identity as `benchprof ci --json` prints
+ * it, written before the comment, so that a runner's completed hook
+ * posts comment.md only on the pull request and commit it was written
+ * for (an output directory kept between jobs still holds the last
+ * job's; benchprof-wrap --job-comment compares the two). */
+static bp_code write_identity(const struct bp_ident *id, const char *out,
+                              struct bp_err *err)
+{
+  struct bp_buf text;
+  bpi_buf_init(&text);
+  bpi_ident_json(id, &text);
+  char *path = bpi_rundir_path(out, BP_FILE_COMMENT_IDENTITY);
+  bp_code rc = bpi_file_mkdirs(out, err);
+  if(!rc)
+    rc = !path || bpi_buf_failed(&text)
+      ? bpi_err_set(err, BPE_NOMEM, 0, BP_FILE_COMMENT_IDENTITY)
+      : bpi_file_write(path, text.data, text.len, false, err);
+  free(path);
+  bpi_buf_cleanup(&text);
+  return rc;
+}
+
 static bp_code compare(const struct bp_ident *id, struct bp_store *st,
                        const struct bp_config *cfg, const char *dir,
                        const char *out, size_t *regressions,
@@ -81,8 +105,11 @@ static bp_code compare(const struct bp_ident *id, struct bp_store *st,
                 .max_chars = BP_COMMENT_MAX_CHARS - 512,
                 .max_functions = cfg ? cfg->comment.max_functions : 0},
   };
-  struct bp_pr_result r;
-  bp_code rc = bpi_compare_pr(&o, &r, err);
+  struct bp_pr_result r = {0};
+  bp_code rc = write_identity(id, out, err);
+  if(rc)
+    return rc;
+  rc = bpi_compare_pr(&o, &r, err);
   if(!rc && r.base_is_latest && id->base_hash && !r.no_base)
     bp_msg_note("compare: the base commit %.12s has no run; comparing "
                 "with %s's latest instead", id->base_hash, id->base_branch);

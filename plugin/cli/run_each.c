@@ -167,7 +167,8 @@ int bp_cli_run_each(struct bp_record_args *a)
   bp_cli_iso_now(start);
   bpi_buf_init(&names);
   bpi_report_init(&e.rep);
-  int status = list_benchmarks(a->rec.argv, &names, &n);
+  int status = bp_cli_run_clear_previous(a)
+                 ? list_benchmarks(a->rec.argv, &names, &n) : BP_EXIT_ERROR;
   if(!status && !n) {
     bp_msg_error("%s lists no benchmarks", a->rec.argv[0]);
     status = BP_EXIT_ERROR;
@@ -202,10 +203,9 @@ int bp_cli_run_each(struct bp_record_args *a)
       e.arts[i].dir = ".";
   if(!e.ok || !e.nprofs ||
      !bp_cli_run_write_outputs(a, &e.rep, NULL, e.profs[0], e.arts, status))
-    status = status ? status : BP_EXIT_ERROR;
+    status = bp_cli_run_own_failure(a, status);
   else
-    status = bp_cli_run_compare(&a->pub, a->output,
-                                bp_cli_run_publish(a, start, status));
+    status = bp_cli_run_publish_and_compare(a, start, status);
 out:
   for(size_t i = 0; i < e.nprofs; i++)
     bpi_profile_free(e.profs[i]);

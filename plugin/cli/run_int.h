@@ -43,6 +43,16 @@ bool bp_cli_run_write_outputs(const struct bp_record_args *a,
                               const struct bench_art *arts, int status);
 int bp_cli_run_publish(const struct bp_record_args *a, const char *start,
                        int status);
+/* Publish and compare a run that passed (any with --allow-failure); a
+ * failed or interrupted one stays local, said so.  The exit status. */
+int bp_cli_run_publish_and_compare(const struct bp_record_args *a,
+                                   const char *start, int status);
+/* benchprof's own failure after the command: the exit status (the
+ * command's with --keep-status, unless strict). */
+int bp_cli_run_own_failure(const struct bp_record_args *a, int status);
+/* Remove what a previous run left in the output directory; false (said
+ * why) when it cannot be. */
+bool bp_cli_run_clear_previous(const struct bp_record_args *a);
 /* --each google-benchmark: one invocation per benchmark the harness
  * lists; the exit status. */
 int bp_cli_run_each(struct bp_record_args *a);

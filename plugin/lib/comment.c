@@ -10,6 +10,7 @@
 #include <math.h>   /* isnan: a macro, no libm */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 

@@ -104,7 +104,8 @@ static char *artifact_url(const struct side *s, const char *file)
 /* Bencher's console for an API host: the cloud's API is api.bencher.dev,
  * its console bencher.dev; any other host is taken as a self-hosted
  * server, whose console is on the API's host as given (its default
- * setup serves both). */
+ * setup serves both), unless the publication recorded the console
+ * (bencher.console_url), which is given here instead and kept as it is. */
 static char *bencher_console(const char *host)
 {
   if(!host)
@@ -165,7 +166,10 @@ static bp_code side_identity(struct bp_cmp_side *out, const struct side *s)
   out->testbed = dup_or_null(bpi_json_str(id, "testbed"));
   out->report_uuid = dup_or_null(uuid ? uuid : bpi_json_str(bencher,
                                                         "report_uuid"));
-  out->bencher_url = bencher_console(bpi_json_str(bencher, "host"));
+  /* a console the operator named (bencher.console_url), else the host's */
+  const char *console = bpi_json_str(bencher, "console");
+  out->bencher_url = bencher_console(console ? console
+                                             : bpi_json_str(bencher, "host"));
   out->manifest_url = dup_or_null(bpi_json_str(pub, "manifest_url"));
   side_bencher(out, pub);
   return out->dir ? BP_OK : BPE_NOMEM;

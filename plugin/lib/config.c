@@ -93,6 +93,8 @@ static const struct key keys[] = {
   OBJ("bencher"),
   /* BENCHER_HOST: the name issue 5 and the bencher CLI use */
   {"bencher.host", K_HTTP_URL, F(bencher.host), 0, 0, "BENCHER_HOST"},
+  {"bencher.console_url", K_HTTP_URL, F(bencher.console), 0, 0,
+   "BENCHPROF_BENCHER_CONSOLE"},
   {"bencher.project", K_STR, F(bencher.project), 0, 0, "BENCHPROF_PROJECT"},
   {"bencher.testbed", K_STR, F(bencher.testbed), 0, 0, "BENCHPROF_TESTBED"},
   {"bencher.token_env", K_ENVNAME, F(bencher.token_env), 0, 0, NULL},
@@ -1132,8 +1134,9 @@ const char *bpi_config_comment_token(const struct bp_config *c,
     return env_token(envp, c->comment.token_env);
   if(provider && !strcmp(provider, "github"))
     return env_token(envp, "GITHUB_TOKEN");
+  /* an access token: GitLab's notes API refuses the job's CI_JOB_TOKEN */
   if(provider && !strcmp(provider, "gitlab"))
-    return env_token(envp, "CI_JOB_TOKEN");
+    return env_token(envp, "GITLAB_TOKEN");
   return NULL;
 }
 

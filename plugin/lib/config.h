@@ -90,6 +90,8 @@ struct bp_config {
 
   struct {
     char *host;               /* NULL: https://api.bencher.dev */
+    char *console;            /* the console links point at; NULL: the
+                                 cloud's for its API, else the host */
     char *project;            /* slug; NULL: from CI or git (ci.h) */
     char *testbed;            /* NULL: from CI, else the host name */
     char *token_env;          /* default "BENCHER_API_TOKEN" */
@@ -112,7 +114,8 @@ struct bp_config {
     bool fail_on_regression;  /* run/compare exit 3 on a confirmed
                                  regression; default false */
     char *token_env;          /* NULL: GITHUB_TOKEN on GitHub,
-                                 CI_JOB_TOKEN on GitLab */
+                                 GITLAB_TOKEN on GitLab (its notes API
+                                 refuses CI_JOB_TOKEN) */
     char *file;               /* also write the comment's markdown here */
   } comment;
 

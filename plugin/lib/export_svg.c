@@ -22,7 +22,8 @@
 #define SVG_W 1200      /* image width, px */
 #define PAD 10          /* left and right margin, px */
 #define FRAME_H 16      /* height of one frame, px */
-#define HEAD_H 34       /* title line */
+#define HEAD_H 66       /* title line, the event line and the unsampled
+                           note under it */
 #define FOOT_H 24       /* details line */
 #define CHAR_W 7        /* width of one 12px monospace character, px */
 #define MIN_PERMILLE 1  /* hide nodes under this share of all samples */
@@ -302,7 +303,34 @@ static const char style[] =
   "#frames g { cursor: pointer; }\n"
   "#frames g:hover rect { stroke: #000; stroke-width: 0.5; }\n"
   ".btn { cursor: pointer; fill: #0645ad; }\n"
-  "#title { font-size: 16px; }\n";
+  "#title { font-size: 16px; }\n"
+  "#event { font-size: 11px; fill: #555; }\n";
+
+/* The line under the title: the event sampled and, when it replaced the
+ * one asked for (no hardware PMU: the software clock), which and why, as
+ * every other artifact's metadata says. */
+static void add_event_line(struct bp_buf *b, const struct bp_profile *p)
+{
+  const struct bp_profile_meta *m = &p->meta;
+  bpi_buf_adds(b, "<text id=\"event\" x=\"600\" y=\"42\" "
+               "text-anchor=\"middle\">Event: ");
+  bpi_buf_xml_text(b, m->event && *m->event ? m->event : "unknown");
+  if(m->fallback_reason) {
+    bool clock = m->event && (strstr(m->event, "cpu-clock") ||
+                              strstr(m->event, "task-clock") ||
+                              strstr(m->event, "CPU-CLOCK") ||
+                              strstr(m->event, "TASK-CLOCK"));
+    bpi_buf_adds(b, clock ? " (software clock fallback" : " (fallback");
+    if(m->requested_event && *m->requested_event) {
+      bpi_buf_adds(b, " instead of ");
+      bpi_buf_xml_text(b, m->requested_event);
+    }
+    bpi_buf_adds(b, ": ");
+    bpi_buf_xml_text(b, m->fallback_reason);
+    bpi_buf_addc(b, ')');
+  }
+  bpi_buf_adds(b, "</text>\n");
+}
 
 static void add_header(struct bp_buf *b, const struct bp_profile *p,
                        uint64_t height)
@@ -326,14 +354,19 @@ static void add_header(struct bp_buf *b, const struct bp_profile *p,
   }
   else
     bpi_buf_adds(b, "Flame graph");
+  bpi_buf_adds(b, "</text>\n");
+  add_event_line(b, p);
+  /* the share of task-clock no sample covers, and why (kernel time not
+   * sampled), under the event line */
   char note[320];
   bpi_profile_unsampled_note(p, note, sizeof(note));
   if(*note) {
-    bpi_buf_adds(b, "</text>\n<text id=\"unsampled\" x=\"600\" y=\"36\" "
+    bpi_buf_adds(b, "<text id=\"unsampled\" x=\"600\" y=\"58\" "
                  "text-anchor=\"middle\" font-size=\"11\" fill=\"#a00\">");
     bpi_buf_xml_text(b, note);
+    bpi_buf_adds(b, "</text>\n");
   }
-  bpi_buf_printf(b, "</text>\n<text id=\"reset\" class=\"btn\" x=\"%d\" "
+  bpi_buf_printf(b, "<text id=\"reset\" class=\"btn\" x=\"%d\" "
                  "y=\"22\" style=\"display:none\" onclick=\"unzoom()\">"
                  "Reset zoom</text>\n<text id=\"search\" class=\"btn\" "
                  "x=\"%d\" y=\"22\" text-anchor=\"end\" "

@@ -89,8 +89,10 @@ char *bpi_firefox_link(const char *text)
 }
 
 bp_code bpi_firefox_upload(const struct bp_http_opts *http, const char *api,
-                           const char *path, char **link, struct bp_err *err)
+                           const char *path, char **link, bool *lost,
+                           struct bp_err *err)
 {
+  *lost = false;
   struct bp_buf body, url;
   struct bp_http_resp resp;
   bpi_buf_init(&body);
@@ -109,9 +111,10 @@ bp_code bpi_firefox_upload(const struct bp_http_opts *http, const char *api,
     struct bp_http_req req = {
       .method = "POST", .url = url.data, .headers = headers,
       .content_type = "application/octet-stream",
-      .body = body.data, .body_len = body.len,
+      .body = body.data, .body_len = body.len, .not_idempotent = true,
     };
     rc = bpi_http_send(http, &req, &resp, err);
+    *lost = rc && resp.maybe_received;
   }
   if(!rc && !(*link = bpi_firefox_link(resp.body.data ? resp.body.data
                                                       : "")))

@@ -14,9 +14,12 @@
 
 /* Upload the file at path (a gzipped Gecko profile, sent as it is) to
  * api (NULL: none, an error of the request); *link (malloc'd) its public
- * link. */
+ * link.  The POST is not repeated once the store may have it: *lost when
+ * it went out and no answer came (a second try would make a second
+ * public copy). */
 bp_code bpi_firefox_upload(const struct bp_http_opts *http, const char *api,
-                           const char *path, char **link, struct bp_err *err);
+                           const char *path, char **link, bool *lost,
+                           struct bp_err *err);
 
 /* The public link named by the store's answer (a JWT), malloc'd; NULL
  * when the answer names no valid profile token. */

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -243,6 +244,56 @@ static bp_code find_ours(const struct bp_forge_target *t,
   return rc;
 }
 
+static void wait_ms(long ms)
+{
+  struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
+  while(ms > 0 && nanosleep(&ts, &ts))
+    ;
+}
+
+/* POST a new comment.  A POST is not idempotent: when its answer is lost
+ * (BPE_NET: refused, timed out, cut off, 5xx) the forge may have made
+ * the comment all the same, so the transport's own retries are off for
+ * it, and before each new attempt the comments are listed again: one with
+ * our marker is the one that POST made (*found, and no other POST).  At
+ * most 1 + retries POSTs, backing off as the transport would. */
+static bp_code post_new(const struct bp_forge_target *t,
+                        const struct bp_comment_transport *tr,
+                        const char *url, const struct bp_buf *body,
+                        const char *marker, struct bp_http_resp *resp,
+                        char **found, struct bp_comment_posted *res,
+                        struct bp_err *err)
+{
+  struct bp_http_opts once;
+  struct bp_comment_transport one = *tr;
+  unsigned tries = 1;
+  long delay = 0;
+  if(tr->http) {
+    once = *tr->http;
+    tries += once.retries;
+    delay = once.backoff_ms > 0 ? once.backoff_ms : 500;
+    once.retries = 0;
+    one.http = &once;
+  }
+  *found = NULL;
+  bp_code rc = BP_OK;
+  for(unsigned attempt = 1; ; attempt++) {
+    bpi_err_clear(err);
+    rc = send_one(t, &one, "POST", url, body, resp, res, err);
+    if(rc != BPE_NET || attempt >= tries)
+      return rc;
+    wait_ms(delay);
+    delay = delay * 2 > 30000 ? 30000 : delay * 2;
+    struct bp_err lerr = {0};
+    if(!find_ours(t, tr, marker, found, res, &lerr) && *found) {
+      bpi_err_clear(err);
+      return BP_OK;   /* the lost answer's comment: posted once */
+    }
+    free(*found);
+    *found = NULL;
+  }
+}
+
 bp_code bpi_comment_post(const struct bp_forge_target *t,
                          const char *markdown,
                          const struct bp_comment_transport *tr,
@@ -270,8 +321,17 @@ bp_code bpi_comment_post(const struct bp_forge_target *t,
     rc = bpi_err_set(err, BPE_NOMEM, 0, "comment");
     goto out;
   }
-  rc = send_one(t, tr, !id ? "POST" : t->forge == BP_FORGE_GITLAB ? "PUT" :
-                "PATCH", url.data, &body, &resp, res, err);
+  char *found = NULL;
+  if(id)
+    rc = send_one(t, tr, t->forge == BP_FORGE_GITLAB ? "PUT" : "PATCH",
+                  url.data, &body, &resp, res, err);
+  else
+    rc = post_new(t, tr, url.data, &body, marker, &resp, &found, res, err);
+  if(!rc && found) {
+    res->updated = false;
+    res->id = found;
+    goto out;
+  }
   if(rc)
     goto out;
   res->updated = id != NULL;

@@ -646,6 +646,14 @@ static bool retriable_curl(CURLcode rc)
   }
 }
 
+/* curl failures before any byte of the request reached the server */
+static bool never_sent(CURLcode rc)
+{
+  return rc == CURLE_COULDNT_RESOLVE_PROXY ||
+         rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_CONNECT ||
+         rc == CURLE_SSL_CONNECT_ERROR;
+}
+
 /* A number in [0, 1) that differs between calls and processes, for the
  * jitter; not for anything secret. */
 static double jitter_unit(void)
@@ -790,6 +798,7 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
   bpi_buf_reset(&resp->body);
   resp->status = 0;
   resp->attempts = 0;
+  resp->maybe_received = false;
   if(req->aws_key) {
     rc = payload_sha256(req, hash, err);
     if(rc)
@@ -883,6 +892,9 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
     }
     if(crc) {
       retry = retriable_curl(crc);
+      /* no (whole) answer after the request went out: the server may
+       * have it */
+      resp->maybe_received = retry && !never_sent(crc);
       rc = retry ? BPE_NET : (crc == CURLE_URL_MALFORMAT ||
                               crc == CURLE_UNSUPPORTED_PROTOCOL ||
                               crc == CURLE_SSL_CACERT_BADFILE) ?
@@ -900,7 +912,10 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
     else {
       retry = retriable_status(status);
       rc = retry ? BPE_NET : BPE_HTTP;
+      resp->maybe_received = false;   /* the server answered: it failed */
     }
+    if(req->not_idempotent && resp->maybe_received)
+      retry = false;
     if(!retry || n >= total) {
       rc = fail(err, rc, req, &a, crc, errbuf);
       goto out;

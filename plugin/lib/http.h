@@ -69,6 +69,12 @@ struct bp_http_req {
   const char *aws_key;
   const char *aws_secret;
   const char *aws_session_token; /* sent as x-amz-security-token */
+  /* a request that must not be repeated once the server may have it (a
+   * public upload): not retried after it went out and no answer came
+   * (timed out, connection cut, empty or partial answer); a failure
+   * before it reached the server (name, connection, TLS set-up) or an
+   * error status is retried as usual */
+  bool not_idempotent;
 };
 
 /* The final answer (after retries). */
@@ -77,6 +83,8 @@ struct bp_http_resp {
   char etag[128];         /* the answer's ETag header, "" when none */
   struct bp_buf body;     /* the answer's body (also for errors) */
   unsigned attempts;      /* how many were made */
+  bool maybe_received;    /* failed, yet the server may have taken it (no
+                             answer came after the request went out) */
 };
 
 void bpi_http_resp_init(struct bp_http_resp *r);

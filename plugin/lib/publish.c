@@ -68,7 +68,7 @@ struct art {
   char *key;
   const char *file;  /* relative to the run directory */
   const char *kind;
-  const char *bench; /* the benchmark's name */
+  const char *bench; /* the benchmark's name; NULL: the whole run's */
 };
 
 struct arts {
@@ -76,6 +76,35 @@ struct arts {
   size_t n, cap;
   struct bp_strtab keys;  /* a[i].key has id i */
 };
+
+/* Add key (taken) unless the publication has it already (the keys are
+ * interned: a suite of thousands of benchmarks stays linear). */
+static bp_code add_art(struct arts *as, char *key, const char *file,
+                       const char *kind, const char *bench,
+                       struct bp_err *err)
+{
+  size_t had = as->keys.count;
+  if(bpi_strtab_intern(&as->keys, key) == BP_NONE) {
+    free(key);
+    return bpi_err_set(err, BPE_NOMEM, 0, "artifact keys");
+  }
+  if(as->keys.count == had) {  /* stored once already */
+    free(key);
+    return BP_OK;
+  }
+  if(as->n == as->cap) {
+    size_t cap = as->cap ? 2 * as->cap : 8;
+    struct art *grown = realloc(as->a, cap * sizeof(*grown));
+    if(!grown) {
+      free(key);
+      return bpi_err_set(err, BPE_NOMEM, 0, "artifacts");
+    }
+    as->a = grown;
+    as->cap = cap;
+  }
+  as->a[as->n++] = (struct art){key, file, kind ? kind : "", bench};
+  return BP_OK;
+}
 
 static void arts_cleanup(struct arts *as)
 {
@@ -104,10 +133,34 @@ static void ident_of(const cJSON *meta, struct ident *id)
   id->base_hash = bpi_json_str(i, "base_hash");
 }
 
+/* The whole run's artifacts (the manifest's own list), stored once under
+ * the run's key: when the harness marked its benchmarks, no benchmark has
+ * them as its own, and they are the profile with a marker per benchmark;
+ * otherwise the benchmarks' "." entries name the same keys already. */
+static bp_code list_run_arts(const struct ident *id,
+                             const struct bp_manifest *man, struct arts *as,
+                             struct bp_err *err)
+{
+  bp_code rc = BP_OK;
+  const struct bp_store_run run = {id->project, id->branch, id->commit,
+                                   id->testbed};
+  for(size_t ai = 0; !rc && ai < man->narts; ai++) {
+    const char *file = man->arts[ai].file;
+    if(!file || strchr(file, '/'))
+      return bpi_err_set(err, BPE_FORMAT, 0, "manifest: an artifact of the "
+                         "run without a file name");
+    char *key = bpi_store_run_artifact_key(&run, file);
+    rc = key ? add_art(as, key, file, man->arts[ai].kind, NULL, err)
+             : bpi_err_set(err, BPE_NOMEM, 0, "artifact key");
+  }
+  return rc;
+}
+
 /* Each benchmark's artifacts, in manifest order, one per distinct key:
  * {project}/{branch}/{commit}/{testbed}/{bench}/{file}, bench being the
  * benchmark's profile directory, or its name when its profile is the
- * whole invocation's ("."). */
+ * whole invocation's ("."), stored once under the run's key; then the
+ * run's own list (list_run_arts). */
 /* The store key of artifact file of a benchmark whose profile is in dir
  * ("." for the whole run's, stored once under the run's key). */
 static char *art_key(const struct ident *id, const char *dir,
@@ -127,47 +180,22 @@ static bp_code list_bench_arts(const struct ident *id,
                                struct arts *as, struct bp_err *err)
 {
   const char *name = b->name, *dir = b->profile;
-  size_t *cap = &as->cap;
-  struct bp_strtab *seen = &as->keys;
   if(!name || !dir)
     return bpi_err_set(err, BPE_FORMAT, 0, "manifest: a benchmark without "
                        "name or profile");
-  for(size_t ai = 0; ai < b->narts; ai++) {
+  bp_code rc = BP_OK;
+  for(size_t ai = 0; !rc && ai < b->narts; ai++) {
     const char *file = b->arts[ai].file, *kind = b->arts[ai].kind;
     if(!file)
       return bpi_err_set(err, BPE_FORMAT, 0, "manifest: an artifact of "
                          "'%s' without file", name);
     char *key = art_key(id, dir, file);
-    if(!key)
-      return bpi_err_set(err, BPE_NOMEM, 0, "artifact key");
-    size_t had = seen->count;
-    if(bpi_strtab_intern(seen, key) == BP_NONE) {
-      free(key);
-      return bpi_err_set(err, BPE_NOMEM, 0, "artifact keys");
-    }
-    if(seen->count == had) {  /* stored once already */
-      free(key);
-      continue;
-    }
-    if(as->n == *cap) {
-      size_t grow = *cap ? 2 * *cap : 8;
-      struct art *grown = realloc(as->a, grow * sizeof(*grown));
-      if(!grown) {
-        free(key);
-        return bpi_err_set(err, BPE_NOMEM, 0, "artifacts");
-      }
-      as->a = grown;
-      *cap = grow;
-    }
-    as->a[as->n++] = (struct art){key, file, kind ? kind : "", name};
+    rc = key ? add_art(as, key, file, kind, name, err)
+             : bpi_err_set(err, BPE_NOMEM, 0, "artifact key");
   }
-  return BP_OK;
+  return rc;
 }
 
-/* Every artifact once, by key: a benchmark without a profile of its own
- * ("." in the manifest) refers to the whole run's artifacts, stored once
- * under the run's key (8,000 such benchmarks made 40,000 copies of one
- * profile); the keys seen are kept in a hash table. */
 static bp_code list_arts(const struct ident *id, const struct bp_manifest *man,
                          struct arts *as, struct bp_err *err)
 {
@@ -175,7 +203,7 @@ static bp_code list_arts(const struct ident *id, const struct bp_manifest *man,
   bpi_strtab_init(&as->keys);
   for(size_t bi = 0; !rc && bi < man->nbenches; bi++)
     rc = list_bench_arts(id, &man->benches[bi], as, err);
-  return rc;
+  return rc ? rc : list_run_arts(id, man, as, err);
 }
 
 /* ------------------------------------------------------ spooling a run */
@@ -274,6 +302,7 @@ static cJSON *make_meta(const struct bp_publish_opts *o, const char *run_dir,
     cJSON *b = cJSON_AddObjectToObject(m, "bencher");
     cJSON_AddStringToObject(b, "host", o->bencher.host ? o->bencher.host
                                                        : BP_BENCHER_HOST);
+    add_nullable(b, "console", o->bencher_console);
     cJSON_AddStringToObject(b, "idempotency_key", key);
   }
   else
@@ -379,17 +408,19 @@ static bp_code put_artifacts(struct job *j)
   return rc;
 }
 
-/* The Gecko profile a to the Firefox Profiler's public store. */
+/* The Gecko profile a to the Firefox Profiler's public store; *lost:
+ * the store may have it although no answer came (never sent again). */
 static bp_code firefox_upload(struct job *j, const struct art *a,
-                              char **link)
+                              char **link, bool *lost)
 {
   const cJSON *ff = cJSON_GetObjectItemCaseSensitive(j->meta, "firefox");
   struct bp_buf rel;
   bpi_buf_init(&rel);
   bpi_buf_printf(&rel, BP_SPOOL_FILES "/%s", a->file);
   char *path = bpi_buf_failed(&rel) ? NULL : bpi_spool_path(j->sp, rel.data);
-  bp_code rc = path ? bpi_firefox_upload(&j->o->http, bpi_json_str(ff, "api"), path,
-                                         link, &j->res->failure)
+  bp_code rc = path ? bpi_firefox_upload(&j->o->http,
+                                         bpi_json_str(ff, "api"), path, link,
+                                         lost, &j->res->failure)
                     : bpi_err_set(&j->res->failure, BPE_NOMEM, 0, "upload");
   free(path);
   bpi_buf_cleanup(&rel);
@@ -408,7 +439,8 @@ static bp_code put_firefox(struct job *j)
       continue;
     snprintf(part, sizeof(part), "firefox-%zu", i);
     if(part_done(j, part, &link)) {
-      if(!j->res->firefox_url)
+      /* "": its upload's answer was lost (below) */
+      if(!j->res->firefox_url && link && *link)
         j->res->firefox_url = link;
       else
         free(link);
@@ -416,7 +448,16 @@ static bp_code put_firefox(struct job *j)
     }
     if(rc)
       continue;
-    rc = firefox_upload(j, a, &link);
+    bool lost = false;
+    rc = firefox_upload(j, a, &link, &lost);
+    if(rc && lost) {
+      /* the store may have made it public: done, without its link, and
+       * never uploaded again (at most one public copy) */
+      j->res->firefox_lost = true;
+      bpi_err_clear(&j->res->failure);
+      rc = mark(j, part, "");
+      continue;
+    }
     if(!rc)
       rc = mark(j, part, link);
     if(!rc && !j->res->firefox_url)
@@ -469,6 +510,7 @@ static void add_bencher_pub(cJSON *p, const struct job *j)
   const struct bp_bencher_ids *ids = &j->bencher;
   cJSON *bo = cJSON_AddObjectToObject(p, "bencher");
   cJSON_AddStringToObject(bo, "host", bpi_json_str(bencher, "host"));
+  add_nullable(bo, "console", bpi_json_str(bencher, "console"));
   add_nullable(bo, "report_uuid", j->res->report_uuid);
   add_nullable(bo, "project", ids->project);
   add_nullable(bo, "branch_uuid", ids->branch);
@@ -560,6 +602,28 @@ static bp_code put_bencher(struct job *j)
   return rc;
 }
 
+/* a, stored under key (taken), gets that key, its public URL and its
+ * Firefox Profiler link. */
+static void annotate_art(struct job *j, struct bp_manifest_artifact *a,
+                         char *key)
+{
+  uint32_t i = key ? bpi_strtab_find(&j->arts.keys, key) : BP_NONE;
+  free(key);
+  if(i == BP_NONE)
+    return;
+  const struct art *t = &j->arts.a[i];
+  char part[32];
+  free(a->key);
+  free(a->url);
+  free(a->firefox_url);
+  a->key = strdup(t->key);
+  a->url = bpi_store_public_url(j->store, t->key);
+  a->firefox_url = NULL;
+  snprintf(part, sizeof(part), "firefox-%u", (unsigned)i);
+  if(!bpi_spool_done(j->sp, part, &a->firefox_url))
+    a->firefox_url = NULL;
+}
+
 /* The stored manifest: the run's, each benchmark's artifacts with their
  * keys and public URLs (and its Bencher benchmark and measure uuids), the
  * identity, the report (BMF) itself, the Bencher report's ids and the
@@ -588,25 +652,15 @@ static char *stored_manifest(struct job *j)
     struct bp_manifest_bench *b = &m.benches[bi];
     for(size_t ai = 0; ai < b->narts; ai++) {
       struct bp_manifest_artifact *a = &b->arts[ai];
-      char *key = a->file && b->profile ? art_key(&j->id, b->profile, a->file)
-                                        : NULL;
-      uint32_t found = key ? bpi_strtab_find(&j->arts.keys, key) : BP_NONE;
-      free(key);
-      for(size_t i = found; found != BP_NONE && i == found; i++) {
-        const struct art *t = &j->arts.a[i];
-        char part[32];
-        free(a->key);
-        free(a->url);
-        free(a->firefox_url);
-        a->key = strdup(t->key);
-        a->url = bpi_store_public_url(j->store, t->key);
-        a->firefox_url = NULL;
-        snprintf(part, sizeof(part), "firefox-%zu", i);
-        if(!bpi_spool_done(j->sp, part, &a->firefox_url))
-          a->firefox_url = NULL;
-      }
+      annotate_art(j, a, a->file && b->profile ?
+                         art_key(&j->id, b->profile, a->file) : NULL);
     }
   }
+  const struct bp_store_run run = {j->id.project, j->id.branch, j->id.commit,
+                                   j->id.testbed};
+  for(size_t ai = 0; ai < m.narts; ai++)
+    annotate_art(j, &m.arts[ai], m.arts[ai].file ?
+                 bpi_store_run_artifact_key(&run, m.arts[ai].file) : NULL);
   cJSON *p = cJSON_CreateObject();
   cJSON *id = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(j->meta,
                                                                "identity"),

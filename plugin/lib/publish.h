@@ -38,6 +38,8 @@ struct bp_publish_opts {
   const char *spool_dir;     /* required */
   struct bp_store_opts store;     /* store.url NULL: no store */
   struct bp_bencher_opts bencher; /* bencher.token NULL: no Bencher report */
+  const char *bencher_console; /* recorded for the comment's links; NULL:
+                                  derived from the host by its reader */
   bool firefox_upload;       /* opt-in: public upload of the Gecko profile */
   const char *firefox_api;   /* NULL: https://api.profiler.firefox.com */
   struct bp_http_opts http;  /* used by the store and Bencher */
@@ -51,6 +53,8 @@ struct bp_publish_result {
   char *report_uuid;   /* Bencher's report, or NULL */
   char *manifest_url;  /* the stored manifest's public URL, or NULL */
   char *firefox_url;   /* https://profiler.firefox.com/public/T/, or NULL */
+  bool firefox_lost;   /* an upload's answer was lost: it may be public
+                          without its link, and is not uploaded again */
   bool busy;           /* another benchprof process is delivering it */
   bool rejected;       /* the server refused it for good (400, 409, 413,
                           422): kept in the spool, marked, never sent

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char *bpi_rundir_kind(const char *exporter_name)
 {
@@ -89,6 +91,7 @@ void bpi_manifest_cleanup(struct bp_manifest *m)
   arts_free(m->arts, m->narts);
   free(m->version);
   free(m->command);
+  free(m->outcome);
   free(m->report);
   free(m->event_requested);
   free(m->event_used);
@@ -211,6 +214,7 @@ static bool parse_tree(struct bp_manifest *m, const cJSON *j)
   m->version = str_of(j, "benchprof_version", &ok);
   m->command = str_of(j, "command", &ok);
   m->exit_status = int_of(j, "exit_status");
+  m->outcome = str_of(j, "outcome", &ok);
   m->report = str_of(j, "report", &ok);
   m->event_requested = str_of(ev, "requested", &ok);
   m->event_used = str_of(ev, "used", &ok);
@@ -338,6 +342,7 @@ static cJSON *to_tree(const struct bp_manifest *m)
   add_str(j, "benchprof_version", m->version);
   add_str(j, "command", m->command);
   cJSON_AddNumberToObject(j, "exit_status", m->exit_status);
+  add_str(j, "outcome", m->outcome);
   add_str(j, "report", m->report);
   if(m->repeat)
     cJSON_AddNumberToObject(j, "repeat", (double)m->repeat);
@@ -501,4 +506,54 @@ struct cJSON *bpi_manifest_json(const struct bp_buf *text)
 {
   return text->data && !bpi_buf_failed(text)
            ? cJSON_ParseWithLength(text->data, text->len) : NULL;
+}
+
+/* ------------------------------------------------------------ clearing */
+
+/* nftw's callback: the first path that could not be removed, and why. */
+static char clear_failed[PATH_MAX];
+static int clear_errno;
+
+static int remove_one(const char *path, const struct stat *st, int type,
+                      struct FTW *ftw)
+{
+  (void)st;
+  (void)ftw;
+  int rc = type == FTW_DP ? rmdir(path) : unlink(path);
+  if(rc && errno != ENOENT && !clear_errno) {
+    clear_errno = errno;
+    snprintf(clear_failed, sizeof(clear_failed), "%s", path);
+  }
+  return 0;  /* go on: remove as much as possible */
+}
+
+bp_code bpi_rundir_clear(const char *dir, struct bp_err *err)
+{
+  static const char *const files[] = {BP_RUNDIR_MANIFEST, BP_RUNDIR_REPORT,
+                                      BP_RUNDIR_RAW};
+  bp_code rc = BP_OK;
+  /* the manifest first: whatever stays behind, nothing points at it */
+  for(size_t i = 0; !rc && i < BP_ARRAY_LEN(files); i++) {
+    char *path = bpi_rundir_path(dir, files[i]);
+    if(!path)
+      return bpi_err_set(err, BPE_NOMEM, 0, "%s", dir);
+    if(unlink(path) && errno != ENOENT)
+      rc = bpi_err_set(err, BPE_IO, errno, "removing %s: %s", path,
+                       strerror(errno));
+    free(path);
+  }
+  char *cmp = rc ? NULL : bpi_rundir_path(dir, BP_RUNDIR_COMPARE);
+  if(!rc && !cmp)
+    return bpi_err_set(err, BPE_NOMEM, 0, "%s", dir);
+  struct stat st;
+  if(cmp && !lstat(cmp, &st)) {
+    clear_errno = 0;
+    if(nftw(cmp, remove_one, 16, FTW_DEPTH | FTW_PHYS) || clear_errno) {
+      int e = clear_errno ? clear_errno : errno;
+      rc = bpi_err_set(err, BPE_IO, e, "removing %s: %s",
+                       clear_errno ? clear_failed : cmp, strerror(e));
+    }
+  }
+  free(cmp);
+  return rc;
 }

@@ -41,9 +41,18 @@
 #define BP_RUNDIR_SIDES ".sides"           /* sides fetched from a store */
 #define BP_FILE_COMPARE_JSON "compare.json"
 #define BP_FILE_COMMENT "comment.md"
+/* the identity the comment was written for (`benchprof ci --json`'s
+ * form): the runner hooks post comment.md only on its pull request */
+#define BP_FILE_COMMENT_IDENTITY "identity.json"
 #define BP_FILE_DIFF_FOLDED "diff.folded"
 #define BP_FILE_DIFF_SVG "diff.svg"
 #define BP_FILE_DIFF_NEG_SVG "diff-negated.svg"
+
+/* How the run ended (manifest "outcome"): only a passed run is published
+ * unless `benchprof run --allow-failure`. */
+#define BP_OUTCOME_PASSED "passed"          /* the command exited 0 */
+#define BP_OUTCOME_FAILED "failed"          /* it exited non-zero or died */
+#define BP_OUTCOME_INTERRUPTED "interrupted" /* a signal stopped the run */
 
 /* An artifact's kind in the manifest, by what reads it. */
 #define BP_KIND_GECKO "firefox-profiler"
@@ -94,6 +103,7 @@ struct bp_manifest {
   char *version;      /* benchprof's */
   char *command;
   int exit_status;
+  char *outcome;      /* BP_OUTCOME_*, or NULL (an older manifest) */
   char *report;       /* relative to the run directory, or NULL */
   char *event_requested, *event_used;
   char *fallback_reason;    /* NULL: no fallback */
@@ -162,5 +172,11 @@ bool bpi_rundir_safe_path(const char *path);
 
 /* dir/file, malloc'd; NULL when out of memory. */
 char *bpi_rundir_path(const char *dir, const char *file);
+
+/* Remove what a previous run left in dir that a new run might not
+ * rewrite: manifest.json, report.json, harness-output.txt and compare/
+ * (recursively, symbolic links removed, never followed).  Missing files
+ * are fine; the first failure is returned (BPE_IO, with the path). */
+bp_code bpi_rundir_clear(const char *dir, struct bp_err *err);
 
 #endif

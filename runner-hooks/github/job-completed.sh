@@ -1,8 +1,8 @@
 #!/bin/sh
 # ACTIONS_RUNNER_HOOK_JOB_COMPLETED for a self-hosted GitHub Actions
 # runner: sends what is waiting in the spool (benchprof flush) and, on a
-# pull request, posts or updates the comment `benchprof run` wrote
-# (<output>/compare/comment.md).  Never fails the job, unless strict
+# pull request, posts or updates the comment a `benchprof run` of this job
+# wrote (<output>/compare/comment.md) for this pull request and commit.  Never fails the job, unless strict
 # (BENCHPROF_STRICT) and something could not be delivered.
 # Install: runner-hooks/github/README.md.
 wrap=${BENCHPROF_WRAP:-benchprof-wrap}
@@ -13,20 +13,16 @@ if ! "$bp" flush; then
   echo "::warning::benchprof: some publications are still in the spool; the next job's hook sends them"
   case ${BENCHPROF_STRICT:-} in 1|true|yes|on) status=1 ;; esac
 fi
-# this hook does not see what job-started put in $GITHUB_ENV: the same
-# rule finds the output directory again
-out=$("$wrap" --output)
-case $out in
-  /*) ;;
-  *) out=${GITHUB_WORKSPACE:-$PWD}/$out ;;
-esac
-md=$out/compare/comment.md
+# this hook does not see what job-started put in $GITHUB_ENV: benchprof-wrap
+# finds the output directory again by the same rule, and gives the comment
+# only when a run of this job wrote it for this pull request and commit
+# (an absolute "output" keeps the last job's)
 if ! "$bp" ci --json 2>/dev/null | grep -q '"pr": "'; then
   echo "benchprof: not a pull request: no comment"
-elif [ -f "$md" ]; then
+elif md=$("$wrap" --job-comment); then
   "$bp" comment --ci --markdown "$md" ||
     echo "::warning::benchprof: the comment could not be posted; it is in $md"
 else
-  echo "benchprof: no comment: $md was not written (no benchmark ran under benchprof in this job)"
+  echo "benchprof: no comment: $md"
 fi
 exit "$status"

@@ -27,6 +27,9 @@ if ! "$wrap" --check; then
   echo "BENCHPROF_ENABLED=0" >>"$GITHUB_ENV"
   exit 0
 fi
+# a comparison left by a previous job (an absolute "output") is not this
+# job's: job-completed must not post it
+"$wrap" --new-job || true
 out=$("$wrap" --output)
 case $out in
   /*) ;;

@@ -12,6 +12,8 @@ _bp_state=0
 case $_bp_state in
   0)
     if "$_bp_wrap" --check; then
+      # a previous job's comparison is not this job's to post
+      "$_bp_wrap" --new-job || :
       _bp_out=$("$_bp_wrap" --output)
       case $_bp_out in
         /*) ;;

@@ -5,7 +5,9 @@
 # entrypoint that file holds only BMF (valid against the BMF schema): the
 # harness's measures plus the counters; the profiles are in the store,
 # never in the file; benchprof posted no Bencher report of its own; the
-# command's exit status passes through; the spool is flushed.  Without a
+# command's exit status passes through; the spool is flushed.  A job whose
+# command fails gets its file (and its exit status) but nothing in the
+# store: a failed run is never the branch's latest.  Without a
 # file, stdout passes through untouched.  Disabled: the file is exactly
 # what the harness wrote and nothing else is written.
 . "$top_srcdir/tests/lib.sh"
@@ -39,8 +41,8 @@ PY
 }
 
 "$ENTRY" --file "$TMP/results/bmf.json" -- "$TMP/harness.sh" \
-  "$TMP/results/bmf.json" 5 >"$TMP/e1.out" 2>"$TMP/e1.err"
-check "file: the command's exit status (5)" [ $? -eq 5 ]
+  "$TMP/results/bmf.json" 0 >"$TMP/e1.out" 2>"$TMP/e1.err"
+check "file: the command's exit status (0)" [ $? -eq 0 ]
 check "file: only BMF in it, the counters added" bmf_only \
   "$TMP/results/bmf.json"
 check "file: no temporary file left next to it" sh -c \
@@ -53,6 +55,19 @@ check "file: benchprof posted no Bencher report" [ "$(reports)" = 0 ]
 check "file: says so" grep -q "no Bencher report (--no-bencher)" \
   "$TMP/e1.err"
 check "file: the spool is empty" spool_empty
+
+# the command fails: its status and its file, nothing stored
+FAILED_SHA=4444444444444444444444444444444444444444
+BENCHER_HASH=$FAILED_SHA "$ENTRY" --file "$TMP/results/bmf.json" -- \
+  "$TMP/harness.sh" "$TMP/results/bmf.json" 5 >"$TMP/e1f.out" \
+  2>"$TMP/e1f.err"
+check "failed: the command's exit status (5)" [ $? -eq 5 ]
+check "failed: only BMF in the file, the counters added" bmf_only \
+  "$TMP/results/bmf.json"
+check "failed: nothing stored, latest unchanged" sh -c \
+  "[ ! -e '$TMP/store/widget/main/$FAILED_SHA' ] &&
+   grep -q $HEAD_SHA '$TMP/store/widget/main/latest/bench-box.json'"
+check "failed: says so" grep -q "not published" "$TMP/e1f.err"
 
 # BMF on stdout: passes through untouched
 "$TMP/tools/mybench" run >"$TMP/direct.out"

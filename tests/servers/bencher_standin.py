@@ -27,6 +27,8 @@ against the BMF schema:
   POST /compressed-store            the Firefox Profiler's public store:
                                     needs its Accept header and a gzipped
                                     profile; answers a JWT with profileToken
+                                    (--faults-after: stored, the answer
+                                    lost)
 
 A request without "Authorization: Bearer T" gets 401 (the Firefox store
 needs none); an invalid body 400 with a JSON Error body.  --faults applies
@@ -351,6 +353,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.error(400, "not a Firefox profile", entry)
         token = uuid.uuid4().hex
         entry["profile_token"] = token
+        if self.lost_answer(entry):   # stored, its answer lost
+            return
 
         def b64(obj):
             return base64.urlsafe_b64encode(json.dumps(obj).encode()) \

@@ -605,6 +605,12 @@ static bp_code fake_send(const struct bp_http_opts *o,
     bpi_buf_add(&s, req->body, req->body_len);
   bpi_buf_addc(&s, '\0');
   f->seen[f->n] = s.data;
+  if(f->status[f->n] < 0) {   /* the request went out, its answer lost */
+    f->n++;
+    resp->status = 0;
+    return bpi_err_set(err, BPE_NET, 0, "%s %s: empty reply from server",
+                       req->method, req->url);
+  }
   resp->status = f->status[f->n] ? f->status[f->n] : 200;
   bpi_buf_adds(&resp->body, f->answers[f->n] ? f->answers[f->n] : "[]");
   f->n++;
@@ -733,6 +739,59 @@ static void test_post(void)
   bpi_comment_posted_cleanup(&res);
 }
 
+/* A POST whose answer is lost: the comments are listed again before any
+ * other POST; the one it made is found by the marker, never posted twice.
+ * When it was not made, it is posted again. */
+static void test_post_lost_answer(void)
+{
+  const char *md = "<!-- benchprof:comment p/t -->\nhi\n";
+  struct bp_forge_target t = {.forge = BP_FORGE_GITHUB,
+                              .api_url = "http://127.0.0.1:9",
+                              .repo = "own/repo", .number = "42",
+                              .token = "ghs_secret"};
+  struct bp_http_opts o = {.retries = 3, .backoff_ms = 1};
+  struct bp_comment_transport tr = {.send = fake_send, .http = &o};
+  struct bp_comment_posted res = {.id = NULL};
+  struct bp_err err = {0};
+
+  /* GET (none), POST (answer lost), GET (ours is there): done */
+  char *none = page_of(2, 1000, 1), *ours = page_of(3, 2, 1);
+  struct fake f = {.answers = {none, NULL, ours}, .status = {200, -1, 200}};
+  the_fake = &f;
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
+  CHECK_EQ_INT(f.n, 3);
+  CHECK(f.seen[1] && starts(f.seen[1], "POST "));
+  CHECK(f.seen[2] && starts(f.seen[2], "GET "));
+  CHECK(res.id && !strcmp(res.id, "3") && !res.updated);
+  CHECK_EQ_INT(err.code, BP_OK);
+  fake_cleanup(&f);
+  bpi_comment_posted_cleanup(&res);
+
+  /* the lost POST made nothing: listed again, posted again, once */
+  struct fake g = {.answers = {none, NULL, none,
+                               "{\"id\": 88, \"body\": \"x\"}"},
+                   .status = {200, -1, 200, 201}};
+  the_fake = &g;
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
+  CHECK_EQ_INT(g.n, 4);
+  CHECK(g.seen[3] && starts(g.seen[3], "POST "));
+  CHECK(res.id && !strcmp(res.id, "88"));
+  fake_cleanup(&g);
+  bpi_comment_posted_cleanup(&res);
+
+  /* every answer lost: 1 + retries POSTs, a listing before each retry */
+  struct fake h = {.answers = {none, NULL, none, NULL, none, NULL, none,
+                               NULL},
+                   .status = {200, -1, 200, -1, 200, -1, 200, -1}};
+  the_fake = &h;
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BPE_NET);
+  CHECK_EQ_INT(h.n, 8);
+  fake_cleanup(&h);
+  bpi_comment_posted_cleanup(&res);
+  free(none);
+  free(ours);
+}
+
 /* No base: the marker (so a later comment with a base edits it), what was
  * looked for and why, hostile names escaped. */
 /* The commit status: GitHub's statuses API and GitLab's commit status
@@ -824,5 +883,6 @@ int main(void)
   test_plot_url();
   test_plot_comment();
   test_post();
+  test_post_lost_answer();
   return check_exit();
 }

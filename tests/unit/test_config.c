@@ -129,6 +129,11 @@ static void test_every_key(void)
   bpi_config_init(&c);
   CHECK_EQ_STR(bpi_config_comment_token(&c, "github", env), "gh");
   CHECK(bpi_config_comment_token(&c, "gitlab", env) == NULL);
+  /* GitLab: an access token, never the job token its notes API refuses */
+  char *gl_env[] = {"CI_JOB_TOKEN=job", NULL};
+  CHECK(bpi_config_comment_token(&c, "gitlab", gl_env) == NULL);
+  char *gl_env2[] = {"CI_JOB_TOKEN=job", "GITLAB_TOKEN=glpat", NULL};
+  CHECK_EQ_STR(bpi_config_comment_token(&c, "gitlab", gl_env2), "glpat");
   CHECK(bpi_config_bencher_token(&c, env) == NULL);
   bpi_config_cleanup(&c);
 }

@@ -503,6 +503,11 @@ static void check_svg(const char *dir)
     return;
   CHECK(!strncmp(svg, "<?xml", 5) && strstr(svg, "</svg>\n"));
   CHECK(strstr(svg, "<title>all (800 samples, 100.00%)</title>"));
+  /* the event sampled and the fallback, as every artifact says them */
+  CHECK(strstr(svg, "<text id=\"event\" x=\"600\" y=\"42\" "
+                    "text-anchor=\"middle\">Event: cpu-clock (software "
+                    "clock fallback instead of cycles: no hardware PMU "
+                    "(virtual machine))</text>"));
   CHECK_EQ_INT(svg_samples(svg, SYNTH_HOT), SYNTH_HOT_SAMPLES);
   CHECK_EQ_INT(svg_samples(svg, SYNTH_COLD), SYNTH_COLD_SAMPLES);
   CHECK(strstr(svg, "<title>hel;per (200 samples, 25.00%)</title>"));
@@ -600,6 +605,12 @@ static void check_odd(const char *dir)
   CHECK_EQ_INT(num(item(s, "event"), "period"), 100000);
   CHECK(cJSON_IsFalse(item(item(s, "event"), "fallback")));
   cJSON_Delete(s);
+  /* the flame graph names the event, and no fallback */
+  char *svg = slurp(dir, "flamegraph.svg", NULL);
+  CHECK(svg && strstr(svg, "<text id=\"event\" x=\"600\" y=\"42\" "
+                           "text-anchor=\"middle\">Event: cycles</text>"));
+  CHECK(svg && !strstr(svg, "fallback"));
+  free(svg);
   bpi_profile_free(p);
 }
 
