@@ -1,7 +1,7 @@
 #!/bin/sh
 # A run whose harness marks its benchmarks publishes the whole run's
-# profile too (the one with a marker per benchmark), under the key part
-# "." ({project}/{branch}/{commit}/{testbed}/%2E/{file}), with its key and
+# profile too (the one with a marker per benchmark), once, under the run's
+# key ({project}/{branch}/{commit}/{testbed}/~run/{file}), with its key and
 # URL in the stored manifest; and bencher.console_url (a self-hosted console
 # on another host than the API) is where the comment's Bencher links
 # point, recorded in the publication.
@@ -28,9 +28,9 @@ JSON
   2>"$TMP/main.err"
 check "marked run on main: exit 0" [ $? -eq 0 ]
 RUN="$TMP/store/demo/main/$H1/box"
-check "the whole run's artifacts are stored under %2E" sh -c \
+check "the whole run's artifacts are stored under ~run" sh -c \
   "for f in profile.json.gz profile.pb.gz profile.folded flamegraph.svg \
-     summary.json; do [ -s '$RUN/%2E/'\$f ] || exit 1; done"
+     summary.json; do [ -s '$RUN/~run/'\$f ] || exit 1; done"
 check "the stored whole-run profile is the run's, with its markers" \
   python3 - "$RUN" "$TMP/main" <<'PY'
 import gzip, hashlib, json, os, sys
@@ -39,13 +39,12 @@ m = json.load(open(os.path.join(run, "manifest.json")))
 arts = {a["file"]: a for a in m["artifacts"]}
 assert "profile.json.gz" in arts, m.keys()
 for f, a in arts.items():
-    data = open(os.path.join(run, "%2E", f), "rb").read()
+    data = open(os.path.join(run, "~run", f), "rb").read()
     assert hashlib.sha256(data).hexdigest() == a["sha256"], f
-    assert a["key"] == "demo/main/%s/box/%%2E/%s" % (m["publication"]
+    assert a["key"] == "demo/main/%s/box/~run/%s" % (m["publication"]
         ["identity"]["hash"], f), a
-    # a file:// URL encodes the key's "%" once more
-    assert a["url"].endswith("/box/%252E/" + f), a
-g = json.loads(gzip.decompress(open(os.path.join(run, "%2E",
+    assert a["url"].endswith("/box/~run/" + f), a
+g = json.loads(gzip.decompress(open(os.path.join(run, "~run",
                                                  "profile.json.gz"),
                                     "rb").read()))
 names = json.dumps(g)
