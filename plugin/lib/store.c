@@ -416,26 +416,8 @@ static bp_code http_open(struct bp_store *st, const struct bp_store_opts *o,
   return BP_OK;
 }
 
-/* One request to the object key: PUT (data or file) or GET. */
-static bp_code object_request_if(struct bp_store *st, const char *method,
-                                 const char *key, const void *data,
-                                 size_t len, const char *path,
-                                 const char *content_type,
-                                 const char *content_encoding,
-                                 const char *const *headers,
-                                 struct bp_http_resp *resp,
-                                 struct bp_err *err);
-
-static bp_code object_request(struct bp_store *st, const char *method,
-                              const char *key, const void *data, size_t len,
-                              const char *path, const char *content_type,
-                              const char *content_encoding,
-                              struct bp_http_resp *resp, struct bp_err *err)
-{
-  return object_request_if(st, method, key, data, len, path, content_type,
-                           content_encoding, NULL, resp, err);
-}
-
+/* One request to the object key: PUT (data or file) or GET, with extra
+ * headers (conditional writes) when headers is not NULL. */
 static bp_code object_request_if(struct bp_store *st, const char *method,
                                  const char *key, const void *data,
                                  size_t len, const char *path,
@@ -472,6 +454,16 @@ static bp_code object_request_if(struct bp_store *st, const char *method,
     rc = http_error(st, method, key, resp, &got, err);
   free(url);
   return rc;
+}
+
+static bp_code object_request(struct bp_store *st, const char *method,
+                              const char *key, const void *data, size_t len,
+                              const char *path, const char *content_type,
+                              const char *content_encoding,
+                              struct bp_http_resp *resp, struct bp_err *err)
+{
+  return object_request_if(st, method, key, data, len, path, content_type,
+                           content_encoding, NULL, resp, err);
 }
 
 static bp_code net_put(struct bp_store *st, const char *key,

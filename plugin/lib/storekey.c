@@ -153,16 +153,22 @@ char *bpi_store_manifest_key(const struct bp_store_run *r)
   return bpi_store_key(parts, BP_ARRAY_LEN(parts));
 }
 
+/* {project}/{branch}/{commit}/{testbed}/ */
+static void add_run_prefix(struct bp_buf *k, const struct bp_store_run *r)
+{
+  const char *parts[] = {r->project, r->branch, r->commit, r->testbed};
+  for(size_t i = 0; i < BP_ARRAY_LEN(parts); i++) {
+    bpi_store_add_key_part(k, parts[i]);
+    bpi_buf_addc(k, '/');
+  }
+}
+
 char *bpi_store_artifact_key(const struct bp_store_run *r,
                              const char *bench, const char *file)
 {
-  const char *parts[] = {r->project, r->branch, r->commit, r->testbed};
   struct bp_buf k;
   bpi_buf_init(&k);
-  for(size_t i = 0; i < BP_ARRAY_LEN(parts); i++) {
-    bpi_store_add_key_part(&k, parts[i]);
-    bpi_buf_addc(&k, '/');
-  }
+  add_run_prefix(&k, r);
   /* benchmarks and the run's own files share the testbed's level: a
    * benchmark named like one of those files gets its first byte escaped,
    * which decodes the same but is another key */
@@ -182,13 +188,9 @@ char *bpi_store_artifact_key(const struct bp_store_run *r,
 char *bpi_store_run_artifact_key(const struct bp_store_run *r,
                                  const char *file)
 {
-  const char *parts[] = {r->project, r->branch, r->commit, r->testbed};
   struct bp_buf k;
   bpi_buf_init(&k);
-  for(size_t i = 0; i < BP_ARRAY_LEN(parts); i++) {
-    bpi_store_add_key_part(&k, parts[i]);
-    bpi_buf_addc(&k, '/');
-  }
+  add_run_prefix(&k, r);
   bpi_buf_adds(&k, BP_STORE_RUN_PART "/");
   bpi_store_add_key_part(&k, file);
   return finish(&k);
