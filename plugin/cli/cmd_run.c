@@ -21,9 +21,7 @@
 #include "fileio.h"
 #include "control.h"
 #include "report.h"
-#include "profile_merge.h"
 #include "rundir.h"
-#include "stats.h"
 
 #include <cjson/cJSON.h>
 
@@ -167,10 +165,10 @@ bool bp_cli_run_load_results(const struct bp_record_args *a,
  * when there is exactly one.  A benchmark the harness marked (hooks.h)
  * has its own counters instead; arts[i] says where bench i's artifacts
  * are. */
-static bp_code attach_counters(const struct bp_record_args *a,
-                               struct bp_report *rep,
-                               const struct bp_profile *prof,
-                               struct bench_art **arts)
+bp_code bp_cli_run_attach_counters(const struct bp_record_args *a,
+                                   struct bp_report *rep,
+                                   const struct bp_profile *prof,
+                                   struct bench_art **arts)
 {
   if(rep->nbenches == 0 && !a->nmarked &&
      !bpi_report_bench(rep, a->name ? a->name : base_name(a->rec.argv[0])))
@@ -449,7 +447,7 @@ static int run_once(struct bp_record_args *a)
   bool ok = !bpi_buf_failed(&out.buf) &&
             bp_cli_run_load_results(a, &out, &rep);
   if(ok) {
-    bp_code rc = attach_counters(a, &rep, prof, &arts);
+    bp_code rc = bp_cli_run_attach_counters(a, &rep, prof, &arts);
     if(rc)
       bp_msg_error("report: %s", bp_strerror(rc));
     ok = !rc && bp_cli_run_write_outputs(a, &rep, prof, prof, arts, status);
@@ -462,186 +460,6 @@ static int run_once(struct bp_record_args *a)
   bpi_report_cleanup(&rep);
   bpi_profile_free(prof);
   bpi_buf_cleanup(&out.buf);
-  return status;
-}
-
-/* ------------------------------------------------------------ --repeat */
-
-/* The repetitions of one run: each one's report, the merged profile. */
-struct repeated {
-  struct bp_report *reps;     /* one per repetition */
-  size_t n;
-  struct bp_profile *merged;  /* the first repetition's, the rest added */
-  struct bp_profile *last;    /* the last one's (a->marked points in it) */
-  int status;                 /* the first non-zero exit status */
-};
-
-static const struct bp_measure *rep_measure(const struct bp_report *r,
-                                            const char *bench,
-                                            const char *slug)
-{
-  for(size_t i = 0; i < r->nbenches; i++) {
-    if(strcmp(r->benches[i].name, bench))
-      continue;
-    for(size_t j = 0; j < r->benches[i].nmeasures; j++)
-      if(!strcmp(r->benches[i].measures[j].slug, slug))
-        return &r->benches[i].measures[j];
-  }
-  return NULL;
-}
-
-/* One measure over the repetitions: the median as the value, the least
- * and largest as the bounds, every value in list; false when a
- * repetition lacks it (then the last repetition's stays, unbounded). */
-static bool combine_measure(const struct repeated *rp, const char *bench,
-                            struct bp_measure *m, cJSON *list)
-{
-  double *v = malloc(rp->n * sizeof(*v));
-  if(!v)
-    return false;
-  for(size_t i = 0; i < rp->n; i++) {
-    const struct bp_measure *x = rep_measure(&rp->reps[i], bench, m->slug);
-    if(!x) {
-      free(v);
-      return false;
-    }
-    v[i] = x->value;
-    cJSON_AddItemToArray(list, cJSON_CreateNumber(x->value));
-  }
-  m->value = bpi_stats_median(v, rp->n);   /* sorts v */
-  m->has_lower = m->has_upper = true;
-  m->lower = v[0];
-  m->upper = v[rp->n - 1];
-  free(v);
-  return true;
-}
-
-/* The report: the last repetition's (moved to out), each measure
- * combined over all of them; (*reps)[b] benchmark b's {SLUG: [values]}
- * (the caller deletes them). */
-static bool combine_reports(struct repeated *rp, struct bp_report *out,
-                            cJSON ***reps)
-{
-  /* out shares the last report's measures: each is read, then set */
-  *out = rp->reps[rp->n - 1];
-  bool ok = (*reps = calloc(out->nbenches ? out->nbenches : 1,
-                            sizeof(**reps))) != NULL;
-  for(size_t b = 0; ok && b < out->nbenches; b++) {
-    struct bp_bench *bench = &out->benches[b];
-    ok = ((*reps)[b] = cJSON_CreateObject()) != NULL;
-    for(size_t j = 0; ok && j < bench->nmeasures; j++) {
-      cJSON *list = cJSON_CreateArray();
-      ok = list != NULL;
-      if(ok && combine_measure(rp, bench->name, &bench->measures[j], list))
-        cJSON_AddItemToObject((*reps)[b], bench->measures[j].slug, list);
-      else
-        cJSON_Delete(list);
-    }
-  }
-  bpi_report_init(&rp->reps[rp->n - 1]);   /* moved to out */
-  return ok;
-}
-
-/* Record the command once more: its report into rp->reps[i] and its
- * profile into the merged one, marked "repetition i+1". */
-static bool repeat_once(struct bp_record_args *a, struct repeated *rp,
-                        size_t i)
-{
-  struct captured out = {.too_big = false};
-  struct bp_profile *prof = NULL;
-  struct bp_err err = {0};
-  char marker[48];
-  bpi_buf_init(&out.buf);
-  if(a->adapter != BP_ADAPTER_NONE) {
-    a->rec.on_output = bp_cli_run_collect_output;
-    a->rec.output_ctx = &out;
-  }
-  bp_cli_record_cleanup(a);      /* the previous repetition's marks */
-  bp_msg_note("repetition %zu of %zu", i + 1, rp->n);
-  int st = bp_cli_record(a, &prof);
-  if(st && !rp->status)
-    rp->status = st;
-  bool ok = prof && !a->failed && !bpi_buf_failed(&out.buf) &&
-            bp_cli_run_load_results(a, &out, &rp->reps[i]);
-  /* this repetition's counters, while its profile and marks are here */
-  struct bench_art *arts = NULL;
-  if(ok && attach_counters(a, &rp->reps[i], prof, &arts))
-    ok = false;
-  free(arts);
-  snprintf(marker, sizeof(marker), "repetition %zu", i + 1);
-  bp_code rc = BP_OK;
-  if(ok && !rp->merged) {
-    rc = bpi_profile_add_marker(prof, marker, prof->meta.start_ns,
-                                prof->meta.end_ns, prof->meta.counters,
-                                prof->meta.ncounters);
-    rp->merged = prof;
-    prof = NULL;
-  }
-  else if(ok)
-    rc = bpi_profile_merge(rp->merged, prof, marker);
-  if(rc) {
-    bpi_err_set(&err, rc, 0, "merging repetition %zu", i + 1);
-    bp_msg_err(&err, rc);
-    ok = false;
-  }
-  bpi_profile_free(rp->last);
-  rp->last = prof;               /* kept: a->marked names point in it */
-  bpi_buf_cleanup(&out.buf);
-  a->rec.on_output = NULL;
-  a->rec.output_ctx = NULL;
-  return ok;
-}
-
-/* benchprof run --repeat N: the command N times, every repetition
- * profiled into one profile (a marker each), every measure's N values
- * kept; report.json has their median and least..largest. */
-static int run_repeated(struct bp_record_args *a)
-{
-  char start[32];
-  struct repeated rp = {.n = a->repeat};
-  struct bp_report rep;
-  struct bench_art *arts = NULL;
-  cJSON **reps = NULL;
-  struct bp_err err = {0};
-  bool ok = true;
-  bp_cli_iso_now(start);
-  bpi_report_init(&rep);
-  rp.reps = calloc(rp.n, sizeof(*rp.reps));
-  ok = rp.reps != NULL;
-  for(size_t i = 0; ok && i < rp.n; i++) {
-    bpi_report_init(&rp.reps[i]);
-    ok = repeat_once(a, &rp, i);
-  }
-  ok = ok && combine_reports(&rp, &rep, &reps);
-  if(ok) {
-    /* the merged profile replaces the last repetition's artifacts */
-    bp_code rc = bpi_export_all(rp.merged, a->output, &err);
-    if(rc)
-      bp_msg_err(&err, rc);
-    /* rep has its counters (combined) already: this finds each
-     * benchmark's directory, the measures it has are kept */
-    ok = !rc && !attach_counters(a, &rep, rp.merged, &arts);
-  }
-  for(size_t i = 0; ok && i < rep.nbenches; i++)
-    arts[i].repetitions = reps[i];
-  if(ok)
-    ok = bp_cli_run_write_outputs(a, &rep, rp.merged, rp.merged, arts, rp.status);
-  int status = rp.status;
-  if(ok)
-    status = bp_cli_run_compare(&a->pub, a->output,
-                                bp_cli_run_publish(a, start, status));
-  else if(!status)
-    status = BP_EXIT_ERROR;
-  for(size_t i = 0; reps && i < rep.nbenches; i++)
-    cJSON_Delete(reps[i]);
-  free(reps);
-  free(arts);
-  bpi_report_cleanup(&rep);
-  for(size_t i = 0; rp.reps && i < rp.n; i++)
-    bpi_report_cleanup(&rp.reps[i]);
-  free(rp.reps);
-  bpi_profile_free(rp.merged);
-  bpi_profile_free(rp.last);
   return status;
 }
 
@@ -675,7 +493,7 @@ int cmd_run(int argc, char **argv)
   }
   else if(status < 0)
     status = a.each ? bp_cli_run_each(&a) : a.repeat > 1 ?
-             run_repeated(&a) : run_once(&a);
+             bp_cli_run_repeated(&a) : run_once(&a);
   bp_cli_record_cleanup(&a);
   bpi_config_cleanup(&cfg);
   return status;

@@ -56,5 +56,13 @@ bool bp_cli_run_clear_previous(const struct bp_record_args *a);
 /* --each google-benchmark: one invocation per benchmark the harness
  * lists; the exit status. */
 int bp_cli_run_each(struct bp_record_args *a);
+/* The invocation's counters into rep, each benchmark's line into *arts
+ * (malloc'd, one per benchmark of rep). */
+bp_code bp_cli_run_attach_counters(const struct bp_record_args *a,
+                                   struct bp_report *rep,
+                                   const struct bp_profile *prof,
+                                   struct bench_art **arts);
+/* --repeat N (run_repeat.c): the exit status. */
+int bp_cli_run_repeated(struct bp_record_args *a);
 
 #endif

@@ -6,6 +6,7 @@
 #     exits 0: artifacts and manifest kept locally, the manifest says
 #     "failed" or "interrupted", nothing reaches Bencher or the store, the
 #     branch's latest still names the last passing run;
+#   - the same for a run with --repeat whose repetitions fail;
 #   - --allow-failure publishes a failed run (report and latest);
 #   - a run in a reused -o directory whose results cannot be read leaves
 #     no report.json, manifest.json or compare/ of the run before;
@@ -65,6 +66,16 @@ check "failed run: nothing spooled" sh -c \
   "[ -z \"\$(ls -A '$TMP/spool' 2>/dev/null | grep -v '^\\.')\" ]"
 check "failed run: says why" grep -q "failed (exit status 1): not published" \
   "$TMP/err2"
+
+# 2b. with --repeat, a repetition that fails makes the run a failed one
+"$BENCHPROF" run -q --repeat 2 -o "$TMP/rep" --bmf "$TMP/h.json" --hash $H2 \
+  $common -- "$TMP/harness.sh" "$TMP/h.json" 1 >/dev/null 2>"$TMP/err2b"
+check "failed repetitions: the command's status (1)" [ $? -eq 1 ]
+check "failed repetitions: marked failed in the manifest" [ "$(outcome \
+  "$TMP/rep")" = "failed 1" ]
+check "failed repetitions: nothing sent to Bencher" [ "$(runs)" = 1 ]
+check "failed repetitions: latest unchanged, nothing stored" sh -c \
+  "grep -q $H1 '$LATEST' && [ ! -e '$TMP/store/demo/main/$H2' ]"
 
 # 3. SIGTERM to benchprof after 1 s of a 5 s benchmark
 "$BENCHPROF" run -q -o "$TMP/out" --hash $H3 $common -- \

@@ -1,0 +1,200 @@
+/* run_repeat: `benchprof run --repeat N`: the command N times, every
+ * repetition profiled into one profile (a marker each), every measure's N
+ * values kept; report.json has their median and least..largest, so that a
+ * pull request's comparison can test its changes (compare.c). */
+#include "bp_setup.h"
+#include "cli.h"
+#include "msgs.h"
+#include "run_int.h"
+#include "buf.h"
+#include "err.h"
+#include "export.h"
+#include "profile_merge.h"
+#include "report.h"
+#include "stats.h"
+
+#include <cjson/cJSON.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The repetitions of one run: each one's report, the merged profile. */
+struct repeated {
+  struct bp_report *reps;     /* one per repetition */
+  size_t n;
+  struct bp_profile *merged;  /* the first repetition's, the rest added */
+  struct bp_profile *last;    /* the last one's (a->marked points in it) */
+  int status;                 /* the first non-zero exit status */
+};
+
+static const struct bp_measure *rep_measure(const struct bp_report *r,
+                                            const char *bench,
+                                            const char *slug)
+{
+  for(size_t i = 0; i < r->nbenches; i++) {
+    if(strcmp(r->benches[i].name, bench))
+      continue;
+    for(size_t j = 0; j < r->benches[i].nmeasures; j++)
+      if(!strcmp(r->benches[i].measures[j].slug, slug))
+        return &r->benches[i].measures[j];
+  }
+  return NULL;
+}
+
+/* One measure over the repetitions: the median as the value, the least
+ * and largest as the bounds, every value in list; false when a
+ * repetition lacks it (then the last repetition's stays, unbounded). */
+static bool combine_measure(const struct repeated *rp, const char *bench,
+                            struct bp_measure *m, cJSON *list)
+{
+  double *v = malloc(rp->n * sizeof(*v));
+  if(!v)
+    return false;
+  for(size_t i = 0; i < rp->n; i++) {
+    const struct bp_measure *x = rep_measure(&rp->reps[i], bench, m->slug);
+    if(!x) {
+      free(v);
+      return false;
+    }
+    v[i] = x->value;
+    cJSON_AddItemToArray(list, cJSON_CreateNumber(x->value));
+  }
+  m->value = bpi_stats_median(v, rp->n);   /* sorts v */
+  m->has_lower = m->has_upper = true;
+  m->lower = v[0];
+  m->upper = v[rp->n - 1];
+  free(v);
+  return true;
+}
+
+/* The report: the last repetition's (moved to out), each measure
+ * combined over all of them; (*reps)[b] benchmark b's {SLUG: [values]}
+ * (the caller deletes them). */
+static bool combine_reports(struct repeated *rp, struct bp_report *out,
+                            cJSON ***reps)
+{
+  /* out shares the last report's measures: each is read, then set */
+  *out = rp->reps[rp->n - 1];
+  bool ok = (*reps = calloc(out->nbenches ? out->nbenches : 1,
+                            sizeof(**reps))) != NULL;
+  for(size_t b = 0; ok && b < out->nbenches; b++) {
+    struct bp_bench *bench = &out->benches[b];
+    ok = ((*reps)[b] = cJSON_CreateObject()) != NULL;
+    for(size_t j = 0; ok && j < bench->nmeasures; j++) {
+      cJSON *list = cJSON_CreateArray();
+      ok = list != NULL;
+      if(ok && combine_measure(rp, bench->name, &bench->measures[j], list))
+        cJSON_AddItemToObject((*reps)[b], bench->measures[j].slug, list);
+      else
+        cJSON_Delete(list);
+    }
+  }
+  bpi_report_init(&rp->reps[rp->n - 1]);   /* moved to out */
+  return ok;
+}
+
+/* Record the command once more: its report into rp->reps[i] and its
+ * profile into the merged one, marked "repetition i+1". */
+static bool repeat_once(struct bp_record_args *a, struct repeated *rp,
+                        size_t i)
+{
+  struct captured out = {.too_big = false};
+  struct bp_profile *prof = NULL;
+  struct bp_err err = {0};
+  char marker[48];
+  bpi_buf_init(&out.buf);
+  if(a->adapter != BP_ADAPTER_NONE) {
+    a->rec.on_output = bp_cli_run_collect_output;
+    a->rec.output_ctx = &out;
+  }
+  bp_cli_record_cleanup(a);      /* the previous repetition's marks */
+  bp_msg_note("repetition %zu of %zu", i + 1, rp->n);
+  int st = bp_cli_record(a, &prof);
+  if(st && !rp->status)
+    rp->status = st;
+  bool ok = prof && !a->failed && !bpi_buf_failed(&out.buf) &&
+            bp_cli_run_load_results(a, &out, &rp->reps[i]);
+  /* this repetition's counters, while its profile and marks are here */
+  struct bench_art *arts = NULL;
+  if(ok && bp_cli_run_attach_counters(a, &rp->reps[i], prof, &arts))
+    ok = false;
+  free(arts);
+  snprintf(marker, sizeof(marker), "repetition %zu", i + 1);
+  bp_code rc = BP_OK;
+  if(ok && !rp->merged) {
+    rc = bpi_profile_add_marker(prof, marker, prof->meta.start_ns,
+                                prof->meta.end_ns, prof->meta.counters,
+                                prof->meta.ncounters);
+    rp->merged = prof;
+    prof = NULL;
+  }
+  else if(ok)
+    rc = bpi_profile_merge(rp->merged, prof, marker);
+  if(rc) {
+    bpi_err_set(&err, rc, 0, "merging repetition %zu", i + 1);
+    bp_msg_err(&err, rc);
+    ok = false;
+  }
+  bpi_profile_free(rp->last);
+  rp->last = prof;               /* kept: a->marked names point in it */
+  bpi_buf_cleanup(&out.buf);
+  a->rec.on_output = NULL;
+  a->rec.output_ctx = NULL;
+  return ok;
+}
+
+/* benchprof run --repeat N: the command N times, every repetition
+ * profiled into one profile (a marker each), every measure's N values
+ * kept; report.json has their median and least..largest. */
+int bp_cli_run_repeated(struct bp_record_args *a)
+{
+  char start[32];
+  struct repeated rp = {.n = a->repeat};
+  struct bp_report rep;
+  struct bench_art *arts = NULL;
+  cJSON **reps = NULL;
+  struct bp_err err = {0};
+  bool ok = true;
+  bp_cli_iso_now(start);
+  bpi_report_init(&rep);
+  if(!bp_cli_run_clear_previous(a))
+    return BP_EXIT_ERROR;
+  rp.reps = calloc(rp.n, sizeof(*rp.reps));
+  ok = rp.reps != NULL;
+  for(size_t i = 0; ok && i < rp.n; i++) {
+    bpi_report_init(&rp.reps[i]);
+    ok = repeat_once(a, &rp, i);
+  }
+  ok = ok && combine_reports(&rp, &rep, &reps);
+  if(ok) {
+    /* the merged profile replaces the last repetition's artifacts */
+    bp_code rc = bpi_export_all(rp.merged, a->output, &err);
+    if(rc)
+      bp_msg_err(&err, rc);
+    /* rep has its counters (combined) already: this finds each
+     * benchmark's directory, the measures it has are kept */
+    ok = !rc && !bp_cli_run_attach_counters(a, &rep, rp.merged, &arts);
+  }
+  for(size_t i = 0; ok && i < rep.nbenches; i++)
+    arts[i].repetitions = reps[i];
+  if(ok)
+    ok = bp_cli_run_write_outputs(a, &rep, rp.merged, rp.merged, arts,
+                                  rp.status);
+  int status = rp.status;
+  if(ok)
+    status = bp_cli_run_publish_and_compare(a, start, status);
+  else
+    status = bp_cli_run_own_failure(a, status);
+  for(size_t i = 0; reps && i < rep.nbenches; i++)
+    cJSON_Delete(reps[i]);
+  free(reps);
+  free(arts);
+  bpi_report_cleanup(&rep);
+  for(size_t i = 0; rp.reps && i < rp.n; i++)
+    bpi_report_cleanup(&rp.reps[i]);
+  free(rp.reps);
+  bpi_profile_free(rp.merged);
+  bpi_profile_free(rp.last);
+  return status;
+}
