@@ -24,14 +24,18 @@
 #   comment_github.sh   benchprof comment against a GitHub API stand-in:
 #                       POST once, then PATCH the same comment; no token:
 #                       the summary file (needs http.c)
+#   comment_gitlab.sh   benchprof comment against a GitLab API stand-in:
+#                       the note, and the verdict as the head commit's
+#                       status as GitLab's commit status API takes it
 compare_unit_tests = tests/unit/test_compare tests/unit/test_comment
 check_PROGRAMS += $(compare_unit_tests) tests/workloads/cmpwork_base \
   tests/workloads/cmpwork_head tests/workloads/onefunc
 TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_pr.sh tests/integration/comment_github.sh \
   tests/integration/compare_verdicts.sh \
-  tests/integration/compare_config.sh
+  tests/integration/compare_config.sh tests/integration/comment_gitlab.sh
 EXTRA_DIST += tests/integration/compare_config.sh \
+  tests/integration/comment_gitlab.sh \
   tests/integration/compare_e2e.sh tests/integration/compare_pr.sh \
   tests/integration/compare_verdicts.sh \
   tests/integration/comment_github.sh tests/servers/github_standin.py

@@ -418,7 +418,9 @@ static bool secret_header(const char *line, size_t len)
 {
   static const char *const names[] = {
     "Authorization", "Proxy-Authorization", "x-amz-security-token",
-    "Cookie", "Set-Cookie"
+    "Cookie", "Set-Cookie",
+    /* GitLab's access and job tokens */
+    "PRIVATE-TOKEN", "JOB-TOKEN"
   };
   for(size_t i = 0; i < BP_ARRAY_LEN(names); i++)
     if(header_value(line, len, names[i]))

@@ -7,6 +7,11 @@ Listens on 127.0.0.1 on a free port and writes it to DIR/port.  Serves
   GET  /api/v4/projects/{id}/merge_requests/{iid}/notes?per_page=&page=
   POST /api/v4/projects/{id}/merge_requests/{iid}/notes            {"body"}
   PUT  /api/v4/projects/{id}/merge_requests/{iid}/notes/{note_id}  {"body"}
+  POST /api/v4/projects/{id}/statuses/{sha}  {"state", "name"?, "context"?,
+       "target_url"?, "description"?, "ref"?, "pipeline_id"?, "coverage"?}
+       (GitLab's commit status API: state one of pending, running,
+       success, failed, canceled, skipped; the statuses are kept in
+       DIR/statuses.json)
 and authenticates each request as GitLab does for these endpoints: an
 access token in PRIVATE-TOKEN (or "Authorization: Bearer"); a CI job
 token (JOB-TOKEN) is refused with 401, since the notes API is not among
@@ -24,6 +29,8 @@ from urllib.parse import parse_qs, urlsplit
 DIR, TOKEN = sys.argv[1], sys.argv[2]
 NOTES = r"/api/v4/projects/([^/]+)/merge_requests/(\d+)/notes"
 notes = []
+statuses = []
+STATUS = r"/api/v4/projects/([^/]+)/statuses/([0-9a-f]{40}|[0-9a-f]{64})"
 next_id = [700]
 
 
@@ -32,6 +39,10 @@ def save():
     with open(tmp, "w") as f:
         json.dump(notes, f)
     os.replace(tmp, os.path.join(DIR, "state.json"))
+    tmp = os.path.join(DIR, "statuses.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(statuses, f)
+    os.replace(tmp, os.path.join(DIR, "statuses.json"))
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -115,7 +126,41 @@ class Handler(BaseHTTPRequestHandler):
         part = mine[(page - 1) * per_page: page * per_page]
         self.answer(200, [{"id": n["id"], "body": n["body"]} for n in part])
 
+    def status(self, project, sha):
+        """POST /projects/{id}/statuses/{sha}, as GitLab documents it."""
+        if not self.authorized():
+            return
+        n = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(n))
+        except ValueError:
+            return self.answer(400, {"message": "400 Bad request"})
+        if not isinstance(body, dict) or body.get("state") not in (
+                "pending", "running", "success", "failed", "canceled",
+                "skipped"):
+            return self.answer(400, {"error": "state does not have a "
+                                              "valid value"})
+        allowed = {"state", "ref", "name", "context", "target_url",
+                   "description", "coverage", "pipeline_id"}
+        if set(body) - allowed:
+            return self.answer(400, {"error": "unknown parameters"})
+        for k in ("ref", "name", "context", "target_url", "description"):
+            if k in body and not isinstance(body[k], str):
+                return self.answer(400, {"error": k + " is invalid"})
+        url = body.get("target_url", "")
+        if url and not re.match(r"https?://", url):
+            return self.answer(400, {"error": "target_url is invalid"})
+        body.update(project=project, sha=sha)
+        statuses.append(body)
+        save()
+        self.answer(201, dict(body, id=len(statuses),
+                              name=body.get("name") or
+                              body.get("context") or "default"))
+
     def do_POST(self):
+        s = re.fullmatch(STATUS, urlsplit(self.path).path)
+        if s:
+            return self.status(s.group(1), s.group(2))
         r = self.route(False)
         if not r:
             return

@@ -1,0 +1,76 @@
+#!/bin/sh
+# benchprof comment against a GitLab API stand-in on 127.0.0.1: the merge
+# request's note is posted with an access token (PRIVATE-TOKEN), and with
+# compare.json beside the comment the verdict becomes the head commit's
+# status as GitLab's commit status API documents it (POST
+# /projects/{id}/statuses/{sha}: "failed" on a confirmed regression,
+# "success" otherwise, named benchprof).  The token never shows in
+# benchprof's output.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/record_lib.sh"
+
+need python3 "apt-get install python3"
+TOKEN="glpat-standin-token-5e21"
+mkdir -p "$TMP/gl"
+python3 "$top_srcdir/tests/servers/gitlab_standin.py" "$TMP/gl" "$TOKEN" \
+  2>"$TMP/gl/server.err" &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$TMP"' EXIT
+i=0
+while [ ! -s "$TMP/gl/port" ] && [ $i -lt 100 ]; do
+  sleep 0.1
+  i=$((i + 1))
+done
+[ -s "$TMP/gl/port" ] || { fail "the stand-in did not start"; finish; }
+API="http://127.0.0.1:$(cat "$TMP/gl/port")/api/v4"
+
+# comment DIR SHA REGRESSIONS: a comparison's comment and compare.json
+comparison() {
+  mkdir -p "$1"
+  {
+    echo '<!-- benchprof:comment proj/tb -->'
+    echo "### benchprof: $3 regressions"
+  } >"$1/comment.md"
+  printf '{"head": {"hash": "%s"}, "regressions": %s, "improvements": 0,
+ "unchanged": 1, "new": 0, "removed": 0, "unconfirmed_regressions": 1}\n' \
+    "$2" "$3" >"$1/compare.json"
+}
+SHA1=0123456789abcdef0123456789abcdef01234567
+SHA2=89abcdef0123456789abcdef0123456789abcdef
+comparison "$TMP/one" $SHA1 1
+comparison "$TMP/two" $SHA2 0
+
+GITLAB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/one/comment.md" \
+  --gitlab 42 --mr 7 --api-url "$API" -v >"$TMP/one.out" 2>"$TMP/one.err"
+status=$?
+expect_status one 0
+GITLAB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/two/comment.md" \
+  --gitlab 42 --mr 8 --api-url "$API" -v >"$TMP/two.out" 2>"$TMP/two.err"
+status=$?
+expect_status two 0
+
+check "the token never shows" sh -c \
+  '! grep -q "$1" "$2"/one.out "$2"/one.err "$2"/two.out "$2"/two.err' \
+  sh "$TOKEN" "$TMP"
+
+pycheck "a note per merge request, a status per head commit" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gl")
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+posts = [r for r in reqs if r["method"] == "POST"]
+assert [r["status"] for r in posts] == [201] * 4, posts
+assert all(r["credential"] == "private-token" for r in reqs), reqs
+notes = json.load(open(os.path.join(d, "state.json")))
+assert sorted(n["mr"] for n in notes) == [7, 8], notes
+st = json.load(open(os.path.join(d, "statuses.json")))
+assert len(st) == 2, st
+one, two = st
+assert one["project"] == "42" and one["sha"] == \
+    "0123456789abcdef0123456789abcdef01234567", one
+assert one["state"] == "failed" and one["name"] == "benchprof", one
+assert one["description"] == "1 regression confirmed, 1 unconfirmed", one
+assert two["state"] == "success" and two["name"] == "benchprof", two
+assert two["sha"] == "89abcdef0123456789abcdef0123456789abcdef", two
+assert len(one["description"]) <= 140 and len(two["description"]) <= 140
+PY
+finish
