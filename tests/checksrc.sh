@@ -28,8 +28,8 @@ check "libiberty only in symbols.c" only_in '<libiberty/' $lib/symbols.c
 check "zlib only in fileio.c" only_in '<zlib\.h>' $lib/fileio.c
 check "libcurl only in http.c" only_in '<curl/' $lib/http.c
 check "libmicrohttpd only in serve.c" only_in '<microhttpd\.h>' $lib/serve.c
-check "perf_event_open only in sampler.c, counters.c and events.c (probes)" \
-  only_in 'SYS_perf_event_open' $lib/counters.c $lib/events.c $lib/sampler.c
+check "perf_event_open only in sampler_open.c, counters.c and events.c (probes)" \
+  only_in 'SYS_perf_event_open' $lib/counters.c $lib/events.c $lib/sampler_open.c
 check "the library does not print" \
   sh -c "! grep -nE '\\b(printf|fprintf|puts|perror|exit)\\(' $lib/*.c | grep -v '^$lib/[a-z_]*\\.c:[0-9]*: *\\*'"
 check "the library does not include the command" \
