@@ -17,20 +17,16 @@
 #include "buf.h"
 #include "config.h"
 #include "err.h"
-#include "export.h"
 #include "fileio.h"
-#include "control.h"
 #include "report.h"
 #include "run_outputs.h"
 #include "rundir.h"
 #include "text.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* run's own help; the publishing and record options follow it. */
@@ -151,7 +147,6 @@ bool bp_cli_run_load_results(const struct bp_record_args *a,
   free(file);
   return rc == BP_OK;
 }
-
 
 /* The counters into rep (run_outputs.h), and why a benchmark got none. */
 bp_code bp_cli_run_attach_counters(const struct bp_record_args *a,
