@@ -758,5 +758,5 @@ out:
 }
 
 const struct bp_exporter bpi_export_gecko = {
-  "gecko", BP_FILE_GECKO, true, gecko_write
+  "gecko", BP_FILE_GECKO, true, gecko_write, NULL
 };

@@ -427,5 +427,5 @@ static bp_code pprof_write(const struct bp_profile *p, struct bp_buf *b,
 }
 
 const struct bp_exporter bpi_export_pprof = {
-  "pprof", BP_FILE_PPROF, true, pprof_write
+  "pprof", BP_FILE_PPROF, true, pprof_write, NULL
 };

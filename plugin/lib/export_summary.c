@@ -253,5 +253,5 @@ static bp_code summary_write(const struct bp_profile *p, struct bp_buf *b,
 }
 
 const struct bp_exporter bpi_export_summary = {
-  "summary", BP_FILE_SUMMARY, false, summary_write
+  "summary", BP_FILE_SUMMARY, false, summary_write, NULL
 };

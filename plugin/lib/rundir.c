@@ -441,6 +441,16 @@ bpi_manifest_artifact(const struct bp_manifest_artifact *arts, size_t n,
   return NULL;
 }
 
+/* Whether file (relative to dir) is there. */
+static bool exists(const char *dir, const char *file)
+{
+  struct stat st;
+  char *path = bpi_rundir_path(dir, file);
+  bool there = path && !lstat(path, &st);
+  free(path);
+  return there;
+}
+
 /* One artifact: its size and hash; file relative to dir. */
 static bp_code measure(const char *dir, char *file, const char *kind,
                        struct bp_manifest_artifact *a, struct bp_err *err)
@@ -481,6 +491,10 @@ bp_code bpi_manifest_artifacts(const char *dir, const char *sub,
     char *file = top ? strdup(e->file) : bpi_rundir_path(sub, e->file);
     if(!file)
       return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+    if(e->wanted && !exists(dir, file)) {
+      free(file);  /* an artifact of some profiles only (--off-cpu) */
+      continue;
+    }
     rc = measure(dir, file, bpi_rundir_kind(e->name), &(*arts)[(*n)++],
                  err);
   }
