@@ -5,3 +5,6 @@ tests_workloads_offcpu_SOURCES = tests/workloads/offcpu.c \
   tests/workloads/workload.h
 tests_workloads_offcpu_CFLAGS = $(workload_cflags) -pthread
 tests_workloads_offcpu_LDFLAGS = $(workload_ldflags) -pthread
+
+TESTS += tests/integration/record_offcpu.sh
+EXTRA_DIST += tests/integration/record_offcpu.sh
