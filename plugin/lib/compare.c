@@ -831,6 +831,123 @@ static bp_code bench_measures(struct bp_cmp_bench *cb,
   return rc;
 }
 
+/* ------------------------------------------------------------- off-CPU */
+
+/* The off-CPU folded stacks (microseconds) of one side's benchmark into
+ * st; false when it has none (recorded without --off-cpu). */
+static bool read_off_cpu(struct stacks *st, int which, const struct side *s,
+                         const char *name, bp_code *rc, struct bp_err *err)
+{
+  const char *f = bench_artifact(manifest_bench(s, name),
+                                 BP_KIND_OFFCPU_FOLDED);
+  if(!f)
+    return false;
+  if(!bpi_rundir_safe_path(f)) {
+    *rc = bpi_err_set(err, BPE_FORMAT, 0, "%s/" BP_RUNDIR_MANIFEST ": an "
+                      "artifact of benchmark '%s' leaves the run directory",
+                      s->dir, name);
+    return false;
+  }
+  struct bp_buf path;
+  bpi_buf_init(&path);
+  bpi_buf_printf(&path, "%s/%s", s->dir, f);
+  *rc = bpi_buf_failed(&path) ? bpi_err_set(err, BPE_NOMEM, 0, "compare")
+                              : read_folded(st, which, path.data, err);
+  bpi_buf_cleanup(&path);
+  return !*rc;
+}
+
+/* A waiting stack without its kernel frames (marked "_[k]" in the
+ * off-CPU folded stacks: the way into the scheduler, the same for every
+ * wait), so what is shown ends where the benchmark called in. */
+static char *user_part(const char *stack)
+{
+  char *s = strdup(stack);
+  if(!s)
+    return NULL;
+  char *k = strstr(s, "_[k]");
+  if(k) {
+    while(k > s && *k != ';')
+      k--;
+    *k = '\0';
+  }
+  return s;
+}
+
+/* A side's blocked off-CPU ns (summary.json's off_cpu.blocked_ms): the
+ * benchmark's own waits; preempted time follows the machine's load.
+ * Negative when unknown. */
+static double blocked_ns(const struct side *s, const char *name)
+{
+  const char *f = bench_artifact(manifest_bench(s, name), BP_KIND_SUMMARY);
+  cJSON *j = NULL;
+  double ns = -1;
+  if(f && bpi_rundir_safe_path(f) && !read_json(s->dir, f, &j, NULL)) {
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(j, "off_cpu");
+    ns = json_num_or(o, "blocked_ms", -1e-6) * 1e6;
+  }
+  cJSON_Delete(j);
+  return ns;
+}
+
+/* Off-CPU time as one more measure, "off-cpu" (the ns a run spent
+ * blocked, lower is better: the same verdict rules as every measure),
+ * and the waiting stack whose time per run changed most.  Only when both
+ * sides have it. */
+static bp_code bench_off_cpu(struct bp_cmp_bench *cb, const struct side *base,
+                             const struct side *head, double threshold,
+                             struct bp_err *err)
+{
+  struct stacks st = {.cap = 0};
+  bp_code rc = BP_OK;
+  bpi_strtab_init(&st.text);
+  if(read_off_cpu(&st, 0, base, cb->name, &rc, err) &&
+     read_off_cpu(&st, 1, head, cb->name, &rc, err)) {
+    double rb = 1e3 / cb->base.runs, rh = 1e3 / cb->head.runs;  /* us->ns */
+    double bb = blocked_ns(base, cb->name), hb = blocked_ns(head, cb->name);
+    struct bp_cmp_measure *m = realloc(cb->measures, (cb->nmeasures + 1) *
+                                       sizeof(*m));
+    if(!m)
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "compare: off-CPU");
+    else {
+      cb->measures = m;
+      m = &cb->measures[cb->nmeasures];
+      *m = (struct bp_cmp_measure){.slug = strdup("off-cpu"),
+                                   .in_base = bb >= 0, .in_head = hb >= 0,
+                                   .base = bb / cb->base.runs,
+                                   .head = hb / cb->head.runs};
+      if(!m->slug)
+        rc = bpi_err_set(err, BPE_NOMEM, 0, "compare: off-CPU");
+      else {
+        cb->nmeasures++;
+        bpi_compare_measure(m, threshold);
+        pick_max(cb);
+      }
+    }
+    double best = 0;
+    for(size_t i = 1; !rc && i < st.text.count; i++) {
+      double b = (double)st.count[0][i] * rb, h = (double)st.count[1][i] * rh;
+      const char *text = bpi_strtab_get(&st.text, (uint32_t)i);
+      size_t len = strlen(text), mark = strlen(BP_FOLDED_PREEMPTED);
+      if(len >= mark && !strcmp(text + len - mark, BP_FOLDED_PREEMPTED))
+        continue;  /* runnable, not waiting: the machine's load */
+      if(absd(h - b) <= best)
+        continue;
+      best = absd(h - b);
+      free(cb->off_stack);
+      cb->off_stack = user_part(bpi_strtab_get(&st.text, (uint32_t)i));
+      cb->off_base_ns = b;
+      cb->off_head_ns = h;
+      if(!cb->off_stack)
+        rc = bpi_err_set(err, BPE_NOMEM, 0, "compare: off-CPU");
+    }
+  }
+  bpi_strtab_cleanup(&st.text);
+  free(st.count[0]);
+  free(st.count[1]);
+  return rc;
+}
+
 /* ------------------------------------------------------------- benchmarks */
 
 static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
@@ -986,6 +1103,8 @@ static bp_code compare_bench(struct bp_cmp *c, struct bp_cmp_bench *cb,
       rc = diff_lines(cb, &st);
     if(!rc)
       rc = bench_funcs(cb, &st);
+    if(!rc)
+      rc = bench_off_cpu(cb, base, head, c->threshold_pct, err);
   }
   if(rc)
     rc = bpi_err_set(err, rc, 0, "compare: benchmark '%s'", name);
@@ -1151,6 +1270,7 @@ void bpi_compare_free(struct bp_cmp *c)
     profile_cleanup(&b->head);
     free(b->diff_url);
     free(b->bencher_uuid);
+    free(b->off_stack);
   }
   free(c->benches);
   side_free(&c->base);
@@ -1258,6 +1378,18 @@ static void json_bench(struct bp_buf *b, const struct bp_cmp_bench *cb)
                  presence_name(cb->presence), flag_name(cb->flag),
                  flag_name(cb->unconfirmed));
   json_str_or_null(b, cb->max_slug);
+  bpi_buf_adds(b, ", \"off_cpu_stack\": ");
+  json_str_or_null(b, cb->off_stack);
+  bpi_buf_adds(b, ", \"off_cpu_stack_ns\": ");
+  if(cb->off_stack) {
+    bpi_buf_adds(b, "{\"base\": ");
+    json_num(b, cb->off_base_ns);
+    bpi_buf_adds(b, ", \"head\": ");
+    json_num(b, cb->off_head_ns);
+    bpi_buf_adds(b, "}");
+  }
+  else
+    bpi_buf_adds(b, "null");
   json_profile(b, "base", &cb->base);
   json_profile(b, "head", &cb->head);
   /* function costs: per run, in the sampled event's unit */

@@ -31,6 +31,9 @@ struct bp_exporter {
 #define BP_FILE_SUMMARY "summary.json"
 #define BP_FILE_OFFCPU_FOLDED "profile.offcpu.folded"
 #define BP_FILE_OFFCPU_SVG "flamegraph.offcpu.svg"
+/* The last frame of off-CPU time a thread spent preempted (runnable) in
+ * BP_FILE_OFFCPU_FOLDED; the other lines are time it blocked. */
+#define BP_FOLDED_PREEMPTED "[preempted]"
 
 extern const struct bp_exporter bpi_export_gecko;   /* BP_FILE_GECKO */
 extern const struct bp_exporter bpi_export_pprof;   /* BP_FILE_PPROF */

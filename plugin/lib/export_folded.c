@@ -1,6 +1,8 @@
 /* Folded stacks: one line per distinct (process name, stack), root first,
  * "proc;main;work;leaf 123": samples in profile.folded, microseconds off
- * CPU in profile.offcpu.folded (--off-cpu).  flamegraph.pl, inferno, speedscope and the
+ * CPU in profile.offcpu.folded (--off-cpu; kernel frames "name_[k]", the
+ * time a thread was preempted under a last frame "[preempted]", the rest
+ * is time it blocked).  flamegraph.pl, inferno, speedscope and the
  * Firefox Profiler read it.  Lines are merged by their text (threads of one
  * process, or processes of one name, add up) and sorted, so equal profiles
  * give equal files. */
@@ -32,10 +34,12 @@ static void add_process(struct bp_buf *b, const struct bp_profile *p,
     bpi_buf_printf(b, "[pid %" PRIu32 "]", t->pid);
 }
 
-/* Append ";frame" for each frame of stack, root first.  path is scratch
- * space of at least the stack's depth. */
+/* Append ";frame" for each frame of stack, root first, kernel frames
+ * marked "_[k]" when mark_kernel (flamegraph.pl's convention: off CPU,
+ * where the kernel part of every stack is the way into the scheduler).
+ * path is scratch space of at least the stack's depth. */
 static void add_frames(struct bp_buf *b, const struct bp_profile *p,
-                       uint32_t stack, uint32_t *path)
+                       uint32_t stack, uint32_t *path, bool mark_kernel)
 {
   char tmp[64];
   uint32_t n = 0;
@@ -45,6 +49,8 @@ static void add_frames(struct bp_buf *b, const struct bp_profile *p,
     bpi_buf_addc(b, ';');
     bpi_profile_clean_name(b, bpi_profile_frame_label(p, path[n], tmp,
                                                       sizeof(tmp)), ';');
+    if(mark_kernel && p->frames[path[n]].kind == BP_FRAME_KERNEL)
+      bpi_buf_adds(b, "_[k]");
   }
 }
 
@@ -54,14 +60,17 @@ static int by_text(const void *a, const void *b)
   return strcmp(x->text, y->text);
 }
 
-/* One (thread, stack, value) to fold. */
+/* One (thread, stack, value) to fold; preempted: off-CPU time the thread
+ * was runnable, folded under a last frame "[preempted]". */
 struct fold_in {
   uint32_t thread, stack;
   uint64_t value;
+  bool preempted;
 };
 
 /* Lines of the n inputs, merged by text, each printed as its values' sum
- * divided by unit (rounded; lines that round to 0 are left out). */
+ * divided by unit (rounded; lines that round to 0 are left out); unit > 1
+ * (off-CPU time) marks kernel frames. */
 static bp_code fold(const struct bp_profile *p, const struct fold_in *in,
                     uint32_t n, uint64_t unit, struct bp_buf *out,
                     struct bp_err *err)
@@ -88,7 +97,9 @@ static bp_code fold(const struct bp_profile *p, const struct fold_in *in,
       add_process(&text, p, &p->threads[in[i].thread]);
     else
       bpi_buf_adds(&text, "[unknown]");
-    add_frames(&text, p, in[i].stack, path);
+    add_frames(&text, p, in[i].stack, path, unit > 1);
+    if(in[i].preempted)
+      bpi_buf_adds(&text, ";" BP_FOLDED_PREEMPTED);
     bpi_buf_addc(&text, '\0');
   }
   if(bpi_buf_failed(&text)) {
@@ -123,7 +134,7 @@ static bp_code folded_write(const struct bp_profile *p, struct bp_buf *out,
     return bpi_err_set(err, BPE_NOMEM, 0, "folded stacks");
   for(uint32_t i = 0; i < p->ncounts; i++)
     in[i] = (struct fold_in){p->counts[i].thread, p->counts[i].stack,
-                             p->counts[i].count};
+                             p->counts[i].count, false};
   bp_code rc = fold(p, in, p->ncounts, 1, out, err);
   free(in);
   return rc;
@@ -134,13 +145,17 @@ static bp_code offcpu_folded_write(const struct bp_profile *p,
                                    struct bp_buf *out, struct bp_err *err)
 {
   uint32_t n = p->noff_counts;
-  struct fold_in *in = calloc(n ? n : 1, sizeof(*in));
+  struct fold_in *in = calloc(n ? 2 * (size_t)n : 1, sizeof(*in));
   if(!in)
     return bpi_err_set(err, BPE_NOMEM, 0, "off-CPU folded stacks");
-  for(uint32_t i = 0; i < n; i++)
-    in[i] = (struct fold_in){p->off_counts[i].thread, p->off_counts[i].stack,
-                             p->off_counts[i].ns};
-  bp_code rc = fold(p, in, n, 1000, out, err);
+  for(uint32_t i = 0; i < n; i++) {
+    const struct bp_off_count *c = &p->off_counts[i];
+    in[2 * i] = (struct fold_in){c->thread, c->stack, c->ns - c->preempt_ns,
+                                 false};
+    in[2 * i + 1] = (struct fold_in){c->thread, c->stack, c->preempt_ns,
+                                     true};
+  }
+  bp_code rc = fold(p, in, 2 * n, 1000, out, err);
   free(in);
   return rc;
 }

@@ -25,6 +25,7 @@ const char *bpi_rundir_kind(const char *exporter_name)
     {"gecko", BP_KIND_GECKO}, {"pprof", BP_KIND_PPROF},
     {"folded", BP_KIND_FOLDED}, {"svg", BP_KIND_SVG},
     {"summary", BP_KIND_SUMMARY},
+    {"offcpu-folded", BP_KIND_OFFCPU_FOLDED}, {"offcpu-svg", BP_KIND_OFFCPU_SVG},
   };
   for(size_t i = 0; i < BP_ARRAY_LEN(kinds); i++)
     if(!strcmp(exporter_name, kinds[i][0]))

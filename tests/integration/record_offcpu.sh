@@ -161,9 +161,79 @@ assert waiting > 20e6, "the threads hardly waited: %.1f ms" % (waiting / 1e6)
 assert locked >= 0.8 * waiting, (locked, waiting)
 PY
 
+# compare and the comment: the head naps 12 times, the base 4 (0.4 s
+# more blocked): the off-cpu measure grows, judged by the measures' rules
+# (one run a side: unconfirmed), and the comment names the sleeper's stack
+"$BENCHPROF" run -q --off-cpu -o "$TMP/cb" -- "$WORKLOADS/offcpu" sleep 4 \
+  >/dev/null 2>"$TMP/cb.err"
+status=$?
+expect_status cb 0
+"$BENCHPROF" run -q --off-cpu -o "$TMP/ch" -- "$WORKLOADS/offcpu" sleep 12 \
+  >/dev/null 2>"$TMP/ch.err"
+status=$?
+expect_status ch 0
+"$BENCHPROF" compare -o "$TMP/cmp" "$TMP/cb" "$TMP/ch" >/dev/null \
+  2>"$TMP/cmp.err"
+status=$?
+expect_status cmp 0
+pycheck "compare: off-cpu +0.4 s, an unconfirmed regression; the comment names the sleeper" <<'PY'
+import json, os
+tmp = os.environ["TMP"]
+c = json.load(open(os.path.join(tmp, "cmp", "compare.json")))
+b = c["benchmarks"][0]
+m = {x["slug"]: x for x in b["measures"]}["off-cpu"]
+print("  off-cpu %.1f -> %.1f ms (%s); waits longer in %s" % (
+    m["base"] / 1e6, m["head"] / 1e6, m["flag"], b["off_cpu_stack"]))
+assert 0.3e9 <= m["head"] - m["base"] <= 0.5e9, m
+assert b["unconfirmed"] == "regression" and m["unconfirmed"], (b, m)
+assert "sleep_in_nap" in b["off_cpu_stack"].split(";"), b["off_cpu_stack"]
+ns = b["off_cpu_stack_ns"]
+assert 0.3e9 <= ns["head"] - ns["base"] <= 0.5e9, ns
+md = open(os.path.join(tmp, "cmp", "comment.md")).read()
+line = [l for l in md.splitlines() if "Waits longer in" in l]
+assert line and ("sleep\\_in\\_nap" in line[0] or
+                "sleep_in_nap" in line[0]), line or md
+PY
+
 BENCHPROF_OFF_CPU=1 "$BENCHPROF" record -q -o "$TMP/env" -- \
   "$WORKLOADS/offcpu" lock >"$TMP/env.out" 2>"$TMP/env.err"
 check "BENCHPROF_OFF_CPU=1 turns it on (config record.off_cpu)" \
   test -s "$TMP/env/profile.offcpu.folded"
+
+# Where the kernel refuses kernel-mode samples (perf_event_paranoid >= 2
+# without privileges), the intervals still come from the switch records,
+# charged to the last on-CPU stack, and every reader is told.
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+if [ "$(id -u)" -eq 0 ]; then
+  command -v setpriv >/dev/null ||
+    { fail "setpriv (util-linux) is needed to drop privileges"; finish; }
+  chmod 755 "$TMP"
+  mkdir "$TMP/np" && chmod 777 "$TMP/np"
+  cp "$BENCHPROF" "$WORKLOADS/offcpu" "$TMP/np/"
+  run_as() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+else
+  mkdir "$TMP/np"
+  cp "$BENCHPROF" "$WORKLOADS/offcpu" "$TMP/np/"
+  run_as() { "$@"; }
+fi
+(cd "$TMP/np" && TMPDIR="$TMP/np" run_as ./benchprof record --off-cpu \
+  --no-counters -o "$TMP/np/out" -- ./offcpu >/dev/null 2>"$TMP/np.err")
+check "unprivileged --off-cpu runs" test -s "$TMP/np/out/profile.offcpu.folded"
+pycheck "unprivileged: the switch records still time the waits; the stacks' source is stated" "$paranoid" <<'PY'
+import json, os, sys
+tmp = os.environ["TMP"]
+s = json.load(open(os.path.join(tmp, "np", "out", "summary.json")))
+err = open(os.path.join(tmp, "np.err")).read()
+o = s["off_cpu"]
+print("  paranoid %s: blocked %.1f ms, stacks sampled: %s" % (
+    sys.argv[1], o["blocked_ms"], o["stacks_sampled"]))
+assert 400 <= o["blocked_ms"] <= 600, o["blocked_ms"]
+if int(sys.argv[1]) >= 2:
+    assert o["stacks_sampled"] is False, o
+    assert "last on-CPU sample" in o["stack_note"], o["stack_note"]
+    assert "off CPU: the stacks at switch-out are not sampled" in err, err
+else:
+    assert o["stacks_sampled"] is True, o
+PY
 
 finish

@@ -1,7 +1,7 @@
-/* offcpu [sleep|lock]: a benchmark that waits as well as computes.
+/* offcpu [sleep [NAPS]|lock]: a benchmark that waits as well as computes.
  *
- * sleep (default): sleep_in_nap() sleeps 0.5 s in ten nanosleep calls of
- * 50 ms, then compute_half() burns 0.5 s of CPU.  With --off-cpu nearly
+ * sleep (default): sleep_in_nap() sleeps 0.5 s in NAPS (default ten)
+ * nanosleep calls of 50 ms, then compute_half() burns 0.5 s of CPU.  With --off-cpu nearly
  * all the off-CPU time is under sleep_in_nap and adds up to about 0.5 s;
  * the on-CPU samples are compute_half's.
  *
@@ -17,10 +17,10 @@
 static volatile unsigned long sink;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-static WL_HOT void sleep_in_nap(void)
+static WL_HOT void sleep_in_nap(int naps)
 {
   struct timespec nap = {0, 50 * 1000000L};
-  for(int i = 0; i < 10; i++)
+  for(int i = 0; i < naps; i++)
     nanosleep(&nap, NULL);
 }
 
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
       pthread_join(t[i], NULL);
     return 0;
   }
-  sleep_in_nap();
+  sleep_in_nap(argc > 2 ? (int)wl_arg(argc, argv, 2, 10) : 10);
   compute_half();
   return 0;
 }
