@@ -23,6 +23,8 @@ record sl -q --off-cpu -- "$WORKLOADS/offcpu"
 expect_status sl 0
 record base -q -- "$WORKLOADS/offcpu"
 expect_status base 0
+# the on-CPU samples agree across artifacts as without --off-cpu
+validate sl
 
 check "the off-CPU artifacts are written with --off-cpu" \
   test -s "$TMP/sl/profile.offcpu.folded" -a -s "$TMP/sl/flamegraph.offcpu.svg"
