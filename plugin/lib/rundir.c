@@ -442,7 +442,7 @@ bpi_manifest_artifact(const struct bp_manifest_artifact *arts, size_t n,
 static bool exists(const char *dir, const char *file)
 {
   struct stat st;
-  char *path = bpi_rundir_path(dir, file);
+  char *path = bpi_text_path_join(dir, file);
   bool there = path && !lstat(path, &st);
   free(path);
   return there;
