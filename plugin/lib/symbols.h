@@ -39,7 +39,10 @@ struct bp_symbols_opts {
   bool no_inline;           /* no inlined calls (bp_sym.inlines) */
   /* Separate debug files missing on the machine are asked of these
    * debuginfod servers (space-separated URLs, as in DEBUGINFOD_URLS) by
-   * build id.  NULL: none is asked, whatever the environment says. */
+   * build id.  NULL: none is asked, whatever the environment says.  Each
+   * lookup sets DEBUGINFOD_URLS, _TIMEOUT, _MAXTIME (and _CACHE_PATH
+   * when debuginfod_cache is given) in the environment, the only way to
+   * tell libdebuginfod, and removes them after it. */
   const char *debuginfod;
   const char *debuginfod_cache;  /* NULL: libdebuginfod's default */
   long debuginfod_timeout_ms;    /* all lookups together; 0: 30 s */

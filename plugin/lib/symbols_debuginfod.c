@@ -8,7 +8,7 @@
  * lookups off, benchprof neither loads it nor asks any server, whatever
  * DEBUGINFOD_URLS says.  libdebuginfod takes its servers, cache and time
  * limits from the environment only, so each lookup sets those variables
- * for its duration and puts the previous values back.  One time budget
+ * for its duration (env_set).  One time budget
  * covers all lookups of a symbolizer; a progress callback cancels a
  * transfer that runs past it, and after a failure other than "not there"
  * (server unreachable, time out) the rest are not asked. */
@@ -133,54 +133,32 @@ static struct debuginfod_client *client(struct sym_debuginfod *d)
   return d->client;
 }
 
-/* The variables libdebuginfod reads, set for one lookup. */
-enum { ENV_URLS, ENV_CACHE, ENV_TIMEOUT, ENV_MAXTIME, ENV_PROGRESS,
-       ENV_COUNT };
-static const char *const env_names[ENV_COUNT] = {
-  "DEBUGINFOD_URLS", "DEBUGINFOD_CACHE_PATH", "DEBUGINFOD_TIMEOUT",
-  "DEBUGINFOD_MAXTIME", "DEBUGINFOD_PROGRESS",
+/* The variables libdebuginfod reads its settings from, set for one
+ * lookup and removed after it: the servers, the seconds left of the
+ * budget (at least 1) as its connection and transfer limits, and the
+ * cache when one was given (else a DEBUGINFOD_CACHE_PATH of the user's
+ * stays in force).  The command was started before, and nothing else in
+ * benchprof reads them. */
+static const char *const env_names[] = {
+  "DEBUGINFOD_URLS", "DEBUGINFOD_TIMEOUT", "DEBUGINFOD_MAXTIME",
+  "DEBUGINFOD_CACHE_PATH",
 };
 
-struct env_saved {
-  char *old[ENV_COUNT];  /* NULL: was not set */
-  bool ok;               /* every variable was saved and set */
-};
-
-/* Set (value non-NULL) or unset a variable, its old value kept. */
-static bool env_swap(struct env_saved *e, int i, const char *value)
-{
-  const char *old = getenv(env_names[i]);
-  if(old && !(e->old[i] = strdup(old)))
-    return false;
-  return value ? setenv(env_names[i], value, 1) == 0
-               : unsetenv(env_names[i]) == 0;
-}
-
-static void env_restore(struct env_saved *e)
-{
-  for(int i = 0; i < ENV_COUNT; i++) {
-    if(e->old[i])
-      setenv(env_names[i], e->old[i], 1);
-    else
-      unsetenv(env_names[i]);
-    free(e->old[i]);
-    e->old[i] = NULL;
-  }
-}
-
-/* Our servers and cache; the seconds left of the budget (at least 1) as
- * the connection and transfer limits; no progress lines on stderr. */
-static void env_set(struct env_saved *e, const struct sym_debuginfod *d,
-                    int64_t left_ms)
+static bool env_set(const struct sym_debuginfod *d, int64_t left_ms)
 {
   char secs[24];
   snprintf(secs, sizeof(secs), "%lld", (long long)((left_ms + 999) / 1000));
-  memset(e, 0, sizeof(*e));
-  e->ok = env_swap(e, ENV_URLS, d->urls) &&
-          env_swap(e, ENV_CACHE, d->cache) &&
-          env_swap(e, ENV_TIMEOUT, secs) &&
-          env_swap(e, ENV_MAXTIME, secs) &&
-          env_swap(e, ENV_PROGRESS, NULL);
+  return setenv(env_names[0], d->urls, 1) == 0 &&
+         setenv(env_names[1], secs, 1) == 0 &&
+         setenv(env_names[2], secs, 1) == 0 &&
+         (!d->cache || setenv(env_names[3], d->cache, 1) == 0);
+}
+
+static void env_unset(const struct sym_debuginfod *d)
+{
+  for(size_t i = 0; i < BP_ARRAY_LEN(env_names); i++)
+    if(i < 3 || d->cache)
+      unsetenv(env_names[i]);
 }
 
 int bpi_sym_debuginfod_find(struct sym_debuginfod *d,
@@ -197,12 +175,9 @@ int bpi_sym_debuginfod_find(struct sym_debuginfod *d,
     stop(d, "no answer within the time allowed%s", "");
     return -1;
   }
-  struct env_saved e;
-  env_set(&e, d, left);
-  int fd = -ENOMEM;
-  if(e.ok)
-    fd = dbg_api.find_debuginfo(c, build_id, len, path);
-  env_restore(&e);
+  int fd = env_set(d, left) ? dbg_api.find_debuginfo(c, build_id, len, path)
+                             : -ENOMEM;
+  env_unset(d);
   d->stats.asked++;
   if(fd >= 0) {
     d->stats.found++;
