@@ -50,7 +50,8 @@ fuzz_libs = $(LIBDW_LIBS) $(CJSON_LIBS) $(ZLIB_LIBS) $(IBERTY_LIBS) \
 fuzz_lib_sources = plugin/lib/err.c plugin/lib/buf.c plugin/lib/hash.c \
   plugin/lib/fileio.c plugin/lib/records.c plugin/lib/procs.c \
   plugin/lib/symbols.c plugin/lib/symbols_dwarf.c plugin/lib/symbols_elf.c \
-  plugin/lib/symbols_ranges.c plugin/lib/unwind.c plugin/lib/converter.c \
+  plugin/lib/symbols_ranges.c plugin/lib/symbols_debuginfod.c \
+  plugin/lib/unwind.c plugin/lib/converter.c \
   plugin/lib/profile.c plugin/lib/profile_offcpu.c plugin/lib/export.c \
   plugin/lib/export_gecko.c \
   plugin/lib/export_pprof.c plugin/lib/export_folded.c \

@@ -108,6 +108,19 @@ static void note_off_cpu(const struct bp_profile *p)
     bp_msg_warn("off CPU: %s", p->meta.off_cpu_stack_note);
 }
 
+/* What the debuginfod lookups (--debuginfod) did, after symbolizing. */
+static void note_debuginfod(const struct bp_record_info *info)
+{
+  const struct bp_debuginfod_stats *d = &info->debuginfod;
+  if(d->asked)
+    bp_msg_note("debuginfod: debug files for %u of the %u module%s "
+                "without local ones", d->found, d->asked,
+                d->asked == 1 ? "" : "s");
+  if(d->stopped)
+    bp_msg_warn("debuginfod: %s; the other modules were symbolized from "
+                "local files only", d->error);
+}
+
 /* What DWARF unwinding did, after the run. */
 static void note_unwind(const struct bp_profile_meta *m)
 {
@@ -246,7 +259,8 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
   /* The command was forked with our environment; from here on only
    * benchprof reads it.  libdw would ask debuginfod servers for every
    * module without local debug info: a runner is no place for that
-   * latency, so symbolize from local files only. */
+   * latency, so symbolize from local files unless --debuginfod (whose
+   * servers the symbolizer has been given already) asks for it. */
   unsetenv("DEBUGINFOD_URLS");
   note_event(bpi_recorder_info(rec));
   bp_cli_forward_signals(bpi_recorder_pid(rec));
@@ -267,6 +281,7 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
   }
   note_control(bpi_recorder_control_stats(rec));
   rc = bpi_recorder_finish(rec, &prof, &err);
+  note_debuginfod(bpi_recorder_info(rec));
   if(!rc)
     rc = bpi_export_all(prof, a->output, &err);
   if(!rc)

@@ -77,6 +77,14 @@ struct bp_config {
   } record;
 
   struct {
+    char *debuginfod;         /* servers asked for missing debug files
+                                 (space-separated URLs); NULL: none */
+    long debuginfod_timeout_ms; /* all lookups of a profile together;
+                                   file: "debuginfod_timeout" seconds */
+    char *debuginfod_cache;   /* NULL: libdebuginfod's default */
+  } symbols;
+
+  struct {
     char *url;                /* file:///dir, s3://bucket/prefix, http(s)://
                                  NULL: no store */
     char *public_url;         /* base URL readers load the same keys from */

@@ -27,6 +27,9 @@ struct bp_exporter {
 #define BP_FILE_GECKO "profile.json.gz"
 #define BP_FILE_PPROF "profile.pb.gz"
 #define BP_FILE_FOLDED "profile.folded"
+/* The folded stacks' line for CPU time in no sample (kernel time that was
+ * not permitted): this frame alone, weighted in samples. */
+#define BP_FOLDED_UNSAMPLED "[not sampled: kernel time]"
 #define BP_FILE_SVG "flamegraph.svg"
 #define BP_FILE_SUMMARY "summary.json"
 #define BP_FILE_OFFCPU_FOLDED "profile.offcpu.folded"

@@ -5,7 +5,8 @@
  * is time it blocked).  flamegraph.pl, inferno, speedscope and the
  * Firefox Profiler read it.  Lines are merged by their text (threads of one
  * process, or processes of one name, add up) and sorted, so equal profiles
- * give equal files. */
+ * give equal files.  Where kernel time was not sampled, a last line says
+ * how much CPU time is in no sample (add_unsampled). */
 #include "bp_setup.h"
 #include "export.h"
 #include "err.h"
@@ -52,6 +53,30 @@ static void add_frames(struct bp_buf *b, const struct bp_profile *p,
     if(mark_kernel && p->frames[path[n]].kind == BP_FRAME_KERNEL)
       bpi_buf_adds(b, "_[k]");
   }
+}
+
+/* The format has no comments, so the CPU time in no sample (kernel time
+ * that was not permitted: bpi_profile_unsampled_note) is a stack of its
+ * own, BP_FOLDED_UNSAMPLED alone, weighing what the task-clock not sampled
+ * is in samples of the profile's mean weight.  Flame graph tools draw it
+ * beside the processes at its share of the CPU time; compare counts no
+ * function in it (a line's first frame is a process).  Nothing when the
+ * share is not known (an event that is no clock, a benchmark's slice) or
+ * under half a sample. */
+static void add_unsampled(const struct bp_profile *p, struct bp_buf *out)
+{
+  const struct bp_profile_meta *m = &p->meta;
+  uint64_t samples = 0, sampled_ns = bpi_profile_sampled_ns(p);
+  for(uint32_t i = 0; i < p->ncounts; i++)
+    samples += p->counts[i].count;
+  if(!m->kernel_unsampled || bpi_profile_unsampled_pct(p) < 0 ||
+     !samples || !sampled_ns || (double)sampled_ns >= m->task_clock_ns)
+    return;
+  double missing = (m->task_clock_ns - (double)sampled_ns) *
+                   (double)samples / (double)sampled_ns;
+  if(missing >= 0.5)
+    bpi_buf_printf(out, BP_FOLDED_UNSAMPLED " %" PRIu64 "\n",
+                   (uint64_t)(missing + 0.5));
 }
 
 static int by_text(const void *a, const void *b)
@@ -119,6 +144,7 @@ static bp_code fold(const struct bp_profile *p, const struct fold_in *in,
       bpi_buf_printf(out, "%s %" PRIu64 "\n", lines[i].text, count);
     i = j;
   }
+  add_unsampled(p, out);
 out:
   bpi_buf_cleanup(&text);
   free(path);

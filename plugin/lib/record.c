@@ -309,7 +309,11 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
     goto fail;
   struct bp_symbols_opts so = {.demangle = o->demangle,
                                .lines = o->lines,
-                               .no_inline = o->no_inline};
+                               .no_inline = o->no_inline,
+                               .debuginfod = o->debuginfod,
+                               .debuginfod_cache = o->debuginfod_cache,
+                               .debuginfod_timeout_ms =
+                                 o->debuginfod_timeout_ms};
   rc = bpi_symbols_new(&r->sym, &so);
   if(!rc)
     rc = bpi_profile_new(&r->profile);
@@ -567,6 +571,7 @@ bp_code bpi_recorder_finish(struct bp_recorder *r, struct bp_profile **out,
   if(rc)
     return bpi_err_set(err, rc, 0, "profile metadata");
   rc = bpi_converter_finish(r->conv, err);
+  bpi_symbols_debuginfod_stats(r->sym, &r->info.debuginfod);
   if(rc)
     return rc;
   *out = r->profile;

@@ -49,6 +49,11 @@ struct bp_record_opts {
   bool demangle;
   enum bp_lines lines;     /* which modules get file:line (symbols.h) */
   bool no_inline;          /* no frames for inlined calls */
+  /* debuginfod servers asked for the debug files missing on the machine
+   * (space-separated URLs); NULL: none is asked (symbols.h) */
+  const char *debuginfod;
+  const char *debuginfod_cache;  /* NULL: libdebuginfod's default */
+  long debuginfod_timeout_ms;    /* all lookups together; 0: the default */
   char *const *argv;       /* the command */
   const char *counters;    /* events to count in the same run; NULL: none */
   bool counters_user_only; /* count user space only */
@@ -79,6 +84,7 @@ struct bp_record_info {
   int spill_errno;              /* after run: why they were read live */
   bool off_cpu;                 /* off-CPU intervals are recorded */
   const char *off_cpu_stack_note; /* ... but not their stacks: why */
+  struct bp_debuginfod_stats debuginfod;  /* after finish */
 };
 
 /* Whether this process may sample kernel code, decided as perf does:

@@ -623,6 +623,50 @@ static void check_odd(const char *dir)
   bpi_profile_free(p);
 }
 
+/* Kernel time not sampled, a clock sampled: 4 samples of 1 ms for 10 ms
+ * of task-clock.  The folded stacks end with the 6 ms in no sample as 6
+ * samples of their own line; without the task-clock (a benchmark's
+ * slice) or with kernel time sampled there is no such line. */
+static void check_unsampled(const char *dir)
+{
+  struct bp_err err = {.code = BP_OK};
+  struct bp_profile *p = NULL;
+  CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
+  if(!p)
+    return;
+  p->meta.time_event = true;
+  p->meta.start_ns = 1000;
+  p->meta.end_ns = 20000000;
+  p->meta.task_clock_ns = 10e6;
+  p->meta.kernel_unsampled = true;
+  uint32_t lib = bpi_profile_lib(p, "/opt/x/libu.so", NULL);
+  uint32_t st = bpi_profile_stack(p, BP_NONE,
+                                  bpi_profile_frame(p, lib, 0x10,
+                                                    BP_FRAME_USER));
+  uint32_t th = bpi_profile_thread(p, 7, 7);
+  for(int i = 0; i < 4; i++)
+    CHECK_EQ_INT(bpi_profile_add_sample(p, th, st, 2000 + (uint64_t)i,
+                                        1000000), BP_OK);
+  CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+  char *folded = slurp(dir, "profile.folded", NULL);
+  CHECK_EQ_STR(folded, "[pid 7];0x10 (in libu.so) 4\n"
+                       BP_FOLDED_UNSAMPLED " 6\n");
+  free(folded);
+  const struct { double task_clock_ns; bool unsampled; } none[] = {
+    {0, true},        /* a slice: the share is not known */
+    {10e6, false},    /* kernel time sampled */
+  };
+  for(size_t i = 0; i < BP_ARRAY_LEN(none); i++) {
+    p->meta.task_clock_ns = none[i].task_clock_ns;
+    p->meta.kernel_unsampled = none[i].unsampled;
+    CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+    folded = slurp(dir, "profile.folded", NULL);
+    CHECK_EQ_STR(folded, "[pid 7];0x10 (in libu.so) 4\n");
+    free(folded);
+  }
+  bpi_profile_free(p);
+}
+
 /* More samples than the Gecko exporter holds at once (it reads the
  * timeline in chunks of whole threads) and artifacts larger than the
  * 64 KiB pieces they are streamed in: thread 0 alone fills a chunk,
@@ -853,7 +897,7 @@ int main(void)
   const char *tmp = getenv("TMPDIR");
   char base[PATH_MAX - 16];  /* room for the subdirectory names */
   char dir[PATH_MAX], dir2[PATH_MAX], odd[PATH_MAX], empty[PATH_MAX];
-  char longer[PATH_MAX];
+  char longer[PATH_MAX], unsampled[PATH_MAX];
   struct bp_err err = {.code = BP_OK};
   struct bp_profile *p = NULL;
   snprintf(base, sizeof(base), "%s/bp-test-export.XXXXXX",
@@ -867,6 +911,7 @@ int main(void)
   snprintf(odd, sizeof(odd), "%s/odd", base);
   snprintf(empty, sizeof(empty), "%s/empty", base);
   snprintf(longer, sizeof(longer), "%s/long", base);
+  snprintf(unsampled, sizeof(unsampled), "%s/unsampled", base);
 
   CHECK_EQ_INT(synth_profile_new(&p), BP_OK);
   if(p) {
@@ -886,6 +931,7 @@ int main(void)
   check_odd(odd);
   check_empty(empty);
   check_long(longer);
+  check_unsampled(unsampled);
 
   remove_dir(dir);
   remove_dir(dir2);
@@ -893,6 +939,7 @@ int main(void)
   remove_dir(empty);
   remove_dir(longer);
   remove_dir(offdir);
+  remove_dir(unsampled);
   rmdir(base);
   return check_exit();
 }
