@@ -305,8 +305,10 @@ def validate_gecko(p):
             last = t
 
 
-def gecko_thread_stacks(thread):
-    """-> [Stack] for one thread, frames as 'fn (in lib)' labels."""
+def gecko_thread_stacks(thread, on_cpu_only=False):
+    """-> [Stack] for one thread, frames as 'fn (in lib)' labels;
+    on_cpu_only leaves out the rows of off-CPU time (--off-cpu: a CPU
+    delta of 0, which no sample of a clock event has)."""
     strings = thread["stringTable"]
     fschema, frames = _table(thread, "frameTable")
     sschema, stacks = _table(thread, "stackTable")
@@ -322,14 +324,21 @@ def gecko_thread_stacks(thread):
         return memo[i]
 
     counts = collections.Counter()
+    cpu = mschema.get("threadCPUDelta")
     for row in samples:
+        if on_cpu_only and cpu is not None and row[cpu] == 0:
+            continue
         st = row[mschema["stack"]]
         counts[walk(st) if st is not None else ()] += 1
     return [Stack(list(k), v) for k, v in counts.items()]
 
 
 def gecko_stacks(p):
-    return [s for th in p["threads"] for s in gecko_thread_stacks(th)]
+    """The samples of every thread; with off-CPU time (meta.benchprof
+    .off_cpu) its rows are left out: the other artifacts count samples."""
+    off = p.get("meta", {}).get("benchprof", {}).get("off_cpu", False)
+    return [s for th in p["threads"]
+            for s in gecko_thread_stacks(th, on_cpu_only=off)]
 
 
 # ------------------------------------------------------------------- pprof
@@ -484,8 +493,9 @@ class Pprof:
 
     def stacks(self, type_="samples", unit="count"):
         vi = self.value_index(type_, unit)
+        # (off-CPU samples count no samples: left out)
         return [Stack(self.frames(locs), vals[vi])
-                for locs, vals, _ in self.samples]
+                for locs, vals, _ in self.samples if vals[vi]]
 
     def mapping_of(self, function_name):
         """File names of the mappings whose locations name function_name."""

@@ -93,6 +93,21 @@ static void note_spill(const struct bp_record_info *info)
                 "directory)", info->spill_dir, strerror(info->spill_errno));
 }
 
+/* --off-cpu: the time off CPU, blocked and preempted, and the stacks'
+ * source when they could not be sampled. */
+static void note_off_cpu(const struct bp_profile *p)
+{
+  if(!p->meta.off_cpu)
+    return;
+  uint64_t pre, all = bpi_profile_off_ns(p, &pre);
+  bp_msg_note("off CPU: %.3f s (%.3f s blocked, %.3f s preempted); "
+              BP_FILE_OFFCPU_FOLDED ", " BP_FILE_OFFCPU_SVG,
+              (double)all / 1e9, (double)(all - pre) / 1e9,
+              (double)pre / 1e9);
+  if(p->meta.off_cpu_stack_note)
+    bp_msg_warn("off CPU: %s", p->meta.off_cpu_stack_note);
+}
+
 /* What the debuginfod lookups (--debuginfod) did, after symbolizing. */
 static void note_debuginfod(const struct bp_record_info *info)
 {
@@ -196,6 +211,7 @@ static void print_summary(const struct bp_profile *p, const char *dir)
                 bpi_profile_str(p, p->libs[f->lib].name));
   }
   note_counters(m->counters, m->ncounters);
+  note_off_cpu(p);
   bp_msg_note("artifacts in %s/: " BP_FILE_GECKO " (Firefox Profiler), "
               BP_FILE_PPROF " (pprof), " BP_FILE_FOLDED ", " BP_FILE_SVG ", "
               BP_FILE_SUMMARY, dir);

@@ -56,6 +56,11 @@ static void usage(FILE *out, bool run)
     "                         record.kernel)\n"
     "      --all-user         sample user space only (the share of CPU time\n"
     "                         left out is stated)\n"
+    "      --off-cpu          record off-CPU time too: every interval a thread\n"
+    "                         waits (blocked or preempted), charged to its stack\n"
+    "                         when it left the CPU (" BP_FILE_OFFCPU_FOLDED ",\n"
+    "                         " BP_FILE_OFFCPU_SVG ", and in every other\n"
+    "                         artifact; config record.off_cpu)\n"
     "  -m, --mmap-pages N     data pages per CPU ring, a power of two (default:\n"
     "                         2 MiB with fp; with stack copies 64 MiB in all,\n"
     "                         2 to 32 MiB per CPU; config record.ring_mib)\n"
@@ -141,7 +146,7 @@ static bool parse_debuginfod(const char *urls, struct bp_record_opts *o)
 /* Options without a short form beyond the publishing ones. */
 enum { OPT_CONFIG = BP_CLI_PUB_LAST, OPT_NO_BENCHER, OPT_NO_INLINE,
        OPT_ALL_USER, OPT_REPEAT, OPT_FAIL_ON_REGRESSION, OPT_ALLOW_FAILURE,
-       OPT_KEEP_STATUS, OPT_DEBUGINFOD, OPT_NO_DEBUGINFOD };
+       OPT_KEEP_STATUS, OPT_OFF_CPU, OPT_DEBUGINFOD, OPT_NO_DEBUGINFOD };
 
 /* '+': stop at the first non-option, so CMD's own options stay its own */
 #define SHORTOPTS "+e:F:c:g:km:o:qhvC:"
@@ -153,6 +158,7 @@ static const struct option longopts[] = {
     {"call-graph", required_argument, NULL, 'g'},
     {"kernel", no_argument, NULL, 'k'},
     {"all-user", no_argument, NULL, OPT_ALL_USER},
+    {"off-cpu", no_argument, NULL, OPT_OFF_CPU},
     {"mmap-pages", required_argument, NULL, 'm'},
     {"output", required_argument, NULL, 'o'},
     {"no-demangle", no_argument, NULL, 'D'},
@@ -281,6 +287,9 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
     case OPT_ALL_USER:
       a->rec.kernel = false;
       a->rec.kernel_explicit = false;
+      break;
+    case OPT_OFF_CPU:
+      a->rec.off_cpu = true;
       break;
     case 'm':
       if(!bpi_text_u64(optarg, 1, 1u << 20, &v) || (v & (v - 1))) {

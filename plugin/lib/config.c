@@ -44,6 +44,7 @@ const struct key bpi_config_keys[] = {
   {"record.counters", K_COUNTERS, F(record.counters), 0, 0,
    "BENCHPROF_COUNTERS"},
   {"record.kernel", K_BOOL, F(record.kernel), 0, 0, "BENCHPROF_KERNEL"},
+  {"record.off_cpu", K_BOOL, F(record.off_cpu), 0, 0, "BENCHPROF_OFF_CPU"},
   {"record.ring_mib", K_U64, F(record.ring_mib), 1, 1024,
    "BENCHPROF_RING_MIB"},
   {"record.repeat", K_U64, F(record.repeat), 1, 1000, "BENCHPROF_REPEAT"},
@@ -282,6 +283,7 @@ void bpi_config_record_opts(const struct bp_config *c,
   o->stack_bytes = c->record.stack_bytes;
   o->counters = c->record.counters;
   o->kernel = c->record.kernel;
+  o->off_cpu = c->record.off_cpu;
   o->debuginfod = c->symbols.debuginfod;
   o->debuginfod_cache = c->symbols.debuginfod_cache;
   o->debuginfod_timeout_ms = c->symbols.debuginfod_timeout_ms;

@@ -70,6 +70,7 @@ struct bp_config {
     char *counters;           /* comma list; NULL: count nothing (false);
                                  default BP_COUNTERS_DEFAULT */
     bool kernel;              /* kernel frames too */
+    bool off_cpu;             /* off-CPU time too (--off-cpu) */
     uint64_t ring_mib;        /* MiB per CPU ring, a power of two; 0: the
                                  default (record.h) */
     uint64_t repeat;          /* run: invocations a run makes; 0: 1 */

@@ -64,6 +64,9 @@ struct bp_record_opts {
    * BENCHPROF_CONTROL, and the profile one marker per benchmark. */
   bool control;
   const char *tmpdir;      /* its FIFO and the spilled rings; NULL: /tmp */
+  /* Off-CPU time too: every interval a thread spends switched out,
+   * charged to its stack at switch-out (sampler.h, converter.h) */
+  bool off_cpu;
 };
 
 struct bp_record_info {
@@ -79,6 +82,8 @@ struct bp_record_info {
   bool kernel_user_choice;      /* ... the user asked for user space only */
   const char *spill_dir;        /* where the rings went during the run */
   int spill_errno;              /* after run: why they were read live */
+  bool off_cpu;                 /* off-CPU intervals are recorded */
+  const char *off_cpu_stack_note; /* ... but not their stacks: why */
   struct bp_debuginfod_stats debuginfod;  /* after finish */
 };
 
