@@ -17,6 +17,7 @@
 #include "hash.h"
 #include "http.h"
 #include "rundir.h"
+#include "site.h"
 #include "spool.h"
 #include "text.h"
 
@@ -766,6 +767,23 @@ static bp_code put_latest(struct job *j, const char *mkey)
   return rc;
 }
 
+/* The store's static pages (site.h), made after the latest pointer from
+ * the stored manifest. */
+static bp_code put_site(struct job *j)
+{
+  if(part_done(j, "site", NULL))
+    return BP_OK;
+  char *text = stored_manifest(j);
+  bp_code rc = text ? bpi_site_publish(j->store, text, strlen(text),
+                                       &j->res->failure)
+                    : bpi_err_set(&j->res->failure, BPE_NOMEM, 0,
+                                  "stored manifest");
+  if(!rc)
+    rc = mark(j, "site", "written");
+  free(text);
+  return rc;
+}
+
 static bp_code open_store(struct job *j)
 {
   const cJSON *s = cJSON_GetObjectItemCaseSensitive(j->meta, "store");
@@ -887,6 +905,10 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
       part_done(&j, "latest", NULL);
     else
       rc = put_latest(&j, mkey);
+    if(rc)
+      part_done(&j, "site", NULL);
+    else
+      rc = put_site(&j);
   }
   res->parts = j.parts;
   res->parts_done = j.done;
