@@ -10,8 +10,13 @@
 #   serve_slowloris.sh  330 slow connections (trickled headers, idle):
 #                       viewers still answered, the header deadline closes
 #                       them, a per-address limit (issue 21, F17)
+#   site_static.sh      the static pages in a file:// and an s3:// store
+#                       (s3rver): runs listed newest first, none lost to
+#                       concurrent publishers, a PR run's verdict and
+#                       comment, Chromium screenshots, benchprof index
 TESTS += tests/integration/serve_http.sh tests/integration/serve_chromium.sh \
-  tests/integration/serve_slowloris.sh
+  tests/integration/serve_slowloris.sh tests/integration/site_static.sh
 EXTRA_DIST += tests/integration/serve_http.sh \
   tests/integration/serve_chromium.sh tests/serve_fixture.py \
-  tests/integration/serve_slowloris.sh
+  tests/integration/serve_slowloris.sh tests/integration/site_static.sh \
+  tests/png_stats.py

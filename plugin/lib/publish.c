@@ -305,6 +305,8 @@ static cJSON *make_meta(const struct bp_publish_opts *o, const char *run_dir,
                                                        : BP_BENCHER_HOST);
     add_nullable(b, "console", o->bencher_console);
     cJSON_AddStringToObject(b, "idempotency_key", key);
+    if(o->bencher_measures_only)
+      cJSON_AddFalseToObject(b, "post_report");
   }
   else
     cJSON_AddNullToObject(m, "bencher");
@@ -562,8 +564,13 @@ static bp_code put_bencher(struct job *j)
   if(!cJSON_IsObject(b))
     return BP_OK;
   struct bp_err *err = &j->res->failure;
+  /* a Bencher runner's job: its runner posts the report */
+  bool post = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(b,
+                                                              "post_report"));
   bool measured = part_done(j, "measures", NULL);
-  if(part_done(j, "report", &j->res->report_uuid)) {
+  if(!post && measured)
+    return BP_OK;
+  if(post && part_done(j, "report", &j->res->report_uuid)) {
     load_bencher_ids(j);
     return BP_OK;
   }
@@ -581,7 +588,7 @@ static bp_code put_bencher(struct job *j)
     if(!rc)
       rc = mark(j, "measures", NULL);
   }
-  if(!rc) {
+  if(!rc && post) {
     struct bp_bencher_report r = {
       .project = j->id.project, .branch = j->id.branch, .hash = j->id.hash,
       .testbed = j->id.testbed, .start_branch = j->id.base_branch,
