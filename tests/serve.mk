@@ -14,9 +14,16 @@
 #                       (s3rver): runs listed newest first, none lost to
 #                       concurrent publishers, a PR run's verdict and
 #                       comment, Chromium screenshots, benchprof index
+#   serve_origins.sh    only the Firefox Profiler's, serve's own and
+#                       --allow-origin origins read the store (others:
+#                       403); links from --public-url or the bound
+#                       address, never Host; the runs table and a PR
+#                       run's verdict as in the static pages; a marked
+#                       benchmark's page without the whole run's figures
 TESTS += tests/integration/serve_http.sh tests/integration/serve_chromium.sh \
-  tests/integration/serve_slowloris.sh tests/integration/site_static.sh
+  tests/integration/serve_slowloris.sh tests/integration/site_static.sh \
+  tests/integration/serve_origins.sh
 EXTRA_DIST += tests/integration/serve_http.sh \
   tests/integration/serve_chromium.sh tests/serve_fixture.py \
   tests/integration/serve_slowloris.sh tests/integration/site_static.sh \
-  tests/png_stats.py
+  tests/png_stats.py tests/integration/serve_origins.sh
