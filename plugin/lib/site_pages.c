@@ -75,7 +75,7 @@ static void number(struct bp_buf *b, const cJSON *v)
   if(d == (double)(long long)d && d < 1e15 && d > -1e15)
     snprintf(num, sizeof(num), "%lld", (long long)d);
   else
-    snprintf(num, sizeof(num), "%.6g", d);
+    snprintf(num, sizeof(num), "%.10g", d);
   bpi_buf_adds(b, num);
 }
 
@@ -650,9 +650,14 @@ static size_t md_link(struct bp_buf *b, const char *s, size_t n)
   if(depth || i >= n || s[i] != '(')
     return 0;
   size_t text_end = i - 1, url_start = i + 1;
-  size_t url_end = url_start;
-  while(url_end < n && s[url_end] != ')' && s[url_end] != ' ')
+  size_t url_end = url_start, parens = 0;
+  /* parentheses inside the URL are balanced, as CommonMark reads them */
+  while(url_end < n && s[url_end] != ' ' &&
+        (s[url_end] != ')' || parens)) {
+    parens += s[url_end] == '(';
+    parens -= s[url_end] == ')' && parens;
     url_end++;
+  }
   if(url_end >= n || s[url_end] != ')')
     return 0;
   char *url = strndup(s + url_start, url_end - url_start);
@@ -682,6 +687,21 @@ static size_t md_link(struct bp_buf *b, const char *s, size_t n)
   }
   free(url);
   return url_end + 1;
+}
+
+static bool word_char(char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+    (c >= '0' && c <= '9') || (unsigned char)c >= 0x80;
+}
+
+/* Whether the '_' at s[i] opens or closes emphasis: not inside a word
+ * (round_of_work stays a name, as in CommonMark). */
+static bool underscore_em(const char *s, size_t n, size_t i, bool open)
+{
+  bool before = i > 0 && word_char(s[i - 1]);
+  bool after = i + 1 < n && word_char(s[i + 1]);
+  return open ? !after : !before && i + 1 < n && s[i + 1] != ' ';
 }
 
 /* One line's (or cell's) inline Markdown. */
@@ -714,7 +734,7 @@ static void md_inline(struct bp_buf *b, const char *s, size_t n)
       strong = !strong;
       i++;
     }
-    else if(c == '_' || c == '*') {
+    else if(c == '*' || (c == '_' && underscore_em(s, n, i, em))) {
       bpi_buf_adds(b, em ? "</em>" : "<em>");
       em = !em;
     }
@@ -725,8 +745,17 @@ static void md_inline(struct bp_buf *b, const char *s, size_t n)
       i += 3;
     }
     else {
-      char one[2] = {c, '\0'};
-      text(b, one);
+      /* a run of plain bytes at once: a UTF-8 character stays whole */
+      size_t end = i + 1;
+      while(end < n && !strchr("\\`*_[!<", s[end]))
+        end++;
+      char *plain = strndup(s + i, end - i);
+      if(plain)
+        text(b, plain);
+      else
+        b->failed = true;
+      free(plain);
+      i = end - 1;
     }
   }
   if(em)
