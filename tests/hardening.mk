@@ -58,7 +58,10 @@ fuzz_lib_sources = plugin/lib/err.c plugin/lib/buf.c plugin/lib/hash.c \
   plugin/lib/report_gbench.c plugin/lib/counters.c plugin/lib/events.c \
   plugin/lib/config.c plugin/lib/config_parse.c plugin/lib/config_env.c \
   plugin/lib/config_show.c plugin/lib/ci.c plugin/lib/bencher.c \
-  plugin/lib/comment.c plugin/lib/forge.c plugin/lib/compare.c \
+  plugin/lib/comment.c plugin/lib/comment_md.c plugin/lib/forge.c \
+  plugin/lib/compare.c \
+  plugin/lib/compare_side.c plugin/lib/compare_funcs.c \
+  plugin/lib/compare_measures.c plugin/lib/compare_json.c \
   plugin/lib/export_diffsvg.c \
   plugin/lib/stats.c \
   plugin/lib/sha256.c plugin/lib/store.c plugin/lib/http.c \

@@ -6,8 +6,9 @@
 #include "config.h"
 #include "config_int.h"
 #include "err.h"
+#include "text.h"
 
-#include <errno.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,10 +55,9 @@ static cJSON *env_value(const struct key *k, const char *s)
   case K_UINT:
   case K_MS:
   case K_NUMBER: {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if(errno || end == s || *end || strpbrk(s, "xXpPnN"))
+    /* the range is the setter's to check, with its message */
+    double v;
+    if(!bpi_text_number(s, -DBL_MAX, DBL_MAX, &v))
       return cJSON_CreateString(s);
     return cJSON_CreateNumber(v);
   }

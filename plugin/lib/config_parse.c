@@ -11,6 +11,7 @@
 #include "fileio.h"
 #include "http.h"
 #include "record.h"    /* BP_RECORD_MAX_STACK_BYTES */
+#include "text.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -98,33 +99,6 @@ static void got(char *out, size_t cap, const struct where *w, const cJSON *j)
     snprintf(out, cap, "an unknown value");
 }
 
-/* Levenshtein distance of two short strings; a large number for long
- * ones. */
-static size_t distance(const char *a, const char *b)
-{
-  size_t la = strlen(a), lb = strlen(b);
-  size_t row[65];
-  if(la > 64 || lb > 64)
-    return 1000;
-  for(size_t j = 0; j <= lb; j++)
-    row[j] = j;
-  for(size_t i = 1; i <= la; i++) {
-    size_t diag = row[0];
-    row[0] = i;
-    for(size_t j = 1; j <= lb; j++) {
-      size_t up = row[j];
-      size_t best = diag + (a[i - 1] != b[j - 1]);
-      if(up + 1 < best)
-        best = up + 1;
-      if(row[j - 1] + 1 < best)
-        best = row[j - 1] + 1;
-      row[j] = best;
-      diag = up;
-    }
-  }
-  return row[lb];
-}
-
 /* " did you mean ...?" for an unknown key name inside parent: the
  * nearest sibling when it is close, else the same name elsewhere. */
 static void suggest(char *out, size_t cap, const char *parent,
@@ -138,7 +112,9 @@ static void suggest(char *out, size_t cap, const char *parent,
   for(unsigned i = 0; i < bpi_config_nkeys; i++) {
     if(!is_child(bpi_config_keys[i].path, parent))
       continue;
-    size_t d = distance(name, leaf(bpi_config_keys[i].path));
+    const char *sib = leaf(bpi_config_keys[i].path);
+    size_t d = bpi_text_edit_distance(name, strlen(name), sib, strlen(sib),
+                                      false);
     if(d < best) {
       best = d;
       pick = leaf(bpi_config_keys[i].path);
@@ -181,33 +157,6 @@ static bool is_http_url(const char *s)
 static bool is_store_url(const char *s)
 {
   return is_http_url(s) || has_prefix(s, "file:///") || has_prefix(s, "s3://");
-}
-
-/* fp | dwarf[,BYTES] | auto | lbr into the record fields; false when not. */
-static bool parse_call_graph(const char *s, enum bp_call_graph *mode,
-                             uint32_t *bytes)
-{
-  *bytes = 0;
-  if(!strcmp(s, "fp") || !strcmp(s, "auto") || !strcmp(s, "lbr")) {
-    *mode = s[0] == 'f' ? BP_CALL_GRAPH_FP :
-            s[0] == 'l' ? BP_CALL_GRAPH_LBR : BP_CALL_GRAPH_AUTO;
-    return true;
-  }
-  if(strncmp(s, "dwarf", 5) || (s[5] && s[5] != ','))
-    return false;
-  *mode = BP_CALL_GRAPH_DWARF;
-  if(!s[5])
-    return true;
-  const char *n = s + 6;
-  if(*n < '0' || *n > '9')
-    return false;
-  errno = 0;
-  char *end;
-  unsigned long long v = strtoull(n, &end, 10);
-  if(errno || *end || v < 8 || v > BP_RECORD_MAX_STACK_BYTES || (v & 7))
-    return false;
-  *bytes = (uint32_t)v;
-  return true;
 }
 
 /* A list of event names joined with ','; NULL for false or []. */
@@ -276,7 +225,8 @@ static bp_code set_string(struct parse *ps, const struct key *k,
   else if(ok && k->kind == K_ENVNAME)
     ok = is_env_name(s);
   else if(ok && k->kind == K_CALL_GRAPH)
-    ok = parse_call_graph(s, &mode, &bytes);
+    ok = !bpi_text_call_graph(s, BP_RECORD_MAX_STACK_BYTES, &mode, &bytes,
+                              &(struct bp_err){0});
   bool credentials = ok && (k->kind == K_HTTP_URL || k->kind == K_STORE_URL)
     && bpi_http_url_has_credentials(s);
   if(credentials)  /* never echo them either */
