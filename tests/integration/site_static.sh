@@ -104,6 +104,10 @@ assert "Comparison with main" in run
 assert '<div class="comment">' in run and "<table>" in run
 # the comment's own markup rendered, its marker never shown
 assert "benchprof:comment" not in run and "&lt;details" not in run
+if kind == "s3":
+    # the profiles' public URLs are http: the Firefox Profiler can load them
+    assert 'class="profiler" href="https://profiler.firefox.com/from-url/' \
+        in run, run
 if kind == "file":
     assert 'class="flame diff"' in run and "diff.svg" in run
     assert 'class="verdict regression"' in run
