@@ -699,19 +699,31 @@ class Harness:
             c += ["-e", "context-switches/period=1/", "--switch-events"]
         return c + ["--"] + cmd
 
-    def offcpu_ring_bytes(self, fp):
-        """The ring benchprof gives each CPU with this call graph (a short
-        probe run), so that perf gets the same."""
+    def offcpu_probe(self, fp):
+        """The ring benchprof gives each CPU with this call graph and
+        whether it samples the kernel (a short probe run), so that perf
+        and the floor sampler get the same."""
         out = os.path.join(self.tmp, "offcpu-probe")
         run_cmd([self.a.benchprof, "record", "-q", "--no-counters", "-o", out] +
                 (["-g", "fp"] if fp else []) + ["--", self.a.switch_work, "-n", "10"])
         try:
             with open(os.path.join(out, "summary.json")) as f:
-                return int(json.load(f).get("ring_bytes") or 0) or 2 << 20
+                sm = json.load(f)
+            return int(sm.get("ring_bytes") or 0) or 2 << 20, bool(sm.get("kernel_sampled"))
         except (OSError, ValueError):
-            return 2 << 20
+            return 2 << 20, False
         finally:
             shutil.rmtree(out, ignore_errors=True)
+
+    def offcpu_floor_cmd(self, mode, probe, cmd):
+        """The floor sampler asked for what benchprof asks the kernel for
+        (-s: the switch records and samples), draining the rings unread:
+        the kernel's cost alone."""
+        ring, kernel = probe
+        return [self.a.floor, "-F", "997", "-g", "fp" if "-fp" in mode else "dwarf",
+                "-m", str(max(ring // os.sysconf("SC_PAGE_SIZE"), 8))] + \
+            (["-k"] if kernel else []) + (["-s"] if mode.endswith("offcpu") else []) + \
+            ["--"] + cmd
 
     def offcpu(self):
         """bench_switch (two threads passing a token through pipes, more
@@ -732,10 +744,11 @@ class Harness:
             ["perf", "record", "-q", "-o", os.devnull, "-e", "context-switches/period=1/",
              "--switch-events", "--", "true"], stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL).returncode == 0
-        rings = {}
+        probes = {fp: self.offcpu_probe(fp) for fp in (False, True)}
+        if self.a.floor:
+            order += ["floor", "floor-offcpu", "floor-fp", "floor-fp-offcpu"]
         if have_perf:
             order += ["perf", "perf-offcpu", "perf-fp", "perf-fp-offcpu"]
-            rings = {fp: self.offcpu_ring_bytes(fp) for fp in (False, True)}
         runs = []
         for i in range(reps):
             rep = {}
@@ -744,7 +757,9 @@ class Harness:
                 cmd = [self.a.switch_work, "-n", str(rounds), "-r", self.report]
                 if m.startswith("perf"):
                     os.makedirs(out, exist_ok=True)
-                    cmd = self.offcpu_perf_cmd(m, out, rings["-fp" in m], cmd)
+                    cmd = self.offcpu_perf_cmd(m, out, probes["-fp" in m][0], cmd)
+                elif m.startswith("floor"):
+                    cmd = self.offcpu_floor_cmd(m, probes["-fp" in m], cmd)
                 elif m != "alone":
                     cmd = [self.a.benchprof, "record", "-q", "--no-counters", "-o", out] + \
                         (["-g", "fp"] if "-fp" in m else []) + \
@@ -764,11 +779,13 @@ class Harness:
             runs.append(rep)
         pairs = [("record", "alone"), ("record-offcpu", "record"),
                  ("record-fp", "alone"), ("record-fp-offcpu", "record-fp")]
+        if self.a.floor:
+            pairs += [("floor-offcpu", "floor"), ("floor-fp-offcpu", "floor-fp")]
         if have_perf:
             pairs += [("perf-offcpu", "perf"), ("perf-fp-offcpu", "perf-fp"),
                       ("record-offcpu", "perf-offcpu"), ("record-fp-offcpu", "perf-fp-offcpu")]
         self.results["sections"]["offcpu"] = {
-            "rounds": rounds, "runs": runs, "perf": have_perf,
+            "rounds": rounds, "runs": runs, "perf": have_perf, "floor": bool(self.a.floor),
             "abs": {m: {k: summarize([r[m].get(k) for r in runs])
                         for k in ("work_wall", "switches_per_s", "lost")}
                     for m in order},
@@ -894,13 +911,17 @@ class Harness:
                 pk = "perf" + bp[len("record"):]
                 pr = oc["ratios"].get("%s-offcpu/%s work_wall" % (pk, pk))
                 br = oc["ratios"].get("%s-offcpu/%s-offcpu work_wall" % (bp, pk))
-                kernel = ("; perf record asked for the same data (context-switches "
-                          "period 1 and --switch-events, %s), same repetitions: %s "
-                          "its run without them (the kernel's cost, and perf's "
-                          "writing what it reads); benchprof/perf, both with them: %s"
-                          % ("-g" if "-fp" in bp else "--call-graph dwarf",
-                             fmt(pr, "x"), fmt(br, "x"))
-                          if pr else "; perf not run (not installed or not permitted)")
+                fk = "floor" + bp[len("record"):]
+                fr = oc["ratios"].get("%s-offcpu/%s work_wall" % (fk, fk))
+                kernel = ("; the kernel alone (floor_sampler -s: the same records "
+                          "and samples, drained unread), same repetitions: %s its "
+                          "run without them" % fmt(fr, "x")) if fr else ""
+                kernel += ("; perf record asked for the same data (context-switches "
+                           "period 1 and --switch-events, %s): %s its run without "
+                           "them (perf writes what it reads); benchprof/perf, both "
+                           "with them: %s" % ("-g" if "-fp" in bp else "--call-graph dwarf",
+                                              fmt(pr, "x"), fmt(br, "x"))
+                           if pr else "; perf not run (not installed or not permitted)")
                 add("--off-cpu on a token passed through pipes (%s switches/s alone) "
                     "<= 1.10x %s without it" % (fmt(sw, "", 0), bp), fmt(r, "x"),
                     bool(r and r["median"] <= 1.10),
