@@ -1,7 +1,7 @@
 /* floor_sampler: the kernel's floor for sampling, for the harness.
  *
- *   floor_sampler [-F HZ] [-g fp|dwarf[,BYTES]] [-m PAGES] [-k] [-s] [-v]
- *                 -- CMD...
+ *   floor_sampler [-F HZ] [-g fp|dwarf[,BYTES]] [-m PAGES] [-k] [-s]
+ *                 [-w BYTES] [-v] -- CMD...
  *
  * Opens the same events benchprof record opens (software cpu-clock, one
  * per online CPU, pid = the child, inherit, frequency HZ, callchain, the
@@ -17,7 +17,8 @@
  * permitted).  -s asks for what --off-cpu asks for: context-switch
  * records on the sampling event and the software context-switches event
  * sampled at every switch with the same sample layout, into the same
- * rings.  Exits with CMD's status. */
+ * rings (-w: their stack copies of BYTES, fewer than -g's, as benchprof's
+ * default call graph asks).  Exits with CMD's status. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -105,9 +106,11 @@ static uint32_t wake_point(uint32_t ring_bytes, uint32_t stack_bytes,
  * event's layout (kernel mode: it fires in the scheduler), writing into
  * the sampling event's ring.  Its fd stays open until exit. */
 static int open_switch_event(const struct perf_event_attr *a, pid_t pid,
-                             int cpu, int ring_fd)
+                             int cpu, int ring_fd, unsigned long stack)
 {
   struct perf_event_attr w = *a;
+  if(stack && w.sample_stack_user > stack)
+    w.sample_stack_user = (uint32_t)stack;
   w.type = PERF_TYPE_SOFTWARE;
   w.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
   w.freq = 0;
@@ -129,8 +132,9 @@ static int open_switch_event(const struct perf_event_attr *a, pid_t pid,
 int main(int argc, char **argv)
 {
   unsigned long freq = 997, pages = 0, stack = 0;
+  unsigned long switch_stack = 0;
   int verbose = 0, kernel = 0, switches = 0, opt;
-  while((opt = getopt(argc, argv, "+F:g:m:ksv")) != -1) {
+  while((opt = getopt(argc, argv, "+F:g:m:ksw:v")) != -1) {
     switch(opt) {
     case 'F': freq = strtoul(optarg, NULL, 10); break;
     case 'g':
@@ -146,10 +150,11 @@ int main(int argc, char **argv)
     case 'm': pages = strtoul(optarg, NULL, 10); break;
     case 'k': kernel = 1; break;
     case 's': switches = 1; break;
+    case 'w': switch_stack = strtoul(optarg, NULL, 10); break;
     case 'v': verbose = 1; break;
     default:
       fprintf(stderr, "usage: floor_sampler [-F HZ] [-g fp|dwarf[,BYTES]] "
-              "[-m PAGES] [-k] [-s] [-v] -- CMD...\n");
+              "[-m PAGES] [-k] [-s] [-w BYTES] [-v] -- CMD...\n");
       return 2;
     }
   }
@@ -255,7 +260,7 @@ int main(int argc, char **argv)
     maps[i] = m;
     pfd[i].fd = fds[i];
     pfd[i].events = POLLIN;
-    if(switches && open_switch_event(&a, pid, cpus[i], fds[i])) {
+    if(switches && open_switch_event(&a, pid, cpus[i], fds[i], switch_stack)) {
       kill(pid, SIGKILL);
       return 1;
     }

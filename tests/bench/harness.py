@@ -696,7 +696,11 @@ class Harness:
              "-m", "%dK" % max(ring_bytes // 1024, 8), "-e", ev + "/freq=997/"]
         c += ["-g"] if "-fp" in mode else ["--call-graph", "dwarf"]
         if mode.endswith("offcpu"):
-            c += ["-e", "context-switches/period=1/", "--switch-events"]
+            # benchprof's default call graph copies 2 KiB per switch sample
+            # (BP_RECORD_SWITCH_STACK_BYTES)
+            c += ["-e", "context-switches/period=1/" if "-fp" in mode else
+                  "context-switches/period=1,call-graph=dwarf,stack-size=2048/",
+                  "--switch-events"]
         return c + ["--"] + cmd
 
     def offcpu_probe(self, fp):
@@ -722,7 +726,9 @@ class Harness:
         ring, kernel = probe
         return [self.a.floor, "-F", "997", "-g", "fp" if "-fp" in mode else "dwarf",
                 "-m", str(max(ring // os.sysconf("SC_PAGE_SIZE"), 8))] + \
-            (["-k"] if kernel else []) + (["-s"] if mode.endswith("offcpu") else []) + \
+            (["-k"] if kernel else []) + \
+            ((["-s"] + ([] if "-fp" in mode else ["-w", "2048"]))
+             if mode.endswith("offcpu") else []) + \
             ["--"] + cmd
 
     def offcpu(self):
