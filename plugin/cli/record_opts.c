@@ -5,21 +5,14 @@
 #include "cli.h"
 #include "msgs.h"
 
-#include <getopt.h>
-
-#include "buf.h"
 #include "config.h"
 #include "counters.h"
 #include "err.h"
 #include "export.h"
-#include "fileio.h"
-#include "hash.h"
 #include "record.h"
+#include "text.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,21 +83,6 @@ static void usage(FILE *out, bool run)
     run ? "" : "      --strict           an invalid configuration fails (exit 2)\n");
 }
 
-/* A whole decimal number in [min, max], or false. */
-static bool parse_u64(const char *s, uint64_t min, uint64_t max,
-                      uint64_t *out)
-{
-  if(!s || !*s || *s == '-' || *s == '+')
-    return false;
-  errno = 0;
-  char *end;
-  unsigned long long v = strtoull(s, &end, 10);
-  if(errno || *end || v < min || v > max)
-    return false;
-  *out = v;
-  return true;
-}
-
 static bool parse_adapter(const char *s, enum bp_adapter *out)
 {
   if(!strcmp(s, "json"))
@@ -116,29 +94,19 @@ static bool parse_adapter(const char *s, enum bp_adapter *out)
   return true;
 }
 
-/* fp | dwarf[,BYTES] | auto | lbr; false (after saying why) when not */
+/* fp | dwarf[,BYTES] | auto | lbr (text.c); false (after saying why) when
+ * not.  Without BYTES the size stays what it was (the configuration's). */
 static bool parse_call_graph(const char *s, struct bp_record_opts *o)
 {
-  uint64_t v;
-  if(!strcmp(s, "fp") || !strcmp(s, "auto") || !strcmp(s, "lbr")) {
-    o->call_graph = s[0] == 'f' ? BP_CALL_GRAPH_FP :
-                    s[0] == 'l' ? BP_CALL_GRAPH_LBR : BP_CALL_GRAPH_AUTO;
-    return true;
-  }
-  if(strncmp(s, "dwarf", 5) || (s[5] && s[5] != ',')) {
-    bp_msg_error("--call-graph: '%s' is not fp, dwarf[,BYTES], auto or lbr",
-                 s);
+  struct bp_err err = {0};
+  uint32_t bytes;
+  if(bpi_text_call_graph(s, BP_RECORD_MAX_STACK_BYTES, &o->call_graph,
+                         &bytes, &err)) {
+    bp_msg_error("--call-graph: %s", err.msg);
     return false;
   }
-  o->call_graph = BP_CALL_GRAPH_DWARF;
-  if(!s[5])
-    return true;
-  if(!parse_u64(s + 6, 8, BP_RECORD_MAX_STACK_BYTES, &v) || (v & 7)) {
-    bp_msg_error("--call-graph: stack size '%s' must be a multiple of 8 "
-                 "from 8 to %d bytes", s + 6, BP_RECORD_MAX_STACK_BYTES);
-    return false;
-  }
-  o->stack_bytes = (uint32_t)v;
+  if(bytes)
+    o->stack_bytes = bytes;
   return true;
 }
 
@@ -241,7 +209,7 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
         a->allow_failure = true;
       else if(opt == OPT_KEEP_STATUS)
         a->keep_status = true;
-      else if(!parse_u64(optarg, 1, 1000, &v)) {
+      else if(!bpi_text_u64(optarg, 1, 1000, &v)) {
         bp_msg_error("--repeat: '%s' is not a number of runs (1 to 1000)",
                      optarg);
         return BP_EXIT_USAGE;
@@ -256,7 +224,7 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       a->rec.event = optarg;
       break;
     case 'F':
-      if(!parse_u64(optarg, 1, 1000000, &v)) {
+      if(!bpi_text_u64(optarg, 1, 1000000, &v)) {
         bp_msg_error("-F: '%s' is not a frequency in Hz (1 to 1000000)",
                      optarg);
         return BP_EXIT_USAGE;
@@ -265,7 +233,7 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       a->rec.period = 0;
       break;
     case 'c':
-      if(!parse_u64(optarg, 1, UINT64_MAX / 2, &v)) {
+      if(!bpi_text_u64(optarg, 1, UINT64_MAX / 2, &v)) {
         bp_msg_error("-c: '%s' is not a positive period", optarg);
         return BP_EXIT_USAGE;
       }
@@ -285,7 +253,7 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       a->rec.kernel_explicit = false;
       break;
     case 'm':
-      if(!parse_u64(optarg, 1, 1u << 20, &v) || (v & (v - 1))) {
+      if(!bpi_text_u64(optarg, 1, 1u << 20, &v) || (v & (v - 1))) {
         bp_msg_error("-m: '%s' is not a power of two", optarg);
         return BP_EXIT_USAGE;
       }

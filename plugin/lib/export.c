@@ -2,9 +2,10 @@
 #include "export.h"
 #include "err.h"
 #include "fileio.h"
+#include "text.h"
 
-#include <limits.h>
-#include <stdio.h>
+#include <stdlib.h>
+
 
 const struct bp_exporter *const bpi_exporters[] = {
   &bpi_export_gecko,
@@ -33,12 +34,12 @@ bp_code bpi_export_one(const struct bp_exporter *e,
                        const struct bp_profile *p, const char *dir,
                        struct bp_err *err)
 {
-  char path[PATH_MAX];
-  if((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->file) >=
-     sizeof(path))
-    return bpi_err_set(err, BPE_INVAL, 0, "output path too long: '%s'", dir);
+  char *path = bpi_text_path_join(dir, e->file);
+  if(!path)
+    return bpi_err_set(err, BPE_NOMEM, 0, "building %s", e->file);
   struct sink k = {0};
   bp_code rc = bpi_file_out_open(&k.f, path, e->gzip, err);
+  free(path);
   if(rc)
     return rc;
   /* streamed: the artifact goes to the file (and the compressor) in

@@ -1,0 +1,303 @@
+/* comment, Markdown: the pieces of the pull request comment that must be
+ * safe whatever the names and URLs hold: untrusted text escaped with
+ * backslashes (shortened when long), code spans, link targets, the
+ * Firefox Profiler's and Bencher's URLs, and the hidden marker that finds
+ * the comment again. */
+#include "bp_setup.h"
+#include "comment_int.h"
+#include "err.h"
+#include "text.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ELLIPSIS "\xe2\x80\xa6"        /* U+2026 */
+#define PROFILER "https://profiler.firefox.com"
+
+/* ------------------------------------------------------------- escaping */
+
+/* Characters of s (UTF-8 sequences; an invalid byte counts as one). */
+static size_t count_chars(const char *s)
+{
+  size_t n = 0;
+  for(; *s; s++)
+    if(((unsigned char)*s & 0xc0) != 0x80)
+      n++;
+  return n;
+}
+
+/* s with the insides of top-level <...> replaced by an ellipsis:
+ * "std::map<int, std::vector<x>>::find" -> "std::map<...>::find". */
+static void collapse_templates(struct bp_buf *b, const char *s)
+{
+  int depth = 0;
+  for(; *s; s++) {
+    if(*s == '<') {
+      if(!depth++)
+        bpi_buf_adds(b, "<" ELLIPSIS);
+      continue;
+    }
+    if(*s == '>' && depth) {
+      if(!--depth)
+        bpi_buf_addc(b, '>');
+      continue;
+    }
+    if(!depth)
+      bpi_buf_addc(b, *s);
+  }
+  bpi_buf_addc(b, '\0');
+}
+
+/* The last max - 1 characters of s after an ellipsis. */
+static void keep_end(struct bp_buf *b, const char *s, size_t max)
+{
+  size_t chars = count_chars(s), skip = chars - (max - 1);
+  for(; *s && skip; s++)
+    if(((unsigned char)s[1] & 0xc0) != 0x80)
+      skip--;
+  bpi_buf_adds(b, ELLIPSIS);
+  bpi_buf_adds(b, s);
+  bpi_buf_addc(b, '\0');
+}
+
+/* Markdown (GFM) and HTML punctuation, escaped with a backslash, which
+ * reads as plain text in a notification e-mail too (where "&#95;" showed
+ * raw): a "\|" cannot split a table cell, "\<" open a tag, "\&" start
+ * an entity, "\#" (issue links) and "\$" (math) neither.  '@' (a
+ * mention: GitHub links it whatever escapes it) stays a numeric
+ * reference. */
+static bool md_special(unsigned char c)
+{
+  return c && strchr("\\`*_{}[]<>|&~#!$", c);
+}
+
+static bool word_char(unsigned char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c >= 0x80;
+}
+
+static void md_escape(struct bp_buf *b, const char *s)
+{
+  const unsigned char *p = (const unsigned char *)s;
+  while(*p) {
+    uint32_t cp;
+    size_t n;
+    if(*p < 0x80) {
+      /* an underscore inside a word never emphasizes (GFM): as it is */
+      bool inword = *p == '_' && p > (const unsigned char *)s &&
+                    word_char(p[-1]) && word_char(p[1]);
+      if(*p == '\n' || *p == '\r' || *p == '\t')
+        bpi_buf_addc(b, ' ');
+      else if(*p < 0x20 || *p == 0x7f)
+        bpi_buf_adds(b, "\xef\xbf\xbd");
+      else if(*p == '@')
+        bpi_buf_adds(b, "&#64;");
+      else if(md_special(*p) && !inword) {
+        bpi_buf_addc(b, '\\');
+        bpi_buf_addc(b, (char)*p);
+      }
+      else
+        bpi_buf_addc(b, (char)*p);
+      p++;
+    }
+    else if((n = bpi_utf8_seq(p, &cp)) != 0) {
+      /* line and paragraph separators would break a table row */
+      if(cp == 0x2028 || cp == 0x2029 || cp == 0x85)
+        bpi_buf_addc(b, ' ');
+      else
+        bpi_buf_add(b, p, n);
+      p += n;
+    }
+    else {
+      bpi_buf_adds(b, "\xef\xbf\xbd");
+      p++;
+    }
+  }
+}
+
+void bpi_comment_md_text(struct bp_buf *b, const char *name,
+                         size_t max_chars)
+{
+  struct bp_buf a, c;
+  const char *s = name ? name : "";
+  if(max_chars < 8)
+    max_chars = 8;
+  if(count_chars(s) <= max_chars) {
+    md_escape(b, s);
+    return;
+  }
+  bpi_buf_init(&a);
+  bpi_buf_init(&c);
+  collapse_templates(&a, s);
+  if(!bpi_buf_failed(&a))
+    s = a.data;
+  if(count_chars(s) > max_chars) {
+    keep_end(&c, s, max_chars);
+    if(!bpi_buf_failed(&c))
+      s = c.data;
+  }
+  if(bpi_buf_failed(&a) || bpi_buf_failed(&c))
+    b->failed = true;
+  md_escape(b, s);
+  bpi_buf_cleanup(&c);
+  bpi_buf_cleanup(&a);
+}
+
+/* A code span when s can be one, else escaped text. */
+void bpi_comment_md_code(struct bp_buf *b, const char *s)
+{
+  bool plain = *s && count_chars(s) <= BP_COMMENT_NAME_CHARS;
+  for(const unsigned char *p = (const unsigned char *)s; plain && *p; p++)
+    plain = *p >= 0x20 && *p < 0x7f && *p != '`' && *p != '|';
+  if(!plain) {
+    bpi_comment_md_text(b, s, BP_COMMENT_NAME_CHARS);
+    return;
+  }
+  bpi_buf_addc(b, '`');
+  bpi_buf_adds(b, s);
+  bpi_buf_addc(b, '`');
+}
+
+void bpi_comment_url_encode(struct bp_buf *b, const char *s)
+{
+  bpi_text_pct_encode(b, s, NULL);
+}
+
+bool bpi_comment_bencher_plot(struct bp_buf *b,
+                              const struct bp_comment_plot *p)
+{
+  static const char *const names[] = {"branches", "heads", "testbeds",
+                                      "benchmarks", "measures"};
+  const char *vals[] = {p->branch, p->head, p->testbed, p->benchmark,
+                        p->measure};
+  int64_t window = (int64_t)BP_COMMENT_PLOT_DAYS * 86400 * 1000;
+  if(!p->project || !*p->project || !p->report || !*p->report ||
+     p->end_ms <= 0)
+    return false;
+  for(size_t i = 0; i < BP_ARRAY_LEN(vals); i++)
+    if(!vals[i] || !*vals[i])
+      return false;
+  const char *console = p->console && *p->console ? p->console :
+                        "https://bencher.dev";
+  size_t n = strlen(console);
+  while(n && console[n - 1] == '/')
+    n--;
+  bpi_buf_add(b, console, n);
+  bpi_buf_adds(b, "/perf/");
+  bpi_comment_url_encode(b, p->project);
+  for(size_t i = 0; i < BP_ARRAY_LEN(vals); i++) {
+    bpi_buf_printf(b, "%c%s=", i ? '&' : '?', names[i]);
+    bpi_comment_url_encode(b, vals[i]);
+  }
+  bpi_buf_printf(b, "&start_time=%" PRId64 "&end_time=%" PRId64
+                 "&report=", p->end_ms > window ? p->end_ms - window : 0,
+                 p->end_ms);
+  bpi_comment_url_encode(b, p->report);
+  return true;
+}
+
+static const char *measure_uuid(const struct bp_cmp_bench *cb,
+                                const char *slug)
+{
+  for(size_t i = 0; slug && i < cb->nmeasures; i++)
+    if(!strcmp(cb->measures[i].slug, slug))
+      return cb->measures[i].bencher_uuid;
+  return NULL;
+}
+
+bool bpi_comment_bench_plot(struct bp_buf *b, const struct bp_cmp *c,
+                            const struct bp_cmp_bench *cb,
+                            const char **slug)
+{
+  const struct bp_cmp_side *h = &c->head;
+  *slug = cb->max_slug && measure_uuid(cb, cb->max_slug) ? cb->max_slug
+                                                         : "latency";
+  struct bp_comment_plot p = {
+    .console = h->bencher_url, .project = h->bencher_project,
+    .branch = h->bencher_branch, .head = h->bencher_head,
+    .testbed = h->bencher_testbed, .benchmark = cb->bencher_uuid,
+    .measure = measure_uuid(cb, *slug), .report = h->report_uuid,
+    .end_ms = h->bencher_end_ms,
+  };
+  return bpi_comment_bencher_plot(b, &p);
+}
+
+bool bpi_comment_web_url(const char *url)
+{
+  return url && (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7));
+}
+
+/* A link target: only http(s) URLs; bytes that could end the target or
+ * start markup are percent-encoded. */
+bool bpi_comment_md_url(struct bp_buf *b, const char *url)
+{
+  static const char hex[] = "0123456789ABCDEF";
+  if(!bpi_comment_web_url(url))
+    return false;
+  for(const unsigned char *p = (const unsigned char *)url; *p; p++) {
+    if(*p > 0x20 && *p < 0x7f && !strchr("()<>\"'`|\\^{} ", *p))
+      bpi_buf_addc(b, (char)*p);
+    else {
+      char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+      bpi_buf_add(b, esc, 3);
+    }
+  }
+  return true;
+}
+
+void bpi_comment_profiler_view(struct bp_buf *b, const char *file_url,
+                               unsigned thread, const char *name)
+{
+  bpi_buf_adds(b, PROFILER "/from-url/");
+  bpi_comment_url_encode(b, file_url);
+  bpi_buf_printf(b, "/calltree/?thread=%u", thread);
+  if(name && *name) {
+    bpi_buf_adds(b, "&profileName=");
+    bpi_comment_url_encode(b, name);
+  }
+}
+
+void bpi_comment_profiler_compare(struct bp_buf *b, const char *view_a,
+                                  const char *view_b)
+{
+  bpi_buf_adds(b, PROFILER "/compare/calltree/?profiles[]=");
+  bpi_comment_url_encode(b, view_a);
+  bpi_buf_adds(b, "&profiles[]=");
+  bpi_comment_url_encode(b, view_b);
+}
+
+void bpi_comment_marker(struct bp_buf *b, const char *project,
+                        const char *testbed)
+{
+  const char *parts[2] = {project, testbed};
+  bpi_buf_adds(b, "<!-- benchprof:comment ");
+  for(int i = 0; i < 2; i++) {
+    const char *s = parts[i] && *parts[i] ? parts[i] :
+                    i ? "local" : "default";
+    if(i)
+      bpi_buf_addc(b, '/');
+    for(; *s; s++) {
+      bool ok = (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+                (*s >= '0' && *s <= '9') || (*s && strchr("._-/", *s));
+      bpi_buf_addc(b, ok ? *s : '_');
+    }
+  }
+  bpi_buf_adds(b, " -->");
+}
+
+char *bpi_comment_find_marker(const char *text)
+{
+  const char *start = strstr(text, "<!-- benchprof:comment ");
+  const char *end = start ? strstr(start, " -->") : NULL;
+  if(!end)
+    return NULL;
+  size_t n = (size_t)(end - start) + 4;
+  char *m = malloc(n + 1);
+  if(m) {
+    memcpy(m, start, n);
+    m[n] = '\0';
+  }
+  return m;
+}

@@ -1,0 +1,312 @@
+/* compare, functions: the folded stacks of both sides of a benchmark ->
+ * its differential lines and each function's self and total samples,
+ * shares and absolute costs with their Poisson intervals, most changed
+ * first. */
+#include "bp_setup.h"
+#include "compare_int.h"
+#include "err.h"
+#include "fileio.h"
+#include "stats.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bp_code stacks_add(struct stacks *st, int side, const char *stack,
+                          uint64_t n)
+{
+  uint32_t id = bpi_strtab_intern(&st->text, stack);
+  if(id == BP_NONE)
+    return BPE_NOMEM;
+  if(id >= st->cap) {
+    size_t cap = st->cap ? st->cap * 2 : 64;
+    for(int i = 0; i < 2; i++) {
+      uint64_t *c = realloc(st->count[i], cap * sizeof(*c));
+      if(!c)
+        return BPE_NOMEM;
+      memset(c + st->cap, 0, (cap - st->cap) * sizeof(*c));
+      st->count[i] = c;
+    }
+    st->cap = cap;
+  }
+  st->count[side][id] += n;
+  st->total[side] += n;
+  return BP_OK;
+}
+
+/* Parse "stack count" lines; the count follows the last space. */
+bp_code bpi_cmp_read_folded(struct stacks *st, int side, const char *path,
+                           struct bp_err *err)
+{
+  char *text = NULL;
+  size_t len = 0, lineno = 0;
+  bp_code rc = bpi_file_read(path, &text, &len, err);
+  for(char *line = text; !rc && line && *line;) {
+    char *nl = strchr(line, '\n');
+    if(nl)
+      *nl = '\0';
+    lineno++;
+    if(*line) {
+      char *sp = strrchr(line, ' '), *end = NULL;
+      unsigned long long n = 0;
+      if(sp) {
+        errno = 0;
+        n = strtoull(sp + 1, &end, 10);
+      }
+      if(!sp || sp == line || end == sp + 1 || *end || errno ||
+         sp[1] == '-')
+        rc = bpi_err_set(err, BPE_FORMAT, 0, "%s:%zu: expected 'stack "
+                         "count'", path, lineno);
+      else {
+        *sp = '\0';
+        rc = stacks_add(st, side, line, n);
+        if(rc)
+          rc = bpi_err_set(err, rc, 0, "%s: stacks", path);
+      }
+    }
+    line = nl ? nl + 1 : NULL;
+  }
+  free(text);
+  return rc;
+}
+
+static int by_stack(const void *a, const void *b)
+{
+  const struct bp_diff_line *x = a, *y = b;
+  return strcmp(x->stack, y->stack);
+}
+
+bp_code bpi_cmp_diff_lines(struct bp_cmp_bench *b, const struct stacks *st)
+{
+  size_t n = st->text.count;
+  b->lines = calloc(n ? n : 1, sizeof(*b->lines));
+  if(!b->lines)
+    return BPE_NOMEM;
+  for(size_t i = 0; i < n; i++) {
+    b->lines[i].stack = strdup(bpi_strtab_get(&st->text, (uint32_t)i));
+    if(!b->lines[i].stack)
+      return BPE_NOMEM;
+    b->lines[i].base = st->count[0][i];
+    b->lines[i].head = st->count[1][i];
+    b->nlines++;
+  }
+  qsort(b->lines, b->nlines, sizeof(*b->lines), by_stack);
+  return BP_OK;
+}
+
+/* -------------------------------------------------------------- functions */
+
+struct funcs {
+  struct bp_strtab names;
+  uint64_t *self[2], *total[2];
+  uint64_t *seen;          /* the stack that last counted it, + 1 */
+  size_t cap;
+};
+
+static uint32_t func_id(struct funcs *f, const char *name)
+{
+  uint32_t id = bpi_strtab_intern(&f->names, name);
+  if(id == BP_NONE || id < f->cap)
+    return id;
+  size_t cap = f->cap ? f->cap * 2 : 64;
+  uint64_t **arrays[] = {&f->self[0], &f->self[1], &f->total[0],
+                         &f->total[1], &f->seen};
+  for(size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+    uint64_t *a = realloc(*arrays[i], cap * sizeof(*a));
+    if(!a)
+      return BP_NONE;
+    memset(a + f->cap, 0, (cap - f->cap) * sizeof(*a));
+    *arrays[i] = a;
+  }
+  f->cap = cap;
+  return id;
+}
+
+/* Count one stack's samples: self for the leaf, total once per distinct
+ * function on it (recursion counts once).  The first frame is the
+ * process, not a function. */
+static bp_code count_stack(struct funcs *f, struct bp_buf *scratch,
+                           const char *stack, uint64_t stack_no,
+                           const uint64_t n[2])
+{
+  const char *frame = strchr(stack, ';');
+  uint32_t id = BP_NONE;
+  while(frame) {
+    frame++;
+    const char *end = strchr(frame, ';');
+    size_t len = end ? (size_t)(end - frame) : strlen(frame);
+    bpi_buf_reset(scratch);
+    bpi_buf_add(scratch, frame, len);
+    bpi_buf_addc(scratch, '\0');
+    if(bpi_buf_failed(scratch))
+      return BPE_NOMEM;
+    id = func_id(f, scratch->data);
+    if(id == BP_NONE)
+      return BPE_NOMEM;
+    if(f->seen[id] != stack_no + 1) {
+      f->seen[id] = stack_no + 1;
+      f->total[0][id] += n[0];
+      f->total[1][id] += n[1];
+    }
+    frame = end;
+  }
+  if(id != BP_NONE) {
+    f->self[0][id] += n[0];
+    f->self[1][id] += n[1];
+  }
+  return BP_OK;
+}
+
+static double share(uint64_t n, uint64_t total)
+{
+  return total ? 100.0 * (double)n / (double)total : 0;
+}
+
+static double func_score(const struct bp_cmp_func *f, bool cost)
+{
+  double s = absd(cost ? f->d_self_cost : f->d_self);
+  double t = absd(cost ? f->d_total_cost : f->d_total);
+  return s > t ? s : t;
+}
+
+/* Most changed first (absolute costs when known, else shares); ties: the
+ * larger self change (the leaf, not its callers), then by name. */
+static int by_change_how(const struct bp_cmp_func *x,
+                         const struct bp_cmp_func *y, bool cost)
+{
+  double sx = func_score(x, cost), sy = func_score(y, cost);
+  if(sx != sy)
+    return sx > sy ? -1 : 1;
+  double dx = absd(cost ? x->d_self_cost : x->d_self);
+  double dy = absd(cost ? y->d_self_cost : y->d_self);
+  if(dx != dy)
+    return dx > dy ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+static int by_change(const void *a, const void *b)
+{
+  return by_change_how(a, b, false);
+}
+
+/* Absolute costs: every caller's total holds its callees' change, so the
+ * self change ranks first (where the time went), then the total's. */
+static int by_cost_change(const void *a, const void *b)
+{
+  const struct bp_cmp_func *x = a, *y = b;
+  double sx = absd(x->d_self_cost), sy = absd(y->d_self_cost);
+  if(sx != sy)
+    return sx > sy ? -1 : 1;
+  return by_change_how(x, y, true);
+}
+
+/* Each function's cost per run on both sides and its change, with a
+ * Poisson interval of the change from the sample counts. */
+static void func_costs(struct bp_cmp_func *f, double wb, double wh)
+{
+  f->base_self_cost = (double)f->base_self * wb;
+  f->head_self_cost = (double)f->head_self * wh;
+  f->base_total_cost = (double)f->base_total * wb;
+  f->head_total_cost = (double)f->head_total * wh;
+  f->d_self_cost = f->head_self_cost - f->base_self_cost;
+  f->d_total_cost = f->head_total_cost - f->base_total_cost;
+  f->self_half = bpi_stats_poisson_halfwidth(f->base_self, wb, f->head_self,
+                                             wh, BP_STATS_Z_MANY);
+  f->total_half = bpi_stats_poisson_halfwidth(f->base_total, wb,
+                                              f->head_total, wh,
+                                              BP_STATS_Z_MANY);
+  f->self_significant = absd(f->d_self_cost) > f->self_half;
+  f->total_significant = absd(f->d_total_cost) > f->total_half;
+}
+
+bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
+{
+  struct funcs f = {.cap = 0};
+  struct bp_buf scratch;
+  bp_code rc = BP_OK;
+  bpi_strtab_init(&f.names);
+  bpi_buf_init(&scratch);
+  for(size_t i = 0; !rc && i < b->nlines; i++) {
+    uint64_t n[2] = {b->lines[i].base, b->lines[i].head};
+    rc = count_stack(&f, &scratch, b->lines[i].stack, i, n);
+  }
+  size_t count = f.names.count;
+  if(!rc)
+    b->funcs = calloc(count ? count : 1, sizeof(*b->funcs));
+  if(!rc && !b->funcs)
+    rc = BPE_NOMEM;
+  for(size_t i = 0; !rc && i < count; i++) {
+    struct bp_cmp_func *fn = &b->funcs[i];
+    fn->name = strdup(bpi_strtab_get(&f.names, (uint32_t)i));
+    if(!fn->name) {
+      rc = BPE_NOMEM;
+      break;
+    }
+    b->nfuncs++;
+    fn->base_self = f.self[0][i];
+    fn->head_self = f.self[1][i];
+    fn->base_total = f.total[0][i];
+    fn->head_total = f.total[1][i];
+    fn->d_self = share(fn->head_self, st->total[1]) -
+                 share(fn->base_self, st->total[0]);
+    fn->d_total = share(fn->head_total, st->total[1]) -
+                  share(fn->base_total, st->total[0]);
+  }
+  b->has_cost = b->base.per_sample > 0 && b->head.per_sample > 0;
+  if(b->has_cost) {
+    /* one unit on both sides: a clock's ns, else the event's count */
+    b->unit = b->head.time_event ? "ns" : "events";
+    for(size_t i = 0; i < b->nfuncs; i++)
+      func_costs(&b->funcs[i], b->base.per_sample / b->base.runs,
+                 b->head.per_sample / b->head.runs);
+  }
+  if(!rc)
+    qsort(b->funcs, b->nfuncs, sizeof(*b->funcs),
+          b->has_cost ? by_cost_change : by_change);
+  for(int i = 0; i < 2; i++) {
+    free(f.self[i]);
+    free(f.total[i]);
+  }
+  free(f.seen);
+  bpi_buf_cleanup(&scratch);
+  bpi_strtab_cleanup(&f.names);
+  return rc;
+}
+
+/* By absolute cost: the largest significant self change that way, else
+ * the largest significant total change. */
+static const struct bp_cmp_func *top_by_cost(const struct bp_cmp_bench *b,
+                                             bool grew)
+{
+  const struct bp_cmp_func *self = NULL, *total = NULL;
+  double sign = grew ? 1 : -1;
+  for(size_t i = 0; i < b->nfuncs; i++) {
+    const struct bp_cmp_func *f = &b->funcs[i];
+    if(f->self_significant && sign * f->d_self_cost > 0 &&
+       (!self || sign * f->d_self_cost > sign * self->d_self_cost))
+      self = f;
+    if(f->total_significant && sign * f->d_total_cost > 0 &&
+       (!total || sign * f->d_total_cost > sign * total->d_total_cost))
+      total = f;
+  }
+  return self ? self : total;
+}
+
+const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
+                                               bool grew)
+{
+  const struct bp_cmp_func *best = NULL;
+  double sign = grew ? 1 : -1;
+  if(b->has_cost)
+    return top_by_cost(b, grew);
+  for(size_t i = 0; i < b->nfuncs; i++) {
+    const struct bp_cmp_func *f = &b->funcs[i];
+    double s = sign * f->d_self, t = sign * f->d_total;
+    if(s < 0 || t < 0 || (s == 0 && t == 0))
+      continue;
+    if(!best || s > sign * best->d_self ||
+       (s == sign * best->d_self && t > sign * best->d_total))
+      best = f;
+  }
+  return best;
+}

@@ -1,0 +1,78 @@
+/* compare_int: what the parts of compare share: compare.c (benchmarks
+ * of both sides, their order, the counts), compare_side.c (a run
+ * directory read), compare_funcs.c (folded stacks and functions),
+ * compare_measures.c (measures and their verdicts) and compare_json.c
+ * (the compare directory written).  Internal to them. */
+#ifndef BP_LIB_COMPARE_INT_H
+#define BP_LIB_COMPARE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "compare.h"
+#include "hash.h"
+#include "report.h"
+#include "rundir.h"
+
+static inline double absd(double x)
+{
+  return x < 0 ? -x : x;
+}
+
+/* ------------------------------------------------ compare_side.c */
+
+/* One side as read: its directory, manifest.json and report.json. */
+struct side {
+  const char *dir;
+  const char *url_prefix;  /* --base-url / --head-url, or NULL */
+  struct bp_manifest manifest;
+  struct bp_report report;
+};
+
+/* Read s->dir's manifest and the report it names. */
+bp_code bpi_cmp_side_open(struct side *s, struct bp_err *err);
+void bpi_cmp_side_cleanup(struct side *s);
+/* Who a side is, from its manifest's "publication". */
+bp_code bpi_cmp_side_identity(struct bp_cmp_side *out, const struct side *s);
+/* The public URL of a run's artifact file, or NULL (malloc'd). */
+char *bpi_cmp_artifact_url(const struct side *s, const char *file);
+/* From summary.json (relative to dir): thread, event, per_sample. */
+void bpi_cmp_profile_facts(struct bp_cmp_profile *p, const char *dir,
+                           const char *summary);
+/* The runs one benchmark's profile covers, at least 1. */
+double bpi_cmp_profile_runs(const struct side *s,
+                            const struct bp_manifest_bench *mb);
+
+/* ----------------------------------------------- compare_funcs.c */
+
+/* Stacks of both sides, interned by text. */
+struct stacks {
+  struct bp_strtab text;
+  uint64_t *count[2];      /* [side][stack id] */
+  size_t cap;
+  uint64_t total[2];
+};
+
+/* Add the "stack count" lines of the folded file at path to side. */
+bp_code bpi_cmp_read_folded(struct stacks *st, int side, const char *path,
+                            struct bp_err *err);
+/* b's differential lines, sorted by stack. */
+bp_code bpi_cmp_diff_lines(struct bp_cmp_bench *b, const struct stacks *st);
+/* b's functions from its lines, most changed first. */
+bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st);
+
+/* -------------------------------------------- compare_measures.c */
+
+/* cb's measures (base's order, then head's own), judged, and its verdict. */
+bp_code bpi_cmp_bench_measures(struct bp_cmp_bench *cb,
+                               const struct bp_bench *base,
+                               const struct bp_bench *head,
+                               const cJSON *const reps[2], double threshold);
+/* head's Bencher uuids and alerts for cb; an alert gives the verdict. */
+bp_code bpi_cmp_bench_bencher(struct bp_cmp *c, struct bp_cmp_bench *cb,
+                              const struct side *head);
+
+#endif

@@ -1,0 +1,316 @@
+/* compare, measures: one benchmark's BMF measures on both sides -> each
+ * measure's change and verdict (repetitions: Mann-Whitney U and the
+ * interval of the ratio; bounds: intervals that do not overlap; Bencher's
+ * alerts), and the measure that gives the benchmark its verdict. */
+#include "bp_setup.h"
+#include "compare_int.h"
+#include "bencher.h"
+#include "stats.h"
+#include "text.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+const char *bpi_compare_verdict(const struct bp_cmp_bench *b)
+{
+  if(b->flag)
+    return b->flag == BP_CMP_REGRESSION ? "regression" : "improvement";
+  if(b->unconfirmed)
+    return b->unconfirmed == BP_CMP_REGRESSION ? "unconfirmed regression" :
+           "unconfirmed improvement";
+  return "unchanged";
+}
+
+bool bpi_compare_worse(const struct bp_cmp_bench *b)
+{
+  return b->flag ? b->flag == BP_CMP_REGRESSION
+                 : b->unconfirmed == BP_CMP_REGRESSION;
+}
+
+static bool has_reps(const struct bp_cmp_values *v)
+{
+  return v->reps && v->nreps >= 2;
+}
+
+/* Repetitions on both sides: Mann-Whitney's p and the 99% interval of the
+ * ratio head/base; distinguishable when the interval leaves out 1. */
+static bool judge_repeats(struct bp_cmp_measure *m)
+{
+  double lo, hi, est;
+  m->basis = BP_CMP_REPEATS;
+  m->p_value = bpi_stats_mann_whitney(m->vbase.reps, m->vbase.nreps,
+                                      m->vhead.reps, m->vhead.nreps);
+  if(!bpi_stats_ratio_interval(m->vbase.reps, m->vbase.nreps, m->vhead.reps,
+                               m->vhead.nreps, BP_STATS_CONFIDENCE, &lo, &hi,
+                               &est))
+    return false;
+  m->has_interval = true;
+  m->pct_lo = 100 * (lo - 1);
+  m->pct_hi = 100 * (hi - 1);
+  return (lo > 1 && m->delta > 0) || (hi < 1 && m->delta < 0);
+}
+
+/* Bounds on both sides: distinguishable when the intervals do not
+ * overlap; the change's interval runs between their far ends. */
+static bool judge_bounds(struct bp_cmp_measure *m)
+{
+  const struct bp_cmp_values *b = &m->vbase, *h = &m->vhead;
+  m->basis = BP_CMP_BOUNDS;
+  if(m->base != 0) {
+    m->has_interval = true;
+    m->pct_lo = 100 * (h->lower - b->upper) / absd(m->base);
+    m->pct_hi = 100 * (h->upper - b->lower) / absd(m->base);
+  }
+  return (h->lower > b->upper && m->delta > 0) ||
+         (h->upper < b->lower && m->delta < 0);
+}
+
+void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct)
+{
+  bool bencher = m->basis == BP_CMP_BENCHER && m->alert_url;
+  enum bp_cmp_flag alert = m->flag;
+  m->higher_is_better = !strcmp(m->slug, "throughput");
+  m->flag = m->change = BP_CMP_UNCHANGED;
+  m->delta = m->pct = 0;
+  m->has_interval = m->unconfirmed = false;
+  m->pct_lo = m->pct_hi = 0;
+  m->p_value = NAN;
+  if(!bencher)
+    m->basis = BP_CMP_SINGLE;
+  if(!m->in_base || !m->in_head)
+    return;
+  m->delta = m->head - m->base;
+  if(m->base != 0)
+    m->pct = 100.0 * m->delta / absd(m->base);
+  else
+    m->pct = NAN;
+  /* from 0 to anything is beyond every threshold */
+  bool beyond = isnan(m->pct) ? m->delta != 0 : absd(m->pct) > threshold_pct;
+  bool worse = m->higher_is_better ? m->delta < 0 : m->delta > 0;
+  if(beyond)
+    m->change = worse ? BP_CMP_REGRESSION : BP_CMP_IMPROVEMENT;
+  if(bencher) {
+    /* Bencher's statistical threshold judged it: its alert is the
+     * verdict, whatever our fixed threshold says */
+    m->flag = alert;
+    if(alert)
+      m->change = alert;
+    return;
+  }
+  bool distinct = false;
+  if(has_reps(&m->vbase) && has_reps(&m->vhead))
+    distinct = judge_repeats(m);
+  else if(m->vbase.has_bounds && m->vhead.has_bounds)
+    distinct = judge_bounds(m);
+  if(distinct)
+    m->flag = m->change;
+  /* nothing to test it with: a single run a side, or too few
+   * repetitions for an interval at this confidence */
+  m->unconfirmed = m->change && !m->flag &&
+                   (m->basis == BP_CMP_SINGLE ||
+                    (m->basis == BP_CMP_REPEATS && !m->has_interval));
+}
+
+static const struct bp_measure *find_measure(const struct bp_bench *b,
+                                             const char *slug)
+{
+  for(size_t i = 0; b && i < b->nmeasures; i++)
+    if(!strcmp(b->measures[i].slug, slug))
+      return &b->measures[i];
+  return NULL;
+}
+
+/* The repetitions' values of one measure, from a manifest benchmark's
+ * "repetitions": {SLUG: [v, ...]} (benchprof run --repeat); NULL when
+ * none or not all numbers. */
+static const cJSON *measure_reps(const cJSON *reps, const char *slug)
+{
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(reps, slug), *v;
+  if(!cJSON_IsArray(list) || cJSON_GetArraySize(list) < 2)
+    return NULL;
+  cJSON_ArrayForEach(v, list)
+    if(!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+      return NULL;
+  return list;
+}
+
+/* One side's bounds and repetitions of a measure. */
+static bp_code side_values(struct bp_cmp_values *v, const struct bp_measure *m,
+                           const cJSON *reps, const char *slug)
+{
+  if(!m)
+    return BP_OK;
+  v->has_bounds = m->has_lower && m->has_upper;
+  v->lower = m->has_lower ? m->lower : m->value;
+  v->upper = m->has_upper ? m->upper : m->value;
+  const cJSON *list = measure_reps(reps, slug), *x;
+  if(!list)
+    return BP_OK;
+  v->reps = malloc((size_t)cJSON_GetArraySize(list) * sizeof(*v->reps));
+  if(!v->reps)
+    return BPE_NOMEM;
+  cJSON_ArrayForEach(x, list)
+    v->reps[v->nreps++] = x->valuedouble;
+  return BP_OK;
+}
+
+static bp_code add_measure(struct bp_cmp_bench *cb, const char *slug,
+                           const struct bp_bench *base,
+                           const struct bp_bench *head,
+                           const cJSON *const reps[2], double threshold)
+{
+  for(size_t i = 0; i < cb->nmeasures; i++)
+    if(!strcmp(cb->measures[i].slug, slug))
+      return BP_OK;
+  struct bp_cmp_measure *m = &cb->measures[cb->nmeasures];
+  const struct bp_measure *mb = find_measure(base, slug);
+  const struct bp_measure *mh = find_measure(head, slug);
+  *m = (struct bp_cmp_measure){.slug = strdup(slug), .in_base = !!mb,
+                               .in_head = !!mh};
+  if(!m->slug)
+    return BPE_NOMEM;
+  cb->nmeasures++;
+  m->base = mb ? mb->value : 0;
+  m->head = mh ? mh->value : 0;
+  if(side_values(&m->vbase, mb, reps[0], slug) ||
+     side_values(&m->vhead, mh, reps[1], slug))
+    return BPE_NOMEM;
+  bpi_compare_measure(m, threshold);
+  return BP_OK;
+}
+
+/* Whether m is a better pick than best for the benchmark's headline:
+ * larger |pct|, a change from 0 largest of all. */
+static bool larger_change(const struct bp_cmp_measure *m,
+                          const struct bp_cmp_measure *best)
+{
+  if(!best)
+    return true;
+  if(isnan(best->pct))
+    return false;
+  return isnan(m->pct) || absd(m->pct) > absd(best->pct);
+}
+
+/* The measure that gives the benchmark's verdict, its polarity the
+ * verdict's own: the largest regression, else the largest improvement,
+ * else the largest unconfirmed change of the worst kind. */
+static void pick_max(struct bp_cmp_bench *cb)
+{
+  const struct bp_cmp_measure *best = NULL;
+  cb->flag = cb->unconfirmed = BP_CMP_UNCHANGED;
+  for(size_t i = 0; i < cb->nmeasures; i++) {
+    const struct bp_cmp_measure *m = &cb->measures[i];
+    if(m->flag == BP_CMP_REGRESSION)
+      cb->flag = BP_CMP_REGRESSION;
+    else if(m->flag == BP_CMP_IMPROVEMENT && cb->flag != BP_CMP_REGRESSION)
+      cb->flag = BP_CMP_IMPROVEMENT;
+    if(BP_CMP_UNCONFIRMED(m) && cb->unconfirmed != BP_CMP_REGRESSION)
+      cb->unconfirmed = m->change;
+  }
+  if(cb->flag)
+    cb->unconfirmed = BP_CMP_UNCHANGED;
+  for(size_t i = 0; i < cb->nmeasures; i++) {
+    const struct bp_cmp_measure *m = &cb->measures[i];
+    bool fits = cb->flag ? m->flag == cb->flag :
+                cb->unconfirmed && BP_CMP_UNCONFIRMED(m) &&
+                m->change == cb->unconfirmed;
+    if(fits && larger_change(m, best))
+      best = m;
+  }
+  cb->max = best;
+  cb->max_slug = best ? best->slug : NULL;
+  cb->max_pct = best ? best->pct : 0;
+}
+
+/* Measures in base's order, then those only head has. */
+bp_code bpi_cmp_bench_measures(struct bp_cmp_bench *cb,
+                              const struct bp_bench *base,
+                              const struct bp_bench *head,
+                              const cJSON *const reps[2], double threshold)
+{
+  size_t n = (base ? base->nmeasures : 0) + (head ? head->nmeasures : 0);
+  bp_code rc = BP_OK;
+  cb->measures = calloc(n ? n : 1, sizeof(*cb->measures));
+  if(!cb->measures)
+    return BPE_NOMEM;
+  for(size_t i = 0; !rc && base && i < base->nmeasures; i++)
+    rc = add_measure(cb, base->measures[i].slug, base, head, reps,
+                     threshold);
+  for(size_t i = 0; !rc && head && i < head->nmeasures; i++)
+    rc = add_measure(cb, head->measures[i].slug, base, head, reps,
+                     threshold);
+  if(!rc)
+    pick_max(cb);
+  return rc;
+}
+
+/* Bencher's console page of an alert: CONSOLE/perf/PROJECT/alerts/U. */
+static char *alert_url(const struct bp_cmp_side *h, const char *uuid)
+{
+  struct bp_buf b;
+  const char *project = h->bencher_project ? h->bencher_project : h->project;
+  if(!project)
+    return NULL;
+  bpi_buf_init(&b);
+  bpi_buf_adds(&b, h->bencher_url ? h->bencher_url : "https://bencher.dev");
+  bpi_buf_adds(&b, "/perf/");
+  bpi_text_pct_encode(&b, project, "/");
+  bpi_buf_adds(&b, "/alerts/");
+  bpi_buf_adds(&b, uuid);   /* a uuid: nothing to encode */
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
+/* Bencher's alert on m ({"uuid": U, "limit": "lower"|"upper"}): the
+ * verdict is Bencher's.  Above the upper boundary is worse for a measure
+ * where lower is better, below the lower one for the others. */
+static bp_code bencher_alert(struct bp_cmp_measure *m, const cJSON *alert,
+                             const struct bp_cmp_side *h, double threshold)
+{
+  const char *u = bpi_json_str(alert, "uuid"), *limit = bpi_json_str(alert, "limit");
+  if(!bpi_bencher_is_uuid(u) || !limit ||
+     (strcmp(limit, "upper") && strcmp(limit, "lower")))
+    return BP_OK;
+  if(!(m->alert_url = alert_url(h, u)))
+    return BP_OK;
+  bool upper = !strcmp(limit, "upper");
+  bool higher_better = !strcmp(m->slug, "throughput");
+  m->basis = BP_CMP_BENCHER;
+  m->flag = upper != higher_better ? BP_CMP_REGRESSION : BP_CMP_IMPROVEMENT;
+  bpi_compare_measure(m, threshold);
+  return BP_OK;
+}
+
+/* head's Bencher benchmark and measure uuids, from its manifest entry's
+ * "bencher": {"benchmark_uuid": U, "measures": {SLUG: U}, "alerts":
+ * {SLUG: {"uuid": U, "limit": L}}} (publish.c); an alert makes the
+ * measure's verdict Bencher's. */
+bp_code bpi_cmp_bench_bencher(struct bp_cmp *c, struct bp_cmp_bench *cb,
+                             const struct side *head)
+{
+  const struct bp_manifest_bench *mb = bpi_manifest_bench(&head->manifest,
+                                                        cb->name);
+  const cJSON *ids = mb ? mb->bencher : NULL;
+  const cJSON *ms = cJSON_GetObjectItemCaseSensitive(ids, "measures");
+  const cJSON *alerts = cJSON_GetObjectItemCaseSensitive(ids, "alerts");
+  const char *u = bpi_json_str(ids, "benchmark_uuid");
+  if(bpi_bencher_is_uuid(u) && !(cb->bencher_uuid = strdup(u)))
+    return BPE_NOMEM;
+  for(size_t i = 0; i < cb->nmeasures; i++) {
+    struct bp_cmp_measure *m = &cb->measures[i];
+    u = bpi_json_str(ms, m->slug);
+    if(bpi_bencher_is_uuid(u) && !(m->bencher_uuid = strdup(u)))
+      return BPE_NOMEM;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(alerts, m->slug);
+    if(a && m->in_base && m->in_head)
+      bencher_alert(m, a, &c->head, c->threshold_pct);
+  }
+  pick_max(cb);
+  return BP_OK;
+}

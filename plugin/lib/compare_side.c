@@ -1,0 +1,249 @@
+/* compare, a side: one run directory as compare reads it: its
+ * manifest.json and report.json, who published it (the manifest's
+ * "publication"), the public URLs of its artifacts, and what a
+ * benchmark's summary.json says about its profile (the sampled event and
+ * the events one sample stands for). */
+#include "bp_setup.h"
+#include "compare_int.h"
+#include "bencher.h"
+#include "err.h"
+#include "fileio.h"
+#include "text.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+static char *dup_or_null(const char *s)
+{
+  return s ? strdup(s) : NULL;
+}
+
+static bp_code read_json(const char *dir, const char *file, cJSON **out,
+                         struct bp_err *err)
+{
+  struct bp_buf path;
+  char *text = NULL;
+  size_t len = 0;
+  bp_code rc;
+  bpi_buf_init(&path);
+  bpi_buf_printf(&path, "%s/%s", dir, file);
+  if(bpi_buf_failed(&path))
+    return bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", file);
+  rc = bpi_file_read(path.data, &text, &len, err);
+  if(rc)
+    goto out;
+  *out = cJSON_ParseWithLength(text, len);
+  if(!*out) {
+    const char *at = cJSON_GetErrorPtr();
+    rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not valid JSON (at byte %zu)",
+                     path.data, at && at >= text && at <= text + len ?
+                     (size_t)(at - text) : (size_t)0);
+  }
+out:
+  free(text);
+  bpi_buf_cleanup(&path);
+  return rc;
+}
+
+/* The public URL of a run's artifact file (relative to the run): the one
+ * the store recorded for it, else url_prefix/file, else NULL.  A stored
+ * manifest (publish.c) gives each artifact its "url":
+ *   {"benchmarks": [{"artifacts": [{"file": F, "url": U}, ...]}, ...]} */
+char *bpi_cmp_artifact_url(const struct side *s, const char *file)
+{
+  for(size_t i = 0; i < s->manifest.nbenches; i++) {
+    const struct bp_manifest_bench *b = &s->manifest.benches[i];
+    for(size_t k = 0; k < b->narts; k++) {
+      const char *f = b->arts[k].file, *url = b->arts[k].url;
+      if(f && url && !strcmp(f, file))
+        return strdup(url);
+    }
+  }
+  if(!s->url_prefix || !*s->url_prefix)
+    return NULL;
+  struct bp_buf b2;
+  bpi_buf_init(&b2);
+  size_t n = strlen(s->url_prefix);
+  bpi_buf_adds(&b2, s->url_prefix);
+  if(s->url_prefix[n - 1] != '/')
+    bpi_buf_addc(&b2, '/');
+  /* each segment percent-encoded, the slashes kept */
+  bpi_text_pct_encode(&b2, !strncmp(file, "./", 2) ? file + 2 : file, "/");
+  if(bpi_buf_failed(&b2)) {
+    bpi_buf_cleanup(&b2);
+    return NULL;
+  }
+  return b2.data;
+}
+
+/* Bencher's console for an API host: the cloud's API is api.bencher.dev,
+ * its console bencher.dev; any other host is taken as a self-hosted
+ * server, whose console is on the API's host as given (its default
+ * setup serves both), unless the publication recorded the console
+ * (bencher.console_url), which is given here instead and kept as it is. */
+static char *bencher_console(const char *host)
+{
+  if(!host)
+    return NULL;
+  if(!strncmp(host, "https://api.bencher.dev", 23) &&
+     (!host[23] || host[23] == '/'))
+    return strdup("https://bencher.dev");
+  size_t n = strlen(host);
+  while(n && host[n - 1] == '/')
+    n--;
+  return strndup(host, n);
+}
+
+bool bpi_compare_time_ms(const char *iso, int64_t *ms)
+{
+  return bpi_text_iso8601_ms(iso, ms);
+}
+
+/* publication.bencher's plot ids: {"project": SLUG, "branch_uuid": U,
+ * "head_uuid": U, "testbed_uuid": U, "end_time": T}, the end falling back
+ * to the publication's own. */
+static void side_bencher(struct bp_cmp_side *out, const cJSON *pub)
+{
+  const cJSON *bencher = cJSON_GetObjectItemCaseSensitive(pub, "bencher");
+  const char *uuids[] = {"branch_uuid", "head_uuid", "testbed_uuid"};
+  char **into[] = {&out->bencher_branch, &out->bencher_head,
+                   &out->bencher_testbed};
+  const char *project = bpi_json_str(bencher, "project");
+  if(project && *project)
+    out->bencher_project = strdup(project);
+  for(size_t i = 0; i < BP_ARRAY_LEN(uuids); i++) {
+    const char *u = bpi_json_str(bencher, uuids[i]);
+    if(bpi_bencher_is_uuid(u))
+      *into[i] = strdup(u);
+  }
+  const char *end = bpi_json_str(bencher, "end_time");
+  int64_t ms;
+  if(bpi_compare_time_ms(end ? end : bpi_json_str(pub, "end_time"), &ms))
+    out->bencher_end_ms = ms;
+}
+
+/* Who a side is, from its manifest's "publication": a stored manifest
+ * (publish.c) has {"identity": {project, branch, hash, commit, testbed},
+ * "bencher": {host, report_uuid}}, and compare's fetch adds
+ * "manifest_url"; a run directory's has {state, report_uuid,
+ * manifest_url} and no identity. */
+bp_code bpi_cmp_side_identity(struct bp_cmp_side *out, const struct side *s)
+{
+  const cJSON *pub = s->manifest.publication;
+  const cJSON *id = cJSON_GetObjectItemCaseSensitive(pub, "identity");
+  const cJSON *bencher = cJSON_GetObjectItemCaseSensitive(pub, "bencher");
+  const char *hash = bpi_json_str(id, "hash");
+  const char *uuid = bpi_json_str(pub, "report_uuid");
+  out->dir = strdup(s->dir);
+  out->project = dup_or_null(bpi_json_str(id, "project"));
+  out->branch = dup_or_null(bpi_json_str(id, "branch"));
+  out->hash = dup_or_null(hash ? hash : bpi_json_str(id, "commit"));
+  out->testbed = dup_or_null(bpi_json_str(id, "testbed"));
+  out->report_uuid = dup_or_null(uuid ? uuid : bpi_json_str(bencher,
+                                                        "report_uuid"));
+  /* a console the operator named (bencher.console_url), else the host's */
+  const char *console = bpi_json_str(bencher, "console");
+  out->bencher_url = bencher_console(console ? console
+                                             : bpi_json_str(bencher, "host"));
+  out->manifest_url = dup_or_null(bpi_json_str(pub, "manifest_url"));
+  side_bencher(out, pub);
+  return out->dir ? BP_OK : BPE_NOMEM;
+}
+
+bp_code bpi_cmp_side_open(struct side *s, struct bp_err *err)
+{
+  bp_code rc = bpi_manifest_read(&s->manifest, s->dir, err);
+  if(rc)
+    return rc;
+  const char *report = s->manifest.report;
+  if(!report)
+    return bpi_err_set(err, BPE_FORMAT, 0, "%s/" BP_RUNDIR_MANIFEST ": no "
+                       "\"report\" (was the run's harness output invalid?)",
+                       s->dir);
+  /* a run directory may come from an untrusted job: its manifest names
+   * files inside it, nothing else */
+  if(!bpi_rundir_safe_path(report))
+    return bpi_err_set(err, BPE_FORMAT, 0, "%s/" BP_RUNDIR_MANIFEST ": "
+                       "\"report\" leaves the run directory", s->dir);
+  struct bp_buf path;
+  char *text = NULL;
+  size_t len = 0;
+  bpi_buf_init(&path);
+  bpi_buf_printf(&path, "%s/%s", s->dir, report);
+  if(bpi_buf_failed(&path))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "compare: report path");
+  if(!rc)
+    rc = bpi_file_read(path.data, &text, &len, err);
+  if(!rc)
+    rc = bpi_report_parse_bmf(&s->report, text, len, path.data, err);
+  free(text);
+  bpi_buf_cleanup(&path);
+  return rc;
+}
+
+void bpi_cmp_side_cleanup(struct side *s)
+{
+  bpi_manifest_cleanup(&s->manifest);
+  bpi_report_cleanup(&s->report);
+}
+static double json_num_or(const cJSON *obj, const char *key, double dflt)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble
+                                                       : dflt;
+}
+
+/* From summary.json: the index of the thread with most samples (the
+ * Gecko profile's threads come in the same order), the sampled event and
+ * the events one sample stands for: "sampled_total" / "samples", else
+ * the fixed period, else (a clock sampled at a frequency) 1e9 / Hz. */
+void bpi_cmp_profile_facts(struct bp_cmp_profile *p, const char *dir,
+                          const char *summary)
+{
+  cJSON *j = NULL;
+  struct bp_err ignored = {0};
+  uint32_t i = 0;
+  double most = -1;
+  p->thread = 0;
+  if(!summary || read_json(dir, summary, &j, &ignored))
+    return;
+  const cJSON *t;
+  cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(j, "threads")) {
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(t, "samples");
+    if(cJSON_IsNumber(n) && n->valuedouble > most) {
+      most = n->valuedouble;
+      p->thread = i;
+    }
+    i++;
+  }
+  const cJSON *ev = cJSON_GetObjectItemCaseSensitive(j, "event");
+  const char *used = bpi_json_str(ev, "used");
+  p->event = used ? strdup(used) : NULL;
+  p->time_event = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev,
+                                                                "time_based"));
+  double samples = json_num_or(j, "samples", 0);
+  double total = json_num_or(ev, "sampled_total", 0);
+  double period = json_num_or(ev, "period", 0);
+  double hz = json_num_or(ev, "frequency_hz", 0);
+  if(total > 0 && samples > 0)
+    p->per_sample = total / samples;
+  else if(period > 0)
+    p->per_sample = period;
+  else if(p->time_event && hz > 0)
+    p->per_sample = 1e9 / hz;
+  cJSON_Delete(j);
+}
+
+/* The runs one benchmark's profile covers: its marked runs, else the
+ * run's repetitions (benchprof run --repeat), else 1. */
+double bpi_cmp_profile_runs(const struct side *s,
+                           const struct bp_manifest_bench *mb)
+{
+  double runs = mb && mb->facts == BP_FACTS_MARKED ? (double)mb->runs : 0;
+  if(runs < 1)
+    runs = (double)s->manifest.repeat;
+  return runs < 1 ? 1 : runs;
+}
