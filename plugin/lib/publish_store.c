@@ -79,7 +79,7 @@ static void *put_worker(void *arg)
     bp_code rc = put_one(j, i, &err);
     pthread_mutex_lock(&p->lock);
     if(!rc)
-      rc = bpi_spool_mark(j->sp, part, j->arts.a[i].key, &err);
+      rc = bpi_spool_mark_unsynced(j->sp, part, j->arts.a[i].key, &err);
     if(!rc)
       j->done++;
     else if(!p->failures++)
@@ -122,6 +122,10 @@ bp_code bpi_pub_put_artifacts(struct job *j)
   pthread_mutex_init(&p.lock, NULL);
   run_workers(&p, p.ntodo);
   pthread_mutex_destroy(&p.lock);
+  /* the markers on disk at once, before anything that names the
+   * artifacts (the stored manifest) is sent */
+  if(p.ntodo && !p.failures && bpi_spool_sync(j->sp, &p.first))
+    p.failures++;
   free(p.todo);
   if(!p.failures)
     return BP_OK;
