@@ -93,6 +93,34 @@ static void note_spill(const struct bp_record_info *info)
                 "directory)", info->spill_dir, strerror(info->spill_errno));
 }
 
+/* --off-cpu: the time off CPU, blocked and preempted, and the stacks'
+ * source when they could not be sampled. */
+static void note_off_cpu(const struct bp_profile *p)
+{
+  if(!p->meta.off_cpu)
+    return;
+  uint64_t pre, all = bpi_profile_off_ns(p, &pre);
+  bp_msg_note("off CPU: %.3f s (%.3f s blocked, %.3f s preempted); "
+              BP_FILE_OFFCPU_FOLDED ", " BP_FILE_OFFCPU_SVG,
+              (double)all / 1e9, (double)(all - pre) / 1e9,
+              (double)pre / 1e9);
+  if(p->meta.off_cpu_stack_note)
+    bp_msg_warn("off CPU: %s", p->meta.off_cpu_stack_note);
+}
+
+/* What the debuginfod lookups (--debuginfod) did, after symbolizing. */
+static void note_debuginfod(const struct bp_record_info *info)
+{
+  const struct bp_debuginfod_stats *d = &info->debuginfod;
+  if(d->asked)
+    bp_msg_note("debuginfod: debug files for %u of the %u module%s "
+                "without local ones", d->found, d->asked,
+                d->asked == 1 ? "" : "s");
+  if(d->stopped)
+    bp_msg_warn("debuginfod: %s; the other modules were symbolized from "
+                "local files only", d->error);
+}
+
 /* What DWARF unwinding did, after the run. */
 static void note_unwind(const struct bp_profile_meta *m)
 {
@@ -183,6 +211,7 @@ static void print_summary(const struct bp_profile *p, const char *dir)
                 bpi_profile_str(p, p->libs[f->lib].name));
   }
   note_counters(m->counters, m->ncounters);
+  note_off_cpu(p);
   bp_msg_note("artifacts in %s/: " BP_FILE_GECKO " (Firefox Profiler), "
               BP_FILE_PPROF " (pprof), " BP_FILE_FOLDED ", " BP_FILE_SVG ", "
               BP_FILE_SUMMARY, dir);
@@ -230,7 +259,8 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
   /* The command was forked with our environment; from here on only
    * benchprof reads it.  libdw would ask debuginfod servers for every
    * module without local debug info: a runner is no place for that
-   * latency, so symbolize from local files only. */
+   * latency, so symbolize from local files unless --debuginfod (whose
+   * servers the symbolizer has been given already) asks for it. */
   unsetenv("DEBUGINFOD_URLS");
   note_event(bpi_recorder_info(rec));
   bp_cli_forward_signals(bpi_recorder_pid(rec));
@@ -251,6 +281,7 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
   }
   note_control(bpi_recorder_control_stats(rec));
   rc = bpi_recorder_finish(rec, &prof, &err);
+  note_debuginfod(bpi_recorder_info(rec));
   if(!rc)
     rc = bpi_export_all(prof, a->output, &err);
   if(!rc)

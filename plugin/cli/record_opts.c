@@ -56,6 +56,11 @@ static void usage(FILE *out, bool run)
     "                         record.kernel)\n"
     "      --all-user         sample user space only (the share of CPU time\n"
     "                         left out is stated)\n"
+    "      --off-cpu          record off-CPU time too: every interval a thread\n"
+    "                         waits (blocked or preempted), charged to its stack\n"
+    "                         when it left the CPU (" BP_FILE_OFFCPU_FOLDED ",\n"
+    "                         " BP_FILE_OFFCPU_SVG ", and in every other\n"
+    "                         artifact; config record.off_cpu)\n"
     "  -m, --mmap-pages N     data pages per CPU ring, a power of two (default:\n"
     "                         2 MiB with fp; with stack copies 64 MiB in all,\n"
     "                         2 to 32 MiB per CPU; config record.ring_mib)\n"
@@ -63,6 +68,11 @@ static void usage(FILE *out, bool run)
     "      --no-demangle      keep C++ and Rust symbol names mangled\n"
     "      --no-inline        no frames of their own for inlined calls (they\n"
     "                         count to the function they were inlined in)\n"
+    "      --debuginfod[=URLS]  ask these debuginfod servers (default: config\n"
+    "                         symbols.debuginfod, else $DEBUGINFOD_URLS) for\n"
+    "                         the debug files missing on this machine, cached\n"
+    "                         on disk (off by default: no server is asked)\n"
+    "      --no-debuginfod    ask none, whatever the configuration says\n"
     "  -C, --counters LIST    events to count in the same run (default:\n"
     "                         instructions,cycles,branches,branch-misses,\n"
     "                         cache-references,cache-misses,task-clock,\n"
@@ -110,10 +120,33 @@ static bool parse_call_graph(const char *s, struct bp_record_opts *o)
   return true;
 }
 
+/* --debuginfod[=URLS]: these servers; without URLS the configuration's
+ * (symbols.debuginfod), else the system's ($DEBUGINFOD_URLS).  False
+ * (after saying why) when there are none. */
+static bool parse_debuginfod(const char *urls, struct bp_record_opts *o)
+{
+  if(urls && !*urls) {
+    bp_msg_error("--debuginfod=: no server URL given");
+    return false;
+  }
+  if(!urls && o->debuginfod)
+    return true;
+  if(!urls)
+    urls = getenv("DEBUGINFOD_URLS");
+  if(!urls || !urls[strspn(urls, " \t")]) {
+    bp_msg_error("--debuginfod: no debuginfod server: give "
+                 "--debuginfod=URLS, symbols.debuginfod in the "
+                 "configuration, or DEBUGINFOD_URLS");
+    return false;
+  }
+  o->debuginfod = urls;
+  return true;
+}
+
 /* Options without a short form beyond the publishing ones. */
 enum { OPT_CONFIG = BP_CLI_PUB_LAST, OPT_NO_BENCHER, OPT_NO_INLINE,
        OPT_ALL_USER, OPT_REPEAT, OPT_FAIL_ON_REGRESSION, OPT_ALLOW_FAILURE,
-       OPT_KEEP_STATUS };
+       OPT_KEEP_STATUS, OPT_OFF_CPU, OPT_DEBUGINFOD, OPT_NO_DEBUGINFOD };
 
 /* '+': stop at the first non-option, so CMD's own options stay its own */
 #define SHORTOPTS "+e:F:c:g:km:o:qhvC:"
@@ -125,10 +158,13 @@ static const struct option longopts[] = {
     {"call-graph", required_argument, NULL, 'g'},
     {"kernel", no_argument, NULL, 'k'},
     {"all-user", no_argument, NULL, OPT_ALL_USER},
+    {"off-cpu", no_argument, NULL, OPT_OFF_CPU},
     {"mmap-pages", required_argument, NULL, 'm'},
     {"output", required_argument, NULL, 'o'},
     {"no-demangle", no_argument, NULL, 'D'},
     {"no-inline", no_argument, NULL, OPT_NO_INLINE},
+    {"debuginfod", optional_argument, NULL, OPT_DEBUGINFOD},
+    {"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
     {"counters", required_argument, NULL, 'C'},
     {"no-counters", no_argument, NULL, 'N'},
     {"bmf", required_argument, NULL, 'B'},
@@ -252,6 +288,9 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       a->rec.kernel = false;
       a->rec.kernel_explicit = false;
       break;
+    case OPT_OFF_CPU:
+      a->rec.off_cpu = true;
+      break;
     case 'm':
       if(!bpi_text_u64(optarg, 1, 1u << 20, &v) || (v & (v - 1))) {
         bp_msg_error("-m: '%s' is not a power of two", optarg);
@@ -267,6 +306,13 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       break;
     case OPT_NO_INLINE:
       a->rec.no_inline = true;
+      break;
+    case OPT_DEBUGINFOD:
+      if(!parse_debuginfod(optarg, &a->rec))
+        return BP_EXIT_USAGE;
+      break;
+    case OPT_NO_DEBUGINFOD:
+      a->rec.debuginfod = NULL;
       break;
     case 'C':
       a->rec.counters = optarg;

@@ -109,6 +109,18 @@ static void json_bench(struct bp_buf *b, const struct bp_cmp_bench *cb)
                  presence_name(cb->presence), flag_name(cb->flag),
                  flag_name(cb->unconfirmed));
   json_str_or_null(b, cb->max_slug);
+  bpi_buf_adds(b, ", \"off_cpu_stack\": ");
+  json_str_or_null(b, cb->off_stack);
+  bpi_buf_adds(b, ", \"off_cpu_stack_ns\": ");
+  if(cb->off_stack) {
+    bpi_buf_adds(b, "{\"base\": ");
+    json_num(b, cb->off_base_ns);
+    bpi_buf_adds(b, ", \"head\": ");
+    json_num(b, cb->off_head_ns);
+    bpi_buf_adds(b, "}");
+  }
+  else
+    bpi_buf_adds(b, "null");
   json_profile(b, "base", &cb->base);
   json_profile(b, "head", &cb->head);
   /* function costs: per run, in the sampled event's unit */

@@ -44,9 +44,17 @@ const struct key bpi_config_keys[] = {
   {"record.counters", K_COUNTERS, F(record.counters), 0, 0,
    "BENCHPROF_COUNTERS"},
   {"record.kernel", K_BOOL, F(record.kernel), 0, 0, "BENCHPROF_KERNEL"},
+  {"record.off_cpu", K_BOOL, F(record.off_cpu), 0, 0, "BENCHPROF_OFF_CPU"},
   {"record.ring_mib", K_U64, F(record.ring_mib), 1, 1024,
    "BENCHPROF_RING_MIB"},
   {"record.repeat", K_U64, F(record.repeat), 1, 1000, "BENCHPROF_REPEAT"},
+  OBJ("symbols"),
+  {"symbols.debuginfod", K_STR, F(symbols.debuginfod), 0, 0,
+   "BENCHPROF_DEBUGINFOD"},
+  {"symbols.debuginfod_timeout", K_MS, F(symbols.debuginfod_timeout_ms),
+   0.001, 3600, NULL},
+  {"symbols.debuginfod_cache", K_STR, F(symbols.debuginfod_cache), 0, 0,
+   NULL},
   OBJ("store"),
   {"store.url", K_STORE_URL, F(store.url), 0, 0, "BENCHPROF_STORE"},
   {"store.public_url", K_HTTP_URL, F(store.public_url), 0, 0,
@@ -143,6 +151,7 @@ bp_code bpi_config_init(struct bp_config *c)
   c->record.frequency = BP_CONFIG_DEFAULT_FREQUENCY;
   c->record.call_graph_mode = BP_CALL_GRAPH_AUTO;
   c->record.kernel = true;  /* where permitted (record.c) */
+  c->symbols.debuginfod_timeout_ms = BP_DEBUGINFOD_TIMEOUT_MS;
   c->network.connect_timeout_ms = BP_CONFIG_DEFAULT_CONNECT_TIMEOUT_MS;
   c->network.timeout_ms = BP_CONFIG_DEFAULT_TIMEOUT_MS;
   c->network.retries = BP_CONFIG_DEFAULT_RETRIES;
@@ -274,6 +283,10 @@ void bpi_config_record_opts(const struct bp_config *c,
   o->stack_bytes = c->record.stack_bytes;
   o->counters = c->record.counters;
   o->kernel = c->record.kernel;
+  o->off_cpu = c->record.off_cpu;
+  o->debuginfod = c->symbols.debuginfod;
+  o->debuginfod_cache = c->symbols.debuginfod_cache;
+  o->debuginfod_timeout_ms = c->symbols.debuginfod_timeout_ms;
   if(c->record.ring_mib) {
     uint64_t pages = (c->record.ring_mib << 20) /
                      (uint64_t)sysconf(_SC_PAGESIZE);

@@ -13,8 +13,15 @@ const struct bp_exporter *const bpi_exporters[] = {
   &bpi_export_folded,
   &bpi_export_svg,
   &bpi_export_summary,
+  &bpi_export_offcpu_folded,
+  &bpi_export_offcpu_svg,
   NULL,
 };
+
+bool bpi_export_has_off_cpu(const struct bp_profile *p)
+{
+  return p->meta.off_cpu;
+}
 
 struct sink {
   struct bp_file_out *f;
@@ -68,6 +75,7 @@ bp_code bpi_export_all(const struct bp_profile *p, const char *dir,
 {
   bp_code rc = bpi_file_mkdirs(dir, err);
   for(size_t i = 0; !rc && bpi_exporters[i]; i++)
-    rc = bpi_export_one(bpi_exporters[i], p, dir, err);
+    if(!bpi_exporters[i]->wanted || bpi_exporters[i]->wanted(p))
+      rc = bpi_export_one(bpi_exporters[i], p, dir, err);
   return rc;
 }

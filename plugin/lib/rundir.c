@@ -22,7 +22,8 @@
 
 const char *const bpi_rundir_reserved_names[] = {
   BP_FILE_GECKO, BP_FILE_PPROF, BP_FILE_FOLDED, BP_FILE_SVG,
-  BP_FILE_SUMMARY, BP_RUNDIR_REPORT, BP_RUNDIR_MANIFEST, BP_RUNDIR_RAW,
+  BP_FILE_SUMMARY, BP_FILE_OFFCPU_FOLDED, BP_FILE_OFFCPU_SVG,
+  BP_RUNDIR_REPORT, BP_RUNDIR_MANIFEST, BP_RUNDIR_RAW,
   NULL,
 };
 
@@ -32,6 +33,7 @@ const char *bpi_rundir_kind(const char *exporter_name)
     {"gecko", BP_KIND_GECKO}, {"pprof", BP_KIND_PPROF},
     {"folded", BP_KIND_FOLDED}, {"svg", BP_KIND_SVG},
     {"summary", BP_KIND_SUMMARY},
+    {"offcpu-folded", BP_KIND_OFFCPU_FOLDED}, {"offcpu-svg", BP_KIND_OFFCPU_SVG},
   };
   for(size_t i = 0; i < BP_ARRAY_LEN(kinds); i++)
     if(!strcmp(exporter_name, kinds[i][0]))
@@ -436,6 +438,16 @@ bpi_manifest_artifact(const struct bp_manifest_artifact *arts, size_t n,
   return NULL;
 }
 
+/* Whether file (relative to dir) is there. */
+static bool exists(const char *dir, const char *file)
+{
+  struct stat st;
+  char *path = bpi_text_path_join(dir, file);
+  bool there = path && !lstat(path, &st);
+  free(path);
+  return there;
+}
+
 /* One artifact: its size and hash; file relative to dir. */
 static bp_code measure(const char *dir, char *file, const char *kind,
                        struct bp_manifest_artifact *a, struct bp_err *err)
@@ -476,6 +488,10 @@ bp_code bpi_manifest_artifacts(const char *dir, const char *sub,
     char *file = top ? strdup(e->file) : bpi_text_path_join(sub, e->file);
     if(!file)
       return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+    if(e->wanted && !exists(dir, file)) {
+      free(file);  /* an artifact of some profiles only (--off-cpu) */
+      continue;
+    }
     rc = measure(dir, file, bpi_rundir_kind(e->name), &(*arts)[(*n)++],
                  err);
   }

@@ -60,6 +60,8 @@
 #define BP_KIND_FOLDED "folded-stacks"
 #define BP_KIND_SVG "flamegraph"
 #define BP_KIND_SUMMARY "summary"
+#define BP_KIND_OFFCPU_FOLDED "offcpu-folded-stacks"  /* --off-cpu only */
+#define BP_KIND_OFFCPU_SVG "offcpu-flamegraph"
 
 /* The kind of the exporter named name ("gecko", ...): its BP_KIND_*. */
 const char *bpi_rundir_kind(const char *exporter_name);

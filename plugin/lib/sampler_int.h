@@ -53,6 +53,9 @@ struct bp_sampler {
   int *cpus;
   uint32_t ncpus;
   int *fds;          /* one event per CPU */
+  int *switch_fds;   /* off-CPU: context-switches, per CPU, into fds' ring */
+  uint64_t *switch_ids;
+  uint32_t nswitch;
   void **maps;
   size_t map_len;
   struct bp_ring *rings;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -114,9 +115,23 @@ void bpi_sampler_free_spills(struct bp_sampler *s)
   s->reader_last = NULL;
 }
 
+/* Close the context-switches events (they write into the rings). */
+static void close_switch_events(struct bp_sampler *s)
+{
+  for(uint32_t i = 0; s->switch_fds && i < s->nswitch; i++)
+    if(s->switch_fds[i] >= 0)
+      close(s->switch_fds[i]);
+  free(s->switch_fds);
+  free(s->switch_ids);
+  s->switch_fds = NULL;
+  s->switch_ids = NULL;
+  s->nswitch = 0;
+}
+
 void bpi_sampler_close_events(struct bp_sampler *s)
 {
   bpi_sampler_free_spills(s);
+  close_switch_events(s);
   for(uint32_t i = 0; i < s->ncpus; i++) {
     if(s->rings)
       bpi_ring_cleanup(&s->rings[i]);
@@ -215,6 +230,11 @@ static void fill_sampling_attr(struct perf_event_attr *a,
     a->sample_regs_user = 0;
     a->sample_stack_user = 0;
   }
+  /* off-CPU: switch records from this event, and an id in every sample
+   * (first, where the records of any event sharing the ring put it) */
+  a->context_switch = c->off_cpu;
+  if(c->off_cpu)
+    a->sample_type |= PERF_SAMPLE_IDENTIFIER;
   if(c->lbr) {
     a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
     a->branch_sample_type = PERF_SAMPLE_BRANCH_CALL_STACK |
@@ -335,6 +355,68 @@ static int open_precise(struct bp_sampler *s, struct perf_event_attr *a,
   return e;
 }
 
+/* The attributes of the off-CPU stacks' event, from the sampling
+ * event's (same sample layout, so the records of both parse alike): the
+ * software context-switches event, every switch sampled.  It fires in
+ * the scheduler, in kernel mode: with exclude_kernel it would never
+ * sample, so kernel mode is asked for (kernel frames only when the
+ * sampling event has them). */
+static void fill_switch_attr(struct perf_event_attr *w,
+                             const struct perf_event_attr *a)
+{
+  *w = *a;
+  w->type = PERF_TYPE_SOFTWARE;
+  w->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+  w->freq = 0;
+  w->sample_period = 1;
+  w->precise_ip = 0;
+  w->exclude_kernel = 0;
+  w->exclude_hv = 0;
+  w->exclude_guest = 0;
+  w->exclude_host = 0;
+  /* the sampling event reports mappings, names, tasks and switches */
+  w->mmap = w->mmap2 = w->comm = w->comm_exec = w->task = 0;
+  w->build_id = 0;
+  w->context_switch = 0;
+  w->watermark = 0;
+  w->wakeup_events = 0;
+}
+
+/* Open the context-switches event on every CPU and send its samples into
+ * that CPU's ring.  Returns 0 or the errno (everything closed then). */
+static int open_switch_events(struct bp_sampler *s,
+                              const struct perf_event_attr *a)
+{
+  struct perf_event_attr w;
+  fill_switch_attr(&w, a);
+  s->switch_fds = malloc(s->ncpus * sizeof(*s->switch_fds));
+  s->switch_ids = calloc(s->ncpus, sizeof(*s->switch_ids));
+  if(!s->switch_fds || !s->switch_ids) {
+    close_switch_events(s);
+    return ENOMEM;
+  }
+  s->nswitch = s->ncpus;
+  for(uint32_t i = 0; i < s->ncpus; i++)
+    s->switch_fds[i] = -1;
+  for(uint32_t i = 0; i < s->ncpus; i++) {
+    long fd = perf_event_open(&w, s->pid, s->cpus[i], -1,
+                              PERF_FLAG_FD_CLOEXEC);
+    if(fd < 0) {
+      int e = errno;
+      close_switch_events(s);
+      return e;
+    }
+    s->switch_fds[i] = (int)fd;
+    if(ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, s->fds[i]) ||
+       ioctl((int)fd, PERF_EVENT_IOC_ID, &s->switch_ids[i])) {
+      int e = errno;
+      close_switch_events(s);
+      return e;
+    }
+  }
+  return 0;
+}
+
 bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
                          struct bp_sampler_info *info, struct bp_err *err)
 {
@@ -411,6 +493,10 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
       err->sys_errno = e;
     return BPE_EVENT_OPEN;
   }
+  if(c->off_cpu) {
+    info->off_cpu_errno = open_switch_events(s, &a);
+    info->off_cpu_stacks = !info->off_cpu_errno;
+  }
   s->layout.sample_type = a.sample_type;
   s->layout.branch_sample_type = a.branch_sample_type;
   s->layout.sample_id_all = a.sample_id_all;
@@ -432,6 +518,12 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
     }
   }
   return BP_OK;
+}
+
+const uint64_t *bpi_sampler_switch_ids(const struct bp_sampler *s, size_t *n)
+{
+  *n = s->nswitch;
+  return s->switch_ids;
 }
 
 const struct bp_rec_layout *bpi_sampler_layout(const struct bp_sampler *s)

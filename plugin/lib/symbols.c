@@ -35,14 +35,10 @@ static bool has_build_id(const char *path, const unsigned char *bits,
   return same;
 }
 
-/* A module's separate debug file, from local files only: by build id under
+/* A module's separate debug file from local files: by build id under
  * /usr/lib/debug/.build-id, else by its .gnu_debuglink name next to it, in
  * its .debug folder or under /usr/lib/debug, when that file has the
- * module's build id.  dwfl_standard_find_debuginfo() would ask debuginfod
- * last: even with no server configured, libdw (0.188) then loads
- * libdebuginfod and its libcurl, tens of milliseconds for every profile
- * of a program without debug files; a runner is no place to download
- * debug info anyway. */
+ * module's build id. */
 static int find_local_debuginfo(Dwfl_Module *mod, void **userdata,
                                 const char *modname, GElf_Addr base,
                                 const char *file_name,
@@ -79,10 +75,35 @@ static int find_local_debuginfo(Dwfl_Module *mod, void **userdata,
   return -1;
 }
 
-/* Debug files come from local files only (find_local_debuginfo). */
+/* A module's separate debug file: a local one, else, when the user asked
+ * for it, one from debuginfod servers by build id (userdata is the
+ * module's, set to the symbolizer in module_open).
+ * dwfl_standard_find_debuginfo() would ask debuginfod whenever
+ * DEBUGINFOD_URLS is set, as Debian sets it for every login: even with no
+ * server configured, libdw (0.188) then loads libdebuginfod and its
+ * libcurl, tens of milliseconds for every profile of a program without
+ * debug files, and a runner would download debug info nobody asked for. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata,
+                          const char *modname, GElf_Addr base,
+                          const char *file_name, const char *debuglink_file,
+                          GElf_Word debuglink_crc,
+                          char **debuginfo_file_name)
+{
+  int fd = find_local_debuginfo(mod, userdata, modname, base, file_name,
+                                debuglink_file, debuglink_crc,
+                                debuginfo_file_name);
+  struct bp_symbols *s = *userdata;
+  if(fd >= 0 || !s || !s->dbg.urls)
+    return fd;
+  const unsigned char *bits;
+  GElf_Addr vaddr;
+  int len = dwfl_module_build_id(mod, &bits, &vaddr);
+  return bpi_sym_debuginfod_find(&s->dbg, bits, len, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks dwfl_callbacks = {
   .find_elf = dwfl_build_id_find_elf,
-  .find_debuginfo = find_local_debuginfo,
+  .find_debuginfo = find_debuginfo,
   .section_address = dwfl_offline_section_address,
   .debuginfo_path = NULL,
 };
@@ -111,7 +132,8 @@ bp_code bpi_symbols_new(struct bp_symbols **out,
   bpi_map_init(&s->jit_of);
   bpi_map_init(&s->cu_of);
   bpi_map_init(&s->alias_of);
-  if(!s->jit_map_dir || !s->kallsyms) {
+  if(!s->jit_map_dir || !s->kallsyms ||
+     bpi_sym_debuginfod_init(&s->dbg, opts)) {
     bpi_symbols_free(s);
     return BPE_NOMEM;
   }
@@ -148,6 +170,7 @@ void bpi_symbols_free(struct bp_symbols *s)
   bpi_map_cleanup(&s->result_of);
   bpi_strtab_cleanup(&s->paths);
   bpi_strtab_cleanup(&s->strs);
+  bpi_sym_debuginfod_cleanup(&s->dbg);
   free(s->kallsyms);
   free(s->jit_map_dir);
   free(s);
@@ -236,8 +259,10 @@ static int vdso_fd(void)
 
 /* Open path with libdwfl at base 0 so that module addresses are the ELF
  * virtual addresses (add_p_vaddr: an ET_DYN whose first PT_LOAD is not at
- * 0 keeps a bias of 0 too).  Failure is remembered in m->rc. */
-static void module_open(struct module *m, const char *path)
+ * 0 keeps a bias of 0 too).  The module's userdata is s, for
+ * find_debuginfo.  Failure is remembered in m->rc. */
+static void module_open(struct bp_symbols *s, struct module *m,
+                        const char *path)
 {
   m->dwfl = dwfl_begin(&dwfl_callbacks);
   if(!m->dwfl) {
@@ -255,6 +280,9 @@ static void module_open(struct module *m, const char *path)
     m->rc = access(path, R_OK) ? BPE_IO : BPE_FORMAT;
     return;
   }
+  void **userdata;
+  dwfl_module_info(m->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+  *userdata = s;
   read_build_id(m);
   m->rc = read_segments(m);
   if(m->rc)
@@ -300,7 +328,7 @@ static struct module *module_get(struct bp_symbols *s, const char *path,
       return NULL;
     memset(&s->mods[i], 0, sizeof(s->mods[i]));
     s->mods[i].lines = wants_lines(s->lines, path);
-    module_open(&s->mods[i], path);
+    module_open(s, &s->mods[i], path);
   }
   *id = i;
   return &s->mods[i];

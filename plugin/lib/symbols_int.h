@@ -4,7 +4,8 @@
  * public entry points; symbols_dwarf.c: source lines and the calls inlined
  * at an address, from DWARF; symbols_elf.c: names from the ELF tables where
  * the symbol table has none or several (PLT stubs, .eh_frame function
- * ranges, aliases); symbols_ranges.c: kallsyms and JIT maps.  Internal to
+ * ranges, aliases); symbols_ranges.c: kallsyms and JIT maps;
+ * symbols_debuginfod.c: debug files from debuginfod servers.  Internal to
  * them. */
 #ifndef BP_LIB_SYMBOLS_INT_H
 #define BP_LIB_SYMBOLS_INT_H
@@ -105,6 +106,16 @@ struct range_table {  /* sorted by start */
   size_t count, cap;
 };
 
+/* The debuginfod lookups (symbols_debuginfod.c); urls NULL: off. */
+struct sym_debuginfod {
+  char *urls;
+  char *cache;                       /* NULL: libdebuginfod's default */
+  long timeout_ms;                   /* all lookups together */
+  struct debuginfod_client *client;  /* made at the first lookup */
+  int64_t deadline_ms;               /* CLOCK_MONOTONIC, from then on */
+  struct bp_debuginfod_stats stats;
+};
+
 struct bp_symbols {
   char *jit_map_dir;
   char *kallsyms;
@@ -137,6 +148,8 @@ struct bp_symbols {
   struct range_table *jits;
   size_t njits, jits_cap;
   struct bp_map jit_of;     /* (pid, 0) -> index in jits */
+
+  struct sym_debuginfod dbg;
 };
 
 /* arr with room for need elements (doubling, so appends are O(1)), or
@@ -164,6 +177,17 @@ uint32_t bpi_sym_start_line(struct bp_symbols *s, uint32_t id,
 bool bpi_sym_inline_chain(struct bp_symbols *s, uint32_t id,
                           Dwfl_Module *mod, uint64_t vaddr,
                           struct result *r);
+
+/* symbols_debuginfod.c */
+bp_code bpi_sym_debuginfod_init(struct sym_debuginfod *d,
+                                const struct bp_symbols_opts *o);
+void bpi_sym_debuginfod_cleanup(struct sym_debuginfod *d);
+/* The debug file of the module with this build id from the servers (or
+ * libdebuginfod's cache): its descriptor, its path (malloc'd) in *path;
+ * -1 when off, not found, or stopped (stats say why). */
+int bpi_sym_debuginfod_find(struct sym_debuginfod *d,
+                            const unsigned char *build_id, int len,
+                            char **path);
 
 /* symbols_elf.c */
 bool bpi_sym_plt_lookup(struct bp_symbols *s, Dwfl_Module *mod,
