@@ -14,7 +14,9 @@
 #                       wrong host name, missing CA file
 #   test_storekey       the key builders (storekey.h) with hostile parts
 #   test_rundir         manifest.json round trip, artifacts measured
-#   test_text           the shared codecs (percent-encoding, UTF-8, times)
+#   test_text           the shared codecs (percent-encoding, UTF-8, times,
+#                       strict numbers, edit distance, path join, the
+#                       call-graph grammar)
 store_unit_tests = tests/unit/test_store tests/unit/test_storekey \
   tests/unit/test_rundir tests/unit/test_text
 check_PROGRAMS += $(store_unit_tests) tests/unit/store_tool

@@ -125,7 +125,30 @@ struct bp_store;
 bool bp_cli_publish_store(const struct bp_cli_publish *p,
                           struct bp_ident *id, struct bp_store **st);
 
-/* cmd_run.c: run's own help (its options before record's). */
+/* run_opts.c: run's own options (beyond record's and the publishing
+ * ones), for a getopt_long table; their values are BP_CLI_RUN_* (after
+ * the publishing ones). */
+enum {
+  BP_CLI_RUN_FIRST = BP_CLI_PUB_LAST,
+  BP_CLI_RUN_BMF = BP_CLI_RUN_FIRST, BP_CLI_RUN_ADAPTER, BP_CLI_RUN_NAME,
+  BP_CLI_RUN_EACH, BP_CLI_RUN_REPEAT, BP_CLI_RUN_NO_BENCHER,
+  BP_CLI_RUN_FAIL_ON_REGRESSION, BP_CLI_RUN_ALLOW_FAILURE,
+  BP_CLI_RUN_KEEP_STATUS,
+  BP_CLI_RUN_LAST
+};
+#define BP_CLI_RUN_LONGOPTS                                                \
+  {"bmf", required_argument, NULL, BP_CLI_RUN_BMF},                        \
+  {"adapter", required_argument, NULL, BP_CLI_RUN_ADAPTER},                \
+  {"name", required_argument, NULL, BP_CLI_RUN_NAME},                      \
+  {"each", required_argument, NULL, BP_CLI_RUN_EACH},                      \
+  {"repeat", required_argument, NULL, BP_CLI_RUN_REPEAT},                  \
+  {"no-bencher", no_argument, NULL, BP_CLI_RUN_NO_BENCHER},                \
+  {"fail-on-regression", no_argument, NULL,                               \
+   BP_CLI_RUN_FAIL_ON_REGRESSION},                                         \
+  {"allow-failure", no_argument, NULL, BP_CLI_RUN_ALLOW_FAILURE},          \
+  {"keep-status", no_argument, NULL, BP_CLI_RUN_KEEP_STATUS}
+
+/* run's own help (its options before record's). */
 void bp_cli_run_usage(FILE *out);
 
 /* run_compare.c: on a pull request, compare the published run in dir with
@@ -194,6 +217,13 @@ void bp_cli_record_config(struct bp_record_args *a,
 /* Record the command and write the artifacts.  Returns the exit status;
  * *prof is the profile (the caller frees it), NULL when there is none. */
 int bp_cli_record(struct bp_record_args *a, struct bp_profile **prof);
+
+/* run_opts.c: take run's own option opt (a BP_CLI_RUN_*): 0 when taken,
+ * the exit status on a bad value or when a is record's (said why). */
+int bp_cli_run_option(int opt, const char *arg, struct bp_record_args *a);
+/* After parsing: options that exclude each other; 0 or the exit status
+ * (said why). */
+int bp_cli_run_options_check(const struct bp_record_args *a);
 
 /* Free what bp_cli_record left in a (marked). */
 void bp_cli_record_cleanup(struct bp_record_args *a);

@@ -7,9 +7,11 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include <cjson/cJSON.h>
+
 #include "events.h"
 #include "msgs.h"
 
@@ -57,7 +59,8 @@ struct listing {
   bool probe;
   size_t count;
   size_t can_open;
-  struct bp_buf out;  /* the JSON document */
+  cJSON *out;         /* --json: the array */
+  bool failed;        /* out of memory building it */
 };
 
 static void usage(FILE *to)
@@ -108,35 +111,42 @@ static void print_row(struct listing *l, const struct bp_event_info *info)
          (int)(cut ? DESC_MAX - 3 : dlen), info->desc, cut ? "..." : "");
 }
 
-static void json_row(struct listing *l, const struct bp_event_info *info)
+/* The event's errno name for --json, NULL when it opened or was not
+ * probed; written into buf when it has no name. */
+static const char *errno_name(const struct listing *l, int open_errno,
+                              char *buf, size_t len)
 {
-  struct bp_buf *b = &l->out;
+  if(!l->probe || open_errno <= 0)
+    return NULL;
+  const struct errno_text *t = errno_lookup(open_errno);
+  if(t)
+    return t->name;
+  snprintf(buf, len, "errno %d", open_errno);
+  return buf;
+}
+
+/* One event as an object of the --json array; false when out of memory. */
+static bool json_row(struct listing *l, const struct bp_event_info *info)
+{
   const char *sep = strstr(info->name, "::");
-  size_t pmu_len = sep ? (size_t)(sep - info->name) : 0;
-  bpi_buf_adds(b, l->count == 1 ? "\n  {\"name\": " : ",\n  {\"name\": ");
-  bpi_buf_json_str(b, info->name);
-  bpi_buf_adds(b, ", \"pmu\": ");
-  bpi_buf_addc(b, '"');
-  bpi_buf_add(b, info->name, pmu_len);  /* libpfm PMU names are [a-z0-9_] */
-  bpi_buf_addc(b, '"');
-  bpi_buf_adds(b, ", \"can_open\": ");
-  if(!l->probe || info->open_errno < 0)
-    bpi_buf_adds(b, "null");
-  else
-    bpi_buf_adds(b, info->open_errno == 0 ? "true" : "false");
-  bpi_buf_adds(b, ", \"errno_name\": ");
-  if(l->probe && info->open_errno > 0) {
-    const struct errno_text *t = errno_lookup(info->open_errno);
-    if(t)
-      bpi_buf_json_str(b, t->name);
-    else
-      bpi_buf_printf(b, "\"errno %d\"", info->open_errno);
-  }
-  else
-    bpi_buf_adds(b, "null");
-  bpi_buf_adds(b, ", \"description\": ");
-  bpi_buf_json_str(b, info->desc);
-  bpi_buf_addc(b, '}');
+  char *pmu = strndup(info->name, sep ? (size_t)(sep - info->name) : 0);
+  char errno_buf[32];
+  const char *err_name = errno_name(l, info->open_errno, errno_buf,
+                                    sizeof(errno_buf));
+  bool probed = l->probe && info->open_errno >= 0;
+  cJSON *o = cJSON_CreateObject();
+  bool ok = pmu && o && cJSON_AddItemToArray(l->out, o);
+  if(!ok)
+    cJSON_Delete(o);
+  ok = ok && cJSON_AddStringToObject(o, "name", info->name) &&
+       cJSON_AddStringToObject(o, "pmu", pmu) &&
+       (probed ? cJSON_AddBoolToObject(o, "can_open", !info->open_errno)
+               : cJSON_AddNullToObject(o, "can_open")) &&
+       (err_name ? cJSON_AddStringToObject(o, "errno_name", err_name)
+                 : cJSON_AddNullToObject(o, "errno_name")) &&
+       cJSON_AddStringToObject(o, "description", info->desc);
+  free(pmu);
+  return ok;
 }
 
 static int on_event(const struct bp_event_info *info, void *ctx)
@@ -145,9 +155,9 @@ static int on_event(const struct bp_event_info *info, void *ctx)
   l->count++;
   if(l->probe && info->open_errno == 0)
     l->can_open++;
-  if(l->json)
-    json_row(l, info);
-  else
+  if(l->json && !json_row(l, info))
+    l->failed = true;
+  else if(!l->json)
     print_row(l, info);
   return 0;
 }
@@ -156,12 +166,13 @@ static int on_event(const struct bp_event_info *info, void *ctx)
 static bool finish_output(struct listing *l)
 {
   if(l->json) {
-    bpi_buf_adds(&l->out, l->count ? "\n]\n" : "]\n");
-    if(bpi_buf_failed(&l->out)) {
+    char *text = l->failed ? NULL : cJSON_Print(l->out);
+    if(!text) {
       bp_msg_error("events: out of memory");
       return false;
     }
-    fwrite(l->out.data, 1, l->out.len, stdout);
+    printf("%s\n", text);
+    free(text);
   }
   else if(l->probe)
     printf("%zu event%s, %zu can be opened\n", l->count,
@@ -230,9 +241,10 @@ int cmd_events(int argc, char **argv)
   if(optind < argc)
     return bad_usage("one pattern only, got also", argv[optind]);
 
-  bpi_buf_init(&l.out);
-  if(l.json)
-    bpi_buf_addc(&l.out, '[');
+  if(l.json && !(l.out = cJSON_CreateArray())) {
+    bp_msg_error("events: out of memory");
+    return BP_EXIT_ERROR;
+  }
   bp_code rc = bpi_events_list(pattern, l.probe, on_event, &l, &err);
   if(rc) {
     bp_msg_err(&err, rc);
@@ -248,6 +260,6 @@ int cmd_events(int argc, char **argv)
     status = BP_EXIT_ERROR;
   }
 out:
-  bpi_buf_cleanup(&l.out);
+  cJSON_Delete(l.out);
   return status;
 }

@@ -17,67 +17,17 @@
 #include "buf.h"
 #include "config.h"
 #include "err.h"
-#include "export.h"
 #include "fileio.h"
-#include "control.h"
 #include "report.h"
 #include "run_outputs.h"
 #include "rundir.h"
 #include "text.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-/* run's own help; the publishing and record options follow it. */
-void bp_cli_run_usage(FILE *out)
-{
-  fprintf(out,
-    "usage: benchprof run [options] [--] CMD [ARGS...]\n"
-    "\n"
-    "The runner's wrapper: record CMD and count events over it, then write\n"
-    "the benchmark report (report.json, Bencher Metric Format) with one\n"
-    "measure per counter next to the profile artifacts and a manifest.json\n"
-    "that attaches them.  Exits with CMD's status.\n"
-    "\n"
-    "      --bmf FILE         the harness writes its BMF results to FILE\n"
-    "      --adapter KIND     the harness prints its results on stdout (still\n"
-    "                         passed through): json (BMF) or google-benchmark\n"
-    "                         (--benchmark_format=json)\n"
-    "      --name NAME        the benchmark's name when the harness reports\n"
-    "                         nothing (default: CMD's file name)\n"
-    "      --each KIND        list the harness's benchmarks and run each as its\n"
-    "                         own invocation, artifacts in DIR/<benchmark>/:\n"
-    "                         google-benchmark\n"
-    "      --no-bencher       no Bencher report (a Bencher runner job sends\n"
-    "                         report.json itself); artifacts still go to\n"
-    "                         the store\n"
-    "      --repeat N         run CMD N times (record.repeat,\n"
-    "                         BENCHPROF_REPEAT; default 1), all profiled\n"
-    "                         into one profile; report.json has each\n"
-    "                         measure's median and min..max, so a pull\n"
-    "                         request's comparison can test its changes\n"
-    "                         (5 or more on a noisy runner)\n"
-    "      --fail-on-regression  on a pull request, exit 3 when the\n"
-    "                         comparison confirms a regression\n"
-    "                         (comment.fail_on_regression)\n"
-    "      --allow-failure    publish (and compare) a run whose command\n"
-    "                         failed or was interrupted; without it such a\n"
-    "                         run stays local, marked in manifest.json\n"
-    "      --keep-status      benchprof's own failures (results that cannot\n"
-    "                         be read, a report that cannot be written) are\n"
-    "                         warnings: exit with CMD's status, unless\n"
-    "                         strict (benchprof-wrap passes it)\n"
-    "\n"
-    "The configuration (--config) may turn profiling off (\"enabled\":\n"
-    "false, BENCHPROF_ENABLED=0): CMD is then executed as it is, nothing\n"
-    "measured or written.  An invalid configuration is a warning and CMD\n"
-    "runs unprofiled, unless --strict or \"strict\": true (exit 2).\n");
-}
 
 void bp_cli_run_collect_output(void *ctx, const char *data, size_t len)
 {
@@ -151,7 +101,6 @@ bool bp_cli_run_load_results(const struct bp_record_args *a,
   free(file);
   return rc == BP_OK;
 }
-
 
 /* The counters into rep (run_outputs.h), and why a benchmark got none. */
 bp_code bp_cli_run_attach_counters(const struct bp_record_args *a,

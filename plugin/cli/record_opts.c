@@ -93,17 +93,6 @@ static void usage(FILE *out, bool run)
     run ? "" : "      --strict           an invalid configuration fails (exit 2)\n");
 }
 
-static bool parse_adapter(const char *s, enum bp_adapter *out)
-{
-  if(!strcmp(s, "json"))
-    *out = BP_ADAPTER_JSON;
-  else if(!strcmp(s, "google-benchmark"))
-    *out = BP_ADAPTER_GBENCH;
-  else
-    return false;
-  return true;
-}
-
 /* fp | dwarf[,BYTES] | auto | lbr (text.c); false (after saying why) when
  * not.  Without BYTES the size stays what it was (the configuration's). */
 static bool parse_call_graph(const char *s, struct bp_record_opts *o)
@@ -143,10 +132,9 @@ static bool parse_debuginfod(const char *urls, struct bp_record_opts *o)
   return true;
 }
 
-/* Options without a short form beyond the publishing ones. */
-enum { OPT_CONFIG = BP_CLI_PUB_LAST, OPT_NO_BENCHER, OPT_NO_INLINE,
-       OPT_ALL_USER, OPT_REPEAT, OPT_FAIL_ON_REGRESSION, OPT_ALLOW_FAILURE,
-       OPT_KEEP_STATUS, OPT_OFF_CPU, OPT_DEBUGINFOD, OPT_NO_DEBUGINFOD };
+/* Options without a short form beyond the publishing and run ones. */
+enum { OPT_CONFIG = BP_CLI_RUN_LAST, OPT_NO_INLINE, OPT_ALL_USER,
+       OPT_OFF_CPU, OPT_DEBUGINFOD, OPT_NO_DEBUGINFOD };
 
 /* '+': stop at the first non-option, so CMD's own options stay its own */
 #define SHORTOPTS "+e:F:c:g:km:o:qhvC:"
@@ -167,18 +155,10 @@ static const struct option longopts[] = {
     {"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
     {"counters", required_argument, NULL, 'C'},
     {"no-counters", no_argument, NULL, 'N'},
-    {"bmf", required_argument, NULL, 'B'},
-    {"adapter", required_argument, NULL, 'A'},
-    {"name", required_argument, NULL, 'n'},
-    {"each", required_argument, NULL, 'E'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"config", required_argument, NULL, OPT_CONFIG},
-    {"no-bencher", no_argument, NULL, OPT_NO_BENCHER},
-    {"repeat", required_argument, NULL, OPT_REPEAT},
-    {"fail-on-regression", no_argument, NULL, OPT_FAIL_ON_REGRESSION},
-    {"allow-failure", no_argument, NULL, OPT_ALLOW_FAILURE},
-    {"keep-status", no_argument, NULL, OPT_KEEP_STATUS},
+    BP_CLI_RUN_LONGOPTS,
     BP_CLI_PUBLISH_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
@@ -223,36 +203,6 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
     switch(opt) {
     case OPT_CONFIG:
       break;  /* read before the options (bp_cli_record_prescan) */
-    case OPT_NO_BENCHER:
-    case OPT_REPEAT:
-    case OPT_FAIL_ON_REGRESSION:
-    case OPT_ALLOW_FAILURE:
-    case OPT_KEEP_STATUS:
-      if(!a->run) {
-        bp_msg_error("--%s belongs to benchprof run, not record",
-                     opt == OPT_NO_BENCHER ? "no-bencher" :
-                     opt == OPT_REPEAT ? "repeat" :
-                     opt == OPT_FAIL_ON_REGRESSION ? "fail-on-regression" :
-                     opt == OPT_ALLOW_FAILURE ? "allow-failure" :
-                     "keep-status");
-        return BP_EXIT_USAGE;
-      }
-      if(opt == OPT_NO_BENCHER)
-        a->pub.no_bencher = true;
-      else if(opt == OPT_FAIL_ON_REGRESSION)
-        a->pub.fail_on_regression = true;
-      else if(opt == OPT_ALLOW_FAILURE)
-        a->allow_failure = true;
-      else if(opt == OPT_KEEP_STATUS)
-        a->keep_status = true;
-      else if(!bpi_text_u64(optarg, 1, 1000, &v)) {
-        bp_msg_error("--repeat: '%s' is not a number of runs (1 to 1000)",
-                     optarg);
-        return BP_EXIT_USAGE;
-      }
-      else
-        a->repeat = (unsigned)v;
-      break;
     case BP_CLI_PUB_STRICT:
       a->pub.strict = true;  /* record: an invalid configuration fails */
       break;
@@ -323,37 +273,16 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
     case 'q':
       a->quiet = true;
       break;
-    case 'B':
-    case 'A':
-    case 'n':
-    case 'E':
-      if(!a->run) {
-        bp_msg_error("--%s belongs to benchprof run, not record",
-                     opt == 'B' ? "bmf" : opt == 'A' ? "adapter" :
-                     opt == 'E' ? "each" : "name");
-        return BP_EXIT_USAGE;
-      }
-      if(opt == 'E') {
-        if(strcmp(optarg, "google-benchmark")) {
-          bp_msg_error("--each: '%s' is not google-benchmark", optarg);
-          return BP_EXIT_USAGE;
-        }
-        a->each = BP_ADAPTER_GBENCH;
-      }
-      else if(opt == 'B')
-        a->bmf_file = optarg;
-      else if(opt == 'n')
-        a->name = optarg;
-      else if(!parse_adapter(optarg, &a->adapter)) {
-        bp_msg_error("--adapter: '%s' is not json or google-benchmark",
-                     optarg);
-        return BP_EXIT_USAGE;
-      }
-      break;
     case 'h':
       usage(stdout, a->run);
       return BP_EXIT_OK;
     default:
+      if(opt >= BP_CLI_RUN_FIRST && opt < BP_CLI_RUN_LAST) {
+        int st = bp_cli_run_option(opt, optarg, a);
+        if(st)
+          return st;
+        break;
+      }
       if(a->run && (opt == 'v' || (opt >= BP_CLI_PUB_FIRST &&
                                    opt < BP_CLI_PUB_LAST))) {
         int st = bp_cli_publish_option(opt, optarg, &a->pub);
@@ -370,16 +299,9 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       return BP_EXIT_USAGE;
     }
   }
-  if(a->bmf_file && a->adapter != BP_ADAPTER_NONE) {
-    bp_msg_error("--bmf and --adapter both name the harness's results; "
-                 "give one");
-    return BP_EXIT_USAGE;
-  }
-  if(a->each && (a->bmf_file || a->adapter != BP_ADAPTER_NONE)) {
-    bp_msg_error("--each reads each invocation's results itself; drop "
-                 "--bmf and --adapter");
-    return BP_EXIT_USAGE;
-  }
+  int st = bp_cli_run_options_check(a);
+  if(st)
+    return st;
   if(optind >= argc) {
     bp_msg_error("no command to record (usage: benchprof %s [options] "
                  "-- CMD [ARGS...])", a->run ? "run" : "record");
