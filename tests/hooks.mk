@@ -9,6 +9,10 @@
 #                        simulated GitLab merge request pipeline
 #   hooks_bencher.sh     the Bencher runner entrypoint: only BMF in the
 #                        output file, profiles in the store
+#   hooks_bencher_pr.sh  the Bencher runner's pull request path, from the
+#                        runner jobs (counters' measures made with their
+#                        units) to the comment posted by the CI with
+#                        benchprof compare and benchprof comment
 #   hooks_shellcheck.sh  every hook script passes shellcheck
 #   hooks_pr_flow.sh     the pull request flow with a shared absolute
 #                        output directory: only a comment this job wrote
@@ -23,7 +27,8 @@
 #                        render cleanly, one SYNOPSIS line per command
 hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_github.sh tests/integration/hooks_gitlab.sh \
-  tests/integration/hooks_bencher.sh tests/integration/hooks_shellcheck.sh \
+  tests/integration/hooks_bencher.sh tests/integration/hooks_bencher_pr.sh \
+  tests/integration/hooks_shellcheck.sh \
   tests/integration/hooks_pr_flow.sh tests/integration/hooks_shims.sh \
   tests/integration/install_layout.sh
 TESTS += $(hooks_tests)

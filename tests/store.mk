@@ -13,11 +13,14 @@
 #   http_tls.sh         TLS verification always on: --ca-file, unknown CA,
 #                       wrong host name, missing CA file
 #   test_storekey       the key builders (storekey.h) with hostile parts
+#   test_site           the static pages in a file store: lists merged,
+#                       generations, hostile names, the comment's Markdown
 #   test_rundir         manifest.json round trip, artifacts measured
 #   test_text           the shared codecs (percent-encoding, UTF-8, times,
 #                       strict numbers, edit distance, path join, the
 #                       call-graph grammar)
 store_unit_tests = tests/unit/test_store tests/unit/test_storekey \
+  tests/unit/test_site \
   tests/unit/test_rundir tests/unit/test_text
 check_PROGRAMS += $(store_unit_tests) tests/unit/store_tool
 TESTS += $(store_unit_tests) tests/integration/store_file.sh \
@@ -33,6 +36,9 @@ tests_unit_test_store_SOURCES = tests/unit/test_store.c
 tests_unit_test_store_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_store_LDADD = $(unit_ldadd)
 
+tests_unit_test_site_SOURCES = tests/unit/test_site.c
+tests_unit_test_site_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_site_LDADD = $(unit_ldadd)
 tests_unit_test_storekey_SOURCES = tests/unit/test_storekey.c
 tests_unit_test_storekey_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_storekey_LDADD = $(unit_ldadd)

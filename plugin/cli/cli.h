@@ -27,6 +27,7 @@ int cmd_flush(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_comment(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_ci(int argc, char **argv);
 

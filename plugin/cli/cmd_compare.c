@@ -319,6 +319,13 @@ static int compare_with(struct compare_args *ap)
     struct bp_pr_result r;
     o.project = id.project;
     o.testbed = id.testbed;
+    /* a head in the store at a commit: its diff.svg files, verdict and
+     * comment go into the store beside it, as `run` puts them (the
+     * comment's links, the store's pages) */
+    struct bp_store_run head_run = {id.project, o.head.branch,
+                                    o.head.commit, id.testbed};
+    if(o.st && !o.head.dir && o.head.commit && id.project && id.testbed)
+      o.diff_run = &head_run;
     bp_code rc = bpi_compare_pr(&o, &r, &err);
     say_key("base", r.base_key, o.st);
     say_key("head", r.head_key, o.st);
@@ -327,6 +334,8 @@ static int compare_with(struct compare_args *ap)
       status = BP_EXIT_ERROR;
     }
     else {
+      if(r.diff_failures)
+        bp_msg_warn("compare: %s", r.diff_error.msg);
       print_summary(r.cmp, a.output);
       status = bp_cli_gate(a.fail_on_regression, r.cmp, BP_EXIT_OK);
     }

@@ -19,7 +19,8 @@
 #include <sys/resource.h>
 
 static const char usage_line[] =
-  "usage: benchprof serve [--port N] [--bind ADDR] [STORE_DIR]";
+  "usage: benchprof serve [--port N] [--bind ADDR] [--public-url URL]\n"
+  "                       [--allow-origin ORIGIN]... [STORE_DIR]";
 
 static void usage(FILE *to)
 {
@@ -37,16 +38,32 @@ static void usage(FILE *to)
           "  --bind ADDR   numeric address to listen on (default: 127.0.0.1;\n"
           "                0.0.0.0 or :: makes the store readable by anyone\n"
           "                who can reach this machine)\n"
+          "  --public-url URL\n"
+          "                the URL readers reach this server by (a proxy's or\n"
+          "                a host name): links in pages and printed start with\n"
+          "                it (default: the bound address's URL; the request's\n"
+          "                Host header is never used)\n"
+          "  --allow-origin ORIGIN\n"
+          "                let pages of ORIGIN (https://host[:port]) read the\n"
+          "                store too; repeatable.  Only the Firefox Profiler's\n"
+          "                origin (" BP_SERVE_PROFILER_ORIGIN ") and this\n"
+          "                server's own are allowed otherwise: a request from\n"
+          "                any other web page is refused (403)\n"
           "  -h, --help    show this help\n"
           "\n"
           "The first line printed is `serving STORE_DIR at URL`.\n",
           usage_line);
 }
 
+#define MAX_ORIGINS 32
+
 struct serve_args {
   const char *root;
   const char *bind;
   unsigned port;
+  const char *public_url;
+  const char *origins[MAX_ORIGINS];
+  size_t norigins;
 };
 
 static bool parse_port(const char *s, unsigned *out)
@@ -63,6 +80,8 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
   static const struct option longopts[] = {
     {"port", required_argument, NULL, 'p'},
     {"bind", required_argument, NULL, 'b'},
+    {"public-url", required_argument, NULL, 'u'},
+    {"allow-origin", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
@@ -78,6 +97,25 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
       break;
     case 'b':
       a->bind = optarg;
+      break;
+    case 'u':
+      if(strncmp(optarg, "http://", 7) && strncmp(optarg, "https://", 8)) {
+        bp_msg_error("--public-url '%s': not an http or https URL", optarg);
+        return BP_EXIT_USAGE;
+      }
+      a->public_url = optarg;
+      break;
+    case 'o':
+      if(!bpi_serve_origin_valid(optarg)) {
+        bp_msg_error("--allow-origin '%s': not an origin (http or https, a "
+                     "host, an optional port, no path)", optarg);
+        return BP_EXIT_USAGE;
+      }
+      if(a->norigins == MAX_ORIGINS) {
+        bp_msg_error("--allow-origin: %d origins at most", MAX_ORIGINS);
+        return BP_EXIT_USAGE;
+      }
+      a->origins[a->norigins++] = optarg;
       break;
     case 'h':
       usage(stdout);
@@ -140,7 +178,7 @@ static void print_links(const struct bp_serve *sv)
 
 int cmd_serve(int argc, char **argv)
 {
-  struct serve_args a = { ".", NULL, 8000 };
+  struct serve_args a = { .root = ".", .port = 8000 };
   struct bp_serve_opts o = {0};
   struct bp_serve *sv;
   struct bp_err err = {0};
@@ -174,6 +212,9 @@ int cmd_serve(int argc, char **argv)
   o.root = a.root;
   o.bind = a.bind;
   o.port = a.port;
+  o.public_url = a.public_url;
+  o.allow_origins = a.origins;
+  o.nallow_origins = a.norigins;
   bp_code code = bpi_serve_start(&sv, &o, &err);
   if(code) {
     bp_msg_err(&err, code);

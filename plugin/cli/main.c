@@ -22,6 +22,7 @@ static const struct command commands[] = {
   {"compare", cmd_compare, "compare two runs: deltas, functions, diff flame graph"},
   {"comment", cmd_comment, "post or update the pull request comment"},
   {"serve", cmd_serve, "serve the local store to a browser (read-only)"},
+  {"index", cmd_index, "write the store's static pages again"},
   {"config", cmd_config, "check or show the configuration"},
   {"ci", cmd_ci, "print the run identity detected from CI and git"},
 };

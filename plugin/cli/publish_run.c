@@ -186,8 +186,11 @@ bool bp_cli_pub_prepare(const struct bp_cli_publish *p,
     if(p->config->store.token_env)
       o->store.bearer = bpi_config_store_token(p->config, environ);
   }
+  /* --no-bencher: a Bencher runner posts the job's report; with a token
+   * the counters' measures are still created first, with their units
+   * (Bencher would make them unitless on the runner's report) */
   if(p->no_bencher)
-    o->bencher.token = NULL;
+    o->bencher_measures_only = true;
   if(!ident)
     return true;
   if(p->store)
@@ -267,7 +270,9 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
     return false;
   }
   if(p->no_bencher)
-    bp_msg_note("no Bencher report (--no-bencher)");
+    bp_msg_note("no Bencher report (--no-bencher)%s",
+                s.o.bencher.token ? "; the counters' measures are created "
+                "in Bencher with their units" : "");
   else if(!s.o.bencher.token)
     bp_msg_note("no Bencher report: $%s is not set",
                 p->token_env ? p->token_env : TOKEN_ENV);

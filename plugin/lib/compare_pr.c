@@ -5,6 +5,7 @@
 #include "err.h"
 #include "fileio.h"
 #include "rundir.h"
+#include "site.h"
 #include "storekey.h"
 #include "text.h"
 
@@ -153,6 +154,22 @@ static void store_diffs(const struct bp_pr_opts *o, struct bp_pr_result *r)
   }
 }
 
+/* The head's page in the store (site.h) shows the verdict and the
+ * comment; a failure is said like a diff's, never fails the comparison. */
+static void site_compare(const struct bp_pr_opts *o, struct bp_pr_result *r,
+                         const struct bp_buf *md)
+{
+  struct bp_err e = {0};
+  bp_code rc = bpi_buf_failed(md)
+    ? bpi_err_set(&e, BPE_NOMEM, 0, BP_FILE_COMMENT)
+    : bpi_site_compare(o->st, o->diff_run, r->cmp, md->data ? md->data : "",
+                       &e);
+  if(rc && !r->diff_failures++)
+    bpi_err_set(&r->diff_error, rc, e.sys_errno, "the store's pages were "
+                "not updated with the verdict: %s",
+                e.msg[0] ? e.msg : bp_strerror(rc));
+}
+
 static bp_code write_comment(const struct bp_pr_opts *o,
                              const struct bp_buf *md, struct bp_err *err)
 {
@@ -218,6 +235,8 @@ static bp_code compare(const struct bp_pr_opts *o, struct bp_pr_result *r,
     latest_note(&md, o);
   if(!rc)
     rc = write_comment(o, &md, err);
+  if(!rc && o->diff_run && o->st)
+    site_compare(o, r, &md);
   bpi_buf_cleanup(&md);
   return rc;
 }

@@ -56,7 +56,9 @@ struct bp_pr_result {
   bool base_is_latest;        /* the base commit had no run: latest used */
   char *no_base;              /* why there was no base, or NULL */
   char *head_fallback;        /* why the head is the run directory, or NULL */
-  size_t diff_failures;       /* diff.svg files that could not be stored */
+  size_t diff_failures;       /* diff.svg files that could not be stored,
+                                 or the store's pages (site.h) that could
+                                 not take the verdict */
   struct bp_err diff_error;   /* the first of them */
 };
 

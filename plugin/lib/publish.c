@@ -141,6 +141,8 @@ static cJSON *make_meta(const struct bp_publish_opts *o, const char *run_dir,
                                                        : BP_BENCHER_HOST);
     bpi_pub_add_nullable(b, "console", o->bencher_console);
     cJSON_AddStringToObject(b, "idempotency_key", key);
+    if(o->bencher_measures_only)
+      cJSON_AddFalseToObject(b, "post_report");
   }
   else
     cJSON_AddNullToObject(m, "bencher");
@@ -274,6 +276,10 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
       bpi_pub_part_done(&j, "latest", NULL);
     else
       rc = bpi_pub_put_latest(&j, mkey);
+    if(rc)
+      bpi_pub_part_done(&j, "site", NULL);
+    else
+      rc = bpi_pub_put_site(&j);
   }
   res->parts = j.parts;
   res->parts_done = j.done;

@@ -13,6 +13,8 @@
  *   4. the stored manifest (the run's manifest with identity, artifact
  *      URLs, report uuid) -> .../{commit}/{testbed}/manifest.json
  *   5. the branch's latest pointer -> {project}/{branch}/latest/{testbed}.json
+ *   6. the store's static pages (site.h): the run in its branch's list,
+ *      the run's, branch's, project's and store's index.html
  * A publication leaves the spool only when every part is delivered;
  * bpi_publish_flush retries what is left.  The run directory's
  * manifest.json gets a "publication" object (state, spool id, report uuid,
@@ -38,6 +40,9 @@ struct bp_publish_opts {
   const char *spool_dir;     /* required */
   struct bp_store_opts store;     /* store.url NULL: no store */
   struct bp_bencher_opts bencher; /* bencher.token NULL: no Bencher report */
+  bool bencher_measures_only; /* with a token: create the counters'
+                                 measures (their units) but post no report:
+                                 a Bencher runner posts the job's report */
   const char *bencher_console; /* recorded for the comment's links; NULL:
                                   derived from the host by its reader */
   bool firefox_upload;       /* opt-in: public upload of the Gecko profile */

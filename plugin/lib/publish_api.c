@@ -173,8 +173,13 @@ bp_code bpi_pub_put_bencher(struct job *j)
   if(!cJSON_IsObject(b))
     return BP_OK;
   struct bp_err *err = &j->res->failure;
+  /* a Bencher runner's job: its runner posts the report */
+  bool post = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(b,
+                                                              "post_report"));
   bool measured = bpi_pub_part_done(j, "measures", NULL);
-  if(bpi_pub_part_done(j, "report", &j->res->report_uuid)) {
+  if(!post && measured)
+    return BP_OK;
+  if(post && bpi_pub_part_done(j, "report", &j->res->report_uuid)) {
     load_bencher_ids(j);
     return BP_OK;
   }
@@ -192,7 +197,7 @@ bp_code bpi_pub_put_bencher(struct job *j)
     if(!rc)
       rc = bpi_pub_mark(j, "measures", NULL);
   }
-  if(!rc) {
+  if(!rc && post) {
     struct bp_bencher_report r = {
       .project = j->id.project, .branch = j->id.branch, .hash = j->id.hash,
       .testbed = j->id.testbed, .start_branch = j->id.base_branch,

@@ -85,6 +85,8 @@ bp_code bpi_pub_open_store(struct job *j);
 bp_code bpi_pub_put_artifacts(struct job *j);
 bp_code bpi_pub_put_manifest(struct job *j, const char *key);
 bp_code bpi_pub_put_latest(struct job *j, const char *mkey);
+/* the store's static pages (site.h), after the latest pointer */
+bp_code bpi_pub_put_site(struct job *j);
 
 /* publish_api.c: the parts sent to services (Firefox Profiler, Bencher) */
 bp_code bpi_pub_put_firefox(struct job *j);

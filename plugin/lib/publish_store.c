@@ -7,6 +7,7 @@
 #include "buf.h"
 #include "err.h"
 #include "fileio.h"
+#include "site.h"
 #include "storekey.h"
 #include "text.h"
 
@@ -288,6 +289,23 @@ bp_code bpi_pub_put_latest(struct job *j, const char *mkey)
   if(!rc)
     rc = bpi_pub_mark(j, "latest", c.newer ? "newer" : key);
   free(key);
+  return rc;
+}
+
+/* The store's static pages (site.h), made after the latest pointer from
+ * the stored manifest. */
+bp_code bpi_pub_put_site(struct job *j)
+{
+  if(bpi_pub_part_done(j, "site", NULL))
+    return BP_OK;
+  char *text = stored_manifest(j);
+  bp_code rc = text ? bpi_site_publish(j->store, text, strlen(text),
+                                       &j->res->failure)
+                    : bpi_err_set(&j->res->failure, BPE_NOMEM, 0,
+                                  "stored manifest");
+  if(!rc)
+    rc = bpi_pub_mark(j, "site", "written");
+  free(text);
   return rc;
 }
 

@@ -118,6 +118,8 @@ struct watched {
   long since_ms;       /* when it began waiting for a request's headers */
   bool waiting;        /* no complete request header yet */
   bool shut;           /* the deadline passed and it was shut down */
+  const char *allow;   /* the request's Origin when it may read the
+                          answer (one of bp_serve's origins), else NULL */
   struct watched *next, **prevp;
 };
 
@@ -557,10 +559,13 @@ time_t bpi_serve_commit_time(const struct bp_serve *sv, const char *dir,
 
 /* ------------------------------------------------------------ answers */
 
-/* Headers every answer carries. */
-static void common_headers(struct MHD_Response *r)
+/* Headers every answer carries; CORS only for an allowed origin. */
+static void common_headers(struct MHD_Connection *c, struct MHD_Response *r)
 {
-  mhd_api.add_response_header(r, "Access-Control-Allow-Origin", "*");
+  const struct watched *w = watched_of(c);
+  if(w && w->allow)
+    mhd_api.add_response_header(r, "Access-Control-Allow-Origin", w->allow);
+  mhd_api.add_response_header(r, "Vary", "Origin");
   mhd_api.add_response_header(r, "X-Content-Type-Options", "nosniff");
   mhd_api.add_response_header(r, "Referrer-Policy", "no-referrer");
 }
@@ -571,7 +576,7 @@ static enum MHD_Result queue(struct MHD_Connection *c, unsigned status,
   enum MHD_Result ok;
   if(!r)
     return MHD_NO;
-  common_headers(r);
+  common_headers(c, r);
   ok = mhd_api.queue_response(c, status, r);
   mhd_api.destroy_response(r);
   return ok;
@@ -675,10 +680,8 @@ static enum MHD_Result answer_page(const struct bp_serve *sv,
   struct bp_buf b;
   struct bp_err err = {0};
   struct MHD_Response *r = NULL;
-  const char *host = mhd_api.lookup_connection_value(c, MHD_HEADER_KIND,
-                                                     "Host");
   bpi_buf_init(&b);
-  if(!bpi_serve_page_dir(sv, &b, t, real, host, &err) && !bpi_buf_failed(&b))
+  if(!bpi_serve_page_dir(sv, &b, t, real, &err) && !bpi_buf_failed(&b))
     r = mhd_api.create_response_from_buffer(b.len, b.data,
                                             MHD_RESPMEM_MUST_COPY);
   bpi_buf_cleanup(&b);
@@ -738,6 +741,41 @@ static enum MHD_Result answer_preflight(struct MHD_Connection *c)
   return queue(c, MHD_HTTP_NO_CONTENT, r);
 }
 
+/* .../index.html, the static pages' name (site.h: never a name's key
+ * part): its directory's page, so the same links work here and in a
+ * bucket website. */
+static void page_target(struct target *t)
+{
+  if(!t->n || strcmp(t->parts[t->n - 1], BP_STORE_PAGE))
+    return;
+  free(t->parts[--t->n]);
+  t->parts[t->n] = NULL;
+  t->slash = true;
+  char *slash = strrchr(t->path, '/');
+  if(slash)
+    *slash = '\0';
+}
+
+/* A request from a web page carries its Origin: only the Firefox
+ * Profiler's, the operator's and this server's own may read the store
+ * (a page elsewhere could otherwise read function names and paths while
+ * serve runs).  No Origin (a navigation, curl): allowed.  Remembers the
+ * origin to name in Access-Control-Allow-Origin. */
+static bool origin_allowed(const struct bp_serve *sv,
+                           struct MHD_Connection *c)
+{
+  const char *origin = mhd_api.lookup_connection_value(c, MHD_HEADER_KIND,
+                                                       "Origin");
+  struct watched *w = watched_of(c);
+  const char *allow = NULL;
+  for(size_t i = 0; origin && i < sv->norigins && !allow; i++)
+    if(!strcmp(origin, sv->origins[i]))
+      allow = sv->origins[i];
+  if(w)
+    w->allow = allow;   /* only the server's thread reads it */
+  return !origin || allow;
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
                               const char *url, const char *method,
                               const char *version, const char *upload_data,
@@ -754,12 +792,16 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
   (void)con_cls;
   set_waiting((struct bp_serve *)cls, c, false);
   *upload_data_size = 0;  /* a body is never read */
+  if(!origin_allowed(sv, c))
+    return answer_status(c, MHD_HTTP_FORBIDDEN);
   if(!strcmp(method, MHD_HTTP_METHOD_OPTIONS))
     return answer_preflight(c);
   if(strcmp(method, MHD_HTTP_METHOD_GET) &&
      strcmp(method, MHD_HTTP_METHOD_HEAD))
     return answer_status(c, MHD_HTTP_METHOD_NOT_ALLOWED);
   status = bpi_serve_parse_target(sv, url, &t);
+  if(!status)
+    page_target(&t);
   if(!status && !bpi_serve_inside_root(sv, t.path, &st, &real, &status))
     real = NULL;
   if(status)
@@ -808,6 +850,61 @@ static bp_code make_url(struct bp_serve *sv, const char *bind, bool v6)
   return BP_OK;
 }
 
+/* The public URL, or the bound one, ending in '/'. */
+static bp_code make_base(struct bp_serve *sv, const char *public_url)
+{
+  const char *from = public_url ? public_url : sv->url;
+  size_t len = strlen(from);
+  sv->base = malloc(len + 2);
+  if(!sv->base)
+    return BPE_NOMEM;
+  memcpy(sv->base, from, len + 1);
+  if(!len || from[len - 1] != '/')
+    memcpy(sv->base + len, "/", 2);
+  return BP_OK;
+}
+
+/* scheme://authority of a URL, malloc'd; NULL when out of memory. */
+static char *origin_of(const char *url)
+{
+  const char *auth = strstr(url, "://");
+  size_t len = auth ? (size_t)(auth + 3 - url) +
+    strcspn(auth + 3, "/?#") : strlen(url);
+  return strndup(url, len);
+}
+
+/* The Firefox Profiler's, this server's own (bound and public) and the
+ * operator's origins. */
+static bp_code make_origins(struct bp_serve *sv, const struct bp_serve_opts *o)
+{
+  size_t max = 3 + o->nallow_origins;
+  sv->origins = calloc(max, sizeof(*sv->origins));
+  if(!sv->origins)
+    return BPE_NOMEM;
+  sv->origins[sv->norigins++] = strdup(BP_SERVE_PROFILER_ORIGIN);
+  sv->origins[sv->norigins++] = origin_of(sv->url);
+  sv->origins[sv->norigins++] = origin_of(sv->base);
+  for(size_t i = 0; i < o->nallow_origins; i++)
+    sv->origins[sv->norigins++] = origin_of(o->allow_origins[i]);
+  for(size_t i = 0; i < sv->norigins; i++)
+    if(!sv->origins[i])
+      return BPE_NOMEM;
+  return BP_OK;
+}
+
+bool bpi_serve_origin_valid(const char *s)
+{
+  size_t scheme = !strncmp(s, "https://", 8) ? 8
+                : !strncmp(s, "http://", 7) ? 7 : 0;
+  if(!scheme || !s[scheme])
+    return false;
+  for(const char *p = s + scheme; *p; p++)
+    if(!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+         (*p >= '0' && *p <= '9') || strchr(".-:[]", *p)))
+      return false;
+  return true;
+}
+
 bp_code bpi_serve_start(struct bp_serve **svp, const struct bp_serve_opts *o,
                         struct bp_err *err)
 {
@@ -823,6 +920,15 @@ bp_code bpi_serve_start(struct bp_serve **svp, const struct bp_serve_opts *o,
   if(o->port > 65535)
     return bpi_err_set(err, BPE_INVAL, 0, "port %u: not a TCP port",
                        o->port);
+  for(size_t i = 0; i < o->nallow_origins; i++)
+    if(!bpi_serve_origin_valid(o->allow_origins[i]))
+      return bpi_err_set(err, BPE_INVAL, 0, "origin '%s': not an origin "
+                         "(http or https, a host, an optional port, no "
+                         "path)", o->allow_origins[i]);
+  if(o->public_url && strncmp(o->public_url, "http://", 7) &&
+     strncmp(o->public_url, "https://", 8))
+    return bpi_err_set(err, BPE_INVAL, 0, "public URL '%s': not an http or "
+                       "https URL", o->public_url);
   memset(&a4, 0, sizeof(a4));
   memset(&a6, 0, sizeof(a6));
   if(inet_pton(AF_INET, bind, &a4.sin_addr) == 1) {
@@ -883,6 +989,10 @@ bp_code bpi_serve_start(struct bp_serve **svp, const struct bp_serve_opts *o,
     mhd_api.get_daemon_info(sv->daemon, MHD_DAEMON_INFO_BIND_PORT);
   sv->port = info ? info->port : o->port;
   rc = make_url(sv, bind, sa->sa_family == AF_INET6);
+  if(!rc)
+    rc = make_base(sv, o->public_url);
+  if(!rc)
+    rc = make_origins(sv, o);
   if(rc) {
     bpi_err_set(err, rc, 0, "serve");
     goto fail;
@@ -901,8 +1011,12 @@ void bpi_serve_stop(struct bp_serve *sv)
   if(sv->daemon)
     mhd_api.stop_daemon(sv->daemon);
   watch_stop(sv);
+  for(size_t i = 0; i < sv->norigins; i++)
+    free(sv->origins[i]);
+  free(sv->origins);
   free(sv->root);
   free(sv->url);
+  free(sv->base);
   free(sv);
 }
 
@@ -914,4 +1028,9 @@ unsigned bpi_serve_port(const struct bp_serve *sv)
 const char *bpi_serve_url(const struct bp_serve *sv)
 {
   return sv->url;
+}
+
+const char *bpi_serve_public_url(const struct bp_serve *sv)
+{
+  return sv->base;
 }

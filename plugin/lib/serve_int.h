@@ -18,7 +18,6 @@
 #define PROFILER_FROM_URL "https://profiler.firefox.com/from-url/"
 #define MAX_SEGMENTS 32      /* deeper than any store key */
 #define MAX_ENTRIES 100000   /* per directory listed */
-#define HOST_MAX 255
 
 /* The store's levels, by how many key parts lead to a directory. */
 enum level {
@@ -49,6 +48,9 @@ struct bp_serve {
   size_t root_len;
   unsigned port;
   char *url;        /* "http://HOST:PORT/" */
+  char *base;       /* what links start with: the public URL, else url */
+  char **origins;   /* allowed to read cross-origin (serve.h) */
+  size_t norigins;
   /* the connections and the watchdog over their header deadlines */
   pthread_mutex_t lock;
   pthread_cond_t wake;
@@ -107,7 +109,7 @@ time_t bpi_serve_commit_time(const struct bp_serve *sv, const char *dir,
 /* serve_pages.c */
 bp_code bpi_serve_page_dir(const struct bp_serve *sv, struct bp_buf *b,
                            const struct target *t, const char *dir,
-                           const char *host, struct bp_err *err);
+                           struct bp_err *err);
 char *bpi_serve_pointer_dir(const struct cJSON *ptr, const char *project,
                             const char *branch, const char *testbed);
 

@@ -93,7 +93,7 @@ static bp_code add_testbed_links(const struct bp_serve *sv, struct links *ls,
     k->testbed = bpi_serve_display_name(t.parts[PART_TESTBED]);
     k->benchmark = bpi_serve_display_name(l.e[i].name);
     bpi_buf_init(&b);
-    bpi_buf_add(&b, sv->url, strlen(sv->url) - 1);
+    bpi_buf_add(&b, sv->base, strlen(sv->base) - 1);
     bpi_serve_add_path(&b, t.parts, t.n, true);
     bpi_serve_add_escaped(&b, l.e[i].name);
     bpi_buf_addc(&b, '/');

@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "err.h"
 #include "fileio.h"
+#include "site.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -105,6 +106,9 @@ static void html_entries(struct bp_buf *b, const struct listing *l,
     const struct entry *e = &l->e[i];
     if(e->dir != dirs || e->hidden)
       continue;
+    /* the static pages and their lists (site.h): shown as pages */
+    if(!dirs && (e->name[0] == '~' || !strcmp(e->name, BP_STORE_PAGE)))
+      continue;
     if(!shown++)
       bpi_buf_adds(b, "<ul>\n");
     bpi_buf_adds(b, "<li><a href=\"");
@@ -131,20 +135,11 @@ static void html_entries(struct bp_buf *b, const struct listing *l,
     bpi_buf_adds(b, "<p class=\"muted\">none yet</p>\n");
 }
 
-/* The scheme and authority links in pages use: the Host the browser
- * asked for when it is a plain host[:port], else the server's URL. */
-static void add_origin(struct bp_buf *b, const struct bp_serve *sv,
-                       const char *host)
+/* What links in pages start with: the public URL, else the bound one
+ * (never the request's Host, which any page can make a browser send). */
+static void add_origin(struct bp_buf *b, const struct bp_serve *sv)
 {
-  bool plain = host && *host && strlen(host) <= HOST_MAX &&
-    strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-           "0123456789.-:[]") == strlen(host);
-  if(plain) {
-    bpi_buf_adds(b, "http://");
-    bpi_buf_adds(b, host);
-  }
-  else
-    bpi_buf_add(b, sv->url, strlen(sv->url) - 1);  /* without the '/' */
+  bpi_buf_add(b, sv->base, strlen(sv->base) - 1);  /* without the '/' */
 }
 
 /* A cell with an object's member: its string or number, else empty. */
@@ -207,9 +202,28 @@ static void html_counters(struct bp_buf *b, const cJSON *counters)
     bpi_buf_adds(b, "</table>\n");
 }
 
+/* A marked benchmark's summary (a slice of the run's profile) repeats
+ * these figures of the whole run: its own page leaves them out. */
+static bool whole_run_figure(const char *key)
+{
+  static const char *const keys[] = {
+    "lost", "lost_events", "throttled", "corrupt_records", "ring_bytes",
+    "symbolize_ms", "stack_bytes", "unwind_samples", "dwarf_samples",
+    "unwind_truncated", "unwind_failed", "spilled_bytes",
+    "spill_trimmed_bytes", "unwind_ms", "task_clock_ms", "unsampled_pct",
+    "exit_status", "kernel_sampled", "kernel_unsampled_reason",
+  };
+  for(size_t i = 0; i < BP_ARRAY_LEN(keys); i++)
+    if(!strcmp(key, keys[i]))
+      return true;
+  return false;
+}
+
 /* The summary: its top functions and counters, then its top-level
- * scalars and one level of objects (event.used, ...) in a table. */
-static void html_summary(struct bp_buf *b, const char *path)
+ * scalars and one level of objects (event.used, ...) in a table; for a
+ * slice (a benchmark the harness marked) without the whole run's
+ * figures. */
+static void html_summary(struct bp_buf *b, const char *path, bool slice)
 {
   char *text = NULL;
   size_t len = 0;
@@ -226,8 +240,16 @@ static void html_summary(struct bp_buf *b, const char *path)
   html_top_functions(b, cJSON_GetObjectItemCaseSensitive(root,
                                                          "top_functions"));
   html_counters(b, cJSON_GetObjectItemCaseSensitive(root, "counters"));
-  bpi_buf_adds(b, "<h2>Summary</h2>\n<table>\n");
+  bpi_buf_adds(b, "<h2>Summary</h2>\n");
+  if(slice)
+    bpi_buf_adds(b, "<p class=\"muted\" id=\"slice\">This benchmark's own "
+                 "figures; the whole run's (unwinding, lost records, "
+                 "spills, exit status) are on <a href=\"../\">the run's "
+                 "page</a>.</p>\n");
+  bpi_buf_adds(b, "<table>\n");
   for(cJSON *item = root->child; item; item = item->next) {
+    if(slice && item->string && whole_run_figure(item->string))
+      continue;
     cJSON *one[2] = { item, NULL };
     cJSON *list = cJSON_IsObject(item) ? item->child : one[0];
     bool nested = cJSON_IsObject(item);
@@ -436,9 +458,39 @@ static void html_compare(const struct bp_serve *sv, struct bp_buf *b,
   free(pdir);
 }
 
+/* Whether the benchmark at t was marked by the harness (its profile a
+ * slice of the run's): the run's manifest says so ("runs",
+ * "lost_in_run"). */
+static bool is_slice(const char *dir, const struct target *t)
+{
+  char *mf = bpi_serve_concat(dir, "/../" BP_RUNDIR_MANIFEST);
+  char *text = NULL;
+  size_t len = 0;
+  struct bp_err err = {0};
+  bool slice = false;
+  cJSON *m = NULL, *bench;
+  if(t->n == LEVEL_BENCHMARK && mf &&
+     !bpi_file_read(mf, &text, &len, &err))
+    m = cJSON_ParseWithLength(text, len);
+  cJSON_ArrayForEach(bench, cJSON_GetObjectItemCaseSensitive(m,
+                                                             "benchmarks")) {
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(bench, "profile");
+    char *part = cJSON_IsString(p) ? bpi_store_key_part(p->valuestring)
+                                   : NULL;
+    if(part && !strcmp(part, t->parts[PART_BENCHMARK]))
+      slice = cJSON_HasObjectItem(bench, "lost_in_run") ||
+        cJSON_HasObjectItem(bench, "runs");
+    free(part);
+  }
+  cJSON_Delete(m);
+  free(text);
+  free(mf);
+  return slice;
+}
+
 static void page_benchmark(const struct bp_serve *sv, struct bp_buf *b,
                            const struct target *t, const char *dir,
-                           const struct listing *l, const char *host)
+                           const struct listing *l)
 {
   bool has_svg = false, has_profile = false;
   for(size_t i = 0; i < l->n; i++) {
@@ -461,7 +513,7 @@ static void page_benchmark(const struct bp_serve *sv, struct bp_buf *b,
     char *link = NULL;
     bpi_buf_init(&origin);
     bpi_buf_init(&url);
-    add_origin(&origin, sv, host);
+    add_origin(&origin, sv);
     bpi_buf_addc(&origin, '\0');
     if(!bpi_buf_failed(&origin)) {
       bpi_buf_adds(&url, origin.data);
@@ -498,7 +550,7 @@ static void page_benchmark(const struct bp_serve *sv, struct bp_buf *b,
     if(!l->e[i].dir && !strcmp(l->e[i].name, SUMMARY_FILE)) {
       char *sum = bpi_serve_join_path(dir, SUMMARY_FILE);
       if(sum)
-        html_summary(b, sum);
+        html_summary(b, sum, is_slice(dir, t));
       free(sum);
     }
   }
@@ -558,10 +610,129 @@ static void html_latest(const struct bp_serve *sv, struct bp_buf *b,
   free(dir);
 }
 
+/* A JSON file of the store, parsed; NULL when absent or not JSON. */
+static cJSON *read_json(const char *dir, const char *name)
+{
+  char *path = bpi_serve_join_path(dir, name), *text = NULL;
+  size_t len = 0;
+  struct bp_err err = {0};
+  cJSON *j = NULL;
+  if(path && !bpi_file_read(path, &text, &len, &err))
+    j = cJSON_ParseWithLength(text, len);
+  free(text);
+  free(path);
+  return j;
+}
+
+static const struct bp_site_links serve_links = {"", NULL};
+
+static int run_newest_first(const void *a, const void *b)
+{
+  const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+  const cJSON *tx = cJSON_GetObjectItemCaseSensitive(x, "end_time");
+  const cJSON *ty = cJSON_GetObjectItemCaseSensitive(y, "end_time");
+  return strcmp(cJSON_IsString(ty) ? ty->valuestring : "",
+                cJSON_IsString(tx) ? tx->valuestring : "");
+}
+
+#define RUNS_LISTED 1000
+
+/* The branch's runs as the store's pages list them (site.h: its
+ * ~runs.json), else made from its runs' manifests, newest first. */
+static cJSON *branch_runs(const struct bp_serve *sv, const char *dir,
+                          const struct listing *commits)
+{
+  cJSON *doc = read_json(dir, BP_STORE_RUNS);
+  cJSON *runs = cJSON_DetachItemFromObjectCaseSensitive(doc, "runs");
+  cJSON_Delete(doc);
+  if(cJSON_IsArray(runs))
+    return runs;
+  cJSON_Delete(runs);
+  size_t n = 0, cap = 0;
+  cJSON **v = NULL;
+  for(size_t i = 0; i < commits->n && n < RUNS_LISTED; i++) {
+    struct listing tbs;
+    struct bp_err err = {0};
+    char *cd = commits->e[i].dir ? bpi_serve_join_path(dir, commits->e[i].name)
+                                 : NULL;
+    if(!cd || commits->e[i].hidden || bpi_serve_list_dir(sv, cd, &tbs, &err)) {
+      free(cd);
+      continue;
+    }
+    for(size_t k = 0; k < tbs.n && n < RUNS_LISTED; k++) {
+      char *td = tbs.e[k].dir ? bpi_serve_join_path(cd, tbs.e[k].name) : NULL;
+      cJSON *m = td ? read_json(td, BP_RUNDIR_MANIFEST) : NULL;
+      cJSON *e = m ? bpi_site_run_entry(m) : NULL;
+      if(e && n == cap) {
+        size_t ncap = cap ? 2 * cap : 16;
+        cJSON **nv = realloc(v, ncap * sizeof(*nv));
+        if(nv) {
+          v = nv;
+          cap = ncap;
+        }
+      }
+      if(e && n < cap)
+        v[n++] = e;
+      else
+        cJSON_Delete(e);
+      cJSON_Delete(m);
+      free(td);
+    }
+    bpi_serve_listing_cleanup(&tbs);
+    free(cd);
+  }
+  if(n)
+    qsort(v, n, sizeof(*v), run_newest_first);
+  runs = cJSON_CreateArray();
+  for(size_t i = 0; i < n; i++)
+    cJSON_AddItemToArray(runs, v[i]);
+  free(v);
+  return runs;
+}
+
+/* A run's sections (site.h) on its testbed's page: from its stored
+ * manifest, with the verdict its branch's list keeps and the comment
+ * stored with it. */
+static void html_run(const struct bp_serve *sv, struct bp_buf *b,
+                     const char *dir)
+{
+  cJSON *m = read_json(dir, BP_RUNDIR_MANIFEST);
+  cJSON *e = m ? bpi_site_run_entry(m) : NULL;
+  if(!e) {
+    cJSON_Delete(m);
+    return;
+  }
+  char *branch_dir = bpi_serve_concat(dir, "/../..");
+  cJSON *runs = branch_dir ? read_json(branch_dir, BP_STORE_RUNS) : NULL;
+  const cJSON *r, *key = cJSON_GetObjectItemCaseSensitive(e, "key");
+  cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(runs, "runs")) {
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(r, "key");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
+    if(cJSON_IsString(k) && cJSON_IsString(key) && cJSON_IsObject(v) &&
+       !strcmp(k->valuestring, key->valuestring))
+      cJSON_AddItemToObject(e, "verdict", cJSON_Duplicate(v, true));
+  }
+  char *comment = NULL;
+  size_t len = 0;
+  struct bp_err err = {0};
+  char *cpath = bpi_serve_concat(dir, "/" BP_STORE_RUN_PART "/"
+                                 BP_FILE_COMMENT);
+  if(!cpath || bpi_file_read(cpath, &comment, &len, &err))
+    comment = NULL;
+  const struct bp_site_links links = {"", sv->base};
+  bpi_site_html_run(b, m, e, comment, &links);
+  free(cpath);
+  free(comment);
+  cJSON_Delete(runs);
+  free(branch_dir);
+  cJSON_Delete(e);
+  cJSON_Delete(m);
+}
+
 /* The index page of a directory of the store. */
 bp_code bpi_serve_page_dir(const struct bp_serve *sv, struct bp_buf *b,
                            const struct target *t, const char *dir,
-                           const char *host, struct bp_err *err)
+                           struct bp_err *err)
 {
   struct listing l;
   bp_code rc = bpi_serve_list_dir(sv, dir, &l, err);
@@ -581,13 +752,19 @@ bp_code bpi_serve_page_dir(const struct bp_serve *sv, struct bp_buf *b,
       free(cd);
     }
     html_latest(sv, b, t->parts, dir);
+    cJSON *runs = branch_runs(sv, dir, &l);
+    if(cJSON_GetArraySize(runs))
+      bpi_site_html_runs(b, runs, &serve_links);
+    cJSON_Delete(runs);
     qsort(l.e, l.n, sizeof(*l.e), entry_newest_first);
     bpi_buf_adds(b, "<h2>Commits</h2>\n");
     html_entries(b, &l, true, true);
   }
   else if(t->n == LEVEL_BENCHMARK)
-    page_benchmark(sv, b, t, dir, &l, host);
+    page_benchmark(sv, b, t, dir, &l);
   else {
+    if(t->n == LEVEL_TESTBED)
+      html_run(sv, b, dir);
     size_t dirs = 0;
     for(size_t i = 0; i < l.n; i++)
       dirs += l.e[i].dir;

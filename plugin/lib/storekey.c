@@ -47,7 +47,10 @@ static void add_encoded(struct bp_buf *b, const char *name)
       add_pct(b, (unsigned char)*p);
   }
   else {
-    for(const unsigned char *p = (const unsigned char *)name; *p; p++) {
+    const unsigned char *p = (const unsigned char *)name;
+    if(!strcmp(name, BP_STORE_PAGE))   /* never a page's key */
+      add_pct(b, *p++);
+    for(; *p; p++) {
       if(bpi_store_key_char(*p))
         bpi_buf_addc(b, (char)*p);
       else
@@ -138,6 +141,19 @@ char *bpi_store_key(const char *const *parts, size_t n)
     bpi_store_add_key_part(&k, parts[i]);
   }
   return finish(&k);   /* no parts: "", the store's root */
+}
+
+char *bpi_store_level_key(const char *const *names, size_t n,
+                          const char *file)
+{
+  struct bp_buf k;
+  bpi_buf_init(&k);
+  for(size_t i = 0; i < n; i++) {
+    bpi_store_add_key_part(&k, names[i]);
+    bpi_buf_addc(&k, '/');
+  }
+  bpi_buf_adds(&k, file);
+  return finish(&k);
 }
 
 char *bpi_store_run_key(const struct bp_store_run *r)

@@ -46,12 +46,33 @@ char *bpi_store_latest_key(const char *project, const char *branch,
 char *bpi_store_latest_file(const char *testbed);
 #define BP_STORE_LATEST "latest"   /* the pointers' directory */
 
+/* The viewer's static pages (site.h), for a bucket website or CDN:
+ *   index.html                                  the projects
+ *   {project}/index.html                        its branches
+ *   {project}/{branch}/index.html               its runs, newest first
+ *   {project}/{branch}/{commit}/{testbed}/index.html   one run
+ * and the lists they are made from, one object per level, updated with
+ * conditional writes: ~projects.json, {project}/~branches.json,
+ * {project}/{branch}/~runs.json.  A key part never starts with '~' and a
+ * name "index.html" is a part with its first byte escaped, so neither
+ * ever meets a key made from a name. */
+#define BP_STORE_PAGE "index.html"
+#define BP_STORE_PROJECTS "~projects.json"
+#define BP_STORE_BRANCHES "~branches.json"
+#define BP_STORE_RUNS "~runs.json"
+/* The n names' key parts, then "/" and file (file as it is): file alone
+ * when n is 0. */
+char *bpi_store_level_key(const char *const *names, size_t n,
+                          const char *file);
+
 /* One key part: bytes outside [A-Za-z0-9._-+=,@] and '%' become %XX, and
  * a part that is "", "." or ".." is encoded whole ("" as "%00"), so a
  * part never contains '/', a control character or a dot-segment.  An
  * encoding longer than BP_STORE_KEY_PART_MAX bytes (a file system takes
  * 255) becomes its first bytes (at most 96, cut between characters), '~'
- * and 16 hex digits of the name's SHA-256: bounded and still unique. */
+ * and 16 hex digits of the name's SHA-256: bounded and still unique.
+ * A name "index.html" (the static pages' name) has its first byte
+ * escaped. */
 #define BP_STORE_KEY_PART_MAX 120
 char *bpi_store_key_part(const char *name);
 /* The same, appended to b. */

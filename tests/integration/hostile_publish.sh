@@ -75,11 +75,22 @@ want = {n.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 files = [os.path.relpath(os.path.join(d, f), store)
          for d, _, fs in os.walk(store) for f in fs]
 benches = set()
+# the store's static pages (site.h) and their lists, one per level
+site = {("index.html",), ("~projects.json",)}
 for f in files:
     parts = f.split("/")
     for p in parts:
         assert p not in ("", ".", "..") and "/" not in p, f
         assert not any(ord(c) < 32 or c == "\x7f" for c in p), f
+    if tuple(parts) in site:
+        continue
+    if (len(parts) == 2 and parts[1] in ("index.html", "~branches.json")) \
+            or (len(parts) == 3 and parts[2] in ("index.html", "~runs.json")):
+        assert urllib.parse.unquote(parts[0]) == project, f
+        assert len(parts) == 2 or parts[1] == part(branch), f
+        continue
+    if len(parts) == 5 and parts[4] == "index.html":
+        parts = parts[:4] + ["manifest.json"]   # the run's page
     names_ = [urllib.parse.unquote(p, errors="strict") for p in parts]
     assert names_[0] == project and parts[1] == part(branch), names_
     if names_[2] == "latest":
@@ -102,6 +113,23 @@ stray = [e for e in os.listdir(tmp)
                       "bmf.py", "harness.sh", "h.json", "base.err",
                       "head.err", "xdg")]
 assert not stray, stray
+PY
+check "store: the static pages show every name escaped, never as markup" \
+  python3 - "$store" "$TMP/names.json" "$PROJECT" "$BRANCH" "$TESTBED" <<'PY'
+import json, os, sys
+store, names_file = sys.argv[1:3]
+names = [n.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+         for n in json.load(open(names_file))] + sys.argv[3:6]
+pages = [os.path.join(d, f) for d, _, fs in os.walk(store) for f in fs
+         if f == "index.html"]
+assert len(pages) == 3 + 2, pages   # store, project, branch, two runs
+marked = [n for n in names if "<" in n or '"' in n]
+assert marked, names
+for path in pages:
+    page = open(path, encoding="utf-8").read()
+    for n in marked:
+        assert n not in page, (path, n)
+    assert "<script" not in page.lower(), path
 PY
 check "store: the stored manifests are valid UTF-8 JSON, names as data" \
   python3 - "$store" "$TMP/names.json" "$BRANCH" "$TESTBED" <<'PY'

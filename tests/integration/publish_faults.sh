@@ -207,7 +207,11 @@ import collections, sys
 puts = [l.split()[1] for l in open(sys.argv[1])
         if l.startswith("PUT ") and " 20" in l]
 dup = [p for p, n in collections.Counter(puts).items() if n > 1]
-assert not dup and len(puts) == 7, (dup, puts)
+# 7: the artifacts, the manifest and the latest pointer; then the
+# store's static pages (site.h): three lists and four pages
+site = [p for p in puts if p.endswith("/index.html") or "/~" in p and
+        p.endswith("s.json")]
+assert not dup and len(puts) == 7 + 7 and len(site) == 7, (dup, puts)
 PY
 check "no token in any output, run directory or spool" no_token "$TMP"/*.err \
   "$TMP"/*.out "$TMP"/*.spool "$TMP"/*.flush "$TMP/flush0.out"

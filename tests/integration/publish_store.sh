@@ -91,7 +91,14 @@ check "http store: artifacts, then manifest, then latest" python3 - \
   "$TMP/put.log" <<'PY'
 import sys
 puts = [l.split()[1] for l in open(sys.argv[1]) if l.startswith("PUT ")]
-assert len(puts) == 7, puts
+# then the store's static pages (site.h), each level's list before its page
+site = ["/bucket/demo/main/~runs.json", "/box/index.html",
+        "/bucket/demo/main/index.html", "/bucket/demo/~branches.json",
+        "/bucket/demo/index.html", "/bucket/~projects.json",
+        "/bucket/index.html"]
+assert len(puts) == 7 + len(site), puts
+assert all(p.endswith(s) for p, s in zip(puts[7:], site)), puts
+puts = puts[:7]
 assert puts[-1] == "/bucket/demo/main/latest/box.json", puts
 assert puts[-2].endswith("/box/manifest.json"), puts
 assert all("/~run/" in p for p in puts[:5]), puts

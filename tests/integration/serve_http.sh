@@ -119,8 +119,13 @@ page = body.decode()
 check("/ is an HTML page", s == 200 and h.get("content-type", "")
       .startswith("text/html"))
 check("/ lists the project", 'href="demo/"' in page and ">demo<" in page)
-check("pages carry the CORS header",
-      h.get("access-control-allow-origin") == "*")
+check("no CORS header for a request without an Origin",
+      "access-control-allow-origin" not in h)
+FIREFOX = "https://profiler.firefox.com"
+s, h, body = request("GET", "/", {"Origin": FIREFOX})
+check("pages name the Firefox Profiler's origin when it asks",
+      s == 200 and h.get("access-control-allow-origin") == FIREFOX and
+      "Origin" in h.get("vary", ""))
 
 s, h, body = request("GET", "/demo/")
 page = body.decode()
@@ -210,7 +215,8 @@ for f in fixture["files"]:
     want = open(f["path"], "rb").read()
     ctype, cenc = types[f["file"]]
     if (s != 200 or body != want or
-            h.get("access-control-allow-origin") != "*" or
+            h.get("access-control-allow-origin") !=
+            "https://profiler.firefox.com" or
             h.get("content-type") != ctype or
             h.get("content-encoding") != cenc):
         bad.append((f["key"], s, h.get("content-type"),
@@ -268,10 +274,11 @@ check("an encoded dot segment is forbidden", s == 403)
 target = url_of(fixture["files"][0]["key"])
 before = open(fixture["files"][0]["path"], "rb").read()
 for method in ("POST", "PUT", "DELETE", "PATCH"):
-    s, h, body = request(method, target, {"Content-Length": "0"})
+    s, h, body = request(method, target, {"Content-Length": "0",
+                                          "Origin": FIREFOX})
     check(method + " refused with 405 and Allow",
           s == 405 and "GET" in h.get("allow", "") and
-          h.get("access-control-allow-origin") == "*")
+          h.get("access-control-allow-origin") == FIREFOX)
 s, h, _ = request("PUT", "/demo/new.txt", {"Content-Length": "5"})
 check("PUT creates nothing", s == 405 and
       not os.path.exists(os.path.join(store, "demo", "new.txt")))
@@ -283,7 +290,7 @@ s, h, body = request("OPTIONS", target,
                       "Access-Control-Request-Method": "GET",
                       "Access-Control-Request-Headers": "range"})
 check("OPTIONS preflight allowed",
-      s in (200, 204) and h.get("access-control-allow-origin") == "*" and
+      s in (200, 204) and h.get("access-control-allow-origin") == FIREFOX and
       "GET" in h.get("access-control-allow-methods", "") and
       h.get("access-control-allow-headers") == "range")
 

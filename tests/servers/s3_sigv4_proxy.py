@@ -12,7 +12,11 @@ request (method, path as sent, query, signed headers, payload hash) with
 the secret key, compares it, checks x-amz-content-sha256 against the body,
 and answers 403 SignatureDoesNotMatch (S3's XML error) when anything is
 off.  Good requests are forwarded to s3rver on 127.0.0.1:PORT unchanged
-(Host included, so virtual-host requests stay virtual-host).  Binds
+(Host included, so virtual-host requests stay virtual-host).  s3rver
+ignores If-Match and If-None-Match on PUT; S3 honours them (conditional
+writes, 2024): the proxy checks them against the object's ETag under one
+lock for check and write, and answers 412 PreconditionFailed when they do
+not hold, as S3 does.  Binds
 127.0.0.1 port 0, writes its port to F, logs "METHOD PATH STATUS" per
 request to stdout.
 """
@@ -32,6 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from faults import Faults, serve  # noqa: E402
 
 LOG_LOCK = threading.Lock()
+PUT_LOCK = threading.Lock()   # a conditional PUT's check and write
 
 
 def log_line(text):
@@ -132,17 +137,44 @@ class Handler(BaseHTTPRequestHandler):
                    "you provided (%s).</Message></Error>" % why).encode()
             self._answer(403, [("Content-Type", "application/xml")], xml)
             return
-        conn = http.client.HTTPConnection("127.0.0.1", self.server.upstream,
-                                          timeout=30)
         fwd = {k: v for k, v in self.headers.items()
                if k.lower() not in ("connection", "expect",
                                     "transfer-encoding")}
         fwd["Content-Length"] = str(len(body))
-        conn.request(self.command, self.path, body=body, headers=fwd)
+        conditional = self.command == "PUT" and (
+            "If-Match" in self.headers or "If-None-Match" in self.headers)
+        if not conditional:
+            self._answer(*self._forward(self.command, body, fwd))
+            return
+        with PUT_LOCK:
+            status, headers, data = self._forward("HEAD", b"", {
+                k: v for k, v in fwd.items() if k.lower() not in (
+                    "if-match", "if-none-match", "content-length",
+                    "content-type", "content-encoding")})
+            etag = dict((k.lower(), v) for k, v in headers).get("etag")
+            etag = etag.strip('"') if status == 200 and etag else None
+            want = self.headers.get("If-Match")
+            none = self.headers.get("If-None-Match")
+            if ((want is not None and want.strip('"') != etag) or
+                    (none is not None and etag is not None)):
+                xml = (b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                       b"<Error><Code>PreconditionFailed</Code><Message>At "
+                       b"least one of the pre-conditions you specified did "
+                       b"not hold</Message></Error>")
+                self._answer(412, [("Content-Type", "application/xml")],
+                             xml)
+                return
+            answer = self._forward("PUT", body, fwd)
+        self._answer(*answer)
+
+    def _forward(self, method, body, headers):
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.upstream,
+                                          timeout=30)
+        conn.request(method, self.path, body=body or None, headers=headers)
         resp = conn.getresponse()
         data = resp.read()
         conn.close()
-        self._answer(resp.status, resp.getheaders(), data)
+        return resp.status, resp.getheaders(), data
 
     do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = _handle
 

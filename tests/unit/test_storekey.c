@@ -53,6 +53,18 @@ static void test_hostile(void)
    * first byte escaped), so it is never the run's manifest's name */
   check_key(bpi_store_artifact_key(&plain, "manifest.json", "summary.json"),
             "demo/main/abc123/box/%6Danifest.json/summary.json");
+  /* a name like the static pages' is another part at every level, and
+   * the pages and their lists have keys no name makes */
+  check_key(bpi_store_artifact_key(&plain, "index.html", "x"),
+            "demo/main/abc123/box/%69ndex.html/x");
+  check_key(bpi_store_key_decode("%69ndex.html"), "index.html");
+  const char *level[] = {"index.html", "feature/x"};
+  check_key(bpi_store_level_key(level, 2, BP_STORE_PAGE),
+            "%69ndex.html/feature%2Fx/index.html");
+  check_key(bpi_store_level_key(level, 0, BP_STORE_PROJECTS),
+            "~projects.json");
+  check_key(bpi_store_level_key(level, 1, BP_STORE_BRANCHES),
+            "%69ndex.html/~branches.json");
   /* the whole run's artifacts, stored once */
   check_key(bpi_store_run_artifact_key(&plain, "summary.json"),
             "demo/main/abc123/box/~run/summary.json");

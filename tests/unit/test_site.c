@@ -1,0 +1,248 @@
+/* test_site: the static pages (site.h) in a file store: the lists merged
+ * (newest first, a verdict kept when a later publication has none), a
+ * page never replaced by one of an older generation; the rendering:
+ * hostile names escaped, the comment's Markdown (its own tags kept, any
+ * other markup shown as text, no javascript: link), the generation read
+ * back. */
+#include "bp_setup.h"
+#include "site.h"
+#include "buf.h"
+#include "check.h"
+#include "fileio.h"
+#include "store.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct bp_site_links links = {"index.html", NULL};
+
+static char *render_md(const char *md)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_site_html_markdown(&b, md);
+  bpi_buf_addc(&b, '\0');
+  return b.data;
+}
+
+static void test_markdown(void)
+{
+  char *h = render_md(
+    "<!-- benchprof:comment demo/box -->\n"
+    "### benchprof: 1 regression\n"
+    "| Benchmark | Change |\n|:--|--:|\n| `a<b` | **+12%** |\n"
+    "\n<details><summary>2 benchmarks without a change</summary>\n\n"
+    "- [flame](https://example.com/x.svg) and [bad](javascript:alert(1))\n"
+    "- a \\*star\\* and \\<b\\> and <script>alert(1)</script>\n"
+    "</details>\n");
+  CHECK(h && !strstr(h, "benchprof:comment"));
+  CHECK(h && strstr(h, "<h4>benchprof: 1 regression</h4>"));
+  CHECK(h && strstr(h, "<tr><th>Benchmark</th><th>Change</th></tr>"));
+  CHECK(h && strstr(h, "<td><code>a&lt;b</code></td>"
+                       "<td><strong>+12%</strong></td>"));
+  CHECK(h && strstr(h, "<details><summary>2 benchmarks without a change"
+                       "</summary>"));
+  CHECK(h && strstr(h, "</details>"));
+  CHECK(h && strstr(h, "<a href=\"https://example.com/x.svg\">flame</a>"));
+  CHECK(h && strstr(h, " and bad</li>"));  /* its text only */
+  CHECK(h && !strstr(h, "javascript"));
+  CHECK(h && strstr(h, "a *star* and &lt;b&gt; and &lt;script&gt;"));
+  CHECK(h && !strstr(h, "<script"));
+  free(h);
+  /* intraword underscores are a name's; a UTF-8 character stays whole */
+  h = render_md("round_of_work _note_ \xf0\x9f\x94\xb4 red\n");
+  CHECK(h && strstr(h, "<p>round_of_work <em>note</em> \xf0\x9f\x94\xb4 "
+                       "red</p>"));
+  free(h);
+}
+
+static void test_generation(void)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_site_html_begin(&b, "t", NULL, 0, 0, &links, 42);
+  bpi_site_html_end(&b);
+  CHECK_EQ_INT(bpi_site_page_generation(b.data, b.len), 42);
+  bpi_buf_reset(&b);
+  bpi_site_html_begin(&b, "t", NULL, 0, 0, &links, -1);
+  CHECK_EQ_INT(bpi_site_page_generation(b.data, b.len), -1);
+  const char *odd = "<meta name=\"benchprof-generation\" content=\"x\">";
+  CHECK_EQ_INT(bpi_site_page_generation(odd, strlen(odd)), -1);
+  bpi_buf_cleanup(&b);
+}
+
+/* A stored manifest as publish.c writes it, for one run. */
+static char *manifest(const char *branch, const char *commit,
+                      const char *end, const char *testbed)
+{
+  cJSON *m = cJSON_CreateObject();
+  cJSON *p = cJSON_AddObjectToObject(m, "publication");
+  cJSON *id = cJSON_AddObjectToObject(p, "identity");
+  cJSON_AddStringToObject(id, "project", "demo");
+  cJSON_AddStringToObject(id, "branch", branch);
+  cJSON_AddStringToObject(id, "commit", commit);
+  cJSON_AddStringToObject(id, "testbed", testbed);
+  cJSON_AddStringToObject(p, "end_time", end);
+  cJSON_AddStringToObject(m, "outcome", "passed");
+  cJSON_AddNumberToObject(m, "exit_status", 0);
+  cJSON *r = cJSON_AddObjectToObject(m, "results");
+  cJSON *bench = cJSON_AddObjectToObject(r, "<b>bench</b>");
+  cJSON_AddNumberToObject(cJSON_AddObjectToObject(bench, "latency"),
+                          "value", 12.5);
+  cJSON_AddArrayToObject(m, "benchmarks");
+  char *text = cJSON_Print(m);
+  cJSON_Delete(m);
+  return text;
+}
+
+static cJSON *read_json(const char *dir, const char *rel)
+{
+  char path[4096], *text = NULL;
+  size_t len = 0;
+  struct bp_err err = {0};
+  snprintf(path, sizeof(path), "%s/%s", dir, rel);
+  if(bpi_file_read(path, &text, &len, &err))
+    return NULL;
+  cJSON *j = cJSON_ParseWithLength(text, len);
+  free(text);
+  return j;
+}
+
+static char *read_text(const char *dir, const char *rel)
+{
+  char path[4096], *text = NULL;
+  size_t len = 0;
+  struct bp_err err = {0};
+  snprintf(path, sizeof(path), "%s/%s", dir, rel);
+  return bpi_file_read(path, &text, &len, &err) ? NULL : text;
+}
+
+static void publish(struct bp_store *st, const char *branch,
+                    const char *commit, const char *end, const char *tb)
+{
+  struct bp_err err = {0};
+  char *m = manifest(branch, commit, end, tb);
+  const struct bp_store_run run = {"demo", branch, commit, tb};
+  char *key = bpi_store_manifest_key(&run);
+  CHECK_EQ_INT(bpi_store_put(st, key, m, strlen(m), "application/json",
+                             NULL, &err), BP_OK);
+  CHECK_EQ_INT(bpi_site_publish(st, m, strlen(m), &err), BP_OK);
+  free(key);
+  free(m);
+}
+
+static void test_store(void)
+{
+  char dir[] = "/tmp/bp-test-site.XXXXXX", url[64];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(url, sizeof(url), "file://%s", dir);
+  struct bp_store_opts o = {.url = url};
+  struct bp_store *st = NULL;
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_store_open(&st, &o, &err), BP_OK);
+  if(!st)
+    return;
+  publish(st, "main", "c1", "2026-01-01T00:00:01Z", "box");
+  publish(st, "main", "c3", "2026-01-01T00:00:03Z", "box");
+  publish(st, "main", "c2", "2026-01-01T00:00:02Z", "<i>tb</i>");
+  cJSON *runs = read_json(dir, "demo/main/~runs.json");
+  cJSON *list = cJSON_GetObjectItemCaseSensitive(runs, "runs");
+  CHECK_EQ_INT(cJSON_GetArraySize(list), 3);
+  const char *order[] = {"c3", "c2", "c1"};
+  for(int i = 0; i < 3; i++) {
+    cJSON *c = cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetArrayItem(list, i), "commit");
+    CHECK(cJSON_IsString(c) && !strcmp(c->valuestring, order[i]));
+  }
+  CHECK_EQ_INT((int)cJSON_GetObjectItemCaseSensitive(runs, "generation")
+               ->valuedouble, 3);
+  cJSON_Delete(runs);
+  /* the branch page: every run linked, names escaped */
+  char *page = read_text(dir, "demo/main/index.html");
+  CHECK(page && strstr(page, "href=\"c1/box/index.html\""));
+  CHECK(page && strstr(page, "href=\"c2/%253Ci%253Etb%253C%252Fi%253E/"
+                             "index.html\""));
+  CHECK(page && strstr(page, "&lt;i&gt;tb&lt;/i&gt;") && !strstr(page,
+                                                                  "<i>"));
+  CHECK(page && strstr(page, "&lt;b&gt;bench&lt;/b&gt;"));
+  free(page);
+  page = read_text(dir, "index.html");
+  CHECK(page && strstr(page, "href=\"demo/index.html\""));
+  free(page);
+  page = read_text(dir, "demo/index.html");
+  CHECK(page && strstr(page, "href=\"main/index.html\""));
+  free(page);
+
+  /* a verdict added to c1's entry stays when c1 is published again */
+  char *runs_text = read_text(dir, "demo/main/~runs.json");
+  cJSON *doc = runs_text ? cJSON_Parse(runs_text) : NULL;
+  cJSON *c1 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc,
+                                                                  "runs"), 2);
+  cJSON *v = cJSON_AddObjectToObject(c1, "verdict");
+  cJSON_AddStringToObject(v, "summary", "regression");
+  char *with = cJSON_Print(doc);
+  CHECK_EQ_INT(bpi_store_put(st, "demo/main/~runs.json", with, strlen(with),
+                             "application/json", NULL, &err), BP_OK);
+  free(with);
+  cJSON_Delete(doc);
+  free(runs_text);
+  publish(st, "main", "c1", "2026-01-01T00:00:01Z", "box");
+  runs = read_json(dir, "demo/main/~runs.json");
+  list = cJSON_GetObjectItemCaseSensitive(runs, "runs");
+  CHECK_EQ_INT(cJSON_GetArraySize(list), 3);
+  CHECK(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(list, 2),
+                                         "verdict") != NULL);
+  cJSON_Delete(runs);
+  page = read_text(dir, "demo/main/index.html");
+  CHECK(page && strstr(page, "class=\"verdict regression\""));
+  free(page);
+
+  /* a page of a newer generation is never replaced by an older one */
+  const char *newer = "<html><head><meta name=\"benchprof-generation\" "
+                      "content=\"999\"></head>kept</html>";
+  CHECK_EQ_INT(bpi_store_put(st, "demo/main/index.html", newer,
+                             strlen(newer), "text/html", NULL, &err), BP_OK);
+  publish(st, "main", "c4", "2026-01-01T00:00:04Z", "box");
+  page = read_text(dir, "demo/main/index.html");
+  CHECK(page && strstr(page, "kept"));
+  free(page);
+
+  /* rebuild: every page again from the lists */
+  struct bp_site_stats s;
+  CHECK_EQ_INT(bpi_site_rebuild(st, &s, &err), BP_OK);
+  CHECK_EQ_INT((int)s.projects, 1);
+  CHECK_EQ_INT((int)s.branches, 1);
+  CHECK_EQ_INT((int)s.runs, 4);
+  CHECK_EQ_INT((int)s.pages, 4 + 1 + 1 + 1);
+  bpi_store_close(st);
+  char cmd[128];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+  CHECK_EQ_INT(system(cmd), 0);
+}
+
+static void test_entry(void)
+{
+  char *m = manifest("feature/x", "abc", "2026-01-01T00:00:01Z", "box");
+  cJSON *doc = cJSON_Parse(m);
+  cJSON *e = bpi_site_run_entry(doc);
+  cJSON *key = cJSON_GetObjectItemCaseSensitive(e, "key");
+  CHECK(cJSON_IsString(key) &&
+        !strcmp(key->valuestring, "demo/feature%2Fx/abc/box"));
+  cJSON_Delete(e);
+  cJSON_DeleteItemFromObject(doc, "publication");
+  CHECK(bpi_site_run_entry(doc) == NULL);
+  cJSON_Delete(doc);
+  free(m);
+}
+
+int main(void)
+{
+  test_markdown();
+  test_generation();
+  test_entry();
+  test_store();
+  return check_exit();
+}
