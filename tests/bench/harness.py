@@ -44,6 +44,10 @@ import tempfile
 import threading
 import time
 
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_scale  # noqa: E402
+
 
 # (kind, benchprof mode, floor mode, perf mode): compared with each other
 # only within a kind, so each side asks the kernel for the same thing
@@ -938,6 +942,7 @@ class Harness:
         if wr:
             add("benchprof run wall on cpu-2s <= 1.05x the workload alone",
                 fmt(wr["ratio"], "x"), bool(wr["ratio"] and wr["ratio"]["median"] <= 1.05))
+        bench_scale.targets(S, add, fmt)
         self.results["targets"] = t
         return t
 
@@ -1055,6 +1060,9 @@ class Harness:
                     k, fmt(il["abs"]["inline"][k], unit), fmt(il["abs"]["no-inline"][k], unit),
                     fmt(ratio, "x") if ratio else ""))
             L.append("")
+        scale = bench_scale.table(S, fmt)
+        if scale:
+            L.append(scale)
         return "\n".join(L)
 
     def doc(self, table, targets):
@@ -1137,7 +1145,8 @@ class Harness:
         self.results["reps"] = a.reps
         self.calibrate()
         parts = a.only.split(",") if a.only else ["overhead", "artifacts", "rss", "run",
-                                                  "inline", "offcpu"]
+                                                  "inline", "offcpu", "fixed", "publish",
+                                                  "many"]
         if "overhead" in parts:
             self.overhead()
         if "artifacts" in parts:
@@ -1150,6 +1159,13 @@ class Harness:
             self.inline()
         if "offcpu" in parts:
             self.offcpu()
+        if "fixed" in parts:
+            bench_scale.fixed_section(self, run_cmd, settle, rep_order, paired, pairwise)
+        if "publish" in parts:
+            bench_scale.publish_section(self, run_cmd, settle, rep_order, summarize,
+                                        median_ci)
+        if "many" in parts:
+            bench_scale.many_section(self, run_cmd, settle, summarize, median_ci)
         self.results["machine"]["loadavg_end"] = os.getloadavg()
         targets = self.targets()
         table = self.table()
@@ -1466,6 +1482,21 @@ benchprof run ...`, folded stacks aggregated by function):
   files only, `symbols.c`).
 - libc6-dbg's compressed DWARF used to cost 70% of a short run's CPU:
   file:line is looked up only for the benchmark's own modules.
+- **Scale rows (issue 23, `tests/bench/bench_scale.py`).** *Fixed cost*:
+  `benchprof record -q --no-counters --all-user -F 997` (the default call
+  graph) against the workload alone on cpu-0.7s (target 1.03x) and
+  against the bare sampler on short-50ms (target 1.05x), whole command
+  wall time, paired per repetition (2 x reps + 1; BENCH_LONG=1: 4 x reps
+  + 1); met when the median ratio is within the target and its confidence
+  interval does not lie wholly above it.  *Publishing*: 100 benchmarks
+  marked by `tests/bench/mark_many.py`, `benchprof run` to an http://
+  store stand-in (`tests/servers/put_server.py`, 20 ms a request, 50 ms a
+  new connection) minus the same run with `--no-publish` in the same
+  repetition; the stand-in counts the requests (objects) and the
+  connections it accepted; target 5 s.  *Many*: 10,000 marked benchmarks
+  with BMF results, `benchprof run` published to a file:// store then
+  `benchprof compare` with the run before, end to end; target 10 s
+  (`BENCH_MANY=N` measures N instead, for a quicker look).
 """
 
 
@@ -1483,7 +1514,8 @@ def main():
     ap.add_argument("--doc")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rss-reps", type=int, default=1)
-    ap.add_argument("--only", help="comma list: overhead,artifacts,rss,run,inline,offcpu")
+    ap.add_argument("--only", help="comma list: overhead,artifacts,rss,run,inline,"
+                    "offcpu,fixed,publish,many")
     ap.add_argument("--inline-work", help="bench_inline, for the cost of inlined frames")
     ap.add_argument("--switch-work", help="bench_switch, for the cost of --off-cpu")
     ap.add_argument("--samples", default=None,
