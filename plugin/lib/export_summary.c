@@ -116,6 +116,16 @@ static uint32_t count_processes(const struct bp_profile *p)
 
 static void add_threads(struct bp_buf *b, const struct bp_profile *p)
 {
+  size_t n = p->nthreads ? p->nthreads : 1;
+  uint64_t *on_ns = malloc(n * sizeof(*on_ns));
+  uint64_t *off_ns = malloc(n * sizeof(*off_ns));
+  if(!on_ns || !off_ns) {
+    free(on_ns);
+    free(off_ns);
+    b->failed = true;   /* out of memory: the export fails */
+    return;
+  }
+  bpi_profile_thread_times(p, on_ns, off_ns);
   add_key(b, "threads");
   bpi_buf_addc(b, '[');
   for(uint32_t i = 0; i < p->nthreads; i++) {
@@ -126,8 +136,7 @@ static void add_threads(struct bp_buf *b, const struct bp_profile *p)
     bpi_buf_adds(b, ",\"process\":");
     bpi_buf_json_str(b, bpi_profile_str(p, t->process_name));
     bpi_buf_printf(b, ",\"samples\":%" PRIu64, t->samples);
-    uint64_t on, off;
-    bpi_profile_thread_times(p, i, &on, &off);
+    uint64_t on = on_ns[i], off = off_ns[i];
     bpi_buf_adds(b, ",\"on_cpu_ms\":");
     if(p->meta.time_event)
       add_fixed3(b, (int64_t)((on + 500) / 1000));
@@ -141,6 +150,8 @@ static void add_threads(struct bp_buf *b, const struct bp_profile *p)
     bpi_buf_addc(b, '}');
   }
   bpi_buf_adds(b, "]");
+  free(on_ns);
+  free(off_ns);
 }
 
 /* ns as milliseconds with three decimals */

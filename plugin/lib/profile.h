@@ -345,10 +345,10 @@ bool bpi_profile_off_next(const struct bp_profile *p,
                           struct bp_off_sample *out);
 /* Total off-CPU ns, and of it preempted (preempt_ns may be NULL). */
 uint64_t bpi_profile_off_ns(const struct bp_profile *p, uint64_t *preempt_ns);
-/* On-CPU (sample periods of a time event, else 0) and off-CPU ns of one
- * thread. */
-void bpi_profile_thread_times(const struct bp_profile *p, uint32_t thread,
-                              uint64_t *on_ns, uint64_t *off_ns);
+/* On-CPU (sample periods of a time event, else 0) and off-CPU ns of
+ * every thread: on_ns[t] and off_ns[t], both of p->nthreads entries. */
+void bpi_profile_thread_times(const struct bp_profile *p, uint64_t *on_ns,
+                              uint64_t *off_ns);
 /* The off-CPU counts of src (a profile whose tables d shares) whose
  * interval began in one of the n sorted, disjoint ranges. */
 bp_code bpi_profile_off_copy(struct bp_profile *d, const struct bp_profile *s,

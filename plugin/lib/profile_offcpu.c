@@ -83,17 +83,20 @@ uint64_t bpi_profile_off_ns(const struct bp_profile *p, uint64_t *preempt_ns)
   return ns;
 }
 
-void bpi_profile_thread_times(const struct bp_profile *p, uint32_t thread,
-                              uint64_t *on_ns, uint64_t *off_ns)
+void bpi_profile_thread_times(const struct bp_profile *p, uint64_t *on_ns,
+                              uint64_t *off_ns)
 {
-  *on_ns = *off_ns = 0;
+  /* one pass over each table, not one per thread: a program of
+   * thousands of threads has as many (thread, stack) counts again */
+  memset(on_ns, 0, p->nthreads * sizeof(*on_ns));
+  memset(off_ns, 0, p->nthreads * sizeof(*off_ns));
   if(p->meta.time_event)
     for(uint32_t i = 0; i < p->ncounts; i++)
-      if(p->counts[i].thread == thread)
-        *on_ns += p->counts[i].weight;
+      if(p->counts[i].thread < p->nthreads)
+        on_ns[p->counts[i].thread] += p->counts[i].weight;
   for(uint32_t i = 0; i < p->noff_counts; i++)
-    if(p->off_counts[i].thread == thread)
-      *off_ns += p->off_counts[i].ns;
+    if(p->off_counts[i].thread < p->nthreads)
+      off_ns[p->off_counts[i].thread] += p->off_counts[i].ns;
 }
 
 bp_code bpi_profile_off_copy(struct bp_profile *d, const struct bp_profile *s,
