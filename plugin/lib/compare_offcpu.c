@@ -10,7 +10,11 @@
 #include "compare_int.h"
 #include "err.h"
 #include "export.h"
+#include "rundir.h"
 
+#include <cjson/cJSON.h>
+
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,6 +120,29 @@ static bp_code top_wait(struct bp_cmp_bench *cb, const struct stacks *st,
   return rc;
 }
 
+/* Side s's blocked ns per run of each repetition (run --off-cpu
+ * --repeat) into v, so that the measure is tested like the others; none
+ * when fewer than two or not all numbers. */
+static bp_code blocked_reps(struct bp_cmp_values *v, const struct side *s,
+                            const char *name)
+{
+  const struct bp_manifest_bench *mb = bpi_manifest_bench(&s->manifest,
+                                                          name);
+  const cJSON *list = mb ? cJSON_GetObjectItemCaseSensitive(
+                             mb->repetitions, BP_OFF_CPU_SLUG) : NULL, *x;
+  int n = cJSON_GetArraySize(list);
+  if(!cJSON_IsArray(list) || n < 2)
+    return BP_OK;
+  cJSON_ArrayForEach(x, list)
+    if(!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || x->valuedouble < 0)
+      return BP_OK;
+  if(!(v->reps = malloc((size_t)n * sizeof(*v->reps))))
+    return BPE_NOMEM;
+  cJSON_ArrayForEach(x, list)
+    v->reps[v->nreps++] = x->valuedouble;
+  return BP_OK;
+}
+
 /* The measure "off-cpu", appended to cb's measures and judged. */
 static bp_code add_measure(struct bp_cmp_bench *cb, const struct side *base,
                            const struct side *head, double threshold)
@@ -132,13 +159,16 @@ static bp_code add_measure(struct bp_cmp_bench *cb, const struct side *base,
     return BPE_NOMEM;
   cb->measures = m;
   m = &cb->measures[cb->nmeasures];
-  *m = (struct bp_cmp_measure){.slug = strdup("off-cpu"),
+  *m = (struct bp_cmp_measure){.slug = strdup(BP_OFF_CPU_SLUG),
                                .in_base = bb >= 0, .in_head = hb >= 0,
                                .base = bb / cb->base.runs,
                                .head = hb / cb->head.runs};
   if(!m->slug)
     return BPE_NOMEM;
   cb->nmeasures++;
+  if(blocked_reps(&m->vbase, base, cb->name) ||
+     blocked_reps(&m->vhead, head, cb->name))
+    return BPE_NOMEM;
   bpi_compare_measure(m, threshold);
   bpi_cmp_pick_max(cb);
   return BP_OK;

@@ -197,6 +197,44 @@ assert line and ("sleep\\_in\\_nap" in line[0] or
                 "sleep_in_nap" in line[0]), line or md
 PY
 
+# --repeat 5 a side: the blocked time of every repetition is kept, so the
+# off-cpu measure is tested like any other (Mann-Whitney): the head naps 8
+# times, the base 2 (0.3 s more blocked a run), a confirmed regression
+# that fails the gate
+for side in 2 8; do
+  "$BENCHPROF" run -q --no-publish --off-cpu --repeat 5 -o "$TMP/r$side" \
+    -- "$WORKLOADS/offcpu" sleep $side >/dev/null 2>"$TMP/r$side.err"
+  status=$?
+  expect_status "run --off-cpu --repeat 5 ($side naps)" 0
+done
+"$BENCHPROF" compare -o "$TMP/rcmp" --fail-on-regression "$TMP/r2" "$TMP/r8" \
+  >/dev/null 2>"$TMP/rcmp.err"
+status=$?
+expect_status "off-cpu, --repeat 5 a side: a confirmed regression, the gate fails (3)" 3
+pycheck "--repeat 5: every repetition's blocked time; off-cpu a confirmed regression" <<'PY'
+import json, os
+tmp = os.environ["TMP"]
+for side, naps in (("r2", 2), ("r8", 8)):
+    man = json.load(open(os.path.join(tmp, side, "manifest.json")))
+    reps = man["benchmarks"][0]["repetitions"]["off-cpu"]
+    print("  %s: blocked ms per repetition %s" % (
+        side, [round(v / 1e6, 1) for v in reps]))
+    assert len(reps) == 5, reps
+    assert all(0.8 * naps * 50e6 <= v <= 1.2 * naps * 50e6 + 20e6
+               for v in reps), reps
+c = json.load(open(os.path.join(tmp, "rcmp", "compare.json")))
+b = c["benchmarks"][0]
+m = {x["slug"]: x for x in b["measures"]}["off-cpu"]
+print("  off-cpu %.1f -> %.1f ms: %s, basis %s, confirmed %s" % (
+    m["base"] / 1e6, m["head"] / 1e6, m["change"], m["basis"],
+    m["confirmed"]))
+assert m["basis"] == "mann-whitney", m
+assert m["change"] == "regression" and m["confirmed"], m
+assert not m["unconfirmed"], m
+assert c["regressions"] >= 1, c
+assert "sleep_in_nap" in b["off_cpu_stack"].split(";"), b["off_cpu_stack"]
+PY
+
 BENCHPROF_OFF_CPU=1 "$BENCHPROF" record -q -o "$TMP/env" -- \
   "$WORKLOADS/offcpu" lock >"$TMP/env.out" 2>"$TMP/env.err"
 check "BENCHPROF_OFF_CPU=1 turns it on (config record.off_cpu)" \
