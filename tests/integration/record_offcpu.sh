@@ -89,6 +89,16 @@ assert naps and top in naps, "the longest blocked stack is not the " \
 assert naps[0]["waits"] >= 10, naps[0]
 PY
 
+pycheck "summary.json: the switch samples are not counted as unwound samples" <<'PY'
+import json, os
+s = json.load(open(os.path.join(os.environ["TMP"], "sl", "summary.json")))
+print("  samples %d, unwind_samples %d, dwarf_samples %d" % (
+    s["samples"], s["unwind_samples"], s["dwarf_samples"]))
+assert s["unwind_samples"] <= s["samples"], s["unwind_samples"]
+assert s["dwarf_samples"] <= s["samples"], s["dwarf_samples"]
+assert s["unwind_truncated"] + s["unwind_failed"] <= s["unwind_samples"], s
+PY
+
 pycheck "on-CPU samples unchanged by --off-cpu (compute_half within 10%)" <<'PY'
 import os
 import artifacts as A
