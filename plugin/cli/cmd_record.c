@@ -224,6 +224,12 @@ void bp_cli_record_cleanup(struct bp_record_args *a)
   a->nmarked = 0;
 }
 
+void bp_cli_record_args_free(struct bp_record_args *a)
+{
+  free(a->debuginfod_env);
+  a->debuginfod_env = NULL;
+}
+
 /* Bad marker lines are the harness's bug, not a reason to fail: say so
  * once. */
 static void note_control(const struct bp_control_stats *st)
@@ -240,7 +246,7 @@ static void note_control(const struct bp_control_stats *st)
                 st->unmatched_end, st->unmatched_end == 1 ? "" : "s");
 }
 
-int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
+static int record_and_write(struct bp_record_args *a, struct bp_profile **out)
 {
   *out = NULL;
   bp_msg_set_quiet(a->quiet);
@@ -303,6 +309,26 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
   return status;
 }
 
+/* DEBUGINFOD_URLS is removed while benchprof symbolizes (see
+ * record_and_write) and put back after: the next command it starts
+ * (run --repeat's next repetition) gets the user's environment. */
+int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
+{
+  const char *urls = getenv("DEBUGINFOD_URLS");
+  char *saved = urls ? strdup(urls) : NULL;
+  if(urls && !saved) {
+    bp_msg_error("out of memory");
+    *out = NULL;
+    return BP_EXIT_ERROR;
+  }
+  int status = record_and_write(a, out);
+  if(saved && setenv("DEBUGINFOD_URLS", saved, 1) != 0)
+    bp_msg_warn("DEBUGINFOD_URLS could not be restored: %s",
+                strerror(errno));
+  free(saved);
+  return status;
+}
+
 int cmd_record(int argc, char **argv)
 {
   struct bp_record_args a;
@@ -319,6 +345,7 @@ int cmd_record(int argc, char **argv)
     bpi_profile_free(prof);
   }
   bp_cli_record_cleanup(&a);
+  bp_cli_record_args_free(&a);
   bpi_config_cleanup(&cfg);
   return status;
 }
