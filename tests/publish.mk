@@ -26,13 +26,18 @@
 #                        where the comment's Bencher links point
 #   publish_firefox_lost.sh  the Firefox upload's answer lost: one public
 #                        upload, never repeated; refused: stays spooled
+#   publish_parallel.sh  a store with a network's delays: connections
+#                        reused, artifacts 8 at a time, one object failing
+#                        among many retried alone, manifest after the
+#                        artifacts and latest last
 publish_unit_tests = tests/unit/test_bencher tests/unit/test_spool
 check_PROGRAMS += $(publish_unit_tests)
 publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_store.sh tests/integration/publish_faults.sh \
   tests/integration/publish_kill.sh tests/integration/publish_hardening.sh \
   tests/integration/run_outcome.sh tests/integration/publish_run_profile.sh \
-  tests/integration/publish_firefox_lost.sh
+  tests/integration/publish_firefox_lost.sh \
+  tests/integration/publish_parallel.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)
 EXTRA_DIST += $(publish_integration_tests) tests/publish_lib.sh \
   tests/servers/bencher_standin.py

@@ -61,10 +61,13 @@ static struct {
                                      const char *string);
   void (*slist_free_all)(struct curl_slist *list);
   time_t (*getdate)(const char *p, const time_t *unused);
+  CURLSH *(*share_init)(void);
+  CURLSHcode (*share_setopt)(CURLSH *share, CURLSHoption option, ...);
+  CURLSHcode (*share_cleanup)(CURLSH *share);
 } curl_api;
 
-/* Loading and curl_global_init run once, under pthread_once: requests
- * come from one thread today, and a second one would still be safe.
+/* Loading and curl_global_init run once, under pthread_once: a
+ * publication sends its artifacts from several threads.
  * load_error says why it failed ("" when it did not). */
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_error[512];
@@ -84,12 +87,110 @@ static void load_curl(void)
   BPI_DYNLIB_LOAD(&l, curl_api, "curl_", slist_append);
   BPI_DYNLIB_LOAD(&l, curl_api, "curl_", slist_free_all);
   BPI_DYNLIB_LOAD(&l, curl_api, "curl_", getdate);
+  BPI_DYNLIB_LOAD(&l, curl_api, "curl_", share_init);
+  BPI_DYNLIB_LOAD(&l, curl_api, "curl_", share_setopt);
+  BPI_DYNLIB_LOAD(&l, curl_api, "curl_", share_cleanup);
   if(!bpi_dynlib_done(&l))
     return;
   CURLcode rc = curl_api.global_init(CURL_GLOBAL_DEFAULT);
   if(rc)
     snprintf(load_error, sizeof(load_error), "libcurl failed to "
              "initialise: %s", curl_api.easy_strerror(rc));
+}
+
+/* -------------------------------------------------------- connections */
+
+/* A curl share of the connection cache, the DNS cache and TLS sessions.
+ * Its lock callbacks take one mutex per kind of data curl shares, so
+ * requests from several threads can use it at once. */
+struct bp_http_conns {
+  pthread_mutex_t make;    /* guards share and failed */
+  CURLSH *share;           /* made by the first request; NULL before */
+  bool failed;             /* could not be made: requests go without */
+  _Atomic unsigned long opened;  /* connections opened through it */
+  pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
+};
+
+struct bp_http_conns *bpi_http_conns_new(void)
+{
+  struct bp_http_conns *c = calloc(1, sizeof(*c));
+  if(!c)
+    return NULL;
+  pthread_mutex_init(&c->make, NULL);
+  for(size_t i = 0; i < BP_ARRAY_LEN(c->locks); i++)
+    pthread_mutex_init(&c->locks[i], NULL);
+  return c;
+}
+
+void bpi_http_conns_free(struct bp_http_conns *c)
+{
+  if(!c)
+    return;
+  if(c->share)   /* closes the connections it kept */
+    curl_api.share_cleanup(c->share);
+  pthread_mutex_destroy(&c->make);
+  for(size_t i = 0; i < BP_ARRAY_LEN(c->locks); i++)
+    pthread_mutex_destroy(&c->locks[i]);
+  free(c);
+}
+
+unsigned long bpi_http_conns_opened(const struct bp_http_conns *c)
+{
+  return c ? c->opened : 0;
+}
+
+static void conns_lock(CURL *h, curl_lock_data data,
+                       curl_lock_access access, void *userp)
+{
+  (void)h;
+  (void)access;
+  struct bp_http_conns *c = userp;
+  pthread_mutex_lock(&c->locks[data < CURL_LOCK_DATA_LAST ? data : 0]);
+}
+
+static void conns_unlock(CURL *h, curl_lock_data data, void *userp)
+{
+  (void)h;
+  struct bp_http_conns *c = userp;
+  pthread_mutex_unlock(&c->locks[data < CURL_LOCK_DATA_LAST ? data : 0]);
+}
+
+/* The share, made at the first request (libcurl is loaded by then);
+ * NULL when curl cannot make one: each request then connects alone. */
+static CURLSH *conns_share(struct bp_http_conns *c)
+{
+  pthread_mutex_lock(&c->make);
+  if(!c->share && !c->failed) {
+    CURLSH *s = curl_api.share_init();
+    CURLSHcode rc = s ? CURLSHE_OK : CURLSHE_NOMEM;
+#define SHARE(opt, val) \
+  do { if(!rc) rc = curl_api.share_setopt(s, opt, val); } while(0)
+    SHARE(CURLSHOPT_LOCKFUNC, conns_lock);
+    SHARE(CURLSHOPT_UNLOCKFUNC, conns_unlock);
+    SHARE(CURLSHOPT_USERDATA, (void *)c);
+    SHARE(CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    SHARE(CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    SHARE(CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+#undef SHARE
+    if(rc && s)
+      curl_api.share_cleanup(s);
+    c->share = rc ? NULL : s;
+    c->failed = rc != CURLSHE_OK;
+  }
+  CURLSH *s = c->share;
+  pthread_mutex_unlock(&c->make);
+  return s;
+}
+
+/* Called by curl before each connection it opens (none for one reused):
+ * counts them for bpi_http_conns_opened. */
+static int on_open_socket(void *userp, curl_socket_t fd, curlsocktype purpose)
+{
+  (void)fd;
+  (void)purpose;
+  struct bp_http_conns *c = userp;
+  c->opened++;
+  return CURL_SOCKOPT_OK;
 }
 
 void bpi_http_opts_default(struct bp_http_opts *o)
@@ -567,6 +668,17 @@ static bp_code setup(CURL *h, struct attempt *a, struct curl_slist *headers,
   }
   if(strcmp(req->method, "GET") && strcmp(req->method, "PUT"))
     SET(CURLOPT_CUSTOMREQUEST, req->method);
+  if(o->conns) {
+    CURLSH *share = conns_share(o->conns);
+    if(share) {
+      SET(CURLOPT_SHARE, share);
+      /* the cache's size: curl's default (5) would close connections
+       * that parallel requests opened */
+      SET(CURLOPT_MAXCONNECTS, (long)BP_HTTP_CONNS_MAX);
+    }
+    SET(CURLOPT_SOCKOPTFUNCTION, on_open_socket);
+    SET(CURLOPT_SOCKOPTDATA, o->conns);
+  }
   if(sigv4) {
     SET(CURLOPT_AWS_SIGV4, sigv4);
     SET(CURLOPT_USERNAME, req->aws_key);
@@ -689,11 +801,17 @@ static long backoff_ms(const struct bp_http_opts *o, unsigned n,
   return (long)d;
 }
 
+/* Sleep ms, in slices of at most 100 ms so that a cancellation ends the
+ * wait also in a thread that does not receive the signal itself. */
 static void sleep_ms(const struct bp_http_opts *o, long ms)
 {
-  struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-  while(nanosleep(&ts, &ts) && errno == EINTR && !cancelled(o))
-    ;
+  long end = bpi_http_now_ms() + ms;
+  for(long left = ms; left > 0 && !cancelled(o);
+      left = end - bpi_http_now_ms()) {
+    long slice = left < 100 ? left : 100;
+    struct timespec ts = { 0, slice * 1000000L };
+    nanosleep(&ts, NULL);
+  }
 }
 
 

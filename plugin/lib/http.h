@@ -38,12 +38,28 @@ struct bp_http_opts {
    * BPE_NET "interrupted"; NULL: never */
   const volatile sig_atomic_t *cancel;
   const char *ca_file;      /* extra CA bundle (PEM), NULL: the system's */
+  /* connections kept open for the next request to the same server, names
+   * resolved once, TLS sessions resumed: shared by every request made
+   * with these options, from any thread; NULL: a new connection each */
+  struct bp_http_conns *conns;
   /* -v: one line per request, header and answer status, secrets redacted */
   void (*debug)(void *ctx, const char *line);
   void *debug_ctx;
 };
 
 void bpi_http_opts_default(struct bp_http_opts *o);
+
+/* The most connections a bp_http_conns keeps open, and so the most
+ * requests that may share one at the same time and still reuse them. */
+#define BP_HTTP_CONNS_MAX 16
+
+/* A connection cache for bp_http_opts.conns: one per publication.  It
+ * loads nothing until a request uses it (a file:// store never does).
+ * NULL when out of memory.  Free it after its last request;
+ * bpi_http_conns_opened says how many connections it opened. */
+struct bp_http_conns *bpi_http_conns_new(void);
+void bpi_http_conns_free(struct bp_http_conns *c);
+unsigned long bpi_http_conns_opened(const struct bp_http_conns *c);
 
 /* CLOCK_MONOTONIC in milliseconds, the clock of deadline_ms. */
 long bpi_http_now_ms(void);

@@ -253,8 +253,9 @@ static bool refused_for_good(const struct bp_err *e)
 static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
                     struct bp_publish_result *res)
 {
-  struct job j = {.o = o, .sp = sp, .res = res};
+  struct job j = {.o = o, .sp = sp, .res = res, .http = o->http};
   char *mkey = NULL;
+  j.http.conns = bpi_http_conns_new();  /* NULL: no reuse, still works */
   bp_code rc = load_job(&j);
   if(!rc) {
     bp_code store_rc = j.store ? bpi_pub_put_artifacts(&j) : BP_OK;
@@ -305,6 +306,8 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
   free(run);
   free(mkey);
   bpi_store_close(j.store);
+  res->connections = bpi_http_conns_opened(j.http.conns);
+  bpi_http_conns_free(j.http.conns);
   bpi_pub_arts_cleanup(&j.arts);
   bpi_bencher_ids_cleanup(&j.bencher);
   bpi_manifest_cleanup(&j.man);

@@ -55,6 +55,7 @@ struct bp_publish_result {
   char *id;            /* its spool id */
   bool delivered;      /* every part delivered (and it left the spool) */
   size_t parts, parts_done;
+  unsigned long connections; /* network connections this delivery opened */
   char *report_uuid;   /* Bencher's report, or NULL */
   char *manifest_url;  /* the stored manifest's public URL, or NULL */
   char *firefox_url;   /* https://profiler.firefox.com/public/T/, or NULL */

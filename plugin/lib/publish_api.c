@@ -28,7 +28,7 @@ static bp_code firefox_upload(struct job *j, const struct art *a,
   bpi_buf_init(&rel);
   bpi_buf_printf(&rel, BP_SPOOL_FILES "/%s", a->file);
   char *path = bpi_buf_failed(&rel) ? NULL : bpi_spool_path(j->sp, rel.data);
-  bp_code rc = path ? bpi_firefox_upload(&j->o->http,
+  bp_code rc = path ? bpi_firefox_upload(&j->http,
                                          bpi_json_str(ff, "api"), path, link,
                                          lost, &j->res->failure)
                     : bpi_err_set(&j->res->failure, BPE_NOMEM, 0, "upload");
@@ -187,7 +187,7 @@ bp_code bpi_pub_put_bencher(struct job *j)
     return bpi_err_set(err, BPE_CONFIG, 0, "no Bencher API token to send "
                        "the report with (set $BENCHER_API_TOKEN)");
   struct bp_bencher_opts bo = {bpi_json_str(b, "host"), j->o->bencher.token,
-                               &j->o->http};
+                               &j->http};
   char *bmf = NULL, *path = bpi_spool_path(j->sp, BP_SPOOL_FILES "/"
                                                   BP_RUNDIR_REPORT);
   bp_code rc = path ? bpi_file_read(path, &bmf, NULL, err)

@@ -47,6 +47,9 @@ struct job {
   struct bp_publish_result *res;
   size_t parts, done;
   struct bp_bencher_ids bencher;  /* Bencher's answer, when known */
+  /* o->http with the publication's shared connections: every request of
+   * the delivery goes through it */
+  struct bp_http_opts http;
 };
 
 static inline void bpi_pub_add_nullable(cJSON *obj, const char *name,

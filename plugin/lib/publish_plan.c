@@ -135,29 +135,31 @@ bp_code bpi_pub_list_arts(const struct ident *id,
   return rc ? rc : list_run_arts(id, man, as, err);
 }
 
-/* The run's files a publication needs: manifest, report, artifacts. */
+/* The run's files a publication needs: manifest, report, artifacts, each
+ * once (an interner, so that thousands of benchmarks stay linear). */
 bp_code bpi_pub_spool_files(const struct bp_manifest *man,
                             const char ***files, size_t *n,
                             struct bp_err *err)
 {
   struct ident none = {"p", "b", "c", "c", "t", NULL, NULL};
   struct arts as = {0};
+  struct bp_strtab seen;
+  bpi_strtab_init(&seen);
   bp_code rc = bpi_pub_list_arts(&none, man, &as, err);
   *files = calloc(as.n + 2, sizeof(**files));
   if(!rc && !*files)
     rc = bpi_err_set(err, BPE_NOMEM, 0, "spool files");
-  if(!rc) {
-    (*files)[0] = BP_RUNDIR_MANIFEST;
-    (*files)[1] = BP_RUNDIR_REPORT;
-    *n = 2;
-    for(size_t i = 0; i < as.n; i++) {
-      bool dup = false;
-      for(size_t j = 0; j < *n && !dup; j++)
-        dup = !strcmp((*files)[j], as.a[i].file);
-      if(!dup)
-        (*files)[(*n)++] = as.a[i].file;  /* strings of man */
-    }
+  *n = 0;
+  const char *fixed[] = {BP_RUNDIR_MANIFEST, BP_RUNDIR_REPORT};
+  for(size_t i = 0; !rc && i < as.n + 2; i++) {
+    const char *file = i < 2 ? fixed[i] : as.a[i - 2].file;  /* man's */
+    size_t had = seen.count;
+    if(bpi_strtab_intern(&seen, file) == BP_NONE)
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "spool files");
+    else if(seen.count != had)
+      (*files)[(*n)++] = file;
   }
+  bpi_strtab_cleanup(&seen);
   bpi_pub_arts_cleanup(&as);
   return rc;
 }

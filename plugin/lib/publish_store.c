@@ -11,41 +11,128 @@
 #include "storekey.h"
 #include "text.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void content_type(const char *file, const char **type,
-                         const char **enc)
+/* ------------------------------------------------------------ artifacts */
+
+/* The artifacts are independent of each other: they go PUT_PARALLEL at a
+ * time, over the publication's shared connections (struct job's http).
+ * Each keeps its own retries (http.c); its part is marked as soon as it
+ * is stored, so a kill or a failure leaves exactly the others to send. */
+#define PUT_PARALLEL 8
+/* One artifact refused is that artifact's trouble and the others still
+ * go; a second one failing means the store is likely down: no further
+ * artifact starts, the rest wait for the next flush. */
+#define STOP_AFTER_FAILURES 2
+
+struct puts {
+  struct job *j;
+  size_t *todo;          /* indexes into j->arts not delivered yet */
+  size_t ntodo;
+  pthread_mutex_t lock;  /* guards what follows, and the spool */
+  size_t next;           /* the next of todo to take */
+  size_t failures;       /* artifacts that failed */
+  struct bp_err first;   /* the first failure */
+};
+
+/* Store artifact i from the spool's copy. */
+static bp_code put_one(struct job *j, size_t i, struct bp_err *err)
 {
-  bpi_store_content_type(file, type, enc);
+  const struct art *a = &j->arts.a[i];
+  struct bp_buf r;
+  bpi_buf_init(&r);
+  bpi_buf_printf(&r, BP_SPOOL_FILES "/%s", a->file);
+  char *path = bpi_buf_failed(&r) ? NULL : bpi_spool_path(j->sp, r.data);
+  const char *type, *enc;
+  bpi_store_content_type(a->file, &type, &enc);
+  bp_code rc = path ? bpi_store_put_file(j->store, a->key, path, type, enc,
+                                         err)
+                    : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
+  free(path);
+  bpi_buf_cleanup(&r);
+  return rc;
+}
+
+static void artifact_part(char *part, size_t size, size_t i)
+{
+  snprintf(part, size, "artifact-%zu", i);
+}
+
+/* One worker: takes artifacts until none is left or too many failed. */
+static void *put_worker(void *arg)
+{
+  struct puts *p = arg;
+  struct job *j = p->j;
+  for(;;) {
+    pthread_mutex_lock(&p->lock);
+    bool stop = p->failures >= STOP_AFTER_FAILURES || p->next == p->ntodo;
+    size_t i = stop ? 0 : p->todo[p->next++];
+    pthread_mutex_unlock(&p->lock);
+    if(stop)
+      return NULL;
+    struct bp_err err = {0};
+    char part[32];
+    artifact_part(part, sizeof(part), i);
+    bp_code rc = put_one(j, i, &err);
+    pthread_mutex_lock(&p->lock);
+    if(!rc)
+      rc = bpi_spool_mark_unsynced(j->sp, part, j->arts.a[i].key, &err);
+    if(!rc)
+      j->done++;
+    else if(!p->failures++)
+      p->first = err;
+    pthread_mutex_unlock(&p->lock);
+  }
+}
+
+/* Run n workers over p (fewer when threads cannot be made; the calling
+ * thread is always one).  The workers block signals: the process's
+ * handlers run in the calling thread as before, and http.c sees their
+ * cancellation flag. */
+static void run_workers(struct puts *p, size_t n)
+{
+  pthread_t tids[PUT_PARALLEL];
+  size_t started = 0;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  for(size_t k = 1; k < n && k < PUT_PARALLEL; k++)
+    if(!pthread_create(&tids[started], NULL, put_worker, p))
+      started++;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  put_worker(p);
+  for(size_t k = 0; k < started; k++)
+    pthread_join(tids[k], NULL);
 }
 
 bp_code bpi_pub_put_artifacts(struct job *j)
 {
-  bp_code rc = BP_OK;
+  struct puts p = {.j = j};
+  if(j->arts.n && !(p.todo = malloc(j->arts.n * sizeof(*p.todo))))
+    return bpi_err_set(&j->res->failure, BPE_NOMEM, 0, "artifacts");
   for(size_t i = 0; i < j->arts.n; i++) {
     char part[32];
-    snprintf(part, sizeof(part), "artifact-%zu", i);
-    if(bpi_pub_part_done(j, part, NULL) || rc)
-      continue;  /* after a failure the store is likely down: count only */
-    const struct art *a = &j->arts.a[i];
-    char *path = NULL;
-    struct bp_buf r;
-    bpi_buf_init(&r);
-    bpi_buf_printf(&r, BP_SPOOL_FILES "/%s", a->file);
-    path = bpi_buf_failed(&r) ? NULL : bpi_spool_path(j->sp, r.data);
-    const char *type, *enc;
-    content_type(a->file, &type, &enc);
-    rc = path ? bpi_store_put_file(j->store, a->key, path, type, enc,
-                                   &j->res->failure)
-              : bpi_err_set(&j->res->failure, BPE_NOMEM, 0, "spool path");
-    if(!rc)
-      rc = bpi_pub_mark(j, part, a->key);
-    free(path);
-    bpi_buf_cleanup(&r);
+    artifact_part(part, sizeof(part), i);
+    if(!bpi_pub_part_done(j, part, NULL))
+      p.todo[p.ntodo++] = i;
   }
-  return rc;
+  pthread_mutex_init(&p.lock, NULL);
+  run_workers(&p, p.ntodo);
+  pthread_mutex_destroy(&p.lock);
+  /* the markers on disk at once, before anything that names the
+   * artifacts (the stored manifest) is sent */
+  if(p.ntodo && !p.failures && bpi_spool_sync(j->sp, &p.first))
+    p.failures++;
+  free(p.todo);
+  if(!p.failures)
+    return BP_OK;
+  if(!j->res->failure.code)
+    j->res->failure = p.first;
+  return p.first.code ? p.first.code : BPE_IO;
 }
 
 /* a, stored under key (taken), gets that key, its public URL and its
@@ -234,7 +321,7 @@ bp_code bpi_pub_open_store(struct job *j)
   so.s3_region = bpi_json_str(s, "s3_region");
   so.s3_path_style = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
                                     s, "s3_path_style"));
-  so.http = &j->o->http;
+  so.http = &j->http;
   if(!so.url)
     return bpi_err_set(&j->res->failure, BPE_FORMAT, 0, "publication %s: "
                        "store without url", j->sp->id);

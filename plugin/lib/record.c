@@ -62,6 +62,7 @@ static bp_code lbr_refused(struct bp_recorder *r, struct bp_sample_cfg *cfg,
   cfg->lbr = false;
   cfg->regs_user = bpi_unwind_regs_mask();
   cfg->stack_user = r->stack_bytes;
+  cfg->switch_stack_user = BP_RECORD_SWITCH_STACK_BYTES;
   memset(open_err, 0, sizeof(*open_err));
   return bpi_sampler_open(r->sampler, cfg, &r->info.sampler, open_err);
 }
@@ -78,6 +79,8 @@ static bp_code open_events(struct bp_recorder *r, struct bp_err *err)
      r->call_graph != BP_CALL_GRAPH_LBR) {
     cfg.regs_user = bpi_unwind_regs_mask();
     cfg.stack_user = r->stack_bytes;
+    if(r->call_graph == BP_CALL_GRAPH_AUTO)
+      cfg.switch_stack_user = BP_RECORD_SWITCH_STACK_BYTES;
   }
   cfg.lbr = r->call_graph == BP_CALL_GRAPH_LBR;
   struct bp_err open_err = {0};

@@ -25,6 +25,8 @@ struct bp_recorder;
 
 /* User stack copied per sample by default with dwarf and auto (perf's). */
 #define BP_RECORD_STACK_BYTES 8192
+/* the stack copy of --off-cpu's switch samples with the auto call graph */
+#define BP_RECORD_SWITCH_STACK_BYTES 2048
 #define BP_RECORD_MAX_STACK_BYTES 65528
 /* The rings by default with dwarf and auto: together up to 64 MiB of
  * kernel memory, from 2 to 32 MiB per CPU (a power of two; halved while

@@ -71,6 +71,12 @@ struct bp_sample_cfg {
    * every sample then carries PERF_SAMPLE_IDENTIFIER
    * (bpi_sampler_switch_ids() tells the two apart) */
   bool off_cpu;
+  /* off_cpu with stack copies: bytes of user stack in the switch samples
+   * when fewer than stack_user (0: stack_user).  A copy per switch is
+   * most of what --off-cpu costs the kernel; at switch-out a thread is
+   * in a system call, and with the auto call graph a copy too short for
+   * its whole stack falls back to the frame-pointer chain */
+  uint32_t switch_stack_user;
 };
 
 /* What bpi_sampler_open() really did. */

@@ -360,11 +360,15 @@ static int open_precise(struct bp_sampler *s, struct perf_event_attr *a,
  * software context-switches event, every switch sampled.  It fires in
  * the scheduler, in kernel mode: with exclude_kernel it would never
  * sample, so kernel mode is asked for (kernel frames only when the
- * sampling event has them). */
+ * sampling event has them).  Its stack copy may be shorter
+ * (switch_stack_user): the kernel copies it at every switch. */
 static void fill_switch_attr(struct perf_event_attr *w,
-                             const struct perf_event_attr *a)
+                             const struct perf_event_attr *a,
+                             const struct bp_sample_cfg *c)
 {
   *w = *a;
+  if(c->switch_stack_user && w->sample_stack_user > c->switch_stack_user)
+    w->sample_stack_user = c->switch_stack_user;
   w->type = PERF_TYPE_SOFTWARE;
   w->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
   w->freq = 0;
@@ -385,10 +389,11 @@ static void fill_switch_attr(struct perf_event_attr *w,
 /* Open the context-switches event on every CPU and send its samples into
  * that CPU's ring.  Returns 0 or the errno (everything closed then). */
 static int open_switch_events(struct bp_sampler *s,
-                              const struct perf_event_attr *a)
+                              const struct perf_event_attr *a,
+                              const struct bp_sample_cfg *c)
 {
   struct perf_event_attr w;
-  fill_switch_attr(&w, a);
+  fill_switch_attr(&w, a, c);
   s->switch_fds = malloc(s->ncpus * sizeof(*s->switch_fds));
   s->switch_ids = calloc(s->ncpus, sizeof(*s->switch_ids));
   if(!s->switch_fds || !s->switch_ids) {
@@ -494,7 +499,7 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
     return BPE_EVENT_OPEN;
   }
   if(c->off_cpu) {
-    info->off_cpu_errno = open_switch_events(s, &a);
+    info->off_cpu_errno = open_switch_events(s, &a, c);
     info->off_cpu_stacks = !info->off_cpu_errno;
   }
   s->layout.sample_type = a.sample_type;

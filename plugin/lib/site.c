@@ -125,11 +125,15 @@ static int decide_list(void *ctx, const char *cur, size_t len, char **out)
   const char *name = list_names[m->kind], *id = list_ids[m->kind];
   cJSON_Delete(m->merged);
   m->merged = cur ? cJSON_ParseWithLength(cur, len) : NULL;
-  if(!cJSON_IsObject(m->merged)) {
-    /* none yet, or not a list: this starts it again */
+  if(cur && !cJSON_IsObject(m->merged)) {
+    /* caught mid-write, or damaged: starting it again would drop the
+     * runs the others listed */
     cJSON_Delete(m->merged);
-    m->merged = cJSON_CreateObject();
+    m->merged = NULL;
+    return BP_STORE_REREAD;
   }
+  if(!m->merged)
+    m->merged = cJSON_CreateObject();
   cJSON *list = cJSON_GetObjectItemCaseSensitive(m->merged, name);
   if(!cJSON_IsArray(list)) {
     cJSON_DeleteItemFromObjectCaseSensitive(m->merged, name);

@@ -83,6 +83,14 @@ bool bpi_spool_done(const struct bp_spool_pub *pub, const char *part,
 /* Record part as done, durably, with value (may be NULL). */
 bp_code bpi_spool_mark(struct bp_spool_pub *pub, const char *part,
                        const char *value, struct bp_err *err);
+/* Record part as done, on disk only after the next bpi_spool_sync (or
+ * any sync of its file system): for parts whose marker lost in a power
+ * cut only means sending them again (an artifact: the same bytes under
+ * the same key).  Thousands of them cost one sync instead of two fsyncs
+ * each. */
+bp_code bpi_spool_mark_unsynced(struct bp_spool_pub *pub, const char *part,
+                                const char *value, struct bp_err *err);
+bp_code bpi_spool_sync(struct bp_spool_pub *pub, struct bp_err *err);
 
 /* Every part is delivered: remove the publication and free pub. */
 bp_code bpi_spool_remove(struct bp_spool_pub *pub, struct bp_err *err);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 struct store_ops;
@@ -392,7 +393,11 @@ static bp_code file_update(struct bp_store *st, const char *key,
   int d = rc ? 0 : decide(ctx, cur, len, &out);
   if(!rc && d < 0)
     rc = bpi_err_set(err, BPE_NOMEM, 0, "updating '%.200s'", key);
-  if(!rc && d > 0)
+  /* written atomically (rename) under this lock: never caught mid-write */
+  if(!rc && d == BP_STORE_REREAD)
+    rc = bpi_err_set(err, BPE_FORMAT, 0, "'%s' is not valid: remove it, "
+                     "then publish again", path);
+  if(!rc && d == 1)
     rc = bpi_file_write(path, out, strlen(out), false, err);
   if(fd >= 0)
     close(fd);  /* releases the lock, after the rename */
@@ -507,6 +512,7 @@ static bp_code net_update(struct bp_store *st, const char *key,
                                         char **),
                           void *ctx, struct bp_err *err)
 {
+  bool reread = false;
   for(int tries = 0; tries < UPDATE_TRIES; tries++) {
     struct bp_http_resp resp;
     struct bp_err got = {0};
@@ -530,6 +536,14 @@ static bp_code net_update(struct bp_store *st, const char *key,
     int d = decide(ctx, absent ? NULL : resp.body.data,
                    absent ? 0 : resp.body.len - 1, &out);
     bpi_http_resp_cleanup(&resp);
+    if(d == BP_STORE_REREAD) {
+      free(out);
+      reread = true;
+      struct timespec pause = {0, 20000000L * (tries + 1)};
+      nanosleep(&pause, NULL);
+      continue;
+    }
+    reread = false;
     if(d <= 0) {
       free(out);
       return d < 0 ? bpi_err_set(err, BPE_NOMEM, 0, "updating '%.200s'", key)
@@ -548,6 +562,10 @@ static bp_code net_update(struct bp_store *st, const char *key,
     if(status != 412)
       return bpi_err_set(err, rc, put_err.sys_errno, "%s", put_err.msg);
   }
+  if(reread)
+    return bpi_err_set(err, BPE_FORMAT, 0, "GET %.200s: not a valid object "
+                       "in %d reads: remove it, then publish again", key,
+                       UPDATE_TRIES);
   return bpi_err_set(err, BPE_NET, 0, "PUT %.200s: other writers kept "
                      "changing it (%d tries)", key, UPDATE_TRIES);
 }

@@ -64,11 +64,16 @@ bp_code bpi_store_get(struct bp_store *st, const char *key, char **data,
 /* Replace the object at key with what decide makes of its current bytes
  * (cur NULL when there is none), so that two writers cannot interleave:
  * decide returns 1 with *out (malloc'd, NUL-terminated) to write it, 0 to
- * leave the object as it is, -1 on failure.  A file store holds an flock
+ * leave the object as it is, -1 on failure, and BP_STORE_REREAD when the
+ * bytes read are not a whole object of its kind: an object store may
+ * serve an object while another writer's PUT of it is still being
+ * written, so they are read again (an error after the last try, never
+ * replaced by a fresh start that would drop what the others wrote).  A file store holds an flock
  * of the object's directory over read, decide and the atomic write; an
  * http(s) or s3 store writes with If-Match: <the ETag read> (If-None-Match:
  * * when there was none) and, when the server answers 412 because another
  * writer came first, reads and decides again (8 times at most). */
+enum { BP_STORE_REREAD = 2 };
 bp_code bpi_store_update(struct bp_store *st, const char *key,
                          const char *content_type,
                          int (*decide)(void *ctx, const char *cur,

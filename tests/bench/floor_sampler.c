@@ -1,6 +1,7 @@
 /* floor_sampler: the kernel's floor for sampling, for the harness.
  *
- *   floor_sampler [-F HZ] [-g fp|dwarf[,BYTES]] [-m PAGES] [-v] -- CMD...
+ *   floor_sampler [-F HZ] [-g fp|dwarf[,BYTES]] [-m PAGES] [-k] [-s]
+ *                 [-w BYTES] [-v] -- CMD...
  *
  * Opens the same events benchprof record opens (software cpu-clock, one
  * per online CPU, pid = the child, inherit, frequency HZ, callchain, the
@@ -11,8 +12,13 @@
  * own CPU time is compared with it.  -g dwarf asks for what benchprof's
  * dwarf and auto modes ask for: the user registers and BYTES (default
  * 8192) of user stack per sample.  Rings of 512 pages unless -m says
- * otherwise (the harness passes the size benchprof used).  Exits with
- * CMD's status. */
+ * otherwise (the harness passes the size benchprof used).  -k samples
+ * the kernel too, with kernel frames (benchprof's default where it is
+ * permitted).  -s asks for what --off-cpu asks for: context-switch
+ * records on the sampling event and the software context-switches event
+ * sampled at every switch with the same sample layout, into the same
+ * rings (-w: their stack copies of BYTES, fewer than -g's, as benchprof's
+ * default call graph asks).  Exits with CMD's status. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -96,11 +102,39 @@ static uint32_t wake_point(uint32_t ring_bytes, uint32_t stack_bytes,
   return ring_bytes - (uint32_t)room;
 }
 
+/* The context-switches event, every switch sampled with the sampling
+ * event's layout (kernel mode: it fires in the scheduler), writing into
+ * the sampling event's ring.  Its fd stays open until exit. */
+static int open_switch_event(const struct perf_event_attr *a, pid_t pid,
+                             int cpu, int ring_fd, unsigned long stack)
+{
+  struct perf_event_attr w = *a;
+  if(stack && w.sample_stack_user > stack)
+    w.sample_stack_user = (uint32_t)stack;
+  w.type = PERF_TYPE_SOFTWARE;
+  w.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+  w.freq = 0;
+  w.sample_period = 1;
+  w.exclude_kernel = 0;
+  w.mmap = w.mmap2 = w.comm = w.comm_exec = w.task = 0;
+  w.build_id = 0;
+  w.context_switch = 0;
+  w.watermark = 0;
+  w.wakeup_events = 0;
+  long fd = perf_open(&w, pid, cpu);
+  if(fd < 0 || ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd)) {
+    perror("context-switches event");
+    return -1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   unsigned long freq = 997, pages = 0, stack = 0;
-  int verbose = 0, opt;
-  while((opt = getopt(argc, argv, "+F:g:m:v")) != -1) {
+  unsigned long switch_stack = 0;
+  int verbose = 0, kernel = 0, switches = 0, opt;
+  while((opt = getopt(argc, argv, "+F:g:m:ksw:v")) != -1) {
     switch(opt) {
     case 'F': freq = strtoul(optarg, NULL, 10); break;
     case 'g':
@@ -114,10 +148,13 @@ int main(int argc, char **argv)
       }
       break;
     case 'm': pages = strtoul(optarg, NULL, 10); break;
+    case 'k': kernel = 1; break;
+    case 's': switches = 1; break;
+    case 'w': switch_stack = strtoul(optarg, NULL, 10); break;
     case 'v': verbose = 1; break;
     default:
       fprintf(stderr, "usage: floor_sampler [-F HZ] [-g fp|dwarf[,BYTES]] "
-              "[-m PAGES] [-v] -- CMD...\n");
+              "[-m PAGES] [-k] [-s] [-w BYTES] [-v] -- CMD...\n");
       return 2;
     }
   }
@@ -173,10 +210,10 @@ int main(int argc, char **argv)
   a.sample_id_all = 1;
   a.use_clockid = 1;
   a.clockid = CLOCK_MONOTONIC;
-  a.exclude_kernel = 1;
+  a.exclude_kernel = !kernel;
   a.exclude_hv = 1;
   a.exclude_guest = 1;
-  a.exclude_callchain_kernel = 1;
+  a.exclude_callchain_kernel = !kernel;
   a.watermark = 1;
   a.wakeup_watermark = wake_point((uint32_t)(pages * (unsigned long)page),
                                   (uint32_t)stack, freq);
@@ -189,6 +226,11 @@ int main(int argc, char **argv)
 #ifdef PERF_RECORD_MISC_MMAP_BUILD_ID
   a.build_id = 1;
 #endif
+  if(switches) {
+    /* benchprof's fill_sampling_attr() and fill_switch_attr() */
+    a.context_switch = 1;
+    a.sample_type |= PERF_SAMPLE_IDENTIFIER;
+  }
 
   int *fds = calloc((size_t)ncpus, sizeof(*fds));
   struct perf_event_mmap_page **maps = calloc((size_t)ncpus, sizeof(*maps));
@@ -218,6 +260,10 @@ int main(int argc, char **argv)
     maps[i] = m;
     pfd[i].fd = fds[i];
     pfd[i].events = POLLIN;
+    if(switches && open_switch_event(&a, pid, cpus[i], fds[i], switch_stack)) {
+      kill(pid, SIGKILL);
+      return 1;
+    }
   }
   int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
   pfd[ncpus].fd = pidfd;

@@ -44,6 +44,10 @@ import tempfile
 import threading
 import time
 
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_scale  # noqa: E402
+
 
 # (kind, benchprof mode, floor mode, perf mode): compared with each other
 # only within a kind, so each side asks the kernel for the same thing
@@ -685,25 +689,88 @@ class Harness:
         }
 
     # (6) the cost of --off-cpu on a workload that switches all the time
+    def offcpu_perf_cmd(self, mode, out, ring_bytes, cmd):
+        """perf record asked for the data --off-cpu asks the kernel for:
+        the same sampling event at 997 Hz, the call graph (DWARF stack
+        copies for benchprof's default, frame pointers for -g fp), a ring
+        of benchprof's size, and with -offcpu every switch sampled with
+        that call graph plus the context-switch records."""
+        ev = "cycles" if os.path.exists("/sys/bus/event_source/devices/cpu") else "cpu-clock"
+        c = ["perf", "record", "-q", "-o", os.path.join(out, "perf.data"),
+             "-m", "%dK" % max(ring_bytes // 1024, 8), "-e", ev + "/freq=997/"]
+        c += ["-g"] if "-fp" in mode else ["--call-graph", "dwarf"]
+        if mode.endswith("offcpu"):
+            # benchprof's default call graph copies 2 KiB per switch sample
+            # (BP_RECORD_SWITCH_STACK_BYTES)
+            c += ["-e", "context-switches/period=1/" if "-fp" in mode else
+                  "context-switches/period=1,call-graph=dwarf,stack-size=2048/",
+                  "--switch-events"]
+        return c + ["--"] + cmd
+
+    def offcpu_probe(self, fp):
+        """The ring benchprof gives each CPU with this call graph and
+        whether it samples the kernel (a short probe run), so that perf
+        and the floor sampler get the same."""
+        out = os.path.join(self.tmp, "offcpu-probe")
+        run_cmd([self.a.benchprof, "record", "-q", "--no-counters", "-o", out] +
+                (["-g", "fp"] if fp else []) + ["--", self.a.switch_work, "-n", "10"])
+        try:
+            with open(os.path.join(out, "summary.json")) as f:
+                sm = json.load(f)
+            return int(sm.get("ring_bytes") or 0) or 2 << 20, bool(sm.get("kernel_sampled"))
+        except (OSError, ValueError):
+            return 2 << 20, False
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
+
+    def offcpu_floor_cmd(self, mode, probe, cmd):
+        """The floor sampler asked for what benchprof asks the kernel for
+        (-s: the switch records and samples), draining the rings unread:
+        the kernel's cost alone."""
+        ring, kernel = probe
+        return [self.a.floor, "-F", "997", "-g", "fp" if "-fp" in mode else "dwarf",
+                "-m", str(max(ring // os.sysconf("SC_PAGE_SIZE"), 8))] + \
+            (["-k"] if kernel else []) + \
+            ((["-s"] + ([] if "-fp" in mode else ["-w", "2048"]))
+             if mode.endswith("offcpu") else []) + \
+            ["--"] + cmd
+
     def offcpu(self):
         """bench_switch (two threads passing a token through pipes, more
         than 50,000 switches a second) under `benchprof record` with and
         without --off-cpu, default call graph and frame pointers,
         interleaved: the workload's own wall time, pair by pair.  Every
-        switch is a context-switch record and a sample with a stack."""
+        switch is a context-switch record and a sample with a stack.
+        Where perf runs, `perf record` asked for the same data is measured
+        in the same repetitions: its ratio is the kernel's share (perf
+        also writes what it reads), the rest of benchprof's is its own."""
         if not self.a.switch_work:
             return
         reps = self.a.reps
         rounds = 100000
         self.say("off-CPU: bench_switch %d round trips, %d repetitions" % (rounds, reps))
         order = ["alone", "record", "record-offcpu", "record-fp", "record-fp-offcpu"]
+        have_perf = shutil.which("perf") is not None and subprocess.run(
+            ["perf", "record", "-q", "-o", os.devnull, "-e", "context-switches/period=1/",
+             "--switch-events", "--", "true"], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL).returncode == 0
+        probes = {fp: self.offcpu_probe(fp) for fp in (False, True)}
+        if self.a.floor:
+            order += ["floor", "floor-offcpu", "floor-fp", "floor-fp-offcpu"]
+        if have_perf:
+            order += ["perf", "perf-offcpu", "perf-fp", "perf-fp-offcpu"]
         runs = []
         for i in range(reps):
             rep = {}
             for m in rep_order(order, i):
                 out = os.path.join(self.tmp, "offcpu-%s-%d" % (m, i))
                 cmd = [self.a.switch_work, "-n", str(rounds), "-r", self.report]
-                if m != "alone":
+                if m.startswith("perf"):
+                    os.makedirs(out, exist_ok=True)
+                    cmd = self.offcpu_perf_cmd(m, out, probes["-fp" in m][0], cmd)
+                elif m.startswith("floor"):
+                    cmd = self.offcpu_floor_cmd(m, probes["-fp" in m], cmd)
+                elif m != "alone":
                     cmd = [self.a.benchprof, "record", "-q", "--no-counters", "-o", out] + \
                         (["-g", "fp"] if "-fp" in m else []) + \
                         (["--off-cpu"] if m.endswith("offcpu") else []) + ["--"] + cmd
@@ -720,15 +787,20 @@ class Harness:
                 shutil.rmtree(out, ignore_errors=True)
                 settle()
             runs.append(rep)
+        pairs = [("record", "alone"), ("record-offcpu", "record"),
+                 ("record-fp", "alone"), ("record-fp-offcpu", "record-fp")]
+        if self.a.floor:
+            pairs += [("floor-offcpu", "floor"), ("floor-fp-offcpu", "floor-fp")]
+        if have_perf:
+            pairs += [("perf-offcpu", "perf"), ("perf-fp-offcpu", "perf-fp"),
+                      ("record-offcpu", "perf-offcpu"), ("record-fp-offcpu", "perf-fp-offcpu")]
         self.results["sections"]["offcpu"] = {
-            "rounds": rounds, "runs": runs,
+            "rounds": rounds, "runs": runs, "perf": have_perf, "floor": bool(self.a.floor),
             "abs": {m: {k: summarize([r[m].get(k) for r in runs])
                         for k in ("work_wall", "switches_per_s", "lost")}
                     for m in order},
             "ratios": {"%s/%s work_wall" % (a, b): pairwise(runs, a, b, "work_wall")
-                       for a, b in (("record", "alone"), ("record-offcpu", "record"),
-                                    ("record-fp", "alone"),
-                                    ("record-fp-offcpu", "record-fp"))},
+                       for a, b in pairs},
         }
 
     # (5) benchprof run, whole command
@@ -846,16 +918,31 @@ class Harness:
             for bp in ("record", "record-fp"):
                 r = oc["ratios"].get("%s-offcpu/%s work_wall" % (bp, bp))
                 c = paired(oc["runs"], bp + "-offcpu", bp, "work_wall")
+                pk = "perf" + bp[len("record"):]
+                pr = oc["ratios"].get("%s-offcpu/%s work_wall" % (pk, pk))
+                br = oc["ratios"].get("%s-offcpu/%s-offcpu work_wall" % (bp, pk))
+                fk = "floor" + bp[len("record"):]
+                fr = oc["ratios"].get("%s-offcpu/%s work_wall" % (fk, fk))
+                kernel = ("; the kernel alone (floor_sampler -s: the same records "
+                          "and samples, drained unread), same repetitions: %s its "
+                          "run without them" % fmt(fr, "x")) if fr else ""
+                kernel += ("; perf record asked for the same data (context-switches "
+                           "period 1 and --switch-events, %s): %s its run without "
+                           "them (perf writes what it reads); benchprof/perf, both "
+                           "with them: %s" % ("-g" if "-fp" in bp else "--call-graph dwarf",
+                                              fmt(pr, "x"), fmt(br, "x"))
+                           if pr else "; perf not run (not installed or not permitted)")
                 add("--off-cpu on a token passed through pipes (%s switches/s alone) "
                     "<= 1.10x %s without it" % (fmt(sw, "", 0), bp), fmt(r, "x"),
                     bool(r and r["median"] <= 1.10),
-                    "lost samples with it: %s; %s" % (
+                    "lost samples with it: %s; %s%s" % (
                         fmt(oc["abs"][bp + "-offcpu"]["lost"], "", 0),
-                        paired_note(c, bp + "-offcpu", bp)))
+                        paired_note(c, bp + "-offcpu", bp), kernel))
         wr = S.get("run")
         if wr:
             add("benchprof run wall on cpu-2s <= 1.05x the workload alone",
                 fmt(wr["ratio"], "x"), bool(wr["ratio"] and wr["ratio"]["median"] <= 1.05))
+        bench_scale.targets(S, add, fmt)
         self.results["targets"] = t
         return t
 
@@ -973,6 +1060,9 @@ class Harness:
                     k, fmt(il["abs"]["inline"][k], unit), fmt(il["abs"]["no-inline"][k], unit),
                     fmt(ratio, "x") if ratio else ""))
             L.append("")
+        scale = bench_scale.table(S, fmt)
+        if scale:
+            L.append(scale)
         return "\n".join(L)
 
     def doc(self, table, targets):
@@ -1055,7 +1145,8 @@ class Harness:
         self.results["reps"] = a.reps
         self.calibrate()
         parts = a.only.split(",") if a.only else ["overhead", "artifacts", "rss", "run",
-                                                  "inline", "offcpu"]
+                                                  "inline", "offcpu", "fixed", "publish",
+                                                  "many"]
         if "overhead" in parts:
             self.overhead()
         if "artifacts" in parts:
@@ -1068,6 +1159,13 @@ class Harness:
             self.inline()
         if "offcpu" in parts:
             self.offcpu()
+        if "fixed" in parts:
+            bench_scale.fixed_section(self, run_cmd, settle, rep_order, paired, pairwise)
+        if "publish" in parts:
+            bench_scale.publish_section(self, run_cmd, settle, rep_order, summarize,
+                                        median_ci)
+        if "many" in parts:
+            bench_scale.many_section(self, run_cmd, settle, summarize, median_ci)
         self.results["machine"]["loadavg_end"] = os.getloadavg()
         targets = self.targets()
         table = self.table()
@@ -1384,6 +1482,21 @@ benchprof run ...`, folded stacks aggregated by function):
   files only, `symbols.c`).
 - libc6-dbg's compressed DWARF used to cost 70% of a short run's CPU:
   file:line is looked up only for the benchmark's own modules.
+- **Scale rows (issue 23, `tests/bench/bench_scale.py`).** *Fixed cost*:
+  `benchprof record -q --no-counters --all-user -F 997` (the default call
+  graph) against the workload alone on cpu-0.7s (target 1.03x) and
+  against the bare sampler on short-50ms (target 1.05x), whole command
+  wall time, paired per repetition (2 x reps + 1; BENCH_LONG=1: 4 x reps
+  + 1); met when the median ratio is within the target and its confidence
+  interval does not lie wholly above it.  *Publishing*: 100 benchmarks
+  marked by `tests/bench/mark_many.py`, `benchprof run` to an http://
+  store stand-in (`tests/servers/put_server.py`, 20 ms a request, 50 ms a
+  new connection) minus the same run with `--no-publish` in the same
+  repetition; the stand-in counts the requests (objects) and the
+  connections it accepted; target 5 s.  *Many*: 10,000 marked benchmarks
+  with BMF results, `benchprof run` published to a file:// store then
+  `benchprof compare` with the run before, end to end; target 10 s
+  (`BENCH_MANY=N` measures N instead, for a quicker look).
 """
 
 
@@ -1401,7 +1514,8 @@ def main():
     ap.add_argument("--doc")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rss-reps", type=int, default=1)
-    ap.add_argument("--only", help="comma list: overhead,artifacts,rss,run,inline,offcpu")
+    ap.add_argument("--only", help="comma list: overhead,artifacts,rss,run,inline,"
+                    "offcpu,fixed,publish,many")
     ap.add_argument("--inline-work", help="bench_inline, for the cost of inlined frames")
     ap.add_argument("--switch-work", help="bench_switch, for the cost of --off-cpu")
     ap.add_argument("--samples", default=None,

@@ -151,5 +151,57 @@ class NotAbovePerfTarget(unittest.TestCase):
             self.assertIn("too few repetitions", t["note"])
 
 
+def scale_targets(sections):
+    rows = []
+    harness.bench_scale.targets(
+        sections, lambda name, value, ok, note="", tied=False: rows.append(
+            {"target": name, "measured": value, "met": ok, "note": note}),
+        harness.fmt)
+    return rows
+
+
+def publish_section(diffs, failed=0, spooled=0):
+    return {"publish": {"benchmarks": 100, "runs": [],
+                        "publish_s": harness.summarize(diffs),
+                        "publish_ci": harness.median_ci(diffs),
+                        "requests": harness.summarize([508] * len(diffs)),
+                        "connections": harness.summarize([8] * len(diffs)),
+                        "failed": failed, "spooled": spooled}}
+
+
+class ScaleTargets(unittest.TestCase):
+    def test_publish_within_target(self):
+        [t] = scale_targets(publish_section([4.0 + 0.01 * i for i in range(11)]))
+        self.assertTrue(t["met"])
+        self.assertIn("508", t["measured"])
+        self.assertIn("confidence interval", t["note"])
+
+    def test_publish_interval_above_target_is_not_met(self):
+        [t] = scale_targets(publish_section([6.0 + 0.01 * i for i in range(11)]))
+        self.assertFalse(t["met"])
+
+    def test_publish_left_in_spool_is_not_met(self):
+        [t] = scale_targets(publish_section([1.0] * 3, spooled=1))
+        self.assertFalse(t["met"])
+
+    def test_fixed_cost_paired_verdict(self):
+        runs = [{"default": {"wall": 1.0 + 0.001 * i}, "alone": {"wall": 1.0}}
+                for i in range(11)]
+        sec = {"fixed": {"cpu-0.7s": {
+            "base": "alone", "target": 1.03, "runs": runs,
+            "ratio": harness.pairwise(runs, "default", "alone", "wall"),
+            "paired": harness.paired(runs, "default", "alone", "wall")}}}
+        [t] = scale_targets(sec)
+        self.assertTrue(t["met"])
+        for r in runs:
+            r["default"]["wall"] += 0.05
+        sec["fixed"]["cpu-0.7s"]["ratio"] = harness.pairwise(runs, "default", "alone",
+                                                             "wall")
+        sec["fixed"]["cpu-0.7s"]["paired"] = harness.paired(runs, "default", "alone",
+                                                            "wall")
+        [t] = scale_targets(sec)
+        self.assertFalse(t["met"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -158,11 +158,14 @@ check "truncated: one report" once "$TMP/trunc.log" 1
 check "truncated: the manifest has its uuid" manifest_uuid trunc \
   "$TMP/trunc.log"
 
-# 6. the store fails: the report goes, the artifacts wait for flush
+# 6. the store fails: the report goes, the artifacts wait for flush (the
+# artifacts go in parallel: the failures are an artifact's three attempts,
+# whichever order the requests come in)
 case_faults sfail '{"reset": true}'
 mkdir -p "$TMP/put-root"
 python3 "$SERVERS/put_server.py" --root "$TMP/put-root" \
-  --port-file "$TMP/put.port" --faults 500,500,500 >"$TMP/put.log" 2>&1 &
+  --port-file "$TMP/put.port" --fail-path "/profile.json.gz:3" \
+  >"$TMP/put.log" 2>&1 &
 PIDS="$PIDS $!"
 pport=$(wait_port "$TMP/put.port")
 "$BENCHPROF" run -q -o "$TMP/sfail.out" --bmf "$TMP/h.json" --project demo \

@@ -2,7 +2,9 @@
 """A plain PUT/GET object server for the http(s):// store backend tests.
 
   put_server.py --root DIR --port-file F [--token T] [--faults SPEC]
-                [--tls-cert PEM --tls-key PEM]
+                [--tls-cert PEM --tls-key PEM] [--fail-path TEXT:N]
+                [--request-delay-ms MS] [--connect-delay-ms MS]
+                [--stats FILE]
 
 Binds 127.0.0.1 on a free port and writes the port to F (atomically).
 PUT stores the body at the URL path (percent-decoded once; a '..' or '.'
@@ -15,6 +17,14 @@ object there) gets 412, as S3 answers.  With --token, a PUT needs
 spec.  Each request is logged to stdout as "METHOD PATH STATUS", each
 injected fault as "METHOD PATH fault ITEM" when it starts.  With
 --tls-cert and --tls-key it speaks HTTPS.
+
+A network farther away: --request-delay-ms adds MS to every request,
+--connect-delay-ms MS to the first request of each new connection (a TCP
+and TLS handshake).  --fail-path TEXT:N answers 500 to the first N PUTs
+whose path contains TEXT, whichever order they come in.  --stats FILE is
+rewritten (atomically) after each request with {"connections": accepted
+connections, "requests": N, "max_in_flight": the most requests handled
+at the same time}.
 """
 
 import argparse
@@ -24,6 +34,7 @@ import os
 import ssl
 import sys
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -46,6 +57,50 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, fmt, *args):  # quiet: we log our own lines
         pass
+
+    def setup(self):
+        super().setup()
+        self.server.count("connections")
+        self.fresh = True
+
+    def handle_one_request(self):
+        """Each request: the network's delays, counted while in flight."""
+        srv = self.server
+        self.raw_requestline = None
+        delay = srv.request_delay + (srv.connect_delay if self.fresh else 0)
+        started = False
+
+        def begin():
+            nonlocal started
+            started = True
+            self.fresh = False
+            srv.flight(+1)
+            if delay:
+                time.sleep(delay)
+        self.begin_request = begin
+        try:
+            super().handle_one_request()
+        finally:
+            if started:
+                srv.flight(-1)
+                srv.count("requests")
+
+    def parse_request(self):
+        ok = super().parse_request()
+        if ok:
+            self.begin_request()
+        return ok
+
+    def _failing_path(self):
+        """--fail-path: whether this PUT is one of the first N to fail."""
+        srv = self.server
+        if not srv.fail_text or srv.fail_text not in self.path:
+            return False
+        with srv.stats_lock:
+            if srv.fail_left <= 0:
+                return False
+            srv.fail_left -= 1
+        return True
 
     def _object_path(self):
         """The file for the request's path, or None when it is unsafe."""
@@ -95,6 +150,9 @@ class Handler(BaseHTTPRequestHandler):
         if self.server.faults.apply(self):
             return
         body = self._read_body()
+        if self._failing_path():
+            self._error(500, "injected failure of this path")
+            return
         token = self.server.token
         if token is not None and \
            self.headers.get("Authorization") != "Bearer " + token:
@@ -161,6 +219,29 @@ class Handler(BaseHTTPRequestHandler):
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128
+    stats_lock = threading.Lock()
+    stats = {"connections": 0, "requests": 0, "max_in_flight": 0}
+    in_flight = 0
+    stats_file = None
+
+    def count(self, name):
+        with self.stats_lock:
+            self.stats[name] += 1
+            self._write_stats()
+
+    def flight(self, step):
+        with self.stats_lock:
+            self.in_flight += step
+            self.stats["max_in_flight"] = max(self.stats["max_in_flight"],
+                                              self.in_flight)
+
+    def _write_stats(self):
+        if self.stats_file:
+            tmp = self.stats_file + ".tmp"
+            with open(tmp, "w") as f:
+                json.dump(self.stats, f)
+            os.replace(tmp, self.stats_file)
 
     def handle_error(self, request, client_address):
         # a client that gave up (timeout, hang fault) is no server error
@@ -179,11 +260,20 @@ def main():
     ap.add_argument("--faults", default="")
     ap.add_argument("--tls-cert")
     ap.add_argument("--tls-key")
+    ap.add_argument("--fail-path", default="")
+    ap.add_argument("--request-delay-ms", type=float, default=0)
+    ap.add_argument("--connect-delay-ms", type=float, default=0)
+    ap.add_argument("--stats")
     args = ap.parse_args()
 
     server = Server(("127.0.0.1", 0), Handler)
     server.root = os.path.abspath(args.root)
     server.token = args.token
+    server.request_delay = args.request_delay_ms / 1000
+    server.connect_delay = args.connect_delay_ms / 1000
+    server.stats_file = args.stats
+    text, _, n = args.fail_path.rpartition(":")
+    server.fail_text, server.fail_left = (text, int(n)) if text else ("", 0)
     server.faults = Faults(args.faults, on_fault=lambda item, method, path:
                            log_line("%s %s fault %s" % (method, path, item)))
     os.makedirs(server.root, exist_ok=True)

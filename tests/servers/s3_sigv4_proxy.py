@@ -2,7 +2,7 @@
 """An AWS Signature V4 checking proxy in front of s3rver.
 
   s3_sigv4_proxy.py --upstream PORT --port-file F --key ID --secret S
-                    [--faults SPEC]
+                    [--faults SPEC] [--torn-get TEXT:N]
 
 s3rver 3.x checks only the access key id of a V4 request, not its
 signature ("Signature version 4 calculation is unimplemented" in its
@@ -16,7 +16,9 @@ off.  Good requests are forwarded to s3rver on 127.0.0.1:PORT unchanged
 ignores If-Match and If-None-Match on PUT; S3 honours them (conditional
 writes, 2024): the proxy checks them against the object's ETag under one
 lock for check and write, and answers 412 PreconditionFailed when they do
-not hold, as S3 does.  Binds
+not hold, as S3 does.  --torn-get cuts the body of the first N GETs of a
+path containing TEXT in half, keeping the ETag: what s3rver itself serves
+while another PUT of that object is still being written.  Binds
 127.0.0.1 port 0, writes its port to F, logs "METHOD PATH STATUS" per
 request to stdout.
 """
@@ -144,7 +146,14 @@ class Handler(BaseHTTPRequestHandler):
         conditional = self.command == "PUT" and (
             "If-Match" in self.headers or "If-None-Match" in self.headers)
         if not conditional:
-            self._answer(*self._forward(self.command, body, fwd))
+            status, headers, data = self._forward(self.command, body, fwd)
+            if self.command == "GET" and status == 200 and self._torn():
+                # what a store serving an object while a PUT of it is still
+                # being written gives (s3rver does): half the bytes, with
+                # the object's ETag
+                data = data[:len(data) // 2]
+                log_line("GET %s torn" % self.path)
+            self._answer(status, headers, data)
             return
         with PUT_LOCK:
             status, headers, data = self._forward("HEAD", b"", {
@@ -166,6 +175,16 @@ class Handler(BaseHTTPRequestHandler):
                 return
             answer = self._forward("PUT", body, fwd)
         self._answer(*answer)
+
+    def _torn(self):
+        """Whether this GET is one --torn-get asks to cut short."""
+        torn = self.server.torn
+        with PUT_LOCK:
+            if torn["left"] > 0 and torn["match"] and \
+                    torn["match"] in self.path:
+                torn["left"] -= 1
+                return True
+        return False
 
     def _forward(self, method, body, headers):
         conn = http.client.HTTPConnection("127.0.0.1", self.server.upstream,
@@ -196,10 +215,15 @@ def main():
     ap.add_argument("--key", required=True)
     ap.add_argument("--secret", required=True)
     ap.add_argument("--faults", default="")
+    ap.add_argument("--torn-get", default="", metavar="TEXT:N",
+                    help="the first N GETs of a path containing TEXT get "
+                    "half the object's bytes (a read during a write)")
     args = ap.parse_args()
     server = Server(("127.0.0.1", 0), Handler)
     server.upstream = args.upstream
     server.keys = {args.key: args.secret}
+    match, _, count = args.torn_get.rpartition(":")
+    server.torn = {"match": match, "left": int(count) if match else 0}
     server.faults = Faults(args.faults, on_fault=lambda item, method, path:
                            log_line("%s %s fault %s" % (method, path, item)))
     serve(server, args.port_file)

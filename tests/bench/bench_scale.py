@@ -1,0 +1,302 @@
+"""The scale rows of `make bench` (issue 23), used by harness.py.
+
+publish: 100 marked benchmarks (500 artifacts and the run's own) published
+  to an http:// store behind a stand-in network (tests/servers/put_server.py:
+  20 ms a request, 50 ms a new connection).  Each repetition runs the same
+  command twice, once with --no-publish; the publishing time is the
+  difference within the repetition.  The stand-in counts the requests
+  (objects) and the connections it accepted.
+
+many: 10,000 marked benchmarks (BMF results for each) run and published to
+  a file:// store, then compared with the run before (compare.json and the
+  comment): the end to end time of a pull request's job, `run` + `compare`.
+
+fixed: the fixed cost of one invocation in the default call graph
+  (`benchprof record -q --no-counters --all-user -F 997`, `-g auto`): the
+  whole command's wall time against the workload alone on a 0.7 s
+  workload, and against the bare sampler (floor_sampler -g dwarf, the same
+  sampling) on a 50 ms one, paired within repetitions.
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PUT_SERVER = os.path.join(HERE, "..", "servers", "put_server.py")
+MARK_MANY = os.path.join(HERE, "mark_many.py")
+
+PUBLISH_BENCHES = 100
+PUBLISH_TARGET_S = 5.0
+# BENCH_MANY=N measures N benchmarks instead (a quicker look; the target
+# is for 10,000)
+MANY_BENCHES = int(os.environ.get("BENCH_MANY") or 10000)
+MANY_TARGET_S = 10.0
+
+
+def _hash(i, salt):
+    return ("%040x" % (i * 7919 + salt))[-40:]
+
+
+def _start_store(tmp):
+    port_file = os.path.join(tmp, "store.port")
+    stats = os.path.join(tmp, "store.stats")
+    log = open(os.path.join(tmp, "store.log"), "w")
+    p = subprocess.Popen([sys.executable, PUT_SERVER, "--root", os.path.join(tmp, "root"),
+                          "--port-file", port_file, "--stats", stats,
+                          "--request-delay-ms", "20", "--connect-delay-ms", "50"],
+                         stdout=log, stderr=subprocess.STDOUT)
+    for _ in range(200):
+        if os.path.exists(port_file) and os.path.getsize(port_file):
+            break
+        time.sleep(0.05)
+    with open(port_file) as f:
+        port = int(f.read())
+    return p, log, stats, "http://127.0.0.1:%d/b" % port
+
+
+def _stats(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {"connections": 0, "requests": 0}
+
+
+def publish_section(h, run_cmd, settle, rep_order, summarize, median_ci):
+    """Section "publish" of h.results: per repetition the wall of a run
+    published to the stand-in and of the same run unpublished, and the
+    stand-in's counts for the published one."""
+    reps = h.a.reps
+    tmp = os.path.join(h.tmp, "publish")
+    os.makedirs(tmp, exist_ok=True)
+    server, log, stats, url = _start_store(tmp)
+    h.say("publish: %d marked benchmarks to a store 20 ms away (50 ms a new "
+          "connection), %d repetitions" % (PUBLISH_BENCHES, reps))
+    runs = []
+    try:
+        for i in range(reps):
+            rep = {}
+            for m in rep_order(["local", "published"], i):
+                out = os.path.join(tmp, "run-%d-%s" % (i, m))
+                bmf = os.path.join(tmp, "bmf-%d.json" % i)
+                cmd = [h.a.benchprof, "run", "-q", "-o", out, "--bmf", bmf]
+                if m == "local":
+                    cmd += ["--no-publish"]
+                else:
+                    cmd += ["--project", "bench", "--branch", "main", "--testbed", "box",
+                            "--hash", _hash(i, 1), "--store", url,
+                            "--spool", os.path.join(tmp, "spool")]
+                before = _stats(stats)
+                r = run_cmd(cmd + ["--", sys.executable, MARK_MANY,
+                                   str(PUBLISH_BENCHES), "2", bmf], monitor=False)
+                after = _stats(stats)
+                if m == "published":
+                    r["requests"] = after["requests"] - before["requests"]
+                    r["connections"] = after["connections"] - before["connections"]
+                    left = os.path.join(tmp, "spool")
+                    r["spooled"] = len(os.listdir(left)) if os.path.isdir(left) else 0
+                rep[m] = r
+                shutil.rmtree(out, ignore_errors=True)
+                settle()
+            runs.append(rep)
+    finally:
+        server.terminate()
+        server.wait()
+        log.close()
+    diffs = [r["published"]["wall"] - r["local"]["wall"] for r in runs]
+    ci = median_ci(diffs)
+    h.results["sections"]["publish"] = {
+        "benchmarks": PUBLISH_BENCHES, "runs": runs,
+        "publish_s": summarize(diffs), "publish_ci": ci,
+        "requests": summarize([r["published"]["requests"] for r in runs]),
+        "connections": summarize([r["published"]["connections"] for r in runs]),
+        "spooled": max(r["published"]["spooled"] for r in runs),
+        "failed": sum(1 for r in runs for m in r.values() if m["rc"] != 0),
+    }
+
+
+def many_section(h, run_cmd, settle, summarize, median_ci):
+    """Section "many": per repetition a run of MANY_BENCHES benchmarks
+    published to a file:// store and `benchprof compare` of it with the
+    run before (the first repetition's base is an extra run)."""
+    reps = max(2, h.a.reps // 2) if os.environ.get("BENCH_LONG") != "1" else h.a.reps
+    tmp = os.path.join(h.tmp, "many")
+    os.makedirs(tmp, exist_ok=True)
+    store = "file://" + os.path.join(tmp, "store")
+    h.say("many: %d marked benchmarks, run + publish (file store) + compare, "
+          "%d repetitions" % (MANY_BENCHES, reps))
+
+    def run(i):
+        out = os.path.join(tmp, "run-%d" % i)
+        bmf = os.path.join(tmp, "bmf-%d.json" % i)
+        shutil.rmtree(out, ignore_errors=True)
+        r = run_cmd([h.a.benchprof, "run", "-q", "-o", out, "--bmf", bmf,
+                     "--project", "bench", "--branch", "main", "--testbed", "box",
+                     "--hash", _hash(i, 2), "--store", store,
+                     "--spool", os.path.join(tmp, "spool"), "--",
+                     sys.executable, MARK_MANY, str(MANY_BENCHES), "0", bmf],
+                    monitor=False)
+        return out, r
+
+    runs = []
+    base, _ = run(0)
+    settle()
+    for i in range(1, reps + 1):
+        alone = run_cmd([sys.executable, MARK_MANY, str(MANY_BENCHES), "0"],
+                        monitor=False)
+        settle()
+        head, r = run(i)
+        settle()
+        c = run_cmd([h.a.benchprof, "compare", "-o", os.path.join(tmp, "cmp-%d" % i),
+                     base, head], monitor=False)
+        shutil.rmtree(os.path.join(tmp, "cmp-%d" % i), ignore_errors=True)
+        shutil.rmtree(base, ignore_errors=True)
+        base = head
+        runs.append({"alone": alone, "run": r, "compare": c,
+                     "end_to_end": r["wall"] + c["wall"]})
+        settle()
+    shutil.rmtree(tmp, ignore_errors=True)
+    e2e = [x["end_to_end"] for x in runs]
+    h.results["sections"]["many"] = {
+        "benchmarks": MANY_BENCHES, "runs": runs,
+        "end_to_end": summarize(e2e), "end_to_end_ci": median_ci(e2e),
+        "run_s": summarize([x["run"]["wall"] for x in runs]),
+        "compare_s": summarize([x["compare"]["wall"] for x in runs]),
+        "alone_s": summarize([x["alone"]["wall"] for x in runs]),
+        "failed": sum(1 for x in runs for k in ("run", "compare")
+                      if x[k]["rc"] not in (0,)),
+    }
+
+
+FIXED_LOADS = (("cpu-0.7s", 0.7, "alone", 1.03), ("short-50ms", 0.05, "floor", 1.05))
+
+
+def fixed_section(h, run_cmd, settle, rep_order, paired, pairwise):
+    """Section "fixed": per load, alone, the floor sampler and benchprof's
+    default mode, interleaved; whole-command wall ratios per repetition."""
+    reps = h.a.reps * (4 if os.environ.get("BENCH_LONG") == "1" else 2) + 1
+    sec = {}
+    for name, secs, base, target in FIXED_LOADS:
+        args = ["-t", 1, "-n", max(1, int(secs * h.ups))]
+        h.say("fixed cost: %s, %d repetitions" % (name, reps))
+        runs = []
+        for i in range(reps):
+            rep = {}
+            for m in rep_order(["alone", "floor", "default"], i):
+                out = os.path.join(h.tmp, "fixed-%s-%d" % (name, i))
+                if m == "alone":
+                    cmd = h.work(*args)
+                elif m == "floor":
+                    cmd = [h.a.floor, "-F", "997", "-g", "dwarf", "--"] + h.work(*args)
+                else:
+                    # the sampling the floor sampler does (user space, 997
+                    # Hz, no counters), in benchprof's default call graph
+                    cmd = [h.a.benchprof, "record", "-q", "--no-counters", "--all-user",
+                           "-F", "997", "-o", out, "--"] + h.work(*args)
+                rep[m] = run_cmd(cmd, h.report)
+                shutil.rmtree(out, ignore_errors=True)
+                settle()
+            runs.append(rep)
+        sec[name] = {"base": base, "target": target, "runs": runs,
+                     "ratio": pairwise(runs, "default", base, "wall"),
+                     "paired": paired(runs, "default", base, "wall"),
+                     "alone_ratio": pairwise(runs, "default", "alone", "wall"),
+                     "floor_ratio": pairwise(runs, "floor", "alone", "wall")}
+    h.results["sections"]["fixed"] = sec
+
+
+def _within(ci, s, target):
+    """met: the median is within target and, when the repetitions give a
+    confidence interval, it does not lie wholly above target."""
+    if not s:
+        return False
+    if ci and ci["lo"] > target:
+        return False
+    return s["median"] <= target
+
+
+def _ci_note(ci, unit="s"):
+    if not ci:
+        return "too few repetitions for a confidence interval of the median"
+    return ("%.1f%% confidence interval of the median [%.2f-%.2f] %s over %d "
+            "repetitions" % (100 * ci["coverage"], ci["lo"], ci["hi"], unit, ci["n"]))
+
+
+def targets(S, add, fmt):
+    """The rows' targets, added through add(name, measured, met, note)."""
+    for name, s in S.get("fixed", {}).items():
+        c = s["paired"]
+        ok = bool(s["ratio"] and s["ratio"]["median"] <= s["target"]) and \
+            not (c and c["lo"] > s["target"])
+        base = "the workload alone" if s["base"] == "alone" else "the bare sampler"
+        add("default call graph (-g auto) whole command wall <= %.2fx %s (%s)"
+            % (s["target"], base, name), fmt(s["ratio"], "x"), ok,
+            ("paired per repetition; %.1f%% confidence interval of the median "
+             "[%.4f-%.4f] over %d repetitions" % (100 * c["coverage"], c["lo"], c["hi"],
+                                                   c["n"])) if c else
+            "too few repetitions for a confidence interval")
+    p = S.get("publish")
+    if p:
+        ok = _within(p["publish_ci"], p["publish_s"], PUBLISH_TARGET_S) and \
+            not p["failed"] and not p["spooled"]
+        add("%d marked benchmarks published to a store 20 ms away (50 ms a new "
+            "connection) in <= %.0f s" % (p["benchmarks"], PUBLISH_TARGET_S),
+            "%s; %s objects over %s connections" % (
+                fmt(p["publish_s"], " s", 2), fmt(p["requests"], "", 0),
+                fmt(p["connections"], "", 0)),
+            ok, "the run published minus the same run unpublished, per repetition; "
+            + _ci_note(p["publish_ci"]))
+    m = S.get("many")
+    if m:
+        ok = _within(m["end_to_end_ci"], m["end_to_end"], MANY_TARGET_S) and not m["failed"]
+        add("%d marked benchmarks: run + publish (file store) + compare < %.0f s"
+            % (m["benchmarks"], MANY_TARGET_S),
+            "%s (run %s, compare %s; the harness alone %s)" % (
+                fmt(m["end_to_end"], " s", 1), fmt(m["run_s"], " s", 1),
+                fmt(m["compare_s"], " s", 1), fmt(m["alone_s"], " s", 1)),
+            ok, _ci_note(m["end_to_end_ci"]))
+
+
+def table(S, fmt):
+    L = []
+    fx = S.get("fixed")
+    if fx:
+        L += ["### Fixed cost per invocation (issue 23)", "",
+              "Whole command wall time, `benchprof record -q --no-counters --all-user "
+              "-F 997` (the default call graph, auto) and "
+              "the bare sampler (floor_sampler -g dwarf, 997 Hz) against the workload "
+              "alone, per repetition, median [min-max].", "",
+              "| workload | default / alone | floor / alone | default / target base |",
+              "|---|---|---|---|"]
+        for name, s in fx.items():
+            L.append("| %s | %s | %s | %s (vs %s) |" % (
+                name, fmt(s["alone_ratio"], "x"), fmt(s["floor_ratio"], "x"),
+                fmt(s["ratio"], "x"), s["base"]))
+        L.append("")
+    p = S.get("publish")
+    if p:
+        L += ["### Publishing across a network (issue 23)", "",
+              "%d marked benchmarks, `benchprof run` to an http:// store stand-in "
+              "(tests/servers/put_server.py) that adds 20 ms to every request and 50 ms "
+              "to each new connection; per repetition the same run with --no-publish "
+              "is subtracted." % p["benchmarks"], "",
+              "| publishing s | objects (requests) | connections opened |",
+              "|---|---|---|",
+              "| %s | %s | %s |" % (fmt(p["publish_s"], "", 2), fmt(p["requests"], "", 0),
+                                  fmt(p["connections"], "", 0)), ""]
+    m = S.get("many")
+    if m:
+        L += ["### %d benchmarks end to end (issue 23)" % m["benchmarks"], "",
+              "`benchprof run` of a harness marking %d benchmarks (BMF results for "
+              "each), published to a file:// store, then `benchprof compare` with the "
+              "run before." % m["benchmarks"], "",
+              "| run + publish s | compare s | end to end s | harness alone s |",
+              "|---|---|---|---|",
+              "| %s | %s | %s | %s |" % (fmt(m["run_s"], "", 1), fmt(m["compare_s"], "", 1),
+                                        fmt(m["end_to_end"], "", 1),
+                                        fmt(m["alone_s"], "", 1)), ""]
+    return "\n".join(L)
