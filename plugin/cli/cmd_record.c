@@ -309,23 +309,50 @@ static int record_and_write(struct bp_record_args *a, struct bp_profile **out)
   return status;
 }
 
-/* DEBUGINFOD_URLS is removed while benchprof symbolizes (see
- * record_and_write) and put back after: the next command it starts
- * (run --repeat's next repetition) gets the user's environment. */
+/* The variables the debuginfod lookups set and remove while benchprof
+ * symbolizes (and DEBUGINFOD_URLS, removed by record_and_write): the
+ * user's values are put back after, so that the next command benchprof
+ * starts (run --repeat's next repetition) gets the user's environment. */
+static const char *const debuginfod_env[] = {
+  "DEBUGINFOD_URLS", "DEBUGINFOD_TIMEOUT", "DEBUGINFOD_MAXTIME",
+  "DEBUGINFOD_CACHE_PATH",
+};
+#define NDEBUGINFOD_ENV BP_ARRAY_LEN(debuginfod_env)
+
+static bool save_debuginfod_env(char *saved[NDEBUGINFOD_ENV])
+{
+  for(size_t i = 0; i < NDEBUGINFOD_ENV; i++) {
+    const char *v = getenv(debuginfod_env[i]);
+    if(v && !(saved[i] = strdup(v)))
+      return false;
+  }
+  return true;
+}
+
+static void restore_debuginfod_env(char *saved[NDEBUGINFOD_ENV])
+{
+  for(size_t i = 0; i < NDEBUGINFOD_ENV; i++) {
+    int rc = saved[i] ? setenv(debuginfod_env[i], saved[i], 1)
+                      : unsetenv(debuginfod_env[i]);
+    if(rc)
+      bp_msg_warn("%s could not be restored: %s", debuginfod_env[i],
+                  strerror(errno));
+    free(saved[i]);
+  }
+}
+
 int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
 {
-  const char *urls = getenv("DEBUGINFOD_URLS");
-  char *saved = urls ? strdup(urls) : NULL;
-  if(urls && !saved) {
+  char *saved[NDEBUGINFOD_ENV] = {NULL};
+  if(!save_debuginfod_env(saved)) {
+    for(size_t i = 0; i < NDEBUGINFOD_ENV; i++)
+      free(saved[i]);
     bp_msg_error("out of memory");
     *out = NULL;
     return BP_EXIT_ERROR;
   }
   int status = record_and_write(a, out);
-  if(saved && setenv("DEBUGINFOD_URLS", saved, 1) != 0)
-    bp_msg_warn("DEBUGINFOD_URLS could not be restored: %s",
-                strerror(errno));
-  free(saved);
+  restore_debuginfod_env(saved);
   return status;
 }
 

@@ -17,9 +17,7 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -136,56 +134,33 @@ static struct debuginfod_client *client(struct sym_debuginfod *d)
 }
 
 /* The variables libdebuginfod reads its settings from, set for one
- * lookup: the servers, the seconds left of the budget (at least 1) as
- * its connection and transfer limits, and the cache when one was given
- * (else a DEBUGINFOD_CACHE_PATH of the user's stays in force).  The
- * values they had before are put back after the lookup: the environment
- * of what benchprof starts next (run --repeat's next repetition) is the
- * user's. */
+ * lookup and removed after it: the servers, the seconds left of the
+ * budget (at least 1) as its connection and transfer limits, and the
+ * cache when one was given (else a DEBUGINFOD_CACHE_PATH of the user's
+ * stays in force).  The command was started before, and nothing else in
+ * benchprof reads them; the library reads no environment, so the
+ * caller puts the user's values back once symbolizing is done (before
+ * it starts another command). */
 static const char *const env_names[] = {
   "DEBUGINFOD_URLS", "DEBUGINFOD_TIMEOUT", "DEBUGINFOD_MAXTIME",
   "DEBUGINFOD_CACHE_PATH",
 };
-#define NENV BP_ARRAY_LEN(env_names)
 
-/* The user's values of env_names (NULL: unset), while a lookup runs. */
-struct saved_env {
-  char *value[NENV];
-  bool saved[NENV];
-};
-
-static bool env_save(struct saved_env *sv, size_t i)
-{
-  const char *v = getenv(env_names[i]);
-  sv->saved[i] = true;
-  return !v || (sv->value[i] = strdup(v)) != NULL;
-}
-
-static bool env_set(const struct sym_debuginfod *d, int64_t left_ms,
-                    struct saved_env *sv)
+static bool env_set(const struct sym_debuginfod *d, int64_t left_ms)
 {
   char secs[24];
   snprintf(secs, sizeof(secs), "%lld", (long long)((left_ms + 999) / 1000));
-  const char *values[NENV] = {d->urls, secs, secs, d->cache};
-  for(size_t i = 0; i < NENV; i++)
-    if(values[i] && (!env_save(sv, i) ||
-                     setenv(env_names[i], values[i], 1) != 0))
-      return false;
-  return true;
+  return setenv(env_names[0], d->urls, 1) == 0 &&
+         setenv(env_names[1], secs, 1) == 0 &&
+         setenv(env_names[2], secs, 1) == 0 &&
+         (!d->cache || setenv(env_names[3], d->cache, 1) == 0);
 }
 
-/* Each variable env_set changed back to the user's value. */
-static void env_restore(struct saved_env *sv)
+static void env_unset(const struct sym_debuginfod *d)
 {
-  for(size_t i = 0; i < NENV; i++) {
-    if(!sv->saved[i])
-      continue;
-    if(sv->value[i])
-      setenv(env_names[i], sv->value[i], 1);
-    else
+  for(size_t i = 0; i < BP_ARRAY_LEN(env_names); i++)
+    if(i < 3 || d->cache)
       unsetenv(env_names[i]);
-    free(sv->value[i]);
-  }
 }
 
 int bpi_sym_debuginfod_find(struct sym_debuginfod *d,
@@ -202,11 +177,9 @@ int bpi_sym_debuginfod_find(struct sym_debuginfod *d,
     stop(d, "no answer within the time allowed%s", "");
     return -1;
   }
-  struct saved_env sv = {.saved = {false}};
-  int fd = env_set(d, left, &sv) ? dbg_api.find_debuginfo(c, build_id, len,
-                                                          path)
-                                 : -ENOMEM;
-  env_restore(&sv);
+  int fd = env_set(d, left) ? dbg_api.find_debuginfo(c, build_id, len, path)
+                             : -ENOMEM;
+  env_unset(d);
   d->stats.asked++;
   if(fd >= 0) {
     d->stats.found++;
