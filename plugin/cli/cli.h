@@ -198,6 +198,9 @@ struct bp_record_args {
   size_t nmarked;
   /* out: the recording or its artifacts failed (marked may be NULL) */
   bool failed;
+  /* a copy of $DEBUGINFOD_URLS when rec.debuginfod is it (owned: the
+   * lookups set and restore the variable) */
+  char *debuginfod_env;
 };
 
 /* record_opts.c: the options */
@@ -228,6 +231,8 @@ int bp_cli_run_options_check(const struct bp_record_args *a);
 
 /* Free what bp_cli_record left in a (marked). */
 void bp_cli_record_cleanup(struct bp_record_args *a);
+/* What the options own, once the command is done (not per repetition). */
+void bp_cli_record_args_free(struct bp_record_args *a);
 
 /* child.c: forward SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2
  * to pid from now on (a Ctrl-C typed at the terminal already reaches it). */

@@ -224,6 +224,12 @@ void bp_cli_record_cleanup(struct bp_record_args *a)
   a->nmarked = 0;
 }
 
+void bp_cli_record_args_free(struct bp_record_args *a)
+{
+  free(a->debuginfod_env);
+  a->debuginfod_env = NULL;
+}
+
 /* Bad marker lines are the harness's bug, not a reason to fail: say so
  * once. */
 static void note_control(const struct bp_control_stats *st)
@@ -240,7 +246,7 @@ static void note_control(const struct bp_control_stats *st)
                 st->unmatched_end, st->unmatched_end == 1 ? "" : "s");
 }
 
-int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
+static int record_and_write(struct bp_record_args *a, struct bp_profile **out)
 {
   *out = NULL;
   bp_msg_set_quiet(a->quiet);
@@ -303,6 +309,53 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
   return status;
 }
 
+/* The variables the debuginfod lookups set and remove while benchprof
+ * symbolizes (and DEBUGINFOD_URLS, removed by record_and_write): the
+ * user's values are put back after, so that the next command benchprof
+ * starts (run --repeat's next repetition) gets the user's environment. */
+static const char *const debuginfod_env[] = {
+  "DEBUGINFOD_URLS", "DEBUGINFOD_TIMEOUT", "DEBUGINFOD_MAXTIME",
+  "DEBUGINFOD_CACHE_PATH",
+};
+#define NDEBUGINFOD_ENV BP_ARRAY_LEN(debuginfod_env)
+
+static bool save_debuginfod_env(char *saved[NDEBUGINFOD_ENV])
+{
+  for(size_t i = 0; i < NDEBUGINFOD_ENV; i++) {
+    const char *v = getenv(debuginfod_env[i]);
+    if(v && !(saved[i] = strdup(v)))
+      return false;
+  }
+  return true;
+}
+
+static void restore_debuginfod_env(char *saved[NDEBUGINFOD_ENV])
+{
+  for(size_t i = 0; i < NDEBUGINFOD_ENV; i++) {
+    int rc = saved[i] ? setenv(debuginfod_env[i], saved[i], 1)
+                      : unsetenv(debuginfod_env[i]);
+    if(rc)
+      bp_msg_warn("%s could not be restored: %s", debuginfod_env[i],
+                  strerror(errno));
+    free(saved[i]);
+  }
+}
+
+int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
+{
+  char *saved[NDEBUGINFOD_ENV] = {NULL};
+  if(!save_debuginfod_env(saved)) {
+    for(size_t i = 0; i < NDEBUGINFOD_ENV; i++)
+      free(saved[i]);
+    bp_msg_error("out of memory");
+    *out = NULL;
+    return BP_EXIT_ERROR;
+  }
+  int status = record_and_write(a, out);
+  restore_debuginfod_env(saved);
+  return status;
+}
+
 int cmd_record(int argc, char **argv)
 {
   struct bp_record_args a;
@@ -319,6 +372,7 @@ int cmd_record(int argc, char **argv)
     bpi_profile_free(prof);
   }
   bp_cli_record_cleanup(&a);
+  bp_cli_record_args_free(&a);
   bpi_config_cleanup(&cfg);
   return status;
 }

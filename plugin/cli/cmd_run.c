@@ -301,6 +301,7 @@ int cmd_run(int argc, char **argv)
     status = a.each ? bp_cli_run_each(&a) : a.repeat > 1 ?
              bp_cli_run_repeated(&a) : run_once(&a);
   bp_cli_record_cleanup(&a);
+  bp_cli_record_args_free(&a);
   bpi_config_cleanup(&cfg);
   return status;
 }

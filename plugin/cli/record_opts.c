@@ -112,8 +112,9 @@ static bool parse_call_graph(const char *s, struct bp_record_opts *o)
 /* --debuginfod[=URLS]: these servers; without URLS the configuration's
  * (symbols.debuginfod), else the system's ($DEBUGINFOD_URLS).  False
  * (after saying why) when there are none. */
-static bool parse_debuginfod(const char *urls, struct bp_record_opts *o)
+static bool parse_debuginfod(const char *urls, struct bp_record_args *a)
 {
+  struct bp_record_opts *o = &a->rec;
   if(urls && !*urls) {
     bp_msg_error("--debuginfod=: no server URL given");
     return false;
@@ -127,6 +128,16 @@ static bool parse_debuginfod(const char *urls, struct bp_record_opts *o)
                  "--debuginfod=URLS, symbols.debuginfod in the "
                  "configuration, or DEBUGINFOD_URLS");
     return false;
+  }
+  if(urls == getenv("DEBUGINFOD_URLS")) {
+    /* the environment's string changes when the variable is set again:
+     * keep a copy */
+    free(a->debuginfod_env);
+    if(!(a->debuginfod_env = strdup(urls))) {
+      bp_msg_error("out of memory");
+      return false;
+    }
+    urls = a->debuginfod_env;
   }
   o->debuginfod = urls;
   return true;
@@ -258,7 +269,7 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       a->rec.no_inline = true;
       break;
     case OPT_DEBUGINFOD:
-      if(!parse_debuginfod(optarg, &a->rec))
+      if(!parse_debuginfod(optarg, a))
         return BP_EXIT_USAGE;
       break;
     case OPT_NO_DEBUGINFOD:

@@ -11,6 +11,7 @@
 #include "export.h"
 #include "profile_merge.h"
 #include "report.h"
+#include "rundir.h"
 #include "stats.h"
 
 #include <cjson/cJSON.h>
@@ -26,6 +27,8 @@ struct repeated {
   struct bp_profile *merged;  /* the first repetition's, the rest added */
   struct bp_profile *last;    /* the last one's (a->marked points in it) */
   int status;                 /* the first non-zero exit status */
+  cJSON *off_cpu;             /* --off-cpu: {bench: [blocked ns per run of
+                                 each repetition]}, else NULL */
 };
 
 static const struct bp_measure *rep_measure(const struct bp_report *r,
@@ -89,9 +92,74 @@ static bool combine_reports(struct repeated *rp, struct bp_report *out,
       else
         cJSON_Delete(list);
     }
+    /* --off-cpu: the blocked ns of every repetition, as a measure's */
+    const cJSON *off = cJSON_GetObjectItemCaseSensitive(rp->off_cpu,
+                                                        bench->name);
+    if(ok && cJSON_GetArraySize(off) == (int)rp->n)
+      ok = cJSON_AddItemToObject((*reps)[b], BP_OFF_CPU_SLUG,
+                                 cJSON_Duplicate(off, true));
   }
   bpi_report_init(&rp->reps[rp->n - 1]);   /* moved to out */
   return ok;
+}
+
+static int by_range_start(const void *a, const void *b)
+{
+  uint64_t x = ((const struct bp_range *)a)->start_ns;
+  uint64_t y = ((const struct bp_range *)b)->start_ns;
+  return x < y ? -1 : x > y;
+}
+
+/* The ns benchmark name spent blocked per run in one repetition's
+ * profile: in the time ranges marked with its name, per range; the
+ * whole profile when nothing was marked; -1 when others were marked but
+ * it was not, or on error. */
+static double blocked_per_run(const struct bp_profile *p, const char *name)
+{
+  if(!p->nmarkers) {
+    uint64_t pre, all = bpi_profile_off_ns(p, &pre);
+    return (double)(all - pre);
+  }
+  struct bp_range *r = malloc(p->nmarkers * sizeof(*r));
+  size_t n = 0;
+  for(size_t i = 0; r && i < p->nmarkers; i++)
+    if(!strcmp(p->markers[i].name, name))
+      r[n++] = (struct bp_range){p->markers[i].start_ns,
+                                 p->markers[i].end_ns};
+  double ns = -1;
+  if(n) {
+    qsort(r, n, sizeof(*r), by_range_start);
+    ns = (double)bpi_profile_off_blocked_in(p, r, n) / (double)n;
+  }
+  free(r);
+  return ns;
+}
+
+/* --off-cpu: each benchmark's blocked ns per run in this repetition,
+ * appended to rp->off_cpu (the measure "off-cpu" a comparison tests). */
+static bool keep_off_cpu(struct repeated *rp, const struct bp_report *rep,
+                         const struct bp_profile *p)
+{
+  if(!p->meta.off_cpu)
+    return true;
+  if(!rp->off_cpu && !(rp->off_cpu = cJSON_CreateObject()))
+    return false;
+  for(size_t b = 0; b < rep->nbenches; b++) {
+    double ns = blocked_per_run(p, rep->benches[b].name);
+    if(ns < 0)
+      continue;
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(rp->off_cpu,
+                                                   rep->benches[b].name);
+    if(!list && !(list = cJSON_AddArrayToObject(rp->off_cpu,
+                                                rep->benches[b].name)))
+      return false;
+    cJSON *v = cJSON_CreateNumber(ns);
+    if(!v || !cJSON_AddItemToArray(list, v)) {
+      cJSON_Delete(v);
+      return false;
+    }
+  }
+  return true;
 }
 
 /* Record the command once more: its report into rp->reps[i] and its
@@ -120,6 +188,8 @@ static bool repeat_once(struct bp_record_args *a, struct repeated *rp,
   if(ok && bp_cli_run_attach_counters(a, &rp->reps[i], prof, &arts))
     ok = false;
   free(arts);
+  if(ok && !keep_off_cpu(rp, &rp->reps[i], prof))
+    ok = false;
   snprintf(marker, sizeof(marker), "repetition %zu", i + 1);
   bp_code rc = BP_OK;
   if(ok && !rp->merged) {
@@ -196,5 +266,6 @@ int bp_cli_run_repeated(struct bp_record_args *a)
   free(rp.reps);
   bpi_profile_free(rp.merged);
   bpi_profile_free(rp.last);
+  cJSON_Delete(rp.off_cpu);
   return status;
 }

@@ -10,7 +10,11 @@
 #include "compare_int.h"
 #include "err.h"
 #include "export.h"
+#include "rundir.h"
 
+#include <cjson/cJSON.h>
+
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,24 +68,78 @@ static bool preempted_line(const char *text)
   return len >= mark && !strcmp(text + len - mark, BP_FOLDED_PREEMPTED);
 }
 
-/* The blocked stack whose ns per run changed most. */
+/* The blocked counts of st summed per user part (kernel frames left
+ * out), preempted lines skipped: into users' strings and sums[side]. */
+static bp_code sum_user_parts(const struct stacks *st, struct bp_strtab *users,
+                              uint64_t *sums[2])
+{
+  /* every stack id of st, index 0 included: the table reserves none */
+  for(size_t i = 0; i < st->text.count; i++) {
+    const char *text = bpi_strtab_get(&st->text, (uint32_t)i);
+    if(preempted_line(text))
+      continue;  /* runnable, not waiting: the machine's load */
+    char *user = user_part(text);
+    uint32_t id = user ? bpi_strtab_intern(users, user) : BP_NONE;
+    free(user);
+    if(id == BP_NONE)
+      return BPE_NOMEM;
+    sums[0][id] += st->count[0][i];
+    sums[1][id] += st->count[1][i];
+  }
+  return BP_OK;
+}
+
+/* The blocked stack (its user part, whatever kernel path it waited in)
+ * whose ns per run changed most. */
 static bp_code top_wait(struct bp_cmp_bench *cb, const struct stacks *st,
                         double rb, double rh)
 {
+  struct bp_strtab users;
+  size_t n = st->text.count ? st->text.count : 1;
+  uint64_t *sums[2] = {calloc(n, sizeof(uint64_t)),
+                       calloc(n, sizeof(uint64_t))};
+  bpi_strtab_init(&users);
+  bp_code rc = sums[0] && sums[1] ? sum_user_parts(st, &users, sums)
+                                  : BPE_NOMEM;
   double best = 0;
-  for(size_t i = 1; i < st->text.count; i++) {
-    const char *text = bpi_strtab_get(&st->text, (uint32_t)i);
-    double b = (double)st->count[0][i] * rb, h = (double)st->count[1][i] * rh;
-    if(preempted_line(text) || absd(h - b) <= best)
-      continue;  /* runnable, not waiting: the machine's load */
+  for(size_t i = 0; !rc && i < users.count; i++) {
+    double b = (double)sums[0][i] * rb, h = (double)sums[1][i] * rh;
+    if(absd(h - b) <= best)
+      continue;
     best = absd(h - b);
     free(cb->off_stack);
-    cb->off_stack = user_part(text);
+    cb->off_stack = strdup(bpi_strtab_get(&users, (uint32_t)i));
     cb->off_base_ns = b;
     cb->off_head_ns = h;
     if(!cb->off_stack)
-      return BPE_NOMEM;
+      rc = BPE_NOMEM;
   }
+  bpi_strtab_cleanup(&users);
+  free(sums[0]);
+  free(sums[1]);
+  return rc;
+}
+
+/* Side s's blocked ns per run of each repetition (run --off-cpu
+ * --repeat) into v, so that the measure is tested like the others; none
+ * when fewer than two or not all numbers. */
+static bp_code blocked_reps(struct bp_cmp_values *v, const struct side *s,
+                            const char *name)
+{
+  const struct bp_manifest_bench *mb = bpi_manifest_bench(&s->manifest,
+                                                          name);
+  const cJSON *list = mb ? cJSON_GetObjectItemCaseSensitive(
+                             mb->repetitions, BP_OFF_CPU_SLUG) : NULL, *x;
+  int n = cJSON_GetArraySize(list);
+  if(!cJSON_IsArray(list) || n < 2)
+    return BP_OK;
+  cJSON_ArrayForEach(x, list)
+    if(!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || x->valuedouble < 0)
+      return BP_OK;
+  if(!(v->reps = malloc((size_t)n * sizeof(*v->reps))))
+    return BPE_NOMEM;
+  cJSON_ArrayForEach(x, list)
+    v->reps[v->nreps++] = x->valuedouble;
   return BP_OK;
 }
 
@@ -101,13 +159,16 @@ static bp_code add_measure(struct bp_cmp_bench *cb, const struct side *base,
     return BPE_NOMEM;
   cb->measures = m;
   m = &cb->measures[cb->nmeasures];
-  *m = (struct bp_cmp_measure){.slug = strdup("off-cpu"),
+  *m = (struct bp_cmp_measure){.slug = strdup(BP_OFF_CPU_SLUG),
                                .in_base = bb >= 0, .in_head = hb >= 0,
                                .base = bb / cb->base.runs,
                                .head = hb / cb->head.runs};
   if(!m->slug)
     return BPE_NOMEM;
   cb->nmeasures++;
+  if(blocked_reps(&m->vbase, base, cb->name) ||
+     blocked_reps(&m->vhead, head, cb->name))
+    return BPE_NOMEM;
   bpi_compare_measure(m, threshold);
   bpi_cmp_pick_max(cb);
   return BP_OK;

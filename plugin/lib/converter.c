@@ -209,6 +209,20 @@ static bp_code on_comm(struct bp_converter *c, const struct bp_rec *r)
   return bpi_procs_set_comm(&c->procs, cm->tid, cm->comm);
 }
 
+static struct off_state *off_state(struct bp_converter *c, uint32_t th);
+
+/* A new thread starts on the CPU with nothing sampled: a tid the kernel
+ * reused must not close the interval, or take the stacks, of the thread
+ * that had it before. */
+static bool reset_off_state(struct bp_converter *c, uint32_t th)
+{
+  struct off_state *o = off_state(c, th);
+  if(!o)
+    return false;
+  *o = (struct off_state){.switch_stack = BP_NONE, .last_stack = BP_NONE};
+  return true;
+}
+
 static bp_code on_task(struct bp_converter *c, const struct bp_rec *r)
 {
   const struct bp_rec_task *t = &r->u.task;
@@ -219,6 +233,8 @@ static bp_code on_task(struct bp_converter *c, const struct bp_rec *r)
   if(r->type == BP_REC_FORK) {
     if(!thr->start_ns || t->time < thr->start_ns)
       thr->start_ns = t->time;
+    if(c->off_cpu && !reset_off_state(c, th))
+      return BPE_NOMEM;
     /* a new thread or process is called what its creator was called until
      * it renames itself or execs (no COMM record says so) */
     const char *name = bpi_procs_comm(&c->procs, t->ptid);
@@ -775,7 +791,18 @@ static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
     return BPE_NOMEM;
   uint32_t stack;
   bool switched = c->off_cpu && is_switch_sample(c, r);
+  /* a context-switches sample is no profile sample: the unwinding
+   * counts (summary.json's, beside "samples") leave it out */
+  struct bp_profile_meta *m = &c->p->meta;
+  uint64_t counts[4] = {m->unwind_samples, m->dwarf_samples,
+                        m->unwind_truncated, m->unwind_failed};
   bp_code rc = sample_stack(c, r, &stack);
+  if(switched) {
+    m->unwind_samples = counts[0];
+    m->dwarf_samples = counts[1];
+    m->unwind_truncated = counts[2];
+    m->unwind_failed = counts[3];
+  }
   if(!rc && c->off_cpu) {
     struct off_state *o = off_state(c, th);
     if(!o)

@@ -3,6 +3,7 @@
 #include "buf.h"
 #include "err.h"
 #include "events.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 
@@ -455,6 +456,34 @@ void bpi_counters_json(struct bp_buf *b, const struct bp_counter *c,
   bpi_buf_adds(b, n ? "\n  ]" : "]");
 }
 
+/* o's member key: the text s, its bytes that are no UTF-8 (an event
+ * name is any bytes) each replaced by U+FFFD as bpi_buf_json_str does, so
+ * that the JSON written is valid; false when out of memory. */
+static bool add_text(cJSON *o, const char *key, const char *s)
+{
+  if(!s || bpi_text_utf8_valid(s))
+    return cJSON_AddStringToObject(o, key, s ? s : "") != NULL;
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_buf_json_str(&b, s);
+  cJSON *v = bpi_buf_failed(&b) ? NULL
+                                : cJSON_ParseWithLength(b.data, b.len);
+  bpi_buf_cleanup(&b);
+  if(!v || !cJSON_AddItemToObject(o, key, v)) {
+    cJSON_Delete(v);
+    return false;
+  }
+  return true;
+}
+
+/* x to 6 decimals, as the text form ("%.6f") has it. */
+static double six_decimals(double x)
+{
+  char tmp[64];
+  snprintf(tmp, sizeof(tmp), "%.6f", x);
+  return strtod(tmp, NULL);
+}
+
 /* One counter as an object of the array above; false when out of
  * memory. */
 static bool add_counter(cJSON *arr, const struct bp_counter *c)
@@ -466,16 +495,15 @@ static bool add_counter(cJSON *arr, const struct bp_counter *c)
     cJSON_Delete(o);
     return false;
   }
-  bool ok = cJSON_AddStringToObject(o, "name", c->name) &&
-            cJSON_AddStringToObject(o, "slug", c->slug) &&
-            cJSON_AddStringToObject(o, "unit", c->unit) &&
+  bool ok = add_text(o, "name", c->name) && add_text(o, "slug", c->slug) &&
+            add_text(o, "unit", c->unit) &&
             cJSON_AddBoolToObject(o, "available", c->available);
   if(ok && c->available)
     ok = cJSON_AddNumberToObject(o, "value", c->value) &&
          cJSON_AddNumberToObject(o, "raw", (double)c->raw) &&
-         cJSON_AddNumberToObject(o, "running", c->running);
+         cJSON_AddNumberToObject(o, "running", six_decimals(c->running));
   else if(ok)
-    ok = cJSON_AddStringToObject(o, "reason", c->reason) != NULL;
+    ok = add_text(o, "reason", c->reason);
   return ok;
 }
 

@@ -349,10 +349,15 @@ uint64_t bpi_profile_off_ns(const struct bp_profile *p, uint64_t *preempt_ns);
  * every thread: on_ns[t] and off_ns[t], both of p->nthreads entries. */
 void bpi_profile_thread_times(const struct bp_profile *p, uint64_t *on_ns,
                               uint64_t *off_ns);
-/* The off-CPU counts of src (a profile whose tables d shares) whose
- * interval began in one of the n sorted, disjoint ranges. */
+/* The off-CPU intervals of src (a profile whose tables d shares), each
+ * cut to its overlap with the n sorted, disjoint ranges (only that part
+ * counts; none when it overlaps none). */
 bp_code bpi_profile_off_copy(struct bp_profile *d, const struct bp_profile *s,
                              const struct bp_range *r, size_t n);
+/* The ns p's threads spent blocked (not preempted) within the n sorted,
+ * disjoint ranges. */
+uint64_t bpi_profile_off_blocked_in(const struct bp_profile *p,
+                                    const struct bp_range *r, size_t n);
 /* Indexes into p->off_counts of the max largest (by ns), sorted; returns
  * how many. */
 size_t bpi_profile_off_top(const struct bp_profile *p, uint32_t *out,

@@ -99,16 +99,52 @@ void bpi_profile_thread_times(const struct bp_profile *p, uint64_t *on_ns,
       off_ns[p->off_counts[i].thread] += p->off_counts[i].ns;
 }
 
+/* How much of [t, t + dur) lies in the n ranges, sorted and disjoint;
+ * *first gets where that part begins. */
+static uint64_t overlap_ns(const struct bp_range *r, size_t n, uint64_t t,
+                           uint64_t dur, uint64_t *first)
+{
+  uint64_t end = t + dur < t ? UINT64_MAX : t + dur, in = 0;
+  for(size_t i = 0; i < n && r[i].start_ns < end; i++) {
+    uint64_t lo = r[i].start_ns > t ? r[i].start_ns : t;
+    uint64_t hi = r[i].end_ns < end ? r[i].end_ns : end;
+    if(hi <= lo)
+      continue;
+    if(!in)
+      *first = lo;
+    in += hi - lo;
+  }
+  return in;
+}
+
 bp_code bpi_profile_off_copy(struct bp_profile *d, const struct bp_profile *s,
                              const struct bp_range *r, size_t n)
 {
   struct bp_off_sample o;
   bp_code rc = bpi_profile_off_rewind(s);
-  while(!rc && bpi_profile_off_next(s, &o))
-    if(bpi_profile_in_ranges(r, n, o.time_ns))
-      rc = bpi_profile_add_off(d, o.thread, o.stack, o.time_ns, o.dur_ns,
-                               o.preempted);
+  while(!rc && bpi_profile_off_next(s, &o)) {
+    /* a wait is the range's for the part of it inside the range: one
+     * begun before a benchmark started, or still going when it ended,
+     * is only partly its */
+    uint64_t start = o.time_ns;
+    uint64_t in = overlap_ns(r, n, o.time_ns, o.dur_ns, &start);
+    if(in)
+      rc = bpi_profile_add_off(d, o.thread, o.stack, start, in, o.preempted);
+  }
   return rc;
+}
+
+uint64_t bpi_profile_off_blocked_in(const struct bp_profile *p,
+                                    const struct bp_range *r, size_t n)
+{
+  struct bp_off_sample o;
+  uint64_t ns = 0, start;
+  if(bpi_profile_off_rewind(p))
+    return 0;
+  while(bpi_profile_off_next(p, &o))
+    if(!o.preempted)
+      ns += overlap_ns(r, n, o.time_ns, o.dur_ns, &start);
+  return ns;
 }
 
 /* qsort context: the counts being ranked */

@@ -63,6 +63,10 @@
 #define BP_KIND_OFFCPU_FOLDED "offcpu-folded-stacks"  /* --off-cpu only */
 #define BP_KIND_OFFCPU_SVG "offcpu-flamegraph"
 
+/* --off-cpu --repeat: the slug, in a benchmark's "repetitions", of the ns
+ * it spent blocked per run in each repetition (not a report measure). */
+#define BP_OFF_CPU_SLUG "off-cpu"
+
 /* The kind of the exporter named name ("gecko", ...): its BP_KIND_*. */
 const char *bpi_rundir_kind(const char *exporter_name);
 

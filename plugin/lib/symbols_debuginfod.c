@@ -138,7 +138,9 @@ static struct debuginfod_client *client(struct sym_debuginfod *d)
  * budget (at least 1) as its connection and transfer limits, and the
  * cache when one was given (else a DEBUGINFOD_CACHE_PATH of the user's
  * stays in force).  The command was started before, and nothing else in
- * benchprof reads them. */
+ * benchprof reads them; the library reads no environment, so the
+ * caller puts the user's values back once symbolizing is done (before
+ * it starts another command). */
 static const char *const env_names[] = {
   "DEBUGINFOD_URLS", "DEBUGINFOD_TIMEOUT", "DEBUGINFOD_MAXTIME",
   "DEBUGINFOD_CACHE_PATH",

@@ -169,6 +169,24 @@ env -u DEBUGINFOD_URLS "$BENCHPROF" record -o "$TMP/nokey" --config "$TMP/key.js
 check "--no-debuginfod over the key: not named" \
   sh -c '! grep -q fid_hidden_spin "$1/nokey/profile.folded"' sh "$TMP"
 
+# 3c. the lookups set DEBUGINFOD_* only while they run: with run --repeat 2
+# (a fresh cache, so each repetition looks up), the second repetition's
+# command sees the user's values, as the first did
+printf '{"symbols": {"debuginfod_cache": "%s"}}\n' "$TMP/cache3" \
+  >"$TMP/rep.json"
+DEBUGINFOD_URLS=$URL DEBUGINFOD_TIMEOUT=77 DEBUGINFOD_CACHE_PATH="$TMP/mine" \
+  "$BENCHPROF" run -q --no-publish --repeat 2 -o "$TMP/rep" \
+  --config "$TMP/rep.json" --debuginfod -- sh -c \
+  'echo "${DEBUGINFOD_TIMEOUT-unset} ${DEBUGINFOD_MAXTIME-unset} ${DEBUGINFOD_CACHE_PATH-unset} ${DEBUGINFOD_URLS-unset}" >>"$1"; exec "$2"' \
+  sh "$TMP/rep.env" "$TMP/fidmain" >/dev/null 2>"$TMP/rep.err"
+status=$?
+expect_status "run --repeat 2 --debuginfod" 0
+check "run --repeat 2: the function is named (the lookups ran)" \
+  grep -q "fid_hidden_spin" "$TMP/rep/profile.folded"
+check "the user's DEBUGINFOD_* reach every repetition unchanged" \
+  sh -c '[ "$(cat "$1")" = "$(printf "77 unset %s %s\n77 unset %s %s" \
+           "$2/mine" "$3" "$2/mine" "$3")" ]' sh "$TMP/rep.env" "$TMP" "$URL"
+
 # 4. a server that never answers: the time budget ends the lookups
 python3 "$SERVERS/put_server.py" --root "$TMP/hang.root" \
   --port-file "$TMP/hang.port" --faults "hang:60,hang:60,hang:60,hang:60" \

@@ -89,6 +89,16 @@ assert naps and top in naps, "the longest blocked stack is not the " \
 assert naps[0]["waits"] >= 10, naps[0]
 PY
 
+pycheck "summary.json: the switch samples are not counted as unwound samples" <<'PY'
+import json, os
+s = json.load(open(os.path.join(os.environ["TMP"], "sl", "summary.json")))
+print("  samples %d, unwind_samples %d, dwarf_samples %d" % (
+    s["samples"], s["unwind_samples"], s["dwarf_samples"]))
+assert s["unwind_samples"] <= s["samples"], s["unwind_samples"]
+assert s["dwarf_samples"] <= s["samples"], s["dwarf_samples"]
+assert s["unwind_truncated"] + s["unwind_failed"] <= s["unwind_samples"], s
+PY
+
 pycheck "on-CPU samples unchanged by --off-cpu (compute_half within 10%)" <<'PY'
 import os
 import artifacts as A
@@ -195,6 +205,44 @@ md = open(os.path.join(tmp, "cmp", "comment.md")).read()
 line = [l for l in md.splitlines() if "Waits longer in" in l]
 assert line and ("sleep\\_in\\_nap" in line[0] or
                 "sleep_in_nap" in line[0]), line or md
+PY
+
+# --repeat 5 a side: the blocked time of every repetition is kept, so the
+# off-cpu measure is tested like any other (Mann-Whitney): the head naps 8
+# times, the base 2 (0.3 s more blocked a run), a confirmed regression
+# that fails the gate
+for side in 2 8; do
+  "$BENCHPROF" run -q --no-publish --off-cpu --repeat 5 -o "$TMP/r$side" \
+    -- "$WORKLOADS/offcpu" sleep $side >/dev/null 2>"$TMP/r$side.err"
+  status=$?
+  expect_status "run --off-cpu --repeat 5 ($side naps)" 0
+done
+"$BENCHPROF" compare -o "$TMP/rcmp" --fail-on-regression "$TMP/r2" "$TMP/r8" \
+  >/dev/null 2>"$TMP/rcmp.err"
+status=$?
+expect_status "off-cpu, --repeat 5 a side: a confirmed regression, the gate fails (3)" 3
+pycheck "--repeat 5: every repetition's blocked time; off-cpu a confirmed regression" <<'PY'
+import json, os
+tmp = os.environ["TMP"]
+for side, naps in (("r2", 2), ("r8", 8)):
+    man = json.load(open(os.path.join(tmp, side, "manifest.json")))
+    reps = man["benchmarks"][0]["repetitions"]["off-cpu"]
+    print("  %s: blocked ms per repetition %s" % (
+        side, [round(v / 1e6, 1) for v in reps]))
+    assert len(reps) == 5, reps
+    assert all(0.8 * naps * 50e6 <= v <= 1.2 * naps * 50e6 + 20e6
+               for v in reps), reps
+c = json.load(open(os.path.join(tmp, "rcmp", "compare.json")))
+b = c["benchmarks"][0]
+m = {x["slug"]: x for x in b["measures"]}["off-cpu"]
+print("  off-cpu %.1f -> %.1f ms: %s, basis %s, confirmed %s" % (
+    m["base"] / 1e6, m["head"] / 1e6, m["change"], m["basis"],
+    m["confirmed"]))
+assert m["basis"] == "mann-whitney", m
+assert m["change"] == "regression" and m["confirmed"], m
+assert not m["unconfirmed"], m
+assert c["regressions"] >= 1, c
+assert "sleep_in_nap" in b["off_cpu_stack"].split(";"), b["off_cpu_stack"]
 PY
 
 BENCHPROF_OFF_CPU=1 "$BENCHPROF" record -q -o "$TMP/env" -- \

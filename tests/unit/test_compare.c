@@ -459,6 +459,78 @@ static void test_repetitions_in_manifest(void)
   bpi_compare_free(c);
 }
 
+/* Off-CPU runs: benchmark "a" with its folded stacks, its off-CPU
+ * folded stacks (microseconds) and a summary with blocked_ms. */
+static void make_off_run(const char *dir, const char *offcpu,
+                         const char *blocked_ms)
+{
+  put(dir, "manifest.json",
+      "{\"report\": \"report.json\", \"benchmarks\": ["
+      "{\"name\": \"a\", \"profile\": \"a\", \"artifacts\": ["
+      "{\"file\": \"a/profile.folded\", \"kind\": \"folded-stacks\"},"
+      "{\"file\": \"a/profile.offcpu.folded\", "
+      "\"kind\": \"offcpu-folded-stacks\"},"
+      "{\"file\": \"a/summary.json\", \"kind\": \"summary\"}]}]}");
+  put(dir, "report.json", "{\"a\": {\"latency\": {\"value\": 10}}}");
+  put(dir, "a/profile.folded", "p;main;work 10\n");
+  put(dir, "a/profile.offcpu.folded", offcpu);
+  char summary[128];
+  snprintf(summary, sizeof(summary),
+           "{\"threads\": [{\"samples\": 10}], \"off_cpu\": "
+           "{\"blocked_ms\": %s}}", blocked_ms);
+  put(dir, "a/summary.json", summary);
+}
+
+static const struct bp_cmp_bench *compare_off(const char *name,
+                                              const char *const offcpu[2],
+                                              struct bp_cmp **c)
+{
+  char dirs[2][128];
+  const char *blocked[2] = {"10", "40"};
+  for(int side = 0; side < 2; side++) {
+    snprintf(dirs[side], sizeof(dirs[side]), "%s/%s-%d", root, name, side);
+    make_off_run(dirs[side], offcpu[side], blocked[side]);
+  }
+  struct bp_cmp_opts o = {.threshold_pct = 5};
+  struct bp_err err = {0};
+  *c = NULL;
+  CHECK(bpi_compare_dirs(dirs[0], dirs[1], &o, c, &err) == BP_OK);
+  return *c ? bench(*c, "a") : NULL;
+}
+
+/* The waiting stack that changed most: the base's first line counts (the
+ * string table has no reserved id 0), and one user stack waiting through
+ * two kernel paths is ranked by its sum, as it is reported. */
+static void test_off_cpu_top_wait(void)
+{
+  struct bp_cmp *c;
+  /* the first line of the base's file is the one that changed */
+  const char *first[2] = {
+    "p;main;read_all;sys_read_[k];schedule_[k] 1000\n"
+    "p;main;idle 500\n",
+    "p;main;idle 500\n"
+    "p;main;read_all;sys_read_[k];schedule_[k] 9000\n"};
+  const struct bp_cmp_bench *b = compare_off("off-first", first, &c);
+  CHECK(b && b->off_stack && !strcmp(b->off_stack, "p;main;read_all"));
+  CHECK(b && near(b->off_base_ns, 1000e3) && near(b->off_head_ns, 9000e3));
+  bpi_compare_free(c);
+  /* p;main;wait grows by 3000 us over two kernel paths (2000 + 1000);
+   * p;main;sleep by 2500 us over one: the sum ranks first */
+  const char *split[2] = {
+    "p;main;wait;futex_[k];schedule_[k] 100\n"
+    "p;main;wait;poll_[k];schedule_[k] 100\n"
+    "p;main;sleep;nanosleep_[k];schedule_[k] 100\n"
+    "p;main;work;[preempted] 100\n",
+    "p;main;wait;futex_[k];schedule_[k] 2100\n"
+    "p;main;wait;poll_[k];schedule_[k] 1100\n"
+    "p;main;sleep;nanosleep_[k];schedule_[k] 2600\n"
+    "p;main;work;[preempted] 90000\n"};
+  b = compare_off("off-split", split, &c);
+  CHECK(b && b->off_stack && !strcmp(b->off_stack, "p;main;wait"));
+  CHECK(b && near(b->off_base_ns, 200e3) && near(b->off_head_ns, 3200e3));
+  bpi_compare_free(c);
+}
+
 /* One function doing all the work, twice as much in head: 460 -> 931
  * samples of a 1 kHz clock.  Its share stays 100%, yet its absolute cost
  * per run doubles, significantly; a function whose samples barely moved
@@ -888,6 +960,7 @@ int main(void)
   test_headline();
   test_repetitions_in_manifest();
   test_function_costs();
+  test_off_cpu_top_wait();
   test_bad_input();
   test_refs();
   test_store_sides();

@@ -7,9 +7,13 @@
 #include "hash.h"
 #include "procs.h"
 #include "profile.h"
+#include "text.h"
+
+#include <cjson/cJSON.h>
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static void test_map(void)
@@ -267,9 +271,32 @@ static void test_counter_scaling(void)
   CHECK(v > 3.6e19 && v < 3.8e19);
 }
 
+/* The counters' tree (manifest.json): an event name that is no UTF-8
+ * (a harness may send any bytes) gives valid JSON, its bad byte U+FFFD,
+ * as the text form has it; "running" to 6 decimals as there. */
+static void test_counters_tree(void)
+{
+  struct bp_counter c[2] = {
+    {.name = "bad\xff-event", .slug = "bad-event", .unit = "events",
+     .available = true, .raw = 7, .value = 7.5, .running = 0.1234567891},
+    {.name = "gone", .slug = "gone", .unit = "events"}};
+  snprintf(c[1].reason, sizeof(c[1].reason), "no such \xc3 PMU");
+  cJSON *t = bpi_counters_tree(c, 2);
+  CHECK(t != NULL);
+  char *text = t ? cJSON_PrintUnformatted(t) : NULL;
+  CHECK(text && bpi_text_utf8_valid(text));
+  CHECK(text && strstr(text, "\"name\":\"bad\xef\xbf\xbd-event\""));
+  CHECK(text && strstr(text, "\"reason\":\"no such \xef\xbf\xbd PMU\""));
+  CHECK(text && strstr(text, "\"running\":0.123457"));
+  CHECK(text && !strstr(text, "0.1234567"));
+  free(text);
+  cJSON_Delete(t);
+}
+
 int main(void)
 {
   test_counter_scaling();
+  test_counters_tree();
   test_map();
   test_strtab();
   test_buf_escaping();

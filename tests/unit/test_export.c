@@ -880,6 +880,44 @@ static void check_empty(const char *dir)
   bpi_profile_free(p);
 }
 
+/* A benchmark's slice keeps of each wait only the part inside its time
+ * ranges: a wait begun before a range, or running past its end, counts
+ * for its overlap, never its whole length. */
+static void check_offcpu_slice(void)
+{
+  struct bp_profile *p = NULL, *s = NULL;
+  CHECK_EQ_INT(synth_profile_new(&p), BP_OK);
+  if(!p)
+    return;
+  uint32_t th = p->counts[0].thread, st = p->counts[0].stack;
+  uint64_t t = SYNTH_START_NS, ms = 1000000;
+  p->meta.off_cpu = true;
+  /* ranges [t+10, t+20) and [t+30, t+40) ms */
+  const struct bp_range r[2] = {{t + 10 * ms, t + 20 * ms},
+                                {t + 30 * ms, t + 40 * ms}};
+  /* from before the first range: 4 ms of its 10 inside */
+  CHECK_EQ_INT(bpi_profile_add_off(p, th, st, t + 6 * ms, 8 * ms, false),
+               BP_OK);
+  /* begun in the first, ends after it: 2 ms of 5 (preempted) */
+  CHECK_EQ_INT(bpi_profile_add_off(p, th, st, t + 18 * ms, 5 * ms, true),
+               BP_OK);
+  /* across the gap into the second: 5 + 1 ms of 16 */
+  CHECK_EQ_INT(bpi_profile_add_off(p, th, st, t + 15 * ms, 16 * ms, false),
+               BP_OK);
+  /* wholly outside: nothing */
+  CHECK_EQ_INT(bpi_profile_add_off(p, th, st, t + 45 * ms, 3 * ms, false),
+               BP_OK);
+  CHECK(bpi_profile_off_blocked_in(p, r, 2) == 10 * ms);
+  CHECK_EQ_INT(bpi_profile_slice_ranges(p, r, 2, &s), BP_OK);
+  if(s) {
+    uint64_t pre, all = bpi_profile_off_ns(s, &pre);
+    CHECK(all == 12 * ms);
+    CHECK(pre == 2 * ms);
+    bpi_profile_free(s);
+  }
+  bpi_profile_free(p);
+}
+
 static void remove_dir(const char *dir)
 {
   char path[PATH_MAX];
@@ -928,6 +966,7 @@ int main(void)
   char offdir[PATH_MAX];
   snprintf(offdir, sizeof(offdir), "%s/off", base);
   check_offcpu(offdir, dir);
+  check_offcpu_slice();
   check_odd(odd);
   check_empty(empty);
   check_long(longer);

@@ -5,7 +5,9 @@
  * PERF_CONTEXT_USER, the user leaf, then the `from` of every entry.  Then
  * through the converter: with this program's own text mapped, the LBR
  * entries' call instructions are symbolized where they are (not one byte
- * before, as return addresses are), so the stack names the callers. */
+ * before, as return addresses are), so the stack names the callers.
+ * And hand-built switch and fork records through the converter with
+ * --off-cpu: a tid the kernel reuses does not close a stale interval. */
 #include "bp_setup.h"
 #include "records.h"
 
@@ -292,11 +294,77 @@ static void test_converter_callers(void)
   bpi_profile_free(p);
 }
 
+/* A record with no sample body: header, words, then the sample id
+ * (pid/tid, time: the layout's TID and TIME). */
+static size_t other_rec(struct rec *r, uint32_t type, uint16_t misc,
+                        const uint64_t *words, size_t n, uint32_t tid,
+                        uint64_t time)
+{
+  memset(r, 0, sizeof(*r));
+  put(r, 0);
+  for(size_t i = 0; i < n; i++)
+    put(r, words[i]);
+  put(r, (uint64_t)tid << 32 | 4242);
+  put(r, time);
+  struct perf_event_header h = {.type = type, .misc = misc,
+                                .size = (uint16_t)(r->n * 8)};
+  memcpy(&r->w[0], &h, sizeof(h));
+  return r->n * 8;
+}
+
+/* --off-cpu: thread 4243 is switched out and exits (no switch-in); the
+ * kernel gives its tid to a new thread (FORK), whose first switch-in
+ * must not close the old thread's interval: no wait at all. */
+static void test_off_cpu_reused_tid(void)
+{
+  struct bp_profile *p = NULL;
+  struct bp_symbols *sym = NULL;
+  struct bp_converter *c = NULL;
+  struct bp_symbols_opts so = {.demangle = true};
+  struct bp_err err = {0};
+  struct rec r;
+  CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
+  CHECK_EQ_INT(bpi_symbols_new(&sym, &so), BP_OK);
+  CHECK_EQ_INT(bpi_converter_new(&c, p, sym, &layout, BP_CALL_GRAPH_LBR),
+               BP_OK);
+  if(!c) {
+    bpi_symbols_free(sym);
+    bpi_profile_free(p);
+    return;
+  }
+  bpi_converter_off_cpu(c, NULL, 0);
+  size_t len = other_rec(&r, PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT,
+                         NULL, 0, 4243, 1000);
+  CHECK_EQ_INT(bpi_converter_record(c, r.w, len), BP_OK);
+  /* fork: pid, ppid, tid, ptid (u32 each), time */
+  uint64_t fork[] = {(uint64_t)4242 << 32 | 4242,
+                     (uint64_t)4242 << 32 | 4243, 5000};
+  len = other_rec(&r, PERF_RECORD_FORK, 0, fork, 3, 4243, 5000);
+  CHECK_EQ_INT(bpi_converter_record(c, r.w, len), BP_OK);
+  len = other_rec(&r, PERF_RECORD_SWITCH, 0, NULL, 0, 4243, 6000);
+  CHECK_EQ_INT(bpi_converter_record(c, r.w, len), BP_OK);
+  CHECK_EQ_INT(bpi_converter_bad_records(c), 0);
+  CHECK_EQ_INT(p->noff_counts, 0);
+  /* a wait of the new thread is one: out at 7000, back at 7500 */
+  len = other_rec(&r, PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT, NULL,
+                  0, 4243, 7000);
+  CHECK_EQ_INT(bpi_converter_record(c, r.w, len), BP_OK);
+  len = other_rec(&r, PERF_RECORD_SWITCH, 0, NULL, 0, 4243, 7500);
+  CHECK_EQ_INT(bpi_converter_record(c, r.w, len), BP_OK);
+  uint64_t pre;
+  CHECK(bpi_profile_off_ns(p, &pre) == 500);
+  CHECK_EQ_INT(bpi_converter_finish(c, &err), BP_OK);
+  bpi_converter_free(c);
+  bpi_symbols_free(sym);
+  bpi_profile_free(p);
+}
+
 int main(void)
 {
   test_user_sample();
   test_kernel_sample();
   test_no_branches_and_hw_index();
   test_converter_callers();
+  test_off_cpu_reused_tid();
   return check_exit();
 }
