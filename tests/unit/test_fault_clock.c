@@ -131,11 +131,14 @@ int main(void)
   CHECK_EQ_INT(gecko_in_order(&b), 6);
   bpi_buf_reset(&b);
 
-  /* the other exporters take it too */
+  /* the other exporters take it too (each that has an artifact for this
+   * profile writes one: the off-CPU ones have none without off-CPU time) */
   for(size_t i = 0; bpi_exporters[i]; i++) {
+    const struct bp_exporter *x = bpi_exporters[i];
     bpi_buf_reset(&b);
-    CHECK(bpi_exporters[i]->write(p, &b, &err) == BP_OK);
-    CHECK(b.len > 0);
+    CHECK(x->write(p, &b, &err) == BP_OK);
+    if(!x->wanted || x->wanted(p))
+      CHECK(b.len > 0);
   }
   bpi_buf_cleanup(&b);
   bpi_profile_free(slice);
