@@ -251,6 +251,8 @@ static bp_code add_benchmarks(struct bp_manifest *man, const char *out,
       man, rep->benches[i].name, arts[i].dir);
     if(!b)
       return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+    b->iterations = rep->benches[i].iterations;
+    b->iteration_cpu_ns = rep->benches[i].iteration_cpu_ns;
     const struct bp_counter *c = NULL;
     size_t nc = 0;
     if(arts[i].prof) {

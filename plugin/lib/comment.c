@@ -298,7 +298,7 @@ static void add_top_func(struct bp_buf *b, const char *what,
     bpi_buf_printf(b, " (%s ", self ? "self" : "total");
     add_cost_change(b, cb, self ? f->d_self_cost : f->d_total_cost,
                     self ? f->self_half : f->total_half);
-    bpi_buf_adds(b, " per run)");
+    bpi_buf_printf(b, " per %s)", bpi_compare_cost_per(cb));
   }
   else
     bpi_buf_printf(b, " (self %+.2f, total %+.2f points)", f->d_self,
@@ -306,7 +306,7 @@ static void add_top_func(struct bp_buf *b, const char *what,
 }
 
 
-/* A row of the absolute table: costs per run, changes with their
+/* A row of the absolute table: costs per iteration or run, changes with their
  * intervals (marked only when significant), share points second. */
 static void add_cost_row(struct bp_buf *b, const struct bp_cmp_bench *cb,
                          const struct bp_cmp_func *f)
@@ -351,7 +351,8 @@ static void add_funcs_header(struct bp_buf *b, const struct bp_cmp_bench *cb)
   }
   bpi_buf_adds(b, "\nFunctions whose cost changed significantly (");
   bpi_buf_adds(b, !strcmp(cb->unit, "ns") ? "CPU time" : "events");
-  bpi_buf_adds(b, " per run from the samples of ");
+  bpi_buf_printf(b, " per %s from the samples of ",
+                 cb->per_iteration ? "benchmark iteration" : "run");
   bpi_comment_md_code(b, cb->head.event ? cb->head.event : "the event");
   bpi_buf_adds(b, "; ± is the 99.9% Poisson interval of the sample counts)"
                ":\n\n| Function | Self base | Self head | Self change | "

@@ -45,6 +45,10 @@ void bpi_cmp_profile_facts(struct bp_cmp_profile *p, const char *dir,
 /* The runs one benchmark's profile covers, at least 1. */
 double bpi_cmp_profile_runs(const struct side *s,
                             const struct bp_manifest_bench *mb);
+/* The benchmark iterations its profile p covers, 0 when unknown. */
+double bpi_cmp_profile_iterations(const struct side *s,
+                                  const struct bp_manifest_bench *mb,
+                                  const struct bp_cmp_profile *p);
 
 /* ----------------------------------------------- compare_funcs.c */
 
