@@ -13,7 +13,7 @@ BUILD_PKGS="build-essential autoconf automake libtool pkg-config \
 libpfm4-dev libcurl4-openssl-dev libcjson-dev zlib1g-dev libdw-dev \
 libelf-dev libiberty-dev libmicrohttpd-dev"
 TEST_PKGS="g++ rustc golang-go python3 libxml2-utils libbenchmark-dev python3-jsonschema \
-shellcheck chromium clang linux-perf"
+shellcheck chromium clang linux-perf debuginfod"
 
 pkgs=$BUILD_PKGS
 if [ "${1:-}" = "--test" ]; then

@@ -117,9 +117,14 @@ def func_of(frame):
 
 # ------------------------------------------------------------------ folded
 
-def read_folded(path):
-    """-> {process name: [Stack]}; the root frame of a line is the process."""
-    out = collections.defaultdict(list)
+# The folded stacks' line for the CPU time in no sample (kernel time that
+# was not permitted): this frame alone, its count in samples
+FOLDED_UNSAMPLED = "[not sampled: kernel time]"
+
+
+def _folded_lines(path):
+    """-> [(frames, count)] of every line, checked."""
+    out = []
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             line = line.rstrip("\n")
@@ -129,8 +134,44 @@ def read_folded(path):
                 "%s:%d: no count: %r" % (path, n, line)
             frames = head.split(";")
             assert all(frames), "%s:%d: empty frame: %r" % (path, n, line)
-            out[frames[0]].append(Stack(frames[1:], int(count)))
+            out.append((frames, int(count)))
+    return out
+
+
+def read_folded(path):
+    """-> {process name: [Stack]}; the root frame of a line is the process.
+    The line of samples not taken (FOLDED_UNSAMPLED) is left out: it is no
+    sample (folded_unsampled reads it)."""
+    out = collections.defaultdict(list)
+    for frames, count in _folded_lines(path):
+        if frames != [FOLDED_UNSAMPLED]:
+            out[frames[0]].append(Stack(frames[1:], count))
     return dict(out)
+
+
+def folded_unsampled(path):
+    """The count of the FOLDED_UNSAMPLED line, 0 without one; it is the
+    last line and there is one at most."""
+    lines = _folded_lines(path)
+    found = [i for i, (frames, _) in enumerate(lines)
+             if FOLDED_UNSAMPLED in frames]
+    if not found:
+        return 0
+    assert found == [len(lines) - 1] and lines[-1][0] == [FOLDED_UNSAMPLED], \
+        "%s: the unsampled line must be alone, last, one frame" % path
+    return lines[-1][1]
+
+
+def expected_unsampled(summary):
+    """What the FOLDED_UNSAMPLED line should weigh by summary.json: the
+    task-clock in no sample in samples of the mean weight; 0 when kernel
+    time was sampled or the share is not known."""
+    if summary["kernel_sampled"] or summary["unsampled_pct"] is None:
+        return 0
+    if not summary["samples"] or not summary["sampled_ms"]:
+        return 0
+    missing = summary["task_clock_ms"] - summary["sampled_ms"]
+    return max(0, missing) * summary["samples"] / summary["sampled_ms"]
 
 
 def folded_stacks(path):
@@ -264,8 +305,10 @@ def validate_gecko(p):
             last = t
 
 
-def gecko_thread_stacks(thread):
-    """-> [Stack] for one thread, frames as 'fn (in lib)' labels."""
+def gecko_thread_stacks(thread, on_cpu_only=False):
+    """-> [Stack] for one thread, frames as 'fn (in lib)' labels;
+    on_cpu_only leaves out the rows of off-CPU time (--off-cpu: a CPU
+    delta of 0, which no sample of a clock event has)."""
     strings = thread["stringTable"]
     fschema, frames = _table(thread, "frameTable")
     sschema, stacks = _table(thread, "stackTable")
@@ -281,14 +324,21 @@ def gecko_thread_stacks(thread):
         return memo[i]
 
     counts = collections.Counter()
+    cpu = mschema.get("threadCPUDelta")
     for row in samples:
+        if on_cpu_only and cpu is not None and row[cpu] == 0:
+            continue
         st = row[mschema["stack"]]
         counts[walk(st) if st is not None else ()] += 1
     return [Stack(list(k), v) for k, v in counts.items()]
 
 
 def gecko_stacks(p):
-    return [s for th in p["threads"] for s in gecko_thread_stacks(th)]
+    """The samples of every thread; with off-CPU time (meta.benchprof
+    .off_cpu) its rows are left out: the other artifacts count samples."""
+    off = p.get("meta", {}).get("benchprof", {}).get("off_cpu", False)
+    return [s for th in p["threads"]
+            for s in gecko_thread_stacks(th, on_cpu_only=off)]
 
 
 # ------------------------------------------------------------------- pprof
@@ -443,8 +493,9 @@ class Pprof:
 
     def stacks(self, type_="samples", unit="count"):
         vi = self.value_index(type_, unit)
+        # (off-CPU samples count no samples: left out)
         return [Stack(self.frames(locs), vals[vi])
-                for locs, vals, _ in self.samples]
+                for locs, vals, _ in self.samples if vals[vi]]
 
     def mapping_of(self, function_name):
         """File names of the mappings whose locations name function_name."""
@@ -720,6 +771,8 @@ def load_dir(d):
     validate_gecko(gecko)
     return {
         "folded": read_folded(os.path.join(d, "profile.folded")),
+        "folded_unsampled": folded_unsampled(os.path.join(d,
+                                                          "profile.folded")),
         "summary": read_summary(os.path.join(d, "summary.json")),
         "gecko": gecko,
         "pprof": read_pprof(os.path.join(d, "profile.pb.gz")),
@@ -753,6 +806,13 @@ def check_consistent(a):
     svg_all = a["svg"][0]
     assert svg_all[1] == n, "flamegraph.svg root has %d samples, not %d" % (
         svg_all[1], n)
+    # the line of samples not taken weighs what summary.json says is
+    # missing (within rounding: summary.json's times have 3 decimals)
+    want_missing = expected_unsampled(a["summary"])
+    got_missing = a["folded_unsampled"]
+    assert abs(got_missing - want_missing) <= 1 + 0.001 * want_missing, \
+        "profile.folded: %s %d samples, summary.json says %.1f" % (
+            FOLDED_UNSAMPLED, got_missing, want_missing)
 
 
 def function_places(a, func):

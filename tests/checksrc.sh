@@ -22,14 +22,15 @@ only_in() {
 }
 
 check "libpfm4 only in events.c" only_in '<perfmon/' $lib/events.c
-check "libdw and libelf only in symbols.c and unwind.c" \
-  only_in '<(elfutils/|gelf\.h|libelf\.h|dwarf\.h)' $lib/symbols.c $lib/unwind.c
+check "libdw and libelf only in the symbolizer (symbols*.c) and unwind.c" \
+  only_in '<(elfutils/|gelf\.h|libelf\.h|dwarf\.h)' $lib/symbols.c $lib/symbols_dwarf.c \
+  $lib/symbols_int.h $lib/unwind.c
 check "libiberty only in symbols.c" only_in '<libiberty/' $lib/symbols.c
 check "zlib only in fileio.c" only_in '<zlib\.h>' $lib/fileio.c
 check "libcurl only in http.c" only_in '<curl/' $lib/http.c
 check "libmicrohttpd only in serve.c" only_in '<microhttpd\.h>' $lib/serve.c
-check "perf_event_open only in sampler.c, counters.c and events.c (probes)" \
-  only_in 'SYS_perf_event_open' $lib/counters.c $lib/events.c $lib/sampler.c
+check "perf_event_open only in sampler_open.c, counters.c and events.c (probes)" \
+  only_in 'SYS_perf_event_open' $lib/counters.c $lib/events.c $lib/sampler_open.c
 check "the library does not print" \
   sh -c "! grep -nE '\\b(printf|fprintf|puts|perror|exit)\\(' $lib/*.c | grep -v '^$lib/[a-z_]*\\.c:[0-9]*: *\\*'"
 check "the library does not include the command" \

@@ -49,16 +49,22 @@ fuzz_libs = $(LIBDW_LIBS) $(CJSON_LIBS) $(ZLIB_LIBS) $(IBERTY_LIBS) \
   $(LIBS)
 fuzz_lib_sources = plugin/lib/err.c plugin/lib/buf.c plugin/lib/hash.c \
   plugin/lib/fileio.c plugin/lib/records.c plugin/lib/procs.c \
-  plugin/lib/symbols.c plugin/lib/unwind.c plugin/lib/converter.c \
-  plugin/lib/profile.c plugin/lib/export.c plugin/lib/export_gecko.c \
+  plugin/lib/symbols.c plugin/lib/symbols_dwarf.c plugin/lib/symbols_elf.c \
+  plugin/lib/symbols_ranges.c plugin/lib/symbols_debuginfod.c \
+  plugin/lib/unwind.c plugin/lib/converter.c \
+  plugin/lib/profile.c plugin/lib/profile_offcpu.c plugin/lib/export.c \
+  plugin/lib/export_gecko.c \
   plugin/lib/export_pprof.c plugin/lib/export_folded.c \
   plugin/lib/export_svg.c plugin/lib/export_summary.c \
-  plugin/lib/report.c plugin/lib/counters.c plugin/lib/events.c \
-  plugin/lib/config.c plugin/lib/ci.c plugin/lib/bencher.c \
+  plugin/lib/report.c plugin/lib/report_parse.c plugin/lib/report_bmf.c \
+  plugin/lib/report_gbench.c plugin/lib/counters.c plugin/lib/events.c \
+  plugin/lib/config.c plugin/lib/config_parse.c plugin/lib/config_env.c \
+  plugin/lib/config_show.c plugin/lib/ci.c plugin/lib/bencher.c \
   plugin/lib/comment.c plugin/lib/comment_md.c plugin/lib/forge.c \
   plugin/lib/compare.c \
   plugin/lib/compare_side.c plugin/lib/compare_funcs.c \
   plugin/lib/compare_measures.c plugin/lib/compare_json.c \
+  plugin/lib/compare_offcpu.c \
   plugin/lib/export_diffsvg.c \
   plugin/lib/stats.c \
   plugin/lib/sha256.c plugin/lib/store.c plugin/lib/http.c \

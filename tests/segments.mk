@@ -2,6 +2,9 @@
 #   test_control         the marker protocol's parser, the FIFO end to end,
 #                        unbalanced markers, directory names from hostile
 #                        benchmark names, profile slices
+#   test_slice           one profile per marked benchmark (slice.c): grouped
+#                        by name, counters summed, reserved names avoided,
+#                        artifacts written, a symbolic link refused
 #   segments_hooks.sh    a C harness marking 3 benchmarks (benchprof/hooks.h):
 #                        one dominated profile each, Gecko markers, report
 #                        with per-benchmark task-clock in the BMF schema;
@@ -9,8 +12,10 @@
 #                        benchprof
 #   segments_each.sh     run --each google-benchmark on tests/workloads/gbench
 #   segments_many.sh     100,000 runs of one name: memory per run bounded
-check_PROGRAMS += tests/unit/test_control tests/workloads/hooks_harness
-TESTS += tests/unit/test_control tests/integration/segments_hooks.sh \
+check_PROGRAMS += tests/unit/test_control tests/unit/test_slice \
+  tests/workloads/hooks_harness
+TESTS += tests/unit/test_control tests/unit/test_slice \
+  tests/integration/segments_hooks.sh \
   tests/integration/segments_each.sh tests/integration/segments_many.sh
 EXTRA_DIST += tests/integration/segments_hooks.sh \
   tests/integration/segments_each.sh tests/integration/segments_many.sh
@@ -18,6 +23,10 @@ EXTRA_DIST += tests/integration/segments_hooks.sh \
 tests_unit_test_control_SOURCES = tests/unit/test_control.c
 tests_unit_test_control_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_control_LDADD = $(unit_ldadd)
+
+tests_unit_test_slice_SOURCES = tests/unit/test_slice.c
+tests_unit_test_slice_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_slice_LDADD = $(unit_ldadd)
 
 # a workload: no sanitizers (AM_CFLAGS), frame pointers for the stacks
 tests_workloads_hooks_harness_SOURCES = tests/workloads/hooks_harness.c \

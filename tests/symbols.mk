@@ -71,3 +71,9 @@ tests_workloads_alias_CFLAGS = $(workload_cflags)
 tests_workloads_alias_LDFLAGS = $(workload_ldflags)
 TESTS += tests/integration/record_stripped.sh
 EXTRA_DIST += tests/integration/record_stripped.sh
+
+# Debug files from a local debuginfod server, opt-in (--debuginfod); no
+# server asked when off.  The test builds its library and program itself.
+TESTS += tests/integration/record_debuginfod.sh
+EXTRA_DIST += tests/integration/record_debuginfod.sh \
+  tests/workloads/fidlib.c tests/workloads/fidmain.c

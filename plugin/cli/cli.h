@@ -17,6 +17,7 @@
 #include "benchprof/benchprof.h"
 
 #include "record.h"
+#include "slice.h"    /* struct bp_marked */
 
 int cmd_record(int argc, char **argv);
 int cmd_run(int argc, char **argv);
@@ -34,17 +35,6 @@ enum bp_adapter {
   BP_ADAPTER_NONE = 0,
   BP_ADAPTER_JSON,    /* BMF on the command's stdout */
   BP_ADAPTER_GBENCH,  /* Google Benchmark JSON on the command's stdout */
-};
-
-/* A benchmark marked once or more (hooks.h): its segments' samples and
- * summed counters, in one directory. */
-struct bp_marked {
-  const char *name;            /* the profile's marker name */
-  char *dir;                   /* under the output directory */
-  size_t nsegs;                /* how many times it ran */
-  uint64_t samples;            /* in its time ranges */
-  struct bp_counter *counters; /* summed over its segments */
-  size_t ncounters;
 };
 
 /* publish_opts.c: the publishing options benchprof run and flush share
@@ -179,16 +169,12 @@ struct bp_record_args {
   bool allow_failure;      /* --allow-failure: publish a failed run too */
   bool keep_status;        /* --keep-status: our failures only warn */
   /* out: the benchmarks the harness marked, one per distinct name, in
-   * the order they first began */
+   * the order they first began (bpi_slice_export) */
   struct bp_marked *marked;
   size_t nmarked;
   /* out: the recording or its artifacts failed (marked may be NULL) */
   bool failed;
 };
-
-/* Files benchprof writes in an output directory, NULL-terminated: no
- * benchmark's directory may take one of these names. */
-extern const char *const bp_cli_reserved_names[];
 
 /* record_opts.c: the options */
 void bp_cli_record_defaults(struct bp_record_args *a, bool run);
@@ -197,12 +183,12 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a);
 /* Before the options are applied: --config FILE and --strict. */
 void bp_cli_record_prescan(int argc, char **argv, const char **config,
                            bool *strict);
-/* c's settings as a's defaults (record options, output, publishing). */
 /* record and run: the configuration, then the options (flags win); -1 to
  * go on, else the exit status; *cs: how the file went. */
 int bp_cli_record_setup(int argc, char **argv, struct bp_record_args *a,
                         struct bp_config *cfg, const char *fallback,
                         enum bp_cli_config *cs);
+/* c's settings as a's defaults (record options, output, publishing). */
 void bp_cli_record_config(struct bp_record_args *a,
                           const struct bp_config *c);
 /* Record the command and write the artifacts.  Returns the exit status;

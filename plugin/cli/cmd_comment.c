@@ -11,22 +11,18 @@
 #include "cli.h"
 #include "msgs.h"
 
-#include "buf.h"
 #include "ci.h"
 #include "comment.h"
+#include "compare_pr.h"
 #include "config.h"
 #include "err.h"
 #include "fileio.h"
 #include "http.h"
-#include "rundir.h"
-
-#include <cjson/cJSON.h>
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 struct comment_args {
   const char *markdown;
@@ -178,96 +174,29 @@ static const char *find_token(struct comment_args *a)
   return tok && *tok ? tok : NULL;
 }
 
-/* Append md to file (whole-file atomic rewrite: readers never see half). */
-static bp_code append_summary(const char *file, const char *md, size_t len,
-                              struct bp_err *err)
-{
-  struct bp_buf all;
-  char *old = NULL;
-  size_t old_len = 0;
-  bp_code rc = BP_OK;
-  bpi_buf_init(&all);
-  if(access(file, F_OK) == 0) {
-    rc = bpi_file_read(file, &old, &old_len, err);
-    if(rc)
-      return rc;
-  }
-  bpi_buf_add(&all, old ? old : "", old_len);
-  if(old_len && old[old_len - 1] != '\n')
-    bpi_buf_addc(&all, '\n');
-  bpi_buf_add(&all, md, len);
-  rc = bpi_buf_failed(&all) ? bpi_err_set(err, BPE_NOMEM, 0, "%s", file) :
-    bpi_file_write(file, all.data, all.len, false, err);
-  free(old);
-  bpi_buf_cleanup(&all);
-  return rc;
-}
-
-/* The verdict the comment is about, from compare.json beside it:
- * head.hash, regressions, unconfirmed_regressions; false when there is
- * none (a comment without a comparison, a file moved alone). */
-static bool verdict_of(const char *markdown, char **sha, size_t *regressions,
-                       size_t *unconfirmed)
-{
-  char *dir = strdup(markdown), *text = NULL;
-  struct bp_err ignored = {0};
-  bool ok = false;
-  if(!dir)
-    return false;
-  char *slash = strrchr(dir, '/');
-  if(slash)
-    slash[1] = '\0';
-  else
-    dir[0] = '\0';
-  struct bp_buf path;
-  bpi_buf_init(&path);
-  bpi_buf_printf(&path, "%s" BP_FILE_COMPARE_JSON, dir);
-  if(!bpi_buf_failed(&path) &&
-     !bpi_file_read(path.data, &text, NULL, &ignored)) {
-    cJSON *j = cJSON_Parse(text);
-    const cJSON *h = cJSON_GetObjectItemCaseSensitive(
-      cJSON_GetObjectItemCaseSensitive(j, "head"), "hash");
-    const cJSON *r = cJSON_GetObjectItemCaseSensitive(j, "regressions");
-    const cJSON *u = cJSON_GetObjectItemCaseSensitive(
-      j, "unconfirmed_regressions");
-    if(cJSON_IsString(h) && cJSON_IsNumber(r) && r->valuedouble >= 0) {
-      *sha = strdup(h->valuestring);
-      *regressions = (size_t)r->valuedouble;
-      *unconfirmed = cJSON_IsNumber(u) && u->valuedouble >= 0 ?
-                     (size_t)u->valuedouble : 0;
-      ok = *sha != NULL;
-    }
-    cJSON_Delete(j);
-  }
-  free(text);
-  free(dir);
-  bpi_buf_cleanup(&path);
-  return ok;
-}
-
 /* The verdict as a commit status on the head commit, linking the comment;
  * a token that may not set statuses is a warning, not a failure. */
 static void post_status(struct comment_args *a,
                         const struct bp_comment_transport *tr,
                         const char *comment_url)
 {
-  char *sha = NULL;
-  size_t regressions = 0, unconfirmed = 0;
+  struct bp_pr_verdict v;
   struct bp_err err = {0};
   char desc[160];
-  if(!verdict_of(a->markdown, &sha, &regressions, &unconfirmed))
+  if(!bpi_compare_pr_verdict(a->markdown, &v))
     return;
   snprintf(desc, sizeof(desc), "%zu regression%s confirmed, %zu "
-           "unconfirmed", regressions, regressions == 1 ? "" : "s",
-           unconfirmed);
-  bp_code rc = bpi_comment_post_status(&a->target, sha, regressions > 0,
-                                       desc, comment_url, tr, &err);
+           "unconfirmed", v.regressions, v.regressions == 1 ? "" : "s",
+           v.unconfirmed);
+  bp_code rc = bpi_comment_post_status(&a->target, v.head_hash,
+                                       v.regressions > 0, desc, comment_url,
+                                       tr, &err);
   if(rc)
     bp_msg_warn("commit status not set (%s)", err.msg);
   else
-    bp_msg_note("commit status of %.12s: %s (%s)", sha, regressions ?
-                "failure" : "success", desc);
-  free(sha);
+    bp_msg_note("commit status of %.12s: %s (%s)", v.head_hash,
+                v.regressions ? "failure" : "success", desc);
+  free(v.head_hash);
 }
 
 static int post(struct comment_args *a, const char *md)
@@ -398,7 +327,7 @@ static int comment_with(struct comment_args *a0)
       gitlab_token_hint(token_name(&a));
   }
   if(summary) {
-    rc = append_summary(summary, md, len, &err);
+    rc = bpi_file_append(summary, md, len, &err);
     if(rc) {
       bp_msg_err(&err, rc);
       free(md);

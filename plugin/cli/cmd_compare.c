@@ -15,8 +15,8 @@
 #include "err.h"
 #include "rundir.h"
 #include "store.h"
+#include "text.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,21 +77,13 @@ static void usage(FILE *out)
 
 static bool parse_pct(const char *s, double *out)
 {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if(end == s || *end || errno || !(v > 0) || v > 1e6)
-    return false;
-  *out = v;
-  return true;
+  return bpi_text_number(s, BP_TEXT_ABOVE_ZERO, 1e6, out);
 }
 
 static bool parse_count(const char *s, size_t *out)
 {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if(end == s || *end || errno || *s == '-' || v == 0 || v > 100000)
+  uint64_t v;
+  if(!bpi_text_u64(s, 1, 100000, &v))
     return false;
   *out = (size_t)v;
   return true;

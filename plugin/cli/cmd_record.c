@@ -1,6 +1,8 @@
 /* benchprof record: run a command under the sampler and write its profile
- * artifacts (the options are record_opts.c's).  The command's stdin, stdout and stderr are its own; benchprof
- * exits with the command's status. */
+ * artifacts, and one profile per benchmark the harness marked (slice.c);
+ * say what was recorded.  The options are record_opts.c's.  The command's
+ * stdin, stdout and stderr are its own; benchprof exits with the
+ * command's status. */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -11,9 +13,8 @@
 #include "err.h"
 #include "export.h"
 #include "fileio.h"
-#include "hash.h"
 #include "record.h"
-#include "rundir.h"
+#include "slice.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -90,6 +91,34 @@ static void note_spill(const struct bp_record_info *info)
     bp_msg_warn("cannot keep the samples in %s during the run (%s); read "
                 "them while the command ran instead (TMPDIR chooses the "
                 "directory)", info->spill_dir, strerror(info->spill_errno));
+}
+
+/* --off-cpu: the time off CPU, blocked and preempted, and the stacks'
+ * source when they could not be sampled. */
+static void note_off_cpu(const struct bp_profile *p)
+{
+  if(!p->meta.off_cpu)
+    return;
+  uint64_t pre, all = bpi_profile_off_ns(p, &pre);
+  bp_msg_note("off CPU: %.3f s (%.3f s blocked, %.3f s preempted); "
+              BP_FILE_OFFCPU_FOLDED ", " BP_FILE_OFFCPU_SVG,
+              (double)all / 1e9, (double)(all - pre) / 1e9,
+              (double)pre / 1e9);
+  if(p->meta.off_cpu_stack_note)
+    bp_msg_warn("off CPU: %s", p->meta.off_cpu_stack_note);
+}
+
+/* What the debuginfod lookups (--debuginfod) did, after symbolizing. */
+static void note_debuginfod(const struct bp_record_info *info)
+{
+  const struct bp_debuginfod_stats *d = &info->debuginfod;
+  if(d->asked)
+    bp_msg_note("debuginfod: debug files for %u of the %u module%s "
+                "without local ones", d->found, d->asked,
+                d->asked == 1 ? "" : "s");
+  if(d->stopped)
+    bp_msg_warn("debuginfod: %s; the other modules were symbolized from "
+                "local files only", d->error);
 }
 
 /* What DWARF unwinding did, after the run. */
@@ -182,24 +211,15 @@ static void print_summary(const struct bp_profile *p, const char *dir)
                 bpi_profile_str(p, p->libs[f->lib].name));
   }
   note_counters(m->counters, m->ncounters);
+  note_off_cpu(p);
   bp_msg_note("artifacts in %s/: " BP_FILE_GECKO " (Firefox Profiler), "
               BP_FILE_PPROF " (pprof), " BP_FILE_FOLDED ", " BP_FILE_SVG ", "
               BP_FILE_SUMMARY, dir);
 }
 
-const char *const bp_cli_reserved_names[] = {
-  BP_FILE_GECKO, BP_FILE_PPROF, BP_FILE_FOLDED, BP_FILE_SVG,
-  BP_FILE_SUMMARY, BP_RUNDIR_REPORT, BP_RUNDIR_MANIFEST, BP_RUNDIR_RAW,
-  NULL,
-};
-
 void bp_cli_record_cleanup(struct bp_record_args *a)
 {
-  for(size_t i = 0; i < a->nmarked; i++) {
-    free(a->marked[i].dir);
-    bpi_counters_copy_free(a->marked[i].counters, a->marked[i].ncounters);
-  }
-  free(a->marked);
+  bpi_slice_free(a->marked, a->nmarked);
   a->marked = NULL;
   a->nmarked = 0;
 }
@@ -218,126 +238,6 @@ static void note_control(const struct bp_control_stats *st)
   if(st->unmatched_end)
     bp_msg_warn("%" PRIu64 " benchmark end%s without a begin ignored",
                 st->unmatched_end, st->unmatched_end == 1 ? "" : "s");
-}
-
-/* Group the markers by name: a->marked gets one entry per distinct name
- * (in the order they first began), group[i] the entry of marker i. */
-static bp_code group_markers(struct bp_record_args *a,
-                             const struct bp_profile *prof, uint32_t *group)
-{
-  struct bp_strtab names;
-  bp_code rc = BP_OK;
-  bpi_strtab_init(&names);
-  a->marked = calloc(prof->nmarkers, sizeof(*a->marked));
-  if(!a->marked)
-    rc = BPE_NOMEM;
-  for(size_t i = 0; !rc && i < prof->nmarkers; i++) {
-    const struct bp_marker *m = &prof->markers[i];
-    group[i] = bpi_strtab_intern(&names, m->name);
-    if(group[i] == BP_NONE) {
-      rc = BPE_NOMEM;
-      break;
-    }
-    struct bp_marked *g = &a->marked[group[i]];
-    if(!g->nsegs++) {
-      g->name = m->name;
-      a->nmarked = group[i] + 1;
-    }
-  }
-  bpi_strtab_cleanup(&names);
-  return rc;
-}
-
-static bp_code copy_counters(struct bp_marked *g, const struct bp_counter *c,
-                             size_t n)
-{
-  g->counters = calloc(n ? n : 1, sizeof(*g->counters));
-  if(!g->counters)
-    return BPE_NOMEM;
-  for(size_t i = 0; i < n; i++) {
-    g->counters[i] = c[i];
-    g->counters[i].name = strdup(c[i].name);
-    g->counters[i].slug = strdup(c[i].slug);
-    g->ncounters = i + 1;
-    if(!g->counters[i].name || !g->counters[i].slug)
-      return BPE_NOMEM;
-  }
-  return BP_OK;
-}
-
-/* The samples of every time range of benchmark gi, and its counters
- * summed over them, into DIR/<its directory>/. */
-static bp_code export_marked(struct bp_record_args *a,
-                             const struct bp_profile *prof,
-                             const uint32_t *group, uint32_t gi,
-                             struct bp_err *err)
-{
-  struct bp_marked *g = &a->marked[gi];
-  struct bp_range *r = calloc(g->nsegs, sizeof(*r));
-  struct bp_profile *slice = NULL;
-  char dir[PATH_MAX];
-  size_t k = 0;
-  bp_code rc = r ? BP_OK : BPE_NOMEM;
-  for(size_t i = 0; !rc && i < prof->nmarkers; i++) {
-    const struct bp_marker *m = &prof->markers[i];
-    if(group[i] != gi)
-      continue;
-    r[k++] = (struct bp_range){m->start_ns, m->end_ns};
-    if(!g->counters)
-      rc = copy_counters(g, m->counters, m->ncounters);
-    else if(m->ncounters == g->ncounters)
-      bpi_counters_add(g->counters, m->counters, m->ncounters);
-  }
-  if(!rc)
-    rc = bpi_profile_slice_ranges(prof, r, k, &slice);
-  if(!rc)
-    rc = bpi_profile_set_counters(slice, g->counters, g->ncounters);
-  free(r);
-  if(rc) {
-    bpi_profile_free(slice);
-    return bpi_err_set(err, rc, 0, "profile of benchmark %u", gi + 1);
-  }
-  g->samples = slice->meta.samples;
-  if((size_t)snprintf(dir, sizeof(dir), "%s/%s", a->output, g->dir) >=
-     sizeof(dir))
-    rc = bpi_err_set(err, BPE_INVAL, 0, "path too long: '%s'", a->output);
-  else if(!(rc = bpi_file_mkdirs_under(a->output, g->dir, err)))
-    rc = bpi_export_all(slice, dir, err);
-  bpi_profile_free(slice);
-  return rc;
-}
-
-/* Each marked benchmark's samples into DIR/<sanitized name>/: one
- * directory per name, however many times the harness ran it (Google
- * Benchmark calls a benchmark function several times). */
-static bp_code export_segments(struct bp_record_args *a,
-                               const struct bp_profile *prof,
-                               struct bp_err *err)
-{
-  size_t n = prof->nmarkers;
-  if(!n)
-    return BP_OK;
-  uint32_t *group = calloc(n, sizeof(*group));
-  const char **names = calloc(n, sizeof(*names));
-  char **dirs = NULL;
-  bp_code rc = group && names ? group_markers(a, prof, group) : BPE_NOMEM;
-  for(size_t i = 0; !rc && i < a->nmarked; i++)
-    names[i] = a->marked[i].name;
-  if(!rc)
-    rc = bpi_control_dirnames(names, a->nmarked, bp_cli_reserved_names,
-                              &dirs);
-  free(names);
-  if(rc) {
-    free(group);
-    return bpi_err_set(err, rc, 0, "benchmark directories");
-  }
-  for(size_t i = 0; i < a->nmarked; i++)
-    a->marked[i].dir = dirs[i];  /* the strings move to a->marked */
-  free(dirs);
-  for(size_t i = 0; !rc && i < a->nmarked; i++)
-    rc = export_marked(a, prof, group, (uint32_t)i, err);
-  free(group);
-  return rc;
 }
 
 int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
@@ -359,7 +259,8 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
   /* The command was forked with our environment; from here on only
    * benchprof reads it.  libdw would ask debuginfod servers for every
    * module without local debug info: a runner is no place for that
-   * latency, so symbolize from local files only. */
+   * latency, so symbolize from local files unless --debuginfod (whose
+   * servers the symbolizer has been given already) asks for it. */
   unsetenv("DEBUGINFOD_URLS");
   note_event(bpi_recorder_info(rec));
   bp_cli_forward_signals(bpi_recorder_pid(rec));
@@ -380,10 +281,11 @@ int bp_cli_record(struct bp_record_args *a, struct bp_profile **out)
   }
   note_control(bpi_recorder_control_stats(rec));
   rc = bpi_recorder_finish(rec, &prof, &err);
+  note_debuginfod(bpi_recorder_info(rec));
   if(!rc)
     rc = bpi_export_all(prof, a->output, &err);
   if(!rc)
-    rc = export_segments(a, prof, &err);
+    rc = bpi_slice_export(prof, a->output, &a->marked, &a->nmarked, &err);
   if(rc) {
     bp_msg_err(&err, rc);
     a->failed = true;

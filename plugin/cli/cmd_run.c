@@ -21,9 +21,9 @@
 #include "fileio.h"
 #include "control.h"
 #include "report.h"
+#include "run_outputs.h"
 #include "rundir.h"
-
-#include <cjson/cJSON.h>
+#include "text.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -32,8 +32,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-
 
 /* run's own help; the publishing and record options follow it. */
 void bp_cli_run_usage(FILE *out)
@@ -97,25 +95,19 @@ static const char *base_name(const char *path)
   return slash && slash[1] ? slash + 1 : path;
 }
 
-static bp_code join(char *out, size_t len, const char *dir, const char *file,
-                    struct bp_err *err)
-{
-  if((size_t)snprintf(out, len, "%s/%s", dir, file) >= len)
-    return bpi_err_set(err, BPE_INVAL, 0, "path too long: '%s'", dir);
-  return BP_OK;
-}
-
 /* Keep what the harness produced when it could not be read. */
 static void keep_raw(const struct bp_record_args *a, const char *data,
                      size_t len)
 {
-  char path[PATH_MAX];
   struct bp_err err = {0};
-  if(join(path, sizeof(path), a->output, BP_RUNDIR_RAW, &err) ||
-     bpi_file_write(path, data ? data : "", len, false, &err))
+  char *path = bpi_text_path_join(a->output, BP_RUNDIR_RAW);
+  if(!path)
+    bp_msg_error("the harness's raw output: %s", bp_strerror(BPE_NOMEM));
+  else if(bpi_file_write(path, data ? data : "", len, false, &err))
     bp_msg_err(&err, err.code);
   else
     bp_msg_note("the harness's raw output is in %s", path);
+  free(path);
 }
 
 /* Parse the harness's results into rep; false (and the raw output kept)
@@ -161,134 +153,29 @@ bool bp_cli_run_load_results(const struct bp_record_args *a,
 }
 
 
-/* Counters measure the whole invocation: they belong to its benchmark
- * when there is exactly one.  A benchmark the harness marked (hooks.h)
- * has its own counters instead; arts[i] says where bench i's artifacts
- * are. */
+/* The counters into rep (run_outputs.h), and why a benchmark got none. */
 bp_code bp_cli_run_attach_counters(const struct bp_record_args *a,
                                    struct bp_report *rep,
                                    const struct bp_profile *prof,
-                                   struct bench_art **arts)
+                                   struct bp_run_bench **arts)
 {
-  if(rep->nbenches == 0 && !a->nmarked &&
-     !bpi_report_bench(rep, a->name ? a->name : base_name(a->rec.argv[0])))
-    return BPE_NOMEM;
-  for(size_t i = 0; i < a->nmarked; i++) {
-    const struct bp_marked *m = &a->marked[i];
-    struct bp_bench *b = bpi_report_bench(rep, m->name);
-    if(!b)
-      return BPE_NOMEM;
-    bp_code rc = bpi_report_add_counters(b, m->counters, m->ncounters);
-    if(rc)
-      return rc;
-  }
-  *arts = calloc(rep->nbenches, sizeof(**arts));
-  if(!*arts)
-    return BPE_NOMEM;
-  for(size_t i = 0; i < rep->nbenches; i++)
-    (*arts)[i].dir = ".";
-  for(size_t i = 0; i < a->nmarked; i++) {
-    struct bp_bench *b = bpi_report_bench(rep, a->marked[i].name);
-    (*arts)[b - rep->benches].dir = a->marked[i].dir;
-    (*arts)[b - rep->benches].marked = &a->marked[i];
-  }
-  size_t unmarked = 0;
-  for(size_t i = 0; i < rep->nbenches; i++)
-    unmarked += !strcmp((*arts)[i].dir, ".");
-  if(unmarked == 1 && rep->nbenches == 1)
-    return bpi_report_add_counters(&rep->benches[0], prof->meta.counters,
-                                   prof->meta.ncounters);
-  if(unmarked > 1)
+  size_t unattached = 0;
+  bp_code rc = bpi_run_attach_counters(
+    rep, a->marked, a->nmarked, prof,
+    a->name ? a->name : base_name(a->rec.argv[0]), arts, &unattached);
+  if(rc)
+    return rc;
+  if(unattached > 1)
     bp_msg_warn("%zu benchmarks ran in one process: the counters cover all "
                 "of them, so none is attached (run each benchmark in its "
                 "own invocation, or mark them with benchprof/hooks.h, to get "
-                "its counters)", unmarked);
-  else if(unmarked)
+                "its counters)", unattached);
+  else if(unattached)
     bp_msg_warn("a benchmark was not marked while others were: it gets no "
                 "counters");
   return BP_OK;
 }
 
-static bp_code write_report(const struct bp_record_args *a,
-                            const struct bp_report *rep, struct bp_err *err)
-{
-  char path[PATH_MAX];
-  struct bp_buf b;
-  bpi_buf_init(&b);
-  bpi_report_write_bmf(rep, &b);
-  bp_code rc = join(path, sizeof(path), a->output, BP_RUNDIR_REPORT, err);
-  if(!rc && bpi_buf_failed(&b))
-    rc = bpi_err_set(err, BPE_NOMEM, 0, "report");
-  if(!rc)
-    rc = bpi_file_write(path, b.data, b.len, false, err);
-  bpi_buf_cleanup(&b);
-  return rc;
-}
-
-/* The counters as the manifest keeps them (a JSON tree). */
-static struct cJSON *counters_tree(const struct bp_counter *c, size_t n)
-{
-  struct bp_buf b;
-  bpi_buf_init(&b);
-  bpi_counters_json(&b, c, n);
-  struct cJSON *t = bpi_manifest_json(&b);
-  bpi_buf_cleanup(&b);
-  return t;
-}
-
-/* Each benchmark: its name, its profile directory and artifacts, and with
- * an invocation of its own, or marked, its facts.  run: the invocation's
- * profile, NULL with --each. */
-static bp_code add_benchmarks(struct bp_manifest *man, const char *out,
-                              const struct bp_report *rep,
-                              const struct bench_art *arts,
-                              const struct bp_profile_meta *run,
-                              struct bp_err *err)
-{
-  bp_code rc = BP_OK;
-  for(size_t i = 0; !rc && i < rep->nbenches; i++) {
-    struct bp_manifest_bench *b = bpi_manifest_add_bench(
-      man, rep->benches[i].name, arts[i].dir);
-    if(!b)
-      return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
-    b->iterations = rep->benches[i].iterations;
-    b->iteration_cpu_ns = rep->benches[i].iteration_cpu_ns;
-    const struct bp_counter *c = NULL;
-    size_t nc = 0;
-    if(arts[i].prof) {
-      const struct bp_profile_meta *m = &arts[i].prof->meta;
-      b->facts = BP_FACTS_OWN;
-      b->exit_status = arts[i].exit_status;
-      b->samples = m->samples;
-      b->lost = m->lost_records;
-      c = m->counters;
-      nc = m->ncounters;
-    }
-    else if(arts[i].marked && run) {
-      b->facts = BP_FACTS_MARKED;
-      b->runs = arts[i].marked->nsegs;
-      b->samples = arts[i].marked->samples;
-      b->lost = run->lost_records;   /* counted for the whole run only */
-      c = arts[i].marked->counters;
-      nc = arts[i].marked->ncounters;
-    }
-    if(b->facts && !(b->counters = counters_tree(c, nc)))
-      return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
-    if(arts[i].repetitions &&
-       !(b->repetitions = cJSON_Duplicate(arts[i].repetitions, true)))
-      return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
-    rc = bpi_manifest_artifacts(out, arts[i].dir, &b->arts, &b->narts, err);
-  }
-  return rc;
-}
-
-static bool dup_to(char **to, const char *s)
-{
-  return !s || (*to = strdup(s)) != NULL;
-}
-
-/* The manifest, written last: every file it names is complete.  prof is
- * the invocation's profile, NULL with --each (one per benchmark). */
 /* How the run ended, for the manifest and the decision to publish. */
 static const char *outcome_of(int status)
 {
@@ -297,54 +184,22 @@ static const char *outcome_of(int status)
   return status ? BP_OUTCOME_FAILED : BP_OUTCOME_PASSED;
 }
 
-static bp_code write_manifest(const struct bp_record_args *a,
-                              const struct bp_report *rep,
-                              const struct bp_profile *prof,
-                              const struct bp_profile *any,
-                              const struct bench_art *arts, int status,
-                              struct bp_err *err)
-{
-  const struct bp_profile_meta *m = &any->meta;
-  struct bp_manifest man = {.exit_status = status};
-  bp_code rc = BP_OK;
-  if(!dup_to(&man.version, BENCHPROF_VERSION) ||
-     !dup_to(&man.outcome, outcome_of(status)) ||
-     !dup_to(&man.command, prof ? m->command : a->rec.argv[0]) ||
-     !dup_to(&man.report, BP_RUNDIR_REPORT) ||
-     !dup_to(&man.event_requested, m->requested_event) ||
-     !dup_to(&man.event_used, m->event) ||
-     !dup_to(&man.fallback_reason, m->fallback_reason))
-    rc = bpi_err_set(err, BPE_NOMEM, 0, "manifest");
-  if(!rc && prof) {
-    man.has_facts = true;
-    man.samples = m->samples;
-    man.lost = m->lost_records;
-    if(!(man.counters = counters_tree(m->counters, m->ncounters)))
-      rc = bpi_err_set(err, BPE_NOMEM, 0, "manifest");
-    if(!rc)
-      rc = bpi_manifest_artifacts(a->output, ".", &man.arts, &man.narts,
-                                  err);
-  }
-  man.repeat = a->repeat > 1 ? a->repeat : 0;
-  if(!rc)
-    rc = add_benchmarks(&man, a->output, rep, arts, prof ? m : NULL, err);
-  if(!rc)
-    rc = bpi_manifest_write(&man, a->output, err);
-  bpi_manifest_cleanup(&man);
-  return rc;
-}
-
 /* Report and manifest; false when they could not be written. */
 bool bp_cli_run_write_outputs(const struct bp_record_args *a,
                               const struct bp_report *rep,
                               const struct bp_profile *prof,
                               const struct bp_profile *any,
-                              const struct bench_art *arts, int status)
+                              const struct bp_run_bench *arts, int status)
 {
   struct bp_err err = {0};
-  bp_code rc = write_report(a, rep, &err);
+  struct bp_run_facts f = {
+    .dir = a->output, .report = rep, .benches = arts, .prof = prof,
+    .any = any, .command = a->rec.argv[0], .outcome = outcome_of(status),
+    .exit_status = status, .repeat = a->repeat,
+  };
+  bp_code rc = bpi_run_write_report(a->output, rep, &err);
   if(!rc)
-    rc = write_manifest(a, rep, prof, any, arts, status, &err);
+    rc = bpi_run_write_manifest(&f, &err);
   if(rc) {
     bp_msg_err(&err, rc);
     return false;
@@ -444,7 +299,7 @@ static int run_once(struct bp_record_args *a)
     return status;
   }
   struct bp_report rep;
-  struct bench_art *arts = NULL;
+  struct bp_run_bench *arts = NULL;
   bpi_report_init(&rep);
   bool ok = !bpi_buf_failed(&out.buf) &&
             bp_cli_run_load_results(a, &out, &rep);

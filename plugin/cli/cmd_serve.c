@@ -7,6 +7,7 @@
 #include "msgs.h"
 
 #include "serve.h"
+#include "text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -50,13 +51,8 @@ struct serve_args {
 
 static bool parse_port(const char *s, unsigned *out)
 {
-  char *end;
-  unsigned long v;
-  if(!s || *s < '0' || *s > '9')
-    return false;
-  errno = 0;
-  v = strtoul(s, &end, 10);
-  if(errno || *end || v > 65535)
+  uint64_t v;
+  if(!bpi_text_u64(s, 0, 65535, &v))
     return false;
   *out = (unsigned)v;
   return true;

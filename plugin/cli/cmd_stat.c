@@ -1,11 +1,12 @@
 /* benchprof stat: count events over a whole command, like perf stat.
- * The table (or --json) goes to stderr, so the command's stdout stays its
- * own; benchprof exits with the command's status. */
+ * The table (or --json, written with cJSON) goes to stderr, so the
+ * command's stdout stays its own; benchprof exits with the command's
+ * status.  They are results, not messages: they do not go through
+ * msgs.c (see msgs.h). */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
 
-#include "buf.h"
 #include "counters.h"
 #include "err.h"
 #include "sampler.h"
@@ -16,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+
+#include <cjson/cJSON.h>
 
 struct stat_args {
   const char *counters;
@@ -162,26 +165,39 @@ static int shell_status(int st)
   return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
 }
 
+/* --json: {"command", "elapsed_ns", "exit_status", "counters": [...]} */
+static void report_json(const struct stat_args *a, const struct bp_counter *c,
+                        size_t n, uint64_t elapsed_ns, int status)
+{
+  cJSON *root = cJSON_CreateObject();
+  cJSON *counters = bpi_counters_tree(c, n);
+  char *text = NULL;
+  if(root && counters &&
+     cJSON_AddStringToObject(root, "command", a->argv[0]) &&
+     cJSON_AddNumberToObject(root, "elapsed_ns", (double)elapsed_ns) &&
+     cJSON_AddNumberToObject(root, "exit_status", status) &&
+     cJSON_AddItemToObject(root, "counters", counters)) {
+    counters = NULL;  /* root's now */
+    text = cJSON_Print(root);
+  }
+  if(text)
+    fprintf(stderr, "%s\n", text);
+  else
+    bp_msg_error("--json: %s", bp_strerror(BPE_NOMEM));
+  free(text);
+  cJSON_Delete(counters);
+  cJSON_Delete(root);
+}
+
 static void report(const struct stat_args *a, const struct bp_counters *cs,
-                   double secs, int status)
+                   uint64_t elapsed_ns, int status)
 {
   size_t n;
   const struct bp_counter *c = bpi_counters_list(cs, &n);
-  if(!a->json) {
-    bp_cli_print_counters(c, n, a->argv[0], secs);
-    return;
-  }
-  struct bp_buf b;
-  bpi_buf_init(&b);
-  bpi_buf_adds(&b, "{\n  \"command\": ");
-  bpi_buf_json_str(&b, a->argv[0]);
-  bpi_buf_printf(&b, ",\n  \"elapsed_ns\": %.0f,\n  \"exit_status\": %d,\n"
-                     "  \"counters\": ", secs * 1e9, status);
-  bpi_counters_json(&b, c, n);
-  bpi_buf_adds(&b, "\n}\n");
-  if(!bpi_buf_failed(&b))
-    fputs(b.data, stderr);
-  bpi_buf_cleanup(&b);
+  if(a->json)
+    report_json(a, c, n, elapsed_ns, status);
+  else
+    bp_cli_print_counters(c, n, a->argv[0], (double)elapsed_ns / 1e9);
 }
 
 int cmd_stat(int argc, char **argv)
@@ -222,8 +238,7 @@ int cmd_stat(int argc, char **argv)
       status = BP_EXIT_ERROR;
     goto out;
   }
-  report(&a, cs, (double)(bpi_sampler_end_ns(s) - bpi_sampler_start_ns(s)) /
-                 1e9, status);
+  report(&a, cs, bpi_sampler_end_ns(s) - bpi_sampler_start_ns(s), status);
 out:
   bpi_counters_free(cs);
   bpi_sampler_free(s);

@@ -13,8 +13,8 @@
 #include "err.h"
 #include "http.h"
 #include "publish.h"
+#include "text.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -74,10 +74,8 @@ void bp_cli_publish_config(struct bp_cli_publish *p, const struct bp_config *c)
 
 static bool parse_seconds(const char *s, long *ms)
 {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if(errno || end == s || *end || !(v > 0) || v > 86400)
+  double v;
+  if(!bpi_text_number(s, BP_TEXT_ABOVE_ZERO, 86400, &v))
     return false;
   *ms = (long)(v * 1000 + 0.5);
   if(*ms < 1)
@@ -87,7 +85,7 @@ static bool parse_seconds(const char *s, long *ms)
 
 int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
 {
-  char *end;
+  uint64_t n;
   switch(opt) {
   case 'v': p->verbose = true; break;
   case BP_CLI_PUB_NO_PUBLISH: p->enabled = false; break;
@@ -134,12 +132,11 @@ int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
     }
     break;
   case BP_CLI_PUB_RETRIES:
-    errno = 0;
-    p->retries = strtol(arg, &end, 10);
-    if(errno || end == arg || *end || p->retries < 0 || p->retries > 100) {
+    if(!bpi_text_u64(arg, 0, 100, &n)) {
       bp_msg_error("--retries: '%s' is not a count from 0 to 100", arg);
       return BP_EXIT_USAGE;
     }
+    p->retries = (long)n;
     break;
   default:
     return BP_EXIT_USAGE;

@@ -5,21 +5,14 @@
 #include "cli.h"
 #include "msgs.h"
 
-#include <getopt.h>
-
-#include "buf.h"
 #include "config.h"
 #include "counters.h"
 #include "err.h"
 #include "export.h"
-#include "fileio.h"
-#include "hash.h"
 #include "record.h"
+#include "text.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +56,11 @@ static void usage(FILE *out, bool run)
     "                         record.kernel)\n"
     "      --all-user         sample user space only (the share of CPU time\n"
     "                         left out is stated)\n"
+    "      --off-cpu          record off-CPU time too: every interval a thread\n"
+    "                         waits (blocked or preempted), charged to its stack\n"
+    "                         when it left the CPU (" BP_FILE_OFFCPU_FOLDED ",\n"
+    "                         " BP_FILE_OFFCPU_SVG ", and in every other\n"
+    "                         artifact; config record.off_cpu)\n"
     "  -m, --mmap-pages N     data pages per CPU ring, a power of two (default:\n"
     "                         2 MiB with fp; with stack copies 64 MiB in all,\n"
     "                         2 to 32 MiB per CPU; config record.ring_mib)\n"
@@ -70,6 +68,11 @@ static void usage(FILE *out, bool run)
     "      --no-demangle      keep C++ and Rust symbol names mangled\n"
     "      --no-inline        no frames of their own for inlined calls (they\n"
     "                         count to the function they were inlined in)\n"
+    "      --debuginfod[=URLS]  ask these debuginfod servers (default: config\n"
+    "                         symbols.debuginfod, else $DEBUGINFOD_URLS) for\n"
+    "                         the debug files missing on this machine, cached\n"
+    "                         on disk (off by default: no server is asked)\n"
+    "      --no-debuginfod    ask none, whatever the configuration says\n"
     "  -C, --counters LIST    events to count in the same run (default:\n"
     "                         instructions,cycles,branches,branch-misses,\n"
     "                         cache-references,cache-misses,task-clock,\n"
@@ -90,21 +93,6 @@ static void usage(FILE *out, bool run)
     run ? "" : "      --strict           an invalid configuration fails (exit 2)\n");
 }
 
-/* A whole decimal number in [min, max], or false. */
-static bool parse_u64(const char *s, uint64_t min, uint64_t max,
-                      uint64_t *out)
-{
-  if(!s || !*s || *s == '-' || *s == '+')
-    return false;
-  errno = 0;
-  char *end;
-  unsigned long long v = strtoull(s, &end, 10);
-  if(errno || *end || v < min || v > max)
-    return false;
-  *out = v;
-  return true;
-}
-
 static bool parse_adapter(const char *s, enum bp_adapter *out)
 {
   if(!strcmp(s, "json"))
@@ -116,36 +104,49 @@ static bool parse_adapter(const char *s, enum bp_adapter *out)
   return true;
 }
 
-/* fp | dwarf[,BYTES] | auto | lbr; false (after saying why) when not */
+/* fp | dwarf[,BYTES] | auto | lbr (text.c); false (after saying why) when
+ * not.  Without BYTES the size stays what it was (the configuration's). */
 static bool parse_call_graph(const char *s, struct bp_record_opts *o)
 {
-  uint64_t v;
-  if(!strcmp(s, "fp") || !strcmp(s, "auto") || !strcmp(s, "lbr")) {
-    o->call_graph = s[0] == 'f' ? BP_CALL_GRAPH_FP :
-                    s[0] == 'l' ? BP_CALL_GRAPH_LBR : BP_CALL_GRAPH_AUTO;
-    return true;
-  }
-  if(strncmp(s, "dwarf", 5) || (s[5] && s[5] != ',')) {
-    bp_msg_error("--call-graph: '%s' is not fp, dwarf[,BYTES], auto or lbr",
-                 s);
+  struct bp_err err = {0};
+  uint32_t bytes;
+  if(bpi_text_call_graph(s, BP_RECORD_MAX_STACK_BYTES, &o->call_graph,
+                         &bytes, &err)) {
+    bp_msg_error("--call-graph: %s", err.msg);
     return false;
   }
-  o->call_graph = BP_CALL_GRAPH_DWARF;
-  if(!s[5])
-    return true;
-  if(!parse_u64(s + 6, 8, BP_RECORD_MAX_STACK_BYTES, &v) || (v & 7)) {
-    bp_msg_error("--call-graph: stack size '%s' must be a multiple of 8 "
-                 "from 8 to %d bytes", s + 6, BP_RECORD_MAX_STACK_BYTES);
+  if(bytes)
+    o->stack_bytes = bytes;
+  return true;
+}
+
+/* --debuginfod[=URLS]: these servers; without URLS the configuration's
+ * (symbols.debuginfod), else the system's ($DEBUGINFOD_URLS).  False
+ * (after saying why) when there are none. */
+static bool parse_debuginfod(const char *urls, struct bp_record_opts *o)
+{
+  if(urls && !*urls) {
+    bp_msg_error("--debuginfod=: no server URL given");
     return false;
   }
-  o->stack_bytes = (uint32_t)v;
+  if(!urls && o->debuginfod)
+    return true;
+  if(!urls)
+    urls = getenv("DEBUGINFOD_URLS");
+  if(!urls || !urls[strspn(urls, " \t")]) {
+    bp_msg_error("--debuginfod: no debuginfod server: give "
+                 "--debuginfod=URLS, symbols.debuginfod in the "
+                 "configuration, or DEBUGINFOD_URLS");
+    return false;
+  }
+  o->debuginfod = urls;
   return true;
 }
 
 /* Options without a short form beyond the publishing ones. */
 enum { OPT_CONFIG = BP_CLI_PUB_LAST, OPT_NO_BENCHER, OPT_NO_INLINE,
        OPT_ALL_USER, OPT_REPEAT, OPT_FAIL_ON_REGRESSION, OPT_ALLOW_FAILURE,
-       OPT_KEEP_STATUS };
+       OPT_KEEP_STATUS, OPT_OFF_CPU, OPT_DEBUGINFOD, OPT_NO_DEBUGINFOD };
 
 /* '+': stop at the first non-option, so CMD's own options stay its own */
 #define SHORTOPTS "+e:F:c:g:km:o:qhvC:"
@@ -157,10 +158,13 @@ static const struct option longopts[] = {
     {"call-graph", required_argument, NULL, 'g'},
     {"kernel", no_argument, NULL, 'k'},
     {"all-user", no_argument, NULL, OPT_ALL_USER},
+    {"off-cpu", no_argument, NULL, OPT_OFF_CPU},
     {"mmap-pages", required_argument, NULL, 'm'},
     {"output", required_argument, NULL, 'o'},
     {"no-demangle", no_argument, NULL, 'D'},
     {"no-inline", no_argument, NULL, OPT_NO_INLINE},
+    {"debuginfod", optional_argument, NULL, OPT_DEBUGINFOD},
+    {"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
     {"counters", required_argument, NULL, 'C'},
     {"no-counters", no_argument, NULL, 'N'},
     {"bmf", required_argument, NULL, 'B'},
@@ -241,7 +245,7 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
         a->allow_failure = true;
       else if(opt == OPT_KEEP_STATUS)
         a->keep_status = true;
-      else if(!parse_u64(optarg, 1, 1000, &v)) {
+      else if(!bpi_text_u64(optarg, 1, 1000, &v)) {
         bp_msg_error("--repeat: '%s' is not a number of runs (1 to 1000)",
                      optarg);
         return BP_EXIT_USAGE;
@@ -256,7 +260,7 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       a->rec.event = optarg;
       break;
     case 'F':
-      if(!parse_u64(optarg, 1, 1000000, &v)) {
+      if(!bpi_text_u64(optarg, 1, 1000000, &v)) {
         bp_msg_error("-F: '%s' is not a frequency in Hz (1 to 1000000)",
                      optarg);
         return BP_EXIT_USAGE;
@@ -265,7 +269,7 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       a->rec.period = 0;
       break;
     case 'c':
-      if(!parse_u64(optarg, 1, UINT64_MAX / 2, &v)) {
+      if(!bpi_text_u64(optarg, 1, UINT64_MAX / 2, &v)) {
         bp_msg_error("-c: '%s' is not a positive period", optarg);
         return BP_EXIT_USAGE;
       }
@@ -284,8 +288,11 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       a->rec.kernel = false;
       a->rec.kernel_explicit = false;
       break;
+    case OPT_OFF_CPU:
+      a->rec.off_cpu = true;
+      break;
     case 'm':
-      if(!parse_u64(optarg, 1, 1u << 20, &v) || (v & (v - 1))) {
+      if(!bpi_text_u64(optarg, 1, 1u << 20, &v) || (v & (v - 1))) {
         bp_msg_error("-m: '%s' is not a power of two", optarg);
         return BP_EXIT_USAGE;
       }
@@ -299,6 +306,13 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       break;
     case OPT_NO_INLINE:
       a->rec.no_inline = true;
+      break;
+    case OPT_DEBUGINFOD:
+      if(!parse_debuginfod(optarg, &a->rec))
+        return BP_EXIT_USAGE;
+      break;
+    case OPT_NO_DEBUGINFOD:
+      a->rec.debuginfod = NULL;
       break;
     case 'C':
       a->rec.counters = optarg;

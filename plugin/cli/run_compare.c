@@ -20,6 +20,7 @@
 #include "fileio.h"
 #include "rundir.h"
 #include "store.h"
+#include "text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +71,7 @@ static bp_code write_identity(const struct bp_ident *id, const char *out,
   struct bp_buf text;
   bpi_buf_init(&text);
   bpi_ident_json(id, &text);
-  char *path = bpi_rundir_path(out, BP_FILE_COMMENT_IDENTITY);
+  char *path = bpi_text_path_join(out, BP_FILE_COMMENT_IDENTITY);
   bp_code rc = bpi_file_mkdirs(out, err);
   if(!rc)
     rc = !path || bpi_buf_failed(&text)
@@ -136,7 +137,7 @@ int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
   size_t regressions = 0;
   if(!p->enabled)
     return status;
-  char *out = bpi_rundir_path(dir, BP_RUNDIR_COMPARE);
+  char *out = bpi_text_path_join(dir, BP_RUNDIR_COMPARE);
   if(!bp_cli_publish_store(p, &id, &st))
     failed = true;
   else if(id.base_branch) {

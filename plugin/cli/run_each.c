@@ -15,6 +15,7 @@
 #include "control.h"
 #include "report.h"
 #include "rundir.h"
+#include "text.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -79,7 +80,7 @@ static char *filter_arg(const char *name)
 
 struct each_run {
   struct bp_report rep;
-  struct bench_art *arts;   /* one per benchmark of rep */
+  struct bp_run_bench *arts;   /* one per benchmark of rep */
   struct bp_profile **profs;
   size_t nprofs;
   int status;               /* the first non-zero exit status */
@@ -93,16 +94,15 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
   size_t argc = 0;
   while(a->rec.argv[argc])
     argc++;
-  char path[PATH_MAX];
+  char *path = bpi_text_path_join(a->output, dir);
   char *filter = filter_arg(name);
   char **argv = calloc(argc + 3, sizeof(*argv));
   struct bp_record_args sub = *a;
   struct captured out = { .too_big = false };
   struct bp_profile *prof = NULL;
   bpi_buf_init(&out.buf);
-  if(!filter || !argv || (size_t)snprintf(path, sizeof(path), "%s/%s",
-                                          a->output, dir) >= sizeof(path)) {
-    bp_msg_error("%s: out of memory or path too long", dir);
+  if(!path || !filter || !argv) {
+    bp_msg_error("%s: out of memory", dir);
     e->ok = false;
     goto out;
   }
@@ -133,8 +133,8 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
     goto out;
   }
   struct bp_bench *b = bpi_report_bench(&e->rep, name);
-  struct bench_art *arts = realloc(e->arts, (e->rep.nbenches + 1) *
-                                            sizeof(*arts));
+  struct bp_run_bench *arts = realloc(e->arts, (e->rep.nbenches + 1) *
+                                                sizeof(*arts));
   if(arts) {
     e->arts = arts;
     memset(arts + had, 0, (e->rep.nbenches - had) * sizeof(*arts));
@@ -144,14 +144,15 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
     e->ok = false;
     goto out;
   }
-  arts[b - e->rep.benches] = (struct bench_art){.dir = dir, .prof = prof,
-                                                .exit_status = st};
+  arts[b - e->rep.benches] = (struct bp_run_bench){
+    .dir = dir, .prof = prof, .exit_status = st};
   e->profs[e->nprofs++] = prof;
   prof = NULL;
 out:
   bpi_profile_free(prof);
   bp_cli_record_cleanup(&sub);
   bpi_buf_cleanup(&out.buf);
+  free(path);
   free(argv);
   free(filter);
 }
@@ -188,7 +189,7 @@ int bp_cli_run_each(struct bp_record_args *a)
     if(names.data[i])
       list[k++] = names.data + i;
   if(!list || !e.profs ||
-     bpi_control_dirnames(list, n, bp_cli_reserved_names, &dirs)) {
+     bpi_control_dirnames(list, n, bpi_rundir_reserved_names, &dirs)) {
     status = BP_EXIT_ERROR;
     goto out;
   }

@@ -1,12 +1,13 @@
-/* run_int: what `benchprof run`'s two ways of running share, one
- * invocation (cmd_run.c) and one invocation per benchmark (run_each.c,
- * --each).  Internal to them. */
+/* run_int: what `benchprof run`'s ways of running share: one invocation
+ * (cmd_run.c), one invocation per benchmark (run_each.c, --each) and
+ * repeated invocations (run_repeat.c, --repeat).  Internal to them. */
 #ifndef BP_CLI_RUN_INT_H
 #define BP_CLI_RUN_INT_H
 
 #include "cli.h"
 #include "buf.h"
 #include "report.h"
+#include "run_outputs.h"  /* struct bp_run_bench */
 
 /* The most of a harness's results read: a BMF file (counted after gunzip)
  * or its stdout under --adapter.  A results document for 100,000
@@ -20,17 +21,6 @@ struct captured {
   bool too_big;
 };
 
-/* One benchmark's line in the manifest: where its own artifacts are
- * ("." for the invocation's) and, when it has its own invocation, that
- * profile's facts. */
-struct bench_art {
-  const char *dir;
-  const struct bp_profile *prof;  /* its own invocation (--each), or NULL */
-  int exit_status;
-  const struct bp_marked *marked; /* marked by the harness, or NULL */
-  const struct cJSON *repetitions; /* --repeat: {SLUG: [values]}, or NULL */
-};
-
 /* The harness's stdout into a struct captured (a recorder's on_output). */
 void bp_cli_run_collect_output(void *ctx, const char *data, size_t len);
 bool bp_cli_run_load_results(const struct bp_record_args *a,
@@ -40,7 +30,7 @@ bool bp_cli_run_write_outputs(const struct bp_record_args *a,
                               const struct bp_report *rep,
                               const struct bp_profile *prof,
                               const struct bp_profile *any,
-                              const struct bench_art *arts, int status);
+                              const struct bp_run_bench *arts, int status);
 int bp_cli_run_publish(const struct bp_record_args *a, const char *start,
                        int status);
 /* Publish and compare a run that passed (any with --allow-failure); a
@@ -57,11 +47,12 @@ bool bp_cli_run_clear_previous(const struct bp_record_args *a);
  * lists; the exit status. */
 int bp_cli_run_each(struct bp_record_args *a);
 /* The invocation's counters into rep, each benchmark's line into *arts
- * (malloc'd, one per benchmark of rep). */
+ * (malloc'd, one per benchmark of rep; bpi_run_attach_counters), and a
+ * warning when a benchmark gets none. */
 bp_code bp_cli_run_attach_counters(const struct bp_record_args *a,
                                    struct bp_report *rep,
                                    const struct bp_profile *prof,
-                                   struct bench_art **arts);
+                                   struct bp_run_bench **arts);
 /* --repeat N (run_repeat.c): the exit status. */
 int bp_cli_run_repeated(struct bp_record_args *a);
 

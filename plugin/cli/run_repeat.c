@@ -141,7 +141,7 @@ static bool repeat_once(struct bp_record_args *a, struct repeated *rp,
   bool ok = prof && !a->failed && !bpi_buf_failed(&out.buf) &&
             bp_cli_run_load_results(a, &out, &rp->reps[i]);
   /* this repetition's counters, while its profile and marks are here */
-  struct bench_art *arts = NULL;
+  struct bp_run_bench *arts = NULL;
   if(ok && bp_cli_run_attach_counters(a, &rp->reps[i], prof, &arts))
     ok = false;
   free(arts);
@@ -177,7 +177,7 @@ int bp_cli_run_repeated(struct bp_record_args *a)
   char start[32];
   struct repeated rp = {.n = a->repeat};
   struct bp_report rep;
-  struct bench_art *arts = NULL;
+  struct bp_run_bench *arts = NULL;
   cJSON **reps = NULL;
   struct bp_err err = {0};
   bool ok = true;

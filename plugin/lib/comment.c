@@ -32,7 +32,7 @@ static double absd(double x)
 static bool is_time(const char *slug)
 {
   return !strcmp(slug, "latency") || !strcmp(slug, "task-clock") ||
-         !strcmp(slug, "cpu-clock");
+         !strcmp(slug, "cpu-clock") || !strcmp(slug, "off-cpu");
 }
 
 static void add_value(struct bp_buf *b, const char *slug, double v,
@@ -403,6 +403,22 @@ static void add_funcs(struct render *r, const struct bp_cmp_bench *cb)
   }
 }
 
+/* With off-CPU time on both sides: the stack whose waiting changed most,
+ * so a benchmark slower because it waits longer names what it waits in. */
+static void add_off_cpu(struct render *r, const struct bp_cmp_bench *cb)
+{
+  struct bp_buf *b = r->b;
+  if(!cb->off_stack)
+    return;
+  bool longer = cb->off_head_ns > cb->off_base_ns;
+  bpi_buf_printf(b, "\n%s ", longer ? FLAG_RED " Waits longer in"
+                                    : FLAG_GREEN " Waits less in");
+  bpi_comment_md_code(b, cb->off_stack);
+  bpi_buf_adds(b, " (");
+  add_value(b, "off-cpu", cb->off_head_ns - cb->off_base_ns, true);
+  bpi_buf_adds(b, " off CPU per run)\n");
+}
+
 /* Append " · [text](url)" when url is a usable link. */
 static bool add_link(struct bp_buf *b, bool first, const char *text,
                      const char *url)
@@ -546,6 +562,7 @@ static void add_bench(struct render *r, const struct bp_cmp_bench *cb)
                "</summary>\n\n");
   add_measures(r, cb);
   add_funcs(r, cb);
+  add_off_cpu(r, cb);
   add_links(r, cb);
   bpi_buf_adds(b, "\n</details>\n\n");
 }

@@ -120,6 +120,8 @@ static bp_code compare_bench(struct bp_cmp *c, struct bp_cmp_bench *cb,
       rc = bpi_cmp_diff_lines(cb, &st);
     if(!rc)
       rc = bpi_cmp_bench_funcs(cb, &st);
+    if(!rc)
+      rc = bpi_cmp_bench_off_cpu(cb, base, head, c->threshold_pct, err);
   }
   if(rc)
     rc = bpi_err_set(err, rc, 0, "compare: benchmark '%s'", name);
@@ -285,6 +287,7 @@ void bpi_compare_free(struct bp_cmp *c)
     profile_cleanup(&b->head);
     free(b->diff_url);
     free(b->bencher_uuid);
+    free(b->off_stack);
   }
   free(c->benches);
   side_free(&c->base);

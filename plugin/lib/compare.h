@@ -154,6 +154,12 @@ struct bp_cmp_bench {
   char *diff_url;          /* public URL of its diff.svg once published
                               (set by the caller), or NULL */
   char *bencher_uuid;      /* head's Bencher benchmark uuid, or NULL */
+  /* Off-CPU (both sides recorded with --off-cpu): the measure "off-cpu"
+   * (ns off CPU per run, judged like the others) is among measures, and
+   * the waiting stack whose time per run changed most, with its ns per
+   * run on each side (NULL when none) */
+  char *off_stack;
+  double off_base_ns, off_head_ns;
 };
 
 /* One side's identity, from its manifest's publication when present. */

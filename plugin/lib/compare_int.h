@@ -1,8 +1,9 @@
 /* compare_int: what the parts of compare share: compare.c (benchmarks
  * of both sides, their order, the counts), compare_side.c (a run
  * directory read), compare_funcs.c (folded stacks and functions),
- * compare_measures.c (measures and their verdicts) and compare_json.c
- * (the compare directory written).  Internal to them. */
+ * compare_measures.c (measures and their verdicts), compare_offcpu.c
+ * (off-CPU time) and compare_json.c (the compare directory written).
+ * Internal to them. */
 #ifndef BP_LIB_COMPARE_INT_H
 #define BP_LIB_COMPARE_INT_H
 
@@ -42,6 +43,9 @@ char *bpi_cmp_artifact_url(const struct side *s, const char *file);
 /* From summary.json (relative to dir): thread, event, per_sample. */
 void bpi_cmp_profile_facts(struct bp_cmp_profile *p, const char *dir,
                            const char *summary);
+/* summary.json's off_cpu.blocked_ms in ns (relative to dir); negative
+ * when it has none. */
+double bpi_cmp_off_cpu_blocked_ns(const char *dir, const char *summary);
 /* The runs one benchmark's profile covers, at least 1. */
 double bpi_cmp_profile_runs(const struct side *s,
                             const struct bp_manifest_bench *mb);
@@ -78,5 +82,15 @@ bp_code bpi_cmp_bench_measures(struct bp_cmp_bench *cb,
 /* head's Bencher uuids and alerts for cb; an alert gives the verdict. */
 bp_code bpi_cmp_bench_bencher(struct bp_cmp *c, struct bp_cmp_bench *cb,
                               const struct side *head);
+/* cb's verdict and key measure again, after a measure was added. */
+void bpi_cmp_pick_max(struct bp_cmp_bench *cb);
+
+/* --------------------------------------------- compare_offcpu.c */
+
+/* With off-CPU time on both sides: the measure "off-cpu" and the waiting
+ * stack that changed most (cb->off_stack). */
+bp_code bpi_cmp_bench_off_cpu(struct bp_cmp_bench *cb, const struct side *base,
+                              const struct side *head, double threshold,
+                              struct bp_err *err);
 
 #endif

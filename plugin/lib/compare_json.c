@@ -175,6 +175,17 @@ static cJSON *json_bench(const struct bp_cmp_bench *cb)
   add_str(o, "flag", flag_name(cb->flag));
   add_str(o, "unconfirmed", flag_name(cb->unconfirmed));
   add_str(o, "key_measure", cb->max_slug);
+  /* the waiting stack whose blocked time changed most (--off-cpu) */
+  add_str(o, "off_cpu_stack", cb->off_stack);
+  if(cb->off_stack) {
+    cJSON *ns = cJSON_AddObjectToObject(o, "off_cpu_stack_ns");
+    if(ns) {
+      add_num(ns, "base", cb->off_base_ns);
+      add_num(ns, "head", cb->off_head_ns);
+    }
+  }
+  else
+    cJSON_AddNullToObject(o, "off_cpu_stack_ns");
   json_profile(o, "base", &cb->base);
   json_profile(o, "head", &cb->head);
   /* function costs: in the sampled event's unit, per iteration or run */

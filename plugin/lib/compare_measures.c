@@ -197,7 +197,7 @@ static bool larger_change(const struct bp_cmp_measure *m,
 /* The measure that gives the benchmark's verdict, its polarity the
  * verdict's own: the largest regression, else the largest improvement,
  * else the largest unconfirmed change of the worst kind. */
-static void pick_max(struct bp_cmp_bench *cb)
+void bpi_cmp_pick_max(struct bp_cmp_bench *cb)
 {
   const struct bp_cmp_measure *best = NULL;
   cb->flag = cb->unconfirmed = BP_CMP_UNCHANGED;
@@ -243,7 +243,7 @@ bp_code bpi_cmp_bench_measures(struct bp_cmp_bench *cb,
     rc = add_measure(cb, head->measures[i].slug, base, head, reps,
                      threshold);
   if(!rc)
-    pick_max(cb);
+    bpi_cmp_pick_max(cb);
   return rc;
 }
 
@@ -311,6 +311,6 @@ bp_code bpi_cmp_bench_bencher(struct bp_cmp *c, struct bp_cmp_bench *cb,
     if(a && m->in_base && m->in_head)
       bencher_alert(m, a, &c->head, c->threshold_pct);
   }
-  pick_max(cb);
+  bpi_cmp_pick_max(cb);
   return BP_OK;
 }

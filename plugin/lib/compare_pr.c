@@ -6,10 +6,13 @@
 #include "fileio.h"
 #include "rundir.h"
 #include "storekey.h"
+#include "text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 void bpi_pr_result_cleanup(struct bp_pr_result *r)
 {
@@ -153,7 +156,7 @@ static void store_diffs(const struct bp_pr_opts *o, struct bp_pr_result *r)
 static bp_code write_comment(const struct bp_pr_opts *o,
                              const struct bp_buf *md, struct bp_err *err)
 {
-  char *path = bpi_rundir_path(o->out, BP_FILE_COMMENT);
+  char *path = bpi_text_path_join(o->out, BP_FILE_COMMENT);
   bp_code rc = bpi_file_mkdirs(o->out, err);
   if(!rc)
     rc = !path || bpi_buf_failed(md)
@@ -266,4 +269,40 @@ bp_code bpi_compare_pr(const struct bp_pr_opts *o, struct bp_pr_result *r,
   bpi_buf_cleanup(&head_why);
   bpi_buf_cleanup(&why);
   return rc;
+}
+
+bool bpi_compare_pr_verdict(const char *comment_path,
+                            struct bp_pr_verdict *v)
+{
+  char *dir = strdup(comment_path), *path = NULL, *text = NULL;
+  struct bp_err ignored = {0};
+  bool ok = false;
+  memset(v, 0, sizeof(*v));
+  if(!dir)
+    return false;
+  char *slash = strrchr(dir, '/');
+  if(slash)
+    *slash = '\0';
+  path = slash ? bpi_text_path_join(dir, BP_FILE_COMPARE_JSON)
+               : strdup(BP_FILE_COMPARE_JSON);
+  if(path && !bpi_file_read(path, &text, NULL, &ignored)) {
+    cJSON *j = cJSON_Parse(text);
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(j, "head"), "hash");
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(j, "regressions");
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(
+      j, "unconfirmed_regressions");
+    if(cJSON_IsString(h) && cJSON_IsNumber(r) && r->valuedouble >= 0) {
+      v->head_hash = strdup(h->valuestring);
+      v->regressions = (size_t)r->valuedouble;
+      v->unconfirmed = cJSON_IsNumber(u) && u->valuedouble >= 0 ?
+                       (size_t)u->valuedouble : 0;
+      ok = v->head_hash != NULL;
+    }
+    cJSON_Delete(j);
+  }
+  free(text);
+  free(path);
+  free(dir);
+  return ok;
 }

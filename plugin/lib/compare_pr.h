@@ -62,6 +62,19 @@ struct bp_pr_result {
 
 void bpi_pr_result_cleanup(struct bp_pr_result *r);
 
+/* The verdict a written comment is about, from the compare.json beside it
+ * (what a commit status says). */
+struct bp_pr_verdict {
+  char *head_hash;          /* the head commit (owned) */
+  size_t regressions;       /* confirmed */
+  size_t unconfirmed;       /* regressions not confirmed */
+};
+/* False when there is none: no compare.json beside comment_path (a
+ * comment without a comparison, a file moved alone), or one without a
+ * head commit or a count of regressions.  Free v->head_hash. */
+bool bpi_compare_pr_verdict(const char *comment_path,
+                            struct bp_pr_verdict *v);
+
 bp_code bpi_compare_pr(const struct bp_pr_opts *o, struct bp_pr_result *r,
                        struct bp_err *err);
 

@@ -237,6 +237,20 @@ void bpi_cmp_profile_facts(struct bp_cmp_profile *p, const char *dir,
   cJSON_Delete(j);
 }
 
+double bpi_cmp_off_cpu_blocked_ns(const char *dir, const char *summary)
+{
+  cJSON *j = NULL;
+  struct bp_err ignored = {0};
+  double ns = -1;
+  if(summary && !read_json(dir, summary, &j, &ignored)) {
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(j, "off_cpu");
+    double ms = json_num_or(o, "blocked_ms", -1);
+    ns = ms < 0 ? -1 : ms * 1e6;
+  }
+  cJSON_Delete(j);
+  return ns;
+}
+
 /* The runs one benchmark's profile covers: its marked runs, else the
  * run's repetitions (benchprof run --repeat), else 1. */
 double bpi_cmp_profile_runs(const struct side *s,

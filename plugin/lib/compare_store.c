@@ -5,9 +5,9 @@
 #include "bp_setup.h"
 #include "compare.h"
 #include "err.h"
-#include "text.h"
 #include "fileio.h"
 #include "rundir.h"
+#include "text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,25 +121,21 @@ static bp_code fetch_file(struct bp_store *st, const char *key,
                           const char *dir, const char *file,
                           struct bp_err *err)
 {
-  struct bp_buf path;
+  char *path = bpi_text_path_join(dir, file);
   char *data = NULL;
   size_t len = 0;
-  bpi_buf_init(&path);
-  bpi_buf_printf(&path, "%s/%s", dir, file);
-  bp_code rc = bpi_buf_failed(&path) ? bpi_err_set(err, BPE_NOMEM, 0,
-                                                   "fetch: %s", file)
-                                     : bpi_store_get(st, key, &data, &len,
-                                                     err);
+  bp_code rc = !path ? bpi_err_set(err, BPE_NOMEM, 0, "fetch: %s", file)
+                     : bpi_store_get(st, key, &data, &len, err);
   if(!rc) {
-    char *slash = strrchr(path.data, '/');
+    char *slash = strrchr(path, '/');
     *slash = '\0';
-    rc = bpi_file_mkdirs(path.data, err);
+    rc = bpi_file_mkdirs(path, err);
     *slash = '/';
   }
   if(!rc)
-    rc = bpi_file_write(path.data, data, len, false, err);
+    rc = bpi_file_write(path, data, len, false, err);
   free(data);
-  bpi_buf_cleanup(&path);
+  free(path);
   return rc;
 }
 
@@ -172,7 +168,7 @@ static bp_code write_results(const struct bp_manifest *m, const char *dir,
                              struct bp_err *err)
 {
   char *out = cJSON_Print(m->results);
-  char *path = bpi_rundir_path(dir, BP_RUNDIR_REPORT);
+  char *path = bpi_text_path_join(dir, BP_RUNDIR_REPORT);
   bp_code rc = out && path ? bpi_file_write(path, out, strlen(out), false,
                                             err)
                            : bpi_err_set(err, BPE_NOMEM, 0, "fetch: report");

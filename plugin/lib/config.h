@@ -70,10 +70,19 @@ struct bp_config {
     char *counters;           /* comma list; NULL: count nothing (false);
                                  default BP_COUNTERS_DEFAULT */
     bool kernel;              /* kernel frames too */
+    bool off_cpu;             /* off-CPU time too (--off-cpu) */
     uint64_t ring_mib;        /* MiB per CPU ring, a power of two; 0: the
                                  default (record.h) */
     uint64_t repeat;          /* run: invocations a run makes; 0: 1 */
   } record;
+
+  struct {
+    char *debuginfod;         /* servers asked for missing debug files
+                                 (space-separated URLs); NULL: none */
+    long debuginfod_timeout_ms; /* all lookups of a profile together;
+                                   file: "debuginfod_timeout" seconds */
+    char *debuginfod_cache;   /* NULL: libdebuginfod's default */
+  } symbols;
 
   struct {
     char *url;                /* file:///dir, s3://bucket/prefix, http(s)://

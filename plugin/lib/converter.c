@@ -97,6 +97,22 @@ struct bp_converter {
   uint32_t *inl_frames;
   uint32_t inl_len, inl_cap;
   double inline_ms;        /* time spent looking them up */
+  /* off-CPU (bpi_converter_off_cpu) */
+  bool off_cpu;
+  const uint64_t *switch_ids;  /* the context-switches events' samples */
+  size_t nswitch_ids;
+  struct off_state *off;       /* per thread, indexed like p->threads */
+  uint32_t off_cap;
+};
+
+/* A thread's way off the CPU and back: the stack of the context-switches
+ * sample taken as it left (it comes just before the SWITCH_OUT record),
+ * then the switch-out's time, until the switch-in closes the interval. */
+struct off_state {
+  uint32_t switch_stack;  /* BP_NONE: none since it last came back */
+  uint32_t last_stack;    /* of its last on-CPU sample, for the fallback */
+  uint64_t out_ns;
+  bool out, preempted, has_switch_stack, has_last;
 };
 
 bp_code bpi_converter_new(struct bp_converter **out, struct bp_profile *p,
@@ -129,6 +145,7 @@ void bpi_converter_free(struct bp_converter *c)
   bpi_unwind_free(c->unwind);
   free(c->chains);
   free(c->chain_ips);
+  free(c->off);
   free(c->spans);
   free(c->inl_frames);
   free(c->libs);
@@ -659,17 +676,27 @@ static bp_code build_stack(struct bp_converter *c, const struct bp_rec *r,
                  : BP_OK;
 }
 
-static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
+/* The thread of a record, its first and last times widened to it. */
+static uint32_t record_thread(struct bp_converter *c, const struct bp_rec *r)
 {
   struct bp_profile *p = c->p;
   uint32_t th = bpi_profile_thread(p, r->sid.pid, r->sid.tid);
   if(th == BP_NONE)
-    return BPE_NOMEM;
+    return BP_NONE;
   struct bp_thread *thr = &p->threads[th];
   if(!thr->start_ns || r->sid.time < thr->start_ns)
     thr->start_ns = r->sid.time;
   if(r->sid.time > thr->end_ns)
     thr->end_ns = r->sid.time;
+  return th;
+}
+
+/* The stack of a sample: unwound, from its LBR call stack or callchain,
+ * or a chain seen before. */
+static bp_code sample_stack(struct bp_converter *c, const struct bp_rec *r,
+                            uint32_t *stack_out)
+{
+  struct bp_profile *p = c->p;
   bool unwound = false, hit = false, dwarf = false;
   enum bp_unwind_status st = BP_UNWIND_COMPLETE;
   c->npcs = 0;
@@ -709,7 +736,101 @@ static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
   }
   if(dwarf)
     p->meta.dwarf_samples++;
-  return bpi_profile_add_sample(p, th, stack, r->sid.time, r->u.sample.period);
+  *stack_out = stack;
+  return BP_OK;
+}
+
+/* The off-CPU state of thread th, grown to hold it. */
+static struct off_state *off_state(struct bp_converter *c, uint32_t th)
+{
+  if(th >= c->off_cap) {
+    uint32_t cap = c->off_cap ? c->off_cap : 64;
+    while(cap <= th)
+      cap *= 2;
+    struct off_state *n = realloc(c->off, cap * sizeof(*n));
+    if(!n)
+      return NULL;
+    for(uint32_t i = c->off_cap; i < cap; i++)
+      n[i] = (struct off_state){.switch_stack = BP_NONE,
+                                .last_stack = BP_NONE};
+    c->off = n;
+    c->off_cap = cap;
+  }
+  return &c->off[th];
+}
+
+static bool is_switch_sample(const struct bp_converter *c,
+                             const struct bp_rec *r)
+{
+  for(size_t i = 0; i < c->nswitch_ids; i++)
+    if(r->sid.id == c->switch_ids[i])
+      return true;
+  return false;
+}
+
+static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
+{
+  uint32_t th = record_thread(c, r);
+  if(th == BP_NONE)
+    return BPE_NOMEM;
+  uint32_t stack;
+  bool switched = c->off_cpu && is_switch_sample(c, r);
+  bp_code rc = sample_stack(c, r, &stack);
+  if(!rc && c->off_cpu) {
+    struct off_state *o = off_state(c, th);
+    if(!o)
+      return BPE_NOMEM;
+    if(switched) {
+      o->switch_stack = stack;
+      o->has_switch_stack = true;
+    }
+    else {
+      o->last_stack = stack;
+      o->has_last = true;
+    }
+  }
+  if(rc || switched)
+    return rc;
+  return bpi_profile_add_sample(c->p, th, stack, r->sid.time,
+                                r->u.sample.period);
+}
+
+/* A context switch: a switch-out opens the thread's interval, the next
+ * switch-in closes it, charged to the stack sampled as it left (or,
+ * without those samples, to its last on-CPU sample's stack).  The last
+ * switch-out of a thread that exits is never closed: not a wait. */
+static bp_code on_switch(struct bp_converter *c, const struct bp_rec *r)
+{
+  if(!c->off_cpu || !r->sid.has_time)
+    return BP_OK;
+  uint32_t th = record_thread(c, r);
+  struct off_state *o = th == BP_NONE ? NULL : off_state(c, th);
+  if(!o)
+    return BPE_NOMEM;
+  if(r->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+    o->out = true;
+    o->out_ns = r->sid.time;
+    o->preempted = r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
+    return BP_OK;
+  }
+  if(!o->out)
+    return BP_OK;  /* its first switch-in: it was never out */
+  uint32_t stack = o->has_switch_stack ? o->switch_stack
+                   : !c->nswitch_ids && o->has_last ? o->last_stack
+                   : BP_NONE;
+  uint64_t dur = r->sid.time > o->out_ns ? r->sid.time - o->out_ns : 0;
+  o->out = false;
+  o->has_switch_stack = false;
+  return bpi_profile_add_off(c->p, th, stack, o->out_ns, dur, o->preempted);
+}
+
+void bpi_converter_off_cpu(struct bp_converter *c, const uint64_t *switch_ids,
+                           size_t n)
+{
+  c->off_cpu = true;
+  c->switch_ids = switch_ids;
+  c->nswitch_ids = n;
+  c->p->meta.off_cpu = true;
 }
 
 bp_code bpi_converter_record(void *ctx, const void *data, size_t len)
@@ -737,6 +858,8 @@ bp_code bpi_converter_record(void *ctx, const void *data, size_t len)
   case BP_REC_THROTTLE:
     c->p->meta.throttled++;
     return BP_OK;
+  case BP_REC_SWITCH:
+    return on_switch(c, &r);
   case BP_REC_UNTHROTTLE:
   case BP_REC_OTHER:
     break;

@@ -42,6 +42,14 @@ void bpi_converter_free(struct bp_converter *c);
 /* Take one record (matches bp_record_fn: ctx is the converter). */
 bp_code bpi_converter_record(void *ctx, const void *rec, size_t len);
 
+/* Off-CPU intervals from context-switch records (--off-cpu): each
+ * charged to the stack of the sample whose id is one of switch_ids (the
+ * context-switches events, sampled at switch-out; borrowed), or with n 0
+ * to the thread's last on-CPU sample's stack.  Those samples are not
+ * on-CPU samples. */
+void bpi_converter_off_cpu(struct bp_converter *c, const uint64_t *switch_ids,
+                           size_t n);
+
 /* Records that could not be parsed (counted, skipped). */
 uint64_t bpi_converter_bad_records(const struct bp_converter *c);
 

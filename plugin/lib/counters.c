@@ -4,6 +4,8 @@
 #include "err.h"
 #include "events.h"
 
+#include <cjson/cJSON.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
@@ -451,4 +453,40 @@ void bpi_counters_json(struct bp_buf *b, const struct bp_counter *c,
     bpi_buf_adds(b, "}");
   }
   bpi_buf_adds(b, n ? "\n  ]" : "]");
+}
+
+/* One counter as an object of the array above; false when out of
+ * memory. */
+static bool add_counter(cJSON *arr, const struct bp_counter *c)
+{
+  cJSON *o = cJSON_CreateObject();
+  if(!o)
+    return false;
+  if(!cJSON_AddItemToArray(arr, o)) {
+    cJSON_Delete(o);
+    return false;
+  }
+  bool ok = cJSON_AddStringToObject(o, "name", c->name) &&
+            cJSON_AddStringToObject(o, "slug", c->slug) &&
+            cJSON_AddStringToObject(o, "unit", c->unit) &&
+            cJSON_AddBoolToObject(o, "available", c->available);
+  if(ok && c->available)
+    ok = cJSON_AddNumberToObject(o, "value", c->value) &&
+         cJSON_AddNumberToObject(o, "raw", (double)c->raw) &&
+         cJSON_AddNumberToObject(o, "running", c->running);
+  else if(ok)
+    ok = cJSON_AddStringToObject(o, "reason", c->reason) != NULL;
+  return ok;
+}
+
+struct cJSON *bpi_counters_tree(const struct bp_counter *c, size_t n)
+{
+  cJSON *arr = cJSON_CreateArray();
+  for(size_t i = 0; arr && i < n; i++) {
+    if(!add_counter(arr, &c[i])) {
+      cJSON_Delete(arr);
+      return NULL;
+    }
+  }
+  return arr;
 }

@@ -92,9 +92,14 @@ bool bpi_counters_scale(uint64_t raw, uint64_t enabled, uint64_t running,
                         double *value, double *ratio);
 
 /* Append the counters as a JSON array: name, slug, unit, available, and
- * value, raw and running, or the reason. */
+ * value, raw and running, or the reason (streamed, for the summary
+ * exporter). */
 struct bp_buf;
 void bpi_counters_json(struct bp_buf *b, const struct bp_counter *c,
                        size_t n);
+/* The same array as a cJSON tree, for small documents (the manifest,
+ * `stat --json`); NULL when out of memory. */
+struct cJSON;
+struct cJSON *bpi_counters_tree(const struct bp_counter *c, size_t n);
 
 #endif

@@ -15,6 +15,7 @@
 #include "dynlib.h"
 #include "err.h"
 #include "buf.h"
+#include "text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -32,7 +33,7 @@
 #include <perfmon/pfmlib_perf_event.h>
 
 /* Names longer than this are never close to anything: skip them when
- * suggesting, which keeps the edit-distance rows on the stack. */
+ * suggesting (the edit distance's limit, BP_TEXT_EDIT_MAX, is above). */
 #define NAME_MAX_CMP 127
 
 /* Room for "pmu::event" in listings. */
@@ -701,32 +702,6 @@ int bpi_event_probe(const struct perf_event_attr *attr)
 
 /* ------------------------------------------------------------ suggestions */
 
-/* Case-insensitive Levenshtein distance; a and b at most NAME_MAX_CMP. */
-static size_t edit_distance(const char *a, size_t la, const char *b,
-                            size_t lb)
-{
-  size_t row[NAME_MAX_CMP + 1];
-  for(size_t j = 0; j <= lb; j++)
-    row[j] = j;
-  for(size_t i = 1; i <= la; i++) {
-    size_t diag = row[0];
-    row[0] = i;
-    for(size_t j = 1; j <= lb; j++) {
-      size_t up = row[j];
-      size_t cost = tolower((unsigned char)a[i - 1]) !=
-                    tolower((unsigned char)b[j - 1]);
-      size_t best = diag + cost;
-      if(up + 1 < best)
-        best = up + 1;
-      if(row[j - 1] + 1 < best)
-        best = row[j - 1] + 1;
-      row[j] = best;
-      diag = up;
-    }
-  }
-  return row[lb];
-}
-
 static bool contains_nocase(const char *hay, const char *needle)
 {
   size_t n = strlen(needle);
@@ -754,7 +729,7 @@ static size_t score_candidate(const struct suggest *s, const char *cand)
   size_t clen = strlen(cand);
   if(clen > NAME_MAX_CMP)
     return SIZE_MAX;
-  size_t d = edit_distance(s->query, s->qlen, cand, clen);
+  size_t d = bpi_text_edit_distance(s->query, s->qlen, cand, clen, true);
   size_t limit = s->qlen / 3 > 2 ? s->qlen / 3 : 2;
   if(d <= limit && d < clen)
     return d;

@@ -2,9 +2,10 @@
 #include "export.h"
 #include "err.h"
 #include "fileio.h"
+#include "text.h"
 
-#include <limits.h>
-#include <stdio.h>
+#include <stdlib.h>
+
 
 const struct bp_exporter *const bpi_exporters[] = {
   &bpi_export_gecko,
@@ -12,8 +13,15 @@ const struct bp_exporter *const bpi_exporters[] = {
   &bpi_export_folded,
   &bpi_export_svg,
   &bpi_export_summary,
+  &bpi_export_offcpu_folded,
+  &bpi_export_offcpu_svg,
   NULL,
 };
+
+bool bpi_export_has_off_cpu(const struct bp_profile *p)
+{
+  return p->meta.off_cpu;
+}
 
 struct sink {
   struct bp_file_out *f;
@@ -33,12 +41,12 @@ bp_code bpi_export_one(const struct bp_exporter *e,
                        const struct bp_profile *p, const char *dir,
                        struct bp_err *err)
 {
-  char path[PATH_MAX];
-  if((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->file) >=
-     sizeof(path))
-    return bpi_err_set(err, BPE_INVAL, 0, "output path too long: '%s'", dir);
+  char *path = bpi_text_path_join(dir, e->file);
+  if(!path)
+    return bpi_err_set(err, BPE_NOMEM, 0, "building %s", e->file);
   struct sink k = {0};
   bp_code rc = bpi_file_out_open(&k.f, path, e->gzip, err);
+  free(path);
   if(rc)
     return rc;
   /* streamed: the artifact goes to the file (and the compressor) in
@@ -67,6 +75,7 @@ bp_code bpi_export_all(const struct bp_profile *p, const char *dir,
 {
   bp_code rc = bpi_file_mkdirs(dir, err);
   for(size_t i = 0; !rc && bpi_exporters[i]; i++)
-    rc = bpi_export_one(bpi_exporters[i], p, dir, err);
+    if(!bpi_exporters[i]->wanted || bpi_exporters[i]->wanted(p))
+      rc = bpi_export_one(bpi_exporters[i], p, dir, err);
   return rc;
 }

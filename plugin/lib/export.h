@@ -17,6 +17,9 @@ struct bp_exporter {
   bool gzip;         /* compress the bytes before writing */
   bp_code (*write)(const struct bp_profile *p, struct bp_buf *out,
                    struct bp_err *err);
+  /* NULL: always written; else whether this profile has the artifact
+   * (the off-CPU ones: only with --off-cpu) */
+  bool (*wanted)(const struct bp_profile *p);
 };
 
 /* The artifacts' file names: the only place they are spelled (rundir.h
@@ -24,14 +27,28 @@ struct bp_exporter {
 #define BP_FILE_GECKO "profile.json.gz"
 #define BP_FILE_PPROF "profile.pb.gz"
 #define BP_FILE_FOLDED "profile.folded"
+/* The folded stacks' line for CPU time in no sample (kernel time that was
+ * not permitted): this frame alone, weighted in samples. */
+#define BP_FOLDED_UNSAMPLED "[not sampled: kernel time]"
 #define BP_FILE_SVG "flamegraph.svg"
 #define BP_FILE_SUMMARY "summary.json"
+#define BP_FILE_OFFCPU_FOLDED "profile.offcpu.folded"
+#define BP_FILE_OFFCPU_SVG "flamegraph.offcpu.svg"
+/* The last frame of off-CPU time a thread spent preempted (runnable) in
+ * BP_FILE_OFFCPU_FOLDED; the other lines are time it blocked. */
+#define BP_FOLDED_PREEMPTED "[preempted]"
 
 extern const struct bp_exporter bpi_export_gecko;   /* BP_FILE_GECKO */
 extern const struct bp_exporter bpi_export_pprof;   /* BP_FILE_PPROF */
 extern const struct bp_exporter bpi_export_folded;  /* BP_FILE_FOLDED */
 extern const struct bp_exporter bpi_export_svg;     /* BP_FILE_SVG */
 extern const struct bp_exporter bpi_export_summary; /* BP_FILE_SUMMARY */
+/* off-CPU stacks in microseconds: BP_FILE_OFFCPU_FOLDED */
+extern const struct bp_exporter bpi_export_offcpu_folded;
+extern const struct bp_exporter bpi_export_offcpu_svg; /* BP_FILE_OFFCPU_SVG */
+
+/* Whether the profile has off-CPU time (the off-CPU exporters' wanted). */
+bool bpi_export_has_off_cpu(const struct bp_profile *p);
 
 /* All exporters, NULL-terminated, in the order they are written. */
 extern const struct bp_exporter *const bpi_exporters[];

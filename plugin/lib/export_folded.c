@@ -1,8 +1,12 @@
 /* Folded stacks: one line per distinct (process name, stack), root first,
- * "proc;main;work;leaf 123".  flamegraph.pl, inferno, speedscope and the
+ * "proc;main;work;leaf 123": samples in profile.folded, microseconds off
+ * CPU in profile.offcpu.folded (--off-cpu; kernel frames "name_[k]", the
+ * time a thread was preempted under a last frame "[preempted]", the rest
+ * is time it blocked).  flamegraph.pl, inferno, speedscope and the
  * Firefox Profiler read it.  Lines are merged by their text (threads of one
  * process, or processes of one name, add up) and sorted, so equal profiles
- * give equal files. */
+ * give equal files.  Where kernel time was not sampled, a last line says
+ * how much CPU time is in no sample (add_unsampled). */
 #include "bp_setup.h"
 #include "export.h"
 #include "err.h"
@@ -31,10 +35,12 @@ static void add_process(struct bp_buf *b, const struct bp_profile *p,
     bpi_buf_printf(b, "[pid %" PRIu32 "]", t->pid);
 }
 
-/* Append ";frame" for each frame of stack, root first.  path is scratch
- * space of at least the stack's depth. */
+/* Append ";frame" for each frame of stack, root first, kernel frames
+ * marked "_[k]" when mark_kernel (flamegraph.pl's convention: off CPU,
+ * where the kernel part of every stack is the way into the scheduler).
+ * path is scratch space of at least the stack's depth. */
 static void add_frames(struct bp_buf *b, const struct bp_profile *p,
-                       uint32_t stack, uint32_t *path)
+                       uint32_t stack, uint32_t *path, bool mark_kernel)
 {
   char tmp[64];
   uint32_t n = 0;
@@ -44,7 +50,33 @@ static void add_frames(struct bp_buf *b, const struct bp_profile *p,
     bpi_buf_addc(b, ';');
     bpi_profile_clean_name(b, bpi_profile_frame_label(p, path[n], tmp,
                                                       sizeof(tmp)), ';');
+    if(mark_kernel && p->frames[path[n]].kind == BP_FRAME_KERNEL)
+      bpi_buf_adds(b, "_[k]");
   }
+}
+
+/* The format has no comments, so the CPU time in no sample (kernel time
+ * that was not permitted: bpi_profile_unsampled_note) is a stack of its
+ * own, BP_FOLDED_UNSAMPLED alone, weighing what the task-clock not sampled
+ * is in samples of the profile's mean weight.  Flame graph tools draw it
+ * beside the processes at its share of the CPU time; compare counts no
+ * function in it (a line's first frame is a process).  Nothing when the
+ * share is not known (an event that is no clock, a benchmark's slice) or
+ * under half a sample. */
+static void add_unsampled(const struct bp_profile *p, struct bp_buf *out)
+{
+  const struct bp_profile_meta *m = &p->meta;
+  uint64_t samples = 0, sampled_ns = bpi_profile_sampled_ns(p);
+  for(uint32_t i = 0; i < p->ncounts; i++)
+    samples += p->counts[i].count;
+  if(!m->kernel_unsampled || bpi_profile_unsampled_pct(p) < 0 ||
+     !samples || !sampled_ns || (double)sampled_ns >= m->task_clock_ns)
+    return;
+  double missing = (m->task_clock_ns - (double)sampled_ns) *
+                   (double)samples / (double)sampled_ns;
+  if(missing >= 0.5)
+    bpi_buf_printf(out, BP_FOLDED_UNSAMPLED " %" PRIu64 "\n",
+                   (uint64_t)(missing + 0.5));
 }
 
 static int by_text(const void *a, const void *b)
@@ -53,45 +85,66 @@ static int by_text(const void *a, const void *b)
   return strcmp(x->text, y->text);
 }
 
-static bp_code folded_write(const struct bp_profile *p, struct bp_buf *out,
-                            struct bp_err *err)
+/* One (thread, stack, value) to fold; preempted: off-CPU time the thread
+ * was runnable, folded under a last frame "[preempted]". */
+struct fold_in {
+  uint32_t thread, stack;
+  uint64_t value;
+  bool preempted;
+};
+
+/* Lines of the n inputs, merged by text, each printed as its values' sum
+ * divided by unit (rounded; lines that round to 0 are left out); unit > 1
+ * (off-CPU time) marks kernel frames. */
+static bp_code fold(const struct bp_profile *p, const struct fold_in *in,
+                    uint32_t n, uint64_t unit, struct bp_buf *out,
+                    struct bp_err *err)
 {
   bp_code rc = BP_OK;
   struct bp_buf text;
-  struct line *lines = calloc(p->ncounts ? p->ncounts : 1, sizeof(*lines));
-  uint32_t *path = calloc(bpi_profile_max_depth(p) + 1, sizeof(*path));
+  uint32_t depth = 0;
+  for(uint32_t i = 0; i < n; i++) {
+    uint32_t d = bpi_profile_stack_depth(p, in[i].stack);
+    depth = d > depth ? d : depth;
+  }
+  struct line *lines = calloc(n ? n : 1, sizeof(*lines));
+  uint32_t *path = calloc(depth + 1, sizeof(*path));
   bpi_buf_init(&text);
   if(!lines || !path) {
     rc = bpi_err_set(err, BPE_NOMEM, 0, "folded stacks");
     goto out;
   }
   /* each line's text, NUL-terminated, one after the other */
-  for(uint32_t i = 0; i < p->ncounts; i++) {
-    const struct bp_stack_count *c = &p->counts[i];
+  for(uint32_t i = 0; i < n; i++) {
     lines[i].off = text.len;
-    lines[i].count = c->count;
-    if(c->thread < p->nthreads)
-      add_process(&text, p, &p->threads[c->thread]);
+    lines[i].count = in[i].value;
+    if(in[i].thread < p->nthreads)
+      add_process(&text, p, &p->threads[in[i].thread]);
     else
       bpi_buf_adds(&text, "[unknown]");
-    add_frames(&text, p, c->stack, path);
+    add_frames(&text, p, in[i].stack, path, unit > 1);
+    if(in[i].preempted)
+      bpi_buf_adds(&text, ";" BP_FOLDED_PREEMPTED);
     bpi_buf_addc(&text, '\0');
   }
   if(bpi_buf_failed(&text)) {
     rc = bpi_err_set(err, BPE_NOMEM, 0, "folded stacks");
     goto out;
   }
-  for(uint32_t i = 0; i < p->ncounts; i++)
+  for(uint32_t i = 0; i < n; i++)
     lines[i].text = text.data + lines[i].off;
-  qsort(lines, p->ncounts, sizeof(*lines), by_text);
-  for(uint32_t i = 0; i < p->ncounts;) {
+  qsort(lines, n, sizeof(*lines), by_text);
+  for(uint32_t i = 0; i < n;) {
     uint64_t count = 0;
     uint32_t j = i;
-    for(; j < p->ncounts && !by_text(&lines[i], &lines[j]); j++)
+    for(; j < n && !by_text(&lines[i], &lines[j]); j++)
       count += lines[j].count;
-    bpi_buf_printf(out, "%s %" PRIu64 "\n", lines[i].text, count);
+    count = (count + unit / 2) / unit;
+    if(count)
+      bpi_buf_printf(out, "%s %" PRIu64 "\n", lines[i].text, count);
     i = j;
   }
+  add_unsampled(p, out);
 out:
   bpi_buf_cleanup(&text);
   free(path);
@@ -99,6 +152,45 @@ out:
   return rc;
 }
 
+static bp_code folded_write(const struct bp_profile *p, struct bp_buf *out,
+                            struct bp_err *err)
+{
+  struct fold_in *in = calloc(p->ncounts ? p->ncounts : 1, sizeof(*in));
+  if(!in)
+    return bpi_err_set(err, BPE_NOMEM, 0, "folded stacks");
+  for(uint32_t i = 0; i < p->ncounts; i++)
+    in[i] = (struct fold_in){p->counts[i].thread, p->counts[i].stack,
+                             p->counts[i].count, false};
+  bp_code rc = fold(p, in, p->ncounts, 1, out, err);
+  free(in);
+  return rc;
+}
+
+/* Off-CPU time per stack, in microseconds. */
+static bp_code offcpu_folded_write(const struct bp_profile *p,
+                                   struct bp_buf *out, struct bp_err *err)
+{
+  uint32_t n = p->noff_counts;
+  struct fold_in *in = calloc(n ? 2 * (size_t)n : 1, sizeof(*in));
+  if(!in)
+    return bpi_err_set(err, BPE_NOMEM, 0, "off-CPU folded stacks");
+  for(uint32_t i = 0; i < n; i++) {
+    const struct bp_off_count *c = &p->off_counts[i];
+    in[2 * i] = (struct fold_in){c->thread, c->stack, c->ns - c->preempt_ns,
+                                 false};
+    in[2 * i + 1] = (struct fold_in){c->thread, c->stack, c->preempt_ns,
+                                     true};
+  }
+  bp_code rc = fold(p, in, 2 * n, 1000, out, err);
+  free(in);
+  return rc;
+}
+
 const struct bp_exporter bpi_export_folded = {
-  "folded", BP_FILE_FOLDED, false, folded_write
+  "folded", BP_FILE_FOLDED, false, folded_write, NULL
+};
+
+const struct bp_exporter bpi_export_offcpu_folded = {
+  "offcpu-folded", BP_FILE_OFFCPU_FOLDED, false, offcpu_folded_write,
+  bpi_export_has_off_cpu
 };

@@ -7,7 +7,14 @@
  * rows that thread uses, parents first.  Frame locations are always
  * "name (in lib)": the viewer takes function and library from that shape.
  * Samples come from the timeline, sorted by time per thread; for a time
- * event threadCPUDelta carries each sample's period in microseconds. */
+ * event threadCPUDelta carries each sample's period in microseconds.
+ *
+ * Off-CPU time (--off-cpu): the format has no per-sample weights (the
+ * viewer reads one row as one sample), so each thread's waits become rows
+ * one sampling interval apart on its track, as many as its off-CPU time
+ * holds, each with the waiting stack and a CPU delta of 0: the CPU graph
+ * shows the thread idle and the call tree counts its waits in the same
+ * unit as its CPU samples. */
 #include "bp_setup.h"
 #include "export.h"
 #include "err.h"
@@ -47,6 +54,7 @@ struct gecko {
   uint32_t *thread_start;     /* ... thread t's at [start[t], start[t+1]) */
   struct thread_view v;
   uint32_t main_thread;       /* carries the run marker */
+  uint64_t *off_carry;        /* per thread: off-CPU ns not yet in a row */
 };
 
 /* v in decimal at out; returns the length (at most 20). */
@@ -140,6 +148,41 @@ static int by_thread_time(const void *a, const void *b)
 /* Timeline samples read at once. */
 #define READ_SAMPLES 4096
 
+static uint64_t interval_ns(const struct bp_profile_meta *m);
+
+/* The off-CPU rows of the threads [lo, hi): walks the off-CPU timeline
+ * (each thread's waits in time order), turning each thread's time off CPU
+ * into one row per sampling interval, the remainder carried to its next
+ * wait.  Rows are counted into thread_samples (count) or stored at
+ * thread_at, as samples of weight 0. */
+static bp_code off_rows(struct gecko *g, uint32_t lo, uint32_t hi, bool count)
+{
+  const struct bp_profile *p = g->p;
+  if(!p->off_timeline_len)
+    return BP_OK;
+  uint64_t step = interval_ns(&p->meta);
+  memset(g->off_carry, 0, ((size_t)p->nthreads + 1) * sizeof(uint64_t));
+  bp_code rc = bpi_profile_off_rewind(p);
+  struct bp_off_sample o;
+  while(!rc && bpi_profile_off_next(p, &o)) {
+    if(o.thread < lo || o.thread >= hi)
+      continue;
+    uint64_t have = g->off_carry[o.thread] + o.dur_ns;
+    uint64_t rows = have / step;
+    g->off_carry[o.thread] = have - rows * step;
+    if(count) {
+      g->thread_samples[o.thread] += rows;
+      continue;
+    }
+    for(uint64_t j = 0; j < rows; j++)
+      g->samples[g->thread_at[o.thread]++] = (struct bp_sample){
+        .thread = o.thread, .stack = o.stack,
+        .time_ns = o.time_ns + j * step, .weight = 0};
+    g->nsamples += rows;
+  }
+  return rc;
+}
+
 /* Count the timeline's samples per thread. */
 static bp_code count_samples(struct gecko *g, struct bp_err *err)
 {
@@ -147,8 +190,11 @@ static bp_code count_samples(struct gecko *g, struct bp_err *err)
   g->thread_samples = calloc((size_t)p->nthreads + 1, sizeof(uint64_t));
   g->thread_at = calloc((size_t)p->nthreads + 1, sizeof(uint64_t));
   g->block = malloc(READ_SAMPLES * sizeof(*g->block));
-  if(!g->thread_samples || !g->thread_at || !g->block)
+  g->off_carry = calloc((size_t)p->nthreads + 1, sizeof(uint64_t));
+  if(!g->thread_samples || !g->thread_at || !g->block || !g->off_carry)
     return bpi_err_set(err, BPE_NOMEM, 0, "gecko: timeline");
+  if(off_rows(g, 0, p->nthreads, true))
+    return bpi_err_set(err, BPE_IO, 0, "gecko: the off-CPU timeline");
   if(!p->timeline_len)
     return BP_OK;
   bp_code rc = bpi_profile_timeline_rewind(p);
@@ -199,6 +245,8 @@ static bp_code load_chunk(struct gecko *g, uint32_t lo, struct bp_err *err)
     g->thread_at[t] = at;
     at += g->thread_samples[t];
   }
+  if(off_rows(g, lo, hi, false))
+    return bpi_err_set(err, BPE_IO, 0, "gecko: the off-CPU timeline");
   bp_code rc = bpi_profile_timeline_rewind(p);
   if(rc)
     return bpi_err_set(err, rc, 0, "gecko: rewinding the timeline");
@@ -305,6 +353,17 @@ static int by_u32(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* Mark stack s and its ancestors used by the thread. */
+static void view_add_stack(struct thread_view *v, const struct bp_profile *p,
+                           uint32_t s)
+{
+  for(; s < p->nstacks && v->stack_row[s] == BP_NONE;
+      s = p->stacks[s].parent) {
+    v->stack_row[s] = 0;  /* seen; the row comes after sorting */
+    v->stacks[v->nstacks++] = s;
+  }
+}
+
 /* Rows for the stacks thread t uses and all their ancestors.  A parent is
  * always interned before its children, so ascending global order puts
  * parents first, as the format requires. */
@@ -313,14 +372,11 @@ static void view_build(struct gecko *g, uint32_t t)
   const struct bp_profile *p = g->p;
   struct thread_view *v = &g->v;
   view_reset(v);
-  for(uint32_t i = g->thread_start[t]; i < g->thread_start[t + 1]; i++) {
-    uint32_t s = p->counts[g->by_thread[i]].stack;
-    for(; s < p->nstacks && v->stack_row[s] == BP_NONE;
-        s = p->stacks[s].parent) {
-      v->stack_row[s] = 0;  /* seen; the row comes after sorting */
-      v->stacks[v->nstacks++] = s;
-    }
-  }
+  for(uint32_t i = g->thread_start[t]; i < g->thread_start[t + 1]; i++)
+    view_add_stack(v, p, p->counts[g->by_thread[i]].stack);
+  for(uint32_t i = 0; i < p->noff_counts; i++)
+    if(p->off_counts[i].thread == t)
+      view_add_stack(v, p, p->off_counts[i].stack);
   qsort(v->stacks, v->nstacks, sizeof(uint32_t), by_u32);
   for(uint32_t row = 0; row < v->nstacks; row++) {
     uint32_t s = v->stacks[row], f = p->stacks[s].frame;
@@ -391,6 +447,11 @@ static void add_benchprof_meta(struct bp_buf *b, const struct bp_profile *p)
 {
   const struct bp_profile_meta *m = &p->meta;
   bpi_buf_adds(b, "\"benchprof\":{\"version\":\"" BENCHPROF_VERSION "\",");
+  if(m->off_cpu) {  /* rows with a CPU delta of 0 are waits */
+    bpi_buf_adds(b, "\"off_cpu\":true,");
+    add_str_field(b, "off_cpu_stack_note", m->off_cpu_stack_note);
+    bpi_buf_adds(b, ",");
+  }
   add_str_field(b, "event", m->event);
   bpi_buf_addc(b, ',');
   add_str_field(b, "requested_event", m->requested_event);
@@ -754,9 +815,10 @@ out:
   free(g.thread_samples);
   free(g.thread_at);
   free(g.block);
+  free(g.off_carry);
   return rc;
 }
 
 const struct bp_exporter bpi_export_gecko = {
-  "gecko", BP_FILE_GECKO, true, gecko_write
+  "gecko", BP_FILE_GECKO, true, gecko_write, NULL
 };

@@ -10,7 +10,12 @@
  * stack), locations leaf first.  Calls inlined at an address are frames of
  * their own in the model (profile.h); here they are pprof's way: Lines of
  * the machine frame's Location, innermost first, the machine frame's
- * function last, and no Location of their own. */
+ * function last, and no Location of their own.
+ *
+ * With --off-cpu a third sample type, off_cpu in nanoseconds, holds the
+ * time threads spent switched out: one sample per (thread, stack) and
+ * kind of wait, labelled switch=blocked or switch=preempted, with zero
+ * samples and CPU time (go tool pprof -sample_index=off_cpu). */
 #include "bp_setup.h"
 #include "export.h"
 #include "err.h"
@@ -143,6 +148,8 @@ static void put_types(struct enc *e, const struct bp_profile *p,
   }
   put_value_type(e, b, PROFILE_SAMPLE_TYPE, "samples", "count");
   put_value_type(e, b, PROFILE_SAMPLE_TYPE, type, unit);
+  if(p->meta.off_cpu)
+    put_value_type(e, b, PROFILE_SAMPLE_TYPE, "off_cpu", "nanoseconds");
   put_value_type(e, b, PROFILE_PERIOD_TYPE, type, unit);
   put_u64(b, PROFILE_PERIOD, sample_period(p));
   put_u64(b, PROFILE_DEFAULT_SAMPLE_TYPE, str(e, type));
@@ -175,6 +182,8 @@ static void put_comments(struct enc *e, const struct bp_profile *p,
   bpi_profile_unsampled_note(p, note, sizeof(note));
   if(*note)
     put_u64(b, PROFILE_COMMENT, str(e, note));
+  if(m->off_cpu_stack_note)
+    put_u64(b, PROFILE_COMMENT, str(e, m->off_cpu_stack_note));
   if(bpi_buf_failed(&line))
     e->nomem = true;
   bpi_buf_cleanup(&line);
@@ -362,26 +371,48 @@ static void put_label(struct enc *e, const char *k, const char *s,
   put_msg(&e->msg, 3, &e->sub);
 }
 
+/* One Sample: the stack's locations, leaf first, the values (samples,
+ * their weight and, with off-CPU time, its nanoseconds), the thread's
+ * labels and, off CPU, the kind of wait. */
+static void put_sample(struct enc *e, const struct bp_profile *p,
+                       struct bp_buf *b, uint32_t thread, uint32_t stack,
+                       const uint64_t *values, const char *wait)
+{
+  for(uint32_t s = stack; s < p->nstacks; s = p->stacks[s].parent)
+    if(!p->frames[p->stacks[s].frame].inline_depth)  /* in its Location */
+      bpi_buf_varint(&e->sub, (uint64_t)p->stacks[s].frame + 1);
+  if(e->sub.len)
+    put_msg(&e->msg, 1, &e->sub);
+  for(int v = 0; v < (p->meta.off_cpu ? 3 : 2); v++)
+    bpi_buf_varint(&e->sub, values[v]);
+  put_msg(&e->msg, 2, &e->sub);
+  if(thread < p->nthreads) {
+    const struct bp_thread *t = &p->threads[thread];
+    put_label(e, "pid", NULL, t->pid);
+    put_label(e, "tid", NULL, t->tid);
+    put_label(e, "thread", bpi_profile_str(p, t->name), 0);
+  }
+  if(wait)
+    put_label(e, "switch", wait, 0);
+  put_msg(b, PROFILE_SAMPLE, &e->msg);
+}
+
 static void put_samples(struct enc *e, const struct bp_profile *p,
                         struct bp_buf *b)
 {
   for(uint32_t i = 0; i < p->ncounts; i++) {
     const struct bp_stack_count *c = &p->counts[i];
-    for(uint32_t s = c->stack; s < p->nstacks; s = p->stacks[s].parent)
-      if(!p->frames[p->stacks[s].frame].inline_depth)  /* in its Location */
-        bpi_buf_varint(&e->sub, (uint64_t)p->stacks[s].frame + 1);
-    if(e->sub.len)
-      put_msg(&e->msg, 1, &e->sub);
-    bpi_buf_varint(&e->sub, c->count);
-    bpi_buf_varint(&e->sub, c->weight);
-    put_msg(&e->msg, 2, &e->sub);
-    if(c->thread < p->nthreads) {
-      const struct bp_thread *t = &p->threads[c->thread];
-      put_label(e, "pid", NULL, t->pid);
-      put_label(e, "tid", NULL, t->tid);
-      put_label(e, "thread", bpi_profile_str(p, t->name), 0);
-    }
-    put_msg(b, PROFILE_SAMPLE, &e->msg);
+    uint64_t v[3] = {c->count, c->weight, 0};
+    put_sample(e, p, b, c->thread, c->stack, v, NULL);
+  }
+  for(uint32_t i = 0; i < p->noff_counts; i++) {
+    const struct bp_off_count *c = &p->off_counts[i];
+    uint64_t blocked[3] = {0, 0, c->ns - c->preempt_ns};
+    uint64_t preempted[3] = {0, 0, c->preempt_ns};
+    if(blocked[2])
+      put_sample(e, p, b, c->thread, c->stack, blocked, "blocked");
+    if(preempted[2])
+      put_sample(e, p, b, c->thread, c->stack, preempted, "preempted");
   }
 }
 
@@ -427,5 +458,5 @@ static bp_code pprof_write(const struct bp_profile *p, struct bp_buf *b,
 }
 
 const struct bp_exporter bpi_export_pprof = {
-  "pprof", BP_FILE_PPROF, true, pprof_write
+  "pprof", BP_FILE_PPROF, true, pprof_write, NULL
 };

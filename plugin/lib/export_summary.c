@@ -1,7 +1,11 @@
 /* summary.json: the facts of one run in a small, stable JSON object for
  * scripts and the comment writer: event (and any fallback), sample and loss
  * counts, timing, threads and the top functions.  The key set is fixed;
- * unknown values are null, never missing. */
+ * unknown values are null, never missing.
+ *
+ * Off-CPU time (--off-cpu; null otherwise): each thread's on-CPU and
+ * off-CPU milliseconds, and "off_cpu": the totals, blocked and preempted,
+ * and the stacks that waited longest. */
 #include "bp_setup.h"
 #include "export.h"
 #include "err.h"
@@ -11,6 +15,7 @@
 #include <stdlib.h>
 
 #define TOP_FUNCS 20
+#define TOP_WAITS 10
 
 /* Numbers are written from integers so the output never depends on the
  * locale's decimal point nor on printf rounding of doubles. */
@@ -120,9 +125,100 @@ static void add_threads(struct bp_buf *b, const struct bp_profile *p)
     bpi_buf_json_str(b, bpi_profile_str(p, t->name));
     bpi_buf_adds(b, ",\"process\":");
     bpi_buf_json_str(b, bpi_profile_str(p, t->process_name));
-    bpi_buf_printf(b, ",\"samples\":%" PRIu64 "}", t->samples);
+    bpi_buf_printf(b, ",\"samples\":%" PRIu64, t->samples);
+    uint64_t on, off;
+    bpi_profile_thread_times(p, i, &on, &off);
+    bpi_buf_adds(b, ",\"on_cpu_ms\":");
+    if(p->meta.time_event)
+      add_fixed3(b, (int64_t)((on + 500) / 1000));
+    else
+      bpi_buf_adds(b, "null");
+    bpi_buf_adds(b, ",\"off_cpu_ms\":");
+    if(p->meta.off_cpu)
+      add_fixed3(b, (int64_t)((off + 500) / 1000));
+    else
+      bpi_buf_adds(b, "null");
+    bpi_buf_addc(b, '}');
   }
   bpi_buf_adds(b, "]");
+}
+
+/* ns as milliseconds with three decimals */
+static void add_ms(struct bp_buf *b, uint64_t ns)
+{
+  add_fixed3(b, (int64_t)((ns + 500) / 1000));
+}
+
+/* The innermost user-space function of a stack: where the thread called
+ * what made it wait ("" when the stack has no user frame). */
+static const char *waiting_in(const struct bp_profile *p, uint32_t stack)
+{
+  for(uint32_t s = stack; s < p->nstacks; s = p->stacks[s].parent) {
+    const struct bp_frame *f = &p->frames[p->stacks[s].frame];
+    if(f->kind == BP_FRAME_USER)
+      return bpi_profile_frame_name(p, p->stacks[s].frame);
+  }
+  return "";
+}
+
+/* One waiting stack: its thread, frames (root first), where it waited
+ * and for how long. */
+static void add_wait(struct bp_buf *b, const struct bp_profile *p,
+                     const struct bp_off_count *c, uint64_t all)
+{
+  char tmp[64];
+  uint32_t tid = c->thread < p->nthreads ? p->threads[c->thread].tid : 0;
+  bpi_buf_printf(b, "{\"tid\":%" PRIu32 ",\"waiting_in\":", tid);
+  bpi_buf_json_str(b, waiting_in(p, c->stack));
+  bpi_buf_adds(b, ",\"frames\":[");
+  uint32_t depth = bpi_profile_stack_depth(p, c->stack);
+  for(uint32_t k = depth; k-- > 0;) {  /* root first */
+    uint32_t s = c->stack;
+    for(uint32_t up = 0; up < k; up++)
+      s = p->stacks[s].parent;
+    if(k + 1 < depth)
+      bpi_buf_addc(b, ',');
+    bpi_buf_json_str(b, bpi_profile_frame_label(p, p->stacks[s].frame, tmp,
+                                                sizeof(tmp)));
+  }
+  bpi_buf_printf(b, "],\"waits\":%" PRIu64 ",\"ms\":", c->count);
+  add_ms(b, c->ns);
+  bpi_buf_adds(b, ",\"blocked_ms\":");
+  add_ms(b, c->ns - c->preempt_ns);
+  bpi_buf_adds(b, ",\"preempted_ms\":");
+  add_ms(b, c->preempt_ns);
+  bpi_buf_adds(b, ",\"pct\":");
+  add_pct(b, c->ns, all);
+  bpi_buf_addc(b, '}');
+}
+
+/* "off_cpu": null without --off-cpu. */
+static void add_off_cpu(struct bp_buf *b, const struct bp_profile *p)
+{
+  add_key(b, "off_cpu");
+  if(!p->meta.off_cpu) {
+    bpi_buf_adds(b, "null");
+    return;
+  }
+  uint64_t pre, all = bpi_profile_off_ns(p, &pre);
+  bpi_buf_adds(b, "{\"ms\":");
+  add_ms(b, all);
+  bpi_buf_adds(b, ",\"blocked_ms\":");
+  add_ms(b, all - pre);
+  bpi_buf_adds(b, ",\"preempted_ms\":");
+  add_ms(b, pre);
+  bpi_buf_printf(b, ",\"stacks_sampled\":%s,",
+                 p->meta.off_cpu_stack_note ? "false" : "true");
+  add_key(b, "stack_note");
+  add_str_or_null(b, p->meta.off_cpu_stack_note);
+  bpi_buf_adds(b, ",\"top_stacks\":[");
+  uint32_t top[TOP_WAITS];
+  size_t n = bpi_profile_off_top(p, top, TOP_WAITS);
+  for(size_t i = 0; i < n; i++) {
+    bpi_buf_adds(b, i ? ",\n  " : "\n  ");
+    add_wait(b, p, &p->off_counts[top[i]], all);
+  }
+  bpi_buf_adds(b, "]}");
 }
 
 static void add_func(struct bp_buf *b, const struct bp_profile *p,
@@ -246,6 +342,8 @@ static bp_code summary_write(const struct bp_profile *p, struct bp_buf *b,
   bpi_buf_adds(b, ",\n");
   add_top(b, p);
   bpi_buf_adds(b, ",\n");
+  add_off_cpu(b, p);
+  bpi_buf_adds(b, ",\n");
   add_key(b, "counters");
   bpi_counters_json(b, m->counters, m->ncounters);
   bpi_buf_adds(b, "\n}\n");
@@ -253,5 +351,5 @@ static bp_code summary_write(const struct bp_profile *p, struct bp_buf *b,
 }
 
 const struct bp_exporter bpi_export_summary = {
-  "summary", BP_FILE_SUMMARY, false, summary_write
+  "summary", BP_FILE_SUMMARY, false, summary_write, NULL
 };

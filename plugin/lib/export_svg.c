@@ -9,7 +9,11 @@
  * Nodes narrower than 0.1% of all samples are left out (their samples still
  * widen their parents), so the file stays small for large profiles.
  * Children are sorted by name, colors come from a hash of the name: equal
- * profiles give equal files. */
+ * profiles give equal files.
+ *
+ * With --off-cpu a second graph, flamegraph.offcpu.svg, is drawn the same
+ * way from the off-CPU time (p->off_counts), in microseconds, in cool
+ * colours so the two are not mistaken for each other. */
 #include "bp_setup.h"
 #include "export.h"
 #include "err.h"
@@ -33,6 +37,7 @@
 struct tree {
   struct bp_ftree ft;
   struct bp_buf clean;
+  bool off;  /* off-CPU microseconds, not samples */
 };
 
 /* The child of parent labelled name (cleaned of control characters). */
@@ -68,16 +73,17 @@ static uint32_t process_node(struct tree *t, const struct bp_profile *p,
 
 /* Add one (thread, stack, count) to the tree.  path: scratch for frames. */
 static void add_stack(struct tree *t, const struct bp_profile *p,
-                      const struct bp_stack_count *c, uint32_t *path)
+                      uint32_t thread, uint32_t stack, uint64_t count,
+                      uint32_t *path)
 {
   char tmp[64];
   uint32_t depth = 0;
-  for(uint32_t s = c->stack; s < p->nstacks; s = p->stacks[s].parent)
+  for(uint32_t s = stack; s < p->nstacks; s = p->stacks[s].parent)
     path[depth++] = p->stacks[s].frame;
-  uint32_t node = process_node(t, p, c->thread);
-  t->ft.nodes[0].n[0] += c->count;
+  uint32_t node = process_node(t, p, thread);
+  t->ft.nodes[0].n[0] += count;
   while(node != BP_NONE) {
-    t->ft.nodes[node].n[0] += c->count;
+    t->ft.nodes[node].n[0] += count;
     if(!depth)
       break;
     depth--;
@@ -88,11 +94,20 @@ static void add_stack(struct tree *t, const struct bp_profile *p,
 
 static bp_code build_tree(struct tree *t, const struct bp_profile *p)
 {
-  uint32_t *path = calloc((size_t)bpi_profile_max_depth(p) + 1, sizeof(*path));
+  uint32_t depth = bpi_profile_max_depth(p);
+  for(uint32_t i = 0; t->off && i < p->noff_counts; i++) {
+    uint32_t d = bpi_profile_stack_depth(p, p->off_counts[i].stack);
+    depth = d > depth ? d : depth;
+  }
+  uint32_t *path = calloc((size_t)depth + 1, sizeof(*path));
   if(!path || child(t, BP_NONE, "all") != 0)
     t->ft.nomem = true;
-  for(uint32_t i = 0; !t->ft.nomem && i < p->ncounts; i++)
-    add_stack(t, p, &p->counts[i], path);
+  for(uint32_t i = 0; !t->off && !t->ft.nomem && i < p->ncounts; i++)
+    add_stack(t, p, p->counts[i].thread, p->counts[i].stack,
+              p->counts[i].count, path);
+  for(uint32_t i = 0; t->off && !t->ft.nomem && i < p->noff_counts; i++)
+    add_stack(t, p, p->off_counts[i].thread, p->off_counts[i].stack,
+              (p->off_counts[i].ns + 500) / 1000, path);
   free(path);
   if(t->ft.nomem || !bpi_ftree_sort(&t->ft))
     return BPE_NOMEM;
@@ -137,14 +152,19 @@ static void add_tenths(struct bp_buf *b, uint64_t v)
   bpi_buf_printf(b, "%" PRIu64 ".%" PRIu64, v / 10, v % 10);
 }
 
-/* Warm colors (red to yellow) from an FNV-1a hash of the name. */
-static void add_color(struct bp_buf *b, const char *name)
+/* Warm colors (red to yellow) from an FNV-1a hash of the name; off CPU,
+ * cool ones (blue to green). */
+static void add_color(struct bp_buf *b, const char *name, bool off)
 {
   uint32_t h = 2166136261u;
   for(const unsigned char *s = (const unsigned char *)name; *s; s++)
     h = (h ^ *s) * 16777619u;
-  bpi_buf_printf(b, "rgb(%u,%u,%u)", 205 + h % 51, (h >> 8) % 231,
-                 (h >> 20) % 56);
+  if(off)
+    bpi_buf_printf(b, "rgb(%u,%u,%u)", (h >> 20) % 56, 90 + (h >> 8) % 131,
+                   205 + h % 51);
+  else
+    bpi_buf_printf(b, "rgb(%u,%u,%u)", 205 + h % 51, (h >> 8) % 231,
+                   (h >> 20) % 56);
 }
 
 /* The label drawn inside a frame: as many characters as fit, ".." when
@@ -187,14 +207,19 @@ static void add_frame(struct bp_buf *b, const struct tree *t, uint32_t node,
   uint64_t x = x10(t, offset), w = x10(t, offset + nd->n[0]) - x;
   bpi_buf_adds(b, "<g><title>");
   bpi_buf_xml_text(b, name);
-  bpi_buf_printf(b, " (%" PRIu64 " sample%s, %" PRIu64 ".%02" PRIu64
-                 "%%)</title><rect x=\"", nd->n[0], nd->n[0] == 1 ? "" : "s",
-                 pct100 / 100, pct100 % 100);
+  if(t->off)
+    bpi_buf_printf(b, " (%" PRIu64 " \xc2\xb5s off CPU, %" PRIu64 ".%02"
+                   PRIu64 "%%)</title><rect x=\"", nd->n[0], pct100 / 100,
+                   pct100 % 100);
+  else
+    bpi_buf_printf(b, " (%" PRIu64 " sample%s, %" PRIu64 ".%02" PRIu64
+                   "%%)</title><rect x=\"", nd->n[0],
+                   nd->n[0] == 1 ? "" : "s", pct100 / 100, pct100 % 100);
   add_tenths(b, x);
   bpi_buf_printf(b, "\" y=\"%" PRIu64 "\" width=\"", y);
   add_tenths(b, w);
   bpi_buf_printf(b, "\" height=\"%d\" rx=\"2\" fill=\"", FRAME_H - 1);
-  add_color(b, name);
+  add_color(b, name, t->off);
   bpi_buf_adds(b, "\"/><text x=\"");
   add_tenths(b, x + 30);
   bpi_buf_printf(b, "\" y=\"%" PRIu64 "\">", y + FRAME_H - 4);
@@ -333,7 +358,7 @@ static void add_event_line(struct bp_buf *b, const struct bp_profile *p)
 }
 
 static void add_header(struct bp_buf *b, const struct bp_profile *p,
-                       uint64_t height)
+                       uint64_t height, bool off)
 {
   bpi_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
                  "standalone=\"no\"?>\n"
@@ -349,17 +374,21 @@ static void add_header(struct bp_buf *b, const struct bp_profile *p,
                "<text id=\"title\" x=\"600\" y=\"22\" "
                "text-anchor=\"middle\">");
   if(p->meta.command && *p->meta.command) {
-    bpi_buf_adds(b, "Flame graph: ");
+    bpi_buf_adds(b, off ? "Off-CPU flame graph: " : "Flame graph: ");
     bpi_buf_xml_text(b, p->meta.command);
   }
   else
-    bpi_buf_adds(b, "Flame graph");
+    bpi_buf_adds(b, off ? "Off-CPU flame graph" : "Flame graph");
   bpi_buf_adds(b, "</text>\n");
   add_event_line(b, p);
   /* the share of task-clock no sample covers, and why (kernel time not
    * sampled), under the event line */
   char note[320];
-  bpi_profile_unsampled_note(p, note, sizeof(note));
+  if(off)
+    snprintf(note, sizeof(note), "%s", p->meta.off_cpu_stack_note
+                                       ? p->meta.off_cpu_stack_note : "");
+  else
+    bpi_profile_unsampled_note(p, note, sizeof(note));
   if(*note) {
     bpi_buf_adds(b, "<text id=\"unsampled\" x=\"600\" y=\"58\" "
                  "text-anchor=\"middle\" font-size=\"11\" fill=\"#a00\">");
@@ -377,10 +406,10 @@ static void add_header(struct bp_buf *b, const struct bp_profile *p,
                  height - 8, SVG_W - PAD, height - 8);
 }
 
-static bp_code svg_write(const struct bp_profile *p, struct bp_buf *out,
-                         struct bp_err *err)
+static bp_code draw(const struct bp_profile *p, bool off, struct bp_buf *out,
+                   struct bp_err *err)
 {
-  struct tree t;
+  struct tree t = {.off = off};
   bpi_ftree_init(&t.ft);
   bpi_buf_init(&t.clean);
   bp_code rc = build_tree(&t, p);
@@ -390,7 +419,7 @@ static bp_code svg_write(const struct bp_profile *p, struct bp_buf *out,
   }
   uint64_t depth = t.ft.nodes[0].n[0] ? visible_depth(&t, 0) : 0;
   uint64_t height = HEAD_H + (depth + 1) * FRAME_H + FOOT_H;
-  add_header(out, p, height);
+  add_header(out, p, height, off);
   bpi_buf_adds(out, "<g id=\"frames\">\n");
   if(t.ft.nodes[0].n[0])
     add_frames(out, &t, 0, 0, height - FOOT_H - FRAME_H);
@@ -401,6 +430,23 @@ out:
   return rc;
 }
 
+static bp_code svg_write(const struct bp_profile *p, struct bp_buf *out,
+                         struct bp_err *err)
+{
+  return draw(p, false, out, err);
+}
+
+static bp_code offcpu_svg_write(const struct bp_profile *p,
+                                struct bp_buf *out, struct bp_err *err)
+{
+  return draw(p, true, out, err);
+}
+
 const struct bp_exporter bpi_export_svg = {
-  "svg", BP_FILE_SVG, false, svg_write
+  "svg", BP_FILE_SVG, false, svg_write, NULL
+};
+
+const struct bp_exporter bpi_export_offcpu_svg = {
+  "offcpu-svg", BP_FILE_OFFCPU_SVG, false, offcpu_svg_write,
+  bpi_export_has_off_cpu
 };

@@ -359,3 +359,32 @@ bp_code bpi_file_read(const char *path, char **out, size_t *out_len,
 {
   return bpi_file_read_max(path, BP_FILE_READ_MAX, out, out_len, err);
 }
+
+bp_code bpi_file_append(const char *path, const void *data, size_t len,
+                        struct bp_err *err)
+{
+  char *old = NULL;
+  size_t old_len = 0;
+  if(access(path, F_OK) == 0) {
+    bp_code rc = bpi_file_read(path, &old, &old_len, err);
+    if(rc)
+      return rc;
+  }
+  bool newline = old_len && old[old_len - 1] != '\n';
+  char *all = old_len + newline + len >= old_len ?
+              malloc(old_len + newline + len + 1) : NULL;
+  if(!all) {
+    free(old);
+    return bpi_err_set(err, BPE_NOMEM, 0, "%s", path);
+  }
+  if(old_len)
+    memcpy(all, old, old_len);
+  if(newline)
+    all[old_len] = '\n';
+  if(len)
+    memcpy(all + old_len + newline, data, len);
+  bp_code rc = bpi_file_write(path, all, old_len + newline + len, false, err);
+  free(all);
+  free(old);
+  return rc;
+}

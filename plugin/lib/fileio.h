@@ -25,6 +25,12 @@ bp_code bpi_file_mkdirs_under(const char *root, const char *rel,
 bp_code bpi_file_write(const char *path, const void *data, size_t len,
                        bool gzip, struct bp_err *err);
 
+/* Append data to the text file path (created when missing), after a
+ * newline when the file does not end with one; the whole file rewritten
+ * atomically, so a reader never sees half of it. */
+bp_code bpi_file_append(const char *path, const void *data, size_t len,
+                        struct bp_err *err);
+
 /* The same in pieces, for artifacts too large to build in memory first:
  * open a temporary file next to path, write (gzip-compressed as it goes
  * when gzip is true), then commit (rename into place) or abort (remove

@@ -35,6 +35,7 @@ bp_code bpi_profile_new(struct bp_profile **out)
   bpi_map_init(&p->stack_index);
   bpi_map_init(&p->thread_index);
   bpi_map_init(&p->count_index);
+  bpi_map_init(&p->off_index);
   /* string 0 is always "" so a zeroed id means "nothing" */
   if(bpi_strtab_intern(&p->strings, "") != 0) {
     bpi_profile_free(p);
@@ -130,6 +131,7 @@ static void meta_cleanup(struct bp_profile_meta *m)
   free(m->command);
   free(m->host);
   free(m->kernel_reason);
+  free(m->off_cpu_stack_note);
 }
 
 void bpi_profile_free(struct bp_profile *p)
@@ -153,6 +155,10 @@ void bpi_profile_free(struct bp_profile *p)
   bpi_map_cleanup(&p->count_index);
   if(p->timeline)
     fclose(p->timeline);
+  free(p->off_counts);
+  bpi_map_cleanup(&p->off_index);
+  if(p->off_timeline)
+    fclose(p->off_timeline);
   free(p);
 }
 
@@ -619,7 +625,7 @@ static bp_code copy_meta(struct bp_profile_meta *d,
   *d = *s;
   d->requested_event = d->event = d->fallback_reason = NULL;
   d->call_graph = d->call_graph_fallback = d->command = d->host = NULL;
-  d->kernel_reason = NULL;
+  d->kernel_reason = d->off_cpu_stack_note = NULL;
   d->task_clock_ns = 0;  /* the run's: a slice's share is not known */
   d->counters = NULL;
   d->ncounters = 0;
@@ -640,6 +646,8 @@ static bp_code copy_meta(struct bp_profile_meta *d,
     rc = bpi_profile_meta_set(&d->host, s->host);
   if(!rc)
     rc = bpi_profile_meta_set(&d->kernel_reason, s->kernel_reason);
+  if(!rc)
+    rc = bpi_profile_meta_set(&d->off_cpu_stack_note, s->off_cpu_stack_note);
   return rc;
 }
 
@@ -672,7 +680,7 @@ static bp_code copy_tables(struct bp_profile *d, const struct bp_profile *s)
 }
 
 /* Whether t is in one of the n ranges, sorted and disjoint. */
-static bool in_ranges(const struct bp_range *r, size_t n, uint64_t t)
+bool bpi_profile_in_ranges(const struct bp_range *r, size_t n, uint64_t t)
 {
   size_t lo = 0, hi = n;  /* the last range starting at or before t */
   while(lo < hi) {
@@ -698,7 +706,7 @@ static bp_code copy_samples(struct bp_profile *d, const struct bp_profile *s,
     d->threads[i].end_ns = t0;
   }
   while(!rc && bpi_profile_timeline_next(s, &smp)) {
-    if(!in_ranges(r, nr, smp.time_ns))
+    if(!bpi_profile_in_ranges(r, nr, smp.time_ns))
       continue;
     rc = bpi_profile_add_sample(d, smp.thread, smp.stack, smp.time_ns,
                                 smp.weight);
@@ -767,6 +775,8 @@ bp_code bpi_profile_slice_ranges(const struct bp_profile *src,
       rc = copy_tables(d, src);
     if(!rc)
       rc = copy_samples(d, src, r, n, t0, t1);
+    if(!rc)
+      rc = bpi_profile_off_copy(d, src, r, n);
     if(rc)
       bpi_profile_free(d);
   }

@@ -99,6 +99,26 @@ struct bp_sample {
   uint64_t weight;  /* the sample's period */
 };
 
+/* Off-CPU time (--off-cpu) aggregated by (thread, stack): the stack the
+ * thread had when it was switched out. */
+struct bp_off_count {
+  uint32_t thread;
+  uint32_t stack;      /* BP_NONE: no stack was recorded */
+  uint64_t count;      /* intervals */
+  uint64_t ns;         /* their total length */
+  uint64_t preempt_ns; /* ... of it runnable but preempted (the rest: the
+                        * thread blocked, a voluntary wait) */
+};
+
+/* One off-CPU interval of the timeline. */
+struct bp_off_sample {
+  uint32_t thread;
+  uint32_t stack;
+  uint64_t time_ns;    /* CLOCK_MONOTONIC when it was switched out */
+  uint64_t dur_ns;     /* until it ran again */
+  uint64_t preempted;  /* 1: preempted while runnable; 0: it blocked */
+};
+
 /* An interval of the run: one benchmark the harness marked (control.h). */
 struct bp_marker {
   char *name;                  /* as the harness sent it: any bytes */
@@ -152,6 +172,11 @@ struct bp_profile_meta {
   bool kernel_user_choice;    /* ... because the user asked (--all-user, :u) */
   char *kernel_reason;        /* ... (NULL when it is sampled) */
   double task_clock_ns;       /* the task-clock counter, 0 when unknown */
+  /* Off-CPU time (--off-cpu): recorded at all; the stacks at switch-out
+   * sampled (off_cpu_stack_note NULL), or else why not: each interval is
+   * then charged to the thread's last on-CPU sample's stack */
+  bool off_cpu;
+  char *off_cpu_stack_note;
 };
 
 struct bp_profile {
@@ -181,6 +206,12 @@ struct bp_profile {
 
   FILE *timeline;             /* spilled struct bp_sample records */
   uint64_t timeline_len;
+
+  struct bp_off_count *off_counts;  /* profile_offcpu.c */
+  uint32_t noff_counts, off_counts_cap;
+  struct bp_map off_index;    /* (thread, stack) -> off_counts */
+  FILE *off_timeline;         /* spilled struct bp_off_sample records */
+  uint64_t off_timeline_len;
 
   struct bp_marker *markers;  /* in the order they began */
   size_t nmarkers;
@@ -242,6 +273,9 @@ bp_code bpi_profile_slice_ranges(const struct bp_profile *src,
                                  const struct bp_range *ranges, size_t n,
                                  struct bp_profile **out);
 
+/* Whether t is in one of the n ranges, sorted and disjoint. */
+bool bpi_profile_in_ranges(const struct bp_range *r, size_t n, uint64_t t);
+
 /* Timeline reading: rewind, then next() until it returns false. */
 bp_code bpi_profile_timeline_rewind(const struct bp_profile *p);
 bool bpi_profile_timeline_next(const struct bp_profile *p,
@@ -299,6 +333,30 @@ double bpi_profile_unsampled_pct(const struct bp_profile *p);
  * sampled (WHY): 76.9% of task-clock is in no sample". */
 void bpi_profile_unsampled_note(const struct bp_profile *p, char *buf,
                                 size_t len);
+
+/* Off-CPU time (profile_offcpu.c).  Add one interval: counted per
+ * (thread, stack) and appended to the off-CPU timeline. */
+bp_code bpi_profile_add_off(struct bp_profile *p, uint32_t thread,
+                            uint32_t stack, uint64_t time_ns, uint64_t dur_ns,
+                            bool preempted);
+/* Off-CPU timeline reading: rewind, then next() until it returns false. */
+bp_code bpi_profile_off_rewind(const struct bp_profile *p);
+bool bpi_profile_off_next(const struct bp_profile *p,
+                          struct bp_off_sample *out);
+/* Total off-CPU ns, and of it preempted (preempt_ns may be NULL). */
+uint64_t bpi_profile_off_ns(const struct bp_profile *p, uint64_t *preempt_ns);
+/* On-CPU (sample periods of a time event, else 0) and off-CPU ns of one
+ * thread. */
+void bpi_profile_thread_times(const struct bp_profile *p, uint32_t thread,
+                              uint64_t *on_ns, uint64_t *off_ns);
+/* The off-CPU counts of src (a profile whose tables d shares) whose
+ * interval began in one of the n sorted, disjoint ranges. */
+bp_code bpi_profile_off_copy(struct bp_profile *d, const struct bp_profile *s,
+                             const struct bp_range *r, size_t n);
+/* Indexes into p->off_counts of the max largest (by ns), sorted; returns
+ * how many. */
+size_t bpi_profile_off_top(const struct bp_profile *p, uint32_t *out,
+                           size_t max);
 
 /* Functions ranked by self samples (the leaf frame's function), totals
  * from p->counts. */

@@ -141,6 +141,19 @@ static bp_code merge_samples(struct bp_profile *d, const struct bp_profile *s,
   return rc;
 }
 
+/* The off-CPU intervals (--off-cpu), remapped the same way. */
+static bp_code merge_off(struct bp_profile *d, const struct bp_profile *s,
+                         const struct remap *r)
+{
+  struct bp_off_sample o;
+  bp_code rc = bpi_profile_off_rewind(s);
+  while(!rc && bpi_profile_off_next(s, &o))
+    rc = bpi_profile_add_off(d, r->thread[o.thread],
+                             o.stack == BP_NONE ? BP_NONE : r->stack[o.stack],
+                             o.time_ns, o.dur_ns, o.preempted);
+  return rc;
+}
+
 /* The run's totals: counters and losses add up; the time range widens. */
 static void merge_meta(struct bp_profile *d, const struct bp_profile *s)
 {
@@ -179,6 +192,8 @@ bp_code bpi_profile_merge(struct bp_profile *dst,
     rc = BPE_NOMEM;
   if(!rc)
     rc = merge_samples(dst, src, &r);
+  if(!rc)
+    rc = merge_off(dst, src, &r);
   if(!rc) {
     merge_meta(dst, src);
     rc = bpi_profile_add_marker(dst, marker, src->meta.start_ns,

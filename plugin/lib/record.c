@@ -6,6 +6,7 @@
 #include "events.h"
 #include "symbols.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ struct bp_recorder {
   struct bp_control *control;  /* NULL unless opts.control */
   bool kernel;                 /* kernel time sampled (asked, permitted) */
   char kernel_reason[160];     /* why not */
+  char off_cpu_note[256];      /* off-CPU stacks not sampled: why */
   bp_code control_rc;          /* the first failure reading it */
 };
 
@@ -70,6 +72,7 @@ static bp_code open_events(struct bp_recorder *r, struct bp_err *err)
   struct bp_sample_cfg cfg = {
     .attr = r->requested.attr, .freq = r->opts.freq,
     .period = r->opts.period, .kernel_callchain = r->kernel,
+    .off_cpu = r->opts.off_cpu,
   };
   if(r->call_graph != BP_CALL_GRAPH_FP &&
      r->call_graph != BP_CALL_GRAPH_LBR) {
@@ -273,6 +276,26 @@ static void note_kernel(struct bp_recorder *r)
   r->info.kernel_reason = r->info.kernel_sampled ? NULL : r->kernel_reason;
 }
 
+/* Off-CPU intervals go to the converter, with the ids of the samples that
+ * hold the stacks at switch-out, or the reason there are none. */
+static void note_off_cpu(struct bp_recorder *r)
+{
+  size_t n;
+  const uint64_t *ids = bpi_sampler_switch_ids(r->sampler, &n);
+  bpi_converter_off_cpu(r->conv, ids, n);
+  r->info.off_cpu = true;
+  if(r->info.sampler.off_cpu_stacks)
+    return;
+  int e = r->info.sampler.off_cpu_errno;
+  snprintf(r->off_cpu_note, sizeof(r->off_cpu_note),
+           "the stacks at switch-out are not sampled: the kernel refused the "
+           "context-switches event (%s%s); each wait is charged to the "
+           "thread's last on-CPU sample",
+           strerrorname_np(e) ? strerrorname_np(e) : "error",
+           e == EACCES || e == EPERM ? ", perf_event_paranoid" : "");
+  r->info.off_cpu_stack_note = r->off_cpu_note;
+}
+
 bp_code bpi_recorder_new(struct bp_recorder **out,
                          const struct bp_record_opts *o, struct bp_err *err)
 {
@@ -286,7 +309,11 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
     goto fail;
   struct bp_symbols_opts so = {.demangle = o->demangle,
                                .lines = o->lines,
-                               .no_inline = o->no_inline};
+                               .no_inline = o->no_inline,
+                               .debuginfod = o->debuginfod,
+                               .debuginfod_cache = o->debuginfod_cache,
+                               .debuginfod_timeout_ms =
+                                 o->debuginfod_timeout_ms};
   rc = bpi_symbols_new(&r->sym, &so);
   if(!rc)
     rc = bpi_profile_new(&r->profile);
@@ -333,6 +360,8 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
                            bpi_sampler_layout(r->sampler), r->call_graph);
   if(rc)
     goto fail;
+  if(o->off_cpu)
+    note_off_cpu(r);
   const struct bp_event *ev = r->fell_back ? &r->used : &r->requested;
   r->info.requested_event = o->event;
   r->info.event = ev->name;  /* the short name people know it by */
@@ -522,6 +551,9 @@ static bp_code fill_meta(struct bp_recorder *r)
   m->kernel_user_choice = r->info.kernel_user_choice;
   if(!rc)
     rc = bpi_profile_meta_set(&m->kernel_reason, r->info.kernel_reason);
+  if(!rc)
+    rc = bpi_profile_meta_set(&m->off_cpu_stack_note,
+                              r->info.off_cpu_stack_note);
   for(size_t i = 0; i < nc; i++)
     if(c[i].available && !strcmp(c[i].slug, "task-clock"))
       m->task_clock_ns = c[i].value;
@@ -539,6 +571,7 @@ bp_code bpi_recorder_finish(struct bp_recorder *r, struct bp_profile **out,
   if(rc)
     return bpi_err_set(err, rc, 0, "profile metadata");
   rc = bpi_converter_finish(r->conv, err);
+  bpi_symbols_debuginfod_stats(r->sym, &r->info.debuginfod);
   if(rc)
     return rc;
   *out = r->profile;

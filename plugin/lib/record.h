@@ -49,6 +49,11 @@ struct bp_record_opts {
   bool demangle;
   enum bp_lines lines;     /* which modules get file:line (symbols.h) */
   bool no_inline;          /* no frames for inlined calls */
+  /* debuginfod servers asked for the debug files missing on the machine
+   * (space-separated URLs); NULL: none is asked (symbols.h) */
+  const char *debuginfod;
+  const char *debuginfod_cache;  /* NULL: libdebuginfod's default */
+  long debuginfod_timeout_ms;    /* all lookups together; 0: the default */
   char *const *argv;       /* the command */
   const char *counters;    /* events to count in the same run; NULL: none */
   bool counters_user_only; /* count user space only */
@@ -59,6 +64,9 @@ struct bp_record_opts {
    * BENCHPROF_CONTROL, and the profile one marker per benchmark. */
   bool control;
   const char *tmpdir;      /* its FIFO and the spilled rings; NULL: /tmp */
+  /* Off-CPU time too: every interval a thread spends switched out,
+   * charged to its stack at switch-out (sampler.h, converter.h) */
+  bool off_cpu;
 };
 
 struct bp_record_info {
@@ -74,6 +82,9 @@ struct bp_record_info {
   bool kernel_user_choice;      /* ... the user asked for user space only */
   const char *spill_dir;        /* where the rings went during the run */
   int spill_errno;              /* after run: why they were read live */
+  bool off_cpu;                 /* off-CPU intervals are recorded */
+  const char *off_cpu_stack_note; /* ... but not their stacks: why */
+  struct bp_debuginfod_stats debuginfod;  /* after finish */
 };
 
 /* Whether this process may sample kernel code, decided as perf does:

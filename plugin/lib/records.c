@@ -301,6 +301,9 @@ bp_code bpi_records_parse(const struct bp_rec_layout *lay, const void *data,
                                                : BP_REC_UNTHROTTLE;
     take_u64s(&c, 3); /* time, id, stream_id */
     break;
+  case PERF_RECORD_SWITCH:
+    out->type = BP_REC_SWITCH;  /* no body: the sample id says who */
+    break;
   default:
     out->type = BP_REC_OTHER;
     return BP_OK;

@@ -26,6 +26,10 @@ enum bp_rec_type {
   BP_REC_LOST,
   BP_REC_THROTTLE,
   BP_REC_UNTHROTTLE,
+  BP_REC_SWITCH,    /* PERF_RECORD_SWITCH: the thread sid.tid left the CPU
+                     * (misc PERF_RECORD_MISC_SWITCH_OUT, with
+                     * ..._SWITCH_OUT_PREEMPT when it was still runnable)
+                     * or came back to it */
 };
 
 struct bp_rec_layout {

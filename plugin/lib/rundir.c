@@ -7,6 +7,7 @@
 #include "export.h"
 #include "fileio.h"
 #include "sha256.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -19,29 +20,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+const char *const bpi_rundir_reserved_names[] = {
+  BP_FILE_GECKO, BP_FILE_PPROF, BP_FILE_FOLDED, BP_FILE_SVG,
+  BP_FILE_SUMMARY, BP_FILE_OFFCPU_FOLDED, BP_FILE_OFFCPU_SVG,
+  BP_RUNDIR_REPORT, BP_RUNDIR_MANIFEST, BP_RUNDIR_RAW,
+  NULL,
+};
+
 const char *bpi_rundir_kind(const char *exporter_name)
 {
   static const char *const kinds[][2] = {
     {"gecko", BP_KIND_GECKO}, {"pprof", BP_KIND_PPROF},
     {"folded", BP_KIND_FOLDED}, {"svg", BP_KIND_SVG},
     {"summary", BP_KIND_SUMMARY},
+    {"offcpu-folded", BP_KIND_OFFCPU_FOLDED}, {"offcpu-svg", BP_KIND_OFFCPU_SVG},
   };
   for(size_t i = 0; i < BP_ARRAY_LEN(kinds); i++)
     if(!strcmp(exporter_name, kinds[i][0]))
       return kinds[i][1];
   return exporter_name;
-}
-
-char *bpi_rundir_path(const char *dir, const char *file)
-{
-  struct bp_buf b;
-  bpi_buf_init(&b);
-  bpi_buf_printf(&b, "%s/%s", dir, file);
-  if(bpi_buf_failed(&b)) {
-    bpi_buf_cleanup(&b);
-    return NULL;
-  }
-  return b.data;
 }
 
 bool bpi_rundir_safe_path(const char *d)
@@ -268,7 +265,7 @@ bp_code bpi_manifest_parse(struct bp_manifest *m, const char *text,
 bp_code bpi_manifest_read(struct bp_manifest *m, const char *dir,
                           struct bp_err *err)
 {
-  char *path = bpi_rundir_path(dir, BP_RUNDIR_MANIFEST), *text = NULL;
+  char *path = bpi_text_path_join(dir, BP_RUNDIR_MANIFEST), *text = NULL;
   size_t len = 0;
   memset(m, 0, sizeof(*m));
   bp_code rc = path ? bpi_file_read(path, &text, &len, err)
@@ -396,7 +393,7 @@ bp_code bpi_manifest_write(const struct bp_manifest *m, const char *dir,
 {
   struct bp_buf b;
   bpi_buf_init(&b);
-  char *path = bpi_rundir_path(dir, BP_RUNDIR_MANIFEST);
+  char *path = bpi_text_path_join(dir, BP_RUNDIR_MANIFEST);
   bp_code rc = path ? bpi_manifest_print(m, &b, err)
                     : bpi_err_set(err, BPE_NOMEM, 0, "manifest path");
   if(!rc)
@@ -449,13 +446,23 @@ bpi_manifest_artifact(const struct bp_manifest_artifact *arts, size_t n,
   return NULL;
 }
 
+/* Whether file (relative to dir) is there. */
+static bool exists(const char *dir, const char *file)
+{
+  struct stat st;
+  char *path = bpi_text_path_join(dir, file);
+  bool there = path && !lstat(path, &st);
+  free(path);
+  return there;
+}
+
 /* One artifact: its size and hash; file relative to dir. */
 static bp_code measure(const char *dir, char *file, const char *kind,
                        struct bp_manifest_artifact *a, struct bp_err *err)
 {
   char hex[2 * BP_SHA256_LEN + 1];
   struct stat st;
-  char *path = bpi_rundir_path(dir, file);
+  char *path = bpi_text_path_join(dir, file);
   bp_code rc = path ? BP_OK : bpi_err_set(err, BPE_NOMEM, 0, "path");
   if(!rc && stat(path, &st))
     rc = bpi_err_set(err, BPE_IO, errno, "cannot stat '%s'", path);
@@ -486,9 +493,13 @@ bp_code bpi_manifest_artifacts(const char *dir, const char *sub,
   bp_code rc = BP_OK;
   for(size_t i = 0; !rc && i < count; i++) {
     const struct bp_exporter *e = bpi_exporters[i];
-    char *file = top ? strdup(e->file) : bpi_rundir_path(sub, e->file);
+    char *file = top ? strdup(e->file) : bpi_text_path_join(sub, e->file);
     if(!file)
       return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+    if(e->wanted && !exists(dir, file)) {
+      free(file);  /* an artifact of some profiles only (--off-cpu) */
+      continue;
+    }
     rc = measure(dir, file, bpi_rundir_kind(e->name), &(*arts)[(*n)++],
                  err);
   }
@@ -508,12 +519,6 @@ bool bpi_manifest_delivered(const struct bp_manifest *m)
 {
   const char *state = bpi_manifest_pub_str(m, "state");
   return state && !strcmp(state, "delivered");
-}
-
-struct cJSON *bpi_manifest_json(const struct bp_buf *text)
-{
-  return text->data && !bpi_buf_failed(text)
-           ? cJSON_ParseWithLength(text->data, text->len) : NULL;
 }
 
 /* ------------------------------------------------------------ clearing */
@@ -542,7 +547,7 @@ bp_code bpi_rundir_clear(const char *dir, struct bp_err *err)
   bp_code rc = BP_OK;
   /* the manifest first: whatever stays behind, nothing points at it */
   for(size_t i = 0; !rc && i < BP_ARRAY_LEN(files); i++) {
-    char *path = bpi_rundir_path(dir, files[i]);
+    char *path = bpi_text_path_join(dir, files[i]);
     if(!path)
       return bpi_err_set(err, BPE_NOMEM, 0, "%s", dir);
     if(unlink(path) && errno != ENOENT)
@@ -550,7 +555,7 @@ bp_code bpi_rundir_clear(const char *dir, struct bp_err *err)
                        strerror(errno));
     free(path);
   }
-  char *cmp = rc ? NULL : bpi_rundir_path(dir, BP_RUNDIR_COMPARE);
+  char *cmp = rc ? NULL : bpi_text_path_join(dir, BP_RUNDIR_COMPARE);
   if(!rc && !cmp)
     return bpi_err_set(err, BPE_NOMEM, 0, "%s", dir);
   struct stat st;

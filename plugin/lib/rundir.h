@@ -60,9 +60,15 @@
 #define BP_KIND_FOLDED "folded-stacks"
 #define BP_KIND_SVG "flamegraph"
 #define BP_KIND_SUMMARY "summary"
+#define BP_KIND_OFFCPU_FOLDED "offcpu-folded-stacks"  /* --off-cpu only */
+#define BP_KIND_OFFCPU_SVG "offcpu-flamegraph"
 
 /* The kind of the exporter named name ("gecko", ...): its BP_KIND_*. */
 const char *bpi_rundir_kind(const char *exporter_name);
+
+/* The files benchprof writes at the top of a run directory,
+ * NULL-terminated: no benchmark's directory may take one of these names. */
+extern const char *const bpi_rundir_reserved_names[];
 
 /* ------------------------------------------------------ the manifest */
 struct cJSON;
@@ -165,17 +171,10 @@ const char *bpi_manifest_pub_str(const struct bp_manifest *m,
 /* Whether the run's publication was delivered. */
 bool bpi_manifest_delivered(const struct bp_manifest *m);
 
-/* A JSON text as a tree for the fields above (NULL when it is not JSON
- * or out of memory). */
-struct cJSON *bpi_manifest_json(const struct bp_buf *text);
-
 /* A path a manifest names (an artifact, the report, a benchmark's
  * directory) is used only when it stays inside the run directory:
  * relative, no "." or ".." segment but "." itself, no empty segment. */
 bool bpi_rundir_safe_path(const char *path);
-
-/* dir/file, malloc'd; NULL when out of memory. */
-char *bpi_rundir_path(const char *dir, const char *file);
 
 /* Remove what a previous run left in dir that a new run might not
  * rewrite: manifest.json, report.json, harness-output.txt and compare/

@@ -65,6 +65,12 @@ struct bp_sample_cfg {
   /* Intel LBR call stacks: the PMU records user-space calls and returns
    * (PERF_SAMPLE_BRANCH_STACK, branch_sample_type CALL_STACK | USER) */
   bool lbr;
+  /* Off-CPU intervals: context-switch records (attr.context_switch) and,
+   * for the stack at switch-out, the software context-switches event
+   * sampled every switch with the same call graph, into the same rings;
+   * every sample then carries PERF_SAMPLE_IDENTIFIER
+   * (bpi_sampler_switch_ids() tells the two apart) */
+  bool off_cpu;
 };
 
 /* What bpi_sampler_open() really did. */
@@ -82,6 +88,12 @@ struct bp_sampler_info {
   int precise_errno;
   uint32_t ncpus;
   uint32_t ring_pages;
+  /* off_cpu: the switch-out stacks are sampled; when not (the kernel
+   * refused the context-switches event: it samples in kernel mode, which
+   * perf_event_paranoid 2 forbids), off_cpu_errno says why and only the
+   * context-switch records come */
+  bool off_cpu_stacks;
+  int off_cpu_errno;
 };
 
 /* Record callback: return BP_OK to go on.  An error stops delivering
@@ -101,6 +113,11 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
 
 /* How to parse the records of the opened events. */
 const struct bp_rec_layout *bpi_sampler_layout(const struct bp_sampler *s);
+
+/* The sample ids (PERF_SAMPLE_IDENTIFIER) of the context-switches events
+ * (off_cpu with stacks), one per CPU; *n is 0 when none. */
+const uint64_t *bpi_sampler_switch_ids(const struct bp_sampler *s,
+                                       size_t *n);
 
 /* Release the command.  BPE_EXEC (err says why, sys_errno set) when it
  * could not be executed; it has then been reaped. */

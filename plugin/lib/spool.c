@@ -7,6 +7,7 @@
 #include "buf.h"
 #include "err.h"
 #include "fileio.h"
+#include "text.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -42,18 +43,6 @@ static bp_code fsync_path(const char *path, bool dir, struct bp_err *err)
   return BP_OK;
 }
 
-static char *join(const char *a, const char *b)
-{
-  struct bp_buf p;
-  bpi_buf_init(&p);
-  bpi_buf_printf(&p, "%s/%s", a, b);
-  if(bpi_buf_failed(&p)) {
-    bpi_buf_cleanup(&p);
-    return NULL;
-  }
-  return p.data;
-}
-
 /* Visit the tree at path, children before their directory (a file is
  * visited alone); stops at the first error. */
 static bp_code walk(const char *path,
@@ -76,7 +65,7 @@ static bp_code walk(const char *path,
   while(!rc && (de = readdir(d))) {
     if(!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
       continue;
-    char *child = join(path, de->d_name);
+    char *child = bpi_text_path_join(path, de->d_name);
     rc = child ? walk(child, fn, err)
                : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
     free(child);
@@ -163,7 +152,8 @@ static bp_code add_file(const char *src_root, const char *dst_root,
   if(!safe_rel(rel))
     return bpi_err_set(err, BPE_INVAL, 0, "spool: '%s' is not a relative "
                        "path inside the run directory", rel);
-  char *src = join(src_root, rel), *dst = join(dst_root, rel);
+  char *src = bpi_text_path_join(src_root, rel);
+  char *dst = bpi_text_path_join(dst_root, rel);
   bp_code rc = src && dst ? BP_OK
                           : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
   char *slash = dst ? strrchr(dst, '/') : NULL;
@@ -244,8 +234,8 @@ bp_code bpi_spool_add(const char *spool, const char *src_dir,
   if(!mkdtemp(tmp))
     return bpi_err_set(err, BPE_IO, errno, "cannot create a publication in "
                        "'%s'", spool);
-  files_dir = join(tmp, BP_SPOOL_FILES);
-  path = join(tmp, DONE_DIR);
+  files_dir = bpi_text_path_join(tmp, BP_SPOOL_FILES);
+  path = bpi_text_path_join(tmp, DONE_DIR);
   if(!files_dir || !path)
     rc = bpi_err_set(err, BPE_NOMEM, 0, "spool path");
   if(!rc && (mkdir(files_dir, 0755) || mkdir(path, 0755)))
@@ -253,7 +243,7 @@ bp_code bpi_spool_add(const char *spool, const char *src_dir,
   for(size_t i = 0; !rc && i < nfiles; i++)
     rc = add_file(src_dir, files_dir, files[i], err);
   free(path);
-  path = join(tmp, BP_SPOOL_META);
+  path = bpi_text_path_join(tmp, BP_SPOOL_META);
   if(!rc)
     rc = path ? write_new(path, meta, meta_len, err)
               : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
@@ -261,7 +251,7 @@ bp_code bpi_spool_add(const char *spool, const char *src_dir,
     rc = walk(tmp, sync_one, err);
   if(!rc)
     rc = new_id(name, sizeof(name), err);
-  if(!rc && !(final = join(spool, name)))
+  if(!rc && !(final = bpi_text_path_join(spool, name)))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "spool path");
   if(!rc && rename(tmp, final))
     rc = bpi_err_set(err, BPE_IO, errno, "cannot rename '%s' into place",
@@ -290,7 +280,7 @@ static void clean_leftover(const char *spool, const char *name)
 {
   bool trash = !strncmp(name, TRASH_PREFIX, strlen(TRASH_PREFIX));
   bool tmp = !strncmp(name, TMP_PREFIX, strlen(TMP_PREFIX));
-  char *path = (trash || tmp) ? join(spool, name) : NULL;
+  char *path = (trash || tmp) ? bpi_text_path_join(spool, name) : NULL;
   struct stat st;
   struct bp_err ignored = {0};
   if(path && (trash || (!stat(path, &st) &&
@@ -317,8 +307,8 @@ bp_code bpi_spool_list(const char *spool, char ***ids, size_t *n,
       clean_leftover(spool, de->d_name);
       continue;
     }
-    char *meta = join(spool, de->d_name);
-    char *full = meta ? join(meta, BP_SPOOL_META) : NULL;
+    char *meta = bpi_text_path_join(spool, de->d_name);
+    char *full = meta ? bpi_text_path_join(meta, BP_SPOOL_META) : NULL;
     struct stat st;
     bool pub = full && !stat(full, &st) && S_ISREG(st.st_mode);
     free(meta);
@@ -370,8 +360,9 @@ bp_code bpi_spool_open(const char *spool, const char *id,
   bp_code rc = BP_OK;
   if(p)
     p->lock_fd = -1;
-  if(!p || !(p->id = strdup(id)) || !(p->dir = join(spool, id)) ||
-     !(lock = join(p->dir, LOCK_FILE))) {
+  if(!p || !(p->id = strdup(id)) ||
+     !(p->dir = bpi_text_path_join(spool, id)) ||
+     !(lock = bpi_text_path_join(p->dir, LOCK_FILE))) {
     rc = bpi_err_set(err, BPE_NOMEM, 0, "spool");
     goto fail;
   }
@@ -440,7 +431,7 @@ bp_code bpi_spool_meta(const struct bp_spool_pub *p, char **text,
       *len = *text ? strlen(*text) : 0;
     return *text ? BP_OK : bpi_err_set(err, BPE_NOMEM, 0, "publication");
   }
-  char *path = join(p->dir, BP_SPOOL_META);
+  char *path = bpi_text_path_join(p->dir, BP_SPOOL_META);
   bp_code rc = path ? bpi_file_read(path, text, len, err)
                     : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
   free(path);
@@ -450,12 +441,13 @@ bp_code bpi_spool_meta(const struct bp_spool_pub *p, char **text,
 char *bpi_spool_path(const struct bp_spool_pub *p, const char *rel)
 {
   if(!p->src_dir)
-    return join(p->dir, rel);
+    return bpi_text_path_join(p->dir, rel);
   /* direct: only the files are on disk, where the run left them */
   size_t n = strlen(BP_SPOOL_FILES);
   if(strncmp(rel, BP_SPOOL_FILES, n) || (rel[n] && rel[n] != '/'))
     return NULL;
-  return rel[n] ? join(p->src_dir, rel + n + 1) : strdup(p->src_dir);
+  return rel[n] ? bpi_text_path_join(p->src_dir, rel + n + 1)
+                : strdup(p->src_dir);
 }
 
 /* A direct publication's mark for part, or NULL. */
@@ -510,8 +502,8 @@ bool bpi_spool_done(const struct bp_spool_pub *p, const char *part,
       *value = strdup(v);
     return v && (!value || *value);
   }
-  char *done = join(p->dir, DONE_DIR);
-  char *path = done ? join(done, part) : NULL;
+  char *done = bpi_text_path_join(p->dir, DONE_DIR);
+  char *path = done ? bpi_text_path_join(done, part) : NULL;
   struct bp_err ignored = {0};
   bool is = false;
   if(path && value)
@@ -530,8 +522,8 @@ bp_code bpi_spool_mark(struct bp_spool_pub *p, const char *part,
     return bpi_err_set(err, BPE_INVAL, 0, "bad part name '%s'", part);
   if(p->src_dir)
     return direct_add_mark(p, part, value ? value : "", err);
-  char *done = join(p->dir, DONE_DIR);
-  char *path = done ? join(done, part) : NULL;
+  char *done = bpi_text_path_join(p->dir, DONE_DIR);
+  char *path = done ? bpi_text_path_join(done, part) : NULL;
   struct bp_buf tmp;
   bpi_buf_init(&tmp);
   bpi_buf_printf(&tmp, "%s/.%s.tmp", done ? done : "", part);

@@ -1,148 +1,23 @@
+/* symbols: modules opened once (libdwfl, one Dwfl each), their separate
+ * debug files, build ids and load segments; the cache of resolved
+ * addresses and the public entry points (symbols.h).  The parts it asks:
+ * symbols_dwarf.c, symbols_elf.c, symbols_ranges.c (symbols_int.h). */
 #include "bp_setup.h"
-#include "symbols.h"
+#include "symbols_int.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
-#include <elfutils/libdwfl.h>
-#include <gelf.h>
 #include <libiberty/demangle.h>
 
 #include "buf.h"
-#include "hash.h"
-
-/* GNU build ids are 20 bytes (sha1) or 16 (md5); ld accepts longer ones
- * given in hex, so leave room. */
-#define BUILD_ID_MAX 64
-
-/* kallsyms has no sizes: the last symbol is taken to end one page on,
- * as perf does. */
-#define KSYM_LAST_SIZE 4096
-
-/* The name the kernel gives the vDSO mapping in MMAP records. */
-#define VDSO_PATH "[vdso]"
-
-struct segment {   /* one PT_LOAD program header */
-  uint64_t offset;
-  uint64_t filesz;
-  uint64_t vaddr;
-  bool exec;
-};
-
-struct module {
-  Dwfl *dwfl;        /* one per module, so its ELF vaddrs are addresses */
-  Dwfl_Module *mod;  /* NULL when the file could not be used */
-  bp_code rc;        /* why mod is NULL */
-  bool lines;        /* look up source files and lines (bp_lines) */
-  char build_id[2 * BUILD_ID_MAX + 1];  /* lowercase hex, "" when none */
-  struct segment *segs;
-  size_t nsegs;
-  bool aliases_read;     /* best names of shared addresses (alias_of) */
-  uint64_t *fde_starts;  /* .eh_frame_hdr's table: each FDE's start */
-  size_t nfdes;
-  bool fdes_read;
-};
-
-struct result {   /* one resolved (module, vaddr) */
-  uint32_t name;  /* id in strs; BP_NONE: no symbol covers the address */
-  uint32_t file;  /* id in strs; BP_NONE: unknown */
-  uint32_t line;
-  uint32_t start_line;
-  uint32_t inl_at;  /* its inlined calls: inls[inl_at .. inl_at + ninl) */
-  uint32_t ninl;
-  bool unnamed;     /* name is an unwind-table range's "fn_START" */
-};
-
-/* The function scopes of one compilation unit, read once: every
- * DW_TAG_subprogram and DW_TAG_inlined_subroutine with code, and each of
- * their address ranges sorted by start.  dwarf_getscopes() walks the CU
- * from its root for every address: seconds for a C++ program's few
- * thousand addresses in libstdc++-heavy units; this walks it once. */
-struct scope_die {
-  Dwarf_Die die;
-  uint32_t parent;  /* enclosing scope_die; BP_NONE at the top */
-  uint32_t depth;
-  bool inlined;     /* DW_TAG_inlined_subroutine */
-};
-
-struct scope_range {
-  uint64_t lo, hi;  /* [lo, hi), DWARF addresses (no bias) */
-  uint32_t die;     /* index in dies */
-  uint32_t depth;   /* of the die: ties on lo sort outer first */
-};
-
-struct cu_scopes {
-  Dwarf_Die cu;
-  struct scope_die *dies;
-  size_t ndies, dies_cap;
-  struct scope_range *ranges;
-  size_t nranges, ranges_cap;
-};
-
-struct inl {      /* one inlined call of a result, ids in strs */
-  uint32_t name;
-  uint32_t file;  /* BP_NONE: unknown */
-  uint32_t line;
-  uint32_t start_line;
-};
-
-struct range {    /* a kallsyms or perf-PID.map symbol */
-  uint64_t start;
-  uint64_t end;   /* exclusive */
-  uint32_t name;  /* id in strs */
-  uint32_t seq;   /* line number in the file, for a stable sort */
-  bool demangled; /* name already went through the demangler */
-};
-
-struct range_table {  /* sorted by start */
-  struct range *r;
-  size_t count, cap;
-};
-
-struct bp_symbols {
-  char *jit_map_dir;
-  char *kallsyms;
-  bool demangle;
-  bool no_inline;
-  enum bp_lines lines;
-  uint64_t pagesize;
-
-  struct bp_strtab strs;    /* names and source files handed out */
-  struct bp_strtab paths;   /* module path; its id indexes mods */
-  struct module *mods;
-  size_t mods_cap;
-
-  struct result *results;
-  size_t nresults, results_cap;
-  struct inl *inls;         /* the results' inlined calls */
-  size_t ninls, inls_cap;
-  struct bp_sym_inline out_inl[BP_SYM_MAX_INLINES]; /* handed out */
-  struct cu_scopes *cus;    /* compilation units' scopes, read once */
-  size_t ncus, cus_cap;
-  struct bp_map cu_of;      /* (module id, CU DIE offset) -> index in cus */
-  struct bp_map alias_of;   /* (module id, address) -> the name (in strs)
-                             * people write among the functions there */
-  struct bp_map result_of;  /* (module id, vaddr) -> index in results */
-  struct bp_map start_of;   /* (module id, symbol start) -> start line */
-
-  bool kernel_loaded;       /* kallsyms read (or found missing) */
-  struct range_table kernel;
-
-  struct range_table *jits;
-  size_t njits, jits_cap;
-  struct bp_map jit_of;     /* (pid, 0) -> index in jits */
-};
 
 /* Whether the ELF file at path carries the build id bits. */
 static bool has_build_id(const char *path, const unsigned char *bits,
@@ -160,14 +35,10 @@ static bool has_build_id(const char *path, const unsigned char *bits,
   return same;
 }
 
-/* A module's separate debug file, from local files only: by build id under
+/* A module's separate debug file from local files: by build id under
  * /usr/lib/debug/.build-id, else by its .gnu_debuglink name next to it, in
  * its .debug folder or under /usr/lib/debug, when that file has the
- * module's build id.  dwfl_standard_find_debuginfo() would ask debuginfod
- * last: even with no server configured, libdw (0.188) then loads
- * libdebuginfod and its libcurl, tens of milliseconds for every profile
- * of a program without debug files; a runner is no place to download
- * debug info anyway. */
+ * module's build id. */
 static int find_local_debuginfo(Dwfl_Module *mod, void **userdata,
                                 const char *modname, GElf_Addr base,
                                 const char *file_name,
@@ -204,28 +75,38 @@ static int find_local_debuginfo(Dwfl_Module *mod, void **userdata,
   return -1;
 }
 
-/* Debug files come from local files only (find_local_debuginfo). */
+/* A module's separate debug file: a local one, else, when the user asked
+ * for it, one from debuginfod servers by build id (userdata is the
+ * module's, set to the symbolizer in module_open).
+ * dwfl_standard_find_debuginfo() would ask debuginfod whenever
+ * DEBUGINFOD_URLS is set, as Debian sets it for every login: even with no
+ * server configured, libdw (0.188) then loads libdebuginfod and its
+ * libcurl, tens of milliseconds for every profile of a program without
+ * debug files, and a runner would download debug info nobody asked for. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata,
+                          const char *modname, GElf_Addr base,
+                          const char *file_name, const char *debuglink_file,
+                          GElf_Word debuglink_crc,
+                          char **debuginfo_file_name)
+{
+  int fd = find_local_debuginfo(mod, userdata, modname, base, file_name,
+                                debuglink_file, debuglink_crc,
+                                debuginfo_file_name);
+  struct bp_symbols *s = *userdata;
+  if(fd >= 0 || !s || !s->dbg.urls)
+    return fd;
+  const unsigned char *bits;
+  GElf_Addr vaddr;
+  int len = dwfl_module_build_id(mod, &bits, &vaddr);
+  return bpi_sym_debuginfod_find(&s->dbg, bits, len, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks dwfl_callbacks = {
   .find_elf = dwfl_build_id_find_elf,
-  .find_debuginfo = find_local_debuginfo,
+  .find_debuginfo = find_debuginfo,
   .section_address = dwfl_offline_section_address,
   .debuginfo_path = NULL,
 };
-
-/* arr with room for need elements (doubling, so appends are O(1)), or
- * NULL when out of memory, arr then unchanged. */
-static void *grow_array(void *arr, size_t *cap, size_t need, size_t size)
-{
-  if(need <= *cap)
-    return arr;
-  size_t ncap = *cap ? *cap : 16;
-  while(ncap < need)
-    ncap *= 2;
-  void *p = realloc(arr, ncap * size);
-  if(p)
-    *cap = ncap;
-  return p;
-}
 
 bp_code bpi_symbols_new(struct bp_symbols **out,
                         const struct bp_symbols_opts *opts)
@@ -251,7 +132,8 @@ bp_code bpi_symbols_new(struct bp_symbols **out,
   bpi_map_init(&s->jit_of);
   bpi_map_init(&s->cu_of);
   bpi_map_init(&s->alias_of);
-  if(!s->jit_map_dir || !s->kallsyms) {
+  if(!s->jit_map_dir || !s->kallsyms ||
+     bpi_sym_debuginfod_init(&s->dbg, opts)) {
     bpi_symbols_free(s);
     return BPE_NOMEM;
   }
@@ -288,6 +170,7 @@ void bpi_symbols_free(struct bp_symbols *s)
   bpi_map_cleanup(&s->result_of);
   bpi_strtab_cleanup(&s->paths);
   bpi_strtab_cleanup(&s->strs);
+  bpi_sym_debuginfod_cleanup(&s->dbg);
   free(s->kallsyms);
   free(s->jit_map_dir);
   free(s);
@@ -376,8 +259,10 @@ static int vdso_fd(void)
 
 /* Open path with libdwfl at base 0 so that module addresses are the ELF
  * virtual addresses (add_p_vaddr: an ET_DYN whose first PT_LOAD is not at
- * 0 keeps a bias of 0 too).  Failure is remembered in m->rc. */
-static void module_open(struct module *m, const char *path)
+ * 0 keeps a bias of 0 too).  The module's userdata is s, for
+ * find_debuginfo.  Failure is remembered in m->rc. */
+static void module_open(struct bp_symbols *s, struct module *m,
+                        const char *path)
 {
   m->dwfl = dwfl_begin(&dwfl_callbacks);
   if(!m->dwfl) {
@@ -395,6 +280,9 @@ static void module_open(struct module *m, const char *path)
     m->rc = access(path, R_OK) ? BPE_IO : BPE_FORMAT;
     return;
   }
+  void **userdata;
+  dwfl_module_info(m->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+  *userdata = s;
   read_build_id(m);
   m->rc = read_segments(m);
   if(m->rc)
@@ -440,7 +328,7 @@ static struct module *module_get(struct bp_symbols *s, const char *path,
       return NULL;
     memset(&s->mods[i], 0, sizeof(s->mods[i]));
     s->mods[i].lines = wants_lines(s->lines, path);
-    module_open(&s->mods[i], path);
+    module_open(s, &s->mods[i], path);
   }
   *id = i;
   return &s->mods[i];
@@ -516,51 +404,11 @@ static bool build_id_matches(const char *ours, const char *given)
   return true;
 }
 
-/* Line where the function starting at start is declared: DW_AT_decl_line
- * of its DW_TAG_subprogram, else the line of its first instruction. */
-static uint32_t decl_line(Dwfl_Module *mod, uint64_t start)
-{
-  Dwarf_Addr bias;
-  Dwarf_Die *cu = dwfl_module_addrdie(mod, start, &bias);
-  int line = 0;
-  if(cu) {
-    Dwarf_Die *scopes = NULL;
-    int n = dwarf_getscopes(cu, start - bias, &scopes);
-    for(int i = 0; i < n; i++) {
-      if(dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
-        continue;
-      if(dwarf_decl_line(&scopes[i], &line) != 0)
-        line = 0;
-      break;
-    }
-    free(scopes);
-  }
-  if(line <= 0) {
-    Dwfl_Line *l = dwfl_module_getsrc(mod, start);
-    if(!l || !dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL))
-      line = 0;
-  }
-  return line > 0 ? (uint32_t)line : 0;
-}
-
-/* decl_line, once per function of a module: addresses share functions. */
-static uint32_t start_line(struct bp_symbols *s, uint32_t id,
-                           Dwfl_Module *mod, uint64_t start)
-{
-  uint32_t line = bpi_map_get(&s->start_of, id, start);
-  if(line != BP_NONE)
-    return line;
-  line = decl_line(mod, start);
-  /* failing to cache only costs a second lookup */
-  (void)bpi_map_put(&s->start_of, id, start, line);
-  return line;
-}
-
 /* Intern name, demangled when asked to; BP_NONE when out of memory.
  * A symbol version ("clock_gettime@@GLIBC_2.17" in .symtab) is dropped:
  * people know the function by its name, and one function should not show
  * up under two names. */
-static uint32_t intern_name(struct bp_symbols *s, const char *name)
+uint32_t bpi_sym_intern_name(struct bp_symbols *s, const char *name)
 {
   char *plain = NULL;
   const char *at = strchr(name, '@');
@@ -571,474 +419,6 @@ static uint32_t intern_name(struct bp_symbols *s, const char *name)
   free(dm);
   free(plain);
   return id;
-}
-
-/* The section called name, its header in *sh; NULL when there is none. */
-static Elf_Scn *find_section(Elf *elf, size_t shstrndx, const char *name,
-                             GElf_Shdr *sh)
-{
-  for(Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
-      scn = elf_nextscn(elf, scn)) {
-    const char *n;
-    if(gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
-       !strcmp(n, name))
-      return scn;
-  }
-  return NULL;
-}
-
-static bool in_section(const GElf_Shdr *sh, uint64_t vaddr)
-{
-  return vaddr >= sh->sh_addr && vaddr - sh->sh_addr < sh->sh_size;
-}
-
-/* The dynamic symbol named by the relocation of GOT slot got, searched in
- * .rela.plt (lazy binding) and .rela.dyn (-z now, .plt.got). */
-static const char *got_slot_symbol(Elf *elf, size_t shstrndx, uint64_t got)
-{
-  static const char *const tables[] = {".rela.plt", ".rela.dyn"};
-  for(size_t t = 0; t < BP_ARRAY_LEN(tables); t++) {
-    GElf_Shdr relash, dynsh;
-    Elf_Scn *rela = find_section(elf, shstrndx, tables[t], &relash);
-    Elf_Scn *dyn = rela ? elf_getscn(elf, relash.sh_link) : NULL;
-    Elf_Data *rd = rela ? elf_getdata(rela, NULL) : NULL;
-    Elf_Data *dd = dyn ? elf_getdata(dyn, NULL) : NULL;
-    if(!rd || !dd || !gelf_getshdr(dyn, &dynsh) || !relash.sh_entsize)
-      continue;
-    size_t n = relash.sh_size / relash.sh_entsize;
-    for(size_t i = 0; i < n; i++) {
-      GElf_Rela rel;
-      GElf_Sym sym;
-      if(gelf_getrela(rd, (int)i, &rel) && rel.r_offset == got &&
-         GELF_R_SYM(rel.r_info) &&
-         gelf_getsym(dd, (int)GELF_R_SYM(rel.r_info), &sym))
-        return elf_strptr(elf, dynsh.sh_link, sym.st_name);
-    }
-  }
-  return NULL;
-}
-
-/* The name of the function the PLT stub at vaddr jumps to; NULL when vaddr
- * is in no stub or its target cannot be named.  A stub is a handful of
- * instructions around one indirect jump through its GOT slot
- * (x86-64: "ff 25 disp32", jmp *disp(%rip), maybe after endbr64 and a bnd
- * prefix); the slot's relocation names the function.  This covers .plt,
- * .plt.sec (IBT) and .plt.got (-z now). */
-static const char *plt_target(Elf *elf, uint64_t vaddr)
-{
-  static const char *const sections[] = {".plt.sec", ".plt", ".plt.got"};
-  size_t shstrndx;
-  if(elf_getshdrstrndx(elf, &shstrndx))
-    return NULL;
-  for(size_t i = 0; i < BP_ARRAY_LEN(sections); i++) {
-    GElf_Shdr sh;
-    Elf_Scn *scn = find_section(elf, shstrndx, sections[i], &sh);
-    Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-    if(!d || !d->d_buf || !in_section(&sh, vaddr))
-      continue;
-    uint64_t entsize = sh.sh_entsize >= 8 ? sh.sh_entsize : 16;
-    uint64_t entry = (vaddr - sh.sh_addr) / entsize * entsize;
-    const unsigned char *code = d->d_buf;
-    for(uint64_t at = entry; at + 6 <= entry + entsize && at + 6 <= d->d_size;
-        at++) {
-      if(code[at] != 0xff || code[at + 1] != 0x25)
-        continue;
-      int32_t disp;
-      memcpy(&disp, code + at + 2, sizeof(disp));
-      uint64_t got = sh.sh_addr + at + 6 + (uint64_t)(int64_t)disp;
-      return got_slot_symbol(elf, shstrndx, got);
-    }
-    return NULL;
-  }
-  return NULL;
-}
-
-/* Samples in a PLT stub fall in no symbol: name them "callee@plt", as perf
- * and objdump do, so the time is not left as a bare address.  false only
- * when out of memory. */
-static bool plt_lookup(struct bp_symbols *s, Dwfl_Module *mod,
-                       uint64_t vaddr, struct result *r)
-{
-  GElf_Addr bias;
-  Elf *elf = dwfl_module_getelf(mod, &bias);
-  const char *target = elf ? plt_target(elf, vaddr) : NULL;
-  if(!target || !*target)
-    return true;
-  char *dm = s->demangle ? bpi_symbols_demangle(target) : NULL;
-  char name[512];
-  snprintf(name, sizeof(name), "%s@plt", dm ? dm : target);
-  free(dm);
-  r->name = bpi_strtab_intern(&s->strs, name);
-  return r->name != BP_NONE;
-}
-
-/* The name of a DW_TAG_inlined_subroutine (from its abstract origin):
- * the linkage name demangled, so it reads like the symbol table's names,
- * else DW_AT_name; BP_NONE when it has neither or memory ran out. */
-static uint32_t inlined_name(struct bp_symbols *s, Dwarf_Die *die)
-{
-  Dwarf_Attribute attr;
-  const char *name = NULL;
-  if(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
-     dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
-    name = dwarf_formstring(&attr);
-  if(!name || !*name)
-    name = dwarf_diename(die);
-  if(!name || !*name)
-    return BP_NONE;
-  return intern_name(s, name);
-}
-
-/* The source file numbered idx in cu's line table header; BP_NONE. */
-static uint32_t cu_file(struct bp_symbols *s, Dwarf_Die *cu, Dwarf_Word idx)
-{
-  Dwarf_Files *files;
-  size_t nfiles;
-  const char *name;
-  if(dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles ||
-     !(name = dwarf_filesrc(files, idx, NULL, NULL)) || !*name)
-    return BP_NONE;
-  return bpi_strtab_intern(&s->strs, name);
-}
-
-static uint32_t die_udata(Dwarf_Die *die, unsigned int at)
-{
-  Dwarf_Attribute attr;
-  Dwarf_Word v;
-  if(!dwarf_attr(die, at, &attr) || dwarf_formudata(&attr, &v) != 0 ||
-     v > UINT32_MAX)
-    return 0;
-  return (uint32_t)v;
-}
-
-/* Add die (a function scope under parent) and its ranges to c.  false
- * only when out of memory. */
-static bool scopes_add(struct cu_scopes *c, Dwarf_Die *die, uint32_t parent,
-                       bool inlined, uint32_t *id)
-{
-  struct scope_die *dies = grow_array(c->dies, &c->dies_cap, c->ndies + 1,
-                                      sizeof(*dies));
-  if(!dies || c->ndies >= BP_NONE)
-    return false;
-  c->dies = dies;
-  *id = (uint32_t)c->ndies;
-  uint32_t depth = parent == BP_NONE ? 0 : c->dies[parent].depth + 1;
-  c->dies[c->ndies++] = (struct scope_die){
-    .die = *die, .parent = parent, .depth = depth, .inlined = inlined,
-  };
-  Dwarf_Addr base, lo, hi;
-  ptrdiff_t off = 0;
-  while((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-    if(hi <= lo)
-      continue;
-    struct scope_range *r = grow_array(c->ranges, &c->ranges_cap,
-                                       c->nranges + 1, sizeof(*r));
-    if(!r)
-      return false;
-    c->ranges = r;
-    c->ranges[c->nranges++] = (struct scope_range){
-      .lo = lo, .hi = hi, .die = *id, .depth = depth,
-    };
-  }
-  return true;
-}
-
-/* The function scopes under die, parent the innermost one around it.
- * Only what can hold code is entered: no types, variables or parameters.
- * false only when out of memory. */
-static bool scopes_walk(struct cu_scopes *c, Dwarf_Die *die, uint32_t parent,
-                        unsigned level)
-{
-  Dwarf_Die child;
-  if(level > 256 || dwarf_child(die, &child) != 0)
-    return true;
-  do {
-    int tag = dwarf_tag(&child);
-    uint32_t id;
-    switch(tag) {
-    case DW_TAG_subprogram:
-    case DW_TAG_inlined_subroutine:
-      if(!scopes_add(c, &child, parent, tag == DW_TAG_inlined_subroutine,
-                     &id) ||
-         !scopes_walk(c, &child, id, level + 1))
-        return false;
-      break;
-    case DW_TAG_namespace:
-    case DW_TAG_lexical_block:
-    case DW_TAG_try_block:
-    case DW_TAG_catch_block:
-      if(!scopes_walk(c, &child, parent, level + 1))
-        return false;
-      break;
-    default:
-      break;
-    }
-  } while(dwarf_siblingof(&child, &child) == 0);
-  return true;
-}
-
-static int by_lo_outer_first(const void *a, const void *b)
-{
-  const struct scope_range *x = a, *y = b;
-  if(x->lo != y->lo)
-    return x->lo < y->lo ? -1 : 1;
-  return (x->depth > y->depth) - (x->depth < y->depth);
-}
-
-/* The scopes of cu (of module id), read the first time; NULL when out of
- * memory. */
-static struct cu_scopes *cu_scopes_get(struct bp_symbols *s, uint32_t id,
-                                       Dwarf_Die *cu)
-{
-  Dwarf_Off off = dwarf_dieoffset(cu);
-  uint32_t i = bpi_map_get(&s->cu_of, id, off);
-  if(i != BP_NONE)
-    return &s->cus[i];
-  struct cu_scopes *cus = grow_array(s->cus, &s->cus_cap, s->ncus + 1,
-                                     sizeof(*cus));
-  if(!cus)
-    return NULL;
-  s->cus = cus;
-  struct cu_scopes *c = &s->cus[s->ncus];
-  *c = (struct cu_scopes){.cu = *cu};
-  if(!scopes_walk(c, cu, BP_NONE, 0) ||
-     bpi_map_put(&s->cu_of, id, off, (uint32_t)s->ncus)) {
-    free(c->dies);
-    free(c->ranges);
-    return NULL;
-  }
-  if(c->nranges)
-    qsort(c->ranges, c->nranges, sizeof(*c->ranges), by_lo_outer_first);
-  s->ncus++;
-  return c;
-}
-
-/* The innermost function scope of c around addr; BP_NONE when none.
- * Scopes nest, so walking back from the last range starting at or before
- * addr, every range inside the outermost one around addr comes before
- * it: the walk stops there. */
-static uint32_t innermost_scope(const struct cu_scopes *c, uint64_t addr)
-{
-  size_t lo = 0, hi = c->nranges;
-  while(lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if(c->ranges[mid].lo <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  uint32_t best = BP_NONE, best_depth = 0;
-  while(lo-- > 0) {
-    const struct scope_range *r = &c->ranges[lo];
-    if(addr >= r->hi)
-      continue;
-    if(best == BP_NONE || r->depth > best_depth) {
-      best = r->die;
-      best_depth = r->depth;
-    }
-    if(r->depth == 0)
-      break;
-  }
-  return best;
-}
-
-/* The calls inlined at vaddr, innermost first, appended to s->inls: the
- * DW_TAG_inlined_subroutine scopes around vaddr up to its
- * DW_TAG_subprogram.  Each takes the file and line where the one inside
- * it was called (DW_AT_call_file, DW_AT_call_line); the innermost keeps
- * r's (the address's own line) and r then takes the call of the
- * outermost.  false only when out of memory. */
-static bool inline_chain(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
-                         uint64_t vaddr, struct result *r)
-{
-  Dwarf_Addr bias;
-  Dwarf_Die *cu = dwfl_module_addrdie(mod, vaddr, &bias);
-  struct cu_scopes *c = cu ? cu_scopes_get(s, id, cu) : NULL;
-  if(!cu)
-    return true;
-  if(!c)
-    return false;
-  r->inl_at = (uint32_t)s->ninls;
-  uint32_t file = r->file, line = r->line;
-  for(uint32_t d = innermost_scope(c, vaddr - bias);
-      d != BP_NONE && c->dies[d].inlined && r->ninl < BP_SYM_MAX_INLINES;
-      d = c->dies[d].parent) {
-    Dwarf_Die *die = &c->dies[d].die;
-    struct inl *inls = grow_array(s->inls, &s->inls_cap, s->ninls + 1,
-                                  sizeof(*inls));
-    if(!inls)
-      return false;
-    s->inls = inls;
-    int decl = 0;
-    struct inl *in = &s->inls[s->ninls];
-    in->name = inlined_name(s, die);
-    if(in->name == BP_NONE)
-      break;  /* a call without a name: what is outside it stays whole */
-    in->file = file;
-    in->line = line;
-    in->start_line = dwarf_decl_line(die, &decl) == 0 && decl > 0 ?
-                     (uint32_t)decl : 0;
-    s->ninls++;
-    r->ninl++;
-    /* what is outside this call is at its call site */
-    file = cu_file(s, &c->cu, die_udata(die, DW_AT_call_file));
-    line = die_udata(die, DW_AT_call_line);
-  }
-  if(r->ninl) {
-    r->file = file;
-    r->line = line;
-  }
-  return true;
-}
-
-/* .eh_frame_hdr's binary search table: the start of every FDE, sorted
- * (the linker writes it so for the unwinder).  Only the encoding every
- * x86-64 and arm64 linker uses (a 4-byte eh_frame pointer, a udata4 count
- * and datarel sdata4 pairs); none read otherwise. */
-static void read_fde_starts(struct module *m)
-{
-  GElf_Addr bias;
-  GElf_Shdr sh;
-  size_t shstrndx;
-  Elf *elf = dwfl_module_getelf(m->mod, &bias);
-  m->fdes_read = true;
-  if(!elf || elf_getshdrstrndx(elf, &shstrndx))
-    return;
-  Elf_Scn *scn = find_section(elf, shstrndx, ".eh_frame_hdr", &sh);
-  Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-  const unsigned char *h = d ? d->d_buf : NULL;
-  if(!h || d->d_size < 12 || h[0] != 1 || (h[1] & 0x0f) != 0x0b ||
-     h[2] != 0x03 || h[3] != 0x3b)
-    return;
-  uint32_t count;
-  memcpy(&count, h + 8, sizeof(count));
-  if(count > (d->d_size - 12) / 8 || !count)
-    return;
-  m->fde_starts = malloc(count * sizeof(*m->fde_starts));
-  if(!m->fde_starts)
-    return;
-  for(uint32_t i = 0; i < count; i++) {
-    int32_t loc;
-    memcpy(&loc, h + 12 + (size_t)i * 8, sizeof(loc));
-    m->fde_starts[i] = sh.sh_addr + (uint64_t)(int64_t)loc;
-  }
-  m->nfdes = count;
-}
-
-/* The start of the FDE that covers vaddr (one covers it: the caller
- * checked), from the table; false without one. */
-static bool fde_start(struct module *m, uint64_t vaddr, uint64_t *start)
-{
-  if(!m->fdes_read)
-    read_fde_starts(m);
-  size_t lo = 0, hi = m->nfdes;
-  while(lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if(m->fde_starts[mid] <= vaddr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if(!lo)
-    return false;
-  *start = m->fde_starts[lo - 1];
-  return true;
-}
-
-/* No symbol covers vaddr: name it after the function the unwind tables
- * (.eh_frame) say it is in, "fn_START" (the FDE's first address), so all
- * of a stripped function's addresses are one function.  Leaves r->name
- * BP_NONE without one; false only when out of memory. */
-static bool range_lookup_fde(struct bp_symbols *s, struct module *m,
-                             uint64_t vaddr, struct result *r)
-{
-  Dwarf_Addr bias;
-  Dwarf_CFI *cfi = dwfl_module_eh_cfi(m->mod, &bias);
-  Dwarf_Frame *fr = NULL;
-  uint64_t start;
-  /* an FDE covers vaddr, and the table says where it starts */
-  bool covered = cfi && dwarf_cfi_addrframe(cfi, vaddr - bias, &fr) == 0;
-  free(fr);
-  if(!covered || !fde_start(m, vaddr, &start))
-    return true;
-  char name[32];
-  snprintf(name, sizeof(name), "fn_%" PRIx64, start);
-  r->name = bpi_strtab_intern(&s->strs, name);
-  r->unnamed = true;
-  return r->name != BP_NONE;
-}
-
-/* How a function name ranks among others at its address, lower first:
- * the one people write (malloc, write) before the library's internal
- * aliases (__libc_malloc, __write, __GI___libc_write): fewer leading
- * underscores, then global before weak before local, then shorter. */
-static uint64_t alias_rank(const char *name, unsigned bind)
-{
-  uint64_t underscores = strspn(name, "_");
-  uint64_t len = strcspn(name, "@");
-  uint64_t b = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
-  return underscores << 40 | b << 32 | (len > UINT32_MAX ? UINT32_MAX : len);
-}
-
-/* For every address of m where several functions start, the best name
- * by alias_rank, into s->alias_of (once per module).  Addresses with one
- * function are left out: libdwfl names them already. */
-static void read_aliases(struct bp_symbols *s, uint32_t id, struct module *m)
-{
-  struct bp_map best;  /* address -> symbol index of the best so far */
-  int n = dwfl_module_getsymtab(m->mod);
-  m->aliases_read = true;
-  bpi_map_init(&best);
-  for(int i = 1; i < n; i++) {
-    GElf_Sym sym;
-    GElf_Addr addr;
-    const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL,
-                                               NULL, NULL);
-    unsigned type = GELF_ST_TYPE(sym.st_info);
-    if(!name || !*name || !addr ||
-       (type != STT_FUNC && type != STT_GNU_IFUNC))
-      continue;
-    uint32_t have = bpi_map_get(&best, addr, 0);
-    if(have == BP_NONE) {
-      if(bpi_map_put(&best, addr, 0, (uint32_t)i))
-        break;
-      continue;
-    }
-    GElf_Sym hs;
-    GElf_Addr ha;
-    const char *hname = dwfl_module_getsym_info(m->mod, (int)have, &hs,
-                                                &ha, NULL, NULL, NULL);
-    uint64_t mine = alias_rank(name, GELF_ST_BIND(sym.st_info));
-    uint64_t theirs = hname ? alias_rank(hname, GELF_ST_BIND(hs.st_info))
-                            : UINT64_MAX;
-    if(mine < theirs) {
-      if(bpi_map_put(&best, addr, 0, (uint32_t)i))
-        break;
-      have = (uint32_t)i;
-    }
-    /* two functions here: remember the best name (replaced as better
-     * ones come) */
-    GElf_Sym bs;
-    GElf_Addr ba;
-    const char *bname = dwfl_module_getsym_info(m->mod, (int)have, &bs,
-                                                &ba, NULL, NULL, NULL);
-    uint32_t sid = bname ? bpi_strtab_intern(&s->strs, bname) : BP_NONE;
-    if(sid == BP_NONE || bpi_map_put(&s->alias_of, id, addr, sid))
-      break;
-  }
-  bpi_map_cleanup(&best);
-}
-
-/* The name people write for the function starting at start, when several
- * start there; NULL when one does (or it cannot be told). */
-static const char *alias_name(struct bp_symbols *s, uint32_t id,
-                              uint64_t start)
-{
-  struct module *m = &s->mods[id];
-  if(!m->aliases_read)
-    read_aliases(s, id, m);
-  uint32_t sid = bpi_map_get(&s->alias_of, id, start);
-  return sid == BP_NONE ? NULL : bpi_strtab_get(&s->strs, sid);
 }
 
 /* Ask libdwfl about vaddr.  false only when out of memory. */
@@ -1055,11 +435,11 @@ static bool lookup(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
   r->unnamed = false;
   /* a data object is no function, even when an address falls in it */
   if(!name || !*name || GELF_ST_TYPE(sym.st_info) == STT_OBJECT)
-    return plt_lookup(s, mod, vaddr, r) &&
+    return bpi_sym_plt_lookup(s, mod, vaddr, r) &&
            (r->name != BP_NONE ||
-            range_lookup_fde(s, &s->mods[id], vaddr, r));
-  const char *alias = alias_name(s, id, vaddr - off);
-  r->name = intern_name(s, alias ? alias : name);
+            bpi_sym_fde_lookup(s, &s->mods[id], vaddr, r));
+  const char *alias = bpi_sym_alias_name(s, id, vaddr - off);
+  r->name = bpi_sym_intern_name(s, alias ? alias : name);
   if(r->name == BP_NONE)
     return false;
   if(!s->mods[id].lines)
@@ -1074,8 +454,8 @@ static bool lookup(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
       return false;
     r->line = line > 0 ? (uint32_t)line : 0;
   }
-  r->start_line = start_line(s, id, mod, vaddr - off);
-  return s->no_inline || inline_chain(s, id, mod, vaddr, r);
+  r->start_line = bpi_sym_start_line(s, id, mod, vaddr - off);
+  return s->no_inline || bpi_sym_inline_chain(s, id, mod, vaddr, r);
 }
 
 /* The cached result of (module id, vaddr), resolving it the first time.
@@ -1130,239 +510,4 @@ bool bpi_symbols_resolve(struct bp_symbols *s, const char *path,
     };
   }
   return true;
-}
-
-/* ------------------------------------------------- kallsyms and JIT maps */
-
-static int range_cmp(const void *a, const void *b)
-{
-  const struct range *x = a, *y = b;
-  if(x->start != y->start)
-    return x->start < y->start ? -1 : 1;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Sort and keep one symbol per start address: the first in the file when
- * keep_last is false (kallsyms aliases), the last when true (a JIT that
- * writes the same address again has replaced the code). */
-static void range_sort(struct range_table *t, bool keep_last)
-{
-  if(!t->count)
-    return;
-  qsort(t->r, t->count, sizeof(*t->r), range_cmp);
-  size_t n = 0;
-  for(size_t i = 0; i < t->count; i++) {
-    if(n && t->r[n - 1].start == t->r[i].start) {
-      if(keep_last)
-        t->r[n - 1] = t->r[i];
-      continue;
-    }
-    t->r[n++] = t->r[i];
-  }
-  t->count = n;
-}
-
-static bool range_add(struct bp_symbols *s, struct range_table *t,
-                      uint64_t start, uint64_t end, const char *name)
-{
-  if(t->count >= UINT32_MAX)
-    return false;
-  struct range *r = grow_array(t->r, &t->cap, t->count + 1, sizeof(*r));
-  if(!r)
-    return false;
-  t->r = r;
-  uint32_t id = bpi_strtab_intern(&s->strs, name);
-  if(id == BP_NONE)
-    return false;
-  t->r[t->count] = (struct range){ .start = start, .end = end, .name = id,
-                                   .seq = (uint32_t)t->count };
-  t->count++;
-  return true;
-}
-
-static bool range_lookup(struct bp_symbols *s, struct range_table *t,
-                         uint64_t addr, struct bp_sym *out)
-{
-  /* first symbol that starts after addr; the one before may cover it */
-  size_t lo = 0, hi = t->count;
-  while(lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if(t->r[mid].start <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if(!lo || addr >= t->r[lo - 1].end)
-    return false;
-  struct range *r = &t->r[lo - 1];
-  if(s->demangle && !r->demangled) {
-    /* demangle lazily: most of the 100k+ kernel symbols are never hit */
-    char *dm = bpi_symbols_demangle(bpi_strtab_get(&s->strs, r->name));
-    uint32_t id = dm ? bpi_strtab_intern(&s->strs, dm) : BP_NONE;
-    free(dm);
-    if(id != BP_NONE)
-      r->name = id;
-    r->demangled = true;
-  }
-  out->name = bpi_strtab_get(&s->strs, r->name);
-  out->file = NULL;
-  out->line = 0;
-  out->start_line = 0;
-  out->inlines = NULL;
-  out->ninlines = 0;
-  out->unnamed = false;
-  return true;
-}
-
-/* A hex number at *p, with or without 0x; moves *p past it. */
-static bool parse_hex(char **p, uint64_t *val)
-{
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(*p, &end, 16);
-  if(end == *p || errno || (*end != ' ' && *end != '\t'))
-    return false;
-  *val = v;
-  *p = end;
-  return true;
-}
-
-static char *skip_blanks(char *p)
-{
-  while(*p == ' ' || *p == '\t')
-    p++;
-  return p;
-}
-
-static void chomp(char *line, ssize_t len)
-{
-  while(len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-    line[--len] = '\0';
-}
-
-/* "ADDR TYPE NAME[\t[module]]": keep code symbols (t, T, w, W). */
-static bool kallsyms_line(char *line, uint64_t *addr, char **name)
-{
-  char *p = line;
-  if(!parse_hex(&p, addr))
-    return false;
-  p = skip_blanks(p);
-  char type = *p;
-  if(type != 't' && type != 'T' && type != 'w' && type != 'W')
-    return false;
-  p = skip_blanks(p + 1);
-  if(!*p)
-    return false;
-  *name = p;
-  p += strcspn(p, " \t");
-  *p = '\0';
-  return true;
-}
-
-/* Read kallsyms once.  A missing file or one with every address zero
- * (kptr_restrict) leaves the table empty, so kernel lookups fail. */
-static void kallsyms_load(struct bp_symbols *s)
-{
-  struct range_table *t = &s->kernel;
-  FILE *f = fopen(s->kallsyms, "re");
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t len;
-  if(!f)
-    return;
-  while((len = getline(&line, &cap, f)) > 0) {
-    uint64_t addr;
-    char *name;
-    chomp(line, len);
-    if(!kallsyms_line(line, &addr, &name) || !addr)
-      continue;
-    if(!range_add(s, t, addr, 0, name))
-      break;
-  }
-  free(line);
-  fclose(f);
-  range_sort(t, false);
-  /* each symbol ends where the next begins */
-  for(size_t i = 0; i < t->count; i++)
-    t->r[i].end = i + 1 < t->count ? t->r[i + 1].start :
-                  t->r[i].start + KSYM_LAST_SIZE;
-}
-
-bool bpi_symbols_resolve_kernel(struct bp_symbols *s, uint64_t addr,
-                                struct bp_sym *out)
-{
-  if(!s->kernel_loaded) {
-    s->kernel_loaded = true;
-    kallsyms_load(s);
-  }
-  return range_lookup(s, &s->kernel, addr, out);
-}
-
-/* "START SIZE name with spaces": both numbers hex, 0x optional. */
-static bool jit_line(char *line, uint64_t *start, uint64_t *size,
-                     char **name)
-{
-  char *p = skip_blanks(line);
-  if(!parse_hex(&p, start))
-    return false;
-  p = skip_blanks(p);
-  if(!parse_hex(&p, size))
-    return false;
-  p = skip_blanks(p);
-  if(!*p || !*size || *start + *size < *start)
-    return false;
-  *name = p;
-  return true;
-}
-
-/* Read jit_map_dir/perf-PID.map into t; a missing file gives an empty
- * table, which is kept so the file is looked for once. */
-static void jit_load(struct bp_symbols *s, pid_t pid, struct range_table *t)
-{
-  char path[4096];
-  int n = snprintf(path, sizeof(path), "%s/perf-%ld.map", s->jit_map_dir,
-                   (long)pid);
-  if(n < 0 || (size_t)n >= sizeof(path))
-    return;
-  FILE *f = fopen(path, "re");
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t len;
-  if(!f)
-    return;
-  while((len = getline(&line, &cap, f)) > 0) {
-    uint64_t start, size;
-    char *name;
-    chomp(line, len);
-    if(!jit_line(line, &start, &size, &name))
-      continue;
-    if(!range_add(s, t, start, start + size, name))
-      break;
-  }
-  free(line);
-  fclose(f);
-  range_sort(t, true);
-}
-
-bool bpi_symbols_resolve_jit(struct bp_symbols *s, pid_t pid, uint64_t addr,
-                             struct bp_sym *out)
-{
-  uint32_t i = bpi_map_get(&s->jit_of, (uint64_t)pid, 0);
-  if(i == BP_NONE) {
-    struct range_table *jits = grow_array(s->jits, &s->jits_cap,
-                                          s->njits + 1, sizeof(*jits));
-    if(!jits)
-      return false;
-    s->jits = jits;
-    struct range_table *t = &s->jits[s->njits];
-    memset(t, 0, sizeof(*t));
-    jit_load(s, pid, t);
-    i = (uint32_t)s->njits;
-    if(bpi_map_put(&s->jit_of, (uint64_t)pid, 0, i)) {
-      free(t->r);
-      return false;
-    }
-    s->njits++;
-  }
-  return range_lookup(s, &s->jits[i], addr, out);
 }

@@ -6,7 +6,8 @@
  * process with a /tmp/perf-PID.map.  Output: struct bp_sym, whose strings
  * are owned by the cache and stay valid until bpi_symbols_free().
  * Modules are opened once and cached, separate debug files are found by
- * build id and .gnu_debuglink, C++ and Rust names are demangled.
+ * build id and .gnu_debuglink (and, when asked for, on debuginfod
+ * servers), C++ and Rust names are demangled.
  * Not thread-safe. */
 #ifndef BP_LIB_SYMBOLS_H
 #define BP_LIB_SYMBOLS_H
@@ -36,6 +37,26 @@ struct bp_symbols_opts {
   const char *kallsyms;     /* NULL: "/proc/kallsyms" */
   bool demangle;            /* true unless the user asked for raw names */
   bool no_inline;           /* no inlined calls (bp_sym.inlines) */
+  /* Separate debug files missing on the machine are asked of these
+   * debuginfod servers (space-separated URLs, as in DEBUGINFOD_URLS) by
+   * build id.  NULL: none is asked, whatever the environment says.  Each
+   * lookup sets DEBUGINFOD_URLS, _TIMEOUT, _MAXTIME (and _CACHE_PATH
+   * when debuginfod_cache is given) in the environment, the only way to
+   * tell libdebuginfod, and removes them after it. */
+  const char *debuginfod;
+  const char *debuginfod_cache;  /* NULL: libdebuginfod's default */
+  long debuginfod_timeout_ms;    /* all lookups together; 0: 30 s */
+};
+
+#define BP_DEBUGINFOD_TIMEOUT_MS 30000
+
+/* What the debuginfod lookups did (all zero when off). */
+struct bp_debuginfod_stats {
+  unsigned asked;     /* modules looked up */
+  unsigned found;     /* debug files the servers (or the cache) had */
+  bool stopped;       /* a lookup failed or the time ran out: the rest
+                       * were not asked */
+  char error[256];    /* why it stopped, "" when it did not */
 };
 
 /* A function the compiler inlined at the address: DWARF's
@@ -103,6 +124,10 @@ bool bpi_symbols_resolve_kernel(struct bp_symbols *s, uint64_t addr,
  * jit_map_dir/perf-PID.map ("START SIZE name" in hex, one per line). */
 bool bpi_symbols_resolve_jit(struct bp_symbols *s, pid_t pid, uint64_t addr,
                              struct bp_sym *out);
+
+/* What the debuginfod lookups of s did so far. */
+void bpi_symbols_debuginfod_stats(const struct bp_symbols *s,
+                                  struct bp_debuginfod_stats *out);
 
 /* Demangle a C++ (_Z) or Rust (legacy _ZN...h<hash>E, v0 _R) name.
  * Returns a malloc'd string, or NULL when name is not mangled. */

@@ -2,8 +2,12 @@
 #include "bp_setup.h"
 #include "text.h"
 #include "buf.h"
+#include "err.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -140,4 +144,107 @@ const char *bpi_json_str(const cJSON *obj, const char *name)
 {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
   return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* -------------------------------------------------------------- numbers */
+
+bool bpi_text_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+  if(!s || !*s || strspn(s, "0123456789") != strlen(s))
+    return false;
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if(errno || *end || v < min || v > max)
+    return false;
+  *out = v;
+  return true;
+}
+
+bool bpi_text_number(const char *s, double min, double max, double *out)
+{
+  /* only what a decimal number is made of: strtod would also take
+   * leading space, hex, "inf" and "nan" */
+  if(!s || !*s || strspn(s, "0123456789.eE+-") != strlen(s))
+    return false;
+  errno = 0;
+  char *end;
+  double v = strtod(s, &end);
+  if(errno || end == s || *end || !(v >= min && v <= max))
+    return false;
+  *out = v;
+  return true;
+}
+
+/* --------------------------------------------------------- edit distance */
+
+static bool same_byte(char x, char y, bool nocase)
+{
+  if(nocase)
+    return tolower((unsigned char)x) == tolower((unsigned char)y);
+  return x == y;
+}
+
+size_t bpi_text_edit_distance(const char *a, size_t la, const char *b,
+                              size_t lb, bool nocase)
+{
+  size_t row[BP_TEXT_EDIT_MAX + 1];
+  if(la > BP_TEXT_EDIT_MAX || lb > BP_TEXT_EDIT_MAX)
+    return SIZE_MAX;
+  for(size_t j = 0; j <= lb; j++)
+    row[j] = j;
+  for(size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for(size_t j = 1; j <= lb; j++) {
+      size_t up = row[j];
+      size_t best = diag + !same_byte(a[i - 1], b[j - 1], nocase);
+      if(up + 1 < best)
+        best = up + 1;
+      if(row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[lb];
+}
+
+/* ----------------------------------------------------------------- paths */
+
+char *bpi_text_path_join(const char *dir, const char *name)
+{
+  size_t ld = strlen(dir), ln = strlen(name);
+  char *path = malloc(ld + 1 + ln + 1);
+  if(!path)
+    return NULL;
+  memcpy(path, dir, ld);
+  path[ld] = '/';
+  memcpy(path + ld + 1, name, ln + 1);
+  return path;
+}
+
+/* ------------------------------------------------------------ call graph */
+
+bp_code bpi_text_call_graph(const char *s, uint32_t max_bytes,
+                            enum bp_call_graph *mode, uint32_t *bytes,
+                            struct bp_err *err)
+{
+  uint64_t v;
+  if(!strcmp(s, "fp") || !strcmp(s, "auto") || !strcmp(s, "lbr")) {
+    *mode = s[0] == 'f' ? BP_CALL_GRAPH_FP :
+            s[0] == 'l' ? BP_CALL_GRAPH_LBR : BP_CALL_GRAPH_AUTO;
+    *bytes = 0;
+    return BP_OK;
+  }
+  if(strncmp(s, "dwarf", 5) || (s[5] && s[5] != ','))
+    return bpi_err_set(err, BPE_INVAL, 0, "'%s' is not fp, dwarf[,BYTES], "
+                       "auto or lbr", s);
+  if(s[5] && (!bpi_text_u64(s + 6, 8, max_bytes, &v) || (v & 7)))
+    return bpi_err_set(err, BPE_INVAL, 0, "stack size '%s' must be a "
+                       "multiple of 8 from 8 to %u bytes", s + 6,
+                       (unsigned)max_bytes);
+  *mode = BP_CALL_GRAPH_DWARF;
+  *bytes = s[5] ? (uint32_t)v : 0;
+  return BP_OK;
 }

@@ -684,6 +684,53 @@ class Harness:
                        for k in ("after_exit", "symbolize_ms")},
         }
 
+    # (6) the cost of --off-cpu on a workload that switches all the time
+    def offcpu(self):
+        """bench_switch (two threads passing a token through pipes, more
+        than 50,000 switches a second) under `benchprof record` with and
+        without --off-cpu, default call graph and frame pointers,
+        interleaved: the workload's own wall time, pair by pair.  Every
+        switch is a context-switch record and a sample with a stack."""
+        if not self.a.switch_work:
+            return
+        reps = self.a.reps
+        rounds = 100000
+        self.say("off-CPU: bench_switch %d round trips, %d repetitions" % (rounds, reps))
+        order = ["alone", "record", "record-offcpu", "record-fp", "record-fp-offcpu"]
+        runs = []
+        for i in range(reps):
+            rep = {}
+            for m in rep_order(order, i):
+                out = os.path.join(self.tmp, "offcpu-%s-%d" % (m, i))
+                cmd = [self.a.switch_work, "-n", str(rounds), "-r", self.report]
+                if m != "alone":
+                    cmd = [self.a.benchprof, "record", "-q", "--no-counters", "-o", out] + \
+                        (["-g", "fp"] if "-fp" in m else []) + \
+                        (["--off-cpu"] if m.endswith("offcpu") else []) + ["--"] + cmd
+                r = run_cmd(cmd, self.report)
+                w = r.get("work") or {}
+                r["switches_per_s"] = w.get("switches_per_s")
+                try:
+                    with open(os.path.join(out, "summary.json")) as f:
+                        sm = json.load(f)
+                    r["lost"] = sm.get("lost")
+                except (OSError, ValueError):
+                    pass
+                rep[m] = r
+                shutil.rmtree(out, ignore_errors=True)
+                settle()
+            runs.append(rep)
+        self.results["sections"]["offcpu"] = {
+            "rounds": rounds, "runs": runs,
+            "abs": {m: {k: summarize([r[m].get(k) for r in runs])
+                        for k in ("work_wall", "switches_per_s", "lost")}
+                    for m in order},
+            "ratios": {"%s/%s work_wall" % (a, b): pairwise(runs, a, b, "work_wall")
+                       for a, b in (("record", "alone"), ("record-offcpu", "record"),
+                                    ("record-fp", "alone"),
+                                    ("record-fp-offcpu", "record-fp"))},
+        }
+
     # (5) benchprof run, whole command
     def whole(self):
         reps = self.a.reps
@@ -793,6 +840,18 @@ class Harness:
                 "" if rs["long_s"] == 60 else "the issue's long workload is 60 s; BENCH_LONG=1 runs it")
             add("peak RSS of the long workload within 10% of the 10 s one",
                 fmt(rs["ratio"], "x"), bool(rs["ratio"] and rs["ratio"]["max"] <= 1.10))
+        oc = S.get("offcpu")
+        if oc:
+            sw = oc["abs"]["alone"]["switches_per_s"]
+            for bp in ("record", "record-fp"):
+                r = oc["ratios"].get("%s-offcpu/%s work_wall" % (bp, bp))
+                c = paired(oc["runs"], bp + "-offcpu", bp, "work_wall")
+                add("--off-cpu on a token passed through pipes (%s switches/s alone) "
+                    "<= 1.10x %s without it" % (fmt(sw, "", 0), bp), fmt(r, "x"),
+                    bool(r and r["median"] <= 1.10),
+                    "lost samples with it: %s; %s" % (
+                        fmt(oc["abs"][bp + "-offcpu"]["lost"], "", 0),
+                        paired_note(c, bp + "-offcpu", bp)))
         wr = S.get("run")
         if wr:
             add("benchprof run wall on cpu-2s <= 1.05x the workload alone",
@@ -996,7 +1055,7 @@ class Harness:
         self.results["reps"] = a.reps
         self.calibrate()
         parts = a.only.split(",") if a.only else ["overhead", "artifacts", "rss", "run",
-                                                  "inline"]
+                                                  "inline", "offcpu"]
         if "overhead" in parts:
             self.overhead()
         if "artifacts" in parts:
@@ -1007,6 +1066,8 @@ class Harness:
             self.whole()
         if "inline" in parts:
             self.inline()
+        if "offcpu" in parts:
+            self.offcpu()
         self.results["machine"]["loadavg_end"] = os.getloadavg()
         targets = self.targets()
         table = self.table()
@@ -1340,8 +1401,9 @@ def main():
     ap.add_argument("--doc")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rss-reps", type=int, default=1)
-    ap.add_argument("--only", help="comma list: overhead,artifacts,rss,run,inline")
+    ap.add_argument("--only", help="comma list: overhead,artifacts,rss,run,inline,offcpu")
     ap.add_argument("--inline-work", help="bench_inline, for the cost of inlined frames")
+    ap.add_argument("--switch-work", help="bench_switch, for the cost of --off-cpu")
     ap.add_argument("--samples", default=None,
                     help="comma list of sample counts for time to artifacts"
                     " (default 10000,100000; with BENCH_LONG=1 also 1000000)")

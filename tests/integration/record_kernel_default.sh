@@ -10,6 +10,11 @@
 #    the pprof comments and the flame graph say kernel time was not
 #    sampled and what share of task-clock is in no sample; the share
 #    agrees with the samples and the counter (100 - sampled / task-clock).
+#  - There, the folded stacks end with "[not sampled: kernel time] N", N
+#    that time in samples: read the way flamegraph.pl reads folded
+#    stacks it is a root beside the process at the unsampled share, and
+#    `benchprof compare` of two such runs works, with the stack in
+#    diff.folded and no function made of it.
 #  - --all-user asks for user space only: no kernel frame, and the reason
 #    is stated.
 . "${top_srcdir:?run through make check}/tests/lib.sh"
@@ -94,6 +99,58 @@ p = A.read_pprof(os.path.join(d, "profile.pb.gz"))
 assert any(note in c for c in p.comments), p.comments
 svg = open(os.path.join(d, "flamegraph.svg"), encoding="utf-8").read()
 assert note in svg, "flame graph does not say it"
+PY
+
+# The folded stacks have no comments: the CPU time in no sample is a
+# stack of its own, "[not sampled: kernel time] N" alone on the last
+# line, N that time in samples; every artifact still describes the same
+# samples (validate checks N against summary.json too).
+validate user
+pycheck "not permitted: the folded stacks state the share as a stack of its own, read as flamegraph.pl reads it" <<'PY'
+import os, re
+import artifacts as A
+d = os.path.join(os.environ["TMP"], "user")
+s = A.read_summary(os.path.join(d, "summary.json"))
+missing = A.folded_unsampled(os.path.join(d, "profile.folded"))
+sampled = A.total_count(A.folded_stacks(os.path.join(d, "profile.folded")))
+share = 100.0 * missing / (missing + sampled)
+print("  folded: %s %d of %d: %.1f%%, summary.json %.1f%%" % (
+    A.FOLDED_UNSAMPLED, missing, missing + sampled, share, s["unsampled_pct"]))
+assert abs(share - s["unsampled_pct"]) < 0.5, (share, s["unsampled_pct"])
+# flamegraph.pl's own line pattern; the first frame is a root of the graph
+roots = {}
+for line in open(os.path.join(d, "profile.folded"), encoding="utf-8"):
+    m = re.match(r"^(.*)\s+?(\d+(?:\.\d*)?)$", line.rstrip("\n"))
+    assert m, "flamegraph.pl would skip %r" % line
+    root = m.group(1).split(";")[0]
+    roots[root] = roots.get(root, 0) + int(m.group(2))
+assert roots.get(A.FOLDED_UNSAMPLED) == missing and roots.get("dd") == sampled, roots
+PY
+# compare reads it: two runs without kernel samples compare, their
+# difference of unsampled time is a stack of diff.folded, and no function
+# is made of it
+for side in ua ub; do
+  run_as env HOME="$TMP" "$TMP/benchprof" run -q -o "$TMP/$side" --no-bencher \
+    -- $DD >"$TMP/$side.out" 2>"$TMP/$side.err"
+  check "not permitted: run $side: exit 0" [ $? -eq 0 ]
+done
+"$BENCHPROF" compare -o "$TMP/cmp" "$TMP/ua" "$TMP/ub" >"$TMP/cmp.out" 2>&1
+check "not permitted: compare of two such runs: exit 0" [ $? -eq 0 ]
+pycheck "not permitted: compare's diff.folded has the unsampled stack, compare.json no function of it" <<'PY'
+import glob, json, os
+import artifacts as A
+tmp = os.environ["TMP"]
+diffs = glob.glob(os.path.join(tmp, "cmp", "**", "diff.folded"), recursive=True)
+assert diffs, "no diff.folded"
+want = [A.folded_unsampled(os.path.join(tmp, side, "profile.folded"))
+        for side in ("ua", "ub")]
+lines = [l.split() for l in open(diffs[0]) if l.startswith(A.FOLDED_UNSAMPLED + " ")]
+assert len(lines) == 1, lines
+got = [int(x) for x in lines[0][-2:]]
+assert got == want, (got, want)
+text = open(os.path.join(tmp, "cmp", "compare.json")).read()
+assert "not sampled" not in text, "compare.json names the unsampled stack"
+assert json.loads(text)
 PY
 
 record allu -q --all-user -- $DD

@@ -19,6 +19,10 @@ static const char *const files[] = {
   "profile.json.gz", "profile.pb.gz", "profile.folded", "flamegraph.svg",
   "summary.json",
 };
+/* ... and with off-CPU time */
+static const char *const off_files[] = {
+  "profile.offcpu.folded", "flamegraph.offcpu.svg",
+};
 
 /* path = dir/name; false when it does not fit */
 static bool join(char path[PATH_MAX], const char *dir, const char *name)
@@ -127,7 +131,7 @@ static void check_summary(const char *dir)
     "sampled_ms", "unsampled_pct", "call_graph_fallback", "stack_bytes", "unwind_samples", "dwarf_samples",
     "unwind_truncated", "unwind_failed", "spilled_bytes",
     "spill_trimmed_bytes", "unwind_ms", "processes",
-    "threads", "top_functions", "counters"};
+    "threads", "top_functions", "off_cpu", "counters"};
   static const char *const event_keys[] = {
     "requested", "used", "fallback", "fallback_reason", "frequency_hz",
     "period", "sampled_total", "time_based", "precise"};
@@ -171,6 +175,8 @@ static void check_summary(const char *dir)
   CHECK_EQ_INT(num(s, "spill_trimmed_bytes"), 4096);
   CHECK(num(s, "unwind_ms") == 2.5);
   CHECK_EQ_INT(num(s, "processes"), 2);
+  /* recorded without --off-cpu: null, never missing */
+  CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(s, "off_cpu")));
   const cJSON *threads = cJSON_GetObjectItemCaseSensitive(s, "threads");
   CHECK_EQ_INT(cJSON_GetArraySize(threads), 3);
   const cJSON *worker = cJSON_GetArrayItem(threads, 1);
@@ -325,7 +331,8 @@ struct pprof {
   int nstrings, ntypes, nmappings;
   uint64_t func_name[PB_MAX];      /* by function id */
   uint64_t loc_func[PB_MAX];       /* by location id */
-  uint64_t leaf[PB_MAX], value[PB_MAX][2], labels[PB_MAX];
+  uint64_t leaf[PB_MAX], value[PB_MAX][3], labels[PB_MAX];
+  int nvalues[PB_MAX];
   int nsamples;
   bool bad_ids;
 };
@@ -379,8 +386,9 @@ static void pb_sample(struct pprof *pp, struct pb *r)
     if(f == 1)
       pp->leaf[i] = pb_varint(&sub);   /* packed, leaf first */
     if(f == 2)
-      while(sub.p < sub.end && nvalues < 2)
+      while(sub.p < sub.end && nvalues < 3)
         pp->value[i][nvalues++] = pb_varint(&sub);
+    pp->nvalues[i] = nvalues;
     if(f == 3)
       pp->labels[i]++;
   }
@@ -468,6 +476,7 @@ static void check_pprof(const char *dir)
     all += pp.value[i][0];
     cpu += pp.value[i][1];
     CHECK_EQ_INT(pp.labels[i], 3);  /* pid, tid, thread */
+    CHECK_EQ_INT(pp.nvalues[i], 2);  /* no off_cpu type without it */
   }
   CHECK_EQ_INT(hot, SYNTH_HOT_SAMPLES);
   CHECK_EQ_INT(cold, SYNTH_COLD_SAMPLES);
@@ -614,6 +623,50 @@ static void check_odd(const char *dir)
   bpi_profile_free(p);
 }
 
+/* Kernel time not sampled, a clock sampled: 4 samples of 1 ms for 10 ms
+ * of task-clock.  The folded stacks end with the 6 ms in no sample as 6
+ * samples of their own line; without the task-clock (a benchmark's
+ * slice) or with kernel time sampled there is no such line. */
+static void check_unsampled(const char *dir)
+{
+  struct bp_err err = {.code = BP_OK};
+  struct bp_profile *p = NULL;
+  CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
+  if(!p)
+    return;
+  p->meta.time_event = true;
+  p->meta.start_ns = 1000;
+  p->meta.end_ns = 20000000;
+  p->meta.task_clock_ns = 10e6;
+  p->meta.kernel_unsampled = true;
+  uint32_t lib = bpi_profile_lib(p, "/opt/x/libu.so", NULL);
+  uint32_t st = bpi_profile_stack(p, BP_NONE,
+                                  bpi_profile_frame(p, lib, 0x10,
+                                                    BP_FRAME_USER));
+  uint32_t th = bpi_profile_thread(p, 7, 7);
+  for(int i = 0; i < 4; i++)
+    CHECK_EQ_INT(bpi_profile_add_sample(p, th, st, 2000 + (uint64_t)i,
+                                        1000000), BP_OK);
+  CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+  char *folded = slurp(dir, "profile.folded", NULL);
+  CHECK_EQ_STR(folded, "[pid 7];0x10 (in libu.so) 4\n"
+                       BP_FOLDED_UNSAMPLED " 6\n");
+  free(folded);
+  const struct { double task_clock_ns; bool unsampled; } none[] = {
+    {0, true},        /* a slice: the share is not known */
+    {10e6, false},    /* kernel time sampled */
+  };
+  for(size_t i = 0; i < BP_ARRAY_LEN(none); i++) {
+    p->meta.task_clock_ns = none[i].task_clock_ns;
+    p->meta.kernel_unsampled = none[i].unsampled;
+    CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+    folded = slurp(dir, "profile.folded", NULL);
+    CHECK_EQ_STR(folded, "[pid 7];0x10 (in libu.so) 4\n");
+    free(folded);
+  }
+  bpi_profile_free(p);
+}
+
 /* More samples than the Gecko exporter holds at once (it reads the
  * timeline in chunks of whole threads) and artifacts larger than the
  * 64 KiB pieces they are streamed in: thread 0 alone fills a chunk,
@@ -697,6 +750,116 @@ static void check_long(const char *dir)
   bpi_profile_free(p);
 }
 
+/* --off-cpu: three waits of the main thread on its first stack (1.5 ms
+ * and 0.5 ms blocked, 1 ms preempted) in every artifact; without it
+ * (the other directories) no off-CPU file. */
+static void check_offcpu(const char *dir, const char *plain_dir)
+{
+  struct bp_err err = {.code = BP_OK};
+  struct bp_profile *p = NULL;
+  char path[PATH_MAX];
+  CHECK(join(path, plain_dir, "profile.offcpu.folded") &&
+        access(path, F_OK) != 0);
+  CHECK_EQ_INT(synth_profile_new(&p), BP_OK);
+  if(!p)
+    return;
+  uint32_t th = p->counts[0].thread, st = p->counts[0].stack;
+  uint64_t t = SYNTH_START_NS + 1000000;
+  p->meta.off_cpu = true;
+  CHECK_EQ_INT(bpi_profile_add_off(p, th, st, t, 1500000, false), BP_OK);
+  CHECK_EQ_INT(bpi_profile_add_off(p, th, st, t + 2000000, 500000, false),
+               BP_OK);
+  CHECK_EQ_INT(bpi_profile_add_off(p, th, st, t + 4000000, 1000000, true),
+               BP_OK);
+  CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+  /* folded: the blocked 2000 us on the stack, the preempted 1000 us under
+   * [preempted]; the stack's text is profile.folded's for that stack */
+  char *folded = slurp(dir, "profile.offcpu.folded", NULL);
+  char *plain = slurp(dir, "profile.folded", NULL);
+  CHECK(folded && plain);
+  if(folded && plain) {
+    char *nl = strchr(folded, '\n');
+    CHECK(nl != NULL);
+    if(nl) {
+      *nl = '\0';
+      char *sp = strrchr(folded, ' ');
+      CHECK(sp && !strcmp(sp, " 2000"));
+      if(sp) {
+        *sp = '\0';
+        char want[4096];
+        snprintf(want, sizeof(want), "%s;[preempted] 1000\n", folded);
+        CHECK_EQ_STR(nl + 1, want);
+        /* the same stack (no kernel frame in it) as an on-CPU line */
+        snprintf(want, sizeof(want), "%s ", folded);
+        CHECK(strstr(plain, want) != NULL);
+      }
+    }
+  }
+  free(folded);
+  free(plain);
+  cJSON *s = slurp_json(dir, "summary.json");
+  const cJSON *o = s ? item(s, "off_cpu") : NULL;
+  CHECK(o && num(o, "ms") == 3.0 && num(o, "blocked_ms") == 2.0 &&
+        num(o, "preempted_ms") == 1.0);
+  const cJSON *top = o ? cJSON_GetArrayItem(item(o, "top_stacks"), 0) : NULL;
+  CHECK(top && num(top, "waits") == 3 && num(top, "ms") == 3.0 &&
+        num(top, "pct") == 100.0);
+  const cJSON *t0 = s ? cJSON_GetArrayItem(item(s, "threads"), (int)th) : NULL;
+  CHECK(t0 && num(t0, "off_cpu_ms") == 3.0 && num(t0, "on_cpu_ms") > 0);
+  cJSON_Delete(s);
+  /* Gecko: three rows of 1 ms with no CPU on that thread's track */
+  cJSON *g = slurp_json(dir, "profile.json.gz");
+  const cJSON *gt = g ? cJSON_GetArrayItem(item(g, "threads"), (int)th) : NULL;
+  int idle = 0, rows = 0;
+  if(gt) {
+    const cJSON *samples = item(gt, "samples"), *row;
+    int cpu_col = column(samples, "threadCPUDelta");
+    double last = -1;
+    cJSON_ArrayForEach(row, item(samples, "data")) {
+      double tm = cJSON_GetArrayItem(row, column(samples, "time"))->valuedouble;
+      CHECK(tm >= last);  /* the waits merged into the samples' order */
+      last = tm;
+      rows++;
+      idle += cJSON_GetArrayItem(row, cpu_col)->valuedouble == 0;
+    }
+  }
+  CHECK_EQ_INT(idle, 3);
+  CHECK_EQ_INT(rows, (int)p->threads[th].samples + 3);
+  cJSON_Delete(g);
+  /* pprof: the third sample type, the waits as samples of their own
+   * (no samples, no CPU), labelled with their kind */
+  size_t len = 0;
+  char *pb = slurp(dir, "profile.pb.gz", &len);
+  static struct pprof pp;
+  memset(&pp, 0, sizeof(pp));
+  CHECK(pb != NULL);
+  if(pb) {
+    pb_profile(&pp, pb, len);
+    CHECK_EQ_INT(pp.ntypes, 3);
+    uint64_t off = 0, samples = 0, labelled = 0;
+    for(int i = 0; i < pp.nsamples; i++) {
+      CHECK_EQ_INT(pp.nvalues[i], 3);
+      off += pp.value[i][2];
+      if(pp.value[i][2]) {
+        samples += pp.value[i][0] + pp.value[i][1];
+        labelled += pp.labels[i] == 4;  /* pid, tid, thread, switch */
+      }
+    }
+    CHECK_EQ_INT(off, 3000000);
+    CHECK_EQ_INT(samples, 0);
+    CHECK_EQ_INT(labelled, 2);  /* blocked, preempted */
+    bool typed = false;
+    for(int i = 0; i < pp.nstrings; i++) {
+      typed = typed || !strcmp(pp.strings[i], "off_cpu");
+      free(pp.strings[i]);
+    }
+    CHECK(typed);
+  }
+  free(pb);
+  CHECK(join(path, dir, "flamegraph.offcpu.svg") && access(path, F_OK) == 0);
+  bpi_profile_free(p);
+}
+
 static void check_empty(const char *dir)
 {
   struct bp_err err = {.code = BP_OK};
@@ -723,6 +886,9 @@ static void remove_dir(const char *dir)
   for(size_t i = 0; i < BP_ARRAY_LEN(files); i++)
     if(join(path, dir, files[i]))
       unlink(path);
+  for(size_t i = 0; i < BP_ARRAY_LEN(off_files); i++)
+    if(join(path, dir, off_files[i]))
+      unlink(path);
   rmdir(dir);
 }
 
@@ -731,7 +897,7 @@ int main(void)
   const char *tmp = getenv("TMPDIR");
   char base[PATH_MAX - 16];  /* room for the subdirectory names */
   char dir[PATH_MAX], dir2[PATH_MAX], odd[PATH_MAX], empty[PATH_MAX];
-  char longer[PATH_MAX];
+  char longer[PATH_MAX], unsampled[PATH_MAX];
   struct bp_err err = {.code = BP_OK};
   struct bp_profile *p = NULL;
   snprintf(base, sizeof(base), "%s/bp-test-export.XXXXXX",
@@ -745,6 +911,7 @@ int main(void)
   snprintf(odd, sizeof(odd), "%s/odd", base);
   snprintf(empty, sizeof(empty), "%s/empty", base);
   snprintf(longer, sizeof(longer), "%s/long", base);
+  snprintf(unsampled, sizeof(unsampled), "%s/unsampled", base);
 
   CHECK_EQ_INT(synth_profile_new(&p), BP_OK);
   if(p) {
@@ -758,15 +925,21 @@ int main(void)
     check_deterministic(dir, dir2);
     bpi_profile_free(p);
   }
+  char offdir[PATH_MAX];
+  snprintf(offdir, sizeof(offdir), "%s/off", base);
+  check_offcpu(offdir, dir);
   check_odd(odd);
   check_empty(empty);
   check_long(longer);
+  check_unsampled(unsampled);
 
   remove_dir(dir);
   remove_dir(dir2);
   remove_dir(odd);
   remove_dir(empty);
   remove_dir(longer);
+  remove_dir(offdir);
+  remove_dir(unsampled);
   rmdir(base);
   return check_exit();
 }

@@ -10,6 +10,7 @@
 #include "err.h"
 #include "fileio.h"
 #include "check.h"
+#include "text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +125,7 @@ static void test_dir(void)
   snprintf(sub, sizeof(sub), "%s/b", dir);
   CHECK(bpi_file_mkdirs(sub, &err) == BP_OK);
   for(size_t i = 0; bpi_exporters[i]; i++) {
-    char *path = bpi_rundir_path(sub, bpi_exporters[i]->file);
+    char *path = bpi_text_path_join(sub, bpi_exporters[i]->file);
     CHECK(bpi_file_write(path, "abc", 3, false, &err) == BP_OK);
     free(path);
   }

@@ -1,0 +1,141 @@
+/* profile_offcpu: the off-CPU part of the profile model (--off-cpu).
+ * Intervals a thread spent switched out, each charged to the stack it had
+ * when it left the CPU, aggregated per (thread, stack) in p->off_counts
+ * and kept as a timeline spilled to a temporary file, like the samples. */
+#include "bp_setup.h"
+#include "profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool grow_off_counts(struct bp_profile *p)
+{
+  if(p->noff_counts < p->off_counts_cap)
+    return true;
+  uint32_t cap = p->off_counts_cap ? p->off_counts_cap * 2 : 64;
+  struct bp_off_count *n = realloc(p->off_counts, cap * sizeof(*n));
+  if(!n)
+    return false;
+  p->off_counts = n;
+  p->off_counts_cap = cap;
+  return true;
+}
+
+bp_code bpi_profile_add_off(struct bp_profile *p, uint32_t thread,
+                            uint32_t stack, uint64_t time_ns, uint64_t dur_ns,
+                            bool preempted)
+{
+  uint32_t idx = bpi_map_get(&p->off_index, thread, stack);
+  if(idx == BP_NONE) {
+    if(!grow_off_counts(p))
+      return BPE_NOMEM;
+    idx = p->noff_counts;
+    if(bpi_map_put(&p->off_index, thread, stack, idx))
+      return BPE_NOMEM;
+    p->off_counts[idx] = (struct bp_off_count){.thread = thread,
+                                               .stack = stack};
+    p->noff_counts++;
+  }
+  struct bp_off_count *c = &p->off_counts[idx];
+  c->count++;
+  c->ns += dur_ns;
+  if(preempted)
+    c->preempt_ns += dur_ns;
+  if(!p->off_timeline) {
+    p->off_timeline = tmpfile();
+    if(!p->off_timeline)
+      return BPE_IO;
+  }
+  struct bp_off_sample s = {.thread = thread, .stack = stack,
+                            .time_ns = time_ns, .dur_ns = dur_ns,
+                            .preempted = preempted};
+  if(fwrite(&s, sizeof(s), 1, p->off_timeline) != 1)
+    return BPE_IO;
+  p->off_timeline_len++;
+  return BP_OK;
+}
+
+bp_code bpi_profile_off_rewind(const struct bp_profile *p)
+{
+  if(!p->off_timeline)
+    return BP_OK;
+  if(fflush(p->off_timeline) || fseek(p->off_timeline, 0, SEEK_SET))
+    return BPE_IO;
+  return BP_OK;
+}
+
+bool bpi_profile_off_next(const struct bp_profile *p,
+                          struct bp_off_sample *out)
+{
+  return p->off_timeline &&
+         fread(out, sizeof(*out), 1, p->off_timeline) == 1;
+}
+
+uint64_t bpi_profile_off_ns(const struct bp_profile *p, uint64_t *preempt_ns)
+{
+  uint64_t ns = 0, pre = 0;
+  for(uint32_t i = 0; i < p->noff_counts; i++) {
+    ns += p->off_counts[i].ns;
+    pre += p->off_counts[i].preempt_ns;
+  }
+  if(preempt_ns)
+    *preempt_ns = pre;
+  return ns;
+}
+
+void bpi_profile_thread_times(const struct bp_profile *p, uint32_t thread,
+                              uint64_t *on_ns, uint64_t *off_ns)
+{
+  *on_ns = *off_ns = 0;
+  if(p->meta.time_event)
+    for(uint32_t i = 0; i < p->ncounts; i++)
+      if(p->counts[i].thread == thread)
+        *on_ns += p->counts[i].weight;
+  for(uint32_t i = 0; i < p->noff_counts; i++)
+    if(p->off_counts[i].thread == thread)
+      *off_ns += p->off_counts[i].ns;
+}
+
+bp_code bpi_profile_off_copy(struct bp_profile *d, const struct bp_profile *s,
+                             const struct bp_range *r, size_t n)
+{
+  struct bp_off_sample o;
+  bp_code rc = bpi_profile_off_rewind(s);
+  while(!rc && bpi_profile_off_next(s, &o))
+    if(bpi_profile_in_ranges(r, n, o.time_ns))
+      rc = bpi_profile_add_off(d, o.thread, o.stack, o.time_ns, o.dur_ns,
+                               o.preempted);
+  return rc;
+}
+
+/* qsort context: the counts being ranked */
+static const struct bp_off_count *ranked;
+
+static int by_ns_desc(const void *a, const void *b)
+{
+  uint64_t x = ranked[*(const uint32_t *)a].ns;
+  uint64_t y = ranked[*(const uint32_t *)b].ns;
+  if(x != y)
+    return x > y ? -1 : 1;
+  /* ties in table order, so the output does not depend on qsort */
+  return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+size_t bpi_profile_off_top(const struct bp_profile *p, uint32_t *out,
+                           size_t max)
+{
+  uint32_t n = p->noff_counts;
+  if(!n || !max)
+    return 0;
+  uint32_t *all = malloc(n * sizeof(*all));
+  if(!all)
+    return 0;
+  for(uint32_t i = 0; i < n; i++)
+    all[i] = i;
+  ranked = p->off_counts;
+  qsort(all, n, sizeof(*all), by_ns_desc);
+  size_t k = n < max ? n : max;
+  memcpy(out, all, k * sizeof(*out));
+  free(all);
+  return k;
+}

@@ -1,0 +1,93 @@
+/* publish_int: what the parts of publishing share (internal to
+ * publish.c, publish_plan.c, publish_store.c and publish_api.c): the
+ * publication's plan (its artifacts and their keys, its identity) and
+ * the delivery in progress (struct job, the spool's part markers). */
+#ifndef BP_LIB_PUBLISH_INT_H
+#define BP_LIB_PUBLISH_INT_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hash.h"
+#include "publish.h"
+#include "rundir.h"
+#include "spool.h"
+
+/* One artifact of the publication: where it is in the spool and where it
+ * goes in the store. */
+struct art {
+  char *key;
+  const char *file;  /* relative to the run directory */
+  const char *kind;
+  const char *bench; /* the benchmark's name; NULL: the whole run's */
+};
+
+struct arts {
+  struct art *a;
+  size_t n, cap;
+  struct bp_strtab keys;  /* a[i].key has id i */
+};
+
+/* The identity parts in key order, from publication.json. */
+struct ident {
+  const char *project, *branch, *hash, *commit, *testbed;
+  const char *base_branch, *base_hash;
+};
+
+/* What one delivery works with. */
+struct job {
+  const struct bp_publish_opts *o;
+  struct bp_spool_pub *sp;
+  cJSON *meta;
+  struct bp_manifest man;
+  struct ident id;
+  struct arts arts;
+  struct bp_store *store;      /* NULL without a store */
+  struct bp_publish_result *res;
+  size_t parts, done;
+  struct bp_bencher_ids bencher;  /* Bencher's answer, when known */
+};
+
+static inline void bpi_pub_add_nullable(cJSON *obj, const char *name,
+                                        const char *value)
+{
+  if(value)
+    cJSON_AddStringToObject(obj, name, value);
+  else
+    cJSON_AddNullToObject(obj, name);
+}
+
+/* publish_plan.c: what a publication sends, where */
+void bpi_pub_ident_of(const cJSON *meta, struct ident *id);
+/* every artifact of man once, benchmarks' first, keyed for id */
+bp_code bpi_pub_list_arts(const struct ident *id,
+                          const struct bp_manifest *man, struct arts *as,
+                          struct bp_err *err);
+void bpi_pub_arts_cleanup(struct arts *as);
+char *bpi_pub_art_key(const struct ident *id, const char *dir,
+                      const char *file);
+char *bpi_pub_manifest_key(const struct ident *id);
+/* the run's files a publication needs (*files: strings of man) */
+bp_code bpi_pub_spool_files(const struct bp_manifest *man,
+                            const char ***files, size_t *n,
+                            struct bp_err *err);
+
+/* publish.c: the spool's part markers, counted */
+bool bpi_pub_part_done(struct job *j, const char *part, char **value);
+bp_code bpi_pub_mark(struct job *j, const char *part, const char *value);
+
+/* publish_store.c: the parts in the artifact store */
+bp_code bpi_pub_open_store(struct job *j);
+bp_code bpi_pub_put_artifacts(struct job *j);
+bp_code bpi_pub_put_manifest(struct job *j, const char *key);
+bp_code bpi_pub_put_latest(struct job *j, const char *mkey);
+
+/* publish_api.c: the parts sent to services (Firefox Profiler, Bencher) */
+bp_code bpi_pub_put_firefox(struct job *j);
+bp_code bpi_pub_put_bencher(struct job *j);
+void bpi_pub_add_bencher_pub(cJSON *p, const struct job *j);
+void bpi_pub_add_bencher_benches(struct bp_manifest *man,
+                                 const struct job *j);
+
+#endif

@@ -1,0 +1,224 @@
+/* publish_store: the parts of a publication that go to the artifact
+ * store: each artifact, then the stored manifest (the run's manifest
+ * annotated with keys, public URLs and Bencher's ids), then the branch's
+ * latest pointer (a conditional update that never moves back). */
+#include "bp_setup.h"
+#include "publish_int.h"
+#include "buf.h"
+#include "err.h"
+#include "fileio.h"
+#include "storekey.h"
+#include "text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void content_type(const char *file, const char **type,
+                         const char **enc)
+{
+  bpi_store_content_type(file, type, enc);
+}
+
+bp_code bpi_pub_put_artifacts(struct job *j)
+{
+  bp_code rc = BP_OK;
+  for(size_t i = 0; i < j->arts.n; i++) {
+    char part[32];
+    snprintf(part, sizeof(part), "artifact-%zu", i);
+    if(bpi_pub_part_done(j, part, NULL) || rc)
+      continue;  /* after a failure the store is likely down: count only */
+    const struct art *a = &j->arts.a[i];
+    char *path = NULL;
+    struct bp_buf r;
+    bpi_buf_init(&r);
+    bpi_buf_printf(&r, BP_SPOOL_FILES "/%s", a->file);
+    path = bpi_buf_failed(&r) ? NULL : bpi_spool_path(j->sp, r.data);
+    const char *type, *enc;
+    content_type(a->file, &type, &enc);
+    rc = path ? bpi_store_put_file(j->store, a->key, path, type, enc,
+                                   &j->res->failure)
+              : bpi_err_set(&j->res->failure, BPE_NOMEM, 0, "spool path");
+    if(!rc)
+      rc = bpi_pub_mark(j, part, a->key);
+    free(path);
+    bpi_buf_cleanup(&r);
+  }
+  return rc;
+}
+
+/* a, stored under key (taken), gets that key, its public URL and its
+ * Firefox Profiler link. */
+static void annotate_art(struct job *j, struct bp_manifest_artifact *a,
+                         char *key)
+{
+  uint32_t i = key ? bpi_strtab_find(&j->arts.keys, key) : BP_NONE;
+  free(key);
+  if(i == BP_NONE)
+    return;
+  const struct art *t = &j->arts.a[i];
+  char part[32];
+  free(a->key);
+  free(a->url);
+  free(a->firefox_url);
+  a->key = strdup(t->key);
+  a->url = bpi_store_public_url(j->store, t->key);
+  a->firefox_url = NULL;
+  snprintf(part, sizeof(part), "firefox-%u", (unsigned)i);
+  if(!bpi_spool_done(j->sp, part, &a->firefox_url))
+    a->firefox_url = NULL;
+}
+
+/* The stored manifest: the run's, each benchmark's artifacts with their
+ * keys and public URLs (and its Bencher benchmark and measure uuids), the
+ * identity, the report (BMF) itself, the Bencher report's ids and the
+ * Firefox Profiler links. */
+static char *stored_manifest(struct job *j)
+{
+  struct bp_manifest m;
+  struct bp_err ignored = {0};
+  struct bp_buf text;
+  char *files = bpi_spool_path(j->sp, BP_SPOOL_FILES);
+  char *bmf = NULL, *path = bpi_spool_path(j->sp, BP_SPOOL_FILES "/"
+                                                  BP_RUNDIR_REPORT);
+  cJSON *rep = NULL;
+  bpi_buf_init(&text);
+  if(path && !bpi_file_read(path, &bmf, NULL, &ignored))
+    rep = cJSON_Parse(bmf);
+  free(bmf);
+  free(path);
+  if(!files || bpi_manifest_read(&m, files, &ignored)) {
+    free(files);
+    cJSON_Delete(rep);
+    return NULL;
+  }
+  free(files);
+  for(size_t bi = 0; bi < m.nbenches; bi++) {
+    struct bp_manifest_bench *b = &m.benches[bi];
+    for(size_t ai = 0; ai < b->narts; ai++) {
+      struct bp_manifest_artifact *a = &b->arts[ai];
+      annotate_art(j, a, a->file && b->profile ?
+                         bpi_pub_art_key(&j->id, b->profile, a->file) : NULL);
+    }
+  }
+  const struct bp_store_run run = {j->id.project, j->id.branch, j->id.commit,
+                                   j->id.testbed};
+  for(size_t ai = 0; ai < m.narts; ai++)
+    annotate_art(j, &m.arts[ai], m.arts[ai].file ?
+                 bpi_store_run_artifact_key(&run, m.arts[ai].file) : NULL);
+  cJSON *p = cJSON_CreateObject();
+  cJSON *id = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(j->meta,
+                                                               "identity"),
+                              true);
+  if(id)
+    cJSON_AddItemToObject(p, "identity", id);
+  cJSON_AddStringToObject(p, "start_time", bpi_json_str(j->meta, "start_time"));
+  cJSON_AddStringToObject(p, "end_time", bpi_json_str(j->meta, "end_time"));
+  cJSON_AddStringToObject(p, "store", bpi_store_url(j->store));
+  bpi_pub_add_bencher_pub(p, j);
+  bpi_pub_add_bencher_benches(&m, j);
+  bpi_pub_add_nullable(p, "firefox_url", j->res->firefox_url);
+  cJSON_Delete(m.publication);
+  m.publication = p;
+  cJSON_Delete(m.results);
+  m.results = rep;
+  char *out = bpi_manifest_print(&m, &text, &ignored) ? NULL : text.data;
+  if(!out)
+    bpi_buf_cleanup(&text);
+  bpi_manifest_cleanup(&m);
+  return out;
+}
+
+bp_code bpi_pub_put_manifest(struct job *j, const char *key)
+{
+  if(bpi_pub_part_done(j, "manifest", NULL))
+    return BP_OK;
+  char *text = stored_manifest(j);
+  bp_code rc = text ? bpi_store_put(j->store, key, text, strlen(text),
+                                    "application/json", NULL,
+                                    &j->res->failure)
+                    : bpi_err_set(&j->res->failure, BPE_NOMEM, 0,
+                                  "stored manifest");
+  if(!rc)
+    rc = bpi_pub_mark(j, "manifest", key);
+  free(text);
+  return rc;
+}
+
+/* The branch's latest pointer, unless a newer run already set it (a spool
+ * flushed late must not move it back). */
+/* The latest pointer as this publication would write it, given the one
+ * stored now (cur, NULL when none): never moves back to an older run. */
+struct latest_ctx {
+  struct job *j;
+  const char *mkey;
+  bool newer;    /* the stored one is newer: left alone */
+};
+
+static int decide_latest(void *ctx, const char *cur, size_t len, char **out)
+{
+  struct latest_ctx *c = ctx;
+  struct job *j = c->j;
+  const char *end = bpi_json_str(j->meta, "end_time");
+  cJSON *prev = cur ? cJSON_ParseWithLength(cur, len) : NULL;
+  const char *prev_end = bpi_json_str(prev, "end_time");
+  c->newer = prev_end && end && strcmp(prev_end, end) > 0;
+  cJSON_Delete(prev);
+  if(c->newer)
+    return 0;
+  char *url = bpi_store_public_url(j->store, c->mkey);
+  cJSON *l = cJSON_CreateObject();
+  cJSON_AddStringToObject(l, "project", j->id.project);
+  cJSON_AddStringToObject(l, "branch", j->id.branch);
+  cJSON_AddStringToObject(l, "commit", j->id.commit);
+  bpi_pub_add_nullable(l, "hash", j->id.hash);
+  cJSON_AddStringToObject(l, "testbed", j->id.testbed);
+  cJSON_AddStringToObject(l, "end_time", end ? end : "");
+  cJSON_AddStringToObject(l, "manifest", c->mkey);
+  bpi_pub_add_nullable(l, "manifest_url", url);
+  bpi_pub_add_nullable(l, "report_uuid", j->res->report_uuid);
+  *out = cJSON_Print(l);
+  cJSON_Delete(l);
+  free(url);
+  return *out ? 1 : -1;
+}
+
+/* latest/{testbed}.json names this run's manifest unless a newer run's
+ * is there: a conditional write (bpi_store_update), so an older
+ * publication flushed late can never move it back, even when it races
+ * the newer one. */
+bp_code bpi_pub_put_latest(struct job *j, const char *mkey)
+{
+  if(bpi_pub_part_done(j, "latest", NULL))
+    return BP_OK;
+  struct bp_err *err = &j->res->failure;
+  char *key = bpi_store_latest_key(j->id.project, j->id.branch,
+                                   j->id.testbed);
+  struct latest_ctx c = {.j = j, .mkey = mkey};
+  bp_code rc = key ? bpi_store_update(j->store, key, "application/json",
+                                      decide_latest, &c, err)
+                   : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
+  if(!rc)
+    rc = bpi_pub_mark(j, "latest", c.newer ? "newer" : key);
+  free(key);
+  return rc;
+}
+
+bp_code bpi_pub_open_store(struct job *j)
+{
+  const cJSON *s = cJSON_GetObjectItemCaseSensitive(j->meta, "store");
+  if(!cJSON_IsObject(s))
+    return BP_OK;
+  struct bp_store_opts so = j->o->store;  /* credentials */
+  so.url = bpi_json_str(s, "url");
+  so.public_url = bpi_json_str(s, "public_url");
+  so.s3_endpoint = bpi_json_str(s, "s3_endpoint");
+  so.s3_region = bpi_json_str(s, "s3_region");
+  so.s3_path_style = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+                                    s, "s3_path_style"));
+  so.http = &j->o->http;
+  if(!so.url)
+    return bpi_err_set(&j->res->failure, BPE_FORMAT, 0, "publication %s: "
+                       "store without url", j->sp->id);
+  return bpi_store_open(&j->store, &so, &j->res->failure);
+}

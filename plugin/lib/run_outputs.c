@@ -1,0 +1,168 @@
+/* run_outputs: the report and manifest `benchprof run` writes
+ * (run_outputs.h). */
+#include "bp_setup.h"
+#include "run_outputs.h"
+#include "buf.h"
+#include "counters.h"
+#include "err.h"
+#include "fileio.h"
+#include "rundir.h"
+#include "text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+bp_code bpi_run_attach_counters(struct bp_report *rep,
+                                const struct bp_marked *marked,
+                                size_t nmarked,
+                                const struct bp_profile *prof,
+                                const char *default_name,
+                                struct bp_run_bench **benches,
+                                size_t *unattached)
+{
+  *benches = NULL;
+  *unattached = 0;
+  if(rep->nbenches == 0 && !nmarked && !bpi_report_bench(rep, default_name))
+    return BPE_NOMEM;
+  for(size_t i = 0; i < nmarked; i++) {
+    struct bp_bench *b = bpi_report_bench(rep, marked[i].name);
+    if(!b)
+      return BPE_NOMEM;
+    bp_code rc = bpi_report_add_counters(b, marked[i].counters,
+                                         marked[i].ncounters);
+    if(rc)
+      return rc;
+  }
+  struct bp_run_bench *arts = calloc(rep->nbenches ? rep->nbenches : 1,
+                                     sizeof(*arts));
+  if(!arts)
+    return BPE_NOMEM;
+  *benches = arts;
+  for(size_t i = 0; i < rep->nbenches; i++)
+    arts[i].dir = ".";
+  for(size_t i = 0; i < nmarked; i++) {
+    struct bp_bench *b = bpi_report_bench(rep, marked[i].name);
+    arts[b - rep->benches].dir = marked[i].dir;
+    arts[b - rep->benches].marked = &marked[i];
+  }
+  size_t unmarked = 0;
+  for(size_t i = 0; i < rep->nbenches; i++)
+    unmarked += !strcmp(arts[i].dir, ".");
+  if(unmarked == 1 && rep->nbenches == 1)
+    return bpi_report_add_counters(&rep->benches[0], prof->meta.counters,
+                                   prof->meta.ncounters);
+  *unattached = unmarked;
+  return BP_OK;
+}
+
+bp_code bpi_run_write_report(const char *dir, const struct bp_report *rep,
+                             struct bp_err *err)
+{
+  struct bp_buf b;
+  char *path = bpi_text_path_join(dir, BP_RUNDIR_REPORT);
+  bpi_buf_init(&b);
+  bpi_report_write_bmf(rep, &b);
+  bp_code rc = BP_OK;
+  if(!path || bpi_buf_failed(&b))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "report");
+  else
+    rc = bpi_file_write(path, b.data, b.len, false, err);
+  bpi_buf_cleanup(&b);
+  free(path);
+  return rc;
+}
+
+/* One benchmark's facts: of its own invocation, or as the harness marked
+ * it in the invocation run (NULL with --each); none otherwise. */
+static bp_code bench_facts(struct bp_manifest_bench *b,
+                           const struct bp_run_bench *art,
+                           const struct bp_profile_meta *run)
+{
+  const struct bp_counter *c = NULL;
+  size_t nc = 0;
+  if(art->prof) {
+    const struct bp_profile_meta *m = &art->prof->meta;
+    b->facts = BP_FACTS_OWN;
+    b->exit_status = art->exit_status;
+    b->samples = m->samples;
+    b->lost = m->lost_records;
+    c = m->counters;
+    nc = m->ncounters;
+  }
+  else if(art->marked && run) {
+    b->facts = BP_FACTS_MARKED;
+    b->runs = art->marked->nsegs;
+    b->samples = art->marked->samples;
+    b->lost = run->lost_records;   /* counted for the whole run only */
+    c = art->marked->counters;
+    nc = art->marked->ncounters;
+  }
+  if(b->facts && !(b->counters = bpi_counters_tree(c, nc)))
+    return BPE_NOMEM;
+  if(art->repetitions &&
+     !(b->repetitions = cJSON_Duplicate(art->repetitions, true)))
+    return BPE_NOMEM;
+  return BP_OK;
+}
+
+/* Each benchmark: its name, its profile directory and artifacts, and its
+ * facts. */
+static bp_code add_benchmarks(struct bp_manifest *man,
+                              const struct bp_run_facts *f,
+                              struct bp_err *err)
+{
+  const struct bp_report *rep = f->report;
+  const struct bp_profile_meta *run = f->prof ? &f->prof->meta : NULL;
+  bp_code rc = BP_OK;
+  for(size_t i = 0; !rc && i < rep->nbenches; i++) {
+    const struct bp_run_bench *art = &f->benches[i];
+    struct bp_manifest_bench *b = bpi_manifest_add_bench(
+      man, rep->benches[i].name, art->dir);
+    if(!b || bench_facts(b, art, run))
+      return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+    /* for function costs per iteration (compare) */
+    b->iterations = rep->benches[i].iterations;
+    b->iteration_cpu_ns = rep->benches[i].iteration_cpu_ns;
+    rc = bpi_manifest_artifacts(f->dir, art->dir, &b->arts, &b->narts, err);
+  }
+  return rc;
+}
+
+static bool dup_to(char **to, const char *s)
+{
+  return !s || (*to = strdup(s)) != NULL;
+}
+
+bp_code bpi_run_write_manifest(const struct bp_run_facts *f,
+                               struct bp_err *err)
+{
+  const struct bp_profile_meta *m = &f->any->meta;
+  struct bp_manifest man = {.exit_status = f->exit_status};
+  bp_code rc = BP_OK;
+  if(!dup_to(&man.version, BENCHPROF_VERSION) ||
+     !dup_to(&man.outcome, f->outcome) ||
+     !dup_to(&man.command, f->prof ? m->command : f->command) ||
+     !dup_to(&man.report, BP_RUNDIR_REPORT) ||
+     !dup_to(&man.event_requested, m->requested_event) ||
+     !dup_to(&man.event_used, m->event) ||
+     !dup_to(&man.fallback_reason, m->fallback_reason))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+  if(!rc && f->prof) {
+    man.has_facts = true;
+    man.samples = m->samples;
+    man.lost = m->lost_records;
+    if(!(man.counters = bpi_counters_tree(m->counters, m->ncounters)))
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+    if(!rc)
+      rc = bpi_manifest_artifacts(f->dir, ".", &man.arts, &man.narts, err);
+  }
+  man.repeat = f->repeat > 1 ? f->repeat : 0;
+  if(!rc)
+    rc = add_benchmarks(&man, f, err);
+  if(!rc)
+    rc = bpi_manifest_write(&man, f->dir, err);
+  bpi_manifest_cleanup(&man);
+  return rc;
+}

@@ -1,0 +1,259 @@
+/* symbols_elf: names from a module's ELF tables where the symbol table
+ * has none or several for an address: PLT stubs named after their target,
+ * stripped code after its .eh_frame function range (fn_START), and the
+ * name people write among aliases. */
+#include "bp_setup.h"
+#include "symbols_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The section called name, its header in *sh; NULL when there is none. */
+static Elf_Scn *find_section(Elf *elf, size_t shstrndx, const char *name,
+                             GElf_Shdr *sh)
+{
+  for(Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
+      scn = elf_nextscn(elf, scn)) {
+    const char *n;
+    if(gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+       !strcmp(n, name))
+      return scn;
+  }
+  return NULL;
+}
+
+static bool in_section(const GElf_Shdr *sh, uint64_t vaddr)
+{
+  return vaddr >= sh->sh_addr && vaddr - sh->sh_addr < sh->sh_size;
+}
+
+/* The dynamic symbol named by the relocation of GOT slot got, searched in
+ * .rela.plt (lazy binding) and .rela.dyn (-z now, .plt.got). */
+static const char *got_slot_symbol(Elf *elf, size_t shstrndx, uint64_t got)
+{
+  static const char *const tables[] = {".rela.plt", ".rela.dyn"};
+  for(size_t t = 0; t < BP_ARRAY_LEN(tables); t++) {
+    GElf_Shdr relash, dynsh;
+    Elf_Scn *rela = find_section(elf, shstrndx, tables[t], &relash);
+    Elf_Scn *dyn = rela ? elf_getscn(elf, relash.sh_link) : NULL;
+    Elf_Data *rd = rela ? elf_getdata(rela, NULL) : NULL;
+    Elf_Data *dd = dyn ? elf_getdata(dyn, NULL) : NULL;
+    if(!rd || !dd || !gelf_getshdr(dyn, &dynsh) || !relash.sh_entsize)
+      continue;
+    size_t n = relash.sh_size / relash.sh_entsize;
+    for(size_t i = 0; i < n; i++) {
+      GElf_Rela rel;
+      GElf_Sym sym;
+      if(gelf_getrela(rd, (int)i, &rel) && rel.r_offset == got &&
+         GELF_R_SYM(rel.r_info) &&
+         gelf_getsym(dd, (int)GELF_R_SYM(rel.r_info), &sym))
+        return elf_strptr(elf, dynsh.sh_link, sym.st_name);
+    }
+  }
+  return NULL;
+}
+
+/* The name of the function the PLT stub at vaddr jumps to; NULL when vaddr
+ * is in no stub or its target cannot be named.  A stub is a handful of
+ * instructions around one indirect jump through its GOT slot
+ * (x86-64: "ff 25 disp32", jmp *disp(%rip), maybe after endbr64 and a bnd
+ * prefix); the slot's relocation names the function.  This covers .plt,
+ * .plt.sec (IBT) and .plt.got (-z now). */
+static const char *plt_target(Elf *elf, uint64_t vaddr)
+{
+  static const char *const sections[] = {".plt.sec", ".plt", ".plt.got"};
+  size_t shstrndx;
+  if(elf_getshdrstrndx(elf, &shstrndx))
+    return NULL;
+  for(size_t i = 0; i < BP_ARRAY_LEN(sections); i++) {
+    GElf_Shdr sh;
+    Elf_Scn *scn = find_section(elf, shstrndx, sections[i], &sh);
+    Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+    if(!d || !d->d_buf || !in_section(&sh, vaddr))
+      continue;
+    uint64_t entsize = sh.sh_entsize >= 8 ? sh.sh_entsize : 16;
+    uint64_t entry = (vaddr - sh.sh_addr) / entsize * entsize;
+    const unsigned char *code = d->d_buf;
+    for(uint64_t at = entry; at + 6 <= entry + entsize && at + 6 <= d->d_size;
+        at++) {
+      if(code[at] != 0xff || code[at + 1] != 0x25)
+        continue;
+      int32_t disp;
+      memcpy(&disp, code + at + 2, sizeof(disp));
+      uint64_t got = sh.sh_addr + at + 6 + (uint64_t)(int64_t)disp;
+      return got_slot_symbol(elf, shstrndx, got);
+    }
+    return NULL;
+  }
+  return NULL;
+}
+
+/* Samples in a PLT stub fall in no symbol: name them "callee@plt", as perf
+ * and objdump do, so the time is not left as a bare address.  false only
+ * when out of memory. */
+bool bpi_sym_plt_lookup(struct bp_symbols *s, Dwfl_Module *mod,
+                        uint64_t vaddr, struct result *r)
+{
+  GElf_Addr bias;
+  Elf *elf = dwfl_module_getelf(mod, &bias);
+  const char *target = elf ? plt_target(elf, vaddr) : NULL;
+  if(!target || !*target)
+    return true;
+  char *dm = s->demangle ? bpi_symbols_demangle(target) : NULL;
+  char name[512];
+  snprintf(name, sizeof(name), "%s@plt", dm ? dm : target);
+  free(dm);
+  r->name = bpi_strtab_intern(&s->strs, name);
+  return r->name != BP_NONE;
+}
+
+/* .eh_frame_hdr's binary search table: the start of every FDE, sorted
+ * (the linker writes it so for the unwinder).  Only the encoding every
+ * x86-64 and arm64 linker uses (a 4-byte eh_frame pointer, a udata4 count
+ * and datarel sdata4 pairs); none read otherwise. */
+static void read_fde_starts(struct module *m)
+{
+  GElf_Addr bias;
+  GElf_Shdr sh;
+  size_t shstrndx;
+  Elf *elf = dwfl_module_getelf(m->mod, &bias);
+  m->fdes_read = true;
+  if(!elf || elf_getshdrstrndx(elf, &shstrndx))
+    return;
+  Elf_Scn *scn = find_section(elf, shstrndx, ".eh_frame_hdr", &sh);
+  Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+  const unsigned char *h = d ? d->d_buf : NULL;
+  if(!h || d->d_size < 12 || h[0] != 1 || (h[1] & 0x0f) != 0x0b ||
+     h[2] != 0x03 || h[3] != 0x3b)
+    return;
+  uint32_t count;
+  memcpy(&count, h + 8, sizeof(count));
+  if(count > (d->d_size - 12) / 8 || !count)
+    return;
+  m->fde_starts = malloc(count * sizeof(*m->fde_starts));
+  if(!m->fde_starts)
+    return;
+  for(uint32_t i = 0; i < count; i++) {
+    int32_t loc;
+    memcpy(&loc, h + 12 + (size_t)i * 8, sizeof(loc));
+    m->fde_starts[i] = sh.sh_addr + (uint64_t)(int64_t)loc;
+  }
+  m->nfdes = count;
+}
+
+/* The start of the FDE that covers vaddr (one covers it: the caller
+ * checked), from the table; false without one. */
+static bool fde_start(struct module *m, uint64_t vaddr, uint64_t *start)
+{
+  if(!m->fdes_read)
+    read_fde_starts(m);
+  size_t lo = 0, hi = m->nfdes;
+  while(lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if(m->fde_starts[mid] <= vaddr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if(!lo)
+    return false;
+  *start = m->fde_starts[lo - 1];
+  return true;
+}
+
+/* No symbol covers vaddr: name it after the function the unwind tables
+ * (.eh_frame) say it is in, "fn_START" (the FDE's first address), so all
+ * of a stripped function's addresses are one function.  Leaves r->name
+ * BP_NONE without one; false only when out of memory. */
+bool bpi_sym_fde_lookup(struct bp_symbols *s, struct module *m,
+                        uint64_t vaddr, struct result *r)
+{
+  Dwarf_Addr bias;
+  Dwarf_CFI *cfi = dwfl_module_eh_cfi(m->mod, &bias);
+  Dwarf_Frame *fr = NULL;
+  uint64_t start;
+  /* an FDE covers vaddr, and the table says where it starts */
+  bool covered = cfi && dwarf_cfi_addrframe(cfi, vaddr - bias, &fr) == 0;
+  free(fr);
+  if(!covered || !fde_start(m, vaddr, &start))
+    return true;
+  char name[32];
+  snprintf(name, sizeof(name), "fn_%" PRIx64, start);
+  r->name = bpi_strtab_intern(&s->strs, name);
+  r->unnamed = true;
+  return r->name != BP_NONE;
+}
+
+/* How a function name ranks among others at its address, lower first:
+ * the one people write (malloc, write) before the library's internal
+ * aliases (__libc_malloc, __write, __GI___libc_write): fewer leading
+ * underscores, then global before weak before local, then shorter. */
+static uint64_t alias_rank(const char *name, unsigned bind)
+{
+  uint64_t underscores = strspn(name, "_");
+  uint64_t len = strcspn(name, "@");
+  uint64_t b = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+  return underscores << 40 | b << 32 | (len > UINT32_MAX ? UINT32_MAX : len);
+}
+
+/* For every address of m where several functions start, the best name
+ * by alias_rank, into s->alias_of (once per module).  Addresses with one
+ * function are left out: libdwfl names them already. */
+static void read_aliases(struct bp_symbols *s, uint32_t id, struct module *m)
+{
+  struct bp_map best;  /* address -> symbol index of the best so far */
+  int n = dwfl_module_getsymtab(m->mod);
+  m->aliases_read = true;
+  bpi_map_init(&best);
+  for(int i = 1; i < n; i++) {
+    GElf_Sym sym;
+    GElf_Addr addr;
+    const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL,
+                                               NULL, NULL);
+    unsigned type = GELF_ST_TYPE(sym.st_info);
+    if(!name || !*name || !addr ||
+       (type != STT_FUNC && type != STT_GNU_IFUNC))
+      continue;
+    uint32_t have = bpi_map_get(&best, addr, 0);
+    if(have == BP_NONE) {
+      if(bpi_map_put(&best, addr, 0, (uint32_t)i))
+        break;
+      continue;
+    }
+    GElf_Sym hs;
+    GElf_Addr ha;
+    const char *hname = dwfl_module_getsym_info(m->mod, (int)have, &hs,
+                                                &ha, NULL, NULL, NULL);
+    uint64_t mine = alias_rank(name, GELF_ST_BIND(sym.st_info));
+    uint64_t theirs = hname ? alias_rank(hname, GELF_ST_BIND(hs.st_info))
+                            : UINT64_MAX;
+    if(mine < theirs) {
+      if(bpi_map_put(&best, addr, 0, (uint32_t)i))
+        break;
+      have = (uint32_t)i;
+    }
+    /* two functions here: remember the best name (replaced as better
+     * ones come) */
+    GElf_Sym bs;
+    GElf_Addr ba;
+    const char *bname = dwfl_module_getsym_info(m->mod, (int)have, &bs,
+                                                &ba, NULL, NULL, NULL);
+    uint32_t sid = bname ? bpi_strtab_intern(&s->strs, bname) : BP_NONE;
+    if(sid == BP_NONE || bpi_map_put(&s->alias_of, id, addr, sid))
+      break;
+  }
+  bpi_map_cleanup(&best);
+}
+
+/* The name people write for the function starting at start, when several
+ * start there; NULL when one does (or it cannot be told). */
+const char *bpi_sym_alias_name(struct bp_symbols *s, uint32_t id,
+                               uint64_t start)
+{
+  struct module *m = &s->mods[id];
+  if(!m->aliases_read)
+    read_aliases(s, id, m);
+  uint32_t sid = bpi_map_get(&s->alias_of, id, start);
+  return sid == BP_NONE ? NULL : bpi_strtab_get(&s->strs, sid);
+}

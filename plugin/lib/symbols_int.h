@@ -1,0 +1,200 @@
+/* symbols_int: what the parts of the symbolizer share: the module and
+ * result caches (struct bp_symbols) and the lookups one part makes of
+ * another.  symbols.c: modules, debug files, the cache of results and the
+ * public entry points; symbols_dwarf.c: source lines and the calls inlined
+ * at an address, from DWARF; symbols_elf.c: names from the ELF tables where
+ * the symbol table has none or several (PLT stubs, .eh_frame function
+ * ranges, aliases); symbols_ranges.c: kallsyms and JIT maps;
+ * symbols_debuginfod.c: debug files from debuginfod servers.  Internal to
+ * them. */
+#ifndef BP_LIB_SYMBOLS_INT_H
+#define BP_LIB_SYMBOLS_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "hash.h"
+#include "symbols.h"
+
+/* GNU build ids are 20 bytes (sha1) or 16 (md5); ld accepts longer ones
+ * given in hex, so leave room. */
+#define BUILD_ID_MAX 64
+
+/* The name the kernel gives the vDSO mapping in MMAP records. */
+#define VDSO_PATH "[vdso]"
+
+struct segment {   /* one PT_LOAD program header */
+  uint64_t offset;
+  uint64_t filesz;
+  uint64_t vaddr;
+  bool exec;
+};
+
+struct module {
+  Dwfl *dwfl;        /* one per module, so its ELF vaddrs are addresses */
+  Dwfl_Module *mod;  /* NULL when the file could not be used */
+  bp_code rc;        /* why mod is NULL */
+  bool lines;        /* look up source files and lines (bp_lines) */
+  char build_id[2 * BUILD_ID_MAX + 1];  /* lowercase hex, "" when none */
+  struct segment *segs;
+  size_t nsegs;
+  bool aliases_read;     /* best names of shared addresses (alias_of) */
+  uint64_t *fde_starts;  /* .eh_frame_hdr's table: each FDE's start */
+  size_t nfdes;
+  bool fdes_read;
+};
+
+struct result {   /* one resolved (module, vaddr) */
+  uint32_t name;  /* id in strs; BP_NONE: no symbol covers the address */
+  uint32_t file;  /* id in strs; BP_NONE: unknown */
+  uint32_t line;
+  uint32_t start_line;
+  uint32_t inl_at;  /* its inlined calls: inls[inl_at .. inl_at + ninl) */
+  uint32_t ninl;
+  bool unnamed;     /* name is an unwind-table range's "fn_START" */
+};
+
+/* The function scopes of one compilation unit, read once: every
+ * DW_TAG_subprogram and DW_TAG_inlined_subroutine with code, and each of
+ * their address ranges sorted by start.  dwarf_getscopes() walks the CU
+ * from its root for every address: seconds for a C++ program's few
+ * thousand addresses in libstdc++-heavy units; this walks it once. */
+struct scope_die {
+  Dwarf_Die die;
+  uint32_t parent;  /* enclosing scope_die; BP_NONE at the top */
+  uint32_t depth;
+  bool inlined;     /* DW_TAG_inlined_subroutine */
+};
+
+struct scope_range {
+  uint64_t lo, hi;  /* [lo, hi), DWARF addresses (no bias) */
+  uint32_t die;     /* index in dies */
+  uint32_t depth;   /* of the die: ties on lo sort outer first */
+};
+
+struct cu_scopes {
+  Dwarf_Die cu;
+  struct scope_die *dies;
+  size_t ndies, dies_cap;
+  struct scope_range *ranges;
+  size_t nranges, ranges_cap;
+};
+
+struct inl {      /* one inlined call of a result, ids in strs */
+  uint32_t name;
+  uint32_t file;  /* BP_NONE: unknown */
+  uint32_t line;
+  uint32_t start_line;
+};
+
+struct range {    /* a kallsyms or perf-PID.map symbol */
+  uint64_t start;
+  uint64_t end;   /* exclusive */
+  uint32_t name;  /* id in strs */
+  uint32_t seq;   /* line number in the file, for a stable sort */
+  bool demangled; /* name already went through the demangler */
+};
+
+struct range_table {  /* sorted by start */
+  struct range *r;
+  size_t count, cap;
+};
+
+/* The debuginfod lookups (symbols_debuginfod.c); urls NULL: off. */
+struct sym_debuginfod {
+  char *urls;
+  char *cache;                       /* NULL: libdebuginfod's default */
+  long timeout_ms;                   /* all lookups together */
+  struct debuginfod_client *client;  /* made at the first lookup */
+  int64_t deadline_ms;               /* CLOCK_MONOTONIC, from then on */
+  struct bp_debuginfod_stats stats;
+};
+
+struct bp_symbols {
+  char *jit_map_dir;
+  char *kallsyms;
+  bool demangle;
+  bool no_inline;
+  enum bp_lines lines;
+  uint64_t pagesize;
+
+  struct bp_strtab strs;    /* names and source files handed out */
+  struct bp_strtab paths;   /* module path; its id indexes mods */
+  struct module *mods;
+  size_t mods_cap;
+
+  struct result *results;
+  size_t nresults, results_cap;
+  struct inl *inls;         /* the results' inlined calls */
+  size_t ninls, inls_cap;
+  struct bp_sym_inline out_inl[BP_SYM_MAX_INLINES]; /* handed out */
+  struct cu_scopes *cus;    /* compilation units' scopes, read once */
+  size_t ncus, cus_cap;
+  struct bp_map cu_of;      /* (module id, CU DIE offset) -> index in cus */
+  struct bp_map alias_of;   /* (module id, address) -> the name (in strs)
+                             * people write among the functions there */
+  struct bp_map result_of;  /* (module id, vaddr) -> index in results */
+  struct bp_map start_of;   /* (module id, symbol start) -> start line */
+
+  bool kernel_loaded;       /* kallsyms read (or found missing) */
+  struct range_table kernel;
+
+  struct range_table *jits;
+  size_t njits, jits_cap;
+  struct bp_map jit_of;     /* (pid, 0) -> index in jits */
+
+  struct sym_debuginfod dbg;
+};
+
+/* arr with room for need elements (doubling, so appends are O(1)), or
+ * NULL when out of memory, arr then unchanged. */
+static inline void *grow_array(void *arr, size_t *cap, size_t need,
+                               size_t size)
+{
+  if(need <= *cap)
+    return arr;
+  size_t ncap = *cap ? *cap : 16;
+  while(ncap < need)
+    ncap *= 2;
+  void *p = realloc(arr, ncap * size);
+  if(p)
+    *cap = ncap;
+  return p;
+}
+
+/* symbols.c */
+uint32_t bpi_sym_intern_name(struct bp_symbols *s, const char *name);
+
+/* symbols_dwarf.c */
+uint32_t bpi_sym_start_line(struct bp_symbols *s, uint32_t id,
+                            Dwfl_Module *mod, uint64_t start);
+bool bpi_sym_inline_chain(struct bp_symbols *s, uint32_t id,
+                          Dwfl_Module *mod, uint64_t vaddr,
+                          struct result *r);
+
+/* symbols_debuginfod.c */
+bp_code bpi_sym_debuginfod_init(struct sym_debuginfod *d,
+                                const struct bp_symbols_opts *o);
+void bpi_sym_debuginfod_cleanup(struct sym_debuginfod *d);
+/* The debug file of the module with this build id from the servers (or
+ * libdebuginfod's cache): its descriptor, its path (malloc'd) in *path;
+ * -1 when off, not found, or stopped (stats say why). */
+int bpi_sym_debuginfod_find(struct sym_debuginfod *d,
+                            const unsigned char *build_id, int len,
+                            char **path);
+
+/* symbols_elf.c */
+bool bpi_sym_plt_lookup(struct bp_symbols *s, Dwfl_Module *mod,
+                        uint64_t vaddr, struct result *r);
+bool bpi_sym_fde_lookup(struct bp_symbols *s, struct module *m,
+                        uint64_t vaddr, struct result *r);
+const char *bpi_sym_alias_name(struct bp_symbols *s, uint32_t id,
+                               uint64_t start);
+
+#endif

@@ -1,0 +1,10 @@
+# Off-CPU profiles (--off-cpu): a workload that sleeps in one function and
+# computes in another, and one whose two threads contend for a mutex.
+check_PROGRAMS += tests/workloads/offcpu
+tests_workloads_offcpu_SOURCES = tests/workloads/offcpu.c \
+  tests/workloads/workload.h
+tests_workloads_offcpu_CFLAGS = $(workload_cflags) -pthread
+tests_workloads_offcpu_LDFLAGS = $(workload_ldflags) -pthread
+
+TESTS += tests/integration/record_offcpu.sh
+EXTRA_DIST += tests/integration/record_offcpu.sh

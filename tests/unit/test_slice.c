@@ -1,0 +1,152 @@
+/* slice.c: one profile per marked benchmark: markers grouped by name in
+ * the order they first began, samples of all of a benchmark's ranges,
+ * counters summed over them, a directory each that never takes a run
+ * directory file's name, the artifacts written there, a symbolic link in
+ * the way refused, and a profile without markers left alone. */
+#include "bp_setup.h"
+#include "check.h"
+
+#include "export.h"
+#include "fileio.h"
+#include "profile.h"
+#include "rundir.h"
+#include "slice.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Samples at 10, 20, ..., 100 on one thread, one stack. */
+static struct bp_profile *ten_samples(void)
+{
+  struct bp_profile *p = NULL;
+  CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
+  if(!p)
+    return NULL;
+  uint32_t lib = bpi_profile_lib(p, "/bin/x", "");
+  uint32_t fr = bpi_profile_frame(p, lib, 0x10, BP_FRAME_USER);
+  uint32_t st = bpi_profile_stack(p, BP_NONE, fr);
+  uint32_t th = bpi_profile_thread(p, 1, 1);
+  for(uint64_t t = 10; t <= 100; t += 10)
+    CHECK_EQ_INT(bpi_profile_add_sample(p, th, st, t, 1), BP_OK);
+  return p;
+}
+
+/* A marker with one counter, task-clock = value. */
+static void mark(struct bp_profile *p, const char *name, uint64_t t0,
+                 uint64_t t1, double value)
+{
+  struct bp_counter c = {.name = "task-clock", .slug = "task-clock",
+                         .unit = "ns", .available = true,
+                         .raw = (uint64_t)value, .value = value,
+                         .running = 1.0};
+  CHECK_EQ_INT(bpi_profile_add_marker(p, name, t0, t1, &c, 1), BP_OK);
+}
+
+static bool is_file(const char *dir, const char *sub, const char *file)
+{
+  char path[512];
+  struct stat st;
+  snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, file);
+  return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+static void remove_tree(const char *dir)
+{
+  char cmd[600];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+  CHECK_EQ_INT(system(cmd), 0);
+}
+
+static void test_grouped(void)
+{
+  char dir[] = "/tmp/test_slice.XXXXXX";
+  struct bp_err err = {0};
+  struct bp_marked *m = NULL;
+  size_t n = 99;
+  CHECK(mkdtemp(dir) != NULL);
+  struct bp_profile *p = ten_samples();
+  if(!p)
+    return;
+  mark(p, "sort", 10, 30, 5);              /* 10, 20 */
+  mark(p, BP_FILE_SUMMARY, 30, 50, 7);     /* 30, 40: a run file's name */
+  mark(p, "sort", 60, 80, 11);             /* 60, 70 */
+  mark(p, "sort", 100, 101, 13);           /* 100 */
+  CHECK_EQ_INT(bpi_slice_export(p, dir, &m, &n, &err), BP_OK);
+  CHECK_EQ_INT(n, 2);
+  if(n == 2 && m) {
+    CHECK_EQ_STR(m[0].name, "sort");
+    CHECK_EQ_STR(m[0].dir, "sort");
+    CHECK_EQ_INT(m[0].nsegs, 3);
+    CHECK_EQ_INT(m[0].samples, 5);
+    CHECK_EQ_INT(m[0].ncounters, 1);
+    CHECK(m[0].counters && m[0].counters[0].value == 29);
+    CHECK_EQ_STR(m[1].name, BP_FILE_SUMMARY);
+    CHECK(strcmp(m[1].dir, BP_FILE_SUMMARY) != 0);
+    for(size_t i = 0; bpi_rundir_reserved_names[i]; i++)
+      CHECK(strcmp(m[1].dir, bpi_rundir_reserved_names[i]) != 0);
+    CHECK_EQ_INT(m[1].nsegs, 1);
+    CHECK_EQ_INT(m[1].samples, 2);
+    CHECK(m[1].counters && m[1].counters[0].value == 7);
+    for(size_t i = 0; bpi_exporters[i]; i++) {
+      CHECK(is_file(dir, m[0].dir, bpi_exporters[i]->file));
+      CHECK(is_file(dir, m[1].dir, bpi_exporters[i]->file));
+    }
+  }
+  bpi_slice_free(m, n);
+  bpi_profile_free(p);
+  remove_tree(dir);
+}
+
+/* A benchmark directory that is a symbolic link is refused, and nothing
+ * is written where it points. */
+static void test_link_refused(void)
+{
+  char dir[] = "/tmp/test_slice.XXXXXX";
+  char away[] = "/tmp/test_slice_away.XXXXXX";
+  char link[600];
+  struct bp_err err = {0};
+  struct bp_marked *m = NULL;
+  size_t n = 0;
+  CHECK(mkdtemp(dir) != NULL);
+  CHECK(mkdtemp(away) != NULL);
+  snprintf(link, sizeof(link), "%s/bench", dir);
+  CHECK_EQ_INT(symlink(away, link), 0);
+  struct bp_profile *p = ten_samples();
+  if(!p)
+    return;
+  mark(p, "bench", 10, 50, 1);
+  CHECK(bpi_slice_export(p, dir, &m, &n, &err) != BP_OK);
+  CHECK(err.msg[0] != '\0');
+  for(size_t i = 0; bpi_exporters[i]; i++)
+    CHECK(!is_file(away, ".", bpi_exporters[i]->file));
+  bpi_slice_free(m, n);
+  bpi_profile_free(p);
+  remove_tree(dir);
+  remove_tree(away);
+}
+
+static void test_no_markers(void)
+{
+  struct bp_err err = {0};
+  struct bp_marked *m = (struct bp_marked *)&err;  /* overwritten */
+  size_t n = 99;
+  struct bp_profile *p = ten_samples();
+  if(!p)
+    return;
+  CHECK_EQ_INT(bpi_slice_export(p, "/nonexistent", &m, &n, &err), BP_OK);
+  CHECK(m == NULL);
+  CHECK_EQ_INT(n, 0);
+  bpi_slice_free(NULL, 0);
+  bpi_profile_free(p);
+}
+
+int main(void)
+{
+  test_grouped();
+  test_link_refused();
+  test_no_markers();
+  return check_exit();
+}
