@@ -19,6 +19,12 @@
 #define FLAG_RED "\xf0\x9f\x94\xb4"    /* U+1F534 red circle */
 #define FLAG_GREEN "\xf0\x9f\x9f\xa2"  /* U+1F7E2 green circle */
 #define MAX_LISTED 50                  /* new or removed names listed */
+/* Short link labels (a URL is never the text): the Firefox Profiler's
+ * compare view, each side's profile, the differential flame graph. */
+#define LABEL_COMPARE "Firefox Profiler"
+#define LABEL_BASE "base"
+#define LABEL_HEAD "head"
+#define LABEL_DIFF "diff"
 
 static double absd(double x)
 {
@@ -489,10 +495,9 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
       bpi_comment_profiler_compare(&cmp, view_a.data, view_b.data);
       bpi_buf_addc(&cmp, '\0');
       if(!bpi_buf_failed(&cmp))
-        first = !add_link(b, first, "Compare in the Firefox Profiler",
-                          cmp.data) && first;
-      first = !add_link(b, first, "base profile", view_a.data) && first;
-      first = !add_link(b, first, "head profile", view_b.data) && first;
+        first = !add_link(b, first, LABEL_COMPARE, cmp.data) && first;
+      first = !add_link(b, first, LABEL_BASE, view_a.data) && first;
+      first = !add_link(b, first, LABEL_HEAD, view_b.data) && first;
     }
   }
   if(cb->diff_url)
@@ -523,8 +528,7 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
   if(diff.len) {
     bpi_buf_addc(&diff, '\0');
     if(!bpi_buf_failed(&diff))
-      first = !add_link(b, first, "differential flame graph", diff.data) &&
-              first;
+      first = !add_link(b, first, LABEL_DIFF, diff.data) && first;
   }
   first = !add_plot(r, cb, first) && first;
   if(first)
