@@ -144,7 +144,6 @@ static bp_code fold(const struct bp_profile *p, const struct fold_in *in,
       bpi_buf_printf(out, "%s %" PRIu64 "\n", lines[i].text, count);
     i = j;
   }
-  add_unsampled(p, out);
 out:
   bpi_buf_cleanup(&text);
   free(path);
@@ -163,6 +162,8 @@ static bp_code folded_write(const struct bp_profile *p, struct bp_buf *out,
                              p->counts[i].count, false};
   bp_code rc = fold(p, in, p->ncounts, 1, out, err);
   free(in);
+  if(!rc)  /* in samples: profile.folded's own, not the off-CPU file's */
+    add_unsampled(p, out);
   return rc;
 }
 

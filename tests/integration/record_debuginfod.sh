@@ -14,6 +14,8 @@
 #  - A second run with the same cache (symbols.debuginfod_cache): no build
 #    id is asked for again (the library's, found, nor any not found), the
 #    name is still there.
+#  - The config key symbols.debuginfod alone turns the lookups on;
+#    --no-debuginfod turns them off over it.
 #  - A server that never answers: the run ends within the time budget
 #    (symbols.debuginfod_timeout, 2 s here, where libdebuginfod alone
 #    waits 90 s), says so, and the command's output and status survive.
@@ -153,6 +155,19 @@ assert all(n == 1 for n in asked.values()), asked
 PY
 check "again: the function is still named" \
   grep -q "fid_hidden_spin" "$TMP/again/profile.folded"
+
+# 3b. the config key alone turns the lookups on (the same cache answers);
+# --no-debuginfod turns them off again
+printf '{"symbols": {"debuginfod": "%s", "debuginfod_cache": "%s"}}\n' \
+  "$URL" "$TMP/cache" >"$TMP/key.json"
+env -u DEBUGINFOD_URLS "$BENCHPROF" record -o "$TMP/key" --config "$TMP/key.json" \
+  -- "$TMP/fidmain" >/dev/null 2>"$TMP/key.err"
+check "symbols.debuginfod alone: the function is named" \
+  grep -q "fid_hidden_spin" "$TMP/key/profile.folded"
+env -u DEBUGINFOD_URLS "$BENCHPROF" record -o "$TMP/nokey" --config "$TMP/key.json" \
+  --no-debuginfod -- "$TMP/fidmain" >/dev/null 2>"$TMP/nokey.err"
+check "--no-debuginfod over the key: not named" \
+  sh -c '! grep -q fid_hidden_spin "$1/nokey/profile.folded"' sh "$TMP"
 
 # 4. a server that never answers: the time budget ends the lookups
 python3 "$SERVERS/put_server.py" --root "$TMP/hang.root" \

@@ -219,8 +219,14 @@ else
   run_as() { "$@"; }
 fi
 (cd "$TMP/np" && TMPDIR="$TMP/np" run_as ./benchprof record --off-cpu \
-  --no-counters -o "$TMP/np/out" -- ./offcpu >/dev/null 2>"$TMP/np.err")
+  -o "$TMP/np/out" -- ./offcpu >/dev/null 2>"$TMP/np.err")
 check "unprivileged --off-cpu runs" test -s "$TMP/np/out/profile.offcpu.folded"
+# the CPU time in no sample is profile.folded's line, in samples: never
+# in the off-CPU file, whose unit is microseconds waited
+check "the unsampled kernel time stays out of profile.offcpu.folded" \
+  sh -c '! grep -q "not sampled: kernel time" "$1/profile.offcpu.folded" &&
+         { [ "$2" -lt 2 ] || grep -q "not sampled: kernel time" \
+             "$1/profile.folded"; }' sh "$TMP/np/out" "$paranoid"
 pycheck "unprivileged: the switch records still time the waits; the stacks' source is stated" "$paranoid" <<'PY'
 import json, os, sys
 tmp = os.environ["TMP"]
