@@ -27,14 +27,19 @@
 #   comment_gitlab.sh   benchprof comment against a GitLab API stand-in:
 #                       the note, and the verdict as the head commit's
 #                       status as GitLab's commit status API takes it
+#   compare_iterations.sh a Google Benchmark harness run for 200 and 600
+#                       iterations of the same work: function costs per
+#                       iteration, not a regression because more ran
 compare_unit_tests = tests/unit/test_compare tests/unit/test_comment
 check_PROGRAMS += $(compare_unit_tests) tests/workloads/cmpwork_base \
   tests/workloads/cmpwork_head tests/workloads/onefunc
 TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_pr.sh tests/integration/comment_github.sh \
   tests/integration/compare_verdicts.sh \
-  tests/integration/compare_config.sh tests/integration/comment_gitlab.sh
+  tests/integration/compare_config.sh tests/integration/comment_gitlab.sh \
+  tests/integration/compare_iterations.sh
 EXTRA_DIST += tests/integration/compare_config.sh \
+  tests/integration/compare_iterations.sh \
   tests/integration/comment_gitlab.sh \
   tests/integration/compare_e2e.sh tests/integration/compare_pr.sh \
   tests/integration/compare_verdicts.sh \
@@ -63,3 +68,11 @@ tests_workloads_onefunc_SOURCES = tests/workloads/onefunc.c \
   tests/workloads/workload.h
 tests_workloads_onefunc_CFLAGS = $(workload_cflags)
 tests_workloads_onefunc_LDFLAGS = $(workload_ldflags)
+
+# Google Benchmark, a given number of iterations of the same work
+# (compare_iterations.sh)
+check_PROGRAMS += tests/workloads/gbiter
+tests_workloads_gbiter_SOURCES = tests/workloads/gbiter.cc
+tests_workloads_gbiter_CXXFLAGS = -O1 -g -fno-omit-frame-pointer
+tests_workloads_gbiter_LDFLAGS = -Wl,--build-id -pthread
+tests_workloads_gbiter_LDADD = -lbenchmark

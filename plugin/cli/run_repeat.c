@@ -71,9 +71,33 @@ static bool combine_measure(const struct repeated *rp, const char *bench,
   return true;
 }
 
+/* The iterations benchmark out ran in all repetitions (the merged
+ * profile covers them all) and their mean CPU time into out (the last
+ * repetition's own entry: read before it is set); 0 when a repetition
+ * does not say. */
+static void total_iterations(const struct repeated *rp, struct bp_bench *out)
+{
+  double sum = 0, cpu = 0;
+  const char *bench = out->name;
+  for(size_t i = 0; i < rp->n; i++) {
+    const struct bp_bench *b = NULL;
+    for(size_t k = 0; k < rp->reps[i].nbenches && !b; k++)
+      if(!strcmp(rp->reps[i].benches[k].name, bench))
+        b = &rp->reps[i].benches[k];
+    if(!b || !(b->iterations > 0)) {
+      out->iterations = out->iteration_cpu_ns = 0;
+      return;
+    }
+    sum += b->iterations;
+    cpu += b->iterations * b->iteration_cpu_ns;
+  }
+  out->iterations = sum;
+  out->iteration_cpu_ns = cpu > 0 ? cpu / sum : 0;
+}
+
 /* The report: the last repetition's (moved to out), each measure
- * combined over all of them; (*reps)[b] benchmark b's {SLUG: [values]}
- * (the caller deletes them). */
+ * combined over all of them, the iterations summed; (*reps)[b]
+ * benchmark b's {SLUG: [values]} (the caller deletes them). */
 static bool combine_reports(struct repeated *rp, struct bp_report *out,
                             cJSON ***reps)
 {
@@ -84,6 +108,7 @@ static bool combine_reports(struct repeated *rp, struct bp_report *out,
   for(size_t b = 0; ok && b < out->nbenches; b++) {
     struct bp_bench *bench = &out->benches[b];
     ok = ((*reps)[b] = cJSON_CreateObject()) != NULL;
+    total_iterations(rp, bench);
     for(size_t j = 0; ok && j < bench->nmeasures; j++) {
       cJSON *list = cJSON_CreateArray();
       ok = list != NULL;

@@ -19,6 +19,12 @@
 #define FLAG_RED "\xf0\x9f\x94\xb4"    /* U+1F534 red circle */
 #define FLAG_GREEN "\xf0\x9f\x9f\xa2"  /* U+1F7E2 green circle */
 #define MAX_LISTED 50                  /* new or removed names listed */
+/* Short link labels (a URL is never the text): the Firefox Profiler's
+ * compare view, each side's profile, the differential flame graph. */
+#define LABEL_COMPARE "Firefox Profiler"
+#define LABEL_BASE "base"
+#define LABEL_HEAD "head"
+#define LABEL_DIFF "diff"
 
 static double absd(double x)
 {
@@ -298,7 +304,7 @@ static void add_top_func(struct bp_buf *b, const char *what,
     bpi_buf_printf(b, " (%s ", self ? "self" : "total");
     add_cost_change(b, cb, self ? f->d_self_cost : f->d_total_cost,
                     self ? f->self_half : f->total_half);
-    bpi_buf_adds(b, " per run)");
+    bpi_buf_printf(b, " per %s)", bpi_compare_cost_per(cb));
   }
   else
     bpi_buf_printf(b, " (self %+.2f, total %+.2f points)", f->d_self,
@@ -306,7 +312,7 @@ static void add_top_func(struct bp_buf *b, const char *what,
 }
 
 
-/* A row of the absolute table: costs per run, changes with their
+/* A row of the absolute table: costs per iteration or run, changes with their
  * intervals (marked only when significant), share points second. */
 static void add_cost_row(struct bp_buf *b, const struct bp_cmp_bench *cb,
                          const struct bp_cmp_func *f)
@@ -351,7 +357,8 @@ static void add_funcs_header(struct bp_buf *b, const struct bp_cmp_bench *cb)
   }
   bpi_buf_adds(b, "\nFunctions whose cost changed significantly (");
   bpi_buf_adds(b, !strcmp(cb->unit, "ns") ? "CPU time" : "events");
-  bpi_buf_adds(b, " per run from the samples of ");
+  bpi_buf_printf(b, " per %s from the samples of ",
+                 cb->per_iteration ? "benchmark iteration" : "run");
   bpi_comment_md_code(b, cb->head.event ? cb->head.event : "the event");
   bpi_buf_adds(b, "; ± is the 99.9% Poisson interval of the sample counts)"
                ":\n\n| Function | Self base | Self head | Self change | "
@@ -488,10 +495,9 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
       bpi_comment_profiler_compare(&cmp, view_a.data, view_b.data);
       bpi_buf_addc(&cmp, '\0');
       if(!bpi_buf_failed(&cmp))
-        first = !add_link(b, first, "Compare in the Firefox Profiler",
-                          cmp.data) && first;
-      first = !add_link(b, first, "base profile", view_a.data) && first;
-      first = !add_link(b, first, "head profile", view_b.data) && first;
+        first = !add_link(b, first, LABEL_COMPARE, cmp.data) && first;
+      first = !add_link(b, first, LABEL_BASE, view_a.data) && first;
+      first = !add_link(b, first, LABEL_HEAD, view_b.data) && first;
     }
   }
   if(cb->diff_url)
@@ -522,8 +528,7 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
   if(diff.len) {
     bpi_buf_addc(&diff, '\0');
     if(!bpi_buf_failed(&diff))
-      first = !add_link(b, first, "differential flame graph", diff.data) &&
-              first;
+      first = !add_link(b, first, LABEL_DIFF, diff.data) && first;
   }
   first = !add_plot(r, cb, first) && first;
   if(first)

@@ -64,9 +64,9 @@ static void keep_end(struct bp_buf *b, const char *s, size_t max)
 /* Markdown (GFM) and HTML punctuation, escaped with a backslash, which
  * reads as plain text in a notification e-mail too (where "&#95;" showed
  * raw): a "\|" cannot split a table cell, "\<" open a tag, "\&" start
- * an entity, "\#" (issue links) and "\$" (math) neither.  '@' (a
- * mention: GitHub links it whatever escapes it) stays a numeric
- * reference. */
+ * an entity, "\#" (issue links) and "\$" (math) neither.  An '@' that
+ * could start a mention (GitHub links it whatever escapes it) is a
+ * numeric reference; see at_inert. */
 static bool md_special(unsigned char c)
 {
   return c && strchr("\\`*_{}[]<>|&~#!$", c);
@@ -76,6 +76,21 @@ static bool word_char(unsigned char c)
 {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
          (c >= '0' && c <= '9') || c >= 0x80;
+}
+
+static bool ascii_alnum(unsigned char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9');
+}
+
+/* Whether the '@' at p in s cannot start a mention, so it is shown as it
+ * is: a mention needs a letter or digit after the '@' and no letter or
+ * digit before it ("user@host", "BM_Sort@1k" and "a @ b" are text). */
+static bool at_inert(const char *s, const unsigned char *p)
+{
+  return (p > (const unsigned char *)s && ascii_alnum(p[-1])) ||
+         !word_char(p[1]);   /* a non-ASCII letter too, to be safe */
 }
 
 static void md_escape(struct bp_buf *b, const char *s)
@@ -92,7 +107,7 @@ static void md_escape(struct bp_buf *b, const char *s)
         bpi_buf_addc(b, ' ');
       else if(*p < 0x20 || *p == 0x7f)
         bpi_buf_adds(b, "\xef\xbf\xbd");
-      else if(*p == '@')
+      else if(*p == '@' && !at_inert(s, p))
         bpi_buf_adds(b, "&#64;");
       else if(md_special(*p) && !inword) {
         bpi_buf_addc(b, '\\');

@@ -75,6 +75,7 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
     bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", name) :
     bpi_cmp_read_folded(st, which, path.data, err);
   p->samples = st->total[which] - before;
+  p->iterations = bpi_cmp_profile_iterations(s, mb, p);
   bpi_buf_cleanup(&path);
   return rc;
 }

@@ -85,8 +85,10 @@ struct bp_cmp_measure {
 #define BP_CMP_UNCONFIRMED(m) ((m)->unconfirmed)
 
 /* A function's samples on each side; shares are of that side's total.
- * Costs are in the sampled event's unit (bench->unit) per run: samples x
- * the event count a sample stands for / the runs the profile covers; the
+ * Costs are in the sampled event's unit (bench->unit) per benchmark
+ * iteration when both sides know their iterations (bench->per_iteration),
+ * else per run: samples x the event count a sample stands for / the
+ * iterations (or runs) the profile covers; the
  * change carries a Poisson interval (99.9%: many functions are tested at
  * once) and is significant when the interval leaves out 0. */
 struct bp_cmp_func {
@@ -118,6 +120,9 @@ struct bp_cmp_profile {
   double per_sample;       /* events one sample stands for; 0: unknown */
   double runs;             /* runs the profile covers (repetitions,
                               marked runs), at least 1 */
+  double iterations;       /* benchmark iterations the profile covers
+                              (its CPU time over the harness's CPU time
+                              of one iteration); 0: unknown */
 };
 
 struct bp_cmp_bench {
@@ -138,6 +143,8 @@ struct bp_cmp_bench {
   bool has_cost;           /* both sides' per_sample known: funcs have
                               absolute costs */
   const char *unit;        /* "ns" or "events" when has_cost */
+  bool per_iteration;      /* costs per benchmark iteration (both sides
+                              know their iterations), else per run */
   struct bp_cmp_func *funcs;   /* most changed first (absolute when
                                   has_cost, else by share) */
   size_t nfuncs;
@@ -203,6 +210,11 @@ void bpi_compare_diff_folded(const struct bp_cmp_bench *b,
  * self share's change, then the total's; NULL when none moved that way. */
 const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
                                                bool grew);
+/* The cost one sample of side (0 base, 1 head) stands for, per
+ * iteration or per run (b->per_iteration). */
+double bpi_compare_sample_cost(const struct bp_cmp_bench *b, int side);
+/* "iteration" or "run": what function costs are per. */
+const char *bpi_compare_cost_per(const struct bp_cmp_bench *b);
 /* A benchmark's verdict in words: "regression", "improvement",
  * "unconfirmed regression", "unconfirmed improvement" or "unchanged". */
 const char *bpi_compare_verdict(const struct bp_cmp_bench *b);

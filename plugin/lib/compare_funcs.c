@@ -253,12 +253,15 @@ bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
                   share(fn->base_total, st->total[0]);
   }
   b->has_cost = b->base.per_sample > 0 && b->head.per_sample > 0;
+  /* per iteration only when both sides know theirs: a side that ran more
+   * iterations costs more per run for the same work */
+  b->per_iteration = b->base.iterations > 0 && b->head.iterations > 0;
   if(b->has_cost) {
     /* one unit on both sides: a clock's ns, else the event's count */
     b->unit = b->head.time_event ? "ns" : "events";
     for(size_t i = 0; i < b->nfuncs; i++)
-      func_costs(&b->funcs[i], b->base.per_sample / b->base.runs,
-                 b->head.per_sample / b->head.runs);
+      func_costs(&b->funcs[i], bpi_compare_sample_cost(b, 0),
+                 bpi_compare_sample_cost(b, 1));
   }
   if(!rc)
     qsort(b->funcs, b->nfuncs, sizeof(*b->funcs),
@@ -271,6 +274,18 @@ bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
   bpi_buf_cleanup(&scratch);
   bpi_strtab_cleanup(&f.names);
   return rc;
+}
+
+double bpi_compare_sample_cost(const struct bp_cmp_bench *b, int side)
+{
+  const struct bp_cmp_profile *p = side ? &b->head : &b->base;
+  double per = b->per_iteration ? p->iterations : p->runs;
+  return per > 0 ? p->per_sample / per : p->per_sample;
+}
+
+const char *bpi_compare_cost_per(const struct bp_cmp_bench *b)
+{
+  return b->per_iteration ? "iteration" : "run";
 }
 
 /* By absolute cost: the largest significant self change that way, else

@@ -49,6 +49,10 @@ double bpi_cmp_off_cpu_blocked_ns(const char *dir, const char *summary);
 /* The runs one benchmark's profile covers, at least 1. */
 double bpi_cmp_profile_runs(const struct side *s,
                             const struct bp_manifest_bench *mb);
+/* The benchmark iterations its profile p covers, 0 when unknown. */
+double bpi_cmp_profile_iterations(const struct side *s,
+                                  const struct bp_manifest_bench *mb,
+                                  const struct bp_cmp_profile *p);
 
 /* ----------------------------------------------- compare_funcs.c */
 

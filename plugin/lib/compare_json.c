@@ -1,15 +1,20 @@
-/* compare, output: struct bp_cmp -> compare.json and, per benchmark,
- * diff.folded, diff.svg and diff-negated.svg in a compare directory. */
+/* compare, output: struct bp_cmp -> compare.json (a cJSON tree) and, per
+ * benchmark, diff.folded, diff.svg and diff-negated.svg in a compare
+ * directory. */
 #include "bp_setup.h"
 #include "compare_int.h"
 #include "err.h"
 #include "fileio.h"
 #include "stats.h"
 
+#include "text.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 static const char *flag_name(enum bp_cmp_flag f)
 {
@@ -22,53 +27,51 @@ static const char *presence_name(enum bp_cmp_presence p)
   return p == BP_CMP_NEW ? "new" : p == BP_CMP_REMOVED ? "removed" : "both";
 }
 
-static void json_str_or_null(struct bp_buf *b, const char *s)
+/* A string, or null when s is NULL. */
+static void add_str(cJSON *o, const char *key, const char *s)
 {
-  if(s)
-    bpi_buf_json_str(b, s);
-  else
-    bpi_buf_adds(b, "null");
+  cJSON_AddItemToObject(o, key, s ? cJSON_CreateString(s)
+                                  : cJSON_CreateNull());
 }
 
-static void json_num(struct bp_buf *b, double v)
+/* A number; null when it is not finite (JSON has no NaN). */
+static cJSON *num(double v)
 {
-  if(isnan(v) || v > 1e308 || v < -1e308)
-    bpi_buf_adds(b, "null");
-  else
-    bpi_buf_printf(b, "%.17g", v);
+  return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
-static void json_side(struct bp_buf *b, const char *key,
+static void add_num(cJSON *o, const char *key, double v)
+{
+  cJSON_AddItemToObject(o, key, num(v));
+}
+
+static void json_side(cJSON *root, const char *key,
                       const struct bp_cmp_side *s)
 {
-  bpi_buf_printf(b, "  \"%s\": {\"dir\": ", key);
-  json_str_or_null(b, s->dir);
-  const char *keys[] = {"project", "branch", "hash", "testbed",
+  cJSON *o = cJSON_AddObjectToObject(root, key);
+  const char *keys[] = {"dir", "project", "branch", "hash", "testbed",
                         "report_uuid", "manifest_url"};
-  const char *vals[] = {s->project, s->branch, s->hash, s->testbed,
+  const char *vals[] = {s->dir, s->project, s->branch, s->hash, s->testbed,
                         s->report_uuid, s->manifest_url};
-  for(size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-    bpi_buf_printf(b, ", \"%s\": ", keys[i]);
-    json_str_or_null(b, vals[i]);
-  }
-  bpi_buf_adds(b, "},\n");
+  for(size_t i = 0; o && i < BP_ARRAY_LEN(keys); i++)
+    add_str(o, keys[i], vals[i]);
 }
 
-static void json_profile(struct bp_buf *b, const char *key,
+static void json_profile(cJSON *bench, const char *key,
                          const struct bp_cmp_profile *p)
 {
-  bpi_buf_printf(b, ", \"%s\": {\"dir\": ", key);
-  json_str_or_null(b, p->dir);
-  bpi_buf_adds(b, ", \"gecko\": ");
-  json_str_or_null(b, p->gecko_file);
-  bpi_buf_adds(b, ", \"gecko_url\": ");
-  json_str_or_null(b, p->gecko_url);
-  bpi_buf_printf(b, ", \"thread\": %" PRIu32 ", \"samples\": %" PRIu64
-                 ", \"runs\": ", p->thread, p->samples);
-  json_num(b, p->runs);
-  bpi_buf_adds(b, ", \"per_sample\": ");
-  json_num(b, p->per_sample);
-  bpi_buf_adds(b, "}");
+  cJSON *o = cJSON_AddObjectToObject(bench, key);
+  if(!o)
+    return;
+  add_str(o, "dir", p->dir);
+  add_str(o, "gecko", p->gecko_file);
+  add_str(o, "gecko_url", p->gecko_url);
+  cJSON_AddNumberToObject(o, "thread", p->thread);
+  cJSON_AddNumberToObject(o, "samples", (double)p->samples);
+  add_num(o, "runs", p->runs);
+  /* null when unknown: costs are then per run */
+  add_num(o, "iterations", p->iterations > 0 ? p->iterations : NAN);
+  add_num(o, "per_sample", p->per_sample);
 }
 
 static const char *basis_name(enum bp_cmp_basis x)
@@ -77,154 +80,207 @@ static const char *basis_name(enum bp_cmp_basis x)
          "mann-whitney" : x == BP_CMP_BENCHER ? "bencher-alert" : "single";
 }
 
-/* , "KEY": {"lower": n, "upper": n, "repetitions": [...]} or null */
-static void json_values(struct bp_buf *b, const char *key, bool present,
+/* "KEY": {"lower": n, "upper": n, "repetitions": [...]} or null */
+static void json_values(cJSON *o, const char *key, bool present,
                         const struct bp_cmp_values *v)
 {
-  bpi_buf_printf(b, ", \"%s\": ", key);
   if(!present || (!v->has_bounds && !v->nreps)) {
-    bpi_buf_adds(b, "null");
+    cJSON_AddNullToObject(o, key);
     return;
   }
-  bpi_buf_adds(b, "{\"lower\": ");
-  if(v->has_bounds) json_num(b, v->lower); else bpi_buf_adds(b, "null");
-  bpi_buf_adds(b, ", \"upper\": ");
-  if(v->has_bounds) json_num(b, v->upper); else bpi_buf_adds(b, "null");
-  bpi_buf_adds(b, ", \"repetitions\": [");
-  for(size_t i = 0; i < v->nreps; i++) {
-    bpi_buf_adds(b, i ? ", " : "");
-    json_num(b, v->reps[i]);
-  }
-  bpi_buf_adds(b, "]}");
+  cJSON *x = cJSON_AddObjectToObject(o, key);
+  if(!x)
+    return;
+  add_num(x, "lower", v->has_bounds ? v->lower : NAN);
+  add_num(x, "upper", v->has_bounds ? v->upper : NAN);
+  cJSON *reps = cJSON_AddArrayToObject(x, "repetitions");
+  for(size_t i = 0; reps && i < v->nreps; i++)
+    cJSON_AddItemToArray(reps, num(v->reps[i]));
 }
 
-static void json_bench(struct bp_buf *b, const struct bp_cmp_bench *cb)
+static cJSON *json_measure(const struct bp_cmp_measure *m)
 {
-  bpi_buf_adds(b, "    {\"name\": ");
-  bpi_buf_json_str(b, cb->name);
-  bpi_buf_adds(b, ", \"dir\": ");
-  bpi_buf_json_str(b, cb->dir);
-  bpi_buf_printf(b, ", \"presence\": \"%s\", \"flag\": \"%s\", "
-                 "\"unconfirmed\": \"%s\", \"key_measure\": ",
-                 presence_name(cb->presence), flag_name(cb->flag),
-                 flag_name(cb->unconfirmed));
-  json_str_or_null(b, cb->max_slug);
-  bpi_buf_adds(b, ", \"off_cpu_stack\": ");
-  json_str_or_null(b, cb->off_stack);
-  bpi_buf_adds(b, ", \"off_cpu_stack_ns\": ");
-  if(cb->off_stack) {
-    bpi_buf_adds(b, "{\"base\": ");
-    json_num(b, cb->off_base_ns);
-    bpi_buf_adds(b, ", \"head\": ");
-    json_num(b, cb->off_head_ns);
-    bpi_buf_adds(b, "}");
+  cJSON *o = cJSON_CreateObject();
+  if(!o)
+    return NULL;
+  add_str(o, "slug", m->slug);
+  add_num(o, "base", m->in_base ? m->base : NAN);
+  add_num(o, "head", m->in_head ? m->head : NAN);
+  add_num(o, "delta", m->delta);
+  add_num(o, "pct", m->pct);
+  cJSON_AddBoolToObject(o, "higher_is_better", m->higher_is_better);
+  add_str(o, "flag", flag_name(m->flag));
+  add_str(o, "change", flag_name(m->change));
+  cJSON_AddBoolToObject(o, "confirmed", m->flag != BP_CMP_UNCHANGED);
+  add_str(o, "basis", basis_name(m->basis));
+  cJSON_AddBoolToObject(o, "unconfirmed", m->unconfirmed);
+  json_values(o, "base_values", m->in_base, &m->vbase);
+  json_values(o, "head_values", m->in_head, &m->vhead);
+  if(m->has_interval) {
+    cJSON *iv = cJSON_AddArrayToObject(o, "interval_pct");
+    cJSON_AddItemToArray(iv, num(m->pct_lo));
+    cJSON_AddItemToArray(iv, num(m->pct_hi));
   }
   else
-    bpi_buf_adds(b, "null");
-  json_profile(b, "base", &cb->base);
-  json_profile(b, "head", &cb->head);
-  /* function costs: per run, in the sampled event's unit */
-  bpi_buf_adds(b, ", \"cost_unit\": ");
-  json_str_or_null(b, cb->has_cost ? cb->unit : NULL);
-  bpi_buf_adds(b, ", \"cost_per\": ");
-  json_str_or_null(b, cb->has_cost ? "run" : NULL);
-  bpi_buf_adds(b, ", \"event\": ");
-  json_str_or_null(b, cb->head.event ? cb->head.event : cb->base.event);
-  bpi_buf_adds(b, ",\n     \"measures\": [");
-  for(size_t i = 0; i < cb->nmeasures; i++) {
-    const struct bp_cmp_measure *m = &cb->measures[i];
-    bpi_buf_adds(b, i ? ",\n       {\"slug\": " : "\n       {\"slug\": ");
-    bpi_buf_json_str(b, m->slug);
-    bpi_buf_adds(b, ", \"base\": ");
-    if(m->in_base) json_num(b, m->base); else bpi_buf_adds(b, "null");
-    bpi_buf_adds(b, ", \"head\": ");
-    if(m->in_head) json_num(b, m->head); else bpi_buf_adds(b, "null");
-    bpi_buf_adds(b, ", \"delta\": ");
-    json_num(b, m->delta);
-    bpi_buf_adds(b, ", \"pct\": ");
-    json_num(b, m->pct);
-    bpi_buf_printf(b, ", \"higher_is_better\": %s, \"flag\": \"%s\", "
-                   "\"change\": \"%s\", \"confirmed\": %s, \"basis\": \"%s\"",
-                   m->higher_is_better ? "true" : "false",
-                   flag_name(m->flag), flag_name(m->change),
-                   m->flag != BP_CMP_UNCHANGED ? "true" : "false",
-                   basis_name(m->basis));
-    bpi_buf_printf(b, ", \"unconfirmed\": %s",
-                   m->unconfirmed ? "true" : "false");
-    json_values(b, "base_values", m->in_base, &m->vbase);
-    json_values(b, "head_values", m->in_head, &m->vhead);
-    bpi_buf_adds(b, ", \"interval_pct\": ");
-    if(m->has_interval) {
-      bpi_buf_adds(b, "[");
-      json_num(b, m->pct_lo);
-      bpi_buf_adds(b, ", ");
-      json_num(b, m->pct_hi);
-      bpi_buf_adds(b, "]");
+    cJSON_AddNullToObject(o, "interval_pct");
+  add_num(o, "p_value", m->p_value);
+  add_str(o, "alert_url", m->alert_url);
+  return o;
+}
+
+/* A function: samples, the change of its shares, and with costs its
+ * absolute costs on both sides (per iteration or per run, the
+ * benchmark's cost_per), their changes and the changes' intervals
+ * (half-widths: the change +- half). */
+static cJSON *json_func(const struct bp_cmp_bench *cb,
+                        const struct bp_cmp_func *f)
+{
+  cJSON *o = cJSON_CreateObject();
+  if(!o)
+    return NULL;
+  add_str(o, "name", f->name);
+  cJSON_AddNumberToObject(o, "base_self", (double)f->base_self);
+  cJSON_AddNumberToObject(o, "base_total", (double)f->base_total);
+  cJSON_AddNumberToObject(o, "head_self", (double)f->head_self);
+  cJSON_AddNumberToObject(o, "head_total", (double)f->head_total);
+  add_num(o, "d_self_pp", f->d_self);
+  add_num(o, "d_total_pp", f->d_total);
+  cJSON_AddBoolToObject(o, "new", !f->base_total);
+  cJSON_AddBoolToObject(o, "vanished", !f->head_total);
+  if(!cb->has_cost)
+    return o;
+  const char *keys[] = {"base_self_cost", "head_self_cost",
+                        "base_total_cost", "head_total_cost",
+                        "d_self_cost", "d_self_half", "d_total_cost",
+                        "d_total_half"};
+  double vals[] = {f->base_self_cost, f->head_self_cost,
+                   f->base_total_cost, f->head_total_cost,
+                   f->d_self_cost, f->self_half, f->d_total_cost,
+                   f->total_half};
+  for(size_t k = 0; k < BP_ARRAY_LEN(keys); k++)
+    add_num(o, keys[k], vals[k]);
+  cJSON_AddBoolToObject(o, "self_significant", f->self_significant);
+  cJSON_AddBoolToObject(o, "total_significant", f->total_significant);
+  return o;
+}
+
+static cJSON *json_bench(const struct bp_cmp_bench *cb)
+{
+  cJSON *o = cJSON_CreateObject();
+  if(!o)
+    return NULL;
+  add_str(o, "name", cb->name);
+  add_str(o, "dir", cb->dir);
+  add_str(o, "presence", presence_name(cb->presence));
+  add_str(o, "flag", flag_name(cb->flag));
+  add_str(o, "unconfirmed", flag_name(cb->unconfirmed));
+  add_str(o, "key_measure", cb->max_slug);
+  /* the waiting stack whose blocked time changed most (--off-cpu) */
+  add_str(o, "off_cpu_stack", cb->off_stack);
+  if(cb->off_stack) {
+    cJSON *ns = cJSON_AddObjectToObject(o, "off_cpu_stack_ns");
+    if(ns) {
+      add_num(ns, "base", cb->off_base_ns);
+      add_num(ns, "head", cb->off_head_ns);
     }
-    else
-      bpi_buf_adds(b, "null");
-    bpi_buf_adds(b, ", \"p_value\": ");
-    json_num(b, m->p_value);
-    bpi_buf_adds(b, ", \"alert_url\": ");
-    json_str_or_null(b, m->alert_url);
-    bpi_buf_adds(b, "}");
   }
-  bpi_buf_adds(b, "],\n     \"functions\": [");
-  for(size_t i = 0; i < cb->nfuncs; i++) {
-    const struct bp_cmp_func *f = &cb->funcs[i];
-    bpi_buf_adds(b, i ? ",\n       {\"name\": " : "\n       {\"name\": ");
-    bpi_buf_json_str(b, f->name);
-    bpi_buf_printf(b, ", \"base_self\": %" PRIu64 ", \"base_total\": %"
-                   PRIu64 ", \"head_self\": %" PRIu64 ", \"head_total\": %"
-                   PRIu64 ", \"d_self_pp\": ", f->base_self, f->base_total,
-                   f->head_self, f->head_total);
-    json_num(b, f->d_self);
-    bpi_buf_adds(b, ", \"d_total_pp\": ");
-    json_num(b, f->d_total);
-    bpi_buf_printf(b, ", \"new\": %s, \"vanished\": %s",
-                   f->base_total ? "false" : "true",
-                   f->head_total ? "false" : "true");
-    if(cb->has_cost) {
-      const char *keys[] = {"base_self_cost", "head_self_cost",
-                            "base_total_cost", "head_total_cost",
-                            "d_self_cost", "d_self_half", "d_total_cost",
-                            "d_total_half"};
-      double vals[] = {f->base_self_cost, f->head_self_cost,
-                       f->base_total_cost, f->head_total_cost,
-                       f->d_self_cost, f->self_half, f->d_total_cost,
-                       f->total_half};
-      for(size_t k = 0; k < BP_ARRAY_LEN(keys); k++) {
-        bpi_buf_printf(b, ", \"%s\": ", keys[k]);
-        json_num(b, vals[k]);
-      }
-      bpi_buf_printf(b, ", \"self_significant\": %s, "
-                     "\"total_significant\": %s",
-                     f->self_significant ? "true" : "false",
-                     f->total_significant ? "true" : "false");
+  else
+    cJSON_AddNullToObject(o, "off_cpu_stack_ns");
+  json_profile(o, "base", &cb->base);
+  json_profile(o, "head", &cb->head);
+  /* function costs: in the sampled event's unit, per iteration or run */
+  add_str(o, "cost_unit", cb->has_cost ? cb->unit : NULL);
+  add_str(o, "cost_per", cb->has_cost ? bpi_compare_cost_per(cb) : NULL);
+  add_str(o, "event", cb->head.event ? cb->head.event : cb->base.event);
+  cJSON *ms = cJSON_AddArrayToObject(o, "measures");
+  for(size_t i = 0; ms && i < cb->nmeasures; i++)
+    cJSON_AddItemToArray(ms, json_measure(&cb->measures[i]));
+  cJSON *fs = cJSON_AddArrayToObject(o, "functions");
+  for(size_t i = 0; fs && i < cb->nfuncs; i++)
+    cJSON_AddItemToArray(fs, json_func(cb, &cb->funcs[i]));
+  return o;
+}
+
+static cJSON *json_tree(const struct bp_cmp *c)
+{
+  cJSON *root = cJSON_CreateObject();
+  if(!root)
+    return NULL;
+  json_side(root, "base", &c->base);
+  json_side(root, "head", &c->head);
+  add_num(root, "threshold_pct", c->threshold_pct);
+  add_num(root, "confidence", BP_STATS_CONFIDENCE);
+  /* the counts of confirmed verdicts */
+  cJSON_AddNumberToObject(root, "regressions", (double)c->nregressions);
+  cJSON_AddNumberToObject(root, "improvements", (double)c->nimprovements);
+  cJSON_AddNumberToObject(root, "unchanged", (double)c->nunchanged);
+  cJSON_AddNumberToObject(root, "new", (double)c->nnew);
+  cJSON_AddNumberToObject(root, "removed", (double)c->nremoved);
+  cJSON_AddNumberToObject(root, "unconfirmed_regressions",
+                          (double)c->nunconfirmed);
+  cJSON *bs = cJSON_AddArrayToObject(root, "benchmarks");
+  for(size_t i = 0; bs && i < c->nbenches; i++)
+    cJSON_AddItemToArray(bs, json_bench(&c->benches[i]));
+  return root;
+}
+
+/* cJSON_AddItemToArray(NULL item) and the Add helpers fail quietly on a
+ * failed allocation: a tree short of an item is not written. */
+static bool tree_complete(const cJSON *j, size_t expect_benches)
+{
+  const cJSON *bs = cJSON_GetObjectItemCaseSensitive(j, "benchmarks");
+  return bs && (size_t)cJSON_GetArraySize(bs) == expect_benches;
+}
+
+/* cJSON's compact text laid out for people: a space after ',' and ':',
+ * and each object in an array (a benchmark, a measure, a function) on a
+ * line of its own, indented by its depth; strings copied as they are
+ * (cJSON escapes every control character in them). */
+static void lay_out(const char *json, struct bp_buf *b)
+{
+  size_t depth = 0;
+  bool in_str = false, escaped = false, space = false;
+  char prev = 0;
+  for(const char *p = json; *p; p++) {
+    char c = *p;
+    if(in_str) {
+      bpi_buf_addc(b, c);
+      if(escaped)
+        escaped = false;
+      else if(c == '\\')
+        escaped = true;
+      else if(c == '"')
+        in_str = false;
+      continue;
     }
-    bpi_buf_addc(b, '}');
+    if(c == '{' && (prev == '[' || prev == ',')) {
+      bpi_buf_addc(b, '\n');
+      for(size_t i = 0; i < depth; i++)
+        bpi_buf_adds(b, "  ");
+    }
+    else if(space)
+      bpi_buf_addc(b, ' ');
+    space = c == ',' || c == ':';
+    depth += c == '{' || c == '[';
+    depth -= depth && (c == '}' || c == ']');
+    in_str = c == '"';
+    bpi_buf_addc(b, c);
+    prev = c;
   }
-  bpi_buf_adds(b, "]}");
+  bpi_buf_addc(b, '\n');
 }
 
 void bpi_compare_json(const struct bp_cmp *c, struct bp_buf *b)
 {
-  bpi_buf_adds(b, "{\n");
-  json_side(b, "base", &c->base);
-  json_side(b, "head", &c->head);
-  bpi_buf_adds(b, "  \"threshold_pct\": ");
-  json_num(b, c->threshold_pct);
-  bpi_buf_printf(b, ",\n  \"confidence\": %g", BP_STATS_CONFIDENCE);
-  bpi_buf_printf(b, ",\n  \"regressions\": %zu, \"improvements\": %zu, "
-                 "\"unchanged\": %zu, \"new\": %zu, \"removed\": %zu,\n"
-                 "  \"unconfirmed_regressions\": %zu,\n"
-                 "  \"benchmarks\": [\n", c->nregressions, c->nimprovements,
-                 c->nunchanged, c->nnew, c->nremoved, c->nunconfirmed);
-  for(size_t i = 0; i < c->nbenches; i++) {
-    json_bench(b, &c->benches[i]);
-    bpi_buf_adds(b, i + 1 < c->nbenches ? ",\n" : "\n");
-  }
-  bpi_buf_adds(b, "  ]\n}\n");
+  cJSON *root = json_tree(c);
+  char *text = root && tree_complete(root, c->nbenches) ?
+               cJSON_PrintUnformatted(root) : NULL;
+  if(text)
+    lay_out(text, b);
+  else
+    b->failed = true;   /* as an append that could not allocate */
+  cJSON_free(text);
+  cJSON_Delete(root);
 }
 
 void bpi_compare_diff_folded(const struct bp_cmp_bench *b,
@@ -268,8 +324,8 @@ static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
   struct bp_buf data, title;
   bp_code rc;
   struct bp_diffsvg_cost cost = {
-    .per_sample = {b->base.per_sample / b->base.runs,
-                   b->head.per_sample / b->head.runs},
+    .per_sample = {bpi_compare_sample_cost(b, 0),
+                   bpi_compare_sample_cost(b, 1)},
     .event = b->head.event, .unit = b->unit};
   bpi_buf_init(&data);
   bpi_buf_init(&title);

@@ -261,3 +261,23 @@ double bpi_cmp_profile_runs(const struct side *s,
     runs = (double)s->manifest.repeat;
   return runs < 1 ? 1 : runs;
 }
+
+/* The benchmark iterations one benchmark's profile covers, for costs
+ * per iteration: its CPU time (the samples of a clock) over the CPU time
+ * of one iteration the harness measured.  That counts every iteration
+ * the profile holds, also those of the short runs Google Benchmark makes
+ * first to size the measured one, which its "iterations" leave out.  0
+ * (unknown: costs per run) for a hardware event, without the harness's
+ * CPU time, or for a profile that is not the benchmark's own (a run's
+ * profile shared by several benchmarks covers them all). */
+double bpi_cmp_profile_iterations(const struct side *s,
+                                  const struct bp_manifest_bench *mb,
+                                  const struct bp_cmp_profile *p)
+{
+  if(!mb || !(mb->iteration_cpu_ns > 0) || !p->time_event ||
+     !(p->per_sample > 0) || !p->samples)
+    return 0;
+  if(mb->facts != BP_FACTS_OWN && s->manifest.nbenches != 1)
+    return 0;
+  return (double)p->samples * p->per_sample / mb->iteration_cpu_ns;
+}

@@ -257,6 +257,10 @@ static void merge_measures(struct bp_bench *dst, struct bp_bench *src)
     else
       dst->measures[dst->nmeasures++] = *m;
   }
+  if(src->iterations > 0) {
+    dst->iterations = src->iterations;
+    dst->iteration_cpu_ns = src->iteration_cpu_ns;
+  }
   free(src->measures);
   free(src->name);
 }

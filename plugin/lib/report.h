@@ -32,6 +32,11 @@ struct bp_bench {
   char *name;
   struct bp_measure *measures;
   size_t nmeasures;
+  double iterations;   /* the iterations the harness measured (Google
+                          Benchmark's "iterations", summed over its
+                          repetitions); 0: unknown */
+  double iteration_cpu_ns; /* CPU time of one of them (Google Benchmark's
+                              "cpu_time", ns); 0: unknown */
 };
 
 struct bp_report {
@@ -56,6 +61,8 @@ bp_code bpi_report_parse_bmf(struct bp_report *r, const char *json,
 /* Google Benchmark JSON: each benchmark's real_time (converted from its
  * time_unit) becomes "latency" in nanoseconds.  With repetitions the
  * iterations' mean is the value and their min and max the bounds;
+ * each row's "iterations" are summed into the benchmark's iterations,
+ * and its "cpu_time" makes the CPU time of one iteration;
  * aggregate rows (mean, median, stddev) are not benchmarks, except that a
  * benchmark with no iteration rows (--benchmark_report_aggregates_only)
  * takes its "mean" row as the value, without bounds.  A benchmark with an

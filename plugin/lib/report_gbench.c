@@ -20,6 +20,8 @@ struct run {
   char *name;        /* valid UTF-8, owned */
   size_t n;          /* iteration rows */
   double sum, min, max;
+  double iterations; /* the iteration rows' "iterations", summed */
+  double cpu_ns;     /* their CPU time, ns (cpu_time x iterations) */
   bool has_mean;     /* a "mean" aggregate row (aggregates-only output) */
   double mean;
   bool failed;       /* a row has error_occurred */
@@ -198,6 +200,28 @@ static void gb_note_error(struct gbench *g, const char *name,
   bpi_report_show(t, msg ? msg : "(no message)", 2 * SHOW_NAME);
 }
 
+static bool positive(const cJSON *j)
+{
+  return cJSON_IsNumber(j) && isfinite(j->valuedouble) && j->valuedouble > 0;
+}
+
+/* The work an iteration row measured, for function costs per iteration
+ * (compare): its "iterations" and their CPU time ("cpu_time", in the
+ * row's unit, which real_time_ns converts).  Rows without them add
+ * nothing. */
+static void gb_work(struct run *r, const cJSON *row, double real_time_ns)
+{
+  const cJSON *it = cJSON_GetObjectItemCaseSensitive(row, "iterations");
+  const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(row, "cpu_time");
+  const cJSON *real = cJSON_GetObjectItemCaseSensitive(row, "real_time");
+  if(!positive(it))
+    return;
+  r->iterations += it->valuedouble;
+  if(positive(cpu) && positive(real))
+    r->cpu_ns += real_time_ns * cpu->valuedouble / real->valuedouble *
+                 it->valuedouble;
+}
+
 static bp_code gb_row(struct gbench *g, const cJSON *row, long i)
 {
   const char *name, *run_name, *type, *agg = NULL, *agg_unit = NULL;
@@ -281,6 +305,7 @@ static bp_code gb_row(struct gbench *g, const cJSON *row, long i)
       r->max = ns;
     r->sum += ns;
     r->n++;
+    gb_work(r, row, ns);
   }
   return BP_OK;
 }
@@ -316,6 +341,9 @@ static bp_code gb_finish(struct gbench *g)
     if(!b)
       return gb_nomem(g);
     r->name = NULL;
+    b->iterations = r->iterations;
+    if(r->iterations > 0 && r->cpu_ns > 0 && isfinite(r->cpu_ns))
+      b->iteration_cpu_ns = r->cpu_ns / r->iterations;
     char *slug = strdup("latency");
     struct bp_measure *m =
       slug ? bpi_report_push_measure(b, slug, value) : NULL;

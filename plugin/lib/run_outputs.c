@@ -122,6 +122,9 @@ static bp_code add_benchmarks(struct bp_manifest *man,
       man, rep->benches[i].name, art->dir);
     if(!b || bench_facts(b, art, run))
       return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+    /* for function costs per iteration (compare) */
+    b->iterations = rep->benches[i].iterations;
+    b->iteration_cpu_ns = rep->benches[i].iteration_cpu_ns;
     rc = bpi_manifest_artifacts(f->dir, art->dir, &b->arts, &b->narts, err);
   }
   return rc;

@@ -200,6 +200,10 @@ static bool parse_bench(const cJSON *b, struct bp_manifest_bench *t)
   t->counters = tree_of(b, "counters", &ok);
   t->bencher = tree_of(b, "bencher", &ok);
   t->repetitions = tree_of(b, "repetitions", &ok);
+  double it = has(b, "iterations") ? num_of(b, "iterations") : 0;
+  t->iterations = isfinite(it) && it > 0 ? it : 0;
+  double ns = has(b, "iteration_cpu_ns") ? num_of(b, "iteration_cpu_ns") : 0;
+  t->iteration_cpu_ns = isfinite(ns) && ns > 0 ? ns : 0;
   return parse_arts(cJSON_GetObjectItemCaseSensitive(b, "artifacts"),
                     &t->arts, &t->narts) && ok;
 }
@@ -328,6 +332,10 @@ static void add_bench(cJSON *arr, const struct bp_manifest_bench *b)
   }
   add_tree(x, "counters", b->counters);
   add_tree(x, "repetitions", b->repetitions);
+  if(b->iterations > 0)
+    cJSON_AddNumberToObject(x, "iterations", b->iterations);
+  if(b->iteration_cpu_ns > 0)
+    cJSON_AddNumberToObject(x, "iteration_cpu_ns", b->iteration_cpu_ns);
   add_arts(x, b->arts, b->narts);
   add_tree(x, "bencher", b->bencher);
   cJSON_AddItemToArray(arr, x);

@@ -107,6 +107,10 @@ struct bp_manifest_bench {
   /* run --repeat: every repetition's value of each measure,
    * {SLUG: [v1, ..., vN]}, or NULL */
   struct cJSON *repetitions;
+  /* the iterations the harness measured (Google Benchmark's, summed
+   * over repetitions) and the CPU time of one, ns, for function costs per
+   * iteration; 0: unknown */
+  double iterations, iteration_cpu_ns;
 };
 
 struct bp_manifest {

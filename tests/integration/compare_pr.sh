@@ -131,11 +131,11 @@ def view(url):
     q = parse_qs(v.query)
     return unquote(m.group(1)), q["thread"], q["profileName"]
 
-cmp = urlsplit(links["Compare in the Firefox Profiler"])
+cmp = urlsplit(links["Firefox Profiler"])
 assert (cmp.netloc, cmp.path) == ("profiler.firefox.com",
                                   "/compare/calltree/"), cmp
 views = parse_qs(cmp.query)["profiles[]"]
-assert views == [links["base profile"], links["head profile"]], views
+assert views == [links["base"], links["head"]], views
 for (branch_dir, commit), v, label in ((("main", base), views[0], "base"),
                                        (("feature%2Fx", head), views[1],
                                         "head")):
@@ -146,7 +146,7 @@ for (branch_dir, commit), v, label in ((("main", base), views[0], "base"),
     data = urllib.request.urlopen(url).read()     # served by benchprof serve
     assert hashlib.sha256(data).hexdigest() == g["sha256"], url
     assert json.loads(gzip.decompress(data))["meta"]["version"], url
-diff = links["differential flame graph"]
+diff = links["diff"]
 assert diff == pub + "cmpproj/feature%252Fx/" + head + "/tb/cmpwork/diff.svg", \
     diff
 svg = urllib.request.urlopen(diff).read()
@@ -276,7 +276,7 @@ a = open(os.path.join(t, "refs", "comment.md")).read()
 b = open(os.path.join(t, "head", "compare", "comment.md")).read()
 la = dict(re.findall(r"\[([^\]]+)\]\(([^)]+)\)", a))
 lb = dict(re.findall(r"\[([^\]]+)\]\(([^)]+)\)", b))
-for k in ("Compare in the Firefox Profiler", "base profile", "head profile"):
+for k in ("Firefox Profiler", "base", "head"):
     assert la[k] == lb[k], (k, la.get(k), lb[k])
 # the head was published again since (the runs below): its latest report
 m = json.load(open(os.path.join(t, "store", "cmpproj", "feature%2Fx",

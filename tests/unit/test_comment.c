@@ -48,6 +48,10 @@ static bool inert(const char *s)
     }
     if(*s == '_' && s > start && alnum(s[-1]) && alnum(s[1]))
       continue;
+    /* an '@' that cannot start a mention: a letter or digit before it,
+     * or none after it */
+    if(*s == '@' && ((s > start && alnum(s[-1])) || !alnum(s[1])))
+      continue;
     if(strchr("<>|`*_[]\n\r\\@#$!~&", *s))
       return false;
   }
@@ -114,6 +118,14 @@ static void test_escape(void)
   /* an underscore at a word's edge could emphasize: escaped there only */
   s = md_of("_start __x a_b_", 80);
   CHECK_EQ_STR(s, "\\_start \\_\\_x a_b\\_");
+  free(s);
+  /* '@' as it is where it cannot mention anyone; a reference where it
+   * could (GitHub links a mention whatever escapes it) */
+  s = md_of("BM_Sort@1k user@host a @ b", 80);
+  CHECK_EQ_STR(s, "BM_Sort@1k user@host a @ b");
+  free(s);
+  s = md_of("@team x @1 (@y)", 80);
+  CHECK_EQ_STR(s, "&#64;team x &#64;1 (&#64;y)");
   free(s);
 }
 

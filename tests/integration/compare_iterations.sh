@@ -1,0 +1,63 @@
+#!/bin/sh
+# Function costs per benchmark iteration: a Google Benchmark harness whose
+# one benchmark does the same work per iteration, run for at least 0.2 s
+# on the base and 0.8 s on the head, so the head runs some 4x the
+# iterations.  Per run, work_unit costs about 4x as much on the head; per
+# iteration (Google Benchmark's iterations and CPU time known on both
+# sides) it costs the same, and is not named as grown.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/record_lib.sh"
+
+need python3 "apt-get install python3"
+gb="$WORKLOADS/gbiter"
+[ -x "$gb" ] || { echo "FAIL: $gb was not built (libbenchmark-dev)"; exit 1; }
+
+gb_run() {  # DIR MIN_TIME
+  "$BENCHPROF" run -q --no-publish -o "$1" --adapter google-benchmark \
+    --no-counters -- "$gb" --benchmark_format=json \
+    --benchmark_min_time="$2" >"$1.out" 2>"$1.err"
+}
+gb_run "$TMP/base" 0.2
+check "the base run (0.2 s) exits 0" [ $? -eq 0 ]
+gb_run "$TMP/head" 0.8
+check "the head run (0.8 s) exits 0" [ $? -eq 0 ]
+check "the manifests keep Google Benchmark's iterations and CPU time" \
+  python3 -c '
+import json, sys
+b, h = (json.load(open(d + "/manifest.json"))["benchmarks"][0]
+        for d in sys.argv[1:])
+assert h["iterations"] > 2 * b["iterations"] > 0, (b, h)
+assert b["iteration_cpu_ns"] > 0 and h["iteration_cpu_ns"] > 0, (b, h)
+' "$TMP/base" "$TMP/head"
+
+"$BENCHPROF" compare -o "$TMP/cmp" "$TMP/base" "$TMP/head" \
+  >"$TMP/cmp.out" 2>"$TMP/cmp.err"
+check "compare exits 0" [ $? -eq 0 ]
+pycheck "costs per iteration: work_unit the same on both sides" \
+  "$TMP/cmp" <<'PY'
+import json, os, sys
+c = json.load(open(os.path.join(sys.argv[1], "compare.json")))
+b = c["benchmarks"][0]
+brief = {k: b[k] for k in ("name", "cost_per", "base", "head")}
+assert b["name"] == "BM_Work" and b["cost_per"] == "iteration", brief
+assert b["head"]["iterations"] > 2 * b["base"]["iterations"] > 0, brief
+f = [x for x in b["functions"] if x["name"].startswith("work_unit")]
+assert f, [x["name"] for x in b["functions"]]
+f = f[0]
+# per run the head would cost some 4x (its samples as many times the base's)
+assert f["head_self"] > 2 * f["base_self"], f
+# per iteration: within the noise, and the two costs within 25%
+assert not f["self_significant"], f
+ratio = f["head_self_cost"] / f["base_self_cost"]
+assert 0.75 < ratio < 1.33, (ratio, f)
+# a work_unit iteration is some 1e6 multiply-adds: 0.1 to 100 ms of CPU
+assert 1e5 < f["base_self_cost"] < 1e8, f
+PY
+pycheck "the comment says the costs are per iteration and names no growth" \
+  "$TMP/cmp" <<'PY'
+import os, sys
+md = open(os.path.join(sys.argv[1], "comment.md")).read()
+assert "Grew most" not in md, md
+assert "per run" not in md, md
+PY
+finish
