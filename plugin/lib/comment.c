@@ -6,6 +6,7 @@
 #include "bp_setup.h"
 #include "comment_int.h"
 #include "err.h"
+#include "rundir.h"
 #include "text.h"
 
 #include <inttypes.h>
@@ -523,7 +524,7 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
       }
       bpi_buf_addc(&diff, '/');
     }
-    bpi_buf_adds(&diff, "diff.svg");
+    bpi_buf_adds(&diff, BP_FILE_DIFF_SVG);
   }
   if(diff.len) {
     bpi_buf_addc(&diff, '\0');

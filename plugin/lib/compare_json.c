@@ -330,7 +330,7 @@ static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
   bpi_buf_init(&data);
   bpi_buf_init(&title);
   bpi_compare_diff_folded(b, &data);
-  rc = write_buf(out_dir, b->dir, "diff.folded", &data, err);
+  rc = write_buf(out_dir, b->dir, BP_FILE_DIFF_FOLDED, &data, err);
   for(int negated = 0; !rc && negated < 2; negated++) {
     bpi_buf_reset(&data);
     bpi_buf_reset(&title);
@@ -340,8 +340,8 @@ static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
       bpi_diffsvg_write_cost(b->lines, b->nlines, negated, title.data,
                              b->has_cost ? &cost : NULL, &data, err);
     if(!rc)
-      rc = write_buf(out_dir, b->dir, negated ? "diff-negated.svg" :
-                     "diff.svg", &data, err);
+      rc = write_buf(out_dir, b->dir, negated ? BP_FILE_DIFF_NEG_SVG :
+                     BP_FILE_DIFF_SVG, &data, err);
   }
   bpi_buf_cleanup(&title);
   bpi_buf_cleanup(&data);
@@ -363,7 +363,7 @@ bp_code bpi_compare_write(const struct bp_cmp *c, const char *out_dir,
     return rc;
   bpi_buf_init(&json);
   bpi_compare_json(c, &json);
-  rc = write_buf(out_dir, ".", "compare.json", &json, err);
+  rc = write_buf(out_dir, ".", BP_FILE_COMPARE_JSON, &json, err);
   bpi_buf_cleanup(&json);
   return rc;
 }
