@@ -91,3 +91,26 @@ for path in latest:
     assert os.path.exists(os.path.join(root, p["manifest"])), p
 PY
 }
+
+# s3rver (bucket bkt, files in $TMP/s3) behind the SigV4-checking proxy:
+# sets s3port (s3rver's own), pport (the proxy's), SECRET and the AWS_*
+# credentials; both servers' pids join $PIDS.
+start_s3() {
+  mkdir -p "$TMP/s3"
+  s3rver --directory "$TMP/s3" --address 127.0.0.1 --port 0 \
+    --configure-bucket bkt --silent >"$TMP/s3rver.out" 2>&1 &
+  PIDS="$PIDS $!"
+  i=0
+  while ! grep -q "listening on" "$TMP/s3rver.out" && [ $i -lt 100 ]; do
+    sleep 0.1; i=$((i + 1))
+  done
+  s3port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' \
+    "$TMP/s3rver.out")
+  SECRET="S3RVER-secret-$TOKEN"
+  python3 "$SERVERS/s3_sigv4_proxy.py" --upstream "$s3port" \
+    --port-file "$TMP/s3p.port" --key S3RVER --secret "$SECRET" \
+    >"$TMP/s3p.log" 2>&1 &
+  PIDS="$PIDS $!"
+  pport=$(wait_port "$TMP/s3p.port")
+  export AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY="$SECRET"
+}
