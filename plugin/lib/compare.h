@@ -222,10 +222,11 @@ const char *bpi_compare_verdict(const struct bp_cmp_bench *b);
 bool bpi_compare_worse(const struct bp_cmp_bench *b);
 
 /* Judge a measure: its direction from the slug; change: delta beyond
- * threshold_pct; flag: change when the two sides are distinguishable
- * (repetitions: Mann-Whitney U at 99%, with the interval of the ratio;
- * bounds: the intervals do not overlap; neither: never, the change stays
- * unconfirmed).  A measure with alert_url set keeps the flag its caller
+ * threshold_pct; flag: change when the change's whole interval lies
+ * beyond threshold_pct on its side (repetitions: the 99% interval of the
+ * ratio that goes with Mann-Whitney U; bounds: between the bounds' far
+ * ends, or bounds apart from a base of 0; neither: never, the change
+ * stays unconfirmed).  A measure with alert_url set keeps the flag its caller
  * (Bencher's alert) gave it. */
 void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct);
 /* An ISO 8601 time (YYYY-MM-DDTHH:MM:SS, optional fraction, Z or

@@ -36,9 +36,28 @@ cmp() {  # NAME BASE HEAD [OPTIONS]
     >"$TMP/cmp-$name.out" 2>"$TMP/cmp-$name.err"
 }
 
+# expect_gate NAME DESCRIPTION WANT: the exit status of `cmp NAME`; when it
+# is not WANT, compare's stderr and every measure's verdict show why
+expect_gate() {
+  if [ "$status" -eq "$3" ]; then
+    pass "$2: exit status $3"
+    return
+  fi
+  fail "$2: exit status $status, expected $3"
+  sed 's/^/  stderr: /' "$TMP/cmp-$1.err" >&2
+  python3 - "$TMP/cmp-$1/compare.json" >&2 <<'PY' || true
+import json, sys
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    for m in b["measures"]:
+        print("  measure:", b["name"], m["slug"], m["change"],
+              "confirmed" if m["confirmed"] else "not confirmed",
+              m.get("pct"), m.get("interval_pct"), m.get("p_value"))
+PY
+}
+
 cmp overlap "$TMP/base" "$TMP/overlap" --fail-on-regression
 status=$?
-expect_status "overlapping bounds: no confirmed regression, the gate passes" 0
+expect_gate overlap "overlapping bounds: no confirmed regression, the gate passes" 0
 pycheck "overlapping bounds: beyond the threshold, within the noise" \
   "$TMP/cmp-overlap" <<'PY'
 import json, os, sys
@@ -55,13 +74,13 @@ PY
 
 cmp apart "$TMP/base" "$TMP/apart" --fail-on-regression
 status=$?
-expect_status "bounds apart: a confirmed regression, the gate fails (3)" 3
+expect_gate apart "bounds apart: a confirmed regression, the gate fails (3)" 3
 check "the gate says why" grep -q \
   "1 confirmed regression (--fail-on-regression): exit status 3" \
   "$TMP/cmp-apart.err"
 cmp apart-nogate "$TMP/base" "$TMP/apart"
 status=$?
-expect_status "without --fail-on-regression the same comparison exits 0" 0
+expect_gate apart-nogate "without --fail-on-regression the same comparison exits 0" 0
 
 # one value a side: a plain command with its task-clock, run twice; its
 # change (whatever the machine did) is never counted, never fails the gate
@@ -73,7 +92,7 @@ expect_status "without --fail-on-regression the same comparison exits 0" 0
   >/dev/null 2>"$TMP/single-b.err"
 cmp single "$TMP/single-a" "$TMP/single-b" --fail-on-regression
 status=$?
-expect_status "one value a side: the gate passes" 0
+expect_gate single "one value a side: the gate passes" 0
 pycheck "one value a side: 3x the work is an unconfirmed regression" \
   "$TMP/cmp-single" <<'PY'
 import json, os, sys
@@ -106,7 +125,7 @@ for i in 1 2 3; do
   rrun "$TMP/same-b$i" --adapter json -- "$WORKLOADS/cmpwork_base" 60
   cmp "same$i" "$TMP/same-a$i" "$TMP/same-b$i" --fail-on-regression
   status=$?
-  expect_status "unchanged, --repeat 5, loaded (try $i): the gate passes" 0
+  expect_gate "same$i" "unchanged, --repeat 5, loaded (try $i): the gate passes" 0
   pycheck "unchanged, --repeat 5, loaded (try $i): 0 regressions" \
     "$TMP/cmp-same$i" "$TMP/same-a$i" <<'PY'
 import json, os, sys
@@ -135,7 +154,7 @@ rrun "$TMP/one-base" --adapter json -- "$WORKLOADS/onefunc" 300
 rrun "$TMP/one-head" --adapter json -- "$WORKLOADS/onefunc" 600
 cmp one "$TMP/one-base" "$TMP/one-head" --fail-on-regression
 status=$?
-expect_status "one function doing 2x the work: the gate fails (3)" 3
+expect_gate one "one function doing 2x the work: the gate fails (3)" 3
 pycheck "it names checksum_block with a significant absolute increase" \
   "$TMP/cmp-one" <<'PY'
 import json, os, sys

@@ -170,9 +170,39 @@ static void test_measure_bounds(void)
   CHECK(m.has_interval && near(m.pct_lo, -4) && near(m.pct_hi, 35));
   m.vhead.lower = 108.5;
   bpi_compare_measure(&m, 2);
-  CHECK_EQ_INT(m.flag, BP_CMP_REGRESSION);    /* apart */
+  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);     /* apart, but by 0.5% only */
+  CHECK(near(m.pct_lo, 0.5));
+  m.vhead.lower = 111;
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.flag, BP_CMP_REGRESSION);    /* apart by 3% > 2% */
   bpi_compare_measure(&m, 20);
   CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);     /* apart, within 20% */
+  /* an improvement: the whole interval below -2% */
+  m.head = 90;
+  m.vhead = (struct bp_cmp_values){.has_bounds = true, .lower = 80,
+                                   .upper = 87};
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.flag, BP_CMP_IMPROVEMENT);   /* 87 - 90 = -3% */
+  m.vhead.upper = 89.5;
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);     /* -0.5%: within 2% */
+  CHECK(!BP_CMP_UNCONFIRMED(&m));
+  /* from a base of 0 there is no percentage: bounds apart confirm */
+  m.base = 0;
+  m.head = 5;
+  m.vbase = (struct bp_cmp_values){.has_bounds = true, .lower = 0,
+                                   .upper = 0};
+  m.vhead = (struct bp_cmp_values){.has_bounds = true, .lower = 4,
+                                   .upper = 6};
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.flag, BP_CMP_REGRESSION);
+  m.vhead.lower = 0;
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);
+  m.base = 100;
+  m.head = 110;
+  m.vbase = (struct bp_cmp_values){.has_bounds = true, .lower = 90,
+                                   .upper = 108};
   /* bounds on one side only are no spread of the other */
   m.vbase.has_bounds = false;
   bpi_compare_measure(&m, 2);
@@ -183,19 +213,41 @@ static void test_measure_bounds(void)
 /* Repetitions: Mann-Whitney U at 99% and the interval of the ratio. */
 static void test_measure_repeats(void)
 {
-  double base[5] = {100, 103, 98, 101, 99}, head[5] = {104, 108, 106, 110,
-                                                       105};
+  double base[5] = {100, 103, 98, 101, 99}, head[5] = {106, 108, 107, 110,
+                                                       106};
   struct bp_cmp_measure m = {.slug = "latency", .in_base = true,
-                             .in_head = true, .base = 100, .head = 106};
+                             .in_head = true, .base = 100, .head = 107};
   m.vbase = (struct bp_cmp_values){.reps = base, .nreps = 5};
   m.vhead = (struct bp_cmp_values){.reps = head, .nreps = 5};
   bpi_compare_measure(&m, 2);
   CHECK_EQ_INT(m.basis, BP_CMP_REPEATS);
-  CHECK_EQ_INT(m.flag, BP_CMP_REGRESSION);    /* every head above base */
+  CHECK_EQ_INT(m.flag, BP_CMP_REGRESSION);    /* every ratio above 1.02 */
   CHECK(near(m.p_value, 2.0 / 252));          /* exact: 2 / C(10, 5) */
   /* the interval runs from the least to the largest ratio (k = 0) */
-  CHECK(m.has_interval && near(m.pct_lo, 100 * (104.0 / 103 - 1)) &&
+  CHECK(m.has_interval && near(m.pct_lo, 100 * (106.0 / 103 - 1)) &&
         near(m.pct_hi, 100 * (110.0 / 98 - 1)));
+  /* separated (p = 2/252), but the least ratio 104/103 is within 2%: the
+   * sides differ, the change is not shown to exceed the threshold */
+  head[0] = 104;
+  head[4] = 105;
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.change, BP_CMP_REGRESSION);
+  CHECK(near(m.p_value, 2.0 / 252));
+  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);
+  CHECK(!BP_CMP_UNCONFIRMED(&m));
+  /* the same below: an improvement needs its whole interval under -2% */
+  double low[5] = {90, 92, 91, 93, 90};
+  m.head = 91;
+  m.vhead.reps = low;
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.flag, BP_CMP_IMPROVEMENT);   /* 93 / 98 = -5.1% */
+  low[3] = 99.5;
+  bpi_compare_measure(&m, 2);
+  CHECK_EQ_INT(m.flag, BP_CMP_UNCHANGED);     /* one among the base's */
+  m.head = 107;
+  m.vhead.reps = head;
+  head[0] = 106;
+  head[4] = 106;
   /* one head value among the base's: not separable at 99% with 5 + 5 */
   head[0] = 99.5;
   bpi_compare_measure(&m, 2);
