@@ -153,6 +153,7 @@ void bpi_bencher_ids_cleanup(struct bp_bencher_ids *ids)
     free(b->uuid);
   }
   free(ids->benches);
+  bpi_name_index_cleanup(&ids->bench_index);
   free(ids->report);
   free(ids->project);
   free(ids->branch);
@@ -165,10 +166,8 @@ void bpi_bencher_ids_cleanup(struct bp_bencher_ids *ids)
 const struct bp_bencher_bench_id *
 bpi_bencher_ids_bench(const struct bp_bencher_ids *ids, const char *name)
 {
-  for(size_t i = 0; name && i < ids->nbenches; i++)
-    if(!strcmp(ids->benches[i].name, name))
-      return &ids->benches[i];
-  return NULL;
+  uint32_t i = bpi_name_index_find(&ids->bench_index, name);
+  return i == BP_NONE ? NULL : &ids->benches[i];
 }
 
 const char *bpi_bencher_bench_measure(const struct bp_bencher_bench_id *b,
@@ -196,8 +195,12 @@ static struct bp_bencher_bench_id *add_bench(struct bp_bencher_ids *ids,
     ids->benches = grown;
     b = &ids->benches[ids->nbenches];
     memset(b, 0, sizeof(*b));
-    if(!(b->name = strdup(name)))
+    if(!(b->name = strdup(name)) ||
+       bpi_name_index_add(&ids->bench_index, name, (uint32_t)ids->nbenches)) {
+      free(b->name);
+      b->name = NULL;
       return NULL;
+    }
     ids->nbenches++;
   }
   if(!b->uuid && bpi_bencher_is_uuid(uuid) && !(b->uuid = strdup(uuid)))

@@ -18,6 +18,7 @@
 
 #include "benchprof/benchprof.h"
 #include "buf.h"
+#include "hash.h"
 #include "http.h"
 
 #define BP_BENCHER_HOST "https://api.bencher.dev"
@@ -67,6 +68,7 @@ struct bp_bencher_ids {
   char *end_time;          /* the report's end, ISO 8601, as answered */
   struct bp_bencher_bench_id *benches;     /* by name, each once */
   size_t nbenches;
+  struct bp_name_index bench_index;        /* name -> benches[i] */
 };
 
 /* Read a JsonReport answer into ids (cleaned up first).  BPE_FORMAT when

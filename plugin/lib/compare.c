@@ -86,13 +86,8 @@ static bp_code compare_bench(struct bp_cmp *c, struct bp_cmp_bench *cb,
 {
   struct stacks st = {.cap = 0};
   bp_code rc = BP_OK;
-  const struct bp_bench *bb = NULL, *hb = NULL;
-  for(size_t i = 0; i < base->report.nbenches; i++)
-    if(!strcmp(base->report.benches[i].name, name))
-      bb = &base->report.benches[i];
-  for(size_t i = 0; i < head->report.nbenches; i++)
-    if(!strcmp(head->report.benches[i].name, name))
-      hb = &head->report.benches[i];
+  const struct bp_bench *bb = bpi_cmp_report_bench(base, name);
+  const struct bp_bench *hb = bpi_cmp_report_bench(head, name);
   cb->name = strdup(name);
   if(!cb->name)
     return bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", name);
@@ -173,10 +168,7 @@ static bp_code compare_sides(struct bp_cmp *c, const struct side *base,
                        head->report.benches[i].name, base, head, err);
   for(size_t i = 0; !rc && i < base->report.nbenches; i++) {
     const char *name = base->report.benches[i].name;
-    bool seen = false;
-    for(size_t j = 0; j < head->report.nbenches && !seen; j++)
-      seen = !strcmp(head->report.benches[j].name, name);
-    if(!seen)
+    if(!bpi_cmp_report_bench(head, name))
       rc = compare_bench(c, &c->benches[c->nbenches++], name, base, head,
                          err);
   }

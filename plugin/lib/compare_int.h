@@ -31,7 +31,14 @@ struct side {
   const char *url_prefix;  /* --base-url / --head-url, or NULL */
   struct bp_manifest manifest;
   struct bp_report report;
+  /* built once when opened: a comparison looks up every benchmark */
+  struct bp_name_index report_index;  /* name -> report.benches[i] */
+  struct bp_name_index url_index;     /* artifact file -> the manifest
+                                         benchmark whose entry has its URL */
 };
+/* The report's entry of benchmark name, or NULL. */
+const struct bp_bench *bpi_cmp_report_bench(const struct side *s,
+                                            const char *name);
 
 /* Read s->dir's manifest and the report it names. */
 bp_code bpi_cmp_side_open(struct side *s, struct bp_err *err);

@@ -54,13 +54,13 @@ out:
  *   {"benchmarks": [{"artifacts": [{"file": F, "url": U}, ...]}, ...]} */
 char *bpi_cmp_artifact_url(const struct side *s, const char *file)
 {
-  for(size_t i = 0; i < s->manifest.nbenches; i++) {
-    const struct bp_manifest_bench *b = &s->manifest.benches[i];
-    for(size_t k = 0; k < b->narts; k++) {
-      const char *f = b->arts[k].file, *url = b->arts[k].url;
-      if(f && url && !strcmp(f, file))
-        return strdup(url);
-    }
+  uint32_t i = bpi_name_index_find(&s->url_index, file);
+  const struct bp_manifest_bench *b =
+    i == BP_NONE ? NULL : &s->manifest.benches[i];
+  for(size_t k = 0; b && k < b->narts; k++) {
+    const char *f = b->arts[k].file, *url = b->arts[k].url;
+    if(f && url && !strcmp(f, file))
+      return strdup(url);
   }
   if(!s->url_prefix || !*s->url_prefix)
     return NULL;
@@ -153,6 +153,23 @@ bp_code bpi_cmp_side_identity(struct bp_cmp_side *out, const struct side *s)
   return out->dir ? BP_OK : BPE_NOMEM;
 }
 
+/* The report's benchmarks by name, and which manifest benchmark has the
+ * URL of each artifact file (the first, as a scan would find it). */
+static bp_code index_side(struct side *s)
+{
+  bp_code rc = BP_OK;
+  for(size_t i = 0; !rc && i < s->report.nbenches; i++)
+    rc = bpi_name_index_add(&s->report_index, s->report.benches[i].name,
+                            (uint32_t)i);
+  for(size_t i = 0; !rc && i < s->manifest.nbenches; i++) {
+    const struct bp_manifest_bench *b = &s->manifest.benches[i];
+    for(size_t k = 0; !rc && k < b->narts; k++)
+      if(b->arts[k].file && b->arts[k].url)
+        rc = bpi_name_index_add(&s->url_index, b->arts[k].file, (uint32_t)i);
+  }
+  return rc;
+}
+
 bp_code bpi_cmp_side_open(struct side *s, struct bp_err *err)
 {
   bp_code rc = bpi_manifest_read(&s->manifest, s->dir, err);
@@ -179,6 +196,8 @@ bp_code bpi_cmp_side_open(struct side *s, struct bp_err *err)
     rc = bpi_file_read(path.data, &text, &len, err);
   if(!rc)
     rc = bpi_report_parse_bmf(&s->report, text, len, path.data, err);
+  if(!rc && index_side(s))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", s->dir);
   free(text);
   bpi_buf_cleanup(&path);
   return rc;
@@ -188,6 +207,15 @@ void bpi_cmp_side_cleanup(struct side *s)
 {
   bpi_manifest_cleanup(&s->manifest);
   bpi_report_cleanup(&s->report);
+  bpi_name_index_cleanup(&s->report_index);
+  bpi_name_index_cleanup(&s->url_index);
+}
+
+const struct bp_bench *bpi_cmp_report_bench(const struct side *s,
+                                            const char *name)
+{
+  uint32_t i = bpi_name_index_find(&s->report_index, name);
+  return i == BP_NONE ? NULL : &s->report.benches[i];
 }
 static double json_num_or(const cJSON *obj, const char *key, double dflt)
 {

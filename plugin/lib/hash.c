@@ -192,3 +192,43 @@ uint32_t bpi_strtab_intern(struct bp_strtab *t, const char *s)
   t->index[slot] = (uint32_t)t->count;
   return (uint32_t)t->count++;
 }
+
+void bpi_name_index_init(struct bp_name_index *ix)
+{
+  memset(ix, 0, sizeof(*ix));
+  bpi_strtab_init(&ix->names);
+}
+
+void bpi_name_index_cleanup(struct bp_name_index *ix)
+{
+  bpi_strtab_cleanup(&ix->names);
+  free(ix->pos);
+  bpi_name_index_init(ix);
+}
+
+bp_code bpi_name_index_add(struct bp_name_index *ix, const char *name,
+                           uint32_t pos)
+{
+  if(ix->names.count >= ix->pos_cap) {  /* room first: a new name's id */
+    size_t cap = ix->pos_cap ? ix->pos_cap * 2 : 64;
+    uint32_t *grown = realloc(ix->pos, cap * sizeof(*grown));
+    if(!grown)
+      return BPE_NOMEM;
+    ix->pos = grown;
+    ix->pos_cap = cap;
+  }
+  size_t before = ix->names.count;
+  uint32_t id = bpi_strtab_intern(&ix->names, name);
+  if(id == BP_NONE)
+    return BPE_NOMEM;
+  if(ix->names.count > before)  /* new: a known name keeps its first */
+    ix->pos[id] = pos;
+  return BP_OK;
+}
+
+uint32_t bpi_name_index_find(const struct bp_name_index *ix,
+                             const char *name)
+{
+  uint32_t id = name ? bpi_strtab_find(&ix->names, name) : BP_NONE;
+  return id == BP_NONE ? BP_NONE : ix->pos[id];
+}

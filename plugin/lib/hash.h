@@ -4,7 +4,11 @@
  *    and stacks by (parent, frame) without collisions.
  *  - struct bp_strtab: string interner; equal strings get equal ids, ids are
  *    dense from 0 in insertion order.  Owns copies of the strings.
- * Neither is thread-safe. */
+ *  - struct bp_name_index: name -> position in the caller's array (the
+ *    first position given for a name), built once where a loop would
+ *    otherwise look each name up by a scan (quadratic over a suite of
+ *    thousands of benchmarks).
+ * None is thread-safe. */
 #ifndef BP_LIB_HASH_H
 #define BP_LIB_HASH_H
 
@@ -52,6 +56,21 @@ static inline const char *bpi_strtab_get(const struct bp_strtab *t,
 {
   return id < t->count ? t->strs[id] : "";
 }
+
+struct bp_name_index {
+  struct bp_strtab names;
+  uint32_t *pos;    /* name id -> position */
+  size_t pos_cap;
+};
+
+void bpi_name_index_init(struct bp_name_index *ix);
+void bpi_name_index_cleanup(struct bp_name_index *ix);
+/* Remember pos for name unless name has one already (the first wins). */
+bp_code bpi_name_index_add(struct bp_name_index *ix, const char *name,
+                           uint32_t pos);
+/* The position of name, or BP_NONE. */
+uint32_t bpi_name_index_find(const struct bp_name_index *ix,
+                             const char *name);
 
 uint64_t bpi_hash_bytes(const void *data, size_t len);
 /* The same for n 64-bit words (addresses), a word at a time: a sample's

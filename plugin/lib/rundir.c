@@ -85,6 +85,7 @@ void bpi_manifest_cleanup(struct bp_manifest *m)
     arts_free(b->arts, b->narts);
   }
   free(m->benches);
+  bpi_name_index_cleanup(&m->bench_index);
   arts_free(m->arts, m->narts);
   free(m->version);
   free(m->command);
@@ -238,6 +239,10 @@ static bool parse_tree(struct bp_manifest *m, const cJSON *j)
   const cJSON *b;
   cJSON_ArrayForEach(b, benches)
     ok = parse_bench(b, &m->benches[m->nbenches++]) && ok;
+  for(size_t i = 0; ok && i < m->nbenches; i++)
+    ok = !m->benches[i].name ||
+         !bpi_name_index_add(&m->bench_index, m->benches[i].name,
+                             (uint32_t)i);
   return ok;
 }
 
@@ -418,7 +423,8 @@ struct bp_manifest_bench *bpi_manifest_add_bench(struct bp_manifest *m,
   memset(b, 0, sizeof(*b));
   b->name = strdup(name);
   b->profile = strdup(profile);
-  if(!b->name || !b->profile) {
+  if(!b->name || !b->profile ||
+     bpi_name_index_add(&m->bench_index, name, (uint32_t)m->nbenches)) {
     free(b->name);
     free(b->profile);
     return NULL;
@@ -430,10 +436,8 @@ struct bp_manifest_bench *bpi_manifest_add_bench(struct bp_manifest *m,
 const struct bp_manifest_bench *
 bpi_manifest_bench(const struct bp_manifest *m, const char *name)
 {
-  for(size_t i = 0; i < m->nbenches; i++)
-    if(m->benches[i].name && !strcmp(m->benches[i].name, name))
-      return &m->benches[i];
-  return NULL;
+  uint32_t i = bpi_name_index_find(&m->bench_index, name);
+  return i == BP_NONE ? NULL : &m->benches[i];
 }
 
 const struct bp_manifest_artifact *

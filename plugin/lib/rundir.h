@@ -29,6 +29,7 @@
 #include "benchprof/benchprof.h"
 #include "buf.h"
 #include "export.h"
+#include "hash.h"
 
 /* ------------------------------------------------------ file names */
 #define BP_RUNDIR_MANIFEST "manifest.json"
@@ -132,6 +133,9 @@ struct bp_manifest {
   size_t nbenches;
   struct cJSON *publication;  /* publish.c's state, or NULL */
   struct cJSON *results;      /* a stored manifest's report, or NULL */
+  /* benchmark name -> its entry, kept by the parser and
+   * bpi_manifest_add_bench (a comparison looks up every benchmark) */
+  struct bp_name_index bench_index;
 };
 
 void bpi_manifest_cleanup(struct bp_manifest *m);

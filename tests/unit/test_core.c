@@ -57,6 +57,32 @@ static void test_strtab(void)
   bpi_strtab_cleanup(&t);
 }
 
+/* name -> position, the first position given for a name; many names
+ * (a suite's benchmarks) stay findable as the table grows */
+static void test_name_index(void)
+{
+  struct bp_name_index ix;
+  bpi_name_index_init(&ix);
+  CHECK_EQ_INT(bpi_name_index_find(&ix, "absent"), BP_NONE);
+  CHECK_EQ_INT(bpi_name_index_add(&ix, "sort", 3), BP_OK);
+  CHECK_EQ_INT(bpi_name_index_add(&ix, "sort", 9), BP_OK);
+  CHECK_EQ_INT(bpi_name_index_find(&ix, "sort"), 3);
+  CHECK_EQ_INT(bpi_name_index_find(&ix, NULL), BP_NONE);
+  char name[32];
+  for(uint32_t i = 0; i < 10000; i++) {
+    snprintf(name, sizeof(name), "b%u", i);
+    CHECK_EQ_INT(bpi_name_index_add(&ix, name, i + 10), BP_OK);
+  }
+  for(uint32_t i = 0; i < 10000; i += 997) {
+    snprintf(name, sizeof(name), "b%u", i);
+    CHECK_EQ_INT(bpi_name_index_find(&ix, name), i + 10);
+  }
+  CHECK_EQ_INT(bpi_name_index_find(&ix, "b10000"), BP_NONE);
+  CHECK_EQ_INT(bpi_name_index_find(&ix, "sort"), 3);
+  bpi_name_index_cleanup(&ix);
+  CHECK_EQ_INT(bpi_name_index_find(&ix, "sort"), BP_NONE);
+}
+
 static void test_buf_escaping(void)
 {
   struct bp_buf b;
@@ -299,6 +325,7 @@ int main(void)
   test_counters_tree();
   test_map();
   test_strtab();
+  test_name_index();
   test_buf_escaping();
   test_profile();
   test_profile_fidelity();

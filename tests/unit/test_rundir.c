@@ -179,12 +179,36 @@ static void test_safe_path(void)
   CHECK(!bpi_rundir_safe_path("a/"));
 }
 
+/* entries added one by one, and parsed ones, are found by name (the
+ * first of a name), across the array's moves */
+static void test_bench_lookup(void)
+{
+  struct bp_manifest m = {.exit_status = 0};
+  for(int i = 0; i < 300; i++) {
+    char name[16];
+    snprintf(name, sizeof(name), "x%d", i);
+    CHECK(bpi_manifest_add_bench(&m, name, name) != NULL);
+  }
+  CHECK(bpi_manifest_bench(&m, "x0") == &m.benches[0]);
+  CHECK(bpi_manifest_bench(&m, "x299") == &m.benches[299]);
+  CHECK(bpi_manifest_bench(&m, "x300") == NULL);
+  bpi_manifest_cleanup(&m);
+  const char *twice = "{\"benchmarks\": [{\"name\": \"a\", \"profile\": \"p1\"},"
+                      " {\"name\": \"a\", \"profile\": \"p2\"}]}";
+  struct bp_err err = {0};
+  CHECK(bpi_manifest_parse(&m, twice, strlen(twice), "t", &err) == BP_OK);
+  const struct bp_manifest_bench *a = bpi_manifest_bench(&m, "a");
+  CHECK_EQ_STR(a ? a->profile : NULL, "p1");
+  bpi_manifest_cleanup(&m);
+}
+
 int main(void)
 {
   test_round_trip();
   test_bad();
   test_dir();
   test_safe_path();
+  test_bench_lookup();
   CHECK_EQ_STR(bpi_rundir_kind("gecko"), BP_KIND_GECKO);
   CHECK_EQ_STR(bpi_rundir_kind("other"), "other");
   return check_exit();
