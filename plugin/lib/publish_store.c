@@ -80,7 +80,7 @@ static void *put_worker(void *arg)
     bp_code rc = put_one(j, i, &err);
     pthread_mutex_lock(&p->lock);
     if(!rc)
-      rc = bpi_spool_mark_unsynced(j->sp, part, j->arts.a[i].key, &err);
+      rc = bpi_spool_mark_unsynced(j->sp, part, NULL, &err);
     if(!rc)
       j->done++;
     else if(!p->failures++)

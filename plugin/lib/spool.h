@@ -87,7 +87,9 @@ bp_code bpi_spool_mark(struct bp_spool_pub *pub, const char *part,
  * any sync of its file system): for parts whose marker lost in a power
  * cut only means sending them again (an artifact: the same bytes under
  * the same key).  Thousands of them cost one sync instead of two fsyncs
- * each. */
+ * each.  Without a value (NULL or "") the marker is an empty file made in
+ * place: no temporary, no rename, no data block to free when the
+ * publication is removed. */
 bp_code bpi_spool_mark_unsynced(struct bp_spool_pub *pub, const char *part,
                                 const char *value, struct bp_err *err);
 bp_code bpi_spool_sync(struct bp_spool_pub *pub, struct bp_err *err);

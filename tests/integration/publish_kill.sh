@@ -38,6 +38,8 @@ json.load(open(os.path.join(d, "files", "manifest.json")))
 done = sorted(os.listdir(os.path.join(d, "done")))
 assert not [f for f in done if f.startswith(".")], done
 arts = [f for f in done if f.startswith("artifact-")]
+# an artifact's marker is an empty file: nothing to free when removed
+assert all(os.path.getsize(os.path.join(d, "done", f)) == 0 for f in arts), arts
 other = [f for f in done if not f.startswith("artifact-")]
 if want and want[0].startswith("artifacts<"):
     n = int(want[0][len("artifacts<"):])

@@ -90,6 +90,19 @@ int main(void)
     CHECK(!bpi_spool_done(a, "report", &v));
     CHECK_EQ_INT(bpi_spool_mark(a, "report", "uuid-1", &err), BP_OK);
     CHECK_EQ_INT(bpi_spool_mark(a, "../x", "", &err), BPE_INVAL);
+    /* a mark without a value, unsynced: an empty file made in place,
+     * marked again without an error (a resend after a lost marker) */
+    CHECK(!bpi_spool_done(a, "artifact-0", NULL));
+    CHECK_EQ_INT(bpi_spool_mark_unsynced(a, "artifact-0", NULL, &err), BP_OK);
+    CHECK_EQ_INT(bpi_spool_mark_unsynced(a, "artifact-0", "", &err), BP_OK);
+    CHECK(bpi_spool_done(a, "artifact-0", &v));
+    CHECK_EQ_STR(v, "");
+    free(v);
+    v = NULL;
+    char *m = a ? bpi_spool_path(a, "done/artifact-0") : NULL;
+    struct stat st;
+    CHECK(m && !stat(m, &st) && st.st_size == 0);
+    free(m);
     bpi_spool_close(a);
     CHECK_EQ_INT(bpi_spool_open(spool, id1, &a, &err), BP_OK);
     CHECK(a && bpi_spool_done(a, "report", &v));
