@@ -651,31 +651,152 @@ static bp_code copy_meta(struct bp_profile_meta *d,
   return rc;
 }
 
-/* Strings, then tables, so every handle of src is valid in d.  The
- * interning indexes stay empty: a slice is only read. */
-static bp_code copy_tables(struct bp_profile *d, const struct bp_profile *s)
+/* A slice holds only what its samples use: libraries, functions, frames
+ * and stacks are copied when a kept sample (or off-CPU interval) first
+ * names them, under new handles (old -> new in one map), and strings with
+ * them.  A benchmark's profile so costs what its own samples name, not
+ * the whole run's tables: a suite of thousands of benchmarks used to copy
+ * and write every function of the run once per benchmark.  Threads keep
+ * their handles (all of them are copied, their names with them). */
+enum { KEEP_LIB = 1, KEEP_FUNC, KEEP_FRAME, KEEP_STACK };
+
+struct keep {
+  struct bp_profile *d;
+  const struct bp_profile *s;
+  struct bp_map ids;       /* (KEEP_*, old handle) -> new handle */
+  uint32_t *chain;         /* a stack's entries not kept yet, leaf first */
+  uint32_t chain_len, chain_cap;
+};
+
+static uint32_t keep_string(struct keep *k, uint32_t old)
 {
-  for(size_t i = 1; i < s->strings.count; i++)
-    if(bpi_strtab_intern(&d->strings, s->strings.strs[i]) != i)
+  return bpi_strtab_intern(&k->d->strings,
+                           bpi_strtab_get(&k->s->strings, old));
+}
+
+/* *out: the new handle of (kind, old); BP_NONE when old is none (not
+ * below n). */
+static bool kept_already(const struct keep *k, uint32_t kind, uint32_t old,
+                         uint32_t n, uint32_t *out)
+{
+  *out = old < n ? bpi_map_get(&k->ids, kind, old) : BP_NONE;
+  return old >= n || *out != BP_NONE;
+}
+
+/* Room for one more element of a slice's table. */
+static bool room(void **arr, uint32_t n, uint32_t *cap, size_t elem)
+{
+  return n < *cap || grow_array(arr, cap, elem);
+}
+
+static bp_code keep_lib(struct keep *k, uint32_t old, uint32_t *out)
+{
+  struct bp_profile *d = k->d;
+  if(kept_already(k, KEEP_LIB, old, k->s->nlibs, out))
+    return BP_OK;
+  if(!room((void **)&d->libs, d->nlibs, &d->libs_cap, sizeof(*d->libs)))
+    return BPE_NOMEM;
+  struct bp_lib l = k->s->libs[old];
+  l.name = keep_string(k, l.name);
+  l.path = keep_string(k, l.path);
+  l.build_id = keep_string(k, l.build_id);
+  if(l.name == BP_NONE || l.path == BP_NONE || l.build_id == BP_NONE)
+    return BPE_NOMEM;
+  d->libs[*out = d->nlibs++] = l;
+  return bpi_map_put(&k->ids, KEEP_LIB, old, *out);
+}
+
+static bp_code keep_func(struct keep *k, uint32_t old, uint32_t *out)
+{
+  struct bp_profile *d = k->d;
+  if(kept_already(k, KEEP_FUNC, old, k->s->nfuncs, out))
+    return BP_OK;
+  struct bp_func f = k->s->funcs[old];
+  bp_code rc = keep_lib(k, f.lib, &f.lib);
+  if(rc)
+    return rc;
+  f.name = keep_string(k, f.name);
+  f.file = keep_string(k, f.file);
+  if(f.name == BP_NONE || f.file == BP_NONE ||
+     !room((void **)&d->funcs, d->nfuncs, &d->funcs_cap, sizeof(*d->funcs)))
+    return BPE_NOMEM;
+  d->funcs[*out = d->nfuncs++] = f;
+  return bpi_map_put(&k->ids, KEEP_FUNC, old, *out);
+}
+
+static bp_code keep_frame(struct keep *k, uint32_t old, uint32_t *out)
+{
+  struct bp_profile *d = k->d;
+  if(kept_already(k, KEEP_FRAME, old, k->s->nframes, out))
+    return BP_OK;
+  struct bp_frame f = k->s->frames[old];
+  bp_code rc = keep_lib(k, f.lib, &f.lib);
+  if(!rc)
+    rc = keep_func(k, f.func, &f.func);
+  if(!rc && f.outer != BP_NONE && f.outer != old)  /* a machine frame */
+    rc = keep_frame(k, f.outer, &f.outer);
+  if(!rc && !room((void **)&d->frames, d->nframes, &d->frames_cap,
+                  sizeof(*d->frames)))
+    rc = BPE_NOMEM;
+  if(rc)
+    return rc;
+  d->frames[*out = d->nframes++] = f;
+  return bpi_map_put(&k->ids, KEEP_FRAME, old, *out);
+}
+
+/* The stack and every parent of it not kept yet, outermost first, so a
+ * parent's handle stays below its children's as in src. */
+static bp_code keep_stack(struct keep *k, uint32_t old, uint32_t *out)
+{
+  struct bp_profile *d = k->d;
+  uint32_t parent = BP_NONE;
+  k->chain_len = 0;
+  for(uint32_t s = old;
+      !kept_already(k, KEEP_STACK, s, k->s->nstacks, &parent);
+      s = k->s->stacks[s].parent) {
+    if(!room((void **)&k->chain, k->chain_len, &k->chain_cap,
+             sizeof(*k->chain)))
       return BPE_NOMEM;
-  if(!dup_table((void **)&d->libs, s->libs, s->nlibs, &d->libs_cap,
-                sizeof(*d->libs)) ||
-     !dup_table((void **)&d->funcs, s->funcs, s->nfuncs, &d->funcs_cap,
-                sizeof(*d->funcs)) ||
-     !dup_table((void **)&d->frames, s->frames, s->nframes, &d->frames_cap,
-                sizeof(*d->frames)) ||
-     !dup_table((void **)&d->stacks, s->stacks, s->nstacks, &d->stacks_cap,
-                sizeof(*d->stacks)) ||
-     !dup_table((void **)&d->threads, s->threads, s->nthreads,
+    k->chain[k->chain_len++] = s;
+  }
+  while(k->chain_len) {
+    uint32_t s = k->chain[--k->chain_len], frame;
+    bp_code rc = keep_frame(k, k->s->stacks[s].frame, &frame);
+    if(!rc && !room((void **)&d->stacks, d->nstacks, &d->stacks_cap,
+                    sizeof(*d->stacks)))
+      rc = BPE_NOMEM;
+    if(rc)
+      return rc;
+    d->stacks[d->nstacks] = (struct bp_stack){parent, frame};
+    parent = d->nstacks++;
+    if(bpi_map_put(&k->ids, KEEP_STACK, s, parent))
+      return BPE_NOMEM;
+  }
+  *out = parent;
+  return BP_OK;
+}
+
+static bp_code keep_stack_cb(void *ctx, uint32_t old, uint32_t *out)
+{
+  return keep_stack(ctx, old, out);
+}
+
+/* Every thread, under the same handle, its names copied. */
+static bp_code copy_threads(struct bp_profile *d, struct keep *k)
+{
+  const struct bp_profile *s = k->s;
+  if(!dup_table((void **)&d->threads, s->threads, s->nthreads,
                 &d->threads_cap, sizeof(*d->threads)))
     return BPE_NOMEM;
-  d->nlibs = s->nlibs;
-  d->nfuncs = s->nfuncs;
-  d->nframes = s->nframes;
-  d->nstacks = s->nstacks;
   d->nthreads = s->nthreads;
-  for(uint32_t i = 0; i < d->nthreads; i++)
-    d->threads[i].samples = 0;
+  for(uint32_t i = 0; i < d->nthreads; i++) {
+    struct bp_thread *t = &d->threads[i];
+    t->samples = 0;
+    t->name = keep_string(k, t->name);
+    t->process_name = keep_string(k, t->process_name);
+    if(t->name == BP_NONE || t->process_name == BP_NONE)
+      return BPE_NOMEM;
+  }
   return BP_OK;
 }
 
@@ -695,10 +816,11 @@ bool bpi_profile_in_ranges(const struct bp_range *r, size_t n, uint64_t t)
 
 /* Samples of the timeline in the ranges (disjoint, sorted); threads'
  * times narrowed to them, within [t0, t1): the first start, last end. */
-static bp_code copy_samples(struct bp_profile *d, const struct bp_profile *s,
+static bp_code copy_samples(struct bp_profile *d, struct keep *k,
                             const struct bp_range *r, size_t nr,
                             uint64_t t0, uint64_t t1)
 {
+  const struct bp_profile *s = k->s;
   struct bp_sample smp;
   bp_code rc = bpi_profile_timeline_rewind(s);
   for(uint32_t i = 0; i < d->nthreads; i++) {
@@ -708,8 +830,10 @@ static bp_code copy_samples(struct bp_profile *d, const struct bp_profile *s,
   while(!rc && bpi_profile_timeline_next(s, &smp)) {
     if(!bpi_profile_in_ranges(r, nr, smp.time_ns))
       continue;
-    rc = bpi_profile_add_sample(d, smp.thread, smp.stack, smp.time_ns,
-                                smp.weight);
+    rc = keep_stack(k, smp.stack, &smp.stack);
+    if(!rc)
+      rc = bpi_profile_add_sample(d, smp.thread, smp.stack, smp.time_ns,
+                                  smp.weight);
     if(!rc && smp.thread < d->nthreads) {
       struct bp_thread *t = &d->threads[smp.thread];
       if(smp.time_ns < t->start_ns)
@@ -770,13 +894,17 @@ bp_code bpi_profile_slice_ranges(const struct bp_profile *src,
   uint64_t t1 = n ? r[n - 1].end_ns : t0;
   bp_code rc = bpi_profile_new(&d);
   if(!rc) {
+    struct keep k = {.d = d, .s = src};
+    bpi_map_init(&k.ids);
     rc = copy_meta(&d->meta, &src->meta);
     if(!rc)
-      rc = copy_tables(d, src);
+      rc = copy_threads(d, &k);
     if(!rc)
-      rc = copy_samples(d, src, r, n, t0, t1);
+      rc = copy_samples(d, &k, r, n, t0, t1);
     if(!rc)
-      rc = bpi_profile_off_copy(d, src, r, n);
+      rc = bpi_profile_off_copy(d, src, r, n, keep_stack_cb, &k);
+    bpi_map_cleanup(&k.ids);
+    free(k.chain);
     if(rc)
       bpi_profile_free(d);
   }

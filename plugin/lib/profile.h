@@ -256,10 +256,12 @@ bp_code bpi_profile_add_marker(struct bp_profile *p, const char *name,
                                uint64_t start_ns, uint64_t end_ns,
                                const struct bp_counter *c, size_t n);
 
-/* A new profile with src's tables and metadata but only the samples whose
- * time is in [t0, t1), its start and end set to t0 and t1, no markers and
- * no counters.  Handles (libs, funcs, frames, stacks, threads) mean the
- * same in both. */
+/* A new profile with src's metadata but only the samples whose time is
+ * in [t0, t1), its start and end set to t0 and t1, no markers and no
+ * counters.  Its tables hold only what those samples (and off-CPU
+ * intervals) use: libs, funcs, frames, stacks and strings get new handles
+ * (a parent stack's still below its children's); threads keep theirs,
+ * and all of them are there. */
 bp_code bpi_profile_slice(const struct bp_profile *src, uint64_t t0,
                           uint64_t t1, struct bp_profile **out);
 
@@ -349,11 +351,15 @@ uint64_t bpi_profile_off_ns(const struct bp_profile *p, uint64_t *preempt_ns);
  * every thread: on_ns[t] and off_ns[t], both of p->nthreads entries. */
 void bpi_profile_thread_times(const struct bp_profile *p, uint64_t *on_ns,
                               uint64_t *off_ns);
-/* The off-CPU intervals of src (a profile whose tables d shares), each
+/* The off-CPU intervals of src (a profile whose threads d shares), each
  * cut to its overlap with the n sorted, disjoint ranges (only that part
- * counts; none when it overlaps none). */
+ * counts; none when it overlaps none), its stack d's handle for it
+ * (stack_of(ctx, src's, &d's), which may add it to d). */
 bp_code bpi_profile_off_copy(struct bp_profile *d, const struct bp_profile *s,
-                             const struct bp_range *r, size_t n);
+                             const struct bp_range *r, size_t n,
+                             bp_code (*stack_of)(void *ctx, uint32_t old,
+                                                 uint32_t *out),
+                             void *ctx);
 /* The ns p's threads spent blocked (not preempted) within the n sorted,
  * disjoint ranges. */
 uint64_t bpi_profile_off_blocked_in(const struct bp_profile *p,

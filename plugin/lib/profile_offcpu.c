@@ -118,7 +118,10 @@ static uint64_t overlap_ns(const struct bp_range *r, size_t n, uint64_t t,
 }
 
 bp_code bpi_profile_off_copy(struct bp_profile *d, const struct bp_profile *s,
-                             const struct bp_range *r, size_t n)
+                             const struct bp_range *r, size_t n,
+                             bp_code (*stack_of)(void *ctx, uint32_t old,
+                                                 uint32_t *out),
+                             void *ctx)
 {
   struct bp_off_sample o;
   bp_code rc = bpi_profile_off_rewind(s);
@@ -129,6 +132,8 @@ bp_code bpi_profile_off_copy(struct bp_profile *d, const struct bp_profile *s,
     uint64_t start = o.time_ns;
     uint64_t in = overlap_ns(r, n, o.time_ns, o.dur_ns, &start);
     if(in)
+      rc = stack_of(ctx, o.stack, &o.stack);
+    if(in && !rc)
       rc = bpi_profile_add_off(d, o.thread, o.stack, start, in, o.preempted);
   }
   return rc;

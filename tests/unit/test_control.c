@@ -257,6 +257,65 @@ static void test_slice(void)
   bpi_profile_free(p);
 }
 
+/* A slice holds only what its samples use: the other benchmark's
+ * library, function, frames and stacks (and their strings) stay out;
+ * parents, an inlined call's machine frame and functions come along,
+ * under handles that keep a parent below its child. */
+static void test_slice_compact(void)
+{
+  struct bp_profile *p, *s;
+  CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
+  uint32_t other = bpi_profile_lib(p, "/bin/other", "");
+  uint32_t lib = bpi_profile_lib(p, "/bin/x", "ab");
+  uint32_t f_other = bpi_profile_frame(p, other, 0x10, BP_FRAME_USER);
+  p->frames[f_other].func = bpi_profile_func(p, "elsewhere", "", other, 0);
+  uint32_t f_main = bpi_profile_frame(p, lib, 0x20, BP_FRAME_USER);
+  p->frames[f_main].func = bpi_profile_func(p, "main", "x.c", lib, 3);
+  uint32_t f_hot = bpi_profile_frame(p, lib, 0x30, BP_FRAME_USER);
+  uint32_t fn_inl = bpi_profile_func(p, "inl", "x.h", lib, 9);
+  uint32_t f_inl = bpi_profile_inline_frame(p, f_hot, 1, fn_inl, 10);
+  uint32_t st_other = bpi_profile_stack(p, BP_NONE, f_other);
+  uint32_t st_main = bpi_profile_stack(p, BP_NONE, f_main);
+  uint32_t st_hot = bpi_profile_stack(p, st_main, f_hot);
+  uint32_t st_leaf = bpi_profile_stack(p, st_hot, f_inl);
+  uint32_t th = bpi_profile_thread(p, 1, 1);
+  CHECK_EQ_INT(bpi_profile_add_sample(p, th, st_other, 10, 1), BP_OK);
+  CHECK_EQ_INT(bpi_profile_add_sample(p, th, st_leaf, 40, 1), BP_OK);
+  CHECK_EQ_INT(bpi_profile_add_sample(p, th, st_other, 70, 1), BP_OK);
+  CHECK_EQ_INT(bpi_profile_slice(p, 30, 60, &s), BP_OK);
+  CHECK_EQ_INT(s->meta.samples, 1);
+  CHECK_EQ_INT(s->nlibs, 1);
+  CHECK_EQ_INT(s->nstacks, 3);
+  CHECK_EQ_INT(s->nframes, 3);
+  CHECK_EQ_INT(s->nfuncs, 2);
+  CHECK_EQ_INT(bpi_strtab_find(&s->strings, "/bin/other"), BP_NONE);
+  CHECK_EQ_INT(bpi_strtab_find(&s->strings, "elsewhere"), BP_NONE);
+  CHECK_EQ_INT(s->ncounts, 1);
+  uint32_t leaf = s->ncounts ? s->counts[0].stack : BP_NONE;
+  CHECK(leaf < s->nstacks);
+  if(leaf < s->nstacks) {
+    const struct bp_frame *fi = &s->frames[s->stacks[leaf].frame];
+    CHECK_EQ_INT(fi->inline_depth, 1);
+    CHECK(fi->outer < s->nframes);
+    CHECK_EQ_INT(fi->outer < s->nframes ? s->frames[fi->outer].addr : 0,
+                 0x30);
+    CHECK_EQ_STR(bpi_profile_str(s, s->funcs[fi->func].name), "inl");
+    uint32_t hot = s->stacks[leaf].parent;
+    CHECK(hot < leaf);
+    uint32_t top = hot < s->nstacks ? s->stacks[hot].parent : BP_NONE;
+    CHECK(top < hot);
+    if(top < hot) {
+      const struct bp_frame *fm = &s->frames[s->stacks[top].frame];
+      CHECK_EQ_STR(bpi_profile_str(s, s->funcs[fm->func].name), "main");
+      CHECK_EQ_STR(bpi_profile_str(s, s->libs[fm->lib].path), "/bin/x");
+      CHECK_EQ_STR(bpi_profile_str(s, s->libs[fm->lib].build_id), "ab");
+      CHECK_EQ_INT(s->stacks[top].parent, BP_NONE);
+    }
+  }
+  bpi_profile_free(s);
+  bpi_profile_free(p);
+}
+
 int main(void)
 {
   test_parse();
@@ -265,5 +324,6 @@ int main(void)
   test_dirnames();
   test_dirnames_many();
   test_slice();
+  test_slice_compact();
   return check_exit();
 }
