@@ -28,6 +28,9 @@
 #define TRASH_PREFIX ".trash-"
 #define DONE_DIR "done"
 #define LOCK_FILE "lock"
+/* in a publication whose files/ is flat (every publication this version
+ * makes; an older one's files/ mirrors the run directory) */
+#define FLAT_MARK "flat"
 /* an interrupted add older than this is abandoned */
 #define STALE_TMP_SECS 3600
 
@@ -153,17 +156,44 @@ static bool safe_rel(const char *rel)
   return true;
 }
 
-/* dst_root/rel from src_root/rel: a hard link (the run's files are
- * replaced by rename, never rewritten in place, so a link is a stable
- * copy), else a copy. */
+/* The name of the run's file rel in a flat files/ ('%' -> "%25", '/' ->
+ * "%2F": one name per path), into out; false when that name would be too
+ * long for a directory entry (the file then keeps rel's directories).
+ * Appended to out (NUL-terminated).  Flat, a publication has no
+ * directory per benchmark: removing one
+ * directory gave a block back to the file system, which a disk mounted
+ * with discard makes a synchronous discard (a second per thousand
+ * benchmarks here). */
+static bool flat_name(const char *rel, struct bp_buf *out)
+{
+  size_t start = out->len;
+  for(const char *c = rel; *c; c++) {
+    if(*c == '%')
+      bpi_buf_adds(out, "%25");
+    else if(*c == '/')
+      bpi_buf_adds(out, "%2F");
+    else
+      bpi_buf_addc(out, *c);
+  }
+  bpi_buf_addc(out, '\0');
+  return !bpi_buf_failed(out) && out->len - 1 - start <= NAME_MAX;
+}
+
+/* dst_root/<rel's flat name> (else dst_root/rel) from src_root/rel: a
+ * hard link (the run's files are replaced by rename, never rewritten in
+ * place, so a link is a stable copy), else a copy. */
 static bp_code add_file(const char *src_root, const char *dst_root,
                         const char *rel, struct bp_err *err)
 {
   if(!safe_rel(rel))
     return bpi_err_set(err, BPE_INVAL, 0, "spool: '%s' is not a relative "
                        "path inside the run directory", rel);
+  struct bp_buf flat;
+  bpi_buf_init(&flat);
   char *src = bpi_text_path_join(src_root, rel);
-  char *dst = bpi_text_path_join(dst_root, rel);
+  char *dst = bpi_text_path_join(dst_root, flat_name(rel, &flat) ? flat.data
+                                                                 : rel);
+  bpi_buf_cleanup(&flat);
   bp_code rc = src && dst ? BP_OK
                           : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
   char *slash = dst ? strrchr(dst, '/') : NULL;
@@ -250,6 +280,11 @@ bp_code bpi_spool_add(const char *spool, const char *src_dir,
     rc = bpi_err_set(err, BPE_NOMEM, 0, "spool path");
   if(!rc && (mkdir(files_dir, 0755) || mkdir(path, 0755)))
     rc = bpi_err_set(err, BPE_IO, errno, "cannot create '%s'", files_dir);
+  free(path);
+  path = bpi_text_path_join(tmp, FLAT_MARK);
+  if(!rc)
+    rc = path ? write_new(path, "", 0, false, err)
+              : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
   for(size_t i = 0; !rc && i < nfiles; i++)
     rc = add_file(src_dir, files_dir, files[i], err);
   free(path);
@@ -393,6 +428,9 @@ bp_code bpi_spool_open(const char *spool, const char *id,
      a.st_dev != b.st_dev)
     goto fail;
   free(lock);
+  lock = bpi_text_path_join(p->dir, FLAT_MARK);
+  p->flat = lock && !access(lock, F_OK);
+  free(lock);
   *pub = p;
   return BP_OK;
 fail:
@@ -450,10 +488,23 @@ bp_code bpi_spool_meta(const struct bp_spool_pub *p, char **text,
 
 char *bpi_spool_path(const struct bp_spool_pub *p, const char *rel)
 {
+  size_t n = strlen(BP_SPOOL_FILES);
+  bool file = !strncmp(rel, BP_SPOOL_FILES, n) && rel[n] == '/' && rel[n + 1];
+  if(!p->src_dir && p->flat && file) {
+    struct bp_buf b;
+    bpi_buf_init(&b);
+    bpi_buf_add(&b, rel, n + 1);
+    char *path = NULL;
+    if(flat_name(rel + n + 1, &b))
+      path = bpi_text_path_join(p->dir, b.data);
+    else if(!bpi_buf_failed(&b))
+      path = bpi_text_path_join(p->dir, rel);
+    bpi_buf_cleanup(&b);
+    return path;
+  }
   if(!p->src_dir)
     return bpi_text_path_join(p->dir, rel);
   /* direct: only the files are on disk, where the run left them */
-  size_t n = strlen(BP_SPOOL_FILES);
   if(strncmp(rel, BP_SPOOL_FILES, n) || (rel[n] && rel[n] != '/'))
     return NULL;
   return rel[n] ? bpi_text_path_join(p->src_dir, rel + n + 1)

@@ -1,7 +1,9 @@
 /* spool: a durable outbox of publications on the runner's disk.
  *
  * A publication is a directory SPOOL/<id>/ holding copies of a run's files
- * (under files/), its publication.json (identity, times, targets; never a
+ * (under files/, flat: "b1%2Fprofile.folded" for b1/profile.folded, no
+ * directory per benchmark; bpi_spool_path names them), its
+ * publication.json (identity, times, targets; never a
  * credential) and done/<part>, one marker per part that reached its
  * target.  It appears whole or not at all: it is built in SPOOL/.tmp-*,
  * every file and directory fsync'd, then renamed into place.  A marker is
@@ -46,6 +48,7 @@ struct bp_spool_pub {
   char *id;
   char *dir;     /* SPOOL/<id>; NULL for a direct one */
   int lock_fd;
+  bool flat;     /* files/ holds each file under one name (spool.c) */
   /* direct (bpi_spool_direct): nothing on disk, files read in place */
   char *src_dir;
   char *meta;    /* publication.json's text */

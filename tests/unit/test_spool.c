@@ -86,6 +86,12 @@ int main(void)
     CHECK_EQ_STR(text, "a;b 1\n");
     free(text);
     free(f);
+    /* files/ is flat: no directory per benchmark to remove */
+    snprintf(p, sizeof(p), "%s/%s/" BP_SPOOL_FILES "/sub", spool, id1);
+    CHECK(access(p, F_OK) != 0);
+    snprintf(p, sizeof(p), "%s/%s/" BP_SPOOL_FILES "/sub%%2Fprofile.folded",
+             spool, id1);
+    CHECK(access(p, F_OK) == 0);
     char *v = NULL;
     CHECK(!bpi_spool_done(a, "report", &v));
     CHECK_EQ_INT(bpi_spool_mark(a, "report", "uuid-1", &err), BP_OK);
@@ -116,6 +122,29 @@ int main(void)
   CHECK_EQ_INT(bpi_spool_list(spool, &ids, &n, &err), BP_OK);
   CHECK_EQ_INT(n, 1);
   bpi_spool_list_free(ids, n);
+
+  /* a publication an older version spooled (files/ mirrors the run
+   * directory, no flat mark) is read where it is */
+  snprintf(p, sizeof(p), "%s/%s", spool, id2);
+  char sub[700], from[800], to[800];
+  snprintf(sub, sizeof(sub), "%s/" BP_SPOOL_FILES "/sub", p);
+  CHECK(mkdir(sub, 0755) == 0);
+  snprintf(to, sizeof(to), "%s/profile.folded", sub);
+  snprintf(from, sizeof(from), "%s/flat", p);
+  CHECK(unlink(from) == 0);
+  put("run/sub/old.folded", "c 2\n");
+  path(from, sizeof(from), "run/sub/old.folded");
+  CHECK(rename(from, to) == 0);
+  CHECK_EQ_INT(bpi_spool_open(spool, id2, &a, &err), BP_OK);
+  if(a) {
+    char *f = bpi_spool_path(a, BP_SPOOL_FILES "/sub/profile.folded");
+    char *text = NULL;
+    CHECK_EQ_INT(bpi_file_read(f, &text, NULL, &err), BP_OK);
+    CHECK_EQ_STR(text, "c 2\n");
+    free(text);
+    free(f);
+    bpi_spool_close(a);
+  }
 
   /* a path out of the run directory: refused, nothing left behind */
   const char *bad[] = {"manifest.json", "../escape"};
