@@ -225,7 +225,9 @@ struct bp_profile {
   FILE *off_timeline;         /* spilled struct bp_off_sample records */
   uint64_t off_timeline_len;
 
-  struct bp_marker *markers;  /* in the order they began */
+  struct bp_marker *markers;  /* in the order they began (merged: each
+                                 recording's benchmark markers, then its
+                                 repetition marker) */
   size_t nmarkers;
 };
 
