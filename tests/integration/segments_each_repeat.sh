@@ -38,10 +38,13 @@ for b in ("BM_Small", "BM_Large"):
                       artifacts.func_of(f) == b for f in x.frames))
     assert total > 20 and mine > 0.6 * total, (b, mine, total)
     p = artifacts.read_gecko(os.path.join(d, "profile.json.gz"))
-    marks = sorted(th["stringTable"][m[0]] for th in p["threads"]
-                   for m in th["markers"]["data"]
-                   if m[5]["type"] == "BenchprofBenchmark")
-    assert marks == ["repetition 1", "repetition 2", "repetition 3"], marks
+    marks = sorted((th["stringTable"][m[0]], m[5]["type"])
+                   for th in p["threads"] for m in th["markers"]["data"]
+                   if m[5]["type"] != "BenchprofRun")
+    assert marks == [("repetition %d" % i, "BenchprofRepetition")
+                     for i in (1, 2, 3)], marks
+    schemas = [x["name"] for x in p["meta"]["markerSchema"]]
+    assert "BenchprofRepetition" in schemas, schemas
 PY
 pycheck "manifest: 3 values a measure; report: their median, least, largest" \
   "$schema" <<'PY'

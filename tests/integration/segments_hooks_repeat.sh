@@ -46,17 +46,16 @@ for name, b in three.items():
     # its counters over the 3 repetitions, its measures the median of 3
     assert len(b["repetitions"]["task-clock"]) == 3, b["repetitions"]
 PY
-pycheck "the whole-run Gecko profile: every repetition's benchmark markers" <<'PY'
+pycheck "the whole-run Gecko profile: every repetition's benchmark markers, and a repetition marker each" <<'PY'
 import os, artifacts
 p = artifacts.read_gecko(os.path.join(os.environ["TMP"], "r3",
                                       "profile.json.gz"))
-names = [th["stringTable"][m[0]] for th in p["threads"]
-         for m in th["markers"]["data"]
-         if m[5]["type"] == "BenchprofBenchmark"]
-for b in ("alpha", "beta", "gamma"):
-    assert names.count(b) == 3, names
-for r in ("repetition 1", "repetition 2", "repetition 3"):
-    assert names.count(r) == 1, names
+marks = [(th["stringTable"][m[0]], m[5]["type"]) for th in p["threads"]
+         for m in th["markers"]["data"]]
+bench = [n for n, t in marks if t == "BenchprofBenchmark"]
+reps = [n for n, t in marks if t == "BenchprofRepetition"]
+assert sorted(bench) == sorted(["alpha", "beta", "gamma"] * 3), marks
+assert sorted(reps) == ["repetition 1", "repetition 2", "repetition 3"], marks
 PY
 pycheck "report.json: each measure the median of its 3 values" <<'PY'
 import json, math, os
