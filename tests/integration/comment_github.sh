@@ -15,7 +15,7 @@ mkdir -p "$TMP/gh"
 python3 "$top_srcdir/tests/servers/github_standin.py" "$TMP/gh" "$TOKEN" \
   130 2>"$TMP/gh/server.err" &
 server=$!
-trap 'kill $server 2>/dev/null; rm -rf "$TMP"' EXIT
+at_exit 'kill $server 2>/dev/null'
 i=0
 while [ ! -s "$TMP/gh/port" ] && [ $i -lt 100 ]; do
   sleep 0.1

@@ -15,7 +15,7 @@ mkdir -p "$TMP/gl"
 python3 "$top_srcdir/tests/servers/gitlab_standin.py" "$TMP/gl" "$TOKEN" \
   2>"$TMP/gl/server.err" &
 server=$!
-trap 'kill $server 2>/dev/null; rm -rf "$TMP"' EXIT
+at_exit 'kill $server 2>/dev/null'
 i=0
 while [ ! -s "$TMP/gl/port" ] && [ $i -lt 100 ]; do
   sleep 0.1
