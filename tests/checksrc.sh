@@ -27,10 +27,12 @@ check "libdw and libelf only in the symbolizer (symbols*.c) and unwind.c" \
   $lib/symbols_int.h $lib/unwind.c
 check "libiberty only in symbols.c" only_in '<libiberty/' $lib/symbols.c
 check "zlib only in fileio.c" only_in '<zlib\.h>' $lib/fileio.c
-check "libcurl only in http.c" only_in '<curl/' $lib/http.c
+check "libcurl only in http's files (through http_int.h)" \
+  only_in '<curl/' $lib/http_int.h
 check "libdebuginfod only in symbols_debuginfod.c" \
   only_in 'BP_DEBUGINFOD_SONAME' $lib/symbols_debuginfod.c
-check "libmicrohttpd only in serve.c" only_in '<microhttpd\.h>' $lib/serve.c
+check "libmicrohttpd only in serve's HTTP files (through serve_mhd.h)" \
+  only_in '<microhttpd\.h>' $lib/serve_mhd.h
 check "perf_event_open only in sampler_open.c, counters.c and events.c (probes)" \
   only_in 'SYS_perf_event_open' $lib/counters.c $lib/events.c $lib/sampler_open.c
 check "the library does not print" \

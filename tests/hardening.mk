@@ -20,7 +20,7 @@
 #   fuzz_bencher    Bencher's answer (JsonReport) and a BMF -> bencher.c
 #                   (HTTP replaced by the target)
 #   fuzz_http       an error answer's body (JSON, S3 XML, text) -> the
-#                   message http.c makes of it (http.c included)
+#                   message http_answer.c makes of it
 #   fuzz_comment    GitHub/GitLab comment list and write answers ->
 #                   comment.c (bpi_comment_find, bpi_comment_post)
 #   fuzz_compare    run directories (manifest, report, folded stacks) ->
@@ -68,6 +68,8 @@ fuzz_lib_sources = plugin/lib/err.c plugin/lib/buf.c plugin/lib/hash.c \
   plugin/lib/export_diffsvg.c \
   plugin/lib/stats.c \
   plugin/lib/sha256.c plugin/lib/store.c plugin/lib/http.c \
+  plugin/lib/http_conns.c plugin/lib/http_request.c \
+  plugin/lib/http_answer.c plugin/lib/http_retry.c \
   plugin/lib/storekey.c plugin/lib/rundir.c plugin/lib/compare_store.c \
   plugin/lib/text.c \
   plugin/lib/compare_pr.c \
@@ -116,8 +118,7 @@ tests/fuzz/fuzz_ci: tests/fuzz/fuzz_ci.c tests/fuzz/libfuzz.a $(fuzz_headers)
 	@$(fuzz_link)
 tests/fuzz/fuzz_bencher: tests/fuzz/fuzz_bencher.c tests/fuzz/libfuzz.a $(fuzz_headers)
 	@$(fuzz_link)
-tests/fuzz/fuzz_http: tests/fuzz/fuzz_http.c tests/fuzz/libfuzz.a $(fuzz_headers) \
-  plugin/lib/http.c
+tests/fuzz/fuzz_http: tests/fuzz/fuzz_http.c tests/fuzz/libfuzz.a $(fuzz_headers)
 	@$(fuzz_link)
 tests/fuzz/fuzz_comment: tests/fuzz/fuzz_comment.c tests/fuzz/libfuzz.a $(fuzz_headers)
 	@$(fuzz_link)

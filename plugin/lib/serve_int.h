@@ -1,6 +1,8 @@
-/* serve_int: what the two halves of the viewer share: serve.c (HTTP:
- * loading libmicrohttpd, requests, paths, answers, the server, the
- * latest links) and serve_pages.c (the HTML pages).  Internal to them. */
+/* serve_int: what the two halves of the viewer share: HTTP (serve.c the
+ * server, serve_answer.c the answers, serve_paths.c URLs, key parts and
+ * files; their libmicrohttpd part in serve_mhd.h) and the pages
+ * (serve_pages.c the HTML pages, serve_links.c the latest runs' links).
+ * Internal to them. */
 #ifndef BP_LIB_SERVE_INT_H
 #define BP_LIB_SERVE_INT_H
 
@@ -40,7 +42,7 @@ enum part {
 #define SVG_FILE BP_FILE_SVG
 #define SUMMARY_FILE BP_FILE_SUMMARY
 
-struct watched;  /* serve.c: a connection and its header deadline */
+struct watched;  /* serve_mhd.h: a connection and its header deadline */
 
 struct bp_serve {
   struct MHD_Daemon *daemon;
@@ -85,19 +87,19 @@ struct cJSON;
 /* the status a page answers when out of memory (HTTP 500) */
 #define BP_HTTP_INTERNAL_ERROR 500
 
-/* serve.c: names */
+/* serve_paths.c: names */
 char *bpi_serve_display_name(const char *part);
 void bpi_serve_add_escaped(struct bp_buf *b, const char *s);
 void bpi_serve_add_key_href(struct bp_buf *b, const char *key);
 void bpi_serve_add_path(struct bp_buf *b, char *const *parts, size_t n,
                         bool dir);
-/* serve.c: paths */
+/* serve_paths.c: paths */
 bool bpi_serve_inside_root(const struct bp_serve *sv, const char *path,
                            struct stat *st, char **real, int *status);
 int bpi_serve_parse_target(const struct bp_serve *sv, const char *url,
                            struct target *t);
 void bpi_serve_target_cleanup(struct target *t);
-/* serve.c: listings */
+/* serve_paths.c: listings */
 void bpi_serve_listing_cleanup(struct listing *l);
 char *bpi_serve_join_path(const char *dir, const char *name);
 char *bpi_serve_concat(const char *a, const char *b);

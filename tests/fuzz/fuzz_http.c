@@ -1,14 +1,16 @@
 /* fuzz_http: an error answer's body (JSON {"message"}, {"error"},
  * {"error": {"message"}}, S3's <Error><Code>..<Message>.., or text) ->
- * http.c's server_message, which puts the server's words into an error
- * message: they come out on one line, without control characters, cut to
- * a bounded length.  http.c is compiled into this target (its helper is
- * static). */
-#include "../../plugin/lib/http.c"
+ * http_answer.c's bpi_http_server_message, which puts the server's words
+ * into an error message: they come out on one line, without control
+ * characters, cut to a bounded length. */
+#include "bp_setup.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fuzz.h"
+#include "http_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -20,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   body[size] = '\0';
   struct bp_buf shown;
   bpi_buf_init(&shown);
-  server_message(&shown, body, size);
+  bpi_http_server_message(&shown, body, size);
   if(bpi_buf_failed(&shown))
     abort();
   for(size_t i = 0; i < shown.len; i++)
