@@ -78,8 +78,14 @@ static void *put_worker(void *arg)
     char part[32];
     artifact_part(part, sizeof(part), i);
     bp_code rc = put_one(j, i, &err);
+    /* a marker in the spool is a file of its own, made outside the lock
+     * (a file system's create, thousands of times, held the other
+     * workers); a direct publication's marks are a shared list */
+    bool own = bpi_spool_on_disk(j->sp);
+    if(!rc && own)
+      rc = bpi_spool_mark_unsynced(j->sp, part, NULL, &err);
     pthread_mutex_lock(&p->lock);
-    if(!rc)
+    if(!rc && !own)
       rc = bpi_spool_mark_unsynced(j->sp, part, NULL, &err);
     if(!rc)
       j->done++;

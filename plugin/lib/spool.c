@@ -637,6 +637,11 @@ bp_code bpi_spool_mark_unsynced(struct bp_spool_pub *p, const char *part,
   return mark_part(p, part, value, false, err);
 }
 
+bool bpi_spool_on_disk(const struct bp_spool_pub *p)
+{
+  return !p->src_dir;
+}
+
 bp_code bpi_spool_sync(struct bp_spool_pub *p, struct bp_err *err)
 {
   return p->src_dir ? BP_OK : sync_fs(p->dir, err);

@@ -83,6 +83,8 @@ char *bpi_spool_path(const struct bp_spool_pub *pub, const char *rel);
  * may be "") is what was recorded with it, when value is not NULL. */
 bool bpi_spool_done(const struct bp_spool_pub *pub, const char *part,
                     char **value);
+/* Whether pub lives in the spool (not bpi_spool_direct's). */
+bool bpi_spool_on_disk(const struct bp_spool_pub *pub);
 /* Record part as done, durably, with value (may be NULL). */
 bp_code bpi_spool_mark(struct bp_spool_pub *pub, const char *part,
                        const char *value, struct bp_err *err);
@@ -92,7 +94,9 @@ bp_code bpi_spool_mark(struct bp_spool_pub *pub, const char *part,
  * the same key).  Thousands of them cost one sync instead of two fsyncs
  * each.  Without a value (NULL or "") the marker is an empty file made in
  * place: no temporary, no rename, no data block to free when the
- * publication is removed. */
+ * publication is removed; on a publication in the spool (not a direct
+ * one), such marks of different parts may be made from several threads
+ * at once. */
 bp_code bpi_spool_mark_unsynced(struct bp_spool_pub *pub, const char *part,
                                 const char *value, struct bp_err *err);
 bp_code bpi_spool_sync(struct bp_spool_pub *pub, struct bp_err *err);
