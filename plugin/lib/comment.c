@@ -361,7 +361,8 @@ static void add_funcs_header(struct bp_buf *b, const struct bp_cmp_bench *cb)
   bpi_buf_printf(b, " per %s from the samples of ",
                  cb->per_iteration ? "benchmark iteration" : "run");
   bpi_comment_md_code(b, cb->head.event ? cb->head.event : "the event");
-  bpi_buf_adds(b, "; ± is the 99.9% Poisson interval of the sample counts)"
+  bpi_buf_adds(b, "; ± is the Poisson interval of the sample counts, 99% for "
+               "all of the benchmark's functions together)"
                ":\n\n| Function | Self base | Self head | Self change | "
                "Total change | Share change (self / total points) |\n"
                "|:--|--:|--:|--:|--:|--:|\n");

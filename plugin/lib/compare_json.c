@@ -192,6 +192,11 @@ static cJSON *json_bench(const struct bp_cmp_bench *cb)
   add_str(o, "cost_unit", cb->has_cost ? cb->unit : NULL);
   add_str(o, "cost_per", cb->has_cost ? bpi_compare_cost_per(cb) : NULL);
   add_str(o, "event", cb->head.event ? cb->head.event : cb->base.event);
+  /* the functions' intervals: 99% for all of them together */
+  if(cb->has_cost)
+    add_num(o, "functions_z", cb->func_z);
+  else
+    cJSON_AddNullToObject(o, "functions_z");
   cJSON *ms = cJSON_AddArrayToObject(o, "measures");
   for(size_t i = 0; ms && i < cb->nmeasures; i++)
     cJSON_AddItemToArray(ms, json_measure(&cb->measures[i]));
@@ -326,7 +331,7 @@ static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
   struct bp_diffsvg_cost cost = {
     .per_sample = {bpi_compare_sample_cost(b, 0),
                    bpi_compare_sample_cost(b, 1)},
-    .event = b->head.event, .unit = b->unit};
+    .z = b->func_z, .event = b->head.event, .unit = b->unit};
   bpi_buf_init(&data);
   bpi_buf_init(&title);
   bpi_compare_diff_folded(b, &data);
