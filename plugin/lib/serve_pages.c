@@ -10,6 +10,7 @@
 #include "err.h"
 #include "fileio.h"
 #include "site.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -112,7 +113,7 @@ static void html_entries(struct bp_buf *b, const struct listing *l,
     if(!shown++)
       bpi_buf_adds(b, "<ul>\n");
     bpi_buf_adds(b, "<li><a href=\"");
-    bpi_serve_add_escaped(b, e->name);
+    bpi_text_pct_encode(b, e->name, NULL);
     bpi_buf_adds(b, dirs ? "/\">" : "\">");
     if(dirs)
       html_name(b, e->name);
@@ -336,13 +337,13 @@ static void add_compare_view(struct bp_buf *b, const char *file_url)
   struct bp_buf v;
   bpi_buf_init(&v);
   bpi_buf_adds(&v, PROFILER_FROM_URL);
-  bpi_serve_add_escaped(&v, file_url);
+  bpi_text_pct_encode(&v, file_url, NULL);
   bpi_buf_adds(&v, "/calltree/?thread=0");
   bpi_buf_addc(&v, '\0');
   if(bpi_buf_failed(&v))
     b->failed = true;
   else
-    bpi_serve_add_escaped(b, v.data);
+    bpi_text_pct_encode(b, v.data, NULL);
   bpi_buf_cleanup(&v);
 }
 
@@ -354,15 +355,15 @@ static char *read_pointer(const struct bp_serve *sv, const char *project,
                           char **commit)
 {
   struct bp_err err = {0};
-  char *pdir = bpi_serve_join_path(sv->root, project);
-  char *bdir = pdir ? bpi_serve_join_path(pdir, branch) : NULL;
-  char *ldir = bdir ? bpi_serve_join_path(bdir, LATEST_DIR) : NULL;
+  char *pdir = bpi_text_path_join(sv->root, project);
+  char *bdir = pdir ? bpi_text_path_join(pdir, branch) : NULL;
+  char *ldir = bdir ? bpi_text_path_join(bdir, LATEST_DIR) : NULL;
   char *name = NULL, *file = NULL, *text = NULL, *key = NULL;
   size_t len = 0;
   cJSON *ptr = NULL, *c;
   *commit = NULL;
   name = ldir ? bpi_serve_concat(testbed, ".json") : NULL;
-  file = name ? bpi_serve_join_path(ldir, name) : NULL;
+  file = name ? bpi_text_path_join(ldir, name) : NULL;
   if(file && !bpi_file_read(file, &text, &len, &err))
     ptr = cJSON_ParseWithLength(text, len);
   c = cJSON_GetObjectItemCaseSensitive(ptr, "commit");
@@ -391,7 +392,7 @@ static void html_compare(const struct bp_serve *sv, struct bp_buf *b,
 {
   struct listing branches;
   struct bp_err err = {0};
-  char *pdir = bpi_serve_join_path(sv->root, t->parts[PART_PROJECT]);
+  char *pdir = bpi_text_path_join(sv->root, t->parts[PART_PROJECT]);
   bool shown = false;
   if(!pdir || bpi_serve_list_dir(sv, pdir, &branches, &err)) {
     free(pdir);
@@ -413,7 +414,7 @@ static void html_compare(const struct bp_serve *sv, struct bp_buf *b,
       continue;
     bpi_buf_init(&path);
     bpi_serve_add_key_href(&path, key);
-    bpi_serve_add_escaped(&path, t->parts[PART_BENCHMARK]);
+    bpi_text_pct_encode(&path, t->parts[PART_BENCHMARK], NULL);
     bpi_buf_adds(&path, "/" PROFILE_FILE);
     bpi_buf_addc(&path, '\0');
     memset(&other, 0, sizeof(other));
@@ -537,7 +538,7 @@ static void page_benchmark(const struct bp_serve *sv, struct bp_buf *b,
     bpi_buf_cleanup(&origin);
   }
   if(has_svg) {
-    char *svg = bpi_serve_join_path(dir, SVG_FILE);
+    char *svg = bpi_text_path_join(dir, SVG_FILE);
     /* <object>, not <img>: the flame graph's own script (search, zoom,
      * tooltips) runs only in a document of its own */
     bpi_buf_printf(b, "<h2>Flame graph</h2>\n<object class=\"flame\" "
@@ -548,7 +549,7 @@ static void page_benchmark(const struct bp_serve *sv, struct bp_buf *b,
   }
   for(size_t i = 0; i < l->n; i++) {
     if(!l->e[i].dir && !strcmp(l->e[i].name, SUMMARY_FILE)) {
-      char *sum = bpi_serve_join_path(dir, SUMMARY_FILE);
+      char *sum = bpi_text_path_join(dir, SUMMARY_FILE);
       if(sum)
         html_summary(b, sum, is_slice(dir, t));
       free(sum);
@@ -564,7 +565,7 @@ static void html_latest(const struct bp_serve *sv, struct bp_buf *b,
 {
   struct listing l;
   struct bp_err err = {0};
-  char *dir = bpi_serve_join_path(branch_dir, LATEST_DIR);
+  char *dir = bpi_text_path_join(branch_dir, LATEST_DIR);
   bool shown = false;
   if(!dir || bpi_serve_list_dir(sv, dir, &l, &err)) {
     free(dir);
@@ -577,7 +578,7 @@ static void html_latest(const struct bp_serve *sv, struct bp_buf *b,
     cJSON *ptr = NULL, *commit;
     if(l.e[i].dir || nl <= 5 || strcmp(l.e[i].name + nl - 5, ".json"))
       continue;
-    file = bpi_serve_join_path(dir, l.e[i].name);
+    file = bpi_text_path_join(dir, l.e[i].name);
     testbed = strndup(l.e[i].name, nl - 5);
     if(file && testbed && !bpi_file_read(file, &text, &len, &err))
       ptr = cJSON_ParseWithLength(text, len);
@@ -613,7 +614,7 @@ static void html_latest(const struct bp_serve *sv, struct bp_buf *b,
 /* A JSON file of the store, parsed; NULL when absent or not JSON. */
 static cJSON *read_json(const char *dir, const char *name)
 {
-  char *path = bpi_serve_join_path(dir, name), *text = NULL;
+  char *path = bpi_text_path_join(dir, name), *text = NULL;
   size_t len = 0;
   struct bp_err err = {0};
   cJSON *j = NULL;
@@ -653,14 +654,14 @@ static cJSON *branch_runs(const struct bp_serve *sv, const char *dir,
   for(size_t i = 0; i < commits->n && n < RUNS_LISTED; i++) {
     struct listing tbs;
     struct bp_err err = {0};
-    char *cd = commits->e[i].dir ? bpi_serve_join_path(dir, commits->e[i].name)
+    char *cd = commits->e[i].dir ? bpi_text_path_join(dir, commits->e[i].name)
                                  : NULL;
     if(!cd || commits->e[i].hidden || bpi_serve_list_dir(sv, cd, &tbs, &err)) {
       free(cd);
       continue;
     }
     for(size_t k = 0; k < tbs.n && n < RUNS_LISTED; k++) {
-      char *td = tbs.e[k].dir ? bpi_serve_join_path(cd, tbs.e[k].name) : NULL;
+      char *td = tbs.e[k].dir ? bpi_text_path_join(cd, tbs.e[k].name) : NULL;
       cJSON *m = td ? read_json(td, BP_RUNDIR_MANIFEST) : NULL;
       cJSON *e = m ? bpi_site_run_entry(m) : NULL;
       if(e && n == cap) {
@@ -744,7 +745,7 @@ bp_code bpi_serve_page_dir(const struct bp_serve *sv, struct bp_buf *b,
   if(t->n == LEVEL_BRANCH) {
     /* commits newest first; latest/ has its own section */
     for(size_t i = 0; i < l.n; i++) {
-      char *cd = l.e[i].dir ? bpi_serve_join_path(dir, l.e[i].name) : NULL;
+      char *cd = l.e[i].dir ? bpi_text_path_join(dir, l.e[i].name) : NULL;
       if(cd)
         l.e[i].mtime = bpi_serve_commit_time(sv, cd, l.e[i].mtime);
       if(l.e[i].dir && !strcmp(l.e[i].name, LATEST_DIR))
