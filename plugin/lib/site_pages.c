@@ -22,10 +22,10 @@
 #define DIFFS_INLINE 10      /* differential flame graphs inline */
 #define REPORT_ROWS 2000     /* measures listed on a run page */
 
+/* short for text.h's getter, used on every line of the lists */
 static const char *str(const cJSON *o, const char *name)
 {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
+  return bpi_json_str(o, name);
 }
 
 static void text(struct bp_buf *b, const char *s)
