@@ -309,25 +309,14 @@ char *bpi_serve_pointer_dir(const cJSON *ptr, const char *project,
 {
   const cJSON *mf = cJSON_GetObjectItemCaseSensitive(ptr, "manifest");
   const cJSON *commit = cJSON_GetObjectItemCaseSensitive(ptr, "commit");
-  struct bp_buf b;
-  bpi_buf_init(&b);
   if(cJSON_IsString(mf) && strrchr(mf->valuestring, '/')) {
     const char *s = mf->valuestring;
-    bpi_buf_add(&b, s, (size_t)(strrchr(s, '/') - s));
+    return strndup(s, (size_t)(strrchr(s, '/') - s));
   }
-  else if(cJSON_IsString(commit)) {
-    bpi_buf_printf(&b, "%s/%s/", project, branch);
-    bpi_store_add_key_part(&b, commit->valuestring);
-    bpi_buf_printf(&b, "/%s", testbed);
-  }
-  else
-    return NULL;
-  bpi_buf_addc(&b, '\0');
-  if(bpi_buf_failed(&b)) {
-    bpi_buf_cleanup(&b);
-    return NULL;
-  }
-  return b.data;
+  if(cJSON_IsString(commit))
+    return bpi_store_pointer_run_key(project, branch, commit->valuestring,
+                                     testbed);
+  return NULL;
 }
 
 /* A view of a profile for the compare page: one thread selected, as
@@ -460,32 +449,25 @@ static void html_compare(const struct bp_serve *sv, struct bp_buf *b,
 }
 
 /* Whether the benchmark at t was marked by the harness (its profile a
- * slice of the run's): the run's manifest says so ("runs",
- * "lost_in_run"). */
+ * slice of the run's): the run's manifest says so (BP_FACTS_MARKED). */
 static bool is_slice(const char *dir, const struct target *t)
 {
-  char *mf = bpi_serve_concat(dir, "/../" BP_RUNDIR_MANIFEST);
-  char *text = NULL;
-  size_t len = 0;
+  if(t->n != LEVEL_BENCHMARK)
+    return false;
+  char *run = bpi_text_path_join(dir, "..");
+  struct bp_manifest m = {0};
   struct bp_err err = {0};
   bool slice = false;
-  cJSON *m = NULL, *bench;
-  if(t->n == LEVEL_BENCHMARK && mf &&
-     !bpi_file_read(mf, &text, &len, &err))
-    m = cJSON_ParseWithLength(text, len);
-  cJSON_ArrayForEach(bench, cJSON_GetObjectItemCaseSensitive(m,
-                                                             "benchmarks")) {
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(bench, "profile");
-    char *part = cJSON_IsString(p) ? bpi_store_key_part(p->valuestring)
-                                   : NULL;
-    if(part && !strcmp(part, t->parts[PART_BENCHMARK]))
-      slice = cJSON_HasObjectItem(bench, "lost_in_run") ||
-        cJSON_HasObjectItem(bench, "runs");
-    free(part);
-  }
-  cJSON_Delete(m);
-  free(text);
-  free(mf);
+  if(run && !bpi_manifest_read(&m, run, &err))
+    for(size_t i = 0; i < m.nbenches; i++) {
+      const struct bp_manifest_bench *mb = &m.benches[i];
+      char *part = mb->profile ? bpi_store_key_part(mb->profile) : NULL;
+      if(part && !strcmp(part, t->parts[PART_BENCHMARK]))
+        slice = mb->facts == BP_FACTS_MARKED;
+      free(part);
+    }
+  bpi_manifest_cleanup(&m);
+  free(run);
   return slice;
 }
 
