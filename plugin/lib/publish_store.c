@@ -21,7 +21,7 @@
 
 /* The artifacts are independent of each other: they go PUT_PARALLEL at a
  * time, over the publication's shared connections (struct job's http).
- * Each keeps its own retries (http.c); its part is marked as soon as it
+ * Each keeps its own retries (http.h); its part is marked as soon as it
  * is stored, so a kill or a failure leaves exactly the others to send. */
 #define PUT_PARALLEL 8
 /* One artifact refused is that artifact's trouble and the others still

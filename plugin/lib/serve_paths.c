@@ -42,20 +42,7 @@ char *bpi_serve_display_name(const char *part)
 void bpi_serve_add_key_href(struct bp_buf *b, const char *key)
 {
   bpi_buf_addc(b, '/');
-  for(const char *s = key; *s;) {
-    size_t len = strcspn(s, "/");
-    char *part = strndup(s, len);
-    if(!part)
-      b->failed = true;
-    else
-      bpi_text_pct_encode(b, part, NULL);
-    free(part);
-    s += len;
-    if(*s == '/') {
-      bpi_buf_addc(b, '/');
-      s++;
-    }
-  }
+  bpi_text_pct_encode(b, key, "/");
   bpi_buf_addc(b, '/');
 }
 
