@@ -668,8 +668,8 @@ def xmllint(path):
 
 class ProfilerCli:
     """One profiler-cli session on one file: `with ProfilerCli(f, d) as c`.
-    The daemon it starts is stopped on exit (and by the shell trap of
-    record_lib.sh, should this process die)."""
+    The daemon it starts is stopped on exit (and by record_lib.sh's
+    at_exit cleanup, should this process die)."""
 
     def __init__(self, path, session_dir, session="bp"):
         self.exe = require_tool(

@@ -43,7 +43,8 @@ EXTRA_DIST += tests/integration/compare_config.sh \
   tests/integration/comment_gitlab.sh \
   tests/integration/compare_e2e.sh tests/integration/compare_pr.sh \
   tests/integration/compare_verdicts.sh \
-  tests/integration/comment_github.sh tests/servers/github_standin.py
+  tests/integration/comment_github.sh tests/servers/github_standin.py \
+  tests/servers/forge.py tests/forge_lib.sh
 
 tests_unit_test_compare_SOURCES = tests/unit/test_compare.c
 tests_unit_test_compare_CPPFLAGS = $(unit_cppflags)

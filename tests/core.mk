@@ -32,6 +32,10 @@ EXTRA_DIST += tests/integration/record_kernel.sh
 TESTS += tests/checksrc.sh
 EXTRA_DIST += tests/checksrc.sh
 
+# the test libraries' one cleanup: at_exit, run by lib.sh's EXIT trap
+TESTS += tests/integration/lib_cleanup.sh
+EXTRA_DIST += tests/integration/lib_cleanup.sh
+
 # counting: benchprof stat on known work
 check_PROGRAMS += tests/workloads/touch
 tests_workloads_touch_SOURCES = tests/workloads/touch.c tests/workloads/workload.h

@@ -6,8 +6,54 @@ set -u
 TEST_NAME=$(basename "$0" .sh)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/bp-$TEST_NAME.XXXXXX")
 XDG_DATA_HOME=$TMP/xdg-data XDG_STATE_HOME=$TMP/xdg-state; export XDG_DATA_HOME XDG_STATE_HOME
-trap 'rm -rf "$TMP"' EXIT
 FAILS=0
+
+# Cleanup: a test or a helper library adds what must happen when the test
+# ends (servers stopped, mounts undone, settings restored) with at_exit,
+# never with a trap of its own: a second `trap ... EXIT` replaces the
+# first, and whatever the first would have stopped keeps running.
+BP_AT_EXIT=""
+
+# at_exit COMMAND: runs COMMAND (one line of shell, evaluated then, so its
+# variables have their values at the end) when the test ends, however it
+# ends; the last added runs first, so the test's directory goes last.
+at_exit() {
+  BP_AT_EXIT="$1
+$BP_AT_EXIT"
+}
+
+# bp_cleanup: runs the at_exit commands, each even when one before it
+# failed, and only once (the EXIT trap; a signal exits through it too).
+bp_cleanup() {
+  set +u
+  bp_cmds=$BP_AT_EXIT
+  BP_AT_EXIT=""
+  bp_ifs=$IFS
+  set -f  # a command's own words are not globbed by this loop
+  IFS='
+'
+  for bp_cmd in $bp_cmds; do
+    IFS=$bp_ifs
+    set +f
+    eval "$bp_cmd"
+  done
+  IFS=$bp_ifs
+  set +f
+}
+trap bp_cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# the test's directory, unless BP_KEEP_TMP is set (to look at it after)
+bp_remove_tmp() {
+  if [ -n "${BP_KEEP_TMP:-}" ]; then
+    echo "kept $TMP" >&2
+  else
+    rm -rf "$TMP"
+  fi
+}
+at_exit bp_remove_tmp
 
 fail() {
   echo "FAIL: $*" >&2

@@ -6,7 +6,7 @@ BMF_SCHEMA="$BENCHPROF_CONTRACTS/bencher/bmf.schema.json"
 SERVERS="$top_srcdir/tests/servers"
 TOKEN="bencher_run_TESTtokenSECRETvalue0123456789"
 PIDS=""
-trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
+at_exit 'for p in $PIDS; do kill "$p" 2>/dev/null; done'
 
 for f in "$OPENAPI" "$BMF_SCHEMA"; do
   [ -f "$f" ] || { echo "FAIL: contract missing: $f"; exit 1; }

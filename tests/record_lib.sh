@@ -7,24 +7,19 @@ export PYTHONPATH
 # no __pycache__ in the source tree
 PYTHONDONTWRITEBYTECODE=1
 export PYTHONDONTWRITEBYTECODE
-# profiler-cli keeps its daemons' sockets here; the trap stops them
+# profiler-cli keeps its daemons' sockets here; they are stopped at exit
 PROFILER_CLI_SESSION_DIR="$TMP/profiler-cli"
 export PROFILER_CLI_SESSION_DIR
 # go tool pprof keeps nothing outside the test's directory
 PPROF_TMPDIR="$TMP"
 export PPROF_TMPDIR
 
-bp_cleanup() {
+bp_stop_profiler_cli() {
   if [ -d "$PROFILER_CLI_SESSION_DIR" ]; then
     profiler-cli stop --all >/dev/null 2>&1
   fi
-  if [ -n "${BP_KEEP_TMP:-}" ]; then
-    echo "kept $TMP" >&2
-  else
-    rm -rf "$TMP"
-  fi
 }
-trap bp_cleanup EXIT
+at_exit bp_stop_profiler_cli
 
 # need TOOL HINT: fail now, with the way to install it, when TOOL is missing
 need() {

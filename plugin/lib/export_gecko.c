@@ -10,11 +10,15 @@
  * event threadCPUDelta carries each sample's period in microseconds.
  *
  * Off-CPU time (--off-cpu): the format has no per-sample weights (the
- * viewer reads one row as one sample), so each thread's waits become rows
- * one sampling interval apart on its track, as many as its off-CPU time
- * holds, each with the waiting stack and a CPU delta of 0: the CPU graph
- * shows the thread idle and the call tree counts its waits in the same
- * unit as its CPU samples. */
+ * viewer reads one row as one sample), so each wait becomes rows one
+ * sampling interval apart on its thread's track, each with the waiting
+ * stack and a CPU delta of 0: the CPU graph shows the thread idle and the
+ * call tree counts its waits in the same unit as its CPU samples.  Time
+ * shorter than an interval is carried per (thread, stack), never to
+ * another stack's wait; what is left at the end is rounded to whole rows
+ * per thread, given to the stacks with the most left, so each stack has
+ * its own time to within an interval and each thread its total to within
+ * half of one. */
 #include "bp_setup.h"
 #include "export.h"
 #include "err.h"
@@ -27,6 +31,15 @@
 
 /* Category indexes in meta.categories */
 enum { CAT_OTHER = 0, CAT_USER = 1, CAT_KERNEL = 2 };
+
+/* Off-CPU time of one (thread, stack) not yet in a row: less than one
+ * interval after each of its waits. */
+struct off_carry {
+  uint64_t ns;
+  uint64_t time_ns;   /* its last wait's switch-out: where a row rounded
+                         up from the rest goes */
+  uint32_t thread, stack;
+};
 
 /* One thread's rows of the global tables. */
 struct thread_view {
@@ -54,7 +67,7 @@ struct gecko {
   uint32_t *thread_start;     /* ... thread t's at [start[t], start[t+1]) */
   struct thread_view v;
   uint32_t main_thread;       /* carries the run marker */
-  uint64_t *off_carry;        /* per thread: off-CPU ns not yet in a row */
+  struct off_carry *off_carry;  /* per p->off_counts entry */
 };
 
 /* v in decimal at out; returns the length (at most 20). */
@@ -150,36 +163,97 @@ static int by_thread_time(const void *a, const void *b)
 
 static uint64_t interval_ns(const struct bp_profile_meta *m);
 
+/* rows off-CPU rows of one wait, one interval apart from time_ns: counted
+ * into thread_samples (count) or stored at thread_at, as samples of
+ * weight 0. */
+static void put_off_rows(struct gecko *g, const struct off_carry *at,
+                         uint64_t rows, uint64_t step, bool count)
+{
+  if(count) {
+    g->thread_samples[at->thread] += rows;
+    return;
+  }
+  for(uint64_t j = 0; j < rows; j++)
+    g->samples[g->thread_at[at->thread]++] = (struct bp_sample){
+      .thread = at->thread, .stack = at->stack,
+      .time_ns = at->time_ns + j * step, .weight = 0};
+  g->nsamples += rows;
+}
+
+/* Threads in order, each one's stacks with the most time left first. */
+static int by_thread_most_left(const void *a, const void *b)
+{
+  const struct off_carry *x = a, *y = b;
+  if(x->thread != y->thread)
+    return x->thread < y->thread ? -1 : 1;
+  if(x->ns != y->ns)
+    return x->ns > y->ns ? -1 : 1;
+  return (x->stack > y->stack) - (x->stack < y->stack);
+}
+
+/* The time left after the last waits, rounded per thread: its total to
+ * the nearest interval, one row each to the stacks with the most left
+ * (each has less than an interval left, so none needs two).  Sorts the
+ * carries of threads [lo, hi) to the front of g->off_carry. */
+static void off_rows_left(struct gecko *g, uint32_t lo, uint32_t hi,
+                          uint64_t step, bool count)
+{
+  const struct bp_profile *p = g->p;
+  struct off_carry *left = g->off_carry;
+  uint32_t n = 0;
+  for(uint32_t k = 0; k < p->noff_counts; k++)
+    if(left[k].ns && left[k].thread >= lo && left[k].thread < hi)
+      left[n++] = left[k];
+  qsort(left, n, sizeof(*left), by_thread_most_left);
+  for(uint32_t i = 0, end; i < n; i = end) {
+    uint64_t sum = 0;
+    for(end = i; end < n && left[end].thread == left[i].thread; end++)
+      sum = left[end].ns > UINT64_MAX - sum ? UINT64_MAX
+                                              : sum + left[end].ns;
+    uint64_t owed = sum / step + (sum % step >= step - step / 2);
+    for(uint32_t j = i; j < end && owed; j++, owed--)
+      put_off_rows(g, &left[j], 1, step, count);
+  }
+}
+
 /* The off-CPU rows of the threads [lo, hi): walks the off-CPU timeline
- * (each thread's waits in time order), turning each thread's time off CPU
- * into one row per sampling interval, the remainder carried to its next
- * wait.  Rows are counted into thread_samples (count) or stored at
- * thread_at, as samples of weight 0. */
+ * (each thread's waits in time order), turning each wait into one row per
+ * sampling interval its stack has waited, the rest carried to that
+ * stack's next wait, then what is left (off_rows_left).  Rows are counted
+ * into thread_samples (count) or stored at thread_at, as samples of
+ * weight 0: both passes make the same rows. */
 static bp_code off_rows(struct gecko *g, uint32_t lo, uint32_t hi, bool count)
 {
   const struct bp_profile *p = g->p;
   if(!p->off_timeline_len)
     return BP_OK;
   uint64_t step = interval_ns(&p->meta);
-  memset(g->off_carry, 0, ((size_t)p->nthreads + 1) * sizeof(uint64_t));
+  memset(g->off_carry, 0, p->noff_counts * sizeof(*g->off_carry));
   bp_code rc = bpi_profile_off_rewind(p);
   struct bp_off_sample o;
   while(!rc && bpi_profile_off_next(p, &o)) {
     if(o.thread < lo || o.thread >= hi)
       continue;
-    uint64_t have = g->off_carry[o.thread] + o.dur_ns;
-    uint64_t rows = have / step;
-    g->off_carry[o.thread] = have - rows * step;
-    if(count) {
-      g->thread_samples[o.thread] += rows;
+    /* every wait is counted per (thread, stack) by the model, the other
+     * exporters' source; one it does not know is in none of them */
+    uint32_t k = bpi_map_get(&p->off_index, o.thread, o.stack);
+    if(k >= p->noff_counts)
       continue;
+    struct off_carry *c = &g->off_carry[k];
+    uint64_t rows = o.dur_ns / step, part = o.dur_ns % step;
+    /* carried + part, both under one step, without overflowing */
+    if(part >= step - c->ns) {
+      rows++;
+      part -= step - c->ns;
     }
-    for(uint64_t j = 0; j < rows; j++)
-      g->samples[g->thread_at[o.thread]++] = (struct bp_sample){
-        .thread = o.thread, .stack = o.stack,
-        .time_ns = o.time_ns + j * step, .weight = 0};
-    g->nsamples += rows;
+    else
+      part += c->ns;
+    *c = (struct off_carry){.ns = part, .time_ns = o.time_ns,
+                            .thread = o.thread, .stack = o.stack};
+    put_off_rows(g, c, rows, step, count);
   }
+  if(!rc)
+    off_rows_left(g, lo, hi, step, count);
   return rc;
 }
 
@@ -190,7 +264,8 @@ static bp_code count_samples(struct gecko *g, struct bp_err *err)
   g->thread_samples = calloc((size_t)p->nthreads + 1, sizeof(uint64_t));
   g->thread_at = calloc((size_t)p->nthreads + 1, sizeof(uint64_t));
   g->block = malloc(READ_SAMPLES * sizeof(*g->block));
-  g->off_carry = calloc((size_t)p->nthreads + 1, sizeof(uint64_t));
+  g->off_carry = calloc(p->noff_counts ? p->noff_counts : 1,
+                        sizeof(*g->off_carry));
   if(!g->thread_samples || !g->thread_at || !g->block || !g->off_carry)
     return bpi_err_set(err, BPE_NOMEM, 0, "gecko: timeline");
   if(off_rows(g, 0, p->nthreads, true))

@@ -8,35 +8,17 @@
 # is appended to the summary file.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
+. "$top_srcdir/tests/forge_lib.sh"
 
 need python3 "apt-get install python3"
 TOKEN="ghs_standin_token_7f3a9c"
-mkdir -p "$TMP/gh"
-python3 "$top_srcdir/tests/servers/github_standin.py" "$TMP/gh" "$TOKEN" \
-  130 2>"$TMP/gh/server.err" &
-server=$!
-trap 'kill $server 2>/dev/null; rm -rf "$TMP"' EXIT
-i=0
-while [ ! -s "$TMP/gh/port" ] && [ $i -lt 100 ]; do
-  sleep 0.1
-  i=$((i + 1))
-done
-[ -s "$TMP/gh/port" ] || { fail "the stand-in did not start"; finish; }
-API="http://127.0.0.1:$(cat "$TMP/gh/port")"
+forge_standin github "$TMP/gh" "$TOKEN" 130
+API=$FORGE_URL
 
-{
-  echo '<!-- benchprof:comment proj/tb -->'
-  echo '### benchprof: 1 regression'
-  echo 'first version'
-} >"$TMP/c1.md"
-sed 's/first version/second version/' "$TMP/c1.md" >"$TMP/c2.md"
+forge_comment "$TMP/c1.md" 1 'first version'
 # the comparison beside the second: its verdict becomes a commit status
-mkdir -p "$TMP/cmp"
-cp "$TMP/c2.md" "$TMP/cmp/comment.md"
 SHA=0123456789abcdef0123456789abcdef01234567
-printf '{"head": {"hash": "%s"}, "regressions": 1, "improvements": 0,
- "unchanged": 0, "new": 0, "removed": 0, "unconfirmed_regressions": 2}\n' \
-  "$SHA" >"$TMP/cmp/compare.json"
+forge_comparison "$TMP/cmp" "$SHA" 1 2 0 'second version'
 
 GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/c1.md" \
   --github own/repo --pr 5 --api-url "$API" >"$TMP/one.out" 2>"$TMP/one.err"

@@ -8,37 +8,18 @@
 # benchprof's output.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
+. "$top_srcdir/tests/forge_lib.sh"
 
 need python3 "apt-get install python3"
 TOKEN="glpat-standin-token-5e21"
-mkdir -p "$TMP/gl"
-python3 "$top_srcdir/tests/servers/gitlab_standin.py" "$TMP/gl" "$TOKEN" \
-  2>"$TMP/gl/server.err" &
-server=$!
-trap 'kill $server 2>/dev/null; rm -rf "$TMP"' EXIT
-i=0
-while [ ! -s "$TMP/gl/port" ] && [ $i -lt 100 ]; do
-  sleep 0.1
-  i=$((i + 1))
-done
-[ -s "$TMP/gl/port" ] || { fail "the stand-in did not start"; finish; }
-API="http://127.0.0.1:$(cat "$TMP/gl/port")/api/v4"
+forge_standin gitlab "$TMP/gl" "$TOKEN"
+API="$FORGE_URL/api/v4"
 
-# comment DIR SHA REGRESSIONS: a comparison's comment and compare.json
-comparison() {
-  mkdir -p "$1"
-  {
-    echo '<!-- benchprof:comment proj/tb -->'
-    echo "### benchprof: $3 regressions"
-  } >"$1/comment.md"
-  printf '{"head": {"hash": "%s"}, "regressions": %s, "improvements": 0,
- "unchanged": 1, "new": 0, "removed": 0, "unconfirmed_regressions": 1}\n' \
-    "$2" "$3" >"$1/compare.json"
-}
+# one comparison a merge request: 1 regression (and 1 unconfirmed), none
 SHA1=0123456789abcdef0123456789abcdef01234567
 SHA2=89abcdef0123456789abcdef0123456789abcdef
-comparison "$TMP/one" $SHA1 1
-comparison "$TMP/two" $SHA2 0
+forge_comparison "$TMP/one" $SHA1 1 1 1
+forge_comparison "$TMP/two" $SHA2 0 1 1
 
 GITLAB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/one/comment.md" \
   --gitlab 42 --mr 7 --api-url "$API" -v >"$TMP/one.out" 2>"$TMP/one.err"

@@ -111,7 +111,7 @@ sh -c 'while :; do :; done' &
 LOAD1=$!
 sh -c 'while :; do :; done' &
 LOAD2=$!
-trap 'kill $LOAD1 $LOAD2 2>/dev/null; rm -rf "$TMP"' EXIT
+at_exit 'kill $LOAD1 $LOAD2 2>/dev/null'
 
 rrun() {  # DIR CMD...
   dir=$1

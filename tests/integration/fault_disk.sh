@@ -11,11 +11,8 @@ if [ "$(id -u)" -ne 0 ]; then
   finish
 fi
 mounted=
-cleanup() {
-  for m in $mounted; do umount "$m" 2>/dev/null; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+# unmounted before the test's directory goes
+at_exit 'for m in $mounted; do umount "$m" 2>/dev/null; done'
 
 mount_tmpfs() {  # DIR OPTIONS
   mkdir -p "$1"

@@ -11,7 +11,7 @@ if ! command -v openssl >/dev/null; then
   exit 77
 fi
 pids=
-trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
+at_exit 'for p in $pids; do kill "$p" 2>/dev/null; done'
 
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
   -addext subjectAltName=IP:127.0.0.1 -keyout "$TMP/key.pem" \

@@ -11,8 +11,6 @@
 . "$top_srcdir/tests/publish_lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 
-# record_lib.sh's trap replaced publish_lib.sh's: stop the servers too
-trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; bp_cleanup' EXIT
 need_workload hooks_harness
 unset BENCHPROF_CONFIG GITHUB_ACTIONS GITLAB_CI
 HASH=0123456789abcdef0123456789abcdef01234567

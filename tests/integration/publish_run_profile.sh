@@ -9,8 +9,6 @@
 . "$top_srcdir/tests/publish_lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 
-# record_lib.sh's trap replaced publish_lib.sh's: stop the servers too
-trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; bp_cleanup' EXIT
 need_workload hooks_harness
 standin bencher
 H1=1111111111111111111111111111111111111111

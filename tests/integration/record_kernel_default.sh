@@ -58,7 +58,7 @@ if [ "$(id -u)" -eq 0 ]; then
   if [ "$old" -lt 2 ]; then
     echo 2 >/proc/sys/kernel/perf_event_paranoid ||
       { fail "cannot set kernel.perf_event_paranoid"; finish; }
-    trap 'echo "$old" >/proc/sys/kernel/perf_event_paranoid; bp_cleanup' EXIT
+    at_exit 'echo "$old" >/proc/sys/kernel/perf_event_paranoid'
   fi
   chmod 777 "$TMP"
   cp "$BENCHPROF" "$TMP/benchprof"

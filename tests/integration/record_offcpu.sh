@@ -137,6 +137,50 @@ assert 400 <= nap <= 600, nap
 assert th["cpuMs"] < 0.8 * (total * 1.003), th["cpuMs"]
 PY
 
+pycheck "Gecko waits agree with pprof off_cpu: per thread to half an interval, under sleep_in_nap to one per stack" <<'PY'
+import collections, os
+import artifacts as A
+tmp = os.environ["TMP"]
+g = A.read_gecko(os.path.join(tmp, "sl", "profile.json.gz"))
+p = A.read_pprof(os.path.join(tmp, "sl", "profile.pb.gz"))
+step = round(g["meta"]["interval"] * 1e6)  # ns, exact to the ns
+vi = p.value_index("off_cpu", "nanoseconds")
+ns, nap_ns, nap_stacks = collections.Counter(), 0, set()
+for locs, vals, labels in p.samples:
+    if vals[vi]:
+        ns[labels["tid"]] += vals[vi]
+        if "sleep_in_nap" in p.frames(locs):
+            nap_ns += vals[vi]
+            nap_stacks.add(tuple(locs))
+rows, nap_rows = collections.Counter(), 0
+for th in g["threads"]:
+    sc = th["samples"]["schema"]
+    assert "threadCPUDelta" in sc, "not a clock event: waits not told apart"
+    strings, frames = th["stringTable"], th["frameTable"]["data"]
+    floc = th["frameTable"]["schema"]["location"]
+    stacks = th["stackTable"]["data"]
+    pre, frm = (th["stackTable"]["schema"][k] for k in ("prefix", "frame"))
+
+    def funcs(i):
+        while i is not None:
+            yield A.split_location(strings[frames[stacks[i][frm]][floc]])[0]
+            i = stacks[i][pre]
+    for r in th["samples"]["data"]:
+        if r[sc["threadCPUDelta"]] != 0:
+            continue  # a CPU sample: the waits have no CPU
+        rows[th["tid"]] += 1
+        if r[sc["stack"]] is not None and "sleep_in_nap" in funcs(r[sc["stack"]]):
+            nap_rows += 1
+for tid in set(ns) | set(rows):
+    print("  tid %d: %d rows of %d ns, %d ns off CPU" % (
+        tid, rows[tid], step, ns[tid]))
+    assert abs(rows[tid] * step - ns[tid]) <= step / 2, (tid, rows[tid], ns[tid])
+print("  sleep_in_nap: %d rows, %d ns in %d stacks" % (
+    nap_rows, nap_ns, len(nap_stacks)))
+assert abs(nap_rows * step - nap_ns) < len(nap_stacks) * step, \
+    (nap_rows, nap_ns, len(nap_stacks))
+PY
+
 pycheck "go tool pprof -sample_index=off_cpu -top names sleep_in_nap" <<'PY'
 import os
 import artifacts as A

@@ -13,7 +13,7 @@ echo '{}' >"$TMP/store/p/main/0123/tb/b/summary.json"
 "$BENCHPROF" serve --port 0 "$TMP/store" >"$TMP/serve.out" \
   2>"$TMP/serve.err" &
 PID=$!
-trap 'kill $PID 2>/dev/null; rm -rf "$TMP"' EXIT
+at_exit 'kill $PID 2>/dev/null'
 PORT=
 tries=0
 while [ -z "$PORT" ] && [ $tries -lt 400 ] && kill -0 "$PID" 2>/dev/null; do

@@ -10,7 +10,7 @@ tool="$top_builddir/tests/unit/store_tool"
 server="$top_srcdir/tests/servers/put_server.py"
 token="tok-$$-secret"
 pids=
-trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
+at_exit 'for p in $pids; do kill "$p" 2>/dev/null; done'
 
 # start NAME [put_server options]: a server logging to $TMP/NAME.log
 start() {

@@ -19,7 +19,7 @@ if [ -z "$s3rver" ] || [ ! -e "$s3rver" ]; then
   exit 77
 fi
 pids=
-trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
+at_exit 'for p in $pids; do kill "$p" 2>/dev/null; done'
 
 # wait_for FILE PATTERN: until FILE has a line matching PATTERN (30 s)
 wait_for() {

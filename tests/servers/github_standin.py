@@ -19,30 +19,20 @@ While DIR/lose-next-post exists, the next POST makes its comment, then the
 file is removed and the connection closed without an answer (logged with
 status 0): the answer lost on the way back.
 """
-import json
 import os
 import re
 import sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from urllib.parse import parse_qs, urlsplit
+
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+from forge import ForgeHandler, State, run  # noqa: E402
 
 DIR, TOKEN = sys.argv[1], sys.argv[2]
 SEED = int(sys.argv[3]) if len(sys.argv) > 3 else 130
-comments = [{"id": 1000 + i, "issue": 5, "body": "comment %d by someone" % i}
-            for i in range(SEED)]
+state = State(DIR, [{"id": 1000 + i, "issue": 5,
+                     "body": "comment %d by someone" % i}
+                    for i in range(SEED)])
 next_id = [5000]
-statuses = []
-
-
-def save():
-    tmp = os.path.join(DIR, "state.json.tmp")
-    with open(tmp, "w") as f:
-        json.dump(comments, f)
-    os.replace(tmp, os.path.join(DIR, "state.json"))
-    tmp = os.path.join(DIR, "statuses.json.tmp")
-    with open(tmp, "w") as f:
-        json.dump(statuses, f)
-    os.replace(tmp, os.path.join(DIR, "statuses.json"))
 
 
 def html_url(c):
@@ -50,51 +40,25 @@ def html_url(c):
         c["issue"], c["id"])
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def answer(self, status, obj):
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        with open(os.path.join(DIR, "requests.log"), "a") as f:
-            f.write(json.dumps({"method": self.command,
-                                "path": urlsplit(self.path).path,
-                                "query": urlsplit(self.path).query,
-                                "status": status}) + "\n")
+class Handler(ForgeHandler):
+    REFUSE = {
+        "auth": (401, "message", "Bad credentials"),
+        "content_type": (415, "message", "want application/json"),
+        "json": (400, "message", "Problems parsing JSON"),
+        "no_body": (422, "message", "body is required"),
+        "too_long": (422, "message", "body is too long"),
+        "paging": (422, "message", "bad paging"),
+        "state": (422, "message", "state is required"),
+        "unknown": (422, "message", "unknown fields"),
+        "not_string": (422, "message", "{} is not a string"),
+        "url": (422, "message", "target_url is not a URL"),
+    }
 
     def authorized(self):
         if self.headers.get("Authorization") != "Bearer " + TOKEN:
-            self.answer(401, {"message": "Bad credentials"})
+            self.refuse("auth")
             return False
         return True
-
-    def json_body(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(n)
-        if not self.headers.get("Content-Type", "").startswith(
-                "application/json"):
-            self.answer(415, {"message": "want application/json"})
-            return None
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            self.answer(400, {"message": "Problems parsing JSON"})
-            return None
-        if not isinstance(body, dict) or not isinstance(body.get("body"),
-                                                        str):
-            self.answer(422, {"message": "body is required"})
-            return None
-        if len(body["body"]) > 65536:
-            self.answer(422, {"message": "body is too long"})
-            return None
-        return body["body"]
 
     def do_GET(self):
         u = urlsplit(self.path)
@@ -103,45 +67,30 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(404, {"message": "Not Found"})
         if not self.authorized():
             return
-        q = parse_qs(u.query)
-        per_page = int(q.get("per_page", ["30"])[0])
-        page = int(q.get("page", ["1"])[0])
-        if per_page > 100 or page < 1:
-            return self.answer(422, {"message": "bad paging"})
-        mine = [c for c in comments if c["issue"] == int(m.group(1))]
-        part = mine[(page - 1) * per_page: page * per_page]
-        self.answer(200, [{"id": c["id"], "body": c["body"],
-                           "user": {"login": "x"}} for c in part])
+        mine = [c for c in state.comments if c["issue"] == int(m.group(1))]
+        part = self.page(mine, parse_qs(u.query), 30)
+        if part is not None:
+            self.answer(200, [{"id": c["id"], "body": c["body"],
+                               "user": {"login": "x"}} for c in part])
 
     def status(self, sha):
         """POST /repos/{o}/{r}/statuses/{sha}, as GitHub documents it."""
         if not self.authorized():
             return
-        n = int(self.headers.get("Content-Length") or 0)
-        try:
-            body = json.loads(self.rfile.read(n))
-        except ValueError:
-            return self.answer(400, {"message": "Problems parsing JSON"})
-        if not isinstance(body, dict) or body.get("state") not in (
-                "error", "failure", "pending", "success"):
-            return self.answer(422, {"message": "state is required"})
-        allowed = {"state", "target_url", "description", "context"}
-        if set(body) - allowed:
-            return self.answer(422, {"message": "unknown fields"})
-        for k in ("target_url", "description", "context"):
-            if k in body and not isinstance(body[k], str):
-                return self.answer(422, {"message": k + " is not a string"})
+        body = self.status_body(
+            ("error", "failure", "pending", "success"),
+            {"state", "target_url", "description", "context"},
+            ("target_url", "description", "context"))
+        if body is None:
+            return
         if len(body.get("description", "")) > 140:
             return self.answer(422, {"message": "description is too long"})
-        url = body.get("target_url", "")
-        if url and not re.match(r"https?://", url):
-            return self.answer(422, {"message": "target_url is not a URL"})
         if self.headers.get("Accept") != "application/vnd.github+json":
             return self.answer(415, {"message": "Accept header"})
         body["sha"] = sha
-        statuses.append(body)
-        save()
-        self.answer(201, dict(body, id=len(statuses)))
+        state.statuses.append(body)
+        state.save()
+        self.answer(201, dict(body, id=len(state.statuses)))
 
     def do_POST(self):
         s = re.fullmatch(r"/repos/[^/]+/[^/]+/statuses/([0-9a-f]{40})",
@@ -154,20 +103,17 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(404, {"message": "Not Found"})
         if not self.authorized():
             return
-        body = self.json_body()
+        body = self.comment_body()
         if body is None:
             return
         c = {"id": next_id[0], "issue": int(m.group(1)), "body": body}
         next_id[0] += 1
-        comments.append(c)
-        save()
+        state.comments.append(c)
+        state.save()
         lose = os.path.join(DIR, "lose-next-post")
         if os.path.exists(lose):
             os.remove(lose)
-            with open(os.path.join(DIR, "requests.log"), "a") as f:
-                f.write(json.dumps({"method": "POST",
-                                    "path": urlsplit(self.path).path,
-                                    "query": "", "status": 0}) + "\n")
+            self.log_request_line(0)
             self.close_connection = True
             return
         self.answer(201, {"id": c["id"], "body": body,
@@ -180,21 +126,16 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(404, {"message": "Not Found"})
         if not self.authorized():
             return
-        body = self.json_body()
+        body = self.comment_body()
         if body is None:
             return
-        for c in comments:
+        for c in state.comments:
             if c["id"] == int(m.group(1)):
                 c["body"] = body
-                save()
+                state.save()
                 return self.answer(200, {"id": c["id"], "body": body,
                                          "html_url": html_url(c)})
         self.answer(404, {"message": "Not Found"})
 
 
-server = HTTPServer(("127.0.0.1", 0), Handler)
-save()
-with open(os.path.join(DIR, "port.tmp"), "w") as f:
-    f.write(str(server.server_address[1]))
-os.replace(os.path.join(DIR, "port.tmp"), os.path.join(DIR, "port"))
-server.serve_forever()
+run(Handler, state)

@@ -19,37 +19,34 @@ the endpoints a job token may use.  Every request is appended to
 DIR/requests.log as one JSON line (method, path, status, the kind of
 credential; never its value) and the notes are kept in DIR/state.json.
 """
-import json
-import os
 import re
 import sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from urllib.parse import parse_qs, urlsplit
+
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+from forge import ForgeHandler, State, run  # noqa: E402
 
 DIR, TOKEN = sys.argv[1], sys.argv[2]
 NOTES = r"/api/v4/projects/([^/]+)/merge_requests/(\d+)/notes"
-notes = []
-statuses = []
 STATUS = r"/api/v4/projects/([^/]+)/statuses/([0-9a-f]{40}|[0-9a-f]{64})"
+state = State(DIR)
 next_id = [700]
 
 
-def save():
-    tmp = os.path.join(DIR, "state.json.tmp")
-    with open(tmp, "w") as f:
-        json.dump(notes, f)
-    os.replace(tmp, os.path.join(DIR, "state.json"))
-    tmp = os.path.join(DIR, "statuses.json.tmp")
-    with open(tmp, "w") as f:
-        json.dump(statuses, f)
-    os.replace(tmp, os.path.join(DIR, "statuses.json"))
-
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
+class Handler(ForgeHandler):
+    BODY_MAX = 1000000
+    REFUSE = {
+        "auth": (401, "message", "401 Unauthorized"),
+        "content_type": (415, "message", "want application/json"),
+        "json": (400, "message", "400 Bad request"),
+        "no_body": (400, "error", "body is missing"),
+        "too_long": (400, "message", "body is too long"),
+        "paging": (400, "message", "bad paging"),
+        "state": (400, "error", "state does not have a valid value"),
+        "unknown": (400, "error", "unknown parameters"),
+        "not_string": (400, "error", "{} is invalid"),
+        "url": (400, "error", "target_url is invalid"),
+    }
 
     def credential(self):
         if self.headers.get("JOB-TOKEN") is not None:
@@ -60,47 +57,15 @@ class Handler(BaseHTTPRequestHandler):
             return "bearer"
         return "none"
 
-    def answer(self, status, obj):
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        with open(os.path.join(DIR, "requests.log"), "a") as f:
-            f.write(json.dumps({"method": self.command,
-                                "path": urlsplit(self.path).path,
-                                "query": urlsplit(self.path).query,
-                                "credential": self.credential(),
-                                "status": status}) + "\n")
+    def log_fields(self):
+        return {"credential": self.credential()}
 
     def authorized(self):
         ok = (self.headers.get("PRIVATE-TOKEN") == TOKEN or
               self.headers.get("Authorization") == "Bearer " + TOKEN)
         if not ok:
-            self.answer(401, {"message": "401 Unauthorized"})
+            self.refuse("auth")
         return ok
-
-    def json_body(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(n)
-        if not self.headers.get("Content-Type", "").startswith(
-                "application/json"):
-            self.answer(415, {"message": "want application/json"})
-            return None
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            self.answer(400, {"message": "400 Bad request"})
-            return None
-        if not isinstance(body, dict) or not isinstance(body.get("body"),
-                                                        str):
-            self.answer(400, {"error": "body is missing"})
-            return None
-        if len(body["body"]) > 1000000:
-            self.answer(400, {"message": "body is too long"})
-            return None
-        return body["body"]
 
     def route(self, with_id):
         u = urlsplit(self.path)
@@ -117,43 +82,29 @@ class Handler(BaseHTTPRequestHandler):
         if not r:
             return
         m, q = r
-        per_page = int(q.get("per_page", ["20"])[0])
-        page = int(q.get("page", ["1"])[0])
-        if per_page > 100 or page < 1:
-            return self.answer(400, {"message": "bad paging"})
-        mine = [n for n in notes
+        mine = [n for n in state.comments
                 if n["project"] == m.group(1) and n["mr"] == int(m.group(2))]
-        part = mine[(page - 1) * per_page: page * per_page]
-        self.answer(200, [{"id": n["id"], "body": n["body"]} for n in part])
+        part = self.page(mine, q, 20)
+        if part is not None:
+            self.answer(200, [{"id": n["id"], "body": n["body"]}
+                              for n in part])
 
     def status(self, project, sha):
         """POST /projects/{id}/statuses/{sha}, as GitLab documents it."""
         if not self.authorized():
             return
-        n = int(self.headers.get("Content-Length") or 0)
-        try:
-            body = json.loads(self.rfile.read(n))
-        except ValueError:
-            return self.answer(400, {"message": "400 Bad request"})
-        if not isinstance(body, dict) or body.get("state") not in (
-                "pending", "running", "success", "failed", "canceled",
-                "skipped"):
-            return self.answer(400, {"error": "state does not have a "
-                                              "valid value"})
-        allowed = {"state", "ref", "name", "context", "target_url",
-                   "description", "coverage", "pipeline_id"}
-        if set(body) - allowed:
-            return self.answer(400, {"error": "unknown parameters"})
-        for k in ("ref", "name", "context", "target_url", "description"):
-            if k in body and not isinstance(body[k], str):
-                return self.answer(400, {"error": k + " is invalid"})
-        url = body.get("target_url", "")
-        if url and not re.match(r"https?://", url):
-            return self.answer(400, {"error": "target_url is invalid"})
+        body = self.status_body(
+            ("pending", "running", "success", "failed", "canceled",
+             "skipped"),
+            {"state", "ref", "name", "context", "target_url", "description",
+             "coverage", "pipeline_id"},
+            ("ref", "name", "context", "target_url", "description"))
+        if body is None:
+            return
         body.update(project=project, sha=sha)
-        statuses.append(body)
-        save()
-        self.answer(201, dict(body, id=len(statuses),
+        state.statuses.append(body)
+        state.save()
+        self.answer(201, dict(body, id=len(state.statuses),
                               name=body.get("name") or
                               body.get("context") or "default"))
 
@@ -165,14 +116,14 @@ class Handler(BaseHTTPRequestHandler):
         if not r:
             return
         m, _ = r
-        body = self.json_body()
+        body = self.comment_body()
         if body is None:
             return
         n = {"id": next_id[0], "project": m.group(1), "mr": int(m.group(2)),
              "body": body}
         next_id[0] += 1
-        notes.append(n)
-        save()
+        state.comments.append(n)
+        state.save()
         self.answer(201, {"id": n["id"], "body": body})
 
     def do_PUT(self):
@@ -180,20 +131,15 @@ class Handler(BaseHTTPRequestHandler):
         if not r:
             return
         m, _ = r
-        body = self.json_body()
+        body = self.comment_body()
         if body is None:
             return
-        for n in notes:
+        for n in state.comments:
             if n["id"] == int(m.group(3)) and n["mr"] == int(m.group(2)):
                 n["body"] = body
-                save()
+                state.save()
                 return self.answer(200, {"id": n["id"], "body": body})
         self.answer(404, {"message": "404 Note Not Found"})
 
 
-server = HTTPServer(("127.0.0.1", 0), Handler)
-save()
-with open(os.path.join(DIR, "port.tmp"), "w") as f:
-    f.write(str(server.server_address[1]))
-os.replace(os.path.join(DIR, "port.tmp"), os.path.join(DIR, "port"))
-server.serve_forever()
+run(Handler, state)

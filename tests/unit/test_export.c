@@ -860,6 +860,142 @@ static void check_offcpu(const char *dir, const char *plain_dir)
   bpi_profile_free(p);
 }
 
+/* The stack of thread t's synthetic samples whose leaf is func. */
+static uint32_t stack_with_leaf(const struct bp_profile *p, uint32_t t,
+                                const char *func)
+{
+  for(uint32_t i = 0; i < p->ncounts; i++) {
+    uint32_t st = p->counts[i].stack;
+    if(p->counts[i].thread == t &&
+       !strcmp(bpi_profile_frame_name(p, p->stacks[st].frame), func))
+      return st;
+  }
+  return BP_NONE;
+}
+
+/* Gecko rows with no CPU (the waits) on thread t, by leaf location. */
+static void gecko_idle_rows(const cJSON *g, int t, int *hot, int *cold)
+{
+  const cJSON *th = cJSON_GetArrayItem(item(g, "threads"), t);
+  const cJSON *strings = item(th, "stringTable");
+  const cJSON *frames = item(item(th, "frameTable"), "data");
+  const cJSON *stacks = item(item(th, "stackTable"), "data");
+  const cJSON *samples = item(th, "samples"), *row;
+  int loc = column(item(th, "frameTable"), "location");
+  int s_col = column(samples, "stack");
+  int cpu_col = column(samples, "threadCPUDelta");
+  *hot = *cold = 0;
+  cJSON_ArrayForEach(row, item(samples, "data")) {
+    if(cJSON_GetArrayItem(row, cpu_col)->valuedouble != 0)
+      continue;
+    int stack = cJSON_GetArrayItem(row, s_col)->valueint;
+    int frame = cJSON_GetArrayItem(cJSON_GetArrayItem(stacks, stack), 1)
+                  ->valueint;
+    int s = cJSON_GetArrayItem(cJSON_GetArrayItem(frames, frame), loc)
+              ->valueint;
+    const char *leaf = cJSON_GetArrayItem(strings, s)->valuestring;
+    *hot += !strcmp(leaf, SYNTH_HOT " (in bench)");
+    *cold += !strcmp(leaf, SYNTH_COLD " (in bench)");
+  }
+}
+
+/* profile.offcpu.folded's microseconds of the stack of the thread
+ * named root whose leaf is leaf. */
+static long folded_off_us(const char *folded, const char *root,
+                          const char *leaf)
+{
+  long us = 0;
+  size_t rlen = strlen(root), llen = strlen(leaf);
+  for(const char *line = folded; line && *line;) {
+    const char *nl = strchr(line, '\n');
+    const char *sp = nl ? nl : line + strlen(line);
+    while(sp > line && *sp != ' ')
+      sp--;
+    if(!strncmp(line, root, rlen) && line[rlen] == ';' &&
+       (size_t)(sp - line) > llen && !strncmp(sp - llen, leaf, llen) &&
+       sp[-(long)llen - 1] == ';')
+      us += strtol(sp + 1, NULL, 10);
+    line = nl ? nl + 1 : NULL;
+  }
+  return us;
+}
+
+/* --off-cpu, waits shorter than an interval (1 ms) on different stacks:
+ * each stack's rows come from its own time, never from another stack's
+ * leftover.  Thread 0 waits 0.7 ms in hot_loop, then 0.4 ms in cold_path:
+ * 1.1 ms, one row, hot_loop's.  Thread 2 waits ten times 0.4 ms in
+ * hot_loop, each followed by 0.6 ms in cold_path: 4 and 6 ms, 4 and 6
+ * rows (carried per thread, every row would be cold_path's).  The rows agree with the other exporters' times per stack (to
+ * within an interval) and per thread (to within half of one). */
+static void check_offcpu_stacks(const char *dir)
+{
+  struct bp_err err = {.code = BP_OK};
+  struct bp_profile *p = NULL;
+  CHECK_EQ_INT(synth_profile_new(&p), BP_OK);
+  if(!p)
+    return;
+  uint64_t t = SYNTH_START_NS + 1000000, us = 1000;
+  uint32_t t0 = 0, t2 = 2;
+  uint32_t hot0 = stack_with_leaf(p, t0, SYNTH_HOT);
+  uint32_t cold0 = stack_with_leaf(p, t0, SYNTH_COLD);
+  uint32_t hot2 = stack_with_leaf(p, t2, SYNTH_HOT);
+  uint32_t cold2 = stack_with_leaf(p, t2, SYNTH_COLD);
+  CHECK(hot0 != BP_NONE && cold0 != BP_NONE && hot0 != cold0);
+  CHECK(hot2 != BP_NONE && cold2 != BP_NONE && hot2 != cold2);
+  p->meta.off_cpu = true;
+  CHECK_EQ_INT(bpi_profile_add_off(p, t0, hot0, t, 700 * us, false), BP_OK);
+  CHECK_EQ_INT(bpi_profile_add_off(p, t0, cold0, t + 2000 * us, 400 * us,
+                                   false), BP_OK);
+  for(uint64_t i = 0; i < 10; i++) {
+    uint64_t at = t + i * 2000 * us;
+    CHECK_EQ_INT(bpi_profile_add_off(p, t2, hot2, at, 400 * us, false),
+                 BP_OK);
+    CHECK_EQ_INT(bpi_profile_add_off(p, t2, cold2, at + 500 * us, 600 * us,
+                                     false), BP_OK);
+  }
+  CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+  cJSON *g = slurp_json(dir, "profile.json.gz");
+  CHECK(g != NULL);
+  int hot[3] = {0, 0, 0}, cold[3] = {0, 0, 0};
+  if(g) {
+    gecko_idle_rows(g, (int)t0, &hot[0], &cold[0]);
+    gecko_idle_rows(g, (int)t2, &hot[2], &cold[2]);
+  }
+  cJSON_Delete(g);
+  CHECK_EQ_INT(hot[0], 1);   /* the 0.7 ms, not the 0.4 after it */
+  CHECK_EQ_INT(cold[0], 0);
+  CHECK_EQ_INT(hot[2], 4);
+  CHECK_EQ_INT(cold[2], 6);
+  /* the same stacks' times in the folded file (us) and the summary (ms) */
+  char *folded = slurp(dir, "profile.offcpu.folded", NULL);
+  CHECK(folded != NULL);
+  if(folded) {
+    static const struct { const char *root; int th; } roots[2] = {
+      {"bench", 0}, {"hel:per", 2}};
+    for(int r = 0; r < 2; r++) {
+      long h = folded_off_us(folded, roots[r].root, SYNTH_HOT);
+      long c = folded_off_us(folded, roots[r].root, SYNTH_COLD);
+      CHECK(h > 0 && c > 0);
+      CHECK(labs(hot[roots[r].th] * 1000L - h) < 1000);
+      CHECK(labs(cold[roots[r].th] * 1000L - c) < 1000);
+      CHECK(labs((hot[roots[r].th] + cold[roots[r].th]) * 1000L - h - c)
+            <= 500);
+    }
+  }
+  free(folded);
+  cJSON *s = slurp_json(dir, "summary.json");
+  const cJSON *threads = s ? item(s, "threads") : NULL;
+  double ms0 = num(cJSON_GetArrayItem(threads, (int)t0), "off_cpu_ms");
+  double ms2 = num(cJSON_GetArrayItem(threads, (int)t2), "off_cpu_ms");
+  CHECK(ms0 > 1.099 && ms0 < 1.101 && ms2 > 9.999 && ms2 < 10.001);
+  /* each thread's rows hold its off-CPU time to within half a row */
+  double rows0 = hot[0] + cold[0], rows2 = hot[2] + cold[2];
+  CHECK(rows0 - ms0 <= 0.5 && ms0 - rows0 <= 0.5);
+  CHECK(rows2 - ms2 <= 0.5 && ms2 - rows2 <= 0.5);
+  cJSON_Delete(s);
+  bpi_profile_free(p);
+}
+
 static void check_empty(const char *dir)
 {
   struct bp_err err = {.code = BP_OK};
@@ -967,6 +1103,9 @@ int main(void)
   snprintf(offdir, sizeof(offdir), "%s/off", base);
   check_offcpu(offdir, dir);
   check_offcpu_slice();
+  char stacksdir[PATH_MAX];
+  snprintf(stacksdir, sizeof(stacksdir), "%s/offstacks", base);
+  check_offcpu_stacks(stacksdir);
   check_odd(odd);
   check_empty(empty);
   check_long(longer);
@@ -978,6 +1117,7 @@ int main(void)
   remove_dir(empty);
   remove_dir(longer);
   remove_dir(offdir);
+  remove_dir(stacksdir);
   remove_dir(unsampled);
   rmdir(base);
   return check_exit();

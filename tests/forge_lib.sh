@@ -1,0 +1,60 @@
+# Helpers for the tests that talk to a forge stand-in (GitHub, GitLab:
+# tests/servers/*_standin.py); sourced after tests/lib.sh.
+
+# forge_standin KIND DIR TOKEN [ARGS...]: starts
+# tests/servers/KIND_standin.py (KIND github or gitlab) on 127.0.0.1 with
+# its files in DIR (requests.log, state.json, statuses.json), stopped when
+# the test ends; its address, http://127.0.0.1:PORT, in $FORGE_URL.  The
+# test fails now when it does not start.
+forge_standin() {
+  kind=$1 dir=$2
+  shift 2
+  mkdir -p "$dir"
+  python3 "$top_srcdir/tests/servers/${kind}_standin.py" "$dir" "$@" \
+    2>"$dir/server.err" &
+  at_exit "kill $! 2>/dev/null"
+  i=0
+  while [ ! -s "$dir/port" ] && [ $i -lt 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+  done
+  if [ ! -s "$dir/port" ]; then
+    fail "the $kind stand-in did not start"
+    sed 's/^/  server: /' "$dir/server.err" >&2
+    finish
+  fi
+  FORGE_URL="http://127.0.0.1:$(cat "$dir/port")"
+}
+
+# forge_comment FILE REGRESSIONS [LINE...]: a comment as benchprof writes
+# one, its marker (project proj, testbed tb) first, then a heading with
+# the number of regressions and the lines
+forge_comment() {
+  file=$1 n=$2
+  shift 2
+  {
+    echo '<!-- benchprof:comment proj/tb -->'
+    if [ "$n" = 1 ]; then
+      echo '### benchprof: 1 regression'
+    else
+      echo "### benchprof: $n regressions"
+    fi
+    for line in "$@"; do
+      echo "$line"
+    done
+  } >"$file"
+}
+
+# forge_comparison DIR SHA REGRESSIONS UNCONFIRMED UNCHANGED [LINE...]: a
+# comparison as benchprof compare leaves it, DIR/comment.md
+# (forge_comment) and beside it DIR/compare.json, whose head commit and
+# counts make the commit status
+forge_comparison() {
+  dir=$1 sha=$2 regressions=$3 unconfirmed=$4 unchanged=$5
+  shift 5
+  mkdir -p "$dir"
+  forge_comment "$dir/comment.md" "$regressions" "$@"
+  printf '{"head": {"hash": "%s"}, "regressions": %s, "improvements": 0,
+ "unchanged": %s, "new": 0, "removed": 0, "unconfirmed_regressions": %s}\n' \
+    "$sha" "$regressions" "$unchanged" "$unconfirmed" >"$dir/compare.json"
+}

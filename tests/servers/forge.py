@@ -1,0 +1,137 @@
+"""What the GitHub and GitLab stand-ins share (python3 stdlib only).
+
+A stand-in keeps its comments (or notes) and commit statuses in a State,
+written to DIR/state.json and DIR/statuses.json after every change.  Its
+handler subclasses ForgeHandler, which logs every request to
+DIR/requests.log as one JSON line (method, path, query, status, and what
+log_fields adds; never a token), answers in JSON, and reads and checks
+what both APIs take: a comment's JSON body, paging, a commit status.
+Each forge words and codes its refusals its own way: the subclass says
+how in REFUSE.  run() listens on 127.0.0.1 on a free port and writes it
+to DIR/port.
+"""
+import json
+import os
+import re
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from urllib.parse import urlsplit
+
+from faults import serve
+
+
+class State:
+    """The comments and statuses a stand-in holds, saved atomically."""
+
+    def __init__(self, directory, comments=()):
+        self.dir = directory
+        self.comments = list(comments)
+        self.statuses = []
+
+    def _write(self, name, obj):
+        tmp = os.path.join(self.dir, name + ".tmp")
+        with open(tmp, "w") as f:
+            json.dump(obj, f)
+        os.replace(tmp, os.path.join(self.dir, name))
+
+    def save(self):
+        self._write("state.json", self.comments)
+        self._write("statuses.json", self.statuses)
+
+
+class ForgeHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    dir = None  # set by run()
+    BODY_MAX = 65536
+    # refusal kind -> (status, key of the JSON answer, message; "{}" is
+    # the field's name)
+    REFUSE = {}
+
+    def log_message(self, *args):
+        pass
+
+    def log_fields(self):
+        """More fields for the request's log line."""
+        return {}
+
+    def log_request_line(self, status):
+        u = urlsplit(self.path)
+        line = {"method": self.command, "path": u.path, "query": u.query}
+        line.update(self.log_fields())
+        line["status"] = status
+        with open(os.path.join(self.dir, "requests.log"), "a") as f:
+            f.write(json.dumps(line) + "\n")
+
+    def answer(self, status, obj):
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        self.log_request_line(status)
+
+    def refuse(self, kind, field=""):
+        status, key, message = self.REFUSE[kind]
+        self.answer(status, {key: message.format(field)})
+
+    def read_json(self):
+        """The request's JSON body; None once refused."""
+        n = int(self.headers.get("Content-Length") or 0)
+        try:
+            return json.loads(self.rfile.read(n))
+        except ValueError:
+            self.refuse("json")
+            return None
+
+    def comment_body(self):
+        """The "body" of a comment's JSON request; None once refused."""
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n)
+        if not self.headers.get("Content-Type", "").startswith(
+                "application/json"):
+            return self.refuse("content_type")
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            return self.refuse("json")
+        if not isinstance(body, dict) or not isinstance(body.get("body"),
+                                                        str):
+            return self.refuse("no_body")
+        if len(body["body"]) > self.BODY_MAX:
+            return self.refuse("too_long")
+        return body["body"]
+
+    def page(self, items, query, per_page_default):
+        """The page of items the query asks for; None once refused."""
+        per_page = int(query.get("per_page", [str(per_page_default)])[0])
+        page = int(query.get("page", ["1"])[0])
+        if per_page > 100 or page < 1:
+            return self.refuse("paging")
+        return items[(page - 1) * per_page: page * per_page]
+
+    def status_body(self, states, allowed, strings):
+        """A commit status request's body, checked as both APIs document
+        it: a state among states, no field outside allowed, the strings
+        strings, an http(s) target_url.  None once refused."""
+        body = self.read_json()
+        if body is None:
+            return None
+        if not isinstance(body, dict) or body.get("state") not in states:
+            return self.refuse("state")
+        if set(body) - allowed:
+            return self.refuse("unknown")
+        for k in strings:
+            if k in body and not isinstance(body[k], str):
+                return self.refuse("not_string", k)
+        url = body.get("target_url", "")
+        if url and not re.match(r"https?://", url):
+            return self.refuse("url")
+        return body
+
+
+def run(handler, state):
+    """Serves handler on 127.0.0.1 with state in state.dir, forever."""
+    handler.dir = state.dir
+    server = HTTPServer(("127.0.0.1", 0), handler)
+    state.save()
+    serve(server, os.path.join(state.dir, "port"))
