@@ -685,7 +685,7 @@ static void html_run(const struct bp_serve *sv, struct bp_buf *b,
     cJSON_Delete(m);
     return;
   }
-  char *branch_dir = bpi_serve_concat(dir, "/../..");
+  char *branch_dir = bpi_text_path_join(dir, "../..");
   cJSON *runs = branch_dir ? read_json(branch_dir, BP_STORE_RUNS) : NULL;
   const cJSON *r, *key = cJSON_GetObjectItemCaseSensitive(e, "key");
   cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(runs, "runs")) {
@@ -698,8 +698,8 @@ static void html_run(const struct bp_serve *sv, struct bp_buf *b,
   char *comment = NULL;
   size_t len = 0;
   struct bp_err err = {0};
-  char *cpath = bpi_serve_concat(dir, "/" BP_STORE_RUN_PART "/"
-                                 BP_FILE_COMMENT);
+  char *cpath = bpi_text_path_join(dir, BP_STORE_RUN_PART "/"
+                                   BP_FILE_COMMENT);
   if(!cpath || bpi_file_read(cpath, &comment, &len, &err))
     comment = NULL;
   const struct bp_site_links links = {"", sv->base};
