@@ -12,13 +12,21 @@
 #                        benchprof
 #   segments_each.sh     run --each google-benchmark on tests/workloads/gbench
 #   segments_many.sh     100,000 runs of one name: memory per run bounded
+#   segments_each_repeat.sh  run --repeat 3 --each: a merged profile per
+#                        benchmark, 3 values per measure, median and range
+#   segments_hooks_repeat.sh  hooks-marked benchmarks under --repeat 3: each
+#                        one's profile covers all 3 repetitions
 check_PROGRAMS += tests/unit/test_control tests/unit/test_slice \
   tests/workloads/hooks_harness
 TESTS += tests/unit/test_control tests/unit/test_slice \
   tests/integration/segments_hooks.sh \
-  tests/integration/segments_each.sh tests/integration/segments_many.sh
+  tests/integration/segments_each.sh tests/integration/segments_many.sh \
+  tests/integration/segments_each_repeat.sh \
+  tests/integration/segments_hooks_repeat.sh
 EXTRA_DIST += tests/integration/segments_hooks.sh \
-  tests/integration/segments_each.sh tests/integration/segments_many.sh
+  tests/integration/segments_each.sh tests/integration/segments_many.sh \
+  tests/integration/segments_each_repeat.sh \
+  tests/integration/segments_hooks_repeat.sh
 
 tests_unit_test_control_SOURCES = tests/unit/test_control.c
 tests_unit_test_control_CPPFLAGS = $(unit_cppflags)

@@ -292,11 +292,6 @@ int cmd_run(int argc, char **argv)
                                    "running the command unprofiled", &cs);
   if(status < 0 && (cs == BP_CLI_CONFIG_INVALID || !cfg.enabled))
     status = exec_unprofiled(a.rec.argv);
-  else if(status < 0 && a.each && a.repeat > 1) {
-    bp_msg_error("--repeat with --each is not supported yet: give the "
-                 "harness its own repetitions (--benchmark_repetitions)");
-    status = BP_EXIT_USAGE;
-  }
   else if(status < 0)
     status = a.each ? bp_cli_run_each(&a) : a.repeat > 1 ?
              bp_cli_run_repeated(&a) : run_once(&a);

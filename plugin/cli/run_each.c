@@ -1,7 +1,9 @@
 /* benchprof run --each google-benchmark: list the harness's benchmarks
  * (CMD --benchmark_list_tests), record each in an invocation of its own
  * (--benchmark_filter=^NAME$) into DIR/<benchmark>/, then one report and
- * manifest for all of them. */
+ * manifest for all of them.  With --repeat N each benchmark's invocation
+ * runs N times (run_repeat.c): one merged profile per benchmark, its
+ * measures' N values kept, their median and least..largest reported. */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -16,6 +18,8 @@
 #include "report.h"
 #include "rundir.h"
 #include "text.h"
+
+#include <cjson/cJSON.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -83,11 +87,63 @@ struct each_run {
   struct bp_run_bench *arts;   /* one per benchmark of rep */
   struct bp_profile **profs;
   size_t nprofs;
+  struct cJSON **values;    /* --repeat: each benchmark's {SLUG: [values]} */
+  size_t nvalues;
   int status;               /* the first non-zero exit status */
   bool ok;                  /* every invocation's results read */
 };
 
-/* Record one benchmark in DIR/dir; its results and counters into e. */
+/* One invocation of the benchmark (sub): its report, its profile, its
+ * exit status; false when its results are missing. */
+static bool record_once(struct bp_record_args *sub, struct bp_report *rep,
+                        struct bp_profile **prof, int *status)
+{
+  struct captured out = { .too_big = false };
+  bpi_buf_init(&out.buf);
+  sub->rec.on_output = bp_cli_run_collect_output;
+  sub->rec.output_ctx = &out;
+  *status = bp_cli_record(sub, prof);
+  bool ok = *prof && !sub->failed && !bpi_buf_failed(&out.buf) &&
+            bp_cli_run_load_results(sub, &out, rep);
+  sub->rec.on_output = NULL;
+  sub->rec.output_ctx = NULL;
+  bpi_buf_cleanup(&out.buf);
+  return ok;
+}
+
+/* --repeat N: the invocation N times, like a plain run's (run_repeat.c):
+ * each repetition's counters are in its report, rep has their medians;
+ * *values: the benchmark's {SLUG: [values]} when the harness reported it
+ * as name (e->values owns it). */
+static bool record_repeated(struct bp_record_args *sub, struct each_run *e,
+                            const char *name, struct bp_report *rep,
+                            struct bp_profile **prof, int *status,
+                            const struct cJSON **values)
+{
+  struct bp_repeated r;
+  bool ok = bp_cli_run_repeat_record(sub, &r);
+  *status = r.status;
+  for(size_t i = 0; ok && i < r.nvalues; i++)
+    if(!strcmp(r.rep.benches[i].name, name)) {
+      struct cJSON **v = realloc(e->values,
+                                 (e->nvalues + 1) * sizeof(*v));
+      ok = v != NULL;
+      if(ok) {
+        e->values = v;
+        *values = v[e->nvalues++] = r.values[i];
+        r.values[i] = NULL;
+      }
+    }
+  *rep = r.rep;
+  bpi_report_init(&r.rep);
+  *prof = r.merged;
+  r.merged = NULL;
+  bp_cli_run_repeated_cleanup(&r);
+  return ok;
+}
+
+/* Record one benchmark in DIR/dir (a->repeat times); its results and
+ * counters into e. */
 static void run_one(const struct bp_record_args *a, struct each_run *e,
                     const char *name, const char *dir)
 {
@@ -98,9 +154,13 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
   char *filter = filter_arg(name);
   char **argv = calloc(argc + 3, sizeof(*argv));
   struct bp_record_args sub = *a;
-  struct captured out = { .too_big = false };
   struct bp_profile *prof = NULL;
-  bpi_buf_init(&out.buf);
+  struct bp_report rep;
+  const struct cJSON *values = NULL;
+  int st = 0;
+  bpi_report_init(&rep);
+  sub.marked = NULL;
+  sub.nmarked = 0;
   if(!path || !filter || !argv) {
     bp_msg_error("%s: out of memory", dir);
     e->ok = false;
@@ -119,16 +179,13 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
   sub.rec.argv = argv;
   sub.output = path;
   sub.adapter = BP_ADAPTER_GBENCH;
-  sub.marked = NULL;
-  sub.nmarked = 0;
-  sub.rec.on_output = bp_cli_run_collect_output;
-  sub.rec.output_ctx = &out;
-  int st = bp_cli_record(&sub, &prof);
+  bool ok = a->repeat > 1
+              ? record_repeated(&sub, e, name, &rep, &prof, &st, &values)
+              : record_once(&sub, &rep, &prof, &st);
   if(st && !e->status)
     e->status = st;
   size_t had = e->rep.nbenches;
-  if(!prof || sub.failed || bpi_buf_failed(&out.buf) ||
-     !bp_cli_run_load_results(&sub, &out, &e->rep)) {
+  if(!ok || bpi_report_commit(&e->rep, &rep)) {
     e->ok = false;
     goto out;
   }
@@ -139,19 +196,22 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
     e->arts = arts;
     memset(arts + had, 0, (e->rep.nbenches - had) * sizeof(*arts));
   }
+  /* counters measure the whole invocation: the benchmark's (repeated:
+   * the repetitions' medians are in already, the sums are not wanted) */
   if(!b || !arts ||
-     bpi_report_add_counters(b, prof->meta.counters, prof->meta.ncounters)) {
+     (a->repeat <= 1 && bpi_report_add_counters(b, prof->meta.counters,
+                                                prof->meta.ncounters))) {
     e->ok = false;
     goto out;
   }
   arts[b - e->rep.benches] = (struct bp_run_bench){
-    .dir = dir, .prof = prof, .exit_status = st};
+    .dir = dir, .prof = prof, .exit_status = st, .repetitions = values};
   e->profs[e->nprofs++] = prof;
   prof = NULL;
 out:
   bpi_profile_free(prof);
   bp_cli_record_cleanup(&sub);
-  bpi_buf_cleanup(&out.buf);
+  bpi_report_cleanup(&rep);
   free(path);
   free(argv);
   free(filter);
@@ -211,6 +271,9 @@ out:
   for(size_t i = 0; i < e.nprofs; i++)
     bpi_profile_free(e.profs[i]);
   free(e.profs);
+  for(size_t i = 0; i < e.nvalues; i++)
+    cJSON_Delete(e.values[i]);
+  free(e.values);
   free(e.arts);
   bpi_control_dirnames_free(dirs, n);
   free(list);

@@ -9,6 +9,8 @@
 #include "report.h"
 #include "run_outputs.h"  /* struct bp_run_bench */
 
+struct cJSON;
+
 /* The most of a harness's results read: a BMF file (counted after gunzip)
  * or its stdout under --adapter.  A results document for 100,000
  * benchmarks is a few MiB; past this it is refused, not read whole. */
@@ -55,5 +57,28 @@ bp_code bp_cli_run_attach_counters(const struct bp_record_args *a,
                                    struct bp_run_bench **arts);
 /* --repeat N (run_repeat.c): the exit status. */
 int bp_cli_run_repeated(struct bp_record_args *a);
+
+/* The command recorded a->repeat times (run_repeat.c), for --repeat and
+ * for each benchmark of --each. */
+struct bp_repeated {
+  struct bp_report rep;       /* the last repetition's, each measure the
+                                 median of the repetitions' values, their
+                                 least and largest its bounds */
+  struct cJSON **values;      /* one per benchmark of rep as combined:
+                                 {SLUG: [each repetition's value]} */
+  size_t nvalues;
+  struct bp_profile *merged;  /* all repetitions, a repetition marker each */
+  int status;                 /* the first non-zero exit status */
+};
+/* Record a's command a->repeat times into a->output: every repetition's
+ * report read and its counters attached, the profiles merged, the merged
+ * profile's artifacts written over the last repetition's, and the
+ * benchmarks the harness marked sliced from it into a->marked (their
+ * names point in out->merged).  false when a repetition failed or
+ * something could not be done (said why); out is to be cleaned up
+ * either way. */
+bool bp_cli_run_repeat_record(struct bp_record_args *a,
+                              struct bp_repeated *out);
+void bp_cli_run_repeated_cleanup(struct bp_repeated *r);
 
 #endif

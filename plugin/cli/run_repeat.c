@@ -1,7 +1,10 @@
 /* run_repeat: `benchprof run --repeat N`: the command N times, every
- * repetition profiled into one profile (a marker each), every measure's N
- * values kept; report.json has their median and least..largest, so that a
- * pull request's comparison can test its changes (compare.c). */
+ * repetition profiled into one profile (a repetition marker each), the
+ * benchmarks the harness marked sliced from it (each one's profile covers
+ * all repetitions), every measure's N values kept; report.json has their
+ * median and least..largest, so that a pull request's comparison can test
+ * its changes (compare.c).  --each repeats each benchmark's invocation
+ * the same way (bp_cli_run_repeat_record, from run_each.c). */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -12,6 +15,7 @@
 #include "profile_merge.h"
 #include "report.h"
 #include "rundir.h"
+#include "slice.h"
 #include "stats.h"
 
 #include <cjson/cJSON.h>
@@ -141,14 +145,15 @@ static int by_range_start(const void *a, const void *b)
  * it was not, or on error. */
 static double blocked_per_run(const struct bp_profile *p, const char *name)
 {
-  if(!p->nmarkers) {
+  if(!bpi_profile_benchmark_markers(p)) {
     uint64_t pre, all = bpi_profile_off_ns(p, &pre);
     return (double)(all - pre);
   }
   struct bp_range *r = malloc(p->nmarkers * sizeof(*r));
   size_t n = 0;
   for(size_t i = 0; r && i < p->nmarkers; i++)
-    if(!strcmp(p->markers[i].name, name))
+    if(p->markers[i].kind == BP_MARKER_BENCHMARK &&
+       !strcmp(p->markers[i].name, name))
       r[n++] = (struct bp_range){p->markers[i].start_ns,
                                  p->markers[i].end_ns};
   double ns = -1;
@@ -218,9 +223,10 @@ static bool repeat_once(struct bp_record_args *a, struct repeated *rp,
   snprintf(marker, sizeof(marker), "repetition %zu", i + 1);
   bp_code rc = BP_OK;
   if(ok && !rp->merged) {
-    rc = bpi_profile_add_marker(prof, marker, prof->meta.start_ns,
-                                prof->meta.end_ns, prof->meta.counters,
-                                prof->meta.ncounters);
+    rc = bpi_profile_add_marker_kind(prof, BP_MARKER_REPETITION, marker,
+                                     prof->meta.start_ns, prof->meta.end_ns,
+                                     prof->meta.counters,
+                                     prof->meta.ncounters);
     rp->merged = prof;
     prof = NULL;
   }
@@ -239,58 +245,89 @@ static bool repeat_once(struct bp_record_args *a, struct repeated *rp,
   return ok;
 }
 
+/* The merged profile's artifacts replace the last repetition's in
+ * a->output, and each benchmark the harness marked is sliced from it
+ * again (a->marked): its profile and counters cover every repetition. */
+static bool export_merged(struct bp_record_args *a, struct repeated *rp)
+{
+  struct bp_err err = {0};
+  bp_code rc = bpi_export_all(rp->merged, a->output, &err);
+  if(!rc) {
+    bp_cli_record_cleanup(a);      /* the last repetition's marks */
+    rc = bpi_slice_export(rp->merged, a->output, &a->marked, &a->nmarked,
+                          &err);
+  }
+  if(rc)
+    bp_msg_err(&err, rc);
+  return rc == BP_OK;
+}
+
+bool bp_cli_run_repeat_record(struct bp_record_args *a,
+                              struct bp_repeated *out)
+{
+  struct repeated rp = {.n = a->repeat > 1 ? a->repeat : 1};
+  *out = (struct bp_repeated){.status = 0};
+  bpi_report_init(&out->rep);
+  rp.reps = calloc(rp.n, sizeof(*rp.reps));
+  bool ok = rp.reps != NULL;
+  for(size_t i = 0; ok && i < rp.n; i++) {
+    bpi_report_init(&rp.reps[i]);
+    ok = repeat_once(a, &rp, i);
+  }
+  ok = ok && combine_reports(&rp, &out->rep, &out->values);
+  if(out->values)
+    out->nvalues = out->rep.nbenches;
+  ok = ok && export_merged(a, &rp);
+  out->status = rp.status;
+  out->merged = rp.merged;
+  for(size_t i = 0; rp.reps && i < rp.n; i++)
+    bpi_report_cleanup(&rp.reps[i]);
+  free(rp.reps);
+  if(!ok)
+    bp_cli_record_cleanup(a);    /* its names may point in rp.last */
+  bpi_profile_free(rp.last);     /* a->marked points in merged now */
+  cJSON_Delete(rp.off_cpu);
+  return ok;
+}
+
+void bp_cli_run_repeated_cleanup(struct bp_repeated *r)
+{
+  for(size_t i = 0; r->values && i < r->nvalues; i++)
+    cJSON_Delete(r->values[i]);
+  free(r->values);
+  r->values = NULL;
+  bpi_report_cleanup(&r->rep);
+  bpi_profile_free(r->merged);
+  r->merged = NULL;
+}
+
 /* benchprof run --repeat N: the command N times, every repetition
  * profiled into one profile (a marker each), every measure's N values
  * kept; report.json has their median and least..largest. */
 int bp_cli_run_repeated(struct bp_record_args *a)
 {
   char start[32];
-  struct repeated rp = {.n = a->repeat};
-  struct bp_report rep;
+  struct bp_repeated r;
   struct bp_run_bench *arts = NULL;
-  cJSON **reps = NULL;
-  struct bp_err err = {0};
-  bool ok = true;
   bp_cli_iso_now(start);
-  bpi_report_init(&rep);
   if(!bp_cli_run_clear_previous(a))
     return BP_EXIT_ERROR;
-  rp.reps = calloc(rp.n, sizeof(*rp.reps));
-  ok = rp.reps != NULL;
-  for(size_t i = 0; ok && i < rp.n; i++) {
-    bpi_report_init(&rp.reps[i]);
-    ok = repeat_once(a, &rp, i);
-  }
-  ok = ok && combine_reports(&rp, &rep, &reps);
-  if(ok) {
-    /* the merged profile replaces the last repetition's artifacts */
-    bp_code rc = bpi_export_all(rp.merged, a->output, &err);
-    if(rc)
-      bp_msg_err(&err, rc);
-    /* rep has its counters (combined) already: this finds each
-     * benchmark's directory, the measures it has are kept */
-    ok = !rc && !bp_cli_run_attach_counters(a, &rep, rp.merged, &arts);
-  }
-  for(size_t i = 0; ok && i < rep.nbenches; i++)
-    arts[i].repetitions = reps[i];
+  bool ok = bp_cli_run_repeat_record(a, &r);
+  /* r.rep has its counters (combined) already: this finds each
+   * benchmark's directory, the measures it has are kept */
+  ok = ok && !bp_cli_run_attach_counters(a, &r.rep, r.merged, &arts);
+  for(size_t i = 0; ok && i < r.nvalues; i++)
+    arts[i].repetitions = r.values[i];
   if(ok)
-    ok = bp_cli_run_write_outputs(a, &rep, rp.merged, rp.merged, arts,
-                                  rp.status);
-  int status = rp.status;
+    ok = bp_cli_run_write_outputs(a, &r.rep, r.merged, r.merged, arts,
+                                  r.status);
+  int status = r.status;
   if(ok)
     status = bp_cli_run_publish_and_compare(a, start, status);
   else
     status = bp_cli_run_own_failure(a, status);
-  for(size_t i = 0; reps && i < rep.nbenches; i++)
-    cJSON_Delete(reps[i]);
-  free(reps);
   free(arts);
-  bpi_report_cleanup(&rep);
-  for(size_t i = 0; rp.reps && i < rp.n; i++)
-    bpi_report_cleanup(&rp.reps[i]);
-  free(rp.reps);
-  bpi_profile_free(rp.merged);
-  bpi_profile_free(rp.last);
-  cJSON_Delete(rp.off_cpu);
+  bp_cli_record_cleanup(a);      /* its names point in r.merged */
+  bp_cli_run_repeated_cleanup(&r);
   return status;
 }

@@ -586,6 +586,16 @@ static const char bench_schema[] =
   "{\"key\":\"benchmark\",\"label\":\"Benchmark\",\"format\":\"string\","
   "\"searchable\":true}]}";
 
+/* One repetition of benchprof run --repeat (a merged profile's). */
+static const char repetition_schema[] =
+  "{\"name\":\"BenchprofRepetition\",\"display\":[\"marker-chart\","
+  "\"marker-table\",\"timeline-overview\"],"
+  "\"tooltipLabel\":\"{marker.name}\","
+  "\"tableLabel\":\"{marker.data.repetition}\","
+  "\"chartLabel\":\"{marker.data.repetition}\",\"data\":["
+  "{\"key\":\"repetition\",\"label\":\"Repetition\",\"format\":\"string\","
+  "\"searchable\":true}]}";
+
 static void add_meta(struct bp_buf *b, const struct bp_profile *p)
 {
   const struct bp_profile_meta *m = &p->meta;
@@ -611,6 +621,8 @@ static void add_meta(struct bp_buf *b, const struct bp_profile *p)
   bpi_buf_adds(b, run_schema);
   bpi_buf_addc(b, ',');
   bpi_buf_adds(b, bench_schema);
+  bpi_buf_addc(b, ',');
+  bpi_buf_adds(b, repetition_schema);
   bpi_buf_adds(b, "],");
   add_benchprof_meta(b, p);
   bpi_buf_adds(b, "},\n");
@@ -673,7 +685,8 @@ static void add_libs(struct bp_buf *b, const struct bp_profile *p)
 }
 
 /* One interval marker per benchmark, after the run marker, named as the
- * harness named it (cleaned like every other name). */
+ * harness named it (cleaned like every other name); a merged profile's
+ * repetitions are markers of their own type. */
 static void add_bench_markers(struct gecko *g)
 {
   const struct bp_profile *p = g->p;
@@ -688,8 +701,10 @@ static void add_bench_markers(struct gecko *g)
     add_rel_ms(b, p, m->start_ns);
     bpi_buf_addc(b, ',');
     add_rel_ms(b, p, m->end_ns);
-    bpi_buf_printf(b, ",1,%d,{\"type\":\"BenchprofBenchmark\",", CAT_OTHER);
-    add_str_field(b, "benchmark", name);
+    bool rep = m->kind == BP_MARKER_REPETITION;
+    bpi_buf_printf(b, ",1,%d,{\"type\":\"%s\",", CAT_OTHER,
+                   rep ? "BenchprofRepetition" : "BenchprofBenchmark");
+    add_str_field(b, rep ? "repetition" : "benchmark", name);
     bpi_buf_adds(b, "}]");
   }
 }

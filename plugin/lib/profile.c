@@ -94,6 +94,24 @@ bp_code bpi_profile_add_marker(struct bp_profile *p, const char *name,
                                uint64_t start_ns, uint64_t end_ns,
                                const struct bp_counter *c, size_t n)
 {
+  return bpi_profile_add_marker_kind(p, BP_MARKER_BENCHMARK, name, start_ns,
+                                     end_ns, c, n);
+}
+
+size_t bpi_profile_benchmark_markers(const struct bp_profile *p)
+{
+  size_t n = 0;
+  for(size_t i = 0; i < p->nmarkers; i++)
+    n += p->markers[i].kind == BP_MARKER_BENCHMARK;
+  return n;
+}
+
+bp_code bpi_profile_add_marker_kind(struct bp_profile *p,
+                                    enum bp_marker_kind kind,
+                                    const char *name, uint64_t start_ns,
+                                    uint64_t end_ns,
+                                    const struct bp_counter *c, size_t n)
+{
   /* the array doubles when its count reaches a power of two: a harness
    * marking 100,000 runs made this realloc quadratic */
   size_t had = p->nmarkers;
@@ -105,7 +123,8 @@ bp_code bpi_profile_add_marker(struct bp_profile *p, const char *name,
     p->markers = m;
   }
   m = &p->markers[p->nmarkers++];
-  *m = (struct bp_marker){.start_ns = start_ns, .end_ns = end_ns};
+  *m = (struct bp_marker){.kind = kind, .start_ns = start_ns,
+                          .end_ns = end_ns};
   m->name = strdup(name);
   if(!m->name)
     return BPE_NOMEM;

@@ -119,9 +119,21 @@ struct bp_off_sample {
   uint64_t preempted;  /* 1: preempted while runnable; 0: it blocked */
 };
 
-/* An interval of the run: one benchmark the harness marked (control.h). */
+/* What a marker stands for.  Only benchmark markers make a benchmark's
+ * profile (slice.h); a repetition marker spans one whole recording of
+ * the command that a merged profile holds (profile_merge.h), so that
+ * slicing the merged profile cuts at the benchmarks' markers, not at
+ * the repetitions'. */
+enum bp_marker_kind {
+  BP_MARKER_BENCHMARK = 0,     /* a benchmark the harness marked */
+  BP_MARKER_REPETITION         /* one repetition of benchprof run --repeat */
+};
+
+/* An interval of the run: one benchmark the harness marked (control.h),
+ * or one repetition of the command in a merged profile. */
 struct bp_marker {
   char *name;                  /* as the harness sent it: any bytes */
+  enum bp_marker_kind kind;
   uint64_t start_ns, end_ns;   /* CLOCK_MONOTONIC, [start, end) */
   struct bp_counter *counters; /* deltas over the interval (owned) */
   size_t ncounters;
@@ -213,7 +225,9 @@ struct bp_profile {
   FILE *off_timeline;         /* spilled struct bp_off_sample records */
   uint64_t off_timeline_len;
 
-  struct bp_marker *markers;  /* in the order they began */
+  struct bp_marker *markers;  /* in the order they began (merged: each
+                                 recording's benchmark markers, then its
+                                 repetition marker) */
   size_t nmarkers;
 };
 
@@ -251,10 +265,18 @@ bp_code bpi_profile_add_sample(struct bp_profile *p, uint32_t thread,
                                uint32_t stack, uint64_t time_ns,
                                uint64_t weight);
 
-/* Add a marker (copies name and counters). */
+/* Add a benchmark marker (copies name and counters). */
 bp_code bpi_profile_add_marker(struct bp_profile *p, const char *name,
                                uint64_t start_ns, uint64_t end_ns,
                                const struct bp_counter *c, size_t n);
+/* The same for a marker of another kind. */
+bp_code bpi_profile_add_marker_kind(struct bp_profile *p,
+                                    enum bp_marker_kind kind,
+                                    const char *name, uint64_t start_ns,
+                                    uint64_t end_ns,
+                                    const struct bp_counter *c, size_t n);
+/* How many of p's markers are benchmark markers. */
+size_t bpi_profile_benchmark_markers(const struct bp_profile *p);
 
 /* A new profile with src's tables and metadata but only the samples whose
  * time is in [t0, t1), its start and end set to t0 and t1, no markers and

@@ -154,6 +154,20 @@ static bp_code merge_off(struct bp_profile *d, const struct bp_profile *s,
   return rc;
 }
 
+/* src's markers (the benchmarks its harness marked, each kind kept):
+ * their times are on the same clock as the samples', which keep theirs,
+ * so they mark the same samples in dst. */
+static bp_code merge_markers(struct bp_profile *d, const struct bp_profile *s)
+{
+  bp_code rc = BP_OK;
+  for(size_t i = 0; !rc && i < s->nmarkers; i++) {
+    const struct bp_marker *m = &s->markers[i];
+    rc = bpi_profile_add_marker_kind(d, m->kind, m->name, m->start_ns,
+                                     m->end_ns, m->counters, m->ncounters);
+  }
+  return rc;
+}
+
 /* The run's totals: counters and losses add up; the time range widens. */
 static void merge_meta(struct bp_profile *d, const struct bp_profile *s)
 {
@@ -194,11 +208,14 @@ bp_code bpi_profile_merge(struct bp_profile *dst,
     rc = merge_samples(dst, src, &r);
   if(!rc)
     rc = merge_off(dst, src, &r);
+  if(!rc)
+    rc = merge_markers(dst, src);
   if(!rc) {
     merge_meta(dst, src);
-    rc = bpi_profile_add_marker(dst, marker, src->meta.start_ns,
-                                src->meta.end_ns, src->meta.counters,
-                                src->meta.ncounters);
+    rc = bpi_profile_add_marker_kind(dst, BP_MARKER_REPETITION, marker,
+                                     src->meta.start_ns, src->meta.end_ns,
+                                     src->meta.counters,
+                                     src->meta.ncounters);
   }
   remap_free(&r);
   return rc;

@@ -75,6 +75,12 @@ bp_code bpi_report_parse_gbench(struct bp_report *r, const char *json,
                                 size_t len, const char *origin,
                                 struct bp_err *err);
 
+/* Hand the report t (parsed, or combined over repetitions) to r: t's
+ * benchmarks are added, a measure of a benchmark r already has takes t's
+ * value and bounds.  All of it or, out of memory, nothing (BPE_NOMEM); t
+ * is left empty either way. */
+bp_code bpi_report_commit(struct bp_report *r, struct bp_report *t);
+
 /* The benchmark called name, added empty when missing; NULL on ENOMEM or
  * for an empty name.  Valid until the next benchmark is added. */
 struct bp_bench *bpi_report_bench(struct bp_report *r, const char *name);

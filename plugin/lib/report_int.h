@@ -29,9 +29,6 @@ char *bpi_report_name_dup(const char *s);
 struct bp_bench *bpi_report_push_bench(struct bp_report *r, char *name);
 struct bp_measure *bpi_report_push_measure(struct bp_bench *b, char *slug,
                                            double value);
-/* Hand the parsed report t to r: all of it or, out of memory, nothing
- * (BPE_NOMEM); t is left empty either way. */
-bp_code bpi_report_commit(struct bp_report *r, struct bp_report *t);
 /* The shortest of %.15g, %.16g and %.17g that reads back as v, with '.'
  * whatever the locale. */
 void bpi_report_fmt_num(char *out, size_t cap, double v);

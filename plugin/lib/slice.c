@@ -22,9 +22,10 @@ void bpi_slice_free(struct bp_marked *m, size_t n)
   free(m);
 }
 
-/* Group the markers by name: m gets one entry per distinct name (in the
- * order they first began; room for one per marker), group[i] the entry of
- * marker i; *n how many. */
+/* Group the benchmark markers by name: m gets one entry per distinct
+ * name (in the order they first began; room for one per marker), group[i]
+ * the entry of marker i (BP_NONE for a repetition's marker, which is no
+ * benchmark); *n how many. */
 static bp_code group_markers(const struct bp_profile *p, struct bp_marked *m,
                              size_t *n, uint32_t *group)
 {
@@ -33,6 +34,9 @@ static bp_code group_markers(const struct bp_profile *p, struct bp_marked *m,
   bpi_strtab_init(&names);
   for(size_t i = 0; i < p->nmarkers; i++) {
     const struct bp_marker *mk = &p->markers[i];
+    group[i] = BP_NONE;
+    if(mk->kind != BP_MARKER_BENCHMARK)
+      continue;
     group[i] = bpi_strtab_intern(&names, mk->name);
     if(group[i] == BP_NONE) {
       rc = BPE_NOMEM;
@@ -134,7 +138,7 @@ bp_code bpi_slice_export(const struct bp_profile *p, const char *dir,
 {
   *out = NULL;
   *n = 0;
-  if(!p->nmarkers)
+  if(!bpi_profile_benchmark_markers(p))
     return BP_OK;
   uint32_t *group = calloc(p->nmarkers, sizeof(*group));
   struct bp_marked *m = calloc(p->nmarkers, sizeof(*m));

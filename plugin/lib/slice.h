@@ -8,6 +8,9 @@
  * gets a directory of the run directory named after it
  * (bpi_control_dirnames: unlike any other and any of the run directory's
  * own files, bpi_rundir_reserved_names) holding the exporters' artifacts.
+ * A merged profile's repetition markers (BP_MARKER_REPETITION) are no
+ * benchmarks: they are passed over, so that a benchmark marked in every
+ * repetition of benchprof run --repeat has the samples of all of them.
  * Not thread-safe. */
 #ifndef BP_LIB_SLICE_H
 #define BP_LIB_SLICE_H

@@ -2,13 +2,16 @@
  * the order they first began, samples of all of a benchmark's ranges,
  * counters summed over them, a directory each that never takes a run
  * directory file's name, the artifacts written there, a symbolic link in
- * the way refused, and a profile without markers left alone. */
+ * the way refused, a profile without markers left alone, and a merged
+ * profile (run --repeat) sliced by its benchmarks' markers of every
+ * repetition, never by the repetitions' own. */
 #include "bp_setup.h"
 #include "check.h"
 
 #include "export.h"
 #include "fileio.h"
 #include "profile.h"
+#include "profile_merge.h"
 #include "rundir.h"
 #include "slice.h"
 
@@ -18,8 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Samples at 10, 20, ..., 100 on one thread, one stack. */
-static struct bp_profile *ten_samples(void)
+/* Samples at first, first + 10, ..., first + 90 on one thread (pid and
+ * tid first), one stack. */
+static struct bp_profile *ten_samples_from(uint64_t first)
 {
   struct bp_profile *p = NULL;
   CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
@@ -28,10 +32,16 @@ static struct bp_profile *ten_samples(void)
   uint32_t lib = bpi_profile_lib(p, "/bin/x", "");
   uint32_t fr = bpi_profile_frame(p, lib, 0x10, BP_FRAME_USER);
   uint32_t st = bpi_profile_stack(p, BP_NONE, fr);
-  uint32_t th = bpi_profile_thread(p, 1, 1);
-  for(uint64_t t = 10; t <= 100; t += 10)
+  uint32_t th = bpi_profile_thread(p, (uint32_t)first, (uint32_t)first);
+  for(uint64_t t = first; t < first + 100; t += 10)
     CHECK_EQ_INT(bpi_profile_add_sample(p, th, st, t, 1), BP_OK);
   return p;
+}
+
+/* Samples at 10, 20, ..., 100. */
+static struct bp_profile *ten_samples(void)
+{
+  return ten_samples_from(10);
 }
 
 /* A marker with one counter, task-clock = value. */
@@ -147,10 +157,72 @@ static void test_no_markers(void)
   bpi_profile_free(p);
 }
 
+/* Two recordings merged (run --repeat): each one's benchmark markers
+ * kept, a repetition marker each, which slicing passes over; a benchmark
+ * marked in both has the samples and counters of both. */
+static void test_merged_repetitions(void)
+{
+  char dir[] = "/tmp/test_slice.XXXXXX";
+  struct bp_err err = {0};
+  struct bp_marked *m = NULL;
+  size_t n = 99;
+  CHECK(mkdtemp(dir) != NULL);
+  struct bp_profile *p = ten_samples_from(10);     /* 10 .. 100 */
+  struct bp_profile *q = ten_samples_from(1000);   /* 1000 .. 1090 */
+  if(!p || !q)
+    return;
+  mark(p, "sort", 10, 30, 5);              /* 10, 20 */
+  mark(p, "other", 30, 50, 7);             /* 30, 40 */
+  mark(q, "sort", 1000, 1030, 11);         /* 1000, 1010, 1020 */
+  CHECK_EQ_INT(bpi_profile_add_marker_kind(p, BP_MARKER_REPETITION,
+                                           "repetition 1", 10, 101, NULL,
+                                           0), BP_OK);
+  CHECK_EQ_INT(bpi_profile_merge(p, q, "repetition 2"), BP_OK);
+  CHECK_EQ_INT(p->nmarkers, 5);
+  CHECK_EQ_INT(bpi_profile_benchmark_markers(p), 3);
+  if(p->nmarkers == 5) {
+    CHECK_EQ_STR(p->markers[3].name, "sort");
+    CHECK(p->markers[3].kind == BP_MARKER_BENCHMARK);
+    CHECK(p->markers[3].start_ns == 1000 && p->markers[3].end_ns == 1030);
+    CHECK_EQ_STR(p->markers[4].name, "repetition 2");
+    CHECK(p->markers[4].kind == BP_MARKER_REPETITION);
+  }
+  CHECK_EQ_INT(bpi_slice_export(p, dir, &m, &n, &err), BP_OK);
+  CHECK_EQ_INT(n, 2);
+  if(n == 2 && m) {
+    CHECK_EQ_STR(m[0].name, "sort");
+    CHECK_EQ_INT(m[0].nsegs, 2);
+    CHECK_EQ_INT(m[0].samples, 5);
+    CHECK(m[0].counters && m[0].counters[0].value == 16);
+    CHECK_EQ_STR(m[1].name, "other");
+    CHECK_EQ_INT(m[1].samples, 2);
+    CHECK(is_file(dir, "sort", BP_FILE_SUMMARY));
+    CHECK(!is_file(dir, "repetition 1", BP_FILE_SUMMARY));
+  }
+  bpi_slice_free(m, n);
+  /* repetition markers alone: no benchmark */
+  struct bp_profile *r = ten_samples();
+  if(r) {
+    CHECK_EQ_INT(bpi_profile_add_marker_kind(r, BP_MARKER_REPETITION,
+                                             "repetition 1", 10, 101, NULL,
+                                             0), BP_OK);
+    m = NULL;
+    n = 99;
+    CHECK_EQ_INT(bpi_slice_export(r, "/nonexistent", &m, &n, &err), BP_OK);
+    CHECK(m == NULL);
+    CHECK_EQ_INT(n, 0);
+    bpi_profile_free(r);
+  }
+  bpi_profile_free(q);
+  bpi_profile_free(p);
+  remove_tree(dir);
+}
+
 int main(void)
 {
   test_grouped();
   test_link_refused();
   test_no_markers();
+  test_merged_repetitions();
   return check_exit();
 }
