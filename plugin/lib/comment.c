@@ -509,20 +509,7 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
     if(diff.len && diff.data[diff.len - 1] != '/')
       bpi_buf_addc(&diff, '/');
     if(strcmp(cb->dir, ".")) {
-      for(const char *s = cb->dir; *s;) {
-        size_t n = strcspn(s, "/");
-        char *seg = strndup(s, n);
-        if(seg)
-          bpi_comment_url_encode(&diff, seg);
-        else
-          diff.failed = true;
-        free(seg);
-        s += n;
-        if(*s) {
-          bpi_buf_addc(&diff, '/');
-          s++;
-        }
-      }
+      bpi_text_pct_encode(&diff, cb->dir, "/");   /* each segment */
       bpi_buf_addc(&diff, '/');
     }
     bpi_buf_adds(&diff, BP_FILE_DIFF_SVG);
@@ -672,8 +659,8 @@ static void render(struct render *r)
   add_names(r, BP_CMP_REMOVED, "Removed benchmarks (not in head)");
   if(r->left_benches || r->left_funcs)
     bpi_buf_printf(r->b, "_Left out to stay under %zu characters: %zu "
-                   "benchmark%s and %zu function row%s; compare.json has "
-                   "them all._\n", r->o->max_chars ? r->o->max_chars :
+                   "benchmark%s and %zu function row%s; "
+                   BP_FILE_COMPARE_JSON " has them all._\n", r->o->max_chars ? r->o->max_chars :
                    (size_t)BP_COMMENT_MAX_CHARS, r->left_benches,
                    r->left_benches == 1 ? "" : "s", r->left_funcs,
                    r->left_funcs == 1 ? "" : "s");

@@ -299,27 +299,21 @@ void bpi_compare_diff_folded(const struct bp_cmp_bench *b,
 static bp_code write_buf(const char *dir, const char *sub, const char *file,
                          struct bp_buf *data, struct bp_err *err)
 {
-  struct bp_buf path;
   bp_code rc;
-  bpi_buf_init(&path);
-  if(strcmp(sub, "."))
-    bpi_buf_printf(&path, "%s/%s", dir, sub);
-  else
-    bpi_buf_adds(&path, dir);
-  if(bpi_buf_failed(&path) || bpi_buf_failed(data)) {
+  char *folder = strcmp(sub, ".") ? bpi_text_path_join(dir, sub)
+                                  : strdup(dir);
+  char *path = folder ? bpi_text_path_join(folder, file) : NULL;
+  if(!path || bpi_buf_failed(data)) {
     rc = bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", file);
     goto out;
   }
-  rc = bpi_file_mkdirs(path.data, err);
-  if(rc)
-    goto out;
-  bpi_buf_printf(&path, "/%s", file);
-  rc = bpi_buf_failed(&path) ?
-    bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", file) :
-    bpi_file_write(path.data, data->data ? data->data : "", data->len,
-                   false, err);
+  rc = bpi_file_mkdirs(folder, err);
+  if(!rc)
+    rc = bpi_file_write(path, data->data ? data->data : "", data->len,
+                        false, err);
 out:
-  bpi_buf_cleanup(&path);
+  free(path);
+  free(folder);
   return rc;
 }
 
