@@ -361,7 +361,8 @@ static void add_funcs_header(struct bp_buf *b, const struct bp_cmp_bench *cb)
   bpi_buf_printf(b, " per %s from the samples of ",
                  cb->per_iteration ? "benchmark iteration" : "run");
   bpi_comment_md_code(b, cb->head.event ? cb->head.event : "the event");
-  bpi_buf_adds(b, "; ± is the 99.9% Poisson interval of the sample counts)"
+  bpi_buf_adds(b, "; ± is the Poisson interval of the sample counts, 99% for "
+               "all of the benchmark's functions together)"
                ":\n\n| Function | Self base | Self head | Self change | "
                "Total change | Share change (self / total points) |\n"
                "|:--|--:|--:|--:|--:|--:|\n");
@@ -508,20 +509,7 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
     if(diff.len && diff.data[diff.len - 1] != '/')
       bpi_buf_addc(&diff, '/');
     if(strcmp(cb->dir, ".")) {
-      for(const char *s = cb->dir; *s;) {
-        size_t n = strcspn(s, "/");
-        char *seg = strndup(s, n);
-        if(seg)
-          bpi_comment_url_encode(&diff, seg);
-        else
-          diff.failed = true;
-        free(seg);
-        s += n;
-        if(*s) {
-          bpi_buf_addc(&diff, '/');
-          s++;
-        }
-      }
+      bpi_text_pct_encode(&diff, cb->dir, "/");   /* each segment */
       bpi_buf_addc(&diff, '/');
     }
     bpi_buf_adds(&diff, BP_FILE_DIFF_SVG);
@@ -671,8 +659,8 @@ static void render(struct render *r)
   add_names(r, BP_CMP_REMOVED, "Removed benchmarks (not in head)");
   if(r->left_benches || r->left_funcs)
     bpi_buf_printf(r->b, "_Left out to stay under %zu characters: %zu "
-                   "benchmark%s and %zu function row%s; compare.json has "
-                   "them all._\n", r->o->max_chars ? r->o->max_chars :
+                   "benchmark%s and %zu function row%s; "
+                   BP_FILE_COMPARE_JSON " has them all._\n", r->o->max_chars ? r->o->max_chars :
                    (size_t)BP_COMMENT_MAX_CHARS, r->left_benches,
                    r->left_benches == 1 ? "" : "s", r->left_funcs,
                    r->left_funcs == 1 ? "" : "s");

@@ -10,6 +10,7 @@
 #include "err.h"
 #include "hash.h"
 #include "rundir.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -67,16 +68,14 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
     p->svg_url = bpi_cmp_artifact_url(s, svg);
   bpi_cmp_profile_facts(p, s->dir, summary);
   p->runs = bpi_cmp_profile_runs(s, mb);
-  struct bp_buf path;
-  bpi_buf_init(&path);
-  bpi_buf_printf(&path, "%s/%s", s->dir, folded);
+  char *path = bpi_text_path_join(s->dir, folded);
   uint64_t before = st->total[which];
-  bp_code rc = bpi_buf_failed(&path) ?
+  bp_code rc = !path ?
     bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", name) :
-    bpi_cmp_read_folded(st, which, path.data, err);
+    bpi_cmp_read_folded(st, which, path, err);
   p->samples = st->total[which] - before;
   p->iterations = bpi_cmp_profile_iterations(s, mb, p);
-  bpi_buf_cleanup(&path);
+  free(path);
   return rc;
 }
 

@@ -89,8 +89,9 @@ struct bp_cmp_measure {
  * iteration when both sides know their iterations (bench->per_iteration),
  * else per run: samples x the event count a sample stands for / the
  * iterations (or runs) the profile covers; the
- * change carries a Poisson interval (99.9%: many functions are tested at
- * once) and is significant when the interval leaves out 0. */
+ * change carries a Poisson interval (99% for all of the benchmark's
+ * functions together: Bonferroni, bench->func_z) and is significant when
+ * the interval leaves out 0. */
 struct bp_cmp_func {
   char *name;
   uint64_t base_self, base_total, head_self, head_total;
@@ -148,6 +149,8 @@ struct bp_cmp_bench {
   struct bp_cmp_func *funcs;   /* most changed first (absolute when
                                   has_cost, else by share) */
   size_t nfuncs;
+  double func_z;           /* the z of the functions' Poisson intervals
+                              (bpi_stats_z_family(nfuncs)), with costs */
   struct bp_diff_line *lines;  /* sorted by stack */
   size_t nlines;
   struct bp_cmp_profile base, head;
@@ -274,10 +277,11 @@ bp_code bpi_diffsvg_write(const struct bp_diff_line *lines, size_t n,
                           struct bp_buf *out, struct bp_err *err);
 /* The same by absolute change per run: per_sample[side] is the event
  * count a sample stands for divided by the side's runs; a frame whose
- * change is within the 99.9% Poisson band of its counts is white; the
- * legend names event and what red and blue mean. */
+ * change is within the Poisson band of its counts (z wide: the function
+ * table's) is white; the legend names event and what red and blue mean. */
 struct bp_diffsvg_cost {
   double per_sample[2];    /* base, head */
+  double z;                /* the noise band's width in standard errors */
   const char *event;       /* the sampled event, for the legend */
   const char *unit;        /* "ns" or "events" */
 };

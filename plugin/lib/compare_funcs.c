@@ -201,8 +201,8 @@ static int by_cost_change(const void *a, const void *b)
 }
 
 /* Each function's cost per run on both sides and its change, with a
- * Poisson interval of the change from the sample counts. */
-static void func_costs(struct bp_cmp_func *f, double wb, double wh)
+ * Poisson interval of the change from the sample counts, z wide. */
+static void func_costs(struct bp_cmp_func *f, double wb, double wh, double z)
 {
   f->base_self_cost = (double)f->base_self * wb;
   f->head_self_cost = (double)f->head_self * wh;
@@ -211,10 +211,9 @@ static void func_costs(struct bp_cmp_func *f, double wb, double wh)
   f->d_self_cost = f->head_self_cost - f->base_self_cost;
   f->d_total_cost = f->head_total_cost - f->base_total_cost;
   f->self_half = bpi_stats_poisson_halfwidth(f->base_self, wb, f->head_self,
-                                             wh, BP_STATS_Z_MANY);
+                                             wh, z);
   f->total_half = bpi_stats_poisson_halfwidth(f->base_total, wb,
-                                              f->head_total, wh,
-                                              BP_STATS_Z_MANY);
+                                              f->head_total, wh, z);
   f->self_significant = absd(f->d_self_cost) > f->self_half;
   f->total_significant = absd(f->d_total_cost) > f->total_half;
 }
@@ -259,9 +258,12 @@ bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
   if(b->has_cost) {
     /* one unit on both sides: a clock's ns, else the event's count */
     b->unit = b->head.time_event ? "ns" : "events";
+    /* every function is tested at once: one false "grew most" in a
+     * hundred comparisons at most, however many functions there are */
+    b->func_z = bpi_stats_z_family(b->nfuncs);
     for(size_t i = 0; i < b->nfuncs; i++)
       func_costs(&b->funcs[i], bpi_compare_sample_cost(b, 0),
-                 bpi_compare_sample_cost(b, 1));
+                 bpi_compare_sample_cost(b, 1), b->func_z);
   }
   if(!rc)
     qsort(b->funcs, b->nfuncs, sizeof(*b->funcs),

@@ -192,6 +192,11 @@ static cJSON *json_bench(const struct bp_cmp_bench *cb)
   add_str(o, "cost_unit", cb->has_cost ? cb->unit : NULL);
   add_str(o, "cost_per", cb->has_cost ? bpi_compare_cost_per(cb) : NULL);
   add_str(o, "event", cb->head.event ? cb->head.event : cb->base.event);
+  /* the functions' intervals: 99% for all of them together */
+  if(cb->has_cost)
+    add_num(o, "functions_z", cb->func_z);
+  else
+    cJSON_AddNullToObject(o, "functions_z");
   cJSON *ms = cJSON_AddArrayToObject(o, "measures");
   for(size_t i = 0; ms && i < cb->nmeasures; i++)
     cJSON_AddItemToArray(ms, json_measure(&cb->measures[i]));
@@ -294,27 +299,21 @@ void bpi_compare_diff_folded(const struct bp_cmp_bench *b,
 static bp_code write_buf(const char *dir, const char *sub, const char *file,
                          struct bp_buf *data, struct bp_err *err)
 {
-  struct bp_buf path;
   bp_code rc;
-  bpi_buf_init(&path);
-  if(strcmp(sub, "."))
-    bpi_buf_printf(&path, "%s/%s", dir, sub);
-  else
-    bpi_buf_adds(&path, dir);
-  if(bpi_buf_failed(&path) || bpi_buf_failed(data)) {
+  char *folder = strcmp(sub, ".") ? bpi_text_path_join(dir, sub)
+                                  : strdup(dir);
+  char *path = folder ? bpi_text_path_join(folder, file) : NULL;
+  if(!path || bpi_buf_failed(data)) {
     rc = bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", file);
     goto out;
   }
-  rc = bpi_file_mkdirs(path.data, err);
-  if(rc)
-    goto out;
-  bpi_buf_printf(&path, "/%s", file);
-  rc = bpi_buf_failed(&path) ?
-    bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", file) :
-    bpi_file_write(path.data, data->data ? data->data : "", data->len,
-                   false, err);
+  rc = bpi_file_mkdirs(folder, err);
+  if(!rc)
+    rc = bpi_file_write(path, data->data ? data->data : "", data->len,
+                        false, err);
 out:
-  bpi_buf_cleanup(&path);
+  free(path);
+  free(folder);
   return rc;
 }
 
@@ -326,7 +325,7 @@ static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
   struct bp_diffsvg_cost cost = {
     .per_sample = {bpi_compare_sample_cost(b, 0),
                    bpi_compare_sample_cost(b, 1)},
-    .event = b->head.event, .unit = b->unit};
+    .z = b->func_z, .event = b->head.event, .unit = b->unit};
   bpi_buf_init(&data);
   bpi_buf_init(&title);
   bpi_compare_diff_folded(b, &data);

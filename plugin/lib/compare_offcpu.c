@@ -11,6 +11,7 @@
 #include "err.h"
 #include "export.h"
 #include "rundir.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 
@@ -38,12 +39,10 @@ static bool read_off_cpu(struct stacks *st, int which, const struct side *s,
   const char *f = artifact(s, name, BP_KIND_OFFCPU_FOLDED);
   if(!f)
     return false;
-  struct bp_buf path;
-  bpi_buf_init(&path);
-  bpi_buf_printf(&path, "%s/%s", s->dir, f);
-  *rc = bpi_buf_failed(&path) ? bpi_err_set(err, BPE_NOMEM, 0, "compare")
-                              : bpi_cmp_read_folded(st, which, path.data, err);
-  bpi_buf_cleanup(&path);
+  char *path = bpi_text_path_join(s->dir, f);
+  *rc = !path ? bpi_err_set(err, BPE_NOMEM, 0, "compare")
+              : bpi_cmp_read_folded(st, which, path, err);
+  free(path);
   return !*rc;
 }
 

@@ -28,14 +28,10 @@ void bpi_pr_result_cleanup(struct bp_pr_result *r)
 /* OUT/.sides/name, malloc'd. */
 static char *side_dir(const struct bp_pr_opts *o, const char *name)
 {
-  struct bp_buf b;
-  bpi_buf_init(&b);
-  bpi_buf_printf(&b, "%s/" BP_RUNDIR_SIDES "/%s", o->out, name);
-  if(bpi_buf_failed(&b)) {
-    bpi_buf_cleanup(&b);
-    return NULL;
-  }
-  return b.data;
+  char *sides = bpi_text_path_join(o->out, BP_RUNDIR_SIDES);
+  char *dir = sides ? bpi_text_path_join(sides, name) : NULL;
+  free(sides);
+  return dir;
 }
 
 /* The stored manifest of a side: its commit's, else (latest_fallback)
@@ -136,13 +132,12 @@ static void store_diffs(const struct bp_pr_opts *o, struct bp_pr_result *r)
       continue;
     const char *sub = strcmp(b->head.dir, ".") ? b->head.dir : b->name;
     char *key = bpi_store_artifact_key(o->diff_run, sub, BP_FILE_DIFF_SVG);
-    struct bp_buf path;
     struct bp_err e = {0};
-    bpi_buf_init(&path);
-    bpi_buf_printf(&path, "%s/%s/" BP_FILE_DIFF_SVG, o->out, b->dir);
-    bp_code rc = !key || bpi_buf_failed(&path)
+    char *folder = bpi_text_path_join(o->out, b->dir);
+    char *path = folder ? bpi_text_path_join(folder, BP_FILE_DIFF_SVG) : NULL;
+    bp_code rc = !key || !path
       ? bpi_err_set(&e, BPE_NOMEM, 0, "%s", b->name)
-      : bpi_store_put_file(o->st, key, path.data, "image/svg+xml", NULL, &e);
+      : bpi_store_put_file(o->st, key, path, "image/svg+xml", NULL, &e);
     if(rc && !r->diff_failures++)
       bpi_err_set(&r->diff_error, rc, e.sys_errno, "storing %s's "
                   BP_FILE_DIFF_SVG " failed: %s", b->name,
@@ -150,7 +145,8 @@ static void store_diffs(const struct bp_pr_opts *o, struct bp_pr_result *r)
     else if(!rc)
       b->diff_url = bpi_store_public_url(o->st, key);
     free(key);
-    bpi_buf_cleanup(&path);
+    free(path);
+    free(folder);
   }
 }
 

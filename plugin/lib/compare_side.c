@@ -24,27 +24,25 @@ static char *dup_or_null(const char *s)
 static bp_code read_json(const char *dir, const char *file, cJSON **out,
                          struct bp_err *err)
 {
-  struct bp_buf path;
   char *text = NULL;
   size_t len = 0;
   bp_code rc;
-  bpi_buf_init(&path);
-  bpi_buf_printf(&path, "%s/%s", dir, file);
-  if(bpi_buf_failed(&path))
+  char *path = bpi_text_path_join(dir, file);
+  if(!path)
     return bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", file);
-  rc = bpi_file_read(path.data, &text, &len, err);
+  rc = bpi_file_read(path, &text, &len, err);
   if(rc)
     goto out;
   *out = cJSON_ParseWithLength(text, len);
   if(!*out) {
     const char *at = cJSON_GetErrorPtr();
     rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not valid JSON (at byte %zu)",
-                     path.data, at && at >= text && at <= text + len ?
+                     path, at && at >= text && at <= text + len ?
                      (size_t)(at - text) : (size_t)0);
   }
 out:
   free(text);
-  bpi_buf_cleanup(&path);
+  free(path);
   return rc;
 }
 
@@ -185,21 +183,19 @@ bp_code bpi_cmp_side_open(struct side *s, struct bp_err *err)
   if(!bpi_rundir_safe_path(report))
     return bpi_err_set(err, BPE_FORMAT, 0, "%s/" BP_RUNDIR_MANIFEST ": "
                        "\"report\" leaves the run directory", s->dir);
-  struct bp_buf path;
   char *text = NULL;
   size_t len = 0;
-  bpi_buf_init(&path);
-  bpi_buf_printf(&path, "%s/%s", s->dir, report);
-  if(bpi_buf_failed(&path))
+  char *path = bpi_text_path_join(s->dir, report);
+  if(!path)
     rc = bpi_err_set(err, BPE_NOMEM, 0, "compare: report path");
   if(!rc)
-    rc = bpi_file_read(path.data, &text, &len, err);
+    rc = bpi_file_read(path, &text, &len, err);
   if(!rc)
-    rc = bpi_report_parse_bmf(&s->report, text, len, path.data, err);
+    rc = bpi_report_parse_bmf(&s->report, text, len, path, err);
   if(!rc && index_side(s))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", s->dir);
   free(text);
-  bpi_buf_cleanup(&path);
+  free(path);
   return rc;
 }
 

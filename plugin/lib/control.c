@@ -2,6 +2,7 @@
 #include "control.h"
 #include "err.h"
 #include "hash.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -116,17 +117,6 @@ void bpi_control_set_counters(struct bp_control *c, struct bp_counters *cs)
   c->cs = cs;
 }
 
-static int hexval(char ch)
-{
-  if(ch >= '0' && ch <= '9')
-    return ch - '0';
-  if(ch >= 'a' && ch <= 'f')
-    return ch - 'a' + 10;
-  if(ch >= 'A' && ch <= 'F')
-    return ch - 'A' + 10;
-  return -1;
-}
-
 /* Percent-decode; raw bytes the protocol says must be encoded, a bad
  * escape or an encoded NUL make the line bad. */
 static bp_code decode_name(const char *s, size_t len, char **out)
@@ -140,8 +130,8 @@ static bp_code decode_name(const char *s, size_t len, char **out)
     if(ch < 0x21 || ch == 0x7f)
       goto bad;
     if(ch == '%') {
-      int hi = i + 2 < len ? hexval(s[i + 1]) : -1;
-      int lo = i + 2 < len ? hexval(s[i + 2]) : -1;
+      int hi = i + 2 < len ? bpi_text_hex_value(s[i + 1]) : -1;
+      int lo = i + 2 < len ? bpi_text_hex_value(s[i + 2]) : -1;
       if(hi < 0 || lo < 0 || (hi == 0 && lo == 0))
         goto bad;
       ch = (unsigned char)(hi * 16 + lo);

@@ -3,7 +3,8 @@
  * frame is as wide as its head samples (base samples when negated), and
  * colored by its absolute change per run in the sampled event's unit
  * when the cost of a sample is known (red more, blue less, white within
- * the 99.9% Poisson noise band of its counts), else by how its share of
+ * the Poisson noise band of its counts, as wide as the function table's),
+ * else by how its share of
  * its side's samples changed; the intensity relative to the largest
  * change drawn.  Shares are normalized to each side's total, so runs of
  * different lengths compare.  The tooltip says base and head samples and
@@ -89,7 +90,7 @@ static double noise(const struct dtree *t, uint32_t node)
                                      t->cost->per_sample[0],
                                      t->ft.nodes[node].n[1],
                                      t->cost->per_sample[1],
-                                     BP_STATS_Z_MANY);
+                                     t->cost->z);
 }
 
 static double share_delta(const struct dtree *t, uint32_t node);
@@ -277,7 +278,8 @@ static void add_dheader(struct bp_buf *b, const struct dtree *t,
                    negated ? "base" : "head");
     bpi_buf_xml_text(b, ev);
     bpi_buf_adds(b, " per run, blue: less; white: within the noise "
-                 "(99.9% Poisson interval of the counts)</text>\n");
+                 "(Poisson interval of the counts, 99% for all functions "
+                 "together)</text>\n");
   }
   else
     bpi_buf_printf(b, "</text>\n<text x=\"600\" y=\"40\" "

@@ -19,6 +19,7 @@
 #include "http_int.h"
 #include "dynlib.h"
 #include "err.h"
+#include "text.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -103,28 +104,15 @@ void bpi_http_resp_cleanup(struct bp_http_resp *r)
 
 char *bpi_http_escape(const char *s)
 {
-  static const char hex[] = "0123456789ABCDEF";
-  size_t n = strlen(s);
-  if(n > (SIZE_MAX - 1) / 3)
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_text_pct_encode(&b, s, NULL);
+  bpi_buf_addc(&b, '\0');
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
     return NULL;
-  char *out = malloc(3 * n + 1);
-  if(!out)
-    return NULL;
-  char *o = out;
-  for(const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    unsigned char c = *p;
-    if((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-       (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-       c == '~')
-      *o++ = (char)c;
-    else {
-      *o++ = '%';
-      *o++ = hex[c >> 4];
-      *o++ = hex[c & 15];
-    }
   }
-  *o = '\0';
-  return out;
+  return b.data;
 }
 
 bool bpi_http_url_has_credentials(const char *url)

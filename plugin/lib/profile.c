@@ -424,41 +424,12 @@ const char *bpi_profile_frame_lib(const struct bp_profile *p, uint32_t frame)
   return bpi_profile_str(p, p->libs[p->frames[frame].lib].name);
 }
 
-/* Length of the valid UTF-8 sequence at s, 0 when s starts an invalid one
- * (overlong forms, surrogates and code points past U+10FFFF included). */
-static size_t utf8_seq_len(const unsigned char *s)
-{
-  static const unsigned char lo2[] = {0x80, 0xa0, 0x80, 0x90, 0x80};
-  static const unsigned char hi2[] = {0xbf, 0xbf, 0x9f, 0xbf, 0x8f};
-  unsigned char c = s[0];
-  size_t n, k = 0;  /* k selects the allowed range of the second byte */
-  if(c < 0x80)
-    return 1;
-  if(c >= 0xc2 && c <= 0xdf)
-    n = 2;
-  else if(c >= 0xe0 && c <= 0xef) {
-    n = 3;
-    k = c == 0xe0 ? 1 : c == 0xed ? 2 : 0;
-  }
-  else if(c >= 0xf0 && c <= 0xf4) {
-    n = 4;
-    k = c == 0xf0 ? 3 : c == 0xf4 ? 4 : 0;
-  }
-  else
-    return 0;
-  if(s[1] < lo2[k] || s[1] > hi2[k])
-    return 0;
-  for(size_t i = 2; i < n; i++)
-    if((s[i] & 0xc0) != 0x80)
-      return 0;
-  return n;
-}
-
 void bpi_profile_clean_name(struct bp_buf *b, const char *name, char sep)
 {
   const unsigned char *s = (const unsigned char *)(name ? name : "");
+  uint32_t cp;
   while(*s) {
-    size_t n = utf8_seq_len(s);
+    size_t n = bpi_utf8_seq(s, &cp);
     if(n == 0) {
       bpi_buf_adds(b, "\xef\xbf\xbd");
       s++;

@@ -24,16 +24,14 @@ static bp_code firefox_upload(struct job *j, const struct art *a,
                               char **link, bool *lost)
 {
   const cJSON *ff = cJSON_GetObjectItemCaseSensitive(j->meta, "firefox");
-  struct bp_buf rel;
-  bpi_buf_init(&rel);
-  bpi_buf_printf(&rel, BP_SPOOL_FILES "/%s", a->file);
-  char *path = bpi_buf_failed(&rel) ? NULL : bpi_spool_path(j->sp, rel.data);
+  char *rel = bpi_text_path_join(BP_SPOOL_FILES, a->file);
+  char *path = rel ? bpi_spool_path(j->sp, rel) : NULL;
   bp_code rc = path ? bpi_firefox_upload(&j->http,
                                          bpi_json_str(ff, "api"), path, link,
                                          lost, &j->res->failure)
                     : bpi_err_set(&j->res->failure, BPE_NOMEM, 0, "upload");
   free(path);
-  bpi_buf_cleanup(&rel);
+  free(rel);
   return rc;
 }
 

@@ -21,7 +21,7 @@
 
 /* The artifacts are independent of each other: they go PUT_PARALLEL at a
  * time, over the publication's shared connections (struct job's http).
- * Each keeps its own retries (http.c); its part is marked as soon as it
+ * Each keeps its own retries (http.h); its part is marked as soon as it
  * is stored, so a kill or a failure leaves exactly the others to send. */
 #define PUT_PARALLEL 8
 /* One artifact refused is that artifact's trouble and the others still
@@ -43,17 +43,15 @@ struct puts {
 static bp_code put_one(struct job *j, size_t i, struct bp_err *err)
 {
   const struct art *a = &j->arts.a[i];
-  struct bp_buf r;
-  bpi_buf_init(&r);
-  bpi_buf_printf(&r, BP_SPOOL_FILES "/%s", a->file);
-  char *path = bpi_buf_failed(&r) ? NULL : bpi_spool_path(j->sp, r.data);
+  char *rel = bpi_text_path_join(BP_SPOOL_FILES, a->file);
+  char *path = rel ? bpi_spool_path(j->sp, rel) : NULL;
   const char *type, *enc;
   bpi_store_content_type(a->file, &type, &enc);
   bp_code rc = path ? bpi_store_put_file(j->store, a->key, path, type, enc,
                                          err)
                     : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
   free(path);
-  bpi_buf_cleanup(&r);
+  free(rel);
   return rc;
 }
 

@@ -105,10 +105,10 @@ void bpi_manifest_cleanup(struct bp_manifest *m)
 /* A copy of obj's string name; *ok false when out of memory. */
 static char *str_of(const cJSON *obj, const char *name, bool *ok)
 {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-  if(!cJSON_IsString(v))
+  const char *v = bpi_json_str(obj, name);
+  if(!v)
     return NULL;
-  char *s = strdup(v->valuestring);
+  char *s = strdup(v);
   if(!s)
     *ok = false;
   return s;

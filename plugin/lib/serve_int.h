@@ -89,7 +89,6 @@ struct cJSON;
 
 /* serve_paths.c: names */
 char *bpi_serve_display_name(const char *part);
-void bpi_serve_add_escaped(struct bp_buf *b, const char *s);
 void bpi_serve_add_key_href(struct bp_buf *b, const char *key);
 void bpi_serve_add_path(struct bp_buf *b, char *const *parts, size_t n,
                         bool dir);
@@ -101,7 +100,6 @@ int bpi_serve_parse_target(const struct bp_serve *sv, const char *url,
 void bpi_serve_target_cleanup(struct target *t);
 /* serve_paths.c: listings */
 void bpi_serve_listing_cleanup(struct listing *l);
-char *bpi_serve_join_path(const char *dir, const char *name);
 char *bpi_serve_concat(const char *a, const char *b);
 bp_code bpi_serve_list_dir(const struct bp_serve *sv, const char *dir,
                            struct listing *l, struct bp_err *err);

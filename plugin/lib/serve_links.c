@@ -7,6 +7,7 @@
 #include "buf.h"
 #include "err.h"
 #include "fileio.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -68,8 +69,8 @@ static bp_code add_testbed_links(const struct bp_serve *sv, struct links *ls,
   }
   rc = bpi_serve_list_dir(sv, real, &l, err);
   for(size_t i = 0; !rc && i < l.n; i++) {
-    char *bdir = l.e[i].dir ? bpi_serve_join_path(real, l.e[i].name) : NULL;
-    char *prof = bdir ? bpi_serve_join_path(bdir, PROFILE_FILE) : NULL;
+    char *bdir = l.e[i].dir ? bpi_text_path_join(real, l.e[i].name) : NULL;
+    char *prof = bdir ? bpi_text_path_join(bdir, PROFILE_FILE) : NULL;
     bool has = prof && !stat(prof, &st) && S_ISREG(st.st_mode);
     free(prof);
     free(bdir);
@@ -95,7 +96,7 @@ static bp_code add_testbed_links(const struct bp_serve *sv, struct links *ls,
     bpi_buf_init(&b);
     bpi_buf_add(&b, sv->base, strlen(sv->base) - 1);
     bpi_serve_add_path(&b, t.parts, t.n, true);
-    bpi_serve_add_escaped(&b, l.e[i].name);
+    bpi_text_pct_encode(&b, l.e[i].name, NULL);
     bpi_buf_addc(&b, '/');
     bpi_buf_addc(&b, '\0');
     if(!bpi_buf_failed(&b))
@@ -127,16 +128,16 @@ static bp_code walk_latest(const struct bp_serve *sv, struct links *ls,
   for(size_t p = 0; !rc && p < projects.n; p++) {
     struct listing branches = {0};
     char *pdir = projects.e[p].dir
-                   ? bpi_serve_join_path(sv->root, projects.e[p].name)
+                   ? bpi_text_path_join(sv->root, projects.e[p].name)
                                    : NULL;
     if(pdir)
       rc = bpi_serve_list_dir(sv, pdir, &branches, err);
     for(size_t b = 0; !rc && b < branches.n; b++) {
       struct listing pointers = {0};
       char *bdir = branches.e[b].dir
-                     ? bpi_serve_join_path(pdir, branches.e[b].name)
+                     ? bpi_text_path_join(pdir, branches.e[b].name)
                                      : NULL;
-      char *ldir = bdir ? bpi_serve_join_path(bdir, LATEST_DIR) : NULL;
+      char *ldir = bdir ? bpi_text_path_join(bdir, LATEST_DIR) : NULL;
       struct stat st;
       if(ldir && !stat(ldir, &st) && S_ISDIR(st.st_mode))
         rc = bpi_serve_list_dir(sv, ldir, &pointers, err);
@@ -149,7 +150,7 @@ static bp_code walk_latest(const struct bp_serve *sv, struct links *ls,
         cJSON *ptr = NULL;
         if(pointers.e[i].dir || nl <= 5 || strcmp(name + nl - 5, ".json"))
           continue;
-        file = bpi_serve_join_path(ldir, name);
+        file = bpi_text_path_join(ldir, name);
         testbed = strndup(name, nl - 5);
         if(file && testbed && !bpi_file_read(file, &text, &len, &ignored))
           ptr = cJSON_ParseWithLength(text, len);

@@ -10,6 +10,7 @@
 #include "err.h"
 #include "fileio.h"
 #include "site.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -112,7 +113,7 @@ static void html_entries(struct bp_buf *b, const struct listing *l,
     if(!shown++)
       bpi_buf_adds(b, "<ul>\n");
     bpi_buf_adds(b, "<li><a href=\"");
-    bpi_serve_add_escaped(b, e->name);
+    bpi_text_pct_encode(b, e->name, NULL);
     bpi_buf_adds(b, dirs ? "/\">" : "\">");
     if(dirs)
       html_name(b, e->name);
@@ -308,25 +309,14 @@ char *bpi_serve_pointer_dir(const cJSON *ptr, const char *project,
 {
   const cJSON *mf = cJSON_GetObjectItemCaseSensitive(ptr, "manifest");
   const cJSON *commit = cJSON_GetObjectItemCaseSensitive(ptr, "commit");
-  struct bp_buf b;
-  bpi_buf_init(&b);
   if(cJSON_IsString(mf) && strrchr(mf->valuestring, '/')) {
     const char *s = mf->valuestring;
-    bpi_buf_add(&b, s, (size_t)(strrchr(s, '/') - s));
+    return strndup(s, (size_t)(strrchr(s, '/') - s));
   }
-  else if(cJSON_IsString(commit)) {
-    bpi_buf_printf(&b, "%s/%s/", project, branch);
-    bpi_store_add_key_part(&b, commit->valuestring);
-    bpi_buf_printf(&b, "/%s", testbed);
-  }
-  else
-    return NULL;
-  bpi_buf_addc(&b, '\0');
-  if(bpi_buf_failed(&b)) {
-    bpi_buf_cleanup(&b);
-    return NULL;
-  }
-  return b.data;
+  if(cJSON_IsString(commit))
+    return bpi_store_pointer_run_key(project, branch, commit->valuestring,
+                                     testbed);
+  return NULL;
 }
 
 /* A view of a profile for the compare page: one thread selected, as
@@ -336,13 +326,13 @@ static void add_compare_view(struct bp_buf *b, const char *file_url)
   struct bp_buf v;
   bpi_buf_init(&v);
   bpi_buf_adds(&v, PROFILER_FROM_URL);
-  bpi_serve_add_escaped(&v, file_url);
+  bpi_text_pct_encode(&v, file_url, NULL);
   bpi_buf_adds(&v, "/calltree/?thread=0");
   bpi_buf_addc(&v, '\0');
   if(bpi_buf_failed(&v))
     b->failed = true;
   else
-    bpi_serve_add_escaped(b, v.data);
+    bpi_text_pct_encode(b, v.data, NULL);
   bpi_buf_cleanup(&v);
 }
 
@@ -354,15 +344,15 @@ static char *read_pointer(const struct bp_serve *sv, const char *project,
                           char **commit)
 {
   struct bp_err err = {0};
-  char *pdir = bpi_serve_join_path(sv->root, project);
-  char *bdir = pdir ? bpi_serve_join_path(pdir, branch) : NULL;
-  char *ldir = bdir ? bpi_serve_join_path(bdir, LATEST_DIR) : NULL;
+  char *pdir = bpi_text_path_join(sv->root, project);
+  char *bdir = pdir ? bpi_text_path_join(pdir, branch) : NULL;
+  char *ldir = bdir ? bpi_text_path_join(bdir, LATEST_DIR) : NULL;
   char *name = NULL, *file = NULL, *text = NULL, *key = NULL;
   size_t len = 0;
   cJSON *ptr = NULL, *c;
   *commit = NULL;
   name = ldir ? bpi_serve_concat(testbed, ".json") : NULL;
-  file = name ? bpi_serve_join_path(ldir, name) : NULL;
+  file = name ? bpi_text_path_join(ldir, name) : NULL;
   if(file && !bpi_file_read(file, &text, &len, &err))
     ptr = cJSON_ParseWithLength(text, len);
   c = cJSON_GetObjectItemCaseSensitive(ptr, "commit");
@@ -391,7 +381,7 @@ static void html_compare(const struct bp_serve *sv, struct bp_buf *b,
 {
   struct listing branches;
   struct bp_err err = {0};
-  char *pdir = bpi_serve_join_path(sv->root, t->parts[PART_PROJECT]);
+  char *pdir = bpi_text_path_join(sv->root, t->parts[PART_PROJECT]);
   bool shown = false;
   if(!pdir || bpi_serve_list_dir(sv, pdir, &branches, &err)) {
     free(pdir);
@@ -413,7 +403,7 @@ static void html_compare(const struct bp_serve *sv, struct bp_buf *b,
       continue;
     bpi_buf_init(&path);
     bpi_serve_add_key_href(&path, key);
-    bpi_serve_add_escaped(&path, t->parts[PART_BENCHMARK]);
+    bpi_text_pct_encode(&path, t->parts[PART_BENCHMARK], NULL);
     bpi_buf_adds(&path, "/" PROFILE_FILE);
     bpi_buf_addc(&path, '\0');
     memset(&other, 0, sizeof(other));
@@ -459,32 +449,25 @@ static void html_compare(const struct bp_serve *sv, struct bp_buf *b,
 }
 
 /* Whether the benchmark at t was marked by the harness (its profile a
- * slice of the run's): the run's manifest says so ("runs",
- * "lost_in_run"). */
+ * slice of the run's): the run's manifest says so (BP_FACTS_MARKED). */
 static bool is_slice(const char *dir, const struct target *t)
 {
-  char *mf = bpi_serve_concat(dir, "/../" BP_RUNDIR_MANIFEST);
-  char *text = NULL;
-  size_t len = 0;
+  if(t->n != LEVEL_BENCHMARK)
+    return false;
+  char *run = bpi_text_path_join(dir, "..");
+  struct bp_manifest m = {0};
   struct bp_err err = {0};
   bool slice = false;
-  cJSON *m = NULL, *bench;
-  if(t->n == LEVEL_BENCHMARK && mf &&
-     !bpi_file_read(mf, &text, &len, &err))
-    m = cJSON_ParseWithLength(text, len);
-  cJSON_ArrayForEach(bench, cJSON_GetObjectItemCaseSensitive(m,
-                                                             "benchmarks")) {
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(bench, "profile");
-    char *part = cJSON_IsString(p) ? bpi_store_key_part(p->valuestring)
-                                   : NULL;
-    if(part && !strcmp(part, t->parts[PART_BENCHMARK]))
-      slice = cJSON_HasObjectItem(bench, "lost_in_run") ||
-        cJSON_HasObjectItem(bench, "runs");
-    free(part);
-  }
-  cJSON_Delete(m);
-  free(text);
-  free(mf);
+  if(run && !bpi_manifest_read(&m, run, &err))
+    for(size_t i = 0; i < m.nbenches; i++) {
+      const struct bp_manifest_bench *mb = &m.benches[i];
+      char *part = mb->profile ? bpi_store_key_part(mb->profile) : NULL;
+      if(part && !strcmp(part, t->parts[PART_BENCHMARK]))
+        slice = mb->facts == BP_FACTS_MARKED;
+      free(part);
+    }
+  bpi_manifest_cleanup(&m);
+  free(run);
   return slice;
 }
 
@@ -537,7 +520,7 @@ static void page_benchmark(const struct bp_serve *sv, struct bp_buf *b,
     bpi_buf_cleanup(&origin);
   }
   if(has_svg) {
-    char *svg = bpi_serve_join_path(dir, SVG_FILE);
+    char *svg = bpi_text_path_join(dir, SVG_FILE);
     /* <object>, not <img>: the flame graph's own script (search, zoom,
      * tooltips) runs only in a document of its own */
     bpi_buf_printf(b, "<h2>Flame graph</h2>\n<object class=\"flame\" "
@@ -548,7 +531,7 @@ static void page_benchmark(const struct bp_serve *sv, struct bp_buf *b,
   }
   for(size_t i = 0; i < l->n; i++) {
     if(!l->e[i].dir && !strcmp(l->e[i].name, SUMMARY_FILE)) {
-      char *sum = bpi_serve_join_path(dir, SUMMARY_FILE);
+      char *sum = bpi_text_path_join(dir, SUMMARY_FILE);
       if(sum)
         html_summary(b, sum, is_slice(dir, t));
       free(sum);
@@ -564,7 +547,7 @@ static void html_latest(const struct bp_serve *sv, struct bp_buf *b,
 {
   struct listing l;
   struct bp_err err = {0};
-  char *dir = bpi_serve_join_path(branch_dir, LATEST_DIR);
+  char *dir = bpi_text_path_join(branch_dir, LATEST_DIR);
   bool shown = false;
   if(!dir || bpi_serve_list_dir(sv, dir, &l, &err)) {
     free(dir);
@@ -577,7 +560,7 @@ static void html_latest(const struct bp_serve *sv, struct bp_buf *b,
     cJSON *ptr = NULL, *commit;
     if(l.e[i].dir || nl <= 5 || strcmp(l.e[i].name + nl - 5, ".json"))
       continue;
-    file = bpi_serve_join_path(dir, l.e[i].name);
+    file = bpi_text_path_join(dir, l.e[i].name);
     testbed = strndup(l.e[i].name, nl - 5);
     if(file && testbed && !bpi_file_read(file, &text, &len, &err))
       ptr = cJSON_ParseWithLength(text, len);
@@ -613,7 +596,7 @@ static void html_latest(const struct bp_serve *sv, struct bp_buf *b,
 /* A JSON file of the store, parsed; NULL when absent or not JSON. */
 static cJSON *read_json(const char *dir, const char *name)
 {
-  char *path = bpi_serve_join_path(dir, name), *text = NULL;
+  char *path = bpi_text_path_join(dir, name), *text = NULL;
   size_t len = 0;
   struct bp_err err = {0};
   cJSON *j = NULL;
@@ -653,14 +636,14 @@ static cJSON *branch_runs(const struct bp_serve *sv, const char *dir,
   for(size_t i = 0; i < commits->n && n < RUNS_LISTED; i++) {
     struct listing tbs;
     struct bp_err err = {0};
-    char *cd = commits->e[i].dir ? bpi_serve_join_path(dir, commits->e[i].name)
+    char *cd = commits->e[i].dir ? bpi_text_path_join(dir, commits->e[i].name)
                                  : NULL;
     if(!cd || commits->e[i].hidden || bpi_serve_list_dir(sv, cd, &tbs, &err)) {
       free(cd);
       continue;
     }
     for(size_t k = 0; k < tbs.n && n < RUNS_LISTED; k++) {
-      char *td = tbs.e[k].dir ? bpi_serve_join_path(cd, tbs.e[k].name) : NULL;
+      char *td = tbs.e[k].dir ? bpi_text_path_join(cd, tbs.e[k].name) : NULL;
       cJSON *m = td ? read_json(td, BP_RUNDIR_MANIFEST) : NULL;
       cJSON *e = m ? bpi_site_run_entry(m) : NULL;
       if(e && n == cap) {
@@ -702,7 +685,7 @@ static void html_run(const struct bp_serve *sv, struct bp_buf *b,
     cJSON_Delete(m);
     return;
   }
-  char *branch_dir = bpi_serve_concat(dir, "/../..");
+  char *branch_dir = bpi_text_path_join(dir, "../..");
   cJSON *runs = branch_dir ? read_json(branch_dir, BP_STORE_RUNS) : NULL;
   const cJSON *r, *key = cJSON_GetObjectItemCaseSensitive(e, "key");
   cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(runs, "runs")) {
@@ -715,8 +698,8 @@ static void html_run(const struct bp_serve *sv, struct bp_buf *b,
   char *comment = NULL;
   size_t len = 0;
   struct bp_err err = {0};
-  char *cpath = bpi_serve_concat(dir, "/" BP_STORE_RUN_PART "/"
-                                 BP_FILE_COMMENT);
+  char *cpath = bpi_text_path_join(dir, BP_STORE_RUN_PART "/"
+                                   BP_FILE_COMMENT);
   if(!cpath || bpi_file_read(cpath, &comment, &len, &err))
     comment = NULL;
   const struct bp_site_links links = {"", sv->base};
@@ -744,7 +727,7 @@ bp_code bpi_serve_page_dir(const struct bp_serve *sv, struct bp_buf *b,
   if(t->n == LEVEL_BRANCH) {
     /* commits newest first; latest/ has its own section */
     for(size_t i = 0; i < l.n; i++) {
-      char *cd = l.e[i].dir ? bpi_serve_join_path(dir, l.e[i].name) : NULL;
+      char *cd = l.e[i].dir ? bpi_text_path_join(dir, l.e[i].name) : NULL;
       if(cd)
         l.e[i].mtime = bpi_serve_commit_time(sv, cd, l.e[i].mtime);
       if(l.e[i].dir && !strcmp(l.e[i].name, LATEST_DIR))

@@ -38,30 +38,11 @@ char *bpi_serve_display_name(const char *part)
   return b.data;
 }
 
-/* Append s percent-encoded: only [A-Za-z0-9._~-] stay as they are. */
-void bpi_serve_add_escaped(struct bp_buf *b, const char *s)
-{
-  bpi_text_pct_encode(b, s, NULL);
-}
-
 /* Append "/" + each '/'-separated part of a store key URL-escaped + "/". */
 void bpi_serve_add_key_href(struct bp_buf *b, const char *key)
 {
   bpi_buf_addc(b, '/');
-  for(const char *s = key; *s;) {
-    size_t len = strcspn(s, "/");
-    char *part = strndup(s, len);
-    if(!part)
-      b->failed = true;
-    else
-      bpi_serve_add_escaped(b, part);
-    free(part);
-    s += len;
-    if(*s == '/') {
-      bpi_buf_addc(b, '/');
-      s++;
-    }
-  }
+  bpi_text_pct_encode(b, key, "/");
   bpi_buf_addc(b, '/');
 }
 
@@ -70,7 +51,7 @@ char *bpi_serve_profiler_url(const char *url)
   struct bp_buf b;
   bpi_buf_init(&b);
   bpi_buf_adds(&b, PROFILER_FROM_URL);
-  bpi_serve_add_escaped(&b, url);
+  bpi_text_pct_encode(&b, url, NULL);
   bpi_buf_adds(&b, "/");
   bpi_buf_addc(&b, '\0');
   if(bpi_buf_failed(&b)) {
@@ -86,7 +67,7 @@ void bpi_serve_add_path(struct bp_buf *b, char *const *parts, size_t n,
 {
   for(size_t i = 0; i < n; i++) {
     bpi_buf_addc(b, '/');
-    bpi_serve_add_escaped(b, parts[i]);
+    bpi_text_pct_encode(b, parts[i], NULL);
   }
   if(dir || !n)
     bpi_buf_addc(b, '/');
@@ -218,18 +199,6 @@ static int entry_by_name(const void *a, const void *b)
                 ((const struct entry *)b)->name);
 }
 
-char *bpi_serve_join_path(const char *dir, const char *name)
-{
-  size_t dl = strlen(dir), nl = strlen(name);
-  char *p = malloc(dl + nl + 2);
-  if(p) {
-    memcpy(p, dir, dl);
-    p[dl] = '/';
-    memcpy(p + dl + 1, name, nl + 1);
-  }
-  return p;
-}
-
 /* a + b, malloc'd */
 char *bpi_serve_concat(const char *a, const char *b)
 {
@@ -261,7 +230,7 @@ bp_code bpi_serve_list_dir(const struct bp_serve *sv, const char *dir,
     if(!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
        is_temp_name(de->d_name))
       continue;
-    path = bpi_serve_join_path(dir, de->d_name);
+    path = bpi_text_path_join(dir, de->d_name);
     if(!path)
       break;
     bool ok = bpi_serve_inside_root(sv, path, &st, &real, &status) &&
@@ -309,8 +278,8 @@ time_t bpi_serve_commit_time(const struct bp_serve *sv, const char *dir,
   if(bpi_serve_list_dir(sv, dir, &l, &err))
     return fallback;
   for(size_t i = 0; i < l.n; i++) {
-    char *tb = l.e[i].dir ? bpi_serve_join_path(dir, l.e[i].name) : NULL;
-    char *mf = tb ? bpi_serve_join_path(tb, BP_RUNDIR_MANIFEST) : NULL;
+    char *tb = l.e[i].dir ? bpi_text_path_join(dir, l.e[i].name) : NULL;
+    char *mf = tb ? bpi_text_path_join(tb, BP_RUNDIR_MANIFEST) : NULL;
     struct stat st;
     if(mf && !stat(mf, &st) && st.st_mtime > t)
       t = st.st_mtime;

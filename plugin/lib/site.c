@@ -9,6 +9,7 @@
 #include "err.h"
 #include "rundir.h"
 #include "storekey.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -20,10 +21,10 @@
 
 static const struct bp_site_links store_links = {BP_STORE_PAGE, NULL};
 
+/* short for text.h's getter, used on every line of the lists */
 static const char *str(const cJSON *o, const char *name)
 {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
+  return bpi_json_str(o, name);
 }
 
 /* ------------------------------------------------------------ lists */

@@ -7,6 +7,7 @@
 #include "site.h"
 
 #include "buf.h"
+#include "rundir.h"
 #include "storekey.h"
 #include "text.h"
 
@@ -22,10 +23,10 @@
 #define DIFFS_INLINE 10      /* differential flame graphs inline */
 #define REPORT_ROWS 2000     /* measures listed on a run page */
 
+/* short for text.h's getter, used on every line of the lists */
 static const char *str(const cJSON *o, const char *name)
 {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
+  return bpi_json_str(o, name);
 }
 
 static void text(struct bp_buf *b, const char *s)
@@ -39,23 +40,10 @@ static void href_part(struct bp_buf *b, const char *part)
   bpi_text_pct_encode(b, part, NULL);
 }
 
-/* A store key ("a/b/c") in an href, each part encoded. */
+/* A store key ("a/b/c") in an href, each part encoded, '/' kept. */
 static void href_key(struct bp_buf *b, const char *key)
 {
-  for(const char *s = key; *s;) {
-    size_t len = strcspn(s, "/");
-    char *part = strndup(s, len);
-    if(part)
-      href_part(b, part);
-    else
-      b->failed = true;
-    free(part);
-    s += len;
-    if(*s == '/') {
-      bpi_buf_addc(b, '/');
-      s++;
-    }
-  }
+  bpi_text_pct_encode(b, key, "/");
 }
 
 /* A name's display form when it is a key part ("feature%2Fx"). */
@@ -501,7 +489,7 @@ static void comparison(struct bp_buf *b, const cJSON *v, const char *comment)
     bpi_buf_adds(b, "</h3>\n<object class=\"flame diff\" type=\"image/svg+xml"
                  "\" data=\"");
     href_key(b, diff);
-    bpi_buf_adds(b, "\">diff.svg</object>\n");
+    bpi_buf_adds(b, "\">" BP_FILE_DIFF_SVG "</object>\n");
   }
   if(comment) {
     bpi_buf_adds(b, "<h3>The pull request's comment</h3>\n"

@@ -183,6 +183,27 @@ bool bpi_stats_ratio_interval(const double *a, size_t na, const double *b,
   return true;
 }
 
+double bpi_stats_z_two_sided(double alpha)
+{
+  /* erfc(z / sqrt 2) falls from 1 at z = 0: bisect; 80 halvings of
+   * [0, 40] leave far less than a double's precision */
+  double lo = 0, hi = 40;
+  for(int i = 0; i < 80; i++) {
+    double mid = (lo + hi) / 2;
+    if(erfc(mid / sqrt(2)) > alpha)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+double bpi_stats_z_family(size_t ntests)
+{
+  return bpi_stats_z_two_sided((1 - BP_STATS_FAMILY_CONFIDENCE) /
+                               (double)(ntests ? ntests : 1));
+}
+
 double bpi_stats_poisson_halfwidth(uint64_t ca, double wa, uint64_t cb,
                                    double wb, double z)
 {

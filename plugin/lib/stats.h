@@ -21,8 +21,16 @@
 #define BP_STATS_EXACT_MAX 50   /* values a side for the exact U test */
 #define BP_STATS_CONFIDENCE 0.99
 #define BP_STATS_Z 2.5758       /* two-sided 99% of the normal */
-#define BP_STATS_Z_MANY 3.2905  /* two-sided 99.9%: for many tests at once
-                                   (every function of a profile) */
+#define BP_STATS_FAMILY_CONFIDENCE 0.99  /* for all of a family of tests
+                                            together (Bonferroni) */
+
+/* The z of a two-sided normal test at significance alpha (0 < alpha < 1):
+ * the z with P(|Z| > z) = alpha. */
+double bpi_stats_z_two_sided(double alpha);
+/* The z each of ntests tests must reach for the family to hold
+ * BP_STATS_FAMILY_CONFIDENCE together: Bonferroni's alpha / ntests (every
+ * function of a profile is tested at once; with 50 functions, z = 3.72). */
+double bpi_stats_z_family(size_t ntests);
 
 /* The median of v[0..n) (n > 0); v is sorted in place. */
 double bpi_stats_median(double *v, size_t n);

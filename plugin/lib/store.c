@@ -12,6 +12,7 @@
 #include "storekey.h"
 #include "err.h"
 #include "fileio.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -304,10 +305,7 @@ static bp_code read_raw(const char *path, char **out, size_t *len,
 
 static char *file_path(const struct bp_store *st, const char *key)
 {
-  struct bp_buf b;
-  bpi_buf_init(&b);
-  bpi_buf_printf(&b, "%s/%s", strcmp(st->base, "/") ? st->base : "", key);
-  return buf_finish(&b);
+  return bpi_text_path_join(strcmp(st->base, "/") ? st->base : "", key);
 }
 
 static bp_code file_put(struct bp_store *st, const char *key,

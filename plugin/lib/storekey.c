@@ -169,6 +169,18 @@ char *bpi_store_manifest_key(const struct bp_store_run *r)
   return bpi_store_key(parts, BP_ARRAY_LEN(parts));
 }
 
+char *bpi_store_pointer_run_key(const char *project_part,
+                                const char *branch_part, const char *commit,
+                                const char *testbed_part)
+{
+  struct bp_buf k;
+  bpi_buf_init(&k);
+  bpi_buf_printf(&k, "%s/%s/", project_part, branch_part);
+  bpi_store_add_key_part(&k, commit);
+  bpi_buf_printf(&k, "/%s", testbed_part);
+  return finish(&k);
+}
+
 /* {project}/{branch}/{commit}/{testbed}/ */
 static void add_run_prefix(struct bp_buf *k, const struct bp_store_run *r)
 {

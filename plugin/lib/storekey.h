@@ -5,8 +5,8 @@
  * Each name becomes one key part (bpi_store_key_part: reversible with
  * bpi_store_key_decode), so a branch "feature/x" or a benchmark named
  * "../etc" stays one part and no key leaves the store's root.  Writers
- * (publish.c, the PR comparison) and readers (compare_store.c, serve.c)
- * all build keys here.  Every function returns a malloc'd string, NULL
+ * (publish_store.c, the PR comparison, site.c) and readers
+ * (compare_store.c, the viewer's serve_pages.c) all build keys here.  Every function returns a malloc'd string, NULL
  * when out of memory. */
 #ifndef BP_LIB_STOREKEY_H
 #define BP_LIB_STOREKEY_H
@@ -39,6 +39,14 @@ char *bpi_store_artifact_key(const struct bp_store_run *r,
 #define BP_STORE_RUN_PART "~run"
 char *bpi_store_run_artifact_key(const struct bp_store_run *r,
                                  const char *file);
+/* {project}/{branch}/{commit}/{testbed} from what a reader of the store
+ * has: the project, branch and testbed as key parts (names of its
+ * directories and pointers, used as they are) and the commit's name (a
+ * latest pointer's "commit", made a key part here): the run the pointer
+ * names. */
+char *bpi_store_pointer_run_key(const char *project_part,
+                                const char *branch_part, const char *commit,
+                                const char *testbed_part);
 /* {project}/{branch}/latest/{testbed}.json */
 char *bpi_store_latest_key(const char *project, const char *branch,
                            const char *testbed);

@@ -1,10 +1,8 @@
 /* text: the small codecs several stages need, written once: URL
  * percent-encoding and decoding, hex digits, UTF-8 validation, ISO 8601
  * times, strict numbers with a range, the edit distance behind "did you
- * mean", a path joined, the call-graph option's grammar.  (libcurl's
- * curl_easy_escape does the encoding in http.c, where libcurl is loaded;
- * these are for the stages that never load it.)  Pure functions; buffers
- * are the caller's. */
+ * mean", a path joined, the call-graph option's grammar.  Pure
+ * functions; buffers are the caller's. */
 #ifndef BP_LIB_TEXT_H
 #define BP_LIB_TEXT_H
 

@@ -288,6 +288,13 @@ static void test_stats(void)
   /* 100 vs 200 samples of 1 ms each: +100 ms, 99% half-width ~44.6 */
   CHECK(bpi_stats_poisson_halfwidth(100, 1, 200, 1, BP_STATS_Z) > 44 &&
         bpi_stats_poisson_halfwidth(100, 1, 200, 1, BP_STATS_Z) < 45);
+  /* the normal's two-sided quantiles, and Bonferroni's over a family */
+  CHECK(fabs(bpi_stats_z_two_sided(0.01) - 2.5758293) < 1e-6);
+  CHECK(fabs(bpi_stats_z_two_sided(0.001) - 3.2905267) < 1e-6);
+  CHECK(fabs(bpi_stats_z_family(1) - 2.5758293) < 1e-6);
+  CHECK(fabs(bpi_stats_z_family(0) - 2.5758293) < 1e-6);
+  CHECK(fabs(bpi_stats_z_family(50) - 3.7190165) < 1e-6);
+  CHECK(fabs(bpi_stats_z_family(1000) - 4.4171734) < 1e-6);
 }
 
 static void test_dirs(void)
@@ -630,9 +637,12 @@ static void test_function_costs(void)
   CHECK(f && f->self_half > 0 && f->self_half < 200e6);
   CHECK(b && bpi_compare_top_func(b, true) == f);
   CHECK(b && b->funcs[0].name && !strcmp(b->funcs[0].name, "checksum_block"));
-  /* tiny: 50 -> 52 ms a run, well within 3.29 sigma of its counts */
+  /* tiny: 50 -> 52 ms a run, well within the noise of its counts; the
+   * intervals are Bonferroni's for the functions seen (99% together) */
   f = func(b, "tiny");
   CHECK(f && !f->self_significant);
+  CHECK(b && near(b->func_z, bpi_stats_z_family(b->nfuncs)) &&
+        b->func_z > BP_STATS_Z);
   CHECK(b && bpi_compare_top_func(b, false) == NULL);
   struct bp_buf j;
   bpi_buf_init(&j);
@@ -645,7 +655,9 @@ static void test_function_costs(void)
    * its callers, holding tiny's +2 ms, changed more), tiny white (within
    * noise), the event named */
   bpi_buf_reset(&j);
-  struct bp_diffsvg_cost cost = {{1e6 / 2, 1e6}, "task-clock", "ns"};
+  struct bp_diffsvg_cost cost = {.per_sample = {1e6 / 2, 1e6},
+                                 .z = b ? b->func_z : 3,
+                                 .event = "task-clock", .unit = "ns"};
   CHECK(b && bpi_diffsvg_write_cost(b->lines, b->nlines, false, "sum",
                                     &cost, &j, &err) == BP_OK);
   bpi_buf_addc(&j, '\0');

@@ -114,10 +114,36 @@ static void test_key_chars(void)
   }
 }
 
+/* The run a latest pointer names, from the key parts a reader lists and
+ * the pointer's commit: the run's own key, whatever the names. */
+static void test_pointer_run(void)
+{
+  const struct bp_store_run runs[] = {
+    {"demo", "main", "abc123", "box"},
+    {"a/b", "feature/x", "../../etc", "t/u"},
+    {".", "..", "", "index.html"},
+    {"p", "b", "c/d%2Fe\n~", "manifest.json"},
+  };
+  for(size_t i = 0; i < BP_ARRAY_LEN(runs); i++) {
+    char *p = bpi_store_key_part(runs[i].project);
+    char *b = bpi_store_key_part(runs[i].branch);
+    char *t = bpi_store_key_part(runs[i].testbed);
+    char *want = bpi_store_run_key(&runs[i]);
+    check_key(bpi_store_pointer_run_key(p, b, runs[i].commit, t), want);
+    free(want);
+    free(p);
+    free(b);
+    free(t);
+  }
+  check_key(bpi_store_pointer_run_key("p", "b", "../x", "t"),
+            "p/b/..%2Fx/t");
+}
+
 int main(void)
 {
   test_layout();
   test_hostile();
+  test_pointer_run();
   test_long();
   test_key_chars();
   return check_exit();
