@@ -18,6 +18,7 @@
 #include "err.h"
 #include "fileio.h"
 #include "http.h"
+#include "rundir.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -43,7 +44,8 @@ static void usage(FILE *out)
   fprintf(out,
     "usage: benchprof comment --markdown FILE [options]\n"
     "\n"
-    "Post FILE (comment.md from 'benchprof compare') on a pull request, or\n"
+    "Post FILE (" BP_FILE_COMMENT " from 'benchprof compare') on a pull "
+    "request, or\n"
     "update the one posted before: it is found by the hidden benchprof\n"
     "marker in FILE.  Without a token (or without a target) the comment is\n"
     "appended to the summary file instead.\n"

@@ -139,7 +139,8 @@ bp_code bpi_run_write_manifest(const struct bp_run_facts *f,
                                struct bp_err *err)
 {
   const struct bp_profile_meta *m = &f->any->meta;
-  struct bp_manifest man = {.exit_status = f->exit_status};
+  struct bp_manifest man = {.has_exit_status = true,
+                            .exit_status = f->exit_status};
   bp_code rc = BP_OK;
   if(!dup_to(&man.version, BENCHPROF_VERSION) ||
      !dup_to(&man.outcome, f->outcome) ||

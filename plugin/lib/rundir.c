@@ -215,6 +215,8 @@ static bool parse_tree(struct bp_manifest *m, const cJSON *j)
   const cJSON *ev = cJSON_GetObjectItemCaseSensitive(j, "event");
   m->version = str_of(j, "benchprof_version", &ok);
   m->command = str_of(j, "command", &ok);
+  m->has_exit_status = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(
+                                        j, "exit_status"));
   m->exit_status = int_of(j, "exit_status");
   m->outcome = str_of(j, "outcome", &ok);
   m->report = str_of(j, "report", &ok);
@@ -351,7 +353,8 @@ static cJSON *to_tree(const struct bp_manifest *m)
   cJSON *j = cJSON_CreateObject();
   add_str(j, "benchprof_version", m->version);
   add_str(j, "command", m->command);
-  cJSON_AddNumberToObject(j, "exit_status", m->exit_status);
+  if(m->has_exit_status)
+    cJSON_AddNumberToObject(j, "exit_status", m->exit_status);
   add_str(j, "outcome", m->outcome);
   add_str(j, "report", m->report);
   if(m->repeat)
@@ -517,6 +520,14 @@ const char *bpi_manifest_pub_str(const struct bp_manifest *m,
 {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(m->publication, name);
   return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+const char *bpi_manifest_ident_str(const struct bp_manifest *m,
+                                   const char *name)
+{
+  const cJSON *id = cJSON_GetObjectItemCaseSensitive(m->publication,
+                                                     "identity");
+  return bpi_json_str(id, name);
 }
 
 bool bpi_manifest_delivered(const struct bp_manifest *m)

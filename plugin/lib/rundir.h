@@ -117,6 +117,8 @@ struct bp_manifest_bench {
 struct bp_manifest {
   char *version;      /* benchprof's */
   char *command;
+  bool has_exit_status;  /* "exit_status" given, a number; written only
+                            when true (an older manifest may lack it) */
   int exit_status;
   char *outcome;      /* BP_OUTCOME_*, or NULL (an older manifest) */
   char *report;       /* relative to the run directory, or NULL */
@@ -176,6 +178,10 @@ bp_code bpi_manifest_artifacts(const char *dir, const char *sub,
 /* A string of the publication object, or NULL. */
 const char *bpi_manifest_pub_str(const struct bp_manifest *m,
                                  const char *name);
+/* A string of the publication's "identity" (a stored manifest's:
+ * project, branch, commit, testbed, hash, base_branch, ...), or NULL. */
+const char *bpi_manifest_ident_str(const struct bp_manifest *m,
+                                   const char *name);
 /* Whether the run's publication was delivered. */
 bool bpi_manifest_delivered(const struct bp_manifest *m);
 

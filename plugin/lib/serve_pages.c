@@ -609,6 +609,16 @@ static cJSON *read_json(const char *dir, const char *name)
 
 static const struct bp_site_links serve_links = {"", NULL};
 
+/* The run's entry (site.h) from the manifest in dir; NULL when it has
+ * none or no identity (not a stored run). */
+static cJSON *run_entry(const char *dir, struct bp_manifest *m)
+{
+  struct bp_err err = {0};
+  if(bpi_manifest_read(m, dir, &err))
+    return NULL;
+  return bpi_site_run_entry(m);
+}
+
 static int run_newest_first(const void *a, const void *b)
 {
   const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
@@ -644,8 +654,8 @@ static cJSON *branch_runs(const struct bp_serve *sv, const char *dir,
     }
     for(size_t k = 0; k < tbs.n && n < RUNS_LISTED; k++) {
       char *td = tbs.e[k].dir ? bpi_text_path_join(cd, tbs.e[k].name) : NULL;
-      cJSON *m = td ? read_json(td, BP_RUNDIR_MANIFEST) : NULL;
-      cJSON *e = m ? bpi_site_run_entry(m) : NULL;
+      struct bp_manifest m = {0};
+      cJSON *e = td ? run_entry(td, &m) : NULL;
       if(e && n == cap) {
         size_t ncap = cap ? 2 * cap : 16;
         cJSON **nv = realloc(v, ncap * sizeof(*nv));
@@ -658,7 +668,7 @@ static cJSON *branch_runs(const struct bp_serve *sv, const char *dir,
         v[n++] = e;
       else
         cJSON_Delete(e);
-      cJSON_Delete(m);
+      bpi_manifest_cleanup(&m);
       free(td);
     }
     bpi_serve_listing_cleanup(&tbs);
@@ -679,10 +689,10 @@ static cJSON *branch_runs(const struct bp_serve *sv, const char *dir,
 static void html_run(const struct bp_serve *sv, struct bp_buf *b,
                      const char *dir)
 {
-  cJSON *m = read_json(dir, BP_RUNDIR_MANIFEST);
-  cJSON *e = m ? bpi_site_run_entry(m) : NULL;
+  struct bp_manifest m = {0};
+  cJSON *e = run_entry(dir, &m);
   if(!e) {
-    cJSON_Delete(m);
+    bpi_manifest_cleanup(&m);
     return;
   }
   char *branch_dir = bpi_text_path_join(dir, "../..");
@@ -703,13 +713,13 @@ static void html_run(const struct bp_serve *sv, struct bp_buf *b,
   if(!cpath || bpi_file_read(cpath, &comment, &len, &err))
     comment = NULL;
   const struct bp_site_links links = {"", sv->base};
-  bpi_site_html_run(b, m, e, comment, &links);
+  bpi_site_html_run(b, &m, e, comment, &links);
   free(cpath);
   free(comment);
   cJSON_Delete(runs);
   free(branch_dir);
   cJSON_Delete(e);
-  cJSON_Delete(m);
+  bpi_manifest_cleanup(&m);
 }
 
 /* The index page of a directory of the store. */

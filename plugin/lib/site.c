@@ -285,7 +285,7 @@ static char *stored_comment(struct bp_store *st, const cJSON *entry)
   return md;
 }
 
-static bp_code run_page(struct bp_store *st, const cJSON *manifest,
+static bp_code run_page(struct bp_store *st, const struct bp_manifest *m,
                         const cJSON *entry, const char *comment, long gen,
                         struct bp_err *err)
 {
@@ -301,7 +301,7 @@ static bp_code run_page(struct bp_store *st, const cJSON *manifest,
   bpi_buf_addc(&title, '\0');
   bpi_site_html_begin(&b, bpi_buf_failed(&title) ? run.testbed : title.data,
                       names, 2, 4, &store_links, gen);
-  bpi_site_html_run(&b, manifest, entry, comment, &store_links);
+  bpi_site_html_run(&b, m, entry, comment, &store_links);
   bpi_site_html_end(&b);
   char *key = bpi_store_level_key(names, 4, BP_STORE_PAGE);
   bp_code rc = put_page(st, key, &b, gen, err);
@@ -350,7 +350,7 @@ static cJSON *level_item(const char *name, const cJSON *entry,
 
 /* Merge entry into its branch's runs, the branch into its project's,
  * the project into the store's, and write each level's page. */
-static bp_code site_update(struct bp_store *st, const cJSON *manifest,
+static bp_code site_update(struct bp_store *st, const struct bp_manifest *m,
                            const cJSON *entry, const char *comment,
                            struct bp_err *err)
 {
@@ -365,7 +365,7 @@ static bp_code site_update(struct bp_store *st, const cJSON *manifest,
   free(key);
   if(!rc) {
     const cJSON *merged = find_run(runs.merged, str(entry, "key"));
-    rc = run_page(st, manifest, merged ? merged : entry, comment,
+    rc = run_page(st, m, merged ? merged : entry, comment,
                   runs.generation, err);
   }
   if(!rc)
@@ -400,13 +400,17 @@ static bp_code site_update(struct bp_store *st, const cJSON *manifest,
 bp_code bpi_site_publish(struct bp_store *st, const char *manifest,
                          size_t len, struct bp_err *err)
 {
-  cJSON *man = cJSON_ParseWithLength(manifest, len);
-  cJSON *entry = man ? bpi_site_run_entry(man) : NULL;
-  bp_code rc = entry ? site_update(st, man, entry, NULL, err)
-                     : bpi_err_set(err, BPE_FORMAT, 0, "the stored manifest "
-                                   "has no identity: no page for it");
+  struct bp_manifest man = {0};
+  cJSON *entry = NULL;
+  bp_code rc = bpi_manifest_parse(&man, manifest, len, "the stored manifest",
+                                  err);
+  if(!rc && !(entry = bpi_site_run_entry(&man)))
+    rc = bpi_err_set(err, BPE_FORMAT, 0, "the stored manifest has no "
+                     "identity: no page for it");
+  if(!rc)
+    rc = site_update(st, &man, entry, NULL, err);
   cJSON_Delete(entry);
-  cJSON_Delete(man);
+  bpi_manifest_cleanup(&man);
   return rc;
 }
 
@@ -467,24 +471,25 @@ bp_code bpi_site_compare(struct bp_store *st, const struct bp_store_run *run,
   char *mkey = bpi_store_manifest_key(run);
   char *text = NULL;
   size_t len = 0;
-  cJSON *man = NULL, *entry = NULL, *verdict = NULL;
+  struct bp_manifest man = {0};
+  cJSON *entry = NULL, *verdict = NULL;
   bp_code rc = !ckey || !mkey ? bpi_err_set(err, BPE_NOMEM, 0, "site")
     : bpi_store_put(st, ckey, comment, strlen(comment),
                     "text/markdown; charset=utf-8", NULL, err);
   if(!rc)
     rc = bpi_store_get(st, mkey, &text, &len, err);
-  if(!rc && !(man = cJSON_ParseWithLength(text, len)))
-    rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not JSON", mkey);
-  if(!rc && !(entry = bpi_site_run_entry(man)))
+  if(!rc)
+    rc = bpi_manifest_parse(&man, text, len, mkey, err);
+  if(!rc && !(entry = bpi_site_run_entry(&man)))
     rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: no identity", mkey);
   if(!rc && !(verdict = verdict_of(c, run)))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "site");
   if(!rc) {
     cJSON_AddItemToObject(entry, "verdict", verdict);
-    rc = site_update(st, man, entry, comment, err);
+    rc = site_update(st, &man, entry, comment, err);
   }
   cJSON_Delete(entry);
-  cJSON_Delete(man);
+  bpi_manifest_cleanup(&man);
   free(text);
   free(mkey);
   free(ckey);
@@ -528,16 +533,16 @@ static bp_code rebuild_runs(struct bp_store *st, const cJSON *runs,
       continue;
     char *mkey = bpi_store_manifest_key(&run), *text = NULL;
     size_t len = 0;
-    cJSON *man = NULL;
+    struct bp_manifest man = {0};
     rc = mkey ? bpi_store_get(st, mkey, &text, &len, err)
               : bpi_err_set(err, BPE_NOMEM, 0, "site");
-    if(!rc && !(man = cJSON_ParseWithLength(text, len)))
-      rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not JSON", mkey);
     if(!rc)
-      rc = run_page(st, man, e, NULL, generation_of(runs), err);
+      rc = bpi_manifest_parse(&man, text, len, mkey, err);
+    if(!rc)
+      rc = run_page(st, &man, e, NULL, generation_of(runs), err);
     s->runs += !rc;
     s->pages += !rc;
-    cJSON_Delete(man);
+    bpi_manifest_cleanup(&man);
     free(text);
     free(mkey);
     if(rc)

@@ -34,12 +34,13 @@
 
 struct cJSON;
 struct bp_cmp;
+struct bp_manifest;
 
 /* ------------------------------------------------ the store (site.c) */
 
-/* After a run's stored manifest (its text: publish.c's) is in the store:
- * list the run in its branch, its branch in its project, the project in
- * the store, and write the four pages. */
+/* After a run's stored manifest (its text: publish.c's, read by rundir.h's
+ * parser) is in the store: list the run in its branch, its branch in its
+ * project, the project in the store, and write the four pages. */
 bp_code bpi_site_publish(struct bp_store *st, const char *manifest,
                          size_t len, struct bp_err *err);
 
@@ -71,10 +72,11 @@ struct bp_site_links {
   const char *url_base;
 };
 
-/* A run's entry in its branch's list, from its stored manifest: identity,
- * times, outcome, exit status, its first measures.  NULL when the
- * manifest has no identity (not a stored one) or out of memory. */
-struct cJSON *bpi_site_run_entry(const struct cJSON *manifest);
+/* A run's entry in its branch's list, from its stored manifest (parsed by
+ * rundir.h): identity, times, outcome, exit status, its first measures.
+ * NULL when the manifest has no identity (not a stored one) or out of
+ * memory. */
+struct cJSON *bpi_site_run_entry(const struct bp_manifest *m);
 
 /* A page: <head> (title, style, a Content-Security-Policy that lets it
  * load nothing but the store's own files, its generation) and the
@@ -98,7 +100,7 @@ void bpi_site_html_runs(struct bp_buf *b, const struct cJSON *runs,
  * comparison (entry's "verdict", comment: the Markdown rendered, each
  * diff.svg inline), its benchmarks (flame graphs inline, Firefox Profiler
  * links).  Links are relative to the run's directory. */
-void bpi_site_html_run(struct bp_buf *b, const struct cJSON *manifest,
+void bpi_site_html_run(struct bp_buf *b, const struct bp_manifest *m,
                        const struct cJSON *entry, const char *comment,
                        const struct bp_site_links *l);
 

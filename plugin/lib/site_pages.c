@@ -54,17 +54,20 @@ static void part_name(struct bp_buf *b, const char *part)
   free(name);
 }
 
-static void number(struct bp_buf *b, const cJSON *v)
+static void number_of(struct bp_buf *b, double d)
 {
-  if(!cJSON_IsNumber(v))
-    return;
   char num[64];
-  double d = v->valuedouble;
   if(d == (double)(long long)d && d < 1e15 && d > -1e15)
     snprintf(num, sizeof(num), "%lld", (long long)d);
   else
     snprintf(num, sizeof(num), "%.10g", d);
   bpi_buf_adds(b, num);
+}
+
+static void number(struct bp_buf *b, const cJSON *v)
+{
+  if(cJSON_IsNumber(v))
+    number_of(b, v->valuedouble);
 }
 
 /* ------------------------------------------------------------ frame */
@@ -348,13 +351,12 @@ static void copy_str(cJSON *to, const char *name, const char *value)
     cJSON_AddStringToObject(to, name, value);
 }
 
-cJSON *bpi_site_run_entry(const cJSON *manifest)
+cJSON *bpi_site_run_entry(const struct bp_manifest *m)
 {
-  const cJSON *pub = cJSON_GetObjectItemCaseSensitive(manifest,
-                                                      "publication");
-  const cJSON *id = cJSON_GetObjectItemCaseSensitive(pub, "identity");
-  struct bp_store_run run = {str(id, "project"), str(id, "branch"),
-                             str(id, "commit"), str(id, "testbed")};
+  struct bp_store_run run = {bpi_manifest_ident_str(m, "project"),
+                             bpi_manifest_ident_str(m, "branch"),
+                             bpi_manifest_ident_str(m, "commit"),
+                             bpi_manifest_ident_str(m, "testbed")};
   if(!run.project || !run.branch || !run.commit || !run.testbed)
     return NULL;
   char *key = bpi_store_run_key(&run);
@@ -366,20 +368,18 @@ cJSON *bpi_site_run_entry(const cJSON *manifest)
   copy_str(e, "project", run.project);
   copy_str(e, "branch", run.branch);
   copy_str(e, "commit", run.commit);
-  copy_str(e, "hash", str(id, "hash"));
+  copy_str(e, "hash", bpi_manifest_ident_str(m, "hash"));
   copy_str(e, "testbed", run.testbed);
   cJSON_AddStringToObject(e, "key", key);
-  copy_str(e, "start_time", str(pub, "start_time"));
-  copy_str(e, "end_time", str(pub, "end_time"));
-  copy_str(e, "base_branch", str(id, "base_branch"));
-  copy_str(e, "base_hash", str(id, "base_hash"));
-  copy_str(e, "outcome", str(manifest, "outcome"));
-  const cJSON *st = cJSON_GetObjectItemCaseSensitive(manifest, "exit_status");
-  if(cJSON_IsNumber(st))
-    cJSON_AddNumberToObject(e, "exit_status", st->valuedouble);
-  cJSON_AddNumberToObject(e, "benchmarks", cJSON_GetArraySize(
-    cJSON_GetObjectItemCaseSensitive(manifest, "benchmarks")));
-  add_measures(e, cJSON_GetObjectItemCaseSensitive(manifest, "results"));
+  copy_str(e, "start_time", bpi_manifest_pub_str(m, "start_time"));
+  copy_str(e, "end_time", bpi_manifest_pub_str(m, "end_time"));
+  copy_str(e, "base_branch", bpi_manifest_ident_str(m, "base_branch"));
+  copy_str(e, "base_hash", bpi_manifest_ident_str(m, "base_hash"));
+  copy_str(e, "outcome", m->outcome);
+  if(m->has_exit_status)
+    cJSON_AddNumberToObject(e, "exit_status", m->exit_status);
+  cJSON_AddNumberToObject(e, "benchmarks", (double)m->nbenches);
+  add_measures(e, m->results);
   free(key);
   return e;
 }
@@ -499,31 +499,19 @@ static void comparison(struct bp_buf *b, const cJSON *v, const char *comment)
   }
 }
 
-/* The artifact of kind among a benchmark's artifacts. */
-static const cJSON *artifact(const cJSON *bench, const char *kind)
-{
-  const cJSON *a;
-  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(bench,
-                                                         "artifacts")) {
-    const char *k = str(a, "kind");
-    if(k && !strcmp(k, kind))
-      return a;
-  }
-  return NULL;
-}
-
-static void profiler_link(struct bp_buf *b, const cJSON *gecko,
+static void profiler_link(struct bp_buf *b,
+                          const struct bp_manifest_artifact *gecko,
                           const struct bp_site_links *l)
 {
-  const char *uploaded = str(gecko, "firefox_url");
+  const char *uploaded = gecko->firefox_url;
   struct bp_buf url;
   bpi_buf_init(&url);
-  if(l->url_base && str(gecko, "key")) {
+  if(l->url_base && gecko->key) {
     bpi_buf_adds(&url, l->url_base);
-    href_key(&url, str(gecko, "key"));
+    href_key(&url, gecko->key);
   }
-  else if(str(gecko, "url") && !strncmp(str(gecko, "url"), "http", 4))
-    bpi_buf_adds(&url, str(gecko, "url"));
+  else if(gecko->url && !strncmp(gecko->url, "http", 4))
+    bpi_buf_adds(&url, gecko->url);
   bpi_buf_addc(&url, '\0');
   if(!bpi_buf_failed(&url) && url.data[0]) {
     bpi_buf_adds(b, " <a class=\"profiler\" href=\"");
@@ -545,24 +533,24 @@ static void profiler_link(struct bp_buf *b, const cJSON *gecko,
   bpi_buf_cleanup(&url);
 }
 
-static void benchmarks(struct bp_buf *b, const cJSON *manifest,
+static void benchmarks(struct bp_buf *b, const struct bp_manifest *m,
                        const char *run_key, const struct bp_site_links *l)
 {
-  const cJSON *bench;
-  size_t n = 0;
-  cJSON_ArrayForEach(bench, cJSON_GetObjectItemCaseSensitive(manifest,
-                                                             "benchmarks")) {
-    const cJSON *gecko = artifact(bench, "firefox-profiler");
-    const char *svg = under_run(str(artifact(bench, "flamegraph"), "key"),
-                                run_key);
-    if(!n++)
+  for(size_t n = 0; n < m->nbenches; n++) {
+    const struct bp_manifest_bench *bench = &m->benches[n];
+    const struct bp_manifest_artifact *gecko =
+      bpi_manifest_artifact(bench->arts, bench->narts, BP_KIND_GECKO);
+    const struct bp_manifest_artifact *flame =
+      bpi_manifest_artifact(bench->arts, bench->narts, BP_KIND_SVG);
+    const char *svg = under_run(flame ? flame->key : NULL, run_key);
+    if(!n)
       bpi_buf_adds(b, "<h2>Benchmarks</h2>\n");
     bpi_buf_adds(b, "<h3 class=\"benchmark\">");
-    text(b, str(bench, "name"));
+    text(b, bench->name);
     bpi_buf_adds(b, "</h3>\n<p>");
-    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(bench, "samples");
-    if(cJSON_IsNumber(samples)) {
-      number(b, samples);
+    /* benchprof writes a benchmark's samples with its facts */
+    if(bench->facts != BP_FACTS_NONE) {
+      number_of(b, (double)bench->samples);
       bpi_buf_adds(b, " samples.");
     }
     if(gecko)
@@ -575,7 +563,7 @@ static void benchmarks(struct bp_buf *b, const cJSON *manifest,
     bpi_buf_adds(b, "</p>\n");
     /* <object>, not <img>: the flame graph's own script (search, zoom)
      * runs only in a document of its own */
-    if(svg && n <= FLAMES_INLINE) {
+    if(svg && n < FLAMES_INLINE) {
       bpi_buf_adds(b, "<object class=\"flame\" type=\"image/svg+xml\" "
                    "data=\"");
       href_key(b, svg);
@@ -584,7 +572,7 @@ static void benchmarks(struct bp_buf *b, const cJSON *manifest,
   }
 }
 
-void bpi_site_html_run(struct bp_buf *b, const cJSON *manifest,
+void bpi_site_html_run(struct bp_buf *b, const struct bp_manifest *m,
                        const cJSON *entry, const char *comment,
                        const struct bp_site_links *l)
 {
@@ -592,8 +580,8 @@ void bpi_site_html_run(struct bp_buf *b, const cJSON *manifest,
   facts(b, entry);
   if(cJSON_IsObject(v))
     comparison(b, v, comment);
-  report_table(b, cJSON_GetObjectItemCaseSensitive(manifest, "results"));
-  benchmarks(b, manifest, str(entry, "key"), l);
+  report_table(b, m->results);
+  benchmarks(b, m, str(entry, "key"), l);
 }
 
 /* ------------------------------------------------------------ Markdown */

@@ -2,9 +2,10 @@
  * with every field (the invocation's facts and artifacts, a benchmark
  * with its own invocation, a marked one, the publication, Bencher ids,
  * a stored report) survives parse -> print -> parse -> print unchanged
- * and typed as written; artifacts are measured (size, SHA-256) from the
- * exporter table's files; bad JSON is named with its label; paths a
- * manifest names stay inside the run directory. */
+ * and typed as written; an absent exit status stays absent; artifacts
+ * are measured (size, SHA-256) from the exporter table's files; bad JSON
+ * is named with its label; paths a manifest names stay inside the run
+ * directory. */
 #include "bp_setup.h"
 #include "rundir.h"
 #include "err.h"
@@ -38,7 +39,8 @@ static const char manifest[] =
   "   \"artifacts\": []},"
   "  {\"name\": \"plain\", \"profile\": \".\", \"artifacts\": []}"
   " ],"
-  " \"publication\": {\"state\": \"delivered\", \"spool_id\": \"s1\"},"
+  " \"publication\": {\"state\": \"delivered\", \"spool_id\": \"s1\","
+  "   \"identity\": {\"project\": \"demo\", \"branch\": 7}},"
   " \"results\": {\"own\": {\"latency\": {\"value\": 1}}}}";
 
 static void test_round_trip(void)
@@ -52,6 +54,7 @@ static void test_round_trip(void)
         BP_OK);
   CHECK_EQ_STR(m.version, "1.2.3");
   CHECK_EQ_STR(m.command, "./bench");
+  CHECK(m.has_exit_status);
   CHECK_EQ_INT(m.exit_status, 3);
   CHECK_EQ_STR(m.report, BP_RUNDIR_REPORT);
   CHECK_EQ_STR(m.event_requested, "cycles");
@@ -75,6 +78,9 @@ static void test_round_trip(void)
   CHECK_EQ_INT(m.benches[2].facts, BP_FACTS_NONE);
   CHECK(bpi_manifest_delivered(&m));
   CHECK_EQ_STR(bpi_manifest_pub_str(&m, "spool_id"), "s1");
+  CHECK_EQ_STR(bpi_manifest_ident_str(&m, "project"), "demo");
+  CHECK(bpi_manifest_ident_str(&m, "branch") == NULL);  /* not a string */
+  CHECK(bpi_manifest_ident_str(&m, "commit") == NULL);
   CHECK(bpi_manifest_bench(&m, "plain") == &m.benches[2]);
   CHECK(bpi_manifest_bench(&m, "none") == NULL);
   const struct bp_manifest_bench *own = bpi_manifest_bench(&m, "own");
@@ -112,7 +118,41 @@ static void test_bad(void)
   CHECK(m.report == NULL);
   CHECK_EQ_INT(m.nbenches, 2);
   CHECK(m.benches[0].name == NULL && m.benches[1].profile == NULL);
+  CHECK(!m.has_exit_status);
+  CHECK(bpi_manifest_ident_str(&m, "project") == NULL);
   bpi_manifest_cleanup(&m);
+}
+
+/* An absent exit status stays absent: read -> print -> read keeps it
+ * told apart from 0; one of the wrong type is absent too. */
+static void test_no_exit_status(void)
+{
+  static const char *const texts[] = {
+    "{\"command\": \"x\", \"benchmarks\": []}",
+    "{\"command\": \"x\", \"exit_status\": \"0\"}",
+  };
+  for(size_t i = 0; i < BP_ARRAY_LEN(texts); i++) {
+    struct bp_manifest m, again;
+    struct bp_err err = {0};
+    struct bp_buf out;
+    bpi_buf_init(&out);
+    CHECK(bpi_manifest_parse(&m, texts[i], strlen(texts[i]), "t", &err) ==
+          BP_OK);
+    CHECK(!m.has_exit_status);
+    CHECK(bpi_manifest_print(&m, &out, &err) == BP_OK);
+    CHECK(out.data && !strstr(out.data, "exit_status"));
+    CHECK(bpi_manifest_parse(&again, out.data, out.len, "out", &err) ==
+          BP_OK);
+    CHECK(!again.has_exit_status);
+    /* and one that is there, 0, is kept */
+    again.has_exit_status = true;
+    bpi_buf_reset(&out);
+    CHECK(bpi_manifest_print(&again, &out, &err) == BP_OK);
+    CHECK(out.data && strstr(out.data, "\"exit_status\":\t0") != NULL);
+    bpi_manifest_cleanup(&again);
+    bpi_manifest_cleanup(&m);
+    bpi_buf_cleanup(&out);
+  }
 }
 
 /* The artifacts of a directory, measured; written and read back. */
@@ -206,6 +246,7 @@ int main(void)
 {
   test_round_trip();
   test_bad();
+  test_no_exit_status();
   test_dir();
   test_safe_path();
   test_bench_lookup();

@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "check.h"
 #include "fileio.h"
+#include "rundir.h"
 #include "store.h"
 
 #include <cjson/cJSON.h>
@@ -226,15 +227,18 @@ static void test_store(void)
 static void test_entry(void)
 {
   char *m = manifest("feature/x", "abc", "2026-01-01T00:00:01Z", "box");
-  cJSON *doc = cJSON_Parse(m);
-  cJSON *e = bpi_site_run_entry(doc);
+  struct bp_manifest doc;
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_manifest_parse(&doc, m, strlen(m), "entry", &err), BP_OK);
+  cJSON *e = bpi_site_run_entry(&doc);
   cJSON *key = cJSON_GetObjectItemCaseSensitive(e, "key");
   CHECK(cJSON_IsString(key) &&
         !strcmp(key->valuestring, "demo/feature%2Fx/abc/box"));
   cJSON_Delete(e);
-  cJSON_DeleteItemFromObject(doc, "publication");
-  CHECK(bpi_site_run_entry(doc) == NULL);
-  cJSON_Delete(doc);
+  cJSON_Delete(doc.publication);
+  doc.publication = NULL;
+  CHECK(bpi_site_run_entry(&doc) == NULL);
+  bpi_manifest_cleanup(&doc);
   free(m);
 }
 
