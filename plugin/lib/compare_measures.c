@@ -111,12 +111,12 @@ void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct)
       m->change = alert;
     return;
   }
-  bool distinct = false;
+  bool confirmed = false;
   if(has_reps(&m->vbase) && has_reps(&m->vhead))
-    distinct = judge_repeats(m, threshold_pct);
+    confirmed = judge_repeats(m, threshold_pct);
   else if(m->vbase.has_bounds && m->vhead.has_bounds)
-    distinct = judge_bounds(m, threshold_pct);
-  if(distinct)
+    confirmed = judge_bounds(m, threshold_pct);
+  if(confirmed)
     m->flag = m->change;
   /* nothing to test it with: a single run a side, or too few
    * repetitions for an interval at this confidence */
