@@ -64,6 +64,16 @@ pass() {
   echo "ok: $*"
 }
 
+# outside_ci: forget the CI and Bencher variables of the job running the
+# suite, so that benchprof sees only what a test sets itself
+outside_ci() {
+  unset GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_BASE_REF GITHUB_HEAD_REF \
+    GITHUB_REF_NAME GITHUB_SHA GITHUB_REPOSITORY GITLAB_CI \
+    CI_MERGE_REQUEST_IID CI_COMMIT_REF_NAME CI_COMMIT_SHA BENCHER_PROJECT \
+    BENCHER_BRANCH BENCHER_HASH BENCHER_TESTBED BENCHER_START_POINT \
+    BENCHER_START_POINT_HASH BENCHER_API_TOKEN
+}
+
 # check DESCRIPTION COMMAND...: runs COMMAND, fails the test when it fails
 check() {
   desc=$1
