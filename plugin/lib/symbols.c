@@ -143,7 +143,7 @@ bp_code bpi_symbols_new(struct bp_symbols **out,
   return BP_OK;
 }
 
-/* The JIT maps and kallsyms, read again when next needed. */
+/* The JIT maps, read again when next needed, and kallsyms. */
 static void forget_ranges(struct bp_symbols *s)
 {
   for(size_t i = 0; i < s->njits; i++)
@@ -153,9 +153,7 @@ static void forget_ranges(struct bp_symbols *s)
   s->njits = s->jits_cap = 0;
   bpi_map_cleanup(&s->jit_of);
   bpi_map_init(&s->jit_of);
-  free(s->kernel.r);
-  memset(&s->kernel, 0, sizeof(s->kernel));
-  s->kernel_loaded = false;
+  bpi_sym_forget_kernel(s);
 }
 
 void bpi_symbols_free(struct bp_symbols *s)
@@ -195,7 +193,13 @@ void bpi_symbols_begin_recording(struct bp_symbols *s)
 {
   s->recording++;
   memset(&s->tables, 0, sizeof(s->tables));
-  forget_ranges(s);
+  /* pids are reused: another process's JIT map.  kallsyms is checked at
+   * the recording's first kernel lookup (symbols_ranges.c) */
+  for(size_t i = 0; i < s->njits; i++)
+    free(s->jits[i].r);
+  s->njits = 0;
+  bpi_map_cleanup(&s->jit_of);
+  bpi_map_init(&s->jit_of);
   bpi_sym_debuginfod_restart(&s->dbg);
 }
 
@@ -340,8 +344,7 @@ static bool wants_lines(enum bp_lines policy, const char *path)
   return !system_library(path) && strcmp(path, VDSO_PATH);
 }
 
-/* Which file path names now; known false when it cannot be told. */
-static struct file_id file_id_of(const char *path)
+struct file_id bpi_sym_file_id(const char *path)
 {
   struct file_id f = {.known = false};
   struct stat st;
@@ -353,7 +356,7 @@ static struct file_id file_id_of(const char *path)
   return f;
 }
 
-static bool same_file(const struct file_id *a, const struct file_id *b)
+bool bpi_sym_same_file(const struct file_id *a, const struct file_id *b)
 {
   return a->known && b->known && a->dev == b->dev && a->ino == b->ino &&
          a->size == b->size && a->mtime_s == b->mtime_s &&
@@ -398,7 +401,7 @@ static struct module *module_get(struct bp_symbols *s, const char *path,
   uint32_t pid = bpi_strtab_find(&s->paths, path);
   if(pid == BP_NONE) {
     pid = bpi_strtab_intern(&s->paths, path);
-    struct file_id file = file_id_of(path);
+    struct file_id file = bpi_sym_file_id(path);
     if(pid == BP_NONE || !module_add(s, path, pid, &file, id))
       return NULL;
     return &s->mods[*id];
@@ -408,8 +411,8 @@ static struct module *module_get(struct bp_symbols *s, const char *path,
   if(m->checked == s->recording)
     return m;
   m->checked = s->recording;
-  struct file_id file = file_id_of(path);
-  if(same_file(&m->file, &file) || !strcmp(path, VDSO_PATH)) {
+  struct file_id file = bpi_sym_file_id(path);
+  if(bpi_sym_same_file(&m->file, &file) || !strcmp(path, VDSO_PATH)) {
     s->tables.reused++;
     return m;
   }

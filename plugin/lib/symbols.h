@@ -100,13 +100,14 @@ void bpi_symbols_free(struct bp_symbols *s);
  * that did not change between them are read once.  Call this before
  * each recording but the first: each module's file is checked again
  * (device, inode, size, modification time) at its first use in the
- * recording and read again when it changed; the JIT maps and kallsyms
- * are read again (pids are reused, modules loaded); the debuginfod
- * counts and time budget start again. */
+ * recording and read again when it changed; so is kallsyms (and the list
+ * of kernel modules); the JIT maps are read again (pids are reused); the
+ * debuginfod counts and time budget start again. */
 void bpi_symbols_begin_recording(struct bp_symbols *s);
 
-/* The modules the recording so far used: their tables read (opened
- * from their files, new or changed) or reused from an earlier one. */
+/* The modules (and kallsyms) the recording so far used: their tables
+ * read (opened from their files, new or changed) or reused from an
+ * earlier recording. */
 struct bp_symbols_tables {
   uint32_t read;
   uint32_t reused;

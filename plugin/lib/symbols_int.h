@@ -160,6 +160,9 @@ struct bp_symbols {
 
   bool kernel_loaded;       /* kallsyms read (or found missing) */
   struct range_table kernel;
+  struct file_id kernel_file;  /* kallsyms's, when it was read */
+  uint64_t kernel_modules;  /* a hash of /proc/modules then */
+  uint32_t kernel_checked;  /* the recording it was last checked in */
 
   struct range_table *jits;
   size_t njits, jits_cap;
@@ -186,6 +189,14 @@ static inline void *grow_array(void *arr, size_t *cap, size_t need,
 
 /* symbols.c */
 uint32_t bpi_sym_intern_name(struct bp_symbols *s, const char *name);
+/* Which file path names now; known false when it cannot be told. */
+struct file_id bpi_sym_file_id(const char *path);
+/* Both known and the same file, unchanged. */
+bool bpi_sym_same_file(const struct file_id *a, const struct file_id *b);
+
+/* symbols_ranges.c */
+/* kallsyms forgotten: read again at the next kernel lookup. */
+void bpi_sym_forget_kernel(struct bp_symbols *s);
 
 /* symbols_dwarf.c */
 uint32_t bpi_sym_start_line(struct bp_symbols *s, uint32_t id,
