@@ -107,6 +107,8 @@ struct inl {      /* one inlined call of a result, ids in strs */
 struct range {    /* a kallsyms or perf-PID.map symbol */
   uint64_t start;
   uint64_t end;   /* exclusive */
+  const char *text; /* kallsyms: its name in kernel_text, interned into
+                     * name at its first lookup; NULL then, and for JITs */
   uint32_t name;  /* id in strs */
   uint32_t seq;   /* line number in the file, for a stable sort */
   bool demangled; /* name already went through the demangler */
@@ -160,6 +162,7 @@ struct bp_symbols {
 
   bool kernel_loaded;       /* kallsyms read (or found missing) */
   struct range_table kernel;
+  char *kernel_text;        /* kallsyms as read, its names cut in place */
   struct file_id kernel_file;  /* kallsyms's, when it was read */
   uint64_t kernel_modules;  /* a hash of /proc/modules then */
   uint32_t kernel_checked;  /* the recording it was last checked in */

@@ -4,9 +4,11 @@
 #include "symbols_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 /* kallsyms has no sizes: the last symbol is taken to end one page on,
  * as perf does. */
@@ -80,6 +82,13 @@ static bool range_lookup(struct bp_symbols *s, struct range_table *t,
   if(!lo || addr >= t->r[lo - 1].end)
     return false;
   struct range *r = &t->r[lo - 1];
+  if(r->text) {
+    uint32_t id = bpi_strtab_intern(&s->strs, r->text);
+    if(id == BP_NONE)
+      return false;
+    r->name = id;
+    r->text = NULL;
+  }
   if(s->demangle && !r->demangled) {
     /* demangle lazily: most of the 100k+ kernel symbols are never hit */
     char *dm = bpi_symbols_demangle(bpi_strtab_get(&s->strs, r->name));
@@ -144,28 +153,73 @@ static bool kallsyms_line(char *line, uint64_t *addr, char **name)
   return true;
 }
 
-/* Read kallsyms once.  A missing file or one with every address zero
- * (kptr_restrict) leaves the table empty, so kernel lookups fail. */
+/* The whole of a file that has no size (/proc), NUL-terminated; NULL
+ * when it cannot be read. */
+static char *read_all(const char *path)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if(fd < 0)
+    return NULL;
+  size_t len = 0, cap = 1 << 20;
+  char *buf = malloc(cap);
+  while(buf) {
+    if(cap - len < 2) {
+      char *more = realloc(buf, cap * 2);
+      if(!more)
+        break;
+      buf = more;
+      cap *= 2;
+    }
+    ssize_t n = read(fd, buf + len, cap - len - 1);
+    if(n < 0 && errno == EINTR)
+      continue;
+    if(n == 0) {
+      buf[len] = '\0';
+      close(fd);
+      return buf;
+    }
+    if(n < 0)
+      break;
+    len += (size_t)n;
+  }
+  free(buf);
+  close(fd);
+  return NULL;
+}
+
+/* Read kallsyms (once per recording, or once for several: check_kernel):
+ * the whole text at once, its lines cut in place, and a name interned
+ * only when a sample falls in it (a handful of 100,000).  A missing file
+ * or one with every address zero (kptr_restrict) leaves the table empty,
+ * so kernel lookups fail. */
 static void kallsyms_load(struct bp_symbols *s)
 {
   struct range_table *t = &s->kernel;
-  FILE *f = fopen(s->kallsyms, "re");
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t len;
-  if(!f)
+  char *text = read_all(s->kallsyms);
+  if(!text)
     return;
-  while((len = getline(&line, &cap, f)) > 0) {
+  s->kernel_text = text;
+  for(char *line = text, *next; *line; line = next) {
+    char *nl = strchr(line, '\n');
+    next = nl ? nl + 1 : line + strlen(line);
+    if(nl)
+      *nl = '\0';
     uint64_t addr;
     char *name;
-    chomp(line, len);
+    chomp(line, nl ? nl - line : (ssize_t)strlen(line));
     if(!kallsyms_line(line, &addr, &name) || !addr)
       continue;
-    if(!range_add(s, t, addr, 0, name))
+    if(t->count >= UINT32_MAX)
       break;
+    struct range *r = grow_array(t->r, &t->cap, t->count + 1, sizeof(*r));
+    if(!r)
+      break;
+    t->r = r;
+    t->r[t->count] = (struct range){.start = addr, .text = name,
+                                    .name = BP_NONE,
+                                    .seq = (uint32_t)t->count};
+    t->count++;
   }
-  free(line);
-  fclose(f);
   range_sort(t, false);
   /* each symbol ends where the next begins */
   for(size_t i = 0; i < t->count; i++)
@@ -175,6 +229,8 @@ static void kallsyms_load(struct bp_symbols *s)
 
 void bpi_sym_forget_kernel(struct bp_symbols *s)
 {
+  free(s->kernel_text);
+  s->kernel_text = NULL;
   free(s->kernel.r);
   memset(&s->kernel, 0, sizeof(s->kernel));
   s->kernel_loaded = false;
