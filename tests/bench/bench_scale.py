@@ -15,7 +15,8 @@ fixed: the fixed cost of one invocation in the default call graph
   (`benchprof record -q --no-counters --all-user -F 997`, `-g auto`): the
   whole command's wall time against the workload alone on a 0.7 s
   workload, and against the bare sampler (floor_sampler -g dwarf, the same
-  sampling) on a 50 ms one, paired within repetitions.
+  sampling into rings of benchprof's size) on a 50 ms one, paired within
+  repetitions.
 """
 import json
 import os
@@ -195,7 +196,10 @@ def fixed_section(h, run_cmd, settle, rep_order, paired, pairwise):
                 if m == "alone":
                     cmd = h.work(*args)
                 elif m == "floor":
-                    cmd = [h.a.floor, "-F", "997", "-g", "dwarf", "--"] + h.work(*args)
+                    # the same rings as benchprof's (section 1 does the
+                    # same): allocating them is part of what both pay
+                    cmd = [h.a.floor, "-F", "997", "-g", "dwarf",
+                           "-m", str(h.ring_pages["dwarf"]), "--"] + h.work(*args)
                 else:
                     # the sampling the floor sampler does (user space, 997
                     # Hz, no counters), in benchprof's default call graph
@@ -294,7 +298,7 @@ def _fixed_table(S, fmt):
     L = ["### Fixed cost per invocation (issue 23)", "",
          "Whole command wall time, `benchprof record -q --no-counters --all-user "
          "-F 997` (the default call graph, auto) and "
-         "the bare sampler (floor_sampler -g dwarf, 997 Hz) against the workload "
+         "the bare sampler (floor_sampler -g dwarf, 997 Hz, rings of benchprof's size) against the workload "
          "alone, per repetition, median [min-max].", "",
          "| workload | default / alone | floor / alone | default / target base |",
          "|---|---|---|---|"]
