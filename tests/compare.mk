@@ -30,6 +30,8 @@
 #   compare_iterations.sh a Google Benchmark harness run for 200 and 600
 #                       iterations of the same work: function costs per
 #                       iteration, not a regression because more ran
+#   compare_many.sh     45 changed benchmarks: the stderr summary lists 20
+#                       and says how many more; compare.json has all
 compare_unit_tests = tests/unit/test_compare tests/unit/test_comment
 check_PROGRAMS += $(compare_unit_tests) tests/workloads/cmpwork_base \
   tests/workloads/cmpwork_head tests/workloads/onefunc
@@ -37,8 +39,9 @@ TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_pr.sh tests/integration/comment_github.sh \
   tests/integration/compare_verdicts.sh \
   tests/integration/compare_config.sh tests/integration/comment_gitlab.sh \
-  tests/integration/compare_iterations.sh
+  tests/integration/compare_iterations.sh tests/integration/compare_many.sh
 EXTRA_DIST += tests/integration/compare_config.sh \
+  tests/integration/compare_many.sh \
   tests/integration/compare_iterations.sh \
   tests/integration/comment_gitlab.sh \
   tests/integration/compare_e2e.sh tests/integration/compare_pr.sh \

@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "compare.h"
 #include "profile.h"
+#include "rundir.h"
 
 #include <math.h>
 
@@ -36,9 +37,15 @@ int bp_cli_gate(bool fail_on_regression, const struct bp_cmp *c, int status)
   return BP_EXIT_REGRESSION;
 }
 
+/* A suite of thousands of benchmarks would print a line for each in a
+ * CI log; the first ones (compare's order: the ones that decide first)
+ * are printed, and compare.json has them all. */
+#define SUMMARY_LINES 20
+
 void bp_cli_compare_benches(const struct bp_cmp *c)
 {
   struct bp_buf name, fn, slug;
+  size_t shown = 0, more = 0;
   bpi_buf_init(&name);
   bpi_buf_init(&fn);
   bpi_buf_init(&slug);
@@ -46,6 +53,11 @@ void bp_cli_compare_benches(const struct bp_cmp *c)
     const struct bp_cmp_bench *b = &c->benches[i];
     if(b->presence != BP_CMP_BOTH || !b->max_slug)
       continue;
+    if(shown == SUMMARY_LINES) {
+      more++;
+      continue;
+    }
+    shown++;
     const struct bp_cmp_func *top = bpi_compare_top_func(b,
       bpi_compare_worse(b));
     bpi_buf_reset(&name);
@@ -64,6 +76,9 @@ void bp_cli_compare_benches(const struct bp_cmp *c)
                   name.data, slug.data, b->max_pct, flag_name(b),
                   top_verb(b), fn.data);
   }
+  if(more)
+    bp_msg_note("  ... and %zu more changed benchmark%s (" BP_FILE_COMPARE_JSON
+                " lists every one)", more, more == 1 ? "" : "s");
   bpi_buf_cleanup(&name);
   bpi_buf_cleanup(&fn);
   bpi_buf_cleanup(&slug);

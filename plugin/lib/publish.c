@@ -311,6 +311,7 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
   bpi_pub_arts_cleanup(&j.arts);
   bpi_bencher_ids_cleanup(&j.bencher);
   bpi_manifest_cleanup(&j.man);
+  free(j.stored);
   cJSON_Delete(j.meta);
 }
 

@@ -50,6 +50,9 @@ struct job {
   /* o->http with the publication's shared connections: every request of
    * the delivery goes through it */
   struct bp_http_opts http;
+  /* the stored manifest's text, made once (publish_store.c): the
+   * manifest part and the static pages both use it */
+  char *stored;
 };
 
 static inline void bpi_pub_add_nullable(cJSON *obj, const char *name,

@@ -76,9 +76,9 @@ static void *put_worker(void *arg)
     char part[32];
     artifact_part(part, sizeof(part), i);
     bp_code rc = put_one(j, i, &err);
-    /* a marker in the spool is a file of its own, made outside the lock
-     * (a file system's create, thousands of times, held the other
-     * workers); a direct publication's marks are a shared list */
+    /* a mark in the spool is a line of its done.log, written outside
+     * this lock (the spool serialises only its own bookkeeping); a
+     * direct publication's marks are a list guarded by this lock */
     bool own = bpi_spool_on_disk(j->sp);
     if(!rc && own)
       rc = bpi_spool_mark_unsynced(j->sp, part, NULL, &err);
@@ -221,11 +221,19 @@ static char *stored_manifest(struct job *j)
   return out;
 }
 
+/* stored_manifest's text, made at the first call (j owns it) */
+static const char *stored_text(struct job *j)
+{
+  if(!j->stored)
+    j->stored = stored_manifest(j);
+  return j->stored;
+}
+
 bp_code bpi_pub_put_manifest(struct job *j, const char *key)
 {
   if(bpi_pub_part_done(j, "manifest", NULL))
     return BP_OK;
-  char *text = stored_manifest(j);
+  const char *text = stored_text(j);
   bp_code rc = text ? bpi_store_put(j->store, key, text, strlen(text),
                                     "application/json", NULL,
                                     &j->res->failure)
@@ -233,7 +241,6 @@ bp_code bpi_pub_put_manifest(struct job *j, const char *key)
                                   "stored manifest");
   if(!rc)
     rc = bpi_pub_mark(j, "manifest", key);
-  free(text);
   return rc;
 }
 
@@ -302,14 +309,13 @@ bp_code bpi_pub_put_site(struct job *j)
 {
   if(bpi_pub_part_done(j, "site", NULL))
     return BP_OK;
-  char *text = stored_manifest(j);
+  const char *text = stored_text(j);
   bp_code rc = text ? bpi_site_publish(j->store, text, strlen(text),
                                        &j->res->failure)
                     : bpi_err_set(&j->res->failure, BPE_NOMEM, 0,
                                   "stored manifest");
   if(!rc)
     rc = bpi_pub_mark(j, "site", "written");
-  free(text);
   return rc;
 }
 

@@ -139,15 +139,15 @@ static int int_of(const cJSON *obj, const char *name)
 }
 
 /* A copy of obj's member name (any type), or NULL. */
-static cJSON *tree_of(const cJSON *obj, const char *name, bool *ok)
+/* The subtree under name, taken out of obj (the parsed document is
+ * freed after parsing: taking is what a copy would cost in time and
+ * memory for a suite of thousands of benchmarks, without the copy). */
+static cJSON *tree_of(cJSON *obj, const char *name, bool *ok)
 {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-  if(!v)
-    return NULL;
-  cJSON *c = cJSON_Duplicate(v, true);
-  if(!c)
-    *ok = false;
-  return c;
+  (void)ok;
+  return cJSON_IsObject(obj) ? cJSON_DetachItemFromObjectCaseSensitive(obj,
+                                                                       name)
+                             : NULL;
 }
 
 static size_t count_items(const cJSON *arr)
@@ -182,7 +182,7 @@ static bool parse_arts(const cJSON *arr, struct bp_manifest_artifact **out,
   return ok;
 }
 
-static bool parse_bench(const cJSON *b, struct bp_manifest_bench *t)
+static bool parse_bench(cJSON *b, struct bp_manifest_bench *t)
 {
   bool ok = true;
   t->name = str_of(b, "name", &ok);
@@ -209,7 +209,7 @@ static bool parse_bench(const cJSON *b, struct bp_manifest_bench *t)
                     &t->arts, &t->narts) && ok;
 }
 
-static bool parse_tree(struct bp_manifest *m, const cJSON *j)
+static bool parse_tree(struct bp_manifest *m, cJSON *j)
 {
   bool ok = true;
   const cJSON *ev = cJSON_GetObjectItemCaseSensitive(j, "event");
@@ -238,7 +238,7 @@ static bool parse_tree(struct bp_manifest *m, const cJSON *j)
   m->benches = cap ? calloc(cap, sizeof(*m->benches)) : NULL;
   if(cap && !m->benches)
     return false;
-  const cJSON *b;
+  cJSON *b;
   cJSON_ArrayForEach(b, benches)
     ok = parse_bench(b, &m->benches[m->nbenches++]) && ok;
   for(size_t i = 0; ok && i < m->nbenches; i++)
@@ -294,10 +294,12 @@ static void add_str(cJSON *o, const char *name, const char *value)
     cJSON_AddNullToObject(o, name);
 }
 
+/* t by reference: the tree printed is freed right after, and t stays
+ * the manifest's (cJSON_Delete leaves a reference's children alone) */
 static void add_tree(cJSON *o, const char *name, const cJSON *t)
 {
   if(t)
-    cJSON_AddItemToObject(o, name, cJSON_Duplicate(t, true));
+    cJSON_AddItemReferenceToObject(o, name, (cJSON *)t);
 }
 
 static void add_arts(cJSON *o, const struct bp_manifest_artifact *a,
@@ -348,6 +350,10 @@ static void add_bench(cJSON *arr, const struct bp_manifest_bench *b)
   cJSON_AddItemToArray(arr, x);
 }
 
+/* about what one benchmark takes in manifest.json (its counters and
+ * five artifacts, indented) */
+#define PRINT_BYTES_PER_BENCH 2560
+
 static cJSON *to_tree(const struct bp_manifest *m)
 {
   cJSON *j = cJSON_CreateObject();
@@ -382,7 +388,12 @@ bp_code bpi_manifest_print(const struct bp_manifest *m, struct bp_buf *out,
                            struct bp_err *err)
 {
   cJSON *j = to_tree(m);
-  char *text = j ? cJSON_Print(j) : NULL;
+  /* printed into a buffer sized for the whole at once: growing it by
+   * doubling moved a suite's tens of megabytes several times */
+  size_t guess = 65536 + m->nbenches * PRINT_BYTES_PER_BENCH;
+  char *text = j ? cJSON_PrintBuffered(j, guess < INT_MAX ? (int)guess
+                                                          : INT_MAX, 1)
+                 : NULL;
   cJSON_Delete(j);
   if(text) {
     bpi_buf_adds(out, text);

@@ -11,6 +11,7 @@
 #include "text.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,6 +28,8 @@
 #define TMP_PREFIX ".tmp-"
 #define TRASH_PREFIX ".trash-"
 #define DONE_DIR "done"
+/* the marks without a value, one "part\n" line each, appended */
+#define DONE_LOG "done.log"
 #define LOCK_FILE "lock"
 /* in a publication whose files/ is flat (every publication this version
  * makes; an older one's files/ mirrors the run directory) */
@@ -393,6 +396,60 @@ void bpi_spool_list_free(char **ids, size_t n)
   free(ids);
 }
 
+static bool part_name_ok(const char *part)
+{
+  if(!*part || part[0] == '.')
+    return false;
+  for(const char *c = part; *c; c++)
+    if(!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+         (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-'))
+      return false;
+  return true;
+}
+
+static void pub_init(struct bp_spool_pub *p)
+{
+  p->lock_fd = -1;
+  p->log_fd = -1;
+  bpi_strtab_init(&p->logged);
+  pthread_mutex_init(&p->log_lock, NULL);
+}
+
+/* The parts done.log names, into p->logged.  A last line without its
+ * newline is a write a kill cut short: that part is not done (sending
+ * it again is what an unsynced mark allows). */
+static bp_code load_done_log(struct bp_spool_pub *p, struct bp_err *err)
+{
+  char *path = bpi_text_path_join(p->dir, DONE_LOG);
+  char *text = NULL;
+  size_t len = 0;
+  struct bp_err missing = {0};
+  bp_code rc = path ? bpi_file_read(path, &text, &len, &missing)
+                    : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
+  if(rc == BPE_NOT_FOUND || (rc && path && missing.sys_errno == ENOENT))
+    rc = BP_OK;  /* nothing marked yet, or an older version's spool */
+  else if(rc && path)
+    *err = missing;
+  /* a torn last line is cut off before the next mark is appended */
+  char *last = text && len ? memrchr(text, '\n', len) : NULL;
+  p->log_torn = len && text && text[len - 1] != '\n';
+  p->log_whole = last ? (size_t)(last - text) + 1 : 0;
+  char *line = text;
+  while(!rc && line && line < text + len) {
+    char *nl = memchr(line, '\n', (size_t)(text + len - line));
+    if(!nl)
+      break;
+    *nl = '\0';
+    if(part_name_ok(line) &&
+       bpi_strtab_intern(&p->logged, line) == BP_NONE)
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "spool marks");
+    line = nl + 1;
+  }
+  free(text);
+  free(path);
+  return rc;
+}
+
 bp_code bpi_spool_open(const char *spool, const char *id,
                        struct bp_spool_pub **pub, struct bp_err *err)
 {
@@ -404,7 +461,7 @@ bp_code bpi_spool_open(const char *spool, const char *id,
   char *lock = NULL;
   bp_code rc = BP_OK;
   if(p)
-    p->lock_fd = -1;
+    pub_init(p);
   if(!p || !(p->id = strdup(id)) ||
      !(p->dir = bpi_text_path_join(spool, id)) ||
      !(lock = bpi_text_path_join(p->dir, LOCK_FILE))) {
@@ -431,6 +488,10 @@ bp_code bpi_spool_open(const char *spool, const char *id,
   lock = bpi_text_path_join(p->dir, FLAT_MARK);
   p->flat = lock && !access(lock, F_OK);
   free(lock);
+  lock = NULL;
+  rc = load_done_log(p, err);
+  if(rc)
+    goto fail;
   *pub = p;
   return BP_OK;
 fail:
@@ -445,6 +506,10 @@ void bpi_spool_close(struct bp_spool_pub *p)
     return;
   if(p->lock_fd >= 0)
     close(p->lock_fd);  /* releases the flock */
+  if(p->log_fd >= 0)
+    close(p->log_fd);
+  bpi_strtab_cleanup(&p->logged);
+  pthread_mutex_destroy(&p->log_lock);
   free(p->id);
   free(p->dir);
   free(p->src_dir);
@@ -460,7 +525,7 @@ bp_code bpi_spool_direct(const char *src_dir, const char *meta,
   struct bp_spool_pub *p = calloc(1, sizeof(*p));
   *pub = NULL;
   if(p)
-    p->lock_fd = -1;
+    pub_init(p);
   if(!p || !(p->id = strdup(id)) || !(p->src_dir = strdup(src_dir)) ||
      !(p->meta = strdup(meta))) {
     bpi_spool_close(p);
@@ -539,15 +604,14 @@ static bp_code direct_add_mark(struct bp_spool_pub *p, const char *part,
   return BP_OK;
 }
 
-static bool part_name_ok(const char *part)
+/* Whether done.log names part (this process's marks included). */
+static bool logged(const struct bp_spool_pub *p, const char *part)
 {
-  if(!*part || part[0] == '.')
-    return false;
-  for(const char *c = part; *c; c++)
-    if(!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-         (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-'))
-      return false;
-  return true;
+  struct bp_spool_pub *q = (struct bp_spool_pub *)p;  /* the lock only */
+  pthread_mutex_lock(&q->log_lock);
+  bool is = bpi_strtab_find(&p->logged, part) != BP_NONE;
+  pthread_mutex_unlock(&q->log_lock);
+  return is;
 }
 
 bool bpi_spool_done(const struct bp_spool_pub *p, const char *part,
@@ -563,6 +627,11 @@ bool bpi_spool_done(const struct bp_spool_pub *p, const char *part,
       *value = strdup(v);
     return v && (!value || *value);
   }
+  if(logged(p, part)) {
+    if(value)
+      *value = strdup("");
+    return !value || *value;
+  }
   char *done = bpi_text_path_join(p->dir, DONE_DIR);
   char *path = done ? bpi_text_path_join(done, part) : NULL;
   struct bp_err ignored = {0};
@@ -576,18 +645,43 @@ bool bpi_spool_done(const struct bp_spool_pub *p, const char *part,
   return is;
 }
 
-/* A marker with no value, not synced: the file's existence is the mark,
- * so it is created in place (nothing in it can be torn), and it has no
- * data block, which removing the publication would give back to the
- * file system (one discard per block on a disk mounted with discard:
- * thousands for a suite's artifacts). */
-static bp_code mark_empty(const char *path, struct bp_err *err)
+/* A mark with no value, not synced: one "part\n" line appended to
+ * done.log.  A suite's thousands of artifacts cost one file, not one
+ * file each (creating a file is an inode to allocate, and removing the
+ * publication gives each back, with a discard on a disk mounted with
+ * it).  One write(2) per line on an O_APPEND descriptor: lines from
+ * several threads never interleave, and a kill can only cut the last
+ * one short, which load_done_log leaves out. */
+static bp_code mark_logged(struct bp_spool_pub *p, const char *part,
+                           struct bp_err *err)
 {
-  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if(fd < 0)
-    return bpi_err_set(err, BPE_IO, errno, "cannot create '%s'", path);
-  close(fd);
-  return BP_OK;
+  char line[NAME_MAX + 2];
+  int n = snprintf(line, sizeof(line), "%s\n", part);
+  if(n < 0 || (size_t)n >= sizeof(line))
+    return bpi_err_set(err, BPE_INVAL, 0, "bad part name '%s'", part);
+  bp_code rc = BP_OK;
+  pthread_mutex_lock(&p->log_lock);
+  if(p->log_fd < 0) {
+    char *path = bpi_text_path_join(p->dir, DONE_LOG);
+    p->log_fd = path ? open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+                            0644) : -1;
+    if(p->log_fd < 0)
+      rc = bpi_err_set(err, BPE_IO, path ? errno : ENOMEM,
+                       "cannot open '%s'", path ? path : DONE_LOG);
+    else if(p->log_torn && ftruncate(p->log_fd, (off_t)p->log_whole))
+      rc = bpi_err_set(err, BPE_IO, errno, "cannot write '%s'", path);
+    free(path);
+  }
+  bool known = !rc && bpi_strtab_find(&p->logged, part) != BP_NONE;
+  if(!rc && !known && bpi_strtab_intern(&p->logged, part) == BP_NONE)
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "spool marks");
+  int fd = p->log_fd;
+  pthread_mutex_unlock(&p->log_lock);
+  /* the write outside the lock: the file system's time is not the
+   * other workers' */
+  if(!rc && !known && write(fd, line, (size_t)n) != n)
+    rc = bpi_err_set(err, BPE_IO, errno, "cannot mark '%s' done", part);
+  return rc;
 }
 
 static bp_code mark_part(struct bp_spool_pub *p, const char *part,
@@ -597,14 +691,10 @@ static bp_code mark_part(struct bp_spool_pub *p, const char *part,
     return bpi_err_set(err, BPE_INVAL, 0, "bad part name '%s'", part);
   if(p->src_dir)
     return direct_add_mark(p, part, value ? value : "", err);
+  if(!sync && (!value || !*value))
+    return mark_logged(p, part, err);
   char *done = bpi_text_path_join(p->dir, DONE_DIR);
   char *path = done ? bpi_text_path_join(done, part) : NULL;
-  if(!sync && (!value || !*value) && path) {
-    bp_code rc = mark_empty(path, err);
-    free(done);
-    free(path);
-    return rc;
-  }
   struct bp_buf tmp;
   bpi_buf_init(&tmp);
   bpi_buf_printf(&tmp, "%s/.%s.tmp", done ? done : "", part);

@@ -4,8 +4,9 @@
  * (under files/, flat: "b1%2Fprofile.folded" for b1/profile.folded, no
  * directory per benchmark; bpi_spool_path names them), its
  * publication.json (identity, times, targets; never a
- * credential) and done/<part>, one marker per part that reached its
- * target.  It appears whole or not at all: it is built in SPOOL/.tmp-*,
+ * credential) and the marks of the parts that reached their target:
+ * done/<part>, a file holding the value recorded with it, or, for a part
+ * with no value, a "part" line in done.log.  It appears whole or not at all: it is built in SPOOL/.tmp-*,
  * every file and directory fsync'd, then renamed into place.  A marker is
  * written the same way, so after a crash a part is either done (with the
  * value it recorded) or not.  Ids sort by creation time, so listing them
@@ -17,10 +18,12 @@
 #ifndef BP_LIB_SPOOL_H
 #define BP_LIB_SPOOL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "benchprof/benchprof.h"
+#include "hash.h"
 
 #define BP_SPOOL_META "publication.json"
 #define BP_SPOOL_FILES "files"
@@ -54,6 +57,12 @@ struct bp_spool_pub {
   char *meta;    /* publication.json's text */
   char *marks;   /* "part\0value\0" pairs */
   size_t marks_len;
+  /* the parts done.log names; marks without a value go there */
+  struct bp_strtab logged;
+  int log_fd;    /* done.log, opened at the first such mark */
+  bool log_torn; /* done.log ends in a line a kill cut short, */
+  size_t log_whole;  /* after its whole lines' log_whole bytes */
+  pthread_mutex_t log_lock;  /* guards logged and log_fd */
 };
 
 /* A publication that lives in memory only, for when the spool cannot
@@ -92,11 +101,9 @@ bp_code bpi_spool_mark(struct bp_spool_pub *pub, const char *part,
  * any sync of its file system): for parts whose marker lost in a power
  * cut only means sending them again (an artifact: the same bytes under
  * the same key).  Thousands of them cost one sync instead of two fsyncs
- * each.  Without a value (NULL or "") the marker is an empty file made in
- * place: no temporary, no rename, no data block to free when the
- * publication is removed; on a publication in the spool (not a direct
- * one), such marks of different parts may be made from several threads
- * at once. */
+ * each.  Without a value (NULL or "") the mark is a line appended to
+ * done.log: no file per part to create and to remove; such marks (and
+ * bpi_spool_done) may be called from several threads at once. */
 bp_code bpi_spool_mark_unsynced(struct bp_spool_pub *pub, const char *part,
                                 const char *value, struct bp_err *err);
 bp_code bpi_spool_sync(struct bp_spool_pub *pub, struct bp_err *err);

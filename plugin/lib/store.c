@@ -16,6 +16,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,6 +310,42 @@ static char *file_path(const struct bp_store *st, const char *key)
   return bpi_text_path_join(strcmp(st->base, "/") ? st->base : "", key);
 }
 
+/* The directories above path (path's own name excluded). */
+static bp_code file_parents(char *path, struct bp_err *err)
+{
+  char *slash = strrchr(path, '/');
+  *slash = '\0';
+  bp_code rc = bpi_file_mkdirs(path[0] ? path : "/", err);
+  *slash = '/';
+  return rc;
+}
+
+/* src hard linked as path, through a temporary name and a rename (an
+ * object already there is replaced whole, as a copy would be): 0, or
+ * the errno that says why not.  A link allocates no inode and copies no
+ * byte: a suite's thousands of artifacts, on the run directory's file
+ * system, cost a directory entry each.  benchprof never rewrites a
+ * file in place (fileio.c writes a new one and renames it), so the run
+ * directory and the store keep the same bytes. */
+static int link_into(const char *src, const char *path)
+{
+  static atomic_uint seq;
+  char tmp[PATH_MAX];
+  if((size_t)snprintf(tmp, sizeof(tmp), "%s.lnk%ld-%u", path,
+                      (long)getpid(), atomic_fetch_add(&seq, 1)) >=
+     sizeof(tmp))
+    return ENAMETOOLONG;
+  /* a symbolic link's target, as a copy through open(2) would read */
+  if(linkat(AT_FDCWD, src, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW))
+    return errno;
+  if(rename(tmp, path)) {
+    int e = errno;
+    unlink(tmp);
+    return e;
+  }
+  return 0;
+}
+
 static bp_code file_put(struct bp_store *st, const char *key,
                         const void *data, size_t len, const char *src,
                         const char *content_type,
@@ -317,19 +355,24 @@ static bp_code file_put(struct bp_store *st, const char *key,
   (void)content_encoding;
   char *copy = NULL;
   char *path = file_path(st, key);
-  bp_code rc;
+  bp_code rc = BP_OK;
   if(!path)
     return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
   if(src) {
+    /* the parents are made only when the link says they are missing:
+     * most objects go where an earlier one made them */
+    int e = link_into(src, path);
+    if(e == ENOENT && !access(src, F_OK) && !(rc = file_parents(path, err)))
+      e = link_into(src, path);
+    if(rc || !e)
+      goto out;
+    /* another file system, or links refused: a copy */
     rc = read_raw(src, &copy, &len, false, err);
     if(rc)
       goto out;
     data = copy;
   }
-  char *slash = strrchr(path, '/');
-  *slash = '\0';
-  rc = bpi_file_mkdirs(path[0] ? path : "/", err);
-  *slash = '/';
+  rc = file_parents(path, err);
   if(!rc)
     rc = bpi_file_write(path, data, len, false, err);
 out:

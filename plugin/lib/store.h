@@ -48,7 +48,9 @@ const char *bpi_store_url(const struct bp_store *st);
 /* Store bytes or a file's contents under key (a '/'-joined list of parts
  * already made safe).  content_type "application/json" etc.;
  * content_encoding "gzip" for a gzipped JSON profile, else NULL.
- * Replaces an existing object. */
+ * Replaces an existing object.  The file store hard links a file put
+ * with bpi_store_put_file when it can (same file system), else copies
+ * it: the file must not be rewritten in place afterwards. */
 bp_code bpi_store_put(struct bp_store *st, const char *key, const void *data,
                       size_t len, const char *content_type,
                       const char *content_encoding, struct bp_err *err);

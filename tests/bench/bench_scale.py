@@ -226,8 +226,26 @@ def _ci_note(ci, unit="s"):
             "repetitions" % (100 * ci["coverage"], ci["lo"], ci["hi"], unit, ci["n"]))
 
 
+SECTIONS = ("fixed", "publish", "many")
+
+
 def targets(S, add, fmt):
     """The rows' targets, added through add(name, measured, met, note)."""
+    for sec in SECTIONS:
+        section_targets(S, sec, add, fmt)
+
+
+def section_targets(S, sec, add, fmt):
+    """The targets of one of SECTIONS (nothing when it did not run)."""
+    if sec == "fixed":
+        _fixed_targets(S, add, fmt)
+    elif sec == "publish":
+        _publish_target(S, add, fmt)
+    elif sec == "many":
+        _many_target(S, add, fmt)
+
+
+def _fixed_targets(S, add, fmt):
     for name, s in S.get("fixed", {}).items():
         c = s["paired"]
         ok = bool(s["ratio"] and s["ratio"]["median"] <= s["target"]) and \
@@ -239,6 +257,9 @@ def targets(S, add, fmt):
              "[%.4f-%.4f] over %d repetitions" % (100 * c["coverage"], c["lo"], c["hi"],
                                                    c["n"])) if c else
             "too few repetitions for a confidence interval")
+
+
+def _publish_target(S, add, fmt):
     p = S.get("publish")
     if p:
         ok = _within(p["publish_ci"], p["publish_s"], PUBLISH_TARGET_S) and \
@@ -250,6 +271,9 @@ def targets(S, add, fmt):
                 fmt(p["connections"], "", 0)),
             ok, "the run published minus the same run unpublished, per repetition; "
             + _ci_note(p["publish_ci"]))
+
+
+def _many_target(S, add, fmt):
     m = S.get("many")
     if m:
         ok = _within(m["end_to_end_ci"], m["end_to_end"], MANY_TARGET_S) and not m["failed"]
@@ -261,42 +285,95 @@ def targets(S, add, fmt):
             ok, _ci_note(m["end_to_end_ci"]))
 
 
-def table(S, fmt):
-    L = []
-    fx = S.get("fixed")
-    if fx:
-        L += ["### Fixed cost per invocation (issue 23)", "",
-              "Whole command wall time, `benchprof record -q --no-counters --all-user "
-              "-F 997` (the default call graph, auto) and "
-              "the bare sampler (floor_sampler -g dwarf, 997 Hz) against the workload "
-              "alone, per repetition, median [min-max].", "",
-              "| workload | default / alone | floor / alone | default / target base |",
-              "|---|---|---|---|"]
-        for name, s in fx.items():
-            L.append("| %s | %s | %s | %s (vs %s) |" % (
-                name, fmt(s["alone_ratio"], "x"), fmt(s["floor_ratio"], "x"),
-                fmt(s["ratio"], "x"), s["base"]))
+def _fixed_table(S, fmt):
+    fx = S["fixed"]
+    L = ["### Fixed cost per invocation (issue 23)", "",
+         "Whole command wall time, `benchprof record -q --no-counters --all-user "
+         "-F 997` (the default call graph, auto) and "
+         "the bare sampler (floor_sampler -g dwarf, 997 Hz) against the workload "
+         "alone, per repetition, median [min-max].", "",
+         "| workload | default / alone | floor / alone | default / target base |",
+         "|---|---|---|---|"]
+    for name, s in fx.items():
+        L.append("| %s | %s | %s | %s (vs %s) |" % (
+            name, fmt(s["alone_ratio"], "x"), fmt(s["floor_ratio"], "x"),
+            fmt(s["ratio"], "x"), s["base"]))
+    return L
+
+
+def _publish_table(S, fmt):
+    p = S["publish"]
+    return ["### Publishing across a network (issue 23)", "",
+            "%d marked benchmarks, `benchprof run` to an http:// store stand-in "
+            "(tests/servers/put_server.py) that adds 20 ms to every request and 50 ms "
+            "to each new connection; per repetition the same run with --no-publish "
+            "is subtracted." % p["benchmarks"], "",
+            "| publishing s | objects (requests) | connections opened |",
+            "|---|---|---|",
+            "| %s | %s | %s |" % (fmt(p["publish_s"], "", 2), fmt(p["requests"], "", 0),
+                                fmt(p["connections"], "", 0))]
+
+
+def _many_table(S, fmt):
+    m = S["many"]
+    return ["### %d benchmarks end to end (issue 23)" % m["benchmarks"], "",
+            "`benchprof run` of a harness marking %d benchmarks (BMF results for "
+            "each), published to a file:// store, then `benchprof compare` with the "
+            "run before." % m["benchmarks"], "",
+            "| run + publish s | compare s | end to end s | harness alone s |",
+            "|---|---|---|---|",
+            "| %s | %s | %s | %s |" % (fmt(m["run_s"], "", 1), fmt(m["compare_s"], "", 1),
+                                      fmt(m["end_to_end"], "", 1),
+                                      fmt(m["alone_s"], "", 1))]
+
+
+_TABLES = {"fixed": _fixed_table, "publish": _publish_table, "many": _many_table}
+
+
+def block(S, sec, fmt):
+    """One section's markdown between its markers (splice() finds them):
+    its table, then its targets with their verdicts and when it ran."""
+    L = ["<!-- bench:%s -->" % sec] + _TABLES[sec](S, fmt) + [""]
+    rows = []
+    section_targets(S, sec, lambda name, measured, met, note="": rows.append(
+        (name, measured, met, note)), fmt)
+    if rows:
+        L += ["| target | measured | met |", "|---|---|---|"]
+        for name, measured, met, note in rows:
+            L.append("| %s | %s | %s |" % (name, measured, ("yes" if met else "**no**")
+                                           + ((" (" + note + ")") if note else "")))
         L.append("")
-    p = S.get("publish")
-    if p:
-        L += ["### Publishing across a network (issue 23)", "",
-              "%d marked benchmarks, `benchprof run` to an http:// store stand-in "
-              "(tests/servers/put_server.py) that adds 20 ms to every request and 50 ms "
-              "to each new connection; per repetition the same run with --no-publish "
-              "is subtracted." % p["benchmarks"], "",
-              "| publishing s | objects (requests) | connections opened |",
-              "|---|---|---|",
-              "| %s | %s | %s |" % (fmt(p["publish_s"], "", 2), fmt(p["requests"], "", 0),
-                                  fmt(p["connections"], "", 0)), ""]
-    m = S.get("many")
-    if m:
-        L += ["### %d benchmarks end to end (issue 23)" % m["benchmarks"], "",
-              "`benchprof run` of a harness marking %d benchmarks (BMF results for "
-              "each), published to a file:// store, then `benchprof compare` with the "
-              "run before." % m["benchmarks"], "",
-              "| run + publish s | compare s | end to end s | harness alone s |",
-              "|---|---|---|---|",
-              "| %s | %s | %s | %s |" % (fmt(m["run_s"], "", 1), fmt(m["compare_s"], "", 1),
-                                        fmt(m["end_to_end"], "", 1),
-                                        fmt(m["alone_s"], "", 1)), ""]
+    when = S.get("_ran", {}).get(sec)
+    if when:
+        L += ["Measured %s." % when, ""]
+    L.append("<!-- /bench:%s -->" % sec)
     return "\n".join(L)
+
+
+def table(S, fmt):
+    return "\n\n".join(block(S, sec, fmt) for sec in SECTIONS if S.get(sec))
+
+
+def only_scale(S):
+    """Whether S holds scale rows only (a --only run of them): the doc
+    then keeps everything else and replaces just their blocks."""
+    names = [k for k in S if not k.startswith("_")]
+    return bool(names) and all(k in SECTIONS for k in names)
+
+
+def splice(text, S, fmt):
+    """text (the doc) with the blocks of the sections in S replaced; a
+    block the doc does not have yet goes before its Method section."""
+    for sec in SECTIONS:
+        if not S.get(sec):
+            continue
+        new = block(S, sec, fmt)
+        begin, end = "<!-- bench:%s -->" % sec, "<!-- /bench:%s -->" % sec
+        i, j = text.find(begin), text.find(end)
+        if i >= 0 and j > i:
+            text = text[:i] + new + text[j + len(end):]
+        else:
+            k = text.find("\n## Method")
+            k = k + 1 if k >= 0 else len(text)
+            text = text[:k] + new + "\n\n" + text[k:]
+    return text

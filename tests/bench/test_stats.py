@@ -246,5 +246,42 @@ class ScaleTargets(unittest.TestCase):
         self.assertFalse(t["met"])
 
 
+class ScaleDoc(unittest.TestCase):
+    DOC = ("# benchprof performance\n\n## Targets (issue 8)\n\n| kept |\n\n"
+           "<!-- bench:publish -->\nold publish figures\n<!-- /bench:publish -->\n\n"
+           "## Method\n\nkept too\n")
+
+    def test_only_scale_rows(self):
+        self.assertTrue(harness.bench_scale.only_scale(publish_section([1.0])))
+        both = dict(publish_section([1.0]), overhead={})
+        self.assertFalse(harness.bench_scale.only_scale(both))
+        self.assertFalse(harness.bench_scale.only_scale({}))
+
+    def test_splice_replaces_only_the_rows_run(self):
+        sec = publish_section([4.0 + 0.01 * i for i in range(11)])
+        sec["_ran"] = {"publish": "2026-12-02 04:00 UTC"}
+        text = harness.bench_scale.splice(self.DOC, sec, harness.fmt)
+        self.assertNotIn("old publish figures", text)
+        self.assertIn("| kept |", text)
+        self.assertIn("kept too", text)
+        self.assertEqual(text.count("<!-- bench:publish -->"), 1)
+        self.assertIn("| yes (", text)  # its target, with its verdict
+        self.assertIn("Measured 2026-12-02 04:00 UTC.", text)
+        self.assertLess(text.index("<!-- /bench:publish -->"), text.index("## Method"))
+
+    def test_splice_adds_a_new_block_before_method(self):
+        sec = {"many": {"benchmarks": 10, "runs": [], "failed": 0,
+                        "end_to_end": harness.summarize([12.0, 13.0]),
+                        "end_to_end_ci": None,
+                        "run_s": harness.summarize([10.0, 11.0]),
+                        "compare_s": harness.summarize([2.0, 2.0]),
+                        "alone_s": harness.summarize([0.1, 0.1])}}
+        text = harness.bench_scale.splice(self.DOC, sec, harness.fmt)
+        self.assertIn("old publish figures", text)
+        i = text.index("<!-- bench:many -->")
+        self.assertLess(i, text.index("## Method"))
+        self.assertIn("**no**", text[i:])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -37,10 +37,14 @@ assert "token" not in json.dumps(meta).lower(), meta
 json.load(open(os.path.join(d, "files", "manifest.json")))
 done = sorted(os.listdir(os.path.join(d, "done")))
 assert not [f for f in done if f.startswith(".")], done
-arts = [f for f in done if f.startswith("artifact-")]
-# an artifact's marker is an empty file: nothing to free when removed
-assert all(os.path.getsize(os.path.join(d, "done", f)) == 0 for f in arts), arts
-other = [f for f in done if not f.startswith("artifact-")]
+# an artifact's mark is a line of done.log, not a file of its own
+assert not [f for f in done if f.startswith("artifact-")], done
+log = os.path.join(d, "done.log")
+text = open(log).read() if os.path.exists(log) else ""
+assert text == "" or text.endswith("\n"), text
+arts = text.split()
+assert all(a.startswith("artifact-") for a in arts) and len(set(arts)) == len(arts), arts
+other = done
 if want and want[0].startswith("artifacts<"):
     n = int(want[0][len("artifacts<"):])
     assert 0 < len(arts) < n, done

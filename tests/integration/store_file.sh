@@ -19,10 +19,25 @@ check "nothing outside the root" \
   [ "$(find "$TMP" -name profile.json.gz | wc -l)" -eq 2 ]
 check "no temporary files left" \
   [ "$(find "$root" -type f | wc -l)" -eq 1 ]
+check "on the same file system the object is a hard link (no copy)" \
+  [ "$(stat -c %i "$TMP/profile.json.gz")" = \
+    "$(stat -c %i "$root/proj/feature%2F..%2Fx/%2E%2E/tb/a%09b/profile.json.gz")" ]
+cp "$TMP/profile.json.gz" "$TMP/first"
 printf 'second' >"$TMP/second"
 check "overwrite" "$tool" put "$url" "$key" "$TMP/second"
 check "the new bytes are read back" \
   [ "$("$tool" get "$url" "$key")" = second ]
+check "the overwrite replaced the link: the first source is untouched" \
+  cmp -s "$TMP/first" "$TMP/profile.json.gz"
+ln -s "$TMP/first" "$TMP/symlink"
+check "a symbolic link as the source: its target is stored" \
+  "$tool" put "$url" proj/linked "$TMP/symlink"
+check "as a regular file with the target's bytes" \
+  sh -c '[ -f "$1" ] && [ ! -L "$1" ] && cmp -s "$1" "$2"' sh "$root/proj/linked" "$TMP/first"
+# /proc is another file system: no link can be made there, so a copy
+check "another file system: copied" "$tool" put "$url" proj/copied /proc/version
+check "the copy has the source's bytes" \
+  sh -c '"$1" get "$2" proj/copied | cmp -s - /proc/version' sh "$tool" "$url"
 check "the public URL escapes the parts once more" \
   [ "$("$tool" url "$url" "$key")" = "$url/proj/feature%252F..%252Fx/%252E%252E/tb/a%2509b/profile.json.gz" ]
 check "names decode back" \
