@@ -1367,10 +1367,16 @@ METHOD = """## Method
   is short, about 30x when it is long).  It is perf's default and is
   left in: it is what a user of `perf record` waits.
 - The dwarf 1M row is the slowest to repeat (1.4 to 2.8 s for benchprof
-  across runs here).  benchprof spills about 6 GB of stack copies for it,
-  and this machine's kernel writes files that large out and drops pages
-  of them even with most of its memory free (a 6 GB file written with
-  `dd`: 0.5 GB of it gone from the page cache 35 s later).  Reading the
+  across runs here, on a quieter machine).  benchprof spills 5 to 9 GB
+  of stack copies for it, and this machine's kernel writes files that
+  large out and drops pages of them even with most of its memory free
+  (a 6 GB file written with `dd`: 0.5 GB of it gone from the page cache
+  35 s later).  That is DAMON's proactive reclaim, set up on this
+  machine (`/sys/kernel/mm/damon/admin/kdamonds/0`: physical memory,
+  action `pageout`, regions not accessed for 12 aggregation intervals of
+  5 s, file pages not mapped by any process, at most 128 MiB a second):
+  the spill's first minute is paged out before the run ends, and perf's
+  perf.data the same.  Reading the
   spill back then waits for the disk, and for the helper punching out
   what was read, which holds the file's invalidate lock while it waits
   for pages under writeback (benchprof's context switches after the run,
@@ -1541,6 +1547,19 @@ benchprof run ...`, folded stacks aggregated by function):
   looking up each of its 256 pages on its own; `cachestat(2)` (Linux
   6.5) counts them in one walk of the range, and `mincore()` stays for
   older kernels (`spill.c`).
+- After the run, sixth round (issue 23, the 1M dwarf row): profiled at
+  1M samples (`perf record -a --call-graph dwarf` from the workload's
+  exit), half of benchprof's CPU was the first load of each record's
+  header in the mapped spill file: on this virtual machine the first
+  touch of each page of a mapping exits to the hypervisor, a cost that
+  grows with the file (about 2 us a page, two pages a sample).  The
+  files are now read back with `pread()` into the 1 MiB reader buffer,
+  which stays mapped: a copy instead of an exit per page.  Side by side
+  on one build, under load: 100k samples 0.22-0.39 s against 0.53-0.77 s
+  mapped; 300k, 0.84-1.54 s against 4.3-4.5 s.  Keeping the written
+  pages mapped during the run (populated after each write, so that the
+  reclaimer below skips them) was tried and dropped: it paid the same
+  first touch and gained nothing.
 - `benchprof run` after the command: the identity (commit, branch,
   project) is resolved once for publishing and comparing, from one
   `git rev-parse` instead of six git processes (`ci.c`).
