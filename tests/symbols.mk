@@ -77,3 +77,9 @@ EXTRA_DIST += tests/integration/record_stripped.sh
 TESTS += tests/integration/record_debuginfod.sh
 EXTRA_DIST += tests/integration/record_debuginfod.sh \
   tests/workloads/fidlib.c tests/workloads/fidmain.c
+
+# run --each reads the symbol tables of an unchanged binary once, and a
+# binary rebuilt between benchmarks again.  The test builds its two
+# versions of the harness itself.
+TESTS += tests/integration/symbols_each.sh
+EXTRA_DIST += tests/integration/symbols_each.sh tests/workloads/symswap.c

@@ -138,6 +138,16 @@ static void note_unwind(const struct bp_profile_meta *m)
                 m->stack_bytes);
 }
 
+/* How many symbol tables an invocation of --each or --repeat found
+ * read already by an earlier one (said only when it did). */
+static void note_symbol_tables(const struct bp_profile_meta *m)
+{
+  if(m->symbol_tables_reused)
+    bp_msg_note("symbol tables: %" PRIu32 " read, %" PRIu32 " reused from "
+                "the earlier invocations", m->symbol_tables_read,
+                m->symbol_tables_reused);
+}
+
 /* One line of counted totals, one of what could not be counted. */
 static void note_counters(const struct bp_counter *c, size_t n)
 {
@@ -191,6 +201,7 @@ static void print_summary(const struct bp_profile *p, const char *dir)
                 "skipped (corrupt_records in " BP_FILE_SUMMARY ")",
                 m->corrupt_records);
   note_unwind(m);
+  note_symbol_tables(m);
   char unsampled[320];
   bpi_profile_unsampled_note(p, unsampled, sizeof(unsampled));
   if(*unsampled && m->kernel_user_choice)

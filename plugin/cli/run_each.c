@@ -16,7 +16,9 @@
 #include "fileio.h"
 #include "control.h"
 #include "report.h"
+#include "record.h"
 #include "rundir.h"
+#include "symbols.h"
 #include "text.h"
 
 #include <cjson/cJSON.h>
@@ -253,10 +255,21 @@ int bp_cli_run_each(struct bp_record_args *a)
     status = BP_EXIT_ERROR;
     goto out;
   }
+  /* one symbolizer for every invocation: the harness's symbol tables
+   * (and its libraries') are read once, not once per benchmark */
+  struct bp_symbols *sym = NULL;
+  if(bpi_record_symbols_new(&a->rec, &sym)) {
+    bp_msg_error("out of memory");
+    status = BP_EXIT_ERROR;
+    goto out;
+  }
+  a->rec.symbols = sym;
   for(size_t i = 0; i < n; i++) {
     bp_msg_note("benchmark %zu of %zu: %s", i + 1, n, dirs[i]);
     run_one(a, &e, list[i], dirs[i]);
   }
+  a->rec.symbols = NULL;
+  bpi_symbols_free(sym);
   status = e.status;
   /* a benchmark the harness reported under another name has no profile */
   for(size_t i = 0; e.ok && i < e.rep.nbenches; i++)

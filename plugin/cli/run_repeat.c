@@ -17,6 +17,7 @@
 #include "rundir.h"
 #include "slice.h"
 #include "stats.h"
+#include "symbols.h"
 
 #include <cjson/cJSON.h>
 
@@ -270,9 +271,20 @@ bool bp_cli_run_repeat_record(struct bp_record_args *a,
   bpi_report_init(&out->rep);
   rp.reps = calloc(rp.n, sizeof(*rp.reps));
   bool ok = rp.reps != NULL;
+  /* the repetitions share a symbolizer (--each's when it has one): the
+   * command's symbol tables are read once, not once per repetition */
+  struct bp_symbols *own_sym = NULL;
+  if(ok && !a->rec.symbols) {
+    ok = bpi_record_symbols_new(&a->rec, &own_sym) == BP_OK;
+    a->rec.symbols = own_sym;
+  }
   for(size_t i = 0; ok && i < rp.n; i++) {
     bpi_report_init(&rp.reps[i]);
     ok = repeat_once(a, &rp, i);
+  }
+  if(own_sym) {
+    a->rec.symbols = NULL;
+    bpi_symbols_free(own_sym);
   }
   ok = ok && combine_reports(&rp, &out->rep, &out->values);
   if(out->values)

@@ -167,6 +167,9 @@ struct bp_profile_meta {
   uint64_t unresolved_frames; /* frames of sampled stacks without a
                                * symbol (0xADDR, fn_START) */
   double symbolize_ms;   /* time spent symbolizing */
+  /* modules whose symbol tables were read for this profile, and those
+   * reused from an earlier recording of the same run (symbols.h) */
+  uint32_t symbol_tables_read, symbol_tables_reused;
   /* DWARF unwinding (--call-graph dwarf or auto) */
   uint32_t stack_bytes;       /* user stack copied per sample, 0: none */
   char *call_graph_fallback;  /* NULL unless DWARF data could not be used */

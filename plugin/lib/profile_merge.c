@@ -185,6 +185,8 @@ static void merge_meta(struct bp_profile *d, const struct bp_profile *s)
   m->unwind_truncated += o->unwind_truncated;
   m->unwind_failed += o->unwind_failed;
   m->symbolize_ms += o->symbolize_ms;
+  m->symbol_tables_read += o->symbol_tables_read;
+  m->symbol_tables_reused += o->symbol_tables_reused;
   m->unwind_ms += o->unwind_ms;
   if(m->exit_status == 0)
     m->exit_status = o->exit_status;

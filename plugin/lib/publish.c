@@ -173,7 +173,10 @@ bp_code bpi_pub_mark(struct job *j, const char *part, const char *value)
   return rc;
 }
 
-static bp_code load_job(struct job *j)
+/* man: the publication's manifest when the caller parsed it already (a
+ * publication just made from a run: its files/ are that run's files),
+ * taken; else NULL, and it is read from the spool. */
+static bp_code load_job(struct job *j, struct bp_manifest *man_parsed)
 {
   struct bp_err *err = &j->res->failure;
   char *meta = NULL;
@@ -184,7 +187,11 @@ static bp_code load_job(struct job *j)
   if(!rc && !(j->meta = cJSON_ParseWithLength(meta, len)))
     rc = bpi_err_set(err, BPE_FORMAT, 0, "publication %s: %s is not valid "
                      "JSON", j->sp->id, BP_SPOOL_META);
-  if(!rc)
+  if(!rc && man_parsed) {
+    j->man = *man_parsed;
+    memset(man_parsed, 0, sizeof(*man_parsed));
+  }
+  else if(!rc)
     rc = bpi_manifest_read(&j->man, man, err);
   free(meta);
   free(man);
@@ -249,14 +256,15 @@ static bool refused_for_good(const struct bp_err *e)
   return status == 400 || status == 409 || status == 413 || status == 422;
 }
 
-/* Deliver what is left of one locked publication; sp is consumed. */
+/* Deliver what is left of one locked publication; sp is consumed (and
+ * man, when not NULL: load_job). */
 static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
-                    struct bp_publish_result *res)
+                    struct bp_manifest *man, struct bp_publish_result *res)
 {
   struct job j = {.o = o, .sp = sp, .res = res, .http = o->http};
   char *mkey = NULL;
   j.http.conns = bpi_http_conns_new();  /* NULL: no reuse, still works */
-  bp_code rc = load_job(&j);
+  bp_code rc = load_job(&j, man);
   if(!rc) {
     bp_code store_rc = j.store ? bpi_pub_put_artifacts(&j) : BP_OK;
     bp_code ff_rc = bpi_pub_put_firefox(&j);
@@ -324,8 +332,9 @@ void bpi_publish_result_cleanup(struct bp_publish_result *r)
   memset(r, 0, sizeof(*r));
 }
 
-/* Lock id and deliver it into res (res->id set). */
+/* Lock id and deliver it into res (res->id set); man as deliver's. */
 static bp_code deliver_id(const struct bp_publish_opts *o, const char *id,
+                          struct bp_manifest *man,
                           struct bp_publish_result *res, struct bp_err *err)
 {
   struct bp_spool_pub *sp = NULL;
@@ -350,7 +359,7 @@ static bp_code deliver_id(const struct bp_publish_opts *o, const char *id,
     bpi_spool_close(sp);
     return BP_OK;
   }
-  deliver(o, sp, res);
+  deliver(o, sp, man, res);
   return BP_OK;
 }
 
@@ -376,7 +385,7 @@ static bp_code deliver_direct(const struct bp_publish_opts *o,
     bpi_spool_close(sp);
     return bpi_err_set(err, BPE_NOMEM, 0, "publication id");
   }
-  deliver(o, sp, res);
+  deliver(o, sp, NULL, res);
   return BP_OK;
 }
 
@@ -412,8 +421,8 @@ bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
      bpi_spool_add(o->spool_dir, abs, files, nfiles, text, strlen(text),
                    &id, &res->spool_failure))
     rc = deliver_direct(o, abs, text, key, res, err);
-  else if(!rc)
-    rc = deliver_id(o, id, res, err);
+  else if(!rc)  /* the manifest parsed above: the spool's is its link */
+    rc = deliver_id(o, id, &man, res, err);
   free(id);
   free(text);
   cJSON_Delete(meta);
@@ -434,7 +443,7 @@ bp_code bpi_publish_flush(const struct bp_publish_opts *o,
   bp_code rc = bpi_spool_list(o->spool_dir, &ids, &n, err);
   for(size_t i = 0; !rc && i < n; i++) {
     struct bp_publish_result res;
-    rc = deliver_id(o, ids[i], &res, err);
+    rc = deliver_id(o, ids[i], NULL, &res, err);
     if(!rc && each)
       each(ctx, &res);
     bpi_publish_result_cleanup(&res);

@@ -25,6 +25,7 @@ struct bp_recorder {
   struct bp_record_info info;
   struct bp_sampler *sampler;
   struct bp_symbols *sym;
+  bool own_sym;                /* made here, not o->symbols */
   struct bp_converter *conv;
   struct bp_counters *counters;
   struct bp_profile *profile;
@@ -299,6 +300,19 @@ static void note_off_cpu(struct bp_recorder *r)
   r->info.off_cpu_stack_note = r->off_cpu_note;
 }
 
+bp_code bpi_record_symbols_new(const struct bp_record_opts *o,
+                               struct bp_symbols **out)
+{
+  struct bp_symbols_opts so = {.demangle = o->demangle,
+                               .lines = o->lines,
+                               .no_inline = o->no_inline,
+                               .debuginfod = o->debuginfod,
+                               .debuginfod_cache = o->debuginfod_cache,
+                               .debuginfod_timeout_ms =
+                                 o->debuginfod_timeout_ms};
+  return bpi_symbols_new(out, &so);
+}
+
 bp_code bpi_recorder_new(struct bp_recorder **out,
                          const struct bp_record_opts *o, struct bp_err *err)
 {
@@ -310,14 +324,14 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
   bp_code rc = bpi_event_parse(o->event, r->kernel, &r->requested, err);
   if(rc)
     goto fail;
-  struct bp_symbols_opts so = {.demangle = o->demangle,
-                               .lines = o->lines,
-                               .no_inline = o->no_inline,
-                               .debuginfod = o->debuginfod,
-                               .debuginfod_cache = o->debuginfod_cache,
-                               .debuginfod_timeout_ms =
-                                 o->debuginfod_timeout_ms};
-  rc = bpi_symbols_new(&r->sym, &so);
+  if(o->symbols) {
+    r->sym = o->symbols;
+    bpi_symbols_begin_recording(r->sym);
+  }
+  else {
+    rc = bpi_record_symbols_new(o, &r->sym);
+    r->own_sym = true;
+  }
   if(!rc)
     rc = bpi_profile_new(&r->profile);
   if(rc) {
@@ -385,7 +399,8 @@ void bpi_recorder_free(struct bp_recorder *r)
   bpi_sampler_free(r->sampler);
   bpi_converter_free(r->conv);
   bpi_counters_free(r->counters);
-  bpi_symbols_free(r->sym);
+  if(r->own_sym)
+    bpi_symbols_free(r->sym);
   bpi_profile_free(r->profile);
   bpi_control_free(r->control);
   bpi_event_cleanup(&r->requested);
@@ -575,6 +590,10 @@ bp_code bpi_recorder_finish(struct bp_recorder *r, struct bp_profile **out,
     return bpi_err_set(err, rc, 0, "profile metadata");
   rc = bpi_converter_finish(r->conv, err);
   bpi_symbols_debuginfod_stats(r->sym, &r->info.debuginfod);
+  struct bp_symbols_tables t;
+  bpi_symbols_tables(r->sym, &t);
+  r->profile->meta.symbol_tables_read = t.read;
+  r->profile->meta.symbol_tables_reused = t.reused;
   if(rc)
     return rc;
   *out = r->profile;

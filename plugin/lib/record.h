@@ -69,6 +69,10 @@ struct bp_record_opts {
   /* Off-CPU time too: every interval a thread spends switched out,
    * charged to its stack at switch-out (sampler.h, converter.h) */
   bool off_cpu;
+  /* A symbolizer shared by the recordings of one run (bpi_record_symbols_new),
+   * so that the symbol tables of binaries that did not change are read
+   * once; NULL: the recorder makes its own.  Not freed by the recorder. */
+  struct bp_symbols *symbols;
 };
 
 struct bp_record_info {
@@ -97,6 +101,11 @@ bool bpi_record_kernel_permitted(char *why, size_t len);
 
 bp_code bpi_recorder_new(struct bp_recorder **out,
                          const struct bp_record_opts *o, struct bp_err *err);
+
+/* A symbolizer for the recordings made with options like o, to share
+ * through o->symbols (the caller frees it after the last recorder). */
+bp_code bpi_record_symbols_new(const struct bp_record_opts *o,
+                               struct bp_symbols **out);
 void bpi_recorder_free(struct bp_recorder *r);
 
 const struct bp_record_info *bpi_recorder_info(const struct bp_recorder *r);

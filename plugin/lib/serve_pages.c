@@ -209,7 +209,7 @@ static bool whole_run_figure(const char *key)
 {
   static const char *const keys[] = {
     "lost", "lost_events", "throttled", "corrupt_records", "ring_bytes",
-    "symbolize_ms", "stack_bytes", "unwind_samples", "dwarf_samples",
+    "symbolize_ms", "symbol_tables", "stack_bytes", "unwind_samples", "dwarf_samples",
     "unwind_truncated", "unwind_failed", "spilled_bytes",
     "spill_trimmed_bytes", "unwind_ms", "task_clock_ms", "unsampled_pct",
     "exit_status", "kernel_sampled", "kernel_unsampled_reason",

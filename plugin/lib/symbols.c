@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <elfutils/libdwelf.h>
@@ -125,6 +126,7 @@ bp_code bpi_symbols_new(struct bp_symbols **out,
   s->lines = opts->lines;
   long ps = sysconf(_SC_PAGESIZE);
   s->pagesize = ps > 0 ? (uint64_t)ps : 4096;
+  s->recording = 1;
   bpi_strtab_init(&s->strs);
   bpi_strtab_init(&s->paths);
   bpi_map_init(&s->result_of);
@@ -141,21 +143,32 @@ bp_code bpi_symbols_new(struct bp_symbols **out,
   return BP_OK;
 }
 
+/* The JIT maps, read again when next needed, and kallsyms. */
+static void forget_ranges(struct bp_symbols *s)
+{
+  for(size_t i = 0; i < s->njits; i++)
+    free(s->jits[i].r);
+  free(s->jits);
+  s->jits = NULL;
+  s->njits = s->jits_cap = 0;
+  bpi_map_cleanup(&s->jit_of);
+  bpi_map_init(&s->jit_of);
+  bpi_sym_forget_kernel(s);
+}
+
 void bpi_symbols_free(struct bp_symbols *s)
 {
   if(!s)
     return;
-  for(size_t i = 0; i < s->paths.count; i++) {
+  for(size_t i = 0; i < s->nmods; i++) {
     if(s->mods[i].dwfl)
       dwfl_end(s->mods[i].dwfl);
     free(s->mods[i].segs);
     free(s->mods[i].fde_starts);
   }
   free(s->mods);
-  for(size_t i = 0; i < s->njits; i++)
-    free(s->jits[i].r);
-  free(s->jits);
-  free(s->kernel.r);
+  free(s->mod_of);
+  forget_ranges(s);
   free(s->results);
   free(s->inls);
   for(size_t i = 0; i < s->ncus; i++) {
@@ -174,6 +187,26 @@ void bpi_symbols_free(struct bp_symbols *s)
   free(s->kallsyms);
   free(s->jit_map_dir);
   free(s);
+}
+
+void bpi_symbols_begin_recording(struct bp_symbols *s)
+{
+  s->recording++;
+  memset(&s->tables, 0, sizeof(s->tables));
+  /* pids are reused: another process's JIT map.  kallsyms is checked at
+   * the recording's first kernel lookup (symbols_ranges.c) */
+  for(size_t i = 0; i < s->njits; i++)
+    free(s->jits[i].r);
+  s->njits = 0;
+  bpi_map_cleanup(&s->jit_of);
+  bpi_map_init(&s->jit_of);
+  bpi_sym_debuginfod_restart(&s->dbg);
+}
+
+void bpi_symbols_tables(const struct bp_symbols *s,
+                        struct bp_symbols_tables *out)
+{
+  *out = s->tables;
 }
 
 char *bpi_symbols_demangle(const char *name)
@@ -311,27 +344,79 @@ static bool wants_lines(enum bp_lines policy, const char *path)
   return !system_library(path) && strcmp(path, VDSO_PATH);
 }
 
-/* The module of path, opened on first use; *id is its index.  NULL only
- * when out of memory; a module that failed to open has mod == NULL. */
+struct file_id bpi_sym_file_id(const char *path)
+{
+  struct file_id f = {.known = false};
+  struct stat st;
+  if(strcmp(path, VDSO_PATH) && !stat(path, &st))
+    f = (struct file_id){.dev = st.st_dev, .ino = st.st_ino,
+                         .size = (uint64_t)st.st_size,
+                         .mtime_s = st.st_mtim.tv_sec,
+                         .mtime_ns = st.st_mtim.tv_nsec, .known = true};
+  return f;
+}
+
+bool bpi_sym_same_file(const struct file_id *a, const struct file_id *b)
+{
+  return a->known && b->known && a->dev == b->dev && a->ino == b->ino &&
+         a->size == b->size && a->mtime_s == b->mtime_s &&
+         a->mtime_ns == b->mtime_ns;
+}
+
+/* A new module for path (path id pid), opened now; its index in *id.
+ * false only when out of memory. */
+static bool module_add(struct bp_symbols *s, const char *path, uint32_t pid,
+                       const struct file_id *file, uint32_t *id)
+{
+  struct module *mods = grow_array(s->mods, &s->mods_cap, s->nmods + 1,
+                                   sizeof(*mods));
+  if(!mods || s->nmods >= BP_NONE - 1)
+    return false;
+  s->mods = mods;
+  uint32_t *mod_of = grow_array(s->mod_of, &s->mod_of_cap,
+                                (size_t)pid + 1, sizeof(*mod_of));
+  if(!mod_of)
+    return false;
+  s->mod_of = mod_of;
+  *id = (uint32_t)s->nmods++;
+  struct module *m = &s->mods[*id];
+  memset(m, 0, sizeof(*m));
+  m->file = *file;
+  m->checked = s->recording;
+  m->lines = wants_lines(s->lines, path);
+  module_open(s, m, path);
+  s->mod_of[pid] = *id;
+  s->tables.read++;
+  return true;
+}
+
+/* The module of path, opened on first use, and again at its first use in
+ * a later recording if its file changed (bpi_symbols_begin_recording);
+ * *id is its index in mods.  NULL only when out of memory; a module that
+ * failed to open has mod == NULL.  The vDSO is the kernel's, the same in
+ * every process: never read again. */
 static struct module *module_get(struct bp_symbols *s, const char *path,
                                  uint32_t *id)
 {
-  uint32_t i = bpi_strtab_find(&s->paths, path);
-  if(i == BP_NONE) {
-    struct module *mods = grow_array(s->mods, &s->mods_cap,
-                                     s->paths.count + 1, sizeof(*mods));
-    if(!mods)
+  uint32_t pid = bpi_strtab_find(&s->paths, path);
+  if(pid == BP_NONE) {
+    pid = bpi_strtab_intern(&s->paths, path);
+    struct file_id file = bpi_sym_file_id(path);
+    if(pid == BP_NONE || !module_add(s, path, pid, &file, id))
       return NULL;
-    s->mods = mods;
-    i = bpi_strtab_intern(&s->paths, path);
-    if(i == BP_NONE)
-      return NULL;
-    memset(&s->mods[i], 0, sizeof(s->mods[i]));
-    s->mods[i].lines = wants_lines(s->lines, path);
-    module_open(s, &s->mods[i], path);
+    return &s->mods[*id];
   }
-  *id = i;
-  return &s->mods[i];
+  *id = s->mod_of[pid];
+  struct module *m = &s->mods[*id];
+  if(m->checked == s->recording)
+    return m;
+  m->checked = s->recording;
+  struct file_id file = bpi_sym_file_id(path);
+  if(bpi_sym_same_file(&m->file, &file) || !strcmp(path, VDSO_PATH)) {
+    s->tables.reused++;
+    return m;
+  }
+  return module_add(s, path, pid, &file, id) ? &s->mods[*id] : NULL;
 }
 
 /* The PT_LOAD that a mapping at file offset pgoff comes from.  The mapping

@@ -95,6 +95,26 @@ bp_code bpi_symbols_new(struct bp_symbols **out,
                         const struct bp_symbols_opts *opts);
 void bpi_symbols_free(struct bp_symbols *s);
 
+/* One symbolizer can serve several recordings in turn (the invocations
+ * of run --each and --repeat), so that the symbol tables of a binary
+ * that did not change between them are read once.  Call this before
+ * each recording but the first: each module's file is checked again
+ * (device, inode, size, modification time) at its first use in the
+ * recording and read again when it changed; so is kallsyms (and the list
+ * of kernel modules); the JIT maps are read again (pids are reused); the
+ * debuginfod counts and time budget start again. */
+void bpi_symbols_begin_recording(struct bp_symbols *s);
+
+/* The modules (and kallsyms) the recording so far used: their tables
+ * read (opened from their files, new or changed) or reused from an
+ * earlier recording. */
+struct bp_symbols_tables {
+  uint32_t read;
+  uint32_t reused;
+};
+void bpi_symbols_tables(const struct bp_symbols *s,
+                        struct bp_symbols_tables *out);
+
 /* For a mapping of path at file offset pgoff: the amount to add to a file
  * offset to get the ELF virtual address (p_vaddr - p_offset of the PT_LOAD
  * segment that contains pgoff).  So for a runtime address a in a mapping

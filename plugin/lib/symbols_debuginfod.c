@@ -92,6 +92,13 @@ void bpi_sym_debuginfod_cleanup(struct sym_debuginfod *d)
   memset(d, 0, sizeof(*d));
 }
 
+void bpi_sym_debuginfod_restart(struct sym_debuginfod *d)
+{
+  memset(&d->stats, 0, sizeof(d->stats));
+  if(d->client)
+    d->deadline_ms = now_ms() + d->timeout_ms;
+}
+
 /* Stop asking: the first reason is kept. */
 static void stop(struct sym_debuginfod *d, const char *fmt, const char *arg)
 {

@@ -36,8 +36,19 @@ struct segment {   /* one PT_LOAD program header */
   bool exec;
 };
 
+/* Which file a module was read from: a module is read again when its
+ * path names another file, or the same file changed (a rebuilt binary). */
+struct file_id {
+  uint64_t dev, ino, size;
+  int64_t mtime_s, mtime_ns;
+  bool known;        /* false: stat failed (read again every recording) */
+};
+
 struct module {
   Dwfl *dwfl;        /* one per module, so its ELF vaddrs are addresses */
+  struct file_id file;
+  uint32_t checked;  /* the recording (bp_symbols.recording) it was last
+                      * checked in against its file */
   Dwfl_Module *mod;  /* NULL when the file could not be used */
   bp_code rc;        /* why mod is NULL */
   bool lines;        /* look up source files and lines (bp_lines) */
@@ -96,6 +107,8 @@ struct inl {      /* one inlined call of a result, ids in strs */
 struct range {    /* a kallsyms or perf-PID.map symbol */
   uint64_t start;
   uint64_t end;   /* exclusive */
+  const char *text; /* kallsyms: its name in kernel_text, interned into
+                     * name at its first lookup; NULL then, and for JITs */
   uint32_t name;  /* id in strs */
   uint32_t seq;   /* line number in the file, for a stable sort */
   bool demangled; /* name already went through the demangler */
@@ -125,9 +138,14 @@ struct bp_symbols {
   uint64_t pagesize;
 
   struct bp_strtab strs;    /* names and source files handed out */
-  struct bp_strtab paths;   /* module path; its id indexes mods */
-  struct module *mods;
-  size_t mods_cap;
+  struct bp_strtab paths;   /* module paths */
+  uint32_t *mod_of;         /* path id -> index in mods of its module now */
+  size_t mod_of_cap;
+  struct module *mods;      /* every module read, replaced ones too: the
+                             * caches below are keyed by index in mods */
+  size_t nmods, mods_cap;
+  uint32_t recording;       /* bpi_symbols_begin_recording()s so far */
+  struct bp_symbols_tables tables;  /* this recording's */
 
   struct result *results;
   size_t nresults, results_cap;
@@ -144,6 +162,10 @@ struct bp_symbols {
 
   bool kernel_loaded;       /* kallsyms read (or found missing) */
   struct range_table kernel;
+  char *kernel_text;        /* kallsyms as read, its names cut in place */
+  struct file_id kernel_file;  /* kallsyms's, when it was read */
+  uint64_t kernel_modules;  /* a hash of /proc/modules then */
+  uint32_t kernel_checked;  /* the recording it was last checked in */
 
   struct range_table *jits;
   size_t njits, jits_cap;
@@ -170,6 +192,14 @@ static inline void *grow_array(void *arr, size_t *cap, size_t need,
 
 /* symbols.c */
 uint32_t bpi_sym_intern_name(struct bp_symbols *s, const char *name);
+/* Which file path names now; known false when it cannot be told. */
+struct file_id bpi_sym_file_id(const char *path);
+/* Both known and the same file, unchanged. */
+bool bpi_sym_same_file(const struct file_id *a, const struct file_id *b);
+
+/* symbols_ranges.c */
+/* kallsyms forgotten: read again at the next kernel lookup. */
+void bpi_sym_forget_kernel(struct bp_symbols *s);
 
 /* symbols_dwarf.c */
 uint32_t bpi_sym_start_line(struct bp_symbols *s, uint32_t id,
@@ -182,6 +212,9 @@ bool bpi_sym_inline_chain(struct bp_symbols *s, uint32_t id,
 bp_code bpi_sym_debuginfod_init(struct sym_debuginfod *d,
                                 const struct bp_symbols_opts *o);
 void bpi_sym_debuginfod_cleanup(struct sym_debuginfod *d);
+/* A new recording: the counts start again, and so does the time budget
+ * (a client made earlier is kept). */
+void bpi_sym_debuginfod_restart(struct sym_debuginfod *d);
 /* The debug file of the module with this build id from the servers (or
  * libdebuginfod's cache): its descriptor, its path (malloc'd) in *path;
  * -1 when off, not found, or stopped (stats say why). */

@@ -87,6 +87,8 @@ static bp_code set_meta(struct bp_profile *p)
   m->throttled = 2;
   m->unresolved_frames = 1;
   m->symbolize_ms = 12.5;
+  m->symbol_tables_read = 4;
+  m->symbol_tables_reused = 2;
   m->stack_bytes = 8192;
   m->unwind_samples = 7;
   m->dwarf_samples = 6;

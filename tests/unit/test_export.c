@@ -126,7 +126,7 @@ static void check_summary(const char *dir)
     "benchprof_version", "command", "host", "event", "call_graph", "samples",
     "lost", "lost_events", "throttled", "corrupt_records", "ring_bytes",
     "start_time_ms", "duration_ms",
-    "exit_status", "unresolved_frames", "symbolize_ms",
+    "exit_status", "unresolved_frames", "symbolize_ms", "symbol_tables",
     "kernel_sampled", "kernel_unsampled_reason", "task_clock_ms",
     "sampled_ms", "unsampled_pct", "call_graph_fallback", "stack_bytes", "unwind_samples", "dwarf_samples",
     "unwind_truncated", "unwind_failed", "spilled_bytes",
@@ -163,6 +163,12 @@ static void check_summary(const char *dir)
   CHECK(num(s, "start_time_ms") == 1700000000000.5);
   CHECK(num(s, "duration_ms") == 401.0);
   CHECK(num(s, "symbolize_ms") == 12.5);
+  cJSON *tables = cJSON_GetObjectItemCaseSensitive(s, "symbol_tables");
+  CHECK(cJSON_IsObject(tables));
+  if(tables) {
+    CHECK_EQ_INT(num(tables, "read"), 4);
+    CHECK_EQ_INT(num(tables, "reused"), 2);
+  }
   CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(s,
                                                       "call_graph_fallback")));
   CHECK_EQ_INT(num(s, "stack_bytes"), 8192);

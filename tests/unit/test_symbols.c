@@ -587,6 +587,53 @@ static void test_kallsyms(void)
   bpi_symbols_free(s);
 }
 
+/* One symbolizer for several recordings (run --each): kallsyms is read
+ * once while it does not change, again when it does; a JIT map is read
+ * again in each recording (its pid may be another process's). */
+static void test_ranges_across_recordings(void)
+{
+  struct bp_symbols_opts opts = { .demangle = true, .jit_map_dir = tmpdir };
+  struct bp_symbols *s;
+  struct bp_symbols_tables t;
+  struct bp_sym sym;
+  char path[PATH_MAX], map[PATH_MAX];
+  join(path, sizeof(path), tmpdir, "kallsyms-rec");
+  join(map, sizeof(map), tmpdir, "perf-4343.map");
+  CHECK(write_file(path, "ffffffff81000000 T first_fn\n"));
+  CHECK(write_file(map, "7f0000001000 100 jit_one\n"));
+  opts.kallsyms = path;
+  CHECK_EQ_INT(bpi_symbols_new(&s, &opts), BP_OK);
+  CHECK(bpi_symbols_resolve_kernel(s, 0xffffffff81000010ULL, &sym));
+  CHECK_EQ_STR(sym.name, "first_fn");
+  CHECK(bpi_symbols_resolve_jit(s, 4343, 0x7f0000001010ULL, &sym));
+  CHECK_EQ_STR(sym.name, "jit_one");
+  bpi_symbols_tables(s, &t);
+  CHECK_EQ_INT(t.read, 1);
+  CHECK_EQ_INT(t.reused, 0);
+
+  /* unchanged: reused, counted once however many lookups */
+  CHECK(write_file(map, "7f0000001000 100 jit_two\n"));
+  bpi_symbols_begin_recording(s);
+  CHECK(bpi_symbols_resolve_kernel(s, 0xffffffff81000010ULL, &sym));
+  CHECK(bpi_symbols_resolve_kernel(s, 0xffffffff81000020ULL, &sym));
+  CHECK_EQ_STR(sym.name, "first_fn");
+  bpi_symbols_tables(s, &t);
+  CHECK_EQ_INT(t.read, 0);
+  CHECK_EQ_INT(t.reused, 1);
+  CHECK(bpi_symbols_resolve_jit(s, 4343, 0x7f0000001010ULL, &sym));
+  CHECK_EQ_STR(sym.name, "jit_two");
+
+  /* changed: read again */
+  CHECK(write_file(path, "ffffffff81000000 T second_function\n"));
+  bpi_symbols_begin_recording(s);
+  CHECK(bpi_symbols_resolve_kernel(s, 0xffffffff81000010ULL, &sym));
+  CHECK_EQ_STR(sym.name, "second_function");
+  bpi_symbols_tables(s, &t);
+  CHECK_EQ_INT(t.read, 1);
+  CHECK_EQ_INT(t.reused, 0);
+  bpi_symbols_free(s);
+}
+
 static void test_jit(void)
 {
   struct bp_symbols_opts opts = { .demangle = true, .jit_map_dir = tmpdir };
@@ -626,7 +673,7 @@ static void test_jit(void)
 static void remove_tmpdir(void)
 {
   static const char *const names[] = {
-    "kallsyms", "perf-4242.map", "symfix_v0", "symfix_default", "lld.elf",
+    "kallsyms", "kallsyms-rec", "perf-4343.map", "perf-4242.map", "symfix_v0", "symfix_default", "lld.elf",
     "exec.elf"
   };
   char path[PATH_MAX];
@@ -755,6 +802,7 @@ int main(void)
   bpi_symbols_free(raw);
   bpi_symbols_free(s);
   test_kallsyms();
+  test_ranges_across_recordings();
   test_jit();
   test_lines();
   remove_tmpdir();
