@@ -9,12 +9,14 @@
  *
  * Input: a bp_ring (ring.h) of a live event, whose unread bytes
  * bpi_spill_take() appends to the file in ring order and consumes.
- * Output: after the run, bpi_spill_reader() makes a bp_ring over the
+ * Output: after the run, bpi_spill_reader() makes a bp_ring over a
+ * buffer of our own that bpi_spill_refill() fills from the file as the
+ * reader consumes it (the default: on a virtual machine that costs less
+ * CPU than a mapping, bpi_spill_init), or, with no_map cleared, over the
  * file mapped whole (records read where they lie; bpi_spill_refill()
  * gives the pages behind the reader back, so the file never becomes our
  * memory, and makes sure those ahead of it can be read, so that a disk
- * error is an error and not a SIGBUS), or, where it cannot be mapped, over a buffer of our own that
- * bpi_spill_refill() fills from the file as the reader consumes it.  The
+ * error is an error and not a SIGBUS).  The
  * same record reader serves both.  The file holds
  * whole records back to back (data_head only ever moves past whole
  * records).
@@ -60,7 +62,8 @@ struct bp_spill {
   bool populate;       /* the kernel has MADV_POPULATE_READ */
   bool no_cachestat;   /* ask mincore() what is in memory, not cachestat(2)
                           (the kernel has none; tests set it) */
-  bool no_map;         /* read through buf even where mapping works */
+  bool no_map;         /* read through buf even where mapping works: the
+                          default (bpi_spill_init says why); false: map */
   const struct bp_rec_layout *trim;  /* set: trim stack copies (above) */
   uint64_t trimmed;    /* stack bytes left out of the file */
   struct spill_batch *batch;         /* the writes of one take */

@@ -151,6 +151,49 @@ class NotAbovePerfTarget(unittest.TestCase):
             self.assertIn("too few repetitions", t["note"])
 
 
+def artifacts_1m(ratios):
+    """Results with a dwarf 1M time-to-artifacts section whose pairs give
+    perf/benchprof the given ratios (benchprof 1 s each)."""
+    runs = [{"bp-auto": {"to_artifacts": 1.0}, "perf-dwarf": {"to_artifacts": r}}
+            for r in ratios]
+    return {"sections": {"artifacts": {"dwarf-1000000": {
+        "kind": "dwarf", "bp": "bp-auto", "perf": "perf-dwarf", "target": 1000000,
+        "runs": runs, "ratios": {}}}}}
+
+
+class Artifacts1MTarget(unittest.TestCase):
+    def test_every_pair_above_is_met_with_min_max_coverage(self):
+        [t] = rows(artifacts_1m([10.5, 12.0, 11.0]), "at 1M samples")
+        self.assertTrue(t["met"], t)
+        self.assertIn("75.0% interval", t["note"])
+        self.assertIn("over 3 pairs", t["note"])
+        self.assertIn("11.0x", t["measured"])
+
+    def test_one_pair_below_is_undecided_not_met(self):
+        # the median is above 10x, but one pair of three says otherwise
+        [t] = rows(artifacts_1m([9.0, 12.0, 11.0]), "at 1M samples")
+        self.assertFalse(t["met"], t)
+        self.assertIn("undecided", t["note"])
+
+    def test_all_below_is_not_met(self):
+        [t] = rows(artifacts_1m([4.7, 5.0, 6.1]), "at 1M samples")
+        self.assertFalse(t["met"])
+        self.assertIn("below 10x", t["note"])
+
+    def test_enough_pairs_use_the_sign_test_interval(self):
+        # 11 pairs: the 95% interval drops the two extremes on each side,
+        # so one slow pair no longer decides
+        [t] = rows(artifacts_1m([8.0] + [11.0 + 0.1 * i for i in range(10)]),
+                   "at 1M samples")
+        self.assertTrue(t["met"], t)
+        self.assertNotIn("min-max", t["note"])
+
+    def test_one_pair_gives_no_verdict(self):
+        [t] = rows(artifacts_1m([20.0]), "at 1M samples")
+        self.assertFalse(t["met"])
+        self.assertIn("no interval", t["note"])
+
+
 def scale_targets(sections):
     rows = []
     harness.bench_scale.targets(

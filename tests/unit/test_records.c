@@ -544,6 +544,7 @@ static void test_spill_mapped_after_eviction(void)
       CHECK_EQ_INT(posix_fadvise(sp.fd, 0, 0, POSIX_FADV_DONTNEED), 0);
     }
     sp.no_cachestat = ask_mincore;
+    sp.no_map = false;
     CHECK_EQ_INT(read_back(&sp, 128, check_pattern, NULL), nrec);
     CHECK(sp.map != NULL);
     CHECK(sp.checked >= sp.written);
