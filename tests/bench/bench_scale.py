@@ -364,26 +364,38 @@ def table(S, fmt):
     return "\n\n".join(block(S, sec, fmt) for sec in SECTIONS if S.get(sec))
 
 
+def only_1m(S):
+    """Whether S's time-to-artifacts rows (if any) are all 1M-sample ones
+    (`--only artifacts --samples 1000000`): their block is spliced too."""
+    rows = S.get("artifacts")
+    return bool(rows) and all(r.get("target", 0) >= 1000000 for r in rows.values())
+
+
 def only_scale(S):
-    """Whether S holds scale rows only (a --only run of them): the doc
-    then keeps everything else and replaces just their blocks."""
+    """Whether S holds scale rows only (a --only run of them, 1M rows of
+    the time to artifacts included): the doc then keeps everything else
+    and replaces just their blocks."""
     names = [k for k in S if not k.startswith("_")]
-    return bool(names) and all(k in SECTIONS for k in names)
+    return bool(names) and all(k in SECTIONS or (k == "artifacts" and only_1m(S))
+                               for k in names)
+
+
+def replace_block(text, name, new):
+    """text with the block NAME replaced by new (a whole block, markers
+    included), or new put before the Method section when it has none."""
+    begin, end = "<!-- bench:%s -->" % name, "<!-- /bench:%s -->" % name
+    i, j = text.find(begin), text.find(end)
+    if i >= 0 and j > i:
+        return text[:i] + new + text[j + len(end):]
+    k = text.find("\n## Method")
+    k = k + 1 if k >= 0 else len(text)
+    return text[:k] + new + "\n\n" + text[k:]
 
 
 def splice(text, S, fmt):
     """text (the doc) with the blocks of the sections in S replaced; a
     block the doc does not have yet goes before its Method section."""
     for sec in SECTIONS:
-        if not S.get(sec):
-            continue
-        new = block(S, sec, fmt)
-        begin, end = "<!-- bench:%s -->" % sec, "<!-- /bench:%s -->" % sec
-        i, j = text.find(begin), text.find(end)
-        if i >= 0 and j > i:
-            text = text[:i] + new + text[j + len(end):]
-        else:
-            k = text.find("\n## Method")
-            k = k + 1 if k >= 0 else len(text)
-            text = text[:k] + new + "\n\n" + text[k:]
+        if S.get(sec):
+            text = replace_block(text, sec, block(S, sec, fmt))
     return text

@@ -257,6 +257,19 @@ class ScaleDoc(unittest.TestCase):
         self.assertFalse(harness.bench_scale.only_scale(both))
         self.assertFalse(harness.bench_scale.only_scale({}))
 
+    def test_only_1m_rows_of_the_time_to_artifacts(self):
+        one_m = {"artifacts": {"dwarf-1000000": {"target": 1000000}}}
+        self.assertTrue(harness.bench_scale.only_scale(one_m))
+        self.assertTrue(harness.bench_scale.only_1m(one_m))
+        mixed = {"artifacts": {"dwarf-1000000": {"target": 1000000},
+                               "dwarf-100000": {"target": 100000}}}
+        self.assertFalse(harness.bench_scale.only_scale(mixed))
+        text = harness.bench_scale.replace_block(self.DOC, "artifacts-1m",
+                                                 "<!-- bench:artifacts-1m -->\nnew\n"
+                                                 "<!-- /bench:artifacts-1m -->")
+        self.assertIn("old publish figures", text)
+        self.assertLess(text.index("\nnew\n"), text.index("## Method"))
+
     def test_splice_replaces_only_the_rows_run(self):
         sec = publish_section([4.0 + 0.01 * i for i in range(11)])
         sec["_ran"] = {"publish": "2026-12-02 04:00 UTC"}
