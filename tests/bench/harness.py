@@ -1648,8 +1648,9 @@ benchprof run ...`, folded stacks aggregated by function):
   - what is left: the run's 50,000 artifacts (their inodes: a third of
     the run's CPU in the kernel), compare's 30,000 diff files and its
     parsing of 20,000 `summary.json` files, and the manifest parsed
-    three more times by the publication (from the spool, for the stored
-    manifest, for the run directory's note).
+    twice more by the publication (for the stored manifest, for the run
+    directory's note; a publication made by `run` is handed the parsed
+    manifest instead of reading its spooled copy).
 """
 
 
