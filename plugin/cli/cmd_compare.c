@@ -54,7 +54,7 @@ static void usage(FILE *out)
     "blue shrank) and " BP_FILE_DIFF_NEG_SVG " (sized by BASE).\n"
     "\n"
     "  -o, --output DIR        where to write (default: benchprof-compare)\n"
-    "  -t, --threshold PCT     flag changes beyond PCT percent (default 2)\n"
+    "  -t, --threshold PCT     flag changes beyond PCT percent (default 5)\n"
     "  -n, --max-functions N   function rows per benchmark in the comment\n"
     "                          (default 10)\n"
     "      --base-url URL      where BASE's run directory is served; for the\n"

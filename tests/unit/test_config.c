@@ -39,7 +39,7 @@ static void test_defaults(void)
   CHECK_EQ_INT(c.network.timeout_ms, 120000);
   CHECK_EQ_INT(c.network.retries, 4);
   CHECK(c.comment.enabled);
-  CHECK(c.comment.threshold == 2.0);
+  CHECK(c.comment.threshold == 5.0);
   CHECK_EQ_INT(c.comment.max_functions, 10);
   CHECK(!c.firefox_upload);
   bpi_config_cleanup(&c);
