@@ -340,6 +340,12 @@ def _many_table(S, fmt):
 _TABLES = {"fixed": _fixed_table, "publish": _publish_table, "many": _many_table}
 
 
+def target_row(name, measured, met, note=""):
+    """One row of a doc's targets table: the verdict, then its note."""
+    return "| %s | %s | %s |" % (name, measured, ("yes" if met else "**no**")
+                                 + ((" (" + note + ")") if note else ""))
+
+
 def block(S, sec, fmt):
     """One section's markdown between its markers (splice() finds them):
     its table, then its targets with their verdicts and when it ran."""
@@ -350,8 +356,7 @@ def block(S, sec, fmt):
     if rows:
         L += ["| target | measured | met |", "|---|---|---|"]
         for name, measured, met, note in rows:
-            L.append("| %s | %s | %s |" % (name, measured, ("yes" if met else "**no**")
-                                           + ((" (" + note + ")") if note else "")))
+            L.append(target_row(name, measured, met, note))
         L.append("")
     when = S.get("_ran", {}).get(sec)
     if when:

@@ -1149,9 +1149,7 @@ class Harness:
         for t in targets:
             if t.get("scale"):
                 continue
-            L.append("| %s | %s | %s |" % (t["target"], t["measured"],
-                                           ("yes" if t["met"] else "**no**")
-                                           + ((" (" + t["note"] + ")") if t["note"] else "")))
+            L.append(bench_scale.target_row(t["target"], t["measured"], t["met"], t["note"]))
         L += ["", "## Measurements", "", table, ""]
         method = METHOD
         measured = [sec.get("target", 0) for sec in
@@ -1208,10 +1206,8 @@ class Harness:
         L += ["| target | measured | met |", "|---|---|---|"]
         for t in targets:
             if "1M samples" in t["target"]:
-                L.append("| %s | %s | %s |" % (t["target"], t["measured"],
-                                               ("yes" if t["met"] else "**no**")
-                                               + ((" (" + t["note"] + ")") if t["note"]
-                                                  else "")))
+                L.append(bench_scale.target_row(t["target"], t["measured"], t["met"],
+                                                t["note"]))
         when = self.results["sections"].get("_ran", {}).get("artifacts")
         L += ["", "Measured %s." % when if when else "", "<!-- /bench:artifacts-1m -->"]
         return "\n".join(L)
