@@ -197,6 +197,84 @@ static uint64_t alias_rank(const char *name, unsigned bind)
   return underscores << 40 | b << 32 | (len > UINT32_MAX ? UINT32_MAX : len);
 }
 
+/* A module's symbol table, read entry by entry: straight from its ELF
+ * section when libdwfl's table is exactly that section (libdwfl's own
+ * reader checks each entry's section, about a third of a record of a
+ * short program for libc's 10,000 symbols), else through libdwfl. */
+struct symtab {
+  Dwfl_Module *mod;
+  Elf *elf;           /* NULL: read through libdwfl */
+  Elf_Data *syms, *shndx;
+  size_t strtab;      /* section index of the names */
+  GElf_Addr bias;
+};
+
+static void symtab_open(struct symtab *t, Dwfl_Module *mod, int n)
+{
+  memset(t, 0, sizeof(*t));
+  t->mod = mod;
+  GElf_Sym sym;
+  GElf_Addr addr;
+  GElf_Word shndx;
+  Elf *elf = NULL;
+  Dwarf_Addr bias = 0;
+  /* the file libdwfl took its table from, and that file's bias */
+  if(n < 2 || !dwfl_module_getsym_info(mod, 1, &sym, &addr, &shndx, &elf,
+                                       &bias) || !elf)
+    return;
+  GElf_Ehdr eh;
+  if(!gelf_getehdr(elf, &eh) || (eh.e_type != ET_DYN && eh.e_type != ET_EXEC))
+    return;  /* relocatable (a kernel module): addresses need libdwfl */
+  Elf_Scn *found = NULL, *xndx = NULL;
+  GElf_Shdr sh, fsh = {0};
+  for(int pass = 0; pass < 2 && !found; pass++)
+    for(Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
+        scn = elf_nextscn(elf, scn))
+      if(gelf_getshdr(scn, &sh) &&
+         sh.sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB) && sh.sh_entsize) {
+        found = scn;
+        fsh = sh;
+        break;
+      }
+  for(Elf_Scn *scn = elf_nextscn(elf, NULL); found && scn;
+      scn = elf_nextscn(elf, scn))
+    if(gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB_SHNDX &&
+       sh.sh_link == elf_ndxscn(found))
+      xndx = scn;
+  /* libdwfl merges tables (an auxiliary .gnu_debugdata one): then its
+   * count differs and its indices are its own */
+  if(!found || fsh.sh_size / fsh.sh_entsize != (size_t)n)
+    return;
+  t->syms = elf_getdata(found, NULL);
+  t->shndx = xndx ? elf_getdata(xndx, NULL) : NULL;
+  t->strtab = fsh.sh_link;
+  t->bias = bias;
+  t->elf = t->syms ? elf : NULL;
+}
+
+/* Entry i: its name (NULL when it has none), address and st_info. */
+static const char *symtab_get(const struct symtab *t, int i, GElf_Addr *addr,
+                              unsigned char *info)
+{
+  GElf_Sym sym;
+  if(!t->elf) {
+    const char *name = dwfl_module_getsym_info(t->mod, i, &sym, addr, NULL,
+                                               NULL, NULL);
+    *info = sym.st_info;
+    return name;
+  }
+  GElf_Word xndx;
+  if(!gelf_getsymshndx(t->syms, t->shndx, i, &sym, &xndx))
+    return NULL;
+  *info = sym.st_info;
+  /* undefined or absolute: no code of this module starts there */
+  if(sym.st_shndx == SHN_UNDEF || sym.st_shndx == SHN_ABS || !sym.st_value)
+    *addr = 0;
+  else
+    *addr = sym.st_value + t->bias;
+  return elf_strptr(t->elf, t->strtab, sym.st_name);
+}
+
 /* For every address of m where several functions start, the best name
  * by alias_rank, into s->alias_of (once per module).  Addresses with one
  * function are left out: libdwfl names them already. */
@@ -204,14 +282,15 @@ static void read_aliases(struct bp_symbols *s, uint32_t id, struct module *m)
 {
   struct bp_map best;  /* address -> symbol index of the best so far */
   int n = dwfl_module_getsymtab(m->mod);
+  struct symtab t;
   m->aliases_read = true;
+  symtab_open(&t, m->mod, n);
   bpi_map_init(&best);
   for(int i = 1; i < n; i++) {
-    GElf_Sym sym;
     GElf_Addr addr;
-    const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL,
-                                               NULL, NULL);
-    unsigned type = GELF_ST_TYPE(sym.st_info);
+    unsigned char info;
+    const char *name = symtab_get(&t, i, &addr, &info);
+    unsigned type = GELF_ST_TYPE(info);
     if(!name || !*name || !addr ||
        (type != STT_FUNC && type != STT_GNU_IFUNC))
       continue;
@@ -221,12 +300,11 @@ static void read_aliases(struct bp_symbols *s, uint32_t id, struct module *m)
         break;
       continue;
     }
-    GElf_Sym hs;
     GElf_Addr ha;
-    const char *hname = dwfl_module_getsym_info(m->mod, (int)have, &hs,
-                                                &ha, NULL, NULL, NULL);
-    uint64_t mine = alias_rank(name, GELF_ST_BIND(sym.st_info));
-    uint64_t theirs = hname ? alias_rank(hname, GELF_ST_BIND(hs.st_info))
+    unsigned char hinfo;
+    const char *hname = symtab_get(&t, (int)have, &ha, &hinfo);
+    uint64_t mine = alias_rank(name, GELF_ST_BIND(info));
+    uint64_t theirs = hname ? alias_rank(hname, GELF_ST_BIND(hinfo))
                             : UINT64_MAX;
     if(mine < theirs) {
       if(bpi_map_put(&best, addr, 0, (uint32_t)i))
@@ -235,10 +313,9 @@ static void read_aliases(struct bp_symbols *s, uint32_t id, struct module *m)
     }
     /* two functions here: remember the best name (replaced as better
      * ones come) */
-    GElf_Sym bs;
     GElf_Addr ba;
-    const char *bname = dwfl_module_getsym_info(m->mod, (int)have, &bs,
-                                                &ba, NULL, NULL, NULL);
+    unsigned char binfo;
+    const char *bname = symtab_get(&t, (int)have, &ba, &binfo);
     uint32_t sid = bname ? bpi_strtab_intern(&s->strs, bname) : BP_NONE;
     if(sid == BP_NONE || bpi_map_put(&s->alias_of, id, addr, sid))
       break;
