@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The section called name, its header in *sh; NULL when there is none. */
@@ -275,62 +276,99 @@ static const char *symtab_get(const struct symtab *t, int i, GElf_Addr *addr,
   return elf_strptr(t->elf, t->strtab, sym.st_name);
 }
 
-/* For every address of m where several functions start, the best name
- * by alias_rank, into s->alias_of (once per module).  Addresses with one
- * function are left out: libdwfl names them already. */
-static void read_aliases(struct bp_symbols *s, uint32_t id, struct module *m)
+/* Whether entry i is a function with code; *addr where it starts. */
+static const char *function_at(const struct symtab *t, int i, GElf_Addr *addr,
+                               unsigned char *info)
 {
-  struct bp_map best;  /* address -> symbol index of the best so far */
+  const char *name = symtab_get(t, i, addr, info);
+  unsigned type = GELF_ST_TYPE(*info);
+  return name && *name && *addr &&
+         (type == STT_FUNC || type == STT_GNU_IFUNC) ? name : NULL;
+}
+
+static int fn_start_cmp(const void *a, const void *b)
+{
+  const struct fn_start *x = a, *y = b;
+  if(x->addr != y->addr)
+    return x->addr < y->addr ? -1 : 1;
+  return x->sym < y->sym ? -1 : x->sym > y->sym;
+}
+
+/* m->fn_starts, once per module.  A sorted array rather than a hash map
+ * of every address: fresh memory is most of the cost here (each page
+ * faulted in), and the array is a third of the map's size.  Left empty
+ * when out of memory: no alias is then chosen. */
+static void read_fn_starts(struct module *m)
+{
   int n = dwfl_module_getsymtab(m->mod);
   struct symtab t;
-  m->aliases_read = true;
+  m->fn_starts_read = true;
+  if(n < 2)
+    return;
   symtab_open(&t, m->mod, n);
-  bpi_map_init(&best);
+  struct fn_start *fs = malloc((size_t)n * sizeof(*fs));
+  if(!fs)
+    return;
+  size_t count = 0;
   for(int i = 1; i < n; i++) {
     GElf_Addr addr;
     unsigned char info;
-    const char *name = symtab_get(&t, i, &addr, &info);
-    unsigned type = GELF_ST_TYPE(info);
-    if(!name || !*name || !addr ||
-       (type != STT_FUNC && type != STT_GNU_IFUNC))
-      continue;
-    uint32_t have = bpi_map_get(&best, addr, 0);
-    if(have == BP_NONE) {
-      if(bpi_map_put(&best, addr, 0, (uint32_t)i))
-        break;
-      continue;
-    }
-    GElf_Addr ha;
-    unsigned char hinfo;
-    const char *hname = symtab_get(&t, (int)have, &ha, &hinfo);
-    uint64_t mine = alias_rank(name, GELF_ST_BIND(info));
-    uint64_t theirs = hname ? alias_rank(hname, GELF_ST_BIND(hinfo))
-                            : UINT64_MAX;
-    if(mine < theirs) {
-      if(bpi_map_put(&best, addr, 0, (uint32_t)i))
-        break;
-      have = (uint32_t)i;
-    }
-    /* two functions here: remember the best name (replaced as better
-     * ones come) */
-    GElf_Addr ba;
-    unsigned char binfo;
-    const char *bname = symtab_get(&t, (int)have, &ba, &binfo);
-    uint32_t sid = bname ? bpi_strtab_intern(&s->strs, bname) : BP_NONE;
-    if(sid == BP_NONE || bpi_map_put(&s->alias_of, id, addr, sid))
-      break;
+    if(function_at(&t, i, &addr, &info))
+      fs[count++] = (struct fn_start){addr, (uint32_t)i};
   }
-  bpi_map_cleanup(&best);
+  qsort(fs, count, sizeof(*fs), fn_start_cmp);
+  m->fn_starts = fs;
+  m->nfn_starts = count;
+}
+
+/* The first of m->fn_starts at or after addr. */
+static size_t fn_starts_at(const struct module *m, uint64_t addr)
+{
+  size_t lo = 0, hi = m->nfn_starts;
+  while(lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if(m->fn_starts[mid].addr < addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
 }
 
 /* The name people write for the function starting at start, when several
- * start there; NULL when one does (or it cannot be told). */
+ * start there (the best by alias_rank; the lowest symbol index among
+ * equals); NULL when one does (or it cannot be told).  Each address's
+ * choice is kept in s->alias_of. */
 const char *bpi_sym_alias_name(struct bp_symbols *s, uint32_t id,
                                uint64_t start)
 {
   struct module *m = &s->mods[id];
-  if(!m->aliases_read)
-    read_aliases(s, id, m);
   uint32_t sid = bpi_map_get(&s->alias_of, id, start);
-  return sid == BP_NONE ? NULL : bpi_strtab_get(&s->strs, sid);
+  if(sid != BP_NONE)
+    return bpi_strtab_get(&s->strs, sid);
+  if(!m->fn_starts_read)
+    read_fn_starts(m);
+  size_t i = fn_starts_at(m, start);
+  if(i + 1 >= m->nfn_starts || m->fn_starts[i].addr != start ||
+     m->fn_starts[i + 1].addr != start)
+    return NULL;
+  struct symtab t;
+  symtab_open(&t, m->mod, dwfl_module_getsymtab(m->mod));
+  const char *best = NULL;
+  uint64_t best_rank = UINT64_MAX;
+  for(; i < m->nfn_starts && m->fn_starts[i].addr == start; i++) {
+    GElf_Addr addr;
+    unsigned char info;
+    const char *name = function_at(&t, (int)m->fn_starts[i].sym, &addr,
+                                   &info);
+    uint64_t rank = name ? alias_rank(name, GELF_ST_BIND(info)) : UINT64_MAX;
+    if(rank < best_rank) {
+      best = name;
+      best_rank = rank;
+    }
+  }
+  sid = best ? bpi_strtab_intern(&s->strs, best) : BP_NONE;
+  if(sid == BP_NONE || bpi_map_put(&s->alias_of, id, start, sid))
+    return NULL;
+  return bpi_strtab_get(&s->strs, sid);
 }
