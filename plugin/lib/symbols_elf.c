@@ -294,31 +294,59 @@ static int fn_start_cmp(const void *a, const void *b)
   return x->sym < y->sym ? -1 : x->sym > y->sym;
 }
 
-/* m->fn_starts, once per module.  A sorted array rather than a hash map
- * of every address: fresh memory is most of the cost here (each page
- * faulted in), and the array is a third of the map's size.  Left empty
- * when out of memory: no alias is then chosen. */
+/* Sorts fs in place (glibc's qsort takes a buffer as large again, fresh
+ * memory that costs more than the sort). */
+static void fn_starts_sort(struct fn_start *fs, size_t n)
+{
+  for(size_t end = n, start = n / 2; end > 1;) {
+    if(start > 0)
+      start--;  /* building the heap */
+    else {
+      end--;    /* the largest to the end, then sift the new root */
+      struct fn_start t = fs[0];
+      fs[0] = fs[end];
+      fs[end] = t;
+    }
+    for(size_t root = start, child; (child = 2 * root + 1) < end;
+        root = child) {
+      if(child + 1 < end && fn_start_cmp(&fs[child], &fs[child + 1]) < 0)
+        child++;
+      if(fn_start_cmp(&fs[root], &fs[child]) >= 0)
+        break;
+      struct fn_start t = fs[root];
+      fs[root] = fs[child];
+      fs[child] = t;
+    }
+  }
+}
+
+/* m->fn_starts, once per module.  A sorted array of the functions only
+ * (counted first) rather than a hash map of every address: fresh memory
+ * is most of the cost here (each page faulted in).  Left empty when out
+ * of memory: no alias is then chosen. */
 static void read_fn_starts(struct module *m)
 {
   int n = dwfl_module_getsymtab(m->mod);
   struct symtab t;
+  GElf_Addr addr;
+  unsigned char info;
+  size_t count = 0;
   m->fn_starts_read = true;
   if(n < 2)
     return;
   symtab_open(&t, m->mod, n);
-  struct fn_start *fs = malloc((size_t)n * sizeof(*fs));
+  for(int i = 1; i < n; i++)
+    count += function_at(&t, i, &addr, &info) != NULL;
+  struct fn_start *fs = count ? malloc(count * sizeof(*fs)) : NULL;
   if(!fs)
     return;
-  size_t count = 0;
-  for(int i = 1; i < n; i++) {
-    GElf_Addr addr;
-    unsigned char info;
+  size_t k = 0;
+  for(int i = 1; i < n && k < count; i++)
     if(function_at(&t, i, &addr, &info))
-      fs[count++] = (struct fn_start){addr, (uint32_t)i};
-  }
-  qsort(fs, count, sizeof(*fs), fn_start_cmp);
+      fs[k++] = (struct fn_start){addr, (uint32_t)i};
+  fn_starts_sort(fs, k);
   m->fn_starts = fs;
-  m->nfn_starts = count;
+  m->nfn_starts = k;
 }
 
 /* The first of m->fn_starts at or after addr. */
