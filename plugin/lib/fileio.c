@@ -304,7 +304,13 @@ bp_code bpi_file_read_max(const char *path, size_t max, char **out,
     close(fd);
     return bpi_err_set(err, BPE_NOMEM, 0, "reading '%s'", path);
   }
+  /* room for the whole file at once (plus the read that sees its end):
+   * growing by doubling moved a large manifest's tens of megabytes
+   * several times, into fresh pages each time */
+  struct stat st;
   size_t cap = 4096, len = 0;
+  if(!fstat(fd, &st) && st.st_size > 0 && (uint64_t)st.st_size < max)
+    cap += (size_t)st.st_size + 4096;
   char *buf = malloc(cap);
   bp_code rc = BP_OK;
   for(;;) {
