@@ -806,31 +806,77 @@ bool bpi_profile_in_ranges(const struct bp_range *r, size_t n, uint64_t t)
 
 /* Samples of the timeline in the ranges (disjoint, sorted); threads'
  * times narrowed to them, within [t0, t1): the first start, last end. */
+/* One sample of the slice into d. */
+static bp_code keep_sample(struct bp_profile *d, struct keep *k,
+                           struct bp_sample smp)
+{
+  bp_code rc = keep_stack(k, smp.stack, &smp.stack);
+  if(!rc)
+    rc = bpi_profile_add_sample(d, smp.thread, smp.stack, smp.time_ns,
+                                smp.weight);
+  if(!rc && smp.thread < d->nthreads) {
+    struct bp_thread *t = &d->threads[smp.thread];
+    if(smp.time_ns < t->start_ns)
+      t->start_ns = smp.time_ns;
+    if(smp.time_ns > t->end_ns)
+      t->end_ns = smp.time_ns;
+  }
+  return rc;
+}
+
+/* The first of the index's times at or after t. */
+static uint64_t first_at(const struct bp_timeline_index *ix, uint64_t t)
+{
+  uint64_t lo = 0, hi = ix->n;
+  while(lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if(ix->times[mid] < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The samples in the ranges read straight from where they start in the
+ * timeline (its times sorted: ix). */
+static bp_code copy_indexed(struct bp_profile *d, struct keep *k,
+                            const struct bp_range *r, size_t nr,
+                            const struct bp_timeline_index *ix)
+{
+  const struct bp_profile *s = k->s;
+  bp_code rc = bpi_profile_timeline_rewind(s);
+  for(size_t i = 0; !rc && i < nr; i++) {
+    uint64_t at = first_at(ix, r[i].start_ns), end = first_at(ix, r[i].end_ns);
+    if(at < end && fseeko(s->timeline, (off_t)(at * sizeof(struct bp_sample)),
+                          SEEK_SET))
+      return BPE_IO;
+    for(struct bp_sample smp; !rc && at < end; at++)
+      rc = bpi_profile_timeline_next(s, &smp) ? keep_sample(d, k, smp)
+                                              : BPE_IO;
+  }
+  return rc;
+}
+
 static bp_code copy_samples(struct bp_profile *d, struct keep *k,
                             const struct bp_range *r, size_t nr,
-                            uint64_t t0, uint64_t t1)
+                            uint64_t t0, uint64_t t1,
+                            const struct bp_timeline_index *ix)
 {
   const struct bp_profile *s = k->s;
   struct bp_sample smp;
-  bp_code rc = bpi_profile_timeline_rewind(s);
+  bp_code rc = BP_OK;
   for(uint32_t i = 0; i < d->nthreads; i++) {
     d->threads[i].start_ns = t1;
     d->threads[i].end_ns = t0;
   }
-  while(!rc && bpi_profile_timeline_next(s, &smp)) {
-    if(!bpi_profile_in_ranges(r, nr, smp.time_ns))
-      continue;
-    rc = keep_stack(k, smp.stack, &smp.stack);
-    if(!rc)
-      rc = bpi_profile_add_sample(d, smp.thread, smp.stack, smp.time_ns,
-                                  smp.weight);
-    if(!rc && smp.thread < d->nthreads) {
-      struct bp_thread *t = &d->threads[smp.thread];
-      if(smp.time_ns < t->start_ns)
-        t->start_ns = smp.time_ns;
-      if(smp.time_ns > t->end_ns)
-        t->end_ns = smp.time_ns;
-    }
+  if(ix && ix->sorted && ix->n == s->timeline_len)
+    rc = copy_indexed(d, k, r, nr, ix);
+  else {
+    rc = bpi_profile_timeline_rewind(s);
+    while(!rc && bpi_profile_timeline_next(s, &smp))
+      if(bpi_profile_in_ranges(r, nr, smp.time_ns))
+        rc = keep_sample(d, k, smp);
   }
   for(uint32_t i = 0; i < d->nthreads; i++) {
     struct bp_thread *t = &d->threads[i];
@@ -858,9 +904,51 @@ bp_code bpi_profile_slice(const struct bp_profile *src, uint64_t t0,
   return bpi_profile_slice_ranges(src, &r, 1, out);
 }
 
+bp_code bpi_profile_timeline_index(const struct bp_profile *p,
+                                   struct bp_timeline_index *ix)
+{
+  memset(ix, 0, sizeof(*ix));
+  ix->sorted = true;
+  if(!p->timeline_len)
+    return BP_OK;
+  if(p->timeline_len > SIZE_MAX / sizeof(*ix->times) ||
+     !(ix->times = malloc(p->timeline_len * sizeof(*ix->times))))
+    return BPE_NOMEM;
+  bp_code rc = bpi_profile_timeline_rewind(p);
+  struct bp_sample buf[512];
+  size_t got;
+  while(!rc && ix->n < p->timeline_len &&
+        (got = bpi_profile_timeline_read(p, buf, BP_ARRAY_LEN(buf)))) {
+    for(size_t i = 0; i < got && ix->n < p->timeline_len; i++) {
+      if(ix->n && buf[i].time_ns < ix->times[ix->n - 1])
+        ix->sorted = false;
+      ix->times[ix->n++] = buf[i].time_ns;
+    }
+  }
+  if(!rc && ix->n != p->timeline_len)
+    rc = BPE_IO;
+  if(rc)
+    bpi_timeline_index_cleanup(ix);
+  return rc;
+}
+
+void bpi_timeline_index_cleanup(struct bp_timeline_index *ix)
+{
+  free(ix->times);
+  memset(ix, 0, sizeof(*ix));
+}
+
 bp_code bpi_profile_slice_ranges(const struct bp_profile *src,
                                  const struct bp_range *ranges, size_t n,
                                  struct bp_profile **out)
+{
+  return bpi_profile_slice_indexed(src, ranges, n, NULL, out);
+}
+
+bp_code bpi_profile_slice_indexed(const struct bp_profile *src,
+                                  const struct bp_range *ranges, size_t n,
+                                  const struct bp_timeline_index *ix,
+                                  struct bp_profile **out)
 {
   struct bp_profile *d;
   struct bp_range *r = malloc((n ? n : 1) * sizeof(*r));
@@ -890,7 +978,7 @@ bp_code bpi_profile_slice_ranges(const struct bp_profile *src,
     if(!rc)
       rc = copy_threads(d, &k);
     if(!rc)
-      rc = copy_samples(d, &k, r, n, t0, t1);
+      rc = copy_samples(d, &k, r, n, t0, t1, ix);
     if(!rc)
       rc = bpi_profile_off_copy(d, src, r, n, keep_stack_cb, &k);
     bpi_map_cleanup(&k.ids);

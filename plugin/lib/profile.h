@@ -300,6 +300,24 @@ bp_code bpi_profile_slice_ranges(const struct bp_profile *src,
                                  const struct bp_range *ranges, size_t n,
                                  struct bp_profile **out);
 
+/* The time of every sample of a timeline, read once, so that each of many
+ * slices reads only its own samples (a suite's run is sliced once per
+ * benchmark: scanning the whole timeline each time made it quadratic).
+ * sorted false: the times go back somewhere, and slicing scans. */
+struct bp_timeline_index {
+  uint64_t *times;
+  uint64_t n;
+  bool sorted;
+};
+bp_code bpi_profile_timeline_index(const struct bp_profile *p,
+                                   struct bp_timeline_index *ix);
+void bpi_timeline_index_cleanup(struct bp_timeline_index *ix);
+/* bpi_profile_slice_ranges through ix (p's index, or NULL: a scan) */
+bp_code bpi_profile_slice_indexed(const struct bp_profile *src,
+                                  const struct bp_range *ranges, size_t n,
+                                  const struct bp_timeline_index *ix,
+                                  struct bp_profile **out);
+
 /* Whether t is in one of the n ranges, sorted and disjoint. */
 bool bpi_profile_in_ranges(const struct bp_range *r, size_t n, uint64_t t);
 

@@ -93,19 +93,60 @@ static bp_code copy_counters(struct bp_marked *g, const struct bp_counter *c,
 
 /* The samples of every time range of benchmark gi, and its counters
  * summed over them, into dir/<its directory>/. */
+/* What every benchmark's slice needs of the run, made once: its markers
+ * by benchmark (looking them up among all markers for each benchmark was
+ * quadratic over a suite) and the timeline's index. */
+struct slicing {
+  uint32_t *by_group;  /* marker indexes, benchmark by benchmark */
+  size_t *first;       /* benchmark gi's: by_group[first[gi] ..
+                          first[gi + 1]) */
+  struct bp_timeline_index ix;
+};
+
+static bp_code slicing_new(struct slicing *sl, const struct bp_profile *p,
+                           const uint32_t *group, size_t ngroups)
+{
+  memset(sl, 0, sizeof(*sl));
+  sl->by_group = calloc(p->nmarkers ? p->nmarkers : 1,
+                        sizeof(*sl->by_group));
+  sl->first = calloc(ngroups + 1, sizeof(*sl->first));
+  if(!sl->by_group || !sl->first)
+    return BPE_NOMEM;
+  for(size_t i = 0; i < p->nmarkers; i++)
+    if(group[i] < ngroups)
+      sl->first[group[i] + 1]++;
+  for(size_t g = 0; g < ngroups; g++)
+    sl->first[g + 1] += sl->first[g];
+  size_t *next = calloc(ngroups ? ngroups : 1, sizeof(*next));
+  if(!next)
+    return BPE_NOMEM;
+  memcpy(next, sl->first, ngroups * sizeof(*next));
+  for(size_t i = 0; i < p->nmarkers; i++)  /* in marker order */
+    if(group[i] < ngroups)
+      sl->by_group[next[group[i]]++] = (uint32_t)i;
+  free(next);
+  return bpi_profile_timeline_index(p, &sl->ix);
+}
+
+static void slicing_cleanup(struct slicing *sl)
+{
+  free(sl->by_group);
+  free(sl->first);
+  bpi_timeline_index_cleanup(&sl->ix);
+}
+
 static bp_code export_marked(const struct bp_profile *p, const char *dir,
-                             struct bp_marked *m, const uint32_t *group,
+                             struct bp_marked *m, const struct slicing *sl,
                              uint32_t gi, struct bp_err *err)
 {
   struct bp_marked *g = &m[gi];
-  struct bp_range *r = calloc(g->nsegs, sizeof(*r));
+  size_t from = sl->first[gi], to = sl->first[gi + 1];
+  struct bp_range *r = calloc(to > from ? to - from : 1, sizeof(*r));
   struct bp_profile *slice = NULL;
   size_t k = 0;
   bp_code rc = r ? BP_OK : BPE_NOMEM;
-  for(size_t i = 0; !rc && i < p->nmarkers; i++) {
-    const struct bp_marker *mk = &p->markers[i];
-    if(group[i] != gi)
-      continue;
+  for(size_t j = from; !rc && j < to; j++) {
+    const struct bp_marker *mk = &p->markers[sl->by_group[j]];
     r[k++] = (struct bp_range){mk->start_ns, mk->end_ns};
     if(!g->counters)
       rc = copy_counters(g, mk->counters, mk->ncounters);
@@ -113,7 +154,7 @@ static bp_code export_marked(const struct bp_profile *p, const char *dir,
       bpi_counters_add(g->counters, mk->counters, mk->ncounters);
   }
   if(!rc)
-    rc = bpi_profile_slice_ranges(p, r, k, &slice);
+    rc = bpi_profile_slice_indexed(p, r, k, &sl->ix, &slice);
   if(!rc)
     rc = bpi_profile_set_counters(slice, g->counters, g->ncounters);
   free(r);
@@ -150,8 +191,15 @@ bp_code bpi_slice_export(const struct bp_profile *p, const char *dir,
     free(group);
     return bpi_err_set(err, rc, 0, "benchmark directories");
   }
-  for(size_t i = 0; !rc && i < *n; i++)
-    rc = export_marked(p, dir, m, group, (uint32_t)i, err);
+  struct slicing sl;
+  rc = slicing_new(&sl, p, group, *n);
   free(group);
+  if(rc) {
+    slicing_cleanup(&sl);
+    return bpi_err_set(err, rc, 0, "benchmark profiles");
+  }
+  for(size_t i = 0; !rc && i < *n; i++)
+    rc = export_marked(p, dir, m, &sl, (uint32_t)i, err);
+  slicing_cleanup(&sl);
   return rc;
 }

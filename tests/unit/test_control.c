@@ -257,6 +257,81 @@ static void test_slice(void)
   bpi_profile_free(p);
 }
 
+/* Slices read through the timeline's index hold exactly the samples a
+ * scan finds, in the same order: ranges falling between samples, on a
+ * sample, before the first and after the last, several per slice; a
+ * timeline whose times go back is scanned. */
+static void check_indexed_like_scan(struct bp_profile *p,
+                                    const struct bp_range *r, size_t n,
+                                    const struct bp_timeline_index *ix)
+{
+  struct bp_profile *a, *b;
+  struct bp_sample sa, sb;
+  CHECK_EQ_INT(bpi_profile_slice_ranges(p, r, n, &a), BP_OK);
+  CHECK_EQ_INT(bpi_profile_slice_indexed(p, r, n, ix, &b), BP_OK);
+  CHECK_EQ_INT(b->meta.samples, a->meta.samples);
+  CHECK_EQ_INT(b->timeline_len, a->timeline_len);
+  CHECK_EQ_INT(bpi_profile_timeline_rewind(a), BP_OK);
+  CHECK_EQ_INT(bpi_profile_timeline_rewind(b), BP_OK);
+  while(bpi_profile_timeline_next(a, &sa)) {
+    CHECK(bpi_profile_timeline_next(b, &sb));
+    CHECK_EQ_INT(sb.time_ns, sa.time_ns);
+    CHECK_EQ_INT(sb.thread, sa.thread);
+    CHECK_EQ_INT(sb.weight, sa.weight);
+  }
+  CHECK(!bpi_profile_timeline_next(b, &sb));
+  bpi_profile_free(a);
+  bpi_profile_free(b);
+}
+
+static void test_slice_indexed(void)
+{
+  struct bp_profile *p;
+  struct bp_timeline_index ix;
+  CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
+  uint32_t lib = bpi_profile_lib(p, "/bin/x", "");
+  uint32_t fr = bpi_profile_frame(p, lib, 0x10, BP_FRAME_USER);
+  uint32_t st = bpi_profile_stack(p, BP_NONE, fr);
+  uint32_t th[2] = {bpi_profile_thread(p, 1, 1), bpi_profile_thread(p, 1, 2)};
+  /* 3,000 samples at 10, 20, ..., two at each of some times */
+  for(uint64_t i = 1; i <= 3000; i++) {
+    CHECK_EQ_INT(bpi_profile_add_sample(p, th[i % 2], st, i * 10, i), BP_OK);
+    if(i % 7 == 0)
+      CHECK_EQ_INT(bpi_profile_add_sample(p, th[0], st, i * 10, 1), BP_OK);
+  }
+  CHECK_EQ_INT(bpi_profile_timeline_index(p, &ix), BP_OK);
+  CHECK(ix.sorted);
+  CHECK_EQ_INT(ix.n, p->timeline_len);
+  const struct bp_range cases[][3] = {
+    {{30, 60}}, {{35, 65}}, {{0, 5}}, {{0, 10}}, {{0, 11}},
+    {{29990, 30000}}, {{29995, 40000}}, {{30000, 30001}}, {{70, 70}},
+    {{700, 990}, {10, 40}, {25000, 25070}},
+  };
+  for(size_t c = 0; c < BP_ARRAY_LEN(cases); c++)
+    check_indexed_like_scan(p, cases[c], cases[c][2].end_ns ? 3 : 1, &ix);
+  bpi_timeline_index_cleanup(&ix);
+  bpi_profile_free(p);
+  /* a time that goes back: not sorted, and the slice scans */
+  CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
+  lib = bpi_profile_lib(p, "/bin/x", "");
+  fr = bpi_profile_frame(p, lib, 0x10, BP_FRAME_USER);
+  st = bpi_profile_stack(p, BP_NONE, fr);
+  th[0] = bpi_profile_thread(p, 1, 1);
+  for(uint64_t t = 10; t <= 100; t += 10)
+    CHECK_EQ_INT(bpi_profile_add_sample(p, th[0], st, t, 1), BP_OK);
+  CHECK_EQ_INT(bpi_profile_add_sample(p, th[0], st, 15, 1), BP_OK);
+  CHECK_EQ_INT(bpi_profile_timeline_index(p, &ix), BP_OK);
+  CHECK(!ix.sorted);
+  const struct bp_range back = {10, 30};
+  check_indexed_like_scan(p, &back, 1, &ix);
+  struct bp_profile *s;
+  CHECK_EQ_INT(bpi_profile_slice_indexed(p, &back, 1, &ix, &s), BP_OK);
+  CHECK_EQ_INT(s->meta.samples, 3);  /* 10, 20 and the late 15 */
+  bpi_profile_free(s);
+  bpi_timeline_index_cleanup(&ix);
+  bpi_profile_free(p);
+}
+
 /* A slice holds only what its samples use: the other benchmark's
  * library, function, frames and stacks (and their strings) stay out;
  * parents, an inlined call's machine frame and functions come along,
@@ -324,6 +399,7 @@ int main(void)
   test_dirnames();
   test_dirnames_many();
   test_slice();
+  test_slice_indexed();
   test_slice_compact();
   return check_exit();
 }
