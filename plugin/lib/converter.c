@@ -45,7 +45,8 @@ struct chain_slot {
   uint32_t pid, gen;
   uint32_t ips_at, nr;   /* the chain, in chain_ips */
   uint32_t npcs, status; /* then the pcs unwound, and how it ended */
-  uint32_t stack;        /* BP_NONE: empty slot */
+  uint32_t stack;
+  bool filled;           /* false: empty (the table starts zeroed) */
   bool user;             /* the sample's cpumode */
   bool dwarf;            /* stack is the DWARF chain */
 };
@@ -622,7 +623,9 @@ static struct chain_slot *chain_lookup(struct bp_converter *c,
 {
   *hit = false;
   if(!c->chains) {
-    c->chains = malloc(CHAIN_SLOTS * sizeof(*c->chains));
+    /* zeroed by the kernel: a page is touched only when a slot on it is
+     * used, which a short run's few samples do for a few pages */
+    c->chains = calloc(CHAIN_SLOTS, sizeof(*c->chains));
     c->chain_ips = malloc(CHAIN_IPS_MAX * sizeof(*c->chain_ips));
     if(!c->chains || !c->chain_ips) {
       free(c->chains);
@@ -631,12 +634,10 @@ static struct chain_slot *chain_lookup(struct bp_converter *c,
       c->chain_ips = NULL;
       return NULL;
     }
-    for(uint32_t i = 0; i < CHAIN_SLOTS; i++)
-      c->chains[i].stack = BP_NONE;
   }
   struct chain_slot *slot = &c->chains[k->hash & (CHAIN_SLOTS - 1)];
   const uint64_t *kept = c->chain_ips + slot->ips_at;
-  *hit = slot->stack != BP_NONE && slot->hash == k->hash &&
+  *hit = slot->filled && slot->hash == k->hash &&
          slot->pid == k->pid && slot->gen == k->gen && slot->nr == k->nr &&
          slot->npcs == k->npcs && slot->status == k->status &&
          slot->user == k->user &&
@@ -650,7 +651,7 @@ static struct chain_slot *chain_lookup(struct bp_converter *c,
     slot->npcs = k->npcs;
     slot->status = k->status;
     slot->user = k->user;
-    slot->stack = BP_NONE;  /* filled by chain_store() */
+    slot->filled = false;  /* filled by chain_store() */
   }
   return slot;
 }
@@ -662,7 +663,7 @@ static void chain_store(struct bp_converter *c, struct chain_slot *slot,
   if(c->chain_ips_len + k->nr + k->npcs > CHAIN_IPS_MAX) {
     /* full: forget every chain rather than grow without bound */
     for(uint32_t i = 0; i < CHAIN_SLOTS; i++)
-      c->chains[i].stack = BP_NONE;
+      c->chains[i].filled = false;
     c->chain_ips_len = 0;
   }
   uint64_t *at = c->chain_ips + c->chain_ips_len;
@@ -671,6 +672,7 @@ static void chain_store(struct bp_converter *c, struct chain_slot *slot,
   slot->ips_at = c->chain_ips_len;
   c->chain_ips_len += k->nr + k->npcs;
   slot->stack = stack;
+  slot->filled = true;
   slot->dwarf = dwarf;
 }
 

@@ -189,6 +189,7 @@ static bp_code load_job(struct job *j, struct bp_manifest *man_parsed)
                      "JSON", j->sp->id, BP_SPOOL_META);
   if(!rc && man_parsed) {
     j->man = *man_parsed;
+    j->man_from_run = true;
     memset(man_parsed, 0, sizeof(*man_parsed));
   }
   else if(!rc)
@@ -209,14 +210,19 @@ static bp_code load_job(struct job *j, struct bp_manifest *man_parsed)
 
 /* The run directory's manifest.json tells where its publication is, if it
  * is still that run's (the directory may have been reused), with the
- * Bencher ids as the stored manifest has them. */
-static void note_in_run(const char *run_dir, const struct job *j)
+ * Bencher ids as the stored manifest has them.  A publication the run has
+ * just made holds that manifest already: it is not read again. */
+static void note_in_run(const char *run_dir, struct job *j)
 {
   const struct bp_publish_result *r = j->res;
   struct bp_err ignored = {0};
-  struct bp_manifest m;
-  if(bpi_manifest_read(&m, run_dir, &ignored))
-    return;
+  struct bp_manifest read, *mp = &j->man;
+  if(!j->man_from_run) {
+    if(bpi_manifest_read(&read, run_dir, &ignored))
+      return;
+    mp = &read;
+  }
+  struct bp_manifest m = *mp;
   const char *old_id = bpi_manifest_pub_str(&m, "spool_id");
   if(m.publication && (!old_id || strcmp(old_id, r->id)))
     goto out;
@@ -239,7 +245,9 @@ static void note_in_run(const char *run_dir, const struct job *j)
   bpi_pub_add_bencher_benches(&m, j);
   bpi_manifest_write(&m, run_dir, &ignored);
 out:
-  bpi_manifest_cleanup(&m);
+  *mp = m;
+  if(mp == &read)
+    bpi_manifest_cleanup(&read);
 }
 
 /* A server's final refusal of what was sent (400 Bad Request, 409

@@ -41,6 +41,7 @@ struct job {
   struct bp_spool_pub *sp;
   cJSON *meta;
   struct bp_manifest man;
+  bool man_from_run;  /* man is the run directory's, parsed by the run */
   struct ident id;
   struct arts arts;
   struct bp_store *store;      /* NULL without a store */

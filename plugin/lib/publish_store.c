@@ -161,32 +161,51 @@ static void annotate_art(struct job *j, struct bp_manifest_artifact *a,
     a->firefox_url = NULL;
 }
 
-/* The stored manifest: the run's, each benchmark's artifacts with their
- * keys and public URLs (and its Bencher benchmark and measure uuids), the
- * identity, the report (BMF) itself, the Bencher report's ids and the
- * Firefox Profiler links. */
-static char *stored_manifest(struct job *j)
+/* The report (BMF) the publication carries, parsed; NULL without one. */
+static cJSON *spooled_report(struct job *j)
 {
-  struct bp_manifest m;
   struct bp_err ignored = {0};
-  struct bp_buf text;
-  char *files = bpi_spool_path(j->sp, BP_SPOOL_FILES);
   char *bmf = NULL, *path = bpi_spool_path(j->sp, BP_SPOOL_FILES "/"
                                                   BP_RUNDIR_REPORT);
   cJSON *rep = NULL;
-  bpi_buf_init(&text);
   if(path && !bpi_file_read(path, &bmf, NULL, &ignored))
     rep = cJSON_Parse(bmf);
   free(bmf);
   free(path);
-  if(!files || bpi_manifest_read(&m, files, &ignored)) {
-    free(files);
-    cJSON_Delete(rep);
-    return NULL;
+  return rep;
+}
+
+/* Every artifact of m without the keys, URLs and links annotate_art gave
+ * it: the run's own manifest has none. */
+static void strip_annotations(struct bp_manifest *m)
+{
+  for(size_t bi = 0; bi <= m->nbenches; bi++) {
+    struct bp_manifest_artifact *arts = bi < m->nbenches ?
+                                        m->benches[bi].arts : m->arts;
+    size_t n = bi < m->nbenches ? m->benches[bi].narts : m->narts;
+    for(size_t ai = 0; ai < n; ai++) {
+      free(arts[ai].key);
+      free(arts[ai].url);
+      free(arts[ai].firefox_url);
+      arts[ai].key = arts[ai].url = arts[ai].firefox_url = NULL;
+    }
   }
-  free(files);
-  for(size_t bi = 0; bi < m.nbenches; bi++) {
-    struct bp_manifest_bench *b = &m.benches[bi];
+}
+
+/* The stored manifest: the run's, each benchmark's artifacts with their
+ * keys and public URLs (and its Bencher benchmark and measure uuids), the
+ * identity, the report (BMF) itself, the Bencher report's ids and the
+ * Firefox Profiler links.  Made from the job's parsed manifest, which is
+ * left as it was but for the Bencher ids (a large suite's manifest is
+ * tens of MB: parsing it again cost more than printing it). */
+static char *stored_manifest(struct job *j)
+{
+  struct bp_manifest *m = &j->man;
+  struct bp_err ignored = {0};
+  struct bp_buf text;
+  bpi_buf_init(&text);
+  for(size_t bi = 0; bi < m->nbenches; bi++) {
+    struct bp_manifest_bench *b = &m->benches[bi];
     for(size_t ai = 0; ai < b->narts; ai++) {
       struct bp_manifest_artifact *a = &b->arts[ai];
       annotate_art(j, a, a->file && b->profile ?
@@ -195,9 +214,9 @@ static char *stored_manifest(struct job *j)
   }
   const struct bp_store_run run = {j->id.project, j->id.branch, j->id.commit,
                                    j->id.testbed};
-  for(size_t ai = 0; ai < m.narts; ai++)
-    annotate_art(j, &m.arts[ai], m.arts[ai].file ?
-                 bpi_store_run_artifact_key(&run, m.arts[ai].file) : NULL);
+  for(size_t ai = 0; ai < m->narts; ai++)
+    annotate_art(j, &m->arts[ai], m->arts[ai].file ?
+                 bpi_store_run_artifact_key(&run, m->arts[ai].file) : NULL);
   cJSON *p = cJSON_CreateObject();
   cJSON *id = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(j->meta,
                                                                "identity"),
@@ -208,16 +227,19 @@ static char *stored_manifest(struct job *j)
   cJSON_AddStringToObject(p, "end_time", bpi_json_str(j->meta, "end_time"));
   cJSON_AddStringToObject(p, "store", bpi_store_url(j->store));
   bpi_pub_add_bencher_pub(p, j);
-  bpi_pub_add_bencher_benches(&m, j);
+  bpi_pub_add_bencher_benches(m, j);
   bpi_pub_add_nullable(p, "firefox_url", j->res->firefox_url);
-  cJSON_Delete(m.publication);
-  m.publication = p;
-  cJSON_Delete(m.results);
-  m.results = rep;
-  char *out = bpi_manifest_print(&m, &text, &ignored) ? NULL : text.data;
+  cJSON *run_pub = m->publication, *run_results = m->results;
+  m->publication = p;
+  m->results = spooled_report(j);
+  char *out = bpi_manifest_print(m, &text, &ignored) ? NULL : text.data;
   if(!out)
     bpi_buf_cleanup(&text);
-  bpi_manifest_cleanup(&m);
+  cJSON_Delete(m->publication);
+  cJSON_Delete(m->results);
+  m->publication = run_pub;
+  m->results = run_results;
+  strip_annotations(m);
   return out;
 }
 

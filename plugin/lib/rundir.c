@@ -238,6 +238,7 @@ static bool parse_tree(struct bp_manifest *m, cJSON *j)
   m->benches = cap ? calloc(cap, sizeof(*m->benches)) : NULL;
   if(cap && !m->benches)
     return false;
+  m->benches_cap = cap;
   cJSON *b;
   cJSON_ArrayForEach(b, benches)
     ok = parse_bench(b, &m->benches[m->nbenches++]) && ok;
@@ -428,12 +429,18 @@ struct bp_manifest_bench *bpi_manifest_add_bench(struct bp_manifest *m,
                                                  const char *name,
                                                  const char *profile)
 {
-  struct bp_manifest_bench *grown = realloc(m->benches, (m->nbenches + 1) *
-                                                        sizeof(*grown));
-  if(!grown)
-    return NULL;
-  m->benches = grown;
-  struct bp_manifest_bench *b = &grown[m->nbenches];
+  if(m->nbenches == m->benches_cap) {
+    /* doubling: a run adds its benchmarks one by one, 10,000 of them in
+     * a large suite */
+    size_t cap = m->benches_cap ? m->benches_cap * 2 : 16;
+    struct bp_manifest_bench *grown = realloc(m->benches,
+                                              cap * sizeof(*grown));
+    if(!grown)
+      return NULL;
+    m->benches = grown;
+    m->benches_cap = cap;
+  }
+  struct bp_manifest_bench *b = &m->benches[m->nbenches];
   memset(b, 0, sizeof(*b));
   b->name = strdup(name);
   b->profile = strdup(profile);

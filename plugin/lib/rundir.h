@@ -133,6 +133,7 @@ struct bp_manifest {
   size_t narts;
   struct bp_manifest_bench *benches;
   size_t nbenches;
+  size_t benches_cap;   /* entries allocated (adding doubles it) */
   struct cJSON *publication;  /* publish.c's state, or NULL */
   struct cJSON *results;      /* a stored manifest's report, or NULL */
   /* benchmark name -> its entry, kept by the parser and

@@ -165,6 +165,7 @@ void bpi_symbols_free(struct bp_symbols *s)
       dwfl_end(s->mods[i].dwfl);
     free(s->mods[i].segs);
     free(s->mods[i].fde_starts);
+    free(s->mods[i].fn_starts);
   }
   free(s->mods);
   free(s->mod_of);

@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The section called name, its header in *sh; NULL when there is none. */
@@ -197,63 +198,205 @@ static uint64_t alias_rank(const char *name, unsigned bind)
   return underscores << 40 | b << 32 | (len > UINT32_MAX ? UINT32_MAX : len);
 }
 
-/* For every address of m where several functions start, the best name
- * by alias_rank, into s->alias_of (once per module).  Addresses with one
- * function are left out: libdwfl names them already. */
-static void read_aliases(struct bp_symbols *s, uint32_t id, struct module *m)
+/* A module's symbol table, read entry by entry: straight from its ELF
+ * section when libdwfl's table is exactly that section (libdwfl's own
+ * reader checks each entry's section, about a third of a record of a
+ * short program for libc's 10,000 symbols), else through libdwfl. */
+struct symtab {
+  Dwfl_Module *mod;
+  Elf *elf;           /* NULL: read through libdwfl */
+  Elf_Data *syms, *shndx;
+  size_t strtab;      /* section index of the names */
+  GElf_Addr bias;
+};
+
+static void symtab_open(struct symtab *t, Dwfl_Module *mod, int n)
 {
-  struct bp_map best;  /* address -> symbol index of the best so far */
-  int n = dwfl_module_getsymtab(m->mod);
-  m->aliases_read = true;
-  bpi_map_init(&best);
-  for(int i = 1; i < n; i++) {
-    GElf_Sym sym;
-    GElf_Addr addr;
-    const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL,
+  memset(t, 0, sizeof(*t));
+  t->mod = mod;
+  GElf_Sym sym;
+  GElf_Addr addr;
+  GElf_Word shndx;
+  Elf *elf = NULL;
+  Dwarf_Addr bias = 0;
+  /* the file libdwfl took its table from, and that file's bias */
+  if(n < 2 || !dwfl_module_getsym_info(mod, 1, &sym, &addr, &shndx, &elf,
+                                       &bias) || !elf)
+    return;
+  GElf_Ehdr eh;
+  if(!gelf_getehdr(elf, &eh) || (eh.e_type != ET_DYN && eh.e_type != ET_EXEC))
+    return;  /* relocatable (a kernel module): addresses need libdwfl */
+  Elf_Scn *found = NULL, *xndx = NULL;
+  GElf_Shdr sh, fsh = {0};
+  for(int pass = 0; pass < 2 && !found; pass++)
+    for(Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
+        scn = elf_nextscn(elf, scn))
+      if(gelf_getshdr(scn, &sh) &&
+         sh.sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB) && sh.sh_entsize) {
+        found = scn;
+        fsh = sh;
+        break;
+      }
+  for(Elf_Scn *scn = elf_nextscn(elf, NULL); found && scn;
+      scn = elf_nextscn(elf, scn))
+    if(gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB_SHNDX &&
+       sh.sh_link == elf_ndxscn(found))
+      xndx = scn;
+  /* libdwfl merges tables (an auxiliary .gnu_debugdata one): then its
+   * count differs and its indices are its own */
+  if(!found || fsh.sh_size / fsh.sh_entsize != (size_t)n)
+    return;
+  t->syms = elf_getdata(found, NULL);
+  t->shndx = xndx ? elf_getdata(xndx, NULL) : NULL;
+  t->strtab = fsh.sh_link;
+  t->bias = bias;
+  t->elf = t->syms ? elf : NULL;
+}
+
+/* Entry i: its name (NULL when it has none), address and st_info. */
+static const char *symtab_get(const struct symtab *t, int i, GElf_Addr *addr,
+                              unsigned char *info)
+{
+  GElf_Sym sym;
+  if(!t->elf) {
+    const char *name = dwfl_module_getsym_info(t->mod, i, &sym, addr, NULL,
                                                NULL, NULL);
-    unsigned type = GELF_ST_TYPE(sym.st_info);
-    if(!name || !*name || !addr ||
-       (type != STT_FUNC && type != STT_GNU_IFUNC))
-      continue;
-    uint32_t have = bpi_map_get(&best, addr, 0);
-    if(have == BP_NONE) {
-      if(bpi_map_put(&best, addr, 0, (uint32_t)i))
-        break;
-      continue;
-    }
-    GElf_Sym hs;
-    GElf_Addr ha;
-    const char *hname = dwfl_module_getsym_info(m->mod, (int)have, &hs,
-                                                &ha, NULL, NULL, NULL);
-    uint64_t mine = alias_rank(name, GELF_ST_BIND(sym.st_info));
-    uint64_t theirs = hname ? alias_rank(hname, GELF_ST_BIND(hs.st_info))
-                            : UINT64_MAX;
-    if(mine < theirs) {
-      if(bpi_map_put(&best, addr, 0, (uint32_t)i))
-        break;
-      have = (uint32_t)i;
-    }
-    /* two functions here: remember the best name (replaced as better
-     * ones come) */
-    GElf_Sym bs;
-    GElf_Addr ba;
-    const char *bname = dwfl_module_getsym_info(m->mod, (int)have, &bs,
-                                                &ba, NULL, NULL, NULL);
-    uint32_t sid = bname ? bpi_strtab_intern(&s->strs, bname) : BP_NONE;
-    if(sid == BP_NONE || bpi_map_put(&s->alias_of, id, addr, sid))
-      break;
+    *info = sym.st_info;
+    return name;
   }
-  bpi_map_cleanup(&best);
+  GElf_Word xndx;
+  if(!gelf_getsymshndx(t->syms, t->shndx, i, &sym, &xndx))
+    return NULL;
+  *info = sym.st_info;
+  /* undefined or absolute: no code of this module starts there */
+  if(sym.st_shndx == SHN_UNDEF || sym.st_shndx == SHN_ABS || !sym.st_value)
+    *addr = 0;
+  else
+    *addr = sym.st_value + t->bias;
+  return elf_strptr(t->elf, t->strtab, sym.st_name);
+}
+
+/* Whether entry i is a function with code; *addr where it starts. */
+static const char *function_at(const struct symtab *t, int i, GElf_Addr *addr,
+                               unsigned char *info)
+{
+  const char *name = symtab_get(t, i, addr, info);
+  unsigned type = GELF_ST_TYPE(*info);
+  return name && *name && *addr &&
+         (type == STT_FUNC || type == STT_GNU_IFUNC) ? name : NULL;
+}
+
+static int fn_start_cmp(const void *a, const void *b)
+{
+  const struct fn_start *x = a, *y = b;
+  if(x->addr != y->addr)
+    return x->addr < y->addr ? -1 : 1;
+  return x->sym < y->sym ? -1 : x->sym > y->sym;
+}
+
+/* Sorts fs in place (glibc's qsort takes a buffer as large again, fresh
+ * memory that costs more than the sort). */
+static void fn_starts_sort(struct fn_start *fs, size_t n)
+{
+  for(size_t end = n, start = n / 2; end > 1;) {
+    if(start > 0)
+      start--;  /* building the heap */
+    else {
+      end--;    /* the largest to the end, then sift the new root */
+      struct fn_start t = fs[0];
+      fs[0] = fs[end];
+      fs[end] = t;
+    }
+    for(size_t root = start, child; (child = 2 * root + 1) < end;
+        root = child) {
+      if(child + 1 < end && fn_start_cmp(&fs[child], &fs[child + 1]) < 0)
+        child++;
+      if(fn_start_cmp(&fs[root], &fs[child]) >= 0)
+        break;
+      struct fn_start t = fs[root];
+      fs[root] = fs[child];
+      fs[child] = t;
+    }
+  }
+}
+
+/* m->fn_starts, once per module.  A sorted array of the functions only
+ * (counted first) rather than a hash map of every address: fresh memory
+ * is most of the cost here (each page faulted in).  Left empty when out
+ * of memory: no alias is then chosen. */
+static void read_fn_starts(struct module *m)
+{
+  int n = dwfl_module_getsymtab(m->mod);
+  struct symtab t;
+  GElf_Addr addr;
+  unsigned char info;
+  size_t count = 0;
+  m->fn_starts_read = true;
+  if(n < 2)
+    return;
+  symtab_open(&t, m->mod, n);
+  for(int i = 1; i < n; i++)
+    count += function_at(&t, i, &addr, &info) != NULL;
+  struct fn_start *fs = count ? malloc(count * sizeof(*fs)) : NULL;
+  if(!fs)
+    return;
+  size_t k = 0;
+  for(int i = 1; i < n && k < count; i++)
+    if(function_at(&t, i, &addr, &info))
+      fs[k++] = (struct fn_start){addr, (uint32_t)i};
+  fn_starts_sort(fs, k);
+  m->fn_starts = fs;
+  m->nfn_starts = k;
+}
+
+/* The first of m->fn_starts at or after addr. */
+static size_t fn_starts_at(const struct module *m, uint64_t addr)
+{
+  size_t lo = 0, hi = m->nfn_starts;
+  while(lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if(m->fn_starts[mid].addr < addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
 }
 
 /* The name people write for the function starting at start, when several
- * start there; NULL when one does (or it cannot be told). */
+ * start there (the best by alias_rank; the lowest symbol index among
+ * equals); NULL when one does (or it cannot be told).  Each address's
+ * choice is kept in s->alias_of. */
 const char *bpi_sym_alias_name(struct bp_symbols *s, uint32_t id,
                                uint64_t start)
 {
   struct module *m = &s->mods[id];
-  if(!m->aliases_read)
-    read_aliases(s, id, m);
   uint32_t sid = bpi_map_get(&s->alias_of, id, start);
-  return sid == BP_NONE ? NULL : bpi_strtab_get(&s->strs, sid);
+  if(sid != BP_NONE)
+    return bpi_strtab_get(&s->strs, sid);
+  if(!m->fn_starts_read)
+    read_fn_starts(m);
+  size_t i = fn_starts_at(m, start);
+  if(i + 1 >= m->nfn_starts || m->fn_starts[i].addr != start ||
+     m->fn_starts[i + 1].addr != start)
+    return NULL;
+  struct symtab t;
+  symtab_open(&t, m->mod, dwfl_module_getsymtab(m->mod));
+  const char *best = NULL;
+  uint64_t best_rank = UINT64_MAX;
+  for(; i < m->nfn_starts && m->fn_starts[i].addr == start; i++) {
+    GElf_Addr addr;
+    unsigned char info;
+    const char *name = function_at(&t, (int)m->fn_starts[i].sym, &addr,
+                                   &info);
+    uint64_t rank = name ? alias_rank(name, GELF_ST_BIND(info)) : UINT64_MAX;
+    if(rank < best_rank) {
+      best = name;
+      best_rank = rank;
+    }
+  }
+  sid = best ? bpi_strtab_intern(&s->strs, best) : BP_NONE;
+  if(sid == BP_NONE || bpi_map_put(&s->alias_of, id, start, sid))
+    return NULL;
+  return bpi_strtab_get(&s->strs, sid);
 }

@@ -44,6 +44,11 @@ struct file_id {
   bool known;        /* false: stat failed (read again every recording) */
 };
 
+struct fn_start {
+  uint64_t addr;
+  uint32_t sym;   /* index in the module's symbol table */
+};
+
 struct module {
   Dwfl *dwfl;        /* one per module, so its ELF vaddrs are addresses */
   struct file_id file;
@@ -55,7 +60,11 @@ struct module {
   char build_id[2 * BUILD_ID_MAX + 1];  /* lowercase hex, "" when none */
   struct segment *segs;
   size_t nsegs;
-  bool aliases_read;     /* best names of shared addresses (alias_of) */
+  /* where each function of the symbol table starts, sorted by address
+   * then symbol index: aliases are neighbours */
+  struct fn_start *fn_starts;
+  size_t nfn_starts;
+  bool fn_starts_read;
   uint64_t *fde_starts;  /* .eh_frame_hdr's table: each FDE's start */
   size_t nfdes;
   bool fdes_read;

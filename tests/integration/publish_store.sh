@@ -57,6 +57,21 @@ import json, sys
 p = json.load(open('$TMP/out/manifest.json'))['publication']
 assert p['state'] == 'delivered', p" 
 man=$(find "$TMP/store" -name manifest.json | head -1)
+# the stored manifest is made from the run's parsed one: its keys, URLs
+# and report must not leak back into the run directory's
+check "file store: the run's manifest has no store keys or report, the stored one has" \
+  python3 - "$TMP/out/manifest.json" "$man" <<'PY'
+import json, sys
+run, stored = (json.load(open(p)) for p in sys.argv[1:3])
+def arts(m):
+    return m.get("artifacts", []) + [a for b in m.get("benchmarks", [])
+                                     for a in b.get("artifacts", [])]
+assert arts(run) and len(arts(run)) == len(arts(stored)), (len(arts(run)), len(arts(stored)))
+assert not any(k in a for a in arts(run) for k in ("key", "url", "firefox_url")), arts(run)[:2]
+assert all("key" in a and "url" in a for a in arts(stored)), arts(stored)[:2]
+assert "results" not in run and "results" in stored, sorted(run)
+assert run["publication"]["state"] == "delivered" and "identity" in stored["publication"]
+PY
 check "file store: one manifest" [ "$(find "$TMP/store" -name manifest.json | wc -l)" -eq 1 ]
 check "file store: keys keep each name in its part" \
   layout "$man" "$BENCH" "$BRANCH" "$TESTBED" $HASH
