@@ -105,6 +105,7 @@ struct bp_file_out {
   bool gzip;
   bool failed;     /* a write or deflate failed: commit reports it */
   int sys_errno;
+  bool zs_ready;   /* deflateInit2 done (at the first write: sized by it) */
   z_stream zs;
   char path[PATH_MAX];
   char tmp[PATH_MAX];
@@ -130,18 +131,9 @@ bp_code bpi_file_out_open(struct bp_file_out **out, const char *path,
     free(f);
     return bpi_err_set(err, BPE_INVAL, 0, "path too long: '%s'", path);
   }
-  /* gzip with a proper header (windowBits 15 + 16) so browsers, zcat and
-   * the Firefox Profiler all recognise it */
-  if(gzip && deflateInit2(&f->zs, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8,
-                          Z_DEFAULT_STRATEGY) != Z_OK) {
-    free(f);
-    return bpi_err_set(err, BPE_NOMEM, 0, "cannot compress '%s'", path);
-  }
   f->fd = mkstemp(f->tmp);
   if(f->fd < 0) {
     int e = errno;
-    if(gzip)
-      deflateEnd(&f->zs);
     free(f);
     return bpi_err_set(err, BPE_IO, e, "cannot write '%s'", path);
   }
@@ -155,6 +147,24 @@ static void out_fail(struct bp_file_out *f, int e)
     f->failed = true;
     f->sys_errno = e;
   }
+}
+
+/* deflate's state for a stream whose first write is first_len bytes.
+ * gzip with a proper header (windowBits + 16) so browsers, zcat and the
+ * Firefox Profiler all recognise it.  A window and hash table no larger
+ * than that first write when it is small: most artifacts of a suite's
+ * benchmarks are a few KB, written in one piece, and the full-size state
+ * (256 KB, its hash table cleared on every start) cost more than
+ * compressing them. */
+static bool deflate_start(struct bp_file_out *f, size_t first_len)
+{
+  int bits = 9;  /* deflate's smallest window */
+  while(bits < 15 && ((size_t)1 << bits) < first_len)
+    bits++;
+  int mem_level = bits - 7 < 1 ? 1 : bits - 7 > 8 ? 8 : bits - 7;
+  f->zs_ready = deflateInit2(&f->zs, GZIP_LEVEL, Z_DEFLATED, bits + 16,
+                             mem_level, Z_DEFAULT_STRATEGY) == Z_OK;
+  return f->zs_ready;
 }
 
 /* Run deflate with flush until it wants more input (or, with Z_FINISH,
@@ -190,6 +200,10 @@ bp_code bpi_file_out_write(struct bp_file_out *f, const void *data,
       out_fail(f, errno);
     return f->failed ? BPE_IO : BP_OK;
   }
+  if(!f->zs_ready && !deflate_start(f, len)) {
+    out_fail(f, ENOMEM);
+    return BPE_IO;
+  }
   const unsigned char *p = data;
   while(len && !f->failed) {
     /* avail_in is a uInt: feed very large writes in pieces */
@@ -207,7 +221,7 @@ void bpi_file_out_abort(struct bp_file_out *f)
 {
   if(!f)
     return;
-  if(f->gzip)
+  if(f->zs_ready)
     deflateEnd(&f->zs);
   if(f->fd >= 0)
     close(f->fd);
@@ -217,6 +231,8 @@ void bpi_file_out_abort(struct bp_file_out *f)
 
 bp_code bpi_file_out_commit(struct bp_file_out *f, struct bp_err *err)
 {
+  if(f->gzip && !f->failed && !f->zs_ready && !deflate_start(f, 0))
+    out_fail(f, ENOMEM);  /* nothing was written: an empty stream */
   if(f->gzip && !f->failed) {
     f->zs.next_in = NULL;
     f->zs.avail_in = 0;
@@ -244,7 +260,7 @@ bp_code bpi_file_out_commit(struct bp_file_out *f, struct bp_err *err)
     bpi_file_out_abort(f);
     return rc;
   }
-  if(f->gzip)
+  if(f->zs_ready)
     deflateEnd(&f->zs);
   free(f);
   return BP_OK;
@@ -304,7 +320,13 @@ bp_code bpi_file_read_max(const char *path, size_t max, char **out,
     close(fd);
     return bpi_err_set(err, BPE_NOMEM, 0, "reading '%s'", path);
   }
+  /* room for the whole file at once (plus the read that sees its end):
+   * growing by doubling moved a large manifest's tens of megabytes
+   * several times, into fresh pages each time */
+  struct stat st;
   size_t cap = 4096, len = 0;
+  if(!fstat(fd, &st) && st.st_size > 0 && (uint64_t)st.st_size < max)
+    cap += (size_t)st.st_size + 4096;
   char *buf = malloc(cap);
   bp_code rc = BP_OK;
   for(;;) {

@@ -297,6 +297,7 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
     else
       rc = bpi_pub_put_site(&j);
   }
+  bpi_pub_unstore_manifest(&j);  /* the run's again, for note_in_run */
   res->parts = j.parts;
   res->parts_done = j.done;
   const char *run_dir = bpi_json_str(j.meta, "run_dir");

@@ -52,8 +52,12 @@ struct job {
    * the delivery goes through it */
   struct bp_http_opts http;
   /* the stored manifest's text, made once (publish_store.c): the
-   * manifest part and the static pages both use it */
+   * manifest part and the static pages both use it.  While man_stored,
+   * man is that manifest (annotated in place) and the run's own
+   * publication and report are kept aside. */
   char *stored;
+  bool man_stored;
+  struct cJSON *run_publication, *run_results;
 };
 
 static inline void bpi_pub_add_nullable(cJSON *obj, const char *name,
@@ -91,6 +95,8 @@ bp_code bpi_pub_put_manifest(struct job *j, const char *key);
 bp_code bpi_pub_put_latest(struct job *j, const char *mkey);
 /* the store's static pages (site.h), after the latest pointer */
 bp_code bpi_pub_put_site(struct job *j);
+/* j->man back as the run's (after the store's parts; idempotent) */
+void bpi_pub_unstore_manifest(struct job *j);
 
 /* publish_api.c: the parts sent to services (Firefox Profiler, Bencher) */
 bp_code bpi_pub_put_firefox(struct job *j);

@@ -192,13 +192,13 @@ static void strip_annotations(struct bp_manifest *m)
   }
 }
 
-/* The stored manifest: the run's, each benchmark's artifacts with their
- * keys and public URLs (and its Bencher benchmark and measure uuids), the
+/* j->man as stored: the run's, each benchmark's artifacts with their keys
+ * and public URLs (and its Bencher benchmark and measure uuids), the
  * identity, the report (BMF) itself, the Bencher report's ids and the
- * Firefox Profiler links.  Made from the job's parsed manifest, which is
- * left as it was but for the Bencher ids (a large suite's manifest is
- * tens of MB: parsing it again cost more than printing it). */
-static char *stored_manifest(struct job *j)
+ * Firefox Profiler links; j->stored its text.  Made from the job's parsed
+ * manifest, in place (a large suite's manifest is tens of MB: parsing it
+ * again cost more than printing it), until bpi_pub_unstore_manifest. */
+static void store_manifest(struct job *j)
 {
   struct bp_manifest *m = &j->man;
   struct bp_err ignored = {0};
@@ -229,25 +229,35 @@ static char *stored_manifest(struct job *j)
   bpi_pub_add_bencher_pub(p, j);
   bpi_pub_add_bencher_benches(m, j);
   bpi_pub_add_nullable(p, "firefox_url", j->res->firefox_url);
-  cJSON *run_pub = m->publication, *run_results = m->results;
+  j->run_publication = m->publication;
+  j->run_results = m->results;
+  j->man_stored = true;
   m->publication = p;
   m->results = spooled_report(j);
-  char *out = bpi_manifest_print(m, &text, &ignored) ? NULL : text.data;
-  if(!out)
+  j->stored = bpi_manifest_print(m, &text, &ignored) ? NULL : text.data;
+  if(!j->stored)
     bpi_buf_cleanup(&text);
-  cJSON_Delete(m->publication);
-  cJSON_Delete(m->results);
-  m->publication = run_pub;
-  m->results = run_results;
-  strip_annotations(m);
-  return out;
 }
 
-/* stored_manifest's text, made at the first call (j owns it) */
+void bpi_pub_unstore_manifest(struct job *j)
+{
+  if(!j->man_stored)
+    return;
+  struct bp_manifest *m = &j->man;
+  cJSON_Delete(m->publication);
+  cJSON_Delete(m->results);
+  m->publication = j->run_publication;
+  m->results = j->run_results;
+  j->run_publication = j->run_results = NULL;
+  j->man_stored = false;
+  strip_annotations(m);
+}
+
+/* the stored manifest's text, made at the first call (j owns it) */
 static const char *stored_text(struct job *j)
 {
-  if(!j->stored)
-    j->stored = stored_manifest(j);
+  if(!j->man_stored)
+    store_manifest(j);
   return j->stored;
 }
 
@@ -331,11 +341,11 @@ bp_code bpi_pub_put_site(struct job *j)
 {
   if(bpi_pub_part_done(j, "site", NULL))
     return BP_OK;
-  const char *text = stored_text(j);
-  bp_code rc = text ? bpi_site_publish(j->store, text, strlen(text),
-                                       &j->res->failure)
-                    : bpi_err_set(&j->res->failure, BPE_NOMEM, 0,
-                                  "stored manifest");
+  /* the pages from the stored manifest as parsed, not its text again */
+  bp_code rc = stored_text(j) ? bpi_site_publish(j->store, &j->man,
+                                                 &j->res->failure)
+                              : bpi_err_set(&j->res->failure, BPE_NOMEM, 0,
+                                            "stored manifest");
   if(!rc)
     rc = bpi_pub_mark(j, "site", "written");
   return rc;

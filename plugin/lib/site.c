@@ -397,20 +397,14 @@ static bp_code site_update(struct bp_store *st, const struct bp_manifest *m,
   return rc;
 }
 
-bp_code bpi_site_publish(struct bp_store *st, const char *manifest,
-                         size_t len, struct bp_err *err)
+bp_code bpi_site_publish(struct bp_store *st, const struct bp_manifest *man,
+                         struct bp_err *err)
 {
-  struct bp_manifest man = {0};
-  cJSON *entry = NULL;
-  bp_code rc = bpi_manifest_parse(&man, manifest, len, "the stored manifest",
-                                  err);
-  if(!rc && !(entry = bpi_site_run_entry(&man)))
-    rc = bpi_err_set(err, BPE_FORMAT, 0, "the stored manifest has no "
-                     "identity: no page for it");
-  if(!rc)
-    rc = site_update(st, &man, entry, NULL, err);
+  cJSON *entry = bpi_site_run_entry(man);
+  bp_code rc = entry ? site_update(st, man, entry, NULL, err)
+                     : bpi_err_set(err, BPE_FORMAT, 0, "the stored manifest "
+                                   "has no identity: no page for it");
   cJSON_Delete(entry);
-  bpi_manifest_cleanup(&man);
   return rc;
 }
 

@@ -38,11 +38,12 @@ struct bp_manifest;
 
 /* ------------------------------------------------ the store (site.c) */
 
-/* After a run's stored manifest (its text: publish.c's, read by rundir.h's
- * parser) is in the store: list the run in its branch, its branch in its
- * project, the project in the store, and write the four pages. */
-bp_code bpi_site_publish(struct bp_store *st, const char *manifest,
-                         size_t len, struct bp_err *err);
+/* After a run's stored manifest (man: publish.c's, as rundir.h's parser
+ * would read it from the store) is in the store: list the run in its
+ * branch, its branch in its project, the project in the store, and write
+ * the four pages. */
+bp_code bpi_site_publish(struct bp_store *st, const struct bp_manifest *man,
+                         struct bp_err *err);
 
 /* After the pull request comparison c of the run stored under run: store
  * its comment (Markdown) under the run's ~run/comment.md, add the verdict

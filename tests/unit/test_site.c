@@ -130,7 +130,13 @@ static void publish(struct bp_store *st, const char *branch,
   char *key = bpi_store_manifest_key(&run);
   CHECK_EQ_INT(bpi_store_put(st, key, m, strlen(m), "application/json",
                              NULL, &err), BP_OK);
-  CHECK_EQ_INT(bpi_site_publish(st, m, strlen(m), &err), BP_OK);
+  /* the pages come from the stored manifest as the store's readers
+   * parse it */
+  struct bp_manifest man;
+  CHECK_EQ_INT(bpi_manifest_parse(&man, m, strlen(m), "manifest", &err),
+               BP_OK);
+  CHECK_EQ_INT(bpi_site_publish(st, &man, &err), BP_OK);
+  bpi_manifest_cleanup(&man);
   free(key);
   free(m);
 }
