@@ -48,6 +48,8 @@ const struct key bpi_config_keys[] = {
   {"record.off_cpu", K_BOOL, F(record.off_cpu), 0, 0, "BENCHPROF_OFF_CPU"},
   {"record.ring_mib", K_U64, F(record.ring_mib), 1, 1024,
    "BENCHPROF_RING_MIB"},
+  {"record.spill_memory", K_BOOL, F(record.spill_memory), 0, 0,
+   "BENCHPROF_SPILL_MEMORY"},
   {"record.repeat", K_U64, F(record.repeat), 1, 1000, "BENCHPROF_REPEAT"},
   OBJ("symbols"),
   {"symbols.debuginfod", K_STR, F(symbols.debuginfod), 0, 0,
@@ -152,6 +154,7 @@ bp_code bpi_config_init(struct bp_config *c)
   c->record.frequency = BP_CONFIG_DEFAULT_FREQUENCY;
   c->record.call_graph_mode = BP_CALL_GRAPH_AUTO;
   c->record.kernel = true;  /* where permitted (record.c) */
+  c->record.spill_memory = true;
   c->symbols.debuginfod_timeout_ms = BP_DEBUGINFOD_TIMEOUT_MS;
   c->network.connect_timeout_ms = BP_CONFIG_DEFAULT_CONNECT_TIMEOUT_MS;
   c->network.timeout_ms = BP_CONFIG_DEFAULT_TIMEOUT_MS;
@@ -285,6 +288,7 @@ void bpi_config_record_opts(const struct bp_config *c,
   o->counters = c->record.counters;
   o->kernel = c->record.kernel;
   o->off_cpu = c->record.off_cpu;
+  o->spill_disk_only = !c->record.spill_memory;
   o->debuginfod = c->symbols.debuginfod;
   o->debuginfod_cache = c->symbols.debuginfod_cache;
   o->debuginfod_timeout_ms = c->symbols.debuginfod_timeout_ms;

@@ -72,6 +72,8 @@ struct bp_config {
     bool off_cpu;             /* off-CPU time too (--off-cpu) */
     uint64_t ring_mib;        /* MiB per CPU ring, a power of two; 0: the
                                  default (record.h) */
+    bool spill_memory;        /* rings spilled to memory first (spill.h);
+                                 default true */
     uint64_t repeat;          /* run: invocations a run makes; 0: 1 */
   } record;
 

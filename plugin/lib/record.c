@@ -348,6 +348,7 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
     .on_output = o->on_output, .output_ctx = o->output_ctx,
     .input_fd = -1,
     .spill_dir = o->tmpdir && *o->tmpdir ? o->tmpdir : "/tmp",
+    .spill_disk_only = o->spill_disk_only,
   };
   r->info.spill_dir = sopts.spill_dir;
   if(o->control) {

@@ -66,6 +66,8 @@ struct bp_record_opts {
    * BENCHPROF_CONTROL, and the profile one marker per benchmark. */
   bool control;
   const char *tmpdir;      /* its FIFO and the spilled rings; NULL: /tmp */
+  bool spill_disk_only;    /* no spilled ring bytes kept in memory
+                              (record.spill_memory false, sampler.h) */
   /* Off-CPU time too: every interval a thread spends switched out,
    * charged to its stack at switch-out (sampler.h, converter.h) */
   bool off_cpu;

@@ -130,6 +130,7 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
   s->input_ctx = o->input_ctx;
   s->ring_pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;
   s->spill_dir = o->spill_dir;
+  s->spill_disk_only = o->spill_disk_only;
   if(s->ring_pages & (s->ring_pages - 1)) {
     free(s);
     return bpi_err_set(err, BPE_INVAL, 0,

@@ -51,6 +51,10 @@ struct bp_sampler_opts {
    * more (a full disk), what it holds is handed out then and the rest is
    * read live (bpi_sampler_spill_errno() says why). */
   const char *spill_dir;
+  /* The files' first bytes are kept in memory, up to a quarter of what
+   * the kernel reports available (spill.h), unless this is set: all of
+   * them go to spill_dir. */
+  bool spill_disk_only;
 };
 
 struct bp_sample_cfg {

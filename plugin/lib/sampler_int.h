@@ -92,7 +92,9 @@ struct bp_sampler {
   bool replaying;
   int spill_errno;              /* why spilling stopped early, or 0 */
   const char *spill_dir;        /* bp_sampler_opts.spill_dir */
+  bool spill_disk_only;         /* bp_sampler_opts.spill_disk_only */
   struct bp_spill_freer freer;  /* frees the files as they are read */
+  struct bp_spill_memory spill_memory;  /* what they may keep in memory */
 };
 
 /* The clock's time in ns. */

@@ -23,6 +23,7 @@ void bpi_spill_init(struct bp_spill *sp, const char *dir)
 {
   memset(sp, 0, sizeof(*sp));
   sp->fd = -1;
+  sp->mem_fd = -1;
   sp->dir = dir ? dir : "/tmp";
   /* read back through a buffer: on the virtual machines CI runs on, the
    * first touch of each page of a mapping costs an exit to the
@@ -39,6 +40,25 @@ void bpi_spill_trim_stacks(struct bp_spill *sp,
   sp->trim = lay;
 }
 
+void bpi_spill_use_memory(struct bp_spill *sp, struct bp_spill_memory *m)
+{
+  sp->memory = m;
+}
+
+uint64_t bpi_spill_memory_budget(void)
+{
+  FILE *f = fopen("/proc/meminfo", "re");
+  char line[256];
+  unsigned long long kib = 0;
+  bool found = false;
+  if(!f)
+    return 0;
+  while(!found && fgets(line, sizeof(line), f))
+    found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+  fclose(f);
+  return found ? (uint64_t)kib * 1024 / 4 : 0;
+}
+
 void bpi_spill_cleanup(struct bp_spill *sp)
 {
   if(sp->map)
@@ -49,6 +69,9 @@ void bpi_spill_cleanup(struct bp_spill *sp)
   if(sp->fd >= 0)
     close(sp->fd);
   sp->fd = -1;
+  if(sp->mem_fd >= 0)
+    close(sp->mem_fd);
+  sp->mem_fd = -1;
   free(sp->buf);
   sp->buf = NULL;
 }
@@ -169,33 +192,91 @@ static bool add_trimmed(struct bp_spill *sp, struct spill_batch *b,
   return true;
 }
 
-/* Append the batch to the file; false (errno set) unless all of it was
- * written. */
-static bool write_batch(struct bp_spill *sp, struct spill_batch *b)
+/* Whether the next bytes go to memory: all of the file so far is there
+ * and the budget has room for them (the memory file made if need be).
+ * Once not, never again: the file's part in memory is its beginning. */
+static bool to_memory(struct bp_spill *sp, uint64_t bytes)
 {
-  while(b->n) {
-    ssize_t n = pwritev(sp->fd, b->iov, b->n, (off_t)sp->written);
+  if(!sp->mem_done && sp->memory && sp->memory->left >= bytes &&
+     (sp->mem_fd >= 0 ||
+      (sp->mem_fd = memfd_create("benchprof-spill", MFD_CLOEXEC)) >= 0))
+    return true;
+  sp->mem_done = true;
+  return false;
+}
+
+/* No more bytes go to memory: what a failed write left past mem_len is
+ * given back. */
+static void end_memory(struct bp_spill *sp)
+{
+  sp->mem_done = true;
+  if(sp->mem_fd >= 0) {
+    int rc = ftruncate(sp->mem_fd, (off_t)sp->mem_len);
+    (void)rc;  /* it is never read past mem_len either way */
+  }
+}
+
+/* pwritev all of the batch to fd at off; false (errno set) unless all of
+ * it was written. */
+static bool write_all(int fd, const struct spill_batch *b, uint64_t off)
+{
+  for(;;) {
+    ssize_t n = pwritev(fd, b->iov, b->n, (off_t)off);
     if(n < 0 && errno == EINTR)
       continue;
     if(n < 0 || (uint64_t)n != b->bytes) {
       if(n >= 0)
-        errno = ENOSPC;  /* a short write: the disk is full */
+        errno = ENOSPC;  /* a short write: the file system is full */
       return false;
     }
+    return true;
+  }
+}
+
+/* Append the batch to the file: to memory while the budget lasts (a
+ * write memory refuses goes to the disk instead), then to $TMPDIR; false
+ * (errno set) unless all of it was written. */
+static bool write_batch(struct bp_spill *sp, struct spill_batch *b)
+{
+  if(b->n && to_memory(sp, b->bytes)) {
+    if(write_all(sp->mem_fd, b, sp->written)) {
+      sp->written += b->bytes;
+      sp->mem_len += b->bytes;
+      sp->memory->left -= b->bytes;
+      b->n = 0;
+    }
+    else {
+      end_memory(sp);
+    }
+  }
+  if(b->n) {
+    if(sp->fd < 0 && (sp->fd = open_unnamed(sp->dir)) < 0)
+      return false;
+    if(!write_all(sp->fd, b, sp->written - sp->mem_len))
+      return false;
+    sp->mem_done = true;
     sp->written += b->bytes;
-    break;
   }
   b->n = b->nwords = 0;
   b->bytes = 0;
   return true;
 }
 
+/* Cut the file back to its first len bytes (a record boundary, in the
+ * part on disk: a write to memory never fails).  False (errno set) when
+ * it cannot be. */
+static bool cut_back(struct bp_spill *sp, uint64_t len)
+{
+  sp->written = len;
+  if(sp->fd < 0 || len < sp->mem_len)
+    return true;
+  return !ftruncate(sp->fd, (off_t)(len - sp->mem_len));
+}
+
 bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r)
 {
   if(!bpi_ring_begin(r))
     return BP_OK;
-  if(sp->fd < 0 && (sp->fd = open_unnamed(sp->dir)) < 0)
-    return BPE_IO;
   if(!sp->batch && !(sp->batch = calloc(1, sizeof(*sp->batch)))) {
     errno = ENOMEM;
     return BPE_IO;
@@ -238,9 +319,8 @@ bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r)
     ok = write_batch(sp, b);
   if(!ok) {
     int e = errno;
-    sp->written = written0;
     sp->trimmed = trimmed0;
-    if(ftruncate(sp->fd, (off_t)written0))
+    if(!cut_back(sp, written0))
       e = errno;  /* then reading it back fails too, and says why */
     errno = e;
     return BPE_IO;
@@ -248,6 +328,15 @@ bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r)
   r->tail = pos;
   bpi_ring_consume(r);
   return BP_OK;
+}
+
+/* The descriptor that holds all of the file, or -1 when it is in two
+ * parts (then it is read through a buffer). */
+static int whole_fd(const struct bp_spill *sp)
+{
+  return sp->mem_len == sp->written ? sp->mem_fd
+         : !sp->mem_len            ? sp->fd
+                                   : -1;
 }
 
 /* Pages read past are given back in steps of this many bytes: each step
@@ -259,9 +348,10 @@ bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r)
  * (nothing changed) when the file cannot be mapped. */
 static bool map_reader(struct bp_spill *sp, struct bp_ring *r)
 {
-  if(!sp->written || sp->no_map)
+  int fd = whole_fd(sp);
+  if(!sp->written || sp->no_map || fd < 0)
     return false;
-  void *m = mmap(NULL, (size_t)sp->written, PROT_READ, MAP_SHARED, sp->fd, 0);
+  void *m = mmap(NULL, (size_t)sp->written, PROT_READ, MAP_SHARED, fd, 0);
   if(m == MAP_FAILED)
     return false;
   sp->buf = calloc(1, CONTROL_BYTES);
@@ -330,7 +420,7 @@ static int cached_all(struct bp_spill *sp, uint64_t off, uint64_t len,
     return -1;
   struct spill_cachestat_range range = {off, len};
   struct spill_cachestat st;
-  if(syscall(SPILL_NR_CACHESTAT, sp->fd, &range, &st, 0)) {
+  if(syscall(SPILL_NR_CACHESTAT, whole_fd(sp), &range, &st, 0)) {
     sp->no_cachestat = true;  /* ENOSYS (before 6.5) or refused */
     return -1;
   }
@@ -477,6 +567,18 @@ static uint64_t whole_records_end(const struct bp_ring *r, uint64_t head,
   return head;
 }
 
+/* pread() of the file at pos, from the part that holds pos (up to its
+ * end). */
+static ssize_t read_at(const struct bp_spill *sp, void *buf, size_t len,
+                       uint64_t pos)
+{
+  if(pos >= sp->mem_len)
+    return pread(sp->fd, buf, len, (off_t)(pos - sp->mem_len));
+  if(len > sp->mem_len - pos)
+    len = (size_t)(sp->mem_len - pos);
+  return pread(sp->mem_fd, buf, len, (off_t)pos);
+}
+
 bp_code bpi_spill_refill(struct bp_spill *sp, struct bp_ring *r, bool *more)
 {
   struct perf_event_mmap_page *pg = sp->buf;
@@ -494,7 +596,7 @@ bp_code bpi_spill_refill(struct bp_spill *sp, struct bp_ring *r, bool *more)
       len = r->size - off;                         /* up to the area's end */
     if(len > sp->written - sp->read)
       len = sp->written - sp->read;
-    ssize_t n = pread(sp->fd, r->data + off, (size_t)len, (off_t)sp->read);
+    ssize_t n = read_at(sp, r->data + off, (size_t)len, sp->read);
     if(n < 0 && errno == EINTR)
       continue;
     if(n <= 0) {
@@ -543,13 +645,37 @@ static int by_fd(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* A file as the helper sees it: its part in memory (mem_len bytes, the
+ * first), then its part on disk; -1: no such part. */
+struct freer_file {
+  int mem_fd, fd;
+  uint64_t mem_len;
+};
+
+/* Punch out the file's bytes [from, to) from the parts that hold them.
+ * False when the file system cannot. */
+static bool punch(const struct freer_file *f, uint64_t from, uint64_t to)
+{
+  int mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+  if(from < f->mem_len) {
+    uint64_t end = to < f->mem_len ? to : f->mem_len;
+    if(fallocate(f->mem_fd, mode, (off_t)from, (off_t)(end - from)))
+      return false;
+    from = end;
+  }
+  if(from < to && f->fd >= 0 &&
+     fallocate(f->fd, mode, (off_t)(from - f->mem_len), (off_t)(to - from)))
+    return false;
+  return true;
+}
+
 /* The helper's life: punch out what it is told, close all at the end.
  * Without memory for its bookkeeping it exits at once: then benchprof's
  * own close frees the files, as without a helper. */
-static void freer_main(int rd, const int *fds, uint32_t n)
+static void freer_main(int rd, const struct freer_file *files, uint32_t n)
 {
   uint64_t *done = calloc(n, sizeof(*done));
-  int *keep = calloc((size_t)n + 1, sizeof(*keep));
+  int *keep = calloc(2 * (size_t)n + 1, sizeof(*keep));
   if(!done || !keep)
     _exit(0);
   /* benchprof's handlers (passing signals on to the command) are not
@@ -562,9 +688,12 @@ static void freer_main(int rd, const int *fds, uint32_t n)
   }
   uint32_t k = 0;
   keep[k++] = rd;
-  for(uint32_t i = 0; i < n; i++)
-    if(fds[i] >= 0)
-      keep[k++] = fds[i];
+  for(uint32_t i = 0; i < n; i++) {
+    if(files[i].mem_fd >= 0)
+      keep[k++] = files[i].mem_fd;
+    if(files[i].fd >= 0)
+      keep[k++] = files[i].fd;
+  }
   qsort(keep, k, sizeof(*keep), by_fd);
   close_others(keep, k);
   struct freer_msg m;
@@ -574,17 +703,16 @@ static void freer_main(int rd, const int *fds, uint32_t n)
       continue;
     if(got != (ssize_t)sizeof(m))
       break;  /* the end: benchprof closed its copies, or died */
-    if(m.slot >= n || fds[m.slot] < 0 || m.upto <= done[m.slot])
+    if(m.slot >= n || m.upto <= done[m.slot])
       continue;
-    if(fallocate(fds[m.slot], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                 (off_t)done[m.slot], (off_t)(m.upto - done[m.slot])))
-      done[m.slot] = UINT64_MAX;  /* not supported here: the close does it */
-    else
+    if(punch(&files[m.slot], done[m.slot], m.upto))
       done[m.slot] = m.upto;
+    else
+      done[m.slot] = UINT64_MAX;  /* not supported here: the close does it */
   }
-  for(uint32_t i = 0; i < n; i++)
-    if(fds[i] >= 0)
-      close(fds[i]);
+  for(uint32_t i = 0; i < k; i++)
+    if(keep[i] != rd)
+      close(keep[i]);
   _exit(0);
 }
 
@@ -594,11 +722,16 @@ bool bpi_spill_freer_start(struct bp_spill_freer *f, struct bp_spill *sps,
   f->pid = -1;
   f->wr = -1;
   int p[2];
-  int *fds = calloc(n ? n : 1, sizeof(*fds));
+  struct freer_file *fds = calloc(n ? n : 1, sizeof(*fds));
   uint32_t files = 0;
   for(uint32_t i = 0; fds && i < n; i++) {
-    fds[i] = sps[i].written ? sps[i].fd : -1;
-    files += fds[i] >= 0;
+    bool has = sps[i].written > 0;
+    fds[i] = (struct freer_file){
+      .mem_fd = has && sps[i].mem_len ? sps[i].mem_fd : -1,
+      .fd = has && sps[i].written > sps[i].mem_len ? sps[i].fd : -1,
+      .mem_len = sps[i].mem_len,
+    };
+    files += has;
   }
   bool ok = fds && files &&
             !socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p);
@@ -617,7 +750,7 @@ bool bpi_spill_freer_start(struct bp_spill_freer *f, struct bp_spill *sps,
       f->pid = pid;
       f->wr = p[1];
       for(uint32_t i = 0; i < n; i++)
-        if(fds[i] >= 0) {
+        if(sps[i].written) {
           sps[i].freer = f;
           sps[i].freer_slot = i;
           sps[i].freed = 0;

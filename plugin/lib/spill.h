@@ -31,7 +31,19 @@
  * the benchmark runs, nor fill $TMPDIR.  Records that wrap around the end
  * of the ring are written as they are.
  *
- * Owns the file and the buffers.  Not thread-safe. */
+ * Memory first (bpi_spill_use_memory): the file's first bytes go to an
+ * unnamed file in memory (memfd) while a budget shared by the rings'
+ * files lasts, the rest to $TMPDIR.  Why: a file on disk that large is
+ * written out while the command runs (the kernel's writeback, its
+ * proactive reclaim on some machines), read back from the disk after it,
+ * and its freed blocks discarded; at a million samples with stack copies
+ * waiting for that was more than half of the time from the command's exit
+ * to the artifacts.  Memory is taken only up to the budget (a quarter of
+ * what the kernel reports available when the events are opened,
+ * bpi_spill_memory_budget), so a long run still ends up on the disk
+ * rather than out of memory.  Readers see one file either way.
+ *
+ * Owns the files and the buffers.  Not thread-safe. */
 #ifndef BP_LIB_SPILL_H
 #define BP_LIB_SPILL_H
 
@@ -46,10 +58,20 @@
 struct spill_batch;
 struct bp_spill_freer;
 
+/* The bytes the files of one recording may still keep in memory. */
+struct bp_spill_memory {
+  uint64_t left;
+};
+
 struct bp_spill {
-  int fd;              /* -1 until the first byte is taken */
+  int fd;              /* on disk: -1 until the first byte goes there */
   const char *dir;     /* where the unnamed temporary file goes */
-  uint64_t written;    /* bytes in the file */
+  int mem_fd;          /* in memory: -1 until the first byte goes there */
+  uint64_t mem_len;    /* the file's first bytes, those in mem_fd; the
+                          rest is in fd from its offset 0 */
+  bool mem_done;       /* no more bytes go to memory */
+  struct bp_spill_memory *memory;  /* the budget, or NULL: disk only */
+  uint64_t written;    /* bytes in the file (both parts) */
   uint64_t read;       /* bytes moved back into the reader's buffer */
   uint64_t filled;     /* the reader's position up to which bytes are in;
                           data_head stops at the last whole record */
@@ -102,6 +124,14 @@ void bpi_spill_freer_finish(struct bp_spill_freer *f);
 /* dir: an existing directory for the file (not copied; must outlive sp). */
 void bpi_spill_init(struct bp_spill *sp, const char *dir);
 void bpi_spill_cleanup(struct bp_spill *sp);
+
+/* Keep the file's first bytes in memory while m (shared by the files of
+ * one recording, not copied; must outlive sp) has room for them. */
+void bpi_spill_use_memory(struct bp_spill *sp, struct bp_spill_memory *m);
+
+/* The memory budget of one recording's spill files: a quarter of the
+ * kernel's MemAvailable now (0 when it cannot be read). */
+uint64_t bpi_spill_memory_budget(void);
 
 /* Leave the bytes of stack copies past dyn_size out of the file; lay: the
  * events' layout (not copied; must outlive sp). */

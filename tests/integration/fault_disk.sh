@@ -94,7 +94,8 @@ else
   fail "cannot make a read-only bind mount"
 fi
 
-# 4. TMPDIR is full: the rings cannot be spilled there during the run, so
+# 4. TMPDIR is full and nothing is kept in memory (record.spill_memory
+# false): the rings cannot be spilled there during the run, so
 # benchprof reads them live instead, says so, and loses no sample.  128 KiB
 # rings at 4000 Hz wake benchprof every 0.2 s or so.  ASan's instrumented
 # reader drains them more slowly (with kernel frames sampled by default it
@@ -104,7 +105,8 @@ mount_tmpfs "$TMP/tmpfull" size=64k
 head -c 60000 /dev/zero >"$TMP/tmpfull/filler" 2>/dev/null
 pages=32
 ldd "$BENCHPROF" | grep -q libasan && pages=64
-TMPDIR="$TMP/tmpfull" "$BENCHPROF" record -g fp -F 4000 -m $pages -o "$TMP/spill" \
+TMPDIR="$TMP/tmpfull" BENCHPROF_SPILL_MEMORY=false "$BENCHPROF" record -g fp \
+  -F 4000 -m $pages -o "$TMP/spill" \
   -- "$WORKLOADS/threads" 0.5 >/dev/null 2>"$TMP/spill.err"
 rc=$?
 cat "$TMP/spill.err"
@@ -119,6 +121,25 @@ check "full TMPDIR: the profile is whole and has the run's samples" \
 import json, sys
 s = json.load(open(sys.argv[1]))
 assert s["samples"] > 1000, s["samples"]
+assert s.get("corrupt_records", 0) == 0, s
+PY
+
+# 4b. the same full TMPDIR, the spill kept in memory (the default): the
+# run's samples never need TMPDIR; all of them spilled, nothing said
+TMPDIR="$TMP/tmpfull" "$BENCHPROF" record -g fp -F 4000 -m $pages \
+  -o "$TMP/spillmem" -- "$WORKLOADS/threads" 0.5 >/dev/null 2>"$TMP/spillmem.err"
+rc=$?
+check "full TMPDIR, spill in memory: status 0 (got $rc)" [ "$rc" -eq 0 ]
+check "full TMPDIR, spill in memory: no warning about TMPDIR" \
+  sh -c '! grep -q "cannot keep the samples" "$1"' - "$TMP/spillmem.err"
+check "full TMPDIR, spill in memory: spilled, nothing lost or corrupt" \
+  python3 - "$TMP/spillmem/summary.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+print("  %d samples, %d lost, %d bytes spilled" % (
+    s["samples"], s["lost"], s["spilled_bytes"]))
+assert s["samples"] > 1000 and s["lost"] == 0, s
+assert s["spilled_bytes"] > 0, s
 assert s.get("corrupt_records", 0) == 0, s
 PY
 

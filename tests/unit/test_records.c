@@ -785,6 +785,113 @@ static void test_spill_freer(bool copied)
   CHECK(waitpid(pid, NULL, WNOHANG) < 0 && errno == ECHILD);  /* reaped */
 }
 
+/* Memory first (spill.h): with a budget for about a third of the
+ * records, the file's first bytes go to memory and the rest to the disk,
+ * the budget shared by two files; with room for all, none go to the
+ * disk; with none, all do.  Either way the records come back byte for
+ * byte (mapped where one part holds them all, else copied), and the freer
+ * punches out both parts. */
+enum { MEM_RECORDS = 3000 };  /* 12 MB: a FREE_STEP in each part */
+
+/* refuse: after this many records the memory file refuses writes (its
+ * descriptor made read-only, the same file), as a full memory would. */
+static void spill_big_refused(struct bp_spill *sp, struct bp_spill_memory *m,
+                              unsigned refuse)
+{
+  struct fake_ring f;
+  fake_init_size(&f, 1 << 20);
+  struct bp_ring ring;
+  bpi_ring_init(&ring, f.mem, 1 << 20);
+  bpi_spill_init(sp, ".");
+  bpi_spill_use_memory(sp, m);
+  unsigned char rec[FREER_REC];
+  bool refused = false;
+  for(unsigned n = 0; n < MEM_RECORDS;) {
+    if(n >= refuse && !refused) {
+      refused = true;
+      CHECK(sp->mem_fd >= 0);
+      char self[64];
+      snprintf(self, sizeof(self), "/proc/self/fd/%d", sp->mem_fd);
+      int ro = open(self, O_RDONLY | O_CLOEXEC);
+      CHECK(ro >= 0 && dup2(ro, sp->mem_fd) == sp->mem_fd);
+      close(ro);
+    }
+    for(unsigned b = 0; b < 200 && n < MEM_RECORDS; b++, n++)
+      fake_write(&f, rec, make_big_record(rec, n));
+    CHECK_EQ_INT(bpi_spill_take(sp, &ring), BP_OK);
+  }
+  bpi_ring_cleanup(&ring);
+  free(f.mem);
+}
+
+static void spill_big(struct bp_spill *sp, struct bp_spill_memory *m)
+{
+  spill_big_refused(sp, m, MEM_RECORDS);
+}
+
+static void test_spill_memory_first(bool copied)
+{
+  const uint64_t all = (uint64_t)MEM_RECORDS * FREER_REC;
+  /* a third of one file: the first file takes it all, the second none */
+  struct bp_spill_memory m = {.left = all / 3};
+  struct bp_spill sps[2];
+  spill_big(&sps[0], &m);
+  spill_big(&sps[1], &m);
+  CHECK(sps[0].mem_len > 0 && sps[0].mem_len <= all / 3);
+  CHECK(sps[0].mem_len + m.left == all / 3);
+  CHECK(sps[0].fd >= 0 && sps[0].mem_fd >= 0);
+  CHECK_EQ_INT(sps[0].written, all);
+  CHECK_EQ_INT(file_blocks(sps[0].fd) * 512 >= all - sps[0].mem_len, 1);
+  CHECK_EQ_INT(sps[1].mem_len, 0);  /* what was left could not hold a take */
+  CHECK(sps[1].mem_fd < 0 && sps[1].fd >= 0);
+  struct bp_spill_freer fr;
+  CHECK(bpi_spill_freer_start(&fr, sps, 2));
+  for(unsigned k = 0; k < 2; k++) {
+    sps[k].no_map = copied;
+    unsigned limit = MEM_RECORDS;
+    CHECK_EQ_INT(read_back(&sps[k], 1 << 20, check_big, &limit),
+                 MEM_RECORDS);
+    /* the first is in two parts: copied even when it could be mapped */
+    CHECK(k == 0 || copied ? sps[k].map == NULL : sps[k].map != NULL);
+  }
+  /* read: both parts of the first file punched out */
+  CHECK(wait_blocks(sps[0].mem_fd, 16) <= 16);
+  if(punch_works("."))
+    CHECK(wait_blocks(sps[0].fd, all / 512 / 16) <= all / 512 / 16);
+  for(unsigned k = 0; k < 2; k++)
+    bpi_spill_cleanup(&sps[k]);
+  bpi_spill_freer_finish(&fr);
+
+  /* room for all: nothing on the disk; read back mapped unless copied */
+  m.left = 2 * all;
+  spill_big(&sps[0], &m);
+  CHECK_EQ_INT(sps[0].mem_len, all);
+  CHECK_EQ_INT(m.left, all);
+  CHECK(sps[0].fd < 0);
+  sps[0].no_map = copied;
+  unsigned limit = MEM_RECORDS;
+  CHECK_EQ_INT(read_back(&sps[0], 1 << 20, check_big, &limit), MEM_RECORDS);
+  CHECK(copied ? sps[0].map == NULL : sps[0].map != NULL);
+  bpi_spill_cleanup(&sps[0]);
+
+  /* memory refuses a write half way: that batch and the rest go to the
+   * disk, nothing lost or out of order */
+  m.left = 2 * all;
+  spill_big_refused(&sps[0], &m, MEM_RECORDS / 2);
+  CHECK(sps[0].mem_done && sps[0].fd >= 0);
+  CHECK(sps[0].mem_len > 0 && sps[0].mem_len < all);
+  CHECK_EQ_INT(m.left, 2 * all - sps[0].mem_len);
+  CHECK_EQ_INT(read_back(&sps[0], 1 << 20, check_big, &limit), MEM_RECORDS);
+  bpi_spill_cleanup(&sps[0]);
+
+  /* none: all on the disk, no memory file made */
+  m.left = 0;
+  spill_big(&sps[0], &m);
+  CHECK(sps[0].mem_fd < 0 && sps[0].mem_len == 0 && sps[0].fd >= 0);
+  CHECK_EQ_INT(read_back(&sps[0], 1 << 20, check_big, &limit), MEM_RECORDS);
+  bpi_spill_cleanup(&sps[0]);
+}
+
 int main(void)
 {
   test_parse_sample();
@@ -801,5 +908,7 @@ int main(void)
   test_spill_partial_failure();
   test_spill_freer(false);
   test_spill_freer(true);
+  test_spill_memory_first(false);
+  test_spill_memory_first(true);
   return check_exit();
 }
