@@ -516,8 +516,8 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
       bpi_sampler_close_events(s);
       return bpi_err_set(err, BPE_NOMEM, 0, "sampler spill files");
     }
-    s->spill_memory.left = s->spill_disk_only ? 0
-                                              : bpi_spill_memory_budget();
+    s->spill_memory = (struct bp_spill_memory){
+      .left = s->spill_disk_only ? 0 : bpi_spill_memory_budget()};
     for(uint32_t i = 0; i < s->ncpus; i++) {
       bpi_spill_init(&s->spills[i], s->spill_dir);
       bpi_spill_use_memory(&s->spills[i], &s->spill_memory);

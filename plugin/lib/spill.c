@@ -45,7 +45,7 @@ void bpi_spill_use_memory(struct bp_spill *sp, struct bp_spill_memory *m)
   sp->memory = m;
 }
 
-uint64_t bpi_spill_memory_budget(void)
+uint64_t bpi_spill_mem_available(void)
 {
   FILE *f = fopen("/proc/meminfo", "re");
   char line[256];
@@ -56,7 +56,29 @@ uint64_t bpi_spill_memory_budget(void)
   while(!found && fgets(line, sizeof(line), f))
     found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
   fclose(f);
-  return found ? (uint64_t)kib * 1024 / 4 : 0;
+  return found ? (uint64_t)kib * 1024 : 0;
+}
+
+uint64_t bpi_spill_memory_budget(void)
+{
+  return bpi_spill_mem_available() / 4;
+}
+
+/* bytes more in memory: the budget checked against the memory available
+ * now (struct bp_spill_memory). */
+static void memory_taken(struct bp_spill_memory *m, uint64_t bytes)
+{
+  m->left -= bytes;
+  m->taken += bytes;
+  m->unchecked += bytes;
+  if(m->unchecked < (m->check_every ? m->check_every : BP_SPILL_MEMORY_CHECK))
+    return;
+  m->unchecked = 0;
+  uint64_t avail = m->available ? m->available() : bpi_spill_mem_available();
+  uint64_t cap = (avail + m->taken) / 4;
+  uint64_t room = cap > m->taken ? cap - m->taken : 0;
+  if(room < m->left)
+    m->left = room;
 }
 
 void bpi_spill_cleanup(struct bp_spill *sp)
@@ -242,7 +264,7 @@ static bool write_batch(struct bp_spill *sp, struct spill_batch *b)
     if(write_all(sp->mem_fd, b, sp->written)) {
       sp->written += b->bytes;
       sp->mem_len += b->bytes;
-      sp->memory->left -= b->bytes;
+      memory_taken(sp->memory, b->bytes);
       b->n = 0;
     }
     else {

@@ -58,9 +58,20 @@
 struct spill_batch;
 struct bp_spill_freer;
 
-/* The bytes the files of one recording may still keep in memory. */
+/* The bytes the files of one recording may still keep in memory.  The
+ * budget shrinks while the run goes on if the machine's available memory
+ * does: every check_every bytes taken (0: BP_SPILL_MEMORY_CHECK) the files
+ * may hold at most a quarter of what is available plus what they hold,
+ * so a benchmark that needs its memory later gets it (memory taken is
+ * never given back during the run, but no more is taken). */
+#define BP_SPILL_MEMORY_CHECK (64u << 20)
 struct bp_spill_memory {
   uint64_t left;
+  uint64_t taken;         /* in memory now, all files */
+  uint64_t unchecked;     /* taken since the last check */
+  uint64_t check_every;
+  /* MemAvailable in bytes now (NULL: /proc/meminfo's; 0: unknown) */
+  uint64_t (*available)(void);
 };
 
 struct bp_spill {
@@ -132,6 +143,8 @@ void bpi_spill_use_memory(struct bp_spill *sp, struct bp_spill_memory *m);
 /* The memory budget of one recording's spill files: a quarter of the
  * kernel's MemAvailable now (0 when it cannot be read). */
 uint64_t bpi_spill_memory_budget(void);
+/* The kernel's MemAvailable in bytes (0 when it cannot be read). */
+uint64_t bpi_spill_mem_available(void);
 
 /* Leave the bytes of stack copies past dyn_size out of the file; lay: the
  * events' layout (not copied; must outlive sp). */

@@ -892,6 +892,62 @@ static void test_spill_memory_first(bool copied)
   bpi_spill_cleanup(&sps[0]);
 }
 
+/* The budget shrinks with the machine's available memory (a benchmark
+ * taking its memory during the run): checked every check_every bytes,
+ * the files then hold at most a quarter of what is available plus what
+ * they hold.  Here the machine has plenty, then little: memory stops
+ * being taken at the first check after, the rest goes to the disk and
+ * every record comes back. */
+static uint64_t fake_available;
+static unsigned fake_reads;
+
+static uint64_t fake_mem_available(void)
+{
+  fake_reads++;
+  return fake_available;
+}
+
+static void test_spill_memory_shrinks(void)
+{
+  const uint64_t all = (uint64_t)MEM_RECORDS * FREER_REC;
+  struct bp_spill_memory m = {.left = 2 * all, .check_every = all / 8,
+                              .available = fake_mem_available};
+  struct bp_spill sp;
+  fake_available = 100 * all;  /* plenty: the budget stays */
+  fake_reads = 0;
+  spill_big(&sp, &m);
+  CHECK(fake_reads >= 4);
+  CHECK_EQ_INT(sp.mem_len, all);
+  CHECK_EQ_INT(m.left, all);
+  CHECK_EQ_INT(m.taken, all);
+  bpi_spill_cleanup(&sp);
+
+  /* little available: a quarter of (available + taken) is below what is
+   * taken already, so none is left after the first check */
+  m = (struct bp_spill_memory){.left = 2 * all, .check_every = all / 4,
+                               .available = fake_mem_available};
+  fake_available = all / 2;
+  fake_reads = 0;
+  spill_big(&sp, &m);
+  CHECK_EQ_INT(fake_reads, 1);
+  CHECK(sp.mem_len >= all / 4 && sp.mem_len < all / 2);
+  CHECK_EQ_INT(m.left, 0);
+  CHECK(sp.fd >= 0 && sp.written == all);
+  unsigned limit = MEM_RECORDS;
+  CHECK_EQ_INT(read_back(&sp, 1 << 20, check_big, &limit), MEM_RECORDS);
+  bpi_spill_cleanup(&sp);
+
+  /* some room: the budget becomes what a quarter leaves */
+  m = (struct bp_spill_memory){.left = 2 * all, .check_every = all / 4,
+                               .available = fake_mem_available};
+  fake_available = 3 * all;  /* at the check: cap (3 + 1/4) / 4 of all */
+  spill_big(&sp, &m);
+  CHECK(sp.mem_len > all / 4 && sp.mem_len <= all * 13 / 16);
+  CHECK(sp.fd >= 0 && sp.written == all);
+  CHECK_EQ_INT(read_back(&sp, 1 << 20, check_big, &limit), MEM_RECORDS);
+  bpi_spill_cleanup(&sp);
+}
+
 int main(void)
 {
   test_parse_sample();
@@ -910,5 +966,6 @@ int main(void)
   test_spill_freer(true);
   test_spill_memory_first(false);
   test_spill_memory_first(true);
+  test_spill_memory_shrinks();
   return check_exit();
 }
