@@ -12,7 +12,7 @@
 #include "config.h"
 #include "config_int.h"
 #include "bencher.h"
-#include "compare.h"   /* BP_CMP_THRESHOLD_DEFAULT */
+#include "compare.h"   /* BP_CMP_THRESHOLD_DEFAULT, BP_CMP_FUNCTIONS_DEFAULT */
 #include "counters.h"  /* BP_COUNTERS_DEFAULT */
 #include "err.h"
 #include "http.h"
@@ -162,7 +162,7 @@ bp_code bpi_config_init(struct bp_config *c)
   c->network.max_retry_after_ms = BP_CONFIG_DEFAULT_MAX_RETRY_AFTER_MS;
   c->comment.enabled = true;
   c->comment.threshold = BP_CMP_THRESHOLD_DEFAULT;
-  c->comment.max_functions = BP_CONFIG_DEFAULT_MAX_FUNCTIONS;
+  c->comment.max_functions = BP_CMP_FUNCTIONS_DEFAULT;
   if(bpi_config_set_str(&c->output, BP_CONFIG_DEFAULT_OUTPUT) ||
      bpi_config_set_str(&c->record.event, BP_CONFIG_DEFAULT_EVENT) ||
      bpi_config_set_str(&c->record.call_graph, "auto") ||

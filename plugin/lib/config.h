@@ -38,7 +38,6 @@ struct bp_bencher_opts;
 #define BP_CONFIG_DEFAULT_TIMEOUT_MS 120000
 #define BP_CONFIG_DEFAULT_RETRIES 4
 #define BP_CONFIG_DEFAULT_MAX_RETRY_AFTER_MS 120000
-#define BP_CONFIG_DEFAULT_MAX_FUNCTIONS 10
 
 /* Where the effective configuration came from. */
 enum bp_config_source {

@@ -138,13 +138,11 @@ static int int_of(const cJSON *obj, const char *name)
   return d <= INT_MIN ? INT_MIN : d >= INT_MAX ? INT_MAX : (int)d;
 }
 
-/* A copy of obj's member name (any type), or NULL. */
-/* The subtree under name, taken out of obj (the parsed document is
- * freed after parsing: taking is what a copy would cost in time and
- * memory for a suite of thousands of benchmarks, without the copy). */
-static cJSON *tree_of(cJSON *obj, const char *name, bool *ok)
+/* The subtree under name (any type), taken out of obj, or NULL (the
+ * parsed document is freed after parsing: taking it costs nothing, where
+ * a copy cost time and memory for a suite of thousands of benchmarks). */
+static cJSON *tree_of(cJSON *obj, const char *name)
 {
-  (void)ok;
   return cJSON_IsObject(obj) ? cJSON_DetachItemFromObjectCaseSensitive(obj,
                                                                        name)
                              : NULL;
@@ -198,9 +196,9 @@ static bool parse_bench(cJSON *b, struct bp_manifest_bench *t)
     t->lost = count_of(b, "lost");
   }
   t->samples = count_of(b, "samples");
-  t->counters = tree_of(b, "counters", &ok);
-  t->bencher = tree_of(b, "bencher", &ok);
-  t->repetitions = tree_of(b, "repetitions", &ok);
+  t->counters = tree_of(b, "counters");
+  t->bencher = tree_of(b, "bencher");
+  t->repetitions = tree_of(b, "repetitions");
   double it = has(b, "iterations") ? num_of(b, "iterations") : 0;
   t->iterations = isfinite(it) && it > 0 ? it : 0;
   double ns = has(b, "iteration_cpu_ns") ? num_of(b, "iteration_cpu_ns") : 0;
@@ -227,9 +225,9 @@ static bool parse_tree(struct bp_manifest *m, cJSON *j)
   m->has_facts = has(j, "samples");
   m->samples = count_of(j, "samples");
   m->lost = count_of(j, "lost");
-  m->counters = tree_of(j, "counters", &ok);
-  m->publication = tree_of(j, "publication", &ok);
-  m->results = tree_of(j, "results", &ok);
+  m->counters = tree_of(j, "counters");
+  m->publication = tree_of(j, "publication");
+  m->results = tree_of(j, "results");
   if(!parse_arts(cJSON_GetObjectItemCaseSensitive(j, "artifacts"), &m->arts,
                  &m->narts))
     return false;

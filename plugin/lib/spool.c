@@ -605,16 +605,15 @@ static bp_code direct_add_mark(struct bp_spool_pub *p, const char *part,
 }
 
 /* Whether done.log names part (this process's marks included). */
-static bool logged(const struct bp_spool_pub *p, const char *part)
+static bool logged(struct bp_spool_pub *p, const char *part)
 {
-  struct bp_spool_pub *q = (struct bp_spool_pub *)p;  /* the lock only */
-  pthread_mutex_lock(&q->log_lock);
+  pthread_mutex_lock(&p->log_lock);
   bool is = bpi_strtab_find(&p->logged, part) != BP_NONE;
-  pthread_mutex_unlock(&q->log_lock);
+  pthread_mutex_unlock(&p->log_lock);
   return is;
 }
 
-bool bpi_spool_done(const struct bp_spool_pub *p, const char *part,
+bool bpi_spool_done(struct bp_spool_pub *p, const char *part,
                     char **value)
 {
   if(value)

@@ -89,8 +89,9 @@ void bpi_spool_close(struct bp_spool_pub *pub);
 char *bpi_spool_path(const struct bp_spool_pub *pub, const char *rel);
 
 /* Whether part (a file name: [A-Za-z0-9._-]) is done; *value (malloc'd,
- * may be "") is what was recorded with it, when value is not NULL. */
-bool bpi_spool_done(const struct bp_spool_pub *pub, const char *part,
+ * may be "") is what was recorded with it, when value is not NULL.  Not
+ * const: it takes pub's lock (other threads mark parts meanwhile). */
+bool bpi_spool_done(struct bp_spool_pub *pub, const char *part,
                     char **value);
 /* Whether pub lives in the spool (not bpi_spool_direct's). */
 bool bpi_spool_on_disk(const struct bp_spool_pub *pub);
