@@ -855,6 +855,10 @@ static bp_code copy_indexed(struct bp_profile *d, struct keep *k,
       rc = bpi_profile_timeline_next(s, &smp) ? keep_sample(d, k, smp)
                                               : BPE_IO;
   }
+  /* left at the end, as a scan leaves it: samples added later (a run
+   * merged repetition by repetition) are appended, not written over */
+  if(fseeko(s->timeline, 0, SEEK_END) && !rc)
+    rc = BPE_IO;
   return rc;
 }
 
@@ -926,6 +930,8 @@ bp_code bpi_profile_timeline_index(const struct bp_profile *p,
     }
   }
   if(!rc && ix->n != p->timeline_len)
+    rc = BPE_IO;
+  if(!rc && fseeko(p->timeline, 0, SEEK_END))  /* as copy_indexed */
     rc = BPE_IO;
   if(rc)
     bpi_timeline_index_cleanup(ix);

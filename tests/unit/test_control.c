@@ -310,6 +310,18 @@ static void test_slice_indexed(void)
   for(size_t c = 0; c < BP_ARRAY_LEN(cases); c++)
     check_indexed_like_scan(p, cases[c], cases[c][2].end_ns ? 3 : 1, &ix);
   bpi_timeline_index_cleanup(&ix);
+  /* samples added after slicing (a run merged repetition by repetition)
+   * are appended: the whole timeline reads back, the new one last */
+  CHECK_EQ_INT(bpi_profile_add_sample(p, th[0], st, 40000, 7), BP_OK);
+  uint64_t n = 0, last = 0;
+  struct bp_sample smp;
+  CHECK_EQ_INT(bpi_profile_timeline_rewind(p), BP_OK);
+  while(bpi_profile_timeline_next(p, &smp)) {
+    n++;
+    last = smp.time_ns;
+  }
+  CHECK_EQ_INT(n, p->timeline_len);
+  CHECK_EQ_INT(last, 40000);
   bpi_profile_free(p);
   /* a time that goes back: not sorted, and the slice scans */
   CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
