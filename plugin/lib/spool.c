@@ -199,13 +199,17 @@ static bp_code add_file(const char *src_root, const char *dst_root,
   bpi_buf_cleanup(&flat);
   bp_code rc = src && dst ? BP_OK
                           : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
+  /* the folder is made when the link says it is missing: a run's
+   * thousands of files go into a few folders */
+  bool linked = !rc && !link(src, dst);
   char *slash = dst ? strrchr(dst, '/') : NULL;
-  if(!rc && slash) {
+  if(!rc && !linked && errno == ENOENT && slash) {
     *slash = '\0';
     rc = bpi_file_mkdirs(dst, err);
     *slash = '/';
+    linked = !rc && !link(src, dst);
   }
-  if(!rc && link(src, dst)) {
+  if(!rc && !linked) {
     if(errno == ENOENT)
       rc = bpi_err_set(err, BPE_IO, errno, "cannot read '%s'", src);
     else

@@ -320,8 +320,8 @@ static bp_code file_parents(char *path, struct bp_err *err)
   return rc;
 }
 
-/* src hard linked as path, through a temporary name and a rename (an
- * object already there is replaced whole, as a copy would be): 0, or
+/* src hard linked as path; over an object already there, through a
+ * temporary name and a rename (replaced whole, as a copy would be): 0, or
  * the errno that says why not.  A link allocates no inode and copies no
  * byte: a suite's thousands of artifacts, on the run directory's file
  * system, cost a directory entry each.  benchprof never rewrites a
@@ -335,15 +335,20 @@ static int link_into(const char *src, const char *path)
                       (long)getpid(), atomic_fetch_add(&seq, 1)) >=
      sizeof(tmp))
     return ENAMETOOLONG;
-  /* a symbolic link's target, as a copy through open(2) would read */
+  /* a symbolic link's target, as a copy through open(2) would read;
+   * a new key is linked under its own name at once (as atomic as the
+   * rename, one directory operation instead of three) */
+  if(!linkat(AT_FDCWD, src, AT_FDCWD, path, AT_SYMLINK_FOLLOW))
+    return 0;
+  if(errno != EEXIST)
+    return errno;
   if(linkat(AT_FDCWD, src, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW))
     return errno;
-  if(rename(tmp, path)) {
-    int e = errno;
-    unlink(tmp);
-    return e;
-  }
-  return 0;
+  int e = rename(tmp, path) ? errno : 0;
+  /* rename between two links of one file does nothing and succeeds
+   * (the same artifact published again): the temporary name goes */
+  unlink(tmp);
+  return e;
 }
 
 static bp_code file_put(struct bp_store *st, const char *key,
