@@ -4,7 +4,9 @@
 #include "buf.h"
 #include "check.h"
 #include "counters.h"
+#include "err.h"
 #include "hash.h"
+#include "parallel.h"
 #include "procs.h"
 #include "profile.h"
 #include "text.h"
@@ -319,8 +321,56 @@ static void test_counters_tree(void)
   cJSON_Delete(t);
 }
 
+/* The worker pool: every item done once, into its own slot; of several
+ * failures the lowest item's error is returned (what the loop in order
+ * returns); in order, nothing after the first failure runs. */
+struct pool_items {
+  unsigned *done;       /* times each item ran */
+  size_t fail_a, fail_b;
+};
+
+static bp_code pool_item(void *ctx, size_t i, struct bp_err *err)
+{
+  struct pool_items *t = ctx;
+  t->done[i]++;
+  if(i == t->fail_a || i == t->fail_b)
+    return bpi_err_set(err, BPE_IO, 0, "item %zu", i);
+  return BP_OK;
+}
+
+static void test_parallel(void)
+{
+  enum { N = 20000 };
+  struct pool_items t = {.done = calloc(N, sizeof(unsigned)),
+                         .fail_a = N, .fail_b = N};
+  struct bp_err err = {0};
+  CHECK(t.done != NULL);
+  if(!t.done)
+    return;
+  CHECK_EQ_INT(bpi_parallel_for(N, 4, pool_item, &t, &err), BP_OK);
+  size_t wrong = 0;
+  for(size_t i = 0; i < N; i++)
+    wrong += t.done[i] != 1;
+  CHECK_EQ_INT(wrong, 0);
+  /* two failures: the lower one's error, whichever came first */
+  for(unsigned workers = 1; workers <= 4; workers += 3) {
+    memset(t.done, 0, N * sizeof(unsigned));
+    memset(&err, 0, sizeof(err));
+    t.fail_a = 500;
+    t.fail_b = 9000;
+    CHECK_EQ_INT(bpi_parallel_for(N, workers, pool_item, &t, &err), BPE_IO);
+    CHECK_EQ_STR(err.msg, "item 500");
+    CHECK_EQ_INT(t.done[500], 1);
+    if(workers == 1)
+      CHECK_EQ_INT(t.done[501], 0);
+  }
+  free(t.done);
+  CHECK_EQ_INT(bpi_parallel_workers(10, 64), 1);
+}
+
 int main(void)
 {
+  test_parallel();
   test_counter_scaling();
   test_counters_tree();
   test_map();
