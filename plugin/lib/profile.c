@@ -856,8 +856,9 @@ static bp_code copy_indexed(struct bp_profile *d, struct keep *k,
                                               : BPE_IO;
   }
   /* left at the end, as a scan leaves it: samples added later (a run
-   * merged repetition by repetition) are appended, not written over */
-  if(fseeko(s->timeline, 0, SEEK_END) && !rc)
+   * merged repetition by repetition) are appended, not written over;
+   * a run without samples has no timeline file */
+  if(s->timeline && fseeko(s->timeline, 0, SEEK_END) && !rc)
     rc = BPE_IO;
   return rc;
 }

@@ -152,8 +152,9 @@ uint64_t bpi_profile_off_blocked_in(const struct bp_profile *p,
   return ns;
 }
 
-/* qsort context: the counts being ranked */
-static const struct bp_off_count *ranked;
+/* qsort context: the counts being ranked (per thread: benchmarks'
+ * profiles are written on several) */
+static _Thread_local const struct bp_off_count *ranked;
 
 static int by_ns_desc(const void *a, const void *b)
 {

@@ -7,6 +7,7 @@
 #include "export.h"
 #include "fileio.h"
 #include "hash.h"
+#include "parallel.h"
 #include "rundir.h"
 #include "text.h"
 
@@ -135,9 +136,12 @@ static void slicing_cleanup(struct slicing *sl)
   bpi_timeline_index_cleanup(&sl->ix);
 }
 
-static bp_code export_marked(const struct bp_profile *p, const char *dir,
-                             struct bp_marked *m, const struct slicing *sl,
-                             uint32_t gi, struct bp_err *err)
+/* The samples of every time range of benchmark gi, and its counters
+ * summed over them (into m[gi]), as *out.  In order, one benchmark at a
+ * time: slicing reads the run's timeline through one file position. */
+static bp_code slice_marked(const struct bp_profile *p, struct bp_marked *m,
+                            const struct slicing *sl, uint32_t gi,
+                            struct bp_profile **out, struct bp_err *err)
 {
   struct bp_marked *g = &m[gi];
   size_t from = sl->first[gi], to = sl->first[gi + 1];
@@ -163,13 +167,64 @@ static bp_code export_marked(const struct bp_profile *p, const char *dir,
     return bpi_err_set(err, rc, 0, "profile of benchmark %u", gi + 1);
   }
   g->samples = slice->meta.samples;
-  char *path = bpi_text_path_join(dir, g->dir);
+  *out = slice;
+  return BP_OK;
+}
+
+/* A batch of sliced benchmarks being written, m[first + i]'s profile
+ * slices[i]: the writing, most of a large suite's time (five files per
+ * benchmark), runs on the machine's cores. */
+struct batch {
+  const char *dir;
+  const struct bp_marked *m;
+  struct bp_profile **slices;
+  size_t first;
+};
+
+static bp_code write_marked(void *ctx, size_t i, struct bp_err *err)
+{
+  const struct batch *b = ctx;
+  const struct bp_marked *g = &b->m[b->first + i];
+  char *path = bpi_text_path_join(b->dir, g->dir);
+  bp_code rc = BP_OK;
   if(!path)
-    rc = bpi_err_set(err, BPE_NOMEM, 0, "profile of benchmark %u", gi + 1);
-  else if(!(rc = bpi_file_mkdirs_under(dir, g->dir, err)))
-    rc = bpi_export_all(slice, path, err);
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "profile of benchmark %zu",
+                     b->first + i + 1);
+  else if(!(rc = bpi_file_mkdirs_under(b->dir, g->dir, err)))
+    rc = bpi_export_all(b->slices[i], path, err);
   free(path);
-  bpi_profile_free(slice);
+  return rc;
+}
+
+/* Benchmarks sliced before their batch is written: enough to keep the
+ * workers busy, few enough (or few enough samples) that the slices held
+ * at once stay small beside the run's profile. */
+#define BATCH_BENCHMARKS 64
+#define BATCH_SAMPLES ((uint64_t)1 << 20)
+
+static bp_code export_batches(const struct bp_profile *p, const char *dir,
+                              struct bp_marked *m, size_t n,
+                              const struct slicing *sl, struct bp_err *err)
+{
+  struct bp_profile *slices[BATCH_BENCHMARKS];
+  unsigned workers = bpi_parallel_workers(n, 2);
+  bp_code rc = BP_OK;
+  for(size_t first = 0; !rc && first < n;) {
+    size_t k = 0;
+    uint64_t samples = 0;
+    while(!rc && k < BATCH_BENCHMARKS && first + k < n &&
+          samples < BATCH_SAMPLES) {
+      rc = slice_marked(p, m, sl, (uint32_t)(first + k), &slices[k], err);
+      if(!rc)
+        samples += slices[k++]->meta.samples;
+    }
+    struct batch b = {dir, m, slices, first};
+    if(!rc)
+      rc = bpi_parallel_for(k, workers, write_marked, &b, err);
+    for(size_t i = 0; i < k; i++)
+      bpi_profile_free(slices[i]);
+    first += k;
+  }
   return rc;
 }
 
@@ -198,8 +253,7 @@ bp_code bpi_slice_export(const struct bp_profile *p, const char *dir,
     slicing_cleanup(&sl);
     return bpi_err_set(err, rc, 0, "benchmark profiles");
   }
-  for(size_t i = 0; !rc && i < *n; i++)
-    rc = export_marked(p, dir, m, &sl, (uint32_t)i, err);
+  rc = export_batches(p, dir, m, *n, &sl, err);
   slicing_cleanup(&sl);
   return rc;
 }

@@ -11,7 +11,9 @@
  * A merged profile's repetition markers (BP_MARKER_REPETITION) are no
  * benchmarks: they are passed over, so that a benchmark marked in every
  * repetition of benchprof run --repeat has the samples of all of them.
- * Not thread-safe. */
+ * Benchmarks are sliced in order and written in batches on worker
+ * threads (parallel.h; BENCHPROF_THREADS=1 writes them in order).
+ * Not thread-safe: one call at a time per profile. */
 #ifndef BP_LIB_SLICE_H
 #define BP_LIB_SLICE_H
 

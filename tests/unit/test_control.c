@@ -342,6 +342,17 @@ static void test_slice_indexed(void)
   bpi_profile_free(s);
   bpi_timeline_index_cleanup(&ix);
   bpi_profile_free(p);
+  /* a run without a sample (a harness that only marks) has no timeline
+   * file: its benchmarks' slices are empty */
+  CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
+  th[0] = bpi_profile_thread(p, 1, 1);
+  CHECK_EQ_INT(bpi_profile_timeline_index(p, &ix), BP_OK);
+  s = NULL;
+  CHECK_EQ_INT(bpi_profile_slice_indexed(p, &back, 1, &ix, &s), BP_OK);
+  CHECK(s && s->meta.samples == 0);
+  bpi_profile_free(s);
+  bpi_timeline_index_cleanup(&ix);
+  bpi_profile_free(p);
 }
 
 /* A slice holds only what its samples use: the other benchmark's
