@@ -218,8 +218,79 @@ static void test_merged_repetitions(void)
   remove_tree(dir);
 }
 
+/* A suite's slices written on a pool of workers (BENCHPROF_THREADS) are
+ * the files written in order, byte for byte, across several batches;
+ * of two benchmarks of a batch that cannot be written, the first is the
+ * error, and no later batch is written. */
+static void export_suite(const char *dir, const char *threads,
+                         const char *refused, struct bp_err *err,
+                         bp_code want)
+{
+  struct bp_profile *p = NULL;
+  CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
+  if(!p)
+    return;
+  uint32_t lib = bpi_profile_lib(p, "/bin/x", "");
+  uint32_t th[3];
+  for(uint32_t t = 0; t < 3; t++)
+    th[t] = bpi_profile_thread(p, 7, 7 + t);
+  for(uint64_t i = 0; i < 3000; i++) {
+    uint32_t fr = bpi_profile_frame(p, lib, 0x10 + i % 37, BP_FRAME_USER);
+    uint32_t st = bpi_profile_stack(p, BP_NONE, fr);
+    CHECK_EQ_INT(bpi_profile_add_sample(p, th[i % 3], st, 10 * i, 1 + i % 5),
+                 BP_OK);
+  }
+  char name[32];
+  for(unsigned b = 0; b < 150; b++) {
+    snprintf(name, sizeof(name), "b%u", b);
+    mark(p, name, 200 * b, 200 * b + 10 * (1 + b % 19), b);
+  }
+  for(const char *r = refused; r && *r; r += strlen(r) + 1) {
+    char link[600];
+    snprintf(link, sizeof(link), "%s/%s", dir, r);
+    CHECK_EQ_INT(symlink("/nonexistent", link), 0);
+  }
+  struct bp_marked *m = NULL;
+  size_t n = 0;
+  setenv("BENCHPROF_THREADS", threads, 1);
+  CHECK_EQ_INT(bpi_slice_export(p, dir, &m, &n, err), want);
+  unsetenv("BENCHPROF_THREADS");
+  if(!want)
+    CHECK_EQ_INT(n, 150);
+  bpi_slice_free(m, n);
+  bpi_profile_free(p);
+}
+
+static void test_workers(void)
+{
+  char one[] = "/tmp/test_slice.XXXXXX", four[] = "/tmp/test_slice.XXXXXX";
+  char cmd[200];
+  struct bp_err err = {0};
+  CHECK(mkdtemp(one) != NULL);
+  CHECK(mkdtemp(four) != NULL);
+  export_suite(one, "1", NULL, &err, BP_OK);
+  export_suite(four, "4", NULL, &err, BP_OK);
+  CHECK(is_file(four, "b149", "summary.json"));
+  snprintf(cmd, sizeof(cmd), "diff -r %s %s >/dev/null", one, four);
+  CHECK_EQ_INT(system(cmd), 0);
+  remove_tree(one);
+  remove_tree(four);
+  for(int threads = 1; threads <= 4; threads += 3) {
+    CHECK(mkdtemp(strcpy(one, "/tmp/test_slice.XXXXXX")) != NULL);
+    memset(&err, 0, sizeof(err));
+    export_suite(one, threads == 1 ? "1" : "4", "b50\0b40\0", &err, BPE_IO);
+    CHECK(strstr(err.msg, "/b40'") != NULL);
+    /* nothing after the failing batch; in order, nothing after b40 */
+    CHECK(!is_file(one, "b100", "summary.json"));
+    if(threads == 1)
+      CHECK(!is_file(one, "b41", "summary.json"));
+    remove_tree(one);
+  }
+}
+
 int main(void)
 {
+  test_workers();
   test_grouped();
   test_link_refused();
   test_no_markers();
