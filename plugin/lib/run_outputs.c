@@ -6,6 +6,7 @@
 #include "counters.h"
 #include "err.h"
 #include "fileio.h"
+#include "parallel.h"
 #include "rundir.h"
 #include "text.h"
 
@@ -109,14 +110,31 @@ static bp_code bench_facts(struct bp_manifest_bench *b,
 
 /* Each benchmark: its name, its profile directory and artifacts, and its
  * facts. */
+/* Benchmark `first + i`'s artifacts (their sizes and sha256, read back
+ * from disk) into the manifest, on the machine's cores: hashing a large
+ * suite's tens of thousands of files was most of writing its manifest. */
+struct hashing {
+  struct bp_manifest *man;
+  const struct bp_run_facts *f;
+  size_t first;
+};
+
+static bp_code hash_bench(void *ctx, size_t i, struct bp_err *err)
+{
+  const struct hashing *h = ctx;
+  struct bp_manifest_bench *b = &h->man->benches[h->first + i];
+  return bpi_manifest_artifacts(h->f->dir, h->f->benches[i].dir, &b->arts,
+                                &b->narts, err);
+}
+
 static bp_code add_benchmarks(struct bp_manifest *man,
                               const struct bp_run_facts *f,
                               struct bp_err *err)
 {
   const struct bp_report *rep = f->report;
   const struct bp_profile_meta *run = f->prof ? &f->prof->meta : NULL;
-  bp_code rc = BP_OK;
-  for(size_t i = 0; !rc && i < rep->nbenches; i++) {
+  size_t first = man->nbenches;
+  for(size_t i = 0; i < rep->nbenches; i++) {
     const struct bp_run_bench *art = &f->benches[i];
     struct bp_manifest_bench *b = bpi_manifest_add_bench(
       man, rep->benches[i].name, art->dir);
@@ -125,9 +143,12 @@ static bp_code add_benchmarks(struct bp_manifest *man,
     /* for function costs per iteration (compare) */
     b->iterations = rep->benches[i].iterations;
     b->iteration_cpu_ns = rep->benches[i].iteration_cpu_ns;
-    rc = bpi_manifest_artifacts(f->dir, art->dir, &b->arts, &b->narts, err);
   }
-  return rc;
+  /* every entry made first: adding one may move them all */
+  struct hashing h = {man, f, first};
+  return bpi_parallel_for(rep->nbenches,
+                          bpi_parallel_workers(rep->nbenches, 16),
+                          hash_bench, &h, err);
 }
 
 static bool dup_to(char **to, const char *s)

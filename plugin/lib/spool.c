@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "err.h"
 #include "fileio.h"
+#include "parallel.h"
 #include "text.h"
 
 #include <dirent.h>
@@ -263,6 +264,19 @@ static bp_code new_id(char *out, size_t len, struct bp_err *err)
   return BP_OK;
 }
 
+/* A publication's files being linked into the spool, on the machine's
+ * cores: a suite of thousands of benchmarks has tens of thousands. */
+struct adding {
+  const char *src_dir, *files_dir;
+  const char *const *files;
+};
+
+static bp_code add_one(void *ctx, size_t i, struct bp_err *err)
+{
+  const struct adding *a = ctx;
+  return add_file(a->src_dir, a->files_dir, a->files[i], err);
+}
+
 bp_code bpi_spool_add(const char *spool, const char *src_dir,
                       const char *const *files, size_t nfiles,
                       const char *meta, size_t meta_len, char **id,
@@ -292,8 +306,11 @@ bp_code bpi_spool_add(const char *spool, const char *src_dir,
   if(!rc)
     rc = path ? write_new(path, "", 0, false, err)
               : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
-  for(size_t i = 0; !rc && i < nfiles; i++)
-    rc = add_file(src_dir, files_dir, files[i], err);
+  if(!rc) {
+    struct adding a = {src_dir, files_dir, files};
+    rc = bpi_parallel_for(nfiles, bpi_parallel_workers(nfiles, 64), add_one,
+                          &a, err);
+  }
   free(path);
   path = bpi_text_path_join(tmp, BP_SPOOL_META);
   if(!rc)
@@ -740,6 +757,53 @@ bp_code bpi_spool_sync(struct bp_spool_pub *p, struct bp_err *err)
   return p->src_dir ? BP_OK : sync_fs(p->dir, err);
 }
 
+/* The names in a folder being unlinked, on the machine's cores. */
+struct unlinking {
+  int dir;
+  char **names;
+};
+
+static bp_code unlink_name(void *ctx, size_t i, struct bp_err *err)
+{
+  (void)err;
+  const struct unlinking *u = ctx;
+  unlinkat(u->dir, u->names[i], 0);  /* a folder stays, for walk */
+  return BP_OK;
+}
+
+/* The files of pub_dir's (flat) files folder, before walk removes what
+ * is left one by one: a suite's tens of thousands of links. */
+static void unlink_files(const char *pub_dir)
+{
+  char *files = bpi_text_path_join(pub_dir, BP_SPOOL_FILES);
+  DIR *d = files ? opendir(files) : NULL;
+  struct unlinking u = {d ? dirfd(d) : -1, NULL};
+  size_t n = 0, cap = 0;
+  struct dirent *de;
+  while(d && (de = readdir(d))) {
+    if(!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+      continue;
+    if(n == cap) {
+      char **grown = realloc(u.names, (cap = cap ? 2 * cap : 256) *
+                                      sizeof(*grown));
+      if(!grown)
+        break;
+      u.names = grown;
+    }
+    if(!(u.names[n] = strdup(de->d_name)))
+      break;
+    n++;
+  }
+  if(n)
+    bpi_parallel_for(n, bpi_parallel_workers(n, 64), unlink_name, &u, NULL);
+  for(size_t i = 0; i < n; i++)
+    free(u.names[i]);
+  free(u.names);
+  if(d)
+    closedir(d);
+  free(files);
+}
+
 bp_code bpi_spool_remove(struct bp_spool_pub *p, struct bp_err *err)
 {
   if(p->src_dir) {  /* direct: nothing on disk */
@@ -762,6 +826,8 @@ bp_code bpi_spool_remove(struct bp_spool_pub *p, struct bp_err *err)
     rc = fsync_path(p->dir, true, err);
     *slash = '/';
   }
+  if(!rc)
+    unlink_files(trash.data);
   if(!rc)
     rc = walk(trash.data, remove_one, err);
   bpi_buf_cleanup(&trash);

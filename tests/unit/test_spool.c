@@ -106,6 +106,57 @@ static void marks_from_threads(struct bp_spool_pub *a)
   free(id);
 }
 
+/* A suite's many files are linked on several workers (BENCHPROF_THREADS)
+ * and all reach the spool; a bad path among them is refused and leaves
+ * nothing; removal empties the spool. */
+static void test_many_files(const char *run)
+{
+  enum { MANY = 600 };
+  char spool[512], rel[64], *names[MANY + 1];
+  const char *files[MANY + 1];
+  struct bp_err err = {0};
+  path(spool, sizeof(spool), "spool-many");
+  for(int i = 0; i < MANY; i++) {
+    snprintf(rel, sizeof(rel), "run/b%d/summary.json", i);
+    char dir[512];
+    path(dir, sizeof(dir), rel);
+    *strrchr(dir, '/') = '\0';
+    CHECK_EQ_INT(bpi_file_mkdirs(dir, &err), BP_OK);
+    put(rel, "{}");
+    names[i] = strdup(rel + 4);
+    files[i] = names[i];
+  }
+  setenv("BENCHPROF_THREADS", "4", 1);
+  char *id = NULL;
+  files[MANY] = "../escape";
+  CHECK_EQ_INT(bpi_spool_add(spool, run, files, MANY + 1, "{}", 2, &id,
+                             &err), BPE_INVAL);
+  CHECK(strstr(err.msg, "../escape") != NULL);
+  CHECK_EQ_INT(entries(spool), 0);
+  err = (struct bp_err){0};
+  CHECK_EQ_INT(bpi_spool_add(spool, run, files, MANY, "{}", 2, &id, &err),
+               BP_OK);
+  char pub[700], cmd[800];
+  snprintf(pub, sizeof(pub), "%s/%s", spool, id ? id : "?");
+  snprintf(cmd, sizeof(cmd), "find '%s/files' -type f | wc -l", pub);
+  FILE *f = popen(cmd, "r");
+  int found = -1;
+  if(f) {
+    CHECK(fscanf(f, "%d", &found) == 1);
+    pclose(f);
+  }
+  CHECK_EQ_INT(found, MANY);
+  struct bp_spool_pub *a = NULL;
+  CHECK_EQ_INT(bpi_spool_open(spool, id ? id : "?", &a, &err), BP_OK);
+  if(a)
+    CHECK_EQ_INT(bpi_spool_remove(a, &err), BP_OK);
+  CHECK_EQ_INT(entries(spool), 0);
+  unsetenv("BENCHPROF_THREADS");
+  for(int i = 0; i < MANY; i++)
+    free(names[i]);
+  free(id);
+}
+
 int main(void)
 {
   char run[512], spool[512], p[600];
@@ -263,6 +314,7 @@ int main(void)
   CHECK(access(old_tmp, F_OK) != 0);
   CHECK(access(new_tmp, F_OK) == 0);
 
+  test_many_files(run);
   free(id1);
   free(id2);
   char cmd[600];
