@@ -433,6 +433,7 @@ static void pub_init(struct bp_spool_pub *p)
   p->lock_fd = -1;
   p->log_fd = -1;
   bpi_strtab_init(&p->logged);
+  bpi_strtab_init(&p->marked);
   pthread_mutex_init(&p->log_lock, NULL);
 }
 
@@ -530,6 +531,7 @@ void bpi_spool_close(struct bp_spool_pub *p)
   if(p->log_fd >= 0)
     close(p->log_fd);
   bpi_strtab_cleanup(&p->logged);
+  bpi_strtab_cleanup(&p->marked);
   pthread_mutex_destroy(&p->log_lock);
   free(p->id);
   free(p->dir);
@@ -634,6 +636,41 @@ static bool logged(struct bp_spool_pub *p, const char *part)
   return is;
 }
 
+/* Whether done/ has part's file, from one listing of done/ (this
+ * process holds the publication's lock: only it adds marks, and
+ * mark_part adds each to the list).  A listing that fails leaves the
+ * question to the file system. */
+static bool marked_file(struct bp_spool_pub *p, const char *part,
+                        bool *known)
+{
+  pthread_mutex_lock(&p->log_lock);
+  if(!p->marked_listed) {
+    char *done = bpi_text_path_join(p->dir, DONE_DIR);
+    DIR *d = done ? opendir(done) : NULL;
+    struct dirent *de;
+    bool ok = d != NULL;
+    while(ok && (de = readdir(d)))
+      if(de->d_name[0] != '.')
+        ok = bpi_strtab_intern(&p->marked, de->d_name) != BP_NONE;
+    p->marked_listed = ok;
+    if(d)
+      closedir(d);
+    free(done);
+  }
+  *known = p->marked_listed;
+  bool is = *known && bpi_strtab_find(&p->marked, part) != BP_NONE;
+  pthread_mutex_unlock(&p->log_lock);
+  return is;
+}
+
+static void add_marked(struct bp_spool_pub *p, const char *part)
+{
+  pthread_mutex_lock(&p->log_lock);
+  if(p->marked_listed && bpi_strtab_intern(&p->marked, part) == BP_NONE)
+    p->marked_listed = false;  /* out of memory: list again next time */
+  pthread_mutex_unlock(&p->log_lock);
+}
+
 bool bpi_spool_done(struct bp_spool_pub *p, const char *part,
                     char **value)
 {
@@ -652,6 +689,9 @@ bool bpi_spool_done(struct bp_spool_pub *p, const char *part,
       *value = strdup("");
     return !value || *value;
   }
+  bool known;
+  if(!marked_file(p, part, &known) && known)
+    return false;
   char *done = bpi_text_path_join(p->dir, DONE_DIR);
   char *path = done ? bpi_text_path_join(done, part) : NULL;
   struct bp_err ignored = {0};
@@ -727,6 +767,8 @@ static bp_code mark_part(struct bp_spool_pub *p, const char *part,
   }
   if(!rc && rename(tmp.data, path))
     rc = bpi_err_set(err, BPE_IO, errno, "cannot rename into '%s'", path);
+  if(!rc)
+    add_marked(p, part);
   if(!rc && sync)
     rc = fsync_path(done, true, err);
   bpi_buf_cleanup(&tmp);

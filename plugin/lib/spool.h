@@ -62,7 +62,12 @@ struct bp_spool_pub {
   int log_fd;    /* done.log, opened at the first such mark */
   bool log_torn; /* done.log ends in a line a kill cut short, */
   size_t log_whole;  /* after its whole lines' log_whole bytes */
-  pthread_mutex_t log_lock;  /* guards logged and log_fd */
+  /* the marks with a value (a file each in done/), listed once: asking
+   * the file system for each of a suite's tens of thousands of parts
+   * that have none was a syscall each */
+  struct bp_strtab marked;
+  bool marked_listed;
+  pthread_mutex_t log_lock;  /* guards logged, log_fd and marked */
 };
 
 /* A publication that lives in memory only, for when the spool cannot

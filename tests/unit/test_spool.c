@@ -148,6 +148,21 @@ static void test_many_files(const char *run)
   CHECK_EQ_INT(found, MANY);
   struct bp_spool_pub *a = NULL;
   CHECK_EQ_INT(bpi_spool_open(spool, id ? id : "?", &a, &err), BP_OK);
+  /* done/ is listed at the first question; a mark made after it counts,
+   * and one made through another handle before it too */
+  char *v = NULL;
+  CHECK(a && !bpi_spool_done(a, "store-manifest", NULL));
+  CHECK(a && bpi_spool_mark(a, "store-manifest", "url-1", &err) == BP_OK);
+  CHECK(a && bpi_spool_done(a, "store-manifest", &v));
+  CHECK(v && !strcmp(v, "url-1"));
+  free(v);
+  v = NULL;
+  CHECK(a && !bpi_spool_done(a, "store-latest", NULL));
+  bpi_spool_close(a);
+  a = NULL;
+  CHECK_EQ_INT(bpi_spool_open(spool, id ? id : "?", &a, &err), BP_OK);
+  CHECK(a && bpi_spool_done(a, "store-manifest", NULL));
+  CHECK(a && !bpi_spool_done(a, "store-latest", NULL));
   if(a)
     CHECK_EQ_INT(bpi_spool_remove(a, &err), BP_OK);
   CHECK_EQ_INT(entries(spool), 0);
