@@ -82,6 +82,11 @@ static bool reserve(struct bp_buf *b, size_t extra)
   return true;
 }
 
+bool bpi_buf_reserve(struct bp_buf *b, size_t extra)
+{
+  return reserve(b, extra);
+}
+
 void bpi_buf_add(struct bp_buf *b, const void *data, size_t len)
 {
   if(!reserve(b, len))

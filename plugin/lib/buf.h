@@ -32,6 +32,11 @@ void bpi_buf_set_sink(struct bp_buf *b,
                       void *ctx);
 bool bpi_buf_flush(struct bp_buf *b);
 
+/* Room for extra more bytes and a NUL after b->len, for a writer that
+ * fills b->data in place (then sets b->len); false when out of memory
+ * (b is then failed).  Not for a buffer with a sink (it may flush). */
+bool bpi_buf_reserve(struct bp_buf *b, size_t extra);
+
 void bpi_buf_add(struct bp_buf *b, const void *data, size_t len);
 void bpi_buf_addc(struct bp_buf *b, char c);
 void bpi_buf_adds(struct bp_buf *b, const char *s);

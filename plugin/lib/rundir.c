@@ -350,8 +350,10 @@ static void add_bench(cJSON *arr, const struct bp_manifest_bench *b)
 }
 
 /* about what one benchmark takes in manifest.json (its counters and
- * five artifacts, indented) */
-#define PRINT_BYTES_PER_BENCH 2560
+ * five artifacts, indented; a stored one's keys and URLs make it about
+ * 3.5 KB), with room to spare: the text is printed straight into the
+ * output buffer, and a guess too small costs a second print */
+#define PRINT_BYTES_PER_BENCH 4096
 
 static cJSON *to_tree(const struct bp_manifest *m)
 {
@@ -383,25 +385,37 @@ static cJSON *to_tree(const struct bp_manifest *m)
   return j;
 }
 
+/* The tree's text at the end of out, printed in place (cJSON's own
+ * buffer, grown by doubling and then copied, moved a suite's tens of
+ * megabytes several times, into fresh pages each time). */
+static bool print_into(const cJSON *j, size_t guess, struct bp_buf *out)
+{
+  for(size_t room = guess; room < INT_MAX; room *= 2) {
+    /* cJSON asks for 5 bytes more than the text needs */
+    if(!bpi_buf_reserve(out, room + 5))
+      return false;
+    char *at = out->data + out->len;
+    if(cJSON_PrintPreallocated((cJSON *)j, at, (int)room + 5, 1)) {
+      out->len += strlen(at);
+      return true;
+    }
+  }
+  return false;
+}
+
 bp_code bpi_manifest_print(const struct bp_manifest *m, struct bp_buf *out,
                            struct bp_err *err)
 {
   cJSON *j = to_tree(m);
-  /* printed into a buffer sized for the whole at once: growing it by
-   * doubling moved a suite's tens of megabytes several times */
   size_t guess = 65536 + m->nbenches * PRINT_BYTES_PER_BENCH;
-  char *text = j ? cJSON_PrintBuffered(j, guess < INT_MAX ? (int)guess
-                                                          : INT_MAX, 1)
-                 : NULL;
+  bool ok = j && print_into(j, guess, out);
   cJSON_Delete(j);
-  if(text) {
-    bpi_buf_adds(out, text);
+  if(ok) {
     bpi_buf_addc(out, '\n');
     bpi_buf_addc(out, '\0');
     out->len--;
   }
-  free(text);
-  if(!text || bpi_buf_failed(out))
+  if(!ok || bpi_buf_failed(out))
     return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
   return BP_OK;
 }

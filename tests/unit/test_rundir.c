@@ -99,6 +99,23 @@ static void test_round_trip(void)
   CHECK(strstr(one.data, "\"latency\"") != NULL);
   CHECK(strstr(one.data, "\"fallback\":\ttrue") != NULL);
   bpi_manifest_cleanup(&again);
+  /* a manifest much longer than the size printing guesses (a command of
+   * 300 KB): printed again into a larger buffer, after what out held */
+  free(m.command);
+  m.command = malloc(300001);
+  if(m.command) {
+    memset(m.command, 'c', 300000);
+    m.command[300000] = '\0';
+  }
+  bpi_buf_reset(&two);
+  bpi_buf_adds(&two, "x");
+  CHECK(bpi_manifest_print(&m, &two, &err) == BP_OK);
+  CHECK(two.len > 300000 && two.data[0] == 'x' &&
+        two.data[two.len - 1] == '\n' && strlen(two.data) == two.len);
+  CHECK(bpi_manifest_parse(&again, two.data + 1, two.len - 1, "long",
+                           &err) == BP_OK);
+  CHECK(again.command && strlen(again.command) == 300000);
+  bpi_manifest_cleanup(&again);
   bpi_manifest_cleanup(&m);
   bpi_buf_cleanup(&one);
   bpi_buf_cleanup(&two);
