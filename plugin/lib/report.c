@@ -16,6 +16,7 @@
 #include "report.h"
 #include "report_int.h"
 #include "err.h"
+#include "hash.h"
 
 #include <locale.h>
 #include <math.h>   /* isfinite, isnan: macros, no libm */
@@ -202,6 +203,47 @@ struct bp_bench *bpi_report_bench(struct bp_report *r, const char *name)
   }
   free(copy);
   return b;
+}
+
+/* name's position (name as bpi_report_name_dup made it), added to r
+ * and to ix when missing; BP_NONE when out of memory. */
+static uint32_t bench_at(struct bp_report *r, struct bp_name_index *ix,
+                         char *name)
+{
+  uint32_t at = bpi_name_index_find(ix, name);
+  if(at != BP_NONE) {
+    free(name);
+    return at;
+  }
+  if(r->nbenches >= BP_NONE || !bpi_report_push_bench(r, name)) {
+    free(name);
+    return BP_NONE;
+  }
+  at = (uint32_t)(r->nbenches - 1);
+  return bpi_name_index_add(ix, r->benches[at].name, at) ? BP_NONE : at;
+}
+
+bp_code bpi_report_bench_all(struct bp_report *r, const char *const *names,
+                             size_t n, size_t *at)
+{
+  struct bp_name_index ix;
+  bpi_name_index_init(&ix);
+  bp_code rc = r->nbenches < BP_NONE ? BP_OK : BPE_NOMEM;
+  /* the last of equal names first, as find_bench finds it */
+  for(size_t i = r->nbenches; !rc && i-- > 0;)
+    rc = bpi_name_index_add(&ix, r->benches[i].name, (uint32_t)i);
+  for(size_t i = 0; !rc && i < n; i++) {
+    if(!names[i] || !*names[i]) {
+      rc = BPE_INVAL;
+      break;
+    }
+    char *copy = bpi_report_name_dup(names[i]);
+    at[i] = copy ? bench_at(r, &ix, copy) : BP_NONE;
+    if(at[i] == BP_NONE)
+      rc = BPE_NOMEM;
+  }
+  bpi_name_index_cleanup(&ix);
+  return rc;
 }
 
 bp_code bpi_report_add_measure(struct bp_bench *b, const char *slug,

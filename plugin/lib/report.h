@@ -85,6 +85,14 @@ bp_code bpi_report_commit(struct bp_report *r, struct bp_report *t);
  * for an empty name.  Valid until the next benchmark is added. */
 struct bp_bench *bpi_report_bench(struct bp_report *r, const char *name);
 
+/* What n calls of bpi_report_bench(r, names[i]) do, at[i] the position
+ * of names[i]'s benchmark in r->benches, with the lookups through one
+ * name index (a suite's 10,000 benchmarks were each looked up through
+ * all the others).  BPE_INVAL for an empty name, BPE_NOMEM; the names
+ * before the failing one are then added. */
+bp_code bpi_report_bench_all(struct bp_report *r, const char *const *names,
+                             size_t n, size_t *at);
+
 /* Set a measure unless the benchmark already has one with that slug (the
  * harness's own measures win).  Returns BP_OK either way; BPE_INVAL for an
  * empty slug or a value that is not finite, BPE_NOMEM. */

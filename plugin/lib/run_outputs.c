@@ -27,27 +27,32 @@ bp_code bpi_run_attach_counters(struct bp_report *rep,
   *unattached = 0;
   if(rep->nbenches == 0 && !nmarked && !bpi_report_bench(rep, default_name))
     return BPE_NOMEM;
-  for(size_t i = 0; i < nmarked; i++) {
-    struct bp_bench *b = bpi_report_bench(rep, marked[i].name);
-    if(!b)
-      return BPE_NOMEM;
-    bp_code rc = bpi_report_add_counters(b, marked[i].counters,
-                                         marked[i].ncounters);
-    if(rc)
-      return rc;
-  }
-  struct bp_run_bench *arts = calloc(rep->nbenches ? rep->nbenches : 1,
-                                     sizeof(*arts));
-  if(!arts)
-    return BPE_NOMEM;
-  *benches = arts;
-  for(size_t i = 0; i < rep->nbenches; i++)
+  const char **names = calloc(nmarked ? nmarked : 1, sizeof(*names));
+  size_t *at = calloc(nmarked ? nmarked : 1, sizeof(*at));
+  bp_code rc = names && at ? BP_OK : BPE_NOMEM;
+  for(size_t i = 0; !rc && i < nmarked; i++)
+    names[i] = marked[i].name;
+  if(!rc)
+    rc = bpi_report_bench_all(rep, names, nmarked, at);
+  for(size_t i = 0; !rc && i < nmarked; i++)
+    rc = bpi_report_add_counters(&rep->benches[at[i]], marked[i].counters,
+                                 marked[i].ncounters);
+  struct bp_run_bench *arts = rc ? NULL : calloc(rep->nbenches ?
+                                                   rep->nbenches : 1,
+                                                 sizeof(*arts));
+  if(!rc && !arts)
+    rc = BPE_NOMEM;
+  for(size_t i = 0; !rc && i < rep->nbenches; i++)
     arts[i].dir = ".";
-  for(size_t i = 0; i < nmarked; i++) {
-    struct bp_bench *b = bpi_report_bench(rep, marked[i].name);
-    arts[b - rep->benches].dir = marked[i].dir;
-    arts[b - rep->benches].marked = &marked[i];
+  for(size_t i = 0; !rc && i < nmarked; i++) {
+    arts[at[i]].dir = marked[i].dir;
+    arts[at[i]].marked = &marked[i];
   }
+  free(names);
+  free(at);
+  if(rc)
+    return rc;
+  *benches = arts;
   size_t unmarked = 0;
   for(size_t i = 0; i < rep->nbenches; i++)
     unmarked += !strcmp(arts[i].dir, ".");

@@ -948,8 +948,37 @@ static void test_torture(void)
 }
 #endif
 
+/* bpi_report_bench_all: what bpi_report_bench does name by name (the
+ * report's own names found, a name that is no UTF-8 as it was stored,
+ * new ones added once, in order), and an empty name refused. */
+static void test_bench_all(void)
+{
+  struct bp_report r, one;
+  bpi_report_init(&r);
+  bpi_report_init(&one);
+  const char *names[] = {"b", "bad\xff", "a", "c", "b", "c", "bad\xff"};
+  enum { N = sizeof(names) / sizeof(names[0]) };
+  size_t at[N];
+  CHECK(bpi_report_bench(&r, "a") && bpi_report_bench(&r, "bad\xff"));
+  CHECK(bpi_report_bench(&one, "a") && bpi_report_bench(&one, "bad\xff"));
+  CHECK_EQ_INT(bpi_report_bench_all(&r, names, N, at), BP_OK);
+  for(size_t i = 0; i < N; i++) {
+    struct bp_bench *b = bpi_report_bench(&one, names[i]);
+    CHECK(b && at[i] == (size_t)(b - one.benches));
+  }
+  CHECK_EQ_INT(r.nbenches, 4);
+  CHECK_EQ_INT(one.nbenches, 4);
+  for(size_t i = 0; i < r.nbenches && i < one.nbenches; i++)
+    CHECK_EQ_STR(r.benches[i].name, one.benches[i].name);
+  const char *empty[] = {"d", ""};
+  CHECK_EQ_INT(bpi_report_bench_all(&r, empty, 2, at), BPE_INVAL);
+  bpi_report_cleanup(&r);
+  bpi_report_cleanup(&one);
+}
+
 int main(void)
 {
+  test_bench_all();
   test_bmf_valid();
   test_bmf_invalid_json();
   test_bmf_errors();
