@@ -16,17 +16,22 @@
 #                        benchmark, 3 values per measure, median and range
 #   segments_hooks_repeat.sh  hooks-marked benchmarks under --repeat 3: each
 #                        one's profile covers all 3 repetitions
+#   segments_threads.sh  300 benchmarks written on one thread and on four:
+#                        the same files, manifest, store; a bad
+#                        BENCHPROF_THREADS said
 check_PROGRAMS += tests/unit/test_control tests/unit/test_slice \
   tests/workloads/hooks_harness
 TESTS += tests/unit/test_control tests/unit/test_slice \
   tests/integration/segments_hooks.sh \
   tests/integration/segments_each.sh tests/integration/segments_many.sh \
   tests/integration/segments_each_repeat.sh \
-  tests/integration/segments_hooks_repeat.sh
+  tests/integration/segments_hooks_repeat.sh \
+  tests/integration/segments_threads.sh
 EXTRA_DIST += tests/integration/segments_hooks.sh \
   tests/integration/segments_each.sh tests/integration/segments_many.sh \
   tests/integration/segments_each_repeat.sh \
-  tests/integration/segments_hooks_repeat.sh
+  tests/integration/segments_hooks_repeat.sh \
+  tests/integration/segments_threads.sh
 
 tests_unit_test_control_SOURCES = tests/unit/test_control.c
 tests_unit_test_control_CPPFLAGS = $(unit_cppflags)

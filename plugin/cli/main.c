@@ -3,9 +3,12 @@
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
+#include "text.h"
 
 #include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct command {
@@ -52,9 +55,23 @@ static void keep_freed_memory(void)
 #endif
 }
 
+/* BENCHPROF_THREADS is read where the work is shared out (parallel.c);
+ * a value it cannot use is said here, once, and the default applies. */
+static void check_threads_variable(void)
+{
+  const char *v = getenv("BENCHPROF_THREADS");
+  uint64_t n;
+  if(v && *v && !bpi_text_u64(v, 1, 64, &n)) {
+    bp_msg_warn("BENCHPROF_THREADS='%.40s' is not a number from 1 to 64: "
+                "using the default (the online CPUs, at most 8)", v);
+    unsetenv("BENCHPROF_THREADS");
+  }
+}
+
 int main(int argc, char **argv)
 {
   keep_freed_memory();
+  check_threads_variable();
   if(argc < 2) {
     usage(stderr);
     return BP_EXIT_USAGE;
