@@ -3,6 +3,7 @@
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
+#include "parallel.h"
 #include "text.h"
 
 #include <malloc.h>
@@ -55,23 +56,26 @@ static void keep_freed_memory(void)
 #endif
 }
 
-/* BENCHPROF_THREADS is read where the work is shared out (parallel.c);
- * a value it cannot use is said here, once, and the default applies. */
-static void check_threads_variable(void)
+/* BENCHPROF_THREADS: how many threads share out a suite's work
+ * (parallel.h); a value that is no count is said, and the default
+ * applies. */
+static void set_threads(void)
 {
   const char *v = getenv("BENCHPROF_THREADS");
   uint64_t n;
-  if(v && *v && !bpi_text_u64(v, 1, 64, &n)) {
+  if(!v || !*v)
+    return;
+  if(bpi_text_u64(v, 1, 64, &n))
+    bpi_parallel_set_workers((unsigned)n);
+  else
     bp_msg_warn("BENCHPROF_THREADS='%.40s' is not a number from 1 to 64: "
                 "using the default (the online CPUs, at most 8)", v);
-    unsetenv("BENCHPROF_THREADS");
-  }
 }
 
 int main(int argc, char **argv)
 {
   keep_freed_memory();
-  check_threads_variable();
+  set_threads();
   if(argc < 2) {
     usage(stderr);
     return BP_EXIT_USAGE;

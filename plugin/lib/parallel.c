@@ -11,15 +11,19 @@
 
 #define MAX_WORKERS 8
 
+/* 0: the default */
+static atomic_uint workers_set;
+
+void bpi_parallel_set_workers(unsigned n)
+{
+  atomic_store(&workers_set, n <= 64 ? n : 64);
+}
+
 unsigned bpi_parallel_workers(size_t n, size_t min_items)
 {
-  const char *env = getenv("BENCHPROF_THREADS");
-  if(env && *env) {
-    char *end;
-    unsigned long v = strtoul(env, &end, 10);
-    if(!*end && v >= 1 && v <= 64)
-      return (unsigned)v;
-  }
+  unsigned set = atomic_load(&workers_set);
+  if(set)
+    return set;
   if(n < min_items || n < 2)
     return 1;
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -18,10 +18,14 @@
 typedef bp_code (*bp_item_fn)(void *ctx, size_t i, struct bp_err *err);
 
 /* Workers for n items: the online CPUs, at most 8, and 1 below
- * min_items (a thread costs more than a few small items).  The
- * BENCHPROF_THREADS environment variable, when set to 1..64, says how
- * many instead (tests compare a pool's result with one thread's). */
+ * min_items (a thread costs more than a few small items); what
+ * bpi_parallel_set_workers said instead, when it did. */
 unsigned bpi_parallel_workers(size_t n, size_t min_items);
+
+/* How many workers every later loop uses, 1..64 (the command's
+ * BENCHPROF_THREADS: tests compare a pool's result with one thread's);
+ * 0 goes back to the default.  Process-wide; call it before any loop. */
+void bpi_parallel_set_workers(unsigned n);
 
 /* fn(ctx, i, err) for every i in [0, n), on `workers` threads (the
  * calling one among them); workers <= 1 runs them in order here. */

@@ -366,6 +366,10 @@ static void test_parallel(void)
   }
   free(t.done);
   CHECK_EQ_INT(bpi_parallel_workers(10, 64), 1);
+  bpi_parallel_set_workers(3);
+  CHECK_EQ_INT(bpi_parallel_workers(10, 64), 3);
+  bpi_parallel_set_workers(0);
+  CHECK_EQ_INT(bpi_parallel_workers(1, 64), 1);
 }
 
 int main(void)

@@ -10,6 +10,7 @@
 
 #include "export.h"
 #include "fileio.h"
+#include "parallel.h"
 #include "profile.h"
 #include "profile_merge.h"
 #include "rundir.h"
@@ -218,11 +219,11 @@ static void test_merged_repetitions(void)
   remove_tree(dir);
 }
 
-/* A suite's slices written on a pool of workers (BENCHPROF_THREADS) are
+/* A suite's slices written on a pool of workers (parallel.h) are
  * the files written in order, byte for byte, across several batches;
  * of two benchmarks of a batch that cannot be written, the first is the
  * error, and no later batch is written. */
-static void export_suite(const char *dir, const char *threads,
+static void export_suite(const char *dir, unsigned threads,
                          const char *refused, struct bp_err *err,
                          bp_code want)
 {
@@ -252,9 +253,9 @@ static void export_suite(const char *dir, const char *threads,
   }
   struct bp_marked *m = NULL;
   size_t n = 0;
-  setenv("BENCHPROF_THREADS", threads, 1);
+  bpi_parallel_set_workers(threads);
   CHECK_EQ_INT(bpi_slice_export(p, dir, &m, &n, err), want);
-  unsetenv("BENCHPROF_THREADS");
+  bpi_parallel_set_workers(0);
   if(!want)
     CHECK_EQ_INT(n, 150);
   bpi_slice_free(m, n);
@@ -268,8 +269,8 @@ static void test_workers(void)
   struct bp_err err = {0};
   CHECK(mkdtemp(one) != NULL);
   CHECK(mkdtemp(four) != NULL);
-  export_suite(one, "1", NULL, &err, BP_OK);
-  export_suite(four, "4", NULL, &err, BP_OK);
+  export_suite(one, 1, NULL, &err, BP_OK);
+  export_suite(four, 4, NULL, &err, BP_OK);
   CHECK(is_file(four, "b149", "summary.json"));
   snprintf(cmd, sizeof(cmd), "diff -r %s %s >/dev/null", one, four);
   CHECK_EQ_INT(system(cmd), 0);
@@ -278,7 +279,7 @@ static void test_workers(void)
   for(int threads = 1; threads <= 4; threads += 3) {
     CHECK(mkdtemp(strcpy(one, "/tmp/test_slice.XXXXXX")) != NULL);
     memset(&err, 0, sizeof(err));
-    export_suite(one, threads == 1 ? "1" : "4", "b50\0b40\0", &err, BPE_IO);
+    export_suite(one, (unsigned)threads, "b50\0b40\0", &err, BPE_IO);
     CHECK(strstr(err.msg, "/b40'") != NULL);
     /* nothing after the failing batch; in order, nothing after b40 */
     CHECK(!is_file(one, "b100", "summary.json"));

@@ -5,6 +5,7 @@
 #include "bp_setup.h"
 #include "spool.h"
 #include "fileio.h"
+#include "parallel.h"
 #include "check.h"
 
 #include <pthread.h>
@@ -106,7 +107,7 @@ static void marks_from_threads(struct bp_spool_pub *a)
   free(id);
 }
 
-/* A suite's many files are linked on several workers (BENCHPROF_THREADS)
+/* A suite's many files are linked on several workers (parallel.h)
  * and all reach the spool; a bad path among them is refused and leaves
  * nothing; removal empties the spool. */
 static void test_many_files(const char *run)
@@ -126,7 +127,7 @@ static void test_many_files(const char *run)
     names[i] = strdup(rel + 4);
     files[i] = names[i];
   }
-  setenv("BENCHPROF_THREADS", "4", 1);
+  bpi_parallel_set_workers(4);
   char *id = NULL;
   files[MANY] = "../escape";
   CHECK_EQ_INT(bpi_spool_add(spool, run, files, MANY + 1, "{}", 2, &id,
@@ -166,7 +167,7 @@ static void test_many_files(const char *run)
   if(a)
     CHECK_EQ_INT(bpi_spool_remove(a, &err), BP_OK);
   CHECK_EQ_INT(entries(spool), 0);
-  unsetenv("BENCHPROF_THREADS");
+  bpi_parallel_set_workers(0);
   for(int i = 0; i < MANY; i++)
     free(names[i]);
   free(id);
