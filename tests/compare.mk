@@ -32,6 +32,10 @@
 #                       iteration, not a regression because more ran
 #   compare_many.sh     45 changed benchmarks: the stderr summary lists 20
 #                       and says how many more; compare.json has all
+#   compare_parallel.sh 108 benchmarks (8 sharing the run's folder) on
+#                       the worker threads: the output is one thread's,
+#                       byte for byte, the shared files the last one's,
+#                       the error the first broken benchmark's
 compare_unit_tests = tests/unit/test_compare tests/unit/test_comment
 check_PROGRAMS += $(compare_unit_tests) tests/workloads/cmpwork_base \
   tests/workloads/cmpwork_head tests/workloads/onefunc
@@ -39,9 +43,10 @@ TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_pr.sh tests/integration/comment_github.sh \
   tests/integration/compare_verdicts.sh \
   tests/integration/compare_config.sh tests/integration/comment_gitlab.sh \
-  tests/integration/compare_iterations.sh tests/integration/compare_many.sh
+  tests/integration/compare_iterations.sh tests/integration/compare_many.sh \
+  tests/integration/compare_parallel.sh
 EXTRA_DIST += tests/integration/compare_config.sh \
-  tests/integration/compare_many.sh \
+  tests/integration/compare_many.sh tests/integration/compare_parallel.sh \
   tests/integration/compare_iterations.sh \
   tests/integration/comment_gitlab.sh \
   tests/integration/compare_e2e.sh tests/integration/compare_pr.sh \

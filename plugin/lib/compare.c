@@ -9,6 +9,7 @@
 #include "compare_int.h"
 #include "err.h"
 #include "hash.h"
+#include "parallel.h"
 #include "rundir.h"
 #include "text.h"
 
@@ -79,7 +80,7 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
   return rc;
 }
 
-static bp_code compare_bench(struct bp_cmp *c, struct bp_cmp_bench *cb,
+static bp_code compare_bench(const struct bp_cmp *c, struct bp_cmp_bench *cb,
                              const char *name, const struct side *base,
                              const struct side *head, struct bp_err *err)
 {
@@ -154,23 +155,58 @@ static int by_importance(const void *a, const void *b)
   return strcmp(x->name, y->name);
 }
 
+/* The benchmarks compared, in the order their slots are filled: head's,
+ * then those only base has (a name a report repeats, repeated). */
+static const char **bench_names(const struct side *base,
+                                const struct side *head, size_t *n)
+{
+  const char **names = malloc((base->report.nbenches +
+                               head->report.nbenches + 1) * sizeof(*names));
+  *n = 0;
+  if(!names)
+    return NULL;
+  for(size_t i = 0; i < head->report.nbenches; i++)
+    names[(*n)++] = head->report.benches[i].name;
+  for(size_t i = 0; i < base->report.nbenches; i++) {
+    const char *name = base->report.benches[i].name;
+    if(!bpi_cmp_report_bench(head, name))
+      names[(*n)++] = name;
+  }
+  return names;
+}
+
+/* One benchmark into its own slot, on a worker of the pool: it reads
+ * both sides and c, and writes only c->benches[i]. */
+struct fill {
+  struct bp_cmp *c;
+  const char **names;
+  const struct side *base, *head;
+};
+
+static bp_code fill_bench(void *ctx, size_t i, struct bp_err *err)
+{
+  const struct fill *f = ctx;
+  return compare_bench(f->c, &f->c->benches[i], f->names[i], f->base,
+                       f->head, err);
+}
+
 static bp_code compare_sides(struct bp_cmp *c, const struct side *base,
                              const struct side *head, struct bp_err *err)
 {
-  size_t n = base->report.nbenches + head->report.nbenches;
-  bp_code rc = BP_OK;
+  size_t n;
+  struct fill f = {.c = c, .base = base, .head = head};
+  f.names = bench_names(base, head, &n);
   c->benches = calloc(n ? n : 1, sizeof(*c->benches));
-  if(!c->benches)
+  if(!f.names || !c->benches) {
+    free(f.names);
     return bpi_err_set(err, BPE_NOMEM, 0, "compare");
-  for(size_t i = 0; !rc && i < head->report.nbenches; i++)
-    rc = compare_bench(c, &c->benches[c->nbenches++],
-                       head->report.benches[i].name, base, head, err);
-  for(size_t i = 0; !rc && i < base->report.nbenches; i++) {
-    const char *name = base->report.benches[i].name;
-    if(!bpi_cmp_report_bench(head, name))
-      rc = compare_bench(c, &c->benches[c->nbenches++], name, base, head,
-                         err);
   }
+  /* every slot counts from here: bpi_compare_free frees what a failed
+   * comparison filled, the empty slots too */
+  c->nbenches = n;
+  unsigned workers = bpi_parallel_workers(n, BP_CMP_PARALLEL_MIN);
+  bp_code rc = bpi_parallel_for(n, workers, fill_bench, &f, err);
+  free(f.names);
   if(rc)
     return rc;
   qsort(c->benches, c->nbenches, sizeof(*c->benches), by_importance);

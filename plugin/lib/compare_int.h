@@ -18,6 +18,11 @@
 #include "report.h"
 #include "rundir.h"
 
+/* Below this many benchmarks both per-benchmark loops (compare.c's,
+ * compare_json.c's) run on the calling thread alone: threads cost more
+ * than a small suite's work (parallel.h). */
+#define BP_CMP_PARALLEL_MIN 64
+
 static inline double absd(double x)
 {
   return x < 0 ? -x : x;
@@ -87,7 +92,7 @@ bp_code bpi_cmp_bench_measures(struct bp_cmp_bench *cb,
                                const struct bp_bench *head,
                                const cJSON *const reps[2], double threshold);
 /* head's Bencher uuids and alerts for cb; an alert gives the verdict. */
-bp_code bpi_cmp_bench_bencher(struct bp_cmp *c, struct bp_cmp_bench *cb,
+bp_code bpi_cmp_bench_bencher(const struct bp_cmp *c, struct bp_cmp_bench *cb,
                               const struct side *head);
 /* cb's verdict and key measure again, after a measure was added. */
 void bpi_cmp_pick_max(struct bp_cmp_bench *cb);

@@ -5,12 +5,14 @@
 #include "compare_int.h"
 #include "err.h"
 #include "fileio.h"
+#include "parallel.h"
 #include "stats.h"
 
 #include "text.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -347,17 +349,90 @@ static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
   return rc;
 }
 
+/* Whether b has diffs to write: both sides profiled; a benchmark the
+ * harness reported without a profile of its own has nothing to diff. */
+static bool has_diffs(const struct bp_cmp_bench *b)
+{
+  return b->presence == BP_CMP_BOTH && b->base.dir && b->head.dir;
+}
+
+/* The benchmarks' diffs written on the pool's workers.  Benchmarks that
+ * share a folder (a run's benchmarks without profiles of their own share
+ * its ".") write the same files: the first of them writes them all, in
+ * order, so the last one's are left there, as the loop in order leaves
+ * them (and a failure among them counts as the first one's). */
+struct diff_writes {
+  const struct bp_cmp *c;
+  const char *out_dir;
+  size_t *next;  /* the next benchmark in the same folder, or SIZE_MAX */
+  bool *first;   /* the first of its folder: its item writes them all */
+};
+
+/* Chain the benchmarks with diffs by folder, in order. */
+static bp_code chain_folders(struct diff_writes *w)
+{
+  size_t n = w->c->nbenches;
+  struct bp_strtab dirs;
+  size_t *last = malloc((n ? n : 1) * sizeof(*last));  /* folder -> tail */
+  w->next = malloc((n ? n : 1) * sizeof(*w->next));
+  w->first = calloc(n ? n : 1, sizeof(*w->first));
+  bp_code rc = last && w->next && w->first ? BP_OK : BPE_NOMEM;
+  bpi_strtab_init(&dirs);
+  for(size_t i = 0; !rc && i < n; i++) {
+    w->next[i] = SIZE_MAX;
+    if(!has_diffs(&w->c->benches[i]))
+      continue;
+    size_t known = dirs.count;
+    uint32_t id = bpi_strtab_intern(&dirs, w->c->benches[i].dir);
+    if(id == BP_NONE) {
+      rc = BPE_NOMEM;
+      continue;
+    }
+    if(id == known)
+      w->first[i] = true;
+    else
+      w->next[last[id]] = i;
+    last[id] = i;
+  }
+  bpi_strtab_cleanup(&dirs);
+  free(last);
+  return rc;
+}
+
+static bp_code write_folder(void *ctx, size_t i, struct bp_err *err)
+{
+  const struct diff_writes *w = ctx;
+  bp_code rc = BP_OK;
+  if(!w->first[i])
+    return BP_OK;
+  for(size_t j = i; !rc && j != SIZE_MAX; j = w->next[j])
+    rc = write_bench(&w->c->benches[j], w->out_dir, err);
+  return rc;
+}
+
+static bp_code write_diffs(const struct bp_cmp *c, const char *out_dir,
+                           struct bp_err *err)
+{
+  struct diff_writes w = {.c = c, .out_dir = out_dir};
+  bp_code rc = chain_folders(&w);
+  if(rc)
+    rc = bpi_err_set(err, rc, 0, "compare: diffs");
+  else
+    rc = bpi_parallel_for(c->nbenches, bpi_parallel_workers(
+                            c->nbenches, BP_CMP_PARALLEL_MIN),
+                          write_folder, &w, err);
+  free(w.next);
+  free(w.first);
+  return rc;
+}
+
 bp_code bpi_compare_write(const struct bp_cmp *c, const char *out_dir,
                           struct bp_err *err)
 {
   struct bp_buf json;
   bp_code rc = bpi_file_mkdirs(out_dir, err);
-  for(size_t i = 0; !rc && i < c->nbenches; i++)
-    /* both sides profiled; a benchmark the harness reported without a
-     * profile of its own has nothing to diff */
-    if(c->benches[i].presence == BP_CMP_BOTH && c->benches[i].base.dir &&
-       c->benches[i].head.dir)
-      rc = write_bench(&c->benches[i], out_dir, err);
+  if(!rc)
+    rc = write_diffs(c, out_dir, err);
   if(rc)
     return rc;
   bpi_buf_init(&json);

@@ -302,7 +302,7 @@ static bp_code bencher_alert(struct bp_cmp_measure *m, const cJSON *alert,
  * "bencher": {"benchmark_uuid": U, "measures": {SLUG: U}, "alerts":
  * {SLUG: {"uuid": U, "limit": L}}} (publish.c); an alert makes the
  * measure's verdict Bencher's. */
-bp_code bpi_cmp_bench_bencher(struct bp_cmp *c, struct bp_cmp_bench *cb,
+bp_code bpi_cmp_bench_bencher(const struct bp_cmp *c, struct bp_cmp_bench *cb,
                              const struct side *head)
 {
   const struct bp_manifest_bench *mb = bpi_manifest_bench(&head->manifest,

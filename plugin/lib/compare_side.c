@@ -21,11 +21,26 @@ static char *dup_or_null(const char *s)
   return s ? strdup(s) : NULL;
 }
 
+/* text parsed; *at: where it stopped being JSON.  The position comes
+ * from the parse itself, not from cJSON_GetErrorPtr(): that reads a
+ * global which every parse writes, and the comparison's workers
+ * (parallel.h) parse summary.json files at the same time.  Nothing here
+ * reads that global; serializing the parses for it would cost half of
+ * what the workers share out. */
+static cJSON *parse_json(const char *text, size_t len, size_t *at)
+{
+  const char *stop = NULL;
+  cJSON *j = cJSON_ParseWithLengthOpts(text, len, &stop, false);
+  *at = !j && stop && stop >= text && stop <= text + len ?
+        (size_t)(stop - text) : 0;
+  return j;
+}
+
 static bp_code read_json(const char *dir, const char *file, cJSON **out,
                          struct bp_err *err)
 {
   char *text = NULL;
-  size_t len = 0;
+  size_t len = 0, at;
   bp_code rc;
   char *path = bpi_text_path_join(dir, file);
   if(!path)
@@ -33,13 +48,10 @@ static bp_code read_json(const char *dir, const char *file, cJSON **out,
   rc = bpi_file_read(path, &text, &len, err);
   if(rc)
     goto out;
-  *out = cJSON_ParseWithLength(text, len);
-  if(!*out) {
-    const char *at = cJSON_GetErrorPtr();
+  *out = parse_json(text, len, &at);
+  if(!*out)
     rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not valid JSON (at byte %zu)",
-                     path, at && at >= text && at <= text + len ?
-                     (size_t)(at - text) : (size_t)0);
-  }
+                     path, at);
 out:
   free(text);
   free(path);
