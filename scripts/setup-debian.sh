@@ -70,4 +70,17 @@ if [ "${1:-}" = "--test" ]; then
       @firefox-devtools/profiler-cli@0.10.0 pprof-format@2.3.2 \
       s3rver@3.7.1 >/dev/null
   fi
+  # npm's global prefix follows the node that runs it: with the node
+  # installed above it is that node's own folder, whose bin/ is on no
+  # one's PATH.  The tests call these tools by name.
+  npm_bin="$(npm prefix -g 2>/dev/null)/bin"
+  for tool in profiler-cli s3rver; do
+    if ! command -v "$tool" >/dev/null 2>&1 && [ -x "$npm_bin/$tool" ]; then
+      $SUDO ln -sf "$npm_bin/$tool" "/usr/local/bin/$tool"
+    fi
+  done
+  for tool in profiler-cli s3rver; do
+    command -v "$tool" >/dev/null 2>&1 ||
+      { echo "setup: $tool is not on PATH after installing it" >&2; exit 1; }
+  done
 fi
