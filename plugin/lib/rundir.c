@@ -390,17 +390,21 @@ static cJSON *to_tree(const struct bp_manifest *m)
  * megabytes several times, into fresh pages each time). */
 static bool print_into(const cJSON *j, size_t guess, struct bp_buf *out)
 {
-  for(size_t room = guess; room < INT_MAX; room *= 2) {
-    /* cJSON asks for 5 bytes more than the text needs */
+  /* cJSON takes an int length, and asks for 5 bytes more than the text */
+  const size_t most = (size_t)INT_MAX - 5;
+  for(size_t room = guess < most ? guess : most;; room *= 2) {
+    if(room > most)
+      room = most;
     if(!bpi_buf_reserve(out, room + 5))
       return false;
     char *at = out->data + out->len;
-    if(cJSON_PrintPreallocated((cJSON *)j, at, (int)room + 5, 1)) {
+    if(cJSON_PrintPreallocated((cJSON *)j, at, (int)(room + 5), 1)) {
       out->len += strlen(at);
       return true;
     }
+    if(room == most)
+      return false;
   }
-  return false;
 }
 
 bp_code bpi_manifest_print(const struct bp_manifest *m, struct bp_buf *out,
