@@ -1,7 +1,14 @@
 // The Rust twin of unwind_chain.c, built as a release binary without
 // frame pointers: main -> chain_a -> chain_b -> chain_leaf.
 // Usage: unwind_rust [CPU_SECONDS]
-use std::hint::black_box;
+
+/// What std::hint::black_box does (stable only since Rust 1.66; Debian
+/// 12's rustc is 1.63): a value the optimizer must assume is read and
+/// may have changed, so the chain's arithmetic and calls are kept.
+#[inline(always)]
+fn black_box<T: Copy>(x: T) -> T {
+    unsafe { std::ptr::read_volatile(&x) }
+}
 
 #[repr(C)]
 struct Timespec {
