@@ -329,7 +329,7 @@ static int open_regular(const char *path, struct bp_err *err)
 
 /* Bytes from a file being read whole: through zlib when it is gzip,
  * else straight from the descriptor (zlib reads plain files too, but
- * through buffers of its own: a fifth of comparing a large suite went
+ * through buffers of its own: a tenth of comparing a large suite went
  * to gzread copying small plain summaries). */
 struct whole_read {
   int fd;
