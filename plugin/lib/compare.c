@@ -204,7 +204,7 @@ static bp_code compare_sides(struct bp_cmp *c, const struct side *base,
   /* every slot counts from here: bpi_compare_free frees what a failed
    * comparison filled, the empty slots too */
   c->nbenches = n;
-  unsigned workers = bpi_parallel_workers(n, BP_CMP_PARALLEL_MIN);
+  unsigned workers = bpi_parallel_workers(n, BP_PARALLEL_MIN_ITEMS);
   bp_code rc = bpi_parallel_for(n, workers, fill_bench, &f, err);
   free(f.names);
   if(rc)

@@ -18,11 +18,6 @@
 #include "report.h"
 #include "rundir.h"
 
-/* Below this many benchmarks both per-benchmark loops (compare.c's,
- * compare_json.c's) run on the calling thread alone: threads cost more
- * than a small suite's work (parallel.h). */
-#define BP_CMP_PARALLEL_MIN 64
-
 static inline double absd(double x)
 {
   return x < 0 ? -x : x;

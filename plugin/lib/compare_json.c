@@ -419,7 +419,7 @@ static bp_code write_diffs(const struct bp_cmp *c, const char *out_dir,
     rc = bpi_err_set(err, rc, 0, "compare: diffs");
   else
     rc = bpi_parallel_for(c->nbenches, bpi_parallel_workers(
-                            c->nbenches, BP_CMP_PARALLEL_MIN),
+                            c->nbenches, BP_PARALLEL_MIN_ITEMS),
                           write_folder, &w, err);
   free(w.next);
   free(w.first);

@@ -17,6 +17,10 @@
 
 typedef bp_code (*bp_item_fn)(void *ctx, size_t i, struct bp_err *err);
 
+/* Below this many small items (a benchmark's files, its comparison) a
+ * loop stays on the calling thread: threads cost more than the work. */
+#define BP_PARALLEL_MIN_ITEMS 64
+
 /* Workers for n items: the online CPUs, at most 8, and 1 below
  * min_items (a thread costs more than a few small items); what
  * bpi_parallel_set_workers said instead, when it did. */

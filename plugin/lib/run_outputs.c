@@ -152,7 +152,8 @@ static bp_code add_benchmarks(struct bp_manifest *man,
   /* every entry made first: adding one may move them all */
   struct hashing h = {man, f, first};
   return bpi_parallel_for(rep->nbenches,
-                          bpi_parallel_workers(rep->nbenches, 16),
+                          bpi_parallel_workers(rep->nbenches,
+                                               BP_PARALLEL_MIN_ITEMS),
                           hash_bench, &h, err);
 }
 

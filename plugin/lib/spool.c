@@ -308,8 +308,8 @@ bp_code bpi_spool_add(const char *spool, const char *src_dir,
               : bpi_err_set(err, BPE_NOMEM, 0, "spool path");
   if(!rc) {
     struct adding a = {src_dir, files_dir, files};
-    rc = bpi_parallel_for(nfiles, bpi_parallel_workers(nfiles, 64), add_one,
-                          &a, err);
+    unsigned workers = bpi_parallel_workers(nfiles, BP_PARALLEL_MIN_ITEMS);
+    rc = bpi_parallel_for(nfiles, workers, add_one, &a, err);
   }
   free(path);
   path = bpi_text_path_join(tmp, BP_SPOOL_META);
@@ -648,8 +648,9 @@ static bool marked_file(struct bp_spool_pub *p, const char *part,
     char *done = bpi_text_path_join(p->dir, DONE_DIR);
     DIR *d = done ? opendir(done) : NULL;
     struct dirent *de;
-    bool ok = d != NULL;
-    while(ok && (de = readdir(d)))
+    /* no done/ (an entry an older version spooled): no such marks */
+    bool ok = d != NULL || (done && errno == ENOENT);
+    while(ok && d && (de = readdir(d)))
       if(de->d_name[0] != '.')
         ok = bpi_strtab_intern(&p->marked, de->d_name) != BP_NONE;
     p->marked_listed = ok;
@@ -837,7 +838,8 @@ static void unlink_files(const char *pub_dir)
     n++;
   }
   if(n)
-    bpi_parallel_for(n, bpi_parallel_workers(n, 64), unlink_name, &u, NULL);
+    bpi_parallel_for(n, bpi_parallel_workers(n, BP_PARALLEL_MIN_ITEMS),
+                     unlink_name, &u, NULL);
   for(size_t i = 0; i < n; i++)
     free(u.names[i]);
   free(u.names);

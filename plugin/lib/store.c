@@ -331,10 +331,6 @@ static int link_into(const char *src, const char *path)
 {
   static atomic_uint seq;
   char tmp[PATH_MAX];
-  if((size_t)snprintf(tmp, sizeof(tmp), "%s.lnk%ld-%u", path,
-                      (long)getpid(), atomic_fetch_add(&seq, 1)) >=
-     sizeof(tmp))
-    return ENAMETOOLONG;
   /* a symbolic link's target, as a copy through open(2) would read;
    * a new key is linked under its own name at once (as atomic as the
    * rename, one directory operation instead of three) */
@@ -342,6 +338,10 @@ static int link_into(const char *src, const char *path)
     return 0;
   if(errno != EEXIST)
     return errno;
+  if((size_t)snprintf(tmp, sizeof(tmp), "%s.lnk%ld-%u", path,
+                      (long)getpid(), atomic_fetch_add(&seq, 1)) >=
+     sizeof(tmp))
+    return ENAMETOOLONG;
   if(linkat(AT_FDCWD, src, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW))
     return errno;
   int e = rename(tmp, path) ? errno : 0;
