@@ -37,7 +37,7 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_kill.sh tests/integration/publish_hardening.sh \
   tests/integration/run_outcome.sh tests/integration/publish_run_profile.sh \
   tests/integration/publish_firefox_lost.sh \
-  tests/integration/publish_parallel.sh
+  tests/integration/publish_parallel.sh tests/integration/publish_local.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)
 EXTRA_DIST += $(publish_integration_tests) tests/publish_lib.sh \
   tests/servers/bencher_standin.py

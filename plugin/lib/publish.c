@@ -265,9 +265,12 @@ static bool refused_for_good(const struct bp_err *e)
 }
 
 /* Deliver what is left of one locked publication; sp is consumed (and
- * man, when not NULL: load_job). */
+ * man, when not NULL: load_job).  first_try: a local publication's try
+ * straight from the run directory (deliver_local), which is spooled and
+ * tried again when it fails: the run directory is noted only on success. */
 static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
-                    struct bp_manifest *man, struct bp_publish_result *res)
+                    struct bp_manifest *man, struct bp_publish_result *res,
+                    bool first_try)
 {
   struct job j = {.o = o, .sp = sp, .res = res, .http = o->http};
   char *mkey = NULL;
@@ -318,7 +321,7 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
                           &res->failure))
     res->rejected = true;
   bpi_spool_close(sp);
-  if(run)
+  if(run && (res->delivered || !first_try))
     note_in_run(run, &j);
   free(run);
   free(mkey);
@@ -368,7 +371,7 @@ static bp_code deliver_id(const struct bp_publish_opts *o, const char *id,
     bpi_spool_close(sp);
     return BP_OK;
   }
-  deliver(o, sp, man, res);
+  deliver(o, sp, man, res, false);
   return BP_OK;
 }
 
@@ -394,8 +397,76 @@ static bp_code deliver_direct(const struct bp_publish_opts *o,
     bpi_spool_close(sp);
     return bpi_err_set(err, BPE_NOMEM, 0, "publication id");
   }
-  deliver(o, sp, NULL, res);
+  deliver(o, sp, NULL, res, false);
   return BP_OK;
+}
+
+/* Spool run_dir's publication (meta: its publication.json), then deliver
+ * it from the spool; when the spool cannot hold it, deliver it once from
+ * run_dir (deliver_direct). */
+static bp_code spool_and_deliver(const struct bp_publish_opts *o,
+                                 const char *run_dir, const char *meta,
+                                 const char *key,
+                                 struct bp_publish_result *res,
+                                 struct bp_err *err)
+{
+  struct bp_manifest man = {0};
+  const char **files = NULL;
+  size_t nfiles = 0;
+  char *id = NULL;
+  bp_code rc = bpi_manifest_read(&man, run_dir, err);
+  if(!rc)
+    rc = bpi_pub_spool_files(&man, &files, &nfiles, err);
+  if(!rc && bpi_spool_add(o->spool_dir, run_dir, files, nfiles, meta,
+                          strlen(meta), &id, &res->spool_failure))
+    rc = deliver_direct(o, run_dir, meta, key, res, err);
+  else if(!rc)
+    rc = deliver_id(o, id, NULL, res, err);
+  free(id);
+  free(files);
+  bpi_manifest_cleanup(&man);
+  return rc;
+}
+
+/* Every target is on this machine: a file:// store, no Bencher report,
+ * no Firefox upload.  No network can fail there, so the spool (a second
+ * link of every artifact, made to be removed a moment later: 100,000
+ * links for a suite of 10,000 benchmarks) is used only when delivering
+ * fails, to keep what failed for flush. */
+static bool all_local(const struct bp_publish_opts *o)
+{
+  return bpi_store_url_is_local(o->store.url) && !o->bencher.token &&
+         !o->firefox_upload;
+}
+
+/* A local publication (all_local): delivered straight from the run
+ * directory, its progress kept in memory; when that fails it is spooled
+ * and delivered from the spool once more, the way any other is (noted in
+ * the run directory, kept for flush).  Killed in the middle, it leaves
+ * store objects under its keys without the stored manifest that would
+ * name them (so no reader takes them for a run) and nothing in the
+ * spool; publishing the run directory again writes the same keys. */
+static bp_code deliver_local(const struct bp_publish_opts *o,
+                             const char *run_dir, const char *meta,
+                             const char *key, struct bp_manifest *man,
+                             struct bp_publish_result *res,
+                             struct bp_err *err)
+{
+  struct bp_spool_pub *sp = NULL;
+  char id[64];
+  snprintf(id, sizeof(id), "local-%.8s", key);
+  bp_code rc = bpi_spool_direct(run_dir, meta, id, &sp, err);
+  if(rc)
+    return rc;
+  if(!(res->id = strdup(id))) {
+    bpi_spool_close(sp);
+    return bpi_err_set(err, BPE_NOMEM, 0, "publication id");
+  }
+  deliver(o, sp, man, res, true);
+  if(res->delivered)
+    return BP_OK;
+  bpi_publish_result_cleanup(res);
+  return spool_and_deliver(o, run_dir, meta, key, res, err);
 }
 
 bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
@@ -426,7 +497,9 @@ bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
     rc = bpi_err_set(err, BPE_NOMEM, 0, "publication");
   if(!rc && !(text = cJSON_Print(meta)))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "publication");
-  if(!rc &&
+  if(!rc && all_local(o))
+    rc = deliver_local(o, abs, text, key, &man, res, err);
+  else if(!rc &&
      bpi_spool_add(o->spool_dir, abs, files, nfiles, text, strlen(text),
                    &id, &res->spool_failure))
     rc = deliver_direct(o, abs, text, key, res, err);

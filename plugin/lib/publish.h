@@ -16,7 +16,10 @@
  *   6. the store's static pages (site.h): the run in its branch's list,
  *      the run's, branch's, project's and store's index.html
  * A publication leaves the spool only when every part is delivered;
- * bpi_publish_flush retries what is left.  The run directory's
+ * bpi_publish_flush retries what is left.  One whose every target is on
+ * this machine (a file:// store, no Bencher, no Firefox upload) is
+ * delivered straight from the run directory instead, and spooled only
+ * when that fails.  The run directory's
  * manifest.json gets a "publication" object (state, spool id, report uuid,
  * URLs).  Credentials come from the options, never from the spool. */
 #ifndef BP_LIB_PUBLISH_H
@@ -52,7 +55,8 @@ struct bp_publish_opts {
 
 /* What happened to one publication. */
 struct bp_publish_result {
-  char *id;            /* its spool id */
+  char *id;            /* its spool id ("local-..." when delivered
+                          straight from a local run directory) */
   bool delivered;      /* every part delivered (and it left the spool) */
   size_t parts, parts_done;
   unsigned long connections; /* network connections this delivery opened */

@@ -76,15 +76,12 @@ static void *put_worker(void *arg)
     char part[32];
     artifact_part(part, sizeof(part), i);
     bp_code rc = put_one(j, i, &err);
-    /* a mark in the spool is a line of its done.log, written outside
-     * this lock (the spool serialises only its own bookkeeping); a
-     * direct publication's marks are a list guarded by this lock */
-    bool own = bpi_spool_on_disk(j->sp);
-    if(!rc && own)
+    /* a mark in the spool is a line of its done.log, a direct
+     * publication's one in a table: both written outside this lock (the
+     * spool serialises its own bookkeeping) */
+    if(!rc)
       rc = bpi_spool_mark_unsynced(j->sp, part, NULL, &err);
     pthread_mutex_lock(&p->lock);
-    if(!rc && !own)
-      rc = bpi_spool_mark_unsynced(j->sp, part, NULL, &err);
     if(!rc)
       j->done++;
     else if(!p->failures++)

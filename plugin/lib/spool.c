@@ -434,6 +434,7 @@ static void pub_init(struct bp_spool_pub *p)
   p->log_fd = -1;
   bpi_strtab_init(&p->logged);
   bpi_strtab_init(&p->marked);
+  bpi_strtab_init(&p->direct_parts);
   pthread_mutex_init(&p->log_lock, NULL);
 }
 
@@ -537,7 +538,10 @@ void bpi_spool_close(struct bp_spool_pub *p)
   free(p->dir);
   free(p->src_dir);
   free(p->meta);
-  free(p->marks);
+  for(size_t i = 0; i < p->direct_values_cap; i++)
+    free(p->direct_values[i]);
+  free(p->direct_values);
+  bpi_strtab_cleanup(&p->direct_parts);
   free(p);
 }
 
@@ -599,32 +603,53 @@ char *bpi_spool_path(const struct bp_spool_pub *p, const char *rel)
                 : strdup(p->src_dir);
 }
 
-/* A direct publication's mark for part, or NULL. */
-static const char *direct_mark(const struct bp_spool_pub *p,
-                               const char *part)
+/* A direct publication's mark for part (a copy, into *value when value
+ * is not NULL), or false.  Its marks are a table, not a list: a local
+ * suite's publication marks tens of thousands of parts, each asked for
+ * first. */
+static bool direct_mark(struct bp_spool_pub *p, const char *part,
+                        char **value)
 {
-  for(size_t i = 0; i < p->marks_len;) {
-    const char *name = p->marks + i;
-    const char *value = name + strlen(name) + 1;
-    if(!strcmp(name, part))
-      return value;
-    i = (size_t)(value - p->marks) + strlen(value) + 1;
-  }
-  return NULL;
+  pthread_mutex_lock(&p->log_lock);
+  uint32_t id = bpi_strtab_find(&p->direct_parts, part);
+  /* a part whose value could not be kept is not marked */
+  bool is = id != BP_NONE && id < p->direct_values_cap &&
+            p->direct_values[id];
+  if(is && value)
+    is = (*value = strdup(p->direct_values[id])) != NULL;
+  pthread_mutex_unlock(&p->log_lock);
+  return is;
 }
 
+/* Mark part with value (a later mark replaces its value, as a marker
+ * file renamed over another does). */
 static bp_code direct_add_mark(struct bp_spool_pub *p, const char *part,
                                const char *value, struct bp_err *err)
 {
-  size_t a = strlen(part) + 1, b = strlen(value) + 1;
-  char *grown = realloc(p->marks, p->marks_len + a + b);
-  if(!grown)
-    return bpi_err_set(err, BPE_NOMEM, 0, "publication mark");
-  memcpy(grown + p->marks_len, part, a);
-  memcpy(grown + p->marks_len + a, value, b);
-  p->marks = grown;
-  p->marks_len += a + b;
-  return BP_OK;
+  bp_code rc = BP_OK;
+  char *copy = strdup(value);
+  pthread_mutex_lock(&p->log_lock);
+  uint32_t id = copy ? bpi_strtab_intern(&p->direct_parts, part) : BP_NONE;
+  if(id != BP_NONE && id >= p->direct_values_cap) {
+    size_t cap = p->direct_values_cap ? 2 * p->direct_values_cap : 64;
+    char **grown = realloc(p->direct_values, cap * sizeof(*grown));
+    if(grown) {
+      memset(grown + p->direct_values_cap, 0,
+             (cap - p->direct_values_cap) * sizeof(*grown));
+      p->direct_values = grown;
+      p->direct_values_cap = cap;
+    }
+  }
+  if(id == BP_NONE || id >= p->direct_values_cap)
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "publication mark");
+  else {
+    free(p->direct_values[id]);
+    p->direct_values[id] = copy;
+    copy = NULL;
+  }
+  pthread_mutex_unlock(&p->log_lock);
+  free(copy);
+  return rc;
 }
 
 /* Whether done.log names part (this process's marks included). */
@@ -679,12 +704,8 @@ bool bpi_spool_done(struct bp_spool_pub *p, const char *part,
     *value = NULL;
   if(!part_name_ok(part))
     return false;
-  if(p->src_dir) {
-    const char *v = direct_mark(p, part);
-    if(v && value)
-      *value = strdup(v);
-    return v && (!value || *value);
-  }
+  if(p->src_dir)
+    return direct_mark(p, part, value);
   if(logged(p, part)) {
     if(value)
       *value = strdup("");
@@ -788,11 +809,6 @@ bp_code bpi_spool_mark_unsynced(struct bp_spool_pub *p, const char *part,
                                 const char *value, struct bp_err *err)
 {
   return mark_part(p, part, value, false, err);
-}
-
-bool bpi_spool_on_disk(const struct bp_spool_pub *p)
-{
-  return !p->src_dir;
 }
 
 bp_code bpi_spool_sync(struct bp_spool_pub *p, struct bp_err *err)

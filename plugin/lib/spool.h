@@ -55,8 +55,9 @@ struct bp_spool_pub {
   /* direct (bpi_spool_direct): nothing on disk, files read in place */
   char *src_dir;
   char *meta;    /* publication.json's text */
-  char *marks;   /* "part\0value\0" pairs */
-  size_t marks_len;
+  struct bp_strtab direct_parts;  /* the parts marked, by id */
+  char **direct_values;           /* direct_parts' id -> its value */
+  size_t direct_values_cap;
   /* the parts done.log names; marks without a value go there */
   struct bp_strtab logged;
   int log_fd;    /* done.log, opened at the first such mark */
@@ -67,11 +68,13 @@ struct bp_spool_pub {
    * that have none was a syscall each */
   struct bp_strtab marked;
   bool marked_listed;
-  pthread_mutex_t log_lock;  /* guards logged, log_fd and marked */
+  pthread_mutex_t log_lock;  /* guards logged, log_fd, marked and the
+                                direct marks */
 };
 
 /* A publication that lives in memory only, for when the spool cannot
- * hold it (a full or read-only file system): its files/<rel> are
+ * hold it (a full or read-only file system) or is not needed first (a
+ * publication to a local store, publish.c): its files/<rel> are
  * src_dir/<rel>, its publication.json is meta, its marks are kept in
  * memory and lost with it.  It is delivered once, directly; nothing is
  * left to retry.  id is its name in messages. */
@@ -98,8 +101,6 @@ char *bpi_spool_path(const struct bp_spool_pub *pub, const char *rel);
  * const: it takes pub's lock (other threads mark parts meanwhile). */
 bool bpi_spool_done(struct bp_spool_pub *pub, const char *part,
                     char **value);
-/* Whether pub lives in the spool (not bpi_spool_direct's). */
-bool bpi_spool_on_disk(const struct bp_spool_pub *pub);
 /* Record part as done, durably, with value (may be NULL). */
 bp_code bpi_spool_mark(struct bp_spool_pub *pub, const char *part,
                        const char *value, struct bp_err *err);

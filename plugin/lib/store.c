@@ -166,6 +166,11 @@ static bool starts_with(const char *s, const char *prefix)
   return !strncmp(s, prefix, strlen(prefix));
 }
 
+bool bpi_store_url_is_local(const char *url)
+{
+  return url && starts_with(url, "file://");
+}
+
 /* s without trailing '/'s, malloc'd. */
 static char *dup_trimmed(const char *s)
 {

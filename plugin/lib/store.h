@@ -45,6 +45,10 @@ void bpi_store_close(struct bp_store *st);
 /* The store's URL as given, for messages (never holds credentials). */
 const char *bpi_store_url(const struct bp_store *st);
 
+/* Whether url names a store on this machine's file system (file://):
+ * writing to it waits on no network. */
+bool bpi_store_url_is_local(const char *url);
+
 /* Store bytes or a file's contents under key (a '/'-joined list of parts
  * already made safe).  content_type "application/json" etc.;
  * content_encoding "gzip" for a gzipped JSON profile, else NULL.

@@ -173,6 +173,71 @@ static void test_many_files(const char *run)
   free(id);
 }
 
+/* A direct publication's marks, made from several threads at once as
+ * the artifact workers make them: every one is found, a later mark
+ * replaces a value, a part never marked is not done, nothing on disk. */
+struct marking {
+  struct bp_spool_pub *pub;
+  int first, count;
+};
+
+static void *mark_range(void *arg)
+{
+  const struct marking *m = arg;
+  struct bp_err err = {0};
+  char part[32];
+  for(int i = m->first; i < m->first + m->count; i++) {
+    snprintf(part, sizeof(part), "artifact-%d", i);
+    if(bpi_spool_mark_unsynced(m->pub, part, NULL, &err))
+      return (void *)1;
+  }
+  return NULL;
+}
+
+static void test_direct_marks(const char *run)
+{
+  enum { THREADS = 4, EACH = 5000 };
+  struct bp_spool_pub *d = NULL;
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_spool_direct(run, "{}", "local-1", &d, &err), BP_OK);
+  if(!d)
+    return;
+  pthread_t t[THREADS];
+  struct marking m[THREADS];
+  for(int k = 0; k < THREADS; k++) {
+    m[k] = (struct marking){d, k * EACH, EACH};
+    CHECK_EQ_INT(pthread_create(&t[k], NULL, mark_range, &m[k]), 0);
+  }
+  for(int k = 0; k < THREADS; k++) {
+    void *r = (void *)1;
+    pthread_join(t[k], &r);
+    CHECK(r == NULL);
+  }
+  int found = 0;
+  char part[32];
+  for(int i = 0; i < THREADS * EACH; i++) {
+    snprintf(part, sizeof(part), "artifact-%d", i);
+    found += bpi_spool_done(d, part, NULL);
+  }
+  CHECK_EQ_INT(found, THREADS * EACH);
+  snprintf(part, sizeof(part), "artifact-%d", THREADS * EACH);
+  CHECK(!bpi_spool_done(d, part, NULL));
+  char *v = NULL;
+  CHECK_EQ_INT(bpi_spool_mark(d, "latest", "key-1", &err), BP_OK);
+  CHECK_EQ_INT(bpi_spool_mark(d, "latest", "newer", &err), BP_OK);
+  CHECK(bpi_spool_done(d, "latest", &v));
+  CHECK(v && !strcmp(v, "newer"));
+  free(v);
+  v = NULL;
+  CHECK(bpi_spool_done(d, "artifact-7", &v));
+  CHECK(v && !strcmp(v, ""));
+  free(v);
+  CHECK(!bpi_spool_done(d, "manifest", NULL));
+  /* removing a direct one touches nothing: the run directory stays */
+  CHECK_EQ_INT(bpi_spool_remove(d, &err), BP_OK);
+  CHECK(access(run, F_OK) == 0);
+}
+
 int main(void)
 {
   char run[512], spool[512], p[600];
@@ -331,6 +396,7 @@ int main(void)
   CHECK(access(new_tmp, F_OK) == 0);
 
   test_many_files(run);
+  test_direct_marks(run);
   free(id1);
   free(id2);
   char cmd[600];

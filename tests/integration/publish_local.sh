@@ -1,0 +1,74 @@
+#!/bin/sh
+# A publication whose every target is on this machine (a file:// store,
+# no Bencher report, no Firefox upload) is delivered straight from the
+# run directory: the spool is not touched when that works (a spool that
+# cannot even be made does not matter), and it holds the publication,
+# for flush, when the store fails.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/publish_lib.sh"
+
+make_harness
+unset BENCHER_API_TOKEN
+HASH=0123456789abcdef0123456789abcdef01234567
+# run CASE STORE SPOOL: one run of the harness published to STORE
+run() {
+  "$BENCHPROF" run -o "$TMP/$1.out" --bmf "$TMP/h.json" \
+    --project demo --branch main --testbed box --hash $HASH \
+    --store "file://$2" --spool "$3" -- "$TMP/harness.sh" "$TMP/h.json" \
+    2>"$TMP/$1.err"
+}
+# pub_state CASE STATE PREFIX: the run's manifest notes its publication
+pub_state() {
+  python3 - "$TMP/$1.out/manifest.json" "$2" "$3" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["publication"]
+assert p["state"] == sys.argv[2], p
+assert p["spool_id"].startswith(sys.argv[3]), p
+assert (p["state"] == "delivered") == (p.get("error") is None), p
+PY
+}
+
+# 1. delivered from the run directory; the spool never made
+run ok "$TMP/ok.store" "$TMP/ok.spool"
+check "delivered: exit 0" [ $? -eq 0 ]
+check "delivered: says where the manifest is" \
+  grep -q "published: manifest file://$TMP/ok.store/" "$TMP/ok.err"
+check "delivered: the store holds every artifact with its sha256" \
+  store_ok "$TMP/ok.store"
+check "delivered: the spool was not used" [ ! -e "$TMP/ok.spool" ]
+check "delivered: the run's manifest says so" pub_state ok delivered local-
+check "delivered: the store's objects are the run's files (links)" \
+  [ "$(find "$TMP/ok.store" -samefile "$TMP/ok.out/profile.pb.gz" | wc -l)" -eq 1 ]
+
+# 2. a spool that cannot be made changes nothing for a local store: no
+# warning that the spool cannot hold it
+: >"$TMP/afile"
+run nospool "$TMP/nospool.store" "$TMP/afile/spool"
+check "no spool needed: exit 0" [ $? -eq 0 ]
+check "no spool needed: nothing says the spool cannot hold it" \
+  sh -c '! grep -q "spool cannot hold" "$1"' sh "$TMP/nospool.err"
+check "no spool needed: delivered" store_ok "$TMP/nospool.store"
+
+# 3. the store fails (a file where the project's folder goes): spooled,
+# noted, and flush delivers it once the store is fixed
+mkdir -p "$TMP/bad.store"
+: >"$TMP/bad.store/demo"
+run bad "$TMP/bad.store" "$TMP/bad.spool"
+check "store fails: the benchmark's exit status survives" [ $? -eq 0 ]
+check "store fails: the message says spooled, with flush" \
+  sh -c 'grep -q "spooled as" "$1" && grep -q "benchprof flush" "$1"' sh \
+  "$TMP/bad.err"
+check "store fails: one publication in the spool" \
+  [ "$(ls "$TMP/bad.spool" | wc -l)" -eq 1 ]
+check "store fails: the run's manifest says spooled, with the spool's id" \
+  pub_state bad spooled "$(ls "$TMP/bad.spool")"
+rm "$TMP/bad.store/demo"
+"$BENCHPROF" flush --spool "$TMP/bad.spool" >"$TMP/flush.out" 2>&1
+check "store fixed: flush delivers it" [ $? -eq 0 ]
+check "store fixed: the spool is empty" [ -z "$(ls "$TMP/bad.spool")" ]
+check "store fixed: every artifact stored with its sha256" \
+  store_ok "$TMP/bad.store"
+check "store fixed: the run's manifest says delivered" \
+  pub_state bad delivered "$(python3 -c "
+import json; print(json.load(open('$TMP/bad.out/manifest.json'))['publication']['spool_id'])")"
+finish
