@@ -50,8 +50,9 @@ static void usage(FILE *out)
     "whose share of the samples changed most, and differential flame graphs.\n"
     "Writes " BP_FILE_COMPARE_JSON ", " BP_FILE_COMMENT " (the pull request "
     "comment; post it with\n'benchprof comment') and per benchmark "
-    BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG " (sized by\nHEAD; red grew, "
-    "blue shrank) and " BP_FILE_DIFF_NEG_SVG " (sized by BASE).\n"
+    "sampled on either side\n" BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG
+    " (sized by HEAD; red grew, blue shrank) and\n" BP_FILE_DIFF_NEG_SVG
+    " (sized by BASE).\n"
     "\n"
     "  -o, --output DIR        where to write (default: benchprof-compare)\n"
     "  -t, --threshold PCT     flag changes beyond PCT percent (default 5)\n"
@@ -193,7 +194,7 @@ static void print_summary(const struct bp_cmp *c, const char *out)
               c->nunconfirmed, c->nunconfirmed == 1 ? "" : "s");
   bp_cli_compare_benches(c);
   bp_msg_note("written to %s/: " BP_FILE_COMPARE_JSON ", " BP_FILE_COMMENT
-              ", and per benchmark " BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG
+              ", and per sampled benchmark " BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG
               ", " BP_FILE_DIFF_NEG_SVG, out);
 }
 

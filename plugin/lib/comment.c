@@ -504,7 +504,8 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
   }
   if(cb->diff_url)
     bpi_buf_adds(&diff, cb->diff_url);
-  else if(r->o->compare_url && *r->o->compare_url) {
+  else if(r->o->compare_url && *r->o->compare_url &&
+          bpi_compare_has_diff(cb)) {
     bpi_buf_adds(&diff, r->o->compare_url);
     if(diff.len && diff.data[diff.len - 1] != '/')
       bpi_buf_addc(&diff, '/');

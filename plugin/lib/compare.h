@@ -222,6 +222,11 @@ const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
 /* The cost one sample of side (0 base, 1 head) stands for, per
  * iteration or per run (b->per_iteration). */
 double bpi_compare_sample_cost(const struct bp_cmp_bench *b, int side);
+/* Whether b has differential flame graphs: both sides profiled, and at
+ * least one of them sampled (a benchmark shorter than the sampling
+ * period has nothing to draw: a large suite of them wrote tens of
+ * thousands of empty diffs). */
+bool bpi_compare_has_diff(const struct bp_cmp_bench *b);
 /* "iteration" or "run": what function costs are per. */
 const char *bpi_compare_cost_per(const struct bp_cmp_bench *b);
 /* A benchmark's verdict in words: "regression", "improvement",

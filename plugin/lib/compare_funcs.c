@@ -278,6 +278,12 @@ bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
   return rc;
 }
 
+bool bpi_compare_has_diff(const struct bp_cmp_bench *b)
+{
+  return b->presence == BP_CMP_BOTH && b->base.dir && b->head.dir &&
+         (b->base.samples || b->head.samples);
+}
+
 double bpi_compare_sample_cost(const struct bp_cmp_bench *b, int side)
 {
   const struct bp_cmp_profile *p = side ? &b->head : &b->base;

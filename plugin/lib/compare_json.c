@@ -349,13 +349,6 @@ static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
   return rc;
 }
 
-/* Whether b has diffs to write: both sides profiled; a benchmark the
- * harness reported without a profile of its own has nothing to diff. */
-static bool has_diffs(const struct bp_cmp_bench *b)
-{
-  return b->presence == BP_CMP_BOTH && b->base.dir && b->head.dir;
-}
-
 /* The benchmarks' diffs written on the pool's workers.  Benchmarks that
  * share a folder (a run's benchmarks without profiles of their own share
  * its ".") write the same files: the first of them writes them all, in
@@ -380,7 +373,7 @@ static bp_code chain_folders(struct diff_writes *w)
   bpi_strtab_init(&dirs);
   for(size_t i = 0; !rc && i < n; i++) {
     w->next[i] = SIZE_MAX;
-    if(!has_diffs(&w->c->benches[i]))
+    if(!bpi_compare_has_diff(&w->c->benches[i]))
       continue;
     size_t known = dirs.count;
     uint32_t id = bpi_strtab_intern(&dirs, w->c->benches[i].dir);

@@ -128,7 +128,7 @@ static void store_diffs(const struct bp_pr_opts *o, struct bp_pr_result *r)
   struct bp_cmp *c = r->cmp;
   for(size_t i = 0; i < c->nbenches; i++) {
     struct bp_cmp_bench *b = &c->benches[i];
-    if(b->presence != BP_CMP_BOTH || !b->head.dir)
+    if(!bpi_compare_has_diff(b))
       continue;
     const char *sub = strcmp(b->head.dir, ".") ? b->head.dir : b->name;
     char *key = bpi_store_artifact_key(o->diff_run, sub, BP_FILE_DIFF_SVG);

@@ -6,23 +6,28 @@
 # count, is the one thread's, file for file and byte for byte; the shared
 # files are the last such benchmark's, as the loop in order leaves them;
 # threads were used; with two benchmarks broken the error is the first's,
-# whichever thread came to it first.
+# whichever thread came to it first.  A benchmark sampled on neither side
+# gets no diff files.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 
 need python3 "apt-get install python3"
 
-# suite.py N MARKED FACTOR BMF: marks b0..b<MARKED-1> and reports them
+# suite.py N MARKED FACTOR BMF: marks b0..b<MARKED-1>, each spinning 4 ms
+# of CPU time (sampled, so each has diffs to write), and reports them
 # (every third at the same value on both sides, the others times FACTOR),
 # then reports z0..z<N-MARKED-1>, unmarked and unchanged: they share the
 # run's folder and come last, next to each other, in compare's order
 cat >"$TMP/suite.py" <<'PY'
-import json, os, sys
+import json, os, sys, time
 n, marked, factor, bmf = (int(sys.argv[1]), int(sys.argv[2]),
                           float(sys.argv[3]), sys.argv[4])
 fd = os.open(os.environ["BENCHPROF_CONTROL"], os.O_WRONLY)
 for i in range(marked):
     os.write(fd, b"begin - b%d\n" % i)
+    until = time.process_time() + 0.004
+    while time.process_time() < until:
+        pass
     os.write(fd, b"end -\n")
 os.close(fd)
 bmf_out = {"b%d" % i: {"latency": {"value": 1000.0 * (factor if i % 3 else 1)}}
@@ -84,6 +89,34 @@ neg = open(os.path.join(out, "diff-negated.svg")).read()
 assert "Head: %s " % shared[-1] in svg, shared[-1]
 assert "Base: %s " % shared[-1] in neg, shared[-1]
 PY
+
+check "every marked benchmark has its diffs" python3 - "$TMP/four" <<'PY'
+import os, sys
+missing = [i for i in range(100) for f in ("diff.folded", "diff.svg", "diff-negated.svg")
+           if not os.path.isfile(os.path.join(sys.argv[1], "b%d" % i, f))]
+assert not missing, missing
+PY
+
+# a benchmark sampled on neither side has nothing to draw: no diff files
+# (its measures are still compared); one sampled on one side has them
+for side in base head; do
+  cp -R "$TMP/$side" "$TMP/quiet-$side"
+done
+: >"$TMP/quiet-base/b5/profile.folded"
+: >"$TMP/quiet-head/b5/profile.folded"
+: >"$TMP/quiet-head/b6/profile.folded"
+"$BENCHPROF" compare -o "$TMP/quiet" "$TMP/quiet-base" "$TMP/quiet-head" \
+  >/dev/null 2>"$TMP/quiet.err"
+check "sampled on neither side: compare succeeds" [ $? -eq 0 ]
+check "sampled on neither side: no diff files" \
+  sh -c '! ls "$1"/b5/diff* 2>/dev/null' sh "$TMP/quiet"
+check "sampled on neither side: still compared" python3 -c "
+import json
+b = [b for b in json.load(open('$TMP/quiet/compare.json'))['benchmarks'] if b['name'] == 'b5']
+assert b and b[0]['measures'], b"
+check "sampled on one side: its diffs are written" \
+  sh -c '[ -f "$1/b6/diff.svg" ] && [ -f "$1/b6/diff-negated.svg" ]' sh \
+  "$TMP/quiet"
 
 # the threads a process has, polled while it runs: the most seen
 check "compare runs on several threads" python3 - "$BENCHPROF" "$TMP" <<'PY'

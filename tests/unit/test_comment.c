@@ -222,6 +222,9 @@ static struct bp_cmp *synthetic(size_t n, size_t changed, size_t nfuncs,
       b->funcs[j].d_self = b->funcs[j].d_total = 10.0 - (double)j;
     }
     b->base.samples = b->head.samples = 100;
+    /* profiled on both sides (presence BP_CMP_BOTH): it has diffs */
+    b->base.dir = strdup(b->name);
+    b->head.dir = strdup(b->name);
   }
   return c;
 }
@@ -374,6 +377,27 @@ static void test_verdict(void)
   CHECK(strstr(b.data, "+10 ns (+10.00%) _unconfirmed regression (single "
                "run)_ |"));
   CHECK(strstr(b.data, "run with `--repeat 5`"));
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
+/* A benchmark sampled on neither side has no diff: no link to one. */
+static void test_no_samples_no_diff(void)
+{
+  struct bp_comment_opts o = {.compare_url = "https://c.example/cmp"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  struct bp_cmp *c = synthetic(2, 2, 1, "bench");
+  c->benches[1].base.samples = c->benches[1].head.samples = 0;
+  bpi_buf_init(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "(https://c.example/cmp/bench0/diff.svg)") != NULL);
+  CHECK(strstr(b.data, "#### 🔴 bench1") != NULL);
+  CHECK(strstr(b.data, "bench1/diff.svg") == NULL);
+  CHECK(!bpi_compare_has_diff(&c->benches[1]));
+  c->benches[1].head.samples = 1;   /* sampled on one side: a diff */
+  CHECK(bpi_compare_has_diff(&c->benches[1]));
   bpi_compare_free(c);
   bpi_buf_cleanup(&b);
 }
@@ -893,6 +917,7 @@ int main(void)
   test_cut();
   test_verdict();
   test_hostile_comment();
+  test_no_samples_no_diff();
   test_plot_url();
   test_plot_comment();
   test_post();
