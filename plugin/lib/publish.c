@@ -242,8 +242,15 @@ static void note_in_run(const char *run_dir, struct job *j)
                                                      r->failure.code));
   cJSON_Delete(m.publication);
   m.publication = p;
+  /* only the publication changes when no benchmark gets or had Bencher
+   * ids: it alone is written into the file */
+  bool benches_change = j->bencher.nbenches > 0;
+  for(size_t i = 0; !benches_change && i < m.nbenches; i++)
+    benches_change = m.benches[i].bencher != NULL;
   bpi_pub_add_bencher_benches(&m, j);
-  bpi_manifest_write(&m, run_dir, &ignored);
+  if(benches_change ||
+     bpi_manifest_write_publication(run_dir, p, &ignored))
+    bpi_manifest_write(&m, run_dir, &ignored);
 out:
   *mp = m;
   if(mp == &read)

@@ -439,6 +439,115 @@ bp_code bpi_manifest_write(const struct bp_manifest *m, const char *dir,
   return rc;
 }
 
+/* cJSON's formatted text puts each member of the top-level object on a
+ * line of its own after one tab; anything nested is indented further,
+ * and a string never holds a raw newline: "\n\t\"name\":\t" can only
+ * start a top-level member. */
+#define TOP_MEMBER(name) "\n\t\"" name "\":\t"
+
+/* Where the one top-level member key starts in text (its "\n"), NULL
+ * when there is none; *twice when there are more. */
+static const char *top_member(const char *text, size_t len,
+                              const char *key, size_t key_len, bool *twice)
+{
+  const char *at = NULL;
+  for(const char *p = text; (p = memmem(p, len - (size_t)(p - text), key,
+                                        key_len)); p++) {
+    *twice = at != NULL;
+    if(*twice)
+      return NULL;
+    at = p;
+  }
+  return at;
+}
+
+/* Where the top-level publication's text goes in text: [*from, *to) is
+ * replaced by it; *member: a new member is inserted there (with a comma
+ * after it when *comma_after) rather than a value replaced; false when
+ * text is not laid out as to_tree and cJSON lay it out.  to_tree puts
+ * publication after the benchmarks and before results. */
+static bool publication_span(const char *text, size_t len, size_t *from,
+                             size_t *to, bool *member, bool *comma_after)
+{
+  const char key[] = TOP_MEMBER("publication"), res[] = TOP_MEMBER("results");
+  bool twice = false;
+  if(len < 4 || text[0] != '{' || memcmp(text + len - 3, "\n}\n", 3))
+    return false;
+  const char *at = top_member(text, len, key, sizeof(key) - 1, &twice);
+  const char *results = twice ? NULL : top_member(text, len, res,
+                                                 sizeof(res) - 1, &twice);
+  if(twice || (at && results && results < at))
+    return false;
+  *member = !at;
+  *comma_after = false;
+  if(!at) {  /* a new member: before results, else last */
+    *comma_after = results != NULL;
+    *from = *to = results ? (size_t)(results - text) : len - 3;
+    return !results || results[-1] == ',';
+  }
+  *from = (size_t)(at - text) + sizeof(key) - 1;
+  /* the value ends at the next top-level member's comma, else before the
+   * object's end */
+  const char next[] = "\n\t\"";
+  const char *end = memmem(text + *from, len - *from, next, sizeof(next) - 1);
+  if(end && end[-1] != ',')
+    return false;
+  *to = end ? (size_t)(end - text) - 1 : len - 3;
+  return *to > *from;
+}
+
+/* v printed as a top-level member's value: one tab deeper than alone */
+static bool print_member_value(const cJSON *v, struct bp_buf *out)
+{
+  char *text = cJSON_Print(v);
+  if(!text)
+    return false;
+  for(const char *p = text; *p; p++) {
+    bpi_buf_addc(out, *p);
+    if(*p == '\n')
+      bpi_buf_addc(out, '\t');
+  }
+  free(text);
+  return !bpi_buf_failed(out);
+}
+
+bp_code bpi_manifest_write_publication(const char *dir,
+                                       const cJSON *publication,
+                                       struct bp_err *err)
+{
+  char *path = bpi_text_path_join(dir, BP_RUNDIR_MANIFEST), *text = NULL;
+  size_t len = 0, from = 0, to = 0;
+  bool member = false, comma_after = false;
+  struct bp_buf out;
+  bpi_buf_init(&out);
+  bp_code rc = path ? bpi_file_read(path, &text, &len, err)
+                    : bpi_err_set(err, BPE_NOMEM, 0, "manifest path");
+  if(!rc && !publication_span(text, len, &from, &to, &member, &comma_after))
+    rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not laid out as benchprof "
+                     "writes it", path);
+  if(!rc) {
+    bpi_buf_add(&out, text, from);
+    /* a new member after the one before it (whose comma is there when
+     * results follows, else added) */
+    if(member)
+      bpi_buf_adds(&out, comma_after ? "\n\t\"publication\":\t"
+                                     : ",\n\t\"publication\":\t");
+    if(!print_member_value(publication, &out))
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+    if(member && comma_after)
+      bpi_buf_addc(&out, ',');
+    bpi_buf_add(&out, text + to, len - to);
+    if(!rc && bpi_buf_failed(&out))
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+  }
+  if(!rc)
+    rc = bpi_file_write(path, out.data, out.len, false, err);
+  bpi_buf_cleanup(&out);
+  free(text);
+  free(path);
+  return rc;
+}
+
 /* ------------------------------------------------------------ helpers */
 
 struct bp_manifest_bench *bpi_manifest_add_bench(struct bp_manifest *m,

@@ -157,6 +157,16 @@ bp_code bpi_manifest_print(const struct bp_manifest *m, struct bp_buf *out,
 /* dir/manifest.json, atomically. */
 bp_code bpi_manifest_write(const struct bp_manifest *m, const char *dir,
                            struct bp_err *err);
+/* dir/manifest.json (as bpi_manifest_write wrote it) with its top-level
+ * "publication" replaced by publication, atomically, without parsing or
+ * printing the rest: a large suite's manifest is tens of MB, and noting
+ * where its publication went printed it all again.  The text is the one
+ * bpi_manifest_write would write for the same manifest.  BPE_FORMAT when
+ * the file is not laid out as bpi_manifest_write lays it out (the caller
+ * writes the whole manifest instead). */
+bp_code bpi_manifest_write_publication(const char *dir,
+                                       const struct cJSON *publication,
+                                       struct bp_err *err);
 
 /* Append a benchmark (its strings copied, the rest zero). */
 struct bp_manifest_bench *bpi_manifest_add_bench(struct bp_manifest *m,

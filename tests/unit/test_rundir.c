@@ -13,6 +13,7 @@
 #include "check.h"
 #include "text.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,9 +260,81 @@ static void test_bench_lookup(void)
   bpi_manifest_cleanup(&m);
 }
 
+/* dir's manifest.json holds exactly what bpi_manifest_print prints of m */
+static bool file_is_print_of(const char *dir, const struct bp_manifest *m)
+{
+  struct bp_err err = {0};
+  struct bp_buf want;
+  char *path = bpi_text_path_join(dir, BP_RUNDIR_MANIFEST), *text = NULL;
+  size_t len = 0;
+  bpi_buf_init(&want);
+  bool same = path && bpi_file_read(path, &text, &len, &err) == BP_OK &&
+              bpi_manifest_print(m, &want, &err) == BP_OK &&
+              want.len == len && !memcmp(want.data, text, len);
+  bpi_buf_cleanup(&want);
+  free(text);
+  free(path);
+  return same;
+}
+
+/* The publication written into a manifest on its own gives the bytes the
+ * whole manifest printed with it gives: added last, added before the
+ * stored report (results), replaced in either place; a benchmark named
+ * like the member and strings with newlines and tabs do not confuse it;
+ * a file not laid out as benchprof writes it is refused, left as it is. */
+static void test_write_publication(void)
+{
+  char dir[] = "/tmp/test_rundir_pub.XXXXXX";
+  struct bp_err err = {0};
+  struct bp_manifest m;
+  CHECK(mkdtemp(dir) != NULL);
+  CHECK(bpi_manifest_parse(&m, manifest, strlen(manifest), "t", &err) ==
+        BP_OK);
+  CHECK(bpi_manifest_add_bench(&m, "publication", "p") != NULL);
+  CHECK(bpi_manifest_add_bench(&m, "x\n\t\"publication\":\ty", "q") != NULL);
+  cJSON *results = m.results, *stored_pub = m.publication;
+  cJSON *pubs[2] = {
+    cJSON_Parse("{\"state\": \"delivered\", \"nested\": {\"a\": {\"b\": "
+                "[1, 2, {}]}}, \"empty\": {}, \"list\": [], \"text\": "
+                "\"line\\nnext\\t\\\"q\\\"\", \"n\": null}"),
+    cJSON_Parse("{\"state\": \"spooled\", \"error\": \"x\"}")};
+  CHECK(pubs[0] && pubs[1]);
+  for(int with_results = 0; with_results < 2; with_results++) {
+    m.results = with_results ? results : NULL;
+    m.publication = NULL;
+    CHECK(bpi_manifest_write(&m, dir, &err) == BP_OK);
+    for(int k = 0; k < 2; k++) {   /* added, then replaced */
+      CHECK(bpi_manifest_write_publication(dir, pubs[k], &err) == BP_OK);
+      m.publication = pubs[k];
+      CHECK(file_is_print_of(dir, &m));
+    }
+  }
+  /* compact JSON is not benchprof's layout: refused, untouched */
+  char *path = bpi_text_path_join(dir, BP_RUNDIR_MANIFEST), *text = NULL;
+  const char compact[] = "{\"publication\": {}, \"a\": 1}\n";
+  CHECK(bpi_file_write(path, compact, strlen(compact), false, &err) == BP_OK);
+  err = (struct bp_err){0};
+  CHECK(bpi_manifest_write_publication(dir, pubs[1], &err) == BPE_FORMAT);
+  CHECK(strstr(err.msg, "manifest.json") != NULL);
+  size_t len = 0;
+  CHECK(bpi_file_read(path, &text, &len, &err) == BP_OK);
+  CHECK(text && len == strlen(compact) && !memcmp(text, compact, len));
+  free(text);
+  free(path);
+  m.publication = stored_pub;
+  m.results = results;
+  cJSON_Delete(pubs[0]);
+  cJSON_Delete(pubs[1]);
+  bpi_manifest_cleanup(&m);
+  char cmd[256];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
   test_round_trip();
+  test_write_publication();
   test_bad();
   test_no_exit_status();
   test_dir();
