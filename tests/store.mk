@@ -16,12 +16,14 @@
 #   test_site           the static pages in a file store: lists merged,
 #                       generations, hostile names, the comment's Markdown
 #   test_rundir         manifest.json round trip, artifacts measured
+#   test_fileio         the artifact writer: the digest commit hands back,
+#                       no name until commit, mode, abort, replacement
 #   test_text           the shared codecs (percent-encoding, UTF-8, times,
 #                       strict numbers, edit distance, path join, the
 #                       call-graph grammar)
 store_unit_tests = tests/unit/test_store tests/unit/test_storekey \
   tests/unit/test_site \
-  tests/unit/test_rundir tests/unit/test_text
+  tests/unit/test_rundir tests/unit/test_text tests/unit/test_fileio
 check_PROGRAMS += $(store_unit_tests) tests/unit/store_tool
 TESTS += $(store_unit_tests) tests/integration/store_file.sh \
   tests/integration/store_http.sh tests/integration/store_s3.sh \
@@ -46,6 +48,10 @@ tests_unit_test_storekey_LDADD = $(unit_ldadd)
 tests_unit_test_rundir_SOURCES = tests/unit/test_rundir.c
 tests_unit_test_rundir_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_rundir_LDADD = $(unit_ldadd)
+
+tests_unit_test_fileio_SOURCES = tests/unit/test_fileio.c
+tests_unit_test_fileio_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_fileio_LDADD = $(unit_ldadd)
 
 tests_unit_test_text_SOURCES = tests/unit/test_text.c
 tests_unit_test_text_CPPFLAGS = $(unit_cppflags)

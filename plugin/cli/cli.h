@@ -17,7 +17,7 @@
 #include "benchprof/benchprof.h"
 
 #include "record.h"
-#include "slice.h"    /* struct bp_marked */
+#include "slice.h"    /* struct bp_marked, struct bp_export_record */
 
 int cmd_record(int argc, char **argv);
 int cmd_run(int argc, char **argv);
@@ -196,6 +196,9 @@ struct bp_record_args {
    * the order they first began (bpi_slice_export) */
   struct bp_marked *marked;
   size_t nmarked;
+  /* out: what the export of the profile's own artifacts into output
+   * recorded (their sizes and SHA-256, for the manifest) */
+  struct bp_export_record written;
   /* out: the recording or its artifacts failed (marked may be NULL) */
   bool failed;
   /* a copy of $DEBUGINFOD_URLS when rec.debuginfod is it (owned: the

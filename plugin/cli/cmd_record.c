@@ -300,7 +300,7 @@ static int record_and_write(struct bp_record_args *a, struct bp_profile **out)
   rc = bpi_recorder_finish(rec, &prof, &err);
   note_debuginfod(bpi_recorder_info(rec));
   if(!rc)
-    rc = bpi_export_all(prof, a->output, &err);
+    rc = bpi_export_all(prof, a->output, &a->written, &err);
   if(!rc)
     rc = bpi_slice_export(prof, a->output, &a->marked, &a->nmarked, &err);
   if(rc) {

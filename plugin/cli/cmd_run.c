@@ -143,7 +143,8 @@ bool bp_cli_run_write_outputs(const struct bp_record_args *a,
   struct bp_err err = {0};
   struct bp_run_facts f = {
     .dir = a->output, .report = rep, .benches = arts, .prof = prof,
-    .any = any, .command = a->rec.argv[0], .outcome = outcome_of(status),
+    .written = &a->written, .any = any, .command = a->rec.argv[0],
+    .outcome = outcome_of(status),
     .exit_status = status, .repeat = a->repeat,
   };
   bp_code rc = bpi_run_write_report(a->output, rep, &err);

@@ -88,6 +88,8 @@ struct each_run {
   struct bp_report rep;
   struct bp_run_bench *arts;   /* one per benchmark of rep */
   struct bp_profile **profs;
+  /* profs[i]'s artifacts as their export recorded them (arts point here) */
+  struct bp_export_record *written;
   size_t nprofs;
   struct cJSON **values;    /* --repeat: each benchmark's {SLUG: [values]} */
   size_t nvalues;
@@ -206,8 +208,10 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
     e->ok = false;
     goto out;
   }
+  e->written[e->nprofs] = sub.written;
   arts[b - e->rep.benches] = (struct bp_run_bench){
-    .dir = dir, .prof = prof, .exit_status = st, .repetitions = values};
+    .dir = dir, .prof = prof, .exit_status = st, .repetitions = values,
+    .written = &e->written[e->nprofs]};
   e->profs[e->nprofs++] = prof;
   prof = NULL;
 out:
@@ -246,11 +250,12 @@ int bp_cli_run_each(struct bp_record_args *a)
     goto out;
   list = calloc(n, sizeof(*list));
   e.profs = calloc(n, sizeof(*e.profs));
+  e.written = calloc(n, sizeof(*e.written));
   for(size_t i = 0, k = 0; list && i < names.len;
       i += strlen(names.data + i) + 1)
     if(names.data[i])
       list[k++] = names.data + i;
-  if(!list || !e.profs ||
+  if(!list || !e.profs || !e.written ||
      bpi_control_dirnames(list, n, bpi_rundir_reserved_names, &dirs)) {
     status = BP_EXIT_ERROR;
     goto out;
@@ -284,6 +289,7 @@ out:
   for(size_t i = 0; i < e.nprofs; i++)
     bpi_profile_free(e.profs[i]);
   free(e.profs);
+  free(e.written);
   for(size_t i = 0; i < e.nvalues; i++)
     cJSON_Delete(e.values[i]);
   free(e.values);

@@ -252,7 +252,7 @@ static bool repeat_once(struct bp_record_args *a, struct repeated *rp,
 static bool export_merged(struct bp_record_args *a, struct repeated *rp)
 {
   struct bp_err err = {0};
-  bp_code rc = bpi_export_all(rp->merged, a->output, &err);
+  bp_code rc = bpi_export_all(rp->merged, a->output, &a->written, &err);
   if(!rc) {
     bp_cli_record_cleanup(a);      /* the last repetition's marks */
     rc = bpi_slice_export(rp->merged, a->output, &a->marked, &a->nmarked,

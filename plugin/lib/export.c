@@ -18,6 +18,9 @@ const struct bp_exporter *const bpi_exporters[] = {
   NULL,
 };
 
+_Static_assert(BP_ARRAY_LEN(bpi_exporters) - 1 <= BP_EXPORTERS_MAX,
+               "struct bp_export_record has room for every exporter");
+
 bool bpi_export_has_off_cpu(const struct bp_profile *p)
 {
   return p->meta.off_cpu;
@@ -39,13 +42,15 @@ static bool sink_to_file(void *ctx, const void *data, size_t len)
 
 bp_code bpi_export_one(const struct bp_exporter *e,
                        const struct bp_profile *p, const char *dir,
-                       struct bp_err *err)
+                       struct bp_file_digest *digest, struct bp_err *err)
 {
   char *path = bpi_text_path_join(dir, e->file);
   if(!path)
     return bpi_err_set(err, BPE_NOMEM, 0, "building %s", e->file);
   struct sink k = {0};
-  bp_code rc = bpi_file_out_open(&k.f, path, e->gzip, err);
+  unsigned flags = (e->gzip ? BP_FILE_GZIP : 0) |
+                   (digest ? BP_FILE_SHA256 : 0);
+  bp_code rc = bpi_file_out_open(&k.f, path, flags, err);
   free(path);
   if(rc)
     return rc;
@@ -60,22 +65,34 @@ bp_code bpi_export_one(const struct bp_exporter *e,
   bool failed = bpi_buf_failed(&out);
   bpi_buf_cleanup(&out);
   if(!rc && failed && k.write_failed)
-    return bpi_file_out_commit(k.f, err);  /* reports the write error */
+    return bpi_file_out_commit(k.f, NULL, err);  /* the write error */
   if(!rc && failed)
     rc = bpi_err_set(err, BPE_NOMEM, 0, "building %s", e->file);
   if(rc) {
     bpi_file_out_abort(k.f);
     return rc;
   }
-  return bpi_file_out_commit(k.f, err);
+  return bpi_file_out_commit(k.f, digest, err);
 }
 
 bp_code bpi_export_all(const struct bp_profile *p, const char *dir,
-                       struct bp_err *err)
+                       struct bp_export_record *record, struct bp_err *err)
 {
+  if(record)
+    *record = (struct bp_export_record){.n = 0};
   bp_code rc = bpi_file_mkdirs(dir, err);
-  for(size_t i = 0; !rc && bpi_exporters[i]; i++)
-    if(!bpi_exporters[i]->wanted || bpi_exporters[i]->wanted(p))
-      rc = bpi_export_one(bpi_exporters[i], p, dir, err);
+  for(size_t i = 0; !rc && bpi_exporters[i]; i++) {
+    const struct bp_exporter *e = bpi_exporters[i];
+    if(e->wanted && !e->wanted(p))
+      continue;
+    struct bp_export_written *w = record ? &record->files[record->n] : NULL;
+    rc = bpi_export_one(e, p, dir, w ? &w->digest : NULL, err);
+    if(!rc && w) {
+      w->exporter = e;
+      record->n++;
+    }
+  }
+  if(!rc && record)
+    record->complete = true;
   return rc;
 }

@@ -9,6 +9,7 @@
 
 #include "benchprof/benchprof.h"
 #include "buf.h"
+#include "fileio.h"
 #include "profile.h"
 
 struct bp_exporter {
@@ -53,14 +54,31 @@ bool bpi_export_has_off_cpu(const struct bp_profile *p);
 /* All exporters, NULL-terminated, in the order they are written. */
 extern const struct bp_exporter *const bpi_exporters[];
 
-/* Write every artifact of p into dir (created when missing). */
-bp_code bpi_export_all(const struct bp_profile *p, const char *dir,
-                       struct bp_err *err);
+/* What an export wrote, for the manifest (rundir.h): each artifact's
+ * exporter (its kind, and its file name relative to the directory it went
+ * to) and the size and SHA-256 of the bytes that landed on disk, hashed
+ * as they were written, so that nobody reads the files back for them. */
+#define BP_EXPORTERS_MAX 8    /* bpi_exporters fits (export.c checks) */
+struct bp_export_written {
+  const struct bp_exporter *exporter;
+  struct bp_file_digest digest;
+};
+struct bp_export_record {
+  struct bp_export_written files[BP_EXPORTERS_MAX];  /* in table order */
+  size_t n;
+  bool complete;   /* every artifact p has was written */
+};
 
-/* Write one exporter's artifact into dir. */
+/* Write every artifact of p into dir (created when missing); record:
+ * NULL, or where what was written goes (complete only on success). */
+bp_code bpi_export_all(const struct bp_profile *p, const char *dir,
+                       struct bp_export_record *record, struct bp_err *err);
+
+/* Write one exporter's artifact into dir; digest: NULL, or where the
+ * file's size and SHA-256 go. */
 bp_code bpi_export_one(const struct bp_exporter *e,
                        const struct bp_profile *p, const char *dir,
-                       struct bp_err *err);
+                       struct bp_file_digest *digest, struct bp_err *err);
 
 /* export_svg.c: the flame graphs' embedded script (zoom, search, reset),
  * shared with the differential flame graphs of compare. */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,18 +116,25 @@ static bool write_all(int fd, const unsigned char *p, size_t len)
   return true;
 }
 
-/* An artifact being written: a temporary file next to the target, renamed
- * into place by bpi_file_out_commit.  gzip output goes through a fixed
- * buffer, so writing a large artifact takes no memory in proportion. */
+/* An artifact being written: a file without a name in the target's
+ * directory (linked into place by bpi_file_out_commit), or a temporary
+ * file next to the target (renamed into place).  gzip output goes through
+ * a fixed buffer, so writing a large artifact takes no memory in
+ * proportion. */
 struct bp_file_out {
   int fd;
   bool gzip;
+  bool unnamed;    /* O_TMPFILE: no name until commit links one */
   bool failed;     /* a write or deflate failed: commit reports it */
   int sys_errno;
   bool zs_ready;   /* deflateInit2 done (at the first write: sized by it) */
+  bool hashing;    /* BP_FILE_SHA256 */
+  struct bp_sha256 sha;
+  uint64_t bytes;  /* written to fd so far */
   z_stream zs;
   char path[PATH_MAX];
   char tmp[PATH_MAX];
+  bool has_tmp;    /* the file is (also) under the name tmp */
   unsigned char zout[65536];
 };
 
@@ -134,14 +142,60 @@ struct bp_file_out {
  * level 6 is about 3x the CPU time for 10-15% smaller files. */
 #define GZIP_LEVEL 1
 
+/* The mode of every file written here, whatever the umask (as the
+ * artifacts always had: readable by the web server of a file store). */
+#define FILE_MODE 0644
+
+/* Whether /proc/self/fd names this process's descriptors: an unnamed
+ * file can be linked into place only through it (linkat's AT_EMPTY_PATH
+ * needs CAP_DAC_READ_SEARCH).  Asked once per process. */
+static bool proc_fds_linkable(void)
+{
+  static atomic_int known;  /* 0: not asked yet, 1: yes, -1: no */
+  int k = atomic_load(&known);
+  if(!k) {
+    k = access("/proc/self/fd", X_OK) ? -1 : 1;
+    atomic_store(&known, k);
+  }
+  return k > 0;
+}
+
+/* A file without a name in the directory of path, or -1 when the kernel,
+ * the file system or a missing /proc does not allow it (the caller then
+ * makes a named one, which says what is wrong if anything is).  A name
+ * made by mkstemp costs more than the write of a small artifact: its
+ * random letters, the O_EXCL lookups, then the rename. */
+static int open_unnamed(const char *path)
+{
+#ifdef O_TMPFILE
+  char dir[PATH_MAX];
+  const char *slash = strrchr(path, '/');
+  if(!slash)
+    return proc_fds_linkable() ? open(".", O_TMPFILE | O_WRONLY | O_CLOEXEC,
+                                      FILE_MODE) : -1;
+  size_t n = slash == path ? 1 : (size_t)(slash - path);
+  if(n >= sizeof(dir) || !proc_fds_linkable())
+    return -1;
+  memcpy(dir, path, n);
+  dir[n] = '\0';
+  return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, FILE_MODE);
+#else
+  (void)path;
+  return -1;
+#endif
+}
+
 bp_code bpi_file_out_open(struct bp_file_out **out, const char *path,
-                          bool gzip, struct bp_err *err)
+                          unsigned flags, struct bp_err *err)
 {
   struct bp_file_out *f = calloc(1, sizeof(*f));
   if(!f)
     return bpi_err_set(err, BPE_NOMEM, 0, "writing '%s'", path);
   f->fd = -1;
-  f->gzip = gzip;
+  f->gzip = flags & BP_FILE_GZIP;
+  f->hashing = flags & BP_FILE_SHA256;
+  if(f->hashing)
+    bpi_sha256_init(&f->sha);
   if((size_t)snprintf(f->path, sizeof(f->path), "%s", path) >=
        sizeof(f->path) ||
      (size_t)snprintf(f->tmp, sizeof(f->tmp), "%s.tmpXXXXXX", path) >=
@@ -149,7 +203,12 @@ bp_code bpi_file_out_open(struct bp_file_out **out, const char *path,
     free(f);
     return bpi_err_set(err, BPE_INVAL, 0, "path too long: '%s'", path);
   }
-  f->fd = mkstemp(f->tmp);
+  f->fd = open_unnamed(path);
+  f->unnamed = f->fd >= 0;
+  if(!f->unnamed) {
+    f->fd = mkstemp(f->tmp);
+    f->has_tmp = f->fd >= 0;
+  }
   if(f->fd < 0) {
     int e = errno;
     free(f);
@@ -165,6 +224,18 @@ static void out_fail(struct bp_file_out *f, int e)
     f->failed = true;
     f->sys_errno = e;
   }
+}
+
+/* Bytes to the file, hashed on the way when asked (they are what lands
+ * on disk: after gzip). */
+static void out_put(struct bp_file_out *f, const unsigned char *p,
+                    size_t len)
+{
+  if(f->hashing)
+    bpi_sha256_update(&f->sha, p, len);
+  if(!write_all(f->fd, p, len))
+    out_fail(f, errno);
+  f->bytes += len;
 }
 
 /* deflate's state for a stream whose first write is first_len bytes.
@@ -198,10 +269,10 @@ static void deflate_out(struct bp_file_out *f, int flush)
       return;
     }
     size_t have = sizeof(f->zout) - f->zs.avail_out;
-    if(have && !write_all(f->fd, f->zout, have)) {
-      out_fail(f, errno);
+    if(have)
+      out_put(f, f->zout, have);
+    if(f->failed)
       return;
-    }
     if(flush == Z_FINISH ? zrc == Z_STREAM_END
                          : (f->zs.avail_in == 0 && f->zs.avail_out != 0))
       return;
@@ -214,8 +285,7 @@ bp_code bpi_file_out_write(struct bp_file_out *f, const void *data,
   if(f->failed)
     return BPE_IO;
   if(!f->gzip) {
-    if(!write_all(f->fd, data, len))
-      out_fail(f, errno);
+    out_put(f, data, len);
     return f->failed ? BPE_IO : BP_OK;
   }
   if(!f->zs_ready && !deflate_start(f, len)) {
@@ -242,12 +312,60 @@ void bpi_file_out_abort(struct bp_file_out *f)
   if(f->zs_ready)
     deflateEnd(&f->zs);
   if(f->fd >= 0)
-    close(f->fd);
-  unlink(f->tmp);
+    close(f->fd);  /* an unnamed file goes with its last descriptor */
+  if(f->has_tmp)
+    unlink(f->tmp);
   free(f);
 }
 
-bp_code bpi_file_out_commit(struct bp_file_out *f, struct bp_err *err)
+/* The unnamed file behind fd linked as name: 0, or the errno that says
+ * why not. */
+static int link_unnamed(int fd, const char *name)
+{
+  char proc[64];
+  snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+  return linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) ? errno
+                                                                   : 0;
+}
+
+/* A temporary name next to f->path that this process has not used: its
+ * pid and a counter (a name another process left behind is met as
+ * EEXIST, and the next one is tried). */
+static bool next_tmp_name(struct bp_file_out *f)
+{
+  static atomic_uint seq;
+  return (size_t)snprintf(f->tmp, sizeof(f->tmp), "%s.tmp%ld-%u", f->path,
+                          (long)getpid(), atomic_fetch_add(&seq, 1)) <
+         sizeof(f->tmp);
+}
+
+/* The unnamed file given a name: path itself when nothing is there (the
+ * file appears whole, in one directory operation), else a temporary name
+ * (f->has_tmp) that commit renames over the file there, so that replacing
+ * it stays atomic (linkat never replaces).  0 or an errno. */
+static int name_unnamed(struct bp_file_out *f)
+{
+  int e = link_unnamed(f->fd, f->path);
+  for(int tries = 0; e == EEXIST && tries < 16; tries++) {
+    if(!next_tmp_name(f))
+      return ENAMETOOLONG;
+    e = link_unnamed(f->fd, f->tmp);
+    f->has_tmp = !e;
+  }
+  return e;
+}
+
+static bp_code commit_failed(struct bp_file_out *f, int e, const char *what,
+                             struct bp_err *err)
+{
+  bp_code rc = bpi_err_set(err, BPE_IO, e, "%s '%s'", what, f->path);
+  bpi_file_out_abort(f);
+  return rc;
+}
+
+bp_code bpi_file_out_commit(struct bp_file_out *f,
+                            struct bp_file_digest *digest,
+                            struct bp_err *err)
 {
   if(f->gzip && !f->failed && !f->zs_ready && !deflate_start(f, 0))
     out_fail(f, ENOMEM);  /* nothing was written: an empty stream */
@@ -256,27 +374,30 @@ bp_code bpi_file_out_commit(struct bp_file_out *f, struct bp_err *err)
     f->zs.avail_in = 0;
     deflate_out(f, Z_FINISH);
   }
-  if(!f->failed && fchmod(f->fd, 0644))
+  if(!f->failed && fchmod(f->fd, FILE_MODE))
     out_fail(f, errno);
-  if(f->failed) {
-    bp_code rc = bpi_err_set(err, BPE_IO, f->sys_errno, "cannot write '%s'",
-                             f->path);
-    bpi_file_out_abort(f);
-    return rc;
-  }
+  if(f->failed)
+    return commit_failed(f, f->sys_errno, "cannot write", err);
+  /* linked while the descriptor is open: /proc names it only then */
+  int e = f->unnamed ? name_unnamed(f) : 0;
+  if(e)
+    return commit_failed(f, e, "cannot write", err);
+  bool in_place = !f->has_tmp;
   int fd = f->fd;
   f->fd = -1;
   if(close(fd)) {
-    bp_code rc = bpi_err_set(err, BPE_IO, errno, "cannot write '%s'",
-                             f->path);
-    bpi_file_out_abort(f);
-    return rc;
+    e = errno;
+    if(in_place)
+      unlink(f->path);  /* it was nothing before: nothing half-written */
+    return commit_failed(f, e, "cannot write", err);
   }
-  if(rename(f->tmp, f->path)) {
-    bp_code rc = bpi_err_set(err, BPE_IO, errno,
-                             "cannot rename into '%s'", f->path);
-    bpi_file_out_abort(f);
-    return rc;
+  if(!in_place && rename(f->tmp, f->path))
+    return commit_failed(f, errno, "cannot rename into", err);
+  if(digest) {
+    digest->bytes = f->bytes;
+    memset(digest->sha256, 0, sizeof(digest->sha256));
+    if(f->hashing)
+      bpi_sha256_final(&f->sha, digest->sha256);
   }
   if(f->zs_ready)
     deflateEnd(&f->zs);
@@ -288,11 +409,11 @@ bp_code bpi_file_write(const char *path, const void *data, size_t len,
                        bool gzip, struct bp_err *err)
 {
   struct bp_file_out *f;
-  bp_code rc = bpi_file_out_open(&f, path, gzip, err);
+  bp_code rc = bpi_file_out_open(&f, path, gzip ? BP_FILE_GZIP : 0, err);
   if(rc)
     return rc;
   bpi_file_out_write(f, data, len);
-  return bpi_file_out_commit(f, err);
+  return bpi_file_out_commit(f, NULL, err);
 }
 
 /* Open path for reading if it is a regular file.  O_NONBLOCK so that a

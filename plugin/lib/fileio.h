@@ -1,14 +1,17 @@
 /* fileio: the only place that writes artifact files and the only zlib user.
- * Every artifact is written to a temporary file in the target directory and
- * renamed into place, so a reader never sees half a file and a failure (disk
- * full, read-only directory) leaves no partial artifact behind. */
+ * Every artifact appears whole under its name at once (a file without a
+ * name linked into place, or a temporary file renamed over the old one),
+ * so a reader never sees half a file and a failure (disk full, read-only
+ * directory) leaves no partial artifact behind. */
 #ifndef BP_LIB_FILEIO_H
 #define BP_LIB_FILEIO_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "benchprof/benchprof.h"
+#include "sha256.h"
 
 /* Create dir and its parents (mode 0755). */
 bp_code bpi_file_mkdirs(const char *dir, struct bp_err *err);
@@ -32,16 +35,39 @@ bp_code bpi_file_append(const char *path, const void *data, size_t len,
                         struct bp_err *err);
 
 /* The same in pieces, for artifacts too large to build in memory first:
- * open a temporary file next to path, write (gzip-compressed as it goes
- * when gzip is true), then commit (rename into place) or abort (remove
- * it).  A failed write is remembered and reported by commit, which frees
- * f either way. */
+ * open, write (gzip-compressed as it goes with BP_FILE_GZIP), then
+ * commit (the file appears under path, whole) or abort (nothing stays).
+ * Where the kernel allows it (Linux's O_TMPFILE, and /proc to link it
+ * with), the file is made without a name in path's directory and linked
+ * as path at commit: no temporary name to generate, no rename.  Over a
+ * file that is already there, or without O_TMPFILE, it goes under a
+ * temporary name next to path and is renamed over it, so a reader sees
+ * the old file or the new one, never half of one.  Either way the file's
+ * mode is 0644 (umask not applied) and it is a new inode: a file
+ * benchprof wrote is never changed in place (the file:// store links to
+ * them).  A failed write is remembered and reported by commit, which
+ * frees f either way. */
 struct bp_file_out;
+#define BP_FILE_GZIP 1u    /* compress what is written */
+/* hash the bytes as they go to the file (after gzip): commit hands back
+ * their size and SHA-256, so that nobody reads the file back for them */
+#define BP_FILE_SHA256 2u
+
+/* The bytes that landed on disk: their count and their SHA-256. */
+struct bp_file_digest {
+  uint64_t bytes;
+  unsigned char sha256[BP_SHA256_LEN];
+};
+
 bp_code bpi_file_out_open(struct bp_file_out **f, const char *path,
-                          bool gzip, struct bp_err *err);
+                          unsigned flags, struct bp_err *err);
 bp_code bpi_file_out_write(struct bp_file_out *f, const void *data,
                            size_t len);
-bp_code bpi_file_out_commit(struct bp_file_out *f, struct bp_err *err);
+/* digest: NULL, or (f opened with BP_FILE_SHA256) where the file's size
+ * and SHA-256 go once it is in place. */
+bp_code bpi_file_out_commit(struct bp_file_out *f,
+                            struct bp_file_digest *digest,
+                            struct bp_err *err);
 void bpi_file_out_abort(struct bp_file_out *f);
 
 /* The most bpi_file_read reads of one file, counted after gunzip. */

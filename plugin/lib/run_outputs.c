@@ -47,6 +47,7 @@ bp_code bpi_run_attach_counters(struct bp_report *rep,
   for(size_t i = 0; !rc && i < nmarked; i++) {
     arts[at[i]].dir = marked[i].dir;
     arts[at[i]].marked = &marked[i];
+    arts[at[i]].written = &marked[i].written;
   }
   free(names);
   free(at);
@@ -113,11 +114,21 @@ static bp_code bench_facts(struct bp_manifest_bench *b,
   return BP_OK;
 }
 
-/* Each benchmark: its name, its profile directory and artifacts, and its
- * facts. */
-/* Benchmark `first + i`'s artifacts (their sizes and sha256, read back
- * from disk) into the manifest, on the machine's cores: hashing a large
- * suite's tens of thousands of files was most of writing its manifest. */
+/* The artifacts in dir/sub: as their export recorded them (hashed as
+ * they were written), else read back from disk (hashing a suite's tens
+ * of thousands of files again was most of writing its manifest). */
+static bp_code artifacts_of(const char *dir, const char *sub,
+                            const struct bp_export_record *written,
+                            struct bp_manifest_artifact **arts, size_t *n,
+                            struct bp_err *err)
+{
+  if(written && written->complete)
+    return bpi_manifest_artifacts_written(sub, written, arts, n, err);
+  return bpi_manifest_artifacts(dir, sub, arts, n, err);
+}
+
+/* Benchmark `first + i`'s artifacts into the manifest, on the machine's
+ * cores when they are read back. */
 struct hashing {
   struct bp_manifest *man;
   const struct bp_run_facts *f;
@@ -128,10 +139,13 @@ static bp_code hash_bench(void *ctx, size_t i, struct bp_err *err)
 {
   const struct hashing *h = ctx;
   struct bp_manifest_bench *b = &h->man->benches[h->first + i];
-  return bpi_manifest_artifacts(h->f->dir, h->f->benches[i].dir, &b->arts,
-                                &b->narts, err);
+  const struct bp_run_bench *art = &h->f->benches[i];
+  return artifacts_of(h->f->dir, art->dir, art->written, &b->arts, &b->narts,
+                      err);
 }
 
+/* Each benchmark: its name, its profile directory and artifacts, and its
+ * facts. */
 static bp_code add_benchmarks(struct bp_manifest *man,
                               const struct bp_run_facts *f,
                               struct bp_err *err)
@@ -184,7 +198,8 @@ bp_code bpi_run_write_manifest(const struct bp_run_facts *f,
     if(!(man.counters = bpi_counters_tree(m->counters, m->ncounters)))
       rc = bpi_err_set(err, BPE_NOMEM, 0, "manifest");
     if(!rc)
-      rc = bpi_manifest_artifacts(f->dir, ".", &man.arts, &man.narts, err);
+      rc = artifacts_of(f->dir, ".", f->written, &man.arts, &man.narts,
+                        err);
   }
   man.repeat = f->repeat > 1 ? f->repeat : 0;
   if(!rc)

@@ -25,6 +25,9 @@ struct bp_run_bench {
   int exit_status;                /* of that invocation */
   const struct bp_marked *marked; /* marked by the harness, or NULL */
   const struct cJSON *repetitions; /* --repeat: {SLUG: [values]}, or NULL */
+  /* what the export that wrote its artifacts recorded (bpi_export_all),
+   * or NULL: they are read back from disk */
+  const struct bp_export_record *written;
 };
 
 /* Counters measure the whole invocation (prof's): they belong to its
@@ -53,6 +56,8 @@ struct bp_run_facts {
   const struct bp_report *report;
   const struct bp_run_bench *benches; /* one per benchmark of report */
   const struct bp_profile *prof;   /* the invocation's, NULL with --each */
+  /* what the export of prof's artifacts recorded, or NULL: read back */
+  const struct bp_export_record *written;
   const struct bp_profile *any;    /* a profile for the event's facts */
   const char *command;             /* when prof is NULL: the harness */
   const char *outcome;             /* BP_OUTCOME_* */
@@ -61,7 +66,9 @@ struct bp_run_facts {
 };
 
 /* dir/manifest.json for the run: its facts and artifacts, each
- * benchmark's directory, facts and artifacts (measured now). */
+ * benchmark's directory, facts and artifacts (sizes and SHA-256 as their
+ * export recorded them when it is given and complete, else measured
+ * now). */
 bp_code bpi_run_write_manifest(const struct bp_run_facts *f,
                                struct bp_err *err);
 

@@ -596,6 +596,12 @@ bpi_manifest_artifact(const struct bp_manifest_artifact *arts, size_t n,
   return NULL;
 }
 
+/* An artifact's file name relative to the run directory: sub's. */
+static char *artifact_file(const char *sub, const char *file)
+{
+  return strcmp(sub, ".") ? bpi_text_path_join(sub, file) : strdup(file);
+}
+
 /* Whether file (relative to dir) is there. */
 static bool exists(const char *dir, const char *file)
 {
@@ -639,11 +645,10 @@ bp_code bpi_manifest_artifacts(const char *dir, const char *sub,
   *arts = calloc(count, sizeof(**arts));
   if(!*arts)
     return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
-  bool top = !strcmp(sub, ".");
   bp_code rc = BP_OK;
   for(size_t i = 0; !rc && i < count; i++) {
     const struct bp_exporter *e = bpi_exporters[i];
-    char *file = top ? strdup(e->file) : bpi_text_path_join(sub, e->file);
+    char *file = artifact_file(sub, e->file);
     if(!file)
       return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
     if(e->wanted && !exists(dir, file)) {
@@ -654,6 +659,29 @@ bp_code bpi_manifest_artifacts(const char *dir, const char *sub,
                  err);
   }
   return rc;
+}
+
+bp_code bpi_manifest_artifacts_written(const char *sub,
+                                       const struct bp_export_record *w,
+                                       struct bp_manifest_artifact **arts,
+                                       size_t *n, struct bp_err *err)
+{
+  *n = 0;
+  *arts = calloc(w->n ? w->n : 1, sizeof(**arts));
+  if(!*arts)
+    return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+  for(size_t i = 0; i < w->n; i++) {
+    const struct bp_export_written *x = &w->files[i];
+    struct bp_manifest_artifact *a = &(*arts)[(*n)++];
+    a->file = artifact_file(sub, x->exporter->file);
+    a->kind = strdup(bpi_rundir_kind(x->exporter->name));
+    a->bytes = (int64_t)x->digest.bytes;
+    a->sha256 = malloc(2 * BP_SHA256_LEN + 1);
+    if(!a->file || !a->kind || !a->sha256)
+      return bpi_err_set(err, BPE_NOMEM, 0, "manifest");
+    bpi_hex_encode(x->digest.sha256, BP_SHA256_LEN, a->sha256);
+  }
+  return BP_OK;
 }
 
 /* ------------------------------------------------------------ publication */

@@ -181,10 +181,17 @@ bpi_manifest_artifact(const struct bp_manifest_artifact *arts, size_t n,
                       const char *kind);
 
 /* Each exporter's artifact in dir/sub (sub "." for dir itself), with its
- * size and SHA-256, file names relative to dir. */
+ * size and SHA-256, file names relative to dir: read back from disk. */
 bp_code bpi_manifest_artifacts(const char *dir, const char *sub,
                                struct bp_manifest_artifact **arts,
                                size_t *n, struct bp_err *err);
+/* The same from what the export that wrote them recorded (w complete,
+ * its files written into dir/sub): no file is read, and the entries are
+ * those bpi_manifest_artifacts would read back.  BPE_NOMEM. */
+bp_code bpi_manifest_artifacts_written(const char *sub,
+                                       const struct bp_export_record *w,
+                                       struct bp_manifest_artifact **arts,
+                                       size_t *n, struct bp_err *err);
 
 /* A string of the publication object, or NULL. */
 const char *bpi_manifest_pub_str(const struct bp_manifest *m,

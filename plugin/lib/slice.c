@@ -176,7 +176,7 @@ static bp_code slice_marked(const struct bp_profile *p, struct bp_marked *m,
  * benchmark), runs on the machine's cores. */
 struct batch {
   const char *dir;
-  const struct bp_marked *m;
+  struct bp_marked *m;
   struct bp_profile **slices;
   size_t first;
 };
@@ -184,14 +184,14 @@ struct batch {
 static bp_code write_marked(void *ctx, size_t i, struct bp_err *err)
 {
   const struct batch *b = ctx;
-  const struct bp_marked *g = &b->m[b->first + i];
+  struct bp_marked *g = &b->m[b->first + i];
   char *path = bpi_text_path_join(b->dir, g->dir);
   bp_code rc = BP_OK;
   if(!path)
     rc = bpi_err_set(err, BPE_NOMEM, 0, "profile of benchmark %zu",
                      b->first + i + 1);
   else if(!(rc = bpi_file_mkdirs_under(b->dir, g->dir, err)))
-    rc = bpi_export_all(b->slices[i], path, err);
+    rc = bpi_export_all(b->slices[i], path, &g->written, err);
   free(path);
   return rc;
 }

@@ -22,6 +22,7 @@
 
 #include "benchprof/benchprof.h"
 #include "counters.h"
+#include "export.h"
 #include "profile.h"
 
 /* A benchmark marked once or more: its segments' samples and summed
@@ -34,6 +35,7 @@ struct bp_marked {
   uint64_t samples;            /* in its time ranges */
   struct bp_counter *counters; /* summed over its segments (owned) */
   size_t ncounters;
+  struct bp_export_record written; /* its artifacts, for the manifest */
 };
 
 /* Write each marked benchmark of p into dir/<its directory>/ (dir exists;

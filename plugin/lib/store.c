@@ -330,8 +330,8 @@ static bp_code file_parents(char *path, struct bp_err *err)
  * the errno that says why not.  A link allocates no inode and copies no
  * byte: a suite's thousands of artifacts, on the run directory's file
  * system, cost a directory entry each.  benchprof never rewrites a
- * file in place (fileio.c writes a new one and renames it), so the run
- * directory and the store keep the same bytes. */
+ * file in place (fileio.c writes a new one and links or renames it into
+ * place), so the run directory and the store keep the same bytes. */
 static int link_into(const char *src, const char *path)
 {
   static atomic_uint seq;

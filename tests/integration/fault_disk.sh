@@ -1,8 +1,9 @@
 #!/bin/sh
 # The output folder's file system is full, or read-only.  benchprof says
 # so clearly (what, where, why) and exits non-zero; every artifact that is
-# there is whole (written to a temporary file and renamed) and no
-# temporary file is left behind.  Both use a small tmpfs of their own, so
+# there is whole (made without a name and linked into place, or written to
+# a temporary file and renamed) and no temporary file is left behind.
+# Both use a small tmpfs of their own, so
 # this test must run as root (CI does); it fails, not skips, otherwise.
 . "$top_srcdir/tests/lib.sh"
 

@@ -17,7 +17,7 @@ int main(int argc, char **argv)
   }
   bp_code rc = synth_profile_new(&p);
   if(!rc)
-    rc = bpi_export_all(p, argv[1], &err);
+    rc = bpi_export_all(p, argv[1], NULL, &err);
   if(rc)
     fprintf(stderr, "export_fixture: %s: %s\n", bp_strerror(rc), err.msg);
   bpi_profile_free(p);

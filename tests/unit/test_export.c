@@ -582,7 +582,7 @@ static void check_odd(const char *dir)
   CHECK(p != NULL);
   if(!p)
     return;
-  CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+  CHECK_EQ_INT(bpi_export_all(p, dir, NULL, &err), BP_OK);
   char *folded = slurp(dir, "profile.folded", NULL);
   CHECK_EQ_STR(folded, "[pid 7] 1\n[pid 7];0xbeef (in libodd.so) 1\n");
   free(folded);
@@ -653,7 +653,7 @@ static void check_unsampled(const char *dir)
   for(int i = 0; i < 4; i++)
     CHECK_EQ_INT(bpi_profile_add_sample(p, th, st, 2000 + (uint64_t)i,
                                         1000000), BP_OK);
-  CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+  CHECK_EQ_INT(bpi_export_all(p, dir, NULL, &err), BP_OK);
   char *folded = slurp(dir, "profile.folded", NULL);
   CHECK_EQ_STR(folded, "[pid 7];0x10 (in libu.so) 4\n"
                        BP_FOLDED_UNSAMPLED " 6\n");
@@ -665,7 +665,7 @@ static void check_unsampled(const char *dir)
   for(size_t i = 0; i < BP_ARRAY_LEN(none); i++) {
     p->meta.task_clock_ns = none[i].task_clock_ns;
     p->meta.kernel_unsampled = none[i].unsampled;
-    CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+    CHECK_EQ_INT(bpi_export_all(p, dir, NULL, &err), BP_OK);
     folded = slurp(dir, "profile.folded", NULL);
     CHECK_EQ_STR(folded, "[pid 7];0x10 (in libu.so) 4\n");
     free(folded);
@@ -729,7 +729,7 @@ static void check_long(const char *dir)
   CHECK(p != NULL);
   if(!p)
     return;
-  CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+  CHECK_EQ_INT(bpi_export_all(p, dir, NULL, &err), BP_OK);
   cJSON *g = slurp_json(dir, "profile.json.gz");
   CHECK(g != NULL);
   const int want[3] = {LONG_T0, LONG_T1, LONG_T2};
@@ -777,7 +777,7 @@ static void check_offcpu(const char *dir, const char *plain_dir)
                BP_OK);
   CHECK_EQ_INT(bpi_profile_add_off(p, th, st, t + 4000000, 1000000, true),
                BP_OK);
-  CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+  CHECK_EQ_INT(bpi_export_all(p, dir, NULL, &err), BP_OK);
   /* folded: the blocked 2000 us on the stack, the preempted 1000 us under
    * [preempted]; the stack's text is profile.folded's for that stack */
   char *folded = slurp(dir, "profile.offcpu.folded", NULL);
@@ -959,7 +959,7 @@ static void check_offcpu_stacks(const char *dir)
     CHECK_EQ_INT(bpi_profile_add_off(p, t2, cold2, at + 500 * us, 600 * us,
                                      false), BP_OK);
   }
-  CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+  CHECK_EQ_INT(bpi_export_all(p, dir, NULL, &err), BP_OK);
   cJSON *g = slurp_json(dir, "profile.json.gz");
   CHECK(g != NULL);
   int hot[3] = {0, 0, 0}, cold[3] = {0, 0, 0};
@@ -1009,7 +1009,7 @@ static void check_empty(const char *dir)
   CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
   if(!p)
     return;
-  CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
+  CHECK_EQ_INT(bpi_export_all(p, dir, NULL, &err), BP_OK);
   cJSON *g = slurp_json(dir, "profile.json.gz");
   CHECK(g && cJSON_GetArraySize(item(g, "threads")) == 0);
   cJSON_Delete(g);
@@ -1095,8 +1095,8 @@ int main(void)
 
   CHECK_EQ_INT(synth_profile_new(&p), BP_OK);
   if(p) {
-    CHECK_EQ_INT(bpi_export_all(p, dir, &err), BP_OK);
-    CHECK_EQ_INT(bpi_export_all(p, dir2, &err), BP_OK);
+    CHECK_EQ_INT(bpi_export_all(p, dir, NULL, &err), BP_OK);
+    CHECK_EQ_INT(bpi_export_all(p, dir2, NULL, &err), BP_OK);
     check_folded(dir);
     check_summary(dir);
     check_gecko(dir);

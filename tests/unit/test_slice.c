@@ -4,7 +4,9 @@
  * directory file's name, the artifacts written there, a symbolic link in
  * the way refused, a profile without markers left alone, and a merged
  * profile (run --repeat) sliced by its benchmarks' markers of every
- * repetition, never by the repetitions' own. */
+ * repetition, never by the repetitions' own; the artifacts' sizes and
+ * SHA-256 as their export recorded them make the manifest that reading
+ * them back makes. */
 #include "bp_setup.h"
 #include "check.h"
 
@@ -289,8 +291,87 @@ static void test_workers(void)
   }
 }
 
+/* What the exports recorded of the artifacts they wrote (sizes and
+ * SHA-256 of the bytes on disk, gzip ones too) makes the manifest that
+ * reading the files back makes, byte for byte: the invocation's and
+ * each benchmark's. */
+static void manifest_both_ways(const char *dir,
+                               const struct bp_export_record *top,
+                               const struct bp_marked *m, size_t n,
+                               bool recorded, struct bp_buf *out)
+{
+  struct bp_manifest man = {.exit_status = 0};
+  struct bp_err err = {0};
+  CHECK_EQ_INT(recorded ? bpi_manifest_artifacts_written(".", top, &man.arts,
+                                                         &man.narts, &err)
+                        : bpi_manifest_artifacts(dir, ".", &man.arts,
+                                                 &man.narts, &err), BP_OK);
+  for(size_t i = 0; i < n; i++) {
+    struct bp_manifest_bench *b = bpi_manifest_add_bench(&man, m[i].name,
+                                                         m[i].dir);
+    CHECK(b != NULL);
+    if(!b)
+      break;
+    CHECK(!recorded || m[i].written.complete);
+    CHECK_EQ_INT(recorded ? bpi_manifest_artifacts_written(
+                              m[i].dir, &m[i].written, &b->arts, &b->narts,
+                              &err)
+                          : bpi_manifest_artifacts(dir, m[i].dir, &b->arts,
+                                                   &b->narts, &err), BP_OK);
+    CHECK_EQ_INT(b->narts, 5);
+  }
+  CHECK_EQ_INT(bpi_manifest_print(&man, out, &err), BP_OK);
+  bpi_manifest_cleanup(&man);
+}
+
+static void test_recorded_digests(void)
+{
+  const char *tmp = getenv("TMPDIR");
+  char dir[512];
+  snprintf(dir, sizeof(dir), "%s/test_slice.XXXXXX",
+           tmp && *tmp ? tmp : P_tmpdir);
+  struct bp_err err = {0};
+  struct bp_marked *m = NULL;
+  size_t n = 0;
+  CHECK(mkdtemp(dir) != NULL);
+  struct bp_profile *p = ten_samples();
+  if(!p)
+    return;
+  mark(p, "sort", 10, 30, 5);
+  mark(p, "hash", 30, 60, 7);
+  mark(p, "sort", 60, 80, 11);
+  struct bp_export_record top;
+  CHECK_EQ_INT(bpi_export_all(p, dir, &top, &err), BP_OK);
+  CHECK(top.complete);
+  CHECK_EQ_INT(top.n, 5);
+  CHECK_EQ_INT(bpi_slice_export(p, dir, &m, &n, &err), BP_OK);
+  CHECK_EQ_INT(n, 2);
+  struct bp_buf recorded, read_back;
+  bpi_buf_init(&recorded);
+  bpi_buf_init(&read_back);
+  manifest_both_ways(dir, &top, m, n, true, &recorded);
+  manifest_both_ways(dir, &top, m, n, false, &read_back);
+  CHECK(recorded.len > 0 && recorded.len == read_back.len);
+  CHECK(recorded.data && read_back.data &&
+        !strcmp(recorded.data, read_back.data));
+  CHECK(recorded.data && strstr(recorded.data, "\"sort/" BP_FILE_GECKO
+                                               "\"") != NULL);
+  bpi_buf_cleanup(&recorded);
+  bpi_buf_cleanup(&read_back);
+  /* an export that failed is not complete: the manifest reads back */
+  char file[600];
+  snprintf(file, sizeof(file), "%s/not-a-dir", dir);
+  CHECK_EQ_INT(bpi_file_write(file, "x", 1, false, &err), BP_OK);
+  CHECK(bpi_export_all(p, file, &top, &err) != BP_OK);
+  CHECK(!top.complete);
+  bpi_slice_free(m, n);
+  bpi_profile_free(p);
+  remove_tree(dir);
+}
+
 int main(void)
 {
+  test_recorded_digests();
   test_workers();
   test_grouped();
   test_link_refused();
