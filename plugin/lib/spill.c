@@ -557,6 +557,15 @@ bp_code bpi_spill_reader(struct bp_spill *sp, struct bp_ring *r,
   sp->page = (uint64_t)sysconf(_SC_PAGESIZE);
   if(map_reader(sp, r))
     return BP_OK;
+  /* a file that fits in less (most often none at all: a short command
+   * spills nothing) gets an area of its size, a power of two and at
+   * least the largest record: what the reader never uses it never
+   * touches (calloc clears what the heap hands out again) */
+  uint64_t fits = 65536;
+  while(fits < sp->written && fits < size)
+    fits *= 2;
+  if(fits < size)
+    size = fits;
   sp->buf = calloc(1, CONTROL_BYTES + size);
   if(!sp->buf)
     return BPE_NOMEM;
