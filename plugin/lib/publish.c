@@ -382,6 +382,25 @@ static bp_code deliver_id(const struct bp_publish_opts *o, const char *id,
   return BP_OK;
 }
 
+/* A publication in memory only (bpi_spool_direct), named prefix-KEY8
+ * into res->id (res otherwise as it was). */
+static bp_code open_in_memory(const char *prefix, const char *run_dir,
+                              const char *meta, const char *key,
+                              struct bp_spool_pub **sp,
+                              struct bp_publish_result *res,
+                              struct bp_err *err)
+{
+  char id[64];
+  snprintf(id, sizeof(id), "%s-%.8s", prefix, key);
+  bp_code rc = bpi_spool_direct(run_dir, meta, id, sp, err);
+  if(!rc && !(res->id = strdup(id))) {
+    bpi_spool_close(*sp);
+    *sp = NULL;
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "publication id");
+  }
+  return rc;
+}
+
 /* The spool cannot hold the publication (full, read-only, unwritable):
  * rather than lose it, deliver it once from the run directory, with its
  * progress kept in memory.  res->direct and res->spool_failure say so. */
@@ -391,21 +410,14 @@ static bp_code deliver_direct(const struct bp_publish_opts *o,
                               struct bp_err *err)
 {
   struct bp_spool_pub *sp = NULL;
-  char id[64];
-  snprintf(id, sizeof(id), "direct-%.8s", key);
-  bp_code rc = bpi_spool_direct(run_dir, meta, id, &sp, err);
-  if(rc)
-    return rc;
   struct bp_err why = res->spool_failure;
   memset(res, 0, sizeof(*res));
   res->spool_failure = why;
   res->direct = true;
-  if(!(res->id = strdup(id))) {
-    bpi_spool_close(sp);
-    return bpi_err_set(err, BPE_NOMEM, 0, "publication id");
-  }
-  deliver(o, sp, NULL, res, false);
-  return BP_OK;
+  bp_code rc = open_in_memory("direct", run_dir, meta, key, &sp, res, err);
+  if(!rc)
+    deliver(o, sp, NULL, res, false);
+  return rc;
 }
 
 /* Spool run_dir's publication (meta: its publication.json), then deliver
@@ -460,15 +472,9 @@ static bp_code deliver_local(const struct bp_publish_opts *o,
                              struct bp_err *err)
 {
   struct bp_spool_pub *sp = NULL;
-  char id[64];
-  snprintf(id, sizeof(id), "local-%.8s", key);
-  bp_code rc = bpi_spool_direct(run_dir, meta, id, &sp, err);
+  bp_code rc = open_in_memory("local", run_dir, meta, key, &sp, res, err);
   if(rc)
     return rc;
-  if(!(res->id = strdup(id))) {
-    bpi_spool_close(sp);
-    return bpi_err_set(err, BPE_NOMEM, 0, "publication id");
-  }
   deliver(o, sp, man, res, true);
   if(res->delivered)
     return BP_OK;
