@@ -382,17 +382,44 @@ static bp_code deliver_id(const struct bp_publish_opts *o, const char *id,
   return BP_OK;
 }
 
+/* The run directory a publication is made from. */
+struct pub_src {
+  const char *dir;    /* absolute */
+  const char *meta;   /* its publication.json */
+  const char *key;    /* the publication's random key */
+  struct bp_manifest man;   /* its manifest, parsed */
+  const char **files; /* the files the spool takes (strings of man's) */
+  size_t nfiles;
+};
+
+/* src's manifest and the files to spool, read from src->dir; an error
+ * when they cannot be read or a path leaves the run directory. */
+static bp_code src_read(struct pub_src *src, struct bp_err *err)
+{
+  bp_code rc = bpi_manifest_read(&src->man, src->dir, err);
+  if(!rc)
+    rc = bpi_pub_spool_files(&src->man, &src->files, &src->nfiles, err);
+  return rc;
+}
+
+static void src_cleanup(struct pub_src *src)
+{
+  free(src->files);
+  src->files = NULL;
+  src->nfiles = 0;
+  bpi_manifest_cleanup(&src->man);
+}
+
 /* A publication in memory only (bpi_spool_direct), named prefix-KEY8
  * into res->id (res otherwise as it was). */
-static bp_code open_in_memory(const char *prefix, const char *run_dir,
-                              const char *meta, const char *key,
+static bp_code open_in_memory(const char *prefix, const struct pub_src *src,
                               struct bp_spool_pub **sp,
                               struct bp_publish_result *res,
                               struct bp_err *err)
 {
   char id[64];
-  snprintf(id, sizeof(id), "%s-%.8s", prefix, key);
-  bp_code rc = bpi_spool_direct(run_dir, meta, id, sp, err);
+  snprintf(id, sizeof(id), "%s-%.8s", prefix, src->key);
+  bp_code rc = bpi_spool_direct(src->dir, src->meta, id, sp, err);
   if(!rc && !(res->id = strdup(id))) {
     bpi_spool_close(*sp);
     *sp = NULL;
@@ -405,8 +432,8 @@ static bp_code open_in_memory(const char *prefix, const char *run_dir,
  * rather than lose it, deliver it once from the run directory, with its
  * progress kept in memory.  res->direct and res->spool_failure say so. */
 static bp_code deliver_direct(const struct bp_publish_opts *o,
-                              const char *run_dir, const char *meta,
-                              const char *key, struct bp_publish_result *res,
+                              const struct pub_src *src,
+                              struct bp_publish_result *res,
                               struct bp_err *err)
 {
   struct bp_spool_pub *sp = NULL;
@@ -414,36 +441,28 @@ static bp_code deliver_direct(const struct bp_publish_opts *o,
   memset(res, 0, sizeof(*res));
   res->spool_failure = why;
   res->direct = true;
-  bp_code rc = open_in_memory("direct", run_dir, meta, key, &sp, res, err);
+  bp_code rc = open_in_memory("direct", src, &sp, res, err);
   if(!rc)
     deliver(o, sp, NULL, res, false);
   return rc;
 }
 
-/* Spool run_dir's publication (meta: its publication.json), then deliver
- * it from the spool; when the spool cannot hold it, deliver it once from
- * run_dir (deliver_direct). */
+/* Spool src, then deliver it from the spool (src->man taken: the
+ * spool's manifest is its link); when the spool cannot hold it, deliver
+ * it once from the run directory (deliver_direct). */
 static bp_code spool_and_deliver(const struct bp_publish_opts *o,
-                                 const char *run_dir, const char *meta,
-                                 const char *key,
+                                 struct pub_src *src,
                                  struct bp_publish_result *res,
                                  struct bp_err *err)
 {
-  struct bp_manifest man = {0};
-  const char **files = NULL;
-  size_t nfiles = 0;
   char *id = NULL;
-  bp_code rc = bpi_manifest_read(&man, run_dir, err);
-  if(!rc)
-    rc = bpi_pub_spool_files(&man, &files, &nfiles, err);
-  if(!rc && bpi_spool_add(o->spool_dir, run_dir, files, nfiles, meta,
-                          strlen(meta), &id, &res->spool_failure))
-    rc = deliver_direct(o, run_dir, meta, key, res, err);
-  else if(!rc)
-    rc = deliver_id(o, id, NULL, res, err);
+  bp_code rc;
+  if(bpi_spool_add(o->spool_dir, src->dir, src->files, src->nfiles,
+                   src->meta, strlen(src->meta), &id, &res->spool_failure))
+    rc = deliver_direct(o, src, res, err);
+  else
+    rc = deliver_id(o, id, &src->man, res, err);
   free(id);
-  free(files);
-  bpi_manifest_cleanup(&man);
   return rc;
 }
 
@@ -459,37 +478,37 @@ static bool all_local(const struct bp_publish_opts *o)
 }
 
 /* A local publication (all_local): delivered straight from the run
- * directory, its progress kept in memory; when that fails it is spooled
- * and delivered from the spool once more, the way any other is (noted in
- * the run directory, kept for flush).  Killed in the middle, it leaves
- * store objects under its keys without the stored manifest that would
- * name them (so no reader takes them for a run) and nothing in the
- * spool; publishing the run directory again writes the same keys. */
+ * directory, its progress kept in memory (src->man taken); when that
+ * fails it is spooled and delivered from the spool once more, the way
+ * any other is (noted in the run directory, kept for flush).  Killed in
+ * the middle, it leaves store objects under its keys without the stored
+ * manifest that would name them (so no reader takes them for a run) and
+ * nothing in the spool; publishing the run directory again writes the
+ * same keys. */
 static bp_code deliver_local(const struct bp_publish_opts *o,
-                             const char *run_dir, const char *meta,
-                             const char *key, struct bp_manifest *man,
+                             struct pub_src *src,
                              struct bp_publish_result *res,
                              struct bp_err *err)
 {
   struct bp_spool_pub *sp = NULL;
-  bp_code rc = open_in_memory("local", run_dir, meta, key, &sp, res, err);
+  bp_code rc = open_in_memory("local", src, &sp, res, err);
   if(rc)
     return rc;
-  deliver(o, sp, man, res, true);
+  deliver(o, sp, &src->man, res, true);
   if(res->delivered)
     return BP_OK;
   bpi_publish_result_cleanup(res);
-  return spool_and_deliver(o, run_dir, meta, key, res, err);
+  src_cleanup(src);   /* the manifest went with the first try */
+  rc = src_read(src, err);
+  return rc ? rc : spool_and_deliver(o, src, res, err);
 }
 
 bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
                         const char *start_time, const char *end_time,
                         struct bp_publish_result *res, struct bp_err *err)
 {
-  char key[37], abs[PATH_MAX], *id = NULL;
-  const char **files = NULL;
-  size_t nfiles = 0;
-  struct bp_manifest man = {0};
+  char key[37], abs[PATH_MAX];
+  struct pub_src src = {.dir = abs, .key = key};
   cJSON *meta = NULL;
   char *text = NULL;
   memset(res, 0, sizeof(*res));
@@ -499,9 +518,7 @@ bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
   if(!rc && !realpath(run_dir, abs))
     rc = bpi_err_set(err, BPE_IO, errno, "cannot resolve '%s'", run_dir);
   if(!rc)
-    rc = bpi_manifest_read(&man, abs, err);
-  if(!rc)
-    rc = bpi_pub_spool_files(&man, &files, &nfiles, err);
+    rc = src_read(&src, err);
   if(!rc)
     rc = check_store(o, err);
   if(!rc)
@@ -510,19 +527,13 @@ bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
     rc = bpi_err_set(err, BPE_NOMEM, 0, "publication");
   if(!rc && !(text = cJSON_Print(meta)))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "publication");
-  if(!rc && all_local(o))
-    rc = deliver_local(o, abs, text, key, &man, res, err);
-  else if(!rc &&
-     bpi_spool_add(o->spool_dir, abs, files, nfiles, text, strlen(text),
-                   &id, &res->spool_failure))
-    rc = deliver_direct(o, abs, text, key, res, err);
-  else if(!rc)  /* the manifest parsed above: the spool's is its link */
-    rc = deliver_id(o, id, &man, res, err);
-  free(id);
+  src.meta = text;
+  if(!rc)
+    rc = all_local(o) ? deliver_local(o, &src, res, err)
+                      : spool_and_deliver(o, &src, res, err);
   free(text);
   cJSON_Delete(meta);
-  free(files);
-  bpi_manifest_cleanup(&man);
+  src_cleanup(&src);
   return rc;
 }
 

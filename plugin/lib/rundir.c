@@ -529,9 +529,10 @@ bp_code bpi_manifest_write_publication(const char *dir,
     bpi_buf_add(&out, text, from);
     /* a new member after the one before it (whose comma is there when
      * results follows, else added) */
+    if(member && !comma_after)
+      bpi_buf_addc(&out, ',');
     if(member)
-      bpi_buf_adds(&out, comma_after ? "\n\t\"publication\":\t"
-                                     : ",\n\t\"publication\":\t");
+      bpi_buf_adds(&out, TOP_MEMBER("publication"));
     if(!print_member_value(publication, &out))
       rc = bpi_err_set(err, BPE_NOMEM, 0, "manifest");
     if(member && comma_after)
