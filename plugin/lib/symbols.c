@@ -5,6 +5,7 @@
 #include "bp_setup.h"
 #include "symbols_int.h"
 
+#include <elf.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -257,33 +258,40 @@ static bp_code read_segments(struct module *m)
   return BP_OK;
 }
 
+/* The size of the ELF image at base (the vDSO): where its section headers
+ * or its last loaded segment end, whichever is later; 0 when it is not a
+ * 64-bit ELF image.  The vDSO is mapped whole, headers included, so this
+ * reads only our own mapping (and /proc/self/maps, which a recording's
+ * rings make long, need not be printed for its size). */
+static size_t vdso_size(unsigned long base)
+{
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)(uintptr_t)base;
+  if(memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+     eh->e_phentsize != sizeof(Elf64_Phdr))
+    return 0;
+  uint64_t end = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+  const Elf64_Phdr *ph = (const Elf64_Phdr *)(uintptr_t)(base + eh->e_phoff);
+  for(unsigned i = 0; i < eh->e_phnum; i++)
+    if(ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > end)
+      end = ph[i].p_offset + ph[i].p_filesz;
+  return end <= (64u << 20) ? (size_t)end : 0;
+}
+
 /* The kernel maps the same vDSO into every process of an architecture, so
  * the profiled processes' "[vdso]" is read from our own copy: a memfd with
- * the bytes of our mapping, whose size /proc/self/maps gives.  -1 when
- * that fails (the frames then stay unresolved). */
+ * the bytes of our mapping.  -1 when that fails (the frames then stay
+ * unresolved). */
 static int vdso_fd(void)
 {
   unsigned long base = getauxval(AT_SYSINFO_EHDR);
-  FILE *maps = fopen("/proc/self/maps", "r");
-  char line[512];
-  uint64_t start = 0, end = 0;
-  if(!base || !maps) {
-    if(maps)
-      fclose(maps);
-    return -1;
-  }
-  while(fgets(line, sizeof(line), maps))
-    if(strstr(line, "[vdso]") &&
-       sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) == 2)
-      break;
-  fclose(maps);
-  if(start != base || end <= start)
+  size_t len = base ? vdso_size(base) : 0;
+  if(!len)
     return -1;
   int fd = memfd_create("vdso", MFD_CLOEXEC);
   if(fd < 0)
     return -1;
-  size_t len = (size_t)(end - start);
-  if(write(fd, (const void *)(uintptr_t)start, len) != (ssize_t)len ||
+  /* a size past the mapping fails here with EFAULT, not a crash */
+  if(write(fd, (const void *)(uintptr_t)base, len) != (ssize_t)len ||
      lseek(fd, 0, SEEK_SET) != 0) {
     close(fd);
     return -1;

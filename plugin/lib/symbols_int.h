@@ -238,5 +238,7 @@ bool bpi_sym_fde_lookup(struct bp_symbols *s, struct module *m,
                         uint64_t vaddr, struct result *r);
 const char *bpi_sym_alias_name(struct bp_symbols *s, uint32_t id,
                                uint64_t start);
+/* fs, given in symbol index order, sorted by address then index. */
+void bpi_sym_sort_fn_starts(struct fn_start *fs, size_t n);
 
 #endif

@@ -5,6 +5,7 @@
  * and perf-PID.map files. */
 #include "bp_setup.h"
 #include "symbols.h"
+#include "symbols_int.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -405,6 +407,41 @@ static bool write_elf(const char *path, uint16_t type,
   return fclose(f) == 0 && ok;
 }
 
+/* The ELF virtual address of the vDSO's clock_gettime, from our own
+ * mapping's dynamic symbols; 0 when it has none. */
+static uint64_t vdso_clock_gettime(void)
+{
+  unsigned long base = getauxval(AT_SYSINFO_EHDR);
+  if(!base)
+    return 0;
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)(uintptr_t)base;
+  const Elf64_Shdr *sh = (const Elf64_Shdr *)(uintptr_t)(base + eh->e_shoff);
+  for(unsigned i = 0; i < eh->e_shnum; i++) {
+    if(sh[i].sh_type != SHT_DYNSYM || !sh[i].sh_entsize)
+      continue;
+    const Elf64_Sym *sym = (const Elf64_Sym *)(uintptr_t)(base + sh[i].sh_offset);
+    const char *names = (const char *)(uintptr_t)(base + sh[sh[i].sh_link].sh_offset);
+    for(size_t k = 0; k < sh[i].sh_size / sh[i].sh_entsize; k++)
+      if(strstr(names + sym[k].st_name, "clock_gettime") && sym[k].st_value)
+        return sym[k].st_value;
+  }
+  return 0;
+}
+
+/* "[vdso]" is read from this process's own copy of the vDSO: its
+ * clock_gettime has a name (any of its aliases). */
+static void test_vdso(struct bp_symbols *s)
+{
+  uint64_t vaddr = vdso_clock_gettime();
+  struct bp_sym out;
+  if(!vaddr) {
+    printf("  no vDSO clock_gettime here\n");
+    return;
+  }
+  CHECK(bpi_symbols_resolve(s, "[vdso]", NULL, vaddr, &out));
+  CHECK(out.name && strstr(out.name, "clock_gettime"));
+}
+
 /* vaddr_delta on layouts the fixtures do not have.  These are
  * little-endian x86-64 headers: only their numbers matter here. */
 static void test_vaddr_delta(struct bp_symbols *s)
@@ -764,6 +801,55 @@ out:
   bpi_symbols_free(n);
 }
 
+/* ------------------------------------------------- sorting function starts */
+
+static int fn_start_order(const void *a, const void *b)
+{
+  const struct fn_start *x = a, *y = b;
+  if(x->addr != y->addr)
+    return x->addr < y->addr ? -1 : 1;
+  return x->sym < y->sym ? -1 : x->sym > y->sym;
+}
+
+/* The sort against qsort, on the shapes symbol tables have (entries in
+ * symbol index order): random, already sorted, reversed, runs, many
+ * aliases at one address, addresses past 2^33 (four radix passes), and
+ * the smallest sizes. */
+static void test_sort_fn_starts(void)
+{
+  static const size_t sizes[] = {0, 1, 2, 3, 17, 100, 7000, 30000};
+  unsigned seed = 12345;
+  for(size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+    for(int shape = 0; shape < 6; shape++) {
+      size_t n = sizes[si];
+      struct fn_start *a = malloc((n + 1) * sizeof(*a));
+      struct fn_start *b = malloc((n + 1) * sizeof(*b));
+      for(size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        uint64_t r = seed >> 8;
+        uint64_t addr = shape == 0 ? r :
+                        shape == 1 ? i * 16 :
+                        shape == 2 ? (n - i) * 16 :
+                        shape == 3 ? (i % 64) * 4096 + i :
+                        shape == 4 ? 0x1000 + r % 8 :  /* aliases */
+                                     (r << 12) + 0x555500000000u;
+        a[i] = (struct fn_start){addr, (uint32_t)i};
+      }
+      if(n)
+        memcpy(b, a, n * sizeof(*a));
+      bpi_sym_sort_fn_starts(a, n);
+      qsort(b, n, sizeof(*b), fn_start_order);
+      bool same = true;
+      for(size_t i = 0; i < n; i++)
+        same = same && a[i].addr == b[i].addr && a[i].sym == b[i].sym;
+      if(!same)
+        printf("  sort differs: %zu entries, shape %d\n", n, shape);
+      CHECK(same);
+      free(a);
+      free(b);
+    }
+}
+
 int main(void)
 {
   struct bp_symbols_opts opts = { .demangle = true };
@@ -784,6 +870,7 @@ int main(void)
   }
 
   test_demangle();
+  test_sort_fn_starts();
   CHECK_EQ_INT(bpi_symbols_new(&s, &opts), BP_OK);
   CHECK_EQ_INT(bpi_symbols_new(&raw, &raw_opts), BP_OK);
   if(s && raw) {
@@ -795,6 +882,7 @@ int main(void)
     test_cxx(s, raw);
     test_shared_library(s);
     test_vaddr_delta(s);
+    test_vdso(s);
     test_bad_files(s);
     test_rust(s, raw);
     test_plt(s);
