@@ -245,6 +245,26 @@ class ScaleTargets(unittest.TestCase):
         [t] = scale_targets(sec)
         self.assertFalse(t["met"])
 
+    def test_fixed_cost_names_a_target_below_the_bare_sampler(self):
+        """Against the workload alone, the note says when the bare sampler
+        with small rings already costs more than the target."""
+        def section(floor_small):
+            runs = [{"default": {"wall": 1.06 + 0.001 * i},
+                     "floor_small": {"wall": floor_small + 0.001 * i},
+                     "alone": {"wall": 1.0}} for i in range(11)]
+            return {"fixed": {"cpu-0.7s": {
+                "base": "alone", "target": 1.03, "runs": runs,
+                "ratio": harness.pairwise(runs, "default", "alone", "wall"),
+                "paired": harness.paired(runs, "default", "alone", "wall"),
+                "floor_small_paired": harness.paired(runs, "floor_small", "alone",
+                                                     "wall")}}}
+        [t] = scale_targets(section(1.04))
+        self.assertFalse(t["met"])
+        self.assertIn("below the kernel's own cost", t["note"])
+        [t] = scale_targets(section(1.01))
+        self.assertNotIn("below the kernel's own cost", t["note"])
+        self.assertIn("2 MiB rings, costs 1.01", t["note"])
+
 
 class ScaleDoc(unittest.TestCase):
     DOC = ("# benchprof performance\n\n## Targets (issue 8)\n\n| kept |\n\n"
