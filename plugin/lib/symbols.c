@@ -519,10 +519,14 @@ uint32_t bpi_sym_intern_name(struct bp_symbols *s, const char *name)
 static bool lookup(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
                    uint64_t vaddr, struct result *r)
 {
-  GElf_Off off;
-  GElf_Sym sym;
-  const char *name = dwfl_module_addrinfo(mod, vaddr, &off, &sym, NULL,
-                                          NULL, NULL);
+  GElf_Off off = 0;
+  GElf_Sym sym = {.st_info = GELF_ST_INFO(STB_GLOBAL, STT_FUNC)};
+  uint64_t start;
+  const char *name = bpi_sym_function_at(s, id, vaddr, &start);
+  if(name)
+    off = vaddr - start;
+  else
+    name = dwfl_module_addrinfo(mod, vaddr, &off, &sym, NULL, NULL, NULL);
   r->name = r->file = BP_NONE;
   r->line = r->start_line = 0;
   r->inl_at = r->ninl = 0;

@@ -238,6 +238,11 @@ bool bpi_sym_fde_lookup(struct bp_symbols *s, struct module *m,
                         uint64_t vaddr, struct result *r);
 const char *bpi_sym_alias_name(struct bp_symbols *s, uint32_t id,
                                uint64_t start);
+/* The function of module id whose range holds vaddr (its name as the
+ * symbol table has it, its start in *start), by binary search; NULL when
+ * that takes libdwfl's full lookup. */
+const char *bpi_sym_function_at(struct bp_symbols *s, uint32_t id,
+                                uint64_t vaddr, uint64_t *start);
 /* fs, given in symbol index order, sorted by address then index. */
 void bpi_sym_sort_fn_starts(struct fn_start *fs, size_t n);
 

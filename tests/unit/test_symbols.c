@@ -801,6 +801,113 @@ out:
   bpi_symbols_free(n);
 }
 
+/* ------------------------------------- the same functions as libdwfl's */
+
+struct named_start {
+  uint64_t addr;
+  const char *name;
+};
+
+static int named_start_order(const void *a, const void *b)
+{
+  const struct named_start *x = a, *y = b;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Whether name is one of the functions of fns (n, by address) at start,
+ * their @VERSION suffixes aside. */
+static bool function_named(const struct named_start *fns, size_t n,
+                           uint64_t start, const char *name)
+{
+  size_t lo = 0, hi = n;
+  while(lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if(fns[mid].addr < start)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for(; lo < n && fns[lo].addr == start; lo++)
+    if(!strncmp(fns[lo].name, name, strcspn(fns[lo].name, "@")) &&
+       name[strcspn(fns[lo].name, "@")] == '\0')
+      return true;
+  return false;
+}
+
+/* Addresses across libc's code are named by benchprof's own lookup (a
+ * binary search among the functions) as by libdwfl's (a scan of the whole
+ * table): wherever libdwfl finds a function, benchprof's answer is a
+ * function starting at the same address. */
+static void test_same_functions_as_libdwfl(struct bp_symbols *s)
+{
+  void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+  void *fn = libc ? dlsym(libc, "qsort") : NULL;
+  Dl_info info;
+  char path[PATH_MAX];
+  if(!fn || !dladdr(fn, &info) || !realpath(info.dli_fname, path)) {
+    printf("  libc.so.6: not found, nothing compared\n");
+    CHECK(false);
+    if(libc)
+      dlclose(libc);
+    return;
+  }
+  dlclose(libc);
+  static char *debuginfo_path = NULL;
+  static const Dwfl_Callbacks cb = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_build_id_find_debuginfo,
+    .debuginfo_path = &debuginfo_path,
+  };
+  Dwfl *d = dwfl_begin(&cb);
+  dwfl_report_begin(d);
+  Dwfl_Module *mod = dwfl_report_elf(d, path, path, -1, 0, true);
+  dwfl_report_end(d, NULL, NULL);
+  int n = mod ? dwfl_module_getsymtab(mod) : -1;
+  CHECK(n > 1);
+  struct named_start *fns = calloc(n > 0 ? (size_t)n : 1, sizeof(*fns));
+  size_t nfns = 0;
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for(int i = 1; i < n; i++) {
+    GElf_Sym sym;
+    GElf_Addr addr;
+    const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL,
+                                               NULL, NULL);
+    unsigned type = GELF_ST_TYPE(sym.st_info);
+    if(!name || !*name || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
+       sym.st_shndx == SHN_UNDEF || !addr)
+      continue;
+    fns[nfns++] = (struct named_start){addr, name};
+    lo = addr < lo ? addr : lo;
+    hi = addr + sym.st_size > hi ? addr + sym.st_size : hi;
+  }
+  qsort(fns, nfns, sizeof(*fns), named_start_order);
+  size_t compared = 0, differ = 0;
+  uint64_t step = hi > lo ? (hi - lo) / 4000 + 1 : 1;
+  for(uint64_t a = lo; a < hi; a += step) {
+    GElf_Off off;
+    GElf_Sym sym;
+    const char *theirs = dwfl_module_addrinfo(mod, a, &off, &sym, NULL, NULL,
+                                              NULL);
+    unsigned type = theirs ? GELF_ST_TYPE(sym.st_info) : STT_NOTYPE;
+    if(!theirs || (type != STT_FUNC && type != STT_GNU_IFUNC))
+      continue;  /* no function: both take libdwfl's answer */
+    struct bp_sym ours = {0};
+    compared++;
+    if(!bpi_symbols_resolve(s, path, NULL, a, &ours) ||
+       !function_named(fns, nfns, a - off, ours.name)) {
+      if(differ++ < 5)
+        printf("  %s+%#" PRIx64 ": libdwfl %s, benchprof %s\n", path, a,
+               theirs, ours.name ? ours.name : "(none)");
+    }
+  }
+  printf("  %zu libc addresses compared with libdwfl's, %zu differ\n",
+         compared, differ);
+  CHECK(compared > 1000);
+  CHECK_EQ_INT(differ, 0);
+  free(fns);
+  dwfl_end(d);
+}
+
 /* ------------------------------------------------- sorting function starts */
 
 static int fn_start_order(const void *a, const void *b)
@@ -883,6 +990,7 @@ int main(void)
     test_shared_library(s);
     test_vaddr_delta(s);
     test_vdso(s);
+    test_same_functions_as_libdwfl(s);
     test_bad_files(s);
     test_rust(s, raw);
     test_plt(s);
