@@ -38,7 +38,8 @@ struct lib_info {
  * mappings: the stack it made.  Benchmarks sample the same few hundred
  * chains over and over; one hash of the raw addresses replaces a mapping
  * search and two interning lookups per frame, for both chains. */
-#define CHAIN_SLOTS 4096
+#define CHAIN_SLOTS 4096  /* at most; it starts with CHAIN_SLOTS_MIN */
+#define CHAIN_SLOTS_MIN 256
 #define CHAIN_IPS_MAX (1u << 20)  /* addresses kept before starting over */
 struct chain_slot {
   uint64_t hash;
@@ -90,6 +91,8 @@ struct bp_converter {
   uint32_t dwarf_frames[MAX_FRAMES];
   /* chains (and unwound pcs) already turned into stacks */
   struct chain_slot *chains;
+  uint32_t nchains;        /* slots, a power of two */
+  uint32_t chain_stores;   /* chains stored so far */
   uint64_t *chain_ips;
   uint32_t chain_ips_len;
   /* inlined calls, looked up once per frame as it is made */
@@ -616,6 +619,24 @@ static bool chain_key_of(struct bp_converter *c, const struct bp_rec *r,
   return true;
 }
 
+/* Twice the slots, the chains kept moved to theirs (one of two that meet
+ * is dropped: a cache).  Unchanged when out of memory. */
+static void chains_grow(struct bp_converter *c)
+{
+  uint32_t n = c->nchains * 2;
+  struct chain_slot *t = calloc(n, sizeof(*t));
+  if(!t)
+    return;
+  for(uint32_t i = 0; i < c->nchains; i++) {
+    struct chain_slot *to = &t[c->chains[i].hash & (n - 1)];
+    if(c->chains[i].filled && !to->filled)
+      *to = c->chains[i];
+  }
+  free(c->chains);
+  c->chains = t;
+  c->nchains = n;
+}
+
 /* The slot for k; *hit when it holds k's stack already.  NULL without a
  * cache (no memory: every sample takes the long way). */
 static struct chain_slot *chain_lookup(struct bp_converter *c,
@@ -623,9 +644,11 @@ static struct chain_slot *chain_lookup(struct bp_converter *c,
 {
   *hit = false;
   if(!c->chains) {
-    /* zeroed by the kernel: a page is touched only when a slot on it is
-     * used, which a short run's few samples do for a few pages */
-    c->chains = calloc(CHAIN_SLOTS, sizeof(*c->chains));
+    /* small at first, grown as chains come: the whole table (CHAIN_SLOTS,
+     * 200 KB) was cleared for every recording, and its pages faulted in,
+     * though a short run stores a few dozen chains */
+    c->chains = calloc(CHAIN_SLOTS_MIN, sizeof(*c->chains));
+    c->nchains = CHAIN_SLOTS_MIN;
     c->chain_ips = malloc(CHAIN_IPS_MAX * sizeof(*c->chain_ips));
     if(!c->chains || !c->chain_ips) {
       free(c->chains);
@@ -635,7 +658,9 @@ static struct chain_slot *chain_lookup(struct bp_converter *c,
       return NULL;
     }
   }
-  struct chain_slot *slot = &c->chains[k->hash & (CHAIN_SLOTS - 1)];
+  if(c->chain_stores >= c->nchains / 2 && c->nchains < CHAIN_SLOTS)
+    chains_grow(c);
+  struct chain_slot *slot = &c->chains[k->hash & (c->nchains - 1)];
   const uint64_t *kept = c->chain_ips + slot->ips_at;
   *hit = slot->filled && slot->hash == k->hash &&
          slot->pid == k->pid && slot->gen == k->gen && slot->nr == k->nr &&
@@ -662,7 +687,7 @@ static void chain_store(struct bp_converter *c, struct chain_slot *slot,
 {
   if(c->chain_ips_len + k->nr + k->npcs > CHAIN_IPS_MAX) {
     /* full: forget every chain rather than grow without bound */
-    for(uint32_t i = 0; i < CHAIN_SLOTS; i++)
+    for(uint32_t i = 0; i < c->nchains; i++)
       c->chains[i].filled = false;
     c->chain_ips_len = 0;
   }
@@ -674,6 +699,7 @@ static void chain_store(struct bp_converter *c, struct chain_slot *slot,
   slot->stack = stack;
   slot->filled = true;
   slot->dwarf = dwarf;
+  c->chain_stores++;
 }
 
 /* The sample's stack the long way: every frame looked up and interned,
