@@ -1608,7 +1608,9 @@ benchprof run ...`, folded stacks aggregated by function):
   against the bare sampler on short-50ms (target 1.05x), whole command
   wall time, paired per repetition (2 x reps + 1; BENCH_LONG=1: 4 x reps
   + 1); met when the median ratio is within the target and its confidence
-  interval does not lie wholly above it.  *Publishing*: 100 benchmarks
+  interval does not lie wholly above it.  Beside them the bare sampler
+  with 2 MiB rings (benchprof's without stack copies): what the kernel's
+  sampling costs before large rings.  *Publishing*: 100 benchmarks
   marked by `tests/bench/mark_many.py`, `benchprof run` to an http://
   store stand-in (`tests/servers/put_server.py`, 20 ms a request, 50 ms a
   new connection) minus the same run with `--no-publish` in the same
