@@ -5,9 +5,9 @@
 #include "bp_setup.h"
 #include "symbols_int.h"
 
-#include <elf.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <link.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -259,18 +259,20 @@ static bp_code read_segments(struct module *m)
 }
 
 /* The size of the ELF image at base (the vDSO): where its section headers
- * or its last loaded segment end, whichever is later; 0 when it is not a
- * 64-bit ELF image.  The vDSO is mapped whole, headers included, so this
- * reads only our own mapping (and /proc/self/maps, which a recording's
- * rings make long, need not be printed for its size). */
+ * or its last loaded segment end, whichever is later; 0 when it is not an
+ * ELF image of this process's class.  The vDSO is mapped whole, headers
+ * included, so this reads only our own mapping (and /proc/self/maps,
+ * which a recording's rings make long, need not be printed for its
+ * size). */
 static size_t vdso_size(unsigned long base)
 {
-  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)(uintptr_t)base;
-  if(memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-     eh->e_phentsize != sizeof(Elf64_Phdr))
+  const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)(uintptr_t)base;
+  unsigned char native = sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32;
+  if(memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != native ||
+     eh->e_phentsize != sizeof(ElfW(Phdr)))
     return 0;
   uint64_t end = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
-  const Elf64_Phdr *ph = (const Elf64_Phdr *)(uintptr_t)(base + eh->e_phoff);
+  const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(uintptr_t)(base + eh->e_phoff);
   for(unsigned i = 0; i < eh->e_phnum; i++)
     if(ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > end)
       end = ph[i].p_offset + ph[i].p_filesz;

@@ -419,8 +419,10 @@ static uint64_t vdso_clock_gettime(void)
   for(unsigned i = 0; i < eh->e_shnum; i++) {
     if(sh[i].sh_type != SHT_DYNSYM || !sh[i].sh_entsize)
       continue;
-    const Elf64_Sym *sym = (const Elf64_Sym *)(uintptr_t)(base + sh[i].sh_offset);
-    const char *names = (const char *)(uintptr_t)(base + sh[sh[i].sh_link].sh_offset);
+    const Elf64_Sym *sym =
+      (const Elf64_Sym *)(uintptr_t)(base + sh[i].sh_offset);
+    const char *names =
+      (const char *)(uintptr_t)(base + sh[sh[i].sh_link].sh_offset);
     for(size_t k = 0; k < sh[i].sh_size / sh[i].sh_entsize; k++)
       if(strstr(names + sym[k].st_name, "clock_gettime") && sym[k].st_value)
         return sym[k].st_value;
