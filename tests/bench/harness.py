@@ -1240,9 +1240,14 @@ class Harness:
         parts = a.only.split(",") if a.only else ["overhead", "artifacts", "rss", "run",
                                                   "inline", "offcpu", "fixed", "publish",
                                                   "many"]
+        def now_and_load():
+            return "%s, load average %.1f at the start" % (
+                time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.getloadavg()[0])
+        ran_at = {}
         if "overhead" in parts:
             self.overhead()
         if "artifacts" in parts:
+            ran_at["artifacts"] = now_and_load()  # the 1M block's "Measured"
             self.artifacts()
         if "rss" in parts:
             self.rss()
@@ -1252,8 +1257,7 @@ class Harness:
             self.inline()
         if "offcpu" in parts:
             self.offcpu()
-        scale_at = "%s, load average %.1f at the start" % (
-            time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.getloadavg()[0])
+        scale_at = now_and_load()
         if "fixed" in parts:
             bench_scale.fixed_section(self, run_cmd, settle, rep_order, paired, pairwise)
         if "publish" in parts:
@@ -1261,9 +1265,9 @@ class Harness:
                                         median_ci)
         if "many" in parts:
             bench_scale.many_section(self, run_cmd, settle, summarize, median_ci)
-        ran = [x for x in bench_scale.SECTIONS if x in parts]
-        if ran:
-            self.results["sections"]["_ran"] = {x: scale_at for x in ran}
+        ran_at.update({x: scale_at for x in bench_scale.SECTIONS if x in parts})
+        if ran_at:
+            self.results["sections"]["_ran"] = ran_at
         self.results["machine"]["loadavg_end"] = os.getloadavg()
         targets = self.targets()
         table = self.table()
