@@ -375,23 +375,49 @@ void bpi_sym_sort_fn_starts(struct fn_start *fs, size_t n)
   free(tmp);
 }
 
-/* Whether entry i is a function with code, and where it starts: what
- * function_at() says, without looking its name up (a symbol has a name
- * when st_name is not the string table's empty first entry). */
-static bool function_start(const struct symtab *t, int i, GElf_Addr *addr)
+/* Whether entry i is a function with code, and where it starts and its
+ * size: what function_at() says, without looking its name up where the
+ * table is read straight from the ELF section (a symbol has a name when
+ * st_name is not the string table's empty first entry). */
+static bool function_start(const struct symtab *t, int i, GElf_Addr *addr,
+                           uint64_t *size)
 {
-  if(!t->elf) {
-    unsigned char info;
-    return function_at(t, i, addr, &info) != NULL;
-  }
   GElf_Sym sym;
+  if(!t->elf) {
+    const char *name = symtab_sym(t, i, addr, &sym);
+    unsigned type = GELF_ST_TYPE(sym.st_info);
+    *size = sym.st_size;
+    return name && *name && *addr && sym.st_shndx != SHN_UNDEF &&
+           (type == STT_FUNC || type == STT_GNU_IFUNC);
+  }
   GElf_Word xndx;
   if(!gelf_getsymshndx(t->syms, t->shndx, i, &sym, &xndx) || !sym.st_name ||
      sym.st_shndx == SHN_UNDEF || sym.st_shndx == SHN_ABS || !sym.st_value)
     return false;
   unsigned type = GELF_ST_TYPE(sym.st_info);
   *addr = sym.st_value + t->bias;
+  *size = sym.st_size;
   return type == STT_FUNC || type == STT_GNU_IFUNC;
+}
+
+/* Sizes of 0 for the functions that start inside an earlier one's range
+ * (a local function in a global one, in hand-written assembly): libdwfl
+ * prefers global symbols to nearer local ones there, so those addresses
+ * are left to it (bpi_sym_function_at()). */
+static void mark_nested(struct fn_start *fs, size_t n)
+{
+  uint64_t reach = 0;  /* where the functions before end, at most */
+  for(size_t i = 0, j; i < n; i = j) {
+    uint64_t end = fs[i].addr;
+    for(j = i; j < n && fs[j].addr == fs[i].addr; j++)
+      if(fs[j].addr + fs[j].size > end)
+        end = fs[j].addr + fs[j].size;
+    if(fs[i].addr < reach)
+      for(size_t q = i; q < j; q++)
+        fs[q].size = 0;
+    if(end > reach)
+      reach = end;
+  }
 }
 
 /* m->fn_starts, once per module: the functions of the symbol table sorted
@@ -404,6 +430,7 @@ static void read_fn_starts(struct module *m)
   int n = dwfl_module_getsymtab(m->mod);
   struct symtab t;
   GElf_Addr addr;
+  uint64_t size;
   m->fn_starts_read = true;
   if(n < 2)
     return;
@@ -413,8 +440,9 @@ static void read_fn_starts(struct module *m)
     return;
   size_t k = 0;
   for(int i = 1; i < n; i++)
-    if(function_start(&t, i, &addr))
-      fs[k++] = (struct fn_start){addr, (uint32_t)i};
+    if(function_start(&t, i, &addr, &size))
+      fs[k++] = (struct fn_start){
+        addr, (uint32_t)i, size > UINT32_MAX ? UINT32_MAX : (uint32_t)size};
   if(!k) {
     free(fs);
     return;
@@ -422,6 +450,7 @@ static void read_fn_starts(struct module *m)
   struct fn_start *fit = realloc(fs, k * sizeof(*fs));
   fs = fit ? fit : fs;
   bpi_sym_sort_fn_starts(fs, k);
+  mark_nested(fs, k);
   m->fn_starts = fs;
   m->nfn_starts = k;
 }
@@ -482,11 +511,12 @@ const char *bpi_sym_alias_name(struct bp_symbols *s, uint32_t id,
  * m->fn_starts: its name as the table has it, and where it starts (in
  * *start).  NULL when the nearest function start at or below vaddr does
  * not hold it (a symbol without a size, code between functions, a
- * function nested in another): libdwfl's lookup decides those.  Why:
- * libdwfl scans the whole symbol table for every address, 0.15 to 0.25 ms
- * for each distinct address in libc's 10,000 symbols here, milliseconds
- * in a large C++ program's.  Only functions are looked at (as perf
- * does), so a label or object inside a function no longer names it. */
+ * function nested in another: mark_nested()); libdwfl's lookup decides
+ * those.  Why: libdwfl scans the whole symbol table for every address,
+ * 0.15 to 0.25 ms for each distinct address in libc's 10,000 symbols
+ * here, milliseconds in a large C++ program's.  Only functions are looked
+ * at (as perf does), so a label or object inside a function no longer
+ * names it. */
 const char *bpi_sym_function_at(struct bp_symbols *s, uint32_t id,
                                 uint64_t vaddr, uint64_t *start)
 {
@@ -497,14 +527,16 @@ const char *bpi_sym_function_at(struct bp_symbols *s, uint32_t id,
   if(!i)
     return NULL;
   uint64_t at = m->fn_starts[i - 1].addr;
-  struct symtab t;
-  symtab_open(&t, m->mod, dwfl_module_getsymtab(m->mod));
   for(; i > 0 && m->fn_starts[i - 1].addr == at; i--) {
+    if(vaddr - at >= m->fn_starts[i - 1].size)
+      continue;
+    struct symtab t;
     GElf_Addr addr;
     GElf_Sym sym;
+    symtab_open(&t, m->mod, dwfl_module_getsymtab(m->mod));
     const char *name = symtab_sym(&t, (int)m->fn_starts[i - 1].sym, &addr,
                                   &sym);
-    if(name && *name && addr == at && vaddr - at < sym.st_size) {
+    if(name && *name && addr == at) {
       *start = at;
       return name;
     }

@@ -47,6 +47,9 @@ struct file_id {
 struct fn_start {
   uint64_t addr;
   uint32_t sym;   /* index in the module's symbol table */
+  uint32_t size;  /* its st_size (at most UINT32_MAX); 0 for a function
+                   * that starts inside an earlier one (nested): which
+                   * holds an address there is libdwfl's call */
 };
 
 struct module {

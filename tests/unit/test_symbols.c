@@ -265,6 +265,21 @@ static void test_c_fixture(struct bp_symbols *s, const char *name)
   CHECK(bpi_symbols_resolve(s, path, NULL, call, &again));
   CHECK(again.name == sym.name);
 
+  /* a local function nested in a global one: the global one, as libdwfl
+   * answers (global symbols first); its own start too, and after it the
+   * rest of the outer one */
+  uint64_t outer = output_value(out, "outer_start");
+  uint64_t inner = output_value(out, "inner_start");
+  CHECK(outer && inner > outer);
+  static const int64_t at[] = {0, 1, -1};
+  for(size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+    uint64_t a = at[i] < 0 ? outer + (uint64_t)(-at[i])
+                           : inner + (uint64_t)at[i];
+    memset(&sym, 0, sizeof(sym));
+    CHECK(bpi_symbols_resolve(s, path, NULL, a, &sym));
+    CHECK_EQ_STR(sym.name, "symfix_outer");
+  }
+
   /* an address in no symbol: below the module, and far above it */
   CHECK(!bpi_symbols_resolve(s, path, NULL, 0x10, &sym));
   CHECK(!bpi_symbols_resolve(s, path, NULL, 0x7fffffff0000ULL, &sym));
@@ -942,7 +957,7 @@ static void test_sort_fn_starts(void)
                         shape == 3 ? (i % 64) * 4096 + i :
                         shape == 4 ? 0x1000 + r % 8 :  /* aliases */
                                      (r << 12) + 0x555500000000u;
-        a[i] = (struct fn_start){addr, (uint32_t)i};
+        a[i] = (struct fn_start){addr, (uint32_t)i, 0};
       }
       if(n)
         memcpy(b, a, n * sizeof(*a));
