@@ -198,18 +198,6 @@ static uint64_t alias_rank(const char *name, unsigned bind)
   return underscores << 40 | b << 32 | (len > UINT32_MAX ? UINT32_MAX : len);
 }
 
-/* A module's symbol table, read entry by entry: straight from its ELF
- * section when libdwfl's table is exactly that section (libdwfl's own
- * reader checks each entry's section, about a third of a record of a
- * short program for libc's 10,000 symbols), else through libdwfl. */
-struct symtab {
-  Dwfl_Module *mod;
-  Elf *elf;           /* NULL: read through libdwfl */
-  Elf_Data *syms, *shndx;
-  size_t strtab;      /* section index of the names */
-  GElf_Addr bias;
-};
-
 static void symtab_open(struct symtab *t, Dwfl_Module *mod, int n)
 {
   memset(t, 0, sizeof(*t));
@@ -270,24 +258,23 @@ static const char *symtab_sym(const struct symtab *t, int i, GElf_Addr *addr,
   return elf_strptr(t->elf, t->strtab, sym->st_name);
 }
 
-/* Entry i: its name (NULL when it has none), address and st_info. */
-static const char *symtab_get(const struct symtab *t, int i, GElf_Addr *addr,
-                              unsigned char *info)
+/* Whether sym, found at addr (0: nowhere in this module), is a function
+ * with code. */
+static bool is_function(const GElf_Sym *sym, GElf_Addr addr)
 {
-  GElf_Sym sym;
-  const char *name = symtab_sym(t, i, addr, &sym);
-  *info = sym.st_info;
-  return name;
+  unsigned type = GELF_ST_TYPE(sym->st_info);
+  return addr && sym->st_shndx != SHN_UNDEF &&
+         (type == STT_FUNC || type == STT_GNU_IFUNC);
 }
 
 /* Whether entry i is a function with code; *addr where it starts. */
 static const char *function_at(const struct symtab *t, int i, GElf_Addr *addr,
                                unsigned char *info)
 {
-  const char *name = symtab_get(t, i, addr, info);
-  unsigned type = GELF_ST_TYPE(*info);
-  return name && *name && *addr &&
-         (type == STT_FUNC || type == STT_GNU_IFUNC) ? name : NULL;
+  GElf_Sym sym;
+  const char *name = symtab_sym(t, i, addr, &sym);
+  *info = sym.st_info;
+  return name && *name && is_function(&sym, *addr) ? name : NULL;
 }
 
 static bool fn_start_less(const struct fn_start *x, const struct fn_start *y)
@@ -385,19 +372,16 @@ static bool function_start(const struct symtab *t, int i, GElf_Addr *addr,
   GElf_Sym sym;
   if(!t->elf) {
     const char *name = symtab_sym(t, i, addr, &sym);
-    unsigned type = GELF_ST_TYPE(sym.st_info);
     *size = sym.st_size;
-    return name && *name && *addr && sym.st_shndx != SHN_UNDEF &&
-           (type == STT_FUNC || type == STT_GNU_IFUNC);
+    return name && *name && is_function(&sym, *addr);
   }
   GElf_Word xndx;
   if(!gelf_getsymshndx(t->syms, t->shndx, i, &sym, &xndx) || !sym.st_name ||
-     sym.st_shndx == SHN_UNDEF || sym.st_shndx == SHN_ABS || !sym.st_value)
+     sym.st_shndx == SHN_ABS || !sym.st_value)
     return false;
-  unsigned type = GELF_ST_TYPE(sym.st_info);
   *addr = sym.st_value + t->bias;
   *size = sym.st_size;
-  return type == STT_FUNC || type == STT_GNU_IFUNC;
+  return is_function(&sym, *addr);
 }
 
 /* Sizes of 0 for the functions that start inside an earlier one's range
@@ -428,19 +412,19 @@ static void mark_nested(struct fn_start *fs, size_t n)
 static void read_fn_starts(struct module *m)
 {
   int n = dwfl_module_getsymtab(m->mod);
-  struct symtab t;
+  const struct symtab *t = &m->symtab;
   GElf_Addr addr;
   uint64_t size;
   m->fn_starts_read = true;
   if(n < 2)
     return;
-  symtab_open(&t, m->mod, n);
+  symtab_open(&m->symtab, m->mod, n);
   struct fn_start *fs = malloc((size_t)n * sizeof(*fs));
   if(!fs)
     return;
   size_t k = 0;
   for(int i = 1; i < n; i++)
-    if(function_start(&t, i, &addr, &size))
+    if(function_start(t, i, &addr, &size))
       fs[k++] = (struct fn_start){
         addr, (uint32_t)i, size > UINT32_MAX ? UINT32_MAX : (uint32_t)size};
   if(!k) {
@@ -486,15 +470,13 @@ const char *bpi_sym_alias_name(struct bp_symbols *s, uint32_t id,
   if(i + 1 >= m->nfn_starts || m->fn_starts[i].addr != start ||
      m->fn_starts[i + 1].addr != start)
     return NULL;
-  struct symtab t;
-  symtab_open(&t, m->mod, dwfl_module_getsymtab(m->mod));
   const char *best = NULL;
   uint64_t best_rank = UINT64_MAX;
   for(; i < m->nfn_starts && m->fn_starts[i].addr == start; i++) {
     GElf_Addr addr;
     unsigned char info;
-    const char *name = function_at(&t, (int)m->fn_starts[i].sym, &addr,
-                                   &info);
+    const char *name = function_at(&m->symtab, (int)m->fn_starts[i].sym,
+                                   &addr, &info);
     uint64_t rank = name ? alias_rank(name, GELF_ST_BIND(info)) : UINT64_MAX;
     if(rank < best_rank) {
       best = name;
@@ -530,12 +512,10 @@ const char *bpi_sym_function_at(struct bp_symbols *s, uint32_t id,
   for(; i > 0 && m->fn_starts[i - 1].addr == at; i--) {
     if(vaddr - at >= m->fn_starts[i - 1].size)
       continue;
-    struct symtab t;
     GElf_Addr addr;
     GElf_Sym sym;
-    symtab_open(&t, m->mod, dwfl_module_getsymtab(m->mod));
-    const char *name = symtab_sym(&t, (int)m->fn_starts[i - 1].sym, &addr,
-                                  &sym);
+    const char *name = symtab_sym(&m->symtab, (int)m->fn_starts[i - 1].sym,
+                                  &addr, &sym);
     if(name && *name && addr == at) {
       *start = at;
       return name;

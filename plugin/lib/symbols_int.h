@@ -52,6 +52,18 @@ struct fn_start {
                    * holds an address there is libdwfl's call */
 };
 
+/* A module's symbol table, read entry by entry: straight from its ELF
+ * section when libdwfl's table is exactly that section (libdwfl's own
+ * reader checks each entry's section, about a third of a record of a
+ * short program for libc's 10,000 symbols), else through libdwfl. */
+struct symtab {
+  Dwfl_Module *mod;
+  Elf *elf;           /* NULL: read through libdwfl */
+  Elf_Data *syms, *shndx;
+  size_t strtab;      /* section index of the names */
+  GElf_Addr bias;
+};
+
 struct module {
   Dwfl *dwfl;        /* one per module, so its ELF vaddrs are addresses */
   struct file_id file;
@@ -68,6 +80,7 @@ struct module {
   struct fn_start *fn_starts;
   size_t nfn_starts;
   bool fn_starts_read;
+  struct symtab symtab;  /* opened with fn_starts, for their entries */
   uint64_t *fde_starts;  /* .eh_frame_hdr's table: each FDE's start */
   size_t nfdes;
   bool fdes_read;
