@@ -42,7 +42,8 @@ unwind_tests = \
   tests/integration/unwind_rust.sh \
   tests/integration/unwind_qsort.sh \
   tests/integration/unwind_truncated.sh \
-  tests/integration/unwind_auto.sh
+  tests/integration/unwind_auto.sh \
+  tests/integration/unwind_stack_tops.sh
 TESTS += $(unwind_tests)
 EXTRA_DIST += $(unwind_tests)
 

@@ -50,6 +50,8 @@ const struct key bpi_config_keys[] = {
    "BENCHPROF_RING_MIB"},
   {"record.spill_memory", K_BOOL, F(record.spill_memory), 0, 0,
    "BENCHPROF_SPILL_MEMORY"},
+  {"record.stack_tops", K_BOOL, F(record.stack_tops), 0, 0,
+   "BENCHPROF_STACK_TOPS"},
   {"record.repeat", K_U64, F(record.repeat), 1, 1000, "BENCHPROF_REPEAT"},
   OBJ("symbols"),
   {"symbols.debuginfod", K_STR, F(symbols.debuginfod), 0, 0,
@@ -155,6 +157,7 @@ bp_code bpi_config_init(struct bp_config *c)
   c->record.call_graph_mode = BP_CALL_GRAPH_AUTO;
   c->record.kernel = true;  /* where permitted (record.c) */
   c->record.spill_memory = true;
+  c->record.stack_tops = true;
   c->symbols.debuginfod_timeout_ms = BP_DEBUGINFOD_TIMEOUT_MS;
   c->network.connect_timeout_ms = BP_CONFIG_DEFAULT_CONNECT_TIMEOUT_MS;
   c->network.timeout_ms = BP_CONFIG_DEFAULT_TIMEOUT_MS;
@@ -289,6 +292,7 @@ void bpi_config_record_opts(const struct bp_config *c,
   o->kernel = c->record.kernel;
   o->off_cpu = c->record.off_cpu;
   o->spill_disk_only = !c->record.spill_memory;
+  o->whole_stacks = !c->record.stack_tops;
   o->debuginfod = c->symbols.debuginfod;
   o->debuginfod_cache = c->symbols.debuginfod_cache;
   o->debuginfod_timeout_ms = c->symbols.debuginfod_timeout_ms;

@@ -73,6 +73,9 @@ struct bp_config {
                                  default (record.h) */
     bool spill_memory;        /* rings spilled to memory first (spill.h);
                                  default true */
+    bool stack_tops;          /* spilled stack copies cut to what their
+                                 thread's unwinding reads (stacktops.h);
+                                 default true */
     uint64_t repeat;          /* run: invocations a run makes; 0: 1 */
   } record;
 

@@ -276,10 +276,11 @@ static void add_unwind(struct bp_buf *b, const struct bp_profile_meta *m)
                  ",\n\"unwind_truncated\":%" PRIu64
                  ",\n\"unwind_failed\":%" PRIu64
                  ",\n\"spilled_bytes\":%" PRIu64
-                 ",\n\"spill_trimmed_bytes\":%" PRIu64 ",\n\"unwind_ms\":",
+                 ",\n\"spill_trimmed_bytes\":%" PRIu64
+                 ",\n\"stack_tops_learned\":%" PRIu64 ",\n\"unwind_ms\":",
                  m->stack_bytes, m->unwind_samples, m->dwarf_samples,
                  m->unwind_truncated, m->unwind_failed, m->spilled_bytes,
-                 m->spill_trimmed_bytes);
+                 m->spill_trimmed_bytes, m->stack_tops_learned);
   add_double(b, m->unwind_ms);
 }
 

@@ -178,7 +178,10 @@ struct bp_profile_meta {
   uint64_t dwarf_samples;     /* ... whose stack came from DWARF */
   uint64_t unwind_truncated;  /* ran off the end of the stack copy */
   uint64_t spilled_bytes;     /* records moved to $TMPDIR during the run */
-  uint64_t spill_trimmed_bytes; /* stack bytes past dyn_size left out */
+  uint64_t spill_trimmed_bytes; /* stack bytes left out: past dyn_size,
+                                   or above their thread's top */
+  uint64_t stack_tops_learned;  /* threads whose top was learned
+                                   (stacktops.h) */
   uint64_t unwind_failed;     /* stopped early for another reason */
   struct bp_counter *counters; /* totals counted in the same run (owned) */
   size_t ncounters;

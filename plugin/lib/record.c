@@ -349,6 +349,7 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
     .input_fd = -1,
     .spill_dir = o->tmpdir && *o->tmpdir ? o->tmpdir : "/tmp",
     .spill_disk_only = o->spill_disk_only,
+    .whole_stacks = o->whole_stacks,
   };
   r->info.spill_dir = sopts.spill_dir;
   if(o->control) {
@@ -562,6 +563,7 @@ static bp_code fill_meta(struct bp_recorder *r)
                   (uint64_t)sysconf(_SC_PAGESIZE);
   m->spilled_bytes = bpi_sampler_spilled(r->sampler,
                                          &m->spill_trimmed_bytes);
+  m->stack_tops_learned = bpi_sampler_stack_tops_learned(r->sampler);
   m->corrupt_records = bpi_sampler_corrupt(r->sampler) +
                        bpi_converter_bad_records(r->conv);
   size_t nc;

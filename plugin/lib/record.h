@@ -68,6 +68,8 @@ struct bp_record_opts {
   const char *tmpdir;      /* its FIFO and the spilled rings; NULL: /tmp */
   bool spill_disk_only;    /* no spilled ring bytes kept in memory
                               (record.spill_memory false, sampler.h) */
+  bool whole_stacks;       /* spilled stack copies kept whole up to their
+                              dyn_size (record.stack_tops false) */
   /* Off-CPU time too: every interval a thread spends switched out,
    * charged to its stack at switch-out (sampler.h, converter.h) */
   bool off_cpu;

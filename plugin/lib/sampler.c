@@ -131,6 +131,7 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
   s->ring_pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;
   s->spill_dir = o->spill_dir;
   s->spill_disk_only = o->spill_disk_only;
+  s->whole_stacks = o->whole_stacks;
   if(s->ring_pages & (s->ring_pages - 1)) {
     free(s);
     return bpi_err_set(err, BPE_INVAL, 0,
@@ -423,6 +424,11 @@ uint64_t bpi_sampler_spilled(const struct bp_sampler *s, uint64_t *trimmed)
 {
   *trimmed = s->spill_trimmed;
   return s->spilled;
+}
+
+uint64_t bpi_sampler_stack_tops_learned(const struct bp_sampler *s)
+{
+  return s->tops_stats.learned;
 }
 
 uint64_t bpi_sampler_spill_freed(const struct bp_sampler *s)

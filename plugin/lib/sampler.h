@@ -55,6 +55,10 @@ struct bp_sampler_opts {
    * the kernel reports available (spill.h), unless this is set: all of
    * them go to spill_dir. */
   bool spill_disk_only;
+  /* Stack copies are spilled only up to the part their thread's
+   * unwinding reads (stacktops.h), unless this is set: then up to their
+   * dyn_size. */
+  bool whole_stacks;
 };
 
 struct bp_sample_cfg {
@@ -152,6 +156,9 @@ uint64_t bpi_sampler_spilled(const struct bp_sampler *s, uint64_t *trimmed);
 /* Bytes of the spill files the helper freed while they were read back
  * (spill.h, bp_spill_freer); the rest was freed when they were closed. */
 uint64_t bpi_sampler_spill_freed(const struct bp_sampler *s);
+/* Threads whose stack top the spills learned (stacktops.h), once the
+ * command exited. */
+uint64_t bpi_sampler_stack_tops_learned(const struct bp_sampler *s);
 
 /* Records with a header that made no sense (ring corruption). */
 uint64_t bpi_sampler_corrupt(const struct bp_sampler *s);

@@ -10,6 +10,7 @@
 #include "sampler.h"
 #include "ring.h"
 #include "spill.h"
+#include "stacktops.h"
 
 #include <poll.h>
 #include <time.h>
@@ -93,6 +94,9 @@ struct bp_sampler {
   int spill_errno;              /* why spilling stopped early, or 0 */
   const char *spill_dir;        /* bp_sampler_opts.spill_dir */
   bool spill_disk_only;         /* bp_sampler_opts.spill_disk_only */
+  bool whole_stacks;            /* bp_sampler_opts.whole_stacks */
+  struct bp_stack_tops *tops;   /* the spills' stack tops, or NULL */
+  struct bp_stack_tops_stats tops_stats;  /* theirs, once freed */
   struct bp_spill_freer freer;  /* frees the files as they are read */
   struct bp_spill_memory spill_memory;  /* what they may keep in memory */
 };
@@ -103,6 +107,9 @@ uint64_t bpi_sampler_now_ns(clockid_t clk);
 /* Close the events, unmap their rings and drop the spill files
  * (sampler_open.c). */
 void bpi_sampler_close_events(struct bp_sampler *s);
+/* Drop the spills' stack tops, keeping their counts (sampler_open.c):
+ * once nothing more is spilled, their unwinder's files and memory go. */
+void bpi_sampler_free_tops(struct bp_sampler *s);
 /* Drop the spill files and their readers (sampler_open.c). */
 void bpi_sampler_free_spills(struct bp_sampler *s);
 

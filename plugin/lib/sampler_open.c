@@ -96,8 +96,18 @@ bp_code bpi_sampler_online_cpus(int **cpus, uint32_t *n)
   return BP_OK;
 }
 
+void bpi_sampler_free_tops(struct bp_sampler *s)
+{
+  if(!s->tops)
+    return;
+  bpi_stack_tops_get_stats(s->tops, &s->tops_stats);
+  bpi_stack_tops_free(s->tops);
+  s->tops = NULL;
+}
+
 void bpi_sampler_free_spills(struct bp_sampler *s)
 {
+  bpi_sampler_free_tops(s);
   /* (the second half of readers is empty outside a replay) */
   for(uint32_t i = 0; s->spills && i < s->ncpus; i++) {
     bpi_spill_cleanup(&s->spills[i]);
@@ -518,11 +528,18 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
     }
     s->spill_memory = (struct bp_spill_memory){
       .left = s->spill_disk_only ? 0 : bpi_spill_memory_budget()};
+    bool stacks = s->layout.sample_type & PERF_SAMPLE_STACK_USER;
+    /* without it every copy is kept up to its dyn_size, as before */
+    if(stacks && !s->whole_stacks && s->layout.sample_regs_user &&
+       bpi_stack_tops_new(&s->tops, s->layout.sample_regs_user))
+      s->tops = NULL;
     for(uint32_t i = 0; i < s->ncpus; i++) {
       bpi_spill_init(&s->spills[i], s->spill_dir);
       bpi_spill_use_memory(&s->spills[i], &s->spill_memory);
-      if(s->layout.sample_type & PERF_SAMPLE_STACK_USER)
+      if(stacks)
         bpi_spill_trim_stacks(&s->spills[i], &s->layout);
+      if(s->tops)
+        bpi_spill_use_tops(&s->spills[i], s->tops);
     }
   }
   return BP_OK;

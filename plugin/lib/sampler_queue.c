@@ -369,8 +369,10 @@ static bp_code replay_spills(struct bp_sampler *s, bool final,
   bp_code rc = BP_OK;
   uint32_t n = s->ncpus;
   /* before the files are mapped and the records read (spill.h) */
-  if(final)
+  if(final) {
+    bpi_sampler_free_tops(s);
     bpi_spill_freer_start(&s->freer, s->spills, n);
+  }
   for(uint32_t i = 0; !rc && i < n; i++)
     rc = bpi_spill_reader(&s->spills[i], &s->readers[i], SPILL_READER_BYTES);
   if(!rc) {

@@ -211,7 +211,7 @@ static bool whole_run_figure(const char *key)
     "lost", "lost_events", "throttled", "corrupt_records", "ring_bytes",
     "symbolize_ms", "symbol_tables", "stack_bytes", "unwind_samples", "dwarf_samples",
     "unwind_truncated", "unwind_failed", "spilled_bytes",
-    "spill_trimmed_bytes", "unwind_ms", "task_clock_ms", "unsampled_pct",
+    "spill_trimmed_bytes", "stack_tops_learned", "unwind_ms", "task_clock_ms", "unsampled_pct",
     "exit_status", "kernel_sampled", "kernel_unsampled_reason",
   };
   for(size_t i = 0; i < BP_ARRAY_LEN(keys); i++)

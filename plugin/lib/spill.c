@@ -1,5 +1,6 @@
 #include "bp_setup.h"
 #include "spill.h"
+#include "stacktops.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +39,11 @@ void bpi_spill_trim_stacks(struct bp_spill *sp,
                            const struct bp_rec_layout *lay)
 {
   sp->trim = lay;
+}
+
+void bpi_spill_use_tops(struct bp_spill *sp, struct bp_stack_tops *tops)
+{
+  sp->tops = tops;
 }
 
 void bpi_spill_use_memory(struct bp_spill *sp, struct bp_spill_memory *m)
@@ -122,6 +128,7 @@ static int open_unnamed(const char *dir)
  * rewritten words of trimmed samples (their header, their stack size). */
 #define BATCH_PIECES 1024  /* IOV_MAX on Linux */
 #define RECORD_PIECES 6    /* the most one record adds (trimmed, or split) */
+#define RECORD_WORDS 3     /* the words one trimmed record rewrites */
 /* Bytes per write at most: the ring's space is handed back after each, so
  * a large ring does not stay full (losing samples) while all of it is
  * being written. */
@@ -191,16 +198,16 @@ static bool add_trimmed(struct bp_spill *sp, struct spill_batch *b,
      parsed.type != BP_REC_SAMPLE || !parsed.u.sample.stack)
     return false;
   const struct bp_rec_sample *st = &parsed.u.sample;
-  uint64_t keep = (st->stack_dyn_size + 7) & ~(uint64_t)7;
+  uint64_t keep = sp->tops ? bpi_stack_tops_keep(sp->tops, parsed.sid.pid,
+                                                 parsed.sid.tid, st)
+                           : (st->stack_dyn_size + 7) & ~(uint64_t)7;
   if(keep >= st->stack_size)
     return false;
   /* the record: ... u64 size, data[size], u64 dyn_size (only when size is
-   * not 0), then whatever follows */
+   * not 0), then whatever follows; dyn_size no larger than what is kept */
   size_t size_at = (size_t)(st->stack - rec) - sizeof(uint64_t);
-  size_t rest_at = size_at + sizeof(uint64_t) + (size_t)st->stack_size;
-  if(!keep)
-    rest_at += sizeof(uint64_t);
-  uint64_t dropped = rest_at - (size_at + sizeof(uint64_t) + keep);
+  size_t rest_at = size_at + 2 * sizeof(uint64_t) + (size_t)st->stack_size;
+  uint64_t dropped = st->stack_size - keep + (keep ? 0 : sizeof(uint64_t));
   struct perf_event_header nh = h;
   nh.size = (uint16_t)(h.size - dropped);
   uint64_t w;
@@ -209,9 +216,27 @@ static bool add_trimmed(struct bp_spill *sp, struct spill_batch *b,
   add_piece(b, rec + sizeof(h), size_at - sizeof(h));
   add_word(b, keep);
   add_piece(b, st->stack, (size_t)keep);
+  if(keep)
+    add_word(b, st->stack_dyn_size < keep ? st->stack_dyn_size : keep);
   add_piece(b, rec + rest_at, h.size - rest_at);
   sp->trimmed += dropped;
   return true;
+}
+
+/* An exit or an exec: what the stack tops learned of it no longer holds
+ * (the record goes to the file as it is). */
+static void tell_tops(struct bp_spill *sp, const struct bp_ring *r,
+                      uint64_t pos, struct perf_event_header h)
+{
+  uint64_t off = pos & (r->size - 1);
+  struct bp_rec parsed;
+  if(off + h.size > r->size ||
+     bpi_records_parse(sp->trim, r->data + off, h.size, &parsed))
+    return;
+  if(parsed.type == BP_REC_EXIT)
+    bpi_stack_tops_exit(sp->tops, parsed.u.task.tid);
+  else if(parsed.type == BP_REC_COMM && parsed.u.comm.exec)
+    bpi_stack_tops_exec(sp->tops, parsed.u.comm.pid);
 }
 
 /* Whether the next bytes go to memory: all of the file so far is there
@@ -313,7 +338,7 @@ bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r)
   b->bytes = 0;
   while(pos != r->head) {
     bool full = b->n > BATCH_PIECES - RECORD_PIECES ||
-                b->nwords > BATCH_PIECES - 2 || b->bytes >= BATCH_BYTES;
+                b->nwords > BATCH_PIECES - RECORD_WORDS || b->bytes >= BATCH_BYTES;
     if(full) {
       if(!(ok = write_batch(sp, b)))
         break;
@@ -332,6 +357,9 @@ bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r)
       pos = r->head;
       break;
     }
+    if(sp->tops && (h.type == PERF_RECORD_EXIT ||
+                    h.type == PERF_RECORD_COMM))
+      tell_tops(sp, r, pos, h);
     if(!sp->trim || h.type != PERF_RECORD_SAMPLE ||
        !add_trimmed(sp, b, r, pos, h))
       add_ring(b, r, pos, h.size);

@@ -29,7 +29,8 @@
  * A main thread's copy stops where its stack mapping ends, often a third
  * short of 8 KiB; those bytes no longer pass through the page cache while
  * the benchmark runs, nor fill $TMPDIR.  Records that wrap around the end
- * of the ring are written as they are.
+ * of the ring are written as they are.  With stack tops (stacktops.h) a
+ * copy is cut further, to the part its thread's unwinding reads.
  *
  * Memory first (bpi_spill_use_memory): the file's first bytes go to an
  * unnamed file in memory (memfd) while a budget shared by the rings'
@@ -56,6 +57,7 @@
 #include "ring.h"
 
 struct spill_batch;
+struct bp_stack_tops;
 struct bp_spill_freer;
 
 /* The bytes the files of one recording may still keep in memory.  The
@@ -98,6 +100,7 @@ struct bp_spill {
   bool no_map;         /* read through buf even where mapping works: the
                           default (bpi_spill_init says why); false: map */
   const struct bp_rec_layout *trim;  /* set: trim stack copies (above) */
+  struct bp_stack_tops *tops;        /* set: trim them to their tops */
   uint64_t trimmed;    /* stack bytes left out of the file */
   struct spill_batch *batch;         /* the writes of one take */
   struct bp_spill_freer *freer;      /* set: frees what was read */
@@ -150,6 +153,11 @@ uint64_t bpi_spill_mem_available(void);
  * events' layout (not copied; must outlive sp). */
 void bpi_spill_trim_stacks(struct bp_spill *sp,
                            const struct bp_rec_layout *lay);
+/* With stack tops as well (stacktops.h, shared by the files of one
+ * recording, not owned; must outlive the writing): each copy is kept only
+ * up to its thread's top, and the record's dyn_size lowered to match.
+ * Needs bpi_spill_trim_stacks. */
+void bpi_spill_use_tops(struct bp_spill *sp, struct bp_stack_tops *tops);
 
 /* Append the ring's unread bytes to the file and hand their space back to
  * the kernel, a megabyte at a time.  BPE_IO with errno set when the file

@@ -80,6 +80,7 @@ struct bp_unwind {
   uint64_t tick;
   char *debuginfo_path;
   Dwfl_Callbacks cb;
+  Dwfl_Callbacks live_cb;  /* bpi_unwind_add_live_proc: files by path */
   /* the sample being unwound */
   const struct bp_unwind_sample *cur;
   uint64_t sp;
@@ -87,6 +88,7 @@ struct bp_unwind {
   bool read_failed;  /* any read failed (libdwfl then ends the stack) */
   uint64_t *pcs;
   uint32_t max, n;
+  uint64_t hi;       /* end of the highest word read from the copy */
   bool slow_only;    /* bpi_unwind_set_fast(u, false) */
   uint32_t last_proc;  /* index of the process found last */
   /* where each perf register sits in the samples of regs_mask */
@@ -151,6 +153,8 @@ bp_code bpi_unwind_new(struct bp_unwind **out)
   u->cb.find_debuginfo = find_debuginfo;
   u->cb.section_address = dwfl_offline_section_address;
   u->cb.debuginfo_path = &u->debuginfo_path;
+  u->live_cb = u->cb;
+  u->live_cb.find_elf = dwfl_linux_proc_find_elf;
   *out = u;
   return BP_OK;
 }
@@ -265,6 +269,8 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
   uint64_t len = u->cur->stack_len;
   if(addr >= u->sp && len >= 8 && addr - u->sp <= len - 8) {
     memcpy(result, u->cur->stack + (addr - u->sp), 8);
+    if(addr + 8 - u->sp > u->hi)
+      u->hi = addr + 8 - u->sp;
     return true;
   }
   if(addr >= u->sp) {
@@ -366,19 +372,38 @@ static bp_code list_modules(struct uproc *p)
   return BP_OK;
 }
 
-bp_code bpi_unwind_add_proc(struct bp_unwind *u, uint32_t pid,
-                            const struct bp_unwind_module *mods, uint32_t n)
+/* pid's slot, emptied (a process reported again starts afresh), with a
+ * new Dwfl using cb; NULL without memory. */
+static struct uproc *begin_proc(struct bp_unwind *u, uint32_t pid,
+                                const Dwfl_Callbacks *cb)
 {
   struct uproc *p = find_proc(u, pid);
   if(p)
     proc_clear(p);
-  else {
+  else
     p = new_slot(u);
-  }
   p->pid = pid;
   p->used = ++u->tick;
-  p->dwfl = dwfl_begin(&u->cb);
-  if(!p->dwfl)
+  p->dwfl = dwfl_begin(cb);
+  return p->dwfl ? p : NULL;
+}
+
+/* After the modules were reported (any: at least one was): attach the
+ * thread callbacks and list the modules for the fast path. */
+static bp_code finish_proc(struct bp_unwind *u, struct uproc *p, bool any)
+{
+  dwfl_report_end(p->dwfl, NULL, NULL);
+  if(any)
+    p->attached = dwfl_attach_state(p->dwfl, NULL, (pid_t)p->pid,
+                                    &thread_cb, u);
+  return p->attached ? list_modules(p) : BP_OK;
+}
+
+bp_code bpi_unwind_add_proc(struct bp_unwind *u, uint32_t pid,
+                            const struct bp_unwind_module *mods, uint32_t n)
+{
+  struct uproc *p = begin_proc(u, pid, &u->cb);
+  if(!p)
     return BPE_NOMEM;
   dwfl_report_begin(p->dwfl);
   bool any = false;
@@ -388,11 +413,25 @@ bp_code bpi_unwind_add_proc(struct bp_unwind *u, uint32_t pid,
                        mods[i].bias, false))
       any = true;
   }
-  dwfl_report_end(p->dwfl, NULL, NULL);
-  if(any)
-    p->attached = dwfl_attach_state(p->dwfl, NULL, (pid_t)pid, &thread_cb,
-                                    u);
-  return p->attached ? list_modules(p) : BP_OK;
+  return finish_proc(u, p, any);
+}
+
+bp_code bpi_unwind_add_live_proc(struct bp_unwind *u, uint32_t pid)
+{
+  struct uproc *p = begin_proc(u, pid, &u->live_cb);
+  if(!p)
+    return BPE_NOMEM;
+  dwfl_report_begin(p->dwfl);
+  int rc = dwfl_linux_proc_report(p->dwfl, (pid_t)pid);
+  bp_code code = finish_proc(u, p, rc == 0);
+  return rc ? BPE_IO : code;
+}
+
+void bpi_unwind_drop_proc(struct bp_unwind *u, uint32_t pid)
+{
+  struct uproc *p = find_proc(u, pid);
+  if(p)
+    proc_clear(p);
 }
 
 static int on_frame(Dwfl_Frame *f, void *arg)
@@ -638,13 +677,19 @@ struct fast_frame {
 struct fast_stack {
   const unsigned char *data;
   uint64_t sp, len;
+  uint64_t hi;  /* end of the highest word found in the copy */
   bool truncated, read_failed;
 };
 
-/* Whether [addr, addr + 8) lies in the stack copy. */
-static bool in_copy(const struct fast_stack *st, uint64_t addr)
+/* Whether [addr, addr + 8) lies in the stack copy (then it may be read:
+ * hi follows the highest such word). */
+static bool in_copy(struct fast_stack *st, uint64_t addr)
 {
-  return addr >= st->sp && st->len >= 8 && addr - st->sp <= st->len - 8;
+  if(addr < st->sp || st->len < 8 || addr - st->sp > st->len - 8)
+    return false;
+  if(addr + 8 - st->sp > st->hi)
+    st->hi = addr + 8 - st->sp;
+  return true;
 }
 
 static uint64_t copy_word(const struct fast_stack *st, uint64_t addr)
@@ -729,7 +774,7 @@ static void learn_regs(struct bp_unwind *u, uint64_t mask)
 static bool fast_unwind(struct bp_unwind *u, struct uproc *p,
                         const struct bp_unwind_sample *s, uint64_t *pcs,
                         uint32_t max, uint32_t *n,
-                        enum bp_unwind_status *status)
+                        enum bp_unwind_status *status, uint64_t *used)
 {
   struct fast_frame f = { .rbp_known = true };
   struct fast_stack st = { .data = s->stack, .len = s->stack_len };
@@ -767,6 +812,7 @@ static bool fast_unwind(struct bp_unwind *u, struct uproc *p,
     initial = false;
   }
   *n = k;
+  *used = st.hi;
   /* the chain reached _start or clone: whatever else could not be read
    * (a register saved above the copy), the stack is whole */
   if(outermost)
@@ -785,8 +831,18 @@ enum bp_unwind_status bpi_unwind_sample(struct bp_unwind *u,
                                         uint64_t *pcs, uint32_t max,
                                         uint32_t *n)
 {
+  uint64_t used;
+  return bpi_unwind_sample_used(u, s, pcs, max, n, &used);
+}
+
+enum bp_unwind_status bpi_unwind_sample_used(struct bp_unwind *u,
+                                             const struct bp_unwind_sample *s,
+                                             uint64_t *pcs, uint32_t max,
+                                             uint32_t *n, uint64_t *used)
+{
   uint64_t ip = 0;
   *n = 0;
+  *used = 0;
   if(!max || !sample_reg(s, X86_IP, &ip))
     return BP_UNWIND_FAILED;
   struct uproc *p = find_proc(u, s->pid);
@@ -797,7 +853,7 @@ enum bp_unwind_status bpi_unwind_sample(struct bp_unwind *u,
   }
   p->used = ++u->tick;
   enum bp_unwind_status status;
-  if(!u->slow_only && fast_unwind(u, p, s, pcs, max, n, &status)) {
+  if(!u->slow_only && fast_unwind(u, p, s, pcs, max, n, &status, used)) {
     u->stats.fast++;
     return status;
   }
@@ -809,8 +865,10 @@ enum bp_unwind_status bpi_unwind_sample(struct bp_unwind *u,
   u->pcs = pcs;
   u->max = max;
   u->n = 0;
+  u->hi = 0;
   int rc = dwfl_getthread_frames(p->dwfl, (pid_t)s->tid, on_frame, u);
   *n = u->n;
+  *used = u->hi;
   u->cur = NULL;
   if(!*n)
     pcs[(*n)++] = ip;

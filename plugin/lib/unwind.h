@@ -68,6 +68,15 @@ bool bpi_unwind_has_proc(struct bp_unwind *u, uint32_t pid);
 bp_code bpi_unwind_add_proc(struct bp_unwind *u, uint32_t pid,
                             const struct bp_unwind_module *mods, uint32_t n);
 
+/* Report pid's mappings as /proc/PID/maps shows them now, its files
+ * found by their paths: for a process that is still running (stack
+ * tops, stacktops.h).  BPE_IO when they cannot be read (the process is
+ * gone, or not ours to look at). */
+bp_code bpi_unwind_add_live_proc(struct bp_unwind *u, uint32_t pid);
+
+/* Forget pid's mappings (it exec'd or exited). */
+void bpi_unwind_drop_proc(struct bp_unwind *u, uint32_t pid);
+
 /* Unwind one sample into pcs (at most max, leaf first); *n receives how
  * many.  Returns the status; *n is at least 1 when the registers held a
  * pc. */
@@ -75,6 +84,14 @@ enum bp_unwind_status bpi_unwind_sample(struct bp_unwind *u,
                                         const struct bp_unwind_sample *s,
                                         uint64_t *pcs, uint32_t max,
                                         uint32_t *n);
+
+/* The same, and *used receives how many bytes of the stack copy, from
+ * its start, the unwinding looked at: the end of the highest word it read
+ * or checked there.  The rest of the copy made no difference to pcs. */
+enum bp_unwind_status bpi_unwind_sample_used(struct bp_unwind *u,
+                                             const struct bp_unwind_sample *s,
+                                             uint64_t *pcs, uint32_t max,
+                                             uint32_t *n, uint64_t *used);
 
 /* Samples unwound by the fast path (rows of CFI compiled once per
  * address range, applied to the stack copy directly) and by libdwfl (a

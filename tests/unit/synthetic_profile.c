@@ -96,6 +96,7 @@ static bp_code set_meta(struct bp_profile *p)
   m->spilled_bytes = 1048576;
   m->ring_bytes = 33554432;
   m->spill_trimmed_bytes = 4096;
+  m->stack_tops_learned = 3;
   m->unwind_ms = 2.5;
   return rc;
 }

@@ -130,7 +130,7 @@ static void check_summary(const char *dir)
     "kernel_sampled", "kernel_unsampled_reason", "task_clock_ms",
     "sampled_ms", "unsampled_pct", "call_graph_fallback", "stack_bytes", "unwind_samples", "dwarf_samples",
     "unwind_truncated", "unwind_failed", "spilled_bytes",
-    "spill_trimmed_bytes", "unwind_ms", "processes",
+    "spill_trimmed_bytes", "stack_tops_learned", "unwind_ms", "processes",
     "threads", "top_functions", "off_cpu", "counters"};
   static const char *const event_keys[] = {
     "requested", "used", "fallback", "fallback_reason", "frequency_hz",
@@ -179,6 +179,7 @@ static void check_summary(const char *dir)
   CHECK_EQ_INT(num(s, "spilled_bytes"), 1048576);
   CHECK_EQ_INT(num(s, "ring_bytes"), 33554432);
   CHECK_EQ_INT(num(s, "spill_trimmed_bytes"), 4096);
+  CHECK_EQ_INT(num(s, "stack_tops_learned"), 3);
   CHECK(num(s, "unwind_ms") == 2.5);
   CHECK_EQ_INT(num(s, "processes"), 2);
   /* recorded without --off-cpu: null, never missing */
