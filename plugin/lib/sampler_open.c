@@ -103,6 +103,8 @@ void bpi_sampler_free_tops(struct bp_sampler *s)
   bpi_stack_tops_get_stats(s->tops, &s->tops_stats);
   bpi_stack_tops_free(s->tops);
   s->tops = NULL;
+  for(uint32_t i = 0; s->spills && i < s->ncpus; i++)
+    bpi_spill_use_tops(&s->spills[i], NULL);  /* nothing more is cut */
 }
 
 void bpi_sampler_free_spills(struct bp_sampler *s)
@@ -529,6 +531,7 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
     s->spill_memory = (struct bp_spill_memory){
       .left = s->spill_disk_only ? 0 : bpi_spill_memory_budget()};
     bool stacks = s->layout.sample_type & PERF_SAMPLE_STACK_USER;
+    s->tops_stats = (struct bp_stack_tops_stats){0};
     /* without it every copy is kept up to its dyn_size, as before */
     if(stacks && !s->whole_stacks && s->layout.sample_regs_user &&
        bpi_stack_tops_new(&s->tops, s->layout.sample_regs_user))

@@ -224,17 +224,28 @@ static bool add_trimmed(struct bp_spill *sp, struct spill_batch *b,
 }
 
 /* An exit or an exec: what the stack tops learned of it no longer holds
- * (the record goes to the file as it is). */
+ * (the record goes to the file as it is).  One that wraps around the
+ * ring's end is parsed from a copy (they are small; the stack tops'
+ * marks catch what is missed). */
 static void tell_tops(struct bp_spill *sp, const struct bp_ring *r,
                       uint64_t pos, struct perf_event_header h)
 {
   uint64_t off = pos & (r->size - 1);
+  unsigned char copy[512];
+  const unsigned char *rec = r->data + off;
+  if(off + h.size > r->size) {
+    if(h.size > sizeof(copy))
+      return;
+    size_t first = (size_t)(r->size - off);
+    memcpy(copy, rec, first);
+    memcpy(copy + first, r->data, h.size - first);
+    rec = copy;
+  }
   struct bp_rec parsed;
-  if(off + h.size > r->size ||
-     bpi_records_parse(sp->trim, r->data + off, h.size, &parsed))
+  if(bpi_records_parse(sp->trim, rec, h.size, &parsed))
     return;
   if(parsed.type == BP_REC_EXIT)
-    bpi_stack_tops_exit(sp->tops, parsed.u.task.tid);
+    bpi_stack_tops_exit(sp->tops, parsed.u.task.pid, parsed.u.task.tid);
   else if(parsed.type == BP_REC_COMM && parsed.u.comm.exec)
     bpi_stack_tops_exec(sp->tops, parsed.u.comm.pid);
 }

@@ -3,12 +3,18 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hash.h"
 #include "unwind.h"
 
-/* perf's x86-64 number of the stack pointer (asm/perf_regs.h) */
+/* perf's number of the stack pointer (asm/perf_regs.h); -1 where the
+ * unwinder does not unwind (unwind.h: x86-64 only) */
+#if defined(__x86_64__)
 #define PERF_REG_SP 7
+#else
+#define PERF_REG_SP (-1)
+#endif
 
 /* Frames unwound at most to learn a top: a deeper stack is left whole. */
 #define LEARN_FRAMES 512
@@ -17,12 +23,14 @@ enum top_state { TOP_LEARNING, TOP_KNOWN, TOP_GIVEN_UP };
 
 struct thread_top {
   uint64_t top;     /* TOP_KNOWN: the address the copies end at */
+  uint64_t mark_at; /* the highest word the learning read ... */
+  uint64_t mark;    /* ... and its value: still there, the same stack */
   uint8_t state;    /* enum top_state */
-  uint8_t tries;    /* unwindings that did not reach the outermost frame */
+  uint8_t tries;    /* unwindings done for it */
 };
 
-/* what bpi_unwind_add_live_proc made of a process (none: not tried) */
-enum { PROC_REPORTED = 1, PROC_UNREADABLE, PROC_EXECED };
+/* what was made of a process's mappings (none: not read yet) */
+enum { PROC_UNREADABLE = 1, PROC_STALE };
 
 struct bp_stack_tops {
   struct bp_unwind *unwind;
@@ -31,7 +39,7 @@ struct bp_stack_tops {
   struct bp_map by_tid;      /* tid -> index in threads */
   struct thread_top *threads;
   uint32_t nthreads, cap;
-  struct bp_map procs;       /* pid -> PROC_* */
+  struct bp_map procs;       /* pid -> PROC_*, once there was a reason */
   uint64_t pcs[LEARN_FRAMES];
   struct bp_stack_tops_stats stats;
 };
@@ -47,7 +55,7 @@ bp_code bpi_stack_tops_new(struct bp_stack_tops **out, uint64_t regs_mask)
     return rc;
   }
   t->regs_mask = regs_mask;
-  t->sp_at = (regs_mask >> PERF_REG_SP) & 1
+  t->sp_at = PERF_REG_SP >= 0 && ((regs_mask >> PERF_REG_SP) & 1)
                ? __builtin_popcountll(regs_mask &
                                       ((1ULL << PERF_REG_SP) - 1))
                : -1;
@@ -66,6 +74,11 @@ void bpi_stack_tops_free(struct bp_stack_tops *t)
   bpi_map_cleanup(&t->procs);
   free(t->threads);
   free(t);
+}
+
+struct bp_unwind *bpi_stack_tops_unwinder(struct bp_stack_tops *t)
+{
+  return t->unwind;
 }
 
 /* tid's entry, made (learning) on first sight; NULL without memory. */
@@ -88,21 +101,35 @@ static struct thread_top *thread_of(struct bp_stack_tops *t, uint32_t tid)
   return &t->threads[t->nthreads++];
 }
 
-/* Whether pid's mappings are reported to the unwinder (read from /proc
- * on first sight; a process that cannot be read is not tried again). */
+/* Whether the unwinder has pid's mappings: reported already (by us, or
+ * by the caller, bpi_stack_tops_unwinder), else read from /proc now.  A
+ * process that cannot be read is not tried again. */
 static bool proc_ready(struct bp_stack_tops *t, uint32_t pid)
 {
-  uint32_t st = bpi_map_get(&t->procs, pid, 0);
-  if(st == BP_NONE || st == PROC_EXECED) {
-    st = bpi_unwind_add_live_proc(t->unwind, pid) ? PROC_UNREADABLE
-                                                   : PROC_REPORTED;
-    if(bpi_map_put(&t->procs, pid, 0, st))
-      return false;
-  }
-  return st == PROC_REPORTED;
+  if(bpi_unwind_has_proc(t->unwind, pid))
+    return true;
+  if(bpi_map_get(&t->procs, pid, 0) == PROC_UNREADABLE)
+    return false;
+  if(!bpi_unwind_add_live_proc(t->unwind, pid))
+    return true;
+  (void)bpi_map_put(&t->procs, pid, 0, PROC_UNREADABLE);
+  return false;
 }
 
-/* Unwind s to learn its thread's top; on failure count a try. */
+/* The copy's word at addr, if the copy holds it. */
+static bool copy_word(const struct bp_rec_sample *s, uint64_t sp,
+                      uint64_t addr, uint64_t *out)
+{
+  if(addr < sp || s->stack_dyn_size < 8 || addr - sp > s->stack_dyn_size - 8)
+    return false;
+  memcpy(out, s->stack + (addr - sp), 8);
+  return true;
+}
+
+/* Unwind s to learn its thread's top: only a chain that reached the
+ * outermost frame and read the stack says where its outer frames lie.
+ * Every unwinding counts a try; after the last the thread keeps whole
+ * copies. */
 static void learn(struct bp_stack_tops *t, struct thread_top *th,
                   uint32_t pid, uint32_t tid, const struct bp_rec_sample *s,
                   uint64_t sp)
@@ -112,20 +139,41 @@ static void learn(struct bp_stack_tops *t, struct thread_top *th,
     .nregs = s->nregs, .stack = s->stack, .stack_len = s->stack_dyn_size,
   };
   uint32_t n = 0;
-  uint64_t used = 0;
+  struct bp_unwind_reach reach = {0};
   enum bp_unwind_status st = BP_UNWIND_FAILED;
+  th->tries++;
   if(proc_ready(t, pid))
     st = bpi_unwind_sample_used(t->unwind, &us, t->pcs, LEARN_FRAMES, &n,
-                                &used);
-  if(st == BP_UNWIND_COMPLETE && n < LEARN_FRAMES) {
-    th->top = sp + used + BP_STACK_TOP_MARGIN;
+                                &reach);
+  uint64_t mark;
+  if(st == BP_UNWIND_COMPLETE && reach.outermost && n < LEARN_FRAMES &&
+     reach.used >= 8 && copy_word(s, sp, sp + reach.used - 8, &mark)) {
+    th->top = sp + reach.used + BP_STACK_TOP_MARGIN;
+    th->mark_at = sp + reach.used - 8;
+    th->mark = mark;
+    if(th->state != TOP_KNOWN)
+      t->stats.learned++;
     th->state = TOP_KNOWN;
-    t->stats.learned++;
   }
-  else if(++th->tries >= BP_STACK_TOP_TRIES) {
+  else if(th->tries >= BP_STACK_TOP_TRIES) {
+    if(th->state == TOP_KNOWN)
+      t->stats.learned--;
     th->state = TOP_GIVEN_UP;
     t->stats.given_up++;
   }
+}
+
+/* Whether s lies on the stack th's top was learned on: below the top
+ * within a copy's reach, and the highest word the learning read still
+ * in place (another stack there, a new process with the same tid, or a
+ * frame of the outer ones since returned from, holds something else). */
+static bool on_learned_stack(const struct thread_top *th,
+                             const struct bp_rec_sample *s, uint64_t sp,
+                             uint64_t whole)
+{
+  uint64_t word;
+  return sp < th->top && th->top - sp < whole &&
+         copy_word(s, sp, th->mark_at, &word) && word == th->mark;
 }
 
 uint64_t bpi_stack_tops_keep(struct bp_stack_tops *t, uint32_t pid,
@@ -137,31 +185,39 @@ uint64_t bpi_stack_tops_keep(struct bp_stack_tops *t, uint32_t pid,
     return whole;
   uint64_t sp = s->regs[t->sp_at];
   struct thread_top *th = thread_of(t, tid);
-  if(!th)
+  if(!th || th->state == TOP_GIVEN_UP)
     return whole;
   if(th->state == TOP_LEARNING)
     learn(t, th, pid, tid, s, sp);
-  if(th->state != TOP_KNOWN || sp >= th->top || th->top - sp >= whole)
+  else if(sp < th->top && th->top - sp < whole &&
+          !on_learned_stack(th, s, sp, whole))
+    learn(t, th, pid, tid, s, sp);  /* within reach, not the same stack */
+  if(th->state != TOP_KNOWN || !on_learned_stack(th, s, sp, whole))
     return whole;
-  /* on the stack the top was learned on, below it within reach */
   uint64_t keep = (th->top - sp + 7) & ~(uint64_t)7;
   t->stats.cut += whole - keep;
   return keep;
 }
 
-void bpi_stack_tops_exit(struct bp_stack_tops *t, uint32_t tid)
+void bpi_stack_tops_exit(struct bp_stack_tops *t, uint32_t pid,
+                         uint32_t tid)
 {
   uint32_t i = bpi_map_get(&t->by_tid, tid, 0);
   if(i != BP_NONE)
     t->threads[i] = (struct thread_top){0};
+  if(tid == pid) {
+    /* the process is gone: a new one with its pid is read afresh */
+    bpi_unwind_drop_proc(t->unwind, pid);
+    if(bpi_map_get(&t->procs, pid, 0) != BP_NONE)
+      (void)bpi_map_put(&t->procs, pid, 0, PROC_STALE);
+  }
 }
 
 void bpi_stack_tops_exec(struct bp_stack_tops *t, uint32_t pid)
 {
-  bpi_stack_tops_exit(t, pid);  /* after exec only its main thread runs */
-  bpi_unwind_drop_proc(t->unwind, pid);
-  if(bpi_map_get(&t->procs, pid, 0) != BP_NONE)
-    (void)bpi_map_put(&t->procs, pid, 0, PROC_EXECED);  /* read again */
+  /* after exec only its main thread runs, on a new stack, in new
+   * mappings */
+  bpi_stack_tops_exit(t, pid, pid);
 }
 
 void bpi_stack_tops_get_stats(const struct bp_stack_tops *t,

@@ -14,12 +14,17 @@
  * highest stack address its unwinding reads is the same for every sample
  * taken on that stack.  The first sample of each thread is unwound (the
  * process's mappings read from /proc/PID/maps), and when that reached the
- * outermost frame the address past the highest word it read, plus a
- * margin, becomes the thread's top.  Every later sample whose stack
- * pointer lies within a copy's reach below that top keeps the bytes up
- * to it; any other (no top learned, a signal stack, a coroutine's own
- * stack) keeps all the kernel copied.  An exec or an exit forgets what
- * was learned of its threads.
+ * outermost frame (not merely a zero return address or code without
+ * CFI) the address past the highest word it read, plus a margin, becomes
+ * the thread's top, and that word its mark.  A later sample whose stack
+ * pointer lies within a copy's reach below the top, and whose copy still
+ * holds the mark where it was, keeps the bytes up to the top.  One within
+ * reach with another word there (a different stack at those addresses, a
+ * new process with the same tid, the dynamic loader's frames replaced by
+ * main's) is unwound to learn again; any other (a signal stack, a
+ * coroutine's own stack, a thread given up) keeps all the kernel copied.
+ * An exit or an exec forgets what was learned of its threads, and of its
+ * process's mappings.
  *
  * Input: parsed samples (records.h) with user registers and a stack copy,
  * and the layout's register mask.  Output: the bytes of each copy to keep.
@@ -37,14 +42,17 @@
  * the margin covers a check of a word or two more there. */
 #define BP_STACK_TOP_MARGIN 256
 
-/* Samples of a thread unwound to learn its top before it is given up
- * (a thread whose stack never unwinds whole keeps whole copies). */
-#define BP_STACK_TOP_TRIES 4
+/* Samples of a thread unwound to learn (and learn again) its top, at
+ * most: then it keeps whole copies.  Bounds the unwinding done while the
+ * command runs for a thread that never unwinds whole or keeps changing
+ * stacks. */
+#define BP_STACK_TOP_TRIES 8
 
 struct bp_stack_tops;
 
 struct bp_stack_tops_stats {
-  uint64_t learned;  /* threads whose top is known */
+  uint64_t learned;  /* threads whose top is known (again, after an
+                        exit or exec forgot it) */
   uint64_t given_up; /* threads that keep whole copies */
   uint64_t cut;      /* stack bytes left out below dyn_size */
 };
@@ -57,10 +65,17 @@ void bpi_stack_tops_free(struct bp_stack_tops *t);
 uint64_t bpi_stack_tops_keep(struct bp_stack_tops *t, uint32_t pid,
                              uint32_t tid, const struct bp_rec_sample *s);
 
-/* Thread tid exited: what was learned of it no longer holds. */
-void bpi_stack_tops_exit(struct bp_stack_tops *t, uint32_t tid);
+/* Thread tid of process pid exited: what was learned of it (and, for
+ * the process's main thread, of its mappings) no longer holds. */
+void bpi_stack_tops_exit(struct bp_stack_tops *t, uint32_t pid,
+                         uint32_t tid);
 /* Process pid exec'd: its mappings and its thread's top are new. */
 void bpi_stack_tops_exec(struct bp_stack_tops *t, uint32_t pid);
+
+/* The unwinder it learns with.  A caller that has a process's mappings
+ * may report them there (bpi_unwind_add_proc) before its samples: then
+ * /proc is not read for it (tests of processes that have exited). */
+struct bp_unwind *bpi_stack_tops_unwinder(struct bp_stack_tops *t);
 
 void bpi_stack_tops_get_stats(const struct bp_stack_tops *t,
                               struct bp_stack_tops_stats *out);

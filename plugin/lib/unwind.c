@@ -424,7 +424,11 @@ bp_code bpi_unwind_add_live_proc(struct bp_unwind *u, uint32_t pid)
   dwfl_report_begin(p->dwfl);
   int rc = dwfl_linux_proc_report(p->dwfl, (pid_t)pid);
   bp_code code = finish_proc(u, p, rc == 0);
-  return rc ? BPE_IO : code;
+  if(rc || code || !p->attached) {
+    proc_clear(p);  /* its slot and files back: nothing to unwind with */
+    return rc || !p->attached ? BPE_IO : code;
+  }
+  return BP_OK;
 }
 
 void bpi_unwind_drop_proc(struct bp_unwind *u, uint32_t pid)
@@ -774,7 +778,8 @@ static void learn_regs(struct bp_unwind *u, uint64_t mask)
 static bool fast_unwind(struct bp_unwind *u, struct uproc *p,
                         const struct bp_unwind_sample *s, uint64_t *pcs,
                         uint32_t max, uint32_t *n,
-                        enum bp_unwind_status *status, uint64_t *used)
+                        enum bp_unwind_status *status,
+                        struct bp_unwind_reach *reach)
 {
   struct fast_frame f = { .rbp_known = true };
   struct fast_stack st = { .data = s->stack, .len = s->stack_len };
@@ -812,7 +817,8 @@ static bool fast_unwind(struct bp_unwind *u, struct uproc *p,
     initial = false;
   }
   *n = k;
-  *used = st.hi;
+  reach->used = st.hi;
+  reach->outermost = outermost;
   /* the chain reached _start or clone: whatever else could not be read
    * (a register saved above the copy), the stack is whole */
   if(outermost)
@@ -831,18 +837,19 @@ enum bp_unwind_status bpi_unwind_sample(struct bp_unwind *u,
                                         uint64_t *pcs, uint32_t max,
                                         uint32_t *n)
 {
-  uint64_t used;
-  return bpi_unwind_sample_used(u, s, pcs, max, n, &used);
+  struct bp_unwind_reach reach;
+  return bpi_unwind_sample_used(u, s, pcs, max, n, &reach);
 }
 
 enum bp_unwind_status bpi_unwind_sample_used(struct bp_unwind *u,
                                              const struct bp_unwind_sample *s,
                                              uint64_t *pcs, uint32_t max,
-                                             uint32_t *n, uint64_t *used)
+                                             uint32_t *n,
+                                             struct bp_unwind_reach *reach)
 {
   uint64_t ip = 0;
   *n = 0;
-  *used = 0;
+  *reach = (struct bp_unwind_reach){0};
   if(!max || !sample_reg(s, X86_IP, &ip))
     return BP_UNWIND_FAILED;
   struct uproc *p = find_proc(u, s->pid);
@@ -853,7 +860,7 @@ enum bp_unwind_status bpi_unwind_sample_used(struct bp_unwind *u,
   }
   p->used = ++u->tick;
   enum bp_unwind_status status;
-  if(!u->slow_only && fast_unwind(u, p, s, pcs, max, n, &status, used)) {
+  if(!u->slow_only && fast_unwind(u, p, s, pcs, max, n, &status, reach)) {
     u->stats.fast++;
     return status;
   }
@@ -868,15 +875,17 @@ enum bp_unwind_status bpi_unwind_sample_used(struct bp_unwind *u,
   u->hi = 0;
   int rc = dwfl_getthread_frames(p->dwfl, (pid_t)s->tid, on_frame, u);
   *n = u->n;
-  *used = u->hi;
+  reach->used = u->hi;
   u->cur = NULL;
   if(!*n)
     pcs[(*n)++] = ip;
   /* the last frame is the outermost one (its CFI leaves the return
    * address undefined: _start, clone): the stack is whole, even when a
    * read of another register failed on the way */
-  if(outermost_at(p, pcs[*n - 1]))
+  if(outermost_at(p, pcs[*n - 1])) {
+    reach->outermost = true;
     return BP_UNWIND_COMPLETE;
+  }
   /* a failed read leaves the return address unset, which libdwfl takes
    * for the outermost frame: rc is 0 then too */
   if(u->truncated)

@@ -85,13 +85,22 @@ enum bp_unwind_status bpi_unwind_sample(struct bp_unwind *u,
                                         uint64_t *pcs, uint32_t max,
                                         uint32_t *n);
 
-/* The same, and *used receives how many bytes of the stack copy, from
- * its start, the unwinding looked at: the end of the highest word it read
- * or checked there.  The rest of the copy made no difference to pcs. */
+/* How far an unwinding went into its sample's stack copy. */
+struct bp_unwind_reach {
+  uint64_t used;    /* bytes of the copy, from its start, the unwinding
+                       looked at: the end of the highest word it read or
+                       checked there (the rest made no difference) */
+  bool outermost;   /* the chain ended at the outermost frame (_start,
+                       clone: undefined return address, or entry code),
+                       not at a zero return address or a missing row */
+};
+
+/* The same, and *reach says how far it went. */
 enum bp_unwind_status bpi_unwind_sample_used(struct bp_unwind *u,
                                              const struct bp_unwind_sample *s,
                                              uint64_t *pcs, uint32_t max,
-                                             uint32_t *n, uint64_t *used);
+                                             uint32_t *n,
+                                             struct bp_unwind_reach *reach);
 
 /* Samples unwound by the fast path (rows of CFI compiled once per
  * address range, applied to the stack copy directly) and by libdwfl (a

@@ -63,7 +63,8 @@ static uint64_t run(const char *threads, const char *secs, uint32_t pages,
   struct bp_sampler *smp = NULL;
   struct bp_err err = {0};
   struct bp_sampler_opts o = {.argv = argv, .ring_pages = pages,
-                              .input_fd = -1, .spill_dir = spill_dir};
+                              .input_fd = -1, .spill_dir = spill_dir,
+                              .whole_stacks = fsize != 0};
   struct bp_sample_cfg cfg = {.freq = 4000};
   if(stack) {
     cfg.regs_user = bpi_unwind_regs_mask();
@@ -132,11 +133,11 @@ int main(void)
   run(threads, "0.3", 16, 0, NULL, false, 0);    /* live, woken often */
   run(threads, "0.3", 16, 0, tmp, true, 0);      /* spilled, rest in place */
   run(threads, "0.3", 512, 8192, tmp, true, 0);  /* stack copies, 2 MiB */
-  /* the files take 512 KiB each (in memory, then as much on disk), then
+  /* the files take 2 MiB each (in memory, then as much on disk), then
    * the rest is read live: the command still runs when the first spill
-   * fails (stack copies cut to their threads' tops, stacktops.h: about
-   * 2 MB a CPU in all) */
-  run(threads, "0.3", 512, 8192, tmp, true, 512u << 10);
+   * fails (whole stack copies: cut to their threads' tops, stacktops.h,
+   * the samples would fit) */
+  run(threads, "0.3", 512, 8192, tmp, true, 2u << 20);
   /* it all fits, even on one CPU (14 MB of samples; 32 MiB rings woken
    * at about 24 MB): read in place */
   run(threads, "0.1", 8192, 8192, tmp, false, 0);

@@ -14,6 +14,7 @@
 
 #include "records.h"
 #include "sampler.h"
+#include "stacktops.h"
 #include "symbols.h"
 #include "unwind.h"
 
@@ -173,16 +174,17 @@ static uint32_t check_used(struct bp_unwind *u, const struct capture *c,
   for(uint32_t i = 0; i < c->nsamples; i++) {
     struct bp_unwind_sample us = sample_of(c, i);
     uint32_t na = 0, nb = 0;
-    uint64_t used = 0, used2 = 0;
+    struct bp_unwind_reach ra, rb;
     enum bp_unwind_status sa = bpi_unwind_sample_used(u, &us, pa, max, &na,
-                                                      &used);
+                                                      &ra);
+    uint64_t used = ra.used;
     CHECK(used <= us.stack_len);
     shorter += used < us.stack_len;
     us.stack_len = used;
     enum bp_unwind_status sb = bpi_unwind_sample_used(u, &us, pb, max, &nb,
-                                                      &used2);
+                                                      &rb);
     if(sa != sb || na != nb || memcmp(pa, pb, na * sizeof(*pa)) ||
-       used2 != used) {
+       rb.used != used || rb.outermost != ra.outermost) {
       if(differ++ < 3)
         fprintf(stderr, "%s sample %u: cut to %" PRIu64 " bytes: status "
                 "%d -> %d, %u -> %u pcs\n", path, i, used, sa, sb, na, nb);
@@ -192,7 +194,7 @@ static uint32_t check_used(struct bp_unwind *u, const struct capture *c,
       continue;
     cuttable++;
     us.stack_len = used - 8;
-    sb = bpi_unwind_sample_used(u, &us, pb, max, &nb, &used2);
+    sb = bpi_unwind_sample_used(u, &us, pb, max, &nb, &rb);
     tight += sa != sb || na != nb || memcmp(pa, pb, na * sizeof(*pa));
   }
   CHECK_EQ_INT(differ, 0);
@@ -201,6 +203,68 @@ static uint32_t check_used(struct bp_unwind *u, const struct capture *c,
          "word less changed %u of %u chains\n", path, max, shorter,
          c->nsamples, tight, cuttable);
   return shorter;
+}
+
+/* stacktops.c on the captured samples, in the order they came: each
+ * copy cut as it would be spilled (to a top learned from an earlier
+ * sample of its thread) unwinds exactly as the whole copy does.  With
+ * want_cut, most copies are cut (chains that reach _start); without
+ * (copies too short for most chains), few are, and those few must
+ * unwind the same too. */
+static void check_tops(const struct capture *c, bool want_cut)
+{
+  struct bp_symbols *sym = NULL;
+  struct bp_symbols_opts so = { .demangle = true };
+  struct bp_stack_tops *t = NULL;
+  struct bp_unwind *u = NULL;
+  static uint64_t pa[1024], pb[1024];
+  uint32_t differ = 0, cut = 0;
+  uint64_t kept = 0, whole = 0;
+  CHECK_EQ_INT(bpi_symbols_new(&sym, &so), BP_OK);
+  CHECK_EQ_INT(bpi_stack_tops_new(&t, c->lay.sample_regs_user), BP_OK);
+  CHECK_EQ_INT(bpi_unwind_new(&u), BP_OK);
+  if(!sym || !t || !u)
+    goto out;
+  add_procs(bpi_stack_tops_unwinder(t), sym, c);
+  add_procs(u, sym, c);
+  for(uint32_t i = 0; i < c->nsamples; i++) {
+    const struct sample *s = &c->samples[i];
+    struct bp_rec_sample rs = {
+      .regs_abi = 2, .nregs = s->nregs, .regs = s->regs, .stack = s->stack,
+      .stack_size = s->stack_len, .stack_dyn_size = s->stack_len,
+    };
+    uint64_t keep = bpi_stack_tops_keep(t, s->pid, s->tid, &rs);
+    CHECK(keep <= ((s->stack_len + 7) & ~(uint64_t)7));
+    struct bp_unwind_sample us = sample_of(c, i);
+    uint32_t na = 0, nb = 0;
+    enum bp_unwind_status sa = bpi_unwind_sample(u, &us, pa, 1024, &na);
+    if(keep < us.stack_len)
+      us.stack_len = keep;
+    enum bp_unwind_status sb = bpi_unwind_sample(u, &us, pb, 1024, &nb);
+    if(sa != sb || na != nb || memcmp(pa, pb, na * sizeof(*pa))) {
+      if(differ++ < 3)
+        fprintf(stderr, "stack tops, sample %u: kept %" PRIu64 " of %" PRIu64
+                " bytes: status %d -> %d, %u -> %u pcs\n", i, keep,
+                s->stack_len, sa, sb, na, nb);
+    }
+    cut += keep < s->stack_len;
+    kept += us.stack_len;
+    whole += s->stack_len;
+  }
+  struct bp_stack_tops_stats st;
+  bpi_stack_tops_get_stats(t, &st);
+  printf("  stack tops: %u of %u copies cut, %" PRIu64 " of %" PRIu64
+         " bytes kept, %" PRIu64 " threads learned, %" PRIu64 " given up\n",
+         cut, c->nsamples, kept, whole, st.learned, st.given_up);
+  CHECK_EQ_INT(differ, 0);
+  if(want_cut) {
+    CHECK(cut >= c->nsamples * 9 / 10);
+    CHECK(st.learned >= 1);
+  }
+out:
+  bpi_unwind_free(u);
+  bpi_stack_tops_free(t);
+  bpi_symbols_free(sym);
 }
 
 struct outcome {
@@ -303,6 +367,7 @@ static void run(const char *dir, const char *name, const char *arg1,
       /* whole chains end below the copy's end: the part above is unread */
       CHECK(o.shorter >= c->nsamples / 2);
     }
+    check_tops(c, !want_truncated);
     /* a small max cuts the chains: the frame past it is still unwound */
     compare(c, 3, &o);
     CHECK(o.complete + o.truncated >= c->nsamples / 2);
