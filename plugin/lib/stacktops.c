@@ -25,6 +25,7 @@ struct thread_top {
   uint64_t top;     /* TOP_KNOWN: the address the copies end at */
   uint64_t mark_at; /* the highest word the learning read ... */
   uint64_t mark;    /* ... and its value: still there, the same stack */
+  uint32_t seen;    /* samples of it before learning */
   uint8_t state;    /* enum top_state */
   uint8_t tries;    /* unwindings done for it */
 };
@@ -187,8 +188,11 @@ uint64_t bpi_stack_tops_keep(struct bp_stack_tops *t, uint32_t pid,
   struct thread_top *th = thread_of(t, tid);
   if(!th || th->state == TOP_GIVEN_UP)
     return whole;
-  if(th->state == TOP_LEARNING)
+  if(th->state == TOP_LEARNING) {
+    if(++th->seen < BP_STACK_TOP_AFTER)
+      return whole;
     learn(t, th, pid, tid, s, sp);
+  }
   else if(sp < th->top && th->top - sp < whole &&
           !on_learned_stack(th, s, sp, whole))
     learn(t, th, pid, tid, s, sp);  /* within reach, not the same stack */

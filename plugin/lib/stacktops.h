@@ -42,6 +42,13 @@
  * the margin covers a check of a word or two more there. */
 #define BP_STACK_TOP_MARGIN 256
 
+/* Samples of a thread spilled whole before its top is learned: learning
+ * (reading the process's mappings, its libraries' CFI) costs about
+ * 0.4 ms of CPU while the command runs, as much as spilling about a
+ * hundred whole copies does, so short-lived threads and processes (a
+ * benchmark that forks many) are left whole and long ones pay it once. */
+#define BP_STACK_TOP_AFTER 128
+
 /* Samples of a thread unwound to learn (and learn again) its top, at
  * most: then it keeps whole copies.  Bounds the unwinding done while the
  * command runs for a thread that never unwinds whole or keeps changing

@@ -4,7 +4,9 @@
 # per thread.  The same workloads are recorded with the cut (the default)
 # and without it (record.stack_tops false): the cut must leave most of the
 # bytes out and change no stack, on the main thread, on threads, and across
-# fork and exec.  2 MiB rings, so that most samples are spilled.
+# fork and exec.  2 MiB rings, so that most samples are spilled, at about
+# 4 kHz, so that each thread has many more samples than the ones it
+# spills whole before its top is learned (BP_STACK_TOP_AFTER).
 . "${top_srcdir:?run through make check}/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 . "$top_srcdir/tests/unwind_lib.sh"
@@ -15,13 +17,13 @@ for mode in tops whole; do
   tops=true
   [ "$mode" = whole ] && tops=false
   BENCHPROF_STACK_TOPS=$tops record "$mode-chain" -q --call-graph dwarf \
-    -m 512 -- "$WORKLOADS/unwind_chain" 0.5
+    -F 3989 -m 512 -- "$WORKLOADS/unwind_chain" 0.5
   expect_status "$mode-chain" 0
   BENCHPROF_STACK_TOPS=$tops record "$mode-threads" -q --call-graph dwarf \
-    -m 512 -- "$WORKLOADS/threads" 0.25
+    -F 3989 -m 512 -- "$WORKLOADS/threads" 0.25
   expect_status "$mode-threads" 0
   BENCHPROF_STACK_TOPS=$tops record "$mode-fe" -q --call-graph dwarf \
-    -m 512 -- "$WORKLOADS/forkexec" 0.3 "$WORKLOADS/forkexec_child"
+    -F 3989 -m 512 -- "$WORKLOADS/forkexec" 0.3 "$WORKLOADS/forkexec_child"
   expect_status "$mode-fe" 0
 done
 validate tops-threads
