@@ -12,8 +12,9 @@
  *
  * How: the outermost frames of a thread never move while it runs, so the
  * highest stack address its unwinding reads is the same for every sample
- * taken on that stack.  The first sample of each thread is unwound (the
- * process's mappings read from /proc/PID/maps), and when that reached the
+ * taken on that stack.  A sample of each thread is unwound, once the
+ * thread has had BP_STACK_TOP_AFTER spilled whole (the process's
+ * mappings read from /proc/PID/maps), and when that reached the
  * outermost frame (not merely a zero return address or code without
  * CFI) the address past the highest word it read, plus a margin, becomes
  * the thread's top, and that word its mark.  A later sample whose stack
