@@ -34,9 +34,8 @@ bool bpi_ring_begin(struct bp_ring *r)
   return r->head != r->tail;
 }
 
-/* Copy len bytes starting at ring offset pos, wrapping at the end. */
-static void copy_wrapped(const struct bp_ring *r, uint64_t pos, void *dst,
-                         size_t len)
+void bpi_ring_copy(const struct bp_ring *r, uint64_t pos, void *dst,
+                   size_t len)
 {
   uint64_t off = pos & (r->size - 1);
   size_t first = (size_t)(r->size - off);
@@ -59,7 +58,7 @@ bool bpi_ring_next(struct bp_ring *r, const void **rec, size_t *len,
     r->tail = r->head;
     return false;
   }
-  copy_wrapped(r, r->tail, &h, sizeof(h));
+  bpi_ring_copy(r, r->tail, &h, sizeof(h));
   if(h.size < sizeof(h) || h.size > avail) {
     /* nothing after a broken header can be trusted: skip what we have */
     r->corrupt++;
@@ -80,7 +79,7 @@ bool bpi_ring_next(struct bp_ring *r, const void **rec, size_t *len,
       r->scratch = s;
       r->scratch_cap = h.size;
     }
-    copy_wrapped(r, r->tail, r->scratch, h.size);
+    bpi_ring_copy(r, r->tail, r->scratch, h.size);
     *rec = r->scratch;
   }
   *len = h.size;

@@ -44,6 +44,11 @@ bool bpi_ring_begin(struct bp_ring *r);
 bool bpi_ring_next(struct bp_ring *r, const void **rec, size_t *len,
                    bp_code *err);
 
+/* Copy len bytes (at most the ring's size) from ring position pos,
+ * wrapping around the data area's end. */
+void bpi_ring_copy(const struct bp_ring *r, uint64_t pos, void *dst,
+                   size_t len);
+
 /* Publish our position (release) so the kernel can reuse the space. */
 void bpi_ring_consume(struct bp_ring *r);
 /* The same up to pos only (tail - pos bytes of records read by

@@ -171,15 +171,7 @@ static void add_ring(struct spill_batch *b, const struct bp_ring *r,
 static void read_header(const struct bp_ring *r, uint64_t pos,
                         struct perf_event_header *h)
 {
-  uint64_t off = pos & (r->size - 1);
-  size_t first = (size_t)(r->size - off);
-  if(first >= sizeof(*h)) {
-    memcpy(h, r->data + off, sizeof(*h));
-  }
-  else {
-    memcpy(h, r->data + off, first);
-    memcpy((unsigned char *)h + first, r->data, sizeof(*h) - first);
-  }
+  bpi_ring_copy(r, pos, h, sizeof(*h));
 }
 
 /* The sample at pos without the bytes of its stack copy past dyn_size;
@@ -236,9 +228,7 @@ static void tell_tops(struct bp_spill *sp, const struct bp_ring *r,
   if(off + h.size > r->size) {
     if(h.size > sizeof(copy))
       return;
-    size_t first = (size_t)(r->size - off);
-    memcpy(copy, rec, first);
-    memcpy(copy + first, r->data, h.size - first);
+    bpi_ring_copy(r, pos, copy, h.size);
     rec = copy;
   }
   struct bp_rec parsed;
@@ -349,7 +339,8 @@ bp_code bpi_spill_take(struct bp_spill *sp, struct bp_ring *r)
   b->bytes = 0;
   while(pos != r->head) {
     bool full = b->n > BATCH_PIECES - RECORD_PIECES ||
-                b->nwords > BATCH_PIECES - RECORD_WORDS || b->bytes >= BATCH_BYTES;
+                b->nwords > BATCH_PIECES - RECORD_WORDS ||
+                b->bytes >= BATCH_BYTES;
     if(full) {
       if(!(ok = write_batch(sp, b)))
         break;

@@ -164,16 +164,23 @@ static void learn(struct bp_stack_tops *t, struct thread_top *th,
   }
 }
 
-/* Whether s lies on the stack th's top was learned on: below the top
- * within a copy's reach, and the highest word the learning read still
- * in place (another stack there, a new process with the same tid, or a
- * frame of the outer ones since returned from, holds something else). */
+/* Whether sp lies below th's top within a copy of whole bytes. */
+static bool within_reach(const struct thread_top *th, uint64_t sp,
+                         uint64_t whole)
+{
+  return sp < th->top && th->top - sp < whole;
+}
+
+/* Whether s lies on the stack th's top was learned on: within reach, and
+ * the highest word the learning read still in place (another stack
+ * there, a new process with the same tid, or a frame of the outer ones
+ * since returned from, holds something else). */
 static bool on_learned_stack(const struct thread_top *th,
                              const struct bp_rec_sample *s, uint64_t sp,
                              uint64_t whole)
 {
   uint64_t word;
-  return sp < th->top && th->top - sp < whole &&
+  return within_reach(th, sp, whole) &&
          copy_word(s, sp, th->mark_at, &word) && word == th->mark;
 }
 
@@ -193,14 +200,11 @@ uint64_t bpi_stack_tops_keep(struct bp_stack_tops *t, uint32_t pid,
       return whole;
     learn(t, th, pid, tid, s, sp);
   }
-  else if(sp < th->top && th->top - sp < whole &&
-          !on_learned_stack(th, s, sp, whole))
+  else if(within_reach(th, sp, whole) && !on_learned_stack(th, s, sp, whole))
     learn(t, th, pid, tid, s, sp);  /* within reach, not the same stack */
   if(th->state != TOP_KNOWN || !on_learned_stack(th, s, sp, whole))
     return whole;
-  uint64_t keep = (th->top - sp + 7) & ~(uint64_t)7;
-  t->stats.cut += whole - keep;
-  return keep;
+  return (th->top - sp + 7) & ~(uint64_t)7;
 }
 
 void bpi_stack_tops_exit(struct bp_stack_tops *t, uint32_t pid,

@@ -62,7 +62,6 @@ struct bp_stack_tops_stats {
   uint64_t learned;  /* threads whose top is known (again, after an
                         exit or exec forgot it) */
   uint64_t given_up; /* threads that keep whole copies */
-  uint64_t cut;      /* stack bytes left out below dyn_size */
 };
 
 bp_code bpi_stack_tops_new(struct bp_stack_tops **out, uint64_t regs_mask);
