@@ -204,6 +204,9 @@ struct bp_record_args {
   /* a copy of $DEBUGINFOD_URLS when rec.debuginfod is it (owned: the
    * lookups set and restore the variable) */
   char *debuginfod_env;
+  /* benchprof record: the process exits with the command's status once
+   * the artifacts are written (cmd_record.c, end_process()) */
+  bool exit_when_written;
 };
 
 /* record_opts.c: the options */

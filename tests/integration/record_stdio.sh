@@ -47,4 +47,22 @@ status=$?
 check "the command's options are its own" \
   sh -c "[ $status -eq 0 ] && [ \"\$(cat '$TMP/own.out')\" = '-o -q -F x' ]"
 
+# benchprof ends its process once the artifacts are written, leaving its
+# memory to the exit: still the command's status, its output, the whole
+# summary on stderr, and nothing left behind where the markers' FIFO was
+# (the runtime directory, a memory file system)
+mkdir -m 700 "$TMP/run"
+XDG_RUNTIME_DIR="$TMP/run" "$BENCHPROF" record -o "$TMP/end" -- \
+  sh -c 'echo "control=$BENCHPROF_CONTROL"; exit 5' >"$TMP/end.out" \
+  2>"$TMP/end.err"
+status=$?
+check "last exit: status 5 is passed through" test "$status" -eq 5
+check "last exit: the FIFO was in the runtime directory" \
+  grep -q "^control=$TMP/run/benchprof-ctl\.[A-Za-z0-9]*/control\$" "$TMP/end.out"
+check "last exit: the summary's last line is on stderr" \
+  grep -q '^benchprof: artifacts in ' "$TMP/end.err"
+check "last exit: the FIFO and its directory are gone" \
+  test -z "$(ls -A "$TMP/run")"
+validate end
+
 finish

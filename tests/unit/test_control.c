@@ -7,10 +7,12 @@
 #include "control.h"
 #include "profile.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -102,6 +104,62 @@ static void test_fifo(void)
   CHECK_EQ_INT(st->unmatched_end, 1);
   CHECK_EQ_INT(st->implicit_end, 2);
   bpi_control_free(c);
+}
+
+/* The directory of the control FIFO for XDG_RUNTIME_DIR=runtime and
+ * tmpdir, into dir (the path's parent of its parent), or "" when
+ * bpi_control_new() failed; checks it is gone after the free. */
+static void control_dir(const char *runtime, const char *tmpdir, char *dir,
+                        size_t len)
+{
+  struct bp_control *c;
+  struct bp_err err = {0};
+  if(runtime)
+    setenv("XDG_RUNTIME_DIR", runtime, 1);
+  else
+    unsetenv("XDG_RUNTIME_DIR");
+  dir[0] = '\0';
+  if(bpi_control_new(&c, tmpdir, &err) != BP_OK)
+    return;
+  snprintf(dir, len, "%s", strchr(bpi_control_env(c), '=') + 1);
+  *strrchr(dir, '/') = '\0';  /* <parent>/benchprof-ctl.XXXXXX */
+  struct stat st;
+  CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+        (st.st_mode & 0777) == 0700);
+  bpi_control_free(c);
+  CHECK(stat(dir, &st) != 0 && errno == ENOENT);  /* removed */
+  *strrchr(dir, '/') = '\0';
+}
+
+/* The FIFOs go on a memory file system when this user may write one: the
+ * runtime directory, else /dev/shm; else in tmpdir (TMPDIR). */
+static void test_fifo_dir(void)
+{
+  char base[] = "/tmp/bp-ctl-test-XXXXXX", run[64], tmpd[64], dir[4200];
+  CHECK(mkdtemp(base) != NULL);
+  snprintf(run, sizeof(run), "%s/run", base);
+  snprintf(tmpd, sizeof(tmpd), "%s/tmp", base);
+  CHECK(mkdir(run, 0700) == 0 && mkdir(tmpd, 0700) == 0);
+  const char *saved = getenv("XDG_RUNTIME_DIR");
+  char *keep = saved ? strdup(saved) : NULL;
+  control_dir(run, tmpd, dir, sizeof(dir));
+  CHECK_EQ_STR(dir, run);
+  bool shm = access("/dev/shm", W_OK | X_OK) == 0;
+  /* a runtime directory that is missing, or not absolute, is passed over */
+  char gone[80];
+  snprintf(gone, sizeof(gone), "%s/missing", base);
+  control_dir(gone, tmpd, dir, sizeof(dir));
+  CHECK_EQ_STR(dir, shm ? "/dev/shm" : tmpd);
+  control_dir("relative", tmpd, dir, sizeof(dir));
+  CHECK_EQ_STR(dir, shm ? "/dev/shm" : tmpd);
+  if(!shm)
+    printf("  /dev/shm is not writable here: TMPDIR taken, as designed\n");
+  if(keep)
+    setenv("XDG_RUNTIME_DIR", keep, 1);
+  else
+    unsetenv("XDG_RUNTIME_DIR");
+  free(keep);
+  CHECK(rmdir(run) == 0 && rmdir(tmpd) == 0 && rmdir(base) == 0);
 }
 
 /* Bytes waiting on the ack FIFO (nonblocking read). */
@@ -418,6 +476,7 @@ int main(void)
 {
   test_parse();
   test_fifo();
+  test_fifo_dir();
   test_ack();
   test_dirnames();
   test_dirnames_many();
