@@ -528,8 +528,10 @@ bp_code bpi_sampler_open(struct bp_sampler *s, const struct bp_sample_cfg *c,
       bpi_sampler_close_events(s);
       return bpi_err_set(err, BPE_NOMEM, 0, "sampler spill files");
     }
+    /* its budget read when something is spilled: most recordings never
+     * spill, and reading /proc/meminfo was a tenth of a millisecond */
     s->spill_memory = (struct bp_spill_memory){
-      .left = s->spill_disk_only ? 0 : bpi_spill_memory_budget()};
+      .unsized = !s->spill_disk_only};
     bool stacks = s->layout.sample_type & PERF_SAMPLE_STACK_USER;
     s->tops_stats = (struct bp_stack_tops_stats){0};
     /* without it every copy is kept up to its dyn_size, as before */

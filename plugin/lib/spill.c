@@ -65,11 +65,6 @@ uint64_t bpi_spill_mem_available(void)
   return found ? (uint64_t)kib * 1024 : 0;
 }
 
-uint64_t bpi_spill_memory_budget(void)
-{
-  return bpi_spill_mem_available() / 4;
-}
-
 /* bytes more in memory: the budget checked against the memory available
  * now (struct bp_spill_memory). */
 static void memory_taken(struct bp_spill_memory *m, uint64_t bytes)
@@ -245,6 +240,11 @@ static void tell_tops(struct bp_spill *sp, const struct bp_ring *r,
  * Once not, never again: the file's part in memory is its beginning. */
 static bool to_memory(struct bp_spill *sp, uint64_t bytes)
 {
+  struct bp_spill_memory *m = sp->memory;
+  if(m && m->unsized) {  /* the first spill of the recording */
+    m->left = (m->available ? m->available() : bpi_spill_mem_available()) / 4;
+    m->unsized = false;
+  }
   if(!sp->mem_done && sp->memory && sp->memory->left >= bytes &&
      (sp->mem_fd >= 0 ||
       (sp->mem_fd = memfd_create("benchprof-spill", MFD_CLOEXEC)) >= 0))

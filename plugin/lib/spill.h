@@ -40,8 +40,8 @@
  * and its freed blocks discarded; at a million samples with stack copies
  * waiting for that was more than half of the time from the command's exit
  * to the artifacts.  Memory is taken only up to the budget (a quarter of
- * what the kernel reports available when the events are opened,
- * bpi_spill_memory_budget), so a long run still ends up on the disk
+ * what the kernel reports available when the first bytes are spilled,
+ * struct bp_spill_memory), so a long run still ends up on the disk
  * rather than out of memory.  Readers see one file either way.
  *
  * Owns the files and the buffers.  Not thread-safe. */
@@ -68,6 +68,9 @@ struct bp_spill_freer;
  * never given back during the run, but no more is taken). */
 #define BP_SPILL_MEMORY_CHECK (64u << 20)
 struct bp_spill_memory {
+  /* true: left is a quarter of MemAvailable, read when the first bytes
+   * are spilled (a command that spills nothing never reads it) */
+  bool unsized;
   uint64_t left;
   uint64_t taken;         /* in memory now, all files */
   uint64_t unchecked;     /* taken since the last check */
@@ -143,9 +146,6 @@ void bpi_spill_cleanup(struct bp_spill *sp);
  * one recording, not copied; must outlive sp) has room for them. */
 void bpi_spill_use_memory(struct bp_spill *sp, struct bp_spill_memory *m);
 
-/* The memory budget of one recording's spill files: a quarter of the
- * kernel's MemAvailable now (0 when it cannot be read). */
-uint64_t bpi_spill_memory_budget(void);
 /* The kernel's MemAvailable in bytes (0 when it cannot be read). */
 uint64_t bpi_spill_mem_available(void);
 

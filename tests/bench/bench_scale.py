@@ -223,8 +223,37 @@ def fixed_section(h, run_cmd, settle, rep_order, paired, pairwise):
                      "alone_ratio": pairwise(runs, "default", "alone", "wall"),
                      "floor_ratio": pairwise(runs, "floor", "alone", "wall"),
                      "floor_small_ratio": pairwise(runs, "floor_small", "alone", "wall"),
-                     "floor_small_paired": paired(runs, "floor_small", "alone", "wall")}
+                     "floor_small_paired": paired(runs, "floor_small", "alone", "wall"),
+                     "phases": fixed_phases(runs)}
     h.results["sections"]["fixed"] = sec
+
+
+# Where a whole command's wall time goes, from the workload's own clock
+# readings: before its main (the tool's start-up, its rings, the exec),
+# its run, and after the end of its work (the tool reading, symbolizing,
+# writing and exiting).
+PHASES = ("before_main", "run", "after_exit")
+
+
+def _summ(values):
+    """median, min, max of values (None when there are none)."""
+    v = [x for x in values if x is not None]
+    return {"median": statistics.median(v), "min": min(v), "max": max(v),
+            "n": len(v)} if v else None
+
+
+def fixed_phases(runs):
+    """Per mode and phase, the median ms; and default minus floor per
+    repetition (paired), median [min-max] ms."""
+    out = {}
+    for m in ("alone", "floor", "default"):
+        out[m] = {k: _summ([1000 * r[m][k] for r in runs if k in r.get(m, {})])
+                  for k in PHASES + ("wall",)}
+    out["default-floor"] = {
+        k: _summ([1000 * (r["default"][k] - r["floor"][k]) for r in runs
+                      if k in r.get("default", {}) and k in r.get("floor", {})])
+        for k in PHASES + ("wall",)}
+    return out
 
 
 def _within(ci, s, target):
@@ -340,6 +369,31 @@ def _fixed_table(S, fmt):
           "(benchprof's without stack copies) instead of benchprof's: what the "
           "kernel's sampling costs this workload before any ring is allocated "
           "beyond that."]
+    L += _phases_table(fx, fmt)
+    return L
+
+
+def _phases_table(fx, fmt):
+    """Where the whole command's time goes, per workload: before the
+    workload's main, its run, after the end of its work."""
+    L = ["", "Where the time goes, ms, median [min-max] over the repetitions: "
+         "from the command's start to the workload's main (start-up, rings, "
+         "exec), the workload's run (main to the end of its work), and from "
+         "there to the command's exit (reading, unwinding, symbolizing, "
+         "writing the artifacts, exiting).  The last row is benchprof minus "
+         "the bare sampler within each repetition.", "",
+         "| workload | | before main | run | after the end | whole command |",
+         "|---|---|---|---|---|---|"]
+    for name, s in fx.items():
+        ph = s.get("phases")
+        if not ph:
+            continue
+        for m, label in (("alone", "alone"), ("floor", "bare sampler"),
+                         ("default", "benchprof"),
+                         ("default-floor", "benchprof - bare sampler")):
+            row = ph.get(m, {})
+            L.append("| %s | %s | %s |" % (name, label, " | ".join(
+                fmt(row.get(k), "", 1) for k in PHASES + ("wall",))))
     return L
 
 

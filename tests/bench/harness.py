@@ -217,6 +217,9 @@ def run_cmd(cmd, report=None, monitor=True, stdout=None):
             r["work_cpu"] = w["user"] + w["sys"]
             r["tool_cpu"] = max(0.0, r["tree_cpu"] - r["work_cpu"])
             r["after_exit"] = t1 - w["t_end"]
+            if "t_start" in w:  # the workload's main, on the same clock
+                r["before_main"] = w["t_start"] - t0
+                r["run"] = w["t_end"] - w["t_start"]
             if mon and mon.points:
                 if w.get("ppid") == p.pid and w.get("parent_cpu_start", -1) >= 0 \
                         and w.get("parent_cpu_end", -1) >= 0:

@@ -948,6 +948,33 @@ static void test_spill_memory_shrinks(void)
   bpi_spill_cleanup(&sp);
 }
 
+/* A recording's budget is read when it first spills (unsized): a file
+ * never written never reads MemAvailable; the first take sizes it to a
+ * quarter of what is available then, which the take then uses. */
+static void test_spill_memory_unsized(void)
+{
+  const uint64_t all = (uint64_t)MEM_RECORDS * FREER_REC;
+  struct bp_spill_memory m = {.unsized = true, .check_every = 4 * all,
+                              .available = fake_mem_available};
+  struct bp_spill idle, sp;
+  fake_reads = 0;
+  bpi_spill_init(&idle, ".");
+  bpi_spill_use_memory(&idle, &m);
+  bpi_spill_cleanup(&idle);
+  CHECK_EQ_INT(fake_reads, 0);  /* nothing spilled: never read */
+  CHECK(m.unsized);
+  fake_available = 2 * all;     /* a quarter: half of the records */
+  spill_big(&sp, &m);
+  CHECK_EQ_INT(fake_reads, 1);
+  CHECK(!m.unsized);
+  CHECK(sp.mem_len > 0 && sp.mem_len <= all / 2);
+  CHECK_EQ_INT(sp.mem_len + m.left, all / 2);
+  CHECK(sp.fd >= 0 && sp.written == all);
+  unsigned limit = MEM_RECORDS;
+  CHECK_EQ_INT(read_back(&sp, 1 << 20, check_big, &limit), MEM_RECORDS);
+  bpi_spill_cleanup(&sp);
+}
+
 int main(void)
 {
   test_parse_sample();
@@ -967,5 +994,6 @@ int main(void)
   test_spill_memory_first(false);
   test_spill_memory_first(true);
   test_spill_memory_shrinks();
+  test_spill_memory_unsized();
   return check_exit();
 }
