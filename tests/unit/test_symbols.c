@@ -937,8 +937,8 @@ static int fn_start_order(const void *a, const void *b)
 
 /* The sort against qsort, on the shapes symbol tables have (entries in
  * symbol index order): random, already sorted, reversed, runs, many
- * aliases at one address, addresses past 2^33 (four radix passes), and
- * the smallest sizes. */
+ * aliases at a few addresses (buckets too full for insertion: heap
+ * sort), addresses past 2^33 (wide buckets), and the smallest sizes. */
 static void test_sort_fn_starts(void)
 {
   static const size_t sizes[] = {0, 1, 2, 3, 17, 100, 7000, 30000};
