@@ -16,6 +16,7 @@
 #include "record.h"
 #include "slice.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -276,14 +277,15 @@ static void note_control(const struct bp_control_stats *st)
 
 /* Whether a leak checker watches this process (ASan's, or liblsan
  * preloaded into a plain build: tests/integration/fault_leaks.sh).  It
- * checks at a normal exit, which must then free everything first. */
-extern void __lsan_do_leak_check(void) __attribute__((weak));
+ * checks at a normal exit, which must then free everything first.  Asked
+ * of the loaded libraries at run time (a weak reference could be
+ * resolved to nothing at link time). */
 static bool leaks_checked(void)
 {
 #ifdef __SANITIZE_ADDRESS__
   return true;
 #else
-  return __lsan_do_leak_check != NULL;
+  return dlsym(RTLD_DEFAULT, "__lsan_do_leak_check") != NULL;
 #endif
 }
 

@@ -58,12 +58,13 @@ struct bp_control_stats {
 
 struct bp_control;
 
-/* Make the private directory (on a memory file system when one is
- * writable: $XDG_RUNTIME_DIR, /dev/shm; else in tmpdir, NULL or "": /tmp)
- * and FIFO and open it (read end nonblocking,
- * and a write end kept open so writers coming and going give no EOF). */
+/* Make the private directory (in tmpdir, the user's TMPDIR, when it is
+ * set; else on a memory file system this user may write, runtime_dir
+ * (XDG_RUNTIME_DIR; NULL: none) or /dev/shm, else /tmp) and FIFO and
+ * open it (read end nonblocking, and a write end kept open so writers
+ * coming and going give no EOF). */
 bp_code bpi_control_new(struct bp_control **out, const char *tmpdir,
-                        struct bp_err *err);
+                        const char *runtime_dir, struct bp_err *err);
 /* Removes the FIFO and its directory. */
 void bpi_control_free(struct bp_control *c);
 

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,9 +133,10 @@ struct bp_file_out {
   struct bp_sha256 sha;
   uint64_t bytes;  /* written to fd so far */
   z_stream zs;
+  bool has_tmp;    /* the file is (also) under the name tmp */
+  /* not cleared (bpi_file_out_open) from here on */
   char path[PATH_MAX];
   char tmp[PATH_MAX];
-  bool has_tmp;    /* the file is (also) under the name tmp */
   unsigned char zout[65536];
 };
 
@@ -188,9 +190,14 @@ static int open_unnamed(const char *path)
 bp_code bpi_file_out_open(struct bp_file_out **out, const char *path,
                           unsigned flags, struct bp_err *err)
 {
-  struct bp_file_out *f = calloc(1, sizeof(*f));
+  /* the fields cleared, not the names and the compressor's 64 KiB output
+   * buffer: they are written as far as they are used, and clearing them
+   * all touched 18 fresh pages for a process's first artifact (each a
+   * page fault, 10 us on a virtual machine) */
+  struct bp_file_out *f = malloc(sizeof(*f));
   if(!f)
     return bpi_err_set(err, BPE_NOMEM, 0, "writing '%s'", path);
+  memset(f, 0, offsetof(struct bp_file_out, path));
   f->fd = -1;
   f->gzip = flags & BP_FILE_GZIP;
   f->hashing = flags & BP_FILE_SHA256;

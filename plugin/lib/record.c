@@ -353,7 +353,7 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
   };
   r->info.spill_dir = sopts.spill_dir;
   if(o->control) {
-    rc = bpi_control_new(&r->control, o->tmpdir, err);
+    rc = bpi_control_new(&r->control, o->tmpdir, o->runtime_dir, err);
     if(rc)
       goto fail;
     sopts.env_add = bpi_control_env(r->control);

@@ -65,7 +65,10 @@ struct bp_record_opts {
   /* Take benchmark markers from the command (control.h): the command gets
    * BENCHPROF_CONTROL, and the profile one marker per benchmark. */
   bool control;
-  const char *tmpdir;      /* its FIFO and the spilled rings; NULL: /tmp */
+  const char *tmpdir;      /* its FIFO and the spilled rings (TMPDIR);
+                              NULL: /tmp, and the FIFO on a memory file
+                              system when there is one (control.h) */
+  const char *runtime_dir; /* the user's XDG_RUNTIME_DIR, or NULL */
   bool spill_disk_only;    /* no spilled ring bytes kept in memory
                               (record.spill_memory false, sampler.h) */
   bool whole_stacks;       /* spilled stack copies kept whole up to their

@@ -344,6 +344,10 @@ void bpi_sym_sort_fn_starts(struct fn_start *fs, size_t n)
   }
   if(sorted)
     return;
+  if(n > UINT32_MAX) {  /* more than the buckets' counts hold */
+    heap_sort(fs, n);
+    return;
+  }
   unsigned shift = 0;  /* a power of two wide: a shift, not a division */
   while(((hi - lo) >> shift) >= SORT_BUCKETS)
     shift++;

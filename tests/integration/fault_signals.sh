@@ -71,8 +71,9 @@ check "the partial profile is written and valid" valid "$TMP/term2"
 check "no temporary file is left" \
   [ -z "$(find "$TMP/term2" -name '*.tmp*' -o -name '.*' -type f)" ]
 
-# 3. SIGKILL: the command must not outlive benchprof
-"$BENCHPROF" record -q -o "$TMP/kill" -- \
+# 3. SIGKILL: the command must not outlive benchprof (its FIFO's
+# directory, which nothing removes after a SIGKILL, goes in $TMP)
+TMPDIR="$TMP" "$BENCHPROF" record -q -o "$TMP/kill" -- \
   sh -c "$PIDFILE_EXEC" "$TMP/pid3" "$WORKLOADS/threads" 30 \
   >/dev/null 2>"$TMP/err3" &
 bp=$!

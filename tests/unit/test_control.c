@@ -76,7 +76,7 @@ static void test_fifo(void)
 {
   struct bp_control *c;
   struct bp_err err = {0};
-  CHECK_EQ_INT(bpi_control_new(&c, NULL, &err), BP_OK);
+  CHECK_EQ_INT(bpi_control_new(&c, NULL, NULL, &err), BP_OK);
   const char *env = bpi_control_env(c);
   CHECK(!strncmp(env, BP_CONTROL_ENV "=", strlen(BP_CONTROL_ENV) + 1));
   int fd = open(strchr(env, '=') + 1, O_WRONLY | O_NONBLOCK);
@@ -114,12 +114,8 @@ static void control_dir(const char *runtime, const char *tmpdir, char *dir,
 {
   struct bp_control *c;
   struct bp_err err = {0};
-  if(runtime)
-    setenv("XDG_RUNTIME_DIR", runtime, 1);
-  else
-    unsetenv("XDG_RUNTIME_DIR");
   dir[0] = '\0';
-  if(bpi_control_new(&c, tmpdir, &err) != BP_OK)
+  if(bpi_control_new(&c, tmpdir, runtime, &err) != BP_OK)
     return;
   snprintf(dir, len, "%s", strchr(bpi_control_env(c), '=') + 1);
   *strrchr(dir, '/') = '\0';  /* <parent>/benchprof-ctl.XXXXXX */
@@ -131,8 +127,8 @@ static void control_dir(const char *runtime, const char *tmpdir, char *dir,
   *strrchr(dir, '/') = '\0';
 }
 
-/* The FIFOs go on a memory file system when this user may write one: the
- * runtime directory, else /dev/shm; else in tmpdir (TMPDIR). */
+/* The FIFOs go in TMPDIR when it is set; else on a memory file system
+ * this user may write: the runtime directory, else /dev/shm (else /tmp). */
 static void test_fifo_dir(void)
 {
   char base[] = "/tmp/bp-ctl-test-XXXXXX", run[64], tmpd[64], dir[4200];
@@ -140,25 +136,28 @@ static void test_fifo_dir(void)
   snprintf(run, sizeof(run), "%s/run", base);
   snprintf(tmpd, sizeof(tmpd), "%s/tmp", base);
   CHECK(mkdir(run, 0700) == 0 && mkdir(tmpd, 0700) == 0);
-  const char *saved = getenv("XDG_RUNTIME_DIR");
-  char *keep = saved ? strdup(saved) : NULL;
-  control_dir(run, tmpd, dir, sizeof(dir));
+  control_dir(run, tmpd, dir, sizeof(dir));  /* TMPDIR set: there */
+  CHECK_EQ_STR(dir, tmpd);
+  control_dir(run, NULL, dir, sizeof(dir));
   CHECK_EQ_STR(dir, run);
-  bool shm = access("/dev/shm", W_OK | X_OK) == 0;
+  control_dir(run, "", dir, sizeof(dir));    /* empty is unset */
+  CHECK_EQ_STR(dir, run);
+  const char *shm = access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm"
+                                                          : "/tmp";
   /* a runtime directory that is missing, or not absolute, is passed over */
   char gone[80];
   snprintf(gone, sizeof(gone), "%s/missing", base);
-  control_dir(gone, tmpd, dir, sizeof(dir));
-  CHECK_EQ_STR(dir, shm ? "/dev/shm" : tmpd);
-  control_dir("relative", tmpd, dir, sizeof(dir));
-  CHECK_EQ_STR(dir, shm ? "/dev/shm" : tmpd);
-  if(!shm)
-    printf("  /dev/shm is not writable here: TMPDIR taken, as designed\n");
-  if(keep)
-    setenv("XDG_RUNTIME_DIR", keep, 1);
-  else
-    unsetenv("XDG_RUNTIME_DIR");
-  free(keep);
+  control_dir(gone, NULL, dir, sizeof(dir));
+  CHECK_EQ_STR(dir, shm);
+  control_dir("relative", NULL, dir, sizeof(dir));
+  CHECK_EQ_STR(dir, shm);
+  control_dir(NULL, NULL, dir, sizeof(dir));
+  CHECK_EQ_STR(dir, shm);
+  /* a TMPDIR where nothing can be made: the error names it */
+  struct bp_control *c;
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_control_new(&c, gone, run, &err), BPE_SYS);
+  CHECK(strstr(err.msg, gone) != NULL);
   CHECK(rmdir(run) == 0 && rmdir(tmpd) == 0 && rmdir(base) == 0);
 }
 
@@ -178,7 +177,7 @@ static void test_ack(void)
   struct bp_control *c;
   struct bp_err err = {0};
   char ack[4200];
-  CHECK_EQ_INT(bpi_control_new(&c, NULL, &err), BP_OK);
+  CHECK_EQ_INT(bpi_control_new(&c, NULL, NULL, &err), BP_OK);
   const char *path = strchr(bpi_control_env(c), '=') + 1;
   snprintf(ack, sizeof(ack), "%s" BP_CONTROL_ACK_SUFFIX, path);
   int fd = open(path, O_WRONLY | O_NONBLOCK);

@@ -960,6 +960,14 @@ static void test_spill_memory_unsized(void)
   fake_reads = 0;
   bpi_spill_init(&idle, ".");
   bpi_spill_use_memory(&idle, &m);
+  struct fake_ring f;  /* an empty ring: a take with nothing to move */
+  fake_init_size(&f, 1 << 16);
+  struct bp_ring ring;
+  bpi_ring_init(&ring, f.mem, 1 << 16);
+  CHECK_EQ_INT(bpi_spill_take(&idle, &ring), BP_OK);
+  bpi_ring_cleanup(&ring);
+  free(f.mem);
+  CHECK_EQ_INT(idle.written, 0);
   bpi_spill_cleanup(&idle);
   CHECK_EQ_INT(fake_reads, 0);  /* nothing spilled: never read */
   CHECK(m.unsized);

@@ -938,13 +938,14 @@ static int fn_start_order(const void *a, const void *b)
 /* The sort against qsort, on the shapes symbol tables have (entries in
  * symbol index order): random, already sorted, reversed, runs, many
  * aliases at a few addresses (buckets too full for insertion: heap
- * sort), addresses past 2^33 (wide buckets), and the smallest sizes. */
+ * sort), addresses past 2^33 (wide buckets), the whole 64-bit range with
+ * 0 and UINT64_MAX, and the smallest sizes. */
 static void test_sort_fn_starts(void)
 {
   static const size_t sizes[] = {0, 1, 2, 3, 17, 100, 7000, 30000};
   unsigned seed = 12345;
   for(size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
-    for(int shape = 0; shape < 6; shape++) {
+    for(int shape = 0; shape < 7; shape++) {
       size_t n = sizes[si];
       struct fn_start *a = malloc((n + 1) * sizeof(*a));
       struct fn_start *b = malloc((n + 1) * sizeof(*b));
@@ -956,7 +957,10 @@ static void test_sort_fn_starts(void)
                         shape == 2 ? (n - i) * 16 :
                         shape == 3 ? (i % 64) * 4096 + i :
                         shape == 4 ? 0x1000 + r % 8 :  /* aliases */
-                                     (r << 12) + 0x555500000000u;
+                        shape == 5 ? (r << 12) + 0x555500000000u :
+                        /* the whole range, both ends included */
+                        i % 3 == 0 ? 0 : i % 3 == 1 ? UINT64_MAX :
+                                     r * 0x9e3779b97f4a7c15u;
         a[i] = (struct fn_start){addr, (uint32_t)i, 0};
       }
       if(n)
