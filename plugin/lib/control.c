@@ -105,17 +105,15 @@ static bool make_fifos(struct bp_control *c, const char *tmp,
     return make_fifos_in(c, tmp);
   }
   const char *places[] = {runtime, "/dev/shm", "/tmp"};
-  for(size_t i = 0; i < BP_ARRAY_LEN(places); i++) {
+  const size_t n = BP_ARRAY_LEN(places);
+  for(size_t i = 0; i < n; i++) {
     const char *p = places[i];
-    if(!p || p[0] != '/' || access(p, W_OK | X_OK))
+    /* /tmp, the last, is always tried: its failure is the error */
+    if(!p || p[0] != '/' || (i + 1 < n && access(p, W_OK | X_OK)))
       continue;
     *where = p;
     if(make_fifos_in(c, p))
       return true;
-  }
-  if(*where == NULL) {  /* not even /tmp is writable: its own error */
-    *where = "/tmp";
-    return make_fifos_in(c, "/tmp");
   }
   return false;
 }

@@ -65,6 +65,12 @@ uint64_t bpi_spill_mem_available(void)
   return found ? (uint64_t)kib * 1024 : 0;
 }
 
+/* MemAvailable now, as m reads it. */
+static uint64_t available_now(const struct bp_spill_memory *m)
+{
+  return m->available ? m->available() : bpi_spill_mem_available();
+}
+
 /* bytes more in memory: the budget checked against the memory available
  * now (struct bp_spill_memory). */
 static void memory_taken(struct bp_spill_memory *m, uint64_t bytes)
@@ -75,7 +81,7 @@ static void memory_taken(struct bp_spill_memory *m, uint64_t bytes)
   if(m->unchecked < (m->check_every ? m->check_every : BP_SPILL_MEMORY_CHECK))
     return;
   m->unchecked = 0;
-  uint64_t avail = m->available ? m->available() : bpi_spill_mem_available();
+  uint64_t avail = available_now(m);
   uint64_t cap = (avail + m->taken) / 4;
   uint64_t room = cap > m->taken ? cap - m->taken : 0;
   if(room < m->left)
@@ -242,10 +248,10 @@ static bool to_memory(struct bp_spill *sp, uint64_t bytes)
 {
   struct bp_spill_memory *m = sp->memory;
   if(m && m->unsized) {  /* the first spill of the recording */
-    m->left = (m->available ? m->available() : bpi_spill_mem_available()) / 4;
+    m->left = available_now(m) / 4;
     m->unsized = false;
   }
-  if(!sp->mem_done && sp->memory && sp->memory->left >= bytes &&
+  if(!sp->mem_done && m && m->left >= bytes &&
      (sp->mem_fd >= 0 ||
       (sp->mem_fd = memfd_create("benchprof-spill", MFD_CLOEXEC)) >= 0))
     return true;
