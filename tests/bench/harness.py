@@ -20,8 +20,9 @@ How things are measured (see docs/performance.md for the write-up):
 - the workload (bench_work) reports its own wall time, getrusage(SELF),
   maxrss and the CLOCK_MONOTONIC time at which its work ended (t_end);
 - a monitor thread reads the tool's own CPU time (the sum over its threads
-  of /proc/PID/task/*/schedstat, ns; the workload is another process and
-  is not included) every 10 ms, so the tool's CPU is split into "during
+  of /proc/PID/task/*/schedstat, ns, a thread that ended counted with its
+  last reading; the workload is another process and is not included)
+  every 2 ms for the first 0.4 s, then every 10 ms, so the tool's CPU is split into "during
   the run" (up to t_end) and "after the run" (artifacts);
 - time to artifacts = the tool's exit (wait4 returns) - the workload's
   t_end, plus, for perf, `perf script` and a fold step run afterwards.
@@ -112,19 +113,24 @@ def fold_perf_script(inp, out):
 
 
 # ------------------------------------------------------------------ running
-def tool_cpu_ns(pid):
-    """CPU time of every thread of pid, from schedstat (ns), or None."""
-    total = 0
+def tool_cpu_ns(pid, seen=None):
+    """CPU time of the threads of pid, from schedstat (ns), or None.  With
+    seen (a dict kept across calls: tid -> its last value), threads that
+    ended since count with what they had when last seen: a thread's time
+    leaves /proc/PID/task with it (benchprof's symbol preload thread lives
+    a few ms)."""
+    seen = {} if seen is None else seen
     try:
-        for t in os.listdir("/proc/%d/task" % pid):
-            try:
-                with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
-                    total += int(f.read().split()[0])
-            except (OSError, ValueError, IndexError):
-                pass
+        tids = os.listdir("/proc/%d/task" % pid)
     except OSError:
         return None
-    return total
+    for t in tids:
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
+                seen[t] = max(seen.get(t, 0), int(f.read().split()[0]))
+        except (OSError, ValueError, IndexError):
+            pass
+    return sum(seen.values())
 
 
 class Monitor(threading.Thread):
@@ -135,12 +141,13 @@ class Monitor(threading.Thread):
         self.fast, self.fast_for = fast, fast_for
         self.pid, self.period = pid, period
         self.points = []  # (monotonic, cpu seconds)
+        self.threads = {}  # tid -> its CPU when last seen, ns
         self.stop = threading.Event()
 
     def run(self):
         t0 = time.monotonic()
         while not self.stop.is_set():
-            v = tool_cpu_ns(self.pid)
+            v = tool_cpu_ns(self.pid, self.threads)
             now = time.monotonic()
             if v is not None:
                 self.points.append((now, v / 1e9))
