@@ -159,7 +159,6 @@ bp_code bpi_config_init(struct bp_config *c)
   c->record.call_graph_mode = BP_CALL_GRAPH_AUTO;
   c->record.kernel = true;  /* where permitted (record.c) */
   c->record.spill_memory = true;
-  c->symbols.preload = true;
   c->record.stack_tops = true;
   c->symbols.debuginfod_timeout_ms = BP_DEBUGINFOD_TIMEOUT_MS;
   c->network.connect_timeout_ms = BP_CONFIG_DEFAULT_CONNECT_TIMEOUT_MS;
@@ -298,7 +297,7 @@ void bpi_config_record_opts(const struct bp_config *c,
   o->whole_stacks = !c->record.stack_tops;
   o->debuginfod = c->symbols.debuginfod;
   o->debuginfod_cache = c->symbols.debuginfod_cache;
-  o->no_preload = !c->symbols.preload;
+  o->preload = c->symbols.preload;
   o->debuginfod_timeout_ms = c->symbols.debuginfod_timeout_ms;
   if(c->record.ring_mib) {
     uint64_t pages = (c->record.ring_mib << 20) /

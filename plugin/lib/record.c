@@ -322,7 +322,7 @@ bp_code bpi_record_symbols_new(const struct bp_record_opts *o,
  * modules no sample needs. */
 static bool preload_wanted(const struct bp_recorder *r)
 {
-  return !r->opts.no_preload && !r->opts.debuginfod &&
+  return r->opts.preload && !r->opts.debuginfod &&
          bpi_symbols_modules(r->sym) == 0;
 }
 
@@ -472,8 +472,7 @@ bp_code bpi_recorder_run(struct bp_recorder *r, struct bp_err *err)
    * touching fresh memory alongside took four times the CPU.  Without
    * it, the tables are read after the end. */
   if(preload_wanted(r) &&
-     !bpi_preload_start(&r->preload, bpi_symbols_predict(r->opts.argv[0],
-                                                         r->opts.search_path)))
+     !bpi_preload_start(&r->preload, r->opts.argv[0], r->opts.search_path))
     bpi_preload_follow(r->preload, bpi_sampler_pid(r->sampler));
   rc = bpi_sampler_run(r->sampler, deliver, r, err);
   end_preload(r);

@@ -77,9 +77,9 @@ struct bp_record_opts {
   /* Off-CPU time too: every interval a thread spends switched out,
    * charged to its stack at switch-out (sampler.h, converter.h) */
   bool off_cpu;
-  /* The symbol tables of the modules the command maps are not read while
-   * it runs (symbols.preload false, preload.h) but after its end */
-  bool no_preload;
+  /* The symbol tables of the modules the command maps are read while it
+   * runs (symbols.preload, preload.h), not after its end */
+  bool preload;
   /* A symbolizer shared by the recordings of one run (bpi_record_symbols_new),
    * so that the symbol tables of binaries that did not change are read
    * once; NULL: the recorder makes its own.  Not freed by the recorder. */

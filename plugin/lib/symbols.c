@@ -128,8 +128,8 @@ bp_code bpi_symbols_new(struct bp_symbols **out,
   long ps = sysconf(_SC_PAGESIZE);
   s->pagesize = ps > 0 ? (uint64_t)ps : 4096;
   s->recording = 1;
-  /* libelf's one global, set here on the calling thread rather than by
-   * the first dwfl_begin(), which may be a preload thread's */
+  /* libelf's one global, set before any preload thread's dwfl_begin()
+   * writes the same value to it again */
   elf_version(EV_CURRENT);
   bpi_strtab_init(&s->strs);
   bpi_strtab_init(&s->paths);

@@ -149,9 +149,9 @@ bool bpi_symbols_adopt(struct bp_symbols *s, struct bp_sym_module *m);
 
 /* The modules the program argv0 will map, as far as they can be told
  * before it runs, named as the kernel will name their mappings: the
- * program (found as execvp() finds it, in search_path: $PATH), its
- * dynamic loader, the libraries it needs that benchprof has loaded too
- * (the same soname), and the vDSO.  A NULL-terminated array to free with
+ * program when it is ELF (found as execvp() finds it, in search_path:
+ * $PATH), its dynamic loader, the libraries it needs that benchprof has
+ * loaded too (the same soname), and the vDSO.  A NULL-terminated array to free with
  * bpi_symbols_predict_free(); NULL only when out of memory. */
 char **bpi_symbols_predict(const char *argv0, const char *search_path);
 void bpi_symbols_predict_free(char **paths);

@@ -130,15 +130,17 @@ static void add_needed(struct paths *p, Elf *elf)
   }
 }
 
+/* An ELF program of our class, with what it needs; nothing of a script
+ * (its interpreter is what the kernel maps, found in the maps later). */
 static void add_program(struct paths *p, const char *path)
 {
-  add_path(p, path, true);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if(fd < 0)
     return;
   Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
   if(elf && elf_kind(elf) == ELF_K_ELF &&
      gelf_getclass(elf) == (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32)) {
+    add_path(p, path, true);
     add_interpreter(p, elf);
     add_needed(p, elf);
   }

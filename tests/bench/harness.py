@@ -183,13 +183,16 @@ def spill_per_sample(r, summary):
         pass
 
 
-def run_cmd(cmd, report=None, monitor=True, stdout=None):
-    """Run cmd; returns a dict of measurements."""
+def run_cmd(cmd, report=None, monitor=True, stdout=None, env=None):
+    """Run cmd (with env added to the environment); returns a dict of
+    measurements."""
     if report and os.path.exists(report):
         os.unlink(report)
     errf = tempfile.TemporaryFile()
+    full_env = dict(os.environ, **env) if env else None
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=stdout or subprocess.DEVNULL, stderr=errf)
+    p = subprocess.Popen(cmd, stdout=stdout or subprocess.DEVNULL, stderr=errf,
+                         env=full_env)
     mon = Monitor(p.pid) if monitor else None
     if mon:
         mon.start()

@@ -3,11 +3,11 @@
 # read while it runs (summary.json symbol_tables.preloaded), and the
 # profile names the same functions as when they are read after its end:
 # shlib's bpwork_hot in the libbpwork.so it is linked with, bpplugin_hot
-# in the libbpplugin.so it dlopens later.  Off with symbols.preload false
-# and with debuginfod servers.  Sharing one CPU with the command and a
-# busy loop, the preload thread (at SCHED_IDLE) gets little of it: what
-# it did not read by the end is read after it, and the profile loses
-# nothing.
+# in the libbpplugin.so it dlopens later.  Off by default, on from the
+# environment or the configuration file, never with debuginfod servers.
+# Sharing one CPU with the command and a busy loop, the preload thread
+# (at SCHED_IDLE) gets little of it: what it did not read by the end is
+# read after it, and the profile loses nothing.
 . "${top_srcdir:?run through make check}/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 
@@ -31,41 +31,49 @@ assert not bad and not unresolved, (bad, unresolved)
 PY
 }
 
-record on -q --all-user -- "$shlib" 0.3 "$plugin"
+BENCHPROF_SYMBOLS_PRELOAD=true record on -q --all-user -- \
+  "$shlib" 0.3 "$plugin"
 expect_status on 0
 validate on
 names_ok on
 
-BENCHPROF_SYMBOLS_PRELOAD=false record off -q --all-user -- \
-  "$shlib" 0.3 "$plugin"
+record off -q --all-user -- "$shlib" 0.3 "$plugin"
 expect_status off 0
 names_ok off
 
-pycheck "read while it ran: the program, its libraries, libc; the same \
-modules used as when read after its end" <<'PY'
+# the counts, on a command that leaves the CPUs idle: the thread, at
+# SCHED_IDLE, may wait long for one while other tests keep them busy
+# (three tries, each of a second, before that is called a failure)
+for try in 1 2 3; do
+  BENCHPROF_SYMBOLS_PRELOAD=true record idle_on -q --all-user -- sleep 1
+  expect_status idle_on 0
+  grep -q '"preloaded":[4-9]' "$TMP/idle_on/summary.json" && break
+done
+record idle_off -q --all-user -- sleep 1
+expect_status idle_off 0
+pycheck "read while it ran: sleep, its loader, libc, the vDSO; off by \
+default" <<'PY'
 import json, os
 def tables(name):
     with open(os.path.join(os.environ["TMP"], name, "summary.json")) as f:
         return json.load(f)["symbol_tables"]
-on, off = tables("on"), tables("off")
-# shlib, libbpwork.so, libc and ld.so at least (the vDSO too)
+on, off = tables("idle_on"), tables("idle_off")
+# "read" counts the modules samples used: a sleeping command has few
 assert on["preloaded"] >= 4, on
 assert off["preloaded"] == 0, off
-assert on["read"] == off["read"] and on["reused"] == off["reused"] == 0, \
-    (on, off)
 PY
 
 # from the configuration file too
-printf '{"symbols": {"preload": false}}\n' >"$TMP/conf.json"
+printf '{"symbols": {"preload": true}}\n' >"$TMP/conf.json"
 record conf -q --all-user --config "$TMP/conf.json" -- "$shlib" 0.1 "$plugin"
 expect_status conf 0
-check "symbols.preload false in the configuration: nothing preloaded" \
-  grep -q '"preloaded":0}' "$TMP/conf/summary.json"
+check "symbols.preload true in the configuration: modules preloaded" \
+  grep -q '"preloaded":[1-9][0-9]*}' "$TMP/conf/summary.json"
 
 # debuginfod servers (nothing listens there): not preloaded, since modules
 # no sample needs would be looked up on them
-record dbg -q --all-user --debuginfod=http://127.0.0.1:9/ -- \
-  "$shlib" 0.1 "$plugin"
+BENCHPROF_SYMBOLS_PRELOAD=true record dbg -q --all-user \
+  --debuginfod=http://127.0.0.1:9/ -- "$shlib" 0.1 "$plugin"
 expect_status dbg 0
 check "with debuginfod: nothing preloaded" \
   grep -q '"preloaded":0}' "$TMP/dbg/summary.json"
@@ -74,7 +82,8 @@ check "with debuginfod: nothing preloaded" \
 taskset -c 0 sh -c 'while :; do :; done' &
 hog=$!
 at_exit "kill $hog 2>/dev/null"
-taskset -c 0 "$BENCHPROF" record -q --all-user -o "$TMP/starved" -- \
+BENCHPROF_SYMBOLS_PRELOAD=true taskset -c 0 "$BENCHPROF" record -q \
+  --all-user -o "$TMP/starved" -- \
   "$shlib" 0.2 "$plugin" >"$TMP/starved.out" 2>"$TMP/starved.err"
 status=$?
 kill "$hog"
