@@ -6,12 +6,6 @@ tests_unit_test_symbols_SOURCES = tests/unit/test_symbols.c
 tests_unit_test_symbols_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_symbols_LDADD = $(unit_ldadd)
 
-check_PROGRAMS += tests/unit/test_preload
-TESTS += tests/unit/test_preload
-tests_unit_test_preload_SOURCES = tests/unit/test_preload.c
-tests_unit_test_preload_CPPFLAGS = $(unit_cppflags)
-tests_unit_test_preload_LDADD = $(unit_ldadd)
-
 # Fixtures with known layout: built by hand, not as check_PROGRAMS, so the
 # user's CFLAGS (-O2, sanitizers) cannot move their lines or inline them.
 # The test finds them under $top_builddir/tests/unit/fixtures.
@@ -89,9 +83,3 @@ EXTRA_DIST += tests/integration/record_debuginfod.sh \
 # versions of the harness itself.
 TESTS += tests/integration/symbols_each.sh
 EXTRA_DIST += tests/integration/symbols_each.sh tests/workloads/symswap.c
-
-# symbols.preload: the tables read while the command runs, the same
-# functions named, nothing lost when the preload thread gets no CPU
-TESTS += tests/integration/symbols_preload.sh
-EXTRA_DIST += tests/integration/symbols_preload.sh
-tests/integration/symbols_preload.log: $(workload_dir)/libbpplugin.so

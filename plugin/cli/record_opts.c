@@ -328,7 +328,6 @@ void bp_cli_record_defaults(struct bp_record_args *a, bool run)
   a->rec.control = true;  /* cheap: one FIFO, read only when written */
   a->rec.tmpdir = getenv("TMPDIR");
   a->rec.runtime_dir = getenv("XDG_RUNTIME_DIR");
-  a->rec.search_path = getenv("PATH");
   a->rec.event = DEFAULT_EVENT;
   a->rec.freq = DEFAULT_FREQ;
   a->rec.demangle = true;

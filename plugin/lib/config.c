@@ -60,8 +60,6 @@ const struct key bpi_config_keys[] = {
    0.001, 3600, NULL},
   {"symbols.debuginfod_cache", K_STR, F(symbols.debuginfod_cache), 0, 0,
    NULL},
-  {"symbols.preload", K_BOOL, F(symbols.preload), 0, 0,
-   "BENCHPROF_SYMBOLS_PRELOAD"},
   OBJ("store"),
   {"store.url", K_STORE_URL, F(store.url), 0, 0, "BENCHPROF_STORE"},
   {"store.public_url", K_HTTP_URL, F(store.public_url), 0, 0,
@@ -297,7 +295,6 @@ void bpi_config_record_opts(const struct bp_config *c,
   o->whole_stacks = !c->record.stack_tops;
   o->debuginfod = c->symbols.debuginfod;
   o->debuginfod_cache = c->symbols.debuginfod_cache;
-  o->preload = c->symbols.preload;
   o->debuginfod_timeout_ms = c->symbols.debuginfod_timeout_ms;
   if(c->record.ring_mib) {
     uint64_t pages = (c->record.ring_mib << 20) /

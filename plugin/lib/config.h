@@ -85,7 +85,6 @@ struct bp_config {
     long debuginfod_timeout_ms; /* all lookups of a profile together;
                                    file: "debuginfod_timeout" seconds */
     char *debuginfod_cache;   /* NULL: libdebuginfod's default */
-    bool preload;             /* tables read while the command runs */
   } symbols;
 
   struct {

@@ -348,9 +348,8 @@ static bp_code summary_write(const struct bp_profile *p, struct bp_buf *b,
                  m->unresolved_frames);
   add_double(b, m->symbolize_ms);
   bpi_buf_printf(b, ",\n\"symbol_tables\":{\"read\":%" PRIu32
-                 ",\"reused\":%" PRIu32 ",\"preloaded\":%" PRIu32 "}",
-                 m->symbol_tables_read, m->symbol_tables_reused,
-                 m->symbol_tables_preloaded);
+                 ",\"reused\":%" PRIu32 "}", m->symbol_tables_read,
+                 m->symbol_tables_reused);
   add_kernel(b, p);
   add_unwind(b, m);
   bpi_buf_printf(b, ",\n\"processes\":%" PRIu32 ",\n", procs);

@@ -168,10 +168,8 @@ struct bp_profile_meta {
                                * symbol (0xADDR, fn_START) */
   double symbolize_ms;   /* time spent symbolizing */
   /* modules whose symbol tables were read for this profile, and those
-   * reused from an earlier recording of the same run (symbols.h); and
-   * those read while the command ran (preload.h), used or not */
+   * reused from an earlier recording of the same run (symbols.h) */
   uint32_t symbol_tables_read, symbol_tables_reused;
-  uint32_t symbol_tables_preloaded;
   /* DWARF unwinding (--call-graph dwarf or auto) */
   uint32_t stack_bytes;       /* user stack copied per sample, 0: none */
   char *call_graph_fallback;  /* NULL unless DWARF data could not be used */

@@ -187,7 +187,6 @@ static void merge_meta(struct bp_profile *d, const struct bp_profile *s)
   m->symbolize_ms += o->symbolize_ms;
   m->symbol_tables_read += o->symbol_tables_read;
   m->symbol_tables_reused += o->symbol_tables_reused;
-  m->symbol_tables_preloaded += o->symbol_tables_preloaded;
   m->unwind_ms += o->unwind_ms;
   if(m->exit_status == 0)
     m->exit_status = o->exit_status;

@@ -4,7 +4,6 @@
 #include "buf.h"
 #include "err.h"
 #include "events.h"
-#include "preload.h"
 #include "symbols.h"
 
 #include <errno.h>
@@ -31,8 +30,6 @@ struct bp_recorder {
   struct bp_counters *counters;
   struct bp_profile *profile;
   struct bp_control *control;  /* NULL unless opts.control */
-  struct bp_preload *preload;  /* reading symbol tables while it runs */
-  unsigned preloaded;          /* modules it handed to sym */
   bool kernel;                 /* kernel time sampled (asked, permitted) */
   char kernel_reason[160];     /* why not */
   char off_cpu_note[256];      /* off-CPU stacks not sampled: why */
@@ -316,16 +313,6 @@ bp_code bpi_record_symbols_new(const struct bp_record_opts *o,
   return bpi_symbols_new(out, &so);
 }
 
-/* Preloading pays only where nothing was read yet: the later recordings
- * of run --each and --repeat run the programs whose tables the shared
- * symbolizer has.  Not with debuginfod: a server would be asked for
- * modules no sample needs. */
-static bool preload_wanted(const struct bp_recorder *r)
-{
-  return r->opts.preload && !r->opts.debuginfod &&
-         bpi_symbols_modules(r->sym) == 0;
-}
-
 bp_code bpi_recorder_new(struct bp_recorder **out,
                          const struct bp_record_opts *o, struct bp_err *err)
 {
@@ -407,20 +394,10 @@ fail:
   return err->code ? err->code : rc;
 }
 
-/* The modules the preload thread read go to the symbolizer, which is
- * the caller's alone from then on. */
-static void end_preload(struct bp_recorder *r)
-{
-  if(r->preload)
-    r->preloaded = bpi_preload_stop(r->preload, r->sym);
-  r->preload = NULL;
-}
-
 void bpi_recorder_free(struct bp_recorder *r)
 {
   if(!r)
     return;
-  end_preload(r);
   bpi_sampler_free(r->sampler);
   bpi_converter_free(r->conv);
   bpi_counters_free(r->counters);
@@ -438,7 +415,6 @@ void bpi_recorder_end(struct bp_recorder *r)
 {
   if(!r)
     return;
-  end_preload(r);
   bpi_control_free(r->control);
   r->control = NULL;
 }
@@ -453,29 +429,12 @@ pid_t bpi_recorder_pid(const struct bp_recorder *r)
   return bpi_sampler_pid(r->sampler);
 }
 
-/* The sampler's records to the converter, whose first use of the
- * symbolizer comes after the preload thread let go of it. */
-static bp_code deliver(void *ctx, const void *rec, size_t len)
-{
-  struct bp_recorder *r = ctx;
-  if(r->preload)
-    end_preload(r);
-  return bpi_converter_record(r->conv, rec, len);
-}
-
 bp_code bpi_recorder_run(struct bp_recorder *r, struct bp_err *err)
 {
   bp_code rc = bpi_sampler_start(r->sampler, err);
   if(rc)
     return rc;
-  /* not before: mapping the rings is bound by memory, and a thread
-   * touching fresh memory alongside took four times the CPU.  Without
-   * it, the tables are read after the end. */
-  if(preload_wanted(r) &&
-     !bpi_preload_start(&r->preload, r->opts.argv[0], r->opts.search_path))
-    bpi_preload_follow(r->preload, bpi_sampler_pid(r->sampler));
-  rc = bpi_sampler_run(r->sampler, deliver, r, err);
-  end_preload(r);
+  rc = bpi_sampler_run(r->sampler, bpi_converter_record, r->conv, err);
   r->info.spill_errno = bpi_sampler_spill_errno(r->sampler);
   if(r->counters) {
     bp_code crc = bpi_counters_read(r->counters, err);
@@ -646,7 +605,6 @@ bp_code bpi_recorder_finish(struct bp_recorder *r, struct bp_profile **out,
   bpi_symbols_tables(r->sym, &t);
   r->profile->meta.symbol_tables_read = t.read;
   r->profile->meta.symbol_tables_reused = t.reused;
-  r->profile->meta.symbol_tables_preloaded = r->preloaded;
   if(rc)
     return rc;
   *out = r->profile;

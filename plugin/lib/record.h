@@ -69,7 +69,6 @@ struct bp_record_opts {
                               NULL: /tmp, and the FIFO on a memory file
                               system when there is one (control.h) */
   const char *runtime_dir; /* the user's XDG_RUNTIME_DIR, or NULL */
-  const char *search_path; /* $PATH, where the command is looked for */
   bool spill_disk_only;    /* no spilled ring bytes kept in memory
                               (record.spill_memory false, sampler.h) */
   bool whole_stacks;       /* spilled stack copies kept whole up to their
@@ -77,9 +76,6 @@ struct bp_record_opts {
   /* Off-CPU time too: every interval a thread spends switched out,
    * charged to its stack at switch-out (sampler.h, converter.h) */
   bool off_cpu;
-  /* The symbol tables of the modules the command maps are read while it
-   * runs (symbols.preload, preload.h), not after its end */
-  bool preload;
   /* A symbolizer shared by the recordings of one run (bpi_record_symbols_new),
    * so that the symbol tables of binaries that did not change are read
    * once; NULL: the recorder makes its own.  Not freed by the recorder. */

@@ -128,9 +128,6 @@ bp_code bpi_symbols_new(struct bp_symbols **out,
   long ps = sysconf(_SC_PAGESIZE);
   s->pagesize = ps > 0 ? (uint64_t)ps : 4096;
   s->recording = 1;
-  /* libelf's one global, set before any preload thread's dwfl_begin()
-   * writes the same value to it again */
-  elf_version(EV_CURRENT);
   bpi_strtab_init(&s->strs);
   bpi_strtab_init(&s->paths);
   bpi_map_init(&s->result_of);
@@ -160,21 +157,17 @@ static void forget_ranges(struct bp_symbols *s)
   bpi_sym_forget_kernel(s);
 }
 
-static void module_cleanup(struct module *m)
-{
-  if(m->dwfl)
-    dwfl_end(m->dwfl);
-  free(m->segs);
-  free(m->fde_starts);
-  free(m->fn_starts);
-}
-
 void bpi_symbols_free(struct bp_symbols *s)
 {
   if(!s)
     return;
-  for(size_t i = 0; i < s->nmods; i++)
-    module_cleanup(&s->mods[i]);
+  for(size_t i = 0; i < s->nmods; i++) {
+    if(s->mods[i].dwfl)
+      dwfl_end(s->mods[i].dwfl);
+    free(s->mods[i].segs);
+    free(s->mods[i].fde_starts);
+    free(s->mods[i].fn_starts);
+  }
   free(s->mods);
   free(s->mod_of);
   forget_ranges(s);
@@ -311,8 +304,7 @@ static int vdso_fd(void)
 /* Open path with libdwfl at base 0 so that module addresses are the ELF
  * virtual addresses (add_p_vaddr: an ET_DYN whose first PT_LOAD is not at
  * 0 keeps a bias of 0 too).  The module's userdata is s, for
- * find_debuginfo (NULL: local debug files only, for a module read away
- * from any symbolizer).  Failure is remembered in m->rc. */
+ * find_debuginfo.  Failure is remembered in m->rc. */
 static void module_open(struct bp_symbols *s, struct module *m,
                         const char *path)
 {
@@ -382,9 +374,10 @@ bool bpi_sym_same_file(const struct file_id *a, const struct file_id *b)
          a->mtime_ns == b->mtime_ns;
 }
 
-/* Room for one more module, for path id pid: its index in *id, zeroed.
+/* A new module for path (path id pid), opened now; its index in *id.
  * false only when out of memory. */
-static bool module_slot(struct bp_symbols *s, uint32_t pid, uint32_t *id)
+static bool module_add(struct bp_symbols *s, const char *path, uint32_t pid,
+                       const struct file_id *file, uint32_t *id)
 {
   struct module *mods = grow_array(s->mods, &s->mods_cap, s->nmods + 1,
                                    sizeof(*mods));
@@ -397,33 +390,24 @@ static bool module_slot(struct bp_symbols *s, uint32_t pid, uint32_t *id)
     return false;
   s->mod_of = mod_of;
   *id = (uint32_t)s->nmods++;
-  memset(&s->mods[*id], 0, sizeof(s->mods[*id]));
-  s->mod_of[pid] = *id;
-  return true;
-}
-
-/* A new module for path (path id pid), opened now; its index in *id.
- * false only when out of memory. */
-static bool module_add(struct bp_symbols *s, const char *path, uint32_t pid,
-                       const struct file_id *file, uint32_t *id)
-{
-  if(!module_slot(s, pid, id))
-    return false;
   struct module *m = &s->mods[*id];
+  memset(m, 0, sizeof(*m));
   m->file = *file;
-  m->checked = m->opened_in = s->recording;
+  m->checked = s->recording;
   m->lines = wants_lines(s->lines, path);
   module_open(s, m, path);
+  s->mod_of[pid] = *id;
+  s->tables.read++;
   return true;
 }
 
-/* The module of path, opened on first use (or preload), and again at its first use in
+/* The module of path, opened on first use, and again at its first use in
  * a later recording if its file changed (bpi_symbols_begin_recording);
  * *id is its index in mods.  NULL only when out of memory; a module that
  * failed to open has mod == NULL.  The vDSO is the kernel's, the same in
  * every process: never read again. */
-static struct module *module_find(struct bp_symbols *s, const char *path,
-                                  uint32_t *id)
+static struct module *module_get(struct bp_symbols *s, const char *path,
+                                 uint32_t *id)
 {
   uint32_t pid = bpi_strtab_find(&s->paths, path);
   if(pid == BP_NONE) {
@@ -439,26 +423,11 @@ static struct module *module_find(struct bp_symbols *s, const char *path,
     return m;
   m->checked = s->recording;
   struct file_id file = bpi_sym_file_id(path);
-  if(bpi_sym_same_file(&m->file, &file) || !strcmp(path, VDSO_PATH))
+  if(bpi_sym_same_file(&m->file, &file) || !strcmp(path, VDSO_PATH)) {
+    s->tables.reused++;
     return m;
-  return module_add(s, path, pid, &file, id) ? &s->mods[*id] : NULL;
-}
-
-/* module_find() for a lookup: the recording's tables count the module
- * once, as read when it was read in this recording (preloaded or not),
- * else as reused. */
-static struct module *module_get(struct bp_symbols *s, const char *path,
-                                 uint32_t *id)
-{
-  struct module *m = module_find(s, path, id);
-  if(m && m->used_in != s->recording) {
-    m->used_in = s->recording;
-    if(m->opened_in == s->recording)
-      s->tables.read++;
-    else
-      s->tables.reused++;
   }
-  return m;
+  return module_add(s, path, pid, &file, id) ? &s->mods[*id] : NULL;
 }
 
 /* The PT_LOAD that a mapping at file offset pgoff comes from.  The mapping
@@ -610,61 +579,6 @@ static const struct result *result_get(struct bp_symbols *s, uint32_t id,
     return NULL;
   s->nresults++;
   return r;
-}
-
-struct bp_sym_module *bpi_symbols_read_module(const char *path)
-{
-  struct bp_sym_module *pm = calloc(1, sizeof(*pm));
-  if(!pm)
-    return NULL;
-  pm->path = strdup(path);
-  if(!pm->path) {
-    free(pm);
-    return NULL;
-  }
-  pm->m.file = bpi_sym_file_id(path);
-  module_open(NULL, &pm->m, path);
-  if(pm->m.mod)
-    bpi_sym_read_functions(&pm->m);
-  return pm;
-}
-
-void bpi_symbols_module_free(struct bp_sym_module *pm)
-{
-  if(!pm)
-    return;
-  module_cleanup(&pm->m);
-  free(pm->path);
-  free(pm);
-}
-
-bool bpi_symbols_adopt(struct bp_symbols *s, struct bp_sym_module *pm)
-{
-  uint32_t id, pid = bpi_strtab_find(&s->paths, pm->path);
-  if(pid != BP_NONE || !pm->m.mod) {
-    bpi_symbols_module_free(pm);  /* read meanwhile, or unusable */
-    return false;
-  }
-  pid = bpi_strtab_intern(&s->paths, pm->path);
-  if(pid == BP_NONE || !module_slot(s, pid, &id)) {
-    bpi_symbols_module_free(pm);
-    return false;
-  }
-  struct module *m = &s->mods[id];
-  *m = pm->m;
-  m->checked = m->opened_in = s->recording;
-  m->lines = wants_lines(s->lines, pm->path);
-  void **userdata;
-  dwfl_module_info(m->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-  *userdata = s;
-  free(pm->path);
-  free(pm);
-  return true;
-}
-
-size_t bpi_symbols_modules(const struct bp_symbols *s)
-{
-  return s->nmods;
 }
 
 bool bpi_symbols_resolve(struct bp_symbols *s, const char *path,

@@ -128,37 +128,6 @@ bp_code bpi_symbols_vaddr_delta(struct bp_symbols *s, const char *path,
 bp_code bpi_symbols_build_id(struct bp_symbols *s, const char *path,
                              char *hex, size_t len);
 
-/* A module read ahead of its first lookup, away from any symbolizer:
- * preload.c reads the modules the recorded command maps while it runs,
- * on a thread of its own, so that the work is not left for after its
- * end. */
-struct bp_sym_module;
-
-/* Open path as a module and read its function table (its symbol table,
- * from a local debug file when the module has none).  Uses no
- * symbolizer, so it may run on any thread.  NULL only when out of
- * memory; a file that cannot be read gives a module that adopt drops. */
-struct bp_sym_module *bpi_symbols_read_module(const char *path);
-void bpi_symbols_module_free(struct bp_sym_module *m);
-
-/* Hand m to s, whose first lookup of m's path in this recording then uses
- * it instead of reading the file; counted in bpi_symbols_tables() as
- * read, when a lookup uses it.  m is s's (or freed) after.  false (and m
- * freed) when s has the path already or m's file could not be read. */
-bool bpi_symbols_adopt(struct bp_symbols *s, struct bp_sym_module *m);
-
-/* The modules the program argv0 will map, as far as they can be told
- * before it runs, named as the kernel will name their mappings: the
- * program when it is ELF (found as execvp() finds it, in search_path:
- * $PATH), its dynamic loader, the libraries it needs that benchprof has
- * loaded too (the same soname), and the vDSO.  A NULL-terminated array to free with
- * bpi_symbols_predict_free(); NULL only when out of memory. */
-char **bpi_symbols_predict(const char *argv0, const char *search_path);
-void bpi_symbols_predict_free(char **paths);
-
-/* The modules s has read so far, in all its recordings. */
-size_t bpi_symbols_modules(const struct bp_symbols *s);
-
 /* Resolve an ELF virtual address of a module.  build_id may be NULL or "";
  * when given and the file on disk has another build id, the lookup fails
  * (the file was replaced) rather than return a wrong name.

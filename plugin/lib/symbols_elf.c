@@ -456,12 +456,6 @@ static void read_fn_starts(struct module *m)
   m->nfn_starts = k;
 }
 
-void bpi_sym_read_functions(struct module *m)
-{
-  if(!m->fn_starts_read)
-    read_fn_starts(m);
-}
-
 /* The first of m->fn_starts at or after addr. */
 static size_t fn_starts_at(const struct module *m, uint64_t addr)
 {

@@ -5,9 +5,8 @@
  * at an address, from DWARF; symbols_elf.c: names from the ELF tables where
  * the symbol table has none or several (PLT stubs, .eh_frame function
  * ranges, aliases); symbols_ranges.c: kallsyms and JIT maps;
- * symbols_debuginfod.c: debug files from debuginfod servers;
- * symbols_predict.c: the modules a program will map, told before it runs.
- * Internal to them. */
+ * symbols_debuginfod.c: debug files from debuginfod servers.  Internal to
+ * them. */
 #ifndef BP_LIB_SYMBOLS_INT_H
 #define BP_LIB_SYMBOLS_INT_H
 
@@ -68,11 +67,6 @@ struct symtab {
 struct module {
   Dwfl *dwfl;        /* one per module, so its ELF vaddrs are addresses */
   struct file_id file;
-  uint32_t opened_in;  /* the recording (bp_symbols.recording) it was
-                        * read in */
-  uint32_t used_in;    /* the last recording that counted it in its tables
-                        * (0: none yet); a preloaded module is counted at
-                        * its first lookup, not when it was read */
   uint32_t checked;  /* the recording (bp_symbols.recording) it was last
                       * checked in against its file */
   Dwfl_Module *mod;  /* NULL when the file could not be used */
@@ -90,11 +84,6 @@ struct module {
   uint64_t *fde_starts;  /* .eh_frame_hdr's table: each FDE's start */
   size_t nfdes;
   bool fdes_read;
-};
-
-struct bp_sym_module {  /* symbols.h: a module read away from s */
-  char *path;
-  struct module m;
 };
 
 struct result {   /* one resolved (module, vaddr) */
@@ -270,8 +259,6 @@ const char *bpi_sym_alias_name(struct bp_symbols *s, uint32_t id,
  * that takes libdwfl's full lookup. */
 const char *bpi_sym_function_at(struct bp_symbols *s, uint32_t id,
                                 uint64_t vaddr, uint64_t *start);
-/* Read m's function table, if not read yet (bpi_symbols_preload). */
-void bpi_sym_read_functions(struct module *m);
 /* fs, given in symbol index order, sorted by address then index. */
 void bpi_sym_sort_fn_starts(struct fn_start *fs, size_t n);
 

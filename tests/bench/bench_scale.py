@@ -184,8 +184,7 @@ FIXED_LOADS = (("cpu-0.7s", 0.7, "alone", 1.03), ("short-50ms", 0.05, "floor", 1
 
 def fixed_section(h, run_cmd, settle, rep_order, paired, pairwise):
     """Section "fixed": per load, alone, the floor sampler and benchprof's
-    default mode (and with symbols.preload), interleaved; whole-command
-    wall ratios per repetition."""
+    default mode, interleaved; whole-command wall ratios per repetition."""
     reps = h.a.reps * (4 if os.environ.get("BENCH_LONG") == "1" else 2) + 1
     sec = {}
     for name, secs, base, target in FIXED_LOADS:
@@ -194,8 +193,7 @@ def fixed_section(h, run_cmd, settle, rep_order, paired, pairwise):
         runs = []
         for i in range(reps):
             rep = {}
-            for m in rep_order(["alone", "floor", "floor_small", "default",
-                                "preload"], i):
+            for m in rep_order(["alone", "floor", "floor_small", "default"], i):
                 out = os.path.join(h.tmp, "fixed-%s-%d" % (name, i))
                 if m == "alone":
                     cmd = h.work(*args)
@@ -215,10 +213,7 @@ def fixed_section(h, run_cmd, settle, rep_order, paired, pairwise):
                     # Hz, no counters), in benchprof's default call graph
                     cmd = [h.a.benchprof, "record", "-q", "--no-counters", "--all-user",
                            "-F", "997", "-o", out, "--"] + h.work(*args)
-                # the same with the symbol tables read while it runs (off
-                # by default: its CPU then is issue 8's business)
-                env = {"BENCHPROF_SYMBOLS_PRELOAD": "true"} if m == "preload" else None
-                rep[m] = run_cmd(cmd, h.report, env=env)
+                rep[m] = run_cmd(cmd, h.report)
                 shutil.rmtree(out, ignore_errors=True)
                 settle()
             runs.append(rep)
@@ -229,8 +224,6 @@ def fixed_section(h, run_cmd, settle, rep_order, paired, pairwise):
                      "floor_ratio": pairwise(runs, "floor", "alone", "wall"),
                      "floor_small_ratio": pairwise(runs, "floor_small", "alone", "wall"),
                      "floor_small_paired": paired(runs, "floor_small", "alone", "wall"),
-                     "preload_ratio": pairwise(runs, "preload", base, "wall"),
-                     "preload_paired": paired(runs, "preload", "default", "wall"),
                      "phases": fixed_phases(runs)}
     h.results["sections"]["fixed"] = sec
 
@@ -253,7 +246,7 @@ def fixed_phases(runs):
     """Per mode and phase, the median ms; and default minus floor per
     repetition (paired), median [min-max] ms."""
     out = {}
-    for m in ("alone", "floor", "default", "preload"):
+    for m in ("alone", "floor", "default"):
         out[m] = {k: _summ([1000 * r[m][k] for r in runs if k in r.get(m, {})])
                   for k in PHASES + ("wall",)}
     out["default-floor"] = {
@@ -363,25 +356,19 @@ def _fixed_table(S, fmt):
          "the bare sampler (floor_sampler -g dwarf, 997 Hz, rings of benchprof's size) against the workload "
          "alone, per repetition, median [min-max].", "",
          "| workload | default / alone | floor / alone | floor, 2 MiB rings / alone "
-         "| default / target base | with symbols.preload / target base |",
-         "|---|---|---|---|---|---|"]
+         "| default / target base |",
+         "|---|---|---|---|---|"]
     for name, s in fx.items():
         small = s.get("floor_small_paired")
-        pre = s.get("preload_paired")
-        L.append("| %s | %s | %s | %s%s | %s (vs %s) | %s%s |" % (
+        L.append("| %s | %s | %s | %s%s | %s (vs %s) |" % (
             name, fmt(s["alone_ratio"], "x"), fmt(s["floor_ratio"], "x"),
             fmt(s.get("floor_small_ratio"), "x"),
             " (CI of the median [%.3f-%.3f])" % (small["lo"], small["hi"]) if small else "",
-            fmt(s["ratio"], "x"), s["base"], fmt(s.get("preload_ratio"), "x"),
-            " (over the default: CI of the median [%.3f-%.3f])" % (pre["lo"], pre["hi"])
-            if pre else ""))
+            fmt(s["ratio"], "x"), s["base"]))
     L += ["", "The third column is the bare sampler with rings of 2 MiB per CPU "
           "(benchprof's without stack copies) instead of benchprof's: what the "
           "kernel's sampling costs this workload before any ring is allocated "
-          "beyond that.  The last is the default with `symbols.preload` (off by "
-          "default): the symbol tables read on an idle CPU while the command "
-          "runs, for a few ms of CPU then, which issue 8's own-CPU target does "
-          "not allow."]
+          "beyond that."]
     L += _phases_table(fx, fmt)
     return L
 
@@ -403,8 +390,7 @@ def _phases_table(fx, fmt):
             continue
         for m, label in (("alone", "alone"), ("floor", "bare sampler"),
                          ("default", "benchprof"),
-                         ("default-floor", "benchprof - bare sampler"),
-                         ("preload", "benchprof, symbols.preload")):
+                         ("default-floor", "benchprof - bare sampler")):
             row = ph.get(m, {})
             L.append("| %s | %s | %s |" % (name, label, " | ".join(
                 fmt(row.get(k), "", 1) for k in PHASES + ("wall",))))

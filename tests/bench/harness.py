@@ -22,8 +22,9 @@ How things are measured (see docs/performance.md for the write-up):
 - a monitor thread reads the tool's own CPU time (the sum over its threads
   of /proc/PID/task/*/schedstat, ns, a thread that ended counted with its
   last reading; the workload is another process and is not included)
-  every 2 ms for the first 0.4 s, then every 10 ms, so the tool's CPU is split into "during
-  the run" (up to t_end) and "after the run" (artifacts);
+  every 2 ms for the first 0.4 s, then every 10 ms, so the tool's CPU is
+  split into "during the run" (up to t_end) and "after the run"
+  (artifacts);
 - time to artifacts = the tool's exit (wait4 returns) - the workload's
   t_end, plus, for perf, `perf script` and a fold step run afterwards.
 
@@ -117,8 +118,8 @@ def tool_cpu_ns(pid, seen=None):
     """CPU time of the threads of pid, from schedstat (ns), or None.  With
     seen (a dict kept across calls: tid -> its last value), threads that
     ended since count with what they had when last seen: a thread's time
-    leaves /proc/PID/task with it (benchprof's symbol preload thread lives
-    a few ms)."""
+    leaves /proc/PID/task with it, so a short-lived one (a worker pool's,
+    a helper's) vanished from the sum."""
     seen = {} if seen is None else seen
     try:
         tids = os.listdir("/proc/%d/task" % pid)
@@ -183,16 +184,13 @@ def spill_per_sample(r, summary):
         pass
 
 
-def run_cmd(cmd, report=None, monitor=True, stdout=None, env=None):
-    """Run cmd (with env added to the environment); returns a dict of
-    measurements."""
+def run_cmd(cmd, report=None, monitor=True, stdout=None):
+    """Run cmd; returns a dict of measurements."""
     if report and os.path.exists(report):
         os.unlink(report)
     errf = tempfile.TemporaryFile()
-    full_env = dict(os.environ, **env) if env else None
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=stdout or subprocess.DEVNULL, stderr=errf,
-                         env=full_env)
+    p = subprocess.Popen(cmd, stdout=stdout or subprocess.DEVNULL, stderr=errf)
     mon = Monitor(p.pid) if monitor else None
     if mon:
         mon.start()

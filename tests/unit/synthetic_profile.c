@@ -89,7 +89,6 @@ static bp_code set_meta(struct bp_profile *p)
   m->symbolize_ms = 12.5;
   m->symbol_tables_read = 4;
   m->symbol_tables_reused = 2;
-  m->symbol_tables_preloaded = 3;
   m->stack_bytes = 8192;
   m->unwind_samples = 7;
   m->dwarf_samples = 6;

@@ -168,7 +168,6 @@ static void check_summary(const char *dir)
   if(tables) {
     CHECK_EQ_INT(num(tables, "read"), 4);
     CHECK_EQ_INT(num(tables, "reused"), 2);
-    CHECK_EQ_INT(num(tables, "preloaded"), 3);
   }
   CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(s,
                                                       "call_graph_fallback")));

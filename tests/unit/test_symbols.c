@@ -978,72 +978,6 @@ static void test_sort_fn_starts(void)
     }
 }
 
-/* A module read away from the symbolizer (bpi_symbols_read_module, as
- * preload.c does on its thread) and handed to it: its lookups answer as a
- * module the symbolizer read itself, it is counted when first used, a
- * second one of the same path and an unreadable one are dropped.  The
- * split fixture: its symbols are in a debug file found by debuglink
- * without the symbolizer. */
-static void test_adopt(const char *name)
-{
-  char dir[PATH_MAX], path[PATH_MAX], out[OUT_MAX];
-  join(dir, sizeof(dir), top_builddir, "tests/unit/fixtures");
-  join(path, sizeof(path), dir, name);
-  if(!run_fixture(path, out, sizeof(out)))
-    return;
-  uint64_t call = output_value(out, "add_call");
-  struct bp_symbols_opts opts = { .demangle = true };
-  struct bp_symbols *s = NULL, *direct = NULL;
-  struct bp_symbols_tables t;
-  struct bp_sym got, want;
-  CHECK_EQ_INT(bpi_symbols_new(&s, &opts), BP_OK);
-  CHECK_EQ_INT(bpi_symbols_new(&direct, &opts), BP_OK);
-  if(!s || !direct)
-    goto out;
-  struct bp_sym_module *m = bpi_symbols_read_module(path);
-  CHECK(m != NULL);
-  /* read before the hand-over, function table and all */
-  CHECK(m && m->m.mod && m->m.fn_starts_read && m->m.nfn_starts > 0);
-  CHECK_EQ_INT(bpi_symbols_modules(s), 0);
-  CHECK(m && bpi_symbols_adopt(s, m));
-  CHECK_EQ_INT(bpi_symbols_modules(s), 1);
-  bpi_symbols_tables(s, &t);
-  CHECK_EQ_INT(t.read, 0);  /* not until a lookup uses it */
-
-  memset(&got, 0, sizeof(got));
-  memset(&want, 0, sizeof(want));
-  CHECK(bpi_symbols_resolve(s, path, NULL, call, &got));
-  CHECK(bpi_symbols_resolve(direct, path, NULL, call, &want));
-  CHECK_EQ_STR(got.name, "symfix_add");
-  CHECK_EQ_STR(got.name, want.name);
-  CHECK_EQ_STR(got.file, want.file);
-  CHECK_EQ_INT(got.line, want.line);
-  CHECK_EQ_INT(got.start_line, want.start_line);
-  CHECK_EQ_INT(bpi_symbols_modules(s), 1);  /* the adopted one, used */
-  bpi_symbols_tables(s, &t);
-  CHECK_EQ_INT(t.read, 1);
-  CHECK_EQ_INT(t.reused, 0);
-
-  /* the path known already: dropped (and freed: LSan) */
-  CHECK(!bpi_symbols_adopt(s, bpi_symbols_read_module(path)));
-  char missing[PATH_MAX];
-  join(missing, sizeof(missing), tmpdir, "no-such-module.so");
-  m = bpi_symbols_read_module(missing);
-  CHECK(m != NULL);
-  CHECK(m && !bpi_symbols_adopt(s, m));
-  CHECK_EQ_INT(bpi_symbols_modules(s), 1);
-
-  /* the next recording reuses it */
-  bpi_symbols_begin_recording(s);
-  CHECK(bpi_symbols_resolve(s, path, NULL, call, &got));
-  bpi_symbols_tables(s, &t);
-  CHECK_EQ_INT(t.read, 0);
-  CHECK_EQ_INT(t.reused, 1);
-out:
-  bpi_symbols_free(direct);
-  bpi_symbols_free(s);
-}
-
 int main(void)
 {
   struct bp_symbols_opts opts = { .demangle = true };
@@ -1065,8 +999,6 @@ int main(void)
 
   test_demangle();
   test_sort_fn_starts();
-  test_adopt("symfix_pie");
-  test_adopt("symfix_split");
   CHECK_EQ_INT(bpi_symbols_new(&s, &opts), BP_OK);
   CHECK_EQ_INT(bpi_symbols_new(&raw, &raw_opts), BP_OK);
   if(s && raw) {
