@@ -3,7 +3,9 @@
 # so clearly (what, where, why) and exits non-zero; every artifact that is
 # there is whole (made without a name and linked into place, or written to
 # a temporary file and renamed) and no temporary file is left behind.
-# Both use a small tmpfs of their own, so
+# And with TMPDIR unset, a runtime directory without room for the
+# markers' FIFOs is given up for the next place.
+# All use a small tmpfs of their own, so
 # this test must run as root (CI does); it fails, not skips, otherwise.
 . "$top_srcdir/tests/lib.sh"
 
@@ -162,4 +164,32 @@ print("  %d samples, %d lost, %d bytes spilled, rings of %d bytes" % (
 assert s["samples"] > 400 and s["lost"] == 0, s
 assert s["spilled_bytes"] == 0, s
 PY
+
+# 6. TMPDIR unset, the runtime directory has room for the markers' FIFO
+# directory but not for the FIFOs (a tmpfs of two inodes: its root and
+# one more): that place is given up whole, its directory removed, and the
+# FIFOs go to the next place (/dev/shm, else /tmp), where the markers work
+mount_tmpfs "$TMP/xdg" size=64k,nr_inodes=2
+cat >"$TMP/marked.sh" <<'SH'
+#!/bin/sh
+echo "control=$BENCHPROF_CONTROL"
+echo "begin - fallback" >"$BENCHPROF_CONTROL"
+"$1" 0.1 >/dev/null
+echo "end -" >"$BENCHPROF_CONTROL"
+SH
+chmod +x "$TMP/marked.sh"
+env -u TMPDIR XDG_RUNTIME_DIR="$TMP/xdg" "$BENCHPROF" record -q \
+  -o "$TMP/fifo" -- "$TMP/marked.sh" "$WORKLOADS/split" >"$TMP/fifo.out" \
+  2>"$TMP/fifo.err"
+rc=$?
+cat "$TMP/fifo.err"
+check "no room for the FIFOs in the runtime directory: status 0 (got $rc)" \
+  [ "$rc" -eq 0 ]
+check "no room for the FIFOs in the runtime directory: they went to the \
+next place" grep -Eq '^control=(/dev/shm|/tmp)/benchprof-ctl\.[A-Za-z0-9]+/control$' \
+  "$TMP/fifo.out"
+check "no room for the FIFOs in the runtime directory: nothing left there" \
+  [ -z "$(ls -A "$TMP/xdg")" ]
+check "no room for the FIFOs in the runtime directory: the markers worked" \
+  [ -f "$TMP/fifo/fallback/profile.folded" ]
 finish
