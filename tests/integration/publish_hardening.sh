@@ -3,7 +3,8 @@
 # password in BENCHER_HOST or another URL (F9), an uppercase commit hash
 # that the API refuses for ever (F3), two runs in one second without a
 # commit (F7).  Against the Bencher stand-in on 127.0.0.1, a file://
-# store and a spool per case.
+# store and a spool per case; the latest pointer's race (F4) against
+# file://, http:// and s3:// stores.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 
@@ -258,35 +259,44 @@ PY
 # newer one: the older writer reads (nothing there), decides to write
 # "2026-01-01" and is slow about it; meanwhile the newer one writes
 # "2026-12-31".  The older one's conditional write then fails (file: it
-# held the lock, so the newer one waited and read it; http: If-None-Match
-# / If-Match gets 412), it reads again and keeps the newer pointer.
+# held the lock, so the newer one waited and read it; http and s3:
+# If-None-Match / If-Match gets 412, which the SigV4 proxy in front of
+# s3rver enforces as S3 does), it reads again and keeps the newer
+# pointer.
 tool="$top_builddir/tests/unit/store_tool"
 python3 "$SERVERS/put_server.py" --root "$TMP/latest.root" \
   --port-file "$TMP/latest.port" >"$TMP/latest.log" 2>&1 &
 PIDS="$PIDS $!"
 lport=$(wait_port "$TMP/latest.port")
-for store in "file://$TMP/latest.files" "http://127.0.0.1:$lport/s"; do
-  "$tool" --decide-delay-ms 1500 update "$store" p/b/latest/tb.json \
+start_s3
+for kind in file http s3; do
+  case $kind in
+    file) store="file://$TMP/latest.files" opts= want=written ;;
+    http) store="http://127.0.0.1:$lport/s" opts= want=kept ;;
+    s3) store="s3://bkt/latest" want=kept
+        opts="--endpoint http://127.0.0.1:$pport --path-style" ;;
+  esac
+  # $opts is unquoted: it holds several options
+  "$tool" $opts --decide-delay-ms 1500 update "$store" p/b/latest/tb.json \
     2026-01-01 >"$TMP/older.out" 2>&1 &
   older=$!
   sleep 0.5
-  "$tool" update "$store" p/b/latest/tb.json 2026-12-31 >"$TMP/newer.out" 2>&1
+  "$tool" $opts update "$store" p/b/latest/tb.json 2026-12-31 \
+    >"$TMP/newer.out" 2>&1
   wait $older
-  check "F4 ($store): the newer run's pointer is written" \
+  check "F4 ($kind): the newer run's pointer is written" \
     grep -q "^written$" "$TMP/newer.out"
   # file: the older one held the lock and wrote first, the newer one
-  # waited for it; http: the older one's write came second and got 412
-  case $store in
-    file:*) want=written ;;
-    *) want=kept ;;
-  esac
-  check "F4 ($store): the older one, racing it: $want" \
+  # waited for it; http, s3: the older one's write came second, got 412
+  check "F4 ($kind): the older one, racing it: $want" \
     grep -q "^$want$" "$TMP/older.out"
-  check "F4 ($store): latest names the newer run" \
-    [ "$("$tool" get "$store" p/b/latest/tb.json)" = 2026-12-31 ]
+  check "F4 ($kind): latest names the newer run" \
+    [ "$("$tool" $opts get "$store" p/b/latest/tb.json)" = 2026-12-31 ]
 done
 check "F4: the http writes were conditional (a 412 seen)" \
   grep -q "^PUT /s/p/b/latest/tb.json 412" "$TMP/latest.log"
+check "F4: the s3 writes were conditional (a 412 seen)" \
+  grep -q "PUT /bkt/latest/p/b/latest/tb.json 412" "$TMP/s3p.log"
 
 # ---------------------------------------------------------------- F7
 # two runs at once without a commit (outside any git checkout, no CI
