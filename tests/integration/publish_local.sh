@@ -3,7 +3,8 @@
 # no Bencher report, no Firefox upload) is delivered straight from the
 # run directory: the spool is not touched when that works (a spool that
 # cannot even be made does not matter), and it holds the publication,
-# for flush, when the store fails.
+# for flush, when the store fails.  Killed in the middle, it leaves
+# objects but no stored manifest or latest pointer naming them.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 
@@ -71,4 +72,60 @@ check "store fixed: every artifact stored with its sha256" \
 check "store fixed: the run's manifest says delivered" \
   pub_state bad delivered "$(python3 -c "
 import json; print(json.load(open('$TMP/bad.out/manifest.json'))['publication']['spool_id'])")"
+
+# 4. killed in the middle (SIGKILL): benchprof is frozen (SIGSTOP) as
+# soon as the store holds one of its objects, and the store looked at
+# then: no stored manifest of the run and no latest pointer, so compare
+# and the pages cannot see a half-published run.  Killed, it leaves
+# nothing in the spool (nothing was spooled); the same run again writes
+# the same keys, then its manifest and latest.  1500 marked benchmarks
+# (7,500 artifacts).
+harness="$WORKLOADS/hooks_harness"
+[ -x "$harness" ] || { fail "workload $harness was not built"; finish; }
+krun() {
+  "$BENCHPROF" run -q -o "$TMP/$1.out" --project demo --branch main \
+    --testbed box --hash $HASH --store "file://$TMP/kill.store" \
+    --spool "$TMP/kill.spool" -- "$harness" short 1500 1 >/dev/null \
+    2>"$TMP/$1.err"
+}
+# the store's files, one key a line, sorted
+keys() {
+  (cd "$TMP/kill.store" 2>/dev/null && find . -type f | sort)
+}
+krun k1 &
+bp=$!
+# the run's manifest is written before its publication starts; from then
+# on the first object is waited for without sleeping (a shell builtin
+# test): the publication takes about 0.25 s here
+i=0
+while [ ! -e "$TMP/k1.out/manifest.json" ] && [ $i -lt 12000 ]; do
+  sleep 0.01
+  i=$((i + 1))
+done
+i=0
+while [ ! -d "$TMP/kill.store/demo" ] && [ $i -lt 20000000 ]; do
+  i=$((i + 1))
+done
+kill -STOP $bp
+keys >"$TMP/k1.keys"
+echo "frozen with $(wc -l <"$TMP/k1.keys") objects in the store"
+check "frozen while publishing: the store has some of the run's objects" \
+  [ -s "$TMP/k1.keys" ]
+check "frozen while publishing: no stored manifest of the run yet" \
+  sh -c '! grep -q "/box/manifest.json$" "$1"' sh "$TMP/k1.keys"
+check "frozen while publishing: no latest pointer yet" \
+  sh -c '! grep -q "/latest/" "$1"' sh "$TMP/k1.keys"
+kill -KILL $bp
+wait $bp
+check "killed: nothing left in the spool" \
+  [ -z "$(ls -A "$TMP/kill.spool" 2>/dev/null)" ]
+krun k2
+check "the same run again: exit 0" [ $? -eq 0 ]
+check "the same run again: delivered, manifest and latest pointer" \
+  store_ok "$TMP/kill.store"
+keys >"$TMP/k2.keys"
+check "the same run again: the killed run's keys, written again" \
+  sh -c '[ -z "$(comm -23 "$1" "$2")" ]' sh "$TMP/k1.keys" "$TMP/k2.keys"
+check "the same run again: one stored manifest" \
+  [ "$(grep -c "/box/manifest.json$" "$TMP/k2.keys")" -eq 1 ]
 finish
