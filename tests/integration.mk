@@ -111,7 +111,8 @@ integration_tests = \
   tests/integration/record_errors.sh \
   tests/integration/record_stdio.sh \
   tests/integration/record_fallback.sh \
-  tests/integration/record_options.sh
+  tests/integration/record_options.sh \
+  tests/integration/record_memlock.sh
 TESTS += $(integration_tests)
 EXTRA_DIST += $(integration_tests)
 

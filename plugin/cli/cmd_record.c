@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define TOP_FUNCS 10
@@ -67,6 +68,46 @@ static bool output_writable(const char *dir)
   return true;
 }
 
+/* The kernel's locked-memory limits on a user's rings, for the warning:
+ * kernel.perf_event_mlock_kb (every user's allowance for perf rings) and
+ * RLIMIT_MEMLOCK (ulimit -l, counted past it), as text. */
+static void memlock_limits(char *out, size_t len)
+{
+  char kb[32] = "?";
+  FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+  if(f) {
+    if(!fgets(kb, sizeof(kb), f))
+      strcpy(kb, "?");
+    kb[strcspn(kb, "\n")] = '\0';
+    fclose(f);
+  }
+  struct rlimit rl;
+  char lim[32] = "?";
+  if(!getrlimit(RLIMIT_MEMLOCK, &rl))
+    snprintf(lim, sizeof(lim), rl.rlim_cur == RLIM_INFINITY ? "unlimited" :
+             "%llu", (unsigned long long)(rl.rlim_cur / 1024));
+  snprintf(out, len, "kernel.perf_event_mlock_kb %s, then ulimit -l %s",
+           kb, lim);
+}
+
+/* Rings smaller than asked: the locked-memory limit, not -m, decided. */
+static void note_rings_cut(const struct bp_sampler_info *si)
+{
+  if(!si->ring_pages || si->ring_pages >= si->ring_pages_asked)
+    return;
+  long page = sysconf(_SC_PAGESIZE);
+  char limits[96];
+  memlock_limits(limits, sizeof(limits));
+  bp_msg_warn("rings of %llu KiB per CPU instead of %llu KiB: more is over "
+              "the memory the kernel lets this user lock (%s); the samples "
+              "are copied out while the command runs, and some are lost if "
+              "benchprof falls behind (raise either limit, or give it "
+              "CAP_IPC_LOCK)",
+              (unsigned long long)si->ring_pages * (unsigned long long)page
+              / 1024, (unsigned long long)si->ring_pages_asked *
+              (unsigned long long)page / 1024, limits);
+}
+
 static void note_event(const struct bp_record_info *info)
 {
   if(info->fallback_reason)
@@ -93,6 +134,7 @@ static void note_event(const struct bp_record_info *info)
   if(info->sampler.kernel_dropped)
     bp_msg_warn("kernel frames are not permitted here "
                 "(perf_event_paranoid); recording user space only");
+  note_rings_cut(si);
   if(info->call_graph_fallback && !strcmp(info->call_graph, "auto"))
     bp_msg_warn("%s; recording with --call-graph auto instead",
                 info->call_graph_fallback);
@@ -192,7 +234,8 @@ static void note_counters(const struct bp_counter *c, size_t n)
   bpi_buf_cleanup(&missing);
 }
 
-static void print_summary(const struct bp_profile *p, const char *dir)
+static void print_summary(const struct bp_profile *p, const char *dir,
+                          const struct bp_record_info *info)
 {
   const struct bp_profile_meta *m = &p->meta;
   double secs = (double)(m->end_ns - m->start_ns) / 1e9;
@@ -208,9 +251,13 @@ static void print_summary(const struct bp_profile *p, const char *dir)
               "%u process%s, %u thread%s", m->samples, m->lost_records, secs,
               procs, procs == 1 ? "" : "es", p->nthreads,
               p->nthreads == 1 ? "" : "s");
+  const struct bp_sampler_info *si = &info->sampler;
   if(m->lost_records)
     bp_msg_warn("the kernel dropped %" PRIu64 " samples (rings full); "
-                "try a larger -m or a lower -F", m->lost_records);
+                "try %s or a lower -F", m->lost_records,
+                si->ring_pages < si->ring_pages_asked ?
+                "a higher locked-memory limit (the rings were cut to it)" :
+                "a larger -m");
   if(m->throttled)
     bp_msg_warn("the kernel throttled sampling %" PRIu64 " times",
                 m->throttled);
@@ -359,7 +406,7 @@ static int record_and_write(struct bp_record_args *a, struct bp_profile **out)
       status = BP_EXIT_ERROR;  /* never hide the command's own failure */
   }
   else {
-    print_summary(prof, a->output);
+    print_summary(prof, a->output, bpi_recorder_info(rec));
     if(a->nmarked)
       bp_msg_note("%zu benchmark%s marked: a profile each in %s/<name>/",
                   a->nmarked, a->nmarked == 1 ? "" : "s", a->output);

@@ -102,6 +102,10 @@ struct bp_sampler_info {
   int precise_errno;
   uint32_t ncpus;
   uint32_t ring_pages;
+  /* what was asked for: ring_pages is less when the kernel refused the
+   * rings as over the locked-memory limit (EPERM), halved until it
+   * accepted them */
+  uint32_t ring_pages_asked;
   /* off_cpu: the switch-out stacks are sampled; when not (the kernel
    * refused the context-switches event: it samples in kernel mode, which
    * perf_event_paranoid 2 forbids), off_cpu_errno says why and only the

@@ -322,6 +322,7 @@ static int open_with_rings(struct bp_sampler *s, struct perf_event_attr *a,
                            bool *mmap_failed)
 {
   long page = sysconf(_SC_PAGESIZE);
+  info->ring_pages_asked = s->ring_pages;
   for(uint32_t pages = s->ring_pages;; pages /= 2) {
     fill_sampling_attr(a, c, info->freq, (uint32_t)((uint64_t)pages * page));
     int e = open_on_cpus(s, a, cpu);
