@@ -75,12 +75,12 @@ static void memlock_limits(char *out, size_t len)
 {
   char kb[32] = "?";
   FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
-  if(f) {
-    if(!fgets(kb, sizeof(kb), f))
-      strcpy(kb, "?");
+  if(f && fgets(kb, sizeof(kb), f))
     kb[strcspn(kb, "\n")] = '\0';
+  else
+    snprintf(kb, sizeof(kb), "?");
+  if(f)
     fclose(f);
-  }
   struct rlimit rl;
   char lim[32] = "?";
   if(!getrlimit(RLIMIT_MEMLOCK, &rl))
