@@ -558,6 +558,12 @@ static void add_bench(struct render *r, const struct bp_cmp_bench *cb)
   add_funcs(r, cb);
   add_off_cpu(r, cb);
   add_links(r, cb);
+  if(cb->renamed_base_process) {
+    /* the differential flame graph matched the two under one name */
+    bpi_buf_adds(b, "\nThe base's program ");
+    bpi_comment_md_code(b, cb->renamed_base_process);
+    bpi_buf_adds(b, " is compared as the head's: its file name changed.\n");
+  }
   bpi_buf_adds(b, "\n</details>\n\n");
 }
 

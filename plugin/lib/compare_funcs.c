@@ -4,6 +4,7 @@
  * first. */
 #include "bp_setup.h"
 #include "compare_int.h"
+#include "buf.h"
 #include "err.h"
 #include "fileio.h"
 #include "stats.h"
@@ -67,6 +68,114 @@ bp_code bpi_cmp_read_folded(struct stacks *st, int side, const char *path,
     line = nl ? nl + 1 : NULL;
   }
   free(text);
+  return rc;
+}
+
+/* The length of stack's first frame (the process name). */
+static size_t root_len(const char *stack)
+{
+  return strcspn(stack, ";");
+}
+
+/* The process names (first frames) of each side's stacks. */
+static bp_code side_roots(const struct stacks *st, struct bp_strtab roots[2])
+{
+  struct bp_buf r;
+  bpi_buf_init(&r);
+  bp_code rc = BP_OK;
+  for(size_t i = 0; !rc && i < st->text.count; i++) {
+    const char *s = bpi_strtab_get(&st->text, (uint32_t)i);
+    bpi_buf_reset(&r);
+    bpi_buf_add(&r, s, root_len(s));
+    bpi_buf_addc(&r, '\0');
+    if(bpi_buf_failed(&r))
+      rc = BPE_NOMEM;
+    for(int side = 0; !rc && side < 2; side++)
+      if(st->count[side][i] &&
+         bpi_strtab_intern(&roots[side], r.data) == BP_NONE)
+        rc = BPE_NOMEM;
+  }
+  bpi_buf_cleanup(&r);
+  return rc;
+}
+
+/* The one name of roots[side] that roots[!side] has not; NULL when there
+ * are none or several. */
+static const char *lone_root(struct bp_strtab roots[2], int side)
+{
+  const char *found = NULL;
+  for(uint32_t i = 0; i < roots[side].count; i++) {
+    const char *name = bpi_strtab_get(&roots[side], i);
+    if(bpi_strtab_find(&roots[!side], name) != BP_NONE)
+      continue;
+    if(found)
+      return NULL;
+    found = name;
+  }
+  return found;
+}
+
+static void stacks_cleanup(struct stacks *st)
+{
+  bpi_strtab_cleanup(&st->text);
+  free(st->count[0]);
+  free(st->count[1]);
+}
+
+/* st's stacks again, those of the process old under new_root. */
+static bp_code rename_root(const struct stacks *st, const char *old,
+                           const char *new_root, struct stacks *out)
+{
+  size_t olen = strlen(old);
+  struct bp_buf text;
+  bpi_buf_init(&text);
+  bp_code rc = BP_OK;
+  for(size_t i = 0; !rc && i < st->text.count; i++) {
+    const char *s = bpi_strtab_get(&st->text, (uint32_t)i);
+    bool rename = root_len(s) == olen && !strncmp(s, old, olen);
+    bpi_buf_reset(&text);
+    if(rename) {
+      bpi_buf_adds(&text, new_root);
+      s += olen;
+    }
+    bpi_buf_adds(&text, s);
+    bpi_buf_addc(&text, '\0');
+    if(bpi_buf_failed(&text))
+      rc = BPE_NOMEM;
+    for(int side = 0; !rc && side < 2; side++)
+      if(st->count[side][i])
+        rc = stacks_add(out, side, text.data, st->count[side][i]);
+  }
+  bpi_buf_cleanup(&text);
+  return rc;
+}
+
+bp_code bpi_cmp_match_roots(struct stacks *st, char **renamed)
+{
+  struct bp_strtab roots[2];
+  bpi_strtab_init(&roots[0]);
+  bpi_strtab_init(&roots[1]);
+  *renamed = NULL;
+  bp_code rc = side_roots(st, roots);
+  const char *old = rc ? NULL : lone_root(roots, 0);
+  const char *new_root = rc ? NULL : lone_root(roots, 1);
+  if(old && new_root) {
+    struct stacks nst = {.cap = 0};
+    bpi_strtab_init(&nst.text);
+    char *name = strdup(old);
+    rc = name ? rename_root(st, old, new_root, &nst) : BPE_NOMEM;
+    if(rc) {
+      free(name);
+      stacks_cleanup(&nst);
+    }
+    else {
+      stacks_cleanup(st);
+      *st = nst;
+      *renamed = name;
+    }
+  }
+  bpi_strtab_cleanup(&roots[0]);
+  bpi_strtab_cleanup(&roots[1]);
   return rc;
 }
 

@@ -74,6 +74,15 @@ struct stacks {
 /* Add the "stack count" lines of the folded file at path to side. */
 bp_code bpi_cmp_read_folded(struct stacks *st, int side, const char *path,
                             struct bp_err *err);
+/* A program whose file name changed between the sides (bench_v1 and
+ * bench_v2, a cargo bench binary's name-<hash> after a new toolchain):
+ * its stacks' first frame, the process name, differs, and the
+ * differential flame graph would show all of it removed and all of it
+ * added.  When each side has exactly one process name the other has not,
+ * the base's stacks are read under the head's name; *renamed is then the
+ * base's name (malloc'd), else NULL.  The functions, which leave the
+ * process out, are the same either way.  BPE_NOMEM leaves st as it was. */
+bp_code bpi_cmp_match_roots(struct stacks *st, char **renamed);
 /* b's differential lines, sorted by stack. */
 bp_code bpi_cmp_diff_lines(struct bp_cmp_bench *b, const struct stacks *st);
 /* b's functions from its lines, most changed first. */

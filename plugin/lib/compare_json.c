@@ -177,6 +177,8 @@ static cJSON *json_bench(const struct bp_cmp_bench *cb)
   add_str(o, "flag", flag_name(cb->flag));
   add_str(o, "unconfirmed", flag_name(cb->unconfirmed));
   add_str(o, "key_measure", cb->max_slug);
+  /* the base's stacks read under the head's process name (renamed) */
+  add_str(o, "renamed_base_process", cb->renamed_base_process);
   /* the waiting stack whose blocked time changed most (--off-cpu) */
   add_str(o, "off_cpu_stack", cb->off_stack);
   if(cb->off_stack) {

@@ -6,6 +6,7 @@
  * as publish.c stores them found and fetched; the head's Bencher ids
  * (for the plot link) read from either manifest, and ISO 8601 times. */
 #include "bp_setup.h"
+#include "comment.h"
 #include "compare.h"
 #include "err.h"
 #include "fileio.h"
@@ -519,6 +520,75 @@ static void test_repetitions_in_manifest(void)
   bpi_compare_free(c);
 }
 
+/* bench_v1 rebuilt as bench_v2 (a cargo bench binary's name-<hash>):
+ * the differential lines match its stacks under the head's name, and
+ * say so; a process both sides have (sh) is left alone.  With two names
+ * of its own on one side, nothing is guessed. */
+static void test_renamed_program(void)
+{
+  const char *folded[2][2] = {
+    {"bench_v1;main;work 10\nbench_v1;main;rest 10\nsh;main 2\n",
+     "bench_v2;main;work 30\nbench_v2;main;rest 10\nsh;main 2\n"},
+    {"bench_v1;main;work 10\nother;main 5\n",
+     "bench_v2;main;work 30\n"}};
+  const char *want[2] = {
+    "bench_v2;main;rest 10 10\nbench_v2;main;work 10 30\nsh;main 2 2\n",
+    "bench_v1;main;work 10 0\nbench_v2;main;work 0 30\nother;main 5 0\n"};
+  for(int k = 0; k < 2; k++) {
+    char dirs[2][128];
+    for(int side = 0; side < 2; side++) {
+      snprintf(dirs[side], sizeof(dirs[side]), "%s/ren-%d-%d", root, k,
+               side);
+      put(dirs[side], "manifest.json",
+          "{\"report\": \"report.json\", \"benchmarks\": [{\"name\": "
+          "\"a\", \"profile\": \".\", \"artifacts\": [{\"file\": "
+          "\"profile.folded\", \"kind\": \"folded-stacks\"}]}]}");
+      put(dirs[side], "report.json", side ?
+          "{\"a\": {\"latency\": {\"value\": 2}}}" :
+          "{\"a\": {\"latency\": {\"value\": 1}}}");
+      put(dirs[side], "profile.folded", folded[k][side]);
+    }
+    struct bp_cmp_opts o = {.threshold_pct = 0};
+    struct bp_cmp *c = NULL;
+    struct bp_err err = {0};
+    CHECK(bpi_compare_dirs(dirs[0], dirs[1], &o, &c, &err) == BP_OK);
+    const struct bp_cmp_bench *a = c ? bench(c, "a") : NULL;
+    CHECK(a != NULL);
+    if(!a) {
+      bpi_compare_free(c);
+      continue;
+    }
+    struct bp_buf b;
+    bpi_buf_init(&b);
+    bpi_compare_diff_folded(a, &b);
+    bpi_buf_addc(&b, '\0');
+    CHECK_EQ_STR(b.data, want[k]);
+    if(k == 0)
+      CHECK_EQ_STR(a->renamed_base_process, "bench_v1");
+    else
+      CHECK(a->renamed_base_process == NULL);
+    /* the functions leave the process out: the same either way */
+    const struct bp_cmp_func *f = func(a, "work");
+    CHECK(f && f->base_self == 10 && f->head_self == 30);
+    CHECK(a->base.samples == (k ? 15 : 22) && a->head.samples == (k ? 30 : 42));
+    bpi_buf_reset(&b);
+    bpi_compare_json(c, &b);
+    bpi_buf_addc(&b, '\0');
+    CHECK(strstr(b.data, k ? "\"renamed_base_process\": null" :
+                 "\"renamed_base_process\": \"bench_v1\"") != NULL);
+    /* the comment says it where the benchmark's details are */
+    struct bp_comment_opts co = {.project = "p", .testbed = "t"};
+    bpi_buf_reset(&b);
+    CHECK(bpi_comment_markdown(c, &co, &b, &err) == BP_OK);
+    bpi_buf_addc(&b, '\0');
+    bool said = strstr(b.data, "The base's program `bench_v1` is compared "
+                       "as the head's: its file name changed.") != NULL;
+    CHECK(said == (k == 0));
+    bpi_buf_cleanup(&b);
+    bpi_compare_free(c);
+  }
+}
+
 /* Off-CPU runs: benchmark "a" with its folded stacks, its off-CPU
  * folded stacks (microseconds) and a summary with blocked_ms. */
 static void make_off_run(const char *dir, const char *offcpu,
@@ -1024,6 +1094,7 @@ int main(void)
   test_dirs();
   test_headline();
   test_repetitions_in_manifest();
+  test_renamed_program();
   test_function_costs();
   test_off_cpu_top_wait();
   test_bad_input();
