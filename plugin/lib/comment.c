@@ -562,7 +562,10 @@ static void add_bench(struct render *r, const struct bp_cmp_bench *cb)
     /* the differential flame graph matched the two under one name */
     bpi_buf_adds(b, "\nThe base's program ");
     bpi_comment_md_code(b, cb->renamed_base_process);
-    bpi_buf_adds(b, " is compared as the head's: its file name changed.\n");
+    bpi_buf_adds(b, " is compared with the head's ");
+    bpi_comment_md_code(b, cb->renamed_head_process);
+    bpi_buf_adds(b, ": each side's only program the other has not, with "
+                 "most of its samples.\n");
   }
   bpi_buf_adds(b, "\n</details>\n\n");
 }

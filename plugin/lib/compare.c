@@ -112,7 +112,8 @@ static bp_code compare_bench(const struct bp_cmp *c, struct bp_cmp_bench *cb,
     if(!rc)
       rc = bpi_cmp_bench_bencher(c, cb, head);
     if(!rc)
-      rc = bpi_cmp_match_roots(&st, &cb->renamed_base_process);
+      rc = bpi_cmp_match_roots(&st, &cb->renamed_base_process,
+                               &cb->renamed_head_process);
     if(!rc)
       rc = bpi_cmp_diff_lines(cb, &st);
     if(!rc)
@@ -306,6 +307,7 @@ void bpi_compare_free(struct bp_cmp *c)
     free(b->name);
     free(b->dir);
     free(b->renamed_base_process);
+    free(b->renamed_head_process);
     for(size_t j = 0; j < b->nmeasures; j++) {
       free(b->measures[j].slug);
       free(b->measures[j].bencher_uuid);

@@ -159,10 +159,10 @@ struct bp_cmp_bench {
                               (bpi_stats_z_family(nfuncs)), with costs */
   struct bp_diff_line *lines;  /* sorted by stack */
   size_t nlines;
-  /* the base's process name when it differed from the head's (a binary
-   * renamed between them) and its stacks were matched under the head's
-   * (bpi_cmp_match_roots in compare_int.h); NULL when not */
-  char *renamed_base_process;
+  /* the base's process name and the head's when they differed (a binary
+   * renamed between them) and the base's stacks were matched under the
+   * head's name (bpi_cmp_match_roots in compare_int.h); NULL when not */
+  char *renamed_base_process, *renamed_head_process;
   struct bp_cmp_profile base, head;
   char *diff_url;          /* public URL of its diff.svg once published
                               (set by the caller), or NULL */

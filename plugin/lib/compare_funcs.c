@@ -77,42 +77,82 @@ static size_t root_len(const char *stack)
   return strcspn(stack, ";");
 }
 
-/* The process names (first frames) of each side's stacks. */
-static bp_code side_roots(const struct stacks *st, struct bp_strtab roots[2])
+/* The process names (first frames) of each side's stacks, and each
+ * name's samples on that side (samples[side][name id in roots[side]]). */
+struct roots {
+  struct bp_strtab names[2];
+  uint64_t *samples[2];
+  size_t cap[2];
+};
+
+static void roots_cleanup(struct roots *r)
 {
-  struct bp_buf r;
-  bpi_buf_init(&r);
+  for(int side = 0; side < 2; side++) {
+    bpi_strtab_cleanup(&r->names[side]);
+    free(r->samples[side]);
+  }
+}
+
+static bp_code roots_add(struct roots *r, int side, const char *name,
+                         uint64_t n)
+{
+  uint32_t id = bpi_strtab_intern(&r->names[side], name);
+  if(id == BP_NONE)
+    return BPE_NOMEM;
+  if(id >= r->cap[side]) {
+    size_t cap = r->cap[side] ? 2 * r->cap[side] : 16;
+    uint64_t *s = realloc(r->samples[side], cap * sizeof(*s));
+    if(!s)
+      return BPE_NOMEM;
+    memset(s + r->cap[side], 0, (cap - r->cap[side]) * sizeof(*s));
+    r->samples[side] = s;
+    r->cap[side] = cap;
+  }
+  r->samples[side][id] += n;
+  return BP_OK;
+}
+
+static bp_code side_roots(const struct stacks *st, struct roots *r)
+{
+  struct bp_buf name;
+  bpi_buf_init(&name);
   bp_code rc = BP_OK;
   for(size_t i = 0; !rc && i < st->text.count; i++) {
     const char *s = bpi_strtab_get(&st->text, (uint32_t)i);
-    bpi_buf_reset(&r);
-    bpi_buf_add(&r, s, root_len(s));
-    bpi_buf_addc(&r, '\0');
-    if(bpi_buf_failed(&r))
+    bpi_buf_reset(&name);
+    bpi_buf_add(&name, s, root_len(s));
+    bpi_buf_addc(&name, '\0');
+    if(bpi_buf_failed(&name))
       rc = BPE_NOMEM;
     for(int side = 0; !rc && side < 2; side++)
-      if(st->count[side][i] &&
-         bpi_strtab_intern(&roots[side], r.data) == BP_NONE)
-        rc = BPE_NOMEM;
+      if(st->count[side][i])
+        rc = roots_add(r, side, name.data, st->count[side][i]);
   }
-  bpi_buf_cleanup(&r);
+  bpi_buf_cleanup(&name);
   return rc;
 }
 
-/* The one name of roots[side] that roots[!side] has not; NULL when there
- * are none or several. */
-static const char *lone_root(struct bp_strtab roots[2], int side)
+/* The one process name of side's that the other side has not, when it
+ * holds most of side's samples: the benchmark's program.  NULL when
+ * there is none, several, or it is a minor one (a helper the other side
+ * did not start).  Names in brackets ("[pid N]", the unsampled time's
+ * line) are no program's. */
+static const char *lone_root(const struct roots *r, const struct stacks *st,
+                             int side)
 {
   const char *found = NULL;
-  for(uint32_t i = 0; i < roots[side].count; i++) {
-    const char *name = bpi_strtab_get(&roots[side], i);
-    if(bpi_strtab_find(&roots[!side], name) != BP_NONE)
+  uint64_t samples = 0;
+  for(uint32_t i = 0; i < r->names[side].count; i++) {
+    const char *name = bpi_strtab_get(&r->names[side], i);
+    if(name[0] == '[' ||
+       bpi_strtab_find(&r->names[!side], name) != BP_NONE)
       continue;
     if(found)
       return NULL;
     found = name;
+    samples = r->samples[side][i];
   }
-  return found;
+  return found && 2 * samples > st->total[side] ? found : NULL;
 }
 
 static void stacks_cleanup(struct stacks *st)
@@ -150,32 +190,45 @@ static bp_code rename_root(const struct stacks *st, const char *old,
   return rc;
 }
 
-bp_code bpi_cmp_match_roots(struct stacks *st, char **renamed)
+bp_code bpi_cmp_rename_root(struct stacks *st, const char *old,
+                            const char *new_root)
 {
-  struct bp_strtab roots[2];
-  bpi_strtab_init(&roots[0]);
-  bpi_strtab_init(&roots[1]);
-  *renamed = NULL;
-  bp_code rc = side_roots(st, roots);
-  const char *old = rc ? NULL : lone_root(roots, 0);
-  const char *new_root = rc ? NULL : lone_root(roots, 1);
+  struct stacks nst = {.cap = 0};
+  bpi_strtab_init(&nst.text);
+  bp_code rc = rename_root(st, old, new_root, &nst);
+  if(rc) {
+    stacks_cleanup(&nst);
+    return rc;
+  }
+  stacks_cleanup(st);
+  *st = nst;
+  return BP_OK;
+}
+
+bp_code bpi_cmp_match_roots(struct stacks *st, char **base_name,
+                            char **head_name)
+{
+  struct roots r;
+  memset(&r, 0, sizeof(r));
+  bpi_strtab_init(&r.names[0]);
+  bpi_strtab_init(&r.names[1]);
+  *base_name = *head_name = NULL;
+  bp_code rc = side_roots(st, &r);
+  const char *old = rc ? NULL : lone_root(&r, st, 0);
+  const char *new_root = rc ? NULL : lone_root(&r, st, 1);
   if(old && new_root) {
-    struct stacks nst = {.cap = 0};
-    bpi_strtab_init(&nst.text);
-    char *name = strdup(old);
-    rc = name ? rename_root(st, old, new_root, &nst) : BPE_NOMEM;
+    char *b = strdup(old), *h = strdup(new_root);
+    rc = b && h ? bpi_cmp_rename_root(st, old, new_root) : BPE_NOMEM;
     if(rc) {
-      free(name);
-      stacks_cleanup(&nst);
+      free(b);
+      free(h);
     }
     else {
-      stacks_cleanup(st);
-      *st = nst;
-      *renamed = name;
+      *base_name = b;
+      *head_name = h;
     }
   }
-  bpi_strtab_cleanup(&roots[0]);
-  bpi_strtab_cleanup(&roots[1]);
+  roots_cleanup(&r);
   return rc;
 }
 

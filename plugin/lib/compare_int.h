@@ -78,11 +78,18 @@ bp_code bpi_cmp_read_folded(struct stacks *st, int side, const char *path,
  * bench_v2, a cargo bench binary's name-<hash> after a new toolchain):
  * its stacks' first frame, the process name, differs, and the
  * differential flame graph would show all of it removed and all of it
- * added.  When each side has exactly one process name the other has not,
- * the base's stacks are read under the head's name; *renamed is then the
- * base's name (malloc'd), else NULL.  The functions, which leave the
- * process out, are the same either way.  BPE_NOMEM leaves st as it was. */
-bp_code bpi_cmp_match_roots(struct stacks *st, char **renamed);
+ * added.  When each side has exactly one process name the other has not
+ * (names in brackets aside), and it holds most of that side's samples,
+ * the base's stacks are read under the head's name; *base_name and
+ * *head_name are then the two (malloc'd), else NULL.  The functions,
+ * which leave the process out, are the same either way.  BPE_NOMEM
+ * leaves st as it was. */
+bp_code bpi_cmp_match_roots(struct stacks *st, char **base_name,
+                            char **head_name);
+/* st's stacks of process old read under new_root (the off-CPU stacks, as
+ * bpi_cmp_match_roots decided for the on-CPU ones). */
+bp_code bpi_cmp_rename_root(struct stacks *st, const char *old,
+                            const char *new_root);
 /* b's differential lines, sorted by stack. */
 bp_code bpi_cmp_diff_lines(struct bp_cmp_bench *b, const struct stacks *st);
 /* b's functions from its lines, most changed first. */

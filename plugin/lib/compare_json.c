@@ -179,6 +179,7 @@ static cJSON *json_bench(const struct bp_cmp_bench *cb)
   add_str(o, "key_measure", cb->max_slug);
   /* the base's stacks read under the head's process name (renamed) */
   add_str(o, "renamed_base_process", cb->renamed_base_process);
+  add_str(o, "renamed_head_process", cb->renamed_head_process);
   /* the waiting stack whose blocked time changed most (--off-cpu) */
   add_str(o, "off_cpu_stack", cb->off_stack);
   if(cb->off_stack) {

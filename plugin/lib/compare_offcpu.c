@@ -183,10 +183,9 @@ bp_code bpi_cmp_bench_off_cpu(struct bp_cmp_bench *cb, const struct side *base,
   if(read_off_cpu(&st, 0, base, cb->name, &rc, err) &&
      read_off_cpu(&st, 1, head, cb->name, &rc, err)) {
     rc = add_measure(cb, base, head, threshold);
-    char *renamed = NULL;  /* said with the on-CPU stacks already */
-    if(!rc)
-      rc = bpi_cmp_match_roots(&st, &renamed);
-    free(renamed);
+    if(!rc && cb->renamed_base_process)  /* as the on-CPU stacks were */
+      rc = bpi_cmp_rename_root(&st, cb->renamed_base_process,
+                               cb->renamed_head_process);
     if(!rc)  /* folded microseconds -> ns per run */
       rc = top_wait(cb, &st, 1e3 / cb->base.runs, 1e3 / cb->head.runs);
     if(rc)

@@ -167,7 +167,9 @@ PY
 
 # 6. TMPDIR unset, the runtime directory has room for the markers' FIFO
 # directory but not for the FIFOs (a tmpfs of two inodes: its root and
-# one more): that place is given up whole, its directory removed, and the
+# one more, the directory; mkfifo then fails with ENOSPC, as mkdir and
+# mkfifo by hand there show): that place is given up whole, its
+# directory removed, and the
 # FIFOs go to the next place (/dev/shm, else /tmp), where the markers work
 mount_tmpfs "$TMP/xdg" size=64k,nr_inodes=2
 cat >"$TMP/marked.sh" <<'SH'

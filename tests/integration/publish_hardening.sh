@@ -271,16 +271,28 @@ lport=$(wait_port "$TMP/latest.port")
 start_s3
 for kind in file http s3; do
   case $kind in
-    file) store="file://$TMP/latest.files" opts= want=written ;;
-    http) store="http://127.0.0.1:$lport/s" opts= want=kept ;;
-    s3) store="s3://bkt/latest" want=kept
+    file) store="file://$TMP/latest.files" opts= want=written log= ;;
+    http) store="http://127.0.0.1:$lport/s" opts= want=kept
+          log="$TMP/latest.log" ;;
+    s3) store="s3://bkt/latest" want=kept log="$TMP/s3p.log"
         opts="--endpoint http://127.0.0.1:$pport --path-style" ;;
   esac
   # $opts is unquoted: it holds several options
   "$tool" $opts --decide-delay-ms 1500 update "$store" p/b/latest/tb.json \
     2026-01-01 >"$TMP/older.out" 2>&1 &
   older=$!
-  sleep 0.5
+  # the newer one starts once the older one has read (nothing there) and
+  # is deciding: seen in the server's log, or, for files, after a while
+  if [ -n "$log" ]; then
+    i=0
+    while ! grep -q "GET [^ ]*p/b/latest/tb.json 404" "$log" &&
+          [ $i -lt 1000 ]; do
+      sleep 0.01
+      i=$((i + 1))
+    done
+  else
+    sleep 0.5
+  fi
   "$tool" $opts update "$store" p/b/latest/tb.json 2026-12-31 \
     >"$TMP/newer.out" 2>&1
   wait $older

@@ -73,59 +73,94 @@ check "store fixed: the run's manifest says delivered" \
   pub_state bad delivered "$(python3 -c "
 import json; print(json.load(open('$TMP/bad.out/manifest.json'))['publication']['spool_id'])")"
 
-# 4. killed in the middle (SIGKILL): benchprof is frozen (SIGSTOP) as
-# soon as the store holds one of its objects, and the store looked at
-# then: no stored manifest of the run and no latest pointer, so compare
-# and the pages cannot see a half-published run.  Killed, it leaves
-# nothing in the spool (nothing was spooled); the same run again writes
-# the same keys, then its manifest and latest.  1500 marked benchmarks
-# (7,500 artifacts).
+# 4. killed in the middle (SIGKILL): benchprof is frozen (SIGSTOP) once
+# the store holds some of its objects, and the store looked at then: no
+# stored manifest of the run and no latest pointer, so compare and the
+# pages cannot see a half-published run.  Killed, it leaves nothing in
+# the spool (a local publication is not spooled unless it fails); the
+# same run again stores a manifest naming every key the killed one
+# wrote, and the pointer.  1500 marked benchmarks: 7,514 objects, about
+# 0.25 s of publishing here; a try whose freeze came after the end (the
+# shell kept off the CPU that long) is tried again, three times at most.
 harness="$WORKLOADS/hooks_harness"
 [ -x "$harness" ] || { fail "workload $harness was not built"; finish; }
-krun() {
-  "$BENCHPROF" run -q -o "$TMP/$1.out" --project demo --branch main \
-    --testbed box --hash $HASH --store "file://$TMP/kill.store" \
-    --spool "$TMP/kill.spool" -- "$harness" short 1500 1 >/dev/null \
-    2>"$TMP/$1.err"
-}
 # the store's files, one key a line, sorted
 keys() {
-  (cd "$TMP/kill.store" 2>/dev/null && find . -type f | sort)
+  (cd "$1" 2>/dev/null && find . -type f | sed 's|^\./||' | sort)
 }
-krun k1 &
-bp=$!
-# the run's manifest is written before its publication starts; from then
-# on the first object is waited for without sleeping (a shell builtin
-# test): the publication takes about 0.25 s here
-i=0
-while [ ! -e "$TMP/k1.out/manifest.json" ] && [ $i -lt 12000 ]; do
-  sleep 0.01
-  i=$((i + 1))
+caught=
+for try in 1 2 3; do
+  store="$TMP/kill$try.store"
+  rm -rf "$TMP/k1.out"
+  # exec: $! is benchprof itself, not a subshell
+  (exec "$BENCHPROF" run -q -o "$TMP/k1.out" --project demo --branch main \
+    --testbed box --hash $HASH --store "file://$store" \
+    --spool "$TMP/kill.spool" -- "$harness" short 1500 1 >/dev/null \
+    2>"$TMP/k1.err") &
+  bp=$!
+  # the run's manifest is written before its publication starts; from
+  # then on the store is looked at without sleeping (a builtin test)
+  i=0
+  while [ ! -e "$TMP/k1.out/manifest.json" ] && [ $i -lt 12000 ]; do
+    sleep 0.01
+    i=$((i + 1))
+  done
+  i=0
+  while [ ! -d "$store/demo" ] && [ $i -lt 20000000 ]; do
+    i=$((i + 1))
+  done
+  kill -STOP $bp
+  # the folders come before the first file: let it go on until one is in
+  j=0
+  while [ -z "$(keys "$store" | head -1)" ] && [ $j -lt 200 ]; do
+    kill -CONT $bp
+    sleep 0.001
+    kill -STOP $bp
+    j=$((j + 1))
+  done
+  keys "$store" >"$TMP/k1.keys"
+  kill -KILL $bp
+  wait $bp 2>/dev/null
+  echo "try $try: frozen with $(wc -l <"$TMP/k1.keys") objects in the store"
+  if ! grep -q "/latest/" "$TMP/k1.keys" && [ -s "$TMP/k1.keys" ]; then
+    caught=$store
+    break
+  fi
 done
-i=0
-while [ ! -d "$TMP/kill.store/demo" ] && [ $i -lt 20000000 ]; do
-  i=$((i + 1))
-done
-kill -STOP $bp
-keys >"$TMP/k1.keys"
-echo "frozen with $(wc -l <"$TMP/k1.keys") objects in the store"
-check "frozen while publishing: the store has some of the run's objects" \
-  [ -s "$TMP/k1.keys" ]
+check "frozen while publishing (in one of three tries): the store has some \
+of the run's objects, not its latest pointer" [ -n "$caught" ]
 check "frozen while publishing: no stored manifest of the run yet" \
   sh -c '! grep -q "/box/manifest.json$" "$1"' sh "$TMP/k1.keys"
-check "frozen while publishing: no latest pointer yet" \
-  sh -c '! grep -q "/latest/" "$1"' sh "$TMP/k1.keys"
-kill -KILL $bp
-wait $bp
-check "killed: nothing left in the spool" \
+check "killed: nothing in the spool" \
   [ -z "$(ls -A "$TMP/kill.spool" 2>/dev/null)" ]
-krun k2
-check "the same run again: exit 0" [ $? -eq 0 ]
-check "the same run again: delivered, manifest and latest pointer" \
-  store_ok "$TMP/kill.store"
-keys >"$TMP/k2.keys"
-check "the same run again: the killed run's keys, written again" \
-  sh -c '[ -z "$(comm -23 "$1" "$2")" ]' sh "$TMP/k1.keys" "$TMP/k2.keys"
-check "the same run again: one stored manifest" \
-  [ "$(grep -c "/box/manifest.json$" "$TMP/k2.keys")" -eq 1 ]
+if [ -n "$caught" ]; then
+  "$BENCHPROF" run -q -o "$TMP/k2.out" --project demo --branch main \
+    --testbed box --hash $HASH --store "file://$caught" \
+    --spool "$TMP/kill.spool" -- "$harness" short 1500 1 >/dev/null \
+    2>"$TMP/k2.err"
+  check "the same run again: exit 0" [ $? -eq 0 ]
+  check "the same run again: delivered, manifest and latest pointer" \
+    store_ok "$caught"
+  check "the same run again: its manifest names every key the killed one \
+wrote" python3 - "$caught" "$TMP/k1.keys" <<'PY'
+import json, os, sys
+root, killed = sys.argv[1], open(sys.argv[2]).read().split()
+mans = [os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs
+        if f == "manifest.json" and os.path.relpath(d, root).count("/") == 3]
+assert len(mans) == 1, mans
+named = set()
+def walk(x):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            if k == "key" and isinstance(v, str):
+                named.add(v)
+            walk(v)
+    elif isinstance(x, list):
+        for v in x:
+            walk(v)
+walk(json.load(open(mans[0])))
+missing = [k for k in killed if k not in named]
+assert not missing, (len(missing), missing[:5])
+PY
+fi
 finish
