@@ -74,6 +74,18 @@ outside_ci() {
     BENCHER_START_POINT_HASH BENCHER_API_TOKEN
 }
 
+# wait_line FILE PATTERN [SECONDS]: until FILE has a line matching
+# PATTERN (grep), looked at every 10 ms, SECONDS at most (default 30);
+# false when it never does
+wait_line() {
+  wait_line_n=0  # sh has no locals: a name no caller uses
+  while ! grep -q "$2" "$1" 2>/dev/null; do
+    [ $wait_line_n -ge $((${3:-30} * 100)) ] && return 1
+    sleep 0.01
+    wait_line_n=$((wait_line_n + 1))
+  done
+}
+
 # check DESCRIPTION COMMAND...: runs COMMAND, fails the test when it fails
 check() {
   desc=$1

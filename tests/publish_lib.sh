@@ -100,10 +100,7 @@ start_s3() {
   s3rver --directory "$TMP/s3" --address 127.0.0.1 --port 0 \
     --configure-bucket bkt --silent >"$TMP/s3rver.out" 2>&1 &
   PIDS="$PIDS $!"
-  i=0
-  while ! grep -q "listening on" "$TMP/s3rver.out" && [ $i -lt 100 ]; do
-    sleep 0.1; i=$((i + 1))
-  done
+  wait_line "$TMP/s3rver.out" "listening on" 10
   s3port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' \
     "$TMP/s3rver.out")
   SECRET="S3RVER-secret-$TOKEN"

@@ -284,12 +284,7 @@ for kind in file http s3; do
   # the newer one starts once the older one has read (nothing there) and
   # is deciding: seen in the server's log, or, for files, after a while
   if [ -n "$log" ]; then
-    i=0
-    while ! grep -q "GET [^ ]*p/b/latest/tb.json 404" "$log" &&
-          [ $i -lt 1000 ]; do
-      sleep 0.01
-      i=$((i + 1))
-    done
+    wait_line "$log" "GET [^ ]*p/b/latest/tb.json 404" 10
   else
     sleep 0.5
   fi

@@ -12,16 +12,6 @@ make_harness
 HASH=0123456789abcdef0123456789abcdef01234567
 export BENCHER_API_TOKEN="$TOKEN"
 
-# wait_for FILE PATTERN: until FILE holds PATTERN (10 s at most)
-wait_for() {
-  i=0
-  while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 100 ]; do
-    sleep 0.1
-    i=$((i + 1))
-  done
-  grep -q "$2" "$1" 2>/dev/null
-}
-
 # consistent SPOOL PARTS...: one publication, whole, with exactly the
 # done markers named, and no temporary files left
 consistent() {
@@ -64,14 +54,14 @@ export BENCHER_HOST="$BENCHER_URL"
   --spool "$TMP/spool1" --retries 0 --timeout 20 -- \
   "$TMP/harness.sh" "$TMP/h.json" 2>"$TMP/err1" &
 bp=$!
-check "bencher hang: the report request arrived" wait_for "$TMP/kill.log" \
-  fault_started
+check "bencher hang: the report request arrived" wait_line "$TMP/kill.log" \
+  fault_started 10
 kill -KILL $bp
 wait $bp 2>/dev/null
 check "bencher hang: the spool holds the publication, artifacts and \
 measures done, the report not" consistent "$TMP/spool1" artifacts=5 measures
 check "bencher hang: the server took the report after the kill" \
-  wait_for "$TMP/kill.log" report_uuid
+  wait_line "$TMP/kill.log" report_uuid 10
 "$BENCHPROF" flush --spool "$TMP/spool1" --retry-delay 0.05 \
   >"$TMP/flush1" 2>&1
 check "bencher hang: flush delivers" [ $? -eq 0 ]
@@ -99,7 +89,7 @@ pport=$(wait_port "$TMP/put.port")
   --store "http://127.0.0.1:$pport/b" --spool "$TMP/spool2" --retries 0 \
   --timeout 20 -- "$TMP/harness.sh" "$TMP/h.json" 2>"$TMP/err2" &
 bp=$!
-check "store hang: the third PUT arrived" wait_for "$TMP/put.log" "fault hang"
+check "store hang: the third PUT arrived" wait_line "$TMP/put.log" "fault hang" 10
 kill -KILL $bp
 wait $bp 2>/dev/null
 check "store hang: the spool holds the publication, two artifacts done" \

@@ -46,12 +46,7 @@ mkdir -p "$TMP/s3data"
 "$s3rver" -d "$TMP/s3data" -a 127.0.0.1 -p 0 --configure-bucket bkt \
   >"$TMP/s3rver.log" 2>&1 &
 PIDS="$PIDS $!"
-i=0
-while ! grep -q "listening on 127.0.0.1:[0-9]" "$TMP/s3rver.log" &&
-      [ $i -lt 300 ]; do
-  sleep 0.1
-  i=$((i + 1))
-done
+wait_line "$TMP/s3rver.log" "listening on 127.0.0.1:[0-9]"
 s3port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' \
   "$TMP/s3rver.log")
 python3 "$SERVERS/s3_sigv4_proxy.py" --upstream "$s3port" \

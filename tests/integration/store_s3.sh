@@ -21,28 +21,18 @@ fi
 pids=
 at_exit 'for p in $pids; do kill "$p" 2>/dev/null; done'
 
-# wait_for FILE PATTERN: until FILE has a line matching PATTERN (30 s)
-wait_for() {
-  i=0
-  while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 300 ]; do
-    sleep 0.1
-    i=$((i + 1))
-  done
-  grep -q "$2" "$1" 2>/dev/null
-}
-
 mkdir "$TMP/s3data"
 "$s3rver" -d "$TMP/s3data" -a 127.0.0.1 -p 0 --configure-bucket bkt \
   --service-endpoint localhost >"$TMP/s3rver.log" 2>&1 &
 pids="$pids $!"
-wait_for "$TMP/s3rver.log" 'listening on 127.0.0.1:[0-9]' ||
+wait_line "$TMP/s3rver.log" 'listening on 127.0.0.1:[0-9]' ||
   { fail "s3rver did not start: $(cat "$TMP/s3rver.log")"; finish; }
 s3port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$TMP/s3rver.log")
 
 python3 "$proxy" --upstream "$s3port" --port-file "$TMP/proxy.port" \
   --key S3RVER --secret S3RVER >"$TMP/proxy.log" 2>"$TMP/proxy.err" &
 pids="$pids $!"
-wait_for "$TMP/proxy.port" '[0-9]' ||
+wait_line "$TMP/proxy.port" '[0-9]' ||
   { fail "the proxy did not start"; finish; }
 port=$(cat "$TMP/proxy.port")
 
