@@ -123,9 +123,7 @@ static bp_code compare_bench(const struct bp_cmp *c, struct bp_cmp_bench *cb,
   }
   if(rc)
     rc = bpi_err_set(err, rc, 0, "compare: benchmark '%s'", name);
-  bpi_strtab_cleanup(&st.text);
-  free(st.count[0]);
-  free(st.count[1]);
+  bpi_cmp_stacks_cleanup(&st);
   return rc;
 }
 

@@ -155,7 +155,7 @@ static const char *lone_root(const struct roots *r, const struct stacks *st,
   return found && 2 * samples > st->total[side] ? found : NULL;
 }
 
-static void stacks_cleanup(struct stacks *st)
+void bpi_cmp_stacks_cleanup(struct stacks *st)
 {
   bpi_strtab_cleanup(&st->text);
   free(st->count[0]);
@@ -197,10 +197,10 @@ bp_code bpi_cmp_rename_root(struct stacks *st, const char *old,
   bpi_strtab_init(&nst.text);
   bp_code rc = rename_root(st, old, new_root, &nst);
   if(rc) {
-    stacks_cleanup(&nst);
+    bpi_cmp_stacks_cleanup(&nst);
     return rc;
   }
-  stacks_cleanup(st);
+  bpi_cmp_stacks_cleanup(st);
   *st = nst;
   return BP_OK;
 }

@@ -71,6 +71,8 @@ struct stacks {
   uint64_t total[2];
 };
 
+/* Free st's stacks and counts. */
+void bpi_cmp_stacks_cleanup(struct stacks *st);
 /* Add the "stack count" lines of the folded file at path to side. */
 bp_code bpi_cmp_read_folded(struct stacks *st, int side, const char *path,
                             struct bp_err *err);

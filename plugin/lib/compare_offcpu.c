@@ -191,8 +191,6 @@ bp_code bpi_cmp_bench_off_cpu(struct bp_cmp_bench *cb, const struct side *base,
     if(rc)
       rc = bpi_err_set(err, rc, 0, "compare: off-CPU time");
   }
-  bpi_strtab_cleanup(&st.text);
-  free(st.count[0]);
-  free(st.count[1]);
+  bpi_cmp_stacks_cleanup(&st);
   return rc;
 }
