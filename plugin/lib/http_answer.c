@@ -270,6 +270,64 @@ int bpi_http_on_debug(CURL *h, curl_infotype type, char *data, size_t size,
   return 0;
 }
 
+/* Replace every copy of secret (len bytes) in b's text from start on
+ * with "<redacted>".  Short strings are left: they would match ordinary
+ * words, and no credential is that short. */
+static void redact_one(struct bp_buf *b, size_t start, const char *secret,
+                       size_t len)
+{
+  static const char mask[] = "<redacted>";
+  if(len < 6 || bpi_buf_failed(b) || b->len <= start)
+    return;
+  struct bp_buf out;
+  bpi_buf_init(&out);
+  bpi_buf_add(&out, b->data, start);
+  const char *s = b->data + start, *end = b->data + b->len;
+  for(const char *hit; (hit = memmem(s, (size_t)(end - s), secret, len));
+      s = hit + len) {
+    bpi_buf_add(&out, s, (size_t)(hit - s));
+    bpi_buf_adds(&out, mask);
+  }
+  bpi_buf_add(&out, s, (size_t)(end - s));
+  if(bpi_buf_failed(&out)) {
+    bpi_buf_cleanup(&out);
+    b->len = start;  /* drop the server's words rather than show a secret */
+    return;
+  }
+  bpi_buf_cleanup(b);
+  *b = out;
+}
+
+/* Each word of a secret header's value ("Bearer T", "token T", "T"). */
+static void redact_header(struct bp_buf *b, size_t start, const char *line)
+{
+  const char *v = strchr(line, ':');
+  if(!v || !secret_header(line, strlen(line)))
+    return;
+  for(v++; *v;) {
+    size_t gap = strspn(v, " \t"), word;
+    v += gap;
+    word = strcspn(v, " \t");
+    redact_one(b, start, v, word);
+    v += word;
+  }
+}
+
+/* A server that echoes what it was sent (a proxy's "bad token: Bearer
+ * ..." page) must not put the credentials into the message, which goes
+ * to stderr, the run's manifest and the spool. */
+static void redact_secrets(struct bp_buf *b, size_t start,
+                           const struct bp_http_req *req)
+{
+  const char *const plain[] = {req->bearer, req->aws_secret,
+                               req->aws_session_token, req->aws_key};
+  for(size_t i = 0; i < BP_ARRAY_LEN(plain); i++)
+    if(plain[i])
+      redact_one(b, start, plain[i], strlen(plain[i]));
+  for(size_t i = 0; req->headers && req->headers[i]; i++)
+    redact_header(b, start, req->headers[i]);
+}
+
 /* The error of the last attempt: method, URL, what went wrong. */
 bp_code bpi_http_fail(struct bp_err *err, bp_code code,
                       const struct bp_http_req *req, struct attempt *a,
@@ -296,6 +354,7 @@ bp_code bpi_http_fail(struct bp_err *err, bp_code code,
         bpi_http_add_shown(&m, a->reason, strlen(a->reason));
       }
     }
+    redact_secrets(&m, before, req);
   }
   if(a->resp->attempts > 1)
     bpi_buf_printf(&m, " (after %u attempts)", a->resp->attempts);

@@ -100,6 +100,35 @@ check "failing Bencher: run exits 0" [ $? -eq 0 ]
 check "failing Bencher: the publication is spooled" \
   [ -n "$(ls "$TMP/spool" 2>/dev/null)" ]
 
+# 2b. servers that echo the request's headers in their error answers (a
+# careless proxy's error page): the message benchprof shows and keeps
+# must carry the servers' words without the credentials
+python3 "$SERVERS/put_server.py" --root "$TMP/echo-root" \
+  --port-file "$TMP/echo.port" --token "$STORE_TOKEN" \
+  --faults "echo:400,echo:400,echo:400,echo:400,echo:400,echo:400" \
+  >"$TMP/echo.log" 2>&1 &
+PIDS="$PIDS $!"
+eport=$(wait_port "$TMP/echo.port")
+# shellcheck disable=SC2086
+BENCHER_API_TOKEN=$TOKEN BENCHER_HOST=$BENCHER_URL \
+BENCHPROF_STORE_TOKEN=$STORE_TOKEN \
+  "$BENCHPROF" run -o "$TMP/out2b" --bmf "$TMP/h.json" $opts \
+  --spool "$TMP/spool2b" --store "http://127.0.0.1:$eport/bucket" -- \
+  "$TMP/harness.sh" "$TMP/h.json" >"$TMP/run2b.out" 2>"$TMP/run2b.err"
+check "echoing store: run exits 0" [ $? -eq 0 ]
+control '{"faults": "echo:403,echo:403,echo:403,echo:403"}'
+# shellcheck disable=SC2086
+BENCHER_API_TOKEN=$TOKEN BENCHER_HOST=$BENCHER_URL \
+BENCHPROF_STORE_TOKEN=$STORE_TOKEN \
+  "$BENCHPROF" run -o "$TMP/out2c" --bmf "$TMP/h.json" $opts \
+  --spool "$TMP/spool2c" --store "http://127.0.0.1:$hport/bucket" -- \
+  "$TMP/harness.sh" "$TMP/h.json" >"$TMP/run2c.out" 2>"$TMP/run2c.err"
+check "echoing Bencher: run exits 0" [ $? -eq 0 ]
+control '{"faults": ""}'
+check "echoing servers: their words are shown, credentials redacted" sh -c \
+  "grep 'rejected, you sent' '$TMP/run2b.err' | grep -q 'Bearer <redacted>' &&
+   grep 'rejected, you sent' '$TMP/run2c.err' | grep -q 'Bearer <redacted>'"
+
 # 3. flush -v, Bencher back
 control '{"faults": ""}'
 BENCHER_API_TOKEN=$TOKEN BENCHER_HOST=$BENCHER_URL \
@@ -129,6 +158,8 @@ check "the servers saw the credentials (the search is not vacuous)" \
          [ -n \"\$(ls '$TMP/http-root/bucket' 2>/dev/null)\" ] &&
          [ -n \"\$(find '$TMP/s3data/bkt' -type f)\" ]"
 places="$TMP/run1.out $TMP/run1.err $TMP/run2.out $TMP/run2.err
+  $TMP/run2b.out $TMP/run2b.err $TMP/out2b $TMP/spool2b
+  $TMP/run2c.out $TMP/run2c.err $TMP/out2c $TMP/spool2c
   $TMP/flush.out $TMP/flush.err $TMP/comment.out $TMP/comment.err
   $TMP/out1 $TMP/out2 $TMP/spool $TMP/http-root $TMP/s3data $TMP/tmpdir
   $TMP/state $TMP/data $TMP/cfg $TMP/h.json"

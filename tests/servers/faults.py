@@ -5,6 +5,8 @@ per request; once the list is used up every request is answered normally.
 
   ok        answer normally
   NNN       answer status NNN with the JSON body {"message": "injected NNN"}
+  echo:NNN  answer status NNN with a message that repeats every request
+            header back (as a careless proxy's error page does)
   429:S     answer 429 with "Retry-After: S" (and the JSON body)
   hang:S    sleep S seconds (past the client's timeout), then answer normally
   truncate  answer 200 with a Content-Length larger than the body sent, then
@@ -42,6 +44,11 @@ def _parse_item(item):
     item = item.strip()
     if item in ("ok", "truncate", "drop", "endless", "bigheaders"):
         return (item, None)
+    if item.startswith("echo:"):
+        code = item[5:]
+        if len(code) == 3 and code.isdigit() and 400 <= int(code) <= 599:
+            return ("echo", int(code))
+        raise ValueError("faults: bad status in %r" % item)
     if item.startswith("hang:") or item.startswith("429:"):
         head, _, arg = item.partition(":")
         try:
@@ -53,8 +60,8 @@ def _parse_item(item):
         return (head, seconds)
     if len(item) == 3 and item.isdigit() and 100 <= int(item) <= 599:
         return ("status", int(item))
-    raise ValueError("faults: unknown item %r (ok, NNN, 429:S, hang:S, "
-                     "truncate, drop, endless, bigheaders)" % item)
+    raise ValueError("faults: unknown item %r (ok, NNN, echo:NNN, 429:S, "
+                     "hang:S, truncate, drop, endless, bigheaders)" % item)
 
 
 class Faults:
@@ -100,8 +107,10 @@ class Faults:
             length -= len(chunk)
 
     @staticmethod
-    def _error(handler, status, retry_after=None):
-        body = json.dumps({"message": "injected %d" % status}).encode()
+    def _error(handler, status, retry_after=None, message=None):
+        if message is None:
+            message = "injected %d" % status
+        body = json.dumps({"message": message}).encode()
         handler.send_response(status)
         if retry_after is not None:
             handler.send_header("Retry-After", "%g" % retry_after)
@@ -123,6 +132,9 @@ class Faults:
         self._drain(handler)
         if kind == "status":
             self._error(handler, arg)
+        elif kind == "echo":
+            sent = "; ".join("%s: %s" % kv for kv in handler.headers.items())
+            self._error(handler, arg, message="rejected, you sent " + sent)
         elif kind == "429":
             self._error(handler, 429, retry_after=arg)
         elif kind == "truncate":
