@@ -35,6 +35,21 @@ static bp_code stacks_add(struct stacks *st, int side, const char *stack,
   return BP_OK;
 }
 
+/* The most frames of one stack compare reads.  Recordings stop at 1024
+ * return addresses (converter.c), a few more with inlined frames; the
+ * flame graphs walk stacks recursively, so a folded file from elsewhere
+ * with a stack 100,000 deep must be refused, not crash them. */
+#define MAX_FOLDED_FRAMES 16384
+
+static bool too_deep(const char *stack)
+{
+  size_t frames = 1;
+  for(const char *s = stack; (s = strchr(s, ';')); s++)
+    if(++frames > MAX_FOLDED_FRAMES)
+      return true;
+  return false;
+}
+
 /* Parse "stack count" lines; the count follows the last space. */
 bp_code bpi_cmp_read_folded(struct stacks *st, int side, const char *path,
                            struct bp_err *err)
@@ -60,8 +75,10 @@ bp_code bpi_cmp_read_folded(struct stacks *st, int side, const char *path,
                          "count'", path, lineno);
       else {
         *sp = '\0';
-        rc = stacks_add(st, side, line, n);
-        if(rc)
+        if(too_deep(line))
+          rc = bpi_err_set(err, BPE_FORMAT, 0, "%s:%zu: a stack of more "
+                           "than %d frames", path, lineno, MAX_FOLDED_FRAMES);
+        else if((rc = stacks_add(st, side, line, n)))
           rc = bpi_err_set(err, rc, 0, "%s: stacks", path);
       }
     }

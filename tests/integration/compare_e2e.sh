@@ -180,4 +180,14 @@ check "and the error names it" grep -q "nowhere/manifest.json" "$TMP/bad.err"
 check "a bad threshold: exit 2" [ $? -eq 2 ]
 "$BENCHPROF" compare "$TMP/base" 2>/dev/null
 check "one directory: exit 2" [ $? -eq 2 ]
+# a folded stack 100,000 frames deep (a hostile or foreign file; the flame
+# graphs walk stacks recursively): refused with its place, no crash
+cp -R "$TMP/head" "$TMP/deep"
+python3 -c 'print("cmpwork;" + "f;" * 100000 + "g 5")' \
+  >"$TMP/deep/profile.folded"
+"$BENCHPROF" compare -o "$TMP/cmp-deep" "$TMP/base" "$TMP/deep" \
+  >/dev/null 2>"$TMP/deep.err"
+check "a stack 100,000 frames deep: exit 1, the file and line named" \
+  sh -c '[ $1 -eq 1 ] && grep -q "deep/profile.folded:1: a stack of more" "$2"' \
+  sh $? "$TMP/deep.err"
 finish
