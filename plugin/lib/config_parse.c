@@ -458,6 +458,25 @@ bp_code bpi_config_check_combinations(struct parse *ps, const char *origin,
   return BP_OK;
 }
 
+/* Where the escape \u0000 stands inside a string of json, or len.  cJSON
+ * reads it as the string's end, so "a\u0000b" would silently become
+ * "a": an output directory or project other than the one written. */
+static size_t nul_escape_at(const char *json, size_t len)
+{
+  bool in_str = false;
+  for(size_t i = 0; i < len; i++) {
+    if(json[i] == '"')
+      in_str = !in_str;
+    else if(in_str && json[i] == '\\' && i + 1 < len) {
+      if(json[i + 1] == 'u' && len - i >= 6 &&
+         !memcmp(json + i + 2, "0000", 4))
+        return i;
+      i++;  /* the escaped character, a quote included */
+    }
+  }
+  return len;
+}
+
 bp_code bpi_config_parse(struct bp_config *c, const char *json, size_t len,
                          const char *origin, struct bp_err *err)
 {
@@ -470,6 +489,9 @@ bp_code bpi_config_parse(struct bp_config *c, const char *json, size_t len,
   if(nul)
     return syntax_error(err, origin, json, len, (size_t)(nul - json),
                         "a NUL byte");
+  size_t esc = nul_escape_at(json, len);
+  if(esc < len)
+    return syntax_error(err, origin, json, len, esc, "\\u0000 in a string");
   /* cJSON wants a terminated string: the length counts the NUL so that
    * anything after the document is an error */
   copy = malloc(len + 1);

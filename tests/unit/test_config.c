@@ -202,6 +202,9 @@ static void test_errors(void)
      "c.json:3:13: JSON syntax error near \"tru\\n}\""},
     {"{\"enabled\": true} x", "c.json:1:19: JSON syntax error near \"x\""},
     {"", "c.json:1:1: JSON syntax error at the end of the file"},
+    /* cJSON would end the string there: "a" instead of what was written */
+    {"{\"output\": \"a\\u0000b\"}",
+     "c.json:1:14: \\u0000 in a string near \"\\\\u0000b\\\"}\""},
   };
   for(size_t i = 0; i < BP_ARRAY_LEN(cases); i++) {
     struct bp_config c;
@@ -213,6 +216,15 @@ static void test_errors(void)
     /* a failed parse changes nothing */
     CHECK(c.enabled);
     CHECK_EQ_INT(c.record.frequency, 997);
+    bpi_config_cleanup(&c);
+  }
+  { /* an escaped backslash before "u0000" is text, not the escape */
+    struct bp_config c;
+    char msg[512];
+    bpi_config_init(&c);
+    CHECK_EQ_INT(parse(&c, "{\"output\": \"a\\\\u0000b\"}", msg,
+                       sizeof(msg)), BP_OK);
+    CHECK_EQ_STR(c.output, "a\\u0000b");
     bpi_config_cleanup(&c);
   }
   /* the secret's value is never in a message */
