@@ -99,7 +99,13 @@ int bp_cli_run_option(int opt, const char *arg, struct bp_record_args *a)
   }
   switch(opt) {
   case BP_CLI_RUN_BMF: a->bmf_file = arg; break;
-  case BP_CLI_RUN_NAME: a->name = arg; break;
+  case BP_CLI_RUN_NAME:
+    if(!*arg) {
+      bp_msg_error("--name: empty; give the benchmark's name");
+      return BP_EXIT_USAGE;
+    }
+    a->name = arg;
+    break;
   case BP_CLI_RUN_NO_BENCHER: a->pub.no_bencher = true; break;
   case BP_CLI_RUN_FAIL_ON_REGRESSION: a->pub.fail_on_regression = true; break;
   case BP_CLI_RUN_ALLOW_FAILURE: a->allow_failure = true; break;

@@ -135,4 +135,7 @@ check "an unknown adapter exits 2" [ $? -eq 2 ]
 check "--bmf with --adapter exits 2" [ $? -eq 2 ]
 "$BENCHPROF" record --bmf a -- true 2>/dev/null
 check "--bmf is not a record option" [ $? -eq 2 ]
+"$BENCHPROF" run --no-publish --name '' -- true 2>"$TMP/stderr"
+check "an empty --name exits 2 and says so" \
+  sh -c '[ $1 -eq 2 ] && grep -q -- "--name: empty" "$2"' sh $? "$TMP/stderr"
 finish
