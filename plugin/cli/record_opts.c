@@ -209,6 +209,7 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
 {
   uint64_t v;
   int opt;
+  bool freq_given = false, period_given = false;
   optind = 1;
   while((opt = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
     switch(opt) {
@@ -228,6 +229,7 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       }
       a->rec.freq = v;
       a->rec.period = 0;
+      freq_given = true;
       break;
     case 'c':
       if(!bpi_text_u64(optarg, 1, UINT64_MAX / 2, &v)) {
@@ -236,6 +238,7 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       }
       a->rec.period = v;
       a->rec.freq = 0;
+      period_given = true;
       break;
     case 'g':
       if(!parse_call_graph(optarg, &a->rec))
@@ -309,6 +312,12 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       usage(stderr, a->run);
       return BP_EXIT_USAGE;
     }
+  }
+  /* one wins over the configuration's; both on one command line is a
+   * mistake (the configuration refuses both too) */
+  if(freq_given && period_given) {
+    bp_msg_error("-F and -c are both given; give a frequency or a period");
+    return BP_EXIT_USAGE;
   }
   int st = bp_cli_run_options_check(a);
   if(st)

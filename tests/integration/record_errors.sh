@@ -69,6 +69,7 @@ bad_option F_negative "-F.*'-5'" -F -5
 bad_option F_huge "-F.*'99999999999'" -F 99999999999
 bad_option c_zero "-c.*'0'" -c 0
 bad_option c_word "-c.*'xyz'" -c xyz
+bad_option F_and_c "-F and -c are both given" -F 100 -c 100
 bad_option m_odd "-m.*'3'" -m 3
 bad_option g_mode "dwarfish" -g dwarfish
 bad_option unknown_option "no-such-option" --no-such-option
