@@ -132,8 +132,9 @@ int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
     }
     break;
   case BP_CLI_PUB_RETRIES:
-    if(!bpi_text_u64(arg, 0, 100, &n)) {
-      bp_msg_error("--retries: '%s' is not a count from 0 to 100", arg);
+    /* the same bound as the configuration's network.retries */
+    if(!bpi_text_u64(arg, 0, 20, &n)) {
+      bp_msg_error("--retries: '%s' is not a count from 0 to 20", arg);
       return BP_EXIT_USAGE;
     }
     p->retries = (long)n;
@@ -173,7 +174,7 @@ void bp_cli_publish_usage(FILE *out, bool run)
     "                         else $XDG_STATE_HOME/benchprof/spool)\n"
     "      --ca-file F        extra CA certificates (PEM)\n"
     "      --timeout S        per-request time limit in seconds\n"
-    "      --retries N        retries after a failed request (default 4)\n"
+    "      --retries N        retries after a failed request, 0 to 20 (default 4)\n"
     "      --retry-delay S    the first retry's delay in seconds, doubled\n"
     "                         for each further one (default 1)\n"
     "      --max-retry-after S  the longest wait a server's Retry-After\n"

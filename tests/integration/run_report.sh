@@ -135,6 +135,12 @@ check "an unknown adapter exits 2" [ $? -eq 2 ]
 check "--bmf with --adapter exits 2" [ $? -eq 2 ]
 "$BENCHPROF" record --bmf a -- true 2>/dev/null
 check "--bmf is not a record option" [ $? -eq 2 ]
+"$BENCHPROF" run -q --no-publish -o "$TMP/r20" --retries 20 -- true
+check "--retries 20 (the configuration's most) is taken" [ $? -eq 0 ]
+"$BENCHPROF" run --no-publish --retries 21 -- true 2>"$TMP/stderr"
+check "--retries 21 exits 2 and names the range" \
+  sh -c '[ $1 -eq 2 ] && grep -q -- "--retries.*0 to 20" "$2"' sh $? \
+  "$TMP/stderr"
 "$BENCHPROF" run --no-publish --name '' -- true 2>"$TMP/stderr"
 check "an empty --name exits 2 and says so" \
   sh -c '[ $1 -eq 2 ] && grep -q -- "--name: empty" "$2"' sh $? "$TMP/stderr"
