@@ -201,6 +201,11 @@ struct bp_record_args {
   struct bp_export_record written;
   /* out: the recording or its artifacts failed (marked may be NULL) */
   bool failed;
+  /* out: benchprof's own setup (the output directory, the control FIFO,
+   * the events) failed before a command was started (bp_cli_setup_failed) */
+  bool setup_failed;
+  /* out: a command was started under the recorder (the benchmark ran) */
+  bool started;
   /* a copy of $DEBUGINFOD_URLS when rec.debuginfod is it (owned: the
    * lookups set and restore the variable) */
   char *debuginfod_env;
@@ -234,6 +239,15 @@ int bp_cli_run_option(int opt, const char *arg, struct bp_record_args *a);
 /* After parsing: options that exclude each other; 0 or the exit status
  * (said why). */
 int bp_cli_run_options_check(const struct bp_record_args *a);
+
+/* benchprof's own setup failed before the command started (err, rc):
+ * said as a warning when the command will then run unprofiled
+ * (bp_cli_setup_survivable), else as an error; sets a->setup_failed. */
+void bp_cli_setup_failed(struct bp_record_args *a, const struct bp_err *err,
+                         bp_code rc);
+/* Whether a failure of benchprof's own setup lets the command run
+ * unprofiled: benchprof run --keep-status, not strict. */
+bool bp_cli_setup_survivable(const struct bp_record_args *a);
 
 /* Free what bp_cli_record left in a (marked). */
 void bp_cli_record_cleanup(struct bp_record_args *a);
