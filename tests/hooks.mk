@@ -25,7 +25,9 @@
 #   hooks_unprofiled.sh  the benchmark runs, with its own stdio and status,
 #                        whatever goes wrong with benchprof: a setup that
 #                        fails before it starts (output directory, FIFO,
-#                        event)
+#                        event), no configuration file (off in every
+#                        hook), a bad BENCHPROF_RUN_ARGS, a benchprof that
+#                        cannot be run
 #   install_layout.sh    make install DESTDIR=: programs, hooks, hooks.h
 #                        (compiles alone), no benchprof.h, both man pages
 #                        render cleanly, one SYNOPSIS line per command

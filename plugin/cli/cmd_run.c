@@ -304,7 +304,9 @@ int cmd_run(int argc, char **argv)
   bp_cli_record_defaults(&a, true);
   int status = bp_cli_record_setup(argc, argv, &a, &cfg,
                                    "running the command unprofiled", &cs);
-  if(status < 0 && (cs == BP_CLI_CONFIG_INVALID || !cfg.enabled))
+  if(status < 0 && a.check_options)
+    status = BP_EXIT_OK;   /* usable; nothing is run */
+  else if(status < 0 && (cs == BP_CLI_CONFIG_INVALID || !cfg.enabled))
     status = exec_unprofiled(a.rec.argv);
   else if(status < 0) {
     status = a.each ? bp_cli_run_each(&a) : a.repeat > 1 ?

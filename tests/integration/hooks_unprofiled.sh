@@ -6,7 +6,13 @@
 #   directory that cannot be made, no control FIFO, an event that cannot
 #   be opened; plain, --repeat, --each): `benchprof run --keep-status`,
 #   and so benchprof-wrap, runs the command unprofiled (strict: exit 1,
-#   the command not run); the errno is said once.
+#   the command not run); the errno is said once;
+# - no configuration file: profiling is off in benchprof-wrap and in every
+#   runner's hooks (BENCHPROF_ENABLED=1 turns it on);
+# - a mistake in BENCHPROF_RUN_ARGS: never read when profiling is off; a
+#   warning naming the variable when on (strict: exit 2);
+# - a benchprof that cannot be run (missing, a stub that exits 127):
+#   said so by the hooks and benchprof-wrap, the command runs.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 . "$top_srcdir/tests/hooks_lib.sh"
@@ -102,5 +108,109 @@ status=$?
 check "without --keep-status: exit 1, the command not run" sh -c \
   "[ $status -eq 1 ] && [ ! -s '$TMP/plain.out' ]"
 unset BENCHPROF_CONFIG
+
+# ---- 2. no configuration file: off everywhere
+rm -rf "$TMP/job/benchprof-out"
+if [ -e /etc/benchprof/config.json ]; then
+  echo "SKIP: this machine has /etc/benchprof/config.json: the no-file cases"
+else
+  benchprof-wrap --enabled
+  check "no file: --enabled says off (1)" [ $? -eq 1 ]
+  BENCHPROF_ENABLED=1 benchprof-wrap --enabled
+  check "no file, BENCHPROF_ENABLED=1: on (0)" [ $? -eq 0 ]
+  wrapped noconf 3
+  check "no file: the command as it is" own noconf
+  check "no file: nothing said, nothing written" sh -c \
+    "cmp -s '$TMP/direct.err' '$TMP/noconf.err' &&
+     [ ! -e '$TMP/job/benchprof-out' ]"
+  : >"$TMP/gh-env"
+  : >"$TMP/gh-path"
+  GITHUB_ENV="$TMP/gh-env" GITHUB_PATH="$TMP/gh-path" \
+    $(hook_shell) "$HOOKS/github/job-started.sh" >"$TMP/gh-noconf.out" 2>&1
+  check "no file: GitHub's started hook exits 0" [ $? -eq 0 ]
+  check "no file: GitHub's started hook says profiling is off" grep -q \
+    "profiling is off" "$TMP/gh-noconf.out"
+  check "no file: GitHub's started hook does not say it is on" sh -c \
+    "! grep -q 'profiling on' '$TMP/gh-noconf.out'"
+  check "no file: nothing in \$GITHUB_ENV, \$GITHUB_PATH" sh -c \
+    "[ ! -s '$TMP/gh-env' ] && [ ! -s '$TMP/gh-path' ]"
+  GITHUB_ENV="$TMP/gh-env" $(hook_shell) "$HOOKS/github/job-completed.sh" \
+    >"$TMP/gh-noconf-done.out" 2>&1
+  check "no file: GitHub's completed hook exits 0, silently" sh -c \
+    "[ $? -eq 0 ] && [ ! -s '$TMP/gh-noconf-done.out' ]"
+  sh -e -c ". '$HOOKS/gitlab/pre_build_script.sh'
+echo \"output=\${BENCHPROF_OUTPUT:-none}\"
+echo \"path=\$PATH\"
+sh '$HOOKS/gitlab/post_build_script.sh'" >"$TMP/gl-noconf.out" 2>&1
+  check "no file: the GitLab job runs" [ $? -eq 0 ]
+  check "no file: GitLab's pre_build_script says off, changes nothing" sh -c \
+    "grep -q 'profiling is off' '$TMP/gl-noconf.out' &&
+     grep -qx 'output=none' '$TMP/gl-noconf.out' &&
+     grep -qxF 'path=$PATH' '$TMP/gl-noconf.out'"
+  "$HOOKS/bencher/entrypoint.sh" --file "$TMP/noconf.json" -- \
+    "$TMP/harness.sh" "$TMP/noconf.json" 0 >"$TMP/bn-noconf.out" \
+    2>"$TMP/bn-noconf.err"
+  check "no file: the Bencher entrypoint runs the command as it is" sh -c \
+    "[ $? -eq 0 ] && [ ! -s '$TMP/bn-noconf.err' ] &&
+     ! grep -q task-clock '$TMP/noconf.json' &&
+     [ ! -e '$TMP/job/benchprof-out' ]"
+fi
+
+# ---- 3. a mistake in BENCHPROF_RUN_ARGS
+BENCHPROF_CONFIG="$TMP/off.json" BENCHPROF_RUN_ARGS="--adaptor json" \
+  wrapped args_off 3
+check "bad args, off: the command as it is" own args_off
+check "bad args, off: nothing said" cmp -s "$TMP/direct.err" \
+  "$TMP/args_off.err"
+BENCHPROF_CONFIG="$TMP/on.json" BENCHPROF_RUN_ARGS="--adaptor json" \
+  wrapped args_on 3
+unprofiled args_on "bad args, on"
+check "bad args, on: the warning names the variable and the option" \
+  grep -q "warning: BENCHPROF_RUN_ARGS=.*--adaptor" "$TMP/args_on.err"
+check "bad args, on: no usage text" sh -c \
+  "! grep -q 'usage:' '$TMP/args_on.err'"
+BENCHPROF_CONFIG="$TMP/on.json" BENCHPROF_RUN_ARGS="--repeat none" \
+  wrapped args_value 3
+unprofiled args_value "a bad value in BENCHPROF_RUN_ARGS"
+BENCHPROF_STRICT=1 BENCHPROF_CONFIG="$TMP/on.json" \
+  BENCHPROF_RUN_ARGS="--adaptor json" wrapped args_strict 3
+check "bad args, strict: exit 2, the command not run, the variable named" \
+  sh -c "[ $status -eq 2 ] && [ ! -s '$TMP/args_strict.out' ] &&
+         grep -q BENCHPROF_RUN_ARGS '$TMP/args_strict.err'"
+
+# ---- 4. a benchprof that cannot be run
+printf '#!/bin/sh\nexit 127\n' >"$TMP/stub"
+chmod +x "$TMP/stub"
+BENCHPROF_CONFIG="$TMP/on.json"
+export BENCHPROF_CONFIG
+for bp in "$TMP/stub" "$TMP/nowhere/benchprof"; do
+  what="benchprof that cannot be run ($(basename "$bp"))"
+  BENCHPROF=$bp benchprof-wrap --enabled 2>"$TMP/broken-enabled.err"
+  check "$what: --enabled says it cannot be run (4)" sh -c \
+    "[ $? -eq 4 ] && grep -q 'cannot be run' '$TMP/broken-enabled.err'"
+  BENCHPROF=$bp wrapped broken 3
+  unprofiled broken "$what: benchprof-wrap"
+  check "$what: the warning says benchprof cannot be run" \
+    grep -q "benchprof cannot be run" "$TMP/broken.err"
+  : >"$TMP/gh-env"
+  : >"$TMP/gh-path"
+  BENCHPROF=$bp GITHUB_ENV="$TMP/gh-env" GITHUB_PATH="$TMP/gh-path" \
+    $(hook_shell) "$HOOKS/github/job-started.sh" >"$TMP/gh-broken.out" 2>&1
+  check "$what: GitHub's started hook exits 0, says so" sh -c \
+    "[ $? -eq 0 ] && grep -q '^::warning::.*cannot be run' \
+'$TMP/gh-broken.out' && [ ! -s '$TMP/gh-env' ] && [ ! -s '$TMP/gh-path' ]"
+  check "$what: not called an invalid configuration" sh -c \
+    "! grep -q 'invalid' '$TMP/gh-broken.out'"
+  BENCHPROF=$bp sh -e -c ". '$HOOKS/gitlab/pre_build_script.sh'
+echo script ran" >"$TMP/gl-broken.out" 2>&1
+  check "$what: GitLab's job runs, pre_build_script says so" sh -c \
+    "grep -qx 'script ran' '$TMP/gl-broken.out' &&
+     grep -q 'cannot be run' '$TMP/gl-broken.out' &&
+     ! grep -q invalid '$TMP/gl-broken.out'"
+  BENCHPROF=$bp "$HOOKS/bencher/entrypoint.sh" "$TMP/tools/bench" 3 \
+    </dev/null >"$TMP/bn-broken.out" 2>&1
+  check "$what: the Bencher entrypoint runs the command" sh -c \
+    "[ $? -eq 3 ] && grep -q 'bench out: none' '$TMP/bn-broken.out'"
+done
 
 finish
