@@ -27,7 +27,7 @@
 #                        fails before it starts (output directory, FIFO,
 #                        event), no configuration file (off in every
 #                        hook), a bad BENCHPROF_RUN_ARGS, a benchprof that
-#                        cannot be run
+#                        cannot be run; the Bencher entrypoint's status
 #   install_layout.sh    make install DESTDIR=: programs, hooks, hooks.h
 #                        (compiles alone), no benchprof.h, both man pages
 #                        render cleanly, one SYNOPSIS line per command

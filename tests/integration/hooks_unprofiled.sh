@@ -12,7 +12,9 @@
 # - a mistake in BENCHPROF_RUN_ARGS: never read when profiling is off; a
 #   warning naming the variable when on (strict: exit 2);
 # - a benchprof that cannot be run (missing, a stub that exits 127):
-#   said so by the hooks and benchprof-wrap, the command runs.
+#   said so by the hooks and benchprof-wrap, the command runs;
+# - the Bencher entrypoint keeps the command's exit status when the
+#   harness gives no results, and says when it wrote no file.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 . "$top_srcdir/tests/hooks_lib.sh"
@@ -213,4 +215,35 @@ echo script ran" >"$TMP/gl-broken.out" 2>&1
     "[ $? -eq 3 ] && grep -q 'bench out: none' '$TMP/bn-broken.out'"
 done
 
+# ---- 5. the Bencher entrypoint: the exit status is the command's
+BENCHER_PROJECT=widget BENCHER_BRANCH=main BENCHER_HASH=$HEAD_SHA
+BENCHER_TESTBED=metal-1
+export BENCHER_PROJECT BENCHER_BRANCH BENCHER_HASH BENCHER_TESTBED
+printf '#!/bin/sh\necho "no results here"\nexit "${1:-0}"\n' \
+  >"$TMP/tools/nobmf"
+chmod +x "$TMP/tools/nobmf"
+for st in 0 4; do
+  "$HOOKS/bencher/entrypoint.sh" "$TMP/tools/nobmf" "$st" \
+    >"$TMP/bn-stdout$st.out" 2>"$TMP/bn-stdout$st.err"
+  check "Bencher, no BMF on stdout: exit $st, the command's" [ $? -eq "$st" ]
+  check "Bencher, no BMF on stdout: its output passes through" grep -qx \
+    "no results here" "$TMP/bn-stdout$st.out"
+  rm -f "$TMP/results.json"
+  "$HOOKS/bencher/entrypoint.sh" --file "$TMP/results.json" -- \
+    "$TMP/tools/nobmf" "$st" >"$TMP/bn-file$st.out" 2>"$TMP/bn-file$st.err"
+  check "Bencher, no file written: exit $st, the command's" [ $? -eq "$st" ]
+  check "Bencher, no file written: says so, no file made" sh -c \
+    "grep -q 'wrote no .*results.json' '$TMP/bn-file$st.err' &&
+     ! grep -q \"keeps the harness's results\" '$TMP/bn-file$st.err' &&
+     [ ! -e '$TMP/results.json' ]"
+done
+printf '{"not": "bmf"}' >"$TMP/kept.json"
+printf '#!/bin/sh\ncp "%s" "$1"\n' "$TMP/kept.json" >"$TMP/tools/badbmf"
+chmod +x "$TMP/tools/badbmf"
+"$HOOKS/bencher/entrypoint.sh" --file "$TMP/results.json" -- \
+  "$TMP/tools/badbmf" "$TMP/results.json" >"$TMP/bn-bad.out" \
+  2>"$TMP/bn-bad.err"
+check "Bencher, a file benchprof cannot read: exit 0, the file kept" sh -c \
+  "[ $? -eq 0 ] && cmp -s '$TMP/kept.json' '$TMP/results.json' &&
+   grep -q \"keeps the harness's results\" '$TMP/bn-bad.err'"
 finish
