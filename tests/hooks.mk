@@ -22,6 +22,12 @@
 #                        for notes, and the log says what to set
 #   hooks_shims.sh       the README's shims: a path entry, a make bench
 #                        that only builds passes (strict: fails)
+#   hooks_unprofiled.sh  the benchmark runs, with its own stdio and status,
+#                        whatever goes wrong with benchprof: a setup that
+#                        fails before it starts (output directory, FIFO,
+#                        event), no configuration file (off in every
+#                        hook), a bad BENCHPROF_RUN_ARGS, a benchprof that
+#                        cannot be run; the Bencher entrypoint's status
 #   install_layout.sh    make install DESTDIR=: programs, hooks, hooks.h
 #                        (compiles alone), no benchprof.h, both man pages
 #                        render cleanly, one SYNOPSIS line per command
@@ -30,6 +36,7 @@ hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_bencher.sh tests/integration/hooks_bencher_pr.sh \
   tests/integration/hooks_shellcheck.sh \
   tests/integration/hooks_pr_flow.sh tests/integration/hooks_shims.sh \
+  tests/integration/hooks_unprofiled.sh \
   tests/integration/install_layout.sh
 TESTS += $(hooks_tests)
 EXTRA_DIST += $(hooks_tests) tests/hooks_lib.sh \

@@ -134,7 +134,7 @@ enum {
   BP_CLI_RUN_BMF = BP_CLI_RUN_FIRST, BP_CLI_RUN_ADAPTER, BP_CLI_RUN_NAME,
   BP_CLI_RUN_EACH, BP_CLI_RUN_REPEAT, BP_CLI_RUN_NO_BENCHER,
   BP_CLI_RUN_FAIL_ON_REGRESSION, BP_CLI_RUN_ALLOW_FAILURE,
-  BP_CLI_RUN_KEEP_STATUS,
+  BP_CLI_RUN_KEEP_STATUS, BP_CLI_RUN_CHECK_OPTIONS,
   BP_CLI_RUN_LAST
 };
 #define BP_CLI_RUN_LONGOPTS                                                \
@@ -147,7 +147,8 @@ enum {
   {"fail-on-regression", no_argument, NULL,                               \
    BP_CLI_RUN_FAIL_ON_REGRESSION},                                         \
   {"allow-failure", no_argument, NULL, BP_CLI_RUN_ALLOW_FAILURE},          \
-  {"keep-status", no_argument, NULL, BP_CLI_RUN_KEEP_STATUS}
+  {"keep-status", no_argument, NULL, BP_CLI_RUN_KEEP_STATUS},             \
+  {"check-options", no_argument, NULL, BP_CLI_RUN_CHECK_OPTIONS}
 
 /* run's own help (its options before record's). */
 void bp_cli_run_usage(FILE *out);
@@ -192,6 +193,7 @@ struct bp_record_args {
   struct bp_cli_publish pub; /* publishing after the run */
   bool allow_failure;      /* --allow-failure: publish a failed run too */
   bool keep_status;        /* --keep-status: our failures only warn */
+  bool check_options;      /* --check-options: parse, run nothing */
   /* out: the benchmarks the harness marked, one per distinct name, in
    * the order they first began (bpi_slice_export) */
   struct bp_marked *marked;
@@ -201,6 +203,11 @@ struct bp_record_args {
   struct bp_export_record written;
   /* out: the recording or its artifacts failed (marked may be NULL) */
   bool failed;
+  /* out: benchprof's own setup (the output directory, the control FIFO,
+   * the events) failed before a command was started (bp_cli_setup_failed) */
+  bool setup_failed;
+  /* out: a command was started under the recorder (the benchmark ran) */
+  bool started;
   /* a copy of $DEBUGINFOD_URLS when rec.debuginfod is it (owned: the
    * lookups set and restore the variable) */
   char *debuginfod_env;
@@ -234,6 +241,15 @@ int bp_cli_run_option(int opt, const char *arg, struct bp_record_args *a);
 /* After parsing: options that exclude each other; 0 or the exit status
  * (said why). */
 int bp_cli_run_options_check(const struct bp_record_args *a);
+
+/* benchprof's own setup failed before the command started (err, rc):
+ * said as a warning when the command will then run unprofiled
+ * (bp_cli_setup_survivable), else as an error; sets a->setup_failed. */
+void bp_cli_setup_failed(struct bp_record_args *a, const struct bp_err *err,
+                         bp_code rc);
+/* Whether a failure of benchprof's own setup lets the command run
+ * unprofiled: benchprof run --keep-status, not strict. */
+bool bp_cli_setup_survivable(const struct bp_record_args *a);
 
 /* Free what bp_cli_record left in a (marked). */
 void bp_cli_record_cleanup(struct bp_record_args *a);

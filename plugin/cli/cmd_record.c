@@ -49,19 +49,37 @@ static int probe_file(const char *dir)
   return fd2;
 }
 
+bool bp_cli_setup_survivable(const struct bp_record_args *a)
+{
+  return a->run && a->keep_status && !a->pub.strict;
+}
+
+void bp_cli_setup_failed(struct bp_record_args *a, const struct bp_err *err,
+                         bp_code rc)
+{
+  a->setup_failed = true;
+  if(bp_cli_setup_survivable(a))
+    bp_msg_warn_err(err, rc);
+  else
+    bp_msg_err(err, rc);
+}
+
 /* Fail before the benchmark runs, not after, when artifacts cannot be
  * written: create the directory and a file in it. */
-static bool output_writable(const char *dir)
+static bool output_writable(struct bp_record_args *a)
 {
   struct bp_err err = {0};
-  if(bpi_file_mkdirs(dir, &err)) {
-    bp_msg_err(&err, err.code);
+  const char *dir = a->output;
+  bp_code rc = bpi_file_mkdirs(dir, &err);
+  if(rc) {
+    bp_cli_setup_failed(a, &err, rc);
     return false;
   }
   int fd = probe_file(dir);
   if(fd < 0) {
-    bp_msg_error("cannot write to output directory '%s': %s", dir,
-                 strerror(errno));
+    bpi_err_set(&err, BPE_IO, errno, "cannot write to output directory "
+                "'%s'", dir);
+    bp_cli_setup_failed(a, &err, BPE_IO);
     return false;
   }
   close(fd);
@@ -357,7 +375,7 @@ static int record_and_write(struct bp_record_args *a, struct bp_profile **out)
 {
   *out = NULL;
   bp_msg_set_quiet(a->quiet);
-  if(!output_writable(a->output))
+  if(!output_writable(a))
     return BP_EXIT_ERROR;
 
   struct bp_err err = {0};
@@ -365,10 +383,13 @@ static int record_and_write(struct bp_record_args *a, struct bp_profile **out)
   struct bp_profile *prof = NULL;
   bp_code rc = bpi_recorder_new(&rec, &a->rec, &err);
   if(rc) {
-    bp_msg_err(&err, rc);
+    /* the command was not started (its process is held until the
+     * recorder is ready, and ends without running it) */
+    bp_cli_setup_failed(a, &err, rc);
     return rc == BPE_EVENT_UNKNOWN || rc == BPE_INVAL ? BP_EXIT_USAGE
                                                       : BP_EXIT_ERROR;
   }
+  a->started = true;
   /* The command was forked with our environment; from here on only
    * benchprof reads it.  libdw would ask debuginfod servers for every
    * module without local debug info: a runner is no place for that

@@ -216,12 +216,12 @@ int bp_cli_run_own_failure(const struct bp_record_args *a, int status)
 
 /* A previous run's report, manifest and comparison never stay beside
  * this run's files. */
-bool bp_cli_run_clear_previous(const struct bp_record_args *a)
+bool bp_cli_run_clear_previous(struct bp_record_args *a)
 {
   struct bp_err err = {0};
   bp_code rc = bpi_rundir_clear(a->output, &err);
   if(rc)
-    bp_msg_err(&err, rc);
+    bp_cli_setup_failed(a, &err, rc);
   return rc == BP_OK;
 }
 
@@ -283,6 +283,19 @@ static int exec_unprofiled(char *const *argv)
   return bp_cli_exec_failure(&err, argv[0]);
 }
 
+/* benchprof's own setup failed before any command was started (the
+ * output directory, the control FIFO, the events; said why): with
+ * --keep-status, not strict, the command then runs as it would without
+ * benchprof, and its exit status is ours. */
+static int run_after_setup_failure(struct bp_record_args *a, int status)
+{
+  if(!a->setup_failed || a->started || !bp_cli_setup_survivable(a))
+    return status;
+  bp_msg_warn("profiling could not be set up; running the command "
+              "unprofiled (--keep-status)");
+  return exec_unprofiled(a->rec.argv);
+}
+
 int cmd_run(int argc, char **argv)
 {
   struct bp_record_args a;
@@ -291,11 +304,15 @@ int cmd_run(int argc, char **argv)
   bp_cli_record_defaults(&a, true);
   int status = bp_cli_record_setup(argc, argv, &a, &cfg,
                                    "running the command unprofiled", &cs);
-  if(status < 0 && (cs == BP_CLI_CONFIG_INVALID || !cfg.enabled))
+  if(status < 0 && a.check_options)
+    status = BP_EXIT_OK;   /* usable; nothing is run */
+  else if(status < 0 && (cs == BP_CLI_CONFIG_INVALID || !cfg.enabled))
     status = exec_unprofiled(a.rec.argv);
-  else if(status < 0)
+  else if(status < 0) {
     status = a.each ? bp_cli_run_each(&a) : a.repeat > 1 ?
              bp_cli_run_repeated(&a) : run_once(&a);
+    status = run_after_setup_failure(&a, status);
+  }
   bp_cli_record_cleanup(&a);
   bp_cli_record_args_free(&a);
   bpi_config_cleanup(&cfg);

@@ -52,3 +52,11 @@ void bp_msg_err(const struct bp_err *err, bp_code code)
   else
     bp_msg_error("%s", bp_strerror(code));
 }
+
+void bp_msg_warn_err(const struct bp_err *err, bp_code code)
+{
+  if(err && err->msg[0])
+    bp_msg_warn("%s", err->msg);
+  else
+    bp_msg_warn("%s", bp_strerror(code));
+}

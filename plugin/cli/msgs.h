@@ -14,6 +14,8 @@ void bp_msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void bp_msg_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print err->msg (or bp_strerror(code) when empty) as an error. */
 void bp_msg_err(const struct bp_err *err, bp_code code);
+/* The same as a warning (a failure benchprof gets past). */
+void bp_msg_warn_err(const struct bp_err *err, bp_code code);
 /* Silence notes (-q); warnings and errors still print. */
 void bp_msg_set_quiet(int quiet);
 

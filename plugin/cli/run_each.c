@@ -95,6 +95,8 @@ struct each_run {
   size_t nvalues;
   int status;               /* the first non-zero exit status */
   bool ok;                  /* every invocation's results read */
+  bool setup_failed;        /* an invocation's setup failed (record.c) */
+  bool started;             /* an invocation's command was started */
 };
 
 /* One invocation of the benchmark (sub): its report, its profile, its
@@ -173,7 +175,8 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
   struct bp_err err = {0};
   if(bpi_file_mkdirs(a->output, &err) ||
      bpi_file_mkdirs_under(a->output, dir, &err)) {
-    bp_msg_err(&err, err.code);
+    bp_cli_setup_failed(&sub, &err, err.code);
+    e->setup_failed = true;
     e->ok = false;
     goto out;
   }
@@ -186,6 +189,8 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
   bool ok = a->repeat > 1
               ? record_repeated(&sub, e, name, &rep, &prof, &st, &values)
               : record_once(&sub, &rep, &prof, &st);
+  e->setup_failed = e->setup_failed || sub.setup_failed;
+  e->started = e->started || sub.started;
   if(st && !e->status)
     e->status = st;
   size_t had = e->rep.nbenches;
@@ -234,16 +239,19 @@ int bp_cli_run_each(struct bp_record_args *a)
   bp_cli_iso_now(start);
   bpi_buf_init(&names);
   bpi_report_init(&e.rep);
-  int status = bp_cli_run_clear_previous(a)
-                 ? list_benchmarks(a->rec.argv, &names, &n) : BP_EXIT_ERROR;
-  if(!status && !n) {
-    bp_msg_error("%s lists no benchmarks", a->rec.argv[0]);
-    status = BP_EXIT_ERROR;
-  }
-  /* the benchmarks' folders are made under it (bpi_file_mkdirs_under) */
+  int status = bp_cli_run_clear_previous(a) ? 0 : BP_EXIT_ERROR;
+  /* the benchmarks' folders are made under it (bpi_file_mkdirs_under);
+   * made before the harness is listed: a directory that cannot be made
+   * is benchprof's own failure, found before anything runs */
   struct bp_err err = {0};
   if(!status && bpi_file_mkdirs(a->output, &err)) {
-    bp_msg_err(&err, err.code);
+    bp_cli_setup_failed(a, &err, err.code);
+    status = BP_EXIT_ERROR;
+  }
+  if(!status)
+    status = list_benchmarks(a->rec.argv, &names, &n);
+  if(!status && !n) {
+    bp_msg_error("%s lists no benchmarks", a->rec.argv[0]);
     status = BP_EXIT_ERROR;
   }
   if(status)
@@ -272,10 +280,21 @@ int bp_cli_run_each(struct bp_record_args *a)
   for(size_t i = 0; i < n; i++) {
     bp_msg_note("benchmark %zu of %zu: %s", i + 1, n, dirs[i]);
     run_one(a, &e, list[i], dirs[i]);
+    /* the first invocation could not even be set up: none would be
+     * (the caller then runs the command unprofiled) */
+    if(e.setup_failed && !e.started && bp_cli_setup_survivable(a))
+      break;
   }
   a->rec.symbols = NULL;
   bpi_symbols_free(sym);
+  a->setup_failed = a->setup_failed || e.setup_failed;
+  a->started = a->started || e.started;
   status = e.status;
+  if(a->setup_failed && !a->started) {
+    /* nothing ran: the caller runs the command unprofiled, or fails */
+    status = status ? status : BP_EXIT_ERROR;
+    goto out;
+  }
   /* a benchmark the harness reported under another name has no profile */
   for(size_t i = 0; e.ok && i < e.rep.nbenches; i++)
     if(!e.arts[i].dir)

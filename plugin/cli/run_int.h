@@ -43,8 +43,8 @@ int bp_cli_run_publish_and_compare(const struct bp_record_args *a,
  * command's with --keep-status, unless strict). */
 int bp_cli_run_own_failure(const struct bp_record_args *a, int status);
 /* Remove what a previous run left in the output directory; false (said
- * why) when it cannot be. */
-bool bp_cli_run_clear_previous(const struct bp_record_args *a);
+ * why, a->setup_failed set) when it cannot be. */
+bool bp_cli_run_clear_previous(struct bp_record_args *a);
 /* --each google-benchmark: one invocation per benchmark the harness
  * lists; the exit status. */
 int bp_cli_run_each(struct bp_record_args *a);

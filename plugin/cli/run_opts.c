@@ -57,7 +57,12 @@ void bp_cli_run_usage(FILE *out)
     "      --keep-status      benchprof's own failures (results that cannot\n"
     "                         be read, a report that cannot be written) are\n"
     "                         warnings: exit with CMD's status, unless\n"
-    "                         strict (benchprof-wrap passes it)\n"
+    "                         strict (benchprof-wrap passes it); one before\n"
+    "                         CMD starts (the output directory, the control\n"
+    "                         FIFO, the events) runs CMD unprofiled\n"
+    "      --check-options    only check the configuration and the options:\n"
+    "                         exit 0 when usable, 2 (saying why) when not;\n"
+    "                         CMD is not run\n"
     "\n"
     "The configuration (--config) may turn profiling off (\"enabled\":\n"
     "false, BENCHPROF_ENABLED=0): CMD is then executed as it is, nothing\n"
@@ -76,6 +81,7 @@ static const char *const names[BP_CLI_RUN_LAST - BP_CLI_RUN_FIRST] = {
   [BP_CLI_RUN_FAIL_ON_REGRESSION - BP_CLI_RUN_FIRST] = "fail-on-regression",
   [BP_CLI_RUN_ALLOW_FAILURE - BP_CLI_RUN_FIRST] = "allow-failure",
   [BP_CLI_RUN_KEEP_STATUS - BP_CLI_RUN_FIRST] = "keep-status",
+  [BP_CLI_RUN_CHECK_OPTIONS - BP_CLI_RUN_FIRST] = "check-options",
 };
 
 static bool parse_adapter(const char *s, enum bp_adapter *out)
@@ -110,6 +116,7 @@ int bp_cli_run_option(int opt, const char *arg, struct bp_record_args *a)
   case BP_CLI_RUN_FAIL_ON_REGRESSION: a->pub.fail_on_regression = true; break;
   case BP_CLI_RUN_ALLOW_FAILURE: a->allow_failure = true; break;
   case BP_CLI_RUN_KEEP_STATUS: a->keep_status = true; break;
+  case BP_CLI_RUN_CHECK_OPTIONS: a->check_options = true; break;
   case BP_CLI_RUN_ADAPTER:
     if(!parse_adapter(arg, &a->adapter)) {
       bp_msg_error("--adapter: '%s' is not json or google-benchmark", arg);

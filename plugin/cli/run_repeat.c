@@ -325,6 +325,13 @@ int bp_cli_run_repeated(struct bp_record_args *a)
   if(!bp_cli_run_clear_previous(a))
     return BP_EXIT_ERROR;
   bool ok = bp_cli_run_repeat_record(a, &r);
+  if(a->setup_failed && !a->started) {
+    /* nothing ran: the caller runs the command unprofiled, or fails */
+    int status = r.status ? r.status : BP_EXIT_ERROR;
+    bp_cli_record_cleanup(a);
+    bp_cli_run_repeated_cleanup(&r);
+    return status;
+  }
   /* r.rep has its counters (combined) already: this finds each
    * benchmark's directory, the measures it has are kept */
   ok = ok && !bp_cli_run_attach_counters(a, &r.rep, r.merged, &arts);

@@ -738,8 +738,7 @@ bp_code bpi_rundir_clear(const char *dir, struct bp_err *err)
     if(!path)
       return bpi_err_set(err, BPE_NOMEM, 0, "%s", dir);
     if(unlink(path) && errno != ENOENT)
-      rc = bpi_err_set(err, BPE_IO, errno, "removing %s: %s", path,
-                       strerror(errno));
+      rc = bpi_err_set(err, BPE_IO, errno, "removing %s", path);
     free(path);
   }
   char *cmp = rc ? NULL : bpi_text_path_join(dir, BP_RUNDIR_COMPARE);
@@ -750,8 +749,8 @@ bp_code bpi_rundir_clear(const char *dir, struct bp_err *err)
     clear_errno = 0;
     if(nftw(cmp, remove_one, 16, FTW_DEPTH | FTW_PHYS) || clear_errno) {
       int e = clear_errno ? clear_errno : errno;
-      rc = bpi_err_set(err, BPE_IO, e, "removing %s: %s",
-                       clear_errno ? clear_failed : cmp, strerror(e));
+      rc = bpi_err_set(err, BPE_IO, e, "removing %s",
+                       clear_errno ? clear_failed : cmp);
     }
   }
   free(cmp);

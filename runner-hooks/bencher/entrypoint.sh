@@ -10,8 +10,10 @@
 # counter): only BMF, nothing else.  Profiles go to the store of the
 # configuration, never into FILE; benchprof posts no Bencher report (the
 # runner's is the one).  Without FILE, CMD prints its BMF on stdout,
-# which passes through untouched.  Exits with CMD's status.  Profiling
-# off or impossible: CMD runs as it is.
+# which passes through untouched.  Exits with CMD's status (results
+# benchprof cannot read are a warning, unless strict).  Profiling off,
+# no configuration file, benchprof that cannot be run, or impossible: CMD
+# runs as it is.
 # Install: runner-hooks/bencher/README.md.
 wrap=${BENCHPROF_WRAP:-benchprof-wrap}
 bp=${BENCHPROF:-benchprof}
@@ -25,9 +27,12 @@ if ! "$wrap" --enabled || ! "$wrap" --check >&2; then
   exec "$@"
 fi
 out=$("$wrap" --output)
+# --keep-status: benchprof's own failures (results it cannot read, a
+# setup that fails before CMD starts) never change CMD's exit status,
+# unless strict
 if [ -n "$file" ]; then
   rm -f "$out/report.json"
-  "$bp" run --no-bencher -o "$out" --bmf "$file" -- "$@"
+  "$bp" run --keep-status --no-bencher -o "$out" --bmf "$file" -- "$@"
   status=$?
   # the merged report replaces the harness's file in one rename; without
   # one (benchprof failed) the harness's own BMF stays
@@ -37,10 +42,14 @@ if [ -n "$file" ]; then
     :
   else
     rm -f "$file.benchprof.tmp"
-    echo "benchprof: $file keeps the harness's results (no report)" >&2
+    if [ -e "$file" ]; then
+      echo "benchprof: $file keeps the harness's results (no report)" >&2
+    else
+      echo "benchprof: the harness wrote no $file: there are no results to hand back" >&2
+    fi
   fi
 else
-  "$bp" run --no-bencher -o "$out" --adapter json -- "$@"
+  "$bp" run --keep-status --no-bencher -o "$out" --adapter json -- "$@"
   status=$?
 fi
 "$bp" flush >&2 || echo "benchprof: some publications are still in the spool" >&2

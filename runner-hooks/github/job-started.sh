@@ -4,17 +4,21 @@
 # profiling on, makes benchprof the wrapper of this job's benchmark steps:
 # $GITHUB_PATH puts benchprof-wrap (and the shims of
 # $BENCHPROF_WRAP_COMMANDS) first on the PATH of the later steps, and
-# $GITHUB_ENV gives them BENCHPROF_OUTPUT (and BENCHPROF_CONFIG).  Exit 0
-# unless the configuration is invalid and strict (the job then fails).
+# $GITHUB_ENV gives them BENCHPROF_OUTPUT (and BENCHPROF_CONFIG).  No
+# configuration file, profiling off, benchprof that cannot be run: the job
+# is left as it is.  Exit 0 unless the configuration is invalid and strict
+# (the job then fails).
 # Install: runner-hooks/github/README.md.
 wrap=${BENCHPROF_WRAP:-benchprof-wrap}
 # the runner runs this with bash -e: every status is caught
 state=0
 "$wrap" --enabled || state=$?
 case $state in
-  1) echo "benchprof: profiling is off on this runner (\"enabled\": false)"
+  1) echo "benchprof: profiling is off on this runner (its configuration does not say \"enabled\": true)"
      exit 0 ;;
   2) echo "::warning::benchprof: the configuration is invalid ('benchprof config check' says why); benchmarks run unprofiled"
+     exit 0 ;;
+  4) echo "::warning::benchprof: benchprof cannot be run on this runner (see above); benchmarks run unprofiled"
      exit 0 ;;
   3) echo "::error::benchprof: the configuration is invalid and strict mode is on ('benchprof config check' says why)"
      exit 1 ;;

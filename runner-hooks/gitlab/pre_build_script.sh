@@ -3,7 +3,9 @@
 # the job's script.  Checks what the machine allows and, when the
 # configuration turns profiling on, exports BENCHPROF_OUTPUT and puts
 # benchprof-wrap (and the shims of $BENCHPROF_WRAP_COMMANDS) first on
-# PATH.  An invalid configuration in strict mode ends the job (exit 1).
+# PATH.  No configuration file, profiling off, benchprof that cannot be
+# run: the job is left as it is.  An invalid configuration in strict mode
+# ends the job (exit 1).
 # Install: runner-hooks/gitlab/README.md.
 # shellcheck shell=sh
 _bp_wrap=${BENCHPROF_WRAP:-benchprof-wrap}
@@ -35,8 +37,9 @@ case $_bp_state in
       export BENCHPROF_ENABLED
       echo "benchprof: warning: no perf event can be opened here; benchmarks run unprofiled"
     fi ;;
-  1) echo "benchprof: profiling is off on this runner (\"enabled\": false)" ;;
+  1) echo "benchprof: profiling is off on this runner (its configuration does not say \"enabled\": true)" ;;
   2) echo "benchprof: warning: the configuration is invalid ('benchprof config check' says why); benchmarks run unprofiled" ;;
+  4) echo "benchprof: warning: benchprof cannot be run on this runner (see above); benchmarks run unprofiled" ;;
   3) echo "benchprof: error: the configuration is invalid and strict mode is on ('benchprof config check' says why)"
      exit 1 ;;
   *) echo "benchprof: warning: $_bp_wrap failed ($_bp_state); benchmarks run unprofiled" ;;

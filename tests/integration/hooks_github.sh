@@ -165,6 +165,40 @@ $SH "$HOOKS/github/job-completed.sh" >"$TMP/completed2.out" 2>&1
 check "no comment file: exit 0" [ $? -eq 0 ]
 check "no comment file: a note says so" grep -q "was not written" \
   "$TMP/completed2.out"
+check "no comment file: because no benchmark ran under benchprof" grep -q \
+  "no benchmark ran under benchprof" "$TMP/completed2.out"
+
+# ---- job 2b: the benchmark ran under benchprof and failed: a failed run
+# is not compared, and the completed hook says that, not "no benchmark"
+job_env 2b
+$SH "$HOOKS/github/job-started.sh" >/dev/null 2>&1
+BENCHPROF_RUN_ARGS="--bmf $TMP/h2b.json" step benchprof-wrap \
+  "$TMP/harness.sh" "$TMP/h2b.json" 3 >/dev/null 2>"$TMP/step2b.err"
+check "failed run: the command's exit status (3)" [ $? -eq 3 ]
+: >"$GITHUB_ENV"
+$SH "$HOOKS/github/job-completed.sh" >"$TMP/completed2b.out" 2>&1
+check "failed run: completed exits 0" [ $? -eq 0 ]
+check "failed run: the reason is the failure" grep -q \
+  "was not written (the benchmark ran under benchprof and failed (exit status 3)" \
+  "$TMP/completed2b.out"
+check "failed run: not called a job where no benchmark ran" sh -c \
+  "! grep -q 'no benchmark ran' '$TMP/completed2b.out'"
+# a later job in the same workspace (an absolute "output" is shared the
+# same way) that runs nothing: the failed run is not its own
+job_env 2b
+$SH "$HOOKS/github/job-started.sh" >/dev/null 2>&1
+$SH "$HOOKS/github/job-completed.sh" >"$TMP/completed2c.out" 2>&1
+check "next job: the previous job's run is not its reason" grep -q \
+  "no benchmark ran under benchprof" "$TMP/completed2c.out"
+# results that could not be read: nothing to compare, and said so
+job_env 2d
+$SH "$HOOKS/github/job-started.sh" >/dev/null 2>&1
+BENCHPROF_RUN_ARGS="--adapter json" step benchprof-wrap sh -c \
+  'echo not-bmf' >/dev/null 2>&1
+: >"$GITHUB_ENV"
+$SH "$HOOKS/github/job-completed.sh" >"$TMP/completed2d.out" 2>&1
+check "unreadable results: the reason says so" grep -q \
+  "results could not be read" "$TMP/completed2d.out"
 
 # ---- job 3: the runner's configuration says "enabled": false
 runner_config "$TMP/off.json" false
