@@ -31,7 +31,13 @@
 #                       iterations of the same work: function costs per
 #                       iteration, not a regression because more ran
 #   compare_many.sh     45 changed benchmarks: the stderr summary lists 20
-#                       and says how many more; compare.json has all
+#                       and says how many more; compare.json has all;
+#                       120, 500 and 2000: the comment stays under the
+#                       limit, its table with as many rows as fit, the
+#                       largest changes, and a note of what went
+#   compare_comment.sh  the title counts unconfirmed changes as such; a
+#                       change within the noise keeps its row; the note
+#                       says why: one value a side, or --repeat 3
 #   compare_parallel.sh 108 benchmarks (8 sharing the run's folder) on
 #                       the worker threads: the output is one thread's,
 #                       byte for byte, the shared files the last one's,
@@ -44,9 +50,10 @@ TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_verdicts.sh \
   tests/integration/compare_config.sh tests/integration/comment_gitlab.sh \
   tests/integration/compare_iterations.sh tests/integration/compare_many.sh \
-  tests/integration/compare_parallel.sh
+  tests/integration/compare_parallel.sh tests/integration/compare_comment.sh
 EXTRA_DIST += tests/integration/compare_config.sh \
   tests/integration/compare_many.sh tests/integration/compare_parallel.sh \
+  tests/integration/compare_comment.sh \
   tests/integration/compare_iterations.sh \
   tests/integration/comment_gitlab.sh \
   tests/integration/compare_e2e.sh tests/integration/compare_pr.sh \

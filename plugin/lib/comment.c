@@ -122,23 +122,93 @@ static void add_short_hash(struct bp_buf *b, const char *hash)
   bpi_buf_addc(b, '`');
 }
 
+/* The size of m's change, for ordering: from 0 to anything is the
+ * largest of all, from 0 to 0 none. */
+static double change_size(const struct bp_cmp_measure *m)
+{
+  if(isnan(m->pct))
+    return m->delta != 0 ? INFINITY : 0;
+  return absd(m->pct);
+}
+
+/* The measure a benchmark's row shows: the one that gives its verdict,
+ * else (no change confirmed or unconfirmed) the largest change within
+ * the noise, else its largest change; NULL when no measure is on both
+ * sides. */
+static const struct bp_cmp_measure *key_measure(const struct bp_cmp_bench *cb)
+{
+  const struct bp_cmp_measure *best = NULL;
+  if(cb->max)
+    return cb->max;
+  for(size_t i = 0; i < cb->nmeasures; i++) {
+    const struct bp_cmp_measure *m = &cb->measures[i];
+    if(!m->in_base || !m->in_head)
+      continue;
+    if(!best || (m->change && !best->change) ||
+       (!m->change == !best->change && change_size(m) > change_size(best)))
+      best = m;
+  }
+  return best;
+}
+
+/* Whether the benchmark's key change is beyond the threshold and judged
+ * as such (confirmed, or unconfirmed for want of spread): what the cut
+ * keeps longest. */
+static bool beyond(const struct bp_cmp_bench *cb)
+{
+  return cb->flag || cb->unconfirmed;
+}
+
 /* ------------------------------------------------------------ rendering */
 
-/* What a rendering leaves in; the cut removes rows in this order. */
-struct limits {
-  bool unchanged;        /* sections of unchanged benchmarks */
-  bool funcs;            /* function rows */
-  size_t changed;        /* sections of changed benchmarks kept */
+/* How much of one benchmark a rendering shows; the cut lowers it. */
+enum depth {
+  DEPTH_NONE,        /* not even its row in the summary table */
+  DEPTH_ROW,         /* its row only */
+  DEPTH_DETAILS,     /* its row and details, but no function rows */
+  DEPTH_ALL
 };
 
 struct render {
   const struct bp_cmp *c;
   const struct bp_comment_opts *o;
-  struct limits lim;
   size_t max_functions;
   struct bp_buf *b;
-  size_t left_benches, left_funcs;
+  /* the benchmarks on both sides, most important first: those beyond the
+   * threshold (nbeyond, in the comparison's order), then the others by
+   * the size of their change */
+  const struct bp_cmp_bench **order;
+  size_t n, nbeyond;
+  size_t dropped;          /* steps of the cut taken (see depth_at) */
 };
+
+/* How much of order[pos] is shown after r->dropped steps of the cut.
+ * The steps, one benchmark each, least changed first: the details of
+ * the benchmarks within the threshold; the function rows, then the
+ * details, of those beyond it; then the table rows of all of them, so
+ * the table keeps every benchmark for as long as it can and the changes
+ * beyond the threshold go last. */
+static enum depth depth_at(const struct render *r, size_t pos)
+{
+  size_t n = r->n, k = r->nbeyond, within = n - k;
+  size_t row = within + 2 * k + (n - 1 - pos), details, funcs;
+  if(pos >= k)
+    details = funcs = n - 1 - pos;
+  else {
+    funcs = within + (k - 1 - pos);
+    details = within + k + (k - 1 - pos);
+  }
+  if(r->dropped > row)
+    return DEPTH_NONE;
+  if(r->dropped > details)
+    return DEPTH_ROW;
+  return r->dropped > funcs ? DEPTH_DETAILS : DEPTH_ALL;
+}
+
+static size_t cut_steps(const struct render *r)
+{
+  return 2 * r->n + r->nbeyond;
+}
 
 /* One benchmark's key change: **name** slug +x% (interval). */
 static void add_key_change(struct bp_buf *b, const struct bp_cmp_bench *cb)
@@ -169,6 +239,39 @@ static const struct bp_cmp_bench *first_with(const struct bp_cmp *c,
   return NULL;
 }
 
+/* Whether a measure of a benchmark on both sides is unconfirmed for
+ * want of spread: with one value on a side (single), or with
+ * repetitions too few for the test (!single). */
+static bool any_unconfirmed(const struct bp_cmp *c, bool single)
+{
+  for(size_t i = 0; i < c->nbenches; i++) {
+    const struct bp_cmp_bench *cb = &c->benches[i];
+    for(size_t j = 0; cb->presence == BP_CMP_BOTH && j < cb->nmeasures; j++) {
+      const struct bp_cmp_measure *m = &cb->measures[j];
+      if(m->unconfirmed && (m->basis == BP_CMP_SINGLE) == single)
+        return true;
+    }
+  }
+  return false;
+}
+
+/* Why changes are unconfirmed, one note per reason present (the two need
+ * different remedies to be told apart from noise; docs/verdicts.md). */
+static void add_unconfirmed_notes(struct render *r)
+{
+  if(any_unconfirmed(r->c, true))
+    bpi_buf_adds(r->b, "_Unconfirmed (single run): beyond the threshold, "
+                 "but with one value on a side there is no spread to test "
+                 "it against; run with `--repeat 5` (or report bounds) to "
+                 "confirm or dismiss it._\n\n");
+  if(any_unconfirmed(r->c, false))
+    bpi_buf_adds(r->b, "_Unconfirmed (too few repetitions): beyond the "
+                 "threshold, but with fewer than 5 repetitions on a side "
+                 "no change can be confirmed at 99% confidence, however "
+                 "large; run with `--repeat 5` or more on both sides to "
+                 "confirm or dismiss it._\n\n");
+}
+
 /* The line a maintainer acts on: confirmed regressions, unconfirmed ones,
  * and the worst (the largest improvement when nothing regressed). */
 static void add_verdict_line(struct render *r)
@@ -197,27 +300,49 @@ static void add_verdict_line(struct render *r)
     add_key_change(b, unconf);
   }
   bpi_buf_adds(b, "\n\n");
-  if(c->nunconfirmed)
-    bpi_buf_adds(b, "_Unconfirmed: beyond the threshold, but with one value "
-                 "a side there is no spread to test it against; run with "
-                 "`--repeat 5` (or report bounds) to confirm or dismiss "
-                 "it._\n\n");
+  add_unconfirmed_notes(r);
+}
+
+/* Benchmarks whose change beyond the threshold is an unconfirmed
+ * improvement (compare.h counts the regressions, nunconfirmed). */
+static size_t unconfirmed_improvements(const struct bp_cmp *c)
+{
+  size_t n = 0;
+  for(size_t i = 0; i < c->nbenches; i++)
+    n += c->benches[i].presence == BP_CMP_BOTH && !c->benches[i].flag &&
+         c->benches[i].unconfirmed == BP_CMP_IMPROVEMENT;
+  return n;
+}
+
+/* The title counts every benchmark once, in the words of the verdict
+ * line and the commit status: an unconfirmed change is neither a
+ * regression nor unchanged. */
+static void add_title(struct render *r)
+{
+  const struct bp_cmp *c = r->c;
+  size_t unconf_impr = unconfirmed_improvements(c);
+  size_t unconfirmed = c->nunconfirmed + unconf_impr;
+  size_t unchanged = c->nunchanged > unconfirmed ?
+                     c->nunchanged - unconfirmed : 0;
+  bpi_buf_printf(r->b, "### benchprof: %s%zu regression%s confirmed, %zu "
+                 "unconfirmed; %zu improvement%s confirmed, %zu "
+                 "unconfirmed; %zu unchanged",
+                 c->nregressions ? FLAG_RED " " : "", c->nregressions,
+                 c->nregressions == 1 ? "" : "s", c->nunconfirmed,
+                 c->nimprovements, c->nimprovements == 1 ? "" : "s",
+                 unconf_impr, unchanged);
+  if(c->nnew)
+    bpi_buf_printf(r->b, ", %zu new", c->nnew);
+  if(c->nremoved)
+    bpi_buf_printf(r->b, ", %zu removed", c->nremoved);
+  bpi_buf_adds(r->b, "\n\n");
 }
 
 static void add_summary(struct render *r)
 {
   const struct bp_cmp *c = r->c;
   struct bp_buf *b = r->b;
-  bpi_buf_printf(b, "### benchprof: %s%zu regression%s, %zu improvement%s, "
-                 "%zu unchanged", c->nregressions ? FLAG_RED " " : "",
-                 c->nregressions, c->nregressions == 1 ? "" : "s",
-                 c->nimprovements, c->nimprovements == 1 ? "" : "s",
-                 c->nunchanged);
-  if(c->nnew)
-    bpi_buf_printf(b, ", %zu new", c->nnew);
-  if(c->nremoved)
-    bpi_buf_printf(b, ", %zu removed", c->nremoved);
-  bpi_buf_adds(b, "\n\n");
+  add_title(r);
   add_verdict_line(r);
   bpi_buf_adds(b, "Comparing ");
   bpi_comment_md_code(b, c->head.branch ? c->head.branch : "head");
@@ -368,10 +493,50 @@ static void add_funcs_header(struct bp_buf *b, const struct bp_cmp_bench *cb)
                "|:--|--:|--:|--:|--:|--:|\n");
 }
 
-static void add_funcs(struct render *r, const struct bp_cmp_bench *cb)
+/* Whether f gets a row in the function table: it changed and, with
+ * costs, the samples tell the change from noise (only that is named);
+ * *end once no later function changed either (most changed first). */
+static bool func_row(const struct bp_cmp_bench *cb,
+                     const struct bp_cmp_func *f, bool *end)
+{
+  *end = f->d_self == 0 && f->d_total == 0 &&
+         (!cb->has_cost || (f->d_self_cost == 0 && f->d_total_cost == 0));
+  return !*end && (!cb->has_cost || f->self_significant ||
+                   f->total_significant);
+}
+
+/* The rows of cb's function table, when it is shown. */
+static size_t func_rows(const struct render *r, const struct bp_cmp_bench *cb)
+{
+  size_t rows = 0;
+  bool end = false;
+  for(size_t i = 0; i < cb->nfuncs && rows < r->max_functions && !end; i++)
+    rows += func_row(cb, &cb->funcs[i], &end);
+  return rows;
+}
+
+static void add_func_row(struct bp_buf *b, const struct bp_cmp_bench *cb,
+                         const struct bp_cmp_func *f)
+{
+  bpi_buf_adds(b, "| ");
+  bpi_comment_md_text(b, f->name, BP_COMMENT_NAME_CHARS);
+  if(!f->base_total)
+    bpi_buf_adds(b, " (new)");
+  else if(!f->head_total)
+    bpi_buf_adds(b, " (vanished)");
+  if(cb->has_cost)
+    add_cost_row(b, cb, f);
+  else
+    add_share_row(b, cb, f);
+}
+
+/* What grew and shrank most, then (with_rows) the function table. */
+static void add_funcs(struct render *r, const struct bp_cmp_bench *cb,
+                      bool with_rows)
 {
   struct bp_buf *b = r->b;
   size_t shown = 0;
+  bool end = false;
   const struct bp_cmp_func *grew = bpi_compare_top_func(cb, true);
   const struct bp_cmp_func *shrank = bpi_compare_top_func(cb, false);
   if(grew || shrank) {
@@ -384,30 +549,13 @@ static void add_funcs(struct render *r, const struct bp_cmp_bench *cb)
       add_top_func(b, FLAG_GREEN " shrank most", cb, shrank);
     bpi_buf_adds(b, "\n");
   }
-  for(size_t i = 0; i < cb->nfuncs && shown < r->max_functions; i++) {
-    const struct bp_cmp_func *f = &cb->funcs[i];
-    if(f->d_self == 0 && f->d_total == 0 &&
-       (!cb->has_cost || (f->d_self_cost == 0 && f->d_total_cost == 0)))
-      break;
-    /* with costs, only what the samples can tell from noise is named */
-    if(cb->has_cost && !f->self_significant && !f->total_significant)
+  for(size_t i = 0; with_rows && i < cb->nfuncs &&
+                    shown < r->max_functions && !end; i++) {
+    if(!func_row(cb, &cb->funcs[i], &end))
       continue;
-    if(!r->lim.funcs) {
-      r->left_funcs++;
-      continue;
-    }
     if(!shown++)
       add_funcs_header(b, cb);
-    bpi_buf_adds(b, "| ");
-    bpi_comment_md_text(b, f->name, BP_COMMENT_NAME_CHARS);
-    if(!f->base_total)
-      bpi_buf_adds(b, " (new)");
-    else if(!f->head_total)
-      bpi_buf_adds(b, " (vanished)");
-    if(cb->has_cost)
-      add_cost_row(b, cb, f);
-    else
-      add_share_row(b, cb, f);
+    add_func_row(b, cb, &cb->funcs[i]);
   }
 }
 
@@ -532,9 +680,11 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
   bpi_buf_cleanup(&view_a);
 }
 
-static void add_bench(struct render *r, const struct bp_cmp_bench *cb)
+static void add_bench(struct render *r, const struct bp_cmp_bench *cb,
+                      bool with_funcs)
 {
   struct bp_buf *b = r->b;
+  const struct bp_cmp_measure *key = key_measure(cb);
   bpi_buf_adds(b, "#### ");
   if(cb->flag == BP_CMP_REGRESSION)
     bpi_buf_adds(b, FLAG_RED " ");
@@ -549,13 +699,20 @@ static void add_bench(struct render *r, const struct bp_cmp_bench *cb)
     if(!cb->flag)
       bpi_buf_adds(b, " (unconfirmed)");
   }
+  else if(key && key->change) {
+    bpi_buf_adds(b, ": ");
+    bpi_comment_md_text(b, key->slug, BP_COMMENT_NAME_CHARS);
+    bpi_buf_addc(b, ' ');
+    add_pct(b, key->pct);
+    bpi_buf_adds(b, " (within noise)");
+  }
   else
     bpi_buf_adds(b, ": unchanged");
   /* the heading stays in sight, the rest is collapsed */
   bpi_buf_adds(b, "\n\n<details><summary>measures, functions and links"
                "</summary>\n\n");
   add_measures(r, cb);
-  add_funcs(r, cb);
+  add_funcs(r, cb, with_funcs);
   add_off_cpu(r, cb);
   add_links(r, cb);
   if(cb->renamed_base_process) {
@@ -570,47 +727,44 @@ static void add_bench(struct render *r, const struct bp_cmp_bench *cb)
   bpi_buf_adds(b, "\n</details>\n\n");
 }
 
-/* Whether the rendering keeps benchmark cb (the cut's order: unchanged
- * first, then the changed that changed least); *changed counts those
- * changed so far. */
-static bool kept(const struct render *r, const struct bp_cmp_bench *cb,
-                 size_t *changed)
+/* Its verdict in the summary table: the key measure's, else
+ * "unchanged". */
+static void add_row_verdict(struct bp_buf *b, const struct bp_cmp_measure *m)
 {
-  if(cb->presence != BP_CMP_BOTH)
-    return false;
-  return cb->flag ? (*changed)++ < r->lim.changed : r->lim.unchanged;
+  size_t mark = b->len;
+  add_verdict(b, m);
+  if(b->len == mark)
+    bpi_buf_adds(b, " unchanged");
 }
 
-/* The summary table: every benchmark kept, its key measure, the change
- * with its interval and the verdict. */
+/* The summary table: a row for every benchmark the cut left, its key
+ * measure, the change with its interval and the verdict, whether or not
+ * the change was confirmed. */
 static void add_table(struct render *r)
 {
-  const struct bp_cmp *c = r->c;
   struct bp_buf *b = r->b;
-  size_t changed = 0, rows = 0;
-  for(size_t i = 0; i < c->nbenches; i++) {
-    const struct bp_cmp_bench *cb = &c->benches[i];
-    if(!kept(r, cb, &changed))
-      continue;
+  size_t rows = 0;
+  for(size_t pos = 0; pos < r->n && depth_at(r, pos) != DEPTH_NONE; pos++) {
+    const struct bp_cmp_bench *cb = r->order[pos];
+    const struct bp_cmp_measure *key = key_measure(cb);
     if(!rows++)
       bpi_buf_adds(b, "| Benchmark | Measure | Change | Verdict |\n"
                    "|:--|:--|--:|:--|\n");
     bpi_buf_adds(b, "| ");
     bpi_comment_md_text(b, cb->name, BP_COMMENT_NAME_CHARS);
     bpi_buf_adds(b, " | ");
-    if(cb->max) {
-      bpi_comment_md_text(b, cb->max_slug, BP_COMMENT_NAME_CHARS);
-      bpi_buf_adds(b, " | ");
-      add_pct(b, cb->max_pct);
-      if(cb->max->has_interval)
-        bpi_buf_printf(b, " (%+.2f%% to %+.2f%%)", cb->max->pct_lo,
-                       cb->max->pct_hi);
-      bpi_buf_adds(b, " |");
-      add_verdict(b, cb->max);
-      bpi_buf_adds(b, " |\n");
-    }
-    else
+    if(!key) {
       bpi_buf_adds(b, "- | - | unchanged |\n");
+      continue;
+    }
+    bpi_comment_md_text(b, key->slug, BP_COMMENT_NAME_CHARS);
+    bpi_buf_adds(b, " | ");
+    add_pct(b, key->pct);
+    if(key->has_interval)
+      bpi_buf_printf(b, " (%+.2f%% to %+.2f%%)", key->pct_lo, key->pct_hi);
+    bpi_buf_adds(b, " |");
+    add_row_verdict(b, key);
+    bpi_buf_adds(b, " |\n");
   }
   if(rows)
     bpi_buf_adds(b, "\n");
@@ -637,43 +791,132 @@ static void add_names(struct render *r, enum bp_cmp_presence which,
     bpi_buf_adds(r->b, "\n\n");
 }
 
+/* Each benchmark's heading and details, as deep as the cut leaves them;
+ * those without a confirmed change (they come last) in one block. */
+static void add_benches(struct render *r)
+{
+  size_t without = 0, shown = 0;
+  for(size_t pos = 0; pos < r->n; pos++)
+    without += !r->order[pos]->flag;
+  for(size_t pos = 0; pos < r->n; pos++) {
+    const struct bp_cmp_bench *cb = r->order[pos];
+    enum depth d = depth_at(r, pos);
+    if(d < DEPTH_DETAILS)
+      break;   /* the cut goes from the end of the order */
+    if(!cb->flag && !shown++) {
+      bpi_buf_adds(r->b, "<details><summary>");
+      size_t kept = 0;
+      while(pos + kept < r->n && depth_at(r, pos + kept) >= DEPTH_DETAILS)
+        kept++;
+      if(kept < without)
+        bpi_buf_printf(r->b, "%zu of the ", kept);
+      bpi_buf_printf(r->b, "%zu benchmark%s without a confirmed change"
+                     "</summary>\n\n", without, without == 1 ? "" : "s");
+    }
+    add_bench(r, cb, d == DEPTH_ALL);
+  }
+  if(shown)
+    bpi_buf_adds(r->b, "</details>\n\n");
+}
+
+/* What the cut left out, counted. */
+struct left {
+  size_t func_rows, func_benches;   /* function rows, of benchmarks */
+  size_t details;                   /* details of benchmarks in the table */
+  size_t rows, rows_beyond;         /* table rows (details too); of them
+                                       changes beyond the threshold */
+};
+
+static struct left left_out(const struct render *r)
+{
+  struct left l = {0};
+  for(size_t pos = 0; pos < r->n; pos++) {
+    const struct bp_cmp_bench *cb = r->order[pos];
+    enum depth d = depth_at(r, pos);
+    size_t rows = d == DEPTH_DETAILS ? func_rows(r, cb) : 0;
+    l.func_rows += rows;
+    l.func_benches += rows > 0;
+    l.details += d == DEPTH_ROW;
+    l.rows += d == DEPTH_NONE;
+    l.rows_beyond += d == DEPTH_NONE && beyond(cb);
+  }
+  return l;
+}
+
+static const char *plural(size_t n)
+{
+  return n == 1 ? "" : "s";
+}
+
+/* Where everything is: compare.json, linked when the compare directory
+ * is served, else beside this comment. */
+static void add_where_all_is(struct render *r)
+{
+  struct bp_buf url;
+  bool linked = false;
+  bpi_buf_init(&url);
+  if(r->o->compare_url && *r->o->compare_url) {
+    bpi_buf_adds(&url, r->o->compare_url);
+    if(url.len && url.data[url.len - 1] != '/')
+      bpi_buf_addc(&url, '/');
+    bpi_buf_adds(&url, BP_FILE_COMPARE_JSON);
+    bpi_buf_addc(&url, '\0');
+    linked = !bpi_buf_failed(&url) &&
+             add_link(r->b, true, BP_FILE_COMPARE_JSON, url.data);
+  }
+  if(!linked)
+    bpi_buf_adds(r->b, "`" BP_FILE_COMPARE_JSON "` (beside this comment "
+                 "in the comparison's output)");
+  bpi_buf_adds(r->b, " has them all: every benchmark's measures and "
+               "functions.");
+  bpi_buf_cleanup(&url);
+}
+
+/* The note that says exactly what the size limit left out. */
+static void add_left_note(struct render *r)
+{
+  struct left l = left_out(r);
+  struct bp_buf *b = r->b;
+  const char *sep = "";
+  if(!l.func_rows && !l.details && !l.rows)
+    return;
+  bpi_buf_printf(b, "_Left out to stay under %zu characters: ",
+                 r->o->max_chars ? r->o->max_chars :
+                 (size_t)BP_COMMENT_MAX_CHARS);
+  if(l.func_rows) {
+    bpi_buf_printf(b, "%zu function row%s of %zu benchmark%s", l.func_rows,
+                   plural(l.func_rows), l.func_benches,
+                   plural(l.func_benches));
+    sep = "; ";
+  }
+  if(l.details) {
+    bpi_buf_printf(b, l.details == r->n - l.rows ?
+                   "%sthe details of all %zu benchmark%s in the table" :
+                   "%sthe details of the %zu least changed benchmark%s in "
+                   "the table", sep, l.details, plural(l.details));
+    sep = "; ";
+  }
+  if(l.rows)
+    bpi_buf_printf(b, "%sthe table rows of the %zu least changed "
+                   "benchmark%s (%zu of them beyond the threshold)", sep,
+                   l.rows, plural(l.rows), l.rows_beyond);
+  bpi_buf_adds(b, "._ ");
+  add_where_all_is(r);
+  bpi_buf_adds(b, "\n");
+}
+
 static void render(struct render *r)
 {
   const struct bp_cmp *c = r->c;
-  size_t changed = 0;
-  r->left_benches = r->left_funcs = 0;
   bpi_comment_marker(r->b, r->o->project ? r->o->project : c->head.project,
                      r->o->testbed ? r->o->testbed : c->head.testbed);
   bpi_buf_adds(r->b, "\n");
   add_summary(r);
   add_table(r);
-  size_t unchanged = 0;
-  for(size_t i = 0; i < c->nbenches; i++) {
-    const struct bp_cmp_bench *cb = &c->benches[i];
-    if(cb->presence != BP_CMP_BOTH)
-      continue;
-    if(!kept(r, cb, &changed)) {
-      r->left_benches++;
-      continue;
-    }
-    /* the benchmarks without a verdict (they come last) in one block */
-    if(!cb->flag && !unchanged++)
-      bpi_buf_printf(r->b, "<details><summary>%zu benchmark%s without a "
-                     "confirmed change</summary>\n\n", c->nunchanged,
-                     c->nunchanged == 1 ? "" : "s");
-    add_bench(r, cb);
-  }
-  if(unchanged)
-    bpi_buf_adds(r->b, "</details>\n\n");
+  add_benches(r);
   add_names(r, BP_CMP_NEW, "New benchmarks (not in base)");
   add_names(r, BP_CMP_REMOVED, "Removed benchmarks (not in head)");
-  if(r->left_benches || r->left_funcs)
-    bpi_buf_printf(r->b, "_Left out to stay under %zu characters: %zu "
-                   "benchmark%s and %zu function row%s; "
-                   BP_FILE_COMPARE_JSON " has them all._\n", r->o->max_chars ? r->o->max_chars :
-                   (size_t)BP_COMMENT_MAX_CHARS, r->left_benches,
-                   r->left_benches == 1 ? "" : "s", r->left_funcs,
-                   r->left_funcs == 1 ? "" : "s");
+  add_left_note(r);
   if(c->head.report_uuid && c->head.project) {
     bpi_buf_adds(r->b, "\n");
     struct bp_buf url;
@@ -693,13 +936,68 @@ static void render(struct render *r)
   }
 }
 
-/* Render into b with lim; true when it fits in max bytes. */
-static bool fits(struct render *r, struct limits lim, size_t max)
+/* Render into b after `dropped` steps of the cut; true when it fits in
+ * max bytes. */
+static bool fits(struct render *r, size_t dropped, size_t max)
 {
   bpi_buf_reset(r->b);
-  r->lim = lim;
+  r->dropped = dropped;
   render(r);
   return !bpi_buf_failed(r->b) && r->b->len <= max;
+}
+
+/* Within the threshold, the larger change first; then by name, as
+ * compare orders them. */
+static int by_change(const void *a, const void *b)
+{
+  const struct bp_cmp_bench *x = *(const struct bp_cmp_bench *const *)a;
+  const struct bp_cmp_bench *y = *(const struct bp_cmp_bench *const *)b;
+  const struct bp_cmp_measure *kx = key_measure(x), *ky = key_measure(y);
+  int cx = kx && kx->change, cy = ky && ky->change;
+  double sx = kx ? change_size(kx) : 0, sy = ky ? change_size(ky) : 0;
+  if(cx != cy)
+    return cx ? -1 : 1;
+  if(sx != sy)
+    return sx > sy ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+/* r->order: the benchmarks on both sides, most important first. */
+static bool order_benches(struct render *r)
+{
+  const struct bp_cmp *c = r->c;
+  r->order = malloc((c->nbenches ? c->nbenches : 1) * sizeof(*r->order));
+  if(!r->order)
+    return false;
+  for(size_t i = 0; i < c->nbenches; i++)
+    if(c->benches[i].presence == BP_CMP_BOTH && beyond(&c->benches[i]))
+      r->order[r->n++] = &c->benches[i];
+  r->nbeyond = r->n;
+  for(size_t i = 0; i < c->nbenches; i++)
+    if(c->benches[i].presence == BP_CMP_BOTH && !beyond(&c->benches[i]))
+      r->order[r->n++] = &c->benches[i];
+  qsort(r->order + r->nbeyond, r->n - r->nbeyond, sizeof(*r->order),
+        by_change);
+  return true;
+}
+
+/* The fewest steps of the cut that fit: a step never lengthens the
+ * comment but for the digits of the note's counts, so the search may
+ * land a step short; the steps after it are tried in turn. */
+static void cut(struct render *r, size_t max)
+{
+  size_t lo = 0, hi = cut_steps(r);
+  if(fits(r, 0, max))
+    return;
+  while(lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if(fits(r, mid, max))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  while(!fits(r, lo, max) && lo < cut_steps(r))
+    lo++;
 }
 
 bp_code bpi_comment_markdown(const struct bp_cmp *c,
@@ -711,30 +1009,12 @@ bp_code bpi_comment_markdown(const struct bp_cmp *c,
   struct render r = {.c = c, .o = o, .b = &tmp,
                      .max_functions = o->max_functions ? o->max_functions :
                                       BP_CMP_FUNCTIONS_DEFAULT};
-  struct limits lim = {.unchanged = true, .funcs = true,
-                       .changed = c->nbenches};
   bp_code rc = BP_OK;
   bpi_buf_init(&tmp);
+  if(!order_benches(&r))
+    return bpi_err_set(err, BPE_NOMEM, 0, "comment: rendering");
   /* bytes, not characters: a byte count within the limit always is */
-  if(!fits(&r, lim, max)) {
-    lim.unchanged = false;
-    if(!fits(&r, lim, max)) {
-      lim.funcs = false;
-      if(!fits(&r, lim, max)) {
-        /* the most changed benchmarks that fit */
-        size_t lo = 0, hi = c->nbenches;
-        while(lo < hi) {
-          lim.changed = lo + (hi - lo + 1) / 2;
-          if(fits(&r, lim, max))
-            lo = lim.changed;
-          else
-            hi = lim.changed - 1;
-        }
-        lim.changed = lo;
-        fits(&r, lim, max);
-      }
-    }
-  }
+  cut(&r, max);
   if(bpi_buf_failed(&tmp))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "comment: rendering");
   else if(tmp.len > max)
@@ -743,6 +1023,7 @@ bp_code bpi_comment_markdown(const struct bp_cmp *c,
   else
     bpi_buf_add(out, tmp.data, tmp.len);
   bpi_buf_cleanup(&tmp);
+  free(r.order);
   return rc;
 }
 

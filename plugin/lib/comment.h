@@ -2,13 +2,15 @@
  * requests that put it on GitHub or GitLab, updated in place.
  *
  * The Markdown has a hidden marker first (`<!-- benchprof:comment
- * project/testbed -->`), a summary line, "Comparing head (sha) with base
- * (sha)", a table of measures per benchmark, the top changed functions
- * and viewer links (Firefox Profiler compare view, each profile, the
- * differential flame graph, Bencher).  It never exceeds max_chars: the
- * least important rows go first (unchanged benchmarks, function rows,
- * then benchmarks by smallest change) and a note says how many.  Names
- * are untrusted: Markdown and HTML in them are escaped, long ones
+ * project/testbed -->`), a title and a verdict line, "Comparing head
+ * (sha) with base (sha)", a summary table with a row per benchmark, then
+ * per benchmark a table of measures, the top changed functions and
+ * viewer links (Firefox Profiler compare view, each profile, the
+ * differential flame graph, Bencher).  It never exceeds max_chars: it
+ * degrades a benchmark at a time, least changed first (the details of
+ * those within the threshold, the function rows and details of those
+ * beyond it, then the summary table's rows) and a note says what went.
+ * Names are untrusted: Markdown and HTML in them are escaped, long ones
  * shortened.
  *
  * Posting is split into pure steps (URLs, request bodies, finding our

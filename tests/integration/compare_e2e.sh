@@ -83,7 +83,8 @@ pycheck "the comment: marker, summary, table, cmp_changed the top function" <<'P
 import os, re
 md = open(os.path.join(os.environ["TMP"], "cmp", "comment.md")).read()
 assert md.startswith("<!-- benchprof:comment "), md[:80]
-assert "1 regression, 0 improvements, 0 unchanged" in md, md[:300]
+assert "### benchprof: \U0001F534 1 regression confirmed, 0 unconfirmed; " \
+    "0 improvements confirmed, 0 unconfirmed; 0 unchanged\n" in md, md[:300]
 assert re.search(r"^\*\*1 regression confirmed, 0 unconfirmed\*\*, worst: "
                  r"\*\*cmpwork\*\* \S+ \+\S+% \(\+\S+% to \+\S+%\) \(regression\)$",
                  md, re.M), md[:400]

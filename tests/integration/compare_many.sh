@@ -3,26 +3,42 @@
 # BMF value a side: unconfirmed regressions).  The summary on stderr is
 # bounded: 20 benchmarks, then how many more, while compare.json lists
 # all 45.
+# Suites of 120, 500 and 2000 such benchmarks (head 2x slower and more,
+# a change of its own for each): the comment stays under GitHub's 65,536
+# characters by dropping the details first, then the table rows of the
+# least changed one at a time; the table keeps as many rows as fit, the
+# largest changes, and the note says what went and where it is.
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/record_lib.sh"
 
 
+# suite.py N FACTOR SPREAD BMF: marks N benchmarks b0.. and reports each
+# one's latency, 1000 x FACTOR x (1 + SPREAD x i / N)
 cat >"$TMP/suite.py" <<'PY'
 import json, os, sys
-n, factor, bmf = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+n, factor, spread, bmf = (int(sys.argv[1]), float(sys.argv[2]),
+                          float(sys.argv[3]), sys.argv[4])
 fd = os.open(os.environ["BENCHPROF_CONTROL"], os.O_WRONLY)
 for i in range(n):
     os.write(fd, b"begin - b%d\n" % i)
     os.write(fd, b"end -\n")
 os.close(fd)
-json.dump({"b%d" % i: {"latency": {"value": 1000.0 * factor}} for i in range(n)},
-          open(bmf, "w"))
+json.dump({"b%d" % i: {"latency": {"value": 1000.0 * factor *
+                                   (1 + spread * i / n)}}
+           for i in range(n)}, open(bmf, "w"))
 PY
+
+suite() {  # DIR N FACTOR SPREAD [RUN OPTIONS]
+  dir=$1 n=$2 factor=$3 spread=$4
+  shift 4
+  "$BENCHPROF" run -q -o "$dir" --bmf "$dir.json" "$@" -- \
+    python3 "$TMP/suite.py" "$n" "$factor" "$spread" "$dir.json" \
+    2>"$dir.err"
+}
 
 for side in base:1 head:1.5; do
   name=${side%%:*}
-  "$BENCHPROF" run -q -o "$TMP/$name" --bmf "$TMP/$name.json" -- \
-    python3 "$TMP/suite.py" 45 "${side#*:}" "$TMP/$name.json" \
-    2>"$TMP/$name.err"
+  suite "$TMP/$name" 45 "${side#*:}" 0
   check "$name: the run succeeds" [ $? -eq 0 ]
 done
 "$BENCHPROF" compare -o "$TMP/cmp" "$TMP/base" "$TMP/head" 2>"$TMP/cmp.err"
@@ -39,4 +55,62 @@ c = json.load(open(sys.argv[1]))
 benches = c["benchmarks"]
 assert len(benches) == 45, len(benches)
 PY
+
+# the head of b<i> is 2 + i/N times the base: the higher i, the larger
+# the change; 120 with the counters (their details may no longer fit,
+# as with task-clock and page-faults), 500 and 2000 with latency only, so
+# that it is every benchmark's key measure and the order is known
+for n in 120 500 2000; do
+  counters=--no-counters
+  [ $n -eq 120 ] && counters=
+  suite "$TMP/base$n" $n 1 0 $counters &&
+    suite "$TMP/head$n" $n 2 0.5 $counters
+  check "$n benchmarks: both runs succeed" [ $? -eq 0 ]
+  "$BENCHPROF" compare -o "$TMP/cmp$n" "$TMP/base$n" "$TMP/head$n" \
+    2>"$TMP/cmp$n.err"
+  check "$n benchmarks: compare succeeds" [ $? -eq 0 ]
+  pycheck "$n benchmarks: the comment fits, its table has the largest changes" \
+    "$TMP/cmp$n" $n <<'PY'
+import json, os, re, sys
+out, n = sys.argv[1], int(sys.argv[2])
+md = open(os.path.join(out, "comment.md"), encoding="utf-8").read()
+assert len(md.encode()) <= 65536, len(md.encode())
+assert ("### benchprof: 0 regressions confirmed, %d unconfirmed; "
+        "0 improvements confirmed, 0 unconfirmed; 0 unchanged\n" % n) in md, \
+    md[:400]
+assert "| Benchmark | Measure | Change | Verdict |" in md, md[:1500]
+rows = re.findall(r"^\| (b\d+) \| [a-z-]+ \| (?:\+[\d.]+%|from 0) \| "
+                  r"_unconfirmed regression \(single run\)_ \|$", md, re.M)
+# every row fits up to 500 benchmarks (their details do not), not 2000
+assert (rows and len(rows) == n) if n <= 500 else 500 < len(rows) < n, \
+    (n, len(rows))
+# the rows are the largest changes, largest first
+order = [b["name"] for b in
+         json.load(open(os.path.join(out, "compare.json")))["benchmarks"]]
+if n > 120:
+    assert order[:3] == ["b%d" % (n - 1), "b%d" % (n - 2),
+                         "b%d" % (n - 3)], order[:3]
+assert rows == order[:len(rows)], (rows[:5], order[:5])
+left = n - len(rows)
+details = md.count("\n#### ")
+note = re.search(r"^_Left out to stay under 65536 characters: (.*)$", md,
+                 re.M)
+if not note:
+    # 120 with the counters this machine has may fit whole
+    assert n == 120 and len(rows) == n and details == n, (len(rows), details)
+    sys.exit(0)
+assert len(md.encode()) > 60000, len(md.encode())   # filled, not emptied
+note = note.group(1)
+if left:
+    assert ("the details of all %d benchmarks in the table; the table rows "
+            "of the %d least changed benchmarks (%d of them beyond the "
+            "threshold)._" % (len(rows), left, left)) in note, note
+else:
+    assert 0 < details < n, details
+    assert ("the details of the %d least changed benchmarks in the table._"
+            % (n - details)) in note, note
+assert "`compare.json` (beside this comment in the comparison's output) " \
+    "has them all" in note, note
+PY
+done
 finish

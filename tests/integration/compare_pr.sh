@@ -92,7 +92,8 @@ import os, re
 md = open(os.path.join(os.environ["TMP"], "head", "compare",
                        "comment.md")).read()
 assert md.startswith("<!-- benchprof:comment cmpproj/tb -->"), md[:60]
-assert "1 regression, 0 improvements" in md, md[:300]
+assert "1 regression confirmed, 0 unconfirmed; 0 improvements confirmed" \
+    in md, md[:300]
 assert "Comparing `feature/x` (`2222222`) with `main` (`1111111`) on " \
     "testbed `tb`" in md, md[:600]
 assert "Grew most: **cmp_changed**" in md, md

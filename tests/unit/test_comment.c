@@ -1,5 +1,8 @@
 /* comment: hostile names escaped, long names shortened, the 65,536 cut
- * with its note (least important rows first), the viewer links (the
+ * with its note (details, then function rows, then the summary table's
+ * rows of the least changed first; suites of 120 to 2000 unconfirmed
+ * changes), every row's key measure and verdict, the title's counts and
+ * the notes on unconfirmed changes, the viewer links (the
  * Bencher plot: its URL escaped, its measure chosen, left out when an id
  * is missing), and the forge requests (list pages, find our marker, PATCH/PUT or POST) driven
  * through a fake transport that checks every request. */
@@ -249,7 +252,9 @@ static void test_cut(void)
   CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
   bpi_buf_addc(&b, '\0');
   CHECK(!strncmp(b.data, "<!-- benchprof:comment p/t -->\n", 31));
-  CHECK(strstr(b.data, "1 regression, 0 improvements, 2 unchanged"));
+  CHECK(strstr(b.data, "\n### benchprof: 🔴 1 regression confirmed, 0 "
+               "unconfirmed; 0 improvements confirmed, 0 unconfirmed; 2 "
+               "unchanged\n"));
   CHECK(strstr(b.data, "\n**1 regression confirmed, 0 unconfirmed**, worst: "
                "**bench0** latency +105.00% (+101.95% to +108.05%) "
                "(regression)\n"));
@@ -257,12 +262,13 @@ static void test_cut(void)
   CHECK(strstr(b.data, "| latency | 100 ns | 205 ns | +105 ns (+105.00%, "
                "+101.95% to +108.05%) 🔴 regression |"));
   CHECK_EQ_INT(count(b.data, "#### "), 3);
-  /* the summary table first, every benchmark a row; details collapsed,
-   * the unchanged ones in one block */
+  /* the summary table first, every benchmark a row with its key measure
+   * and change, unchanged too; details collapsed, the unchanged ones in
+   * one block */
   CHECK(strstr(b.data, "| Benchmark | Measure | Change | Verdict |\n"
                "|:--|:--|--:|:--|\n| bench0 | latency | +105.00% (+101.95% "
-               "to +108.05%) | 🔴 regression |\n| bench1 | - | - | "
-               "unchanged |\n"));
+               "to +108.05%) | 🔴 regression |\n| bench1 | latency | +0.00% "
+               "(-2.00% to +2.00%) | unchanged |\n"));
   CHECK(strstr(b.data, "| Benchmark |") < strstr(b.data, "#### "));
   CHECK_EQ_INT(count(b.data, "<details><summary>measures, functions and "
                      "links</summary>"), 3);
@@ -275,48 +281,156 @@ static void test_cut(void)
   CHECK(strstr(b.data, "_No viewer links"));
   bpi_compare_free(c);
 
-  /* 2000 changed + 2000 unchanged benchmarks with 10 functions each */
+  /* 2000 changed + 2000 unchanged benchmarks with 10 functions each:
+   * every detail block goes before any row of the table, then the rows
+   * of the least changed; the largest changes stay */
   c = synthetic(4000, 2000, 10, "benchmark/with/a/path/");
   bpi_buf_reset(&b);
   CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
   CHECK(b.len <= BP_COMMENT_MAX_CHARS);
-  CHECK(b.len > BP_COMMENT_MAX_CHARS - 2000);   /* it is filled */
+  CHECK(b.len > BP_COMMENT_MAX_CHARS - 200);   /* it is filled */
   bpi_buf_addc(&b, '\0');
-  /* unchanged went first, then function rows, then the smallest changes */
-  CHECK(!strstr(b.data, ": unchanged"));
-  CHECK(!strstr(b.data, "Functions whose share"));
-  /* what grew most stays, one line per benchmark */
-  CHECK(strstr(b.data, "Grew most: **function_0_") != NULL);
-  CHECK(strstr(b.data, "#### 🔴 benchmark/with/a/path/0: latency"));
-  size_t shown = count(b.data, "#### ");
+  CHECK_EQ_INT(count(b.data, "#### "), 0);
+  size_t shown = count(b.data, "\n| benchmark/with/a/path/");
   CHECK(shown > 10 && shown < 2000);
-  char note[200];
+  char note[300];
   snprintf(note, sizeof(note), "_Left out to stay under 65536 characters: "
-           "%zu benchmarks and %zu function rows", 4000 - shown,
-           shown * 10);
+           "the details of all %zu benchmarks in the table; the table rows "
+           "of the %zu least changed benchmarks (%zu of them beyond the "
+           "threshold)._ `compare.json` (beside this comment in the "
+           "comparison's output) has them all", shown, 4000 - shown,
+           2000 - shown);
   CHECK(strstr(b.data, note) != NULL);
   if(!strstr(b.data, note))
     fprintf(stderr, "note missing: %s\n", strstr(b.data, "_Left out") ?
             strstr(b.data, "_Left out") : "(none)");
   /* the kept ones are the largest changes */
   char last[64];
-  snprintf(last, sizeof(last), "path/%zu: latency", shown - 1);
+  snprintf(last, sizeof(last), "\n| benchmark/with/a/path/%zu |", shown - 1);
   CHECK(strstr(b.data, last) != NULL);
-  snprintf(last, sizeof(last), "path/%zu: latency", shown);
+  snprintf(last, sizeof(last), "\n| benchmark/with/a/path/%zu |", shown);
   CHECK(!strstr(b.data, last));
   bpi_compare_free(c);
 
-  /* only the unchanged need to go */
+  /* only the unchanged benchmarks' details need to go: every row stays,
+   * the changed keep their details and function rows */
   c = synthetic(600, 5, 3, "b");
   bpi_buf_reset(&b);
-  o.max_chars = 8000;
+  o.max_chars = 41000;
   CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
-  CHECK(b.len <= 8000);
+  CHECK(b.len <= 41000);
   bpi_buf_addc(&b, '\0');
+  CHECK_EQ_INT(count(b.data, "\n| b"), 600);
   CHECK_EQ_INT(count(b.data, "#### "), 5);
-  CHECK(strstr(b.data, "function_2_") != NULL);
-  CHECK(strstr(b.data, "595 benchmarks and 0 function rows") != NULL);
+  CHECK_EQ_INT(count(b.data, "Functions whose share"), 5);
+  CHECK(strstr(b.data, "the details of the 595 least changed benchmarks in "
+               "the table._") != NULL);
+  CHECK(!strstr(b.data, "function row"));
   bpi_compare_free(c);
+
+  /* function rows go first, the least changed benchmarks' first */
+  c = synthetic(20, 20, 10, "bench");
+  o.max_chars = 0;
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  size_t full = b.len;
+  o.max_chars = full - 3000;
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  CHECK(b.len <= full - 3000);
+  bpi_buf_addc(&b, '\0');
+  CHECK_EQ_INT(count(b.data, "\n| bench"), 20);
+  CHECK_EQ_INT(count(b.data, "#### "), 20);
+  size_t tables = count(b.data, "Functions whose share");
+  CHECK(tables > 0 && tables < 20);
+  /* bench0..: each function table lies before the next benchmark's heading */
+  char heading[64];
+  snprintf(heading, sizeof(heading), "#### 🔴 bench%zu: ", tables);
+  const char *first_cut = strstr(b.data, heading);
+  CHECK(first_cut && !strstr(first_cut, "Functions whose share"));
+  snprintf(note, sizeof(note), "_Left out to stay under %zu characters: %zu "
+           "function rows of %zu benchmarks._", full - 3000,
+           (20 - tables) * 10, 20 - tables);
+  CHECK(strstr(b.data, note) != NULL);
+  CHECK(strstr(first_cut ? first_cut : "", "Grew most: **function_0_"));
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
+/* n benchmarks with one value a side, each slower on the head (by less
+ * and less: compare's order), unconfirmed regressions all, 10 functions
+ * each: what a suite of single runs of a 2x slower head gives. */
+static struct bp_cmp *unconfirmed_suite(size_t n)
+{
+  struct bp_cmp *c = synthetic(n, 0, 10, "unconf");
+  for(size_t i = 0; i < n; i++) {
+    struct bp_cmp_bench *b = &c->benches[i];
+    struct bp_cmp_measure *m = b->measures;
+    m->head = 200 + (double)(n - i);
+    m->vbase.has_bounds = m->vhead.has_bounds = false;
+    bpi_compare_measure(m, 2);
+    b->unconfirmed = BP_CMP_REGRESSION;
+    b->max = m;
+    b->max_slug = m->slug;
+    b->max_pct = m->pct;
+  }
+  c->nunconfirmed = n;
+  return c;
+}
+
+/* A large suite of unconfirmed changes degrades row by row: the table
+ * keeps as many rows as fit, the largest changes, and the note says what
+ * went. */
+static void test_cut_unconfirmed(void)
+{
+  static const size_t sizes[] = {120, 500, 2000};
+  struct bp_comment_opts o = {.project = "p", .testbed = "t"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  for(size_t k = 0; k < sizeof(sizes) / sizeof(*sizes); k++) {
+    size_t n = sizes[k];
+    struct bp_cmp *c = unconfirmed_suite(n);
+    char want[300];
+    bpi_buf_reset(&b);
+    CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+    CHECK(b.len <= BP_COMMENT_MAX_CHARS);
+    CHECK(b.len > BP_COMMENT_MAX_CHARS - 1000);
+    bpi_buf_addc(&b, '\0');
+    snprintf(want, sizeof(want), "### benchprof: 0 regressions confirmed, "
+             "%zu unconfirmed; 0 improvements confirmed, 0 unconfirmed; 0 "
+             "unchanged\n", n);
+    CHECK(strstr(b.data, want) != NULL);
+    CHECK(strstr(b.data, "| Benchmark | Measure | Change | Verdict |\n"));
+    size_t rows = count(b.data, "\n| unconf");
+    /* 500 rows fit (with no details), 2000 do not */
+    CHECK(n < 2000 ? rows == n : rows > 500 && rows < n);
+    snprintf(want, sizeof(want), "\n| unconf0 | latency | +%zu.00%% | "
+             "_unconfirmed regression (single run)_ |\n", 100 + n);
+    CHECK(strstr(b.data, want) != NULL);
+    snprintf(want, sizeof(want), "\n| unconf%zu |", rows - 1);
+    CHECK(strstr(b.data, want) != NULL);
+    snprintf(want, sizeof(want), "\n| unconf%zu |", rows);
+    CHECK(!strstr(b.data, want));
+    if(rows < n)
+      snprintf(want, sizeof(want), "the details of all %zu benchmarks in "
+               "the table; the table rows of the %zu least changed "
+               "benchmarks (%zu of them beyond the threshold)._", rows,
+               n - rows, n - rows);
+    else {
+      size_t details = count(b.data, "#### ");
+      snprintf(want, sizeof(want), "<details><summary>%zu of the %zu "
+               "benchmarks without a confirmed change</summary>", details, n);
+      CHECK(details > 0 && strstr(b.data, want) != NULL);
+      snprintf(want, sizeof(want), "the details of the %zu least changed "
+               "benchmarks in the table._", n - details);
+    }
+    CHECK(strstr(b.data, want) != NULL);
+    if(!strstr(b.data, want))
+      fprintf(stderr, "%zu: note: %s\n", n, strstr(b.data, "_Left out") ?
+              strstr(b.data, "_Left out") : "(none)");
+    bpi_compare_free(c);
+  }
   bpi_buf_cleanup(&b);
 }
 
@@ -368,6 +482,9 @@ static void test_verdict(void)
   c->nunconfirmed = 1;
   CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
   bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "### benchprof: 🔴 1 regression confirmed, 1 "
+               "unconfirmed; 0 improvements confirmed, 0 unconfirmed; 0 "
+               "unchanged\n"));
   CHECK(strstr(b.data, "**1 regression confirmed, 1 unconfirmed**, worst: "
                "**b0** task-clock +43.00% ("));
   CHECK(strstr(b.data, "#### 🔴 b0: task-clock +43.00%\n"));
@@ -377,6 +494,102 @@ static void test_verdict(void)
   CHECK(strstr(b.data, "+10 ns (+10.00%) _unconfirmed regression (single "
                "run)_ |"));
   CHECK(strstr(b.data, "run with `--repeat 5`"));
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
+/* m judged again with the given repetitions on each side (owned by m). */
+static void with_reps(struct bp_cmp_measure *m, const double *base,
+                      const double *head, size_t n)
+{
+  m->vbase.reps = malloc(n * sizeof(double));
+  m->vhead.reps = malloc(n * sizeof(double));
+  memcpy(m->vbase.reps, base, n * sizeof(double));
+  memcpy(m->vhead.reps, head, n * sizeof(double));
+  m->vbase.nreps = m->vhead.nreps = n;
+  bpi_compare_measure(m, 2);
+}
+
+/* bench's key measure and verdict as compare.c picks them. */
+static void unconfirmed_key(struct bp_cmp_bench *b)
+{
+  b->unconfirmed = b->measures->change;
+  b->max = b->measures;
+  b->max_slug = b->max->slug;
+  b->max_pct = b->max->pct;
+}
+
+/* Every row shows its key measure and change, confirmed or not; the title
+ * counts unconfirmed changes as such, not as unchanged; the note says why
+ * each kind is unconfirmed. */
+static void test_rows_and_notes(void)
+{
+  struct bp_comment_opts o = {.project = "p", .testbed = "t"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  struct bp_cmp *c = synthetic(4, 0, 0, "b");
+  /* b0: +50%, one value a side */
+  struct bp_cmp_measure *m = c->benches[0].measures;
+  m->head = 150;
+  m->vbase.has_bounds = m->vhead.has_bounds = false;
+  bpi_compare_measure(m, 2);
+  unconfirmed_key(&c->benches[0]);
+  /* b1: -50%, 3 repetitions a side: too few to confirm anything */
+  m = c->benches[1].measures;
+  m->head = 50;
+  with_reps(m, (double[]){99, 100, 101}, (double[]){49, 50, 51}, 3);
+  unconfirmed_key(&c->benches[1]);
+  /* then, in compare's order (by name): one unchanged, one +20% within
+   * the noise (bounds far apart) */
+  free(c->benches[2].name);
+  c->benches[2].name = strdup("a_same");
+  free(c->benches[3].name);
+  c->benches[3].name = strdup("z_noise");
+  m = c->benches[3].measures;
+  m->head = 120;
+  m->vbase = (struct bp_cmp_values){true, 90, 130, NULL, 0};
+  m->vhead = (struct bp_cmp_values){true, 105, 140, NULL, 0};
+  bpi_compare_measure(m, 2);
+  c->nunchanged = 4;
+  c->nunconfirmed = 1;
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\n### benchprof: 0 regressions confirmed, 1 "
+               "unconfirmed; 0 improvements confirmed, 1 unconfirmed; 2 "
+               "unchanged\n\n**0 regressions confirmed, 1 unconfirmed**"));
+  /* the larger change within the threshold first */
+  CHECK(strstr(b.data, "|:--|:--|--:|:--|\n"
+               "| b0 | latency | +50.00% | _unconfirmed regression (single "
+               "run)_ |\n"
+               "| b1 | latency | -50.00% | _unconfirmed improvement (too few "
+               "repetitions)_ |\n"
+               "| z_noise | latency | +20.00% (-25.00% to +50.00%) | "
+               "within noise |\n"
+               "| a_same | latency | +0.00% (-2.00% to +2.00%) | "
+               "unchanged |\n"));
+  CHECK(strstr(b.data, "#### z_noise: latency +20.00% (within noise)\n"));
+  CHECK(strstr(b.data, "#### a_same: unchanged\n"));
+  CHECK(strstr(b.data, "_Unconfirmed (single run): beyond the threshold, "
+               "but with one value on a side there is no spread"));
+  CHECK(strstr(b.data, "_Unconfirmed (too few repetitions): beyond the "
+               "threshold, but with fewer than 5 repetitions on a side no "
+               "change can be confirmed at 99% confidence"));
+  bpi_compare_free(c);
+
+  /* repetitions alone: no word of a single value */
+  c = synthetic(1, 0, 0, "r");
+  m = c->benches[0].measures;
+  m->head = 200;
+  with_reps(m, (double[]){99, 100, 101}, (double[]){199, 200, 201}, 3);
+  unconfirmed_key(&c->benches[0]);
+  c->nunconfirmed = c->nunchanged = 1;
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "_unconfirmed regression (too few repetitions)_"));
+  CHECK(strstr(b.data, "fewer than 5 repetitions on a side"));
+  CHECK(!strstr(b.data, "one value"));
   bpi_compare_free(c);
   bpi_buf_cleanup(&b);
 }
@@ -915,7 +1128,9 @@ int main(void)
   test_escape();
   test_links();
   test_cut();
+  test_cut_unconfirmed();
   test_verdict();
+  test_rows_and_notes();
   test_hostile_comment();
   test_no_samples_no_diff();
   test_plot_url();
