@@ -183,20 +183,23 @@ struct render {
 };
 
 /* How much of order[pos] is shown after r->dropped steps of the cut.
- * The steps, one benchmark each, least changed first: the details of
- * the benchmarks within the threshold; the function rows, then the
- * details, of those beyond it; then the table rows of all of them, so
- * the table keeps every benchmark for as long as it can and the changes
- * beyond the threshold go last. */
+ * The steps, one benchmark each, least changed first: the details, then
+ * the table rows, of the benchmarks within the threshold; then the
+ * function rows, the details and last the table rows of those beyond
+ * it.  A maintainer keeps why a benchmark got slower (its functions)
+ * longer than the rows that say others did not change. */
 static enum depth depth_at(const struct render *r, size_t pos)
 {
   size_t n = r->n, k = r->nbeyond, within = n - k;
-  size_t row = within + 2 * k + (n - 1 - pos), details, funcs;
-  if(pos >= k)
+  size_t row, details, funcs;
+  if(pos >= k) {
     details = funcs = n - 1 - pos;
+    row = within + (n - 1 - pos);
+  }
   else {
-    funcs = within + (k - 1 - pos);
-    details = within + k + (k - 1 - pos);
+    funcs = 2 * within + (k - 1 - pos);
+    details = 2 * within + k + (k - 1 - pos);
+    row = 2 * within + 2 * k + (k - 1 - pos);
   }
   if(r->dropped > row)
     return DEPTH_NONE;

@@ -7,9 +7,9 @@
  * per benchmark a table of measures, the top changed functions and
  * viewer links (Firefox Profiler compare view, each profile, the
  * differential flame graph, Bencher).  It never exceeds max_chars: it
- * degrades a benchmark at a time, least changed first (the details of
- * those within the threshold, the function rows and details of those
- * beyond it, then the summary table's rows) and a note says what went.
+ * degrades a benchmark at a time, least changed first (the details and
+ * then the table rows of those within the threshold; the function rows,
+ * details and rows of those beyond it) and a note says what went.
  * Names are untrusted: Markdown and HTML in them are escaped, long ones
  * shortened.
  *

@@ -282,8 +282,9 @@ static void test_cut(void)
   bpi_compare_free(c);
 
   /* 2000 changed + 2000 unchanged benchmarks with 10 functions each:
-   * every detail block goes before any row of the table, then the rows
-   * of the least changed; the largest changes stay */
+   * the unchanged benchmarks' details and rows, then every changed one's
+   * details, then the rows of the least changed; the largest changes
+   * stay */
   c = synthetic(4000, 2000, 10, "benchmark/with/a/path/");
   bpi_buf_reset(&b);
   CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
@@ -326,6 +327,20 @@ static void test_cut(void)
   CHECK(strstr(b.data, "the details of the 595 least changed benchmarks in "
                "the table._") != NULL);
   CHECK(!strstr(b.data, "function row"));
+  bpi_compare_free(c);
+
+  /* too small for every row: the unchanged benchmarks' rows go before
+   * the changed ones' details, which say why they changed */
+  c = synthetic(600, 5, 3, "b");
+  bpi_buf_reset(&b);
+  o.max_chars = 20000;
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  CHECK(b.len <= 20000);
+  bpi_buf_addc(&b, '\0');
+  size_t rows = count(b.data, "\n| b");
+  CHECK(rows > 5 && rows < 600);
+  CHECK_EQ_INT(count(b.data, "#### "), 5);
+  CHECK_EQ_INT(count(b.data, "Functions whose share"), 5);
   bpi_compare_free(c);
 
   /* function rows go first, the least changed benchmarks' first */
