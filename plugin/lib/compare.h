@@ -93,8 +93,8 @@ struct bp_cmp_measure {
 /* A function's samples on each side; shares are of that side's total.
  * Costs are in the sampled event's unit (bench->unit) per benchmark
  * iteration when both sides know their iterations (bench->per_iteration),
- * else per run: samples x the event count a sample stands for / the
- * iterations (or runs) the profile covers; the
+ * else per run (a repetition of --repeat): samples x the event count a
+ * sample stands for / the iterations (or runs) the profile covers; the
  * change carries a Poisson interval (99% for all of the benchmark's
  * functions together: Bonferroni, bench->func_z) and is significant when
  * the interval leaves out 0. */
@@ -125,8 +125,9 @@ struct bp_cmp_profile {
   char *event;             /* the sampled event, NULL when unknown */
   bool time_event;         /* its unit is ns (a clock) */
   double per_sample;       /* events one sample stands for; 0: unknown */
-  double runs;             /* runs the profile covers (repetitions,
-                              marked runs), at least 1 */
+  double runs;             /* runs the profile covers: the repetitions
+                              (run --repeat), at least 1; the runs its
+                              measures are per */
   double iterations;       /* benchmark iterations the profile covers
                               (its CPU time over the harness's CPU time
                               of one iteration); 0: unknown */

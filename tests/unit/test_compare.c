@@ -680,22 +680,23 @@ static void test_off_cpu_top_wait(void)
 /* One function doing all the work, twice as much in head: 460 -> 931
  * samples of a 1 kHz clock.  Its share stays 100%, yet its absolute cost
  * per run doubles, significantly; a function whose samples barely moved
- * is not named.  Per run: the base covers 2 marked runs. */
+ * is not named.  Per run: the base covers 2 repetitions (--repeat 2). */
 static void test_function_costs(void)
 {
   const char *folded[2] = {"p;main;checksum_block 460\np;main;tiny 100\n",
                            "p;main;checksum_block 931\np;main;tiny 52\n"};
-  const char *runs[2] = {"2", "1"};
+  const char *repeat[2] = {"2", "1"};
   char dirs[2][128];
   for(int side = 0; side < 2; side++) {
     char man[1024], summary[512];
     snprintf(dirs[side], sizeof(dirs[side]), "%s/cost-%d", root, side);
     snprintf(man, sizeof(man),
-             "{\"report\": \"report.json\", \"benchmarks\": [{\"name\": "
-             "\"sum\", \"profile\": \".\", \"runs\": %s, \"artifacts\": ["
+             "{\"report\": \"report.json\", \"repeat\": %s, "
+             "\"benchmarks\": [{\"name\": "
+             "\"sum\", \"profile\": \".\", \"artifacts\": ["
              "{\"file\": \"profile.folded\", \"kind\": \"folded-stacks\"},"
              "{\"file\": \"summary.json\", \"kind\": \"summary\"}]}]}",
-             runs[side]);
+             repeat[side]);
     /* base: the exact total of periods; head: only its frequency */
     snprintf(summary, sizeof(summary),
              "{\"samples\": %d, \"event\": {\"used\": \"task-clock\", "
@@ -760,6 +761,81 @@ static void test_function_costs(void)
   CHECK(tiny && strstr(tiny, "within noise)") && fill &&
         !strncmp(fill, "fill=\"rgb(250,250,250)\"", 23));
   bpi_buf_cleanup(&j);
+  bpi_compare_free(c);
+}
+
+/* A run of benchmark "b" sampled with task-clock at 1 kHz (a sample is
+ * 1 ms of CPU), its folded stacks given; task-clock's repetitions (a JSON
+ * list; NULL: one value, tc) and the manifest's extra members (repeat,
+ * the runs a harness marked) given. */
+static void make_clock_run(const char *dir, const char *folded,
+                           const char *reps, double tc, const char *top,
+                           const char *bench_extra)
+{
+  char man[1024], rep[256], summary[256];
+  char repetitions[256] = "";
+  if(reps)
+    snprintf(repetitions, sizeof(repetitions),
+             "\"repetitions\": {\"task-clock\": %s}, ", reps);
+  snprintf(man, sizeof(man),
+           "{\"report\": \"report.json\", %s \"benchmarks\": [{\"name\": "
+           "\"b\", \"profile\": \".\", %s%s\"artifacts\": ["
+           "{\"file\": \"profile.folded\", \"kind\": \"folded-stacks\"},"
+           "{\"file\": \"summary.json\", \"kind\": \"summary\"}]}]}",
+           top, repetitions, bench_extra);
+  snprintf(rep, sizeof(rep), "{\"b\": {\"task-clock\": {\"value\": %g}}}",
+           tc);
+  snprintf(summary, sizeof(summary),
+           "{\"event\": {\"used\": \"task-clock\", \"time_based\": true, "
+           "\"frequency_hz\": 1000, \"period\": null}, \"threads\": []}");
+  put(dir, "manifest.json", man);
+  put(dir, "report.json", rep);
+  put(dir, "profile.folded", folded);
+  put(dir, "summary.json", summary);
+}
+
+struct clock_side {
+  const char *folded, *reps;
+  double tc;
+  const char *top, *bench_extra;
+};
+
+static struct bp_cmp *compare_clock(const char *name,
+                                    const struct clock_side sides[2])
+{
+  char dirs[2][128];
+  for(int side = 0; side < 2; side++) {
+    snprintf(dirs[side], sizeof(dirs[side]), "%s/%s-%d", root, name, side);
+    make_clock_run(dirs[side], sides[side].folded, sides[side].reps,
+                  sides[side].tc, sides[side].top ? sides[side].top : "",
+                  sides[side].bench_extra ? sides[side].bench_extra : "");
+  }
+  struct bp_cmp_opts o = {.threshold_pct = 5};
+  struct bp_cmp *c = NULL;
+  struct bp_err err = {0};
+  CHECK(bpi_compare_dirs(dirs[0], dirs[1], &o, &c, &err) == BP_OK);
+  return c;
+}
+
+/* A harness that marks the same work as 4 calls in the base and 2 in the
+ * head (task-clock +0.16%): costs are per repetition, as its measures
+ * are, not per time it was marked, so nothing doubled. */
+static void test_marked_runs(void)
+{
+  struct clock_side sides[2] = {
+    {"p;main;work 3000\n", NULL, 3000, "\"repeat\": 3,",
+     "\"runs\": 12, \"samples\": 3000, "},
+    {"p;main;work 3005\n", NULL, 3005, "\"repeat\": 3,",
+     "\"runs\": 6, \"samples\": 3005, "}};
+  struct bp_cmp *c = compare_clock("marked", sides);
+  const struct bp_cmp_bench *b = c ? bench(c, "b") : NULL;
+  CHECK(b && near(b->base.runs, 3) && near(b->head.runs, 3));
+  const struct bp_cmp_func *f = func(b, "work");
+  /* 3000 samples of 1 ms over 3 repetitions: 1 s a repetition */
+  CHECK(f && near(f->base_self_cost, 1e9) &&
+        near(f->head_self_cost, 3005e6 / 3));
+  CHECK(f && !f->self_significant && !f->total_significant);
+  CHECK(b && !bpi_compare_top_func(b, true));
   bpi_compare_free(c);
 }
 
@@ -1112,6 +1188,7 @@ int main(void)
   test_repetitions_in_manifest();
   test_renamed_program();
   test_function_costs();
+  test_marked_runs();
   test_off_cpu_top_wait();
   test_bad_input();
   test_refs();
