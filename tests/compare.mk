@@ -19,6 +19,9 @@
 #                       bounds apart do; one value a side is unconfirmed;
 #                       --fail-on-regression exits 3 on a confirmed
 #                       regression only
+#   compare_funcs_noise.sh --repeat 5 runs whose every function moves
+#                       within task-clock's noise name none of them; one
+#                       function doing 4x the work is still named
 #   compare_config.sh   benchprof compare takes the store, project,
 #                       testbed and threshold from run's configuration
 #   comment_github.sh   benchprof comment against a GitHub API stand-in:
@@ -50,8 +53,10 @@ TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_verdicts.sh \
   tests/integration/compare_config.sh tests/integration/comment_gitlab.sh \
   tests/integration/compare_iterations.sh tests/integration/compare_many.sh \
-  tests/integration/compare_parallel.sh tests/integration/compare_comment.sh
+  tests/integration/compare_parallel.sh tests/integration/compare_comment.sh \
+  tests/integration/compare_funcs_noise.sh
 EXTRA_DIST += tests/integration/compare_config.sh \
+  tests/integration/compare_funcs_noise.sh \
   tests/integration/compare_many.sh tests/integration/compare_parallel.sh \
   tests/integration/compare_comment.sh \
   tests/integration/compare_iterations.sh \

@@ -490,8 +490,16 @@ static void add_funcs_header(struct bp_buf *b, const struct bp_cmp_bench *cb)
                  cb->per_iteration ? "benchmark iteration" : "run");
   bpi_comment_md_code(b, cb->head.event ? cb->head.event : "the event");
   bpi_buf_adds(b, "; ± is the Poisson interval of the sample counts, 99% for "
-               "all of the benchmark's functions together)"
-               ":\n\n| Function | Self base | Self head | Self change | "
+               "all of the benchmark's functions together");
+  if(bpi_compare_band_wide(&cb->band)) {
+    /* what keeps a job's drift off the functions: say it, so that an
+     * unnamed function is not taken for an unchanged one */
+    bpi_buf_adds(b, "; a change the benchmark's own noise could make of a "
+                 "function's base cost (");
+    bpi_compare_band_text(&cb->band, b);
+    bpi_buf_adds(b, ") is not named");
+  }
+  bpi_buf_adds(b, "):\n\n| Function | Self base | Self head | Self change | "
                "Total change | Share change (self / total points) |\n"
                "|:--|--:|--:|--:|--:|--:|\n");
 }

@@ -90,14 +90,48 @@ struct bp_cmp_measure {
  * spread, an unconfirmed change is within the noise, and unchanged. */
 #define BP_CMP_UNCONFIRMED(m) ((m)->unconfirmed)
 
+/* Where a benchmark's noise band for its functions comes from. */
+enum bp_cmp_band_basis {
+  BP_CMP_BAND_CONFIRMED = 0, /* the measure's change is confirmed: {0} */
+  BP_CMP_BAND_INTERVAL,      /* the measure's interval, 0 included */
+  BP_CMP_BAND_TOTAL          /* no interval to go by: the change of the
+                                profile's total cost, 0 included */
+};
+
+/* How far the benchmark's own noise may scale every function at once,
+ * as relative changes lo <= 0 <= hi.  A drift between two jobs (CPU
+ * frequency, load) scales every function alike, and with enough samples
+ * the Poisson interval of each tells that from 0; only the benchmark's
+ * measure, with its repetitions and threshold, can tell a drift from a
+ * uniform real change.  So a function is named only when its change
+ * lies beyond what that noise would make of its base cost. */
+struct bp_cmp_band {
+  double lo, hi;
+  enum bp_cmp_band_basis basis;
+  const char *measure;     /* the measure it comes from (its slug, in the
+                              benchmark's measures); NULL for TOTAL */
+};
+
+/* Whether a cost's change d +- half (its Poisson interval) lies wholly
+ * outside base * [band->lo, band->hi]; band NULL: outside {0}. */
+bool bpi_compare_beyond_band(const struct bp_cmp_band *band, double base,
+                             double d, double half);
+
+/* Whether the band lets a change through unnamed (it is wider than {0}). */
+bool bpi_compare_band_wide(const struct bp_cmp_band *band);
+/* The band in words for a sentence: "task-clock's interval, -11.7% to
+ * +38.8%" or "the total cost's change, +0.0% to +16.5%" (no markup). */
+void bpi_compare_band_text(const struct bp_cmp_band *band,
+                           struct bp_buf *out);
+
 /* A function's samples on each side; shares are of that side's total.
  * Costs are in the sampled event's unit (bench->unit) per benchmark
  * iteration when both sides know their iterations (bench->per_iteration),
- * else per run: samples x the event count a sample stands for / the
- * iterations (or runs) the profile covers; the
+ * else per run (a repetition of --repeat): samples x the event count a
+ * sample stands for / the iterations (or runs) the profile covers; the
  * change carries a Poisson interval (99% for all of the benchmark's
  * functions together: Bonferroni, bench->func_z) and is significant when
- * the interval leaves out 0. */
+ * the interval lies wholly outside the base cost x bench->band. */
 struct bp_cmp_func {
   char *name;
   uint64_t base_self, base_total, head_self, head_total;
@@ -125,8 +159,9 @@ struct bp_cmp_profile {
   char *event;             /* the sampled event, NULL when unknown */
   bool time_event;         /* its unit is ns (a clock) */
   double per_sample;       /* events one sample stands for; 0: unknown */
-  double runs;             /* runs the profile covers (repetitions,
-                              marked runs), at least 1 */
+  double runs;             /* runs the profile covers: the repetitions
+                              (run --repeat), at least 1; the runs its
+                              measures are per */
   double iterations;       /* benchmark iterations the profile covers
                               (its CPU time over the harness's CPU time
                               of one iteration); 0: unknown */
@@ -157,6 +192,8 @@ struct bp_cmp_bench {
   size_t nfuncs;
   double func_z;           /* the z of the functions' Poisson intervals
                               (bpi_stats_z_family(nfuncs)), with costs */
+  struct bp_cmp_band band; /* the change its own noise allows every
+                              function, with costs */
   struct bp_diff_line *lines;  /* sorted by stack */
   size_t nlines;
   /* the base's process name and the head's when they differed (a binary
@@ -291,12 +328,15 @@ bp_code bpi_diffsvg_write(const struct bp_diff_line *lines, size_t n,
                           bool negated, const char *title,
                           struct bp_buf *out, struct bp_err *err);
 /* The same by absolute change per run: per_sample[side] is the event
- * count a sample stands for divided by the side's runs; a frame whose
- * change is within the Poisson band of its counts (z wide: the function
- * table's) is white; the legend names event and what red and blue mean. */
+ * count a sample stands for divided by the side's runs; a frame is
+ * coloured as the function table names a change: when the Poisson
+ * interval of its counts (z wide) lies beyond its base cost x band, else
+ * white; the legend names event and what red and blue mean. */
 struct bp_diffsvg_cost {
   double per_sample[2];    /* base, head */
-  double z;                /* the noise band's width in standard errors */
+  double z;                /* the Poisson interval's width, in standard
+                              errors */
+  const struct bp_cmp_band *band;   /* the benchmark's; NULL: {0} */
   const char *event;       /* the sampled event, for the legend */
   const char *unit;        /* "ns" or "events" */
 };

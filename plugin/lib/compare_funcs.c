@@ -1,10 +1,11 @@
 /* compare, functions: the folded stacks of both sides of a benchmark ->
  * its differential lines and each function's self and total samples,
- * shares and absolute costs with their Poisson intervals, most changed
- * first. */
+ * shares and absolute costs with their Poisson intervals, named when
+ * beyond the benchmark's own noise, most changed first. */
 #include "bp_setup.h"
 #include "compare_int.h"
 #include "buf.h"
+#include "counters.h"
 #include "err.h"
 #include "fileio.h"
 #include "stats.h"
@@ -379,9 +380,120 @@ static int by_cost_change(const void *a, const void *b)
   return by_change_how(x, y, true);
 }
 
+bool bpi_compare_beyond_band(const struct bp_cmp_band *band, double base,
+                             double d, double half)
+{
+  double lo = band ? band->lo * base : 0, hi = band ? band->hi * base : 0;
+  return d - half > hi || d + half < lo;
+}
+
+bool bpi_compare_band_wide(const struct bp_cmp_band *band)
+{
+  return band && (band->lo < 0 || band->hi > 0);
+}
+
+void bpi_compare_band_text(const struct bp_cmp_band *band,
+                           struct bp_buf *out)
+{
+  if(band->basis == BP_CMP_BAND_INTERVAL && band->measure)
+    bpi_buf_printf(out, "%s's interval", band->measure);
+  else
+    bpi_buf_adds(out, "the total cost's change");
+  bpi_buf_printf(out, ", %+.1f%% to %+.1f%%", 100 * band->lo,
+                 100 * band->hi);
+}
+
+/* b's measure of slug, when both sides have it. */
+static const struct bp_cmp_measure *both_sides(const struct bp_cmp_bench *b,
+                                               const char *slug)
+{
+  for(size_t i = 0; slug && i < b->nmeasures; i++) {
+    const struct bp_cmp_measure *m = &b->measures[i];
+    if(m->in_base && m->in_head && !strcmp(m->slug, slug))
+      return m;
+  }
+  return NULL;
+}
+
+/* The measure of the counter named like the first len bytes of event. */
+static const struct bp_cmp_measure *counter_of(const struct bp_cmp_bench *b,
+                                               const char *event, size_t len)
+{
+  char *name = strndup(event, len);
+  char *slug = name ? bpi_counter_slug(name) : NULL;
+  const struct bp_cmp_measure *m = both_sides(b, slug);
+  free(slug);
+  free(name);
+  return m;
+}
+
+/* The measure whose change is the whole benchmark's, in what its
+ * function costs count: per iteration the harness's time of one
+ * ("latency"); per run, for a clock, the task-clock counter (else the
+ * clock's own); for a hardware event the counter of its name, else of
+ * its name without modifiers ("cycles" for "cycles:u").  NULL when the
+ * report has none of them. */
+static const struct bp_cmp_measure *whole_measure(const struct bp_cmp_bench *b)
+{
+  const char *event = b->head.event ? b->head.event : b->base.event;
+  const struct bp_cmp_measure *m = NULL;
+  if(b->per_iteration)
+    return both_sides(b, "latency");
+  if(b->head.time_event)
+    m = both_sides(b, "task-clock");
+  if(!m && event)
+    m = counter_of(b, event, strlen(event));
+  if(!m && event && strchr(event, ':'))
+    m = counter_of(b, event, strcspn(event, ":"));
+  return m;
+}
+
+static double min0(double x)
+{
+  return x < 0 ? x : 0;
+}
+
+static double max0(double x)
+{
+  return x > 0 ? x : 0;
+}
+
+/* The change b's own noise allows every function (struct bp_cmp_band):
+ * none when its measure's change is confirmed (a uniform real change is
+ * then every function's); the measure's interval when it has one; else
+ * the change of the profile's total cost, the most a uniform drift can
+ * have made of it. */
+static void noise_band(struct bp_cmp_bench *b)
+{
+  const struct bp_cmp_measure *m = whole_measure(b);
+  double lo = 0, hi = 0;
+  b->band = (struct bp_cmp_band){.basis = BP_CMP_BAND_CONFIRMED};
+  if(m && m->flag) {
+    b->band.measure = m->slug;
+    return;
+  }
+  if(m && m->has_interval) {
+    b->band.basis = BP_CMP_BAND_INTERVAL;
+    b->band.measure = m->slug;
+    lo = m->pct_lo / 100;
+    hi = m->pct_hi / 100;
+  }
+  else {
+    double base = (double)b->base.samples * bpi_compare_sample_cost(b, 0);
+    double head = (double)b->head.samples * bpi_compare_sample_cost(b, 1);
+    b->band.basis = BP_CMP_BAND_TOTAL;
+    lo = hi = base > 0 ? head / base - 1 : 0;
+  }
+  b->band.lo = min0(lo);
+  b->band.hi = max0(hi);
+}
+
 /* Each function's cost per run on both sides and its change, with a
- * Poisson interval of the change from the sample counts, z wide. */
-static void func_costs(struct bp_cmp_func *f, double wb, double wh, double z)
+ * Poisson interval of the change from the sample counts, z wide; named
+ * (significant) when that interval lies beyond what the benchmark's
+ * noise band makes of its base cost. */
+static void func_costs(struct bp_cmp_func *f, double wb, double wh, double z,
+                       const struct bp_cmp_band *band)
 {
   f->base_self_cost = (double)f->base_self * wb;
   f->head_self_cost = (double)f->head_self * wh;
@@ -393,8 +505,11 @@ static void func_costs(struct bp_cmp_func *f, double wb, double wh, double z)
                                              wh, z);
   f->total_half = bpi_stats_poisson_halfwidth(f->base_total, wb,
                                               f->head_total, wh, z);
-  f->self_significant = absd(f->d_self_cost) > f->self_half;
-  f->total_significant = absd(f->d_total_cost) > f->total_half;
+  f->self_significant = bpi_compare_beyond_band(band, f->base_self_cost,
+                                                f->d_self_cost, f->self_half);
+  f->total_significant = bpi_compare_beyond_band(band, f->base_total_cost,
+                                                 f->d_total_cost,
+                                                 f->total_half);
 }
 
 bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
@@ -440,9 +555,10 @@ bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
     /* every function is tested at once: one false "grew most" in a
      * hundred comparisons at most, however many functions there are */
     b->func_z = bpi_stats_z_family(b->nfuncs);
+    noise_band(b);
     for(size_t i = 0; i < b->nfuncs; i++)
       func_costs(&b->funcs[i], bpi_compare_sample_cost(b, 0),
-                 bpi_compare_sample_cost(b, 1), b->func_z);
+                 bpi_compare_sample_cost(b, 1), b->func_z, &b->band);
   }
   if(!rc)
     qsort(b->funcs, b->nfuncs, sizeof(*b->funcs),

@@ -53,9 +53,13 @@ void bpi_cmp_profile_facts(struct bp_cmp_profile *p, const char *dir,
 /* summary.json's off_cpu.blocked_ms in ns (relative to dir); negative
  * when it has none. */
 double bpi_cmp_off_cpu_blocked_ns(const char *dir, const char *summary);
-/* The runs one benchmark's profile covers, at least 1. */
-double bpi_cmp_profile_runs(const struct side *s,
-                            const struct bp_manifest_bench *mb);
+/* The runs (repetitions) one benchmark's profile covers, at least 1:
+ * what its measures and function costs are per. */
+double bpi_cmp_profile_runs(const struct side *s);
+/* The times a harness marked the benchmark, else bpi_cmp_profile_runs:
+ * what its off-CPU time is per (its repetitions' values are too). */
+double bpi_cmp_marked_runs(const struct side *s,
+                           const struct bp_manifest_bench *mb);
 /* The benchmark iterations its profile p covers, 0 when unknown. */
 double bpi_cmp_profile_iterations(const struct side *s,
                                   const struct bp_manifest_bench *mb,

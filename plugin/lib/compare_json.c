@@ -166,6 +166,33 @@ static cJSON *json_func(const struct bp_cmp_bench *cb,
   return o;
 }
 
+static const char *band_basis_name(enum bp_cmp_band_basis x)
+{
+  return x == BP_CMP_BAND_INTERVAL ? "interval" :
+         x == BP_CMP_BAND_TOTAL ? "total-cost" : "confirmed";
+}
+
+/* The change the benchmark's own noise allows every function (null
+ * without costs): "functions_noise_band_pct": [lo, hi], from
+ * "functions_noise_band_measure" (null: the profile's total cost), as
+ * "functions_noise_band_basis" says. */
+static void json_band(cJSON *o, const struct bp_cmp_bench *cb)
+{
+  if(!cb->has_cost) {
+    cJSON_AddNullToObject(o, "functions_noise_band_pct");
+    cJSON_AddNullToObject(o, "functions_noise_band_measure");
+    cJSON_AddNullToObject(o, "functions_noise_band_basis");
+    return;
+  }
+  cJSON *pct = cJSON_AddArrayToObject(o, "functions_noise_band_pct");
+  if(pct) {
+    cJSON_AddItemToArray(pct, num(100 * cb->band.lo));
+    cJSON_AddItemToArray(pct, num(100 * cb->band.hi));
+  }
+  add_str(o, "functions_noise_band_measure", cb->band.measure);
+  add_str(o, "functions_noise_band_basis", band_basis_name(cb->band.basis));
+}
+
 static cJSON *json_bench(const struct bp_cmp_bench *cb)
 {
   cJSON *o = cJSON_CreateObject();
@@ -202,6 +229,7 @@ static cJSON *json_bench(const struct bp_cmp_bench *cb)
     add_num(o, "functions_z", cb->func_z);
   else
     cJSON_AddNullToObject(o, "functions_z");
+  json_band(o, cb);
   cJSON *ms = cJSON_AddArrayToObject(o, "measures");
   for(size_t i = 0; ms && i < cb->nmeasures; i++)
     cJSON_AddItemToArray(ms, json_measure(&cb->measures[i]));
@@ -330,7 +358,8 @@ static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
   struct bp_diffsvg_cost cost = {
     .per_sample = {bpi_compare_sample_cost(b, 0),
                    bpi_compare_sample_cost(b, 1)},
-    .z = b->func_z, .event = b->head.event, .unit = b->unit};
+    .z = b->func_z, .band = &b->band, .event = b->head.event,
+    .unit = b->unit};
   bpi_buf_init(&data);
   bpi_buf_init(&title);
   bpi_compare_diff_folded(b, &data);

@@ -142,6 +142,13 @@ static bp_code blocked_reps(struct bp_cmp_values *v, const struct side *s,
   return BP_OK;
 }
 
+/* What side s's off-CPU time of benchmark name is per: the times a
+ * harness marked it, as its repetitions' values (run_repeat.c). */
+static double off_runs(const struct side *s, const char *name)
+{
+  return bpi_cmp_marked_runs(s, bpi_manifest_bench(&s->manifest, name));
+}
+
 /* The measure "off-cpu", appended to cb's measures and judged. */
 static bp_code add_measure(struct bp_cmp_bench *cb, const struct side *base,
                            const struct side *head, double threshold)
@@ -160,8 +167,8 @@ static bp_code add_measure(struct bp_cmp_bench *cb, const struct side *base,
   m = &cb->measures[cb->nmeasures];
   *m = (struct bp_cmp_measure){.slug = strdup(BP_OFF_CPU_SLUG),
                                .in_base = bb >= 0, .in_head = hb >= 0,
-                               .base = bb / cb->base.runs,
-                               .head = hb / cb->head.runs};
+                               .base = bb / off_runs(base, cb->name),
+                               .head = hb / off_runs(head, cb->name)};
   if(!m->slug)
     return BPE_NOMEM;
   cb->nmeasures++;
@@ -187,7 +194,8 @@ bp_code bpi_cmp_bench_off_cpu(struct bp_cmp_bench *cb, const struct side *base,
       rc = bpi_cmp_rename_root(&st, cb->renamed_base_process,
                                cb->renamed_head_process);
     if(!rc)  /* folded microseconds -> ns per run */
-      rc = top_wait(cb, &st, 1e3 / cb->base.runs, 1e3 / cb->head.runs);
+      rc = top_wait(cb, &st, 1e3 / off_runs(base, cb->name),
+                    1e3 / off_runs(head, cb->name));
     if(rc)
       rc = bpi_err_set(err, rc, 0, "compare: off-CPU time");
   }

@@ -287,15 +287,23 @@ double bpi_cmp_off_cpu_blocked_ns(const char *dir, const char *summary)
   return ns;
 }
 
-/* The runs one benchmark's profile covers: its marked runs, else the
- * run's repetitions (benchprof run --repeat), else 1. */
-double bpi_cmp_profile_runs(const struct side *s,
+/* The runs one benchmark's profile covers: the run's repetitions
+ * (benchprof run --repeat), else 1.  Its measures are per repetition
+ * (their median), also for a benchmark a harness marked: its counters
+ * are summed over the times it was marked in a repetition.  Dividing by
+ * those times instead made a harness that marks the same work as 4
+ * calls in the base and 2 in the head show every function doubled. */
+double bpi_cmp_profile_runs(const struct side *s)
+{
+  return s->manifest.repeat > 1 ? (double)s->manifest.repeat : 1;
+}
+
+double bpi_cmp_marked_runs(const struct side *s,
                            const struct bp_manifest_bench *mb)
 {
-  double runs = mb && mb->facts == BP_FACTS_MARKED ? (double)mb->runs : 0;
-  if(runs < 1)
-    runs = (double)s->manifest.repeat;
-  return runs < 1 ? 1 : runs;
+  if(mb && mb->facts == BP_FACTS_MARKED && mb->runs >= 1)
+    return (double)mb->runs;
+  return bpi_cmp_profile_runs(s);
 }
 
 /* The benchmark iterations one benchmark's profile covers, for costs

@@ -42,8 +42,7 @@ static long perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu,
   return syscall(SYS_perf_event_open, a, pid, cpu, group_fd, flags);
 }
 
-/* "perf::branch-misses:u" -> "branch-misses-u": lowercase [a-z0-9-] */
-static char *make_slug(const char *name)
+char *bpi_counter_slug(const char *name)
 {
   const char *colons = strstr(name, "::");
   if(colons)
@@ -122,7 +121,7 @@ static bp_code parse_list(struct bp_counters *cs, const char *list,
       break;
     cs->n++;
     s->c->name = strdup(name);
-    s->c->slug = make_slug(name);
+    s->c->slug = bpi_counter_slug(name);
     if(!s->c->name || !s->c->slug) {
       rc = bpi_err_set(err, BPE_NOMEM, 0, "counters");
       break;

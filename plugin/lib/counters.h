@@ -46,6 +46,10 @@ struct bp_counters;
 bp_code bpi_counters_open(struct bp_counters **out, const char *list,
                           pid_t pid, bool kernel, struct bp_err *err);
 void bpi_counters_free(struct bp_counters *c);
+/* The BMF measure slug of a counter or event name (malloc'd, NULL when
+ * out of memory): "perf::branch-misses:u" -> "branch-misses-u",
+ * lowercase [a-z0-9-]. */
+char *bpi_counter_slug(const char *name);
 
 /* Read the totals (after the command was reaped). */
 bp_code bpi_counters_read(struct bp_counters *c, struct bp_err *err);

@@ -2,9 +2,10 @@
  * merged into one tree (frames by name, root first, under "all").  Each
  * frame is as wide as its head samples (base samples when negated), and
  * colored by its absolute change per run in the sampled event's unit
- * when the cost of a sample is known (red more, blue less, white within
- * the Poisson noise band of its counts, as wide as the function table's),
- * else by how its share of
+ * when the cost of a sample is known (red more, blue less, white where
+ * the function table would not name it: within the Poisson interval of
+ * its counts, or within what the benchmark's own noise makes of its base
+ * cost), else by how its share of
  * its side's samples changed; the intensity relative to the largest
  * change drawn.  Shares are normalized to each side's total, so runs of
  * different lengths compare.  The tooltip says base and head samples and
@@ -29,6 +30,7 @@
 #define PAD 10
 #define FRAME_H 16
 #define HEAD_H 50       /* title and legend */
+#define BAND_H 16       /* the legend's line on the noise band */
 #define FOOT_H 24
 #define CHAR_W 7
 #define MIN_PERMILLE 1
@@ -95,14 +97,18 @@ static double noise(const struct dtree *t, uint32_t node)
 
 static double share_delta(const struct dtree *t, uint32_t node);
 
-/* What colors the node: its absolute change per run when beyond the noise
- * band (0 within it), else (share mode) its share change in points. */
+/* What colors the node: its absolute change per run when the function
+ * table would name it (its Poisson interval beyond what the benchmark's
+ * own noise makes of its base cost; 0 within), else (share mode) its
+ * share change in points. */
 static double delta(const struct dtree *t, uint32_t node)
 {
   if(!t->cost)
     return share_delta(t, node);
-  double d = node_cost(t, node, 1) - node_cost(t, node, 0);
-  return absd(d) > noise(t, node) ? d : 0;
+  double base = node_cost(t, node, 0);
+  double d = node_cost(t, node, 1) - base;
+  return bpi_compare_beyond_band(t->cost->band, base, d, noise(t, node)) ?
+         d : 0;
 }
 
 /* Change of the node's share of its side's samples, percentage points. */
@@ -280,6 +286,13 @@ static void add_dheader(struct bp_buf *b, const struct dtree *t,
     bpi_buf_adds(b, " per run, blue: less; white: within the noise "
                  "(Poisson interval of the counts, 99% for all functions "
                  "together)</text>\n");
+    if(bpi_compare_band_wide(t->cost->band)) {
+      bpi_buf_adds(b, "<text x=\"600\" y=\"56\" text-anchor=\"middle\">"
+                   "white too: a change the benchmark's own noise could "
+                   "make of a frame's base cost (");
+      bpi_compare_band_text(t->cost->band, b);
+      bpi_buf_adds(b, ")</text>\n");
+    }
   }
   else
     bpi_buf_printf(b, "</text>\n<text x=\"600\" y=\"40\" "
@@ -321,7 +334,10 @@ bp_code bpi_diffsvg_write_cost(const struct bp_diff_line *lines, size_t n,
     goto out;
   }
   uint64_t depth = size_of(&t, 0) ? dvisible_depth(&t, 0) : 0;
-  uint64_t height = HEAD_H + (depth + 1) * FRAME_H + FOOT_H;
+  /* a line more in the header for the benchmark's noise band */
+  uint64_t head_h = HEAD_H + (cost && bpi_compare_band_wide(cost->band) ?
+                              BAND_H : 0);
+  uint64_t height = head_h + (depth + 1) * FRAME_H + FOOT_H;
   add_dheader(out, &t, title, negated, height);
   bpi_buf_adds(out, "<g id=\"frames\">\n");
   if(size_of(&t, 0))

@@ -680,22 +680,23 @@ static void test_off_cpu_top_wait(void)
 /* One function doing all the work, twice as much in head: 460 -> 931
  * samples of a 1 kHz clock.  Its share stays 100%, yet its absolute cost
  * per run doubles, significantly; a function whose samples barely moved
- * is not named.  Per run: the base covers 2 marked runs. */
+ * is not named.  Per run: the base covers 2 repetitions (--repeat 2). */
 static void test_function_costs(void)
 {
   const char *folded[2] = {"p;main;checksum_block 460\np;main;tiny 100\n",
                            "p;main;checksum_block 931\np;main;tiny 52\n"};
-  const char *runs[2] = {"2", "1"};
+  const char *repeat[2] = {"2", "1"};
   char dirs[2][128];
   for(int side = 0; side < 2; side++) {
     char man[1024], summary[512];
     snprintf(dirs[side], sizeof(dirs[side]), "%s/cost-%d", root, side);
     snprintf(man, sizeof(man),
-             "{\"report\": \"report.json\", \"benchmarks\": [{\"name\": "
-             "\"sum\", \"profile\": \".\", \"runs\": %s, \"artifacts\": ["
+             "{\"report\": \"report.json\", \"repeat\": %s, "
+             "\"benchmarks\": [{\"name\": "
+             "\"sum\", \"profile\": \".\", \"artifacts\": ["
              "{\"file\": \"profile.folded\", \"kind\": \"folded-stacks\"},"
              "{\"file\": \"summary.json\", \"kind\": \"summary\"}]}]}",
-             runs[side]);
+             repeat[side]);
     /* base: the exact total of periods; head: only its frequency */
     snprintf(summary, sizeof(summary),
              "{\"samples\": %d, \"event\": {\"used\": \"task-clock\", "
@@ -760,6 +761,206 @@ static void test_function_costs(void)
   CHECK(tiny && strstr(tiny, "within noise)") && fill &&
         !strncmp(fill, "fill=\"rgb(250,250,250)\"", 23));
   bpi_buf_cleanup(&j);
+  bpi_compare_free(c);
+}
+
+/* A run of benchmark "b" sampled with task-clock at 1 kHz (a sample is
+ * 1 ms of CPU), its folded stacks given; task-clock's repetitions (a JSON
+ * list; NULL: one value, tc) and the manifest's extra members (repeat,
+ * the runs a harness marked) given. */
+static void make_clock_run(const char *dir, const char *folded,
+                           const char *reps, double tc, const char *top,
+                           const char *bench_extra)
+{
+  char man[1024], rep[256], summary[256];
+  char repetitions[256] = "";
+  if(reps)
+    snprintf(repetitions, sizeof(repetitions),
+             "\"repetitions\": {\"task-clock\": %s}, ", reps);
+  snprintf(man, sizeof(man),
+           "{\"report\": \"report.json\", %s \"benchmarks\": [{\"name\": "
+           "\"b\", \"profile\": \".\", %s%s\"artifacts\": ["
+           "{\"file\": \"profile.folded\", \"kind\": \"folded-stacks\"},"
+           "{\"file\": \"summary.json\", \"kind\": \"summary\"}]}]}",
+           top, repetitions, bench_extra);
+  snprintf(rep, sizeof(rep), "{\"b\": {\"task-clock\": {\"value\": %g}}}",
+           tc);
+  snprintf(summary, sizeof(summary),
+           "{\"event\": {\"used\": \"task-clock\", \"time_based\": true, "
+           "\"frequency_hz\": 1000, \"period\": null}, \"threads\": []}");
+  put(dir, "manifest.json", man);
+  put(dir, "report.json", rep);
+  put(dir, "profile.folded", folded);
+  put(dir, "summary.json", summary);
+}
+
+struct clock_side {
+  const char *folded, *reps;
+  double tc;
+  const char *top, *bench_extra;
+};
+
+static struct bp_cmp *compare_clock(const char *name,
+                                    const struct clock_side sides[2])
+{
+  char dirs[2][128];
+  for(int side = 0; side < 2; side++) {
+    snprintf(dirs[side], sizeof(dirs[side]), "%s/%s-%d", root, name, side);
+    make_clock_run(dirs[side], sides[side].folded, sides[side].reps,
+                  sides[side].tc, sides[side].top ? sides[side].top : "",
+                  sides[side].bench_extra ? sides[side].bench_extra : "");
+  }
+  struct bp_cmp_opts o = {.threshold_pct = 5};
+  struct bp_cmp *c = NULL;
+  struct bp_err err = {0};
+  CHECK(bpi_compare_dirs(dirs[0], dirs[1], &o, &c, &err) == BP_OK);
+  return c;
+}
+
+static bool significant(const struct bp_cmp_bench *b, const char *name)
+{
+  const struct bp_cmp_func *f = func(b, name);
+  return f && (f->self_significant || f->total_significant);
+}
+
+/* The functions' noise band: a job's drift scales every function, and
+ * with enough samples each one's Poisson interval leaves out 0; only
+ * task-clock (its repetitions and threshold) can tell a drift from a
+ * uniform real change, so a function is named only beyond what its
+ * change allows. */
+static void test_function_band(void)
+{
+  /* every function 5% more, task-clock within noise: its interval is
+   * -1.0% (103/104) to +7.0% (107/100), below the 5% threshold */
+  const char *base_reps = "[100, 101, 102, 103, 104]";
+  const char *head_reps = "[103, 104, 105, 106, 107]";
+  struct clock_side drift[2] = {
+    {"p;main;hot 10000\np;main;cold 5000\n", base_reps, 102, NULL, NULL},
+    {"p;main;hot 10500\np;main;cold 5250\n", head_reps, 105, NULL, NULL}};
+  struct bp_cmp *c = compare_clock("band-drift", drift);
+  const struct bp_cmp_bench *b = c ? bench(c, "b") : NULL;
+  const struct bp_cmp_measure *m = measure(b, "task-clock");
+  CHECK(m && m->has_interval && !m->flag);
+  CHECK(b && b->band.basis == BP_CMP_BAND_INTERVAL && b->band.measure &&
+        !strcmp(b->band.measure, "task-clock"));
+  CHECK(b && near(b->band.lo, 103.0 / 104 - 1) &&
+        near(b->band.hi, 107.0 / 100 - 1));
+  /* hot: +500 ms, its Poisson half-width about 420 ms: 0 is left out,
+   * yet 7% of its 10 s is 700 ms */
+  const struct bp_cmp_func *hot = func(b, "hot");
+  CHECK(hot && hot->d_self_cost > hot->self_half);
+  CHECK(b && !significant(b, "hot") && !significant(b, "cold") &&
+        !significant(b, "main"));
+  CHECK(b && !bpi_compare_top_func(b, true) && !bpi_compare_top_func(b, false));
+  struct bp_buf j;
+  bpi_buf_init(&j);
+  if(c)
+    bpi_compare_json(c, &j);
+  bpi_buf_addc(&j, '\0');
+  CHECK(strstr(j.data, "\"functions_noise_band_pct\": [-0.9615") &&
+        strstr(j.data, "\"functions_noise_band_measure\": \"task-clock\", "
+               "\"functions_noise_band_basis\": \"interval\""));
+  /* the flame graph colours what the table names: hot is white */
+  bpi_buf_reset(&j);
+  struct bp_err err = {0};
+  struct bp_diffsvg_cost cost = {.per_sample = {1e6, 1e6},
+                                 .z = b ? b->func_z : 3,
+                                 .band = b ? &b->band : NULL,
+                                 .event = "task-clock", .unit = "ns"};
+  CHECK(b && bpi_diffsvg_write_cost(b->lines, b->nlines, false, "b", &cost,
+                                    &j, &err) == BP_OK);
+  bpi_buf_addc(&j, '\0');
+  const char *t = strstr(j.data, "<title>hot ");
+  const char *fill = t ? strstr(t, "fill=") : NULL;
+  CHECK(fill && !strncmp(fill, "fill=\"rgb(250,250,250)\"", 23));
+  CHECK(strstr(j.data, "white too: a change the benchmark's own noise could "
+               "make of a frame's base cost (task-clock's interval, -1.0% to "
+               "+7.0%)"));
+  bpi_compare_free(c);
+
+  /* the same task-clock, one function 50% slower: named, the others not */
+  struct clock_side one[2] = {
+    {"p;main;hot 10000\np;main;slow 2000\n", base_reps, 102, NULL, NULL},
+    {"p;main;hot 10000\np;main;slow 3000\n", head_reps, 105, NULL, NULL}};
+  c = compare_clock("band-one", one);
+  b = c ? bench(c, "b") : NULL;
+  CHECK(b && significant(b, "slow") && !significant(b, "hot"));
+  CHECK(b && bpi_compare_top_func(b, true) == func(b, "slow"));
+  struct bp_comment_opts co = {.project = "p", .testbed = "t"};
+  bpi_buf_reset(&j);
+  CHECK(c && bpi_comment_markdown(c, &co, &j, &err) == BP_OK);
+  bpi_buf_addc(&j, '\0');
+  CHECK(strstr(j.data, "99% for all of the benchmark's functions together; "
+               "a change the benchmark's own noise could make of a "
+               "function's base cost (task-clock's interval, -1.0% to "
+               "+7.0%) is not named):"));
+  CHECK(strstr(j.data, "Grew most: **slow**"));
+  bpi_compare_free(c);
+
+  /* twice the work everywhere, confirmed by task-clock: the band is {0}
+   * and every function is named */
+  struct clock_side twice[2] = {
+    {"p;main;hot 1000\np;main;cold 500\n", base_reps, 102, NULL, NULL},
+    {"p;main;hot 2000\np;main;cold 1000\n", "[200, 202, 204, 206, 208]",
+     204, NULL, NULL}};
+  c = compare_clock("band-twice", twice);
+  b = c ? bench(c, "b") : NULL;
+  m = measure(b, "task-clock");
+  CHECK(m && m->flag == BP_CMP_REGRESSION);
+  CHECK(b && b->band.basis == BP_CMP_BAND_CONFIRMED && b->band.lo == 0 &&
+        b->band.hi == 0 && !bpi_compare_band_wide(&b->band));
+  CHECK(b && significant(b, "hot") && significant(b, "cold") &&
+        significant(b, "main"));
+  bpi_compare_free(c);
+
+  /* one run a side, no interval: the change of the profile's total cost
+   * (+16%) bounds the band; a drift of every function is not named */
+  struct clock_side single[2] = {
+    {"p;main;hot 10000\np;main;cold 5000\n", NULL, 100, NULL, NULL},
+    {"p;main;hot 11600\np;main;cold 5800\n", NULL, 116, NULL, NULL}};
+  c = compare_clock("band-single", single);
+  b = c ? bench(c, "b") : NULL;
+  CHECK(b && b->band.basis == BP_CMP_BAND_TOTAL && !b->band.measure &&
+        near(b->band.lo, 0) && near(b->band.hi, 0.16));
+  CHECK(b && !significant(b, "hot") && !significant(b, "cold"));
+  bpi_compare_free(c);
+
+  /* one run a side, one function faster and one slower, the total the
+   * same: the band is {0}, both are named */
+  struct clock_side swap[2] = {
+    {"p;main;up 5000\np;main;down 5000\n", NULL, 100, NULL, NULL},
+    {"p;main;up 6500\np;main;down 3500\n", NULL, 100, NULL, NULL}};
+  c = compare_clock("band-swap", swap);
+  b = c ? bench(c, "b") : NULL;
+  CHECK(b && b->band.basis == BP_CMP_BAND_TOTAL &&
+        !bpi_compare_band_wide(&b->band));
+  CHECK(b && significant(b, "up") && significant(b, "down") &&
+        !significant(b, "main"));
+  CHECK(b && bpi_compare_top_func(b, true) == func(b, "up") &&
+        bpi_compare_top_func(b, false) == func(b, "down"));
+  bpi_buf_cleanup(&j);
+  bpi_compare_free(c);
+}
+
+/* A harness that marks the same work as 4 calls in the base and 2 in the
+ * head (task-clock +0.16%): costs are per repetition, as its measures
+ * are, not per time it was marked, so nothing doubled. */
+static void test_marked_runs(void)
+{
+  struct clock_side sides[2] = {
+    {"p;main;work 3000\n", NULL, 3000, "\"repeat\": 3,",
+     "\"runs\": 12, \"samples\": 3000, "},
+    {"p;main;work 3005\n", NULL, 3005, "\"repeat\": 3,",
+     "\"runs\": 6, \"samples\": 3005, "}};
+  struct bp_cmp *c = compare_clock("marked", sides);
+  const struct bp_cmp_bench *b = c ? bench(c, "b") : NULL;
+  CHECK(b && near(b->base.runs, 3) && near(b->head.runs, 3));
+  const struct bp_cmp_func *f = func(b, "work");
+  /* 3000 samples of 1 ms over 3 repetitions: 1 s a repetition */
+  CHECK(f && near(f->base_self_cost, 1e9) &&
+        near(f->head_self_cost, 3005e6 / 3));
+  CHECK(f && !f->self_significant && !f->total_significant);
+  CHECK(b && !bpi_compare_top_func(b, true));
   bpi_compare_free(c);
 }
 
@@ -1112,6 +1313,8 @@ int main(void)
   test_repetitions_in_manifest();
   test_renamed_program();
   test_function_costs();
+  test_function_band();
+  test_marked_runs();
   test_off_cpu_top_wait();
   test_bad_input();
   test_refs();
