@@ -7,6 +7,8 @@
 
 #include "buf.h"
 #include "config.h"
+#include "counters.h"
+#include "events.h"
 #ifndef BP_LIB_CONFIG_H
 /* -I. found a build directory's config.h from before the configure header
  * was renamed bp_autoconf.h */
@@ -54,6 +56,45 @@ static const char *source_name(enum bp_config_source s)
   }
 }
 
+/* Where a key's value came from, for a message: its variable when set,
+ * else the file's JSON path. */
+static void key_origin(char *out, size_t len, const struct bp_config *c,
+                       const char *var, const char *path)
+{
+  const char *v = bpi_env_get(environ, var);
+  if(v && *v)
+    snprintf(out, len, "%s", var);
+  else
+    snprintf(out, len, "%s: %s", c->file ? c->file : "the defaults", path);
+}
+
+/* The event and counter names a run would open: an unknown one is an
+ * invalid configuration here, not a surprise at the first run. */
+static bool events_known(const struct bp_config *c)
+{
+  struct bp_err err = {0};
+  char where[512];
+  struct bp_event ev;
+  bp_code rc = c->record.event ?
+    bpi_event_parse(c->record.event, false, &ev, &err) : BP_OK;
+  if(c->record.event && !rc)
+    bpi_event_cleanup(&ev);
+  if(rc) {
+    key_origin(where, sizeof(where), c, "BENCHPROF_EVENT", "$.record.event");
+    bp_msg_error("%s: %s", where, err.msg[0] ? err.msg : bp_strerror(rc));
+    return false;
+  }
+  rc = c->record.counters ? bpi_counters_check(c->record.counters, &err)
+                          : BP_OK;
+  if(rc) {
+    key_origin(where, sizeof(where), c, "BENCHPROF_COUNTERS",
+               "$.record.counters");
+    bp_msg_error("%s: %s", where, err.msg[0] ? err.msg : bp_strerror(rc));
+    return false;
+  }
+  return true;
+}
+
 /* Load as a run would; false (after saying why) when invalid. */
 static bool load(struct bp_config *c, const char *flag, bool check)
 {
@@ -65,6 +106,8 @@ static bool load(struct bp_config *c, const char *flag, bool check)
     bp_msg_err(&err, rc);
     return false;
   }
+  if(check && !events_known(c))
+    return false;
   if(!c->file) {
     enum bp_config_source src;
     const char *path = bpi_config_path(flag, environ, &src);

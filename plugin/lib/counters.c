@@ -232,6 +232,16 @@ bp_code bpi_counters_open(struct bp_counters **out, const char *list,
   return BP_OK;
 }
 
+bp_code bpi_counters_check(const char *list, struct bp_err *err)
+{
+  struct bp_counters *cs = calloc(1, sizeof(*cs));
+  if(!cs)
+    return bpi_err_set(err, BPE_NOMEM, 0, "counters");
+  bp_code rc = parse_list(cs, list, false, err);
+  bpi_counters_free(cs);
+  return rc;
+}
+
 void bpi_counters_free(struct bp_counters *cs)
 {
   if(!cs)

@@ -46,6 +46,9 @@ struct bp_counters;
 bp_code bpi_counters_open(struct bp_counters **out, const char *list,
                           pid_t pid, bool kernel, struct bp_err *err);
 void bpi_counters_free(struct bp_counters *c);
+/* Only parse list, as bpi_counters_open would (nothing is opened): for
+ * `benchprof config check`, which must refuse what a run would. */
+bp_code bpi_counters_check(const char *list, struct bp_err *err);
 /* The BMF measure slug of a counter or event name (malloc'd, NULL when
  * out of memory): "perf::branch-misses:u" -> "branch-misses-u",
  * lowercase [a-z0-9-]. */

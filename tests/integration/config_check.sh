@@ -1,9 +1,10 @@
 #!/bin/sh
 # benchprof config check/show/keys through the real command: valid and
 # invalid files (unknown key with its suggestion, wrong type, JSON syntax
-# error with line:column), a missing file named, the default path absent,
-# the permissions warning for a token, environment overrides winning over
-# the file, tokens never printed; then the examples against the schema and
+# error with line:column, unknown event and counter names), a missing file
+# named, the default path absent, the permissions warning for a token,
+# environment overrides winning over the file, tokens never printed; then
+# the examples against the schema and
 # the schema's key set against the parser's.
 . "$top_srcdir/tests/lib.sh"
 
@@ -37,6 +38,18 @@ check "wrong type: path, expectation, what it got" expect_error \
 printf '{\n  "enabled": true,\n  "strict": false,\n}\n' >"$TMP/syntax.json"
 check "JSON syntax error: line and column" expect_error "$TMP/syntax.json" \
   "$TMP/syntax.json:4:1: JSON syntax error"
+printf '{"record": {"event": "cycels"}}\n' >"$TMP/event.json"
+check "an unknown event: the path and the name" expect_error \
+  "$TMP/event.json" "$TMP/event.json: \$.record.event: unknown event 'cycels'"
+printf '{"record": {"counters": ["instructions", "bogus"]}}\n' \
+  >"$TMP/counters.json"
+check "an unknown counter: the path and the name" expect_error \
+  "$TMP/counters.json" "\$.record.counters: unknown event 'bogus'"
+BENCHPROF_EVENT=cycles:zz "$BENCHPROF" config check --config "$TMP/good.json" \
+  >"$TMP/out" 2>"$TMP/err"
+check "an event modifier from the environment: exit 2, the variable named" \
+  sh -c '[ $1 -eq 2 ] && grep -qF "BENCHPROF_EVENT: event '"'cycles:zz'"'" "$2"' \
+  sh $? "$TMP/err"
 check "a missing named file is named" expect_error "$TMP/none.json" \
   "no config file '$TMP/none.json'"
 BENCHPROF_CONFIG="$TMP/none.json" "$BENCHPROF" config show >/dev/null \
@@ -132,6 +145,8 @@ def sample(path, node):
         return ["cycles"]
     if path.endswith("call_graph"):
         return "fp"
+    if path == "record.event":
+        return "cpu-clock"    # an event name is checked too
     if "enum" in node:
         return node["enum"][-1]
     t = node.get("type")
