@@ -60,6 +60,37 @@ static void keep_raw(const struct bp_record_args *a, const char *data,
   free(path);
 }
 
+void bp_cli_run_note_bmf(const struct bp_record_args *a, struct captured *cap)
+{
+  if(!a->bmf_file)
+    return;
+  cap->bmf_noted = true;
+  cap->bmf_existed = !stat(a->bmf_file, &cap->bmf_before);
+  cap->started = time(NULL);
+}
+
+/* Whether the --bmf file is the one that was there before the command
+ * ran, untouched: a harness that wrote nothing would otherwise publish a
+ * previous job's results (a self-hosted runner keeps its workspace).  A
+ * file written in the last seconds before the run is not judged: a
+ * rewrite within one tick of the file system's clock can leave the same
+ * times behind. */
+static bool bmf_untouched(const struct bp_record_args *a,
+                          const struct captured *cap)
+{
+  const struct stat *b = &cap->bmf_before;
+  struct stat now;
+  if(!cap->bmf_noted || !cap->bmf_existed || stat(a->bmf_file, &now))
+    return false;
+  return now.st_dev == b->st_dev && now.st_ino == b->st_ino &&
+         now.st_size == b->st_size &&
+         now.st_mtim.tv_sec == b->st_mtim.tv_sec &&
+         now.st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+         now.st_ctim.tv_sec == b->st_ctim.tv_sec &&
+         now.st_ctim.tv_nsec == b->st_ctim.tv_nsec &&
+         cap->started - b->st_mtim.tv_sec > 2;
+}
+
 /* Parse the harness's results into rep; false (and the raw output kept)
  * when they are malformed. */
 bool bp_cli_run_load_results(const struct bp_record_args *a,
@@ -74,6 +105,12 @@ bool bp_cli_run_load_results(const struct bp_record_args *a,
   if(!a->bmf_file && cap->too_big) {
     bp_msg_error("the harness printed more than %zu bytes on stdout; its "
                  "results are not read", RESULTS_MAX_BYTES);
+    return false;
+  }
+  if(a->bmf_file && bmf_untouched(a, cap)) {
+    bp_msg_error("the harness wrote no results: %s is as it was before the "
+                 "command ran (a previous run's results are not read)",
+                 a->bmf_file);
     return false;
   }
   if(a->bmf_file) {
@@ -240,6 +277,7 @@ static int run_once(struct bp_record_args *a)
     bpi_buf_cleanup(&out.buf);
     return BP_EXIT_ERROR;
   }
+  bp_cli_run_note_bmf(a, &out);
   int status = bp_cli_record(a, &prof);
   if(!prof || a->failed) {
     /* the command never ran, or its artifacts are incomplete: no report

@@ -6,6 +6,9 @@
 
 #include "cli.h"
 #include "buf.h"
+
+#include <sys/stat.h>
+#include <time.h>
 #include "report.h"
 #include "run_outputs.h"  /* struct bp_run_bench */
 
@@ -21,7 +24,18 @@ struct cJSON;
 struct captured {
   struct bp_buf buf;
   bool too_big;
+  /* --bmf: the file as it was before the command started
+   * (bp_cli_run_note_bmf), to tell results this run wrote from a file a
+   * previous job left */
+  bool bmf_noted, bmf_existed;
+  struct stat bmf_before;
+  time_t started;
 };
+
+/* Note what the --bmf file is before the command starts (nothing without
+ * --bmf). */
+void bp_cli_run_note_bmf(const struct bp_record_args *a,
+                         struct captured *cap);
 
 /* The harness's stdout into a struct captured (a recorder's on_output). */
 void bp_cli_run_collect_output(void *ctx, const char *data, size_t len);

@@ -209,6 +209,7 @@ static bool repeat_once(struct bp_record_args *a, struct repeated *rp,
   }
   bp_cli_record_cleanup(a);      /* the previous repetition's marks */
   bp_msg_note("repetition %zu of %zu", i + 1, rp->n);
+  bp_cli_run_note_bmf(a, &out);
   int st = bp_cli_record(a, &prof);
   if(st && !rp->status)
     rp->status = st;

@@ -113,6 +113,21 @@ check "a wrong type is named with its path" grep -q 'latency.*value' "$TMP/stder
 "$BENCHPROF" run -q -o "$TMP/bad3" --bmf "$TMP/none.json" -- true 2>"$TMP/stderr"
 check "a harness that wrote no file fails" [ $? -ne 0 ]
 check "and says so" grep -q "wrote no results" "$TMP/stderr"
+# a file a previous job left (a self-hosted runner keeps its workspace)
+# that this harness did not write is not this run's results
+printf '%s' '{"stale": {"latency": {"value": 1}}}' >"$TMP/old.json"
+touch -d '2020-01-01' "$TMP/old.json"
+"$BENCHPROF" run -q -o "$TMP/stale" --no-publish --bmf "$TMP/old.json" -- \
+  true 2>"$TMP/stderr"
+check "a results file the harness left untouched: exit 1, said so" \
+  sh -c '[ $1 -eq 1 ] && grep -q "old.json is as it was before" "$2"' sh $? \
+  "$TMP/stderr"
+check "and no report is made of it" [ ! -e "$TMP/stale/report.json" ]
+"$BENCHPROF" run -q -o "$TMP/fresh" --no-publish --bmf "$TMP/old.json" -- \
+  sh -c 'printf %s "{\"fresh\": {\"latency\": {\"value\": 2}}}" >"$1"' \
+  sh "$TMP/old.json" 2>"$TMP/stderr"
+check "the same file rewritten by the harness is read" \
+  sh -c '[ $1 -eq 0 ] && grep -q fresh "$2"' sh $? "$TMP/fresh/report.json"
 
 # artifacts that cannot be written (a directory where a file goes): no
 # crash, no report pointing at them, the command's own status comes back
