@@ -478,6 +478,13 @@ static void add_share_row(struct bp_buf *b, const struct bp_cmp_bench *cb,
 static void add_funcs_header(struct bp_buf *b, const struct bp_cmp_bench *cb)
 {
   if(!cb->has_cost) {
+    if(cb->base.event && cb->head.event && !bpi_compare_same_unit(cb)) {
+      bpi_buf_adds(b, "\n_The sides sampled different events (base ");
+      bpi_comment_md_code(b, cb->base.event);
+      bpi_buf_adds(b, ", head ");
+      bpi_comment_md_code(b, cb->head.event);
+      bpi_buf_adds(b, "): their functions are compared by share only._\n");
+    }
     bpi_buf_adds(b, "\nFunctions whose share of the samples changed most:"
                  "\n\n| Function | Self base | Self head | Total base | "
                  "Total head | Change (self / total) |\n"

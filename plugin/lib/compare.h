@@ -268,6 +268,9 @@ double bpi_compare_sample_cost(const struct bp_cmp_bench *b, int side);
  * period has nothing to draw: a large suite of them wrote tens of
  * thousands of empty diffs). */
 bool bpi_compare_has_diff(const struct bp_cmp_bench *b);
+/* Whether both sides' samples count in one unit: both a clock (ns), or
+ * the same event.  Costs are compared only then; else by share. */
+bool bpi_compare_same_unit(const struct bp_cmp_bench *b);
 /* "iteration" or "run": what function costs are per. */
 const char *bpi_compare_cost_per(const struct bp_cmp_bench *b);
 /* A benchmark's verdict in words: "regression", "improvement",

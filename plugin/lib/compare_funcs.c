@@ -545,7 +545,10 @@ bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
     fn->d_total = share(fn->head_total, st->total[1]) -
                   share(fn->base_total, st->total[0]);
   }
-  b->has_cost = b->base.per_sample > 0 && b->head.per_sample > 0;
+  /* costs only in one unit: a side that sampled page faults against one
+   * that sampled the clock would set events beside nanoseconds */
+  b->has_cost = b->base.per_sample > 0 && b->head.per_sample > 0 &&
+                bpi_compare_same_unit(b);
   /* per iteration only when both sides know theirs: a side that ran more
    * iterations costs more per run for the same work */
   b->per_iteration = b->base.iterations > 0 && b->head.iterations > 0;
@@ -571,6 +574,14 @@ bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
   bpi_buf_cleanup(&scratch);
   bpi_strtab_cleanup(&f.names);
   return rc;
+}
+
+bool bpi_compare_same_unit(const struct bp_cmp_bench *b)
+{
+  const struct bp_cmp_profile *x = &b->base, *y = &b->head;
+  if(x->time_event || y->time_event)
+    return x->time_event && y->time_event;  /* ns on both sides */
+  return x->event && y->event && !strcmp(x->event, y->event);
 }
 
 bool bpi_compare_has_diff(const struct bp_cmp_bench *b)

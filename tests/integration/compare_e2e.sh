@@ -181,6 +181,22 @@ check "and the error names it" grep -q "nowhere/manifest.json" "$TMP/bad.err"
 check "a bad threshold: exit 2" [ $? -eq 2 ]
 "$BENCHPROF" compare "$TMP/base" 2>/dev/null
 check "one directory: exit 2" [ $? -eq 2 ]
+# the head sampled another event (page faults against the clock): its
+# functions are compared by share only, and the comment says why
+"$BENCHPROF" run -q -o "$TMP/pf" --adapter json -e perf::PAGE-FAULTS -c 1 \
+  -- "$TMP/h/cmpwork" "$ROUNDS" >/dev/null 2>&1
+"$BENCHPROF" compare -o "$TMP/cmp-pf" "$TMP/base" "$TMP/pf" >/dev/null 2>&1
+check "different sampled events: exit 0" [ $? -eq 0 ]
+pycheck "different sampled events: no costs, the comment says why" <<'PY'
+import json, os
+t = os.environ["TMP"]
+c = json.load(open(os.path.join(t, "cmp-pf", "compare.json")))["benchmarks"][0]
+assert c["cost_unit"] is None and c["cost_per"] is None, c["cost_unit"]
+md = open(os.path.join(t, "cmp-pf", "comment.md")).read()
+assert "The sides sampled different events (base `cpu-clock`, head " \
+       "`perf::PAGE-FAULTS`)" in md, md
+assert "Functions whose share of the samples changed most" in md, md
+PY
 # a folded stack 100,000 frames deep (a hostile or foreign file; the flame
 # graphs walk stacks recursively): refused with its place, no crash
 cp -R "$TMP/head" "$TMP/deep"
