@@ -154,7 +154,9 @@ struct bp_cmp_profile {
   char *gecko_file;        /* relative to the run, NULL when none */
   char *gecko_url;         /* public URL of it, NULL when unknown */
   char *svg_url;           /* public URL of its flame graph, or NULL */
-  uint32_t thread;         /* the Gecko thread with most samples */
+  uint32_t thread;         /* the Gecko thread the viewer links open:
+                              the one with most samples; under --repeat
+                              the median repetition's of its kind */
   uint64_t samples;        /* in its folded stacks */
   char *event;             /* the sampled event, NULL when unknown */
   bool time_event;         /* its unit is ns (a clock) */

@@ -47,9 +47,10 @@ void bpi_cmp_side_cleanup(struct side *s);
 bp_code bpi_cmp_side_identity(struct bp_cmp_side *out, const struct side *s);
 /* The public URL of a run's artifact file, or NULL (malloc'd). */
 char *bpi_cmp_artifact_url(const struct side *s, const char *file);
-/* From summary.json (relative to dir): thread, event, per_sample. */
+/* From summary.json (relative to dir): thread, event, per_sample;
+ * repeat is the run's repetitions (each its own processes). */
 void bpi_cmp_profile_facts(struct bp_cmp_profile *p, const char *dir,
-                           const char *summary);
+                           const char *summary, unsigned repeat);
 /* summary.json's off_cpu.blocked_ms in ns (relative to dir); negative
  * when it has none. */
 double bpi_cmp_off_cpu_blocked_ns(const char *dir, const char *summary);

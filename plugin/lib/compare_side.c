@@ -232,29 +232,81 @@ static double json_num_or(const cJSON *obj, const char *key, double dflt)
                                                        : dflt;
 }
 
-/* From summary.json: the index of the thread with most samples (the
+static double thread_samples(const cJSON *t)
+{
+  return json_num_or(t, "samples", -1);
+}
+
+/* Whether threads a and b are the same thread of two repetitions: the
+ * main thread of a process of one name, under one thread name. */
+static bool same_kind(const cJSON *a, const cJSON *b)
+{
+  const char *keys[] = {"name", "process"};
+  for(size_t k = 0; k < 2; k++) {
+    const char *x = bpi_json_str(a, keys[k]), *y = bpi_json_str(b, keys[k]);
+    if(!x || !y || strcmp(x, y))
+      return false;
+  }
+  return json_num_or(a, "pid", -1) == json_num_or(a, "tid", -2) &&
+         json_num_or(b, "pid", -1) == json_num_or(b, "tid", -2);
+}
+
+/* The thread with the most samples; with repetitions, among the main
+ * threads of that one's kind (one per repetition) the one whose samples
+ * are the median: the busiest would be the slowest repetition, which the
+ * links would then compare as if it were the run. */
+static uint32_t link_thread(const cJSON *threads, unsigned repeat)
+{
+  uint32_t i = 0, busiest = 0, n = 0;
+  const cJSON *t, *top = NULL;
+  cJSON_ArrayForEach(t, threads) {
+    if(thread_samples(t) > (top ? thread_samples(top) : -1)) {
+      top = t;
+      busiest = i;
+    }
+    i++;
+  }
+  if(repeat < 2 || !top || !same_kind(top, top))
+    return busiest;
+  cJSON_ArrayForEach(t, threads)
+    n += same_kind(t, top);
+  /* the median: the thread with as many of its kind below as above */
+  i = 0;
+  cJSON_ArrayForEach(t, threads) {
+    uint32_t below = 0, equal_before = 0;
+    const cJSON *u;
+    if(same_kind(t, top)) {
+      uint32_t k = 0;
+      cJSON_ArrayForEach(u, threads) {
+        if(same_kind(u, top)) {
+          below += thread_samples(u) < thread_samples(t);
+          equal_before += thread_samples(u) == thread_samples(t) &&
+                          k < i;
+        }
+        k++;
+      }
+      if(below + equal_before == (n - 1) / 2)
+        return i;
+    }
+    i++;
+  }
+  return busiest;
+}
+
+/* From summary.json: the thread the viewer links open (link_thread; the
  * Gecko profile's threads come in the same order), the sampled event and
  * the events one sample stands for: "sampled_total" / "samples", else
  * the fixed period, else (a clock sampled at a frequency) 1e9 / Hz. */
 void bpi_cmp_profile_facts(struct bp_cmp_profile *p, const char *dir,
-                          const char *summary)
+                          const char *summary, unsigned repeat)
 {
   cJSON *j = NULL;
   struct bp_err ignored = {0};
-  uint32_t i = 0;
-  double most = -1;
   p->thread = 0;
   if(!summary || read_json(dir, summary, &j, &ignored))
     return;
-  const cJSON *t;
-  cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(j, "threads")) {
-    const cJSON *n = cJSON_GetObjectItemCaseSensitive(t, "samples");
-    if(cJSON_IsNumber(n) && n->valuedouble > most) {
-      most = n->valuedouble;
-      p->thread = i;
-    }
-    i++;
-  }
+  p->thread = link_thread(cJSON_GetObjectItemCaseSensitive(j, "threads"),
+                          repeat);
   const cJSON *ev = cJSON_GetObjectItemCaseSensitive(j, "event");
   const char *used = bpi_json_str(ev, "used");
   p->event = used ? strdup(used) : NULL;

@@ -520,6 +520,62 @@ static void test_repetitions_in_manifest(void)
   bpi_compare_free(c);
 }
 
+/* Under --repeat each repetition's process is its own thread: the links
+ * open the median repetition's, not the busiest (the slowest run); a
+ * helper process and a worker thread are not repetitions. */
+static void test_link_thread(void)
+{
+  static const char *const summaries[2] = {
+    /* samples 481 490 467 424 448 of bench's main thread, a busier
+     * worker thread (not a main thread) and a helper process */
+    "{\"threads\": ["
+    "{\"pid\": 10, \"tid\": 10, \"name\": \"bench\", \"process\": \"bench\","
+    " \"samples\": 481},"
+    "{\"pid\": 20, \"tid\": 20, \"name\": \"bench\", \"process\": \"bench\","
+    " \"samples\": 490},"
+    "{\"pid\": 20, \"tid\": 21, \"name\": \"bench\", \"process\": \"bench\","
+    " \"samples\": 5},"
+    "{\"pid\": 30, \"tid\": 30, \"name\": \"bench\", \"process\": \"bench\","
+    " \"samples\": 467},"
+    "{\"pid\": 35, \"tid\": 35, \"name\": \"sh\", \"process\": \"sh\","
+    " \"samples\": 2},"
+    "{\"pid\": 40, \"tid\": 40, \"name\": \"bench\", \"process\": \"bench\","
+    " \"samples\": 424},"
+    "{\"pid\": 50, \"tid\": 50, \"name\": \"bench\", \"process\": \"bench\","
+    " \"samples\": 448}]}",
+    /* a single run: the busiest */
+    "{\"threads\": [{\"pid\": 1, \"tid\": 1, \"name\": \"bench\", "
+    "\"process\": \"bench\", \"samples\": 3}, {\"pid\": 1, \"tid\": 2, "
+    "\"name\": \"bench\", \"process\": \"bench\", \"samples\": 90}]}"};
+  static const unsigned repeat[2] = {5, 1};
+  char dirs[2][128];
+  for(int side = 0; side < 2; side++) {
+    char man[512];
+    snprintf(dirs[side], sizeof(dirs[side]), "%s/link-%d", root, side);
+    snprintf(man, sizeof(man),
+             "{\"report\": \"report.json\", \"repeat\": %u, "
+             "\"benchmarks\": [{\"name\": \"a\", \"profile\": \".\", "
+             "\"artifacts\": [{\"file\": \"profile.folded\", \"kind\": "
+             "\"folded-stacks\"}, {\"file\": \"summary.json\", \"kind\": "
+             "\"summary\"}]}]}", repeat[side]);
+    put(dirs[side], "manifest.json", man);
+    put(dirs[side], "report.json", "{\"a\": {\"latency\": {\"value\": 1}}}");
+    put(dirs[side], "profile.folded", "bench;main;work 10\n");
+    put(dirs[side], "summary.json", summaries[side]);
+  }
+  struct bp_cmp_opts o = {.threshold_pct = 5};
+  struct bp_cmp *c = NULL;
+  struct bp_err err = {0};
+  CHECK(bpi_compare_dirs(dirs[0], dirs[1], &o, &c, &err) == BP_OK);
+  if(!c)
+    return;
+  const struct bp_cmp_bench *a = bench(c, "a");
+  /* 424 448 [467] 481 490: the median repetition is thread 3 */
+  CHECK(a && a->base.thread == 3);
+  CHECK(a && a->head.thread == 1);
+  bpi_compare_free(c);
+}
+
 /* bench_v1 rebuilt as bench_v2 (a cargo bench binary's name-<hash>):
  * the differential lines match its stacks under the head's name, and
  * say so; a process both sides have (sh) is left alone.  Nothing is
@@ -1311,6 +1367,7 @@ int main(void)
   test_dirs();
   test_headline();
   test_repetitions_in_manifest();
+  test_link_thread();
   test_renamed_program();
   test_function_costs();
   test_function_band();
