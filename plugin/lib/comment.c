@@ -688,9 +688,10 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
   }
   first = !add_plot(r, cb, first) && first;
   if(first)
-    bpi_buf_adds(b, "_No viewer links: the profiles have no public URL "
-                 "(the runs were not published and no --base-url/--head-url"
-                 " was given)._");
+    bpi_buf_adds(b, "_No viewer links: the profiles have no web (http or "
+                 "https) URL; publish them to a store with a public URL "
+                 "(store.public_url, --public-url) or give compare "
+                 "--base-url and --head-url._");
   bpi_buf_adds(b, "\n");
   bpi_buf_cleanup(&diff);
   bpi_buf_cleanup(&cmp);

@@ -58,35 +58,63 @@ out:
   return rc;
 }
 
+static bool web_url(const char *url)
+{
+  return url && (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7));
+}
+
+/* The web URL the side's files lie under: url_prefix (compare
+ * --base-url/--head-url), else the folder of the stored manifest's URL
+ * (a store read with a public URL: its artifacts lie beside it), else
+ * NULL.  malloc'd. */
+static char *files_url(const struct side *s)
+{
+  if(web_url(s->url_prefix))
+    return strdup(s->url_prefix);
+  const char *m = bpi_json_str(s->manifest.publication, "manifest_url");
+  const char *slash = web_url(m) ? strrchr(m, '/') : NULL;
+  return slash ? strndup(m, (size_t)(slash - m)) : NULL;
+}
+
+/* prefix/file, each segment of file percent-encoded; NULL without
+ * memory. */
+static char *join_file(const char *prefix, const char *file)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  size_t n = strlen(prefix);
+  bpi_buf_adds(&b, prefix);
+  if(!n || prefix[n - 1] != '/')
+    bpi_buf_addc(&b, '/');
+  bpi_text_pct_encode(&b, !strncmp(file, "./", 2) ? file + 2 : file, "/");
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
 /* The public URL of a run's artifact file (relative to the run): the one
- * the store recorded for it, else url_prefix/file, else NULL.  A stored
- * manifest (publish.c) gives each artifact its "url":
+ * the publication recorded for it when a viewer can open it, else one
+ * under files_url(), else the recorded one (a file:// store's), else
+ * NULL.  A stored manifest (publish.c) gives each artifact its "url":
  *   {"benchmarks": [{"artifacts": [{"file": F, "url": U}, ...]}, ...]} */
 char *bpi_cmp_artifact_url(const struct side *s, const char *file)
 {
   uint32_t i = bpi_name_index_find(&s->url_index, file);
   const struct bp_manifest_bench *b =
     i == BP_NONE ? NULL : &s->manifest.benches[i];
-  for(size_t k = 0; b && k < b->narts; k++) {
-    const char *f = b->arts[k].file, *url = b->arts[k].url;
-    if(f && url && !strcmp(f, file))
-      return strdup(url);
-  }
-  if(!s->url_prefix || !*s->url_prefix)
-    return NULL;
-  struct bp_buf b2;
-  bpi_buf_init(&b2);
-  size_t n = strlen(s->url_prefix);
-  bpi_buf_adds(&b2, s->url_prefix);
-  if(s->url_prefix[n - 1] != '/')
-    bpi_buf_addc(&b2, '/');
-  /* each segment percent-encoded, the slashes kept */
-  bpi_text_pct_encode(&b2, !strncmp(file, "./", 2) ? file + 2 : file, "/");
-  if(bpi_buf_failed(&b2)) {
-    bpi_buf_cleanup(&b2);
-    return NULL;
-  }
-  return b2.data;
+  const char *recorded = NULL;
+  for(size_t k = 0; b && k < b->narts && !recorded; k++)
+    if(b->arts[k].file && b->arts[k].url && !strcmp(b->arts[k].file, file))
+      recorded = b->arts[k].url;
+  if(web_url(recorded))
+    return strdup(recorded);
+  char *prefix = files_url(s);
+  char *url = prefix ? join_file(prefix, file)
+                     : recorded ? strdup(recorded) : NULL;
+  free(prefix);
+  return url;
 }
 
 /* Bencher's console for an API host: the cloud's API is api.bencher.dev,

@@ -285,6 +285,34 @@ assert len(plot) == 1 and plot[0].endswith("&report=" + uuid), la
 assert "&heads=" + m["publication"]["bencher"]["head_uuid"] + "&" in plot[0]
 assert "Comparing `feature/x` (`2222222`) with `main` (`1111111`)" in a, a
 PY
+# a store published without a public URL (its artifacts recorded as
+# file:// URLs no viewer opens), read with one: the links use it
+cp -R "$TMP/store" "$TMP/store-local"
+python3 - "$TMP/store-local" <<'PY'
+import json, os, sys
+for root, _, files in os.walk(sys.argv[1]):
+    if "manifest.json" in files:
+        f = os.path.join(root, "manifest.json")
+        m = json.load(open(f))
+        for b in m.get("benchmarks", []):
+            for a in b.get("artifacts", []):
+                if "url" in a:
+                    a["url"] = "file://" + os.path.join(root, a["file"])
+        json.dump(m, open(f, "w"))
+PY
+"$BENCHPROF" compare -o "$TMP/refs-cdn" --store "file://$TMP/store-local" \
+  --public-url https://cdn.example/bp --project cmpproj --testbed tb \
+  main@latest "feature%2Fx@$HEAD" >/dev/null 2>"$TMP/refs-cdn.err"
+check "a file store read with --public-url: exit 0" [ $? -eq 0 ]
+pycheck "a file store read with --public-url: links under it" <<'PY'
+import os, re, urllib.parse
+t = os.environ["TMP"]
+md = open(os.path.join(t, "refs-cdn", "comment.md")).read()
+links = dict(re.findall(r"\[([^\]]+)\]\(([^)]+)\)", md))
+base = urllib.parse.unquote(links["base"])
+assert "/from-url/https://cdn.example/bp/cmpproj/main/" in base, base
+assert "No viewer links" not in md, md
+PY
 "$BENCHPROF" compare -o "$TMP/refs2" --store "file://$TMP/store" \
   --project cmpproj --testbed tb "main@$BASE" "feature/x@latest" \
   >/dev/null 2>"$TMP/refs2.err"
