@@ -15,6 +15,45 @@
 
 #include <cjson/cJSON.h>
 
+/* The iterations a benchmark's counters cover, when its harness reports
+ * the CPU time of one (Google Benchmark): the counted CPU time over it,
+ * which includes the short runs that size the iteration count.  0 when
+ * unknown (no CPU time per iteration, or task-clock not counted). */
+static double iterations_covered(const struct bp_bench *b,
+                                 const struct bp_counter *c, size_t n)
+{
+  if(!(b->iteration_cpu_ns > 0))
+    return 0;
+  for(size_t i = 0; i < n; i++)
+    if(c[i].available && c[i].slug && !strcmp(c[i].slug, "task-clock") &&
+       c[i].value >= b->iteration_cpu_ns)
+      return c[i].value / b->iteration_cpu_ns;
+  return 0;
+}
+
+/* The counters as b's measures: per iteration when its harness sizes
+ * the iteration count itself (Google Benchmark runs as many as fill its
+ * minimum time, so a head that ran twice as many at the same speed
+ * would count twice the events: a regression of nothing), else for the
+ * whole invocation or marked range. */
+static bp_code add_counters(struct bp_bench *b, const struct bp_counter *c,
+                            size_t n)
+{
+  double covered = iterations_covered(b, c, n);
+  if(covered <= 0)
+    return bpi_report_add_counters(b, c, n);
+  struct bp_counter *per = malloc(n * sizeof(*per));
+  if(!per)
+    return BPE_NOMEM;
+  for(size_t i = 0; i < n; i++) {
+    per[i] = c[i];
+    per[i].value = c[i].value / covered;
+  }
+  bp_code rc = bpi_report_add_counters(b, per, n);
+  free(per);
+  return rc;
+}
+
 bp_code bpi_run_attach_counters(struct bp_report *rep,
                                 const struct bp_marked *marked,
                                 size_t nmarked,
@@ -35,8 +74,8 @@ bp_code bpi_run_attach_counters(struct bp_report *rep,
   if(!rc)
     rc = bpi_report_bench_all(rep, names, nmarked, at);
   for(size_t i = 0; !rc && i < nmarked; i++)
-    rc = bpi_report_add_counters(&rep->benches[at[i]], marked[i].counters,
-                                 marked[i].ncounters);
+    rc = add_counters(&rep->benches[at[i]], marked[i].counters,
+                      marked[i].ncounters);
   struct bp_run_bench *arts = rc ? NULL : calloc(rep->nbenches ?
                                                    rep->nbenches : 1,
                                                  sizeof(*arts));
@@ -58,8 +97,8 @@ bp_code bpi_run_attach_counters(struct bp_report *rep,
   for(size_t i = 0; i < rep->nbenches; i++)
     unmarked += !strcmp(arts[i].dir, ".");
   if(unmarked == 1 && rep->nbenches == 1)
-    return bpi_report_add_counters(&rep->benches[0], prof->meta.counters,
-                                   prof->meta.ncounters);
+    return add_counters(&rep->benches[0], prof->meta.counters,
+                        prof->meta.ncounters);
   *unattached = unmarked;
   return BP_OK;
 }

@@ -4,7 +4,9 @@
 # on the base and 0.8 s on the head, so the head runs some 4x the
 # iterations.  Per run, work_unit costs about 4x as much on the head; per
 # iteration (Google Benchmark's iterations and CPU time known on both
-# sides) it costs the same, and is not named as grown.
+# sides) it costs the same, and is not named as grown.  The counters too
+# are per iteration: task-clock is about one iteration's CPU time, and
+# does not grow with the iterations.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 
@@ -14,7 +16,7 @@ gb="$WORKLOADS/gbiter"
 
 gb_run() {  # DIR MIN_TIME
   "$BENCHPROF" run -q --no-publish -o "$1" --adapter google-benchmark \
-    --no-counters -- "$gb" --benchmark_format=json \
+    -- "$gb" --benchmark_format=json \
     --benchmark_min_time="$2" >"$1.out" 2>"$1.err"
 }
 gb_run "$TMP/base" 0.2
@@ -30,6 +32,16 @@ assert h["iterations"] > 2 * b["iterations"] > 0, (b, h)
 assert b["iteration_cpu_ns"] > 0 and h["iteration_cpu_ns"] > 0, (b, h)
 ' "$TMP/base" "$TMP/head"
 
+check "the counters are per iteration: task-clock is one iteration's CPU" \
+  python3 -c '
+import json, os, sys
+for d in sys.argv[1:]:
+    m = json.load(open(d + "/manifest.json"))["benchmarks"][0]
+    r = json.load(open(d + "/report.json"))["BM_Work"]
+    ratio = r["task-clock"]["value"] / m["iteration_cpu_ns"]
+    # the whole run would be some 100 (base) to 400 (head) iterations
+    assert 0.5 < ratio < 2, (d, ratio, r["task-clock"], m["iteration_cpu_ns"])
+' "$TMP/base" "$TMP/head"
 "$BENCHPROF" compare -o "$TMP/cmp" "$TMP/base" "$TMP/head" \
   >"$TMP/cmp.out" 2>"$TMP/cmp.err"
 check "compare exits 0" [ $? -eq 0 ]
@@ -44,6 +56,9 @@ assert b["head"]["iterations"] > 2 * b["base"]["iterations"] > 0, brief
 f = [x for x in b["functions"] if x["name"].startswith("work_unit")]
 assert f, [x["name"] for x in b["functions"]]
 f = f[0]
+# 4x the iterations at the same speed is no change of task-clock
+tc = [m for m in b["measures"] if m["slug"] == "task-clock"][0]
+assert abs(tc["pct"]) < 50, tc
 # per run the head would cost some 4x (its samples as many times the base's)
 assert f["head_self"] > 2 * f["base_self"], f
 # per iteration: within the noise, and the two costs within 25%
