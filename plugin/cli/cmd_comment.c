@@ -1,6 +1,7 @@
 /* benchprof comment --markdown FILE: put the comment `benchprof compare`
  * wrote on the pull request (GitHub) or merge request (GitLab), editing
- * our earlier one (found by its marker) instead of adding another.
+ * our earlier one (found by its marker, and written by the token's own
+ * account: anyone can copy the marker) instead of adding another.
  * Without a token the comment goes to the summary file (the job summary,
  * $GITHUB_STEP_SUMMARY) or stays where it is, and benchprof says which.
  * The token is read from the environment and never printed.  When
@@ -220,6 +221,11 @@ static int post(struct comment_args *a, const char *md)
     bp_msg_note("the comment stays in %s", a->markdown);
     return BP_EXIT_ERROR;
   }
+  if(res.foreign)
+    bp_msg_warn("%zu comment%s by another account carr%s benchprof's "
+                "marker: left alone (only the token's own comment is "
+                "edited)", res.foreign, res.foreign == 1 ? "" : "s",
+                res.foreign == 1 ? "ies" : "y");
   bp_msg_note("%s comment %s on %s %s#%s (%u request%s)",
               res.updated ? "updated" : "posted", res.id ? res.id : "",
               a->target.forge == BP_FORGE_GITLAB ? "GitLab merge request" :

@@ -1,11 +1,14 @@
 #!/bin/sh
 # benchprof comment against a GitHub API stand-in on 127.0.0.1: the first
 # run lists the pull request's comments (two pages) and POSTs ours; the
-# second finds it by its marker and PATCHes it (no second POST), then,
+# second finds it by its marker, asks who the token is (GET /user) and
+# PATCHes it (no second POST), then,
 # with compare.json beside it, sets the verdict as the head commit's
 # status (failure: a confirmed regression) linking the comment.  The
 # token never shows in benchprof's output.  Without a token the comment
-# is appended to the summary file.
+# is appended to the summary file.  A comment by someone else that
+# carries the marker is never edited, with a user token (GET /user's
+# login) or an installation token (GET /user refused: bot accounts only).
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 . "$top_srcdir/tests/forge_lib.sh"
@@ -34,9 +37,11 @@ import json, os
 d = os.path.join(os.environ["TMP"], "gh")
 reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
 calls = [(r["method"], r["status"]) for r in reqs]
+# who the token is, asked once a comment with the marker shows up
 assert calls == [("GET", 200), ("GET", 200), ("POST", 201),
-                 ("GET", 200), ("GET", 200), ("PATCH", 200),
+                 ("GET", 200), ("GET", 200), ("GET", 200), ("PATCH", 200),
                  ("POST", 201)], calls
+assert [r["path"] for r in reqs if r["method"] == "GET"][4] == "/user"
 # the commit status: only with a comparison beside the comment, on its
 # head commit, as GitHub's statuses API documents it, linking the comment
 st = json.load(open(os.path.join(d, "statuses.json")))
@@ -46,7 +51,8 @@ assert st[0]["sha"] == "0123456789abcdef0123456789abcdef01234567", st
 assert st[0]["state"] == "failure" and st[0]["context"] == "benchprof", st
 assert st[0]["description"] == "1 regression confirmed, 2 unconfirmed", st
 reqs = reqs[:-1]
-assert [r["query"] for r in reqs if r["method"] == "GET"] == \
+assert [r["query"] for r in reqs if r["method"] == "GET" and
+        r["path"] != "/user"] == \
     ["per_page=100&page=1", "per_page=100&page=2"] * 2, reqs
 state = json.load(open(os.path.join(d, "state.json")))
 ours = [c for c in state if "benchprof:comment proj/tb" in c["body"]]
@@ -62,6 +68,78 @@ check "benchprof says what it did" sh -c \
   sh "$TMP"
 check "the token never shows" sh -c '! grep -rq "$1" "$2"/*.out "$2"/*.err' \
   sh "$TOKEN" "$TMP"
+
+# a comment by the pull request's author carrying our marker (anyone can
+# copy it): left alone, ours posted beside it, then ours edited
+OTHER="ghp_pr_author_token_91c2"
+forge_standin github "$TMP/gh2" "$TOKEN" 0 --other "$OTHER"
+forged() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, sys, urllib.request
+url, token, body = sys.argv[1:]
+req = urllib.request.Request(
+    url, data=json.dumps({"body": body}).encode(), method="POST",
+    headers={"Authorization": "Bearer " + token,
+             "Content-Type": "application/json",
+             "Accept": "application/vnd.github+json"})
+assert urllib.request.urlopen(req).status == 201
+PY
+}
+forged "$FORGE_URL/repos/own/repo/issues/6/comments" "$OTHER" \
+  "$(printf '<!-- benchprof:comment proj/tb -->\nforged by the author')"
+for n in 1 2; do
+  GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/c1.md" \
+    --github own/repo --pr 6 --api-url "$FORGE_URL" >/dev/null \
+    2>"$TMP/forged$n.err"
+  check "forged marker, run $n: exit 0" [ $? -eq 0 ]
+done
+check "forged marker: said it was left alone" grep -q \
+  "1 comment by another account carries benchprof's marker: left alone" \
+  "$TMP/forged1.err"
+check "forged marker: posted, then updated our own" sh -c \
+  'grep -q "posted comment" "$1" && grep -q "updated comment" "$2"' sh \
+  "$TMP/forged1.err" "$TMP/forged2.err"
+pycheck "forged marker: the author's comment untouched, ours beside it" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh2")
+state = json.load(open(os.path.join(d, "state.json")))
+assert len(state) == 2, state
+forged, ours = state
+assert forged["user"]["login"] == "pr-author", forged
+assert forged["body"].endswith("forged by the author"), forged
+assert ours["user"]["login"] == "benchprof-ci", ours
+assert "first version" in ours["body"], ours
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+patched = [r["path"] for r in reqs if r["method"] == "PATCH"]
+assert patched == ["/repos/own/repo/issues/comments/%d" % ours["id"]], reqs
+PY
+
+# the workflow's GITHUB_TOKEN, an installation token: GET /user is
+# refused (403), so only a bot account's comment ("...[bot]") is ours
+forge_standin github "$TMP/gh3" "$TOKEN" 0 --installation --other "$OTHER"
+forged "$FORGE_URL/repos/own/repo/issues/6/comments" "$OTHER" \
+  "$(printf '<!-- benchprof:comment proj/tb -->\nforged again')"
+for n in 1 2; do
+  GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/c1.md" \
+    --github own/repo --pr 6 --api-url "$FORGE_URL" >/dev/null \
+    2>"$TMP/bot$n.err"
+  check "installation token, run $n: exit 0" [ $? -eq 0 ]
+done
+pycheck "installation token: the author's comment untouched" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh3")
+state = json.load(open(os.path.join(d, "state.json")))
+assert len(state) == 2, state
+forged, ours = state
+assert forged["body"].endswith("forged again"), forged
+assert ours["user"] == {"login": "github-actions[bot]", "id": 41898282,
+                        "type": "Bot"}, ours
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+assert [(r["method"], r["status"]) for r in reqs if r["path"] == "/user"] \
+    == [("GET", 403), ("GET", 403)], reqs
+assert [r["path"] for r in reqs if r["method"] == "PATCH"] == \
+    ["/repos/own/repo/issues/comments/%d" % ours["id"]], reqs
+PY
 
 # a wrong token: the server's refusal, exit 1, the comment kept
 GITHUB_TOKEN=wrong "$BENCHPROF" comment --markdown "$TMP/c1.md" \

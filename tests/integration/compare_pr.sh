@@ -319,8 +319,10 @@ import json, os
 d = os.path.join(os.environ["TMP"], "gh")
 reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
 calls = [r["method"] for r in reqs]
-# each post also sets the head commit's status (compare.json is beside)
-assert calls == ["GET", "POST", "POST", "GET", "PATCH", "POST"], calls
+# each post also sets the head commit's status (compare.json is beside);
+# once our marker shows up, GET /user says whose comment it must be
+assert calls == ["GET", "POST", "POST", "GET", "GET", "PATCH", "POST"], calls
+assert reqs[4]["path"] == "/user", reqs
 assert [r["path"].split("/")[4] for r in reqs if r["method"] == "POST"] == \
     ["issues", "statuses", "statuses"], reqs
 st = json.load(open(os.path.join(d, "statuses.json")))
