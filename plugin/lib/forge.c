@@ -494,6 +494,45 @@ static bool commit_hash(const char *sha)
   return sha && !sha[n] && (n == 40 || n == 64);
 }
 
+bp_code bpi_comment_pr_head(const struct bp_forge_target *t,
+                            const struct bp_comment_transport *tr,
+                            char **sha, struct bp_err *err)
+{
+  struct bp_buf url;
+  struct bp_http_resp resp = {.status = 0};
+  struct bp_comment_posted ignored = {.id = NULL};
+  bool gitlab = t->forge == BP_FORGE_GITLAB;
+  *sha = NULL;
+  bpi_buf_init(&url);
+  bpi_buf_init(&resp.body);
+  bp_code rc = check_target(t, err);
+  if(!rc) {
+    add_base(&url, t);
+    bpi_buf_printf(&url, gitlab ? "/merge_requests/%s" : "/pulls/%s",
+                   t->number);
+    bpi_buf_addc(&url, '\0');
+    rc = bpi_buf_failed(&url) ? bpi_err_set(err, BPE_NOMEM, 0, "comment")
+      : send_one(t, tr, "GET", url.data, NULL, &resp, &ignored, err);
+  }
+  if(!rc) {
+    cJSON *j = cJSON_ParseWithLength(resp.body.data ? resp.body.data : "",
+                                     resp.body.len);
+    const cJSON *side = gitlab ? j : cJSON_GetObjectItemCaseSensitive(j,
+                                                                      "head");
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(side, "sha");
+    if(cJSON_IsString(h) && commit_hash(h->valuestring))
+      rc = (*sha = strdup(h->valuestring)) ? BP_OK
+        : bpi_err_set(err, BPE_NOMEM, 0, "comment");
+    else
+      rc = bpi_err_set(err, BPE_FORMAT, 0, "GET %s: no %s commit hash in "
+                       "the answer", url.data, gitlab ? "sha" : "head.sha");
+    cJSON_Delete(j);
+  }
+  bpi_buf_cleanup(&resp.body);
+  bpi_buf_cleanup(&url);
+  return rc;
+}
+
 bp_code bpi_comment_status_url(const struct bp_forge_target *t,
                                const char *sha, struct bp_buf *url,
                                struct bp_err *err)

@@ -92,6 +92,15 @@ bp_code bpi_comment_post(const struct bp_forge_target *t,
                          const struct bp_comment_transport *tr,
                          struct bp_comment_posted *res, struct bp_err *err);
 
+/* The request's head commit now, as the forge says:
+ *   GitHub  GET {api}/repos/{owner}/{repo}/pulls/{n}        -> head.sha
+ *   GitLab  GET {api}/projects/{id}/merge_requests/{iid}    -> sha
+ * *sha malloc'd (40 or 64 lowercase hex).  A comparison of an older
+ * commit (a re-run) must not replace the comment on a newer one. */
+bp_code bpi_comment_pr_head(const struct bp_forge_target *t,
+                            const struct bp_comment_transport *tr,
+                            char **sha, struct bp_err *err);
+
 /* ------------------------------------------------------ commit status */
 
 /* The verdict as a commit status on the head commit sha (40 or 64 hex):

@@ -9,6 +9,8 @@
 # is appended to the summary file.  A comment by someone else that
 # carries the marker is never edited, with a user token (GET /user's
 # login) or an installation token (GET /user refused: bot accounts only).
+# A comparison of a commit that is no longer the pull request's head (a
+# re-run of an old job) leaves the comment as it is.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 . "$top_srcdir/tests/forge_lib.sh"
@@ -22,6 +24,8 @@ forge_comment "$TMP/c1.md" 1 'first version'
 # the comparison beside the second: its verdict becomes a commit status
 SHA=0123456789abcdef0123456789abcdef01234567
 forge_comparison "$TMP/cmp" "$SHA" 1 2 0 'second version'
+# the pull request's head is the comparison's: it is posted
+printf '{"5": "%s"}\n' "$SHA" >"$TMP/gh/pulls.json"
 
 GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/c1.md" \
   --github own/repo --pr 5 --api-url "$API" >"$TMP/one.out" 2>"$TMP/one.err"
@@ -37,11 +41,13 @@ import json, os
 d = os.path.join(os.environ["TMP"], "gh")
 reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
 calls = [(r["method"], r["status"]) for r in reqs]
-# who the token is, asked once a comment with the marker shows up
+# with compare.json beside, the pull request's head first; who the token
+# is, asked once a comment with the marker shows up
 assert calls == [("GET", 200), ("GET", 200), ("POST", 201),
-                 ("GET", 200), ("GET", 200), ("GET", 200), ("PATCH", 200),
-                 ("POST", 201)], calls
-assert [r["path"] for r in reqs if r["method"] == "GET"][4] == "/user"
+                 ("GET", 200), ("GET", 200), ("GET", 200), ("GET", 200),
+                 ("PATCH", 200), ("POST", 201)], calls
+gets = [r["path"] for r in reqs if r["method"] == "GET"]
+assert gets[2] == "/repos/own/repo/pulls/5" and gets[5] == "/user", gets
 # the commit status: only with a comparison beside the comment, on its
 # head commit, as GitHub's statuses API documents it, linking the comment
 st = json.load(open(os.path.join(d, "statuses.json")))
@@ -52,7 +58,7 @@ assert st[0]["state"] == "failure" and st[0]["context"] == "benchprof", st
 assert st[0]["description"] == "1 regression confirmed, 2 unconfirmed", st
 reqs = reqs[:-1]
 assert [r["query"] for r in reqs if r["method"] == "GET" and
-        r["path"] != "/user"] == \
+        r["path"].endswith("/comments")] == \
     ["per_page=100&page=1", "per_page=100&page=2"] * 2, reqs
 state = json.load(open(os.path.join(d, "state.json")))
 ours = [c for c in state if "benchprof:comment proj/tb" in c["body"]]
@@ -139,6 +145,36 @@ assert [(r["method"], r["status"]) for r in reqs if r["path"] == "/user"] \
     == [("GET", 403), ("GET", 403)], reqs
 assert [r["path"] for r in reqs if r["method"] == "PATCH"] == \
     ["/repos/own/repo/issues/comments/%d" % ours["id"]], reqs
+PY
+
+# a re-run of an older commit: the pull request is now at NEW, so the
+# comparison of OLD leaves the comment (of NEW) as it is, and exits 0
+OLD=1111111111111111111111111111111111111111
+NEW=2222222222222222222222222222222222222222
+forge_standin github "$TMP/gh4" "$TOKEN" 0
+printf '{"6": "%s"}\n' "$NEW" >"$TMP/gh4/pulls.json"
+forge_comparison "$TMP/new" "$NEW" 0 0 1 'the new head'
+forge_comparison "$TMP/old" "$OLD" 1 0 0 'an old re-run'
+for run in new old; do
+  GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown \
+    "$TMP/$run/comment.md" --github own/repo --pr 6 --api-url "$FORGE_URL" \
+    >/dev/null 2>"$TMP/stale-$run.err"
+  check "head check, $run: exit 0" [ $? -eq 0 ]
+done
+check "head check: the old run says why it posts nothing" grep -q \
+  "pull request own/repo#6 is now at 222222222222, and this comparison is of 111111111111: its comment is left as it is" \
+  "$TMP/stale-old.err"
+pycheck "head check: the comment and status of the new head kept" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh4")
+state = json.load(open(os.path.join(d, "state.json")))
+assert len(state) == 1 and "the new head" in state[0]["body"], state
+st = json.load(open(os.path.join(d, "statuses.json")))
+assert [x["sha"] for x in st] == ["2" * 40], st
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+assert [r["path"] for r in reqs if r["path"].endswith("/pulls/6")] == \
+    ["/repos/own/repo/pulls/6"] * 2, reqs
+assert reqs[-1]["path"] == "/repos/own/repo/pulls/6", reqs
 PY
 
 # a wrong token: the server's refusal, exit 1, the comment kept

@@ -6,7 +6,9 @@
 # /projects/{id}/statuses/{sha}: "failed" on a confirmed regression,
 # "success" otherwise, named benchprof).  The token never shows in
 # benchprof's output.  A note by another user that carries the marker is
-# never edited (GET /user's id against each note's author.id).
+# never edited (GET /user's id against each note's author.id).  A
+# comparison of a commit that is no longer the merge request's head (a
+# re-run of an old job) leaves the note as it is.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 . "$top_srcdir/tests/forge_lib.sh"
@@ -92,5 +94,30 @@ assert [r["path"] for r in reqs if r["method"] == "PUT"] == \
     ["/api/v4/projects/42/merge_requests/9/notes/%d" % ours["id"]], reqs
 assert [r["status"] for r in reqs if r["path"] == "/api/v4/user"] == \
     [200, 200], reqs
+PY
+
+# a re-run of an older commit: merge request 7 is now at SHA2, the
+# comparison of SHA1 leaves its note as it is
+forge_standin gitlab "$TMP/gl3" "$TOKEN"
+printf '{"7": "%s"}\n' "$SHA2" >"$TMP/gl3/merge_requests.json"
+for run in two one; do
+  GITLAB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown \
+    "$TMP/$run/comment.md" --gitlab 42 --mr 7 \
+    --api-url "$FORGE_URL/api/v4" >/dev/null 2>"$TMP/stale-$run.err"
+  check "head check, $run: exit 0" [ $? -eq 0 ]
+done
+check "head check: the old run says why it posts nothing" grep -q \
+  "merge request 42#7 is now at 89abcdef0123, and this comparison is of 0123456789ab" \
+  "$TMP/stale-one.err"
+pycheck "head check: the note and status of the new head kept" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gl3")
+notes = json.load(open(os.path.join(d, "state.json")))
+assert len(notes) == 1, notes
+st = json.load(open(os.path.join(d, "statuses.json")))
+assert [x["sha"] for x in st] == [
+    "89abcdef0123456789abcdef0123456789abcdef"], st
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+assert reqs[-1]["path"] == "/api/v4/projects/42/merge_requests/7", reqs
 PY
 finish

@@ -17,6 +17,8 @@ Listens on 127.0.0.1 on a free port and writes it to DIR/port.  Serves
         integration", and whose comments are by "github-actions[bot]"
         (type Bot).  --other TOKEN2 is a second account, "pr-author"
         (type User), for comments written by someone else.
+  GET   /repos/{o}/{r}/pulls/{n}   {"number", "head": {"sha"}}: the heads
+        the test wrote in DIR/pulls.json ({"5": SHA}); 404 for others
 and checks each request the way GitHub would: the bearer token, the JSON
 body, per_page at most 100.  Each comment has its author in "user"
 ({login, id, type}), as GitHub's answers do.  Starts with SEED (default 130) comments by
@@ -33,7 +35,7 @@ import sys
 from urllib.parse import parse_qs, urlsplit
 
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
-from forge import ForgeHandler, State, run  # noqa: E402
+from forge import ForgeHandler, State, read_heads, run  # noqa: E402
 
 ARGS = sys.argv[1:]
 INSTALLATION = "--installation" in ARGS
@@ -103,10 +105,23 @@ class Handler(ForgeHandler):
                                      "users#get-the-authenticated-user"})
         self.answer(200, dict(who))
 
+    def pull(self, number):
+        """GET /repos/{o}/{r}/pulls/{n}: its head commit."""
+        if not self.authorized():
+            return
+        heads = read_heads(os.path.join(DIR, "pulls.json"))
+        if number not in heads:
+            return self.answer(404, {"message": "Not Found"})
+        self.answer(200, {"number": int(number), "state": "open",
+                          "head": {"sha": heads[number]}})
+
     def do_GET(self):
         u = urlsplit(self.path)
         if u.path == "/user":
             return self.user()
+        p = re.fullmatch(r"/repos/[^/]+/[^/]+/pulls/(\d+)", u.path)
+        if p:
+            return self.pull(p.group(1))
         m = re.fullmatch(r"/repos/[^/]+/[^/]+/issues/(\d+)/comments", u.path)
         if not m:
             return self.answer(404, {"message": "Not Found"})

@@ -14,6 +14,9 @@ Listens on 127.0.0.1 on a free port and writes it to DIR/port.  Serves
        DIR/statuses.json)
   GET  /api/v4/user   the token's user: TOKEN is "benchprof-ci" (id 31);
        --other TOKEN2 is a second user, "mr-author" (id 77)
+  GET  /api/v4/projects/{id}/merge_requests/{iid}   {"iid", "sha"}: the
+       heads the test wrote in DIR/merge_requests.json ({"7": SHA}); 404
+       for others
 Notes carry their author ({id, username}) as GitLab's answers do; a PUT
 of another user's note is refused with 403, as GitLab does for users who
 are not administrators.
@@ -24,12 +27,13 @@ the endpoints a job token may use.  Every request is appended to
 DIR/requests.log as one JSON line (method, path, status, the kind of
 credential; never its value) and the notes are kept in DIR/state.json.
 """
+import os
 import re
 import sys
 from urllib.parse import parse_qs, urlsplit
 
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
-from forge import ForgeHandler, State, run  # noqa: E402
+from forge import ForgeHandler, State, read_heads, run  # noqa: E402
 
 ARGS = sys.argv[1:]
 OTHER = None
@@ -98,11 +102,25 @@ class Handler(ForgeHandler):
             return None
         return m, parse_qs(u.query)
 
+    def merge_request(self, iid):
+        """GET /projects/{id}/merge_requests/{iid}: its head commit."""
+        if not self.authorized():
+            return
+        heads = read_heads(os.path.join(DIR, "merge_requests.json"))
+        if iid not in heads:
+            return self.answer(404, {"message": "404 Not found"})
+        self.answer(200, {"iid": int(iid), "state": "opened",
+                          "sha": heads[iid]})
+
     def do_GET(self):
         if urlsplit(self.path).path == "/api/v4/user":
             if self.authorized():
                 self.answer(200, dict(self.who()))
             return
+        mr = re.fullmatch(r"/api/v4/projects/[^/]+/merge_requests/(\d+)",
+                          urlsplit(self.path).path)
+        if mr:
+            return self.merge_request(mr.group(1))
         r = self.route(False)
         if not r:
             return

@@ -856,6 +856,39 @@ static void test_post_foreign(void)
   free(p);
 }
 
+/* The request's head now: GitHub's pulls API (head.sha), GitLab's merge
+ * requests API (sha); an answer without a commit hash is an error. */
+static void test_pr_head(void)
+{
+  struct bp_forge_target gh = {.forge = BP_FORGE_GITHUB,
+                               .api_url = "http://127.0.0.1:9/api/",
+                               .repo = "own/repo", .number = "42",
+                               .token = "ghs_secret"};
+  struct bp_forge_target gl = {.forge = BP_FORGE_GITLAB, .repo = "grp/proj",
+                               .number = "7", .token = "glpat-x"};
+  struct bp_comment_transport tr = {.send = fake_send};
+  struct bp_err err = {0};
+  char *sha = NULL;
+  struct fake f = {.answers = {
+    "{\"head\": {\"sha\": \"0123456789abcdef0123456789abcdef01234567\"}}",
+    "{\"iid\": 7, \"sha\": \"89abcdef0123456789abcdef0123456789abcdef\"}",
+    "{\"head\": {\"sha\": \"nothex\"}}"}};
+  the_fake = &f;
+  CHECK(bpi_comment_pr_head(&gh, &tr, &sha, &err) == BP_OK);
+  CHECK(sha && !strcmp(sha, "0123456789abcdef0123456789abcdef01234567"));
+  CHECK(starts(f.seen[0], "GET http://127.0.0.1:9/api/repos/own/repo/"
+               "pulls/42|ghs_secret|"));
+  free(sha);
+  CHECK(bpi_comment_pr_head(&gl, &tr, &sha, &err) == BP_OK);
+  CHECK(sha && !strcmp(sha, "89abcdef0123456789abcdef0123456789abcdef"));
+  CHECK(starts(f.seen[1], "GET https://gitlab.com/api/v4/projects/"
+               "grp%2Fproj/merge_requests/7|"));
+  free(sha);
+  CHECK(bpi_comment_pr_head(&gh, &tr, &sha, &err) == BPE_FORMAT);
+  CHECK(sha == NULL);
+  fake_cleanup(&f);
+}
+
 /* A POST whose answer is lost: the comments are listed again before any
  * other POST; the one it made is found by the marker, never posted twice.
  * When it was not made, it is posted again. */
@@ -1004,5 +1037,6 @@ int main(void)
   test_post();
   test_post_lost_answer();
   test_post_foreign();
+  test_pr_head();
   return check_exit();
 }
