@@ -259,8 +259,9 @@ struct forge_me {
   char *login;   /* owns author.login */
 };
 
-/* GET {api}/user: GitHub's login (a 403, what an installation token gets,
- * means any "[bot]" bot account), GitLab's user id. */
+/* GET {api}/user: GitHub's login (its 403 "Resource not accessible by
+ * integration", what an installation token gets, means any "[bot]" bot
+ * account), GitLab's user id. */
 static bp_code who_am_i(const struct bp_forge_target *t,
                         const struct bp_comment_transport *tr,
                         struct forge_me *me, struct bp_comment_posted *res,
@@ -280,7 +281,11 @@ static bp_code who_am_i(const struct bp_forge_target *t,
   me->author = (struct bp_comment_author){.forge = t->forge};
   bp_code rc = bpi_buf_failed(&url) ? bpi_err_set(err, BPE_NOMEM, 0, "comment")
     : send_one(t, tr, "GET", url.data, NULL, &resp, res, err);
-  if(rc == BPE_HTTP && resp.status == 403 && t->forge == BP_FORGE_GITHUB) {
+  /* only GitHub's words for an installation token: a 403 for a rate
+   * limit must not make a user token's own comment look foreign */
+  if(rc == BPE_HTTP && resp.status == 403 && t->forge == BP_FORGE_GITHUB &&
+     resp.body.data && strstr(resp.body.data, "not accessible by "
+                              "integration")) {
     bpi_err_clear(err);
     rc = BP_OK;
     me->author.any_bot = true;

@@ -836,6 +836,18 @@ static void test_post_foreign(void)
   fake_cleanup(&g);
   bpi_comment_posted_cleanup(&res);
 
+  /* a 403 in other words (a rate limit) says nothing of the token: an
+   * error, never "any bot" (that would post a second comment) */
+  res = (struct bp_comment_posted){.id = NULL};
+  struct fake r = {.answers = {bots, "{\"message\": \"API rate limit "
+                               "exceeded\"}"}, .status = {200, 403}};
+  the_fake = &r;
+  bpi_err_clear(&err);
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BPE_HTTP);
+  CHECK_EQ_INT(r.n, 2);
+  fake_cleanup(&r);
+  bpi_comment_posted_cleanup(&res);
+
   /* GitLab: author.id against GET /user's id; the note with the marker
    * is by user 5, we are 6: a new note */
   t = (struct bp_forge_target){.forge = BP_FORGE_GITLAB, .repo = "9",
