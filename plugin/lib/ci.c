@@ -409,11 +409,9 @@ static bp_code github_pull_request(struct bp_ident *id,
 
 /* What detection learnt that is not part of the identity: the
  * repository's default branch (the GitHub payload's
- * repository.default_branch, GitLab's CI_DEFAULT_BRANCH), and whether
- * the caller gave the branch itself. */
+ * repository.default_branch, GitLab's CI_DEFAULT_BRANCH). */
 struct detected {
   char *default_branch;
-  bool given_branch;
 };
 
 /* $.repository.default_branch into d (unless known). */
@@ -830,14 +828,14 @@ static bool listed_base(char *const *envp, const char *branch)
  * default branch (main -> release), the request's own base (a GitLab
  * merge request main -> main), or a branch BENCHPROF_BASE_BRANCHES lists
  * (develop -> main).  Such a head is published as "pr-N:ref", as a
- * fork's head is published as "owner:ref", and the warning says so.  A
- * branch the caller gave (a flag, the config) is left as given:
- * publishing refuses it when it is the base (bpi_publish_ident_check). */
+ * fork's head is published as "owner:ref", and the warning says so.
+ * Also a branch the caller gave (--branch "$GITHUB_HEAD_REF" is what
+ * workflows write): on a pull request it is still the head's name. */
 static bp_code guard_pr_branch(struct bp_ident *id, const struct detected *d,
                                char *const *envp, struct bp_err *err)
 {
   const char *why = NULL;
-  if(d->given_branch || !id->pr || !id->branch || strchr(id->branch, ':'))
+  if(!id->pr || !id->branch || strchr(id->branch, ':'))
     return BP_OK;
   if(id->base_branch && !strcmp(id->branch, id->base_branch))
     why = "its own base branch";
@@ -868,7 +866,7 @@ static bp_code guard_pr_branch(struct bp_ident *id, const struct detected *d,
 bp_code bpi_ci_detect(struct bp_ident *id, char *const *envp,
                       const char *dir, struct bp_err *err)
 {
-  struct detected d = {.given_branch = id->branch != NULL};
+  struct detected d = {.default_branch = NULL};
   bp_code rc = detect_bencher(id, envp, err);
   bool bencher = any_env(envp, bencher_vars);
   if(!rc && env_is(envp, "GITHUB_ACTIONS", "true"))

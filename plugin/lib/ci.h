@@ -92,7 +92,7 @@ bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
  *      one `git rev-parse` (two git processes outside a repository, four
  *      before its first commit or under a top level whose name holds a
  *      newline).
- *   5. a pull request whose detected branch is the default branch, its
+ *   5. a pull request whose branch is the default branch, its
  *      own base, or matches BENCHPROF_BASE_BRANCHES (fnmatch patterns
  *      separated by commas or spaces) gets the branch "pr-N:ref", said
  *      in warning: never a branch that pushes publish to.

@@ -330,12 +330,18 @@ static void test_github_base_head(void)
   CHECK_EQ_INT(bpi_publish_ident_check(&id, &err), BP_OK);
   bpi_ident_cleanup(&id);
 
-  /* a branch given by the caller stays as given; as its own base it is
-   * refused when publishing */
+  /* a branch given by the caller (--branch "$GITHUB_HEAD_REF") too */
   CHECK_EQ_INT(bpi_ident_set(&id, BP_IDENT_BRANCH, "release", NULL), BP_OK);
   CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
-  CHECK_EQ_STR(id.branch, "release");
-  CHECK(id.warning == NULL);
+  CHECK_EQ_STR(id.branch, "pr-42:release");
+  CHECK(id.warning && strstr(id.warning, "its own base branch"));
+  bpi_ident_cleanup(&id);
+
+  /* outside a pull request, a branch that is its own base is refused
+   * when publishing */
+  CHECK_EQ_INT(bpi_ident_set(&id, BP_IDENT_BRANCH, "release", NULL), BP_OK);
+  CHECK_EQ_INT(bpi_ident_set(&id, BP_IDENT_BASE_BRANCH, "release", NULL),
+               BP_OK);
   CHECK_EQ_INT(bpi_publish_ident_check(&id, &err), BPE_CONFIG);
   CHECK(strstr(err.msg, "also the base branch") != NULL);
   bpi_ident_cleanup(&id);
