@@ -9,6 +9,7 @@
 #include "ci.h"
 #include "config.h"
 #include "err.h"
+#include "publish.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -153,6 +154,11 @@ int cmd_ci(int argc, char **argv)
     print_json(&id);
   else
     print_text(&id);
+  /* what run would say before publishing, said here too */
+  if(id.warning)
+    bp_msg_warn("%s", id.warning);
+  if(bpi_publish_ident_check(&id, &err))
+    bp_msg_warn("run would not publish: %s", err.msg);
   bpi_ident_cleanup(&id);
   return BP_EXIT_OK;
 }

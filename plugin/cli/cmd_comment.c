@@ -1,6 +1,7 @@
 /* benchprof comment --markdown FILE: put the comment `benchprof compare`
  * wrote on the pull request (GitHub) or merge request (GitLab), editing
- * our earlier one (found by its marker) instead of adding another.
+ * our earlier one (found by its marker, and written by the token's own
+ * account: anyone can copy the marker) instead of adding another.
  * Without a token the comment goes to the summary file (the job summary,
  * $GITHUB_STEP_SUMMARY) or stays where it is, and benchprof says which.
  * The token is read from the environment and never printed.  When
@@ -201,6 +202,43 @@ static void post_status(struct comment_args *a,
   free(v.head_hash);
 }
 
+/* The commit the comparison is of: compare.json's head, else what --ci
+ * detected; NULL when unknown (then nothing is checked).  Malloc'd. */
+static char *run_head(const struct comment_args *a)
+{
+  struct bp_pr_verdict v;
+  if(bpi_compare_pr_verdict(a->markdown, &v) && v.head_hash)
+    return v.head_hash;
+  return a->id.hash ? strdup(a->id.hash) : NULL;
+}
+
+/* Whether the request has moved on past the compared commit (a re-run
+ * of an older job): its comment, about the newer head, is kept.  When the
+ * forge cannot say, the comment is posted as before, with a warning. */
+static bool stale(const struct comment_args *a,
+                  const struct bp_comment_transport *tr)
+{
+  char *head = run_head(a), *now = NULL;
+  struct bp_err err = {0};
+  bool old = false;
+  if(!head)
+    return false;
+  if(bpi_comment_pr_head(&a->target, tr, &now, &err))
+    bp_msg_warn("cannot read the request's head commit (%s): posting "
+                "without checking that %.12s is still its head", err.msg,
+                head);
+  else if(strcmp(now, head)) {
+    old = true;
+    bp_msg_note("%s %s#%s is now at %.12s, and this comparison is of "
+                "%.12s: its comment is left as it is",
+                a->target.forge == BP_FORGE_GITLAB ? "merge request" :
+                "pull request", a->target.repo, a->target.number, now, head);
+  }
+  free(now);
+  free(head);
+  return old;
+}
+
 static int post(struct comment_args *a, const char *md)
 {
   struct bp_err err = {0};
@@ -212,6 +250,8 @@ static int post(struct comment_args *a, const char *md)
     http.debug_ctx = NULL;
   }
   struct bp_comment_transport tr = {.send = bpi_http_send, .http = &http};
+  if(stale(a, &tr))
+    return BP_EXIT_OK;
   bp_code rc = bpi_comment_post(&a->target, md, &tr, &res, &err);
   if(rc) {
     bp_msg_err(&err, rc);
@@ -220,6 +260,11 @@ static int post(struct comment_args *a, const char *md)
     bp_msg_note("the comment stays in %s", a->markdown);
     return BP_EXIT_ERROR;
   }
+  if(res.foreign)
+    bp_msg_warn("%zu comment%s by another account carr%s benchprof's "
+                "marker: left alone (only the token's own comment is "
+                "edited)", res.foreign, res.foreign == 1 ? "" : "s",
+                res.foreign == 1 ? "ies" : "y");
   bp_msg_note("%s comment %s on %s %s#%s (%u request%s)",
               res.updated ? "updated" : "posted", res.id ? res.id : "",
               a->target.forge == BP_FORGE_GITLAB ? "GitLab merge request" :

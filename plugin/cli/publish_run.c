@@ -127,6 +127,8 @@ static bool resolve_ident(const struct bp_cli_publish *p, struct bp_ident *id,
   if(bpi_ci_detect(id, environ, ".", err) ||
      bpi_publish_ident_defaults(id, NULL, err))
     return false;
+  if(id->warning)
+    bp_msg_warn("%s", id->warning);
   bpi_ident_cleanup(&ident_memo.id);
   ident_memo.opts = NULL;
   if(!bpi_ident_copy(&ident_memo.id, id))
@@ -267,6 +269,11 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
   if(!bp_cli_pub_prepare(p, &s, true)) {
     bp_cli_pub_prepare_cleanup(&s);
     bp_msg_warn("nothing was published");
+    return false;
+  }
+  if(bpi_publish_ident_check(&s.id, &err)) {
+    bp_msg_err(&err, err.code);
+    bp_cli_pub_prepare_cleanup(&s);
     return false;
   }
   if(p->no_bencher)

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -76,6 +77,10 @@ bp_code bpi_ident_copy(struct bp_ident *dst, const struct bp_ident *src)
       return BPE_NOMEM;
     }
   }
+  if(src->warning && !(dst->warning = strdup(src->warning))) {
+    bpi_ident_cleanup(dst);
+    return BPE_NOMEM;
+  }
   return BP_OK;
 }
 
@@ -83,7 +88,34 @@ void bpi_ident_cleanup(struct bp_ident *id)
 {
   for(int f = 0; f < BP_IDENT_NFIELDS; f++)
     free(*bpi_ident_field(id, (enum bp_ident_field)f));
+  free(id->warning);
   memset(id, 0, sizeof(*id));
+}
+
+static bp_code ident_warn(struct bp_ident *id, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
+
+/* One more sentence in id->warning ("; " between them). */
+static bp_code ident_warn(struct bp_ident *id, const char *fmt, ...)
+{
+  struct bp_buf b;
+  va_list ap;
+  bpi_buf_init(&b);
+  if(id->warning)
+    bpi_buf_printf(&b, "%s; ", id->warning);
+  va_start(ap, fmt);
+  char line[1024];
+  vsnprintf(line, sizeof(line), fmt, ap);
+  va_end(ap);
+  bpi_buf_adds(&b, line);
+  bpi_buf_addc(&b, '\0');
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
+    return BPE_NOMEM;
+  }
+  free(id->warning);
+  id->warning = b.data;
+  return BP_OK;
 }
 
 void bpi_ident_json(const struct bp_ident *id, struct bp_buf *b)
@@ -375,8 +407,26 @@ static bp_code github_pull_request(struct bp_ident *id,
   return BP_OK;
 }
 
-static bp_code github_payload(struct bp_ident *id, const char *file,
-                              struct bp_err *err)
+/* What detection learnt that is not part of the identity: the
+ * repository's default branch (the GitHub payload's
+ * repository.default_branch, GitLab's CI_DEFAULT_BRANCH). */
+struct detected {
+  char *default_branch;
+};
+
+/* $.repository.default_branch into d (unless known). */
+static bp_code github_default_branch(struct detected *d, const cJSON *root)
+{
+  const cJSON *repo = cJSON_GetObjectItemCaseSensitive(root, "repository");
+  const cJSON *def = cJSON_GetObjectItemCaseSensitive(repo, "default_branch");
+  if(d->default_branch || !cJSON_IsString(def) || !*def->valuestring)
+    return BP_OK;
+  d->default_branch = strdup(def->valuestring);
+  return d->default_branch ? BP_OK : BPE_NOMEM;
+}
+
+static bp_code github_payload(struct bp_ident *id, struct detected *d,
+                              const char *file, struct bp_err *err)
 {
   struct payload p = {.var = "GITHUB_EVENT_PATH", .file = file, .err = err};
   struct stat st;
@@ -411,6 +461,8 @@ static bp_code github_payload(struct bp_ident *id, const char *file,
   const cJSON *pr = cJSON_GetObjectItemCaseSensitive(root, "pull_request");
   if(pr && !cJSON_IsNull(pr))
     rc = github_pull_request(id, &p, pr);
+  if(!rc && github_default_branch(d, root))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "event payload");
 out:
   cJSON_Delete(root);
   free(text);
@@ -424,26 +476,58 @@ static const char *repo_name(const char *repo)
   return slash && slash[1] ? slash + 1 : NULL;
 }
 
-static bp_code detect_github(struct bp_ident *id, char *const *envp,
-                             struct bp_err *err)
+/* Whether GITHUB_REF_NAME and GITHUB_SHA name the code this job runs.
+ * For push, pull requests, workflow_dispatch, schedule and merge_group
+ * they do; for the others (issue_comment, workflow_run,
+ * repository_dispatch, ...) GitHub sets them to the default branch's
+ * last commit whatever the job checks out: a "/benchmark" comment on a
+ * pull request would be published as the default branch.  Unset (a
+ * runner too old to say, a hand-made environment): trusted as before. */
+static bool github_ref_is_code(const char *event)
+{
+  static const char *const trusted[] = {
+    "push", "pull_request", "pull_request_target", "pull_request_review",
+    "pull_request_review_comment", "workflow_dispatch", "schedule",
+    "merge_group", NULL
+  };
+  if(!event || !*event)
+    return true;
+  for(const char *const *t = trusted; *t; t++)
+    if(!strcmp(event, *t))
+      return true;
+  return false;
+}
+
+static bp_code detect_github(struct bp_ident *id, struct detected *d,
+                             char *const *envp, struct bp_err *err)
 {
   const char *event = bpi_env_get(envp, "GITHUB_EVENT_PATH");
+  const char *name = bpi_env_get(envp, "GITHUB_EVENT_NAME");
+  bool ref_is_code = github_ref_is_code(name);
+  char shown[64];
   bp_code rc = BP_OK;
   if(event && *event)
-    rc = github_payload(id, event, err);
+    rc = github_payload(id, d, event, err);
   /* on a pull request GITHUB_REF_NAME is "42/merge": the head ref first */
   if(!rc)
     rc = from_env(id, BP_IDENT_BRANCH, envp, "GITHUB_HEAD_REF", err);
-  if(!rc)
+  if(!rc && ref_is_code)
     rc = from_env(id, BP_IDENT_BRANCH, envp, "GITHUB_REF_NAME", err);
   if(!rc)
     rc = from_env(id, BP_IDENT_BASE_BRANCH, envp, "GITHUB_BASE_REF", err);
-  if(!rc)
+  if(!rc && ref_is_code)
     rc = from_env(id, BP_IDENT_HASH, envp, "GITHUB_SHA", err);
   if(!rc)
     rc = from_env(id, BP_IDENT_REPO, envp, "GITHUB_REPOSITORY", err);
   if(!rc)
     rc = from_env(id, BP_IDENT_API_URL, envp, "GITHUB_API_URL", err);
+  if(!rc && !ref_is_code &&
+     ident_warn(id, "GITHUB_EVENT_NAME=%s: GITHUB_REF_NAME and GITHUB_SHA "
+                "name the default branch's last commit, not the code this "
+                "job runs: the branch and commit come from the checkout "
+                "(git) or from --branch/--hash (BENCHER_BRANCH, "
+                "BENCHER_HASH)", shorten(shown, sizeof(shown), name)))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "ci");
   if(rc)
     return rc;
   if(bpi_ident_set(id, BP_IDENT_PROJECT,
@@ -492,8 +576,18 @@ static bp_code gitlab_fork_branch(struct bp_ident *id, char *const *envp,
   return rc ? bpi_err_set(err, rc, 0, "ci") : BP_OK;
 }
 
-static bp_code detect_gitlab(struct bp_ident *id, char *const *envp,
-                             struct bp_err *err)
+/* Whether the pipeline runs on the merge of the source into the target
+ * (merged results, merge trains): what it measures holds the target's
+ * tip, so that tip (CI_MERGE_REQUEST_TARGET_BRANCH_SHA) is the base to
+ * compare with, not the merge base (CI_MERGE_REQUEST_DIFF_BASE_SHA). */
+static bool gitlab_merged(char *const *envp)
+{
+  return env_is(envp, "CI_MERGE_REQUEST_EVENT_TYPE", "merged_result") ||
+         env_is(envp, "CI_MERGE_REQUEST_EVENT_TYPE", "merge_train");
+}
+
+static bp_code detect_gitlab(struct bp_ident *id, struct detected *d,
+                             char *const *envp, struct bp_err *err)
 {
   static const struct {
     enum bp_ident_field f;
@@ -508,12 +602,22 @@ static bp_code detect_gitlab(struct bp_ident *id, char *const *envp,
     {BP_IDENT_BRANCH, "CI_COMMIT_REF_NAME"},
     {BP_IDENT_HASH, "CI_COMMIT_SHA"},
     {BP_IDENT_PROJECT, "CI_PROJECT_NAME"},
+    /* a fork's merge request pipeline runs in the fork (CI_PROJECT_ID):
+     * the merge request, and so its notes, belong to the target */
+    {BP_IDENT_REPO, "CI_MERGE_REQUEST_PROJECT_ID"},
     {BP_IDENT_REPO, "CI_PROJECT_ID"},
     {BP_IDENT_API_URL, "CI_API_V4_URL"},
   };
   bp_code rc = gitlab_fork_branch(id, envp, err);
+  if(!rc && gitlab_merged(envp))
+    rc = from_env(id, BP_IDENT_BASE_HASH, envp,
+                  "CI_MERGE_REQUEST_TARGET_BRANCH_SHA", err);
   for(size_t i = 0; !rc && i < BP_ARRAY_LEN(vars); i++)
     rc = from_env(id, vars[i].f, envp, vars[i].var, err);
+  const char *def = bpi_env_get(envp, "CI_DEFAULT_BRANCH");
+  if(!rc && def && *def && !d->default_branch &&
+     !(d->default_branch = strdup(def)))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "ci");
   if(!rc && bpi_ident_set(id, BP_IDENT_PROVIDER, "gitlab", "GITLAB_CI"))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "ci");
   return rc;
@@ -685,20 +789,97 @@ static bp_code detect_git(struct bp_ident *id, const char *dir,
 
 /* -------------------------------------------------------------- the whole */
 
+/* "pr-N:ref": a name no git branch can have (git refuses ':' in ref
+ * names), so never one that pushes publish to.  NULL without memory. */
+static char *pr_branch(const char *number, const char *ref)
+{
+  size_t n = 3 + strlen(number) + 1 + strlen(ref) + 1;
+  char *b = malloc(n);
+  if(b)
+    snprintf(b, n, "pr-%s:%s", number, ref);
+  return b;
+}
+
+/* Whether branch matches a pattern of BENCHPROF_BASE_BRANCHES (fnmatch
+ * without FNM_PATHNAME, so a star also takes slashes), a list separated
+ * by commas or spaces: the long-lived branches besides the default one
+ * that pushes publish to, "develop" or "release/" and a star. */
+static bool listed_base(char *const *envp, const char *branch)
+{
+  const char *list = bpi_env_get(envp, "BENCHPROF_BASE_BRANCHES");
+  char pat[256];
+  while(list && *list) {
+    size_t n = strcspn(list, ", ");
+    if(n && n < sizeof(pat)) {
+      memcpy(pat, list, n);
+      pat[n] = '\0';
+      if(!fnmatch(pat, branch, 0))
+        return true;
+    }
+    list += n;
+    list += strspn(list, ", ");
+  }
+  return false;
+}
+
+/* A pull request whose head branch is one that pushes publish to would
+ * write that branch's runs, move its latest pointer and, through the
+ * report's start point, reset its Bencher history: the repository's
+ * default branch (main -> release), the request's own base (a GitLab
+ * merge request main -> main), or a branch BENCHPROF_BASE_BRANCHES lists
+ * (develop -> main).  Such a head is published as "pr-N:ref", as a
+ * fork's head is published as "owner:ref", and the warning says so.
+ * Also a branch the caller gave (--branch "$GITHUB_HEAD_REF" is what
+ * workflows write): on a pull request it is still the head's name. */
+static bp_code guard_pr_branch(struct bp_ident *id, const struct detected *d,
+                               char *const *envp, struct bp_err *err)
+{
+  const char *why = NULL;
+  if(!id->pr || !id->branch || strchr(id->branch, ':'))
+    return BP_OK;
+  if(id->base_branch && !strcmp(id->branch, id->base_branch))
+    why = "its own base branch";
+  else if(d->default_branch && !strcmp(id->branch, d->default_branch))
+    why = "the repository's default branch";
+  else if(listed_base(envp, id->branch))
+    why = "a base branch (BENCHPROF_BASE_BRANCHES)";
+  if(!why)
+    return BP_OK;
+  char *renamed = pr_branch(id->pr, id->branch);
+  bp_code rc = renamed ? BP_OK : BPE_NOMEM;
+  if(!rc)
+    rc = ident_warn(id, "pull request %s comes from '%s', %s: its runs are "
+                    "published on the branch '%s', so that '%s' keeps its "
+                    "own runs, latest pointer and Bencher history", id->pr,
+                    id->branch, why, renamed, id->branch);
+  if(!rc) {
+    free(id->branch);
+    id->branch = renamed;
+    id->from[BP_IDENT_BRANCH] = "pull request number and head branch (the "
+                                "head is a base branch: pr-N:branch)";
+    renamed = NULL;
+  }
+  free(renamed);
+  return rc ? bpi_err_set(err, rc, 0, "ci") : BP_OK;
+}
+
 bp_code bpi_ci_detect(struct bp_ident *id, char *const *envp,
                       const char *dir, struct bp_err *err)
 {
+  struct detected d = {.default_branch = NULL};
   bp_code rc = detect_bencher(id, envp, err);
   bool bencher = any_env(envp, bencher_vars);
   if(!rc && env_is(envp, "GITHUB_ACTIONS", "true"))
-    rc = detect_github(id, envp, err);
+    rc = detect_github(id, &d, envp, err);
   else if(!rc && env_is(envp, "GITLAB_CI", "true"))
-    rc = detect_gitlab(id, envp, err);
+    rc = detect_gitlab(id, &d, envp, err);
   if(!rc && bencher &&
      bpi_ident_set(id, BP_IDENT_PROVIDER, "bencher", "BENCHER_*"))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "ci");
   if(!rc && (!id->hash || !id->branch || !id->project))
     rc = detect_git(id, dir, envp, err);
+  if(!rc)
+    rc = guard_pr_branch(id, &d, envp, err);
   if(!rc && !id->testbed) {
     char host[256];
     if(!gethostname(host, sizeof(host))) {
@@ -707,5 +888,6 @@ bp_code bpi_ci_detect(struct bp_ident *id, char *const *envp,
         rc = bpi_err_set(err, BPE_NOMEM, 0, "ci");
     }
   }
+  free(d.default_branch);
   return rc;
 }

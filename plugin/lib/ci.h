@@ -34,6 +34,10 @@ struct bp_ident {
    * "git rev-parse HEAD", "host name"; NULL when it was set before
    * bpi_ci_detect (a flag or the config) or is unknown.  Literals. */
   const char *from[BP_IDENT_NFIELDS];
+  /* what detection changed or could not trust, for the command to print
+   * ("pull request 42 comes from 'main', ..."); NULL when nothing.  Not
+   * part of the identity: bpi_ident_json leaves it out. */
+  char *warning;
 };
 
 /* The field's storage and its name ("base_hash"). */
@@ -62,16 +66,24 @@ bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
  *      .base.sha, .base.ref: on a pull request GITHUB_SHA is the merge
  *      commit, so the head's hash is taken; from a fork, whose
  *      head.repo.full_name is not base.repo.full_name, the branch is
- *      "owner:ref", never a name of the base repository's branches),
- *      then GITHUB_HEAD_REF,
+ *      "owner:ref", never a name of the base repository's branches;
+ *      repository.default_branch), then GITHUB_HEAD_REF,
  *      GITHUB_BASE_REF, GITHUB_REF_NAME, GITHUB_SHA, GITHUB_REPOSITORY
  *      (project: its name part), GITHUB_API_URL (default
- *      https://api.github.com).
+ *      https://api.github.com).  GITHUB_REF_NAME and GITHUB_SHA only for
+ *      the events whose ref is the code the job runs (push, pull
+ *      requests, workflow_dispatch, schedule, merge_group, or no
+ *      GITHUB_EVENT_NAME); for the others (issue_comment, ...) they are
+ *      the default branch's tip: left to git, and said in warning.
  *   3. GitLab CI (GITLAB_CI=true): CI_MERGE_REQUEST_IID,
  *      CI_MERGE_REQUEST_SOURCE_BRANCH_NAME/_SHA,
- *      CI_MERGE_REQUEST_TARGET_BRANCH_NAME, CI_MERGE_REQUEST_DIFF_BASE_SHA,
- *      CI_COMMIT_REF_NAME, CI_COMMIT_SHA, CI_PROJECT_NAME, CI_PROJECT_ID,
- *      CI_API_V4_URL.  A merge request from a fork
+ *      CI_MERGE_REQUEST_TARGET_BRANCH_NAME, the base commit
+ *      (CI_MERGE_REQUEST_TARGET_BRANCH_SHA in merged results and merge
+ *      train pipelines, else CI_MERGE_REQUEST_DIFF_BASE_SHA),
+ *      CI_COMMIT_REF_NAME, CI_COMMIT_SHA, CI_PROJECT_NAME, the repo
+ *      CI_MERGE_REQUEST_PROJECT_ID (the merge request's project, also
+ *      when a fork's pipeline runs in the fork) else CI_PROJECT_ID,
+ *      CI_API_V4_URL, CI_DEFAULT_BRANCH.  A merge request from a fork
  *      (CI_MERGE_REQUEST_SOURCE_PROJECT_ID is not
  *      CI_MERGE_REQUEST_PROJECT_ID) has the branch "namespace:branch",
  *      the namespace from CI_MERGE_REQUEST_SOURCE_PROJECT_PATH.
@@ -80,7 +92,13 @@ bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
  *      one `git rev-parse` (two git processes outside a repository, four
  *      before its first commit or under a top level whose name holds a
  *      newline).
- *   5. testbed: the host name.
+ *   5. a pull request whose branch is the default branch, its
+ *      own base, or matches BENCHPROF_BASE_BRANCHES (fnmatch patterns
+ *      separated by commas or spaces) gets the branch "pr-N:ref", said
+ *      in warning: never a branch that pushes publish to.
+ *   6. testbed: the host name.
+ * The branch is never guessed: it may stay NULL (bpi_publish_ident_check
+ * then refuses to publish).
  * BPE_FORMAT for an event payload that cannot be read or is malformed,
  * BPE_CONFIG for a variable whose value is not what it names (a hash that
  * is not 40 or 64 hex digits); err says which file or variable. */

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <cjson/cJSON.h>
@@ -122,8 +123,31 @@ void bpi_comment_body_json(struct bp_buf *b, const char *markdown)
   bpi_buf_adds(b, "}");
 }
 
-bp_code bpi_comment_find(const char *json, size_t len, const char *marker,
-                         char **id, size_t *count, struct bp_err *err)
+/* Whether the comment item was written by *by. */
+static bool written_by(const cJSON *item, const struct bp_comment_author *by)
+{
+  if(by->forge == BP_FORGE_GITLAB) {
+    const cJSON *author = cJSON_GetObjectItemCaseSensitive(item, "author");
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(author, "id");
+    return by->has_id && cJSON_IsNumber(id) && id->valuedouble == by->id;
+  }
+  const cJSON *user = cJSON_GetObjectItemCaseSensitive(item, "user");
+  const cJSON *login = cJSON_GetObjectItemCaseSensitive(user, "login");
+  const cJSON *type = cJSON_GetObjectItemCaseSensitive(user, "type");
+  if(!cJSON_IsString(login))
+    return false;
+  if(by->login)   /* GitHub logins are case-insensitive */
+    return !strcasecmp(login->valuestring, by->login);
+  size_t n = strlen(login->valuestring);
+  return by->any_bot && cJSON_IsString(type) &&
+         !strcmp(type->valuestring, "Bot") && n > 5 &&
+         !strcmp(login->valuestring + n - 5, "[bot]");
+}
+
+bp_code bpi_comment_find_by(const char *json, size_t len, const char *marker,
+                            const struct bp_comment_author *by, char **id,
+                            size_t *count, size_t *foreign,
+                            struct bp_err *err)
 {
   cJSON *list = cJSON_ParseWithLength(json, len);
   const cJSON *item;
@@ -138,7 +162,14 @@ bp_code bpi_comment_find(const char *json, size_t len, const char *marker,
     const cJSON *body = cJSON_GetObjectItemCaseSensitive(item, "body");
     const cJSON *num = cJSON_GetObjectItemCaseSensitive(item, "id");
     (*count)++;
-    if(*id || !cJSON_IsString(body) || !strstr(body->valuestring, marker))
+    if(!cJSON_IsString(body) || !strstr(body->valuestring, marker))
+      continue;
+    if(by && !written_by(item, by)) {
+      if(foreign)
+        (*foreign)++;
+      continue;
+    }
+    if(*id)
       continue;
     if(!cJSON_IsNumber(num) || num->valuedouble < 0 ||
        num->valuedouble > 9007199254740992.0) {
@@ -157,6 +188,12 @@ bp_code bpi_comment_find(const char *json, size_t len, const char *marker,
   }
   cJSON_Delete(list);
   return BP_OK;
+}
+
+bp_code bpi_comment_find(const char *json, size_t len, const char *marker,
+                         char **id, size_t *count, struct bp_err *err)
+{
+  return bpi_comment_find_by(json, len, marker, NULL, id, count, NULL, err);
 }
 
 void bpi_comment_posted_cleanup(struct bp_comment_posted *p)
@@ -215,11 +252,81 @@ static bp_code send_one(const struct bp_forge_target *t,
   return rc;
 }
 
-/* Our comment's id, page by page; NULL when there is none. */
+/* Who the token writes as, asked once (me->known after). */
+struct forge_me {
+  bool known;
+  struct bp_comment_author author;
+  char *login;   /* owns author.login */
+};
+
+/* GET {api}/user: GitHub's login (its 403 "Resource not accessible by
+ * integration", what an installation token gets, means any "[bot]" bot
+ * account), GitLab's user id. */
+static bp_code who_am_i(const struct bp_forge_target *t,
+                        const struct bp_comment_transport *tr,
+                        struct forge_me *me, struct bp_comment_posted *res,
+                        struct bp_err *err)
+{
+  struct bp_buf url;
+  struct bp_http_resp resp = {.status = 0};
+  const char *base = api_base(t);
+  size_t n = strlen(base);
+  while(n && base[n - 1] == '/')
+    n--;
+  bpi_buf_init(&url);
+  bpi_buf_init(&resp.body);
+  bpi_buf_add(&url, base, n);
+  bpi_buf_adds(&url, "/user");
+  bpi_buf_addc(&url, '\0');
+  me->author = (struct bp_comment_author){.forge = t->forge};
+  bp_code rc = bpi_buf_failed(&url) ? bpi_err_set(err, BPE_NOMEM, 0, "comment")
+    : send_one(t, tr, "GET", url.data, NULL, &resp, res, err);
+  /* only GitHub's words for an installation token: a 403 for a rate
+   * limit must not make a user token's own comment look foreign */
+  if(rc == BPE_HTTP && resp.status == 403 && t->forge == BP_FORGE_GITHUB &&
+     resp.body.data && strstr(resp.body.data, "not accessible by "
+                              "integration")) {
+    bpi_err_clear(err);
+    rc = BP_OK;
+    me->author.any_bot = true;
+  }
+  else if(!rc) {
+    cJSON *j = cJSON_ParseWithLength(resp.body.data ? resp.body.data : "",
+                                     resp.body.len);
+    const cJSON *login = cJSON_GetObjectItemCaseSensitive(j, "login");
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
+    if(t->forge == BP_FORGE_GITLAB && cJSON_IsNumber(id)) {
+      me->author.has_id = true;
+      me->author.id = id->valuedouble;
+    }
+    else if(t->forge == BP_FORGE_GITHUB && cJSON_IsString(login) &&
+            *login->valuestring) {
+      me->login = strdup(login->valuestring);
+      me->author.login = me->login;
+      if(!me->login)
+        rc = bpi_err_set(err, BPE_NOMEM, 0, "comment");
+    }
+    else
+      rc = bpi_err_set(err, BPE_FORMAT, 0, "comment: GET %s: no %s in the "
+                       "answer", url.data, t->forge == BP_FORGE_GITLAB ?
+                       "user id" : "login");
+    cJSON_Delete(j);
+  }
+  me->known = !rc;
+  bpi_buf_cleanup(&resp.body);
+  bpi_buf_cleanup(&url);
+  return rc;
+}
+
+/* Our comment's id, page by page; NULL when there is none.  Who we are is
+ * asked only once a comment with the marker shows up (most pull requests
+ * have none yet: no request more).  *foreign (may be NULL) counts the
+ * marked comments of other accounts. */
 static bp_code find_ours(const struct bp_forge_target *t,
                          const struct bp_comment_transport *tr,
-                         const char *marker, char **id,
-                         struct bp_comment_posted *res, struct bp_err *err)
+                         const char *marker, struct forge_me *me, char **id,
+                         size_t *foreign, struct bp_comment_posted *res,
+                         struct bp_err *err)
 {
   struct bp_buf url;
   struct bp_http_resp resp = {.status = 0};
@@ -229,13 +336,23 @@ static bp_code find_ours(const struct bp_forge_target *t,
   *id = NULL;
   for(unsigned page = 1; !rc && !*id && page <= MAX_PAGES; page++) {
     size_t count = 0;
+    const char *json;
     bpi_buf_reset(&url);
     rc = bpi_comment_list_url(t, page, &url, err);
     if(!rc)
       rc = send_one(t, tr, "GET", url.data, NULL, &resp, res, err);
-    if(!rc)
-      rc = bpi_comment_find(resp.body.data ? resp.body.data : "",
-                            resp.body.len, marker, id, &count, err);
+    json = resp.body.data ? resp.body.data : "";
+    if(!rc && !me->known) {
+      rc = bpi_comment_find(json, resp.body.len, marker, id, &count, err);
+      if(!rc && *id) {
+        free(*id);
+        *id = NULL;
+        rc = who_am_i(t, tr, me, res, err);
+      }
+    }
+    if(!rc && me->known)
+      rc = bpi_comment_find_by(json, resp.body.len, marker, &me->author, id,
+                               &count, foreign, err);
     if(!rc && count < 100)
       break;
   }
@@ -260,9 +377,9 @@ static void wait_ms(long ms)
 static bp_code post_new(const struct bp_forge_target *t,
                         const struct bp_comment_transport *tr,
                         const char *url, const struct bp_buf *body,
-                        const char *marker, struct bp_http_resp *resp,
-                        char **found, struct bp_comment_posted *res,
-                        struct bp_err *err)
+                        const char *marker, struct forge_me *me,
+                        struct bp_http_resp *resp, char **found,
+                        struct bp_comment_posted *res, struct bp_err *err)
 {
   struct bp_http_opts once;
   struct bp_comment_transport one = *tr;
@@ -285,7 +402,7 @@ static bp_code post_new(const struct bp_forge_target *t,
     wait_ms(delay);
     delay = delay * 2 > 30000 ? 30000 : delay * 2;
     struct bp_err lerr = {0};
-    if(!find_ours(t, tr, marker, found, res, &lerr) && *found) {
+    if(!find_ours(t, tr, marker, me, found, NULL, res, &lerr) && *found) {
       bpi_err_clear(err);
       return BP_OK;   /* the lost answer's comment: posted once */
     }
@@ -302,6 +419,7 @@ bp_code bpi_comment_post(const struct bp_forge_target *t,
   struct bp_buf url, body;
   struct bp_http_resp resp = {.status = 0};
   char *marker = bpi_comment_find_marker(markdown), *id = NULL;
+  struct forge_me me = {.known = false};
   bp_code rc = BP_OK;
   bpi_buf_init(&url);
   bpi_buf_init(&body);
@@ -311,7 +429,7 @@ bp_code bpi_comment_post(const struct bp_forge_target *t,
                      "benchprof marker (write it with benchprof compare)");
     goto out;
   }
-  rc = find_ours(t, tr, marker, &id, res, err);
+  rc = find_ours(t, tr, marker, &me, &id, &res->foreign, res, err);
   if(!rc)
     rc = bpi_comment_write_url(t, id, &url, err);
   if(rc)
@@ -326,7 +444,8 @@ bp_code bpi_comment_post(const struct bp_forge_target *t,
     rc = send_one(t, tr, t->forge == BP_FORGE_GITLAB ? "PUT" : "PATCH",
                   url.data, &body, &resp, res, err);
   else
-    rc = post_new(t, tr, url.data, &body, marker, &resp, &found, res, err);
+    rc = post_new(t, tr, url.data, &body, marker, &me, &resp, &found, res,
+                  err);
   if(!rc && found) {
     res->updated = false;
     res->id = found;
@@ -363,6 +482,7 @@ bp_code bpi_comment_post(const struct bp_forge_target *t,
   cJSON_Delete(answer);
   bpi_buf_cleanup(&wrapped);
 out:
+  free(me.login);
   free(id);
   free(marker);
   bpi_buf_cleanup(&resp.body);
@@ -377,6 +497,45 @@ static bool commit_hash(const char *sha)
 {
   size_t n = sha ? strspn(sha, "0123456789abcdef") : 0;
   return sha && !sha[n] && (n == 40 || n == 64);
+}
+
+bp_code bpi_comment_pr_head(const struct bp_forge_target *t,
+                            const struct bp_comment_transport *tr,
+                            char **sha, struct bp_err *err)
+{
+  struct bp_buf url;
+  struct bp_http_resp resp = {.status = 0};
+  struct bp_comment_posted ignored = {.id = NULL};
+  bool gitlab = t->forge == BP_FORGE_GITLAB;
+  *sha = NULL;
+  bpi_buf_init(&url);
+  bpi_buf_init(&resp.body);
+  bp_code rc = check_target(t, err);
+  if(!rc) {
+    add_base(&url, t);
+    bpi_buf_printf(&url, gitlab ? "/merge_requests/%s" : "/pulls/%s",
+                   t->number);
+    bpi_buf_addc(&url, '\0');
+    rc = bpi_buf_failed(&url) ? bpi_err_set(err, BPE_NOMEM, 0, "comment")
+      : send_one(t, tr, "GET", url.data, NULL, &resp, &ignored, err);
+  }
+  if(!rc) {
+    cJSON *j = cJSON_ParseWithLength(resp.body.data ? resp.body.data : "",
+                                     resp.body.len);
+    const cJSON *side = gitlab ? j : cJSON_GetObjectItemCaseSensitive(j,
+                                                                      "head");
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(side, "sha");
+    if(cJSON_IsString(h) && commit_hash(h->valuestring))
+      rc = (*sha = strdup(h->valuestring)) ? BP_OK
+        : bpi_err_set(err, BPE_NOMEM, 0, "comment");
+    else
+      rc = bpi_err_set(err, BPE_FORMAT, 0, "GET %s: no %s commit hash in "
+                       "the answer", url.data, gitlab ? "sha" : "head.sha");
+    cJSON_Delete(j);
+  }
+  bpi_buf_cleanup(&resp.body);
+  bpi_buf_cleanup(&url);
+  return rc;
 }
 
 bp_code bpi_comment_status_url(const struct bp_forge_target *t,

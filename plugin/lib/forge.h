@@ -40,9 +40,29 @@ bp_code bpi_comment_write_url(const struct bp_forge_target *t,
 /* {"body": markdown} */
 void bpi_comment_body_json(struct bp_buf *b, const char *markdown);
 /* Look for marker in a list answer (a JSON array of {id, body}).  *id:
- * the first match's id (malloc'd) or NULL; *count: entries on the page. */
+ * the first match's id (malloc'd) or NULL; *count: entries on the page.
+ * Any author: for reading an answer, never for choosing what to edit. */
 bp_code bpi_comment_find(const char *json, size_t len, const char *marker,
                          char **id, size_t *count, struct bp_err *err);
+
+/* The account the token writes as: only its comments are edited, since
+ * the marker is plain text anyone can put in a comment of their own. */
+struct bp_comment_author {
+  enum bp_forge forge;
+  const char *login;   /* GitHub: user.login (GET /user), or NULL */
+  bool any_bot;        /* GitHub: GET /user refused (403) an installation
+                          token, GITHUB_TOKEN among them: an author whose
+                          user.type is "Bot" and login ends in "[bot]" */
+  bool has_id;         /* GitLab: author.id is id (GET /user) */
+  double id;
+};
+
+/* bpi_comment_find, the first match written by *by; *foreign (when not
+ * NULL) counts the matches written by others, left alone. */
+bp_code bpi_comment_find_by(const char *json, size_t len, const char *marker,
+                            const struct bp_comment_author *by, char **id,
+                            size_t *count, size_t *foreign,
+                            struct bp_err *err);
 
 /* How requests go out. */
 struct bp_comment_transport {
@@ -57,16 +77,29 @@ struct bp_comment_posted {
   char *url;             /* its web page (GitHub's html_url), or NULL */
   bool updated;          /* an existing comment was edited */
   unsigned requests;
+  size_t foreign;        /* comments with the marker by other accounts,
+                            left alone */
 };
 
 void bpi_comment_posted_cleanup(struct bp_comment_posted *p);
 
 /* Put markdown on the pull request: list the comments page by page, edit
- * the one with markdown's marker, else create one. */
+ * the one with markdown's marker written by the token's account (asked
+ * with GET /user once a comment with the marker is seen), else create
+ * one. */
 bp_code bpi_comment_post(const struct bp_forge_target *t,
                          const char *markdown,
                          const struct bp_comment_transport *tr,
                          struct bp_comment_posted *res, struct bp_err *err);
+
+/* The request's head commit now, as the forge says:
+ *   GitHub  GET {api}/repos/{owner}/{repo}/pulls/{n}        -> head.sha
+ *   GitLab  GET {api}/projects/{id}/merge_requests/{iid}    -> sha
+ * *sha malloc'd (40 or 64 lowercase hex).  A comparison of an older
+ * commit (a re-run) must not replace the comment on a newer one. */
+bp_code bpi_comment_pr_head(const struct bp_forge_target *t,
+                            const struct bp_comment_transport *tr,
+                            char **sha, struct bp_err *err);
 
 /* ------------------------------------------------------ commit status */
 

@@ -126,9 +126,17 @@ bp_code bpi_publish_default_spool(char *const *envp, char **spool_dir,
                                   struct bp_err *err);
 
 /* Fill what detection left empty: project from dir's base name (made a
- * slug: lowercase, [a-z0-9-]), branch "main", testbed the host name; the
- * hashes in lowercase. */
+ * slug: lowercase, [a-z0-9-]), testbed the host name; the hashes in
+ * lowercase.  The branch is never guessed: it stays NULL when unknown. */
 bp_code bpi_publish_ident_defaults(struct bp_ident *id, const char *dir,
                                    struct bp_err *err);
+
+/* Whether a run with identity id may be published: BPE_CONFIG, saying
+ * what to set, when its branch is unknown (a detached HEAD, no CI
+ * variable: publishing it as some base branch would overwrite that
+ * branch's runs and latest pointer) or is its own base branch (the
+ * start point: the Bencher report would reset that branch's history). */
+bp_code bpi_publish_ident_check(const struct bp_ident *id,
+                                struct bp_err *err);
 
 #endif

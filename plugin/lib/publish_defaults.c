@@ -1,7 +1,8 @@
 /* publish_defaults: what a publication falls back on when neither the
  * flags nor CI say (see publish.h): the store and spool under the XDG
- * directories, the project from the directory's name, the branch "main",
- * the testbed the host name.  Reads the environment from envp only. */
+ * directories, the project from the directory's name, the testbed the
+ * host name.  Never the branch: a guessed one would be some base
+ * branch's.  Reads the environment from envp only. */
 #include "bp_setup.h"
 #include "publish.h"
 #include "buf.h"
@@ -112,15 +113,33 @@ bp_code bpi_publish_ident_defaults(struct bp_ident *id, const char *dir,
     for(char *c = hashes[i]; c && *c; c++)
       if(*c >= 'A' && *c <= 'F')
         *c = (char)(*c - 'A' + 'a');
-  if(!id->branch)
-    id->branch = strdup("main");
   if(!id->testbed) {
     if(gethostname(host, sizeof(host)))
       return bpi_err_set(err, BPE_SYS, errno, "cannot read the host name");
     host[sizeof(host) - 1] = '\0';
     id->testbed = strdup(host);
   }
-  if(!id->project || !id->branch || !id->testbed)
+  if(!id->project || !id->testbed)
     return bpi_err_set(err, BPE_NOMEM, 0, "identity");
+  return BP_OK;
+}
+
+bp_code bpi_publish_ident_check(const struct bp_ident *id,
+                                struct bp_err *err)
+{
+  if(!id->branch)
+    return bpi_err_set(err, BPE_CONFIG, 0, "the branch is unknown (no CI "
+                       "branch variable, and HEAD is detached or this is "
+                       "not a git repository): nothing is published, since "
+                       "any branch guessed would be overwritten; give "
+                       "--branch NAME (in a Bencher runner job, "
+                       "BENCHER_BRANCH)");
+  if(id->base_branch && !strcmp(id->branch, id->base_branch))
+    return bpi_err_set(err, BPE_CONFIG, 0, "the branch '%s' is also the "
+                       "base branch (start point) of this run: publishing "
+                       "would overwrite its runs and reset its Bencher "
+                       "history; give the pull request's own branch "
+                       "(--branch, BENCHER_BRANCH), or no base branch for a "
+                       "run of '%s' itself", id->branch, id->branch);
   return BP_OK;
 }

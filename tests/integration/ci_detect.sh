@@ -1,8 +1,10 @@
 #!/bin/sh
 # benchprof ci in simulated jobs: a GitHub push and a pull request (with
-# its event payload), a malformed payload, a GitLab merge request, a
-# Bencher runner job, and a plain git repository made here with a real
-# commit.  Every run starts from an empty environment (env -i) so the CI
+# its event payload), one from the default branch, an issue_comment job,
+# a malformed payload, a GitLab merge request (also from a fork, merged
+# results), a Bencher runner job, and a plain git repository made here
+# with a real commit.  A run whose branch is unknown or is its own base
+# publishes nothing.  Every run starts from an empty environment (env -i) so the CI
 # this suite itself runs in does not leak in.
 . "$top_srcdir/tests/lib.sh"
 
@@ -59,6 +61,48 @@ check "github pull request: identity from the payload" expect \
   base_hash=$BASE_SHA api_url=https://ghe.example/api/v3 \
   "hash@=event payload pull_request.head.sha"
 
+# 2b. a pull request whose head is the default branch (main -> release):
+# never published as main; benchprof says where it goes instead
+cat >"$TMP/event-main.json" <<EOF2
+{"number": 42,
+ "pull_request": {"number": 42,
+   "head": {"sha": "$HEAD_SHA", "ref": "main"},
+   "base": {"sha": "$BASE_SHA", "ref": "release"}},
+ "repository": {"full_name": "acme/widget", "default_branch": "main"}}
+EOF2
+PR_MAIN="GITHUB_ACTIONS=true GITHUB_EVENT_NAME=pull_request
+  GITHUB_EVENT_PATH=$TMP/event-main.json GITHUB_SHA=$MERGE_SHA
+  GITHUB_REF_NAME=42/merge GITHUB_HEAD_REF=main GITHUB_BASE_REF=release
+  GITHUB_REPOSITORY=acme/widget"
+# shellcheck disable=SC2086
+ci $PR_MAIN
+check "pull request from main: exit 0" [ $? -eq 0 ]
+check "pull request from main: its own branch" expect branch=pr-42:main \
+  base_branch=release hash=$HEAD_SHA
+check "pull request from main: said so" grep -q \
+  "pull request 42 comes from 'main', the repository's default branch" \
+  "$TMP/ci.err"
+# shellcheck disable=SC2086
+(cd "$TMP/nogit" && env -i PATH="$PATH" HOME="$TMP/pr-home" \
+  GIT_CEILING_DIRECTORIES="$TMP" $PR_MAIN \
+  "$BENCHPROF" run -q -o "$TMP/pr-out" -- true) >"$TMP/pr.txt" 2>&1
+check "pull request from main: run exits 0" [ $? -eq 0 ]
+STORE="$TMP/pr-home/.local/share/benchprof/store/widget"
+check "pull request from main: published on pr-42:main, main untouched" \
+  sh -c '[ -d "$1/pr-42%3Amain/'$HEAD_SHA'" ] && [ ! -e "$1/main" ]' \
+  sh "$STORE"
+
+# 2c. an issue_comment job: GITHUB_REF_NAME and GITHUB_SHA are main's tip,
+# not what the job runs: neither is taken, and nothing is published
+ci GITHUB_ACTIONS=true GITHUB_EVENT_NAME=issue_comment \
+  GITHUB_SHA=$MERGE_SHA GITHUB_REF_NAME=main GITHUB_REPOSITORY=acme/widget
+check "issue_comment: exit 0" [ $? -eq 0 ]
+check "issue_comment: no branch, no commit" expect branch=null hash=null
+check "issue_comment: says why and what run would do" sh -c \
+  'grep -q "GITHUB_EVENT_NAME=issue_comment" "$1" &&
+   grep -q "run would not publish: the branch is unknown" "$1"' sh \
+  "$TMP/ci.err"
+
 # 3. a malformed payload: a clear error naming the file, no crash
 printf '{"pull_request": {"number": 42, "head": {"sha": "nothex"}, "base": {}}}' \
   >"$TMP/bad-event.json"
@@ -83,6 +127,23 @@ check "gitlab merge request: identity" expect provider=gitlab \
   hash=$HEAD_SHA branch=feature/y pr=7 base_branch=main base_hash=$BASE_SHA \
   repo=99 project=widget api_url=https://gitlab.example/api/v4
 
+# 4b. a fork's merge request pipeline (running in the fork, project 55):
+# the note goes to the merge request's project; a merged-results
+# pipeline compares with the target's tip
+ci GITLAB_CI=true CI_COMMIT_SHA=$MERGE_SHA CI_COMMIT_REF_NAME=feature/y \
+  CI_MERGE_REQUEST_IID=7 CI_MERGE_REQUEST_SOURCE_BRANCH_NAME=feature/y \
+  CI_MERGE_REQUEST_SOURCE_BRANCH_SHA=$HEAD_SHA \
+  CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main \
+  CI_MERGE_REQUEST_TARGET_BRANCH_SHA=$MERGE_SHA \
+  CI_MERGE_REQUEST_DIFF_BASE_SHA=$BASE_SHA CI_PROJECT_ID=55 \
+  CI_MERGE_REQUEST_PROJECT_ID=99 CI_MERGE_REQUEST_SOURCE_PROJECT_ID=55 \
+  CI_MERGE_REQUEST_SOURCE_PROJECT_PATH=contributor/widget \
+  CI_MERGE_REQUEST_EVENT_TYPE=merged_result CI_PROJECT_NAME=widget
+check "gitlab fork, merged results: exit 0" [ $? -eq 0 ]
+check "gitlab fork, merged results: target project, target's tip" expect \
+  repo=99 hash=$HEAD_SHA base_hash=$MERGE_SHA branch=contributor:feature/y \
+  "base_hash@=CI_MERGE_REQUEST_TARGET_BRANCH_SHA"
+
 # 5. a Bencher runner job (our variables)
 ci BENCHER_PROJECT=proj BENCHER_BRANCH=main BENCHER_HASH=$HEAD_SHA \
   BENCHER_TESTBED=metal-1 BENCHER_START_POINT=main \
@@ -91,6 +152,20 @@ check "bencher job: exit 0" [ $? -eq 0 ]
 check "bencher job: identity" expect provider=bencher project=proj \
   branch=main hash=$HEAD_SHA testbed=metal-1 base_branch=main \
   base_hash=$BASE_SHA testbed@=BENCHER_TESTBED
+check "bencher job: a branch that is its start point would not publish" \
+  grep -q "run would not publish: the branch 'main' is also the base" \
+  "$TMP/ci.err"
+# a pull request job without BENCHER_BRANCH: not published (as main, or
+# as anything else), and said what to set
+(cd "$TMP/nogit" && env -i PATH="$PATH" HOME="$TMP/b-home" \
+  GIT_CEILING_DIRECTORIES="$TMP" BENCHER_PROJECT=proj \
+  BENCHER_HASH=$HEAD_SHA BENCHER_START_POINT=main \
+  "$BENCHPROF" run -q -o "$TMP/b-out" -- true) >"$TMP/b.txt" 2>&1
+check "bencher job without its branch: run exits 0" [ $? -eq 0 ]
+check "bencher job without its branch: nothing published" \
+  [ ! -e "$TMP/b-home/.local/share/benchprof/store/proj" ]
+check "bencher job without its branch: says to set BENCHER_BRANCH" \
+  grep -q "branch is unknown.*BENCHER_BRANCH" "$TMP/b.txt"
 
 # 6. plain git: a repository with a real commit
 if command -v git >/dev/null 2>&1; then
@@ -116,6 +191,14 @@ if command -v git >/dev/null 2>&1; then
     >"$TMP/ci.json" 2>"$TMP/ci.err"
   check "git: detached HEAD has a hash and no branch" expect hash="$sha" \
     branch=null
+  # and run publishes nothing (never as main), saying what to give
+  (cd "$repo" && env -i PATH="$PATH" HOME="$TMP/d-home" \
+    "$BENCHPROF" run -q -o "$TMP/d-out" -- true) >"$TMP/d.txt" 2>&1
+  check "git: detached HEAD: run exits 0" [ $? -eq 0 ]
+  check "git: detached HEAD: nothing published" \
+    [ ! -e "$TMP/d-home/.local/share/benchprof/store/my-widget" ]
+  check "git: detached HEAD: says to give --branch" \
+    grep -q "branch is unknown.*give --branch" "$TMP/d.txt"
 
   # a branch name with a slash, asked from a subdirectory
   git -C "$repo" checkout -q -b feature/fast-path 2>/dev/null

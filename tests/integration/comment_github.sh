@@ -1,11 +1,16 @@
 #!/bin/sh
 # benchprof comment against a GitHub API stand-in on 127.0.0.1: the first
 # run lists the pull request's comments (two pages) and POSTs ours; the
-# second finds it by its marker and PATCHes it (no second POST), then,
+# second finds it by its marker, asks who the token is (GET /user) and
+# PATCHes it (no second POST), then,
 # with compare.json beside it, sets the verdict as the head commit's
 # status (failure: a confirmed regression) linking the comment.  The
 # token never shows in benchprof's output.  Without a token the comment
-# is appended to the summary file.
+# is appended to the summary file.  A comment by someone else that
+# carries the marker is never edited, with a user token (GET /user's
+# login) or an installation token (GET /user refused: bot accounts only).
+# A comparison of a commit that is no longer the pull request's head (a
+# re-run of an old job) leaves the comment as it is.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 . "$top_srcdir/tests/forge_lib.sh"
@@ -19,6 +24,8 @@ forge_comment "$TMP/c1.md" 1 'first version'
 # the comparison beside the second: its verdict becomes a commit status
 SHA=0123456789abcdef0123456789abcdef01234567
 forge_comparison "$TMP/cmp" "$SHA" 1 2 0 'second version'
+# the pull request's head is the comparison's: it is posted
+printf '{"5": "%s"}\n' "$SHA" >"$TMP/gh/pulls.json"
 
 GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/c1.md" \
   --github own/repo --pr 5 --api-url "$API" >"$TMP/one.out" 2>"$TMP/one.err"
@@ -34,9 +41,13 @@ import json, os
 d = os.path.join(os.environ["TMP"], "gh")
 reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
 calls = [(r["method"], r["status"]) for r in reqs]
+# with compare.json beside, the pull request's head first; who the token
+# is, asked once a comment with the marker shows up
 assert calls == [("GET", 200), ("GET", 200), ("POST", 201),
-                 ("GET", 200), ("GET", 200), ("PATCH", 200),
-                 ("POST", 201)], calls
+                 ("GET", 200), ("GET", 200), ("GET", 200), ("GET", 200),
+                 ("PATCH", 200), ("POST", 201)], calls
+gets = [r["path"] for r in reqs if r["method"] == "GET"]
+assert gets[2] == "/repos/own/repo/pulls/5" and gets[5] == "/user", gets
 # the commit status: only with a comparison beside the comment, on its
 # head commit, as GitHub's statuses API documents it, linking the comment
 st = json.load(open(os.path.join(d, "statuses.json")))
@@ -46,7 +57,8 @@ assert st[0]["sha"] == "0123456789abcdef0123456789abcdef01234567", st
 assert st[0]["state"] == "failure" and st[0]["context"] == "benchprof", st
 assert st[0]["description"] == "1 regression confirmed, 2 unconfirmed", st
 reqs = reqs[:-1]
-assert [r["query"] for r in reqs if r["method"] == "GET"] == \
+assert [r["query"] for r in reqs if r["method"] == "GET" and
+        r["path"].endswith("/comments")] == \
     ["per_page=100&page=1", "per_page=100&page=2"] * 2, reqs
 state = json.load(open(os.path.join(d, "state.json")))
 ours = [c for c in state if "benchprof:comment proj/tb" in c["body"]]
@@ -62,6 +74,108 @@ check "benchprof says what it did" sh -c \
   sh "$TMP"
 check "the token never shows" sh -c '! grep -rq "$1" "$2"/*.out "$2"/*.err' \
   sh "$TOKEN" "$TMP"
+
+# a comment by the pull request's author carrying our marker (anyone can
+# copy it): left alone, ours posted beside it, then ours edited
+OTHER="ghp_pr_author_token_91c2"
+forge_standin github "$TMP/gh2" "$TOKEN" 0 --other "$OTHER"
+forged() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, sys, urllib.request
+url, token, body = sys.argv[1:]
+req = urllib.request.Request(
+    url, data=json.dumps({"body": body}).encode(), method="POST",
+    headers={"Authorization": "Bearer " + token,
+             "Content-Type": "application/json",
+             "Accept": "application/vnd.github+json"})
+assert urllib.request.urlopen(req).status == 201
+PY
+}
+forged "$FORGE_URL/repos/own/repo/issues/6/comments" "$OTHER" \
+  "$(printf '<!-- benchprof:comment proj/tb -->\nforged by the author')"
+for n in 1 2; do
+  GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/c1.md" \
+    --github own/repo --pr 6 --api-url "$FORGE_URL" >/dev/null \
+    2>"$TMP/forged$n.err"
+  check "forged marker, run $n: exit 0" [ $? -eq 0 ]
+done
+check "forged marker: said it was left alone" grep -q \
+  "1 comment by another account carries benchprof's marker: left alone" \
+  "$TMP/forged1.err"
+check "forged marker: posted, then updated our own" sh -c \
+  'grep -q "posted comment" "$1" && grep -q "updated comment" "$2"' sh \
+  "$TMP/forged1.err" "$TMP/forged2.err"
+pycheck "forged marker: the author's comment untouched, ours beside it" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh2")
+state = json.load(open(os.path.join(d, "state.json")))
+assert len(state) == 2, state
+forged, ours = state
+assert forged["user"]["login"] == "pr-author", forged
+assert forged["body"].endswith("forged by the author"), forged
+assert ours["user"]["login"] == "benchprof-ci", ours
+assert "first version" in ours["body"], ours
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+patched = [r["path"] for r in reqs if r["method"] == "PATCH"]
+assert patched == ["/repos/own/repo/issues/comments/%d" % ours["id"]], reqs
+PY
+
+# the workflow's GITHUB_TOKEN, an installation token: GET /user is
+# refused (403), so only a bot account's comment ("...[bot]") is ours
+forge_standin github "$TMP/gh3" "$TOKEN" 0 --installation --other "$OTHER"
+forged "$FORGE_URL/repos/own/repo/issues/6/comments" "$OTHER" \
+  "$(printf '<!-- benchprof:comment proj/tb -->\nforged again')"
+for n in 1 2; do
+  GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/c1.md" \
+    --github own/repo --pr 6 --api-url "$FORGE_URL" >/dev/null \
+    2>"$TMP/bot$n.err"
+  check "installation token, run $n: exit 0" [ $? -eq 0 ]
+done
+pycheck "installation token: the author's comment untouched" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh3")
+state = json.load(open(os.path.join(d, "state.json")))
+assert len(state) == 2, state
+forged, ours = state
+assert forged["body"].endswith("forged again"), forged
+assert ours["user"] == {"login": "github-actions[bot]", "id": 41898282,
+                        "type": "Bot"}, ours
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+assert [(r["method"], r["status"]) for r in reqs if r["path"] == "/user"] \
+    == [("GET", 403), ("GET", 403)], reqs
+assert [r["path"] for r in reqs if r["method"] == "PATCH"] == \
+    ["/repos/own/repo/issues/comments/%d" % ours["id"]], reqs
+PY
+
+# a re-run of an older commit: the pull request is now at NEW, so the
+# comparison of OLD leaves the comment (of NEW) as it is, and exits 0
+OLD=1111111111111111111111111111111111111111
+NEW=2222222222222222222222222222222222222222
+forge_standin github "$TMP/gh4" "$TOKEN" 0
+printf '{"6": "%s"}\n' "$NEW" >"$TMP/gh4/pulls.json"
+forge_comparison "$TMP/new" "$NEW" 0 0 1 'the new head'
+forge_comparison "$TMP/old" "$OLD" 1 0 0 'an old re-run'
+for run in new old; do
+  GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown \
+    "$TMP/$run/comment.md" --github own/repo --pr 6 --api-url "$FORGE_URL" \
+    >/dev/null 2>"$TMP/stale-$run.err"
+  check "head check, $run: exit 0" [ $? -eq 0 ]
+done
+check "head check: the old run says why it posts nothing" grep -q \
+  "pull request own/repo#6 is now at 222222222222, and this comparison is of 111111111111: its comment is left as it is" \
+  "$TMP/stale-old.err"
+pycheck "head check: the comment and status of the new head kept" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh4")
+state = json.load(open(os.path.join(d, "state.json")))
+assert len(state) == 1 and "the new head" in state[0]["body"], state
+st = json.load(open(os.path.join(d, "statuses.json")))
+assert [x["sha"] for x in st] == ["2" * 40], st
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+assert [r["path"] for r in reqs if r["path"].endswith("/pulls/6")] == \
+    ["/repos/own/repo/pulls/6"] * 2, reqs
+assert reqs[-1]["path"] == "/repos/own/repo/pulls/6", reqs
+PY
 
 # a wrong token: the server's refusal, exit 1, the comment kept
 GITHUB_TOKEN=wrong "$BENCHPROF" comment --markdown "$TMP/c1.md" \

@@ -5,7 +5,10 @@
 # status as GitLab's commit status API documents it (POST
 # /projects/{id}/statuses/{sha}: "failed" on a confirmed regression,
 # "success" otherwise, named benchprof).  The token never shows in
-# benchprof's output.
+# benchprof's output.  A note by another user that carries the marker is
+# never edited (GET /user's id against each note's author.id).  A
+# comparison of a commit that is no longer the merge request's head (a
+# re-run of an old job) leaves the note as it is.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 . "$top_srcdir/tests/forge_lib.sh"
@@ -53,5 +56,68 @@ assert one["description"] == "1 regression confirmed, 1 unconfirmed", one
 assert two["state"] == "success" and two["name"] == "benchprof", two
 assert two["sha"] == "89abcdef0123456789abcdef0123456789abcdef", two
 assert len(one["description"]) <= 140 and len(two["description"]) <= 140
+PY
+
+# a note by the merge request's author carrying our marker: GET /user
+# says whose notes are ours (author.id), the author's is left alone
+OTHER="glpat-mr-author-7c1d"
+forge_standin gitlab "$TMP/gl2" "$TOKEN" --other "$OTHER"
+python3 - "$FORGE_URL/api/v4/projects/42/merge_requests/9/notes" \
+  "$OTHER" <<'PY'
+import json, sys, urllib.request
+url, token = sys.argv[1:]
+body = "<!-- benchprof:comment proj/tb -->\nforged by the author"
+req = urllib.request.Request(
+    url, data=json.dumps({"body": body}).encode(), method="POST",
+    headers={"PRIVATE-TOKEN": token, "Content-Type": "application/json"})
+assert urllib.request.urlopen(req).status == 201
+PY
+for n in 1 2; do
+  GITLAB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/one/comment.md" \
+    --gitlab 42 --mr 9 --api-url "$FORGE_URL/api/v4" >/dev/null \
+    2>"$TMP/forged$n.err"
+  check "forged marker, run $n: exit 0" [ $? -eq 0 ]
+done
+check "forged marker: said it was left alone" grep -q \
+  "carries benchprof's marker: left alone" "$TMP/forged1.err"
+pycheck "forged marker: the author's note untouched, ours beside it" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gl2")
+notes = json.load(open(os.path.join(d, "state.json")))
+assert len(notes) == 2, notes
+forged, ours = notes
+assert forged["author"]["username"] == "mr-author", forged
+assert forged["body"].endswith("forged by the author"), forged
+assert ours["author"] == {"id": 31, "username": "benchprof-ci"}, ours
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+assert [r["path"] for r in reqs if r["method"] == "PUT"] == \
+    ["/api/v4/projects/42/merge_requests/9/notes/%d" % ours["id"]], reqs
+assert [r["status"] for r in reqs if r["path"] == "/api/v4/user"] == \
+    [200, 200], reqs
+PY
+
+# a re-run of an older commit: merge request 7 is now at SHA2, the
+# comparison of SHA1 leaves its note as it is
+forge_standin gitlab "$TMP/gl3" "$TOKEN"
+printf '{"7": "%s"}\n' "$SHA2" >"$TMP/gl3/merge_requests.json"
+for run in two one; do
+  GITLAB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown \
+    "$TMP/$run/comment.md" --gitlab 42 --mr 7 \
+    --api-url "$FORGE_URL/api/v4" >/dev/null 2>"$TMP/stale-$run.err"
+  check "head check, $run: exit 0" [ $? -eq 0 ]
+done
+check "head check: the old run says why it posts nothing" grep -q \
+  "merge request 42#7 is now at 89abcdef0123, and this comparison is of 0123456789ab" \
+  "$TMP/stale-one.err"
+pycheck "head check: the note and status of the new head kept" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gl3")
+notes = json.load(open(os.path.join(d, "state.json")))
+assert len(notes) == 1, notes
+st = json.load(open(os.path.join(d, "statuses.json")))
+assert [x["sha"] for x in st] == [
+    "89abcdef0123456789abcdef0123456789abcdef"], st
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+assert reqs[-1]["path"] == "/api/v4/projects/42/merge_requests/7", reqs
 PY
 finish

@@ -3,7 +3,8 @@
 # every body against Bencher's OpenAPI document): one valid report with
 # the identity, counter measures created once (409 the second time), a
 # pull request's start point, the report uuid in the run's manifest, and
-# the token in no output, file, spool or store.
+# the token in no output, file, spool or store.  A pull request from main
+# (to release) reports on its own branch, never main.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 
@@ -163,8 +164,46 @@ log = [e for e in json.load(open(sys.argv[1] + "/bencher.log"))
 assert len(log) == 1, log  # case 5 only
 PY
 
+# 6. a pull request main -> release (GitHub, its event payload): the
+# report is on the request's own branch, pr-42:main, starting from
+# release; main gets no report of it, and its latest in the store does
+# not move
+PR_HEAD=fedcba9876543210fedcba9876543210fedcba98
+cat >"$TMP/event.json" <<EOF
+{"pull_request": {"number": 42,
+   "head": {"sha": "$PR_HEAD", "ref": "main"},
+   "base": {"sha": "$BASE", "ref": "release"}},
+ "repository": {"full_name": "acme/demo", "default_branch": "main"}}
+EOF
+(outside_ci
+ GITHUB_ACTIONS=true GITHUB_EVENT_NAME=pull_request \
+ GITHUB_EVENT_PATH="$TMP/event.json" GITHUB_HEAD_REF=main \
+ GITHUB_BASE_REF=release GITHUB_REF_NAME=42/merge GITHUB_SHA=$HASH \
+ GITHUB_REPOSITORY=acme/demo BENCHER_API_TOKEN="$TOKEN" \
+   "$BENCHPROF" run -o "$TMP/out6" \
+   --bmf "$TMP/h.json" $common -- "$TMP/harness.sh" "$TMP/h.json" \
+   >"$TMP/stdout6" 2>"$TMP/stderr6")
+check "pull request from main: run exits 0" [ $? -eq 0 ]
+check "pull request from main: says where it publishes" grep -q \
+  "published on the branch 'pr-42:main'" "$TMP/stderr6"
+check "pull request from main: its own branch, main's history untouched" \
+  python3 - "$TMP" "$PR_HEAD" <<'PY'
+import json, sys
+tmp, head = sys.argv[1:]
+log = [e for e in json.load(open(tmp + "/bencher.log")) if "path" in e]
+runs = [e["body"] for e in log if e["path"] == "/v0/run" and "body" in e]
+pr = runs[-1]
+assert pr["branch"] == "pr-42:main" and pr["hash"] == head, pr
+assert pr["start_point"]["branch"] == "release", pr
+assert pr["start_point"]["reset"] is True, pr
+assert not [r for r in runs if r.get("hash") == head and
+            r["branch"] != "pr-42:main"], runs
+latest = json.load(open(tmp + "/store/demo/main/latest/ci-box.json"))
+assert head not in json.dumps(latest), latest
+PY
+
 check "the token is in no output, run directory, spool or store" \
   no_token "$TMP/stdout1" "$TMP/stderr1" "$TMP/stdout2" "$TMP/stderr2" \
   "$TMP/stderr3" "$TMP/stdout4" "$TMP/stderr4" "$TMP/out1" "$TMP/out2" \
-  "$TMP/out4" "$TMP/spool" "$STORE"
+  "$TMP/out4" "$TMP/stderr6" "$TMP/spool" "$STORE"
 finish

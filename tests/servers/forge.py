@@ -129,6 +129,16 @@ class ForgeHandler(BaseHTTPRequestHandler):
         return body
 
 
+def read_heads(path):
+    """The pull (merge) requests' head commits a test wrote to path, as
+    {"number": sha}; none when there is no such file."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return {}
+
+
 def run(handler, state):
     """Serves handler on 127.0.0.1 with state in state.dir, forever."""
     handler.dir = state.dir

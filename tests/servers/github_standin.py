@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A GitHub REST API stand-in for the comment tests: issue comments only.
 
-usage: github_standin.py DIR TOKEN [SEED]
+usage: github_standin.py DIR TOKEN [SEED] [--installation] [--other TOKEN2]
 
 Listens on 127.0.0.1 on a free port and writes it to DIR/port.  Serves
   GET   /repos/{o}/{r}/issues/{n}/comments?per_page=&page=
@@ -10,8 +10,18 @@ Listens on 127.0.0.1 on a free port and writes it to DIR/port.  Serves
   POST  /repos/{o}/{r}/statuses/{sha}  {"state", "target_url"?,
         "description"?, "context"?} (REST "Create a commit status": state
         one of error, failure, pending, success; sha a full commit hash)
+  GET   /user   the token's account, as GitHub answers it: TOKEN is the
+        user "benchprof-ci" (type User); with --installation it is an
+        installation token (what a workflow's GITHUB_TOKEN is), which
+        GitHub refuses here with 403 "Resource not accessible by
+        integration", and whose comments are by "github-actions[bot]"
+        (type Bot).  --other TOKEN2 is a second account, "pr-author"
+        (type User), for comments written by someone else.
+  GET   /repos/{o}/{r}/pulls/{n}   {"number", "head": {"sha"}}: the heads
+        the test wrote in DIR/pulls.json ({"5": SHA}); 404 for others
 and checks each request the way GitHub would: the bearer token, the JSON
-body, per_page at most 100.  Starts with SEED (default 130) comments by
+body, per_page at most 100.  Each comment has its author in "user"
+({login, id, type}), as GitHub's answers do.  Starts with SEED (default 130) comments by
 others on issue 5, so finding ours takes more than one page.  Every
 request is appended to DIR/requests.log as one JSON line (method, path,
 status; never the token) and the comments are kept in DIR/state.json.
@@ -25,12 +35,28 @@ import sys
 from urllib.parse import parse_qs, urlsplit
 
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
-from forge import ForgeHandler, State, run  # noqa: E402
+from forge import ForgeHandler, State, read_heads, run  # noqa: E402
 
-DIR, TOKEN = sys.argv[1], sys.argv[2]
-SEED = int(sys.argv[3]) if len(sys.argv) > 3 else 130
+ARGS = sys.argv[1:]
+INSTALLATION = "--installation" in ARGS
+if INSTALLATION:
+    ARGS.remove("--installation")
+OTHER = None
+if "--other" in ARGS:
+    i = ARGS.index("--other")
+    OTHER = ARGS[i + 1]
+    del ARGS[i:i + 2]
+DIR, TOKEN = ARGS[0], ARGS[1]
+SEED = int(ARGS[2]) if len(ARGS) > 2 else 130
+SOMEONE = {"login": "someone", "id": 3, "type": "User"}
+# the accounts, by token
+ACCOUNTS = {TOKEN: {"login": "github-actions[bot]", "id": 41898282,
+                    "type": "Bot"} if INSTALLATION else
+            {"login": "benchprof-ci", "id": 7, "type": "User"}}
+if OTHER:
+    ACCOUNTS[OTHER] = {"login": "pr-author", "id": 9, "type": "User"}
 state = State(DIR, [{"id": 1000 + i, "issue": 5,
-                     "body": "comment %d by someone" % i}
+                     "body": "comment %d by someone" % i, "user": SOMEONE}
                     for i in range(SEED)])
 next_id = [5000]
 
@@ -54,14 +80,48 @@ class Handler(ForgeHandler):
         "url": (422, "message", "target_url is not a URL"),
     }
 
+    def account(self):
+        """The token's account, None when the token is unknown."""
+        auth = self.headers.get("Authorization", "")
+        return ACCOUNTS.get(auth[len("Bearer "):]) \
+            if auth.startswith("Bearer ") else None
+
     def authorized(self):
-        if self.headers.get("Authorization") != "Bearer " + TOKEN:
+        if self.account() is None:
             self.refuse("auth")
             return False
         return True
 
+    def user(self):
+        """GET /user: the user token's account; an installation token
+        is refused, as GitHub documents for GitHub Apps."""
+        if not self.authorized():
+            return
+        who = self.account()
+        if who["type"] == "Bot":
+            return self.answer(403, {
+                "message": "Resource not accessible by integration",
+                "documentation_url": "https://docs.github.com/rest/users/"
+                                     "users#get-the-authenticated-user"})
+        self.answer(200, dict(who))
+
+    def pull(self, number):
+        """GET /repos/{o}/{r}/pulls/{n}: its head commit."""
+        if not self.authorized():
+            return
+        heads = read_heads(os.path.join(DIR, "pulls.json"))
+        if number not in heads:
+            return self.answer(404, {"message": "Not Found"})
+        self.answer(200, {"number": int(number), "state": "open",
+                          "head": {"sha": heads[number]}})
+
     def do_GET(self):
         u = urlsplit(self.path)
+        if u.path == "/user":
+            return self.user()
+        p = re.fullmatch(r"/repos/[^/]+/[^/]+/pulls/(\d+)", u.path)
+        if p:
+            return self.pull(p.group(1))
         m = re.fullmatch(r"/repos/[^/]+/[^/]+/issues/(\d+)/comments", u.path)
         if not m:
             return self.answer(404, {"message": "Not Found"})
@@ -71,7 +131,8 @@ class Handler(ForgeHandler):
         part = self.page(mine, parse_qs(u.query), 30)
         if part is not None:
             self.answer(200, [{"id": c["id"], "body": c["body"],
-                               "user": {"login": "x"}} for c in part])
+                               "user": c.get("user", SOMEONE)}
+                              for c in part])
 
     def status(self, sha):
         """POST /repos/{o}/{r}/statuses/{sha}, as GitHub documents it."""
@@ -106,7 +167,8 @@ class Handler(ForgeHandler):
         body = self.comment_body()
         if body is None:
             return
-        c = {"id": next_id[0], "issue": int(m.group(1)), "body": body}
+        c = {"id": next_id[0], "issue": int(m.group(1)), "body": body,
+             "user": self.account()}
         next_id[0] += 1
         state.comments.append(c)
         state.save()
@@ -116,7 +178,7 @@ class Handler(ForgeHandler):
             self.log_request_line(0)
             self.close_connection = True
             return
-        self.answer(201, {"id": c["id"], "body": body,
+        self.answer(201, {"id": c["id"], "body": body, "user": c["user"],
                           "html_url": html_url(c)})
 
     def do_PATCH(self):
@@ -134,6 +196,7 @@ class Handler(ForgeHandler):
                 c["body"] = body
                 state.save()
                 return self.answer(200, {"id": c["id"], "body": body,
+                                         "user": c["user"],
                                          "html_url": html_url(c)})
         self.answer(404, {"message": "Not Found"})
 

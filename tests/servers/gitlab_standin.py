@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A GitLab REST API (v4) stand-in for the merge request note tests.
 
-usage: gitlab_standin.py DIR TOKEN
+usage: gitlab_standin.py DIR TOKEN [--other TOKEN2]
 
 Listens on 127.0.0.1 on a free port and writes it to DIR/port.  Serves
   GET  /api/v4/projects/{id}/merge_requests/{iid}/notes?per_page=&page=
@@ -12,21 +12,39 @@ Listens on 127.0.0.1 on a free port and writes it to DIR/port.  Serves
        (GitLab's commit status API: state one of pending, running,
        success, failed, canceled, skipped; the statuses are kept in
        DIR/statuses.json)
-and authenticates each request as GitLab does for these endpoints: an
+  GET  /api/v4/user   the token's user: TOKEN is "benchprof-ci" (id 31);
+       --other TOKEN2 is a second user, "mr-author" (id 77)
+  GET  /api/v4/projects/{id}/merge_requests/{iid}   {"iid", "sha"}: the
+       heads the test wrote in DIR/merge_requests.json ({"7": SHA}); 404
+       for others
+Notes carry their author ({id, username}) as GitLab's answers do; a PUT
+of another user's note is refused with 403, as GitLab does for users who
+are not administrators.
+It authenticates each request as GitLab does for these endpoints: an
 access token in PRIVATE-TOKEN (or "Authorization: Bearer"); a CI job
 token (JOB-TOKEN) is refused with 401, since the notes API is not among
 the endpoints a job token may use.  Every request is appended to
 DIR/requests.log as one JSON line (method, path, status, the kind of
 credential; never its value) and the notes are kept in DIR/state.json.
 """
+import os
 import re
 import sys
 from urllib.parse import parse_qs, urlsplit
 
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
-from forge import ForgeHandler, State, run  # noqa: E402
+from forge import ForgeHandler, State, read_heads, run  # noqa: E402
 
-DIR, TOKEN = sys.argv[1], sys.argv[2]
+ARGS = sys.argv[1:]
+OTHER = None
+if "--other" in ARGS:
+    i = ARGS.index("--other")
+    OTHER = ARGS[i + 1]
+    del ARGS[i:i + 2]
+DIR, TOKEN = ARGS[0], ARGS[1]
+USERS = {TOKEN: {"id": 31, "username": "benchprof-ci"}}
+if OTHER:
+    USERS[OTHER] = {"id": 77, "username": "mr-author"}
 NOTES = r"/api/v4/projects/([^/]+)/merge_requests/(\d+)/notes"
 STATUS = r"/api/v4/projects/([^/]+)/statuses/([0-9a-f]{40}|[0-9a-f]{64})"
 state = State(DIR)
@@ -60,9 +78,16 @@ class Handler(ForgeHandler):
     def log_fields(self):
         return {"credential": self.credential()}
 
+    def who(self):
+        """The token's user, None when unknown."""
+        tok = self.headers.get("PRIVATE-TOKEN")
+        auth = self.headers.get("Authorization", "")
+        if tok is None and auth.startswith("Bearer "):
+            tok = auth[len("Bearer "):]
+        return USERS.get(tok)
+
     def authorized(self):
-        ok = (self.headers.get("PRIVATE-TOKEN") == TOKEN or
-              self.headers.get("Authorization") == "Bearer " + TOKEN)
+        ok = self.who() is not None
         if not ok:
             self.refuse("auth")
         return ok
@@ -77,7 +102,25 @@ class Handler(ForgeHandler):
             return None
         return m, parse_qs(u.query)
 
+    def merge_request(self, iid):
+        """GET /projects/{id}/merge_requests/{iid}: its head commit."""
+        if not self.authorized():
+            return
+        heads = read_heads(os.path.join(DIR, "merge_requests.json"))
+        if iid not in heads:
+            return self.answer(404, {"message": "404 Not found"})
+        self.answer(200, {"iid": int(iid), "state": "opened",
+                          "sha": heads[iid]})
+
     def do_GET(self):
+        if urlsplit(self.path).path == "/api/v4/user":
+            if self.authorized():
+                self.answer(200, dict(self.who()))
+            return
+        mr = re.fullmatch(r"/api/v4/projects/[^/]+/merge_requests/(\d+)",
+                          urlsplit(self.path).path)
+        if mr:
+            return self.merge_request(mr.group(1))
         r = self.route(False)
         if not r:
             return
@@ -86,8 +129,8 @@ class Handler(ForgeHandler):
                 if n["project"] == m.group(1) and n["mr"] == int(m.group(2))]
         part = self.page(mine, q, 20)
         if part is not None:
-            self.answer(200, [{"id": n["id"], "body": n["body"]}
-                              for n in part])
+            self.answer(200, [{"id": n["id"], "body": n["body"],
+                               "author": n["author"]} for n in part])
 
     def status(self, project, sha):
         """POST /projects/{id}/statuses/{sha}, as GitLab documents it."""
@@ -120,11 +163,12 @@ class Handler(ForgeHandler):
         if body is None:
             return
         n = {"id": next_id[0], "project": m.group(1), "mr": int(m.group(2)),
-             "body": body}
+             "body": body, "author": self.who()}
         next_id[0] += 1
         state.comments.append(n)
         state.save()
-        self.answer(201, {"id": n["id"], "body": body})
+        self.answer(201, {"id": n["id"], "body": body,
+                          "author": n["author"]})
 
     def do_PUT(self):
         r = self.route(True)
@@ -136,9 +180,12 @@ class Handler(ForgeHandler):
             return
         for n in state.comments:
             if n["id"] == int(m.group(3)) and n["mr"] == int(m.group(2)):
+                if n["author"] != self.who():
+                    return self.answer(403, {"message": "403 Forbidden"})
                 n["body"] = body
                 state.save()
-                return self.answer(200, {"id": n["id"], "body": body})
+                return self.answer(200, {"id": n["id"], "body": body,
+                                         "author": n["author"]})
         self.answer(404, {"message": "404 Note Not Found"})
 
 

@@ -5,6 +5,7 @@
  * a repository. */
 #include "bp_setup.h"
 #include "ci.h"
+#include "publish.h"
 #include "check.h"
 
 #include <stdio.h>
@@ -255,10 +256,21 @@ static void test_gitlab_fork(void)
   CHECK_EQ_STR(id.branch, "5678:main");
   bpi_ident_cleanup(&id);
 
-  /* the same project: the plain branch */
+  /* the same project, from its own target branch (main -> main): never
+   * the target's "main", whose runs, latest and history it would
+   * overwrite, but the request's own name, said in the warning */
   env[8] = "CI_MERGE_REQUEST_SOURCE_PROJECT_ID=1234";
   CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
-  CHECK_EQ_STR(id.branch, "main");
+  CHECK_EQ_STR(id.branch, "pr-3:main");
+  CHECK(id.warning && strstr(id.warning, "'pr-3:main'"));
+  bpi_ident_cleanup(&id);
+
+  /* the same project from a feature branch: the plain branch */
+  env[2] = "CI_COMMIT_REF_NAME=feature";
+  env[4] = "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME=feature";
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.branch, "feature");
+  CHECK(id.warning == NULL);
   bpi_ident_cleanup(&id);
 }
 
@@ -290,6 +302,163 @@ static void test_bencher(void)
   bpi_ident_cleanup(&id);
 }
 
+/* A same-repository pull request from a branch that pushes publish to:
+ * the default branch (main -> release), a listed base (develop -> main).
+ * Its runs go to "pr-N:ref", never to that branch. */
+static void test_github_base_head(void)
+{
+  const char *payload = write_file("basehead.json",
+    "{\"pull_request\": {\"number\": 42, \"head\": {\"sha\": \"" HEAD "\","
+    "\"ref\": \"main\", \"repo\": {\"full_name\": \"acme/widget\"}},"
+    "\"base\": {\"sha\": \"" BASE "\", \"ref\": \"release\", \"repo\": "
+    "{\"full_name\": \"acme/widget\"}}},"
+    "\"repository\": {\"full_name\": \"acme/widget\", "
+    "\"default_branch\": \"main\"}}");
+  char ev[300];
+  snprintf(ev, sizeof(ev), "GITHUB_EVENT_PATH=%s", payload);
+  char *env[] = {"GITHUB_ACTIONS=true", "GITHUB_EVENT_NAME=pull_request",
+                 "GITHUB_SHA=" MERGE, "GITHUB_REF_NAME=42/merge",
+                 "GITHUB_HEAD_REF=main", "GITHUB_BASE_REF=release",
+                 "GITHUB_REPOSITORY=acme/widget", ev, NULL, NULL};
+  struct bp_ident id = {0};
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.branch, "pr-42:main");
+  CHECK_EQ_STR(id.base_branch, "release");
+  CHECK_EQ_STR(id.hash, HEAD);
+  CHECK(id.warning && strstr(id.warning, "default branch"));
+  CHECK_EQ_INT(bpi_publish_ident_check(&id, &err), BP_OK);
+  bpi_ident_cleanup(&id);
+
+  /* a branch given by the caller (--branch "$GITHUB_HEAD_REF") too */
+  CHECK_EQ_INT(bpi_ident_set(&id, BP_IDENT_BRANCH, "release", NULL), BP_OK);
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.branch, "pr-42:release");
+  CHECK(id.warning && strstr(id.warning, "its own base branch"));
+  bpi_ident_cleanup(&id);
+
+  /* outside a pull request, a branch that is its own base is refused
+   * when publishing */
+  CHECK_EQ_INT(bpi_ident_set(&id, BP_IDENT_BRANCH, "release", NULL), BP_OK);
+  CHECK_EQ_INT(bpi_ident_set(&id, BP_IDENT_BASE_BRANCH, "release", NULL),
+               BP_OK);
+  CHECK_EQ_INT(bpi_publish_ident_check(&id, &err), BPE_CONFIG);
+  CHECK(strstr(err.msg, "also the base branch") != NULL);
+  bpi_ident_cleanup(&id);
+
+  /* develop -> main: develop is long-lived only when listed */
+  payload = write_file("basehead.json",
+    "{\"pull_request\": {\"number\": 43, \"head\": {\"sha\": \"" HEAD "\","
+    "\"ref\": \"develop\"}, \"base\": {\"sha\": \"" BASE "\", \"ref\": "
+    "\"main\"}}, \"repository\": {\"default_branch\": \"main\"}}");
+  env[4] = "GITHUB_HEAD_REF=develop";
+  env[5] = "GITHUB_BASE_REF=main";
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.branch, "develop");
+  bpi_ident_cleanup(&id);
+  env[8] = "BENCHPROF_BASE_BRANCHES=release/*, develop";
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.branch, "pr-43:develop");
+  CHECK(id.warning && strstr(id.warning, "BENCHPROF_BASE_BRANCHES"));
+  bpi_ident_cleanup(&id);
+}
+
+/* Events whose GITHUB_REF_NAME and GITHUB_SHA are the default branch's
+ * tip, not the code the job runs: neither is taken. */
+static void test_github_issue_comment(void)
+{
+  char *env[] = {"GITHUB_ACTIONS=true", "GITHUB_EVENT_NAME=issue_comment",
+                 "GITHUB_SHA=" MERGE, "GITHUB_REF_NAME=main",
+                 "GITHUB_REPOSITORY=acme/widget", NULL};
+  struct bp_ident id = {0};
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK(id.branch == NULL && id.hash == NULL);
+  CHECK_EQ_STR(id.repo, "acme/widget");
+  CHECK(id.warning && strstr(id.warning, "GITHUB_EVENT_NAME=issue_comment"));
+  CHECK_EQ_INT(bpi_publish_ident_check(&id, &err), BPE_CONFIG);
+  CHECK(strstr(err.msg, "branch is unknown") != NULL);
+  bpi_ident_cleanup(&id);
+  /* a push is its own code */
+  env[1] = "GITHUB_EVENT_NAME=push";
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.branch, "main");
+  CHECK_EQ_STR(id.hash, MERGE);
+  CHECK(id.warning == NULL);
+  bpi_ident_cleanup(&id);
+}
+
+/* GitLab: a fork's pipeline runs in the fork, the merge request (its
+ * notes) is the target project's; merged results compare with the
+ * target's tip. */
+static void test_gitlab_fork_pipeline_and_merged(void)
+{
+  char *env[] = {"GITLAB_CI=true", "CI_COMMIT_SHA=" MERGE,
+                 "CI_COMMIT_REF_NAME=feature", "CI_MERGE_REQUEST_IID=3",
+                 "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME=feature",
+                 "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA=" HEAD,
+                 "CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main",
+                 "CI_MERGE_REQUEST_DIFF_BASE_SHA=" BASE,
+                 "CI_MERGE_REQUEST_TARGET_BRANCH_SHA=" MERGE,
+                 "CI_MERGE_REQUEST_PROJECT_ID=1234",
+                 "CI_MERGE_REQUEST_SOURCE_PROJECT_ID=5678",
+                 "CI_PROJECT_ID=5678", "CI_PROJECT_NAME=demo",
+                 "CI_MERGE_REQUEST_EVENT_TYPE=detached", NULL};
+  struct bp_ident id = {0};
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.repo, "1234");
+  CHECK_EQ_STR(id.from[BP_IDENT_REPO], "CI_MERGE_REQUEST_PROJECT_ID");
+  CHECK_EQ_STR(id.base_hash, BASE);
+  bpi_ident_cleanup(&id);
+  static const char *const merged[] = {
+    "CI_MERGE_REQUEST_EVENT_TYPE=merged_result",
+    "CI_MERGE_REQUEST_EVENT_TYPE=merge_train",
+  };
+  for(size_t i = 0; i < BP_ARRAY_LEN(merged); i++) {
+    env[13] = (char *)merged[i];
+    CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+    CHECK_EQ_STR(id.base_hash, MERGE);
+    CHECK_EQ_STR(id.from[BP_IDENT_BASE_HASH],
+                 "CI_MERGE_REQUEST_TARGET_BRANCH_SHA");
+    CHECK_EQ_STR(id.hash, HEAD);
+    bpi_ident_cleanup(&id);
+  }
+  /* the default branch as the source: the request's own name */
+  env[2] = "CI_COMMIT_REF_NAME=trunk";
+  env[4] = "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME=trunk";
+  env[10] = "CI_DEFAULT_BRANCH=trunk";
+  env[11] = "CI_PROJECT_ID=1234";
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.branch, "pr-3:trunk");
+  bpi_ident_cleanup(&id);
+}
+
+/* A Bencher runner job with a start point: its branch missing, or the
+ * start point itself, is never published. */
+static void test_bencher_start_point(void)
+{
+  char *env[] = {"BENCHER_PROJECT=proj", "BENCHER_HASH=" HEAD,
+                 "BENCHER_START_POINT=main", NULL, NULL};
+  struct bp_ident id = {0};
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK(id.branch == NULL);
+  CHECK_EQ_INT(bpi_publish_ident_defaults(&id, tmpdir, &err), BP_OK);
+  CHECK(id.branch == NULL);   /* never "main" */
+  CHECK_EQ_INT(bpi_publish_ident_check(&id, &err), BPE_CONFIG);
+  CHECK(strstr(err.msg, "BENCHER_BRANCH") != NULL);
+  bpi_ident_cleanup(&id);
+  env[3] = "BENCHER_BRANCH=main";
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_INT(bpi_publish_ident_check(&id, &err), BPE_CONFIG);
+  bpi_ident_cleanup(&id);
+  env[3] = "BENCHER_BRANCH=feature";
+  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+  CHECK_EQ_INT(bpi_publish_ident_check(&id, &err), BP_OK);
+  bpi_ident_cleanup(&id);
+}
+
 static void test_nothing(void)
 {
   /* no CI, no repository: only the host name */
@@ -318,10 +487,15 @@ int main(void)
   test_gitlab();
   test_gitlab_fork();
   test_bencher();
+  test_github_base_head();
+  test_github_issue_comment();
+  test_gitlab_fork_pipeline_and_merged();
+  test_bencher_start_point();
   test_nothing();
   unlink(write_file("pr.json", ""));
   unlink(write_file("bad.json", ""));
   unlink(write_file("fork.json", ""));
+  unlink(write_file("basehead.json", ""));
   rmdir(tmpdir);
   return check_exit();
 }

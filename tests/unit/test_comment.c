@@ -897,9 +897,12 @@ static char *page_of(size_t n, size_t ours_at, long first_id)
   bpi_buf_init(&b);
   bpi_buf_addc(&b, '[');
   for(size_t i = 0; i < n; i++)
-    bpi_buf_printf(&b, "%s{\"id\": %ld, \"body\": \"%s\"}", i ? "," : "",
+    bpi_buf_printf(&b, "%s{\"id\": %ld, \"body\": \"%s\", "
+                   "\"user\": {\"login\": \"%s\", \"type\": \"User\"}, "
+                   "\"author\": {\"id\": %d}}", i ? "," : "",
                    first_id + (long)i, i == ours_at ?
-                   "old\\n<!-- benchprof:comment p/t -->" : "hello");
+                   "old\\n<!-- benchprof:comment p/t -->" : "hello",
+                   i == ours_at ? "Me" : "someone", i == ours_at ? 5 : 6);
   bpi_buf_addc(&b, ']');
   bpi_buf_addc(&b, '\0');
   return b.data;
@@ -916,20 +919,24 @@ static void test_post(void)
   struct bp_comment_posted res = {.id = NULL};
   struct bp_err err = {0};
 
-  /* ours is on page 2: GET, GET, PATCH */
+  /* ours is on page 2: GET, GET, who we are (GET /user: a login, in
+   * other letters than the comment's), PATCH */
   char *p1 = page_of(100, 1000, 1), *p2 = page_of(3, 1, 5000);
-  struct fake f = {.answers = {p1, p2, "{\"id\": 5001}"}};
+  struct fake f = {.answers = {p1, p2, "{\"login\": \"me\", \"id\": 1}",
+                               "{\"id\": 5001}"}};
   the_fake = &f;
   CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
-  CHECK_EQ_INT(f.n, 3);
+  CHECK_EQ_INT(f.n, 4);
   CHECK(starts(f.seen[0], "GET http://127.0.0.1:9/api/repos/"
         "own/repo/issues/42/comments?per_page=100&page=1|ghs_secret|"));
   CHECK(f.seen[1] && strstr(f.seen[1], "&page=2|"));
-  CHECK(starts(f.seen[2], "PATCH http://127.0.0.1:9/api/"
+  CHECK(starts(f.seen[2], "GET http://127.0.0.1:9/api/user|ghs_secret|"));
+  CHECK(starts(f.seen[3], "PATCH http://127.0.0.1:9/api/"
         "repos/own/repo/issues/comments/5001|ghs_secret|"));
-  CHECK(f.seen[2] && strstr(f.seen[2], "|{\"body\":\"\\u003c!-- benchprof:comment "
+  CHECK(f.seen[3] && strstr(f.seen[3], "|{\"body\":\"\\u003c!-- benchprof:comment "
         "p/t -->\\nhi \\\"there\\\"\\n\"}"));
-  CHECK(f.seen[2] && strstr(f.seen[2], "Accept: application/vnd.github+json"));
+  CHECK(f.seen[3] && strstr(f.seen[3], "Accept: application/vnd.github+json"));
+  CHECK_EQ_INT(res.foreign, 0);
   CHECK(res.updated && res.id && !strcmp(res.id, "5001"));
   for(size_t i = 0; i < f.n; i++)
     CHECK(!strstr(strchr(f.seen[i], ' '), "secret|") ||
@@ -959,13 +966,15 @@ static void test_post(void)
                                .number = "7", .token = "glpat-x"};
   res = (struct bp_comment_posted){.id = NULL};
   p1 = page_of(1, 0, 9);
-  struct fake h = {.answers = {p1, "{\"id\": 9}"}};
+  struct fake h = {.answers = {p1, "{\"id\": 5, \"username\": \"me\"}",
+                               "{\"id\": 9}"}};
   the_fake = &h;
   CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
   CHECK(starts(h.seen[0], "GET https://gitlab.com/api/v4/"
         "projects/grp%2Fproj/merge_requests/7/notes?per_page=100&page=1"));
   CHECK(h.seen[0] && strstr(h.seen[0], "||PRIVATE-TOKEN: glpat-x;|"));
-  CHECK(starts(h.seen[1], "PUT https://gitlab.com/api/v4/"
+  CHECK(starts(h.seen[1], "GET https://gitlab.com/api/v4/user|"));
+  CHECK(starts(h.seen[2], "PUT https://gitlab.com/api/v4/"
         "projects/grp%2Fproj/merge_requests/7/notes/9|"));
   CHECK(res.updated);
   fake_cleanup(&h);
@@ -1004,6 +1013,122 @@ static void test_post(void)
   bpi_comment_posted_cleanup(&res);
 }
 
+/* The marker is plain text: a comment by another account that carries it
+ * is never edited.  A user token: GET /user's login; an installation
+ * token (GET /user refused with 403): bot accounts only. */
+static void test_post_foreign(void)
+{
+  const char *md = "<!-- benchprof:comment p/t -->\nhi\n";
+  struct bp_forge_target t = {.forge = BP_FORGE_GITHUB,
+                              .api_url = "http://127.0.0.1:9",
+                              .repo = "own/repo", .number = "42",
+                              .token = "ghs_secret"};
+  struct bp_comment_transport tr = {.send = fake_send};
+  struct bp_comment_posted res = {.id = NULL};
+  struct bp_err err = {0};
+  /* ours_at 0 is by "Me"; we are "ci": a forged one, left alone */
+  char *p = page_of(2, 0, 10);
+  struct fake f = {.answers = {p, "{\"login\": \"ci\"}",
+                               "{\"id\": 99, \"body\": \"x\"}"},
+                   .status = {200, 200, 201}};
+  the_fake = &f;
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
+  CHECK_EQ_INT(f.n, 3);
+  CHECK(f.seen[2] && starts(f.seen[2], "POST http://127.0.0.1:9/repos/"
+        "own/repo/issues/42/comments|"));
+  CHECK(!res.updated && res.id && !strcmp(res.id, "99"));
+  CHECK_EQ_INT(res.foreign, 1);
+  fake_cleanup(&f);
+  bpi_comment_posted_cleanup(&res);
+
+  /* an installation token: "Me" is a user, not a bot: left alone; a
+   * "github-actions[bot]" Bot's is ours, a user named like one is not */
+  const char *bots = "[{\"id\": 1, \"body\": \"<!-- benchprof:comment p/t -->"
+    "\", \"user\": {\"login\": \"Me\", \"type\": \"User\"}},"
+    "{\"id\": 2, \"body\": \"<!-- benchprof:comment p/t -->\", \"user\": "
+    "{\"login\": \"evil[bot]\", \"type\": \"User\"}},"
+    "{\"id\": 3, \"body\": \"<!-- benchprof:comment p/t -->\", \"user\": "
+    "{\"login\": \"github-actions[bot]\", \"type\": \"Bot\"}}]";
+  res = (struct bp_comment_posted){.id = NULL};
+  struct fake g = {.answers = {bots, "{\"message\": \"Resource not "
+                               "accessible by integration\"}", "{\"id\": 3}"},
+                   .status = {200, 403, 200}};
+  the_fake = &g;
+  bpi_err_clear(&err);
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
+  CHECK_EQ_INT(g.n, 3);
+  CHECK(g.seen[2] && starts(g.seen[2], "PATCH http://127.0.0.1:9/repos/"
+        "own/repo/issues/comments/3|"));
+  CHECK(res.updated);
+  CHECK_EQ_INT(res.foreign, 2);
+  fake_cleanup(&g);
+  bpi_comment_posted_cleanup(&res);
+
+  /* a 403 in other words (a rate limit) says nothing of the token: an
+   * error, never "any bot" (that would post a second comment) */
+  res = (struct bp_comment_posted){.id = NULL};
+  struct fake r = {.answers = {bots, "{\"message\": \"API rate limit "
+                               "exceeded\"}"}, .status = {200, 403}};
+  the_fake = &r;
+  bpi_err_clear(&err);
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BPE_HTTP);
+  CHECK_EQ_INT(r.n, 2);
+  fake_cleanup(&r);
+  bpi_comment_posted_cleanup(&res);
+
+  /* GitLab: author.id against GET /user's id; the note with the marker
+   * is by user 5, we are 6: a new note */
+  t = (struct bp_forge_target){.forge = BP_FORGE_GITLAB, .repo = "9",
+                               .number = "7", .token = "glpat-x"};
+  res = (struct bp_comment_posted){.id = NULL};
+  struct fake h = {.answers = {p, "{\"id\": 6}",
+                               "{\"id\": 11, \"body\": \"x\"}"},
+                   .status = {200, 200, 201}};
+  the_fake = &h;
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
+  CHECK(h.seen[1] && starts(h.seen[1], "GET https://gitlab.com/api/v4/user|"));
+  CHECK(h.seen[2] && starts(h.seen[2], "POST https://gitlab.com/api/v4/"
+        "projects/9/merge_requests/7/notes|"));
+  CHECK(!res.updated && res.id && !strcmp(res.id, "11"));
+  CHECK_EQ_INT(res.foreign, 1);
+  fake_cleanup(&h);
+  bpi_comment_posted_cleanup(&res);
+  free(p);
+}
+
+/* The request's head now: GitHub's pulls API (head.sha), GitLab's merge
+ * requests API (sha); an answer without a commit hash is an error. */
+static void test_pr_head(void)
+{
+  struct bp_forge_target gh = {.forge = BP_FORGE_GITHUB,
+                               .api_url = "http://127.0.0.1:9/api/",
+                               .repo = "own/repo", .number = "42",
+                               .token = "ghs_secret"};
+  struct bp_forge_target gl = {.forge = BP_FORGE_GITLAB, .repo = "grp/proj",
+                               .number = "7", .token = "glpat-x"};
+  struct bp_comment_transport tr = {.send = fake_send};
+  struct bp_err err = {0};
+  char *sha = NULL;
+  struct fake f = {.answers = {
+    "{\"head\": {\"sha\": \"0123456789abcdef0123456789abcdef01234567\"}}",
+    "{\"iid\": 7, \"sha\": \"89abcdef0123456789abcdef0123456789abcdef\"}",
+    "{\"head\": {\"sha\": \"nothex\"}}"}};
+  the_fake = &f;
+  CHECK(bpi_comment_pr_head(&gh, &tr, &sha, &err) == BP_OK);
+  CHECK(sha && !strcmp(sha, "0123456789abcdef0123456789abcdef01234567"));
+  CHECK(starts(f.seen[0], "GET http://127.0.0.1:9/api/repos/own/repo/"
+               "pulls/42|ghs_secret|"));
+  free(sha);
+  CHECK(bpi_comment_pr_head(&gl, &tr, &sha, &err) == BP_OK);
+  CHECK(sha && !strcmp(sha, "89abcdef0123456789abcdef0123456789abcdef"));
+  CHECK(starts(f.seen[1], "GET https://gitlab.com/api/v4/projects/"
+               "grp%2Fproj/merge_requests/7|"));
+  free(sha);
+  CHECK(bpi_comment_pr_head(&gh, &tr, &sha, &err) == BPE_FORMAT);
+  CHECK(sha == NULL);
+  fake_cleanup(&f);
+}
+
 /* A POST whose answer is lost: the comments are listed again before any
  * other POST; the one it made is found by the marker, never posted twice.
  * When it was not made, it is posted again. */
@@ -1021,10 +1146,11 @@ static void test_post_lost_answer(void)
 
   /* GET (none), POST (answer lost), GET (ours is there): done */
   char *none = page_of(2, 1000, 1), *ours = page_of(3, 2, 1);
-  struct fake f = {.answers = {none, NULL, ours}, .status = {200, -1, 200}};
+  struct fake f = {.answers = {none, NULL, ours, "{\"login\": \"Me\"}"},
+                   .status = {200, -1, 200, 200}};
   the_fake = &f;
   CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
-  CHECK_EQ_INT(f.n, 3);
+  CHECK_EQ_INT(f.n, 4);
   CHECK(f.seen[1] && starts(f.seen[1], "POST "));
   CHECK(f.seen[2] && starts(f.seen[2], "GET "));
   CHECK(res.id && !strcmp(res.id, "3") && !res.updated);
@@ -1152,5 +1278,7 @@ int main(void)
   test_plot_comment();
   test_post();
   test_post_lost_answer();
+  test_post_foreign();
+  test_pr_head();
   return check_exit();
 }
