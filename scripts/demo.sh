@@ -16,7 +16,10 @@ make -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
 cd "$top"
 
 store="$top/benchprof-store"
-build/benchprof run -o benchprof-out --name example \
+# the branch from git; a copy without git (a tarball) or a detached HEAD
+# has none, and benchprof never guesses one: call it "demo"
+branch=$(git symbolic-ref -q --short HEAD 2>/dev/null || echo demo)
+build/benchprof run -o benchprof-out --name example --branch "$branch" \
   --store "file://$store" -- build/examples/bench
 
 cat <<EOT
