@@ -83,9 +83,25 @@ static bool parse_seconds(const char *s, long *ms)
   return true;
 }
 
+/* The long name of publishing option opt, for messages. */
+static const char *option_name(int opt)
+{
+  static const struct option opts[] = {BP_CLI_PUBLISH_LONGOPTS};
+  for(size_t i = 0; i < BP_ARRAY_LEN(opts); i++)
+    if(opts[i].val == opt)
+      return opts[i].name;
+  return "?";
+}
+
 int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
 {
   uint64_t n;
+  /* an empty name, path or URL is a slip (an unset variable in a job's
+   * script), never a choice: "--spool ''" read the current directory */
+  if(arg && !*arg) {
+    bp_msg_error("--%s: empty", option_name(opt));
+    return BP_EXIT_USAGE;
+  }
   switch(opt) {
   case 'v': p->verbose = true; break;
   case BP_CLI_PUB_NO_PUBLISH: p->enabled = false; break;

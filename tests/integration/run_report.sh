@@ -156,6 +156,12 @@ check "--retries 20 (the configuration's most) is taken" [ $? -eq 0 ]
 check "--retries 21 exits 2 and names the range" \
   sh -c '[ $1 -eq 2 ] && grep -q -- "--retries.*0 to 20" "$2"' sh $? \
   "$TMP/stderr"
+"$BENCHPROF" flush --spool '' 2>"$TMP/stderr"
+check "an empty --spool exits 2 and says so" \
+  sh -c '[ $1 -eq 2 ] && grep -q -- "--spool: empty" "$2"' sh $? "$TMP/stderr"
+"$BENCHPROF" run --no-publish --branch '' -- true 2>"$TMP/stderr"
+check "an empty --branch exits 2 and says so" \
+  sh -c '[ $1 -eq 2 ] && grep -q -- "--branch: empty" "$2"' sh $? "$TMP/stderr"
 "$BENCHPROF" run --no-publish --name '' -- true 2>"$TMP/stderr"
 check "an empty --name exits 2 and says so" \
   sh -c '[ $1 -eq 2 ] && grep -q -- "--name: empty" "$2"' sh $? "$TMP/stderr"
