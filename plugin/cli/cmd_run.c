@@ -80,7 +80,9 @@ static bool bmf_untouched(const struct bp_record_args *a,
 {
   const struct stat *b = &cap->bmf_before;
   struct stat now;
-  if(!cap->bmf_noted || !cap->bmf_existed || stat(a->bmf_file, &now))
+  /* a regular file: a device or a FIFO is read as it streams */
+  if(!cap->bmf_noted || !cap->bmf_existed || !S_ISREG(b->st_mode) ||
+     stat(a->bmf_file, &now))
     return false;
   return now.st_dev == b->st_dev && now.st_ino == b->st_ino &&
          now.st_size == b->st_size &&
