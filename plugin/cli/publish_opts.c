@@ -83,6 +83,13 @@ static bool parse_seconds(const char *s, long *ms)
   return true;
 }
 
+static bool identity_option(int opt)
+{
+  return opt == BP_CLI_PUB_PROJECT || opt == BP_CLI_PUB_BRANCH ||
+         opt == BP_CLI_PUB_HASH || opt == BP_CLI_PUB_TESTBED ||
+         opt == BP_CLI_PUB_BASE_BRANCH || opt == BP_CLI_PUB_BASE_HASH;
+}
+
 /* The long name of publishing option opt, for messages. */
 static const char *option_name(int opt)
 {
@@ -96,9 +103,14 @@ static const char *option_name(int opt)
 int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
 {
   uint64_t n;
-  /* an empty name, path or URL is a slip (an unset variable in a job's
-   * script), never a choice: "--spool ''" read the current directory */
   if(arg && !*arg) {
+    /* an identity's part left empty is not given: workflows pass
+     * --branch "$GITHUB_HEAD_REF", empty on a push, and CI detection
+     * then says the branch */
+    if(identity_option(opt))
+      return 0;
+    /* an empty path or URL is a slip (an unset variable in a job's
+     * script), never a choice: "--spool ''" read the current directory */
     bp_msg_error("--%s: empty", option_name(opt));
     return BP_EXIT_USAGE;
   }
@@ -168,10 +180,11 @@ void bp_cli_publish_usage(FILE *out, bool run)
       "\npublishing (after the report; see benchprof(1)):\n"
       "      --no-publish       write the report and artifacts only\n"
       "      --project P        the run's identity: Bencher project and the\n"
-      "      --branch B         store's keys (default: from git in the\n"
+      "      --branch B         store's keys (default: from CI or git in the\n"
       "      --hash H           current directory; project: the top-level\n"
-      "      --testbed T        directory's name; branch: main; testbed:\n"
-      "                         the host name)\n"
+      "      --testbed T        directory's name; testbed: the host name;\n"
+      "                         no branch is guessed: without one nothing\n"
+      "                         is published; empty: not given)\n"
       "      --base-branch B    a pull request's base branch, and its commit\n"
       "      --base-hash H      (Bencher's start point)\n"
       "      --store URL        file:///dir, s3://bucket/prefix or\n"

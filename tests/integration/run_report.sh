@@ -159,9 +159,15 @@ check "--retries 21 exits 2 and names the range" \
 "$BENCHPROF" flush --spool '' 2>"$TMP/stderr"
 check "an empty --spool exits 2 and says so" \
   sh -c '[ $1 -eq 2 ] && grep -q -- "--spool: empty" "$2"' sh $? "$TMP/stderr"
-"$BENCHPROF" run --no-publish --branch '' -- true 2>"$TMP/stderr"
-check "an empty --branch exits 2 and says so" \
-  sh -c '[ $1 -eq 2 ] && grep -q -- "--branch: empty" "$2"' sh $? "$TMP/stderr"
+"$BENCHPROF" run --no-publish -o "$TMP/nostore" --store '' -- true \
+  2>"$TMP/stderr"
+check "an empty --store exits 2 and says so" \
+  sh -c '[ $1 -eq 2 ] && grep -q -- "--store: empty" "$2"' sh $? "$TMP/stderr"
+# --branch "$GITHUB_HEAD_REF" on a push: empty, so not given (CI says it)
+"$BENCHPROF" run -q --no-publish -o "$TMP/nobranch" --branch '' -- \
+  sh -c 'echo ran' >"$TMP/stdout" 2>"$TMP/stderr"
+check "an empty --branch is not given: the command runs" \
+  sh -c '[ $1 -eq 0 ] && grep -q ran "$2"' sh $? "$TMP/stdout"
 "$BENCHPROF" run --no-publish --name '' -- true 2>"$TMP/stderr"
 check "an empty --name exits 2 and says so" \
   sh -c '[ $1 -eq 2 ] && grep -q -- "--name: empty" "$2"' sh $? "$TMP/stderr"
