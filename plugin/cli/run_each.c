@@ -208,8 +208,8 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
   /* counters measure the whole invocation: the benchmark's (repeated:
    * the repetitions' medians are in already, the sums are not wanted) */
   if(!b || !arts ||
-     (a->repeat <= 1 && bpi_report_add_counters(b, prof->meta.counters,
-                                                prof->meta.ncounters))) {
+     (a->repeat <= 1 && bpi_run_add_counters(b, prof->meta.counters,
+                                             prof->meta.ncounters))) {
     e->ok = false;
     goto out;
   }

@@ -31,13 +31,11 @@ static double iterations_covered(const struct bp_bench *b,
   return 0;
 }
 
-/* The counters as b's measures: per iteration when its harness sizes
- * the iteration count itself (Google Benchmark runs as many as fill its
- * minimum time, so a head that ran twice as many at the same speed
- * would count twice the events: a regression of nothing), else for the
- * whole invocation or marked range. */
-static bp_code add_counters(struct bp_bench *b, const struct bp_counter *c,
-                            size_t n)
+/* Google Benchmark runs as many iterations as fill its minimum time, so
+ * a head that ran twice as many at the same speed would count twice the
+ * events: a regression of nothing.  Hence per iteration. */
+bp_code bpi_run_add_counters(struct bp_bench *b, const struct bp_counter *c,
+                             size_t n)
 {
   double covered = iterations_covered(b, c, n);
   if(covered <= 0)
@@ -74,8 +72,8 @@ bp_code bpi_run_attach_counters(struct bp_report *rep,
   if(!rc)
     rc = bpi_report_bench_all(rep, names, nmarked, at);
   for(size_t i = 0; !rc && i < nmarked; i++)
-    rc = add_counters(&rep->benches[at[i]], marked[i].counters,
-                      marked[i].ncounters);
+    rc = bpi_run_add_counters(&rep->benches[at[i]], marked[i].counters,
+                              marked[i].ncounters);
   struct bp_run_bench *arts = rc ? NULL : calloc(rep->nbenches ?
                                                    rep->nbenches : 1,
                                                  sizeof(*arts));
@@ -97,8 +95,8 @@ bp_code bpi_run_attach_counters(struct bp_report *rep,
   for(size_t i = 0; i < rep->nbenches; i++)
     unmarked += !strcmp(arts[i].dir, ".");
   if(unmarked == 1 && rep->nbenches == 1)
-    return add_counters(&rep->benches[0], prof->meta.counters,
-                        prof->meta.ncounters);
+    return bpi_run_add_counters(&rep->benches[0], prof->meta.counters,
+                                prof->meta.ncounters);
   *unattached = unmarked;
   return BP_OK;
 }

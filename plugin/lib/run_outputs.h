@@ -30,6 +30,13 @@ struct bp_run_bench {
   const struct bp_export_record *written;
 };
 
+/* The counters c[0..n) as b's measures: per iteration when b's harness
+ * reports the CPU time of one (Google Benchmark sizes its iteration
+ * count itself), divided by the iterations task-clock covers; else as
+ * counted (the whole invocation, or a marked range).  BPE_NOMEM. */
+bp_code bpi_run_add_counters(struct bp_bench *b, const struct bp_counter *c,
+                             size_t n);
+
 /* Counters measure the whole invocation (prof's): they belong to its
  * benchmark when there is exactly one.  A benchmark the harness marked has
  * its own counters instead.  rep gets a benchmark named default_name when
