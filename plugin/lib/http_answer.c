@@ -346,7 +346,16 @@ bp_code bpi_http_fail(struct bp_err *err, bp_code code,
     size_t before = m.len;
     bpi_buf_adds(&m, ": ");
     size_t mark = m.len;
-    bpi_http_server_message(&m, a->resp->body.data, a->resp->body.len);
+    /* redacted before the message is cut to its length: a secret that
+     * straddles the cut would no longer be found whole */
+    struct bp_buf body;
+    bpi_buf_init(&body);
+    bpi_buf_add(&body, a->resp->body.data ? a->resp->body.data : "",
+                a->resp->body.len);
+    redact_secrets(&body, 0, req);
+    if(!bpi_buf_failed(&body))
+      bpi_http_server_message(&m, body.data, body.len);
+    bpi_buf_cleanup(&body);
     if(m.len == mark) {
       m.len = before;
       if(a->reason[0]) {

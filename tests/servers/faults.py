@@ -7,6 +7,9 @@ per request; once the list is used up every request is answered normally.
   NNN       answer status NNN with the JSON body {"message": "injected NNN"}
   echo:NNN  answer status NNN with a message that repeats every request
             header back (as a careless proxy's error page does)
+  echo:NNN:P the same, the message starting with P bytes of filler and
+            the Authorization header's value (so that a cut of the
+            message can fall inside the credentials)
   429:S     answer 429 with "Retry-After: S" (and the JSON body)
   hang:S    sleep S seconds (past the client's timeout), then answer normally
   truncate  answer 200 with a Content-Length larger than the body sent, then
@@ -45,10 +48,11 @@ def _parse_item(item):
     if item in ("ok", "truncate", "drop", "endless", "bigheaders"):
         return (item, None)
     if item.startswith("echo:"):
-        code = item[5:]
-        if len(code) == 3 and code.isdigit() and 400 <= int(code) <= 599:
-            return ("echo", int(code))
-        raise ValueError("faults: bad status in %r" % item)
+        code, _, pad = item[5:].partition(":")
+        if (len(code) == 3 and code.isdigit() and 400 <= int(code) <= 599
+                and (not pad or pad.isdigit())):
+            return ("echo", (int(code), int(pad or 0)))
+        raise ValueError("faults: bad status or filler in %r" % item)
     if item.startswith("hang:") or item.startswith("429:"):
         head, _, arg = item.partition(":")
         try:
@@ -133,8 +137,14 @@ class Faults:
         if kind == "status":
             self._error(handler, arg)
         elif kind == "echo":
+            status, pad = arg
             sent = "; ".join("%s: %s" % kv for kv in handler.headers.items())
-            self._error(handler, arg, message="rejected, you sent " + sent)
+            lead = ""
+            if pad:
+                lead = "x" * pad + (handler.headers.get("Authorization")
+                                    or "") + "; "
+            self._error(handler, status,
+                        message=lead + "rejected, you sent " + sent)
         elif kind == "429":
             self._error(handler, 429, retry_after=arg)
         elif kind == "truncate":
