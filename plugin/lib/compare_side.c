@@ -63,19 +63,6 @@ static bool web_url(const char *url)
   return url && (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7));
 }
 
-/* The web URL the side's files lie under: url_prefix (compare
- * --base-url/--head-url), else the folder of the stored manifest's URL
- * (a store read with a public URL: its artifacts lie beside it), else
- * NULL.  malloc'd. */
-static char *files_url(const struct side *s)
-{
-  if(web_url(s->url_prefix))
-    return strdup(s->url_prefix);
-  const char *m = bpi_json_str(s->manifest.publication, "manifest_url");
-  const char *slash = web_url(m) ? strrchr(m, '/') : NULL;
-  return slash ? strndup(m, (size_t)(slash - m)) : NULL;
-}
-
 /* prefix/file, each segment of file percent-encoded; NULL without
  * memory. */
 static char *join_file(const char *prefix, const char *file)
@@ -95,9 +82,11 @@ static char *join_file(const char *prefix, const char *file)
 }
 
 /* The public URL of a run's artifact file (relative to the run): the one
- * the publication recorded for it when a viewer can open it, else one
- * under files_url(), else the recorded one (a file:// store's), else
- * NULL.  A stored manifest (publish.c) gives each artifact its "url":
+ * the publication recorded for it when a viewer can open it (a fetched
+ * side's are its keys' under the store's public URL, compare_store.c),
+ * else url_prefix/file (compare --base-url/--head-url), else the
+ * recorded one (a file:// store's), else NULL.  A stored manifest
+ * (publish.c) gives each artifact its "url":
  *   {"benchmarks": [{"artifacts": [{"file": F, "url": U}, ...]}, ...]} */
 char *bpi_cmp_artifact_url(const struct side *s, const char *file)
 {
@@ -110,11 +99,9 @@ char *bpi_cmp_artifact_url(const struct side *s, const char *file)
       recorded = b->arts[k].url;
   if(web_url(recorded))
     return strdup(recorded);
-  char *prefix = files_url(s);
-  char *url = prefix ? join_file(prefix, file)
-                     : recorded ? strdup(recorded) : NULL;
-  free(prefix);
-  return url;
+  if(s->url_prefix && *s->url_prefix)
+    return join_file(s->url_prefix, file);
+  return recorded ? strdup(recorded) : NULL;
 }
 
 /* Bencher's console for an API host: the cloud's API is api.bencher.dev,

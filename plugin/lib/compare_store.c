@@ -163,6 +163,35 @@ static bp_code fetch_bench(struct bp_store *st,
   return BP_OK;
 }
 
+static bool web_url(const char *url)
+{
+  return url && (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7));
+}
+
+/* A store published without a public URL recorded its artifacts' URLs as
+ * file:// ones, which no viewer opens; read with a public URL (compare
+ * --public-url), each artifact's URL is that of its key there. */
+static bp_code web_urls(const struct bp_store *st, struct bp_manifest *m,
+                        struct bp_err *err)
+{
+  for(size_t i = 0; i < m->nbenches; i++)
+    for(size_t k = 0; k < m->benches[i].narts; k++) {
+      struct bp_manifest_artifact *a = &m->benches[i].arts[k];
+      if(!a->key || web_url(a->url))
+        continue;
+      char *url = bpi_store_public_url(st, a->key);
+      if(!url)
+        return bpi_err_set(err, BPE_NOMEM, 0, "fetch: artifact URL");
+      if(!web_url(url)) {
+        free(url);
+        continue;
+      }
+      free(a->url);
+      a->url = url;
+    }
+  return BP_OK;
+}
+
 /* The fetched side's report.json: the stored manifest's "results". */
 static bp_code write_results(const struct bp_manifest *m, const char *dir,
                              struct bp_err *err)
@@ -210,6 +239,8 @@ bp_code bpi_compare_fetch(struct bp_store *st, const char *key,
     rc = fetch_bench(st, &m.benches[i], key, dir, err);
   if(!rc)
     rc = write_results(&m, dir, err);
+  if(!rc)
+    rc = web_urls(st, &m, err);
   if(!rc) {
     url = bpi_store_public_url(st, key);
     rc = write_side_manifest(&m, url, dir, err);
