@@ -428,23 +428,24 @@ static const struct bp_cmp_measure *counter_of(const struct bp_cmp_bench *b,
 }
 
 /* The measure whose change is the whole benchmark's, in what its
- * function costs count: per iteration the harness's time of one
- * ("latency"); per run, for a clock, the task-clock counter (else the
+ * function costs count: for a clock the task-clock counter (else the
  * clock's own); for a hardware event the counter of its name, else of
- * its name without modifiers ("cycles" for "cycles:u").  NULL when the
- * report has none of them. */
+ * its name without modifiers ("cycles" for "cycles:u"); with none of
+ * them, per iteration, the harness's time of one ("latency", wall time
+ * where the costs are CPU time).  The counters are per iteration where
+ * the costs are (run_outputs.c).  NULL when the report has none. */
 static const struct bp_cmp_measure *whole_measure(const struct bp_cmp_bench *b)
 {
   const char *event = b->head.event ? b->head.event : b->base.event;
   const struct bp_cmp_measure *m = NULL;
-  if(b->per_iteration)
-    return both_sides(b, "latency");
   if(b->head.time_event)
     m = both_sides(b, "task-clock");
   if(!m && event)
     m = counter_of(b, event, strlen(event));
   if(!m && event && strchr(event, ':'))
     m = counter_of(b, event, strcspn(event, ":"));
+  if(!m && b->per_iteration)
+    m = both_sides(b, "latency");
   return m;
 }
 
