@@ -213,21 +213,23 @@ static char *run_head(const struct comment_args *a)
 }
 
 /* Whether the request has moved on past the compared commit (a re-run
- * of an older job): its comment, about the newer head, is kept.  When the
- * forge cannot say, the comment is posted as before, with a warning. */
+ * of an older job): its comment, about the newer head, is kept.  The
+ * compared commit may be the head or the merge commit the forge made of
+ * it (a job that passes --hash "$GITHUB_SHA").  When the forge cannot
+ * say, the comment is posted as before, with a warning. */
 static bool stale(const struct comment_args *a,
                   const struct bp_comment_transport *tr)
 {
-  char *head = run_head(a), *now = NULL;
+  char *head = run_head(a), *now = NULL, *merge = NULL;
   struct bp_err err = {0};
   bool old = false;
   if(!head)
     return false;
-  if(bpi_comment_pr_head(&a->target, tr, &now, &err))
+  if(bpi_comment_pr_head(&a->target, tr, &now, &merge, &err))
     bp_msg_warn("cannot read the request's head commit (%s): posting "
                 "without checking that %.12s is still its head", err.msg,
                 head);
-  else if(strcmp(now, head)) {
+  else if(strcmp(now, head) && !(merge && !strcmp(merge, head))) {
     old = true;
     bp_msg_note("%s %s#%s is now at %.12s, and this comparison is of "
                 "%.12s: its comment is left as it is",
@@ -235,6 +237,7 @@ static bool stale(const struct comment_args *a,
                 "pull request", a->target.repo, a->target.number, now, head);
   }
   free(now);
+  free(merge);
   free(head);
   return old;
 }

@@ -501,13 +501,15 @@ static bool commit_hash(const char *sha)
 
 bp_code bpi_comment_pr_head(const struct bp_forge_target *t,
                             const struct bp_comment_transport *tr,
-                            char **sha, struct bp_err *err)
+                            char **sha, char **merge, struct bp_err *err)
 {
   struct bp_buf url;
   struct bp_http_resp resp = {.status = 0};
   struct bp_comment_posted ignored = {.id = NULL};
   bool gitlab = t->forge == BP_FORGE_GITLAB;
   *sha = NULL;
+  if(merge)
+    *merge = NULL;
   bpi_buf_init(&url);
   bpi_buf_init(&resp.body);
   bp_code rc = check_target(t, err);
@@ -531,6 +533,10 @@ bp_code bpi_comment_pr_head(const struct bp_forge_target *t,
     else
       rc = bpi_err_set(err, BPE_FORMAT, 0, "GET %s: no %s commit hash in "
                        "the answer", url.data, gitlab ? "sha" : "head.sha");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "merge_commit_sha");
+    if(!rc && merge && cJSON_IsString(m) && commit_hash(m->valuestring) &&
+       !(*merge = strdup(m->valuestring)))
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "comment");
     cJSON_Delete(j);
   }
   bpi_buf_cleanup(&resp.body);

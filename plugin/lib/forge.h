@@ -92,14 +92,19 @@ bp_code bpi_comment_post(const struct bp_forge_target *t,
                          const struct bp_comment_transport *tr,
                          struct bp_comment_posted *res, struct bp_err *err);
 
-/* The request's head commit now, as the forge says:
- *   GitHub  GET {api}/repos/{owner}/{repo}/pulls/{n}        -> head.sha
- *   GitLab  GET {api}/projects/{id}/merge_requests/{iid}    -> sha
- * *sha malloc'd (40 or 64 lowercase hex).  A comparison of an older
- * commit (a re-run) must not replace the comment on a newer one. */
+/* The request's head commit now, as the forge says, and the merge
+ * commit the forge made of it (what a job of GitHub's pull_request
+ * event checks out, GITHUB_SHA):
+ *   GitHub  GET {api}/repos/{owner}/{repo}/pulls/{n}
+ *           -> head.sha, merge_commit_sha
+ *   GitLab  GET {api}/projects/{id}/merge_requests/{iid}
+ *           -> sha, merge_commit_sha
+ * *sha malloc'd (40 or 64 lowercase hex); *merge (when merge is not
+ * NULL) malloc'd, or NULL when the forge has none.  A comparison of an
+ * older commit (a re-run) must not replace the comment on a newer one. */
 bp_code bpi_comment_pr_head(const struct bp_forge_target *t,
                             const struct bp_comment_transport *tr,
-                            char **sha, struct bp_err *err);
+                            char **sha, char **merge, struct bp_err *err);
 
 /* ------------------------------------------------------ commit status */
 

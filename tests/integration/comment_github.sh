@@ -177,6 +177,24 @@ assert [r["path"] for r in reqs if r["path"].endswith("/pulls/6")] == \
 assert reqs[-1]["path"] == "/repos/own/repo/pulls/6", reqs
 PY
 
+# a job that compared the merge commit GitHub made of the head (--hash
+# "$GITHUB_SHA"): not a re-run of an older head, so its comment is posted
+MERGE=3333333333333333333333333333333333333333
+forge_standin github "$TMP/gh5" "$TOKEN" 0
+printf '{"7": {"head": "%s", "merge": "%s"}}\n' "$NEW" "$MERGE" \
+  >"$TMP/gh5/pulls.json"
+forge_comparison "$TMP/merge" "$MERGE" 0 0 1 'the merge commit'
+GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/merge/comment.md" \
+  --github own/repo --pr 7 --api-url "$FORGE_URL" >/dev/null \
+  2>"$TMP/merge.err"
+check "head check, the merge commit compared: exit 0" [ $? -eq 0 ]
+pycheck "head check, the merge commit compared: the comment posted" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh5")
+state = json.load(open(os.path.join(d, "state.json")))
+assert len(state) == 1 and "the merge commit" in state[0]["body"], state
+PY
+
 # a wrong token: the server's refusal, exit 1, the comment kept
 GITHUB_TOKEN=wrong "$BENCHPROF" comment --markdown "$TMP/c1.md" \
   --github own/repo --pr 5 --api-url "$API" >/dev/null 2>"$TMP/bad.err"

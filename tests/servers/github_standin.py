@@ -17,8 +17,10 @@ Listens on 127.0.0.1 on a free port and writes it to DIR/port.  Serves
         integration", and whose comments are by "github-actions[bot]"
         (type Bot).  --other TOKEN2 is a second account, "pr-author"
         (type User), for comments written by someone else.
-  GET   /repos/{o}/{r}/pulls/{n}   {"number", "head": {"sha"}}: the heads
-        the test wrote in DIR/pulls.json ({"5": SHA}); 404 for others
+  GET   /repos/{o}/{r}/pulls/{n}   {"number", "head": {"sha"},
+        "merge_commit_sha"}: the heads the test wrote in DIR/pulls.json
+        ({"5": SHA}, or {"5": {"head": SHA, "merge": SHA2}}); 404 for
+        others
 and checks each request the way GitHub would: the bearer token, the JSON
 body, per_page at most 100.  Each comment has its author in "user"
 ({login, id, type}), as GitHub's answers do.  Starts with SEED (default 130) comments by
@@ -112,8 +114,12 @@ class Handler(ForgeHandler):
         heads = read_heads(os.path.join(DIR, "pulls.json"))
         if number not in heads:
             return self.answer(404, {"message": "Not Found"})
+        head = heads[number]
+        if isinstance(head, str):
+            head = {"head": head}
         self.answer(200, {"number": int(number), "state": "open",
-                          "head": {"sha": heads[number]}})
+                          "head": {"sha": head["head"]},
+                          "merge_commit_sha": head.get("merge")})
 
     def do_GET(self):
         u = urlsplit(self.path)

@@ -1109,22 +1109,28 @@ static void test_pr_head(void)
   struct bp_comment_transport tr = {.send = fake_send};
   struct bp_err err = {0};
   char *sha = NULL;
+  char *merge = NULL;
   struct fake f = {.answers = {
-    "{\"head\": {\"sha\": \"0123456789abcdef0123456789abcdef01234567\"}}",
-    "{\"iid\": 7, \"sha\": \"89abcdef0123456789abcdef0123456789abcdef\"}",
+    "{\"head\": {\"sha\": \"0123456789abcdef0123456789abcdef01234567\"}, "
+    "\"merge_commit_sha\": \"fedcba9876543210fedcba9876543210fedcba98\"}",
+    "{\"iid\": 7, \"sha\": \"89abcdef0123456789abcdef0123456789abcdef\", "
+    "\"merge_commit_sha\": null}",
     "{\"head\": {\"sha\": \"nothex\"}}"}};
   the_fake = &f;
-  CHECK(bpi_comment_pr_head(&gh, &tr, &sha, &err) == BP_OK);
+  CHECK(bpi_comment_pr_head(&gh, &tr, &sha, &merge, &err) == BP_OK);
   CHECK(sha && !strcmp(sha, "0123456789abcdef0123456789abcdef01234567"));
+  CHECK(merge && !strcmp(merge, "fedcba9876543210fedcba9876543210fedcba98"));
   CHECK(starts(f.seen[0], "GET http://127.0.0.1:9/api/repos/own/repo/"
                "pulls/42|ghs_secret|"));
   free(sha);
-  CHECK(bpi_comment_pr_head(&gl, &tr, &sha, &err) == BP_OK);
+  free(merge);
+  CHECK(bpi_comment_pr_head(&gl, &tr, &sha, &merge, &err) == BP_OK);
   CHECK(sha && !strcmp(sha, "89abcdef0123456789abcdef0123456789abcdef"));
+  CHECK(merge == NULL);
   CHECK(starts(f.seen[1], "GET https://gitlab.com/api/v4/projects/"
                "grp%2Fproj/merge_requests/7|"));
   free(sha);
-  CHECK(bpi_comment_pr_head(&gh, &tr, &sha, &err) == BPE_FORMAT);
+  CHECK(bpi_comment_pr_head(&gh, &tr, &sha, NULL, &err) == BPE_FORMAT);
   CHECK(sha == NULL);
   fake_cleanup(&f);
 }
