@@ -30,8 +30,13 @@ out=$("$wrap" --output)
 # --keep-status: benchprof's own failures (results it cannot read, a
 # setup that fails before CMD starts) never change CMD's exit status,
 # unless strict
+# signature FILE: inode, size and times of FILE, empty when absent
+signature() {
+  stat -c '%i %s %Y %y %z' "$1" 2>/dev/null || true
+}
 if [ -n "$file" ]; then
   rm -f "$out/report.json"
+  before=$(signature "$file")
   "$bp" run --keep-status --no-bencher -o "$out" --bmf "$file" -- "$@"
   status=$?
   # the merged report replaces the harness's file in one rename; without
@@ -42,7 +47,10 @@ if [ -n "$file" ]; then
     :
   else
     rm -f "$file.benchprof.tmp"
-    if [ -e "$file" ]; then
+    if [ -e "$file" ] && [ -n "$before" ] &&
+       [ "$(signature "$file")" = "$before" ]; then
+      echo "benchprof: the harness did not write $file: it holds what was there before the command ran (a previous job's results, not this run's)" >&2
+    elif [ -e "$file" ]; then
       echo "benchprof: $file keeps the harness's results (no report)" >&2
     else
       echo "benchprof: the harness wrote no $file: there are no results to hand back" >&2

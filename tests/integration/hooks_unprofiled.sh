@@ -246,4 +246,12 @@ chmod +x "$TMP/tools/badbmf"
 check "Bencher, a file benchprof cannot read: exit 0, the file kept" sh -c \
   "[ $? -eq 0 ] && cmp -s '$TMP/kept.json' '$TMP/results.json' &&
    grep -q \"keeps the harness's results\" '$TMP/bn-bad.err'"
+# a previous job's file the harness did not write: not called its results
+printf '{"old": {"latency": {"value": 1}}}' >"$TMP/results.json"
+touch -d 2020-01-01 "$TMP/results.json"
+"$HOOKS/bencher/entrypoint.sh" --file "$TMP/results.json" -- \
+  "$TMP/tools/nobmf" 0 >"$TMP/bn-stale.out" 2>"$TMP/bn-stale.err"
+check "Bencher, a previous job's file: exit 0, said to be no results" sh -c \
+  "[ $? -eq 0 ] && grep -q 'did not write .*results.json' '$TMP/bn-stale.err' &&
+   ! grep -q \"keeps the harness's results\" '$TMP/bn-stale.err'"
 finish
