@@ -93,8 +93,8 @@ struct bp_cmp_measure {
 /* Where a benchmark's noise band for its functions comes from. */
 enum bp_cmp_band_basis {
   BP_CMP_BAND_CONFIRMED = 0, /* the measure's change is confirmed: {0} */
-  BP_CMP_BAND_TOTAL          /* not confirmed (within noise, one run a
-                                side, no such measure): the change of the
+  BP_CMP_BAND_INTERVAL,      /* the measure's interval, 0 included */
+  BP_CMP_BAND_TOTAL          /* no interval to go by: the change of the
                                 profile's total cost, 0 included */
 };
 
@@ -108,9 +108,8 @@ enum bp_cmp_band_basis {
 struct bp_cmp_band {
   double lo, hi;
   enum bp_cmp_band_basis basis;
-  const char *measure;     /* CONFIRMED: the measure confirmed (its slug,
-                              in the benchmark's measures); NULL for
-                              TOTAL */
+  const char *measure;     /* the measure it comes from (its slug, in the
+                              benchmark's measures); NULL for TOTAL */
 };
 
 /* Whether a cost's change d +- half (its Poisson interval) lies wholly
@@ -120,8 +119,8 @@ bool bpi_compare_beyond_band(const struct bp_cmp_band *band, double base,
 
 /* Whether the band lets a change through unnamed (it is wider than {0}). */
 bool bpi_compare_band_wide(const struct bp_cmp_band *band);
-/* The band in words for a sentence: "the total cost's change, +0.0% to
- * +16.5%" (no markup). */
+/* The band in words for a sentence: "task-clock's interval, -11.7% to
+ * +38.8%" or "the total cost's change, +0.0% to +16.5%" (no markup). */
 void bpi_compare_band_text(const struct bp_cmp_band *band,
                            struct bp_buf *out);
 

@@ -395,7 +395,10 @@ bool bpi_compare_band_wide(const struct bp_cmp_band *band)
 void bpi_compare_band_text(const struct bp_cmp_band *band,
                            struct bp_buf *out)
 {
-  bpi_buf_adds(out, "the total cost's change");
+  if(band->basis == BP_CMP_BAND_INTERVAL && band->measure)
+    bpi_buf_printf(out, "%s's interval", band->measure);
+  else
+    bpi_buf_adds(out, "the total cost's change");
   bpi_buf_printf(out, ", %+.1f%% to %+.1f%%", 100 * band->lo,
                  100 * band->hi);
 }
@@ -458,8 +461,9 @@ static double max0(double x)
 
 /* The change b's own noise allows every function (struct bp_cmp_band):
  * none when its measure's change is confirmed (a uniform real change is
- * then every function's); else the change of the profile's total cost,
- * what a uniform drift would make of every function. */
+ * then every function's); the measure's interval when it has one; else
+ * the change of the profile's total cost, the most a uniform drift can
+ * have made of it. */
 static void noise_band(struct bp_cmp_bench *b)
 {
   const struct bp_cmp_measure *m = whole_measure(b);
@@ -469,14 +473,18 @@ static void noise_band(struct bp_cmp_bench *b)
     b->band.measure = m->slug;
     return;
   }
-  /* not confirmed: the change every function shares, the profile's
-   * total, is taken for the job's drift.  Not the measure's interval:
-   * a function that really changed moves the total too, and the upper
-   * end of an interval around that would hide it */
-  double base = (double)b->base.samples * bpi_compare_sample_cost(b, 0);
-  double head = (double)b->head.samples * bpi_compare_sample_cost(b, 1);
-  b->band.basis = BP_CMP_BAND_TOTAL;
-  lo = hi = base > 0 ? head / base - 1 : 0;
+  if(m && m->has_interval) {
+    b->band.basis = BP_CMP_BAND_INTERVAL;
+    b->band.measure = m->slug;
+    lo = m->pct_lo / 100;
+    hi = m->pct_hi / 100;
+  }
+  else {
+    double base = (double)b->base.samples * bpi_compare_sample_cost(b, 0);
+    double head = (double)b->head.samples * bpi_compare_sample_cost(b, 1);
+    b->band.basis = BP_CMP_BAND_TOTAL;
+    lo = hi = base > 0 ? head / base - 1 : 0;
+  }
   b->band.lo = min0(lo);
   b->band.hi = max0(hi);
 }

@@ -168,14 +168,14 @@ static cJSON *json_func(const struct bp_cmp_bench *cb,
 
 static const char *band_basis_name(enum bp_cmp_band_basis x)
 {
-  return x == BP_CMP_BAND_TOTAL ? "total-cost" : "confirmed";
+  return x == BP_CMP_BAND_INTERVAL ? "interval" :
+         x == BP_CMP_BAND_TOTAL ? "total-cost" : "confirmed";
 }
 
 /* The change the benchmark's own noise allows every function (null
- * without costs): "functions_noise_band_pct": [lo, hi], as
- * "functions_noise_band_basis" says: "confirmed" ([0, 0]; the measure
- * confirmed in "functions_noise_band_measure") or "total-cost" (the
- * profile's total cost's change; no measure). */
+ * without costs): "functions_noise_band_pct": [lo, hi], from
+ * "functions_noise_band_measure" (null: the profile's total cost), as
+ * "functions_noise_band_basis" says. */
 static void json_band(cJSON *o, const struct bp_cmp_bench *cb)
 {
   if(!cb->has_cost) {

@@ -886,9 +886,8 @@ static bool significant(const struct bp_cmp_bench *b, const char *name)
  * change allows. */
 static void test_function_band(void)
 {
-  /* every function 5% more, task-clock within noise (its interval is
-   * -1.0% (103/104) to +7.0% (107/100), below the 5% threshold): the
-   * total cost's +5% is taken for drift */
+  /* every function 5% more, task-clock within noise: its interval is
+   * -1.0% (103/104) to +7.0% (107/100), below the 5% threshold */
   const char *base_reps = "[100, 101, 102, 103, 104]";
   const char *head_reps = "[103, 104, 105, 106, 107]";
   struct clock_side drift[2] = {
@@ -898,10 +897,12 @@ static void test_function_band(void)
   const struct bp_cmp_bench *b = c ? bench(c, "b") : NULL;
   const struct bp_cmp_measure *m = measure(b, "task-clock");
   CHECK(m && m->has_interval && !m->flag);
-  CHECK(b && b->band.basis == BP_CMP_BAND_TOTAL && !b->band.measure);
-  CHECK(b && near(b->band.lo, 0) && near(b->band.hi, 0.05));
+  CHECK(b && b->band.basis == BP_CMP_BAND_INTERVAL && b->band.measure &&
+        !strcmp(b->band.measure, "task-clock"));
+  CHECK(b && near(b->band.lo, 103.0 / 104 - 1) &&
+        near(b->band.hi, 107.0 / 100 - 1));
   /* hot: +500 ms, its Poisson half-width about 420 ms: 0 is left out,
-   * yet 5% of its 10 s is 500 ms */
+   * yet 7% of its 10 s is 700 ms */
   const struct bp_cmp_func *hot = func(b, "hot");
   CHECK(hot && hot->d_self_cost > hot->self_half);
   CHECK(b && !significant(b, "hot") && !significant(b, "cold") &&
@@ -912,9 +913,9 @@ static void test_function_band(void)
   if(c)
     bpi_compare_json(c, &j);
   bpi_buf_addc(&j, '\0');
-  CHECK(strstr(j.data, "\"functions_noise_band_pct\": [0, 5") &&
-        strstr(j.data, "\"functions_noise_band_measure\": null, "
-               "\"functions_noise_band_basis\": \"total-cost\""));
+  CHECK(strstr(j.data, "\"functions_noise_band_pct\": [-0.9615") &&
+        strstr(j.data, "\"functions_noise_band_measure\": \"task-clock\", "
+               "\"functions_noise_band_basis\": \"interval\""));
   /* the flame graph colours what the table names: hot is white */
   bpi_buf_reset(&j);
   struct bp_err err = {0};
@@ -929,12 +930,11 @@ static void test_function_band(void)
   const char *fill = t ? strstr(t, "fill=") : NULL;
   CHECK(fill && !strncmp(fill, "fill=\"rgb(250,250,250)\"", 23));
   CHECK(strstr(j.data, "white too: a change the benchmark's own noise could "
-               "make of a frame's base cost (the total cost's change, +0.0% "
-               "to +5.0%)"));
+               "make of a frame's base cost (task-clock's interval, -1.0% to "
+               "+7.0%)"));
   bpi_compare_free(c);
 
-  /* the same task-clock, one function 50% slower (the total +8.3%):
-   * named, the others not */
+  /* the same task-clock, one function 50% slower: named, the others not */
   struct clock_side one[2] = {
     {"p;main;hot 10000\np;main;slow 2000\n", base_reps, 102, NULL, NULL},
     {"p;main;hot 10000\np;main;slow 3000\n", head_reps, 105, NULL, NULL}};
@@ -948,8 +948,8 @@ static void test_function_band(void)
   bpi_buf_addc(&j, '\0');
   CHECK(strstr(j.data, "99% for all of the benchmark's functions together; "
                "a change the benchmark's own noise could make of a "
-               "function's base cost (the total cost's change, +0.0% to "
-               "+8.3%) is not named):"));
+               "function's base cost (task-clock's interval, -1.0% to "
+               "+7.0%) is not named):"));
   CHECK(strstr(j.data, "Grew most: **slow**"));
   bpi_compare_free(c);
 
