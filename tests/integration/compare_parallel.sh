@@ -24,11 +24,14 @@ n, marked, factor, bmf = (int(sys.argv[1]), int(sys.argv[2]),
                           float(sys.argv[3]), sys.argv[4])
 fd = os.open(os.environ["BENCHPROF_CONTROL"], os.O_WRONLY)
 for i in range(marked):
-    os.write(fd, b"begin - b%d\n" % i)
+    # the lines carry their own times (CLOCK_MONOTONIC): "-", the time
+    # benchprof reads them, lands after a 4 ms benchmark on a busy
+    # machine, whose range then holds none of its samples
+    os.write(fd, b"begin %d b%d\n" % (time.monotonic_ns(), i))
     until = time.process_time() + 0.004
     while time.process_time() < until:
         pass
-    os.write(fd, b"end -\n")
+    os.write(fd, b"end %d\n" % time.monotonic_ns())
 os.close(fd)
 bmf_out = {"b%d" % i: {"latency": {"value": 1000.0 * (factor if i % 3 else 1)}}
            for i in range(marked)}
