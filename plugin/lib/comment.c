@@ -639,7 +639,7 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
   bpi_buf_init(&cmp);
   bpi_buf_init(&diff);
   bpi_buf_adds(b, "\n");
-  if(bpi_comment_web_url(cb->base.gecko_url) && bpi_comment_web_url(cb->head.gecko_url)) {
+  if(bpi_text_web_url(cb->base.gecko_url) && bpi_text_web_url(cb->head.gecko_url)) {
     bpi_buf_adds(&view_a, "base: ");
     bpi_buf_adds(&view_a, cb->name);
     bpi_buf_adds(&view_b, "head: ");

@@ -11,8 +11,6 @@
 
 /* A code span when s can be one, else escaped text. */
 void bpi_comment_md_code(struct bp_buf *b, const char *s);
-/* Whether url is an http(s) URL. */
-bool bpi_comment_web_url(const char *url);
 /* A link target: only http(s) URLs (false, nothing added, for others);
  * bytes that could end the target or start markup percent-encoded. */
 bool bpi_comment_md_url(struct bp_buf *b, const char *url);

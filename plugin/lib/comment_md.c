@@ -239,17 +239,12 @@ bool bpi_comment_bench_plot(struct bp_buf *b, const struct bp_cmp *c,
   return bpi_comment_bencher_plot(b, &p);
 }
 
-bool bpi_comment_web_url(const char *url)
-{
-  return url && (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7));
-}
-
 /* A link target: only http(s) URLs; bytes that could end the target or
  * start markup are percent-encoded. */
 bool bpi_comment_md_url(struct bp_buf *b, const char *url)
 {
   static const char hex[] = "0123456789ABCDEF";
-  if(!bpi_comment_web_url(url))
+  if(!bpi_text_web_url(url))
     return false;
   for(const unsigned char *p = (const unsigned char *)url; *p; p++) {
     if(*p > 0x20 && *p < 0x7f && !strchr("()<>\"'`|\\^{} ", *p))

@@ -58,11 +58,6 @@ out:
   return rc;
 }
 
-static bool web_url(const char *url)
-{
-  return url && (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7));
-}
-
 /* prefix/file, each segment of file percent-encoded; NULL without
  * memory. */
 static char *join_file(const char *prefix, const char *file)
@@ -97,7 +92,7 @@ char *bpi_cmp_artifact_url(const struct side *s, const char *file)
   for(size_t k = 0; b && k < b->narts && !recorded; k++)
     if(b->arts[k].file && b->arts[k].url && !strcmp(b->arts[k].file, file))
       recorded = b->arts[k].url;
-  if(web_url(recorded))
+  if(bpi_text_web_url(recorded))
     return strdup(recorded);
   if(s->url_prefix && *s->url_prefix)
     return join_file(s->url_prefix, file);

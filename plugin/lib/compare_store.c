@@ -163,11 +163,6 @@ static bp_code fetch_bench(struct bp_store *st,
   return BP_OK;
 }
 
-static bool web_url(const char *url)
-{
-  return url && (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7));
-}
-
 /* A store published without a public URL recorded its artifacts' URLs as
  * file:// ones, which no viewer opens; read with a public URL (compare
  * --public-url), each artifact's URL is that of its key there. */
@@ -177,12 +172,12 @@ static bp_code web_urls(const struct bp_store *st, struct bp_manifest *m,
   for(size_t i = 0; i < m->nbenches; i++)
     for(size_t k = 0; k < m->benches[i].narts; k++) {
       struct bp_manifest_artifact *a = &m->benches[i].arts[k];
-      if(!a->key || web_url(a->url))
+      if(!a->key || bpi_text_web_url(a->url))
         continue;
       char *url = bpi_store_public_url(st, a->key);
       if(!url)
         return bpi_err_set(err, BPE_NOMEM, 0, "fetch: artifact URL");
-      if(!web_url(url)) {
+      if(!bpi_text_web_url(url)) {
         free(url);
         continue;
       }

@@ -4,6 +4,7 @@
 #include "forge.h"
 #include "comment.h"   /* the marker, URL encoding */
 #include "err.h"
+#include "text.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -202,12 +203,6 @@ void bpi_comment_posted_cleanup(struct bp_comment_posted *p)
   free(p->url);
   p->id = NULL;
   p->url = NULL;
-}
-
-/* Only http(s) pages are linked. */
-static bool web_url(const char *url)
-{
-  return url && (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7));
 }
 
 /* One request through the transport; the answer's body in resp. */
@@ -477,7 +472,8 @@ bp_code bpi_comment_post(const struct bp_forge_target *t,
   cJSON *answer = cJSON_ParseWithLength(resp.body.data ? resp.body.data : "",
                                         resp.body.len);
   const cJSON *html = cJSON_GetObjectItemCaseSensitive(answer, "html_url");
-  if(cJSON_IsString(html) && web_url(html->valuestring))
+  /* only http(s) pages are linked */
+  if(cJSON_IsString(html) && bpi_text_web_url(html->valuestring))
     res->url = strdup(html->valuestring);
   cJSON_Delete(answer);
   bpi_buf_cleanup(&wrapped);
@@ -585,7 +581,7 @@ void bpi_comment_status_body(const struct bp_forge_target *t, bool failed,
   bpi_buf_json_str(out, BP_COMMENT_STATUS_CONTEXT);
   bpi_buf_adds(out, ",\"description\":");
   bpi_buf_json_str(out, desc);
-  if(web_url(target_url)) {
+  if(bpi_text_web_url(target_url)) {
     bpi_buf_adds(out, ",\"target_url\":");
     bpi_buf_json_str(out, target_url);
   }

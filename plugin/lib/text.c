@@ -248,3 +248,8 @@ bp_code bpi_text_call_graph(const char *s, uint32_t max_bytes,
   *bytes = s[5] ? (uint32_t)v : 0;
   return BP_OK;
 }
+
+bool bpi_text_web_url(const char *url)
+{
+  return url && (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7));
+}

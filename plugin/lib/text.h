@@ -31,6 +31,10 @@ int bpi_text_hex_value(char c);
  * U+10FFFF). */
 bool bpi_text_utf8_valid(const char *s);
 
+/* Whether url is an http:// or https:// one: what a browser, the Firefox
+ * Profiler or a PR comment's link can open (not file://, not NULL). */
+bool bpi_text_web_url(const char *url);
+
 /* obj's member name when it is a string, else NULL (obj may be NULL). */
 struct cJSON;
 const char *bpi_json_str(const struct cJSON *obj, const char *name);
