@@ -56,8 +56,8 @@ static void usage(FILE *out)
     "\n"
     "  -o, --output DIR        where to write (default: benchprof-compare)\n"
     "  -t, --threshold PCT     flag changes beyond PCT percent (default 5)\n"
-    "  -n, --max-functions N   function rows per benchmark in the comment\n"
-    "                          (default 10)\n"
+    "  -n, --max-functions N   function rows per benchmark in the comment,\n"
+    "                          0 to 100; 0: none (default 10)\n"
     "      --base-url URL      where BASE's run directory is served; for the\n"
     "      --head-url URL      viewer links when a run has no publication\n"
     "      --compare-url URL   where DIR will be served (flame graph links)\n"
@@ -82,10 +82,11 @@ static bool parse_pct(const char *s, double *out)
   return bpi_text_number(s, BP_TEXT_ABOVE_ZERO, 1e6, out);
 }
 
+/* 0..100, as comment.max_functions takes: 0 lists no function rows */
 static bool parse_count(const char *s, size_t *out)
 {
   uint64_t v;
-  if(!bpi_text_u64(s, 1, 100000, &v))
+  if(!bpi_text_u64(s, 0, 100, &v))
     return false;
   *out = (size_t)v;
   return true;
@@ -129,7 +130,8 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
       break;
     case 'n':
       if(!parse_count(optarg, &a->comment.max_functions)) {
-        bp_msg_error("--max-functions wants a count from 1, not '%s'",
+        bp_msg_error("--max-functions wants a count from 0 to 100, not "
+                     "'%s'",
                      optarg);
         return BP_EXIT_USAGE;
       }
@@ -264,6 +266,7 @@ static void config_defaults(struct compare_args *a,
     a->cmp.threshold_pct = cfg->comment.threshold;
   if(!a->max_functions_set)
     a->comment.max_functions = cfg->comment.max_functions;
+  a->comment.no_functions = a->comment.max_functions == 0;
   if(!a->comment.project)
     a->comment.project = cfg->bencher.project;
   if(!a->comment.testbed)

@@ -104,7 +104,8 @@ static bp_code compare(const struct bp_ident *id, struct bp_store *st,
     /* room for the note that the base is the branch's latest */
     .comment = {.project = id->project, .testbed = id->testbed,
                 .max_chars = BP_COMMENT_MAX_CHARS - 512,
-                .max_functions = cfg ? cfg->comment.max_functions : 0},
+                .max_functions = cfg ? cfg->comment.max_functions : 0,
+                .no_functions = cfg && !cfg->comment.max_functions},
   };
   struct bp_pr_result r = {0};
   bp_code rc = write_identity(id, out, err);

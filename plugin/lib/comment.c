@@ -1026,7 +1026,8 @@ bp_code bpi_comment_markdown(const struct bp_cmp *c,
   struct bp_buf tmp;
   size_t max = o->max_chars ? o->max_chars : BP_COMMENT_MAX_CHARS;
   struct render r = {.c = c, .o = o, .b = &tmp,
-                     .max_functions = o->max_functions ? o->max_functions :
+                     .max_functions = o->no_functions ? 0 :
+                                      o->max_functions ? o->max_functions :
                                       BP_CMP_FUNCTIONS_DEFAULT};
   bp_code rc = BP_OK;
   bpi_buf_init(&tmp);

@@ -37,6 +37,8 @@ struct bp_comment_opts {
   const char *project;       /* in the marker; NULL: the comparison's, */
   const char *testbed;       /* else "default" and "local" */
   size_t max_functions;      /* rows per benchmark; 0: 10 */
+  bool no_functions;         /* no function rows at all (a setting of 0);
+                                the "Grew most" line stays */
   size_t max_chars;          /* 0: BP_COMMENT_MAX_CHARS */
   const char *compare_url;   /* where the compare directory is served, for
                                 the differential flame graph; NULL */

@@ -51,6 +51,15 @@ check "BENCHPROF_CONFIG: compare finds both commits" [ $? -eq 0 ]
 check "BENCHPROF_CONFIG: -t wins over comment.threshold" sides_ok \
   "$TMP/cmp2" $H1 $H2 3
 
+"$BENCHPROF" compare -q --config "$TMP/config.json" -n 101 -o "$TMP/cmp7" \
+  main@latest "feature%2Fx@latest" 2>"$TMP/cmp7.err"
+check "-n takes 0 to 100, as comment.max_functions: 101 is a usage error" \
+  sh -c "[ $? -eq 2 ] && grep -q '0 to 100' '$TMP/cmp7.err'"
+"$BENCHPROF" compare -q --config "$TMP/config.json" -n 0 -o "$TMP/cmp8" \
+  main@latest "feature%2Fx@latest" 2>"$TMP/cmp8.err"
+check "-n 0 (no function rows) is taken" sh -c \
+  "[ $? -eq 0 ] && ! grep -q 'changed most:' '$TMP/cmp8/comment.md'"
+
 "$BENCHPROF" compare -q -o "$TMP/cmp3" main@latest "feature%2Fx@latest" \
   2>"$TMP/cmp3.err"
 check "no configuration: the default store has no such run" [ $? -ne 0 ]

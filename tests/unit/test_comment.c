@@ -396,6 +396,35 @@ static struct bp_cmp *unconfirmed_suite(size_t n)
 /* A large suite of unconfirmed changes degrades row by row: the table
  * keeps as many rows as fit, the largest changes, and the note says what
  * went. */
+/* comment.max_functions / compare -n: N rows, 10 by default, none for
+ * no_functions (the "Grew most" line stays). */
+static void test_function_rows(void)
+{
+  struct bp_err err = {0};
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  struct bp_cmp *c = synthetic(1, 1, 12, "bench");
+  struct {
+    struct bp_comment_opts o;
+    size_t rows;
+  } cases[] = {
+    {{.project = "p", .testbed = "t"}, BP_CMP_FUNCTIONS_DEFAULT},
+    {{.project = "p", .testbed = "t", .max_functions = 3}, 3},
+    {{.project = "p", .testbed = "t", .max_functions = 3,
+      .no_functions = true}, 0},
+  };
+  for(size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    bpi_buf_reset(&b);
+    CHECK(bpi_comment_markdown(c, &cases[i].o, &b, &err) == BP_OK);
+    bpi_buf_addc(&b, '\0');
+    CHECK_EQ_INT(count(b.data, "\n| function_"), cases[i].rows);
+    CHECK_EQ_INT(count(b.data, "changed most:"), cases[i].rows ? 1 : 0);
+    CHECK(strstr(b.data, "Grew most: **function_0_with_a_longish_name**"));
+  }
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
 static void test_cut_unconfirmed(void)
 {
   static const size_t sizes[] = {120, 500, 2000};
@@ -1275,6 +1304,7 @@ int main(void)
   test_escape();
   test_links();
   test_cut();
+  test_function_rows();
   test_cut_unconfirmed();
   test_verdict();
   test_rows_and_notes();
