@@ -127,6 +127,10 @@ void bpi_comment_body_json(struct bp_buf *b, const char *markdown)
 /* Whether the comment item was written by *by. */
 static bool written_by(const cJSON *item, const struct bp_comment_author *by)
 {
+  const cJSON *num = cJSON_GetObjectItemCaseSensitive(item, "id");
+  for(size_t i = 0; i < by->nrefused; i++)
+    if(cJSON_IsNumber(num) && num->valuedouble == by->refused[i])
+      return false;
   if(by->forge == BP_FORGE_GITLAB) {
     const cJSON *author = cJSON_GetObjectItemCaseSensitive(item, "author");
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(author, "id");
@@ -252,6 +256,7 @@ struct forge_me {
   bool known;
   struct bp_comment_author author;
   char *login;   /* owns author.login */
+  double refused[BP_COMMENT_MAX_REFUSED];   /* author.refused's */
 };
 
 /* GET {api}/user: GitHub's login (its 403 "Resource not accessible by
@@ -406,6 +411,46 @@ static bp_code post_new(const struct bp_forge_target *t,
   }
 }
 
+/* Whether an edit of a comment we took for ours was refused in a way that
+ * says it is not ours to edit: another App's under an installation token
+ * (403), or deleted since it was listed (404). */
+static bool edit_refused(const struct forge_me *me, bp_code rc, long status)
+{
+  return rc == BPE_HTTP &&
+         (status == 404 || (status == 403 && me->author.any_bot)) &&
+         me->author.nrefused < BP_COMMENT_MAX_REFUSED;
+}
+
+/* Find our comment and edit it (PATCH, GitLab's PUT); a refused edit
+ * passes that comment over and looks again.  *id NULL (and *url the list's
+ * POST URL) when there is none to edit: the caller makes one. */
+static bp_code edit_ours(const struct bp_forge_target *t,
+                         const struct bp_comment_transport *tr,
+                         const char *marker, const struct bp_buf *body,
+                         struct forge_me *me, char **id, struct bp_buf *url,
+                         struct bp_http_resp *resp,
+                         struct bp_comment_posted *res, struct bp_err *err)
+{
+  for(;;) {
+    res->foreign = 0;   /* counted again by each look */
+    bpi_buf_reset(url);
+    bp_code rc = find_ours(t, tr, marker, me, id, &res->foreign, res, err);
+    if(!rc)
+      rc = bpi_comment_write_url(t, *id, url, err);
+    if(rc || !*id)
+      return rc;
+    rc = send_one(t, tr, t->forge == BP_FORGE_GITLAB ? "PUT" : "PATCH",
+                  url->data, body, resp, res, err);
+    if(!edit_refused(me, rc, resp->status))
+      return rc;
+    me->refused[me->author.nrefused++] = strtod(*id, NULL);
+    me->author.refused = me->refused;
+    free(*id);
+    *id = NULL;
+    bpi_err_clear(err);
+  }
+}
+
 bp_code bpi_comment_post(const struct bp_forge_target *t,
                          const char *markdown,
                          const struct bp_comment_transport *tr,
@@ -424,21 +469,16 @@ bp_code bpi_comment_post(const struct bp_forge_target *t,
                      "benchprof marker (write it with benchprof compare)");
     goto out;
   }
-  rc = find_ours(t, tr, marker, &me, &id, &res->foreign, res, err);
-  if(!rc)
-    rc = bpi_comment_write_url(t, id, &url, err);
-  if(rc)
-    goto out;
   bpi_comment_body_json(&body, markdown);
   if(bpi_buf_failed(&body)) {
     rc = bpi_err_set(err, BPE_NOMEM, 0, "comment");
     goto out;
   }
+  rc = edit_ours(t, tr, marker, &body, &me, &id, &url, &resp, res, err);
+  if(rc)
+    goto out;
   char *found = NULL;
-  if(id)
-    rc = send_one(t, tr, t->forge == BP_FORGE_GITLAB ? "PUT" : "PATCH",
-                  url.data, &body, &resp, res, err);
-  else
+  if(!id)
     rc = post_new(t, tr, url.data, &body, marker, &me, &resp, &found, res,
                   err);
   if(!rc && found) {

@@ -55,6 +55,10 @@ struct bp_comment_author {
                           user.type is "Bot" and login ends in "[bot]" */
   bool has_id;         /* GitLab: author.id is id (GET /user) */
   double id;
+  /* comments whose edit the forge refused (another App's, under
+   * any_bot): not ours whoever wrote them */
+  const double *refused;
+  size_t nrefused;
 };
 
 /* bpi_comment_find, the first match written by *by; *foreign (when not
@@ -86,7 +90,11 @@ void bpi_comment_posted_cleanup(struct bp_comment_posted *p);
 /* Put markdown on the pull request: list the comments page by page, edit
  * the one with markdown's marker written by the token's account (asked
  * with GET /user once a comment with the marker is seen), else create
- * one. */
+ * one.  An installation token cannot tell its own bot from another App's:
+ * when the forge refuses the edit (403, or 404: gone meanwhile) that
+ * comment is passed over and the next one looked for, up to
+ * BP_COMMENT_MAX_REFUSED times, then a new one is made. */
+#define BP_COMMENT_MAX_REFUSED 4
 bp_code bpi_comment_post(const struct bp_forge_target *t,
                          const char *markdown,
                          const struct bp_comment_transport *tr,

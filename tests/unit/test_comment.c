@@ -1093,6 +1093,49 @@ static void test_post_foreign(void)
   fake_cleanup(&g);
   bpi_comment_posted_cleanup(&res);
 
+  /* an installation token and another App's bot quoting our marker
+   * first: its edit is refused (403), so it is passed over and ours (3)
+   * edited; with no other candidate, a comment of our own is made */
+  const char *apps = "[{\"id\": 2, \"body\": \"<!-- benchprof:comment "
+    "p/t -->\", \"user\": {\"login\": \"other-app[bot]\", \"type\": "
+    "\"Bot\"}},{\"id\": 3, \"body\": \"<!-- benchprof:comment p/t -->\", "
+    "\"user\": {\"login\": \"github-actions[bot]\", \"type\": \"Bot\"}}]";
+  const char *no_access = "{\"message\": \"Resource not accessible by "
+                          "integration\"}";
+  res = (struct bp_comment_posted){.id = NULL};
+  struct fake a = {.answers = {apps, no_access, no_access, apps,
+                               "{\"id\": 3}"},
+                   .status = {200, 403, 403, 200, 200}};
+  the_fake = &a;
+  bpi_err_clear(&err);
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
+  CHECK_EQ_INT(a.n, 5);
+  CHECK(a.seen[2] && starts(a.seen[2], "PATCH http://127.0.0.1:9/repos/"
+        "own/repo/issues/comments/2|"));
+  CHECK(a.seen[4] && starts(a.seen[4], "PATCH http://127.0.0.1:9/repos/"
+        "own/repo/issues/comments/3|"));
+  CHECK(res.updated && res.id && !strcmp(res.id, "3"));
+  CHECK_EQ_INT(res.foreign, 1);
+  fake_cleanup(&a);
+  bpi_comment_posted_cleanup(&res);
+  const char *one_app = "[{\"id\": 2, \"body\": \"<!-- benchprof:comment "
+    "p/t -->\", \"user\": {\"login\": \"other-app[bot]\", \"type\": "
+    "\"Bot\"}}]";
+  res = (struct bp_comment_posted){.id = NULL};
+  struct fake o1 = {.answers = {one_app, no_access, no_access, one_app,
+                                "{\"id\": 12, \"body\": \"x\"}"},
+                    .status = {200, 403, 403, 200, 201}};
+  the_fake = &o1;
+  bpi_err_clear(&err);
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
+  CHECK_EQ_INT(o1.n, 5);
+  CHECK(o1.seen[4] && starts(o1.seen[4], "POST http://127.0.0.1:9/repos/"
+        "own/repo/issues/42/comments|"));
+  CHECK(!res.updated && res.id && !strcmp(res.id, "12"));
+  CHECK_EQ_INT(res.foreign, 1);
+  fake_cleanup(&o1);
+  bpi_comment_posted_cleanup(&res);
+
   /* a 403 in other words (a rate limit) says nothing of the token: an
    * error, never "any bot" (that would post a second comment) */
   res = (struct bp_comment_posted){.id = NULL};
