@@ -315,12 +315,59 @@ static void pump_output(struct bp_sampler *s, bool late)
   }
 }
 
+/* The relay's body: copy stdin to stdout until either ends. */
+static _Noreturn void copy_until_closed(void)
+{
+  char buf[16384];
+  for(;;) {
+    ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+    if(n < 0 && errno == EINTR)
+      continue;
+    if(n <= 0 || !write_all(STDOUT_FILENO, buf, (size_t)n))
+      _exit(0);
+  }
+}
+
+static void close_from(int first)
+{
+  if(!syscall(SYS_close_range, (unsigned)first, ~0U, 0))
+    return;
+  long max = sysconf(_SC_OPEN_MAX);
+  for(long fd = first; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+    close((int)fd);
+}
+
+/* The relay process: the pipe on its stdin, nothing else of ours open,
+ * the signals a plain command gets, then cat (so that none of the
+ * recording's memory or rings stay mapped while it lives), else the
+ * copy loop itself. */
+static _Noreturn void relay_child(int fd)
+{
+  if(fd != STDIN_FILENO && dup2(fd, STDIN_FILENO) < 0)
+    _exit(0);
+  close_from(STDERR_FILENO + 1);
+  fcntl(STDIN_FILENO, F_SETFL,
+        fcntl(STDIN_FILENO, F_GETFL) & ~O_NONBLOCK);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  signal(SIGPIPE, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGHUP, SIG_DFL);
+  signal(SIGQUIT, SIG_DFL);
+  execlp("cat", "cat", (char *)NULL);
+  copy_until_closed();
+}
+
 /* After the command exited, its stdout pipe stays open while a process it
- * left behind holds it: keep copying until the pipe closes, as the
- * terminal would have shown that output without --adapter, but for at
- * most LATE_OUTPUT_MS, so a daemon holding the pipe cannot stall the
- * run.  That output is relayed only, not taken as the command's. */
-#define LATE_OUTPUT_MS 10000
+ * left behind holds it.  What comes within LATE_OUTPUT_MS is copied here;
+ * after that a relay process of ours goes on copying it to our stdout
+ * until that process closes it, as the terminal would have shown it
+ * without --adapter: the run neither waits for a daemon nor loses what
+ * it prints.  Output after the exit is relayed only, never taken as the
+ * command's results. */
+#define LATE_OUTPUT_MS 250
 static void relay_late_output(struct bp_sampler *s)
 {
   struct timespec t0, now;
@@ -337,6 +384,13 @@ static void relay_late_output(struct bp_sampler *s)
       break;
     pump_output(s, true);
   }
+  if(s->out_fd < 0)
+    return;
+  /* our stdout closed: the holder gets EPIPE, as it would have */
+  if(!s->stdout_broken && fork() == 0)
+    relay_child(s->out_fd);
+  close(s->out_fd);
+  s->out_fd = -1;
 }
 
 bp_code bpi_sampler_run(struct bp_sampler *s, bp_record_fn fn, void *ctx,

@@ -105,7 +105,18 @@ check "/dev/zero as --bmf: says so" grep -q "not a regular file (a device)" \
   "$TMP/zbmf.log"
 
 # 5. --adapter: output after the harness exited, from a process it left
-#    behind, reaches our stdout; the results are what it printed itself
+#    behind, reaches our stdout; the results are what it printed itself.
+#    The run does not wait for that process: a relay of ours goes on
+#    copying its output after benchprof exits, until it closes stdout.
+# wait_for PATTERN FILE: up to 20 s for PATTERN to show up in FILE
+wait_for() {
+  i=0
+  while [ $i -lt 200 ] && ! grep -q "$1" "$2" 2>/dev/null; do
+    sleep 0.1
+    i=$((i + 1))
+  done
+  grep -q "$1" "$2"
+}
 cat >"$TMP/late.sh" <<'EOF'
 #!/bin/sh
 (sleep 1; echo LATE-LINE) &
@@ -116,20 +127,30 @@ timeout 60 "$BENCHPROF" run -q --no-publish -o "$TMP/late.out" \
   --adapter json -- "$TMP/late.sh" >"$TMP/late.stdout" 2>"$TMP/late.err"
 rc=$?
 check "late output: run succeeds (exit $rc)" [ $rc -eq 0 ]
-check "late output: relayed to stdout" grep -q "^LATE-LINE$" "$TMP/late.stdout"
+check "late output: relayed to stdout" wait_for "^LATE-LINE$" "$TMP/late.stdout"
 check "late output: the report has the harness's results" \
   grep -q '"a"' "$TMP/late.out/report.json"
-# a process that keeps the pipe open for ever delays the run 10 s at most
+check "late output: not taken as results" sh -c \
+  "! grep -q LATE '$TMP/late.out/report.json'"
+# a process that keeps the pipe open: the run ends without waiting for
+# it (benchprof is gone before it prints, 8 s later), and what it prints
+# then still reaches stdout
 cat >"$TMP/daemon.sh" <<'EOF'
 #!/bin/sh
-sleep 300 &
+(sleep 8; echo DAEMON-LINE; exec sleep 300) &
 echo $! >"$1"
 printf '{"a": {"latency": {"value": 1}}}\n'
 EOF
 chmod +x "$TMP/daemon.sh"
 timeout 60 "$BENCHPROF" run -q --no-publish -o "$TMP/daemon.out" \
-  --adapter json -- "$TMP/daemon.sh" "$TMP/daemon.pid" >/dev/null 2>&1
+  --adapter json -- "$TMP/daemon.sh" "$TMP/daemon.pid" \
+  >"$TMP/daemon.stdout" 2>"$TMP/daemon.err"
 rc=$?
-kill "$(cat "$TMP/daemon.pid")" 2>/dev/null
 check "a process holding stdout: the run ends (exit $rc)" [ $rc -eq 0 ]
+check "a process holding stdout: the run did not wait for it" sh -c \
+  "! grep -q DAEMON-LINE '$TMP/daemon.stdout'"
+check "a process holding stdout: its later output is relayed" \
+  wait_for "^DAEMON-LINE$" "$TMP/daemon.stdout"
+pkill -P "$(cat "$TMP/daemon.pid")" 2>/dev/null
+kill "$(cat "$TMP/daemon.pid")" 2>/dev/null
 finish
