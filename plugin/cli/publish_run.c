@@ -15,6 +15,7 @@
 #include "err.h"
 #include "http.h"
 #include "publish.h"
+#include "text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -249,6 +250,20 @@ void bp_cli_firefox_lost(const struct bp_publish_result *r)
                 "second public copy)");
 }
 
+/* An http(s) store that wants a token answers 401 with the server's
+ * words only: say which variable would have held one. */
+static void note_store_token(const struct bp_publish_opts *o,
+                             const struct bp_config *cfg)
+{
+  if(!o->store.url || !bpi_text_web_url(o->store.url) || o->store.bearer)
+    return;
+  const char *var = cfg && cfg->store.token_env ? cfg->store.token_env
+                                                : "BENCHPROF_STORE_TOKEN";
+  bp_msg_note("the http(s) store gets no bearer token: $%s is not set%s",
+              var, cfg && cfg->store.token_env ? "" :
+              " (store.token_env names another variable)");
+}
+
 static void say_delivered(const struct bp_publish_result *r)
 {
   if(r->manifest_url)
@@ -283,6 +298,7 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
   else if(!s.o.bencher.token)
     bp_msg_note("no Bencher report: $%s is not set",
                 p->token_env ? p->token_env : TOKEN_ENV);
+  note_store_token(&s.o, p->config);
   bp_code rc = bpi_publish_run(&s.o, dir, start_time, end_time, &r, &err);
   bool ok = !rc && r.delivered;
   bp_cli_pub_say_interrupted();

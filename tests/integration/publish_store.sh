@@ -133,6 +133,18 @@ BENCHPROF_STORE_TOKEN=wrong "$BENCHPROF" run -q -o "$TMP/out3" \
 check "http store, wrong token: the benchmark's status stays 0" [ $? -eq 0 ]
 check "http store, wrong token: spooled with the server's answer" \
   grep -q "spooled.*401" "$TMP/err3"
+env -u BENCHPROF_STORE_TOKEN "$BENCHPROF" run -o "$TMP/out3b" \
+  --bmf "$TMP/h.json" --branch main --testbed box --hash $HASH \
+  --store "http://127.0.0.1:$port/bucket" $opts -- \
+  "$TMP/harness.sh" "$TMP/h.json" simple >/dev/null 2>"$TMP/err3b"
+check "http store, no token: the note names the variable" \
+  grep -q 'no bearer token: \$BENCHPROF_STORE_TOKEN is not set' "$TMP/err3b"
+BENCHPROF_STORE_TOKEN=wrong "$BENCHPROF" run -o "$TMP/out3c" \
+  --bmf "$TMP/h.json" --branch main --testbed box --hash $HASH \
+  --store "http://127.0.0.1:$port/bucket" $opts -- \
+  "$TMP/harness.sh" "$TMP/h.json" simple >/dev/null 2>"$TMP/err3c"
+check "http store, with a token: no such note" sh -c \
+  "grep -q 'spooled' '$TMP/err3c' && ! grep -q 'no bearer token' '$TMP/err3c'"
 
 # 3. s3:// store: s3rver behind the SigV4-checking proxy, path style
 start_s3
