@@ -188,12 +188,13 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 
 static void print_summary(const struct bp_cmp *c, const char *out)
 {
-  bp_msg_note("%zu regression%s, %zu improvement%s, %zu unchanged, "
-              "%zu new, %zu removed (threshold %.4g%%); %zu unconfirmed "
-              "regression%s", c->nregressions, c->nregressions == 1 ? "" :
-              "s", c->nimprovements, c->nimprovements == 1 ? "" : "s",
-              c->nunchanged, c->nnew, c->nremoved, c->threshold_pct,
-              c->nunconfirmed, c->nunconfirmed == 1 ? "" : "s");
+  struct bp_buf counts;
+  bpi_buf_init(&counts);
+  bpi_compare_counts_text(c, &counts);
+  bpi_buf_addc(&counts, '\0');
+  bp_msg_note("%s (threshold %.4g%%)", bpi_buf_failed(&counts) ? "?" :
+              counts.data, c->threshold_pct);
+  bpi_buf_cleanup(&counts);
   bp_cli_compare_benches(c);
   bp_msg_note("written to %s/: " BP_FILE_COMPARE_JSON ", " BP_FILE_COMMENT
               ", and per sampled benchmark " BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG

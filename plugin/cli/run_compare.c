@@ -47,14 +47,14 @@ static void say(const struct bp_pr_opts *o, const struct bp_pr_result *r)
                 o->out);
     return;
   }
-  bp_msg_note("compare with %s (%.12s): %zu regression%s, %zu "
-              "improvement%s, %zu unchanged, %zu new, %zu removed; %zu "
-              "unconfirmed regression%s",
-              o->base.branch, c->base.hash ? c->base.hash : "?",
-              c->nregressions, c->nregressions == 1 ? "" : "s",
-              c->nimprovements, c->nimprovements == 1 ? "" : "s",
-              c->nunchanged, c->nnew, c->nremoved, c->nunconfirmed,
-              c->nunconfirmed == 1 ? "" : "s");
+  struct bp_buf counts;
+  bpi_buf_init(&counts);
+  bpi_compare_counts_text(c, &counts);
+  bpi_buf_addc(&counts, '\0');
+  bp_msg_note("compare with %s (%.12s): %s", o->base.branch,
+              c->base.hash ? c->base.hash : "?",
+              bpi_buf_failed(&counts) ? "?" : counts.data);
+  bpi_buf_cleanup(&counts);
   bp_cli_compare_benches(c);
   bp_msg_note("compare: %s/" BP_FILE_COMMENT " (post it with 'benchprof "
               "comment --markdown %s/" BP_FILE_COMMENT "')", o->out, o->out);

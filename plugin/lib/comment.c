@@ -306,38 +306,13 @@ static void add_verdict_line(struct render *r)
   add_unconfirmed_notes(r);
 }
 
-/* Benchmarks whose change beyond the threshold is an unconfirmed
- * improvement (compare.h counts the regressions, nunconfirmed). */
-static size_t unconfirmed_improvements(const struct bp_cmp *c)
-{
-  size_t n = 0;
-  for(size_t i = 0; i < c->nbenches; i++)
-    n += c->benches[i].presence == BP_CMP_BOTH && !c->benches[i].flag &&
-         c->benches[i].unconfirmed == BP_CMP_IMPROVEMENT;
-  return n;
-}
-
 /* The title counts every benchmark once, in the words of the verdict
- * line and the commit status: an unconfirmed change is neither a
- * regression nor unchanged. */
+ * line, the commands' summaries and the commit status. */
 static void add_title(struct render *r)
 {
-  const struct bp_cmp *c = r->c;
-  size_t unconf_impr = unconfirmed_improvements(c);
-  size_t unconfirmed = c->nunconfirmed + unconf_impr;
-  size_t unchanged = c->nunchanged > unconfirmed ?
-                     c->nunchanged - unconfirmed : 0;
-  bpi_buf_printf(r->b, "### benchprof: %s%zu regression%s confirmed, %zu "
-                 "unconfirmed; %zu improvement%s confirmed, %zu "
-                 "unconfirmed; %zu unchanged",
-                 c->nregressions ? FLAG_RED " " : "", c->nregressions,
-                 c->nregressions == 1 ? "" : "s", c->nunconfirmed,
-                 c->nimprovements, c->nimprovements == 1 ? "" : "s",
-                 unconf_impr, unchanged);
-  if(c->nnew)
-    bpi_buf_printf(r->b, ", %zu new", c->nnew);
-  if(c->nremoved)
-    bpi_buf_printf(r->b, ", %zu removed", c->nremoved);
+  bpi_buf_printf(r->b, "### benchprof: %s", r->c->nregressions ?
+                 FLAG_RED " " : "");
+  bpi_compare_counts_text(r->c, r->b);
   bpi_buf_adds(r->b, "\n\n");
 }
 

@@ -6,6 +6,7 @@
  * the output is written by compare_json.c.  Shares are normalized to
  * each side's total samples, so runs of different lengths compare. */
 #include "bp_setup.h"
+#include "buf.h"
 #include "compare_int.h"
 #include "err.h"
 #include "hash.h"
@@ -294,6 +295,34 @@ static void side_free(struct bp_cmp_side *s)
   free(s->bencher_branch);
   free(s->bencher_head);
   free(s->bencher_testbed);
+}
+
+/* Benchmarks whose change beyond the threshold is an unconfirmed
+ * improvement (the comparison counts the regressions, nunconfirmed). */
+static size_t unconfirmed_improvements(const struct bp_cmp *c)
+{
+  size_t n = 0;
+  for(size_t i = 0; i < c->nbenches; i++)
+    n += c->benches[i].presence == BP_CMP_BOTH && !c->benches[i].flag &&
+         c->benches[i].unconfirmed == BP_CMP_IMPROVEMENT;
+  return n;
+}
+
+void bpi_compare_counts_text(const struct bp_cmp *c, struct bp_buf *b)
+{
+  size_t unconf_impr = unconfirmed_improvements(c);
+  size_t unconfirmed = c->nunconfirmed + unconf_impr;
+  size_t unchanged = c->nunchanged > unconfirmed ?
+                     c->nunchanged - unconfirmed : 0;
+  bpi_buf_printf(b, "%zu regression%s confirmed, %zu unconfirmed; %zu "
+                 "improvement%s confirmed, %zu unconfirmed; %zu unchanged",
+                 c->nregressions, c->nregressions == 1 ? "" : "s",
+                 c->nunconfirmed, c->nimprovements,
+                 c->nimprovements == 1 ? "" : "s", unconf_impr, unchanged);
+  if(c->nnew)
+    bpi_buf_printf(b, ", %zu new", c->nnew);
+  if(c->nremoved)
+    bpi_buf_printf(b, ", %zu removed", c->nremoved);
 }
 
 void bpi_compare_free(struct bp_cmp *c)

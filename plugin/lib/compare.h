@@ -229,6 +229,8 @@ struct bp_cmp_side {
   int64_t bencher_end_ms;  /* the report's end, ms since 1970 */
 };
 
+struct bp_buf;
+
 struct bp_cmp {
   struct bp_cmp_side base, head;
   double threshold_pct;
@@ -239,6 +241,13 @@ struct bp_cmp {
   size_t nunconfirmed;     /* benchmarks among nunchanged with a change
                               beyond the threshold that is not confirmed */
 };
+
+/* Every benchmark counted once, as the comment's title, the commands'
+ * summaries and the commit status say it: an unconfirmed change is
+ * neither a regression nor unchanged.  Appends "N regression(s)
+ * confirmed, N unconfirmed; N improvement(s) confirmed, N unconfirmed; N
+ * unchanged" and ", N new", ", N removed" when there are any. */
+void bpi_compare_counts_text(const struct bp_cmp *c, struct bp_buf *b);
 
 /* Compare the run directories base_dir and head_dir.  On success *out is
  * the result (free with bpi_compare_free); on failure NULL and err says

@@ -68,6 +68,10 @@ assert "\n| parse | latency | +100.00% | _unconfirmed regression (single " \
 assert "_Unconfirmed (single run): beyond the threshold, but with one " \
     "value on a side there is no spread" in md, md
 assert "too few repetitions" not in md, md
+# the command's summary counts as the title does: not also "1 unchanged"
+err = open(sys.argv[1] + ".err").read()
+assert "0 regressions confirmed, 1 unconfirmed; 0 improvements confirmed, " \
+    "0 unconfirmed; 0 unchanged (threshold 5%)" in err, err
 PY
 
 rep_run "$TMP/rep-a" 100
