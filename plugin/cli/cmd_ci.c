@@ -144,6 +144,9 @@ int cmd_ci(int argc, char **argv)
     bpi_err_set(&err, rc, 0, "identity");
   else
     rc = bpi_ci_detect(&id, environ, dir, &err);
+  /* and what run fills in when detection found nothing */
+  if(!rc)
+    rc = bpi_publish_ident_defaults(&id, dir, &err);
   bpi_config_cleanup(&cfg);
   if(rc) {
     bp_msg_err(&err, rc);

@@ -125,7 +125,8 @@ bp_code bpi_publish_default_store(char *const *envp, char **store_url,
 bp_code bpi_publish_default_spool(char *const *envp, char **spool_dir,
                                   struct bp_err *err);
 
-/* Fill what detection left empty: project from dir's base name (made a
+/* Fill what detection left empty: project from dir's base name (dir
+ * NULL: the current directory; made a
  * slug: lowercase, [a-z0-9-]), testbed the host name; the hashes in
  * lowercase.  The branch is never guessed: it stays NULL when unknown. */
 bp_code bpi_publish_ident_defaults(struct bp_ident *id, const char *dir,

@@ -96,7 +96,8 @@ bp_code bpi_publish_ident_defaults(struct bp_ident *id, const char *dir,
   char cwd[PATH_MAX], host[256];
   if(!id->project) {
     const char *base = NULL;
-    if(!dir && getcwd(cwd, sizeof(cwd)))
+    /* "." and other relative names have no useful base name */
+    if(dir ? realpath(dir, cwd) != NULL : getcwd(cwd, sizeof(cwd)) != NULL)
       dir = cwd;
     if(dir)
       base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
@@ -105,6 +106,7 @@ bp_code bpi_publish_ident_defaults(struct bp_ident *id, const char *dir,
       free(id->project);
       id->project = strdup("benchprof");
     }
+    id->from[BP_IDENT_PROJECT] = "the directory's name, outside git";
   }
   /* git's hashes are lowercase and Bencher refuses others: a hash given
    * in capitals (--hash, BENCHER_HASH) is the same commit */

@@ -167,6 +167,13 @@ check "bencher job without its branch: nothing published" \
 check "bencher job without its branch: says to set BENCHER_BRANCH" \
   grep -q "branch is unknown.*BENCHER_BRANCH" "$TMP/b.txt"
 
+# 5b. no CI and no git: the project run publishes under, the directory's
+#     name, shown as run would use it
+ci
+check "no CI, no git: exit 0" [ $? -eq 0 ]
+check "no CI, no git: the directory's name is the project" expect \
+  project=nogit "project@=the directory's name, outside git" branch=null
+
 # 6. plain git: a repository with a real commit
 if command -v git >/dev/null 2>&1; then
   repo="$TMP/my-widget"
@@ -230,7 +237,8 @@ repo"
   (cd "$odd" && env -i PATH="$PATH" HOME="$TMP" "$BENCHPROF" ci --json) \
     >"$TMP/ci.json" 2>"$TMP/ci.err"
   check "git: a newline in the top level's name: commit and branch" expect \
-    provider=git branch=main hash="$odd_sha" project=null
+    provider=git branch=main hash="$odd_sha" project=odd-repo \
+    "project@=the directory's name, outside git"
 
   # 7. benchprof run asks git once: publishing and the comparison after
   # it share one identity, and one git process answers all of it (each
