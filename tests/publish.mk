@@ -2,6 +2,8 @@
 #   test_bencher         the JsonNewRun body (identity, start point,
 #                        results as a BMF string, idempotency key), UUIDs
 #   test_spool           add/list/lock/mark/remove, leftovers, hostile paths
+#   test_publish         the latest pointer's order: commit times, then
+#                        end times
 #   publish_bencher.sh   run -> the Bencher stand-in (bodies validated
 #                        against Bencher's OpenAPI): reports, pull request
 #                        start point, measures once, uuid in the manifest,
@@ -30,14 +32,20 @@
 #                        reused, artifacts 8 at a time, one object failing
 #                        among many retried alone, manifest after the
 #                        artifacts and latest last
-publish_unit_tests = tests/unit/test_bencher tests/unit/test_spool
+#   publish_latest_order.sh  latest names the newest commit (git's
+#                        committer time), not the run that ended last: an
+#                        old commit re-run or flushed late leaves it; an
+#                        unknown hash falls back to the end time
+publish_unit_tests = tests/unit/test_bencher tests/unit/test_spool \
+  tests/unit/test_publish
 check_PROGRAMS += $(publish_unit_tests)
 publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_store.sh tests/integration/publish_faults.sh \
   tests/integration/publish_kill.sh tests/integration/publish_hardening.sh \
   tests/integration/run_outcome.sh tests/integration/publish_run_profile.sh \
   tests/integration/publish_firefox_lost.sh \
-  tests/integration/publish_parallel.sh tests/integration/publish_local.sh
+  tests/integration/publish_parallel.sh tests/integration/publish_local.sh \
+  tests/integration/publish_latest_order.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)
 EXTRA_DIST += $(publish_integration_tests) tests/publish_lib.sh \
   tests/servers/bencher_standin.py
@@ -49,3 +57,7 @@ tests_unit_test_bencher_LDADD = $(unit_ldadd)
 tests_unit_test_spool_SOURCES = tests/unit/test_spool.c
 tests_unit_test_spool_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_spool_LDADD = $(unit_ldadd)
+
+tests_unit_test_publish_SOURCES = tests/unit/test_publish.c
+tests_unit_test_publish_CPPFLAGS = $(unit_cppflags)
+tests_unit_test_publish_LDADD = $(unit_ldadd)

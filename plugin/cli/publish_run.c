@@ -291,6 +291,12 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
     bp_cli_pub_prepare_cleanup(&s);
     return false;
   }
+  /* the commit's time orders the branch's runs for its latest pointer;
+   * asked only when publishing (one git process), unknown when git does
+   * not have the commit */
+  char commit_time[BP_COMMIT_TIME_MAX];
+  if(s.o.hash && bpi_ci_commit_time(".", environ, s.o.hash, commit_time))
+    s.o.commit_time = commit_time;
   if(p->no_bencher)
     bp_msg_note("no Bencher report (--no-bencher)%s",
                 s.o.bencher.token ? "; the counters' measures are created "

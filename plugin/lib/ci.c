@@ -8,12 +8,14 @@
 #include "config.h"  /* bpi_env_get */
 #include "err.h"
 #include "fileio.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -785,6 +788,51 @@ static bp_code detect_git(struct bp_ident *id, const char *dir,
   if(!rc && used)
     rc = bpi_ident_set(id, BP_IDENT_PROVIDER, "git", "git");
   return rc ? bpi_err_set(err, rc, 0, "ci") : BP_OK;
+}
+
+/* envp with one more variable, for one git process (the strings are
+ * envp's and extra, only the array is new); NULL without memory. */
+static char **env_plus(char *const *envp, const char *extra)
+{
+  size_t n = 0;
+  while(envp && envp[n])
+    n++;
+  char **env = malloc((n + 2) * sizeof(*env));
+  if(!env)
+    return NULL;
+  for(size_t i = 0; i < n; i++)
+    env[i] = envp[i];
+  env[n] = (char *)extra;
+  env[n + 1] = NULL;
+  return env;
+}
+
+bool bpi_ci_commit_time(const char *dir, char *const *envp, const char *hash,
+                        char out[BP_COMMIT_TIME_MAX])
+{
+  out[0] = '\0';
+  if(!hash || !is_hash(hash))
+    return false;
+  char rev[80];
+  snprintf(rev, sizeof(rev), "%s^{commit}", hash);
+  /* %ct: seconds since 1970, whatever the committer's zone; no signature
+   * lines (log.showSignature) before it */
+  const char *const show[] = {"show", "-s", "--no-show-signature",
+                              "--format=%ct", rev, NULL};
+  /* a partial clone would fetch a commit it lacks from its remote (the
+   * network, perhaps a password prompt): unknown instead (git 2.44+) */
+  char **env = env_plus(envp, "GIT_NO_LAZY_FETCH=1");
+  char text[GIT_LINE_MAX];
+  bool known = env && git_output(dir ? dir : ".", env, show, text);
+  free(env);
+  char *rest = text, *line = known ? next_line(&rest) : NULL;
+  uint64_t secs;
+  if(!line || *rest || !bpi_text_u64(line, 0, INT64_MAX, &secs))
+    return false;
+  time_t t = (time_t)secs;
+  struct tm tm;
+  return gmtime_r(&t, &tm) &&
+         strftime(out, BP_COMMIT_TIME_MAX, "%Y-%m-%dT%H:%M:%SZ", &tm) > 0;
 }
 
 /* -------------------------------------------------------------- the whole */

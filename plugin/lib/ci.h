@@ -6,6 +6,8 @@
 #ifndef BP_LIB_CI_H
 #define BP_LIB_CI_H
 
+#include <stdbool.h>
+
 #include "benchprof/benchprof.h"
 
 /* The fields of struct bp_ident in order, for loops and messages. */
@@ -104,6 +106,18 @@ bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
  * is not 40 or 64 hex digits); err says which file or variable. */
 bp_code bpi_ci_detect(struct bp_ident *id, char *const *envp,
                       const char *dir, struct bp_err *err);
+
+/* The committer time of commit hash (40 or 64 hex digits) as git in dir
+ * (NULL: ".") knows it, an ISO 8601 UTC time ("2024-05-01T12:00:00Z")
+ * in out: what orders the runs of a branch for its latest pointer (the
+ * commit's age, not when its run ended).  Rebasing or amending makes a
+ * new committer time.  False, out empty, when git cannot say: git
+ * missing, not a repository, or a commit it does not have (a shallow or
+ * partial clone; a partial clone does not fetch it, with git 2.44+).
+ * One git process. */
+#define BP_COMMIT_TIME_MAX 32
+bool bpi_ci_commit_time(const char *dir, char *const *envp, const char *hash,
+                        char out[BP_COMMIT_TIME_MAX]);
 
 void bpi_ident_cleanup(struct bp_ident *id);
 

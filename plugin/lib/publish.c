@@ -76,6 +76,10 @@ static bp_code check_ident(const struct bp_publish_opts *o,
   if(o->hash && !is_hex_hash(o->hash))
     return bpi_err_set(err, BPE_INVAL, 0, "publish: hash '%s' is not a full "
                        "git commit hash (40 or 64 hex digits)", o->hash);
+  int64_t ms;
+  if(o->commit_time && !bpi_text_iso8601_ms(o->commit_time, &ms))
+    return bpi_err_set(err, BPE_INVAL, 0, "publish: commit time '%s' is not "
+                       "an ISO 8601 time", o->commit_time);
   if(o->base_hash && !is_hex_hash(o->base_hash))
     return bpi_err_set(err, BPE_INVAL, 0, "publish: base hash '%s' is not a "
                        "full git commit hash", o->base_hash);
@@ -122,6 +126,7 @@ static cJSON *make_meta(const struct bp_publish_opts *o, const char *run_dir,
   cJSON_AddStringToObject(id, "branch", o->branch);
   bpi_pub_add_nullable(id, "hash", o->hash);
   cJSON_AddStringToObject(id, "commit", o->hash ? o->hash : commit);
+  bpi_pub_add_nullable(id, "commit_time", o->hash ? o->commit_time : NULL);
   cJSON_AddStringToObject(id, "testbed", o->testbed);
   bpi_pub_add_nullable(id, "base_branch", o->base_branch);
   bpi_pub_add_nullable(id, "base_hash", o->base_branch ? o->base_hash : NULL);

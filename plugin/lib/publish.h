@@ -13,6 +13,7 @@
  *   4. the stored manifest (the run's manifest with identity, artifact
  *      URLs, report uuid) -> .../{commit}/{testbed}/manifest.json
  *   5. the branch's latest pointer -> {project}/{branch}/latest/{testbed}.json
+ *      (unless it names a newer commit: bpi_pub_latest_newer)
  *   6. the store's static pages (site.h): the run in its branch's list,
  *      the run's, branch's, project's and store's index.html
  * A publication leaves the spool only when every part is delivered;
@@ -40,6 +41,9 @@ struct bp_publish_opts {
   const char *project, *branch, *hash, *testbed;
   const char *base_branch;   /* pull request: the base, else NULL */
   const char *base_hash;
+  /* the commit's committer time (ISO 8601, bpi_ci_commit_time), NULL
+   * unknown: it orders the branch's runs for its latest pointer */
+  const char *commit_time;
   const char *spool_dir;     /* required */
   struct bp_store_opts store;     /* store.url NULL: no store */
   struct bp_bencher_opts bencher; /* bencher.token NULL: no Bencher report */

@@ -59,6 +59,7 @@ void bpi_pub_ident_of(const cJSON *meta, struct ident *id)
   id->testbed = bpi_json_str(i, "testbed");
   id->base_branch = bpi_json_str(i, "base_branch");
   id->base_hash = bpi_json_str(i, "base_hash");
+  id->commit_time = bpi_json_str(i, "commit_time");
 }
 
 /* The whole run's artifacts (the manifest's own list), stored once under
@@ -141,7 +142,7 @@ bp_code bpi_pub_spool_files(const struct bp_manifest *man,
                             const char ***files, size_t *n,
                             struct bp_err *err)
 {
-  struct ident none = {"p", "b", "c", "c", "t", NULL, NULL};
+  struct ident none = {"p", "b", "c", "c", "t", NULL, NULL, NULL};
   struct arts as = {0};
   struct bp_strtab seen;
   bpi_strtab_init(&seen);

@@ -240,9 +240,10 @@ repo"
     provider=git branch=main hash="$odd_sha" project=odd-repo \
     "project@=the directory's name, outside git"
 
-  # 7. benchprof run asks git once: publishing and the comparison after
-  # it share one identity, and one git process answers all of it (each
-  # is wall time added after the benchmark)
+  # 7. benchprof run asks git once for the identity: publishing and the
+  # comparison after it share one, and one git process answers all of it
+  # (each is wall time added after the benchmark); publishing asks once
+  # more, for the commit's time (it orders the branch's latest pointer)
   real_git=$(command -v git)
   mkdir -p "$TMP/shim"
   printf '#!/bin/sh\necho "$*" >>"%s/git.log"\nexec "%s" "$@"\n' \
@@ -252,8 +253,10 @@ repo"
   (cd "$repo" && env -i PATH="$TMP/shim:$PATH" HOME="$TMP" \
     "$BENCHPROF" run -q -o "$TMP/run-out" -- true) >"$TMP/run.txt" 2>&1
   check "run in a repository: exit 0" [ $? -eq 0 ]
-  check "run in a repository: one git process" \
-    [ "$(wc -l <"$TMP/git.log")" -eq 1 ]
+  check "run in a repository: one git process for the identity" \
+    [ "$(grep -c "rev-parse" "$TMP/git.log")" -eq 1 ]
+  check "run in a repository: one more for the commit's time, no other" \
+    [ "$(sed 1d "$TMP/git.log")" = "-C . show -s --no-show-signature --format=%ct $sha^{commit}" ]
   check "run in a repository: the manifest has the commit" \
     grep -q "$sha" "$TMP/run-out/manifest.json"
   : >"$TMP/git.log"

@@ -1,0 +1,52 @@
+/* publish: the latest pointer's order (bpi_pub_latest_newer).  The
+ * stored pointer wins over a publication by its commit's committer time
+ * when both know theirs; the end time decides for the same commit, for
+ * equal commit times (a rebase or an amend in the same second) and when
+ * either side has none (git did not know the hash, a pointer written
+ * before pointers had it, a time that is not one). */
+#include "bp_setup.h"
+#include "publish_int.h"
+#include "check.h"
+
+#define A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define DAY1 "2024-01-01T08:00:00Z"
+#define DAY2 "2024-01-02T08:00:00Z"
+#define EARLY "2024-03-01T10:00:00.000Z"
+#define LATE "2024-03-01T11:00:00.000Z"
+
+static bool newer(const char *stored_commit, const char *stored_time,
+                  const char *stored_end, const char *commit,
+                  const char *time, const char *end)
+{
+  const struct bp_latest_run s = {stored_commit, stored_time, stored_end};
+  const struct bp_latest_run r = {commit, time, end};
+  return bpi_pub_latest_newer(&s, &r);
+}
+
+int main(void)
+{
+  /* nothing stored, or a pointer without either time: written */
+  CHECK(!newer(NULL, NULL, NULL, A, DAY1, EARLY));
+  CHECK(!newer(B, NULL, NULL, A, DAY1, EARLY));
+  /* commit times first: an old commit's run ending later stays out ... */
+  CHECK(newer(B, DAY2, EARLY, A, DAY1, LATE));
+  /* ... and a newer commit's run replaces it even when it ended first */
+  CHECK(!newer(A, DAY1, LATE, B, DAY2, EARLY));
+  /* times compared as times, whatever their zones */
+  CHECK(newer(B, "2024-01-01T09:00:00-02:00", EARLY, A, DAY1, LATE));
+  CHECK(!newer(B, "2024-01-01T09:00:00+02:00", EARLY, A, DAY1, LATE));
+  /* the same commit run again: the end time */
+  CHECK(!newer(A, DAY1, EARLY, A, DAY1, LATE));
+  CHECK(newer(A, DAY1, LATE, A, DAY1, EARLY));
+  /* two commits with the same time: the end time */
+  CHECK(!newer(B, DAY1, EARLY, A, DAY1, LATE));
+  CHECK(newer(B, DAY1, LATE, A, DAY1, EARLY));
+  /* one side without a commit time (or one that is not a time): the end
+   * time, as before commit times were recorded */
+  CHECK(!newer(B, NULL, EARLY, A, DAY1, LATE));
+  CHECK(!newer(B, DAY2, EARLY, A, NULL, LATE));
+  CHECK(newer(A, DAY1, LATE, B, NULL, EARLY));
+  CHECK(!newer(B, "yesterday", EARLY, A, DAY1, LATE));
+  return check_exit();
+}
