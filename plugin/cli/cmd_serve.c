@@ -6,6 +6,9 @@
 #include "cli.h"
 #include "msgs.h"
 
+#include "config.h"
+#include "err.h"
+#include "publish.h"
 #include "serve.h"
 #include "text.h"
 
@@ -33,7 +36,9 @@ static void usage(FILE *to)
           "inline, and links that open each profile in the Firefox Profiler.\n"
           "Runs until interrupted (SIGINT or SIGTERM).\n"
           "\n"
-          "  STORE_DIR     the store's directory or file:// URL (default: .)\n"
+          "  STORE_DIR     the store's directory or file:// URL (default: the\n"
+          "                store run publishes to: store.url of the\n"
+          "                configuration, else $XDG_DATA_HOME/benchprof/store)\n"
           "  --port N      TCP port; 0 picks a free one (default: 8000)\n"
           "  --bind ADDR   numeric address to listen on (default: 127.0.0.1;\n"
           "                0.0.0.0 or :: makes the store readable by anyone\n"
@@ -57,8 +62,11 @@ static void usage(FILE *to)
 
 #define MAX_ORIGINS 32
 
+extern char **environ;
+
 struct serve_args {
   const char *root;
+  char *owned_root;   /* the default store's, malloc'd */
   const char *bind;
   unsigned port;
   const char *public_url;
@@ -73,6 +81,30 @@ static bool parse_port(const char *s, unsigned *out)
     return false;
   *out = (unsigned)v;
   return true;
+}
+
+/* No STORE_DIR: the store run publishes to, the configuration's
+ * store.url, else the default one ($XDG_DATA_HOME/benchprof/store). */
+static bool default_root(struct serve_args *a)
+{
+  struct bp_config cfg;
+  struct bp_err err = {0};
+  bool ok = bp_cli_config_load(&cfg, NULL, false, "serving the default "
+                               "store") != BP_CLI_CONFIG_FAIL;
+  if(ok && cfg.store.url)
+    a->owned_root = strdup(cfg.store.url);
+  else if(ok && bpi_publish_default_store(environ, &a->owned_root, &err)) {
+    bp_msg_err(&err, err.code);
+    ok = false;
+  }
+  bpi_config_cleanup(&cfg);
+  if(ok && !a->owned_root) {
+    bp_msg_error("serve: %s", bp_strerror(BPE_NOMEM));
+    ok = false;
+  }
+  if(ok)
+    a->root = a->owned_root;
+  return ok;
 }
 
 static int parse_args(int argc, char **argv, struct serve_args *a)
@@ -131,6 +163,8 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
   }
   if(optind < argc)
     a->root = argv[optind];
+  else if(!default_root(a))
+    return BP_EXIT_USAGE;
   if(!strncmp(a->root, "file://", 7))
     a->root += 7;
   else if(strstr(a->root, "://")) {
@@ -176,17 +210,14 @@ static void print_links(const struct bp_serve *sv)
   bpi_serve_links_free(links, n);
 }
 
-int cmd_serve(int argc, char **argv)
+static int serve(const struct serve_args *ap)
 {
-  struct serve_args a = { .root = ".", .port = 8000 };
+  struct serve_args a = *ap;
   struct bp_serve_opts o = {0};
   struct bp_serve *sv;
   struct bp_err err = {0};
   sigset_t stop, old;
   int sig = 0;
-  int rc = parse_args(argc, argv, &a);
-  if(rc >= 0)
-    return rc;
   /* a shell starts a background job with SIGINT ignored, and an ignored
    * signal never reaches sigwait: take both back to their defaults, then
    * block them before the server's thread starts, so that thread inherits
@@ -233,4 +264,14 @@ int cmd_serve(int argc, char **argv)
   bpi_serve_stop(sv);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   return BP_EXIT_OK;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+  struct serve_args a = { .root = NULL, .port = 8000 };
+  int rc = parse_args(argc, argv, &a);
+  if(rc < 0)
+    rc = serve(&a);
+  free(a.owned_root);
+  return rc;
 }

@@ -324,6 +324,38 @@ if serve_start serve3 --port 0 "$TMP/store"; then
     grep -q "cannot listen on 127.0.0.1 port $PORT" "$TMP/e5"
   check "serve stops with status 0" stop_with TERM
 fi
+# no STORE_DIR: the store run publishes to (the configuration's
+# store.url, else $XDG_DATA_HOME/benchprof/store), never the current
+# directory
+mkdir -p "$TMP/xdg/benchprof"
+ln -s "$TMP/store" "$TMP/xdg/benchprof/store"
+unset BENCHPROF_CONFIG BENCHPROF_STORE
+export XDG_DATA_HOME="$TMP/xdg"
+if serve_start serve4 --port 0; then
+  check "no STORE_DIR: the default store is served" \
+    grep -q "^serving $TMP/xdg/benchprof/store at " "$TMP/serve4.out"
+  check "no STORE_DIR: its latest profiles are listed" \
+    grep -q "^latest " "$TMP/serve4.out"
+  check "serve stops with status 0" stop_with TERM
+else
+  fail "serve without STORE_DIR"
+fi
+printf '{"store": {"url": "file://%s"}}\n' "$TMP/store" >"$TMP/serve.json"
+export BENCHPROF_CONFIG="$TMP/serve.json" XDG_DATA_HOME="$TMP/nothing"
+if serve_start serve5 --port 0; then
+  check "no STORE_DIR: the configuration's store.url is served" \
+    grep -q "^serving $TMP/store at " "$TMP/serve5.out"
+  check "serve stops with status 0" stop_with TERM
+else
+  fail "serve without STORE_DIR, with a configuration"
+fi
+unset BENCHPROF_CONFIG
+export XDG_DATA_HOME="$TMP/none"
+"$BENCHPROF" serve --port 0 >/dev/null 2>"$TMP/e6"
+check "no STORE_DIR and no store yet: an error" [ $? -eq 1 ]
+check "no STORE_DIR and no store yet: the error names where it looked" \
+  grep -q "$TMP/none/benchprof/store" "$TMP/e6"
+
 "$BENCHPROF" serve --help | grep -q "usage: benchprof serve" ||
   fail "serve --help"
 
