@@ -12,9 +12,11 @@
 #include "text.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define RUNS_KEPT 1000   /* per branch list: the oldest leave it */
 #define HTML_TYPE "text/html; charset=utf-8"
@@ -584,6 +586,13 @@ bp_code bpi_site_rebuild(struct bp_store *st, struct bp_site_stats *s,
   cJSON *projects = NULL;
   memset(s, 0, sizeof(*s));
   bp_code rc = get_list(st, BP_STORE_PROJECTS, &projects, err);
+  const char *url = bpi_store_url(st);
+  struct stat sb;
+  /* a mistyped file store is not a store without pages */
+  if(!rc && !projects && bpi_store_url_is_local(url) &&
+     stat(url + strlen("file://"), &sb))
+    return bpi_err_set(err, BPE_NOT_FOUND, errno, "%s: the store's "
+                       "directory cannot be read", url);
   if(!rc && !projects)
     return bpi_err_set(err, BPE_NOT_FOUND, 0, "%s: no list of projects "
                        "(" BP_STORE_PROJECTS "): nothing published here "

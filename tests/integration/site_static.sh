@@ -151,10 +151,16 @@ check "index: says what it wrote" \
   grep -q "pages written (1 projects, 2 branches, 8 runs)" "$TMP/index.out"
 check "index: the removed page is back, every run listed" \
   pages_ok file "file://$TMP/store/"
+mkdir -p "$TMP/nothing"
 "$BENCHPROF" index --store "file://$TMP/nothing" >/dev/null 2>"$TMP/e.err"
 check "index of a store without lists: error" [ $? -eq 1 ]
 check "index of a store without lists: says so" \
   grep -q "no list of projects" "$TMP/e.err"
+"$BENCHPROF" index --store "file://$TMP/mistyped" >/dev/null 2>"$TMP/e2.err"
+check "index of a missing store directory: error" [ $? -eq 1 ]
+check "index of a missing store directory: says so" \
+  grep -q "mistyped: the store's directory cannot be read: No such file" \
+  "$TMP/e2.err"
 
 # --- s3rver behind the SigV4-checking proxy
 start_s3
