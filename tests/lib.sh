@@ -7,6 +7,10 @@ TEST_NAME=$(basename "$0" .sh)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/bp-$TEST_NAME.XXXXXX")
 XDG_DATA_HOME=$TMP/xdg-data XDG_STATE_HOME=$TMP/xdg-state; export XDG_DATA_HOME XDG_STATE_HOME
 FAILS=0
+# the CI run the suite itself may run in: with it, every publication of
+# every test would be a step of that one run (merged in the store); a
+# test that wants a run id sets its own
+unset GITHUB_RUN_ID GITHUB_RUN_ATTEMPT CI_PIPELINE_ID
 
 # Cleanup: a test or a helper library adds what must happen when the test
 # ends (servers stopped, mounts undone, settings restored) with at_exit,

@@ -40,8 +40,9 @@ opts="--project demo --testbed tb --store file://$TMP/store
   --spool $TMP/spool --retries 0 --timeout 5"
 
 # step NAME RUN_ID BENCH...: a `benchprof run` step of GitHub run RUN_ID
-# on pull request 5 (no RUN_ID: outside CI, the head commit by flags),
-# its run directory $TMP/NAME
+# on pull request 5 (no RUN_ID: outside CI, the head commit by flags) in
+# the output directory every step shares, $TMP/out, as benchprof-wrap's
+# steps do; its manifest and compare/ copied to $TMP/NAME
 step() {
   name=$1 run=$2
   shift 2
@@ -57,10 +58,13 @@ step() {
   fi
   # shellcheck disable=SC2086
   (cd "$TMP/nogit" && env GIT_CEILING_DIRECTORIES="$TMP" $ci \
-    "$BENCHPROF" run -o "$TMP/$name" --bmf "$TMP/$name.json" $opts $flags \
+    "$BENCHPROF" run -o "$TMP/out" --bmf "$TMP/$name.json" $opts $flags \
     -- "$TMP/harness.sh" "$TMP/$name.json" "$@") \
     >"$TMP/$name.out" 2>"$TMP/$name.err"
   status=$?
+  mkdir -p "$TMP/$name"
+  cp "$TMP/out/manifest.json" "$TMP/$name/"
+  if [ -d "$TMP/out/compare" ]; then cp -R "$TMP/out/compare" "$TMP/$name/"; fi
 }
 MAN="$TMP/store/demo/feature%2Fx/$HEAD/tb/manifest.json"
 
