@@ -143,7 +143,7 @@ bp_code bpi_pub_spool_files(const struct bp_manifest *man,
                             const char ***files, size_t *n,
                             struct bp_err *err)
 {
-  struct ident none = {"p", "b", "c", "c", "t", NULL, NULL, NULL};
+  struct ident none = {"p", "b", "c", "c", "t", NULL, NULL, NULL, NULL};
   struct arts as = {0};
   struct bp_strtab seen;
   bpi_strtab_init(&seen);
