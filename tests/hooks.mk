@@ -22,6 +22,11 @@
 #                        for notes, and the log says what to set
 #   hooks_shims.sh       the README's shims: a path entry, a make bench
 #                        that only builds passes (strict: fails)
+#   config_strict.sh     "strict": true in an invalid file: run, record,
+#                        flush, ci, comment and benchprof-wrap fail (exit
+#                        2, the command not run); BENCHPROF_STRICT=0 wins
+#   hooks_strict.sh      the completed hooks fail on what could not be
+#                        delivered when the file says "strict": true
 #   hooks_unprofiled.sh  the benchmark runs, with its own stdio and status,
 #                        whatever goes wrong with benchprof: a setup that
 #                        fails before it starts (output directory, FIFO,
@@ -37,6 +42,7 @@ hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_shellcheck.sh \
   tests/integration/hooks_pr_flow.sh tests/integration/hooks_shims.sh \
   tests/integration/hooks_unprofiled.sh \
+  tests/integration/config_strict.sh tests/integration/hooks_strict.sh \
   tests/integration/install_layout.sh
 TESTS += $(hooks_tests)
 EXTRA_DIST += $(hooks_tests) tests/hooks_lib.sh \

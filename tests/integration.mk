@@ -109,6 +109,7 @@ integration_tests = \
   tests/integration/record_segv.sh \
   tests/integration/record_sigint.sh \
   tests/integration/record_errors.sh \
+  tests/integration/options_usage.sh \
   tests/integration/record_stdio.sh \
   tests/integration/record_fallback.sh \
   tests/integration/record_options.sh \

@@ -16,6 +16,7 @@
 
 #include "benchprof/benchprof.h"
 
+#include "config.h"   /* enum bp_url_kind */
 #include "record.h"
 #include "slice.h"    /* struct bp_marked, struct bp_export_record */
 
@@ -30,6 +31,17 @@ int cmd_serve(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_ci(int argc, char **argv);
+
+/* msgs.c: a command line a subcommand cannot take.  The error, then one
+ * line saying where the help is (never the help itself: in a CI log it
+ * would push the error out of sight).  Both return BP_EXIT_USAGE. */
+struct option;
+/* After getopt_long returned '?' (opterr is 0: main turns getopt's own
+ * messages off): what was wrong with the option, as "CMD: ...". */
+int bp_cli_bad_option(const char *cmd, char *const *argv,
+                      const char *shortopts, const struct option *longopts);
+/* "see 'benchprof CMD --help'", after an error already said. */
+int bp_cli_usage_hint(const char *cmd);
 
 /* cmd_record.c and record_opts.c: what record and run share. */
 enum bp_adapter {
@@ -103,16 +115,29 @@ enum {
   {"verbose", no_argument, NULL, 'v'}
 
 void bp_cli_publish_defaults(struct bp_cli_publish *p);
+/* The value arg of a URL option --name (a store's or an http(s) one, as
+ * the configuration checks them): 0 when usable, else said why and
+ * BP_EXIT_USAGE. */
+int bp_cli_url_option(const char *name, const char *arg,
+                      enum bp_url_kind kind);
 /* Take option opt (a BP_CLI_PUB_* or 'v'): 0 when taken, the exit status
  * on a bad value. */
 int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p);
 /* The options' help text. */
 void bp_cli_publish_usage(FILE *out, bool run);
 /* publish_run.c: publish the run directory dir (report and manifest
- * written) and say what happened; false when the publication failed
- * (spooled or not). */
-bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
-                        const char *start_time, const char *end_time);
+ * written) and say what happened. */
+enum bp_cli_published {
+  BP_CLI_PUBLISH_DELIVERED,
+  BP_CLI_PUBLISH_FAILED,   /* not delivered (spooled, refused, or the
+                              identity incomplete) */
+  BP_CLI_PUBLISH_NOTHING,  /* could not start: its setup or targets
+                              (said, with "nothing was published") */
+};
+enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
+                                         const char *dir,
+                                         const char *start_time,
+                                         const char *end_time);
 /* A Firefox upload whose answer never came: said (never repeated). */
 struct bp_publish_result;
 void bp_cli_firefox_lost(const struct bp_publish_result *r);

@@ -114,8 +114,7 @@ int cmd_ci(int argc, char **argv)
         flags[opt - OPT_FIELD] = optarg;
         break;
       }
-      usage(stderr);
-      return BP_EXIT_USAGE;
+      return bp_cli_bad_option("ci", argv, "C:h", longopts);
     }
   }
   if(optind != argc) {

@@ -100,7 +100,11 @@ static int parse_args(int argc, char **argv, struct comment_args *a)
     case OPT_PR: pr = optarg; break;
     case OPT_GITLAB: gitlab = optarg; break;
     case OPT_MR: mr = optarg; break;
-    case OPT_API: a->target.api_url = optarg; break;
+    case OPT_API:
+      if(bp_cli_url_option("api-url", optarg, BP_URL_HTTP))
+        return BP_EXIT_USAGE;
+      a->target.api_url = optarg;
+      break;
     case OPT_TOKEN_ENV: a->token_env = optarg; break;
     case OPT_SUMMARY: a->summary_file = optarg; break;
     case 'v': a->verbose = true; break;
@@ -110,8 +114,7 @@ static int parse_args(int argc, char **argv, struct comment_args *a)
       usage(stdout);
       return BP_EXIT_OK;
     default:
-      usage(stderr);
-      return BP_EXIT_USAGE;
+      return bp_cli_bad_option("comment", argv, "m:vh", longopts);
     }
   }
   if(optind != argc || !a->markdown) {

@@ -153,9 +153,13 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
       a->comment.testbed = optarg;
       break;
     case OPT_STORE:
+      if(bp_cli_url_option("store", optarg, BP_URL_STORE))
+        return BP_EXIT_USAGE;
       a->store = optarg;
       break;
     case OPT_PUBLIC_URL:
+      if(bp_cli_url_option("public-url", optarg, BP_URL_HTTP))
+        return BP_EXIT_USAGE;
       a->public_url = optarg;
       break;
     case OPT_FAIL:
@@ -171,8 +175,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
       usage(stdout);
       return BP_EXIT_OK;
     default:
-      usage(stderr);
-      return BP_EXIT_USAGE;
+      return bp_cli_bad_option("compare", argv, "o:t:n:qh", longopts);
     }
   }
   if(argc - optind != 2) {

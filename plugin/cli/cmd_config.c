@@ -104,6 +104,9 @@ static bool load(struct bp_config *c, const char *flag, bool check)
     bp_msg_warn("%s", c->warning);
   if(rc) {
     bp_msg_err(&err, rc);
+    /* what run would do with it (benchprof-wrap --enabled reads this) */
+    if(c->strict)
+      bp_msg_error("the configuration is not usable and strict mode is on");
     return false;
   }
   if(check && !events_known(c))
@@ -150,16 +153,14 @@ int cmd_config(int argc, char **argv)
       usage(stdout);
       return BP_EXIT_OK;
     default:
-      usage(stderr);
-      return BP_EXIT_USAGE;
+      return bp_cli_bad_option("config", argv, "c:h", longopts);
     }
   }
   if(!verb && optind < argc)
     verb = argv[optind++];   /* config --config F check */
   if(!verb) {
     bp_msg_error("config: which action? (check, show or keys)");
-    usage(stderr);
-    return BP_EXIT_USAGE;
+    return bp_cli_usage_hint("config");
   }
   if(optind != argc) {
     bp_msg_error("config %s: unexpected argument '%s'", verb, argv[optind]);

@@ -193,16 +193,6 @@ static int bad_usage(const char *what, const char *arg)
   return BP_EXIT_USAGE;
 }
 
-/* Called after getopt_long returned '?'; arg is the argv element it was
- * reading. */
-static int bad_option(const char *arg)
-{
-  char shortopt[3] = { '-', (char)optopt, '\0' };
-  if(strncmp(arg, "--", 2) && optopt)
-    arg = shortopt;
-  return bad_usage("bad option", arg);
-}
-
 int cmd_events(int argc, char **argv)
 {
   static const struct option longopts[] = {
@@ -219,7 +209,6 @@ int cmd_events(int argc, char **argv)
 
   memset(&l, 0, sizeof(l));
   l.probe = true;
-  opterr = 0;   /* messages go through msgs.c */
   optind = 0;   /* full rescan, whatever main parsed before */
   while((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
     switch(c) {
@@ -233,7 +222,7 @@ int cmd_events(int argc, char **argv)
       usage(stdout);
       return BP_EXIT_OK;
     default:
-      return bad_option(argv[optind - 1]);
+      return bp_cli_bad_option("events", argv, "h", longopts);
     }
   }
   if(optind < argc)

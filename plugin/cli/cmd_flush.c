@@ -195,11 +195,10 @@ static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
       flush_usage(stdout);
       return BP_EXIT_OK;
     }
-    if(opt == '?' || bp_cli_publish_option(opt, optarg, &p)) {
-      if(opt == '?')
-        flush_usage(stderr);
+    if(opt == '?')
+      return bp_cli_bad_option("flush", argv, "vh", flush_longopts);
+    if(bp_cli_publish_option(opt, optarg, &p))
       return BP_EXIT_USAGE;
-    }
   }
   if(optind < argc) {
     bp_msg_error("flush takes no arguments ('%s')", argv[optind]);
@@ -243,13 +242,11 @@ int cmd_flush(int argc, char **argv)
   int opt;
   /* the configuration first: the flags then win over it */
   optind = 1;
-  opterr = 0;
   while((opt = getopt_long(argc, argv, "vh", flush_longopts, NULL)) != -1) {
     if(opt == BP_CLI_PUB_LAST)
       config = optarg;
     strict |= opt == BP_CLI_PUB_STRICT;
   }
-  opterr = 1;
   bp_cli_publish_defaults(&p);
   enum bp_cli_config cs = bp_cli_config_load(&cfg, config, strict,
                                              "flushing with the defaults");

@@ -60,11 +60,9 @@ int cmd_index(int argc, char **argv)
   int opt;
   /* the configuration first: the flags then win over it */
   optind = 1;
-  opterr = 0;
   while((opt = getopt_long(argc, argv, "vh", longopts, NULL)) != -1)
     if(opt == OPT_CONFIG)
       config = optarg;
-  opterr = 1;
   bp_cli_publish_defaults(&p);
   if(bp_cli_config_load(&cfg, config, true, "indexing with the defaults") !=
      BP_CLI_CONFIG_OK) {
@@ -80,10 +78,8 @@ int cmd_index(int argc, char **argv)
       usage(stdout);
       status = BP_EXIT_OK;
     }
-    else if(opt == '?') {
-      usage(stderr);
-      status = BP_EXIT_USAGE;
-    }
+    else if(opt == '?')
+      status = bp_cli_bad_option("index", argv, "vh", longopts);
     else if(opt != OPT_CONFIG) {
       int rc = bp_cli_publish_option(opt, optarg, &p);
       if(rc)

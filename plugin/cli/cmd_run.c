@@ -201,16 +201,20 @@ bool bp_cli_run_write_outputs(const struct bp_record_args *a,
 
 /* After the report and manifest: publish them (unless --no-publish).  A
  * publication failure changes the status only with --strict, and never
- * hides the command's own failure. */
+ * hides the command's own failure.  *nothing: the publication could not
+ * even start (said so). */
 int bp_cli_run_publish(const struct bp_record_args *a, const char *start,
-                       int status)
+                       int status, bool *nothing)
 {
   char end[32];
+  *nothing = false;
   if(!a->pub.enabled)
     return status;
   bp_cli_iso_now(end);
-  if(!bp_cli_publish_run(&a->pub, a->output, start, end) && a->pub.strict &&
-     status == 0)
+  enum bp_cli_published done = bp_cli_publish_run(&a->pub, a->output, start,
+                                                  end);
+  *nothing = done == BP_CLI_PUBLISH_NOTHING;
+  if(done != BP_CLI_PUBLISH_DELIVERED && a->pub.strict && status == 0)
     return BP_EXIT_ERROR;
   return status;
 }
@@ -233,8 +237,13 @@ int bp_cli_run_publish_and_compare(const struct bp_record_args *a,
                   status, a->output, outcome);
     return status;
   }
-  return bp_cli_run_compare(&a->pub, a->output,
-                            bp_cli_run_publish(a, start, status));
+  bool nothing;
+  status = bp_cli_run_publish(a, start, status, &nothing);
+  /* what stopped the publication (its targets, the identity's
+   * detection) stops the comparison the same way: said once */
+  if(nothing)
+    return status;
+  return bp_cli_run_compare(&a->pub, a->output, status);
 }
 
 /* Results or a report that could not be written: benchprof's own failure

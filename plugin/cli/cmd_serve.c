@@ -131,10 +131,8 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
       a->bind = optarg;
       break;
     case 'u':
-      if(strncmp(optarg, "http://", 7) && strncmp(optarg, "https://", 8)) {
-        bp_msg_error("--public-url '%s': not an http or https URL", optarg);
+      if(bp_cli_url_option("public-url", optarg, BP_URL_HTTP))
         return BP_EXIT_USAGE;
-      }
       a->public_url = optarg;
       break;
     case 'o':
@@ -153,8 +151,7 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
       usage(stdout);
       return BP_EXIT_OK;
     default:
-      usage(stderr);
-      return BP_EXIT_USAGE;
+      return bp_cli_bad_option("serve", argv, "p:b:h", longopts);
     }
   }
   if(argc - optind > 1) {

@@ -68,8 +68,7 @@ static int parse_args(int argc, char **argv, struct stat_args *a)
       usage(stdout);
       return BP_EXIT_OK;
     default:
-      usage(stderr);
-      return BP_EXIT_USAGE;
+      return bp_cli_bad_option("stat", argv, "+C:ujh", longopts);
     }
   }
   if(optind >= argc) {

@@ -6,6 +6,7 @@
 #include "parallel.h"
 #include "text.h"
 
+#include <getopt.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -89,6 +90,9 @@ int main(int argc, char **argv)
     printf("benchprof %s\n", BENCHPROF_VERSION);
     return BP_EXIT_OK;
   }
+  /* a mistyped option is said by the command (bp_cli_bad_option), in
+   * benchprof's words, with where its help is */
+  opterr = 0;
   for(size_t i = 0; i < BP_ARRAY_LEN(commands); i++)
     if(!strcmp(name, commands[i].name))
       return commands[i].fn(argc - 1, argv + 1);

@@ -100,8 +100,36 @@ static const char *option_name(int opt)
   return "?";
 }
 
+int bp_cli_url_option(const char *name, const char *arg,
+                      enum bp_url_kind kind)
+{
+  switch(bpi_config_url_check(arg, kind)) {
+  case BP_URL_OK:
+    return 0;
+  case BP_URL_CREDENTIALS:  /* never echoed */
+    bp_msg_error("--%s: expected %s without credentials (user:password@ "
+                 "goes into manifests and the spool; use the token "
+                 "variables), got a URL with credentials", name,
+                 bpi_config_url_expected(kind));
+    return BP_EXIT_USAGE;
+  default:
+    bp_msg_error("--%s '%.200s': expected %s", name, arg ? arg : "",
+                 bpi_config_url_expected(kind));
+    return BP_EXIT_USAGE;
+  }
+}
+
+/* The kind of URL publishing option opt takes; false when it takes none. */
+static bool url_option(int opt, enum bp_url_kind *kind)
+{
+  *kind = opt == BP_CLI_PUB_STORE ? BP_URL_STORE : BP_URL_HTTP;
+  return opt == BP_CLI_PUB_STORE || opt == BP_CLI_PUB_PUBLIC_URL ||
+         opt == BP_CLI_PUB_S3_ENDPOINT || opt == BP_CLI_PUB_FIREFOX_API;
+}
+
 int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
 {
+  enum bp_url_kind kind;
   uint64_t n;
   if(arg && !*arg) {
     /* an identity's part left empty is not given: workflows pass
@@ -114,6 +142,10 @@ int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
     bp_msg_error("--%s: empty", option_name(opt));
     return BP_EXIT_USAGE;
   }
+  /* a URL that can never work is the command line's mistake, said now
+   * (and by run --check-options), not after the benchmark ran */
+  if(url_option(opt, &kind) && bp_cli_url_option(option_name(opt), arg, kind))
+    return BP_EXIT_USAGE;
   switch(opt) {
   case 'v': p->verbose = true; break;
   case BP_CLI_PUB_NO_PUBLISH: p->enabled = false; break;

@@ -278,8 +278,10 @@ static void say_delivered(const struct bp_publish_result *r)
   bp_cli_firefox_lost(r);
 }
 
-bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
-                        const char *start_time, const char *end_time)
+enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
+                                         const char *dir,
+                                         const char *start_time,
+                                         const char *end_time)
 {
   struct bp_cli_pub_setup s;
   struct bp_publish_result r = {0};
@@ -287,12 +289,12 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
   if(!bp_cli_pub_prepare(p, &s, true)) {
     bp_cli_pub_prepare_cleanup(&s);
     bp_msg_warn("nothing was published");
-    return false;
+    return BP_CLI_PUBLISH_NOTHING;
   }
   if(bpi_publish_ident_check(&s.id, &err)) {
     bp_msg_err(&err, err.code);
     bp_cli_pub_prepare_cleanup(&s);
-    return false;
+    return BP_CLI_PUBLISH_FAILED;
   }
   /* the commit's time orders the branch's runs for its latest pointer;
    * asked only when publishing (one git process), unknown when git does
@@ -309,7 +311,8 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
                 p->token_env ? p->token_env : TOKEN_ENV);
   note_store_token(&s.o, p->config);
   bp_code rc = bpi_publish_run(&s.o, dir, start_time, end_time, &r, &err);
-  bool ok = !rc && r.delivered;
+  enum bp_cli_published done = rc ? BP_CLI_PUBLISH_NOTHING :
+    r.delivered ? BP_CLI_PUBLISH_DELIVERED : BP_CLI_PUBLISH_FAILED;
   bp_cli_pub_say_interrupted();
   if(!rc && r.direct)
     bp_msg_warn("the spool cannot hold the publication (%s): %s",
@@ -339,5 +342,5 @@ bool bp_cli_publish_run(const struct bp_cli_publish *p, const char *dir,
   }
   bpi_publish_result_cleanup(&r);
   bp_cli_pub_prepare_cleanup(&s);
-  return ok;
+  return done;
 }

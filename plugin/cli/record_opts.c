@@ -180,15 +180,13 @@ void bp_cli_record_prescan(int argc, char **argv, const char **config,
   int opt;
   *config = NULL;
   *strict = false;
-  optind = 1;
-  opterr = 0;  /* the real pass reports mistakes */
+  optind = 1;   /* silent (main set opterr 0): the real pass reports */
   while((opt = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
     if(opt == OPT_CONFIG)
       *config = optarg;
     else if(opt == BP_CLI_PUB_STRICT)
       *strict = true;
   }
-  opterr = 1;
   optind = 1;
 }
 
@@ -307,10 +305,10 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       if(opt == 'v' || (opt >= BP_CLI_PUB_FIRST && opt < BP_CLI_PUB_LAST)) {
         bp_msg_error("the publishing options belong to benchprof run, "
                      "not record");
-        return BP_EXIT_USAGE;
+        return bp_cli_usage_hint("record");
       }
-      usage(stderr, a->run);
-      return BP_EXIT_USAGE;
+      return bp_cli_bad_option(a->run ? "run" : "record", argv, SHORTOPTS,
+                               longopts);
     }
   }
   /* one wins over the configuration's; both on one command line is a

@@ -11,6 +11,7 @@
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
+#include "publish_cli.h"
 
 #include "buf.h"
 #include "ci.h"
@@ -131,20 +132,30 @@ static bp_code compare(const struct bp_ident *id, struct bp_store *st,
 int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
                        int status)
 {
-  struct bp_ident id = {0};
+  struct bp_cli_pub_setup s;
   struct bp_store *st = NULL;
   struct bp_err err = {0};
   bool failed = false;
   size_t regressions = 0;
   if(!p->enabled)
     return status;
-  char *out = bpi_text_path_join(dir, BP_RUNDIR_COMPARE);
-  if(!bp_cli_publish_store(p, &id, &st))
+  if(!bp_cli_pub_prepare(p, &s, true))
     failed = true;
-  else if(id.base_branch) {
-    bp_code rc = out ? compare(&id, st, p->config, dir, out, &regressions,
+  else if(!s.id.base_branch) {
+    /* not a pull request: there is no base, and nothing to say */
+    bp_cli_pub_prepare_cleanup(&s);
+    return status;
+  }
+  else if(bpi_store_open(&st, &s.o.store, &err)) {
+    bp_msg_err(&err, err.code);
+    failed = true;
+  }
+  else {
+    char *out = bpi_text_path_join(dir, BP_RUNDIR_COMPARE);
+    bp_code rc = out ? compare(&s.id, st, p->config, dir, out, &regressions,
                                &err)
                      : bpi_err_set(&err, BPE_NOMEM, 0, "compare");
+    free(out);
     if(rc) {
       bp_msg_err(&err, rc);
       failed = true;
@@ -153,8 +164,7 @@ int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
   if(failed)
     bp_msg_warn("compare: no comparison with the base");
   bpi_store_close(st);
-  bpi_ident_cleanup(&id);
-  free(out);
+  bp_cli_pub_prepare_cleanup(&s);
   if(!failed && p->fail_on_regression && regressions && status == 0) {
     /* the gate: opt-in, on confirmed regressions only */
     bp_msg_error("%zu confirmed regression%s (--fail-on-regression): exit "

@@ -153,7 +153,9 @@ const char *bpi_config_path(const char *flag, char *const *envp,
 
 /* Parse JSON text over c's current values; origin names it in messages
  * ("config.json").  BPE_CONFIG with the origin, the JSON path and what is
- * wrong (line:column for a syntax error); c is then unchanged. */
+ * wrong (line:column for a syntax error); c is then unchanged, except
+ * that an object with "strict": true at its top turns c->strict on (an
+ * invalid file that asks for strict mode gets it). */
 bp_code bpi_config_parse(struct bp_config *c, const char *json, size_t len,
                          const char *origin, struct bp_err *err);
 
@@ -174,9 +176,26 @@ bp_code bpi_config_apply_env(struct bp_config *c, char *const *envp,
  * error (c->source BP_CONFIG_NONE).  A missing named file is BPE_NOT_FOUND,
  * an invalid one BPE_CONFIG; either way c then holds the defaults plus
  * the environment's overrides (so c->strict and c->enabled still follow
- * BENCHPROF_STRICT / BENCHPROF_ENABLED), and err the first problem. */
+ * BENCHPROF_STRICT / BENCHPROF_ENABLED), and err the first problem.  An
+ * invalid file that is a JSON object with "strict": true at its top
+ * leaves c->strict on (BENCHPROF_STRICT=0 still turns it off). */
 bp_code bpi_config_load(struct bp_config *c, const char *flag,
                         char *const *envp, struct bp_err *err);
+
+/* The URLs settings and options take: a store's (store.url, --store:
+ * file:///dir, s3://bucket/prefix, http(s)://host/prefix) or a web
+ * service's (http:// or https://: the public URL, the S3 endpoint, the
+ * Bencher host).  One check for the file, the variables and the flags. */
+enum bp_url_kind { BP_URL_STORE, BP_URL_HTTP };
+enum bp_url_check {
+  BP_URL_OK,
+  BP_URL_WRONG,        /* NULL, or not a URL of that kind */
+  BP_URL_CREDENTIALS,  /* user:password@: it would go into manifests and
+                          the spool (never echo it) */
+};
+enum bp_url_check bpi_config_url_check(const char *s, enum bp_url_kind kind);
+/* What a URL of kind must be, for messages: "an http:// or https:// URL". */
+const char *bpi_config_url_expected(enum bp_url_kind kind);
 
 /* The effective configuration as JSON (every key, in the file's layout);
  * a token that is set is "<redacted>". */

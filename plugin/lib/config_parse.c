@@ -159,6 +159,20 @@ static bool is_store_url(const char *s)
   return is_http_url(s) || has_prefix(s, "file:///") || has_prefix(s, "s3://");
 }
 
+enum bp_url_check bpi_config_url_check(const char *s, enum bp_url_kind kind)
+{
+  bool ok = s && (kind == BP_URL_STORE ? is_store_url(s) : is_http_url(s));
+  if(!ok)
+    return BP_URL_WRONG;
+  return bpi_http_url_has_credentials(s) ? BP_URL_CREDENTIALS : BP_URL_OK;
+}
+
+const char *bpi_config_url_expected(enum bp_url_kind kind)
+{
+  return kind == BP_URL_STORE ? "a file:///, s3://, http:// or https:// URL"
+                              : "an http:// or https:// URL";
+}
+
 /* A list of event names joined with ','; NULL for false or []. */
 static bp_code set_counters(struct parse *ps, const struct key *k,
                             const struct where *w, const cJSON *j)
@@ -207,8 +221,6 @@ static bp_code set_string(struct parse *ps, const struct key *k,
   char what[96];
   static const char *const expect[] = {
     [K_STR] = "a non-empty string",
-    [K_STORE_URL] = "a file:///, s3://, http:// or https:// URL",
-    [K_HTTP_URL] = "an http:// or https:// URL",
     [K_ENVNAME] = "an environment variable's name ([A-Za-z_][A-Za-z0-9_]*)",
     [K_SECRET] = "a non-empty string",
     [K_CALL_GRAPH] = "fp, dwarf, dwarf,BYTES (a multiple of 8 up to 65528), "
@@ -216,23 +228,27 @@ static bp_code set_string(struct parse *ps, const struct key *k,
   };
   const char *s = cJSON_IsString(j) ? j->valuestring : NULL;
   bool ok = s && *s;
+  bool url = k->kind == K_STORE_URL || k->kind == K_HTTP_URL;
+  enum bp_url_kind url_kind = k->kind == K_STORE_URL ? BP_URL_STORE
+                                                     : BP_URL_HTTP;
+  const char *expected = url ? bpi_config_url_expected(url_kind)
+                             : expect[k->kind];
+  enum bp_url_check url_check = BP_URL_OK;
   enum bp_call_graph mode = BP_CALL_GRAPH_AUTO;
   uint32_t bytes = 0;
-  if(ok && k->kind == K_STORE_URL)
-    ok = is_store_url(s);
-  else if(ok && k->kind == K_HTTP_URL)
-    ok = is_http_url(s);
+  if(ok && url) {
+    url_check = bpi_config_url_check(s, url_kind);
+    ok = url_check != BP_URL_WRONG;
+  }
   else if(ok && k->kind == K_ENVNAME)
     ok = is_env_name(s);
   else if(ok && k->kind == K_CALL_GRAPH)
     ok = !bpi_text_call_graph(s, BP_RECORD_MAX_STACK_BYTES, &mode, &bytes,
                               &(struct bp_err){0});
-  bool credentials = ok && (k->kind == K_HTTP_URL || k->kind == K_STORE_URL)
-    && bpi_http_url_has_credentials(s);
-  if(credentials)  /* never echo them either */
+  if(ok && url_check == BP_URL_CREDENTIALS)  /* never echo them either */
     return fail(ps->err, w, "expected %s without credentials (user:password@"
                 " goes into manifests and the spool; use the token "
-                "variables), got a URL with credentials", expect[k->kind]);
+                "variables), got a URL with credentials", expected);
   if(!ok) {
     /* never echo a secret */
     if(k->kind == K_SECRET)
@@ -242,7 +258,7 @@ static bp_code set_string(struct parse *ps, const struct key *k,
       quoted(what, sizeof(what), s);
     else
       got(what, sizeof(what), w, j);
-    return fail(ps->err, w, "expected %s, got %s", expect[k->kind], what);
+    return fail(ps->err, w, "expected %s, got %s", expected, what);
   }
   if(bpi_config_set_str(str_field(ps->c, k), s))
     return bpi_err_set(ps->err, BPE_NOMEM, 0, "config");
@@ -477,6 +493,14 @@ static size_t nul_escape_at(const char *json, size_t len)
   return len;
 }
 
+/* Whether an object the parse refused still says "strict": true at its
+ * top: the operator asked that a configuration that cannot be used fail
+ * the job, and a mistake elsewhere in the file is exactly that case. */
+static bool asks_strict(const cJSON *root)
+{
+  return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "strict"));
+}
+
 bp_code bpi_config_parse(struct bp_config *c, const char *json, size_t len,
                          const char *origin, struct bp_err *err)
 {
@@ -527,6 +551,8 @@ bp_code bpi_config_parse(struct bp_config *c, const char *json, size_t len,
     *c = tmp;
     memset(&tmp, 0, sizeof(tmp));
   }
+  else if(asks_strict(root))
+    c->strict = true;
 out:
   bpi_config_cleanup(&tmp);
   cJSON_Delete(root);

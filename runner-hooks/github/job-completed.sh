@@ -2,8 +2,9 @@
 # ACTIONS_RUNNER_HOOK_JOB_COMPLETED for a self-hosted GitHub Actions
 # runner: sends what is waiting in the spool (benchprof flush) and, on a
 # pull request, posts or updates the comment a `benchprof run` of this job
-# wrote (<output>/compare/comment.md) for this pull request and commit.  Never fails the job, unless strict
-# (BENCHPROF_STRICT) and something could not be delivered.
+# wrote (<output>/compare/comment.md) for this pull request and commit.
+# Never fails the job, unless strict (the configuration's "strict": true,
+# or BENCHPROF_STRICT) and something could not be delivered.
 # Install: runner-hooks/github/README.md.
 wrap=${BENCHPROF_WRAP:-benchprof-wrap}
 bp=${BENCHPROF:-benchprof}
@@ -11,7 +12,9 @@ bp=${BENCHPROF:-benchprof}
 status=0
 if ! "$bp" flush; then
   echo "::warning::benchprof: some publications are still in the spool; the next job's hook sends them"
-  case ${BENCHPROF_STRICT:-} in 1|true|yes|on) status=1 ;; esac
+  # strict as benchprof reads it: the configuration's "strict": true, or
+  # BENCHPROF_STRICT
+  if "$wrap" --strict; then status=1; fi
 fi
 # this hook does not see what job-started put in $GITHUB_ENV: benchprof-wrap
 # finds the output directory again by the same rule, and gives the comment

@@ -2,8 +2,9 @@
 # GitLab Runner post_build_script: sends what is waiting in the spool
 # (benchprof flush) and, in a merge request pipeline, posts or updates the
 # note a `benchprof run` of this job wrote (<output>/compare/comment.md)
-# for this merge request and commit.  Exit 0 unless
-# strict (BENCHPROF_STRICT) and something could not be delivered.
+# for this merge request and commit.  Exit 0 unless strict (the
+# configuration's "strict": true, or BENCHPROF_STRICT) and something could
+# not be delivered.
 # Install: runner-hooks/gitlab/README.md.
 wrap=${BENCHPROF_WRAP:-benchprof-wrap}
 bp=${BENCHPROF:-benchprof}
@@ -11,7 +12,9 @@ bp=${BENCHPROF:-benchprof}
 status=0
 if ! "$bp" flush; then
   echo "benchprof: warning: some publications are still in the spool; the next job sends them"
-  case ${BENCHPROF_STRICT:-} in 1|true|yes|on) status=1 ;; esac
+  # strict as benchprof reads it: the configuration's "strict": true, or
+  # BENCHPROF_STRICT
+  if "$wrap" --strict; then status=1; fi
 fi
 # the note only when a run of this job wrote it for this merge request and
 # commit (an absolute "output" keeps the last job's)
