@@ -197,13 +197,17 @@ assert {"alpha", "beta", "gamma"} <= set(dirs), dirs
 PY
 check "marked benchmarks: artifacts match their sha256" store_ok "$TMP/store5"
 
-# 5. a store URL that cannot work: said at once, nothing spooled, the
-# status unchanged
+# 5. a store URL that cannot work: a usage error naming the option, as
+# any bad option value is (so run --check-options, which the runner
+# hooks ask first, refuses it too), before the command runs; nothing
+# spooled
 "$BENCHPROF" run -q -o "$TMP/out6" --bmf "$TMP/h.json" --branch main \
   --testbed box --store "ftp://example/x" --project demo \
-  --spool "$TMP/spool6" -- "$TMP/harness.sh" "$TMP/h.json" b 2>"$TMP/err6"
-check "bad store URL: exit 0" [ $? -eq 0 ]
-check "bad store URL: said so" grep -q "ftp://example/x" "$TMP/err6"
+  --spool "$TMP/spool6" -- sh -c "touch '$TMP/ran6'" 2>"$TMP/err6"
+check "bad store URL: a usage error (exit 2)" [ $? -eq 2 ]
+check "bad store URL: said so, naming the option" \
+  grep -q -- "--store 'ftp://example/x'" "$TMP/err6"
+check "bad store URL: the command did not run" [ ! -e "$TMP/ran6" ]
 check "bad store URL: nothing spooled" [ -z "$(ls "$TMP/spool6" 2>/dev/null)" ]
 
 check "no secret in any output, run directory or spool" \
