@@ -233,6 +233,21 @@ DEPARTURES = """## Where benchprof departs from perf on purpose
   before it and lies in no executable mapping, with all above it (the
   loop can only repeat it); recursion repeats return addresses in code,
   which are kept.  The stack then ends at `clone3`.
+- An address in code without DWARF gets no source line.  libdwfl takes
+  an address between a unit's ranges to be in the unit, and the last line
+  row at or before it; gcc may end a line sequence with a row at the very
+  address of its end, which libdw sorts after the end.  So `_start`,
+  which follows an -O2 `main` in `.text.startup`, read as
+  `std_thread.h:142` (`addr2line` says `??:?`).  benchprof takes a line
+  only inside the ranges of its unit.
+- A C++ function that DWARF gives no linkage name (static, in an
+  anonymous namespace, a member of a class in one) is named, where it is
+  inlined, from the namespaces and classes around its declaration and its
+  parameter types, as the demangler names its out-of-line copies and as
+  llvm-symbolizer does: `app::detail::inl(long)`, `(anonymous
+  namespace)::Widget::poke(char const*) const`, not `inl`.  A parameter
+  type that is not spelled (an array, a function pointer) leaves the
+  parameter list out.
 
 """
 
