@@ -24,7 +24,7 @@ only_in() {
 check "libpfm4 only in events.c" only_in '<perfmon/' $lib/events.c
 check "libdw and libelf only in the symbolizer (symbols*.c) and unwind.c" \
   only_in '<(elfutils/|gelf\.h|libelf\.h|dwarf\.h)' $lib/symbols.c $lib/symbols_dwarf.c \
-  $lib/symbols_int.h $lib/unwind.c
+  $lib/symbols_cxxname.c $lib/symbols_int.h $lib/unwind.c
 check "libiberty only in symbols.c" only_in '<libiberty/' $lib/symbols.c
 check "zlib only in fileio.c" only_in '<zlib\.h>' $lib/fileio.c
 check "libcurl only in http's files (through http_int.h)" \

@@ -14,10 +14,11 @@ symfix_src = $(srcdir)/tests/unit/fixtures/symfix.c
 symfix_cflags = -g -O0 -fno-omit-frame-pointer
 symfix_dir = tests/unit/fixtures
 symfix_outputs = $(symfix_dir)/symfix_nopie $(symfix_dir)/symfix_pie \
-  $(symfix_dir)/symfix_split $(symfix_dir)/symfix_cxx
+  $(symfix_dir)/symfix_split $(symfix_dir)/symfix_cxx \
+  $(symfix_dir)/symfix_opt
 EXTRA_tests_unit_test_symbols_DEPENDENCIES = $(symfix_outputs)
 EXTRA_DIST += tests/unit/fixtures/symfix.c tests/unit/fixtures/symfix.cc \
-  tests/unit/fixtures/symfix.rs
+  tests/unit/fixtures/symfix.rs tests/unit/fixtures/symopt.cc
 CLEANFILES += $(symfix_outputs) $(symfix_dir)/symfix_split.debug \
   $(symfix_dir)/symfix_split.full
 
@@ -47,6 +48,13 @@ $(symfix_dir)/symfix_cxx: $(srcdir)/tests/unit/fixtures/symfix.cc
 	@$(MKDIR_P) $(symfix_dir)
 	$(AM_V_GEN)$(CXX) $(symfix_cflags) -Wl,--build-id=none -o $@ \
 	  $(srcdir)/tests/unit/fixtures/symfix.cc
+
+# optimized as programs ship (-O2, main in .text.startup): what its
+# comment says it holds depends on it
+$(symfix_dir)/symfix_opt: $(srcdir)/tests/unit/fixtures/symopt.cc
+	@$(MKDIR_P) $(symfix_dir)
+	$(AM_V_GEN)$(CXX) -O2 -g -o $@ \
+	  $(srcdir)/tests/unit/fixtures/symopt.cc
 
 # Inlined functions as frames of their own: an always_inline function in
 # an -O2 -g build (record_inline.sh).

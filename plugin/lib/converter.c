@@ -412,6 +412,21 @@ static uint32_t kernel_frame(struct bp_converter *c, uint64_t addr)
                         : bpi_profile_frame(c->p, lib, addr, BP_FRAME_KERNEL);
 }
 
+/* Whether the user-space return address ip of a callchain, the same as
+ * the one before it (prev), is where the kernel's frame-pointer walk went
+ * round in a loop.  The walk does not check that each frame lies above
+ * the last: a frame pointer that points at itself (a register that is no
+ * frame pointer, such as glibc's thread descriptor, whose first word is
+ * its own address, in a syscall made by code built without frame
+ * pointers) gives the word after it as a return address again and again,
+ * up to the depth limit.  Recursion repeats a return address too, but
+ * one in code; a repeated one in no executable mapping is the loop. */
+static bool fp_walk_loops(struct bp_converter *c, uint32_t pid, uint64_t ip,
+                          uint64_t prev)
+{
+  return ip == prev && !bpi_procs_find(&c->procs, pid, ip, true);
+}
+
 /* Frames of a sample, leaf first; returns how many. */
 static uint32_t collect_frames(struct bp_converter *c, const struct bp_rec *r)
 {
@@ -419,6 +434,11 @@ static uint32_t collect_frames(struct bp_converter *c, const struct bp_rec *r)
   uint32_t pid = r->sid.pid, n = 0;
   bool kernel = !s->user;
   bool first_of_context = true;
+  /* the last user return address made a frame (0: none, or the leaf),
+   * and whether the walk went round in a loop: nothing from the loop on
+   * is a frame */
+  uint64_t prev_ret = 0;
+  bool looped = false;
   c->nkernel = 0;
   if(s->nr == 0 && s->ip) {
     uint32_t f = kernel ? kernel_frame(c, s->ip) : user_frame(c, pid, s->ip);
@@ -436,13 +456,19 @@ static uint32_t collect_frames(struct bp_converter *c, const struct bp_rec *r)
     }
     /* zero and non-canonical user addresses are what a frame-pointer walk
      * reads past the last real frame: garbage, not code */
-    if(ip == 0 || (!kernel && ip >= USER_ADDR_LIMIT))
+    if(ip == 0 || (!kernel && ip >= USER_ADDR_LIMIT) || (!kernel && looped))
       continue;
+    if(prev_ret && fp_walk_loops(c, pid, ip, prev_ret)) {
+      looped = true;
+      n--;  /* the first time round was the loop's too */
+      continue;
+    }
     /* every frame but the first is a return address: the call is before */
     uint64_t at = first_of_context || (c->exact_callers && !kernel)
                     ? ip : ip - 1;
     first_of_context = false;
     uint32_t f = kernel ? kernel_frame(c, at) : user_frame(c, pid, at);
+    prev_ret = !kernel && at != ip && f != BP_NONE ? ip : 0;
     if(f != BP_NONE) {
       c->frames[n++] = f;
       if(kernel && n == c->nkernel + 1)

@@ -223,11 +223,11 @@ static void add_off_cpu(struct bp_buf *b, const struct bp_profile *p)
   add_key(b, "stack_note");
   add_str_or_null(b, p->meta.off_cpu_stack_note);
   bpi_buf_adds(b, ",\"top_stacks\":[");
-  uint32_t top[TOP_WAITS];
+  struct bp_off_count top[TOP_WAITS];
   size_t n = bpi_profile_off_top(p, top, TOP_WAITS);
   for(size_t i = 0; i < n; i++) {
     bpi_buf_adds(b, i ? ",\n  " : "\n  ");
-    add_wait(b, p, &p->off_counts[top[i]], all);
+    add_wait(b, p, &top[i], all);
   }
   bpi_buf_adds(b, "]}");
 }

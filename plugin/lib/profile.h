@@ -410,10 +410,14 @@ bp_code bpi_profile_off_copy(struct bp_profile *d, const struct bp_profile *s,
  * disjoint ranges. */
 uint64_t bpi_profile_off_blocked_in(const struct bp_profile *p,
                                     const struct bp_range *r, size_t n);
-/* Indexes into p->off_counts of the max largest (by ns), sorted; returns
- * how many. */
-size_t bpi_profile_off_top(const struct bp_profile *p, uint32_t *out,
-                           size_t max);
+/* The max largest waits (by ns), sorted, into out; returns how many.
+ * Counts whose thread and frame names (labels) are the same add up into
+ * one, the stack of the first of them kept: the folded file and the
+ * flame graph merge them by text too, and calls of one function from
+ * several places in its caller (a loop unrolled) are several stacks of
+ * the model. */
+size_t bpi_profile_off_top(const struct bp_profile *p,
+                           struct bp_off_count *out, size_t max);
 
 /* Functions ranked by self samples (the leaf frame's function), totals
  * from p->counts. */

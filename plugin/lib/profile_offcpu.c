@@ -4,7 +4,9 @@
  * and kept as a timeline spilled to a temporary file, like the samples. */
 #include "bp_setup.h"
 #include "profile.h"
+#include "buf.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,35 +154,95 @@ uint64_t bpi_profile_off_blocked_in(const struct bp_profile *p,
   return ns;
 }
 
-/* qsort context: the counts being ranked (per thread: benchmarks'
- * profiles are written on several) */
-static _Thread_local const struct bp_off_count *ranked;
+/* One distinct (thread, frame names) of the off-CPU counts, as
+ * bpi_profile_off_top gathers them: its text (in a buffer that may still
+ * move: off, then text) and the first count of it in table order. */
+struct named_wait {
+  size_t off;
+  const char *text;
+  uint32_t first;
+  struct bp_off_count sum;
+};
+
+/* The text of count c: its thread, then its frames' labels leaf first,
+ * cleaned as the folded file cleans them, NUL-terminated. */
+static void wait_text(struct bp_buf *b, const struct bp_profile *p,
+                      const struct bp_off_count *c)
+{
+  char tmp[64];
+  bpi_buf_printf(b, "%" PRIu32, c->thread);
+  for(uint32_t s = c->stack; s < p->nstacks; s = p->stacks[s].parent) {
+    bpi_buf_addc(b, ';');
+    bpi_profile_clean_name(b, bpi_profile_frame_label(p, p->stacks[s].frame,
+                                                      tmp, sizeof(tmp)),
+                           ';');
+  }
+  bpi_buf_addc(b, '\0');
+}
+
+static int by_text_then_first(const void *a, const void *b)
+{
+  const struct named_wait *x = a, *y = b;
+  int d = strcmp(x->text, y->text);
+  if(d)
+    return d;
+  return x->first < y->first ? -1 : 1;
+}
 
 static int by_ns_desc(const void *a, const void *b)
 {
-  uint64_t x = ranked[*(const uint32_t *)a].ns;
-  uint64_t y = ranked[*(const uint32_t *)b].ns;
-  if(x != y)
-    return x > y ? -1 : 1;
+  const struct named_wait *x = a, *y = b;
+  if(x->sum.ns != y->sum.ns)
+    return x->sum.ns > y->sum.ns ? -1 : 1;
   /* ties in table order, so the output does not depend on qsort */
-  return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+  return x->first < y->first ? -1 : 1;
 }
 
-size_t bpi_profile_off_top(const struct bp_profile *p, uint32_t *out,
+/* Sorted by text, the waits of one text added up into the first of them;
+ * returns how many distinct texts. */
+static size_t merge_same_text(struct named_wait *w, size_t n)
+{
+  qsort(w, n, sizeof(*w), by_text_then_first);
+  size_t k = 0;
+  for(size_t i = 0; i < n; i++) {
+    if(k && !strcmp(w[k - 1].text, w[i].text)) {
+      w[k - 1].sum.count += w[i].sum.count;
+      w[k - 1].sum.ns += w[i].sum.ns;
+      w[k - 1].sum.preempt_ns += w[i].sum.preempt_ns;
+    }
+    else
+      w[k++] = w[i];
+  }
+  return k;
+}
+
+size_t bpi_profile_off_top(const struct bp_profile *p, struct bp_off_count *out,
                            size_t max)
 {
   uint32_t n = p->noff_counts;
   if(!n || !max)
     return 0;
-  uint32_t *all = malloc(n * sizeof(*all));
-  if(!all)
-    return 0;
-  for(uint32_t i = 0; i < n; i++)
-    all[i] = i;
-  ranked = p->off_counts;
-  qsort(all, n, sizeof(*all), by_ns_desc);
-  size_t k = n < max ? n : max;
-  memcpy(out, all, k * sizeof(*out));
-  free(all);
+  struct named_wait *w = malloc(n * sizeof(*w));
+  struct bp_buf text;
+  bpi_buf_init(&text);
+  size_t k = 0;
+  if(w) {
+    for(uint32_t i = 0; i < n; i++) {
+      w[i] = (struct named_wait){.off = text.len, .first = i,
+                                 .sum = p->off_counts[i]};
+      wait_text(&text, p, &p->off_counts[i]);
+    }
+    if(!bpi_buf_failed(&text)) {
+      for(uint32_t i = 0; i < n; i++)
+        w[i].text = text.data + w[i].off;
+      size_t groups = merge_same_text(w, n);
+      qsort(w, groups, sizeof(*w), by_ns_desc);
+      k = groups < max ? groups : max;
+      for(size_t i = 0; i < k; i++)
+        out[i] = w[i].sum;
+    }
+  }
+  bpi_buf_cleanup(&text);
+  free(w);
   return k;
 }

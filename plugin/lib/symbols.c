@@ -135,6 +135,7 @@ bp_code bpi_symbols_new(struct bp_symbols **out,
   bpi_map_init(&s->jit_of);
   bpi_map_init(&s->cu_of);
   bpi_map_init(&s->alias_of);
+  bpi_map_init(&s->cxx_name_of);
   if(!s->jit_map_dir || !s->kallsyms ||
      bpi_sym_debuginfod_init(&s->dbg, opts)) {
     bpi_symbols_free(s);
@@ -180,6 +181,7 @@ void bpi_symbols_free(struct bp_symbols *s)
   free(s->cus);
   bpi_map_cleanup(&s->cu_of);
   bpi_map_cleanup(&s->alias_of);
+  bpi_map_cleanup(&s->cxx_name_of);
   bpi_map_cleanup(&s->jit_of);
   bpi_map_cleanup(&s->start_of);
   bpi_map_cleanup(&s->result_of);
@@ -544,7 +546,7 @@ static bool lookup(struct bp_symbols *s, uint32_t id, Dwfl_Module *mod,
     return false;
   if(!s->mods[id].lines)
     return true;
-  Dwfl_Line *l = dwfl_module_getsrc(mod, vaddr);
+  Dwfl_Line *l = bpi_sym_line_at(mod, vaddr);
   int line = 0;
   const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) :
                      NULL;

@@ -6,6 +6,38 @@
 
 #include <dwarf.h>
 
+/* Whether addr (a DWARF address) is in one of cu's ranges; a unit that
+ * states none is taken to hold it. */
+static bool cu_holds(Dwarf_Die *cu, Dwarf_Addr addr)
+{
+  Dwarf_Addr base, lo, hi;
+  ptrdiff_t off = 0;
+  bool any = false;
+  while((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
+    if(addr >= lo && addr < hi)
+      return true;
+    any = true;
+  }
+  return !any;
+}
+
+/* libdwfl finds the unit of an address by its address ranges with the
+ * gaps between a unit's ranges closed, and then the last line row at or
+ * before it.  After a unit's last function comes code with no DWARF
+ * (crt1's _start after a main in .text.startup), and a line sequence may
+ * end with a row at the very address of its end: libdw sorts that row
+ * after the end, so the code after it took the row's file and line
+ * (_start at std_thread.h:142).  A row applies to the code of its unit
+ * only. */
+Dwfl_Line *bpi_sym_line_at(Dwfl_Module *mod, uint64_t vaddr)
+{
+  Dwarf_Addr bias;
+  Dwarf_Die *cu = dwfl_module_addrdie(mod, vaddr, &bias);
+  if(!cu || !cu_holds(cu, vaddr - bias))
+    return NULL;
+  return dwfl_module_getsrc(mod, vaddr);
+}
+
 /* Line where the function starting at start is declared: DW_AT_decl_line
  * of its DW_TAG_subprogram, else the line of its first instruction. */
 static uint32_t decl_line(Dwfl_Module *mod, uint64_t start)
@@ -26,7 +58,7 @@ static uint32_t decl_line(Dwfl_Module *mod, uint64_t start)
     free(scopes);
   }
   if(line <= 0) {
-    Dwfl_Line *l = dwfl_module_getsrc(mod, start);
+    Dwfl_Line *l = bpi_sym_line_at(mod, start);
     if(!l || !dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL))
       line = 0;
   }
@@ -46,18 +78,26 @@ uint32_t bpi_sym_start_line(struct bp_symbols *s, uint32_t id,
   return line;
 }
 
-/* The name of a DW_TAG_inlined_subroutine (from its abstract origin):
- * the linkage name demangled, so it reads like the symbol table's names,
- * else DW_AT_name; BP_NONE when it has neither or memory ran out. */
-static uint32_t inlined_name(struct bp_symbols *s, Dwarf_Die *die)
+/* The name of a DW_TAG_inlined_subroutine of cu in module id (from its
+ * abstract origin): the linkage name demangled, so it reads like the
+ * symbol table's names; without one (a static C++ function, one in an
+ * anonymous namespace), the name its namespaces, classes and parameters
+ * make, as the demangler would write it; else DW_AT_name.  BP_NONE when
+ * it has none or memory ran out. */
+static uint32_t inlined_name(struct bp_symbols *s, uint32_t id,
+                             Dwarf_Die *cu, Dwarf_Die *die)
 {
   Dwarf_Attribute attr;
   const char *name = NULL;
   if(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
      dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
     name = dwarf_formstring(&attr);
-  if(!name || !*name)
+  if(!name || !*name) {
+    uint32_t built = bpi_sym_cxx_name(s, id, cu, die);
+    if(built != BP_NONE)
+      return built;
     name = dwarf_diename(die);
+  }
   if(!name || !*name)
     return BP_NONE;
   return bpi_sym_intern_name(s, name);
@@ -246,7 +286,7 @@ bool bpi_sym_inline_chain(struct bp_symbols *s, uint32_t id,
     s->inls = inls;
     int decl = 0;
     struct inl *in = &s->inls[s->ninls];
-    in->name = inlined_name(s, die);
+    in->name = inlined_name(s, id, &c->cu, die);
     if(in->name == BP_NONE)
       break;  /* a call without a name: what is outside it stays whole */
     in->file = file;

@@ -2,9 +2,11 @@
  * result caches (struct bp_symbols) and the lookups one part makes of
  * another.  symbols.c: modules, debug files, the cache of results and the
  * public entry points; symbols_dwarf.c: source lines and the calls inlined
- * at an address, from DWARF; symbols_elf.c: names from the ELF tables where
- * the symbol table has none or several (PLT stubs, .eh_frame function
- * ranges, aliases); symbols_ranges.c: kallsyms and JIT maps;
+ * at an address, from DWARF; symbols_cxxname.c: the C++ names of
+ * functions DWARF gives without a linkage name; symbols_elf.c: names from
+ * the ELF tables where the symbol table has none or several (PLT stubs,
+ * .eh_frame function ranges, aliases); symbols_ranges.c: kallsyms and JIT
+ * maps;
  * symbols_debuginfod.c: debug files from debuginfod servers.  Internal to
  * them. */
 #ifndef BP_LIB_SYMBOLS_INT_H
@@ -184,6 +186,8 @@ struct bp_symbols {
                              * people write among the functions there */
   struct bp_map result_of;  /* (module id, vaddr) -> index in results */
   struct bp_map start_of;   /* (module id, symbol start) -> start line */
+  struct bp_map cxx_name_of; /* (module id, DIE offset) -> a C++ name
+                              * built from DWARF (symbols_cxxname.c) */
 
   bool kernel_loaded;       /* kallsyms read (or found missing) */
   struct range_table kernel;
@@ -232,6 +236,17 @@ uint32_t bpi_sym_start_line(struct bp_symbols *s, uint32_t id,
 bool bpi_sym_inline_chain(struct bp_symbols *s, uint32_t id,
                           Dwfl_Module *mod, uint64_t vaddr,
                           struct result *r);
+
+/* The source line libdwfl has for vaddr, NULL when none; only inside
+ * the ranges of the compilation unit it takes vaddr to be in. */
+Dwfl_Line *bpi_sym_line_at(Dwfl_Module *mod, uint64_t vaddr);
+
+/* symbols_cxxname.c */
+/* The qualified C++ name (with its parameters, as the demangler writes
+ * them) of the function of die, a DIE of cu in module id that has no
+ * linkage name; BP_NONE when cu is no C++ or the name cannot be built. */
+uint32_t bpi_sym_cxx_name(struct bp_symbols *s, uint32_t id, Dwarf_Die *cu,
+                          Dwarf_Die *die);
 
 /* symbols_debuginfod.c */
 bp_code bpi_sym_debuginfod_init(struct sym_debuginfod *d,

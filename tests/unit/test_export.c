@@ -1003,6 +1003,64 @@ static void check_offcpu_stacks(const char *dir)
   bpi_profile_free(p);
 }
 
+/* --off-cpu: one wait, two stacks of the model.  A loop unrolled calls
+ * one function from two places, so two stacks have the same frame names
+ * (the leaf's frames differ in address only): the folded file and flame
+ * graph make one line of them, and summary.json's top_stacks one entry,
+ * ranked by their sum.  Thread 0 waits 3 ms in each twin of its hot_loop
+ * stack and 5 ms in cold_path: hot_loop's 6 ms come first, once. */
+static void check_offcpu_same_names(const char *dir)
+{
+  struct bp_err err = {.code = BP_OK};
+  struct bp_profile *p = NULL;
+  CHECK_EQ_INT(synth_profile_new(&p), BP_OK);
+  if(!p)
+    return;
+  uint64_t t = SYNTH_START_NS + 1000000, ms = 1000000;
+  uint32_t hot = stack_with_leaf(p, 0, SYNTH_HOT);
+  uint32_t cold = stack_with_leaf(p, 0, SYNTH_COLD);
+  CHECK(hot != BP_NONE && cold != BP_NONE);
+  if(hot == BP_NONE || cold == BP_NONE) {
+    bpi_profile_free(p);
+    return;
+  }
+  const struct bp_frame *leaf = &p->frames[p->stacks[hot].frame];
+  uint32_t func = leaf->func, line = leaf->line + 1;
+  uint32_t f2 = bpi_profile_frame(p, leaf->lib, leaf->addr + 0x40,
+                                  (enum bp_frame_kind)leaf->kind);
+  CHECK(f2 != BP_NONE && f2 != p->stacks[hot].frame);
+  if(f2 == BP_NONE) {
+    bpi_profile_free(p);
+    return;
+  }
+  p->frames[f2].func = func;
+  p->frames[f2].line = line;
+  uint32_t twin = bpi_profile_stack(p, p->stacks[hot].parent, f2);
+  CHECK(twin != BP_NONE && twin != hot);
+  p->meta.off_cpu = true;
+  CHECK_EQ_INT(bpi_profile_add_off(p, 0, hot, t, 3 * ms, false), BP_OK);
+  CHECK_EQ_INT(bpi_profile_add_off(p, 0, cold, t + 4 * ms, 5 * ms, false),
+               BP_OK);
+  CHECK_EQ_INT(bpi_profile_add_off(p, 0, twin, t + 10 * ms, 3 * ms, false),
+               BP_OK);
+  CHECK_EQ_INT(bpi_export_all(p, dir, NULL, &err), BP_OK);
+  char *folded = slurp(dir, "profile.offcpu.folded", NULL);
+  CHECK(folded != NULL);
+  if(folded)
+    CHECK_EQ_INT(folded_off_us(folded, "bench", SYNTH_HOT), 6000);
+  free(folded);
+  cJSON *s = slurp_json(dir, "summary.json");
+  const cJSON *top = s ? item(item(s, "off_cpu"), "top_stacks") : NULL;
+  CHECK_EQ_INT(cJSON_GetArraySize(top), 2);
+  const cJSON *first = cJSON_GetArrayItem(top, 0);
+  const cJSON *second = cJSON_GetArrayItem(top, 1);
+  CHECK(first && num(first, "ms") == 6.0 && num(first, "waits") == 2);
+  CHECK(first && !strcmp(item(first, "waiting_in")->valuestring, SYNTH_HOT));
+  CHECK(second && num(second, "ms") == 5.0 && num(second, "waits") == 1);
+  cJSON_Delete(s);
+  bpi_profile_free(p);
+}
+
 static void check_empty(const char *dir)
 {
   struct bp_err err = {.code = BP_OK};
@@ -1113,6 +1171,9 @@ int main(void)
   char stacksdir[PATH_MAX];
   snprintf(stacksdir, sizeof(stacksdir), "%s/offstacks", base);
   check_offcpu_stacks(stacksdir);
+  char samedir[PATH_MAX];
+  snprintf(samedir, sizeof(samedir), "%s/offsame", base);
+  check_offcpu_same_names(samedir);
   check_odd(odd);
   check_empty(empty);
   check_long(longer);
@@ -1125,6 +1186,7 @@ int main(void)
   remove_dir(longer);
   remove_dir(offdir);
   remove_dir(stacksdir);
+  remove_dir(samedir);
   remove_dir(unsampled);
   rmdir(base);
   return check_exit();

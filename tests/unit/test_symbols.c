@@ -350,6 +350,64 @@ static void test_cxx(struct bp_symbols *s, struct bp_symbols *raw)
   CHECK_EQ_STR(sym.name, "_ZN2ns5KlassIiE6methodEi");
 }
 
+/* The innermost call inlined at the return address key_pc of the
+ * -O2 fixture's output is named as the symbol table names its
+ * out-of-line copy (key_copy), and that is want. */
+static void check_inlined_name(struct bp_symbols *s, const char *path,
+                               const char *out, const char *key,
+                               const char *want)
+{
+  char k[64];
+  struct bp_sym sym;
+  snprintf(k, sizeof(k), "%s_pc", key);
+  uint64_t pc = output_value(out, k);
+  snprintf(k, sizeof(k), "%s_copy", key);
+  uint64_t copy = output_value(out, k);
+  CHECK(pc && copy);
+  memset(&sym, 0, sizeof(sym));
+  CHECK(bpi_symbols_resolve(s, path, NULL, copy, &sym));
+  CHECK_EQ_STR(sym.name, want);
+  memset(&sym, 0, sizeof(sym));
+  CHECK(bpi_symbols_resolve(s, path, NULL, pc - 1, &sym));
+  CHECK_EQ_STR(sym.name, "main");
+  CHECK(sym.ninlines >= 1);
+  if(sym.ninlines >= 1) {
+    printf("  inlined at %#" PRIx64 ": %s (%s:%u)\n", pc - 1,
+           sym.inlines[0].name, sym.inlines[0].file ? sym.inlines[0].file
+                                                    : "?",
+           sym.inlines[0].line);
+    CHECK_EQ_STR(sym.inlines[0].name, want);
+  }
+}
+
+/* An -O2 C++ program: _start, just after main's last line row, has no
+ * source line (it has no DWARF); calls inlined of functions without a
+ * linkage name read like their out-of-line copies, scopes and
+ * parameters included. */
+static void test_optimized(struct bp_symbols *s)
+{
+  char path[PATH_MAX], out[4096];
+  struct bp_sym sym;
+  join(path, sizeof(path), top_builddir, "tests/unit/fixtures/symfix_opt");
+  if(!run_fixture(path, out, sizeof(out)))
+    return;
+  uint64_t start = output_value(out, "start");
+  CHECK(start);
+  memset(&sym, 0, sizeof(sym));
+  CHECK(bpi_symbols_resolve(s, path, NULL, start, &sym));
+  CHECK_EQ_STR(sym.name, "_start");
+  printf("  _start: %s:%u, declared at %u\n", sym.file ? sym.file : "-",
+         sym.line, sym.start_line);
+  CHECK(sym.file == NULL && sym.line == 0 && sym.start_line == 0);
+  memset(&sym, 0, sizeof(sym));
+  CHECK(bpi_symbols_resolve(s, path, NULL, start + 4, &sym));
+  CHECK(sym.file == NULL && sym.line == 0);
+  check_inlined_name(s, path, out, "inl", "app::detail::inl(long)");
+  check_inlined_name(s, path, out, "anon", "(anonymous namespace)::anon(int)");
+  check_inlined_name(s, path, out, "poke",
+                     "(anonymous namespace)::Widget::poke(char const*) const");
+}
+
 /* A function of a shared library: its runtime address goes through
  * /proc/self/maps and vaddr_delta, and must land where the dynamic
  * linker's load bias says, inside a symbol whose name contains want. */
@@ -1008,6 +1066,7 @@ int main(void)
     test_no_symbol(s);
     test_build_id(s);
     test_cxx(s, raw);
+    test_optimized(s);
     test_shared_library(s);
     test_vaddr_delta(s);
     test_vdso(s);
