@@ -142,7 +142,7 @@ int cmd_ci(int argc, char **argv)
   if(rc)
     bpi_err_set(&err, rc, 0, "identity");
   else
-    rc = bpi_ci_detect(&id, environ, dir, &err);
+    rc = bpi_ci_detect_bases(&id, environ, dir, cfg.base_branches, &err);
   /* and what run fills in when detection found nothing */
   if(!rc)
     rc = bpi_publish_ident_defaults(&id, dir, &err);

@@ -125,7 +125,10 @@ static bool resolve_ident(const struct bp_cli_publish *p, struct bp_ident *id,
       bpi_err_set(err, BPE_NOMEM, 0, "ci");
       return false;
     }
-  if(bpi_ci_detect(id, environ, ".", err) ||
+  if(bpi_ci_detect_bases(id, environ, ".", p->config ?
+                          p->config->base_branches :
+                          bpi_env_get(environ, "BENCHPROF_BASE_BRANCHES"),
+                          err) ||
      bpi_publish_ident_defaults(id, NULL, err))
     return false;
   if(id->warning)

@@ -879,13 +879,13 @@ static char *pr_branch(const char *number, const char *ref)
   return b;
 }
 
-/* Whether branch matches a pattern of BENCHPROF_BASE_BRANCHES (fnmatch
- * without FNM_PATHNAME, so a star also takes slashes), a list separated
- * by commas or spaces: the long-lived branches besides the default one
- * that pushes publish to, "develop" or "release/" and a star. */
-static bool listed_base(char *const *envp, const char *branch)
+/* Whether branch matches a pattern of list (base_branches of the
+ * configuration, BENCHPROF_BASE_BRANCHES; fnmatch without FNM_PATHNAME,
+ * so a star also takes slashes), separated by commas or spaces: the
+ * long-lived branches besides the default one that pushes publish to,
+ * "develop" or "release/" and a star. */
+static bool listed_base(const char *list, const char *branch)
 {
-  const char *list = bpi_env_get(envp, "BENCHPROF_BASE_BRANCHES");
   char pat[256];
   while(list && *list) {
     size_t n = strcspn(list, ", ");
@@ -911,7 +911,7 @@ static bool listed_base(char *const *envp, const char *branch)
  * Also a branch the caller gave (--branch "$GITHUB_HEAD_REF" is what
  * workflows write): on a pull request it is still the head's name. */
 static bp_code guard_pr_branch(struct bp_ident *id, const struct detected *d,
-                               char *const *envp, struct bp_err *err)
+                               const char *bases, struct bp_err *err)
 {
   const char *why = NULL;
   if(!id->pr || !id->branch || strchr(id->branch, ':'))
@@ -920,8 +920,8 @@ static bp_code guard_pr_branch(struct bp_ident *id, const struct detected *d,
     why = "its own base branch";
   else if(d->default_branch && !strcmp(id->branch, d->default_branch))
     why = "the repository's default branch";
-  else if(listed_base(envp, id->branch))
-    why = "a base branch (BENCHPROF_BASE_BRANCHES)";
+  else if(listed_base(bases, id->branch))
+    why = "a base branch (base_branches)";
   if(!why)
     return BP_OK;
   char *renamed = pr_branch(id->pr, id->branch);
@@ -945,6 +945,15 @@ static bp_code guard_pr_branch(struct bp_ident *id, const struct detected *d,
 bp_code bpi_ci_detect(struct bp_ident *id, char *const *envp,
                       const char *dir, struct bp_err *err)
 {
+  return bpi_ci_detect_bases(id, envp, dir,
+                             bpi_env_get(envp, "BENCHPROF_BASE_BRANCHES"),
+                             err);
+}
+
+bp_code bpi_ci_detect_bases(struct bp_ident *id, char *const *envp,
+                            const char *dir, const char *base_branches,
+                            struct bp_err *err)
+{
   struct detected d = {.default_branch = NULL};
   bp_code rc = detect_bencher(id, envp, err);
   bool bencher = any_env(envp, bencher_vars);
@@ -958,7 +967,7 @@ bp_code bpi_ci_detect(struct bp_ident *id, char *const *envp,
   if(!rc && (!id->hash || !id->branch || !id->project))
     rc = detect_git(id, dir, envp, err);
   if(!rc)
-    rc = guard_pr_branch(id, &d, envp, err);
+    rc = guard_pr_branch(id, &d, base_branches, err);
   if(!rc && !id->testbed) {
     char host[256];
     if(!gethostname(host, sizeof(host))) {

@@ -103,8 +103,8 @@ bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
  *      before its first commit or under a top level whose name holds a
  *      newline).
  *   5. a pull request whose branch is the default branch, its
- *      own base, or matches BENCHPROF_BASE_BRANCHES (fnmatch patterns
- *      separated by commas or spaces) gets the branch "pr-N:ref", said
+ *      own base, or matches base_branches (BENCHPROF_BASE_BRANCHES:
+ *      fnmatch patterns separated by commas or spaces) gets the branch "pr-N:ref", said
  *      in warning: never a branch that pushes publish to.
  *   6. testbed: the host name.
  * The branch is never guessed: it may stay NULL (bpi_publish_ident_check
@@ -114,6 +114,12 @@ bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
  * is not 40 or 64 hex digits); err says which file or variable. */
 bp_code bpi_ci_detect(struct bp_ident *id, char *const *envp,
                       const char *dir, struct bp_err *err);
+/* The same with the base branches' patterns given (the configuration's
+ * base_branches, which BENCHPROF_BASE_BRANCHES overrides): bpi_ci_detect
+ * takes them from BENCHPROF_BASE_BRANCHES alone. */
+bp_code bpi_ci_detect_bases(struct bp_ident *id, char *const *envp,
+                            const char *dir, const char *base_branches,
+                            struct bp_err *err);
 
 /* The committer time of commit hash (40 or 64 hex digits) as git in dir
  * (NULL: ".") knows it, an ISO 8601 UTC time ("2024-05-01T12:00:00Z")

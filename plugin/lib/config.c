@@ -34,6 +34,7 @@ const struct key bpi_config_keys[] = {
   {"spool", K_STR, F(spool), 0, 0, "BENCHPROF_SPOOL"},
   {"firefox_upload", K_BOOL, F(firefox_upload), 0, 0,
    "BENCHPROF_FIREFOX_UPLOAD"},
+  {"base_branches", K_STR, F(base_branches), 0, 0, "BENCHPROF_BASE_BRANCHES"},
   OBJ("record"),
   {"record.event", K_STR, F(record.event), 0, 0, "BENCHPROF_EVENT"},
   {"record.frequency", K_U64, F(record.frequency), 1, 1000000,

@@ -57,6 +57,9 @@ struct bp_config {
   char *output;           /* artifact directory; default "benchprof-out" */
   char *spool;            /* spool directory; NULL: publishing's default */
   bool firefox_upload;    /* opt-in public Firefox Profiler upload */
+  char *base_branches;    /* fnmatch patterns (commas or spaces) of the
+                             long-lived branches a pull request's head is
+                             never published as; NULL: none listed */
 
   struct {
     char *event;              /* libpfm4 event; default "cycles" */

@@ -92,6 +92,34 @@ check "pull request from main: published on pr-42:main, main untouched" \
   sh -c '[ -d "$1/pr-42%3Amain/'$HEAD_SHA'" ] && [ ! -e "$1/main" ]' \
   sh "$STORE"
 
+# 2b'. a long-lived branch the configuration's base_branches lists
+# (develop -> main): published as pr-N:develop too; BENCHPROF_BASE_BRANCHES
+# overrides the file's list
+sed 's/"ref": "main"}/"ref": "develop"}/; s/"ref": "release"}/"ref": "main"}/' \
+  "$TMP/event-main.json" >"$TMP/event-develop.json"
+printf '{"base_branches": "release/*, develop"}\n' >"$TMP/bases.json"
+PR_DEVELOP="GITHUB_ACTIONS=true GITHUB_EVENT_NAME=pull_request
+  GITHUB_EVENT_PATH=$TMP/event-develop.json GITHUB_SHA=$MERGE_SHA
+  GITHUB_REF_NAME=42/merge GITHUB_HEAD_REF=develop GITHUB_BASE_REF=main
+  GITHUB_REPOSITORY=acme/widget BENCHPROF_CONFIG=$TMP/bases.json"
+# shellcheck disable=SC2086
+ci $PR_DEVELOP
+check "pull request from a listed base branch: published as pr-42:develop" \
+  expect branch=pr-42:develop base_branch=main
+check "pull request from a listed base branch: said why" grep -q \
+  "comes from 'develop', a base branch (base_branches)" "$TMP/ci.err"
+# shellcheck disable=SC2086
+ci $PR_DEVELOP BENCHPROF_BASE_BRANCHES=release/*
+check "BENCHPROF_BASE_BRANCHES overrides the file's base_branches" \
+  expect branch=develop
+# shellcheck disable=SC2086
+(cd "$TMP/nogit" && env -i PATH="$PATH" HOME="$TMP/dev-home" \
+  GIT_CEILING_DIRECTORIES="$TMP" $PR_DEVELOP \
+  "$BENCHPROF" run -q -o "$TMP/dev-out" -- true) >"$TMP/dev.txt" 2>&1
+check "a listed base branch: run publishes on pr-42:develop, develop untouched" \
+  sh -c '[ -d "$1/pr-42%3Adevelop/'$HEAD_SHA'" ] && [ ! -e "$1/develop" ]' \
+  sh "$TMP/dev-home/.local/share/benchprof/store/widget"
+
 # 2c. an issue_comment job: GITHUB_REF_NAME and GITHUB_SHA are main's tip,
 # not what the job runs: neither is taken, and nothing is published
 ci GITHUB_ACTIONS=true GITHUB_EVENT_NAME=issue_comment \
