@@ -98,6 +98,20 @@ bp_code bpi_profile_add_marker(struct bp_profile *p, const char *name,
                                      end_ns, c, n);
 }
 
+uint32_t bpi_profile_main_thread(const struct bp_profile *p)
+{
+  for(uint32_t i = 0; i < p->nthreads; i++)
+    if(p->threads[i].tid == p->threads[0].pid)
+      return i;
+  return 0;
+}
+
+uint32_t bpi_profile_marker_thread(const struct bp_profile *p,
+                                   const struct bp_marker *m)
+{
+  return m->thread < p->nthreads ? m->thread : bpi_profile_main_thread(p);
+}
+
 size_t bpi_profile_benchmark_markers(const struct bp_profile *p)
 {
   size_t n = 0;
@@ -124,7 +138,7 @@ bp_code bpi_profile_add_marker_kind(struct bp_profile *p,
   }
   m = &p->markers[p->nmarkers++];
   *m = (struct bp_marker){.kind = kind, .start_ns = start_ns,
-                          .end_ns = end_ns};
+                          .end_ns = end_ns, .thread = BP_NONE};
   m->name = strdup(name);
   if(!m->name)
     return BPE_NOMEM;

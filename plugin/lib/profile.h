@@ -137,6 +137,10 @@ struct bp_marker {
   uint64_t start_ns, end_ns;   /* CLOCK_MONOTONIC, [start, end) */
   struct bp_counter *counters; /* deltas over the interval (owned) */
   size_t ncounters;
+  uint32_t thread;             /* the track that shows it: the main thread
+                                  of the process that ran it (a merged
+                                  recording's); BP_NONE: the run's main
+                                  thread, bpi_profile_main_thread */
 };
 
 /* Facts about the run, written into every artifact's metadata. */
@@ -281,6 +285,15 @@ bp_code bpi_profile_add_marker_kind(struct bp_profile *p,
                                     const char *name, uint64_t start_ns,
                                     uint64_t end_ns,
                                     const struct bp_counter *c, size_t n);
+/* The run's main thread: the first thread of the first process seen
+ * (the command's), which carries the run's markers; 0 when none is. */
+uint32_t bpi_profile_main_thread(const struct bp_profile *p);
+
+/* The thread whose track shows marker m (bpi_profile_main_thread unless
+ * the marker names its own). */
+uint32_t bpi_profile_marker_thread(const struct bp_profile *p,
+                                   const struct bp_marker *m);
+
 /* How many of p's markers are benchmark markers. */
 size_t bpi_profile_benchmark_markers(const struct bp_profile *p);
 
