@@ -256,7 +256,7 @@ static void print_summary(const struct bp_profile *p, const char *dir,
                           const struct bp_record_info *info)
 {
   const struct bp_profile_meta *m = &p->meta;
-  double secs = (double)(m->end_ns - m->start_ns) / 1e9;
+  double secs = (double)bpi_profile_duration_ns(m) / 1e9;
   uint32_t procs = 0;
   for(uint32_t i = 0; i < p->nthreads; i++)
     procs += p->threads[i].pid == p->threads[i].tid;

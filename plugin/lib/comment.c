@@ -35,34 +35,6 @@ static double absd(double x)
 
 /* -------------------------------------------------------------- numbers */
 
-/* Measures in nanoseconds (Bencher's latency, the task-clock counter). */
-static bool is_time(const char *slug)
-{
-  return !strcmp(slug, "latency") || !strcmp(slug, "task-clock") ||
-         !strcmp(slug, "cpu-clock") || !strcmp(slug, "off-cpu");
-}
-
-static void add_value(struct bp_buf *b, const char *slug, double v,
-                      bool sign)
-{
-  static const char *const time_units[] = {"ns", "µs", "ms", "s"};
-  static const char *const si[] = {"", "k", "M", "G", "T"};
-  const char *const *units = is_time(slug) ? time_units : si;
-  size_t nunits = is_time(slug) ? 4 : 5, u = 0;
-  double a = absd(v);
-  while(u + 1 < nunits && a >= 1000) {
-    a /= 1000;
-    u++;
-  }
-  bpi_buf_printf(b, sign ? "%+.4g" : "%.4g", v < 0 ? -a : a);
-  if(is_time(slug))
-    bpi_buf_printf(b, " %s", units[u]);
-  else
-    bpi_buf_adds(b, units[u]);
-  if(!strcmp(slug, "throughput"))
-    bpi_buf_adds(b, " ops/s");
-}
-
 static void add_pct(struct bp_buf *b, double pct)
 {
   if(isnan(pct))
@@ -350,17 +322,17 @@ static void add_measures(struct render *r, const struct bp_cmp_bench *cb)
     bpi_comment_md_text(b, m->slug, BP_COMMENT_NAME_CHARS);
     bpi_buf_adds(b, " | ");
     if(m->in_base)
-      add_value(b, m->slug, m->base, false);
+      bpi_compare_add_value(b, m->slug, m->base, false);
     else
       bpi_buf_adds(b, "-");
     bpi_buf_adds(b, " | ");
     if(m->in_head)
-      add_value(b, m->slug, m->head, false);
+      bpi_compare_add_value(b, m->slug, m->head, false);
     else
       bpi_buf_adds(b, "-");
     bpi_buf_adds(b, " | ");
     if(m->in_base && m->in_head) {
-      add_value(b, m->slug, m->delta, true);
+      bpi_compare_add_value(b, m->slug, m->delta, true);
       bpi_buf_adds(b, " (");
       add_pct(b, m->pct);
       add_interval(b, m);
@@ -383,7 +355,7 @@ static double func_share(uint64_t n, uint64_t all)
 static void add_cost(struct bp_buf *b, const struct bp_cmp_bench *cb,
                      double v, bool sign)
 {
-  add_value(b, !strcmp(cb->unit, "ns") ? "latency" : "events", v, sign);
+  bpi_compare_add_cost(b, cb->unit, v, sign);
 }
 
 /* "+471 ms ± 94 ms" */
@@ -564,7 +536,7 @@ static void add_off_cpu(struct render *r, const struct bp_cmp_bench *cb)
                                     : FLAG_GREEN " Waits less in");
   bpi_comment_md_code(b, cb->off_stack);
   bpi_buf_adds(b, " (");
-  add_value(b, "off-cpu", cb->off_head_ns - cb->off_base_ns, true);
+  bpi_compare_add_value(b, "off-cpu", cb->off_head_ns - cb->off_base_ns, true);
   bpi_buf_adds(b, " off CPU per run)\n");
 }
 

@@ -298,6 +298,18 @@ bool bpi_compare_worse(const struct bp_cmp_bench *b);
  * stays unconfirmed).  A measure with alert_url set keeps the flag its caller
  * (Bencher's alert) gave it. */
 void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct);
+/* v as people read it, in the unit of the measure slug, four significant
+ * digits ("89.94 ms", "+1.2M", "350 ops/s"): the time measures (latency,
+ * task-clock, cpu-clock, off-cpu: ns) scaled to ns, µs, ms or s, other
+ * counts with k, M, G, T, throughput followed by ops/s; sign: "+" before
+ * a positive value.  The one format of the comment and the differential
+ * flame graphs. */
+void bpi_compare_add_value(struct bp_buf *b, const char *slug, double v,
+                           bool sign);
+/* A function's cost in a cost unit (bp_cmp_bench.unit): "ns" scaled as
+ * a time, "events" as a count. */
+void bpi_compare_add_cost(struct bp_buf *b, const char *unit, double v,
+                          bool sign);
 /* An ISO 8601 time (YYYY-MM-DDTHH:MM:SS, optional fraction, Z or
  * +hh:mm/-hh:mm) as ms since 1970; false when it is not one. */
 bool bpi_compare_time_ms(const char *iso, int64_t *ms);
@@ -341,11 +353,13 @@ bp_code bpi_compare_fetch(struct bp_store *st, const char *key,
 bp_code bpi_diffsvg_write(const struct bp_diff_line *lines, size_t n,
                           bool negated, const char *title,
                           struct bp_buf *out, struct bp_err *err);
-/* The same by absolute change per run: per_sample[side] is the event
- * count a sample stands for divided by the side's runs; a frame is
- * coloured as the function table names a change: when the Poisson
- * interval of its counts (z wide) lies beyond its base cost x band, else
- * white; the legend names event and what red and blue mean. */
+/* The same by absolute change per run (or iteration, per): per_sample
+ * [side] is the event count a sample stands for divided by the side's
+ * runs (or iterations); a frame is coloured as the function table names a
+ * change: when the Poisson interval of its counts (z wide) lies beyond
+ * its base cost x band, else white; the legend names event and what red
+ * and blue mean; the tooltips give the costs as the comment does
+ * (bpi_compare_add_cost: "89.94 ms"). */
 struct bp_diffsvg_cost {
   double per_sample[2];    /* base, head */
   double z;                /* the Poisson interval's width, in standard
@@ -353,6 +367,8 @@ struct bp_diffsvg_cost {
   const struct bp_cmp_band *band;   /* the benchmark's; NULL: {0} */
   const char *event;       /* the sampled event, for the legend */
   const char *unit;        /* "ns" or "events" */
+  const char *per;         /* "run" or "iteration" (bpi_compare_cost_per);
+                              NULL: "run" */
 };
 bp_code bpi_diffsvg_write_cost(const struct bp_diff_line *lines, size_t n,
                                bool negated, const char *title,

@@ -359,7 +359,7 @@ static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
     .per_sample = {bpi_compare_sample_cost(b, 0),
                    bpi_compare_sample_cost(b, 1)},
     .z = b->func_z, .band = &b->band, .event = b->head.event,
-    .unit = b->unit};
+    .unit = b->unit, .per = bpi_compare_cost_per(b)};
   bpi_buf_init(&data);
   bpi_buf_init(&title);
   bpi_compare_diff_folded(b, &data);

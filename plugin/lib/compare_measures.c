@@ -325,3 +325,39 @@ bp_code bpi_cmp_bench_bencher(const struct bp_cmp *c, struct bp_cmp_bench *cb,
   bpi_cmp_pick_max(cb);
   return BP_OK;
 }
+
+/* Measures in nanoseconds (Bencher's latency, the task-clock counter). */
+static bool is_time(const char *slug)
+{
+  return !strcmp(slug, "latency") || !strcmp(slug, "task-clock") ||
+         !strcmp(slug, "cpu-clock") || !strcmp(slug, "off-cpu");
+}
+
+void bpi_compare_add_value(struct bp_buf *b, const char *slug, double v,
+                           bool sign)
+{
+  static const char *const time_units[] = {"ns", "\xc2\xb5s", "ms", "s"};
+  static const char *const si[] = {"", "k", "M", "G", "T"};
+  bool time = is_time(slug);
+  const char *const *units = time ? time_units : si;
+  size_t nunits = time ? 4 : 5, u = 0;
+  double a = absd(v);
+  while(u + 1 < nunits && a >= 1000) {
+    a /= 1000;
+    u++;
+  }
+  bpi_buf_printf(b, sign ? "%+.4g" : "%.4g", v < 0 ? -a : a);
+  if(time)
+    bpi_buf_printf(b, " %s", units[u]);
+  else
+    bpi_buf_adds(b, units[u]);
+  if(!strcmp(slug, "throughput"))
+    bpi_buf_adds(b, " ops/s");
+}
+
+void bpi_compare_add_cost(struct bp_buf *b, const char *unit, double v,
+                          bool sign)
+{
+  bpi_compare_add_value(b, unit && !strcmp(unit, "ns") ? "latency"
+                                                       : "events", v, sign);
+}

@@ -1,15 +1,17 @@
 /* Differential flame graph: the differential folded stacks of two runs
  * merged into one tree (frames by name, root first, under "all").  Each
  * frame is as wide as its head samples (base samples when negated), and
- * colored by its absolute change per run in the sampled event's unit
- * when the cost of a sample is known (red more, blue less, white where
- * the function table would not name it: within the Poisson interval of
- * its counts, or within what the benchmark's own noise makes of its base
- * cost), else by how its share of
- * its side's samples changed; the intensity relative to the largest
+ * colored by its absolute change per run (or per iteration) in the
+ * sampled event's unit when the cost of a sample is known (red more, blue
+ * less, white where the function table would not name it: within the
+ * Poisson interval of its counts, or within what the benchmark's own
+ * noise makes of its base cost), else by how its share of its side's
+ * samples changed; the intensity relative to the largest
  * change drawn.  Shares are normalized to each side's total, so runs of
  * different lengths compare.  The tooltip says base and head samples and
- * shares and the change in percentage points.  The same embedded script
+ * shares and the change in percentage points, or with costs, base and
+ * head cost per run (or iteration) and the change with its noise, scaled
+ * as the comment scales them ("89.94 ms").  The same embedded script
  * as flamegraph.svg gives click-to-zoom and search; no network needed.
  * Frames under 0.1% of the sized side are left out; siblings are sorted by
  * name, so equal inputs give equal files. */
@@ -77,6 +79,12 @@ static bool dvisible(const struct dtree *t, uint32_t node)
 {
   return size_of(t, node) &&
          size_of(t, node) * 1000 >= size_of(t, 0) * MIN_PERMILLE;
+}
+
+/* What a cost is per: "run" unless the comparison said (cost mode). */
+static const char *cost_per(const struct dtree *t)
+{
+  return t->cost->per ? t->cost->per : "run";
 }
 
 /* The node's cost per run on side i (cost mode). */
@@ -202,6 +210,25 @@ static void add_pct(struct bp_buf *b, uint64_t n, uint64_t all)
   bpi_buf_printf(b, "%" PRIu64 ".%02" PRIu64 "%%", p / 100, p % 100);
 }
 
+/* The tooltip's costs in the comment's format (bpi_compare_add_cost):
+ * "; per run: base 89.94 ms, head 173.5 ms, change +83.58 ms ± 29.93 ms"
+ * and whether that is within the noise (d, delta's, 0). */
+static void add_dcosts(struct bp_buf *b, const struct dtree *t,
+                       uint32_t node, double d)
+{
+  const char *u = t->cost->unit;
+  double base = node_cost(t, node, 0), head = node_cost(t, node, 1);
+  bpi_buf_printf(b, "; per %s: base ", cost_per(t));
+  bpi_compare_add_cost(b, u, base, false);
+  bpi_buf_adds(b, ", head ");
+  bpi_compare_add_cost(b, u, head, false);
+  bpi_buf_adds(b, ", change ");
+  bpi_compare_add_cost(b, u, head - base, true);
+  bpi_buf_adds(b, " \xc2\xb1 ");
+  bpi_compare_add_cost(b, u, noise(t, node), false);
+  bpi_buf_printf(b, "%s)</title><rect x=\"", d == 0 ? ", within noise" : "");
+}
+
 static void add_dframe(struct bp_buf *b, const struct dtree *t,
                        uint32_t node, uint64_t offset, uint64_t y)
 {
@@ -215,14 +242,8 @@ static void add_dframe(struct bp_buf *b, const struct dtree *t,
   add_pct(b, nd->n[0], t->ft.nodes[0].n[0]);
   bpi_buf_printf(b, "; head %" PRIu64 " samples, ", nd->n[1]);
   add_pct(b, nd->n[1], t->ft.nodes[0].n[1]);
-  if(t->cost) {
-    const char *u = t->cost->unit ? t->cost->unit : "events";
-    bpi_buf_printf(b, "; per run: base %.4g %s, head %.4g %s, change "
-                   "%+.4g %s \xc2\xb1 %.4g%s)</title><rect x=\"",
-                   node_cost(t, node, 0), u, node_cost(t, node, 1), u,
-                   node_cost(t, node, 1) - node_cost(t, node, 0), u,
-                   noise(t, node), d == 0 ? ", within noise" : "");
-  }
+  if(t->cost)
+    add_dcosts(b, t, node, d);
   else
     bpi_buf_printf(b, "; change %+.2f points)</title><rect x=\"", d);
   add_tenths(b, x);
@@ -283,9 +304,9 @@ static void add_dheader(struct bp_buf *b, const struct dtree *t,
                    "text-anchor=\"middle\">width: %s samples; red: more ",
                    negated ? "base" : "head");
     bpi_buf_xml_text(b, ev);
-    bpi_buf_adds(b, " per run, blue: less; white: within the noise "
-                 "(Poisson interval of the counts, 99% for all functions "
-                 "together)</text>\n");
+    bpi_buf_printf(b, " per %s, blue: less; white: within the noise "
+                 "(Poisson interval of the counts, 99%% for all functions "
+                 "together)</text>\n", cost_per(t));
     if(bpi_compare_band_wide(t->cost->band)) {
       bpi_buf_adds(b, "<text x=\"600\" y=\"56\" text-anchor=\"middle\">"
                    "white too: a change the benchmark's own noise could "

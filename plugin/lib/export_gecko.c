@@ -67,6 +67,8 @@ struct gecko {
   uint32_t *thread_start;     /* ... thread t's at [start[t], start[t+1]) */
   struct thread_view v;
   uint32_t main_thread;       /* carries the run marker */
+  size_t *markers;            /* marker indexes grouped by thread ... */
+  size_t *marker_start;       /* ... thread t's at [start[t], start[t+1]) */
   struct off_carry *off_carry;  /* per p->off_counts entry */
 };
 
@@ -374,13 +376,27 @@ static bp_code group_counts(struct gecko *g, struct bp_err *err)
   return BP_OK;
 }
 
-/* The marker goes to the main thread of the first process seen. */
-static uint32_t find_main_thread(const struct bp_profile *p)
+/* Counting sort of p->markers by the thread that shows each
+ * (bpi_profile_marker_thread: a merged repetition's markers on its own
+ * process's track), in the order they began within a thread. */
+static bp_code group_markers(struct gecko *g, struct bp_err *err)
 {
-  for(uint32_t i = 0; i < p->nthreads; i++)
-    if(p->threads[i].tid == p->threads[0].pid)
-      return i;
-  return 0;
+  const struct bp_profile *p = g->p;
+  g->markers = calloc(p->nmarkers ? p->nmarkers : 1, sizeof(size_t));
+  g->marker_start = calloc((size_t)p->nthreads + 2, sizeof(size_t));
+  if(!g->markers || !g->marker_start)
+    return bpi_err_set(err, BPE_NOMEM, 0, "gecko: grouping markers");
+  if(!p->nthreads)
+    return BP_OK;  /* no track to show them on */
+  for(size_t i = 0; i < p->nmarkers; i++)
+    g->marker_start[bpi_profile_marker_thread(p, &p->markers[i]) + 2]++;
+  for(uint32_t t = 2; t < p->nthreads + 2; t++)
+    g->marker_start[t] += g->marker_start[t - 1];
+  /* marker_start[t + 1] now is where thread t begins; fill shifts it */
+  for(size_t i = 0; i < p->nmarkers; i++)
+    g->markers[g->marker_start[bpi_profile_marker_thread(p, &p->markers[i]) +
+                               1]++] = i;
+  return BP_OK;
 }
 
 /* ---------------------------------------------------------------- view */
@@ -686,18 +702,21 @@ static void add_libs(struct bp_buf *b, const struct bp_profile *p)
 
 /* One interval marker per benchmark, after the run marker, named as the
  * harness named it (cleaned like every other name); a merged profile's
- * repetitions are markers of their own type. */
-static void add_bench_markers(struct gecko *g)
+ * repetitions are markers of their own type.  Those of thread t;
+ * *first: nothing written before them in the list. */
+static void add_bench_markers(struct gecko *g, uint32_t t, bool first)
 {
   const struct bp_profile *p = g->p;
   struct bp_buf *b = g->out;
-  for(size_t i = 0; i < p->nmarkers; i++) {
-    const struct bp_marker *m = &p->markers[i];
+  for(size_t k = g->marker_start[t]; k < g->marker_start[t + 1]; k++) {
+    const struct bp_marker *m = &p->markers[g->markers[k]];
     bpi_buf_reset(&g->name);
     bpi_profile_clean_name(&g->name, m->name, '\0');
     const char *name = bpi_buf_failed(&g->name) || !g->name.data
                          ? "" : g->name.data;
-    bpi_buf_printf(b, ",\n[%" PRIu32 ",", view_string(g, name));
+    bpi_buf_printf(b, "%s[%" PRIu32 ",", first ? "\n" : ",\n",
+                   view_string(g, name));
+    first = false;
     add_rel_ms(b, p, m->start_ns);
     bpi_buf_addc(b, ',');
     add_rel_ms(b, p, m->end_ns);
@@ -709,14 +728,17 @@ static void add_bench_markers(struct gecko *g)
   }
 }
 
+/* The run marker on the main thread; each marker on the thread that
+ * shows it. */
 static void add_markers(struct gecko *g, uint32_t t)
 {
   const struct bp_profile *p = g->p;
   struct bp_buf *b = g->out;
+  bool run = t == g->main_thread;
   bpi_buf_adds(b, "\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,"
                "\"endTime\":2,\"phase\":3,\"category\":4,\"data\":5},"
                "\"data\":[");
-  if(t == g->main_thread) {
+  if(run) {
     uint64_t end = p->meta.end_ns > p->meta.start_ns ? p->meta.end_ns
                                                      : p->meta.start_ns;
     bpi_buf_printf(b, "[%" PRIu32 ",0,", view_string(g, "benchprof run"));
@@ -724,8 +746,8 @@ static void add_markers(struct gecko *g, uint32_t t)
     bpi_buf_printf(b, ",1,%d,{\"type\":\"BenchprofRun\",", CAT_OTHER);
     add_str_field(b, "command", p->meta.command ? p->meta.command : "");
     bpi_buf_printf(b, ",\"exitStatus\":%d}]", p->meta.exit_status);
-    add_bench_markers(g);
   }
+  add_bench_markers(g, t, !run);
   bpi_buf_adds(b, "]},\n");
 }
 
@@ -868,12 +890,15 @@ static void add_thread(struct gecko *g, uint32_t t, uint64_t *next_sample)
 static bp_code gecko_write(const struct bp_profile *p, struct bp_buf *out,
                            struct bp_err *err)
 {
-  struct gecko g = {.p = p, .out = out, .main_thread = find_main_thread(p)};
+  struct gecko g = {.p = p, .out = out,
+                    .main_thread = bpi_profile_main_thread(p)};
   uint64_t next_sample = 0;
   bpi_buf_init(&g.name);
   bp_code rc = count_samples(&g, err);
   if(!rc)
     rc = group_counts(&g, err);
+  if(!rc)
+    rc = group_markers(&g, err);
   if(!rc)
     rc = view_init(&g.v, p, err);
   if(rc)
@@ -901,6 +926,8 @@ out:
   bpi_buf_cleanup(&g.name);
   free(g.thread_start);
   free(g.by_thread);
+  free(g.markers);
+  free(g.marker_start);
   free(g.samples);
   free(g.thread_samples);
   free(g.thread_at);

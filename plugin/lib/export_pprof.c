@@ -442,8 +442,8 @@ static bp_code pprof_write(const struct bp_profile *p, struct bp_buf *b,
   put_functions(&e, p, b);
   if(m->start_epoch_ms > 0)
     put_u64(b, PROFILE_TIME_NANOS, (uint64_t)(m->start_epoch_ms * 1e6));
-  if(m->end_ns > m->start_ns)
-    put_u64(b, PROFILE_DURATION_NANOS, m->end_ns - m->start_ns);
+  if(bpi_profile_duration_ns(m))
+    put_u64(b, PROFILE_DURATION_NANOS, bpi_profile_duration_ns(m));
   put_comments(&e, p, b);
   put_strings(&e, b);
 

@@ -341,8 +341,7 @@ static bp_code summary_write(const struct bp_profile *p, struct bp_buf *b,
   add_double(b, m->start_epoch_ms);
   bpi_buf_adds(b, ",\n\"duration_ms\":");
   /* microseconds, rounded, keep three decimals of milliseconds */
-  add_fixed3(b, m->end_ns > m->start_ns ?
-             (int64_t)((m->end_ns - m->start_ns + 500) / 1000) : 0);
+  add_fixed3(b, (int64_t)((bpi_profile_duration_ns(m) + 500) / 1000));
   bpi_buf_printf(b, ",\n\"exit_status\":%d,\n\"unresolved_frames\":%" PRIu64
                  ",\n\"symbolize_ms\":", m->exit_status,
                  m->unresolved_frames);

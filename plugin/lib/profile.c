@@ -98,6 +98,20 @@ bp_code bpi_profile_add_marker(struct bp_profile *p, const char *name,
                                      end_ns, c, n);
 }
 
+uint32_t bpi_profile_main_thread(const struct bp_profile *p)
+{
+  for(uint32_t i = 0; i < p->nthreads; i++)
+    if(p->threads[i].tid == p->threads[0].pid)
+      return i;
+  return 0;
+}
+
+uint32_t bpi_profile_marker_thread(const struct bp_profile *p,
+                                   const struct bp_marker *m)
+{
+  return m->thread < p->nthreads ? m->thread : bpi_profile_main_thread(p);
+}
+
 size_t bpi_profile_benchmark_markers(const struct bp_profile *p)
 {
   size_t n = 0;
@@ -124,7 +138,7 @@ bp_code bpi_profile_add_marker_kind(struct bp_profile *p,
   }
   m = &p->markers[p->nmarkers++];
   *m = (struct bp_marker){.kind = kind, .start_ns = start_ns,
-                          .end_ns = end_ns};
+                          .end_ns = end_ns, .thread = BP_NONE};
   m->name = strdup(name);
   if(!m->name)
     return BPE_NOMEM;
@@ -945,6 +959,22 @@ void bpi_timeline_index_cleanup(struct bp_timeline_index *ix)
   memset(ix, 0, sizeof(*ix));
 }
 
+uint64_t bpi_profile_duration_ns(const struct bp_profile_meta *m)
+{
+  if(m->sliced)
+    return m->marked_ns;
+  return m->end_ns > m->start_ns ? m->end_ns - m->start_ns : 0;
+}
+
+/* The time n sorted ranges that do not overlap cover. */
+static uint64_t ranges_ns(const struct bp_range *r, size_t n)
+{
+  uint64_t ns = 0;
+  for(size_t i = 0; i < n; i++)
+    ns += r[i].end_ns > r[i].start_ns ? r[i].end_ns - r[i].start_ns : 0;
+  return ns;
+}
+
 bp_code bpi_profile_slice_ranges(const struct bp_profile *src,
                                  const struct bp_range *ranges, size_t n,
                                  struct bp_profile **out)
@@ -975,6 +1005,7 @@ bp_code bpi_profile_slice_indexed(const struct bp_profile *src,
       r[m++] = r[i];
   }
   n = m;
+  uint64_t marked = ranges_ns(r, n);
   uint64_t t0 = n ? r[0].start_ns : src->meta.start_ns;
   uint64_t t1 = n ? r[n - 1].end_ns : t0;
   bp_code rc = bpi_profile_new(&d);
@@ -1001,6 +1032,8 @@ bp_code bpi_profile_slice_indexed(const struct bp_profile *src,
     d->meta.start_epoch_ms += (double)(t0 - src->meta.start_ns) / 1e6;
   d->meta.start_ns = t0;
   d->meta.end_ns = t1;
+  d->meta.sliced = true;
+  d->meta.marked_ns = marked;
   *out = d;
   return BP_OK;
 }

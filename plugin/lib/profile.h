@@ -137,6 +137,10 @@ struct bp_marker {
   uint64_t start_ns, end_ns;   /* CLOCK_MONOTONIC, [start, end) */
   struct bp_counter *counters; /* deltas over the interval (owned) */
   size_t ncounters;
+  uint32_t thread;             /* the track that shows it: the main thread
+                                  of the process that ran it (a merged
+                                  recording's); BP_NONE: the run's main
+                                  thread, bpi_profile_main_thread */
 };
 
 /* Facts about the run, written into every artifact's metadata. */
@@ -157,6 +161,12 @@ struct bp_profile_meta {
   double start_epoch_ms; /* wall clock when the target started */
   uint64_t start_ns;     /* CLOCK_MONOTONIC when the target started */
   uint64_t end_ns;       /* ... and when it ended */
+  /* A benchmark's slice (bpi_profile_slice_ranges) spans its first begin
+   * to its last end, other benchmarks' and unmarked time between its
+   * ranges included: its time is only its ranges', marked_ns (their
+   * lengths summed, overlaps once).  bpi_profile_duration_ns. */
+  bool sliced;
+  uint64_t marked_ns;
   int exit_status;       /* as a shell reports it (128+N for signal N) */
   uint64_t samples;      /* samples recorded */
   uint64_t lost_records; /* PERF_RECORD_LOST total of lost samples */
@@ -281,8 +291,22 @@ bp_code bpi_profile_add_marker_kind(struct bp_profile *p,
                                     const char *name, uint64_t start_ns,
                                     uint64_t end_ns,
                                     const struct bp_counter *c, size_t n);
+/* The run's main thread: the first thread of the first process seen
+ * (the command's), which carries the run's markers; 0 when none is. */
+uint32_t bpi_profile_main_thread(const struct bp_profile *p);
+
+/* The thread whose track shows marker m (bpi_profile_main_thread unless
+ * the marker names its own). */
+uint32_t bpi_profile_marker_thread(const struct bp_profile *p,
+                                   const struct bp_marker *m);
+
 /* How many of p's markers are benchmark markers. */
 size_t bpi_profile_benchmark_markers(const struct bp_profile *p);
+
+/* How long the profile's time is: a slice's marked time (the sum of its
+ * ranges), else end - start (0 when the end is not after the start).
+ * Every artifact's duration is this. */
+uint64_t bpi_profile_duration_ns(const struct bp_profile_meta *m);
 
 /* A new profile with src's metadata but only the samples whose time is
  * in [t0, t1), its start and end set to t0 and t1, no markers and no
@@ -295,7 +319,8 @@ bp_code bpi_profile_slice(const struct bp_profile *src, uint64_t t0,
 
 /* The same over several time ranges [start, end) (a benchmark the harness
  * ran more than once): the samples in any of them; start and end are the
- * first start and the last end. */
+ * first start and the last end, its duration (bpi_profile_duration_ns)
+ * the ranges' lengths summed. */
 struct bp_range {
   uint64_t start_ns, end_ns;
 };

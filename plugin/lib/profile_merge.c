@@ -154,16 +154,33 @@ static bp_code merge_off(struct bp_profile *d, const struct bp_profile *s,
   return rc;
 }
 
+/* dst's last marker, src's, goes on dst's copy of src's thread t (src's
+ * main thread, main, when t is none of its own).  Every recording is a
+ * process of its own, so a later repetition's markers belong on its
+ * process's track, not on the first repetition's (dst's main thread). */
+static void place_last_marker(struct bp_profile *d,
+                              const struct bp_profile *s,
+                              const struct remap *r, uint32_t main,
+                              uint32_t t)
+{
+  if(s->nthreads)
+    d->markers[d->nmarkers - 1].thread = r->thread[t < s->nthreads ? t
+                                                                   : main];
+}
+
 /* src's markers (the benchmarks its harness marked, each kind kept):
  * their times are on the same clock as the samples', which keep theirs,
  * so they mark the same samples in dst. */
-static bp_code merge_markers(struct bp_profile *d, const struct bp_profile *s)
+static bp_code merge_markers(struct bp_profile *d, const struct bp_profile *s,
+                             const struct remap *r, uint32_t main)
 {
   bp_code rc = BP_OK;
   for(size_t i = 0; !rc && i < s->nmarkers; i++) {
     const struct bp_marker *m = &s->markers[i];
     rc = bpi_profile_add_marker_kind(d, m->kind, m->name, m->start_ns,
                                      m->end_ns, m->counters, m->ncounters);
+    if(!rc)
+      place_last_marker(d, s, r, main, m->thread);
   }
   return rc;
 }
@@ -200,6 +217,7 @@ bp_code bpi_profile_merge(struct bp_profile *dst,
   struct remap r = {table(src->nlibs), table(src->nfuncs),
                     table(src->nframes), table(src->nstacks),
                     table(src->nthreads)};
+  uint32_t main = bpi_profile_main_thread(src);
   bp_code rc = r.lib && r.func && r.frame && r.stack && r.thread ? BP_OK
                                                                  : BPE_NOMEM;
   if(!rc && !(merge_libs(dst, src, &r) && merge_funcs(dst, src, &r) &&
@@ -211,13 +229,15 @@ bp_code bpi_profile_merge(struct bp_profile *dst,
   if(!rc)
     rc = merge_off(dst, src, &r);
   if(!rc)
-    rc = merge_markers(dst, src);
+    rc = merge_markers(dst, src, &r, main);
   if(!rc) {
     merge_meta(dst, src);
     rc = bpi_profile_add_marker_kind(dst, BP_MARKER_REPETITION, marker,
                                      src->meta.start_ns, src->meta.end_ns,
                                      src->meta.counters,
                                      src->meta.ncounters);
+    if(!rc)
+      place_last_marker(dst, src, &r, main, BP_NONE);
   }
   remap_free(&r);
   return rc;

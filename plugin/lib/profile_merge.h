@@ -7,7 +7,10 @@
  * counts; the run's end is the last one's.  Times are kept: the
  * recordings follow each other on one clock, so every marker still spans
  * its own samples, and slicing the merged profile (slice.h) gives each
- * marked benchmark the samples of all repetitions.  The sources are left
+ * marked benchmark the samples of all repetitions.  Each source's
+ * markers, its repetition marker among them, name its own main thread
+ * (bp_marker.thread): a repetition is a process of its own, and its
+ * markers show on its track.  The sources are left
  * as they were (their timelines are read through). */
 #ifndef BP_LIB_PROFILE_MERGE_H
 #define BP_LIB_PROFILE_MERGE_H

@@ -131,7 +131,7 @@ pycheck "the flame graphs: sized by head / base, red grew, unchanged white" <<'P
 import os, re
 d = os.path.join(os.environ["TMP"], "cmp")
 def frames(name):
-    svg = open(os.path.join(d, name)).read()
+    svg = open(os.path.join(d, name), encoding="utf-8").read()
     out = {}
     for title, w, fill in re.findall(
             r'<g><title>([^<]*)</title><rect x="[^"]*" y="[^"]*" '
@@ -146,6 +146,12 @@ assert re.fullmatch(r"rgb\(255,\d+,\d+\)", ch[1]), ch   # grew: red
 # by absolute change it is within the noise, white (not blue)
 assert st[1] == "rgb(250,250,250)" and "within noise" in st[2], st
 assert "base " in ch[2] and "head " in ch[2] and "change +" in ch[2], ch
+# the costs as the comment writes them ("89.94 ms"), never 8.994e+07 ns
+t = "(ns|\u00b5s|ms|s)"
+for f in list(head.values()) + list(base.values()):
+    assert re.search(r"; per run: base [0-9.]+ %s, head [0-9.]+ %s, change "
+                     r"[-+][0-9.]+ %s \u00b1 [0-9.]+ %s" % (t, t, t, t),
+                     f[2]), f
 bch, bst = base["cmp_changed"], base["cmp_steady"]
 assert bch[0] < 2 * bst[0], (bch, bst)         # base: about even
 PY

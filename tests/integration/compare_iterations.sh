@@ -75,4 +75,21 @@ md = open(os.path.join(sys.argv[1], "comment.md")).read()
 assert "Grew most" not in md, md
 assert "per run" not in md, md
 PY
+pycheck "the flame graphs' costs are per iteration too, in the comment's units" \
+  "$TMP/cmp" <<'PY'
+import json, os, re, sys
+c = json.load(open(os.path.join(sys.argv[1], "compare.json")))
+d = os.path.join(sys.argv[1], c["benchmarks"][0]["dir"])
+for name in ("diff.svg", "diff-negated.svg"):
+    svg = open(os.path.join(d, name), encoding="utf-8").read()
+    assert "per run" not in svg, name
+    titles = re.findall(r"<title>([^<]*)</title>", svg)
+    cost = [t for t in titles if "; per iteration: base " in t]
+    assert cost and len(cost) == len(titles), (name, titles[:3])
+    t = "(ns|\u00b5s|ms|s)"
+    for x in cost:
+        assert re.search(r"; per iteration: base [0-9.]+ %s, head [0-9.]+ %s, "
+                         r"change [-+][0-9.]+ %s \u00b1 [0-9.]+ %s" %
+                         (t, t, t, t), x), x
+PY
 finish

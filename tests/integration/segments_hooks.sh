@@ -176,6 +176,26 @@ names = [th["stringTable"][m[0]] for th in p["threads"]
          if m[5]["type"] == "BenchprofBenchmark"]
 assert names == ["rep", "rep", "other", "rep"], names
 PY
+pycheck "repeat: its duration is its marked time, not first begin to last end" <<'PY'
+import os, artifacts
+out = os.path.join(os.environ["TMP"], "repeat")
+p = artifacts.read_gecko(os.path.join(out, "profile.json.gz"))
+ranges = {}
+for th in p["threads"]:
+    for m in th["markers"]["data"]:
+        if m[5]["type"] == "BenchprofBenchmark":
+            ranges.setdefault(th["stringTable"][m[0]], []).append((m[1], m[2]))
+marked = sum(t1 - t0 for t0, t1 in ranges["rep"])
+span = max(t1 for _, t1 in ranges["rep"]) - min(t0 for t0, _ in ranges["rep"])
+other = sum(t1 - t0 for t0, t1 in ranges["other"])
+assert span >= marked + other, (span, marked, other)  # "other" between
+s = artifacts.read_summary(os.path.join(out, "rep", "summary.json"))
+# the markers' times are rounded to microseconds, as duration_ms is
+assert abs(s["duration_ms"] - marked) < 0.01, (s["duration_ms"], marked, span)
+pp = artifacts.read_pprof(os.path.join(out, "rep", "profile.pb.gz"))
+assert abs(pp.duration_nanos / 1e6 - marked) < 0.01, \
+    (pp.duration_nanos, marked, span)
+PY
 
 # many short benchmarks: counters read at begin and end themselves (the
 # hooks wait for benchprof's ack), not when benchprof got to the line.

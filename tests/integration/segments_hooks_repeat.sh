@@ -1,7 +1,9 @@
 #!/bin/sh
 # Benchmarks marked by the hooks (benchprof/hooks.h) under run --repeat 3:
 # each one's profile has the samples of all 3 repetitions (its markers
-# from every repetition; the repetitions' own markers are no benchmarks).
+# from every repetition; the repetitions' own markers are no benchmarks),
+# and the whole run's Gecko profile shows each repetition's markers on the
+# track of the process that ran it.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 
@@ -56,6 +58,33 @@ bench = [n for n, t in marks if t == "BenchprofBenchmark"]
 reps = [n for n, t in marks if t == "BenchprofRepetition"]
 assert sorted(bench) == sorted(["alpha", "beta", "gamma"] * 3), marks
 assert sorted(reps) == ["repetition 1", "repetition 2", "repetition 3"], marks
+PY
+pycheck "each repetition's markers on its own process's main thread" <<'PY'
+import os, artifacts
+p = artifacts.read_gecko(os.path.join(os.environ["TMP"], "r3",
+                                      "profile.json.gz"))
+pids = set()
+for th in p["threads"]:
+    marks = [(th["stringTable"][m[0]], m[1], m[2], m[5]["type"])
+             for m in th["markers"]["data"]]
+    reps = [m for m in marks if m[3] == "BenchprofRepetition"]
+    bench = [m for m in marks if m[3] == "BenchprofBenchmark"]
+    if not reps and not bench:
+        continue
+    # one repetition a track: the main thread of the process that ran it
+    assert th["pid"] == th["tid"], (th["pid"], th["tid"], marks)
+    assert len(reps) == 1, (th["pid"], marks)
+    pids.add(th["pid"])
+    _, r0, r1, _ = reps[0]
+    assert sorted(n for n, *_ in bench) == ["alpha", "beta", "gamma"], \
+        (th["pid"], marks)
+    # its benchmarks ran while this process lived, in this repetition
+    end = th["unregisterTime"]
+    for n, t0, t1, _ in bench:
+        assert r0 <= t0 <= t1 <= r1, (th["pid"], n, t0, t1, r0, r1)
+        assert th["registerTime"] <= t0 and (end is None or t1 <= end), \
+            (th["pid"], n, t0, t1, th["registerTime"], end)
+assert len(pids) == 3, pids
 PY
 pycheck "report.json: each measure the median of its 3 values" <<'PY'
 import json, math, os

@@ -811,11 +811,31 @@ static void test_function_costs(void)
   const char *cb = strstr(j.data, "<title>checksum_block ");
   const char *tiny = strstr(j.data, "<title>tiny ");
   const char *fill = cb ? strstr(cb, "fill=") : NULL;
-  CHECK(cb && strstr(cb, "change +7.01e+08 ns") && fill &&
+  /* costs scaled as the comment scales them, never 7.01e+08 ns */
+  CHECK(cb && strstr(cb, "; per run: base 230 ms, head 931 ms, change "
+                     "+701 ms \xc2\xb1 ") && fill &&
         !strncmp(fill, "fill=\"rgb(255,56,56)\"", 21));   /* near the reddest */
   fill = tiny ? strstr(tiny, "fill=") : NULL;
-  CHECK(tiny && strstr(tiny, "within noise)") && fill &&
-        !strncmp(fill, "fill=\"rgb(250,250,250)\"", 23));
+  CHECK(tiny && strstr(tiny, "; per run: base 50 ms, head 52 ms, change "
+                       "+2 ms \xc2\xb1 ") && strstr(tiny, " ms, within noise)") &&
+        fill && !strncmp(fill, "fill=\"rgb(250,250,250)\"", 23));
+  CHECK(!strstr(j.data, "e+0"));
+  /* per iteration when the comparison's costs are (Google Benchmark's
+   * iterations), and an event's counts scaled with k, M, G */
+  bpi_buf_reset(&j);
+  cost.per = "iteration";
+  cost.unit = "events";
+  cost.event = "instructions";
+  cost.per_sample[0] = 1e6;
+  cost.per_sample[1] = 2e6;
+  CHECK(b && bpi_diffsvg_write_cost(b->lines, b->nlines, false, "sum",
+                                    &cost, &j, &err) == BP_OK);
+  bpi_buf_addc(&j, '\0');
+  CHECK(strstr(j.data, "red: more instructions per iteration, blue: less"));
+  cb = strstr(j.data, "<title>checksum_block ");
+  CHECK(cb && strstr(cb, "; per iteration: base 460M, head 1.862G, change "
+                     "+1.402G \xc2\xb1 "));
+  CHECK(!strstr(j.data, "per run") && !strstr(j.data, "e+0"));
   bpi_buf_cleanup(&j);
   bpi_compare_free(c);
 }

@@ -292,6 +292,7 @@ static void test_slice(void)
   CHECK_EQ_INT(bpi_profile_add_marker(p, "m", 30, 60, NULL, 0), BP_OK);
   CHECK_EQ_INT(bpi_profile_slice(p, 30, 60, &s), BP_OK);
   CHECK_EQ_INT(s->meta.samples, 3);
+  CHECK_EQ_INT(bpi_profile_duration_ns(&s->meta), 30);
   CHECK_EQ_INT(s->ncounts, 1);
   CHECK_EQ_INT(s->counts[0].count, 3);
   CHECK_EQ_INT(s->threads[th].samples, 3);
@@ -308,6 +309,9 @@ static void test_slice(void)
   CHECK_EQ_INT(s->meta.samples, 4);  /* 10, 40, 70, 80 */
   CHECK_EQ_INT(s->meta.start_ns, 10);
   CHECK_EQ_INT(s->meta.end_ns, 90);
+  /* its time is its ranges' (10 + 10 + 20), not the 80 from its first
+   * begin to its last end, the gaps between them other benchmarks' */
+  CHECK_EQ_INT(bpi_profile_duration_ns(&s->meta), 40);
   CHECK_EQ_INT(s->threads[th].start_ns, 10);
   CHECK_EQ_INT(s->threads[th].end_ns, 80);
   bpi_profile_free(s);

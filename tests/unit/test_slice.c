@@ -4,7 +4,8 @@
  * directory file's name, the artifacts written there, a symbolic link in
  * the way refused, a profile without markers left alone, and a merged
  * profile (run --repeat) sliced by its benchmarks' markers of every
- * repetition, never by the repetitions' own; the artifacts' sizes and
+ * repetition, never by the repetitions' own, each repetition's markers
+ * on its own process's main thread; the artifacts' sizes and
  * SHA-256 as their export recorded them make the manifest that reading
  * them back makes. */
 #include "bp_setup.h"
@@ -189,6 +190,15 @@ static void test_merged_repetitions(void)
     CHECK(p->markers[3].start_ns == 1000 && p->markers[3].end_ns == 1030);
     CHECK_EQ_STR(p->markers[4].name, "repetition 2");
     CHECK(p->markers[4].kind == BP_MARKER_REPETITION);
+    /* the first recording's markers on the run's main thread (its own),
+     * the second's on the second process's: its track, not the first's */
+    uint32_t second = bpi_profile_thread(p, 1000, 1000);
+    CHECK_EQ_INT(bpi_profile_main_thread(p), 0);
+    for(size_t i = 0; i < 3; i++)
+      CHECK_EQ_INT(bpi_profile_marker_thread(p, &p->markers[i]), 0);
+    CHECK_EQ_INT(second, 1);
+    CHECK_EQ_INT(bpi_profile_marker_thread(p, &p->markers[3]), second);
+    CHECK_EQ_INT(bpi_profile_marker_thread(p, &p->markers[4]), second);
   }
   CHECK_EQ_INT(bpi_slice_export(p, dir, &m, &n, &err), BP_OK);
   CHECK_EQ_INT(n, 2);
