@@ -7,10 +7,6 @@ TEST_NAME=$(basename "$0" .sh)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/bp-$TEST_NAME.XXXXXX")
 XDG_DATA_HOME=$TMP/xdg-data XDG_STATE_HOME=$TMP/xdg-state; export XDG_DATA_HOME XDG_STATE_HOME
 FAILS=0
-# the CI run the suite itself may run in: with it, every publication of
-# every test would be a step of that one run (merged in the store); a
-# test that wants a run id sets its own
-unset GITHUB_RUN_ID GITHUB_RUN_ATTEMPT CI_PIPELINE_ID
 
 # Cleanup: a test or a helper library adds what must happen when the test
 # ends (servers stopped, mounts undone, settings restored) with at_exit,
@@ -72,9 +68,8 @@ pass() {
 # suite, so that benchprof sees only what a test sets itself
 outside_ci() {
   unset GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_BASE_REF GITHUB_HEAD_REF \
-    GITHUB_REF_NAME GITHUB_SHA GITHUB_REPOSITORY GITHUB_RUN_ID \
-    GITHUB_RUN_ATTEMPT GITLAB_CI CI_MERGE_REQUEST_IID CI_COMMIT_REF_NAME \
-    CI_COMMIT_SHA CI_PIPELINE_ID BENCHER_PROJECT \
+    GITHUB_REF_NAME GITHUB_SHA GITHUB_REPOSITORY GITLAB_CI \
+    CI_MERGE_REQUEST_IID CI_COMMIT_REF_NAME CI_COMMIT_SHA BENCHER_PROJECT \
     BENCHER_BRANCH BENCHER_HASH BENCHER_TESTBED BENCHER_START_POINT \
     BENCHER_START_POINT_HASH BENCHER_API_TOKEN
 }

@@ -32,10 +32,6 @@
 #                        reused, artifacts 8 at a time, one object failing
 #                        among many retried alone, manifest after the
 #                        artifacts and latest last
-#   publish_ci_steps.sh  two `benchprof run` steps of one GitHub run: one
-#                        stored run holding both (their own bytes, each
-#                        step's whole-run profile apart), a comment on
-#                        both; another run id or a local run replaces
 #   publish_latest_order.sh  latest names the newest commit (git's
 #                        committer time), not the run that ended last: an
 #                        old commit re-run or flushed late leaves it; an
@@ -49,8 +45,7 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/run_outcome.sh tests/integration/publish_run_profile.sh \
   tests/integration/publish_firefox_lost.sh \
   tests/integration/publish_parallel.sh tests/integration/publish_local.sh \
-  tests/integration/publish_latest_order.sh \
-  tests/integration/publish_ci_steps.sh
+  tests/integration/publish_latest_order.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)
 EXTRA_DIST += $(publish_integration_tests) tests/publish_lib.sh \
   tests/servers/bencher_standin.py

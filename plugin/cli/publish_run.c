@@ -219,9 +219,6 @@ bool bp_cli_pub_prepare(const struct bp_cli_publish *p,
   o->testbed = s->id.testbed;
   o->base_branch = s->id.base_branch;
   o->base_hash = s->id.base_hash;
-  o->ci_provider = s->id.provider;
-  o->ci_run_id = s->id.run_id;
-  o->ci_run_attempt = s->id.run_attempt;
   return true;
 fail:
   bp_msg_err(&err, err.code);

@@ -39,12 +39,11 @@ static const size_t field_off[BP_IDENT_NFIELDS] = {
   offsetof(struct bp_ident, pr), offsetof(struct bp_ident, base_branch),
   offsetof(struct bp_ident, base_hash), offsetof(struct bp_ident, provider),
   offsetof(struct bp_ident, repo), offsetof(struct bp_ident, api_url),
-  offsetof(struct bp_ident, run_id), offsetof(struct bp_ident, run_attempt),
 };
 
 static const char *const field_names[BP_IDENT_NFIELDS] = {
   "project", "branch", "hash", "testbed", "pr", "base_branch", "base_hash",
-  "provider", "repo", "api_url", "run_id", "run_attempt",
+  "provider", "repo", "api_url",
 };
 
 char **bpi_ident_field(struct bp_ident *id, enum bp_ident_field f)
@@ -199,29 +198,6 @@ static bp_code from_env(struct bp_ident *id, enum bp_ident_field f,
   if(f == BP_IDENT_PR && !is_number(v))
     return bpi_err_set(err, BPE_CONFIG, 0, "%s: '%s' is not a pull request "
                        "number", var, shorten(shown, sizeof(shown), v));
-  if(bpi_ident_set(id, f, v, var))
-    return bpi_err_set(err, BPE_NOMEM, 0, "%s", var);
-  return BP_OK;
-}
-
-/* A CI run's number: digits only, as GitHub and GitLab give them; a run
- * id is compared to decide whether two publications merge, so a value
- * that is not one is left out (said in warning) rather than trusted. */
-static bp_code run_from_env(struct bp_ident *id, enum bp_ident_field f,
-                            char *const *envp, const char *var,
-                            struct bp_err *err)
-{
-  const char *v = bpi_env_get(envp, var);
-  char shown[64];
-  if(!v || !*v || *bpi_ident_field(id, f))
-    return BP_OK;
-  size_t n = strspn(v, "0123456789");
-  if(v[n] || n > 20) {
-    if(ident_warn(id, "%s: '%s' is not a run number: left out", var,
-                  shorten(shown, sizeof(shown), v)))
-      return bpi_err_set(err, BPE_NOMEM, 0, "ci");
-    return BP_OK;
-  }
   if(bpi_ident_set(id, f, v, var))
     return bpi_err_set(err, BPE_NOMEM, 0, "%s", var);
   return BP_OK;
@@ -548,11 +524,6 @@ static bp_code detect_github(struct bp_ident *id, struct detected *d,
     rc = from_env(id, BP_IDENT_REPO, envp, "GITHUB_REPOSITORY", err);
   if(!rc)
     rc = from_env(id, BP_IDENT_API_URL, envp, "GITHUB_API_URL", err);
-  if(!rc)
-    rc = run_from_env(id, BP_IDENT_RUN_ID, envp, "GITHUB_RUN_ID", err);
-  if(!rc && id->run_id)
-    rc = run_from_env(id, BP_IDENT_RUN_ATTEMPT, envp, "GITHUB_RUN_ATTEMPT",
-                      err);
   if(!rc && !ref_is_code &&
      ident_warn(id, "GITHUB_EVENT_NAME=%s: GITHUB_REF_NAME and GITHUB_SHA "
                 "name the default branch's last commit, not the code this "
@@ -646,8 +617,6 @@ static bp_code detect_gitlab(struct bp_ident *id, struct detected *d,
                   "CI_MERGE_REQUEST_TARGET_BRANCH_SHA", err);
   for(size_t i = 0; !rc && i < BP_ARRAY_LEN(vars); i++)
     rc = from_env(id, vars[i].f, envp, vars[i].var, err);
-  if(!rc)
-    rc = run_from_env(id, BP_IDENT_RUN_ID, envp, "CI_PIPELINE_ID", err);
   const char *def = bpi_env_get(envp, "CI_DEFAULT_BRANCH");
   if(!rc && def && *def && !d->default_branch &&
      !(d->default_branch = strdup(def)))

@@ -14,8 +14,7 @@
 enum bp_ident_field {
   BP_IDENT_PROJECT, BP_IDENT_BRANCH, BP_IDENT_HASH, BP_IDENT_TESTBED,
   BP_IDENT_PR, BP_IDENT_BASE_BRANCH, BP_IDENT_BASE_HASH, BP_IDENT_PROVIDER,
-  BP_IDENT_REPO, BP_IDENT_API_URL, BP_IDENT_RUN_ID, BP_IDENT_RUN_ATTEMPT,
-  BP_IDENT_NFIELDS
+  BP_IDENT_REPO, BP_IDENT_API_URL, BP_IDENT_NFIELDS
 };
 
 /* The identity of a run: it keys its Bencher report and its artifacts. */
@@ -32,11 +31,6 @@ struct bp_ident {
   char *provider;     /* "github", "gitlab", "bencher", "git", or NULL */
   char *repo;         /* GitHub "owner/name", GitLab project id */
   char *api_url;      /* GITHUB_API_URL, CI_API_V4_URL */
-  /* the CI run (workflow run, pipeline) the job belongs to: the steps and
-   * jobs of one run that publish the same commit and testbed add up to
-   * one stored run (publish_store.c); NULL outside CI */
-  char *run_id;       /* GITHUB_RUN_ID, CI_PIPELINE_ID (digits) */
-  char *run_attempt;  /* GITHUB_RUN_ATTEMPT: said, never compared */
   /* where each field came from, indexed by enum bp_ident_field: a
    * variable's name ("GITHUB_SHA"), "event payload pull_request.head.sha",
    * "git rev-parse HEAD", "host name"; NULL when it was set before
@@ -78,8 +72,7 @@ bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
  *      repository.default_branch), then GITHUB_HEAD_REF,
  *      GITHUB_BASE_REF, GITHUB_REF_NAME, GITHUB_SHA, GITHUB_REPOSITORY
  *      (project: its name part), GITHUB_API_URL (default
- *      https://api.github.com), GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT
- *      (the run: digits, else left out with a warning).  GITHUB_REF_NAME and GITHUB_SHA only for
+ *      https://api.github.com).  GITHUB_REF_NAME and GITHUB_SHA only for
  *      the events whose ref is the code the job runs (push, pull
  *      requests, workflow_dispatch, schedule, merge_group, or no
  *      GITHUB_EVENT_NAME); for the others (issue_comment, ...) they are
@@ -92,8 +85,7 @@ bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
  *      CI_COMMIT_REF_NAME, CI_COMMIT_SHA, CI_PROJECT_NAME, the repo
  *      CI_MERGE_REQUEST_PROJECT_ID (the merge request's project, also
  *      when a fork's pipeline runs in the fork) else CI_PROJECT_ID,
- *      CI_API_V4_URL, CI_DEFAULT_BRANCH, CI_PIPELINE_ID (the run).  A
- *      merge request from a fork
+ *      CI_API_V4_URL, CI_DEFAULT_BRANCH.  A merge request from a fork
  *      (CI_MERGE_REQUEST_SOURCE_PROJECT_ID is not
  *      CI_MERGE_REQUEST_PROJECT_ID) has the branch "namespace:branch",
  *      the namespace from CI_MERGE_REQUEST_SOURCE_PROJECT_PATH.

@@ -68,9 +68,8 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
   }
   if(svg)
     p->svg_url = bpi_cmp_artifact_url(s, svg);
-  bpi_cmp_profile_facts(p, s->dir, summary,
-                        bpi_manifest_bench_repeat(&s->manifest, mb));
-  p->runs = bpi_cmp_profile_runs(s, mb);
+  bpi_cmp_profile_facts(p, s->dir, summary, s->manifest.repeat);
+  p->runs = bpi_cmp_profile_runs(s);
   char *path = bpi_text_path_join(s->dir, folded);
   uint64_t before = st->total[which];
   bp_code rc = !path ?

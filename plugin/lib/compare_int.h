@@ -55,10 +55,8 @@ void bpi_cmp_profile_facts(struct bp_cmp_profile *p, const char *dir,
  * when it has none. */
 double bpi_cmp_off_cpu_blocked_ns(const char *dir, const char *summary);
 /* The runs (repetitions) one benchmark's profile covers, at least 1:
- * what its measures and function costs are per.  mb's step's (a stored
- * run merged from CI steps: rundir.h), else the side's. */
-double bpi_cmp_profile_runs(const struct side *s,
-                            const struct bp_manifest_bench *mb);
+ * what its measures and function costs are per. */
+double bpi_cmp_profile_runs(const struct side *s);
 /* The times a harness marked the benchmark, else bpi_cmp_profile_runs:
  * what its off-CPU time is per (its repetitions' values are too). */
 double bpi_cmp_marked_runs(const struct side *s,

@@ -130,12 +130,7 @@ static void store_diffs(const struct bp_pr_opts *o, struct bp_pr_result *r)
     struct bp_cmp_bench *b = &c->benches[i];
     if(!bpi_compare_has_diff(b))
       continue;
-    /* a profile of the whole run (".", or an earlier CI step's
-     * "~run/step-...": rundir.h) is shared: its diff goes by name */
-    bool shared = !strcmp(b->head.dir, ".") ||
-                  !strncmp(b->head.dir, BP_STORE_RUN_PART "/",
-                           strlen(BP_STORE_RUN_PART "/"));
-    const char *sub = shared ? b->name : b->head.dir;
+    const char *sub = strcmp(b->head.dir, ".") ? b->head.dir : b->name;
     char *key = bpi_store_artifact_key(o->diff_run, sub, BP_FILE_DIFF_SVG);
     struct bp_err e = {0};
     char *folder = bpi_text_path_join(o->out, b->dir);

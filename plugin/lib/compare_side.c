@@ -355,11 +355,9 @@ double bpi_cmp_off_cpu_blocked_ns(const char *dir, const char *summary)
  * are summed over the times it was marked in a repetition.  Dividing by
  * those times instead made a harness that marks the same work as 4
  * calls in the base and 2 in the head show every function doubled. */
-double bpi_cmp_profile_runs(const struct side *s,
-                            const struct bp_manifest_bench *mb)
+double bpi_cmp_profile_runs(const struct side *s)
 {
-  uint64_t repeat = bpi_manifest_bench_repeat(&s->manifest, mb);
-  return repeat > 1 ? (double)repeat : 1;
+  return s->manifest.repeat > 1 ? (double)s->manifest.repeat : 1;
 }
 
 double bpi_cmp_marked_runs(const struct side *s,
@@ -367,7 +365,7 @@ double bpi_cmp_marked_runs(const struct side *s,
 {
   if(mb && mb->facts == BP_FACTS_MARKED && mb->runs >= 1)
     return (double)mb->runs;
-  return bpi_cmp_profile_runs(s, mb);
+  return bpi_cmp_profile_runs(s);
 }
 
 /* The benchmark iterations one benchmark's profile covers, for costs
@@ -385,9 +383,7 @@ double bpi_cmp_profile_iterations(const struct side *s,
   if(!mb || !(mb->iteration_cpu_ns > 0) || !p->time_event ||
      !(p->per_sample > 0) || !p->samples)
     return 0;
-  /* a step's profile is shared by that step's benchmarks alone */
-  if(mb->facts != BP_FACTS_OWN &&
-     bpi_manifest_bench_siblings(&s->manifest, mb) != 1)
+  if(mb->facts != BP_FACTS_OWN && s->manifest.nbenches != 1)
     return 0;
   return (double)p->samples * p->per_sample / mb->iteration_cpu_ns;
 }

@@ -101,28 +101,6 @@ static bp_code check_store(const struct bp_publish_opts *o,
   return rc;
 }
 
-/* A step of a CI run: the run ("ci_run": provider, id, attempt) and the
- * step's own name ("step": the first 8 hex digits of the publication's
- * random key), the key part its whole-run artifacts go under, so that
- * the steps merged into one stored run keep their own.  Outside CI both
- * are null: a run publishes and replaces as one. */
-static void add_ci_run(cJSON *id, const struct bp_publish_opts *o,
-                       const char *key)
-{
-  if(!o->ci_run_id || !o->ci_provider) {
-    cJSON_AddNullToObject(id, "ci_run");
-    cJSON_AddNullToObject(id, "step");
-    return;
-  }
-  char step[32];
-  snprintf(step, sizeof(step), BP_PUB_STEP_PREFIX "%.8s", key);
-  cJSON *r = cJSON_AddObjectToObject(id, "ci_run");
-  cJSON_AddStringToObject(r, "provider", o->ci_provider);
-  cJSON_AddStringToObject(r, "id", o->ci_run_id);
-  bpi_pub_add_nullable(r, "attempt", o->ci_run_attempt);
-  cJSON_AddStringToObject(id, "step", step);
-}
-
 /* publication.json: who, when, where to; never a credential. */
 static cJSON *make_meta(const struct bp_publish_opts *o, const char *run_dir,
                         const char *start, const char *end, const char *key)
@@ -152,7 +130,6 @@ static cJSON *make_meta(const struct bp_publish_opts *o, const char *run_dir,
   cJSON_AddStringToObject(id, "testbed", o->testbed);
   bpi_pub_add_nullable(id, "base_branch", o->base_branch);
   bpi_pub_add_nullable(id, "base_hash", o->base_branch ? o->base_hash : NULL);
-  add_ci_run(id, o, key);
   if(o->store.url) {
     cJSON *s = cJSON_AddObjectToObject(m, "store");
     cJSON_AddStringToObject(s, "url", o->store.url);
@@ -333,7 +310,7 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
     if(rc)
       bpi_pub_part_done(&j, "site", NULL);
     else
-      rc = bpi_pub_put_site(&j, mkey);
+      rc = bpi_pub_put_site(&j);
   }
   bpi_pub_unstore_manifest(&j);  /* the run's again, for note_in_run */
   res->parts = j.parts;
@@ -366,7 +343,6 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
   bpi_pub_arts_cleanup(&j.arts);
   bpi_bencher_ids_cleanup(&j.bencher);
   bpi_manifest_cleanup(&j.man);
-  bpi_manifest_cleanup(&j.merged);
   free(j.stored);
   cJSON_Delete(j.meta);
 }

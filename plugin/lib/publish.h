@@ -16,13 +16,6 @@
  *      (unless it names a newer commit: bpi_pub_latest_newer)
  *   6. the store's static pages (site.h): the run in its branch's list,
  *      the run's, branch's, project's and store's index.html
- * A publication of a CI run (ci_run_id) is a step of that run: its
- * whole-run artifacts go under a part of their own,
- * .../{testbed}/~run/step-XXXXXXXX/{file}, and its stored manifest merges
- * with the one already stored when that one names the same run (same
- * provider and run id): the benchmarks it does not publish are kept as
- * they were, the ones it does are replaced, and publication.steps lists
- * every step (publish_store.c).  Otherwise it replaces the stored one.
  * A publication leaves the spool only when every part is delivered;
  * bpi_publish_flush retries what is left.  One whose every target is on
  * this machine (a file:// store, no Bencher, no Firefox upload) is
@@ -51,11 +44,6 @@ struct bp_publish_opts {
   /* the commit's committer time (ISO 8601, bpi_ci_commit_time), NULL
    * unknown: it orders the branch's runs for its latest pointer */
   const char *commit_time;
-  /* the CI run this publication is a step of (struct bp_ident's run_id,
-   * with its provider and attempt); NULL outside CI.  Publications of
-   * one run for the same commit and testbed merge in the store (see
-   * bpi_publish_run) */
-  const char *ci_provider, *ci_run_id, *ci_run_attempt;
   const char *spool_dir;     /* required */
   struct bp_store_opts store;     /* store.url NULL: no store */
   struct bp_bencher_opts bencher; /* bencher.token NULL: no Bencher report */

@@ -34,13 +34,7 @@ struct ident {
   const char *project, *branch, *hash, *commit, *testbed;
   const char *base_branch, *base_hash;
   const char *commit_time;  /* the commit's committer time, NULL unknown */
-  /* a CI run's step (publish.c's add_ci_run): the key part of its
-   * whole-run artifacts; NULL outside CI */
-  const char *step;
 };
-
-/* a step's name: this, then 8 hex digits (no dot: never a run file's) */
-#define BP_PUB_STEP_PREFIX "step-"
 
 /* What one delivery works with. */
 struct job {
@@ -64,10 +58,6 @@ struct job {
    * publication and report are kept aside. */
   char *stored;
   bool man_stored;
-  /* a CI step's stored manifest merged with the earlier steps' (the
-   * static pages list them all), when has_merged */
-  struct bp_manifest merged;
-  bool has_merged;
   struct cJSON *run_publication, *run_results;
 };
 
@@ -115,7 +105,7 @@ struct bp_latest_run {
 bool bpi_pub_latest_newer(const struct bp_latest_run *stored,
                           const struct bp_latest_run *run);
 /* the store's static pages (site.h), after the latest pointer */
-bp_code bpi_pub_put_site(struct job *j, const char *mkey);
+bp_code bpi_pub_put_site(struct job *j);
 /* j->man back as the run's (after the store's parts; idempotent) */
 void bpi_pub_unstore_manifest(struct job *j);
 

@@ -60,11 +60,10 @@ void bpi_pub_ident_of(const cJSON *meta, struct ident *id)
   id->base_branch = bpi_json_str(i, "base_branch");
   id->base_hash = bpi_json_str(i, "base_hash");
   id->commit_time = bpi_json_str(i, "commit_time");
-  id->step = bpi_json_str(i, "step");
 }
 
 /* The whole run's artifacts (the manifest's own list), stored once under
- * the run's key (a CI step's under its own part, storekey.h): when the harness marked its benchmarks, no benchmark has
+ * the run's key: when the harness marked its benchmarks, no benchmark has
  * them as its own, and they are the profile with a marker per benchmark;
  * otherwise the benchmarks' "." entries name the same keys already. */
 static bp_code list_run_arts(const struct ident *id,
@@ -79,7 +78,7 @@ static bp_code list_run_arts(const struct ident *id,
     if(!file || strchr(file, '/'))
       return bpi_err_set(err, BPE_FORMAT, 0, "manifest: an artifact of the "
                          "run without a file name");
-    char *key = bpi_store_step_artifact_key(&run, id->step, file);
+    char *key = bpi_store_run_artifact_key(&run, file);
     rc = key ? add_art(as, key, file, man->arts[ai].kind, NULL, err)
              : bpi_err_set(err, BPE_NOMEM, 0, "artifact key");
   }
@@ -101,7 +100,7 @@ char *bpi_pub_art_key(const struct ident *id, const char *dir,
   const char *slash = strrchr(file, '/');
   const char *base = slash ? slash + 1 : file;
   return strcmp(dir, ".") ? bpi_store_artifact_key(&run, dir, base)
-                          : bpi_store_step_artifact_key(&run, id->step, base);
+                          : bpi_store_run_artifact_key(&run, base);
 }
 
 /* The artifacts of benchmark b not listed yet. */
@@ -143,7 +142,7 @@ bp_code bpi_pub_spool_files(const struct bp_manifest *man,
                             const char ***files, size_t *n,
                             struct bp_err *err)
 {
-  struct ident none = {"p", "b", "c", "c", "t", NULL, NULL, NULL, NULL};
+  struct ident none = {"p", "b", "c", "c", "t", NULL, NULL, NULL};
   struct arts as = {0};
   struct bp_strtab seen;
   bpi_strtab_init(&seen);

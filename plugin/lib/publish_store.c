@@ -175,14 +175,9 @@ static cJSON *spooled_report(struct job *j)
 }
 
 /* Every artifact of m without the keys, URLs and links annotate_art gave
- * it, and every benchmark without its step: the run's own manifest has
- * none. */
+ * it: the run's own manifest has none. */
 static void strip_annotations(struct bp_manifest *m)
 {
-  for(size_t bi = 0; bi < m->nbenches; bi++) {
-    free(m->benches[bi].step);
-    m->benches[bi].step = NULL;
-  }
   for(size_t bi = 0; bi <= m->nbenches; bi++) {
     struct bp_manifest_artifact *arts = bi < m->nbenches ?
                                         m->benches[bi].arts : m->arts;
@@ -194,42 +189,6 @@ static void strip_annotations(struct bp_manifest *m)
       arts[ai].key = arts[ai].url = arts[ai].firefox_url = NULL;
     }
   }
-}
-
-/* A CI step's entry in publication.steps (rundir.h): the facts of the
- * whole run it profiled, which the step's benchmarks share. */
-static cJSON *step_entry(const struct job *j, const struct bp_manifest *m)
-{
-  const cJSON *id = cJSON_GetObjectItemCaseSensitive(j->meta, "identity");
-  cJSON *e = cJSON_CreateObject();
-  cJSON_AddStringToObject(e, "step", j->id.step);
-  cJSON_AddItemToObject(e, "ci_run", cJSON_Duplicate(
-    cJSON_GetObjectItemCaseSensitive(id, "ci_run"), true));
-  bpi_pub_add_nullable(e, "end_time", bpi_json_str(j->meta, "end_time"));
-  bpi_pub_add_nullable(e, "command", m->command);
-  if(m->has_exit_status)
-    cJSON_AddNumberToObject(e, "exit_status", m->exit_status);
-  bpi_pub_add_nullable(e, "outcome", m->outcome);
-  bpi_pub_add_nullable(e, "event", m->event_used);
-  cJSON_AddNumberToObject(e, "repeat", (double)m->repeat);
-  cJSON_AddNumberToObject(e, "benchmarks", (double)m->nbenches);
-  return e;
-}
-
-/* A CI step's benchmarks name it, and its publication lists it as the
- * only step so far (the stored one's merge adds the earlier ones). */
-static void mark_step(struct job *j, struct bp_manifest *m, cJSON *p)
-{
-  if(!j->id.step)
-    return;
-  for(size_t bi = 0; bi < m->nbenches; bi++) {
-    free(m->benches[bi].step);
-    m->benches[bi].step = strdup(j->id.step);
-  }
-  cJSON *steps = cJSON_AddArrayToObject(p, "steps");
-  cJSON *mine = step_entry(j, m);
-  if(!cJSON_AddItemToArray(steps, mine))
-    cJSON_Delete(mine);
 }
 
 /* j->man as stored: the run's, each benchmark's artifacts with their keys
@@ -256,8 +215,7 @@ static void store_manifest(struct job *j)
                                    j->id.testbed};
   for(size_t ai = 0; ai < m->narts; ai++)
     annotate_art(j, &m->arts[ai], m->arts[ai].file ?
-                 bpi_store_step_artifact_key(&run, j->id.step,
-                                             m->arts[ai].file) : NULL);
+                 bpi_store_run_artifact_key(&run, m->arts[ai].file) : NULL);
   cJSON *p = cJSON_CreateObject();
   cJSON *id = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(j->meta,
                                                                "identity"),
@@ -270,7 +228,6 @@ static void store_manifest(struct job *j)
   bpi_pub_add_bencher_pub(p, j);
   bpi_pub_add_bencher_benches(m, j);
   bpi_pub_add_nullable(p, "firefox_url", j->res->firefox_url);
-  mark_step(j, m, p);
   j->run_publication = m->publication;
   j->run_results = m->results;
   j->man_stored = true;
@@ -303,75 +260,18 @@ static const char *stored_text(struct job *j)
   return j->stored;
 }
 
-/* The stored manifest as this publication writes it over the one stored
- * now (cur, NULL when none): a step of the CI run that one belongs to
- * merges with it (bpi_manifest_merge_step; j->merged the result, for the
- * static pages), anything else replaces it. */
-struct manifest_ctx {
-  struct job *j;
-  const char *key;
-  char *run_key;      /* the run's key, its artifacts' keys start with */
-  struct bp_err err;  /* why a merge failed */
-};
-
-static int decide_manifest(void *ctx, const char *cur, size_t len,
-                           char **out)
-{
-  struct manifest_ctx *c = ctx;
-  struct job *j = c->j;
-  struct bp_manifest earlier = {0};
-  bpi_manifest_cleanup(&j->merged);
-  j->has_merged = false;
-  if(cur && bpi_manifest_parse(&earlier, cur, len, c->key, &c->err))
-    /* caught mid-write, or damaged: read again rather than drop the
-     * earlier steps; what cannot be read after the tries is an error */
-    return c->err.code == BPE_NOMEM ? -1 : BP_STORE_REREAD;
-  if(!cur || !bpi_manifest_same_ci_run(&earlier, &j->man)) {
-    bpi_manifest_cleanup(&earlier);
-    *out = strdup(j->stored);
-    return *out ? 1 : -1;
-  }
-  struct bp_buf text;
-  bpi_buf_init(&text);
-  bp_code rc = bpi_manifest_parse(&j->merged, j->stored, strlen(j->stored),
-                                  c->key, &c->err);
-  if(!rc)
-    rc = bpi_manifest_merge_step(&j->merged, &earlier, c->run_key, &c->err);
-  if(!rc)
-    rc = bpi_manifest_print(&j->merged, &text, &c->err);
-  bpi_manifest_cleanup(&earlier);
-  if(rc) {
-    bpi_buf_cleanup(&text);
-    bpi_manifest_cleanup(&j->merged);
-    return -1;
-  }
-  j->has_merged = true;
-  *out = text.data;
-  return 1;
-}
-
 bp_code bpi_pub_put_manifest(struct job *j, const char *key)
 {
   if(bpi_pub_part_done(j, "manifest", NULL))
     return BP_OK;
   const char *text = stored_text(j);
-  struct bp_err *err = &j->res->failure;
-  const struct bp_store_run run = {j->id.project, j->id.branch, j->id.commit,
-                                   j->id.testbed};
-  struct manifest_ctx c = {.j = j, .key = key,
-                           .run_key = bpi_store_run_key(&run)};
-  bp_code rc = !text || !c.run_key
-    ? bpi_err_set(err, BPE_NOMEM, 0, "stored manifest")
-    : !j->id.step
-    ? bpi_store_put(j->store, key, text, strlen(text), "application/json",
-                    NULL, err)
-    : bpi_store_update(j->store, key, "application/json", decide_manifest,
-                       &c, err);
-  if(rc && c.err.code)
-    *err = c.err;  /* the merge's reason, not only that it failed */
+  bp_code rc = text ? bpi_store_put(j->store, key, text, strlen(text),
+                                    "application/json", NULL,
+                                    &j->res->failure)
+                    : bpi_err_set(&j->res->failure, BPE_NOMEM, 0,
+                                  "stored manifest");
   if(!rc)
     rc = bpi_pub_mark(j, "manifest", key);
-  free(c.run_key);
   return rc;
 }
 
@@ -457,46 +357,17 @@ bp_code bpi_pub_put_latest(struct job *j, const char *mkey)
   return rc;
 }
 
-/* A CI step's manifest as stored (merged with the earlier steps) when
- * this delivery did not merge it itself (a flush after the manifest's
- * part was done): j->merged.  Not there any more (another run replaced
- * it): this step's own. */
-static bp_code read_merged(struct job *j, const char *mkey)
-{
-  char *text = NULL;
-  size_t len = 0;
-  struct bp_err e = {0};
-  bp_code rc = bpi_store_get(j->store, mkey, &text, &len, &e);
-  if(!rc && !bpi_manifest_parse(&j->merged, text, len, mkey, &e))
-    j->has_merged = bpi_manifest_same_ci_run(&j->merged, &j->man);
-  if(!j->has_merged)
-    bpi_manifest_cleanup(&j->merged);
-  free(text);
-  if(rc == BPE_NOT_FOUND)
-    return BP_OK;
-  if(rc)
-    j->res->failure = e;
-  return rc;
-}
-
 /* The store's static pages (site.h), made after the latest pointer from
  * the stored manifest. */
-bp_code bpi_pub_put_site(struct job *j, const char *mkey)
+bp_code bpi_pub_put_site(struct job *j)
 {
   if(bpi_pub_part_done(j, "site", NULL))
     return BP_OK;
-  /* the pages from the stored manifest as parsed, not its text again;
-   * a CI step's as merged with the earlier steps */
-  struct bp_manifest *m = &j->man;
-  bp_code rc = stored_text(j) ? BP_OK : bpi_err_set(&j->res->failure,
-                                                    BPE_NOMEM, 0,
-                                                    "stored manifest");
-  if(!rc && j->id.step && !j->has_merged)
-    rc = read_merged(j, mkey);
-  if(!rc && j->has_merged)
-    m = &j->merged;
-  if(!rc)
-    rc = bpi_site_publish(j->store, m, &j->res->failure);
+  /* the pages from the stored manifest as parsed, not its text again */
+  bp_code rc = stored_text(j) ? bpi_site_publish(j->store, &j->man,
+                                                 &j->res->failure)
+                              : bpi_err_set(&j->res->failure, BPE_NOMEM, 0,
+                                            "stored manifest");
   if(!rc)
     rc = bpi_pub_mark(j, "site", "written");
   return rc;

@@ -82,7 +82,6 @@ void bpi_manifest_cleanup(struct bp_manifest *m)
     cJSON_Delete(b->counters);
     cJSON_Delete(b->bencher);
     cJSON_Delete(b->repetitions);
-    free(b->step);
     arts_free(b->arts, b->narts);
   }
   free(m->benches);
@@ -186,7 +185,6 @@ static bool parse_bench(cJSON *b, struct bp_manifest_bench *t)
   bool ok = true;
   t->name = str_of(b, "name", &ok);
   t->profile = str_of(b, "profile", &ok);
-  t->step = str_of(b, "step", &ok);
   if(has(b, "runs")) {
     t->facts = BP_FACTS_MARKED;
     t->runs = count_of(b, "runs");
@@ -330,8 +328,6 @@ static void add_bench(cJSON *arr, const struct bp_manifest_bench *b)
   cJSON *x = cJSON_CreateObject();
   add_str(x, "name", b->name);
   add_str(x, "profile", b->profile);
-  if(b->step)  /* a stored manifest's of a CI step only */
-    cJSON_AddStringToObject(x, "step", b->step);
   if(b->facts == BP_FACTS_OWN) {
     cJSON_AddNumberToObject(x, "exit_status", b->exit_status);
     cJSON_AddNumberToObject(x, "samples", (double)b->samples);

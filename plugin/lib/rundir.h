@@ -112,9 +112,6 @@ struct bp_manifest_bench {
    * over repetitions) and the CPU time of one, ns, for function costs per
    * iteration; 0: unknown */
   double iterations, iteration_cpu_ns;
-  /* a stored manifest's: the CI step that published it (its
-   * publication.steps entry, see bpi_manifest_merge_step), or NULL */
-  char *step;
 };
 
 struct bp_manifest {
@@ -205,49 +202,6 @@ const char *bpi_manifest_ident_str(const struct bp_manifest *m,
                                    const char *name);
 /* Whether the run's publication was delivered. */
 bool bpi_manifest_delivered(const struct bp_manifest *m);
-
-/* ------------------------------------------------ steps of a CI run
- * The publications of one CI run for one commit and testbed (several
- * `benchprof run` in a job, jobs of one workflow run) are its steps; the
- * stored manifest is their union.  Each step's publication.identity has
- * "ci_run" ({provider, id, attempt}) and "step" (its name); each of its
- * benchmarks "step"; its publication "steps", one entry per step, oldest
- * first: {step, ci_run, end_time, command, exit_status, outcome, event,
- * repeat, benchmarks (how many it published)}.  The manifest's own
- * command, outcome, event, counters and artifacts are the latest step's;
- * a benchmark's step says which step's facts are its own. */
-
-/* Whether the stored manifests a and b are steps of one CI run: both
- * name a run, with the same provider and id (the attempt is not
- * compared: a job run again joins the run it belongs to).  False when
- * either names none (a local run, a manifest older than steps). */
-bool bpi_manifest_same_ci_run(const struct bp_manifest *a,
-                              const struct bp_manifest *b);
-
-/* m (the stored manifest of the latest step) gets the benchmarks of the
- * earlier stored manifest of its run (earlier; what is taken leaves it)
- * that m does not have: same-named ones are m's; one whose profile
- * directory an m benchmark now uses is dropped (its keys hold m's bytes
- * now); one of m's own step (a publication delivered again) is m's.  A
- * kept benchmark's artifacts keep their keys and URLs; one of the whole
- * run's profile (its profile ".") gets its files renamed to their keys
- * under run_key ("~run/step-.../profile.folded") and that folder as its
- * profile, so that a reader that fetches them into a run directory, or
- * writes a comparison's diffs per profile folder, keeps each step's
- * apart.  Their results (the report's entries) come along, and m's
- * publication "steps" becomes earlier's that still have benchmarks in m
- * (but m's own step), then m's.  BPE_NOMEM. */
-bp_code bpi_manifest_merge_step(struct bp_manifest *m,
-                                struct bp_manifest *earlier,
-                                const char *run_key, struct bp_err *err);
-
-/* The --repeat of benchmark b's step (publication.steps), else m's; and
- * how many benchmarks that step published (else m's nbenches): the facts
- * of the profile b shares with its step, not the latest step's. */
-uint64_t bpi_manifest_bench_repeat(const struct bp_manifest *m,
-                                   const struct bp_manifest_bench *b);
-size_t bpi_manifest_bench_siblings(const struct bp_manifest *m,
-                                   const struct bp_manifest_bench *b);
 
 /* A path a manifest names (an artifact, the report, a benchmark's
  * directory) is used only when it stays inside the run directory:

@@ -224,21 +224,6 @@ char *bpi_store_run_artifact_key(const struct bp_store_run *r,
   return finish(&k);
 }
 
-char *bpi_store_step_artifact_key(const struct bp_store_run *r,
-                                  const char *step, const char *file)
-{
-  if(!step)
-    return bpi_store_run_artifact_key(r, file);
-  struct bp_buf k;
-  bpi_buf_init(&k);
-  add_run_prefix(&k, r);
-  bpi_buf_adds(&k, BP_STORE_RUN_PART "/");
-  bpi_store_add_key_part(&k, step);
-  bpi_buf_addc(&k, '/');
-  bpi_store_add_key_part(&k, file);
-  return finish(&k);
-}
-
 char *bpi_store_latest_file(const char *testbed)
 {
   struct bp_buf b;

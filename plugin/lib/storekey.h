@@ -1,17 +1,7 @@
 /* storekey: the store's layout, the one place its keys are built.
  *   {project}/{branch}/{commit}/{testbed}/{benchmark}/{file}  artifacts
- *   {project}/{branch}/{commit}/{testbed}/~run/{file}         the run's
- *   {project}/{branch}/{commit}/{testbed}/~run/{step}/{file}  a CI step's
  *   {project}/{branch}/{commit}/{testbed}/manifest.json       per run
  *   {project}/{branch}/latest/{testbed}.json                  updated last
- * The steps of one CI run (several `benchprof run` in a job, or jobs of
- * one workflow run on one testbed) publish to one run key: their stored
- * manifests merge (publish_store.c), and each step's whole-run artifacts
- * have their own {step} part ("step-" and 8 hex digits), so that a
- * benchmark kept from an earlier step still finds its step's bytes.  A
- * run outside CI keeps ~run/{file}, and stores written before steps
- * existed stay readable as they are: readers take an artifact's key from
- * the stored manifest, never rebuild it.
  * Each name becomes one key part (bpi_store_key_part: reversible with
  * bpi_store_key_decode), so a branch "feature/x" or a benchmark named
  * "../etc" stays one part and no key leaves the store's root.  Writers
@@ -49,12 +39,6 @@ char *bpi_store_artifact_key(const struct bp_store_run *r,
 #define BP_STORE_RUN_PART "~run"
 char *bpi_store_run_artifact_key(const struct bp_store_run *r,
                                  const char *file);
-/* {project}/{branch}/{commit}/{testbed}/~run/{step}/{file}: a CI step's
- * whole-run artifacts (step NULL: bpi_store_run_artifact_key's).  The run
- * files under ~run (the PR comparison's comment.md) are file names with
- * a dot; a step part never has one. */
-char *bpi_store_step_artifact_key(const struct bp_store_run *r,
-                                  const char *step, const char *file);
 /* {project}/{branch}/{commit}/{testbed} from what a reader of the store
  * has: the project, branch and testbed as key parts (names of its
  * directories and pointers, used as they are) and the commit's name (a

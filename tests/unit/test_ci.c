@@ -50,31 +50,6 @@ static void test_github_push(void)
   CHECK(id.pr == NULL && id.base_branch == NULL && id.base_hash == NULL);
   CHECK(id.testbed != NULL);
   CHECK_EQ_STR(id.from[BP_IDENT_TESTBED], "host name");
-  CHECK(id.run_id == NULL && id.run_attempt == NULL);
-  bpi_ident_cleanup(&id);
-}
-
-/* The workflow run: GITHUB_RUN_ID and its attempt; a run id that is not
- * a number is left out and said, never an error. */
-static void test_github_run(void)
-{
-  struct bp_ident id = {0};
-  struct bp_err err = {0};
-  char *env[] = {"GITHUB_ACTIONS=true", "GITHUB_SHA=" HEAD,
-                 "GITHUB_REF_NAME=main", "GITHUB_REPOSITORY=acme/widget",
-                 "GITHUB_RUN_ID=9876543210", "GITHUB_RUN_ATTEMPT=2", NULL};
-  CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
-  CHECK_EQ_STR(id.run_id, "9876543210");
-  CHECK_EQ_STR(id.from[BP_IDENT_RUN_ID], "GITHUB_RUN_ID");
-  CHECK_EQ_STR(id.run_attempt, "2");
-  CHECK(id.warning == NULL);
-  bpi_ident_cleanup(&id);
-  char *bad[] = {"GITHUB_ACTIONS=true", "GITHUB_SHA=" HEAD,
-                 "GITHUB_REF_NAME=main", "GITHUB_RUN_ID=12; rm",
-                 "GITHUB_RUN_ATTEMPT=1", NULL};
-  CHECK_EQ_INT(bpi_ci_detect(&id, bad, tmpdir, &err), BP_OK);
-  CHECK(id.run_id == NULL && id.run_attempt == NULL);
-  CHECK(id.warning && strstr(id.warning, "GITHUB_RUN_ID"));
   bpi_ident_cleanup(&id);
 }
 
@@ -231,8 +206,7 @@ static void test_gitlab(void)
                  "CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main",
                  "CI_MERGE_REQUEST_DIFF_BASE_SHA=" BASE,
                  "CI_PROJECT_ID=1234", "CI_PROJECT_NAME=widget",
-                 "CI_API_V4_URL=https://gitlab.example/api/v4",
-                 "CI_PIPELINE_ID=5551", NULL};
+                 "CI_API_V4_URL=https://gitlab.example/api/v4", NULL};
   struct bp_ident id = {0};
   struct bp_err err = {0};
   CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
@@ -245,8 +219,6 @@ static void test_gitlab(void)
   CHECK_EQ_STR(id.repo, "1234");
   CHECK_EQ_STR(id.project, "widget");
   CHECK_EQ_STR(id.api_url, "https://gitlab.example/api/v4");
-  CHECK_EQ_STR(id.run_id, "5551");
-  CHECK(id.run_attempt == NULL);
   bpi_ident_cleanup(&id);
 
   char *bad[] = {"GITLAB_CI=true", "CI_MERGE_REQUEST_IID=seven", NULL};
@@ -509,7 +481,6 @@ int main(void)
     return 1;
   }
   test_github_push();
-  test_github_run();
   test_github_pull_request();
   test_github_fork();
   test_github_bad_payloads();

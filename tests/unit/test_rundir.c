@@ -5,8 +5,7 @@
  * and typed as written; an absent exit status stays absent; artifacts
  * are measured (size, SHA-256) from the exporter table's files; bad JSON
  * is named with its label; paths a manifest names stay inside the run
- * directory.  The steps of a CI run: whether two stored manifests are
- * of one run, and how the later one takes the earlier one's benchmarks. */
+ * directory. */
 #include "bp_setup.h"
 #include "rundir.h"
 #include "err.h"
@@ -332,140 +331,6 @@ static void test_write_publication(void)
   CHECK(system(cmd) == 0);
 }
 
-/* ------------------------------------------------ steps of a CI run */
-
-/* A stored manifest of a step: identity with ci_run (provider, id,
- * attempt) and step, then the rest of the top-level members. */
-static void parse_step(struct bp_manifest *m, const char *ci_run,
-                       const char *step, const char *rest)
-{
-  char text[4096];
-  struct bp_err err = {0};
-  snprintf(text, sizeof(text),
-           "{\"command\": \"./%s\", %s \"publication\": {\"identity\": "
-           "{\"project\": \"p\", \"ci_run\": %s, \"step\": \"%s\"}}}",
-           step, rest, ci_run, step);
-  CHECK(bpi_manifest_parse(m, text, strlen(text), step, &err) == BP_OK);
-}
-
-/* Same provider and run id, whatever the attempt: one run; another id,
- * another provider, or a side without a run (null, absent, no id): not. */
-static void test_same_ci_run(void)
-{
-  struct bp_manifest a, b;
-  const char *gh1 = "{\"provider\": \"github\", \"id\": \"77\", "
-                    "\"attempt\": \"1\"}";
-  const struct {
-    const char *other;
-    bool same;
-  } cases[] = {
-    {"{\"provider\": \"github\", \"id\": \"77\", \"attempt\": \"2\"}", true},
-    {"{\"provider\": \"github\", \"id\": \"78\", \"attempt\": \"1\"}", false},
-    {"{\"provider\": \"gitlab\", \"id\": \"77\"}", false},
-    {"{\"provider\": \"github\"}", false},
-    {"null", false},
-  };
-  parse_step(&a, gh1, "s1", "");
-  for(size_t i = 0; i < BP_ARRAY_LEN(cases); i++) {
-    parse_step(&b, cases[i].other, "s2", "");
-    CHECK(bpi_manifest_same_ci_run(&a, &b) == cases[i].same);
-    CHECK(bpi_manifest_same_ci_run(&b, &a) == cases[i].same);
-    bpi_manifest_cleanup(&b);
-  }
-  struct bp_manifest local = {.exit_status = 0};
-  CHECK(!bpi_manifest_same_ci_run(&a, &local));
-  CHECK(!bpi_manifest_same_ci_run(&local, &local));
-  bpi_manifest_cleanup(&a);
-}
-
-/* The earlier step's benchmarks that m lacks are kept with their keys
- * (one of the whole run's profile renamed to its step's folder), its
- * same-named one is m's, one whose profile folder m now uses is dropped,
- * one of m's own step is m's; results follow; the steps list keeps the
- * earlier steps with benchmarks left, then m's; each benchmark's repeat
- * and siblings are its step's. */
-static void test_merge_step(void)
-{
-  const char *run = "{\"provider\": \"github\", \"id\": \"9\"}";
-  struct bp_manifest m, earlier;
-  struct bp_err err = {0};
-  parse_step(&earlier, run, "step-1",
-    "\"benchmarks\": ["
-    " {\"name\": \"whole\", \"profile\": \".\", \"step\": \"step-1\","
-    "  \"artifacts\": [{\"file\": \"profile.folded\", \"kind\": "
-    "   \"folded-stacks\", \"key\": \"p/b/c/t/~run/step-1/profile.folded\","
-    "   \"url\": \"u1\"}]},"
-    " {\"name\": \"again\", \"profile\": \"again\", \"step\": \"step-1\","
-    "  \"artifacts\": []},"
-    " {\"name\": \"moved\", \"profile\": \"shared\", \"step\": \"step-1\","
-    "  \"artifacts\": []},"
-    " {\"name\": \"mine\", \"profile\": \"mine\", \"step\": \"step-2\","
-    "  \"artifacts\": []}],"
-    "\"results\": {\"whole\": {\"latency\": {\"value\": 1}},"
-    " \"again\": {\"latency\": {\"value\": 2}},"
-    " \"moved\": {\"latency\": {\"value\": 3}}},");
-  cJSON *steps = cJSON_Parse(
-    "[{\"step\": \"step-0\", \"repeat\": 2, \"benchmarks\": 1},"
-    " {\"step\": \"step-1\", \"repeat\": 5, \"benchmarks\": 4},"
-    " {\"step\": \"step-2\", \"repeat\": 0, \"benchmarks\": 9}]");
-  cJSON_AddItemToObject(earlier.publication, "steps", steps);
-  parse_step(&m, run, "step-2",
-    "\"repeat\": 3, \"benchmarks\": ["
-    " {\"name\": \"again\", \"profile\": \"again\", \"step\": \"step-2\","
-    "  \"artifacts\": []},"
-    " {\"name\": \"other\", \"profile\": \"shared\", \"step\": \"step-2\","
-    "  \"artifacts\": []}],"
-    "\"results\": {\"again\": {\"latency\": {\"value\": 20}},"
-    " \"other\": {\"latency\": {\"value\": 30}}},");
-  cJSON_AddItemToObject(m.publication, "steps", cJSON_Parse(
-    "[{\"step\": \"step-2\", \"repeat\": 3, \"benchmarks\": 2}]"));
-  CHECK(bpi_manifest_merge_step(&m, &earlier, "p/b/c/t", &err) == BP_OK);
-  CHECK_EQ_INT(m.nbenches, 3);
-  const struct bp_manifest_bench *whole = bpi_manifest_bench(&m, "whole");
-  CHECK(whole != NULL);
-  if(whole) {
-    CHECK_EQ_STR(whole->profile, "~run/step-1");
-    CHECK_EQ_INT(whole->narts, 1);
-    CHECK_EQ_STR(whole->arts[0].file, "~run/step-1/profile.folded");
-    CHECK_EQ_STR(whole->arts[0].key, "p/b/c/t/~run/step-1/profile.folded");
-    CHECK_EQ_STR(whole->arts[0].url, "u1");
-    CHECK_EQ_STR(whole->step, "step-1");
-    CHECK(bpi_manifest_bench_repeat(&m, whole) == 5);
-    CHECK_EQ_INT(bpi_manifest_bench_siblings(&m, whole), 4);
-  }
-  const struct bp_manifest_bench *again = bpi_manifest_bench(&m, "again");
-  CHECK_EQ_STR(again ? again->step : NULL, "step-2");
-  CHECK(again && bpi_manifest_bench_repeat(&m, again) == 3);
-  CHECK(bpi_manifest_bench(&m, "moved") == NULL);
-  CHECK(bpi_manifest_bench(&m, "mine") == NULL);
-  const cJSON *r = m.results;
-  CHECK(cJSON_GetObjectItemCaseSensitive(r, "moved") == NULL);
-  CHECK(cJSON_GetObjectItemCaseSensitive(r, "whole") != NULL);
-  const cJSON *lat = cJSON_GetObjectItemCaseSensitive(
-    cJSON_GetObjectItemCaseSensitive(r, "again"), "latency");
-  CHECK(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(lat, "value"))
-        == 20);
-  char *list = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(
-                                        m.publication, "steps"));
-  CHECK_EQ_STR(list, "[{\"step\":\"step-1\",\"repeat\":5,\"benchmarks\":4},"
-                     "{\"step\":\"step-2\",\"repeat\":3,\"benchmarks\":2}]");
-  free(list);
-  /* written and read again: the same benchmarks and steps */
-  struct bp_buf text;
-  struct bp_manifest back;
-  bpi_buf_init(&text);
-  CHECK(bpi_manifest_print(&m, &text, &err) == BP_OK);
-  CHECK(bpi_manifest_parse(&back, text.data, text.len, "back", &err) ==
-        BP_OK);
-  whole = bpi_manifest_bench(&back, "whole");
-  CHECK_EQ_STR(whole ? whole->step : NULL, "step-1");
-  CHECK(whole && bpi_manifest_bench_repeat(&back, whole) == 5);
-  bpi_manifest_cleanup(&back);
-  bpi_buf_cleanup(&text);
-  bpi_manifest_cleanup(&m);
-  bpi_manifest_cleanup(&earlier);
-}
-
 int main(void)
 {
   test_round_trip();
@@ -475,8 +340,6 @@ int main(void)
   test_dir();
   test_safe_path();
   test_bench_lookup();
-  test_same_ci_run();
-  test_merge_step();
   CHECK_EQ_STR(bpi_rundir_kind("gecko"), BP_KIND_GECKO);
   CHECK_EQ_STR(bpi_rundir_kind("other"), "other");
   return check_exit();
