@@ -66,5 +66,11 @@ check "benchprof-wrap --strict: not strict" [ $? -eq 1 ]
 BENCHPROF_STRICT=1 BENCHPROF_CONFIG="$TMP/lenient.json" benchprof-wrap \
   --strict
 check "benchprof-wrap --strict: BENCHPROF_STRICT=1" [ $? -eq 0 ]
+BENCHPROF_STRICT=1 BENCHPROF_CONFIG="$TMP/none.json" benchprof-wrap --strict
+check "benchprof-wrap --strict: BENCHPROF_STRICT=1 without a config file" \
+  [ $? -eq 0 ]
+BENCHPROF_CONFIG="$TMP/none.json" benchprof-wrap --strict
+check "benchprof-wrap --strict: no config file, no BENCHPROF_STRICT" \
+  [ $? -eq 1 ]
 
 finish
