@@ -360,6 +360,22 @@ static _Noreturn void relay_child(int fd)
   copy_until_closed();
 }
 
+/* The relay, detached: a child forks it and exits at once, so the relay
+ * is init's (or the subreaper's) to reap, and a run --each that leaves
+ * many behind collects no zombies of its own. */
+static void start_relay(int fd)
+{
+  pid_t mid = fork();
+  if(mid == 0) {
+    if(fork() == 0)
+      relay_child(fd);
+    _exit(0);
+  }
+  if(mid > 0)
+    while(waitpid(mid, NULL, 0) < 0 && errno == EINTR)
+      ;
+}
+
 /* After the command exited, its stdout pipe stays open while a process it
  * left behind holds it.  What comes within LATE_OUTPUT_MS is copied here;
  * after that a relay process of ours goes on copying it to our stdout
@@ -387,8 +403,8 @@ static void relay_late_output(struct bp_sampler *s)
   if(s->out_fd < 0)
     return;
   /* our stdout closed: the holder gets EPIPE, as it would have */
-  if(!s->stdout_broken && fork() == 0)
-    relay_child(s->out_fd);
+  if(!s->stdout_broken)
+    start_relay(s->out_fd);
   close(s->out_fd);
   s->out_fd = -1;
 }

@@ -153,4 +153,31 @@ check "a process holding stdout: its later output is relayed" \
   wait_for "^DAEMON-LINE$" "$TMP/daemon.stdout"
 pkill -P "$(cat "$TMP/daemon.pid")" 2>/dev/null
 kill "$(cat "$TMP/daemon.pid")" 2>/dev/null
+# the relay is not benchprof's child: a run that leaves relays behind
+# (--repeat, --each) collects no zombies.  Repetition 1 leaves a process
+# holding stdout for 0.6 s (relayed, then gone); repetition 2 counts
+# benchprof's zombie children a second later.
+cat >"$TMP/holder.sh" <<'EOF'
+#!/bin/sh
+n=$(cat "$1" 2>/dev/null || echo 0)
+n=$((n + 1))
+echo $n >"$1"
+if [ $n -eq 1 ]; then
+  (sleep 0.6; echo HOLDER-LINE) &
+else
+  sleep 1.5
+  ps -o stat= --ppid "$PPID" | grep -c '^Z' >"$2"
+fi
+printf '{"a": {"latency": {"value": 1}}}\n'
+EOF
+chmod +x "$TMP/holder.sh"
+timeout 60 "$BENCHPROF" run -q --no-publish --repeat 2 -o "$TMP/holder.out" \
+  --adapter json -- "$TMP/holder.sh" "$TMP/holder.n" "$TMP/zombies" \
+  >"$TMP/holder.stdout" 2>"$TMP/holder.err"
+rc=$?
+check "relays under --repeat: the run succeeds (exit $rc)" [ $rc -eq 0 ]
+check "relays under --repeat: the held output arrived" \
+  wait_for "^HOLDER-LINE$" "$TMP/holder.stdout"
+check "relays under --repeat: no zombie children of benchprof" \
+  [ "$(cat "$TMP/zombies" 2>/dev/null)" = 0 ]
 finish
