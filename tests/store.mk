@@ -12,6 +12,9 @@
 #   store_file.sh       file:// backend through store_tool
 #   http_tls.sh         TLS verification always on: --ca-file, unknown CA,
 #                       wrong host name, missing CA file
+#   tls_private_ca.sh   a store and a forge behind an internal CA:
+#                       network.ca_file reaches publishing, the pull
+#                       request's comparison and benchprof comment
 #   test_storekey       the key builders (storekey.h) with hostile parts
 #   test_site           the static pages in a file store: lists merged,
 #                       generations, hostile names, the comment's Markdown
@@ -27,10 +30,10 @@ store_unit_tests = tests/unit/test_store tests/unit/test_storekey \
 check_PROGRAMS += $(store_unit_tests) tests/unit/store_tool
 TESTS += $(store_unit_tests) tests/integration/store_file.sh \
   tests/integration/store_http.sh tests/integration/store_s3.sh \
-  tests/integration/http_tls.sh
+  tests/integration/http_tls.sh tests/integration/tls_private_ca.sh
 EXTRA_DIST += tests/integration/store_file.sh \
   tests/integration/store_http.sh tests/integration/store_s3.sh \
-  tests/integration/http_tls.sh \
+  tests/integration/http_tls.sh tests/integration/tls_private_ca.sh \
   tests/servers/faults.py tests/servers/put_server.py \
   tests/servers/s3_sigv4_proxy.py
 

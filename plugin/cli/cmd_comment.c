@@ -36,6 +36,8 @@ struct comment_args {
   bool ci;                  /* --ci: the target from CI detection */
   const char *config;       /* --config */
   struct bp_ident id;       /* what --ci found (owns the strings) */
+  const struct bp_config *cfg;  /* its network settings (timeouts,
+                                   retries, CA file) for the forge's API */
 };
 
 extern char **environ;
@@ -251,6 +253,8 @@ static int post(struct comment_args *a, const char *md)
   struct bp_http_opts http;
   struct bp_comment_posted res = {.id = NULL};
   bpi_http_opts_default(&http);
+  if(a->cfg)
+    bpi_config_http_opts(a->cfg, &http);
   if(a->verbose) {
     http.debug = debug_line;
     http.debug_ctx = NULL;
@@ -330,6 +334,7 @@ int cmd_comment(int argc, char **argv)
   else {
     if(!a.token_env)
       a.token_env = cfg.comment.token_env;
+    a.cfg = &cfg;
     status = comment_with(&a);
   }
   bpi_ident_cleanup(&a.id);

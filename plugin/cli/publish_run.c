@@ -164,6 +164,9 @@ bool bp_cli_pub_prepare(const struct bp_cli_publish *p,
   if(p->deadline_ms)
     o->http.deadline_ms = bpi_http_now_ms() + p->deadline_ms;
   o->http.ca_file = p->ca_file;
+  /* every store this setup opens (publishing, a comparison's sides, the
+   * diffs) goes by these settings, and stops on SIGINT/SIGTERM */
+  o->store.http = &o->http;
   catch_publish_signals();
   o->http.cancel = &publish_signal;
   if(p->verbose)

@@ -8,11 +8,14 @@ log_fields adds; never a token), answers in JSON, and reads and checks
 what both APIs take: a comment's JSON body, paging, a commit status.
 Each forge words and codes its refusals its own way: the subclass says
 how in REFUSE.  run() listens on 127.0.0.1 on a free port and writes it
-to DIR/port.
+to DIR/port; with FORGE_TLS_CERT and FORGE_TLS_KEY in its environment
+(PEM files) it speaks HTTPS, as a self-hosted forge behind an internal CA
+does.
 """
 import json
 import os
 import re
+import ssl
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from urllib.parse import urlsplit
 
@@ -143,5 +146,10 @@ def run(handler, state):
     """Serves handler on 127.0.0.1 with state in state.dir, forever."""
     handler.dir = state.dir
     server = HTTPServer(("127.0.0.1", 0), handler)
+    cert, key = os.environ.get("FORGE_TLS_CERT"), os.environ.get("FORGE_TLS_KEY")
+    if cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(cert, key)
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
     state.save()
     serve(server, os.path.join(state.dir, "port"))
