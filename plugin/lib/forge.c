@@ -411,14 +411,25 @@ static bp_code post_new(const struct bp_forge_target *t,
   }
 }
 
+/* GitHub's words when an installation token may not do something (a
+ * 403 for a rate limit says nothing of whose comment it is). */
+static bool not_accessible(const struct bp_http_resp *resp)
+{
+  return resp->body.data && strstr(resp->body.data, "not accessible by "
+                                   "integration");
+}
+
 /* Whether an edit of a comment we took for ours was refused in a way that
  * says it is not ours to edit: another App's under an installation token
- * (403), or deleted since it was listed (404). */
-static bool edit_refused(const struct forge_me *me, bp_code rc, long status)
+ * (403, "not accessible by integration"), or deleted since it was listed
+ * (404). */
+static bool edit_refused(const struct forge_me *me, bp_code rc,
+                         const struct bp_http_resp *resp)
 {
   return rc == BPE_HTTP &&
-         (status == 404 || (status == 403 && me->author.any_bot)) &&
-         me->author.nrefused < BP_COMMENT_MAX_REFUSED;
+         (resp->status == 404 ||
+          (resp->status == 403 && me->author.any_bot &&
+           not_accessible(resp)));
 }
 
 /* Find our comment and edit it (PATCH, GitLab's PUT); a refused edit
@@ -441,13 +452,21 @@ static bp_code edit_ours(const struct bp_forge_target *t,
       return rc;
     rc = send_one(t, tr, t->forge == BP_FORGE_GITLAB ? "PUT" : "PATCH",
                   url->data, body, resp, res, err);
-    if(!edit_refused(me, rc, resp->status))
+    if(!edit_refused(me, rc, resp))
       return rc;
-    me->refused[me->author.nrefused++] = strtod(*id, NULL);
-    me->author.refused = me->refused;
+    bpi_err_clear(err);
+    bool enough = me->author.nrefused == BP_COMMENT_MAX_REFUSED;
+    if(!enough) {
+      me->refused[me->author.nrefused++] = strtod(*id, NULL);
+      me->author.refused = me->refused;
+    }
     free(*id);
     *id = NULL;
-    bpi_err_clear(err);
+    if(enough) {
+      /* enough looking: a comment of our own (the list's URL) */
+      bpi_buf_reset(url);
+      return bpi_comment_write_url(t, NULL, url, err);
+    }
   }
 }
 

@@ -91,7 +91,8 @@ void bpi_comment_posted_cleanup(struct bp_comment_posted *p);
  * the one with markdown's marker written by the token's account (asked
  * with GET /user once a comment with the marker is seen), else create
  * one.  An installation token cannot tell its own bot from another App's:
- * when the forge refuses the edit (403, or 404: gone meanwhile) that
+ * when the forge refuses the edit (403 "not accessible by integration",
+ * or 404: gone meanwhile; a 403 for a rate limit is an error) that
  * comment is passed over and the next one looked for, up to
  * BP_COMMENT_MAX_REFUSED times, then a new one is made. */
 #define BP_COMMENT_MAX_REFUSED 4

@@ -1136,6 +1136,20 @@ static void test_post_foreign(void)
   fake_cleanup(&o1);
   bpi_comment_posted_cleanup(&res);
 
+  /* a PATCH refused for a rate limit (403 in other words) is an error:
+   * never taken for another App's comment (that would leave ours stale
+   * and post a second one) */
+  res = (struct bp_comment_posted){.id = NULL};
+  struct fake rl = {.answers = {apps, no_access, "{\"message\": \"You have "
+                                "exceeded a secondary rate limit\"}"},
+                    .status = {200, 403, 403}};
+  the_fake = &rl;
+  bpi_err_clear(&err);
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BPE_HTTP);
+  CHECK_EQ_INT(rl.n, 3);
+  fake_cleanup(&rl);
+  bpi_comment_posted_cleanup(&res);
+
   /* a 403 in other words (a rate limit) says nothing of the token: an
    * error, never "any bot" (that would post a second comment) */
   res = (struct bp_comment_posted){.id = NULL};
