@@ -32,6 +32,9 @@
 #                        reused, artifacts 8 at a time, one object failing
 #                        among many retried alone, manifest after the
 #                        artifacts and latest last
+#   publish_flush_busy.sh  two flushes of one spool: a publication the
+#                        other one delivers is skipped; --strict waits
+#                        and fails only on what the other could not send
 #   publish_latest_order.sh  latest names the newest commit (git's
 #                        committer time), not the run that ended last: an
 #                        old commit re-run or flushed late leaves it; an
@@ -45,7 +48,8 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/run_outcome.sh tests/integration/publish_run_profile.sh \
   tests/integration/publish_firefox_lost.sh \
   tests/integration/publish_parallel.sh tests/integration/publish_local.sh \
-  tests/integration/publish_latest_order.sh
+  tests/integration/publish_latest_order.sh \
+  tests/integration/publish_flush_busy.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)
 EXTRA_DIST += $(publish_integration_tests) tests/publish_lib.sh \
   tests/servers/bencher_standin.py

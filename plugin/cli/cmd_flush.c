@@ -28,6 +28,7 @@ extern char **environ;
 
 struct flush_tally {
   size_t total, delivered, busy, rejected_before;
+  struct bp_buf busy_ids;   /* the busy ones' ids, each NUL-terminated */
 };
 
 static void flushed(void *ctx, const struct bp_publish_result *r)
@@ -48,6 +49,7 @@ static void flushed(void *ctx, const struct bp_publish_result *r)
   }
   else if(r->busy) {
     t->busy++;
+    bpi_buf_add(&t->busy_ids, r->id, strlen(r->id) + 1);
     printf("%s: skipped, another benchprof is delivering it\n", r->id);
   }
   else if(r->rejected_before)
@@ -60,6 +62,48 @@ static void flushed(void *ctx, const struct bp_publish_result *r)
            r->parts_done, r->parts,
            r->failure.msg[0] ? r->failure.msg : bp_strerror(r->failure.code));
   fflush(stdout);
+}
+
+/* How long --strict waits for the publications another benchprof is
+ * delivering (two completed hooks flushing one spool at once). */
+#define STRICT_WAIT_MS 60000
+
+struct still_there {
+  const struct bp_buf *ids;
+  size_t present, busy;
+};
+
+static void count_still_there(void *ctx, const struct bp_publish_entry *e)
+{
+  struct still_there *s = ctx;
+  for(size_t at = 0; at < s->ids->len; at += strlen(s->ids->data + at) + 1)
+    if(!strcmp(s->ids->data + at, e->id)) {
+      s->present++;
+      s->busy += !strcmp(e->state, "busy");
+    }
+}
+
+/* --strict: the busy publications are not failures while the other
+ * benchprof may still deliver them: wait until none is being delivered
+ * (or STRICT_WAIT_MS), then the ones that left the spool were delivered.
+ * Returns how many of them were. */
+static size_t wait_for_others(const char *spool, const struct bp_buf *ids)
+{
+  struct still_there s = {ids, 0, 0};
+  struct bp_err err = {0};
+  for(long waited = 0; ; waited += 250) {
+    s.present = s.busy = 0;
+    if(bpi_publish_list(spool, count_still_there, &s, &err))
+      return 0;
+    if(!s.busy || waited >= STRICT_WAIT_MS)
+      break;
+    struct timespec ts = {0, 250 * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  size_t n = 0;
+  for(size_t at = 0; at < ids->len; at += strlen(ids->data + at) + 1)
+    n++;
+  return n - s.present;
 }
 
 static void flush_usage(FILE *out)
@@ -225,11 +269,20 @@ static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
   else if(t.total == t.rejected_before)
     bp_msg_note("nothing to send in %s%s", s.o.spool_dir,
                 t.total ? " (only rejected publications: --list)" : "");
+  /* a publication another flush is sending is not ours to fail on;
+   * --strict asks that everything be delivered now, so it waits for the
+   * other benchprof and counts what that one could not deliver */
+  size_t others = 0;
+  if(!rc && p.strict && t.busy) {
+    others = wait_for_others(s.o.spool_dir, &t.busy_ids);
+    if(others)
+      printf("%zu publication%s delivered by another benchprof\n", others,
+             others == 1 ? "" : "s");
+  }
   bp_cli_pub_prepare_cleanup(&s);
-  /* a publication another flush is sending is not ours to fail on,
-   * unless --strict asks that everything be delivered now */
+  bpi_buf_cleanup(&t.busy_ids);
   size_t missing = t.total - t.delivered - t.rejected_before -
-    (p.strict ? 0 : t.busy);
+    (p.strict ? others : t.busy);
   return rc || missing ? BP_EXIT_ERROR : BP_EXIT_OK;
 }
 
