@@ -308,12 +308,18 @@ static size_t unconfirmed_improvements(const struct bp_cmp *c)
   return n;
 }
 
+void bpi_compare_counts(const struct bp_cmp *c, size_t *unconfirmed_impr,
+                        size_t *unchanged)
+{
+  *unconfirmed_impr = unconfirmed_improvements(c);
+  size_t unconfirmed = c->nunconfirmed + *unconfirmed_impr;
+  *unchanged = c->nunchanged > unconfirmed ? c->nunchanged - unconfirmed : 0;
+}
+
 void bpi_compare_counts_text(const struct bp_cmp *c, struct bp_buf *b)
 {
-  size_t unconf_impr = unconfirmed_improvements(c);
-  size_t unconfirmed = c->nunconfirmed + unconf_impr;
-  size_t unchanged = c->nunchanged > unconfirmed ?
-                     c->nunchanged - unconfirmed : 0;
+  size_t unconf_impr, unchanged;
+  bpi_compare_counts(c, &unconf_impr, &unchanged);
   bpi_buf_printf(b, "%zu regression%s confirmed, %zu unconfirmed; %zu "
                  "improvement%s confirmed, %zu unconfirmed; %zu unchanged",
                  c->nregressions, c->nregressions == 1 ? "" : "s",

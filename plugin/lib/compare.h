@@ -248,6 +248,10 @@ struct bp_cmp {
  * confirmed, N unconfirmed; N improvement(s) confirmed, N unconfirmed; N
  * unchanged" and ", N new", ", N removed" when there are any. */
 void bpi_compare_counts_text(const struct bp_cmp *c, struct bp_buf *b);
+/* The same counts as numbers: unconfirmed improvements, and the
+ * benchmarks unchanged (nunchanged less every unconfirmed change). */
+void bpi_compare_counts(const struct bp_cmp *c, size_t *unconfirmed_improvements,
+                        size_t *unchanged);
 
 /* Compare the run directories base_dir and head_dir.  On success *out is
  * the result (free with bpi_compare_free); on failure NULL and err says

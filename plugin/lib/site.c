@@ -430,8 +430,13 @@ static cJSON *verdict_of(const struct bp_cmp *c, const struct bp_store_run *run)
     cJSON_AddStringToObject(v, "base_hash", c->base.hash);
   cJSON_AddNumberToObject(v, "regressions", (double)c->nregressions);
   cJSON_AddNumberToObject(v, "improvements", (double)c->nimprovements);
-  cJSON_AddNumberToObject(v, "unchanged", (double)c->nunchanged);
-  cJSON_AddNumberToObject(v, "unconfirmed", (double)c->nunconfirmed);
+  /* counted as the comment's title counts them: an unconfirmed change,
+   * either way, is not "unchanged" */
+  size_t unconf_impr, unchanged;
+  bpi_compare_counts(c, &unconf_impr, &unchanged);
+  cJSON_AddNumberToObject(v, "unchanged", (double)unchanged);
+  cJSON_AddNumberToObject(v, "unconfirmed",
+                          (double)(c->nunconfirmed + unconf_impr));
   cJSON_AddNumberToObject(v, "new", (double)c->nnew);
   cJSON_AddNumberToObject(v, "removed", (double)c->nremoved);
   cJSON *list = cJSON_AddArrayToObject(v, "benchmarks");

@@ -134,6 +134,20 @@ page = open(sys.argv[1]).read()
 assert 'id="verdict"' in page and "Comparison with main" in page, page
 assert '<div class="comment">' in page
 PY
+check "the page's verdict counts benchmarks as the comment's title does" \
+  python3 - "$TMP/store/widget/feature/$HEAD_SHA/bench-box/index.html" \
+  "$TMP/ci-compare/comment.md" <<'PY'
+import re, sys
+page, md = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+t = re.search(r"(\d+) regressions? confirmed, (\d+) unconfirmed; (\d+) "
+              r"improvements? confirmed, (\d+) unconfirmed; (\d+) unchanged", md)
+v = re.search(r"\((\d+) regressions, (\d+) improvements, (\d+) unchanged, "
+              r"(\d+) unconfirmed", page)
+assert t and v, (md[:300], page)
+r, ur, i, ui, u = map(int, t.groups())
+assert tuple(map(int, v.groups())) == (r, i, u, ur + ui), (t.groups(),
+                                                           v.groups())
+PY
 check "no token in any output" sh -c \
   "! grep -rqF -e '$TOKEN' -e '$GH_TOKEN' '$TMP'/*.out '$TMP'/*.err \
      '$TMP/store'"
