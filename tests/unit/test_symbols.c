@@ -382,8 +382,8 @@ static void check_inlined_name(struct bp_symbols *s, const char *path,
 
 /* An -O2 C++ program: _start, just after main's last line row, has no
  * source line (it has no DWARF); calls inlined of functions without a
- * linkage name read like their out-of-line copies, scopes and
- * parameters included. */
+ * linkage name read like their out-of-line copies, scopes, parameters
+ * and template arguments included. */
 static void test_optimized(struct bp_symbols *s)
 {
   char path[PATH_MAX], out[4096];
@@ -406,6 +406,15 @@ static void test_optimized(struct bp_symbols *s)
   check_inlined_name(s, path, out, "anon", "(anonymous namespace)::anon(int)");
   check_inlined_name(s, path, out, "poke",
                      "(anonymous namespace)::Widget::poke(char const*) const");
+  /* template arguments and the return type as the demangler writes them,
+   * not as GCC's DW_AT_name does ("long unsigned int", "short int") */
+  check_inlined_name(s, path, out, "tw",
+                     "unsigned long app::(anonymous namespace)::"
+                     "tw<unsigned long>(unsigned long, long)");
+  check_inlined_name(s, path, out, "tv",
+                     "void* app::(anonymous namespace)::"
+                     "tv<app::(anonymous namespace)::Box<short>, -3, 5ul, "
+                     "true>(app::(anonymous namespace)::Box<short> const&)");
 }
 
 /* A function of a shared library: its runtime address goes through
