@@ -256,6 +256,20 @@ void bp_cli_firefox_lost(const struct bp_publish_result *r)
                 "second public copy)");
 }
 
+/* Bencher's 401 or 403 quotes only the server: say which variable the
+ * token came from (never the token). */
+static void bencher_token_hint(const struct bp_err *failure,
+                               const struct bp_cli_publish *p)
+{
+  const char *msg = failure->msg;
+  if(failure->code != BPE_HTTP || !strstr(msg, "/v0/") ||
+     !(strstr(msg, "HTTP 401") || strstr(msg, "HTTP 403")))
+    return;
+  bp_msg_note("Bencher refused the API token from $%s (--token-env, "
+              "bencher.token_env): check that it is set to a token of this "
+              "project", p->token_env ? p->token_env : TOKEN_ENV);
+}
+
 /* An http(s) store that wants a token answers 401 with the server's
  * words only: say which variable would have held one. */
 static void note_store_token(const struct bp_publish_opts *o,
@@ -340,6 +354,7 @@ enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
     bp_msg_warn("publication spooled as %s in %s: %s", r.id, s.o.spool_dir,
                 r.failure.msg[0] ? r.failure.msg
                                  : bp_strerror(r.failure.code));
+    bencher_token_hint(&r.failure, p);
     bp_msg_note("'benchprof flush%s%s' sends it later",
                 p->spool ? " --spool " : "", p->spool ? p->spool : "");
   }

@@ -127,6 +127,16 @@ log = [e for e in json.load(open(sys.argv[1] + "/bencher.log"))
 assert len(log) == 4, log  # two runs, two posts by the check above
 PY
 
+# 3b. a token Bencher refuses: spooled, and the note names the variable
+MY_TOKEN="wrong-$TOKEN" "$BENCHPROF" run -o "$TMP/out3b" --bmf "$TMP/h.json" \
+  --branch main --token-env MY_TOKEN $common --spool "$TMP/spool3b" -- \
+  "$TMP/harness.sh" "$TMP/h.json" >/dev/null 2>"$TMP/stderr3b"
+check "a refused token: run exits 0" [ $? -eq 0 ]
+check "a refused token: the note names its variable" grep -q \
+  "Bencher refused the API token from \$MY_TOKEN" "$TMP/stderr3b"
+check "a refused token: never printed" sh -c \
+  "! grep -qF -e '$TOKEN' '$TMP/stderr3b'"
+
 # 4. --token-env names another variable; -v shows requests, redacted
 MY_TOKEN="$TOKEN" "$BENCHPROF" run -v -o "$TMP/out4" --bmf "$TMP/h.json" \
   --branch main --token-env MY_TOKEN $common -- "$TMP/harness.sh" \
