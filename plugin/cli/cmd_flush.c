@@ -13,6 +13,7 @@
 #include "err.h"
 #include "http.h"
 #include "publish.h"
+#include "text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,8 +67,12 @@ static void flushed(void *ctx, const struct bp_publish_result *r)
 }
 
 /* How long --strict waits for the publications another benchprof is
- * delivering (two completed hooks flushing one spool at once). */
+ * delivering (two completed hooks flushing one spool at once), at most:
+ * less when network.deadline (--deadline) ends sooner, or a signal
+ * stops the flush. */
 #define STRICT_WAIT_MS 60000
+#define STRICT_POLL_MS 250
+#define STRICT_LOCK_POLL_MS 2000   /* how often their locks are looked at */
 
 struct still_there {
   const struct bp_buf *ids;
@@ -83,27 +89,51 @@ static void count_still_there(void *ctx, const struct bp_publish_entry *e)
     }
 }
 
+/* How many of ids are still in spool: their directories, looked at
+ * without taking their locks (another process delivering one would
+ * skip it while we held its lock). */
+static size_t still_present(const char *spool, const struct bp_buf *ids)
+{
+  size_t n = 0;
+  for(size_t at = 0; at < ids->len; at += strlen(ids->data + at) + 1) {
+    char *dir = bpi_text_path_join(spool, ids->data + at);
+    struct stat st;
+    n += !dir || !stat(dir, &st);
+    free(dir);
+  }
+  return n;
+}
+
+static bool stop_waiting(const struct bp_http_opts *http, long waited)
+{
+  return waited >= STRICT_WAIT_MS || (http->cancel && *http->cancel) ||
+         (http->deadline_ms > 0 && bpi_http_now_ms() >= http->deadline_ms);
+}
+
 /* --strict: the busy publications are not failures while the other
- * benchprof may still deliver them: wait until none is being delivered
- * (or STRICT_WAIT_MS), then the ones that left the spool were delivered.
- * Returns how many of them were. */
-static size_t wait_for_others(const char *spool, const struct bp_buf *ids)
+ * benchprof may still deliver them: wait until each has left the spool
+ * (delivered) or none is locked any more (the other one gave up), within
+ * stop_waiting.  *left: how many are still there. */
+static void wait_for_others(const struct bp_publish_opts *o,
+                            const struct bp_buf *ids, size_t *left)
 {
   struct still_there s = {ids, 0, 0};
   struct bp_err err = {0};
-  for(long waited = 0; ; waited += 250) {
-    s.present = s.busy = 0;
-    if(bpi_publish_list(spool, count_still_there, &s, &err))
-      return 0;
-    if(!s.busy || waited >= STRICT_WAIT_MS)
-      break;
-    struct timespec ts = {0, 250 * 1000000L};
+  for(long waited = 0; ; waited += STRICT_POLL_MS) {
+    *left = still_present(o->spool_dir, ids);
+    if(!*left || stop_waiting(&o->http, waited))
+      return;
+    if(waited && waited % STRICT_LOCK_POLL_MS == 0) {
+      s.present = s.busy = 0;
+      if(bpi_publish_list(o->spool_dir, count_still_there, &s, &err) ||
+         !s.busy) {
+        *left = s.present;
+        return;
+      }
+    }
+    struct timespec ts = {0, STRICT_POLL_MS * 1000000L};
     nanosleep(&ts, NULL);
   }
-  size_t n = 0;
-  for(size_t at = 0; at < ids->len; at += strlen(ids->data + at) + 1)
-    n++;
-  return n - s.present;
 }
 
 static void flush_usage(FILE *out)
@@ -274,10 +304,17 @@ static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
    * other benchprof and counts what that one could not deliver */
   size_t others = 0;
   if(!rc && p.strict && t.busy) {
-    others = wait_for_others(s.o.spool_dir, &t.busy_ids);
+    size_t left = t.busy;
+    wait_for_others(&s.o, &t.busy_ids, &left);
+    others = t.busy - left;
     if(others)
       printf("%zu publication%s delivered by another benchprof\n", others,
              others == 1 ? "" : "s");
+    if(left)
+      printf("%zu publication%s the other benchprof was delivering still "
+             "in the spool: the next flush sends %s\n", left,
+             left == 1 ? "" : "s", left == 1 ? "it" : "them");
+    bp_cli_pub_say_interrupted();
   }
   bp_cli_pub_prepare_cleanup(&s);
   bpi_buf_cleanup(&t.busy_ids);

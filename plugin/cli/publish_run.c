@@ -70,8 +70,11 @@ static void catch_publish_signals(void)
 
 void bp_cli_pub_say_interrupted(void)
 {
-  if(publish_signal)
+  static bool said;   /* once, however many steps a signal stopped */
+  if(publish_signal && !said) {
+    said = true;
     bp_msg_warn("publishing interrupted by %s", strsignal(publish_signal));
+  }
 }
 
 static void http_debug(void *ctx, const char *line)

@@ -19,10 +19,12 @@ SPOOL="$TMP/spool"
 ID=$(ls "$SPOOL")
 check "one publication waits in the spool" [ -n "$ID" ] && [ -d "$SPOOL/$ID" ]
 
-# hold ID's lock for 1.5 s as another flush would, then do what its
-# delivery does (DELIVER=1: the entry leaves the spool) or not
+# hold DELIVER [SECONDS]: hold ID's lock (1.5 s) as another flush would,
+# then do what its delivery does (DELIVER=1: the entry leaves the spool)
+# or not
 hold() {
-  flock "$SPOOL/$ID/lock" sh -c "sleep 1.5; [ $1 = 0 ] || rm -rf '$SPOOL/$ID'" &
+  # its own process group, so that all of it can be stopped at once
+  setsid flock "$SPOOL/$ID/lock" sh -c "sleep ${2:-1.5}; [ $1 = 0 ] || rm -rf '$SPOOL/$ID'" &
   HOLDER=$!
   sleep 0.3
 }
@@ -38,7 +40,32 @@ hold 0
 "$BENCHPROF" flush --strict --spool "$SPOOL" --retries 0 --timeout 2 \
   >"$TMP/f2.out" 2>"$TMP/f2.err"
 check "strict, the other one could not deliver it: a failure" [ $? -eq 1 ]
+check "strict, the other one could not deliver it: says it is still there" \
+  grep -q "^1 publication the other benchprof was delivering still in the spool" \
+  "$TMP/f2.out"
 wait "$HOLDER"
+
+# the wait ends with --deadline, and with SIGTERM, long before the other
+# one lets go (30 s)
+hold 0 30
+"$BENCHPROF" flush --strict --spool "$SPOOL" --retries 0 --timeout 2 \
+  --deadline 1 >"$TMP/f4.out" 2>"$TMP/f4.err"
+check "strict, --deadline 1: a failure" [ $? -eq 1 ]
+check "strict, --deadline 1: ended while the other one still held it" \
+  kill -0 "$HOLDER"
+"$BENCHPROF" flush --strict --spool "$SPOOL" --retries 0 --timeout 2 \
+  >"$TMP/f5.out" 2>"$TMP/f5.err" &
+FLUSH=$!
+sleep 1
+kill -TERM "$FLUSH"
+wait "$FLUSH"
+check "strict, SIGTERM while waiting: a failure" [ $? -ne 0 ]
+check "strict, SIGTERM: ended while the other one still held it" \
+  kill -0 "$HOLDER"
+check "strict, SIGTERM: says it was interrupted, once" \
+  [ "$(grep -c "publishing interrupted by" "$TMP/f5.err")" -eq 1 ]
+kill -- -"$HOLDER" 2>/dev/null
+wait "$HOLDER" 2>/dev/null
 
 hold 1
 "$BENCHPROF" flush --strict --spool "$SPOOL" --retries 0 --timeout 2 \
