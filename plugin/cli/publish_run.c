@@ -262,15 +262,30 @@ void bp_cli_firefox_lost(const struct bp_publish_result *r)
 /* Bencher's 401 or 403 quotes only the server: say which variable the
  * token came from (never the token). */
 static void bencher_token_hint(const struct bp_err *failure,
+                               const struct bp_publish_opts *o,
                                const struct bp_cli_publish *p)
 {
-  const char *msg = failure->msg;
-  if(failure->code != BPE_HTTP || !strstr(msg, "/v0/") ||
-     !(strstr(msg, "HTTP 401") || strstr(msg, "HTTP 403")))
+  const char *var = p->token_env ? p->token_env : TOKEN_ENV;
+  const char *host = o->bencher.host ? o->bencher.host
+                                     : "https://api.bencher.dev";
+  size_t hlen = strlen(host);
+  while(hlen && host[hlen - 1] == '/')
+    hlen--;
+  const char *at = failure->msg;
+  while((at = strstr(at, " ")) && strncmp(at + 1, host, hlen))
+    at++;   /* "METHOD URL: ...": the URL after the method */
+  if(failure->code != BPE_HTTP || !at || !o->bencher.token ||
+     strncmp(at + 1 + hlen, "/v0/", 4) ||
+     !(strstr(at, ": HTTP 401") || strstr(at, ": HTTP 403")))
     return;
-  bp_msg_note("Bencher refused the API token from $%s (--token-env, "
-              "bencher.token_env): check that it is set to a token of this "
-              "project", p->token_env ? p->token_env : TOKEN_ENV);
+  if(env(var))
+    bp_msg_note("Bencher refused the API token from $%s (--token-env, "
+                "bencher.token_env): check that it is a token of this "
+                "project", var);
+  else
+    bp_msg_note("Bencher refused the API token in the configuration's "
+                "bencher.token ($%s is not set): check that it is a token "
+                "of this project", var);
 }
 
 /* An http(s) store that wants a token answers 401 with the server's
@@ -357,7 +372,7 @@ enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
     bp_msg_warn("publication spooled as %s in %s: %s", r.id, s.o.spool_dir,
                 r.failure.msg[0] ? r.failure.msg
                                  : bp_strerror(r.failure.code));
-    bencher_token_hint(&r.failure, p);
+    bencher_token_hint(&r.failure, &s.o, p);
     bp_msg_note("'benchprof flush%s%s' sends it later",
                 p->spool ? " --spool " : "", p->spool ? p->spool : "");
   }

@@ -136,6 +136,14 @@ check "a refused token: the note names its variable" grep -q \
   "Bencher refused the API token from \$MY_TOKEN" "$TMP/stderr3b"
 check "a refused token: never printed" sh -c \
   "! grep -qF -e '$TOKEN' '$TMP/stderr3b'"
+printf '{"bencher": {"token": "wrong-%s"}}\n' "$TOKEN" >"$TMP/tok.json"
+chmod 600 "$TMP/tok.json"
+"$BENCHPROF" run --config "$TMP/tok.json" -o "$TMP/out3c" --bmf "$TMP/h.json" \
+  --branch main $common --spool "$TMP/spool3c" -- \
+  "$TMP/harness.sh" "$TMP/h.json" >/dev/null 2>"$TMP/stderr3c"
+check "a refused token from the file: the note says bencher.token" grep -q \
+  "Bencher refused the API token in the configuration's bencher.token" \
+  "$TMP/stderr3c"
 
 # 4. --token-env names another variable; -v shows requests, redacted
 MY_TOKEN="$TOKEN" "$BENCHPROF" run -v -o "$TMP/out4" --bmf "$TMP/h.json" \
