@@ -455,14 +455,13 @@ static bp_code edit_ours(const struct bp_forge_target *t,
     if(!edit_refused(me, rc, resp))
       return rc;
     bpi_err_clear(err);
-    bool enough = me->author.nrefused == BP_COMMENT_MAX_REFUSED;
-    if(!enough) {
-      me->refused[me->author.nrefused++] = strtod(*id, NULL);
-      me->author.refused = me->refused;
-    }
+    /* every refused one is remembered: a lost POST's answer is looked for
+     * among the others (post_new) */
+    me->refused[me->author.nrefused++] = strtod(*id, NULL);
+    me->author.refused = me->refused;
     free(*id);
     *id = NULL;
-    if(enough) {
+    if(me->author.nrefused == BP_COMMENT_MAX_REFUSED) {
       /* enough looking: a comment of our own (the list's URL) */
       bpi_buf_reset(url);
       return bpi_comment_write_url(t, NULL, url, err);

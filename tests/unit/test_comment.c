@@ -872,9 +872,9 @@ static void test_plot_comment(void)
 /* ------------------------------------------------------------ posting */
 
 struct fake {
-  const char *answers[8];   /* bodies, one per request */
-  long status[8];
-  char *seen[8];            /* "METHOD URL|bearer|headers|body" */
+  const char *answers[12];  /* bodies, one per request */
+  long status[12];
+  char *seen[12];           /* "METHOD URL|bearer|headers|body" */
   size_t n;
 };
 
@@ -887,7 +887,7 @@ static bp_code fake_send(const struct bp_http_opts *o,
   struct fake *f = the_fake;
   struct bp_buf s;
   (void)o;
-  if(f->n >= 8)
+  if(f->n >= 12)
     return bpi_err_set(err, BPE_NET, 0, "too many requests");
   bpi_buf_init(&s);
   bpi_buf_printf(&s, "%s %s|%s|", req->method, req->url,
@@ -1134,6 +1134,35 @@ static void test_post_foreign(void)
   CHECK(!res.updated && res.id && !strcmp(res.id, "12"));
   CHECK_EQ_INT(res.foreign, 1);
   fake_cleanup(&o1);
+  bpi_comment_posted_cleanup(&res);
+
+  /* four other Apps quote the marker: each refused edit is passed over,
+   * then a comment of our own is made (no fifth PATCH) */
+  const char *four = "["
+    "{\"id\": 21, \"body\": \"<!-- benchprof:comment p/t -->\", \"user\": "
+    "{\"login\": \"a[bot]\", \"type\": \"Bot\"}},"
+    "{\"id\": 22, \"body\": \"<!-- benchprof:comment p/t -->\", \"user\": "
+    "{\"login\": \"b[bot]\", \"type\": \"Bot\"}},"
+    "{\"id\": 23, \"body\": \"<!-- benchprof:comment p/t -->\", \"user\": "
+    "{\"login\": \"c[bot]\", \"type\": \"Bot\"}},"
+    "{\"id\": 24, \"body\": \"<!-- benchprof:comment p/t -->\", \"user\": "
+    "{\"login\": \"d[bot]\", \"type\": \"Bot\"}}]";
+  res = (struct bp_comment_posted){.id = NULL};
+  struct fake f4 = {.answers = {four, no_access, no_access, four, no_access,
+                                four, no_access, four, no_access,
+                                "{\"id\": 30, \"body\": \"x\"}"},
+                    .status = {200, 403, 403, 200, 403, 200, 403, 200, 403,
+                               201}};
+  the_fake = &f4;
+  bpi_err_clear(&err);
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
+  CHECK_EQ_INT(f4.n, 10);
+  CHECK(f4.seen[8] && starts(f4.seen[8], "PATCH http://127.0.0.1:9/repos/"
+        "own/repo/issues/comments/24|"));
+  CHECK(f4.seen[9] && starts(f4.seen[9], "POST http://127.0.0.1:9/repos/"
+        "own/repo/issues/42/comments|"));
+  CHECK(!res.updated && res.id && !strcmp(res.id, "30"));
+  fake_cleanup(&f4);
   bpi_comment_posted_cleanup(&res);
 
   /* a PATCH refused for a rate limit (403 in other words) is an error:
