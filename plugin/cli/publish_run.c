@@ -166,6 +166,13 @@ bool bp_cli_pub_prepare(const struct bp_cli_publish *p,
     o->http.max_retry_after_ms = p->max_retry_after_ms;
   if(p->deadline_ms)
     o->http.deadline_ms = bpi_http_now_ms() + p->deadline_ms;
+  /* network.deadline bounds all of a command's requests: run's
+   * publishing and its comparison after it share the first setup's */
+  static long command_deadline;
+  if(o->http.deadline_ms && !command_deadline)
+    command_deadline = o->http.deadline_ms;
+  if(o->http.deadline_ms)
+    o->http.deadline_ms = command_deadline;
   o->http.ca_file = p->ca_file;
   /* every store this setup opens (publishing, a comparison's sides, the
    * diffs) goes by these settings, and stops on SIGINT/SIGTERM */
