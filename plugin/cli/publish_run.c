@@ -278,12 +278,11 @@ static void bencher_token_hint(const struct bp_err *failure,
   size_t hlen = strlen(host);
   while(hlen && host[hlen - 1] == '/')
     hlen--;
-  const char *at = failure->msg;
-  while((at = strstr(at, " ")) && strncmp(at + 1, host, hlen))
-    at++;   /* "METHOD URL: ...": the URL after the method */
-  if(failure->code != BPE_HTTP || !at || !o->bencher.token ||
-     strncmp(at + 1 + hlen, "/v0/", 4) ||
-     !(strstr(at, ": HTTP 401") || strstr(at, ": HTTP 403")))
+  /* "METHOD URL: HTTP NNN: ...": the URL right after the method */
+  const char *url = strchr(failure->msg, ' ');
+  if(failure->code != BPE_HTTP || !url || !o->bencher.token ||
+     strncmp(url + 1, host, hlen) || strncmp(url + 1 + hlen, "/v0/", 4) ||
+     !(strstr(url, ": HTTP 401") || strstr(url, ": HTTP 403")))
     return;
   if(env(var))
     bp_msg_note("Bencher refused the API token from $%s (--token-env, "

@@ -6,6 +6,7 @@
 # benchprof comment (the forge's API).  Without the CA file each is
 # refused with the certificate's reason.
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/publish_lib.sh"
 . "$top_srcdir/tests/forge_lib.sh"
 
 if ! command -v openssl >/dev/null; then
@@ -22,13 +23,9 @@ python3 "$top_srcdir/tests/servers/put_server.py" --root "$TMP/root" \
   --port-file "$TMP/store.port" --tls-cert "$TMP/cert.pem" \
   --tls-key "$TMP/key.pem" >"$TMP/store.log" 2>"$TMP/store.err" &
 at_exit "kill $! 2>/dev/null"
-i=0
-while [ ! -s "$TMP/store.port" ] && [ $i -lt 300 ]; do
-  sleep 0.1
-  i=$((i + 1))
-done
-[ -s "$TMP/store.port" ] || { fail "the store did not start"; finish; }
-STORE="https://127.0.0.1:$(cat "$TMP/store.port")/profiles"
+port=$(wait_port "$TMP/store.port")
+[ -n "$port" ] || { fail "the store did not start"; finish; }
+STORE="https://127.0.0.1:$port/profiles"
 
 # config FILE [CA]: the store over HTTPS, the CA file when given
 config() {
