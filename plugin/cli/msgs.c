@@ -133,6 +133,20 @@ static void say_bad_long(const char *cmd, const char *arg,
                  name);
 }
 
+/* The group of short options ("-q-", "-vZ") getopt refused optopt in:
+ * the argument it just left when optopt was the group's last character,
+ * else the one it is still in; NULL when optopt stood alone ("-Z"), where
+ * "-Z" says it all ("-q-" would read "unknown option '--'"). */
+static const char *short_cluster(char *const *argv)
+{
+  for(int i = optind > 0 ? optind - 1 : 0; i <= optind && argv[i]; i++) {
+    const char *a = argv[i];
+    if(a[0] == '-' && a[1] && a[1] != '-' && a[2] && strchr(a + 1, optopt))
+      return a;
+  }
+  return NULL;
+}
+
 int bp_cli_bad_option(const char *cmd, char *const *argv,
                       const char *shortopts, const struct option *longopts)
 {
@@ -151,9 +165,13 @@ int bp_cli_bad_option(const char *cmd, char *const *argv,
   if(is_long)
     say_bad_long(cmd, arg, longopts);
   else {
+    const char *cluster;
     const char *s = optopt ? strchr(shortopts, optopt) : NULL;
     if(s && optopt != ':' && optopt != '+' && s[1] == ':')
       bp_msg_error("%s: -%c needs a value", cmd, optopt);
+    else if(optopt > ' ' && optopt < 127 && (cluster = short_cluster(argv)))
+      bp_msg_error("%s: unknown option character '%c' in '%s'", cmd, optopt,
+                   cluster);
     else if(optopt > ' ' && optopt < 127)
       bp_msg_error("%s: unknown option '-%c'", cmd, optopt);
     else

@@ -53,7 +53,14 @@ bad run_unknown "run: unknown option '--frobnicate'" run --frobnicate \
 check "run_unknown: the command did not run" [ ! -e "$ran" ]
 bad record_novalue "record: -e needs a value" record -e
 bad record_short "record: unknown option '-Z'" record -Z -- touch "$ran"
-bad run_cluster "run: unknown option '-Z'" run -qZ -- touch "$ran"
+bad run_cluster "run: unknown option character 'Z' in '-qZ'" run -qZ \
+  -- touch "$ran"
+# a dash inside a group is the character, not a second "--"
+bad record_dash "record: unknown option character '-' in '-q-'" record -q- \
+  -- touch "$ran"
+bad record_midgroup "record: unknown option character 'Z' in '-Zq'" \
+  record -Zq -- touch "$ran"
+check "clusters: the command did not run" [ ! -e "$ran" ]
 bad run_longvalue "run: --store needs a value" run --store
 bad run_ambiguous "run: '--st' is ambiguous: --store, --strict" run --st x \
   -- true
