@@ -248,14 +248,20 @@ static cJSON *json_tree(const struct bp_cmp *c)
   json_side(root, "head", &c->head);
   add_num(root, "threshold_pct", c->threshold_pct);
   add_num(root, "confidence", BP_STATS_CONFIDENCE);
-  /* the counts of confirmed verdicts */
+  /* every benchmark counted once, as the summaries and the comment's
+   * title count them (bpi_compare_counts): an unconfirmed change is
+   * neither a verdict nor "unchanged" */
+  size_t unconf_impr, unchanged;
+  bpi_compare_counts(c, &unconf_impr, &unchanged);
   cJSON_AddNumberToObject(root, "regressions", (double)c->nregressions);
   cJSON_AddNumberToObject(root, "improvements", (double)c->nimprovements);
-  cJSON_AddNumberToObject(root, "unchanged", (double)c->nunchanged);
+  cJSON_AddNumberToObject(root, "unchanged", (double)unchanged);
   cJSON_AddNumberToObject(root, "new", (double)c->nnew);
   cJSON_AddNumberToObject(root, "removed", (double)c->nremoved);
   cJSON_AddNumberToObject(root, "unconfirmed_regressions",
                           (double)c->nunconfirmed);
+  cJSON_AddNumberToObject(root, "unconfirmed_improvements",
+                          (double)unconf_impr);
   cJSON *bs = cJSON_AddArrayToObject(root, "benchmarks");
   for(size_t i = 0; bs && i < c->nbenches; i++)
     cJSON_AddItemToArray(bs, json_bench(&c->benches[i]));

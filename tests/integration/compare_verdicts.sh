@@ -101,6 +101,8 @@ c = json.load(open(os.path.join(sys.argv[1], "compare.json")))
 m = {x["slug"]: x for x in c["benchmarks"][0]["measures"]}["task-clock"]
 assert m["change"] == "regression" and m["unconfirmed"], m
 assert c["regressions"] == 0 and c["unconfirmed_regressions"] == 1, c
+# counted once, as the comment's title counts it: not also "unchanged"
+assert c["unchanged"] == 0 and c["unconfirmed_improvements"] == 0, c
 md = open(os.path.join(sys.argv[1], "comment.md")).read()
 assert "**0 regressions confirmed, 1 unconfirmed**" in md, md[:400]
 assert "_unconfirmed regression (single run)_" in md, md
