@@ -27,13 +27,17 @@ forge_standin() {
 }
 
 # forge_comment FILE REGRESSIONS [LINE...]: a comment as benchprof writes
-# one, its marker (project proj, testbed tb) first, then a heading with
+# one, its marker (project proj, testbed tb) first, then (when
+# $FORGE_COMPARED is set) the compared line it names, then a heading with
 # the number of regressions and the lines
 forge_comment() {
   file=$1 n=$2
   shift 2
   {
     echo '<!-- benchprof:comment proj/tb -->'
+    if [ -n "${FORGE_COMPARED:-}" ]; then
+      echo "<!-- benchprof:compared $FORGE_COMPARED -->"
+    fi
     if [ "$n" = 1 ]; then
       echo '### benchprof: 1 regression'
     else
@@ -57,4 +61,15 @@ forge_comparison() {
   printf '{"head": {"hash": "%s"}, "regressions": %s, "improvements": 0,
  "unchanged": %s, "new": 0, "removed": 0, "unconfirmed_regressions": %s}\n' \
     "$sha" "$regressions" "$unchanged" "$unconfirmed" >"$dir/compare.json"
+}
+
+# forge_compared FILE "FIELDS" REGRESSIONS [LINE...]: forge_comment with
+# the compared line "<!-- benchprof:compared FIELDS -->" after the marker
+# (FIELDS: head=SHA commit_time=T end_time=T, as benchprof writes them)
+forge_compared() {
+  FORGE_COMPARED=$2
+  file=$1
+  shift 2
+  forge_comment "$file" "$@"
+  FORGE_COMPARED=
 }

@@ -178,11 +178,12 @@ enum {
 /* run's own help (its options before record's). */
 void bp_cli_run_usage(FILE *out);
 
-/* run_compare.c: on a pull request, compare the published run in dir with
- * its base (found in the store) into dir/compare; returns status, changed
- * only by --strict when the comparison failed. */
+/* run_compare.c: on a pull request, compare the published run in dir
+ * (ended at end_time, ISO 8601, as published) with its base (found in
+ * the store) into dir/compare; returns status, changed only by --strict
+ * when the comparison failed. */
 int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
-                       int status);
+                       const char *end_time, int status);
 
 /* compare_summary.c: a comparison's changed benchmarks, one line each
  * (names cleaned), for compare and run. */

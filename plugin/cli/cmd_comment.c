@@ -1,7 +1,9 @@
 /* benchprof comment --markdown FILE: put the comment `benchprof compare`
  * wrote on the pull request (GitHub) or merge request (GitLab), editing
  * our earlier one (found by its marker, and written by the token's own
- * account: anyone can copy the marker) instead of adding another.
+ * account: anyone can copy the marker) instead of adding another, unless
+ * that one shows a newer comparison (its compared line: a job of an
+ * earlier push, or an earlier run of the same commit, finished last).
  * Without a token the comment goes to the summary file (the job summary,
  * $GITHUB_STEP_SUMMARY) or stays where it is, and benchprof says which.
  * The token is read from the environment and never printed.  When
@@ -50,8 +52,10 @@ static void usage(FILE *out)
     "Post FILE (" BP_FILE_COMMENT " from 'benchprof compare') on a pull "
     "request, or\n"
     "update the one posted before: it is found by the hidden benchprof\n"
-    "marker in FILE.  Without a token (or without a target) the comment is\n"
-    "appended to the summary file instead.\n"
+    "marker in FILE.  One that shows a newer comparison (a later head\n"
+    "commit, or a later run of the same one) is left as it is.  Without a\n"
+    "token (or without a target) the comment is appended to the summary\n"
+    "file instead.\n"
     "\n"
     "  -m, --markdown FILE     the comment\n"
     "      --github OWNER/REPO and --pr N: a GitHub pull request\n"
@@ -247,6 +251,27 @@ static bool stale(const struct comment_args *a,
   return old;
 }
 
+/* Our comment shows a newer comparison than this one (a job of an
+ * earlier push, or an earlier run of the same commit, that finished
+ * last): it is kept, and so is the commit status it set; not a
+ * failure. */
+static void say_left(const struct comment_args *a,
+                     const struct bp_comment_posted *res)
+{
+  const struct bp_comment_compared *c = &res->shown;
+  char when[2 * BP_COMMENT_FIELD_MAX + 32] = "";
+  if(c->commit_time[0])
+    snprintf(when, sizeof(when), ", committed %s", c->commit_time);
+  if(c->end_time[0])
+    snprintf(when + strlen(when), sizeof(when) - strlen(when),
+             ", its run ended %s", c->end_time);
+  bp_msg_note("the %s's comment already shows a newer comparison (head "
+              "%.7s%s); left it (comment %s)",
+              a->target.forge == BP_FORGE_GITLAB ? "merge request" :
+              "pull request", c->head[0] ? c->head : "unknown", when,
+              res->id ? res->id : "?");
+}
+
 static int post(struct comment_args *a, const char *md)
 {
   struct bp_err err = {0};
@@ -269,6 +294,11 @@ static int post(struct comment_args *a, const char *md)
       gitlab_token_hint(token_name(a));
     bp_msg_note("the comment stays in %s", a->markdown);
     return BP_EXIT_ERROR;
+  }
+  if(res.left) {
+    say_left(a, &res);
+    bpi_comment_posted_cleanup(&res);
+    return BP_EXIT_OK;
   }
   if(res.foreign)
     bp_msg_warn("%zu comment%s by another account carr%s benchprof's "

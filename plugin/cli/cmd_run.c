@@ -204,13 +204,11 @@ bool bp_cli_run_write_outputs(const struct bp_record_args *a,
  * hides the command's own failure.  *nothing: the publication could not
  * even start (said so). */
 int bp_cli_run_publish(const struct bp_record_args *a, const char *start,
-                       int status, bool *nothing)
+                       const char *end, int status, bool *nothing)
 {
-  char end[32];
   *nothing = false;
   if(!a->pub.enabled)
     return status;
-  bp_cli_iso_now(end);
   enum bp_cli_published done = bp_cli_publish_run(&a->pub, a->output, start,
                                                   end);
   *nothing = done == BP_CLI_PUBLISH_NOTHING;
@@ -238,12 +236,14 @@ int bp_cli_run_publish_and_compare(const struct bp_record_args *a,
     return status;
   }
   bool nothing;
-  status = bp_cli_run_publish(a, start, status, &nothing);
+  char end[32];
+  bp_cli_iso_now(end);
+  status = bp_cli_run_publish(a, start, end, status, &nothing);
   /* what stopped the publication (its targets, the identity's
    * detection) stops the comparison the same way: said once */
   if(nothing)
     return status;
-  return bp_cli_run_compare(&a->pub, a->output, status);
+  return bp_cli_run_compare(&a->pub, a->output, end, status);
 }
 
 /* Results or a report that could not be written: benchprof's own failure

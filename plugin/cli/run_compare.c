@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+extern char **environ;
+
 /* Whether the run directory's publication was delivered (publish.c notes
  * its state in the run's manifest). */
 static bool delivered(const char *dir)
@@ -85,10 +87,15 @@ static bp_code write_identity(const struct bp_ident *id, const char *out,
 
 static bp_code compare(const struct bp_ident *id, struct bp_store *st,
                        const struct bp_config *cfg, const char *dir,
-                       const char *out, size_t *regressions,
-                       struct bp_err *err)
+                       const char *end_time, const char *out,
+                       size_t *regressions, struct bp_err *err)
 {
   bool pub = id->hash && delivered(dir);
+  /* the head's commit time and end, for the comment's compared line
+   * when the head is the run directory (a stored head has its own) */
+  char commit_time[BP_COMMIT_TIME_MAX];
+  bool timed = id->hash && bpi_ci_commit_time(".", environ, id->hash,
+                                              commit_time);
   const struct bp_store_run run = {id->project, id->branch, id->hash,
                                    id->testbed};
   struct bp_pr_opts o = {
@@ -100,6 +107,8 @@ static bp_code compare(const struct bp_ident *id, struct bp_store *st,
                 : (struct bp_pr_side){.dir = dir},
     .head_fallback_dir = dir, .comment_no_base = true,
     .head_branch = id->branch, .head_hash = id->hash, .fill_identity = true,
+    .head_commit_time = timed ? commit_time : NULL,
+    .head_end_time = end_time,
     .diff_run = pub ? &run : NULL,
     .cmp = {.threshold_pct = cfg ? cfg->comment.threshold : 0},
     /* room for the note that the base is the branch's latest */
@@ -130,7 +139,7 @@ static bp_code compare(const struct bp_ident *id, struct bp_store *st,
 }
 
 int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
-                       int status)
+                       const char *end_time, int status)
 {
   struct bp_cli_pub_setup s;
   struct bp_store *st = NULL;
@@ -152,8 +161,8 @@ int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
   }
   else {
     char *out = bpi_text_path_join(dir, BP_RUNDIR_COMPARE);
-    bp_code rc = out ? compare(&s.id, st, p->config, dir, out, &regressions,
-                               &err)
+    bp_code rc = out ? compare(&s.id, st, p->config, dir, end_time, out,
+                               &regressions, &err)
                      : bpi_err_set(&err, BPE_NOMEM, 0, "compare");
     free(out);
     if(rc) {

@@ -871,12 +871,23 @@ static void add_left_note(struct render *r)
   bpi_buf_adds(b, "\n");
 }
 
+/* The hidden line that says which comparison this is: its head's
+ * commit, commit time and run's end, so that a comparison finishing
+ * late never replaces one of a newer head (comment.h). */
+static void add_compared(struct bp_buf *b, const struct bp_cmp_side *head)
+{
+  const struct bp_run_when w = {head->hash, head->commit_time,
+                                head->end_time};
+  bpi_comment_compared_line(b, &w);
+}
+
 static void render(struct render *r)
 {
   const struct bp_cmp *c = r->c;
   bpi_comment_marker(r->b, r->o->project ? r->o->project : c->head.project,
                      r->o->testbed ? r->o->testbed : c->head.testbed);
   bpi_buf_adds(r->b, "\n");
+  add_compared(r->b, &c->head);
   add_summary(r);
   add_table(r);
   add_benches(r);
@@ -1001,7 +1012,9 @@ bp_code bpi_comment_no_base(const struct bp_comment_opts *o,
 {
   bpi_comment_marker(out, o->project ? o->project : head->project,
                      o->testbed ? o->testbed : head->testbed);
-  bpi_buf_adds(out, "\n### benchprof: no base to compare with\n\n"
+  bpi_buf_adds(out, "\n");
+  add_compared(out, head);
+  bpi_buf_adds(out, "### benchprof: no base to compare with\n\n"
                "Profiled ");
   bpi_comment_md_code(out, head->branch ? head->branch : "head");
   bpi_buf_adds(out, " (");

@@ -2,7 +2,9 @@
  * requests that put it on GitHub or GitLab, updated in place.
  *
  * The Markdown has a hidden marker first (`<!-- benchprof:comment
- * project/testbed -->`), a title and a verdict line, "Comparing head
+ * project/testbed -->`), then a hidden line that says which comparison
+ * it is (`<!-- benchprof:compared head=... -->`, below), a title and a
+ * verdict line, "Comparing head
  * (sha) with base (sha)", a summary table with a row per benchmark, then
  * per benchmark a table of measures, the top changed functions and
  * viewer links (Firefox Profiler compare view, each profile, the
@@ -29,6 +31,7 @@
 #include "buf.h"
 #include "compare.h"
 #include "http.h"
+#include "runorder.h"
 
 #define BP_COMMENT_MAX_CHARS 65536   /* GitHub's limit for a comment body */
 #define BP_COMMENT_NAME_CHARS 80     /* longer names are shortened */
@@ -63,6 +66,33 @@ void bpi_comment_marker(struct bp_buf *b, const char *project,
                         const char *testbed);
 /* The marker in text, malloc'd, or NULL when it has none. */
 char *bpi_comment_find_marker(const char *text);
+
+/* Which comparison a comment shows, its second hidden line:
+ *   <!-- benchprof:compared head=HASH commit_time=ISO end_time=ISO -->
+ * head: the head commit (its full hash); commit_time: that commit's
+ * committer time; end_time: when the head's run ended.  A field whose
+ * value is unknown (or not one: a hash is letters, digits, '.', '_' and
+ * '-', a time ISO 8601) is left out, the line too when all are.  Before
+ * editing the comment on the pull request, bpi_comment_post reads the
+ * line there and leaves a comment about a newer comparison alone (the
+ * order of runorder.h); a comment without the line (an older benchprof)
+ * is replaced.  Unknown fields are passed over when read. */
+#define BP_COMMENT_COMPARED_PREFIX "<!-- benchprof:compared "
+#define BP_COMMENT_FIELD_MAX 72    /* a field's value, its NUL included */
+struct bp_comment_compared {
+  char head[BP_COMMENT_FIELD_MAX];         /* "" unknown, and below */
+  char commit_time[BP_COMMENT_FIELD_MAX];
+  char end_time[BP_COMMENT_FIELD_MAX];
+};
+/* The line, its newline included, for the comparison w's head is. */
+void bpi_comment_compared_line(struct bp_buf *b,
+                               const struct bp_run_when *w);
+/* The line in text: false (*out all "") when it has none. */
+bool bpi_comment_find_compared(const char *text,
+                               struct bp_comment_compared *out);
+/* c as the order sees it: "" fields NULL; borrows c's strings. */
+struct bp_run_when bpi_comment_compared_when(
+  const struct bp_comment_compared *c);
 
 /* An untrusted name as Markdown text: shortened to max_chars characters
  * (template arguments collapsed, then the end kept), and every character

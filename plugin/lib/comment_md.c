@@ -311,3 +311,92 @@ char *bpi_comment_find_marker(const char *text)
   }
   return m;
 }
+
+/* ----------------------------------------------------- compared line */
+
+/* Whether v can stand in the compared line as a field's value: it fits,
+ * and nothing in it can end the HTML comment or the field ("--", '>',
+ * spaces); a time must be one. */
+static bool field_ok(const char *v, size_t n, bool time)
+{
+  int64_t ms;
+  if(!n || n >= BP_COMMENT_FIELD_MAX)
+    return false;
+  for(size_t i = 0; i < n; i++) {
+    char c = v[i];
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+              (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+              (c == '-' && (!i || v[i - 1] != '-')) ||
+              (time && (c == ':' || c == '+'));
+    if(!ok)
+      return false;
+  }
+  if(!time)
+    return true;
+  char t[BP_COMMENT_FIELD_MAX];
+  memcpy(t, v, n);
+  t[n] = '\0';
+  return bpi_text_iso8601_ms(t, &ms);
+}
+
+static const char *const compared_keys[] = {"head", "commit_time",
+                                            "end_time"};
+
+void bpi_comment_compared_line(struct bp_buf *b, const struct bp_run_when *w)
+{
+  const char *values[] = {w->commit, w->commit_time, w->end_time};
+  size_t mark = b->len;
+  bool any = false;
+  bpi_buf_adds(b, BP_COMMENT_COMPARED_PREFIX);
+  for(size_t i = 0; i < BP_ARRAY_LEN(values); i++) {
+    if(!values[i] || !field_ok(values[i], strlen(values[i]), i > 0))
+      continue;
+    bpi_buf_printf(b, "%s%s=%s", any ? " " : "", compared_keys[i],
+                   values[i]);
+    any = true;
+  }
+  if(any)
+    bpi_buf_adds(b, " -->\n");
+  else
+    b->len = mark;   /* nothing known: no line */
+}
+
+bool bpi_comment_find_compared(const char *text,
+                               struct bp_comment_compared *out)
+{
+  char *into[] = {out->head, out->commit_time, out->end_time};
+  memset(out, 0, sizeof(*out));
+  const char *s = text ? strstr(text, BP_COMMENT_COMPARED_PREFIX) : NULL;
+  if(!s)
+    return false;
+  s += strlen(BP_COMMENT_COMPARED_PREFIX);
+  size_t line = strcspn(s, "\n");
+  const char *close = strstr(s, " -->");
+  if(!close || (size_t)(close - s) > line)
+    return false;   /* not closed on its line: not ours */
+  while(s < close) {
+    size_t n = strcspn(s, " ");
+    if(s + n > close)
+      n = (size_t)(close - s);
+    const char *eq = memchr(s, '=', n);
+    for(size_t i = 0; eq && i < BP_ARRAY_LEN(compared_keys); i++) {
+      size_t klen = strlen(compared_keys[i]);
+      size_t vlen = n - klen - 1;
+      if((size_t)(eq - s) == klen && !memcmp(s, compared_keys[i], klen) &&
+         field_ok(eq + 1, vlen, i > 0)) {
+        memcpy(into[i], eq + 1, vlen);
+        into[i][vlen] = '\0';
+      }
+    }
+    s += n + (s + n < close);
+  }
+  return true;
+}
+
+struct bp_run_when bpi_comment_compared_when(
+  const struct bp_comment_compared *c)
+{
+  return (struct bp_run_when){c->head[0] ? c->head : NULL,
+                              c->commit_time[0] ? c->commit_time : NULL,
+                              c->end_time[0] ? c->end_time : NULL};
+}

@@ -287,6 +287,8 @@ static void side_free(struct bp_cmp_side *s)
   free(s->project);
   free(s->branch);
   free(s->hash);
+  free(s->commit_time);
+  free(s->end_time);
   free(s->testbed);
   free(s->report_uuid);
   free(s->bencher_url);

@@ -218,6 +218,10 @@ struct bp_cmp_bench {
 struct bp_cmp_side {
   char *dir;
   char *project, *branch, *hash, *testbed;
+  /* the commit's committer time and when the run ended (ISO 8601), from
+   * a stored manifest's publication; NULL unknown.  They order the
+   * comparisons the pull request's comment shows (runorder.h). */
+  char *commit_time, *end_time;
   char *report_uuid;       /* Bencher report, NULL when none */
   char *bencher_url;       /* Bencher console, NULL: https://bencher.dev */
   char *manifest_url;

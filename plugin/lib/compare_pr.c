@@ -115,6 +115,8 @@ static bool fill_identity(struct bp_cmp *c, const struct bp_pr_opts *o)
   return fill(&c->head.project, o->project) &&
          fill(&c->head.branch, o->head_branch) &&
          fill(&c->head.hash, o->head_hash) &&
+         fill(&c->head.commit_time, o->head_commit_time) &&
+         fill(&c->head.end_time, o->head_end_time) &&
          fill(&c->head.testbed, o->testbed) &&
          fill(&c->base.project, o->project) &&
          fill(&c->base.branch, o->base.branch) &&
@@ -187,6 +189,8 @@ static bp_code no_base_comment(const struct bp_pr_opts *o,
   struct bp_cmp_side head = {.project = (char *)o->project,
                              .branch = (char *)o->head_branch,
                              .hash = (char *)o->head_hash,
+                             .commit_time = (char *)o->head_commit_time,
+                             .end_time = (char *)o->head_end_time,
                              .testbed = (char *)o->testbed};
   struct bp_buf md;
   bpi_buf_init(&md);

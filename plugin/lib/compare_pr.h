@@ -40,8 +40,12 @@ struct bp_pr_opts {
   bool comment_no_base;
   /* the head's identity, for the no-base comment and (fill_identity)
    * for what a run directory's manifest does not say: project, testbed,
-   * head_branch, head_hash, base.branch; NULL fields: unknown */
+   * head_branch, head_hash, head_commit_time (the commit's committer
+   * time), head_end_time (when the run ended), base.branch; NULL fields:
+   * unknown.  The head's commit and times go into the comment, which
+   * never replaces one about a newer comparison (runorder.h). */
   const char *head_branch, *head_hash;
+  const char *head_commit_time, *head_end_time;
   bool fill_identity;
   /* store each diff.svg under this run's keys (storekey.h), its URL in
    * the comment; NULL: do not */

@@ -146,8 +146,9 @@ static void side_bencher(struct bp_cmp_side *out, const cJSON *pub)
 }
 
 /* Who a side is, from its manifest's "publication": a stored manifest
- * (publish.c) has {"identity": {project, branch, hash, commit, testbed},
- * "bencher": {host, report_uuid}}, and compare's fetch adds
+ * (publish.c) has {"identity": {project, branch, hash, commit,
+ * commit_time, testbed}, "end_time": T, "bencher": {host, report_uuid}},
+ * and compare's fetch adds
  * "manifest_url"; a run directory's has {state, report_uuid,
  * manifest_url} and no identity. */
 bp_code bpi_cmp_side_identity(struct bp_cmp_side *out, const struct side *s)
@@ -162,6 +163,8 @@ bp_code bpi_cmp_side_identity(struct bp_cmp_side *out, const struct side *s)
   out->branch = dup_or_null(bpi_json_str(id, "branch"));
   out->hash = dup_or_null(hash ? hash : bpi_json_str(id, "commit"));
   out->testbed = dup_or_null(bpi_json_str(id, "testbed"));
+  out->commit_time = dup_or_null(bpi_json_str(id, "commit_time"));
+  out->end_time = dup_or_null(bpi_json_str(pub, "end_time"));
   out->report_uuid = dup_or_null(uuid ? uuid : bpi_json_str(bencher,
                                                         "report_uuid"));
   /* a console the operator named (bencher.console_url), else the host's */

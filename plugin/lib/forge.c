@@ -2,7 +2,8 @@
  * on the pull request (see forge.h). */
 #include "bp_setup.h"
 #include "forge.h"
-#include "comment.h"   /* the marker, URL encoding */
+#include "comment.h"   /* the marker, compared line, URL encoding */
+#include "runorder.h"
 #include "err.h"
 #include "text.h"
 
@@ -151,13 +152,15 @@ static bool written_by(const cJSON *item, const struct bp_comment_author *by)
 
 bp_code bpi_comment_find_by(const char *json, size_t len, const char *marker,
                             const struct bp_comment_author *by, char **id,
-                            size_t *count, size_t *foreign,
+                            char **body_out, size_t *count, size_t *foreign,
                             struct bp_err *err)
 {
   cJSON *list = cJSON_ParseWithLength(json, len);
   const cJSON *item;
   *id = NULL;
   *count = 0;
+  if(body_out)
+    *body_out = NULL;
   if(!cJSON_IsArray(list)) {
     cJSON_Delete(list);
     return bpi_err_set(err, BPE_FORMAT, 0, "comment: the comment list is "
@@ -190,6 +193,12 @@ bp_code bpi_comment_find_by(const char *json, size_t len, const char *marker,
       return bpi_err_set(err, BPE_NOMEM, 0, "comment");
     }
     *id = s.data;
+    if(body_out && !(*body_out = strdup(body->valuestring))) {
+      free(*id);
+      *id = NULL;
+      cJSON_Delete(list);
+      return bpi_err_set(err, BPE_NOMEM, 0, "comment");
+    }
   }
   cJSON_Delete(list);
   return BP_OK;
@@ -198,7 +207,8 @@ bp_code bpi_comment_find_by(const char *json, size_t len, const char *marker,
 bp_code bpi_comment_find(const char *json, size_t len, const char *marker,
                          char **id, size_t *count, struct bp_err *err)
 {
-  return bpi_comment_find_by(json, len, marker, NULL, id, count, NULL, err);
+  return bpi_comment_find_by(json, len, marker, NULL, id, NULL, count, NULL,
+                             err);
 }
 
 void bpi_comment_posted_cleanup(struct bp_comment_posted *p)
@@ -321,12 +331,13 @@ static bp_code who_am_i(const struct bp_forge_target *t,
 /* Our comment's id, page by page; NULL when there is none.  Who we are is
  * asked only once a comment with the marker shows up (most pull requests
  * have none yet: no request more).  *foreign (may be NULL) counts the
- * marked comments of other accounts. */
+ * marked comments of other accounts; *body (may be NULL) is our
+ * comment's text. */
 static bp_code find_ours(const struct bp_forge_target *t,
                          const struct bp_comment_transport *tr,
                          const char *marker, struct forge_me *me, char **id,
-                         size_t *foreign, struct bp_comment_posted *res,
-                         struct bp_err *err)
+                         char **body, size_t *foreign,
+                         struct bp_comment_posted *res, struct bp_err *err)
 {
   struct bp_buf url;
   struct bp_http_resp resp = {.status = 0};
@@ -352,7 +363,7 @@ static bp_code find_ours(const struct bp_forge_target *t,
     }
     if(!rc && me->known)
       rc = bpi_comment_find_by(json, resp.body.len, marker, &me->author, id,
-                               &count, foreign, err);
+                               body, &count, foreign, err);
     if(!rc && count < 100)
       break;
   }
@@ -402,7 +413,8 @@ static bp_code post_new(const struct bp_forge_target *t,
     wait_ms(delay);
     delay = delay * 2 > 30000 ? 30000 : delay * 2;
     struct bp_err lerr = {0};
-    if(!find_ours(t, tr, marker, me, found, NULL, res, &lerr) && *found) {
+    if(!find_ours(t, tr, marker, me, found, NULL, NULL, res, &lerr) &&
+       *found) {
       bpi_err_clear(err);
       return BP_OK;   /* the lost answer's comment: posted once */
     }
@@ -432,23 +444,45 @@ static bool edit_refused(const struct forge_me *me, bp_code rc,
            not_accessible(resp)));
 }
 
-/* Find our comment and edit it (PATCH, GitLab's PUT); a refused edit
- * passes that comment over and looks again.  *id NULL (and *url the list's
- * POST URL) when there is none to edit: the caller makes one. */
+/* Whether the comment text (ours, on the pull request) shows a newer
+ * comparison than mine: then res->left, and what it shows. */
+static bool shows_newer(const char *text, const struct bp_run_when *mine,
+                        struct bp_comment_posted *res)
+{
+  struct bp_comment_compared theirs;
+  if(!bpi_comment_find_compared(text, &theirs))
+    return false;   /* an older benchprof's: replaced */
+  const struct bp_run_when when = bpi_comment_compared_when(&theirs);
+  if(!bpi_run_newer(&when, mine))
+    return false;
+  res->left = true;
+  res->shown = theirs;
+  return true;
+}
+
+/* Find our comment and edit it (PATCH, GitLab's PUT) unless it shows a
+ * newer comparison than mine (res->left, *id its id); a refused edit
+ * passes that comment over and looks again.  *id NULL (and *url the
+ * list's POST URL) when there is none to edit: the caller makes one. */
 static bp_code edit_ours(const struct bp_forge_target *t,
                          const struct bp_comment_transport *tr,
-                         const char *marker, const struct bp_buf *body,
-                         struct forge_me *me, char **id, struct bp_buf *url,
+                         const char *marker, const struct bp_run_when *mine,
+                         const struct bp_buf *body, struct forge_me *me,
+                         char **id, struct bp_buf *url,
                          struct bp_http_resp *resp,
                          struct bp_comment_posted *res, struct bp_err *err)
 {
   for(;;) {
+    char *text = NULL;
     res->foreign = 0;   /* counted again by each look */
     bpi_buf_reset(url);
-    bp_code rc = find_ours(t, tr, marker, me, id, &res->foreign, res, err);
-    if(!rc)
+    bp_code rc = find_ours(t, tr, marker, me, id, &text, &res->foreign, res,
+                           err);
+    bool newer = !rc && *id && shows_newer(text, mine, res);
+    free(text);
+    if(!rc && !newer)
       rc = bpi_comment_write_url(t, *id, url, err);
-    if(rc || !*id)
+    if(rc || !*id || newer)
       return rc;
     rc = send_one(t, tr, t->forge == BP_FORGE_GITLAB ? "PUT" : "PATCH",
                   url->data, body, resp, res, err);
@@ -478,6 +512,9 @@ bp_code bpi_comment_post(const struct bp_forge_target *t,
   struct bp_http_resp resp = {.status = 0};
   char *marker = bpi_comment_find_marker(markdown), *id = NULL;
   struct forge_me me = {.known = false};
+  struct bp_comment_compared compared;   /* markdown's own (mine) */
+  bpi_comment_find_compared(markdown, &compared);
+  const struct bp_run_when mine = bpi_comment_compared_when(&compared);
   bp_code rc = BP_OK;
   bpi_buf_init(&url);
   bpi_buf_init(&body);
@@ -492,9 +529,15 @@ bp_code bpi_comment_post(const struct bp_forge_target *t,
     rc = bpi_err_set(err, BPE_NOMEM, 0, "comment");
     goto out;
   }
-  rc = edit_ours(t, tr, marker, &body, &me, &id, &url, &resp, res, err);
+  rc = edit_ours(t, tr, marker, &mine, &body, &me, &id, &url, &resp, res,
+                 err);
   if(rc)
     goto out;
+  if(res->left) {   /* a newer comparison is shown: nothing written */
+    res->id = id;
+    id = NULL;
+    goto out;
+  }
   char *found = NULL;
   if(!id)
     rc = post_new(t, tr, url.data, &body, marker, &me, &resp, &found, res,

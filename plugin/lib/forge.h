@@ -12,6 +12,7 @@
 
 #include "benchprof/benchprof.h"
 #include "buf.h"
+#include "comment.h"   /* the compared line (a comment's comparison) */
 #include "http.h"
 
 enum bp_forge {
@@ -62,10 +63,11 @@ struct bp_comment_author {
 };
 
 /* bpi_comment_find, the first match written by *by; *foreign (when not
- * NULL) counts the matches written by others, left alone. */
+ * NULL) counts the matches written by others, left alone; *body (when
+ * not NULL) is that match's text (malloc'd), NULL when none. */
 bp_code bpi_comment_find_by(const char *json, size_t len, const char *marker,
                             const struct bp_comment_author *by, char **id,
-                            size_t *count, size_t *foreign,
+                            char **body, size_t *count, size_t *foreign,
                             struct bp_err *err);
 
 /* How requests go out. */
@@ -83,6 +85,10 @@ struct bp_comment_posted {
   unsigned requests;
   size_t foreign;        /* comments with the marker by other accounts,
                             left alone */
+  bool left;             /* ours shows a newer comparison than markdown
+                            (shown): left as it is, nothing written; id
+                            is its id */
+  struct bp_comment_compared shown;   /* when left */
 };
 
 void bpi_comment_posted_cleanup(struct bp_comment_posted *p);
@@ -90,11 +96,18 @@ void bpi_comment_posted_cleanup(struct bp_comment_posted *p);
 /* Put markdown on the pull request: list the comments page by page, edit
  * the one with markdown's marker written by the token's account (asked
  * with GET /user once a comment with the marker is seen), else create
- * one.  An installation token cannot tell its own bot from another App's:
- * when the forge refuses the edit (403 "not accessible by integration",
- * or 404: gone meanwhile; a 403 for a rate limit is an error) that
- * comment is passed over and the next one looked for, up to
- * BP_COMMENT_MAX_REFUSED times, then a new one is made. */
+ * one.  The one found is not edited when its compared line (comment.h)
+ * names a newer comparison than markdown's, in the order of runorder.h
+ * (res->left): jobs of two pushes, or two jobs of one commit, that
+ * finish out of order never put back the older comparison.  A comment
+ * without the line, or markdown without one, is replaced as before.
+ * (Nothing makes the list and the edit one step: two jobs that list it
+ * at the same moment can still both edit it.)  An installation token
+ * cannot tell its own bot from another App's: when the forge refuses
+ * the edit (403 "not accessible by integration", or 404: gone
+ * meanwhile; a 403 for a rate limit is an error) that comment is passed
+ * over and the next one looked for, up to BP_COMMENT_MAX_REFUSED times,
+ * then a new one is made. */
 #define BP_COMMENT_MAX_REFUSED 4
 bp_code bpi_comment_post(const struct bp_forge_target *t,
                          const char *markdown,

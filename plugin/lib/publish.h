@@ -13,7 +13,7 @@
  *   4. the stored manifest (the run's manifest with identity, artifact
  *      URLs, report uuid) -> .../{commit}/{testbed}/manifest.json
  *   5. the branch's latest pointer -> {project}/{branch}/latest/{testbed}.json
- *      (unless it names a newer commit: bpi_pub_latest_newer)
+ *      (unless it names a newer commit: bpi_run_newer, runorder.h)
  *   6. the store's static pages (site.h): the run in its branch's list,
  *      the run's, branch's, project's and store's index.html
  * A publication leaves the spool only when every part is delivered;

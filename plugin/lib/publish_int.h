@@ -94,16 +94,6 @@ bp_code bpi_pub_open_store(struct job *j);
 bp_code bpi_pub_put_artifacts(struct job *j);
 bp_code bpi_pub_put_manifest(struct job *j, const char *key);
 bp_code bpi_pub_put_latest(struct job *j, const char *mkey);
-/* One run as the latest pointer's order sees it: its commit, the
- * commit's committer time (ISO 8601, NULL unknown), when the run ended. */
-struct bp_latest_run {
-  const char *commit, *commit_time, *end_time;
-};
-/* Whether the run the pointer names (stored) is newer than run, so that
- * run leaves the pointer alone: by commit time when both have one and
- * their commits and times differ, else by end time. */
-bool bpi_pub_latest_newer(const struct bp_latest_run *stored,
-                          const struct bp_latest_run *run);
 /* the store's static pages (site.h), after the latest pointer */
 bp_code bpi_pub_put_site(struct job *j);
 /* j->man back as the run's (after the store's parts; idempotent) */

@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "err.h"
 #include "fileio.h"
+#include "runorder.h"
 #include "site.h"
 #include "storekey.h"
 #include "text.h"
@@ -275,29 +276,13 @@ bp_code bpi_pub_put_manifest(struct job *j, const char *key)
   return rc;
 }
 
-/* The branch's latest pointer names its newest commit that has a run:
- * ordered by the commits' committer times, so that re-running an old
- * commit (a week-old workflow run again, a spool flushed late) does not
- * move it back.  The run's end time decides only where commit times say
- * nothing: the same commit run again (the later run wins), two commits
- * with the same time (rebased or amended in one second: either could be
- * the branch's), or a side without one (a hash git did not know, a
- * pointer written before pointers had it, a time that is not one). */
-bool bpi_pub_latest_newer(const struct bp_latest_run *stored,
-                          const struct bp_latest_run *run)
-{
-  int64_t stored_ms, run_ms;
-  bool same_commit = stored->commit && run->commit &&
-                     !strcmp(stored->commit, run->commit);
-  if(!same_commit && bpi_text_iso8601_ms(stored->commit_time, &stored_ms) &&
-     bpi_text_iso8601_ms(run->commit_time, &run_ms) && stored_ms != run_ms)
-    return stored_ms > run_ms;
-  return stored->end_time && run->end_time &&
-         strcmp(stored->end_time, run->end_time) > 0;
-}
-
 /* The latest pointer as this publication would write it, given the one
- * stored now (cur, NULL when none): never moves back to an older run. */
+ * stored now (cur, NULL when none): never moves back to an older run.
+ * The branch's latest pointer names its newest commit that has a run, in
+ * the order of runorder.h: by the commits' committer times, so that
+ * re-running an old commit (a week-old workflow run again, a spool
+ * flushed late) does not move it back; the run's end time decides where
+ * those say nothing. */
 struct latest_ctx {
   struct job *j;
   const char *mkey;
@@ -310,11 +295,11 @@ static int decide_latest(void *ctx, const char *cur, size_t len, char **out)
   struct job *j = c->j;
   const char *end = bpi_json_str(j->meta, "end_time");
   cJSON *prev = cur ? cJSON_ParseWithLength(cur, len) : NULL;
-  const struct bp_latest_run stored = {bpi_json_str(prev, "commit"),
-                                       bpi_json_str(prev, "commit_time"),
-                                       bpi_json_str(prev, "end_time")};
-  const struct bp_latest_run run = {j->id.commit, j->id.commit_time, end};
-  c->newer = bpi_pub_latest_newer(&stored, &run);
+  const struct bp_run_when stored = {bpi_json_str(prev, "commit"),
+                                     bpi_json_str(prev, "commit_time"),
+                                     bpi_json_str(prev, "end_time")};
+  const struct bp_run_when run = {j->id.commit, j->id.commit_time, end};
+  c->newer = bpi_run_newer(&stored, &run);
   cJSON_Delete(prev);
   if(c->newer)
     return 0;
@@ -337,7 +322,7 @@ static int decide_latest(void *ctx, const char *cur, size_t len, char **out)
 }
 
 /* latest/{testbed}.json names this run's manifest unless a newer run's
- * is there (bpi_pub_latest_newer): a conditional write
+ * is there (bpi_run_newer): a conditional write
  * (bpi_store_update), so an older publication flushed late can never move
  * it back, even when it races the newer one. */
 bp_code bpi_pub_put_latest(struct job *j, const char *mkey)

@@ -4,7 +4,8 @@
  * bytes into manifest.json, report.json, base's profile.folded and head's
  * profile.folded; both directories share the manifest and the report.
  * The comment must keep the marker on its first line and no raw '<'
- * after it. */
+ * after it but the compared line's own, second (its values are checked
+ * there). */
 #include "bp_setup.h"
 
 #include <stdint.h>
@@ -125,6 +126,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   struct bp_err merr = {0};
   if(!bpi_comment_markdown(c, &co, &md, &merr) && md.data) {
     const char *nl = strchr(md.data, '\n');
+    const char *line = nl ? nl + 1 : NULL;
+    if(line && !strncmp(line, BP_COMMENT_COMPARED_PREFIX,
+                        strlen(BP_COMMENT_COMPARED_PREFIX))) {
+      /* the compared line: one line, closed at its end only */
+      nl = strchr(line, '\n');
+      size_t n = nl ? (size_t)(nl - line) : 0;
+      if(n < 8 || strncmp(nl - 4, " -->", 4) || memchr(line + 1, '<', n - 1) ||
+         memmem(line + 4, n - 8, "--", 2) || memchr(line, '>', n - 1))
+        abort();
+    }
     if(strncmp(md.data, "<!-- benchprof:comment ", 23) ||
        (nl && stray_tag(nl)))
       abort();

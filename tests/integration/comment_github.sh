@@ -10,7 +10,10 @@
 # carries the marker is never edited, with a user token (GET /user's
 # login) or an installation token (GET /user refused: bot accounts only).
 # A comparison of a commit that is no longer the pull request's head (a
-# re-run of an old job) leaves the comment as it is.
+# re-run of an old job) leaves the comment as it is.  Jobs that finish
+# out of order never put an older comparison back: the comment's
+# compared line orders it (a newer head commit by committer time, a later
+# run of the same commit), one without the line is replaced.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 . "$top_srcdir/tests/forge_lib.sh"
@@ -193,6 +196,107 @@ import json, os
 d = os.path.join(os.environ["TMP"], "gh5")
 state = json.load(open(os.path.join(d, "state.json")))
 assert len(state) == 1 and "the merge commit" in state[0]["body"], state
+PY
+
+# jobs that finish out of order (the pipeline of an earlier push ending
+# after the next push's, a commit's job run twice): the comment shows
+# the newest comparison by its compared line, in the store's order for
+# its latest pointer.  Without compare.json beside these, the pull
+# request's head is not asked: only the comment decides.
+DAY1=2024-01-01T08:00:00Z DAY2=2024-01-02T08:00:00Z
+forge_standin github "$TMP/gh6" "$TOKEN" 0
+forge_compared "$TMP/o-new.md" \
+  "head=$NEW commit_time=$DAY2 end_time=2024-01-02T09:00:00Z" 0 \
+  'new head, first run'
+forge_compared "$TMP/o-old.md" \
+  "head=$OLD commit_time=$DAY1 end_time=2024-01-02T10:00:00Z" 1 \
+  'old head, ended last'
+forge_compared "$TMP/o-early.md" \
+  "head=$NEW commit_time=$DAY2 end_time=2024-01-02T08:30:00Z" 0 \
+  'new head, a run that ended earlier'
+forge_compared "$TMP/o-again.md" \
+  "head=$NEW commit_time=$DAY2 end_time=2024-01-02T11:00:00Z" 0 \
+  'new head, run again'
+# order_post NAME PR: benchprof comment --markdown $TMP/NAME.md on PR;
+# stderr in $TMP/NAME-PR.err
+order_post() {
+  GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/$1.md" \
+    --github own/repo --pr "$2" --api-url "$FORGE_URL" >/dev/null \
+    2>"$TMP/$1-$2.err"
+  check "order: $1 on #$2, exit 0" [ $? -eq 0 ]
+}
+# order_shows PR TEXT: PR's only comment of ours says TEXT
+order_shows() {
+  python3 - "$TMP/gh6/state.json" "$1" "$2" <<'PY'
+import json, sys
+state, pr, text = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+ours = [c for c in json.load(open(state)) if c["issue"] == pr]
+assert len(ours) == 1, ours
+assert text in ours[0]["body"], ours[0]["body"]
+PY
+}
+order_post o-new 8
+order_post o-old 8
+check "order: an older head commit's comparison, ended last, left out" \
+  order_shows 8 'new head, first run'
+check "order: and says why" grep -q "the pull request's comment already \
+shows a newer comparison (head 2222222, committed $DAY2, its run ended \
+2024-01-02T09:00:00Z); left it" "$TMP/o-old-8.err"
+order_post o-early 8
+check "order: the same commit's run that ended earlier, left out" \
+  order_shows 8 'new head, first run'
+check "order: and says so" grep -q "already shows a newer comparison" \
+  "$TMP/o-early-8.err"
+order_post o-again 8
+check "order: the same commit run again, ending later, replaces it" \
+  order_shows 8 'new head, run again'
+check "order: said it updated it" grep -q "updated comment" \
+  "$TMP/o-again-8.err"
+# an older benchprof's comment has no compared line: replaced; an older
+# comparison: replaced by the newer
+order_post c1 9
+order_post o-old 9
+check "order: a comment without the compared line is replaced" \
+  order_shows 9 'old head, ended last'
+order_post o-new 9
+check "order: an older comparison is replaced by a newer one" \
+  order_shows 9 'new head, first run'
+pycheck "order: nothing written when a newer comparison is shown" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh6")
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+writes = [r["method"] for r in reqs if r["method"] in ("POST", "PATCH")]
+# 8: POST, (left), (left), PATCH; 9: POST, PATCH, PATCH
+assert writes == ["POST", "PATCH", "POST", "PATCH", "PATCH"], writes
+PY
+
+# the same commit's jobs with compare.json beside (the pull request's
+# head is theirs): the one that ended earlier leaves the comment and the
+# commit status of the later one as they are
+forge_standin github "$TMP/gh7" "$TOKEN" 0
+printf '{"10": "%s"}\n' "$NEW" >"$TMP/gh7/pulls.json"
+forge_comparison "$TMP/late" "$NEW" 0 0 1
+forge_compared "$TMP/late/comment.md" \
+  "head=$NEW commit_time=$DAY2 end_time=2024-01-02T11:00:00Z" 0 'later run'
+forge_comparison "$TMP/early" "$NEW" 1 0 0
+forge_compared "$TMP/early/comment.md" \
+  "head=$NEW commit_time=$DAY2 end_time=2024-01-02T09:00:00Z" 1 \
+  'earlier run'
+for run in late early; do
+  GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown \
+    "$TMP/$run/comment.md" --github own/repo --pr 10 \
+    --api-url "$FORGE_URL" >/dev/null 2>"$TMP/same-$run.err"
+  check "same commit, $run: exit 0" [ $? -eq 0 ]
+done
+check "same commit: the earlier run says it left the comment" grep -q \
+  "already shows a newer comparison" "$TMP/same-early.err"
+pycheck "same commit: the later run's comment and status kept" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh7")
+state = json.load(open(os.path.join(d, "state.json")))
+assert len(state) == 1 and "later run" in state[0]["body"], state
+st = json.load(open(os.path.join(d, "statuses.json")))
+assert [x["state"] for x in st] == ["success"], st
 PY
 
 # a wrong token: the server's refusal, exit 1, the comment kept

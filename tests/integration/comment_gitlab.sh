@@ -8,7 +8,9 @@
 # benchprof's output.  A note by another user that carries the marker is
 # never edited (GET /user's id against each note's author.id).  A
 # comparison of a commit that is no longer the merge request's head (a
-# re-run of an old job) leaves the note as it is.
+# re-run of an old job) leaves the note as it is, and so does one of an
+# older commit that finishes after the newer one's (the note's compared
+# line says which it shows); an older comparison is replaced.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 . "$top_srcdir/tests/forge_lib.sh"
@@ -119,5 +121,37 @@ assert [x["sha"] for x in st] == [
     "89abcdef0123456789abcdef0123456789abcdef"], st
 reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
 assert reqs[-1]["path"] == "/api/v4/projects/42/merge_requests/7", reqs
+PY
+
+# jobs that finish out of order: the note of the newer head commit is
+# left as it is by the older one's comparison, which ended last; the
+# older comparison's note is replaced by the newer one's
+forge_standin gitlab "$TMP/gl4" "$TOKEN"
+forge_compared "$TMP/o-new.md" \
+  "head=$SHA2 commit_time=2024-01-02T08:00:00Z end_time=2024-01-02T09:00:00Z" \
+  0 'the newer head'
+forge_compared "$TMP/o-old.md" \
+  "head=$SHA1 commit_time=2024-01-01T08:00:00Z end_time=2024-01-02T10:00:00Z" \
+  1 'the older head'
+for run in new:11 old:11 old:12 new:12; do
+  GITLAB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/o-${run%:*}.md" \
+    --gitlab 42 --mr "${run#*:}" --api-url "$FORGE_URL/api/v4" >/dev/null \
+    2>"$TMP/order-${run%:*}-${run#*:}.err"
+  check "order, $run: exit 0" [ $? -eq 0 ]
+done
+check "order: the older head's comparison says it left the note" grep -q \
+  "the merge request's comment already shows a newer comparison (head 89abcde, committed 2024-01-02T08:00:00Z" \
+  "$TMP/order-old-11.err"
+pycheck "order: the newer comparison shown on both merge requests" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gl4")
+notes = json.load(open(os.path.join(d, "state.json")))
+by_mr = {n["mr"]: n["body"] for n in notes}
+assert len(notes) == 2 and sorted(by_mr) == [11, 12], notes
+assert all("the newer head" in b for b in by_mr.values()), by_mr
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+assert [(r["method"], r["path"].split("/")[6]) for r in reqs
+        if r["method"] in ("POST", "PUT")] == \
+    [("POST", "11"), ("POST", "12"), ("PUT", "12")], reqs
 PY
 finish

@@ -103,6 +103,21 @@ first = [l for l in rows.splitlines() if l.startswith("| ") and
 assert first.startswith("| cmp_changed |"), first
 PY
 
+pycheck "the comment says which comparison it is: the head's commit and end" \
+  "$HEAD" <<'PY'
+import json, os, sys
+head = sys.argv[1]
+t = os.environ["TMP"]
+m = json.load(open(os.path.join(t, "store", "cmpproj", "feature%2Fx",
+                                head, "tb", "manifest.json")))
+end = m["publication"]["end_time"]
+line = open(os.path.join(t, "head", "compare", "comment.md")).read() \
+    .splitlines()[1]
+# git does not know the made-up commit: no commit time
+assert line == "<!-- benchprof:compared head=%s end_time=%s -->" % \
+    (head, end), (line, end)
+PY
+
 pycheck "every link decodes back to the stored artifacts' public URLs" \
   "$PUB" "$BENCHER_URL" "$BASE" "$HEAD" <<'PY'
 import gzip, hashlib, json, os, re, sys, urllib.request
@@ -167,8 +182,8 @@ log = json.load(open(os.path.join(t, "bencher.log")))
 answers = [e["answer"] for e in log
            if e.get("path") == "/v0/run" and e.get("answer")]
 by_uuid = {a["uuid"]: a for a in answers}
-m = json.load(open(os.path.join(t, "store", "cmpproj", "feature%2Fx", head,
-                                "tb", "manifest.json")))
+m = json.load(open(os.path.join(t, "store", "cmpproj", "feature%2Fx",
+                                head, "tb", "manifest.json")))
 pub = m["publication"]["bencher"]
 a = by_uuid[pub["report_uuid"]]
 base = [x for x in answers if x["branch"]["name"] == "main"][0]
@@ -253,6 +268,10 @@ import os
 md = open(os.path.join(os.environ["TMP"], "lone", "compare",
                        "comment.md")).read()
 assert md.startswith("<!-- benchprof:comment cmpproj/tb -->"), md[:60]
+# the head is the run: its commit and when it ended (run's own clock)
+second = md.splitlines()[1]
+assert second.startswith("<!-- benchprof:compared head=" + "2" * 40 +
+                         " end_time=20") and second.endswith("Z -->"), second
 assert "no base to compare with" in md and "`nowhere`" in md, md
 assert "has no run on testbed" in md and "latest/tb.json" in md, md
 PY

@@ -5,7 +5,9 @@
  * the notes on unconfirmed changes, the viewer links (the
  * Bencher plot: its URL escaped, its measure chosen, left out when an id
  * is missing), and the forge requests (list pages, find our marker, PATCH/PUT or POST) driven
- * through a fake transport that checks every request. */
+ * through a fake transport that checks every request; the compared line
+ * (which comparison a comment shows) written, read back, and obeyed: a
+ * comment about a newer comparison is never replaced by an older one. */
 #include "bp_setup.h"
 #include "comment.h"
 #include "err.h"
@@ -869,6 +871,99 @@ static void test_plot_comment(void)
   bpi_buf_cleanup(&b);
 }
 
+/* ------------------------------------------------------ compared line */
+
+#define SHA_OLD "1111111111111111111111111111111111111111"
+#define SHA_NEW "2222222222222222222222222222222222222222"
+#define DAY1 "2024-01-01T08:00:00Z"
+#define DAY2 "2024-01-02T08:00:00Z"
+#define END1 "2024-01-02T09:00:00.000Z"
+#define END2 "2024-01-02T10:00:00.000Z"
+
+static void test_compared_line(void)
+{
+  struct bp_buf b;
+  struct bp_comment_compared c;
+  bpi_buf_init(&b);
+  const struct bp_run_when w = {SHA_NEW, DAY2, END1};
+  bpi_comment_compared_line(&b, &w);
+  bpi_buf_addc(&b, '\0');
+  CHECK(b.data && !strcmp(b.data, "<!-- benchprof:compared head=" SHA_NEW
+                          " commit_time=" DAY2 " end_time=" END1 " -->\n"));
+  CHECK(bpi_comment_find_compared(b.data, &c));
+  CHECK(!strcmp(c.head, SHA_NEW) && !strcmp(c.commit_time, DAY2) &&
+        !strcmp(c.end_time, END1));
+  struct bp_run_when back = bpi_comment_compared_when(&c);
+  CHECK(!strcmp(back.commit, SHA_NEW) && !strcmp(back.end_time, END1));
+
+  /* unknown (or unsafe) values are left out; nothing known: no line */
+  bpi_buf_reset(&b);
+  const struct bp_run_when hostile = {"abc --> <b>", "yesterday",
+                                      "2024-01-02T09:00:00Z -->x"};
+  bpi_comment_compared_line(&b, &hostile);
+  CHECK_EQ_INT(b.len, 0);
+  const struct bp_run_when part = {"local-20240101T000000Z-0a1b2c3d", NULL,
+                                   "2024-01-02T09:00:00+02:00"};
+  bpi_comment_compared_line(&b, &part);
+  bpi_buf_addc(&b, '\0');
+  CHECK(b.data && !strcmp(b.data, "<!-- benchprof:compared "
+                          "head=local-20240101T000000Z-0a1b2c3d "
+                          "end_time=2024-01-02T09:00:00+02:00 -->\n"));
+  CHECK(bpi_comment_find_compared(b.data, &c));
+  back = bpi_comment_compared_when(&c);
+  CHECK(back.commit && !back.commit_time && back.end_time);
+
+  /* read: unknown fields passed over, bad values dropped, an unclosed
+   * line or none at all is no line */
+  CHECK(bpi_comment_find_compared("x\n<!-- benchprof:compared future=1 "
+                                  "head=" SHA_OLD " commit_time=no  "
+                                  "end_time=" END2 " -->\n", &c));
+  CHECK(!strcmp(c.head, SHA_OLD) && !c.commit_time[0] &&
+        !strcmp(c.end_time, END2));
+  CHECK(!bpi_comment_find_compared("<!-- benchprof:compared head=" SHA_OLD
+                                   "\n -->", &c));
+  CHECK(!c.head[0]);
+  CHECK(!bpi_comment_find_compared("<!-- benchprof:comment p/t -->\nhi",
+                                   &c));
+  bpi_buf_cleanup(&b);
+}
+
+/* The comment says which comparison it shows, second after the marker:
+ * the comparison's, and the no-base comment's. */
+static void test_compared_in_comment(void)
+{
+  struct bp_cmp *c = synthetic(2, 1, 1, "b");
+  struct bp_comment_opts o = {.project = "p", .testbed = "t"};
+  struct bp_buf b;
+  struct bp_err err = {0};
+  bpi_buf_init(&b);
+  c->head.hash = strdup(SHA_NEW);
+  c->head.commit_time = strdup(DAY2);
+  c->head.end_time = strdup(END1);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(starts(b.data, "<!-- benchprof:comment p/t -->\n<!-- benchprof:"
+               "compared head=" SHA_NEW " commit_time=" DAY2 " end_time="
+               END1 " -->\n###"));
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_no_base(&o, &c->head, "main", "none", &b, &err) ==
+        BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(starts(b.data, "<!-- benchprof:comment p/t -->\n<!-- benchprof:"
+               "compared head=" SHA_NEW " commit_time=" DAY2));
+  /* nothing known of the head: the marker and the title, as before */
+  free(c->head.hash);
+  free(c->head.commit_time);
+  free(c->head.end_time);
+  c->head.hash = c->head.commit_time = c->head.end_time = NULL;
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(starts(b.data, "<!-- benchprof:comment p/t -->\n###"));
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
 /* ------------------------------------------------------------ posting */
 
 struct fake {
@@ -1383,6 +1478,108 @@ static void test_no_base(void)
   bpi_buf_cleanup(&b);
 }
 
+/* A list page with our comment (by "Me", author id 5), its body given. */
+static char *page_with(const char *body)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_buf_adds(&b, "[{\"id\": 31, \"body\": ");
+  bpi_buf_json_str(&b, body);
+  bpi_buf_adds(&b, ", \"user\": {\"login\": \"Me\", \"type\": \"User\"}, "
+               "\"author\": {\"id\": 5}}]");
+  bpi_buf_addc(&b, '\0');
+  return b.data;
+}
+
+/* One comment's compared line as benchprof writes it, after the marker. */
+static char *comment_of(const char *head, const char *time, const char *end,
+                        const char *text)
+{
+  struct bp_buf b;
+  const struct bp_run_when w = {head, time, end};
+  bpi_buf_init(&b);
+  bpi_buf_adds(&b, "<!-- benchprof:comment p/t -->\n");
+  bpi_comment_compared_line(&b, &w);
+  bpi_buf_adds(&b, text);
+  bpi_buf_addc(&b, '\0');
+  return b.data;
+}
+
+/* Post mine where existing is our comment, on forge; whether it was
+ * written (PATCH/PUT) or left. */
+static bool posted_over(enum bp_forge forge, const char *existing,
+                        const char *mine, struct bp_comment_posted *res)
+{
+  struct bp_forge_target t = {.forge = forge, .api_url = "http://127.0.0.1:9",
+                              .repo = forge == BP_FORGE_GITLAB ? "42" :
+                                      "own/repo",
+                              .number = "7", .token = "tok"};
+  struct bp_comment_transport tr = {.send = fake_send};
+  struct bp_err err = {0};
+  char *page = page_with(existing);
+  struct fake f = {.answers = {page, forge == BP_FORGE_GITLAB ?
+                               "{\"id\": 5}" : "{\"login\": \"me\"}",
+                               "{\"id\": 31}"}};
+  the_fake = &f;
+  *res = (struct bp_comment_posted){.id = NULL};
+  CHECK(bpi_comment_post(&t, mine, &tr, res, &err) == BP_OK);
+  bool wrote = f.n == 3 && f.seen[2] &&
+               (starts(f.seen[2], "PATCH ") || starts(f.seen[2], "PUT "));
+  CHECK(wrote ? !res->left && res->updated : f.n == 2 && res->left);
+  CHECK(res->id && !strcmp(res->id, "31"));
+  fake_cleanup(&f);
+  free(page);
+  return wrote;
+}
+
+/* Jobs finishing out of order: our comment about a newer comparison is
+ * left alone (nothing written), an older one replaced; the same commit
+ * by its run's end; a comment without the compared line (an older
+ * benchprof's) replaced.  GitHub and GitLab alike. */
+static void test_post_order(void)
+{
+  char *newer = comment_of(SHA_NEW, DAY2, END1, "newer");
+  char *older_later = comment_of(SHA_OLD, DAY1, END2, "older, ended later");
+  char *rerun = comment_of(SHA_NEW, DAY2, END2, "newer, run again");
+  char *no_time = comment_of(SHA_OLD, NULL, END2, "git knew no time");
+  const char *plain = "<!-- benchprof:comment p/t -->\nold benchprof";
+  const char *mine_plain = "<!-- benchprof:comment p/t -->\nno line";
+  struct bp_comment_posted res;
+  for(int k = 0; k < 2; k++) {
+    enum bp_forge forge = k ? BP_FORGE_GITLAB : BP_FORGE_GITHUB;
+    /* a newer head commit shown: an older one's comparison leaves it,
+     * even though its run ended later */
+    CHECK(!posted_over(forge, newer, older_later, &res));
+    CHECK(!strcmp(res.shown.head, SHA_NEW) &&
+          !strcmp(res.shown.commit_time, DAY2) &&
+          !strcmp(res.shown.end_time, END1));
+    bpi_comment_posted_cleanup(&res);
+    /* an older comparison shown: replaced */
+    CHECK(posted_over(forge, older_later, newer, &res));
+    bpi_comment_posted_cleanup(&res);
+    /* the same commit: the run that ended later wins */
+    CHECK(posted_over(forge, newer, rerun, &res));
+    bpi_comment_posted_cleanup(&res);
+    CHECK(!posted_over(forge, rerun, newer, &res));
+    bpi_comment_posted_cleanup(&res);
+    /* the same comparison again: written (nothing newer is lost) */
+    CHECK(posted_over(forge, newer, newer, &res));
+    bpi_comment_posted_cleanup(&res);
+    /* a side without a commit time: the end time decides */
+    CHECK(!posted_over(forge, no_time, newer, &res));
+    bpi_comment_posted_cleanup(&res);
+    /* no compared line on the pull request, or in mine: replaced */
+    CHECK(posted_over(forge, plain, older_later, &res));
+    bpi_comment_posted_cleanup(&res);
+    CHECK(posted_over(forge, newer, mine_plain, &res));
+    bpi_comment_posted_cleanup(&res);
+  }
+  free(newer);
+  free(older_later);
+  free(rerun);
+  free(no_time);
+}
+
 int main(void)
 {
   test_status();
@@ -1402,5 +1599,8 @@ int main(void)
   test_post_lost_answer();
   test_post_foreign();
   test_pr_head();
+  test_compared_line();
+  test_compared_in_comment();
+  test_post_order();
   return check_exit();
 }

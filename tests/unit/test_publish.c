@@ -1,11 +1,11 @@
-/* publish: the latest pointer's order (bpi_pub_latest_newer).  The
+/* publish: the latest pointer's order (bpi_run_newer, runorder.h).  The
  * stored pointer wins over a publication by its commit's committer time
  * when both know theirs; the end time decides for the same commit, for
  * equal commit times (a rebase or an amend in the same second) and when
  * either side has none (git did not know the hash, a pointer written
  * before pointers had it, a time that is not one). */
 #include "bp_setup.h"
-#include "publish_int.h"
+#include "runorder.h"
 #include "check.h"
 
 #define A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -19,9 +19,9 @@ static bool newer(const char *stored_commit, const char *stored_time,
                   const char *stored_end, const char *commit,
                   const char *time, const char *end)
 {
-  const struct bp_latest_run s = {stored_commit, stored_time, stored_end};
-  const struct bp_latest_run r = {commit, time, end};
-  return bpi_pub_latest_newer(&s, &r);
+  const struct bp_run_when s = {stored_commit, stored_time, stored_end};
+  const struct bp_run_when r = {commit, time, end};
+  return bpi_run_newer(&s, &r);
 }
 
 int main(void)
