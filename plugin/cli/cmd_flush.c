@@ -1,6 +1,7 @@
 /* benchprof flush: deliver, list or drop the publications waiting in
- * the spool.  The options are publish_opts.c's, the publishing
- * publish_run.c's and publish.c's. */
+ * the spool; in a CI job only the job's project's (flush_scope).  The
+ * options are publish_opts.c's, the publishing publish_run.c's and
+ * publish.c's. */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -421,7 +422,11 @@ static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
     bp_cli_pub_prepare_cleanup(&s);
     return BP_EXIT_ERROR;
   }
-  flush_scope(&p, only, all, &sc);
+  /* --drop ID alone takes the id it is given, whoever's it is */
+  if(list || !drop_id || !strcmp(drop_id, "rejected"))
+    flush_scope(&p, only, all, &sc);
+  else
+    memset(&sc, 0, sizeof(sc));
   if(list)
     status = list_spool(s.o.spool_dir, &sc);
   if(!status && drop_id)

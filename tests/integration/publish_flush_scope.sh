@@ -87,11 +87,11 @@ check "list in A's job: no name of B's" names_absent "$TMP/l1.out"
 check "list outside CI: all five" [ "$(grep -c "	waiting	" "$TMP/l2.out")" -eq 5 ]
 "$BENCHPROF" flush --spool "$SPOOL" --list --project proj-c \
   >"$TMP/l3.out" 2>&1
-check "list --project proj-c: C's one, and a count of the others" \
-  [ "$(grep -c "	waiting	" "$TMP/l3.out")" -eq 1 ] &&
-  grep -q "proj-c/main@$HC" "$TMP/l3.out" &&
-  grep -q "^4 publications of other projects not listed (--all-projects lists them)$" \
-    "$TMP/l3.out"
+check "list --project proj-c: C's one, and a count of the others" eval \
+  '[ "$(grep -c "	waiting	" "$TMP/l3.out")" -eq 1 ] &&
+    grep -q "proj-c/main@$HC" "$TMP/l3.out" &&
+    grep -q "^4 publications of other projects not listed (--all-projects lists them)$" \
+    "$TMP/l3.out"'
 
 "$BENCHPROF" flush --spool "$SPOOL" --project proj-a --all-projects \
   >"$TMP/u.out" 2>&1
@@ -130,8 +130,8 @@ sed -n "$((sent_before + 1)),\$p" "$TMP/put.log" >"$TMP/put-f1.log"
 check "A's job: nothing of B's was sent with A's token" \
   names_absent "$TMP/put-f1.log"
 check "A's job: A's were sent" grep -q "^PUT /s/proj-a/" "$TMP/put-f1.log"
-check "A's job: B's publications untouched (no part marked)" \
-  [ -z "$(find "$SPOOL/$B1/done" -type f)" ] && [ ! -s "$SPOOL/$B1/done.log" ]
+check "A's job: B's publications untouched (no part marked)" eval \
+  '[ -z "$(find "$SPOOL/$B1/done" -type f)" ] && [ ! -s "$SPOOL/$B1/done.log" ]'
 
 # nothing of A's left: flush says so, counts the others, exit 0
 in_job_a "$BENCHPROF" flush --spool "$SPOOL" >"$TMP/f2.out" 2>&1
@@ -144,39 +144,44 @@ check "A's job, nothing of A's: no name of B's" names_absent "$TMP/f2.out"
 # (BENCHPROF_PROJECT) names it over the CI's variable
 env GITLAB_CI=true CI_PROJECT_NAME=proj-d BENCHPROF_STORE_TOKEN="$STOKEN" \
   "$BENCHPROF" flush --spool "$SPOOL" >"$TMP/f3.out" 2>&1
-check "a GitLab job of proj-d: nothing sent, exit 0" \
-  [ $? -eq 0 ] && [ "$(waiting proj-b) $(waiting proj-c)" = "2 1" ]
-check "a GitLab job of proj-d: the count, no names" \
-  grep -q "^3 publications of other projects left in the spool for their own jobs" \
-  "$TMP/f3.out" && names_absent "$TMP/f3.out"
+st=$?
+check "a GitLab job of proj-d: nothing sent, exit 0" eval \
+  '[ $st -eq 0 ] && [ "$(waiting proj-b) $(waiting proj-c)" = "2 1" ]'
+check "a GitLab job of proj-d: the count, no names" eval \
+  'grep -q "^3 publications of other projects left in the spool for their own jobs" \
+    "$TMP/f3.out" && names_absent "$TMP/f3.out"'
 env GITLAB_CI=true CI_PROJECT_NAME=proj-d BENCHPROF_PROJECT=proj-c \
   BENCHPROF_STORE_TOKEN="$STOKEN" "$BENCHPROF" flush --spool "$SPOOL" \
   >"$TMP/f4.out" 2>&1
-check "BENCHPROF_PROJECT=proj-c in a GitLab job: C's delivered" \
-  [ $? -eq 0 ] && [ "$(waiting proj-c)" -eq 0 ] &&
-  grep -q ": delivered (" "$TMP/f4.out" && names_absent "$TMP/f4.out"
+st=$?
+check "BENCHPROF_PROJECT=proj-c in a GitLab job: C's delivered" eval \
+  '[ $st -eq 0 ] && [ "$(waiting proj-c)" -eq 0 ] &&
+    grep -q ": delivered (" "$TMP/f4.out" && names_absent "$TMP/f4.out"'
 
 # --project P in another project's job: P's
 in_job_a "$BENCHPROF" flush --spool "$SPOOL" --project proj-b \
   >"$TMP/f5.out" 2>&1
-check "--project proj-b in A's job: B's two delivered" \
-  [ $? -eq 0 ] && [ "$(waiting proj-b)" -eq 0 ] &&
-  [ "$(grep -c ": delivered (" "$TMP/f5.out")" -eq 2 ]
+st=$?
+check "--project proj-b in A's job: B's two delivered" eval \
+  '[ $st -eq 0 ] && [ "$(waiting proj-b)" -eq 0 ] &&
+    [ "$(grep -c ": delivered (" "$TMP/f5.out")" -eq 2 ]'
 
 # --all-projects in a job, and a job whose project cannot be told: all
 spool_run a3 proj-a main "$HA"
 spool_run b3 proj-b "$SECRET_BRANCH" "$HB"
 in_job_a "$BENCHPROF" flush --spool "$SPOOL" --all-projects \
   >"$TMP/f6.out" 2>&1
-check "--all-projects in A's job: both delivered" \
-  [ $? -eq 0 ] && [ -z "$(ls "$SPOOL")" ] &&
-  [ "$(grep -c ": delivered (" "$TMP/f6.out")" -eq 2 ]
+st=$?
+check "--all-projects in A's job: both delivered" eval \
+  '[ $st -eq 0 ] && [ -z "$(ls "$SPOOL")" ] &&
+    [ "$(grep -c ": delivered (" "$TMP/f6.out")" -eq 2 ]'
 spool_run a4 proj-a main "$HA"
 spool_run b4 proj-b "$SECRET_BRANCH" "$HB"
 env GITHUB_ACTIONS=true BENCHPROF_STORE_TOKEN="$STOKEN" \
   "$BENCHPROF" flush --spool "$SPOOL" >"$TMP/f7.out" 2>&1
-check "a job whose project is unknown: everything, as before" \
-  [ $? -eq 0 ] && [ -z "$(ls "$SPOOL")" ]
+st=$?
+check "a job whose project is unknown: everything, as before" eval \
+  '[ $st -eq 0 ] && [ -z "$(ls "$SPOOL")" ]'
 check "a job whose project is unknown: says so" \
   grep -q "^benchprof: this github job's project is unknown" "$TMP/f7.out"
 
@@ -195,9 +200,10 @@ env GITHUB_ACTIONS=true GITHUB_REPOSITORY=org/proj-c \
 check "C's job, only others' refused: exit 0 under --strict" [ $? -eq 0 ]
 env BENCHPROF_STORE_TOKEN="$STOKEN" "$BENCHPROF" flush --spool "$SPOOL" \
   >"$TMP/f10.out" 2>&1
-check "outside CI: every project's delivered" \
-  [ $? -eq 0 ] && [ -z "$(ls "$SPOOL")" ] &&
-  [ "$(grep -c ": delivered (" "$TMP/f10.out")" -eq 2 ]
+st=$?
+check "outside CI: every project's delivered" eval \
+  '[ $st -eq 0 ] && [ -z "$(ls "$SPOOL")" ] &&
+    [ "$(grep -c ": delivered (" "$TMP/f10.out")" -eq 2 ]'
 
 # --drop rejected: the scope's rejected ones only; --drop ID: any
 python3 "$SERVERS/put_server.py" --root "$TMP/rej" --faults 422 \
@@ -211,16 +217,18 @@ spool_run rb proj-b "$SECRET_BRANCH" "$HB" \
   "http://127.0.0.1:$(wait_port "$TMP/rej-b.port")/s"
 in_job_a "$BENCHPROF" flush --spool "$SPOOL" --drop rejected \
   >"$TMP/d1.out" 2>&1
-check "--drop rejected in A's job: A's dropped, B's kept" \
-  [ $? -eq 0 ] && [ "$(waiting proj-a) $(waiting proj-b)" = "0 1" ] &&
-  [ "$(grep -c ": dropped (it was rejected)" "$TMP/d1.out")" -eq 1 ]
-check "--drop rejected in A's job: B's counted, not named" \
-  grep -q "^1 publication of another project not looked at for its own job (--all-projects looks at it)$" \
-  "$TMP/d1.out" && names_absent "$TMP/d1.out"
+st=$?
+check "--drop rejected in A's job: A's dropped, B's kept" eval \
+  '[ $st -eq 0 ] && [ "$(waiting proj-a) $(waiting proj-b)" = "0 1" ] &&
+    [ "$(grep -c ": dropped (it was rejected)" "$TMP/d1.out")" -eq 1 ]'
+check "--drop rejected in A's job: B's counted, not named" eval \
+  'grep -q "^1 publication of another project not looked at for its own job (--all-projects looks at it)$" \
+    "$TMP/d1.out" && names_absent "$TMP/d1.out"'
 RB=$(ls "$SPOOL")
 in_job_a "$BENCHPROF" flush --spool "$SPOOL" --drop "$RB" >"$TMP/d2.out" 2>&1
-check "--drop ID in A's job drops B's by its id" \
-  [ $? -eq 0 ] && [ -z "$(ls "$SPOOL")" ]
+st=$?
+check "--drop ID in A's job drops B's by its id" eval \
+  '[ $st -eq 0 ] && [ -z "$(ls "$SPOOL")" ]'
 
 # a pull request's run delivers its base branch's spooled publications
 # (of its project) before comparing: the comparison finds that commit
