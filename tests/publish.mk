@@ -35,6 +35,12 @@
 #   publish_flush_busy.sh  two flushes of one spool: a publication the
 #                        other one delivers is skipped; --strict waits
 #                        and fails only on what the other could not send
+#   publish_flush_scope.sh  one spool, many projects: in a CI job flush
+#                        (--list, --drop rejected) takes the job's
+#                        project's only, the others counted, never named
+#                        nor sent; --project, --all-projects; a pull
+#                        request's run delivers its base's spooled runs
+#                        before comparing
 #   publish_latest_order.sh  latest names the newest commit (git's
 #                        committer time), not the run that ended last: an
 #                        old commit re-run or flushed late leaves it; an
@@ -49,7 +55,8 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_firefox_lost.sh \
   tests/integration/publish_parallel.sh tests/integration/publish_local.sh \
   tests/integration/publish_latest_order.sh \
-  tests/integration/publish_flush_busy.sh
+  tests/integration/publish_flush_busy.sh \
+  tests/integration/publish_flush_scope.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)
 EXTRA_DIST += $(publish_integration_tests) tests/publish_lib.sh \
   tests/servers/bencher_standin.py

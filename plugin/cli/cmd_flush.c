@@ -1,6 +1,7 @@
 /* benchprof flush: deliver, list or drop the publications waiting in
- * the spool.  The options are publish_opts.c's, the publishing
- * publish_run.c's and publish.c's. */
+ * the spool; in a CI job only the job's project's (flush_scope).  The
+ * options are publish_opts.c's, the publishing publish_run.c's and
+ * publish.c's. */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -38,15 +39,12 @@ static void flushed(void *ctx, const struct bp_publish_result *r)
   struct flush_tally *t = ctx;
   t->total++;
   if(r->delivered) {
+    struct bp_buf line;
+    bpi_buf_init(&line);
     t->delivered++;
-    printf("%s: delivered (%zu parts)", r->id, r->parts);
-    if(r->manifest_url)
-      printf(", manifest %s", r->manifest_url);
-    if(r->report_uuid)
-      printf(", Bencher report %s", r->report_uuid);
-    if(r->firefox_url)
-      printf(", Firefox Profiler %s", r->firefox_url);
-    printf("\n");
+    bp_cli_delivered_line(r, &line);
+    printf("%s\n", bpi_buf_failed(&line) ? r->id : line.data);
+    bpi_buf_cleanup(&line);
     bp_cli_firefox_lost(r);
   }
   else if(r->busy) {
@@ -115,6 +113,7 @@ static bool stop_waiting(const struct bp_http_opts *http, long waited)
  * (delivered) or none is locked any more (the other one gave up), within
  * stop_waiting.  *left: how many are still there. */
 static void wait_for_others(const struct bp_publish_opts *o,
+                            const struct bp_publish_scope *scope,
                             const struct bp_buf *ids, size_t *left)
 {
   struct still_there s = {ids, 0, 0};
@@ -125,7 +124,8 @@ static void wait_for_others(const struct bp_publish_opts *o,
       return;
     if(waited && waited % STRICT_LOCK_POLL_MS == 0) {
       s.present = s.busy = 0;
-      if(bpi_publish_list(o->spool_dir, count_still_there, &s, &err) ||
+      if(bpi_publish_list(o->spool_dir, scope, count_still_there, &s, NULL,
+                          &err) ||
          !s.busy) {
         *left = s.present;
         return;
@@ -147,16 +147,26 @@ static void flush_usage(FILE *out)
     "Prints a line per publication.  Exits 0 when everything was delivered,\n"
     "1 otherwise.  A publication the server refused for good (HTTP 400,\n"
     "409, 413, 422) is marked rejected: reported once, then kept (not sent,\n"
-    "not failing flush) until --drop removes it.\n\n");
+    "not failing flush) until --drop removes it.\n"
+    "\n"
+    "Inside a CI job (GitHub Actions, GitLab CI, a Bencher runner job) only\n"
+    "the job's project's publications are sent (bencher.project, else the\n"
+    "CI's project variable): the spool is the runner's, shared by every\n"
+    "project it serves; the others stay, unnamed, for their own jobs.\n"
+    "Outside CI every publication is sent.\n\n");
   bp_cli_publish_usage(out, false);
   fprintf(out,
     "      --config FILE      the configuration: spool, network, tokens\n"
     "                         (default: $BENCHPROF_CONFIG, else\n"
     "                         " BP_CONFIG_DEFAULT_PATH ")\n"
+    "      --project P        only project P's publications (also outside\n"
+    "                         CI)\n"
+    "      --all-projects     every project's publications (also in CI)\n"
     "      --list             list the waiting publications (id, state,\n"
     "                         identity) and send nothing\n"
     "      --drop ID          remove publication ID from the spool unsent;\n"
-    "                         'rejected' removes every rejected one\n"
+    "                         'rejected' removes every rejected one (of\n"
+    "                         the projects flush would send)\n"
     "  -h, --help             this help\n");
 }
 
@@ -175,8 +185,68 @@ static const struct option flush_longopts[] = {
   {"config", required_argument, NULL, BP_CLI_PUB_LAST},
   {"list", no_argument, NULL, BP_CLI_PUB_LAST + 1},
   {"drop", required_argument, NULL, BP_CLI_PUB_LAST + 2},
+  {"project", required_argument, NULL, BP_CLI_PUB_PROJECT},
+  {"all-projects", no_argument, NULL, BP_CLI_PUB_LAST + 3},
   {NULL, 0, NULL, 0},
 };
+
+/* Whose publications this flush takes (flush_scope). */
+struct flush_scope {
+  struct bp_publish_scope pub;  /* project NULL: every project's */
+  bool job;                     /* the CI job's project (not --project) */
+};
+
+/* Whose publications flush, --list and --drop rejected take: --project
+ * P's; --all-projects', or outside CI (an operator, a timer), every
+ * project's; in a CI job the job's project's, as run names it without
+ * flags (bencher.project or BENCHPROF_PROJECT, else the CI's variables):
+ * the spool is the runner's, shared by every project it serves, and
+ * another project's publications are neither sent with this job's
+ * credentials nor named in its log, which may be public.  Found without
+ * git: the completed hook's working directory need not be a checkout.
+ * A job whose project cannot be told takes every project's, as flush
+ * always did (what its own run spooled must still go), and says so. */
+static void flush_scope(const struct bp_cli_publish *p, const char *only,
+                        bool all, struct flush_scope *sc)
+{
+  const char *project = NULL;
+  memset(sc, 0, sizeof(*sc));
+  if(only) {
+    sc->pub.project = only;
+    return;
+  }
+  const char *provider = all ? NULL : bpi_ci_job(environ, &project);
+  if(!provider)
+    return;
+  if(p->project)
+    project = p->project;
+  if(!project) {
+    bp_msg_note("this %s job's project is unknown (no bencher.project, "
+                "BENCHPROF_PROJECT or %s): every project's publications "
+                "are taken; --project P takes only P's", provider,
+                !strcmp(provider, "github") ? "GITHUB_REPOSITORY" :
+                !strcmp(provider, "gitlab") ? "CI_PROJECT_NAME" :
+                "BENCHER_PROJECT");
+    return;
+  }
+  sc->pub.project = project;
+  sc->job = true;
+}
+
+/* The one line about the publications out of scope: counted, never
+ * named.  what: "left in the spool"; verb: what --all-projects does. */
+static void say_others(const struct flush_scope *sc, size_t n,
+                       const char *what, const char *verb)
+{
+  if(!n)
+    return;
+  bool one = n == 1;
+  printf("%zu publication%s of %s %s%s (--all-projects %s %s)\n", n,
+         one ? "" : "s", one ? "another project" : "other projects", what,
+         !sc->job ? "" : one ? " for its own job" : " for their own jobs",
+         verb, one ? "it" : "them");
+  fflush(stdout);
+}
 
 static void list_entry(void *ctx, const struct bp_publish_entry *e)
 {
@@ -191,16 +261,19 @@ static void list_entry(void *ctx, const struct bp_publish_entry *e)
   printf("\n");
 }
 
-static int list_spool(const char *spool)
+static int list_spool(const char *spool, const struct flush_scope *sc)
 {
   struct bp_err err = {0};
-  size_t n = 0;
-  if(bpi_publish_list(spool, list_entry, &n, &err)) {
+  size_t n = 0, others = 0;
+  if(bpi_publish_list(spool, &sc->pub, list_entry, &n, &others, &err)) {
     bp_msg_err(&err, err.code);
     return BP_EXIT_ERROR;
   }
-  if(!n)
+  if(!n && sc->pub.project)
+    bp_msg_note("nothing of project %s waits in %s", sc->pub.project, spool);
+  else if(!n)
     bp_msg_note("nothing waits in %s", spool);
+  say_others(sc, others, "not listed", "lists");
   return BP_EXIT_OK;
 }
 
@@ -225,16 +298,20 @@ static int drop_one(const char *spool, const char *id)
   return BP_EXIT_OK;
 }
 
-/* --drop ID, or --drop rejected: every publication marked rejected. */
-static int drop(const char *spool, const char *what)
+/* --drop ID (any publication: its id is explicit), or --drop rejected:
+ * every publication of the scope marked rejected. */
+static int drop(const char *spool, const char *what,
+                const struct flush_scope *sc)
 {
   if(strcmp(what, "rejected"))
     return drop_one(spool, what);
   struct bp_buf ids;
   struct bp_err err = {0};
+  size_t others = 0;
   int status = BP_EXIT_OK;
   bpi_buf_init(&ids);
-  if(bpi_publish_list(spool, drop_rejected, &ids, &err)) {
+  if(bpi_publish_list(spool, &sc->pub, drop_rejected, &ids, &others,
+                      &err)) {
     bp_msg_err(&err, err.code);
     status = BP_EXIT_ERROR;
   }
@@ -244,14 +321,58 @@ static int drop(const char *spool, const char *what)
   if(bpi_buf_failed(&ids))
     status = BP_EXIT_ERROR;
   bpi_buf_cleanup(&ids);
+  say_others(sc, others, "not looked at", "looks at");
   return status;
+}
+
+/* Deliver the scope's publications; the exit status. */
+static int flush_spool(const struct bp_cli_publish *p,
+                       const struct bp_publish_opts *o,
+                       const struct flush_scope *sc)
+{
+  struct flush_tally t = {0};
+  struct bp_err err = {0};
+  size_t out = 0;
+  bp_code rc = bpi_publish_flush(o, &sc->pub, flushed, &t, &out, &err);
+  bp_cli_pub_say_interrupted();
+  if(rc)
+    bp_msg_err(&err, rc);
+  else if(t.total == t.rejected_before)
+    bp_msg_note("nothing to send in %s%s%s%s", o->spool_dir,
+                sc->pub.project ? " of project " : "",
+                sc->pub.project ? sc->pub.project : "",
+                t.total ? " (only rejected publications: --list)" : "");
+  if(!rc)
+    say_others(sc, out, "left in the spool", "sends");
+  /* a publication another flush is sending is not ours to fail on;
+   * --strict asks that everything be delivered now, so it waits for the
+   * other benchprof and counts what that one could not deliver (of this
+   * scope: the others are not this flush's to wait for) */
+  size_t others = 0;
+  if(!rc && p->strict && t.busy) {
+    size_t left = t.busy;
+    wait_for_others(o, &sc->pub, &t.busy_ids, &left);
+    others = t.busy - left;
+    if(others)
+      printf("%zu publication%s delivered by another benchprof\n", others,
+             others == 1 ? "" : "s");
+    if(left)
+      printf("%zu publication%s the other benchprof was delivering still "
+             "in the spool: the next flush sends %s\n", left,
+             left == 1 ? "" : "s", left == 1 ? "it" : "them");
+    bp_cli_pub_say_interrupted();
+  }
+  bpi_buf_cleanup(&t.busy_ids);
+  size_t missing = t.total - t.delivered - t.rejected_before -
+    (p->strict ? others : t.busy);
+  return rc || missing ? BP_EXIT_ERROR : BP_EXIT_OK;
 }
 
 static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
 {
   struct bp_cli_publish p = *pp;
-  bool list = false;
-  const char *drop_id = NULL;
+  bool list = false, all = false;
+  const char *drop_id = NULL, *only = NULL;
   int opt;
   optind = 1;
   while((opt = getopt_long(argc, argv, "vh", flush_longopts, NULL)) != -1) {
@@ -263,6 +384,18 @@ static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
     }
     if(opt == BP_CLI_PUB_LAST + 2) {
       drop_id = optarg;
+      continue;
+    }
+    if(opt == BP_CLI_PUB_LAST + 3) {
+      all = true;
+      continue;
+    }
+    if(opt == BP_CLI_PUB_PROJECT) {
+      if(!*optarg) {
+        bp_msg_error("--project: empty");
+        return BP_EXIT_USAGE;
+      }
+      only = optarg;
       continue;
     }
     if(opt == 'h') {
@@ -278,49 +411,30 @@ static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
     bp_msg_error("flush takes no arguments ('%s')", argv[optind]);
     return BP_EXIT_USAGE;
   }
+  if(only && all) {
+    bp_msg_error("--project and --all-projects: one or the other");
+    return BP_EXIT_USAGE;
+  }
   struct bp_cli_pub_setup s;
-  struct flush_tally t = {0};
-  struct bp_err err = {0};
+  struct flush_scope sc;
+  int status = BP_EXIT_OK;
   if(!bp_cli_pub_prepare(&p, &s, false)) {
     bp_cli_pub_prepare_cleanup(&s);
     return BP_EXIT_ERROR;
   }
-  if(list || drop_id) {
-    int status = list ? list_spool(s.o.spool_dir) : BP_EXIT_OK;
-    if(!status && drop_id)
-      status = drop(s.o.spool_dir, drop_id);
-    bp_cli_pub_prepare_cleanup(&s);
-    return status;
-  }
-  bp_code rc = bpi_publish_flush(&s.o, flushed, &t, &err);
-  bp_cli_pub_say_interrupted();
-  if(rc)
-    bp_msg_err(&err, rc);
-  else if(t.total == t.rejected_before)
-    bp_msg_note("nothing to send in %s%s", s.o.spool_dir,
-                t.total ? " (only rejected publications: --list)" : "");
-  /* a publication another flush is sending is not ours to fail on;
-   * --strict asks that everything be delivered now, so it waits for the
-   * other benchprof and counts what that one could not deliver */
-  size_t others = 0;
-  if(!rc && p.strict && t.busy) {
-    size_t left = t.busy;
-    wait_for_others(&s.o, &t.busy_ids, &left);
-    others = t.busy - left;
-    if(others)
-      printf("%zu publication%s delivered by another benchprof\n", others,
-             others == 1 ? "" : "s");
-    if(left)
-      printf("%zu publication%s the other benchprof was delivering still "
-             "in the spool: the next flush sends %s\n", left,
-             left == 1 ? "" : "s", left == 1 ? "it" : "them");
-    bp_cli_pub_say_interrupted();
-  }
+  /* --drop ID alone takes the id it is given, whoever's it is */
+  if(list || !drop_id || !strcmp(drop_id, "rejected"))
+    flush_scope(&p, only, all, &sc);
+  else
+    memset(&sc, 0, sizeof(sc));
+  if(list)
+    status = list_spool(s.o.spool_dir, &sc);
+  if(!status && drop_id)
+    status = drop(s.o.spool_dir, drop_id, &sc);
+  if(!list && !drop_id)
+    status = flush_spool(&p, &s.o, &sc);
   bp_cli_pub_prepare_cleanup(&s);
-  bpi_buf_cleanup(&t.busy_ids);
-  size_t missing = t.total - t.delivered - t.rejected_before -
-    (p.strict ? others : t.busy);
-  return rc || missing ? BP_EXIT_ERROR : BP_EXIT_OK;
+  return status;
 }
 
 int cmd_flush(int argc, char **argv)

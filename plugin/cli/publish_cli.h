@@ -21,6 +21,12 @@ struct bp_cli_pub_setup {
 bool bp_cli_pub_prepare(const struct bp_cli_publish *p,
                         struct bp_cli_pub_setup *s, bool ident);
 void bp_cli_pub_prepare_cleanup(struct bp_cli_pub_setup *s);
+/* What flush prints for a delivered publication, "ID: delivered (N
+ * parts), manifest URL, Bencher report UUID, Firefox Profiler URL"
+ * (what is known), appended to b, NUL-terminated. */
+struct bp_buf;
+void bp_cli_delivered_line(const struct bp_publish_result *r,
+                           struct bp_buf *b);
 /* Say so when a signal interrupted publishing. */
 void bp_cli_pub_say_interrupted(void);
 

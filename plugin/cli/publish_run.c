@@ -308,6 +308,19 @@ static void note_store_token(const struct bp_publish_opts *o,
               " (store.token_env names another variable)");
 }
 
+void bp_cli_delivered_line(const struct bp_publish_result *r,
+                           struct bp_buf *b)
+{
+  bpi_buf_printf(b, "%s: delivered (%zu parts)", r->id, r->parts);
+  if(r->manifest_url)
+    bpi_buf_printf(b, ", manifest %s", r->manifest_url);
+  if(r->report_uuid)
+    bpi_buf_printf(b, ", Bencher report %s", r->report_uuid);
+  if(r->firefox_url)
+    bpi_buf_printf(b, ", Firefox Profiler %s", r->firefox_url);
+  bpi_buf_addc(b, '\0');
+}
+
 static void say_delivered(const struct bp_publish_result *r)
 {
   if(r->manifest_url)

@@ -1,4 +1,5 @@
-/* benchprof run, on a pull request: after publishing, compare the run
+/* benchprof run, on a pull request: after publishing, deliver the base
+ * branch's publications still in the spool, then compare the run
  * with its base through bpi_compare_pr (compare_pr.h): the base commit's
  * run in the store, else the base branch's latest for the same testbed;
  * the head fetched from the store when its publication was delivered
@@ -138,12 +139,74 @@ static bp_code compare(const struct bp_ident *id, struct bp_store *st,
   return rc;
 }
 
+/* What became of one of the base branch's spooled publications; ctx is
+ * the base branch. */
+static void base_flushed(void *ctx, const struct bp_publish_result *r)
+{
+  const char *base = ctx;
+  if(r->delivered) {
+    struct bp_buf line;
+    bpi_buf_init(&line);
+    bp_cli_delivered_line(r, &line);
+    bp_msg_note("compare: %s's spooled run first: %s", base,
+                bpi_buf_failed(&line) ? r->id : line.data);
+    bpi_buf_cleanup(&line);
+    bp_cli_firefox_lost(r);
+  }
+  else if(!r->busy && !r->rejected_before)
+    /* said: the comparison may then not find that base */
+    bp_msg_warn("compare: %s's spooled run %s %s: %s", base, r->id,
+                r->rejected ? "rejected (never sent again)" : "still spooled",
+                r->failure.msg[0] ? r->failure.msg
+                                  : bp_strerror(r->failure.code));
+}
+
+/* The base branch's own publications still in the spool (a network
+ * outage kept them there; the completed hook would send them seconds
+ * after this comparison): delivered first, oldest first, with run's
+ * network options and deadline, so that the base the comparison looks
+ * for is in the store.  The same project's only (the spool is the
+ * runner's); one another benchprof is delivering is left to it.  Quiet
+ * when there is none: one listing of the spool and its publications'
+ * publication.json. */
+static void flush_base(const struct bp_cli_pub_setup *s)
+{
+  struct bp_publish_scope scope = {s->id.project, s->id.base_branch};
+  struct bp_err err = {0};
+  if(bpi_publish_flush(&s->o, &scope, base_flushed, s->id.base_branch,
+                       NULL, &err))
+    bp_msg_warn_err(&err, err.code);
+  bp_cli_pub_say_interrupted();
+}
+
+/* The comparison of a pull request's run in dir with its base (s: the
+ * run's setup); false when it failed (said). */
+static bool compare_with_base(const struct bp_cli_publish *p,
+                              const struct bp_cli_pub_setup *s,
+                              const char *dir, const char *end_time,
+                              size_t *regressions)
+{
+  struct bp_store *st = NULL;
+  struct bp_err err = {0};
+  flush_base(s);
+  bp_code rc = bpi_store_open(&st, &s->o.store, &err);
+  if(!rc) {
+    char *out = bpi_text_path_join(dir, BP_RUNDIR_COMPARE);
+    rc = out ? compare(&s->id, st, p->config, dir, end_time, out,
+                       regressions, &err)
+             : bpi_err_set(&err, BPE_NOMEM, 0, "compare");
+    free(out);
+  }
+  if(rc)
+    bp_msg_err(&err, rc);
+  bpi_store_close(st);
+  return !rc;
+}
+
 int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
                        const char *end_time, int status)
 {
   struct bp_cli_pub_setup s;
-  struct bp_store *st = NULL;
-  struct bp_err err = {0};
   bool failed = false;
   size_t regressions = 0;
   if(!p->enabled)
@@ -155,24 +218,10 @@ int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
     bp_cli_pub_prepare_cleanup(&s);
     return status;
   }
-  else if(bpi_store_open(&st, &s.o.store, &err)) {
-    bp_msg_err(&err, err.code);
-    failed = true;
-  }
-  else {
-    char *out = bpi_text_path_join(dir, BP_RUNDIR_COMPARE);
-    bp_code rc = out ? compare(&s.id, st, p->config, dir, end_time, out,
-                               &regressions, &err)
-                     : bpi_err_set(&err, BPE_NOMEM, 0, "compare");
-    free(out);
-    if(rc) {
-      bp_msg_err(&err, rc);
-      failed = true;
-    }
-  }
+  else
+    failed = !compare_with_base(p, &s, dir, end_time, &regressions);
   if(failed)
     bp_msg_warn("compare: no comparison with the base");
-  bpi_store_close(st);
   bp_cli_pub_prepare_cleanup(&s);
   if(!failed && p->fail_on_regression && regressions && status == 0) {
     /* the gate: opt-in, on confirmed regressions only */

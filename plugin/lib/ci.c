@@ -911,6 +911,27 @@ static bp_code guard_pr_branch(struct bp_ident *id, const struct detected *d,
   return rc ? bpi_err_set(err, rc, 0, "ci") : BP_OK;
 }
 
+const char *bpi_ci_job(char *const *envp, const char **project)
+{
+  const char *provider = NULL, *name = NULL;
+  if(env_is(envp, "GITHUB_ACTIONS", "true")) {
+    provider = "github";
+    name = repo_name(bpi_env_get(envp, "GITHUB_REPOSITORY"));
+  }
+  else if(env_is(envp, "GITLAB_CI", "true")) {
+    provider = "gitlab";
+    name = bpi_env_get(envp, "CI_PROJECT_NAME");
+  }
+  else if(any_env(envp, bencher_vars))
+    provider = "bencher";
+  /* detect_bencher fills the project first */
+  const char *bencher = bpi_env_get(envp, "BENCHER_PROJECT");
+  if(bencher && *bencher)
+    name = bencher;
+  *project = name && *name ? name : NULL;
+  return provider;
+}
+
 bp_code bpi_ci_detect(struct bp_ident *id, char *const *envp,
                       const char *dir, struct bp_err *err)
 {

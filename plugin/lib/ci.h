@@ -113,6 +113,16 @@ bp_code bpi_ci_detect_bases(struct bp_ident *id, char *const *envp,
                             const char *dir, const char *base_branches,
                             struct bp_err *err);
 
+/* The CI job this process runs in, from envp alone (no git, no file
+ * read): its provider as bpi_ci_detect names it ("github" for
+ * GITHUB_ACTIONS=true, else "gitlab" for GITLAB_CI=true, else "bencher"
+ * when a BENCHER_* variable of step 1 is set), NULL outside CI; and
+ * *project the project its variables name, as bpi_ci_detect takes it
+ * before asking git (BENCHER_PROJECT, else GITHUB_REPOSITORY's name part
+ * on GitHub, CI_PROJECT_NAME on GitLab), NULL when they name none.  Both
+ * point into envp (or are literals). */
+const char *bpi_ci_job(char *const *envp, const char **project);
+
 /* The committer time of commit hash (40 or 64 hex digits) as git in dir
  * (NULL: ".") knows it, an ISO 8601 UTC time ("2024-05-01T12:00:00Z")
  * in out: what orders the runs of a branch for its latest pointer (the

@@ -542,17 +542,99 @@ bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
   return rc;
 }
 
+/* ---------------------------------------------------------------- scope */
+
+/* publication.json is a few hundred bytes; a bigger one is not ours */
+#define META_READ_MAX ((size_t)1 << 20)
+
+/* Publication id's publication.json, parsed, read without its lock (it
+ * never changes once in place); NULL when it cannot be read, *gone when
+ * the publication left the spool (delivered meanwhile). */
+static cJSON *read_meta(const char *spool, const char *id, bool *gone)
+{
+  char *dir = bpi_text_path_join(spool, id);
+  char *path = dir ? bpi_text_path_join(dir, BP_SPOOL_META) : NULL;
+  char *text = NULL;
+  size_t len = 0;
+  struct bp_err e = {0};
+  cJSON *meta = NULL;
+  bp_code rc = path ? bpi_file_read_max(path, META_READ_MAX, &text, &len, &e)
+                    : BPE_NOMEM;
+  *gone = path && rc && (rc == BPE_NOT_FOUND || e.sys_errno == ENOENT);
+  if(!rc)
+    meta = cJSON_ParseWithLength(text, len);
+  free(text);
+  free(path);
+  free(dir);
+  return meta;
+}
+
+static bool scoped(const struct bp_publish_scope *sc)
+{
+  return sc && (sc->project || sc->branch);
+}
+
+static bool meta_in_scope(const cJSON *meta,
+                          const struct bp_publish_scope *sc)
+{
+  const cJSON *ident = cJSON_GetObjectItemCaseSensitive(meta, "identity");
+  const char *project = bpi_json_str(ident, "project");
+  const char *branch = bpi_json_str(ident, "branch");
+  return (!sc->project || (project && !strcmp(project, sc->project))) &&
+         (!sc->branch || (branch && !strcmp(branch, sc->branch)));
+}
+
+enum scope_answer { SCOPE_IN, SCOPE_OUT, SCOPE_GONE };
+
+/* Whether meta (id's publication.json, NULL: unreadable; gone: it left
+ * the spool) is in scope. */
+static enum scope_answer meta_scope(const cJSON *meta, bool gone,
+                                    const struct bp_publish_scope *sc)
+{
+  if(gone)
+    return SCOPE_GONE;
+  if(!scoped(sc))
+    return SCOPE_IN;
+  return meta && meta_in_scope(meta, sc) ? SCOPE_IN : SCOPE_OUT;
+}
+
+/* Whether publication id of spool is in scope; an unscoped flush reads
+ * nothing here (the delivery reads publication.json under its lock). */
+static enum scope_answer id_scope(const char *spool, const char *id,
+                                  const struct bp_publish_scope *sc)
+{
+  if(!scoped(sc))
+    return SCOPE_IN;
+  bool gone = false;
+  cJSON *meta = read_meta(spool, id, &gone);
+  enum scope_answer a = meta_scope(meta, gone, sc);
+  cJSON_Delete(meta);
+  return a;
+}
+
+/* ---------------------------------------------------------------- flush */
+
 bp_code bpi_publish_flush(const struct bp_publish_opts *o,
+                          const struct bp_publish_scope *scope,
                           void (*each)(void *ctx,
                                        const struct bp_publish_result *r),
-                          void *ctx, struct bp_err *err)
+                          void *ctx, size_t *out_of_scope,
+                          struct bp_err *err)
 {
   char **ids = NULL;
   size_t n = 0;
+  if(out_of_scope)
+    *out_of_scope = 0;
   if(!o->spool_dir)
     return bpi_err_set(err, BPE_INVAL, 0, "flush: no spool directory");
   bp_code rc = bpi_spool_list(o->spool_dir, &ids, &n, err);
   for(size_t i = 0; !rc && i < n; i++) {
+    enum scope_answer a = id_scope(o->spool_dir, ids[i], scope);
+    if(a != SCOPE_IN) {
+      if(a == SCOPE_OUT && out_of_scope)
+        (*out_of_scope)++;
+      continue;
+    }
     struct bp_publish_result res;
     rc = deliver_id(o, ids[i], NULL, &res, err);
     if(!rc && each)
@@ -565,51 +647,61 @@ bp_code bpi_publish_flush(const struct bp_publish_opts *o,
 
 /* ------------------------------------------------------- list and drop */
 
-static void list_one(const char *spool, const char *id,
-                     void (*each)(void *, const struct bp_publish_entry *),
-                     void *ctx)
+/* Tell each of publication id, when in scope; its identity from
+ * publication.json, read before (and without) its lock: a busy one's
+ * is shown too.  The answer says whether it was in scope. */
+static enum scope_answer list_one(const char *spool, const char *id,
+                                  const struct bp_publish_scope *scope,
+                                  void (*each)(void *,
+                                               const struct bp_publish_entry *),
+                                  void *ctx)
 {
   struct bp_spool_pub *sp = NULL;
   struct bp_err ignored = {0};
   struct bp_publish_entry e = {.id = id, .state = "busy"};
-  char *why = NULL, *text = NULL, *path = NULL;
-  cJSON *meta = NULL;
-  if(bpi_spool_open(spool, id, &sp, &ignored))
-    return;
+  char *why = NULL;
+  bool gone = false;
+  cJSON *meta = read_meta(spool, id, &gone);
+  enum scope_answer a = meta_scope(meta, gone, scope);
+  if(a != SCOPE_IN || bpi_spool_open(spool, id, &sp, &ignored))
+    goto out;
   if(sp) {
     e.state = "waiting";
     if(bpi_spool_done(sp, REJECTED_PART, &why)) {
       e.state = "rejected";
       e.reason = why;
     }
-    path = bpi_spool_path(sp, BP_SPOOL_META);
-    if(path && !bpi_file_read(path, &text, NULL, &ignored))
-      meta = cJSON_Parse(text);
-    const cJSON *ident = cJSON_GetObjectItemCaseSensitive(meta, "identity");
-    e.created = bpi_json_str(meta, "created");
-    e.project = bpi_json_str(ident, "project");
-    e.branch = bpi_json_str(ident, "branch");
-    e.commit = bpi_json_str(ident, "commit");
-    e.testbed = bpi_json_str(ident, "testbed");
   }
+  const cJSON *ident = cJSON_GetObjectItemCaseSensitive(meta, "identity");
+  e.created = bpi_json_str(meta, "created");
+  e.project = bpi_json_str(ident, "project");
+  e.branch = bpi_json_str(ident, "branch");
+  e.commit = bpi_json_str(ident, "commit");
+  e.testbed = bpi_json_str(ident, "testbed");
   each(ctx, &e);
+out:
   cJSON_Delete(meta);
-  free(text);
-  free(path);
   free(why);
   bpi_spool_close(sp);
+  return a;
 }
 
 bp_code bpi_publish_list(const char *spool,
+                         const struct bp_publish_scope *scope,
                          void (*each)(void *ctx,
                                       const struct bp_publish_entry *e),
-                         void *ctx, struct bp_err *err)
+                         void *ctx, size_t *out_of_scope,
+                         struct bp_err *err)
 {
   char **ids = NULL;
   size_t n = 0;
+  if(out_of_scope)
+    *out_of_scope = 0;
   bp_code rc = bpi_spool_list(spool, &ids, &n, err);
   for(size_t i = 0; !rc && i < n; i++)
-    list_one(spool, ids[i], each, ctx);
+    if(list_one(spool, ids[i], scope, each, ctx) == SCOPE_OUT &&
+       out_of_scope)
+      (*out_of_scope)++;
   bpi_spool_list_free(ids, n);
   return rc;
 }

@@ -90,13 +90,32 @@ bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
                         const char *start_time, const char *end_time,
                         struct bp_publish_result *res, struct bp_err *err);
 
-/* Deliver every publication in o->spool_dir, oldest first; each(ctx, r)
- * is told of each one.  Targets (store URL, Bencher host, project ...)
- * are those recorded when it was spooled; credentials are o's. */
+/* Which of the spool's publications flush and list take; a NULL scope,
+ * or a NULL field, takes any.  A runner's spool is shared by every
+ * project it serves: a CI job's flush takes its own project's only, so
+ * that another project's publications are neither sent with this job's
+ * credentials nor named in its log.  A publication is in scope when
+ * its publication.json identity has this project (and this branch, when
+ * set), read without taking its lock: the file never changes once the
+ * publication is in place.  One that leaves the spool meanwhile
+ * (delivered by another process) is passed over, uncounted; one whose
+ * identity cannot be read is out of scope. */
+struct bp_publish_scope {
+  const char *project;
+  const char *branch;
+};
+
+/* Deliver every publication of scope in o->spool_dir, oldest first;
+ * each(ctx, r) is told of each one.  The others are not opened, locked
+ * or named: only counted into *out_of_scope (may be NULL).  Targets
+ * (store URL, Bencher host, project ...) are those recorded when it was
+ * spooled; credentials are o's. */
 bp_code bpi_publish_flush(const struct bp_publish_opts *o,
+                          const struct bp_publish_scope *scope,
                           void (*each)(void *ctx,
                                        const struct bp_publish_result *r),
-                          void *ctx, struct bp_err *err);
+                          void *ctx, size_t *out_of_scope,
+                          struct bp_err *err);
 
 /* A publication waiting in the spool, as flush --list shows it.  The
  * strings are valid during the callback only; NULL when unknown. */
@@ -107,11 +126,15 @@ struct bp_publish_entry {
   const char *created, *project, *branch, *commit, *testbed;
 };
 
-/* Each publication in spool, oldest first. */
+/* Each publication of scope in spool, oldest first; the others counted
+ * into *out_of_scope (may be NULL), as bpi_publish_flush does.  A busy
+ * one's identity is read without its lock too. */
 bp_code bpi_publish_list(const char *spool,
+                         const struct bp_publish_scope *scope,
                          void (*each)(void *ctx,
                                       const struct bp_publish_entry *e),
-                         void *ctx, struct bp_err *err);
+                         void *ctx, size_t *out_of_scope,
+                         struct bp_err *err);
 
 /* Remove publication id from spool, delivered or not (*rejected: whether
  * it was marked rejected).  BPE_NOT_FOUND when there is none, BPE_IO when

@@ -471,6 +471,49 @@ static void test_nothing(void)
   bpi_ident_cleanup(&id);
 }
 
+/* bpi_ci_job: the job's provider and project from the variables alone,
+ * the same as bpi_ci_detect says them (flush scopes the spool by it). */
+static void test_job(void)
+{
+  static char *github[] = {"GITHUB_ACTIONS=true",
+                           "GITHUB_REPOSITORY=acme/widget", NULL};
+  static char *github_bencher[] = {"GITHUB_ACTIONS=true",
+                                   "GITHUB_REPOSITORY=acme/widget",
+                                   "BENCHER_PROJECT=gadget", NULL};
+  static char *gitlab[] = {"GITLAB_CI=true", "CI_PROJECT_NAME=gizmo", NULL};
+  static char *bencher[] = {"BENCHER_BRANCH=main", NULL};
+  static char *no_repo[] = {"GITHUB_ACTIONS=true", "GITHUB_REPOSITORY=",
+                            NULL};
+  static char *none[] = {"GITHUB_ACTIONS=false", "HOME=/", NULL};
+  const struct {
+    char **env;
+    const char *provider, *project;
+  } cases[] = {
+    {github, "github", "widget"}, {github_bencher, "github", "gadget"},
+    {gitlab, "gitlab", "gizmo"}, {bencher, "bencher", NULL},
+    {no_repo, "github", NULL}, {none, NULL, NULL},
+  };
+  for(size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    const char *project = "unset";
+    const char *provider = bpi_ci_job(cases[i].env, &project);
+    CHECK(!provider == !cases[i].provider);
+    if(provider && cases[i].provider)
+      CHECK_EQ_STR(provider, cases[i].provider);
+    CHECK(!project == !cases[i].project);
+    if(project && cases[i].project)
+      CHECK_EQ_STR(project, cases[i].project);
+  }
+  /* what bpi_ci_detect takes before asking git */
+  struct bp_ident id = {0};
+  struct bp_err err = {0};
+  id.hash = strdup(HEAD);
+  id.branch = strdup("main");
+  CHECK_EQ_INT(bpi_ci_detect(&id, github_bencher, tmpdir, &err), BP_OK);
+  CHECK_EQ_STR(id.provider, "github");
+  CHECK_EQ_STR(id.project, "gadget");
+  bpi_ident_cleanup(&id);
+}
+
 int main(void)
 {
   const char *base = getenv("TMPDIR");
@@ -492,6 +535,7 @@ int main(void)
   test_gitlab_fork_pipeline_and_merged();
   test_bencher_start_point();
   test_nothing();
+  test_job();
   unlink(write_file("pr.json", ""));
   unlink(write_file("bad.json", ""));
   unlink(write_file("fork.json", ""));
