@@ -46,6 +46,8 @@ static void flushed(void *ctx, const struct bp_publish_result *r)
       printf(", Bencher report %s", r->report_uuid);
     if(r->firefox_url)
       printf(", Firefox Profiler %s", r->firefox_url);
+    if(r->superseded)
+      printf("; its store objects were left alone: %s", r->superseded);
     printf("\n");
     bp_cli_firefox_lost(r);
   }

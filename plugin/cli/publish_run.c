@@ -310,6 +310,9 @@ static void note_store_token(const struct bp_publish_opts *o,
 
 static void say_delivered(const struct bp_publish_result *r)
 {
+  if(r->superseded)
+    bp_msg_note("delivered; its store objects were left alone: %s",
+                r->superseded);
   if(r->manifest_url)
     bp_msg_note("published: manifest %s", r->manifest_url);
   if(r->report_uuid)
