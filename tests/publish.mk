@@ -3,7 +3,7 @@
 #                        results as a BMF string, idempotency key), UUIDs
 #   test_spool           add/list/lock/mark/remove, leftovers, hostile paths
 #   test_publish         the latest pointer's order: commit times, then
-#                        end times
+#                        end times; a stored manifest's order (end times)
 #   publish_bencher.sh   run -> the Bencher stand-in (bodies validated
 #                        against Bencher's OpenAPI): reports, pull request
 #                        start point, measures once, uuid in the manifest,
@@ -45,6 +45,12 @@
 #                        committer time), not the run that ended last: an
 #                        old commit re-run or flushed late leaves it; an
 #                        unknown hash falls back to the end time
+#   publish_same_commit.sh  two runs of one commit and testbed: an older
+#                        run flushed after a newer one leaves the newer
+#                        run's objects alone (file:// and http:// stores,
+#                        its Bencher report still made), a manifest race
+#                        (412) keeps the newer one, run says so too; the
+#                        usual order still replaces
 publish_unit_tests = tests/unit/test_bencher tests/unit/test_spool \
   tests/unit/test_publish
 check_PROGRAMS += $(publish_unit_tests)
@@ -55,6 +61,7 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_firefox_lost.sh \
   tests/integration/publish_parallel.sh tests/integration/publish_local.sh \
   tests/integration/publish_latest_order.sh \
+  tests/integration/publish_same_commit.sh \
   tests/integration/publish_flush_busy.sh \
   tests/integration/publish_flush_scope.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)

@@ -318,11 +318,17 @@ void bp_cli_delivered_line(const struct bp_publish_result *r,
     bpi_buf_printf(b, ", Bencher report %s", r->report_uuid);
   if(r->firefox_url)
     bpi_buf_printf(b, ", Firefox Profiler %s", r->firefox_url);
+  if(r->superseded)
+    bpi_buf_printf(b, "; its store objects were left alone: %s",
+                   r->superseded);
   bpi_buf_addc(b, '\0');
 }
 
 static void say_delivered(const struct bp_publish_result *r)
 {
+  if(r->superseded)
+    bp_msg_note("delivered; its store objects were left alone: %s",
+                r->superseded);
   if(r->manifest_url)
     bp_msg_note("published: manifest %s", r->manifest_url);
   if(r->report_uuid)

@@ -240,6 +240,8 @@ static void note_in_run(const char *run_dir, struct job *j)
   bpi_pub_add_nullable(p, "report_uuid", r->report_uuid);
   bpi_pub_add_nullable(p, "manifest_url", r->manifest_url);
   bpi_pub_add_nullable(p, "firefox_url", r->firefox_url);
+  if(r->superseded)  /* its store objects are a newer run's */
+    cJSON_AddStringToObject(p, "superseded", r->superseded);
   bpi_pub_add_bencher_pub(p, j);
   bpi_pub_add_nullable(p, "error", r->delivered ? NULL : r->failure.msg[0]
                                                  ? r->failure.msg
@@ -288,16 +290,20 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
   char *mkey = NULL;
   j.http.conns = bpi_http_conns_new();  /* NULL: no reuse, still works */
   bp_code rc = load_job(&j, man);
+  if(!rc && j.store && !(mkey = bpi_pub_manifest_key(&j.id)))
+    rc = bpi_err_set(&res->failure, BPE_NOMEM, 0, "key");
+  if(!rc && j.store)
+    res->manifest_url = bpi_store_public_url(j.store, mkey);
   if(!rc) {
-    bp_code store_rc = j.store ? bpi_pub_put_artifacts(&j) : BP_OK;
+    /* the artifacts first look whether a newer run of the commit is
+     * stored (then no store part is sent); Firefox and Bencher go
+     * either way: a report is a data point of its own */
+    bp_code store_rc = j.store ? bpi_pub_put_artifacts(&j, mkey) : BP_OK;
     bp_code ff_rc = bpi_pub_put_firefox(&j);
     bp_code b_rc = bpi_pub_put_bencher(&j);
     rc = store_rc ? store_rc : ff_rc ? ff_rc : b_rc;
   }
-  if(j.store && !(mkey = bpi_pub_manifest_key(&j.id)))
-    rc = rc ? rc : bpi_err_set(&res->failure, BPE_NOMEM, 0, "key");
   if(j.store && mkey) {
-    res->manifest_url = bpi_store_public_url(j.store, mkey);
     /* each waits for everything before it */
     if(rc)
       bpi_pub_part_done(&j, "manifest", NULL);
@@ -353,6 +359,7 @@ void bpi_publish_result_cleanup(struct bp_publish_result *r)
   free(r->report_uuid);
   free(r->manifest_url);
   free(r->firefox_url);
+  free(r->superseded);
   memset(r, 0, sizeof(*r));
 }
 

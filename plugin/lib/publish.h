@@ -7,15 +7,30 @@
  * copies it into the spool (fsync, rename), then delivers its parts in
  * this order, each at most once (the spool records every part that
  * succeeded):
+ *   0. the stored manifest at .../{commit}/{testbed}/manifest.json is
+ *      read (one GET, a 404 when there is none; a file read for a file://
+ *      store): when it is a newer run's of the same commit and testbed
+ *      (a later end time: a re-run published while this one waited in
+ *      the spool), parts 1, 4, 5 and 6 are not sent but marked
+ *      "superseded:{its end time}" and res->superseded says so; the
+ *      Bencher report and the Firefox upload go as ever
  *   1. each artifact -> {project}/{branch}/{commit}/{testbed}/{bench}/{file}
  *   2. opt-in: the Firefox profile to the Firefox Profiler's public store
  *   3. the Bencher report (idempotency key kept in the spool)
  *   4. the stored manifest (the run's manifest with identity, artifact
- *      URLs, report uuid) -> .../{commit}/{testbed}/manifest.json
+ *      URLs, report uuid) -> .../{commit}/{testbed}/manifest.json, a
+ *      conditional write (bpi_store_update) that leaves a newer run's
+ *      manifest there (then 5 and 6 are superseded too)
  *   5. the branch's latest pointer -> {project}/{branch}/latest/{testbed}.json
  *      (unless it names a newer commit: bpi_run_newer, runorder.h)
  *   6. the store's static pages (site.h): the run in its branch's list,
  *      the run's, branch's, project's and store's index.html
+ * Two publications of one commit and testbed delivered at the same time
+ * can still interleave their artifacts (the check in 0 and the puts are
+ * not one step): the manifest is the newer run's either way, but some of
+ * the artifacts under its keys may be the older run's bytes (the
+ * manifest's sha256 tells them apart) until the newer one is published
+ * again.
  * A publication leaves the spool only when every part is delivered;
  * bpi_publish_flush retries what is left.  One whose every target is on
  * this machine (a file:// store, no Bencher, no Firefox upload) is
@@ -65,7 +80,8 @@ struct bp_publish_result {
   size_t parts, parts_done;
   unsigned long connections; /* network connections this delivery opened */
   char *report_uuid;   /* Bencher's report, or NULL */
-  char *manifest_url;  /* the stored manifest's public URL, or NULL */
+  char *manifest_url;  /* the stored manifest's public URL, or NULL
+                          (superseded: not this run's) */
   char *firefox_url;   /* https://profiler.firefox.com/public/T/, or NULL */
   bool firefox_lost;   /* an upload's answer was lost: it may be public
                           without its link, and is not uploaded again */
@@ -74,6 +90,9 @@ struct bp_publish_result {
                           422): kept in the spool, marked, never sent
                           again; failure says why */
   bool rejected_before;/* ... already when this delivery began */
+  char *superseded;    /* its store objects were left alone, why ("the
+                          store has a newer run of commit C on testbed T
+                          (ended E)"), or NULL */
   bool direct;         /* the spool could not hold it (spool_failure says
                           why): delivered once from the run directory,
                           nothing kept to retry when that failed */

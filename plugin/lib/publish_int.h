@@ -58,6 +58,9 @@ struct job {
    * publication and report are kept aside. */
   char *stored;
   bool man_stored;
+  /* the artifacts' check found no stored manifest: its conditional
+   * write need not read it again (bpi_store_update_absent) */
+  bool man_absent;
   struct cJSON *run_publication, *run_results;
 };
 
@@ -91,9 +94,27 @@ bp_code bpi_pub_mark(struct job *j, const char *part, const char *value);
 
 /* publish_store.c: the parts in the artifact store */
 bp_code bpi_pub_open_store(struct job *j);
-bp_code bpi_pub_put_artifacts(struct job *j);
+/* the artifacts, unless the store holds a newer run of the same commit
+ * and testbed at mkey (read first: one GET, a 404 when there is none):
+ * then they, the manifest, latest and site parts are marked superseded
+ * instead and j->res->superseded says why */
+bp_code bpi_pub_put_artifacts(struct job *j, const char *mkey);
+/* a conditional write that never replaces a newer run's manifest */
 bp_code bpi_pub_put_manifest(struct job *j, const char *key);
 bp_code bpi_pub_put_latest(struct job *j, const char *mkey);
+/* How a stored manifest (text, len bytes; NULL: none) orders against a
+ * publication of the same commit and testbed that ended at end_time:
+ * NEWER when its "publication" says it ended later (both ISO 8601 times,
+ * compared as times: the latest pointer's order for one commit), with
+ * *stored_end (malloc'd) its end time; INVALID when it is not JSON (an
+ * object store may serve one being written: read it again); else
+ * REPLACE (none, older, the same run, or no end time to compare). */
+enum bp_stored_order {
+  BP_STORED_REPLACE, BP_STORED_NEWER, BP_STORED_INVALID
+};
+enum bp_stored_order bpi_pub_stored_order(const char *text, size_t len,
+                                          const char *end_time,
+                                          char **stored_end);
 /* the store's static pages (site.h), after the latest pointer */
 bp_code bpi_pub_put_site(struct job *j);
 /* j->man back as the run's (after the store's parts; idempotent) */

@@ -2,7 +2,9 @@
  * store: each artifact, then the stored manifest (the run's manifest
  * annotated with keys, public URLs and Bencher's ids), then the branch's
  * latest pointer (a conditional update that never moves back to an older
- * commit). */
+ * commit).  None of them is sent over a newer run of the same commit and
+ * testbed: the stored manifest is read before the artifacts and written
+ * with a conditional update. */
 #include "bp_setup.h"
 #include "publish_int.h"
 #include "buf.h"
@@ -113,9 +115,129 @@ static void run_workers(struct puts *p, size_t n)
     pthread_join(tids[k], NULL);
 }
 
-bp_code bpi_pub_put_artifacts(struct job *j)
+/* ------------------------------------------------ a newer run stored */
+
+/* The store parts' mark when a newer run of the same commit and testbed
+ * is stored: "superseded:{its end time}" (artifacts: a done.log line, as
+ * one delivered, so that a suite's thousands cost no file each). */
+#define SUPERSEDED "superseded:"
+
+enum bp_stored_order bpi_pub_stored_order(const char *text, size_t len,
+                                          const char *end_time,
+                                          char **stored_end)
+{
+  *stored_end = NULL;
+  if(!text)
+    return BP_STORED_REPLACE;
+  cJSON *m = cJSON_ParseWithLength(text, len);
+  if(!m)
+    return BP_STORED_INVALID;
+  const char *end = bpi_json_str(cJSON_GetObjectItemCaseSensitive(
+                                   m, "publication"), "end_time");
+  int64_t stored_ms, run_ms;
+  /* a stored time that is not one (a hostile or broken store) never
+   * keeps a run out */
+  bool newer = bpi_text_iso8601_ms(end, &stored_ms) &&
+               bpi_text_iso8601_ms(end_time, &run_ms) && stored_ms > run_ms;
+  if(newer && !(*stored_end = strdup(end)))
+    newer = false;
+  cJSON_Delete(m);
+  return newer ? BP_STORED_NEWER : BP_STORED_REPLACE;
+}
+
+/* j->res->superseded: why its store objects were left alone. */
+static void note_superseded(struct job *j, const char *end)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  /* a hash as git shortens it; a local-... name whole */
+  bpi_buf_printf(&b, "the store has a newer run of commit %.*s on testbed "
+                 "%s (ended %.40s)", j->id.hash ? 7 : 64, j->id.commit,
+                 j->id.testbed, end);
+  free(j->res->superseded);
+  j->res->superseded = bpi_buf_failed(&b) ? NULL : b.data;
+  if(!j->res->superseded)
+    bpi_buf_cleanup(&b);
+  /* the manifest there is not this run's */
+  free(j->res->manifest_url);
+  j->res->manifest_url = NULL;
+}
+
+/* The store parts from part on that are not done yet marked superseded
+ * by the run that ended at end (its manifest is stored); noted in res. */
+static bp_code supersede_from(struct job *j, const char *part,
+                              const char *end)
+{
+  static const char *const parts[] = {"manifest", "latest", "site"};
+  char value[80];
+  snprintf(value, sizeof(value), SUPERSEDED "%.40s", end);
+  bp_code rc = BP_OK;
+  bool from = false;
+  for(size_t i = 0; !rc && i < BP_ARRAY_LEN(parts); i++) {
+    from |= !strcmp(parts[i], part);
+    if(from && !bpi_spool_done(j->sp, parts[i], NULL))
+      rc = bpi_spool_mark(j->sp, parts[i], value, &j->res->failure);
+  }
+  if(!rc)
+    note_superseded(j, end);
+  return rc;
+}
+
+/* Whether the store holds a newer run at mkey (*newer: its end time,
+ * malloc'd), read once before the artifacts.  Nothing is read when every
+ * store part after the artifacts is done; a publication a newer run
+ * superseded at an earlier try says so again. */
+static bp_code stored_newer(struct job *j, const char *mkey, char **newer)
+{
+  char *mark = NULL, *text = NULL;
+  size_t len = 0;
+  *newer = NULL;
+  if(bpi_spool_done(j->sp, "manifest", &mark) && mark &&
+     !strncmp(mark, SUPERSEDED, strlen(SUPERSEDED)))
+    note_superseded(j, mark + strlen(SUPERSEDED));
+  bool left = !mark || !bpi_spool_done(j->sp, "latest", NULL) ||
+              !bpi_spool_done(j->sp, "site", NULL);
+  free(mark);
+  if(!left)
+    return BP_OK;
+  struct bp_err got = {0};
+  bp_code rc = bpi_store_get(j->store, mkey, &text, &len, &got);
+  if(rc == BPE_NOT_FOUND) {
+    j->man_absent = true;
+    return BP_OK;
+  }
+  if(rc) {
+    j->res->failure = got;
+    return rc;
+  }
+  /* not JSON: the manifest's conditional write looks again */
+  bpi_pub_stored_order(text, len, bpi_json_str(j->meta, "end_time"), newer);
+  free(text);
+  return BP_OK;
+}
+
+/* A newer run is stored: the artifacts not sent yet (todo) are marked
+ * done without being sent, the later store parts superseded. */
+static bp_code supersede_artifacts(struct job *j, const size_t *todo,
+                                   size_t ntodo, const char *end)
+{
+  struct bp_err *err = &j->res->failure;
+  bp_code rc = BP_OK;
+  for(size_t k = 0; !rc && k < ntodo; k++) {
+    char part[32];
+    artifact_part(part, sizeof(part), todo[k]);
+    rc = bpi_spool_mark_unsynced(j->sp, part, NULL, err);
+    j->done += rc == BP_OK;
+  }
+  if(!rc && ntodo)
+    rc = bpi_spool_sync(j->sp, err);
+  return rc ? rc : supersede_from(j, "manifest", end);
+}
+
+bp_code bpi_pub_put_artifacts(struct job *j, const char *mkey)
 {
   struct puts p = {.j = j};
+  char *newer = NULL;
   if(j->arts.n && !(p.todo = malloc(j->arts.n * sizeof(*p.todo))))
     return bpi_err_set(&j->res->failure, BPE_NOMEM, 0, "artifacts");
   for(size_t i = 0; i < j->arts.n; i++) {
@@ -123,6 +245,14 @@ bp_code bpi_pub_put_artifacts(struct job *j)
     artifact_part(part, sizeof(part), i);
     if(!bpi_pub_part_done(j, part, NULL))
       p.todo[p.ntodo++] = i;
+  }
+  bp_code rc = stored_newer(j, mkey, &newer);
+  if(rc || newer) {
+    if(newer)
+      rc = supersede_artifacts(j, p.todo, p.ntodo, newer);
+    free(newer);
+    free(p.todo);
+    return rc;
   }
   pthread_mutex_init(&p.lock, NULL);
   run_workers(&p, p.ntodo);
@@ -261,18 +391,56 @@ static const char *stored_text(struct job *j)
   return j->stored;
 }
 
+/* The stored manifest as this publication would write it, given the one
+ * stored now (cur, NULL when none): never over a newer run's. */
+struct manifest_ctx {
+  struct job *j;
+  const char *text;
+  char *newer;   /* the stored one is newer: its end time, left alone */
+};
+
+static int decide_manifest(void *ctx, const char *cur, size_t len,
+                           char **out)
+{
+  struct manifest_ctx *c = ctx;
+  free(c->newer);
+  switch(bpi_pub_stored_order(cur, len, bpi_json_str(c->j->meta, "end_time"),
+                              &c->newer)) {
+  case BP_STORED_NEWER:
+    return 0;
+  case BP_STORED_INVALID:
+    return BP_STORE_REREAD;
+  case BP_STORED_REPLACE:
+    break;
+  }
+  *out = strdup(c->text);
+  return *out ? 1 : -1;
+}
+
+/* A conditional write (bpi_store_update, as the latest pointer's): a
+ * newer run's manifest published since the artifacts' check (a race of
+ * two publications of the commit) stays, and this publication's latest
+ * and site parts are superseded with it. */
 bp_code bpi_pub_put_manifest(struct job *j, const char *key)
 {
   if(bpi_pub_part_done(j, "manifest", NULL))
     return BP_OK;
-  const char *text = stored_text(j);
-  bp_code rc = text ? bpi_store_put(j->store, key, text, strlen(text),
-                                    "application/json", NULL,
-                                    &j->res->failure)
-                    : bpi_err_set(&j->res->failure, BPE_NOMEM, 0,
-                                  "stored manifest");
-  if(!rc)
+  struct manifest_ctx c = {.j = j, .text = stored_text(j)};
+  bp_code (*update)(struct bp_store *, const char *, const char *,
+                    int (*)(void *, const char *, size_t, char **), void *,
+                    struct bp_err *) = j->man_absent ? bpi_store_update_absent
+                                                     : bpi_store_update;
+  bp_code rc = c.text ? update(j->store, key, "application/json",
+                               decide_manifest, &c, &j->res->failure)
+                      : bpi_err_set(&j->res->failure, BPE_NOMEM, 0,
+                                    "stored manifest");
+  if(!rc && c.newer) {
+    rc = supersede_from(j, "manifest", c.newer);
+    j->done += rc == BP_OK;
+  }
+  else if(!rc)
     rc = bpi_pub_mark(j, "manifest", key);
+  free(c.newer);
   return rc;
 }
 

@@ -56,8 +56,9 @@ struct store_ops {
                  const char *content_encoding, struct bp_err *err);
   bp_code (*get)(struct bp_store *st, const char *key, char **data,
                  size_t *len, struct bp_err *err);
+  /* absent: the caller has just found no object at key (a hint) */
   bp_code (*update)(struct bp_store *st, const char *key,
-                    const char *content_type,
+                    const char *content_type, bool absent,
                     int (*decide)(void *, const char *, size_t, char **),
                     void *ctx, struct bp_err *err);
 };
@@ -409,12 +410,13 @@ static bp_code file_get(struct bp_store *st, const char *key, char **data,
  * directory (no lock file to show up in listings), so every writer of
  * a key there takes its turn. */
 static bp_code file_update(struct bp_store *st, const char *key,
-                           const char *content_type,
+                           const char *content_type, bool absent,
                            int (*decide)(void *, const char *, size_t,
                                          char **),
                            void *ctx, struct bp_err *err)
 {
   (void)content_type;
+  (void)absent;   /* reading a file under the lock costs next to nothing */
   char *path = file_path(st, key);
   char *slash = path ? strrchr(path, '/') : NULL;
   if(!slash) {
@@ -556,9 +558,11 @@ static bp_code net_get(struct bp_store *st, const char *key, char **data,
 #define UPDATE_TRIES 8
 
 /* http(s) and s3: GET with its ETag, decide, PUT on that condition; a 412
- * means another writer came between: read and decide again. */
+ * means another writer came between: read and decide again.  absent: the
+ * first try takes the caller's word that there is none (no GET) and
+ * writes with If-None-Match: *. */
 static bp_code net_update(struct bp_store *st, const char *key,
-                          const char *content_type,
+                          const char *content_type, bool absent_first,
                           int (*decide)(void *, const char *, size_t,
                                         char **),
                           void *ctx, struct bp_err *err)
@@ -570,8 +574,10 @@ static bp_code net_update(struct bp_store *st, const char *key,
     char cond[200];
     char *out = NULL;
     bpi_http_resp_init(&resp);
-    bp_code rc = object_request(st, "GET", key, NULL, 0, NULL, NULL, NULL,
-                                &resp, &got);
+    bp_code rc = tries == 0 && absent_first
+                   ? BPE_NOT_FOUND
+                   : object_request(st, "GET", key, NULL, 0, NULL, NULL,
+                                    NULL, &resp, &got);
     bool absent = rc == BPE_NOT_FOUND;
     if(rc && !absent) {
       bpi_http_resp_cleanup(&resp);
@@ -740,7 +746,19 @@ bp_code bpi_store_update(struct bp_store *st, const char *key,
   bp_code rc = check_key(key, err);
   if(rc)
     return rc;
-  return st->ops->update(st, key, content_type, decide, ctx, err);
+  return st->ops->update(st, key, content_type, false, decide, ctx, err);
+}
+
+bp_code bpi_store_update_absent(struct bp_store *st, const char *key,
+                                const char *content_type,
+                                int (*decide)(void *ctx, const char *cur,
+                                              size_t len, char **out),
+                                void *ctx, struct bp_err *err)
+{
+  bp_code rc = check_key(key, err);
+  if(rc)
+    return rc;
+  return st->ops->update(st, key, content_type, true, decide, ctx, err);
 }
 
 static void secret_free(char *s)

@@ -86,6 +86,17 @@ bp_code bpi_store_update(struct bp_store *st, const char *key,
                                        size_t len, char **out),
                          void *ctx, struct bp_err *err);
 
+/* bpi_store_update for a caller that has just read key and found no
+ * object: an http(s) or s3 store's first try writes what decide makes of
+ * none with If-None-Match: * without reading again, and reads and decides
+ * as above only when the server answers 412 (one was written since).  A
+ * file store reads it anyway (a file read under its lock). */
+bp_code bpi_store_update_absent(struct bp_store *st, const char *key,
+                                const char *content_type,
+                                int (*decide)(void *ctx, const char *cur,
+                                              size_t len, char **out),
+                                void *ctx, struct bp_err *err);
+
 /* The URL a reader (browser, profiler.firefox.com/from-url/) loads key
  * from; malloc'd, NULL when out of memory. */
 char *bpi_store_public_url(const struct bp_store *st, const char *key);

@@ -1,6 +1,8 @@
 /* storekey: the store's layout, the one place its keys are built.
  *   {project}/{branch}/{commit}/{testbed}/{benchmark}/{file}  artifacts
  *   {project}/{branch}/{commit}/{testbed}/manifest.json       per run
+ *     (the commit's run on the testbed that ended last: an older one
+ *     delivered later leaves it and the artifacts alone, publish.h)
  *   {project}/{branch}/latest/{testbed}.json                  updated last
  * Each name becomes one key part (bpi_store_key_part: reversible with
  * bpi_store_key_decode), so a branch "feature/x" or a benchmark named

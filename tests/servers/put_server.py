@@ -3,6 +3,7 @@
 
   put_server.py --root DIR --port-file F [--token T] [--faults SPEC]
                 [--tls-cert PEM --tls-key PEM] [--fail-path TEXT:N]
+                [--slow-path TEXT:S]
                 [--request-delay-ms MS] [--connect-delay-ms MS]
                 [--stats FILE]
 
@@ -21,7 +22,11 @@ injected fault as "METHOD PATH fault ITEM" when it starts.  With
 A network farther away: --request-delay-ms adds MS to every request,
 --connect-delay-ms MS to the first request of each new connection (a TCP
 and TLS handshake).  --fail-path TEXT:N answers 500 to the first N PUTs
-whose path contains TEXT, whichever order they come in.  --stats FILE is
+whose path contains TEXT, whichever order they come in.  --slow-path
+TEXT:S holds every other PUT whose path contains TEXT for S seconds after
+its body is read and before its If-Match / If-None-Match is checked
+(another writer's object can come in meanwhile), logging "PUT PATH slow"
+when the wait starts.  --stats FILE is
 rewritten (atomically) after each request with {"connections": accepted
 connections, "requests": N, "max_in_flight": the most requests handled
 at the same time}.
@@ -153,6 +158,10 @@ class Handler(BaseHTTPRequestHandler):
         if self._failing_path():
             self._error(500, "injected failure of this path")
             return
+        srv = self.server
+        if srv.slow_text and srv.slow_text in self.path:
+            log_line("PUT %s slow" % self.path)
+            time.sleep(srv.slow_s)
         token = self.server.token
         if token is not None and \
            self.headers.get("Authorization") != "Bearer " + token:
@@ -261,6 +270,7 @@ def main():
     ap.add_argument("--tls-cert")
     ap.add_argument("--tls-key")
     ap.add_argument("--fail-path", default="")
+    ap.add_argument("--slow-path", default="")
     ap.add_argument("--request-delay-ms", type=float, default=0)
     ap.add_argument("--connect-delay-ms", type=float, default=0)
     ap.add_argument("--stats")
@@ -274,6 +284,8 @@ def main():
     server.stats_file = args.stats
     text, _, n = args.fail_path.rpartition(":")
     server.fail_text, server.fail_left = (text, int(n)) if text else ("", 0)
+    text, _, sec = args.slow_path.rpartition(":")
+    server.slow_text, server.slow_s = (text, float(sec)) if text else ("", 0)
     server.faults = Faults(args.faults, on_fault=lambda item, method, path:
                            log_line("%s %s fault %s" % (method, path, item)))
     os.makedirs(server.root, exist_ok=True)

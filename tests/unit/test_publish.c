@@ -3,10 +3,15 @@
  * when both know theirs; the end time decides for the same commit, for
  * equal commit times (a rebase or an amend in the same second) and when
  * either side has none (git did not know the hash, a pointer written
- * before pointers had it, a time that is not one). */
+ * before pointers had it, a time that is not one).  And the stored
+ * manifest's order against a publication of the same commit and testbed
+ * (bpi_pub_stored_order): a run that ended later is left alone. */
 #include "bp_setup.h"
 #include "runorder.h"
 #include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #define A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
@@ -24,8 +29,58 @@ static bool newer(const char *stored_commit, const char *stored_time,
   return bpi_run_newer(&s, &r);
 }
 
+/* the order of a stored manifest whose publication ended at stored_end
+ * (NULL: no end_time) against a publication that ended at end; *got its
+ * end time when newer */
+static enum bp_stored_order stored(const char *stored_end, const char *end,
+                                   char **got)
+{
+  char text[512];
+  if(stored_end)
+    snprintf(text, sizeof(text), "{\"benchmarks\": [], \"publication\": "
+             "{\"identity\": {\"commit\": \"" A "\"}, \"end_time\": "
+             "\"%s\"}}", stored_end);
+  else
+    snprintf(text, sizeof(text), "{\"benchmarks\": [], \"publication\": "
+             "{}}");
+  return bpi_pub_stored_order(text, strlen(text), end, got);
+}
+
+static void check_stored_order(void)
+{
+  char *got = NULL;
+  /* nothing stored: written */
+  CHECK(bpi_pub_stored_order(NULL, 0, LATE, &got) == BP_STORED_REPLACE);
+  CHECK(!got);
+  /* a newer run of the commit stays, and says when it ended */
+  CHECK(stored(LATE, EARLY, &got) == BP_STORED_NEWER);
+  CHECK(got && !strcmp(got, LATE));
+  free(got);
+  /* an older run, or this same run (a retry), is replaced */
+  CHECK(stored(EARLY, LATE, &got) == BP_STORED_REPLACE);
+  CHECK(!got);
+  CHECK(stored(LATE, LATE, &got) == BP_STORED_REPLACE);
+  /* times compared as times, whatever their zones */
+  CHECK(stored("2024-03-01T11:30:00.000+02:00", EARLY, &got) ==
+        BP_STORED_REPLACE);
+  CHECK(stored("2024-03-01T09:30:00.000-02:00", EARLY, &got) ==
+        BP_STORED_NEWER);
+  free(got);
+  /* no end time, or one that is not a time (a broken or hostile store),
+   * never keeps a run out */
+  CHECK(stored(NULL, EARLY, &got) == BP_STORED_REPLACE);
+  CHECK(stored("zzzz", EARLY, &got) == BP_STORED_REPLACE);
+  CHECK(stored(LATE, NULL, &got) == BP_STORED_REPLACE);
+  CHECK(bpi_pub_stored_order("[1, 2]", 6, EARLY, &got) == BP_STORED_REPLACE);
+  /* not JSON: possibly an object read while it is written: again */
+  CHECK(bpi_pub_stored_order("{\"publication\": {\"end", 21, EARLY, &got)
+        == BP_STORED_INVALID);
+  CHECK(!got);
+}
+
 int main(void)
 {
+  check_stored_order();
   /* nothing stored, or a pointer without either time: written */
   CHECK(!newer(NULL, NULL, NULL, A, DAY1, EARLY));
   CHECK(!newer(B, NULL, NULL, A, DAY1, EARLY));
