@@ -7,6 +7,7 @@
  * manifest's order against a publication of the same commit and testbed
  * (bpi_pub_stored_order): a run that ended later is left alone. */
 #include "bp_setup.h"
+#include "publish_int.h"
 #include "runorder.h"
 #include "check.h"
 
