@@ -56,11 +56,28 @@ static void add_interval(struct bp_buf *b, const struct bp_cmp_measure *m)
     bpi_buf_printf(b, ", %+.2f%% to %+.2f%%", m->pct_lo, m->pct_hi);
 }
 
+/* A change beyond the threshold that the data did not confirm, in what
+ * is true of it: "within noise" only when the sides cannot be told apart
+ * (its interval holds 0, or it has none: bounds from a base of 0 that
+ * overlap); an interval that leaves 0 out shows a change, just not one
+ * that is surely beyond the threshold (docs/verdicts.md).  Either way it
+ * counts as unchanged. */
+static void add_not_confirmed(struct bp_buf *b, const struct bp_cmp_measure *m,
+                              double threshold)
+{
+  if(m->has_interval && (m->pct_lo > 0 || m->pct_hi < 0))
+    bpi_buf_printf(b, "not confirmed beyond %.4g%%", threshold);
+  else
+    bpi_buf_adds(b, "within noise");
+}
+
 /* What the verdict of m is, after its change: the flag when confirmed,
  * "unconfirmed (single run)" in italics when there was nothing to test
- * it with, "within noise" when the test could not tell the sides apart;
- * Bencher's alert linked when it judged. */
-static void add_verdict(struct bp_buf *b, const struct bp_cmp_measure *m)
+ * it with, "within noise" or "not confirmed beyond T%" when the test
+ * could not confirm it (add_not_confirmed); Bencher's alert linked when
+ * it judged. */
+static void add_verdict(struct bp_buf *b, const struct bp_cmp_measure *m,
+                        double threshold)
 {
   if(m->flag) {
     bpi_buf_printf(b, " %s", flag_mark(m->flag));
@@ -78,8 +95,10 @@ static void add_verdict(struct bp_buf *b, const struct bp_cmp_measure *m)
                    BP_CMP_REGRESSION ? "regression" : "improvement",
                    m->basis == BP_CMP_SINGLE ? "single run" :
                    "too few repetitions");
-  else if(m->change)
-    bpi_buf_adds(b, " within noise");
+  else if(m->change) {
+    bpi_buf_addc(b, ' ');
+    add_not_confirmed(b, m, threshold);
+  }
 }
 
 static void add_short_hash(struct bp_buf *b, const char *hash)
@@ -337,7 +356,7 @@ static void add_measures(struct render *r, const struct bp_cmp_bench *cb)
       add_pct(b, m->pct);
       add_interval(b, m);
       bpi_buf_addc(b, ')');
-      add_verdict(b, m);
+      add_verdict(b, m, r->c->threshold_pct);
     }
     else
       bpi_buf_adds(b, m->in_head ? "new measure" : "gone");
@@ -495,7 +514,68 @@ static void add_func_row(struct bp_buf *b, const struct bp_cmp_bench *cb,
     add_share_row(b, cb, f);
 }
 
-/* What grew and shrank most, then (with_rows) the function table. */
+/* The function whose self cost moved most the way of the benchmark's
+ * verdict (grew for a regression, shrank for an improvement), else the
+ * most changed; NULL when no function's cost changed. */
+static const struct bp_cmp_func *largest_func(const struct bp_cmp_bench *cb)
+{
+  double sign = bpi_compare_worse(cb) ? 1 : -1;
+  for(size_t i = 0; i < cb->nfuncs; i++)   /* most changed first */
+    if(sign * cb->funcs[i].d_self_cost > 0)
+      return &cb->funcs[i];
+  return cb->nfuncs && cb->funcs[0].d_self_cost != 0 ? &cb->funcs[0] : NULL;
+}
+
+/* ": the largest, `f`, self +41.7 ms ± 30.8 ms per run." */
+static void add_largest(struct bp_buf *b, const struct bp_cmp_bench *cb,
+                        const struct bp_cmp_func *f)
+{
+  bpi_buf_adds(b, ": the largest, ");
+  bpi_comment_md_code(b, f->name);
+  bpi_buf_adds(b, ", self ");
+  add_cost_change(b, cb, f->d_self_cost, f->self_half);
+  bpi_buf_printf(b, " per %s.", bpi_compare_cost_per(cb));
+}
+
+/* A benchmark whose measure changed beyond the threshold while no
+ * function is named: one line says why, so that a missing "grew most"
+ * is not read as "no function changed": a side sampled nothing; the
+ * sampling's own noise (the largest change's Poisson interval holds 0:
+ * too few samples, or nothing changed on the CPU); or the benchmark's
+ * noise band, which its measure's interval or the total cost's change
+ * sets, covers every function's change (docs/verdicts.md, "Functions"). */
+static void add_no_func_reason(struct bp_buf *b, const struct bp_cmp_bench *cb)
+{
+  const struct bp_cmp_func *f = cb->has_cost ? largest_func(cb) : NULL;
+  bpi_buf_adds(b, "\nNo function is named");
+  if(!cb->base.samples || !cb->head.samples)
+    bpi_buf_printf(b, ": too few samples to compare functions (%" PRIu64
+                   " in the base's profile, %" PRIu64 " in the head's).",
+                   cb->base.samples, cb->head.samples);
+  else if(!cb->has_cost)
+    bpi_buf_adds(b, ": no function's share of the samples changed.");
+  else if(!f)
+    bpi_buf_adds(b, ": no function's cost changed.");
+  else if(!bpi_compare_beyond_band(NULL, f->base_self_cost, f->d_self_cost,
+                                   f->self_half)) {
+    bpi_buf_printf(b, ": no function's change is beyond the sampling's "
+                   "own noise (%" PRIu64 " samples in the base's profile, %"
+                   PRIu64 " in the head's)", cb->base.samples,
+                   cb->head.samples);
+    add_largest(b, cb, f);
+  }
+  else {
+    bpi_buf_adds(b, ": no function's change is beyond this benchmark's "
+                 "noise band (");
+    bpi_compare_band_text(&cb->band, b);
+    bpi_buf_addc(b, ')');
+    add_largest(b, cb, f);
+  }
+  bpi_buf_addc(b, '\n');
+}
+
+/* What grew and shrank most (or why no function is named), then
+ * (with_rows) the function table. */
 static void add_funcs(struct render *r, const struct bp_cmp_bench *cb,
                       bool with_rows)
 {
@@ -514,6 +594,8 @@ static void add_funcs(struct render *r, const struct bp_cmp_bench *cb,
       add_top_func(b, FLAG_GREEN " shrank most", cb, shrank);
     bpi_buf_adds(b, "\n");
   }
+  else if(beyond(cb))
+    add_no_func_reason(b, cb);
   for(size_t i = 0; with_rows && i < cb->nfuncs &&
                     shown < r->max_functions && !end; i++) {
     if(!func_row(cb, &cb->funcs[i], &end))
@@ -646,6 +728,59 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
   bpi_buf_cleanup(&view_a);
 }
 
+/* cb's measure of slug on both sides, or NULL. */
+static const struct bp_cmp_measure *measure_of(const struct bp_cmp_bench *cb,
+                                               const char *slug)
+{
+  for(size_t i = 0; i < cb->nmeasures; i++)
+    if(cb->measures[i].in_base && cb->measures[i].in_head &&
+       !strcmp(cb->measures[i].slug, slug))
+      return &cb->measures[i];
+  return NULL;
+}
+
+/* Whether cb's wall time (latency: the harness's time of one iteration
+ * or run, Google Benchmark's real_time) regressed while its CPU time
+ * (task-clock, what the profile samples) did not: latency is a confirmed
+ * regression, task-clock is not a regression, confirmed or unconfirmed,
+ * and even the upper end of its change stays below the lower end of
+ * latency's. */
+static bool off_cpu_regression(const struct bp_cmp_bench *cb)
+{
+  const struct bp_cmp_measure *wall = measure_of(cb, "latency");
+  const struct bp_cmp_measure *cpu = measure_of(cb, "task-clock");
+  if(!wall || !cpu || wall->flag != BP_CMP_REGRESSION ||
+     cpu->flag == BP_CMP_REGRESSION ||
+     (cpu->unconfirmed && cpu->change == BP_CMP_REGRESSION))
+    return false;
+  double cpu_hi = cpu->has_interval ? cpu->pct_hi : cpu->pct;
+  double wall_lo = wall->has_interval ? wall->pct_lo : wall->pct;
+  return !isnan(cpu_hi) && (isnan(wall_lo) || cpu_hi < wall_lo);
+}
+
+/* Under the heading of a wall-time regression the CPU time does not
+ * show: the time went to waiting, which the CPU profile cannot see, and
+ * an off-CPU profile can.  The verdict stands: lock contention a change
+ * brought in looks the same as a loaded runner. */
+static void add_wall_note(struct bp_buf *b, const struct bp_cmp_bench *cb)
+{
+  const struct bp_cmp_measure *cpu = measure_of(cb, "task-clock");
+  if(!off_cpu_regression(cb))
+    return;
+  bpi_buf_adds(b, "_latency is wall-clock time, and task-clock (CPU time) "
+               "is not a confirmed regression (");
+  add_pct(b, cpu->pct);
+  add_interval(b, cpu);
+  bpi_buf_adds(b, "): the extra time was not spent on the CPU but waiting "
+               "(a loaded runner, locks, I/O, sleeping), which the CPU "
+               "profile does not see; ");
+  if(measure_of(cb, "off-cpu"))
+    bpi_buf_adds(b, "the off-CPU time below shows where._\n\n");
+  else
+    bpi_buf_adds(b, "an off-CPU profile (`benchprof run --off-cpu` on both "
+                 "sides) shows where._\n\n");
+}
+
 static void add_bench(struct render *r, const struct bp_cmp_bench *cb,
                       bool with_funcs)
 {
@@ -670,12 +805,17 @@ static void add_bench(struct render *r, const struct bp_cmp_bench *cb,
     bpi_comment_md_text(b, key->slug, BP_COMMENT_NAME_CHARS);
     bpi_buf_addc(b, ' ');
     add_pct(b, key->pct);
-    bpi_buf_adds(b, " (within noise)");
+    bpi_buf_adds(b, " (");
+    add_not_confirmed(b, key, r->c->threshold_pct);
+    bpi_buf_addc(b, ')');
   }
   else
     bpi_buf_adds(b, ": unchanged");
-  /* the heading stays in sight, the rest is collapsed */
-  bpi_buf_adds(b, "\n\n<details><summary>measures, functions and links"
+  /* the heading (and why a wall-time regression is not in the CPU
+   * profile) stays in sight, the rest is collapsed */
+  bpi_buf_adds(b, "\n\n");
+  add_wall_note(b, cb);
+  bpi_buf_adds(b, "<details><summary>measures, functions and links"
                "</summary>\n\n");
   add_measures(r, cb);
   add_funcs(r, cb, with_funcs);
@@ -695,10 +835,11 @@ static void add_bench(struct render *r, const struct bp_cmp_bench *cb,
 
 /* Its verdict in the summary table: the key measure's, else
  * "unchanged". */
-static void add_row_verdict(struct bp_buf *b, const struct bp_cmp_measure *m)
+static void add_row_verdict(struct bp_buf *b, const struct bp_cmp_measure *m,
+                            double threshold)
 {
   size_t mark = b->len;
-  add_verdict(b, m);
+  add_verdict(b, m, threshold);
   if(b->len == mark)
     bpi_buf_adds(b, " unchanged");
 }
@@ -729,7 +870,7 @@ static void add_table(struct render *r)
     if(key->has_interval)
       bpi_buf_printf(b, " (%+.2f%% to %+.2f%%)", key->pct_lo, key->pct_hi);
     bpi_buf_adds(b, " |");
-    add_row_verdict(b, key);
+    add_row_verdict(b, key, r->c->threshold_pct);
     bpi_buf_adds(b, " |\n");
   }
   if(rows)

@@ -6,7 +6,10 @@
  * it is (`<!-- benchprof:compared head=... -->`, below), a title and a
  * verdict line, "Comparing head
  * (sha) with base (sha)", a summary table with a row per benchmark, then
- * per benchmark a table of measures, the top changed functions and
+ * per benchmark a table of measures (a change the data do not confirm is
+ * "within noise" when its interval holds 0, else "not confirmed beyond
+ * T%"), the top changed functions (or why none is named), a note when
+ * wall time (latency) regressed but CPU time (task-clock) did not, and
  * viewer links (Firefox Profiler compare view, each profile, the
  * differential flame graph, Bencher).  It never exceeds max_chars: it
  * degrades a benchmark at a time, least changed first (the details and

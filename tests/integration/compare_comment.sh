@@ -4,8 +4,14 @@
 #   unchanged, in the words of the verdict line and the commit status;
 # - a change within the noise keeps its row in the summary table: its
 #   key measure, change and interval, "within noise";
+# - a change whose interval leaves 0 out but reaches inside the threshold
+#   is "not confirmed beyond 5%", not "within noise" (the sides differ);
 # - the note says why a change is unconfirmed: one value on a side, or
-#   --repeat 3 (values a side, but too few for the test at 99%).
+#   --repeat 3 (values a side, but too few for the test at 99%);
+# - a benchmark beyond the threshold that names no function says why;
+# - a confirmed latency (wall time) regression that task-clock (CPU time)
+#   does not share gets a note: the time went waiting, --off-cpu shows
+#   where; the verdict stays.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 
@@ -51,6 +57,21 @@ assert "\n### benchprof: 0 regressions confirmed, 0 unconfirmed; " \
 assert "\n| parse | latency | +20.00% (-25.00% to +50.00%) | within noise |\n" \
     in md, md
 assert "\n#### parse: latency +20.00% (within noise)\n" in md, md
+assert "No function is named" not in md, md   # nothing beyond to explain
+PY
+
+bmf_run "$TMP/differ" 140 133 150        # +40%, +3% to +60%: 0 left out
+cmp differ "$TMP/base" "$TMP/differ"
+pycheck "an interval without 0 inside the threshold: not confirmed, not noise" \
+  "$TMP/cmp-differ" <<'PY'
+import json, os, sys
+c = json.load(open(os.path.join(sys.argv[1], "compare.json")))
+assert c["regressions"] == 0 and c["unchanged"] == 1, c   # still unchanged
+md = open(os.path.join(sys.argv[1], "comment.md")).read()
+assert "\n| parse | latency | +40.00% (+3.00% to +60.00%) | not confirmed " \
+    "beyond 5% |\n" in md, md
+assert "\n#### parse: latency +40.00% (not confirmed beyond 5%)\n" in md, md
+assert "within noise" not in md, md
 PY
 
 bmf_run "$TMP/single-a" 100
@@ -68,6 +89,8 @@ assert "\n| parse | latency | +100.00% | _unconfirmed regression (single " \
 assert "_Unconfirmed (single run): beyond the threshold, but with one " \
     "value on a side there is no spread" in md, md
 assert "too few repetitions" not in md, md
+# a shell's echo has next to no samples: no function named, and why
+assert "\nNo function is named: " in md, md
 # the command's summary counts as the title does: not also "1 unchanged"
 err = open(sys.argv[1] + ".err").read()
 assert "0 regressions confirmed, 1 unconfirmed; 0 improvements confirmed, " \
@@ -92,5 +115,38 @@ assert "_Unconfirmed (too few repetitions): beyond the threshold, but with " \
     "fewer than 5 repetitions on a side no change can be confirmed at 99% " \
     "confidence" in md, md
 assert "one value" not in md, md
+PY
+# latency (the harness's wall time) +140%, confirmed; task-clock (CPU
+# time) +2% (-2% to +6%): a loaded runner, or a lock, not more work
+wall_run() {  # DIR LATENCY TASK_CLOCK (each with +-1 bounds)
+  "$BENCHPROF" run -q --no-publish -o "$1" --adapter json --no-counters -- \
+    sh -c "echo '{\"parse\": {\"latency\": {\"value\": $2, \"lower_value\": $(($2 - 1)), \"upper_value\": $(($2 + 1))}, \"task-clock\": {\"value\": $3, \"lower_value\": $(($3 - 1)), \"upper_value\": $(($3 + 1))}}}'" \
+    >"$1.out" 2>"$1.err"
+}
+wall_run "$TMP/wall-a" 100 50
+wall_run "$TMP/wall-b" 240 51
+wall_run "$TMP/wall-c" 240 120
+cmp wall "$TMP/wall-a" "$TMP/wall-b"
+pycheck "wall time up, CPU time not: the regression stands, the note says why" \
+  "$TMP/cmp-wall" <<'PY'
+import json, os, sys
+c = json.load(open(os.path.join(sys.argv[1], "compare.json")))
+assert c["regressions"] == 1, c
+md = open(os.path.join(sys.argv[1], "comment.md")).read()
+assert "\n#### \U0001f534 parse: latency +140.00%\n\n_latency is wall-clock " \
+    "time, and task-clock (CPU time) is not a confirmed regression (+2.00%, " \
+    "-2.00% to +6.00%): the extra time was not spent on the CPU but waiting " \
+    "(a loaded runner, locks, I/O, sleeping)" in md, md
+assert "an off-CPU profile (`benchprof run --off-cpu` on both sides) shows " \
+    "where._\n" in md, md
+assert "\nNo function is named: " in md, md
+PY
+cmp wall-cpu "$TMP/wall-a" "$TMP/wall-c"
+pycheck "wall time and CPU time up together: no such note" \
+  "$TMP/cmp-wall-cpu" <<'PY'
+import os, sys
+md = open(os.path.join(sys.argv[1], "comment.md")).read()
+assert "task-clock | 50 ns | 120 ns" in md, md
+assert "wall-clock" not in md, md
 PY
 finish

@@ -565,6 +565,176 @@ static void unconfirmed_key(struct bp_cmp_bench *b)
   b->max_pct = b->max->pct;
 }
 
+/* md has what, else it is printed to show why not. */
+static bool has(const char *md, const char *what)
+{
+  if(strstr(md, what))
+    return true;
+  fprintf(stderr, "missing \"%s\" in:\n%s\n", what, md);
+  return false;
+}
+
+static char *render_md(const struct bp_cmp *c)
+{
+  struct bp_comment_opts o = {.project = "p", .testbed = "t"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  return b.data;
+}
+
+/* A change beyond the threshold that is not confirmed is "within noise"
+ * only when its interval holds 0; one that leaves 0 out (the sides
+ * differ) but reaches inside the threshold is "not confirmed beyond 2%",
+ * in the summary row, the heading and the measure's row alike, and
+ * still counts as unchanged. */
+static void test_not_confirmed_words(void)
+{
+  struct bp_cmp *c = synthetic(2, 0, 0, "n");
+  /* n0: +40%, interval +1% to +61% (bounds): 0 left out, 2% not cleared */
+  struct bp_cmp_measure *m = c->benches[0].measures;
+  m->head = 140;
+  m->vbase = (struct bp_cmp_values){true, 99, 101, NULL, 0};
+  m->vhead = (struct bp_cmp_values){true, 102, 160, NULL, 0};
+  bpi_compare_measure(m, 2);
+  CHECK(m->change == BP_CMP_REGRESSION && !m->flag && !m->unconfirmed);
+  /* n1: -12.58%, interval -18.94% to -1.5%: an improvement, likewise */
+  m = c->benches[1].measures;
+  m->head = 87.42;
+  m->vbase = (struct bp_cmp_values){true, 98, 101.5, NULL, 0};
+  m->vhead = (struct bp_cmp_values){true, 82.56, 96.5, NULL, 0};
+  bpi_compare_measure(m, 2);
+  CHECK(m->change == BP_CMP_IMPROVEMENT && !m->flag && !m->unconfirmed);
+  char *md = render_md(c);
+  CHECK(has(md, "| n0 | latency | +40.00% (+1.00% to +61.00%) | not "
+            "confirmed beyond 2% |\n"));
+  CHECK(has(md, "| n1 | latency | -12.58% (-18.94% to -1.50%) | not "
+            "confirmed beyond 2% |\n"));
+  CHECK(has(md, "#### n0: latency +40.00% (not confirmed beyond 2%)\n"));
+  CHECK(has(md, "(+40.00%, +1.00% to +61.00%) not confirmed beyond 2% |"));
+  CHECK(!strstr(md, "within noise"));
+  CHECK(has(md, "; 2 unchanged\n"));
+  free(md);
+  bpi_compare_free(c);
+}
+
+/* Costs for b's two functions: the first +41.7 ms ± half a run from a
+ * base of 20 ms, the second -1 ms ± 2 ms; neither named (the band
+ * covers them), the band task-clock's interval, +0% to +69%. */
+static void unnamed_funcs(struct bp_cmp_bench *b, double half)
+{
+  b->has_cost = true;
+  b->unit = "ns";
+  b->band = (struct bp_cmp_band){0, 0.69, BP_CMP_BAND_INTERVAL,
+                                 "task-clock"};
+  b->funcs[0].base_self_cost = 20e6;
+  b->funcs[0].d_self_cost = 41.7e6;
+  b->funcs[0].self_half = half;
+  b->funcs[1].base_self_cost = 10e6;
+  b->funcs[1].d_self_cost = -1e6;
+  b->funcs[1].self_half = 2e6;
+  for(size_t i = 0; i < 2; i++) {
+    b->funcs[i].base_total_cost = b->funcs[i].base_self_cost;
+    b->funcs[i].d_total_cost = b->funcs[i].d_self_cost;
+    b->funcs[i].total_half = b->funcs[i].self_half;
+  }
+}
+
+/* A benchmark beyond the threshold that names no function says why in
+ * one line: the noise band, the sampling's noise, or no samples; one that
+ * names a function, or is unchanged, has no such line. */
+static void test_no_function_reason(void)
+{
+  struct bp_cmp *c = synthetic(5, 4, 2, "r");
+  unnamed_funcs(&c->benches[0], 30.8e6);   /* beyond 0, within the band */
+  unnamed_funcs(&c->benches[1], 50e6);     /* its interval holds 0 */
+  c->benches[1].base.samples = 40;
+  c->benches[1].head.samples = 90;
+  unnamed_funcs(&c->benches[2], 30.8e6);
+  c->benches[2].base.samples = 0;          /* nothing sampled */
+  /* r3 names its function by share; r4 is unchanged */
+  char *md = render_md(c);
+  CHECK(has(md, "\nNo function is named: no function's change is beyond "
+            "this benchmark's noise band (task-clock's interval, +0.0% to "
+            "+69.0%): the largest, `function_0_with_a_longish_name`, self "
+            "+41.7 ms \xc2\xb1 30.8 ms per run.\n"));
+  CHECK(has(md, "\nNo function is named: no function's change is beyond "
+            "the sampling's own noise (40 samples in the base's profile, 90 "
+            "in the head's): the largest, "
+            "`function_0_with_a_longish_name`, self +41.7 ms \xc2\xb1 50 ms "
+            "per run.\n"));
+  CHECK(has(md, "\nNo function is named: too few samples to compare "
+            "functions (0 in the base's profile, 100 in the head's).\n"));
+  CHECK_EQ_INT(count(md, "No function is named"), 3);
+  CHECK(has(md, "Grew most: **function_0_with_a_longish_name** (self "
+            "+10.00"));
+  free(md);
+  bpi_compare_free(c);
+}
+
+/* cb's measures: latency from 100 to wall, task-clock from 100 to cpu,
+ * each with +-1% bounds (cpu_bounds false: one value a side), judged at
+ * 2%, and its verdict as compare.c gives it. */
+static void wall_and_cpu(struct bp_cmp_bench *cb, double wall, double cpu,
+                         bool cpu_bounds)
+{
+  free(cb->measures[0].slug);
+  free(cb->measures);
+  cb->measures = calloc(2, sizeof(*cb->measures));
+  cb->nmeasures = 2;
+  const char *slugs[] = {"latency", "task-clock"};
+  double heads[] = {wall, cpu};
+  for(size_t i = 0; i < 2; i++) {
+    struct bp_cmp_measure *m = &cb->measures[i];
+    m->slug = strdup(slugs[i]);
+    m->in_base = m->in_head = true;
+    m->base = 100;
+    m->head = heads[i];
+    bool bounds = i == 0 || cpu_bounds;
+    m->vbase = (struct bp_cmp_values){bounds, 99, 101, NULL, 0};
+    m->vhead = (struct bp_cmp_values){bounds, heads[i] * 0.99,
+                                      heads[i] * 1.01, NULL, 0};
+    bpi_compare_measure(m, 2);
+  }
+  cb->flag = cb->measures[0].flag;
+  cb->max = &cb->measures[0];
+  cb->max_slug = cb->max->slug;
+  cb->max_pct = cb->max->pct;
+}
+
+/* A confirmed wall-time regression (latency) that CPU time (task-clock)
+ * does not share gets a note in sight under its heading: the time went
+ * waiting, and an off-CPU profile shows where; the verdict stays.  No
+ * note when task-clock regressed too, confirmed or not, or when its
+ * interval reaches as far as latency's change. */
+static void test_wall_time_note(void)
+{
+  struct bp_cmp *c = synthetic(4, 4, 0, "w");
+  wall_and_cpu(&c->benches[0], 240, 101, true);    /* CPU unchanged */
+  wall_and_cpu(&c->benches[1], 240, 200, true);    /* CPU +100%, confirmed */
+  wall_and_cpu(&c->benches[2], 240, 200, false);   /* ... unconfirmed */
+  wall_and_cpu(&c->benches[3], 140, 130, true);    /* CPU could explain */
+  c->benches[3].measures[1].vhead.lower = 95;
+  c->benches[3].measures[1].vhead.upper = 190;
+  bpi_compare_measure(&c->benches[3].measures[1], 2);
+  CHECK(c->benches[0].flag == BP_CMP_REGRESSION);
+  char *md = render_md(c);
+  CHECK(has(md, "#### \xf0\x9f\x94\xb4 w0: latency +140.00%\n\n_latency is "
+            "wall-clock time, and task-clock (CPU time) is not a confirmed "
+            "regression (+1.00%, -1.01% to +3.01%): the extra time was not "
+            "spent on the CPU but waiting (a loaded runner, locks, I/O, "
+            "sleeping), which the CPU profile does not see; an off-CPU "
+            "profile (`benchprof run --off-cpu` on both sides) shows "
+            "where._\n\n<details>"));
+  CHECK_EQ_INT(count(md, "_latency is wall-clock time"), 1);
+  CHECK(has(md, "| w0 | latency | +140.00% (+136.60% to +143.40%) | "
+            "\xf0\x9f\x94\xb4 regression |\n"));
+  free(md);
+  bpi_compare_free(c);
+}
+
 /* Every row shows its key measure and change, confirmed or not; the title
  * counts unconfirmed changes as such, not as unchanged; the note says why
  * each kind is unconfirmed. */
@@ -1591,6 +1761,9 @@ int main(void)
   test_cut_unconfirmed();
   test_verdict();
   test_rows_and_notes();
+  test_not_confirmed_words();
+  test_no_function_reason();
+  test_wall_time_note();
   test_hostile_comment();
   test_no_samples_no_diff();
   test_plot_url();
