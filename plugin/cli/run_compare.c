@@ -4,10 +4,11 @@
  * the head fetched from the store when its publication was delivered
  * (for the comment's links), else the run directory itself; the
  * differential flame graphs stored next to the head's artifacts.  Writes
- * OUTPUT/compare/.  No base: comment.md says so, and why.  Nothing here
- * changes the exit status, except a failure under --strict and, with
- * --fail-on-regression (comment.fail_on_regression), a confirmed
- * regression (exit 3). */
+ * OUTPUT/compare/.  No base (also when the base's run in the store is
+ * another repository's, one named alike): comment.md says so, and why.
+ * Nothing here changes the exit status, except a failure under --strict
+ * and, with --fail-on-regression (comment.fail_on_regression), a
+ * confirmed regression (exit 3). */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -83,10 +84,12 @@ static bp_code write_identity(const struct bp_ident *id, const char *out,
   return rc;
 }
 
-static bp_code compare(const struct bp_ident *id, struct bp_store *st,
-                       const struct bp_config *cfg, const char *dir,
-                       const char *out, size_t *regressions,
-                       struct bp_err *err)
+/* repository: the run's (bpi_ident_repository), NULL unknown: a base
+ * another repository published under the same project name is none. */
+static bp_code compare(const struct bp_ident *id, const char *repository,
+                       struct bp_store *st, const struct bp_config *cfg,
+                       const char *dir, const char *out,
+                       size_t *regressions, struct bp_err *err)
 {
   bool pub = id->hash && delivered(dir);
   const struct bp_store_run run = {id->project, id->branch, id->hash,
@@ -100,6 +103,7 @@ static bp_code compare(const struct bp_ident *id, struct bp_store *st,
                 : (struct bp_pr_side){.dir = dir},
     .head_fallback_dir = dir, .comment_no_base = true,
     .head_branch = id->branch, .head_hash = id->hash, .fill_identity = true,
+    .repository = repository,
     .diff_run = pub ? &run : NULL,
     .cmp = {.threshold_pct = cfg ? cfg->comment.threshold : 0},
     /* room for the note that the base is the branch's latest */
@@ -152,8 +156,8 @@ int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
   }
   else {
     char *out = bpi_text_path_join(dir, BP_RUNDIR_COMPARE);
-    bp_code rc = out ? compare(&s.id, st, p->config, dir, out, &regressions,
-                               &err)
+    bp_code rc = out ? compare(&s.id, s.o.repository, st, p->config, dir,
+                               out, &regressions, &err)
                      : bpi_err_set(&err, BPE_NOMEM, 0, "compare");
     free(out);
     if(rc) {
