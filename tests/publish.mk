@@ -39,6 +39,10 @@
 #                        committer time), not the run that ended last: an
 #                        old commit re-run or flushed late leaves it; an
 #                        unknown hash falls back to the end time
+#   publish_same_name.sh two GitLab projects named alike share the store's
+#                        project: the second's main leaves the first's
+#                        latest (warned, run and flush), its merge request
+#                        finds no base and says why; the first's compares
 publish_unit_tests = tests/unit/test_bencher tests/unit/test_spool \
   tests/unit/test_publish
 check_PROGRAMS += $(publish_unit_tests)
@@ -49,6 +53,7 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_firefox_lost.sh \
   tests/integration/publish_parallel.sh tests/integration/publish_local.sh \
   tests/integration/publish_latest_order.sh \
+  tests/integration/publish_same_name.sh \
   tests/integration/publish_flush_busy.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)
 EXTRA_DIST += $(publish_integration_tests) tests/publish_lib.sh \
