@@ -51,6 +51,10 @@
 #                        its Bencher report still made), a manifest race
 #                        (412) keeps the newer one, run says so too; the
 #                        usual order still replaces
+#   publish_same_name.sh two GitLab projects named alike share the store's
+#                        project: the second's main leaves the first's
+#                        latest (warned, run and flush), its merge request
+#                        finds no base and says why; the first's compares
 publish_unit_tests = tests/unit/test_bencher tests/unit/test_spool \
   tests/unit/test_publish
 check_PROGRAMS += $(publish_unit_tests)
@@ -62,6 +66,7 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_parallel.sh tests/integration/publish_local.sh \
   tests/integration/publish_latest_order.sh \
   tests/integration/publish_same_commit.sh \
+  tests/integration/publish_same_name.sh \
   tests/integration/publish_flush_busy.sh \
   tests/integration/publish_flush_scope.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)

@@ -141,6 +141,9 @@ enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
 /* A Firefox upload whose answer never came: said (never repeated). */
 struct bp_publish_result;
 void bp_cli_firefox_lost(const struct bp_publish_result *r);
+/* Say r's warning (the latest pointer left to another repository), once:
+ * the part that made it is done and never tried again. */
+void bp_cli_pub_say_warning(const struct bp_publish_result *r);
 /* ISO 8601 UTC time of now, milliseconds. */
 void bp_cli_iso_now(char out[32]);
 /* The identity and the opened store a publication of p goes to, resolved

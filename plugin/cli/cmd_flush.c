@@ -62,6 +62,7 @@ static void flushed(void *ctx, const struct bp_publish_result *r)
            r->parts_done, r->parts,
            r->failure.msg[0] ? r->failure.msg : bp_strerror(r->failure.code));
   fflush(stdout);
+  bp_cli_pub_say_warning(r);
 }
 
 /* How long --strict waits for the publications another benchprof is

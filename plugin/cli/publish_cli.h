@@ -14,6 +14,7 @@ struct bp_cli_pub_setup {
   struct bp_publish_opts o;
   struct bp_ident id;
   char *store, *spool;
+  char *repository;  /* o.repository's (bpi_ident_repository) */
 };
 
 /* Targets and credentials; identity only when ident is set.  false:

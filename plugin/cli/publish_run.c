@@ -96,6 +96,7 @@ void bp_cli_pub_prepare_cleanup(struct bp_cli_pub_setup *s)
   bpi_ident_cleanup(&s->id);
   free(s->store);
   free(s->spool);
+  free(s->repository);
 }
 
 /* The identity resolved for one set of options, kept for the process:
@@ -232,6 +233,12 @@ bool bp_cli_pub_prepare(const struct bp_cli_publish *p,
   o->testbed = s->id.testbed;
   o->base_branch = s->id.base_branch;
   o->base_hash = s->id.base_hash;
+  bool nomem;
+  o->repository = s->repository = bpi_ident_repository(&s->id, &nomem);
+  if(nomem) {
+    bpi_err_set(&err, BPE_NOMEM, 0, "repository");
+    goto fail;
+  }
   return true;
 fail:
   bp_msg_err(&err, err.code);
@@ -324,6 +331,12 @@ void bp_cli_delivered_line(const struct bp_publish_result *r,
   bpi_buf_addc(b, '\0');
 }
 
+void bp_cli_pub_say_warning(const struct bp_publish_result *r)
+{
+  if(r->warning)
+    bp_msg_warn("%s", r->warning);
+}
+
 static void say_delivered(const struct bp_publish_result *r)
 {
   if(r->superseded)
@@ -378,6 +391,8 @@ enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
     bp_msg_warn("the spool cannot hold the publication (%s): %s",
                 r.spool_failure.msg, r.delivered ? "delivered directly" :
                 "sent directly, once; what failed is not kept for flush");
+  if(!rc)
+    bp_cli_pub_say_warning(&r);
   if(rc) {
     bp_msg_err(&err, rc);
     bp_msg_warn("nothing was published");

@@ -5,10 +5,11 @@
  * the head fetched from the store when its publication was delivered
  * (for the comment's links), else the run directory itself; the
  * differential flame graphs stored next to the head's artifacts.  Writes
- * OUTPUT/compare/.  No base: comment.md says so, and why.  Nothing here
- * changes the exit status, except a failure under --strict and, with
- * --fail-on-regression (comment.fail_on_regression), a confirmed
- * regression (exit 3). */
+ * OUTPUT/compare/.  No base (also when the base's run in the store is
+ * another repository's, one named alike): comment.md says so, and why.
+ * Nothing here changes the exit status, except a failure under --strict
+ * and, with --fail-on-regression (comment.fail_on_regression), a
+ * confirmed regression (exit 3). */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -86,9 +87,11 @@ static bp_code write_identity(const struct bp_ident *id, const char *out,
   return rc;
 }
 
-static bp_code compare(const struct bp_ident *id, struct bp_store *st,
-                       const struct bp_config *cfg, const char *dir,
-                       const char *end_time, const char *out,
+/* repository: the run's (bpi_ident_repository), NULL unknown: a base
+ * another repository published under the same project name is none. */
+static bp_code compare(const struct bp_ident *id, const char *repository,
+                       struct bp_store *st, const struct bp_config *cfg,
+                       const char *dir, const char *end_time, const char *out,
                        size_t *regressions, struct bp_err *err)
 {
   bool pub = id->hash && delivered(dir);
@@ -110,6 +113,7 @@ static bp_code compare(const struct bp_ident *id, struct bp_store *st,
     .head_branch = id->branch, .head_hash = id->hash, .fill_identity = true,
     .head_commit_time = timed ? commit_time : NULL,
     .head_end_time = end_time,
+    .repository = repository,
     .diff_run = pub ? &run : NULL,
     .cmp = {.threshold_pct = cfg ? cfg->comment.threshold : 0},
     /* room for the note that the base is the branch's latest */
@@ -192,8 +196,8 @@ static bool compare_with_base(const struct bp_cli_publish *p,
   bp_code rc = bpi_store_open(&st, &s->o.store, &err);
   if(!rc) {
     char *out = bpi_text_path_join(dir, BP_RUNDIR_COMPARE);
-    rc = out ? compare(&s->id, st, p->config, dir, end_time, out,
-                       regressions, &err)
+    rc = out ? compare(&s->id, s->o.repository, st, p->config, dir,
+                       end_time, out, regressions, &err)
              : bpi_err_set(&err, BPE_NOMEM, 0, "compare");
     free(out);
   }

@@ -87,6 +87,54 @@ bp_code bpi_ident_copy(struct bp_ident *dst, const struct bp_ident *src)
   return BP_OK;
 }
 
+/* The host (and port) of url, lowercase, without user:password@; false
+ * when it has none. */
+static bool url_host(const char *url, char *out, size_t size)
+{
+  const char *p = url ? strstr(url, "://") : NULL;
+  if(!p)
+    return false;
+  p += 3;
+  size_t n = strcspn(p, "/?#");
+  const char *at = memchr(p, '@', n);
+  if(at) {
+    n -= (size_t)(at + 1 - p);
+    p = at + 1;
+  }
+  if(!n || n >= size)
+    return false;
+  for(size_t i = 0; i < n; i++)
+    out[i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] - 'A' + 'a' : p[i]);
+  out[n] = '\0';
+  return true;
+}
+
+char *bpi_ident_repository(const struct bp_ident *id, bool *nomem)
+{
+  char host[256];
+  struct bp_buf b;
+  *nomem = false;
+  if(!id->provider || !id->repo || !*id->repo)
+    return NULL;
+  bool github = !strcmp(id->provider, "github");
+  if(!github && strcmp(id->provider, "gitlab"))
+    return NULL;
+  bool has_host = url_host(id->api_url, host, sizeof(host));
+  bpi_buf_init(&b);
+  bpi_buf_adds(&b, github ? "github:" : "gitlab:");
+  /* github.com's repositories as people name them */
+  if(has_host && !(github && !strcmp(host, "api.github.com")))
+    bpi_buf_printf(&b, "%s/", host);
+  bpi_buf_adds(&b, id->repo);
+  bpi_buf_addc(&b, '\0');
+  if(bpi_buf_failed(&b)) {
+    bpi_buf_cleanup(&b);
+    *nomem = true;
+    return NULL;
+  }
+  return b.data;
+}
+
 void bpi_ident_cleanup(struct bp_ident *id)
 {
   for(int f = 0; f < BP_IDENT_NFIELDS; f++)

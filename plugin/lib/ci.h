@@ -19,7 +19,10 @@ enum bp_ident_field {
 
 /* The identity of a run: it keys its Bencher report and its artifacts. */
 struct bp_ident {
-  char *project;      /* Bencher project slug, the store's first key part */
+  char *project;      /* Bencher project slug, the store's first key part
+                         (a name: repositories named alike share it, and
+                         publications tell them apart by
+                         bpi_ident_repository) */
   char *branch;       /* head branch ("main", "feature/x") */
   char *hash;         /* full commit hash (40 or 64 hex), NULL unknown */
   char *testbed;      /* machine class; default: the host name */
@@ -134,6 +137,17 @@ const char *bpi_ci_job(char *const *envp, const char **project);
 #define BP_COMMIT_TIME_MAX 32
 bool bpi_ci_commit_time(const char *dir, char *const *envp, const char *hash,
                         char out[BP_COMMIT_TIME_MAX]);
+
+/* The repository a run belongs to, as publications record it (publish.h:
+ * two repositories with the same name share the store's {project} keys,
+ * and this tells their runs apart): "github:owner/name" (GitHub
+ * Enterprise Server: "github:HOST/owner/name", HOST that of api_url),
+ * "gitlab:HOST/ID" (HOST that of api_url, CI_API_V4_URL: one instance's
+ * project ids are its own; "gitlab:ID" without one).  The host never has
+ * a URL's user:password@.  NULL (no error) for any other provider (git,
+ * Bencher jobs, none) or without repo: such runs are not told apart.
+ * Malloc'd; *nomem set when memory ran out. */
+char *bpi_ident_repository(const struct bp_ident *id, bool *nomem);
 
 void bpi_ident_cleanup(struct bp_ident *id);
 

@@ -1169,8 +1169,15 @@ bp_code bpi_comment_no_base(const struct bp_comment_opts *o,
   }
   bpi_buf_adds(out, ": ");
   bpi_comment_md_text(out, why && *why ? why : "no reason given", 2000);
-  bpi_buf_adds(out, "\n\nRun benchprof on the base branch (publishing to "
-               "the same store) so that later pull requests have a base.\n");
+  if(o->base_foreign)
+    bpi_buf_adds(out, "\n\nPublish this repository's runs under a project "
+                 "name of its own (`BENCHER_PROJECT` or `bencher.project`), "
+                 "its base branch's too, so that later pull requests have a "
+                 "base.\n");
+  else
+    bpi_buf_adds(out, "\n\nRun benchprof on the base branch (publishing to "
+                 "the same store) so that later pull requests have a "
+                 "base.\n");
   return bpi_buf_failed(out) ? bpi_err_set(err, BPE_NOMEM, 0, "comment")
                              : BP_OK;
 }

@@ -48,6 +48,9 @@ struct bp_comment_opts {
   size_t max_chars;          /* 0: BP_COMMENT_MAX_CHARS */
   const char *compare_url;   /* where the compare directory is served, for
                                 the differential flame graph; NULL */
+  bool base_foreign;         /* no base: the base branch's run in the store
+                                is another repository's (one named alike),
+                                so running the base branch is not the fix */
 };
 
 /* Append the comment for c to out.  BPE_NOMEM only. */

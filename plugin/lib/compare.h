@@ -340,20 +340,28 @@ void bpi_compare_ref_cleanup(struct bp_cmp_ref *ref);
 /* The key of the stored manifest of project/branch/commit/testbed, or
  * with commit NULL the one the branch's latest pointer for testbed names
  * (*key malloc'd).  BPE_NOT_FOUND, err saying what was looked for, when
- * there is none. */
+ * there is none.  repository (publish.h's, "gitlab:HOST/ID"; NULL: not
+ * asked): a latest pointer that names another repository is none of
+ * this one's (two repositories with one name share {project}):
+ * BPE_CONFIG (returned for nothing else), err saying so and to set
+ * BENCHER_PROJECT; one that names none (written before pointers did) is
+ * taken. */
 bp_code bpi_compare_locate(struct bp_store *st, const char *project,
                            const char *branch, const char *commit,
-                           const char *testbed, char **key,
-                           struct bp_err *err);
+                           const char *testbed, const char *repository,
+                           char **key, struct bp_err *err);
 
 /* Make dir (created) a side bpi_compare_dirs reads, from the stored
  * manifest at key: manifest.json (its "publication" gains the manifest's
  * public "manifest_url"; each artifact keeps its public "url"),
  * report.json (the manifest's "results"), and each benchmark's folded
  * stacks and summary at the file names the manifest gives (names that
- * would leave dir are refused). */
+ * would leave dir are refused).  repository as bpi_compare_locate's: a
+ * stored manifest whose identity names another is BPE_CONFIG, nothing of
+ * it fetched. */
 bp_code bpi_compare_fetch(struct bp_store *st, const char *key,
-                          const char *dir, struct bp_err *err);
+                          const char *repository, const char *dir,
+                          struct bp_err *err);
 
 /* export_diffsvg.c: a differential flame graph of lines, sized by head
  * (by base when negated), red = share grew, blue = shrank, intensity by

@@ -37,8 +37,8 @@ static char *side_dir(const struct bp_pr_opts *o, const char *name)
 /* The stored manifest of a side: its commit's, else (latest_fallback)
  * its branch's latest; *latest says which.  why gets both failures. */
 static bp_code locate(const struct bp_pr_opts *o, const struct bp_pr_side *s,
-                      char **key, bool *latest, struct bp_buf *why,
-                      struct bp_err *err)
+                      const char *repository, char **key, bool *latest,
+                      struct bp_buf *why, struct bp_err *err)
 {
   bp_code rc = BPE_NOT_FOUND;
   struct bp_err e = {0};
@@ -47,13 +47,13 @@ static bp_code locate(const struct bp_pr_opts *o, const struct bp_pr_side *s,
     return bpi_err_set(err, BPE_INVAL, 0, "compare: no store to find "
                        "branch '%s' in", s->branch);
   rc = bpi_compare_locate(o->st, o->project, s->branch, s->commit,
-                          o->testbed, key, &e);
+                          o->testbed, repository, key, &e);
   if(rc && s->commit && s->latest_fallback) {
     bpi_buf_printf(why, "%s; ", e.msg);
     e = (struct bp_err){0};
     *latest = true;
     rc = bpi_compare_locate(o->st, o->project, s->branch, NULL, o->testbed,
-                            key, &e);
+                            repository, key, &e);
   }
   if(rc) {
     bpi_buf_adds(why, e.msg);
@@ -62,30 +62,34 @@ static bp_code locate(const struct bp_pr_opts *o, const struct bp_pr_side *s,
   return rc;
 }
 
-/* A side as a run directory (*dir malloc'd): itself, or fetched. */
+/* A side as a run directory (*dir malloc'd): itself, or fetched; from
+ * the store only when it is repository's (NULL: any). */
 static bp_code open_side(const struct bp_pr_opts *o,
                          const struct bp_pr_side *s, const char *name,
-                         char **dir, char **key, bool *latest,
-                         struct bp_buf *why, struct bp_err *err)
+                         const char *repository, char **dir, char **key,
+                         bool *latest, struct bp_buf *why,
+                         struct bp_err *err)
 {
   *dir = NULL;
   if(s->dir) {
     *dir = strdup(s->dir);
     return *dir ? BP_OK : bpi_err_set(err, BPE_NOMEM, 0, "compare");
   }
-  bp_code rc = locate(o, s, key, latest, why, err);
+  bp_code rc = locate(o, s, repository, key, latest, why, err);
   char *d = rc ? NULL : side_dir(o, name);
   if(!rc && !d)
     rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");
   if(!rc) {
     struct bp_err e = {0};
-    rc = bpi_compare_fetch(o->st, *key, d, &e);
-    if(rc) {
+    rc = bpi_compare_fetch(o->st, *key, repository, d, &e);
+    if(rc == BPE_CONFIG)  /* another repository's: said as it is */
+      bpi_buf_adds(why, e.msg);
+    else if(rc)
       bpi_buf_printf(why, "fetching %s failed: %s", *key,
                      e.msg[0] ? e.msg : bp_strerror(rc));
+    if(rc)
       bpi_err_set(err, rc, e.sys_errno, "%s", e.msg[0] ? e.msg
                                                         : bp_strerror(rc));
-    }
   }
   if(rc) {
     free(d);
@@ -181,11 +185,15 @@ static bp_code write_comment(const struct bp_pr_opts *o,
   return rc;
 }
 
+/* foreign: the base in the store is another repository's (BPE_CONFIG
+ * from bpi_compare_locate or bpi_compare_fetch). */
 static bp_code no_base_comment(const struct bp_pr_opts *o,
-                               const char *why, struct bp_err *err)
+                               const char *why, bool foreign,
+                               struct bp_err *err)
 {
   struct bp_comment_opts co = {.project = o->project,
-                               .testbed = o->testbed};
+                               .testbed = o->testbed,
+                               .base_foreign = foreign};
   struct bp_cmp_side head = {.project = (char *)o->project,
                              .branch = (char *)o->head_branch,
                              .hash = (char *)o->head_hash,
@@ -251,13 +259,13 @@ bp_code bpi_compare_pr(const struct bp_pr_opts *o, struct bp_pr_result *r,
   if(!o->base.dir && !o->base.commit && o->base.latest_fallback)
     bpi_buf_adds(&why, "the base commit is unknown; ");
   struct bp_err side_err = {0};
-  bp_code rc = open_side(o, &o->base, "base", &base, &r->base_key,
-                         &r->base_is_latest, &why, &side_err);
+  bp_code rc = open_side(o, &o->base, "base", o->repository, &base,
+                         &r->base_key, &r->base_is_latest, &why, &side_err);
   if(rc && o->comment_no_base) {
     if(!(r->no_base = buf_text(&why, "out of memory")))
       rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");
     else
-      rc = no_base_comment(o, r->no_base, err);
+      rc = no_base_comment(o, r->no_base, side_err.code == BPE_CONFIG, err);
     bpi_buf_cleanup(&why);
     return rc;
   }
@@ -268,7 +276,7 @@ bp_code bpi_compare_pr(const struct bp_pr_opts *o, struct bp_pr_result *r,
   bpi_buf_init(&head_why);
   side_err = (struct bp_err){0};
   if(!rc) {
-    rc = open_side(o, &o->head, "head", &head, &r->head_key, &latest,
+    rc = open_side(o, &o->head, "head", NULL, &head, &r->head_key, &latest,
                    &head_why, &side_err);
     if(rc && o->head_fallback_dir) {
       r->head_fallback = strdup(side_err.msg);

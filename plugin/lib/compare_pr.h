@@ -4,7 +4,8 @@
  *   else the branch's latest) -> fetch it (OUT/.sides/) -> compare ->
  *   write OUT (compare.json, the differential flame graphs) -> store the
  *   diff.svg files next to the head's artifacts (optional) -> write the
- *   comment (OUT/comment.md; with no base, one that says why).
+ *   comment (OUT/comment.md; with no base, one that says why; a base
+ *   another repository published under the same project is none).
  * The caller prints; the result says what happened.  Owns nothing of the
  * options; the result's strings and comparison are its own. */
 #ifndef BP_LIB_COMPARE_PR_H
@@ -47,6 +48,10 @@ struct bp_pr_opts {
   const char *head_branch, *head_hash;
   const char *head_commit_time, *head_end_time;
   bool fill_identity;
+  /* the head's repository (publish.h's, "gitlab:HOST/ID"): a base in the
+   * store whose latest pointer or manifest names another repository is
+   * no base (a project name two repositories share); NULL: not asked */
+  const char *repository;
   /* store each diff.svg under this run's keys (storekey.h), its URL in
    * the comment; NULL: do not */
   const struct bp_store_run *diff_run;

@@ -63,10 +63,27 @@ static bp_code store_get(struct bp_store *st, const char *key, char **data,
   return rc;
 }
 
+/* A stored run (its latest pointer or manifest says owner) of another
+ * repository than the one asking: its data is a stranger's code, never
+ * this repository's base. */
+static bp_code foreign(const char *owner, const char *repository,
+                       const char *project, const char *branch,
+                       struct bp_err *err)
+{
+  if(!owner || !repository || !strcmp(owner, repository))
+    return BP_OK;
+  return bpi_err_set(err, BPE_CONFIG, 0, "the store's %s of project '%s' "
+                     "belongs to another repository (%s); set "
+                     "BENCHER_PROJECT (or bencher.project) to a name of "
+                     "this repository's own", branch ? branch : "run",
+                     project ? project : "?", owner);
+}
+
 /* The branch's latest pointer -> the key of its manifest. */
 static bp_code latest_manifest(struct bp_store *st, const char *project,
                                const char *branch, const char *testbed,
-                               char **key, struct bp_err *err)
+                               const char *repository, char **key,
+                               struct bp_err *err)
 {
   char *pkey = bpi_store_latest_key(project, branch, testbed);
   char *text = NULL;
@@ -82,6 +99,9 @@ static bp_code latest_manifest(struct bp_store *st, const char *project,
   if(!rc && !m)
     rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not a latest pointer (no "
                      "\"manifest\")", pkey);
+  if(!rc)
+    rc = foreign(bpi_json_str(l, "repository"), repository, project, branch,
+                 err);
   if(!rc && !(*key = strdup(m)))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "latest pointer");
   cJSON_Delete(l);
@@ -92,12 +112,13 @@ static bp_code latest_manifest(struct bp_store *st, const char *project,
 
 bp_code bpi_compare_locate(struct bp_store *st, const char *project,
                            const char *branch, const char *commit,
-                           const char *testbed, char **key,
-                           struct bp_err *err)
+                           const char *testbed, const char *repository,
+                           char **key, struct bp_err *err)
 {
   *key = NULL;
   if(!commit)
-    return latest_manifest(st, project, branch, testbed, key, err);
+    return latest_manifest(st, project, branch, testbed, repository, key,
+                           err);
   struct bp_store_run run = {project, branch, commit, testbed};
   char *k = bpi_store_manifest_key(&run);
   char *text = NULL;
@@ -216,8 +237,20 @@ static bp_code write_side_manifest(struct bp_manifest *m, const char *url,
   return bpi_manifest_write(m, dir, err);
 }
 
+/* The stored manifest m's run belongs to repository (or does not say). */
+static bp_code own_run(const struct bp_manifest *m, const char *repository,
+                       struct bp_err *err)
+{
+  const cJSON *id = cJSON_GetObjectItemCaseSensitive(m->publication,
+                                                     "identity");
+  return foreign(bpi_json_str(id, "repository"), repository,
+                 bpi_json_str(id, "project"), bpi_json_str(id, "branch"),
+                 err);
+}
+
 bp_code bpi_compare_fetch(struct bp_store *st, const char *key,
-                          const char *dir, struct bp_err *err)
+                          const char *repository, const char *dir,
+                          struct bp_err *err)
 {
   char *text = NULL, *url = NULL;
   size_t len = 0;
@@ -228,6 +261,8 @@ bp_code bpi_compare_fetch(struct bp_store *st, const char *key,
   if(!rc && (!cJSON_IsObject(m.results) || !cJSON_IsObject(m.publication)))
     rc = bpi_err_set(err, BPE_FORMAT, 0, "%s: not a stored manifest (no "
                      "\"results\" or \"publication\")", key);
+  if(!rc)
+    rc = own_run(&m, repository, err);
   if(!rc)
     rc = bpi_file_mkdirs(dir, err);
   for(size_t i = 0; !rc && i < m.nbenches; i++)

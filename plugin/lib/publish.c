@@ -57,7 +57,8 @@ static bp_code check_ident(const struct bp_publish_opts *o,
    * which must stay valid UTF-8 (and say what the store keys say) */
   const char *names[][2] = {{"project", o->project}, {"branch", o->branch},
                             {"testbed", o->testbed},
-                            {"base branch", o->base_branch}};
+                            {"base branch", o->base_branch},
+                            {"repository", o->repository}};
   for(size_t i = 0; i < BP_ARRAY_LEN(names); i++)
     if(names[i][1] && !bpi_text_utf8_valid(names[i][1]))
       return bpi_err_set(err, BPE_INVAL, 0, "publish: the %s name is not "
@@ -130,6 +131,7 @@ static cJSON *make_meta(const struct bp_publish_opts *o, const char *run_dir,
   cJSON_AddStringToObject(id, "testbed", o->testbed);
   bpi_pub_add_nullable(id, "base_branch", o->base_branch);
   bpi_pub_add_nullable(id, "base_hash", o->base_branch ? o->base_hash : NULL);
+  bpi_pub_add_nullable(id, "repository", o->repository);
   if(o->store.url) {
     cJSON *s = cJSON_AddObjectToObject(m, "store");
     cJSON_AddStringToObject(s, "url", o->store.url);
@@ -360,6 +362,7 @@ void bpi_publish_result_cleanup(struct bp_publish_result *r)
   free(r->manifest_url);
   free(r->firefox_url);
   free(r->superseded);
+  free(r->warning);
   memset(r, 0, sizeof(*r));
 }
 

@@ -22,7 +22,9 @@
  *      conditional write (bpi_store_update) that leaves a newer run's
  *      manifest there (then 5 and 6 are superseded too)
  *   5. the branch's latest pointer -> {project}/{branch}/latest/{testbed}.json
- *      (unless it names a newer commit: bpi_run_newer, runorder.h)
+ *      (unless it names a newer commit: bpi_run_newer, runorder.h; or
+ *      another repository: bpi_pub_latest_foreign, said in the result's
+ *      warning)
  *   6. the store's static pages (site.h): the run in its branch's list,
  *      the run's, branch's, project's and store's index.html
  * Two publications of one commit and testbed delivered at the same time
@@ -56,6 +58,12 @@ struct bp_publish_opts {
   const char *project, *branch, *hash, *testbed;
   const char *base_branch;   /* pull request: the base, else NULL */
   const char *base_hash;
+  /* the repository the run belongs to (bpi_ident_repository:
+   * "github:owner/name", "gitlab:HOST/ID"), NULL unknown (git, local
+   * runs): recorded in the publication, its stored manifest and the
+   * latest pointer, and a pointer that names another repository is never
+   * moved (two repositories with one name share {project}) */
+  const char *repository;
   /* the commit's committer time (ISO 8601, bpi_ci_commit_time), NULL
    * unknown: it orders the branch's runs for its latest pointer */
   const char *commit_time;
@@ -98,6 +106,9 @@ struct bp_publish_result {
                           nothing kept to retry when that failed */
   struct bp_err spool_failure;
   struct bp_err failure; /* why it is still spooled (code BP_OK when not) */
+  char *warning;       /* what was delivered but not as asked, for the
+                          command to say (no failure): the latest pointer
+                          left to another repository; NULL when nothing */
 };
 
 void bpi_publish_result_cleanup(struct bp_publish_result *r);

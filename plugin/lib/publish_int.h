@@ -34,6 +34,8 @@ struct ident {
   const char *project, *branch, *hash, *commit, *testbed;
   const char *base_branch, *base_hash;
   const char *commit_time;  /* the commit's committer time, NULL unknown */
+  const char *repository;   /* bpi_ident_repository's, NULL unknown (and
+                               in publications spooled before it was) */
 };
 
 /* What one delivery works with. */
@@ -115,6 +117,10 @@ enum bp_stored_order {
 enum bp_stored_order bpi_pub_stored_order(const char *text, size_t len,
                                           const char *end_time,
                                           char **stored_end);
+/* Whether the pointer stored (its "repository", NULL when it has none:
+ * written before pointers had it) belongs to another repository than the
+ * run's (NULL: unknown, a local run), so that run leaves it alone. */
+bool bpi_pub_latest_foreign(const char *stored, const char *run);
 /* the store's static pages (site.h), after the latest pointer */
 bp_code bpi_pub_put_site(struct job *j);
 /* j->man back as the run's (after the store's parts; idempotent) */

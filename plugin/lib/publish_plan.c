@@ -60,6 +60,7 @@ void bpi_pub_ident_of(const cJSON *meta, struct ident *id)
   id->base_branch = bpi_json_str(i, "base_branch");
   id->base_hash = bpi_json_str(i, "base_hash");
   id->commit_time = bpi_json_str(i, "commit_time");
+  id->repository = bpi_json_str(i, "repository");
 }
 
 /* The whole run's artifacts (the manifest's own list), stored once under
@@ -142,7 +143,7 @@ bp_code bpi_pub_spool_files(const struct bp_manifest *man,
                             const char ***files, size_t *n,
                             struct bp_err *err)
 {
-  struct ident none = {"p", "b", "c", "c", "t", NULL, NULL, NULL};
+  struct ident none = {"p", "b", "c", "c", "t", NULL, NULL, NULL, NULL};
   struct arts as = {0};
   struct bp_strtab seen;
   bpi_strtab_init(&seen);

@@ -4,7 +4,8 @@
  * latest pointer (a conditional update that never moves back to an older
  * commit).  None of them is sent over a newer run of the same commit and
  * testbed: the stored manifest is read before the artifacts and written
- * with a conditional update. */
+ * with a conditional update.  Nor does it take a pointer another repository
+ * named alike holds. */
 #include "bp_setup.h"
 #include "publish_int.h"
 #include "buf.h"
@@ -444,8 +445,19 @@ bp_code bpi_pub_put_manifest(struct job *j, const char *key)
   return rc;
 }
 
+/* Two repositories whose names are alike share {project} (the store's
+ * keys are names, kept as they are so that no store's runs move): the
+ * pointer is its repository's alone, or a pull request of one would be
+ * compared with the other's code.  Pointers and runs that do not say
+ * (written before, local runs) are not told apart. */
+bool bpi_pub_latest_foreign(const char *stored, const char *run)
+{
+  return stored && run && strcmp(stored, run);
+}
+
 /* The latest pointer as this publication would write it, given the one
- * stored now (cur, NULL when none): never moves back to an older run.
+ * stored now (cur, NULL when none): never moves back to an older run,
+ * nor takes another repository's.
  * The branch's latest pointer names its newest commit that has a run, in
  * the order of runorder.h: by the commits' committer times, so that
  * re-running an old commit (a week-old workflow run again, a spool
@@ -455,6 +467,7 @@ struct latest_ctx {
   struct job *j;
   const char *mkey;
   bool newer;    /* the stored one is newer: left alone */
+  char *foreign; /* the stored one's other repository: left alone */
 };
 
 static int decide_latest(void *ctx, const char *cur, size_t len, char **out)
@@ -467,6 +480,14 @@ static int decide_latest(void *ctx, const char *cur, size_t len, char **out)
                                      bpi_json_str(prev, "commit_time"),
                                      bpi_json_str(prev, "end_time")};
   const struct bp_run_when run = {j->id.commit, j->id.commit_time, end};
+  const char *owner = bpi_json_str(prev, "repository");
+  free(c->foreign);  /* decided again: another writer came first */
+  c->foreign = NULL;
+  if(bpi_pub_latest_foreign(owner, j->id.repository)) {
+    c->foreign = strdup(owner);
+    cJSON_Delete(prev);
+    return c->foreign ? 0 : -1;
+  }
   c->newer = bpi_run_newer(&stored, &run);
   cJSON_Delete(prev);
   if(c->newer)
@@ -483,16 +504,38 @@ static int decide_latest(void *ctx, const char *cur, size_t len, char **out)
   cJSON_AddStringToObject(l, "manifest", c->mkey);
   bpi_pub_add_nullable(l, "manifest_url", url);
   bpi_pub_add_nullable(l, "report_uuid", j->res->report_uuid);
+  bpi_pub_add_nullable(l, "repository", j->id.repository);
   *out = cJSON_Print(l);
   cJSON_Delete(l);
   free(url);
   return *out ? 1 : -1;
 }
 
+/* The pointer another repository holds: the part is done (its artifacts
+ * and manifest are stored under the shared keys, which nothing else
+ * reads as this repository's), and the command says what to change. */
+static bp_code latest_foreign(struct job *j, const char *owner)
+{
+  struct bp_buf w;
+  bpi_buf_init(&w);
+  bpi_buf_printf(&w, "the store's project '%s' belongs to another "
+                 "repository (%s); this run's artifacts are stored but "
+                 "'latest' is left: set BENCHER_PROJECT (or "
+                 "bencher.project) to a name of this repository's own",
+                 j->id.project, owner);
+  bpi_buf_addc(&w, '\0');
+  free(j->res->warning);
+  j->res->warning = bpi_buf_failed(&w) ? NULL : w.data;
+  if(!j->res->warning)
+    bpi_buf_cleanup(&w);
+  return bpi_pub_mark(j, "latest", "foreign");
+}
+
 /* latest/{testbed}.json names this run's manifest unless a newer run's
  * is there (bpi_run_newer): a conditional write
  * (bpi_store_update), so an older publication flushed late can never move
- * it back, even when it races the newer one. */
+ * it back, even when it races the newer one.  Nor when it is another
+ * repository's (bpi_pub_latest_foreign). */
 bp_code bpi_pub_put_latest(struct job *j, const char *mkey)
 {
   if(bpi_pub_part_done(j, "latest", NULL))
@@ -504,8 +547,11 @@ bp_code bpi_pub_put_latest(struct job *j, const char *mkey)
   bp_code rc = key ? bpi_store_update(j->store, key, "application/json",
                                       decide_latest, &c, err)
                    : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
-  if(!rc)
+  if(!rc && c.foreign)
+    rc = latest_foreign(j, c.foreign);
+  else if(!rc)
     rc = bpi_pub_mark(j, "latest", c.newer ? "newer" : key);
+  free(c.foreign);
   free(key);
   return rc;
 }

@@ -11,7 +11,9 @@
 #   - a pull request from a fork whose branch is also called main: the run
 #     is stored and reported as contributor:main, main's latest still
 #     names the base commit, and the comment compares with main's run;
-#     the same for a GitLab merge request from a forked project;
+#     the same for a GitLab merge request from a forked project (compared
+#     with GitLab main's run of the base commit: GitHub's, published under
+#     the same project name, is another repository's);
 #   - GitLab with only the job's CI_JOB_TOKEN (which GitLab's notes API
 #     refuses): no note, and the job log says what to set;
 #   - a comment POST whose answer is lost: one comment, not two, and the
@@ -271,6 +273,20 @@ NOTES=/api/v4/projects/77/merge_requests
 
 GITLAB_TOKEN=$GL_TOKEN_VALUE
 export GITLAB_TOKEN
+# GitLab's project 77 publishes under the same project name as GitHub's
+# org/demo, but is another repository: its merge requests take a base of
+# its own, main's pipeline for the base commit (a mirror's: the same
+# commit), never GitHub's run; main's latest stays GitHub's
+gl_job 100 "" $BASE_SHA main
+unset CI_MERGE_REQUEST_IID CI_MERGE_REQUEST_SOURCE_BRANCH_NAME \
+  CI_MERGE_REQUEST_SOURCE_BRANCH_SHA CI_MERGE_REQUEST_TARGET_BRANCH_NAME \
+  CI_MERGE_REQUEST_DIFF_BASE_SHA CI_MERGE_REQUEST_PROJECT_ID \
+  CI_MERGE_REQUEST_SOURCE_PROJECT_ID CI_MERGE_REQUEST_SOURCE_PROJECT_PATH
+gl_run 'mybench run' >"$TMP/gl0.out" 2>&1
+check "GitLab main: exit 0" [ $? -eq 0 ]
+check "GitLab main: main's latest left to GitHub's org/demo, said" grep -q \
+  "belongs to another repository (github:" "$TMP/gl0.out"
+
 gl_job 101 11 $SHA7 feature/seven
 gl_run 'mybench run' >"$TMP/gl1.out" 2>&1
 check "merge request 11: exit 0" [ $? -eq 0 ]

@@ -514,6 +514,51 @@ static void test_job(void)
   bpi_ident_cleanup(&id);
 }
 
+/* The repository as publications record it: provider, host, repo. */
+static char *repository(const char *provider, const char *repo,
+                        const char *api_url)
+{
+  struct bp_ident id = {.provider = (char *)provider, .repo = (char *)repo,
+                        .api_url = (char *)api_url};
+  bool nomem = true;
+  char *r = bpi_ident_repository(&id, &nomem);
+  CHECK(!nomem);
+  return r;
+}
+
+static void check_repository(const char *provider, const char *repo,
+                             const char *api_url, const char *want)
+{
+  char *got = repository(provider, repo, api_url);
+  if(want)
+    CHECK_EQ_STR(got, want);
+  else
+    CHECK(got == NULL);
+  free(got);
+}
+
+static void test_repository(void)
+{
+  check_repository("github", "acme/widget", "https://api.github.com",
+                   "github:acme/widget");
+  check_repository("github", "acme/widget", NULL, "github:acme/widget");
+  /* GitHub Enterprise Server: its host */
+  check_repository("github", "acme/widget", "https://GHE.example/api/v3",
+                   "github:ghe.example/acme/widget");
+  /* a GitLab project id is one instance's: with its host (and port),
+   * never a URL's credentials */
+  check_repository("gitlab", "12", "https://gitlab.example.com/api/v4",
+                   "gitlab:gitlab.example.com/12");
+  check_repository("gitlab", "12", "https://u:secret@gl.example:8443/api/v4",
+                   "gitlab:gl.example:8443/12");
+  check_repository("gitlab", "12", NULL, "gitlab:12");
+  /* git, Bencher jobs, nothing: not told apart */
+  check_repository("git", NULL, NULL, NULL);
+  check_repository("bencher", NULL, NULL, NULL);
+  check_repository(NULL, NULL, NULL, NULL);
+  check_repository("github", NULL, "https://api.github.com", NULL);
+}
+
 int main(void)
 {
   const char *base = getenv("TMPDIR");
@@ -536,6 +581,7 @@ int main(void)
   test_bencher_start_point();
   test_nothing();
   test_job();
+  test_repository();
   unlink(write_file("pr.json", ""));
   unlink(write_file("bad.json", ""));
   unlink(write_file("fork.json", ""));

@@ -1143,6 +1143,60 @@ static void store_put(struct bp_store *st, const char *key, const char *text)
                       NULL, &err) == BP_OK);
 }
 
+/* Another repository with the same name published to the store's
+ * project: its latest pointer and its stored manifest name it, and a
+ * side asked for by this repository is none; pointers and manifests that
+ * name no repository (written before) are taken, as are this one's. */
+static void test_store_foreign(struct bp_store *st, const char *mkey)
+{
+  static const char mine[] = "gitlab:gl.example/13";
+  char dir[128];
+  struct bp_err err = {0};
+  char *key = NULL;
+  /* the pointer of test_store_sides names no repository */
+  CHECK(bpi_compare_locate(st, "p", "feature/x", NULL, "tb", mine, &key,
+                           &err) == BP_OK);
+  CHECK_EQ_STR(key, mkey);
+  free(key);
+  key = NULL;
+  snprintf(dir, sizeof(dir), "%s/mine-old", root);
+  CHECK(bpi_compare_fetch(st, mkey, mine, dir, &err) == BP_OK);
+  store_put(st, "p/main/latest/tb.json", "{\"manifest\": \"p/main/"
+            "0123456789abcdef0123456789abcdef01234567/tb/manifest.json\", "
+            "\"repository\": \"gitlab:gl.example/12\"}");
+  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", mine, &key, &err) ==
+        BPE_CONFIG);
+  CHECK(key == NULL);
+  CHECK(strstr(err.msg, "the store's main of project 'p' belongs to another "
+               "repository (gitlab:gl.example/12)") != NULL);
+  CHECK(strstr(err.msg, "BENCHER_PROJECT") != NULL);
+  /* its own, or not asked: the key */
+  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb",
+                           "gitlab:gl.example/12", &key, &err) == BP_OK);
+  free(key);
+  key = NULL;
+  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", NULL, &key,
+                           &err) == BP_OK);
+  free(key);
+  /* a stored manifest of the other repository: nothing fetched */
+  const char *fkey = "p/main/0123456789abcdef0123456789abcdef01234567/tb/"
+                     "manifest.json";
+  store_put(st, fkey,
+    "{\"report\": \"report.json\", \"benchmarks\": [],"
+    "\"publication\": {\"identity\": {\"project\": \"p\", \"branch\": "
+    "\"main\", \"testbed\": \"tb\", \"repository\": "
+    "\"gitlab:gl.example/12\"}},"
+    "\"results\": {}}");
+  snprintf(dir, sizeof(dir), "%s/foreign", root);
+  err = (struct bp_err){0};
+  CHECK(bpi_compare_fetch(st, fkey, mine, dir, &err) == BPE_CONFIG);
+  CHECK(strstr(err.msg, "the store's main of project 'p' belongs to another "
+               "repository (gitlab:gl.example/12)") != NULL);
+  CHECK(access(dir, F_OK) != 0);
+  CHECK(bpi_compare_fetch(st, fkey, "gitlab:gl.example/12", dir, &err) ==
+        BP_OK);
+}
+
 /* A run as publish.c stores it: found by commit and by the latest
  * pointer, fetched into a directory compare reads, its URLs kept. */
 static void test_store_sides(void)
@@ -1178,28 +1232,28 @@ static void test_store_sides(void)
   store_put(st, "p/feature%2Fx/latest/tb.json", "{\"manifest\": \"p/feature%2Fx"
             "/0123456789abcdef0123456789abcdef01234567/tb/manifest.json\"}");
   char *key = NULL;
-  CHECK(bpi_compare_locate(st, "p", "feature/x", hash, "tb", &key, &err) ==
-        BP_OK);
+  CHECK(bpi_compare_locate(st, "p", "feature/x", hash, "tb", NULL, &key,
+                           &err) == BP_OK);
   CHECK_EQ_STR(key, mkey);
   free(key);
   key = NULL;
-  CHECK(bpi_compare_locate(st, "p", "feature/x", NULL, "tb", &key, &err) ==
-        BP_OK);
+  CHECK(bpi_compare_locate(st, "p", "feature/x", NULL, "tb", NULL, &key,
+                           &err) == BP_OK);
   CHECK_EQ_STR(key, mkey);
   free(key);
   key = NULL;
   /* not there: says what was looked for */
   err = (struct bp_err){0};
-  CHECK(bpi_compare_locate(st, "p", "main", hash, "tb", &key, &err) ==
+  CHECK(bpi_compare_locate(st, "p", "main", hash, "tb", NULL, &key, &err) ==
         BPE_NOT_FOUND);
   CHECK(key == NULL && strstr(err.msg, "'main'") && strstr(err.msg, "tb"));
   err = (struct bp_err){0};
-  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", &key, &err) ==
+  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", NULL, &key, &err) ==
         BPE_NOT_FOUND);
   CHECK(strstr(err.msg, "main/latest/tb.json") != NULL);
 
   snprintf(dir, sizeof(dir), "%s/fetched", root);
-  CHECK(bpi_compare_fetch(st, mkey, dir, &err) == BP_OK);
+  CHECK(bpi_compare_fetch(st, mkey, NULL, dir, &err) == BP_OK);
   struct bp_cmp *c = NULL;
   struct bp_cmp_opts o = {.threshold_pct = 0};
   CHECK(bpi_compare_dirs(dir, dir, &o, &c, &err) == BP_OK);
@@ -1224,14 +1278,15 @@ static void test_store_sides(void)
     "\"publication\": {}, \"results\": {}}");
   snprintf(dir, sizeof(dir), "%s/evil/side", root);
   err = (struct bp_err){0};
-  CHECK(bpi_compare_fetch(st, "p/evil/manifest.json", dir, &err) ==
+  CHECK(bpi_compare_fetch(st, "p/evil/manifest.json", NULL, dir, &err) ==
         BPE_FORMAT);
   CHECK(strstr(err.msg, "safe file name") != NULL);
   snprintf(dir, sizeof(dir), "%s/escape", root);
   CHECK(access(dir, F_OK) != 0);
   /* not a stored manifest */
   store_put(st, "p/plain.json", "{\"benchmarks\": []}");
-  CHECK(bpi_compare_fetch(st, "p/plain.json", dir, &err) == BPE_FORMAT);
+  CHECK(bpi_compare_fetch(st, "p/plain.json", NULL, dir, &err) == BPE_FORMAT);
+  test_store_foreign(st, mkey);
   bpi_store_close(st);
 }
 

@@ -1,4 +1,6 @@
-/* publish: the latest pointer's order (bpi_run_newer, runorder.h).  The
+/* publish: the latest pointer's owner (bpi_pub_latest_foreign: a
+ * pointer another repository named alike wrote is left alone) and its
+ * order (bpi_run_newer, runorder.h).  The
  * stored pointer wins over a publication by its commit's committer time
  * when both know theirs; the end time decides for the same commit, for
  * equal commit times (a rebase or an amend in the same second) and when
@@ -104,5 +106,15 @@ int main(void)
   CHECK(!newer(B, DAY2, EARLY, A, NULL, LATE));
   CHECK(newer(A, DAY1, LATE, B, NULL, EARLY));
   CHECK(!newer(B, "yesterday", EARLY, A, DAY1, LATE));
+
+  /* another repository's pointer is left; the same repository's, one
+   * written before pointers named theirs, or a run that does not know
+   * its repository (git, local): decided as above */
+  CHECK(bpi_pub_latest_foreign("gitlab:gl.example/12", "gitlab:gl.example/13"));
+  CHECK(bpi_pub_latest_foreign("github:a/bench", "github:b/bench"));
+  CHECK(!bpi_pub_latest_foreign("github:a/bench", "github:a/bench"));
+  CHECK(!bpi_pub_latest_foreign(NULL, "github:a/bench"));
+  CHECK(!bpi_pub_latest_foreign("github:a/bench", NULL));
+  CHECK(!bpi_pub_latest_foreign(NULL, NULL));
   return check_exit();
 }
