@@ -41,6 +41,10 @@
 #   compare_comment.sh  the title counts unconfirmed changes as such; a
 #                       change within the noise keeps its row; the note
 #                       says why: one value a side, or --repeat 3
+#   compare_missing.sh  a side without a benchmark's profile (files gone,
+#                       none recorded, an object the store lost): the
+#                       measures compared, the comment says so, no diff;
+#                       new and removed benchmarks with their values
 #   compare_parallel.sh 108 benchmarks (8 sharing the run's folder) on
 #                       the worker threads: the output is one thread's,
 #                       byte for byte, the shared files the last one's,
@@ -54,8 +58,10 @@ TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_config.sh tests/integration/comment_gitlab.sh \
   tests/integration/compare_iterations.sh tests/integration/compare_many.sh \
   tests/integration/compare_parallel.sh tests/integration/compare_comment.sh \
-  tests/integration/compare_funcs_noise.sh
+  tests/integration/compare_funcs_noise.sh \
+  tests/integration/compare_missing.sh
 EXTRA_DIST += tests/integration/compare_config.sh \
+  tests/integration/compare_missing.sh \
   tests/integration/compare_funcs_noise.sh \
   tests/integration/compare_many.sh tests/integration/compare_parallel.sh \
   tests/integration/compare_comment.sh \

@@ -50,9 +50,11 @@ static void usage(FILE *out)
     "whose share of the samples changed most, and differential flame graphs.\n"
     "Writes " BP_FILE_COMPARE_JSON ", " BP_FILE_COMMENT " (the pull request "
     "comment; post it with\n'benchprof comment') and per benchmark "
-    "sampled on either side\n" BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG
+    "with its profile on both sides\n" BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG
     " (sized by HEAD; red grew, blue shrank) and\n" BP_FILE_DIFF_NEG_SVG
-    " (sized by BASE).\n"
+    " (sized by BASE).  A benchmark a side has no\nprofile of (none "
+    "recorded, or its file missing) is compared by its\nmeasures only, "
+    "and the comment says so.\n"
     "\n"
     "  -o, --output DIR        where to write (default: benchprof-compare)\n"
     "  -t, --threshold PCT     flag changes beyond PCT percent (default 5)\n"
@@ -199,9 +201,17 @@ static void print_summary(const struct bp_cmp *c, const char *out)
               counts.data, c->threshold_pct);
   bpi_buf_cleanup(&counts);
   bp_cli_compare_benches(c);
-  bp_msg_note("written to %s/: " BP_FILE_COMPARE_JSON ", " BP_FILE_COMMENT
-              ", and per sampled benchmark " BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG
-              ", " BP_FILE_DIFF_NEG_SVG, out);
+  /* only what was written: no diffs when no benchmark has both profiles */
+  size_t diffs = bpi_compare_ndiffs(c);
+  if(diffs)
+    bp_msg_note("written to %s/: " BP_FILE_COMPARE_JSON ", " BP_FILE_COMMENT
+                ", and " BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG ", "
+                BP_FILE_DIFF_NEG_SVG " of %zu benchmark%s", out, diffs,
+                diffs == 1 ? "" : "s");
+  else
+    bp_msg_note("written to %s/: " BP_FILE_COMPARE_JSON ", " BP_FILE_COMMENT
+                " (no differential flame graph: no benchmark has a sampled "
+                "profile on both sides)", out);
 }
 
 static bool is_dir(const char *path)

@@ -42,6 +42,43 @@ int bp_cli_gate(bool fail_on_regression, const struct bp_cmp *c, int status)
  * are printed, and compare.json has them all. */
 #define SUMMARY_LINES 20
 
+/* Which side lacks its profile, in words. */
+static const char *missing_side(const struct bp_cmp_bench *b)
+{
+  bool base = b->base.state != BP_CMP_PROFILED;
+  bool head = b->head.state != BP_CMP_PROFILED;
+  return base && head ? "both sides" : base ? "the base" : "the head";
+}
+
+/* The benchmarks compared by their measures only: a side had no profile
+ * of them (the comment says which, and why). */
+static void say_missing(const struct bp_cmp *c)
+{
+  struct bp_buf name;
+  size_t shown = 0, more = 0;
+  bpi_buf_init(&name);
+  for(size_t i = 0; i < c->nbenches; i++) {
+    const struct bp_cmp_bench *b = &c->benches[i];
+    if(!bpi_compare_profile_missing(b))
+      continue;
+    if(shown == SUMMARY_LINES) {
+      more++;
+      continue;
+    }
+    shown++;
+    bpi_buf_reset(&name);
+    bpi_profile_clean_name(&name, b->name, '\0');
+    if(bpi_buf_failed(&name))
+      break;
+    bp_msg_warn("%s: no profile on %s: its measures are compared, its "
+                "functions are not", name.data, missing_side(b));
+  }
+  if(more)
+    bp_msg_warn("... and %zu more benchmark%s without a profile on a side",
+                more, more == 1 ? "" : "s");
+  bpi_buf_cleanup(&name);
+}
+
 void bp_cli_compare_benches(const struct bp_cmp *c)
 {
   struct bp_buf name, fn, slug;
@@ -60,22 +97,29 @@ void bp_cli_compare_benches(const struct bp_cmp *c)
     shown++;
     const struct bp_cmp_func *top = bpi_compare_top_func(b,
       bpi_compare_worse(b));
+    bool missing = bpi_compare_profile_missing(b);
     bpi_buf_reset(&name);
     bpi_buf_reset(&fn);
     bpi_buf_reset(&slug);
     bpi_profile_clean_name(&name, b->name, '\0');
     bpi_profile_clean_name(&slug, b->max_slug ? b->max_slug : "-", '\0');
-    bpi_profile_clean_name(&fn, top ? top->name : "-", '\0');
+    if(missing)
+      bpi_buf_printf(&fn, "no function comparison (no profile on %s)",
+                     missing_side(b));
+    else {
+      bpi_buf_printf(&fn, "function that %s most: ", top_verb(b));
+      bpi_profile_clean_name(&fn, top ? top->name : "-", '\0');
+    }
     if(bpi_buf_failed(&name) || bpi_buf_failed(&fn) || bpi_buf_failed(&slug))
       break;
     if(isnan(b->max_pct))
-      bp_msg_note("  %s: %s from 0 (%s); function that %s most: %s",
-                  name.data, slug.data, flag_name(b), top_verb(b), fn.data);
+      bp_msg_note("  %s: %s from 0 (%s); %s", name.data, slug.data,
+                  flag_name(b), fn.data);
     else
-      bp_msg_note("  %s: %s %+.2f%% (%s); function that %s most: %s",
-                  name.data, slug.data, b->max_pct, flag_name(b),
-                  top_verb(b), fn.data);
+      bp_msg_note("  %s: %s %+.2f%% (%s); %s", name.data, slug.data,
+                  b->max_pct, flag_name(b), fn.data);
   }
+  say_missing(c);
   if(more)
     bp_msg_note("  ... and %zu more changed benchmark%s (" BP_FILE_COMPARE_JSON
                 " lists every one)", more, more == 1 ? "" : "s");

@@ -19,7 +19,6 @@
 
 #define FLAG_RED "\xf0\x9f\x94\xb4"    /* U+1F534 red circle */
 #define FLAG_GREEN "\xf0\x9f\x9f\xa2"  /* U+1F7E2 green circle */
-#define MAX_LISTED 50                  /* new or removed names listed */
 /* Short link labels (a URL is never the text): the Firefox Profiler's
  * compare view, each side's profile, the differential flame graph. */
 #define LABEL_COMPARE "Firefox Profiler"
@@ -170,27 +169,46 @@ struct render {
    * the size of their change */
   const struct bp_cmp_bench **order;
   size_t n, nbeyond;
+  bool one_sided;          /* new or removed benchmarks: one step of the
+                              cut drops their values */
   size_t dropped;          /* steps of the cut taken (see depth_at) */
 };
 
+/* The step of the cut that drops the values of the new and removed
+ * benchmarks (their names stay): after the rows of the benchmarks within
+ * the threshold, before anything of those beyond it; what a new
+ * benchmark costs is news, an unchanged one's row is not. */
+static size_t values_step(const struct render *r)
+{
+  return 2 * (r->n - r->nbeyond);
+}
+
+/* Whether the new and removed benchmarks keep their values. */
+static bool with_values(const struct render *r)
+{
+  return r->dropped <= values_step(r);
+}
+
 /* How much of order[pos] is shown after r->dropped steps of the cut.
  * The steps, one benchmark each, least changed first: the details, then
- * the table rows, of the benchmarks within the threshold; then the
+ * the table rows, of the benchmarks within the threshold; the values of
+ * the new and removed benchmarks (one step, values_step); then the
  * function rows, the details and last the table rows of those beyond
  * it.  A maintainer keeps why a benchmark got slower (its functions)
  * longer than the rows that say others did not change. */
 static enum depth depth_at(const struct render *r, size_t pos)
 {
   size_t n = r->n, k = r->nbeyond, within = n - k;
+  size_t first = 2 * within + r->one_sided;  /* the first beyond's step */
   size_t row, details, funcs;
   if(pos >= k) {
     details = funcs = n - 1 - pos;
     row = within + (n - 1 - pos);
   }
   else {
-    funcs = 2 * within + (k - 1 - pos);
-    details = 2 * within + k + (k - 1 - pos);
-    row = 2 * within + 2 * k + (k - 1 - pos);
+    funcs = first + (k - 1 - pos);
+    details = first + k + (k - 1 - pos);
+    row = first + 2 * k + (k - 1 - pos);
   }
   if(r->dropped > row)
     return DEPTH_NONE;
@@ -201,7 +219,7 @@ static enum depth depth_at(const struct render *r, size_t pos)
 
 static size_t cut_steps(const struct render *r)
 {
-  return 2 * r->n + r->nbeyond;
+  return 2 * r->n + r->nbeyond + r->one_sided;
 }
 
 /* One benchmark's key change: **name** slug +x% (interval). */
@@ -659,10 +677,27 @@ static bool add_plot(struct render *r, const struct bp_cmp_bench *cb,
   return added;
 }
 
+/* " · [base](view)" or " · [head](view)": the one profile of a
+ * benchmark whose other side has none, when it has a web URL. */
+static bool add_lone_view(struct bp_buf *b, const struct bp_cmp_bench *cb,
+                          bool first)
+{
+  bool head = cb->base.state != BP_CMP_PROFILED;
+  struct bp_buf view;
+  bool added = false;
+  bpi_buf_init(&view);
+  if((head ? &cb->head : &cb->base)->state == BP_CMP_PROFILED &&
+     bpi_comment_side_view(&view, cb, head))
+    added = add_link(b, first, head ? LABEL_HEAD : LABEL_BASE, view.data);
+  bpi_buf_cleanup(&view);
+  return added;
+}
+
 static void add_links(struct render *r, const struct bp_cmp_bench *cb)
 {
   struct bp_buf *b = r->b, view_a, view_b, cmp, diff;
   bool first = true;
+  size_t mark = b->len;
   bpi_buf_init(&view_a);
   bpi_buf_init(&view_b);
   bpi_buf_init(&cmp);
@@ -716,12 +751,17 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
       first = !add_link(b, first, LABEL_DIFF, diff.data) && first;
   }
   first = !add_plot(r, cb, first) && first;
-  if(first)
+  if(bpi_compare_profile_missing(cb))
+    first = !add_lone_view(b, cb, first) && first;
+  if(first && bpi_compare_profile_missing(cb))
+    b->len = mark;   /* nothing to link, and the note above says why */
+  else if(first)
     bpi_buf_adds(b, "_No viewer links: the profiles have no web (http or "
                  "https) URL; publish them to a store with a public URL "
                  "(store.public_url, --public-url) or give compare "
-                 "--base-url and --head-url._");
-  bpi_buf_adds(b, "\n");
+                 "--base-url and --head-url._\n");
+  else
+    bpi_buf_adds(b, "\n");
   bpi_buf_cleanup(&diff);
   bpi_buf_cleanup(&cmp);
   bpi_buf_cleanup(&view_b);
@@ -818,6 +858,7 @@ static void add_bench(struct render *r, const struct bp_cmp_bench *cb,
   bpi_buf_adds(b, "<details><summary>measures, functions and links"
                "</summary>\n\n");
   add_measures(r, cb);
+  bpi_comment_missing_why(b, cb);
   add_funcs(r, cb, with_funcs);
   add_off_cpu(r, cb);
   add_links(r, cb);
@@ -877,27 +918,6 @@ static void add_table(struct render *r)
     bpi_buf_adds(b, "\n");
 }
 
-static void add_names(struct render *r, enum bp_cmp_presence which,
-                      const char *title)
-{
-  size_t listed = 0, total = 0;
-  for(size_t i = 0; i < r->c->nbenches; i++) {
-    const struct bp_cmp_bench *cb = &r->c->benches[i];
-    if(cb->presence != which)
-      continue;
-    if(!total++)
-      bpi_buf_printf(r->b, "%s: ", title);
-    if(listed >= MAX_LISTED)
-      continue;
-    bpi_buf_adds(r->b, listed++ ? ", " : "");
-    bpi_comment_md_text(r->b, cb->name, BP_COMMENT_NAME_CHARS);
-  }
-  if(total > listed)
-    bpi_buf_printf(r->b, " and %zu more", total - listed);
-  if(total)
-    bpi_buf_adds(r->b, "\n\n");
-}
-
 /* Each benchmark's heading and details, as deep as the cut leaves them;
  * those without a confirmed change (they come last) in one block. */
 static void add_benches(struct render *r)
@@ -932,6 +952,8 @@ struct left {
   size_t details;                   /* details of benchmarks in the table */
   size_t rows, rows_beyond;         /* table rows (details too); of them
                                        changes beyond the threshold */
+  bool values;                      /* the new and removed benchmarks'
+                                       values */
 };
 
 static struct left left_out(const struct render *r)
@@ -947,6 +969,7 @@ static struct left left_out(const struct render *r)
     l.rows += d == DEPTH_NONE;
     l.rows_beyond += d == DEPTH_NONE && beyond(cb);
   }
+  l.values = r->one_sided && !with_values(r);
   return l;
 }
 
@@ -985,7 +1008,7 @@ static void add_left_note(struct render *r)
   struct left l = left_out(r);
   struct bp_buf *b = r->b;
   const char *sep = "";
-  if(!l.func_rows && !l.details && !l.rows)
+  if(!l.func_rows && !l.details && !l.rows && !l.values)
     return;
   bpi_buf_printf(b, "_Left out to stay under %zu characters: ",
                  r->o->max_chars ? r->o->max_chars :
@@ -1001,6 +1024,11 @@ static void add_left_note(struct render *r)
                    "%sthe details of all %zu benchmark%s in the table" :
                    "%sthe details of the %zu least changed benchmark%s in "
                    "the table", sep, l.details, plural(l.details));
+    sep = "; ";
+  }
+  if(l.values) {
+    bpi_buf_printf(b, "%sthe values of the new and removed benchmarks",
+                   sep);
     sep = "; ";
   }
   if(l.rows)
@@ -1031,9 +1059,10 @@ static void render(struct render *r)
   add_compared(r->b, &c->head);
   add_summary(r);
   add_table(r);
+  bpi_comment_missing_profiles(r->b, c);
   add_benches(r);
-  add_names(r, BP_CMP_NEW, "New benchmarks (not in base)");
-  add_names(r, BP_CMP_REMOVED, "Removed benchmarks (not in head)");
+  bpi_comment_one_sided(r->b, c, BP_CMP_NEW, with_values(r));
+  bpi_comment_one_sided(r->b, c, BP_CMP_REMOVED, with_values(r));
   add_left_note(r);
   if(c->head.report_uuid && c->head.project) {
     bpi_buf_adds(r->b, "\n");
@@ -1094,6 +1123,7 @@ static bool order_benches(struct render *r)
   for(size_t i = 0; i < c->nbenches; i++)
     if(c->benches[i].presence == BP_CMP_BOTH && !beyond(&c->benches[i]))
       r->order[r->n++] = &c->benches[i];
+  r->one_sided = c->nnew || c->nremoved;
   qsort(r->order + r->nbeyond, r->n - r->nbeyond, sizeof(*r->order),
         by_change);
   return true;

@@ -14,6 +14,7 @@
 #include "rundir.h"
 #include "text.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,35 @@ static const char *bench_artifact(const struct bp_manifest_bench *mb,
 
 /* ------------------------------------------------------------- benchmarks */
 
+/* The folded stacks at file into side which of st; a file that is not
+ * there leaves p without its profile (BP_CMP_PROFILE_MISSING), any other
+ * failure is an error. */
+static bp_code read_profile(struct bp_cmp_profile *p, const struct side *s,
+                           const char *file, struct stacks *st, int which,
+                           struct bp_err *err)
+{
+  struct bp_err e = {0};
+  char *path = bpi_text_path_join(s->dir, file);
+  uint64_t before = st->total[which];
+  bp_code rc = !path ? bpi_err_set(&e, BPE_NOMEM, 0, "compare: %s", file) :
+               bpi_cmp_read_folded(st, which, path, &e);
+  free(path);
+  if(rc == BPE_IO && e.sys_errno == ENOENT) {
+    p->state = BP_CMP_PROFILE_MISSING;
+    p->missing_file = strdup(file);
+    return p->missing_file ? BP_OK : bpi_err_set(err, BPE_NOMEM, 0,
+                                                 "compare: %s", file);
+  }
+  if(rc)
+    return bpi_err_copy(err, rc, &e);
+  p->samples = st->total[which] - before;
+  return BP_OK;
+}
+
+/* A side's profile of benchmark name: its folded stacks into st, and the
+ * facts and URLs that go with them.  A side without them (none named, or
+ * the file gone) is said in p->state, and is no error: its measures are
+ * compared all the same. */
 static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
                              const char *name, struct stacks *st, int which,
                              struct bp_err *err)
@@ -46,10 +76,7 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
   const char *gecko = bench_artifact(mb, BP_KIND_GECKO);
   const char *svg = bench_artifact(mb, BP_KIND_SVG);
   const char *summary = bench_artifact(mb, BP_KIND_SUMMARY);
-  if(!mb || !folded)
-    return bpi_err_set(err, BPE_FORMAT, 0, "%s/" BP_RUNDIR_MANIFEST ": "
-                       "benchmark '%s' has no folded stacks", s->dir, name);
-  if(!bpi_rundir_safe_path(folded) ||
+  if((folded && !bpi_rundir_safe_path(folded)) ||
      (gecko && !bpi_rundir_safe_path(gecko)) ||
      (svg && !bpi_rundir_safe_path(svg)) ||
      (summary && !bpi_rundir_safe_path(summary)))
@@ -57,9 +84,17 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
                        "artifact of benchmark '%s' leaves the run directory",
                        s->dir,
                        name);
+  p->runs = bpi_cmp_profile_runs(s);
   p->dir = strdup(dir ? dir : ".");
   if(!p->dir)
     return bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", name);
+  if(!folded) {
+    p->state = BP_CMP_PROFILE_NONE;
+    return BP_OK;
+  }
+  bp_code rc = read_profile(p, s, folded, st, which, err);
+  if(rc || p->state != BP_CMP_PROFILED)
+    return rc;   /* without the stacks, no link to a profile either */
   if(gecko) {
     p->gecko_file = strdup(gecko);
     p->gecko_url = bpi_cmp_artifact_url(s, gecko);
@@ -69,15 +104,25 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
   if(svg)
     p->svg_url = bpi_cmp_artifact_url(s, svg);
   bpi_cmp_profile_facts(p, s->dir, summary, s->manifest.repeat);
-  p->runs = bpi_cmp_profile_runs(s);
-  char *path = bpi_text_path_join(s->dir, folded);
-  uint64_t before = st->total[which];
-  bp_code rc = !path ?
-    bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", name) :
-    bpi_cmp_read_folded(st, which, path, err);
-  p->samples = st->total[which] - before;
   p->iterations = bpi_cmp_profile_iterations(s, mb, p);
-  free(path);
+  return BP_OK;
+}
+
+/* What the profiles of a benchmark on both sides tell: the differential
+ * stacks, the functions and the off-CPU time (each side has its profile). */
+static bp_code compare_profiles(const struct bp_cmp *c,
+                                struct bp_cmp_bench *cb, struct stacks *st,
+                                const struct side *base,
+                                const struct side *head, struct bp_err *err)
+{
+  bp_code rc = bpi_cmp_match_roots(st, &cb->renamed_base_process,
+                                   &cb->renamed_head_process);
+  if(!rc)
+    rc = bpi_cmp_diff_lines(cb, st);
+  if(!rc)
+    rc = bpi_cmp_bench_funcs(cb, st);
+  if(!rc)
+    rc = bpi_cmp_bench_off_cpu(cb, base, head, c->threshold_pct, err);
   return rc;
 }
 
@@ -94,9 +139,9 @@ static bp_code compare_bench(const struct bp_cmp *c, struct bp_cmp_bench *cb,
     return bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", name);
   cb->presence = !bb ? BP_CMP_NEW : !hb ? BP_CMP_REMOVED : BP_CMP_BOTH;
   bpi_strtab_init(&st.text);
-  if(bb && manifest_bench(base, name))
+  if(bb)
     rc = bench_profile(&cb->base, base, name, &st, 0, err);
-  if(!rc && hb && manifest_bench(head, name))
+  if(!rc && hb)
     rc = bench_profile(&cb->head, head, name, &st, 1, err);
   if(!rc) {
     const char *dir = cb->head.dir ? cb->head.dir : cb->base.dir;
@@ -104,28 +149,39 @@ static bp_code compare_bench(const struct bp_cmp *c, struct bp_cmp_bench *cb,
     if(!cb->dir)
       rc = BPE_NOMEM;
   }
-  if(!rc && cb->presence == BP_CMP_BOTH) {
-    const struct bp_manifest_bench *mbs[2] = {manifest_bench(base, name),
-                                              manifest_bench(head, name)};
+  /* a benchmark on one side only keeps that side's measures, so that
+   * the comment can say what a new one costs */
+  if(!rc) {
+    const struct bp_manifest_bench *mbs[2] = {
+      bb ? manifest_bench(base, name) : NULL,
+      hb ? manifest_bench(head, name) : NULL};
     const cJSON *reps[2] = {mbs[0] ? mbs[0]->repetitions : NULL,
                             mbs[1] ? mbs[1]->repetitions : NULL};
     rc = bpi_cmp_bench_measures(cb, bb, hb, reps, c->threshold_pct);
-    if(!rc)
+    if(!rc && hb)
       rc = bpi_cmp_bench_bencher(c, cb, head);
-    if(!rc)
-      rc = bpi_cmp_match_roots(&st, &cb->renamed_base_process,
-                               &cb->renamed_head_process);
-    if(!rc)
-      rc = bpi_cmp_diff_lines(cb, &st);
-    if(!rc)
-      rc = bpi_cmp_bench_funcs(cb, &st);
-    if(!rc)
-      rc = bpi_cmp_bench_off_cpu(cb, base, head, c->threshold_pct, err);
   }
+  if(!rc && cb->presence == BP_CMP_BOTH && !bpi_compare_profile_missing(cb))
+    rc = compare_profiles(c, cb, &st, base, head, err);
   if(rc)
     rc = bpi_err_set(err, rc, 0, "compare: benchmark '%s'", name);
   bpi_cmp_stacks_cleanup(&st);
   return rc;
+}
+
+bool bpi_compare_profile_missing(const struct bp_cmp_bench *b)
+{
+  return b->presence == BP_CMP_BOTH &&
+         (b->base.state != BP_CMP_PROFILED ||
+          b->head.state != BP_CMP_PROFILED);
+}
+
+size_t bpi_compare_ndiffs(const struct bp_cmp *c)
+{
+  size_t n = 0;
+  for(size_t i = 0; i < c->nbenches; i++)
+    n += bpi_compare_has_diff(&c->benches[i]);
+  return n;
 }
 
 static int bench_rank(const struct bp_cmp_bench *b)
@@ -275,6 +331,7 @@ out:
 static void profile_cleanup(struct bp_cmp_profile *p)
 {
   free(p->event);
+  free(p->missing_file);
   free(p->dir);
   free(p->gecko_file);
   free(p->gecko_url);

@@ -4,8 +4,10 @@
  * per benchmark present on both sides: every BMF measure's delta (flagged
  * as a regression or improvement beyond a threshold, in the measure's own
  * direction), the functions whose share of the samples changed most, and
- * the differential folded stacks; benchmarks on one side only are listed
- * as new or removed.  bpi_compare_write puts it in a compare directory
+ * the differential folded stacks (only when both sides have its profile:
+ * a side without one is said, bp_cmp_profile_state, and the measures are
+ * compared all the same); benchmarks on one side only are listed as new
+ * or removed, with that side's measures.  bpi_compare_write puts it in a compare directory
  * (compare.json, and per benchmark diff.folded, diff.svg,
  * diff-negated.svg).  Owns every string and array of struct bp_cmp.  Not
  * thread-safe. */
@@ -148,8 +150,24 @@ struct bp_diff_line {
   uint64_t base, head;
 };
 
+/* Whether a side that has a benchmark has its profile to compare.
+ * Without one on a side, the benchmark's measures are compared all the
+ * same; its functions, off-CPU stacks and differential flame graphs are
+ * not, and the comment says why. */
+enum bp_cmp_profile_state {
+  BP_CMP_PROFILED = 0,
+  BP_CMP_PROFILE_NONE,     /* the manifest names no folded stacks of it
+                              (a run without profiling) */
+  BP_CMP_PROFILE_MISSING   /* it names them, but the file is not there:
+                              an artifact that was not stored or copied,
+                              an object the store lost */
+};
+
 /* What a side knows about one benchmark's profile. */
 struct bp_cmp_profile {
+  enum bp_cmp_profile_state state;
+  char *missing_file;      /* with BP_CMP_PROFILE_MISSING: the folded
+                              stacks' file, relative to the run */
   char *dir;               /* the benchmark's directory in the run, "." */
   char *gecko_file;        /* relative to the run, NULL when none */
   char *gecko_url;         /* public URL of it, NULL when unknown */
@@ -182,7 +200,8 @@ struct bp_cmp_bench {
                               unconfirmed change; 0 when none */
   const char *max_slug;    /* that measure, NULL when none */
   const struct bp_cmp_measure *max; /* ... and the measure itself */
-  struct bp_cmp_measure *measures;
+  struct bp_cmp_measure *measures;  /* a new or removed benchmark's: its
+                                       one side's values, unjudged */
   size_t nmeasures;
   bool has_cost;           /* both sides' per_sample known: funcs have
                               absolute costs */
@@ -282,8 +301,8 @@ const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
 /* The cost one sample of side (0 base, 1 head) stands for, per
  * iteration or per run (b->per_iteration). */
 double bpi_compare_sample_cost(const struct bp_cmp_bench *b, int side);
-/* Whether b has differential flame graphs: both sides profiled, and at
- * least one of them sampled (a benchmark shorter than the sampling
+/* Whether b has differential flame graphs: both sides have it and its
+ * profile (BP_CMP_PROFILED), and at least one of them sampled (a benchmark shorter than the sampling
  * period has nothing to draw: a large suite of them wrote tens of
  * thousands of empty diffs). */
 bool bpi_compare_has_diff(const struct bp_cmp_bench *b);
@@ -292,6 +311,12 @@ bool bpi_compare_has_diff(const struct bp_cmp_bench *b);
 bool bpi_compare_same_unit(const struct bp_cmp_bench *b);
 /* "iteration" or "run": what function costs are per. */
 const char *bpi_compare_cost_per(const struct bp_cmp_bench *b);
+/* Whether b is on both sides and one of them has no profile of it
+ * (bp_cmp_profile_state): compared by its measures only. */
+bool bpi_compare_profile_missing(const struct bp_cmp_bench *b);
+/* The number of benchmarks with differential flame graphs
+ * (bpi_compare_has_diff): those bpi_compare_write wrote diffs of. */
+size_t bpi_compare_ndiffs(const struct bp_cmp *c);
 /* A benchmark's verdict in words: "regression", "improvement",
  * "unconfirmed regression", "unconfirmed improvement" or "unchanged". */
 const char *bpi_compare_verdict(const struct bp_cmp_bench *b);
@@ -355,10 +380,13 @@ bp_code bpi_compare_locate(struct bp_store *st, const char *project,
  * manifest at key: manifest.json (its "publication" gains the manifest's
  * public "manifest_url"; each artifact keeps its public "url"),
  * report.json (the manifest's "results"), and each benchmark's folded
- * stacks and summary at the file names the manifest gives (names that
- * would leave dir are refused).  repository as bpi_compare_locate's: a
- * stored manifest whose identity names another is BPE_CONFIG, nothing of
- * it fetched. */
+ * stacks (on and off CPU) and summary at the file names the manifest
+ * gives (names that would leave dir are refused).  An artifact that was
+ * not stored (no key) or that the store no longer has is left out (a
+ * file of that name in dir removed): the comparison then says that
+ * side's profile is missing, as for a run directory without it.
+ * repository as bpi_compare_locate's: a stored manifest whose identity
+ * names another is BPE_CONFIG, nothing of it fetched. */
 bp_code bpi_compare_fetch(struct bp_store *st, const char *key,
                           const char *repository, const char *dir,
                           struct bp_err *err);

@@ -588,6 +588,7 @@ bool bpi_compare_same_unit(const struct bp_cmp_bench *b)
 bool bpi_compare_has_diff(const struct bp_cmp_bench *b)
 {
   return b->presence == BP_CMP_BOTH && b->base.dir && b->head.dir &&
+         !bpi_compare_profile_missing(b) &&
          (b->base.samples || b->head.samples);
 }
 

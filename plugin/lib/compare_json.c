@@ -59,12 +59,25 @@ static void json_side(cJSON *root, const char *key,
     add_str(o, keys[i], vals[i]);
 }
 
+/* Whether the side has the benchmark's profile: "profiled", "none" (its
+ * run names no profile of it) or "missing" (named, but not there); null
+ * on the side without the benchmark. */
+static const char *state_name(const struct bp_cmp_profile *p, bool has)
+{
+  if(!has)
+    return NULL;
+  return p->state == BP_CMP_PROFILE_NONE ? "none" :
+         p->state == BP_CMP_PROFILE_MISSING ? "missing" : "profiled";
+}
+
 static void json_profile(cJSON *bench, const char *key,
-                         const struct bp_cmp_profile *p)
+                         const struct bp_cmp_profile *p, bool has)
 {
   cJSON *o = cJSON_AddObjectToObject(bench, key);
   if(!o)
     return;
+  add_str(o, "profile", state_name(p, has));
+  add_str(o, "missing_file", p->missing_file);
   add_str(o, "dir", p->dir);
   add_str(o, "gecko", p->gecko_file);
   add_str(o, "gecko_url", p->gecko_url);
@@ -108,8 +121,10 @@ static cJSON *json_measure(const struct bp_cmp_measure *m)
   add_str(o, "slug", m->slug);
   add_num(o, "base", m->in_base ? m->base : NAN);
   add_num(o, "head", m->in_head ? m->head : NAN);
-  add_num(o, "delta", m->delta);
-  add_num(o, "pct", m->pct);
+  /* no change without both sides (a new or removed benchmark's) */
+  bool both = m->in_base && m->in_head;
+  add_num(o, "delta", both ? m->delta : NAN);
+  add_num(o, "pct", both ? m->pct : NAN);
   cJSON_AddBoolToObject(o, "higher_is_better", m->higher_is_better);
   add_str(o, "flag", flag_name(m->flag));
   add_str(o, "change", flag_name(m->change));
@@ -218,8 +233,8 @@ static cJSON *json_bench(const struct bp_cmp_bench *cb)
   }
   else
     cJSON_AddNullToObject(o, "off_cpu_stack_ns");
-  json_profile(o, "base", &cb->base);
-  json_profile(o, "head", &cb->head);
+  json_profile(o, "base", &cb->base, cb->presence != BP_CMP_NEW);
+  json_profile(o, "head", &cb->head, cb->presence != BP_CMP_REMOVED);
   /* function costs: in the sampled event's unit, per iteration or run */
   add_str(o, "cost_unit", cb->has_cost ? cb->unit : NULL);
   add_str(o, "cost_per", cb->has_cost ? bpi_compare_cost_per(cb) : NULL);

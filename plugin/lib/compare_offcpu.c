@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,18 +33,24 @@ static const char *artifact(const struct side *s, const char *name,
 }
 
 /* The off-CPU folded stacks (microseconds) of one side's benchmark into
- * st; false when it has none (recorded without --off-cpu) or on error. */
+ * st; false when it has none (recorded without --off-cpu, or the file is
+ * missing, as compare.c takes a missing profile) or on error. */
 static bool read_off_cpu(struct stacks *st, int which, const struct side *s,
                          const char *name, bp_code *rc, struct bp_err *err)
 {
   const char *f = artifact(s, name, BP_KIND_OFFCPU_FOLDED);
+  struct bp_err e = {0};
   if(!f)
     return false;
   char *path = bpi_text_path_join(s->dir, f);
-  *rc = !path ? bpi_err_set(err, BPE_NOMEM, 0, "compare")
-              : bpi_cmp_read_folded(st, which, path, err);
+  *rc = !path ? bpi_err_set(&e, BPE_NOMEM, 0, "compare")
+              : bpi_cmp_read_folded(st, which, path, &e);
   free(path);
-  return !*rc;
+  if(*rc == BPE_IO && e.sys_errno == ENOENT)
+    *rc = BP_OK;
+  else if(*rc)
+    bpi_err_copy(err, *rc, &e);
+  return !*rc && !e.code;
 }
 
 /* A waiting stack without its kernel frames (marked "_[k]"). */

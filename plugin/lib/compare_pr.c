@@ -57,7 +57,7 @@ static bp_code locate(const struct bp_pr_opts *o, const struct bp_pr_side *s,
   }
   if(rc) {
     bpi_buf_adds(why, e.msg);
-    bpi_err_set(err, rc, e.sys_errno, "%s", e.msg);
+    bpi_err_copy(err, rc, &e);
   }
   return rc;
 }
@@ -88,8 +88,7 @@ static bp_code open_side(const struct bp_pr_opts *o,
       bpi_buf_printf(why, "fetching %s failed: %s", *key,
                      e.msg[0] ? e.msg : bp_strerror(rc));
     if(rc)
-      bpi_err_set(err, rc, e.sys_errno, "%s", e.msg[0] ? e.msg
-                                                        : bp_strerror(rc));
+      bpi_err_copy(err, rc, &e);
   }
   if(rc) {
     free(d);
@@ -270,7 +269,7 @@ bp_code bpi_compare_pr(const struct bp_pr_opts *o, struct bp_pr_result *r,
     return rc;
   }
   if(rc)
-    bpi_err_set(err, side_err.code, side_err.sys_errno, "%s", side_err.msg);
+    bpi_err_copy(err, rc, &side_err);
   bool latest = false;
   struct bp_buf head_why;
   bpi_buf_init(&head_why);
@@ -284,8 +283,7 @@ bp_code bpi_compare_pr(const struct bp_pr_opts *o, struct bp_pr_result *r,
       rc = BP_OK;
     }
     else if(rc)
-      bpi_err_set(err, side_err.code, side_err.sys_errno, "%s",
-                  side_err.msg);
+      bpi_err_copy(err, rc, &side_err);
   }
   if(!rc && !head)
     rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");

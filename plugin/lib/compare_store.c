@@ -9,9 +9,11 @@
 #include "rundir.h"
 #include "text.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -59,7 +61,7 @@ static bp_code store_get(struct bp_store *st, const char *key, char **data,
   struct bp_err got = {0};
   bp_code rc = bpi_store_get(st, key, data, len, &got);
   if(rc && rc != BPE_NOT_FOUND)
-    bpi_err_set(err, rc, got.sys_errno, "%s", got.msg);
+    bpi_err_copy(err, rc, &got);
   return rc;
 }
 
@@ -137,7 +139,10 @@ bp_code bpi_compare_locate(struct bp_store *st, const char *project,
   return rc;
 }
 
-/* dir/file <- the store's object key. */
+/* dir/file <- the store's object key.  An object the store does not
+ * have leaves no file: compare then says the side's profile
+ * is missing, as for a run directory without the file; a file an
+ * earlier fetch into dir left is removed, so it is not taken for it. */
 static bp_code fetch_file(struct bp_store *st, const char *key,
                           const char *dir, const char *file,
                           struct bp_err *err)
@@ -145,8 +150,19 @@ static bp_code fetch_file(struct bp_store *st, const char *key,
   char *path = bpi_text_path_join(dir, file);
   char *data = NULL;
   size_t len = 0;
-  bp_code rc = !path ? bpi_err_set(err, BPE_NOMEM, 0, "fetch: %s", file)
-                     : bpi_store_get(st, key, &data, &len, err);
+  struct bp_err got = {0};
+  bp_code rc = !path ? bpi_err_set(&got, BPE_NOMEM, 0, "fetch: %s", file)
+               : !key ? BPE_NOT_FOUND
+                      : bpi_store_get(st, key, &data, &len, &got);
+  if(rc == BPE_NOT_FOUND) {
+    rc = unlink(path) && errno != ENOENT
+      ? bpi_err_set(err, BPE_IO, errno, "fetch: cannot remove '%s'", path)
+      : BP_OK;
+    free(path);
+    return rc;
+  }
+  if(rc)
+    bpi_err_copy(err, rc, &got);
   if(!rc) {
     char *slash = strrchr(path, '/');
     *slash = '\0';
@@ -160,8 +176,19 @@ static bp_code fetch_file(struct bp_store *st, const char *key,
   return rc;
 }
 
-/* What compare reads of one stored benchmark: its folded stacks and
- * summary, at the file names the manifest gives (kept inside dir). */
+/* Whether compare reads artifacts of this kind: the folded stacks (on
+ * and off CPU) and the summary. */
+static bool compare_reads(const char *kind)
+{
+  return kind && (!strcmp(kind, BP_KIND_FOLDED) ||
+                  !strcmp(kind, BP_KIND_OFFCPU_FOLDED) ||
+                  !strcmp(kind, BP_KIND_SUMMARY));
+}
+
+/* What compare reads of one stored benchmark, at the file names the
+ * manifest gives (kept inside dir).  An artifact that was not stored (no
+ * key) or that the store no longer has is left out: the comparison then
+ * says that side's profile is missing instead of failing. */
 static bp_code fetch_bench(struct bp_store *st,
                            const struct bp_manifest_bench *b,
                            const char *mkey, const char *dir,
@@ -169,13 +196,11 @@ static bp_code fetch_bench(struct bp_store *st,
 {
   for(size_t i = 0; i < b->narts; i++) {
     const struct bp_manifest_artifact *a = &b->arts[i];
-    if(!a->kind || (strcmp(a->kind, BP_KIND_FOLDED) &&
-                    strcmp(a->kind, BP_KIND_SUMMARY)))
+    if(!compare_reads(a->kind))
       continue;
-    if(!a->file || !a->key || !bpi_rundir_safe_path(a->file) ||
-       !strcmp(a->file, "."))
+    if(!a->file || !bpi_rundir_safe_path(a->file) || !strcmp(a->file, "."))
       return bpi_err_set(err, BPE_FORMAT, 0, "%s: an artifact of '%s' "
-                         "without a safe file name or key", mkey,
+                         "without a safe file name", mkey,
                          b->name ? b->name : "?");
     bp_code rc = fetch_file(st, a->key, dir, a->file, err);
     if(rc)

@@ -46,6 +46,18 @@ bp_code bpi_err_set(struct bp_err *err, bp_code code, int sys_errno,
   return code;
 }
 
+bp_code bpi_err_copy(struct bp_err *err, bp_code code,
+                     const struct bp_err *from)
+{
+  if(!from->msg[0])
+    return bpi_err_set(err, code, 0, "%s", bp_strerror(code));
+  if(err && err != from && err->code == BP_OK) {
+    *err = *from;
+    err->code = code;
+  }
+  return code;
+}
+
 void bpi_err_clear(struct bp_err *err)
 {
   err->code = BP_OK;

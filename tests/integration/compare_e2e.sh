@@ -176,10 +176,17 @@ PY
 check "different benchmarks compare (exit 0)" [ $? -eq 0 ]
 check "one new, one removed" grep -q "0 unchanged, 1 new, 1 removed" \
   "$TMP/cmp2.err"
-check "the comment lists them" sh -c \
-  'grep -q "^New benchmarks (not in base): other" "$1" &&
-   grep -q "^Removed benchmarks (not in head): cmpwork" "$1"' sh \
-  "$TMP/cmp2/comment.md"
+check "the comment lists them, each with its one side's values" sh -c \
+  'grep -q "^New benchmarks (not in base), as the head measured them:" "$1" &&
+   grep -q "^- \*\*other\*\*: task-clock [0-9.]* [mµ]*s" "$1" &&
+   grep -q "^Removed benchmarks (not in head), as the base measured them:" \
+     "$1" &&
+   grep -q "^- \*\*cmpwork\*\*: latency [0-9.]* [mµ]*s, throughput" "$1"' \
+  sh "$TMP/cmp2/comment.md"
+check "no benchmark on both sides: no diff files said or written" sh -c \
+  'grep -q "written to .*: compare.json, comment.md (no differential" "$1" &&
+   ! grep -q "diff.folded" "$1" && [ ! -e "$2/diff.folded" ]' sh \
+  "$TMP/cmp2.err" "$TMP/cmp2"
 "$BENCHPROF" compare "$TMP/base" "$TMP/nowhere" 2>"$TMP/bad.err"
 check "a missing run directory: exit 1" [ $? -eq 1 ]
 check "and the error names it" grep -q "nowhere/manifest.json" "$TMP/bad.err"

@@ -810,6 +810,89 @@ static void test_rows_and_notes(void)
   bpi_buf_cleanup(&b);
 }
 
+/* New benchmarks: a line each with the head's values, kept longer than
+ * the unchanged benchmarks' details and rows; when they must go too,
+ * their names stay and the note says so. */
+static void test_cut_one_sided(void)
+{
+  struct bp_comment_opts o = {.project = "p", .testbed = "t"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  struct bp_cmp *c = synthetic(30, 2, 3, "b");
+  for(size_t i = 20; i < 30; i++) {
+    c->benches[i].presence = BP_CMP_NEW;
+    c->benches[i].measures->in_base = false;
+    bpi_compare_measure(c->benches[i].measures, 2);
+    c->nunchanged--;
+    c->nnew++;
+  }
+  bpi_buf_init(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  size_t full = b.len;
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\nNew benchmarks (not in base), as the head "
+               "measured them:\n\n- **b20**: latency 100 ns\n- **b21**: "
+               "latency 100 ns\n") != NULL);
+  CHECK(!strstr(b.data, "Left out"));
+  /* a little less room: the unchanged benchmarks' details go first */
+  o.max_chars = full - 100;
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "- **b29**: latency 100 ns\n") != NULL);
+  CHECK(strstr(b.data, "_Left out") && !strstr(b.data, "the values of"));
+  /* less and less: the values go once every unchanged row has gone,
+   * before anything of the changed benchmarks */
+  bool dropped = false;
+  for(size_t max = full; max > 1000 && !dropped; max -= 50) {
+    o.max_chars = max;
+    bpi_buf_reset(&b);
+    CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+    bpi_buf_addc(&b, '\0');
+    dropped = !strstr(b.data, "as the head measured them");
+  }
+  CHECK(dropped);
+  CHECK(strstr(b.data, "\nNew benchmarks (not in base): b20, b21, b22, b23, "
+               "b24, b25, b26, b27, b28, b29\n") != NULL);
+  CHECK(strstr(b.data, "the values of the new and removed benchmarks; the "
+               "table rows of the 18 least changed benchmarks") != NULL);
+  CHECK_EQ_INT(count(b.data, "\n| b"), 2);
+  CHECK_EQ_INT(count(b.data, "#### "), 2);
+  CHECK_EQ_INT(count(b.data, "Functions whose share"), 2);
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
+/* A side without its profile: the benchmark's measures, the reason, no
+ * function rows and no diff. */
+static void test_profile_missing(void)
+{
+  struct bp_comment_opts o = {.compare_url = "https://c.example/cmp"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  struct bp_cmp *c = synthetic(2, 2, 1, "bench");
+  c->benches[1].base.state = BP_CMP_PROFILE_MISSING;
+  c->benches[1].base.missing_file = strdup("bench1/profile.folded");
+  free(c->benches[1].funcs);
+  c->benches[1].funcs = NULL;
+  c->benches[1].nfuncs = 0;
+  CHECK(bpi_compare_profile_missing(&c->benches[1]));
+  CHECK(!bpi_compare_has_diff(&c->benches[1]));
+  CHECK_EQ_INT(bpi_compare_ndiffs(c), 1);
+  bpi_buf_init(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\n_Compared by their measures only, without a "
+               "function comparison or differential flame graph: bench1 "
+               "(the base's profile is missing)._\n") != NULL);
+  CHECK(strstr(b.data, "the base's profile is missing (its run names "
+               "`bench1/profile.folded`, which is not there") != NULL);
+  CHECK(strstr(b.data, "bench1/diff.svg") == NULL);
+  CHECK(strstr(b.data, "(https://c.example/cmp/bench0/diff.svg)") != NULL);
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
 /* A benchmark sampled on neither side has no diff: no link to one. */
 static void test_no_samples_no_diff(void)
 {
@@ -1759,6 +1842,8 @@ int main(void)
   test_cut();
   test_function_rows();
   test_cut_unconfirmed();
+  test_cut_one_sided();
+  test_profile_missing();
   test_verdict();
   test_rows_and_notes();
   test_not_confirmed_words();
