@@ -225,8 +225,9 @@ static char *run_head(const struct comment_args *a)
  * of an older job): its comment, about the newer head, is kept.  The
  * compared commit may be the head or the merge commit the forge made of
  * it (a job that passes --hash "$GITHUB_SHA").  When the forge cannot
- * say, the comment is posted as before, with a warning. */
-static bool stale(const struct comment_args *a,
+ * say, the comment is posted as before, with a warning; when it says
+ * the compared commit is the head, a->target.head_is_current. */
+static bool stale(struct comment_args *a,
                   const struct bp_comment_transport *tr)
 {
   char *head = run_head(a), *now = NULL, *merge = NULL;
@@ -245,6 +246,8 @@ static bool stale(const struct comment_args *a,
                 a->target.forge == BP_FORGE_GITLAB ? "merge request" :
                 "pull request", a->target.repo, a->target.number, now, head);
   }
+  else
+    a->target.head_is_current = true;
   free(now);
   free(merge);
   free(head);

@@ -446,13 +446,19 @@ static bool edit_refused(const struct forge_me *me, bp_code rc,
 
 /* Whether the comment text (ours, on the pull request) shows a newer
  * comparison than mine: then res->left, and what it shows. */
-static bool shows_newer(const char *text, const struct bp_run_when *mine,
+static bool shows_newer(const struct bp_forge_target *t, const char *text,
+                        const struct bp_run_when *mine,
                         struct bp_comment_posted *res)
 {
   struct bp_comment_compared theirs;
   if(!bpi_comment_find_compared(text, &theirs))
     return false;   /* an older benchprof's: replaced */
   const struct bp_run_when when = bpi_comment_compared_when(&theirs);
+  /* mine is of the request's head now: another commit's is out of date,
+   * even one committed later (the branch was reset to an older one) */
+  if(t->head_is_current && !(when.commit && mine->commit &&
+                             !strcmp(when.commit, mine->commit)))
+    return false;
   if(!bpi_run_newer(&when, mine))
     return false;
   res->left = true;
@@ -478,7 +484,7 @@ static bp_code edit_ours(const struct bp_forge_target *t,
     bpi_buf_reset(url);
     bp_code rc = find_ours(t, tr, marker, me, id, &text, &res->foreign, res,
                            err);
-    bool newer = !rc && *id && shows_newer(text, mine, res);
+    bool newer = !rc && *id && shows_newer(t, text, mine, res);
     free(text);
     if(!rc && !newer)
       rc = bpi_comment_write_url(t, *id, url, err);

@@ -28,6 +28,12 @@ struct bp_forge_target {
   const char *number;    /* pull request number, merge request iid */
   const char *token;     /* never printed */
   bool job_token;        /* GitLab: JOB-TOKEN instead of PRIVATE-TOKEN */
+  /* the forge said just now that the comparison's head is the request's
+   * head (bpi_comment_pr_head): a comment about any other commit is out
+   * of date, whatever its times say (a force-push back to an older
+   * commit, a clock ahead), and only a later run of the same commit is
+   * left alone */
+  bool head_is_current;
 };
 
 /* The request that lists page (1, 2, ...) of the comments, 100 a page. */
@@ -99,7 +105,8 @@ void bpi_comment_posted_cleanup(struct bp_comment_posted *p);
  * one.  The one found is not edited when its compared line (comment.h)
  * names a newer comparison than markdown's, in the order of runorder.h
  * (res->left): jobs of two pushes, or two jobs of one commit, that
- * finish out of order never put back the older comparison.  A comment
+ * finish out of order never put back the older comparison.  With
+ * t->head_is_current only the same commit's later run counts as newer.  A comment
  * without the line, or markdown without one, is replaced as before.
  * (Nothing makes the list and the edit one step: two jobs that list it
  * at the same moment can still both edit it.)  An installation token

@@ -325,4 +325,37 @@ printf 'no marker\n' >"$TMP/plain.md"
 check "a file without our marker: exit 1" [ $? -eq 1 ]
 "$BENCHPROF" comment --markdown "$TMP/c1.md" --github own/repo 2>/dev/null
 check "--github without --pr: exit 2" [ $? -eq 2 ]
+# the branch force-pushed back to an older commit: the pull request's
+# head is now OLD, committed before NEW, whose comparison the comment
+# shows.  The forge says this comparison is of the head, so the comment
+# about NEW is out of date whatever the times: replaced, and the status
+# set on OLD
+forge_standin github "$TMP/gh8" "$TOKEN" 0
+printf '{"11": "%s"}\n' "$NEW" >"$TMP/gh8/pulls.json"
+forge_comparison "$TMP/fp-new" "$NEW" 0 0 1
+forge_compared "$TMP/fp-new/comment.md" \
+  "head=$NEW commit_time=$DAY2 end_time=2024-01-02T09:00:00Z" 0 'before reset'
+forge_comparison "$TMP/fp-old" "$OLD" 1 0 0
+forge_compared "$TMP/fp-old/comment.md" \
+  "head=$OLD commit_time=$DAY1 end_time=2024-01-03T09:00:00Z" 1 'after reset'
+fp_post() {
+  GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown \
+    "$TMP/fp-$1/comment.md" --github own/repo --pr 11 \
+    --api-url "$FORGE_URL" >/dev/null 2>"$TMP/fp-$1.err"
+  check "force-push, $1: exit 0" [ $? -eq 0 ]
+}
+fp_post new
+printf '{"11": "%s"}\n' "$OLD" >"$TMP/gh8/pulls.json"
+fp_post old
+check "force-push: not said to be left" sh -c \
+  "! grep -q 'already shows a newer comparison' '$TMP/fp-old.err'"
+pycheck "force-push: the comment and a status are the head's now" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh8")
+state = json.load(open(os.path.join(d, "state.json")))
+assert len(state) == 1 and "after reset" in state[0]["body"], state
+st = json.load(open(os.path.join(d, "statuses.json")))
+assert [x["sha"] for x in st] == ["2" * 40, "1" * 40], st
+PY
+
 finish
