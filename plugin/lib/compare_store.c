@@ -74,11 +74,13 @@ static bp_code foreign(const char *owner, const char *repository,
 {
   if(!owner || !repository || !strcmp(owner, repository))
     return BP_OK;
+  /* not named: the comment and the job's log may be public, that
+   * repository private */
   return bpi_err_set(err, BPE_CONFIG, 0, "the store's %s of project '%s' "
-                     "belongs to another repository (%s); set "
+                     "belongs to another repository named alike; set "
                      "BENCHER_PROJECT (or bencher.project) to a name of "
                      "this repository's own", branch ? branch : "run",
-                     project ? project : "?", owner);
+                     project ? project : "?");
 }
 
 /* The branch's latest pointer -> the key of its manifest. */

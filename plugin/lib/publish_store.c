@@ -512,17 +512,19 @@ static int decide_latest(void *ctx, const char *cur, size_t len, char **out)
 }
 
 /* The pointer another repository holds: the part is done (its artifacts
- * and manifest are stored under the shared keys, which nothing else
- * reads as this repository's), and the command says what to change. */
-static bp_code latest_foreign(struct job *j, const char *owner)
+ * and manifest are stored under the shared keys; neither the pointer
+ * nor the branch's pages name them), and the command says what to
+ * change.  The other repository is not named: this job's log may be
+ * public, that repository private. */
+static bp_code latest_foreign(struct job *j)
 {
   struct bp_buf w;
   bpi_buf_init(&w);
   bpi_buf_printf(&w, "the store's project '%s' belongs to another "
-                 "repository (%s); this run's artifacts are stored but "
-                 "'latest' is left: set BENCHER_PROJECT (or "
-                 "bencher.project) to a name of this repository's own",
-                 j->id.project, owner);
+                 "repository named alike; this run's artifacts are stored "
+                 "but 'latest' and the store's pages are left: set "
+                 "BENCHER_PROJECT (or bencher.project) to a name of this "
+                 "repository's own", j->id.project);
   bpi_buf_addc(&w, '\0');
   free(j->res->warning);
   j->res->warning = bpi_buf_failed(&w) ? NULL : w.data;
@@ -548,7 +550,7 @@ bp_code bpi_pub_put_latest(struct job *j, const char *mkey)
                                       decide_latest, &c, err)
                    : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
   if(!rc && c.foreign)
-    rc = latest_foreign(j, c.foreign);
+    rc = latest_foreign(j);
   else if(!rc)
     rc = bpi_pub_mark(j, "latest", c.newer ? "newer" : key);
   free(c.foreign);
@@ -562,6 +564,14 @@ bp_code bpi_pub_put_site(struct job *j)
 {
   if(bpi_pub_part_done(j, "site", NULL))
     return BP_OK;
+  /* the branch's pages are the pointer's repository's: a run of another
+   * repository named alike (latest_foreign) is not listed among them */
+  char *latest = NULL;
+  bool foreign = bpi_spool_done(j->sp, "latest", &latest) && latest &&
+                 !strcmp(latest, "foreign");
+  free(latest);
+  if(foreign)
+    return bpi_pub_mark(j, "site", "foreign");
   /* the pages from the stored manifest as parsed, not its text again */
   bp_code rc = stored_text(j) ? bpi_site_publish(j->store, &j->man,
                                                  &j->res->failure)

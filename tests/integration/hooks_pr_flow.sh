@@ -285,7 +285,9 @@ unset CI_MERGE_REQUEST_IID CI_MERGE_REQUEST_SOURCE_BRANCH_NAME \
 gl_run 'mybench run' >"$TMP/gl0.out" 2>&1
 check "GitLab main: exit 0" [ $? -eq 0 ]
 check "GitLab main: main's latest left to GitHub's org/demo, said" grep -q \
-  "belongs to another repository (github:" "$TMP/gl0.out"
+  "belongs to another repository named alike" "$TMP/gl0.out"
+check "GitLab main: the other repository is not named" sh -c \
+  "! grep -q 'github:' '$TMP/gl0.out'"
 
 gl_job 101 11 $SHA7 feature/seven
 gl_run 'mybench run' >"$TMP/gl1.out" 2>&1
