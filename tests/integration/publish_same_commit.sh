@@ -287,4 +287,24 @@ check "run: no manifest URL said" \
 snapshot "$S" >"$TMP/f.after"
 check "run: no store object written" cmp -s "$TMP/f.before" "$TMP/f.after"
 check "run: nothing spooled" empty "$TMP/f.spool"
+
+# 7. a damaged stored manifest (a disk error, a hand edit, a writer that
+# died mid-object on a store without atomic writes): it holds only this
+# commit's run, so the next run of the commit replaces it, as a plain
+# write did, instead of failing on it for good
+S="$TMP/g.store"
+run g1 "file://$S" "$TMP/g.spool" 1
+printf 'not json{' >"$S/$MAN"
+run g2 "file://$S" "$TMP/g.spool" 2
+check "damaged manifest, file://: exit 0" [ $? -eq 0 ]
+check "damaged manifest, file://: delivered" [ "$(pub_of g2 state)" = delivered ]
+check "damaged manifest, file://: replaced by the run's" stored_is "$S" g2 2
+check "damaged manifest, file://: nothing spooled" empty "$TMP/g.spool"
+printf 'not json{' >"$TMP/put-root/d/$MAN"
+run d3 "$U" "$TMP/d.spool" 3
+check "damaged manifest, http: exit 0" [ $? -eq 0 ]
+check "damaged manifest, http: delivered" [ "$(pub_of d3 state)" = delivered ]
+check "damaged manifest, http: replaced by the run's" \
+  stored_is "$TMP/put-root/d" d3 3
+check "damaged manifest, http: nothing spooled" empty "$TMP/d.spool"
 finish
