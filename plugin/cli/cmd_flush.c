@@ -195,30 +195,33 @@ static const struct option flush_longopts[] = {
 struct flush_scope {
   struct bp_publish_scope pub;  /* project NULL: every project's */
   bool job;                     /* the CI job's project (not --project) */
+  char *repository;             /* pub.repository's: the job's, or NULL */
 };
 
 /* Whose publications flush, --list and --drop rejected take: --project
  * P's; --all-projects', or outside CI (an operator, a timer), every
  * project's; in a CI job the job's project's, as run names it without
- * flags (bencher.project or BENCHPROF_PROJECT, else the CI's variables):
- * the spool is the runner's, shared by every project it serves, and
- * another project's publications are neither sent with this job's
- * credentials nor named in its log, which may be public.  Found without
- * git: the completed hook's working directory need not be a checkout.
- * A job whose project cannot be told takes every project's, as flush
- * always did (what its own run spooled must still go), and says so. */
-static void flush_scope(const struct bp_cli_publish *p, const char *only,
+ * flags (bencher.project or BENCHPROF_PROJECT, else the CI's variables),
+ * and of the job's repository when the job and the publication name one
+ * (two repositories named alike share a project name): the spool is the
+ * runner's, shared by every project it serves, and another project's
+ * publications are neither sent with this job's credentials nor named in
+ * its log, which may be public.  Found without git: the completed hook's
+ * working directory need not be a checkout.  A job whose project cannot
+ * be told takes every project's, as flush always did (what its own run
+ * spooled must still go), and says so.  False: out of memory (said). */
+static bool flush_scope(const struct bp_cli_publish *p, const char *only,
                         bool all, struct flush_scope *sc)
 {
   const char *project = NULL;
   memset(sc, 0, sizeof(*sc));
   if(only) {
     sc->pub.project = only;
-    return;
+    return true;
   }
   const char *provider = all ? NULL : bpi_ci_job(environ, &project);
   if(!provider)
-    return;
+    return true;
   if(p->project)
     project = p->project;
   if(!project) {
@@ -228,10 +231,18 @@ static void flush_scope(const struct bp_cli_publish *p, const char *only,
                 !strcmp(provider, "github") ? "GITHUB_REPOSITORY" :
                 !strcmp(provider, "gitlab") ? "CI_PROJECT_NAME" :
                 "BENCHER_PROJECT");
-    return;
+    return true;
+  }
+  bool nomem;
+  sc->pub.repository = sc->repository =
+    bpi_ci_job_repository(environ, &nomem);
+  if(nomem) {
+    bp_msg_error("out of memory");
+    return false;
   }
   sc->pub.project = project;
   sc->job = true;
+  return true;
 }
 
 /* The one line about the publications out of scope: counted, never
@@ -424,16 +435,17 @@ static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
     return BP_EXIT_ERROR;
   }
   /* --drop ID alone takes the id it is given, whoever's it is */
-  if(list || !drop_id || !strcmp(drop_id, "rejected"))
-    flush_scope(&p, only, all, &sc);
-  else
-    memset(&sc, 0, sizeof(sc));
-  if(list)
+  memset(&sc, 0, sizeof(sc));
+  if((list || !drop_id || !strcmp(drop_id, "rejected")) &&
+     !flush_scope(&p, only, all, &sc))
+    status = BP_EXIT_ERROR;
+  if(!status && list)
     status = list_spool(s.o.spool_dir, &sc);
   if(!status && drop_id)
     status = drop(s.o.spool_dir, drop_id, &sc);
-  if(!list && !drop_id)
+  if(!status && !list && !drop_id)
     status = flush_spool(&p, &s.o, &sc);
+  free(sc.repository);
   bp_cli_pub_prepare_cleanup(&s);
   return status;
 }

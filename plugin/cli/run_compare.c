@@ -169,13 +169,15 @@ static void base_flushed(void *ctx, const struct bp_publish_result *r)
  * outage kept them there; the completed hook would send them seconds
  * after this comparison): delivered first, oldest first, with run's
  * network options and deadline, so that the base the comparison looks
- * for is in the store.  The same project's only (the spool is the
- * runner's); one another benchprof is delivering is left to it.  Quiet
- * when there is none: one listing of the spool and its publications'
- * publication.json. */
+ * for is in the store.  The same project's only, and of the same
+ * repository when both name one (the spool is the runner's, and
+ * repositories named alike share a project name); one another benchprof
+ * is delivering is left to it.  Quiet when there is none: one listing of
+ * the spool and its publications' publication.json. */
 static void flush_base(const struct bp_cli_pub_setup *s)
 {
-  struct bp_publish_scope scope = {s->id.project, s->id.base_branch};
+  struct bp_publish_scope scope = {s->id.project, s->id.base_branch,
+                                   s->repository};
   struct bp_err err = {0};
   if(bpi_publish_flush(&s->o, &scope, base_flushed, s->id.base_branch,
                        NULL, &err))

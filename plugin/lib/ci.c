@@ -39,11 +39,12 @@ static const size_t field_off[BP_IDENT_NFIELDS] = {
   offsetof(struct bp_ident, pr), offsetof(struct bp_ident, base_branch),
   offsetof(struct bp_ident, base_hash), offsetof(struct bp_ident, provider),
   offsetof(struct bp_ident, repo), offsetof(struct bp_ident, api_url),
+  offsetof(struct bp_ident, repo_id),
 };
 
 static const char *const field_names[BP_IDENT_NFIELDS] = {
   "project", "branch", "hash", "testbed", "pr", "base_branch", "base_hash",
-  "provider", "repo", "api_url",
+  "provider", "repo", "api_url", "repo_id",
 };
 
 char **bpi_ident_field(struct bp_ident *id, enum bp_ident_field f)
@@ -114,10 +115,14 @@ char *bpi_ident_repository(const struct bp_ident *id, bool *nomem)
   char host[256];
   struct bp_buf b;
   *nomem = false;
-  if(!id->provider || !id->repo || !*id->repo)
+  if(!id->provider)
     return NULL;
   bool github = !strcmp(id->provider, "github");
   if(!github && strcmp(id->provider, "gitlab"))
+    return NULL;
+  /* GitHub's id outlives its owner/name (a transfer, a rename) */
+  bool by_id = github && id->repo_id && *id->repo_id;
+  if(!by_id && (!id->repo || !*id->repo))
     return NULL;
   bool has_host = url_host(id->api_url, host, sizeof(host));
   bpi_buf_init(&b);
@@ -125,7 +130,10 @@ char *bpi_ident_repository(const struct bp_ident *id, bool *nomem)
   /* github.com's repositories as people name them */
   if(has_host && !(github && !strcmp(host, "api.github.com")))
     bpi_buf_printf(&b, "%s/", host);
-  bpi_buf_adds(&b, id->repo);
+  if(by_id)
+    bpi_buf_printf(&b, "id:%s", id->repo_id);
+  else
+    bpi_buf_adds(&b, id->repo);
   bpi_buf_addc(&b, '\0');
   if(bpi_buf_failed(&b)) {
     bpi_buf_cleanup(&b);
@@ -527,6 +535,14 @@ static const char *repo_name(const char *repo)
   return slash && slash[1] ? slash + 1 : NULL;
 }
 
+/* GITHUB_REPOSITORY_ID when it is a repository id (a number), else NULL:
+ * anything else would name no repository, and owner/name is then used. */
+static const char *github_repo_id(char *const *envp)
+{
+  const char *v = bpi_env_get(envp, "GITHUB_REPOSITORY_ID");
+  return v && is_number(v) ? v : NULL;
+}
+
 /* Whether GITHUB_REF_NAME and GITHUB_SHA name the code this job runs.
  * For push, pull requests, workflow_dispatch, schedule and merge_group
  * they do; for the others (issue_comment, workflow_run,
@@ -586,6 +602,8 @@ static bp_code detect_github(struct bp_ident *id, struct detected *d,
                    "GITHUB_REPOSITORY") ||
      bpi_ident_set(id, BP_IDENT_API_URL, "https://api.github.com",
                    "default for GitHub") ||
+     bpi_ident_set(id, BP_IDENT_REPO_ID, github_repo_id(envp),
+                   "GITHUB_REPOSITORY_ID") ||
      bpi_ident_set(id, BP_IDENT_PROVIDER, "github", "GITHUB_ACTIONS"))
     return bpi_err_set(err, BPE_NOMEM, 0, "ci");
   return BP_OK;
@@ -637,6 +655,14 @@ static bool gitlab_merged(char *const *envp)
          env_is(envp, "CI_MERGE_REQUEST_EVENT_TYPE", "merge_train");
 }
 
+/* The variables of a GitLab job's repo, first set wins: a fork's merge
+ * request pipeline runs in the fork (CI_PROJECT_ID), but the merge
+ * request, and so its notes, belong to the target.  detect_gitlab and
+ * bpi_ci_job_repository read the same. */
+static const char *const GITLAB_REPO_VARS[2] = {
+  "CI_MERGE_REQUEST_PROJECT_ID", "CI_PROJECT_ID"
+};
+
 static bp_code detect_gitlab(struct bp_ident *id, struct detected *d,
                              char *const *envp, struct bp_err *err)
 {
@@ -653,10 +679,6 @@ static bp_code detect_gitlab(struct bp_ident *id, struct detected *d,
     {BP_IDENT_BRANCH, "CI_COMMIT_REF_NAME"},
     {BP_IDENT_HASH, "CI_COMMIT_SHA"},
     {BP_IDENT_PROJECT, "CI_PROJECT_NAME"},
-    /* a fork's merge request pipeline runs in the fork (CI_PROJECT_ID):
-     * the merge request, and so its notes, belong to the target */
-    {BP_IDENT_REPO, "CI_MERGE_REQUEST_PROJECT_ID"},
-    {BP_IDENT_REPO, "CI_PROJECT_ID"},
     {BP_IDENT_API_URL, "CI_API_V4_URL"},
   };
   bp_code rc = gitlab_fork_branch(id, envp, err);
@@ -665,6 +687,8 @@ static bp_code detect_gitlab(struct bp_ident *id, struct detected *d,
                   "CI_MERGE_REQUEST_TARGET_BRANCH_SHA", err);
   for(size_t i = 0; !rc && i < BP_ARRAY_LEN(vars); i++)
     rc = from_env(id, vars[i].f, envp, vars[i].var, err);
+  for(size_t i = 0; !rc && i < BP_ARRAY_LEN(GITLAB_REPO_VARS); i++)
+    rc = from_env(id, BP_IDENT_REPO, envp, GITLAB_REPO_VARS[i], err);
   const char *def = bpi_env_get(envp, "CI_DEFAULT_BRANCH");
   if(!rc && def && *def && !d->default_branch &&
      !(d->default_branch = strdup(def)))
@@ -978,6 +1002,30 @@ const char *bpi_ci_job(char *const *envp, const char **project)
     name = bencher;
   *project = name && *name ? name : NULL;
   return provider;
+}
+
+char *bpi_ci_job_repository(char *const *envp, bool *nomem)
+{
+  const char *project;
+  const char *provider = bpi_ci_job(envp, &project);
+  /* a view of envp's strings, as bpi_ci_detect would copy them */
+  struct bp_ident view = {.provider = (char *)provider};
+  *nomem = false;
+  if(!provider)
+    return NULL;
+  if(!strcmp(provider, "github")) {
+    view.repo = (char *)bpi_env_get(envp, "GITHUB_REPOSITORY");
+    view.repo_id = (char *)github_repo_id(envp);
+    view.api_url = (char *)bpi_env_get(envp, "GITHUB_API_URL");
+  }
+  else if(!strcmp(provider, "gitlab")) {
+    for(size_t i = 0; i < BP_ARRAY_LEN(GITLAB_REPO_VARS) && !view.repo; i++) {
+      const char *v = bpi_env_get(envp, GITLAB_REPO_VARS[i]);
+      view.repo = v && *v ? (char *)v : NULL;
+    }
+    view.api_url = (char *)bpi_env_get(envp, "CI_API_V4_URL");
+  }
+  return bpi_ident_repository(&view, nomem);
 }
 
 bp_code bpi_ci_detect(struct bp_ident *id, char *const *envp,

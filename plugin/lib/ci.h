@@ -14,7 +14,7 @@
 enum bp_ident_field {
   BP_IDENT_PROJECT, BP_IDENT_BRANCH, BP_IDENT_HASH, BP_IDENT_TESTBED,
   BP_IDENT_PR, BP_IDENT_BASE_BRANCH, BP_IDENT_BASE_HASH, BP_IDENT_PROVIDER,
-  BP_IDENT_REPO, BP_IDENT_API_URL, BP_IDENT_NFIELDS
+  BP_IDENT_REPO, BP_IDENT_API_URL, BP_IDENT_REPO_ID, BP_IDENT_NFIELDS
 };
 
 /* The identity of a run: it keys its Bencher report and its artifacts. */
@@ -34,6 +34,11 @@ struct bp_ident {
   char *provider;     /* "github", "gitlab", "bencher", "git", or NULL */
   char *repo;         /* GitHub "owner/name", GitLab project id */
   char *api_url;      /* GITHUB_API_URL, CI_API_V4_URL */
+  /* GitHub's numeric repository id (GITHUB_REPOSITORY_ID), NULL
+   * elsewhere: unlike repo it survives a transfer or an owner's rename,
+   * so bpi_ident_repository prefers it.  Last: the fields before it keep
+   * their order in `benchprof ci --json`. */
+  char *repo_id;
   /* where each field came from, indexed by enum bp_ident_field: a
    * variable's name ("GITHUB_SHA"), "event payload pull_request.head.sha",
    * "git rev-parse HEAD", "host name"; NULL when it was set before
@@ -75,7 +80,8 @@ bp_code bpi_ident_set(struct bp_ident *id, enum bp_ident_field f,
  *      repository.default_branch), then GITHUB_HEAD_REF,
  *      GITHUB_BASE_REF, GITHUB_REF_NAME, GITHUB_SHA, GITHUB_REPOSITORY
  *      (project: its name part), GITHUB_API_URL (default
- *      https://api.github.com).  GITHUB_REF_NAME and GITHUB_SHA only for
+ *      https://api.github.com), GITHUB_REPOSITORY_ID (repo_id; only a
+ *      number, else ignored).  GITHUB_REF_NAME and GITHUB_SHA only for
  *      the events whose ref is the code the job runs (push, pull
  *      requests, workflow_dispatch, schedule, merge_group, or no
  *      GITHUB_EVENT_NAME); for the others (issue_comment, ...) they are
@@ -126,6 +132,16 @@ bp_code bpi_ci_detect_bases(struct bp_ident *id, char *const *envp,
  * point into envp (or are literals). */
 const char *bpi_ci_job(char *const *envp, const char **project);
 
+/* The repository of the CI job this process runs in, from envp alone,
+ * as bpi_ident_repository names it for the identity bpi_ci_detect finds
+ * in that job (GITHUB_REPOSITORY_ID or GITHUB_REPOSITORY with
+ * GITHUB_API_URL; CI_MERGE_REQUEST_PROJECT_ID or CI_PROJECT_ID with
+ * CI_API_V4_URL): what flush compares with a spooled publication's, so
+ * that a job never delivers a same-named repository's.  NULL (no error)
+ * outside GitHub Actions and GitLab CI or when they name no repository.
+ * Malloc'd; *nomem set when memory ran out. */
+char *bpi_ci_job_repository(char *const *envp, bool *nomem);
+
 /* The committer time of commit hash (40 or 64 hex digits) as git in dir
  * (NULL: ".") knows it, an ISO 8601 UTC time ("2024-05-01T12:00:00Z")
  * in out: what orders the runs of a branch for its latest pointer (the
@@ -140,12 +156,18 @@ bool bpi_ci_commit_time(const char *dir, char *const *envp, const char *hash,
 
 /* The repository a run belongs to, as publications record it (publish.h:
  * two repositories with the same name share the store's {project} keys,
- * and this tells their runs apart): "github:owner/name" (GitHub
- * Enterprise Server: "github:HOST/owner/name", HOST that of api_url),
- * "gitlab:HOST/ID" (HOST that of api_url, CI_API_V4_URL: one instance's
- * project ids are its own; "gitlab:ID" without one).  The host never has
- * a URL's user:password@.  NULL (no error) for any other provider (git,
- * Bencher jobs, none) or without repo: such runs are not told apart.
+ * and this tells their runs apart).  GitHub: "github:id:ID" from repo_id
+ * (GITHUB_REPOSITORY_ID, which runners set since 2022), the id that
+ * stays when the repository is transferred or its owner renamed; the
+ * colon keeps it apart from any "owner/name" (names have none).  Without
+ * repo_id, "github:owner/name" from repo.  GitHub Enterprise Server:
+ * "github:HOST/id:ID", "github:HOST/owner/name", HOST that of api_url.
+ * GitLab: "gitlab:HOST/ID" (HOST that of api_url, CI_API_V4_URL: one
+ * instance's project ids are its own; "gitlab:ID" without one); GitLab's
+ * project id is stable already.  The host never has a URL's
+ * user:password@.  NULL (no error) for any other provider (git, Bencher
+ * jobs, none) or without repo (and repo_id): such runs are not told
+ * apart.
  * Malloc'd; *nomem set when memory ran out. */
 char *bpi_ident_repository(const struct bp_ident *id, bool *nomem);
 

@@ -581,7 +581,7 @@ static cJSON *read_meta(const char *spool, const char *id, bool *gone)
 
 static bool scoped(const struct bp_publish_scope *sc)
 {
-  return sc && (sc->project || sc->branch);
+  return sc && (sc->project || sc->branch || sc->repository);
 }
 
 static bool meta_in_scope(const cJSON *meta,
@@ -590,8 +590,12 @@ static bool meta_in_scope(const cJSON *meta,
   const cJSON *ident = cJSON_GetObjectItemCaseSensitive(meta, "identity");
   const char *project = bpi_json_str(ident, "project");
   const char *branch = bpi_json_str(ident, "branch");
+  const char *repository = bpi_json_str(ident, "repository");
+  /* a same-named repository's: never sent with this job's credentials */
   return (!sc->project || (project && !strcmp(project, sc->project))) &&
-         (!sc->branch || (branch && !strcmp(branch, sc->branch)));
+         (!sc->branch || (branch && !strcmp(branch, sc->branch))) &&
+         (!sc->repository || !repository ||
+          !strcmp(repository, sc->repository));
 }
 
 enum scope_answer { SCOPE_IN, SCOPE_OUT, SCOPE_GONE };

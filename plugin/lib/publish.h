@@ -59,8 +59,8 @@ struct bp_publish_opts {
   const char *base_branch;   /* pull request: the base, else NULL */
   const char *base_hash;
   /* the repository the run belongs to (bpi_ident_repository:
-   * "github:owner/name", "gitlab:HOST/ID"), NULL unknown (git, local
-   * runs): recorded in the publication, its stored manifest and the
+   * "github:id:ID", "github:owner/name", "gitlab:HOST/ID"), NULL unknown
+   * (git, local runs): recorded in the publication, its stored manifest and the
    * latest pointer, and a pointer that names another repository is never
    * moved (two repositories with one name share {project}) */
   const char *repository;
@@ -126,13 +126,17 @@ bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
  * that another project's publications are neither sent with this job's
  * credentials nor named in its log.  A publication is in scope when
  * its publication.json identity has this project (and this branch, when
- * set), read without taking its lock: the file never changes once the
- * publication is in place.  One that leaves the spool meanwhile
+ * set), and, when both the scope and the identity name a repository,
+ * this repository: two repositories named alike share the project name
+ * (ci.h, bpi_ident_repository); when either names none, the project
+ * alone decides.  Read without taking its lock: the file never changes
+ * once the publication is in place.  One that leaves the spool meanwhile
  * (delivered by another process) is passed over, uncounted; one whose
  * identity cannot be read is out of scope. */
 struct bp_publish_scope {
   const char *project;
   const char *branch;
+  const char *repository;  /* the job's (bpi_ci_job_repository) */
 };
 
 /* Deliver every publication of scope in o->spool_dir, oldest first;

@@ -41,7 +41,7 @@ ci GITHUB_ACTIONS=true GITHUB_SHA=$HEAD_SHA GITHUB_REF_NAME=main \
 check "github push: exit 0" [ $? -eq 0 ]
 check "github push: identity" expect provider=github hash=$HEAD_SHA \
   branch=main project=widget repo=acme/widget pr=null base_branch=null \
-  api_url=https://api.github.com hash@=GITHUB_SHA
+  api_url=https://api.github.com hash@=GITHUB_SHA repo_id=null
 
 # 2. GitHub pull_request with its payload: the head's hash, not the merge
 cat >"$TMP/event.json" <<EOF2
@@ -54,12 +54,15 @@ EOF2
 ci GITHUB_ACTIONS=true GITHUB_EVENT_NAME=pull_request \
   GITHUB_EVENT_PATH="$TMP/event.json" GITHUB_SHA=$MERGE_SHA \
   GITHUB_REF_NAME=42/merge GITHUB_HEAD_REF=feature/x GITHUB_BASE_REF=main \
-  GITHUB_REPOSITORY=acme/widget GITHUB_API_URL=https://ghe.example/api/v3
+  GITHUB_REPOSITORY=acme/widget GITHUB_API_URL=https://ghe.example/api/v3 \
+  GITHUB_REPOSITORY_ID=4242
 check "github pull request: exit 0" [ $? -eq 0 ]
 check "github pull request: identity from the payload" expect \
   hash=$HEAD_SHA branch=feature/x pr=42 base_branch=main \
   base_hash=$BASE_SHA api_url=https://ghe.example/api/v3 \
   "hash@=event payload pull_request.head.sha"
+check "github pull request: the repository id, owner/name kept" expect \
+  repo=acme/widget repo_id=4242 repo_id@=GITHUB_REPOSITORY_ID
 
 # 2b. a pull request whose head is the default branch (main -> release):
 # never published as main; benchprof says where it goes instead

@@ -9,7 +9,12 @@
 # --project P and --all-projects choose.  --list and --drop rejected
 # keep the same scope.  A pull request's run first delivers its base
 # branch's publications still in the spool, so that the comparison finds
-# that base commit in the store.
+# that base commit in the store.  Two repositories named alike (GitHub's
+# owner-a/bench and owner-b/bench, GitLab's projects 11 and 12) share the
+# project name "bench": a job of one neither sends nor names the other's
+# spooled publications, its pull request's run neither; a GitHub
+# repository transferred to another owner (the same GITHUB_REPOSITORY_ID)
+# still takes its own.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 
@@ -259,4 +264,105 @@ BENCHPROF_STORE_TOKEN="$STOKEN" "$BENCHPROF" run -o "$TMP/pr2" \
   "$TMP/harness.sh" "$TMP/pr2.json" >/dev/null 2>"$TMP/pr2.err"
 check "nothing of the base spooled: nothing said" \
   [ "$(grep -c "spooled run first" "$TMP/pr2.err")" -eq 0 ]
+# Two repositories named alike: the project name is the same, the
+# repository (publication.json's identity) tells them apart
+SPOOL=$TMP/spool-alike
+HD=dddddddddddddddddddddddddddddddddddddddd
+HE=eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee
+# gh_spool NAME OWNER ID BRANCH HASH: spool_run in a GitHub Actions job
+# of OWNER/bench, repository id ID
+gh_spool() {
+  (export GITHUB_ACTIONS=true GITHUB_REPOSITORY="$2/bench" \
+     GITHUB_REPOSITORY_ID="$3"
+   spool_run "$1" bench "$4" "$5")
+}
+# gl_spool NAME ID BRANCH HASH: spool_run in a GitLab CI job of project ID
+# (named bench)
+gl_spool() {
+  (export GITLAB_CI=true CI_PROJECT_NAME=bench CI_PROJECT_ID="$2"
+   spool_run "$1" bench "$3" "$4")
+}
+# in_gh OWNER ID CMD...: CMD in a GitHub Actions job of OWNER/bench
+in_gh() {
+  gh_owner=$1 gh_id=$2
+  shift 2
+  env GITHUB_ACTIONS=true GITHUB_REPOSITORY="$gh_owner/bench" \
+    GITHUB_REPOSITORY_ID="$gh_id" BENCHPROF_STORE_TOKEN="$STOKEN" "$@"
+}
+# spool_id NAME: the spool id of run NAME's publication
+spool_id() {
+  python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["publication"]["spool_id"])' \
+    "$TMP/$1/manifest.json"
+}
+# alike_absent FILE: nothing of owner-b's (or project 12's) publications
+alike_absent() {
+  ! grep -q -e "$HD" -e dddddddd -e "$(spool_id gb)" -e "$(spool_id g12)" \
+    "$1"
+}
+gh_spool ga owner-a 101 main "$HE"
+gh_spool gb owner-b 202 main "$HD"
+gl_spool g12 12 main "$HD"
+check "alike: three publications of 'bench' wait" [ "$(waiting bench)" -eq 3 ]
+check "alike: publication.json names the repository" python3 -c "
+import json, sys
+i = json.load(open(sys.argv[1] + '/' + sys.argv[2] + '/publication.json'))
+assert i['identity']['repository'] == 'github:id:202', i" \
+  "$SPOOL" "$(spool_id gb)"
+in_gh owner-a 101 "$BENCHPROF" flush --spool "$SPOOL" --list \
+  >"$TMP/al.out" 2>&1
+check "alike: owner-a's job lists its one, counts the others" eval \
+  '[ "$(grep -c "	waiting	" "$TMP/al.out")" -eq 1 ] &&
+    grep -q "bench/main@$HE" "$TMP/al.out" &&
+    grep -q "^2 publications of other projects not listed for their own jobs" \
+    "$TMP/al.out"'
+check "alike: owner-a's list names nothing of the others" \
+  alike_absent "$TMP/al.out"
+sent_before=$(wc -l <"$TMP/put.log")
+in_gh owner-a 101 "$BENCHPROF" flush --spool "$SPOOL" >"$TMP/af.out" 2>&1
+st=$?
+check "alike: owner-a's job delivers its own only" eval \
+  '[ $st -eq 0 ] && [ "$(waiting bench)" -eq 2 ] &&
+    [ "$(grep -c ": delivered (" "$TMP/af.out")" -eq 1 ] &&
+    [ -d "$SPOOL/$(spool_id gb)" ] && [ -d "$SPOOL/$(spool_id g12)" ]'
+check "alike: owner-a's flush counts the others, names none" eval \
+  'grep -q "^2 publications of other projects left in the spool for their own jobs" \
+    "$TMP/af.out" && alike_absent "$TMP/af.out"'
+sed -n "$((sent_before + 1)),\$p" "$TMP/put.log" >"$TMP/put-af.log"
+check "alike: nothing of the others sent with owner-a's token" \
+  alike_absent "$TMP/put-af.log"
+# transferred: owner-a/bench is now owner-c/bench, the same repository id
+gh_spool ga2 owner-a 101 feature/z "$HE"
+in_gh owner-c 101 "$BENCHPROF" flush --spool "$SPOOL" >"$TMP/at.out" 2>&1
+st=$?
+check "alike: the transferred repository's job takes its own" eval \
+  '[ $st -eq 0 ] && [ ! -d "$SPOOL/$(spool_id ga2)" ] &&
+    [ "$(grep -c ": delivered (" "$TMP/at.out")" -eq 1 ] &&
+    alike_absent "$TMP/at.out"'
+# GitLab: project 11's job leaves project 12's (and owner-b's)
+gl_spool g11 11 main "$HE"
+env GITLAB_CI=true CI_PROJECT_NAME=bench CI_PROJECT_ID=11 \
+  BENCHPROF_STORE_TOKEN="$STOKEN" "$BENCHPROF" flush --spool "$SPOOL" \
+  >"$TMP/ag.out" 2>&1
+st=$?
+check "alike: GitLab project 11's job delivers its own only" eval \
+  '[ $st -eq 0 ] && [ ! -d "$SPOOL/$(spool_id g11)" ] &&
+    [ "$(waiting bench)" -eq 2 ] && alike_absent "$TMP/ag.out"'
+# owner-a's pull request: its base's spooled run first, never owner-b's
+# main (the same project and branch)
+HM2=4444444444444444444444444444444444444444
+gh_spool gmain owner-a 101 main "$HM2"
+in_gh owner-a 101 "$BENCHPROF" run -o "$TMP/apr" --bmf "$TMP/apr.json" \
+  --project bench --branch feature/y --hash "$HF" --base-branch main \
+  --base-hash "$HM2" --testbed box --store "$STORE" --spool "$SPOOL" \
+  --retries 0 --timeout 5 -- "$TMP/harness.sh" "$TMP/apr.json" \
+  >/dev/null 2>"$TMP/apr.err"
+check "alike: owner-a's pull request run: exit 0" [ $? -eq 0 ]
+check "alike: owner-a's pull request delivered its own main first, only" eval \
+  '[ "$(grep -c "spooled run first: .*: delivered (" "$TMP/apr.err")" -eq 1 ] &&
+    grep -q "spooled run first: $(spool_id gmain): delivered (" "$TMP/apr.err"'
+check "alike: and compared with that base commit" \
+  grep -q "compare with main (444444444444)" "$TMP/apr.err"
+check "alike: owner-b's main stays, unnamed" eval \
+  '[ -d "$SPOOL/$(spool_id gb)" ] && alike_absent "$TMP/apr.err"'
 finish

@@ -12,7 +12,10 @@
 # its own in the store it compares with that.  Project 11's merge request
 # compares with its main as before.  A pointer written before pointers
 # named their repository is replaced as before, and a publication spooled
-# without one is delivered as before.
+# without one is delivered as before.  A GitHub repository is recorded by
+# its id (GITHUB_REPOSITORY_ID, "github:id:ID"): transferred to another
+# owner, it keeps moving its latest pointer and finding its base, while
+# another GitHub repository named alike is still told apart.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 
@@ -235,5 +238,58 @@ check "older spooled publication: the spool is empty" \
   [ -z "$(ls "$TMP/a-old.spool")" ]
 check "older spooled publication: latest names its commit, as before" \
   [ "$(latest commit)" = "$A1" ]
+
+# 9. GitHub: the repository's id, not its owner/name.  owner-a/bench
+# (id 101) publishes main, is transferred to owner-c (GITHUB_REPOSITORY
+# changes, GITHUB_REPOSITORY_ID stays): its main still moves latest, its
+# pull request still finds that base; owner-b/bench (id 202) is another
+# repository
+GSTORE=$TMP/gstore
+T0=c000000000000000000000000000000000000000   # a commit without a run
+T1=c111111111111111111111111111111111111111
+T2=c222222222222222222222222222222222222222
+T3=c333333333333333333333333333333333333333
+# ghrun NAME OWNER ID [VAR=VALUE...]: `benchprof run` as a GitHub Actions
+# job of OWNER/bench, repository id ID, into $GSTORE
+ghrun() {
+  gh_name=$1 gh_owner=$2 gh_id=$3
+  shift 3
+  (cd "$TMP" && env GITHUB_ACTIONS=true GITHUB_REPOSITORY="$gh_owner/bench" \
+    GITHUB_REPOSITORY_ID="$gh_id" "$@" \
+    "$BENCHPROF" run -o "$TMP/$gh_name" --bmf "$TMP/h.json" --testbed box \
+    --store "file://$GSTORE" --spool "$TMP/$gh_name.spool" -- \
+    "$TMP/harness.sh" "$TMP/h.json" 2>"$TMP/$gh_name.err")
+}
+# ghpush NAME OWNER ID HASH: a push to main
+ghpush() {
+  ghrun "$1" "$2" "$3" GITHUB_EVENT_NAME=push GITHUB_REF_NAME=main \
+    GITHUB_SHA="$4"
+}
+ghpush t-a owner-a 101 "$T1"
+check "GitHub owner-a main: latest names the repository's id" \
+  [ "$(latest repository "$GSTORE")" = "github:id:101" ]
+ghpush t-c owner-c 101 "$T2"
+check "transferred (owner-c, id 101): its main moves latest" \
+  [ "$(latest commit "$GSTORE")" = "$T2" ]
+check "transferred: nothing said about another repository" \
+  sh -c '! grep -q "another repository" "$1"' sh "$TMP/t-c.err"
+cat >"$TMP/t-pr.json" <<EOF
+{"pull_request": {"number": 7,
+  "head": {"sha": "$T3", "ref": "feat"},
+  "base": {"sha": "$T0", "ref": "main"}}}
+EOF
+ghrun t-pr owner-c 101 GITHUB_EVENT_NAME=pull_request \
+  GITHUB_EVENT_PATH="$TMP/t-pr.json" GITHUB_HEAD_REF=feat \
+  GITHUB_BASE_REF=main GITHUB_REF_NAME=7/merge GITHUB_SHA="$T0"
+check "transferred: its pull request compares with main's latest" \
+  grep -q "compare with main ($(printf %.12s "$T2"))" "$TMP/t-pr.err"
+check "transferred: the pull request says nothing of another repository" \
+  sh -c '! grep -q "another repository" "$1"' sh "$TMP/t-pr.err"
+ghpush t-b owner-b 202 "$T3"
+check "GitHub owner-b/bench (id 202): latest left on id 101's" \
+  [ "$(latest commit "$GSTORE") $(latest repository "$GSTORE")" = \
+    "$T2 github:id:101" ]
+check "GitHub owner-b/bench: warned" \
+  grep -qF "belongs to another repository (github:id:101)" "$TMP/t-b.err"
 
 finish

@@ -514,11 +514,13 @@ static void test_job(void)
   bpi_ident_cleanup(&id);
 }
 
-/* The repository as publications record it: provider, host, repo. */
+/* The repository as publications record it: provider, host, repo (or
+ * GitHub's repository id). */
 static char *repository(const char *provider, const char *repo,
-                        const char *api_url)
+                        const char *repo_id, const char *api_url)
 {
   struct bp_ident id = {.provider = (char *)provider, .repo = (char *)repo,
+                        .repo_id = (char *)repo_id,
                         .api_url = (char *)api_url};
   bool nomem = true;
   char *r = bpi_ident_repository(&id, &nomem);
@@ -526,15 +528,22 @@ static char *repository(const char *provider, const char *repo,
   return r;
 }
 
-static void check_repository(const char *provider, const char *repo,
-                             const char *api_url, const char *want)
+static void check_repository_id(const char *provider, const char *repo,
+                                const char *repo_id, const char *api_url,
+                                const char *want)
 {
-  char *got = repository(provider, repo, api_url);
+  char *got = repository(provider, repo, repo_id, api_url);
   if(want)
     CHECK_EQ_STR(got, want);
   else
     CHECK(got == NULL);
   free(got);
+}
+
+static void check_repository(const char *provider, const char *repo,
+                             const char *api_url, const char *want)
+{
+  check_repository_id(provider, repo, NULL, api_url, want);
 }
 
 static void test_repository(void)
@@ -545,6 +554,16 @@ static void test_repository(void)
   /* GitHub Enterprise Server: its host */
   check_repository("github", "acme/widget", "https://GHE.example/api/v3",
                    "github:ghe.example/acme/widget");
+  /* GitHub's repository id over owner/name (it survives a transfer) */
+  check_repository_id("github", "acme/widget", "123456",
+                      "https://api.github.com", "github:id:123456");
+  check_repository_id("github", "acme/widget", "123456", NULL,
+                      "github:id:123456");
+  check_repository_id("github", NULL, "123456", NULL, "github:id:123456");
+  check_repository_id("github", "acme/widget", "77",
+                      "https://GHE.example/api/v3", "github:ghe.example/id:77");
+  /* GitLab's project id is its repo already */
+  check_repository_id("gitlab", "12", "99", NULL, "gitlab:12");
   /* a GitLab project id is one instance's: with its host (and port),
    * never a URL's credentials */
   check_repository("gitlab", "12", "https://gitlab.example.com/api/v4",
@@ -555,8 +574,92 @@ static void test_repository(void)
   /* git, Bencher jobs, nothing: not told apart */
   check_repository("git", NULL, NULL, NULL);
   check_repository("bencher", NULL, NULL, NULL);
+  check_repository_id("bencher", "acme/widget", "5", NULL, NULL);
   check_repository(NULL, NULL, NULL, NULL);
   check_repository("github", NULL, "https://api.github.com", NULL);
+}
+
+/* GITHUB_REPOSITORY_ID: detected as repo_id when it is a number (repo
+ * stays owner/name, for the comment API), copied with the identity, and
+ * the repository that publications record; anything else is ignored. */
+static void test_github_repository_id(void)
+{
+  static const struct {
+    const char *var, *api, *repo_id, *want;
+  } cases[] = {
+    {"GITHUB_REPOSITORY_ID=123456", NULL, "123456", "github:id:123456"},
+    {"GITHUB_REPOSITORY_ID=123456", "GITHUB_API_URL=https://ghe.example/api/v3",
+     "123456", "github:ghe.example/id:123456"},
+    {"GITHUB_REPOSITORY_ID=", NULL, NULL, "github:acme/widget"},
+    {"GITHUB_REPOSITORY_ID=R_kgDOabc", NULL, NULL, "github:acme/widget"},
+    {"GITHUB_REPOSITORY_ID=0123", NULL, NULL, "github:acme/widget"},
+    {"HOME=/", "GITHUB_API_URL=https://ghe.example/api/v3", NULL,
+     "github:ghe.example/acme/widget"},
+  };
+  for(size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    char *env[] = {"GITHUB_ACTIONS=true", "GITHUB_SHA=" HEAD,
+                   "GITHUB_REF_NAME=main", "GITHUB_REPOSITORY=acme/widget",
+                   (char *)cases[i].var,
+                   (char *)(cases[i].api ? cases[i].api : "HOME=/"), NULL};
+    struct bp_ident id = {0}, copy = {0};
+    struct bp_err err = {0};
+    bool nomem = true;
+    CHECK_EQ_INT(bpi_ci_detect(&id, env, tmpdir, &err), BP_OK);
+    CHECK_EQ_STR(id.repo, "acme/widget");
+    CHECK(!id.repo_id == !cases[i].repo_id);
+    if(id.repo_id && cases[i].repo_id) {
+      CHECK_EQ_STR(id.repo_id, cases[i].repo_id);
+      CHECK_EQ_STR(id.from[BP_IDENT_REPO_ID], "GITHUB_REPOSITORY_ID");
+    }
+    CHECK_EQ_INT(bpi_ident_copy(&copy, &id), BP_OK);
+    char *r = bpi_ident_repository(&copy, &nomem);
+    CHECK(!nomem);
+    CHECK_EQ_STR(r, cases[i].want);
+    free(r);
+    /* flush's view of the job: the same repository, without git */
+    r = bpi_ci_job_repository(env, &nomem);
+    CHECK(!nomem);
+    CHECK_EQ_STR(r, cases[i].want);
+    free(r);
+    bpi_ident_cleanup(&copy);
+    bpi_ident_cleanup(&id);
+  }
+  CHECK_EQ_STR(bpi_ident_field_name(BP_IDENT_REPO_ID), "repo_id");
+}
+
+/* bpi_ci_job_repository: the repository bpi_ci_detect's identity names
+ * in the same job (a GitLab merge request's project first), NULL outside
+ * GitHub and GitLab or when they name none. */
+static void test_job_repository(void)
+{
+  static char *gitlab[] = {"GITLAB_CI=true", "CI_PROJECT_NAME=bench",
+                           "CI_PROJECT_ID=11",
+                           "CI_API_V4_URL=https://gl.example/api/v4", NULL};
+  static char *gitlab_mr[] = {"GITLAB_CI=true", "CI_PROJECT_NAME=bench",
+                              "CI_PROJECT_ID=13",
+                              "CI_MERGE_REQUEST_PROJECT_ID=12", NULL};
+  static char *gitlab_none[] = {"GITLAB_CI=true", "CI_PROJECT_ID=", NULL};
+  static char *github_none[] = {"GITHUB_ACTIONS=true", NULL};
+  static char *bencher[] = {"BENCHER_PROJECT=bench",
+                            "GITHUB_REPOSITORY_ID=5", NULL};
+  static char *none[] = {"HOME=/", NULL};
+  const struct {
+    char **env;
+    const char *want;
+  } cases[] = {
+    {gitlab, "gitlab:gl.example/11"}, {gitlab_mr, "gitlab:12"},
+    {gitlab_none, NULL}, {github_none, NULL}, {bencher, NULL}, {none, NULL},
+  };
+  for(size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    bool nomem = true;
+    char *r = bpi_ci_job_repository(cases[i].env, &nomem);
+    CHECK(!nomem);
+    if(cases[i].want)
+      CHECK_EQ_STR(r, cases[i].want);
+    else
+      CHECK(r == NULL);
+    free(r);
+  }
 }
 
 int main(void)
@@ -582,6 +685,8 @@ int main(void)
   test_nothing();
   test_job();
   test_repository();
+  test_github_repository_id();
+  test_job_repository();
   unlink(write_file("pr.json", ""));
   unlink(write_file("bad.json", ""));
   unlink(write_file("fork.json", ""));
