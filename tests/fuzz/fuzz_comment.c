@@ -64,8 +64,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   struct bp_comment_transport tr = {fake_send, &http};
   for(int forge = 0; forge < 2; forge++) {
     struct bp_forge_target t = {
-      forge ? BP_FORGE_GITLAB : BP_FORGE_GITHUB, "http://127.0.0.1:1",
-      forge ? "42" : "octo/widget", "7", "fuzz-token", false
+      .forge = forge ? BP_FORGE_GITLAB : BP_FORGE_GITHUB,
+      .api_url = "http://127.0.0.1:1", .repo = forge ? "42" : "octo/widget",
+      .number = "7", .token = "fuzz-token"
     };
     struct bp_comment_posted res = {0};
     struct bp_err perr = {0};
