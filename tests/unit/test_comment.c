@@ -873,6 +873,8 @@ static void test_profile_missing(void)
   struct bp_cmp *c = synthetic(2, 2, 1, "bench");
   c->benches[1].base.state = BP_CMP_PROFILE_MISSING;
   c->benches[1].base.missing_file = strdup("bench1/profile.folded");
+  for(size_t j = 0; j < c->benches[1].nfuncs; j++)
+    free(c->benches[1].funcs[j].name);
   free(c->benches[1].funcs);
   c->benches[1].funcs = NULL;
   c->benches[1].nfuncs = 0;
