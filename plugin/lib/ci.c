@@ -143,6 +143,21 @@ char *bpi_ident_repository(const struct bp_ident *id, bool *nomem)
   return b.data;
 }
 
+/* GitHub's numeric form: "github:id:ID", "github:HOST/id:ID" */
+static bool github_by_id(const char *r)
+{
+  return !strncmp(r, "github:", 7) &&
+         (!strncmp(r + 7, "id:", 3) || strstr(r + 7, "/id:"));
+}
+
+bool bpi_repository_other(const char *a, const char *b)
+{
+  if(!a || !b || !strcmp(a, b))
+    return false;
+  bool both_github = !strncmp(a, "github:", 7) && !strncmp(b, "github:", 7);
+  return !both_github || github_by_id(a) == github_by_id(b);
+}
+
 void bpi_ident_cleanup(struct bp_ident *id)
 {
   for(int f = 0; f < BP_IDENT_NFIELDS; f++)

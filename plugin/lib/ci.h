@@ -171,6 +171,14 @@ bool bpi_ci_commit_time(const char *dir, char *const *envp, const char *hash,
  * Malloc'd; *nomem set when memory ran out. */
 char *bpi_ident_repository(const struct bp_ident *id, bool *nomem);
 
+/* Whether repositories a and b (bpi_ident_repository's) are known to be
+ * two: both given, different, and not GitHub's two forms of one (its
+ * "id:ID" against "owner/name").  A side without one (written before repositories were
+ * recorded, a local run), or GitHub's two forms (a runner that did not
+ * set GITHUB_REPOSITORY_ID, then one that did: maybe the same
+ * repository), cannot be told apart: false. */
+bool bpi_repository_other(const char *a, const char *b);
+
 void bpi_ident_cleanup(struct bp_ident *id);
 
 struct bp_buf;

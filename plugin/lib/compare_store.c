@@ -4,6 +4,7 @@
  * from the store that bpi_compare_dirs reads (see compare.h). */
 #include "bp_setup.h"
 #include "compare.h"
+#include "ci.h"
 #include "err.h"
 #include "fileio.h"
 #include "rundir.h"
@@ -72,7 +73,7 @@ static bp_code foreign(const char *owner, const char *repository,
                        const char *project, const char *branch,
                        struct bp_err *err)
 {
-  if(!owner || !repository || !strcmp(owner, repository))
+  if(!bpi_repository_other(owner, repository))
     return BP_OK;
   /* not named: the comment and the job's log may be public, that
    * repository private */

@@ -456,8 +456,8 @@ static bool shows_newer(const struct bp_forge_target *t, const char *text,
   const struct bp_run_when when = bpi_comment_compared_when(&theirs);
   /* mine is of the request's head now: another commit's is out of date,
    * even one committed later (the branch was reset to an older one) */
-  if(t->head_is_current && !(when.commit && mine->commit &&
-                             !strcmp(when.commit, mine->commit)))
+  if(t->head_is_current && mine->commit &&
+     !(when.commit && !strcmp(when.commit, mine->commit)))
     return false;
   if(!bpi_run_newer(&when, mine))
     return false;

@@ -594,8 +594,7 @@ static bool meta_in_scope(const cJSON *meta,
   /* a same-named repository's: never sent with this job's credentials */
   return (!sc->project || (project && !strcmp(project, sc->project))) &&
          (!sc->branch || (branch && !strcmp(branch, sc->branch))) &&
-         (!sc->repository || !repository ||
-          !strcmp(repository, sc->repository));
+         !bpi_repository_other(repository, sc->repository);
 }
 
 enum scope_answer { SCOPE_IN, SCOPE_OUT, SCOPE_GONE };

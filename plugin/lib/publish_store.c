@@ -466,7 +466,7 @@ bp_code bpi_pub_put_manifest(struct job *j, const char *key)
  * (written before, local runs) are not told apart. */
 bool bpi_pub_latest_foreign(const char *stored, const char *run)
 {
-  return stored && run && strcmp(stored, run);
+  return bpi_repository_other(stored, run);
 }
 
 /* The latest pointer as this publication would write it, given the one

@@ -293,4 +293,22 @@ check "GitHub owner-b/bench: warned, the other repository not named" \
   sh -c 'grep -qF "belongs to another repository named alike" "$1" &&
          ! grep -qF "github:id:101" "$1"' sh "$TMP/t-b.err"
 
+# 10. a runner that did not set GITHUB_REPOSITORY_ID (older than 2022)
+# wrote "github:owner/name"; upgraded, the same repository writes
+# "github:id:ID": the two forms cannot be told apart, so neither is
+# taken for another repository's
+HSTORE=$TMP/hstore
+GSTORE_SAVED=$GSTORE
+GSTORE=$HSTORE
+ghpush h-old owner-a "" "$T1"
+check "no repository id: latest names owner/name" \
+  [ "$(latest repository "$HSTORE")" = "github:owner-a/bench" ]
+ghpush h-new owner-a 101 "$T2"
+check "then with its id: its main moves latest" \
+  [ "$(latest commit "$HSTORE") $(latest repository "$HSTORE")" = \
+    "$T2 github:id:101" ]
+check "then with its id: nothing said about another repository" \
+  sh -c '! grep -q "another repository" "$1"' sh "$TMP/h-new.err"
+GSTORE=$GSTORE_SAVED
+
 finish

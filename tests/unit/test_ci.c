@@ -546,6 +546,24 @@ static void check_repository(const char *provider, const char *repo,
   check_repository_id(provider, repo, NULL, api_url, want);
 }
 
+/* Two repositories are told apart only when both say, in one form. */
+static void test_repository_other(void)
+{
+  CHECK(bpi_repository_other("github:id:1", "github:id:2"));
+  CHECK(bpi_repository_other("gitlab:h/1", "gitlab:h/2"));
+  CHECK(bpi_repository_other("github:a/x", "github:b/x"));
+  CHECK(bpi_repository_other("github:h/id:1", "github:h/id:2"));
+  CHECK(!bpi_repository_other("github:id:1", "github:id:1"));
+  /* two forges are two repositories, whatever the form */
+  CHECK(bpi_repository_other("gitlab:h/1", "github:id:1"));
+  CHECK(bpi_repository_other("github:a/x", "gitlab:h/1"));
+  CHECK(!bpi_repository_other(NULL, "github:id:1"));
+  CHECK(!bpi_repository_other("github:id:1", NULL));
+  /* the name form and the id form: perhaps one repository */
+  CHECK(!bpi_repository_other("github:a/x", "github:id:1"));
+  CHECK(!bpi_repository_other("github:h/id:1", "github:h/a/x"));
+}
+
 static void test_repository(void)
 {
   check_repository("github", "acme/widget", "https://api.github.com",
@@ -685,6 +703,7 @@ int main(void)
   test_nothing();
   test_job();
   test_repository();
+  test_repository_other();
   test_github_repository_id();
   test_job_repository();
   unlink(write_file("pr.json", ""));
