@@ -77,11 +77,13 @@ check "bencher hang: the store is complete" store_ok "$TMP/store1"
 check "bencher hang: the run's manifest says delivered" \
   grep -q '"delivered"' "$TMP/out1/manifest.json"
 
-# 2. killed while the store hangs on the third artifact
+# 2. killed while the store hangs on the third artifact: the first
+# request is the GET of the stored manifest (is a newer run of the
+# commit there?), then two artifacts' PUTs go through
 control '{"reset": true}'
 mkdir -p "$TMP/put-root"
 python3 "$SERVERS/put_server.py" --root "$TMP/put-root" \
-  --port-file "$TMP/put.port" --faults ok,ok,hang:3 >"$TMP/put.log" 2>&1 &
+  --port-file "$TMP/put.port" --faults ok,ok,ok,hang:3 >"$TMP/put.log" 2>&1 &
 PIDS="$PIDS $!"
 pport=$(wait_port "$TMP/put.port")
 "$BENCHPROF" run -q -o "$TMP/out2" --bmf "$TMP/h.json" --project demo \
