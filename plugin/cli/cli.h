@@ -60,6 +60,7 @@ struct bp_cli_publish {
   bool firefox_upload;
   bool s3_path_style;
   const char *project, *branch, *hash, *testbed;
+  const char *suite;         /* --suite, bencher.suite; NULL: none */
   const char *base_branch, *base_hash;
   const char *store, *public_url, *s3_endpoint, *s3_region;
   const char *spool, *ca_file, *token_env, *firefox_api;
@@ -86,6 +87,7 @@ enum {
   BP_CLI_PUB_FIREFOX_API, BP_CLI_PUB_CA_FILE, BP_CLI_PUB_TIMEOUT,
   BP_CLI_PUB_RETRIES, BP_CLI_PUB_STRICT, BP_CLI_PUB_TOKEN_ENV,
   BP_CLI_PUB_RETRY_DELAY, BP_CLI_PUB_MAX_RETRY_AFTER, BP_CLI_PUB_DEADLINE,
+  BP_CLI_PUB_SUITE,
   BP_CLI_PUB_LAST
 };
 #define BP_CLI_PUBLISH_LONGOPTS                                            \
@@ -94,6 +96,7 @@ enum {
   {"branch", required_argument, NULL, BP_CLI_PUB_BRANCH},                  \
   {"hash", required_argument, NULL, BP_CLI_PUB_HASH},                      \
   {"testbed", required_argument, NULL, BP_CLI_PUB_TESTBED},                \
+  {"suite", required_argument, NULL, BP_CLI_PUB_SUITE},                    \
   {"base-branch", required_argument, NULL, BP_CLI_PUB_BASE_BRANCH},        \
   {"base-hash", required_argument, NULL, BP_CLI_PUB_BASE_HASH},            \
   {"store", required_argument, NULL, BP_CLI_PUB_STORE},                    \

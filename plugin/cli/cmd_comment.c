@@ -206,8 +206,10 @@ static void post_status(struct comment_args *a,
   if(rc)
     bp_msg_warn("commit status not set (%s)", err.msg);
   else
-    bp_msg_note("commit status of %.12s: %s (%s)", v.head_hash,
-                v.regressions ? "failure" : "success", desc);
+    bp_msg_note("commit status %s of %.12s: %s (%s)",
+                a->target.status_context ? a->target.status_context
+                                         : BP_COMMENT_STATUS_CONTEXT,
+                v.head_hash, v.regressions ? "failure" : "success", desc);
   free(v.head_hash);
 }
 
@@ -401,7 +403,18 @@ static int comment_with(struct comment_args *a0)
   free(marker);
   a.target.token = a.have_target ? find_token(&a) : NULL;
   if(a.target.token) {
+    /* a suite's comment (its marker names one) sets a status of its own,
+     * "benchprof/SUITE": a job's steps never replace each other's */
+    bool nomem;
+    char *context = bpi_comment_status_context(md, &nomem);
+    if(nomem) {
+      bp_msg_error("out of memory");
+      free(md);
+      return BP_EXIT_ERROR;
+    }
+    a.target.status_context = context;
     status = post(&a, md);
+    free(context);
     free(md);
     return status;
   }

@@ -15,6 +15,7 @@
 #include "err.h"
 #include "rundir.h"
 #include "store.h"
+#include "storekey.h"
 #include "text.h"
 
 #include <getopt.h>
@@ -68,6 +69,9 @@ static void usage(FILE *out)
     "      --public-url URL    where readers load the store's objects\n"
     "      --project NAME      the project and testbed of BRANCH@... sides\n"
     "      --testbed NAME      and the comment's marker (default: as 'run')\n"
+    "      --suite NAME        the suite of BRANCH@... sides, and the\n"
+    "                          comment's marker and title (default: as 'run':\n"
+    "                          bencher.suite, $BENCHPROF_SUITE; none)\n"
     "      --fail-on-regression  exit 3 when a regression is confirmed (not\n"
     "                          for unconfirmed changes); otherwise 0\n"
     "      --config FILE       the configuration 'run' reads (default:\n"
@@ -97,7 +101,8 @@ static bool parse_count(const char *s, size_t *out)
 static int parse_args(int argc, char **argv, struct compare_args *a)
 {
   enum { OPT_BASE_URL = 256, OPT_HEAD_URL, OPT_COMPARE_URL, OPT_PROJECT,
-         OPT_TESTBED, OPT_STORE, OPT_PUBLIC_URL, OPT_FAIL, OPT_CONFIG };
+         OPT_TESTBED, OPT_STORE, OPT_PUBLIC_URL, OPT_FAIL, OPT_CONFIG,
+         OPT_SUITE };
   static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"threshold", required_argument, NULL, 't'},
@@ -107,6 +112,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
     {"compare-url", required_argument, NULL, OPT_COMPARE_URL},
     {"project", required_argument, NULL, OPT_PROJECT},
     {"testbed", required_argument, NULL, OPT_TESTBED},
+    {"suite", required_argument, NULL, OPT_SUITE},
     {"store", required_argument, NULL, OPT_STORE},
     {"public-url", required_argument, NULL, OPT_PUBLIC_URL},
     {"fail-on-regression", no_argument, NULL, OPT_FAIL},
@@ -154,6 +160,17 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
     case OPT_TESTBED:
       a->comment.testbed = optarg;
       break;
+    case OPT_SUITE: {
+      const char *why;
+      if(!bpi_suite_valid(optarg, &why)) {
+        bp_msg_error("--suite '%.80s': the suite's name %s (1 to %d bytes "
+                     "of UTF-8, no control character, no space at either "
+                     "end)", optarg, why, BP_SUITE_MAX);
+        return BP_EXIT_USAGE;
+      }
+      a->comment.suite = optarg;
+      break;
+    }
     case OPT_STORE:
       if(bp_cli_url_option("store", optarg, BP_URL_STORE))
         return BP_EXIT_USAGE;
@@ -285,6 +302,8 @@ static void config_defaults(struct compare_args *a,
     a->comment.project = cfg->bencher.project;
   if(!a->comment.testbed)
     a->comment.testbed = cfg->bencher.testbed;
+  if(!a->comment.suite)
+    a->comment.suite = cfg->bencher.suite;
   if(cfg->comment.fail_on_regression)
     a->fail_on_regression = true;
 }
@@ -338,11 +357,13 @@ static int compare_with(struct compare_args *ap)
     struct bp_pr_result r;
     o.project = id.project;
     o.testbed = id.testbed;
+    o.suite = a.comment.suite;
     /* a head in the store at a commit: its diff.svg files, verdict and
      * comment go into the store beside it, as `run` puts them (the
      * comment's links, the store's pages) */
     struct bp_store_run head_run = {id.project, o.head.branch,
-                                    o.head.commit, id.testbed};
+                                    o.head.commit, id.testbed,
+                                    a.comment.suite};
     if(o.st && !o.head.dir && o.head.commit && id.project && id.testbed)
       o.diff_run = &head_run;
     bp_code rc = bpi_compare_pr(&o, &r, &err);

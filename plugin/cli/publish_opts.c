@@ -13,6 +13,7 @@
 #include "err.h"
 #include "http.h"
 #include "publish.h"
+#include "storekey.h"
 #include "text.h"
 
 #include <getopt.h>
@@ -59,6 +60,7 @@ void bp_cli_publish_config(struct bp_cli_publish *p, const struct bp_config *c)
   p->config = c;
   p->project = c->bencher.project;
   p->testbed = c->bencher.testbed;
+  p->suite = c->bencher.suite;
   p->store = c->store.url;
   p->public_url = c->store.public_url;
   p->s3_endpoint = c->store.s3.endpoint;
@@ -153,6 +155,17 @@ int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
   case BP_CLI_PUB_BRANCH: p->branch = arg; break;
   case BP_CLI_PUB_HASH: p->hash = arg; break;
   case BP_CLI_PUB_TESTBED: p->testbed = arg; break;
+  case BP_CLI_PUB_SUITE: {
+    const char *why;
+    if(!bpi_suite_valid(arg, &why)) {
+      bp_msg_error("--suite '%.80s': the suite's name %s (1 to %d bytes of "
+                   "UTF-8, no control character, no space at either end)",
+                   arg, why, BP_SUITE_MAX);
+      return BP_EXIT_USAGE;
+    }
+    p->suite = arg;
+    break;
+  }
   case BP_CLI_PUB_BASE_BRANCH: p->base_branch = arg; break;
   case BP_CLI_PUB_BASE_HASH: p->base_hash = arg; break;
   case BP_CLI_PUB_STORE: p->store = arg; break;
@@ -217,6 +230,13 @@ void bp_cli_publish_usage(FILE *out, bool run)
       "      --testbed T        directory's name; testbed: the host name;\n"
       "                         no branch is guessed: without one nothing\n"
       "                         is published; empty: not given)\n"
+      "      --suite NAME       one of the job's benchmark steps: its own\n"
+      "                         store keys and latest pointer per testbed,\n"
+      "                         PR comparison, comment and commit status\n"
+      "                         (\"benchprof/NAME\"); give each step that\n"
+      "                         publishes the same commit and testbed one\n"
+      "                         (default: bencher.suite, $BENCHPROF_SUITE;\n"
+      "                         none)\n"
       "      --base-branch B    a pull request's base branch, and its commit\n"
       "      --base-hash H      (Bencher's start point)\n"
       "      --store URL        file:///dir, s3://bucket/prefix or\n"

@@ -231,6 +231,7 @@ bool bp_cli_pub_prepare(const struct bp_cli_publish *p,
   o->branch = s->id.branch;
   o->hash = s->id.hash;
   o->testbed = s->id.testbed;
+  o->suite = p->suite;
   o->base_branch = s->id.base_branch;
   o->base_hash = s->id.base_hash;
   bool nomem;

@@ -89,8 +89,8 @@ static bp_code write_identity(const struct bp_ident *id, const char *out,
 
 /* repository: the run's (bpi_ident_repository), NULL unknown: a base
  * another repository published under the same project name is none. */
-static bp_code compare(const struct bp_ident *id, const char *repository,
-                       struct bp_store *st, const struct bp_config *cfg,
+static bp_code compare(const struct bp_ident *id, const char *suite,
+                       const char *repository, struct bp_store *st, const struct bp_config *cfg,
                        const char *dir, const char *end_time, const char *out,
                        size_t *regressions, struct bp_err *err)
 {
@@ -101,9 +101,10 @@ static bp_code compare(const struct bp_ident *id, const char *repository,
   bool timed = id->hash && bpi_ci_commit_time(".", environ, id->hash,
                                               commit_time);
   const struct bp_store_run run = {id->project, id->branch, id->hash,
-                                   id->testbed};
+                                   id->testbed, suite};
   struct bp_pr_opts o = {
-    .st = st, .project = id->project, .testbed = id->testbed, .out = out,
+    .st = st, .project = id->project, .testbed = id->testbed,
+    .suite = suite, .out = out,
     .base = {.branch = id->base_branch, .commit = id->base_hash,
              .latest_fallback = true},
     .head = pub ? (struct bp_pr_side){.branch = id->branch,
@@ -118,7 +119,7 @@ static bp_code compare(const struct bp_ident *id, const char *repository,
     .cmp = {.threshold_pct = cfg ? cfg->comment.threshold : 0},
     /* room for the note that the base is the branch's latest */
     .comment = {.project = id->project, .testbed = id->testbed,
-                .max_chars = BP_COMMENT_MAX_CHARS - 512,
+                .suite = suite, .max_chars = BP_COMMENT_MAX_CHARS - 512,
                 .max_functions = cfg ? cfg->comment.max_functions : 0,
                 .no_functions = cfg && !cfg->comment.max_functions},
   };
@@ -198,8 +199,8 @@ static bool compare_with_base(const struct bp_cli_publish *p,
   bp_code rc = bpi_store_open(&st, &s->o.store, &err);
   if(!rc) {
     char *out = bpi_text_path_join(dir, BP_RUNDIR_COMPARE);
-    rc = out ? compare(&s->id, s->o.repository, st, p->config, dir,
-                       end_time, out, regressions, &err)
+    rc = out ? compare(&s->id, s->o.suite, s->o.repository, st, p->config,
+                       dir, end_time, out, regressions, &err)
              : bpi_err_set(&err, BPE_NOMEM, 0, "compare");
     free(out);
   }

@@ -315,12 +315,24 @@ static void add_verdict_line(struct render *r)
   add_unconfirmed_notes(r);
 }
 
+/* " (suite `NAME`)" after the title's "benchprof": one comment of a
+ * job's several steps (publish.h) tells which it is. */
+static void add_suite(struct bp_buf *b, const char *suite)
+{
+  if(!suite || !*suite)
+    return;
+  bpi_buf_adds(b, " (suite ");
+  bpi_comment_md_code(b, suite);
+  bpi_buf_addc(b, ')');
+}
+
 /* The title counts every benchmark once, in the words of the verdict
  * line, the commands' summaries and the commit status. */
 static void add_title(struct render *r)
 {
-  bpi_buf_printf(r->b, "### benchprof: %s", r->c->nregressions ?
-                 FLAG_RED " " : "");
+  bpi_buf_adds(r->b, "### benchprof");
+  add_suite(r->b, r->o->suite);
+  bpi_buf_printf(r->b, ": %s", r->c->nregressions ? FLAG_RED " " : "");
   bpi_compare_counts_text(r->c, r->b);
   bpi_buf_adds(r->b, "\n\n");
 }
@@ -1054,7 +1066,8 @@ static void render(struct render *r)
 {
   const struct bp_cmp *c = r->c;
   bpi_comment_marker(r->b, r->o->project ? r->o->project : c->head.project,
-                     r->o->testbed ? r->o->testbed : c->head.testbed);
+                     r->o->testbed ? r->o->testbed : c->head.testbed,
+                     r->o->suite);
   bpi_buf_adds(r->b, "\n");
   add_compared(r->b, &c->head);
   add_summary(r);
@@ -1182,10 +1195,12 @@ bp_code bpi_comment_no_base(const struct bp_comment_opts *o,
                             struct bp_buf *out, struct bp_err *err)
 {
   bpi_comment_marker(out, o->project ? o->project : head->project,
-                     o->testbed ? o->testbed : head->testbed);
+                     o->testbed ? o->testbed : head->testbed, o->suite);
   bpi_buf_adds(out, "\n");
   add_compared(out, head);
-  bpi_buf_adds(out, "### benchprof: no base to compare with\n\n"
+  bpi_buf_adds(out, "### benchprof");
+  add_suite(out, o->suite);
+  bpi_buf_adds(out, ": no base to compare with\n\n"
                "Profiled ");
   bpi_comment_md_code(out, head->branch ? head->branch : "head");
   bpi_buf_adds(out, " (");

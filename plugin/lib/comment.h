@@ -42,6 +42,8 @@
 struct bp_comment_opts {
   const char *project;       /* in the marker; NULL: the comparison's, */
   const char *testbed;       /* else "default" and "local" */
+  const char *suite;         /* the run's suite (publish.h), in the
+                                marker and the title; NULL or "": none */
   size_t max_functions;      /* rows per benchmark; 0: 10 */
   bool no_functions;         /* no function rows at all (a setting of 0);
                                 the "Grew most" line stays */
@@ -66,10 +68,18 @@ bp_code bpi_comment_no_base(const struct bp_comment_opts *o,
                             const char *base_branch, const char *why,
                             struct bp_buf *out, struct bp_err *err);
 
-/* `<!-- benchprof:comment project/testbed -->`; characters other than
- * letters, digits and "._-/" become '_', so it cannot end the comment. */
+/* `<!-- benchprof:comment project/testbed -->`, with a suite (not NULL
+ * nor "") `<!-- benchprof:comment project/testbed suite=SUITE -->`: each
+ * suite its own comment, and a run without one keeps the marker of old
+ * (no marker is a part of another: " -->" follows the testbed).
+ * Characters other than letters, digits and "._-/" become '_', so it
+ * cannot end the comment and the space stays the suite's separator. */
+#define BP_COMMENT_MARKER_SUITE " suite="
 void bpi_comment_marker(struct bp_buf *b, const char *project,
-                        const char *testbed);
+                        const char *testbed, const char *suite);
+/* The suite a marker (bpi_comment_find_marker's) names, as it stands
+ * there (malloc'd), or NULL when it names none (or out of memory). */
+char *bpi_comment_marker_suite(const char *marker);
 /* The marker in text, malloc'd, or NULL when it has none. */
 char *bpi_comment_find_marker(const char *text);
 

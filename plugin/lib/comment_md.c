@@ -278,23 +278,38 @@ void bpi_comment_profiler_compare(struct bp_buf *b, const char *view_a,
   bpi_comment_url_encode(b, view_b);
 }
 
-void bpi_comment_marker(struct bp_buf *b, const char *project,
-                        const char *testbed)
+/* s with the characters a marker cannot hold as '_'. */
+static void add_marker_name(struct bp_buf *b, const char *s)
 {
-  const char *parts[2] = {project, testbed};
+  for(; *s; s++) {
+    bool ok = (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+              (*s >= '0' && *s <= '9') || (*s && strchr("._-/", *s));
+    bpi_buf_addc(b, ok ? *s : '_');
+  }
+}
+
+void bpi_comment_marker(struct bp_buf *b, const char *project,
+                        const char *testbed, const char *suite)
+{
   bpi_buf_adds(b, "<!-- benchprof:comment ");
-  for(int i = 0; i < 2; i++) {
-    const char *s = parts[i] && *parts[i] ? parts[i] :
-                    i ? "local" : "default";
-    if(i)
-      bpi_buf_addc(b, '/');
-    for(; *s; s++) {
-      bool ok = (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
-                (*s >= '0' && *s <= '9') || (*s && strchr("._-/", *s));
-      bpi_buf_addc(b, ok ? *s : '_');
-    }
+  add_marker_name(b, project && *project ? project : "default");
+  bpi_buf_addc(b, '/');
+  add_marker_name(b, testbed && *testbed ? testbed : "local");
+  if(suite && *suite) {
+    bpi_buf_adds(b, BP_COMMENT_MARKER_SUITE);
+    add_marker_name(b, suite);
   }
   bpi_buf_adds(b, " -->");
+}
+
+char *bpi_comment_marker_suite(const char *marker)
+{
+  const char *s = marker ? strstr(marker, BP_COMMENT_MARKER_SUITE) : NULL;
+  if(!s)
+    return NULL;
+  s += strlen(BP_COMMENT_MARKER_SUITE);
+  size_t n = strcspn(s, " ");
+  return n ? strndup(s, n) : NULL;
 }
 
 char *bpi_comment_find_marker(const char *text)

@@ -362,8 +362,9 @@ bp_code bpi_compare_parse_ref(const char *text, struct bp_cmp_ref *ref,
                               struct bp_err *err);
 void bpi_compare_ref_cleanup(struct bp_cmp_ref *ref);
 
-/* The key of the stored manifest of project/branch/commit/testbed, or
- * with commit NULL the one the branch's latest pointer for testbed names
+/* The key of the stored manifest of project/branch/commit/testbed (and
+ * suite, storekey.h; NULL or "": none), or with commit NULL the one the
+ * branch's latest pointer for testbed (and suite) names
  * (*key malloc'd).  BPE_NOT_FOUND, err saying what was looked for, when
  * there is none.  repository (publish.h's, "gitlab:HOST/ID"; NULL: not
  * asked): a latest pointer that names another repository is none of
@@ -373,8 +374,9 @@ void bpi_compare_ref_cleanup(struct bp_cmp_ref *ref);
  * taken. */
 bp_code bpi_compare_locate(struct bp_store *st, const char *project,
                            const char *branch, const char *commit,
-                           const char *testbed, const char *repository,
-                           char **key, struct bp_err *err);
+                           const char *testbed, const char *suite,
+                           const char *repository, char **key,
+                           struct bp_err *err);
 
 /* Make dir (created) a side bpi_compare_dirs reads, from the stored
  * manifest at key: manifest.json (its "publication" gains the manifest's

@@ -47,13 +47,13 @@ static bp_code locate(const struct bp_pr_opts *o, const struct bp_pr_side *s,
     return bpi_err_set(err, BPE_INVAL, 0, "compare: no store to find "
                        "branch '%s' in", s->branch);
   rc = bpi_compare_locate(o->st, o->project, s->branch, s->commit,
-                          o->testbed, repository, key, &e);
+                          o->testbed, o->suite, repository, key, &e);
   if(rc && s->commit && s->latest_fallback) {
     bpi_buf_printf(why, "%s; ", e.msg);
     e = (struct bp_err){0};
     *latest = true;
     rc = bpi_compare_locate(o->st, o->project, s->branch, NULL, o->testbed,
-                            repository, key, &e);
+                            o->suite, repository, key, &e);
   }
   if(rc) {
     bpi_buf_adds(why, e.msg);

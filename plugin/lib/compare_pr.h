@@ -30,6 +30,8 @@ struct bp_pr_side {
 struct bp_pr_opts {
   struct bp_store *st;        /* for sides in the store and the diffs */
   const char *project, *testbed;  /* of sides in the store */
+  const char *suite;          /* ... and their suite (storekey.h); NULL:
+                                 none */
   const char *out;            /* the compare directory (created) */
   struct bp_pr_side base, head;
   /* the head (in the store) cannot be found or fetched: compare this run

@@ -87,17 +87,18 @@ static bp_code foreign(const char *owner, const char *repository,
 /* The branch's latest pointer -> the key of its manifest. */
 static bp_code latest_manifest(struct bp_store *st, const char *project,
                                const char *branch, const char *testbed,
-                               const char *repository, char **key,
-                               struct bp_err *err)
+                               const char *suite, const char *repository,
+                               char **key, struct bp_err *err)
 {
-  char *pkey = bpi_store_latest_key(project, branch, testbed);
+  char *pkey = bpi_store_latest_key(project, branch, testbed, suite);
   char *text = NULL;
   size_t len = 0;
   bp_code rc = pkey ? store_get(st, pkey, &text, &len, err)
                     : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
   if(rc == BPE_NOT_FOUND)
-    rc = bpi_err_set(err, rc, 0, "branch '%s' has no run on testbed '%s' "
-                     "in %s (no %s)", branch, testbed, bpi_store_url(st),
+    rc = bpi_err_set(err, rc, 0, "branch '%s' has no run on testbed '%s'%s%s%s "
+                     "in %s (no %s)", branch, testbed, suite ? " of suite '" : "",
+                     suite ? suite : "", suite ? "'" : "", bpi_store_url(st),
                      pkey);
   cJSON *l = rc ? NULL : cJSON_ParseWithLength(text, len);
   const char *m = bpi_json_str(l, "manifest");
@@ -117,14 +118,17 @@ static bp_code latest_manifest(struct bp_store *st, const char *project,
 
 bp_code bpi_compare_locate(struct bp_store *st, const char *project,
                            const char *branch, const char *commit,
-                           const char *testbed, const char *repository,
-                           char **key, struct bp_err *err)
+                           const char *testbed, const char *suite,
+                           const char *repository, char **key,
+                           struct bp_err *err)
 {
   *key = NULL;
+  if(suite && !*suite)
+    suite = NULL;
   if(!commit)
-    return latest_manifest(st, project, branch, testbed, repository, key,
-                           err);
-  struct bp_store_run run = {project, branch, commit, testbed};
+    return latest_manifest(st, project, branch, testbed, suite, repository,
+                           key, err);
+  struct bp_store_run run = {project, branch, commit, testbed, suite};
   char *k = bpi_store_manifest_key(&run);
   char *text = NULL;
   size_t len = 0;
@@ -133,8 +137,9 @@ bp_code bpi_compare_locate(struct bp_store *st, const char *project,
   free(text);
   if(rc == BPE_NOT_FOUND)
     rc = bpi_err_set(err, rc, 0, "commit %.12s of branch '%s' has no run "
-                     "on testbed '%s' in %s (no %s)", commit, branch,
-                     testbed, bpi_store_url(st), k);
+                     "on testbed '%s'%s%s%s in %s (no %s)", commit, branch,
+                     testbed, suite ? " of suite '" : "", suite ? suite : "",
+                     suite ? "'" : "", bpi_store_url(st), k);
   if(rc)
     free(k);
   else

@@ -80,6 +80,7 @@ const struct key bpi_config_keys[] = {
    "BENCHPROF_BENCHER_CONSOLE"},
   {"bencher.project", K_STR, F(bencher.project), 0, 0, "BENCHPROF_PROJECT"},
   {"bencher.testbed", K_STR, F(bencher.testbed), 0, 0, "BENCHPROF_TESTBED"},
+  {"bencher.suite", K_SUITE, F(bencher.suite), 0, 0, "BENCHPROF_SUITE"},
   {"bencher.token_env", K_ENVNAME, F(bencher.token_env), 0, 0, NULL},
   {"bencher.token", K_SECRET, F(bencher.token), 0, 0, NULL},
   OBJ("network"),
@@ -111,7 +112,7 @@ static bool is_string_kind(enum kind k)
 {
   return k == K_STR || k == K_STORE_URL || k == K_HTTP_URL ||
          k == K_ENVNAME || k == K_SECRET || k == K_CALL_GRAPH ||
-         k == K_COUNTERS;
+         k == K_COUNTERS || k == K_SUITE;
 }
 
 unsigned bpi_config_key_index(const char *path)

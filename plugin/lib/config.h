@@ -109,6 +109,8 @@ struct bp_config {
                                  cloud's for its API, else the host */
     char *project;            /* slug; NULL: from CI or git (ci.h) */
     char *testbed;            /* NULL: from CI, else the host name */
+    char *suite;              /* one of a job's benchmark steps, published
+                                 apart (publish.h); NULL: none */
     char *token_env;          /* default "BENCHER_API_TOKEN" */
     char *token;              /* allowed, discouraged; never shown */
   } bencher;

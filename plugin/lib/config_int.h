@@ -27,6 +27,7 @@ enum kind {
   K_NUMBER,     /* any number in [min, max], stored as double */
   K_CALL_GRAPH, /* fp | dwarf[,BYTES] | auto | lbr */
   K_COUNTERS,   /* a list of event names, or false */
+  K_SUITE,      /* a suite's name (bpi_suite_valid) */
 };
 
 struct key {

@@ -11,6 +11,7 @@
 #include "fileio.h"
 #include "http.h"
 #include "record.h"    /* BP_RECORD_MAX_STACK_BYTES */
+#include "storekey.h"  /* bpi_suite_valid */
 #include "text.h"
 
 #include <errno.h>
@@ -225,6 +226,8 @@ static bp_code set_string(struct parse *ps, const struct key *k,
     [K_SECRET] = "a non-empty string",
     [K_CALL_GRAPH] = "fp, dwarf, dwarf,BYTES (a multiple of 8 up to 65528), "
                      "auto or lbr",
+    [K_SUITE] = "a suite's name (1 to 64 bytes of UTF-8, no control "
+                "character, no space at either end)",
   };
   const char *s = cJSON_IsString(j) ? j->valuestring : NULL;
   bool ok = s && *s;
@@ -242,6 +245,8 @@ static bp_code set_string(struct parse *ps, const struct key *k,
   }
   else if(ok && k->kind == K_ENVNAME)
     ok = is_env_name(s);
+  else if(ok && k->kind == K_SUITE)
+    ok = bpi_suite_valid(s, &(const char *){NULL});
   else if(ok && k->kind == K_CALL_GRAPH)
     ok = !bpi_text_call_graph(s, BP_RECORD_MAX_STACK_BYTES, &mode, &bytes,
                               &(struct bp_err){0});

@@ -685,7 +685,8 @@ void bpi_comment_status_body(const struct bp_forge_target *t, bool failed,
   bpi_buf_json_str(out, failed ? (gitlab ? "failed" : "failure") :
                    "success");
   bpi_buf_printf(out, ",\"%s\":", gitlab ? "name" : "context");
-  bpi_buf_json_str(out, BP_COMMENT_STATUS_CONTEXT);
+  bpi_buf_json_str(out, t->status_context ? t->status_context
+                                           : BP_COMMENT_STATUS_CONTEXT);
   bpi_buf_adds(out, ",\"description\":");
   bpi_buf_json_str(out, desc);
   if(bpi_text_web_url(target_url)) {
@@ -693,6 +694,29 @@ void bpi_comment_status_body(const struct bp_forge_target *t, bool failed,
     bpi_buf_json_str(out, target_url);
   }
   bpi_buf_addc(out, '}');
+}
+
+char *bpi_comment_status_context(const char *markdown, bool *nomem)
+{
+  const char *start = strstr(markdown, "<!-- benchprof:comment ");
+  bool has = start && strstr(start, " -->");
+  char *marker = has ? bpi_comment_find_marker(markdown) : NULL;
+  bool named = marker && strstr(marker, BP_COMMENT_MARKER_SUITE);
+  char *suite = named ? bpi_comment_marker_suite(marker) : NULL;
+  char *context = NULL;
+  if(suite) {
+    struct bp_buf b;
+    bpi_buf_init(&b);
+    bpi_buf_printf(&b, "%s/%s", BP_COMMENT_STATUS_CONTEXT, suite);
+    bpi_buf_addc(&b, '\0');
+    if(bpi_buf_failed(&b))
+      bpi_buf_cleanup(&b);
+    context = b.data;
+  }
+  *nomem = (has && !marker) || (named && !context);
+  free(suite);
+  free(marker);
+  return context;
 }
 
 bp_code bpi_comment_post_status(const struct bp_forge_target *t,

@@ -34,6 +34,9 @@ struct bp_forge_target {
    * commit, a clock ahead), and only a later run of the same commit is
    * left alone */
   bool head_is_current;
+  /* the commit status's context (GitLab: name); NULL:
+   * BP_COMMENT_STATUS_CONTEXT (bpi_comment_status_context) */
+  const char *status_context;
 };
 
 /* The request that lists page (1, 2, ...) of the comments, 100 a page. */
@@ -145,8 +148,17 @@ bp_code bpi_comment_pr_head(const struct bp_forge_target *t,
  *           {"state": "success"|"failed", "name": "benchprof",
  *            "description": D, "target_url": U}
  * failed: a regression was confirmed.  description is cut to 140
- * characters; target_url (the comment) is left out when NULL. */
+ * characters; target_url (the comment) is left out when NULL.  The
+ * context is t->status_context when set: a suite's comment sets
+ * "benchprof/SUITE", so that a job's steps (or testbeds) with suites
+ * each keep a status of their own; without suites they share
+ * "benchprof", and the last one posted is the one the commit shows. */
 #define BP_COMMENT_STATUS_CONTEXT "benchprof"
+/* The context of the status for the comment markdown: "benchprof/SUITE"
+ * when its marker names a suite (bpi_comment_marker_suite), malloc'd;
+ * NULL when it names none (BP_COMMENT_STATUS_CONTEXT then) or out of
+ * memory (*nomem set). */
+char *bpi_comment_status_context(const char *markdown, bool *nomem);
 bp_code bpi_comment_status_url(const struct bp_forge_target *t,
                                const char *sha, struct bp_buf *url,
                                struct bp_err *err);

@@ -74,6 +74,9 @@ static bp_code check_ident(const struct bp_publish_opts *o,
       return bpi_err_set(err, BPE_INVAL, 0, "publish: the %s URL has "
                          "credentials (user:password@); they do not belong "
                          "in a URL: use the token variables", urls[i][0]);
+  const char *why;
+  if(o->suite && *o->suite && !bpi_suite_valid(o->suite, &why))
+    return bpi_err_set(err, BPE_INVAL, 0, "publish: the suite %s", why);
   if(o->hash && !is_hex_hash(o->hash))
     return bpi_err_set(err, BPE_INVAL, 0, "publish: hash '%s' is not a full "
                        "git commit hash (40 or 64 hex digits)", o->hash);
@@ -132,6 +135,8 @@ static cJSON *make_meta(const struct bp_publish_opts *o, const char *run_dir,
   bpi_pub_add_nullable(id, "base_branch", o->base_branch);
   bpi_pub_add_nullable(id, "base_hash", o->base_branch ? o->base_hash : NULL);
   bpi_pub_add_nullable(id, "repository", o->repository);
+  if(o->suite && *o->suite)   /* none: the identity of old */
+    cJSON_AddStringToObject(id, "suite", o->suite);
   if(o->store.url) {
     cJSON *s = cJSON_AddObjectToObject(m, "store");
     cJSON_AddStringToObject(s, "url", o->store.url);
@@ -691,6 +696,7 @@ static enum scope_answer list_one(const char *spool, const char *id,
   e.branch = bpi_json_str(ident, "branch");
   e.commit = bpi_json_str(ident, "commit");
   e.testbed = bpi_json_str(ident, "testbed");
+  e.suite = bpi_json_str(ident, "suite");
   each(ctx, &e);
 out:
   cJSON_Delete(meta);

@@ -56,6 +56,12 @@
 struct bp_publish_opts {
   /* identity; project, branch and testbed required, hash may be NULL */
   const char *project, *branch, *hash, *testbed;
+  /* one of several benchmark steps of a CI job that publish the same
+   * commit and testbed: its own manifest, artifacts and latest pointer
+   * (storekey.h), PR comment and commit status; NULL or "": none (the
+   * keys of old).  Recorded in the identity (publication.json, the stored
+   * manifest) only when set.  bpi_suite_valid's. */
+  const char *suite;
   const char *base_branch;   /* pull request: the base, else NULL */
   const char *base_hash;
   /* the repository the run belongs to (bpi_ident_repository:
@@ -158,6 +164,7 @@ struct bp_publish_entry {
   const char *state;   /* "waiting", "rejected" or "busy" (locked) */
   const char *reason;  /* rejected: the server's refusal */
   const char *created, *project, *branch, *commit, *testbed;
+  const char *suite;   /* NULL: none */
 };
 
 /* Each publication of scope in spool, oldest first; the others counted

@@ -36,6 +36,7 @@ struct ident {
   const char *commit_time;  /* the commit's committer time, NULL unknown */
   const char *repository;   /* bpi_ident_repository's, NULL unknown (and
                                in publications spooled before it was) */
+  const char *suite;        /* NULL: none (publish.h) */
 };
 
 /* What one delivery works with. */

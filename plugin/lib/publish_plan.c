@@ -61,6 +61,7 @@ void bpi_pub_ident_of(const cJSON *meta, struct ident *id)
   id->base_hash = bpi_json_str(i, "base_hash");
   id->commit_time = bpi_json_str(i, "commit_time");
   id->repository = bpi_json_str(i, "repository");
+  id->suite = bpi_json_str(i, "suite");
 }
 
 /* The whole run's artifacts (the manifest's own list), stored once under
@@ -73,7 +74,7 @@ static bp_code list_run_arts(const struct ident *id,
 {
   bp_code rc = BP_OK;
   const struct bp_store_run run = {id->project, id->branch, id->commit,
-                                   id->testbed};
+                                   id->testbed, id->suite};
   for(size_t ai = 0; !rc && ai < man->narts; ai++) {
     const char *file = man->arts[ai].file;
     if(!file || strchr(file, '/'))
@@ -97,7 +98,7 @@ char *bpi_pub_art_key(const struct ident *id, const char *dir,
                       const char *file)
 {
   const struct bp_store_run run = {id->project, id->branch, id->commit,
-                                   id->testbed};
+                                   id->testbed, id->suite};
   const char *slash = strrchr(file, '/');
   const char *base = slash ? slash + 1 : file;
   return strcmp(dir, ".") ? bpi_store_artifact_key(&run, dir, base)
@@ -143,7 +144,8 @@ bp_code bpi_pub_spool_files(const struct bp_manifest *man,
                             const char ***files, size_t *n,
                             struct bp_err *err)
 {
-  struct ident none = {"p", "b", "c", "c", "t", NULL, NULL, NULL, NULL};
+  struct ident none = {"p", "b", "c", "c", "t", NULL, NULL, NULL, NULL,
+                       NULL};
   struct arts as = {0};
   struct bp_strtab seen;
   bpi_strtab_init(&seen);
@@ -169,6 +171,6 @@ bp_code bpi_pub_spool_files(const struct bp_manifest *man,
 char *bpi_pub_manifest_key(const struct ident *id)
 {
   const struct bp_store_run run = {id->project, id->branch, id->commit,
-                                   id->testbed};
+                                   id->testbed, id->suite};
   return bpi_store_manifest_key(&run);
 }

@@ -344,7 +344,7 @@ static void store_manifest(struct job *j)
     }
   }
   const struct bp_store_run run = {j->id.project, j->id.branch, j->id.commit,
-                                   j->id.testbed};
+                                   j->id.testbed, j->id.suite};
   for(size_t ai = 0; ai < m->narts; ai++)
     annotate_art(j, &m->arts[ai], m->arts[ai].file ?
                  bpi_store_run_artifact_key(&run, m->arts[ai].file) : NULL);
@@ -558,7 +558,7 @@ bp_code bpi_pub_put_latest(struct job *j, const char *mkey)
     return BP_OK;
   struct bp_err *err = &j->res->failure;
   char *key = bpi_store_latest_key(j->id.project, j->id.branch,
-                                   j->id.testbed);
+                                   j->id.testbed, j->id.suite);
   struct latest_ctx c = {.j = j, .mkey = mkey};
   bp_code rc = key ? bpi_store_update(j->store, key, "application/json",
                                       decide_latest, &c, err)

@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "err.h"
 #include "rundir.h"
+#include "storekey.h"
 #include "text.h"
 
 #include <dirent.h>
@@ -23,12 +24,21 @@
 /* ------------------------------------------------------------ names */
 
 /* The display name of a key part (store.h: reversible percent-encoding);
- * malloc'd. */
+ * a testbed's part with a suite's (storekey.h) shows as "TESTBED
+ * (SUITE)"; malloc'd. */
 char *bpi_serve_display_name(const char *part)
 {
   struct bp_buf b;
   bpi_buf_init(&b);
-  bpi_text_pct_decode(&b, part, strlen(part), false);
+  const char *sep = strstr(part, BP_STORE_SUITE_SEP);
+  bpi_text_pct_decode(&b, part, sep ? (size_t)(sep - part) : strlen(part),
+                      false);
+  if(sep) {
+    const char *suite = sep + strlen(BP_STORE_SUITE_SEP);
+    bpi_buf_adds(&b, " (");
+    bpi_text_pct_decode(&b, suite, strlen(suite), false);
+    bpi_buf_addc(&b, ')');
+  }
   bpi_buf_addc(&b, '\0');
   if(bpi_buf_failed(&b) || memchr(b.data, '\0', b.len - 1)) {
     /* a NUL cannot be shown: show the part as stored */

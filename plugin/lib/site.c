@@ -270,7 +270,8 @@ static bp_code branch_page(struct bp_store *st, const char *project,
 static struct bp_store_run run_of(const cJSON *entry)
 {
   return (struct bp_store_run){str(entry, "project"), str(entry, "branch"),
-                               str(entry, "commit"), str(entry, "testbed")};
+                               str(entry, "commit"), str(entry, "testbed"),
+                               str(entry, "suite")};
 }
 
 /* The comment stored with a compared run, NULL when there is none. */
@@ -292,7 +293,7 @@ static bp_code run_page(struct bp_store *st, const struct bp_manifest *m,
                         struct bp_err *err)
 {
   const struct bp_store_run run = run_of(entry);
-  const char *names[] = {run.project, run.branch, run.commit, run.testbed};
+  const char *names[] = {run.project, run.branch};
   char *own = NULL;
   struct bp_buf b, title;
   bpi_buf_init(&b);
@@ -300,14 +301,20 @@ static bp_code run_page(struct bp_store *st, const struct bp_manifest *m,
   if(!comment && cJSON_GetObjectItemCaseSensitive(entry, "verdict"))
     comment = own = stored_comment(st, entry);
   bpi_buf_printf(&title, "%.12s on %s", run.commit, run.testbed);
+  if(run.suite)
+    bpi_buf_printf(&title, " (%s)", run.suite);
   bpi_buf_addc(&title, '\0');
   bpi_site_html_begin(&b, bpi_buf_failed(&title) ? run.testbed : title.data,
                       names, 2, 4, &store_links, gen);
   bpi_site_html_run(&b, m, entry, comment, &store_links);
   bpi_site_html_end(&b);
-  char *key = bpi_store_level_key(names, 4, BP_STORE_PAGE);
-  bp_code rc = put_page(st, key, &b, gen, err);
+  /* the run's key: its testbed part holds the suite's (storekey.h) */
+  char *rkey = bpi_store_run_key(&run);
+  char *key = rkey ? bpi_text_path_join(rkey, BP_STORE_PAGE) : NULL;
+  bp_code rc = key ? put_page(st, key, &b, gen, err)
+                   : bpi_err_set(err, BPE_NOMEM, 0, "site");
   free(key);
+  free(rkey);
   free(own);
   bpi_buf_cleanup(&title);
   bpi_buf_cleanup(&b);

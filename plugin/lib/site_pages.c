@@ -300,6 +300,11 @@ void bpi_site_html_runs(struct bp_buf *b, const cJSON *runs,
     text(b, str(r, "end_time"));
     bpi_buf_adds(b, "</td><td>");
     text(b, str(r, "testbed"));
+    if(str(r, "suite")) {   /* one of a job's steps: "testbed (suite)" */
+      bpi_buf_adds(b, " (");
+      text(b, str(r, "suite"));
+      bpi_buf_addc(b, ')');
+    }
     bpi_buf_adds(b, "</td>");
     outcome_cell(b, r);
     measures_cell(b, r);
@@ -356,7 +361,8 @@ cJSON *bpi_site_run_entry(const struct bp_manifest *m)
   struct bp_store_run run = {bpi_manifest_ident_str(m, "project"),
                              bpi_manifest_ident_str(m, "branch"),
                              bpi_manifest_ident_str(m, "commit"),
-                             bpi_manifest_ident_str(m, "testbed")};
+                             bpi_manifest_ident_str(m, "testbed"),
+                             bpi_manifest_ident_str(m, "suite")};
   if(!run.project || !run.branch || !run.commit || !run.testbed)
     return NULL;
   char *key = bpi_store_run_key(&run);
@@ -370,6 +376,7 @@ cJSON *bpi_site_run_entry(const struct bp_manifest *m)
   copy_str(e, "commit", run.commit);
   copy_str(e, "hash", bpi_manifest_ident_str(m, "hash"));
   copy_str(e, "testbed", run.testbed);
+  copy_str(e, "suite", run.suite);
   cJSON_AddStringToObject(e, "key", key);
   copy_str(e, "start_time", bpi_manifest_pub_str(m, "start_time"));
   copy_str(e, "end_time", bpi_manifest_pub_str(m, "end_time"));
@@ -400,7 +407,7 @@ static void facts(struct bp_buf *b, const cJSON *e)
 {
   static const char *const what[][2] = {
     {"project", "project"}, {"branch", "branch"}, {"commit", "commit"},
-    {"testbed", "testbed"}, {"start_time", "started"},
+    {"testbed", "testbed"}, {"suite", "suite"}, {"start_time", "started"},
     {"end_time", "ended"}, {"base_branch", "pull request against"},
   };
   bpi_buf_adds(b, "<table class=\"facts\">\n");

@@ -109,26 +109,90 @@ char *bpi_store_key_part(const char *name)
   return finish(&b);
 }
 
-char *bpi_store_key_decode(const char *part)
+/* One key part's name (up to end) appended to b. */
+static void add_decoded(struct bp_buf *b, const char *part, const char *end)
 {
-  struct bp_buf b;
-  bpi_buf_init(&b);
   /* a bounded part: its prefix, and an ellipsis for the rest */
-  const char *tilde = strchr(part, '~');
-  for(const char *p = part; *p && p != tilde; p++) {
+  const char *tilde = memchr(part, '~', (size_t)(end - part));
+  for(const char *p = part; p < end && p != tilde; p++) {
     int hi, lo;
     if(*p == '%' && (hi = bpi_text_hex_value(p[1])) >= 0 &&
        (lo = bpi_text_hex_value(p[2])) >= 0) {
       if(hi || lo)   /* "%00" is the empty name, never a byte */
-        bpi_buf_addc(&b, (char)(hi * 16 + lo));
+        bpi_buf_addc(b, (char)(hi * 16 + lo));
       p += 2;
     }
     else
-      bpi_buf_addc(&b, *p);
+      bpi_buf_addc(b, *p);
   }
   if(tilde)
-    bpi_buf_adds(&b, "\xe2\x80\xa6");
+    bpi_buf_adds(b, "\xe2\x80\xa6");
+}
+
+char *bpi_store_key_decode(const char *part)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  const char *sep = strstr(part, BP_STORE_SUITE_SEP);
+  if(!sep)
+    add_decoded(&b, part, part + strlen(part));
+  else {   /* a testbed's part with its suite's: "TESTBED (SUITE)" */
+    const char *suite = sep + strlen(BP_STORE_SUITE_SEP);
+    add_decoded(&b, part, sep);
+    bpi_buf_adds(&b, " (");
+    add_decoded(&b, suite, suite + strlen(suite));
+    bpi_buf_addc(&b, ')');
+  }
   return finish(&b);
+}
+
+bool bpi_suite_valid(const char *suite, const char **why)
+{
+  size_t len = suite ? strlen(suite) : 0;
+  *why = NULL;
+  if(!len)
+    *why = "is empty";
+  else if(len > BP_SUITE_MAX)
+    *why = "is longer than 64 bytes";   /* BP_SUITE_MAX */
+  else if(!bpi_text_utf8_valid(suite))
+    *why = "is not valid UTF-8";
+  else if(suite[0] == ' ' || suite[len - 1] == ' ')
+    *why = "starts or ends with a space";
+  for(size_t i = 0; !*why && i < len; i++)
+    if((unsigned char)suite[i] < 0x20 || suite[i] == 0x7f)
+      *why = "has a control character";
+  return !*why;
+}
+
+void bpi_store_add_testbed_part(struct bp_buf *b, const char *testbed,
+                                const char *suite)
+{
+  bpi_store_add_key_part(b, testbed);
+  if(suite && *suite) {
+    bpi_buf_adds(b, BP_STORE_SUITE_SEP);
+    bpi_store_add_key_part(b, suite);
+  }
+}
+
+char *bpi_store_testbed_part(const char *testbed, const char *suite)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_store_add_testbed_part(&b, testbed, suite);
+  return finish(&b);
+}
+
+bool bpi_store_testbed_split(const char *part, char **testbed, char **suite)
+{
+  const char *sep = strstr(part, BP_STORE_SUITE_SEP);
+  *testbed = sep ? strndup(part, (size_t)(sep - part)) : strdup(part);
+  *suite = sep ? strdup(sep + strlen(BP_STORE_SUITE_SEP)) : NULL;
+  if(*testbed && (!sep || *suite))
+    return true;
+  free(*testbed);
+  free(*suite);
+  *testbed = *suite = NULL;
+  return false;
 }
 
 char *bpi_store_key(const char *const *parts, size_t n)
@@ -156,17 +220,34 @@ char *bpi_store_level_key(const char *const *names, size_t n,
   return finish(&k);
 }
 
+/* {project}/{branch}/{commit}/{testbed}, the suite's part with the
+ * testbed's */
+static void add_run(struct bp_buf *k, const struct bp_store_run *r)
+{
+  const char *parts[] = {r->project, r->branch, r->commit};
+  for(size_t i = 0; i < BP_ARRAY_LEN(parts); i++) {
+    bpi_store_add_key_part(k, parts[i]);
+    bpi_buf_addc(k, '/');
+  }
+  bpi_store_add_testbed_part(k, r->testbed, r->suite);
+}
+
 char *bpi_store_run_key(const struct bp_store_run *r)
 {
-  const char *parts[] = {r->project, r->branch, r->commit, r->testbed};
-  return bpi_store_key(parts, BP_ARRAY_LEN(parts));
+  struct bp_buf k;
+  bpi_buf_init(&k);
+  add_run(&k, r);
+  return finish(&k);
 }
 
 char *bpi_store_manifest_key(const struct bp_store_run *r)
 {
-  const char *parts[] = {r->project, r->branch, r->commit, r->testbed,
-                         BP_RUNDIR_MANIFEST};
-  return bpi_store_key(parts, BP_ARRAY_LEN(parts));
+  struct bp_buf k;
+  bpi_buf_init(&k);
+  add_run(&k, r);
+  bpi_buf_addc(&k, '/');
+  bpi_store_add_key_part(&k, BP_RUNDIR_MANIFEST);
+  return finish(&k);
 }
 
 char *bpi_store_pointer_run_key(const char *project_part,
@@ -184,11 +265,8 @@ char *bpi_store_pointer_run_key(const char *project_part,
 /* {project}/{branch}/{commit}/{testbed}/ */
 static void add_run_prefix(struct bp_buf *k, const struct bp_store_run *r)
 {
-  const char *parts[] = {r->project, r->branch, r->commit, r->testbed};
-  for(size_t i = 0; i < BP_ARRAY_LEN(parts); i++) {
-    bpi_store_add_key_part(k, parts[i]);
-    bpi_buf_addc(k, '/');
-  }
+  add_run(k, r);
+  bpi_buf_addc(k, '/');
 }
 
 char *bpi_store_artifact_key(const struct bp_store_run *r,
@@ -224,17 +302,17 @@ char *bpi_store_run_artifact_key(const struct bp_store_run *r,
   return finish(&k);
 }
 
-char *bpi_store_latest_file(const char *testbed)
+char *bpi_store_latest_file(const char *testbed, const char *suite)
 {
   struct bp_buf b;
   bpi_buf_init(&b);
-  bpi_store_add_key_part(&b, testbed);
+  bpi_store_add_testbed_part(&b, testbed, suite);
   bpi_buf_adds(&b, ".json");
   return finish(&b);
 }
 
 char *bpi_store_latest_key(const char *project, const char *branch,
-                           const char *testbed)
+                           const char *testbed, const char *suite)
 {
   const char *parts[] = {project, branch, BP_STORE_LATEST};
   struct bp_buf b;
@@ -243,7 +321,7 @@ char *bpi_store_latest_key(const char *project, const char *branch,
     bpi_store_add_key_part(&b, parts[i]);
     bpi_buf_addc(&b, '/');
   }
-  bpi_store_add_key_part(&b, testbed);
+  bpi_store_add_testbed_part(&b, testbed, suite);
   bpi_buf_adds(&b, ".json");
   return finish(&b);
 }

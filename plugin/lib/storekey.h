@@ -4,6 +4,16 @@
  *     (the commit's run on the testbed that ended last: an older one
  *     delivered later leaves it and the artifacts alone, publish.h)
  *   {project}/{branch}/latest/{testbed}.json                  updated last
+ * A run with a suite (`--suite`: one of several benchmark steps of a CI
+ * job, each published apart) has {testbed} = the testbed's key part,
+ * "~~" (BP_STORE_SUITE_SEP) and the suite's key part, in every key above:
+ *   {project}/{branch}/{commit}/{testbed}~~{suite}/manifest.json
+ *   {project}/{branch}/latest/{testbed}~~{suite}.json
+ * so each suite has its own manifest, artifacts and latest pointer per
+ * testbed.  No key part ever holds "~~" (an encoded part keeps no '~';
+ * a bounded one has a single '~' before hex digits), so the first "~~"
+ * splits the testbed's part from the suite's (bpi_store_testbed_split),
+ * and a run without a suite keeps the keys it always had.
  * Each name becomes one key part (bpi_store_key_part: reversible with
  * bpi_store_key_decode), so a branch "feature/x" or a benchmark named
  * "../etc" stays one part and no key leaves the store's root.  Writers
@@ -22,7 +32,30 @@ struct bp_buf;
  * name for a run without one. */
 struct bp_store_run {
   const char *project, *branch, *commit, *testbed;
+  const char *suite;   /* NULL or "": none (the keys of old) */
 };
+
+/* Whether suite is a usable suite name: 1 to BP_SUITE_MAX bytes of
+ * valid UTF-8, no control character, no space at either end (it names
+ * keys, a comment's marker and a commit status's context); else false
+ * and *why says what is wrong ("is empty"). */
+#define BP_SUITE_MAX 64
+bool bpi_suite_valid(const char *suite, const char **why);
+
+/* Between a testbed's key part and its suite's. */
+#define BP_STORE_SUITE_SEP "~~"
+/* The testbed's key part, then with a suite (not NULL nor "")
+ * BP_STORE_SUITE_SEP and the suite's key part, appended to b. */
+void bpi_store_add_testbed_part(struct bp_buf *b, const char *testbed,
+                                const char *suite);
+/* The same, malloc'd. */
+char *bpi_store_testbed_part(const char *testbed, const char *suite);
+/* A testbed level key part (a directory or a pointer's name without
+ * ".json") split into the testbed's key part (*testbed, malloc'd) and
+ * the suite's (*suite, malloc'd; NULL when the part has none).  False
+ * when out of memory (both NULL). */
+bool bpi_store_testbed_split(const char *part, char **testbed,
+                             char **suite);
 
 /* {project}/{branch}/{commit}/{testbed} */
 char *bpi_store_run_key(const struct bp_store_run *r);
@@ -49,11 +82,12 @@ char *bpi_store_run_artifact_key(const struct bp_store_run *r,
 char *bpi_store_pointer_run_key(const char *project_part,
                                 const char *branch_part, const char *commit,
                                 const char *testbed_part);
-/* {project}/{branch}/latest/{testbed}.json */
+/* {project}/{branch}/latest/{testbed}.json ({testbed} with the suite's
+ * part when suite is neither NULL nor "") */
 char *bpi_store_latest_key(const char *project, const char *branch,
-                           const char *testbed);
+                           const char *testbed, const char *suite);
 /* The latest pointer's file name for a testbed, "{testbed}.json". */
-char *bpi_store_latest_file(const char *testbed);
+char *bpi_store_latest_file(const char *testbed, const char *suite);
 #define BP_STORE_LATEST "latest"   /* the pointers' directory */
 
 /* The viewer's static pages (site.h), for a bucket website or CDN:
@@ -90,7 +124,8 @@ void bpi_store_add_key_part(struct bp_buf *b, const char *name);
 /* A key of n names: each made one key part, joined by '/'. */
 char *bpi_store_key(const char *const *parts, size_t n);
 /* The name a key part was made from (for display; a bounded part gives
- * its prefix and "…"). */
+ * its prefix and "…"; a testbed's part with a suite's,
+ * "TESTBED (SUITE)"). */
 char *bpi_store_key_decode(const char *part);
 /* Whether a key part keeps byte c as it is. */
 bool bpi_store_key_char(unsigned char c);

@@ -160,7 +160,7 @@ static void test_links(void)
 
   struct bp_buf m;
   bpi_buf_init(&m);
-  bpi_comment_marker(&m, "proj --> <b>", NULL);
+  bpi_comment_marker(&m, "proj --> <b>", NULL, NULL);
   bpi_buf_addc(&m, '\0');
   CHECK_EQ_STR(m.data, "<!-- benchprof:comment proj_--___b_/local -->");
   char *found = bpi_comment_find_marker("text\n<!-- benchprof:comment p/t "

@@ -1154,7 +1154,7 @@ static void test_store_foreign(struct bp_store *st, const char *mkey)
   struct bp_err err = {0};
   char *key = NULL;
   /* the pointer of test_store_sides names no repository */
-  CHECK(bpi_compare_locate(st, "p", "feature/x", NULL, "tb", mine, &key,
+  CHECK(bpi_compare_locate(st, "p", "feature/x", NULL, "tb", NULL, mine, &key,
                            &err) == BP_OK);
   CHECK_EQ_STR(key, mkey);
   free(key);
@@ -1164,7 +1164,7 @@ static void test_store_foreign(struct bp_store *st, const char *mkey)
   store_put(st, "p/main/latest/tb.json", "{\"manifest\": \"p/main/"
             "0123456789abcdef0123456789abcdef01234567/tb/manifest.json\", "
             "\"repository\": \"gitlab:gl.example/12\"}");
-  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", mine, &key, &err) ==
+  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", NULL, mine, &key, &err) ==
         BPE_CONFIG);
   CHECK(key == NULL);
   CHECK(strstr(err.msg, "the store's main of project 'p' belongs to another "
@@ -1172,11 +1172,11 @@ static void test_store_foreign(struct bp_store *st, const char *mkey)
   CHECK(strstr(err.msg, "gl.example") == NULL);   /* not named */
   CHECK(strstr(err.msg, "BENCHER_PROJECT") != NULL);
   /* its own, or not asked: the key */
-  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb",
+  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", NULL,
                            "gitlab:gl.example/12", &key, &err) == BP_OK);
   free(key);
   key = NULL;
-  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", NULL, &key,
+  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", NULL, NULL, &key,
                            &err) == BP_OK);
   free(key);
   /* a stored manifest of the other repository: nothing fetched */
@@ -1234,23 +1234,23 @@ static void test_store_sides(void)
   store_put(st, "p/feature%2Fx/latest/tb.json", "{\"manifest\": \"p/feature%2Fx"
             "/0123456789abcdef0123456789abcdef01234567/tb/manifest.json\"}");
   char *key = NULL;
-  CHECK(bpi_compare_locate(st, "p", "feature/x", hash, "tb", NULL, &key,
+  CHECK(bpi_compare_locate(st, "p", "feature/x", hash, "tb", NULL, NULL, &key,
                            &err) == BP_OK);
   CHECK_EQ_STR(key, mkey);
   free(key);
   key = NULL;
-  CHECK(bpi_compare_locate(st, "p", "feature/x", NULL, "tb", NULL, &key,
+  CHECK(bpi_compare_locate(st, "p", "feature/x", NULL, "tb", NULL, NULL, &key,
                            &err) == BP_OK);
   CHECK_EQ_STR(key, mkey);
   free(key);
   key = NULL;
   /* not there: says what was looked for */
   err = (struct bp_err){0};
-  CHECK(bpi_compare_locate(st, "p", "main", hash, "tb", NULL, &key, &err) ==
+  CHECK(bpi_compare_locate(st, "p", "main", hash, "tb", NULL, NULL, &key, &err) ==
         BPE_NOT_FOUND);
   CHECK(key == NULL && strstr(err.msg, "'main'") && strstr(err.msg, "tb"));
   err = (struct bp_err){0};
-  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", NULL, &key, &err) ==
+  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", NULL, NULL, &key, &err) ==
         BPE_NOT_FOUND);
   CHECK(strstr(err.msg, "main/latest/tb.json") != NULL);
 

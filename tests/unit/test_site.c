@@ -126,7 +126,7 @@ static void publish(struct bp_store *st, const char *branch,
 {
   struct bp_err err = {0};
   char *m = manifest(branch, commit, end, tb);
-  const struct bp_store_run run = {"demo", branch, commit, tb};
+  const struct bp_store_run run = {"demo", branch, commit, tb, NULL};
   char *key = bpi_store_manifest_key(&run);
   CHECK_EQ_INT(bpi_store_put(st, key, m, strlen(m), "application/json",
                              NULL, &err), BP_OK);

@@ -134,7 +134,7 @@ static void test_bounded_parts(void)
 /* Benchmarks and the run's files never share a key (issue 21, F11, F13). */
 static void test_key_namespaces(void)
 {
-  struct bp_store_run r = {"p", "main", "c0ffee", "tb"};
+  struct bp_store_run r = {"p", "main", "c0ffee", "tb", NULL};
   char *man = bpi_store_manifest_key(&r);
   char *bench = bpi_store_artifact_key(&r, "manifest.json", "summary.json");
   char *run = bpi_store_run_artifact_key(&r, "summary.json");

@@ -16,7 +16,8 @@ static void check_key(char *got, const char *want)
   free(got);
 }
 
-static const struct bp_store_run plain = {"demo", "main", "abc123", "box"};
+static const struct bp_store_run plain = {"demo", "main", "abc123", "box",
+                                          NULL};
 
 static void test_layout(void)
 {
@@ -25,30 +26,31 @@ static void test_layout(void)
             "demo/main/abc123/box/manifest.json");
   check_key(bpi_store_artifact_key(&plain, "bench", "profile.folded"),
             "demo/main/abc123/box/bench/profile.folded");
-  check_key(bpi_store_latest_key("demo", "main", "box"),
+  check_key(bpi_store_latest_key("demo", "main", "box", NULL),
             "demo/main/latest/box.json");
-  check_key(bpi_store_latest_file("box"), "box.json");
+  check_key(bpi_store_latest_file("box", NULL), "box.json");
 }
 
 static void test_hostile(void)
 {
-  const struct bp_store_run slashes = {"a/b", "feature/x", "c", "t/u"};
+  const struct bp_store_run slashes = {"a/b", "feature/x", "c", "t/u",
+                                         NULL};
   check_key(bpi_store_manifest_key(&slashes),
             "a%2Fb/feature%2Fx/c/t%2Fu/manifest.json");
-  check_key(bpi_store_latest_key("a/b", "feature/x", "t/u"),
+  check_key(bpi_store_latest_key("a/b", "feature/x", "t/u", NULL),
             "a%2Fb/feature%2Fx/latest/t%2Fu.json");
   /* dot-segments and the empty name are encoded whole */
-  const struct bp_store_run dots = {".", "..", "", "..."};
+  const struct bp_store_run dots = {".", "..", "", "...", NULL};
   check_key(bpi_store_run_key(&dots), "%2E/%2E%2E/%00/...");
   check_key(bpi_store_artifact_key(&plain, "..", "../../etc/passwd"),
             "demo/main/abc123/box/%2E%2E/..%2F..%2Fetc%2Fpasswd");
   check_key(bpi_store_artifact_key(&plain, "", "."),
             "demo/main/abc123/box/%00/%2E");
   /* the latest pointer of a testbed "." or "..": the part, then .json */
-  check_key(bpi_store_latest_key("p", "b", "."), "p/b/latest/%2E.json");
-  check_key(bpi_store_latest_key("p", "b", ".."),
+  check_key(bpi_store_latest_key("p", "b", ".", NULL), "p/b/latest/%2E.json");
+  check_key(bpi_store_latest_key("p", "b", "..", NULL),
             "p/b/latest/%2E%2E.json");
-  check_key(bpi_store_latest_key("p", "b", ""), "p/b/latest/%00.json");
+  check_key(bpi_store_latest_key("p", "b", "", NULL), "p/b/latest/%00.json");
   /* a benchmark named like the run's manifest gets another part (its
    * first byte escaped), so it is never the run's manifest's name */
   check_key(bpi_store_artifact_key(&plain, "manifest.json", "summary.json"),
@@ -99,6 +101,77 @@ static void test_long(void)
   free(key);
 }
 
+/* A suite joins the testbed's part in every key of the run ("~~" and
+ * its own part), so two suites of one commit and testbed never share a
+ * key; no suite ("" too) keeps the keys of old. */
+static void test_suite(void)
+{
+  const struct bp_store_run fast = {"demo", "main", "abc123", "box", "fast"};
+  const struct bp_store_run odd = {"demo", "main", "abc123", "t/u",
+                                   "a/b ~c"};
+  const struct bp_store_run empty = {"demo", "main", "abc123", "box", ""};
+  check_key(bpi_store_run_key(&fast), "demo/main/abc123/box~~fast");
+  check_key(bpi_store_manifest_key(&fast),
+            "demo/main/abc123/box~~fast/manifest.json");
+  check_key(bpi_store_artifact_key(&fast, "bench", "profile.folded"),
+            "demo/main/abc123/box~~fast/bench/profile.folded");
+  check_key(bpi_store_run_artifact_key(&fast, "comment.md"),
+            "demo/main/abc123/box~~fast/~run/comment.md");
+  check_key(bpi_store_latest_key("demo", "main", "box", "fast"),
+            "demo/main/latest/box~~fast.json");
+  check_key(bpi_store_latest_file("box", "fast"), "box~~fast.json");
+  check_key(bpi_store_manifest_key(&odd),
+            "demo/main/abc123/t%2Fu~~a%2Fb%20%7Ec/manifest.json");
+  check_key(bpi_store_manifest_key(&empty),
+            "demo/main/abc123/box/manifest.json");
+  check_key(bpi_store_latest_key("demo", "main", "box", ""),
+            "demo/main/latest/box.json");
+  /* a reader's pointer names the suite's run by the parts it lists */
+  check_key(bpi_store_pointer_run_key("demo", "main", "abc123", "box~~fast"),
+            "demo/main/abc123/box~~fast");
+  /* shown as "testbed (suite)"; split back into the two parts */
+  check_key(bpi_store_key_decode("t%2Fu~~a%2Fb%20%7Ec"), "t/u (a/b ~c)");
+  check_key(bpi_store_key_decode("box"), "box");
+  char *t = NULL, *su = NULL;
+  CHECK(bpi_store_testbed_split("t%2Fu~~a%2Fb%20%7Ec", &t, &su));
+  CHECK_EQ_STR(t, "t%2Fu");
+  CHECK_EQ_STR(su, "a%2Fb%20%7Ec");
+  free(t);
+  free(su);
+  CHECK(bpi_store_testbed_split("box", &t, &su));
+  CHECK_EQ_STR(t, "box");
+  CHECK(su == NULL);
+  free(t);
+  /* a testbed whose part is bounded (prefix, '~', hash) still splits at
+   * the suite's "~~", and its own '~' is not one */
+  char name[300];
+  memset(name, 'x', sizeof(name) - 1);
+  name[sizeof(name) - 1] = '\0';
+  char *part = bpi_store_testbed_part(name, "s");
+  CHECK(part && strlen(part) == 96 + 1 + 16 + 2 + 1);
+  CHECK(part && bpi_store_testbed_split(part, &t, &su));
+  CHECK_EQ_INT(t ? strlen(t) : 0, 96 + 1 + 16);
+  CHECK_EQ_STR(su, "s");
+  free(t);
+  free(su);
+  free(part);
+  /* names a suite may have */
+  const char *why = NULL;
+  CHECK(bpi_suite_valid("fast", &why) && !why);
+  CHECK(bpi_suite_valid("bench_a/x y \xc3\xa9", &why));
+  CHECK(!bpi_suite_valid("", &why) && why && strstr(why, "empty"));
+  CHECK(!bpi_suite_valid(NULL, &why));
+  CHECK(!bpi_suite_valid(" a", &why) && strstr(why, "space"));
+  CHECK(!bpi_suite_valid("a\tb", &why) && strstr(why, "control"));
+  CHECK(!bpi_suite_valid("\xff", &why) && strstr(why, "UTF-8"));
+  char longname[BP_SUITE_MAX + 2];
+  memset(longname, 's', sizeof(longname) - 1);
+  longname[sizeof(longname) - 1] = '\0';
+  CHECK(!bpi_suite_valid(longname, &why) && strstr(why, "longer"));
+  longname[BP_SUITE_MAX] = '\0';
+  CHECK(bpi_suite_valid(longname, &why));
+}
+
 /* Every key the builders make is parts that bpi_store_key_char and '%'
  * allow, never an empty or dot part. */
 static void test_key_chars(void)
@@ -119,10 +192,10 @@ static void test_key_chars(void)
 static void test_pointer_run(void)
 {
   const struct bp_store_run runs[] = {
-    {"demo", "main", "abc123", "box"},
-    {"a/b", "feature/x", "../../etc", "t/u"},
-    {".", "..", "", "index.html"},
-    {"p", "b", "c/d%2Fe\n~", "manifest.json"},
+    {"demo", "main", "abc123", "box", NULL},
+    {"a/b", "feature/x", "../../etc", "t/u", NULL},
+    {".", "..", "", "index.html", NULL},
+    {"p", "b", "c/d%2Fe\n~", "manifest.json", NULL},
   };
   for(size_t i = 0; i < BP_ARRAY_LEN(runs); i++) {
     char *p = bpi_store_key_part(runs[i].project);
@@ -144,6 +217,7 @@ int main(void)
   test_layout();
   test_hostile();
   test_pointer_run();
+  test_suite();
   test_long();
   test_key_chars();
   return check_exit();
