@@ -15,6 +15,7 @@ struct bp_cli_pub_setup {
   struct bp_ident id;
   char *store, *spool;
   char *repository;  /* o.repository's (bpi_ident_repository) */
+  char *ci_job;      /* o.ci_job's (bpi_ci_job_id) */
 };
 
 /* Targets and credentials; identity only when ident is set.  false:

@@ -97,6 +97,7 @@ void bp_cli_pub_prepare_cleanup(struct bp_cli_pub_setup *s)
   free(s->store);
   free(s->spool);
   free(s->repository);
+  free(s->ci_job);
 }
 
 /* The identity resolved for one set of options, kept for the process:
@@ -238,6 +239,11 @@ bool bp_cli_pub_prepare(const struct bp_cli_publish *p,
   o->repository = s->repository = bpi_ident_repository(&s->id, &nomem);
   if(nomem) {
     bpi_err_set(&err, BPE_NOMEM, 0, "repository");
+    goto fail;
+  }
+  o->ci_job = s->ci_job = bpi_ci_job_id(environ, &nomem);
+  if(nomem) {
+    bpi_err_set(&err, BPE_NOMEM, 0, "ci job");
     goto fail;
   }
   return true;

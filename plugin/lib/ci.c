@@ -1019,6 +1019,34 @@ const char *bpi_ci_job(char *const *envp, const char **project)
   return provider;
 }
 
+char *bpi_ci_job_id(char *const *envp, bool *nomem)
+{
+  const char *project;
+  const char *provider = bpi_ci_job(envp, &project);
+  char id[256];
+  *nomem = false;
+  if(provider && !strcmp(provider, "github")) {
+    const char *run = bpi_env_get(envp, "GITHUB_RUN_ID");
+    const char *attempt = bpi_env_get(envp, "GITHUB_RUN_ATTEMPT");
+    const char *job = bpi_env_get(envp, "GITHUB_JOB");
+    if(!run || !*run || !job || !*job)
+      return NULL;
+    snprintf(id, sizeof(id), "github:%.40s/%.20s/%.160s", run,
+             attempt && *attempt ? attempt : "1", job);
+  }
+  else if(provider && !strcmp(provider, "gitlab")) {
+    const char *job = bpi_env_get(envp, "CI_JOB_ID");
+    if(!job || !*job)
+      return NULL;
+    snprintf(id, sizeof(id), "gitlab:%.200s", job);
+  }
+  else
+    return NULL;
+  char *copy = strdup(id);
+  *nomem = !copy;
+  return copy;
+}
+
 char *bpi_ci_job_repository(char *const *envp, bool *nomem)
 {
   const char *project;

@@ -132,6 +132,16 @@ bp_code bpi_ci_detect_bases(struct bp_ident *id, char *const *envp,
  * point into envp (or are literals). */
 const char *bpi_ci_job(char *const *envp, const char **project);
 
+/* The CI job this process runs in, from envp alone: "github:RUN/ATTEMPT/JOB"
+ * (GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, else 1, and GITHUB_JOB: the steps
+ * of one job share it; a re-run is another attempt), "gitlab:ID"
+ * (CI_JOB_ID), NULL (no error) elsewhere or when the variables are
+ * missing.  A publication records it (publication.json's and the stored
+ * manifest's "ci_job") so that one that replaces another step's run of
+ * the same job says so (publish.h).  Malloc'd; *nomem set when memory
+ * ran out. */
+char *bpi_ci_job_id(char *const *envp, bool *nomem);
+
 /* The repository of the CI job this process runs in, from envp alone,
  * as bpi_ident_repository names it for the identity bpi_ci_detect finds
  * in that job (GITHUB_REPOSITORY_ID or GITHUB_REPOSITORY with

@@ -126,6 +126,8 @@ static cJSON *make_meta(const struct bp_publish_opts *o, const char *run_dir,
   cJSON_AddStringToObject(m, "run_dir", run_dir);
   cJSON_AddStringToObject(m, "start_time", start);
   cJSON_AddStringToObject(m, "end_time", end);
+  if(o->ci_job)
+    cJSON_AddStringToObject(m, "ci_job", o->ci_job);
   cJSON_AddStringToObject(id, "project", o->project);
   cJSON_AddStringToObject(id, "branch", o->branch);
   bpi_pub_add_nullable(id, "hash", o->hash);

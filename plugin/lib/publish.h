@@ -62,6 +62,13 @@ struct bp_publish_opts {
    * keys of old).  Recorded in the identity (publication.json, the stored
    * manifest) only when set.  bpi_suite_valid's. */
   const char *suite;
+  /* the CI job publishing (bpi_ci_job_id), NULL outside CI: recorded
+   * (publication.json's and the stored manifest's publication "ci_job");
+   * a run that replaces the stored manifest of another step of the same
+   * job (another command or other benchmarks, same commit, testbed and
+   * suite) says so in the result's warning, and to give each step its
+   * own suite: the replace itself stays */
+  const char *ci_job;
   const char *base_branch;   /* pull request: the base, else NULL */
   const char *base_hash;
   /* the repository the run belongs to (bpi_ident_repository:

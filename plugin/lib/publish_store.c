@@ -184,6 +184,76 @@ static bp_code supersede_from(struct job *j, const char *part,
   return rc;
 }
 
+/* Add text to the result's warning (after one already there). */
+static void add_warning(struct job *j, const char *text)
+{
+  struct bp_buf w;
+  bpi_buf_init(&w);
+  if(j->res->warning)
+    bpi_buf_printf(&w, "%s; ", j->res->warning);
+  bpi_buf_adds(&w, text);
+  bpi_buf_addc(&w, '\0');
+  if(bpi_buf_failed(&w)) {
+    bpi_buf_cleanup(&w);
+    return;   /* a warning lost to memory: the delivery goes on */
+  }
+  free(j->res->warning);
+  j->res->warning = w.data;
+}
+
+/* Whether the stored manifest m's benchmarks are another set than the
+ * run's. */
+static bool other_benches(const struct job *j, const cJSON *m)
+{
+  const cJSON *benches = cJSON_GetObjectItemCaseSensitive(m, "benchmarks");
+  const cJSON *b;
+  size_t n = 0;
+  cJSON_ArrayForEach(b, benches) {
+    const char *name = bpi_json_str(b, "name");
+    if(!name || !bpi_manifest_bench(&j->man, name))
+      return true;
+    n++;
+  }
+  return n != j->man.nbenches;
+}
+
+/* The stored manifest (text) is another step's of this CI job (its
+ * publication's ci_job is this one's, its command or benchmarks are not
+ * this run's): both publish to the same keys, and this run replaces
+ * that one, so say so (once: the check is made before the artifacts,
+ * which are sent once).  A re-delivery of this run (the same command
+ * and benchmarks) says nothing. */
+static void note_same_job(struct job *j, const char *text, size_t len)
+{
+  const char *mine = bpi_json_str(j->meta, "ci_job");
+  if(!mine)
+    return;
+  cJSON *m = cJSON_ParseWithLength(text, len);
+  const char *theirs = bpi_json_str(cJSON_GetObjectItemCaseSensitive(
+                                      m, "publication"), "ci_job");
+  const char *cmd = bpi_json_str(m, "command");
+  bool other = theirs && !strcmp(theirs, mine) &&
+               ((!cmd != !j->man.command) ||
+                (cmd && strcmp(cmd, j->man.command)) || other_benches(j, m));
+  cJSON_Delete(m);
+  if(!other)
+    return;
+  struct bp_buf w;
+  bpi_buf_init(&w);
+  bpi_buf_printf(&w, "another step of this CI job published a run of "
+                 "commit %.*s on testbed '%s'%s%s%s with another command "
+                 "or other benchmarks to the same store keys: this run "
+                 "replaces it (its manifest and the latest pointer); give "
+                 "each step its own --suite NAME", j->id.hash ? 7 : 64,
+                 j->id.commit, j->id.testbed,
+                 j->id.suite ? " (suite '" : "",
+                 j->id.suite ? j->id.suite : "", j->id.suite ? "')" : "");
+  bpi_buf_addc(&w, '\0');
+  if(!bpi_buf_failed(&w))
+    add_warning(j, w.data);
+  bpi_buf_cleanup(&w);
+}
+
 /* Whether the store holds a newer run at mkey (*newer: its end time,
  * malloc'd), read once before the artifacts.  Nothing is read when every
  * store part after the artifacts is done; a publication a newer run
@@ -212,7 +282,9 @@ static bp_code stored_newer(struct job *j, const char *mkey, char **newer)
     return rc;
   }
   /* not JSON: the manifest's conditional write looks again */
-  bpi_pub_stored_order(text, len, bpi_json_str(j->meta, "end_time"), newer);
+  if(bpi_pub_stored_order(text, len, bpi_json_str(j->meta, "end_time"),
+                          newer) == BP_STORED_REPLACE)
+    note_same_job(j, text, len);
   free(text);
   return BP_OK;
 }
@@ -357,6 +429,8 @@ static void store_manifest(struct job *j)
   cJSON_AddStringToObject(p, "start_time", bpi_json_str(j->meta, "start_time"));
   cJSON_AddStringToObject(p, "end_time", bpi_json_str(j->meta, "end_time"));
   cJSON_AddStringToObject(p, "store", bpi_store_url(j->store));
+  if(bpi_json_str(j->meta, "ci_job"))
+    cJSON_AddStringToObject(p, "ci_job", bpi_json_str(j->meta, "ci_job"));
   bpi_pub_add_bencher_pub(p, j);
   bpi_pub_add_bencher_benches(m, j);
   bpi_pub_add_nullable(p, "firefox_url", j->res->firefox_url);
@@ -540,10 +614,9 @@ static bp_code latest_foreign(struct job *j)
                  "BENCHER_PROJECT (or bencher.project) to a name of this "
                  "repository's own", j->id.project);
   bpi_buf_addc(&w, '\0');
-  free(j->res->warning);
-  j->res->warning = bpi_buf_failed(&w) ? NULL : w.data;
-  if(!j->res->warning)
-    bpi_buf_cleanup(&w);
+  if(!bpi_buf_failed(&w))
+    add_warning(j, w.data);
+  bpi_buf_cleanup(&w);
   return bpi_pub_mark(j, "latest", "foreign");
 }
 
