@@ -51,6 +51,10 @@
 #                        its Bencher report still made), a manifest race
 #                        (412) keeps the newer one, run says so too; the
 #                        usual order still replaces
+#   publish_suites.sh    a job's two benchmark steps with --suite: each
+#                        its own manifest, latest pointer, PR comparison,
+#                        comment and commit status; without suites the
+#                        second step warns that it replaces the first
 #   publish_same_name.sh two GitLab projects named alike share the store's
 #                        project: the second's main leaves the first's
 #                        latest (warned, run and flush), its merge request
@@ -67,6 +71,7 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_latest_order.sh \
   tests/integration/publish_same_commit.sh \
   tests/integration/publish_same_name.sh \
+  tests/integration/publish_suites.sh \
   tests/integration/publish_flush_busy.sh \
   tests/integration/publish_flush_scope.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)
