@@ -168,6 +168,31 @@ static void test_links(void)
   CHECK_EQ_STR(found, "<!-- benchprof:comment p/t -->");
   free(found);
   CHECK(bpi_comment_find_marker("no marker") == NULL);
+  /* a suite: a marker of its own, which no other marker is a part of;
+   * its name read back, and the status context it makes */
+  bpi_buf_reset(&m);
+  bpi_comment_marker(&m, "p", "t", "bench a-->");
+  bpi_buf_addc(&m, '\0');
+  CHECK_EQ_STR(m.data, "<!-- benchprof:comment p/t suite=bench_a--_ -->");
+  CHECK(strstr(m.data, "<!-- benchprof:comment p/t -->") == NULL);
+  found = bpi_comment_find_marker(m.data);
+  CHECK_EQ_STR(found, m.data);
+  char *suite = bpi_comment_marker_suite(found);
+  CHECK_EQ_STR(suite, "bench_a--_");
+  free(suite);
+  free(found);
+  bool nomem = true;
+  char *ctx = bpi_comment_status_context(m.data, &nomem);
+  CHECK_EQ_STR(ctx, "benchprof/bench_a--_");
+  CHECK(!nomem);
+  free(ctx);
+  CHECK(bpi_comment_status_context("<!-- benchprof:comment p/t -->\nx",
+                                   &nomem) == NULL && !nomem);
+  CHECK(bpi_comment_marker_suite("<!-- benchprof:comment p/t -->") == NULL);
+  bpi_buf_reset(&m);
+  bpi_comment_marker(&m, "p", "t", "");   /* "": none, the marker of old */
+  bpi_buf_addc(&m, '\0');
+  CHECK_EQ_STR(m.data, "<!-- benchprof:comment p/t -->");
   bpi_buf_cleanup(&m);
 }
 
@@ -1701,6 +1726,15 @@ static void test_status(void)
   CHECK(bpi_comment_post_status(&gh, "abc123", true, "x", NULL, &tr, &err)
         == BPE_INVAL);
   CHECK_EQ_INT(g.n, 0);
+  /* a suite's status: its own context */
+  struct fake h = {.answers = {"{}"}, .status = {201}};
+  the_fake = &h;
+  gh.status_context = "benchprof/fast";
+  CHECK(bpi_comment_post_status(&gh, sha, false, "ok", NULL, &tr, &err)
+        == BP_OK);
+  CHECK(h.seen[0] && strstr(h.seen[0], "|{\"state\":\"success\",\"context\":"
+        "\"benchprof/fast\","));
+  fake_cleanup(&h);
 }
 
 static void test_no_base(void)
@@ -1730,6 +1764,17 @@ static void test_no_base(void)
   CHECK(!unescaped(md, "](http"));
   CHECK(strstr(md, "ma`in") == NULL);
   CHECK(strstr(md, "has no run") != NULL);
+  /* a suite's: its marker and its name in the title */
+  bpi_buf_reset(&b);
+  o.suite = "bench<a";
+  CHECK(bpi_comment_no_base(&o, &head, "main", "none", &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  md = b.data ? b.data : "";
+  CHECK(strncmp(md, "<!-- benchprof:comment proj/tb suite=bench_a -->\n",
+                strlen("<!-- benchprof:comment proj/tb suite=bench_a -->\n"))
+        == 0);
+  CHECK(strstr(md, "\n### benchprof (suite `bench<a`): no base to compare "
+               "with\n") != NULL);
   bpi_buf_cleanup(&b);
 }
 
