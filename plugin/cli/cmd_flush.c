@@ -268,6 +268,8 @@ static void list_entry(void *ctx, const struct bp_publish_entry *e)
          e->created ? e->created : "-", e->project ? e->project : "-",
          e->branch ? e->branch : "-", e->commit ? e->commit : "-",
          e->testbed ? e->testbed : "-");
+  if(e->suite)   /* one of a job's steps (run --suite) */
+    printf(" (%s)", e->suite);
   if(e->reason)
     printf("\t%s", e->reason);
   printf("\n");

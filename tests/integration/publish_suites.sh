@@ -212,6 +212,48 @@ step plain-a3 bench_a --branch main --hash "$OTHER"
 expect_status plain-a3 0
 check "another job (a re-run) says nothing" sh -c \
   '! grep -q "another step" "$1"' sh "$TMP/plain-a3.err"
+# ------------------------------- spooled, then flushed: the suite travels
+# an http:// store whose first manifest PUT fails: the run stays spooled
+# (publication.json holds its suite), flush delivers it to the suite's keys
+job 104
+mkdir -p "$TMP/put-root"
+python3 "$top_srcdir/tests/servers/put_server.py" --root "$TMP/put-root" \
+  --port-file "$TMP/put.port" --fail-path "/manifest.json:1" \
+  >"$TMP/put.log" 2>&1 &
+at_exit "kill $! 2>/dev/null"
+i=0
+while [ ! -s "$TMP/put.port" ] && [ $i -lt 100 ]; do
+  sleep 0.1
+  i=$((i + 1))
+done
+U="http://127.0.0.1:$(cat "$TMP/put.port")/s"
+"$BENCHPROF" run -o "$TMP/spooled" --bmf "$TMP/bench_a.json" --project demo \
+  --testbed box --branch main --hash "$BASE" --suite c --store "$U" \
+  --spool "$TMP/c.spool" --retries 0 --timeout 5 \
+  -- "$TMP/bench_a.sh" "$TMP/bench_a.json" >"$TMP/spooled.out" \
+  2>"$TMP/spooled.err"
+status=$?
+expect_status spooled 0
+check "the run is spooled" [ "$(ls "$TMP/c.spool" | wc -l)" -eq 1 ]
+"$BENCHPROF" flush --list --spool "$TMP/c.spool" >"$TMP/list.out" \
+  2>"$TMP/list.err"
+check "flush --list names the suite" grep -q "@$BASE on box (c)" \
+  "$TMP/list.out"
+"$BENCHPROF" flush --spool "$TMP/c.spool" >"$TMP/flush.out" 2>"$TMP/flush.err"
+status=$?
+expect_status flush 0
+check "flush empties the spool" [ -z "$(ls -A "$TMP/c.spool")" ]
+pycheck "flushed to suite c's keys" "$TMP/put-root/s" "$BASE" <<'PY'
+import json, os, sys
+root, base = sys.argv[1:]
+m = json.load(open(os.path.join(root, "demo/main", base, "box~~c",
+                                "manifest.json")))
+assert m["publication"]["identity"]["suite"] == "c", m["publication"]
+p = json.load(open(os.path.join(root, "demo/main/latest/box~~c.json")))
+assert p["manifest"] == "demo/main/%s/box~~c/manifest.json" % base, p
+assert not os.path.exists(os.path.join(root, "demo/main/latest/box.json"))
+PY
+
 check "the token never shows" sh -c '! grep -rq "$1" "$2"/*.out "$2"/*.err' \
   sh "$GH_TOKEN" "$TMP"
 finish
