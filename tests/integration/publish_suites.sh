@@ -114,6 +114,30 @@ for s in "ab":
     assert "on box (%s)" % s in run, run[:400]
 PY
 
+# the viewer: the commit's page lists each suite's run as "box (suite)",
+# and its link opens that run (its benchmark)
+"$BENCHPROF" serve --port 0 "$STORE" >"$TMP/serve.out" 2>"$TMP/serve.err" &
+at_exit "kill $! 2>/dev/null"
+wait_line "$TMP/serve.out" "^serving .* at http://127" 10
+PUB=$(sed -n 's|^serving .* at \(http://127\.0\.0\.1:[0-9]*/\)$|\1|p' \
+  "$TMP/serve.out")
+pycheck "benchprof serve shows and opens each suite's run" "$PUB" "$BASE" \
+  <<'PY'
+import re, sys, urllib.parse, urllib.request
+pub, base = sys.argv[1:]
+url = pub + "demo/main/" + base + "/"
+page = urllib.request.urlopen(url).read().decode()
+for s, bench in (("a", "<h3 class=\"benchmark\">a/sort<"),
+                 ("b", "<h3 class=\"benchmark\">b/parse<")):
+    assert "box (%s)" % s in page, page
+    hrefs = [h for h in re.findall(r'href="([^"]+)"', page)
+             if urllib.parse.unquote(h).rstrip("/").endswith("box~~" + s)]
+    assert hrefs, page
+    run = urllib.request.urlopen(urllib.parse.urljoin(url, hrefs[0]))
+    text = run.read().decode()
+    assert run.status == 200 and bench in text, text[:2000]
+PY
+
 # ----------------------------------------- a pull request job, two suites
 job 101
 pr() {
