@@ -88,10 +88,12 @@ static bp_code write_identity(const struct bp_ident *id, const char *out,
 }
 
 /* repository: the run's (bpi_ident_repository), NULL unknown: a base
- * another repository published under the same project name is none. */
+ * another repository published under the same project name is none.
+ * suite: the run's (publish.h), NULL none: the base is that suite's. */
 static bp_code compare(const struct bp_ident *id, const char *suite,
-                       const char *repository, struct bp_store *st, const struct bp_config *cfg,
-                       const char *dir, const char *end_time, const char *out,
+                       const char *repository, struct bp_store *st,
+                       const struct bp_config *cfg, const char *dir,
+                       const char *end_time, const char *out,
                        size_t *regressions, struct bp_err *err)
 {
   bool pub = id->hash && delivered(dir);

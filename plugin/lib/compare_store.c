@@ -96,10 +96,10 @@ static bp_code latest_manifest(struct bp_store *st, const char *project,
   bp_code rc = pkey ? store_get(st, pkey, &text, &len, err)
                     : bpi_err_set(err, BPE_NOMEM, 0, "latest key");
   if(rc == BPE_NOT_FOUND)
-    rc = bpi_err_set(err, rc, 0, "branch '%s' has no run on testbed '%s'%s%s%s "
-                     "in %s (no %s)", branch, testbed, suite ? " of suite '" : "",
-                     suite ? suite : "", suite ? "'" : "", bpi_store_url(st),
-                     pkey);
+    rc = bpi_err_set(err, rc, 0, "branch '%s' has no run on testbed "
+                     "'%s'%s%s%s in %s (no %s)", branch, testbed,
+                     suite ? " of suite '" : "", suite ? suite : "",
+                     suite ? "'" : "", bpi_store_url(st), pkey);
   cJSON *l = rc ? NULL : cJSON_ParseWithLength(text, len);
   const char *m = bpi_json_str(l, "manifest");
   if(!rc && !m)

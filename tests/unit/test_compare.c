@@ -1164,7 +1164,8 @@ static void test_store_foreign(struct bp_store *st, const char *mkey)
   store_put(st, "p/main/latest/tb.json", "{\"manifest\": \"p/main/"
             "0123456789abcdef0123456789abcdef01234567/tb/manifest.json\", "
             "\"repository\": \"gitlab:gl.example/12\"}");
-  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", NULL, mine, &key, &err) ==
+  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", NULL, mine, &key,
+                           &err) ==
         BPE_CONFIG);
   CHECK(key == NULL);
   CHECK(strstr(err.msg, "the store's main of project 'p' belongs to another "
@@ -1246,11 +1247,13 @@ static void test_store_sides(void)
   key = NULL;
   /* not there: says what was looked for */
   err = (struct bp_err){0};
-  CHECK(bpi_compare_locate(st, "p", "main", hash, "tb", NULL, NULL, &key, &err) ==
+  CHECK(bpi_compare_locate(st, "p", "main", hash, "tb", NULL, NULL, &key,
+                           &err) ==
         BPE_NOT_FOUND);
   CHECK(key == NULL && strstr(err.msg, "'main'") && strstr(err.msg, "tb"));
   err = (struct bp_err){0};
-  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", NULL, NULL, &key, &err) ==
+  CHECK(bpi_compare_locate(st, "p", "main", NULL, "tb", NULL, NULL, &key,
+                           &err) ==
         BPE_NOT_FOUND);
   CHECK(strstr(err.msg, "main/latest/tb.json") != NULL);
 
