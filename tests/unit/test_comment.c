@@ -735,6 +735,68 @@ static void test_wall_time_note(void)
   bpi_compare_free(c);
 }
 
+/* A note on unconfirmed changes names the measures it is about: under a
+ * title that counts latency's change confirmed (from its bounds), the
+ * note on task-clock's single run says it is task-clock's, so the two
+ * never read as a contradiction.  Each measure is named once; past five,
+ * the others are counted. */
+static void test_notes_name_measures(void)
+{
+  struct bp_cmp *c = synthetic(1, 1, 0, "n");
+  wall_and_cpu(&c->benches[0], 240, 200, false);
+  CHECK(c->benches[0].flag == BP_CMP_REGRESSION);
+  CHECK(c->benches[0].measures[1].unconfirmed);
+  char *md = render_md(c);
+  CHECK(has(md, "### benchprof: \xf0\x9f\x94\xb4 1 regression confirmed"));
+  CHECK(has(md, "\n_task-clock has one value on a side: its change is "
+            "unconfirmed (single run), beyond the threshold but with no "
+            "spread to test it against; run with `--repeat 5` (or report "
+            "bounds) to confirm or dismiss it._\n\n"));
+  CHECK(!strstr(md, "_latency has"));
+  free(md);
+  bpi_compare_free(c);
+
+  /* three benchmarks, two measures single-run: each named once */
+  const char *slugs[] = {"cycles", "instructions", "cycles", "s3", "s4",
+                         "s5", "s6", "s7"};
+  c = synthetic(3, 0, 0, "m");
+  for(size_t i = 0; i < 3; i++) {
+    struct bp_cmp_measure *m = c->benches[i].measures;
+    free(m->slug);
+    m->slug = strdup(slugs[i]);
+    m->head = 150;
+    m->vbase.has_bounds = m->vhead.has_bounds = false;
+    bpi_compare_measure(m, 2);
+    unconfirmed_key(&c->benches[i]);
+  }
+  md = render_md(c);
+  CHECK(has(md, "\n_cycles and instructions have one value on a side: "
+            "their changes are unconfirmed (single run), beyond the "
+            "threshold but with no spread to test them against; run with "
+            "`--repeat 5` (or report bounds) to confirm or dismiss "
+            "them._\n\n"));
+  free(md);
+  bpi_compare_free(c);
+
+  /* seven measures: five named, the others counted */
+  c = synthetic(8, 0, 0, "k");
+  for(size_t i = 0; i < 8; i++) {
+    struct bp_cmp_measure *m = c->benches[i].measures;
+    free(m->slug);
+    m->slug = strdup(slugs[i]);
+    m->head = 150;
+    with_reps(m, (double[]){99, 100, 101}, (double[]){149, 150, 151}, 3);
+    unconfirmed_key(&c->benches[i]);
+  }
+  md = render_md(c);
+  CHECK(has(md, "\n_cycles, instructions, s3, s4, s5 and 2 other measures "
+            "have fewer than 5 repetitions on a side: their changes are "
+            "unconfirmed (too few repetitions)"));
+  CHECK(!strstr(md, "one value"));
+  free(md);
+  bpi_compare_free(c);
+}
+
 /* Every row shows its key measure and change, confirmed or not; the title
  * counts unconfirmed changes as such, not as unchanged; the note says why
  * each kind is unconfirmed. */
@@ -786,11 +848,16 @@ static void test_rows_and_notes(void)
                "unchanged |\n"));
   CHECK(strstr(b.data, "#### z_noise: latency +20.00% (within noise)\n"));
   CHECK(strstr(b.data, "#### a_same: unchanged\n"));
-  CHECK(strstr(b.data, "_Unconfirmed (single run): beyond the threshold, "
-               "but with one value on a side there is no spread"));
-  CHECK(strstr(b.data, "_Unconfirmed (too few repetitions): beyond the "
-               "threshold, but with fewer than 5 repetitions on a side no "
-               "change can be confirmed at 99% confidence"));
+  /* each note names its measure */
+  CHECK(strstr(b.data, "\n_latency has one value on a side: its change is "
+               "unconfirmed (single run), beyond the threshold but with no "
+               "spread to test it against; run with `--repeat 5` (or report "
+               "bounds) to confirm or dismiss it._\n\n"));
+  CHECK(strstr(b.data, "\n_latency has fewer than 5 repetitions on a side: "
+               "its change is unconfirmed (too few repetitions), beyond the "
+               "threshold but with so few no change can be confirmed at 99% "
+               "confidence, however large; run with `--repeat 5` or more on "
+               "both sides to confirm or dismiss it._\n\n"));
   bpi_compare_free(c);
 
   /* repetitions alone: no word of a single value */
@@ -2004,6 +2071,7 @@ int main(void)
   test_not_confirmed_words();
   test_no_function_reason();
   test_wall_time_note();
+  test_notes_name_measures();
   test_hostile_comment();
   test_no_samples_no_diff();
   test_plot_url();
