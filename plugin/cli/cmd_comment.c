@@ -4,6 +4,7 @@
  * account: anyone can copy the marker) instead of adding another, unless
  * that one shows a newer comparison (its compared line: a job of an
  * earlier push, or an earlier run of the same commit, finished last).
+ * Two jobs that both posted one at the same moment leave one (forge.h).
  * Without a token the comment goes to the summary file (the job summary,
  * $GITHUB_STEP_SUMMARY) or stays where it is, and benchprof says which.
  * The token is read from the environment and never printed.  When
@@ -53,7 +54,9 @@ static void usage(FILE *out)
     "request, or\n"
     "update the one posted before: it is found by the hidden benchprof\n"
     "marker in FILE.  One that shows a newer comparison (a later head\n"
-    "commit, or a later run of the same one) is left as it is.  Without a\n"
+    "commit, or a later run of the same one) is left as it is.  When two\n"
+    "jobs both post one at the same moment, the one posted first stays,\n"
+    "showing the newer comparison, and the other is deleted.  Without a\n"
     "token (or without a target) the comment is appended to the summary\n"
     "file instead.\n"
     "\n"
@@ -277,6 +280,19 @@ static void say_left(const struct comment_args *a,
               res->id ? res->id : "?");
 }
 
+/* Another job made a comment at the same moment as this one: the one
+ * with the lower id survives and ours went (or could not: a warning);
+ * what went wrong settling the two is a warning too, not a failure. */
+static void say_twin(const struct bp_comment_posted *res)
+{
+  if(res->duplicate && !res->duplicate_kept)
+    bp_msg_note("another job posted its comment (%s) at the same moment: "
+                "kept that one and deleted this job's (%s)",
+                res->id ? res->id : "?", res->duplicate);
+  if(res->warning.code)
+    bp_msg_warn("%s", res->warning.msg);
+}
+
 static int post(struct comment_args *a, const char *md)
 {
   struct bp_err err = {0};
@@ -300,6 +316,7 @@ static int post(struct comment_args *a, const char *md)
     bp_msg_note("the comment stays in %s", a->markdown);
     return BP_EXIT_ERROR;
   }
+  say_twin(&res);
   if(res.left) {
     say_left(a, &res);
     bpi_comment_posted_cleanup(&res);

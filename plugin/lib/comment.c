@@ -251,37 +251,93 @@ static const struct bp_cmp_bench *first_with(const struct bp_cmp *c,
   return NULL;
 }
 
-/* Whether a measure of a benchmark on both sides is unconfirmed for
- * want of spread: with one value on a side (single), or with
- * repetitions too few for the test (!single). */
-static bool any_unconfirmed(const struct bp_cmp *c, bool single)
+/* Whether m is unconfirmed for want of spread: with one value on a side
+ * (single), or with repetitions too few for the test (!single). */
+static bool short_of_spread(const struct bp_cmp_measure *m, bool single)
 {
+  return m->unconfirmed && (m->basis == BP_CMP_SINGLE) == single;
+}
+
+/* Whether measures[j] of benches[i] is the first such measure (of a
+ * benchmark on both sides) with its name: each is named once. */
+static bool first_named(const struct bp_cmp *c, size_t i, size_t j,
+                        bool single)
+{
+  const char *slug = c->benches[i].measures[j].slug;
+  for(size_t k = 0; k <= i; k++) {
+    const struct bp_cmp_bench *cb = &c->benches[k];
+    for(size_t l = 0; cb->presence == BP_CMP_BOTH && l < cb->nmeasures &&
+        (k < i || l < j); l++)
+      if(short_of_spread(&cb->measures[l], single) &&
+         !strcmp(cb->measures[l].slug, slug))
+        return false;
+  }
+  return true;
+}
+
+#define NOTE_MEASURES 5   /* named in a note, the others counted */
+
+/* The names of the measures short of spread, each once, in the
+ * comparison's order: "a", "a and b", "a, b and c", past NOTE_MEASURES
+ * "a, b, c, d, e and 2 other measures"; how many there are. */
+static size_t add_measure_names(struct bp_buf *b, const struct bp_cmp *c,
+                                bool single)
+{
+  const char *names[NOTE_MEASURES];
+  size_t n = 0;
   for(size_t i = 0; i < c->nbenches; i++) {
     const struct bp_cmp_bench *cb = &c->benches[i];
-    for(size_t j = 0; cb->presence == BP_CMP_BOTH && j < cb->nmeasures; j++) {
-      const struct bp_cmp_measure *m = &cb->measures[j];
-      if(m->unconfirmed && (m->basis == BP_CMP_SINGLE) == single)
-        return true;
-    }
+    for(size_t j = 0; cb->presence == BP_CMP_BOTH && j < cb->nmeasures; j++)
+      if(short_of_spread(&cb->measures[j], single) &&
+         first_named(c, i, j, single)) {
+        if(n < NOTE_MEASURES)
+          names[n] = cb->measures[j].slug;
+        n++;
+      }
   }
-  return false;
+  size_t shown = n < NOTE_MEASURES ? n : NOTE_MEASURES;
+  for(size_t k = 0; k < shown; k++) {
+    if(k)
+      bpi_buf_adds(b, k + 1 < shown || n > shown ? ", " : " and ");
+    bpi_comment_md_text(b, names[k], BP_COMMENT_NAME_CHARS);
+  }
+  if(n > shown)
+    bpi_buf_printf(b, " and %zu other measure%s", n - shown,
+                   n - shown == 1 ? "" : "s");
+  return n;
 }
 
 /* Why changes are unconfirmed, one note per reason present (the two need
- * different remedies to be told apart from noise; docs/verdicts.md). */
+ * different remedies to be told apart from noise; docs/verdicts.md).
+ * Each names its measures: a title that counts a change confirmed (one
+ * measure's, from its bounds) never reads as contradicted by a note
+ * about another measure's single run. */
 static void add_unconfirmed_notes(struct render *r)
 {
-  if(any_unconfirmed(r->c, true))
-    bpi_buf_adds(r->b, "_Unconfirmed (single run): beyond the threshold, "
-                 "but with one value on a side there is no spread to test "
-                 "it against; run with `--repeat 5` (or report bounds) to "
-                 "confirm or dismiss it._\n\n");
-  if(any_unconfirmed(r->c, false))
-    bpi_buf_adds(r->b, "_Unconfirmed (too few repetitions): beyond the "
-                 "threshold, but with fewer than 5 repetitions on a side "
-                 "no change can be confirmed at 99% confidence, however "
-                 "large; run with `--repeat 5` or more on both sides to "
-                 "confirm or dismiss it._\n\n");
+  for(int single = 1; single >= 0; single--) {
+    size_t mark = r->b->len;
+    bpi_buf_addc(r->b, '_');
+    size_t n = add_measure_names(r->b, r->c, single);
+    if(!n) {
+      r->b->len = mark;
+      continue;
+    }
+    bool one = n == 1;
+    bpi_buf_printf(r->b, " ha%s %s on a side: %s unconfirmed (%s), beyond "
+                   "the threshold but ", one ? "s" : "ve", single ?
+                   "one value" : "fewer than 5 repetitions", one ?
+                   "its change is" : "their changes are", single ?
+                   "single run" : "too few repetitions");
+    if(single)
+      bpi_buf_printf(r->b, "with no spread to test %s against; run with "
+                     "`--repeat 5` (or report bounds)", one ? "it" : "them");
+    else
+      bpi_buf_adds(r->b, "with so few no change can be confirmed at 99% "
+                   "confidence, however large; run with `--repeat 5` or "
+                   "more on both sides");
+    bpi_buf_printf(r->b, " to confirm or dismiss %s._\n\n",
+                   one ? "it" : "them");
+  }
 }
 
 /* The line a maintainer acts on: confirmed regressions, unconfirmed ones,

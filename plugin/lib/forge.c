@@ -215,8 +215,10 @@ void bpi_comment_posted_cleanup(struct bp_comment_posted *p)
 {
   free(p->id);
   free(p->url);
+  free(p->duplicate);
   p->id = NULL;
   p->url = NULL;
+  p->duplicate = NULL;
 }
 
 /* One request through the transport; the answer's body in resp. */
@@ -509,6 +511,243 @@ static bp_code edit_ours(const struct bp_forge_target *t,
   }
 }
 
+/* ------------------------------------------- two jobs posting at once */
+
+/* The account that wrote the comment in a POST's answer (GitHub's
+ * user.login, GitLab's author.id): another job with the same token
+ * writes as it.  *login owns a GitHub login; false when the answer does
+ * not say (then GET /user is asked). */
+static bool author_of(const struct bp_forge_target *t,
+                      const struct bp_http_resp *resp,
+                      struct bp_comment_author *a, char **login)
+{
+  cJSON *j = cJSON_ParseWithLength(resp->body.data ? resp->body.data : "",
+                                   resp->body.len);
+  bool gitlab = t->forge == BP_FORGE_GITLAB;
+  const cJSON *who = cJSON_GetObjectItemCaseSensitive(j, gitlab ? "author" :
+                                                      "user");
+  const cJSON *id = cJSON_GetObjectItemCaseSensitive(who, "id");
+  const cJSON *name = cJSON_GetObjectItemCaseSensitive(who, "login");
+  *a = (struct bp_comment_author){.forge = t->forge};
+  *login = NULL;
+  if(gitlab && cJSON_IsNumber(id)) {
+    a->has_id = true;
+    a->id = id->valuedouble;
+  }
+  else if(!gitlab && cJSON_IsString(name) && *name->valuestring)
+    a->login = *login = strdup(name->valuestring);
+  cJSON_Delete(j);
+  return a->has_id || a->login;
+}
+
+/* The lowest-id comment with the marker by *by on one list page, if
+ * lower than *lowest (-1: none yet); *body its text (malloc'd). */
+static bp_code lowest_on_page(const char *json, size_t len,
+                              const char *marker,
+                              const struct bp_comment_author *by,
+                              double *lowest, char **body, size_t *count,
+                              struct bp_err *err)
+{
+  cJSON *list = cJSON_ParseWithLength(json, len);
+  const cJSON *item;
+  *count = 0;
+  if(!cJSON_IsArray(list)) {
+    cJSON_Delete(list);
+    return bpi_err_set(err, BPE_FORMAT, 0, "comment: the comment list is "
+                       "not a JSON array");
+  }
+  cJSON_ArrayForEach(item, list) {
+    const cJSON *text = cJSON_GetObjectItemCaseSensitive(item, "body");
+    const cJSON *num = cJSON_GetObjectItemCaseSensitive(item, "id");
+    (*count)++;
+    if(!cJSON_IsString(text) || !strstr(text->valuestring, marker) ||
+       !cJSON_IsNumber(num) || num->valuedouble < 0 ||
+       num->valuedouble > 9007199254740992.0 || !written_by(item, by) ||
+       (*lowest >= 0 && num->valuedouble >= *lowest))
+      continue;
+    char *copy = strdup(text->valuestring);
+    if(!copy) {
+      cJSON_Delete(list);
+      return bpi_err_set(err, BPE_NOMEM, 0, "comment");
+    }
+    free(*body);
+    *body = copy;
+    *lowest = num->valuedouble;
+  }
+  cJSON_Delete(list);
+  return BP_OK;
+}
+
+/* Our comments with the marker, all pages: the lowest id (-1: none) and
+ * its text. */
+static bp_code lowest_ours(const struct bp_forge_target *t,
+                           const struct bp_comment_transport *tr,
+                           const char *marker,
+                           const struct bp_comment_author *by,
+                           double *lowest, char **body,
+                           struct bp_comment_posted *res, struct bp_err *err)
+{
+  struct bp_buf url;
+  struct bp_http_resp resp = {.status = 0};
+  bp_code rc = BP_OK;
+  bpi_buf_init(&url);
+  bpi_buf_init(&resp.body);
+  *lowest = -1;
+  *body = NULL;
+  for(unsigned page = 1; !rc && page <= MAX_PAGES; page++) {
+    size_t count = 0;
+    bpi_buf_reset(&url);
+    rc = bpi_comment_list_url(t, page, &url, err);
+    if(!rc)
+      rc = send_one(t, tr, "GET", url.data, NULL, &resp, res, err);
+    if(!rc)
+      rc = lowest_on_page(resp.body.data ? resp.body.data : "",
+                          resp.body.len, marker, by, lowest, body, &count,
+                          err);
+    if(!rc && count < 100)
+      break;
+  }
+  bpi_buf_cleanup(&resp.body);
+  bpi_buf_cleanup(&url);
+  return rc;
+}
+
+/* One write (PATCH/PUT with body, or DELETE without) of comment id. */
+static bp_code write_comment(const struct bp_forge_target *t,
+                             const struct bp_comment_transport *tr,
+                             const char *method, const char *id,
+                             const struct bp_buf *body,
+                             struct bp_http_resp *resp,
+                             struct bp_comment_posted *res,
+                             struct bp_err *err)
+{
+  struct bp_buf url;
+  bpi_buf_init(&url);
+  bp_code rc = bpi_comment_write_url(t, id, &url, err);
+  if(!rc)
+    rc = send_one(t, tr, method, url.data, body, resp, res, err);
+  bpi_buf_cleanup(&url);
+  return rc;
+}
+
+/* Delete the comment this job made, now a duplicate; one already gone
+ * (404: a retried DELETE whose first answer was lost) is deleted. */
+static void delete_mine(const struct bp_forge_target *t,
+                        const struct bp_comment_transport *tr,
+                        struct bp_comment_posted *res)
+{
+  struct bp_http_resp resp = {.status = 0};
+  struct bp_err err = {0};
+  bpi_buf_init(&resp.body);
+  bp_code rc = write_comment(t, tr, "DELETE", res->duplicate, NULL, &resp,
+                             res, &err);
+  if(rc == BPE_HTTP && resp.status == 404)
+    rc = BP_OK;
+  res->duplicate_kept = rc != BP_OK;
+  if(rc)
+    bpi_err_set(&res->warning, rc, 0, "comment %s, a duplicate, not "
+                "deleted (%s)", res->duplicate, err.msg);
+  bpi_buf_cleanup(&resp.body);
+}
+
+/* Edit the surviving comment (res->id) with body: its page in res->url
+ * (GitHub's html_url). */
+static bp_code edit_survivor(const struct bp_forge_target *t,
+                             const struct bp_comment_transport *tr,
+                             const struct bp_buf *body,
+                             struct bp_comment_posted *res,
+                             struct bp_err *err)
+{
+  struct bp_http_resp resp = {.status = 0};
+  bpi_buf_init(&resp.body);
+  bp_code rc = write_comment(t, tr, t->forge == BP_FORGE_GITLAB ? "PUT" :
+                             "PATCH", res->id, body, &resp, res, err);
+  if(!rc) {   /* the survivor's page now, none on GitLab */
+    free(res->url);
+    res->url = NULL;
+    cJSON *j = cJSON_ParseWithLength(resp.body.data ? resp.body.data : "",
+                                     resp.body.len);
+    const cJSON *html = cJSON_GetObjectItemCaseSensitive(j, "html_url");
+    if(cJSON_IsString(html) && bpi_text_web_url(html->valuestring))
+      res->url = strdup(html->valuestring);
+    cJSON_Delete(j);
+  }
+  bpi_buf_cleanup(&resp.body);
+  return rc;
+}
+
+/* Whether the comment that survives is another (lower id) than the one
+ * just made (res->id): then res->id is the survivor's, res->duplicate
+ * ours, *text the survivor's text. */
+static bool another_survives(double lowest, char **text,
+                             struct bp_comment_posted *res)
+{
+  struct bp_buf id;
+  if(lowest < 0 || lowest >= strtod(res->id, NULL))
+    return false;
+  bpi_buf_init(&id);
+  bpi_buf_printf(&id, "%.0f", lowest);
+  if(bpi_buf_failed(&id)) {
+    free(*text);
+    *text = NULL;
+    return false;
+  }
+  res->duplicate = res->id;
+  res->id = id.data;
+  return true;
+}
+
+/* Two jobs for one request that listed the comments before either made
+ * one have each made one.  List again: of our comments with the marker,
+ * the lowest id survives.  The job that made it does nothing more; the
+ * other edits it with its own comparison unless it shows a newer one
+ * (res->left, as the edit decides: shows_newer), then deletes its own.
+ * Nothing here fails the post: what went wrong is res->warning, and the
+ * comment just made stays. */
+static void settle_duplicates(const struct bp_forge_target *t,
+                              const struct bp_comment_transport *tr,
+                              const char *marker,
+                              const struct bp_run_when *mine,
+                              const struct bp_buf *body, struct forge_me *me,
+                              const struct bp_http_resp *posted,
+                              struct bp_comment_posted *res)
+{
+  struct bp_comment_author by;
+  struct bp_err err = {0};
+  char *login = NULL, *text = NULL;
+  double lowest;
+  bp_code rc = BP_OK;
+  if(!author_of(t, posted, &by, &login)) {
+    if(!me->known)
+      rc = who_am_i(t, tr, me, res, &err);
+    by = me->author;
+  }
+  if(!rc)
+    rc = lowest_ours(t, tr, marker, &by, &lowest, &text, res, &err);
+  if(!rc && another_survives(lowest, &text, res)) {
+    if(shows_newer(t, text, mine, res)) {
+      free(res->url);   /* ours, about to go */
+      res->url = NULL;
+    }
+    else
+      rc = edit_survivor(t, tr, body, res, &err);
+    if(rc) {   /* ours stays, beside the one that could not be edited */
+      free(res->id);
+      res->id = res->duplicate;
+      res->duplicate = NULL;
+    }
+    else {
+      res->updated = !res->left;
+      delete_mine(t, tr, res);
+    }
+  }
+  if(rc)
+    bpi_err_set(&res->warning, rc, 0, "%s; two comments may remain",
+                err.msg);
+  free(text);
+  free(login);
+}
+
 bp_code bpi_comment_post(const struct bp_forge_target *t,
                          const char *markdown,
                          const struct bp_comment_transport *tr,
@@ -584,6 +823,9 @@ bp_code bpi_comment_post(const struct bp_forge_target *t,
     res->url = strdup(html->valuestring);
   cJSON_Delete(answer);
   bpi_buf_cleanup(&wrapped);
+  /* a comment made now may have a twin another job made at once */
+  if(!res->updated && res->id)
+    settle_duplicates(t, tr, marker, &mine, &body, &me, &resp, res);
 out:
   free(me.login);
   free(id);

@@ -98,6 +98,14 @@ struct bp_comment_posted {
                             (shown): left as it is, nothing written; id
                             is its id */
   struct bp_comment_compared shown;   /* when left */
+  /* another job made a comment at the same moment, with a lower id: it
+   * survives (id; edited with markdown unless left) and the one this
+   * job made, duplicate, is deleted (duplicate_kept: that failed) */
+  char *duplicate;
+  bool duplicate_kept;
+  /* what went wrong settling two comments made at once (code 0: none):
+   * a warning, never a failure of the post */
+  struct bp_err warning;
 };
 
 void bpi_comment_posted_cleanup(struct bp_comment_posted *p);
@@ -117,7 +125,14 @@ void bpi_comment_posted_cleanup(struct bp_comment_posted *p);
  * the edit (403 "not accessible by integration", or 404: gone
  * meanwhile; a 403 for a rate limit is an error) that comment is passed
  * over and the next one looked for, up to BP_COMMENT_MAX_REFUSED times,
- * then a new one is made. */
+ * then a new one is made.
+ * Two jobs that list the comments before either makes one each make one:
+ * so after making one the comments are listed again, and of the token's
+ * account's comments with the marker the lowest id survives.  The job
+ * that made it does nothing more; the other edits it with markdown
+ * unless it shows a newer comparison (as above: res->left), then
+ * deletes its own (DELETE; res->duplicate).  A failure there is
+ * res->warning: the comment made stays. */
 #define BP_COMMENT_MAX_REFUSED 4
 bp_code bpi_comment_post(const struct bp_forge_target *t,
                          const char *markdown,

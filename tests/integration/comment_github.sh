@@ -13,7 +13,10 @@
 # re-run of an old job) leaves the comment as it is.  Jobs that finish
 # out of order never put an older comparison back: the comment's
 # compared line orders it (a newer head commit by committer time, a later
-# run of the same commit), one without the line is replaced.
+# run of the same commit), one without the line is replaced.  Two jobs
+# that both POST (each listed before either made one) leave one comment:
+# the lowest id, showing the newer comparison; the other is deleted (a
+# refused DELETE is a warning).
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 . "$top_srcdir/tests/forge_lib.sh"
@@ -46,11 +49,14 @@ reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
 calls = [(r["method"], r["status"]) for r in reqs]
 # with compare.json beside, the pull request's head first; who the token
 # is, asked once a comment with the marker shows up
+# and after its POST the comments are listed again (another job's made
+# at the same moment would show there)
 assert calls == [("GET", 200), ("GET", 200), ("POST", 201),
+                 ("GET", 200), ("GET", 200),
                  ("GET", 200), ("GET", 200), ("GET", 200), ("GET", 200),
                  ("PATCH", 200), ("POST", 201)], calls
 gets = [r["path"] for r in reqs if r["method"] == "GET"]
-assert gets[2] == "/repos/own/repo/pulls/5" and gets[5] == "/user", gets
+assert gets[4] == "/repos/own/repo/pulls/5" and gets[7] == "/user", gets
 # the commit status: only with a comparison beside the comment, on its
 # head commit, as GitHub's statuses API documents it, linking the comment
 st = json.load(open(os.path.join(d, "statuses.json")))
@@ -62,7 +68,7 @@ assert st[0]["description"] == "1 regression confirmed, 2 unconfirmed", st
 reqs = reqs[:-1]
 assert [r["query"] for r in reqs if r["method"] == "GET" and
         r["path"].endswith("/comments")] == \
-    ["per_page=100&page=1", "per_page=100&page=2"] * 2, reqs
+    ["per_page=100&page=1", "per_page=100&page=2"] * 3, reqs
 state = json.load(open(os.path.join(d, "state.json")))
 ours = [c for c in state if "benchprof:comment proj/tb" in c["body"]]
 assert len(ours) == 1 and "second version" in ours[0]["body"], ours
@@ -297,6 +303,92 @@ state = json.load(open(os.path.join(d, "state.json")))
 assert len(state) == 1 and "later run" in state[0]["body"], state
 st = json.load(open(os.path.join(d, "statuses.json")))
 assert [x["state"] for x in st] == ["success"], st
+PY
+
+# two jobs for one pull request that both listed the comments before
+# either made one (two pushes' pipelines, a re-run): both POST.  The
+# stand-in makes the other job's comment just before ours (a lower id,
+# twin-before-post) or just after (twin-after-post).  After a POST the
+# comments are listed again: the lowest id survives, the job whose
+# comment is not it edits the survivor when its own comparison is newer
+# (the compared line, as the edit decides), then deletes its own
+twin_post() {   # twin_post DIR PR NAME: post DIR/comment.md on PR
+  GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$1/comment.md" \
+    --github own/repo --pr "$2" --api-url "$FORGE_URL" >/dev/null \
+    2>"$TMP/$3.err"
+  check "twins, $3: exit 0" [ $? -eq 0 ]
+}
+forge_standin github "$TMP/gh9" "$TOKEN" 0
+printf '{"12": "%s", "13": "%s", "14": "%s", "15": "%s"}\n' \
+  "$NEW" "$NEW" "$NEW" "$NEW" >"$TMP/gh9/pulls.json"
+forge_comparison "$TMP/tw-late" "$NEW" 0 0 1
+forge_compared "$TMP/tw-late/comment.md" \
+  "head=$NEW commit_time=$DAY2 end_time=2024-01-02T11:00:00Z" 0 'later run'
+forge_comparison "$TMP/tw-early" "$NEW" 1 0 0
+forge_compared "$TMP/tw-early/comment.md" \
+  "head=$NEW commit_time=$DAY2 end_time=2024-01-02T09:00:00Z" 1 \
+  'earlier run'
+# 12: the other job's (earlier run) got in first; ours is newer
+cp "$TMP/tw-early/comment.md" "$TMP/gh9/twin-before-post"
+twin_post "$TMP/tw-late" 12 newer
+# 13: the other job's (later run) got in first; ours is older
+cp "$TMP/tw-late/comment.md" "$TMP/gh9/twin-before-post"
+twin_post "$TMP/tw-early" 13 older
+# 14: ours got in first: it survives, the other job deletes its own
+cp "$TMP/tw-early/comment.md" "$TMP/gh9/twin-after-post"
+twin_post "$TMP/tw-late" 14 first
+# 15: ours is newer, but the DELETE of ours is refused: a warning
+cp "$TMP/tw-early/comment.md" "$TMP/gh9/twin-before-post"
+: >"$TMP/gh9/refuse-next-delete"
+twin_post "$TMP/tw-late" 15 nodelete
+check "twins, newer: says it kept the other and deleted its own" grep -q \
+  "another job posted its comment (5000) at the same moment: kept that one and deleted this job's (5001)" \
+  "$TMP/newer.err"
+check "twins, newer: then updated the survivor" grep -q \
+  "updated comment 5000" "$TMP/newer.err"
+check "twins, older: left the newer comparison" grep -q \
+  "already shows a newer comparison (head 2222222, committed $DAY2, its run ended 2024-01-02T11:00:00Z); left it (comment 5002)" \
+  "$TMP/older.err"
+check "twins, first: nothing said of twins" sh -c \
+  '! grep -q "same moment\|duplicate" "$1"' sh "$TMP/first.err"
+check "twins, refused DELETE: a warning" grep -q \
+  "warning: comment 5007, a duplicate, not deleted (DELETE .*/issues/comments/5007.*403" \
+  "$TMP/nodelete.err"
+pycheck "twins: one comment each, the newer comparison; the loser's deleted" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh9")
+state = json.load(open(os.path.join(d, "state.json")))
+by = {}
+for c in state:
+    by.setdefault(c["issue"], []).append(c)
+# 12: the survivor (5000, the other job's) shows ours, the later run
+assert [(c["id"], "later run" in c["body"]) for c in by[12]] == \
+    [(5000, True)], by[12]
+# 13: the survivor (5002) still shows the later run, ours (5003) gone
+assert [(c["id"], "later run" in c["body"]) for c in by[13]] == \
+    [(5002, True)], by[13]
+# 14: ours (5004) survives, the other job's (5005) is its to delete
+assert [c["id"] for c in by[14]] == [5004, 5005], by[14]
+assert "later run" in by[14][0]["body"], by[14]
+# 15: the survivor edited, ours (5007) kept: its DELETE was refused
+assert [(c["id"], "later run" in c["body"]) for c in by[15]] == \
+    [(5006, True), (5007, True)], by[15]
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+writes = [(r["method"], r["path"].rsplit("/", 1)[1], r["status"])
+          for r in reqs if r["method"] in ("POST", "PATCH", "DELETE")]
+assert writes == [
+    ("POST", "comments", 201), ("PATCH", "5000", 200),
+    ("DELETE", "5001", 204), ("POST", "2" * 40, 201),
+    ("POST", "comments", 201), ("DELETE", "5003", 204),
+    ("POST", "comments", 201), ("POST", "2" * 40, 201),
+    ("POST", "comments", 201), ("PATCH", "5006", 200),
+    ("DELETE", "5007", 403), ("POST", "2" * 40, 201)], writes
+# the commit status: set by the newer comparisons only (13's older one
+# yielded), linking the comment that survives
+st = json.load(open(os.path.join(d, "statuses.json")))
+assert [x["state"] for x in st] == ["success"] * 3, st
+assert [x["target_url"].rsplit("-", 1)[1] for x in st] == \
+    ["5000", "5004", "5006"], st
 PY
 
 # a wrong token: the server's refusal, exit 1, the comment kept

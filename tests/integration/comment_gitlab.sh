@@ -10,7 +10,9 @@
 # comparison of a commit that is no longer the merge request's head (a
 # re-run of an old job) leaves the note as it is, and so does one of an
 # older commit that finishes after the newer one's (the note's compared
-# line says which it shows); an older comparison is replaced.
+# line says which it shows); an older comparison is replaced.  Two
+# jobs that both POST a note leave one: the lowest id, showing the newer
+# comparison; the other job's is deleted.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 . "$top_srcdir/tests/forge_lib.sh"
@@ -153,5 +155,62 @@ reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
 assert [(r["method"], r["path"].split("/")[6]) for r in reqs
         if r["method"] in ("POST", "PUT")] == \
     [("POST", "11"), ("POST", "12"), ("PUT", "12")], reqs
+PY
+
+# two jobs that both POST a note (each listed the notes before either
+# made one): the stand-in makes the other job's note just before ours (a
+# lower id).  Listed again after the POST, the lowest id survives: it is
+# edited when ours is the newer comparison, left when it shows a newer
+# one, and ours is deleted (a refused DELETE is a warning); the status
+# is set only by the newer comparison
+forge_standin gitlab "$TMP/gl5" "$TOKEN"
+printf '{"13": "%s", "14": "%s", "15": "%s"}\n' "$SHA2" "$SHA2" "$SHA2" \
+  >"$TMP/gl5/merge_requests.json"
+forge_comparison "$TMP/tw-late" "$SHA2" 0 0 1
+forge_compared "$TMP/tw-late/comment.md" \
+  "head=$SHA2 commit_time=2024-01-02T08:00:00Z end_time=2024-01-02T11:00:00Z" \
+  0 'later run'
+forge_comparison "$TMP/tw-early" "$SHA2" 1 0 0
+forge_compared "$TMP/tw-early/comment.md" \
+  "head=$SHA2 commit_time=2024-01-02T08:00:00Z end_time=2024-01-02T09:00:00Z" \
+  1 'earlier run'
+for run in late:early:13 early:late:14 late:early:15; do
+  mine=${run%%:*} rest=${run#*:}
+  cp "$TMP/tw-${rest%:*}/comment.md" "$TMP/gl5/twin-before-post"
+  [ "${rest#*:}" = 15 ] && : >"$TMP/gl5/refuse-next-delete"
+  GITLAB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown \
+    "$TMP/tw-$mine/comment.md" --gitlab 42 --mr "${rest#*:}" \
+    --api-url "$FORGE_URL/api/v4" >/dev/null 2>"$TMP/twin-${rest#*:}.err"
+  check "twins, $run: exit 0" [ $? -eq 0 ]
+done
+check "twins: the newer job says it deleted its own note" grep -q \
+  "another job posted its comment (700) at the same moment: kept that one and deleted this job's (701)" \
+  "$TMP/twin-13.err"
+check "twins: the older job left the newer note" grep -q \
+  "already shows a newer comparison" "$TMP/twin-14.err"
+check "twins: a refused DELETE is a warning" grep -q \
+  "warning: comment 705, a duplicate, not deleted (DELETE .*/notes/705: HTTP 403" \
+  "$TMP/twin-15.err"
+pycheck "twins: one note of the newer comparison, the loser's deleted" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gl5")
+notes = json.load(open(os.path.join(d, "state.json")))
+by = {}
+for n in notes:
+    by.setdefault(n["mr"], []).append((n["id"], "later run" in n["body"]))
+assert by == {13: [(700, True)], 14: [(702, True)],
+              15: [(704, True), (705, True)]}, by
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+writes = [(r["method"], r["path"].rsplit("/", 1)[1], r["status"])
+          for r in reqs if r["method"] in ("POST", "PUT", "DELETE")]
+SHA2 = "89abcdef0123456789abcdef0123456789abcdef"
+assert writes == [
+    ("POST", "notes", 201), ("PUT", "700", 200), ("DELETE", "701", 204),
+    ("POST", SHA2, 201),
+    ("POST", "notes", 201), ("DELETE", "703", 204),
+    ("POST", "notes", 201), ("PUT", "704", 200), ("DELETE", "705", 403),
+    ("POST", SHA2, 201)], writes
+st = json.load(open(os.path.join(d, "statuses.json")))
+assert [x["state"] for x in st] == ["success"] * 2, st
 PY
 finish

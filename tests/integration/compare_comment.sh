@@ -86,8 +86,11 @@ assert "\n### benchprof: 0 regressions confirmed, 1 unconfirmed; " \
     "**0 regressions confirmed, 1 unconfirmed**" in md, md[:400]
 assert "\n| parse | latency | +100.00% | _unconfirmed regression (single " \
     "run)_ |\n" in md, md
-assert "_Unconfirmed (single run): beyond the threshold, but with one " \
-    "value on a side there is no spread" in md, md
+# the note names the measure it is about
+assert "\n_latency has one value on a side: its change is unconfirmed " \
+    "(single run), beyond the threshold but with no spread to test it " \
+    "against; run with `--repeat 5` (or report bounds) to confirm or " \
+    "dismiss it._\n" in md, md
 assert "too few repetitions" not in md, md
 # a shell's echo has next to no samples: no function named, and why
 assert "\nNo function is named: " in md, md
@@ -111,9 +114,10 @@ md = open(os.path.join(sys.argv[1], "comment.md")).read()
 assert "\n### benchprof: 0 regressions confirmed, 1 unconfirmed; " in md, \
     md[:400]
 assert "_unconfirmed regression (too few repetitions)_ |\n" in md, md
-assert "_Unconfirmed (too few repetitions): beyond the threshold, but with " \
-    "fewer than 5 repetitions on a side no change can be confirmed at 99% " \
-    "confidence" in md, md
+assert "\n_latency has fewer than 5 repetitions on a side: its change is " \
+    "unconfirmed (too few repetitions), beyond the threshold but with so " \
+    "few no change can be confirmed at 99% confidence, however large" in md, \
+    md
 assert "one value" not in md, md
 PY
 # latency (the harness's wall time) +140%, confirmed; task-clock (CPU
@@ -148,5 +152,30 @@ import os, sys
 md = open(os.path.join(sys.argv[1], "comment.md")).read()
 assert "task-clock | 50 ns | 120 ns" in md, md
 assert "wall-clock" not in md, md
+PY
+
+# latency confirmed from the harness's bounds, task-clock with one value
+# a side (no bounds): the title counts a confirmed regression, and the
+# note on the single run names task-clock, so the two never read as a
+# contradiction
+mixed_run() {  # DIR LATENCY TASK_CLOCK (latency with +-1 bounds)
+  "$BENCHPROF" run -q --no-publish -o "$1" --adapter json --no-counters -- \
+    sh -c "echo '{\"parse\": {\"latency\": {\"value\": $2, \"lower_value\": $(($2 - 1)), \"upper_value\": $(($2 + 1))}, \"task-clock\": {\"value\": $3}}}'" \
+    >"$1.out" 2>"$1.err"
+}
+mixed_run "$TMP/mixed-a" 100 50
+mixed_run "$TMP/mixed-b" 240 100
+cmp mixed "$TMP/mixed-a" "$TMP/mixed-b"
+pycheck "a confirmed latency and a single-run task-clock: the note names it" \
+  "$TMP/cmp-mixed" <<'PY'
+import os, sys
+md = open(os.path.join(sys.argv[1], "comment.md")).read()
+assert "\n### benchprof: \U0001f534 1 regression confirmed" in md, md[:400]
+assert "\n_task-clock has one value on a side: its change is unconfirmed " \
+    "(single run), beyond the threshold but with no spread to test it " \
+    "against" in md, md
+assert "_latency has" not in md, md
+assert "| task-clock | 50 ns | 100 ns | +50 ns (+100.00%) _unconfirmed " \
+    "regression (single run)_ |" in md, md
 PY
 finish

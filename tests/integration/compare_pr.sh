@@ -381,12 +381,15 @@ calls = [r["method"] for r in reqs]
 # each post also sets the head commit's status (compare.json is beside);
 # before each, the pull request's head is asked (this stand-in does not
 # know it: 404, posted anyway); once our marker shows up, GET /user says
-# whose comment it must be
-assert calls == ["GET", "GET", "POST", "POST", "GET", "GET", "GET",
+# whose comment it must be; after the first POST the comments are
+# listed again (another job's comment made at the same moment would
+# show there)
+assert calls == ["GET", "GET", "POST", "GET", "POST", "GET", "GET", "GET",
                  "PATCH", "POST"], calls
-assert [reqs[i]["path"] for i in (0, 4, 6)] == \
+assert [reqs[i]["path"] for i in (0, 5, 7)] == \
     ["/repos/own/repo/pulls/5"] * 2 + ["/user"], reqs
-assert [reqs[i]["status"] for i in (0, 4)] == [404, 404], reqs
+assert reqs[3]["path"] == "/repos/own/repo/issues/5/comments", reqs
+assert [reqs[i]["status"] for i in (0, 5)] == [404, 404], reqs
 assert [r["path"].split("/")[4] for r in reqs if r["method"] == "POST"] == \
     ["issues", "statuses", "statuses"], reqs
 st = json.load(open(os.path.join(d, "statuses.json")))

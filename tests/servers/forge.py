@@ -7,7 +7,9 @@ DIR/requests.log as one JSON line (method, path, query, status, and what
 log_fields adds; never a token), answers in JSON, and reads and checks
 what both APIs take: a comment's JSON body, paging, a commit status.
 Each forge words and codes its refusals its own way: the subclass says
-how in REFUSE.  run() listens on 127.0.0.1 on a free port and writes it
+how in REFUSE.  take_file() reads a one-shot instruction a test left in
+DIR (another job's comment made at the same moment as the next one, a
+refused DELETE).  run() listens on 127.0.0.1 on a free port and writes it
 to DIR/port; with FORGE_TLS_CERT and FORGE_TLS_KEY in its environment
 (PEM files) it speaks HTTPS, as a self-hosted forge behind an internal CA
 does.
@@ -72,6 +74,24 @@ class ForgeHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         self.log_request_line(status)
+
+    def no_content(self):
+        """204 without a body: what both forges answer a DELETE."""
+        self.send_response(204)
+        self.end_headers()
+        self.log_request_line(204)
+
+    def take_file(self, name):
+        """The text of DIR/name, which is removed, or None when there is
+        none: a one-shot instruction from the test."""
+        path = os.path.join(self.dir, name)
+        try:
+            with open(path) as f:
+                text = f.read()
+        except FileNotFoundError:
+            return None
+        os.remove(path)
+        return text
 
     def refuse(self, kind, field=""):
         status, key, message = self.REFUSE[kind]

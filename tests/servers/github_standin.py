@@ -7,6 +7,7 @@ Listens on 127.0.0.1 on a free port and writes it to DIR/port.  Serves
   GET   /repos/{o}/{r}/issues/{n}/comments?per_page=&page=
   POST  /repos/{o}/{r}/issues/{n}/comments          {"body": ...}
   PATCH /repos/{o}/{r}/issues/comments/{id}         {"body": ...}
+  DELETE /repos/{o}/{r}/issues/comments/{id}        204, 404 when none
   POST  /repos/{o}/{r}/statuses/{sha}  {"state", "target_url"?,
         "description"?, "context"?} (REST "Create a commit status": state
         one of error, failure, pending, success; sha a full commit hash)
@@ -30,6 +31,12 @@ status; never the token) and the comments are kept in DIR/state.json.
 While DIR/lose-next-post exists, the next POST makes its comment, then the
 file is removed and the connection closed without an answer (logged with
 status 0): the answer lost on the way back.
+Two jobs posting at the same moment: while DIR/twin-before-post exists,
+the next POST first makes a comment of the same account with the file's
+text as its body (another job's POST that got in first: a lower id),
+then its own; DIR/twin-after-post makes it after its own (a higher id).
+Each file is removed once used.  While DIR/refuse-next-delete exists, the
+next DELETE is refused with 403 (and the file removed).
 """
 import os
 import re
@@ -173,11 +180,10 @@ class Handler(ForgeHandler):
         body = self.comment_body()
         if body is None:
             return
-        c = {"id": next_id[0], "issue": int(m.group(1)), "body": body,
-             "user": self.account()}
-        next_id[0] += 1
-        state.comments.append(c)
-        state.save()
+        issue = int(m.group(1))
+        self.twin("twin-before-post", issue)
+        c = self.make(issue, body)
+        self.twin("twin-after-post", issue)
         lose = os.path.join(DIR, "lose-next-post")
         if os.path.exists(lose):
             os.remove(lose)
@@ -186,6 +192,37 @@ class Handler(ForgeHandler):
             return
         self.answer(201, {"id": c["id"], "body": body, "user": c["user"],
                           "html_url": html_url(c)})
+
+    def make(self, issue, body):
+        c = {"id": next_id[0], "issue": issue, "body": body,
+             "user": self.account()}
+        next_id[0] += 1
+        state.comments.append(c)
+        state.save()
+        return c
+
+    def twin(self, name, issue):
+        """Another job's comment made at the same moment, when asked."""
+        body = self.take_file(name)
+        if body is not None:
+            self.make(issue, body)
+
+    def do_DELETE(self):
+        m = re.fullmatch(r"/repos/[^/]+/[^/]+/issues/comments/(\d+)",
+                         self.path)
+        if not m:
+            return self.answer(404, {"message": "Not Found"})
+        if not self.authorized():
+            return
+        if self.take_file("refuse-next-delete") is not None:
+            return self.answer(403, {"message": "Must have admin rights "
+                                                "to Repository."})
+        for c in state.comments:
+            if c["id"] == int(m.group(1)):
+                state.comments.remove(c)
+                state.save()
+                return self.no_content()
+        self.answer(404, {"message": "Not Found"})
 
     def do_PATCH(self):
         m = re.fullmatch(r"/repos/[^/]+/[^/]+/issues/comments/(\d+)",

@@ -7,6 +7,7 @@ Listens on 127.0.0.1 on a free port and writes it to DIR/port.  Serves
   GET  /api/v4/projects/{id}/merge_requests/{iid}/notes?per_page=&page=
   POST /api/v4/projects/{id}/merge_requests/{iid}/notes            {"body"}
   PUT  /api/v4/projects/{id}/merge_requests/{iid}/notes/{note_id}  {"body"}
+  DELETE /api/v4/projects/{id}/merge_requests/{iid}/notes/{note_id}  204
   POST /api/v4/projects/{id}/statuses/{sha}  {"state", "name"?, "context"?,
        "target_url"?, "description"?, "ref"?, "pipeline_id"?, "coverage"?}
        (GitLab's commit status API: state one of pending, running,
@@ -19,7 +20,12 @@ Listens on 127.0.0.1 on a free port and writes it to DIR/port.  Serves
        for others
 Notes carry their author ({id, username}) as GitLab's answers do; a PUT
 of another user's note is refused with 403, as GitLab does for users who
-are not administrators.
+are not administrators, and so is a DELETE.
+While DIR/twin-before-post exists, the next POST of a note first makes a
+note of the same user with the file's text as its body (another job's
+POST that got in first: a lower id), then its own; DIR/twin-after-post
+makes it after its own.  While DIR/refuse-next-delete exists, the next
+DELETE is refused with 403.  Each file is removed once used.
 It authenticates each request as GitLab does for these endpoints: an
 access token in PRIVATE-TOKEN (or "Authorization: Bearer"); a CI job
 token (JOB-TOKEN) is refused with 401, since the notes API is not among
@@ -162,13 +168,41 @@ class Handler(ForgeHandler):
         body = self.comment_body()
         if body is None:
             return
+        self.twin("twin-before-post", m)
+        n = self.make(m, body)
+        self.twin("twin-after-post", m)
+        self.answer(201, {"id": n["id"], "body": body,
+                          "author": n["author"]})
+
+    def make(self, m, body):
         n = {"id": next_id[0], "project": m.group(1), "mr": int(m.group(2)),
              "body": body, "author": self.who()}
         next_id[0] += 1
         state.comments.append(n)
         state.save()
-        self.answer(201, {"id": n["id"], "body": body,
-                          "author": n["author"]})
+        return n
+
+    def twin(self, name, m):
+        """Another job's note made at the same moment, when asked."""
+        body = self.take_file(name)
+        if body is not None:
+            self.make(m, body)
+
+    def do_DELETE(self):
+        r = self.route(True)
+        if not r:
+            return
+        m, _ = r
+        if self.take_file("refuse-next-delete") is not None:
+            return self.answer(403, {"message": "403 Forbidden"})
+        for n in state.comments:
+            if n["id"] == int(m.group(3)) and n["mr"] == int(m.group(2)):
+                if n["author"] != self.who():
+                    return self.answer(403, {"message": "403 Forbidden"})
+                state.comments.remove(n)
+                state.save()
+                return self.no_content()
+        self.answer(404, {"message": "404 Note Not Found"})
 
     def do_PUT(self):
         r = self.route(True)

@@ -760,6 +760,68 @@ static void test_wall_time_note(void)
   bpi_compare_free(c);
 }
 
+/* A note on unconfirmed changes names the measures it is about: under a
+ * title that counts latency's change confirmed (from its bounds), the
+ * note on task-clock's single run says it is task-clock's, so the two
+ * never read as a contradiction.  Each measure is named once; past five,
+ * the others are counted. */
+static void test_notes_name_measures(void)
+{
+  struct bp_cmp *c = synthetic(1, 1, 0, "n");
+  wall_and_cpu(&c->benches[0], 240, 200, false);
+  CHECK(c->benches[0].flag == BP_CMP_REGRESSION);
+  CHECK(c->benches[0].measures[1].unconfirmed);
+  char *md = render_md(c);
+  CHECK(has(md, "### benchprof: \xf0\x9f\x94\xb4 1 regression confirmed"));
+  CHECK(has(md, "\n_task-clock has one value on a side: its change is "
+            "unconfirmed (single run), beyond the threshold but with no "
+            "spread to test it against; run with `--repeat 5` (or report "
+            "bounds) to confirm or dismiss it._\n\n"));
+  CHECK(!strstr(md, "_latency has"));
+  free(md);
+  bpi_compare_free(c);
+
+  /* three benchmarks, two measures single-run: each named once */
+  const char *slugs[] = {"cycles", "instructions", "cycles", "s3", "s4",
+                         "s5", "s6", "s7"};
+  c = synthetic(3, 0, 0, "m");
+  for(size_t i = 0; i < 3; i++) {
+    struct bp_cmp_measure *m = c->benches[i].measures;
+    free(m->slug);
+    m->slug = strdup(slugs[i]);
+    m->head = 150;
+    m->vbase.has_bounds = m->vhead.has_bounds = false;
+    bpi_compare_measure(m, 2);
+    unconfirmed_key(&c->benches[i]);
+  }
+  md = render_md(c);
+  CHECK(has(md, "\n_cycles and instructions have one value on a side: "
+            "their changes are unconfirmed (single run), beyond the "
+            "threshold but with no spread to test them against; run with "
+            "`--repeat 5` (or report bounds) to confirm or dismiss "
+            "them._\n\n"));
+  free(md);
+  bpi_compare_free(c);
+
+  /* seven measures: five named, the others counted */
+  c = synthetic(8, 0, 0, "k");
+  for(size_t i = 0; i < 8; i++) {
+    struct bp_cmp_measure *m = c->benches[i].measures;
+    free(m->slug);
+    m->slug = strdup(slugs[i]);
+    m->head = 150;
+    with_reps(m, (double[]){99, 100, 101}, (double[]){149, 150, 151}, 3);
+    unconfirmed_key(&c->benches[i]);
+  }
+  md = render_md(c);
+  CHECK(has(md, "\n_cycles, instructions, s3, s4, s5 and 2 other measures "
+            "have fewer than 5 repetitions on a side: their changes are "
+            "unconfirmed (too few repetitions)"));
+  CHECK(!strstr(md, "one value"));
+  free(md);
+  bpi_compare_free(c);
+}
+
 /* Every row shows its key measure and change, confirmed or not; the title
  * counts unconfirmed changes as such, not as unchanged; the note says why
  * each kind is unconfirmed. */
@@ -811,11 +873,16 @@ static void test_rows_and_notes(void)
                "unchanged |\n"));
   CHECK(strstr(b.data, "#### z_noise: latency +20.00% (within noise)\n"));
   CHECK(strstr(b.data, "#### a_same: unchanged\n"));
-  CHECK(strstr(b.data, "_Unconfirmed (single run): beyond the threshold, "
-               "but with one value on a side there is no spread"));
-  CHECK(strstr(b.data, "_Unconfirmed (too few repetitions): beyond the "
-               "threshold, but with fewer than 5 repetitions on a side no "
-               "change can be confirmed at 99% confidence"));
+  /* each note names its measure */
+  CHECK(strstr(b.data, "\n_latency has one value on a side: its change is "
+               "unconfirmed (single run), beyond the threshold but with no "
+               "spread to test it against; run with `--repeat 5` (or report "
+               "bounds) to confirm or dismiss it._\n\n"));
+  CHECK(strstr(b.data, "\n_latency has fewer than 5 repetitions on a side: "
+               "its change is unconfirmed (too few repetitions), beyond the "
+               "threshold but with so few no change can be confirmed at 99% "
+               "confidence, however large; run with `--repeat 5` or more on "
+               "both sides to confirm or dismiss it._\n\n"));
   bpi_compare_free(c);
 
   /* repetitions alone: no word of a single value */
@@ -1350,17 +1417,22 @@ static void test_post(void)
   free(p1);
   free(p2);
 
-  /* none of ours: GET, POST */
+  /* none of ours: GET, POST, then GET again (another job's comment
+   * made at the same moment would show there; none does) */
   res = (struct bp_comment_posted){.id = NULL};
   p1 = page_of(2, 1000, 1);
-  struct fake g = {.answers = {p1, "{\"id\": 77, \"body\": \"x\"}"},
+  struct fake g = {.answers = {p1, "{\"id\": 77, \"body\": \"x\", "
+                               "\"user\": {\"login\": \"me\"}}"},
                    .status = {200, 201}};
   the_fake = &g;
   CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
-  CHECK_EQ_INT(g.n, 2);
+  CHECK_EQ_INT(g.n, 3);
   CHECK(starts(g.seen[1], "POST http://127.0.0.1:9/api/repos/"
         "own/repo/issues/42/comments|"));
+  CHECK(starts(g.seen[2], "GET http://127.0.0.1:9/api/repos/"
+        "own/repo/issues/42/comments?per_page=100&page=1|"));
   CHECK(!res.updated && res.id && !strcmp(res.id, "77"));
+  CHECK(!res.duplicate && !res.warning.code);
   fake_cleanup(&g);
   bpi_comment_posted_cleanup(&res);
   free(p1);
@@ -1437,9 +1509,11 @@ static void test_post_foreign(void)
                    .status = {200, 200, 201}};
   the_fake = &f;
   CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
-  CHECK_EQ_INT(f.n, 3);
+  CHECK_EQ_INT(f.n, 4);   /* the last: the list again, after the POST */
   CHECK(f.seen[2] && starts(f.seen[2], "POST http://127.0.0.1:9/repos/"
         "own/repo/issues/42/comments|"));
+  CHECK(f.seen[3] && starts(f.seen[3], "GET http://127.0.0.1:9/repos/"
+        "own/repo/issues/42/comments?"));
   CHECK(!res.updated && res.id && !strcmp(res.id, "99"));
   CHECK_EQ_INT(res.foreign, 1);
   fake_cleanup(&f);
@@ -1503,7 +1577,7 @@ static void test_post_foreign(void)
   the_fake = &o1;
   bpi_err_clear(&err);
   CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
-  CHECK_EQ_INT(o1.n, 5);
+  CHECK_EQ_INT(o1.n, 6);   /* and the list again after the POST */
   CHECK(o1.seen[4] && starts(o1.seen[4], "POST http://127.0.0.1:9/repos/"
         "own/repo/issues/42/comments|"));
   CHECK(!res.updated && res.id && !strcmp(res.id, "12"));
@@ -1531,7 +1605,7 @@ static void test_post_foreign(void)
   the_fake = &f4;
   bpi_err_clear(&err);
   CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
-  CHECK_EQ_INT(f4.n, 10);
+  CHECK_EQ_INT(f4.n, 11);   /* and the list again after the POST */
   CHECK(f4.seen[8] && starts(f4.seen[8], "PATCH http://127.0.0.1:9/repos/"
         "own/repo/issues/comments/24|"));
   CHECK(f4.seen[9] && starts(f4.seen[9], "POST http://127.0.0.1:9/repos/"
@@ -1660,7 +1734,7 @@ static void test_post_lost_answer(void)
                    .status = {200, -1, 200, 201}};
   the_fake = &g;
   CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
-  CHECK_EQ_INT(g.n, 4);
+  CHECK_EQ_INT(g.n, 5);   /* and the list again after the POST */
   CHECK(g.seen[3] && starts(g.seen[3], "POST "));
   CHECK(res.id && !strcmp(res.id, "88"));
   fake_cleanup(&g);
@@ -1880,6 +1954,152 @@ static void test_post_order(void)
   free(no_time);
 }
 
+/* Two jobs that listed before either made a comment both POST one: after
+ * the POST the comments are listed again, and of ours (the POST answer's
+ * author) with the marker the lowest id survives.  The other job's
+ * comparison goes into it when newer (as the edit decides), its own
+ * comment is deleted; a failed DELETE is a warning.  Another account's
+ * comment with the marker, though lower, is never chosen. */
+static void twin_case(enum bp_forge forge, bool head_current,
+                      const char *survivor, const char *mine,
+                      const char *relist_extra, long delete_status,
+                      struct fake *f, struct bp_comment_posted *res,
+                      char **owned)   /* the list answered: the caller's */
+{
+  bool gl = forge == BP_FORGE_GITLAB;
+  struct bp_forge_target t = {.forge = forge, .api_url = "http://127.0.0.1:9",
+                              .repo = gl ? "42" : "own/repo", .number = "7",
+                              .token = "tok", .head_is_current = head_current};
+  struct bp_comment_transport tr = {.send = fake_send};
+  struct bp_err err = {0};
+  struct bp_buf list;
+  const char *me = "\"user\": {\"login\": \"Me\", \"type\": \"User\"}, "
+                   "\"author\": {\"id\": 5}";
+  bpi_buf_init(&list);
+  /* 49: another account's, with the marker; 50: the other job's; 51: ours */
+  bpi_buf_adds(&list, "[{\"id\": 49, \"body\": \"<!-- benchprof:comment p/t "
+               "-->\", \"user\": {\"login\": \"x\"}, \"author\": {\"id\": 6}}");
+  if(survivor) {
+    bpi_buf_adds(&list, ", {\"id\": 50, \"body\": ");
+    bpi_buf_json_str(&list, survivor);
+    bpi_buf_printf(&list, ", %s}", me);
+  }
+  bpi_buf_printf(&list, ", {\"id\": 51, \"body\": \"<!-- benchprof:comment "
+                 "p/t -->\", %s}%s]", me, relist_extra ? relist_extra : "");
+  bpi_buf_addc(&list, '\0');
+  *owned = list.data;
+  *f = (struct fake){.answers = {"[]", gl ? "{\"id\": 51, \"body\": \"x\", "
+                                 "\"author\": {\"id\": 5}}" :
+                                 "{\"id\": 51, \"body\": \"x\", \"user\": "
+                                 "{\"login\": \"me\"}, \"html_url\": "
+                                 "\"https://gh.example/p#issuecomment-51\"}",
+                                 *owned},
+                     .status = {200, 201, 200}};
+  /* then the edit of 50 (when not left) and the DELETE of 51 */
+  bool left = survivor && strstr(mine, "older");
+  size_t n = 3;
+  if(survivor && !left)
+    f->answers[n++] = gl ? "{\"id\": 50, \"body\": \"x\"}" :
+                      "{\"id\": 50, \"html_url\": "
+                      "\"https://gh.example/p#issuecomment-50\"}";
+  if(survivor) {
+    f->answers[n] = delete_status == 204 ? "" : "{\"message\": \"no\"}";
+    f->status[n] = delete_status;
+  }
+  the_fake = f;
+  *res = (struct bp_comment_posted){.id = NULL};
+  CHECK(bpi_comment_post(&t, mine, &tr, res, &err) == BP_OK);
+}
+
+static void twin_done(struct fake *f, struct bp_comment_posted *res,
+                      char **list)
+{
+  fake_cleanup(f);
+  bpi_comment_posted_cleanup(res);
+  free(*list);
+  *list = NULL;
+}
+
+static void test_post_twins(void)
+{
+  char *older = comment_of(SHA_NEW, DAY2, END1, "older run");
+  char *newer = comment_of(SHA_NEW, DAY2, END2, "newer run");
+  char *other_later = comment_of(SHA_OLD, "2030-01-01T00:00:00Z", END2,
+                                 "another commit, committed later");
+  struct bp_comment_posted res;
+  struct fake f;
+  char *list;
+  for(int k = 0; k < 2; k++) {
+    enum bp_forge forge = k ? BP_FORGE_GITLAB : BP_FORGE_GITHUB;
+    const char *edit = k ? "PUT http://127.0.0.1:9/projects/42/"
+                           "merge_requests/7/notes/50|" :
+                           "PATCH http://127.0.0.1:9/repos/own/repo/"
+                           "issues/comments/50|";
+    const char *del = k ? "DELETE http://127.0.0.1:9/projects/42/"
+                          "merge_requests/7/notes/51|" :
+                          "DELETE http://127.0.0.1:9/repos/own/repo/"
+                          "issues/comments/51|";
+    /* ours is newer: 50 edited with it, 51 deleted; the list asked
+     * again after the POST, who we are taken from the POST's answer */
+    twin_case(forge, false, older, newer, NULL, 204, &f, &res, &list);
+    CHECK_EQ_INT(f.n, 5);
+    CHECK(f.seen[2] && starts(f.seen[2], "GET "));
+    CHECK(f.seen[3] && starts(f.seen[3], edit) &&
+          strstr(f.seen[3], "newer run"));
+    CHECK(f.seen[4] && starts(f.seen[4], del));
+    CHECK(res.id && !strcmp(res.id, "50") && res.updated && !res.left);
+    CHECK(res.duplicate && !strcmp(res.duplicate, "51") &&
+          !res.duplicate_kept && !res.warning.code);
+    /* the commit status links the survivor (GitHub's page) */
+    CHECK(k ? !res.url : res.url && !strcmp(res.url, "https://gh.example/"
+                                            "p#issuecomment-50"));
+    twin_done(&f, &res, &list);
+    /* ours is older: 50 left as it is (and no status: res.left), 51
+     * deleted */
+    twin_case(forge, false, newer, older, NULL, 204, &f, &res, &list);
+    CHECK_EQ_INT(f.n, 4);
+    CHECK(f.seen[3] && starts(f.seen[3], del));
+    CHECK(res.left && !res.updated && res.id && !strcmp(res.id, "50"));
+    CHECK(!strcmp(res.shown.end_time, END2) && !res.url);
+    CHECK(res.duplicate && !res.duplicate_kept);
+    twin_done(&f, &res, &list);
+    /* ours is the lowest (the other job's, 52, came after): nothing more;
+     * another account's 49 counts for nothing */
+    twin_case(forge, false, NULL, newer, ", {\"id\": 52, \"body\": \"<!-- "
+              "benchprof:comment p/t -->\", \"user\": {\"login\": \"me\"}, "
+              "\"author\": {\"id\": 5}}", 204, &f, &res, &list);
+    CHECK_EQ_INT(f.n, 3);
+    CHECK(res.id && !strcmp(res.id, "51") && !res.updated && !res.left &&
+          !res.duplicate);
+    twin_done(&f, &res, &list);
+    /* the DELETE refused: a warning, the survivor edited all the same */
+    twin_case(forge, false, older, newer, NULL, 403, &f, &res, &list);
+    CHECK_EQ_INT(f.n, 5);
+    CHECK(res.id && !strcmp(res.id, "50") && res.updated);
+    CHECK(res.duplicate && res.duplicate_kept && res.warning.code &&
+          strstr(res.warning.msg, "comment 51, a duplicate, not deleted"));
+    twin_done(&f, &res, &list);
+    /* a DELETE that finds it gone (404: a retry) is done */
+    twin_case(forge, false, older, newer, NULL, 404, &f, &res, &list);
+    CHECK(res.duplicate && !res.duplicate_kept && !res.warning.code);
+    twin_done(&f, &res, &list);
+    /* the request's head is ours (head_is_current): a survivor about
+     * another commit is out of date, whatever its times */
+    twin_case(forge, true, other_later, newer, NULL, 204, &f, &res, &list);
+    CHECK_EQ_INT(f.n, 5);
+    CHECK(f.seen[3] && starts(f.seen[3], edit));
+    CHECK(res.updated && !res.left);
+    twin_done(&f, &res, &list);
+    twin_case(forge, false, other_later, newer, NULL, 204, &f, &res, &list);
+    CHECK_EQ_INT(f.n, 4);
+    CHECK(res.left);
+    twin_done(&f, &res, &list);
+  }
+  free(older);
+  free(newer);
+  free(other_later);
+}
+
 int main(void)
 {
   test_status();
@@ -1896,6 +2116,7 @@ int main(void)
   test_not_confirmed_words();
   test_no_function_reason();
   test_wall_time_note();
+  test_notes_name_measures();
   test_hostile_comment();
   test_no_samples_no_diff();
   test_plot_url();
@@ -1907,5 +2128,6 @@ int main(void)
   test_compared_line();
   test_compared_in_comment();
   test_post_order();
+  test_post_twins();
   return check_exit();
 }
