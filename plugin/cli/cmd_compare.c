@@ -163,9 +163,9 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
     case OPT_SUITE: {
       const char *why;
       if(!bpi_suite_valid(optarg, &why)) {
-        bp_msg_error("--suite '%.80s': the suite's name %s (1 to %d bytes "
-                     "of UTF-8, no control character, no space at either "
-                     "end)", optarg, why, BP_SUITE_MAX);
+        bp_msg_error("--suite '%.80s': the suite's name %s (1 to %d ASCII "
+                     "letters, digits, '.', '_' or '-')", optarg, why,
+                     BP_SUITE_MAX);
         return BP_EXIT_USAGE;
       }
       a->comment.suite = optarg;

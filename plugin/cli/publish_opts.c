@@ -158,9 +158,9 @@ int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
   case BP_CLI_PUB_SUITE: {
     const char *why;
     if(!bpi_suite_valid(arg, &why)) {
-      bp_msg_error("--suite '%.80s': the suite's name %s (1 to %d bytes of "
-                   "UTF-8, no control character, no space at either end)",
-                   arg, why, BP_SUITE_MAX);
+      bp_msg_error("--suite '%.80s': the suite's name %s (1 to %d ASCII "
+                   "letters, digits, '.', '_' or '-')", arg, why,
+                   BP_SUITE_MAX);
       return BP_EXIT_USAGE;
     }
     p->suite = arg;

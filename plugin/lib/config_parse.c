@@ -226,8 +226,8 @@ static bp_code set_string(struct parse *ps, const struct key *k,
     [K_SECRET] = "a non-empty string",
     [K_CALL_GRAPH] = "fp, dwarf, dwarf,BYTES (a multiple of 8 up to 65528), "
                      "auto or lbr",
-    [K_SUITE] = "a suite's name (1 to 64 bytes of UTF-8, no control "
-                "character, no space at either end)",
+    [K_SUITE] = "a suite's name (1 to 64 ASCII letters, digits, '.', '_' "
+                "or '-')",
   };
   const char *s = cJSON_IsString(j) ? j->valuestring : NULL;
   bool ok = s && *s;

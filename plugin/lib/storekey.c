@@ -154,13 +154,15 @@ bool bpi_suite_valid(const char *suite, const char **why)
     *why = "is empty";
   else if(len > BP_SUITE_MAX)
     *why = "is longer than 64 bytes";   /* BP_SUITE_MAX */
-  else if(!bpi_text_utf8_valid(suite))
-    *why = "is not valid UTF-8";
-  else if(suite[0] == ' ' || suite[len - 1] == ' ')
-    *why = "starts or ends with a space";
-  for(size_t i = 0; !*why && i < len; i++)
-    if((unsigned char)suite[i] < 0x20 || suite[i] == 0x7f)
-      *why = "has a control character";
+  /* the name stands as it is in the commit status's context
+   * (benchprof/NAME) and the comment's marker: a character either would
+   * have to replace could make two suites' statuses and comments one */
+  for(size_t i = 0; !*why && i < len; i++) {
+    char c = suite[i];
+    if(!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+         (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+      *why = "has a character other than a letter, a digit, '.', '_' or '-'";
+  }
   return !*why;
 }
 

@@ -35,9 +35,9 @@ struct bp_store_run {
   const char *suite;   /* NULL or "": none (the keys of old) */
 };
 
-/* Whether suite is a usable suite name: 1 to BP_SUITE_MAX bytes of
- * valid UTF-8, no control character, no space at either end (it names
- * keys, a comment's marker and a commit status's context); else false
+/* Whether suite is a usable suite name: 1 to BP_SUITE_MAX ASCII letters,
+ * digits, '.', '_' or '-' (it stands as it is in keys, a comment's marker
+ * and a commit status's context, so two names never become one); else false
  * and *why says what is wrong ("is empty"). */
 #define BP_SUITE_MAX 64
 bool bpi_suite_valid(const char *suite, const char **why);

@@ -57,7 +57,7 @@ step() {
 }
 
 # --------------------------------------------------- names checked first
-for bad in '' ' a' "$(printf 'a\tb')" \
+for bad in '' ' a' "$(printf 'a\tb')" 'a b' 'x/y' "$(printf '\351\200\237')" \
   "$(printf '%070d' 0)"; do
   step bad bench_a --branch main --hash "$BASE" --suite "$bad"
   expect_status bad 2

@@ -250,7 +250,7 @@ static void test_env(void)
     "BENCHPROF_OUTPUT=out", "BENCHPROF_STRICT=yes",
     "BENCHPROF_COUNTERS=none", "BENCHPROF_CALL_GRAPH=fp",
     "BENCHER_HOST=http://h:1", "BENCHPROF_KERNEL=",
-    "BENCHPROF_SUITE=bench a", NULL
+    "BENCHPROF_SUITE=bench.a", NULL
   };
   bpi_config_init(&c);
   static const char doc[] = "{\"record\": {\"frequency\": 99, "
@@ -264,7 +264,7 @@ static void test_env(void)
   CHECK_EQ_STR(c.spool, "/spool");
   CHECK_EQ_STR(c.bencher.project, "proj");
   CHECK_EQ_STR(c.bencher.testbed, "tb");
-  CHECK_EQ_STR(c.bencher.suite, "bench a");
+  CHECK_EQ_STR(c.bencher.suite, "bench.a");
   CHECK_EQ_STR(c.bencher.host, "http://h:1");
   CHECK_EQ_STR(c.record.event, "instructions");
   /* the variable's period replaces the file's frequency */
@@ -292,8 +292,8 @@ static void test_env(void)
      "BENCHPROF_STORE: expected a file:///, s3://, http:// or https:// URL, "
      "got \"/no/scheme\""},
     {"BENCHPROF_SUITE= a",
-     "BENCHPROF_SUITE: expected a suite's name (1 to 64 bytes of UTF-8, no "
-     "control character, no space at either end), got \" a\""},
+     "BENCHPROF_SUITE: expected a suite's name (1 to 64 ASCII letters, "
+     "digits, '.', '_' or '-'), got \" a\""},
     {"BENCHPROF_COUNTERS=a,,b",
      "BENCHPROF_COUNTERS: item 1: expected an event name (no commas or "
      "spaces), got \"\""},
