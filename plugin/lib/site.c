@@ -301,7 +301,7 @@ static bp_code run_page(struct bp_store *st, const struct bp_manifest *m,
   if(!comment && cJSON_GetObjectItemCaseSensitive(entry, "verdict"))
     comment = own = stored_comment(st, entry);
   bpi_buf_printf(&title, "%.12s on %s", run.commit, run.testbed);
-  if(run.suite)
+  if(run.suite && *run.suite)
     bpi_buf_printf(&title, " (%s)", run.suite);
   bpi_buf_addc(&title, '\0');
   bpi_site_html_begin(&b, bpi_buf_failed(&title) ? run.testbed : title.data,

@@ -300,7 +300,7 @@ void bpi_site_html_runs(struct bp_buf *b, const cJSON *runs,
     text(b, str(r, "end_time"));
     bpi_buf_adds(b, "</td><td>");
     text(b, str(r, "testbed"));
-    if(str(r, "suite")) {   /* one of a job's steps: "testbed (suite)" */
+    if(str(r, "suite") && *str(r, "suite")) {   /* one of a job's steps: "testbed (suite)" */
       bpi_buf_adds(b, " (");
       text(b, str(r, "suite"));
       bpi_buf_addc(b, ')');

@@ -10,6 +10,7 @@
 #include "bp_setup.h"
 #include "store.h"
 #include "storekey.h"
+#include "buf.h"
 #include "err.h"
 #include "fileio.h"
 #include "text.h"
@@ -263,12 +264,18 @@ static bp_code file_open(struct bp_store *st, const struct bp_store_opts *o,
   char *dir = dup_trimmed(path);
   if(!dir)
     return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
-  /* the path of a file URL is percent-encoded */
-  char *decoded = bpi_store_key_decode(dir);
+  /* the path of a file URL is percent-encoded (and nothing more: a '~'
+   * in it is a '~', not a key part's bound or a suite's separator) */
+  struct bp_buf decoded;
+  bpi_buf_init(&decoded);
+  bpi_text_pct_decode(&decoded, dir, strlen(dir), false);
+  bpi_buf_addc(&decoded, '\0');
   free(dir);
-  if(!decoded)
+  if(bpi_buf_failed(&decoded)) {
+    bpi_buf_cleanup(&decoded);
     return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
-  st->base = decoded;
+  }
+  st->base = decoded.data;
   return BP_OK;
 }
 

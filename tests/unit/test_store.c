@@ -283,6 +283,35 @@ static void test_bad_urls(void)
   check_bad_open(&o, BPE_INVAL, NULL);
 }
 
+/* A file URL's path is percent-decoded and nothing more: "~~" (a suite's
+ * separator in a key part) and "~" stay as they are in a directory's name. */
+static void test_file_url_path(void)
+{
+  const char *tmp = getenv("TMPDIR");
+  char dir[200];
+  snprintf(dir, sizeof(dir), "%s/test_store_url.XXXXXX", tmp && tmp[0] ?
+           tmp : "/tmp");
+  CHECK(mkdtemp(dir) != NULL);
+  char url[300];
+  snprintf(url, sizeof(url), "file://%s/a~~b%%20c~1", dir);
+  struct bp_store_opts o = { .url = url };
+  struct bp_store *st = open_store(&o);
+  if(!st)
+    return;
+  struct bp_err err = { .code = BP_OK };
+  CHECK_EQ_INT(bpi_store_put(st, "k", "x", 1, "text/plain", NULL, &err),
+               BP_OK);
+  char path[400];
+  snprintf(path, sizeof(path), "%s/a~~b c~1/k", dir);
+  struct stat sb;
+  CHECK(stat(path, &sb) == 0 && sb.st_size == 1);
+  bpi_store_close(st);
+  unlink(path);
+  snprintf(path, sizeof(path), "%s/a~~b c~1", dir);
+  rmdir(path);
+  rmdir(dir);
+}
+
 static void test_file_backend(void)
 {
   const char *tmp = getenv("TMPDIR");
@@ -394,6 +423,7 @@ int main(void)
   test_public_urls();
   test_bad_urls();
   test_file_backend();
+  test_file_url_path();
   test_escape();
   return check_exit();
 }
