@@ -54,7 +54,10 @@
 #   publish_suites.sh    a job's two benchmark steps with --suite: each
 #                        its own manifest, latest pointer, PR comparison,
 #                        comment and commit status; without suites the
-#                        second step warns that it replaces the first
+#                        second step warns that it replaces the first;
+#                        no base: each suite's own comment, and what the
+#                        base branch has instead; a base of another
+#                        command said in the comment
 #   publish_same_name.sh two GitLab projects named alike share the store's
 #                        project: the second's main leaves the first's
 #                        latest (warned, run and flush), its merge request

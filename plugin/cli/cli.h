@@ -123,6 +123,10 @@ void bp_cli_publish_defaults(struct bp_cli_publish *p);
  * BP_EXIT_USAGE. */
 int bp_cli_url_option(const char *name, const char *arg,
                       enum bp_url_kind kind);
+/* The value arg of --suite (run's, compare's): 0 when a suite's name,
+ * else said why and BP_EXIT_USAGE.  An empty one is refused too (an
+ * unset variable in a job's script): none is --suite left out. */
+int bp_cli_suite_option(const char *arg);
 /* Take option opt (a BP_CLI_PUB_* or 'v'): 0 when taken, the exit status
  * on a bad value. */
 int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p);

@@ -13,6 +13,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern char **environ;
@@ -37,14 +38,16 @@ static void usage(FILE *out)
     "      --project P, --branch B, --hash H, --testbed T, --pr N,\n"
     "      --base-branch B, --base-hash H\n"
     "                      what run and flush would be told by the same flags\n"
+    "      --suite NAME    the benchmark step's suite, as run takes it\n"
+    "                      (default: bencher.suite, $BENCHPROF_SUITE; none)\n"
     "  -h, --help          this help\n");
 }
 
-static void print_json(struct bp_ident *id)
+static void print_json(struct bp_ident *id, const char *suite)
 {
   struct bp_buf b;
   bpi_buf_init(&b);
-  bpi_ident_json(id, &b);
+  bpi_ident_json(id, suite, &b);
   if(bpi_buf_failed(&b))
     bp_msg_error("out of memory");
   else
@@ -52,7 +55,7 @@ static void print_json(struct bp_ident *id)
   bpi_buf_cleanup(&b);
 }
 
-static void print_text(struct bp_ident *id)
+static void print_text(struct bp_ident *id, const char *suite)
 {
   for(int f = 0; f < BP_IDENT_NFIELDS; f++) {
     const char *v = *bpi_ident_field(id, (enum bp_ident_field)f);
@@ -62,6 +65,8 @@ static void print_text(struct bp_ident *id)
       printf("  (%s)", id->from[f]);
     putchar('\n');
   }
+  /* not detected: the step's own (run --suite) */
+  printf("%-12s %s\n", "suite", suite ? suite : "-");
 }
 
 /* A flag or the configuration; from says which (ci.h's from[]). */
@@ -73,12 +78,13 @@ static bp_code set_given(struct bp_ident *id, enum bp_ident_field f,
 
 int cmd_ci(int argc, char **argv)
 {
-  enum { OPT_CONFIG = 256, OPT_FIELD };
+  enum { OPT_CONFIG = 256, OPT_SUITE, OPT_FIELD };
   static const struct option longopts[] = {
     {"json", no_argument, NULL, 'j'},
     {"dir", required_argument, NULL, 'C'},
     {"help", no_argument, NULL, 'h'},
     {"config", required_argument, NULL, OPT_CONFIG},
+    {"suite", required_argument, NULL, OPT_SUITE},
     /* OPT_FIELD + enum bp_ident_field */
     {"project", required_argument, NULL, OPT_FIELD + BP_IDENT_PROJECT},
     {"branch", required_argument, NULL, OPT_FIELD + BP_IDENT_BRANCH},
@@ -92,6 +98,7 @@ int cmd_ci(int argc, char **argv)
   bool json = false;
   const char *dir = ".";
   const char *config = NULL;
+  const char *suite = NULL;
   const char *flags[BP_IDENT_NFIELDS] = {NULL};
   int opt;
   optind = 1;
@@ -105,6 +112,11 @@ int cmd_ci(int argc, char **argv)
       break;
     case OPT_CONFIG:
       config = optarg;
+      break;
+    case OPT_SUITE:
+      if(bp_cli_suite_option(optarg))
+        return BP_EXIT_USAGE;
+      suite = optarg;
       break;
     case 'h':
       usage(stdout);
@@ -139,6 +151,12 @@ int cmd_ci(int argc, char **argv)
   if(!rc)
     rc = set_given(&id, BP_IDENT_TESTBED, cfg.bencher.testbed,
                    "config bencher.testbed");
+  /* the suite as run takes it: the flag, else bencher.suite (and
+   * BENCHPROF_SUITE); copied, the configuration goes before printing */
+  char *own_suite = NULL;
+  if(!suite && cfg.bencher.suite && !(suite = own_suite =
+                                      strdup(cfg.bencher.suite)))
+    rc = BPE_NOMEM;
   if(rc)
     bpi_err_set(&err, rc, 0, "identity");
   else
@@ -150,12 +168,14 @@ int cmd_ci(int argc, char **argv)
   if(rc) {
     bp_msg_err(&err, rc);
     bpi_ident_cleanup(&id);
+    free(own_suite);
     return BP_EXIT_ERROR;
   }
   if(json)
-    print_json(&id);
+    print_json(&id, suite);
   else
-    print_text(&id);
+    print_text(&id, suite);
+  free(own_suite);
   /* what run would say before publishing, said here too */
   if(id.warning)
     bp_msg_warn("%s", id.warning);

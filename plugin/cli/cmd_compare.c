@@ -160,17 +160,11 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
     case OPT_TESTBED:
       a->comment.testbed = optarg;
       break;
-    case OPT_SUITE: {
-      const char *why;
-      if(!bpi_suite_valid(optarg, &why)) {
-        bp_msg_error("--suite '%.80s': the suite's name %s (1 to %d ASCII "
-                     "letters, digits, '.', '_' or '-')", optarg, why,
-                     BP_SUITE_MAX);
+    case OPT_SUITE:
+      if(bp_cli_suite_option(optarg))
         return BP_EXIT_USAGE;
-      }
       a->comment.suite = optarg;
       break;
-    }
     case OPT_STORE:
       if(bp_cli_url_option("store", optarg, BP_URL_STORE))
         return BP_EXIT_USAGE;
@@ -371,6 +365,8 @@ static int compare_with(struct compare_args *ap)
     say_key("head", r.head_key, o.st);
     if(rc) {
       bp_msg_err(&err, rc);
+      if(r.suite_hint)
+        bp_msg_note("compare: %s", r.suite_hint);
       status = BP_EXIT_ERROR;
     }
     else {

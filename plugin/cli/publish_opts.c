@@ -129,11 +129,22 @@ static bool url_option(int opt, enum bp_url_kind *kind)
          opt == BP_CLI_PUB_S3_ENDPOINT || opt == BP_CLI_PUB_FIREFOX_API;
 }
 
+int bp_cli_suite_option(const char *arg)
+{
+  const char *why;
+  if(bpi_suite_valid(arg, &why))
+    return 0;
+  bp_msg_error("--suite '%.80s': the suite's name %s (1 to %d ASCII "
+               "letters, digits, '.', '_' or '-')%s", arg, why, BP_SUITE_MAX,
+               *arg ? "" : "; leave --suite out for none");
+  return BP_EXIT_USAGE;
+}
+
 int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
 {
   enum bp_url_kind kind;
   uint64_t n;
-  if(arg && !*arg) {
+  if(arg && !*arg && opt != BP_CLI_PUB_SUITE) {
     /* an identity's part left empty is not given: workflows pass
      * --branch "$GITHUB_HEAD_REF", empty on a push, and CI detection
      * then says the branch */
@@ -155,17 +166,11 @@ int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
   case BP_CLI_PUB_BRANCH: p->branch = arg; break;
   case BP_CLI_PUB_HASH: p->hash = arg; break;
   case BP_CLI_PUB_TESTBED: p->testbed = arg; break;
-  case BP_CLI_PUB_SUITE: {
-    const char *why;
-    if(!bpi_suite_valid(arg, &why)) {
-      bp_msg_error("--suite '%.80s': the suite's name %s (1 to %d ASCII "
-                   "letters, digits, '.', '_' or '-')", arg, why,
-                   BP_SUITE_MAX);
+  case BP_CLI_PUB_SUITE:
+    if(bp_cli_suite_option(arg))
       return BP_EXIT_USAGE;
-    }
     p->suite = arg;
     break;
-  }
   case BP_CLI_PUB_BASE_BRANCH: p->base_branch = arg; break;
   case BP_CLI_PUB_BASE_HASH: p->base_hash = arg; break;
   case BP_CLI_PUB_STORE: p->store = arg; break;
@@ -236,7 +241,8 @@ void bp_cli_publish_usage(FILE *out, bool run)
       "                         (\"benchprof/NAME\"); give each step that\n"
       "                         publishes the same commit and testbed one\n"
       "                         (default: bencher.suite, $BENCHPROF_SUITE;\n"
-      "                         none)\n"
+      "                         none; an empty $BENCHPROF_SUITE is none,\n"
+      "                         an empty --suite an error)\n"
       "      --base-branch B    a pull request's base branch, and its commit\n"
       "      --base-hash H      (Bencher's start point)\n"
       "      --store URL        file:///dir, s3://bucket/prefix or\n"

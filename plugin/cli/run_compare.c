@@ -48,6 +48,8 @@ static void say(const struct bp_pr_opts *o, const struct bp_pr_result *r)
   const struct bp_cmp *c = r->cmp;
   if(r->no_base) {
     bp_msg_warn("compare: no base to compare with: %s", r->no_base);
+    if(r->suite_hint)
+      bp_msg_note("compare: %s", r->suite_hint);
     bp_msg_note("compare: the comment (saying so) is %s/" BP_FILE_COMMENT,
                 o->out);
     return;
@@ -70,12 +72,12 @@ static void say(const struct bp_pr_opts *o, const struct bp_pr_result *r)
  * posts comment.md only on the pull request and commit it was written
  * for (an output directory kept between jobs still holds the last
  * job's; benchprof-wrap --job-comment compares the two). */
-static bp_code write_identity(const struct bp_ident *id, const char *out,
-                              struct bp_err *err)
+static bp_code write_identity(const struct bp_ident *id, const char *suite,
+                              const char *out, struct bp_err *err)
 {
   struct bp_buf text;
   bpi_buf_init(&text);
-  bpi_ident_json(id, &text);
+  bpi_ident_json(id, suite, &text);
   char *path = bpi_text_path_join(out, BP_FILE_COMMENT_IDENTITY);
   bp_code rc = bpi_file_mkdirs(out, err);
   if(!rc)
@@ -126,7 +128,7 @@ static bp_code compare(const struct bp_ident *id, const char *suite,
                 .no_functions = cfg && !cfg->comment.max_functions},
   };
   struct bp_pr_result r = {0};
-  bp_code rc = write_identity(id, out, err);
+  bp_code rc = write_identity(id, suite, out, err);
   if(rc)
     return rc;
   rc = bpi_compare_pr(&o, &r, err);

@@ -192,7 +192,8 @@ static bp_code ident_warn(struct bp_ident *id, const char *fmt, ...)
   return BP_OK;
 }
 
-void bpi_ident_json(const struct bp_ident *id, struct bp_buf *b)
+void bpi_ident_json(const struct bp_ident *id, const char *suite,
+                    struct bp_buf *b)
 {
   struct bp_ident view = *id;  /* read through, never written */
   bpi_buf_addc(b, '{');
@@ -213,6 +214,12 @@ void bpi_ident_json(const struct bp_ident *id, struct bp_buf *b)
     if(pass)
       bpi_buf_adds(b, "\n  }");
   }
+  /* a step's, not detected: after "from", which names no source of it */
+  bpi_buf_adds(b, ",\n  \"suite\": ");
+  if(suite && *suite)
+    bpi_buf_json_str(b, suite);
+  else
+    bpi_buf_adds(b, "null");
   bpi_buf_adds(b, "\n}\n");
 }
 

@@ -193,8 +193,10 @@ void bpi_ident_cleanup(struct bp_ident *id);
 
 struct bp_buf;
 /* id as the JSON object `benchprof ci --json` prints (every field, null
- * when unknown, then "from"), one field a line, appended to b.  The same
- * bytes for the same identity: the runner hooks compare the lines. */
-void bpi_ident_json(const struct bp_ident *id, struct bp_buf *b);
+ * when unknown, then "from", then the run's "suite", NULL: null), one
+ * field a line, appended to b.  The same bytes for the same identity:
+ * the runner hooks compare the lines. */
+void bpi_ident_json(const struct bp_ident *id, const char *suite,
+                    struct bp_buf *b);
 
 #endif

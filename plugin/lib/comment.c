@@ -393,6 +393,24 @@ static void add_title(struct render *r)
   bpi_buf_adds(r->b, "\n\n");
 }
 
+/* The base run is of another command than the head's (their manifests
+ * say) and benchmarks are on one side only: most likely another
+ * benchmark step of the job published the base at the same keys.  The
+ * commands are not shown (as publish's same-job warning: a command line
+ * may hold what the job keeps to itself). */
+static void add_other_command(struct render *r)
+{
+  const struct bp_cmp *c = r->c;
+  if(!c->base.command || !c->head.command ||
+     !strcmp(c->base.command, c->head.command) ||
+     !(c->nnew || c->nremoved))
+    return;
+  bpi_buf_adds(r->b, "_The base run is of another command than this "
+               "run's, so benchmarks may show as new or removed: a job "
+               "with several benchmark steps gives each its own "
+               "`--suite NAME`._\n\n");
+}
+
 static void add_summary(struct render *r)
 {
   const struct bp_cmp *c = r->c;
@@ -412,8 +430,13 @@ static void add_summary(struct render *r)
     bpi_buf_adds(b, " on testbed ");
     bpi_comment_md_code(b, c->head.testbed);
   }
+  if(r->o->suite && *r->o->suite) {
+    bpi_buf_adds(b, c->head.testbed ? ", suite " : " of suite ");
+    bpi_comment_md_code(b, r->o->suite);
+  }
   bpi_buf_printf(b, "; changes beyond %.4g%% are flagged.\n\n",
                  c->threshold_pct);
+  add_other_command(r);
 }
 
 static void add_measures(struct render *r, const struct bp_cmp_bench *cb)
@@ -1275,6 +1298,11 @@ bp_code bpi_comment_no_base(const struct bp_comment_opts *o,
                  "name of its own (`BENCHER_PROJECT` or `bencher.project`), "
                  "its base branch's too, so that later pull requests have a "
                  "base.\n");
+  else if(o->base_hint) {
+    bpi_buf_adds(out, "\n\nThe base branch's other runs: ");
+    bpi_comment_md_text(out, o->base_hint, 2000);
+    bpi_buf_adds(out, ".\n");
+  }
   else
     bpi_buf_adds(out, "\n\nRun benchprof on the base branch (publishing to "
                  "the same store) so that later pull requests have a "

@@ -53,6 +53,9 @@ struct bp_comment_opts {
   bool base_foreign;         /* no base: the base branch's run in the store
                                 is another repository's (one named alike),
                                 so running the base branch is not the fix */
+  const char *base_hint;     /* no base: what the base branch has instead
+                                (bpi_compare_suite_hint), the advice in
+                                place of running the base branch; NULL */
 };
 
 /* Append the comment for c to out.  BPE_NOMEM only. */

@@ -350,6 +350,7 @@ static void side_free(struct bp_cmp_side *s)
   free(s->report_uuid);
   free(s->bencher_url);
   free(s->manifest_url);
+  free(s->command);
   free(s->bencher_project);
   free(s->bencher_branch);
   free(s->bencher_head);
@@ -394,6 +395,7 @@ void bpi_compare_free(struct bp_cmp *c)
 {
   if(!c)
     return;
+  free(c->suite);
   for(size_t i = 0; i < c->nbenches; i++) {
     struct bp_cmp_bench *b = &c->benches[i];
     free(b->name);

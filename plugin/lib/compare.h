@@ -244,6 +244,9 @@ struct bp_cmp_side {
   char *report_uuid;       /* Bencher report, NULL when none */
   char *bencher_url;       /* Bencher console, NULL: https://bencher.dev */
   char *manifest_url;
+  /* the run's command (its manifest's), NULL unknown: a base of another
+   * command is another step's, its benchmarks other ones */
+  char *command;
   /* what Bencher's console plots by, from the report's answer (publish.c
    * keeps them in the manifest's publication.bencher); NULL or 0 when
    * unknown */
@@ -256,6 +259,8 @@ struct bp_buf;
 
 struct bp_cmp {
   struct bp_cmp_side base, head;
+  char *suite;             /* both sides' suite (storekey.h), NULL none
+                              or unknown (two run directories) */
   double threshold_pct;
   struct bp_cmp_bench *benches;  /* changed (largest first), unchanged,
                                     new, removed */
@@ -377,6 +382,17 @@ bp_code bpi_compare_locate(struct bp_store *st, const char *project,
                            const char *testbed, const char *suite,
                            const char *repository, char **key,
                            struct bp_err *err);
+
+/* When branch has no run on testbed of suite (NULL or "": none): what it
+ * has there instead, and what to do, as a sentence (malloc'd), or NULL
+ * when there is nothing to say (or no memory).  Runs of other suites are
+ * found only where the store can list (bpi_store_list: a file store); a
+ * suite's missing run also asks for the run without a suite (one GET of
+ * its latest pointer).  pr: the advice for a pull request's run (run the
+ * base branch with the suite), else for `benchprof compare`'s. */
+char *bpi_compare_suite_hint(struct bp_store *st, const char *project,
+                             const char *branch, const char *testbed,
+                             const char *suite, bool pr);
 
 /* Make dir (created) a side bpi_compare_dirs reads, from the stored
  * manifest at key: manifest.json (its "publication" gains the manifest's

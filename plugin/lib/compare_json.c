@@ -261,6 +261,7 @@ static cJSON *json_tree(const struct bp_cmp *c)
     return NULL;
   json_side(root, "base", &c->base);
   json_side(root, "head", &c->head);
+  add_str(root, "suite", c->suite);
   add_num(root, "threshold_pct", c->threshold_pct);
   add_num(root, "confidence", BP_STATS_CONFIDENCE);
   /* every benchmark counted once, as the summaries and the comment's

@@ -21,6 +21,7 @@ void bpi_pr_result_cleanup(struct bp_pr_result *r)
   free(r->base_key);
   free(r->head_key);
   free(r->no_base);
+  free(r->suite_hint);
   free(r->head_fallback);
   memset(r, 0, sizeof(*r));
 }
@@ -98,6 +99,18 @@ static bp_code open_side(const struct bp_pr_opts *o,
   }
   *dir = d;
   return BP_OK;
+}
+
+/* A side in the store is missing: what its branch has on the testbed
+ * instead, if anything (other suites' runs, or one without a suite). */
+static void hint(const struct bp_pr_opts *o, const struct bp_pr_side *s,
+                 struct bp_pr_result *r)
+{
+  if(s->dir || r->suite_hint)
+    return;
+  r->suite_hint = bpi_compare_suite_hint(o->st, o->project, s->branch,
+                                         o->testbed, o->suite,
+                                         o->comment_no_base);
 }
 
 static char *buf_text(struct bp_buf *b, const char *fallback)
@@ -187,12 +200,20 @@ static bp_code write_comment(const struct bp_pr_opts *o,
 /* foreign: the base in the store is another repository's (BPE_CONFIG
  * from bpi_compare_locate or bpi_compare_fetch). */
 static bp_code no_base_comment(const struct bp_pr_opts *o,
-                               const char *why, bool foreign,
-                               struct bp_err *err)
+                               const char *why, const char *hint,
+                               bool foreign, struct bp_err *err)
 {
-  struct bp_comment_opts co = {.project = o->project,
-                               .testbed = o->testbed,
-                               .base_foreign = foreign};
+  /* the comparison's comment options (the suite: its marker and title,
+   * so that a suite's comment never replaces another's) */
+  struct bp_comment_opts co = o->comment;
+  if(!co.project)
+    co.project = o->project;
+  if(!co.testbed)
+    co.testbed = o->testbed;
+  if(!co.suite)
+    co.suite = o->suite;
+  co.base_foreign = foreign;
+  co.base_hint = hint;
   struct bp_cmp_side head = {.project = (char *)o->project,
                              .branch = (char *)o->head_branch,
                              .hash = (char *)o->head_hash,
@@ -232,6 +253,8 @@ static bp_code compare(const struct bp_pr_opts *o, struct bp_pr_result *r,
   bp_code rc = bpi_compare_dirs(base, head, &o->cmp, &r->cmp, err);
   if(!rc && o->fill_identity && !fill_identity(r->cmp, o))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");
+  if(!rc && o->suite && *o->suite && !(r->cmp->suite = strdup(o->suite)))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");
   if(!rc)
     rc = bpi_compare_write(r->cmp, o->out, err);
   if(!rc && o->diff_run && o->st)
@@ -260,11 +283,14 @@ bp_code bpi_compare_pr(const struct bp_pr_opts *o, struct bp_pr_result *r,
   struct bp_err side_err = {0};
   bp_code rc = open_side(o, &o->base, "base", o->repository, &base,
                          &r->base_key, &r->base_is_latest, &why, &side_err);
+  if(rc == BPE_NOT_FOUND)
+    hint(o, &o->base, r);
   if(rc && o->comment_no_base) {
     if(!(r->no_base = buf_text(&why, "out of memory")))
       rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");
     else
-      rc = no_base_comment(o, r->no_base, side_err.code == BPE_CONFIG, err);
+      rc = no_base_comment(o, r->no_base, r->suite_hint,
+                           side_err.code == BPE_CONFIG, err);
     bpi_buf_cleanup(&why);
     return rc;
   }
@@ -277,6 +303,8 @@ bp_code bpi_compare_pr(const struct bp_pr_opts *o, struct bp_pr_result *r,
   if(!rc) {
     rc = open_side(o, &o->head, "head", NULL, &head, &r->head_key, &latest,
                    &head_why, &side_err);
+    if(rc == BPE_NOT_FOUND && !o->head_fallback_dir)
+      hint(o, &o->head, r);
     if(rc && o->head_fallback_dir) {
       r->head_fallback = strdup(side_err.msg);
       head = strdup(o->head_fallback_dir);

@@ -66,6 +66,11 @@ struct bp_pr_result {
   char *base_key, *head_key;  /* the stored manifests compared, or NULL */
   bool base_is_latest;        /* the base commit had no run: latest used */
   char *no_base;              /* why there was no base, or NULL */
+  /* a side was not found in the store, but its branch has runs on the
+   * testbed of other suites or without one: what and what to do
+   * (bpi_compare_suite_hint), or NULL.  With no base it is the no-base
+   * comment's advice. */
+  char *suite_hint;
   char *head_fallback;        /* why the head is the run directory, or NULL */
   size_t diff_failures;       /* diff.svg files that could not be stored,
                                  or the store's pages (site.h) that could

@@ -172,6 +172,7 @@ bp_code bpi_cmp_side_identity(struct bp_cmp_side *out, const struct side *s)
   out->bencher_url = bencher_console(console ? console
                                              : bpi_json_str(bencher, "host"));
   out->manifest_url = dup_or_null(bpi_json_str(pub, "manifest_url"));
+  out->command = dup_or_null(s->manifest.command);
   side_bencher(out, pub);
   return out->dir ? BP_OK : BPE_NOMEM;
 }

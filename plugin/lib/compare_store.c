@@ -147,6 +147,154 @@ bp_code bpi_compare_locate(struct bp_store *st, const char *project,
   return rc;
 }
 
+/* The suites of a branch's latest pointers for one testbed, from the
+ * names in its latest/ folder ("{testbed}~~{suite}.json"), sorted. */
+#define HINT_SUITES 8   /* named at most; "..." says there are more */
+struct suites_seen {
+  const char *prefix;     /* the testbed's key part and the separator */
+  const char *own;        /* the suite looked for, not listed; NULL */
+  char *names[HINT_SUITES];
+  size_t n;
+  bool more;
+};
+
+static void suite_seen(void *ctx, const char *name)
+{
+  struct suites_seen *s = ctx;
+  size_t len = strlen(name), plen = strlen(s->prefix);
+  size_t ext = strlen(".json");
+  if(len <= plen + ext || strncmp(name, s->prefix, plen) ||
+     strcmp(name + len - ext, ".json"))
+    return;
+  char *part = strndup(name + plen, len - plen - ext);
+  char *suite = part ? bpi_store_key_decode(part) : NULL;
+  free(part);
+  if(!suite || (s->own && !strcmp(suite, s->own)))
+    free(suite);
+  else if(s->n == HINT_SUITES) {
+    s->more = true;
+    free(suite);
+  }
+  else
+    s->names[s->n++] = suite;
+}
+
+static int by_text(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void list_suites(struct bp_store *st, const char *project,
+                        const char *branch, const char *testbed,
+                        struct suites_seen *s)
+{
+  const char *names[] = {project, branch};
+  char *dir = bpi_store_level_key(names, 2, BP_STORE_LATEST);
+  char *part = bpi_store_testbed_part(testbed, NULL);
+  struct bp_buf prefix;
+  bpi_buf_init(&prefix);
+  bpi_buf_printf(&prefix, "%s" BP_STORE_SUITE_SEP, part ? part : "");
+  bpi_buf_addc(&prefix, '\0');
+  struct bp_err ignored = {0};
+  s->prefix = prefix.data;
+  if(dir && part && !bpi_buf_failed(&prefix))
+    (void)bpi_store_list(st, dir, suite_seen, s, &ignored);
+  qsort(s->names, s->n, sizeof(*s->names), by_text);
+  bpi_buf_cleanup(&prefix);
+  s->prefix = NULL;
+  free(part);
+  free(dir);
+}
+
+/* Whether branch's latest pointer for testbed without a suite is there. */
+static bool has_plain(struct bp_store *st, const char *project,
+                      const char *branch, const char *testbed)
+{
+  char *key = bpi_store_latest_key(project, branch, testbed, NULL);
+  char *text = NULL;
+  size_t len = 0;
+  struct bp_err ignored = {0};
+  bool yes = key && !bpi_store_get(st, key, &text, &len, &ignored);
+  free(text);
+  free(key);
+  return yes;
+}
+
+static void add_suites(struct bp_buf *b, const struct suites_seen *s)
+{
+  bpi_buf_printf(b, "of suite%s ", s->n == 1 && !s->more ? "" : "s");
+  for(size_t i = 0; i < s->n; i++)
+    bpi_buf_printf(b, "%s'%s'", i ? ", " : "", s->names[i]);
+  if(s->more)
+    bpi_buf_adds(b, ", ...");
+}
+
+/* suite's run is missing: the branch's runs without a suite and of
+ * others. */
+static void hint_suite(struct bp_buf *b, const char *branch,
+                       const char *testbed, const char *suite, bool plain,
+                       const struct suites_seen *s, bool pr)
+{
+  bpi_buf_printf(b, "branch '%s' has %s on testbed '%s' ", branch,
+                 plain && !s->n ? "a run" : "runs", testbed);
+  if(plain)
+    bpi_buf_adds(b, "without a suite");
+  if(plain && s->n)
+    bpi_buf_adds(b, " and ");
+  if(s->n)
+    add_suites(b, s);
+  bpi_buf_printf(b, ", none of suite '%s': ", suite);
+  if(pr)
+    bpi_buf_printf(b, "run the base branch with --suite %s too (merge the "
+                   "workflow change that gives this step its suite) so "
+                   "that later pull requests have a base of their suite",
+                   suite);
+  else
+    bpi_buf_adds(b, "give --suite the suite of the runs to compare (none "
+                 "for the runs without one)");
+}
+
+/* The run without a suite is missing, the branch has suites' runs. */
+static void hint_plain(struct bp_buf *b, const char *branch,
+                       const char *testbed, const struct suites_seen *s,
+                       bool pr)
+{
+  bpi_buf_printf(b, "branch '%s' has runs on testbed '%s' only ", branch,
+                 testbed);
+  add_suites(b, s);
+  bpi_buf_adds(b, ", none without a suite: ");
+  bpi_buf_adds(b, pr ? "give this step the --suite NAME of the base "
+                       "branch's step that runs these benchmarks, so that it "
+                       "is compared with that suite's runs"
+                     : "give --suite NAME to compare one suite's runs");
+}
+
+char *bpi_compare_suite_hint(struct bp_store *st, const char *project,
+                             const char *branch, const char *testbed,
+                             const char *suite, bool pr)
+{
+  if(!st || !project || !branch || !testbed)
+    return NULL;
+  if(suite && !*suite)
+    suite = NULL;
+  struct suites_seen s = {.own = suite};
+  bool plain = suite && has_plain(st, project, branch, testbed);
+  list_suites(st, project, branch, testbed, &s);
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  if(suite && (plain || s.n))
+    hint_suite(&b, branch, testbed, suite, plain, &s, pr);
+  else if(!suite && s.n)
+    hint_plain(&b, branch, testbed, &s, pr);
+  for(size_t i = 0; i < s.n; i++)
+    free(s.names[i]);
+  char *text = NULL;
+  if(b.len && !bpi_buf_failed(&b))
+    text = strndup(b.data, b.len);
+  bpi_buf_cleanup(&b);
+  return text;
+}
+
 /* dir/file <- the store's object key.  An object the store does not
  * have leaves no file: compare then says the side's profile
  * is missing, as for a run directory without the file; a file an

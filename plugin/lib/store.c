@@ -16,6 +16,7 @@
 #include "text.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -743,6 +744,30 @@ static const struct store_ops backends[] = {
   { "http://", http_open, net_put, net_get, net_update },
   { "https://", http_open, net_put, net_get, net_update },
 };
+
+bp_code bpi_store_list(struct bp_store *st, const char *dir,
+                       void (*each)(void *ctx, const char *name), void *ctx,
+                       struct bp_err *err)
+{
+  if(st->ops != &backends[0])   /* the file store's only: see store.h */
+    return bpi_err_set(err, BPE_INVAL, 0, "store %.200s: not listed",
+                       st->url);
+  bp_code rc = check_key(dir, err);
+  char *path = rc ? NULL : file_path(st, dir);
+  if(!rc && !path)
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
+  DIR *d = path ? opendir(path) : NULL;
+  if(path && !d)
+    rc = bpi_err_set(err, errno == ENOENT ? BPE_NOT_FOUND : BPE_IO, errno,
+                     "listing '%.200s' in %.200s", dir, st->url);
+  for(struct dirent *e; d && (e = readdir(d)) != NULL;)
+    if(e->d_name[0] != '.')
+      each(ctx, e->d_name);
+  if(d)
+    closedir(d);
+  free(path);
+  return rc;
+}
 
 bp_code bpi_store_update(struct bp_store *st, const char *key,
                          const char *content_type,

@@ -67,6 +67,14 @@ bp_code bpi_store_put_file(struct bp_store *st, const char *key,
 bp_code bpi_store_get(struct bp_store *st, const char *key, char **data,
                       size_t *len, struct bp_err *err);
 
+/* Call each with the name of every object and folder right under the
+ * folder dir (a key), in no order: a file store's only (a listing of an
+ * http(s) or s3 store is a request of its own kind, not worth a hint),
+ * BPE_INVAL for the others; BPE_NOT_FOUND when there is no such folder. */
+bp_code bpi_store_list(struct bp_store *st, const char *dir,
+                       void (*each)(void *ctx, const char *name), void *ctx,
+                       struct bp_err *err);
+
 /* Replace the object at key with what decide makes of its current bytes
  * (cur NULL when there is none), so that two writers cannot interleave:
  * decide returns 1 with *out (malloc'd, NUL-terminated) to write it, 0 to

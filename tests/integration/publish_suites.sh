@@ -13,7 +13,16 @@
 #   - the same job without suites: the second step replaces the first's
 #     run and says so (another step of this job; --suite), once; the same
 #     step again, or another job, says nothing.
-#   - --suite and BENCHPROF_SUITE are checked before anything runs.
+#   - --suite and BENCHPROF_SUITE are checked before anything runs (an
+#     empty --suite is refused, saying to leave it out; an empty
+#     BENCHPROF_SUITE is no suite);
+#   - no base: a new suite's comment has its own marker and title (two
+#     suites' and a no-suite run's are three comments), and says which
+#     suites (or the run without one) the base branch has; compare
+#     without --suite where there are suites' runs only says which;
+#   - a base run of another command: the comment says so;
+#   - the suite in compare.json, identity.json, `ci` and `ci --json`, and
+#     the comment's compared line.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 . "$top_srcdir/tests/forge_lib.sh"
@@ -24,6 +33,7 @@ BASE=1111111111111111111111111111111111111111
 HEAD=2222222222222222222222222222222222222222
 OTHER=3333333333333333333333333333333333333333
 STORE=$TMP/store
+GH_TOKEN="ghs_suites_token_5e1f"
 
 # harness NAME BENCH: a real workload, then a BMF with benchmark BENCH
 harness() {
@@ -65,6 +75,10 @@ for bad in '' ' a' "$(printf 'a\tb')" 'a b' 'x/y' "$(printf '\351\200\237')" \
     grep -q -- "--suite" "$TMP/bad.err"
 done
 check "nothing ran for a bad suite" test ! -e "$TMP/bad/manifest.json"
+step bad bench_a --branch main --hash "$BASE" --suite ''
+check "an empty --suite is said in full, and how to give none" \
+  grep -q -- "--suite '': the suite's name is empty (1 to 64 ASCII letters.*; leave --suite out for none" \
+  "$TMP/bad.err"
 # as any bad setting: the configuration is ignored, said, and the command
 # runs unprofiled (never published without its suite)
 BENCHPROF_SUITE=' x' step badenv bench_a --branch main --hash "$BASE"
@@ -164,8 +178,77 @@ check "comment a: its suite's marker and title" sh -c \
 check "comment b: its suite's marker" sh -c \
   'head -1 "$1" | grep -qx "<!-- benchprof:comment demo/box suite=b -->"' \
   sh "$TMP/pr-b/compare/comment.md"
+check "comment a: compared on its testbed and suite" grep -q \
+  'with `main` (`1111111`) on testbed `box`, suite `a`; ' \
+  "$TMP/pr-a/compare/comment.md"
+check "the same commands on both sides: no note of another command" sh -c \
+  '! grep -q "another command" "$1"' sh "$TMP/pr-a/compare/comment.md"
+pycheck "compare.json and identity.json name the suite" "$TMP" <<'PY'
+import json, os, sys
+for s in "ab":
+    d = os.path.join(sys.argv[1], "pr-" + s, "compare")
+    assert json.load(open(os.path.join(d, "compare.json")))["suite"] == s
+    assert json.load(open(os.path.join(d, "identity.json")))["suite"] == s
+PY
+BENCHPROF_SUITE=b "$BENCHPROF" ci --json >"$TMP/ci.json" 2>"$TMP/ci.err"
+check "ci --json: the suite of BENCHPROF_SUITE" grep -qx '  "suite": "b"' \
+  "$TMP/ci.json"
+"$BENCHPROF" ci --suite a >"$TMP/ci.txt" 2>"$TMP/ci.err"
+check "ci: the suite of --suite" grep -qx 'suite  *a' "$TMP/ci.txt"
+"$BENCHPROF" ci --json >"$TMP/ci.json" 2>"$TMP/ci.err"
+check "ci --json: no suite, null" grep -qx '  "suite": null' "$TMP/ci.json"
 
-GH_TOKEN="ghs_suites_token_5e1f"
+# --------------------------------- no base: each suite's comment its own
+# a new suite (c, d) finds no base: its comment still has the suite's
+# marker and title, and says which suites the base branch has
+for s in c d; do
+  pr "pr-$s" bench_a "$s"
+  expect_status "pr-$s" 0
+  check "no base, suite $s: the suite's marker, title and other suites" \
+    sh -c 'head -1 "$1" | grep -qx "<!-- benchprof:comment demo/box suite=$2 -->" &&
+      grep -q "^### benchprof (suite \`$2\`): no base to compare with" "$1" &&
+      grep -q "of suites .a., .b., none of suite .$2.: run the base branch with --suite $2 too" "$1"' \
+    sh "$TMP/pr-$s/compare/comment.md" "$s"
+done
+check "no base: the step's log says what the base branch has" grep -q \
+  "compare: branch 'main' has runs on testbed 'box' of suites 'a', 'b', none of suite 'c'" \
+  "$TMP/pr-c.err"
+# the same job without a suite: the base branch has suites' runs only
+step pr-plain bench_a --branch feature/x --hash "$HEAD" --base-branch main \
+  --base-hash "$BASE"
+expect_status pr-plain 0
+check "no base, no suite: the marker of old, and the suites to choose from" \
+  sh -c 'head -1 "$1" | grep -qx "<!-- benchprof:comment demo/box -->" &&
+    grep -q "^### benchprof: no base to compare with" "$1" &&
+    grep -q "only of suites .a., .b., none without a suite: give this step the --suite NAME" "$1"' \
+  sh "$TMP/pr-plain/compare/comment.md"
+forge_standin github "$TMP/gh-nobase" "$GH_TOKEN" 0
+printf '{"10": "%s"}\n' "$HEAD" >"$TMP/gh-nobase/pulls.json"
+for s in c d plain; do
+  GITHUB_TOKEN=$GH_TOKEN "$BENCHPROF" comment \
+    --markdown "$TMP/pr-$s/compare/comment.md" --github org/demo --pr 10 \
+    --api-url "$FORGE_URL" >"$TMP/nb-$s.out" 2>"$TMP/nb-$s.err"
+  status=$?
+  expect_status "nb-$s" 0
+done
+pycheck "three no-base comments, none replacing another" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh-nobase")
+bodies = [c["body"] for c in json.load(open(os.path.join(d, "state.json")))]
+assert len(bodies) == 3, bodies
+for m in ("demo/box suite=c -->", "demo/box suite=d -->", "demo/box -->"):
+    assert sum(("benchprof:comment " + m) in b for b in bodies) == 1, m
+PY
+# compare without --suite where the branch has suites' runs only
+"$BENCHPROF" compare -o "$TMP/cmp-none" --project demo --testbed box \
+  --store "file://$STORE" main@latest "feature%2Fx@$HEAD" \
+  >"$TMP/cmp-none.out" 2>"$TMP/cmp-none.err"
+status=$?
+expect_status cmp-none 1
+check "compare without --suite: which suites the branch has, and --suite" \
+  grep -q "branch 'main' has runs on testbed 'box' only of suites 'a', 'b', none without a suite: give --suite NAME" \
+  "$TMP/cmp-none.err"
+
 forge_standin github "$TMP/gh" "$GH_TOKEN" 0
 printf '{"9": "%s"}\n' "$HEAD" >"$TMP/gh/pulls.json"
 for s in a b; do
@@ -216,7 +299,8 @@ check "compare --suite b: its marker" sh -c \
 job 102
 step plain-a bench_a --branch main --hash "$OTHER"
 expect_status plain-a 0
-step plain-b bench_b --branch main --hash "$OTHER"
+# an empty BENCHPROF_SUITE is no suite (the checks below: box's keys)
+BENCHPROF_SUITE= step plain-b bench_b --branch main --hash "$OTHER"
 expect_status plain-b 0
 check "the first step replaces nothing" sh -c \
   '! grep -q "another step" "$1"' sh "$TMP/plain-a.err"
@@ -236,6 +320,27 @@ step plain-a3 bench_a --branch main --hash "$OTHER"
 expect_status plain-a3 0
 check "another job (a re-run) says nothing" sh -c \
   '! grep -q "another step" "$1"' sh "$TMP/plain-a3.err"
+# a pull request of that job: the base is another step's run (the last
+# step's, bench_a): bench_b's benchmark is new, and the comment says why
+job 105
+step pr-other bench_b --branch feature/y --hash "$HEAD" --base-branch main \
+  --base-hash "$OTHER"
+expect_status pr-other 0
+check "a base of another command: said in the comment, with --suite" sh -c \
+  'grep -q "^_The base run is of another command than this run.s, so benchmarks may show as new or removed: .*--suite NAME" "$1" &&
+   ! grep -q "bench_a.sh" "$1"' sh "$TMP/pr-other/compare/comment.md"
+step pr-same bench_a --branch feature/y --hash "$HEAD" --base-branch main \
+  --base-hash "$OTHER"
+expect_status pr-same 0
+check "a base of the same command: no such note" sh -c \
+  '! grep -q "another command" "$1"' sh "$TMP/pr-same/compare/comment.md"
+# switching to suites: the base branch has a run without a suite only
+step pr-switch bench_a --branch feature/y --hash "$HEAD" --base-branch main \
+  --base-hash "$OTHER" --suite e
+expect_status pr-switch 0
+check "a new suite where the base has a run without one: said so" grep -q \
+  "has runs on testbed .box. without a suite and of suites .a., .b., none of suite .e.: run the base branch with --suite e too (merge the workflow change" \
+  "$TMP/pr-switch/compare/comment.md"
 # ------------------------------- spooled, then flushed: the suite travels
 # an http:// store whose first manifest PUT fails: the run stays spooled
 # (publication.json holds its suite), flush delivers it to the suite's keys

@@ -1849,6 +1849,62 @@ static void test_no_base(void)
         == 0);
   CHECK(strstr(md, "\n### benchprof (suite `bench<a`): no base to compare "
                "with\n") != NULL);
+  CHECK(strstr(md, "Run benchprof on the base branch") != NULL);
+  /* what the base branch has instead: the advice, escaped */
+  bpi_buf_reset(&b);
+  o.base_hint = "branch 'main' has a run <i>without</i> a suite";
+  CHECK(bpi_comment_no_base(&o, &head, "main", "none", &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  md = b.data ? b.data : "";
+  CHECK(strstr(md, "\n\nThe base branch's other runs: branch 'main' has "
+               "a run ") != NULL);
+  CHECK(!unescaped(md, "<i>"));
+  CHECK(strstr(md, "Run benchprof on the base branch") == NULL);
+  bpi_buf_cleanup(&b);
+}
+
+/* The compared line names the suite; a base run of another command
+ * with one-sided benchmarks says why (never the commands). */
+static void test_suite_and_command(void)
+{
+  struct bp_comment_opts o = {.project = "p", .testbed = "t",
+                              .suite = "s1"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  struct bp_cmp *c = synthetic(3, 1, 1, "b");
+  c->head.testbed = strdup("box");
+  c->base.command = strdup("./bench_a --secret=x");
+  c->head.command = strdup("./bench_a --secret=x");
+  c->benches[2].presence = BP_CMP_NEW;
+  c->benches[2].measures->in_base = false;
+  bpi_compare_measure(c->benches[2].measures, 2);
+  c->nunchanged--;
+  c->nnew++;
+  bpi_buf_init(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, " on testbed `box`, suite `s1`; changes beyond")
+        != NULL);
+  CHECK(strstr(b.data, "another command") == NULL);
+  free(c->head.command);
+  c->head.command = strdup("./bench_b");
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\n_The base run is of another command than this "
+               "run's, so benchmarks may show as new or removed: a job with "
+               "several benchmark steps gives each its own `--suite NAME`._"
+               "\n") != NULL);
+  CHECK(strstr(b.data, "secret") == NULL && strstr(b.data, "bench_b") ==
+        NULL);
+  /* the same benchmarks on both sides: nothing to explain */
+  c->benches[2].presence = BP_CMP_BOTH;
+  c->nnew--;
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "another command") == NULL);
+  bpi_compare_free(c);
   bpi_buf_cleanup(&b);
 }
 
@@ -2104,6 +2160,7 @@ int main(void)
 {
   test_status();
   test_no_base();
+  test_suite_and_command();
   test_escape();
   test_links();
   test_cut();

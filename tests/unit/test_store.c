@@ -312,6 +312,19 @@ static void test_file_url_path(void)
   rmdir(dir);
 }
 
+struct seen {
+  size_t n;
+  bool box, box_a;
+};
+
+static void seen_name(void *ctx, const char *name)
+{
+  struct seen *s = ctx;
+  s->n++;
+  s->box |= !strcmp(name, "box.json");
+  s->box_a |= !strcmp(name, "box~~a.json");
+}
+
 static void test_file_backend(void)
 {
   const char *tmp = getenv("TMPDIR");
@@ -396,7 +409,27 @@ static void test_file_backend(void)
     err.code = BP_OK;
     err.msg[0] = '\0';
   }
+  /* a folder's names, as the suites' hint lists latest/ */
+  struct seen s = {0};
+  CHECK(bpi_store_put(st, "p/b/latest/box.json", "{}", 2, "application/json",
+                      NULL, &err) == BP_OK);
+  CHECK(bpi_store_put(st, "p/b/latest/box~~a.json", "{}", 2,
+                      "application/json", NULL, &err) == BP_OK);
+  CHECK(bpi_store_list(st, "p/b/latest", seen_name, &s, &err) == BP_OK);
+  CHECK_EQ_INT(s.n, 2);
+  CHECK(s.box && s.box_a);
+  CHECK_EQ_INT(bpi_store_list(st, "p/none", seen_name, &s, &err),
+               BPE_NOT_FOUND);
+  CHECK_EQ_INT(bpi_store_list(st, "p/../x", seen_name, &s, &err), BPE_INVAL);
   bpi_store_close(st);
+  /* a store that cannot list says so, and asks nothing */
+  struct bp_store_opts h = { .url = "http://127.0.0.1:9/s" };
+  st = open_store(&h);
+  if(st) {
+    CHECK_EQ_INT(bpi_store_list(st, "p/b/latest", seen_name, &s, &err),
+                 BPE_INVAL);
+    bpi_store_close(st);
+  }
 
   char cmd[300];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
