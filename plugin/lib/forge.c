@@ -150,22 +150,41 @@ static bool written_by(const cJSON *item, const struct bp_comment_author *by)
          !strcmp(login->valuestring + n - 5, "[bot]");
 }
 
+/* A page of the comment list, parsed: *list a JSON array (the caller
+ * deletes it), else BPE_FORMAT. */
+static bp_code parse_comment_list(const char *json, size_t len,
+                                  cJSON **list, struct bp_err *err)
+{
+  *list = cJSON_ParseWithLength(json, len);
+  if(cJSON_IsArray(*list))
+    return BP_OK;
+  cJSON_Delete(*list);
+  *list = NULL;
+  return bpi_err_set(err, BPE_FORMAT, 0, "comment: the comment list is "
+                     "not a JSON array");
+}
+
+/* Whether a comment's id is a number that prints exactly ("%.0f"). */
+static bool comment_id_ok(const cJSON *num)
+{
+  return cJSON_IsNumber(num) && num->valuedouble >= 0 &&
+         num->valuedouble <= 9007199254740992.0;
+}
+
 bp_code bpi_comment_find_by(const char *json, size_t len, const char *marker,
                             const struct bp_comment_author *by, char **id,
                             char **body_out, size_t *count, size_t *foreign,
                             struct bp_err *err)
 {
-  cJSON *list = cJSON_ParseWithLength(json, len);
+  cJSON *list;
   const cJSON *item;
   *id = NULL;
   *count = 0;
   if(body_out)
     *body_out = NULL;
-  if(!cJSON_IsArray(list)) {
-    cJSON_Delete(list);
-    return bpi_err_set(err, BPE_FORMAT, 0, "comment: the comment list is "
-                       "not a JSON array");
-  }
+  bp_code rc = parse_comment_list(json, len, &list, err);
+  if(rc)
+    return rc;
   cJSON_ArrayForEach(item, list) {
     const cJSON *body = cJSON_GetObjectItemCaseSensitive(item, "body");
     const cJSON *num = cJSON_GetObjectItemCaseSensitive(item, "id");
@@ -179,8 +198,7 @@ bp_code bpi_comment_find_by(const char *json, size_t len, const char *marker,
     }
     if(*id)
       continue;
-    if(!cJSON_IsNumber(num) || num->valuedouble < 0 ||
-       num->valuedouble > 9007199254740992.0) {
+    if(!comment_id_ok(num)) {
       cJSON_Delete(list);
       return bpi_err_set(err, BPE_FORMAT, 0, "comment: our comment has no "
                          "numeric id");
@@ -548,21 +566,18 @@ static bp_code lowest_on_page(const char *json, size_t len,
                               double *lowest, char **body, size_t *count,
                               struct bp_err *err)
 {
-  cJSON *list = cJSON_ParseWithLength(json, len);
+  cJSON *list;
   const cJSON *item;
   *count = 0;
-  if(!cJSON_IsArray(list)) {
-    cJSON_Delete(list);
-    return bpi_err_set(err, BPE_FORMAT, 0, "comment: the comment list is "
-                       "not a JSON array");
-  }
+  bp_code rc = parse_comment_list(json, len, &list, err);
+  if(rc)
+    return rc;
   cJSON_ArrayForEach(item, list) {
     const cJSON *text = cJSON_GetObjectItemCaseSensitive(item, "body");
     const cJSON *num = cJSON_GetObjectItemCaseSensitive(item, "id");
     (*count)++;
     if(!cJSON_IsString(text) || !strstr(text->valuestring, marker) ||
-       !cJSON_IsNumber(num) || num->valuedouble < 0 ||
-       num->valuedouble > 9007199254740992.0 || !written_by(item, by) ||
+       !comment_id_ok(num) || !written_by(item, by) ||
        (*lowest >= 0 && num->valuedouble >= *lowest))
       continue;
     char *copy = strdup(text->valuestring);
