@@ -20,6 +20,11 @@
 #                        fork pull requests get owner:branch and leave the
 #                        base's latest alone; GitLab's job token refused
 #                        for notes, and the log says what to set
+#   hooks_suites.sh      a job of several wrapped steps, each its own
+#                        suite: one comment and status per suite posted by
+#                        the completed hooks (GitHub, GitLab), a stale
+#                        suite's directory removed, another pull request's
+#                        skipped with the reason
 #   hooks_shims.sh       the README's shims: a path entry, a make bench
 #                        that only builds passes (strict: fails)
 #   config_strict.sh     "strict": true in an invalid file: run, record,
@@ -40,7 +45,8 @@ hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_github.sh tests/integration/hooks_gitlab.sh \
   tests/integration/hooks_bencher.sh tests/integration/hooks_bencher_pr.sh \
   tests/integration/hooks_shellcheck.sh \
-  tests/integration/hooks_pr_flow.sh tests/integration/hooks_shims.sh \
+  tests/integration/hooks_pr_flow.sh tests/integration/hooks_suites.sh \
+  tests/integration/hooks_shims.sh \
   tests/integration/hooks_unprofiled.sh \
   tests/integration/config_strict.sh tests/integration/hooks_strict.sh \
   tests/integration/install_layout.sh

@@ -219,6 +219,8 @@ void bp_cli_publish_config(struct bp_cli_publish *p,
 struct bp_record_args {
   struct bp_record_opts rec;
   const char *output;      /* artifact directory */
+  bool output_given;       /* -o: output is exactly it, suite or not */
+  char *suite_output;      /* run: a suite's output/suite=NAME (owned) */
   bool quiet;
   bool run;                /* benchprof run: the fields below are allowed */
   const char *bmf_file;    /* --bmf */

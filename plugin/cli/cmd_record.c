@@ -322,6 +322,8 @@ void bp_cli_record_args_free(struct bp_record_args *a)
 {
   free(a->debuginfod_env);
   a->debuginfod_env = NULL;
+  free(a->suite_output);
+  a->suite_output = NULL;
 }
 
 /* Bad marker lines are the harness's bug, not a reason to fail: say so

@@ -345,6 +345,25 @@ static int run_after_setup_failure(struct bp_record_args *a, int status)
   return exec_unprofiled(a->rec.argv);
 }
 
+/* A run with a suite writes into the configured output directory's
+ * suite=NAME (rundir.h), so that the next step of the job, another suite
+ * or none, clears and rewrites only its own run, comparison and comment,
+ * and the completed hooks find each.  -o names the directory itself.
+ * False when out of memory (said). */
+static bool suite_output(struct bp_record_args *a)
+{
+  const char *suite = a->pub.suite;
+  if(a->output_given || !suite || !*suite)
+    return true;
+  if(!(a->suite_output = bpi_rundir_suite_dir(a->output, suite))) {
+    bp_msg_error("the output directory of suite '%s': %s", suite,
+                 bp_strerror(BPE_NOMEM));
+    return false;
+  }
+  a->output = a->suite_output;
+  return true;
+}
+
 int cmd_run(int argc, char **argv)
 {
   struct bp_record_args a;
@@ -357,6 +376,8 @@ int cmd_run(int argc, char **argv)
     status = BP_EXIT_OK;   /* usable; nothing is run */
   else if(status < 0 && (cs == BP_CLI_CONFIG_INVALID || !cfg.enabled))
     status = exec_unprofiled(a.rec.argv);
+  else if(status < 0 && !suite_output(&a))
+    status = BP_EXIT_ERROR;
   else if(status < 0) {
     status = a.each ? bp_cli_run_each(&a) : a.repeat > 1 ?
              bp_cli_run_repeated(&a) : run_once(&a);

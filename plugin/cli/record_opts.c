@@ -64,7 +64,9 @@ static void usage(FILE *out, bool run)
     "  -m, --mmap-pages N     data pages per CPU ring, a power of two (default:\n"
     "                         2 MiB with fp; with stack copies 64 MiB in all,\n"
     "                         2 to 32 MiB per CPU; config record.ring_mib)\n"
-    "  -o, --output DIR       where artifacts go (default: ./benchprof-out)\n"
+    "  -o, --output DIR       where artifacts go (default: ./benchprof-out,\n"
+    "                         config output, $BENCHPROF_OUTPUT; run with a\n"
+    "                         suite: its subdirectory suite=NAME, unless -o)\n"
     "      --no-demangle      keep C++ and Rust symbol names mangled\n"
     "      --no-inline        no frames of their own for inlined calls (they\n"
     "                         count to the function they were inlined in)\n"
@@ -262,6 +264,7 @@ int bp_cli_record_args(int argc, char **argv, struct bp_record_args *a)
       break;
     case 'o':
       a->output = optarg;
+      a->output_given = true;
       break;
     case 'D':
       a->rec.demangle = false;

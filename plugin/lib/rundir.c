@@ -708,6 +708,19 @@ bool bpi_manifest_delivered(const struct bp_manifest *m)
   return state && !strcmp(state, "delivered");
 }
 
+char *bpi_rundir_suite_dir(const char *output, const char *suite)
+{
+  struct bp_buf name;
+  bpi_buf_init(&name);
+  bpi_buf_adds(&name, BP_RUNDIR_SUITE_PREFIX);
+  bpi_buf_adds(&name, suite);
+  bpi_buf_addc(&name, '\0');
+  char *dir = bpi_buf_failed(&name) ? NULL
+                                    : bpi_text_path_join(output, name.data);
+  bpi_buf_cleanup(&name);
+  return dir;
+}
+
 /* ------------------------------------------------------------ clearing */
 
 /* nftw's callback: the first path that could not be removed, and why. */

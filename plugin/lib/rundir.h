@@ -48,6 +48,12 @@
 #define BP_FILE_DIFF_FOLDED "diff.folded"
 #define BP_FILE_DIFF_SVG "diff.svg"
 #define BP_FILE_DIFF_NEG_SVG "diff-negated.svg"
+/* A run with a suite (run --suite, BENCHPROF_SUITE) into the configured
+ * output directory writes into its subdirectory "suite=NAME", so that the
+ * steps of one job keep each its own run and comparison.  '=' is in no
+ * benchmark's directory name (bpi_control_dirnames: [A-Za-z0-9._-]) nor
+ * in a file benchprof writes, so it never meets either. */
+#define BP_RUNDIR_SUITE_PREFIX "suite="
 
 /* How the run ended (manifest "outcome"): only a passed run is published
  * unless `benchprof run --allow-failure`. */
@@ -207,6 +213,10 @@ bool bpi_manifest_delivered(const struct bp_manifest *m);
  * directory) is used only when it stays inside the run directory:
  * relative, no "." or ".." segment but "." itself, no empty segment. */
 bool bpi_rundir_safe_path(const char *path);
+
+/* output/suite=NAME (BP_RUNDIR_SUITE_PREFIX), malloc'd; NULL when out
+ * of memory.  suite: a valid suite's name (bpi_suite_valid). */
+char *bpi_rundir_suite_dir(const char *output, const char *suite);
 
 /* Remove what a previous run left in dir that a new run might not
  * rewrite: manifest.json, report.json, harness-output.txt and compare/

@@ -1,8 +1,9 @@
 #!/bin/sh
 # ACTIONS_RUNNER_HOOK_JOB_COMPLETED for a self-hosted GitHub Actions
 # runner: sends what is waiting in the spool (benchprof flush) and, on a
-# pull request, posts or updates the comment a `benchprof run` of this job
-# wrote (<output>/compare/comment.md) for this pull request and commit.
+# pull request, posts or updates each comment a `benchprof run` of this
+# job wrote for this pull request and commit (<output>/compare/comment.md,
+# and each suite's <output>/suite=NAME/compare/comment.md).
 # Never fails the job, unless strict (the configuration's "strict": true,
 # or BENCHPROF_STRICT) and something could not be delivered.
 # Install: runner-hooks/github/README.md.
@@ -17,15 +18,19 @@ if ! "$bp" flush; then
   if "$wrap" --strict; then status=1; fi
 fi
 # this hook does not see what job-started put in $GITHUB_ENV: benchprof-wrap
-# finds the output directory again by the same rule, and gives the comment
+# finds the output directory again by the same rule, and gives a comment
 # only when a run of this job wrote it for this pull request and commit
 # (an absolute "output" keeps the last job's)
 if ! "$bp" ci --json 2>/dev/null | grep -q '"pr": "'; then
   echo "benchprof: not a pull request: no comment"
-elif md=$("$wrap" --job-comment); then
-  "$bp" comment --ci --markdown "$md" ||
-    echo "::warning::benchprof: the comment could not be posted; it is in $md"
+elif mds=$("$wrap" --job-comment); then
+  # one a line: the step's without a suite and each suite's (its own
+  # marker and status); one that fails never stops the others
+  printf '%s\n' "$mds" | while IFS= read -r md; do
+    "$bp" comment --ci --markdown "$md" </dev/null ||
+      echo "::warning::benchprof: the comment could not be posted; it is in $md"
+  done
 else
-  echo "benchprof: no comment: $md"
+  printf '%s\n' "$mds" | sed 's/^/benchprof: no comment: /'
 fi
 exit "$status"

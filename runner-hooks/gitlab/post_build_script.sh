@@ -1,8 +1,9 @@
 #!/bin/sh
 # GitLab Runner post_build_script: sends what is waiting in the spool
-# (benchprof flush) and, in a merge request pipeline, posts or updates the
-# note a `benchprof run` of this job wrote (<output>/compare/comment.md)
-# for this merge request and commit.  Exit 0 unless strict (the
+# (benchprof flush) and, in a merge request pipeline, posts or updates
+# each note a `benchprof run` of this job wrote for this merge request and
+# commit (<output>/compare/comment.md, and each suite's
+# <output>/suite=NAME/compare/comment.md).  Exit 0 unless strict (the
 # configuration's "strict": true, or BENCHPROF_STRICT) and something could
 # not be delivered.
 # Install: runner-hooks/gitlab/README.md.
@@ -16,14 +17,18 @@ if ! "$bp" flush; then
   # BENCHPROF_STRICT
   if "$wrap" --strict; then status=1; fi
 fi
-# the note only when a run of this job wrote it for this merge request and
+# a note only when a run of this job wrote it for this merge request and
 # commit (an absolute "output" keeps the last job's)
 if [ -z "${CI_MERGE_REQUEST_IID:-}" ]; then
   echo "benchprof: not a merge request pipeline: no comment"
-elif md=$("$wrap" --job-comment); then
-  "$bp" comment --ci --markdown "$md" ||
-    echo "benchprof: warning: the note could not be posted; it is in $md"
+elif mds=$("$wrap" --job-comment); then
+  # one a line: the step's without a suite and each suite's (its own
+  # marker and status); one that fails never stops the others
+  printf '%s\n' "$mds" | while IFS= read -r md; do
+    "$bp" comment --ci --markdown "$md" </dev/null ||
+      echo "benchprof: warning: the note could not be posted; it is in $md"
+  done
 else
-  echo "benchprof: no comment: $md"
+  printf '%s\n' "$mds" | sed 's/^/benchprof: no comment: /'
 fi
 exit "$status"

@@ -22,7 +22,9 @@
 #     without --suite where there are suites' runs only says which;
 #   - a base run of another command: the comment says so;
 #   - the suite in compare.json, identity.json, `ci` and `ci --json`, and
-#     the comment's compared line.
+#     the comment's compared line;
+#   - without -o a suite's run goes to OUTPUT/suite=NAME: suites a, b and
+#     a run without one keep each their own run and comment.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 . "$top_srcdir/tests/forge_lib.sh"
@@ -32,6 +34,7 @@ outside_ci
 BASE=1111111111111111111111111111111111111111
 HEAD=2222222222222222222222222222222222222222
 OTHER=3333333333333333333333333333333333333333
+PLAIN=4444444444444444444444444444444444444444
 STORE=$TMP/store
 GH_TOKEN="ghs_suites_token_5e1f"
 
@@ -197,6 +200,29 @@ check "ci --json: the suite of BENCHPROF_SUITE" grep -qx '  "suite": "b"' \
 check "ci: the suite of --suite" grep -qx 'suite  *a' "$TMP/ci.txt"
 "$BENCHPROF" ci --json >"$TMP/ci.json" 2>"$TMP/ci.err"
 check "ci --json: no suite, null" grep -qx '  "suite": null' "$TMP/ci.json"
+
+# without -o: each suite's run in the output directory's suite=NAME, the
+# run without a suite in the directory itself; none clears another's
+for s in a b ''; do
+  BENCHPROF_OUTPUT=$TMP/plain-out "$BENCHPROF" run --bmf "$TMP/bench_a.json" \
+    --project demo --testbed box --store "file://$STORE" \
+    --spool "$TMP/spool" --retries 0 --timeout 5 --branch feature/plain \
+    --hash "$PLAIN" --base-branch main --base-hash "$BASE" ${s:+--suite $s} \
+    -- "$TMP/bench_a.sh" "$TMP/bench_a.json" >"$TMP/sdir-$s.out" \
+    2>"$TMP/sdir-$s.err"
+  status=$?
+  expect_status "sdir-$s" 0
+done
+check "without -o: suites a, b and none keep each their run and comment" \
+  sh -c 'for d in "$1/suite=a" "$1/suite=b" "$1"; do
+      [ -s "$d/manifest.json" ] && [ -s "$d/compare/comment.md" ] || exit 1
+    done
+    head -1 "$1/suite=a/compare/comment.md" | grep -q "suite=a -->" &&
+    head -1 "$1/suite=b/compare/comment.md" | grep -q "suite=b -->" &&
+    head -1 "$1/compare/comment.md" | grep -qx "<!-- benchprof:comment demo/box -->"' \
+  sh "$TMP/plain-out"
+check "without -o: the log names the suite's directory" grep -q \
+  "plain-out/suite=b/compare/comment.md" "$TMP/sdir-b.err"
 
 # --------------------------------- no base: each suite's comment its own
 # a new suite (c, d) finds no base: its comment still has the suite's
