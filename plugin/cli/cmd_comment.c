@@ -359,6 +359,7 @@ static int post(struct comment_args *a, const char *md)
     if(rc == BPE_HTTP)
       failure_hint(a, res.http_status, &err);
     bp_msg_note("the comment stays in %s", a->markdown);
+    bpi_comment_posted_cleanup(&res);
     return BP_EXIT_ERROR;
   }
   say_twin(&res);
