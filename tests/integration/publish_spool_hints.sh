@@ -46,7 +46,7 @@ check "wrong token: the server's words" grep -q \
 check "wrong token: the variable it came from" grep -q \
   "the store $URL refused the bearer token from \$BENCHPROF_STORE_TOKEN (the default variable; store.token_env names another; HTTP 401)" \
   "$TMP/r1.err"
-BENCHPROF_STORE_TOKEN= bprun r2 --store "$URL"
+BENCHPROF_STORE_TOKEN='' bprun r2 --store "$URL"
 check "no token: run exits 0" [ $? -eq 0 ]
 check "no token: none was sent, and which variable was read" grep -q \
   "the store $URL wants a bearer token (HTTP 401) and none was sent: \$BENCHPROF_STORE_TOKEN is not set" \
@@ -113,7 +113,13 @@ for i, d in enumerate(sorted(os.listdir(spool))):
     m["created"] = "2020-01-0%dT00:00:00Z" % (i + 1)
     json.dump(m, open(meta, "w"))
 PY
-oldest=$(ls "$SPOOL" | head -1)
+oldest=$(python3 - "$SPOOL" <<'PY'
+import os, sys
+spool = sys.argv[1]
+print(min(d for d in os.listdir(spool)
+          if os.path.isfile(os.path.join(spool, d, "publication.json"))))
+PY
+)
 BENCHPROF_STORE_TOKEN=$WRONG "$BENCHPROF" flush --config "$TMP/cfg.json" \
   --spool "$SPOOL" --retries 0 >"$TMP/f3.out" 2>"$TMP/f3.err"
 check "flush, old: exit 1" [ $? -eq 1 ]
