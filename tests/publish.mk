@@ -10,7 +10,7 @@
 #                        no token anywhere
 #   publish_store.sh     file://, s3:// (s3rver) and http:// stores: layout,
 #                        sha256 of stored bytes, latest pointer, hostile
-#                        names
+#                        names; an S3 403 names the AWS variables
 #   publish_faults.sh    refused, 500, 429, hang, truncated answer: spooled,
 #                        exit status unchanged (--strict: not), flush
 #                        delivers exactly once
