@@ -10,7 +10,7 @@
 #                        no token anywhere
 #   publish_store.sh     file://, s3:// (s3rver) and http:// stores: layout,
 #                        sha256 of stored bytes, latest pointer, hostile
-#                        names
+#                        names; an S3 403 names the AWS variables
 #   publish_faults.sh    refused, 500, 429, hang, truncated answer: spooled,
 #                        exit status unchanged (--strict: not), flush
 #                        delivers exactly once
@@ -41,6 +41,11 @@
 #                        nor sent; --project, --all-projects; a pull
 #                        request's run delivers its base's spooled runs
 #                        before comparing
+#   publish_spool_hints.sh  a store's 401 names the token's variable (or
+#                        none sent), once per flush; a publication spooled
+#                        for a store URL the configuration no longer
+#                        names, or waiting over a day: one line pointing
+#                        at flush --drop
 #   publish_latest_order.sh  latest names the newest commit (git's
 #                        committer time), not the run that ended last: an
 #                        old commit re-run or flushed late leaves it; an
@@ -76,7 +81,8 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_same_name.sh \
   tests/integration/publish_suites.sh \
   tests/integration/publish_flush_busy.sh \
-  tests/integration/publish_flush_scope.sh
+  tests/integration/publish_flush_scope.sh \
+  tests/integration/publish_spool_hints.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)
 EXTRA_DIST += $(publish_integration_tests) tests/publish_lib.sh \
   tests/servers/bencher_standin.py

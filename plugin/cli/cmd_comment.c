@@ -177,16 +177,61 @@ static void gitlab_token_hint(const char *name)
 }
 
 /* The token from the environment; NULL when none.  A job token named on
- * purpose is sent as one (GitLab refuses it for notes: said so). */
+ * purpose is sent as one (GitLab refuses it for notes: said when it
+ * does). */
 static const char *find_token(struct comment_args *a)
 {
   const char *name = token_name(a);
   const char *tok = getenv(name);
-  if(a->target.forge == BP_FORGE_GITLAB && !strcmp(name, "CI_JOB_TOKEN")) {
+  if(a->target.forge == BP_FORGE_GITLAB && !strcmp(name, "CI_JOB_TOKEN"))
     a->target.job_token = true;
-    gitlab_token_hint(name);
-  }
   return tok && *tok ? tok : NULL;
+}
+
+/* A refusal of an access token (never its value): which variable it came
+ * from, and what makes a forge refuse one. */
+static void refused_token_hint(const struct comment_args *a, long status,
+                               const struct bp_err *err)
+{
+  const char *name = token_name(a);
+  if(a->target.forge == BP_FORGE_GITLAB && a->target.job_token)
+    gitlab_token_hint(name);
+  else if(a->target.forge == BP_FORGE_GITLAB)
+    bp_msg_note("GitLab refused the access token from $%s (HTTP %ld): it "
+                "is expired or revoked, lacks the api scope, or its role "
+                "may not write notes in project %s", name, status,
+                a->target.repo);
+  else if(status == 403 && strstr(err->msg, "rate limit"))
+    ;  /* GitHub's rate limit: the token is fine */
+  else
+    bp_msg_note("GitHub refused the token from $%s (HTTP %ld): it is "
+                "expired or revoked, or may not write to %s (a "
+                "fine-grained token wants \"Pull requests: write\", a "
+                "workflow's GITHUB_TOKEN \"pull-requests: write\" in its "
+                "permissions)", name, status, a->target.repo);
+}
+
+/* What the forge's error status says beyond its own words: a 401 or 403
+ * is about the token sent; a 404 names a project, repository or request
+ * the forge does not have (or will not show this token).  Any other
+ * status says nothing of either: no hint. */
+static void failure_hint(const struct comment_args *a, long status,
+                         const struct bp_err *err)
+{
+  bool gitlab = a->target.forge == BP_FORGE_GITLAB;
+  if(status == 401 || status == 403)
+    refused_token_hint(a, status, err);
+  else if(status == 404)
+    bp_msg_note("%s answered 404: check the %s (%s %s) and the %s (%s %s) "
+                "at %s; it answers 404 too when the token from $%s may not "
+                "see %s", gitlab ? "GitLab" : "GitHub",
+                gitlab ? "project id" : "repository",
+                gitlab ? "--gitlab" : "--github", a->target.repo,
+                gitlab ? "merge request iid" : "pull request number",
+                gitlab ? "--mr" : "--pr", a->target.number,
+                a->target.api_url ? a->target.api_url : gitlab ?
+                "https://gitlab.com/api/v4" : "https://api.github.com",
+                token_name(a), gitlab ? "the project" : "the repository");
 }
 
 /* The verdict as a commit status on the head commit, linking the comment;
@@ -311,9 +356,10 @@ static int post(struct comment_args *a, const char *md)
   bp_code rc = bpi_comment_post(&a->target, md, &tr, &res, &err);
   if(rc) {
     bp_msg_err(&err, rc);
-    if(a->target.forge == BP_FORGE_GITLAB && rc == BPE_HTTP)
-      gitlab_token_hint(token_name(a));
+    if(rc == BPE_HTTP)
+      failure_hint(a, res.http_status, &err);
     bp_msg_note("the comment stays in %s", a->markdown);
+    bpi_comment_posted_cleanup(&res);
     return BP_EXIT_ERROR;
   }
   say_twin(&res);

@@ -32,7 +32,114 @@ extern char **environ;
 struct flush_tally {
   size_t total, delivered, busy, rejected_before;
   struct bp_buf busy_ids;   /* the busy ones' ids, each NUL-terminated */
+  const struct bp_cli_publish *p;
+  const struct bp_publish_opts *o;
+  const char *store_url;    /* the configuration's store, NULL: none named */
+  bool token_hinted;        /* a refused credential was explained */
+  /* the ones still spooled whose recorded target the configuration no
+   * longer names, and those waiting since before STALE_S: counted, the
+   * first named, said once after all (stale_line) */
+  size_t moved, old;
+  char *moved_id, *moved_what, *old_id, *old_created;
 };
+
+/* How long a publication may keep failing before flush says it may be
+ * one to drop: a day of jobs that each tried it. */
+#define STALE_S 86400
+
+/* Whether two URLs name the same place, a trailing '/' aside. */
+static bool same_url(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b);
+  while(la && a[la - 1] == '/')
+    la--;
+  while(lb && b[lb - 1] == '/')
+    lb--;
+  return la == lb && !strncmp(a, b, la);
+}
+
+/* What of r's recorded targets the configuration now names otherwise
+ * ("store URL X, the configuration's is Y"), malloc'd; NULL when none
+ * (or the configuration names none: a run's --store is nothing to
+ * compare with). */
+static char *moved_target(const struct flush_tally *t,
+                          const struct bp_publish_result *r)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  if(t->store_url && r->store_url && !same_url(t->store_url, r->store_url))
+    bpi_buf_printf(&b, "store URL %s, and the configuration's store.url "
+                   "is now %s", r->store_url, t->store_url);
+  else if(t->o->bencher.host && r->bencher_host &&
+          !same_url(t->o->bencher.host, r->bencher_host))
+    bpi_buf_printf(&b, "Bencher host %s, and the configuration now names "
+                   "%s (bencher.host, BENCHER_HOST)", r->bencher_host,
+                   t->o->bencher.host);
+  if(!b.len)
+    return NULL;
+  bpi_buf_addc(&b, '\0');
+  return bpi_buf_failed(&b) ? NULL : b.data;
+}
+
+/* Whether r was spooled STALE_S or more ago. */
+static bool waited_long(const struct bp_publish_result *r)
+{
+  int64_t ms;
+  return r->created && bpi_text_iso8601_ms(r->created, &ms) &&
+         (int64_t)time(NULL) - ms / 1000 >= STALE_S;
+}
+
+/* Note a publication still spooled for stale_line. */
+static void note_stale(struct flush_tally *t,
+                       const struct bp_publish_result *r)
+{
+  char *what = moved_target(t, r);
+  if(what) {
+    if(!t->moved++) {
+      t->moved_id = strdup(r->id);
+      t->moved_what = what;
+    }
+    else
+      free(what);
+  }
+  else if(waited_long(r) && !t->old++) {
+    t->old_id = strdup(r->id);
+    t->old_created = strdup(r->created);
+  }
+}
+
+/* One line for what keeps failing and may be for dropping, not one per
+ * publication or attempt: each completed hook flushes. */
+static void stale_line(const struct flush_tally *t)
+{
+  if(t->moved && t->moved_id && t->moved_what)
+    bp_msg_warn("%zu publication%s still in the spool %s recorded when "
+                "spooled (%s: %s): flush sends %s only there, and a "
+                "configuration fixed since does not change that; "
+                "'benchprof flush --drop %s' removes %s unsent (--list "
+                "shows the ids)", t->moved, t->moved == 1 ? "" : "s",
+                t->moved == 1 ? "goes to the target" :
+                "go to the targets", t->moved_id, t->moved_what,
+                t->moved == 1 ? "it" : "them", t->moved_id,
+                t->moved == 1 ? "it" : "one");
+  if(t->old && t->old_id && t->old_created)
+    bp_msg_warn("%zu publication%s ha%s waited in the spool for over a "
+                "day and still fail%s (the oldest: %s, spooled %s): if its "
+                "target is gone for good, 'benchprof flush --drop %s' "
+                "removes it unsent (--list shows the ids)", t->old,
+                t->old == 1 ? "" : "s", t->old == 1 ? "s" : "ve",
+                t->old == 1 ? "s" : "", t->old_id, t->old_created,
+                t->old_id);
+}
+
+static void tally_cleanup(struct flush_tally *t)
+{
+  bpi_buf_cleanup(&t->busy_ids);
+  free(t->moved_id);
+  free(t->moved_what);
+  free(t->old_id);
+  free(t->old_created);
+}
 
 static void flushed(void *ctx, const struct bp_publish_result *r)
 {
@@ -57,10 +164,16 @@ static void flushed(void *ctx, const struct bp_publish_result *r)
   else if(r->rejected)
     printf("%s: rejected, never sent again (--drop %s removes it): %s\n",
            r->id, r->id, r->failure.msg);
-  else
+  else {
     printf("%s: still spooled (%zu of %zu parts delivered): %s\n", r->id,
            r->parts_done, r->parts,
            r->failure.msg[0] ? r->failure.msg : bp_strerror(r->failure.code));
+    fflush(stdout);
+    /* the same refused credential fails them all: said once */
+    if(!t->token_hinted)
+      t->token_hinted = bp_cli_token_hint(r, t->o, t->p);
+    note_stale(t, r);
+  }
   fflush(stdout);
   bp_cli_pub_say_warning(r);
 }
@@ -148,7 +261,9 @@ static void flush_usage(FILE *out)
     "Prints a line per publication.  Exits 0 when everything was delivered,\n"
     "1 otherwise.  A publication the server refused for good (HTTP 400,\n"
     "409, 413, 422) is marked rejected: reported once, then kept (not sent,\n"
-    "not failing flush) until --drop removes it.\n"
+    "not failing flush) until --drop removes it.  A publication keeps the\n"
+    "store URL and Bencher host it was spooled for: one line says when the\n"
+    "configuration now names others, or when some have waited over a day.\n"
     "\n"
     "Inside a CI job (GitHub Actions, GitLab CI, a Bencher runner job) only\n"
     "the job's project's publications are sent (bencher.project, else the\n"
@@ -344,11 +459,12 @@ static int flush_spool(const struct bp_cli_publish *p,
                        const struct bp_publish_opts *o,
                        const struct flush_scope *sc)
 {
-  struct flush_tally t = {0};
+  struct flush_tally t = {.p = p, .o = o, .store_url = p->store};
   struct bp_err err = {0};
   size_t out = 0;
   bp_code rc = bpi_publish_flush(o, &sc->pub, flushed, &t, &out, &err);
   bp_cli_pub_say_interrupted();
+  stale_line(&t);
   if(rc)
     bp_msg_err(&err, rc);
   else if(t.total == t.rejected_before)
@@ -376,7 +492,7 @@ static int flush_spool(const struct bp_cli_publish *p,
              left == 1 ? "" : "s", left == 1 ? "it" : "them");
     bp_cli_pub_say_interrupted();
   }
-  bpi_buf_cleanup(&t.busy_ids);
+  tally_cleanup(&t);
   size_t missing = t.total - t.delivered - t.rejected_before -
     (p->strict ? others : t.busy);
   return rc || missing ? BP_EXIT_ERROR : BP_EXIT_OK;

@@ -29,6 +29,12 @@ void bp_cli_pub_prepare_cleanup(struct bp_cli_pub_setup *s);
 struct bp_buf;
 void bp_cli_delivered_line(const struct bp_publish_result *r,
                            struct bp_buf *b);
+/* A publication a server refused with 401 or 403: which variable (or
+ * configuration key) the store's or Bencher's credential came from, or
+ * that none was sent; never its value.  Whether it said anything. */
+bool bp_cli_token_hint(const struct bp_publish_result *r,
+                       const struct bp_publish_opts *o,
+                       const struct bp_cli_publish *p);
 /* Say so when a signal interrupted publishing. */
 void bp_cli_pub_say_interrupted(void);
 

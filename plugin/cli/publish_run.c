@@ -282,30 +282,80 @@ void bp_cli_firefox_lost(const struct bp_publish_result *r)
 
 /* Bencher's 401 or 403 quotes only the server: say which variable the
  * token came from (never the token). */
-static void bencher_token_hint(const struct bp_err *failure,
+static bool bencher_token_hint(const struct bp_publish_result *r,
                                const struct bp_publish_opts *o,
                                const struct bp_cli_publish *p)
 {
   const char *var = p->token_env ? p->token_env : TOKEN_ENV;
-  const char *host = o->bencher.host ? o->bencher.host
-                                     : "https://api.bencher.dev";
-  size_t hlen = strlen(host);
-  while(hlen && host[hlen - 1] == '/')
-    hlen--;
-  /* "METHOD URL: HTTP NNN: ...": the URL right after the method */
-  const char *url = strchr(failure->msg, ' ');
-  if(failure->code != BPE_HTTP || !url || !o->bencher.token ||
-     strncmp(url + 1, host, hlen) || strncmp(url + 1 + hlen, "/v0/", 4) ||
-     !(strstr(url, ": HTTP 401") || strstr(url, ": HTTP 403")))
-    return;
+  if(!o->bencher.token)
+    return false;
   if(env(var))
     bp_msg_note("Bencher refused the API token from $%s (--token-env, "
-                "bencher.token_env): check that it is a token of this "
-                "project", var);
+                "bencher.token_env; HTTP %ld): check that it is a token of "
+                "this project", var, r->http_status);
   else
     bp_msg_note("Bencher refused the API token in the configuration's "
-                "bencher.token ($%s is not set): check that it is a token "
-                "of this project", var);
+                "bencher.token ($%s is not set; HTTP %ld): check that it "
+                "is a token of this project", var, r->http_status);
+  return true;
+}
+
+/* An S3 store's 401 or 403: which variables the credentials came from. */
+static void s3_token_hint(const struct bp_publish_result *r,
+                          const struct bp_publish_opts *o, const char *url)
+{
+  if(o->store.aws_key && o->store.aws_secret)
+    bp_msg_note("the store %s refused the credentials from "
+                "$AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY%s (HTTP "
+                "%ld): check that they are current and may write there",
+                url, o->store.aws_session_token ? " (and $AWS_SESSION_TOKEN)"
+                                                : "", r->http_status);
+  else
+    bp_msg_note("the store %s wants credentials (HTTP %ld) and none were "
+                "sent: $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY are "
+                "not both set", url, r->http_status);
+}
+
+/* A store's 401 or 403 quotes only the server ("missing or wrong bearer
+ * token"): say which variable the bearer token came from (store.token_env,
+ * else BENCHPROF_STORE_TOKEN), or that none was sent; never the token. */
+static bool store_token_hint(const struct bp_publish_result *r,
+                             const struct bp_publish_opts *o,
+                             const struct bp_config *cfg)
+{
+  const char *url = r->store_url ? r->store_url : o->store.url;
+  if(!url)
+    return false;
+  if(!strncmp(url, "s3://", 5)) {
+    s3_token_hint(r, o, url);
+    return true;
+  }
+  bool named = cfg && cfg->store.token_env;
+  const char *var = named ? cfg->store.token_env : "BENCHPROF_STORE_TOKEN";
+  if(o->store.bearer)
+    bp_msg_note("the store %s refused the bearer token from $%s (%s; HTTP "
+                "%ld): check that it is the token this store expects", url,
+                var, named ? "store.token_env" : "the default variable; "
+                "store.token_env names another", r->http_status);
+  else
+    bp_msg_note("the store %s wants a bearer token (HTTP %ld) and none was "
+                "sent: $%s is not set (%s)", url, r->http_status, var,
+                named ? "store.token_env" : "the default variable; "
+                "store.token_env names another");
+  return true;
+}
+
+bool bp_cli_token_hint(const struct bp_publish_result *r,
+                       const struct bp_publish_opts *o,
+                       const struct bp_cli_publish *p)
+{
+  if(r->http_status != 401 && r->http_status != 403)
+    return false;
+  if(r->failed_at == BP_PUBLISH_AT_BENCHER)
+    return bencher_token_hint(r, o, p);
+  if(r->failed_at == BP_PUBLISH_AT_STORE)
+    return store_token_hint(r, o, p->config);
+  return false;
 }
 
 /* An http(s) store that wants a token answers 401 with the server's
@@ -419,7 +469,7 @@ enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
     bp_msg_warn("publication spooled as %s in %s: %s", r.id, s.o.spool_dir,
                 r.failure.msg[0] ? r.failure.msg
                                  : bp_strerror(r.failure.code));
-    bencher_token_hint(&r.failure, &s.o, p);
+    bp_cli_token_hint(&r, &s.o, p);
     bp_msg_note("'benchprof flush%s%s' sends it later",
                 p->spool ? " --spool " : "", p->spool ? p->spool : "");
   }

@@ -274,6 +274,8 @@ static bp_code send_one(const struct bp_forge_target *t,
   resp->status = 0;
   res->requests++;
   bp_code rc = tr->send(tr->http, &req, resp, err);
+  if(rc == BPE_HTTP)
+    res->http_status = resp->status;
   /* the token was in auth: wipe it before the memory goes back */
   if(auth.data)
     memset(auth.data, 0, auth.cap);

@@ -92,6 +92,10 @@ struct bp_comment_posted {
   char *url;             /* its web page (GitHub's html_url), or NULL */
   bool updated;          /* an existing comment was edited */
   unsigned requests;
+  long http_status;      /* the last error status the forge answered (0:
+                            none): what a BPE_HTTP failure was, so that
+                            the command can tell a refused token (401,
+                            403) from a wrong request (404) */
   size_t foreign;        /* comments with the marker by other accounts,
                             left alone */
   bool left;             /* ours shows a newer comparison than markdown

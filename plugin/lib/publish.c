@@ -273,6 +273,16 @@ out:
     bpi_manifest_cleanup(&read);
 }
 
+/* The HTTP status of a BPE_HTTP failure (http.c's "METHOD URL: HTTP
+ * NNN: ..."), 0 for any other. */
+static long failure_status(const struct bp_err *e)
+{
+  if(e->code != BPE_HTTP)
+    return 0;
+  const char *at = strstr(e->msg, ": HTTP ");
+  return at ? strtol(at + 7, NULL, 10) : 0;
+}
+
 /* A server's final refusal of what was sent (400 Bad Request, 409
  * Conflict, 413 Too Large, 422 Unprocessable): sending it again cannot
  * help, so the publication is marked rejected and flush stops trying.
@@ -280,11 +290,25 @@ out:
  * the publication. */
 static bool refused_for_good(const struct bp_err *e)
 {
-  if(e->code != BPE_HTTP)
-    return false;
-  const char *at = strstr(e->msg, ": HTTP ");
-  long status = at ? strtol(at + 7, NULL, 10) : 0;
+  long status = failure_status(e);
   return status == 400 || status == 409 || status == 413 || status == 422;
+}
+
+/* What publication.json recorded of the targets and its time, kept in
+ * res for the command (flush tells a target the configuration no longer
+ * names, a publication that has waited long); NULLs when out of memory:
+ * only the advice is lost. */
+static void note_recorded(const cJSON *meta, struct bp_publish_result *res)
+{
+  const char *v;
+  if((v = bpi_json_str(cJSON_GetObjectItemCaseSensitive(meta, "store"),
+                       "url")))
+    res->store_url = strdup(v);
+  if((v = bpi_json_str(cJSON_GetObjectItemCaseSensitive(meta, "bencher"),
+                       "host")))
+    res->bencher_host = strdup(v);
+  if((v = bpi_json_str(meta, "created")))
+    res->created = strdup(v);
 }
 
 /* Deliver what is left of one locked publication; sp is consumed (and
@@ -299,6 +323,8 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
   char *mkey = NULL;
   j.http.conns = bpi_http_conns_new();  /* NULL: no reuse, still works */
   bp_code rc = load_job(&j, man);
+  if(j.meta)
+    note_recorded(j.meta, res);
   if(!rc && j.store && !(mkey = bpi_pub_manifest_key(&j.id)))
     rc = bpi_err_set(&res->failure, BPE_NOMEM, 0, "key");
   if(!rc && j.store)
@@ -311,6 +337,10 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
     bp_code ff_rc = bpi_pub_put_firefox(&j);
     bp_code b_rc = bpi_pub_put_bencher(&j);
     rc = store_rc ? store_rc : ff_rc ? ff_rc : b_rc;
+    /* the first failure is the one kept (err.h) */
+    res->failed_at = store_rc ? BP_PUBLISH_AT_STORE :
+                     ff_rc ? BP_PUBLISH_AT_FIREFOX :
+                     b_rc ? BP_PUBLISH_AT_BENCHER : BP_PUBLISH_AT_NONE;
   }
   if(j.store && mkey) {
     /* each waits for everything before it */
@@ -326,7 +356,10 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
       bpi_pub_part_done(&j, "site", NULL);
     else
       rc = bpi_pub_put_site(&j);
+    if(rc && !res->failed_at)
+      res->failed_at = BP_PUBLISH_AT_STORE;
   }
+  res->http_status = failure_status(&res->failure);
   bpi_pub_unstore_manifest(&j);  /* the run's again, for note_in_run */
   res->parts = j.parts;
   res->parts_done = j.done;
@@ -370,6 +403,9 @@ void bpi_publish_result_cleanup(struct bp_publish_result *r)
   free(r->firefox_url);
   free(r->superseded);
   free(r->warning);
+  free(r->store_url);
+  free(r->bencher_host);
+  free(r->created);
   memset(r, 0, sizeof(*r));
 }
 

@@ -93,6 +93,14 @@ struct bp_publish_opts {
   struct bp_http_opts http;  /* used by the store and Bencher */
 };
 
+/* Which target a delivery's failure came from. */
+enum bp_publish_target {
+  BP_PUBLISH_AT_NONE = 0,   /* none, or before any was reached */
+  BP_PUBLISH_AT_STORE,
+  BP_PUBLISH_AT_FIREFOX,
+  BP_PUBLISH_AT_BENCHER
+};
+
 /* What happened to one publication. */
 struct bp_publish_result {
   char *id;            /* its spool id ("local-..." when delivered
@@ -119,6 +127,16 @@ struct bp_publish_result {
                           nothing kept to retry when that failed */
   struct bp_err spool_failure;
   struct bp_err failure; /* why it is still spooled (code BP_OK when not) */
+  /* for the command's advice: which target answered failure, and its
+   * HTTP status (0: none, or no answer) */
+  enum bp_publish_target failed_at;
+  long http_status;
+  /* as publication.json recorded them when it was spooled, and as the
+   * delivery used them (NULL: none, or not read): the store's URL, the
+   * Bencher host, and when it was spooled (ISO 8601, UTC) */
+  char *store_url;
+  char *bencher_host;
+  char *created;
   char *warning;       /* what was delivered but not as asked, for the
                           command to say (no failure): the latest pointer
                           left to another repository; NULL when nothing */

@@ -450,4 +450,31 @@ st = json.load(open(os.path.join(d, "statuses.json")))
 assert [x["sha"] for x in st] == ["2" * 40, "1" * 40], st
 PY
 
+# a refused token is named by its variable (never its value) with what
+# makes GitHub refuse one; a 404 (a wrong API URL, repository or pull
+# request) says what to check and nothing of the token being refused
+forge_standin github "$TMP/gh9" "$TOKEN" 130
+WRONG="ghp_revoked_token_51c0"
+GITHUB_TOKEN=$WRONG "$BENCHPROF" comment --markdown "$TMP/c1.md" \
+  --github own/repo --pr 5 --api-url "$FORGE_URL" >/dev/null \
+  2>"$TMP/h401.err"
+status=$?
+expect_status h401 1
+check "refused token: its variable named, and why" grep -q \
+  'GitHub refused the token from \$GITHUB_TOKEN (HTTP 401): it is expired or revoked, or may not write to own/repo' \
+  "$TMP/h401.err"
+GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/c1.md" \
+  --github own/repo --pr 5 --api-url "$FORGE_URL/wrong" >/dev/null \
+  2>"$TMP/h404.err"
+status=$?
+expect_status h404 1
+check "404: the repository, pull request and API to check" grep -q \
+  "GitHub answered 404: check the repository (--github own/repo) and the pull request number (--pr 5) at $FORGE_URL/wrong" \
+  "$TMP/h404.err"
+check "404: nothing of a refused token" sh -c \
+  '! grep -q "refused the token" "$1"' sh "$TMP/h404.err"
+check "refusals: no token value in any output" sh -c \
+  '! grep -q -e "$1" -e "$2" "$3"/h401.err "$3"/h404.err' sh "$TOKEN" \
+  "$WRONG" "$TMP"
+
 finish

@@ -12,7 +12,10 @@
 # older commit that finishes after the newer one's (the note's compared
 # line says which it shows); an older comparison is replaced.  Two
 # jobs that both POST a note leave one: the lowest id, showing the newer
-# comparison; the other job's is deleted.
+# comparison; the other job's is deleted.  A failure's advice fits what
+# failed: a refused access token is named by its variable, the job
+# token's advice comes only when CI_JOB_TOKEN was sent, a 404 names
+# what to check, and other refusals get no token advice.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 . "$top_srcdir/tests/forge_lib.sh"
@@ -213,4 +216,61 @@ assert writes == [
 st = json.load(open(os.path.join(d, "statuses.json")))
 assert [x["state"] for x in st] == ["success"] * 2, st
 PY
+# what a failure says of the token depends on what failed: a refused
+# access token (a wrong or expired glpat-...) is named by its variable,
+# never by its value, and is not taken for a CI job token; the job
+# token's advice only when CI_JOB_TOKEN was what went; a 404 (a wrong
+# API URL, project or merge request) and any other refusal say nothing
+# of job tokens
+forge_standin gitlab "$TMP/gl6" "$TOKEN"
+API6="$FORGE_URL/api/v4"
+WRONG="glpat-expired-token-0b7a"
+GITLAB_TOKEN=$WRONG "$BENCHPROF" comment --markdown "$TMP/one/comment.md" \
+  --gitlab 42 --mr 7 --api-url "$API6" >"$TMP/h401.out" 2>"$TMP/h401.err"
+status=$?
+expect_status h401 1
+check "refused access token: its variable named, and why it is refused" \
+  grep -q 'GitLab refused the access token from \$GITLAB_TOKEN (HTTP 401): it is expired or revoked, lacks the api scope' \
+  "$TMP/h401.err"
+check "refused access token: no job token advice" sh -c \
+  '! grep -q "CI_JOB_TOKEN\|CI job token" "$1"' sh "$TMP/h401.err"
+MYTOK=$WRONG "$BENCHPROF" comment --markdown "$TMP/one/comment.md" \
+  --gitlab 42 --mr 7 --api-url "$API6" --token-env MYTOK \
+  >/dev/null 2>"$TMP/h401b.err"
+status=$?
+expect_status h401b 1
+check "refused access token, --token-env: that variable named" grep -q \
+  'refused the access token from \$MYTOK (HTTP 401)' "$TMP/h401b.err"
+CI_JOB_TOKEN=job-token-value-9f3e "$BENCHPROF" comment --markdown \
+  "$TMP/one/comment.md" --gitlab 42 --mr 7 --api-url "$API6" \
+  --token-env CI_JOB_TOKEN >/dev/null 2>"$TMP/hjob.err"
+status=$?
+expect_status hjob 1
+check "job token: GitLab refuses it for notes, said" grep -q \
+  'GitLab accepts no CI job token (CI_JOB_TOKEN) for merge request notes: put a project or personal access token with the api scope in \$GITLAB_TOKEN' \
+  "$TMP/hjob.err"
+check "job token: said once" [ "$(grep -c 'accepts no CI job token' \
+  "$TMP/hjob.err")" = 1 ]
+GITLAB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/one/comment.md" \
+  --gitlab 42 --mr 7 --api-url "$FORGE_URL/api/v3" >/dev/null \
+  2>"$TMP/h404.err"
+status=$?
+expect_status h404 1
+check "404: the project, merge request and API to check" grep -q \
+  "GitLab answered 404: check the project id (--gitlab 42) and the merge request iid (--mr 7) at $FORGE_URL/api/v3" \
+  "$TMP/h404.err"
+check "404: nothing of tokens refused" sh -c \
+  '! grep -q "CI job token\|refused the access token" "$1"' sh \
+  "$TMP/h404.err"
+echo 422 >"$TMP/gl6/fail-next-post"
+GITLAB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$TMP/one/comment.md" \
+  --gitlab 42 --mr 7 --api-url "$API6" >/dev/null 2>"$TMP/h422.err"
+status=$?
+expect_status h422 1
+check "422: the server's words" grep -q "HTTP 422" "$TMP/h422.err"
+check "422: no token hint" sh -c \
+  '! grep -q "token\|answered 404" "$1"' sh "$TMP/h422.err"
+check "refusals: no token value in any output" sh -c \
+  '! grep -q -e "$1" -e "$2" -e job-token-value "$3"/h*.err "$3"/h*.out' \
+  sh "$TOKEN" "$WRONG" "$TMP"
 finish

@@ -136,6 +136,15 @@ check "a refused token: the note names its variable" grep -q \
   "Bencher refused the API token from \$MY_TOKEN" "$TMP/stderr3b"
 check "a refused token: never printed" sh -c \
   "! grep -qF -e '$TOKEN' '$TMP/stderr3b'"
+# flush of what it spooled, the token still refused: said once, the same
+MY_TOKEN="wrong-$TOKEN" "$BENCHPROF" flush --spool "$TMP/spool3b" \
+  --token-env MY_TOKEN --retries 0 >"$TMP/stdout3f" 2>"$TMP/stderr3f"
+check "a refused token, flush: exit 1" [ $? -eq 1 ]
+check "a refused token, flush: the note names its variable" grep -q \
+  "Bencher refused the API token from \$MY_TOKEN (--token-env, bencher.token_env; HTTP 401)" \
+  "$TMP/stderr3f"
+check "a refused token, flush: never printed" sh -c \
+  "! grep -qF -e '$TOKEN' '$TMP/stdout3f' '$TMP/stderr3f'"
 printf '{"bencher": {"token": "wrong-%s"}}\n' "$TOKEN" >"$TMP/tok.json"
 chmod 600 "$TMP/tok.json"
 "$BENCHPROF" run --config "$TMP/tok.json" -o "$TMP/out3c" --bmf "$TMP/h.json" \

@@ -175,6 +175,19 @@ assert n == 5, n
 PY
 check "s3 store: the proxy saw only good signatures" \
   sh -c "! grep -q ' 403' '$TMP/s3p.log'"
+# a secret the store refuses: spooled, and the note names the variables
+# the credentials came from (never their values)
+AWS_SECRET_ACCESS_KEY=not-the-s3-secret "$BENCHPROF" run \
+  -o "$TMP/out4b" --bmf "$TMP/h.json" --branch main --testbed box \
+  --hash $HASH --store "s3://bkt/pre" --s3-path-style \
+  --s3-endpoint "http://127.0.0.1:$pport" --s3-region us-east-1 $opts \
+  --retries 0 -- "$TMP/harness.sh" "$TMP/h.json" simple 2>"$TMP/err4b"
+check "s3 store, wrong secret: run exits 0" [ $? -eq 0 ]
+check "s3 store, wrong secret: the credentials' variables named" grep -q \
+  'the store s3://bkt/pre refused the credentials from \$AWS_ACCESS_KEY_ID and \$AWS_SECRET_ACCESS_KEY (HTTP 403)' \
+  "$TMP/err4b"
+check "s3 store, wrong secret: no value shown" sh -c \
+  "! grep -q -e 'not-the-s3-secret' -e '$SECRET' '$TMP/err4b'"
 # 4. benchmarks the harness marks (hooks.h): each its own profile
 # directory, stored under that directory's name
 "$BENCHPROF" run -q -o "$TMP/out5" --branch main --testbed box --hash $HASH \

@@ -25,7 +25,9 @@ While DIR/twin-before-post exists, the next POST of a note first makes a
 note of the same user with the file's text as its body (another job's
 POST that got in first: a lower id), then its own; DIR/twin-after-post
 makes it after its own.  While DIR/refuse-next-delete exists, the next
-DELETE is refused with 403.  Each file is removed once used.
+DELETE is refused with 403.  DIR/fail-next-post holding a status (e.g.
+422) answers the next POST of a note with it, as a GitLab that refuses
+the note for a reason of its own.  Each file is removed once used.
 It authenticates each request as GitLab does for these endpoints: an
 access token in PRIVATE-TOKEN (or "Authorization: Bearer"); a CI job
 token (JOB-TOKEN) is refused with 401, since the notes API is not among
@@ -168,6 +170,10 @@ class Handler(ForgeHandler):
         body = self.comment_body()
         if body is None:
             return
+        fail = self.take_file("fail-next-post")
+        if fail is not None:
+            code = int(fail)
+            return self.answer(code, {"message": "%d refused" % code})
         self.twin("twin-before-post", m)
         n = self.make(m, body)
         self.twin("twin-after-post", m)

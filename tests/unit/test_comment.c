@@ -1466,6 +1466,8 @@ static void test_post(void)
   res = (struct bp_comment_posted){.id = NULL};
   CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BPE_HTTP);
   CHECK_EQ_INT(e.n, 1);
+  /* the refusal's status, for the command's advice (a 403: the token) */
+  CHECK_EQ_INT(res.http_status, 403);
   fake_cleanup(&e);
   struct fake e2 = {.answers = {"{\"not\": \"a list\"}"}};
   the_fake = &e2;
@@ -1625,7 +1627,22 @@ static void test_post_foreign(void)
   bpi_err_clear(&err);
   CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BPE_HTTP);
   CHECK_EQ_INT(rl.n, 3);
+  CHECK_EQ_INT(res.http_status, 403);
   fake_cleanup(&rl);
+  bpi_comment_posted_cleanup(&res);
+
+  /* the status is the returned failure's (the PATCH's 422), not GET
+   * /user's 403 that was taken as "any bot": the command's advice on
+   * tokens must not follow a refusal already settled */
+  res = (struct bp_comment_posted){.id = NULL};
+  struct fake un = {.answers = {apps, no_access, "{\"message\": \"bad\"}"},
+                    .status = {200, 403, 422}};
+  the_fake = &un;
+  bpi_err_clear(&err);
+  CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BPE_HTTP);
+  CHECK_EQ_INT(un.n, 3);
+  CHECK_EQ_INT(res.http_status, 422);
+  fake_cleanup(&un);
   bpi_comment_posted_cleanup(&res);
 
   /* a 403 in other words (a rate limit) says nothing of the token: an
