@@ -20,6 +20,12 @@
 #                        fork pull requests get owner:branch and leave the
 #                        base's latest alone; GitLab's job token refused
 #                        for notes, and the log says what to set
+#   hooks_pr_base_unread.sh  a base the http store cannot give (stopped,
+#                        503, 401 on the token) is not "no base": the
+#                        run and its exit status are its own and spooled,
+#                        no comment.md (the good comment and status stay),
+#                        the logs say what and where; flush delivers it
+#                        later; a 404 base still gets the no-base comment
 #   hooks_shims.sh       the README's shims: a path entry, a make bench
 #                        that only builds passes (strict: fails)
 #   config_strict.sh     "strict": true in an invalid file: run, record,
@@ -40,7 +46,9 @@ hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_github.sh tests/integration/hooks_gitlab.sh \
   tests/integration/hooks_bencher.sh tests/integration/hooks_bencher_pr.sh \
   tests/integration/hooks_shellcheck.sh \
-  tests/integration/hooks_pr_flow.sh tests/integration/hooks_shims.sh \
+  tests/integration/hooks_pr_flow.sh \
+  tests/integration/hooks_pr_base_unread.sh \
+  tests/integration/hooks_shims.sh \
   tests/integration/hooks_unprofiled.sh \
   tests/integration/config_strict.sh tests/integration/hooks_strict.sh \
   tests/integration/install_layout.sh

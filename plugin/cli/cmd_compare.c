@@ -364,7 +364,10 @@ static int compare_with(struct compare_args *ap)
     say_key("base", r.base_key, o.st);
     say_key("head", r.head_key, o.st);
     if(rc) {
-      bp_msg_err(&err, rc);
+      if(r.base_unread)   /* what, where, and what to do */
+        bp_cli_say_base_unread(&r, o.st, a.cfg, -1, a.output);
+      else
+        bp_msg_err(&err, rc);
       if(r.suite_hint)
         bp_msg_note("compare: %s", r.suite_hint);
       status = BP_EXIT_ERROR;

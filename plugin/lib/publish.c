@@ -282,8 +282,7 @@ static bool refused_for_good(const struct bp_err *e)
 {
   if(e->code != BPE_HTTP)
     return false;
-  const char *at = strstr(e->msg, ": HTTP ");
-  long status = at ? strtol(at + 7, NULL, 10) : 0;
+  long status = bpi_http_err_status(e);
   return status == 400 || status == 409 || status == 413 || status == 422;
 }
 
