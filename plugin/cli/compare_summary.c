@@ -176,6 +176,7 @@ void bp_cli_say_base_unread(const struct bp_pr_result *r,
         "it may well be there): %s", host,
         r->base_status >= 400 && r->base_status <= 499
           ? "the store answered with an error"
+          : r->base_error == BPE_IO && !r->base_status ? "a file error"
           : "the store is unreachable", r->base_unread);
   if(r->base_refused && st)
     say_refused(st, cfg, token_set);

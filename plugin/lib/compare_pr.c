@@ -238,6 +238,9 @@ static void unread_line(const struct bp_pr_opts *o,
   else if(r->base_status)
     bpi_buf_printf(b, "answered HTTP %ld after its retries (store "
                    "unreachable); ", r->base_status);
+  else if(r->base_error == BPE_IO)
+    bpi_buf_adds(b, "could not be read, or the base's copy here not "
+                 "written (a file error); ");
   else
     bpi_buf_adds(b, "did not answer (store unreachable); ");
   bpi_buf_printf(b, "the pull request's comment was left as it was: re-run "
@@ -252,6 +255,7 @@ static void unread_line(const struct bp_pr_opts *o,
 static bp_code base_unread(const struct bp_pr_opts *o, struct bp_pr_result *r,
                            const struct bp_err *side, struct bp_err *err)
 {
+  r->base_error = side->code;
   r->base_status = bpi_http_err_status(side);
   r->base_refused = r->base_status == 401 || r->base_status == 403;
   r->base_unread = strdup(side->msg[0] ? side->msg : bp_strerror(side->code));

@@ -76,6 +76,8 @@ struct bp_pr_result {
    * replaced by a false one.  The store's error (its URL has no
    * credentials), or NULL. */
   char *base_unread;
+  bp_code base_error;         /* ... BPE_NET, BPE_HTTP, or BPE_IO (a
+                                 file store, or the fetched copy) */
   long base_status;           /* ... the HTTP status, 0 when none came */
   bool base_refused;          /* ... a 401 or 403: the credentials */
   /* a side was not found in the store, but its branch has runs on the

@@ -12,6 +12,8 @@
 #     --ci` on the missing file posts nothing either; the good comment and
 #     its status are left as they were; nothing on the forge names the
 #     store or carries a transport error;
+#   - `benchprof compare` with the store stopped fails, says so, and
+#     removes the comment.md an earlier comparison left in its directory;
 #   - the store answers again: flush delivers the spooled run, and a new
 #     job comments as before;
 #   - the store answers 503 to every request (after the retries): the
@@ -164,6 +166,7 @@ check "pull request 7: its comment posted once" \
 check "pull request 7: a commit status set" \
   [ "$(posted POST /repos/org/demo/statuses/$SHA7)" = 1 ]
 forge_state >"$TMP/forge-good.json"
+cp "$TMP/out/compare/comment.md" "$TMP/compare-good.md"
 patched=$(posted PATCH /repos/org/demo/issues/comments/)
 
 # ------------------------------------- the store stopped: the job again
@@ -207,6 +210,19 @@ check "store stopped: no new POST or PATCH on the forge" sh -c \
   "[ '$(posted POST /repos/org/demo/issues/7/comments)' = 1 ] &&
    [ '$(posted POST /repos/org/demo/statuses/)' = 1 ] &&
    [ '$(posted PATCH /repos/org/demo/issues/comments/)' = '$patched' ]"
+# benchprof compare by hand, the store still stopped, into a directory an
+# earlier comparison wrote: it fails, says why, and leaves no comment.md
+mkdir -p "$TMP/by-hand"
+cp "$TMP/compare-good.md" "$TMP/by-hand/comment.md"
+benchprof compare -o "$TMP/by-hand" --store "$STORE_URL" --project demo \
+  --testbed bench-box main@latest "feature%2Fseven@$SHA7" \
+  >"$TMP/by-hand.out" 2>"$TMP/by-hand.err"
+check "compare, store stopped: exit 1" [ $? -eq 1 ]
+check "compare, store stopped: an error that says the base could not be read" \
+  grep -qF "benchprof: error: compare: the base could not be read from the store at http://127.0.0.1:$SPORT (the store is unreachable" \
+  "$TMP/by-hand.err"
+check "compare, store stopped: the earlier comment.md is gone" sh -c \
+  "[ ! -e '$TMP/by-hand/comment.md' ] && [ -s '$TMP/by-hand/no-comment.txt' ]"
 check "store stopped: no token in any output" sh -c "! grep -rqF \
   -e '$GH_TOKEN_VALUE' -e '$STORE_TOKEN_VALUE' '$TMP'/*.out '$TMP'/*.err \
   '$TMP'/*.hooks '$TMP/out' '$TMP/spool'"
