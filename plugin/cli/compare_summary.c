@@ -138,7 +138,9 @@ static void say_refused(const struct bp_store *st,
   if(!strncmp(bpi_store_url(st), "s3://", 5)) {
     bp_msg_note("compare: check the store's AWS credentials "
                 "($AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY, "
-                "$AWS_SESSION_TOKEN) and that they may read the bucket");
+                "$AWS_SESSION_TOKEN) and that they may read and list the "
+                "bucket (without s3:ListBucket, S3 answers 403, not 404, "
+                "for an object that is not there)");
     return;
   }
   const char *var = cfg && cfg->store.token_env ? cfg->store.token_env
