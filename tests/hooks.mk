@@ -25,6 +25,12 @@
 #                        the completed hooks (GitHub, GitLab), a stale
 #                        suite's directory removed, another pull request's
 #                        skipped with the reason
+#   hooks_pr_base_unread.sh  a base the http store cannot give (stopped,
+#                        503, 401 on the token) is not "no base": the
+#                        run and its exit status are its own and spooled,
+#                        no comment.md (the good comment and status stay),
+#                        the logs say what and where; flush delivers it
+#                        later; a 404 base still gets the no-base comment
 #   hooks_shims.sh       the README's shims: a path entry, a make bench
 #                        that only builds passes (strict: fails)
 #   config_strict.sh     "strict": true in an invalid file: run, record,
@@ -46,6 +52,7 @@ hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_bencher.sh tests/integration/hooks_bencher_pr.sh \
   tests/integration/hooks_shellcheck.sh \
   tests/integration/hooks_pr_flow.sh tests/integration/hooks_suites.sh \
+  tests/integration/hooks_pr_base_unread.sh \
   tests/integration/hooks_shims.sh \
   tests/integration/hooks_unprofiled.sh \
   tests/integration/config_strict.sh tests/integration/hooks_strict.sh \

@@ -203,6 +203,20 @@ struct bp_cmp;
 int bp_cli_gate(bool fail_on_regression, const struct bp_cmp *c, int status);
 void bp_cli_compare_benches(const struct bp_cmp *c);
 
+/* The base of a pull request's comparison could not be read (r's
+ * base_unread, compare_pr.h): what, from which store (scheme and host),
+ * the credentials' variable when the store refused them (cfg's
+ * store.token_env, else BENCHPROF_STORE_TOKEN; token_set: whether one
+ * was sent; -1: unknown, and `compare` failed on it: said as an error,
+ * else as a warning), that the comment is not written this time and how
+ * to get it; out: the compare directory.  Never a token. */
+struct bp_pr_result;
+struct bp_store;
+void bp_cli_say_base_unread(const struct bp_pr_result *r,
+                            const struct bp_store *st,
+                            const struct bp_config *cfg, int token_set,
+                            const char *out);
+
 /* The configuration (config.h) as every command loads it: --config FILE,
  * else $BENCHPROF_CONFIG, else the default path, BENCHPROF_* over it; a
  * warning printed.  OK: valid or no file; INVALID: said so, c holds the

@@ -56,6 +56,9 @@ static void usage(FILE *out)
     " (sized by BASE).  A benchmark a side has no\nprofile of (none "
     "recorded, or its file missing) is compared by its\nmeasures only, "
     "and the comment says so.\n"
+    "A base the store could not be read from (no answer, an error, refused\n"
+    "credentials; not a missing one) fails, writes " BP_FILE_NO_COMMENT "\n"
+    "and removes an earlier " BP_FILE_COMMENT ".\n"
     "\n"
     "  -o, --output DIR        where to write (default: benchprof-compare)\n"
     "  -t, --threshold PCT     flag changes beyond PCT percent (default 5)\n"
@@ -364,7 +367,10 @@ static int compare_with(struct compare_args *ap)
     say_key("base", r.base_key, o.st);
     say_key("head", r.head_key, o.st);
     if(rc) {
-      bp_msg_err(&err, rc);
+      if(r.base_unread)   /* what, where, and what to do */
+        bp_cli_say_base_unread(&r, o.st, a.cfg, -1, a.output);
+      else
+        bp_msg_err(&err, rc);
       if(r.suite_hint)
         bp_msg_note("compare: %s", r.suite_hint);
       status = BP_EXIT_ERROR;

@@ -10,10 +10,13 @@
 
 #include "buf.h"
 #include "compare.h"
+#include "compare_pr.h"
+#include "config.h"
 #include "profile.h"
 #include "rundir.h"
 
 #include <math.h>
+#include <string.h>
 
 /* A regression is explained by what grew, an improvement by what shrank
  * (confirmed or not). */
@@ -126,4 +129,64 @@ void bp_cli_compare_benches(const struct bp_cmp *c)
   bpi_buf_cleanup(&name);
   bpi_buf_cleanup(&fn);
   bpi_buf_cleanup(&slug);
+}
+
+/* The store refused the credentials: which ones to check. */
+static void say_refused(const struct bp_store *st,
+                        const struct bp_config *cfg, int token_set)
+{
+  if(!strncmp(bpi_store_url(st), "s3://", 5)) {
+    bp_msg_note("compare: check the store's AWS credentials "
+                "($AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY, "
+                "$AWS_SESSION_TOKEN) and that they may read and list the "
+                "bucket (without s3:ListBucket, S3 answers 403, not 404, "
+                "for an object that is not there)");
+    return;
+  }
+  const char *var = cfg && cfg->store.token_env ? cfg->store.token_env
+                                                : "BENCHPROF_STORE_TOKEN";
+  if(token_set == 0)
+    bp_msg_note("compare: no token was sent: $%s is not set%s", var,
+                cfg && cfg->store.token_env ? " (store.token_env)" :
+                " (or store.token_env names another variable)");
+  else
+    bp_msg_note("compare: check the store's token in $%s%s: the store "
+                "refused it", var, cfg && cfg->store.token_env ?
+                " (store.token_env)" : "");
+}
+
+void bp_cli_say_base_unread(const struct bp_pr_result *r,
+                            const struct bp_store *st,
+                            const struct bp_config *cfg, int token_set,
+                            const char *out)
+{
+  struct bp_buf where;
+  bpi_buf_init(&where);
+  if(st)
+    bpi_store_where(st, &where);
+  bpi_buf_addc(&where, '\0');
+  const char *host = bpi_buf_failed(&where) ? "?" : where.data;
+  /* compare fails on it (an error), run goes on (a warning) */
+  void (*say)(const char *, ...) = token_set < 0 ? bp_msg_error
+                                                 : bp_msg_warn;
+  if(r->base_refused)
+    say("compare: the base could not be read: the store at %s refused the "
+        "credentials (HTTP %ld; a configuration error, not a missing "
+        "base): %s", host, r->base_status, r->base_unread);
+  else
+    say("compare: the base could not be read from the store at %s (%s; "
+        "it may well be there): %s", host,
+        r->base_status >= 400 && r->base_status <= 499
+          ? "the store answered with an error"
+          : r->base_error == BPE_IO && !r->base_status ? "a file error"
+          : "the store is unreachable", r->base_unread);
+  if(r->base_refused && st)
+    say_refused(st, cfg, token_set);
+  bp_msg_note("compare: so no pull request comment is written or updated "
+              "this time (%s/" BP_FILE_NO_COMMENT " says why; the one "
+              "posted before stays): re-run the job, or 'benchprof "
+              "compare' with the same store, once %s", out,
+              r->base_refused ? "the store's credentials are fixed"
+                              : "the store answers");
+  bpi_buf_cleanup(&where);
 }

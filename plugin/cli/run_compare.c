@@ -7,6 +7,9 @@
  * differential flame graphs stored next to the head's artifacts.  Writes
  * OUTPUT/compare/.  No base (also when the base's run in the store is
  * another repository's, one named alike): comment.md says so, and why.
+ * A base the store could not give (unreachable, an error, refused
+ * credentials) is not "no base": no comment.md, and stderr and
+ * no-comment.txt say why (a good comment posted before stays).
  * Nothing here changes the exit status, except a failure under --strict
  * and, with --fail-on-regression (comment.fail_on_regression), a
  * confirmed regression (exit 3). */
@@ -43,9 +46,14 @@ static bool delivered(const char *dir)
   return yes;
 }
 
-static void say(const struct bp_pr_opts *o, const struct bp_pr_result *r)
+static void say(const struct bp_pr_opts *o, const struct bp_pr_result *r,
+                const struct bp_config *cfg, bool token_set)
 {
   const struct bp_cmp *c = r->cmp;
+  if(r->base_unread) {
+    bp_cli_say_base_unread(r, o->st, cfg, token_set, o->out);
+    return;
+  }
   if(r->no_base) {
     bp_msg_warn("compare: no base to compare with: %s", r->no_base);
     if(r->suite_hint)
@@ -94,6 +102,7 @@ static bp_code write_identity(const struct bp_ident *id, const char *suite,
  * suite: the run's (publish.h), NULL none: the base is that suite's. */
 static bp_code compare(const struct bp_ident *id, const char *suite,
                        const char *repository, struct bp_store *st,
+                       bool token_set,
                        const struct bp_config *cfg, const char *dir,
                        const char *end_time, const char *out,
                        size_t *regressions, struct bp_err *err)
@@ -141,7 +150,7 @@ static bp_code compare(const struct bp_ident *id, const char *suite,
   if(r.diff_failures)
     bp_msg_warn("compare: %s", r.diff_error.msg);
   if(!rc)
-    say(&o, &r);
+    say(&o, &r, cfg, token_set);
   if(!rc && r.cmp)
     *regressions = r.cmp->nregressions;
   bpi_pr_result_cleanup(&r);
@@ -203,7 +212,8 @@ static bool compare_with_base(const struct bp_cli_publish *p,
   bp_code rc = bpi_store_open(&st, &s->o.store, &err);
   if(!rc) {
     char *out = bpi_text_path_join(dir, BP_RUNDIR_COMPARE);
-    rc = out ? compare(&s->id, s->o.suite, s->o.repository, st, p->config,
+    rc = out ? compare(&s->id, s->o.suite, s->o.repository, st,
+                       s->o.store.bearer != NULL, p->config,
                        dir, end_time, out, regressions, &err)
              : bpi_err_set(&err, BPE_NOMEM, 0, "compare");
     free(out);

@@ -4,6 +4,7 @@
 #include "buf.h"
 #include "err.h"
 #include "fileio.h"
+#include "http.h"
 #include "rundir.h"
 #include "site.h"
 #include "storekey.h"
@@ -13,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <unistd.h>
+
 #include <cjson/cJSON.h>
 
 void bpi_pr_result_cleanup(struct bp_pr_result *r)
@@ -21,6 +25,7 @@ void bpi_pr_result_cleanup(struct bp_pr_result *r)
   free(r->base_key);
   free(r->head_key);
   free(r->no_base);
+  free(r->base_unread);
   free(r->suite_hint);
   free(r->head_fallback);
   memset(r, 0, sizeof(*r));
@@ -36,7 +41,9 @@ static char *side_dir(const struct bp_pr_opts *o, const char *name)
 }
 
 /* The stored manifest of a side: its commit's, else (latest_fallback)
- * its branch's latest; *latest says which.  why gets both failures. */
+ * its branch's latest; *latest says which.  why gets both failures.
+ * Only a commit that has no run falls back: one the store could not
+ * answer for may have one, and the latest would be the wrong base. */
 static bp_code locate(const struct bp_pr_opts *o, const struct bp_pr_side *s,
                       const char *repository, char **key, bool *latest,
                       struct bp_buf *why, struct bp_err *err)
@@ -49,7 +56,7 @@ static bp_code locate(const struct bp_pr_opts *o, const struct bp_pr_side *s,
                        "branch '%s' in", s->branch);
   rc = bpi_compare_locate(o->st, o->project, s->branch, s->commit,
                           o->testbed, o->suite, repository, key, &e);
-  if(rc && s->commit && s->latest_fallback) {
+  if(rc == BPE_NOT_FOUND && s->commit && s->latest_fallback) {
     bpi_buf_printf(why, "%s; ", e.msg);
     e = (struct bp_err){0};
     *latest = true;
@@ -188,13 +195,112 @@ static bp_code write_comment(const struct bp_pr_opts *o,
                              const struct bp_buf *md, struct bp_err *err)
 {
   char *path = bpi_text_path_join(o->out, BP_FILE_COMMENT);
+  /* an earlier comparison's reason why there was none is not this one's */
+  char *none = bpi_text_path_join(o->out, BP_FILE_NO_COMMENT);
   bp_code rc = bpi_file_mkdirs(o->out, err);
   if(!rc)
-    rc = !path || bpi_buf_failed(md)
+    rc = !path || !none || bpi_buf_failed(md)
       ? bpi_err_set(err, BPE_NOMEM, 0, BP_FILE_COMMENT)
       : bpi_file_write(path, md->data ? md->data : "", md->len, false, err);
+  if(!rc && unlink(none) && errno != ENOENT)
+    rc = bpi_err_set(err, BPE_IO, errno, "cannot remove '%s'", none);
+  free(none);
   free(path);
   return rc;
+}
+
+/* A failure to read a side that says nothing about whether it exists:
+ * no answer, an error answer, a refusal, a read that failed. */
+static bool unreadable(bp_code rc)
+{
+  return rc == BPE_NET || rc == BPE_HTTP || rc == BPE_IO;
+}
+
+/* One line for OUT/no-comment.txt: the base could not be read, where,
+ * and what to do; the store by its scheme and host only (the job's log
+ * may be public), no transport error. */
+static void unread_line(const struct bp_pr_opts *o,
+                        const struct bp_pr_result *r, struct bp_buf *b)
+{
+  bpi_buf_adds(b, "the base could not be read: ");
+  if(o->st) {
+    bpi_buf_adds(b, "the store (");
+    bpi_store_where(o->st, b);
+    bpi_buf_adds(b, ") ");
+  }
+  else
+    bpi_buf_adds(b, "the store ");
+  if(r->base_refused)
+    bpi_buf_printf(b, "refused the credentials (HTTP %ld): check the "
+                   "store's token; ", r->base_status);
+  else if(r->base_status >= 400 && r->base_status <= 499)
+    bpi_buf_printf(b, "answered HTTP %ld; ", r->base_status);
+  else if(r->base_status)
+    bpi_buf_printf(b, "answered HTTP %ld after its retries (store "
+                   "unreachable); ", r->base_status);
+  else if(r->base_error == BPE_IO)
+    bpi_buf_adds(b, "could not be read, or the base's copy here not "
+                 "written (a file error); ");
+  else
+    bpi_buf_adds(b, "did not answer (store unreachable); ");
+  bpi_buf_printf(b, "the pull request's comment was left as it was: re-run "
+                 "the job, or 'benchprof compare', once %s\n",
+                 r->base_refused ? "the store's credentials are fixed"
+                                 : "the store answers");
+}
+
+/* The base could not be read (side: why): said in the result and in
+ * OUT/no-comment.txt; an OUT/comment.md of an earlier comparison is
+ * removed, so that nothing posts it as this one's. */
+static bp_code base_unread(const struct bp_pr_opts *o, struct bp_pr_result *r,
+                           const struct bp_err *side, struct bp_err *err)
+{
+  r->base_error = side->code;
+  r->base_status = bpi_http_err_status(side);
+  r->base_refused = r->base_status == 401 || r->base_status == 403;
+  r->base_unread = strdup(side->msg[0] ? side->msg : bp_strerror(side->code));
+  char *md = bpi_text_path_join(o->out, BP_FILE_COMMENT);
+  char *txt = bpi_text_path_join(o->out, BP_FILE_NO_COMMENT);
+  struct bp_buf line;
+  bpi_buf_init(&line);
+  unread_line(o, r, &line);
+  bp_code rc = !r->base_unread || !md || !txt || bpi_buf_failed(&line)
+    ? bpi_err_set(err, BPE_NOMEM, 0, "compare") : BP_OK;
+  if(!rc && unlink(md) && errno != ENOENT)
+    rc = bpi_err_set(err, BPE_IO, errno, "cannot remove the earlier '%s'",
+                     md);
+  if(!rc)
+    rc = bpi_file_mkdirs(o->out, err);
+  if(!rc)
+    rc = bpi_file_write(txt, line.data, line.len, false, err);
+  bpi_buf_cleanup(&line);
+  free(txt);
+  free(md);
+  return rc;
+}
+
+/* what a public comment says of the store: never its URL (an internal
+ * host), "the store" instead; malloc'd */
+static char *public_text(const char *text, const struct bp_store *st)
+{
+  const char *url = st ? bpi_store_url(st) : NULL;
+  size_t n = url ? strlen(url) : 0;
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  for(const char *p = text; *p; ) {
+    const char *at = n ? strstr(p, url) : NULL;
+    if(!at) {
+      bpi_buf_adds(&b, p);
+      break;
+    }
+    bpi_buf_add(&b, p, (size_t)(at - p));
+    bpi_buf_adds(&b, "the store");
+    p = at + n;
+  }
+  bpi_buf_addc(&b, '\0');
+  char *out = bpi_buf_failed(&b) ? NULL : strdup(b.data);
+  bpi_buf_cleanup(&b);
+  return out;
 }
 
 /* foreign: the base in the store is another repository's (BPE_CONFIG
@@ -222,11 +328,13 @@ static bp_code no_base_comment(const struct bp_pr_opts *o,
                              .testbed = (char *)o->testbed};
   struct bp_buf md;
   bpi_buf_init(&md);
-  bp_code rc = bpi_comment_no_base(&co, &head, o->base.branch, why, &md,
-                                   err);
+  char *shown = public_text(why, o->st);
+  bp_code rc = !shown ? bpi_err_set(err, BPE_NOMEM, 0, "comment")
+    : bpi_comment_no_base(&co, &head, o->base.branch, shown, &md, err);
   if(!rc)
     rc = write_comment(o, &md, err);
   bpi_buf_cleanup(&md);
+  free(shown);
   return rc;
 }
 
@@ -285,6 +393,14 @@ bp_code bpi_compare_pr(const struct bp_pr_opts *o, struct bp_pr_result *r,
                          &r->base_key, &r->base_is_latest, &why, &side_err);
   if(rc == BPE_NOT_FOUND)
     hint(o, &o->base, r);
+  if(rc && unreadable(rc)) {
+    struct bp_err files = {0};
+    bp_code wrc = base_unread(o, r, &side_err, &files);
+    bpi_buf_cleanup(&why);
+    if(o->comment_no_base)   /* not a failure of the run: said */
+      return wrc ? bpi_err_copy(err, wrc, &files) : BP_OK;
+    return bpi_err_copy(err, rc, &side_err);
+  }
   if(rc && o->comment_no_base) {
     if(!(r->no_base = buf_text(&why, "out of memory")))
       rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");

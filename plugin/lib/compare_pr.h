@@ -5,7 +5,8 @@
  *   write OUT (compare.json, the differential flame graphs) -> store the
  *   diff.svg files next to the head's artifacts (optional) -> write the
  *   comment (OUT/comment.md; with no base, one that says why; a base
- *   another repository published under the same project is none).
+ *   another repository published under the same project is none; a base
+ *   the store could not give, none: see base_unread).
  * The caller prints; the result says what happened.  Owns nothing of the
  * options; the result's strings and comparison are its own. */
 #ifndef BP_LIB_COMPARE_PR_H
@@ -39,7 +40,8 @@ struct bp_pr_opts {
    * NULL: that is an error */
   const char *head_fallback_dir;
   /* no base: write a comment that says why (result's no_base) instead of
-   * failing */
+   * failing; a base that could not be read (result's base_unread) is not
+   * failing either, and writes no comment */
   bool comment_no_base;
   /* the head's identity, for the no-base comment and (fill_identity)
    * for what a run directory's manifest does not say: project, testbed,
@@ -66,6 +68,18 @@ struct bp_pr_result {
   char *base_key, *head_key;  /* the stored manifests compared, or NULL */
   bool base_is_latest;        /* the base commit had no run: latest used */
   char *no_base;              /* why there was no base, or NULL */
+  /* the base could not be read: the store did not answer (a network
+   * error, a 5xx after the retries), answered another error, or refused
+   * the credentials.  That is not "no base": no comment is written (an
+   * earlier OUT/comment.md is removed, OUT/no-comment.txt says why, for
+   * the runner hooks), so that a good comment on the pull request is not
+   * replaced by a false one.  The store's error (its URL has no
+   * credentials), or NULL. */
+  char *base_unread;
+  bp_code base_error;         /* ... BPE_NET, BPE_HTTP, or BPE_IO (a
+                                 file store, or the fetched copy) */
+  long base_status;           /* ... the HTTP status, 0 when none came */
+  bool base_refused;          /* ... a 401 or 403: the credentials */
   /* a side was not found in the store, but its branch has runs on the
    * testbed of other suites or without one: what and what to do
    * (bpi_compare_suite_hint), or NULL.  With no base it is the no-base

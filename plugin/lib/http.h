@@ -119,6 +119,11 @@ bp_code bpi_http_send(const struct bp_http_opts *o,
                       const struct bp_http_req *req,
                       struct bp_http_resp *resp, struct bp_err *err);
 
+/* The HTTP status a failure of bpi_http_send names (its ": HTTP NNN"),
+ * e.g. 401 for a refused token; 0 when it names none (no answer came).
+ * A message copied on (bpi_err_copy, a store's error) still says it. */
+long bpi_http_err_status(const struct bp_err *e);
+
 /* Whether url has credentials ("user:password@" or "user@") before its
  * host.  They would travel into messages, manifests and the spool, so
  * every URL benchprof is given is refused when it has them. */

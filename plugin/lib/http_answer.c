@@ -329,6 +329,15 @@ static void redact_secrets(struct bp_buf *b, size_t start,
 }
 
 /* The error of the last attempt: method, URL, what went wrong. */
+long bpi_http_err_status(const struct bp_err *e)
+{
+  if(e->code != BPE_HTTP && e->code != BPE_NET)
+    return 0;
+  const char *at = strstr(e->msg, ": HTTP ");
+  long status = at ? strtol(at + 7, NULL, 10) : 0;
+  return status >= 100 && status <= 599 ? status : 0;
+}
+
 bp_code bpi_http_fail(struct bp_err *err, bp_code code,
                       const struct bp_http_req *req, struct attempt *a,
                       CURLcode crc, const char *errbuf)

@@ -277,10 +277,7 @@ out:
  * NNN: ..."), 0 for any other. */
 static long failure_status(const struct bp_err *e)
 {
-  if(e->code != BPE_HTTP)
-    return 0;
-  const char *at = strstr(e->msg, ": HTTP ");
-  return at ? strtol(at + 7, NULL, 10) : 0;
+  return e->code == BPE_HTTP ? bpi_http_err_status(e) : 0;
 }
 
 /* A server's final refusal of what was sent (400 Bad Request, 409

@@ -45,6 +45,10 @@
 /* the identity the comment was written for (`benchprof ci --json`'s
  * form): the runner hooks post comment.md only on its pull request */
 #define BP_FILE_COMMENT_IDENTITY "identity.json"
+/* why no comment was written when the base could not be read (one line,
+ * for the runner hooks): a base the store could not give is not a missing
+ * one, and an earlier comment must not be replaced by "no base" */
+#define BP_FILE_NO_COMMENT "no-comment.txt"
 #define BP_FILE_DIFF_FOLDED "diff.folded"
 #define BP_FILE_DIFF_SVG "diff.svg"
 #define BP_FILE_DIFF_NEG_SVG "diff-negated.svg"

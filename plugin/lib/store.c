@@ -866,6 +866,16 @@ const char *bpi_store_url(const struct bp_store *st)
   return st->url;
 }
 
+void bpi_store_where(const struct bp_store *st, struct bp_buf *b)
+{
+  bool file = st->ops->open == file_open;
+  const char *url = file ? st->url : st->base;
+  const char *host = strstr(url, "://");
+  size_t n = file || !host ? strlen(url)
+                           : (size_t)(host + 3 - url) + strcspn(host + 3, "/");
+  bpi_buf_add(b, url, n);
+}
+
 bp_code bpi_store_put(struct bp_store *st, const char *key, const void *data,
                       size_t len, const char *content_type,
                       const char *content_encoding, struct bp_err *err)

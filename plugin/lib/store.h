@@ -45,6 +45,12 @@ void bpi_store_close(struct bp_store *st);
 /* The store's URL as given, for messages (never holds credentials). */
 const char *bpi_store_url(const struct bp_store *st);
 
+/* Where the store is, for a message that names no more than it must
+ * (an operator's job log): an http(s) or s3 store's scheme and host
+ * ("http://10.0.0.5:9000"), without the path; a file store's URL.
+ * Appended to b. */
+void bpi_store_where(const struct bp_store *st, struct bp_buf *b);
+
 /* Whether url names a store on this machine's file system (file://):
  * writing to it waits on no network. */
 bool bpi_store_url_is_local(const char *url);

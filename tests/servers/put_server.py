@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
 """A plain PUT/GET object server for the http(s):// store backend tests.
 
-  put_server.py --root DIR --port-file F [--token T] [--faults SPEC]
+  put_server.py --root DIR --port-file F [--port N] [--token T]
+                [--get-token] [--faults SPEC]
                 [--tls-cert PEM --tls-key PEM] [--fail-path TEXT:N]
                 [--slow-path TEXT:S]
                 [--request-delay-ms MS] [--connect-delay-ms MS]
                 [--stats FILE]
 
-Binds 127.0.0.1 on a free port and writes the port to F (atomically).
+Binds 127.0.0.1 on a free port (--port N: on N, the same store started
+again after a test stopped it) and writes the port to F (atomically).
 PUT stores the body at the URL path (percent-decoded once; a '..' or '.'
 segment is refused) and keeps its Content-Type and Content-Encoding in
 DIR/.meta/<path>.json; GET answers the object with those headers and
 "Access-Control-Allow-Origin: *" and an ETag (a hash of the bytes); a
 PUT with If-Match (another ETag, or no object) or If-None-Match: * (an
 object there) gets 412, as S3 answers.  With --token, a PUT needs
-"Authorization: Bearer T" (401 otherwise).  --faults takes a faults.py
+"Authorization: Bearer T" (401 otherwise); with --get-token as well, a
+GET needs it too (a private store).  --faults takes a faults.py
 spec.  Each request is logged to stdout as "METHOD PATH STATUS", each
 injected fault as "METHOD PATH fault ITEM" when it starts.  With
 --tls-cert and --tls-key it speaks HTTPS.
@@ -205,6 +208,11 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         if self.server.faults.apply(self):
             return
+        token = self.server.token
+        if self.server.get_token and \
+           self.headers.get("Authorization") != "Bearer " + token:
+            self._error(401, "missing or wrong bearer token")
+            return
         path, meta = self._object_path()
         if path is None or not os.path.isfile(path):
             self._error(404, "no such object")
@@ -265,7 +273,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", required=True)
     ap.add_argument("--port-file", required=True)
+    ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--token")
+    ap.add_argument("--get-token", action="store_true")
     ap.add_argument("--faults", default="")
     ap.add_argument("--tls-cert")
     ap.add_argument("--tls-key")
@@ -276,7 +286,10 @@ def main():
     ap.add_argument("--stats")
     args = ap.parse_args()
 
-    server = Server(("127.0.0.1", 0), Handler)
+    if args.get_token and args.token is None:
+        ap.error("--get-token needs --token")
+    server = Server(("127.0.0.1", args.port), Handler)
+    server.get_token = args.get_token
     server.root = os.path.abspath(args.root)
     server.token = args.token
     server.request_delay = args.request_delay_ms / 1000

@@ -247,6 +247,54 @@ static void test_public_urls(void)
   check_public(&f, key, want);
 }
 
+static void check_where(const struct bp_store_opts *o, const char *want)
+{
+  struct bp_store *st = open_store(o);
+  if(!st)
+    return;
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_store_where(st, &b);
+  bpi_buf_addc(&b, '\0');
+  CHECK(!bpi_buf_failed(&b));
+  CHECK_EQ_STR(b.data, want);
+  bpi_buf_cleanup(&b);
+  bpi_store_close(st);
+}
+
+/* where a store is, for a log line: its scheme and host, no path */
+static void test_where(void)
+{
+  struct bp_store_opts o = { .url = "https://store.example:9000/ci/x/" };
+  check_where(&o, "https://store.example:9000");
+  struct bp_store_opts s3 = { .url = "s3://bkt/runs" };
+  check_where(&s3, "https://bkt.s3.us-east-1.amazonaws.com");
+  s3.s3_endpoint = "http://127.0.0.1:4569/";
+  s3.s3_path_style = true;
+  check_where(&s3, "http://127.0.0.1:4569");
+  struct bp_store_opts f = { .url = "file:///srv/store/" };
+  check_where(&f, "file:///srv/store/");
+}
+
+/* the status a failed request's message names, as a store's error
+ * carries it on */
+static void test_err_status(void)
+{
+  struct bp_err e = { .code = BPE_HTTP };
+  snprintf(e.msg, sizeof(e.msg), "GET http://h/k: HTTP 401: no token");
+  CHECK_EQ_INT((int)bpi_http_err_status(&e), 401);
+  e.code = BPE_NET;
+  snprintf(e.msg, sizeof(e.msg), "GET http://h/k: HTTP 503: busy (after 2 "
+           "attempts)");
+  CHECK_EQ_INT((int)bpi_http_err_status(&e), 503);
+  snprintf(e.msg, sizeof(e.msg), "GET http://h/k: Failed to connect to h "
+           "port 80: Couldn't connect to server");
+  CHECK_EQ_INT((int)bpi_http_err_status(&e), 0);
+  e.code = BPE_IO;   /* a file's error names no status */
+  snprintf(e.msg, sizeof(e.msg), "cannot read 'x: HTTP 404'");
+  CHECK_EQ_INT((int)bpi_http_err_status(&e), 0);
+}
+
 static void check_bad_open(const struct bp_store_opts *o, bp_code want,
                            const char *must_not_show)
 {
@@ -454,6 +502,8 @@ int main(void)
   test_keys();
   test_content_types();
   test_public_urls();
+  test_where();
+  test_err_status();
   test_bad_urls();
   test_file_backend();
   test_file_url_path();
