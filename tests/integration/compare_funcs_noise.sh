@@ -6,10 +6,14 @@
 #   cmpwork's three equal functions (60 or 140: task-clock spreads 2.3x
 #   within a job, so that a shared runner's load, which can slow one
 #   job's runs by 20% against another's, never separates the sides), and
-#   the head does 25% more of each.  Task-clock's interval holds that
-#   change (not confirmed), every function's Poisson interval leaves out
-#   0 (10 kHz: thousands of samples each), and none of the program's
-#   functions may be named: not in compare.json, the comment or diff.svg;
+#   the head does 60% more of each (96 or 224: that much, so that the
+#   same load, or ASan's, never shrinks it into the functions' own
+#   Poisson intervals, and the check below that they leave out 0, which
+#   makes this test able to fail, holds).  Task-clock's interval holds
+#   that change (not confirmed: the 2.3x spread keeps the sides
+#   overlapping), every function's Poisson interval leaves out 0 (10 kHz:
+#   thousands of samples each), and none of the program's functions may
+#   be named: not in compare.json, the comment or diff.svg;
 # - the head built with cmp_changed doing 4x the work, the same rounds
 #   (80 or 112: a 2x change clears that spread): cmp_changed is still
 #   named as the function that grew most.
@@ -33,7 +37,7 @@ rrun() {
 }
 
 rrun "$TMP/base-wide" cmpwork_base 60 140 60 140 60
-rrun "$TMP/drift" cmpwork_base 75 175 75 175 75
+rrun "$TMP/drift" cmpwork_base 96 224 96 224 96
 rrun "$TMP/base" cmpwork_base 80 112 80 112 80
 rrun "$TMP/slower" cmpwork_head 80 112 80 112 80
 
@@ -48,7 +52,7 @@ done
 # their own that no band of the benchmark's covers (their disk interrupts
 # taken in this process's kernel time; the exec'ing shell's frame at a
 # new address each run), so only these are checked.
-pycheck "25% more of everything, within task-clock's noise: no function named" \
+pycheck "60% more of everything, within task-clock's noise: no function named" \
   "$TMP/cmp-drift" <<'PY'
 import json, os, re, sys
 d = sys.argv[1]
@@ -59,7 +63,7 @@ b = c["benchmarks"][0]
 m = {x["slug"]: x for x in b["measures"]}["task-clock"]
 assert m["basis"] == "mann-whitney" and not m["confirmed"], m
 lo, hi = m["interval_pct"]
-assert lo < 0 < 25 < hi, m
+assert lo < 0 < 60 < hi, m
 fs = {f["name"]: f for f in b["functions"] if f["name"] in prog}
 assert {"main", "cmp_steady", "cmp_other", "cmp_changed"} <= set(fs), fs
 # the defect: 0 left out of their own Poisson intervals, so named
