@@ -24,6 +24,7 @@ const char *const bpi_rundir_reserved_names[] = {
   BP_FILE_GECKO, BP_FILE_PPROF, BP_FILE_FOLDED, BP_FILE_SVG,
   BP_FILE_SUMMARY, BP_FILE_OFFCPU_FOLDED, BP_FILE_OFFCPU_SVG,
   BP_RUNDIR_REPORT, BP_RUNDIR_MANIFEST, BP_RUNDIR_RAW,
+  BP_RUNDIR_COMPARE,  /* a benchmark named "compare" goes to compare-2 */
   NULL,
 };
 

@@ -118,6 +118,30 @@ static void test_grouped(void)
   remove_tree(dir);
 }
 
+/* A benchmark named "compare" does not take the run's compare directory
+ * (a pull request's comparison is written there after the run). */
+static void test_compare_name(void)
+{
+  char dir[] = "/tmp/test_slice.XXXXXX";
+  struct bp_err err = {0};
+  struct bp_marked *m = NULL;
+  size_t n = 0;
+  CHECK(mkdtemp(dir) != NULL);
+  struct bp_profile *p = ten_samples();
+  if(!p)
+    return;
+  mark(p, BP_RUNDIR_COMPARE, 10, 50, 1);
+  CHECK_EQ_INT(bpi_slice_export(p, dir, &m, &n, &err), BP_OK);
+  CHECK_EQ_INT(n, 1);
+  if(n == 1 && m) {
+    CHECK_EQ_STR(m[0].name, BP_RUNDIR_COMPARE);
+    CHECK_EQ_STR(m[0].dir, BP_RUNDIR_COMPARE "-2");
+  }
+  bpi_slice_free(m, n);
+  bpi_profile_free(p);
+  remove_tree(dir);
+}
+
 /* A benchmark directory that is a symbolic link is refused, and nothing
  * is written where it points. */
 static void test_link_refused(void)
@@ -384,6 +408,7 @@ int main(void)
   test_recorded_digests();
   test_workers();
   test_grouped();
+  test_compare_name();
   test_link_refused();
   test_no_markers();
   test_merged_repetitions();
