@@ -330,7 +330,12 @@ static void say_left(const struct comment_args *a,
  * what went wrong settling the two is a warning too, not a failure. */
 static void say_twin(const struct bp_comment_posted *res)
 {
-  if(res->duplicate && !res->duplicate_kept)
+  if(res->answer_lost && res->duplicate && !res->duplicate_kept)
+    bp_msg_note("the answer to this job's comment was lost, and another "
+                "job posted one at the same moment: kept the first (%s) "
+                "and deleted the other (%s)", res->id ? res->id : "?",
+                res->duplicate);
+  else if(res->duplicate && !res->duplicate_kept)
     bp_msg_note("another job posted its comment (%s) at the same moment: "
                 "kept that one and deleted this job's (%s)",
                 res->id ? res->id : "?", res->duplicate);

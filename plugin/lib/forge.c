@@ -560,12 +560,34 @@ static bool author_of(const struct bp_forge_target *t,
   return a->has_id || a->login;
 }
 
+/* The ids of our marked comments, every one seen (lowest_ours). */
+struct forge_ids {
+  double *v;
+  size_t n, cap;
+};
+
+static bool ids_add(struct forge_ids *ids, double id)
+{
+  if(ids->n == ids->cap) {
+    size_t cap = ids->cap ? ids->cap * 2 : 4;
+    double *v = realloc(ids->v, cap * sizeof(*v));
+    if(!v)
+      return false;
+    ids->v = v;
+    ids->cap = cap;
+  }
+  ids->v[ids->n++] = id;
+  return true;
+}
+
 /* The lowest-id comment with the marker by *by on one list page, if
- * lower than *lowest (-1: none yet); *body its text (malloc'd). */
+ * lower than *lowest (-1: none yet); *body its text (malloc'd); each
+ * one's id added to *all when not NULL. */
 static bp_code lowest_on_page(const char *json, size_t len,
                               const char *marker,
                               const struct bp_comment_author *by,
-                              double *lowest, char **body, size_t *count,
+                              double *lowest, char **body,
+                              struct forge_ids *all, size_t *count,
                               struct bp_err *err)
 {
   cJSON *list;
@@ -579,8 +601,13 @@ static bp_code lowest_on_page(const char *json, size_t len,
     const cJSON *num = cJSON_GetObjectItemCaseSensitive(item, "id");
     (*count)++;
     if(!cJSON_IsString(text) || !strstr(text->valuestring, marker) ||
-       !comment_id_ok(num) || !written_by(item, by) ||
-       (*lowest >= 0 && num->valuedouble >= *lowest))
+       !comment_id_ok(num) || !written_by(item, by))
+      continue;
+    if(all && !ids_add(all, num->valuedouble)) {
+      cJSON_Delete(list);
+      return bpi_err_set(err, BPE_NOMEM, 0, "comment");
+    }
+    if(*lowest >= 0 && num->valuedouble >= *lowest)
       continue;
     char *copy = strdup(text->valuestring);
     if(!copy) {
@@ -596,12 +623,13 @@ static bp_code lowest_on_page(const char *json, size_t len,
 }
 
 /* Our comments with the marker, all pages: the lowest id (-1: none) and
- * its text. */
+ * its text; every one's id in *all when not NULL. */
 static bp_code lowest_ours(const struct bp_forge_target *t,
                            const struct bp_comment_transport *tr,
                            const char *marker,
                            const struct bp_comment_author *by,
                            double *lowest, char **body,
+                           struct forge_ids *all,
                            struct bp_comment_posted *res, struct bp_err *err)
 {
   struct bp_buf url;
@@ -619,8 +647,8 @@ static bp_code lowest_ours(const struct bp_forge_target *t,
       rc = send_one(t, tr, "GET", url.data, NULL, &resp, res, err);
     if(!rc)
       rc = lowest_on_page(resp.body.data ? resp.body.data : "",
-                          resp.body.len, marker, by, lowest, body, &count,
-                          err);
+                          resp.body.len, marker, by, lowest, body, all,
+                          &count, err);
     if(!rc && count < 100)
       break;
   }
@@ -740,7 +768,7 @@ static void settle_duplicates(const struct bp_forge_target *t,
     by = me->author;
   }
   if(!rc)
-    rc = lowest_ours(t, tr, marker, &by, &lowest, &text, res, &err);
+    rc = lowest_ours(t, tr, marker, &by, &lowest, &text, NULL, res, &err);
   if(!rc && another_survives(lowest, &text, res)) {
     if(shows_newer(t, text, mine, res)) {
       free(res->url);   /* ours, about to go */
@@ -763,6 +791,77 @@ static void settle_duplicates(const struct bp_forge_target *t,
                 err.msg);
   free(text);
   free(login);
+}
+
+/* Delete each of ids but the survivor's (res->id): res->duplicate the
+ * last one deleted, a failure res->warning. */
+static void delete_others(const struct bp_forge_target *t,
+                          const struct bp_comment_transport *tr,
+                          const struct forge_ids *ids,
+                          struct bp_comment_posted *res)
+{
+  double keep = strtod(res->id, NULL);
+  for(size_t i = 0; i < ids->n; i++) {
+    struct bp_buf id;
+    if(ids->v[i] == keep)
+      continue;
+    bpi_buf_init(&id);
+    bpi_buf_printf(&id, "%.0f", ids->v[i]);
+    if(bpi_buf_failed(&id))
+      return;
+    free(res->duplicate);
+    res->duplicate = id.data;
+    delete_mine(t, tr, res);
+    if(res->duplicate_kept)
+      return;
+  }
+}
+
+/* A POST whose answer was lost made a comment that cannot be told from
+ * one another job of this account made at the same moment (both carry
+ * the marker): of our marked comments the lowest id survives, shows
+ * markdown unless it shows a newer comparison (res->left), and the
+ * others are deleted, ours among them.  The other job, settling its own
+ * (settle_duplicates), keeps the same survivor, and a DELETE of a
+ * comment already gone counts as done.  A failure is res->warning. */
+static void settle_lost_answer(const struct bp_forge_target *t,
+                               const struct bp_comment_transport *tr,
+                               const char *marker, const char *markdown,
+                               const struct bp_run_when *mine,
+                               const struct bp_buf *body,
+                               struct forge_me *me,
+                               struct bp_comment_posted *res)
+{
+  struct forge_ids ids = {.v = NULL};
+  struct bp_buf id;
+  struct bp_err err = {0};
+  char *text = NULL;
+  double lowest;
+  bpi_buf_init(&id);
+  bp_code rc = lowest_ours(t, tr, marker, &me->author, &lowest, &text, &ids,
+                           res, &err);
+  if(!rc && lowest >= 0) {
+    bpi_buf_printf(&id, "%.0f", lowest);
+    rc = bpi_buf_failed(&id) ? bpi_err_set(&err, BPE_NOMEM, 0, "comment")
+                             : BP_OK;
+  }
+  if(!rc && lowest >= 0) {
+    free(res->id);
+    res->id = id.data;
+    id.data = NULL;
+    if(!shows_newer(t, text, mine, res) && strcmp(text, markdown)) {
+      rc = edit_survivor(t, tr, body, res, &err);
+      res->updated = !rc;
+    }
+    if(!rc)
+      delete_others(t, tr, &ids, res);
+  }
+  if(rc)
+    bpi_err_set(&res->warning, rc, 0, "%s; the comment may not show this "
+                "comparison, or two may remain", err.msg);
+  bpi_buf_cleanup(&id);
+  free(ids.v);
+  free(text);
 }
 
 bp_code bpi_comment_post(const struct bp_forge_target *t,
@@ -804,9 +903,11 @@ bp_code bpi_comment_post(const struct bp_forge_target *t,
   if(!id)
     rc = post_new(t, tr, url.data, &body, marker, &me, &resp, &found, res,
                   err);
-  if(!rc && found) {
+  if(!rc && found) {   /* the lost answer's comment, or a twin's */
     res->updated = false;
+    res->answer_lost = true;
     res->id = found;
+    settle_lost_answer(t, tr, marker, markdown, &mine, &body, &me, res);
     goto out;
   }
   if(rc)

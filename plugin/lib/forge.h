@@ -107,6 +107,10 @@ struct bp_comment_posted {
    * job made, duplicate, is deleted (duplicate_kept: that failed) */
   char *duplicate;
   bool duplicate_kept;
+  /* the POST's answer was lost: its comment could not be told from one
+   * another job made at the same moment, so of the marked comments the
+   * lowest id survived (id) and the others went (duplicate the last) */
+  bool answer_lost;
   /* what went wrong settling two comments made at once (code 0: none):
    * a warning, never a failure of the post */
   struct bp_err warning;
@@ -136,7 +140,11 @@ void bpi_comment_posted_cleanup(struct bp_comment_posted *p);
  * that made it does nothing more; the other edits it with markdown
  * unless it shows a newer comparison (as above: res->left), then
  * deletes its own (DELETE; res->duplicate).  A failure there is
- * res->warning: the comment made stays. */
+ * res->warning: the comment made stays.  When a POST's answer is lost
+ * the comments are listed again before any new POST: a marked one of
+ * ours means the POST made it (res->answer_lost), and as that one cannot
+ * be told from a twin, the lowest survives, shows markdown unless newer,
+ * and the others are deleted. */
 #define BP_COMMENT_MAX_REFUSED 4
 bp_code bpi_comment_post(const struct bp_forge_target *t,
                          const char *markdown,

@@ -391,6 +391,53 @@ assert [x["target_url"].rsplit("-", 1)[1] for x in st] == \
     ["5000", "5004", "5006"], st
 PY
 
+# the answer to our POST lost while another job posted at the same
+# moment: the comment found on listing again may be the other job's, and
+# ours is somewhere too.  Of the marked comments the lowest survives,
+# shows the newer comparison, and the other goes; no second POST
+forge_standin github "$TMP/gh10" "$TOKEN" 0
+printf '{"16": "%s", "17": "%s", "18": "%s"}\n' "$NEW" "$NEW" "$NEW" \
+  >"$TMP/gh10/pulls.json"
+lost_twin() {   # lost_twin PR before|after TWIN_DIR OUR_DIR NAME
+  cp "$3/comment.md" "$TMP/gh10/twin-$2-post"
+  : >"$TMP/gh10/lose-next-post"
+  GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown "$4/comment.md" \
+    --github own/repo --pr "$1" --api-url "$FORGE_URL" >/dev/null \
+    2>"$TMP/$5.err"
+  check "lost answer and a twin, $5: exit 0" [ $? -eq 0 ]
+}
+lost_twin 16 before "$TMP/tw-early" "$TMP/tw-late" lost-newer
+lost_twin 17 after "$TMP/tw-early" "$TMP/tw-late" lost-first
+lost_twin 18 before "$TMP/tw-late" "$TMP/tw-early" lost-older
+check "lost answer and a twin: says which it kept" grep -q \
+  "the answer to this job's comment was lost, and another job posted one at the same moment: kept the first (5000) and deleted the other (5001)" \
+  "$TMP/lost-newer.err"
+pycheck "lost answer and a twin: one comment each, the newer comparison" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh10")
+state = json.load(open(os.path.join(d, "state.json")))
+by = {}
+for c in state:
+    by.setdefault(c["issue"], []).append(c)
+# 16: the other job's (5000, earlier run) edited to ours, ours (5001) gone
+assert [(c["id"], "later run" in c["body"]) for c in by[16]] == \
+    [(5000, True)], by[16]
+# 17: ours (5002) first and newer, the other job's (5003) gone
+assert [(c["id"], "later run" in c["body"]) for c in by[17]] == \
+    [(5002, True)], by[17]
+# 18: the other job's (5004) shows a newer run: left; ours (5005) gone
+assert [(c["id"], "later run" in c["body"]) for c in by[18]] == \
+    [(5004, True)], by[18]
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+writes = [(r["method"], r["path"].rsplit("/", 1)[1], r["status"])
+          for r in reqs if r["method"] in ("POST", "PATCH", "DELETE")
+          and "/statuses/" not in r["path"]]
+assert writes == [
+    ("POST", "comments", 0), ("PATCH", "5000", 200), ("DELETE", "5001", 204),
+    ("POST", "comments", 0), ("DELETE", "5003", 204),
+    ("POST", "comments", 0), ("DELETE", "5005", 204)], writes
+PY
+
 # a wrong token: the server's refusal, exit 1, the comment kept
 GITHUB_TOKEN=wrong "$BENCHPROF" comment --markdown "$TMP/c1.md" \
   --github own/repo --pr 5 --api-url "$API" >/dev/null 2>"$TMP/bad.err"

@@ -1731,16 +1731,24 @@ static void test_post_lost_answer(void)
   struct bp_comment_posted res = {.id = NULL};
   struct bp_err err = {0};
 
-  /* GET (none), POST (answer lost), GET (ours is there): done */
+  /* GET (none), POST (answer lost), GET (ours is there), who we are,
+   * then all of ours listed once more (it may be another job's, made at
+   * the same moment): the lowest, the only one, survives; its text is
+   * not this markdown (another job's), so it is edited; nothing deleted */
   char *none = page_of(2, 1000, 1), *ours = page_of(3, 2, 1);
-  struct fake f = {.answers = {none, NULL, ours, "{\"login\": \"Me\"}"},
-                   .status = {200, -1, 200, 200}};
+  struct fake f = {.answers = {none, NULL, ours, "{\"login\": \"Me\"}",
+                               ours, NULL},
+                   .status = {200, -1, 200, 200, 200, 200}};
   the_fake = &f;
   CHECK(bpi_comment_post(&t, md, &tr, &res, &err) == BP_OK);
-  CHECK_EQ_INT(f.n, 4);
+  CHECK_EQ_INT(f.n, 6);
   CHECK(f.seen[1] && starts(f.seen[1], "POST "));
   CHECK(f.seen[2] && starts(f.seen[2], "GET "));
-  CHECK(res.id && !strcmp(res.id, "3") && !res.updated);
+  CHECK(f.seen[4] && starts(f.seen[4], "GET "));
+  CHECK(f.seen[5] && starts(f.seen[5], "PATCH http://127.0.0.1:9/repos/"
+                            "own/repo/issues/comments/3|"));
+  CHECK(res.id && !strcmp(res.id, "3") && res.updated && res.answer_lost);
+  CHECK(!res.duplicate && !res.warning.code);
   CHECK_EQ_INT(err.code, BP_OK);
   fake_cleanup(&f);
   bpi_comment_posted_cleanup(&res);
