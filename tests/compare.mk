@@ -1,8 +1,9 @@
 # tests of the compare part
 #   test_compare        run directories written by hand: measure deltas,
 #                       flags and directions, function shares, new and
-#                       removed, differential folded and flame graphs,
-#                       bad input
+#                       removed (one of each named but for a build hash:
+#                       one benchmark, its off-CPU time too), differential
+#                       folded and flame graphs, bad input
 #   test_comment        hostile names escaped, the 65,536 cut with its note,
 #                       viewer links, the forge requests through a fake
 #                       transport (list pages, marker, PATCH/PUT or POST)
@@ -45,6 +46,12 @@
 #                       none recorded, an object the store lost): the
 #                       measures compared, the comment says so, no diff;
 #                       new and removed benchmarks with their values
+#   compare_hashname.sh a binary named with its build's hash on each side
+#                       (mybench-3f2a9c1d, mybench-77ab0e12): compared as
+#                       one benchmark, its regression gates; several such
+#                       are not paired; cargo's hash left out of the
+#                       default name; the same program in another
+#                       directory is not "another command"
 #   compare_parallel.sh 108 benchmarks (8 sharing the run's folder) on
 #                       the worker threads: the output is one thread's,
 #                       byte for byte, the shared files the last one's,
@@ -59,9 +66,11 @@ TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_iterations.sh tests/integration/compare_many.sh \
   tests/integration/compare_parallel.sh tests/integration/compare_comment.sh \
   tests/integration/compare_funcs_noise.sh \
-  tests/integration/compare_missing.sh
+  tests/integration/compare_missing.sh \
+  tests/integration/compare_hashname.sh
 EXTRA_DIST += tests/integration/compare_config.sh \
   tests/integration/compare_missing.sh \
+  tests/integration/compare_hashname.sh \
   tests/integration/compare_funcs_noise.sh \
   tests/integration/compare_many.sh tests/integration/compare_parallel.sh \
   tests/integration/compare_comment.sh \

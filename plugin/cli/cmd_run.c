@@ -14,6 +14,7 @@
 #include "msgs.h"
 #include "run_int.h"
 
+#include "benchname.h"
 #include "buf.h"
 #include "config.h"
 #include "err.h"
@@ -43,6 +44,18 @@ static const char *base_name(const char *path)
 {
   const char *slash = strrchr(path, '/');
   return slash && slash[1] ? slash + 1 : path;
+}
+
+/* The benchmark's name when the harness reports none: --name, else the
+ * program's file name less cargo's hash (target/release/deps/NAME-<16
+ * hex digits>), which changes with every build and would make the same
+ * benchmark another one on every pull request (malloc'd). */
+static char *default_name(const struct bp_record_args *a)
+{
+  if(a->name)
+    return strdup(a->name);
+  const char *file = base_name(a->rec.argv[0]);
+  return strndup(file, bpi_benchname_cargo_stem(file));
 }
 
 /* Keep what the harness produced when it could not be read. */
@@ -148,9 +161,12 @@ bp_code bp_cli_run_attach_counters(const struct bp_record_args *a,
                                    struct bp_run_bench **arts)
 {
   size_t unattached = 0;
-  bp_code rc = bpi_run_attach_counters(
-    rep, a->marked, a->nmarked, prof,
-    a->name ? a->name : base_name(a->rec.argv[0]), arts, &unattached);
+  char *name = default_name(a);
+  if(!name)
+    return BPE_NOMEM;
+  bp_code rc = bpi_run_attach_counters(rep, a->marked, a->nmarked, prof,
+                                       name, arts, &unattached);
+  free(name);
   if(rc)
     return rc;
   if(unattached > 1)

@@ -401,14 +401,39 @@ static void add_title(struct render *r)
 static void add_other_command(struct render *r)
 {
   const struct bp_cmp *c = r->c;
-  if(!c->base.command || !c->head.command ||
-     !strcmp(c->base.command, c->head.command) ||
-     !(c->nnew || c->nremoved))
+  if(!bpi_compare_other_command(c) || !(c->nnew || c->nremoved))
     return;
   bpi_buf_adds(r->b, "_The base run is of another command than this "
-               "run's, so benchmarks may show as new or removed: a job "
-               "with several benchmark steps gives each its own "
-               "`--suite NAME`._\n\n");
+               "run's, so benchmarks may show as new or removed: ");
+  /* a suite's base is the same suite's: its step changed its command */
+  if(r->o->suite && *r->o->suite)
+    bpi_buf_adds(r->b, "the suite's command changed._\n\n");
+  else
+    bpi_buf_adds(r->b, "a job with several benchmark steps gives each its "
+                 "own `--suite NAME`._\n\n");
+}
+
+/* A benchmark compared under two names (compare_names.c): the binary
+ * carries its build's hash.  Several such names left apart: the way to
+ * keep one name. */
+static void add_hash_names(struct render *r)
+{
+  const struct bp_cmp *c = r->c;
+  for(size_t i = 0; i < c->nbenches; i++) {
+    const struct bp_cmp_bench *cb = &c->benches[i];
+    if(!cb->base_name)
+      continue;
+    bpi_buf_adds(r->b, "_Compared ");
+    bpi_comment_md_code(r->b, cb->name);
+    bpi_buf_adds(r->b, " with the base's ");
+    bpi_comment_md_code(r->b, cb->base_name);
+    bpi_buf_adds(r->b, ": their names differ only by a build hash._\n\n");
+  }
+  if(c->hash_names_unpaired)
+    bpi_buf_adds(r->b, "_New and removed benchmarks here differ only by a "
+                 "build hash in their names, so they are not compared: "
+                 "give each benchmark its name (`benchprof run --name "
+                 "NAME`) so that every build keeps it._\n\n");
 }
 
 static void add_summary(struct render *r)
@@ -437,6 +462,7 @@ static void add_summary(struct render *r)
   bpi_buf_printf(b, "; changes beyond %.4g%% are flagged.\n\n",
                  c->threshold_pct);
   add_other_command(r);
+  add_hash_names(r);
 }
 
 static void add_measures(struct render *r, const struct bp_cmp_bench *cb)

@@ -126,21 +126,24 @@ static bp_code compare_profiles(const struct bp_cmp *c,
   return rc;
 }
 
+/* Benchmark name compared with the base's bname: the same name, or
+ * (bpi_cmp_pair_hashed) the base's name for it less a build hash. */
 static bp_code compare_bench(const struct bp_cmp *c, struct bp_cmp_bench *cb,
-                             const char *name, const struct side *base,
+                             const char *name, const char *bname,
+                             const struct side *base,
                              const struct side *head, struct bp_err *err)
 {
   struct stacks st = {.cap = 0};
   bp_code rc = BP_OK;
-  const struct bp_bench *bb = bpi_cmp_report_bench(base, name);
+  const struct bp_bench *bb = bpi_cmp_report_bench(base, bname);
   const struct bp_bench *hb = bpi_cmp_report_bench(head, name);
   cb->name = strdup(name);
-  if(!cb->name)
+  if(!cb->name || (strcmp(bname, name) && !(cb->base_name = strdup(bname))))
     return bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", name);
   cb->presence = !bb ? BP_CMP_NEW : !hb ? BP_CMP_REMOVED : BP_CMP_BOTH;
   bpi_strtab_init(&st.text);
   if(bb)
-    rc = bench_profile(&cb->base, base, name, &st, 0, err);
+    rc = bench_profile(&cb->base, base, bname, &st, 0, err);
   if(!rc && hb)
     rc = bench_profile(&cb->head, head, name, &st, 1, err);
   if(!rc) {
@@ -153,7 +156,7 @@ static bp_code compare_bench(const struct bp_cmp *c, struct bp_cmp_bench *cb,
    * the comment can say what a new one costs */
   if(!rc) {
     const struct bp_manifest_bench *mbs[2] = {
-      bb ? manifest_bench(base, name) : NULL,
+      bb ? manifest_bench(base, bname) : NULL,
       hb ? manifest_bench(head, name) : NULL};
     const cJSON *reps[2] = {mbs[0] ? mbs[0]->repetitions : NULL,
                             mbs[1] ? mbs[1]->repetitions : NULL};
@@ -238,13 +241,15 @@ static const char **bench_names(const struct side *base,
 struct fill {
   struct bp_cmp *c;
   const char **names;
+  const char **base_names;   /* the base's name of names[i], when paired */
   const struct side *base, *head;
 };
 
 static bp_code fill_bench(void *ctx, size_t i, struct bp_err *err)
 {
   const struct fill *f = ctx;
-  return compare_bench(f->c, &f->c->benches[i], f->names[i], f->base,
+  const char *bname = f->base_names[i] ? f->base_names[i] : f->names[i];
+  return compare_bench(f->c, &f->c->benches[i], f->names[i], bname, f->base,
                        f->head, err);
 }
 
@@ -254,9 +259,16 @@ static bp_code compare_sides(struct bp_cmp *c, const struct side *base,
   size_t n;
   struct fill f = {.c = c, .base = base, .head = head};
   f.names = bench_names(base, head, &n);
-  c->benches = calloc(n ? n : 1, sizeof(*c->benches));
-  if(!f.names || !c->benches) {
+  f.base_names = calloc(n ? n : 1, sizeof(*f.base_names));
+  if(f.names && f.base_names &&
+     !bpi_cmp_pair_hashed(c, base, head, f.names, &n, f.base_names)) {
     free(f.names);
+    f.names = NULL;
+  }
+  c->benches = calloc(n ? n : 1, sizeof(*c->benches));
+  if(!f.names || !f.base_names || !c->benches) {
+    free(f.names);
+    free(f.base_names);
     return bpi_err_set(err, BPE_NOMEM, 0, "compare");
   }
   /* every slot counts from here: bpi_compare_free frees what a failed
@@ -265,6 +277,7 @@ static bp_code compare_sides(struct bp_cmp *c, const struct side *base,
   unsigned workers = bpi_parallel_workers(n, BP_PARALLEL_MIN_ITEMS);
   bp_code rc = bpi_parallel_for(n, workers, fill_bench, &f, err);
   free(f.names);
+  free(f.base_names);
   if(rc)
     return rc;
   qsort(c->benches, c->nbenches, sizeof(*c->benches), by_importance);
@@ -399,6 +412,7 @@ void bpi_compare_free(struct bp_cmp *c)
   for(size_t i = 0; i < c->nbenches; i++) {
     struct bp_cmp_bench *b = &c->benches[i];
     free(b->name);
+    free(b->base_name);
     free(b->dir);
     free(b->renamed_base_process);
     free(b->renamed_head_process);

@@ -189,6 +189,11 @@ struct bp_cmp_profile {
 
 struct bp_cmp_bench {
   char *name;
+  char *base_name;         /* the base's name of it when that differs by a
+                              build hash (bpi_benchname_same_but_hash:
+                              the only new and the only removed benchmark
+                              of a binary named with its build's hash),
+                              NULL when the names are the same */
   char *dir;               /* its directory in the compare output, "." */
   enum bp_cmp_presence presence;
   enum bp_cmp_flag flag;   /* worst confirmed verdict of its measures */
@@ -268,7 +273,16 @@ struct bp_cmp {
   size_t nregressions, nimprovements, nunchanged, nnew, nremoved;
   size_t nunconfirmed;     /* benchmarks among nunchanged with a change
                               beyond the threshold that is not confirmed */
+  bool hash_names_unpaired; /* a new and a removed benchmark differ only
+                               by a build hash, but others are new or
+                               removed too, so none was paired */
 };
+
+/* Whether the base run is of another command than the head's (their
+ * manifests' command lines, bpi_benchname_same_command: the program's
+ * file name and its arguments, not where it was built); false when
+ * either is unknown. */
+bool bpi_compare_other_command(const struct bp_cmp *c);
 
 /* Every benchmark counted once, as the comment's title, the commands'
  * summaries and the commit status say it: an unconfirmed change is

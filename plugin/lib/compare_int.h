@@ -66,6 +66,20 @@ double bpi_cmp_profile_iterations(const struct side *s,
                                   const struct bp_manifest_bench *mb,
                                   const struct bp_cmp_profile *p);
 
+/* ----------------------------------------------- compare_names.c */
+
+/* After matching by name, names[0..*n) (head's benchmarks, then those
+ * only base has): when exactly one of head's is not base's and exactly
+ * one of base's is not head's, and their names differ only by a build
+ * hash (bpi_benchname_same_but_hash), they are one benchmark: the
+ * base's name goes to base_names[] at the head's index and leaves names
+ * (*n one less).  Several new and removed, a pair of which differs so,
+ * are left unpaired (which goes with which is a guess):
+ * c->hash_names_unpaired.  false: no memory. */
+bool bpi_cmp_pair_hashed(struct bp_cmp *c, const struct side *base,
+                         const struct side *head, const char **names,
+                         size_t *n, const char **base_names);
+
 /* ----------------------------------------------- compare_funcs.c */
 
 /* Stacks of both sides, interned by text. */

@@ -214,6 +214,8 @@ static cJSON *json_bench(const struct bp_cmp_bench *cb)
   if(!o)
     return NULL;
   add_str(o, "name", cb->name);
+  /* the base's name of it when the two differ by a build hash */
+  add_str(o, "base_name", cb->base_name);
   add_str(o, "dir", cb->dir);
   add_str(o, "presence", presence_name(cb->presence));
   add_str(o, "flag", flag_name(cb->flag));
@@ -278,6 +280,9 @@ static cJSON *json_tree(const struct bp_cmp *c)
                           (double)c->nunconfirmed);
   cJSON_AddNumberToObject(root, "unconfirmed_improvements",
                           (double)unconf_impr);
+  /* new and removed benchmarks left apart that differ by a build hash */
+  cJSON_AddBoolToObject(root, "build_hash_names_unpaired",
+                        c->hash_names_unpaired);
   cJSON *bs = cJSON_AddArrayToObject(root, "benchmarks");
   for(size_t i = 0; bs && i < c->nbenches; i++)
     cJSON_AddItemToArray(bs, json_bench(&c->benches[i]));

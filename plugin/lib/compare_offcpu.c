@@ -149,6 +149,12 @@ static bp_code blocked_reps(struct bp_cmp_values *v, const struct side *s,
   return BP_OK;
 }
 
+/* The base's name of cb: another when the two differ by a build hash. */
+static const char *base_name_of(const struct bp_cmp_bench *cb)
+{
+  return cb->base_name ? cb->base_name : cb->name;
+}
+
 /* What side s's off-CPU time of benchmark name is per: the times a
  * harness marked it, as its repetitions' values (run_repeat.c). */
 static double off_runs(const struct side *s, const char *name)
@@ -160,8 +166,9 @@ static double off_runs(const struct side *s, const char *name)
 static bp_code add_measure(struct bp_cmp_bench *cb, const struct side *base,
                            const struct side *head, double threshold)
 {
+  const char *bname = base_name_of(cb);
   double bb = bpi_cmp_off_cpu_blocked_ns(base->dir,
-                                         artifact(base, cb->name,
+                                         artifact(base, bname,
                                                   BP_KIND_SUMMARY));
   double hb = bpi_cmp_off_cpu_blocked_ns(head->dir,
                                          artifact(head, cb->name,
@@ -174,12 +181,12 @@ static bp_code add_measure(struct bp_cmp_bench *cb, const struct side *base,
   m = &cb->measures[cb->nmeasures];
   *m = (struct bp_cmp_measure){.slug = strdup(BP_OFF_CPU_SLUG),
                                .in_base = bb >= 0, .in_head = hb >= 0,
-                               .base = bb / off_runs(base, cb->name),
+                               .base = bb / off_runs(base, bname),
                                .head = hb / off_runs(head, cb->name)};
   if(!m->slug)
     return BPE_NOMEM;
   cb->nmeasures++;
-  if(blocked_reps(&m->vbase, base, cb->name) ||
+  if(blocked_reps(&m->vbase, base, bname) ||
      blocked_reps(&m->vhead, head, cb->name))
     return BPE_NOMEM;
   bpi_compare_measure(m, threshold);
@@ -194,14 +201,14 @@ bp_code bpi_cmp_bench_off_cpu(struct bp_cmp_bench *cb, const struct side *base,
   struct stacks st = {.cap = 0};
   bp_code rc = BP_OK;
   bpi_strtab_init(&st.text);
-  if(read_off_cpu(&st, 0, base, cb->name, &rc, err) &&
+  if(read_off_cpu(&st, 0, base, base_name_of(cb), &rc, err) &&
      read_off_cpu(&st, 1, head, cb->name, &rc, err)) {
     rc = add_measure(cb, base, head, threshold);
     if(!rc && cb->renamed_base_process)  /* as the on-CPU stacks were */
       rc = bpi_cmp_rename_root(&st, cb->renamed_base_process,
                                cb->renamed_head_process);
     if(!rc)  /* folded microseconds -> ns per run */
-      rc = top_wait(cb, &st, 1e3 / off_runs(base, cb->name),
+      rc = top_wait(cb, &st, 1e3 / off_runs(base, base_name_of(cb)),
                     1e3 / off_runs(head, cb->name));
     if(rc)
       rc = bpi_err_set(err, rc, 0, "compare: off-CPU time");

@@ -1916,12 +1916,56 @@ static void test_suite_and_command(void)
   bpi_buf_reset(&b);
   CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
   bpi_buf_addc(&b, '\0');
+  /* both runs have the suite: its command changed, no --suite advice */
+  CHECK(strstr(b.data, "\n_The base run is of another command than this "
+               "run's, so benchmarks may show as new or removed: the "
+               "suite's command changed._\n") != NULL);
+  CHECK(strstr(b.data, "--suite") == NULL);
+  CHECK(strstr(b.data, "secret") == NULL && strstr(b.data, "bench_b") ==
+        NULL);
+  /* without a suite: give each step its own */
+  o.suite = NULL;
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
   CHECK(strstr(b.data, "\n_The base run is of another command than this "
                "run's, so benchmarks may show as new or removed: a job with "
                "several benchmark steps gives each its own `--suite NAME`._"
                "\n") != NULL);
-  CHECK(strstr(b.data, "secret") == NULL && strstr(b.data, "bench_b") ==
-        NULL);
+  /* the same program and arguments in two runners' work directories, or
+   * two cargo builds of it: not another command */
+  const char *same[][2] = {
+    {"/home/runner/_work/a/a/bench_a --secret=x", "/builds/x/bench_a "
+     "--secret=x"},
+    {"'/home/my runner/bench_a' --secret=x", "/builds/x/bench_a --secret=x"},
+    {"/t/deps/bench_a-0123456789abcdef --secret=x",
+     "/u/deps/bench_a-fedcba9876543210 --secret=x"},
+  };
+  for(size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+    free(c->base.command);
+    free(c->head.command);
+    c->base.command = strdup(same[i][0]);
+    c->head.command = strdup(same[i][1]);
+    CHECK(!bpi_compare_other_command(c));
+    bpi_buf_reset(&b);
+    CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+    bpi_buf_addc(&b, '\0');
+    CHECK(strstr(b.data, "another command") == NULL);
+  }
+  /* other arguments, another program, or one quoted apart: another */
+  const char *other[][2] = {
+    {"/a/bench_a --secret=x", "/b/bench_a --secret=y"},
+    {"/a/bench_a --secret=x", "/a/bench_b --secret=x"},
+    {"/a/bench_a-0123456789abcdef", "/a/bench_a-0123456789abcde"},
+    {"'/a/x y/bench a' 1", "/a/bench 1"},
+  };
+  for(size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+    free(c->base.command);
+    free(c->head.command);
+    c->base.command = strdup(other[i][0]);
+    c->head.command = strdup(other[i][1]);
+    CHECK(bpi_compare_other_command(c));
+  }
   /* the same benchmarks on both sides: nothing to explain */
   c->benches[2].presence = BP_CMP_BOTH;
   c->nnew--;
@@ -1929,6 +1973,38 @@ static void test_suite_and_command(void)
   CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
   bpi_buf_addc(&b, '\0');
   CHECK(strstr(b.data, "another command") == NULL);
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
+/* A benchmark compared under the base's other name (a build hash): one
+ * line, its names as code; several left apart: the advice to name it. */
+static void test_hash_names(void)
+{
+  struct bp_comment_opts o = {.project = "p", .testbed = "t"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  struct bp_cmp *c = synthetic(2, 1, 1, "b");
+  free(c->benches[0].name);
+  c->benches[0].name = strdup("mybench-77ab0e12");
+  c->benches[0].base_name = strdup("mybench-3f2a9c1d");
+  bpi_buf_init(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\n_Compared `mybench-77ab0e12` with the base's "
+               "`mybench-3f2a9c1d`: their names differ only by a build "
+               "hash._\n") != NULL);
+  CHECK(strstr(b.data, "--name") == NULL);
+  free(c->benches[0].base_name);
+  c->benches[0].base_name = NULL;
+  c->hash_names_unpaired = true;
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "_Compared") == NULL);
+  CHECK(strstr(b.data, "differ only by a build hash in their names, so "
+               "they are not compared: give each benchmark its name "
+               "(`benchprof run --name NAME`)") != NULL);
   bpi_compare_free(c);
   bpi_buf_cleanup(&b);
 }
@@ -2186,6 +2262,7 @@ int main(void)
   test_status();
   test_no_base();
   test_suite_and_command();
+  test_hash_names();
   test_escape();
   test_links();
   test_cut();

@@ -6,6 +6,7 @@
  * as publish.c stores them found and fetched; the head's Bencher ids
  * (for the plot link) read from either manifest, and ISO 8601 times. */
 #include "bp_setup.h"
+#include "benchname.h"
 #include "comment.h"
 #include "compare.h"
 #include "err.h"
@@ -661,19 +662,23 @@ static void test_renamed_program(void)
   }
 }
 
-/* Off-CPU runs: benchmark "a" with its folded stacks, its off-CPU
+/* Off-CPU runs: benchmark name with its folded stacks, its off-CPU
  * folded stacks (microseconds) and a summary with blocked_ms. */
-static void make_off_run(const char *dir, const char *offcpu,
-                         const char *blocked_ms)
+static void make_off_named(const char *dir, const char *name,
+                           const char *offcpu, const char *blocked_ms)
 {
-  put(dir, "manifest.json",
+  char text[1024];
+  snprintf(text, sizeof(text),
       "{\"report\": \"report.json\", \"benchmarks\": ["
-      "{\"name\": \"a\", \"profile\": \"a\", \"artifacts\": ["
+      "{\"name\": \"%s\", \"profile\": \"a\", \"artifacts\": ["
       "{\"file\": \"a/profile.folded\", \"kind\": \"folded-stacks\"},"
       "{\"file\": \"a/profile.offcpu.folded\", "
       "\"kind\": \"offcpu-folded-stacks\"},"
-      "{\"file\": \"a/summary.json\", \"kind\": \"summary\"}]}]}");
-  put(dir, "report.json", "{\"a\": {\"latency\": {\"value\": 10}}}");
+      "{\"file\": \"a/summary.json\", \"kind\": \"summary\"}]}]}", name);
+  put(dir, "manifest.json", text);
+  snprintf(text, sizeof(text), "{\"%s\": {\"latency\": {\"value\": 10}}}",
+           name);
+  put(dir, "report.json", text);
   put(dir, "a/profile.folded", "p;main;work 10\n");
   put(dir, "a/profile.offcpu.folded", offcpu);
   char summary[128];
@@ -681,6 +686,13 @@ static void make_off_run(const char *dir, const char *offcpu,
            "{\"threads\": [{\"samples\": 10}], \"off_cpu\": "
            "{\"blocked_ms\": %s}}", blocked_ms);
   put(dir, "a/summary.json", summary);
+}
+
+/* Off-CPU runs of benchmark "a" (make_off_named). */
+static void make_off_run(const char *dir, const char *offcpu,
+                         const char *blocked_ms)
+{
+  make_off_named(dir, "a", offcpu, blocked_ms);
 }
 
 static const struct bp_cmp_bench *compare_off(const char *name,
@@ -1430,6 +1442,86 @@ static void test_bencher_ids(void)
   bpi_compare_free(c);
 }
 
+/* What of a name is a build's hash (benchname.h). */
+static void test_build_hash_names(void)
+{
+  CHECK_EQ_INT(bpi_benchname_cargo_stem("mybench-0123456789abcdef"), 7);
+  CHECK_EQ_INT(bpi_benchname_cargo_stem("my-bench-0123456789abcdef"), 8);
+  CHECK_EQ_INT(bpi_benchname_cargo_stem("-0123456789abcdef"), 17);
+  CHECK_EQ_INT(bpi_benchname_cargo_stem("b-0123456789ABCDEF"), 18);
+  CHECK_EQ_INT(bpi_benchname_cargo_stem("b-0123456789abcde"), 17);
+  CHECK_EQ_INT(bpi_benchname_cargo_stem("b_0123456789abcdef"), 18);
+  CHECK_EQ_INT(bpi_benchname_cargo_stem("b-0123456789abcdef0"), 19);
+  bool digits;
+  CHECK_EQ_INT(bpi_benchname_hash_stem("mybench-3f2a9c1d", &digits), 7);
+  CHECK(!digits);
+  CHECK_EQ_INT(bpi_benchname_hash_stem("sort_1000000", &digits), 4);
+  CHECK(digits);
+  CHECK_EQ_INT(bpi_benchname_hash_stem("x.ABCDEF1", NULL), 1);
+  CHECK_EQ_INT(bpi_benchname_hash_stem("x-abcdef", NULL), 8);  /* 6 */
+  CHECK_EQ_INT(bpi_benchname_hash_stem("-3f2a9c1d", NULL), 9);
+  CHECK_EQ_INT(bpi_benchname_hash_stem("x3f2a9c1d", NULL), 9);
+  CHECK(bpi_benchname_same_but_hash("mybench-3f2a9c1d", "mybench-77ab0e12"));
+  CHECK(bpi_benchname_same_but_hash("mybench-3f2a9c1d", "mybench_1234567"));
+  CHECK(!bpi_benchname_same_but_hash("sort-1000000", "sort-2000000"));
+  CHECK(!bpi_benchname_same_but_hash("mybench-3f2a9c1d", "mybench"));
+  CHECK(!bpi_benchname_same_but_hash("abench-3f2a9c1d", "bbench-3f2a9c1d"));
+}
+
+/* The only new and the only removed benchmark, named alike but for a
+ * build hash, are compared as one: the head's name, the base's values. */
+static void test_hash_pairing(void)
+{
+  char base[256], head[256];
+  struct bp_cmp_opts o = {0};
+  struct bp_err err = {0};
+  struct bp_cmp *c = NULL;
+  snprintf(base, sizeof(base), "%s/hash-base", root);
+  snprintf(head, sizeof(head), "%s/hash-head", root);
+  make_run(base, "mybench-3f2a9c1d", "{\"a\": {\"latency\": {\"value\": "
+           "100}}, \"mybench-3f2a9c1d\": {\"latency\": {\"value\": 10, "
+           "\"lower_value\": 9, \"upper_value\": 11}}}",
+           "p;main;work 5\n", "");
+  make_run(head, "mybench-77ab0e12", "{\"a\": {\"latency\": {\"value\": "
+           "100}}, \"mybench-77ab0e12\": {\"latency\": {\"value\": 20, "
+           "\"lower_value\": 19, \"upper_value\": 21}}}",
+           "p;main;work 5\n", "");
+  CHECK(bpi_compare_dirs(base, head, &o, &c, &err) == BP_OK);
+  if(c) {
+    const struct bp_cmp_bench *m = bench(c, "mybench-77ab0e12");
+    CHECK(c->nbenches == 2 && c->nnew == 0 && c->nremoved == 0);
+    CHECK(m && m->presence == BP_CMP_BOTH && m->flag == BP_CMP_REGRESSION);
+    CHECK(m && m->base_name && !strcmp(m->base_name, "mybench-3f2a9c1d"));
+    CHECK(m && near(measure(m, "latency")->base, 10) &&
+          m->base.state == BP_CMP_PROFILED && m->base.samples == 5);
+    CHECK(bench(c, "a") && !bench(c, "a")->base_name);
+    CHECK(!c->hash_names_unpaired);
+    struct bp_buf j;
+    bpi_buf_init(&j);
+    bpi_compare_json(c, &j);
+    bpi_buf_addc(&j, '\0');
+    CHECK(j.data && strstr(j.data, "\"base_name\": \"mybench-3f2a9c1d\""));
+    bpi_buf_cleanup(&j);
+  }
+  bpi_compare_free(c);
+  /* the base's off-CPU time read under its own name */
+  snprintf(base, sizeof(base), "%s/hash-off-base", root);
+  snprintf(head, sizeof(head), "%s/hash-off-head", root);
+  make_off_named(base, "mybench-3f2a9c1d", "p;main;wait;futex_[k] 1000\n",
+                 "10");
+  make_off_named(head, "mybench-77ab0e12", "p;main;wait;futex_[k] 9000\n",
+                 "40");
+  c = NULL;
+  CHECK(bpi_compare_dirs(base, head, &o, &c, &err) == BP_OK);
+  const struct bp_cmp_bench *m = c ? bench(c, "mybench-77ab0e12") : NULL;
+  const struct bp_cmp_measure *off = m ? measure(m, "off-cpu") : NULL;
+  CHECK(m && m->presence == BP_CMP_BOTH && off && off->in_base &&
+        near(off->base, 10e6) && near(off->head, 40e6));
+  CHECK(m && m->off_stack && !strcmp(m->off_stack, "p;main;wait") &&
+        near(m->off_base_ns, 1000e3));
+  bpi_compare_free(c);
+}
+
 int main(void)
 {
   snprintf(root, sizeof(root), "%s", "/tmp/bp-test-compare.XXXXXX");
@@ -1458,6 +1550,8 @@ int main(void)
   test_store_sides();
   test_time_ms();
   test_bencher_ids();
+  test_build_hash_names();
+  test_hash_pairing();
   char cmd[128];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
   if(system(cmd) != 0)

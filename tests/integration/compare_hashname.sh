@@ -1,0 +1,202 @@
+#!/bin/sh
+# A benchmark binary named with its build's hash, on real runs of
+# `benchprof run` and `benchprof compare`:
+# - mybench-3f2a9c1d on the base and mybench-77ab0e12 (twice the work) on
+#   the head, --repeat 5, named by default after the file: compared as one
+#   benchmark (compare.json's base_name, a line in the comment), a
+#   confirmed regression in the headline, --fail-on-regression exits 3;
+# - two new and two removed that differ by a hash: none paired (which
+#   goes with which is a guess), the comment says to name the benchmark;
+#   one new and one removed that differ by a number only: not paired;
+# - cargo's deps/NAME-<16 hex digits>: the default name is NAME;
+# - the base's command another than the head's: the same program under
+#   two runners' work directories (or two cargo builds) is no other
+#   command; another program is, and with a suite the note says that the
+#   suite's command changed instead of advising --suite.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/record_lib.sh"
+
+need python3 "apt-get install python3"
+need_workload cmpwork_base cmpwork_head
+outside_ci
+
+cmp() {  # NAME BASE HEAD [COMPARE OPTIONS...]: exit status in $status
+  name=$1 b=$2 h=$3
+  shift 3
+  "$BENCHPROF" compare -o "$TMP/cmp-$name" "$@" "$b" "$h" \
+    >"$TMP/cmp-$name.out" 2>"$TMP/cmp-$name.err"
+  status=$?
+}
+
+# ------------------------------------------------- two hash-named builds
+mkdir -p "$TMP/b1/target" "$TMP/b2/target"
+cp "$WORKLOADS/cmpwork_base" "$TMP/b1/target/mybench-3f2a9c1d"
+cp "$WORKLOADS/cmpwork_head" "$TMP/b2/target/mybench-77ab0e12"
+# the head's cmp_changed does 4x the work: 2x the whole; --repeat 5 a side
+# (as compare_verdicts.sh) confirms it
+for side in base:b1/target/mybench-3f2a9c1d head:b2/target/mybench-77ab0e12
+do
+  "$BENCHPROF" run -q --no-publish --repeat 5 -o "$TMP/${side%%:*}" -- \
+    "$TMP/${side#*:}" 100 >"$TMP/${side%%:*}.out" 2>"$TMP/${side%%:*}.err"
+  check "run ${side%%:*} (${side#*/target/}) succeeds" [ $? -eq 0 ]
+done
+
+cmp pair "$TMP/base" "$TMP/head" --fail-on-regression
+check "names differing by a build hash, 2x the work: --fail-on-regression exits 3" \
+  [ "$status" -eq 3 ]
+[ "$status" -eq 3 ] || sed 's/^/  stderr: /' "$TMP/cmp-pair.err" >&2
+pycheck "compared as one benchmark: base_name, the verdict, the comment's line" \
+  "$TMP/cmp-pair" <<'PY'
+import json, os, re, sys
+c = json.load(open(os.path.join(sys.argv[1], "compare.json")))
+assert c["new"] == 0 and c["removed"] == 0, c
+assert c["regressions"] == 1 and not c["build_hash_names_unpaired"], c
+b, = c["benchmarks"]
+assert b["name"] == "mybench-77ab0e12", b["name"]
+brief = {k: b[k] for k in ("base_name", "presence", "flag",
+                           "renamed_base_process", "renamed_head_process")}
+assert b["base_name"] == "mybench-3f2a9c1d", brief
+assert b["presence"] == "both" and b["flag"] == "regression", brief
+m = {x["slug"]: x for x in b["measures"]}["task-clock"]
+assert m["confirmed"] and m["basis"] == "mann-whitney", m
+# the base's stacks read under the head's process name (the kernel's
+# 15 bytes of it)
+assert b["renamed_base_process"] == "mybench-3f2a9c1", brief
+assert b["renamed_head_process"] == "mybench-77ab0e1", brief
+md = open(os.path.join(sys.argv[1], "comment.md")).read()
+assert "\n_Compared `mybench-77ab0e12` with the base's `mybench-3f2a9c1d`: " \
+       "their names differ only by a build hash._\n" in md, md[:1500]
+assert re.search(r"^\*\*1 regression confirmed, 0 unconfirmed\*\*, worst: "
+                 r"\*\*mybench-77ab0e12\*\* task-clock \+", md, re.M), md[:800]
+assert "new" not in md.split("\n")[1], md[:300]      # the title
+assert "another command" not in md, md[:1500]
+PY
+
+cmp pair-nogate "$TMP/base" "$TMP/head"
+check "without --fail-on-regression the same comparison exits 0" \
+  [ "$status" -eq 0 ]
+
+# -------------------------------------------- several: none of them paired
+# a harness that prints its own BMF: the benchmarks named as given
+bmf_run() {  # DIR NAME...
+  dir=$1
+  shift
+  json="" sep=""
+  for n in "$@"; do
+    json="$json$sep\"$n\": {\"latency\": {\"value\": 100}}"
+    sep=", "
+  done
+  "$BENCHPROF" run -q --no-publish -o "$dir" --adapter json --no-counters \
+    -- sh -c "echo '{$json}'" >"$dir.out" 2>"$dir.err"
+  check "run $(basename "$dir") succeeds" [ $? -eq 0 ]
+}
+bmf_run "$TMP/two-base" alpha-3f2a9c1d beta-3f2a9c1d
+bmf_run "$TMP/two-head" alpha-77ab0e12 beta-77ab0e12
+cmp two "$TMP/two-base" "$TMP/two-head"
+pycheck "two new and two removed: not paired, the comment says to name them" \
+  "$TMP/cmp-two" <<'PY'
+import json, os, sys
+c = json.load(open(os.path.join(sys.argv[1], "compare.json")))
+assert c["new"] == 2 and c["removed"] == 2, c
+assert c["build_hash_names_unpaired"] is True, c
+assert all(b["base_name"] is None for b in c["benchmarks"]), c
+md = open(os.path.join(sys.argv[1], "comment.md")).read()
+assert "_Compared" not in md, md
+assert "differ only by a build hash in their names" in md, md
+assert "`benchprof run --name NAME`" in md, md
+PY
+
+# sizes, not hashes: one new and one removed, both suffixes decimal
+bmf_run "$TMP/num-base" sort-1000000
+bmf_run "$TMP/num-head" sort-2000000
+cmp num "$TMP/num-base" "$TMP/num-head"
+# one of them hashed the same way as another removed one: still ambiguous
+bmf_run "$TMP/one-base" gamma-3f2a9c1d gamma_3f2a9c1
+bmf_run "$TMP/one-head" gamma-77ab0e12
+cmp one "$TMP/one-base" "$TMP/one-head"
+pycheck "sort-1000000 and sort-2000000 are not paired; 1 new, 2 removed neither" \
+  "$TMP/cmp-num" "$TMP/cmp-one" <<'PY'
+import json, os, sys
+c = json.load(open(os.path.join(sys.argv[1], "compare.json")))
+assert c["new"] == 1 and c["removed"] == 1, c
+assert not c["build_hash_names_unpaired"], c
+md = open(os.path.join(sys.argv[1], "comment.md")).read()
+assert "build hash" not in md, md
+c = json.load(open(os.path.join(sys.argv[2], "compare.json")))
+assert c["new"] == 1 and c["removed"] == 2, c
+assert c["build_hash_names_unpaired"] is True, c
+PY
+
+# -------------------------------------------------- cargo's default name
+mkdir -p "$TMP/cargo/target/release/deps"
+cp "$WORKLOADS/cmpwork_base" \
+  "$TMP/cargo/target/release/deps/mybench-0123456789abcdef"
+cp "$WORKLOADS/cmpwork_base" "$TMP/cargo/tool-0123456789ABCDEF"
+cp "$WORKLOADS/cmpwork_base" "$TMP/cargo/tool-0123456789abcde"
+for prog in target/release/deps/mybench-0123456789abcdef \
+            tool-0123456789ABCDEF tool-0123456789abcde; do
+  out=$TMP/cargo-$(basename "$prog")
+  "$BENCHPROF" run -q --no-publish --counters task-clock -o "$out" -- \
+    "$TMP/cargo/$prog" 5 >"$out.out" 2>"$out.err"
+  check "run $(basename "$prog") succeeds" [ $? -eq 0 ]
+done
+pycheck "the default name is cut before cargo's hash (16 lowercase hex digits only)" \
+  "$TMP" <<'PY'
+import json, os, sys
+def names(d):
+    r = json.load(open(os.path.join(sys.argv[1], d, "report.json")))
+    m = json.load(open(os.path.join(sys.argv[1], d, "manifest.json")))
+    assert [b["name"] for b in m["benchmarks"]] == list(r), (r, m)
+    return list(r)
+assert names("cargo-mybench-0123456789abcdef") == ["mybench"]
+assert names("cargo-tool-0123456789ABCDEF") == ["tool-0123456789ABCDEF"]
+assert names("cargo-tool-0123456789abcde") == ["tool-0123456789abcde"]
+PY
+
+# ------------------------------------------------ another command, or not
+# one harness, its benchmark named by BENCH: the same program and
+# arguments under two runners' work directories, and another program
+HARNESS='#!/bin/sh
+echo "{\"$BENCH\": {\"latency\": {\"value\": 100}}}"'
+for p in home/runner/_work/a/bench builds/x/bench home/runner/_work/a/other \
+         a/deps/bench-0123456789abcdef b/deps/bench-fedcba9876543210; do
+  mkdir -p "$TMP/cmd/$(dirname "$p")"
+  printf '%s\n' "$HARNESS" >"$TMP/cmd/$p"
+  chmod +x "$TMP/cmd/$p"
+done
+cmd_run() {  # NAME BENCH PROGRAM
+  BENCH=$2 "$BENCHPROF" run -q --no-publish -o "$TMP/$1" --adapter json \
+    --no-counters -- "$TMP/cmd/$3" --size 3 >"$TMP/$1.out" 2>"$TMP/$1.err"
+  check "run $1 succeeds" [ $? -eq 0 ]
+}
+cmd_run cmd-base one home/runner/_work/a/bench
+cmd_run cmd-moved two builds/x/bench
+cmd_run cmd-other two home/runner/_work/a/other
+cmd_run cmd-cargo1 one a/deps/bench-0123456789abcdef
+cmd_run cmd-cargo2 two b/deps/bench-fedcba9876543210
+cmp moved "$TMP/cmd-base" "$TMP/cmd-moved"
+cmp cargo "$TMP/cmd-cargo1" "$TMP/cmd-cargo2"
+cmp other "$TMP/cmd-base" "$TMP/cmd-other"
+cmp other-suite "$TMP/cmd-base" "$TMP/cmd-other" --suite micro
+pycheck "another command: by program name and arguments, not directory" \
+  "$TMP" <<'PY'
+import json, os, sys
+def md(name):
+    d = os.path.join(sys.argv[1], "cmp-" + name)
+    c = json.load(open(os.path.join(d, "compare.json")))
+    assert c["new"] == 1 and c["removed"] == 1, (name, c)
+    return open(os.path.join(d, "comment.md")).read()
+# the manifests keep the absolute paths that differ
+man = json.load(open(os.path.join(sys.argv[1], "cmd-moved", "manifest.json")))
+assert man["command"].endswith("/builds/x/bench --size 3"), man["command"]
+note = "_The base run is of another command than this run's"
+assert note not in md("moved"), md("moved")
+assert note not in md("cargo"), md("cargo")
+m = md("other")
+assert note in m and "gives each its own `--suite NAME`._" in m, m
+m = md("other-suite")
+assert note in m and "the suite's command changed._" in m, m
+assert "--suite" not in m, m
+PY
+
+finish
