@@ -10,7 +10,8 @@ export PATH
 unset BENCHPROF_CONFIG BENCHPROF_ENABLED BENCHPROF_STRICT BENCHPROF_OUTPUT \
   BENCHPROF_WRAP_COMMANDS BENCHPROF_RUN_ARGS BENCHPROF_SPOOL GITHUB_ACTIONS \
   GITLAB_CI BENCHER_PROJECT BENCHER_BRANCH BENCHER_HASH BENCHER_TESTBED \
-  GITHUB_TOKEN GITLAB_TOKEN CI_JOB_TOKEN
+  GITHUB_TOKEN GITLAB_TOKEN CI_JOB_TOKEN GITHUB_RUN_ID GITHUB_RUN_ATTEMPT \
+  GITHUB_JOB RUNNER_NAME CI_JOB_ID
 HEAD_SHA=1111111111111111111111111111111111111111
 BASE_SHA=2222222222222222222222222222222222222222
 MERGE_SHA=3333333333333333333333333333333333333333
@@ -94,10 +95,11 @@ gh_files() {
   : >"$GITHUB_PATH"
 }
 
-# gh_job NAME [EVENT]: a GitHub Actions job of org/demo with the runner
-# configuration $TMP/github.json: a pull request with EVENT (gh_event's),
-# else a push to main
-gh_job() {
+# gh_job_env NAME [EVENT]: the variables of a GitHub Actions job of
+# org/demo with the runner configuration $TMP/github.json: a pull request
+# with EVENT (gh_event's), else a push to main; its files as they are
+# (another job's hooks may have run in between)
+gh_job_env() {
   BENCHPROF_CONFIG="$TMP/github.json"
   GITHUB_ACTIONS=true GITHUB_REPOSITORY=org/demo GITHUB_API_URL=$GH_API
   if [ -n "${2:-}" ]; then
@@ -107,8 +109,16 @@ gh_job() {
     GITHUB_EVENT_NAME=push GITHUB_EVENT_PATH=
     GITHUB_SHA=$BASE_SHA GITHUB_REF_NAME=main
   fi
+  GITHUB_WORKSPACE="$TMP/ws-$1" RUNNER_TEMP="$TMP/temp-$1"
+  GITHUB_ENV="$TMP/env-$1" GITHUB_PATH="$TMP/path-$1"
   export BENCHPROF_CONFIG GITHUB_ACTIONS GITHUB_REPOSITORY GITHUB_API_URL \
-    GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_SHA GITHUB_REF_NAME
+    GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_SHA GITHUB_REF_NAME \
+    GITHUB_WORKSPACE RUNNER_TEMP GITHUB_ENV GITHUB_PATH
+}
+
+# gh_job NAME [EVENT]: gh_job_env's job, starting: its files new
+gh_job() {
+  gh_job_env "$@"
   gh_files "$1"
 }
 

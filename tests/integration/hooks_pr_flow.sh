@@ -209,7 +209,7 @@ gl_run 'mybench run' >"$TMP/gl1.out" 2>&1
 check "merge request 11: exit 0" [ $? -eq 0 ]
 check "merge request 11: its note posted" [ "$(posted \
   "$TMP/gl/requests.log" POST $NOTES/11/notes)" = 1 ]
-cp -R "$TMP/out/compare" "$TMP/compare-of-11"
+cp -R "$TMP/out/job=gitlab-101/compare" "$TMP/compare-of-11"
 
 gl_job 102 12 $SHA8 feature/eight
 gl_run 'echo no benchmark here' >"$TMP/gl2.out" 2>&1
@@ -220,7 +220,8 @@ check "merge request 12 without a benchmark: nor on 11 again" [ "$(posted \
   "$TMP/gl/requests.log" POST $NOTES/11/notes)" = 1 ]
 
 gl_job 103 12 $SHA8 feature/eight
-gl_run "cp -R '$TMP/compare-of-11' '$TMP/out/compare'" >"$TMP/gl3.out" 2>&1
+gl_run "cp -R '$TMP/compare-of-11' \"\$BENCHPROF_OUTPUT/compare\"" \
+  >"$TMP/gl3.out" 2>&1
 check "another job's comparison: no note on 12" [ "$(posted \
   "$TMP/gl/requests.log" POST $NOTES/12/notes)" = 0 ]
 check "another job's comparison: the log says why" grep -q \
@@ -233,7 +234,7 @@ check "fork merge request: exit 0" [ $? -eq 0 ]
 check "fork merge request: main's latest still names the base commit" \
   grep -q "$BASE_SHA" "$TMP/store/demo/main/latest/bench-box.json"
 check "fork merge request: compared with main as contributor:main" \
-  python3 - "$TMP/out/compare/compare.json" "$BASE_SHA" <<'PY'
+  python3 - "$TMP/out/job=gitlab-104/compare/compare.json" "$BASE_SHA" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
 assert c["base"]["hash"] == sys.argv[2], c["base"]

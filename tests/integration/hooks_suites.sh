@@ -2,14 +2,15 @@
 # A job with several wrapped benchmark steps, each with its own suite
 # (BENCHPROF_SUITE per step), through the real runner hooks against the
 # GitHub and GitLab stand-ins, the runner's absolute "output" kept between
-# jobs:
+# jobs (each job in its own OUTPUT/job=ID):
 #   - each suite's run writes into OUTPUT/suite=NAME (--output still
-#     names OUTPUT): no step overwrites another's run or comparison;
+#     names OUTPUT, the job's): no step overwrites another's run or
+#     comparison;
 #   - the completed hook posts one comment per suite, each with its
 #     suite's marker, and the commit statuses benchprof/a and benchprof/b;
 #     a post that fails does not stop the next one, nor fail the job;
 #   - a suite step and a step without a suite: two comments (benchprof/a
-#     and benchprof); job-started removed the last job's suite=b, which is
+#     and benchprof); the last job's suite=b, in its own directory, is
 #     never posted;
 #   - a suite's comparison written for another pull request (identity.json)
 #     is skipped, and the log says why, while the other suite's is posted;
@@ -32,13 +33,13 @@ python3 "$SERVERS/gitlab_standin.py" "$TMP/gl" "$GL_TOKEN_VALUE" \
 PIDS="$PIDS $!"
 GH_API="http://127.0.0.1:$(wait_port "$TMP/gh/port")"
 GL_API="http://127.0.0.1:$(wait_port "$TMP/gl/port")/api/v4"
-OUT=$TMP/out
+SHARED=$TMP/out
 
 # suites_config FILE PROJECT [MORE]: the runner's configuration, its
 # output directory absolute and shared by every job
 suites_config() {
   cat >"$1" <<JSON
-{"enabled": true, "output": "$OUT", "spool": "$TMP/spool",
+{"enabled": true, "output": "$SHARED", "spool": "$TMP/spool",
  "store": {"url": "file://$TMP/store"},
  "bencher": {"host": "$BENCHER_URL", "project": "$2",
              "testbed": "bench-box"},
@@ -64,11 +65,13 @@ SHA9=9999999999999999999999999999999999999999
 # ---------------------------------------------------------------- GitHub
 
 # gh_run_job NAME [EVENT]: gh_job's, run NAME of the workflow's job
-# "bench" (a step that replaces another step's run of the job is told so)
+# "bench" (a step that replaces another step's run of the job is told so);
+# OUT: its own directory in the shared output
 gh_run_job() {
   gh_job "$@"
   GITHUB_RUN_ID=$1 GITHUB_RUN_ATTEMPT=1 GITHUB_JOB=bench
   export GITHUB_RUN_ID GITHUB_RUN_ATTEMPT GITHUB_JOB
+  OUT=$SHARED/job=github-$1-1-bench
 }
 
 # suite_step SUITE: a later step running "mybench run" (the shim), with
@@ -134,7 +137,7 @@ check "push job: each suite's latest on main, and the run's without one" \
   sh "$TMP/store" "$BASE_SHA"
 check "push job: no step told it replaces another's run" sh -c \
   '! grep -q "another step" "$1"/gh0-*.err' sh "$TMP"
-check "push job: --output still names the output directory" sh -c \
+check "push job: --output names the job's own directory" sh -c \
   '[ "$(BENCHPROF_CONFIG=$2 benchprof-wrap --output)" = "$1" ]' \
   sh "$OUT" "$TMP/github.json"
 
@@ -182,12 +185,14 @@ check "pull request 7: statuses benchprof/a and benchprof/b" sh -c \
 benchprof/b" ]' sh "$(contexts "$TMP/gh" $SHA7)"
 
 # job 2: pull request 8, a suite step and a step without a suite; the
-# last job's suite=b is removed by job-started and never posted
+# last job's suite=b is in the last job's directory, never posted
 gh_event "$TMP/event8.json" 8 $SHA8
+LAST=$OUT
 gh_run_job 102 "$TMP/event8.json"
 $SH "$HOOKS/github/job-started.sh" >"$TMP/gh2.out" 2>&1
-check "pull request 8: job-started removed the last job's suite directories" \
-  sh -c '[ ! -e "$1/suite=a" ] && [ ! -e "$1/suite=b" ]' sh "$OUT"
+check "pull request 8: no suite directory in its own, the last job's left" \
+  sh -c '[ ! -e "$1/suite=a" ] && [ ! -e "$1/suite=b" ] &&
+    [ -d "$2/suite=b" ]' sh "$OUT" "$LAST"
 suite_step a >"$TMP/gh2-a.out" 2>"$TMP/gh2-a.err"
 suite_step '' >"$TMP/gh2-none.out" 2>"$TMP/gh2-none.err"
 check "pull request 8: the step without a suite kept suite a's comparison" \
@@ -274,6 +279,6 @@ check "merge request 11: statuses benchprof/a and benchprof/b" [ \
 benchprof/b" ]
 
 check "no token in any output" sh -c "! grep -rqF -e '$GH_TOKEN_VALUE' \
-  -e '$GL_TOKEN_VALUE' '$TMP'/*.out '$TMP'/*.err '$OUT' '$TMP/store' \
+  -e '$GL_TOKEN_VALUE' '$TMP'/*.out '$TMP'/*.err '$SHARED' '$TMP/store' \
   '$TMP/spool'"
 finish
