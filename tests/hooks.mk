@@ -31,6 +31,11 @@
 #                        no comment.md (the good comment and status stay),
 #                        the logs say what and where; flush delivers it
 #                        later; a 404 base still gets the no-base comment
+#   hooks_concurrent.sh  two jobs at once sharing an absolute output
+#                        (GitHub hooks interleaved, two GitLab job shells
+#                        alive): each in its own OUTPUT/job=ID, each
+#                        comment with its own numbers; other jobs'
+#                        directories pruned after a day, never sooner
 #   hooks_shims.sh       the README's shims: a path entry, a make bench
 #                        that only builds passes (strict: fails)
 #   config_strict.sh     "strict": true in an invalid file: run, record,
@@ -53,6 +58,7 @@ hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_shellcheck.sh \
   tests/integration/hooks_pr_flow.sh tests/integration/hooks_suites.sh \
   tests/integration/hooks_pr_base_unread.sh \
+  tests/integration/hooks_concurrent.sh \
   tests/integration/hooks_shims.sh \
   tests/integration/hooks_unprofiled.sh \
   tests/integration/config_strict.sh tests/integration/hooks_strict.sh \

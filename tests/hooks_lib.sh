@@ -10,7 +10,8 @@ export PATH
 unset BENCHPROF_CONFIG BENCHPROF_ENABLED BENCHPROF_STRICT BENCHPROF_OUTPUT \
   BENCHPROF_WRAP_COMMANDS BENCHPROF_RUN_ARGS BENCHPROF_SPOOL GITHUB_ACTIONS \
   GITLAB_CI BENCHER_PROJECT BENCHER_BRANCH BENCHER_HASH BENCHER_TESTBED \
-  GITHUB_TOKEN GITLAB_TOKEN CI_JOB_TOKEN
+  GITHUB_TOKEN GITLAB_TOKEN CI_JOB_TOKEN GITHUB_RUN_ID GITHUB_RUN_ATTEMPT \
+  GITHUB_JOB RUNNER_NAME CI_JOB_ID
 HEAD_SHA=1111111111111111111111111111111111111111
 BASE_SHA=2222222222222222222222222222222222222222
 MERGE_SHA=3333333333333333333333333333333333333333
@@ -60,4 +61,123 @@ PY
 # spool_empty: nothing waits in the spool
 spool_empty() {
   [ -z "$(ls -A "$TMP/spool" 2>/dev/null | grep -v '^\.')" ]
+}
+
+# ------------------------------------------- a GitHub Actions job emulated
+# As the runner drives the hooks: job-started and job-completed see the
+# job's variables; a later step also sees what job-started wrote to
+# $GITHUB_ENV and $GITHUB_PATH.  Set GH_API (the stand-in's URL) first.
+
+# gh_event FILE NUMBER HEAD_SHA [HEAD_REF [HEAD_REPO]]: a pull_request
+# payload into org/demo's main (BASE_SHA); HEAD_REF defaults to
+# feature/NUMBER, HEAD_REPO to org/demo
+gh_event() {
+  from=${5:-org/demo}
+  ref=${4:-feature/$2}
+  cat >"$1" <<JSON
+{"pull_request": {"number": $2,
+  "head": {"ref": "$ref", "sha": "$3", "label": "${from%%/*}:$ref",
+           "repo": {"full_name": "$from",
+                    "owner": {"login": "${from%%/*}"}}},
+  "base": {"ref": "main", "sha": "$BASE_SHA",
+           "repo": {"full_name": "org/demo", "owner": {"login": "org"}}}}}
+JSON
+}
+
+# gh_files NAME: job NAME's workspace, temporary directory and (empty)
+# environment files
+gh_files() {
+  GITHUB_WORKSPACE="$TMP/ws-$1" RUNNER_TEMP="$TMP/temp-$1"
+  GITHUB_ENV="$TMP/env-$1" GITHUB_PATH="$TMP/path-$1"
+  export GITHUB_WORKSPACE RUNNER_TEMP GITHUB_ENV GITHUB_PATH
+  mkdir -p "$GITHUB_WORKSPACE" "$RUNNER_TEMP"
+  : >"$GITHUB_ENV"
+  : >"$GITHUB_PATH"
+}
+
+# gh_job_env NAME [EVENT]: the variables of a GitHub Actions job of
+# org/demo with the runner configuration $TMP/github.json: a pull request
+# with EVENT (gh_event's), else a push to main; its files as they are
+# (another job's hooks may have run in between)
+gh_job_env() {
+  BENCHPROF_CONFIG="$TMP/github.json"
+  GITHUB_ACTIONS=true GITHUB_REPOSITORY=org/demo GITHUB_API_URL=$GH_API
+  if [ -n "${2:-}" ]; then
+    GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH=$2
+    GITHUB_SHA=$MERGE_SHA GITHUB_REF_NAME=merge
+  else
+    GITHUB_EVENT_NAME=push GITHUB_EVENT_PATH=
+    GITHUB_SHA=$BASE_SHA GITHUB_REF_NAME=main
+  fi
+  GITHUB_WORKSPACE="$TMP/ws-$1" RUNNER_TEMP="$TMP/temp-$1"
+  GITHUB_ENV="$TMP/env-$1" GITHUB_PATH="$TMP/path-$1"
+  export BENCHPROF_CONFIG GITHUB_ACTIONS GITHUB_REPOSITORY GITHUB_API_URL \
+    GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_SHA GITHUB_REF_NAME \
+    GITHUB_WORKSPACE RUNNER_TEMP GITHUB_ENV GITHUB_PATH
+}
+
+# gh_job NAME [EVENT]: gh_job_env's job, starting: its files new
+gh_job() {
+  gh_job_env "$@"
+  gh_files "$1"
+}
+
+# gh_step CMD...: a later step of the job, as the runner starts it: the
+# variables of $GITHUB_ENV set, each $GITHUB_PATH line put first on PATH
+# (the tools of make_mybench last)
+gh_step() {
+  (
+    while IFS= read -r line; do
+      case $line in *=*) export "${line?}" ;; esac
+    done <"$GITHUB_ENV"
+    while IFS= read -r dir; do PATH="$dir:$PATH"; done <"$GITHUB_PATH"
+    PATH="$PATH:$TMP/tools"
+    export PATH
+    cd "$GITHUB_WORKSPACE" && "$@"
+  )
+}
+
+# ---------------------------------------------- a GitLab CI job emulated
+# gl_job NAME IID SHA BRANCH [SOURCE_PROJECT_ID SOURCE_PATH]: a merge
+# request pipeline's variables (GitLab project 77, org/demo, at GL_API)
+# with the runner configuration $TMP/gitlab.json; job id NAME
+gl_job() {
+  BENCHPROF_CONFIG="$TMP/gitlab.json"
+  GITLAB_CI=true CI_MERGE_REQUEST_IID=$2
+  CI_MERGE_REQUEST_SOURCE_BRANCH_NAME=$4
+  CI_MERGE_REQUEST_SOURCE_BRANCH_SHA=$3
+  CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main
+  CI_MERGE_REQUEST_DIFF_BASE_SHA=$BASE_SHA CI_COMMIT_SHA=$3
+  CI_COMMIT_REF_NAME=$4 CI_PROJECT_NAME=demo CI_PROJECT_ID=77
+  CI_MERGE_REQUEST_PROJECT_ID=77
+  CI_MERGE_REQUEST_SOURCE_PROJECT_ID=${5:-77}
+  CI_MERGE_REQUEST_SOURCE_PROJECT_PATH=${6:-org/demo}
+  CI_API_V4_URL=$GL_API CI_JOB_ID=$1
+  CI_BUILDS_DIR="$TMP/builds" CI_PROJECT_DIR="$TMP/builds/$1"
+  export BENCHPROF_CONFIG GITLAB_CI CI_MERGE_REQUEST_IID \
+    CI_MERGE_REQUEST_SOURCE_BRANCH_NAME CI_MERGE_REQUEST_SOURCE_BRANCH_SHA \
+    CI_MERGE_REQUEST_TARGET_BRANCH_NAME CI_MERGE_REQUEST_DIFF_BASE_SHA \
+    CI_COMMIT_SHA CI_COMMIT_REF_NAME CI_PROJECT_NAME CI_PROJECT_ID \
+    CI_MERGE_REQUEST_PROJECT_ID CI_MERGE_REQUEST_SOURCE_PROJECT_ID \
+    CI_MERGE_REQUEST_SOURCE_PROJECT_PATH CI_API_V4_URL CI_JOB_ID \
+    CI_BUILDS_DIR CI_PROJECT_DIR
+  mkdir -p "$CI_PROJECT_DIR"
+}
+
+# gl_mr_unset: the merge request's variables unset (a branch pipeline)
+gl_mr_unset() {
+  unset CI_MERGE_REQUEST_IID CI_MERGE_REQUEST_SOURCE_BRANCH_NAME \
+    CI_MERGE_REQUEST_SOURCE_BRANCH_SHA CI_MERGE_REQUEST_TARGET_BRANCH_NAME \
+    CI_MERGE_REQUEST_DIFF_BASE_SHA CI_MERGE_REQUEST_PROJECT_ID \
+    CI_MERGE_REQUEST_SOURCE_PROJECT_ID CI_MERGE_REQUEST_SOURCE_PROJECT_PATH
+}
+
+# gl_run SCRIPT: the job's one shell, as GitLab Runner writes it:
+# pre_build_script (sourced), SCRIPT, post_build_script
+gl_run() {
+  mkdir -p "$CI_PROJECT_DIR"
+  (cd "$CI_PROJECT_DIR" && PATH="$PATH:$TMP/tools" sh -e -c "
+. '$HOOKS/gitlab/pre_build_script.sh'
+$1
+sh '$HOOKS/gitlab/post_build_script.sh'")
 }

@@ -22,6 +22,7 @@ static void usage(FILE *out)
 {
   fprintf(out,
     "usage: benchprof ci [--json] [-C DIR] [--config FILE] [identity flags]\n"
+    "       benchprof ci --job-dir\n"
     "\n"
     "Print what benchprof detects about this run: project, branch, commit,\n"
     "testbed, pull request number, base branch and base commit, and where\n"
@@ -40,6 +41,11 @@ static void usage(FILE *out)
     "                      what run and flush would be told by the same flags\n"
     "      --suite NAME    the benchmark step's suite, as run takes it\n"
     "                      (default: bencher.suite, $BENCHPROF_SUITE; none)\n"
+    "      --job-dir       only the name of this CI job's directory under a\n"
+    "                      shared (absolute) output directory: job=ID from\n"
+    "                      GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_JOB and\n"
+    "                      RUNNER_NAME, or GitLab's CI_JOB_ID; exit 1 when\n"
+    "                      the job names no id\n"
     "  -h, --help          this help\n");
 }
 
@@ -69,6 +75,25 @@ static void print_text(struct bp_ident *id, const char *suite)
   printf("%-12s %s\n", "suite", suite ? suite : "-");
 }
 
+/* --job-dir: the job's directory name (benchprof-wrap puts a shared
+ * output's files in it); the configuration is not read. */
+static int print_job_dir(void)
+{
+  bool nomem;
+  char *dir = bpi_ci_job_dir(environ, &nomem);
+  if(!dir) {
+    if(nomem)
+      bp_msg_error("out of memory");
+    else
+      bp_msg_note("ci: not a CI job that names its id (GITHUB_RUN_ID and "
+                  "GITHUB_JOB, or CI_JOB_ID): no job directory");
+    return BP_EXIT_ERROR;
+  }
+  printf("%s\n", dir);
+  free(dir);
+  return BP_EXIT_OK;
+}
+
 /* A flag or the configuration; from says which (ci.h's from[]). */
 static bp_code set_given(struct bp_ident *id, enum bp_ident_field f,
                          const char *v, const char *from)
@@ -78,13 +103,14 @@ static bp_code set_given(struct bp_ident *id, enum bp_ident_field f,
 
 int cmd_ci(int argc, char **argv)
 {
-  enum { OPT_CONFIG = 256, OPT_SUITE, OPT_FIELD };
+  enum { OPT_CONFIG = 256, OPT_SUITE, OPT_JOB_DIR, OPT_FIELD };
   static const struct option longopts[] = {
     {"json", no_argument, NULL, 'j'},
     {"dir", required_argument, NULL, 'C'},
     {"help", no_argument, NULL, 'h'},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"suite", required_argument, NULL, OPT_SUITE},
+    {"job-dir", no_argument, NULL, OPT_JOB_DIR},
     /* OPT_FIELD + enum bp_ident_field */
     {"project", required_argument, NULL, OPT_FIELD + BP_IDENT_PROJECT},
     {"branch", required_argument, NULL, OPT_FIELD + BP_IDENT_BRANCH},
@@ -96,6 +122,7 @@ int cmd_ci(int argc, char **argv)
     {NULL, 0, NULL, 0},
   };
   bool json = false;
+  bool job_dir = false;
   const char *dir = ".";
   const char *config = NULL;
   const char *suite = NULL;
@@ -118,6 +145,9 @@ int cmd_ci(int argc, char **argv)
         return BP_EXIT_USAGE;
       suite = optarg;
       break;
+    case OPT_JOB_DIR:
+      job_dir = true;
+      break;
     case 'h':
       usage(stdout);
       return BP_EXIT_OK;
@@ -133,6 +163,8 @@ int cmd_ci(int argc, char **argv)
     bp_msg_error("ci: unexpected argument '%s'", argv[optind]);
     return BP_EXIT_USAGE;
   }
+  if(job_dir)
+    return print_job_dir();
   struct bp_config cfg;
   if(bp_cli_config_load(&cfg, config, false, "detecting without it") ==
      BP_CLI_CONFIG_FAIL) {

@@ -10,6 +10,7 @@
 #include "fileio.h"
 #include "text.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -1050,6 +1051,32 @@ char *bpi_ci_job_id(char *const *envp, bool *nomem)
   else
     return NULL;
   char *copy = strdup(id);
+  *nomem = !copy;
+  return copy;
+}
+
+char *bpi_ci_job_dir(char *const *envp, bool *nomem)
+{
+  char *id = bpi_ci_job_id(envp, nomem);
+  if(!id)
+    return NULL;
+  /* a matrix's jobs share GITHUB_JOB: the runner (one job at a time)
+   * tells apart those that run on one host at once */
+  const char *runner = bpi_env_get(envp, "RUNNER_NAME");
+  bool named = !strncmp(id, "github:", 7) && runner && *runner;
+  char name[320];
+  snprintf(name, sizeof(name), "job=%s%s%.60s", id, named ? "-" : "",
+           named ? runner : "");
+  free(id);
+  /* one directory name: the id's separators become '-', anything else
+   * outside [A-Za-z0-9._-] '_' (a runner's name is free text) */
+  for(char *c = name + 4; *c; c++) {
+    if(*c == ':' || *c == '/')
+      *c = '-';
+    else if(!isalnum((unsigned char)*c) && !strchr("._-", *c))
+      *c = '_';
+  }
+  char *copy = strdup(name);
   *nomem = !copy;
   return copy;
 }

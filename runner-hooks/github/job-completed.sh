@@ -18,9 +18,9 @@ if ! "$bp" flush; then
   if "$wrap" --strict; then status=1; fi
 fi
 # this hook does not see what job-started put in $GITHUB_ENV: benchprof-wrap
-# finds the output directory again by the same rule, and gives a comment
-# only when a run of this job wrote it for this pull request and commit
-# (an absolute "output" keeps the last job's)
+# finds the output directory again by the same rule (an absolute "output"
+# is shared: this job's is its OUTPUT/job=ID), and gives a comment only
+# when a run of this job wrote it for this pull request and commit
 if ! "$bp" ci --json 2>/dev/null | grep -q '"pr": "'; then
   echo "benchprof: not a pull request: no comment"
 elif mds=$("$wrap" --job-comment); then

@@ -31,8 +31,9 @@ if ! "$wrap" --check; then
   echo "BENCHPROF_ENABLED=0" >>"$GITHUB_ENV"
   exit 0
 fi
-# a comparison left by a previous job (an absolute "output") is not this
-# job's: job-completed must not post it
+# a comparison left by a previous job is not this job's: job-completed
+# must not post it (an absolute "output" is shared: this job gets its own
+# OUTPUT/job=ID, and other jobs' left for a day are pruned)
 "$wrap" --new-job || true
 out=$("$wrap" --output)
 case $out in

@@ -18,7 +18,7 @@ if ! "$bp" flush; then
   if "$wrap" --strict; then status=1; fi
 fi
 # a note only when a run of this job wrote it for this merge request and
-# commit (an absolute "output" keeps the last job's)
+# commit (in this job's own OUTPUT/job=ID when "output" is absolute)
 if [ -z "${CI_MERGE_REQUEST_IID:-}" ]; then
   echo "benchprof: not a merge request pipeline: no comment"
 elif mds=$("$wrap" --job-comment); then

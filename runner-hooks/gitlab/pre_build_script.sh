@@ -14,7 +14,9 @@ _bp_state=0
 case $_bp_state in
   0)
     if "$_bp_wrap" --check; then
-      # a previous job's comparison is not this job's to post
+      # a previous job's comparison is not this job's to post; an
+      # absolute "output" is shared (concurrent jobs): this job's is its
+      # OUTPUT/job=ID, where no other job's hooks look
       "$_bp_wrap" --new-job || :
       _bp_out=$("$_bp_wrap" --output)
       case $_bp_out in

@@ -44,29 +44,11 @@ job_env() {
   GITHUB_EVENT_PATH="$TMP/event.json" GITHUB_REPOSITORY=own/repo
   GITHUB_API_URL=$GH_API GITHUB_SHA=$MERGE_SHA GITHUB_REF_NAME=5/merge
   GITHUB_HEAD_REF=feature/x GITHUB_BASE_REF=main
-  GITHUB_WORKSPACE="$TMP/ws-$1" RUNNER_TEMP="$TMP/temp-$1"
-  GITHUB_ENV="$TMP/env-$1" GITHUB_PATH="$TMP/path-$1"
   GITHUB_STEP_SUMMARY="$TMP/summary-$1"
   export GITHUB_ACTIONS GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_REPOSITORY \
     GITHUB_API_URL GITHUB_SHA GITHUB_REF_NAME GITHUB_HEAD_REF GITHUB_BASE_REF \
-    GITHUB_WORKSPACE RUNNER_TEMP GITHUB_ENV GITHUB_PATH GITHUB_STEP_SUMMARY
-  mkdir -p "$GITHUB_WORKSPACE" "$RUNNER_TEMP"
-  : >"$GITHUB_ENV"
-  : >"$GITHUB_PATH"
-}
-
-# step CMD...: a later step of the job, as the runner starts it: the
-# variables of $GITHUB_ENV set, each $GITHUB_PATH line put first on PATH
-step() {
-  (
-    while IFS= read -r line; do
-      case $line in *=*) export "${line?}" ;; esac
-    done <"$GITHUB_ENV"
-    while IFS= read -r dir; do PATH="$dir:$PATH"; done <"$GITHUB_PATH"
-    PATH="$PATH:$TMP/tools"
-    export PATH
-    cd "$GITHUB_WORKSPACE" && "$@"
-  )
+    GITHUB_STEP_SUMMARY
+  gh_files "$1"
 }
 
 SH=$(hook_shell)
@@ -95,7 +77,7 @@ check "started: a shim for mybench" [ -x "$TMP/temp-1/benchprof-shims/mybench" ]
 
 # step 1: benchprof-wrap in the step; the harness fails with 3 (a failed
 # run is published only with --allow-failure, which the runner gives here)
-BENCHPROF_RUN_ARGS="--bmf $TMP/h.json --allow-failure" step benchprof-wrap \
+BENCHPROF_RUN_ARGS="--bmf $TMP/h.json --allow-failure" gh_step benchprof-wrap \
   "$TMP/harness.sh" "$TMP/h.json" 3 >"$TMP/step1.out" 2>"$TMP/step1.err"
 check "step 1: the command's exit status (3)" [ $? -eq 3 ]
 check "step 1: artifacts in BENCHPROF_OUTPUT" \
@@ -117,7 +99,7 @@ PY
 # step 2: "mybench run" goes through the shim; Bencher fails twice (the
 # run's attempt, benchprof-wrap's flush), so the report is spooled
 control '{"faults": "500,500", "fault_path": "/v0/run"}'
-BENCHPROF_RUN_ARGS="--adapter json" step mybench run >"$TMP/step2.out" \
+BENCHPROF_RUN_ARGS="--adapter json" gh_step mybench run >"$TMP/step2.out" \
   2>"$TMP/step2.err"
 check "step 2: exit 0" [ $? -eq 0 ]
 check "step 2: the benchmark's stdout passes through" grep -q \
@@ -131,7 +113,7 @@ assert [b["name"] for b in m["benchmarks"]] == ["mybench/sort"], m
 PY
 check "step 2: the publication waits in the spool" sh -c \
   "ls '$TMP/spool' | grep -q ."
-step mybench --version >"$TMP/step3.out" 2>"$TMP/step3.err"
+gh_step mybench --version >"$TMP/step3.out" 2>"$TMP/step3.err"
 check "step 3: mybench without 'run' is not wrapped" sh -c \
   "grep -q 'mybench 1.0' '$TMP/step3.out' && [ ! -s '$TMP/step3.err' ]"
 
@@ -174,7 +156,7 @@ check "no comment file: because no benchmark ran under benchprof" grep -q \
 # is not compared, and the completed hook says that, not "no benchmark"
 job_env 2b
 $SH "$HOOKS/github/job-started.sh" >/dev/null 2>&1
-BENCHPROF_RUN_ARGS="--bmf $TMP/h2b.json" step benchprof-wrap \
+BENCHPROF_RUN_ARGS="--bmf $TMP/h2b.json" gh_step benchprof-wrap \
   "$TMP/harness.sh" "$TMP/h2b.json" 3 >/dev/null 2>"$TMP/step2b.err"
 check "failed run: the command's exit status (3)" [ $? -eq 3 ]
 : >"$GITHUB_ENV"
@@ -195,7 +177,7 @@ check "next job: the previous job's run is not its reason" grep -q \
 # results that could not be read: nothing to compare, and said so
 job_env 2d
 $SH "$HOOKS/github/job-started.sh" >/dev/null 2>&1
-BENCHPROF_RUN_ARGS="--adapter json" step benchprof-wrap sh -c \
+BENCHPROF_RUN_ARGS="--adapter json" gh_step benchprof-wrap sh -c \
   'echo not-bmf' >/dev/null 2>&1
 : >"$GITHUB_ENV"
 $SH "$HOOKS/github/job-completed.sh" >"$TMP/completed2d.out" 2>&1
@@ -213,7 +195,7 @@ check "disabled: says profiling is off" grep -q "profiling is off" \
 check "disabled: nothing for the job's steps" sh -c \
   "[ ! -s '$TMP/env-3' ] && [ ! -s '$TMP/path-3' ]"
 "$TMP/harness.sh" "$TMP/h3d.json" 4 >"$TMP/direct.out" 2>"$TMP/direct.err"
-BENCHPROF_CONFIG="$TMP/off.json" step benchprof-wrap "$TMP/harness.sh" \
+BENCHPROF_CONFIG="$TMP/off.json" gh_step benchprof-wrap "$TMP/harness.sh" \
   "$TMP/h3.json" 4 >"$TMP/step31.out" 2>"$TMP/step31.err"
 check "disabled: benchprof-wrap passes the status through" [ $? -eq 4 ]
 check "disabled: byte-identical output" sh -c "cmp -s '$TMP/direct.out' \
@@ -231,7 +213,7 @@ BENCHPROF_CONFIG="$TMP/bad.json" $SH "$HOOKS/github/job-started.sh" \
 check "invalid: started exits 0" [ $? -eq 0 ]
 check "invalid: a ::warning:: for the job's log" grep -q "^::warning::" \
   "$TMP/started4.out"
-BENCHPROF_CONFIG="$TMP/bad.json" step benchprof-wrap "$TMP/harness.sh" \
+BENCHPROF_CONFIG="$TMP/bad.json" gh_step benchprof-wrap "$TMP/harness.sh" \
   "$TMP/h4.json" 0 >/dev/null 2>"$TMP/step41.err"
 check "invalid: the step runs unprofiled, with the warning" sh -c \
   "grep -q 'frequncy' '$TMP/step41.err' && [ ! -e '$TMP/ws-4/benchprof-out' ]"

@@ -77,51 +77,11 @@ export BENCHPROF_WRAP_COMMANDS BENCHPROF_RUN_ARGS BENCHPROF_GITHUB_TOKEN \
 SH=$(hook_shell)
 SHA7=7777777777777777777777777777777777777777
 
-# gh_event FILE NUMBER HEAD_SHA HEAD_REF: a pull_request payload into
-# org/demo's main (BASE_SHA); the stand-in knows the head
-gh_event() {
-  cat >"$1" <<JSON
-{"pull_request": {"number": $2,
-  "head": {"ref": "$4", "sha": "$3", "label": "org:$4",
-           "repo": {"full_name": "org/demo", "owner": {"login": "org"}}},
-  "base": {"ref": "main", "sha": "$BASE_SHA",
-           "repo": {"full_name": "org/demo", "owner": {"login": "org"}}}}}
-JSON
+# pr_event FILE NUMBER HEAD_SHA HEAD_REF: gh_event's payload, and the
+# stand-in knows the head
+pr_event() {
+  gh_event "$@"
   printf '{"%s": "%s"}\n' "$2" "$3" >"$TMP/gh/pulls.json"
-}
-
-# gh_job NAME [EVENT]: a GitHub Actions job (a push to main without EVENT)
-gh_job() {
-  BENCHPROF_CONFIG="$TMP/github.json"
-  GITHUB_ACTIONS=true GITHUB_REPOSITORY=org/demo GITHUB_API_URL=$GH_API
-  GITHUB_WORKSPACE="$TMP/ws-$1" RUNNER_TEMP="$TMP/temp-$1"
-  GITHUB_ENV="$TMP/env-$1" GITHUB_PATH="$TMP/path-$1"
-  if [ -n "${2:-}" ]; then
-    GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH=$2
-    GITHUB_SHA=$MERGE_SHA GITHUB_REF_NAME=merge
-  else
-    GITHUB_EVENT_NAME=push GITHUB_EVENT_PATH=
-    GITHUB_SHA=$BASE_SHA GITHUB_REF_NAME=main
-  fi
-  export BENCHPROF_CONFIG GITHUB_ACTIONS GITHUB_REPOSITORY GITHUB_API_URL \
-    GITHUB_WORKSPACE RUNNER_TEMP GITHUB_ENV GITHUB_PATH GITHUB_EVENT_NAME \
-    GITHUB_EVENT_PATH GITHUB_SHA GITHUB_REF_NAME
-  mkdir -p "$GITHUB_WORKSPACE" "$RUNNER_TEMP"
-  : >"$GITHUB_ENV"
-  : >"$GITHUB_PATH"
-}
-
-# gh_step CMD...: a later step, with $GITHUB_ENV and $GITHUB_PATH applied
-gh_step() {
-  (
-    while IFS= read -r line; do
-      case $line in *=*) export "${line?}" ;; esac
-    done <"$GITHUB_ENV"
-    while IFS= read -r dir; do PATH="$dir:$PATH"; done <"$GITHUB_PATH"
-    PATH="$PATH:$TMP/tools"
-    export PATH
-    cd "$GITHUB_WORKSPACE" && "$@"
-  )
 }
 
 # posted METHOD PATH_PREFIX: how many requests of the stand-in matched
@@ -156,7 +116,7 @@ job main
 check "main: published to the http store" \
   [ -s "$TMP/put-root/bp/demo/main/latest/bench-box.json" ]
 
-gh_event "$TMP/event7.json" 7 $SHA7 feature/seven
+pr_event "$TMP/event7.json" 7 $SHA7 feature/seven
 gh_job pr7 "$TMP/event7.json"
 job pr7
 check "pull request 7: a comparison with main" \

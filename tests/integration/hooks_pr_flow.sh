@@ -63,55 +63,6 @@ SHA9=9999999999999999999999999999999999999999
 
 # ---------------------------------------------------------------- GitHub
 
-# gh_event FILE NUMBER HEAD_SHA HEAD_REF [HEAD_REPO]: a pull_request
-# payload into org/demo's main (BASE_SHA)
-gh_event() {
-  from=${5:-org/demo}
-  cat >"$1" <<JSON
-{"pull_request": {"number": $2,
-  "head": {"ref": "$4", "sha": "$3", "label": "${from%%/*}:$4",
-           "repo": {"full_name": "$from",
-                    "owner": {"login": "${from%%/*}"}}},
-  "base": {"ref": "main", "sha": "$BASE_SHA",
-           "repo": {"full_name": "org/demo", "owner": {"login": "org"}}}}}
-JSON
-}
-
-# gh_job NAME [EVENT]: a GitHub Actions job's environment (a push to main
-# without EVENT)
-gh_job() {
-  BENCHPROF_CONFIG="$TMP/github.json"
-  GITHUB_ACTIONS=true GITHUB_REPOSITORY=org/demo GITHUB_API_URL=$GH_API
-  GITHUB_WORKSPACE="$TMP/ws-$1" RUNNER_TEMP="$TMP/temp-$1"
-  GITHUB_ENV="$TMP/env-$1" GITHUB_PATH="$TMP/path-$1"
-  if [ -n "${2:-}" ]; then
-    GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH=$2
-    GITHUB_SHA=$MERGE_SHA GITHUB_REF_NAME=merge
-  else
-    GITHUB_EVENT_NAME=push GITHUB_EVENT_PATH=
-    GITHUB_SHA=$BASE_SHA GITHUB_REF_NAME=main
-  fi
-  export BENCHPROF_CONFIG GITHUB_ACTIONS GITHUB_REPOSITORY GITHUB_API_URL \
-    GITHUB_WORKSPACE RUNNER_TEMP GITHUB_ENV GITHUB_PATH GITHUB_EVENT_NAME \
-    GITHUB_EVENT_PATH GITHUB_SHA GITHUB_REF_NAME
-  mkdir -p "$GITHUB_WORKSPACE" "$RUNNER_TEMP"
-  : >"$GITHUB_ENV"
-  : >"$GITHUB_PATH"
-}
-
-# gh_step CMD...: a later step, with $GITHUB_ENV and $GITHUB_PATH applied
-gh_step() {
-  (
-    while IFS= read -r line; do
-      case $line in *=*) export "${line?}" ;; esac
-    done <"$GITHUB_ENV"
-    while IFS= read -r dir; do PATH="$dir:$PATH"; done <"$GITHUB_PATH"
-    PATH="$PATH:$TMP/tools"
-    export PATH
-    cd "$GITHUB_WORKSPACE" && "$@"
-  )
-}
-
 # posted LOG METHOD PATH: how many requests of the stand-in match
 posted() {
   python3 - "$1" "$2" "$3" <<'PY'
@@ -236,39 +187,6 @@ unset GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_EVENT_NAME GITHUB_SHA \
   GITHUB_REF_NAME GITHUB_REPOSITORY GITHUB_API_URL GITHUB_WORKSPACE \
   GITHUB_ENV GITHUB_PATH RUNNER_TEMP
 
-# gl_job NAME IID SHA BRANCH [SOURCE_PROJECT_ID SOURCE_PATH]: a merge
-# request pipeline's variables (GitLab project 77, org/demo)
-gl_job() {
-  BENCHPROF_CONFIG="$TMP/gitlab.json"
-  GITLAB_CI=true CI_MERGE_REQUEST_IID=$2
-  CI_MERGE_REQUEST_SOURCE_BRANCH_NAME=$4
-  CI_MERGE_REQUEST_SOURCE_BRANCH_SHA=$3
-  CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main
-  CI_MERGE_REQUEST_DIFF_BASE_SHA=$BASE_SHA CI_COMMIT_SHA=$3
-  CI_COMMIT_REF_NAME=$4 CI_PROJECT_NAME=demo CI_PROJECT_ID=77
-  CI_MERGE_REQUEST_PROJECT_ID=77
-  CI_MERGE_REQUEST_SOURCE_PROJECT_ID=${5:-77}
-  CI_MERGE_REQUEST_SOURCE_PROJECT_PATH=${6:-org/demo}
-  CI_API_V4_URL=$GL_API CI_JOB_ID=$1
-  CI_BUILDS_DIR="$TMP/builds" CI_PROJECT_DIR="$TMP/builds/$1"
-  export BENCHPROF_CONFIG GITLAB_CI CI_MERGE_REQUEST_IID \
-    CI_MERGE_REQUEST_SOURCE_BRANCH_NAME CI_MERGE_REQUEST_SOURCE_BRANCH_SHA \
-    CI_MERGE_REQUEST_TARGET_BRANCH_NAME CI_MERGE_REQUEST_DIFF_BASE_SHA \
-    CI_COMMIT_SHA CI_COMMIT_REF_NAME CI_PROJECT_NAME CI_PROJECT_ID \
-    CI_MERGE_REQUEST_PROJECT_ID CI_MERGE_REQUEST_SOURCE_PROJECT_ID \
-    CI_MERGE_REQUEST_SOURCE_PROJECT_PATH CI_API_V4_URL CI_JOB_ID \
-    CI_BUILDS_DIR CI_PROJECT_DIR
-  mkdir -p "$CI_PROJECT_DIR"
-}
-
-# gl_run SCRIPT: the job's shell: pre_build_script, SCRIPT,
-# post_build_script
-gl_run() {
-  (cd "$CI_PROJECT_DIR" && PATH="$PATH:$TMP/tools" sh -e -c "
-. '$HOOKS/gitlab/pre_build_script.sh'
-$1
-sh '$HOOKS/gitlab/post_build_script.sh'")
-}
 NOTES=/api/v4/projects/77/merge_requests
 
 GITLAB_TOKEN=$GL_TOKEN_VALUE
@@ -278,10 +196,7 @@ export GITLAB_TOKEN
 # its own, main's pipeline for the base commit (a mirror's: the same
 # commit), never GitHub's run; main's latest stays GitHub's
 gl_job 100 "" $BASE_SHA main
-unset CI_MERGE_REQUEST_IID CI_MERGE_REQUEST_SOURCE_BRANCH_NAME \
-  CI_MERGE_REQUEST_SOURCE_BRANCH_SHA CI_MERGE_REQUEST_TARGET_BRANCH_NAME \
-  CI_MERGE_REQUEST_DIFF_BASE_SHA CI_MERGE_REQUEST_PROJECT_ID \
-  CI_MERGE_REQUEST_SOURCE_PROJECT_ID CI_MERGE_REQUEST_SOURCE_PROJECT_PATH
+gl_mr_unset
 gl_run 'mybench run' >"$TMP/gl0.out" 2>&1
 check "GitLab main: exit 0" [ $? -eq 0 ]
 check "GitLab main: main's latest left to GitHub's org/demo, said" grep -q \
@@ -294,7 +209,7 @@ gl_run 'mybench run' >"$TMP/gl1.out" 2>&1
 check "merge request 11: exit 0" [ $? -eq 0 ]
 check "merge request 11: its note posted" [ "$(posted \
   "$TMP/gl/requests.log" POST $NOTES/11/notes)" = 1 ]
-cp -R "$TMP/out/compare" "$TMP/compare-of-11"
+cp -R "$TMP/out/job=gitlab-101/compare" "$TMP/compare-of-11"
 
 gl_job 102 12 $SHA8 feature/eight
 gl_run 'echo no benchmark here' >"$TMP/gl2.out" 2>&1
@@ -305,7 +220,8 @@ check "merge request 12 without a benchmark: nor on 11 again" [ "$(posted \
   "$TMP/gl/requests.log" POST $NOTES/11/notes)" = 1 ]
 
 gl_job 103 12 $SHA8 feature/eight
-gl_run "cp -R '$TMP/compare-of-11' '$TMP/out/compare'" >"$TMP/gl3.out" 2>&1
+gl_run "cp -R '$TMP/compare-of-11' \"\$BENCHPROF_OUTPUT/compare\"" \
+  >"$TMP/gl3.out" 2>&1
 check "another job's comparison: no note on 12" [ "$(posted \
   "$TMP/gl/requests.log" POST $NOTES/12/notes)" = 0 ]
 check "another job's comparison: the log says why" grep -q \
@@ -318,7 +234,7 @@ check "fork merge request: exit 0" [ $? -eq 0 ]
 check "fork merge request: main's latest still names the base commit" \
   grep -q "$BASE_SHA" "$TMP/store/demo/main/latest/bench-box.json"
 check "fork merge request: compared with main as contributor:main" \
-  python3 - "$TMP/out/compare/compare.json" "$BASE_SHA" <<'PY'
+  python3 - "$TMP/out/job=gitlab-104/compare/compare.json" "$BASE_SHA" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
 assert c["base"]["hash"] == sys.argv[2], c["base"]

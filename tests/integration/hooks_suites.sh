@@ -2,14 +2,15 @@
 # A job with several wrapped benchmark steps, each with its own suite
 # (BENCHPROF_SUITE per step), through the real runner hooks against the
 # GitHub and GitLab stand-ins, the runner's absolute "output" kept between
-# jobs:
+# jobs (each job in its own OUTPUT/job=ID):
 #   - each suite's run writes into OUTPUT/suite=NAME (--output still
-#     names OUTPUT): no step overwrites another's run or comparison;
+#     names OUTPUT, the job's): no step overwrites another's run or
+#     comparison;
 #   - the completed hook posts one comment per suite, each with its
 #     suite's marker, and the commit statuses benchprof/a and benchprof/b;
 #     a post that fails does not stop the next one, nor fail the job;
 #   - a suite step and a step without a suite: two comments (benchprof/a
-#     and benchprof); job-started removed the last job's suite=b, which is
+#     and benchprof); the last job's suite=b, in its own directory, is
 #     never posted;
 #   - a suite's comparison written for another pull request (identity.json)
 #     is skipped, and the log says why, while the other suite's is posted;
@@ -32,13 +33,13 @@ python3 "$SERVERS/gitlab_standin.py" "$TMP/gl" "$GL_TOKEN_VALUE" \
 PIDS="$PIDS $!"
 GH_API="http://127.0.0.1:$(wait_port "$TMP/gh/port")"
 GL_API="http://127.0.0.1:$(wait_port "$TMP/gl/port")/api/v4"
-OUT=$TMP/out
+SHARED=$TMP/out
 
 # suites_config FILE PROJECT [MORE]: the runner's configuration, its
 # output directory absolute and shared by every job
 suites_config() {
   cat >"$1" <<JSON
-{"enabled": true, "output": "$OUT", "spool": "$TMP/spool",
+{"enabled": true, "output": "$SHARED", "spool": "$TMP/spool",
  "store": {"url": "file://$TMP/store"},
  "bencher": {"host": "$BENCHER_URL", "project": "$2",
              "testbed": "bench-box"},
@@ -63,58 +64,25 @@ SHA9=9999999999999999999999999999999999999999
 
 # ---------------------------------------------------------------- GitHub
 
-# gh_event FILE NUMBER HEAD_SHA: a pull_request payload into org/demo's
-# main (BASE_SHA)
-gh_event() {
-  cat >"$1" <<JSON
-{"pull_request": {"number": $2,
-  "head": {"ref": "feature/$2", "sha": "$3", "label": "org:feature/$2",
-           "repo": {"full_name": "org/demo", "owner": {"login": "org"}}},
-  "base": {"ref": "main", "sha": "$BASE_SHA",
-           "repo": {"full_name": "org/demo", "owner": {"login": "org"}}}}}
-JSON
-}
-
-# gh_job NAME [EVENT]: a GitHub Actions job's environment (a push to main
-# without EVENT)
-gh_job() {
-  BENCHPROF_CONFIG="$TMP/github.json"
-  GITHUB_ACTIONS=true GITHUB_REPOSITORY=org/demo GITHUB_API_URL=$GH_API
-  GITHUB_WORKSPACE="$TMP/ws-$1" RUNNER_TEMP="$TMP/temp-$1"
-  GITHUB_ENV="$TMP/env-$1" GITHUB_PATH="$TMP/path-$1"
+# gh_run_job NAME [EVENT]: gh_job's, run NAME of the workflow's job
+# "bench" (a step that replaces another step's run of the job is told so);
+# OUT: its own directory in the shared output
+gh_run_job() {
+  gh_job "$@"
   GITHUB_RUN_ID=$1 GITHUB_RUN_ATTEMPT=1 GITHUB_JOB=bench
-  if [ -n "${2:-}" ]; then
-    GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH=$2
-    GITHUB_SHA=$MERGE_SHA GITHUB_REF_NAME=merge
-  else
-    GITHUB_EVENT_NAME=push GITHUB_EVENT_PATH=
-    GITHUB_SHA=$BASE_SHA GITHUB_REF_NAME=main
-  fi
-  export BENCHPROF_CONFIG GITHUB_ACTIONS GITHUB_REPOSITORY GITHUB_API_URL \
-    GITHUB_WORKSPACE RUNNER_TEMP GITHUB_ENV GITHUB_PATH GITHUB_RUN_ID \
-    GITHUB_RUN_ATTEMPT GITHUB_JOB GITHUB_EVENT_NAME GITHUB_EVENT_PATH \
-    GITHUB_SHA GITHUB_REF_NAME
-  mkdir -p "$GITHUB_WORKSPACE" "$RUNNER_TEMP"
-  : >"$GITHUB_ENV"
-  : >"$GITHUB_PATH"
+  export GITHUB_RUN_ID GITHUB_RUN_ATTEMPT GITHUB_JOB
+  OUT=$SHARED/job=github-$1-1-bench
 }
 
-# gh_step SUITE: a later step running "mybench run" (the shim), with
-# $GITHUB_ENV and $GITHUB_PATH applied and BENCHPROF_SUITE=SUITE in its
-# environment (none when SUITE is empty)
-gh_step() {
+# suite_step SUITE: a later step running "mybench run" (the shim), with
+# BENCHPROF_SUITE=SUITE in its environment (none when SUITE is empty)
+suite_step() {
   (
-    while IFS= read -r line; do
-      case $line in *=*) export "${line?}" ;; esac
-    done <"$GITHUB_ENV"
-    while IFS= read -r dir; do PATH="$dir:$PATH"; done <"$GITHUB_PATH"
-    PATH="$PATH:$TMP/tools"
-    export PATH
     if [ -n "$1" ]; then
       BENCHPROF_SUITE=$1
       export BENCHPROF_SUITE
     fi
-    cd "$GITHUB_WORKSPACE" && mybench run
+    gh_step mybench run
   )
 }
 
@@ -151,12 +119,12 @@ marker() {
 
 # job 0: a push to main, a step without a suite, then suites a and b: the
 # base of each
-gh_job 100
+gh_run_job 100
 $SH "$HOOKS/github/job-started.sh" >"$TMP/gh0.out" 2>&1
-gh_step '' >"$TMP/gh0-none.out" 2>"$TMP/gh0-none.err"
+suite_step '' >"$TMP/gh0-none.out" 2>"$TMP/gh0-none.err"
 cp "$OUT/manifest.json" "$TMP/manifest-of-none.json"
-gh_step a >"$TMP/gh0-a.out" 2>"$TMP/gh0-a.err"
-gh_step b >"$TMP/gh0-b.out" 2>"$TMP/gh0-b.err"
+suite_step a >"$TMP/gh0-a.out" 2>"$TMP/gh0-a.err"
+suite_step b >"$TMP/gh0-b.out" 2>"$TMP/gh0-b.err"
 $SH "$HOOKS/github/job-completed.sh" >>"$TMP/gh0.out" 2>&1
 check "push job: each suite's run in its own directory, OUTPUT's untouched" \
   sh -c '[ -s "$1/suite=a/manifest.json" ] &&
@@ -169,7 +137,7 @@ check "push job: each suite's latest on main, and the run's without one" \
   sh "$TMP/store" "$BASE_SHA"
 check "push job: no step told it replaces another's run" sh -c \
   '! grep -q "another step" "$1"/gh0-*.err' sh "$TMP"
-check "push job: --output still names the output directory" sh -c \
+check "push job: --output names the job's own directory" sh -c \
   '[ "$(BENCHPROF_CONFIG=$2 benchprof-wrap --output)" = "$1" ]' \
   sh "$OUT" "$TMP/github.json"
 
@@ -177,10 +145,10 @@ check "push job: --output still names the output directory" sh -c \
 # first post fails (its comment file is not one benchprof wrote), the
 # second is still posted
 gh_event "$TMP/event7.json" 7 $SHA7
-gh_job 101 "$TMP/event7.json"
+gh_run_job 101 "$TMP/event7.json"
 $SH "$HOOKS/github/job-started.sh" >"$TMP/gh1.out" 2>&1
-gh_step a >"$TMP/gh1-a.out" 2>"$TMP/gh1-a.err"
-gh_step b >"$TMP/gh1-b.out" 2>"$TMP/gh1-b.err"
+suite_step a >"$TMP/gh1-a.out" 2>"$TMP/gh1-a.err"
+suite_step b >"$TMP/gh1-b.out" 2>"$TMP/gh1-b.err"
 check "pull request 7: each suite compared with its own base" python3 - \
   "$OUT" "$BASE_SHA" <<'PY'
 import json, os, sys
@@ -217,14 +185,16 @@ check "pull request 7: statuses benchprof/a and benchprof/b" sh -c \
 benchprof/b" ]' sh "$(contexts "$TMP/gh" $SHA7)"
 
 # job 2: pull request 8, a suite step and a step without a suite; the
-# last job's suite=b is removed by job-started and never posted
+# last job's suite=b is in the last job's directory, never posted
 gh_event "$TMP/event8.json" 8 $SHA8
-gh_job 102 "$TMP/event8.json"
+LAST=$OUT
+gh_run_job 102 "$TMP/event8.json"
 $SH "$HOOKS/github/job-started.sh" >"$TMP/gh2.out" 2>&1
-check "pull request 8: job-started removed the last job's suite directories" \
-  sh -c '[ ! -e "$1/suite=a" ] && [ ! -e "$1/suite=b" ]' sh "$OUT"
-gh_step a >"$TMP/gh2-a.out" 2>"$TMP/gh2-a.err"
-gh_step '' >"$TMP/gh2-none.out" 2>"$TMP/gh2-none.err"
+check "pull request 8: no suite directory in its own, the last job's left" \
+  sh -c '[ ! -e "$1/suite=a" ] && [ ! -e "$1/suite=b" ] &&
+    [ -d "$2/suite=b" ]' sh "$OUT" "$LAST"
+suite_step a >"$TMP/gh2-a.out" 2>"$TMP/gh2-a.err"
+suite_step '' >"$TMP/gh2-none.out" 2>"$TMP/gh2-none.err"
 check "pull request 8: the step without a suite kept suite a's comparison" \
   sh -c '[ -s "$1/suite=a/compare/comment.md" ] &&
     [ -s "$1/compare/comment.md" ]' sh "$OUT"
@@ -243,10 +213,10 @@ check "pull request 8: nothing more on 7" [ "$(comments "$TMP/gh" 7 |
 # pull request 7's (another runner on the same directory): skipped, said
 # why, and suite a's posted
 gh_event "$TMP/event9.json" 9 $SHA9
-gh_job 103 "$TMP/event9.json"
+gh_run_job 103 "$TMP/event9.json"
 $SH "$HOOKS/github/job-started.sh" >"$TMP/gh3.out" 2>&1
-gh_step a >"$TMP/gh3-a.out" 2>"$TMP/gh3-a.err"
-gh_step b >"$TMP/gh3-b.out" 2>"$TMP/gh3-b.err"
+suite_step a >"$TMP/gh3-a.out" 2>"$TMP/gh3-a.err"
+suite_step b >"$TMP/gh3-b.out" 2>"$TMP/gh3-b.err"
 rm -rf "$OUT/suite=b/compare"
 cp -R "$TMP/compare-of-7-b" "$OUT/suite=b/compare"
 $SH "$HOOKS/github/job-completed.sh" >>"$TMP/gh3.out" 2>&1
@@ -261,7 +231,7 @@ check "pull request 9: nothing more on 7" [ "$(comments "$TMP/gh" 7 |
 
 # job 4: pull request 9 again, no benchmark step: nothing posted, and the
 # log says why (no suite directory: the output directory's own)
-gh_job 104 "$TMP/event9.json"
+gh_run_job 104 "$TMP/event9.json"
 $SH "$HOOKS/github/job-started.sh" >"$TMP/gh4.out" 2>&1
 $SH "$HOOKS/github/job-completed.sh" >>"$TMP/gh4.out" 2>&1
 check "no benchmark: exit 0" [ $? -eq 0 ]
@@ -278,45 +248,20 @@ unset GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_EVENT_NAME GITHUB_SHA \
   GITHUB_JOB
 GITLAB_TOKEN=$GL_TOKEN_VALUE
 export GITLAB_TOKEN
-BENCHPROF_CONFIG="$TMP/gitlab.json" GITLAB_CI=true CI_MERGE_REQUEST_IID=11
-CI_MERGE_REQUEST_SOURCE_BRANCH_NAME=feature/eleven
-CI_MERGE_REQUEST_SOURCE_BRANCH_SHA=$SHA7 CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main
-CI_MERGE_REQUEST_DIFF_BASE_SHA=$BASE_SHA CI_COMMIT_SHA=$SHA7
-CI_COMMIT_REF_NAME=feature/eleven CI_PROJECT_NAME=demo CI_PROJECT_ID=77
-CI_MERGE_REQUEST_PROJECT_ID=77 CI_MERGE_REQUEST_SOURCE_PROJECT_ID=77
-CI_MERGE_REQUEST_SOURCE_PROJECT_PATH=org/demo CI_API_V4_URL=$GL_API
-CI_JOB_ID=201 CI_BUILDS_DIR="$TMP/builds" CI_PROJECT_DIR="$TMP/builds/201"
-export BENCHPROF_CONFIG GITLAB_CI CI_MERGE_REQUEST_IID \
-  CI_MERGE_REQUEST_SOURCE_BRANCH_NAME CI_MERGE_REQUEST_SOURCE_BRANCH_SHA \
-  CI_MERGE_REQUEST_TARGET_BRANCH_NAME CI_MERGE_REQUEST_DIFF_BASE_SHA \
-  CI_COMMIT_SHA CI_COMMIT_REF_NAME CI_PROJECT_NAME CI_PROJECT_ID \
-  CI_MERGE_REQUEST_PROJECT_ID CI_MERGE_REQUEST_SOURCE_PROJECT_ID \
-  CI_MERGE_REQUEST_SOURCE_PROJECT_PATH CI_API_V4_URL CI_JOB_ID \
-  CI_BUILDS_DIR CI_PROJECT_DIR
-# gl_run: the job's shell: pre_build_script, two suite steps,
-# post_build_script
-gl_run() {
-  mkdir -p "$CI_PROJECT_DIR"
-  (cd "$CI_PROJECT_DIR" && PATH="$PATH:$TMP/tools" sh -e -c "
-. '$HOOKS/gitlab/pre_build_script.sh'
-BENCHPROF_SUITE=a mybench run
-BENCHPROF_SUITE=b mybench run
-sh '$HOOKS/gitlab/post_build_script.sh'")
-}
+gl_job 201 11 $SHA7 feature/eleven
+# gl_suites: the job's script: two suite steps
+gl_suites='BENCHPROF_SUITE=a mybench run
+BENCHPROF_SUITE=b mybench run'
 # main's pipeline for the base commit first: each suite's base
-(unset CI_MERGE_REQUEST_IID CI_MERGE_REQUEST_SOURCE_BRANCH_NAME \
-   CI_MERGE_REQUEST_SOURCE_BRANCH_SHA CI_MERGE_REQUEST_TARGET_BRANCH_NAME \
-   CI_MERGE_REQUEST_DIFF_BASE_SHA CI_MERGE_REQUEST_PROJECT_ID \
-   CI_MERGE_REQUEST_SOURCE_PROJECT_ID CI_MERGE_REQUEST_SOURCE_PROJECT_PATH
- CI_COMMIT_SHA=$BASE_SHA CI_COMMIT_REF_NAME=main CI_JOB_ID=200
- CI_PROJECT_DIR="$TMP/builds/200"
- gl_run) >"$TMP/gl0.out" 2>&1
+(gl_job 200 "" $BASE_SHA main
+ gl_mr_unset
+ gl_run "$gl_suites") >"$TMP/gl0.out" 2>&1
 check "GitLab main: exit 0" [ $? -eq 0 ]
 check "GitLab main: each suite's latest" sh -c \
   'grep -q "$2" "$1/demo-gl/main/latest/bench-box~~a.json" &&
    grep -q "$2" "$1/demo-gl/main/latest/bench-box~~b.json"' \
   sh "$TMP/store" "$BASE_SHA"
-gl_run >"$TMP/gl1.out" 2>&1
+gl_run "$gl_suites" >"$TMP/gl1.out" 2>&1
 check "merge request 11: exit 0" [ $? -eq 0 ]
 check "merge request 11: two notes, one per suite" python3 - "$TMP/gl" <<'PY'
 import json, os, sys
@@ -334,6 +279,6 @@ check "merge request 11: statuses benchprof/a and benchprof/b" [ \
 benchprof/b" ]
 
 check "no token in any output" sh -c "! grep -rqF -e '$GH_TOKEN_VALUE' \
-  -e '$GL_TOKEN_VALUE' '$TMP'/*.out '$TMP'/*.err '$OUT' '$TMP/store' \
+  -e '$GL_TOKEN_VALUE' '$TMP'/*.out '$TMP'/*.err '$SHARED' '$TMP/store' \
   '$TMP/spool'"
 finish

@@ -514,6 +514,42 @@ static void test_job(void)
   bpi_ident_cleanup(&id);
 }
 
+/* bpi_ci_job_dir: one directory name per job, from the variables alone;
+ * a matrix's jobs on two runners differ by the runner's name. */
+static void test_job_dir(void)
+{
+  static char *github[] = {"GITHUB_ACTIONS=true", "GITHUB_RUN_ID=4242",
+                           "GITHUB_RUN_ATTEMPT=2", "GITHUB_JOB=bench", NULL};
+  static char *runner[] = {"GITHUB_ACTIONS=true", "GITHUB_RUN_ID=4242",
+                           "GITHUB_JOB=bench", "RUNNER_NAME=box 2/../x",
+                           NULL};
+  static char *gitlab[] = {"GITLAB_CI=true", "CI_JOB_ID=9001",
+                           "RUNNER_NAME=ignored", NULL};
+  static char *no_job[] = {"GITHUB_ACTIONS=true", "GITHUB_RUN_ID=4242",
+                           NULL};
+  static char *bencher[] = {"BENCHER_PROJECT=widget", NULL};
+  static char *none[] = {"HOME=/", NULL};
+  const struct {
+    char **env;
+    const char *want;
+  } cases[] = {
+    {github, "job=github-4242-2-bench"},
+    {runner, "job=github-4242-1-bench-box_2-..-x"},
+    {gitlab, "job=gitlab-9001"}, {no_job, NULL}, {bencher, NULL},
+    {none, NULL},
+  };
+  for(size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    bool nomem = true;
+    char *d = bpi_ci_job_dir(cases[i].env, &nomem);
+    CHECK(!nomem);
+    if(cases[i].want)
+      CHECK_EQ_STR(d, cases[i].want);
+    else
+      CHECK(d == NULL);
+    free(d);
+  }
+}
+
 /* The repository as publications record it: provider, host, repo (or
  * GitHub's repository id). */
 static char *repository(const char *provider, const char *repo,
@@ -702,6 +738,7 @@ int main(void)
   test_bencher_start_point();
   test_nothing();
   test_job();
+  test_job_dir();
   test_repository();
   test_repository_other();
   test_github_repository_id();
