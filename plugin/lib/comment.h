@@ -56,6 +56,12 @@ struct bp_comment_opts {
   const char *base_hint;     /* no base: what the base branch has instead
                                 (bpi_compare_suite_hint), the advice in
                                 place of running the base branch; NULL */
+  bool base_latest;          /* the base is the base branch's latest run,
+                                the base commit having none: the title
+                                calls the verdict provisional and a note
+                                beside "Comparing" says so */
+  const char *base_wanted;   /* with base_latest: the base commit looked
+                                for; NULL unknown */
 };
 
 /* Append the comment for c to out.  BPE_NOMEM only. */
