@@ -41,8 +41,9 @@
 #   compare_comment.sh  the title counts unconfirmed changes as such; a
 #                       change within the noise keeps its row; the note
 #                       says why: one value a side, or --repeat 3
-#   comment_wording.sh  the advice names the side with one value when the
-#                       other repeated; the verdict line names unconfirmed
+#   comment_wording.sh  the advice names the side short of values (one,
+#                       or --repeat 3) when the other repeated (5); the
+#                       verdict line names unconfirmed
 #                       changes of both kinds; a counter on one side is
 #                       "not measured"; "Shrank most"; the diff.svg path
 #                       when no link reaches it

@@ -307,36 +307,74 @@ static size_t add_measure_names(struct bp_buf *b, const struct bp_cmp *c,
   return n;
 }
 
-/* Whether a side of m has one value: no repetitions, no bounds. */
-static bool one_value(const struct bp_cmp_values *v)
+#define NOTE_REPEAT 5   /* the repetitions a side the notes ask for */
+
+/* Whether side v of a measure unconfirmed for want of spread is short
+ * of it: one value (no repetitions, no bounds) when single, else fewer
+ * repetitions than the notes ask for. */
+static bool side_short(const struct bp_cmp_values *v, bool single)
 {
-  return v->nreps < 2 && !v->has_bounds;
+  return single ? v->nreps < 2 && !v->has_bounds : v->nreps < NOTE_REPEAT;
 }
 
-/* Which side the changes unconfirmed for a single run lack spread on:
- * when only the base's (or only the head's) values are one, the advice
- * names that side, the other having repeated already. */
-enum lone_side { LONE_EITHER, LONE_BASE, LONE_HEAD };
+/* Which side the changes unconfirmed for want of spread (single or not)
+ * are short of it on: when only the base (or only the head) is, the
+ * advice names that side, the other having repeated already. */
+enum short_side { SHORT_EITHER, SHORT_BASE, SHORT_HEAD };
 
-static enum lone_side lone_side(const struct bp_cmp *c)
+static enum short_side short_side(const struct bp_cmp *c, bool single)
 {
   bool base = false, head = false;
   for(size_t i = 0; i < c->nbenches; i++) {
     const struct bp_cmp_bench *cb = &c->benches[i];
     for(size_t j = 0; cb->presence == BP_CMP_BOTH && j < cb->nmeasures; j++)
-      if(short_of_spread(&cb->measures[j], true)) {
-        base = base || one_value(&cb->measures[j].vbase);
-        head = head || one_value(&cb->measures[j].vhead);
+      if(short_of_spread(&cb->measures[j], single)) {
+        base = base || side_short(&cb->measures[j].vbase, single);
+        head = head || side_short(&cb->measures[j].vhead, single);
       }
   }
-  return base == head ? LONE_EITHER : base ? LONE_BASE : LONE_HEAD;
+  return base == head ? SHORT_EITHER : base ? SHORT_BASE : SHORT_HEAD;
+}
+
+/* Where the values are short and who is to repeat, by the side short:
+ * " on a side: " ... "run with `--repeat 5`" when both (or neither) are,
+ * else that side's words. */
+static void add_short_where(struct bp_buf *b, enum short_side side,
+                            bool single)
+{
+  if(side == SHORT_EITHER)
+    bpi_buf_adds(b, " on a side");
+  else {
+    bpi_buf_adds(b, side == SHORT_BASE ? " on the base (this PR's run has "
+                 : " in this PR (the base's run has ");
+    if(single)
+      bpi_buf_adds(b, "spread)");
+    else
+      bpi_buf_printf(b, "%d or more)", NOTE_REPEAT);
+  }
+}
+
+static void add_short_advice(struct bp_buf *b, enum short_side side,
+                             bool single)
+{
+  const char *who = side == SHORT_BASE ? "the base branch " :
+                    side == SHORT_HEAD ? "this PR " : "";
+  bpi_buf_printf(b, "run %swith `--repeat %d`", who, NOTE_REPEAT);
+  if(single)
+    bpi_buf_adds(b, side == SHORT_BASE ? " too (or report bounds there)" :
+                 side == SHORT_HEAD ? " too (or report bounds here)" :
+                 " (or report bounds)");
+  else
+    bpi_buf_adds(b, side == SHORT_EITHER ? " or more on both sides" :
+                 " or more");
 }
 
 /* Why changes are unconfirmed, one note per reason present (the two need
  * different remedies to be told apart from noise; docs/verdicts.md).
  * Each names its measures: a title that counts a change confirmed (one
  * measure's, from its bounds) never reads as contradicted by a note
- * about another measure's single run. */
+ * about another measure's single run.  A side that has the spread is
+ * never told to repeat. */
 static void add_unconfirmed_notes(struct render *r)
 {
   for(int single = 1; single >= 0; single--) {
@@ -348,26 +386,23 @@ static void add_unconfirmed_notes(struct render *r)
       continue;
     }
     bool one = n == 1;
-    enum lone_side lone = single ? lone_side(r->c) : LONE_EITHER;
-    bpi_buf_printf(r->b, " ha%s %s %s: %s unconfirmed (%s), beyond "
-                   "the threshold but ", one ? "s" : "ve", single ?
-                   "one value" : "fewer than 5 repetitions",
-                   lone == LONE_BASE ? "on the base (this PR's run has "
-                   "spread)" : lone == LONE_HEAD ? "in this PR (the base's "
-                   "run has spread)" : "on a side", one ?
-                   "its change is" : "their changes are", single ?
+    enum short_side side = short_side(r->c, single);
+    bpi_buf_printf(r->b, " ha%s ", one ? "s" : "ve");
+    if(single)
+      bpi_buf_adds(r->b, "one value");
+    else
+      bpi_buf_printf(r->b, "fewer than %d repetitions", NOTE_REPEAT);
+    add_short_where(r->b, side, single);
+    bpi_buf_printf(r->b, ": %s unconfirmed (%s), beyond the threshold but ",
+                   one ? "its change is" : "their changes are", single ?
                    "single run" : "too few repetitions");
     if(single)
-      bpi_buf_printf(r->b, "with no spread to test %s against; run %s",
-                     one ? "it" : "them", lone == LONE_BASE ? "the base "
-                     "branch with `--repeat 5` too (or report bounds there)"
-                     : lone == LONE_HEAD ? "this PR with `--repeat 5` too "
-                     "(or report bounds here)" : "with `--repeat 5` (or "
-                     "report bounds)");
+      bpi_buf_printf(r->b, "with no spread to test %s against; ",
+                     one ? "it" : "them");
     else
       bpi_buf_adds(r->b, "with so few no change can be confirmed at 99% "
-                   "confidence, however large; run with `--repeat 5` or "
-                   "more on both sides");
+                   "confidence, however large; ");
+    add_short_advice(r->b, side, single);
     bpi_buf_printf(r->b, " to confirm or dismiss %s._\n\n",
                    one ? "it" : "them");
   }

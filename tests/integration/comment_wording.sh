@@ -1,8 +1,9 @@
 #!/bin/sh
 # The comment's words, on real runs of `benchprof run` and `compare`:
-# - `--repeat 5` on one side, one value on the other: the note on the
-#   unconfirmed change names the side with one value (the base, or this
-#   PR) and tells only that side to repeat;
+# - `--repeat 5` on one side, one value (or `--repeat 3`, too few for the
+#   test) on the other: the note on the unconfirmed change names the side
+#   short of values (the base, or this PR) and tells only that side to
+#   repeat;
 # - an unconfirmed regression and an unconfirmed improvement: the verdict
 #   line names the largest of each;
 # - a counter one side did not count: "not measured on head" (or on
@@ -18,15 +19,15 @@ need python3 "apt-get install python3"
 need_workload cmpwork_base cmpwork_head
 outside_ci
 
-# --repeat 5: each repetition prints VALUE + its number (1 to 5)
+# --repeat N: each repetition prints VALUE + its number (1 to N)
 cat >"$TMP/rep.sh" <<'SH'
 n=$(cat "$1" 2>/dev/null || echo 0)
 n=$((n + 1))
 echo $n >"$1"
 echo "{\"parse\": {\"latency\": {\"value\": $(($2 + n))}}}"
 SH
-rep_run() {  # DIR VALUE
-  "$BENCHPROF" run -q --no-publish --repeat 5 -o "$1" --adapter json \
+rep_run() {  # DIR VALUE [REPEAT]
+  "$BENCHPROF" run -q --no-publish --repeat "${3:-5}" -o "$1" --adapter json \
     --no-counters -- sh "$TMP/rep.sh" "$1.count" "$2" >"$1.out" 2>"$1.err"
 }
 # a harness that prints its own BMF (one value a side)
@@ -67,6 +68,37 @@ assert "\n_latency has one value on the base (this PR's run has spread): " \
     "no spread to test it against; run the base branch with `--repeat 5` " \
     "too (or report bounds there) to confirm or dismiss it._\n" in md, md
 assert "on a side" not in md and "run this PR" not in md, md
+PY
+
+# --repeat 3 against --repeat 5: too few on one side only
+rep_run "$TMP/rep3" 200 3
+rep_run "$TMP/rep3-b" 100 3
+cmp head-three "$TMP/rep" "$TMP/rep3"
+cmp base-three "$TMP/rep3" "$TMP/rep"
+cmp both-three "$TMP/rep3-b" "$TMP/rep3"
+pycheck "--repeat 5 and --repeat 3: the note tells the side with 3 to repeat" \
+  "$TMP" <<'PY'
+import os, sys
+def md(name):
+    return open(os.path.join(sys.argv[1], "cmp-" + name, "comment.md")).read()
+tail = ": its change is unconfirmed (too few repetitions), beyond the " \
+    "threshold but with so few no change can be confirmed at 99% " \
+    "confidence, however large; "
+head = md("head-three")
+assert "\n_latency has fewer than 5 repetitions in this PR (the base's run " \
+    "has 5 or more)" + tail + "run this PR with `--repeat 5` or more to " \
+    "confirm or dismiss it._\n" in head, head
+base = md("base-three")
+assert "\n_latency has fewer than 5 repetitions on the base (this PR's run " \
+    "has 5 or more)" + tail + "run the base branch with `--repeat 5` or " \
+    "more to confirm or dismiss it._\n" in base, base
+for m in (head, base):
+    assert "on a side" not in m and "both sides" not in m, m
+# 3 a side: both are told
+both = md("both-three")
+assert "\n_latency has fewer than 5 repetitions on a side" + tail + \
+    "run with `--repeat 5` or more on both sides to confirm or dismiss " \
+    "it._\n" in both, both
 PY
 
 bmf_run "$TMP/two-a" \
