@@ -479,8 +479,12 @@ static void add_latest_note(struct render *r)
   if(!r->o->base_latest)
     return;
   bpi_buf_adds(r->b, "_The base commit ");
-  if(r->o->base_wanted && *r->o->base_wanted) {
-    add_short_hash(r->b, r->o->base_wanted);
+  const char *w = r->o->base_wanted;
+  if(w && *w) {
+    if(w[strspn(w, "0123456789abcdefABCDEF")])
+      bpi_comment_md_code(r->b, w);   /* not a hash: as given, escaped */
+    else
+      add_short_hash(r->b, w);
     bpi_buf_adds(r->b, " has no run in the store");
   }
   else

@@ -17,6 +17,9 @@
  * details and rows of those beyond it) and a note says what went.
  * Names are untrusted: Markdown and HTML in them are escaped, long ones
  * shortened.
+ * When the base is the base branch's latest run for want of the base
+ * commit's (base_latest), a note under "Comparing" says so and the title
+ * calls the verdict provisional.
  *
  * Posting is split into pure steps (URLs, request bodies, finding our
  * comment in a list answer) and one driver, bpi_comment_post, that sends

@@ -254,7 +254,7 @@ check "a base commit without a run: main's latest instead" \
   "$TMP/late.err"
 check "which is the base run" grep -q "Comparing .* with \`main\` (\`1111111\`)" \
   "$TMP/late/compare/comment.md"
-pycheck "the comment says so at its top, naming the latest run's commit, and calls the verdict provisional" <<'PY'
+pycheck "the comment says so at its top (the latest run's commit), the verdict provisional" <<'PY'
 import os
 md = open(os.path.join(os.environ["TMP"], "late", "compare",
                        "comment.md")).read()

@@ -2198,6 +2198,14 @@ static void test_base_latest_and_diff_path(void)
   CHECK(strstr(b.data, "\nThe differential flame graph is "
                "`bench0/diff.svg` beside this comment "
                "(`compare/bench0/diff.svg` in a run's folder).\n"));
+  /* not a hash: as given, in a code span */
+  o.base_wanted = "v1.2";
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\n_The base commit `v1.2` has no run in the store: "
+               "compared with the latest run of `main` (`1111111`) "
+               "instead._\n"));
   /* the base commit unknown */
   o.base_wanted = NULL;
   bpi_buf_reset(&b);
