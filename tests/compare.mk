@@ -42,6 +42,12 @@
 #   compare_comment.sh  the title counts unconfirmed changes as such; a
 #                       change within the noise keeps its row; the note
 #                       says why: one value a side, or --repeat 3
+#   comment_wording.sh  the advice names the side short of values (one,
+#                       or --repeat 3) when the other repeated (5); the
+#                       verdict line names unconfirmed
+#                       changes of both kinds; a counter on one side is
+#                       "not measured"; "Shrank most"; the diff.svg path
+#                       when no link reaches it
 #   compare_missing.sh  a side without a benchmark's profile (files gone,
 #                       none recorded, an object the store lost): the
 #                       measures compared, the comment says so, no diff;
@@ -67,10 +73,10 @@ TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_parallel.sh tests/integration/compare_comment.sh \
   tests/integration/compare_funcs_noise.sh \
   tests/integration/compare_missing.sh \
-  tests/integration/compare_hashname.sh
+  tests/integration/compare_hashname.sh tests/integration/comment_wording.sh
 EXTRA_DIST += tests/integration/compare_config.sh \
   tests/integration/compare_missing.sh \
-  tests/integration/compare_hashname.sh \
+  tests/integration/compare_hashname.sh tests/integration/comment_wording.sh \
   tests/integration/compare_funcs_noise.sh \
   tests/integration/compare_many.sh tests/integration/compare_parallel.sh \
   tests/integration/compare_comment.sh \

@@ -307,11 +307,74 @@ static size_t add_measure_names(struct bp_buf *b, const struct bp_cmp *c,
   return n;
 }
 
+#define NOTE_REPEAT 5   /* the repetitions a side the notes ask for */
+
+/* Whether side v of a measure unconfirmed for want of spread is short
+ * of it: one value (no repetitions, no bounds) when single, else fewer
+ * repetitions than the notes ask for. */
+static bool side_short(const struct bp_cmp_values *v, bool single)
+{
+  return single ? v->nreps < 2 && !v->has_bounds : v->nreps < NOTE_REPEAT;
+}
+
+/* Which side the changes unconfirmed for want of spread (single or not)
+ * are short of it on: when only the base (or only the head) is, the
+ * advice names that side, the other having repeated already. */
+enum short_side { SHORT_EITHER, SHORT_BASE, SHORT_HEAD };
+
+static enum short_side short_side(const struct bp_cmp *c, bool single)
+{
+  bool base = false, head = false;
+  for(size_t i = 0; i < c->nbenches; i++) {
+    const struct bp_cmp_bench *cb = &c->benches[i];
+    for(size_t j = 0; cb->presence == BP_CMP_BOTH && j < cb->nmeasures; j++)
+      if(short_of_spread(&cb->measures[j], single)) {
+        base = base || side_short(&cb->measures[j].vbase, single);
+        head = head || side_short(&cb->measures[j].vhead, single);
+      }
+  }
+  return base == head ? SHORT_EITHER : base ? SHORT_BASE : SHORT_HEAD;
+}
+
+/* Where the values are short and who is to repeat, by the side short:
+ * " on a side: " ... "run with `--repeat 5`" when both (or neither) are,
+ * else that side's words. */
+static void add_short_where(struct bp_buf *b, enum short_side side,
+                            bool single)
+{
+  if(side == SHORT_EITHER)
+    bpi_buf_adds(b, " on a side");
+  else {
+    bpi_buf_adds(b, side == SHORT_BASE ? " on the base (this PR's run has "
+                 : " in this PR (the base's run has ");
+    if(single)
+      bpi_buf_adds(b, "spread)");
+    else
+      bpi_buf_printf(b, "%d or more)", NOTE_REPEAT);
+  }
+}
+
+static void add_short_advice(struct bp_buf *b, enum short_side side,
+                             bool single)
+{
+  const char *who = side == SHORT_BASE ? "the base branch " :
+                    side == SHORT_HEAD ? "this PR " : "";
+  bpi_buf_printf(b, "run %swith `--repeat %d`", who, NOTE_REPEAT);
+  if(single)
+    bpi_buf_adds(b, side == SHORT_BASE ? " too (or report bounds there)" :
+                 side == SHORT_HEAD ? " too (or report bounds here)" :
+                 " (or report bounds)");
+  else
+    bpi_buf_adds(b, side == SHORT_EITHER ? " or more on both sides" :
+                 " or more");
+}
+
 /* Why changes are unconfirmed, one note per reason present (the two need
  * different remedies to be told apart from noise; docs/verdicts.md).
  * Each names its measures: a title that counts a change confirmed (one
  * measure's, from its bounds) never reads as contradicted by a note
- * about another measure's single run. */
+ * about another measure's single run.  A side that has the spread is
+ * never told to repeat. */
 static void add_unconfirmed_notes(struct render *r)
 {
   for(int single = 1; single >= 0; single--) {
@@ -323,25 +386,31 @@ static void add_unconfirmed_notes(struct render *r)
       continue;
     }
     bool one = n == 1;
-    bpi_buf_printf(r->b, " ha%s %s on a side: %s unconfirmed (%s), beyond "
-                   "the threshold but ", one ? "s" : "ve", single ?
-                   "one value" : "fewer than 5 repetitions", one ?
-                   "its change is" : "their changes are", single ?
+    enum short_side side = short_side(r->c, single);
+    bpi_buf_printf(r->b, " ha%s ", one ? "s" : "ve");
+    if(single)
+      bpi_buf_adds(r->b, "one value");
+    else
+      bpi_buf_printf(r->b, "fewer than %d repetitions", NOTE_REPEAT);
+    add_short_where(r->b, side, single);
+    bpi_buf_printf(r->b, ": %s unconfirmed (%s), beyond the threshold but ",
+                   one ? "its change is" : "their changes are", single ?
                    "single run" : "too few repetitions");
     if(single)
-      bpi_buf_printf(r->b, "with no spread to test %s against; run with "
-                     "`--repeat 5` (or report bounds)", one ? "it" : "them");
+      bpi_buf_printf(r->b, "with no spread to test %s against; ",
+                     one ? "it" : "them");
     else
       bpi_buf_adds(r->b, "with so few no change can be confirmed at 99% "
-                   "confidence, however large; run with `--repeat 5` or "
-                   "more on both sides");
+                   "confidence, however large; ");
+    add_short_advice(r->b, side, single);
     bpi_buf_printf(r->b, " to confirm or dismiss %s._\n\n",
                    one ? "it" : "them");
   }
 }
 
 /* The line a maintainer acts on: confirmed regressions, unconfirmed ones,
- * and the worst (the largest improvement when nothing regressed). */
+ * and the worst (the largest improvement when nothing regressed); with
+ * no confirmed regression, the largest unconfirmed change of each kind. */
 static void add_verdict_line(struct render *r)
 {
   const struct bp_cmp *c = r->c;
@@ -350,6 +419,8 @@ static void add_verdict_line(struct render *r)
   const struct bp_cmp_bench *unconf = first_with(c, BP_CMP_REGRESSION,
                                                  false);
   const struct bp_cmp_bench *best = first_with(c, BP_CMP_IMPROVEMENT, true);
+  const struct bp_cmp_bench *unconf_impr = first_with(c, BP_CMP_IMPROVEMENT,
+                                                      false);
   bpi_buf_printf(b, "**%zu regression%s confirmed, %zu unconfirmed**",
                  c->nregressions, c->nregressions == 1 ? "" : "s",
                  c->nunconfirmed);
@@ -364,8 +435,12 @@ static void add_verdict_line(struct render *r)
     bpi_buf_adds(b, " (improvement)");
   }
   if(!worst && unconf) {
-    bpi_buf_adds(b, "; largest unconfirmed: ");
+    bpi_buf_adds(b, "; largest unconfirmed regression: ");
     add_key_change(b, unconf);
+  }
+  if(!worst && unconf_impr) {
+    bpi_buf_adds(b, "; largest unconfirmed improvement: ");
+    add_key_change(b, unconf_impr);
   }
   bpi_buf_adds(b, "\n\n");
   add_unconfirmed_notes(r);
@@ -390,7 +465,35 @@ static void add_title(struct render *r)
   add_suite(r->b, r->o->suite);
   bpi_buf_printf(r->b, ": %s", r->c->nregressions ? FLAG_RED " " : "");
   bpi_compare_counts_text(r->c, r->b);
+  if(r->o->base_latest)
+    bpi_buf_adds(r->b, " (provisional: base commit not profiled)");
   bpi_buf_adds(r->b, "\n\n");
+}
+
+/* Beside "Comparing": the base is the base branch's latest run, not the
+ * base commit's (it has none), so every change may be another commit's
+ * doing; the title says the verdict is provisional. */
+static void add_latest_note(struct render *r)
+{
+  const struct bp_cmp *c = r->c;
+  if(!r->o->base_latest)
+    return;
+  bpi_buf_adds(r->b, "_The base commit ");
+  const char *w = r->o->base_wanted;
+  if(w && *w) {
+    if(w[strspn(w, "0123456789abcdefABCDEF")])
+      bpi_comment_md_code(r->b, w);   /* not a hash: as given, escaped */
+    else
+      add_short_hash(r->b, w);
+    bpi_buf_adds(r->b, " has no run in the store");
+  }
+  else
+    bpi_buf_adds(r->b, "is unknown");
+  bpi_buf_adds(r->b, ": compared with the latest run of ");
+  bpi_comment_md_code(r->b, c->base.branch ? c->base.branch : "base");
+  bpi_buf_adds(r->b, " (");
+  add_short_hash(r->b, c->base.hash);
+  bpi_buf_adds(r->b, ") instead._\n\n");
 }
 
 /* The base run is of another command than the head's (their manifests
@@ -461,6 +564,7 @@ static void add_summary(struct render *r)
   }
   bpi_buf_printf(b, "; changes beyond %.4g%% are flagged.\n\n",
                  c->threshold_pct);
+  add_latest_note(r);
   add_other_command(r);
   add_hash_names(r);
 }
@@ -494,7 +598,10 @@ static void add_measures(struct render *r, const struct bp_cmp_bench *cb)
       add_verdict(b, m, r->c->threshold_pct);
     }
     else
-      bpi_buf_adds(b, m->in_head ? "new measure" : "gone");
+      /* a counter one side could not read, or a measure one harness
+       * did not report: nothing to compare, and nothing "gone" */
+      bpi_buf_adds(b, m->in_head ? "not measured on base" :
+                   "not measured on head");
     bpi_buf_adds(b, " |\n");
   }
 }
@@ -725,8 +832,9 @@ static void add_funcs(struct render *r, const struct bp_cmp_bench *cb,
       add_top_func(b, FLAG_RED " Grew most", cb, grew);
     if(grew && shrank)
       bpi_buf_adds(b, "; ");
-    if(shrank)
-      add_top_func(b, FLAG_GREEN " shrank most", cb, shrank);
+    if(shrank)   /* a capital where it starts the line */
+      add_top_func(b, grew ? FLAG_GREEN " shrank most" :
+                   FLAG_GREEN " Shrank most", cb, shrank);
     bpi_buf_adds(b, "\n");
   }
   else if(beyond(cb))
@@ -810,10 +918,35 @@ static bool add_lone_view(struct bp_buf *b, const struct bp_cmp_bench *cb,
   return added;
 }
 
+/* Where cb's differential flame graph is when no link can reach it (the
+ * profiles are local files): its path beside this comment, which a run
+ * writes in its compare/ folder. */
+static void add_diff_path(struct bp_buf *b, const struct bp_cmp_bench *cb)
+{
+  static const char run_dir[] = "compare/";
+  struct bp_buf path;
+  bpi_buf_init(&path);
+  bpi_buf_adds(&path, run_dir);
+  if(strcmp(cb->dir, ".")) {
+    bpi_buf_adds(&path, cb->dir);
+    bpi_buf_addc(&path, '/');
+  }
+  bpi_buf_adds(&path, BP_FILE_DIFF_SVG);
+  bpi_buf_addc(&path, '\0');
+  if(!bpi_buf_failed(&path)) {
+    bpi_buf_adds(b, "\nThe differential flame graph is ");
+    bpi_comment_md_code(b, path.data + sizeof(run_dir) - 1);
+    bpi_buf_adds(b, " beside this comment (");
+    bpi_comment_md_code(b, path.data);
+    bpi_buf_adds(b, " in a run's folder).\n");
+  }
+  bpi_buf_cleanup(&path);
+}
+
 static void add_links(struct render *r, const struct bp_cmp_bench *cb)
 {
   struct bp_buf *b = r->b, view_a, view_b, cmp, diff;
-  bool first = true;
+  bool first = true, diff_linked = false;
   size_t mark = b->len;
   bpi_buf_init(&view_a);
   bpi_buf_init(&view_b);
@@ -865,7 +998,8 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
   if(diff.len) {
     bpi_buf_addc(&diff, '\0');
     if(!bpi_buf_failed(&diff))
-      first = !add_link(b, first, LABEL_DIFF, diff.data) && first;
+      diff_linked = add_link(b, first, LABEL_DIFF, diff.data);
+    first = !diff_linked && first;
   }
   first = !add_plot(r, cb, first) && first;
   if(bpi_compare_profile_missing(cb))
@@ -879,6 +1013,8 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
                  "--base-url and --head-url._\n");
   else
     bpi_buf_adds(b, "\n");
+  if(!diff_linked && bpi_compare_has_diff(cb))
+    add_diff_path(b, cb);
   bpi_buf_cleanup(&diff);
   bpi_buf_cleanup(&cmp);
   bpi_buf_cleanup(&view_b);
@@ -1068,7 +1204,9 @@ struct left {
   size_t func_rows, func_benches;   /* function rows, of benchmarks */
   size_t details;                   /* details of benchmarks in the table */
   size_t rows, rows_beyond;         /* table rows (details too); of them
-                                       changes beyond the threshold */
+                                       changes beyond the threshold,
+                                       confirmed or not */
+  size_t rows_confirmed;            /* ... and of those, confirmed */
   bool values;                      /* the new and removed benchmarks'
                                        values */
 };
@@ -1084,7 +1222,11 @@ static struct left left_out(const struct render *r)
     l.func_benches += rows > 0;
     l.details += d == DEPTH_ROW;
     l.rows += d == DEPTH_NONE;
-    l.rows_beyond += d == DEPTH_NONE && beyond(cb);
+    /* a change within the noise is beyond the threshold too (its
+     * key measure's change), only not confirmed */
+    const struct bp_cmp_measure *key = key_measure(cb);
+    l.rows_beyond += d == DEPTH_NONE && (beyond(cb) || (key && key->change));
+    l.rows_confirmed += d == DEPTH_NONE && cb->flag;
   }
   l.values = r->one_sided && !with_values(r);
   return l;
@@ -1148,10 +1290,15 @@ static void add_left_note(struct render *r)
                    sep);
     sep = "; ";
   }
-  if(l.rows)
+  if(l.rows) {
     bpi_buf_printf(b, "%sthe table rows of the %zu least changed "
-                   "benchmark%s (%zu of them beyond the threshold)", sep,
-                   l.rows, plural(l.rows), l.rows_beyond);
+                   "benchmark%s (", sep, l.rows, plural(l.rows));
+    if(l.rows_beyond)
+      bpi_buf_printf(b, "%zu of them beyond the threshold, %zu of those "
+                     "confirmed)", l.rows_beyond, l.rows_confirmed);
+    else
+      bpi_buf_adds(b, "none beyond the threshold)");
+  }
   bpi_buf_adds(b, "._ ");
   add_where_all_is(r);
   bpi_buf_adds(b, "\n");

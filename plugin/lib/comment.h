@@ -17,6 +17,9 @@
  * details and rows of those beyond it) and a note says what went.
  * Names are untrusted: Markdown and HTML in them are escaped, long ones
  * shortened.
+ * When the base is the base branch's latest run for want of the base
+ * commit's (base_latest), a note under "Comparing" says so and the title
+ * calls the verdict provisional.
  *
  * Posting is split into pure steps (URLs, request bodies, finding our
  * comment in a list answer) and one driver, bpi_comment_post, that sends
@@ -56,6 +59,12 @@ struct bp_comment_opts {
   const char *base_hint;     /* no base: what the base branch has instead
                                 (bpi_compare_suite_hint), the advice in
                                 place of running the base branch; NULL */
+  bool base_latest;          /* the base is the base branch's latest run,
+                                the base commit having none: the title
+                                calls the verdict provisional and a note
+                                beside "Comparing" says so */
+  const char *base_wanted;   /* with base_latest: the base commit looked
+                                for; NULL unknown */
 };
 
 /* Append the comment for c to out.  BPE_NOMEM only. */

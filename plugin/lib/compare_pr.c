@@ -338,18 +338,6 @@ static bp_code no_base_comment(const struct bp_pr_opts *o,
   return rc;
 }
 
-/* The base is the base branch's latest run, not the base commit's. */
-static void latest_note(struct bp_buf *md, const struct bp_pr_opts *o)
-{
-  bpi_buf_adds(md, "\n_The base commit ");
-  if(o->base.commit)
-    bpi_buf_printf(md, "`%.7s` ", o->base.commit);
-  bpi_buf_adds(md, "has no run in the store: compared with the latest run "
-               "of ");
-  bpi_comment_md_text(md, o->base.branch, BP_COMMENT_NAME_CHARS);
-  bpi_buf_adds(md, " instead._\n");
-}
-
 /* Compare base with head and write everything. */
 static bp_code compare(const struct bp_pr_opts *o, struct bp_pr_result *r,
                        const char *base, const char *head,
@@ -357,7 +345,11 @@ static bp_code compare(const struct bp_pr_opts *o, struct bp_pr_result *r,
 {
   struct bp_buf md;
   bpi_buf_init(&md);
-  bool note = r->base_is_latest && o->base.latest_fallback;
+  /* the base branch's latest run stands in for the base commit's: the
+   * comment says so at its top */
+  struct bp_comment_opts co = o->comment;
+  co.base_latest = r->base_is_latest && o->base.latest_fallback;
+  co.base_wanted = o->base.commit;
   bp_code rc = bpi_compare_dirs(base, head, &o->cmp, &r->cmp, err);
   if(!rc && o->fill_identity && !fill_identity(r->cmp, o))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");
@@ -368,9 +360,7 @@ static bp_code compare(const struct bp_pr_opts *o, struct bp_pr_result *r,
   if(!rc && o->diff_run && o->st)
     store_diffs(o, r);
   if(!rc)
-    rc = bpi_comment_markdown(r->cmp, &o->comment, &md, err);
-  if(!rc && note)
-    latest_note(&md, o);
+    rc = bpi_comment_markdown(r->cmp, &co, &md, err);
   if(!rc)
     rc = write_comment(o, &md, err);
   if(!rc && o->diff_run && o->st)

@@ -467,6 +467,10 @@ static void comparison(struct bp_buf *b, const cJSON *v, const char *comment)
   static const char *const counts[] = {"regressions", "improvements",
                                        "unchanged", "unconfirmed", "new",
                                        "removed"};
+  /* each count's word for one: "1 regression" */
+  static const char *const one[] = {"regression", "improvement",
+                                    "unchanged", "unconfirmed", "new",
+                                    "removed"};
   const cJSON *bench;
   size_t diffs = 0;
   bpi_buf_adds(b, "<h2>Comparison with ");
@@ -481,8 +485,10 @@ static void comparison(struct bp_buf *b, const cJSON *v, const char *comment)
   verdict_word(b, v);
   for(size_t i = 0; i < BP_ARRAY_LEN(counts); i++) {
     bpi_buf_adds(b, i ? ", " : " (");
-    number(b, cJSON_GetObjectItemCaseSensitive(v, counts[i]));
-    bpi_buf_printf(b, " %s", counts[i]);
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(v, counts[i]);
+    number(b, n);
+    bpi_buf_printf(b, " %s", cJSON_IsNumber(n) && n->valuedouble == 1 ?
+                   one[i] : counts[i]);
   }
   bpi_buf_adds(b, ")</p>\n");
   cJSON_ArrayForEach(bench, cJSON_GetObjectItemCaseSensitive(v, "benchmarks")) {

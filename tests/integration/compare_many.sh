@@ -105,7 +105,8 @@ note = note.group(1)
 if left:
     assert ("the details of all %d benchmarks in the table; the table rows "
             "of the %d least changed benchmarks (%d of them beyond the "
-            "threshold)._" % (len(rows), left, left)) in note, note
+            "threshold, 0 of those confirmed)._" % (len(rows), left, left)) \
+        in note, note
 else:
     assert 0 < details < n, details
     assert ("the details of the %d least changed benchmarks in the table._"
@@ -114,4 +115,64 @@ assert "`compare.json` (beside this comment in the comparison's output) " \
     "has them all" in note, note
 PY
 done
+
+# 2000 benchmarks with bounds: b0..b1199 confirmed regressions (head 2x
+# and more, bounds apart), b1200..b1599 changes beyond the threshold
+# within the noise (+20%, the head's bounds wide), the rest unchanged.
+# The rows the cut leaves out are the unchanged, the noisy and then the
+# least changed confirmed ones: the note counts every change beyond the
+# threshold among them, and how many of those are confirmed.
+cat >"$TMP/bounds.py" <<'PY'
+import json, os, sys
+n, side, bmf = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+fd = os.open(os.environ["BENCHPROF_CONTROL"], os.O_WRONLY)
+for i in range(n):
+    os.write(fd, b"begin - b%d\n" % i)
+    os.write(fd, b"end -\n")
+os.close(fd)
+def latency(i):
+    if side == "base" or i >= 1600:
+        return {"value": 1000.0, "lower_value": 999.0, "upper_value": 1001.0}
+    if i < 1200:
+        v = 2000.0 + 1200 - i
+        return {"value": v, "lower_value": v - 1, "upper_value": v + 1}
+    return {"value": 1200.0 + (1600 - i) / 100.0, "lower_value": 800.0,
+            "upper_value": 1600.0}
+json.dump({"b%d" % i: {"latency": latency(i)} for i in range(n)},
+          open(bmf, "w"))
+PY
+for side in base head; do
+  "$BENCHPROF" run -q -o "$TMP/bounds-$side" --no-counters \
+    --bmf "$TMP/bounds-$side.json" -- python3 "$TMP/bounds.py" 2000 $side \
+    "$TMP/bounds-$side.json" 2>"$TMP/bounds-$side.err"
+  check "bounds, $side: the run succeeds" [ $? -eq 0 ]
+done
+"$BENCHPROF" compare -o "$TMP/cmp-bounds" "$TMP/bounds-base" \
+  "$TMP/bounds-head" 2>"$TMP/cmp-bounds.err"
+check "bounds: compare succeeds" [ $? -eq 0 ]
+pycheck "bounds: the note counts the noisy changes left out, and the confirmed" \
+  "$TMP/cmp-bounds" <<'PY'
+import json, os, re, sys
+out = sys.argv[1]
+md = open(os.path.join(out, "comment.md"), encoding="utf-8").read()
+assert len(md.encode()) <= 65536, len(md.encode())
+c = json.load(open(os.path.join(out, "compare.json")))
+assert c["regressions"] == 1200 and c["unchanged"] == 800, \
+    (c["regressions"], c["unchanged"])
+verdict = {}
+for b in c["benchmarks"]:
+    m = b["measures"][0]
+    verdict[b["name"]] = (m["change"] != "unchanged", m["confirmed"])
+assert sum(v[0] and not v[1] for v in verdict.values()) == 400, verdict
+shown = set(re.findall(r"^\| (b\d+) \| latency \|", md, re.M))
+left = [name for name in verdict if name not in shown]
+beyond = sum(verdict[name][0] for name in left)
+confirmed = sum(verdict[name][1] for name in left)
+# the noisy 400 are all left out, and some confirmed ones too
+assert beyond > 400 and confirmed == beyond - 400, (beyond, confirmed)
+want = ("the table rows of the %d least changed benchmarks (%d of them "
+        "beyond the threshold, %d of those confirmed)._" %
+        (len(left), beyond, confirmed))
+assert want in md, (want, re.findall(r"^_Left out.*$", md, re.M))
+PY
 finish

@@ -254,10 +254,31 @@ check "a base commit without a run: main's latest instead" \
   "$TMP/late.err"
 check "which is the base run" grep -q "Comparing .* with \`main\` (\`1111111\`)" \
   "$TMP/late/compare/comment.md"
-check "and the comment says so" grep -q "^_The base commit \`3333333\` has no run in the store: compared with the latest run of main instead._$" \
-  "$TMP/late/compare/comment.md"
-check "the base commit's own run: no such note" \
-  sh -c '! grep -q "has no run in the store" "$1"' sh "$TMP/head/compare/comment.md"
+pycheck "the comment says so at its top (the latest run's commit), the verdict provisional" <<'PY'
+import os
+md = open(os.path.join(os.environ["TMP"], "late", "compare",
+                       "comment.md")).read()
+lines = md.splitlines()
+title = [l for l in lines if l.startswith("### benchprof")]
+assert len(title) == 1 and \
+    title[0].endswith(" (provisional: base commit not profiled)"), title
+at = [i for i, l in enumerate(lines) if l.startswith("Comparing ")]
+assert len(at) == 1, at
+# right below "Comparing ...", before the summary table
+note = "_The base commit `3333333` has no run in the store: compared " \
+    "with the latest run of `main` (`1111111`) instead._"
+assert lines[at[0] + 1:at[0] + 3] == ["", note], lines[at[0]:at[0] + 3]
+assert md.count("has no run in the store") == 1, md
+PY
+check "the store's page of the run counts one regression in the singular" \
+  grep -q "Verdict: .*(1 regression, 0 improvements, " \
+  "$TMP/store/cmpproj/feature%2Fx/$HEAD/tb/index.html"
+pycheck "the base commit's own run: no such note, nothing provisional" <<'PY'
+import os
+md = open(os.path.join(os.environ["TMP"], "head", "compare",
+                       "comment.md")).read()
+assert "has no run in the store" not in md and "provisional" not in md, md
+PY
 
 # no base at all: the comment says so, and why; the run still succeeds
 run lone h --branch feature/x --hash "$HEAD" --base-branch nowhere \

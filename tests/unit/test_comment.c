@@ -321,13 +321,13 @@ static void test_cut(void)
   CHECK_EQ_INT(count(b.data, "#### "), 0);
   size_t shown = count(b.data, "\n| benchmark/with/a/path/");
   CHECK(shown > 10 && shown < 2000);
-  char note[300];
+  char note[400];
   snprintf(note, sizeof(note), "_Left out to stay under 65536 characters: "
            "the details of all %zu benchmarks in the table; the table rows "
            "of the %zu least changed benchmarks (%zu of them beyond the "
-           "threshold)._ `compare.json` (beside this comment in the "
-           "comparison's output) has them all", shown, 4000 - shown,
-           2000 - shown);
+           "threshold, %zu of those confirmed)._ `compare.json` (beside "
+           "this comment in the comparison's output) has them all", shown,
+           4000 - shown, 2000 - shown, 2000 - shown);
   CHECK(strstr(b.data, note) != NULL);
   if(!strstr(b.data, note))
     fprintf(stderr, "note missing: %s\n", strstr(b.data, "_Left out") ?
@@ -344,9 +344,9 @@ static void test_cut(void)
    * the changed keep their details and function rows */
   c = synthetic(600, 5, 3, "b");
   bpi_buf_reset(&b);
-  o.max_chars = 41000;
+  o.max_chars = 42000;
   CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
-  CHECK(b.len <= 41000);
+  CHECK(b.len <= 42000);
   bpi_buf_addc(&b, '\0');
   CHECK_EQ_INT(count(b.data, "\n| b"), 600);
   CHECK_EQ_INT(count(b.data, "#### "), 5);
@@ -486,8 +486,8 @@ static void test_cut_unconfirmed(void)
     if(rows < n)
       snprintf(want, sizeof(want), "the details of all %zu benchmarks in "
                "the table; the table rows of the %zu least changed "
-               "benchmarks (%zu of them beyond the threshold)._", rows,
-               n - rows, n - rows);
+               "benchmarks (%zu of them beyond the threshold, 0 of those "
+               "confirmed)._", rows, n - rows, n - rows);
     else {
       size_t details = count(b.data, "#### ");
       snprintf(want, sizeof(want), "<details><summary>%zu of the %zu "
@@ -2257,6 +2257,60 @@ static void test_post_twins(void)
   free(other_later);
 }
 
+/* The base branch's latest run standing in for the base commit's: the
+ * title calls the verdict provisional, a note below "Comparing" names
+ * the commit looked for and the latest run's; a diff with no link to
+ * reach it is named by its path in the compare folder. */
+static void test_base_latest_and_diff_path(void)
+{
+  struct bp_err err = {0};
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  struct bp_cmp *c = synthetic(2, 1, 3, "bench");
+  c->base.branch = strdup("main");
+  c->base.hash = strdup("1111111111111111");
+  struct bp_comment_opts o = {.project = "p", .testbed = "t",
+                              .base_latest = true,
+                              .base_wanted = "3333333333333333"};
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "; 1 unchanged (provisional: base commit not "
+               "profiled)\n\n**1 regression confirmed"));
+  CHECK(strstr(b.data, " are flagged.\n\n_The base commit `3333333` has no "
+               "run in the store: compared with the latest run of `main` "
+               "(`1111111`) instead._\n\n| Benchmark |"));
+  CHECK(strstr(b.data, "\nThe differential flame graph is "
+               "`bench0/diff.svg` beside this comment "
+               "(`compare/bench0/diff.svg` in a run's folder).\n"));
+  /* not a hash: as given, in a code span */
+  o.base_wanted = "v1.2";
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\n_The base commit `v1.2` has no run in the store: "
+               "compared with the latest run of `main` (`1111111`) "
+               "instead._\n"));
+  /* the base commit unknown */
+  o.base_wanted = NULL;
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\n_The base commit is unknown: compared with the "
+               "latest run of `main` (`1111111`) instead._\n"));
+  /* the base commit's own run: nothing provisional; a served compare
+   * folder links the diff instead of naming its path */
+  o.base_latest = false;
+  o.compare_url = "https://ci.example/compare/";
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(!strstr(b.data, "provisional") && !strstr(b.data, "base commit"));
+  CHECK(strstr(b.data, "[diff](https://ci.example/compare/bench0/diff.svg)"));
+  CHECK(!strstr(b.data, "The differential flame graph is"));
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
 int main(void)
 {
   test_status();
@@ -2288,5 +2342,6 @@ int main(void)
   test_compared_in_comment();
   test_post_order();
   test_post_twins();
+  test_base_latest_and_diff_path();
   return check_exit();
 }
