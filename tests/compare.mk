@@ -58,6 +58,11 @@
 #                       are not paired; cargo's hash left out of the
 #                       default name; the same program in another
 #                       directory is not "another command"
+#   compare_headline.sh what a verdict rests on: a single run's counter
+#                       is not counted where the harness's measure was
+#                       tested; the waiting note needs intervals and
+#                       compares ns; a confirmed change names its one
+#                       dominant function; latency heads a tie
 #   compare_parallel.sh 108 benchmarks (8 sharing the run's folder) on
 #                       the worker threads: the output is one thread's,
 #                       byte for byte, the shared files the last one's,
@@ -73,11 +78,13 @@ TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_parallel.sh tests/integration/compare_comment.sh \
   tests/integration/compare_funcs_noise.sh \
   tests/integration/compare_missing.sh \
-  tests/integration/compare_hashname.sh tests/integration/comment_wording.sh
+  tests/integration/compare_hashname.sh tests/integration/comment_wording.sh \
+  tests/integration/compare_headline.sh
 EXTRA_DIST += tests/integration/compare_config.sh \
   tests/integration/compare_missing.sh \
   tests/integration/compare_hashname.sh tests/integration/comment_wording.sh \
   tests/integration/compare_funcs_noise.sh \
+  tests/integration/compare_headline.sh \
   tests/integration/compare_many.sh tests/integration/compare_parallel.sh \
   tests/integration/compare_comment.sh \
   tests/integration/compare_iterations.sh \

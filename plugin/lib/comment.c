@@ -132,7 +132,7 @@ static const struct bp_cmp_measure *key_measure(const struct bp_cmp_bench *cb)
     return cb->max;
   for(size_t i = 0; i < cb->nmeasures; i++) {
     const struct bp_cmp_measure *m = &cb->measures[i];
-    if(!m->in_base || !m->in_head)
+    if(!m->in_base || !m->in_head || bpi_compare_outweighed(cb, m))
       continue;
     if(!best || (m->change && !best->change) ||
        (!m->change == !best->change && change_size(m) > change_size(best)))
@@ -781,14 +781,50 @@ static void add_largest(struct bp_buf *b, const struct bp_cmp_bench *cb,
 
 /* A benchmark whose measure changed beyond the threshold while no
  * function is named: one line says why, so that a missing "grew most"
- * is not read as "no function changed": a side sampled nothing; the
+ * is not read as "no function changed": one function holds most of the
+ * samples (add_dominant); a side sampled nothing; the
  * sampling's own noise (the largest change's Poisson interval holds 0:
  * too few samples, or nothing changed on the CPU); or the benchmark's
  * noise band, which its measure's interval or the total cost's change
  * sets, covers every function's change (docs/verdicts.md, "Functions"). */
+/* One function holds most of the samples on both sides: a change of the
+ * whole benchmark is that function's, even where the benchmark's noise
+ * band keeps it from being told from a drift. */
+static void add_dominant(struct bp_buf *b, const struct bp_cmp_bench *cb,
+                         const struct bp_cmp_func *f)
+{
+  bpi_buf_adds(b, "\nThe change is spread over ");
+  bpi_comment_md_code(b, f->name);
+  bpi_buf_printf(b, ", which holds %.0f%% of the samples in the base's "
+                 "profile and %.0f%% in the head's: self ",
+                 func_share(f->base_self, cb->base.samples),
+                 func_share(f->head_self, cb->head.samples));
+  add_cost_change(b, cb, f->d_self_cost, f->self_half);
+  bpi_buf_printf(b, " per %s", bpi_compare_cost_per(cb));
+  if(!bpi_compare_beyond_band(&cb->band, f->base_self_cost, f->d_self_cost,
+                              f->self_half)) {
+    bpi_buf_adds(b, ", within ");
+    if(bpi_compare_beyond_band(NULL, f->base_self_cost, f->d_self_cost,
+                               f->self_half)) {
+      bpi_buf_adds(b, "this benchmark's noise band (");
+      bpi_compare_band_text(&cb->band, b);
+      bpi_buf_addc(b, ')');
+    }
+    else
+      bpi_buf_adds(b, "the sampling's own noise");
+  }
+  bpi_buf_adds(b, ".\n");
+}
+
 static void add_no_func_reason(struct bp_buf *b, const struct bp_cmp_bench *cb)
 {
   const struct bp_cmp_func *f = cb->has_cost ? largest_func(cb) : NULL;
+  const struct bp_cmp_func *d = cb->has_cost ? bpi_compare_dominant_func(cb)
+                                             : NULL;
+  if(d && d->d_self_cost != 0) {
+    add_dominant(b, cb, d);
+    return;
+  }
   bpi_buf_adds(b, "\nNo function is named");
   if(!cb->base.samples || !cb->head.samples)
     bpi_buf_printf(b, ": too few samples to compare functions (%" PRIu64
@@ -1032,39 +1068,26 @@ static const struct bp_cmp_measure *measure_of(const struct bp_cmp_bench *cb,
   return NULL;
 }
 
-/* Whether cb's wall time (latency: the harness's time of one iteration
- * or run, Google Benchmark's real_time) regressed while its CPU time
- * (task-clock, what the profile samples) did not: latency is a confirmed
- * regression, task-clock is not a regression, confirmed or unconfirmed,
- * and even the upper end of its change stays below the lower end of
- * latency's. */
-static bool off_cpu_regression(const struct bp_cmp_bench *cb)
-{
-  const struct bp_cmp_measure *wall = measure_of(cb, "latency");
-  const struct bp_cmp_measure *cpu = measure_of(cb, "task-clock");
-  if(!wall || !cpu || wall->flag != BP_CMP_REGRESSION ||
-     cpu->flag == BP_CMP_REGRESSION ||
-     (cpu->unconfirmed && cpu->change == BP_CMP_REGRESSION))
-    return false;
-  double cpu_hi = cpu->has_interval ? cpu->pct_hi : cpu->pct;
-  double wall_lo = wall->has_interval ? wall->pct_lo : wall->pct;
-  return !isnan(cpu_hi) && (isnan(wall_lo) || cpu_hi < wall_lo);
-}
-
 /* Under the heading of a wall-time regression the CPU time does not
- * show: the time went to waiting, which the CPU profile cannot see, and
- * an off-CPU profile can.  The verdict stands: lock contention a change
- * brought in looks the same as a loaded runner. */
+ * show (bpi_compare_waited): the time went to waiting, which the CPU
+ * profile cannot see, and an off-CPU profile can.  The verdict stands:
+ * lock contention a change brought in looks the same as a loaded
+ * runner. */
 static void add_wall_note(struct bp_buf *b, const struct bp_cmp_bench *cb)
 {
   const struct bp_cmp_measure *cpu = measure_of(cb, "task-clock");
-  if(!off_cpu_regression(cb))
+  double wall_ns, cpu_ns;
+  if(!bpi_compare_waited(cb, &wall_ns, &cpu_ns))
     return;
   bpi_buf_adds(b, "_latency is wall-clock time, and task-clock (CPU time) "
                "is not a confirmed regression (");
   add_pct(b, cpu->pct);
   add_interval(b, cpu);
-  bpi_buf_adds(b, "): the extra time was not spent on the CPU but waiting "
+  bpi_buf_adds(b, "): latency rose by at least ");
+  bpi_compare_add_value(b, "latency", wall_ns, false);
+  bpi_buf_adds(b, ", CPU time by at most ");
+  bpi_compare_add_value(b, "task-clock", cpu_ns > 0 ? cpu_ns : 0, false);
+  bpi_buf_adds(b, ", so most of the extra time was not spent on the CPU but waiting "
                "(a loaded runner, locks, I/O, sleeping), which the CPU "
                "profile does not see; ");
   if(measure_of(cb, "off-cpu"))

@@ -317,6 +317,10 @@ void bpi_compare_diff_folded(const struct bp_cmp_bench *b,
  * self share's change, then the total's; NULL when none moved that way. */
 const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
                                                bool grew);
+/* The function whose self samples are most (90% or more) of each side's,
+ * or NULL: a change of the whole benchmark is spread over it. */
+const struct bp_cmp_func *bpi_compare_dominant_func(
+  const struct bp_cmp_bench *b);
 /* The cost one sample of side (0 base, 1 head) stands for, per
  * iteration or per run (b->per_iteration). */
 double bpi_compare_sample_cost(const struct bp_cmp_bench *b, int side);
@@ -341,6 +345,21 @@ size_t bpi_compare_ndiffs(const struct bp_cmp *c);
 const char *bpi_compare_verdict(const struct bp_cmp_bench *b);
 /* Whether its verdict (confirmed or not) is a regression. */
 bool bpi_compare_worse(const struct bp_cmp_bench *b);
+/* Whether m's change, from one value a side, counts for nothing in cb's
+ * verdict: another of cb's measures was tested against spread
+ * (repetitions, bounds), and one value cannot show a change is real
+ * where that test found none.  Its row still shows it. */
+bool bpi_compare_outweighed(const struct bp_cmp_bench *cb,
+                            const struct bp_cmp_measure *m);
+/* Whether cb's wall time (latency) grew by more than its CPU time
+ * (task-clock) can account for: latency a confirmed regression, both
+ * with intervals (repetitions or bounds), and the most task-clock's
+ * change can be in ns under half the least latency's can be; *wall_ns
+ * and *cpu_ns are those two.  Absolute deltas: task-clock covers the whole process (or,
+ * per iteration, the same iteration latency times), so its change bounds
+ * what the CPU adds to any part of it. */
+bool bpi_compare_waited(const struct bp_cmp_bench *cb, double *wall_ns,
+                        double *cpu_ns);
 
 /* Judge a measure: its direction from the slug; change: delta beyond
  * threshold_pct; flag: change when the change's whole interval lies

@@ -459,11 +459,22 @@ static double max0(double x)
   return x > 0 ? x : 0;
 }
 
+/* Whether the benchmark's confirmed verdict (another measure's, the
+ * harness's latency from its bounds) goes the way of its total cost's
+ * change: more cost for a regression, less for an improvement.  That
+ * change is then the benchmark's, not a drift. */
+static bool total_confirmed(const struct bp_cmp_bench *b, double change)
+{
+  return (b->flag == BP_CMP_REGRESSION && change > 0) ||
+         (b->flag == BP_CMP_IMPROVEMENT && change < 0);
+}
+
 /* The change b's own noise allows every function (struct bp_cmp_band):
  * none when its measure's change is confirmed (a uniform real change is
  * then every function's); the measure's interval when it has one; else
  * the change of the profile's total cost, the most a uniform drift can
- * have made of it. */
+ * have made of it, unless the benchmark's verdict confirms that
+ * change. */
 static void noise_band(struct bp_cmp_bench *b)
 {
   const struct bp_cmp_measure *m = whole_measure(b);
@@ -482,8 +493,12 @@ static void noise_band(struct bp_cmp_bench *b)
   else {
     double base = (double)b->base.samples * bpi_compare_sample_cost(b, 0);
     double head = (double)b->head.samples * bpi_compare_sample_cost(b, 1);
-    b->band.basis = BP_CMP_BAND_TOTAL;
     lo = hi = base > 0 ? head / base - 1 : 0;
+    if(total_confirmed(b, lo)) {
+      b->band.measure = b->max_slug;
+      return;
+    }
+    b->band.basis = BP_CMP_BAND_TOTAL;
   }
   b->band.lo = min0(lo);
   b->band.hi = max0(hi);
@@ -575,6 +590,23 @@ bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
   bpi_buf_cleanup(&scratch);
   bpi_strtab_cleanup(&f.names);
   return rc;
+}
+
+/* Most of a side's samples: one function holding that much is where
+ * any change of the benchmark's is. */
+#define DOMINANT_SHARE 0.9
+
+const struct bp_cmp_func *bpi_compare_dominant_func(
+  const struct bp_cmp_bench *b)
+{
+  for(size_t i = 0; b->base.samples && b->head.samples && i < b->nfuncs;
+      i++) {
+    const struct bp_cmp_func *f = &b->funcs[i];
+    if((double)f->base_self >= DOMINANT_SHARE * (double)b->base.samples &&
+       (double)f->head_self >= DOMINANT_SHARE * (double)b->head.samples)
+      return f;
+  }
+  return NULL;
 }
 
 bool bpi_compare_same_unit(const struct bp_cmp_bench *b)

@@ -193,13 +193,51 @@ static bp_code add_measure(struct bp_cmp_bench *cb, const char *slug,
   return BP_OK;
 }
 
+/* Whether m was tested against spread: repetitions with an interval,
+ * bounds on both sides, or Bencher's alert. */
+static bool tested(const struct bp_cmp_measure *m)
+{
+  return m->in_base && m->in_head &&
+         (m->has_interval || m->basis == BP_CMP_BOUNDS ||
+          m->basis == BP_CMP_BENCHER);
+}
+
+bool bpi_compare_outweighed(const struct bp_cmp_bench *cb,
+                            const struct bp_cmp_measure *m)
+{
+  if(!m->unconfirmed || m->basis != BP_CMP_SINGLE)
+    return false;
+  for(size_t i = 0; i < cb->nmeasures; i++)
+    if(tested(&cb->measures[i]))
+      return true;
+  return false;
+}
+
+/* A measure's rank among equal changes for the headline, lower first:
+ * the harness's own time or rate is what its user reads, a counter of
+ * the profiled process next, page faults and off-CPU time (the
+ * process's start, the machine's load) last. */
+static int headline_rank(const char *slug)
+{
+  if(!strcmp(slug, "latency") || !strcmp(slug, "throughput"))
+    return 0;
+  if(strstr(slug, "faults") || !strcmp(slug, BP_OFF_CPU_SLUG))
+    return 2;
+  return 1;
+}
+
 /* Whether m is a better pick than best for the benchmark's headline:
- * larger |pct|, a change from 0 largest of all. */
+ * larger |pct|, a change from 0 largest of all; of equal ones, the
+ * better ranked (headline_rank). */
 static bool larger_change(const struct bp_cmp_measure *m,
                           const struct bp_cmp_measure *best)
 {
   if(!best)
     return true;
+  bool tie = isnan(best->pct) ? isnan(m->pct) :
+             !isnan(m->pct) && absd(m->pct) == absd(best->pct);
+  if(tie)
+    return headline_rank(m->slug) < headline_rank(best->slug);
   if(isnan(best->pct))
     return false;
   return isnan(m->pct) || absd(m->pct) > absd(best->pct);
@@ -207,7 +245,8 @@ static bool larger_change(const struct bp_cmp_measure *m,
 
 /* The measure that gives the benchmark's verdict, its polarity the
  * verdict's own: the largest regression, else the largest improvement,
- * else the largest unconfirmed change of the worst kind. */
+ * else the largest unconfirmed change of the worst kind (one value a
+ * side counts for nothing where another measure was tested). */
 void bpi_cmp_pick_max(struct bp_cmp_bench *cb)
 {
   const struct bp_cmp_measure *best = NULL;
@@ -218,7 +257,8 @@ void bpi_cmp_pick_max(struct bp_cmp_bench *cb)
       cb->flag = BP_CMP_REGRESSION;
     else if(m->flag == BP_CMP_IMPROVEMENT && cb->flag != BP_CMP_REGRESSION)
       cb->flag = BP_CMP_IMPROVEMENT;
-    if(BP_CMP_UNCONFIRMED(m) && cb->unconfirmed != BP_CMP_REGRESSION)
+    if(BP_CMP_UNCONFIRMED(m) && !bpi_compare_outweighed(cb, m) &&
+       cb->unconfirmed != BP_CMP_REGRESSION)
       cb->unconfirmed = m->change;
   }
   if(cb->flag)
@@ -227,6 +267,7 @@ void bpi_cmp_pick_max(struct bp_cmp_bench *cb)
     const struct bp_cmp_measure *m = &cb->measures[i];
     bool fits = cb->flag ? m->flag == cb->flag :
                 cb->unconfirmed && BP_CMP_UNCONFIRMED(m) &&
+                !bpi_compare_outweighed(cb, m) &&
                 m->change == cb->unconfirmed;
     if(fits && larger_change(m, best))
       best = m;
@@ -234,6 +275,37 @@ void bpi_cmp_pick_max(struct bp_cmp_bench *cb)
   cb->max = best;
   cb->max_slug = best ? best->slug : NULL;
   cb->max_pct = best ? best->pct : 0;
+}
+
+/* cb's measure of slug on both sides, or NULL. */
+static const struct bp_cmp_measure *on_both(const struct bp_cmp_bench *cb,
+                                            const char *slug)
+{
+  for(size_t i = 0; i < cb->nmeasures; i++)
+    if(cb->measures[i].in_base && cb->measures[i].in_head &&
+       !strcmp(cb->measures[i].slug, slug))
+      return &cb->measures[i];
+  return NULL;
+}
+
+/* Latency and task-clock both ns: per run, or both per iteration where
+ * the counters are (run_outputs.c); one value a side has no interval,
+ * so a single run's task-clock bounds nothing.  Percentages would not
+ * do: task-clock's base covers the whole process, latency's often only
+ * the harness's timed loop. */
+bool bpi_compare_waited(const struct bp_cmp_bench *cb, double *wall_ns,
+                        double *cpu_ns)
+{
+  const struct bp_cmp_measure *wall = on_both(cb, "latency");
+  const struct bp_cmp_measure *cpu = on_both(cb, "task-clock");
+  if(!wall || !cpu || wall->flag != BP_CMP_REGRESSION ||
+     cpu->flag == BP_CMP_REGRESSION || !wall->has_interval ||
+     !cpu->has_interval)
+    return false;
+  *wall_ns = wall->pct_lo / 100 * absd(wall->base);
+  *cpu_ns = cpu->pct_hi / 100 * absd(cpu->base);
+  /* most of latency's least rise is beyond what the CPU can have added */
+  return *wall_ns > 0 && *cpu_ns < *wall_ns / 2;
 }
 
 /* Measures in base's order, then those only head has. */

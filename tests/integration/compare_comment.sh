@@ -139,8 +139,9 @@ assert c["regressions"] == 1, c
 md = open(os.path.join(sys.argv[1], "comment.md")).read()
 assert "\n#### \U0001f534 parse: latency +140.00%\n\n_latency is wall-clock " \
     "time, and task-clock (CPU time) is not a confirmed regression (+2.00%, " \
-    "-2.00% to +6.00%): the extra time was not spent on the CPU but waiting " \
-    "(a loaded runner, locks, I/O, sleeping)" in md, md
+    "-2.00% to +6.00%): latency rose by at least 138 ns, CPU time by at " \
+    "most 3 ns, so most of the extra time was not spent on the CPU but " \
+    "waiting (a loaded runner, locks, I/O, sleeping)" in md, md
 assert "an off-CPU profile (`benchprof run --off-cpu` on both sides) shows " \
     "where._\n" in md, md
 assert "\nNo function is named: " in md, md

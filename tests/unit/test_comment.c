@@ -732,11 +732,13 @@ static void wall_and_cpu(struct bp_cmp_bench *cb, double wall, double cpu,
 /* A confirmed wall-time regression (latency) that CPU time (task-clock)
  * does not share gets a note in sight under its heading: the time went
  * waiting, and an off-CPU profile shows where; the verdict stays.  No
- * note when task-clock regressed too, confirmed or not, or when its
- * interval reaches as far as latency's change. */
+ * note when task-clock regressed too, confirmed or not, when its
+ * interval reaches as far as latency's change, or when it has one value
+ * a side (no interval: nothing bounds it). */
 static void test_wall_time_note(void)
 {
-  struct bp_cmp *c = synthetic(4, 4, 0, "w");
+  struct bp_cmp *c = synthetic(5, 5, 0, "w");
+  wall_and_cpu(&c->benches[4], 240, 101, false);   /* CPU single run */
   wall_and_cpu(&c->benches[0], 240, 101, true);    /* CPU unchanged */
   wall_and_cpu(&c->benches[1], 240, 200, true);    /* CPU +100%, confirmed */
   wall_and_cpu(&c->benches[2], 240, 200, false);   /* ... unconfirmed */
@@ -748,8 +750,10 @@ static void test_wall_time_note(void)
   char *md = render_md(c);
   CHECK(has(md, "#### \xf0\x9f\x94\xb4 w0: latency +140.00%\n\n_latency is "
             "wall-clock time, and task-clock (CPU time) is not a confirmed "
-            "regression (+1.00%, -1.01% to +3.01%): the extra time was not "
-            "spent on the CPU but waiting (a loaded runner, locks, I/O, "
+            "regression (+1.00%, -1.01% to +3.01%): latency rose by at "
+            "least 136.6 ns, CPU time by at most 3.01 ns, so most of the "
+            "extra time was not spent on the CPU but waiting (a loaded "
+            "runner, locks, I/O, "
             "sleeping), which the CPU profile does not see; an off-CPU "
             "profile (`benchprof run --off-cpu` on both sides) shows "
             "where._\n\n<details>"));
