@@ -804,14 +804,21 @@ static void add_dominant(struct bp_buf *b, const struct bp_cmp_bench *cb,
   if(!bpi_compare_beyond_band(&cb->band, f->base_self_cost, f->d_self_cost,
                               f->self_half)) {
     bpi_buf_adds(b, ", within ");
-    if(bpi_compare_beyond_band(NULL, f->base_self_cost, f->d_self_cost,
-                               f->self_half)) {
+    if(!bpi_compare_beyond_band(NULL, f->base_self_cost, f->d_self_cost,
+                                f->self_half))
+      bpi_buf_adds(b, "the sampling's own noise");
+    else if(cb->band.basis == BP_CMP_BAND_TOTAL)
+      /* the whole profile's change, not a measured noise: what is
+       * unknown is whether the runner drifted by as much */
+      bpi_buf_printf(b, "the whole profile's change (%+.1f%%), which "
+                     "nothing here tells from a drift between the two "
+                     "jobs", 100 * (cb->band.hi > 0 ? cb->band.hi :
+                                    cb->band.lo));
+    else {
       bpi_buf_adds(b, "this benchmark's noise band (");
       bpi_compare_band_text(&cb->band, b);
       bpi_buf_addc(b, ')');
     }
-    else
-      bpi_buf_adds(b, "the sampling's own noise");
   }
   bpi_buf_adds(b, ".\n");
 }
@@ -1085,8 +1092,12 @@ static void add_wall_note(struct bp_buf *b, const struct bp_cmp_bench *cb)
   add_interval(b, cpu);
   bpi_buf_adds(b, "): latency rose by at least ");
   bpi_compare_add_value(b, "latency", wall_ns, false);
-  bpi_buf_adds(b, ", CPU time by at most ");
-  bpi_compare_add_value(b, "task-clock", cpu_ns > 0 ? cpu_ns : 0, false);
+  if(cpu_ns > 0) {
+    bpi_buf_adds(b, ", CPU time by at most ");
+    bpi_compare_add_value(b, "task-clock", cpu_ns, false);
+  }
+  else
+    bpi_buf_adds(b, ", CPU time not at all");
   bpi_buf_adds(b, ", so most of the extra time was not spent on the CPU but waiting "
                "(a loaded runner, locks, I/O, sleeping), which the CPU "
                "profile does not see; ");

@@ -475,6 +475,52 @@ static void test_headline(void)
   bpi_compare_free(c);
 }
 
+/* Of equal changes, latency heads, page faults last: both from 0 (no
+ * percentage), both confirmed by bounds apart.  One value a side
+ * (task-clock +100%) beside a latency tested within its bounds' noise:
+ * shown unconfirmed, but the benchmark is unchanged and it heads
+ * nothing. */
+static void test_headline_ties(void)
+{
+  char base[128], head[128];
+  snprintf(base, sizeof(base), "%s/tie-base", root);
+  snprintf(head, sizeof(head), "%s/tie-head", root);
+  make_run(base, "t",
+           "{\"t\": {\"page-faults\": {\"value\": 0, \"lower_value\": 0, "
+           "\"upper_value\": 0}, \"latency\": {\"value\": 0, "
+           "\"lower_value\": 0, \"upper_value\": 0}},"
+           " \"u\": {\"latency\": {\"value\": 100, \"lower_value\": 90, "
+           "\"upper_value\": 130}, \"task-clock\": {\"value\": 100}}}",
+           "p;main;work 10\n", "");
+  make_run(head, "t",
+           "{\"t\": {\"page-faults\": {\"value\": 5, \"lower_value\": 5, "
+           "\"upper_value\": 5}, \"latency\": {\"value\": 7, "
+           "\"lower_value\": 7, \"upper_value\": 7}},"
+           " \"u\": {\"latency\": {\"value\": 110, \"lower_value\": 95, "
+           "\"upper_value\": 135}, \"task-clock\": {\"value\": 200}}}",
+           "p;main;work 10\n", "");
+  struct bp_cmp_opts o = {.threshold_pct = 5};
+  struct bp_cmp *c = NULL;
+  struct bp_err err = {0};
+  CHECK(bpi_compare_dirs(base, head, &o, &c, &err) == BP_OK);
+  if(!c)
+    return;
+  CHECK_EQ_INT(c->nregressions, 1);
+  CHECK_EQ_INT(c->nunconfirmed, 0);
+  CHECK_EQ_STR(c->benches[0].name, "t");
+  CHECK(c->benches[0].max_slug &&
+        !strcmp(c->benches[0].max_slug, "latency"));
+  const struct bp_cmp_bench *u = &c->benches[1];
+  CHECK_EQ_STR(u->name, "u");
+  CHECK_EQ_INT(u->flag, BP_CMP_UNCHANGED);
+  CHECK_EQ_INT(u->unconfirmed, BP_CMP_UNCHANGED);
+  CHECK(u->max_slug == NULL);
+  CHECK(u->nmeasures == 2 && u->measures[1].unconfirmed &&
+        bpi_compare_outweighed(u, &u->measures[1]));
+  CHECK(!bpi_compare_outweighed(u, &u->measures[0]));
+  bpi_compare_free(c);
+}
+
 /* benchprof run --repeat: each side's repetitions in its manifest
  * ("repetitions": {SLUG: [...]}); an unchanged benchmark whose values
  * interleave is not a regression whatever its medians say. */
@@ -1538,6 +1584,7 @@ int main(void)
   test_stats();
   test_dirs();
   test_headline();
+  test_headline_ties();
   test_repetitions_in_manifest();
   test_link_thread();
   test_renamed_program();
