@@ -779,14 +779,6 @@ static void add_largest(struct bp_buf *b, const struct bp_cmp_bench *cb,
   bpi_buf_printf(b, " per %s.", bpi_compare_cost_per(cb));
 }
 
-/* A benchmark whose measure changed beyond the threshold while no
- * function is named: one line says why, so that a missing "grew most"
- * is not read as "no function changed": one function holds most of the
- * samples (add_dominant); a side sampled nothing; the
- * sampling's own noise (the largest change's Poisson interval holds 0:
- * too few samples, or nothing changed on the CPU); or the benchmark's
- * noise band, which its measure's interval or the total cost's change
- * sets, covers every function's change (docs/verdicts.md, "Functions"). */
 /* One function holds most of the samples on both sides: a change of the
  * whole benchmark is that function's, even where the benchmark's noise
  * band keeps it from being told from a drift. */
@@ -823,6 +815,14 @@ static void add_dominant(struct bp_buf *b, const struct bp_cmp_bench *cb,
   bpi_buf_adds(b, ".\n");
 }
 
+/* A benchmark whose measure changed beyond the threshold while no
+ * function is named: one line says why, so that a missing "grew most"
+ * is not read as "no function changed": one function holds most of the
+ * samples (add_dominant); a side sampled nothing; the
+ * sampling's own noise (the largest change's Poisson interval holds 0:
+ * too few samples, or nothing changed on the CPU); or the benchmark's
+ * noise band, which its measure's interval or the total cost's change
+ * sets, covers every function's change (docs/verdicts.md, "Functions"). */
 static void add_no_func_reason(struct bp_buf *b, const struct bp_cmp_bench *cb)
 {
   const struct bp_cmp_func *f = cb->has_cost ? largest_func(cb) : NULL;
@@ -1098,9 +1098,9 @@ static void add_wall_note(struct bp_buf *b, const struct bp_cmp_bench *cb)
   }
   else
     bpi_buf_adds(b, ", CPU time not at all");
-  bpi_buf_adds(b, ", so most of the extra time was not spent on the CPU but waiting "
-               "(a loaded runner, locks, I/O, sleeping), which the CPU "
-               "profile does not see; ");
+  bpi_buf_adds(b, ", so most of the extra time was not spent on the CPU "
+               "but waiting (a loaded runner, locks, I/O, sleeping), which "
+               "the CPU profile does not see; ");
   if(measure_of(cb, "off-cpu"))
     bpi_buf_adds(b, "the off-CPU time below shows where._\n\n");
   else
