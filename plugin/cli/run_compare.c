@@ -134,7 +134,8 @@ static bp_code compare(const struct bp_ident *id, const char *suite,
     .comment = {.project = id->project, .testbed = id->testbed,
                 .suite = suite, .max_chars = BP_COMMENT_MAX_CHARS - 512,
                 .max_functions = cfg ? cfg->comment.max_functions : 0,
-                .no_functions = cfg && !cfg->comment.max_functions},
+                .no_functions = cfg && !cfg->comment.max_functions,
+                .run_output = true},
   };
   struct bp_pr_result r = {0};
   bp_code rc = write_identity(id, suite, out, err);

@@ -319,53 +319,82 @@ static bool side_short(const struct bp_cmp_values *v, bool single)
 
 /* Which side the changes unconfirmed for want of spread (single or not)
  * are short of it on: when only the base (or only the head) is, the
- * advice names that side, the other having repeated already. */
+ * advice names that side, the other having repeated already.  few: the
+ * other side of a single run repeated, but fewer times than the notes
+ * ask for, so that repeating only the short side would leave a note
+ * about too few repetitions; both sides are then told. */
 enum short_side { SHORT_EITHER, SHORT_BASE, SHORT_HEAD };
 
-static enum short_side short_side(const struct bp_cmp *c, bool single)
+struct short_of {
+  enum short_side side;
+  bool few;
+};
+
+/* Whether v repeated, but fewer times than the notes ask for. */
+static bool side_few(const struct bp_cmp_values *v)
 {
-  bool base = false, head = false;
+  return v->nreps >= 2 && v->nreps < NOTE_REPEAT;
+}
+
+static struct short_of short_side(const struct bp_cmp *c, bool single)
+{
+  bool base = false, head = false, base_few = false, head_few = false;
   for(size_t i = 0; i < c->nbenches; i++) {
     const struct bp_cmp_bench *cb = &c->benches[i];
     for(size_t j = 0; cb->presence == BP_CMP_BOTH && j < cb->nmeasures; j++)
       if(short_of_spread(&cb->measures[j], single)) {
-        base = base || side_short(&cb->measures[j].vbase, single);
-        head = head || side_short(&cb->measures[j].vhead, single);
+        const struct bp_cmp_measure *m = &cb->measures[j];
+        base = base || side_short(&m->vbase, single);
+        head = head || side_short(&m->vhead, single);
+        base_few = base_few || side_few(&m->vbase);
+        head_few = head_few || side_few(&m->vhead);
       }
   }
-  return base == head ? SHORT_EITHER : base ? SHORT_BASE : SHORT_HEAD;
+  struct short_of s = {base == head ? SHORT_EITHER :
+                       base ? SHORT_BASE : SHORT_HEAD, false};
+  s.few = single && (s.side == SHORT_BASE ? head_few :
+                     s.side == SHORT_HEAD && base_few);
+  return s;
 }
 
-/* Where the values are short and who is to repeat, by the side short:
- * " on a side: " ... "run with `--repeat 5`" when both (or neither) are,
- * else that side's words. */
-static void add_short_where(struct bp_buf *b, enum short_side side,
+/* Where the values are short, by the side short: " on a side" when both
+ * (or neither) are, else that side's words, which say when the other
+ * side's spread is from too few repetitions (s.few). */
+static void add_short_where(struct bp_buf *b, struct short_of s,
                             bool single)
 {
-  if(side == SHORT_EITHER)
+  if(s.side == SHORT_EITHER)
     bpi_buf_adds(b, " on a side");
   else {
-    bpi_buf_adds(b, side == SHORT_BASE ? " on the base (this PR's run has "
+    bpi_buf_adds(b, s.side == SHORT_BASE ? " on the base (this PR's run has "
                  : " in this PR (the base's run has ");
-    if(single)
+    if(single && s.few)
+      bpi_buf_printf(b, "spread, from fewer than %d repetitions)",
+                     NOTE_REPEAT);
+    else if(single)
       bpi_buf_adds(b, "spread)");
     else
       bpi_buf_printf(b, "%d or more)", NOTE_REPEAT);
   }
 }
 
-static void add_short_advice(struct bp_buf *b, enum short_side side,
+static void add_short_advice(struct bp_buf *b, struct short_of s,
                              bool single)
 {
-  const char *who = side == SHORT_BASE ? "the base branch " :
-                    side == SHORT_HEAD ? "this PR " : "";
+  if(s.few) {
+    bpi_buf_printf(b, "run the base branch and this PR with `--repeat %d` "
+                   "or more", NOTE_REPEAT);
+    return;
+  }
+  const char *who = s.side == SHORT_BASE ? "the base branch " :
+                    s.side == SHORT_HEAD ? "this PR " : "";
   bpi_buf_printf(b, "run %swith `--repeat %d`", who, NOTE_REPEAT);
   if(single)
-    bpi_buf_adds(b, side == SHORT_BASE ? " too (or report bounds there)" :
-                 side == SHORT_HEAD ? " too (or report bounds here)" :
+    bpi_buf_adds(b, s.side == SHORT_BASE ? " too (or report bounds there)" :
+                 s.side == SHORT_HEAD ? " too (or report bounds here)" :
                  " (or report bounds)");
   else
-    bpi_buf_adds(b, side == SHORT_EITHER ? " or more on both sides" :
+    bpi_buf_adds(b, s.side == SHORT_EITHER ? " or more on both sides" :
                  " or more");
 }
 
@@ -386,7 +415,7 @@ static void add_unconfirmed_notes(struct render *r)
       continue;
     }
     bool one = n == 1;
-    enum short_side side = short_side(r->c, single);
+    struct short_of side = short_side(r->c, single);
     bpi_buf_printf(r->b, " ha%s ", one ? "s" : "ve");
     if(single)
       bpi_buf_adds(r->b, "one value");
@@ -961,11 +990,20 @@ static bool add_lone_view(struct bp_buf *b, const struct bp_cmp_bench *cb,
   return added;
 }
 
-/* Where cb's differential flame graph is when no link can reach it (the
- * profiles are local files): its path beside this comment, which a run
- * writes in its compare/ folder. */
-static void add_diff_path(struct bp_buf *b, const struct bp_cmp_bench *cb)
+/* Where cb's differential flame graph is when no link can reach it (a
+ * store with no web URL, or local files): its key in the store when it
+ * was published there; else its path in the compare/ folder of a run's
+ * output directory on the runner when a run compared (a posted comment
+ * has nothing beside it); else beside this comment (a plain compare). */
+static void add_diff_path(struct render *r, const struct bp_cmp_bench *cb)
 {
+  struct bp_buf *b = r->b;
+  if(cb->diff_key) {
+    bpi_buf_adds(b, "\nThe differential flame graph is in the store, at ");
+    bpi_comment_md_code(b, cb->diff_key);
+    bpi_buf_adds(b, ".\n");
+    return;
+  }
   static const char run_dir[] = "compare/";
   struct bp_buf path;
   bpi_buf_init(&path);
@@ -976,7 +1014,12 @@ static void add_diff_path(struct bp_buf *b, const struct bp_cmp_bench *cb)
   }
   bpi_buf_adds(&path, BP_FILE_DIFF_SVG);
   bpi_buf_addc(&path, '\0');
-  if(!bpi_buf_failed(&path)) {
+  if(!bpi_buf_failed(&path) && r->o->run_output) {
+    bpi_buf_adds(b, "\nThe differential flame graph is ");
+    bpi_comment_md_code(b, path.data);
+    bpi_buf_adds(b, " in the run's output directory, on the runner that "
+                 "ran the job.\n");
+  } else if(!bpi_buf_failed(&path)) {
     bpi_buf_adds(b, "\nThe differential flame graph is ");
     bpi_comment_md_code(b, path.data + sizeof(run_dir) - 1);
     bpi_buf_adds(b, " beside this comment (");
@@ -1057,7 +1100,7 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
   else
     bpi_buf_adds(b, "\n");
   if(!diff_linked && bpi_compare_has_diff(cb))
-    add_diff_path(b, cb);
+    add_diff_path(r, cb);
   bpi_buf_cleanup(&diff);
   bpi_buf_cleanup(&cmp);
   bpi_buf_cleanup(&view_b);
@@ -1236,7 +1279,9 @@ static void add_benches(struct render *r)
 /* What the cut left out, counted. */
 struct left {
   size_t func_rows, func_benches;   /* function rows, of benchmarks */
-  size_t details;                   /* details of benchmarks in the table */
+  size_t details, details_beyond;   /* details of benchmarks in the table;
+                                       of them beyond the threshold */
+  size_t details_confirmed;         /* ... and of those, confirmed */
   size_t rows, rows_beyond;         /* table rows (details too); of them
                                        changes beyond the threshold,
                                        confirmed or not */
@@ -1259,7 +1304,10 @@ static struct left left_out(const struct render *r)
     /* a change within the noise is beyond the threshold too (its
      * key measure's change), only not confirmed */
     const struct bp_cmp_measure *key = key_measure(cb);
-    l.rows_beyond += d == DEPTH_NONE && (beyond(cb) || (key && key->change));
+    bool far = beyond(cb) || (key && key->change);
+    l.details_beyond += d == DEPTH_ROW && far;
+    l.details_confirmed += d == DEPTH_ROW && cb->flag;
+    l.rows_beyond += d == DEPTH_NONE && far;
     l.rows_confirmed += d == DEPTH_NONE && cb->flag;
   }
   l.values = r->one_sided && !with_values(r);
@@ -1295,6 +1343,18 @@ static void add_where_all_is(struct render *r)
   bpi_buf_cleanup(&url);
 }
 
+/* " (N of them beyond the threshold, M of those confirmed)" after what
+ * was left out, or " (none beyond the threshold)" (docs/verdicts.md). */
+static void add_beyond_count(struct bp_buf *b, size_t beyond,
+                             size_t confirmed)
+{
+  if(beyond)
+    bpi_buf_printf(b, " (%zu of them beyond the threshold, %zu of those "
+                   "confirmed)", beyond, confirmed);
+  else
+    bpi_buf_adds(b, " (none beyond the threshold)");
+}
+
 /* The note that says exactly what the size limit left out. */
 static void add_left_note(struct render *r)
 {
@@ -1317,6 +1377,7 @@ static void add_left_note(struct render *r)
                    "%sthe details of all %zu benchmark%s in the table" :
                    "%sthe details of the %zu least changed benchmark%s in "
                    "the table", sep, l.details, plural(l.details));
+    add_beyond_count(b, l.details_beyond, l.details_confirmed);
     sep = "; ";
   }
   if(l.values) {
@@ -1326,12 +1387,8 @@ static void add_left_note(struct render *r)
   }
   if(l.rows) {
     bpi_buf_printf(b, "%sthe table rows of the %zu least changed "
-                   "benchmark%s (", sep, l.rows, plural(l.rows));
-    if(l.rows_beyond)
-      bpi_buf_printf(b, "%zu of them beyond the threshold, %zu of those "
-                     "confirmed)", l.rows_beyond, l.rows_confirmed);
-    else
-      bpi_buf_adds(b, "none beyond the threshold)");
+                   "benchmark%s", sep, l.rows, plural(l.rows));
+    add_beyond_count(b, l.rows_beyond, l.rows_confirmed);
   }
   bpi_buf_adds(b, "._ ");
   add_where_all_is(r);

@@ -53,6 +53,11 @@ struct bp_comment_opts {
   size_t max_chars;          /* 0: BP_COMMENT_MAX_CHARS */
   const char *compare_url;   /* where the compare directory is served, for
                                 the differential flame graph; NULL */
+  bool run_output;           /* the comparison is a run's (OUT is the run
+                                directory's compare/), its comment posted
+                                on a pull request: an unlinked diff.svg
+                                is named there, on the runner, nothing
+                                being beside a posted comment */
   bool base_foreign;         /* no base: the base branch's run in the store
                                 is another repository's (one named alike),
                                 so running the base branch is not the fix */

@@ -433,6 +433,7 @@ void bpi_compare_free(struct bp_cmp *c)
     profile_cleanup(&b->base);
     profile_cleanup(&b->head);
     free(b->diff_url);
+    free(b->diff_key);
     free(b->bencher_uuid);
     free(b->off_stack);
   }

@@ -229,6 +229,9 @@ struct bp_cmp_bench {
   struct bp_cmp_profile base, head;
   char *diff_url;          /* public URL of its diff.svg once published
                               (set by the caller), or NULL */
+  char *diff_key;          /* its store key once published (storekey.h),
+                              or NULL: where the comment says it is when
+                              diff_url is no web URL (a file:// store) */
   char *bencher_uuid;      /* head's Bencher benchmark uuid, or NULL */
   /* Off-CPU (both sides recorded with --off-cpu): the measure "off-cpu"
    * (ns off CPU per run, judged like the others) is among measures, and

@@ -167,8 +167,11 @@ static void store_diffs(const struct bp_pr_opts *o, struct bp_pr_result *r)
       bpi_err_set(&r->diff_error, rc, e.sys_errno, "storing %s's "
                   BP_FILE_DIFF_SVG " failed: %s", b->name,
                   e.msg[0] ? e.msg : bp_strerror(rc));
-    else if(!rc)
+    else if(!rc) {
       b->diff_url = bpi_store_public_url(o->st, key);
+      b->diff_key = key;   /* the comment's words when no link reaches it */
+      key = NULL;
+    }
     free(key);
     free(path);
     free(folder);

@@ -3,15 +3,15 @@
 # - `--repeat 5` on one side, one value (or `--repeat 3`, too few for the
 #   test) on the other: the note on the unconfirmed change names the side
 #   short of values (the base, or this PR) and tells only that side to
-#   repeat;
+#   repeat; one value against `--repeat 3`: one note tells both sides;
 # - an unconfirmed regression and an unconfirmed improvement: the verdict
 #   line names the largest of each;
 # - a counter one side did not count: "not measured on head" (or on
 #   base), not "gone";
 # - a pull request whose head does less work (a file:// store, no public
 #   URL): "Shrank most" starts its line, and with no link to reach it the
-#   comment names the differential flame graph's path, compare/diff.svg,
-#   which is there.
+#   comment names the differential flame graph's key in the store, which
+#   holds it.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 
@@ -101,6 +101,30 @@ assert "\n_latency has fewer than 5 repetitions on a side" + tail + \
     "it._\n" in both, both
 PY
 
+# one value on a side, --repeat 3 on the other: repeating only the side
+# with one value would leave 3 repetitions, too few, so both are told
+bmf_run "$TMP/one-low" '{"parse": {"latency": {"value": 100}}}'
+cmp base-one-head-three "$TMP/one-low" "$TMP/rep3"
+cmp base-three-head-one "$TMP/rep3" "$TMP/one-low"
+pycheck "one value against --repeat 3: one note tells both sides to repeat" \
+  "$TMP" <<'PY'
+import os, sys
+def md(name):
+    return open(os.path.join(sys.argv[1], "cmp-" + name, "comment.md")).read()
+tail = ": its change is unconfirmed (single run), beyond the threshold but " \
+    "with no spread to test it against; run the base branch and this PR " \
+    "with `--repeat 5` or more to confirm or dismiss it._\n"
+base = md("base-one-head-three")
+assert "\n_latency has one value on the base (this PR's run has spread, " \
+    "from fewer than 5 repetitions)" + tail in base, base
+head = md("base-three-head-one")
+assert "\n_latency has one value in this PR (the base's run has spread, " \
+    "from fewer than 5 repetitions)" + tail in head, head
+for m in (base, head):
+    assert m.count("--repeat") == 1, m
+    assert "too (or report" not in m and "on a side" not in m, m
+PY
+
 bmf_run "$TMP/two-a" \
   '{"a": {"latency": {"value": 100}}, "b": {"latency": {"value": 100}}}'
 bmf_run "$TMP/two-b" \
@@ -156,16 +180,24 @@ expect_status base 0
 pr_run head h --branch feature/x --hash $HEAD --base-branch main \
   --base-hash $BASE
 expect_status head 0
-pycheck "less work: Shrank most starts its line; the diff.svg path is named" \
-  "$TMP/head/compare" <<'PY'
-import os, sys
-d = sys.argv[1]
+pycheck "less work: Shrank most starts its line; diff.svg's store key is named" \
+  "$TMP/head/compare" "$TMP/store" "$HEAD" <<'PY'
+import os, re, sys
+d, store, head = sys.argv[1:4]
 md = open(os.path.join(d, "comment.md")).read()
 assert "\n\U0001f7e2 Shrank most: **cmp_changed** (self -" in md, md
 assert "shrank most" not in md, md
-assert "\nThe differential flame graph is `diff.svg` beside this comment " \
-    "(`compare/diff.svg` in a run's folder).\n" in md, md
+# nothing is beside a posted comment: the store's key, where it is
+assert "beside this comment (`compare/" not in md, md
+assert "run's folder" not in md, md
+keys = re.findall(r"\nThe differential flame graph is in the store, at "
+                  r"`([^`]+)`\.\n", md)
+assert len(keys) == 1, md
+key = keys[0]
+assert key.startswith("wp/feature%2Fx/" + head + "/tb/") and \
+    key.endswith("/diff.svg"), key
 svg = open(os.path.join(d, "diff.svg")).read()
 assert svg.lstrip().startswith("<?xml") or "<svg" in svg[:400], svg[:200]
+assert open(os.path.join(store, key)).read() == svg, key
 PY
 finish

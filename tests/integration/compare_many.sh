@@ -103,14 +103,16 @@ if not note:
 assert len(md.encode()) > 60000, len(md.encode())   # filled, not emptied
 note = note.group(1)
 if left:
-    assert ("the details of all %d benchmarks in the table; the table rows "
+    assert ("the details of all %d benchmarks in the table (%d of them "
+            "beyond the threshold, 0 of those confirmed); the table rows "
             "of the %d least changed benchmarks (%d of them beyond the "
-            "threshold, 0 of those confirmed)._" % (len(rows), left, left)) \
-        in note, note
+            "threshold, 0 of those confirmed)._"
+            % (len(rows), len(rows), left, left)) in note, note
 else:
     assert 0 < details < n, details
-    assert ("the details of the %d least changed benchmarks in the table._"
-            % (n - details)) in note, note
+    assert ("the details of the %d least changed benchmarks in the table "
+            "(%d of them beyond the threshold, 0 of those confirmed)._"
+            % (n - details, n - details)) in note, note
 assert "`compare.json` (beside this comment in the comparison's output) " \
     "has them all" in note, note
 PY
@@ -173,6 +175,17 @@ assert beyond > 400 and confirmed == beyond - 400, (beyond, confirmed)
 want = ("the table rows of the %d least changed benchmarks (%d of them "
         "beyond the threshold, %d of those confirmed)._" %
         (len(left), beyond, confirmed))
+assert want in md, (want, re.findall(r"^_Left out.*$", md, re.M))
+# the shown rows whose details were left out are counted alike
+detailed = set(re.findall(r"^#### (b\d+)\b", md, re.M))
+bare = [name for name in shown if name not in detailed]
+assert bare, detailed
+want = ("the details of %s%d %sbenchmark%s in the table (%d of them beyond "
+        "the threshold, %d of those confirmed); the table rows" %
+        ("the " if detailed else "all ", len(bare),
+         "least changed " if detailed else "", "" if len(bare) == 1 else "s",
+         sum(verdict[name][0] for name in bare),
+         sum(verdict[name][1] for name in bare)))
 assert want in md, (want, re.findall(r"^_Left out.*$", md, re.M))
 PY
 finish

@@ -321,13 +321,14 @@ static void test_cut(void)
   CHECK_EQ_INT(count(b.data, "#### "), 0);
   size_t shown = count(b.data, "\n| benchmark/with/a/path/");
   CHECK(shown > 10 && shown < 2000);
-  char note[400];
+  char note[500];
   snprintf(note, sizeof(note), "_Left out to stay under 65536 characters: "
-           "the details of all %zu benchmarks in the table; the table rows "
+           "the details of all %zu benchmarks in the table (%zu of them "
+           "beyond the threshold, %zu of those confirmed); the table rows "
            "of the %zu least changed benchmarks (%zu of them beyond the "
            "threshold, %zu of those confirmed)._ `compare.json` (beside "
            "this comment in the comparison's output) has them all", shown,
-           4000 - shown, 2000 - shown, 2000 - shown);
+           shown, shown, 4000 - shown, 2000 - shown, 2000 - shown);
   CHECK(strstr(b.data, note) != NULL);
   if(!strstr(b.data, note))
     fprintf(stderr, "note missing: %s\n", strstr(b.data, "_Left out") ?
@@ -352,7 +353,7 @@ static void test_cut(void)
   CHECK_EQ_INT(count(b.data, "#### "), 5);
   CHECK_EQ_INT(count(b.data, "Functions whose share"), 5);
   CHECK(strstr(b.data, "the details of the 595 least changed benchmarks in "
-               "the table._") != NULL);
+               "the table (none beyond the threshold)._") != NULL);
   CHECK(!strstr(b.data, "function row"));
   bpi_compare_free(c);
 
@@ -485,16 +486,18 @@ static void test_cut_unconfirmed(void)
     CHECK(!strstr(b.data, want));
     if(rows < n)
       snprintf(want, sizeof(want), "the details of all %zu benchmarks in "
-               "the table; the table rows of the %zu least changed "
+               "the table (%zu of them beyond the threshold, 0 of those "
+               "confirmed); the table rows of the %zu least changed "
                "benchmarks (%zu of them beyond the threshold, 0 of those "
-               "confirmed)._", rows, n - rows, n - rows);
+               "confirmed)._", rows, rows, n - rows, n - rows);
     else {
       size_t details = count(b.data, "#### ");
       snprintf(want, sizeof(want), "<details><summary>%zu of the %zu "
                "benchmarks without a confirmed change</summary>", details, n);
       CHECK(details > 0 && strstr(b.data, want) != NULL);
       snprintf(want, sizeof(want), "the details of the %zu least changed "
-               "benchmarks in the table._", n - details);
+               "benchmarks in the table (%zu of them beyond the threshold, 0 "
+               "of those confirmed)._", n - details, n - details);
     }
     CHECK(strstr(b.data, want) != NULL);
     if(!strstr(b.data, want))
@@ -2286,6 +2289,30 @@ static void test_base_latest_and_diff_path(void)
   CHECK(strstr(b.data, "\nThe differential flame graph is "
                "`bench0/diff.svg` beside this comment "
                "(`compare/bench0/diff.svg` in a run's folder).\n"));
+  /* a run's comparison, posted on a pull request: nothing is beside it,
+   * the path is the run's on the runner; published to a store with no
+   * web URL: its key there */
+  o.run_output = true;
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\nThe differential flame graph is "
+               "`compare/bench0/diff.svg` in the run's output directory, on "
+               "the runner that ran the job.\n"));
+  CHECK(!strstr(b.data, "beside this comment (`compare/"));
+  c->benches[0].diff_url = strdup("file:///s/p/main/h/t/bench0/diff.svg");
+  c->benches[0].diff_key = strdup("p/main/h/t/bench0/diff.svg");
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\nThe differential flame graph is in the store, at "
+               "`p/main/h/t/bench0/diff.svg`.\n"));
+  CHECK(!strstr(b.data, "`compare/bench0/diff.svg` in the run's"));
+  CHECK(!strstr(b.data, "file:///s"));
+  o.run_output = false;
+  free(c->benches[0].diff_url);
+  free(c->benches[0].diff_key);
+  c->benches[0].diff_url = c->benches[0].diff_key = NULL;
   /* not a hash: as given, in a code span */
   o.base_wanted = "v1.2";
   bpi_buf_reset(&b);
