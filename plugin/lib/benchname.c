@@ -5,6 +5,8 @@
 #include <string.h>
 
 #define CARGO_HASH_DIGITS 16
+/* a process name as the kernel keeps it (comm): 15 characters */
+#define BP_COMM_MAX 15
 /* git's shortest abbreviated hash; fewer digits are too often a number */
 #define BUILD_HASH_MIN_DIGITS 7
 
@@ -55,9 +57,74 @@ bool bpi_benchname_same_but_hash(const char *a, const char *b)
   bool da, db;
   size_t la = bpi_benchname_hash_stem(a, &da);
   size_t lb = bpi_benchname_hash_stem(b, &db);
-  /* both cut (neither is its own stem), the stems alike */
+  /* both cut (neither is its own stem), the stems and separators alike */
   return la < strlen(a) && lb < strlen(b) && la == lb &&
-         !memcmp(a, b, la) && !(da && db);
+         !memcmp(a, b, la + 1) && !(da && db);
+}
+
+/* Whether hashed is plain and a build hash (not decimal digits only). */
+static bool plain_and_hash(const char *hashed, const char *plain)
+{
+  bool digits;
+  size_t len = bpi_benchname_hash_stem(hashed, &digits);
+  return len < strlen(hashed) && !digits && len == strlen(plain) &&
+         !memcmp(hashed, plain, len);
+}
+
+bool bpi_benchname_hash_renamed(const char *base, const char *head)
+{
+  return bpi_benchname_same_but_hash(base, head) ||
+         plain_and_hash(base, head);
+}
+
+static bool all_hex(const char *s, bool *decimal)
+{
+  *decimal = true;
+  for(; *s; s++) {
+    if(!is_hex(*s))
+      return false;
+    *decimal = *decimal && *s >= '0' && *s <= '9';
+  }
+  return true;
+}
+
+/* Both the kernel's 15 characters of a name, alike up to a separator
+ * after which both are hex digits to their end: a build hash cut short. */
+static bool comm_cut_hash(const char *a, const char *b)
+{
+  size_t n = 0;
+  if(strlen(a) != BP_COMM_MAX || strlen(b) != BP_COMM_MAX)
+    return false;
+  while(a[n] == b[n])
+    n++;   /* they differ before their end: a != b */
+  for(size_t s = n; s-- > 1;) {
+    bool da, db;
+    if(!strchr("-_.", a[s]))
+      continue;
+    return all_hex(a + s + 1, &da) && all_hex(b + s + 1, &db) &&
+           !(da && db);
+  }
+  return false;
+}
+
+/* hashed the kernel's 15 characters of plain, a separator and hex digits
+ * to its end: a hash cut short, that may be decimal digits only. */
+static bool comm_cut_plain(const char *hashed, const char *plain)
+{
+  size_t len = strlen(plain);
+  bool decimal;
+  return strlen(hashed) == BP_COMM_MAX && len > 0 && len + 1 < BP_COMM_MAX &&
+         !memcmp(hashed, plain, len) && strchr("-_.", hashed[len]) &&
+         all_hex(hashed + len + 1, &decimal);
+}
+
+bool bpi_benchname_same_process(const char *a, const char *b)
+{
+  if(!strcmp(a, b))
+    return false;
+  return bpi_benchname_same_but_hash(a, b) || plain_and_hash(a, b) ||
+         plain_and_hash(b, a) || comm_cut_hash(a, b) ||
+         comm_cut_plain(a, b) || comm_cut_plain(b, a);
 }
 
 /* The command line's first word (the program) unquoted into buf, as
@@ -83,20 +150,19 @@ static const char *first_word(const char *s, char *buf, size_t size)
 }
 
 /* The program's file name in the command line cmd (its part after the
- * last '/', less a cargo hash) into buf, *name_len its length; returns
- * the rest of the line (the arguments). */
+ * last '/') into buf, *name its start; returns the rest of the line (the
+ * arguments), or NULL when the word does not fit (then *name is all of
+ * cmd, compared as it is written). */
 static const char *program(const char *cmd, char *buf, size_t size,
-                           const char **name, size_t *name_len)
+                           const char **name)
 {
   const char *rest = first_word(cmd, buf, size);
   if(!rest) {   /* too long to be a file name: all of it, as written */
     *name = cmd;
-    *name_len = strlen(cmd);
-    return "";
+    return NULL;
   }
   const char *slash = strrchr(buf, '/');
   *name = slash ? slash + 1 : buf;
-  *name_len = bpi_benchname_cargo_stem(*name);
   return rest;
 }
 
@@ -104,10 +170,14 @@ bool bpi_benchname_same_command(const char *a, const char *b)
 {
   char buf_a[4096], buf_b[4096];
   const char *na, *nb;
-  size_t la, lb;
   if(!a || !b)
     return true;
-  const char *ra = program(a, buf_a, sizeof(buf_a), &na, &la);
-  const char *rb = program(b, buf_b, sizeof(buf_b), &nb, &lb);
-  return la == lb && !memcmp(na, nb, la) && !strcmp(ra, rb);
+  const char *ra = program(a, buf_a, sizeof(buf_a), &na);
+  const char *rb = program(b, buf_b, sizeof(buf_b), &nb);
+  if(!ra || !rb)
+    return !strcmp(a, b);
+  /* the rule that pairs benchmarks, in either direction */
+  bool same = !strcmp(na, nb) || bpi_benchname_hash_renamed(na, nb) ||
+              bpi_benchname_hash_renamed(nb, na);
+  return same && !strcmp(ra, rb);
 }

@@ -26,14 +26,30 @@ size_t bpi_benchname_cargo_stem(const char *name);
 size_t bpi_benchname_hash_stem(const char *name, bool *digits_only);
 
 /* Whether a and b differ only by a build hash (bpi_benchname_hash_stem):
- * their stems are equal and not empty, and not both suffixes are decimal
- * digits only ("sort-1000000" and "sort-2000000" are two sizes). */
+ * their stems and separators are equal and not empty ("a.deadbeef" and
+ * "a_deadbeef" are two names), and not both suffixes are decimal digits
+ * only ("sort-1000000" and "sort-2000000" are two sizes). */
 bool bpi_benchname_same_but_hash(const char *a, const char *b);
+
+/* Whether the base's name base is the head's head across a build:
+ * bpi_benchname_same_but_hash, or base is head and a build hash (not
+ * decimal digits only): "mybench-0123456789abcdef" stored before run
+ * names dropped cargo's hash, "mybench" now. */
+bool bpi_benchname_hash_renamed(const char *base, const char *head);
+
+/* Whether the process names a and b (the roots of two sides' stacks)
+ * differ, but only by a build hash: bpi_benchname_hash_renamed either
+ * way, or both the kernel's 15 characters of a name (comm) alike up to
+ * a separator after which both run hex digits to their end, a hash cut
+ * short ("mybench-0123456", "mybench-fedcba9"), or one of them such a cut
+ * of the other's name and a hash ("mybench-0123456", "mybench"). */
+bool bpi_benchname_same_process(const char *a, const char *b);
 
 /* Whether the command lines a and b (a manifest's "command": argv joined
  * with spaces, each argument quoted for a POSIX shell when it needs it)
  * run the same program with the same arguments: the program compared by
- * its file name less a cargo hash (bpi_benchname_cargo_stem), so two
+ * its file name, the same when it differs only by a build hash
+ * (bpi_benchname_hash_renamed, either way), so two
  * runners' work directories (/home/runner/_work/... and /builds/...) or
  * two builds do not make it another command.  NULL is unknown: the same
  * as anything. */

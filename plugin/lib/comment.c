@@ -564,8 +564,10 @@ static void add_hash_names(struct render *r)
   if(c->hash_names_unpaired)
     bpi_buf_adds(r->b, "_New and removed benchmarks here differ only by a "
                  "build hash in their names, so they are not compared: "
-                 "give each benchmark its name (`benchprof run --name "
-                 "NAME`) so that every build keeps it._\n\n");
+                 "keep each benchmark's name from one build to the next "
+                 "(for names the harness reports, have it name its "
+                 "benchmarks without the build hash; for a run without "
+                 "harness output, `benchprof run --name NAME`)._\n\n");
 }
 
 static void add_summary(struct render *r)

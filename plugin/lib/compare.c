@@ -6,6 +6,7 @@
  * the output is written by compare_json.c.  Shares are normalized to
  * each side's total samples, so runs of different lengths compare. */
 #include "bp_setup.h"
+#include "benchname.h"
 #include "buf.h"
 #include "compare_int.h"
 #include "err.h"
@@ -108,6 +109,15 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
   return BP_OK;
 }
 
+/* A process renamed only by its build hash (a cargo binary on every pull
+ * request) is still matched, but not told: nothing the author did. */
+static void drop_hash_rename(struct bp_cmp_bench *cb)
+{
+  free(cb->renamed_base_process);
+  free(cb->renamed_head_process);
+  cb->renamed_base_process = cb->renamed_head_process = NULL;
+}
+
 /* What the profiles of a benchmark on both sides tell: the differential
  * stacks, the functions and the off-CPU time (each side has its profile). */
 static bp_code compare_profiles(const struct bp_cmp *c,
@@ -123,6 +133,10 @@ static bp_code compare_profiles(const struct bp_cmp *c,
     rc = bpi_cmp_bench_funcs(cb, st);
   if(!rc)
     rc = bpi_cmp_bench_off_cpu(cb, base, head, c->threshold_pct, err);
+  if(!rc && cb->renamed_base_process &&
+     bpi_benchname_same_process(cb->renamed_base_process,
+                                cb->renamed_head_process))
+    drop_hash_rename(cb);
   return rc;
 }
 

@@ -224,7 +224,9 @@ struct bp_cmp_bench {
   size_t nlines;
   /* the base's process name and the head's when they differed (a binary
    * renamed between them) and the base's stacks were matched under the
-   * head's name (bpi_cmp_match_roots in compare_int.h); NULL when not */
+   * head's name (bpi_cmp_match_roots in compare_int.h); NULL when not,
+   * or when they differ only by a build hash (bpi_benchname_same_process:
+   * matched all the same, not told) */
   char *renamed_base_process, *renamed_head_process;
   struct bp_cmp_profile base, head;
   char *diff_url;          /* public URL of its diff.svg once published

@@ -9,11 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A name on one side only, by its stem (bpi_benchname_hash_stem). */
+/* A removed name with a build hash, by its stem (bpi_benchname_hash_stem). */
 struct stem {
   const char *name;
   size_t len;
-  bool digits_only;
 };
 
 static int by_stem(const void *a, const void *b)
@@ -23,7 +22,34 @@ static int by_stem(const void *a, const void *b)
   int d = memcmp(x->name, y->name, n);
   if(d || x->len != y->len)
     return d ? d : x->len < y->len ? -1 : 1;
-  return (int)x->digits_only - (int)y->digits_only;
+  return 0;
+}
+
+/* Whether new name head pairs (bpi_benchname_hash_renamed) with one of
+ * the n removed names st (sorted) whose stem is head's first len
+ * characters: those are next to each other. */
+static bool pairs_in(const char *head, size_t len, const struct stem *st,
+                     size_t n)
+{
+  struct stem key = {head, len};
+  const struct stem *hit = bsearch(&key, st, n, sizeof(*st), by_stem);
+  if(!hit)
+    return false;
+  while(hit > st && !by_stem(hit - 1, &key))
+    hit--;
+  for(; hit < st + n && !by_stem(hit, &key); hit++)
+    if(bpi_benchname_hash_renamed(hit->name, head))
+      return true;
+  return false;
+}
+
+/* Whether new name head pairs with any removed one: of its stem, or of
+ * all of it (a base's "x-0123456789abcdef" for the head's "x"). */
+static bool pairs_any(const char *head, const struct stem *st, size_t n)
+{
+  size_t len = strlen(head), stem = bpi_benchname_hash_stem(head, NULL);
+  return (stem < len && pairs_in(head, stem, st, n)) ||
+         pairs_in(head, len, st, n);
 }
 
 /* Whether any of the new names (head's only) differs only by a build hash
@@ -33,31 +59,19 @@ static bool any_hash_pair(const char *const *news, size_t nnew,
                           const char *const *removed, size_t nremoved,
                           bool *nomem)
 {
-  struct stem *st = malloc(nremoved * sizeof(*st));
+  struct stem *st = malloc((nremoved ? nremoved : 1) * sizeof(*st));
   size_t n = 0;
   bool found = false;
   *nomem = !st;
   for(size_t i = 0; st && i < nremoved; i++) {
-    struct stem s = {removed[i], 0, false};
-    s.len = bpi_benchname_hash_stem(s.name, &s.digits_only);
+    struct stem s = {removed[i], bpi_benchname_hash_stem(removed[i], NULL)};
     if(s.len < strlen(s.name))
       st[n++] = s;
   }
   if(n)
     qsort(st, n, sizeof(*st), by_stem);
-  for(size_t i = 0; n && !found && i < nnew; i++) {
-    struct stem key = {news[i], 0, false};
-    key.len = bpi_benchname_hash_stem(key.name, &key.digits_only);
-    if(key.len == strlen(key.name))
-      continue;
-    /* a suffix of digits only pairs with a hash that is not */
-    bool want_digits = key.digits_only;
-    key.digits_only = false;
-    found = bsearch(&key, st, n, sizeof(*st), by_stem) != NULL;
-    key.digits_only = true;
-    found = found ||
-            (!want_digits && bsearch(&key, st, n, sizeof(*st), by_stem));
-  }
+  for(size_t i = 0; n && !found && i < nnew; i++)
+    found = pairs_any(news[i], st, n);
   free(st);
   return found;
 }
@@ -79,7 +93,7 @@ bool bpi_cmp_pair_hashed(struct bp_cmp *c, const struct side *base,
     }
   bool nomem = false;
   if(nnew == 1 && nremoved == 1 &&
-     bpi_benchname_same_but_hash(names[new_at], names[nhead])) {
+     bpi_benchname_hash_renamed(names[nhead], names[new_at])) {
     base_names[new_at] = names[nhead];
     (*n)--;
   }

@@ -8,9 +8,12 @@
 # - two new and two removed that differ by a hash: none paired (which
 #   goes with which is a guess), the comment says to name the benchmark;
 #   one new and one removed that differ by a number only: not paired;
+#   another separator (a.deadbeef, a_deadbeef): not paired; a base's
+#   hashed name and the head's plain one (the default name's change): paired;
+# - the process renamed only by its hash (comm's 15 bytes): matched, not told;
 # - cargo's deps/NAME-<16 hex digits>: the default name is NAME;
 # - the base's command another than the head's: the same program under
-#   two runners' work directories (or two cargo builds) is no other
+#   two runners' work directories (or two builds, any build hash) is no other
 #   command; another program is, and with a suite the note says that the
 #   suite's command changed instead of advising --suite.
 . "$top_srcdir/tests/lib.sh"
@@ -59,11 +62,15 @@ assert b["base_name"] == "mybench-3f2a9c1d", brief
 assert b["presence"] == "both" and b["flag"] == "regression", brief
 m = {x["slug"]: x for x in b["measures"]}["task-clock"]
 assert m["confirmed"] and m["basis"] == "mann-whitney", m
-# the base's stacks read under the head's process name (the kernel's
-# 15 bytes of it)
-assert b["renamed_base_process"] == "mybench-3f2a9c1", brief
-assert b["renamed_head_process"] == "mybench-77ab0e1", brief
+# the base's stacks are read under the head's process name, but a rename
+# by the build hash alone (the kernel's 15 bytes of each) is not told
+assert b["renamed_base_process"] is None, brief
+assert b["renamed_head_process"] is None, brief
+roots = {l.split(";", 1)[0] for l in
+         open(os.path.join(sys.argv[1], "diff.folded"))}
+assert roots == {"mybench-77ab0e1"}, roots
 md = open(os.path.join(sys.argv[1], "comment.md")).read()
+assert "The base's program" not in md, md
 assert "\n_Compared `mybench-77ab0e12` with the base's `mybench-3f2a9c1d`: " \
        "their names differ only by a build hash._\n" in md, md[:1500]
 assert re.search(r"^\*\*1 regression confirmed, 0 unconfirmed\*\*, worst: "
@@ -103,7 +110,45 @@ assert all(b["base_name"] is None for b in c["benchmarks"]), c
 md = open(os.path.join(sys.argv[1], "comment.md")).read()
 assert "_Compared" not in md, md
 assert "differ only by a build hash in their names" in md, md
-assert "`benchprof run --name NAME`" in md, md
+assert "for names the harness reports, have it name its benchmarks " \
+       "without the build hash; for a run without harness output, " \
+       "`benchprof run --name NAME`" in md, md
+PY
+
+# the separator is the name's: a.deadbeef and a_deadbeef are two
+bmf_run "$TMP/sep-base" a.deadbeef
+bmf_run "$TMP/sep-head" a_deadbeef
+cmp sep "$TMP/sep-base" "$TMP/sep-head"
+# stored before the default name dropped cargo's hash: the one rename
+bmf_run "$TMP/up-base" mybench-0123456789abcdef
+bmf_run "$TMP/up-head" mybench
+cmp up "$TMP/up-base" "$TMP/up-head"
+pycheck "another separator is not paired; a base's hash and the head's none are" \
+  "$TMP/cmp-sep" "$TMP/cmp-up" <<'PY'
+import json, os, sys
+c = json.load(open(os.path.join(sys.argv[1], "compare.json")))
+assert c["new"] == 1 and c["removed"] == 1, c
+assert not c["build_hash_names_unpaired"], c
+assert all(b["base_name"] is None for b in c["benchmarks"]), c
+c = json.load(open(os.path.join(sys.argv[2], "compare.json")))
+assert c["new"] == 0 and c["removed"] == 0, c
+b, = c["benchmarks"]
+assert b["name"] == "mybench", b
+assert b["base_name"] == "mybench-0123456789abcdef", b
+md = open(os.path.join(sys.argv[2], "comment.md")).read()
+assert "\n_Compared `mybench` with the base's `mybench-0123456789abcdef`: " \
+       "their names differ only by a build hash._\n" in md, md[:1500]
+PY
+# several new and removed, one a base's hashed name of a head's plain one
+bmf_run "$TMP/up2-base" mybench-0123456789abcdef other-0123456789abcdef
+bmf_run "$TMP/up2-head" mybench next
+cmp up2 "$TMP/up2-base" "$TMP/up2-head"
+pycheck "a base's hashed name of a head's plain one among several: unpaired" \
+  "$TMP/cmp-up2" <<'PY'
+import json, os, sys
+c = json.load(open(os.path.join(sys.argv[1], "compare.json")))
+assert c["new"] == 2 and c["removed"] == 2, c
+assert c["build_hash_names_unpaired"] is True, c
 PY
 
 # sizes, not hashes: one new and one removed, both suffixes decimal
@@ -159,7 +204,8 @@ PY
 HARNESS='#!/bin/sh
 echo "{\"$BENCH\": {\"latency\": {\"value\": 100}}}"'
 for p in home/runner/_work/a/bench builds/x/bench home/runner/_work/a/other \
-         a/deps/bench-0123456789abcdef b/deps/bench-fedcba9876543210; do
+         a/deps/bench-0123456789abcdef b/deps/bench-fedcba9876543210 \
+         a/emit-3f2a9c1d b/emit-77ab0e12; do
   mkdir -p "$TMP/cmd/$(dirname "$p")"
   printf '%s\n' "$HARNESS" >"$TMP/cmd/$p"
   chmod +x "$TMP/cmd/$p"
@@ -176,6 +222,9 @@ cmd_run cmd-cargo1 one a/deps/bench-0123456789abcdef
 cmd_run cmd-cargo2 two b/deps/bench-fedcba9876543210
 cmp moved "$TMP/cmd-base" "$TMP/cmd-moved"
 cmp cargo "$TMP/cmd-cargo1" "$TMP/cmd-cargo2"
+cmd_run cmd-emit1 one a/emit-3f2a9c1d
+cmd_run cmd-emit2 two b/emit-77ab0e12
+cmp emit "$TMP/cmd-emit1" "$TMP/cmd-emit2"
 cmp other "$TMP/cmd-base" "$TMP/cmd-other"
 cmp other-suite "$TMP/cmd-base" "$TMP/cmd-other" --suite micro
 pycheck "another command: by program name and arguments, not directory" \
@@ -192,6 +241,7 @@ assert man["command"].endswith("/builds/x/bench --size 3"), man["command"]
 note = "_The base run is of another command than this run's"
 assert note not in md("moved"), md("moved")
 assert note not in md("cargo"), md("cargo")
+assert note not in md("emit"), md("emit")    # any build hash, as pairing
 m = md("other")
 assert note in m and "gives each its own `--suite NAME`._" in m, m
 m = md("other-suite")

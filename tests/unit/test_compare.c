@@ -1508,10 +1508,35 @@ static void test_build_hash_names(void)
   CHECK_EQ_INT(bpi_benchname_hash_stem("-3f2a9c1d", NULL), 9);
   CHECK_EQ_INT(bpi_benchname_hash_stem("x3f2a9c1d", NULL), 9);
   CHECK(bpi_benchname_same_but_hash("mybench-3f2a9c1d", "mybench-77ab0e12"));
-  CHECK(bpi_benchname_same_but_hash("mybench-3f2a9c1d", "mybench_1234567"));
+  CHECK(bpi_benchname_same_but_hash("mybench-3f2a9c1d", "mybench-1234567"));
+  /* the separator is the name's: another one, another benchmark */
+  CHECK(!bpi_benchname_same_but_hash("mybench-3f2a9c1d", "mybench_1234567"));
+  CHECK(!bpi_benchname_same_but_hash("a.deadbeef", "a_deadbeef"));
   CHECK(!bpi_benchname_same_but_hash("sort-1000000", "sort-2000000"));
   CHECK(!bpi_benchname_same_but_hash("mybench-3f2a9c1d", "mybench"));
   CHECK(!bpi_benchname_same_but_hash("abench-3f2a9c1d", "bbench-3f2a9c1d"));
+  /* across the default name's change: a base's hash, the head's none */
+  CHECK(bpi_benchname_hash_renamed("mybench-0123456789abcdef", "mybench"));
+  CHECK(bpi_benchname_hash_renamed("mybench-3f2a9c1d", "mybench-77ab0e12"));
+  CHECK(!bpi_benchname_hash_renamed("mybench", "mybench-0123456789abcdef"));
+  CHECK(!bpi_benchname_hash_renamed("sort-1000000", "sort"));
+  CHECK(!bpi_benchname_hash_renamed("mybench-3f2a9c1d", "mybenc"));
+  CHECK(!bpi_benchname_hash_renamed("a.deadbeef", "a_deadbeef"));
+  /* process names (the kernel's 15 characters): a hash cut short */
+  CHECK(bpi_benchname_same_process("mybench-0123456", "mybench-fedcba9"));
+  CHECK(bpi_benchname_same_process("mybench-3f2a9c1", "mybench-77ab0e1"));
+  CHECK(bpi_benchname_same_process("longbenchnam-01", "longbenchnam-fe"));
+  CHECK(bpi_benchname_same_process("mybench", "mybench-0123456"));
+  CHECK(bpi_benchname_same_process("mybench-0123456", "mybench"));
+  CHECK(bpi_benchname_same_process("mybench", "mybench-3f2a9c1"));
+  CHECK(!bpi_benchname_same_process("mybench", "mybench"));
+  CHECK(!bpi_benchname_same_process("mybench", "mybench-01234"));
+  CHECK(!bpi_benchname_same_process("mybench", "mybench-0123x56"));
+  CHECK(!bpi_benchname_same_process("bench_v1", "bench_v2"));
+  CHECK(!bpi_benchname_same_process("longbenchnam-01", "longbenchnam_fe"));
+  CHECK(!bpi_benchname_same_process("longbenchnam-01", "longbenchnam-02"));
+  CHECK(!bpi_benchname_same_process("longbenchname-1", "longbenchnamx-f"));
+  CHECK(!bpi_benchname_same_process("longbenchnam-0", "longbenchnam-f"));
 }
 
 /* The only new and the only removed benchmark, named alike but for a
