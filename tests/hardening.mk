@@ -157,6 +157,9 @@ tests_unit_test_fault_clock_LDADD = $(unit_ldadd)
 #   secrets_publish.sh  every credential in a full publishing run (Bencher,
 #                       s3://, http:// store, spool + flush, a comment; -v)
 #                       appears in no output, artifact, spool or store
+#   secrets_command.sh  secret values on the benchmark's command line
+#                       (--token=X, --password X, API_KEY=X) are *** in
+#                       every artifact and stored copy; the program gets them
 #   hostile_publish.sh  payload names through the store keys, the stored
 #                       manifest, compare + comment.md and serve's pages
 #   http_bounds.sh      answers without end (body, headers), Retry-After
@@ -166,8 +169,10 @@ tests_unit_test_fault_clock_LDADD = $(unit_ldadd)
 #                       harness's stdout), FIFOs and devices as inputs,
 #                       late stdout under --adapter (issue 21, F14 F15 F18)
 TESTS += tests/integration/secrets_publish.sh tests/integration/hostile_publish.sh \
+  tests/integration/secrets_command.sh \
   tests/integration/http_bounds.sh tests/integration/input_caps.sh
 EXTRA_DIST += tests/integration/secrets_publish.sh \
+  tests/integration/secrets_command.sh \
   tests/integration/hostile_publish.sh tests/integration/http_bounds.sh \
   tests/integration/input_caps.sh
 

@@ -6,6 +6,7 @@
 #include "events.h"
 #include "symbols.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <time.h>
@@ -499,14 +500,74 @@ int bpi_recorder_exit_status(const struct bp_recorder *r)
   return 1;
 }
 
+/* Whether the option or variable name n (len bytes, dashes included)
+ * names a secret: it holds token, secret, password, passwd, credential,
+ * auth or apikey anywhere (any case), or "key" as a whole word between
+ * non-alphanumeric characters (--key, --api-key, AWS_SECRET_ACCESS_KEY,
+ * but not --keys or --monkey).  Rather too much than too little: the
+ * command line is published, and --author=x or --tokenizer=y lose their
+ * value in it too. */
+static bool secret_name(const char *n, size_t len)
+{
+  static const char *const parts[] = {"token", "secret", "password",
+    "passwd", "credential", "auth", "apikey"};
+  char low[256];
+  if(len >= sizeof(low))
+    len = sizeof(low) - 1;
+  for(size_t i = 0; i < len; i++)
+    low[i] = (char)tolower((unsigned char)n[i]);
+  low[len] = '\0';
+  for(size_t i = 0; i < BP_ARRAY_LEN(parts); i++)
+    if(strstr(low, parts[i]))
+      return true;
+  for(const char *k = strstr(low, "key"); k; k = strstr(k + 1, "key"))
+    if((k == low || !isalnum((unsigned char)k[-1])) &&
+       !isalnum((unsigned char)k[3]))
+      return true;
+  return false;
+}
+
+/* The argument a as published: NAME=VALUE, -NAME=VALUE and --NAME=VALUE
+ * with a secret NAME keep NAME= and have *** for the value; *hide_next
+ * is set for a bare secret option (--token VALUE) and then hides the
+ * next argument whole, whatever it is.  The program gets the real ones. */
+static void add_redacted(struct bp_buf *b, const char *a, bool *hide_next)
+{
+  if(*hide_next) {
+    *hide_next = false;
+    bpi_buf_adds(b, "***");
+    return;
+  }
+  const char *eq = strchr(a, '=');
+  if(eq && eq > a && secret_name(a, (size_t)(eq - a))) {
+    bpi_buf_add(b, a, (size_t)(eq - a) + 1);
+    bpi_buf_adds(b, "***");
+    return;
+  }
+  if(!eq && a[0] == '-' && secret_name(a, strlen(a)))
+    *hide_next = true;
+  bpi_buf_adds(b, a);
+}
+
 /* argv joined with spaces, each argument quoted for a POSIX shell when it
- * holds anything but plain characters, so the line can be pasted back. */
+ * holds anything but plain characters, so the line can be pasted back;
+ * secret values are *** (add_redacted): this line is what the manifest,
+ * the summary, every export and the comment show. */
 static char *join_command(char *const *argv)
 {
-  struct bp_buf b;
+  struct bp_buf b, one;
+  bool hide_next = false;
   bpi_buf_init(&b);
+  bpi_buf_init(&one);
   for(size_t i = 0; argv[i]; i++) {
-    const char *a = argv[i];
+    bpi_buf_reset(&one);
+    add_redacted(&one, argv[i], &hide_next);
+    if(bpi_buf_failed(&one) || !one.data) {
+      bpi_buf_cleanup(&one);
+      bpi_buf_cleanup(&b);
+      return NULL;
+    }
+    const char *a = one.data;
     if(i)
       bpi_buf_addc(&b, ' ');
     if(a[0] && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -523,6 +584,7 @@ static char *join_command(char *const *argv)
     }
     bpi_buf_addc(&b, '\'');
   }
+  bpi_buf_cleanup(&one);
   if(bpi_buf_failed(&b) || !b.data) {
     bpi_buf_cleanup(&b);
     return NULL;

@@ -198,6 +198,16 @@ check "--output outside a CI job: the shared directory itself" [ \
 check "--output with BENCHPROF_OUTPUT already the job's directory" [ \
   "$(in_job a 701 "" 1 env BENCHPROF_OUTPUT="$JOB_A" benchprof-wrap \
      --output)" = "$JOB_A" ]
+# a BENCHPROF_OUTPUT ending in a slash names the same job directory:
+# --new-job still prunes the other jobs' stale ones
+mkdir -p "$OUT/job=stale"
+age "$OUT/job=stale" '2 days ago'
+check "--new-job with BENCHPROF_OUTPUT=job=ID/: exit 0" \
+  in_job a 701 "" 1 env BENCHPROF_OUTPUT="$JOB_A//" benchprof-wrap --new-job
+check "--new-job with BENCHPROF_OUTPUT=job=ID/: a stale job's directory pruned" \
+  [ ! -e "$OUT/job=stale" ]
+check "--new-job with BENCHPROF_OUTPUT=job=ID/: its own directory kept" \
+  [ -d "$JOB_A" ]
 cat >"$TMP/relative.json" <<JSON
 {"enabled": true, "output": "bench-out"}
 JSON
