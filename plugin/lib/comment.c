@@ -1322,7 +1322,9 @@ static const char *plural(size_t n)
 }
 
 /* Where everything is: compare.json, linked when the compare directory
- * is served, else beside this comment. */
+ * is served; else, for a run's comparison (posted: nothing is beside
+ * it), in the compare/ folder of the run's output directory; else beside
+ * this comment. */
 static void add_where_all_is(struct render *r)
 {
   struct bp_buf url;
@@ -1337,7 +1339,11 @@ static void add_where_all_is(struct render *r)
     linked = !bpi_buf_failed(&url) &&
              add_link(r->b, true, BP_FILE_COMPARE_JSON, url.data);
   }
-  if(!linked)
+  if(!linked && r->o->run_output)
+    bpi_buf_adds(r->b, "`" BP_RUNDIR_COMPARE "/" BP_FILE_COMPARE_JSON "` "
+                 "(in the run's output directory, on the runner that ran "
+                 "the job)");
+  else if(!linked)
     bpi_buf_adds(r->b, "`" BP_FILE_COMPARE_JSON "` (beside this comment "
                  "in the comparison's output)");
   bpi_buf_adds(r->b, " has them all: every benchmark's measures and "

@@ -333,6 +333,19 @@ static void test_cut(void)
   if(!strstr(b.data, note))
     fprintf(stderr, "note missing: %s\n", strstr(b.data, "_Left out") ?
             strstr(b.data, "_Left out") : "(none)");
+  /* a run's comparison, posted: compare.json is in the run's compare/
+   * folder on the runner, nothing is beside a posted comment */
+  struct bp_comment_opts run_o = o;
+  run_o.run_output = true;
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &run_o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "._ `compare/compare.json` (in the run's output "
+               "directory, on the runner that ran the job) has them all"));
+  CHECK(!strstr(b.data, "beside this comment in the comparison's output"));
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
   /* the kept ones are the largest changes */
   char last[64];
   snprintf(last, sizeof(last), "\n| benchmark/with/a/path/%zu |", shown - 1);
