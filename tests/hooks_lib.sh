@@ -44,6 +44,22 @@ make_mybench() {
   chmod +x "$TMP/tools/mybench"
 }
 
+# start_forges: the GitHub and GitLab stand-ins, in $TMP/gh and $TMP/gl,
+# for the tokens GH_TOKEN_VALUE and GL_TOKEN_VALUE (GitHub with no seeded
+# comments); GH_API and GL_API their API URLs.  Not in a subshell: the
+# servers' pids go into PIDS, which publish_lib.sh's exit stops.
+start_forges() {
+  mkdir -p "$TMP/gh" "$TMP/gl"
+  python3 "$SERVERS/github_standin.py" "$TMP/gh" "$GH_TOKEN_VALUE" 0 \
+    2>"$TMP/gh/server.err" &
+  PIDS="$PIDS $!"
+  python3 "$SERVERS/gitlab_standin.py" "$TMP/gl" "$GL_TOKEN_VALUE" \
+    2>"$TMP/gl/server.err" &
+  PIDS="$PIDS $!"
+  GH_API="http://127.0.0.1:$(wait_port "$TMP/gh/port")"
+  GL_API="http://127.0.0.1:$(wait_port "$TMP/gl/port")/api/v4"
+}
+
 # hook_shell: how the runner runs a hook (GitHub: bash -e, else sh -e)
 hook_shell() {
   if command -v bash >/dev/null 2>&1; then echo "bash -e"; else echo "sh -e"; fi

@@ -23,15 +23,8 @@
 standin bencher
 GH_TOKEN_VALUE="ghs_concurrent_token_3b8e"
 GL_TOKEN_VALUE="glpat-concurrent-token-7d20"
-mkdir -p "$TMP/gh" "$TMP/gl" "$TMP/tools"
-python3 "$SERVERS/github_standin.py" "$TMP/gh" "$GH_TOKEN_VALUE" 0 \
-  2>"$TMP/gh/server.err" &
-PIDS="$PIDS $!"
-python3 "$SERVERS/gitlab_standin.py" "$TMP/gl" "$GL_TOKEN_VALUE" \
-  2>"$TMP/gl/server.err" &
-PIDS="$PIDS $!"
-GH_API="http://127.0.0.1:$(wait_port "$TMP/gh/port")"
-GL_API="http://127.0.0.1:$(wait_port "$TMP/gl/port")/api/v4"
+mkdir -p "$TMP/tools"
+start_forges
 OUT=$TMP/shared/out
 
 # the benchmark: a real workload, and its latency from MYBENCH_LATENCY,

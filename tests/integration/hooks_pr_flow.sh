@@ -26,15 +26,7 @@ standin bencher
 make_mybench
 GH_TOKEN_VALUE="ghs_flow_token_71c2"
 GL_TOKEN_VALUE="glpat-flow-token-93d1"
-mkdir -p "$TMP/gh" "$TMP/gl"
-python3 "$SERVERS/github_standin.py" "$TMP/gh" "$GH_TOKEN_VALUE" 0 \
-  2>"$TMP/gh/server.err" &
-PIDS="$PIDS $!"
-python3 "$SERVERS/gitlab_standin.py" "$TMP/gl" "$GL_TOKEN_VALUE" \
-  2>"$TMP/gl/server.err" &
-PIDS="$PIDS $!"
-GH_API="http://127.0.0.1:$(wait_port "$TMP/gh/port")"
-GL_API="http://127.0.0.1:$(wait_port "$TMP/gl/port")/api/v4"
+start_forges
 
 # a runner's configuration as the example has it: an absolute output
 # directory that every job of the runner shares

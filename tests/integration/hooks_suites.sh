@@ -24,15 +24,7 @@ standin bencher
 make_mybench
 GH_TOKEN_VALUE="ghs_suites_hook_token_4a07"
 GL_TOKEN_VALUE="glpat-suites-hook-token-6b19"
-mkdir -p "$TMP/gh" "$TMP/gl"
-python3 "$SERVERS/github_standin.py" "$TMP/gh" "$GH_TOKEN_VALUE" 0 \
-  2>"$TMP/gh/server.err" &
-PIDS="$PIDS $!"
-python3 "$SERVERS/gitlab_standin.py" "$TMP/gl" "$GL_TOKEN_VALUE" \
-  2>"$TMP/gl/server.err" &
-PIDS="$PIDS $!"
-GH_API="http://127.0.0.1:$(wait_port "$TMP/gh/port")"
-GL_API="http://127.0.0.1:$(wait_port "$TMP/gl/port")/api/v4"
+start_forges
 SHARED=$TMP/out
 
 # suites_config FILE PROJECT [MORE]: the runner's configuration, its
