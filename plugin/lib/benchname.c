@@ -20,6 +20,19 @@ static bool is_hex(char c)
   return is_lower_hex(c) || (c >= 'A' && c <= 'F');
 }
 
+/* How many hex digits (either case) end the first len bytes of s;
+ * *decimal: whether they are all decimal digits (true for none). */
+static size_t hex_tail(const char *s, size_t len, bool *decimal)
+{
+  size_t i = len;
+  *decimal = true;
+  while(i > 0 && is_hex(s[i - 1])) {
+    *decimal = *decimal && s[i - 1] >= '0' && s[i - 1] <= '9';
+    i--;
+  }
+  return len - i;
+}
+
 size_t bpi_benchname_cargo_stem(const char *name)
 {
   size_t len = strlen(name);
@@ -36,12 +49,9 @@ size_t bpi_benchname_cargo_stem(const char *name)
 
 size_t bpi_benchname_hash_stem(const char *name, bool *digits_only)
 {
-  size_t len = strlen(name), i = len;
-  bool decimal = true;
-  while(i > 0 && is_hex(name[i - 1])) {
-    decimal = decimal && name[i - 1] >= '0' && name[i - 1] <= '9';
-    i--;
-  }
+  size_t len = strlen(name);
+  bool decimal;
+  size_t i = len - hex_tail(name, len, &decimal);
   if(digits_only)
     *digits_only = false;
   /* i: the first hex digit; the separator before it, and a stem */
@@ -79,13 +89,8 @@ bool bpi_benchname_hash_renamed(const char *base, const char *head)
 
 static bool all_hex(const char *s, bool *decimal)
 {
-  *decimal = true;
-  for(; *s; s++) {
-    if(!is_hex(*s))
-      return false;
-    *decimal = *decimal && *s >= '0' && *s <= '9';
-  }
-  return true;
+  size_t len = strlen(s);
+  return hex_tail(s, len, decimal) == len;
 }
 
 /* Both the kernel's 15 characters of a name, alike up to a separator
