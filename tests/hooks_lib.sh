@@ -132,6 +132,15 @@ gh_job_env() {
     GITHUB_WORKSPACE RUNNER_TEMP GITHUB_ENV GITHUB_PATH
 }
 
+# temp_hash NAME: what names job NAME's runner in its job=ID directory
+# without RUNNER_NAME (gh_job_env sets none): the first 8 hex digits of
+# the SHA-256 of its RUNNER_TEMP's path
+temp_hash() {
+  python3 -c 'import hashlib, sys
+print(hashlib.sha256(sys.argv[1].encode()).hexdigest()[:8])' \
+    "$TMP/temp-$1"
+}
+
 # gh_job NAME [EVENT]: gh_job_env's job, starting: its files new
 gh_job() {
   gh_job_env "$@"

@@ -44,8 +44,9 @@ static void usage(FILE *out)
     "      --job-dir       only the name of this CI job's directory under a\n"
     "                      shared (absolute) output directory: job=ID from\n"
     "                      GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_JOB and\n"
-    "                      RUNNER_NAME, or GitLab's CI_JOB_ID; exit 1 when\n"
-    "                      the job names no id\n"
+    "                      RUNNER_NAME (else a hash of RUNNER_TEMP's path),\n"
+    "                      or GitLab's CI_JOB_ID; exit 1 when the job names\n"
+    "                      no id\n"
     "  -h, --help          this help\n");
 }
 

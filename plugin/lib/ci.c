@@ -8,6 +8,7 @@
 #include "config.h"  /* bpi_env_get */
 #include "err.h"
 #include "fileio.h"
+#include "sha256.h"
 #include "text.h"
 
 #include <ctype.h>
@@ -1055,6 +1056,31 @@ char *bpi_ci_job_id(char *const *envp, bool *nomem)
   return copy;
 }
 
+/* The runner a GitHub job runs on, for its job directory's name:
+ * RUNNER_NAME (at most 60 bytes), else "temp-" and 8 hex digits of the
+ * SHA-256 of RUNNER_TEMP's path, else "".  Without RUNNER_NAME (GitHub
+ * sets it; a runner or an emulation of one may not) the name must still
+ * differ between two runners of one host and stay the same in a job's
+ * started and completed hooks: each runner has its own work directory
+ * and RUNNER_TEMP in it.  The host name is the same for both runners,
+ * the basenames of their work directories too (_work, or RUNNER_WORKSPACE's
+ * repository name), and a parent process id differs between the hooks. */
+static void github_runner(char *const *envp, char *out, size_t n)
+{
+  const char *name = bpi_env_get(envp, "RUNNER_NAME");
+  const char *temp = bpi_env_get(envp, "RUNNER_TEMP");
+  unsigned char digest[BP_SHA256_LEN];
+  if(name && *name)
+    snprintf(out, n, "%.60s", name);
+  else if(temp && *temp) {
+    bpi_sha256(temp, strlen(temp), digest);
+    snprintf(out, n, "temp-%02x%02x%02x%02x", digest[0], digest[1],
+             digest[2], digest[3]);
+  }
+  else
+    snprintf(out, n, "%s", "");
+}
+
 char *bpi_ci_job_dir(char *const *envp, bool *nomem)
 {
   char *id = bpi_ci_job_id(envp, nomem);
@@ -1062,11 +1088,12 @@ char *bpi_ci_job_dir(char *const *envp, bool *nomem)
     return NULL;
   /* a matrix's jobs share GITHUB_JOB: the runner (one job at a time)
    * tells apart those that run on one host at once */
-  const char *runner = bpi_env_get(envp, "RUNNER_NAME");
-  bool named = !strncmp(id, "github:", 7) && runner && *runner;
+  char runner[72] = "";
+  if(!strncmp(id, "github:", 7))
+    github_runner(envp, runner, sizeof(runner));
   char name[320];
-  snprintf(name, sizeof(name), "job=%s%s%.60s", id, named ? "-" : "",
-           named ? runner : "");
+  snprintf(name, sizeof(name), "job=%s%s%s", id, *runner ? "-" : "",
+           runner);
   free(id);
   /* one directory name: the id's separators become '-', anything else
    * outside [A-Za-z0-9._-] '_' (a runner's name is free text) */

@@ -15,7 +15,8 @@
 #     changed for two days, never one touched within the day (nor one
 #     whose top is old but a file in it is new), nor a job= link's target;
 #   - a matrix's two jobs (one run, one job id) on two runners get two
-#     directories; a relative "output" and a shell outside CI get none.
+#     directories, told apart by RUNNER_NAME, else by RUNNER_TEMP; a
+#     relative "output" and a shell outside CI get none.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 . "$top_srcdir/tests/hooks_lib.sh"
@@ -180,11 +181,27 @@ check "each comment is its job's comment.md" sh -c \
 # the job directory's name: run, attempt, job and runner; none outside
 # a CI job, nor for a relative output
 (gh_job m1)
-check "a matrix's two jobs on two runners: two directories" [ \
+check "a matrix's two jobs on two runners: the first one's directory" [ \
   "$(in_job m1 900 "" 1 benchprof-wrap --output)" = \
-  "$OUT/job=github-900-1-bench-runner-m1" ] && [ \
+  "$OUT/job=github-900-1-bench-runner-m1" ]
+check "a matrix's two jobs on two runners: the second one's, another" [ \
   "$(in_job m2 900 "" 1 benchprof-wrap --output)" = \
   "$OUT/job=github-900-1-bench-runner-m2" ]
+# without RUNNER_NAME (GitHub sets it; a runner that does not), the
+# runner is told by its RUNNER_TEMP (gh_job's $TMP/temp-NAME)
+unnamed() { (unset RUNNER_NAME; "$@"); }
+JOB_U1=$OUT/job=github-900-1-bench-temp-$(temp_hash m1)
+JOB_U2=$OUT/job=github-900-1-bench-temp-$(temp_hash m2)
+check "no RUNNER_NAME: two runners' RUNNER_TEMP, two names" \
+  [ "$JOB_U1" != "$JOB_U2" ]
+check "no RUNNER_NAME: the matrix's first job, its runner's directory" [ \
+  "$(in_job m1 900 "" 1 unnamed benchprof-wrap --output)" = "$JOB_U1" ]
+check "no RUNNER_NAME: the second job, its own runner's directory" [ \
+  "$(in_job m2 900 "" 1 unnamed benchprof-wrap --output)" = "$JOB_U2" ]
+in_job m1 900 "" 1 unnamed started >"$TMP/m1.out" 2>&1
+check "no RUNNER_NAME: the started hook names the same directory" grep -qx \
+  "BENCHPROF_OUTPUT=$JOB_U1" "$TMP/env-m1"
+check "no RUNNER_NAME: the started hook made it" [ -d "$JOB_U1" ]
 check "--output outside a CI job: the shared directory itself" [ \
   "$(BENCHPROF_CONFIG="$TMP/github.json" benchprof-wrap --output)" = \
   "$OUT" ]

@@ -58,12 +58,13 @@ SHA9=9999999999999999999999999999999999999999
 
 # gh_run_job NAME [EVENT]: gh_job's, run NAME of the workflow's job
 # "bench" (a step that replaces another step's run of the job is told so);
-# OUT: its own directory in the shared output
+# OUT: its own directory in the shared output (no RUNNER_NAME: its
+# runner named by its RUNNER_TEMP, the same in both hooks)
 gh_run_job() {
   gh_job "$@"
   GITHUB_RUN_ID=$1 GITHUB_RUN_ATTEMPT=1 GITHUB_JOB=bench
   export GITHUB_RUN_ID GITHUB_RUN_ATTEMPT GITHUB_JOB
-  OUT=$SHARED/job=github-$1-1-bench
+  OUT=$SHARED/job=github-$1-1-bench-temp-$(temp_hash "$1")
 }
 
 # suite_step SUITE: a later step running "mybench run" (the shim), with

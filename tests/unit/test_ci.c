@@ -515,7 +515,8 @@ static void test_job(void)
 }
 
 /* bpi_ci_job_dir: one directory name per job, from the variables alone;
- * a matrix's jobs on two runners differ by the runner's name. */
+ * a matrix's jobs on two runners differ by the runner's name, else by a
+ * hash of the runner's RUNNER_TEMP. */
 static void test_job_dir(void)
 {
   static char *github[] = {"GITHUB_ACTIONS=true", "GITHUB_RUN_ID=4242",
@@ -523,8 +524,19 @@ static void test_job_dir(void)
   static char *runner[] = {"GITHUB_ACTIONS=true", "GITHUB_RUN_ID=4242",
                            "GITHUB_JOB=bench", "RUNNER_NAME=box 2/../x",
                            NULL};
+  /* no RUNNER_NAME: the runner's RUNNER_TEMP (each runner of a host its
+   * own) tells two runners apart; RUNNER_NAME, when set, names it */
+  static char *temp1[] = {"GITHUB_ACTIONS=true", "GITHUB_RUN_ID=4242",
+                          "GITHUB_JOB=bench",
+                          "RUNNER_TEMP=/srv/runner-1/_work/_temp", NULL};
+  static char *temp2[] = {"GITHUB_ACTIONS=true", "GITHUB_RUN_ID=4242",
+                          "GITHUB_JOB=bench", "RUNNER_NAME=",
+                          "RUNNER_TEMP=/srv/runner-2/_work/_temp", NULL};
+  static char *named[] = {"GITHUB_ACTIONS=true", "GITHUB_RUN_ID=4242",
+                          "GITHUB_JOB=bench", "RUNNER_NAME=box",
+                          "RUNNER_TEMP=/srv/runner-1/_work/_temp", NULL};
   static char *gitlab[] = {"GITLAB_CI=true", "CI_JOB_ID=9001",
-                           "RUNNER_NAME=ignored", NULL};
+                           "RUNNER_NAME=ignored", "RUNNER_TEMP=/tmp", NULL};
   static char *no_job[] = {"GITHUB_ACTIONS=true", "GITHUB_RUN_ID=4242",
                            NULL};
   static char *bencher[] = {"BENCHER_PROJECT=widget", NULL};
@@ -535,6 +547,9 @@ static void test_job_dir(void)
   } cases[] = {
     {github, "job=github-4242-2-bench"},
     {runner, "job=github-4242-1-bench-box_2-..-x"},
+    {temp1, "job=github-4242-1-bench-temp-129b0c62"},
+    {temp2, "job=github-4242-1-bench-temp-58413d6f"},
+    {named, "job=github-4242-1-bench-box"},
     {gitlab, "job=gitlab-9001"}, {no_job, NULL}, {bencher, NULL},
     {none, NULL},
   };
