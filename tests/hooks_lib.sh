@@ -15,6 +15,10 @@ unset BENCHPROF_CONFIG BENCHPROF_ENABLED BENCHPROF_STRICT BENCHPROF_OUTPUT \
 HEAD_SHA=1111111111111111111111111111111111111111
 BASE_SHA=2222222222222222222222222222222222222222
 MERGE_SHA=3333333333333333333333333333333333333333
+# the heads of the pull requests of the tests with several
+SHA7=7777777777777777777777777777777777777777
+SHA8=8888888888888888888888888888888888888888
+SHA9=9999999999999999999999999999999999999999
 
 # a runner's configuration: on, a file store, the stand-in as Bencher
 runner_config() {
@@ -63,6 +67,23 @@ start_forges() {
 # hook_shell: how the runner runs a hook (GitHub: bash -e, else sh -e)
 hook_shell() {
   if command -v bash >/dev/null 2>&1; then echo "bash -e"; else echo "sh -e"; fi
+}
+# SH: the hooks' shell, $SH "$HOOKS/..." running a hook
+SH=$(hook_shell)
+
+# hook_env: the runner's own environment (its .env) as the jobs of
+# make_mybench's operator see it: "mybench run" wrapped, its output read
+# as BMF JSON, the Bencher stand-in's token, and where GH_TOKEN_VALUE is
+# set, the GitHub token the configurations' comment.token_env names
+hook_env() {
+  BENCHPROF_WRAP_COMMANDS="mybench:run"
+  BENCHPROF_RUN_ARGS="--adapter json"
+  BENCHER_API_TOKEN=$TOKEN
+  export BENCHPROF_WRAP_COMMANDS BENCHPROF_RUN_ARGS BENCHER_API_TOKEN
+  if [ -n "${GH_TOKEN_VALUE:-}" ]; then
+    BENCHPROF_GITHUB_TOKEN=$GH_TOKEN_VALUE
+    export BENCHPROF_GITHUB_TOKEN
+  fi
 }
 
 # reports [LOG]: the valid /v0/run requests the stand-in answered 201

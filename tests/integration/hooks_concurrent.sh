@@ -52,15 +52,7 @@ JSON
 concurrent_config "$TMP/github.json" \
   ', "comment": {"token_env": "BENCHPROF_GITHUB_TOKEN"}'
 concurrent_config "$TMP/gitlab.json"
-BENCHPROF_WRAP_COMMANDS="mybench:run"
-BENCHPROF_RUN_ARGS="--adapter json"
-BENCHPROF_GITHUB_TOKEN=$GH_TOKEN_VALUE
-BENCHER_API_TOKEN=$TOKEN
-export BENCHPROF_WRAP_COMMANDS BENCHPROF_RUN_ARGS BENCHPROF_GITHUB_TOKEN \
-  BENCHER_API_TOKEN
-SH=$(hook_shell)
-SHA7=7777777777777777777777777777777777777777
-SHA8=8888888888888888888888888888888888888888
+hook_env
 
 # in_job NAME RUN EVENT LATENCY CMD...: CMD in GitHub job NAME (run RUN
 # of the workflow's job "bench", on runner NAME), its files as they are,

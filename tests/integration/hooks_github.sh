@@ -51,8 +51,6 @@ job_env() {
   gh_files "$1"
 }
 
-SH=$(hook_shell)
-
 # ---- job 1: a pull request job
 job_env 1
 $SH "$HOOKS/github/job-started.sh" >"$TMP/started1.out" 2>&1

@@ -32,7 +32,6 @@ BENCHPROF_CONFIG="$TMP/lenient.json" "$BENCHPROF" run -q -o "$TMP/out" \
 check "the run left a publication in the spool" sh -c \
   "[ -n \"\$(ls -A '$TMP/spool' 2>/dev/null)\" ]"
 
-SH=$(hook_shell)
 # completed NAME HOOK CONFIG [VAR=VALUE]: the hook's exit status in $st
 completed() {
   name=$1 hook=$2 cfg=$3

@@ -42,17 +42,8 @@ suites_config "$TMP/github.json" demo \
   ', "comment": {"token_env": "BENCHPROF_GITHUB_TOKEN"}'
 # GitLab's project is another repository: a project of its own
 suites_config "$TMP/gitlab.json" demo-gl
-BENCHPROF_WRAP_COMMANDS="mybench:run"
-BENCHPROF_RUN_ARGS="--adapter json"
-BENCHPROF_GITHUB_TOKEN=$GH_TOKEN_VALUE
-BENCHER_API_TOKEN=$TOKEN
-export BENCHPROF_WRAP_COMMANDS BENCHPROF_RUN_ARGS BENCHPROF_GITHUB_TOKEN \
-  BENCHER_API_TOKEN
+hook_env
 unset BENCHPROF_SUITE
-SH=$(hook_shell)
-SHA7=7777777777777777777777777777777777777777
-SHA8=8888888888888888888888888888888888888888
-SHA9=9999999999999999999999999999999999999999
 
 # ---------------------------------------------------------------- GitHub
 
