@@ -149,9 +149,9 @@ char *bpi_ci_job_id(char *const *envp, bool *nomem);
  * time), bytes outside [A-Za-z0-9._-] made '_': "job=github-RUN-
  * ATTEMPT-JOB-RUNNER", "job=gitlab-ID".  RUNNER is RUNNER_NAME, else
  * "temp-" and the first 8 hex digits of the SHA-256 of RUNNER_TEMP's
- * path (each runner of a host has its own), else none.  NULL (no error) where
- * bpi_ci_job_id is (Bencher's runner gives each job its own machine).
- * Malloc'd; *nomem set when memory ran out. */
+ * path (each runner of a host has its own), else none.  NULL (no
+ * error) where bpi_ci_job_id is (Bencher's runner gives each job its own
+ * machine).  Malloc'd; *nomem set when memory ran out. */
 char *bpi_ci_job_dir(char *const *envp, bool *nomem);
 
 /* The repository of the CI job this process runs in, from envp alone,

@@ -536,7 +536,8 @@ static void test_job_dir(void)
                           "GITHUB_JOB=bench", "RUNNER_NAME=box",
                           "RUNNER_TEMP=/srv/runner-1/_work/_temp", NULL};
   static char *gitlab[] = {"GITLAB_CI=true", "CI_JOB_ID=9001",
-                           "RUNNER_NAME=ignored", "RUNNER_TEMP=/tmp", NULL};
+                           "RUNNER_NAME=ignored",
+                           "RUNNER_TEMP=/srv/runner-1/_work/_temp", NULL};
   static char *no_job[] = {"GITHUB_ACTIONS=true", "GITHUB_RUN_ID=4242",
                            NULL};
   static char *bencher[] = {"BENCHER_PROJECT=widget", NULL};
