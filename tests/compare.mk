@@ -41,7 +41,8 @@
 #                       largest changes, and a note of what went
 #   compare_comment.sh  the title counts unconfirmed changes as such; a
 #                       change within the noise keeps its row; the note
-#                       says why: one value a side, or --repeat 3
+#                       says why: one value a side, or --repeat 3; a
+#                       single run beside a tested measure: not counted
 #   comment_wording.sh  the advice names the side short of values (one,
 #                       or --repeat 3) when the other repeated (5); the
 #                       verdict line names unconfirmed
