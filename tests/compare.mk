@@ -41,7 +41,8 @@
 #                       largest changes, and a note of what went
 #   compare_comment.sh  the title counts unconfirmed changes as such; a
 #                       change within the noise keeps its row; the note
-#                       says why: one value a side, or --repeat 3
+#                       says why: one value a side, or --repeat 3; a
+#                       single run beside a tested measure: not counted
 #   comment_wording.sh  the advice names the side short of values (one,
 #                       or --repeat 3) when the other repeated (5); the
 #                       verdict line names unconfirmed
@@ -56,8 +57,10 @@
 #                       (mybench-3f2a9c1d, mybench-77ab0e12): compared as
 #                       one benchmark, its regression gates; several such
 #                       are not paired; cargo's hash left out of the
-#                       default name; the same program in another
-#                       directory is not "another command"
+#                       default name; a plain base name and a hashed
+#                       head's are paired too; the same program in
+#                       another directory, or with a secret value hidden
+#                       (***) on one side, is not "another command"
 #   compare_headline.sh what a verdict rests on: a single run's counter
 #                       is not counted where the harness's measure was
 #                       tested; the waiting note needs intervals and

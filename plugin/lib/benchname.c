@@ -83,8 +83,10 @@ static bool plain_and_hash(const char *hashed, const char *plain)
 
 bool bpi_benchname_hash_renamed(const char *base, const char *head)
 {
+  /* either side may be the one that carries the hash: a name stored
+   * under --name and a build's hashed one now, or the reverse */
   return bpi_benchname_same_but_hash(base, head) ||
-         plain_and_hash(base, head);
+         plain_and_hash(base, head) || plain_and_hash(head, base);
 }
 
 static bool all_hex(const char *s, bool *decimal)
@@ -127,16 +129,15 @@ bool bpi_benchname_same_process(const char *a, const char *b)
 {
   if(!strcmp(a, b))
     return false;
-  return bpi_benchname_same_but_hash(a, b) || plain_and_hash(a, b) ||
-         plain_and_hash(b, a) || comm_cut_hash(a, b) ||
+  return bpi_benchname_hash_renamed(a, b) || comm_cut_hash(a, b) ||
          comm_cut_plain(a, b) || comm_cut_plain(b, a);
 }
 
-/* The command line's first word (the program) unquoted into buf, as
- * record.c's join_command quotes it: plain characters, '...', and the
- * \' between two quoted parts; returns where the word ends, or NULL when
- * the word does not fit in buf (then compared as it is written). */
-static const char *first_word(const char *s, char *buf, size_t size)
+/* The command line's word at s unquoted into buf, as record.c's
+ * join_command quotes it: plain characters, '...', and the \' between
+ * two quoted parts; returns where the word ends, or NULL when the word
+ * does not fit in buf (then compared as it is written). */
+static const char *word_at(const char *s, char *buf, size_t size)
 {
   size_t n = 0;
   while(*s && *s != ' ') {
@@ -161,7 +162,7 @@ static const char *first_word(const char *s, char *buf, size_t size)
 static const char *program(const char *cmd, char *buf, size_t size,
                            const char **name)
 {
-  const char *rest = first_word(cmd, buf, size);
+  const char *rest = word_at(cmd, buf, size);
   if(!rest) {   /* too long to be a file name: all of it, as written */
     *name = cmd;
     return NULL;
@@ -169,6 +170,43 @@ static const char *program(const char *cmd, char *buf, size_t size,
   const char *slash = strrchr(buf, '/');
   *name = slash ? slash + 1 : buf;
   return rest;
+}
+
+#define REDACTED "***"   /* record.c's add_redacted: a hidden value */
+
+/* Whether the argument hidden (unquoted) hides the argument arg: it is
+ * REDACTED whole (the value after a secret option), or NAME=REDACTED
+ * and arg is NAME= and any value. */
+static bool hides(const char *hidden, const char *arg)
+{
+  const char *eq = strchr(hidden, '=');
+  if(!strcmp(hidden, REDACTED))
+    return true;
+  return eq && eq > hidden && !strcmp(eq + 1, REDACTED) &&
+         !strncmp(hidden, arg, (size_t)(eq - hidden) + 1);
+}
+
+/* Whether the arguments a and b (the rest of two command lines after the
+ * program) are the same, word by word, a hidden value on either side the
+ * same as what it hides on the other: a base published before secrets
+ * were hidden has them in the clear. */
+static bool same_args(const char *a, const char *b)
+{
+  char wa[4096], wb[4096];
+  for(;;) {
+    a += *a == ' ';
+    b += *b == ' ';
+    if(!*a || !*b)
+      return !*a && !*b;
+    const char *ea = word_at(a, wa, sizeof(wa));
+    const char *eb = word_at(b, wb, sizeof(wb));
+    if(!ea || !eb)   /* a word too long for a value: the rest as written */
+      return !strcmp(a, b);
+    if(strcmp(wa, wb) && !hides(wa, wb) && !hides(wb, wa))
+      return false;
+    a = ea;
+    b = eb;
+  }
 }
 
 bool bpi_benchname_same_command(const char *a, const char *b)
@@ -181,8 +219,7 @@ bool bpi_benchname_same_command(const char *a, const char *b)
   const char *rb = program(b, buf_b, sizeof(buf_b), &nb);
   if(!ra || !rb)
     return !strcmp(a, b);
-  /* the rule that pairs benchmarks, in either direction */
-  bool same = !strcmp(na, nb) || bpi_benchname_hash_renamed(na, nb) ||
-              bpi_benchname_hash_renamed(nb, na);
-  return same && !strcmp(ra, rb);
+  /* the rule that pairs benchmarks */
+  bool same = !strcmp(na, nb) || bpi_benchname_hash_renamed(na, nb);
+  return same && same_args(ra, rb);
 }

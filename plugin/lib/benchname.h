@@ -32,14 +32,15 @@ size_t bpi_benchname_hash_stem(const char *name, bool *digits_only);
 bool bpi_benchname_same_but_hash(const char *a, const char *b);
 
 /* Whether the base's name base is the head's head across a build:
- * bpi_benchname_same_but_hash, or base is head and a build hash (not
- * decimal digits only): "mybench-0123456789abcdef" stored before run
- * names dropped cargo's hash, "mybench" now. */
+ * bpi_benchname_same_but_hash, or one of them is the other and a build
+ * hash (not decimal digits only), either way: "mybench-0123456789abcdef"
+ * stored before run names dropped cargo's hash, "mybench" now; or
+ * "mybench" stored under --name, "mybench-3f2a9c1d" (a build's own hash,
+ * which the default name keeps) now.  Symmetric. */
 bool bpi_benchname_hash_renamed(const char *base, const char *head);
 
 /* Whether the process names a and b (the roots of two sides' stacks)
- * differ, but only by a build hash: bpi_benchname_hash_renamed either
- * way, or both the kernel's 15 characters of a name (comm) alike up to
+ * differ, but only by a build hash: bpi_benchname_hash_renamed, or both the kernel's 15 characters of a name (comm) alike up to
  * a separator after which both run hex digits to their end, a hash cut
  * short ("mybench-0123456", "mybench-fedcba9"), or one of them such a cut
  * of the other's name and a hash ("mybench-0123456", "mybench"). */
@@ -49,9 +50,14 @@ bool bpi_benchname_same_process(const char *a, const char *b);
  * with spaces, each argument quoted for a POSIX shell when it needs it)
  * run the same program with the same arguments: the program compared by
  * its file name, the same when it differs only by a build hash
- * (bpi_benchname_hash_renamed, either way), so two
+ * (bpi_benchname_hash_renamed), so two
  * runners' work directories (/home/runner/_work/... and /builds/...) or
- * two builds do not make it another command.  NULL is unknown: the same
+ * two builds do not make it another command.  The arguments are compared
+ * word by word, unquoted: a value the published line hides (record.c's
+ * join_command: an argument "***" after a secret option, the value of a
+ * secret NAME=***) is the same as any argument in its place on the other
+ * side ("NAME=" and any value for NAME=***), so a base recorded before
+ * secrets were hidden is not another command.  NULL is unknown: the same
  * as anything. */
 bool bpi_benchname_same_command(const char *a, const char *b);
 

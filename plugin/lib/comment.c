@@ -251,24 +251,53 @@ static const struct bp_cmp_bench *first_with(const struct bp_cmp *c,
   return NULL;
 }
 
-/* Whether m is unconfirmed for want of spread: with one value on a side
- * (single), or with repetitions too few for the test (!single). */
-static bool short_of_spread(const struct bp_cmp_measure *m, bool single)
+/* The notes on changes beyond the threshold that no spread tested: one
+ * value on a side, too few repetitions, and a single run's change that
+ * another measure's test outweighs (not counted). */
+enum note { NOTE_FEW_REPS, NOTE_SINGLE, NOTE_UNCOUNTED };
+
+/* Whether m, a single run's change in cb, is not counted: a measure of
+ * cb tested against spread gives the verdict (compare_measures.c), and
+ * no change was confirmed, so the title counts cb unchanged and a note
+ * that calls m's change unconfirmed would read as a change the title
+ * forgot.  Under a confirmed verdict the usual note stays. */
+static bool uncounted(const struct bp_cmp_bench *cb,
+                      const struct bp_cmp_measure *m)
 {
-  return m->unconfirmed && (m->basis == BP_CMP_SINGLE) == single;
+  return bpi_compare_outweighed(cb, m) && !cb->flag;
 }
 
-/* Whether measures[j] of benches[i] is the first such measure (of a
- * benchmark on both sides) with its name: each is named once. */
+/* Whether m of cb goes in note k: unconfirmed for want of spread, with
+ * one value on a side (counted or not), or with repetitions too few for
+ * the test. */
+static bool in_note(const struct bp_cmp_bench *cb,
+                    const struct bp_cmp_measure *m, enum note k)
+{
+  if(!m->unconfirmed || (m->basis == BP_CMP_SINGLE) == (k == NOTE_FEW_REPS))
+    return false;
+  return k == NOTE_FEW_REPS || uncounted(cb, m) == (k == NOTE_UNCOUNTED);
+}
+
+/* Whether m is unconfirmed for want of spread and counted: with one value
+ * on a side (single), or with repetitions too few for the test
+ * (!single). */
+static bool short_of_spread(const struct bp_cmp_bench *cb,
+                            const struct bp_cmp_measure *m, bool single)
+{
+  return in_note(cb, m, single ? NOTE_SINGLE : NOTE_FEW_REPS);
+}
+
+/* Whether measures[j] of benches[i] is the first measure of the note (of
+ * a benchmark on both sides) with its name: each is named once. */
 static bool first_named(const struct bp_cmp *c, size_t i, size_t j,
-                        bool single)
+                        enum note note)
 {
   const char *slug = c->benches[i].measures[j].slug;
   for(size_t k = 0; k <= i; k++) {
     const struct bp_cmp_bench *cb = &c->benches[k];
     for(size_t l = 0; cb->presence == BP_CMP_BOTH && l < cb->nmeasures &&
         (k < i || l < j); l++)
-      if(short_of_spread(&cb->measures[l], single) &&
+      if(in_note(cb, &cb->measures[l], note) &&
          !strcmp(cb->measures[l].slug, slug))
         return false;
   }
@@ -277,19 +306,19 @@ static bool first_named(const struct bp_cmp *c, size_t i, size_t j,
 
 #define NOTE_MEASURES 5   /* named in a note, the others counted */
 
-/* The names of the measures short of spread, each once, in the
- * comparison's order: "a", "a and b", "a, b and c", past NOTE_MEASURES
- * "a, b, c, d, e and 2 other measures"; how many there are. */
+/* The names of the measures of the note, each once, in the comparison's
+ * order: "a", "a and b", "a, b and c", past NOTE_MEASURES "a, b, c, d, e
+ * and 2 other measures"; how many there are. */
 static size_t add_measure_names(struct bp_buf *b, const struct bp_cmp *c,
-                                bool single)
+                                enum note note)
 {
   const char *names[NOTE_MEASURES];
   size_t n = 0;
   for(size_t i = 0; i < c->nbenches; i++) {
     const struct bp_cmp_bench *cb = &c->benches[i];
     for(size_t j = 0; cb->presence == BP_CMP_BOTH && j < cb->nmeasures; j++)
-      if(short_of_spread(&cb->measures[j], single) &&
-         first_named(c, i, j, single)) {
+      if(in_note(cb, &cb->measures[j], note) &&
+         first_named(c, i, j, note)) {
         if(n < NOTE_MEASURES)
           names[n] = cb->measures[j].slug;
         n++;
@@ -342,7 +371,7 @@ static struct short_of short_side(const struct bp_cmp *c, bool single)
   for(size_t i = 0; i < c->nbenches; i++) {
     const struct bp_cmp_bench *cb = &c->benches[i];
     for(size_t j = 0; cb->presence == BP_CMP_BOTH && j < cb->nmeasures; j++)
-      if(short_of_spread(&cb->measures[j], single)) {
+      if(short_of_spread(cb, &cb->measures[j], single)) {
         const struct bp_cmp_measure *m = &cb->measures[j];
         base = base || side_short(&m->vbase, single);
         head = head || side_short(&m->vhead, single);
@@ -409,7 +438,8 @@ static void add_unconfirmed_notes(struct render *r)
   for(int single = 1; single >= 0; single--) {
     size_t mark = r->b->len;
     bpi_buf_addc(r->b, '_');
-    size_t n = add_measure_names(r->b, r->c, single);
+    size_t n = add_measure_names(r->b, r->c,
+                                 single ? NOTE_SINGLE : NOTE_FEW_REPS);
     if(!n) {
       r->b->len = mark;
       continue;
@@ -435,6 +465,26 @@ static void add_unconfirmed_notes(struct render *r)
     bpi_buf_printf(r->b, " to confirm or dismiss %s._\n\n",
                    one ? "it" : "them");
   }
+}
+
+/* The single runs' changes not counted (uncounted): their rows say
+ * "unconfirmed (single run)" under a title that counts their benchmark
+ * unchanged, so the note says plainly why, and asks for nothing (the
+ * verdict stands on the tested measure). */
+static void add_uncounted_note(struct render *r)
+{
+  size_t mark = r->b->len;
+  bpi_buf_addc(r->b, '_');
+  size_t n = add_measure_names(r->b, r->c, NOTE_UNCOUNTED);
+  if(!n) {
+    r->b->len = mark;
+    return;
+  }
+  bpi_buf_printf(r->b, " ha%s one value on a side: %s not counted in the "
+                 "verdict (single run), since another measure of the same "
+                 "benchmark was tested against spread and gives the "
+                 "verdict instead._\n\n", n == 1 ? "s" : "ve",
+                 n == 1 ? "its change is" : "their changes are");
 }
 
 /* The line a maintainer acts on: confirmed regressions, unconfirmed ones,
@@ -473,6 +523,7 @@ static void add_verdict_line(struct render *r)
   }
   bpi_buf_adds(b, "\n\n");
   add_unconfirmed_notes(r);
+  add_uncounted_note(r);
 }
 
 /* " (suite `NAME`)" after the title's "benchprof": one comment of a

@@ -190,7 +190,7 @@ struct bp_cmp_profile {
 struct bp_cmp_bench {
   char *name;
   char *base_name;         /* the base's name of it when that differs by a
-                              build hash (bpi_benchname_same_but_hash:
+                              build hash (bpi_benchname_hash_renamed:
                               the only new and the only removed benchmark
                               of a binary named with its build's hash),
                               NULL when the names are the same */

@@ -71,9 +71,9 @@ double bpi_cmp_profile_iterations(const struct side *s,
 /* After matching by name, names[0..*n) (head's benchmarks, then those
  * only base has): when exactly one of head's is not base's and exactly
  * one of base's is not head's, and their names differ only by a build
- * hash (bpi_benchname_same_but_hash), they are one benchmark: the
- * base's name goes to base_names[] at the head's index and leaves names
- * (*n one less).  Several new and removed, a pair of which differs so,
+ * hash (bpi_benchname_hash_renamed: both hashed, or either one plain),
+ * they are one benchmark: the base's name goes to base_names[] at the
+ * head's index and leaves names (*n one less).  Several new and removed, a pair of which differs so,
  * are left unpaired (which goes with which is a guess):
  * c->hash_names_unpaired.  false: no memory. */
 bool bpi_cmp_pair_hashed(struct bp_cmp *c, const struct side *base,

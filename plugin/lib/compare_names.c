@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A removed name with a build hash, by its stem (bpi_benchname_hash_stem). */
+/* A removed name by its stem (bpi_benchname_hash_stem; all of a name
+ * without a build hash, which a new name with one may pair with). */
 struct stem {
   const char *name;
   size_t len;
@@ -43,7 +44,8 @@ static bool pairs_in(const char *head, size_t len, const struct stem *st,
   return false;
 }
 
-/* Whether new name head pairs with any removed one: of its stem, or of
+/* Whether new name head pairs with any removed one: of its stem (a
+ * base's "x-3f2a9c1d" or plain "x" for the head's "x-77ab0e12"), or of
  * all of it (a base's "x-0123456789abcdef" for the head's "x"). */
 static bool pairs_any(const char *head, const struct stem *st, size_t n)
 {
@@ -63,11 +65,9 @@ static bool any_hash_pair(const char *const *news, size_t nnew,
   size_t n = 0;
   bool found = false;
   *nomem = !st;
-  for(size_t i = 0; st && i < nremoved; i++) {
-    struct stem s = {removed[i], bpi_benchname_hash_stem(removed[i], NULL)};
-    if(s.len < strlen(s.name))
-      st[n++] = s;
-  }
+  for(size_t i = 0; st && i < nremoved; i++)
+    st[n++] = (struct stem){removed[i],
+                            bpi_benchname_hash_stem(removed[i], NULL)};
   if(n)
     qsort(st, n, sizeof(*st), by_stem);
   for(size_t i = 0; n && !found && i < nnew; i++)

@@ -7,7 +7,9 @@
 # - a change whose interval leaves 0 out but reaches inside the threshold
 #   is "not confirmed beyond 5%", not "within noise" (the sides differ);
 # - the note says why a change is unconfirmed: one value on a side, or
-#   --repeat 3 (values a side, but too few for the test at 99%);
+#   --repeat 3 (values a side, but too few for the test at 99%); a single
+#   run's change beside a tested measure of an unchanged benchmark is
+#   said not to be counted;
 # - a benchmark beyond the threshold that names no function says why;
 # - a confirmed latency (wall time) regression that task-clock (CPU time)
 #   does not share gets a note: the time went waiting, --off-cpu shows
@@ -178,5 +180,22 @@ assert "\n_task-clock has one value on a side: its change is unconfirmed " \
 assert "_latency has" not in md, md
 assert "| task-clock | 50 ns | 100 ns | +50 ns (+100.00%) _unconfirmed " \
     "regression (single run)_ |" in md, md
+PY
+
+# latency unchanged within its bounds, task-clock doubled from one value a
+# side: the benchmark is unchanged (the tested measure gives the verdict),
+# and the note says task-clock's change was not counted
+mixed_run "$TMP/mixed-c" 100 100
+cmp uncounted "$TMP/mixed-a" "$TMP/mixed-c"
+pycheck "an unchanged latency and a single-run task-clock: not counted, said so" \
+  "$TMP/cmp-uncounted" <<'PY'
+import json, os, sys
+c = json.load(open(os.path.join(sys.argv[1], "compare.json")))
+assert c["unchanged"] == 1 and c["unconfirmed_regressions"] == 0, c
+md = open(os.path.join(sys.argv[1], "comment.md")).read()
+assert "\n_task-clock has one value on a side: its change is not counted " \
+    "in the verdict (single run), since another measure of the same benchmark " \
+    "was tested against spread and gives the verdict instead._\n" in md, md
+assert "its change is unconfirmed" not in md, md
 PY
 finish

@@ -9,13 +9,17 @@
 #   goes with which is a guess), the comment says to name the benchmark;
 #   one new and one removed that differ by a number only: not paired;
 #   another separator (a.deadbeef, a_deadbeef): not paired; a base's
-#   hashed name and the head's plain one (the default name's change): paired;
+#   hashed name and the head's plain one (the default name's change), or a
+#   base's plain name and the head's hashed one: paired, and unpaired
+#   among several;
 # - the process renamed only by its hash (comm's 15 bytes): matched, not told;
 # - cargo's deps/NAME-<16 hex digits>: the default name is NAME;
 # - the base's command another than the head's: the same program under
 #   two runners' work directories (or two builds, any build hash) is no other
-#   command; another program is, and with a suite the note says that the
-#   suite's command changed instead of advising --suite.
+#   command, nor is a base published before secrets were hidden (its
+#   --token=VALUE in the clear, the head's --token=***); another program
+#   is, and with a suite the note says that the suite's command changed
+#   instead of advising --suite.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 
@@ -151,6 +155,40 @@ assert c["new"] == 2 and c["removed"] == 2, c
 assert c["build_hash_names_unpaired"] is True, c
 PY
 
+# the other way: a base named plain (--name), the head's build hash kept
+# (not cargo's 16 digits, which the default name drops)
+bmf_run "$TMP/down-base" mybench
+bmf_run "$TMP/down-head" mybench-3f2a9c1d
+cmp down "$TMP/down-base" "$TMP/down-head"
+bmf_run "$TMP/down2-base" mybench other
+bmf_run "$TMP/down2-head" mybench-3f2a9c1d next
+cmp down2 "$TMP/down2-base" "$TMP/down2-head"
+bmf_run "$TMP/size-base" sort
+bmf_run "$TMP/size-head" sort-1000000
+cmp size "$TMP/size-base" "$TMP/size-head"
+pycheck "a base's plain name and the head's hashed one: paired; among several not" \
+  "$TMP/cmp-down" "$TMP/cmp-down2" "$TMP/cmp-size" <<'PY'
+import json, os, sys
+c = json.load(open(os.path.join(sys.argv[1], "compare.json")))
+assert c["new"] == 0 and c["removed"] == 0, c
+assert not c["build_hash_names_unpaired"], c
+b, = c["benchmarks"]
+assert b["name"] == "mybench-3f2a9c1d", b
+assert b["base_name"] == "mybench", b
+assert b["presence"] == "both", b
+md = open(os.path.join(sys.argv[1], "comment.md")).read()
+assert "\n_Compared `mybench-3f2a9c1d` with the base's `mybench`: " \
+       "their names differ only by a build hash._\n" in md, md[:1500]
+c = json.load(open(os.path.join(sys.argv[2], "compare.json")))
+assert c["new"] == 2 and c["removed"] == 2, c
+assert c["build_hash_names_unpaired"] is True, c
+assert all(b["base_name"] is None for b in c["benchmarks"]), c
+# a size is no hash, on the head's side as on the base's
+c = json.load(open(os.path.join(sys.argv[3], "compare.json")))
+assert c["new"] == 1 and c["removed"] == 1, c
+assert not c["build_hash_names_unpaired"], c
+PY
+
 # sizes, not hashes: one new and one removed, both suffixes decimal
 bmf_run "$TMP/num-base" sort-1000000
 bmf_run "$TMP/num-head" sort-2000000
@@ -225,6 +263,25 @@ cmp cargo "$TMP/cmd-cargo1" "$TMP/cmd-cargo2"
 cmd_run cmd-emit1 one a/emit-3f2a9c1d
 cmd_run cmd-emit2 two b/emit-77ab0e12
 cmp emit "$TMP/cmd-emit1" "$TMP/cmd-emit2"
+# a base published before secrets were hidden: its manifest's command has
+# the token in the clear where the head's has ***
+BENCH=one "$BENCHPROF" run -q --no-publish -o "$TMP/cmd-clear" --adapter json \
+  --no-counters -- "$TMP/cmd/home/runner/_work/a/bench" --token=abc --size 3 \
+  >"$TMP/cmd-clear.out" 2>"$TMP/cmd-clear.err"
+check "run cmd-clear succeeds" [ $? -eq 0 ]
+BENCH=two "$BENCHPROF" run -q --no-publish -o "$TMP/cmd-hidden" --adapter json \
+  --no-counters -- "$TMP/cmd/builds/x/bench" --token=abc --size 3 \
+  >"$TMP/cmd-hidden.out" 2>"$TMP/cmd-hidden.err"
+check "run cmd-hidden succeeds" [ $? -eq 0 ]
+python3 - "$TMP/cmd-clear/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["command"].endswith(" '--token=***' --size 3"), m["command"]
+m["command"] = m["command"].replace("'--token=***'", "--token=abc")
+json.dump(m, open(sys.argv[1], "w"))
+PY
+check "the old base's command has the token in the clear" [ $? -eq 0 ]
+cmp clear "$TMP/cmd-clear" "$TMP/cmd-hidden"
 cmp other "$TMP/cmd-base" "$TMP/cmd-other"
 cmp other-suite "$TMP/cmd-base" "$TMP/cmd-other" --suite micro
 pycheck "another command: by program name and arguments, not directory" \
@@ -242,6 +299,7 @@ note = "_The base run is of another command than this run's"
 assert note not in md("moved"), md("moved")
 assert note not in md("cargo"), md("cargo")
 assert note not in md("emit"), md("emit")    # any build hash, as pairing
+assert note not in md("clear"), md("clear")  # a hidden value, any value
 m = md("other")
 assert note in m and "gives each its own `--suite NAME`._" in m, m
 m = md("other-suite")

@@ -842,6 +842,66 @@ static void test_notes_name_measures(void)
   bpi_compare_free(c);
 }
 
+/* A single run's change in a benchmark another measure of which was
+ * tested against spread is not counted (compare's verdict is the tested
+ * measure's): with no confirmed change, the title counts the benchmark
+ * unchanged, and the note says plainly that the change was not counted
+ * instead of calling it unconfirmed.  Where the single run is the only
+ * evidence, the usual note stays. */
+static void test_notes_uncounted(void)
+{
+  struct bp_cmp *c = synthetic(2, 0, 0, "u");
+  /* u0: latency within its bounds, task-clock +50% from one value a side */
+  struct bp_cmp_bench *cb = &c->benches[0];
+  wall_and_cpu(cb, 100, 150, false);
+  cb->flag = cb->unconfirmed = BP_CMP_UNCHANGED;
+  cb->max = NULL;
+  cb->max_slug = NULL;
+  cb->max_pct = 0;
+  CHECK(cb->measures[1].unconfirmed &&
+        bpi_compare_outweighed(cb, &cb->measures[1]));
+  char *md = render_md(c);
+  CHECK(has(md, "### benchprof: 0 regressions confirmed, 0 unconfirmed; 0 "
+            "improvements confirmed, 0 unconfirmed; 2 unchanged\n"));
+  CHECK(has(md, "\n_task-clock has one value on a side: its change is not "
+            "counted in the verdict (single run), since another measure of the "
+            "same benchmark was tested against spread and gives the verdict "
+            "instead._\n\n"));
+  CHECK(!strstr(md, "its change is unconfirmed"));
+  CHECK(!strstr(md, "--repeat"));
+  free(md);
+
+  /* u1: latency +50% from one value a side, the only evidence: the usual
+   * note, beside the one on u0's task-clock */
+  struct bp_cmp_measure *m = c->benches[1].measures;
+  m->head = 150;
+  m->vbase.has_bounds = m->vhead.has_bounds = false;
+  bpi_compare_measure(m, 2);
+  unconfirmed_key(&c->benches[1]);
+  c->nunconfirmed = 1;
+  md = render_md(c);
+  CHECK(has(md, "\n_latency has one value on a side: its change is "
+            "unconfirmed (single run), beyond the threshold but with no "
+            "spread to test it against; run with `--repeat 5` (or report "
+            "bounds) to confirm or dismiss it._\n\n_task-clock has one "
+            "value on a side: its change is not counted in the verdict "
+            "(single run), since another measure"));
+  CHECK_EQ_INT(count(md, "task-clock has"), 1);
+  free(md);
+
+  /* a confirmed regression beside it: the usual note (the title never
+   * reads as contradicted), not the uncounted one */
+  free(cb->measures[1].slug);   /* wall_and_cpu frees the first only */
+  wall_and_cpu(cb, 240, 150, false);
+  CHECK(cb->flag == BP_CMP_REGRESSION);
+  md = render_md(c);
+  CHECK(has(md, "_task-clock and latency have one value on a side: their "
+            "changes are unconfirmed (single run)"));
+  CHECK(!strstr(md, "not counted"));
+  free(md);
+  bpi_compare_free(c);
+}
+
 /* Every row shows its key measure and change, confirmed or not; the title
  * counts unconfirmed changes as such, not as unchanged; the note says why
  * each kind is unconfirmed. */
@@ -2383,6 +2443,7 @@ int main(void)
   test_no_function_reason();
   test_wall_time_note();
   test_notes_name_measures();
+  test_notes_uncounted();
   test_hostile_comment();
   test_no_samples_no_diff();
   test_plot_url();

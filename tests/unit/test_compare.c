@@ -1518,8 +1518,13 @@ static void test_build_hash_names(void)
   /* across the default name's change: a base's hash, the head's none */
   CHECK(bpi_benchname_hash_renamed("mybench-0123456789abcdef", "mybench"));
   CHECK(bpi_benchname_hash_renamed("mybench-3f2a9c1d", "mybench-77ab0e12"));
-  CHECK(!bpi_benchname_hash_renamed("mybench", "mybench-0123456789abcdef"));
+  /* and the other way: a base named plain, the head with a build hash */
+  CHECK(bpi_benchname_hash_renamed("mybench", "mybench-0123456789abcdef"));
+  CHECK(bpi_benchname_hash_renamed("mybench", "mybench-3f2a9c1d"));
   CHECK(!bpi_benchname_hash_renamed("sort-1000000", "sort"));
+  CHECK(!bpi_benchname_hash_renamed("sort", "sort-1000000"));
+  CHECK(!bpi_benchname_hash_renamed("mybenc", "mybench-3f2a9c1d"));
+  CHECK(!bpi_benchname_hash_renamed("mybench", "mybench-3f2a9c"));
   CHECK(!bpi_benchname_hash_renamed("mybench-3f2a9c1d", "mybenc"));
   CHECK(!bpi_benchname_hash_renamed("a.deadbeef", "a_deadbeef"));
   /* process names (the kernel's 15 characters): a hash cut short */
@@ -1537,6 +1542,43 @@ static void test_build_hash_names(void)
   CHECK(!bpi_benchname_same_process("longbenchnam-01", "longbenchnam-02"));
   CHECK(!bpi_benchname_same_process("longbenchname-1", "longbenchnamx-f"));
   CHECK(!bpi_benchname_same_process("longbenchnam-0", "longbenchnam-f"));
+}
+
+/* Commands compared with a value the published line hides (record.c's
+ * join_command): a base recorded before secrets were hidden has it in the
+ * clear, and is the same command. */
+static void test_redacted_command(void)
+{
+  CHECK(bpi_benchname_same_command("/a/bench --token=abc --n 3",
+                                   "/b/bench '--token=***' --n 3"));
+  CHECK(bpi_benchname_same_command("/b/bench '--token=***' --n 3",
+                                   "/a/bench --token=abc --n 3"));
+  CHECK(bpi_benchname_same_command("bench --token abc -v",
+                                   "bench --token '***' -v"));
+  CHECK(bpi_benchname_same_command("bench --token '***'",
+                                   "bench --token 'a b'"));
+  CHECK(bpi_benchname_same_command("bench '--password=a b' x",
+                                   "bench '--password=***' x"));
+  CHECK(bpi_benchname_same_command("bench API_KEY=k1",
+                                   "bench 'API_KEY=***'"));
+  CHECK(bpi_benchname_same_command("bench '--token=***'",
+                                   "bench '--token=***'"));
+  /* the same place and form only: another option, another value next
+   * to the hidden one, or a word more is another command */
+  CHECK(!bpi_benchname_same_command("bench --secret=abc",
+                                    "bench '--token=***'"));
+  CHECK(!bpi_benchname_same_command("bench --token=abc",
+                                    "bench --token '***'"));
+  CHECK(!bpi_benchname_same_command("bench --token=abc --n 3",
+                                    "bench '--token=***' --n 4"));
+  CHECK(!bpi_benchname_same_command("bench --token abc",
+                                    "bench --token '***' x"));
+  CHECK(!bpi_benchname_same_command("bench --token abc x",
+                                    "bench --token '***'"));
+  CHECK(!bpi_benchname_same_command("bench --n=3", "bench --n=4"));
+  /* quoting is read, not compared: one argument either way */
+  CHECK(bpi_benchname_same_command("bench 'a'b", "bench ab"));
+  CHECK(!bpi_benchname_same_command("bench 'a b'", "bench a b"));
 }
 
 /* The only new and the only removed benchmark, named alike but for a
@@ -1574,6 +1616,61 @@ static void test_hash_pairing(void)
     CHECK(j.data && strstr(j.data, "\"base_name\": \"mybench-3f2a9c1d\""));
     bpi_buf_cleanup(&j);
   }
+  bpi_compare_free(c);
+  /* the other way: a base named plain (--name), the head's binary with its
+   * build's hash (which the default name keeps) */
+  snprintf(base, sizeof(base), "%s/hash-plain-base", root);
+  snprintf(head, sizeof(head), "%s/hash-plain-head", root);
+  make_run(base, "mybench", "{\"a\": {\"latency\": {\"value\": 100}}, "
+           "\"mybench\": {\"latency\": {\"value\": 10, "
+           "\"lower_value\": 9, \"upper_value\": 11}}}",
+           "p;main;work 5\n", "");
+  make_run(head, "mybench-3f2a9c1d", "{\"a\": {\"latency\": {\"value\": "
+           "100}}, \"mybench-3f2a9c1d\": {\"latency\": {\"value\": 20, "
+           "\"lower_value\": 19, \"upper_value\": 21}}}",
+           "p;main;work 5\n", "");
+  c = NULL;
+  CHECK(bpi_compare_dirs(base, head, &o, &c, &err) == BP_OK);
+  if(c) {
+    const struct bp_cmp_bench *m = bench(c, "mybench-3f2a9c1d");
+    CHECK(c->nbenches == 2 && c->nnew == 0 && c->nremoved == 0);
+    CHECK(m && m->presence == BP_CMP_BOTH && m->flag == BP_CMP_REGRESSION);
+    CHECK(m && m->base_name && !strcmp(m->base_name, "mybench"));
+    CHECK(m && near(measure(m, "latency")->base, 10) &&
+          m->base.state == BP_CMP_PROFILED && m->base.samples == 5);
+    CHECK(!c->hash_names_unpaired);
+  }
+  bpi_compare_free(c);
+  /* a plain removed name and a hashed new one among others: unpaired,
+   * as the other way */
+  snprintf(base, sizeof(base), "%s/hash-plain2-base", root);
+  snprintf(head, sizeof(head), "%s/hash-plain2-head", root);
+  make_run(base, "mybench", "{\"a\": {\"latency\": {\"value\": 100}}, "
+           "\"mybench\": {\"latency\": {\"value\": 10}}, "
+           "\"old\": {\"latency\": {\"value\": 10}}}",
+           "p;main;work 5\n", "");
+  make_run(head, "mybench-3f2a9c1d", "{\"a\": {\"latency\": {\"value\": "
+           "100}}, \"mybench-3f2a9c1d\": {\"latency\": {\"value\": 20}}, "
+           "\"new\": {\"latency\": {\"value\": 10}}}",
+           "p;main;work 5\n", "");
+  c = NULL;
+  CHECK(bpi_compare_dirs(base, head, &o, &c, &err) == BP_OK);
+  CHECK(c && c->nnew == 2 && c->nremoved == 2 && c->hash_names_unpaired);
+  CHECK(c && bench(c, "mybench-3f2a9c1d") &&
+        !bench(c, "mybench-3f2a9c1d")->base_name);
+  bpi_compare_free(c);
+  /* a plain removed name and a size, not a hash: neither paired nor told */
+  snprintf(base, sizeof(base), "%s/hash-size-base", root);
+  snprintf(head, sizeof(head), "%s/hash-size-head", root);
+  make_run(base, "sort", "{\"a\": {\"latency\": {\"value\": 100}}, "
+           "\"sort\": {\"latency\": {\"value\": 10}}}",
+           "p;main;work 5\n", "");
+  make_run(head, "sort-1000000", "{\"a\": {\"latency\": {\"value\": "
+           "100}}, \"sort-1000000\": {\"latency\": {\"value\": 20}}}",
+           "p;main;work 5\n", "");
+  c = NULL;
+  CHECK(bpi_compare_dirs(base, head, &o, &c, &err) == BP_OK);
+  CHECK(c && c->nnew == 1 && c->nremoved == 1 && !c->hash_names_unpaired);
   bpi_compare_free(c);
   /* the base's off-CPU time read under its own name */
   snprintf(base, sizeof(base), "%s/hash-off-base", root);
@@ -1624,6 +1721,7 @@ int main(void)
   test_bencher_ids();
   test_build_hash_names();
   test_hash_pairing();
+  test_redacted_command();
   char cmd[128];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
   if(system(cmd) != 0)
