@@ -153,6 +153,13 @@ int cmd_ci(int argc, char **argv)
       return BP_EXIT_OK;
     default:
       if(opt >= OPT_FIELD && opt < OPT_FIELD + BP_IDENT_NFIELDS) {
+        /* refused as run refuses it, so that ci shows what run takes */
+        if((opt == OPT_FIELD + BP_IDENT_HASH ||
+            opt == OPT_FIELD + BP_IDENT_BASE_HASH) &&
+           bp_cli_hash_option(opt == OPT_FIELD + BP_IDENT_HASH ? "hash"
+                                                               : "base-hash",
+                              optarg))
+          return BP_EXIT_USAGE;
         flags[opt - OPT_FIELD] = optarg;
         break;
       }
@@ -201,7 +208,9 @@ int cmd_ci(int argc, char **argv)
     bp_msg_err(&err, rc);
     bpi_ident_cleanup(&id);
     free(own_suite);
-    return BP_EXIT_ERROR;
+    /* a variable that is not what it names (a hash, a pull request's
+     * number) is the job's definition's mistake, as run says it */
+    return rc == BPE_CONFIG ? BP_EXIT_USAGE : BP_EXIT_ERROR;
   }
   if(json)
     print_json(&id, suite);
