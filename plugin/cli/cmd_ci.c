@@ -39,6 +39,7 @@ static void usage(FILE *out)
     "      --project P, --branch B, --hash H, --testbed T, --pr N,\n"
     "      --base-branch B, --base-hash H\n"
     "                      what run and flush would be told by the same flags\n"
+    "                      (H: a full commit hash, else exit 2, as run)\n"
     "      --suite NAME    the benchmark step's suite, as run takes it\n"
     "                      (default: bencher.suite, $BENCHPROF_SUITE; none)\n"
     "      --job-dir       only the name of this CI job's directory under a\n"
