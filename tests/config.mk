@@ -18,6 +18,11 @@ EXTRA_DIST += tests/integration/config_check.sh \
   tests/integration/ci_detect.sh config/benchprof.schema.json \
   config/runner-example.json config/local-example.json config/README.md
 
+# ci_hash_options.sh: --hash/--base-hash and the CI hash variables refused
+# before run's command starts; a valid base hash without a run is no error
+TESTS += tests/integration/ci_hash_options.sh
+EXTRA_DIST += tests/integration/ci_hash_options.sh
+
 tests_unit_test_config_SOURCES = tests/unit/test_config.c
 tests_unit_test_config_CPPFLAGS = $(unit_cppflags)
 tests_unit_test_config_LDADD = $(unit_ldadd)

@@ -127,6 +127,11 @@ int bp_cli_url_option(const char *name, const char *arg,
  * else said why and BP_EXIT_USAGE.  An empty one is refused too (an
  * unset variable in a job's script): none is --suite left out. */
 int bp_cli_suite_option(const char *arg);
+/* The value arg of a commit hash option --name (--hash, --base-hash of
+ * run and ci): 0 when a full commit hash (bpi_ci_is_hash) or empty (not
+ * given), else said why (the option, the value, what it takes) and
+ * BP_EXIT_USAGE. */
+int bp_cli_hash_option(const char *name, const char *arg);
 /* Take option opt (a BP_CLI_PUB_* or 'v'): 0 when taken, the exit status
  * on a bad value. */
 int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p);
@@ -145,6 +150,13 @@ enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
                                          const char *dir,
                                          const char *start_time,
                                          const char *end_time);
+/* Before run's command starts (and for --check-options): the identity
+ * resolved as bp_cli_publish_run will (and kept for it, so git is not
+ * asked again after the benchmark).  0 to go on, also when detection
+ * failed otherwise (the publication says it after the run, as before);
+ * BP_EXIT_USAGE when a CI variable is not what it names (GITHUB_SHA
+ * "abc"), said with the variable's name. */
+int bp_cli_publish_ident_early(const struct bp_cli_publish *p);
 /* A Firefox upload whose answer never came: said (never repeated). */
 struct bp_publish_result;
 void bp_cli_firefox_lost(const struct bp_publish_result *r);

@@ -39,6 +39,7 @@ static void usage(FILE *out)
     "      --project P, --branch B, --hash H, --testbed T, --pr N,\n"
     "      --base-branch B, --base-hash H\n"
     "                      what run and flush would be told by the same flags\n"
+    "                      (H: a full commit hash, else exit 2, as run)\n"
     "      --suite NAME    the benchmark step's suite, as run takes it\n"
     "                      (default: bencher.suite, $BENCHPROF_SUITE; none)\n"
     "      --job-dir       only the name of this CI job's directory under a\n"
@@ -154,6 +155,13 @@ int cmd_ci(int argc, char **argv)
       return BP_EXIT_OK;
     default:
       if(opt >= OPT_FIELD && opt < OPT_FIELD + BP_IDENT_NFIELDS) {
+        /* refused as run refuses it, so that ci shows what run takes */
+        if((opt == OPT_FIELD + BP_IDENT_HASH ||
+            opt == OPT_FIELD + BP_IDENT_BASE_HASH) &&
+           bp_cli_hash_option(opt == OPT_FIELD + BP_IDENT_HASH ? "hash"
+                                                               : "base-hash",
+                              optarg))
+          return BP_EXIT_USAGE;
         flags[opt - OPT_FIELD] = optarg;
         break;
       }
@@ -202,7 +210,9 @@ int cmd_ci(int argc, char **argv)
     bp_msg_err(&err, rc);
     bpi_ident_cleanup(&id);
     free(own_suite);
-    return BP_EXIT_ERROR;
+    /* a variable that is not what it names (a hash, a pull request's
+     * number) is the job's definition's mistake, as run says it */
+    return rc == BPE_CONFIG ? BP_EXIT_USAGE : BP_EXIT_ERROR;
   }
   if(json)
     print_json(&id, suite);

@@ -380,6 +380,27 @@ static bool suite_output(struct bp_record_args *a)
   return true;
 }
 
+/* The identity's CI variables, checked before the command runs (a
+ * commit hash that is not one would otherwise be found only after the
+ * benchmark): -1 to go on, else the exit status.  --keep-status (not
+ * strict) keeps its promise: the command then runs unprofiled. */
+static int early_identity(struct bp_record_args *a)
+{
+  if(!a->pub.enabled)
+    return -1;
+  int st = bp_cli_publish_ident_early(&a->pub);
+  if(!st)
+    return -1;
+  if(a->check_options || !bp_cli_setup_survivable(a)) {
+    bp_msg_note("fix the variable (a commit hash may instead be given "
+                "with --hash or --base-hash, which win)%s",
+                a->check_options ? "" : "; the command was not run");
+    return st;
+  }
+  bp_msg_warn("running the command unprofiled (--keep-status)");
+  return exec_unprofiled(a->rec.argv);
+}
+
 int cmd_run(int argc, char **argv)
 {
   struct bp_record_args a;
@@ -388,6 +409,8 @@ int cmd_run(int argc, char **argv)
   bp_cli_record_defaults(&a, true);
   int status = bp_cli_record_setup(argc, argv, &a, &cfg,
                                    "running the command unprofiled", &cs);
+  if(status < 0 && cs != BP_CLI_CONFIG_INVALID && cfg.enabled)
+    status = early_identity(&a);
   if(status < 0 && a.check_options)
     status = BP_EXIT_OK;   /* usable; nothing is run */
   else if(status < 0 && (cs == BP_CLI_CONFIG_INVALID || !cfg.enabled))

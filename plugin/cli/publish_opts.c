@@ -140,6 +140,40 @@ int bp_cli_suite_option(const char *arg)
   return BP_EXIT_USAGE;
 }
 
+/* How many leading characters of s are hex digits, and whether that is
+ * all of it. */
+static bool all_hex(const char *s, size_t *n)
+{
+  for(*n = 0; s[*n]; ++*n)
+    if(!strchr("0123456789abcdefABCDEF", s[*n]))
+      return false;
+  return true;
+}
+
+int bp_cli_hash_option(const char *name, const char *arg)
+{
+  char shown[84];
+  size_t n, i = 0;
+  if(!arg || !*arg || bpi_ci_is_hash(arg))
+    return 0;   /* empty: not given, as the other identity flags */
+  /* a value from a job's script may hold anything: printable only */
+  for(; arg[i] && i + 1 < sizeof(shown); i++)
+    shown[i] = arg[i] > 0x20 && arg[i] < 0x7f ? arg[i] : '?';
+  shown[i] = '\0';
+  bool hex = all_hex(arg, &n);
+  /* the store and Bencher key a run by its full hash; git could expand
+   * an abbreviation only where the commit is, and a shallow CI checkout
+   * usually lacks the base: a guess here would find no run */
+  bp_msg_error("--%s '%s%s': expected a full commit hash, 40 hex digits "
+               "(64 in a SHA-256 repository), as 'git rev-parse REV' "
+               "prints it; %s", name, shown, arg[i] ? "..." : "",
+               !hex ? "a branch, tag or other name is not one"
+               : n < 40 ? "an abbreviated hash cannot name a run in the "
+                          "store"
+                        : "this one has another number of digits");
+  return BP_EXIT_USAGE;
+}
+
 int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
 {
   enum bp_url_kind kind;
@@ -164,7 +198,13 @@ int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
   case BP_CLI_PUB_NO_PUBLISH: p->enabled = false; break;
   case BP_CLI_PUB_PROJECT: p->project = arg; break;
   case BP_CLI_PUB_BRANCH: p->branch = arg; break;
-  case BP_CLI_PUB_HASH: p->hash = arg; break;
+  case BP_CLI_PUB_HASH:
+  case BP_CLI_PUB_BASE_HASH:
+    /* said now (and by run --check-options), not after the benchmark */
+    if(bp_cli_hash_option(option_name(opt), arg))
+      return BP_EXIT_USAGE;
+    *(opt == BP_CLI_PUB_HASH ? &p->hash : &p->base_hash) = arg;
+    break;
   case BP_CLI_PUB_TESTBED: p->testbed = arg; break;
   case BP_CLI_PUB_SUITE:
     if(bp_cli_suite_option(arg))
@@ -172,7 +212,6 @@ int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
     p->suite = arg;
     break;
   case BP_CLI_PUB_BASE_BRANCH: p->base_branch = arg; break;
-  case BP_CLI_PUB_BASE_HASH: p->base_hash = arg; break;
   case BP_CLI_PUB_STORE: p->store = arg; break;
   case BP_CLI_PUB_PUBLIC_URL: p->public_url = arg; break;
   case BP_CLI_PUB_S3_ENDPOINT: p->s3_endpoint = arg; break;
@@ -234,7 +273,10 @@ void bp_cli_publish_usage(FILE *out, bool run)
       "      --hash H           current directory; project: the top-level\n"
       "      --testbed T        directory's name; testbed: the host name;\n"
       "                         no branch is guessed: without one nothing\n"
-      "                         is published; empty: not given)\n"
+      "                         is published; empty: not given; H: a\n"
+      "                         full commit hash, 40 hex digits, 64 in a\n"
+      "                         SHA-256 repository: anything else, an\n"
+      "                         abbreviation too, exits 2, CMD not run)\n"
       "      --suite NAME       one of the job's benchmark steps: its own\n"
       "                         store keys and latest pointer per testbed,\n"
       "                         PR comparison, comment and commit status\n"
@@ -245,7 +287,10 @@ void bp_cli_publish_usage(FILE *out, bool run)
       "                         none; an empty $BENCHPROF_SUITE is none,\n"
       "                         an empty --suite an error)\n"
       "      --base-branch B    a pull request's base branch, and its commit\n"
-      "      --base-hash H      (Bencher's start point)\n"
+      "      --base-hash H      (Bencher's start point; H as --hash); a\n"
+      "                         base commit without a run in the store is\n"
+      "                         no error: the branch's latest is compared,\n"
+      "                         or the comment says there is no base\n"
       "      --store URL        file:///dir, s3://bucket/prefix or\n"
       "                         http(s)://host/prefix (default: file:// of\n"
       "                         $XDG_DATA_HOME/benchprof/store)\n"

@@ -145,6 +145,21 @@ static bool resolve_ident(const struct bp_cli_publish *p, struct bp_ident *id,
   return true;
 }
 
+int bp_cli_publish_ident_early(const struct bp_cli_publish *p)
+{
+  struct bp_ident id = {0};
+  struct bp_err err = {0};
+  bool ok = resolve_ident(p, &id, &err);
+  bpi_ident_cleanup(&id);
+  /* a payload that cannot be read (BPE_FORMAT) stays the publication's
+   * failure, said after the run as before: only a variable that is not
+   * what it names stops the run */
+  if(ok || err.code != BPE_CONFIG)
+    return 0;
+  bp_msg_err(&err, err.code);
+  return BP_EXIT_USAGE;
+}
+
 /* Targets and credentials; identity only when ident is set. */
 bool bp_cli_pub_prepare(const struct bp_cli_publish *p,
                         struct bp_cli_pub_setup *s, bool ident)

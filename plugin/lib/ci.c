@@ -237,6 +237,11 @@ static bool is_hash(const char *s)
   return n == 40 || n == 64;
 }
 
+bool bpi_ci_is_hash(const char *s)
+{
+  return s && is_hash(s);
+}
+
 static bool is_number(const char *s)
 {
   if(!*s || *s == '0' || strlen(s) > 12)

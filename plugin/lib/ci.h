@@ -50,6 +50,12 @@ struct bp_ident {
   char *warning;
 };
 
+/* Whether s is a full commit hash, as the store's keys and Bencher take
+ * it: 40 hex digits (SHA-1), or 64 (a SHA-256 repository), any case.  An
+ * abbreviated one is not: git expands it only where the commit is (a
+ * shallow CI checkout often lacks the base), and the store cannot. */
+bool bpi_ci_is_hash(const char *s);
+
 /* The field's storage and its name ("base_hash"). */
 char **bpi_ident_field(struct bp_ident *id, enum bp_ident_field f);
 const char *bpi_ident_field_name(enum bp_ident_field f);
