@@ -10,7 +10,11 @@
  * The token is read from the environment and never printed.  When
  * compare.json lies beside the comment, its verdict also becomes a commit
  * status on the head commit (GitHub's statuses API, GitLab's commit
- * status API), failure on a confirmed regression, linking the comment. */
+ * status API), failure on a confirmed regression, linking the comment;
+ * the posted comment carries that verdict (forge.h's verdict line), and
+ * the status follows the one the comment shows after it is set
+ * (bpi_comment_status_follow): jobs of one head whose statuses land out
+ * of order still leave the status saying what the comment does. */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -56,9 +60,12 @@ static void usage(FILE *out)
     "marker in FILE.  One that shows a newer comparison (a later head\n"
     "commit, or a later run of the same one) is left as it is.  When two\n"
     "jobs both post one at the same moment, the one posted first stays,\n"
-    "showing the newer comparison, and the other is deleted.  Without a\n"
-    "token (or without a target) the comment is appended to the summary\n"
-    "file instead.\n"
+    "showing the newer comparison, and the other is deleted.  With\n"
+    "compare.json beside FILE the verdict is also the head commit's\n"
+    "status, set again from the comment when another job's comparison of\n"
+    "the same commit replaced this one meanwhile.  Without a token (or\n"
+    "without a target) the comment is appended to the summary file\n"
+    "instead.\n"
     "\n"
     "  -m, --markdown FILE     the comment\n"
     "      --github OWNER/REPO and --pr N: a GitHub pull request\n"
@@ -234,31 +241,84 @@ static void failure_hint(const struct comment_args *a, long status,
                 token_name(a), gitlab ? "the project" : "the repository");
 }
 
-/* The verdict as a commit status on the head commit, linking the comment;
- * a token that may not set statuses is a warning, not a failure. */
-static void post_status(struct comment_args *a,
-                        const struct bp_comment_transport *tr,
-                        const char *comment_url)
+/* The verdict of the comparison beside the comment (compare.json), as the
+ * verdict line carries it; false when there is none. */
+static bool own_verdict(const struct comment_args *a,
+                        struct bp_comment_verdict *out)
 {
   struct bp_pr_verdict v;
+  if(!bpi_compare_pr_verdict(a->markdown, &v))
+    return false;
+  memset(out, 0, sizeof(*out));
+  snprintf(out->head, sizeof(out->head), "%s", v.head_hash);
+  bool whole = strlen(v.head_hash) < sizeof(out->head);
+  out->regressions = v.regressions;
+  out->unconfirmed = v.unconfirmed;
+  free(v.head_hash);
+  if(!whole)   /* not a commit hash: the status POST says so */
+    snprintf(out->head, sizeof(out->head), "%s", "?");
+  return true;
+}
+
+/* The verdict as a commit status on the head commit, linking the comment,
+ * made to follow what the comment finally shows (another job of the same
+ * head may have edited it meanwhile); a token that may not set statuses
+ * is a warning, not a failure. */
+static void post_status(struct comment_args *a,
+                        const struct bp_comment_transport *tr,
+                        const char *comment_id, const char *comment_url)
+{
+  struct bp_comment_verdict mine;
+  struct bp_comment_status_done done;
   struct bp_err err = {0};
   char desc[160];
-  if(!bpi_compare_pr_verdict(a->markdown, &v))
+  if(!own_verdict(a, &mine))
     return;
-  snprintf(desc, sizeof(desc), "%zu regression%s confirmed, %zu "
-           "unconfirmed", v.regressions, v.regressions == 1 ? "" : "s",
-           v.unconfirmed);
-  bp_code rc = bpi_comment_post_status(&a->target, v.head_hash,
-                                       v.regressions > 0, desc, comment_url,
-                                       tr, &err);
-  if(rc)
+  bp_code rc = bpi_comment_status_follow(&a->target, comment_id, &mine,
+                                         comment_url, tr, &done, &err);
+  const char *context = a->target.status_context ? a->target.status_context
+                                                 : BP_COMMENT_STATUS_CONTEXT;
+  if(!done.posts) {
     bp_msg_warn("commit status not set (%s)", err.msg);
-  else
-    bp_msg_note("commit status %s of %.12s: %s (%s)",
-                a->target.status_context ? a->target.status_context
-                                         : BP_COMMENT_STATUS_CONTEXT,
-                v.head_hash, v.regressions ? "failure" : "success", desc);
-  free(v.head_hash);
+    return;
+  }
+  bpi_comment_verdict_description(desc, sizeof(desc), &done.set);
+  if(done.followed)
+    bp_msg_note("another job's comparison of %.12s is in the comment now: "
+                "the commit status follows it", done.set.head);
+  bp_msg_note("commit status %s of %.12s: %s (%s)", context, done.set.head,
+              done.set.regressions ? "failure" : "success", desc);
+  if(rc)
+    bp_msg_warn("the comment could not be read again after setting the "
+                "commit status (%s): another job's may differ", err.msg);
+  else if(done.unsettled)
+    bp_msg_warn("the comment kept changing while the commit status was "
+                "set: status %s may not say what it shows", context);
+}
+
+/* md with its verdict line (forge.h) after it, malloc'd, so that another
+ * job can set the status the comment calls for; md itself (copied) when
+ * there is no verdict or no room for the line; NULL: out of memory. */
+static char *with_verdict(const struct comment_args *a, const char *md)
+{
+  struct bp_comment_verdict v;
+  struct bp_buf b, line;
+  size_t len = strlen(md);
+  bpi_buf_init(&b);
+  bpi_buf_init(&line);
+  bpi_buf_add(&b, md, len);
+  if(len && md[len - 1] != '\n')
+    bpi_buf_addc(&line, '\n');
+  /* too long with it: posted as it is, its status not followed */
+  if(own_verdict(a, &v) && bpi_comment_verdict_line(&line, &v) &&
+     len + line.len <= BP_COMMENT_MAX_CHARS)
+    bpi_buf_add(&b, line.data, line.len);
+  bpi_buf_addc(&b, '\0');
+  bool failed = bpi_buf_failed(&b) || bpi_buf_failed(&line);
+  bpi_buf_cleanup(&line);
+  if(failed)
+    bpi_buf_cleanup(&b);
+  return failed ? NULL : b.data;
 }
 
 /* The commit the comparison is of: compare.json's head, else what --ci
@@ -343,7 +403,7 @@ static void say_twin(const struct bp_comment_posted *res)
     bp_msg_warn("%s", res->warning.msg);
 }
 
-static int post(struct comment_args *a, const char *md)
+static int post(struct comment_args *a, const char *file_md)
 {
   struct bp_err err = {0};
   struct bp_http_opts http;
@@ -358,6 +418,11 @@ static int post(struct comment_args *a, const char *md)
   struct bp_comment_transport tr = {.send = bpi_http_send, .http = &http};
   if(stale(a, &tr))
     return BP_EXIT_OK;
+  char *md = with_verdict(a, file_md);
+  if(!md) {
+    bp_msg_error("out of memory");
+    return BP_EXIT_ERROR;
+  }
   bp_code rc = bpi_comment_post(&a->target, md, &tr, &res, &err);
   if(rc) {
     bp_msg_err(&err, rc);
@@ -365,12 +430,14 @@ static int post(struct comment_args *a, const char *md)
       failure_hint(a, res.http_status, &err);
     bp_msg_note("the comment stays in %s", a->markdown);
     bpi_comment_posted_cleanup(&res);
+    free(md);
     return BP_EXIT_ERROR;
   }
   say_twin(&res);
   if(res.left) {
     say_left(a, &res);
     bpi_comment_posted_cleanup(&res);
+    free(md);
     return BP_EXIT_OK;
   }
   if(res.foreign)
@@ -383,8 +450,9 @@ static int post(struct comment_args *a, const char *md)
               a->target.forge == BP_FORGE_GITLAB ? "GitLab merge request" :
               "pull request", a->target.repo, a->target.number,
               res.requests, res.requests == 1 ? "" : "s");
-  post_status(a, &tr, res.url);
+  post_status(a, &tr, res.id, res.url);
   bpi_comment_posted_cleanup(&res);
+  free(md);
   return BP_EXIT_OK;
 }
 

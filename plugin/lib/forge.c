@@ -8,6 +8,7 @@
 #include "text.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -1101,5 +1102,132 @@ bp_code bpi_comment_post_status(const struct bp_forge_target *t,
   bpi_buf_cleanup(&resp.body);
   bpi_buf_cleanup(&body);
   bpi_buf_cleanup(&url);
+  return rc;
+}
+
+/* ------------------------------------------------------ the verdict line */
+
+bool bpi_comment_verdict_line(struct bp_buf *b,
+                              const struct bp_comment_verdict *v)
+{
+  if(!commit_hash(v->head))
+    return false;
+  bpi_buf_printf(b, BP_COMMENT_VERDICT_PREFIX "head=%s regressions=%zu "
+                 "unconfirmed=%zu -->\n", v->head, v->regressions,
+                 v->unconfirmed);
+  return true;
+}
+
+bool bpi_comment_find_verdict(const char *text,
+                              struct bp_comment_verdict *v)
+{
+  const char *s = text ? strstr(text, BP_COMMENT_VERDICT_PREFIX) : NULL;
+  const char *last = NULL;
+  memset(v, 0, sizeof(*v));
+  /* the last one: the line is added after the Markdown */
+  for(; s; s = strstr(s + 1, BP_COMMENT_VERDICT_PREFIX))
+    last = s;
+  if(!last)
+    return false;
+  struct bp_comment_verdict got = {.regressions = 0};
+  int end = 0;
+  /* counts of at most 9 digits: never past a size_t */
+  if(sscanf(last + strlen(BP_COMMENT_VERDICT_PREFIX), "head=%64[0-9a-f] "
+            "regressions=%9zu unconfirmed=%9zu -->%n", got.head,
+            &got.regressions, &got.unconfirmed, &end) != 3 || !end ||
+     !commit_hash(got.head))
+    return false;
+  *v = got;
+  return true;
+}
+
+void bpi_comment_verdict_description(char *out, size_t n,
+                                     const struct bp_comment_verdict *v)
+{
+  snprintf(out, n, "%zu regression%s confirmed, %zu unconfirmed",
+           v->regressions, v->regressions == 1 ? "" : "s", v->unconfirmed);
+}
+
+static bool same_verdict(const struct bp_comment_verdict *a,
+                         const struct bp_comment_verdict *b)
+{
+  return !strcmp(a->head, b->head) && a->regressions == b->regressions &&
+         a->unconfirmed == b->unconfirmed;
+}
+
+/* The verdict comment id shows now, when it is another one than set and
+ * of the same head: *now, *other.  GET of the comment alone (GitHub
+ * /issues/comments/ID, GitLab /merge_requests/IID/notes/ID): it is ours,
+ * just posted or edited, so no list and no GET /user; gone (404): none
+ * to follow. */
+static bp_code shows_other(const struct bp_forge_target *t,
+                           const struct bp_comment_transport *tr,
+                           const char *id,
+                           const struct bp_comment_verdict *set,
+                           struct bp_comment_verdict *now, bool *other,
+                           struct bp_err *err)
+{
+  struct bp_comment_posted ignored = {.id = NULL};
+  struct bp_http_resp resp = {.status = 0};
+  struct bp_buf url;
+  bpi_buf_init(&url);
+  bpi_buf_init(&resp.body);
+  *other = false;
+  bp_code rc = bpi_comment_write_url(t, id, &url, err);
+  if(!rc)
+    rc = send_one(t, tr, "GET", url.data, NULL, &resp, &ignored, err);
+  if(rc == BPE_HTTP && resp.status == 404) {
+    bpi_err_clear(err);
+    rc = BP_OK;
+  }
+  else if(!rc) {
+    cJSON *j = cJSON_ParseWithLength(resp.body.data ? resp.body.data : "",
+                                     resp.body.len);
+    const cJSON *body = cJSON_GetObjectItemCaseSensitive(j, "body");
+    *other = cJSON_IsString(body) &&
+             bpi_comment_find_verdict(body->valuestring, now) &&
+             !strcmp(now->head, set->head) && !same_verdict(now, set);
+    cJSON_Delete(j);
+  }
+  bpi_buf_cleanup(&resp.body);
+  bpi_buf_cleanup(&url);
+  return rc;
+}
+
+bp_code bpi_comment_status_follow(const struct bp_forge_target *t,
+                                  const char *comment_id,
+                                  const struct bp_comment_verdict *mine,
+                                  const char *target_url,
+                                  const struct bp_comment_transport *tr,
+                                  struct bp_comment_status_done *done,
+                                  struct bp_err *err)
+{
+  struct bp_comment_verdict shown = *mine;
+  char desc[160];
+  bp_code rc = BP_OK;
+  memset(done, 0, sizeof(*done));
+  while(!rc) {
+    bpi_comment_verdict_description(desc, sizeof(desc), &shown);
+    rc = bpi_comment_post_status(t, shown.head, shown.regressions > 0, desc,
+                                 target_url, tr, err);
+    if(rc)
+      break;
+    done->set = shown;
+    done->posts++;
+    bool other = false;
+    struct bp_comment_verdict now;
+    if(comment_id)
+      rc = shows_other(t, tr, comment_id, &shown, &now, &other, err);
+    if(rc || !other)
+      break;
+    if(done->posts >= BP_COMMENT_STATUS_ROUNDS) {
+      done->unsettled = true;
+      break;
+    }
+    /* another job edited the comment after this status's verdict was
+     * read: the comment is what the status must say */
+    shown = now;
+    done->followed = true;
+  }
   return rc;
 }

@@ -199,4 +199,60 @@ bp_code bpi_comment_post_status(const struct bp_forge_target *t,
                                 const struct bp_comment_transport *tr,
                                 struct bp_err *err);
 
+/* The verdict a posted comment carries, its last hidden line, so that
+ * any job can tell what status the comment's comparison calls for:
+ *   <!-- benchprof:verdict head=HASH regressions=N unconfirmed=M -->
+ * head: the compared head commit (40 or 64 lowercase hex); regressions:
+ * confirmed ones; unconfirmed: the others.  `benchprof comment` adds it
+ * to the text it posts (from compare.json), not to the Markdown file. */
+#define BP_COMMENT_VERDICT_PREFIX "<!-- benchprof:verdict "
+struct bp_comment_verdict {
+  char head[65];
+  size_t regressions;
+  size_t unconfirmed;
+};
+/* The line, its newline included; false (nothing added) when v->head is
+ * not a full commit hash. */
+bool bpi_comment_verdict_line(struct bp_buf *b,
+                              const struct bp_comment_verdict *v);
+/* The last verdict line in text: false (*v zeroed) when none is whole. */
+bool bpi_comment_find_verdict(const char *text,
+                              struct bp_comment_verdict *v);
+/* "N regression(s) confirmed, M unconfirmed": a status's description. */
+void bpi_comment_verdict_description(char *out, size_t n,
+                                     const struct bp_comment_verdict *v);
+
+/* What bpi_comment_status_follow did. */
+struct bp_comment_status_done {
+  struct bp_comment_verdict set;   /* the verdict of the last status set */
+  unsigned posts;                  /* statuses posted */
+  bool followed;     /* the comment showed another job's verdict of the
+                        same head: the status was set from it */
+  bool unsettled;    /* the comment still changed after the last round */
+};
+/* Set the commit status of mine->head, then make it follow what the
+ * comment finally shows: on both forges the latest status of a context
+ * (GitLab: name; a finished one is not reused, a new one replaces it) is
+ * the one shown, so two jobs of one head whose statuses land in the
+ * other order than their comments would leave the status saying what
+ * the comment does not.  After each status the comment comment_id (the
+ * one just posted or edited, or the survivor) is read again (GET of it
+ * alone); when its verdict line (bpi_comment_find_verdict) is of the
+ * same head and says another verdict than the one just set (another job
+ * edited it meanwhile), that one is set, and the comment read again, up
+ * to BP_COMMENT_STATUS_ROUNDS statuses.  A job that writes the comment
+ * always sets a status after, so the status that lands last was checked
+ * against the comment after it landed: the two agree.  A comment without
+ * the line (an older benchprof's), of another head, or gone (404) is not
+ * followed; nor is any when comment_id is NULL.  An error after a status
+ * was set (the comment could not be read again) leaves done->posts > 0. */
+#define BP_COMMENT_STATUS_ROUNDS 4
+bp_code bpi_comment_status_follow(const struct bp_forge_target *t,
+                                  const char *comment_id,
+                                  const struct bp_comment_verdict *mine,
+                                  const char *target_url,
+                                  const struct bp_comment_transport *tr,
+                                  struct bp_comment_status_done *done,
+                                  struct bp_err *err);
+
 #endif

@@ -50,22 +50,25 @@ calls = [(r["method"], r["status"]) for r in reqs]
 # with compare.json beside, the pull request's head first; who the token
 # is, asked once a comment with the marker shows up
 # and after its POST the comments are listed again (another job's made
-# at the same moment would show there)
+# at the same moment would show there); after the status the comment is
+# read again (another job's edit would show there)
 assert calls == [("GET", 200), ("GET", 200), ("POST", 201),
                  ("GET", 200), ("GET", 200),
                  ("GET", 200), ("GET", 200), ("GET", 200), ("GET", 200),
-                 ("PATCH", 200), ("POST", 201)], calls
+                 ("PATCH", 200), ("POST", 201), ("GET", 200)], calls
 gets = [r["path"] for r in reqs if r["method"] == "GET"]
 assert gets[4] == "/repos/own/repo/pulls/5" and gets[7] == "/user", gets
 # the commit status: only with a comparison beside the comment, on its
 # head commit, as GitHub's statuses API documents it, linking the comment
 st = json.load(open(os.path.join(d, "statuses.json")))
 assert len(st) == 1, st
-assert reqs[-1]["path"] == "/repos/own/repo/statuses/" + st[0]["sha"]
+assert reqs[-2]["path"] == "/repos/own/repo/statuses/" + st[0]["sha"]
 assert st[0]["sha"] == "0123456789abcdef0123456789abcdef01234567", st
 assert st[0]["state"] == "failure" and st[0]["context"] == "benchprof", st
 assert st[0]["description"] == "1 regression confirmed, 2 unconfirmed", st
-reqs = reqs[:-1]
+assert reqs[-1]["path"] == "/repos/own/repo/issues/comments/%d" % \
+    json.load(open(os.path.join(d, "state.json")))[-1]["id"], reqs[-1]
+reqs = reqs[:-2]
 assert [r["query"] for r in reqs if r["method"] == "GET" and
         r["path"].endswith("/comments")] == \
     ["per_page=100&page=1", "per_page=100&page=2"] * 3, reqs
@@ -436,6 +439,76 @@ assert writes == [
     ("POST", "comments", 0), ("PATCH", "5000", 200), ("DELETE", "5001", 204),
     ("POST", "comments", 0), ("DELETE", "5003", 204),
     ("POST", "comments", 0), ("DELETE", "5005", 204)], writes
+PY
+
+# two jobs of one head whose commit statuses land in the other order than
+# their comments: after its status, benchprof reads the comment again
+# and, when it shows another job's verdict of the same head (its verdict
+# line), sets that one, so the status says what the comment finally
+# shows.  The stand-in makes the other job edit the comment and set its
+# status just before ours lands (other-before-status).
+# 19: the twins of above: ours (earlier run, 1 regression) got in first
+# and survives; the other job (later run) edits it and sets success, then
+# our failure lands.  20: a plain edit race the older comparison wins:
+# ours (later run) edited the comment, the other job (earlier run) edits
+# it after and sets failure, then our success lands.
+forge_standin github "$TMP/gh11" "$TOKEN" 0
+printf '{"19": "%s", "20": "%s"}\n' "$NEW" "$NEW" >"$TMP/gh11/pulls.json"
+other_status() {   # other_status DIR COMMENT MDFILE REGRESSIONS STATE
+  python3 - "$@" <<'PY'
+import json, os, sys
+d, comment, md, regressions, state = sys.argv[1:]
+body = open(md).read()
+body += "<!-- benchprof:verdict head=%s regressions=%s unconfirmed=0 -->\n" \
+    % ("2" * 40, regressions)
+with open(os.path.join(d, "other-before-status"), "w") as f:
+    json.dump({"comment": int(comment), "body": body,
+               "status": {"state": state, "context": "benchprof",
+                          "sha": "2" * 40, "description": "other job"}}, f)
+PY
+}
+cp "$TMP/tw-late/comment.md" "$TMP/gh11/twin-after-post"
+other_status "$TMP/gh11" 5000 "$TMP/tw-late/comment.md" 0 success
+twin_post "$TMP/tw-early" 19 follow-newer
+other_status "$TMP/gh11" 5002 "$TMP/tw-early/comment.md" 1 failure
+twin_post "$TMP/tw-late" 20 follow-older
+check "status order: says the status follows the comment" sh -c \
+  'grep -q "another job.s comparison of 222222222222 is in the comment now: the commit status follows it" "$1" &&
+   grep -q "commit status benchprof of 222222222222: success (0 regressions confirmed, 0 unconfirmed)" "$1" &&
+   grep -q "commit status benchprof of 222222222222: failure (1 regression confirmed, 0 unconfirmed)" "$2"' \
+  sh "$TMP/follow-newer.err" "$TMP/follow-older.err"
+pycheck "status order: the last status says what the comment shows" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gh11")
+state = json.load(open(os.path.join(d, "state.json")))
+by = {}
+for c in state:
+    by.setdefault(c["issue"], []).append(c)
+# each comment carries its verdict line after the Markdown
+assert by[19][0]["id"] == 5000 and "later run" in by[19][0]["body"], by
+assert by[19][0]["body"].endswith(
+    "<!-- benchprof:verdict head=%s regressions=0 unconfirmed=0 -->\n"
+    % ("2" * 40)), by[19]
+assert [c["id"] for c in by[20]] == [5002], by[20]
+assert "earlier run" in by[20][0]["body"], by[20]
+st = json.load(open(os.path.join(d, "statuses.json")))
+# 19: ours (failure) after the other job's (success), then success again,
+# linking the comment; 20: ours (success) after the other's (failure),
+# then failure again
+assert [(x["state"], x["description"]) for x in st] == [
+    ("success", "other job"),
+    ("failure", "1 regression confirmed, 0 unconfirmed"),
+    ("success", "0 regressions confirmed, 0 unconfirmed"),
+    ("failure", "other job"),
+    ("success", "0 regressions confirmed, 0 unconfirmed"),
+    ("failure", "1 regression confirmed, 0 unconfirmed")], st
+assert st[2]["target_url"].endswith("#issuecomment-5000"), st
+assert st[5]["target_url"].endswith("#issuecomment-5002"), st
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+# after each status the comment alone is read again
+reads = [r["path"].rsplit("/", 1)[1] for r in reqs
+         if r["method"] == "GET" and "/issues/comments/" in r["path"]]
+assert reads == ["5000", "5000", "5002", "5002"], reads
 PY
 
 # a wrong token: the server's refusal, exit 1, the comment kept

@@ -216,6 +216,48 @@ assert writes == [
 st = json.load(open(os.path.join(d, "statuses.json")))
 assert [x["state"] for x in st] == ["success"] * 2, st
 PY
+
+# two jobs of one head whose statuses land in the other order than their
+# notes: ours (earlier run, 1 regression) got in first and survives, the
+# other job (later run) edits it and sets success just before our failed
+# lands (other-before-status).  Read again after the status, the note
+# shows the other's verdict line: the status follows it
+forge_standin gitlab "$TMP/gl7" "$TOKEN"
+printf '{"16": "%s"}\n' "$SHA2" >"$TMP/gl7/merge_requests.json"
+cp "$TMP/tw-late/comment.md" "$TMP/gl7/twin-after-post"
+python3 - "$TMP/gl7" "$TMP/tw-late/comment.md" "$SHA2" <<'PY'
+import json, os, sys
+d, md, sha = sys.argv[1:]
+body = open(md).read() + \
+    "<!-- benchprof:verdict head=%s regressions=0 unconfirmed=0 -->\n" % sha
+with open(os.path.join(d, "other-before-status"), "w") as f:
+    json.dump({"comment": 700, "body": body,
+               "status": {"state": "success", "name": "benchprof",
+                          "sha": sha, "project": "42",
+                          "description": "other job"}}, f)
+PY
+GITLAB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown \
+  "$TMP/tw-early/comment.md" --gitlab 42 --mr 16 \
+  --api-url "$FORGE_URL/api/v4" >/dev/null 2>"$TMP/follow.err"
+check "status order: exit 0" [ $? -eq 0 ]
+check "status order: says the status follows the note" grep -q \
+  "another job's comparison of 89abcdef0123 is in the comment now: the commit status follows it" \
+  "$TMP/follow.err"
+pycheck "status order: the last status says what the note shows" <<'PY'
+import json, os
+d = os.path.join(os.environ["TMP"], "gl7")
+notes = json.load(open(os.path.join(d, "state.json")))
+assert notes[0]["id"] == 700 and "later run" in notes[0]["body"], notes
+st = json.load(open(os.path.join(d, "statuses.json")))
+assert [(x["state"], x["description"]) for x in st] == [
+    ("success", "other job"),
+    ("failed", "1 regression confirmed, 0 unconfirmed"),
+    ("success", "0 regressions confirmed, 0 unconfirmed")], st
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+# after each status the note alone is read again
+assert [r["path"].rsplit("/", 1)[1] for r in reqs if r["method"] == "GET"
+        and "/notes/" in r["path"]] == ["700", "700"], reqs
+PY
 # what a failure says of the token depends on what failed: a refused
 # access token (a wrong or expired glpat-...) is named by its variable,
 # never by its value, and is not taken for a CI job token; the job

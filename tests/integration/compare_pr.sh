@@ -404,13 +404,16 @@ calls = [r["method"] for r in reqs]
 # know it: 404, posted anyway); once our marker shows up, GET /user says
 # whose comment it must be; after the first POST the comments are
 # listed again (another job's comment made at the same moment would
-# show there)
+# show there); after each status the comment is read again (another
+# job's edit would show there)
 assert calls == ["GET", "GET", "POST", "GET", "POST", "GET", "GET", "GET",
-                 "PATCH", "POST"], calls
-assert [reqs[i]["path"] for i in (0, 5, 7)] == \
+                 "GET", "PATCH", "POST", "GET"], calls
+assert [reqs[i]["path"] for i in (0, 6, 8)] == \
     ["/repos/own/repo/pulls/5"] * 2 + ["/user"], reqs
 assert reqs[3]["path"] == "/repos/own/repo/issues/5/comments", reqs
-assert [reqs[i]["status"] for i in (0, 5)] == [404, 404], reqs
+assert [reqs[i]["path"].rsplit("/", 2)[1] for i in (5, 11)] == \
+    ["comments"] * 2, reqs
+assert [reqs[i]["status"] for i in (0, 6)] == [404, 404], reqs
 assert [r["path"].split("/")[4] for r in reqs if r["method"] == "POST"] == \
     ["issues", "statuses", "statuses"], reqs
 st = json.load(open(os.path.join(d, "statuses.json")))
@@ -424,6 +427,11 @@ ours = [c for c in state if "benchprof:comment cmpproj/tb" in c["body"]]
 assert len(ours) == 1 and len(state) == 4, state
 late = open(os.path.join(os.environ["TMP"], "late", "compare",
                          "comment.md")).read()
-assert ours[0]["body"] == late
+# the file as it is, then the verdict line of its compare.json
+verdict = "<!-- benchprof:verdict head=%s regressions=%d unconfirmed=%d" \
+    " -->\n" % (c["head"]["hash"], c["regressions"],
+                c.get("unconfirmed_regressions", 0))
+assert ours[0]["body"] == late + ("" if late.endswith("\n") else "\n") + \
+    verdict, (ours[0]["body"][-200:], verdict)
 PY
 finish

@@ -123,7 +123,10 @@ posted = [c for c in state if c["issue"] == 7]
 ci, job = open(sys.argv[2]).read(), open(sys.argv[3]).read()
 assert len(posted) == 1, posted
 assert "<!-- benchprof:comment widget/bench-box -->" in posted[0]["body"]
-assert posted[0]["body"].strip() == ci.strip(), (posted[0]["body"], ci)
+# the file as it is, then the verdict line of its compare.json
+body, verdict = posted[0]["body"].rstrip("\n").rsplit("\n", 1)
+assert verdict.startswith("<!-- benchprof:verdict head="), verdict
+assert body.strip() == ci.strip(), (posted[0]["body"], ci)
 assert ci == job, "the CI's comment differs from the job's"
 assert "sort/1k" in ci and "latency" in ci, ci
 PY

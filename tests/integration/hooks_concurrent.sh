@@ -166,8 +166,14 @@ mine() {
 }
 check "pull request 7: A's numbers, not B's" mine 50.00 150.00 "$TMP/on7.md"
 check "pull request 8: B's numbers, not A's" mine 150.00 50.00 "$TMP/on8.md"
-check "each comment is its job's comment.md" sh -c \
-  'cmp -s "$1" "$2" && cmp -s "$3" "$4"' sh "$JOB_A/compare/comment.md" \
+# posted: the job's comment.md as it is, then its verdict line
+posted_is() {   # posted_is FILE POSTED [FILE2 POSTED2]
+  sed '$d' "$2" | cmp -s "$1" - &&
+    tail -n 1 "$2" | grep -q '^<!-- benchprof:verdict head=[0-9a-f]* ' &&
+    { [ $# -lt 4 ] || posted_is "$3" "$4"; }
+}
+check "each comment is its job's comment.md" posted_is \
+  "$JOB_A/compare/comment.md" \
   "$TMP/on7.md" "$JOB_B/compare/comment.md" "$TMP/on8.md"
 
 # the job directory's name: run, attempt, job and runner; none outside

@@ -9,9 +9,10 @@ what both APIs take: a comment's JSON body, paging, a commit status.
 Each forge words and codes its refusals its own way: the subclass says
 how in REFUSE.  take_file() reads a one-shot instruction a test left in
 DIR (another job's comment made at the same moment as the next one, a
-refused DELETE).  run() listens on 127.0.0.1 on a free port and writes it
-to DIR/port; with FORGE_TLS_CERT and FORGE_TLS_KEY in its environment
-(PEM files) it speaks HTTPS, as a self-hosted forge behind an internal CA
+refused DELETE, another job's edit and status landing just before our
+status).  run() listens on 127.0.0.1 on a free port and writes it to
+DIR/port; with FORGE_TLS_CERT and FORGE_TLS_KEY in its environment (PEM
+files) it speaks HTTPS, as a self-hosted forge behind an internal CA
 does.
 """
 import json
@@ -46,6 +47,7 @@ class State:
 class ForgeHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     dir = None  # set by run()
+    state = None  # set by run()
     BODY_MAX = 65536
     # refusal kind -> (status, key of the JSON answer, message; "{}" is
     # the field's name)
@@ -92,6 +94,22 @@ class ForgeHandler(BaseHTTPRequestHandler):
             return None
         os.remove(path)
         return text
+
+    def other_job_status(self):
+        """Another job of the same head that edited our comment and set
+        its commit status just before the status now asked for (its
+        status lands first, ours after), when DIR/other-before-status
+        asks for it: JSON {"comment": ID, "body": TEXT, "status": {...}},
+        the comment's new body and the status as stored."""
+        text = self.take_file("other-before-status")
+        if text is None:
+            return
+        other = json.loads(text)
+        for c in self.state.comments:
+            if c["id"] == other["comment"]:
+                c["body"] = other["body"]
+        self.state.statuses.append(other["status"])
+        self.state.save()
 
     def refuse(self, kind, field=""):
         status, key, message = self.REFUSE[kind]
@@ -165,6 +183,7 @@ def read_heads(path):
 def run(handler, state):
     """Serves handler on 127.0.0.1 with state in state.dir, forever."""
     handler.dir = state.dir
+    handler.state = state
     server = HTTPServer(("127.0.0.1", 0), handler)
     cert, key = os.environ.get("FORGE_TLS_CERT"), os.environ.get("FORGE_TLS_KEY")
     if cert:

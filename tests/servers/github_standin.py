@@ -11,6 +11,7 @@ Listens on 127.0.0.1 on a free port and writes it to DIR/port.  Serves
   POST  /repos/{o}/{r}/statuses/{sha}  {"state", "target_url"?,
         "description"?, "context"?} (REST "Create a commit status": state
         one of error, failure, pending, success; sha a full commit hash)
+  GET   /repos/{o}/{r}/issues/comments/{id}        the comment, 404 when none
   GET   /user   the token's account, as GitHub answers it: TOKEN is the
         user "benchprof-ci" (type User); with --installation it is an
         installation token (what a workflow's GITHUB_TOKEN is), which
@@ -36,7 +37,11 @@ the next POST first makes a comment of the same account with the file's
 text as its body (another job's POST that got in first: a lower id),
 then its own; DIR/twin-after-post makes it after its own (a higher id).
 Each file is removed once used.  While DIR/refuse-next-delete exists, the
-next DELETE is refused with 403 (and the file removed).
+next DELETE is refused with 403 (and the file removed).  While
+DIR/other-before-status exists, the next status POST is preceded by
+another job's edit of a comment and its own status (forge.py,
+other_job_status): two jobs of one head whose statuses land in the other
+order than their comments.
 """
 import os
 import re
@@ -135,6 +140,10 @@ class Handler(ForgeHandler):
         p = re.fullmatch(r"/repos/[^/]+/[^/]+/pulls/(\d+)", u.path)
         if p:
             return self.pull(p.group(1))
+        one = re.fullmatch(r"/repos/[^/]+/[^/]+/issues/comments/(\d+)",
+                           u.path)
+        if one:
+            return self.comment(int(one.group(1)))
         m = re.fullmatch(r"/repos/[^/]+/[^/]+/issues/(\d+)/comments", u.path)
         if not m:
             return self.answer(404, {"message": "Not Found"})
@@ -146,6 +155,17 @@ class Handler(ForgeHandler):
             self.answer(200, [{"id": c["id"], "body": c["body"],
                                "user": c.get("user", SOMEONE)}
                               for c in part])
+
+    def comment(self, cid):
+        """GET /repos/{o}/{r}/issues/comments/{id}: one comment."""
+        if not self.authorized():
+            return
+        for c in state.comments:
+            if c["id"] == cid:
+                return self.answer(200, {"id": c["id"], "body": c["body"],
+                                         "user": c.get("user", SOMEONE),
+                                         "html_url": html_url(c)})
+        self.answer(404, {"message": "Not Found"})
 
     def status(self, sha):
         """POST /repos/{o}/{r}/statuses/{sha}, as GitHub documents it."""
@@ -161,6 +181,7 @@ class Handler(ForgeHandler):
             return self.answer(422, {"message": "description is too long"})
         if self.headers.get("Accept") != "application/vnd.github+json":
             return self.answer(415, {"message": "Accept header"})
+        self.other_job_status()
         body["sha"] = sha
         state.statuses.append(body)
         state.save()

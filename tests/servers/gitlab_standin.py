@@ -6,6 +6,8 @@ usage: gitlab_standin.py DIR TOKEN [--other TOKEN2]
 Listens on 127.0.0.1 on a free port and writes it to DIR/port.  Serves
   GET  /api/v4/projects/{id}/merge_requests/{iid}/notes?per_page=&page=
   POST /api/v4/projects/{id}/merge_requests/{iid}/notes            {"body"}
+  GET  /api/v4/projects/{id}/merge_requests/{iid}/notes/{note_id}  404 when
+       none
   PUT  /api/v4/projects/{id}/merge_requests/{iid}/notes/{note_id}  {"body"}
   DELETE /api/v4/projects/{id}/merge_requests/{iid}/notes/{note_id}  204
   POST /api/v4/projects/{id}/statuses/{sha}  {"state", "name"?, "context"?,
@@ -27,7 +29,10 @@ POST that got in first: a lower id), then its own; DIR/twin-after-post
 makes it after its own.  While DIR/refuse-next-delete exists, the next
 DELETE is refused with 403.  DIR/fail-next-post holding a status (e.g.
 422) answers the next POST of a note with it, as a GitLab that refuses
-the note for a reason of its own.  Each file is removed once used.
+the note for a reason of its own.  While DIR/other-before-status
+exists, the next status POST is preceded by another job's edit of a note
+and its own status (forge.py, other_job_status).  Each file is removed
+once used.
 It authenticates each request as GitLab does for these endpoints: an
 access token in PRIVATE-TOKEN (or "Authorization: Bearer"); a CI job
 token (JOB-TOKEN) is refused with 401, since the notes API is not among
@@ -129,6 +134,8 @@ class Handler(ForgeHandler):
                           urlsplit(self.path).path)
         if mr:
             return self.merge_request(mr.group(1))
+        if re.fullmatch(NOTES + r"/(\d+)", urlsplit(self.path).path):
+            return self.note()
         r = self.route(False)
         if not r:
             return
@@ -139,6 +146,19 @@ class Handler(ForgeHandler):
         if part is not None:
             self.answer(200, [{"id": n["id"], "body": n["body"],
                                "author": n["author"]} for n in part])
+
+    def note(self):
+        """GET /projects/{id}/merge_requests/{iid}/notes/{note_id}."""
+        r = self.route(True)
+        if not r:
+            return
+        m = r[0]
+        for n in state.comments:
+            if n["project"] == m.group(1) and n["mr"] == int(m.group(2)) \
+                    and n["id"] == int(m.group(3)):
+                return self.answer(200, {"id": n["id"], "body": n["body"],
+                                         "author": n["author"]})
+        self.answer(404, {"message": "404 Not found"})
 
     def status(self, project, sha):
         """POST /projects/{id}/statuses/{sha}, as GitLab documents it."""
@@ -152,6 +172,7 @@ class Handler(ForgeHandler):
             ("ref", "name", "context", "target_url", "description"))
         if body is None:
             return
+        self.other_job_status()
         body.update(project=project, sha=sha)
         state.statuses.append(body)
         state.save()

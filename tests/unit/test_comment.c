@@ -1916,6 +1916,104 @@ static void test_status(void)
   fake_cleanup(&h);
 }
 
+/* The verdict line a posted comment carries, and the status that follows
+ * what the comment shows after it is set: another job's verdict of the
+ * same head is set in turn, one of another head (or a comment gone) is
+ * not, and a comment that keeps changing stops after
+ * BP_COMMENT_STATUS_ROUNDS statuses. */
+#define FOLLOW_SHA "0123456789abcdef0123456789abcdef01234567"
+#define FOLLOW_BODY(head, r) "{\"id\":5,\"body\":\"<!-- benchprof:comment " \
+  "p/t -->\\nx\\n<!-- benchprof:verdict head=" head " regressions=" r \
+  " unconfirmed=0 -->\\n\"}"
+static void test_status_follow(void)
+{
+  struct bp_comment_verdict v = {.head = FOLLOW_SHA, .regressions = 2,
+                                 .unconfirmed = 3}, got;
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_buf_adds(&b, "text\n" BP_COMMENT_VERDICT_PREFIX "head=" FOLLOW_SHA
+               " regressions=9 unconfirmed=9 -->\n");
+  CHECK(bpi_comment_verdict_line(&b, &v));
+  bpi_buf_addc(&b, '\0');
+  CHECK(bpi_comment_find_verdict(b.data, &got));   /* the last one */
+  CHECK(!strcmp(got.head, FOLLOW_SHA) && got.regressions == 2 &&
+        got.unconfirmed == 3);
+  bpi_buf_cleanup(&b);
+  CHECK(!bpi_comment_find_verdict("<!-- benchprof:verdict head=" FOLLOW_SHA
+                                  " regressions=x unconfirmed=0 -->", &got));
+  CHECK(!bpi_comment_find_verdict("<!-- benchprof:verdict head=abc "
+                                  "regressions=1 unconfirmed=0 -->", &got));
+  CHECK(!bpi_comment_find_verdict("<!-- benchprof:verdict head=" FOLLOW_SHA
+                                  " regressions=1 unconfirmed=0", &got));
+  CHECK(!bpi_comment_find_verdict(NULL, &got));
+  struct bp_comment_verdict bad = {.head = "abc"};
+  bpi_buf_init(&b);
+  CHECK(!bpi_comment_verdict_line(&b, &bad) && b.len == 0);
+  bpi_buf_cleanup(&b);
+
+  struct bp_forge_target gh = {.forge = BP_FORGE_GITHUB,
+                               .api_url = "http://127.0.0.1:9",
+                               .repo = "own/repo", .number = "42",
+                               .token = "t"};
+  struct bp_comment_transport tr = {.send = fake_send};
+  struct bp_comment_status_done done;
+  struct bp_err err = {0};
+  struct bp_comment_verdict mine = {.head = FOLLOW_SHA, .regressions = 1};
+  /* another job's verdict (0 regressions) in the comment: set, then the
+   * comment read again shows it still */
+  struct fake f = {.answers = {"{}", FOLLOW_BODY(FOLLOW_SHA, "0"), "{}",
+                               FOLLOW_BODY(FOLLOW_SHA, "0")},
+                   .status = {201, 200, 201, 200}};
+  the_fake = &f;
+  CHECK(bpi_comment_status_follow(&gh, "5", &mine, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK_EQ_INT(f.n, 4);
+  CHECK_EQ_INT(done.posts, 2);
+  CHECK(done.followed && !done.unsettled && done.set.regressions == 0);
+  CHECK(f.seen[0] && strstr(f.seen[0], "\"state\":\"failure\""));
+  CHECK(starts(f.seen[1], "GET http://127.0.0.1:9/repos/own/repo/issues/"
+               "comments/5|"));
+  CHECK(f.seen[2] && strstr(f.seen[2], "\"state\":\"success\","
+        "\"context\":\"benchprof\",\"description\":\"0 regressions "
+        "confirmed, 0 unconfirmed\""));
+  fake_cleanup(&f);
+  /* the comment shows another head's comparison, or is gone: one status */
+  struct fake g = {.answers = {"{}", FOLLOW_BODY("2222222222222222222222"
+                                                 "222222222222222222", "0")},
+                   .status = {201, 200}};
+  the_fake = &g;
+  CHECK(bpi_comment_status_follow(&gh, "5", &mine, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK(g.n == 2 && done.posts == 1 && !done.followed);
+  fake_cleanup(&g);
+  struct fake h = {.answers = {"{}", "{\"message\":\"Not Found\"}"},
+                   .status = {201, 404}};
+  the_fake = &h;
+  CHECK(bpi_comment_status_follow(&gh, "5", &mine, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK(h.n == 2 && done.posts == 1 && !done.followed);
+  fake_cleanup(&h);
+  /* a comment that keeps changing: BP_COMMENT_STATUS_ROUNDS statuses */
+  struct fake k = {.answers = {"{}", FOLLOW_BODY(FOLLOW_SHA, "0"), "{}",
+                               FOLLOW_BODY(FOLLOW_SHA, "1"), "{}",
+                               FOLLOW_BODY(FOLLOW_SHA, "0"), "{}",
+                               FOLLOW_BODY(FOLLOW_SHA, "1")},
+                   .status = {201, 200, 201, 200, 201, 200, 201, 200}};
+  the_fake = &k;
+  CHECK(bpi_comment_status_follow(&gh, "5", &mine, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK_EQ_INT(k.n, 2 * BP_COMMENT_STATUS_ROUNDS);
+  CHECK(done.posts == BP_COMMENT_STATUS_ROUNDS && done.unsettled);
+  fake_cleanup(&k);
+  /* a refused status: nothing set, nothing read */
+  struct fake m = {.answers = {"{\"message\":\"no\"}"}, .status = {403}};
+  the_fake = &m;
+  CHECK(bpi_comment_status_follow(&gh, "5", &mine, NULL, &tr, &done, &err)
+        == BPE_HTTP);
+  CHECK(m.n == 1 && done.posts == 0);
+  fake_cleanup(&m);
+}
+
 static void test_no_base(void)
 {
   struct bp_comment_opts o = {.project = NULL};
@@ -2427,6 +2525,7 @@ static void test_base_latest_and_diff_path(void)
 int main(void)
 {
   test_status();
+  test_status_follow();
   test_no_base();
   test_suite_and_command();
   test_hash_names();
