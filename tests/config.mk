@@ -8,14 +8,17 @@
 #                      errors, missing file, permissions warning, overrides,
 #                      tokens never printed; the examples against the schema
 #                      and the schema's keys against the parser's
+#   config_comment_file.sh  comment.file: a pull request's run copies its
+#                      comment there (absolute, relative), removes a stale
+#                      copy when it writes no comment
 #   ci_detect.sh       benchprof ci in simulated GitHub, GitLab and Bencher
 #                      jobs and in a real git repository
 config_unit_tests = tests/unit/test_config tests/unit/test_ci
 check_PROGRAMS += $(config_unit_tests)
 TESTS += $(config_unit_tests) tests/integration/config_check.sh \
-  tests/integration/ci_detect.sh
+  tests/integration/ci_detect.sh tests/integration/config_comment_file.sh
 EXTRA_DIST += tests/integration/config_check.sh \
-  tests/integration/ci_detect.sh config/benchprof.schema.json \
+  tests/integration/ci_detect.sh tests/integration/config_comment_file.sh config/benchprof.schema.json \
   config/runner-example.json config/local-example.json config/README.md
 
 # ci_hash_options.sh: --hash/--base-hash and the CI hash variables refused

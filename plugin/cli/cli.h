@@ -207,6 +207,10 @@ void bp_cli_run_usage(FILE *out);
 int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
                        const char *end_time, int status);
 
+/* comment_file.c: comment.file, a copy of out/comment.md (removed when
+ * the comparison wrote none); a failure is a warning. */
+void bp_cli_comment_file(const struct bp_config *cfg, const char *out);
+
 /* compare_summary.c: a comparison's changed benchmarks, one line each
  * (names cleaned), for compare and run. */
 struct bp_cmp;

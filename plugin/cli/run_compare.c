@@ -217,6 +217,8 @@ static bool compare_with_base(const struct bp_cli_publish *p,
                        s->o.store.bearer != NULL, p->config,
                        dir, end_time, out, regressions, &err)
              : bpi_err_set(&err, BPE_NOMEM, 0, "compare");
+    if(out)
+      bp_cli_comment_file(p->config, out);
     free(out);
   }
   if(rc)
