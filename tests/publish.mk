@@ -63,6 +63,10 @@
 #                        no base: each suite's own comment, and what the
 #                        base branch has instead; a base of another
 #                        command said in the comment
+#   publish_config_checks.sh  a store URL's query never printed, an
+#                        unreadable ca_file named before the command, an
+#                        IP S3 endpoint path-style, no spool directory:
+#                        delivered directly
 #   publish_same_name.sh two GitLab projects named alike share the store's
 #                        project: the second's main leaves the first's
 #                        latest (warned, run and flush), its merge request
@@ -82,7 +86,8 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_suites.sh \
   tests/integration/publish_flush_busy.sh \
   tests/integration/publish_flush_scope.sh \
-  tests/integration/publish_spool_hints.sh
+  tests/integration/publish_spool_hints.sh \
+  tests/integration/publish_config_checks.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)
 EXTRA_DIST += $(publish_integration_tests) tests/publish_lib.sh \
   tests/servers/bencher_standin.py

@@ -9,6 +9,8 @@
 #include "config.h"
 #include "counters.h"
 #include "events.h"
+#include "http.h"
+#include "store.h"
 #ifndef BP_LIB_CONFIG_H
 /* -I. found a build directory's config.h from before the configure header
  * was renamed bp_autoconf.h */
@@ -29,7 +31,8 @@ static void usage(FILE *out)
     "       benchprof config keys\n"
     "\n"
     "check  read the configuration strictly and say which file it is; exit 0\n"
-    "       when valid, 2 with the file, JSON path and problem when not\n"
+    "       when valid, 2 with the file, JSON path and problem when not (the\n"
+    "       events, the store settings as run opens them, the CA file too)\n"
     "show   print the effective configuration as JSON (file, then the\n"
     "       BENCHPROF_* environment overrides); tokens are <redacted>\n"
     "keys   list every key the file may hold, as JSON paths\n"
@@ -95,6 +98,41 @@ static bool events_known(const struct bp_config *c)
   return true;
 }
 
+/* The store settings as run opens them (bpi_store_open, which makes no
+ * request): a URL run would refuse (a query, a bad bucket, an endpoint
+ * with a path) is an invalid configuration here too. */
+static bool store_usable(const struct bp_config *c)
+{
+  if(!c->store.url)
+    return true;
+  struct bp_store_opts so = {0};
+  struct bp_store *st = NULL;
+  struct bp_err err = {0};
+  bpi_config_store_opts(c, environ, &so);
+  bp_code rc = bpi_store_open(&st, &so, &err);
+  bpi_store_close(st);
+  if(rc)
+    bp_msg_error("%s: $.store: %s", c->file ? c->file : "the environment",
+                 err.msg[0] ? err.msg : bp_strerror(rc));
+  return !rc;
+}
+
+/* network.ca_file: a bundle that cannot be read fails every publication
+ * ("error setting certificate file"); said here instead. */
+static bool ca_file_readable(const struct bp_config *c)
+{
+  char where[512];
+  struct bp_err err = {0};
+  if(!c->network.ca_file)
+    return true;
+  key_origin(where, sizeof(where), c, "BENCHPROF_CA_FILE",
+             "$.network.ca_file");
+  if(!bpi_http_ca_file_check(c->network.ca_file, where, &err))
+    return true;
+  bp_msg_error("%s", err.msg);
+  return false;
+}
+
 /* Load as a run would; false (after saying why) when invalid. */
 static bool load(struct bp_config *c, const char *flag, bool check)
 {
@@ -109,7 +147,8 @@ static bool load(struct bp_config *c, const char *flag, bool check)
       bp_msg_error("the configuration is not usable and strict mode is on");
     return false;
   }
-  if(check && !events_known(c))
+  if(check && (!events_known(c) || !store_usable(c) ||
+               !ca_file_readable(c)))
     return false;
   if(!c->file) {
     enum bp_config_source src;

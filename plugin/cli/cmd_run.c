@@ -17,6 +17,7 @@
 #include "benchname.h"
 #include "buf.h"
 #include "config.h"
+#include "http.h"
 #include "err.h"
 #include "fileio.h"
 #include "report.h"
@@ -401,6 +402,27 @@ static int early_identity(struct bp_record_args *a)
   return exec_unprofiled(a->rec.argv);
 }
 
+/* The CA bundle publishing will use, read before the command runs: a
+ * missing one would otherwise show only as "error setting certificate
+ * file" on every request, the publication spooled.  False (said) when it
+ * cannot be read; the run goes on (its publication spools until the file
+ * is fixed) unless strict. */
+static bool ca_file_readable(const struct bp_cli_publish *p)
+{
+  if(!p->enabled || !p->ca_file)
+    return true;
+  const char *key = p->config && p->ca_file == p->config->network.ca_file
+    ? "network.ca_file" : "--ca-file";
+  struct bp_err err = {0};
+  if(!bpi_http_ca_file_check(p->ca_file, key, &err))
+    return true;
+  bp_msg_error("%s", err.msg);
+  if(!p->strict)
+    bp_msg_warn("publishing will fail until it is fixed (what is not "
+                "delivered stays spooled)");
+  return false;
+}
+
 int cmd_run(int argc, char **argv)
 {
   struct bp_record_args a;
@@ -416,6 +438,8 @@ int cmd_run(int argc, char **argv)
   else if(status < 0 && (cs == BP_CLI_CONFIG_INVALID || !cfg.enabled))
     status = exec_unprofiled(a.rec.argv);
   else if(status < 0 && !suite_output(&a))
+    status = BP_EXIT_ERROR;
+  else if(status < 0 && !ca_file_readable(&a.pub) && a.pub.strict)
     status = BP_EXIT_ERROR;
   else if(status < 0) {
     status = a.each ? bp_cli_run_each(&a) : a.repeat > 1 ?

@@ -16,6 +16,9 @@ struct bp_cli_pub_setup {
   char *store, *spool;
   char *repository;  /* o.repository's (bpi_ident_repository) */
   char *ci_job;      /* o.ci_job's (bpi_ci_job_id) */
+  /* a publishing setup without a spool directory (none given, none
+   * derivable): why, said once by `run` before it delivers directly */
+  struct bp_err no_spool;
 };
 
 /* Targets and credentials; identity only when ident is set.  false:

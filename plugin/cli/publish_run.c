@@ -200,10 +200,12 @@ bool bp_cli_pub_prepare(const struct bp_cli_publish *p,
     o->http.debug = http_debug;
   if(p->spool)
     o->spool_dir = p->spool;
-  else if(bpi_publish_default_spool(environ, &s->spool, &err))
-    goto fail;
-  else
+  else if(!bpi_publish_default_spool(environ, &s->spool, &s->no_spool))
     o->spool_dir = s->spool;
+  else if(!ident) {   /* flush: nothing to do without one */
+    err = s->no_spool;
+    goto fail;
+  }
   o->bencher.token = env(p->token_env ? p->token_env : TOKEN_ENV);
   o->bencher.host = env("BENCHER_HOST");
   o->store.aws_key = env("AWS_ACCESS_KEY_ID");
@@ -455,6 +457,10 @@ enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
     bp_msg_note("no Bencher report: $%s is not set",
                 p->token_env ? p->token_env : TOKEN_ENV);
   note_store_token(&s.o, p->config);
+  if(!s.o.spool_dir)
+    bp_msg_warn("%s: the publication is delivered directly, once; what "
+                "fails cannot be spooled for 'benchprof flush'",
+                s.no_spool.msg);
   bp_code rc = bpi_publish_run(&s.o, dir, start_time, end_time, &r, &err);
   enum bp_cli_published done = rc ? BP_CLI_PUBLISH_NOTHING :
     r.delivered ? BP_CLI_PUBLISH_DELIVERED : BP_CLI_PUBLISH_FAILED;
@@ -471,7 +477,7 @@ enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
   }
   else if(r.delivered)
     say_delivered(&r);
-  else if(r.rejected) {
+  else if(r.rejected && !r.direct) {
     bp_msg_warn("publication %s rejected: %s", r.id, r.failure.msg);
     bp_msg_note("it is kept in %s and never sent again; 'benchprof flush "
                 "--list' shows it, 'benchprof flush --drop %s' removes it",

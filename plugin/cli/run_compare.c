@@ -194,6 +194,8 @@ static void flush_base(const struct bp_cli_pub_setup *s)
   struct bp_publish_scope scope = {s->id.project, s->id.base_branch,
                                    s->repository};
   struct bp_err err = {0};
+  if(!s->o.spool_dir)   /* none: nothing can be waiting there */
+    return;
   if(bpi_publish_flush(&s->o, &scope, base_flushed, s->id.base_branch,
                        NULL, &err))
     bp_msg_warn_err(&err, err.code);

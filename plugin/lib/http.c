@@ -22,11 +22,14 @@
 #include "text.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define DEFAULT_RETRIES 4u
 #define DEFAULT_BACKOFF_MS 1000L
@@ -122,6 +125,33 @@ bool bpi_http_url_has_credentials(const char *url)
     return false;
   const char *authority = scheme + 3;
   return memchr(authority, '@', strcspn(authority, "/?#")) != NULL;
+}
+
+void bpi_http_url_shown(char out[BP_HTTP_URL_SHOWN], const char *url)
+{
+  if(bpi_http_url_has_credentials(url)) {   /* never echoed */
+    snprintf(out, BP_HTTP_URL_SHOWN, "(URL with credentials)");
+    return;
+  }
+  size_t n = strcspn(url, "?#");
+  snprintf(out, BP_HTTP_URL_SHOWN, "%.*s%s", (int)(n < 200 ? n : 200), url,
+           url[n] ? "?<redacted>" : n > 200 ? "..." : "");
+}
+
+bp_code bpi_http_ca_file_check(const char *path, const char *key,
+                               struct bp_err *err)
+{
+  struct stat sb;
+  int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+  int e = fd < 0 ? errno : fstat(fd, &sb) ? errno
+        : S_ISREG(sb.st_mode) ? 0 : EINVAL;
+  if(fd >= 0)
+    close(fd);
+  if(!e)
+    return BP_OK;
+  return bpi_err_set(err, BPE_CONFIG, 0, "%s: cannot read the CA bundle "
+                     "'%.300s': %s", key, path ? path : "",
+                     e == EINVAL ? "not a regular file" : strerror(e));
 }
 
 bp_code bpi_http_send(const struct bp_http_opts *o,

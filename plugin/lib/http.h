@@ -129,6 +129,19 @@ long bpi_http_err_status(const struct bp_err *e);
  * every URL benchprof is given is refused when it has them. */
 bool bpi_http_url_has_credentials(const char *url);
 
+/* url as a message may show it: its query and fragment (a signature or a
+ * token in "?X-Token=...") as "?<redacted>", a URL with credentials not
+ * at all; at most 200 characters of it.  out: BP_HTTP_URL_SHOWN bytes. */
+#define BP_HTTP_URL_SHOWN 224
+void bpi_http_url_shown(char out[BP_HTTP_URL_SHOWN], const char *url);
+
+/* Whether a CA bundle (network.ca_file, --ca-file) can be read: a
+ * regular file benchprof may open; else BPE_CONFIG naming key and path.
+ * Checked before a publication, where curl would only say "error setting
+ * certificate file" on every request. */
+bp_code bpi_http_ca_file_check(const char *path, const char *key,
+                               struct bp_err *err);
+
 /* Percent-encode s for a URL path segment (RFC 3986 unreserved kept);
  * malloc'd, NULL when out of memory. */
 char *bpi_http_escape(const char *s);

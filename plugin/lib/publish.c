@@ -512,6 +512,10 @@ static bp_code spool_and_deliver(const struct bp_publish_opts *o,
 {
   char *id = NULL;
   bp_code rc;
+  if(!o->spool_dir) {   /* none could be named: delivered once, directly */
+    bpi_err_set(&res->spool_failure, BPE_CONFIG, 0, "no spool directory");
+    return deliver_direct(o, src, res, err);
+  }
   if(bpi_spool_add(o->spool_dir, src->dir, src->files, src->nfiles,
                    src->meta, strlen(src->meta), &id, &res->spool_failure))
     rc = deliver_direct(o, src, res, err);
@@ -567,8 +571,6 @@ bp_code bpi_publish_run(const struct bp_publish_opts *o, const char *run_dir,
   cJSON *meta = NULL;
   char *text = NULL;
   memset(res, 0, sizeof(*res));
-  if(!o->spool_dir)
-    return bpi_err_set(err, BPE_INVAL, 0, "publish: no spool directory");
   bp_code rc = check_ident(o, err);
   if(!rc && !realpath(run_dir, abs))
     rc = bpi_err_set(err, BPE_IO, errno, "cannot resolve '%s'", run_dir);

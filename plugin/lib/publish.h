@@ -80,7 +80,9 @@ struct bp_publish_opts {
   /* the commit's committer time (ISO 8601, bpi_ci_commit_time), NULL
    * unknown: it orders the branch's runs for its latest pointer */
   const char *commit_time;
-  const char *spool_dir;     /* required */
+  const char *spool_dir;     /* flush: required; bpi_publish_run: NULL
+                                delivers once, directly (as when the
+                                spool cannot hold it), nothing spooled */
   struct bp_store_opts store;     /* store.url NULL: no store */
   struct bp_bencher_opts bencher; /* bencher.token NULL: no Bencher report */
   bool bencher_measures_only; /* with a token: create the counters'

@@ -15,6 +15,7 @@
 #include "fileio.h"
 #include "text.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -214,9 +216,11 @@ static bp_code check_base_url(const char *what, const char *url,
   if(memchr(host, '@', hl))   /* never echo it: it holds a password */
     return bpi_err_set(err, BPE_INVAL, 0, "%s: credentials do not belong "
                        "in the URL (use the token or AWS variables)", what);
+  char shown[BP_HTTP_URL_SHOWN];
+  bpi_http_url_shown(shown, url);   /* a query may hold a token */
   if(strpbrk(url, "?# \t\r\n"))
-    return bpi_err_set(err, BPE_INVAL, 0, "%s '%.200s': no query, fragment "
-                       "or blanks allowed", what, url);
+    return bpi_err_set(err, BPE_INVAL, 0, "%s '%s': no query, fragment "
+                       "or blanks allowed", what, shown);
   return BP_OK;
 }
 
@@ -254,14 +258,16 @@ static bp_code file_open(struct bp_store *st, const struct bp_store_opts *o,
                          struct bp_err *err)
 {
   const char *path = o->url + strlen("file://");
+  char shown[BP_HTTP_URL_SHOWN];
+  bpi_http_url_shown(shown, o->url);
   if(starts_with(path, "localhost/"))
     path += strlen("localhost");
   if(path[0] != '/')
-    return bpi_err_set(err, BPE_INVAL, 0, "store '%.200s': a file URL needs "
-                       "an absolute path (file:///dir)", o->url);
+    return bpi_err_set(err, BPE_INVAL, 0, "store '%s': a file URL needs "
+                       "an absolute path (file:///dir)", shown);
   if(strpbrk(path, "?#"))
-    return bpi_err_set(err, BPE_INVAL, 0, "store '%.200s': no query or "
-                       "fragment allowed", o->url);
+    return bpi_err_set(err, BPE_INVAL, 0, "store '%s': no query or "
+                       "fragment allowed", shown);
   char *dir = dup_trimmed(path);
   if(!dir)
     return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
@@ -650,20 +656,45 @@ static bool bucket_ok(const char *b, size_t n)
   return true;
 }
 
+/* Whether endpoint's host is an IP address (v4, or v6 in brackets) or
+ * localhost: "bucket.127.0.0.1" resolves nowhere, so such an endpoint
+ * (MinIO, a test server) gets path-style URLs whatever path_style says,
+ * as the AWS SDKs and curl-based clients do. */
+static bool endpoint_needs_path_style(const char *endpoint)
+{
+  const char *host = strstr(endpoint, "://");
+  if(!host)
+    return false;
+  host += 3;
+  size_t n = strcspn(host, "/");
+  if(n && host[0] == '[')
+    return true;
+  size_t hn = strcspn(host, ":/");   /* without the port */
+  char name[64];
+  if(!hn || hn >= sizeof(name))
+    return false;
+  memcpy(name, host, hn);
+  name[hn] = '\0';
+  struct in_addr a;
+  return !strcasecmp(name, "localhost") || inet_pton(AF_INET, name, &a) == 1;
+}
+
 static bp_code s3_open(struct bp_store *st, const struct bp_store_opts *o,
                        struct bp_err *err)
 {
   const char *bucket = o->url + strlen("s3://");
   size_t bn = strcspn(bucket, "/");
+  char shown[BP_HTTP_URL_SHOWN];
+  bpi_http_url_shown(shown, o->url);
   if(!bucket_ok(bucket, bn))
-    return bpi_err_set(err, BPE_INVAL, 0, "store '%.200s': bad bucket name "
-                       "(s3://bucket/prefix)", o->url);
+    return bpi_err_set(err, BPE_INVAL, 0, "store '%s': bad bucket name "
+                       "(s3://bucket/prefix)", shown);
   const char *prefix = bucket + bn;
   while(*prefix == '/')
     prefix++;
   if(strpbrk(prefix, "?#"))
-    return bpi_err_set(err, BPE_INVAL, 0, "store '%.200s': no query or "
-                       "fragment allowed", o->url);
+    return bpi_err_set(err, BPE_INVAL, 0, "store '%s': no query or "
+                       "fragment allowed", shown);
   st->region = strdup(o->s3_region ? o->s3_region : "us-east-1");
   if(!st->region)
     return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");
@@ -692,7 +723,7 @@ static bp_code s3_open(struct bp_store *st, const struct bp_store_opts *o,
   struct bp_buf b;
   bpi_buf_init(&b);
   if(!bpi_buf_failed(&endpoint)) {
-    if(o->s3_path_style)
+    if(o->s3_path_style || endpoint_needs_path_style(endpoint.data))
       bpi_buf_printf(&b, "%s/%.*s", endpoint.data, (int)bn, bucket);
     else {
       const char *host = strstr(endpoint.data, "://") + 3;
@@ -829,11 +860,13 @@ bp_code bpi_store_open(struct bp_store **out, const struct bp_store_opts *o,
   for(size_t i = 0; i < BP_ARRAY_LEN(backends) && !ops; i++)
     if(starts_with(o->url, backends[i].scheme))
       ops = &backends[i];
+  char shown[BP_HTTP_URL_SHOWN];
+  bpi_http_url_shown(shown, o->url);
   if(!ops)
-    return bpi_err_set(err, BPE_INVAL, 0, "store '%.200s': unknown scheme "
+    return bpi_err_set(err, BPE_INVAL, 0, "store '%s': unknown scheme "
                        "(file://, s3://, http:// or https://)",
                        strchr(o->url, '@') ? "(URL with credentials)" :
-                       o->url);
+                       shown);
   struct bp_store *st = calloc(1, sizeof(*st));
   if(!st)
     return bpi_err_set(err, BPE_NOMEM, 0, "out of memory");

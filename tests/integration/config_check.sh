@@ -3,7 +3,9 @@
 # invalid files (unknown key with its suggestion, wrong type, JSON syntax
 # error with line:column, unknown event and counter names), a missing file
 # named, the default path absent, the permissions warning for a token,
-# environment overrides winning over the file, tokens never printed; then
+# environment overrides winning over the file, tokens never printed, a
+# store URL run would refuse (its query never printed), an unreadable CA
+# bundle; then
 # the examples against the schema and
 # the schema's key set against the parser's.
 . "$top_srcdir/tests/lib.sh"
@@ -110,7 +112,34 @@ check "a ring size variable that is no power of two: exit 2, named" \
 check "show's output reads back" \
   "$BENCHPROF" config check --config "$TMP/eff.json"
 
-# 7. the examples follow the schema, the parser takes them, and the schema
+# 7. what run would refuse is refused here: a store URL with a query
+# (never echoed: it may hold a token), from the file or a variable; a CA
+# bundle that cannot be read, named by key and path
+secret=q-$$-secret
+printf '{"store": {"url": "http://127.0.0.1:1/prefix?X-Token=%s"}}\n' \
+  "$secret" >"$TMP/query.json"
+check "a store URL with a query: exit 2, the store named" \
+  expect_error "$TMP/query.json" "\$.store: store 'http://127.0.0.1:1/prefix?<redacted>': no query"
+check "the query is never printed" \
+  sh -c "! grep -qF '$secret' '$TMP/out' '$TMP/err'"
+BENCHPROF_STORE="s3://bkt/p#$secret" "$BENCHPROF" config check \
+  --config "$TMP/good.json" >"$TMP/out" 2>"$TMP/err"
+check "a store URL with a fragment from \$BENCHPROF_STORE: exit 2, redacted" \
+  sh -c "[ $? -eq 2 ] && grep -qF \"'s3://bkt/p?<redacted>'\" '$TMP/err' &&
+         ! grep -qF '$secret' '$TMP/out' '$TMP/err'"
+printf '{"network": {"ca_file": "%s/no-such-ca.pem"}}\n' "$TMP" >"$TMP/ca.json"
+check "a missing network.ca_file: exit 2, key and path named" \
+  expect_error "$TMP/ca.json" "\$.network.ca_file: cannot read the CA bundle '$TMP/no-such-ca.pem': No such file"
+BENCHPROF_CA_FILE="$TMP" "$BENCHPROF" config check --config "$TMP/good.json" \
+  >"$TMP/out" 2>"$TMP/err"
+check "a directory as \$BENCHPROF_CA_FILE: exit 2, the variable named" \
+  sh -c "[ $? -eq 2 ] && grep -qF 'BENCHPROF_CA_FILE: cannot read the CA bundle' '$TMP/err' &&
+         grep -qF 'not a regular file' '$TMP/err'"
+printf '{"network": {"ca_file": "%s"}}\n' "$schema" >"$TMP/ca-ok.json"
+check "a readable network.ca_file: valid" \
+  "$BENCHPROF" config check --config "$TMP/ca-ok.json"
+
+# 8. the examples follow the schema, the parser takes them, and the schema
 # and the parser know the same keys: each of the schema's keys goes
 # through config check with a value of its type, and config keys lists
 # exactly the schema's keys
@@ -147,6 +176,8 @@ def sample(path, node):
         return "fp"
     if path == "record.event":
         return "cpu-clock"    # an event name is checked too
+    if path.endswith("ca_file"):
+        return schema_file    # a file that can be read: checked too
     if "enum" in node:
         return node["enum"][-1]
     t = node.get("type")
