@@ -12,6 +12,7 @@
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -500,17 +501,18 @@ int bpi_recorder_exit_status(const struct bp_recorder *r)
   return 1;
 }
 
-/* Whether the option or variable name n (len bytes, dashes included)
- * names a secret: it holds token, secret, password, passwd, credential,
- * auth or apikey anywhere (any case), or "key" as a whole word between
- * non-alphanumeric characters (--key, --api-key, AWS_SECRET_ACCESS_KEY,
- * but not --keys or --monkey).  Rather too much than too little: the
- * command line is published, and --author=x or --tokenizer=y lose their
- * value in it too. */
+/* Whether the option, variable or header name n (len bytes, dashes
+ * included) names a secret: it holds token, secret, pass (password,
+ * passwd, --db-pass), credential, auth or apikey anywhere (any case), or
+ * "key" as a whole word between non-alphanumeric characters (--key,
+ * --api-key, AWS_SECRET_ACCESS_KEY, X-Api-Key, but not --keys or
+ * --monkey).  Rather too much than too little: the command line is
+ * published, and --author=x, --tokenizer=y or --passes=3 lose their value
+ * in it too. */
 static bool secret_name(const char *n, size_t len)
 {
-  static const char *const parts[] = {"token", "secret", "password",
-    "passwd", "credential", "auth", "apikey"};
+  static const char *const parts[] = {"token", "secret", "pass",
+    "credential", "auth", "apikey"};
   char low[256];
   if(len >= sizeof(low))
     len = sizeof(low) - 1;
@@ -527,10 +529,80 @@ static bool secret_name(const char *n, size_t len)
   return false;
 }
 
+/* The authentication schemes whose credentials follow them after a
+ * blank, in a header value or anywhere in an argument. */
+static const char *const auth_schemes[] = {"Bearer", "Basic", "Token",
+  "Digest", "Negotiate"};
+
+/* The end of the scheme word at p followed by blanks (the start of its
+ * credentials), or NULL when p does not start with one. */
+static const char *after_scheme(const char *p)
+{
+  for(size_t i = 0; i < BP_ARRAY_LEN(auth_schemes); i++) {
+    size_t n = strlen(auth_schemes[i]);
+    if(!strncasecmp(p, auth_schemes[i], n) && (p[n] == ' ' || p[n] == '\t'))
+      return p + n + strspn(p + n, " \t");
+  }
+  return NULL;
+}
+
+/* Where the secret part of argument a starts, NULL when it has none: the
+ * value of a header with a secret name ("Authorization: Bearer X",
+ * "X-Api-Key: X"), after its scheme when it has one; else what follows a
+ * scheme word ("Bearer X", "Basic X") anywhere in a. */
+static const char *secret_value(const char *a)
+{
+  size_t name = strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
+                          "VWXYZ0123456789-_");
+  if(name && a[name] == ':' && secret_name(a, name)) {
+    const char *v = a + name + 1;
+    v += strspn(v, " \t");
+    const char *cred = after_scheme(v);
+    v = cred ? cred : v;
+    return *v ? v : NULL;
+  }
+  for(const char *p = a; *p; p++)
+    if(p == a || !isalnum((unsigned char)p[-1])) {
+      const char *cred = after_scheme(p);
+      if(cred && *cred)
+        return cred;
+    }
+  return NULL;
+}
+
+/* a's first len bytes with each URL's user information ("user:pw@"
+ * between "://" and the host) as "***@". */
+static void add_without_userinfo(struct bp_buf *b, const char *a, size_t len)
+{
+  const char *end = a + len;
+  const char *p = a;
+  for(;;) {
+    const char *s = NULL;
+    for(const char *q = p; q + 3 <= end && !s; q++)
+      if(!strncmp(q, "://", 3))
+        s = q + 3;
+    if(!s)
+      break;
+    const char *at = NULL;
+    for(const char *q = s; q < end && !strchr("/?#", *q); q++)
+      if(*q == '@')
+        at = q;   /* the last '@' before the path: a password may hold one */
+    bpi_buf_add(b, p, (size_t)(s - p));
+    if(at) {
+      bpi_buf_adds(b, "***");
+      s = at;
+    }
+    p = s;
+  }
+  bpi_buf_add(b, p, (size_t)(end - p));
+}
+
 /* The argument a as published: NAME=VALUE, -NAME=VALUE and --NAME=VALUE
  * with a secret NAME keep NAME= and have *** for the value; *hide_next
  * is set for a bare secret option (--token VALUE) and then hides the
- * next argument whole, whatever it is.  The program gets the real ones. */
+ * next argument whole, whatever it is; a secret header's value or a
+ * scheme's credentials become *** (secret_value), and a URL's user
+ * information ***@.  The program gets the real ones. */
 static void add_redacted(struct bp_buf *b, const char *a, bool *hide_next)
 {
   if(*hide_next) {
@@ -546,7 +618,10 @@ static void add_redacted(struct bp_buf *b, const char *a, bool *hide_next)
   }
   if(!eq && a[0] == '-' && secret_name(a, strlen(a)))
     *hide_next = true;
-  bpi_buf_adds(b, a);
+  const char *cut = secret_value(a);
+  add_without_userinfo(b, a, cut ? (size_t)(cut - a) : strlen(a));
+  if(cut)
+    bpi_buf_adds(b, "***");
 }
 
 /* argv joined with spaces, each argument quoted for a POSIX shell when it

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Secret values on the benchmark's command line (--token=X, --password X,
-# API_KEY=X, --aws-secret-access-key=X) are *** in everything benchprof
+# API_KEY=X, --aws-secret-access-key=X, --db-pass X, an Authorization
+# header's credentials, a Basic scheme's, a URL's user:password@) are ***
+# in everything benchprof
 # writes and publishes: the manifest's "command", summary.json, the
 # flame graph, the Gecko and pprof profiles, the file:// store's copies.
 # The workload still gets the real values (it writes its arguments to a
@@ -14,6 +16,10 @@ S2="pw_SECRETtwo$$"
 S3="SECRETthree$$"
 S4="aws_SECRETfour$$"
 S5="auth_SECRETfive$$"
+S6="bearer_SECRETsix$$"
+S7="url_SECRETseven$$"
+S8="db_SECRETeight$$"
+S9="basic_SECRETnine$$"
 {
   echo '#!/bin/sh'
   echo "printf '%s\\n' \"\$@\" >'$TMP/args'"
@@ -27,6 +33,8 @@ chmod +x "$TMP/harness.sh"
   --retries 1 --timeout 5 --spool "$TMP/spool" -- \
   "$TMP/harness.sh" "$TMP/h.json" --token="$S1" --password "$S2" \
   "API_KEY=$S3" --aws-secret-access-key="$S4" -X-Auth "$S5" \
+  -H "Authorization: Bearer $S6" "https://user:$S7@db.example/x" \
+  --db-pass "$S8" "--header=Authorization: Basic $S9" \
   --keys-count=7 >"$TMP/stdout" 2>"$TMP/stderr"
 check "run exits 0" [ $? -eq 0 ]
 check "delivered to the store" python3 -c "
@@ -42,6 +50,12 @@ API_KEY=$S3
 --aws-secret-access-key=$S4
 -X-Auth
 $S5
+-H
+Authorization: Bearer $S6
+https://user:$S7@db.example/x
+--db-pass
+$S8
+--header=Authorization: Basic $S9
 --keys-count=7" ]
 check "the manifest's command has *** for each secret value" python3 - \
   "$TMP/out/manifest.json" "$TMP/harness.sh" "$TMP/h.json" <<'PY'
@@ -49,7 +63,10 @@ import json, sys
 man, harness, bmf = sys.argv[1:4]
 cmd = json.load(open(man))["command"]
 want = (f"{harness} {bmf} '--token=***' --password '***' 'API_KEY=***' "
-        "'--aws-secret-access-key=***' -X-Auth '***' --keys-count=7")
+        "'--aws-secret-access-key=***' -X-Auth '***' "
+        "-H 'Authorization: Bearer ***' 'https://***@db.example/x' "
+        "--db-pass '***' '--header=Authorization: Basic ***' "
+        "--keys-count=7")
 assert cmd == want, (cmd, want)
 PY
 for f in summary.json flamegraph.svg; do
@@ -60,7 +77,8 @@ check "the store holds the artifacts" \
 
 # every file written, gzip members opened, searched for each secret
 check "no secret in any file written or stored, nor on stdout/stderr" \
-  python3 - "$S1" "$S2" "$S3" "$S4" "$S5" -- "$TMP/out" "$TMP/store" \
+  python3 - "$S1" "$S2" "$S3" "$S4" "$S5" "$S6" "$S7" "$S8" "$S9" -- \
+  "$TMP/out" "$TMP/store" \
   "$TMP/stdout" "$TMP/stderr" <<'PY'
 import gzip, os, sys
 sep = sys.argv.index("--")
