@@ -245,7 +245,12 @@ int cmd_events(int argc, char **argv)
     goto out;
   }
   if(!l.count && pattern) {
-    bp_msg_error("events: no event name contains '%s'", pattern);
+    char list[256];
+    if(bpi_events_did_you_mean(pattern, list, sizeof(list)))
+      bp_msg_error("events: no event name contains '%s' (did you mean: "
+                   "%s?)", pattern, list);
+    else
+      bp_msg_error("events: no event name contains '%s'", pattern);
     status = BP_EXIT_ERROR;
   }
 out:

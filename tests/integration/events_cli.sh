@@ -1,6 +1,7 @@
 #!/bin/sh
 # benchprof events: the software clock is listed as openable, --json writes
-# valid JSON, and a bad option is a usage error (exit 2).
+# valid JSON, a misspelt pattern gets the "did you mean" that -e gives,
+# and a bad option is a usage error (exit 2).
 . "${top_srcdir:?run through make check}/tests/lib.sh"
 
 # the software clock opens wherever perf_event_open works at all
@@ -38,6 +39,22 @@ for r in rows:
     assert r["can_open"] in (True, False, None)
     assert (r["errno_name"] is None) == (r["can_open"] is not False)
 ' "$TMP/cycles.json"
+
+# a pattern nothing contains: exit 1, with the names -e would suggest
+"$BENCHPROF" events --no-probe cylces >"$TMP/typo.txt" 2>"$TMP/typo.err"
+status=$?
+check "a pattern nothing contains exits 1" test "$status" -eq 1
+check "it says nothing contains it" \
+  grep -q "no event name contains 'cylces'" "$TMP/typo.err"
+check "it suggests cycles" \
+  grep -Eiq "did you mean: ([^?]*, )?([a-z0-9_]*::)?(cycles|cpu-cycles)[,?]" \
+  "$TMP/typo.err"
+"$BENCHPROF" record -e cylces -o "$TMP/rec" -- true >/dev/null \
+  2>"$TMP/typo_e.err"
+check "-e suggests the same names" sh -c '
+  a=$(sed -n "s/.*did you mean: \([^?]*\)?.*/\1/p" "$1")
+  b=$(sed -n "s/.*did you mean: \([^?]*\)?.*/\1/p" "$2")
+  test -n "$a" && test "$a" = "$b"' sh "$TMP/typo.err" "$TMP/typo_e.err"
 
 # usage errors exit 2 and say why on stderr
 "$BENCHPROF" events --no-such-option >/dev/null 2>"$TMP/bad.err"
