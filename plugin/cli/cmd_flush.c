@@ -498,8 +498,36 @@ static int flush_spool(const struct bp_cli_publish *p,
   return rc || missing ? BP_EXIT_ERROR : BP_EXIT_OK;
 }
 
+/* Whether the spool can be read: a directory --spool named that does
+ * not exist is a mistake (a typo, another machine's path), said as such
+ * rather than "nothing to send"; the default one (or the configuration's,
+ * $BENCHPROF_SPOOL's) is made by the first publication spooled, so
+ * before that there is nothing in it, and the job-end hooks' flush must
+ * not fail for that. */
+static bool spool_readable(const char *spool, bool named, bool *missing)
+{
+  struct stat st;
+  *missing = false;
+  if(!stat(spool, &st) && S_ISDIR(st.st_mode))
+    return true;
+  if(!stat(spool, &st)) {
+    bp_msg_error("flush: the spool %s is not a directory", spool);
+    return false;
+  }
+  if(errno != ENOENT || named) {
+    bp_msg_error("flush: the spool directory %s %s", spool, errno == ENOENT
+                 ? "does not exist (--spool names it)" : strerror(errno));
+    return false;
+  }
+  *missing = true;
+  bp_msg_note("nothing to send: the spool directory %s does not exist "
+              "(no publication was spooled there yet)", spool);
+  return true;
+}
+
 static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
 {
+  bool spool_named = false, missing = false;
   struct bp_cli_publish p = *pp;
   bool list = false, all = false;
   const char *drop_id = NULL, *only = NULL;
@@ -534,6 +562,7 @@ static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
     }
     if(opt == '?')
       return bp_cli_bad_option("flush", argv, "vh", flush_longopts);
+    spool_named |= opt == BP_CLI_PUB_SPOOL;
     if(bp_cli_publish_option(opt, optarg, &p))
       return BP_EXIT_USAGE;
   }
@@ -557,6 +586,13 @@ static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
   if((list || !drop_id || !strcmp(drop_id, "rejected")) &&
      !flush_scope(&p, only, all, &sc))
     status = BP_EXIT_ERROR;
+  if(!status && !spool_readable(s.o.spool_dir, spool_named, &missing))
+    status = BP_EXIT_ERROR;
+  if(missing && !drop_id) {   /* nothing to list or send, said so */
+    free(sc.repository);
+    bp_cli_pub_prepare_cleanup(&s);
+    return BP_EXIT_OK;
+  }
   if(!status && list)
     status = list_spool(s.o.spool_dir, &sc);
   if(!status && drop_id)

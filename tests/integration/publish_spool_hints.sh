@@ -9,7 +9,9 @@
 # - a publication spooled for a store URL the configuration no longer
 #   names, or waiting for over a day, gets one line pointing at
 #   'benchprof flush --drop ID', which removes it; the others are then
-#   delivered with the right token.
+#   delivered with the right token;
+# - a spool directory --spool names that does not exist is an error that
+#   says so; a default one not made yet is nothing to send.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 
@@ -140,6 +142,29 @@ check "flush, right token: three delivered" [ "$(grep -c ': delivered' \
   "$TMP/f4.out")" = 3 ]
 check "flush, right token: no warning" sh -c '! grep -q warning "$1"' sh \
   "$TMP/f4.err"
+# 6. a spool directory that does not exist: named by --spool, an error
+# that says so (not "nothing to send"); the default one (here
+# $BENCHPROF_SPOOL's), not made until something is spooled, is nothing
+# to send, and the job-end hooks' flush does not fail for it
+for what in "" --list; do
+  # shellcheck disable=SC2086  # what: no word or one
+  "$BENCHPROF" flush --config "$TMP/cfg.json" --spool "$TMP/no-such" \
+    $what >"$TMP/nodir.out" 2>"$TMP/nodir.err"
+  check "flush $what --spool missing: exit 1" [ $? -eq 1 ]
+  check "flush $what --spool missing: says it does not exist" grep -q \
+    "the spool directory $TMP/no-such does not exist" "$TMP/nodir.err"
+  check "flush $what --spool missing: not 'nothing to send'" sh -c \
+    '! grep -q "nothing to send in\|nothing waits in" "$1"' sh \
+    "$TMP/nodir.err"
+  check "flush $what --spool missing: not made" [ ! -e "$TMP/no-such" ]
+  BENCHPROF_SPOOL="$TMP/not-yet" "$BENCHPROF" flush --config \
+    "$TMP/cfg.json" $what >"$TMP/notyet.out" 2>"$TMP/notyet.err"
+  check "flush $what, default spool not made yet: exit 0" [ $? -eq 0 ]
+  check "flush $what, default spool not made yet: said" grep -q \
+    "the spool directory $TMP/not-yet does not exist (no publication was spooled there yet)" \
+    "$TMP/notyet.err"
+done
+
 check "no token value in any output" sh -c \
   '! grep -q -e "$1" -e "$2" "$3"/*.err "$3"/*.out' sh "$STOK" "$WRONG" \
   "$TMP"
