@@ -279,7 +279,9 @@ static void flush_usage(FILE *out)
     "                         CI)\n"
     "      --all-projects     every project's publications (also in CI)\n"
     "      --list             list the waiting publications (id, state,\n"
-    "                         identity) and send nothing\n"
+    "                         identity, why the last try failed or the\n"
+    "                         refusal of a rejected one) and send\n"
+    "                         nothing\n"
     "      --drop ID          remove publication ID from the spool unsent;\n"
     "                         'rejected' removes every rejected one (of\n"
     "                         the projects flush would send)\n"
@@ -385,8 +387,9 @@ static void list_entry(void *ctx, const struct bp_publish_entry *e)
          e->testbed ? e->testbed : "-");
   if(e->suite)   /* one of a job's steps (run --suite) */
     printf(" (%s)", e->suite);
-  if(e->reason)
-    printf("\t%s", e->reason);
+  if(e->reason)   /* a refusal, or when and why the last try failed */
+    printf("\t%s%s", strcmp(e->state, "rejected") ? "last try " : "",
+           e->reason);
   printf("\n");
 }
 

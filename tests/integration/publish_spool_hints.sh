@@ -10,6 +10,7 @@
 #   names, or waiting for over a day, gets one line pointing at
 #   'benchprof flush --drop ID', which removes it; the others are then
 #   delivered with the right token;
+# - flush --list shows when and why each waiting one's last try failed;
 # - a spool directory --spool names that does not exist is an error that
 #   says so; a default one not made yet is nothing to send.
 . "$top_srcdir/tests/lib.sh"
@@ -129,6 +130,24 @@ check "flush, old: one line, the oldest and --drop named" grep -q \
   "3 publications have waited in the spool for over a day and still fail (the oldest: $oldest, spooled 2020-01-01T00:00:00Z): if its target is gone for good, 'benchprof flush --drop $oldest' removes it unsent" \
   "$TMP/f3.err"
 check "flush, old: said once" [ "$(grep -c 'over a day' "$TMP/f3.err")" = 1 ]
+
+# 4b. --list says why each is still waiting: when and why its last try
+# failed, as the flush said it, never a token
+"$BENCHPROF" flush --config "$TMP/cfg.json" --spool "$SPOOL" --list \
+  >"$TMP/list.out" 2>"$TMP/list.err"
+check "--list: exit 0" [ $? -eq 0 ]
+check "--list: four waiting" [ "$(grep -c "	waiting	" "$TMP/list.out")" = 4 ]
+check "--list: each with its last try" [ "$(grep -Ec \
+  "	waiting	.*	last try [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z: " \
+  "$TMP/list.out")" = 4 ]
+check "--list: the refused token's failure" [ "$(grep -c \
+  "last try .*: .*HTTP 401: missing or wrong bearer token" \
+  "$TMP/list.out")" = 3 ]
+check "--list: the dead store's failure" grep -q \
+  "^$moved	waiting	.*	last try .*127\.0\.0\.1:$(cat "$TMP/dead.port")" \
+  "$TMP/list.out"
+check "no token in the spool" sh -c \
+  '! grep -rq -e "$1" -e "$2" "$3"' sh "$STOK" "$WRONG" "$SPOOL"
 
 # 5. the advice works: --drop removes the moved one, the right token
 # delivers the rest, and nothing is left to warn about
