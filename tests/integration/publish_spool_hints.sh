@@ -6,6 +6,8 @@
 #   (BENCHPROF_STORE_TOKEN, or store.token_env's), or says none was
 #   sent; never the token;
 # - flush says that once, not once per publication;
+# - run's hint to flush later names a configuration from --config or
+#   $BENCHPROF_CONFIG;
 # - a publication spooled for a store URL the configuration no longer
 #   names, or waiting for over a day, gets one line pointing at
 #   'benchprof flush --drop ID', which removes it; the others are then
@@ -62,6 +64,18 @@ check "store.token_env: run exits 0" [ $? -eq 0 ]
 check "store.token_env: that variable named, and the key" grep -q \
   "refused the bearer token from \$MY_STORE_TOK (store.token_env; HTTP 401)" \
   "$TMP/r3.err"
+# the hint to flush later names the configuration the run read when it
+# was not the default one: flush reading another gets other credentials
+check "no --config: the hint names the spool only" grep -qF \
+  "'benchprof flush --spool $SPOOL' sends it later" "$TMP/r1.err"
+check "--config: the hint names it" grep -qF \
+  "'benchprof flush --config $TMP/named.json --spool $SPOOL' sends it later" \
+  "$TMP/r3.err"
+BENCHPROF_CONFIG="$TMP/named.json" MY_STORE_TOK=$WRONG bprun r3e \
+  --spool "$TMP/spool env"
+check "\$BENCHPROF_CONFIG: the hint names it, a spool with a space quoted" \
+  grep -qF "'benchprof flush --config $TMP/named.json --spool '$TMP/spool env'' sends it later" \
+  "$TMP/r3e.err"
 
 # 2. flush with the same wrong token: a line per publication, the hint
 # once, nothing about moved targets (the configuration names this store)
