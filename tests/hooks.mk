@@ -49,6 +49,8 @@
 #                        event), no configuration file (off in every
 #                        hook), a bad BENCHPROF_RUN_ARGS, a benchprof that
 #                        cannot be run; the Bencher entrypoint's status
+#   run_hooks_note.sh    the started hooks set BENCHPROF_HOOKS; run then
+#                        says the job's end hook posts the comment
 #   install_layout.sh    make install DESTDIR=: programs, hooks, hooks.h
 #                        (compiles alone), no benchprof.h, both man pages
 #                        render cleanly, one SYNOPSIS line per command
@@ -62,6 +64,7 @@ hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_shims.sh \
   tests/integration/hooks_unprofiled.sh \
   tests/integration/config_strict.sh tests/integration/hooks_strict.sh \
+  tests/integration/run_hooks_note.sh \
   tests/integration/install_layout.sh
 TESTS += $(hooks_tests)
 EXTRA_DIST += $(hooks_tests) tests/hooks_lib.sh \

@@ -15,8 +15,6 @@
 #include "events.h"
 #include "msgs.h"
 
-#define NAME_WIDTH 40
-#define OPEN_WIDTH 26
 #define DESC_MAX 72
 
 static const char usage_line[] =
@@ -54,13 +52,23 @@ static const struct errno_text *errno_lookup(int num)
   return NULL;
 }
 
+/* A row of the table, kept until every name is known: the columns are
+ * as wide as their longest entry (some PMU event names are long). */
+struct row {
+  char *name;
+  char *marker;
+  char *desc;         /* its first line, cut at DESC_MAX */
+};
+
 struct listing {
   bool json;
   bool probe;
   size_t count;
   size_t can_open;
   cJSON *out;         /* --json: the array */
-  bool failed;        /* out of memory building it */
+  struct row *rows;   /* the table */
+  size_t nrows, cap;
+  bool failed;        /* out of memory building either */
 };
 
 static void usage(FILE *to)
@@ -98,17 +106,57 @@ static void open_marker(const struct listing *l, int open_errno, char *m,
     snprintf(m, len, "no (errno %d: %s)", open_errno, strerror(open_errno));
 }
 
-static void print_row(struct listing *l, const struct bp_event_info *info)
+/* Keep the event's row for the table; false when out of memory. */
+static bool add_row(struct listing *l, const struct bp_event_info *info)
 {
   char marker[64];
   size_t dlen = strcspn(info->desc, "\n");
   bool cut = dlen > DESC_MAX;
-  if(l->count == 1)
-    printf("%-*s %-*s %s\n", NAME_WIDTH, "EVENT", OPEN_WIDTH, "OPENS",
-           "DESCRIPTION");
+  if(l->nrows == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 256;
+    struct row *grown = realloc(l->rows, cap * sizeof(*grown));
+    if(!grown)
+      return false;
+    l->rows = grown;
+    l->cap = cap;
+  }
   open_marker(l, info->open_errno, marker, sizeof(marker));
-  printf("%-*s %-*s %.*s%s\n", NAME_WIDTH, info->name, OPEN_WIDTH, marker,
-         (int)(cut ? DESC_MAX - 3 : dlen), info->desc, cut ? "..." : "");
+  struct row *r = &l->rows[l->nrows];
+  r->name = strdup(info->name);
+  r->marker = strdup(marker);
+  r->desc = malloc((cut ? DESC_MAX : dlen) + 1);
+  if(r->desc)
+    snprintf(r->desc, (cut ? DESC_MAX : dlen) + 1, "%.*s%s",
+             (int)(cut ? DESC_MAX - 3 : dlen), info->desc, cut ? "..." : "");
+  l->nrows++;   /* freed with the others, whole or not */
+  return r->name && r->marker && r->desc;
+}
+
+/* The table: each column as wide as its widest entry. */
+static void print_rows(const struct listing *l)
+{
+  int name_w = (int)strlen("EVENT"), open_w = (int)strlen("OPENS");
+  for(size_t i = 0; i < l->nrows; i++) {
+    int n = (int)strlen(l->rows[i].name), m = (int)strlen(l->rows[i].marker);
+    name_w = n > name_w ? n : name_w;
+    open_w = m > open_w ? m : open_w;
+  }
+  if(l->nrows)
+    printf("%-*s %-*s %s\n", name_w, "EVENT", open_w, "OPENS",
+           "DESCRIPTION");
+  for(size_t i = 0; i < l->nrows; i++)
+    printf("%-*s %-*s %s\n", name_w, l->rows[i].name, open_w,
+           l->rows[i].marker, l->rows[i].desc);
+}
+
+static void rows_free(struct listing *l)
+{
+  for(size_t i = 0; i < l->nrows; i++) {
+    free(l->rows[i].name);
+    free(l->rows[i].marker);
+    free(l->rows[i].desc);
+  }
+  free(l->rows);
 }
 
 /* The event's errno name for --json, NULL when it opened or was not
@@ -155,18 +203,20 @@ static int on_event(const struct bp_event_info *info, void *ctx)
   l->count++;
   if(l->probe && info->open_errno == 0)
     l->can_open++;
-  if(l->json && !json_row(l, info))
+  if(l->json ? !json_row(l, info) : !add_row(l, info))
     l->failed = true;
-  else if(!l->json)
-    print_row(l, info);
   return 0;
 }
 
 /* Write the finished listing; false when stdout failed. */
 static bool finish_output(struct listing *l)
 {
+  if(l->failed || (l->json && !l->out)) {
+    bp_msg_error("events: out of memory");
+    return false;
+  }
   if(l->json) {
-    char *text = l->failed ? NULL : cJSON_Print(l->out);
+    char *text = cJSON_Print(l->out);
     if(!text) {
       bp_msg_error("events: out of memory");
       return false;
@@ -174,11 +224,15 @@ static bool finish_output(struct listing *l)
     printf("%s\n", text);
     free(text);
   }
-  else if(l->probe)
-    printf("%zu event%s, %zu can be opened\n", l->count,
-           l->count == 1 ? "" : "s", l->can_open);
-  else
-    printf("%zu event%s (not probed)\n", l->count, l->count == 1 ? "" : "s");
+  else {
+    print_rows(l);
+    if(l->probe)
+      printf("%zu event%s, %zu can be opened\n", l->count,
+             l->count == 1 ? "" : "s", l->can_open);
+    else
+      printf("%zu event%s (not probed)\n", l->count,
+             l->count == 1 ? "" : "s");
+  }
   if(fflush(stdout) || ferror(stdout)) {
     bp_msg_error("events: writing the list: %s", strerror(errno));
     return false;
@@ -245,10 +299,16 @@ int cmd_events(int argc, char **argv)
     goto out;
   }
   if(!l.count && pattern) {
-    bp_msg_error("events: no event name contains '%s'", pattern);
+    char list[256];
+    if(bpi_events_did_you_mean(pattern, list, sizeof(list)))
+      bp_msg_error("events: no event name contains '%s' (did you mean: "
+                   "%s?)", pattern, list);
+    else
+      bp_msg_error("events: no event name contains '%s'", pattern);
     status = BP_EXIT_ERROR;
   }
 out:
   cJSON_Delete(l.out);
+  rows_free(&l);
   return status;
 }

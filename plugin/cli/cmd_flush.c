@@ -279,7 +279,9 @@ static void flush_usage(FILE *out)
     "                         CI)\n"
     "      --all-projects     every project's publications (also in CI)\n"
     "      --list             list the waiting publications (id, state,\n"
-    "                         identity) and send nothing\n"
+    "                         identity, why the last try failed or the\n"
+    "                         refusal of a rejected one) and send\n"
+    "                         nothing\n"
     "      --drop ID          remove publication ID from the spool unsent;\n"
     "                         'rejected' removes every rejected one (of\n"
     "                         the projects flush would send)\n"
@@ -385,8 +387,9 @@ static void list_entry(void *ctx, const struct bp_publish_entry *e)
          e->testbed ? e->testbed : "-");
   if(e->suite)   /* one of a job's steps (run --suite) */
     printf(" (%s)", e->suite);
-  if(e->reason)
-    printf("\t%s", e->reason);
+  if(e->reason)   /* a refusal, or when and why the last try failed */
+    printf("\t%s%s", strcmp(e->state, "rejected") ? "last try " : "",
+           e->reason);
   printf("\n");
 }
 
@@ -498,8 +501,36 @@ static int flush_spool(const struct bp_cli_publish *p,
   return rc || missing ? BP_EXIT_ERROR : BP_EXIT_OK;
 }
 
+/* Whether the spool can be read: a directory --spool named that does
+ * not exist is a mistake (a typo, another machine's path), said as such
+ * rather than "nothing to send"; the default one (or the configuration's,
+ * $BENCHPROF_SPOOL's) is made by the first publication spooled, so
+ * before that there is nothing in it, and the job-end hooks' flush must
+ * not fail for that. */
+static bool spool_readable(const char *spool, bool named, bool *missing)
+{
+  struct stat st;
+  *missing = false;
+  if(!stat(spool, &st) && S_ISDIR(st.st_mode))
+    return true;
+  if(!stat(spool, &st)) {
+    bp_msg_error("flush: the spool %s is not a directory", spool);
+    return false;
+  }
+  if(errno != ENOENT || named) {
+    bp_msg_error("flush: the spool directory %s %s", spool, errno == ENOENT
+                 ? "does not exist (--spool names it)" : strerror(errno));
+    return false;
+  }
+  *missing = true;
+  bp_msg_note("nothing to send: the spool directory %s does not exist "
+              "(no publication was spooled there yet)", spool);
+  return true;
+}
+
 static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
 {
+  bool spool_named = false, missing = false;
   struct bp_cli_publish p = *pp;
   bool list = false, all = false;
   const char *drop_id = NULL, *only = NULL;
@@ -534,6 +565,7 @@ static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
     }
     if(opt == '?')
       return bp_cli_bad_option("flush", argv, "vh", flush_longopts);
+    spool_named |= opt == BP_CLI_PUB_SPOOL;
     if(bp_cli_publish_option(opt, optarg, &p))
       return BP_EXIT_USAGE;
   }
@@ -557,6 +589,13 @@ static int flush_with(struct bp_cli_publish *pp, int argc, char **argv)
   if((list || !drop_id || !strcmp(drop_id, "rejected")) &&
      !flush_scope(&p, only, all, &sc))
     status = BP_EXIT_ERROR;
+  if(!status && !spool_readable(s.o.spool_dir, spool_named, &missing))
+    status = BP_EXIT_ERROR;
+  if(missing && !drop_id) {   /* nothing to list or send, said so */
+    free(sc.repository);
+    bp_cli_pub_prepare_cleanup(&s);
+    return BP_EXIT_OK;
+  }
   if(!status && list)
     status = list_spool(s.o.spool_dir, &sc);
   if(!status && drop_id)

@@ -375,6 +375,49 @@ bool bp_cli_token_hint(const struct bp_publish_result *r,
   return false;
 }
 
+/* word to paste into a shell: as it is when it is plain, else in single
+ * quotes (a quote inside written '\'') */
+static void add_shell_word(struct bp_buf *b, const char *word)
+{
+  if(*word && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                     "0123456789_-./:=@%+,") == strlen(word)) {
+    bpi_buf_adds(b, word);
+    return;
+  }
+  bpi_buf_addc(b, '\'');
+  for(const char *c = word; *c; c++)
+    if(*c == '\'')
+      bpi_buf_adds(b, "'\\''");
+    else
+      bpi_buf_addc(b, *c);
+  bpi_buf_addc(b, '\'');
+}
+
+/* The command that sends a spooled publication later: the spool it is in
+ * and the configuration this run read when it was not the default one
+ * (--config, $BENCHPROF_CONFIG): flush reading another would take other
+ * credentials (a 401) or another spool. */
+static void say_flush_later(const struct bp_cli_publish *p)
+{
+  const struct bp_config *c = p->config;
+  struct bp_buf cmd;
+  bpi_buf_init(&cmd);
+  bpi_buf_adds(&cmd, "benchprof flush");
+  if(c && c->file && (c->source == BP_CONFIG_FLAG ||
+                      c->source == BP_CONFIG_ENV)) {
+    bpi_buf_adds(&cmd, " --config ");
+    add_shell_word(&cmd, c->file);
+  }
+  if(p->spool) {
+    bpi_buf_adds(&cmd, " --spool ");
+    add_shell_word(&cmd, p->spool);
+  }
+  bpi_buf_addc(&cmd, '\0');
+  bp_msg_note("'%s' sends it later", bpi_buf_failed(&cmd) ? "benchprof flush"
+              : cmd.data);
+  bpi_buf_cleanup(&cmd);
+}
+
 /* An http(s) store that wants a token answers 401 with the server's
  * words only: say which variable would have held one. */
 static void note_store_token(const struct bp_publish_opts *o,
@@ -491,8 +534,7 @@ enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
                 r.failure.msg[0] ? r.failure.msg
                                  : bp_strerror(r.failure.code));
     bp_cli_token_hint(&r, &s.o, p);
-    bp_msg_note("'benchprof flush%s%s' sends it later",
-                p->spool ? " --spool " : "", p->spool ? p->spool : "");
+    say_flush_later(p);
   }
   bpi_publish_result_cleanup(&r);
   bp_cli_pub_prepare_cleanup(&s);

@@ -71,8 +71,13 @@ static void say(const struct bp_pr_opts *o, const struct bp_pr_result *r,
               bpi_buf_failed(&counts) ? "?" : counts.data);
   bpi_buf_cleanup(&counts);
   bp_cli_compare_benches(c);
-  bp_msg_note("compare: %s/" BP_FILE_COMMENT " (post it with 'benchprof "
-              "comment --markdown %s/" BP_FILE_COMMENT "')", o->out, o->out);
+  if(bpi_ci_hooks_post_comment(environ))   /* benchprof's runner hooks */
+    bp_msg_note("compare: %s/" BP_FILE_COMMENT " (the job's end hook "
+                "posts it)", o->out);
+  else
+    bp_msg_note("compare: %s/" BP_FILE_COMMENT " (post it with 'benchprof "
+                "comment --markdown %s/" BP_FILE_COMMENT "')", o->out,
+                o->out);
 }
 
 /* out/identity.json: the run's identity as `benchprof ci --json` prints

@@ -365,21 +365,27 @@ static int encode_generic(const char *name, bool kernel,
   return *fstr ? PFM_SUCCESS : PFM_ERR_NOMEM;
 }
 
-static bp_code unknown_event(const char *name, struct bp_err *err)
+size_t bpi_events_did_you_mean(const char *name, char *out, size_t cap)
 {
   char *sugg[3];
   size_t n = bpi_events_suggest(name, sugg, BP_ARRAY_LEN(sugg));
-  char list[256];
   size_t len = 0;
-  list[0] = '\0';
+  if(cap)
+    out[0] = '\0';
   for(size_t i = 0; i < n; i++) {
-    int w = snprintf(list + len, sizeof(list) - len, "%s%s",
-                     i ? ", " : "", sugg[i]);
-    if(w > 0 && (size_t)w < sizeof(list) - len)
+    int w = cap ? snprintf(out + len, cap - len, "%s%s", i ? ", " : "",
+                           sugg[i]) : -1;
+    if(w > 0 && (size_t)w < cap - len)
       len += (size_t)w;
     free(sugg[i]);
   }
-  if(n)
+  return n;
+}
+
+static bp_code unknown_event(const char *name, struct bp_err *err)
+{
+  char list[256];
+  if(bpi_events_did_you_mean(name, list, sizeof(list)))
     return bpi_err_set(err, BPE_EVENT_UNKNOWN, 0,
                        "unknown event '%s' (did you mean: %s?)", name, list);
   return bpi_err_set(err, BPE_EVENT_UNKNOWN, 0, "unknown event '%s'", name);

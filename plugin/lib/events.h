@@ -84,6 +84,10 @@ int bpi_event_probe(const struct perf_event_attr *attr);
 /* Up to max event names close to name (edit distance), best first.
  * Strings are malloc'd; the caller frees each.  Returns how many. */
 size_t bpi_events_suggest(const char *name, char **out, size_t max);
+/* The same as the list "a, b, c" in out (cap bytes, cut there): the
+ * "did you mean" of an unknown event (-e) and of a pattern `benchprof
+ * events` finds nothing for.  Returns how many names it has. */
+size_t bpi_events_did_you_mean(const char *name, char *out, size_t cap);
 
 struct bp_event_info {
   const char *name;   /* "pmu::event" */

@@ -308,6 +308,18 @@ static void note_recorded(const cJSON *meta, struct bp_publish_result *res)
     res->created = strdup(v);
 }
 
+/* A publication left in the spool keeps why its latest try failed, for
+ * `flush --list` (a rejected one keeps its refusal as its mark); not
+ * recording it only loses that line. */
+static void note_failure(struct bp_spool_pub *sp,
+                         const struct bp_publish_result *res)
+{
+  struct bp_err ignored = {0};
+  if(sp && !res->delivered && !res->rejected && res->failure.code)
+    bpi_spool_note_failure(sp, res->failure.msg[0] ? res->failure.msg
+                           : bp_strerror(res->failure.code), &ignored);
+}
+
 /* Deliver what is left of one locked publication; sp is consumed (and
  * man, when not NULL: load_job).  first_try: a local publication's try
  * straight from the run directory (deliver_local), which is spooled and
@@ -377,6 +389,7 @@ static void deliver(const struct bp_publish_opts *o, struct bp_spool_pub *sp,
           !bpi_spool_mark(sp, REJECTED_PART, res->failure.msg,
                           &res->failure))
     res->rejected = true;
+  note_failure(sp, res);
   bpi_spool_close(sp);
   if(run && (res->delivered || !first_try))
     note_in_run(run, &j);
@@ -726,6 +739,8 @@ static enum scope_answer list_one(const char *spool, const char *id,
       e.state = "rejected";
       e.reason = why;
     }
+    else
+      e.reason = why = bpi_spool_last_failure(sp);
   }
   const cJSON *ident = cJSON_GetObjectItemCaseSensitive(meta, "identity");
   e.created = bpi_json_str(meta, "created");

@@ -189,7 +189,9 @@ bp_code bpi_publish_flush(const struct bp_publish_opts *o,
 struct bp_publish_entry {
   const char *id;
   const char *state;   /* "waiting", "rejected" or "busy" (locked) */
-  const char *reason;  /* rejected: the server's refusal */
+  const char *reason;  /* rejected: the server's refusal; waiting: when
+                          and why its latest try failed (NULL: none
+                          recorded) */
   const char *created, *project, *branch, *commit, *testbed;
   const char *suite;   /* NULL: none */
 };

@@ -7,6 +7,7 @@
 #include "site.h"
 
 #include "buf.h"
+#include "compare.h"
 #include "rundir.h"
 #include "storekey.h"
 #include "text.h"
@@ -68,6 +69,15 @@ static void number(struct bp_buf *b, const cJSON *v)
 {
   if(cJSON_IsNumber(v))
     number_of(b, v->valuedouble);
+}
+
+/* A measure's value as the PR comment gives it ("138.4 µs",
+ * "0.01347", "350 ops/s"): the comparison's one format, so that a page
+ * and the comment it shows agree. */
+static void measure_value(struct bp_buf *b, const char *slug, const cJSON *v)
+{
+  if(cJSON_IsNumber(v))
+    bpi_compare_add_value(b, slug ? slug : "", v->valuedouble, false);
 }
 
 /* ------------------------------------------------------------ frame */
@@ -255,23 +265,70 @@ static void outcome_cell(struct bp_buf *b, const cJSON *run)
   bpi_buf_adds(b, "</td>");
 }
 
+/* The change a PR run's row leads with, as the comment's headline picks
+ * it: the first confirmed regression (the verdict lists its benchmarks
+ * worst first), else the first confirmed improvement, else the first
+ * unconfirmed change of either kind; NULL when there is none. */
+static const cJSON *lead_change(const cJSON *verdict)
+{
+  static const char *const kinds[] = {"regression", "improvement",
+                                      "unconfirmed regression",
+                                      "unconfirmed improvement"};
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(verdict,
+                                                       "benchmarks");
+  const cJSON *one;
+  for(size_t k = 0; k < BP_ARRAY_LEN(kinds); k++)
+    cJSON_ArrayForEach(one, list) {
+      const char *v = str(one, "verdict");
+      if(v && !strcmp(v, kinds[k]) && str(one, "name") &&
+         str(one, "measure") &&
+         cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(one, "change_pct")))
+        return one;
+    }
+  return NULL;
+}
+
+/* "<b>BM_Wait</b> latency +969.70% regression": the lead change. */
+static void lead_change_line(struct bp_buf *b, const cJSON *one)
+{
+  const char *v = str(one, "verdict");
+  bpi_buf_adds(b, "<strong>");
+  text(b, str(one, "name"));
+  bpi_buf_adds(b, "</strong> <span class=\"muted\">");
+  text(b, str(one, "measure"));
+  bpi_buf_printf(b, "</span> %+.2f%% <span class=\"verdict ",
+                 cJSON_GetObjectItemCaseSensitive(one, "change_pct")
+                 ->valuedouble);
+  text(b, v);
+  bpi_buf_adds(b, "\">");
+  text(b, v);
+  bpi_buf_adds(b, "</span>");
+}
+
+/* A run's key measures: a PR run's worst change first, then the first
+ * measures of its report, in their units. */
 static void measures_cell(struct bp_buf *b, const cJSON *run)
 {
   const cJSON *m;
+  const cJSON *lead = lead_change(cJSON_GetObjectItemCaseSensitive(run,
+                                                                   "verdict"));
   int i = 0;
   bpi_buf_adds(b, "<td>");
+  if(lead)
+    lead_change_line(b, lead);
   cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(run, "measures")) {
     if(i++ == MEASURES_SHOWN) {
       bpi_buf_adds(b, "&#8230;");
       break;
     }
-    if(i > 1)
+    if(i > 1 || lead)
       bpi_buf_adds(b, "<br>");
     text(b, str(m, "benchmark"));
     bpi_buf_adds(b, " <span class=\"muted\">");
     text(b, str(m, "measure"));
     bpi_buf_adds(b, "</span> ");
-    number(b, cJSON_GetObjectItemCaseSensitive(m, "value"));
+    measure_value(b, str(m, "measure"),
+                  cJSON_GetObjectItemCaseSensitive(m, "value"));
   }
   bpi_buf_adds(b, "</td>");
 }
@@ -451,7 +508,8 @@ static void report_table(struct bp_buf *b, const cJSON *results)
       bpi_buf_adds(b, "</td>");
       for(size_t i = 0; i < BP_ARRAY_LEN(cols); i++) {
         bpi_buf_adds(b, "<td class=\"num\">");
-        number(b, cJSON_GetObjectItemCaseSensitive(m, cols[i]));
+        measure_value(b, m->string,
+                      cJSON_GetObjectItemCaseSensitive(m, cols[i]));
         bpi_buf_adds(b, "</td>");
       }
       bpi_buf_adds(b, "</tr>\n");

@@ -32,6 +32,9 @@
 /* the marks without a value, one "part\n" line each, appended */
 #define DONE_LOG "done.log"
 #define LOCK_FILE "lock"
+/* why the latest delivery failed, for flush --list */
+#define LAST_FAILURE "last-failure"
+#define LAST_FAILURE_MAX 1024
 /* in a publication whose files/ is flat (every publication this version
  * makes; an older one's files/ mirrors the run directory) */
 #define FLAT_MARK "flat"
@@ -862,6 +865,49 @@ static void unlink_files(const char *pub_dir)
   if(d)
     closedir(d);
   free(files);
+}
+
+bp_code bpi_spool_note_failure(struct bp_spool_pub *p, const char *text,
+                               struct bp_err *err)
+{
+  if(p->src_dir || !p->dir)
+    return BP_OK;
+  char line[LAST_FAILURE_MAX], when[32];
+  time_t now = time(NULL);
+  struct tm tm;
+  if(!gmtime_r(&now, &tm) ||
+     !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+    snprintf(when, sizeof(when), "?");
+  /* one line, cut to a size a listing can show */
+  int w = snprintf(line, sizeof(line), "%s: %.*s\n", when,
+                   (int)strcspn(text ? text : "", "\r\n"), text ? text : "");
+  if(w < 0)
+    return bpi_err_set(err, BPE_SYS, 0, "last failure");
+  size_t len = (size_t)w < sizeof(line) ? (size_t)w : sizeof(line) - 1;
+  char *path = bpi_text_path_join(p->dir, LAST_FAILURE);
+  if(!path)
+    return bpi_err_set(err, BPE_NOMEM, 0, "last failure");
+  bp_code rc = bpi_file_write(path, line, len, false, err);
+  free(path);
+  return rc;
+}
+
+char *bpi_spool_last_failure(const struct bp_spool_pub *p)
+{
+  char *path = p->src_dir || !p->dir ? NULL
+               : bpi_text_path_join(p->dir, LAST_FAILURE);
+  char *text = NULL;
+  size_t len = 0;
+  struct bp_err ignored = {0};
+  if(path && !bpi_file_read(path, &text, &len, &ignored)) {
+    text[strcspn(text, "\r\n")] = '\0';
+    if(!*text) {
+      free(text);
+      text = NULL;
+    }
+  }
+  free(path);
+  return text;
 }
 
 bp_code bpi_spool_remove(struct bp_spool_pub *p, struct bp_err *err)

@@ -115,6 +115,16 @@ bp_code bpi_spool_mark_unsynced(struct bp_spool_pub *pub, const char *part,
                                 const char *value, struct bp_err *err);
 bp_code bpi_spool_sync(struct bp_spool_pub *pub, struct bp_err *err);
 
+/* Record why the latest delivery of pub failed (one line: text's first,
+ * after the time, UTC), replacing the one before, for `flush --list`;
+ * text is a message benchprof prints, which never holds a credential.
+ * Nothing for a direct publication (nothing is left to retry). */
+bp_code bpi_spool_note_failure(struct bp_spool_pub *pub, const char *text,
+                               struct bp_err *err);
+/* That record ("2026-01-02T03:04:05Z: HTTP 401: ..."), malloc'd; NULL when
+ * there is none (never tried again since spooled, or a direct one). */
+char *bpi_spool_last_failure(const struct bp_spool_pub *pub);
+
 /* Every part is delivered: remove the publication and free pub. */
 bp_code bpi_spool_remove(struct bp_spool_pub *pub, struct bp_err *err);
 

@@ -4,7 +4,8 @@
 # profiling on, makes benchprof the wrapper of this job's benchmark steps:
 # $GITHUB_PATH puts benchprof-wrap (and the shims of
 # $BENCHPROF_WRAP_COMMANDS) first on the PATH of the later steps, and
-# $GITHUB_ENV gives them BENCHPROF_OUTPUT (and BENCHPROF_CONFIG).  No
+# $GITHUB_ENV gives them BENCHPROF_OUTPUT, BENCHPROF_HOOKS (and
+# BENCHPROF_CONFIG).  No
 # configuration file, profiling off, benchprof that cannot be run: the job
 # is left as it is.  Exit 0 unless the configuration is invalid and strict
 # (the job then fails).
@@ -40,8 +41,10 @@ case $out in
   /*) ;;
   *) out=${GITHUB_WORKSPACE:-$PWD}/$out ;;
 esac
+# BENCHPROF_HOOKS: benchprof run then says job-completed posts the comment
 {
   echo "BENCHPROF_OUTPUT=$out"
+  echo "BENCHPROF_HOOKS=github"
   [ -z "${BENCHPROF_CONFIG:-}" ] || echo "BENCHPROF_CONFIG=$BENCHPROF_CONFIG"
 } >>"$GITHUB_ENV"
 bin=$(dirname "$(command -v "$wrap")")

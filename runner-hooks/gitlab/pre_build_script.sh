@@ -25,6 +25,9 @@ case $_bp_state in
       esac
       BENCHPROF_OUTPUT=$_bp_out
       export BENCHPROF_OUTPUT
+      # benchprof run then says post_build_script posts the comment
+      BENCHPROF_HOOKS=gitlab
+      export BENCHPROF_HOOKS
       PATH=$(dirname "$(command -v "$_bp_wrap")"):$PATH
       _bp_shims=${BENCHPROF_SHIM_DIR:-${CI_BUILDS_DIR:-/tmp}/benchprof-shims-${CI_JOB_ID:-0}}
       if [ -n "${BENCHPROF_WRAP_COMMANDS:-}" ] &&

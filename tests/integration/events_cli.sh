@@ -1,6 +1,8 @@
 #!/bin/sh
 # benchprof events: the software clock is listed as openable, --json writes
-# valid JSON, and a bad option is a usage error (exit 2).
+# valid JSON, the table's columns fit the longest name, a misspelt
+# pattern gets the "did you mean" that -e gives, and a bad option is a
+# usage error (exit 2).
 . "${top_srcdir:?run through make check}/tests/lib.sh"
 
 # the software clock opens wherever perf_event_open works at all
@@ -38,6 +40,46 @@ for r in rows:
     assert r["can_open"] in (True, False, None)
     assert (r["errno_name"] is None) == (r["can_open"] is not False)
 ' "$TMP/cycles.json"
+
+# the columns are as wide as their longest entry: a long event name
+# (perf::PERF_COUNT_HW_STALLED_CYCLES_FRONTEND is 43 characters) does not
+# push its row's OPENS and DESCRIPTION out of line
+"$BENCHPROF" events --no-probe >"$TMP/all.txt"
+check "events --no-probe exits 0" test $? -eq 0
+"$BENCHPROF" events >"$TMP/probed.txt"
+check "events exits 0" test $? -eq 0
+for f in all probed; do
+  check "$f: every row's columns start under their heading" python3 - \
+    "$TMP/$f.txt" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+head, rows = lines[0], lines[1:-1]
+assert head.startswith("EVENT ") and rows, lines[:3]
+o, d = head.index(" OPENS ") + 1, head.index(" DESCRIPTION") + 1
+longest = max(len(r.split(" ")[0]) for r in rows)
+assert o == longest + 1, (o, longest)
+for r in rows:
+    name = r.split(" ")[0]
+    assert r[len(name):o].strip() == "" and r[o] != " ", r
+    assert r[d - 1] == " " and (len(r) == d or r[d] != " "), r
+PY
+done
+
+# a pattern nothing contains: exit 1, with the names -e would suggest
+"$BENCHPROF" events --no-probe cylces >"$TMP/typo.txt" 2>"$TMP/typo.err"
+status=$?
+check "a pattern nothing contains exits 1" test "$status" -eq 1
+check "it says nothing contains it" \
+  grep -q "no event name contains 'cylces'" "$TMP/typo.err"
+check "it suggests cycles" \
+  grep -Eiq "did you mean: ([^?]*, )?([a-z0-9_]*::)?(cycles|cpu-cycles)[,?]" \
+  "$TMP/typo.err"
+"$BENCHPROF" record -e cylces -o "$TMP/rec" -- true >/dev/null \
+  2>"$TMP/typo_e.err"
+check "-e suggests the same names" sh -c '
+  a=$(sed -n "s/.*did you mean: \([^?]*\)?.*/\1/p" "$1")
+  b=$(sed -n "s/.*did you mean: \([^?]*\)?.*/\1/p" "$2")
+  test -n "$a" && test "$a" = "$b"' sh "$TMP/typo.err" "$TMP/typo_e.err"
 
 # usage errors exit 2 and say why on stderr
 "$BENCHPROF" events --no-such-option >/dev/null 2>"$TMP/bad.err"

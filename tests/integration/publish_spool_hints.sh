@@ -6,10 +6,15 @@
 #   (BENCHPROF_STORE_TOKEN, or store.token_env's), or says none was
 #   sent; never the token;
 # - flush says that once, not once per publication;
+# - run's hint to flush later names a configuration from --config or
+#   $BENCHPROF_CONFIG;
 # - a publication spooled for a store URL the configuration no longer
 #   names, or waiting for over a day, gets one line pointing at
 #   'benchprof flush --drop ID', which removes it; the others are then
-#   delivered with the right token.
+#   delivered with the right token;
+# - flush --list shows when and why each waiting one's last try failed;
+# - a spool directory --spool names that does not exist is an error that
+#   says so; a default one not made yet is nothing to send.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 
@@ -59,6 +64,18 @@ check "store.token_env: run exits 0" [ $? -eq 0 ]
 check "store.token_env: that variable named, and the key" grep -q \
   "refused the bearer token from \$MY_STORE_TOK (store.token_env; HTTP 401)" \
   "$TMP/r3.err"
+# the hint to flush later names the configuration the run read when it
+# was not the default one: flush reading another gets other credentials
+check "no --config: the hint names the spool only" grep -qF \
+  "'benchprof flush --spool $SPOOL' sends it later" "$TMP/r1.err"
+check "--config: the hint names it" grep -qF \
+  "'benchprof flush --config $TMP/named.json --spool $SPOOL' sends it later" \
+  "$TMP/r3.err"
+BENCHPROF_CONFIG="$TMP/named.json" MY_STORE_TOK=$WRONG bprun r3e \
+  --spool "$TMP/spool env"
+check "\$BENCHPROF_CONFIG: the hint names it, a spool with a space quoted" \
+  grep -qF "'benchprof flush --config $TMP/named.json --spool '$TMP/spool env'' sends it later" \
+  "$TMP/r3e.err"
 
 # 2. flush with the same wrong token: a line per publication, the hint
 # once, nothing about moved targets (the configuration names this store)
@@ -128,6 +145,24 @@ check "flush, old: one line, the oldest and --drop named" grep -q \
   "$TMP/f3.err"
 check "flush, old: said once" [ "$(grep -c 'over a day' "$TMP/f3.err")" = 1 ]
 
+# 4b. --list says why each is still waiting: when and why its last try
+# failed, as the flush said it, never a token
+"$BENCHPROF" flush --config "$TMP/cfg.json" --spool "$SPOOL" --list \
+  >"$TMP/list.out" 2>"$TMP/list.err"
+check "--list: exit 0" [ $? -eq 0 ]
+check "--list: four waiting" [ "$(grep -c "	waiting	" "$TMP/list.out")" = 4 ]
+check "--list: each with its last try" [ "$(grep -Ec \
+  "	waiting	.*	last try [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z: " \
+  "$TMP/list.out")" = 4 ]
+check "--list: the refused token's failure" [ "$(grep -c \
+  "last try .*: .*HTTP 401: missing or wrong bearer token" \
+  "$TMP/list.out")" = 3 ]
+check "--list: the dead store's failure" grep -q \
+  "^$moved	waiting	.*	last try .*127\.0\.0\.1:$(cat "$TMP/dead.port")" \
+  "$TMP/list.out"
+check "no token in the spool" sh -c \
+  '! grep -rq -e "$1" -e "$2" "$3"' sh "$STOK" "$WRONG" "$SPOOL"
+
 # 5. the advice works: --drop removes the moved one, the right token
 # delivers the rest, and nothing is left to warn about
 "$BENCHPROF" flush --spool "$SPOOL" --drop "$moved" >"$TMP/drop.out" \
@@ -140,6 +175,29 @@ check "flush, right token: three delivered" [ "$(grep -c ': delivered' \
   "$TMP/f4.out")" = 3 ]
 check "flush, right token: no warning" sh -c '! grep -q warning "$1"' sh \
   "$TMP/f4.err"
+# 6. a spool directory that does not exist: named by --spool, an error
+# that says so (not "nothing to send"); the default one (here
+# $BENCHPROF_SPOOL's), not made until something is spooled, is nothing
+# to send, and the job-end hooks' flush does not fail for it
+for what in "" --list; do
+  # shellcheck disable=SC2086  # what: no word or one
+  "$BENCHPROF" flush --config "$TMP/cfg.json" --spool "$TMP/no-such" \
+    $what >"$TMP/nodir.out" 2>"$TMP/nodir.err"
+  check "flush $what --spool missing: exit 1" [ $? -eq 1 ]
+  check "flush $what --spool missing: says it does not exist" grep -q \
+    "the spool directory $TMP/no-such does not exist" "$TMP/nodir.err"
+  check "flush $what --spool missing: not 'nothing to send'" sh -c \
+    '! grep -q "nothing to send in\|nothing waits in" "$1"' sh \
+    "$TMP/nodir.err"
+  check "flush $what --spool missing: not made" [ ! -e "$TMP/no-such" ]
+  BENCHPROF_SPOOL="$TMP/not-yet" "$BENCHPROF" flush --config \
+    "$TMP/cfg.json" $what >"$TMP/notyet.out" 2>"$TMP/notyet.err"
+  check "flush $what, default spool not made yet: exit 0" [ $? -eq 0 ]
+  check "flush $what, default spool not made yet: said" grep -q \
+    "the spool directory $TMP/not-yet does not exist (no publication was spooled there yet)" \
+    "$TMP/notyet.err"
+done
+
 check "no token value in any output" sh -c \
   '! grep -q -e "$1" -e "$2" "$3"/*.err "$3"/*.out' sh "$STOK" "$WRONG" \
   "$TMP"

@@ -732,6 +732,27 @@ static void test_job_repository(void)
   }
 }
 
+/* BENCHPROF_HOOKS counts only where it names the job's own provider,
+ * and only for the hooks that post a comment (GitHub, GitLab). */
+static void test_hooks_post_comment(void)
+{
+  static char *gh[] = {"GITHUB_ACTIONS=true", "BENCHPROF_HOOKS=github",
+                       NULL};
+  static char *gl[] = {"GITLAB_CI=true", "BENCHPROF_HOOKS=gitlab", NULL};
+  static char *gh_no[] = {"GITHUB_ACTIONS=true", NULL};
+  static char *gh_other[] = {"GITHUB_ACTIONS=true", "BENCHPROF_HOOKS=gitlab",
+                             NULL};
+  static char *outside[] = {"BENCHPROF_HOOKS=github", NULL};
+  static char *bencher[] = {"BENCHER_PROJECT=p", "BENCHPROF_HOOKS=bencher",
+                            NULL};
+  CHECK(bpi_ci_hooks_post_comment(gh));
+  CHECK(bpi_ci_hooks_post_comment(gl));
+  CHECK(!bpi_ci_hooks_post_comment(gh_no));
+  CHECK(!bpi_ci_hooks_post_comment(gh_other));
+  CHECK(!bpi_ci_hooks_post_comment(outside));
+  CHECK(!bpi_ci_hooks_post_comment(bencher));
+}
+
 int main(void)
 {
   const char *base = getenv("TMPDIR");
@@ -759,6 +780,7 @@ int main(void)
   test_repository_other();
   test_github_repository_id();
   test_job_repository();
+  test_hooks_post_comment();
   unlink(write_file("pr.json", ""));
   unlink(write_file("bad.json", ""));
   unlink(write_file("fork.json", ""));

@@ -3,7 +3,8 @@
  * page never replaced by one of an older generation; the rendering:
  * hostile names escaped, the comment's Markdown (its own tags kept, any
  * other markup shown as text, no javascript: link), the generation read
- * back. */
+ * back; measures in the comment's units, a PR run's row leading with
+ * its worst change. */
 #include "bp_setup.h"
 #include "site.h"
 #include "buf.h"
@@ -73,6 +74,90 @@ static void test_generation(void)
   const char *odd = "<meta name=\"benchprof-generation\" content=\"x\">";
   CHECK_EQ_INT(bpi_site_page_generation(odd, strlen(odd)), -1);
   bpi_buf_cleanup(&b);
+}
+
+/* One measure of a run's entry, as bpi_site_run_entry keeps it. */
+static void add_measure(cJSON *list, const char *bench, const char *slug,
+                        double v)
+{
+  cJSON *one = cJSON_CreateObject();
+  cJSON_AddStringToObject(one, "benchmark", bench);
+  cJSON_AddStringToObject(one, "measure", slug);
+  cJSON_AddNumberToObject(one, "value", v);
+  cJSON_AddItemToArray(list, one);
+}
+
+static void add_verdict_bench(cJSON *list, const char *name,
+                              const char *verdict, const char *slug,
+                              double pct)
+{
+  cJSON *one = cJSON_CreateObject();
+  cJSON_AddStringToObject(one, "name", name);
+  cJSON_AddStringToObject(one, "verdict", verdict);
+  if(slug) {
+    cJSON_AddStringToObject(one, "measure", slug);
+    cJSON_AddNumberToObject(one, "change_pct", pct);
+  }
+  cJSON_AddItemToArray(list, one);
+}
+
+static char *render_runs(const cJSON *runs)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_site_html_runs(&b, runs, &links);
+  bpi_buf_addc(&b, '\0');
+  return b.data;
+}
+
+/* The runs table: values in the comment's units (not "138429.5078"),
+ * and a PR run's row led by its worst change, not its first benchmark. */
+static void test_runs_cell(void)
+{
+  cJSON *runs = cJSON_CreateArray();
+  cJSON *r = cJSON_CreateObject();
+  cJSON_AddItemToArray(runs, r);
+  cJSON_AddStringToObject(r, "commit", "c1");
+  cJSON_AddStringToObject(r, "key", "demo/main/c1/box");
+  cJSON *ms = cJSON_AddArrayToObject(r, "measures");
+  add_measure(ms, "BM_Hot", "latency", 138429.507763562);
+  add_measure(ms, "BM_Hot", "page-faults", 0.013471646998387314);
+  add_measure(ms, "BM_Hot", "throughput", 2500000);
+  char *h = render_runs(runs);
+  CHECK(h && strstr(h, "BM_Hot <span class=\"muted\">latency</span> "
+                       "138.4 \xc2\xb5s"));
+  CHECK(h && strstr(h, "page-faults</span> 0.01347"));
+  CHECK(h && strstr(h, "throughput</span> 2.5M ops/s"));
+  CHECK(h && !strstr(h, "138429"));
+  CHECK(h && !strstr(h, "<strong>"));     /* no verdict: no lead change */
+  free(h);
+
+  cJSON *v = cJSON_AddObjectToObject(r, "verdict");
+  cJSON_AddStringToObject(v, "summary", "regression");
+  cJSON *bl = cJSON_AddArrayToObject(v, "benchmarks");
+  add_verdict_bench(bl, "BM_Odd", "unconfirmed regression", "latency", 400);
+  add_verdict_bench(bl, "<i>BM_Wait</i>", "regression", "latency",
+                    969.69997973383477);
+  add_verdict_bench(bl, "BM_Hot", "regression", "latency", 90.25);
+  add_verdict_bench(bl, "BM_Steady", "unchanged", NULL, 0);
+  h = render_runs(runs);
+  /* the worst confirmed change, first in the cell, its name escaped */
+  const char *lead = "<td><strong>&lt;i&gt;BM_Wait&lt;/i&gt;</strong> "
+                     "<span class=\"muted\">latency</span> +969.70% "
+                     "<span class=\"verdict regression\">regression</span>"
+                     "<br>BM_Hot";
+  CHECK(h && strstr(h, lead));
+  free(h);
+
+  /* with no confirmed change, the largest unconfirmed one leads */
+  cJSON_DeleteItemFromArray(bl, 1);
+  cJSON_DeleteItemFromArray(bl, 1);
+  h = render_runs(runs);
+  CHECK(h && strstr(h, "<td><strong>BM_Odd</strong> <span class=\"muted\">"
+                       "latency</span> +400.00% <span class=\"verdict "
+                       "unconfirmed regression\">"));
+  free(h);
+  cJSON_Delete(runs);
 }
 
 /* A stored manifest as publish.c writes it, for one run. */
@@ -176,6 +261,10 @@ static void test_store(void)
                                                                   "<i>"));
   CHECK(page && strstr(page, "&lt;b&gt;bench&lt;/b&gt;"));
   free(page);
+  /* the run page's measures in the comment's units */
+  page = read_text(dir, "demo/main/c1/box/index.html");
+  CHECK(page && strstr(page, "<td class=\"num\">12.5 ns</td>"));
+  free(page);
   page = read_text(dir, "index.html");
   CHECK(page && strstr(page, "href=\"demo/index.html\""));
   free(page);
@@ -252,6 +341,7 @@ int main(void)
 {
   test_markdown();
   test_generation();
+  test_runs_cell();
   test_entry();
   test_store();
   return check_exit();
