@@ -43,6 +43,8 @@
 #                        2, the command not run); BENCHPROF_STRICT=0 wins
 #   hooks_strict.sh      the completed hooks fail on what could not be
 #                        delivered when the file says "strict": true
+#   hooks_bencher_opts.sh  the Bencher entrypoint's strict mode and
+#                        BENCHPROF_RUN_ARGS, as benchprof-wrap's
 #   hooks_wrap_signals.sh  TERM, HUP, INT sent to benchprof-wrap reach
 #                        the benchmark, the run is interrupted and the
 #                        wrapper exits after it; SIGKILL kills it too
@@ -65,6 +67,7 @@ hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_shims.sh \
   tests/integration/hooks_unprofiled.sh \
   tests/integration/hooks_wrap_signals.sh \
+  tests/integration/hooks_bencher_opts.sh \
   tests/integration/config_strict.sh tests/integration/hooks_strict.sh \
   tests/integration/install_layout.sh
 TESTS += $(hooks_tests)
