@@ -43,6 +43,15 @@
 #                        2, the command not run); BENCHPROF_STRICT=0 wins
 #   hooks_strict.sh      the completed hooks fail on what could not be
 #                        delivered when the file says "strict": true
+#   hooks_bencher_opts.sh  the Bencher entrypoint's strict mode and
+#                        BENCHPROF_RUN_ARGS, as benchprof-wrap's
+#   hooks_gitlab_shims.sh  GitLab's per-job shim directories: removed at
+#                        the job's end, a failed job's by a later job once
+#                        its shell is gone; a live job's and foreign files
+#                        never
+#   hooks_wrap_signals.sh  TERM, HUP, INT sent to benchprof-wrap reach
+#                        the benchmark, the run is interrupted and the
+#                        wrapper exits after it; SIGKILL kills it too
 #   hooks_unprofiled.sh  the benchmark runs, with its own stdio and status,
 #                        whatever goes wrong with benchprof: a setup that
 #                        fails before it starts (output directory, FIFO,
@@ -63,6 +72,9 @@ hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_concurrent.sh \
   tests/integration/hooks_shims.sh \
   tests/integration/hooks_unprofiled.sh \
+  tests/integration/hooks_wrap_signals.sh \
+  tests/integration/hooks_bencher_opts.sh \
+  tests/integration/hooks_gitlab_shims.sh \
   tests/integration/config_strict.sh tests/integration/hooks_strict.sh \
   tests/integration/run_hooks_note.sh \
   tests/integration/install_layout.sh

@@ -23,6 +23,9 @@
 #                        in the manifest, not published (--allow-failure:
 #                        published); a reused -o directory keeps no report
 #                        or manifest of the run before; --keep-status
+#   run_stale_benches.sh a reused output directory keeps no benchmark
+#                        directory of the run before (--new-job too);
+#                        files benchprof did not write stay
 #   publish_run_profile.sh  marked benchmarks: the whole run's profile is
 #                        stored too (key part "."); bencher.console_url is
 #                        where the comment's Bencher links point
@@ -78,6 +81,7 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_store.sh tests/integration/publish_faults.sh \
   tests/integration/publish_kill.sh tests/integration/publish_hardening.sh \
   tests/integration/run_outcome.sh tests/integration/publish_run_profile.sh \
+  tests/integration/run_stale_benches.sh \
   tests/integration/publish_firefox_lost.sh \
   tests/integration/publish_parallel.sh tests/integration/publish_local.sh \
   tests/integration/publish_latest_order.sh \

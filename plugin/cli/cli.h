@@ -181,7 +181,7 @@ enum {
   BP_CLI_RUN_BMF = BP_CLI_RUN_FIRST, BP_CLI_RUN_ADAPTER, BP_CLI_RUN_NAME,
   BP_CLI_RUN_EACH, BP_CLI_RUN_REPEAT, BP_CLI_RUN_NO_BENCHER,
   BP_CLI_RUN_FAIL_ON_REGRESSION, BP_CLI_RUN_ALLOW_FAILURE,
-  BP_CLI_RUN_KEEP_STATUS, BP_CLI_RUN_CHECK_OPTIONS,
+  BP_CLI_RUN_KEEP_STATUS, BP_CLI_RUN_CHECK_OPTIONS, BP_CLI_RUN_FLUSH,
   BP_CLI_RUN_LAST
 };
 #define BP_CLI_RUN_LONGOPTS                                                \
@@ -195,7 +195,8 @@ enum {
    BP_CLI_RUN_FAIL_ON_REGRESSION},                                         \
   {"allow-failure", no_argument, NULL, BP_CLI_RUN_ALLOW_FAILURE},          \
   {"keep-status", no_argument, NULL, BP_CLI_RUN_KEEP_STATUS},             \
-  {"check-options", no_argument, NULL, BP_CLI_RUN_CHECK_OPTIONS}
+  {"check-options", no_argument, NULL, BP_CLI_RUN_CHECK_OPTIONS},        \
+  {"flush", no_argument, NULL, BP_CLI_RUN_FLUSH}
 
 /* run's own help (its options before record's). */
 void bp_cli_run_usage(FILE *out);
@@ -262,6 +263,7 @@ struct bp_record_args {
   bool allow_failure;      /* --allow-failure: publish a failed run too */
   bool keep_status;        /* --keep-status: our failures only warn */
   bool check_options;      /* --check-options: parse, run nothing */
+  bool flush_after;        /* --flush: try the spool once after the run */
   /* out: the benchmarks the harness marked, one per distinct name, in
    * the order they first began (bpi_slice_export) */
   struct bp_marked *marked;

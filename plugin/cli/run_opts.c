@@ -64,6 +64,11 @@ void bp_cli_run_usage(FILE *out)
     "      --check-options    only check the configuration and the options:\n"
     "                         exit 0 when usable, 2 (saying why) when not;\n"
     "                         CMD is not run\n"
+    "      --flush            after the run, one more try at what waits in\n"
+    "                         the spool ('benchprof flush --retries 0', its\n"
+    "                         output on stderr); benchprof-wrap passes it and\n"
+    "                         becomes benchprof run, so that the signals it\n"
+    "                         gets reach CMD\n"
     "\n"
     "The configuration (--config) may turn profiling off (\"enabled\":\n"
     "false, BENCHPROF_ENABLED=0): CMD is then executed as it is, nothing\n"
@@ -83,6 +88,7 @@ static const char *const names[BP_CLI_RUN_LAST - BP_CLI_RUN_FIRST] = {
   [BP_CLI_RUN_ALLOW_FAILURE - BP_CLI_RUN_FIRST] = "allow-failure",
   [BP_CLI_RUN_KEEP_STATUS - BP_CLI_RUN_FIRST] = "keep-status",
   [BP_CLI_RUN_CHECK_OPTIONS - BP_CLI_RUN_FIRST] = "check-options",
+  [BP_CLI_RUN_FLUSH - BP_CLI_RUN_FIRST] = "flush",
 };
 
 static bool parse_adapter(const char *s, enum bp_adapter *out)
@@ -118,6 +124,7 @@ int bp_cli_run_option(int opt, const char *arg, struct bp_record_args *a)
   case BP_CLI_RUN_ALLOW_FAILURE: a->allow_failure = true; break;
   case BP_CLI_RUN_KEEP_STATUS: a->keep_status = true; break;
   case BP_CLI_RUN_CHECK_OPTIONS: a->check_options = true; break;
+  case BP_CLI_RUN_FLUSH: a->flush_after = true; break;
   case BP_CLI_RUN_ADAPTER:
     if(!parse_adapter(arg, &a->adapter)) {
       bp_msg_error("--adapter: '%s' is not json or google-benchmark", arg);

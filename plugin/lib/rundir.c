@@ -741,11 +741,73 @@ static int remove_one(const char *path, const struct stat *st, int type,
   return 0;  /* go on: remove as much as possible */
 }
 
+/* unlink dir/name; a file that is not there, or a directory, is left */
+static void unlink_in(const char *dir, const char *name)
+{
+  char *path = bpi_text_path_join(dir, name);
+  if(path)
+    unlink(path);
+  free(path);
+}
+
+/* A benchmark's directory a previous run's manifest lists (b->profile,
+ * one segment below dir, a real directory, not a link): the artifacts
+ * listed in it and benchprof's own file names in it go, then the
+ * directory if it is empty.  Best effort: what stays is a user's. */
+static void clear_bench_dir(const char *dir,
+                            const struct bp_manifest_bench *b)
+{
+  const char *prof = b->profile;
+  if(!prof || !strcmp(prof, ".") || !bpi_rundir_safe_path(prof) ||
+     strchr(prof, '/'))
+    return;
+  char *sub = bpi_text_path_join(dir, prof);
+  struct stat st;
+  if(!sub || lstat(sub, &st) || !S_ISDIR(st.st_mode)) {
+    free(sub);
+    return;
+  }
+  size_t plen = strlen(prof);
+  for(size_t i = 0; i < b->narts; i++) {
+    const char *f = b->arts[i].file;
+    if(f && !strncmp(f, prof, plen) && f[plen] == '/' &&
+       bpi_rundir_safe_path(f + plen + 1) && !strchr(f + plen + 1, '/'))
+      unlink_in(sub, f + plen + 1);
+  }
+  for(const char *const *n = bpi_rundir_reserved_names; *n; n++)
+    unlink_in(sub, *n);
+  rmdir(sub);
+  free(sub);
+}
+
+/* The benchmarks' directories dir/name (a manifest) lists, cleared; an
+ * unreadable manifest lists none (what it named then stays). */
+static void clear_benches(const char *dir, const char *name)
+{
+  char *path = bpi_text_path_join(dir, name), *text = NULL;
+  size_t len = 0;
+  struct bp_err err = {0};
+  struct bp_manifest m;
+  /* a failed parse has cleaned up after itself */
+  if(path && !bpi_file_read(path, &text, &len, &err) &&
+     !bpi_manifest_parse(&m, text, len, path, &err)) {
+    for(size_t i = 0; i < m.nbenches; i++)
+      clear_bench_dir(dir, &m.benches[i]);
+    bpi_manifest_cleanup(&m);
+  }
+  free(text);
+  free(path);
+}
+
 bp_code bpi_rundir_clear(const char *dir, struct bp_err *err)
 {
-  static const char *const files[] = {BP_RUNDIR_MANIFEST, BP_RUNDIR_REPORT,
-                                      BP_RUNDIR_RAW};
+  static const char *const files[] = {BP_RUNDIR_MANIFEST, BP_RUNDIR_PREVIOUS,
+                                      BP_RUNDIR_REPORT, BP_RUNDIR_RAW};
   bp_code rc = BP_OK;
+  /* a new run shows only its own benchmarks: the previous run's
+   * directories go before the manifests that name them */
+  clear_benches(dir, BP_RUNDIR_MANIFEST);
+  clear_benches(dir, BP_RUNDIR_PREVIOUS);
   /* the manifest first: whatever stays behind, nothing points at it */
   for(size_t i = 0; !rc && i < BP_ARRAY_LEN(files); i++) {
     char *path = bpi_text_path_join(dir, files[i]);

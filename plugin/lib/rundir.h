@@ -35,6 +35,10 @@
 #define BP_RUNDIR_MANIFEST "manifest.json"
 #define BP_RUNDIR_REPORT "report.json"
 #define BP_RUNDIR_RAW "harness-output.txt"
+/* a previous run's manifest.json that benchprof-wrap --new-job moved
+ * aside: the next run's bpi_rundir_clear still removes the benchmark
+ * directories it lists */
+#define BP_RUNDIR_PREVIOUS ".previous-manifest.json"
 /* the artifacts: BP_FILE_GECKO ... BP_FILE_SUMMARY, the exporter table's
  * (export.h) */
 /* a comparison (compare.h) */
@@ -224,7 +228,11 @@ char *bpi_rundir_suite_dir(const char *output, const char *suite);
 
 /* Remove what a previous run left in dir that a new run might not
  * rewrite: manifest.json, report.json, harness-output.txt and compare/
- * (recursively, symbolic links removed, never followed).  Missing files
+ * (recursively, symbolic links removed, never followed), and the
+ * benchmarks' directories its manifest (or BP_RUNDIR_PREVIOUS) lists:
+ * in each, the artifacts it lists and benchprof's own file names, then
+ * the directory when nothing else is left in it (a file benchprof did
+ * not write keeps it; a symbolic link is never followed).  Missing files
  * are fine; the first failure is returned (BPE_IO, with the path). */
 bp_code bpi_rundir_clear(const char *dir, struct bp_err *err);
 

@@ -13,7 +13,9 @@
 # which passes through untouched.  Exits with CMD's status (results
 # benchprof cannot read are a warning, unless strict).  Profiling off,
 # no configuration file, benchprof that cannot be run, or impossible: CMD
-# runs as it is.
+# runs as it is; an invalid configuration or BENCHPROF_RUN_ARGS (more
+# options for benchprof run, as benchprof-wrap takes them) too, with a
+# warning, unless strict mode is on: then exit 2, CMD not run.
 # Install: runner-hooks/bencher/README.md.
 wrap=${BENCHPROF_WRAP:-benchprof-wrap}
 bp=${BENCHPROF:-benchprof}
@@ -23,10 +25,46 @@ case ${1:-} in
 esac
 [ "${1:-}" != -- ] || shift
 [ $# -gt 0 ] || { echo "usage: entrypoint.sh [--file FILE] [--] CMD [ARGS...]" >&2; exit 2; }
-if ! "$wrap" --enabled || ! "$wrap" --check >&2; then
-  exec "$@"
-fi
+# as benchprof-wrap: off runs CMD as it is; an invalid configuration, or
+# a benchprof that cannot be run, too (with a warning) unless strict mode
+# is on ("strict": true, BENCHPROF_STRICT): then exit 2, CMD not run
+"$wrap" --enabled
+case $? in
+  0) ;;
+  1) exec "$@" ;;
+  3) echo "benchprof: error: the configuration is not usable and strict mode is on: the command is not run" >&2
+     exit 2 ;;
+  *) echo "benchprof: warning: running the command unprofiled" >&2
+     exec "$@" ;;
+esac
+"$wrap" --check >&2 || exec "$@"
 out=$("$wrap" --output)
+# BENCHPROF_RUN_ARGS: more options for benchprof run, as benchprof-wrap
+# takes them; checked first with the entrypoint's own, so that a mistake
+# (or one that clashes with --bmf) is named and CMD runs unprofiled, or
+# in strict mode not at all (exit 2)
+if [ -n "$file" ]; then
+  set -- --bmf "$file" -- "$@"
+else
+  set -- --adapter json -- "$@"
+fi
+if [ -n "${BENCHPROF_RUN_ARGS:-}" ]; then
+  # shellcheck disable=SC2086 # BENCHPROF_RUN_ARGS: options, split on purpose
+  bad=$("$bp" run --check-options --no-bencher -o "$out" \
+        ${BENCHPROF_RUN_ARGS} "$@" 2>&1 >/dev/null)
+  rc=$?
+  if [ "$rc" -ne 0 ]; then
+    bad=$(printf '%s\n' "$bad" | sed -n 1p | sed 's/^benchprof: error: //')
+    what="BENCHPROF_RUN_ARGS='$BENCHPROF_RUN_ARGS' is not usable by benchprof run (${bad:-exit $rc})"
+    if "$wrap" --strict; then
+      echo "benchprof: error: $what; strict mode: the command is not run" >&2
+      exit 2
+    fi
+    echo "benchprof: warning: $what; running the command unprofiled" >&2
+    shift 3   # --bmf FILE -- or --adapter json --
+    exec "$@"
+  fi
+fi
 # --keep-status: benchprof's own failures (results it cannot read, a
 # setup that fails before CMD starts) never change CMD's exit status,
 # unless strict
@@ -37,7 +75,9 @@ signature() {
 if [ -n "$file" ]; then
   rm -f "$out/report.json"
   before=$(signature "$file")
-  "$bp" run --keep-status --no-bencher -o "$out" --bmf "$file" -- "$@"
+  # shellcheck disable=SC2086
+  "$bp" run --keep-status --no-bencher -o "$out" ${BENCHPROF_RUN_ARGS:-} \
+    "$@"
   status=$?
   # the merged report replaces the harness's file in one rename; without
   # one (benchprof failed) the harness's own BMF stays
@@ -57,7 +97,9 @@ if [ -n "$file" ]; then
     fi
   fi
 else
-  "$bp" run --keep-status --no-bencher -o "$out" --adapter json -- "$@"
+  # shellcheck disable=SC2086
+  "$bp" run --keep-status --no-bencher -o "$out" ${BENCHPROF_RUN_ARGS:-} \
+    "$@"
   status=$?
 fi
 "$bp" flush >&2 || echo "benchprof: some publications are still in the spool" >&2

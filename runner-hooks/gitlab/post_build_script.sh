@@ -9,6 +9,11 @@
 # Install: runner-hooks/gitlab/README.md.
 wrap=${BENCHPROF_WRAP:-benchprof-wrap}
 bp=${BENCHPROF:-benchprof}
+# the job's shims (pre_build_script's) are not needed after its script;
+# a failed job's are removed by a later job's pre_build_script
+if [ -z "${BENCHPROF_SHIM_DIR:-}" ] && [ -n "${CI_JOB_ID:-}" ]; then
+  "$wrap" --remove-shims "${CI_BUILDS_DIR:-/tmp}/benchprof-shims-$CI_JOB_ID" || :
+fi
 "$wrap" --enabled || exit 0
 status=0
 if ! "$bp" flush; then

@@ -29,9 +29,17 @@ case $_bp_state in
       BENCHPROF_HOOKS=gitlab
       export BENCHPROF_HOOKS
       PATH=$(dirname "$(command -v "$_bp_wrap")"):$PATH
+      # one shim directory per job, removed by post_build_script; one a
+      # failed or cancelled job left is removed here once its job's
+      # shell ($$, written to its .job) is gone.  An operator's own
+      # BENCHPROF_SHIM_DIR is left to the operator.
       _bp_shims=${BENCHPROF_SHIM_DIR:-${CI_BUILDS_DIR:-/tmp}/benchprof-shims-${CI_JOB_ID:-0}}
+      [ -n "${BENCHPROF_SHIM_DIR:-}" ] ||
+        "$_bp_wrap" --prune-shims "${_bp_shims%/*}" "$_bp_shims" || :
       if [ -n "${BENCHPROF_WRAP_COMMANDS:-}" ] &&
          "$_bp_wrap" --shims "$_bp_shims"; then
+        [ -n "${BENCHPROF_SHIM_DIR:-}" ] ||
+          echo "$$ $(uname -n)" >"$_bp_shims/.job" || :
         PATH=$_bp_shims:$PATH
         echo "benchprof: wrapping $BENCHPROF_WRAP_COMMANDS"
       fi

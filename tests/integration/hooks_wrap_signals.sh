@@ -1,0 +1,102 @@
+#!/bin/sh
+# Signals sent to benchprof-wrap (a cancelled CI job, a shim's caller):
+#   - TERM, HUP and INT reach the benchmark as with plain benchprof run
+#     (its trap runs), the wrapper exits only after it, with its status,
+#     and the run is "interrupted" in manifest.json, not published;
+#   - SIGKILL of the wrapper kills the benchmark too, not left running.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/publish_lib.sh"
+. "$top_srcdir/tests/hooks_lib.sh"
+
+cat >"$TMP/runner.json" <<JSON
+{"enabled": true, "output": "$TMP/out", "spool": "$TMP/spool",
+ "store": {"url": "file://$TMP/store"},
+ "bencher": {"project": "demo", "testbed": "bench-box"},
+ "network": {"retries": 0, "timeout": 5}, "comment": {"enabled": false}}
+JSON
+BENCHPROF_CONFIG="$TMP/runner.json"
+BENCHPROF_RUN_ARGS="--no-bencher"
+export BENCHPROF_CONFIG BENCHPROF_RUN_ARGS
+mkdir -p "$TMP/store"
+
+# the benchmark: says it started (its pid), exits 9 from its trap; left
+# alone it runs for 20 s and says it finished
+cat >"$TMP/bench.sh" <<'SH'
+#!/bin/sh
+trap 'echo "got $SIG" >>"$MARK"; exit 9' TERM HUP INT
+echo "started $$" >>"$MARK"
+i=0
+while [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+echo finished >>"$MARK"
+SH
+chmod +x "$TMP/bench.sh"
+
+# wrap SIG: benchprof-wrap runs the benchmark in the background (with
+# SIGINT at its default, as a job's shell gives a step), SIG sent to the
+# wrapper's pid once the benchmark runs; $wrc: the wrapper's exit status
+wrap() {
+  MARK="$TMP/mark.$1" SIG=$1
+  export MARK SIG
+  rm -rf "$TMP/out"
+  python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' benchprof-wrap "$TMP/bench.sh" \
+    >"$TMP/wrap.$1.out" 2>"$TMP/wrap.$1.err" &
+  wpid=$!
+  wait_line "$MARK" '^started' 20 || fail "$1: the benchmark never started"
+  kill "-$1" "$wpid"
+  wait "$wpid"
+  wrc=$?
+}
+
+for sig in TERM HUP INT; do
+  wrap $sig
+  check "$sig: the benchmark got it (its trap ran)" grep -qx "got $sig" \
+    "$TMP/mark.$sig"
+  check "$sig: the benchmark did not run on to its end" sh -c \
+    "! grep -q finished '$TMP/mark.$sig'"
+  check "$sig: the wrapper exits after it, with its status (9, was $wrc)" \
+    [ "$wrc" -eq 9 ]
+  check "$sig: the run is interrupted in manifest.json" grep -q \
+    '"outcome":[[:space:]]*"interrupted"' "$TMP/out/manifest.json"
+  check "$sig: the wrapper says it was not published" grep -q \
+    "interrupted.*not published" "$TMP/wrap.$sig.err"
+  check "$sig: nothing in the store" sh -c \
+    "[ -z \"\$(find '$TMP/store' -type f | sed -n 1p)\" ]"
+done
+
+# SIGKILL: nothing of the wrapper runs; the benchmark must die with it
+# (benchprof run is the wrapper, and PR_SET_PDEATHSIG kills its command)
+MARK="$TMP/mark.KILL" SIG=KILL
+export MARK SIG
+benchprof-wrap "$TMP/bench.sh" >"$TMP/wrap.KILL.out" 2>&1 &
+wpid=$!
+wait_line "$MARK" '^started' 20 || fail "KILL: the benchmark never started"
+bpid=$(sed -n 's/^started //p' "$MARK")
+kill -KILL "$wpid"
+wait "$wpid"
+gone() {
+  n=0
+  while kill -0 "$bpid" 2>/dev/null; do
+    [ $n -ge 500 ] && return 1
+    sleep 0.01
+    n=$((n + 1))
+  done
+}
+check "KILL: the benchmark (pid $bpid) dies with the wrapper" gone
+[ -n "$bpid" ] && kill -KILL "$bpid" 2>/dev/null
+check "KILL: it never finished" sh -c "! grep -q finished '$MARK'"
+
+# a run left alone still passes and is published
+MARK="$TMP/mark.none" SIG=none
+export MARK SIG
+sed -i 's/-lt 100/-lt 3/' "$TMP/bench.sh"
+rm -rf "$TMP/out"
+benchprof-wrap "$TMP/bench.sh" >"$TMP/wrap.none.out" 2>"$TMP/wrap.none.err"
+check "no signal: exit 0" [ $? -eq 0 ]
+check "no signal: the benchmark finished" grep -q finished "$MARK"
+check "no signal: the run passed" grep -q '"outcome":[[:space:]]*"passed"' \
+  "$TMP/out/manifest.json"
+check "no signal: it is in the store" sh -c \
+  "[ -n \"\$(find '$TMP/store' -type f | sed -n 1p)\" ]"
+finish
