@@ -26,11 +26,6 @@
 #define LABEL_HEAD "head"
 #define LABEL_DIFF "diff"
 
-static double absd(double x)
-{
-  return x < 0 ? -x : x;
-}
-
 
 /* -------------------------------------------------------------- numbers */
 
@@ -112,33 +107,17 @@ static void add_short_hash(struct bp_buf *b, const char *hash)
   bpi_buf_addc(b, '`');
 }
 
-/* The size of m's change, for ordering: from 0 to anything is the
- * largest of all, from 0 to 0 none. */
+/* The size of m's change, for ordering (bpi_compare_change_size). */
 static double change_size(const struct bp_cmp_measure *m)
 {
-  if(isnan(m->pct))
-    return m->delta != 0 ? INFINITY : 0;
-  return absd(m->pct);
+  return bpi_compare_change_size(m);
 }
 
-/* The measure a benchmark's row shows: the one that gives its verdict,
- * else (no change confirmed or unconfirmed) the largest change within
- * the noise, else its largest change; NULL when no measure is on both
- * sides. */
+/* The measure a benchmark's row shows; compare.json's key_measure is the
+ * same one (bpi_compare_key_measure). */
 static const struct bp_cmp_measure *key_measure(const struct bp_cmp_bench *cb)
 {
-  const struct bp_cmp_measure *best = NULL;
-  if(cb->max)
-    return cb->max;
-  for(size_t i = 0; i < cb->nmeasures; i++) {
-    const struct bp_cmp_measure *m = &cb->measures[i];
-    if(!m->in_base || !m->in_head || bpi_compare_outweighed(cb, m))
-      continue;
-    if(!best || (m->change && !best->change) ||
-       (!m->change == !best->change && change_size(m) > change_size(best)))
-      best = m;
-  }
-  return best;
+  return bpi_compare_key_measure(cb);
 }
 
 /* Whether the benchmark's key change is beyond the threshold and judged
@@ -593,7 +572,7 @@ static void add_summary(struct render *r)
     bpi_buf_adds(b, c->head.testbed ? ", suite " : " of suite ");
     bpi_comment_md_code(b, r->o->suite);
   }
-  bpi_buf_printf(b, "; changes beyond %.4g%% are flagged.\n\n",
+  bpi_buf_printf(b, "; changes confirmed beyond %.4g%% are flagged.\n\n",
                  c->threshold_pct);
   add_latest_note(r);
   add_other_command(r);
@@ -1031,10 +1010,38 @@ static void add_diff_path(struct render *r, const struct bp_cmp_bench *cb)
   bpi_buf_cleanup(&path);
 }
 
+/* "the base's 3 of 5" */
+static void add_link_rep(struct bp_buf *b, const char *side,
+                         const struct bp_cmp_profile *p)
+{
+  if(p->link_rep)
+    bpi_buf_printf(b, "the %s's %u of %u", side, p->link_rep, p->repeat);
+  else if(p->repeat > 1)   /* not one thread of its kind a repetition */
+    bpi_buf_printf(b, "one of the %s's %u", side, p->repeat);
+  else
+    bpi_buf_printf(b, "the %s's one run", side);
+}
+
+/* Under --repeat a profile holds every repetition, and the viewer links
+ * open one (the median by samples, not the slowest): said, so that a
+ * function's time there is not read against the tables, which cover all
+ * repetitions. */
+static void add_link_reps(struct bp_buf *b, const struct bp_cmp_bench *cb)
+{
+  if(!cb->base.link_rep && !cb->head.link_rep)
+    return;
+  bpi_buf_adds(b, "\n_The Firefox Profiler links open one repetition a "
+               "side, the median by samples (");
+  add_link_rep(b, "base", &cb->base);
+  bpi_buf_adds(b, ", ");
+  add_link_rep(b, "head", &cb->head);
+  bpi_buf_adds(b, "); the tables cover all repetitions._\n");
+}
+
 static void add_links(struct render *r, const struct bp_cmp_bench *cb)
 {
   struct bp_buf *b = r->b, view_a, view_b, cmp, diff;
-  bool first = true, diff_linked = false;
+  bool first = true, diff_linked = false, profiler = false;
   size_t mark = b->len;
   bpi_buf_init(&view_a);
   bpi_buf_init(&view_b);
@@ -1068,6 +1075,7 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
         first = !add_link(b, first, LABEL_COMPARE, cmp.data) && first;
       first = !add_link(b, first, LABEL_BASE, view_a.data) && first;
       first = !add_link(b, first, LABEL_HEAD, view_b.data) && first;
+      profiler = !first;
     }
   }
   if(cb->diff_url)
@@ -1101,6 +1109,8 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
                  "--base-url and --head-url._\n");
   else
     bpi_buf_adds(b, "\n");
+  if(profiler)
+    add_link_reps(b, cb);
   if(!diff_linked && bpi_compare_has_diff(cb))
     add_diff_path(r, cb);
   bpi_buf_cleanup(&diff);
@@ -1121,28 +1131,40 @@ static const struct bp_cmp_measure *measure_of(const struct bp_cmp_bench *cb,
 }
 
 /* Under the heading of a wall-time regression the CPU time does not
- * show (bpi_compare_waited): the time went to waiting, which the CPU
- * profile cannot see, and an off-CPU profile can.  The verdict stands:
- * lock contention a change brought in looks the same as a loaded
- * runner. */
+ * explain (bpi_compare_waited): the time went to waiting, which the CPU
+ * profile cannot see, and an off-CPU profile can.  A task-clock that is a
+ * confirmed regression too is said to be one, with how little of the
+ * rise it can be.  The verdict stands: lock contention a change brought
+ * in looks the same as a loaded runner. */
 static void add_wall_note(struct bp_buf *b, const struct bp_cmp_bench *cb)
 {
   const struct bp_cmp_measure *cpu = measure_of(cb, "task-clock");
   double wall_ns, cpu_ns;
   if(!bpi_compare_waited(cb, &wall_ns, &cpu_ns))
     return;
-  bpi_buf_adds(b, "_latency is wall-clock time, and task-clock (CPU time) "
-               "is not a confirmed regression (");
+  bool confirmed = cpu->flag == BP_CMP_REGRESSION;
+  bpi_buf_adds(b, confirmed ? "_latency is wall-clock time, and task-clock "
+               "(CPU time) is a confirmed regression too but a far smaller "
+               "one (" : "_latency is wall-clock time, and task-clock (CPU "
+               "time) is not a confirmed regression (");
   add_pct(b, cpu->pct);
   add_interval(b, cpu);
-  bpi_buf_adds(b, "): latency rose by at least ");
-  bpi_compare_add_value(b, "latency", wall_ns, false);
-  if(cpu_ns > 0) {
-    bpi_buf_adds(b, ", CPU time by at most ");
+  if(confirmed) {
+    bpi_buf_adds(b, "): CPU time rose by at most ");
     bpi_compare_add_value(b, "task-clock", cpu_ns, false);
+    bpi_buf_adds(b, " while latency rose by at least ");
+    bpi_compare_add_value(b, "latency", wall_ns, false);
   }
-  else
-    bpi_buf_adds(b, ", CPU time not at all");
+  else {
+    bpi_buf_adds(b, "): latency rose by at least ");
+    bpi_compare_add_value(b, "latency", wall_ns, false);
+    if(cpu_ns > 0) {
+      bpi_buf_adds(b, ", CPU time by at most ");
+      bpi_compare_add_value(b, "task-clock", cpu_ns, false);
+    }
+    else
+      bpi_buf_adds(b, ", CPU time not at all");
+  }
   bpi_buf_adds(b, ", so most of the extra time was not spent on the CPU "
                "but waiting (a loaded runner, locks, I/O, sleeping), which "
                "the CPU profile does not see; ");
