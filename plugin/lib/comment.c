@@ -128,6 +128,26 @@ static bool beyond(const struct bp_cmp_bench *cb)
   return cb->flag || cb->unconfirmed;
 }
 
+/* Whether the benchmark's key change is beyond the threshold at all:
+ * judged as such (beyond), or within the noise, or not confirmed beyond
+ * it.  Such a change gets a line on why no function is named. */
+static bool changed_beyond(const struct bp_cmp_bench *cb)
+{
+  const struct bp_cmp_measure *key = key_measure(cb);
+  return beyond(cb) || (key && key->change);
+}
+
+/* Whether the functions that explain the benchmark's change grew: for a
+ * regression, confirmed or not; without a verdict (a change within the
+ * noise), when its key measure's change is a regression's. */
+static bool grew_way(const struct bp_cmp_bench *cb)
+{
+  const struct bp_cmp_measure *key = key_measure(cb);
+  if(beyond(cb) || !key)
+    return bpi_compare_worse(cb);
+  return key->change == BP_CMP_REGRESSION;
+}
+
 /* ------------------------------------------------------------ rendering */
 
 /* How much of one benchmark a rendering shows; the cut lowers it. */
@@ -766,18 +786,6 @@ static void add_func_row(struct bp_buf *b, const struct bp_cmp_bench *cb,
     add_share_row(b, cb, f);
 }
 
-/* The function whose self cost moved most the way of the benchmark's
- * verdict (grew for a regression, shrank for an improvement), else the
- * most changed; NULL when no function's cost changed. */
-static const struct bp_cmp_func *largest_func(const struct bp_cmp_bench *cb)
-{
-  double sign = bpi_compare_worse(cb) ? 1 : -1;
-  for(size_t i = 0; i < cb->nfuncs; i++)   /* most changed first */
-    if(sign * cb->funcs[i].d_self_cost > 0)
-      return &cb->funcs[i];
-  return cb->nfuncs && cb->funcs[0].d_self_cost != 0 ? &cb->funcs[0] : NULL;
-}
-
 /* ": the largest, `f`, self +41.7 ms ± 30.8 ms per run." */
 static void add_largest(struct bp_buf *b, const struct bp_cmp_bench *cb,
                         const struct bp_cmp_func *f)
@@ -835,24 +843,22 @@ static void add_dominant(struct bp_buf *b, const struct bp_cmp_bench *cb,
  * sets, covers every function's change (docs/verdicts.md, "Functions"). */
 static void add_no_func_reason(struct bp_buf *b, const struct bp_cmp_bench *cb)
 {
-  const struct bp_cmp_func *f = cb->has_cost ? largest_func(cb) : NULL;
-  const struct bp_cmp_func *d = cb->has_cost ? bpi_compare_dominant_func(cb)
-                                             : NULL;
-  if(d && d->d_self_cost != 0) {
-    add_dominant(b, cb, d);
+  const struct bp_cmp_func *f;
+  enum bp_cmp_no_func why = bpi_compare_no_func_why(cb, grew_way(cb), &f);
+  if(why == BP_CMP_NO_FUNC_DOMINANT) {
+    add_dominant(b, cb, f);
     return;
   }
   bpi_buf_adds(b, "\nNo function is named");
-  if(!cb->base.samples || !cb->head.samples)
+  if(why == BP_CMP_NO_FUNC_SAMPLES)
     bpi_buf_printf(b, ": too few samples to compare functions (%" PRIu64
                    " in the base's profile, %" PRIu64 " in the head's).",
                    cb->base.samples, cb->head.samples);
-  else if(!cb->has_cost)
+  else if(why == BP_CMP_NO_FUNC_SHARES)
     bpi_buf_adds(b, ": no function's share of the samples changed.");
-  else if(!f)
+  else if(why == BP_CMP_NO_FUNC_UNCHANGED)
     bpi_buf_adds(b, ": no function's cost changed.");
-  else if(!bpi_compare_beyond_band(NULL, f->base_self_cost, f->d_self_cost,
-                                   f->self_half)) {
+  else if(why == BP_CMP_NO_FUNC_SAMPLING) {
     bpi_buf_printf(b, ": no function's change is beyond the sampling's "
                    "own noise (%" PRIu64 " samples in the base's profile, %"
                    PRIu64 " in the head's)", cb->base.samples,
@@ -890,7 +896,7 @@ static void add_funcs(struct render *r, const struct bp_cmp_bench *cb,
                    FLAG_GREEN " Shrank most", cb, shrank);
     bpi_buf_adds(b, "\n");
   }
-  else if(beyond(cb))
+  else if(changed_beyond(cb))
     add_no_func_reason(b, cb);
   for(size_t i = 0; with_rows && i < cb->nfuncs &&
                     shown < r->max_functions && !end; i++) {
@@ -1327,8 +1333,7 @@ static struct left left_out(const struct render *r)
     l.rows += d == DEPTH_NONE;
     /* a change within the noise is beyond the threshold too (its
      * key measure's change), only not confirmed */
-    const struct bp_cmp_measure *key = key_measure(cb);
-    bool far = beyond(cb) || (key && key->change);
+    bool far = changed_beyond(cb);
     l.details_beyond += d == DEPTH_ROW && far;
     l.details_confirmed += d == DEPTH_ROW && cb->flag;
     l.rows_beyond += d == DEPTH_NONE && far;

@@ -329,6 +329,26 @@ const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
  * or NULL: a change of the whole benchmark is spread over it. */
 const struct bp_cmp_func *bpi_compare_dominant_func(
   const struct bp_cmp_bench *b);
+/* Why no function is named for a change (bpi_compare_top_func NULL):
+ * the comment's line on it and the summary on stderr say the same. */
+enum bp_cmp_no_func {
+  BP_CMP_NO_FUNC_DOMINANT,  /* one function holds most of the samples
+                               (bpi_compare_dominant_func): the change is
+                               spread over it (*f) */
+  BP_CMP_NO_FUNC_SAMPLES,   /* a side sampled nothing */
+  BP_CMP_NO_FUNC_SHARES,    /* no costs to compare, and no share moved */
+  BP_CMP_NO_FUNC_UNCHANGED, /* no function's cost changed */
+  BP_CMP_NO_FUNC_SAMPLING,  /* the largest change (*f) is within the
+                               sampling's own noise (its Poisson interval
+                               holds 0) */
+  BP_CMP_NO_FUNC_BAND       /* ... within the benchmark's noise band */
+};
+/* Why b names no function that grew (grew true) or shrank; *f the
+ * function the reason is about (the dominant one, or the largest change
+ * that way, else the largest), NULL when none. */
+enum bp_cmp_no_func bpi_compare_no_func_why(const struct bp_cmp_bench *b,
+                                            bool grew,
+                                            const struct bp_cmp_func **f);
 /* The cost one sample of side (0 base, 1 head) stands for, per
  * iteration or per run (b->per_iteration). */
 double bpi_compare_sample_cost(const struct bp_cmp_bench *b, int side);

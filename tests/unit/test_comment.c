@@ -684,11 +684,21 @@ static void unnamed_funcs(struct bp_cmp_bench *b, double half)
 }
 
 /* A benchmark beyond the threshold that names no function says why in
- * one line: the noise band, the sampling's noise, or no samples; one that
- * names a function, or is unchanged, has no such line. */
+ * one line: the noise band, the sampling's noise, or no samples; so does
+ * a change beyond the threshold within the noise (r5: +13.67%, -7% to
+ * +30%); one that names a function, or is within the threshold, has no
+ * such line. */
 static void test_no_function_reason(void)
 {
-  struct bp_cmp *c = synthetic(5, 4, 2, "r");
+  struct bp_cmp *c = synthetic(7, 4, 2, "r");
+  struct bp_cmp_measure *m = c->benches[5].measures;
+  m->head = 113.67;
+  m->vbase = (struct bp_cmp_values){true, 95, 105, NULL, 0};
+  m->vhead = (struct bp_cmp_values){true, 98, 125, NULL, 0};
+  bpi_compare_measure(m, 2);
+  CHECK(m->change == BP_CMP_REGRESSION && !m->flag && !m->unconfirmed);
+  unnamed_funcs(&c->benches[5], 30.8e6);
+  unnamed_funcs(&c->benches[6], 30.8e6);   /* within the threshold */
   unnamed_funcs(&c->benches[0], 30.8e6);   /* beyond 0, within the band */
   unnamed_funcs(&c->benches[1], 50e6);     /* its interval holds 0 */
   c->benches[1].base.samples = 40;
@@ -708,7 +718,14 @@ static void test_no_function_reason(void)
             "per run.\n"));
   CHECK(has(md, "\nNo function is named: too few samples to compare "
             "functions (0 in the base's profile, 100 in the head's).\n"));
-  CHECK_EQ_INT(count(md, "No function is named"), 3);
+  CHECK(has(md, "#### r5: latency +13.67% (within noise)\n"));
+  const char *r5 = strstr(md, "#### r5:");
+  CHECK(r5 && has(r5, "\nNo function is named: no function's change is "
+                  "beyond this benchmark's noise band (task-clock's "
+                  "interval, +0.0% to +69.0%): the largest, "
+                  "`function_0_with_a_longish_name`, self +41.7 ms \xc2\xb1 "
+                  "30.8 ms per run.\n"));
+  CHECK_EQ_INT(count(md, "No function is named"), 4);
   CHECK(has(md, "Grew most: **function_0_with_a_longish_name** (self "
             "+10.00"));
   free(md);
