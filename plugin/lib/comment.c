@@ -1150,13 +1150,13 @@ static void add_wall_note(struct bp_buf *b, const struct bp_cmp_bench *cb)
     return;
   bool confirmed = cpu->flag == BP_CMP_REGRESSION;
   bpi_buf_adds(b, confirmed ? "_latency is wall-clock time, and task-clock "
-               "(CPU time) is a confirmed regression too but a far smaller "
-               "one (" : "_latency is wall-clock time, and task-clock (CPU "
-               "time) is not a confirmed regression (");
+               "(CPU time) is a confirmed regression too (" : "_latency is "
+               "wall-clock time, and task-clock (CPU time) is not a "
+               "confirmed regression (");
   add_pct(b, cpu->pct);
   add_interval(b, cpu);
   if(confirmed) {
-    bpi_buf_adds(b, "): CPU time rose by at most ");
+    bpi_buf_adds(b, "), but CPU time rose by at most ");
     bpi_compare_add_value(b, "task-clock", cpu_ns, false);
     bpi_buf_adds(b, " while latency rose by at least ");
     bpi_compare_add_value(b, "latency", wall_ns, false);
