@@ -15,6 +15,7 @@
 #include "profile.h"
 #include "rundir.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -82,6 +83,45 @@ static void say_missing(const struct bp_cmp *c)
   bpi_buf_cleanup(&name);
 }
 
+/* "none named" and, shortly, why: what the comment's line on it says
+ * (docs/verdicts.md, "Functions"), so that a missing name is not read as
+ * "no function changed". */
+static void say_none_named(struct bp_buf *fn, const struct bp_cmp_bench *b)
+{
+  const struct bp_cmp_func *f;
+  enum bp_cmp_no_func why = bpi_compare_no_func_why(b, bpi_compare_worse(b),
+                                                    &f);
+  bpi_buf_adds(fn, "none named (");
+  switch(why) {
+  case BP_CMP_NO_FUNC_DOMINANT:
+    bpi_buf_adds(fn, "the change is spread over ");
+    bpi_profile_clean_name(fn, f->name, '\0');
+    bpi_buf_adds(fn, ", which holds most of the samples");
+    break;
+  case BP_CMP_NO_FUNC_SAMPLES:
+    bpi_buf_printf(fn, "too few samples: %" PRIu64 " in the base's "
+                   "profile, %" PRIu64 " in the head's", b->base.samples,
+                   b->head.samples);
+    break;
+  case BP_CMP_NO_FUNC_SHARES:
+    bpi_buf_adds(fn, "no function's share of the samples changed");
+    break;
+  case BP_CMP_NO_FUNC_UNCHANGED:
+    bpi_buf_adds(fn, "no function's cost changed");
+    break;
+  case BP_CMP_NO_FUNC_SAMPLING:
+    bpi_buf_printf(fn, "no change beyond the sampling's own noise: %"
+                   PRIu64 " samples in the base's profile, %" PRIu64
+                   " in the head's", b->base.samples, b->head.samples);
+    break;
+  case BP_CMP_NO_FUNC_BAND:
+    bpi_buf_adds(fn, "no change beyond this benchmark's noise band: ");
+    bpi_compare_band_text(&b->band, fn);
+    break;
+  }
+  bpi_buf_addc(fn, ')');
+}
+
 void bp_cli_compare_benches(const struct bp_cmp *c)
 {
   struct bp_buf name, fn, slug;
@@ -111,7 +151,10 @@ void bp_cli_compare_benches(const struct bp_cmp *c)
                      missing_side(b));
     else {
       bpi_buf_printf(&fn, "function that %s most: ", top_verb(b));
-      bpi_profile_clean_name(&fn, top ? top->name : "-", '\0');
+      if(top)
+        bpi_profile_clean_name(&fn, top->name, '\0');
+      else
+        say_none_named(&fn, b);
     }
     if(bpi_buf_failed(&name) || bpi_buf_failed(&fn) || bpi_buf_failed(&slug))
       break;

@@ -26,11 +26,6 @@
 #define LABEL_HEAD "head"
 #define LABEL_DIFF "diff"
 
-static double absd(double x)
-{
-  return x < 0 ? -x : x;
-}
-
 
 /* -------------------------------------------------------------- numbers */
 
@@ -112,33 +107,17 @@ static void add_short_hash(struct bp_buf *b, const char *hash)
   bpi_buf_addc(b, '`');
 }
 
-/* The size of m's change, for ordering: from 0 to anything is the
- * largest of all, from 0 to 0 none. */
+/* The size of m's change, for ordering (bpi_compare_change_size). */
 static double change_size(const struct bp_cmp_measure *m)
 {
-  if(isnan(m->pct))
-    return m->delta != 0 ? INFINITY : 0;
-  return absd(m->pct);
+  return bpi_compare_change_size(m);
 }
 
-/* The measure a benchmark's row shows: the one that gives its verdict,
- * else (no change confirmed or unconfirmed) the largest change within
- * the noise, else its largest change; NULL when no measure is on both
- * sides. */
+/* The measure a benchmark's row shows; compare.json's key_measure is the
+ * same one (bpi_compare_key_measure). */
 static const struct bp_cmp_measure *key_measure(const struct bp_cmp_bench *cb)
 {
-  const struct bp_cmp_measure *best = NULL;
-  if(cb->max)
-    return cb->max;
-  for(size_t i = 0; i < cb->nmeasures; i++) {
-    const struct bp_cmp_measure *m = &cb->measures[i];
-    if(!m->in_base || !m->in_head || bpi_compare_outweighed(cb, m))
-      continue;
-    if(!best || (m->change && !best->change) ||
-       (!m->change == !best->change && change_size(m) > change_size(best)))
-      best = m;
-  }
-  return best;
+  return bpi_compare_key_measure(cb);
 }
 
 /* Whether the benchmark's key change is beyond the threshold and judged
@@ -147,6 +126,26 @@ static const struct bp_cmp_measure *key_measure(const struct bp_cmp_bench *cb)
 static bool beyond(const struct bp_cmp_bench *cb)
 {
   return cb->flag || cb->unconfirmed;
+}
+
+/* Whether the benchmark's key change is beyond the threshold at all:
+ * judged as such (beyond), or within the noise, or not confirmed beyond
+ * it.  Such a change gets a line on why no function is named. */
+static bool changed_beyond(const struct bp_cmp_bench *cb)
+{
+  const struct bp_cmp_measure *key = key_measure(cb);
+  return beyond(cb) || (key && key->change);
+}
+
+/* Whether the functions that explain the benchmark's change grew: for a
+ * regression, confirmed or not; without a verdict (a change within the
+ * noise), when its key measure's change is a regression's. */
+static bool grew_way(const struct bp_cmp_bench *cb)
+{
+  const struct bp_cmp_measure *key = key_measure(cb);
+  if(beyond(cb) || !key)
+    return bpi_compare_worse(cb);
+  return key->change == BP_CMP_REGRESSION;
 }
 
 /* ------------------------------------------------------------ rendering */
@@ -644,7 +643,7 @@ static void add_summary(struct render *r)
     bpi_buf_adds(b, c->head.testbed ? ", suite " : " of suite ");
     bpi_comment_md_code(b, r->o->suite);
   }
-  bpi_buf_printf(b, "; changes beyond %.4g%% are flagged.\n\n",
+  bpi_buf_printf(b, "; changes confirmed beyond %.4g%% are flagged.\n\n",
                  c->threshold_pct);
   add_latest_note(r);
   add_other_command(r);
@@ -838,18 +837,6 @@ static void add_func_row(struct bp_buf *b, const struct bp_cmp_bench *cb,
     add_share_row(b, cb, f);
 }
 
-/* The function whose self cost moved most the way of the benchmark's
- * verdict (grew for a regression, shrank for an improvement), else the
- * most changed; NULL when no function's cost changed. */
-static const struct bp_cmp_func *largest_func(const struct bp_cmp_bench *cb)
-{
-  double sign = bpi_compare_worse(cb) ? 1 : -1;
-  for(size_t i = 0; i < cb->nfuncs; i++)   /* most changed first */
-    if(sign * cb->funcs[i].d_self_cost > 0)
-      return &cb->funcs[i];
-  return cb->nfuncs && cb->funcs[0].d_self_cost != 0 ? &cb->funcs[0] : NULL;
-}
-
 /* ": the largest, `f`, self +41.7 ms ± 30.8 ms per run." */
 static void add_largest(struct bp_buf *b, const struct bp_cmp_bench *cb,
                         const struct bp_cmp_func *f)
@@ -907,24 +894,22 @@ static void add_dominant(struct bp_buf *b, const struct bp_cmp_bench *cb,
  * sets, covers every function's change (docs/verdicts.md, "Functions"). */
 static void add_no_func_reason(struct bp_buf *b, const struct bp_cmp_bench *cb)
 {
-  const struct bp_cmp_func *f = cb->has_cost ? largest_func(cb) : NULL;
-  const struct bp_cmp_func *d = cb->has_cost ? bpi_compare_dominant_func(cb)
-                                             : NULL;
-  if(d && d->d_self_cost != 0) {
-    add_dominant(b, cb, d);
+  const struct bp_cmp_func *f;
+  enum bp_cmp_no_func why = bpi_compare_no_func_why(cb, grew_way(cb), &f);
+  if(why == BP_CMP_NO_FUNC_DOMINANT) {
+    add_dominant(b, cb, f);
     return;
   }
   bpi_buf_adds(b, "\nNo function is named");
-  if(!cb->base.samples || !cb->head.samples)
+  if(why == BP_CMP_NO_FUNC_SAMPLES)
     bpi_buf_printf(b, ": too few samples to compare functions (%" PRIu64
                    " in the base's profile, %" PRIu64 " in the head's).",
                    cb->base.samples, cb->head.samples);
-  else if(!cb->has_cost)
+  else if(why == BP_CMP_NO_FUNC_SHARES)
     bpi_buf_adds(b, ": no function's share of the samples changed.");
-  else if(!f)
+  else if(why == BP_CMP_NO_FUNC_UNCHANGED)
     bpi_buf_adds(b, ": no function's cost changed.");
-  else if(!bpi_compare_beyond_band(NULL, f->base_self_cost, f->d_self_cost,
-                                   f->self_half)) {
+  else if(why == BP_CMP_NO_FUNC_SAMPLING) {
     bpi_buf_printf(b, ": no function's change is beyond the sampling's "
                    "own noise (%" PRIu64 " samples in the base's profile, %"
                    PRIu64 " in the head's)", cb->base.samples,
@@ -962,7 +947,7 @@ static void add_funcs(struct render *r, const struct bp_cmp_bench *cb,
                    FLAG_GREEN " Shrank most", cb, shrank);
     bpi_buf_adds(b, "\n");
   }
-  else if(beyond(cb))
+  else if(changed_beyond(cb))
     add_no_func_reason(b, cb);
   for(size_t i = 0; with_rows && i < cb->nfuncs &&
                     shown < r->max_functions && !end; i++) {
@@ -1082,10 +1067,38 @@ static void add_diff_path(struct render *r, const struct bp_cmp_bench *cb)
   bpi_buf_cleanup(&path);
 }
 
+/* "the base's 3 of 5" */
+static void add_link_rep(struct bp_buf *b, const char *side,
+                         const struct bp_cmp_profile *p)
+{
+  if(p->link_rep)
+    bpi_buf_printf(b, "the %s's %u of %u", side, p->link_rep, p->repeat);
+  else if(p->repeat > 1)   /* not one thread of its kind a repetition */
+    bpi_buf_printf(b, "one of the %s's %u", side, p->repeat);
+  else
+    bpi_buf_printf(b, "the %s's one run", side);
+}
+
+/* Under --repeat a profile holds every repetition, and the viewer links
+ * open one (the median by samples, not the slowest): said, so that a
+ * function's time there is not read against the tables, which cover all
+ * repetitions. */
+static void add_link_reps(struct bp_buf *b, const struct bp_cmp_bench *cb)
+{
+  if(!cb->base.link_rep && !cb->head.link_rep)
+    return;
+  bpi_buf_adds(b, "\n_The Firefox Profiler links open one repetition a "
+               "side, the median by samples (");
+  add_link_rep(b, "base", &cb->base);
+  bpi_buf_adds(b, ", ");
+  add_link_rep(b, "head", &cb->head);
+  bpi_buf_adds(b, "); the tables cover all repetitions._\n");
+}
+
 static void add_links(struct render *r, const struct bp_cmp_bench *cb)
 {
   struct bp_buf *b = r->b, view_a, view_b, cmp, diff;
-  bool first = true, diff_linked = false;
+  bool first = true, diff_linked = false, profiler = false;
   size_t mark = b->len;
   bpi_buf_init(&view_a);
   bpi_buf_init(&view_b);
@@ -1119,6 +1132,7 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
         first = !add_link(b, first, LABEL_COMPARE, cmp.data) && first;
       first = !add_link(b, first, LABEL_BASE, view_a.data) && first;
       first = !add_link(b, first, LABEL_HEAD, view_b.data) && first;
+      profiler = !first;
     }
   }
   if(cb->diff_url)
@@ -1152,6 +1166,8 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
                  "--base-url and --head-url._\n");
   else
     bpi_buf_adds(b, "\n");
+  if(profiler)
+    add_link_reps(b, cb);
   if(!diff_linked && bpi_compare_has_diff(cb))
     add_diff_path(r, cb);
   bpi_buf_cleanup(&diff);
@@ -1172,28 +1188,40 @@ static const struct bp_cmp_measure *measure_of(const struct bp_cmp_bench *cb,
 }
 
 /* Under the heading of a wall-time regression the CPU time does not
- * show (bpi_compare_waited): the time went to waiting, which the CPU
- * profile cannot see, and an off-CPU profile can.  The verdict stands:
- * lock contention a change brought in looks the same as a loaded
- * runner. */
+ * explain (bpi_compare_waited): the time went to waiting, which the CPU
+ * profile cannot see, and an off-CPU profile can.  A task-clock that is a
+ * confirmed regression too is said to be one, with how little of the
+ * rise it can be.  The verdict stands: lock contention a change brought
+ * in looks the same as a loaded runner. */
 static void add_wall_note(struct bp_buf *b, const struct bp_cmp_bench *cb)
 {
   const struct bp_cmp_measure *cpu = measure_of(cb, "task-clock");
   double wall_ns, cpu_ns;
   if(!bpi_compare_waited(cb, &wall_ns, &cpu_ns))
     return;
-  bpi_buf_adds(b, "_latency is wall-clock time, and task-clock (CPU time) "
-               "is not a confirmed regression (");
+  bool confirmed = cpu->flag == BP_CMP_REGRESSION;
+  bpi_buf_adds(b, confirmed ? "_latency is wall-clock time, and task-clock "
+               "(CPU time) is a confirmed regression too (" : "_latency is "
+               "wall-clock time, and task-clock (CPU time) is not a "
+               "confirmed regression (");
   add_pct(b, cpu->pct);
   add_interval(b, cpu);
-  bpi_buf_adds(b, "): latency rose by at least ");
-  bpi_compare_add_value(b, "latency", wall_ns, false);
-  if(cpu_ns > 0) {
-    bpi_buf_adds(b, ", CPU time by at most ");
+  if(confirmed) {
+    bpi_buf_adds(b, "), but CPU time rose by at most ");
     bpi_compare_add_value(b, "task-clock", cpu_ns, false);
+    bpi_buf_adds(b, " while latency rose by at least ");
+    bpi_compare_add_value(b, "latency", wall_ns, false);
   }
-  else
-    bpi_buf_adds(b, ", CPU time not at all");
+  else {
+    bpi_buf_adds(b, "): latency rose by at least ");
+    bpi_compare_add_value(b, "latency", wall_ns, false);
+    if(cpu_ns > 0) {
+      bpi_buf_adds(b, ", CPU time by at most ");
+      bpi_compare_add_value(b, "task-clock", cpu_ns, false);
+    }
+    else
+      bpi_buf_adds(b, ", CPU time not at all");
+  }
   bpi_buf_adds(b, ", so most of the extra time was not spent on the CPU "
                "but waiting (a loaded runner, locks, I/O, sleeping), which "
                "the CPU profile does not see; ");
@@ -1356,8 +1384,7 @@ static struct left left_out(const struct render *r)
     l.rows += d == DEPTH_NONE;
     /* a change within the noise is beyond the threshold too (its
      * key measure's change), only not confirmed */
-    const struct bp_cmp_measure *key = key_measure(cb);
-    bool far = beyond(cb) || (key && key->change);
+    bool far = changed_beyond(cb);
     l.details_beyond += d == DEPTH_ROW && far;
     l.details_confirmed += d == DEPTH_ROW && cb->flag;
     l.rows_beyond += d == DEPTH_NONE && far;

@@ -175,6 +175,9 @@ struct bp_cmp_profile {
   uint32_t thread;         /* the Gecko thread the viewer links open:
                               the one with most samples; under --repeat
                               the median repetition's of its kind */
+  unsigned link_rep;       /* ... that repetition's number, 1-based; 0
+                              when the links open no one repetition */
+  unsigned repeat;         /* the run's repetitions (--repeat) */
   uint64_t samples;        /* in its folded stacks */
   char *event;             /* the sampled event, NULL when unknown */
   bool time_event;         /* its unit is ns (a clock) */
@@ -326,6 +329,26 @@ const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
  * or NULL: a change of the whole benchmark is spread over it. */
 const struct bp_cmp_func *bpi_compare_dominant_func(
   const struct bp_cmp_bench *b);
+/* Why no function is named for a change (bpi_compare_top_func NULL):
+ * the comment's line on it and the summary on stderr say the same. */
+enum bp_cmp_no_func {
+  BP_CMP_NO_FUNC_DOMINANT,  /* one function holds most of the samples
+                               (bpi_compare_dominant_func): the change is
+                               spread over it (*f) */
+  BP_CMP_NO_FUNC_SAMPLES,   /* a side sampled nothing */
+  BP_CMP_NO_FUNC_SHARES,    /* no costs to compare, and no share moved */
+  BP_CMP_NO_FUNC_UNCHANGED, /* no function's cost changed */
+  BP_CMP_NO_FUNC_SAMPLING,  /* the largest change (*f) is within the
+                               sampling's own noise (its Poisson interval
+                               holds 0) */
+  BP_CMP_NO_FUNC_BAND       /* ... within the benchmark's noise band */
+};
+/* Why b names no function that grew (grew true) or shrank; *f the
+ * function the reason is about (the dominant one, or the largest change
+ * that way, else the largest), NULL when none. */
+enum bp_cmp_no_func bpi_compare_no_func_why(const struct bp_cmp_bench *b,
+                                            bool grew,
+                                            const struct bp_cmp_func **f);
 /* The cost one sample of side (0 base, 1 head) stands for, per
  * iteration or per run (b->per_iteration). */
 double bpi_compare_sample_cost(const struct bp_cmp_bench *b, int side);
@@ -356,11 +379,22 @@ bool bpi_compare_worse(const struct bp_cmp_bench *b);
  * where that test found none.  Its row still shows it. */
 bool bpi_compare_outweighed(const struct bp_cmp_bench *cb,
                             const struct bp_cmp_measure *m);
+/* The size of m's change, for ordering: |pct|; from 0 to anything the
+ * largest of all, from 0 to 0 none. */
+double bpi_compare_change_size(const struct bp_cmp_measure *m);
+/* The measure a benchmark's row in the comment shows (its key measure,
+ * compare.json's key_measure): the one that gives its verdict (max),
+ * else its largest change beyond the threshold (within the noise or not
+ * confirmed beyond it), else its largest change; NULL when no measure is
+ * on both sides. */
+const struct bp_cmp_measure *bpi_compare_key_measure(
+  const struct bp_cmp_bench *cb);
 /* Whether cb's wall time (latency) grew by more than its CPU time
  * (task-clock) can account for: latency a confirmed regression, both
  * with intervals (repetitions or bounds), and the most task-clock's
- * change can be in ns under half the least latency's can be; *wall_ns
- * and *cpu_ns are those two.  Absolute deltas: task-clock covers the whole process (or,
+ * change can be in ns under half the least latency's can be, whether or
+ * not task-clock is a confirmed regression too; *wall_ns and *cpu_ns are
+ * those two.  Absolute deltas: task-clock covers the whole process (or,
  * per iteration, the same iteration latency times), so its change bounds
  * what the CPU adds to any part of it. */
 bool bpi_compare_waited(const struct bp_cmp_bench *cb, double *wall_ns,

@@ -673,3 +673,39 @@ const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
   }
   return best;
 }
+
+/* The function whose self cost moved most the way asked (grew for a
+ * regression, shrank for an improvement), else the most changed; NULL
+ * when no function's cost changed. */
+static const struct bp_cmp_func *largest_func(const struct bp_cmp_bench *b,
+                                              bool grew)
+{
+  double sign = grew ? 1 : -1;
+  for(size_t i = 0; i < b->nfuncs; i++)   /* most changed first */
+    if(sign * b->funcs[i].d_self_cost > 0)
+      return &b->funcs[i];
+  return b->nfuncs && b->funcs[0].d_self_cost != 0 ? &b->funcs[0] : NULL;
+}
+
+enum bp_cmp_no_func bpi_compare_no_func_why(const struct bp_cmp_bench *b,
+                                            bool grew,
+                                            const struct bp_cmp_func **f)
+{
+  const struct bp_cmp_func *d = b->has_cost ? bpi_compare_dominant_func(b)
+                                            : NULL;
+  *f = NULL;
+  if(d && d->d_self_cost != 0) {
+    *f = d;
+    return BP_CMP_NO_FUNC_DOMINANT;
+  }
+  if(!b->base.samples || !b->head.samples)
+    return BP_CMP_NO_FUNC_SAMPLES;
+  if(!b->has_cost)
+    return BP_CMP_NO_FUNC_SHARES;
+  *f = largest_func(b, grew);
+  if(!*f)
+    return BP_CMP_NO_FUNC_UNCHANGED;
+  return bpi_compare_beyond_band(NULL, (*f)->base_self_cost,
+                                 (*f)->d_self_cost, (*f)->self_half)
+         ? BP_CMP_NO_FUNC_BAND : BP_CMP_NO_FUNC_SAMPLING;
+}

@@ -220,7 +220,9 @@ static cJSON *json_bench(const struct bp_cmp_bench *cb)
   add_str(o, "presence", presence_name(cb->presence));
   add_str(o, "flag", flag_name(cb->flag));
   add_str(o, "unconfirmed", flag_name(cb->unconfirmed));
-  add_str(o, "key_measure", cb->max_slug);
+  /* the comment's row: also when nothing is confirmed or unconfirmed */
+  const struct bp_cmp_measure *key = bpi_compare_key_measure(cb);
+  add_str(o, "key_measure", key ? key->slug : NULL);
   /* the base's stacks read under the head's process name (renamed) */
   add_str(o, "renamed_base_process", cb->renamed_base_process);
   add_str(o, "renamed_head_process", cb->renamed_head_process);

@@ -268,11 +268,16 @@ static bool same_kind(const cJSON *a, const cJSON *b)
 /* The thread with the most samples; with repetitions, among the main
  * threads of that one's kind (one per repetition) the one whose samples
  * are the median: the busiest would be the slowest repetition, which the
- * links would then compare as if it were the run. */
-static uint32_t link_thread(const cJSON *threads, unsigned repeat)
+ * links would then compare as if it were the run.  *rep is that
+ * repetition's number (1-based, the threads of its kind come in the
+ * repetitions' order), 0 when the link opens no one repetition of
+ * repeat (one run, or not one thread of its kind per repetition). */
+static uint32_t link_thread(const cJSON *threads, unsigned repeat,
+                            unsigned *rep)
 {
-  uint32_t i = 0, busiest = 0, n = 0;
+  uint32_t i = 0, busiest = 0, n = 0, kind = 0;
   const cJSON *t, *top = NULL;
+  *rep = 0;
   cJSON_ArrayForEach(t, threads) {
     if(thread_samples(t) > (top ? thread_samples(top) : -1)) {
       top = t;
@@ -291,6 +296,7 @@ static uint32_t link_thread(const cJSON *threads, unsigned repeat)
     const cJSON *u;
     if(same_kind(t, top)) {
       uint32_t k = 0;
+      kind++;
       cJSON_ArrayForEach(u, threads) {
         if(same_kind(u, top)) {
           below += thread_samples(u) < thread_samples(t);
@@ -299,8 +305,10 @@ static uint32_t link_thread(const cJSON *threads, unsigned repeat)
         }
         k++;
       }
-      if(below + equal_before == (n - 1) / 2)
+      if(below + equal_before == (n - 1) / 2) {
+        *rep = n == repeat ? kind : 0;
         return i;
+      }
     }
     i++;
   }
@@ -317,10 +325,12 @@ void bpi_cmp_profile_facts(struct bp_cmp_profile *p, const char *dir,
   cJSON *j = NULL;
   struct bp_err ignored = {0};
   p->thread = 0;
+  p->link_rep = 0;
+  p->repeat = repeat;
   if(!summary || read_json(dir, summary, &j, &ignored))
     return;
   p->thread = link_thread(cJSON_GetObjectItemCaseSensitive(j, "threads"),
-                          repeat);
+                          repeat, &p->link_rep);
   const cJSON *ev = cJSON_GetObjectItemCaseSensitive(j, "event");
   const char *used = bpi_json_str(ev, "used");
   p->event = used ? strdup(used) : NULL;

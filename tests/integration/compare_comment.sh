@@ -3,7 +3,8 @@
 # - the title counts an unconfirmed change as unconfirmed, not as
 #   unchanged, in the words of the verdict line and the commit status;
 # - a change within the noise keeps its row in the summary table: its
-#   key measure, change and interval, "within noise";
+#   key measure, change and interval, "within noise"; beyond the
+#   threshold, a line says why no function is named;
 # - a change whose interval leaves 0 out but reaches inside the threshold
 #   is "not confirmed beyond 5%", not "within noise" (the sides differ);
 # - the note says why a change is unconfirmed: one value on a side, or
@@ -59,7 +60,10 @@ assert "\n### benchprof: 0 regressions confirmed, 0 unconfirmed; " \
 assert "\n| parse | latency | +20.00% (-25.00% to +50.00%) | within noise |\n" \
     in md, md
 assert "\n#### parse: latency +20.00% (within noise)\n" in md, md
-assert "No function is named" not in md, md   # nothing beyond to explain
+# +20% is beyond the threshold, only within the noise: a line says why
+# no function is named (the reader asks what grew)
+assert md.count("\nNo function is named: ") + \
+    md.count("\nThe change is spread over ") == 1, md
 PY
 
 bmf_run "$TMP/differ" 140 133 150        # +40%, +3% to +60%: 0 left out

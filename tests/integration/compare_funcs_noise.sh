@@ -13,7 +13,8 @@
 #   that change (not confirmed: the 2.3x spread keeps the sides
 #   overlapping), every function's Poisson interval leaves out 0 (10 kHz:
 #   thousands of samples each), and none of the program's functions may
-#   be named: not in compare.json, the comment or diff.svg;
+#   be named: not in compare.json, the comment or diff.svg, where a line
+#   says why (a change beyond the threshold, within the noise);
 # - the head built with cmp_changed doing 4x the work, the same rounds
 #   (80 or 112: a 2x change clears that spread): cmp_changed is still
 #   named as the function that grew most.
@@ -85,6 +86,15 @@ assert "white too: a change the benchmark's own noise could make" in svg
 fills = dict(re.findall(r'<title>(\S+) \(base.*?fill="(rgb\([0-9,]+\))"',
                         svg))
 assert all(fills[n] == "rgb(250,250,250)" for n in fs), fills
+# a change beyond the threshold within the noise: where no function is
+# named that grew (the runner's own noise can name a frame outside the
+# program, checked above), one line says why; compare.json's key measure
+# is the row's
+assert ("Grew most: **" in md) != ("\nNo function is named: " in md), md
+k = b["key_measure"]
+assert k and "\n| %s | %s | " % (b["name"], k) in md, (k, md)
+err = open(d + ".err").read()
+assert "function that grew most: -" not in err, err
 PY
 
 pycheck "one function doing 4x the work is still named" "$TMP/cmp-slower" <<'PY'

@@ -51,7 +51,7 @@ assert m["task-clock"]["unconfirmed"], m["task-clock"]
 assert m["task-clock"]["change"] == "regression", m["task-clock"]
 assert m["latency"]["basis"] == "bounds" and not m["latency"]["confirmed"]
 assert c["unconfirmed_regressions"] == 0 and c["unchanged"] == 1, c
-assert b["unconfirmed"] == "unchanged" and b["key_measure"] is None, \
+assert b["unconfirmed"] == "unchanged" and b["key_measure"] == "latency", \
     (b["unconfirmed"], b["key_measure"])
 md = open(os.path.join(d, "comment.md")).read()
 assert "\n### benchprof: 0 regressions confirmed, 0 unconfirmed; " \

@@ -152,6 +152,26 @@ s = json.load(open(sys.argv[1]))
 assert len({t["pid"] for t in s["threads"]}) == 5, s["threads"]
 ' "$TMP/same-a1/summary.json"
 
+# the viewer links open each side's median repetition by samples, and
+# the comment says which, of 5, beside them
+cmp links "$TMP/same-a1" "$TMP/same-b1" \
+  --base-url http://127.0.0.1:9/a/ --head-url http://127.0.0.1:9/b/
+pycheck "the links say which repetition they open" "$TMP/cmp-links" \
+  "$TMP/same-a1" "$TMP/same-b1" <<'PY'
+import json, os, re, sys
+md = open(os.path.join(sys.argv[1], "comment.md")).read()
+g = re.search(r"\n_The Firefox Profiler links open one repetition a side, "
+              r"the median by samples \(the base's ([1-5]) of 5, the head's "
+              r"([1-5]) of 5\); the tables cover all repetitions\._\n", md)
+assert g, md
+for side, run in enumerate(sys.argv[2:]):
+    t = json.load(open(os.path.join(run, "summary.json")))["threads"]
+    n = [x["samples"] for x in t]
+    assert len(n) == 5, t   # one process a repetition, in their order
+    want = sorted(range(5), key=lambda i: (n[i], i))[2] + 1
+    assert int(g.group(side + 1)) == want, (g.groups(), n)
+PY
+
 # one function, twice the work
 rrun "$TMP/one-base" --adapter json -- "$WORKLOADS/onefunc" 300
 rrun "$TMP/one-head" --adapter json -- "$WORKLOADS/onefunc" 600

@@ -684,11 +684,21 @@ static void unnamed_funcs(struct bp_cmp_bench *b, double half)
 }
 
 /* A benchmark beyond the threshold that names no function says why in
- * one line: the noise band, the sampling's noise, or no samples; one that
- * names a function, or is unchanged, has no such line. */
+ * one line: the noise band, the sampling's noise, or no samples; so does
+ * a change beyond the threshold within the noise (r5: +13.67%, -7% to
+ * +30%); one that names a function, or is within the threshold, has no
+ * such line. */
 static void test_no_function_reason(void)
 {
-  struct bp_cmp *c = synthetic(5, 4, 2, "r");
+  struct bp_cmp *c = synthetic(7, 4, 2, "r");
+  struct bp_cmp_measure *m = c->benches[5].measures;
+  m->head = 113.67;
+  m->vbase = (struct bp_cmp_values){true, 95, 105, NULL, 0};
+  m->vhead = (struct bp_cmp_values){true, 98, 125, NULL, 0};
+  bpi_compare_measure(m, 2);
+  CHECK(m->change == BP_CMP_REGRESSION && !m->flag && !m->unconfirmed);
+  unnamed_funcs(&c->benches[5], 30.8e6);
+  unnamed_funcs(&c->benches[6], 30.8e6);   /* within the threshold */
   unnamed_funcs(&c->benches[0], 30.8e6);   /* beyond 0, within the band */
   unnamed_funcs(&c->benches[1], 50e6);     /* its interval holds 0 */
   c->benches[1].base.samples = 40;
@@ -708,7 +718,14 @@ static void test_no_function_reason(void)
             "per run.\n"));
   CHECK(has(md, "\nNo function is named: too few samples to compare "
             "functions (0 in the base's profile, 100 in the head's).\n"));
-  CHECK_EQ_INT(count(md, "No function is named"), 3);
+  CHECK(has(md, "#### r5: latency +13.67% (within noise)\n"));
+  const char *r5 = strstr(md, "#### r5:");
+  CHECK(r5 && has(r5, "\nNo function is named: no function's change is "
+                  "beyond this benchmark's noise band (task-clock's "
+                  "interval, +0.0% to +69.0%): the largest, "
+                  "`function_0_with_a_longish_name`, self +41.7 ms \xc2\xb1 "
+                  "30.8 ms per run.\n"));
+  CHECK_EQ_INT(count(md, "No function is named"), 4);
   CHECK(has(md, "Grew most: **function_0_with_a_longish_name** (self "
             "+10.00"));
   free(md);
@@ -746,15 +763,17 @@ static void wall_and_cpu(struct bp_cmp_bench *cb, double wall, double cpu,
 }
 
 /* A confirmed wall-time regression (latency) that CPU time (task-clock)
- * does not share gets a note in sight under its heading: the time went
- * waiting, and an off-CPU profile shows where; the verdict stays.  No
- * note when task-clock regressed too, confirmed or not, when its
- * interval reaches as far as latency's change, or when it has one value
- * a side (no interval: nothing bounds it). */
+ * does not explain gets a note in sight under its heading: the time went
+ * waiting, and an off-CPU profile shows where; the verdict stays.  Also
+ * when task-clock is a confirmed regression too, if at most a small
+ * part of latency's rise.  No note when task-clock's interval reaches
+ * half as far as latency's change, confirmed or not, or when it has one
+ * value a side (no interval: nothing bounds it). */
 static void test_wall_time_note(void)
 {
-  struct bp_cmp *c = synthetic(5, 5, 0, "w");
+  struct bp_cmp *c = synthetic(6, 6, 0, "w");
   wall_and_cpu(&c->benches[4], 240, 101, false);   /* CPU single run */
+  wall_and_cpu(&c->benches[5], 240, 110, true);    /* CPU +10%, confirmed */
   wall_and_cpu(&c->benches[0], 240, 101, true);    /* CPU unchanged */
   wall_and_cpu(&c->benches[1], 240, 200, true);    /* CPU +100%, confirmed */
   wall_and_cpu(&c->benches[2], 240, 200, false);   /* ... unconfirmed */
@@ -773,7 +792,15 @@ static void test_wall_time_note(void)
             "sleeping), which the CPU profile does not see; an off-CPU "
             "profile (`benchprof run --off-cpu` on both sides) shows "
             "where._\n\n<details>"));
-  CHECK_EQ_INT(count(md, "_latency is wall-clock time"), 1);
+  /* task-clock confirmed too, but at most 12.1 ns of the 136.6 ns */
+  CHECK(c->benches[5].measures[1].flag == BP_CMP_REGRESSION);
+  CHECK(has(md, "#### \xf0\x9f\x94\xb4 w5: latency +140.00%\n\n_latency is "
+            "wall-clock time, and task-clock (CPU time) is a confirmed "
+            "regression too (+10.00%, +7.90% to +12.10%), but CPU time "
+            "rose by at most 12.1 ns while latency rose "
+            "by at least 136.6 ns, so most of the extra time was not spent "
+            "on the CPU but waiting"));
+  CHECK_EQ_INT(count(md, "_latency is wall-clock time"), 2);
   CHECK(has(md, "| w0 | latency | +140.00% (+136.60% to +143.40%) | "
             "\xf0\x9f\x94\xb4 regression |\n"));
   free(md);
@@ -1127,6 +1154,33 @@ static void test_hostile_comment(void)
   bpi_buf_cleanup(&b);
 }
 
+
+/* Under --repeat the viewer links open one repetition a side (the median
+ * by samples): the comment says which, beside the links, while the
+ * tables cover all repetitions.  Not for one run a side, nor without
+ * profiler links to say it of. */
+static void test_link_repetition(void)
+{
+  struct bp_cmp *c = synthetic(3, 3, 0, "r");
+  for(size_t i = 0; i < 3; i++) {
+    struct bp_cmp_bench *cb = &c->benches[i];
+    if(i < 2) {
+      cb->base.gecko_url = strdup("https://s.example/b.json.gz");
+      cb->head.gecko_url = strdup("https://s.example/h.json.gz");
+    }
+    cb->base.repeat = cb->head.repeat = i == 1 ? 1 : 5;
+    cb->base.link_rep = i == 1 ? 0 : 2;
+    cb->head.link_rep = i == 1 ? 0 : 5;
+  }
+  char *md = render_md(c);
+  CHECK(has(md, "profiler.firefox.com"));
+  CHECK(has(md, "\n_The Firefox Profiler links open one repetition a side, "
+            "the median by samples (the base's 2 of 5, the head's 5 of 5); "
+            "the tables cover all repetitions._\n"));
+  CHECK_EQ_INT(count(md, "links open one repetition"), 1);
+  free(md);
+  bpi_compare_free(c);
+}
 
 /* ------------------------------------------------------ Bencher plots */
 
@@ -2086,8 +2140,8 @@ static void test_suite_and_command(void)
   bpi_buf_init(&b);
   CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
   bpi_buf_addc(&b, '\0');
-  CHECK(strstr(b.data, " on testbed `box`, suite `s1`; changes beyond")
-        != NULL);
+  CHECK(strstr(b.data, " on testbed `box`, suite `s1`; changes confirmed "
+               "beyond 2% are flagged.") != NULL);
   CHECK(strstr(b.data, "another command") == NULL);
   free(c->head.command);
   c->head.command = strdup("./bench_b");
@@ -2544,6 +2598,7 @@ int main(void)
   test_notes_name_measures();
   test_notes_uncounted();
   test_hostile_comment();
+  test_link_repetition();
   test_no_samples_no_diff();
   test_plot_url();
   test_plot_comment();

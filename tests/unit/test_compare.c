@@ -563,6 +563,8 @@ static void test_repetitions_in_manifest(void)
   CHECK(strstr(b.data, "\"basis\": \"mann-whitney\"") &&
         strstr(b.data, "\"repetitions\": [1080, 990, 1150, 1230, 1010]") &&
         strstr(b.data, "\"regressions\": 0"));
+  /* the comment's row names latency (within noise): so does key_measure */
+  CHECK(strstr(b.data, "\"key_measure\": \"latency\"") != NULL);
   bpi_buf_cleanup(&b);
   bpi_compare_free(c);
 }
@@ -620,6 +622,9 @@ static void test_link_thread(void)
   /* 424 448 [467] 481 490: the median repetition is thread 3 */
   CHECK(a && a->base.thread == 3);
   CHECK(a && a->head.thread == 1);
+  /* ... the third repetition of five, which the comment says */
+  CHECK(a && a->base.link_rep == 3 && a->base.repeat == 5);
+  CHECK(a && a->head.link_rep == 0);
   bpi_compare_free(c);
 }
 
