@@ -555,6 +555,10 @@ static void func_costs(struct bp_cmp_func *f, double wb, double wh, double z,
 /* The most significant functions mark_echoes judges: each is a scan of
  * the lines, and a table shows ten. */
 #define MAX_ECHO_CANDIDATES 200
+/* The most frames all those scans read: a profile of a million frames
+ * has 64 of its callers judged (a few tenths of a second), the rest keep
+ * their rows. */
+#define ECHO_FRAME_BUDGET ((size_t)64 << 20)
 
 /* Where the first frame of function fi is on line l, or SIZE_MAX. */
 static size_t frame_of(const struct funcs *f, const uint32_t *pos, size_t l,
@@ -668,6 +672,8 @@ static bp_code mark_echoes(struct bp_cmp_bench *b, const struct funcs *f)
     sort_by_depth(cand, ncand, &o);
   }
   for(size_t c = 0; !rc && c < ncand; c++) {
+    if((c + 1) * f->nframes > ECHO_FRAME_BUDGET)
+      break;
     size_t i = cand[c];
     b->funcs[i].echo = is_echo(b, f, pos, listed, i);
     listed[i] = !b->funcs[i].echo;
