@@ -66,6 +66,11 @@
 #                       tested; the waiting note needs intervals and
 #                       compares ns; a confirmed change names its one
 #                       dominant function; latency heads a tie
+#   compare_shared.sh   one Google Benchmark invocation (no --each): its
+#                       benchmarks share the whole run's profile, whose
+#                       functions are compared once, no benchmark credited
+#                       with a removed one's vanished code; stderr names
+#                       one folder of diffs
 #   compare_parallel.sh 108 benchmarks (8 sharing the run's folder) on
 #                       the worker threads: the output is one thread's,
 #                       byte for byte, the shared files the last one's,
@@ -82,12 +87,12 @@ TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_funcs_noise.sh \
   tests/integration/compare_missing.sh \
   tests/integration/compare_hashname.sh tests/integration/comment_wording.sh \
-  tests/integration/compare_headline.sh
+  tests/integration/compare_headline.sh tests/integration/compare_shared.sh
 EXTRA_DIST += tests/integration/compare_config.sh \
   tests/integration/compare_missing.sh \
   tests/integration/compare_hashname.sh tests/integration/comment_wording.sh \
   tests/integration/compare_funcs_noise.sh \
-  tests/integration/compare_headline.sh \
+  tests/integration/compare_headline.sh tests/integration/compare_shared.sh \
   tests/integration/compare_many.sh tests/integration/compare_parallel.sh \
   tests/integration/compare_comment.sh \
   tests/integration/compare_iterations.sh \

@@ -219,7 +219,14 @@ static void print_summary(const struct bp_cmp *c, const char *out)
   bp_cli_compare_benches(c);
   /* only what was written: no diffs when no benchmark has both profiles */
   size_t diffs = bpi_compare_ndiffs(c);
-  if(diffs)
+  size_t folders = bpi_compare_ndiff_folders(c);
+  if(diffs && folders < diffs)   /* benchmarks sharing one profile */
+    bp_msg_note("written to %s/: " BP_FILE_COMPARE_JSON ", " BP_FILE_COMMENT
+                ", and " BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG ", "
+                BP_FILE_DIFF_NEG_SVG " in %zu folder%s for %zu benchmarks "
+                "(benchmarks that share the whole run's profile share its "
+                "diffs)", out, folders, folders == 1 ? "" : "s", diffs);
+  else if(diffs)
     bp_msg_note("written to %s/: " BP_FILE_COMPARE_JSON ", " BP_FILE_COMMENT
                 ", and " BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG ", "
                 BP_FILE_DIFF_NEG_SVG " of %zu benchmark%s", out, diffs,

@@ -149,6 +149,9 @@ void bp_cli_compare_benches(const struct bp_cmp *c)
     if(missing)
       bpi_buf_printf(&fn, "no function comparison (no profile on %s)",
                      missing_side(b));
+    else if(b->shared_profile)   /* the whole run's: no one benchmark's */
+      bpi_buf_adds(&fn, "no functions of its own (its profile is the whole "
+                   "run's, shared with other benchmarks)");
     else {
       bpi_buf_printf(&fn, "function that %s most: ", top_verb(b));
       if(top)

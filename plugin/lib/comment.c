@@ -785,13 +785,14 @@ static void add_funcs_header(struct bp_buf *b, const struct bp_cmp_bench *cb)
   bpi_buf_printf(b, " per %s from the samples of ",
                  cb->per_iteration ? "benchmark iteration" : "run");
   bpi_comment_md_code(b, cb->head.event ? cb->head.event : "the event");
-  bpi_buf_adds(b, "; ± is the Poisson interval of the sample counts, 99% for "
-               "all of the benchmark's functions together");
+  const char *whose = cb->shared_profile ? "run" : "benchmark";
+  bpi_buf_printf(b, "; ± is the Poisson interval of the sample counts, 99%% "
+                 "for all of the %s's functions together", whose);
   if(bpi_compare_band_wide(&cb->band)) {
     /* what keeps a job's drift off the functions: say it, so that an
      * unnamed function is not taken for an unchanged one */
-    bpi_buf_adds(b, "; a change the benchmark's own noise could make of a "
-                 "function's base cost (");
+    bpi_buf_printf(b, "; a change the %s's own noise could make of a "
+                   "function's base cost (", whose);
     bpi_compare_band_text(&cb->band, b);
     bpi_buf_adds(b, ") is not named");
   }
@@ -808,8 +809,8 @@ static bool func_row(const struct bp_cmp_bench *cb,
 {
   *end = f->d_self == 0 && f->d_total == 0 &&
          (!cb->has_cost || (f->d_self_cost == 0 && f->d_total_cost == 0));
-  return !*end && (!cb->has_cost || f->self_significant ||
-                   f->total_significant);
+  return !*end && !f->echo && (!cb->has_cost || f->self_significant ||
+                                f->total_significant);
 }
 
 /* The rows of cb's function table, when it is shown. */
@@ -926,14 +927,75 @@ static void add_no_func_reason(struct bp_buf *b, const struct bp_cmp_bench *cb)
   bpi_buf_addc(b, '\n');
 }
 
+/* The echoes among the functions that changed (func_row aside). */
+static size_t count_echoes(const struct bp_cmp_bench *cb)
+{
+  size_t n = 0;
+  for(size_t i = 0; i < cb->nfuncs; i++)
+    n += cb->funcs[i].echo;
+  return n;
+}
+
+/* "_10 of 24 shown ..._": a table cut at max rows says so, and where the
+ * rest is; and that callers repeating a listed callee's change were left
+ * out (bp_cmp_func.echo). */
+static void add_rows_note(struct bp_buf *b, size_t shown, size_t rows,
+                          size_t echoes)
+{
+  if(shown < rows)
+    bpi_buf_printf(b, "\n_%zu of %zu shown (all in `compare.json`)", shown,
+                   rows);
+  if(echoes)
+    bpi_buf_printf(b, "%s%zu caller%s whose change only repeats a "
+                   "listed callee's %s left out", shown < rows ? "; " :
+                   "\n_", echoes, echoes == 1 ? "" : "s",
+                   echoes == 1 ? "is" : "are");
+  if(shown < rows || echoes)
+    bpi_buf_adds(b, "._\n");
+}
+
+/* The function table: the functions that changed, at most
+ * r->max_functions rows, most changed first; those named as grew and
+ * shrank most always among them (the rows before them make way). */
+static void add_func_table(struct render *r, const struct bp_cmp_bench *cb,
+                           const struct bp_cmp_func *grew,
+                           const struct bp_cmp_func *shrank)
+{
+  struct bp_buf *b = r->b;
+  size_t shown = 0, rows = 0, tops = 0, tops_shown = 0;
+  bool end = false;
+  if(!r->max_functions)
+    return;   /* no table asked for (comment.no_functions) */
+  for(size_t i = 0; i < cb->nfuncs && !end; i++) {
+    const struct bp_cmp_func *f = &cb->funcs[i];
+    if(func_row(cb, f, &end) && (f == grew || f == shrank))
+      tops++;
+  }
+  end = false;
+  for(size_t i = 0; i < cb->nfuncs && !end; i++) {
+    const struct bp_cmp_func *f = &cb->funcs[i];
+    if(!func_row(cb, f, &end))
+      continue;
+    rows++;
+    bool top = f == grew || f == shrank;
+    tops_shown += top;
+    if(shown >= r->max_functions ||
+       (!top && shown + (tops - tops_shown) >= r->max_functions))
+      continue;
+    if(!shown++)
+      add_funcs_header(b, cb);
+    add_func_row(b, cb, f);
+  }
+  if(shown)
+    add_rows_note(b, shown, rows, count_echoes(cb));
+}
+
 /* What grew and shrank most (or why no function is named), then
  * (with_rows) the function table. */
 static void add_funcs(struct render *r, const struct bp_cmp_bench *cb,
                       bool with_rows)
 {
   struct bp_buf *b = r->b;
-  size_t shown = 0;
-  bool end = false;
   const struct bp_cmp_func *grew = bpi_compare_top_func(cb, true);
   const struct bp_cmp_func *shrank = bpi_compare_top_func(cb, false);
   if(grew || shrank) {
@@ -947,16 +1009,10 @@ static void add_funcs(struct render *r, const struct bp_cmp_bench *cb,
                    FLAG_GREEN " Shrank most", cb, shrank);
     bpi_buf_adds(b, "\n");
   }
-  else if(changed_beyond(cb))
+  else if(changed_beyond(cb) && !cb->shared_profile)
     add_no_func_reason(b, cb);
-  for(size_t i = 0; with_rows && i < cb->nfuncs &&
-                    shown < r->max_functions && !end; i++) {
-    if(!func_row(cb, &cb->funcs[i], &end))
-      continue;
-    if(!shown++)
-      add_funcs_header(b, cb);
-    add_func_row(b, cb, &cb->funcs[i]);
-  }
+  if(with_rows)
+    add_func_table(r, cb, grew, shrank);
 }
 
 /* With off-CPU time on both sides: the stack whose waiting changed most,
@@ -1168,8 +1224,8 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
     bpi_buf_adds(b, "\n");
   if(profiler)
     add_link_reps(b, cb);
-  if(!diff_linked && bpi_compare_has_diff(cb))
-    add_diff_path(r, cb);
+  if(!diff_linked && bpi_compare_has_diff(cb) && !cb->shared_profile)
+    add_diff_path(r, cb);   /* a shared one's: once, with its functions */
   bpi_buf_cleanup(&diff);
   bpi_buf_cleanup(&cmp);
   bpi_buf_cleanup(&view_b);
@@ -1270,7 +1326,14 @@ static void add_bench(struct render *r, const struct bp_cmp_bench *cb,
                "</summary>\n\n");
   add_measures(r, cb);
   bpi_comment_missing_why(b, cb);
-  add_funcs(r, cb, with_funcs);
+  if(cb->shared_profile && bpi_compare_has_diff(cb))
+    bpi_buf_adds(b, "\n_Functions: none of its own. Its profile is the "
+                 "whole run's, which it shares with the other benchmarks "
+                 "the harness ran in the same process; their functions are "
+                 "compared once, under \"Functions of the whole run\" "
+                 "below._\n");
+  else
+    add_funcs(r, cb, with_funcs);
   add_off_cpu(r, cb);
   add_links(r, cb);
   if(cb->renamed_base_process) {
@@ -1329,6 +1392,97 @@ static void add_table(struct render *r)
     bpi_buf_adds(b, "\n");
 }
 
+/* Whether order[pos] shares its profile with order[i]. */
+static bool same_group(const struct render *r, size_t pos, size_t i)
+{
+  return bpi_compare_same_profile(r->order[pos], r->order[i]);
+}
+
+/* Whether order[pos] is the first, in the order, of the benchmarks that
+ * share one whole-run profile: its function comparison is theirs. */
+static bool group_first(const struct render *r, size_t pos)
+{
+  const struct bp_cmp_bench *cb = r->order[pos];
+  if(!cb->shared_profile || !bpi_compare_has_diff(cb))
+    return false;
+  for(size_t i = 0; i < pos; i++)
+    if(same_group(r, pos, i))
+      return false;
+  return true;
+}
+
+/* Whether one-sided x's profile is rep's profile on that side. */
+static bool one_sided_in(const struct bp_cmp_bench *rep,
+                         const struct bp_cmp_bench *x)
+{
+  const struct bp_cmp_profile *p = x->presence == BP_CMP_NEW ? &x->head :
+                                   &x->base;
+  const struct bp_cmp_profile *q = x->presence == BP_CMP_NEW ? &rep->head :
+                                   &rep->base;
+  return x->shared_profile && x->presence != BP_CMP_BOTH &&
+         p->state == BP_CMP_PROFILED && p->dir && q->dir &&
+         !strcmp(p->dir, q->dir) && p->samples == q->samples;
+}
+
+/* "A, B" for each benchmark of order[pos]'s group, then those on
+ * one side only whose profile it is too. */
+static void add_group_names(struct render *r, size_t pos)
+{
+  const struct bp_cmp *c = r->c;
+  const struct bp_cmp_bench *rep = r->order[pos];
+  size_t named = 0;
+  for(size_t i = 0; i < r->n; i++)
+    if(i == pos || same_group(r, pos, i)) {
+      bpi_buf_adds(r->b, named++ ? ", " : "");
+      bpi_comment_md_text(r->b, r->order[i]->name, BP_COMMENT_NAME_CHARS);
+    }
+  for(int side = 0; side < 2; side++) {
+    size_t one = 0;
+    for(size_t i = 0; i < c->nbenches; i++) {
+      const struct bp_cmp_bench *x = &c->benches[i];
+      if(x->presence != (side ? BP_CMP_NEW : BP_CMP_REMOVED) ||
+         !one_sided_in(rep, x))
+        continue;
+      bpi_buf_adds(r->b, one++ ? ", " : side ? " (and, in the head only, " :
+                   " (and, in the base only, ");
+      bpi_comment_md_text(r->b, x->name, BP_COMMENT_NAME_CHARS);
+    }
+    if(one)
+      bpi_buf_addc(r->b, ')');
+  }
+}
+
+/* The function comparison of each profile several benchmarks share,
+ * once: whose it is, what grew and shrank most, the table and the
+ * differential flame graph.  No benchmark is credited with a function:
+ * a benchmark removed or added changes the whole run's functions too. */
+static void add_shared(struct render *r)
+{
+  for(size_t pos = 0; pos < r->n; pos++) {
+    enum depth d = depth_at(r, pos);
+    if(d < DEPTH_DETAILS || !group_first(r, pos))
+      continue;
+    bpi_buf_adds(r->b, "#### Functions of the whole run\n\n"
+                 "<details><summary>functions of ");
+    add_group_names(r, pos);
+    bpi_buf_adds(r->b, "</summary>\n\nOne profile holds the samples of "
+                 "these benchmarks: the harness ran them in one process "
+                 "without marking them, so the functions below are the "
+                 "whole run's, no one benchmark's (a benchmark added or "
+                 "removed changes them too), and their costs are per run "
+                 "of the harness, which sizes each benchmark's iterations "
+                 "to its time: work a benchmark doubled shows as less than "
+                 "double. Mark each benchmark with the hooks "
+                 "(`benchprof/hooks.h`) or run each on its own "
+                 "(`benchprof run --each google-benchmark`) for its own "
+                 "functions.\n");
+    add_funcs(r, r->order[pos], d == DEPTH_ALL);
+    if(!r->order[pos]->diff_url)
+      add_diff_path(r, r->order[pos]);
+    bpi_buf_adds(r->b, "\n</details>\n\n");
+  }
+}
+
 /* Each benchmark's heading and details, as deep as the cut leaves them;
  * those without a confirmed change (they come last) in one block. */
 static void add_benches(struct render *r)
@@ -1377,7 +1531,9 @@ static struct left left_out(const struct render *r)
   for(size_t pos = 0; pos < r->n; pos++) {
     const struct bp_cmp_bench *cb = r->order[pos];
     enum depth d = depth_at(r, pos);
-    size_t rows = d == DEPTH_DETAILS ? func_rows(r, cb) : 0;
+    /* a shared profile's rows are its group's first benchmark's */
+    bool rows_its = !cb->shared_profile || group_first(r, pos);
+    size_t rows = d == DEPTH_DETAILS && rows_its ? func_rows(r, cb) : 0;
     l.func_rows += rows;
     l.func_benches += rows > 0;
     l.details += d == DEPTH_ROW;
@@ -1503,6 +1659,7 @@ static void render(struct render *r)
   add_table(r);
   bpi_comment_missing_profiles(r->b, c);
   add_benches(r);
+  add_shared(r);
   bpi_comment_one_sided(r->b, c, BP_CMP_NEW, with_values(r));
   bpi_comment_one_sided(r->b, c, BP_CMP_REMOVED, with_values(r));
   add_left_note(r);

@@ -8,7 +8,10 @@
  * (sha) with base (sha)", a summary table with a row per benchmark, then
  * per benchmark a table of measures (a change the data do not confirm is
  * "within noise" when its interval holds 0, else "not confirmed beyond
- * T%"), the top changed functions (or why none is named), a note when
+ * T%"), the top changed functions (or why none is named) and their
+ * table (callers that only repeat a listed callee's change left out; a
+ * cut table says "N of M shown"; benchmarks sharing the whole run's
+ * profile get one section of its functions, after them), a note when
  * wall time (latency) regressed but CPU time (task-clock) did not, and
  * viewer links (Firefox Profiler compare view, each profile, the
  * differential flame graph, Bencher).  It never exceeds max_chars: it

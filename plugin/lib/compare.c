@@ -201,6 +201,35 @@ size_t bpi_compare_ndiffs(const struct bp_cmp *c)
   return n;
 }
 
+size_t bpi_compare_ndiff_folders(const struct bp_cmp *c)
+{
+  struct bp_strtab dirs;
+  bool nomem = false;
+  bpi_strtab_init(&dirs);
+  for(size_t i = 0; i < c->nbenches && !nomem; i++)
+    if(bpi_compare_has_diff(&c->benches[i]))
+      nomem = bpi_strtab_intern(&dirs, c->benches[i].dir) == BP_NONE;
+  size_t n = nomem ? bpi_compare_ndiffs(c) : dirs.count;
+  bpi_strtab_cleanup(&dirs);
+  return n;
+}
+
+/* Whether two profiles are one: the same folder (the whole run's, ".")
+ * and as many samples. */
+static bool same_side(const struct bp_cmp_profile *x,
+                      const struct bp_cmp_profile *y)
+{
+  return x->dir && y->dir && !strcmp(x->dir, y->dir) &&
+         x->samples == y->samples;
+}
+
+bool bpi_compare_same_profile(const struct bp_cmp_bench *a,
+                              const struct bp_cmp_bench *b)
+{
+  return a->shared_profile && b->shared_profile &&
+         same_side(&a->base, &b->base) && same_side(&a->head, &b->head);
+}
+
 static int bench_rank(const struct bp_cmp_bench *b)
 {
   if(b->presence != BP_CMP_BOTH)
@@ -267,6 +296,62 @@ static bp_code fill_bench(void *ctx, size_t i, struct bp_err *err)
                        f->head, err);
 }
 
+/* The folded stacks' file of benchmark name on side s, NULL when none. */
+static const char *folded_of(const struct side *s, const char *name)
+{
+  return name ? bench_artifact(manifest_bench(s, name), BP_KIND_FOLDED)
+              : NULL;
+}
+
+/* Count a side's folded files: how many benchmarks name each
+ * (uses[id in files]); id[i] is names[i]'s, BP_NONE when it has none. */
+static bool count_files(const struct side *s, const char *const *names,
+                        size_t n, struct bp_strtab *files, uint32_t *id,
+                        size_t *uses)
+{
+  for(size_t i = 0; i < n; i++) {
+    const char *file = folded_of(s, names[i]);
+    id[i] = file ? bpi_strtab_intern(files, file) : BP_NONE;
+    if(file && id[i] == BP_NONE)
+      return false;
+    if(file)
+      uses[id[i]]++;
+  }
+  return true;
+}
+
+/* Mark the benchmarks whose folded stacks another benchmark's manifest
+ * entry names too, on either side (bp_cmp_bench.shared_profile): a
+ * harness that ran them in one process without marking them has one
+ * profile, the whole run's.  Before they are compared: it sets how. */
+static bool mark_shared(struct fill *f, size_t n)
+{
+  const char **bnames = malloc((n ? n : 1) * sizeof(*bnames));
+  uint32_t *id[2] = {malloc((n ? n : 1) * sizeof(uint32_t)),
+                     malloc((n ? n : 1) * sizeof(uint32_t))};
+  size_t *uses[2] = {calloc(n ? n : 1, sizeof(size_t)),
+                     calloc(n ? n : 1, sizeof(size_t))};
+  struct bp_strtab files[2];
+  bool ok = bnames && id[0] && id[1] && uses[0] && uses[1];
+  bpi_strtab_init(&files[0]);
+  bpi_strtab_init(&files[1]);
+  for(size_t i = 0; ok && i < n; i++)
+    bnames[i] = f->base_names[i] ? f->base_names[i] : f->names[i];
+  ok = ok && count_files(f->base, bnames, n, &files[0], id[0], uses[0]) &&
+       count_files(f->head, f->names, n, &files[1], id[1], uses[1]);
+  for(size_t i = 0; ok && i < n; i++)
+    for(int side = 0; side < 2; side++)
+      if(id[side][i] != BP_NONE && uses[side][id[side][i]] > 1)
+        f->c->benches[i].shared_profile = true;
+  for(int side = 0; side < 2; side++) {
+    bpi_strtab_cleanup(&files[side]);
+    free(id[side]);
+    free(uses[side]);
+  }
+  free(bnames);
+  return ok;
+}
+
 static bp_code compare_sides(struct bp_cmp *c, const struct side *base,
                              const struct side *head, struct bp_err *err)
 {
@@ -288,6 +373,11 @@ static bp_code compare_sides(struct bp_cmp *c, const struct side *base,
   /* every slot counts from here: bpi_compare_free frees what a failed
    * comparison filled, the empty slots too */
   c->nbenches = n;
+  if(!mark_shared(&f, n)) {
+    free(f.names);
+    free(f.base_names);
+    return bpi_err_set(err, BPE_NOMEM, 0, "compare");
+  }
   unsigned workers = bpi_parallel_workers(n, BP_PARALLEL_MIN_ITEMS);
   bp_code rc = bpi_parallel_for(n, workers, fill_bench, &f, err);
   free(f.names);

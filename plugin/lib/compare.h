@@ -142,6 +142,12 @@ struct bp_cmp_func {
   double d_self_cost, d_total_cost;        /* head - base */
   double self_half, total_half;            /* the intervals' half-widths */
   bool self_significant, total_significant;
+  /* a caller (main, a harness's loop) whose self change is within the
+   * noise and whose total change is its listed callees': the lines
+   * through it that pass through no function with a row change no more
+   * than the noise band allows.  It gets no row (it would repeat a
+   * callee's) and is never "grew most" by its total. */
+  bool echo;
 };
 
 /* One line of the differential folded stacks. */
@@ -216,6 +222,12 @@ struct bp_cmp_bench {
   const char *unit;        /* "ns" or "events" when has_cost */
   bool per_iteration;      /* costs per benchmark iteration (both sides
                               know their iterations), else per run */
+  /* its profile is the whole run's, which other benchmarks' manifest
+   * entries name too (a harness that ran them in one process without
+   * marking them): its functions are no one benchmark's, its noise band
+   * is the profile's total change alone (no benchmark's verdict
+   * confirms it) and its costs are per run */
+  bool shared_profile;
   struct bp_cmp_func *funcs;   /* most changed first (absolute when
                                   has_cost, else by share) */
   size_t nfuncs;
@@ -368,6 +380,13 @@ bool bpi_compare_profile_missing(const struct bp_cmp_bench *b);
 /* The number of benchmarks with differential flame graphs
  * (bpi_compare_has_diff): those bpi_compare_write wrote diffs of. */
 size_t bpi_compare_ndiffs(const struct bp_cmp *c);
+/* The folders those diffs are in: fewer than bpi_compare_ndiffs when
+ * benchmarks share one profile (one set of diffs for all of them). */
+size_t bpi_compare_ndiff_folders(const struct bp_cmp *c);
+/* Whether a and b (both with shared_profile) have the same profile on
+ * each side: one function comparison for both. */
+bool bpi_compare_same_profile(const struct bp_cmp_bench *a,
+                              const struct bp_cmp_bench *b);
 /* A benchmark's verdict in words: "regression", "improvement",
  * "unconfirmed regression", "unconfirmed improvement" or "unchanged". */
 const char *bpi_compare_verdict(const struct bp_cmp_bench *b);

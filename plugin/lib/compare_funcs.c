@@ -281,7 +281,27 @@ struct funcs {
   uint64_t *self[2], *total[2];
   uint64_t *seen;          /* the stack that last counted it, + 1 */
   size_t cap;
+  /* every line's frames, root first (function ids), for telling an
+   * ancestor's change from its callees' (mark_echoes) */
+  uint32_t *frames;
+  size_t nframes, frames_cap;
+  size_t *line_start;      /* line i's frames: [line_start[i],
+                              line_start[i + 1]) */
 };
+
+static bool frames_add(struct funcs *f, uint32_t id)
+{
+  if(f->nframes == f->frames_cap) {
+    size_t cap = f->frames_cap ? 2 * f->frames_cap : 256;
+    uint32_t *a = realloc(f->frames, cap * sizeof(*a));
+    if(!a)
+      return false;
+    f->frames = a;
+    f->frames_cap = cap;
+  }
+  f->frames[f->nframes++] = id;
+  return true;
+}
 
 static uint32_t func_id(struct funcs *f, const char *name)
 {
@@ -321,7 +341,7 @@ static bp_code count_stack(struct funcs *f, struct bp_buf *scratch,
     if(bpi_buf_failed(scratch))
       return BPE_NOMEM;
     id = func_id(f, scratch->data);
-    if(id == BP_NONE)
+    if(id == BP_NONE || !frames_add(f, id))
       return BPE_NOMEM;
     if(f->seen[id] != stack_no + 1) {
       f->seen[id] = stack_no + 1;
@@ -480,6 +500,8 @@ static void noise_band(struct bp_cmp_bench *b)
   const struct bp_cmp_measure *m = whole_measure(b);
   double lo = 0, hi = 0;
   b->band = (struct bp_cmp_band){.basis = BP_CMP_BAND_CONFIRMED};
+  if(b->shared_profile)
+    m = NULL;   /* another benchmark's change is in it too */
   if(m && m->flag) {
     b->band.measure = m->slug;
     return;
@@ -494,7 +516,7 @@ static void noise_band(struct bp_cmp_bench *b)
     double base = (double)b->base.samples * bpi_compare_sample_cost(b, 0);
     double head = (double)b->head.samples * bpi_compare_sample_cost(b, 1);
     lo = hi = base > 0 ? head / base - 1 : 0;
-    if(total_confirmed(b, lo)) {
+    if(!b->shared_profile && total_confirmed(b, lo)) {
       b->band.measure = b->max_slug;
       return;
     }
@@ -528,6 +550,141 @@ static void func_costs(struct bp_cmp_func *f, double wb, double wh, double z,
                                                  f->total_half);
 }
 
+/* ------------------------------------------------------------- echoes */
+
+/* The most significant functions mark_echoes judges: each is a scan of
+ * the lines, and a table shows ten. */
+#define MAX_ECHO_CANDIDATES 200
+/* The most frames all those scans read: a profile of a million frames
+ * has 64 of its callers judged (a few tenths of a second), the rest keep
+ * their rows. */
+#define ECHO_FRAME_BUDGET ((size_t)64 << 20)
+
+/* Where the first frame of function fi is on line l, or SIZE_MAX. */
+static size_t frame_of(const struct funcs *f, const uint32_t *pos, size_t l,
+                       size_t fi)
+{
+  for(size_t k = f->line_start[l]; k < f->line_start[l + 1]; k++)
+    if(pos[f->frames[k]] == fi)
+      return k;
+  return SIZE_MAX;
+}
+
+/* Whether function fi's total change is its listed callees': its samples
+ * on the lines that pass through no listed function below it change no
+ * more than the benchmark's noise allows (its own self change among
+ * them), and at least one line does pass through one.  Such a caller
+ * (main, a harness's loop) would only repeat a callee's row. */
+static bool is_echo(const struct bp_cmp_bench *b, const struct funcs *f,
+                    const uint32_t *pos, const bool *listed, size_t fi)
+{
+  uint64_t rest[2] = {0, 0};
+  bool below = false;
+  for(size_t l = 0; l < b->nlines; l++) {
+    size_t k = frame_of(f, pos, l, fi);
+    if(k == SIZE_MAX)
+      continue;
+    bool through = false;
+    for(k++; k < f->line_start[l + 1] && !through; k++)
+      through = listed[pos[f->frames[k]]];
+    below |= through;
+    if(!through) {
+      rest[0] += b->lines[l].base;
+      rest[1] += b->lines[l].head;
+    }
+  }
+  if(!below)
+    return false;
+  double wb = bpi_compare_sample_cost(b, 0), wh = bpi_compare_sample_cost(b, 1);
+  double base = (double)rest[0] * wb, d = (double)rest[1] * wh - base;
+  double half = bpi_stats_poisson_halfwidth(rest[0], wb, rest[1], wh,
+                                            b->func_z);
+  return !bpi_compare_beyond_band(&b->band, base, d, half);
+}
+
+/* The shallowest frame each function is on: callers before callees. */
+static size_t *min_depths(const struct bp_cmp_bench *b, const struct funcs *f,
+                          const uint32_t *pos)
+{
+  size_t *d = malloc((b->nfuncs ? b->nfuncs : 1) * sizeof(*d));
+  for(size_t i = 0; d && i < b->nfuncs; i++)
+    d[i] = SIZE_MAX;
+  for(size_t l = 0; d && l < b->nlines; l++)
+    for(size_t k = f->line_start[l]; k < f->line_start[l + 1]; k++) {
+      size_t fi = pos[f->frames[k]], depth = k - f->line_start[l];
+      if(depth < d[fi])
+        d[fi] = depth;
+    }
+  return d;
+}
+
+struct echo_order {
+  const size_t *depth;
+};
+
+/* Significant functions whose self change is not: deepest first, so
+ * that a callee is listed before its callers are judged. */
+static int by_depth(const void *a, const void *b, void *ctx)
+{
+  const struct echo_order *o = ctx;
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  if(o->depth[x] != o->depth[y])
+    return o->depth[x] > o->depth[y] ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
+/* Sort idx[0..n) by by_depth (insertion: a few hundred at most). */
+static void sort_by_depth(size_t *idx, size_t n, struct echo_order *o)
+{
+  for(size_t i = 1; i < n; i++)
+    for(size_t j = i; j > 0 && by_depth(&idx[j], &idx[j - 1], o) < 0; j--) {
+      size_t t = idx[j];
+      idx[j] = idx[j - 1];
+      idx[j - 1] = t;
+    }
+}
+
+/* Mark the callers whose change only repeats their listed callees'
+ * (bp_cmp_func.echo).  Listed: the functions whose self change is
+ * significant, then, deepest first, those whose total change is and
+ * which are no echo. */
+static bp_code mark_echoes(struct bp_cmp_bench *b, const struct funcs *f)
+{
+  uint32_t *pos = malloc((f->names.count ? f->names.count : 1) *
+                         sizeof(*pos));
+  bool *listed = calloc(b->nfuncs ? b->nfuncs : 1, sizeof(*listed));
+  size_t *cand = malloc(MAX_ECHO_CANDIDATES * sizeof(*cand));
+  size_t *depth = NULL, ncand = 0;
+  bp_code rc = pos && listed && cand ? BP_OK : BPE_NOMEM;
+  for(size_t i = 0; !rc && i < b->nfuncs; i++)
+    pos[bpi_strtab_find(&f->names, b->funcs[i].name)] = (uint32_t)i;
+  for(size_t i = 0; !rc && i < b->nfuncs; i++) {
+    const struct bp_cmp_func *fn = &b->funcs[i];
+    listed[i] = fn->self_significant;
+    if(!fn->self_significant && fn->total_significant &&
+       ncand < MAX_ECHO_CANDIDATES)
+      cand[ncand++] = i;
+  }
+  if(!rc && ncand && !(depth = min_depths(b, f, pos)))
+    rc = BPE_NOMEM;
+  if(!rc && ncand) {
+    struct echo_order o = {.depth = depth};
+    sort_by_depth(cand, ncand, &o);
+  }
+  for(size_t c = 0; !rc && c < ncand; c++) {
+    if((c + 1) * f->nframes > ECHO_FRAME_BUDGET)
+      break;
+    size_t i = cand[c];
+    b->funcs[i].echo = is_echo(b, f, pos, listed, i);
+    listed[i] = !b->funcs[i].echo;
+  }
+  free(depth);
+  free(cand);
+  free(listed);
+  free(pos);
+  return rc;
+}
+
 bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
 {
   struct funcs f = {.cap = 0};
@@ -535,10 +692,16 @@ bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
   bp_code rc = BP_OK;
   bpi_strtab_init(&f.names);
   bpi_buf_init(&scratch);
+  f.line_start = malloc((b->nlines + 1) * sizeof(*f.line_start));
+  if(!f.line_start)
+    rc = BPE_NOMEM;
   for(size_t i = 0; !rc && i < b->nlines; i++) {
     uint64_t n[2] = {b->lines[i].base, b->lines[i].head};
+    f.line_start[i] = f.nframes;
     rc = count_stack(&f, &scratch, b->lines[i].stack, i, n);
   }
+  if(!rc)
+    f.line_start[b->nlines] = f.nframes;
   size_t count = f.names.count;
   if(!rc)
     b->funcs = calloc(count ? count : 1, sizeof(*b->funcs));
@@ -567,7 +730,8 @@ bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
                 bpi_compare_same_unit(b);
   /* per iteration only when both sides know theirs: a side that ran more
    * iterations costs more per run for the same work */
-  b->per_iteration = b->base.iterations > 0 && b->head.iterations > 0;
+  b->per_iteration = b->base.iterations > 0 && b->head.iterations > 0 &&
+                     !b->shared_profile;
   if(b->has_cost) {
     /* one unit on both sides: a clock's ns, else the event's count */
     b->unit = b->head.time_event ? "ns" : "events";
@@ -582,11 +746,15 @@ bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
   if(!rc)
     qsort(b->funcs, b->nfuncs, sizeof(*b->funcs),
           b->has_cost ? by_cost_change : by_change);
+  if(!rc && b->has_cost)
+    rc = mark_echoes(b, &f);
   for(int i = 0; i < 2; i++) {
     free(f.self[i]);
     free(f.total[i]);
   }
   free(f.seen);
+  free(f.frames);
+  free(f.line_start);
   bpi_buf_cleanup(&scratch);
   bpi_strtab_cleanup(&f.names);
   return rc;
@@ -648,7 +816,7 @@ static const struct bp_cmp_func *top_by_cost(const struct bp_cmp_bench *b,
     if(f->self_significant && sign * f->d_self_cost > 0 &&
        (!self || sign * f->d_self_cost > sign * self->d_self_cost))
       self = f;
-    if(f->total_significant && sign * f->d_total_cost > 0 &&
+    if(f->total_significant && !f->echo && sign * f->d_total_cost > 0 &&
        (!total || sign * f->d_total_cost > sign * total->d_total_cost))
       total = f;
   }

@@ -178,6 +178,8 @@ static cJSON *json_func(const struct bp_cmp_bench *cb,
     add_num(o, keys[k], vals[k]);
   cJSON_AddBoolToObject(o, "self_significant", f->self_significant);
   cJSON_AddBoolToObject(o, "total_significant", f->total_significant);
+  /* a caller whose change is its listed callees': no row of its own */
+  cJSON_AddBoolToObject(o, "echo", f->echo);
   return o;
 }
 
@@ -218,6 +220,8 @@ static cJSON *json_bench(const struct bp_cmp_bench *cb)
   add_str(o, "base_name", cb->base_name);
   add_str(o, "dir", cb->dir);
   add_str(o, "presence", presence_name(cb->presence));
+  /* its profile is the whole run's, named by other benchmarks too */
+  cJSON_AddBoolToObject(o, "shared_profile", cb->shared_profile);
   add_str(o, "flag", flag_name(cb->flag));
   add_str(o, "unconfirmed", flag_name(cb->unconfirmed));
   /* the comment's row: also when nothing is confirmed or unconfirmed */

@@ -17,7 +17,8 @@
 #   says why (a change beyond the threshold, within the noise);
 # - the head built with cmp_changed doing 4x the work, the same rounds
 #   (80 or 112: a 2x change clears that spread): cmp_changed is still
-#   named as the function that grew most.
+#   named as the function that grew most, and the callers above it
+#   (main, round_of_work: one chain) are echoes of it, not rows.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 
@@ -97,8 +98,9 @@ err = open(d + ".err").read()
 assert "function that grew most: -" not in err, err
 PY
 
-pycheck "one function doing 4x the work is still named" "$TMP/cmp-slower" <<'PY'
-import json, os, sys
+pycheck "one function doing 4x the work is still named, its callers not" \
+  "$TMP/cmp-slower" <<'PY'
+import json, os, re, sys
 d = sys.argv[1]
 c = json.load(open(os.path.join(d, "compare.json")))
 b = c["benchmarks"][0]
@@ -107,6 +109,20 @@ assert f["self_significant"] and f["d_self_cost"] > 0, f
 assert b["functions"][0]["name"] == "cmp_changed", b["functions"][:2]
 md = open(os.path.join(d, "comment.md")).read()
 assert "Grew most: **cmp_changed** (self +" in md, md
+# the callers above it form one chain: each holds the one below, so
+# beyond the first listed one their change only repeats it (echo) and
+# they get no row; at most one of them is not an echo
+chain = ("_start", "__libc_start_main", "__libc_start_call_main", "main",
+         "round_of_work")
+fs = {f["name"]: f for f in b["functions"] if f["name"] in chain}
+named = [n for n, f in fs.items() if f["total_significant"]]
+assert "main" in named, fs.get("main")
+kept = [n for n in named if not fs[n]["echo"]]
+assert len(kept) <= 1, [fs[n] for n in kept]
+rows = [n for n in chain if "\n| " + n + " |" in md]
+assert set(rows) <= set(kept), (rows, kept, md)
+assert re.search(r"_[0-9]+ callers? whose change only repeats a listed "
+                 r"callee's (is|are) left out\._", md), md
 PY
 
 finish

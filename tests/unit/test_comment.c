@@ -461,7 +461,48 @@ static void test_function_rows(void)
     CHECK_EQ_INT(count(b.data, "\n| function_"), cases[i].rows);
     CHECK_EQ_INT(count(b.data, "changed most:"), cases[i].rows ? 1 : 0);
     CHECK(strstr(b.data, "Grew most: **function_0_with_a_longish_name**"));
+    /* a table cut says how much of it is shown, and where the rest is
+     * (10 changed: function_10's change is 0, the end of the table) */
+    char note[64];
+    snprintf(note, sizeof(note), "_%zu of 10 shown (all in `compare.json`)"
+             "._", cases[i].rows);
+    CHECK_EQ_INT(count(b.data, note), cases[i].rows == 3 ? 1 : 0);
+    CHECK_EQ_INT(count(b.data, " shown (all in"), cases[i].rows == 3 ? 1 : 0);
   }
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
+/* With costs: twelve functions grew, the largest first, and one shrank
+ * less than any of them: a table of 10 rows still shows the one named
+ * "shrank most" (in place of the 10th that grew), and says 10 of 13. */
+static void test_function_rows_name_tops(void)
+{
+  struct bp_err err = {0};
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  struct bp_cmp *c = synthetic(1, 1, 13, "bench");
+  struct bp_cmp_bench *cb = &c->benches[0];
+  cb->has_cost = true;
+  cb->unit = "ns";
+  for(size_t j = 0; j < 13; j++) {
+    struct bp_cmp_func *f = &cb->funcs[j];
+    double d = j < 12 ? 1e6 * (double)(20 - j) : -1e6;
+    f->base_self_cost = f->base_total_cost = 1e7;
+    f->head_self_cost = f->head_total_cost = 1e7 + d;
+    f->d_self_cost = f->d_total_cost = d;
+    f->self_half = f->total_half = 1e5;
+    f->self_significant = f->total_significant = true;
+  }
+  struct bp_comment_opts o = {.project = "p", .testbed = "t"};
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "shrank most: **function_12_with_a_longish_name**"));
+  CHECK_EQ_INT(count(b.data, "\n| function_"), 10);
+  CHECK(strstr(b.data, "\n| function_12_with_a_longish_name |"));
+  CHECK(strstr(b.data, "\n| function_8_with_a_longish_name |"));
+  CHECK(!strstr(b.data, "\n| function_9_with_a_longish_name |"));
+  CHECK(strstr(b.data, "_10 of 13 shown (all in `compare.json`)._"));
   bpi_compare_free(c);
   bpi_buf_cleanup(&b);
 }
@@ -2587,6 +2628,7 @@ int main(void)
   test_links();
   test_cut();
   test_function_rows();
+  test_function_rows_name_tops();
   test_cut_unconfirmed();
   test_cut_one_sided();
   test_profile_missing();

@@ -95,6 +95,14 @@ static const struct bp_cmp_func *func(const struct bp_cmp_bench *b,
   return NULL;
 }
 
+static size_t count_of(const char *s, const char *what)
+{
+  size_t n = 0;
+  for(const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+    n++;
+  return n;
+}
+
 static bool near(double a, double b)
 {
   return a - b < 1e-9 && b - a < 1e-9;
@@ -1084,6 +1092,136 @@ static void test_function_band(void)
 /* A harness that marks the same work as 4 calls in the base and 2 in the
  * head (task-clock +0.16%): costs are per repetition, as its measures
  * are, not per time it was marked, so nothing doubled. */
+/* Callers whose change only repeats a listed callee's are echoes: no
+ * row, never "grew most" by their total.  loop and main only hold
+ * work's +2 s; spread holds big's +2 s and ten small children's +40 ms
+ * each, none significant alone but +400 ms together beyond the noise:
+ * spread is no echo, and main, above both, is. */
+static void test_function_echoes(void)
+{
+  char base[1024] = "p;main;loop;work 2000\np;main;setup 1000\n"
+                    "p;main;spread;big 2000\n";
+  char head[1024] = "p;main;loop;work 4000\np;main;setup 1000\n"
+                    "p;main;spread;big 4000\n";
+  for(int i = 0; i < 10; i++) {
+    size_t nb = strlen(base), nh = strlen(head);
+    snprintf(base + nb, sizeof(base) - nb, "p;main;spread;small%d 100\n", i);
+    snprintf(head + nh, sizeof(head) - nh, "p;main;spread;small%d 140\n", i);
+  }
+  struct clock_side sides[2] = {
+    {base, "[100, 101, 102, 103, 104]", 102, NULL, NULL},
+    {head, "[150, 151, 152, 153, 154]", 152, NULL, NULL}};
+  struct bp_cmp *c = compare_clock("echoes", sides);
+  const struct bp_cmp_bench *b = c ? bench(c, "b") : NULL;
+  CHECK(b && b->band.basis == BP_CMP_BAND_CONFIRMED);
+  const struct bp_cmp_func *work = func(b, "work"), *loop = func(b, "loop");
+  const struct bp_cmp_func *mainf = func(b, "main"), *spr = func(b, "spread");
+  CHECK(work && work->self_significant && !work->echo);
+  CHECK(loop && loop->total_significant && loop->echo);
+  CHECK(mainf && mainf->total_significant && mainf->echo);
+  CHECK(spr && spr->total_significant && !spr->echo);
+  CHECK(func(b, "small0") && !significant(b, "small0"));
+  CHECK(b && !func(b, "big")->echo && !func(b, "setup")->echo);
+  struct bp_buf j;
+  struct bp_err err = {0};
+  bpi_buf_init(&j);
+  if(c)
+    bpi_compare_json(c, &j);
+  bpi_buf_addc(&j, '\0');
+  CHECK(strstr(j.data, "\"name\": \"loop\"") &&
+        strstr(strstr(j.data, "\"name\": \"loop\""), "\"echo\": true"));
+  struct bp_comment_opts co = {.project = "p", .testbed = "t"};
+  bpi_buf_reset(&j);
+  CHECK(c && bpi_comment_markdown(c, &co, &j, &err) == BP_OK);
+  bpi_buf_addc(&j, '\0');
+  CHECK(strstr(j.data, "\n| work |") && strstr(j.data, "\n| big |") &&
+        strstr(j.data, "\n| spread |"));
+  CHECK(!strstr(j.data, "\n| loop |") && !strstr(j.data, "\n| main |"));
+  CHECK(strstr(j.data, "_2 callers whose change only repeats a listed "
+               "callee's are left out._"));
+  bpi_buf_cleanup(&j);
+  bpi_compare_free(c);
+}
+
+/* A run whose benchmarks one and two (and gone, in the base only) share
+ * the whole run's profile, as a harness that ran them in one process
+ * unmarked leaves them. */
+static void make_shared_run(const char *dir, bool base)
+{
+  char man[2048];
+  static const char arts[] =
+    "\"profile\": \".\", \"artifacts\": ["
+    "{\"file\": \"profile.folded\", \"kind\": \"folded-stacks\"},"
+    "{\"file\": \"summary.json\", \"kind\": \"summary\"}]";
+  snprintf(man, sizeof(man),
+           "{\"report\": \"report.json\", \"benchmarks\": ["
+           "{\"name\": \"one\", %s}, {\"name\": \"two\", %s}%s%s%s]}",
+           arts, arts, base ? ", {\"name\": \"gone\", " : "",
+           base ? arts : "", base ? "}" : "");
+  put(dir, "manifest.json", man);
+  put(dir, "report.json", base ?
+      "{\"one\": {\"latency\": {\"value\": 100, \"lower_value\": 99, "
+      "\"upper_value\": 101}}, \"two\": {\"latency\": {\"value\": 50}}, "
+      "\"gone\": {\"latency\": {\"value\": 70}}}" :
+      "{\"one\": {\"latency\": {\"value\": 200, \"lower_value\": 199, "
+      "\"upper_value\": 201}}, \"two\": {\"latency\": {\"value\": 50}}}");
+  put(dir, "profile.folded", base ?
+      "p;main;one;hot 1000\np;main;two;steady 1000\np;main;gone 1000\n" :
+      "p;main;one;hot 1500\np;main;two;steady 1000\n");
+  put(dir, "summary.json",
+      "{\"event\": {\"used\": \"task-clock\", \"time_based\": true, "
+      "\"frequency_hz\": 1000, \"period\": null}, \"threads\": []}");
+}
+
+/* Several benchmarks on one profile: each is marked shared, its noise
+ * band is the profile's total change whatever its verdict, the comment
+ * compares the functions once (no benchmark credited with gone's
+ * vanished code) and the diffs are one folder's. */
+static void test_shared_profile(void)
+{
+  char dirs[2][128];
+  for(int side = 0; side < 2; side++) {
+    snprintf(dirs[side], sizeof(dirs[side]), "%s/shared-%d", root, side);
+    make_shared_run(dirs[side], !side);
+  }
+  struct bp_cmp_opts o = {.threshold_pct = 5};
+  struct bp_cmp *c = NULL;
+  struct bp_err err = {0};
+  CHECK(bpi_compare_dirs(dirs[0], dirs[1], &o, &c, &err) == BP_OK);
+  if(!c)
+    return;
+  const struct bp_cmp_bench *one = bench(c, "one"), *two = bench(c, "two");
+  const struct bp_cmp_bench *gone = bench(c, "gone");
+  CHECK(one && one->shared_profile && one->flag == BP_CMP_REGRESSION);
+  CHECK(two && two->shared_profile && gone && gone->shared_profile);
+  CHECK(one && two && bpi_compare_same_profile(one, two));
+  /* one's confirmed regression does not make the run's change real */
+  CHECK(one && one->band.basis == BP_CMP_BAND_TOTAL && !one->per_iteration);
+  CHECK(bpi_compare_ndiffs(c) == 2 && bpi_compare_ndiff_folders(c) == 1);
+  struct bp_buf j;
+  bpi_buf_init(&j);
+  bpi_compare_json(c, &j);
+  bpi_buf_addc(&j, '\0');
+  CHECK(strstr(j.data, "\"presence\": \"both\", \"shared_profile\": true"));
+  struct bp_comment_opts co = {.project = "p", .testbed = "t"};
+  bpi_buf_reset(&j);
+  CHECK(bpi_comment_markdown(c, &co, &j, &err) == BP_OK);
+  bpi_buf_addc(&j, '\0');
+  const char *sec = strstr(j.data, "#### Functions of the whole run");
+  CHECK(sec && !strstr(sec + 1, "#### Functions of the whole run"));
+  CHECK(sec && strstr(sec, "functions of one, two (and, in the base only, "
+                      "gone)</summary>"));
+  /* the function table and what shrank most: once, in that section */
+  const char *shrank = strstr(j.data, "hrank most: **gone**");
+  CHECK(shrank && sec && shrank > sec && count_of(j.data, "hrank most") == 1);
+  CHECK(count_of(j.data, "rew most: **hot**") == 1);
+  CHECK(count_of(j.data, "| Function |") == 1);
+  CHECK(count_of(j.data, "_Functions: none of its own.") == 2);
+  CHECK(count_of(j.data, "The differential flame graph is `diff.svg`") == 1);
+  bpi_buf_cleanup(&j);
+  bpi_compare_free(c);
+}
+
 static void test_marked_runs(void)
 {
   struct clock_side sides[2] = {
@@ -1718,6 +1856,8 @@ int main(void)
   test_function_costs();
   test_function_band();
   test_marked_runs();
+  test_function_echoes();
+  test_shared_profile();
   test_off_cpu_top_wait();
   test_bad_input();
   test_refs();
