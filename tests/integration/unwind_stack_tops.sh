@@ -6,18 +6,27 @@
 # bytes out and change no stack, on the main thread, on threads, and across
 # fork and exec.  2 MiB rings, so that most samples are spilled, at about
 # 4 kHz, so that each thread has many more samples than the ones it
-# spills whole before its top is learned (BP_STACK_TOP_AFTER).
+# spills whole before its top is learned (BP_STACK_TOP_AFTER).  The
+# workloads' main threads read their stacks to the top first
+# (WL_FULL_STACK, workload.h): a copy without the cut is then whole in
+# every run, not ended early by the random untouched gap under the
+# environment, so that the comparison measures the cut.  The main
+# thread's stack is read to its top first (unwind_chain full-stack): a
+# copy without the cut is then the full 8 KiB in every run, not cut short
+# by the random untouched gap under the environment.
 . "${top_srcdir:?run through make check}/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 . "$top_srcdir/tests/unwind_lib.sh"
 
 need_workload unwind_chain threads forkexec forkexec_child
+WL_FULL_STACK=1
+export WL_FULL_STACK
 
 for mode in tops whole; do
   tops=true
   [ "$mode" = whole ] && tops=false
   BENCHPROF_STACK_TOPS=$tops record "$mode-chain" -q --call-graph dwarf \
-    -F 3989 -m 512 -- "$WORKLOADS/unwind_chain" 0.5
+    -F 3989 -m 512 -- "$WORKLOADS/unwind_chain" 0.5 full-stack
   expect_status "$mode-chain" 0
   BENCHPROF_STACK_TOPS=$tops record "$mode-threads" -q --call-graph dwarf \
     -F 3989 -m 512 -- "$WORKLOADS/threads" 0.25

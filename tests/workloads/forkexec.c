@@ -24,6 +24,7 @@ int main(int argc, char **argv)
     return 2;
   }
   double secs = wl_arg(argc, argv, 1, 0);
+  wl_full_stack();
   fflush(NULL);
   pid_t pid = fork();
   if(pid < 0) {

@@ -28,6 +28,7 @@ static WL_HOT void fe_grandchild_work(double secs)
 int main(int argc, char **argv)
 {
   double secs = wl_arg(argc, argv, 1, 0.3);
+  wl_full_stack();
   fflush(NULL);
   pid_t pid = fork();
   if(pid < 0) {

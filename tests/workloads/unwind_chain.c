@@ -76,6 +76,7 @@ static int spin_on_small_stack(void)
 int main(int argc, char **argv)
 {
   secs = wl_arg(argc, argv, 1, 0.5);
+  wl_full_stack();
   if(argc > 2 && !strcmp(argv[2], "small-stack"))
     return spin_on_small_stack();
   /* the loop of spin() in main itself: main is chain_a's caller */

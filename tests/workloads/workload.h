@@ -5,9 +5,12 @@
 #ifndef BP_WORKLOAD_H
 #define BP_WORKLOAD_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* noipa: no inlining, cloning or identical-code folding, so two functions
  * with the same body stay two functions even at -O2. */
@@ -48,6 +51,37 @@ static inline double wl_arg(int argc, char **argv, int i, double def)
     exit(2);
   }
   return v;
+}
+
+extern char **environ;
+
+/* With WL_FULL_STACK set in the environment: read one byte of each page
+ * between the caller's frame and the end of the environment's strings,
+ * the top of the main thread's stack.  The kernel leaves a random gap of
+ * up to 8 KiB under those strings (stack randomization) that nothing
+ * writes: its pages are not present, and a sample's stack copy, which the
+ * kernel makes without faulting pages in, ends at the first of them.
+ * Copies would then be anything from about 1.5 KiB to 8 KiB from one run
+ * to the next; read, those pages are the zero page and every copy is
+ * whole.  Call it from main, before the work.  Not instrumented: the
+ * bytes read belong to no object. */
+__attribute__((no_sanitize_address))
+static inline void wl_full_stack(void)
+{
+  if(!getenv("WL_FULL_STACK"))
+    return;
+  volatile unsigned char here = 0;
+  uintptr_t top = (uintptr_t)&here;
+  for(char **e = environ; e && *e; e++) {
+    uintptr_t end = (uintptr_t)*e + strlen(*e);
+    if(end > top)
+      top = end;
+  }
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  unsigned sum = here;
+  for(uintptr_t a = ((uintptr_t)&here | (page - 1)) + 1; a < top; a += page)
+    sum += *(volatile const unsigned char *)a;
+  here = (unsigned char)sum;
 }
 
 #endif
