@@ -174,16 +174,40 @@ static const char *program(const char *cmd, char *buf, size_t size,
 
 #define REDACTED "***"   /* record.c's add_redacted: a hidden value */
 
-/* Whether the argument hidden (unquoted) hides the argument arg: it is
- * REDACTED whole (the value after a secret option), or NAME=REDACTED
- * and arg is NAME= and any value. */
+/* Whether the argument hidden (unquoted) hides the argument arg: each
+ * REDACTED in it stands for any run of characters in arg, the rest is
+ * the same.  record.c's add_redacted hides a whole argument (after a
+ * secret option), the value of NAME=, a header's or a scheme's
+ * credentials ("--header=Authorization: Bearer ***") and a URL's user
+ * information ("***@" before the host), so the host and path around it
+ * still tell two commands apart.  The run may be empty: an empty secret
+ * is REDACTED too ("--token=" is published as "--token=***").  Both
+ * sides may be hidden alike: arg's own REDACTED is then matched as
+ * characters.  Greedy, backtracking to the last REDACTED only: what
+ * follows one has no REDACTED before the next. */
 static bool hides(const char *hidden, const char *arg)
 {
-  const char *eq = strchr(hidden, '=');
-  if(!strcmp(hidden, REDACTED))
-    return true;
-  return eq && eq > hidden && !strcmp(eq + 1, REDACTED) &&
-         !strncmp(hidden, arg, (size_t)(eq - hidden) + 1);
+  const size_t n = sizeof(REDACTED) - 1;
+  const char *after = NULL;   /* the pattern after the last REDACTED */
+  const char *from = NULL;    /* where that REDACTED's run ends now */
+  while(*arg) {
+    if(!strncmp(hidden, REDACTED, n)) {
+      hidden += n;
+      after = hidden;
+      from = arg;
+    } else if(*hidden == *arg) {
+      hidden++;
+      arg++;
+    } else if(after) {   /* the last REDACTED takes one character more */
+      hidden = after;
+      arg = ++from;
+    } else {
+      return false;
+    }
+  }
+  while(!strncmp(hidden, REDACTED, n))
+    hidden += n;
+  return !*hidden;
 }
 
 /* Whether the arguments a and b (the rest of two command lines after the

@@ -53,12 +53,14 @@ bool bpi_benchname_same_process(const char *a, const char *b);
  * (bpi_benchname_hash_renamed), so two
  * runners' work directories (/home/runner/_work/... and /builds/...) or
  * two builds do not make it another command.  The arguments are compared
- * word by word, unquoted: a value the published line hides (record.c's
- * join_command: an argument "***" after a secret option, the value of a
- * secret NAME=***) is the same as any argument in its place on the other
- * side ("NAME=" and any value for NAME=***), so a base recorded before
- * secrets were hidden is not another command.  NULL is unknown: the same
- * as anything. */
+ * word by word, unquoted: each "***" the published line has in place of
+ * a secret (record.c's join_command: an argument after a secret option,
+ * the value of a secret NAME=, a header's or a scheme's credentials, a
+ * URL's user information, "***@" before the host) stands for any run
+ * of characters in the other side's argument, the rest of it the same, so
+ * a base recorded before secrets were hidden (or hidden alike) is not
+ * another command, and one for another host is.  NULL is unknown: the
+ * same as anything. */
 bool bpi_benchname_same_command(const char *a, const char *b);
 
 #endif

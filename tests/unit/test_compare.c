@@ -1706,6 +1706,40 @@ static void test_redacted_command(void)
                                    "bench 'API_KEY=***'"));
   CHECK(bpi_benchname_same_command("bench '--token=***'",
                                    "bench '--token=***'"));
+  /* a secret hidden inside an argument: each *** is a run of characters
+   * of the other side's, the rest of the argument the same */
+  CHECK(bpi_benchname_same_command("bench '--url=https://***@host/x'",
+                                   "bench '--url=https://***@host/x'"));
+  CHECK(bpi_benchname_same_command("bench --url=https://u:p@w@host/x",
+                                   "bench '--url=https://***@host/x'"));
+  CHECK(bpi_benchname_same_command("bench '--url=https://***@host/x'",
+                                   "bench --url=https://u:p@host/x"));
+  CHECK(bpi_benchname_same_command(
+    "bench '--header=Authorization: Bearer ***' -n 2",
+    "bench '--header=Authorization: Bearer abc.def' -n 2"));
+  CHECK(bpi_benchname_same_command(
+    "bench '--header=Authorization: Bearer ***'",
+    "bench '--header=Authorization: Bearer ***'"));
+  CHECK(bpi_benchname_same_command("bench 'https://***@h/***' x",
+                                   "bench https://a@h/b x"));
+  CHECK(bpi_benchname_same_command("bench '--password=***'",
+                                   "bench --password=p***q"));
+  /* an empty secret is published as *** too */
+  CHECK(bpi_benchname_same_command("bench '--token=***'", "bench --token="));
+  CHECK(!bpi_benchname_same_command("bench 'https://***@host/x'",
+                                    "bench 'https://***@other/x'"));
+  CHECK(!bpi_benchname_same_command("bench 'https://***@host/x'",
+                                    "bench https://u@other/x"));
+  CHECK(!bpi_benchname_same_command("bench 'https://***@host/x'",
+                                    "bench https://host/x"));
+  CHECK(!bpi_benchname_same_command("bench 'https://***@host/x'",
+                                    "bench 'https://***@host/x/y'"));
+  CHECK(!bpi_benchname_same_command(
+    "bench '--header=Authorization: Bearer ***'",
+    "bench '--header=Authorization: Basic ***'"));
+  CHECK(!bpi_benchname_same_command(
+    "bench '--header=Authorization: Bearer ***'",
+    "bench '--header=X-Other: Bearer abc'"));
   /* the same place and form only: another option, another value next
    * to the hidden one, or a word more is another command */
   CHECK(!bpi_benchname_same_command("bench --secret=abc",
