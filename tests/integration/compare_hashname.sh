@@ -17,8 +17,9 @@
 # - the base's command another than the head's: the same program under
 #   two runners' work directories (or two builds, any build hash) is no other
 #   command, nor is a base published before secrets were hidden (its
-#   --token=VALUE in the clear, the head's --token=***); another program
-#   is, and with a suite the note says that the suite's command changed
+#   --token=VALUE in the clear, the head's --token=***, or a URL's
+#   password and a header's token where the head's have ***); another
+#   program, or a hidden URL's other host, is, and with a suite the note says that the suite's command changed
 #   instead of advising --suite.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
@@ -282,6 +283,34 @@ json.dump(m, open(sys.argv[1], "w"))
 PY
 check "the old base's command has the token in the clear" [ $? -eq 0 ]
 cmp clear "$TMP/cmd-clear" "$TMP/cmd-hidden"
+# secrets hidden inside an argument (a URL's user information, a header's
+# credentials): an old base has them in the clear; the head's URL for
+# the same host is the same command, for another host it is not
+url_run() {  # NAME BENCH PROGRAM HOST
+  BENCH=$2 "$BENCHPROF" run -q --no-publish -o "$TMP/$1" --adapter json \
+    --no-counters -- "$TMP/cmd/$3" "--url=https://u:pw$2@$4/x" \
+    "--header=Authorization: Bearer tok$2" --size 3 \
+    >"$TMP/$1.out" 2>"$TMP/$1.err"
+  check "run $1 succeeds" [ $? -eq 0 ]
+}
+url_run cmd-url-clear one home/runner/_work/a/bench host.example
+url_run cmd-url-hidden two builds/x/bench host.example
+url_run cmd-url-other three builds/x/bench other.example
+python3 - "$TMP/cmd-url-clear/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+hidden = " '--url=https://***@host.example/x' " \
+         "'--header=Authorization: Bearer ***' --size 3"
+assert m["command"].endswith(hidden), m["command"]
+m["command"] = m["command"].replace(hidden, " --url=https://u:pwone@host." \
+  "example/x '--header=Authorization: Bearer tokone' --size 3")
+json.dump(m, open(sys.argv[1], "w"))
+PY
+check "the old base's URL and header have their secrets in the clear" \
+  [ $? -eq 0 ]
+cmp url-clear "$TMP/cmd-url-clear" "$TMP/cmd-url-hidden"
+cmp url-hidden "$TMP/cmd-url-other" "$TMP/cmd-url-hidden"
+cmp url-other "$TMP/cmd-url-clear" "$TMP/cmd-url-other"
 cmp other "$TMP/cmd-base" "$TMP/cmd-other"
 cmp other-suite "$TMP/cmd-base" "$TMP/cmd-other" --suite micro
 pycheck "another command: by program name and arguments, not directory" \
@@ -300,6 +329,11 @@ assert note not in md("moved"), md("moved")
 assert note not in md("cargo"), md("cargo")
 assert note not in md("emit"), md("emit")    # any build hash, as pairing
 assert note not in md("clear"), md("clear")  # a hidden value, any value
+assert note not in md("url-clear"), md("url-clear")  # *** inside a word
+m = md("url-hidden")   # both hidden alike, but for another host
+assert note in m, m
+m = md("url-other")    # the clear base's host is not the head's
+assert note in m, m
 m = md("other")
 assert note in m and "gives each its own `--suite NAME`._" in m, m
 m = md("other-suite")
