@@ -74,6 +74,9 @@
 #                        project: the second's main leaves the first's
 #                        latest (warned, run and flush), its merge request
 #                        finds no base and says why; the first's compares
+#   run_flush_config.sh  run --flush sends the run's own spool: that of
+#                        --config FILE (no BENCHPROF_CONFIG) or --spool
+#                        DIR; a failed setup (--keep-status) flushes too
 publish_unit_tests = tests/unit/test_bencher tests/unit/test_spool \
   tests/unit/test_publish
 check_PROGRAMS += $(publish_unit_tests)
@@ -91,7 +94,8 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_flush_busy.sh \
   tests/integration/publish_flush_scope.sh \
   tests/integration/publish_spool_hints.sh \
-  tests/integration/publish_config_checks.sh
+  tests/integration/publish_config_checks.sh \
+  tests/integration/run_flush_config.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)
 EXTRA_DIST += $(publish_integration_tests) tests/publish_lib.sh \
   tests/servers/bencher_standin.py

@@ -264,6 +264,7 @@ struct bp_record_args {
   bool keep_status;        /* --keep-status: our failures only warn */
   bool check_options;      /* --check-options: parse, run nothing */
   bool flush_after;        /* --flush: try the spool once after the run */
+  const char *config_file; /* --config FILE; NULL: not given */
   /* out: the benchmarks the harness marked, one per distinct name, in
    * the order they first began (bpi_slice_export) */
   struct bp_marked *marked;

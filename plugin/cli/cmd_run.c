@@ -338,6 +338,86 @@ static int run_once(struct bp_record_args *a)
   return status;
 }
 
+/* The option name and its value, when value is given on run's command
+ * line: not NULL, and not the configuration's own (from), which flush
+ * reads from the same file.  Copied: execv takes them as char *. */
+static size_t add_flush_option(char **argv, size_t n, const char *name,
+                               const char *value, const char *from)
+{
+  if(!value || value == from)
+    return n;
+  argv[n] = strdup(name);
+  argv[n + 1] = strdup(value);
+  return n + 2;
+}
+
+/* benchprof flush --retries 0 with run's --config FILE, and the --spool,
+ * --ca-file and --token-env it was given: the spool the run published
+ * into, sent as the run would have sent it (BENCHPROF_CONFIG and the
+ * rest of the environment the child inherits).  NULL-terminated; *argv
+ * NULL when out of memory. */
+static void flush_argv(const struct bp_record_args *a, char **argv)
+{
+  const struct bp_cli_publish *p = &a->pub;
+  const struct bp_config *c = p->config;
+  size_t n = 0;
+  argv[n++] = strdup("benchprof");
+  argv[n++] = strdup("flush");
+  argv[n++] = strdup("--retries");
+  argv[n++] = strdup("0");
+  n = add_flush_option(argv, n, "--config", a->config_file, NULL);
+  n = add_flush_option(argv, n, "--spool", p->spool, c ? c->spool : NULL);
+  n = add_flush_option(argv, n, "--ca-file", p->ca_file,
+                       c ? c->network.ca_file : NULL);
+  n = add_flush_option(argv, n, "--token-env", p->token_env,
+                       c ? c->bencher.token_env : NULL);
+  argv[n] = NULL;
+  for(size_t i = 0; i < n; i++)
+    if(!argv[i]) {
+      for(size_t k = 0; k < n; k++)
+        free(argv[k]);
+      argv[0] = NULL;
+      return;
+    }
+}
+
+/* --flush: the one more try at the spool that benchprof-wrap made after
+ * benchprof run returned.  Run makes it so that the wrapper can exec
+ * benchprof run: a signal sent to the wrapper's PID (a cancelled CI job)
+ * is then benchprof's to pass on to the command, and SIGKILL kills
+ * benchprof, whose command dies with it (PR_SET_PDEATHSIG, sampler.c).
+ * The flush gets run's --config and spool options (flush_argv), or it
+ * would send the default configuration's spool, not the run's.  Its
+ * output goes to stderr and its failure never changes our status: it
+ * is a child, so a flush that cannot deliver leaves the run's as it is. */
+static void flush_spool_once(const struct bp_record_args *a)
+{
+  char *argv[16];
+  flush_argv(a, argv);
+  if(!argv[0]) {
+    bp_msg_warn("--flush: cannot start 'benchprof flush': %s",
+                strerror(ENOMEM));
+    return;
+  }
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if(pid == 0) {
+    if(dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+      _exit(127);
+    execv("/proc/self/exe", argv);
+    _exit(127);
+  }
+  if(pid < 0)
+    bp_msg_warn("--flush: cannot start 'benchprof flush': %s",
+                strerror(errno));
+  int st;
+  while(pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+    ;
+  for(size_t i = 0; argv[i]; i++)
+    free(argv[i]);
+}
+
 /* Profiling is off (or the configuration unusable): become CMD, so that
  * its PID, stdio, signals and exit status are what they would be without
  * benchprof, and nothing is measured or written. */
@@ -351,6 +431,17 @@ static int exec_unprofiled(char *const *argv)
   return bp_cli_exec_failure(&err, argv[0]);
 }
 
+/* The command runs unprofiled in our place after a setup that failed
+ * (--keep-status): --flush's try at the spool comes first, as nothing of
+ * ours runs after the exec (the wrappers that exec benchprof run --flush
+ * flushed after any run before). */
+static int exec_unprofiled_flushed(const struct bp_record_args *a)
+{
+  if(a->flush_after)
+    flush_spool_once(a);
+  return exec_unprofiled(a->rec.argv);
+}
+
 /* benchprof's own setup failed before any command was started (the
  * output directory, the control FIFO, the events; said why): with
  * --keep-status, not strict, the command then runs as it would without
@@ -361,7 +452,7 @@ static int run_after_setup_failure(struct bp_record_args *a, int status)
     return status;
   bp_msg_warn("profiling could not be set up; running the command "
               "unprofiled (--keep-status)");
-  return exec_unprofiled(a->rec.argv);
+  return exec_unprofiled_flushed(a);
 }
 
 /* A run with a suite writes into the configured output directory's
@@ -401,7 +492,7 @@ static int early_identity(struct bp_record_args *a)
     return st;
   }
   bp_msg_warn("running the command unprofiled (--keep-status)");
-  return exec_unprofiled(a->rec.argv);
+  return exec_unprofiled_flushed(a);
 }
 
 /* The CA bundle publishing will use, read before the command runs: a
@@ -423,37 +514,6 @@ static bool ca_file_readable(const struct bp_cli_publish *p)
     bp_msg_warn("publishing will fail until it is fixed (what is not "
                 "delivered stays spooled)");
   return false;
-}
-
-/* --flush: the one more try at the spool that benchprof-wrap made after
- * benchprof run returned.  Run makes it so that the wrapper can exec
- * benchprof run: a signal sent to the wrapper's PID (a cancelled CI job)
- * is then benchprof's to pass on to the command, and SIGKILL kills
- * benchprof, whose command dies with it (PR_SET_PDEATHSIG, sampler.c).
- * Its output goes to stderr and its failure never changes our status: it
- * is a child, so a flush that cannot deliver leaves the run's as it is. */
-static void flush_spool_once(void)
-{
-  static char a0[] = "benchprof", a1[] = "flush", a2[] = "--retries",
-              a3[] = "0";
-  char *const argv[] = {a0, a1, a2, a3, NULL};
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  if(pid == 0) {
-    if(dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-      _exit(127);
-    execv("/proc/self/exe", argv);
-    _exit(127);
-  }
-  if(pid < 0) {
-    bp_msg_warn("--flush: cannot start 'benchprof flush': %s",
-                strerror(errno));
-    return;
-  }
-  int st;
-  while(waitpid(pid, &st, 0) < 0 && errno == EINTR)
-    ;
 }
 
 int cmd_run(int argc, char **argv)
@@ -479,7 +539,7 @@ int cmd_run(int argc, char **argv)
              bp_cli_run_repeated(&a) : run_once(&a);
     status = run_after_setup_failure(&a, status);
     if(a.flush_after)
-      flush_spool_once();
+      flush_spool_once(&a);
   }
   bp_cli_record_cleanup(&a);
   bp_cli_record_args_free(&a);

@@ -360,6 +360,7 @@ int bp_cli_record_setup(int argc, char **argv, struct bp_record_args *a,
   const char *config;
   bool strict;
   bp_cli_record_prescan(argc, argv, &config, &strict);
+  a->config_file = config;
   *cs = bp_cli_config_load(cfg, config, strict, fallback);
   if(*cs == BP_CLI_CONFIG_OK)
     bp_cli_record_config(a, cfg);
