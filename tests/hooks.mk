@@ -52,6 +52,11 @@
 #   hooks_wrap_signals.sh  TERM, HUP, INT sent to benchprof-wrap reach
 #                        the benchmark, the run is interrupted and the
 #                        wrapper exits after it; SIGKILL kills it too
+#   hooks_bencher_signals.sh  TERM, HUP, INT sent to the Bencher
+#                        entrypoint reach the benchmark (exec without a
+#                        file; passed on, INT as TERM, with one), the run
+#                        is interrupted, the benchmark's status; a failed
+#                        setup still flushes the spool
 #   hooks_unprofiled.sh  the benchmark runs, with its own stdio and status,
 #                        whatever goes wrong with benchprof: a setup that
 #                        fails before it starts (output directory, FIFO,
@@ -73,6 +78,7 @@ hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_shims.sh \
   tests/integration/hooks_unprofiled.sh \
   tests/integration/hooks_wrap_signals.sh \
+  tests/integration/hooks_bencher_signals.sh \
   tests/integration/hooks_bencher_opts.sh \
   tests/integration/hooks_gitlab_shims.sh \
   tests/integration/config_strict.sh tests/integration/hooks_strict.sh \

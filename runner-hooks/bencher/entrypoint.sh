@@ -15,7 +15,9 @@
 # no configuration file, benchprof that cannot be run, or impossible: CMD
 # runs as it is; an invalid configuration or BENCHPROF_RUN_ARGS (more
 # options for benchprof run, as benchprof-wrap takes them) too, with a
-# warning, unless strict mode is on: then exit 2, CMD not run.
+# warning, unless strict mode is on: then exit 2, CMD not run.  TERM,
+# HUP and INT sent to the entrypoint (a cancelled job) reach CMD (INT as
+# TERM with FILE); the run is then interrupted, the status CMD's.
 # Install: runner-hooks/bencher/README.md.
 wrap=${BENCHPROF_WRAP:-benchprof-wrap}
 bp=${BENCHPROF:-benchprof}
@@ -67,40 +69,67 @@ if [ -n "${BENCHPROF_RUN_ARGS:-}" ]; then
 fi
 # --keep-status: benchprof's own failures (results it cannot read, a
 # setup that fails before CMD starts) never change CMD's exit status,
-# unless strict
+# unless strict.  --flush: what could not be published waits in the
+# spool; benchprof run tries it once more when the run is done (before
+# CMD when a failed setup runs it unprofiled in run's place).
+if [ -z "$file" ]; then
+  # nothing to do after the run: this PID becomes benchprof run's (exec),
+  # so that TERM, INT or HUP sent to the entrypoint (a cancelled job)
+  # reach CMD as with plain benchprof run, the run counts as interrupted,
+  # and a SIGKILL kills CMD too (PR_SET_PDEATHSIG)
+  # shellcheck disable=SC2086
+  exec "$bp" run --keep-status --flush --no-bencher -o "$out" \
+    ${BENCHPROF_RUN_ARGS:-} "$@"
+fi
+# With FILE the report replaces the harness's file after the run, so the
+# entrypoint cannot exec benchprof run: it runs it in the background and
+# passes TERM and HUP on to it (benchprof passes them to CMD), and INT as
+# TERM: a background job of a shell starts with SIGINT ignored, which a
+# shell script cannot even trap, so an INT passed on as it is would not
+# stop CMD.  Then it waits for benchprof run to end.  Its stdin is the
+# entrypoint's (fd 3: a background job's would be /dev/null).
 # signature FILE: inode, size and times of FILE, empty when absent
 signature() {
   stat -c '%i %s %Y %y %z' "$1" 2>/dev/null || true
 }
-if [ -n "$file" ]; then
-  rm -f "$out/report.json"
-  before=$(signature "$file")
-  # shellcheck disable=SC2086
-  "$bp" run --keep-status --no-bencher -o "$out" ${BENCHPROF_RUN_ARGS:-} \
-    "$@"
+rm -f "$out/report.json"
+before=$(signature "$file")
+exec 3<&0
+# shellcheck disable=SC2086
+"$bp" run --keep-status --flush --no-bencher -o "$out" \
+  ${BENCHPROF_RUN_ARGS:-} "$@" 0<&3 3<&- &
+child=$!
+exec 3<&-
+trap 'kill -TERM "$child" 2>/dev/null' TERM INT
+trap 'kill -HUP "$child" 2>/dev/null' HUP
+# a trapped signal ends wait early (status above 128): wait again while
+# benchprof run is there; a last wait gets a status the shell kept when
+# it reaped the child between the two (127: none kept, the one we have)
+wait "$child"
+status=$?
+while kill -0 "$child" 2>/dev/null; do
+  wait "$child"
   status=$?
-  # the merged report replaces the harness's file in one rename; without
-  # one (benchprof failed) the harness's own BMF stays
-  if [ -s "$out/report.json" ] &&
-     cp "$out/report.json" "$file.benchprof.tmp" &&
-     mv -f "$file.benchprof.tmp" "$file"; then
-    :
-  else
-    rm -f "$file.benchprof.tmp"
-    if [ -e "$file" ] && [ -n "$before" ] &&
-       [ "$(signature "$file")" = "$before" ]; then
-      echo "benchprof: the harness did not write $file: it holds what was there before the command ran (a previous job's results, not this run's)" >&2
-    elif [ -e "$file" ]; then
-      echo "benchprof: $file keeps the harness's results (no report)" >&2
-    else
-      echo "benchprof: the harness wrote no $file: there are no results to hand back" >&2
-    fi
-  fi
+done
+wait "$child" 2>/dev/null
+last=$?
+[ "$last" -eq 127 ] || status=$last
+trap - TERM INT HUP
+# the merged report replaces the harness's file in one rename; without
+# one (benchprof failed) the harness's own BMF stays
+if [ -s "$out/report.json" ] &&
+   cp "$out/report.json" "$file.benchprof.tmp" &&
+   mv -f "$file.benchprof.tmp" "$file"; then
+  :
 else
-  # shellcheck disable=SC2086
-  "$bp" run --keep-status --no-bencher -o "$out" ${BENCHPROF_RUN_ARGS:-} \
-    "$@"
-  status=$?
+  rm -f "$file.benchprof.tmp"
+  if [ -e "$file" ] && [ -n "$before" ] &&
+     [ "$(signature "$file")" = "$before" ]; then
+    echo "benchprof: the harness did not write $file: it holds what was there before the command ran (a previous job's results, not this run's)" >&2
+  elif [ -e "$file" ]; then
+    echo "benchprof: $file keeps the harness's results (no report)" >&2
+  else
+    echo "benchprof: the harness wrote no $file: there are no results to hand back" >&2
+  fi
 fi
-"$bp" flush >&2 || echo "benchprof: some publications are still in the spool" >&2
 exit "$status"

@@ -1,0 +1,157 @@
+#!/bin/sh
+# Signals sent to the Bencher runner's entrypoint (a cancelled job):
+#   - without a file it becomes benchprof run (exec): TERM, HUP and INT
+#     reach the benchmark as with benchprof-wrap, and SIGKILL of the
+#     entrypoint kills the benchmark too;
+#   - with a file it must replace the file after the run, so benchprof
+#     run is its child: TERM and HUP are passed on, INT as TERM (the
+#     background job's command would ignore SIGINT); the entrypoint waits
+#     for the run and exits with the benchmark's status;
+#   - either way the run is "interrupted" in manifest.json, not published;
+#   - a setup that fails before the benchmark (--keep-status: it runs
+#     unprofiled in benchprof run's place) still flushes the spool.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/publish_lib.sh"
+. "$top_srcdir/tests/hooks_lib.sh"
+
+cat >"$TMP/runner.json" <<JSON
+{"enabled": true, "output": "$TMP/out", "spool": "$TMP/spool",
+ "store": {"url": "file://$TMP/store"},
+ "bencher": {"project": "demo", "testbed": "bench-box"},
+ "network": {"retries": 0, "timeout": 5}, "comment": {"enabled": false}}
+JSON
+BENCHPROF_CONFIG="$TMP/runner.json"
+export BENCHPROF_CONFIG
+unset BENCHPROF_RUN_ARGS BENCHPROF_BENCHER_FILE
+mkdir -p "$TMP/store"
+ENTRY="$HOOKS/bencher/entrypoint.sh"
+
+# the benchmark: writes its BMF (to $FILE, else stdout), says it started
+# (its pid), exits 9 from its trap; left alone it runs for 20 s and says
+# it finished
+cat >"$TMP/bench.sh" <<'SH'
+#!/bin/sh
+trap 'echo "got TERM" >>"$MARK"; exit 9' TERM
+trap 'echo "got HUP" >>"$MARK"; exit 9' HUP
+trap 'echo "got INT" >>"$MARK"; exit 9' INT
+bmf='{"b": {"latency": {"value": 1}}}'
+if [ -n "${FILE:-}" ]; then echo "$bmf" >"$FILE"; else echo "$bmf"; fi
+echo "started $$" >>"$MARK"
+i=0
+while [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+echo finished >>"$MARK"
+SH
+chmod +x "$TMP/bench.sh"
+
+# entry MODE SIG: the entrypoint (MODE file: with --file) runs the
+# benchmark in the background (with SIGINT at its default, as a job's
+# shell gives its command), SIG sent to the entrypoint's pid once the
+# benchmark runs; $erc: the entrypoint's exit status
+entry() {
+  tag=$1.$2
+  MARK="$TMP/mark.$tag" SIG=$2 FILE=
+  [ "$1" = file ] && FILE="$TMP/results.$2.json"
+  export MARK SIG FILE
+  rm -rf "$TMP/out"
+  set --
+  [ -z "$FILE" ] || set -- --file "$FILE" --
+  python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' "$ENTRY" "$@" "$TMP/bench.sh" \
+    >"$TMP/entry.$tag.out" 2>"$TMP/entry.$tag.err" &
+  epid=$!
+  wait_line "$MARK" '^started' 20 || fail "$tag: the benchmark never started"
+  kill "-$SIG" "$epid"
+  wait "$epid"
+  erc=$?
+}
+
+for mode in stdout file; do
+  for sig in TERM HUP INT; do
+    entry $mode $sig
+    got=$sig
+    [ $mode = file ] && [ $sig = INT ] && got=TERM
+    check "$mode $sig: the benchmark got $got (its trap ran)" \
+      grep -qx "got $got" "$TMP/mark.$mode.$sig"
+    check "$mode $sig: the benchmark did not run on to its end" sh -c \
+      "! grep -q finished '$TMP/mark.$mode.$sig'"
+    check "$mode $sig: the entrypoint exits after it, with its status (9, was $erc)" \
+      [ "$erc" -eq 9 ]
+    check "$mode $sig: the run is interrupted in manifest.json" grep -q \
+      '"outcome":[[:space:]]*"interrupted"' "$TMP/out/manifest.json"
+    check "$mode $sig: it says it was not published" grep -q \
+      "interrupted.*not published" "$TMP/entry.$mode.$sig.err"
+    check "$mode $sig: nothing in the store" sh -c \
+      "[ -z \"\$(find '$TMP/store' -type f | sed -n 1p)\" ]"
+  done
+done
+check "file: the interrupted run's report replaced the file" cmp -s \
+  "$TMP/results.INT.json" "$TMP/out/report.json"
+
+# SIGKILL without a file: nothing of the entrypoint runs; the benchmark
+# must die with it (the entrypoint is benchprof run, PR_SET_PDEATHSIG)
+MARK="$TMP/mark.KILL" SIG=KILL FILE=
+export MARK SIG FILE
+"$ENTRY" "$TMP/bench.sh" >"$TMP/entry.KILL.out" 2>&1 &
+epid=$!
+wait_line "$MARK" '^started' 20 || fail "KILL: the benchmark never started"
+bpid=$(sed -n 's/^started //p' "$MARK")
+kill -KILL "$epid"
+wait "$epid"
+gone() {
+  n=0
+  while kill -0 "$bpid" 2>/dev/null; do
+    [ $n -ge 500 ] && return 1
+    sleep 0.01
+    n=$((n + 1))
+  done
+}
+check "KILL: the benchmark (pid $bpid) dies with the entrypoint" gone
+[ -n "$bpid" ] && kill -KILL "$bpid" 2>/dev/null
+check "KILL: it never finished" sh -c "! grep -q finished '$MARK'"
+
+# left alone, with a file: passes, the file is the report, published
+sed -i 's/-lt 100/-lt 3/' "$TMP/bench.sh"
+MARK="$TMP/mark.none" SIG=none FILE="$TMP/results.none.json"
+export MARK SIG FILE
+rm -rf "$TMP/out"
+echo stdin-line | "$ENTRY" --file "$FILE" -- sh -c \
+  'read -r l; echo "read $l" >>"$MARK"; exec "$0"' "$TMP/bench.sh" \
+  >"$TMP/entry.none.out" 2>"$TMP/entry.none.err"
+check "no signal: exit 0 ($?)" [ $? -eq 0 ]
+check "no signal: the benchmark finished" grep -q finished "$MARK"
+check "no signal: the benchmark read the entrypoint's stdin" \
+  grep -qx "read stdin-line" "$MARK"
+check "no signal: the run passed" grep -q \
+  '"outcome":[[:space:]]*"passed"' "$TMP/out/manifest.json"
+check "no signal: the file is the run's report" cmp -s "$FILE" \
+  "$TMP/out/report.json"
+check "no signal: it is in the store" sh -c \
+  "[ -n \"\$(find '$TMP/store' -type f | sed -n 1p)\" ]"
+
+# a publication spooled (the store a file), then a setup that fails
+# before the benchmark (its output directory under a file): the
+# benchmark runs unprofiled, and the spool is flushed all the same
+rm -rf "$TMP/store" "$TMP/out"
+: >"$TMP/store"
+MARK="$TMP/mark.spool" FILE="$TMP/results.spool.json"
+"$ENTRY" --file "$FILE" -- "$TMP/bench.sh" >"$TMP/entry.spool.out" \
+  2>"$TMP/entry.spool.err"
+id=$(sed -n "s/.*publication spooled as \([^ ]*\) in .*/\1/p" \
+  "$TMP/entry.spool.err")
+check "a publication is spooled" [ -n "$id" ]
+rm -f "$TMP/store"
+mkdir "$TMP/store"
+rm -rf "$TMP/out"
+: >"$TMP/out"
+MARK="$TMP/mark.setup" FILE="$TMP/results.setup.json"
+"$ENTRY" --file "$FILE" -- "$TMP/bench.sh" >"$TMP/entry.setup.out" \
+  2>"$TMP/entry.setup.err"
+check "a failed setup: the benchmark's status ($?)" [ $? -eq 0 ]
+check "the benchmark ran (unprofiled)" grep -q finished "$TMP/mark.setup"
+check "it says so" grep -q "running the command unprofiled" \
+  "$TMP/entry.setup.err"
+check "the spool was flushed all the same" grep -q "^$id" \
+  "$TMP/entry.setup.err"
+check "nothing waits in the spool" [ ! -e "$TMP/spool/$id" ]
+finish
