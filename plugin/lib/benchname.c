@@ -174,16 +174,35 @@ static const char *program(const char *cmd, char *buf, size_t size,
 
 #define REDACTED "***"   /* record.c's add_redacted: a hidden value */
 
-/* Whether the argument hidden (unquoted) hides the argument arg: it is
- * REDACTED whole (the value after a secret option), or NAME=REDACTED
- * and arg is NAME= and any value. */
+/* Whether the argument hidden (unquoted) hides the argument arg: it holds
+ * REDACTED, and each REDACTED stands for any text in arg, the rest the
+ * same (the value after a secret option, NAME=REDACTED, a header's
+ * "Bearer REDACTED", a -u "user:REDACTED", a URL's "REDACTED@", in a
+ * word of its own or in a shell command).  Wildcard matching that
+ * backtracks to the last REDACTED only: linear in each word's length. */
 static bool hides(const char *hidden, const char *arg)
 {
-  const char *eq = strchr(hidden, '=');
-  if(!strcmp(hidden, REDACTED))
-    return true;
-  return eq && eq > hidden && !strcmp(eq + 1, REDACTED) &&
-         !strncmp(hidden, arg, (size_t)(eq - hidden) + 1);
+  const size_t n = sizeof(REDACTED) - 1;
+  const char *h = hidden, *a = arg, *star = NULL, *resume = NULL;
+  if(!strstr(hidden, REDACTED))
+    return false;
+  while(*a) {
+    if(!strncmp(h, REDACTED, n)) {
+      star = h += n;
+      resume = a;
+    } else if(*h == *a) {
+      h++;
+      a++;
+    } else if(star) {
+      h = star;
+      a = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while(!strncmp(h, REDACTED, n))
+    h += n;
+  return !*h;
 }
 
 /* Whether the arguments a and b (the rest of two command lines after the

@@ -55,8 +55,9 @@ bool bpi_benchname_same_process(const char *a, const char *b);
  * two builds do not make it another command.  The arguments are compared
  * word by word, unquoted: a value the published line hides (record.c's
  * join_command: an argument "***" after a secret option, the value of a
- * secret NAME=***) is the same as any argument in its place on the other
- * side ("NAME=" and any value for NAME=***), so a base recorded before
+ * secret NAME=***, a -u user:***, a URL's ***@) is the same as any
+ * value in its place on the other side (each *** in a word stands for
+ * any text, the rest of the word the same), so a base recorded before
  * secrets were hidden is not another command.  NULL is unknown: the same
  * as anything. */
 bool bpi_benchname_same_command(const char *a, const char *b);
