@@ -57,6 +57,10 @@
 #                        file; passed on, INT as TERM, with one), the run
 #                        is interrupted, the benchmark's status; a failed
 #                        setup still flushes the spool
+#   hooks_run_args_secret.sh  a refused BENCHPROF_RUN_ARGS is named, its
+#                        value (a URL's password, a signature, a token)
+#                        never shown, by benchprof-wrap and the Bencher
+#                        entrypoint
 #   hooks_unprofiled.sh  the benchmark runs, with its own stdio and status,
 #                        whatever goes wrong with benchprof: a setup that
 #                        fails before it starts (output directory, FIFO,
@@ -77,6 +81,7 @@ hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_concurrent.sh \
   tests/integration/hooks_shims.sh \
   tests/integration/hooks_unprofiled.sh \
+  tests/integration/hooks_run_args_secret.sh \
   tests/integration/hooks_wrap_signals.sh \
   tests/integration/hooks_bencher_signals.sh \
   tests/integration/hooks_bencher_opts.sh \

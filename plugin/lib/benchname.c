@@ -178,7 +178,7 @@ static const char *program(const char *cmd, char *buf, size_t size,
  * REDACTED in it stands for any run of characters in arg, the rest is
  * the same.  record.c's add_redacted hides a whole argument (after a
  * secret option), the value of NAME=, a header's or a scheme's
- * credentials ("--header=Authorization: Bearer ***") and a URL's user
+ * credentials ("--header=Authorization: Bearer ***"), a -u "user:***" and a URL's user
  * information ("***@" before the host), so the host and path around it
  * still tell two commands apart.  The run may be empty: an empty secret
  * is REDACTED too ("--token=" is published as "--token=***").  Both

@@ -56,7 +56,7 @@ bool bpi_benchname_same_process(const char *a, const char *b);
  * word by word, unquoted: each "***" the published line has in place of
  * a secret (record.c's join_command: an argument after a secret option,
  * the value of a secret NAME=, a header's or a scheme's credentials, a
- * URL's user information, "***@" before the host) stands for any run
+ * -u user:***, a URL's user information, "***@" before the host) stands for any run
  * of characters in the other side's argument, the rest of it the same, so
  * a base recorded before secrets were hidden (or hidden alike) is not
  * another command, and one for another host is.  NULL is unknown: the

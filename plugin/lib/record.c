@@ -597,10 +597,92 @@ static void add_without_userinfo(struct bp_buf *b, const char *a, size_t len)
   bpi_buf_add(b, p, (size_t)(end - p));
 }
 
+/* Whether the word w (len bytes) is an option whose value is a
+ * user:password (curl's -u/--user and -U/--proxy-user, wget's --user). */
+static bool user_option(const char *w, size_t len)
+{
+  static const char *const opts[] = {"-u", "-U", "--user", "--proxy-user"};
+  for(size_t i = 0; i < BP_ARRAY_LEN(opts); i++)
+    if(strlen(opts[i]) == len && !strncmp(w, opts[i], len))
+      return true;
+  return false;
+}
+
+/* The length of the option that starts the word w (len bytes) and has a
+ * user:password attached ("--user=", "--proxy-user=", "-u", "-U"), 0 when
+ * none. */
+static size_t user_attached(const char *w, size_t len)
+{
+  static const char *const pre[] = {"--user=", "--proxy-user=", "-u", "-U"};
+  for(size_t i = 0; i < BP_ARRAY_LEN(pre); i++) {
+    size_t n = strlen(pre[i]);
+    if(len > n && !strncmp(w, pre[i], n))
+      return n;
+  }
+  return 0;
+}
+
+/* The value v (len bytes) of a user option as published: a user:password
+ * keeps "user:" and has *** for the password (the quote that closes a
+ * quoted one stays, so a shell command stays one); one without a colon is
+ * a user alone, or no user option at all (python -u script.py), and is
+ * kept. */
+static void add_user_value(struct bp_buf *b, const char *v, size_t len)
+{
+  const char *colon = memchr(v, ':', len);
+  if(!colon) {
+    bpi_buf_add(b, v, len);
+    return;
+  }
+  bpi_buf_add(b, v, (size_t)(colon - v) + 1);
+  bpi_buf_adds(b, "***");
+  if(len > 1 && (v[0] == '\'' || v[0] == '"') && v[len - 1] == v[0])
+    bpi_buf_addc(b, v[0]);
+}
+
+/* a with the password of each user:password given to a user option
+ * (user_option, user_attached) as ***: as an argument of its own (-u
+ * user:pw, -uuser:pw, --user=user:pw) or as words in an argument that is
+ * a shell command (sh -c 'curl -u user:pw URL').  *user_next: the last
+ * word was such an option, so the next one, in this argument or the
+ * next, is its value. */
+static void add_without_password(struct bp_buf *b, const char *a,
+                                 bool *user_next)
+{
+  bpi_buf_add(b, a, 0);   /* "" stays an argument */
+  for(const char *p = a; *p;) {
+    size_t blanks = strspn(p, " \t\n");
+    bpi_buf_add(b, p, blanks);
+    p += blanks;
+    size_t len = strcspn(p, " \t\n");
+    size_t opt = *user_next ? 0 : user_attached(p, len);
+    if(len && (*user_next || opt)) {
+      bpi_buf_add(b, p, opt);
+      add_user_value(b, p + opt, len - opt);
+      *user_next = false;
+    } else if(len) {
+      *user_next = user_option(p, len);
+      bpi_buf_add(b, p, len);
+    }
+    p += len;
+  }
+}
+
+/* Whether a is an option alone ("--token", "-X-Auth"), no value attached
+ * ("-Hx-api-key: V" carries its own): only such an option makes the next
+ * argument its value. */
+static bool bare_option(const char *a)
+{
+  return a[0] == '-' &&
+         strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                   "0123456789-_") == strlen(a);
+}
+
 /* The argument a as published: NAME=VALUE, -NAME=VALUE and --NAME=VALUE
  * with a secret NAME keep NAME= and have *** for the value; *hide_next
- * is set for a bare secret option (--token VALUE) and then hides the
- * next argument whole, whatever it is; a secret header's value or a
+ * is set for a bare secret option (--token VALUE, bare_option: not
+ * "-Hx-api-key: V", whose value is attached) and then hides the next
+ * argument whole, whatever it is; a secret header's value or a
  * scheme's credentials become *** (secret_value), and a URL's user
  * information ***@.  The program gets the real ones. */
 static void add_redacted(struct bp_buf *b, const char *a, bool *hide_next)
@@ -616,7 +698,7 @@ static void add_redacted(struct bp_buf *b, const char *a, bool *hide_next)
     bpi_buf_adds(b, "***");
     return;
   }
-  if(!eq && a[0] == '-' && secret_name(a, strlen(a)))
+  if(!eq && bare_option(a) && secret_name(a, strlen(a)))
     *hide_next = true;
   const char *cut = secret_value(a);
   add_without_userinfo(b, a, cut ? (size_t)(cut - a) : strlen(a));
@@ -626,18 +708,25 @@ static void add_redacted(struct bp_buf *b, const char *a, bool *hide_next)
 
 /* argv joined with spaces, each argument quoted for a POSIX shell when it
  * holds anything but plain characters, so the line can be pasted back;
- * secret values are *** (add_redacted): this line is what the manifest,
- * the summary, every export and the comment show. */
+ * secret values are *** (add_without_password, add_redacted): this line
+ * is what the manifest, the summary, every export and the comment
+ * show. */
 static char *join_command(char *const *argv)
 {
-  struct bp_buf b, one;
-  bool hide_next = false;
+  struct bp_buf b, one, plain;
+  bool hide_next = false, user_next = false;
   bpi_buf_init(&b);
   bpi_buf_init(&one);
+  bpi_buf_init(&plain);
   for(size_t i = 0; argv[i]; i++) {
     bpi_buf_reset(&one);
-    add_redacted(&one, argv[i], &hide_next);
-    if(bpi_buf_failed(&one) || !one.data) {
+    bpi_buf_reset(&plain);
+    add_without_password(&plain, argv[i], &user_next);
+    if(!bpi_buf_failed(&plain) && plain.data)
+      add_redacted(&one, plain.data, &hide_next);
+    if(bpi_buf_failed(&plain) || !plain.data || bpi_buf_failed(&one) ||
+       !one.data) {
+      bpi_buf_cleanup(&plain);
       bpi_buf_cleanup(&one);
       bpi_buf_cleanup(&b);
       return NULL;
@@ -659,6 +748,7 @@ static char *join_command(char *const *argv)
     }
     bpi_buf_addc(&b, '\'');
   }
+  bpi_buf_cleanup(&plain);
   bpi_buf_cleanup(&one);
   if(bpi_buf_failed(&b) || !b.data) {
     bpi_buf_cleanup(&b);

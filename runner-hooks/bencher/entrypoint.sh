@@ -57,7 +57,8 @@ if [ -n "${BENCHPROF_RUN_ARGS:-}" ]; then
   rc=$?
   if [ "$rc" -ne 0 ]; then
     bad=$(printf '%s\n' "$bad" | sed -n 1p | sed 's/^benchprof: error: //')
-    what="BENCHPROF_RUN_ARGS='$BENCHPROF_RUN_ARGS' is not usable by benchprof run (${bad:-exit $rc})"
+    # named, never shown: the options may hold a secret
+    what="BENCHPROF_RUN_ARGS is not usable by benchprof run (${bad:-exit $rc})"
     if "$wrap" --strict; then
       echo "benchprof: error: $what; strict mode: the command is not run" >&2
       exit 2

@@ -168,7 +168,8 @@ BENCHPROF_CONFIG="$TMP/on.json" BENCHPROF_RUN_ARGS="--adaptor json" \
   wrapped args_on 3
 unprofiled args_on "bad args, on"
 check "bad args, on: the warning names the variable and the option" \
-  grep -q "warning: BENCHPROF_RUN_ARGS=.*--adaptor" "$TMP/args_on.err"
+  grep -q "warning: BENCHPROF_RUN_ARGS is not usable.*--adaptor" \
+  "$TMP/args_on.err"
 check "bad args, on: no usage text" sh -c \
   "! grep -q 'usage:' '$TMP/args_on.err'"
 BENCHPROF_CONFIG="$TMP/on.json" BENCHPROF_RUN_ARGS="--repeat none" \

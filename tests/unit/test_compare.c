@@ -1740,6 +1740,24 @@ static void test_redacted_command(void)
   CHECK(!bpi_benchname_same_command(
     "bench '--header=Authorization: Bearer ***'",
     "bench '--header=X-Other: Bearer abc'"));
+  /* a -u user:password's password, a header's, a URL's user
+   * information, in a word of its own or in a shell command */
+  CHECK(bpi_benchname_same_command("curl -u user:pw x",
+                                   "curl -u 'user:***' x"));
+  CHECK(bpi_benchname_same_command("curl '-uuser:***' '--user=bob:***'",
+                                   "curl -uuser:pw --user=bob:p2"));
+  CHECK(bpi_benchname_same_command("sh -c 'curl -u user:*** x'",
+                                   "sh -c 'curl -u user:pw x'"));
+  CHECK(bpi_benchname_same_command("sh -c 'curl -u u:*** https://***@h/'",
+                                   "sh -c 'curl -u u:a https://b:c@h/'"));
+  CHECK(bpi_benchname_same_command("curl -H 'Authorization: Bearer ***'",
+                                   "curl -H 'Authorization: Bearer t'"));
+  CHECK(!bpi_benchname_same_command("curl -u user:pw x",
+                                    "curl -u 'other:***' x"));
+  CHECK(!bpi_benchname_same_command("sh -c 'curl -u user:pw x'",
+                                    "sh -c 'curl -u user:*** y'"));
+  CHECK(!bpi_benchname_same_command("sh -c 'curl -u user:*** x'",
+                                    "sh -c 'wget -u user:pw x'"));
   /* the same place and form only: another option, another value next
    * to the hidden one, or a word more is another command */
   CHECK(!bpi_benchname_same_command("bench --secret=abc",
