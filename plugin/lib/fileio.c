@@ -87,15 +87,15 @@ bp_code bpi_file_dir_usable(const char *dir, struct bp_err *err)
   int e = nearest_existing(path, sizeof(path), &st);
   if(e)
     return bpi_err_set(err, BPE_IO, e, "cannot look at '%s'", path);
-  if(!S_ISDIR(st.st_mode))
-    return bpi_err_set(err, BPE_IO, ENOTDIR, "'%s' is not a directory",
-                       path);
-  if(!access(path, W_OK | X_OK))
+  if(S_ISDIR(st.st_mode) && !access(path, W_OK | X_OK))
     return BP_OK;
+  e = S_ISDIR(st.st_mode) ? errno : ENOTDIR;
   if(strcmp(path, dir))
-    return bpi_err_set(err, BPE_IO, errno, "'%s' does not exist and cannot "
-                       "be created in '%s'", dir, path);
-  return bpi_err_set(err, BPE_IO, errno, "'%s' is not writable", dir);
+    return bpi_err_set(err, BPE_IO, e, "'%s' does not exist and cannot be "
+                       "created in '%s'", dir, path);
+  if(e == ENOTDIR)
+    return bpi_err_set(err, BPE_IO, 0, "'%s' is not a directory", dir);
+  return bpi_err_set(err, BPE_IO, e, "'%s' is not writable", dir);
 }
 
 bp_code bpi_file_mkdirs_under(const char *root, const char *rel,

@@ -19,8 +19,8 @@ bp_code bpi_file_mkdirs(const char *dir, struct bp_err *err);
 /* Whether bpi_file_mkdirs(dir) and then writing in dir would work for
  * this process, found with stat() and access() only (nothing is created):
  * dir an existing directory it may write and search, or missing with its
- * nearest existing parent such a directory.  BPE_IO, naming the directory
- * that is in the way, when not. */
+ * nearest existing parent such a directory.  BPE_IO, naming dir, the
+ * directory in the way and the errno (EACCES, EROFS, ENOTDIR), when not. */
 bp_code bpi_file_dir_usable(const char *dir, struct bp_err *err);
 
 /* Create rel (relative, '/'-separated) under the directory root, each

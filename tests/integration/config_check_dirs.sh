@@ -77,7 +77,10 @@ check "spool that cannot be made: nearest existing parent named" \
 chmod 666 "$TMP/mine/file"
 conf out-file "$TMP/mine/file/out" "$TMP/mine/spool"
 check "output under a file: not a directory" \
-  expect_error out-file "\$.output: '$TMP/mine/file' is not a directory"
+  expect_error out-file "\$.output: '$TMP/mine/file/out' does not exist and cannot be created in '$TMP/mine/file': Not a directory"
+conf out-is-file "$TMP/mine/file" "$TMP/mine/spool"
+check "output that is a file: not a directory" \
+  expect_error out-is-file "\$.output: '$TMP/mine/file' is not a directory"
 
 # 5. the environment's override is named instead of the file's key
 conf good "$TMP/mine/out/deeper" "$TMP/mine/spool"
