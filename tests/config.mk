@@ -11,13 +11,18 @@
 #   config_comment_file.sh  comment.file: a pull request's run copies its
 #                      comment there (absolute, relative), removes a stale
 #                      copy when it writes no comment
+#   config_check_dirs.sh  config check as an unprivileged user: an output
+#                      or spool directory it can neither write nor make is
+#                      an error naming the key, path, user and fix
 #   ci_detect.sh       benchprof ci in simulated GitHub, GitLab and Bencher
 #                      jobs and in a real git repository
 config_unit_tests = tests/unit/test_config tests/unit/test_ci
 check_PROGRAMS += $(config_unit_tests)
 TESTS += $(config_unit_tests) tests/integration/config_check.sh \
-  tests/integration/ci_detect.sh tests/integration/config_comment_file.sh
+  tests/integration/ci_detect.sh tests/integration/config_comment_file.sh \
+  tests/integration/config_check_dirs.sh
 EXTRA_DIST += tests/integration/config_check.sh \
+  tests/integration/config_check_dirs.sh \
   tests/integration/ci_detect.sh tests/integration/config_comment_file.sh config/benchprof.schema.json \
   config/runner-example.json config/local-example.json config/README.md
 

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "counters.h"
 #include "events.h"
+#include "fileio.h"
 #include "http.h"
 #include "store.h"
 #ifndef BP_LIB_CONFIG_H
@@ -18,8 +19,10 @@
 #endif
 
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -32,7 +35,9 @@ static void usage(FILE *out)
     "\n"
     "check  read the configuration strictly and say which file it is; exit 0\n"
     "       when valid, 2 with the file, JSON path and problem when not (the\n"
-    "       events, the store settings as run opens them, the CA file too)\n"
+    "       events, the store settings as run opens them, the CA file, and\n"
+    "       whether this user can write or make the output and spool\n"
+    "       directories: run it as the runner's user)\n"
     "show   print the effective configuration as JSON (file, then the\n"
     "       BENCHPROF_* environment overrides); tokens are <redacted>\n"
     "keys   list every key the file may hold, as JSON paths\n"
@@ -133,6 +138,45 @@ static bool ca_file_readable(const struct bp_config *c)
   return false;
 }
 
+/* The user this check runs as, for the message and its fix. */
+static void user_name(char *out, size_t len)
+{
+  struct passwd *pw = getpwuid(getuid());
+  if(pw && pw->pw_name)
+    snprintf(out, len, "%s", pw->pw_name);
+  else
+    snprintf(out, len, "%lu", (unsigned long)getuid());
+}
+
+/* output and spool: a directory this user cannot write or make means
+ * every job runs unprofiled (output) or failed publications are lost
+ * instead of spooled (spool), while the file looks fine; checked with
+ * stat/access only, as the runner's user must run this check.  A relative
+ * name is the job's working directory's business, not checked here. */
+static bool dir_usable(const struct bp_config *c, const char *dir,
+                       const char *var, const char *path, const char *what)
+{
+  char where[512], user[64];
+  struct bp_err err = {0};
+  if(!dir || dir[0] != '/' || !bpi_file_dir_usable(dir, &err))
+    return true;
+  key_origin(where, sizeof(where), c, var, path);
+  user_name(user, sizeof(user));
+  bp_msg_error("%s: %s (user %s): %s; make it as root with "
+               "'install -d -o %s %s' (or name another directory)",
+               where, err.msg, user, what, user, dir);
+  return false;
+}
+
+static bool dirs_usable(const struct bp_config *c)
+{
+  bool out = dir_usable(c, c->output, "BENCHPROF_OUTPUT", "$.output",
+                        "every job would run unprofiled");
+  bool spool = dir_usable(c, c->spool, "BENCHPROF_SPOOL", "$.spool",
+                          "publications that fail would not be spooled");
+  return out && spool;
+}
+
 /* Load as a run would; false (after saying why) when invalid. */
 static bool load(struct bp_config *c, const char *flag, bool check)
 {
@@ -150,6 +194,14 @@ static bool load(struct bp_config *c, const char *flag, bool check)
   if(check && (!events_known(c) || !store_usable(c) ||
                !ca_file_readable(c)))
     return false;
+  if(check && !dirs_usable(c)) {
+    /* run would fail its setup (output) in strict mode: benchprof-wrap
+     * --enabled reads this line to fail the job instead of running it
+     * unprofiled */
+    if(c->strict)
+      bp_msg_error("the configuration is not usable and strict mode is on");
+    return false;
+  }
   if(!c->file) {
     enum bp_config_source src;
     const char *path = bpi_config_path(flag, environ, &src);

@@ -58,6 +58,46 @@ bp_code bpi_file_mkdirs(const char *dir, struct bp_err *err)
   return BP_OK;
 }
 
+/* The nearest existing directory at or above path (cut in place): the
+ * one whose mode decides whether path can be made.  A relative name none
+ * of which exists is made in ".". */
+static int nearest_existing(char *path, size_t size, struct stat *st)
+{
+  while(stat(path, st)) {
+    /* ENOTDIR: a file on the way, which the level above finds */
+    if(errno != ENOENT && errno != ENOTDIR)
+      return errno;
+    char *slash = strrchr(path, '/');
+    if(!slash)
+      snprintf(path, size, ".");
+    else
+      *(slash == path ? slash + 1 : slash) = '\0';
+  }
+  return 0;
+}
+
+bp_code bpi_file_dir_usable(const char *dir, struct bp_err *err)
+{
+  char path[PATH_MAX];
+  struct stat st;
+  size_t len = strlen(dir);
+  if(len == 0 || len >= sizeof(path))
+    return bpi_err_set(err, BPE_INVAL, 0, "bad directory name '%s'", dir);
+  memcpy(path, dir, len + 1);
+  int e = nearest_existing(path, sizeof(path), &st);
+  if(e)
+    return bpi_err_set(err, BPE_IO, e, "cannot look at '%s'", path);
+  if(S_ISDIR(st.st_mode) && !access(path, W_OK | X_OK))
+    return BP_OK;
+  e = S_ISDIR(st.st_mode) ? errno : ENOTDIR;
+  if(strcmp(path, dir))
+    return bpi_err_set(err, BPE_IO, e, "'%s' does not exist and cannot be "
+                       "created in '%s'", dir, path);
+  if(e == ENOTDIR)
+    return bpi_err_set(err, BPE_IO, 0, "'%s' is not a directory", dir);
+  return bpi_err_set(err, BPE_IO, e, "'%s' is not writable", dir);
+}
+
 bp_code bpi_file_mkdirs_under(const char *root, const char *rel,
                               struct bp_err *err)
 {

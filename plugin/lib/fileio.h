@@ -16,6 +16,13 @@
 /* Create dir and its parents (mode 0755). */
 bp_code bpi_file_mkdirs(const char *dir, struct bp_err *err);
 
+/* Whether bpi_file_mkdirs(dir) and then writing in dir would work for
+ * this process, found with stat() and access() only (nothing is created):
+ * dir an existing directory it may write and search, or missing with its
+ * nearest existing parent such a directory.  BPE_IO, naming dir, the
+ * directory in the way and the errno (EACCES, EROFS, ENOTDIR), when not. */
+bp_code bpi_file_dir_usable(const char *dir, struct bp_err *err);
+
 /* Create rel (relative, '/'-separated) under the directory root, each
  * level with mkdirat() and opened with O_NOFOLLOW | O_DIRECTORY: a
  * symbolic link (or a file) anywhere under root is refused, never

@@ -6,7 +6,9 @@
 #   directory that cannot be made, no control FIFO, an event that cannot
 #   be opened; plain, --repeat, --each): `benchprof run --keep-status`,
 #   and so benchprof-wrap, runs the command unprofiled (strict: exit 1,
-#   the command not run); the errno is said once;
+#   the command not run); the errno is said once; an output directory
+#   that cannot be made is refused by config check already, so
+#   benchprof-wrap treats it as an invalid configuration (strict: exit 2);
 # - no configuration file: profiling is off in benchprof-wrap and in every
 #   runner's hooks (BENCHPROF_ENABLED=1 turns it on);
 # - a mistake in BENCHPROF_RUN_ARGS: never read when profiling is off; a
@@ -99,10 +101,17 @@ printf 'from stdin\n' | "$BENCHPROF" run --keep-status --no-publish \
   2>"$TMP/run.err"
 status=$?
 unprofiled run "benchprof run --keep-status"
-# strict: benchprof's failure is fatal, as documented
-BENCHPROF_STRICT=1 BENCHPROF_OUTPUT="$TMP/afile/out" wrapped strict 3
-check "strict: exit 1, the command not run" sh -c \
+# strict: benchprof's failure is fatal, as documented: a failed setup
+# exits 1; an output directory that cannot be made is an invalid
+# configuration for config check, which benchprof-wrap --enabled asks
+# first, so exit 2 (before config check looked at directories: 1)
+BENCHPROF_STRICT=1 TMPDIR="$TMP/none" XDG_RUNTIME_DIR="$TMP/none" \
+  wrapped strict 3
+check "strict, no control FIFO: exit 1, the command not run" sh -c \
   "[ $status -eq 1 ] && [ ! -s '$TMP/strict.out' ]"
+BENCHPROF_STRICT=1 BENCHPROF_OUTPUT="$TMP/afile/out" wrapped strict-out 3
+check "strict, output under a file: exit 2, the command not run" sh -c \
+  "[ $status -eq 2 ] && [ ! -s '$TMP/strict-out.out' ]"
 # without --keep-status (a person's benchprof run): as before
 "$BENCHPROF" run --no-publish -o "$TMP/afile/out" -- "$TMP/tools/bench" 3 \
   </dev/null >"$TMP/plain.out" 2>"$TMP/plain.err"
