@@ -36,8 +36,9 @@ static void usage(FILE *out)
     "check  read the configuration strictly and say which file it is; exit 0\n"
     "       when valid, 2 with the file, JSON path and problem when not (the\n"
     "       events, the store settings as run opens them, the CA file, and\n"
-    "       whether this user can write or make the output and spool\n"
-    "       directories: run it as the runner's user)\n"
+    "       whether this user can write or make the output directory: run\n"
+    "       it as the runner's user); a spool directory it cannot write or\n"
+    "       make is a warning (runs still profile and publish, unspooled)\n"
     "show   print the effective configuration as JSON (file, then the\n"
     "       BENCHPROF_* environment overrides); tokens are <redacted>\n"
     "keys   list every key the file may hold, as JSON paths\n"
@@ -149,12 +150,16 @@ static void user_name(char *out, size_t len)
 }
 
 /* output and spool: a directory this user cannot write or make means
- * every job runs unprofiled (output) or failed publications are lost
- * instead of spooled (spool), while the file looks fine; checked with
- * stat/access only, as the runner's user must run this check.  A relative
- * name is the job's working directory's business, not checked here. */
+ * every job runs unprofiled (output: an error, the configuration is not
+ * usable) or failed publications are lost instead of spooled (spool: a
+ * warning only, as a run still profiles and publishes; benchprof-wrap
+ * takes an invalid configuration to mean "run unprofiled", which would
+ * lose the profiles too).  Checked with stat/access only, as the runner's
+ * user must run this check.  A relative name is the job's working
+ * directory's business, not checked here. */
 static bool dir_usable(const struct bp_config *c, const char *dir,
-                       const char *var, const char *path, const char *what)
+                       const char *var, const char *path, const char *what,
+                       bool required)
 {
   char where[512], user[64];
   struct bp_err err = {0};
@@ -162,19 +167,19 @@ static bool dir_usable(const struct bp_config *c, const char *dir,
     return true;
   key_origin(where, sizeof(where), c, var, path);
   user_name(user, sizeof(user));
-  bp_msg_error("%s: %s (user %s): %s; make it as root with "
-               "'install -d -o %s %s' (or name another directory)",
-               where, err.msg, user, what, user, dir);
-  return false;
+  (required ? bp_msg_error : bp_msg_warn)(
+    "%s: %s (user %s): %s; make it as root with 'install -d -o %s %s' (or "
+    "name another directory)", where, err.msg, user, what, user, dir);
+  return !required;
 }
 
 static bool dirs_usable(const struct bp_config *c)
 {
   bool out = dir_usable(c, c->output, "BENCHPROF_OUTPUT", "$.output",
-                        "every job would run unprofiled");
-  bool spool = dir_usable(c, c->spool, "BENCHPROF_SPOOL", "$.spool",
-                          "publications that fail would not be spooled");
-  return out && spool;
+                        "every job would run unprofiled", true);
+  dir_usable(c, c->spool, "BENCHPROF_SPOOL", "$.spool",
+             "publications that fail would not be spooled", false);
+  return out;
 }
 
 /* Load as a run would; false (after saying why) when invalid. */

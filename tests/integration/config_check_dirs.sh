@@ -1,10 +1,11 @@
 #!/bin/sh
 # benchprof config check and the output and spool directories, as the
-# runner's (unprivileged) user would run it: a directory that user can
-# neither write nor make is an error naming the key, the path, the user and
-# the fix (every job would otherwise run unprofiled, or failed publications
-# would not be spooled); writable or makeable ones are valid, and the check
-# creates nothing.  As root the check runs as uid 65534 through setpriv; as
+# runner's (unprivileged) user would run it: an output directory that
+# user can neither write nor make is an error naming the key, the path,
+# the user and the fix (every job would otherwise run unprofiled); such a
+# spool directory is a warning with the same message (runs still profile
+# and publish, unspooled), so benchprof-wrap still profiles; writable or
+# makeable ones are valid, and the check creates nothing.  As root the check runs as uid 65534 through setpriv; as
 # another user, the unwritable directories are made read-only with chmod.
 . "$top_srcdir/tests/lib.sh"
 
@@ -47,6 +48,21 @@ expect_error() {
   done
 }
 
+# expect_warning NAME TEXT...: config check exits 0 (valid), its warning
+# has each TEXT
+expect_warning() {
+  name=$1
+  shift
+  run_as "$TMP/benchprof" config check --config "$TMP/$name.json" \
+    >"$TMP/out" 2>"$TMP/err"
+  st=$?
+  [ $st -eq 0 ] || { echo "exit status $st"; cat "$TMP/out" "$TMP/err"; return 1; }
+  grep -qF "warning:" "$TMP/err" || { echo "no warning:"; cat "$TMP/err"; return 1; }
+  for t in "$@"; do
+    grep -qF -- "$t" "$TMP/err" || { echo "no '$t' in:"; cat "$TMP/err"; return 1; }
+  done
+}
+
 # 1. output under a directory the user cannot write: cannot be made
 conf out-missing "$TMP/theirs/out" "$TMP/mine/spool"
 check "output that cannot be made: error naming \$.output, path, user, fix" \
@@ -61,16 +77,17 @@ check "output that is not writable: error naming \$.output" \
   expect_error out-ro "\$.output: '$TMP/theirs' is not writable" \
   "install -d -o $user $TMP/theirs"
 
-# 3. the spool: existing and not writable, then not makeable
+# 3. the spool: existing and not writable, then not makeable: a warning
+# (runs still profile and publish, only without a spool), valid
 conf spool-ro "$TMP/mine/out" "$TMP/theirs"
-check "spool that is not writable: error naming \$.spool" \
-  expect_error spool-ro "$TMP/spool-ro.json: \$.spool: '$TMP/theirs' is not writable" \
+check "spool that is not writable: a warning naming \$.spool, valid" \
+  expect_warning spool-ro "$TMP/spool-ro.json: \$.spool: '$TMP/theirs' is not writable" \
   "(user $user)" "not be spooled" "install -d -o $user $TMP/theirs"
 check "the output is not blamed for the spool" \
   sh -c "! grep -qF '\$.output' '$TMP/err'"
 conf spool-missing "$TMP/mine/out" "$TMP/theirs/a/b/spool"
 check "spool that cannot be made: nearest existing parent named" \
-  expect_error spool-missing "'$TMP/theirs/a/b/spool' does not exist and cannot be created in '$TMP/theirs'"
+  expect_warning spool-missing "'$TMP/theirs/a/b/spool' does not exist and cannot be created in '$TMP/theirs'"
 
 # 4. a file where the directory should be
 : >"$TMP/mine/file"
@@ -86,7 +103,7 @@ check "output that is a file: not a directory" \
 conf good "$TMP/mine/out/deeper" "$TMP/mine/spool"
 BENCHPROF_SPOOL="$TMP/theirs/spool"; export BENCHPROF_SPOOL
 check "\$BENCHPROF_SPOOL named when it sets the spool" \
-  expect_error good "BENCHPROF_SPOOL: '$TMP/theirs/spool' does not exist"
+  expect_warning good "BENCHPROF_SPOOL: '$TMP/theirs/spool' does not exist"
 unset BENCHPROF_SPOOL
 
 # 6. benchprof-wrap (which asks config check whether profiling is on): the
@@ -103,6 +120,10 @@ chmod 644 "$TMP/strict.json"
 run_as env BENCHPROF="$TMP/benchprof" BENCHPROF_CONFIG="$TMP/strict.json" \
   "$TMP/benchprof-wrap" --enabled >/dev/null 2>"$TMP/wrap.err"
 check "wrap --enabled, strict file: invalid and strict (3)" [ $? -eq 3 ]
+run_as env BENCHPROF="$TMP/benchprof" BENCHPROF_CONFIG="$TMP/spool-ro.json" \
+  "$TMP/benchprof-wrap" --enabled >/dev/null 2>"$TMP/wrap.err"
+check "wrap --enabled, unusable spool only: profiling stays on (0)" \
+  [ $? -eq 0 ]
 
 # 7. writable and makeable directories: valid, and nothing made
 run_as "$TMP/benchprof" config check --config "$TMP/good.json" \
