@@ -392,7 +392,7 @@ static bp_code write_off_diff(const struct bp_cmp_bench *b,
 {
   bpi_buf_reset(data);
   bpi_buf_reset(title);
-  bpi_buf_printf(title, "Head, off-CPU: %s", b->name);
+  bpi_buf_printf(title, "Head: %s (off-CPU, microseconds)", b->name);
   bp_code rc = bpi_buf_failed(title) ?
     bpi_err_set(err, BPE_NOMEM, 0, "compare: title") :
     bpi_diffsvg_write(b->off_lines, b->off_nlines, false, title->data,
