@@ -9,7 +9,8 @@
  * compared all the same); benchmarks on one side only are listed as new
  * or removed, with that side's measures.  bpi_compare_write puts it in a compare directory
  * (compare.json, and per benchmark diff.folded, diff.svg,
- * diff-negated.svg).  Owns every string and array of struct bp_cmp.  Not
+ * diff-negated.svg, and diff.offcpu.svg with off-CPU stacks on both
+ * sides).  Owns every string and array of struct bp_cmp.  Not
  * thread-safe. */
 #ifndef BP_LIB_COMPARE_H
 #define BP_LIB_COMPARE_H

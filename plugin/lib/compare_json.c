@@ -1,5 +1,6 @@
 /* compare, output: struct bp_cmp -> compare.json (a cJSON tree) and, per
- * benchmark, diff.folded, diff.svg and diff-negated.svg in a compare
+ * benchmark, diff.folded, diff.svg and diff-negated.svg (and
+ * diff.offcpu.svg with off-CPU stacks on both sides) in a compare
  * directory. */
 #include "bp_setup.h"
 #include "compare_int.h"

@@ -9,6 +9,7 @@
  *   harness-output.txt  the harness's raw output, when it could not be read
  *   compare/            on a pull request: compare.json, comment.md and per
  *                       benchmark diff.folded, diff.svg, diff-negated.svg
+ *                       (and diff.offcpu.svg: both sides --off-cpu)
  * Every file name is a constant below; no other file spells one.
  *
  * struct bp_manifest is manifest.json as a struct: the run's facts, its
