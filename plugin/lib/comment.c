@@ -1048,7 +1048,7 @@ static void add_wait_stack(struct bp_buf *b, const char *stack)
       break;
     keep = q;
   }
-  if(plain_code(keep)) {
+  if(plain_code(keep) && strlen(keep) <= max) {   /* else md_text shortens */
     bpi_buf_printf(b, "`%s%s`", cut, keep);
     return;
   }

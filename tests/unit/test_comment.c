@@ -2670,6 +2670,19 @@ static void test_off_cpu_stack_cut(void)
   }
   CHECK(!strstr(b.data, "c_start_main;"));
   bpi_compare_free(c);
+  /* a leaf longer than the line on its own: the cut still marked, the
+   * line no longer than a name's */
+  char longleaf[200];
+  snprintf(longleaf, sizeof(longleaf), "offcpu;main;%0120d", 7);
+  c = waiting(longleaf, false);
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  line = strstr(b.data, "Waits longer in ");
+  CHECK(line && strstr(line, " (") &&
+        (size_t)(strstr(line, " (") - line) - 16 <= BP_COMMENT_NAME_CHARS + 2);
+  CHECK(!strstr(b.data, "main;0000"));
+  bpi_compare_free(c);
   /* a short stack: whole, no mark */
   c = waiting("offcpu;main;sleep_in_nap;__clock_nanosleep", false);
   bpi_buf_reset(&b);
