@@ -2680,7 +2680,8 @@ static void test_off_cpu_stack_cut(void)
   bpi_buf_addc(&b, '\0');
   line = strstr(b.data, "Waits longer in ");
   CHECK(line && strstr(line, " (") &&
-        (size_t)(strstr(line, " (") - line) - 16 <= BP_COMMENT_NAME_CHARS + 2);
+        (size_t)(strstr(line, " (") - line) - 16 <=
+        BP_COMMENT_NAME_CHARS + 2);   /* "…" is 3 bytes */
   CHECK(!strstr(b.data, "main;0000"));
   bpi_compare_free(c);
   /* a short stack: whole, no mark */
