@@ -59,10 +59,11 @@ naps = re.findall(r"<title>sleep_in_nap \(base (\d+) samples, [0-9.]+%; "
 assert len(naps) == 1, naps
 base, head = int(naps[0][0]), int(naps[0][1])
 assert 150000 <= base <= 300000 and 500000 <= head <= 750000, naps
-assert "Differential flame graph: Head: offcpu (off-CPU, microseconds)<" in svg, svg[:800]
+assert "Differential flame graph: Head: offcpu (off-CPU, microseconds)<" \
+    in svg, svg[:800]
 PY
 
-pycheck "a plain compare: the wait named at a frame boundary, paths that exist" \
+pycheck "a plain compare: the wait cut at a frame, paths that exist" \
   "$TMP/local" <<'PY'
 import json, os, re, sys
 d = sys.argv[1]
