@@ -9,6 +9,11 @@ tests_workloads_offcpu_LDFLAGS = $(workload_ldflags) -pthread
 TESTS += tests/integration/record_offcpu.sh
 EXTRA_DIST += tests/integration/record_offcpu.sh
 
+# A benchmark that waits longer on the head, both sides --off-cpu: compare
+# writes and links an off-CPU differential flame graph (diff.offcpu.svg).
+TESTS += tests/integration/compare_offcpu.sh
+EXTRA_DIST += tests/integration/compare_offcpu.sh
+
 # A frame pointer that points at itself: the kernel's frame-pointer walk
 # repeats one non-code address to its depth limit; those frames are cut.
 check_PROGRAMS += tests/workloads/fploop

@@ -25,6 +25,8 @@
 #define LABEL_BASE "base"
 #define LABEL_HEAD "head"
 #define LABEL_DIFF "diff"
+#define LABEL_ON_DIFF "on-CPU diff"
+#define LABEL_OFF_DIFF "off-CPU diff"
 
 
 /* -------------------------------------------------------------- numbers */
@@ -1015,20 +1017,51 @@ static void add_funcs(struct render *r, const struct bp_cmp_bench *cb,
     add_func_table(r, cb, grew, shrank);
 }
 
-/* With off-CPU time on both sides: the stack whose waiting changed most,
- * so a benchmark slower because it waits longer names what it waits in. */
-static void add_off_cpu(struct render *r, const struct bp_cmp_bench *cb)
+/* Whether s can be a code span as it is: printable ASCII without the
+ * characters that would end it (a table's '|' too). */
+static bool plain_code(const char *s)
 {
-  struct bp_buf *b = r->b;
-  if(!cb->off_stack)
+  for(const unsigned char *p = (const unsigned char *)s; *p; p++)
+    if(*p < 0x20 || *p >= 0x7f || *p == '`' || *p == '|')
+      return false;
+  return true;
+}
+
+/* A waiting stack, root first: when too long, cut at a frame boundary
+ * (';') keeping the frames nearest the leaf, the function that waits,
+ * and "…;" where the cut is; a cut inside a symbol would name none. */
+static void add_wait_stack(struct bp_buf *b, const char *stack)
+{
+  static const char cut[] = "\xe2\x80\xa6;";   /* "…;": 2 chars */
+  size_t len = strlen(stack), max = BP_COMMENT_NAME_CHARS - 2;
+  const char *keep = strrchr(stack, ';');
+  if(len <= BP_COMMENT_NAME_CHARS || !keep) {
+    bpi_comment_md_code(b, stack);   /* one frame: md_text shortens it */
     return;
-  bool longer = cb->off_head_ns > cb->off_base_ns;
-  bpi_buf_printf(b, "\n%s ", longer ? FLAG_RED " Waits longer in"
-                                    : FLAG_GREEN " Waits less in");
-  bpi_comment_md_code(b, cb->off_stack);
-  bpi_buf_adds(b, " (");
-  bpi_compare_add_value(b, "off-cpu", cb->off_head_ns - cb->off_base_ns, true);
-  bpi_buf_adds(b, " off CPU per run)\n");
+  }
+  keep++;   /* the leaf, whatever its size; then whole frames that fit */
+  while(keep - 1 > stack) {
+    const char *q = keep - 1;   /* the ';' before keep */
+    while(q > stack && q[-1] != ';')
+      q--;
+    if((size_t)(stack + len - q) > max)
+      break;
+    keep = q;
+  }
+  if(plain_code(keep) && strlen(keep) <= max) {   /* else md_text shortens */
+    bpi_buf_printf(b, "`%s%s`", cut, keep);
+    return;
+  }
+  struct bp_buf t;
+  bpi_buf_init(&t);
+  bpi_buf_adds(&t, cut);
+  bpi_buf_adds(&t, keep);
+  bpi_buf_addc(&t, '\0');
+  if(bpi_buf_failed(&t))
+    b->failed = true;
+  else
+    bpi_comment_md_text(b, t.data, BP_COMMENT_NAME_CHARS);
+  bpi_buf_cleanup(&t);
 }
 
 /* Append " · [text](url)" when url is a usable link. */
@@ -1084,17 +1117,29 @@ static bool add_lone_view(struct bp_buf *b, const struct bp_cmp_bench *cb,
   return added;
 }
 
-/* Where cb's differential flame graph is when no link can reach it (a
- * store with no web URL, or local files): its key in the store when it
+/* What cb's differential flame graph of file is called in the comment:
+ * the on-CPU one said so when an off-CPU one is beside it. */
+static const char *diff_what(const struct bp_cmp_bench *cb, const char *file)
+{
+  if(!strcmp(file, BP_FILE_DIFF_OFFCPU_SVG))
+    return "off-CPU differential flame graph";
+  return bpi_compare_has_off_diff(cb) ? "on-CPU differential flame graph"
+                                      : "differential flame graph";
+}
+
+/* Where cb's differential flame graph file is when no link can reach it
+ * (a store with no web URL, or local files): its key in the store when it
  * was published there; else its path in the compare/ folder of a run's
  * output directory on the runner when a run compared (a posted comment
- * has nothing beside it); else beside this comment (a plain compare). */
-static void add_diff_path(struct render *r, const struct bp_cmp_bench *cb)
+ * has nothing beside it); else beside this comment (a plain compare,
+ * which has no run folder). */
+static void add_file_path(struct render *r, const struct bp_cmp_bench *cb,
+                          const char *file, const char *key)
 {
   struct bp_buf *b = r->b;
-  if(cb->diff_key) {
-    bpi_buf_adds(b, "\nThe differential flame graph is in the store, at ");
-    bpi_comment_md_code(b, cb->diff_key);
+  if(key) {
+    bpi_buf_printf(b, "\nThe %s is in the store, at ", diff_what(cb, file));
+    bpi_comment_md_code(b, key);
     bpi_buf_adds(b, ".\n");
     return;
   }
@@ -1106,21 +1151,80 @@ static void add_diff_path(struct render *r, const struct bp_cmp_bench *cb)
     bpi_buf_adds(&path, cb->dir);
     bpi_buf_addc(&path, '/');
   }
-  bpi_buf_adds(&path, BP_FILE_DIFF_SVG);
+  bpi_buf_adds(&path, file);
   bpi_buf_addc(&path, '\0');
   if(!bpi_buf_failed(&path) && r->o->run_output) {
-    bpi_buf_adds(b, "\nThe differential flame graph is ");
+    bpi_buf_printf(b, "\nThe %s is ", diff_what(cb, file));
     bpi_comment_md_code(b, path.data);
     bpi_buf_adds(b, " in the run's output directory, on the runner that "
                  "ran the job.\n");
   } else if(!bpi_buf_failed(&path)) {
-    bpi_buf_adds(b, "\nThe differential flame graph is ");
+    bpi_buf_printf(b, "\nThe %s is ", diff_what(cb, file));
     bpi_comment_md_code(b, path.data + sizeof(run_dir) - 1);
-    bpi_buf_adds(b, " beside this comment (");
-    bpi_comment_md_code(b, path.data);
-    bpi_buf_adds(b, " in a run's folder).\n");
+    bpi_buf_adds(b, " beside this comment.\n");
   }
   bpi_buf_cleanup(&path);
+}
+
+static void add_diff_path(struct render *r, const struct bp_cmp_bench *cb)
+{
+  add_file_path(r, cb, BP_FILE_DIFF_SVG, cb->diff_key);
+}
+
+/* The link to cb's differential flame graph file into url ('\0'-ended;
+ * empty when none): published, its URL in the store; else the file in
+ * the comparison's folder at compare_url. */
+static void diff_link(const struct render *r, const struct bp_cmp_bench *cb,
+                      const char *published, const char *file,
+                      struct bp_buf *url)
+{
+  if(published)
+    bpi_buf_adds(url, published);
+  else if(r->o->compare_url && *r->o->compare_url) {
+    bpi_buf_adds(url, r->o->compare_url);
+    if(url->len && url->data[url->len - 1] != '/')
+      bpi_buf_addc(url, '/');
+    if(strcmp(cb->dir, ".")) {
+      bpi_text_pct_encode(url, cb->dir, "/");   /* each segment */
+      bpi_buf_addc(url, '/');
+    }
+    bpi_buf_adds(url, file);
+  }
+  if(url->len)
+    bpi_buf_addc(url, '\0');
+}
+
+/* With off-CPU time on both sides: the stack whose waiting changed most,
+ * so a benchmark slower because it waits longer names what it waits in,
+ * and the off-CPU differential flame graph, which shows where (diff.svg
+ * is on-CPU time: a longer wait is no change there). */
+static void add_off_cpu(struct render *r, const struct bp_cmp_bench *cb)
+{
+  struct bp_buf *b = r->b, url;
+  bool off_diff = bpi_compare_has_off_diff(cb), linked = false;
+  if(!cb->off_stack && !off_diff)
+    return;
+  if(cb->off_stack) {
+    bool longer = cb->off_head_ns > cb->off_base_ns;
+    bpi_buf_printf(b, "\n%s ", longer ? FLAG_RED " Waits longer in"
+                                      : FLAG_GREEN " Waits less in");
+    add_wait_stack(b, cb->off_stack);
+    bpi_buf_adds(b, " (");
+    bpi_compare_add_value(b, "off-cpu", cb->off_head_ns - cb->off_base_ns,
+                          true);
+    bpi_buf_adds(b, " off CPU per run)");
+  }
+  else
+    bpi_buf_adds(b, "\nNo waiting stack's off-CPU time changed");
+  bpi_buf_init(&url);
+  if(off_diff)
+    diff_link(r, cb, cb->off_diff_url, BP_FILE_DIFF_OFFCPU_SVG, &url);
+  if(url.len && !bpi_buf_failed(&url))
+    linked = add_link(b, false, LABEL_OFF_DIFF, url.data);
+  bpi_buf_cleanup(&url);
+  bpi_buf_adds(b, "\n");
+  if(off_diff && !linked)
+    add_file_path(r, cb, BP_FILE_DIFF_OFFCPU_SVG, cb->off_diff_key);
 }
 
 /* "the base's 3 of 5" */
@@ -1191,23 +1295,12 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
       profiler = !first;
     }
   }
-  if(cb->diff_url)
-    bpi_buf_adds(&diff, cb->diff_url);
-  else if(r->o->compare_url && *r->o->compare_url &&
-          bpi_compare_has_diff(cb)) {
-    bpi_buf_adds(&diff, r->o->compare_url);
-    if(diff.len && diff.data[diff.len - 1] != '/')
-      bpi_buf_addc(&diff, '/');
-    if(strcmp(cb->dir, ".")) {
-      bpi_text_pct_encode(&diff, cb->dir, "/");   /* each segment */
-      bpi_buf_addc(&diff, '/');
-    }
-    bpi_buf_adds(&diff, BP_FILE_DIFF_SVG);
-  }
+  if(cb->diff_url || bpi_compare_has_diff(cb))
+    diff_link(r, cb, cb->diff_url, BP_FILE_DIFF_SVG, &diff);
   if(diff.len) {
-    bpi_buf_addc(&diff, '\0');
-    if(!bpi_buf_failed(&diff))
-      diff_linked = add_link(b, first, LABEL_DIFF, diff.data);
+    if(!bpi_buf_failed(&diff))   /* on-CPU time: off-CPU has its own */
+      diff_linked = add_link(b, first, bpi_compare_has_off_diff(cb) ?
+                             LABEL_ON_DIFF : LABEL_DIFF, diff.data);
     first = !diff_linked && first;
   }
   first = !add_plot(r, cb, first) && first;

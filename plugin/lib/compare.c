@@ -540,6 +540,11 @@ void bpi_compare_free(struct bp_cmp *c)
     free(b->diff_key);
     free(b->bencher_uuid);
     free(b->off_stack);
+    for(size_t j = 0; j < b->off_nlines; j++)
+      free(b->off_lines[j].stack);
+    free(b->off_lines);
+    free(b->off_diff_url);
+    free(b->off_diff_key);
   }
   free(c->benches);
   side_free(&c->base);

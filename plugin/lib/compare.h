@@ -9,7 +9,8 @@
  * compared all the same); benchmarks on one side only are listed as new
  * or removed, with that side's measures.  bpi_compare_write puts it in a compare directory
  * (compare.json, and per benchmark diff.folded, diff.svg,
- * diff-negated.svg).  Owns every string and array of struct bp_cmp.  Not
+ * diff-negated.svg, and diff.offcpu.svg with off-CPU stacks on both
+ * sides).  Owns every string and array of struct bp_cmp.  Not
  * thread-safe. */
 #ifndef BP_LIB_COMPARE_H
 #define BP_LIB_COMPARE_H
@@ -256,6 +257,14 @@ struct bp_cmp_bench {
    * run on each side (NULL when none) */
   char *off_stack;
   double off_base_ns, off_head_ns;
+  /* both sides' off-CPU stacks (microseconds blocked or preempted, as in
+   * profile.offcpu.folded) as differential lines, sorted by stack: the
+   * off-CPU differential flame graph (BP_FILE_DIFF_OFFCPU_SVG), which
+   * shows what the on-CPU one cannot, time spent waiting; none (0) when
+   * a side has no off-CPU profile */
+  struct bp_diff_line *off_lines;
+  size_t off_nlines;
+  char *off_diff_url, *off_diff_key;   /* as diff_url and diff_key */
 };
 
 /* One side's identity, from its manifest's publication when present. */
@@ -369,6 +378,9 @@ double bpi_compare_sample_cost(const struct bp_cmp_bench *b, int side);
  * period has nothing to draw: a large suite of them wrote tens of
  * thousands of empty diffs). */
 bool bpi_compare_has_diff(const struct bp_cmp_bench *b);
+/* Whether b has an off-CPU differential flame graph too (both sides
+ * recorded with --off-cpu): BP_FILE_DIFF_OFFCPU_SVG beside diff.svg. */
+bool bpi_compare_has_off_diff(const struct bp_cmp_bench *b);
 /* Whether both sides' samples count in one unit: both a clock (ns), or
  * the same event.  Costs are compared only then; else by share. */
 bool bpi_compare_same_unit(const struct bp_cmp_bench *b);

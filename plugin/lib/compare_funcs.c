@@ -256,22 +256,29 @@ static int by_stack(const void *a, const void *b)
   return strcmp(x->stack, y->stack);
 }
 
-bp_code bpi_cmp_diff_lines(struct bp_cmp_bench *b, const struct stacks *st)
+bp_code bpi_cmp_stack_lines(struct bp_diff_line **lines, size_t *nlines,
+                            const struct stacks *st)
 {
   size_t n = st->text.count;
-  b->lines = calloc(n ? n : 1, sizeof(*b->lines));
-  if(!b->lines)
+  *lines = calloc(n ? n : 1, sizeof(**lines));
+  if(!*lines)
     return BPE_NOMEM;
   for(size_t i = 0; i < n; i++) {
-    b->lines[i].stack = strdup(bpi_strtab_get(&st->text, (uint32_t)i));
-    if(!b->lines[i].stack)
+    struct bp_diff_line *l = &(*lines)[i];
+    l->stack = strdup(bpi_strtab_get(&st->text, (uint32_t)i));
+    if(!l->stack)
       return BPE_NOMEM;
-    b->lines[i].base = st->count[0][i];
-    b->lines[i].head = st->count[1][i];
-    b->nlines++;
+    l->base = st->count[0][i];
+    l->head = st->count[1][i];
+    (*nlines)++;
   }
-  qsort(b->lines, b->nlines, sizeof(*b->lines), by_stack);
+  qsort(*lines, *nlines, sizeof(**lines), by_stack);
   return BP_OK;
+}
+
+bp_code bpi_cmp_diff_lines(struct bp_cmp_bench *b, const struct stacks *st)
+{
+  return bpi_cmp_stack_lines(&b->lines, &b->nlines, st);
 }
 
 /* -------------------------------------------------------------- functions */
@@ -790,6 +797,11 @@ bool bpi_compare_has_diff(const struct bp_cmp_bench *b)
   return b->presence == BP_CMP_BOTH && b->base.dir && b->head.dir &&
          !bpi_compare_profile_missing(b) &&
          (b->base.samples || b->head.samples);
+}
+
+bool bpi_compare_has_off_diff(const struct bp_cmp_bench *b)
+{
+  return bpi_compare_has_diff(b) && b->off_nlines;
 }
 
 double bpi_compare_sample_cost(const struct bp_cmp_bench *b, int side)

@@ -111,6 +111,11 @@ bp_code bpi_cmp_match_roots(struct stacks *st, char **base_name,
  * bpi_cmp_match_roots decided for the on-CPU ones). */
 bp_code bpi_cmp_rename_root(struct stacks *st, const char *old,
                             const char *new_root);
+/* st's stacks as differential lines into *lines (*nlines of them, counted
+ * as they are made, so that a failure leaves them to be freed), sorted by
+ * stack. */
+bp_code bpi_cmp_stack_lines(struct bp_diff_line **lines, size_t *nlines,
+                            const struct stacks *st);
 /* b's differential lines, sorted by stack. */
 bp_code bpi_cmp_diff_lines(struct bp_cmp_bench *b, const struct stacks *st);
 /* b's functions from its lines, most changed first. */

@@ -1,5 +1,6 @@
 /* compare, output: struct bp_cmp -> compare.json (a cJSON tree) and, per
- * benchmark, diff.folded, diff.svg and diff-negated.svg in a compare
+ * benchmark, diff.folded, diff.svg and diff-negated.svg (and
+ * diff.offcpu.svg with off-CPU stacks on both sides) in a compare
  * directory. */
 #include "bp_setup.h"
 #include "compare_int.h"
@@ -383,6 +384,24 @@ out:
   return rc;
 }
 
+/* The off-CPU differential flame graph: by share, as the off-CPU stacks
+ * are time (blocked or preempted), not samples of an event with a cost
+ * and noise of their own to colour by. */
+static bp_code write_off_diff(const struct bp_cmp_bench *b,
+                              const char *out_dir, struct bp_buf *data,
+                              struct bp_buf *title, struct bp_err *err)
+{
+  bpi_buf_reset(data);
+  bpi_buf_reset(title);
+  bpi_buf_printf(title, "Head: %s (off-CPU, microseconds)", b->name);
+  bp_code rc = bpi_buf_failed(title) ?
+    bpi_err_set(err, BPE_NOMEM, 0, "compare: title") :
+    bpi_diffsvg_write(b->off_lines, b->off_nlines, false, title->data,
+                      data, err);
+  return rc ? rc : write_buf(out_dir, b->dir, BP_FILE_DIFF_OFFCPU_SVG, data,
+                             err);
+}
+
 static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
                            struct bp_err *err)
 {
@@ -409,6 +428,8 @@ static bp_code write_bench(const struct bp_cmp_bench *b, const char *out_dir,
       rc = write_buf(out_dir, b->dir, negated ? BP_FILE_DIFF_NEG_SVG :
                      BP_FILE_DIFF_SVG, &data, err);
   }
+  if(!rc && bpi_compare_has_off_diff(b))
+    rc = write_off_diff(b, out_dir, &data, &title, err);
   bpi_buf_cleanup(&title);
   bpi_buf_cleanup(&data);
   return rc;

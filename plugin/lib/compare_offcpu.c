@@ -210,6 +210,8 @@ bp_code bpi_cmp_bench_off_cpu(struct bp_cmp_bench *cb, const struct side *base,
     if(!rc)  /* folded microseconds -> ns per run */
       rc = top_wait(cb, &st, 1e3 / off_runs(base, base_name_of(cb)),
                     1e3 / off_runs(head, cb->name));
+    if(!rc && st.text.count)
+      rc = bpi_cmp_stack_lines(&cb->off_lines, &cb->off_nlines, &st);
     if(rc)
       rc = bpi_err_set(err, rc, 0, "compare: off-CPU time");
   }

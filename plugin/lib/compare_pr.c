@@ -146,35 +146,46 @@ static bool fill_identity(struct bp_cmp *c, const struct bp_pr_opts *o)
          fill(&c->base.testbed, o->testbed);
 }
 
-/* Store each benchmark's diff.svg next to the head's artifacts, keyed as
- * publish.c keys them (storekey.h). */
+/* Store benchmark b's differential flame graph file next to the head's
+ * artifacts, keyed as publish.c keys them (storekey.h): its URL and key
+ * into *url and *key; a failure counted in r. */
+static void store_diff(const struct bp_pr_opts *o, struct bp_pr_result *r,
+                       const struct bp_cmp_bench *b, const char *file,
+                       char **url, char **key_out)
+{
+  const char *sub = strcmp(b->head.dir, ".") ? b->head.dir : b->name;
+  char *key = bpi_store_artifact_key(o->diff_run, sub, file);
+  struct bp_err e = {0};
+  char *folder = bpi_text_path_join(o->out, b->dir);
+  char *path = folder ? bpi_text_path_join(folder, file) : NULL;
+  bp_code rc = !key || !path
+    ? bpi_err_set(&e, BPE_NOMEM, 0, "%s", b->name)
+    : bpi_store_put_file(o->st, key, path, "image/svg+xml", NULL, &e);
+  if(rc && !r->diff_failures++)
+    bpi_err_set(&r->diff_error, rc, e.sys_errno, "storing %s's %s failed: "
+                "%s", b->name, file, e.msg[0] ? e.msg : bp_strerror(rc));
+  else if(!rc) {
+    *url = bpi_store_public_url(o->st, key);
+    *key_out = key;   /* the comment's words when no link reaches it */
+    key = NULL;
+  }
+  free(key);
+  free(path);
+  free(folder);
+}
+
+/* Store each benchmark's diff.svg, and its diff.offcpu.svg when it has
+ * one, next to the head's artifacts. */
 static void store_diffs(const struct bp_pr_opts *o, struct bp_pr_result *r)
 {
   struct bp_cmp *c = r->cmp;
   for(size_t i = 0; i < c->nbenches; i++) {
     struct bp_cmp_bench *b = &c->benches[i];
-    if(!bpi_compare_has_diff(b))
-      continue;
-    const char *sub = strcmp(b->head.dir, ".") ? b->head.dir : b->name;
-    char *key = bpi_store_artifact_key(o->diff_run, sub, BP_FILE_DIFF_SVG);
-    struct bp_err e = {0};
-    char *folder = bpi_text_path_join(o->out, b->dir);
-    char *path = folder ? bpi_text_path_join(folder, BP_FILE_DIFF_SVG) : NULL;
-    bp_code rc = !key || !path
-      ? bpi_err_set(&e, BPE_NOMEM, 0, "%s", b->name)
-      : bpi_store_put_file(o->st, key, path, "image/svg+xml", NULL, &e);
-    if(rc && !r->diff_failures++)
-      bpi_err_set(&r->diff_error, rc, e.sys_errno, "storing %s's "
-                  BP_FILE_DIFF_SVG " failed: %s", b->name,
-                  e.msg[0] ? e.msg : bp_strerror(rc));
-    else if(!rc) {
-      b->diff_url = bpi_store_public_url(o->st, key);
-      b->diff_key = key;   /* the comment's words when no link reaches it */
-      key = NULL;
-    }
-    free(key);
-    free(path);
-    free(folder);
+    if(bpi_compare_has_diff(b))
+      store_diff(o, r, b, BP_FILE_DIFF_SVG, &b->diff_url, &b->diff_key);
+    if(bpi_compare_has_off_diff(b))
+      store_diff(o, r, b, BP_FILE_DIFF_OFFCPU_SVG, &b->off_diff_url,
+                 &b->off_diff_key);
   }
 }
 

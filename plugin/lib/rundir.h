@@ -9,6 +9,7 @@
  *   harness-output.txt  the harness's raw output, when it could not be read
  *   compare/            on a pull request: compare.json, comment.md and per
  *                       benchmark diff.folded, diff.svg, diff-negated.svg
+ *                       (and diff.offcpu.svg: both sides --off-cpu)
  * Every file name is a constant below; no other file spells one.
  *
  * struct bp_manifest is manifest.json as a struct: the run's facts, its
@@ -56,6 +57,10 @@
 #define BP_FILE_DIFF_FOLDED "diff.folded"
 #define BP_FILE_DIFF_SVG "diff.svg"
 #define BP_FILE_DIFF_NEG_SVG "diff-negated.svg"
+/* the off-CPU stacks' differential flame graph, when both sides have
+ * them (run --off-cpu): a benchmark slower because it waits longer shows
+ * no change in diff.svg, which is on-CPU time only */
+#define BP_FILE_DIFF_OFFCPU_SVG "diff.offcpu.svg"
 /* A run with a suite (run --suite, BENCHPROF_SUITE) into the configured
  * output directory writes into its subdirectory "suite=NAME", so that the
  * steps of one job keep each its own run and comparison.  '=' is in no

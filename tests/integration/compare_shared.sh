@@ -79,4 +79,26 @@ assert md.count("_Functions: none of its own.") == 2, md
 assert "functions of BM_Large, BM_Small</summary>" in md or \
     "functions of BM_Small, BM_Large</summary>" in md, md
 PY
+
+# every diff a benchmark's details point to was written: the shared
+# profile's one folder, linked from a served compare folder or named
+# beside the comment
+"$BENCHPROF" compare -o "$TMP/served" --compare-url https://ci.example/c/ \
+  "$TMP/base" "$TMP/head" >"$TMP/served.out" 2>"$TMP/served.err"
+check "compare with --compare-url exits 0" [ $? -eq 0 ]
+pycheck "no benchmark points to a diff that was not written" \
+  "$TMP/served" "$TMP/cmp" <<'PY'
+import os, re, sys
+served, cmp = sys.argv[1:]
+md = open(os.path.join(served, "comment.md")).read()
+links = re.findall(r"\]\(https://ci\.example/c/([^)]*)\)", md)
+assert links, md
+for l in links:
+    assert os.path.isfile(os.path.join(served, l)), l
+md = open(os.path.join(cmp, "comment.md")).read()
+paths = re.findall(r"`([^`]*)` beside this comment", md)
+assert paths, md
+for p in paths:
+    assert os.path.isfile(os.path.join(cmp, p)), p
+PY
 finish

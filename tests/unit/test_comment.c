@@ -2561,9 +2561,11 @@ static void test_base_latest_and_diff_path(void)
   CHECK(strstr(b.data, " are flagged.\n\n_The base commit `3333333` has no "
                "run in the store: compared with the latest run of `main` "
                "(`1111111`) instead._\n\n| Benchmark |"));
+  /* a plain compare: beside it, and no run folder to name (there is
+   * none: the path was "compare/bench0/diff.svg in a run's folder") */
   CHECK(strstr(b.data, "\nThe differential flame graph is "
-               "`bench0/diff.svg` beside this comment "
-               "(`compare/bench0/diff.svg` in a run's folder).\n"));
+               "`bench0/diff.svg` beside this comment.\n"));
+  CHECK(!strstr(b.data, "compare/bench0") && !strstr(b.data, "run's folder"));
   /* a run's comparison, posted on a pull request: nothing is beside it,
    * the path is the run's on the runner; published to a store with no
    * web URL: its key there */
@@ -2617,6 +2619,153 @@ static void test_base_latest_and_diff_path(void)
   bpi_buf_cleanup(&b);
 }
 
+/* A regression in waiting: bench0 waits 40 ms longer per run in stack. */
+static struct bp_cmp *waiting(const char *stack, bool off_lines)
+{
+  struct bp_cmp *c = synthetic(1, 1, 0, "bench");
+  struct bp_cmp_bench *cb = &c->benches[0];
+  cb->off_stack = strdup(stack);
+  cb->off_base_ns = 10e6;
+  cb->off_head_ns = 50e6;
+  if(off_lines) {
+    cb->off_lines = calloc(1, sizeof(*cb->off_lines));
+    cb->off_lines[0] = (struct bp_diff_line){.stack = strdup(stack),
+                                             .base = 10000, .head = 50000};
+    cb->off_nlines = 1;
+  }
+  return c;
+}
+
+static void test_off_cpu_stack_cut(void)
+{
+  struct bp_comment_opts o = {.project = "p", .testbed = "t"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  /* 10 frames of 20 chars then the leaf: 232 chars, cut to the frames
+   * nearest the leaf that fit, whole */
+  const char *stack = "offcpu;__libc_start_call_main;__libc_start_main_impl;"
+                      "_start_the_program_x;main_of_the_program;"
+                      "run_the_benchmark_now;sleep_in_nap_outer_loop;"
+                      "sleep_in_nap_inner_loop;clock_nanosleep_wrapper;"
+                      "__clock_nanosleep";
+  struct bp_cmp *c = waiting(stack, false);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  const char *line = strstr(b.data, "Waits longer in `");
+  CHECK(line != NULL);
+  if(line) {
+    const char *code = line + strlen("Waits longer in `");
+    const char *end = strchr(code, '`');
+    CHECK(end && !strncmp(code, "\xe2\x80\xa6;", 4));
+    /* what is kept is a whole-frame tail of the stack, the leaf last */
+    size_t kept = end ? (size_t)(end - code) - 4 : 0;
+    const char *tail = stack + strlen(stack) - kept;
+    CHECK(end && kept > 0 && tail[-1] == ';' &&
+          !strncmp(code + 4, tail, kept));
+    CHECK(end && (size_t)(end - code) - 2 <= BP_COMMENT_NAME_CHARS);
+    /* 65 chars kept: the next frame to the left (24) would not fit */
+    CHECK(!strncmp(tail, "sleep_in_nap_inner_loop;", 24));
+    CHECK(end && !memmem(code, (size_t)(end - code), "outer", 5));
+  }
+  CHECK(!strstr(b.data, "c_start_main;"));
+  bpi_compare_free(c);
+  /* a leaf longer than the line on its own: the cut still marked, the
+   * line no longer than a name's */
+  char longleaf[200];
+  snprintf(longleaf, sizeof(longleaf), "offcpu;main;%0120d", 7);
+  c = waiting(longleaf, false);
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  line = strstr(b.data, "Waits longer in ");
+  CHECK(line && strstr(line, " (") &&
+        (size_t)(strstr(line, " (") - line) - 16 <=
+        BP_COMMENT_NAME_CHARS + 2);   /* "…" is 3 bytes */
+  CHECK(!strstr(b.data, "main;0000"));
+  bpi_compare_free(c);
+  /* a short stack: whole, no mark */
+  c = waiting("offcpu;main;sleep_in_nap;__clock_nanosleep", false);
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "Waits longer in "
+               "`offcpu;main;sleep_in_nap;__clock_nanosleep` ("));
+  /* without an off-CPU diff the on-CPU one is the plain "diff" */
+  CHECK(!strstr(b.data, "off-CPU diff") && !strstr(b.data, "on-CPU diff"));
+  CHECK(!strstr(b.data, "on-CPU differential"));
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
+static void test_off_cpu_diff(void)
+{
+  struct bp_comment_opts o = {.project = "p", .testbed = "t",
+                              .compare_url = "https://ci.example/cmp/"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  struct bp_cmp *c = waiting("offcpu;main;sleep_in_nap", true);
+  /* a served compare folder: both linked, each saying which time */
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, " off CPU per run) · [off-CPU diff]"
+               "(https://ci.example/cmp/bench0/diff.offcpu.svg)\n"));
+  CHECK(strstr(b.data, "[on-CPU diff](https://ci.example/cmp/bench0/"
+               "diff.svg)"));
+  CHECK(!strstr(b.data, "[diff]("));
+  /* published: the store's URLs */
+  c->benches[0].diff_url = strdup("https://s.example/p/bench0/diff.svg");
+  c->benches[0].off_diff_url =
+    strdup("https://s.example/p/bench0/diff.offcpu.svg");
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "[off-CPU diff](https://s.example/p/bench0/"
+               "diff.offcpu.svg)\n"));
+  CHECK(strstr(b.data, "[on-CPU diff](https://s.example/p/bench0/"
+               "diff.svg)"));
+  free(c->benches[0].diff_url);
+  free(c->benches[0].off_diff_url);
+  c->benches[0].diff_url = c->benches[0].off_diff_url = NULL;
+  /* local files: the paths beside the comment, each named */
+  o.compare_url = NULL;
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\nThe off-CPU differential flame graph is "
+               "`bench0/diff.offcpu.svg` beside this comment.\n"));
+  CHECK(strstr(b.data, "\nThe on-CPU differential flame graph is "
+               "`bench0/diff.svg` beside this comment.\n"));
+  /* a run's comparison; a store without web URLs: its key */
+  o.run_output = true;
+  c->benches[0].off_diff_url = strdup("file:///s/p/bench0/diff.offcpu.svg");
+  c->benches[0].off_diff_key = strdup("p/bench0/diff.offcpu.svg");
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\nThe off-CPU differential flame graph is in the "
+               "store, at `p/bench0/diff.offcpu.svg`.\n"));
+  CHECK(strstr(b.data, "\nThe on-CPU differential flame graph is "
+               "`compare/bench0/diff.svg` in the run's output directory"));
+  CHECK(!strstr(b.data, "file:///s"));
+  /* no waiting stack changed: the off-CPU diff is still linked */
+  free(c->benches[0].off_stack);
+  free(c->benches[0].off_diff_url);
+  free(c->benches[0].off_diff_key);
+  c->benches[0].off_stack = NULL;
+  c->benches[0].off_diff_url = c->benches[0].off_diff_key = NULL;
+  o.compare_url = "https://ci.example/cmp";
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\nNo waiting stack's off-CPU time changed · "
+               "[off-CPU diff](https://ci.example/cmp/bench0/"
+               "diff.offcpu.svg)\n"));
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
 int main(void)
 {
   test_status();
@@ -2653,5 +2802,7 @@ int main(void)
   test_post_order();
   test_post_twins();
   test_base_latest_and_diff_path();
+  test_off_cpu_stack_cut();
+  test_off_cpu_diff();
   return check_exit();
 }

@@ -1,0 +1,146 @@
+#!/bin/sh
+# A benchmark slower because it waits longer: the offcpu workload sleeps
+# 4 naps of 50 ms on the base and 12 on the head, then computes the same
+# 0.5 s.  Both sides recorded with `run --off-cpu`, compare:
+# - writes diff.offcpu.svg beside diff.svg, from both sides' off-CPU
+#   stacks: sleep_in_nap's time grew there (diff.svg shows no change);
+# - the comment's "Waits longer in" line names the waiting stack whole or
+#   cut at a frame boundary ("…;" then whole frames, the leaf last), and
+#   links the off-CPU diff ("off-CPU diff") or names where it is; the
+#   on-CPU one says it is on-CPU;
+# - a plain compare names paths beside the comment that exist, and no run
+#   folder; a run's comparison published to a store with no web URL
+#   stores diff.offcpu.svg there and names its key;
+# - a side without --off-cpu: no off-CPU diff, the plain "diff" label.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/record_lib.sh"
+
+need python3 "apt-get install python3"
+need_workload offcpu
+outside_ci
+
+W="$WORKLOADS/offcpu"
+orun() {  # NAME NAPS [--off-cpu] [run options...]
+  name=$1 naps=$2
+  shift 2
+  "$BENCHPROF" run -q --no-publish -o "$TMP/$name" "$@" -- "$W" sleep \
+    "$naps" >"$TMP/$name.out" 2>"$TMP/$name.err"
+  check "run $name exits 0" [ $? -eq 0 ]
+}
+cmp() {  # NAME BASE HEAD [compare options...]
+  name=$1 base=$2 head=$3
+  shift 3
+  "$BENCHPROF" compare -o "$TMP/$name" "$@" "$TMP/$base" "$TMP/$head" \
+    >"$TMP/$name.out" 2>"$TMP/$name.err"
+  check "compare $name exits 0" [ $? -eq 0 ]
+}
+
+orun base 4 --off-cpu
+orun head 12 --off-cpu
+orun plain 4
+cmp local base head
+cmp served base head --compare-url https://ci.example/cmp/
+cmp one plain head
+
+pycheck "diff.offcpu.svg: well-formed, sleep_in_nap's time grew" \
+  "$TMP/local" <<'PY'
+import os, re, sys
+import xml.etree.ElementTree as ET
+d = sys.argv[1]
+for f in ("diff.svg", "diff.offcpu.svg"):
+    assert os.path.getsize(os.path.join(d, f)) > 0, f
+svg = open(os.path.join(d, "diff.offcpu.svg")).read()
+ET.fromstring(svg)
+# its microseconds: 0.2 s asleep on the base, 0.6 s on the head (the
+# shares move with the preempted time of a loaded machine, these do not)
+naps = re.findall(r"<title>sleep_in_nap \(base (\d+) samples, [0-9.]+%; "
+                  r"head (\d+) samples, [0-9.]+%; change ([-+][0-9.]+) "
+                  r"points\)", svg)
+assert len(naps) == 1, naps
+base, head = int(naps[0][0]), int(naps[0][1])
+assert 150000 <= base <= 300000 and 500000 <= head <= 750000, naps
+assert "Differential flame graph: Head: offcpu (off-CPU, microseconds)<" \
+    in svg, svg[:800]
+PY
+
+pycheck "a plain compare: the wait cut at a frame, paths that exist" \
+  "$TMP/local" <<'PY'
+import json, os, re, sys
+d = sys.argv[1]
+md = open(os.path.join(d, "comment.md")).read()
+c = json.load(open(os.path.join(d, "compare.json")))
+stack = c["benchmarks"][0]["off_cpu_stack"]
+m = re.search(r"\n🔴 Waits longer in `([^`]*)` \(\+[0-9.]+ ms off CPU per "
+              r"run\)\n", md)
+assert m, md
+shown = m.group(1)
+if shown != stack:   # cut: "…;" then a whole-frame tail of the stack
+    assert shown.startswith("…;"), shown
+    tail = shown[2:]
+    assert stack.endswith(";" + tail), (shown, stack)
+assert "sleep_in_nap" in shown, shown
+assert "\nThe off-CPU differential flame graph is `diff.offcpu.svg` beside " \
+    "this comment.\n" in md, md
+assert "\nThe on-CPU differential flame graph is `diff.svg` beside this " \
+    "comment.\n" in md, md
+assert "run's folder" not in md and "`compare/" not in md, md
+for p in re.findall(r"`([^`]*\.svg)` beside this comment", md):
+    assert os.path.isfile(os.path.join(d, p)), p
+PY
+
+pycheck "a served compare folder: the off-CPU diff linked from its line" \
+  "$TMP/served" <<'PY'
+import os, sys
+md = open(os.path.join(sys.argv[1], "comment.md")).read()
+assert " off CPU per run) · [off-CPU diff](https://ci.example/cmp/" \
+    "diff.offcpu.svg)\n" in md, md
+assert "[on-CPU diff](https://ci.example/cmp/diff.svg)" in md, md
+assert "[diff](" not in md and "differential flame graph is" not in md, md
+PY
+
+pycheck "one side without --off-cpu: no off-CPU diff, the plain label" \
+  "$TMP/one" <<'PY'
+import os, sys
+d = sys.argv[1]
+assert not os.path.exists(os.path.join(d, "diff.offcpu.svg"))
+assert os.path.exists(os.path.join(d, "diff.svg"))
+md = open(os.path.join(d, "comment.md")).read()
+assert "on-CPU" not in md and "off-CPU diff" not in md, md
+assert "\nThe differential flame graph is `diff.svg` beside this " \
+    "comment.\n" in md, md
+PY
+
+# a run's comparison, published to a store with no web URL: the off-CPU
+# diff is stored beside diff.svg and the comment names its key
+BASE=1111111111111111111111111111111111111111
+HEAD=2222222222222222222222222222222222222222
+pub="--project p --testbed tb --store file://$TMP/store --spool $TMP/spool
+  --retries 1 --timeout 10"
+prun() {  # NAME NAPS [run options...]
+  name=$1 naps=$2
+  shift 2
+  # shellcheck disable=SC2086
+  "$BENCHPROF" run -q --off-cpu -o "$TMP/$name" $pub "$@" -- "$W" sleep \
+    "$naps" >"$TMP/$name.out" 2>"$TMP/$name.err"
+  check "run $name exits 0" [ $? -eq 0 ]
+}
+prun pbase 4 --branch main --hash "$BASE"
+prun phead 12 --branch feature --hash "$HEAD" --base-branch main \
+  --base-hash "$BASE"
+pycheck "a published run's comparison: diff.offcpu.svg in the store, its key" \
+  "$TMP" "$HEAD" <<'PY'
+import os, sys
+t, head = sys.argv[1:]
+key = "p/feature/%s/tb/offcpu/diff.offcpu.svg" % head
+stored = os.path.join(t, "store", key)
+local = os.path.join(t, "phead", "compare", "diff.offcpu.svg")
+assert open(stored, "rb").read() == open(local, "rb").read()
+md = open(os.path.join(t, "phead", "compare", "comment.md")).read()
+assert "\nThe off-CPU differential flame graph is in the store, at `%s`.\n" \
+    % key in md, md
+assert "\nThe on-CPU differential flame graph is in the store, at " \
+    "`p/feature/%s/tb/offcpu/diff.svg`.\n" % head in md, md
+assert "file://" not in md, md
+PY
+
+finish
