@@ -118,14 +118,25 @@ check "show's output reads back" \
 secret=q-$$-secret
 printf '{"store": {"url": "http://127.0.0.1:1/prefix?X-Token=%s"}}\n' \
   "$secret" >"$TMP/query.json"
-check "a store URL with a query: exit 2, the store named" \
-  expect_error "$TMP/query.json" "\$.store: store 'http://127.0.0.1:1/prefix?<redacted>': no query"
+check "a store URL with a query: exit 2, the file's key named" \
+  expect_error "$TMP/query.json" "$TMP/query.json: \$.store.url: store 'http://127.0.0.1:1/prefix?<redacted>': no query"
 check "the query is never printed" \
   sh -c "! grep -qF '$secret' '$TMP/out' '$TMP/err'"
 BENCHPROF_STORE="s3://bkt/p#$secret" "$BENCHPROF" config check \
   --config "$TMP/good.json" >"$TMP/out" 2>"$TMP/err"
 check "a store URL with a fragment from \$BENCHPROF_STORE: exit 2, redacted" \
   sh -c "[ $? -eq 2 ] && grep -qF \"'s3://bkt/p?<redacted>'\" '$TMP/err' &&
+         ! grep -qF '$secret' '$TMP/out' '$TMP/err'"
+check "a store URL from \$BENCHPROF_STORE: the variable named, not the file" \
+  sh -c "grep -qF 'BENCHPROF_STORE: store ' '$TMP/err' &&
+         ! grep -qF '$TMP/good.json' '$TMP/err'"
+printf '{"store": {"url": "file://%s/st"}}\n' "$TMP" >"$TMP/filestore.json"
+BENCHPROF_STORE="https://h.example/x?sig=$secret" "$BENCHPROF" config check \
+  --config "$TMP/filestore.json" >"$TMP/out" 2>"$TMP/err"
+check "\$BENCHPROF_STORE over the file's store.url: exit 2, the variable named" \
+  sh -c "[ $? -eq 2 ] &&
+         grep -qF \"BENCHPROF_STORE: store 'https://h.example/x?<redacted>': no query\" '$TMP/err' &&
+         ! grep -qF '$TMP/filestore.json' '$TMP/err' &&
          ! grep -qF '$secret' '$TMP/out' '$TMP/err'"
 printf '{"network": {"ca_file": "%s/no-such-ca.pem"}}\n' "$TMP" >"$TMP/ca.json"
 check "a missing network.ca_file: exit 2, key and path named" \
