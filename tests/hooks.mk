@@ -68,7 +68,9 @@
 #                        hook), a bad BENCHPROF_RUN_ARGS, a benchprof that
 #                        cannot be run; the Bencher entrypoint's status
 #   run_hooks_note.sh    the started hooks set BENCHPROF_HOOKS; run then
-#                        says the job's end hook posts the comment
+#                        says the job's end hook posts the comment when
+#                        it wrote into their BENCHPROF_OUTPUT (or a
+#                        suite's in it) and comments are on
 #   install_layout.sh    make install DESTDIR=: programs, hooks, hooks.h
 #                        (compiles alone), no benchprof.h, both man pages
 #                        render cleanly, one SYNOPSIS line per command

@@ -211,6 +211,10 @@ int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
 /* comment_file.c: comment.file, a copy of out/comment.md (removed when
  * the comparison wrote none); a failure is a warning. */
 void bp_cli_comment_file(const struct bp_config *cfg, const char *out);
+/* comment.file removed, before a run's command starts: a run that then
+ * writes no comment (it failed, was interrupted or was not compared)
+ * leaves no earlier run's copy there; a failure is a warning. */
+void bp_cli_comment_file_clear(const struct bp_config *cfg);
 
 /* compare_summary.c: a comparison's changed benchmarks, one line each
  * (names cleaned), for compare and run. */

@@ -104,6 +104,20 @@ static bool events_known(const struct bp_config *c)
   return true;
 }
 
+/* Where the store setting that msg (bpi_store_open's error) is about
+ * came from: the S3 endpoint or the public URL when it names them, else
+ * the store URL; its variable when set, else the file's key. */
+static void store_origin(char *out, size_t len, const struct bp_config *c,
+                         const char *msg)
+{
+  if(!strncmp(msg, "S3 endpoint", 11))
+    key_origin(out, len, c, "BENCHPROF_S3_ENDPOINT", "$.store.s3.endpoint");
+  else if(!strncmp(msg, "public URL", 10))
+    key_origin(out, len, c, "BENCHPROF_PUBLIC_URL", "$.store.public_url");
+  else
+    key_origin(out, len, c, "BENCHPROF_STORE", "$.store.url");
+}
+
 /* The store settings as run opens them (bpi_store_open, which makes no
  * request): a URL run would refuse (a query, a bad bucket, an endpoint
  * with a path) is an invalid configuration here too. */
@@ -114,12 +128,14 @@ static bool store_usable(const struct bp_config *c)
   struct bp_store_opts so = {0};
   struct bp_store *st = NULL;
   struct bp_err err = {0};
+  char where[512];
   bpi_config_store_opts(c, environ, &so);
   bp_code rc = bpi_store_open(&st, &so, &err);
   bpi_store_close(st);
-  if(rc)
-    bp_msg_error("%s: $.store: %s", c->file ? c->file : "the environment",
-                 err.msg[0] ? err.msg : bp_strerror(rc));
+  if(rc) {
+    store_origin(where, sizeof(where), c, err.msg);
+    bp_msg_error("%s: %s", where, err.msg[0] ? err.msg : bp_strerror(rc));
+  }
   return !rc;
 }
 

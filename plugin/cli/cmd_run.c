@@ -282,10 +282,11 @@ int bp_cli_run_own_failure(const struct bp_record_args *a, int status)
 }
 
 /* A previous run's report, manifest and comparison never stay beside
- * this run's files. */
+ * this run's files, nor its comment.file copy. */
 bool bp_cli_run_clear_previous(struct bp_record_args *a)
 {
   struct bp_err err = {0};
+  bp_cli_comment_file_clear(a->pub.config);
   bp_code rc = bpi_rundir_clear(a->output, &err);
   if(rc)
     bp_cli_setup_failed(a, &err, rc);

@@ -23,7 +23,8 @@
 
 static const char usage_line[] =
   "usage: benchprof serve [--port N] [--bind ADDR] [--public-url URL]\n"
-  "                       [--allow-origin ORIGIN]... [STORE_DIR]";
+  "                       [--allow-origin ORIGIN]... [--config FILE]\n"
+  "                       [STORE_DIR]";
 
 static void usage(FILE *to)
 {
@@ -39,6 +40,10 @@ static void usage(FILE *to)
           "  STORE_DIR     the store's directory or file:// URL (default: the\n"
           "                store run publishes to: store.url of the\n"
           "                configuration, else $XDG_DATA_HOME/benchprof/store)\n"
+          "  --config FILE the configuration whose store.url is the default\n"
+          "                STORE_DIR (default: $BENCHPROF_CONFIG, else\n"
+          "                " BP_CONFIG_DEFAULT_PATH "); a STORE_DIR given\n"
+          "                wins\n"
           "  --port N      TCP port; 0 picks a free one (default: 8000)\n"
           "  --bind ADDR   numeric address to listen on (default: 127.0.0.1;\n"
           "                0.0.0.0 or :: makes the store readable by anyone\n"
@@ -70,6 +75,7 @@ struct serve_args {
   const char *bind;
   unsigned port;
   const char *public_url;
+  const char *config;   /* --config FILE, NULL: the default one */
   const char *origins[MAX_ORIGINS];
   size_t norigins;
 };
@@ -89,8 +95,8 @@ static bool default_root(struct serve_args *a)
 {
   struct bp_config cfg;
   struct bp_err err = {0};
-  bool ok = bp_cli_config_load(&cfg, NULL, false, "serving the default "
-                               "store") != BP_CLI_CONFIG_FAIL;
+  bool ok = bp_cli_config_load(&cfg, a->config, false, "serving the "
+                               "default store") != BP_CLI_CONFIG_FAIL;
   if(ok && cfg.store.url)
     a->owned_root = strdup(cfg.store.url);
   else if(ok && bpi_publish_default_store(environ, &a->owned_root, &err)) {
@@ -114,6 +120,7 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
     {"bind", required_argument, NULL, 'b'},
     {"public-url", required_argument, NULL, 'u'},
     {"allow-origin", required_argument, NULL, 'o'},
+    {"config", required_argument, NULL, 'c'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
@@ -146,6 +153,9 @@ static int parse_args(int argc, char **argv, struct serve_args *a)
         return BP_EXIT_USAGE;
       }
       a->origins[a->norigins++] = optarg;
+      break;
+    case 'c':
+      a->config = optarg;
       break;
     case 'h':
       usage(stdout);

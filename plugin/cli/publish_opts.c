@@ -121,6 +121,25 @@ int bp_cli_url_option(const char *name, const char *arg,
   }
 }
 
+/* A store's URL, a public URL or an S3 endpoint with a query, a fragment
+ * or blanks: the store refuses it when it opens (store.c), so run would
+ * publish nothing after the benchmark ran; said now instead (shown
+ * without its query: it may hold a token). */
+static int plain_url_option(const char *name, const char *arg)
+{
+  char shown[BP_HTTP_URL_SHOWN];
+  /* a directory's (file://) or prefix's (s3://) name may have blanks */
+  bool http = !strncmp(arg, "http://", 7) || !strncmp(arg, "https://", 8);
+  if(!strpbrk(arg, http ? "?# \t\r\n" : "?#"))
+    return 0;
+  bpi_http_url_shown(shown, arg);
+  bp_msg_error("--%s '%s': no query%s allowed (the store refuses it and "
+               "nothing would be published; give a token through the token "
+               "variables)", name, shown,
+               http ? ", fragment or blanks" : " or fragment");
+  return BP_EXIT_USAGE;
+}
+
 /* The kind of URL publishing option opt takes; false when it takes none. */
 static bool url_option(int opt, enum bp_url_kind *kind)
 {
@@ -192,6 +211,9 @@ int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
   /* a URL that can never work is the command line's mistake, said now
    * (and by run --check-options), not after the benchmark ran */
   if(url_option(opt, &kind) && bp_cli_url_option(option_name(opt), arg, kind))
+    return BP_EXIT_USAGE;
+  if((opt == BP_CLI_PUB_STORE || opt == BP_CLI_PUB_PUBLIC_URL ||
+      opt == BP_CLI_PUB_S3_ENDPOINT) && plain_url_option(option_name(opt), arg))
     return BP_EXIT_USAGE;
   switch(opt) {
   case 'v': p->verbose = true; break;

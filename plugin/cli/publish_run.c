@@ -393,10 +393,23 @@ static void add_shell_word(struct bp_buf *b, const char *word)
   bpi_buf_addc(b, '\'');
 }
 
+/* " OPTION PATH" with path made absolute (it exists: the run read or
+ * wrote it), so that the command works from a timer or another
+ * directory; as given when it cannot be resolved. */
+static void add_path_option(struct bp_buf *b, const char *option,
+                            const char *path)
+{
+  char *abs = realpath(path, NULL);
+  bpi_buf_adds(b, option);
+  add_shell_word(b, abs ? abs : path);
+  free(abs);
+}
+
 /* The command that sends a spooled publication later: the spool it is in
  * and the configuration this run read when it was not the default one
  * (--config, $BENCHPROF_CONFIG): flush reading another would take other
- * credentials (a 401) or another spool. */
+ * credentials (a 401) or another spool.  Printed without quotes around
+ * it: only its paths are quoted, once, as a shell reads them. */
 static void say_flush_later(const struct bp_cli_publish *p)
 {
   const struct bp_config *c = p->config;
@@ -404,17 +417,13 @@ static void say_flush_later(const struct bp_cli_publish *p)
   bpi_buf_init(&cmd);
   bpi_buf_adds(&cmd, "benchprof flush");
   if(c && c->file && (c->source == BP_CONFIG_FLAG ||
-                      c->source == BP_CONFIG_ENV)) {
-    bpi_buf_adds(&cmd, " --config ");
-    add_shell_word(&cmd, c->file);
-  }
-  if(p->spool) {
-    bpi_buf_adds(&cmd, " --spool ");
-    add_shell_word(&cmd, p->spool);
-  }
+                      c->source == BP_CONFIG_ENV))
+    add_path_option(&cmd, " --config ", c->file);
+  if(p->spool)
+    add_path_option(&cmd, " --spool ", p->spool);
   bpi_buf_addc(&cmd, '\0');
-  bp_msg_note("'%s' sends it later", bpi_buf_failed(&cmd) ? "benchprof flush"
-              : cmd.data);
+  bp_msg_note("send it later with: %s", bpi_buf_failed(&cmd)
+              ? "benchprof flush" : cmd.data);
   bpi_buf_cleanup(&cmd);
 }
 

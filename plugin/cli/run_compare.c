@@ -46,8 +46,25 @@ static bool delivered(const char *dir)
   return yes;
 }
 
+/* Who posts dir's comment: the job's end hook when benchprof's runner
+ * hooks set up the job, dir is their output directory (or a suite's in
+ * it) and comments are on (the hook posts nothing otherwise); else the
+ * operator, told how. */
+static void say_who_posts(const char *dir, const char *out,
+                          const struct bp_config *cfg)
+{
+  if((!cfg || cfg->comment.enabled) &&
+     bpi_ci_hooks_post_comment(environ, dir))
+    bp_msg_note("compare: %s/" BP_FILE_COMMENT " (the job's end hook "
+                "posts it)", out);
+  else
+    bp_msg_note("compare: %s/" BP_FILE_COMMENT " (post it with 'benchprof "
+                "comment --markdown %s/" BP_FILE_COMMENT "')", out, out);
+}
+
+/* dir: the run's output directory. */
 static void say(const struct bp_pr_opts *o, const struct bp_pr_result *r,
-                const struct bp_config *cfg, bool token_set)
+                const struct bp_config *cfg, bool token_set, const char *dir)
 {
   const struct bp_cmp *c = r->cmp;
   if(r->base_unread) {
@@ -71,13 +88,7 @@ static void say(const struct bp_pr_opts *o, const struct bp_pr_result *r,
               bpi_buf_failed(&counts) ? "?" : counts.data);
   bpi_buf_cleanup(&counts);
   bp_cli_compare_benches(c);
-  if(bpi_ci_hooks_post_comment(environ))   /* benchprof's runner hooks */
-    bp_msg_note("compare: %s/" BP_FILE_COMMENT " (the job's end hook "
-                "posts it)", o->out);
-  else
-    bp_msg_note("compare: %s/" BP_FILE_COMMENT " (post it with 'benchprof "
-                "comment --markdown %s/" BP_FILE_COMMENT "')", o->out,
-                o->out);
+  say_who_posts(dir, o->out, cfg);
 }
 
 /* out/identity.json: the run's identity as `benchprof ci --json` prints
@@ -156,7 +167,7 @@ static bp_code compare(const struct bp_ident *id, const char *suite,
   if(r.diff_failures)
     bp_msg_warn("compare: %s", r.diff_error.msg);
   if(!rc)
-    say(&o, &r, cfg, token_set);
+    say(&o, &r, cfg, token_set, dir);
   if(!rc && r.cmp)
     *regressions = r.cmp->nregressions;
   bpi_pr_result_cleanup(&r);

@@ -1033,14 +1033,49 @@ const char *bpi_ci_job(char *const *envp, const char **project)
   return provider;
 }
 
-bool bpi_ci_hooks_post_comment(char *const *envp)
+/* Whether paths a and b name one directory (by device and inode: one
+ * may be relative, or reached through a link). */
+static bool same_dir(const char *a, const char *b)
+{
+  struct stat sa, sb;
+  return !stat(a, &sa) && !stat(b, &sb) && S_ISDIR(sa.st_mode) &&
+         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Whether dir is out, or its suite=NAME subdirectory (rundir.h: a
+ * suite's run writes there), the directories the end hooks look in. */
+static bool hooks_dir(const char *dir, const char *out)
+{
+  if(same_dir(dir, out))
+    return true;
+  const char *slash = strrchr(dir, '/');
+  const char *name = slash ? slash + 1 : dir;
+  if(strncmp(name, "suite=", 6) || !name[6])
+    return false;
+  if(!slash)
+    return same_dir(".", out);
+  if(slash == dir)
+    return same_dir("/", out);
+  char *parent = strndup(dir, (size_t)(slash - dir));
+  bool yes = parent && same_dir(parent, out);
+  free(parent);
+  return yes;
+}
+
+bool bpi_ci_hooks_post_comment(char *const *envp, const char *dir)
 {
   const char *project;
   const char *provider = bpi_ci_job(envp, &project);
   const char *hooks = bpi_env_get(envp, "BENCHPROF_HOOKS");
+  const char *out = bpi_env_get(envp, "BENCHPROF_OUTPUT");
   /* a variable left from another CI system's hooks is not this job's */
-  return provider && hooks && !strcmp(provider, hooks) &&
-         (!strcmp(provider, "github") || !strcmp(provider, "gitlab"));
+  if(!provider || !hooks || strcmp(provider, hooks) ||
+     (strcmp(provider, "github") && strcmp(provider, "gitlab")))
+    return false;
+  /* the end hooks post only what was written under the output directory
+   * the started hooks gave the job: a run with its own -o elsewhere is
+   * not posted */
+  return out && *out && hooks_dir(dir, out);
 }
 
 char *bpi_ci_job_id(char *const *envp, bool *nomem)

@@ -139,10 +139,12 @@ bp_code bpi_ci_detect_bases(struct bp_ident *id, char *const *envp,
 const char *bpi_ci_job(char *const *envp, const char **project);
 
 /* Whether benchprof's runner hooks set up this CI job and its end hook
- * posts the pull request comment: BENCHPROF_HOOKS, which the started
- * hooks set to the provider they ran for ("github", "gitlab"), names the
- * provider bpi_ci_job finds in envp. */
-bool bpi_ci_hooks_post_comment(char *const *envp);
+ * posts the pull request comment a run wrote under dir (its output
+ * directory, which exists): BENCHPROF_HOOKS, which the started hooks set
+ * to the provider they ran for ("github", "gitlab"), names the provider
+ * bpi_ci_job finds in envp, and dir is the hooks' BENCHPROF_OUTPUT or
+ * its suite=NAME subdirectory (the end hooks look nowhere else). */
+bool bpi_ci_hooks_post_comment(char *const *envp, const char *dir);
 
 /* The CI job this process runs in, from envp alone: "github:RUN/ATTEMPT/JOB"
  * (GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, else 1, and GITHUB_JOB: the steps

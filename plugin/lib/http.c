@@ -138,6 +138,43 @@ void bpi_http_url_shown(char out[BP_HTTP_URL_SHOWN], const char *url)
            url[n] ? "?<redacted>" : n > 200 ? "..." : "");
 }
 
+#define PEM_CERT "-----BEGIN CERTIFICATE-----"
+#define PEM_TRUSTED "-----BEGIN TRUSTED CERTIFICATE-----"
+
+/* Whether text (len bytes, not terminated) holds needle. */
+static bool holds(const char *text, size_t len, const char *needle)
+{
+  size_t n = strlen(needle);
+  for(size_t i = 0; i + n <= len; i++)
+    if(text[i] == needle[0] && !memcmp(text + i, needle, n))
+      return true;
+  return false;
+}
+
+/* Whether the regular file fd holds a PEM certificate (OpenSSL's CA file
+ * reader takes the trusted form too); -1 with errno when it cannot be
+ * read.  Read in chunks that overlap by a marker's length, so a marker
+ * across two reads is found. */
+static int holds_pem_certificate(int fd)
+{
+  char buf[16384];
+  size_t keep = 0, overlap = sizeof(PEM_TRUSTED) - 2;
+  for(;;) {
+    ssize_t got = read(fd, buf + keep, sizeof(buf) - keep);
+    if(got < 0 && errno == EINTR)
+      continue;
+    if(got < 0)
+      return -1;
+    if(!got)
+      return 0;
+    size_t len = keep + (size_t)got;
+    if(holds(buf, len, PEM_CERT) || holds(buf, len, PEM_TRUSTED))
+      return 1;
+    keep = len < overlap ? len : overlap;
+    memmove(buf, buf + len - keep, keep);
+  }
+}
+
 bp_code bpi_http_ca_file_check(const char *path, const char *key,
                                struct bp_err *err)
 {
@@ -145,10 +182,20 @@ bp_code bpi_http_ca_file_check(const char *path, const char *key,
   int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
   int e = fd < 0 ? errno : fstat(fd, &sb) ? errno
         : S_ISREG(sb.st_mode) ? 0 : EINVAL;
+  /* a readable file that is no bundle (an empty one, /etc/passwd) fails
+   * every request with "error setting certificate file" just the same */
+  int pem = e ? 0 : holds_pem_certificate(fd);
+  if(pem < 0)
+    e = errno;
   if(fd >= 0)
     close(fd);
-  if(!e)
+  if(!e && pem)
     return BP_OK;
+  if(!e)
+    return bpi_err_set(err, BPE_CONFIG, 0, "%s: the CA bundle '%.300s' "
+                       "holds no PEM certificate (no \"" PEM_CERT "\" "
+                       "line)%s", key, path, sb.st_size ? ""
+                       : "; the file is empty");
   return bpi_err_set(err, BPE_CONFIG, 0, "%s: cannot read the CA bundle "
                      "'%.300s': %s", key, path ? path : "",
                      e == EINVAL ? "not a regular file" : strerror(e));

@@ -135,8 +135,10 @@ bool bpi_http_url_has_credentials(const char *url);
 #define BP_HTTP_URL_SHOWN 224
 void bpi_http_url_shown(char out[BP_HTTP_URL_SHOWN], const char *url);
 
-/* Whether a CA bundle (network.ca_file, --ca-file) can be read: a
- * regular file benchprof may open; else BPE_CONFIG naming key and path.
+/* Whether a CA bundle (network.ca_file, --ca-file) can be used: a
+ * regular file benchprof may read that holds at least one PEM
+ * certificate ("-----BEGIN CERTIFICATE-----", or the trusted form); else
+ * BPE_CONFIG naming key and path (an empty file, /etc/passwd).
  * Checked before a publication, where curl would only say "error setting
  * certificate file" on every request. */
 bp_code bpi_http_ca_file_check(const char *path, const char *key,

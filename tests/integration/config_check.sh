@@ -4,8 +4,9 @@
 # error with line:column, unknown event and counter names), a missing file
 # named, the default path absent, the permissions warning for a token,
 # environment overrides winning over the file, tokens never printed, a
-# store URL run would refuse (its query never printed), an unreadable CA
-# bundle; then
+# store URL run would refuse (its query never printed, the setting named
+# by its variable or key), an unreadable CA bundle or one that holds no
+# PEM certificate; then
 # the examples against the schema and
 # the schema's key set against the parser's.
 . "$top_srcdir/tests/lib.sh"
@@ -118,14 +119,25 @@ check "show's output reads back" \
 secret=q-$$-secret
 printf '{"store": {"url": "http://127.0.0.1:1/prefix?X-Token=%s"}}\n' \
   "$secret" >"$TMP/query.json"
-check "a store URL with a query: exit 2, the store named" \
-  expect_error "$TMP/query.json" "\$.store: store 'http://127.0.0.1:1/prefix?<redacted>': no query"
+check "a store URL with a query: exit 2, the file's key named" \
+  expect_error "$TMP/query.json" "$TMP/query.json: \$.store.url: store 'http://127.0.0.1:1/prefix?<redacted>': no query"
 check "the query is never printed" \
   sh -c "! grep -qF '$secret' '$TMP/out' '$TMP/err'"
 BENCHPROF_STORE="s3://bkt/p#$secret" "$BENCHPROF" config check \
   --config "$TMP/good.json" >"$TMP/out" 2>"$TMP/err"
 check "a store URL with a fragment from \$BENCHPROF_STORE: exit 2, redacted" \
   sh -c "[ $? -eq 2 ] && grep -qF \"'s3://bkt/p?<redacted>'\" '$TMP/err' &&
+         ! grep -qF '$secret' '$TMP/out' '$TMP/err'"
+check "a store URL from \$BENCHPROF_STORE: the variable named, not the file" \
+  sh -c "grep -qF 'BENCHPROF_STORE: store ' '$TMP/err' &&
+         ! grep -qF '$TMP/good.json' '$TMP/err'"
+printf '{"store": {"url": "file://%s/st"}}\n' "$TMP" >"$TMP/filestore.json"
+BENCHPROF_STORE="https://h.example/x?sig=$secret" "$BENCHPROF" config check \
+  --config "$TMP/filestore.json" >"$TMP/out" 2>"$TMP/err"
+check "\$BENCHPROF_STORE over the file's store.url: exit 2, the variable named" \
+  sh -c "[ $? -eq 2 ] &&
+         grep -qF \"BENCHPROF_STORE: store 'https://h.example/x?<redacted>': no query\" '$TMP/err' &&
+         ! grep -qF '$TMP/filestore.json' '$TMP/err' &&
          ! grep -qF '$secret' '$TMP/out' '$TMP/err'"
 printf '{"network": {"ca_file": "%s/no-such-ca.pem"}}\n' "$TMP" >"$TMP/ca.json"
 check "a missing network.ca_file: exit 2, key and path named" \
@@ -135,8 +147,26 @@ BENCHPROF_CA_FILE="$TMP" "$BENCHPROF" config check --config "$TMP/good.json" \
 check "a directory as \$BENCHPROF_CA_FILE: exit 2, the variable named" \
   sh -c "[ $? -eq 2 ] && grep -qF 'BENCHPROF_CA_FILE: cannot read the CA bundle' '$TMP/err' &&
          grep -qF 'not a regular file' '$TMP/err'"
-printf '{"network": {"ca_file": "%s"}}\n' "$schema" >"$TMP/ca-ok.json"
-check "a readable network.ca_file: valid" \
+# a readable file that holds no certificate: every https request would
+# fail with "error setting certificate file"
+printf 'root:x:0:0:root:/root:/bin/sh\n' >"$TMP/passwd"
+printf '{"network": {"ca_file": "%s"}}\n' "$TMP/passwd" >"$TMP/ca-text.json"
+check "a network.ca_file with no PEM certificate: exit 2, key and path named" \
+  expect_error "$TMP/ca-text.json" "$TMP/ca-text.json: \$.network.ca_file: the CA bundle '$TMP/passwd' holds no PEM certificate"
+: >"$TMP/empty.pem"
+BENCHPROF_CA_FILE="$TMP/empty.pem" "$BENCHPROF" config check \
+  --config "$TMP/good.json" >"$TMP/out" 2>"$TMP/err"
+check "an empty \$BENCHPROF_CA_FILE: exit 2, the variable named" \
+  sh -c "[ $? -eq 2 ] &&
+         grep -qF \"BENCHPROF_CA_FILE: the CA bundle '$TMP/empty.pem' holds no PEM certificate\" '$TMP/err' &&
+         grep -qF 'the file is empty' '$TMP/err'"
+# a bundle whose first certificate begins across the check's 16 KiB reads
+# (comments before it, as some bundles have)
+{ head -c 16370 /dev/zero | tr '\0' '#'; echo
+  echo "-----BEGIN CERTIFICATE-----"; echo "MIIB"
+  echo "-----END CERTIFICATE-----"; } >"$TMP/ca-ok.pem"
+printf '{"network": {"ca_file": "%s"}}\n' "$TMP/ca-ok.pem" >"$TMP/ca-ok.json"
+check "a network.ca_file with a PEM certificate: valid" \
   "$BENCHPROF" config check --config "$TMP/ca-ok.json"
 
 # 8. the examples follow the schema, the parser takes them, and the schema
@@ -177,7 +207,7 @@ def sample(path, node):
     if path == "record.event":
         return "cpu-clock"    # an event name is checked too
     if path.endswith("ca_file"):
-        return schema_file    # a file that can be read: checked too
+        return tmp + "/ca-ok.pem"   # a bundle that can be read: checked too
     if "enum" in node:
         return node["enum"][-1]
     t = node.get("type")

@@ -50,7 +50,7 @@ for cmd in record run flush stat events serve config ci compare comment; do
 done
 check "benchprof(1) SYNOPSIS: serve's line holds no other command" sh -c \
   "! grep -E 'benchprof serve.*benchprof config' '$TMP/benchprof.1.txt' &&
-   ! grep -E '--base-hash H benchprof compare' '$TMP/benchprof.1.txt'"
+   ! grep -E -- '--base-hash H benchprof compare' '$TMP/benchprof.1.txt'"
 check "benchprof(1) refers to benchprof-wrap(1)" grep -q "benchprof-wrap(1)" \
   "$TMP/benchprof.1.txt"
 check "benchprof-wrap(1) documents every mode" sh -c \

@@ -1,7 +1,8 @@
 #!/bin/sh
 # What a run does with store and network settings it cannot use as they
 # are: a store URL with a query is refused without printing the query (a
-# token); an unreadable network.ca_file is named before the command runs
+# token); an unreadable network.ca_file, or one that holds no PEM
+# certificate, is named before the command runs
 # (--strict: the command does not run); an S3 endpoint given as an IP
 # address gets path-style URLs (bucket.127.0.0.1 resolves nowhere); with
 # no spool directory (no HOME, XDG_STATE_HOME or spool) the publication is
@@ -51,6 +52,25 @@ check "an unreadable ca_file: key and path named, before the command ran" \
 check "an unreadable ca_file with --strict: exit 1, the command not run" \
   sh -c "[ $? -eq 1 ] && [ ! -e '$TMP/ran2s' ] &&
          grep -qF 'network.ca_file: cannot read' '$TMP/err2s'"
+
+# a readable file that is no CA bundle: said before the command runs too
+printf 'root:x:0:0:root:/root:/bin/sh\n' >"$TMP/passwd"
+cat >"$TMP/ca-text.json" <<JSON
+{"store": {"url": "file://$TMP/store2"}, "spool": "$TMP/spool2",
+ "network": {"ca_file": "$TMP/passwd"}}
+JSON
+"$BENCHPROF" run --strict --config "$TMP/ca-text.json" -o "$TMP/out2t" \
+  $ident -- "$TMP/marker.sh" "$TMP/ran2t" >/dev/null 2>"$TMP/err2t"
+check "a ca_file with no PEM certificate, --strict: exit 1, the command not run" \
+  sh -c "[ $? -eq 1 ] && [ ! -e '$TMP/ran2t' ] &&
+         grep -qF \"network.ca_file: the CA bundle '$TMP/passwd' holds no PEM certificate\" '$TMP/err2t'"
+: >"$TMP/empty.pem"
+"$BENCHPROF" run --config "$TMP/ca.json" --ca-file "$TMP/empty.pem" \
+  -o "$TMP/out2e" $ident -- "$TMP/marker.sh" "$TMP/ran2e" >/dev/null \
+  2>"$TMP/err2e"
+check "an empty --ca-file: the run goes on, the option named first" \
+  sh -c "[ $? -eq 0 ] && [ -s '$TMP/ran2e' ] &&
+         head -1 '$TMP/err2e' | grep -qF -- \"--ca-file: the CA bundle '$TMP/empty.pem' holds no PEM certificate\""
 
 # 3. an S3 endpoint given as an IP address, path_style false: path style
 start_s3

@@ -7,7 +7,8 @@
 #   sent; never the token;
 # - flush says that once, not once per publication;
 # - run's hint to flush later names a configuration from --config or
-#   $BENCHPROF_CONFIG;
+#   $BENCHPROF_CONFIG, by its absolute path (as the spool), each path
+#   quoted once for a shell, the command itself not quoted;
 # - a publication spooled for a store URL the configuration no longer
 #   names, or waiting for over a day, gets one line pointing at
 #   'benchprof flush --drop ID', which removes it; the others are then
@@ -67,15 +68,34 @@ check "store.token_env: that variable named, and the key" grep -q \
 # the hint to flush later names the configuration the run read when it
 # was not the default one: flush reading another gets other credentials
 check "no --config: the hint names the spool only" grep -qF \
-  "'benchprof flush --spool $SPOOL' sends it later" "$TMP/r1.err"
+  "send it later with: benchprof flush --spool $SPOOL" "$TMP/r1.err"
 check "--config: the hint names it" grep -qF \
-  "'benchprof flush --config $TMP/named.json --spool $SPOOL' sends it later" \
+  "send it later with: benchprof flush --config $TMP/named.json --spool $SPOOL" \
   "$TMP/r3.err"
 BENCHPROF_CONFIG="$TMP/named.json" MY_STORE_TOK=$WRONG bprun r3e \
   --spool "$TMP/spool env"
-check "\$BENCHPROF_CONFIG: the hint names it, a spool with a space quoted" \
-  grep -qF "'benchprof flush --config $TMP/named.json --spool '$TMP/spool env'' sends it later" \
+check "\$BENCHPROF_CONFIG: the hint names it, a spool with a space quoted once" \
+  grep -qxF "benchprof: send it later with: benchprof flush --config $TMP/named.json --spool '$TMP/spool env'" \
   "$TMP/r3e.err"
+# relative paths, with blanks: absolute in the hint (a timer or another
+# directory runs it), quoted once; the hint pasted elsewhere reads them
+mkdir -p "$TMP/job dir/sub"
+cp "$TMP/named.json" "$TMP/job dir/my conf.json"
+(cd "$TMP/job dir/sub" && MY_STORE_TOK=$WRONG env -u BENCHER_API_TOKEN \
+  "$BENCHPROF" run -o out --bmf "$TMP/r3r.json" --project demo \
+  --branch main --testbed box --hash $HASH --retries 0 --timeout 5 \
+  --config "../my conf.json" --spool "../rel spool" -- "$TMP/harness.sh" \
+  "$TMP/r3r.json" >/dev/null 2>"$TMP/r3r.err")
+check "relative --config and --spool: absolute in the hint, quoted once" \
+  grep -qxF "benchprof: send it later with: benchprof flush --config '$TMP/job dir/my conf.json' --spool '$TMP/job dir/rel spool'" \
+  "$TMP/r3r.err"
+hint=$(sed -n 's/^benchprof: send it later with: benchprof flush //p' \
+  "$TMP/r3r.err")
+check "the hint's words, read by a shell from another directory" sh -c \
+  "cd / && eval \"set -- \$1\" && [ \$# -eq 4 ] &&
+   [ \"\$2\" = '$TMP/job dir/my conf.json' ] &&
+   [ \"\$4\" = '$TMP/job dir/rel spool' ] && [ -f \"\$2\" ] && [ -d \"\$4\" ]" \
+  sh "$hint"
 
 # 2. flush with the same wrong token: a line per publication, the hint
 # once, nothing about moved targets (the configuration names this store)

@@ -4,7 +4,9 @@
 # GitHub's through $GITHUB_ENV, GitLab's exported) the job's end hook
 # posts it, and run says so instead of "post it with 'benchprof
 # comment'"; outside them, or with a variable left by another CI
-# system's hooks, run says how to post it.
+# system's hooks, or when the end hook will not post it (the run's -o is
+# not the hooks' BENCHPROF_OUTPUT nor a suite's directory in it, or
+# comments are off), run says how to post it.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 . "$top_srcdir/tests/hooks_lib.sh"
@@ -48,10 +50,12 @@ HEAD=1111111111111111111111111111111111111111
   "$TMP/base.json" >/dev/null 2>"$TMP/base.err"
 check "base run: exit 0" [ $? -eq 0 ]
 prrun() {
-  "$BENCHPROF" run -o "$TMP/$1" --project demo --testbed box \
+  name=$1
+  shift
+  "$BENCHPROF" run -o "$TMP/$name" --project demo --testbed box \
     --branch feature/x --hash $HEAD --base-branch main --base-hash $BASE \
-    --retries 0 --bmf "$TMP/$1.json" -- "$TMP/harness.sh" "$TMP/$1.json" \
-    >/dev/null 2>"$TMP/$1.err"
+    --retries 0 --bmf "$TMP/$name.json" "$@" -- "$TMP/harness.sh" \
+    "$TMP/$name.json" >/dev/null 2>"$TMP/$name.err"
 }
 HOOKED="the job's end hook posts it"
 BYHAND="post it with 'benchprof comment --markdown"
@@ -63,18 +67,54 @@ check "no CI: how to post it" grep -qF "$BYHAND $TMP/plain/compare/comment.md'" 
 check "no CI: no end hook named" sh -c '! grep -qF "$1" "$2"' sh "$HOOKED" \
   "$TMP/plain.err"
 
-GITHUB_ACTIONS=true BENCHPROF_HOOKS=github prrun gh
+# the hooks' output directory: the started hooks' BENCHPROF_OUTPUT
+GITHUB_ACTIONS=true BENCHPROF_HOOKS=github BENCHPROF_OUTPUT="$TMP/gh" \
+  prrun gh
 check "github job with the hooks: the end hook posts it" grep -qF \
   "compare: $TMP/gh/compare/comment.md ($HOOKED)" "$TMP/gh.err"
 check "github job with the hooks: not 'post it with'" sh -c \
   '! grep -qF "$1" "$2"' sh "$BYHAND" "$TMP/gh.err"
-GITLAB_CI=true BENCHPROF_HOOKS=gitlab prrun gl
+GITLAB_CI=true BENCHPROF_HOOKS=gitlab BENCHPROF_OUTPUT="$TMP/gl" prrun gl
 check "gitlab job with the hooks: the end hook posts it" grep -qF \
   "compare: $TMP/gl/compare/comment.md ($HOOKED)" "$TMP/gl.err"
 GITHUB_ACTIONS=true prrun nohooks
 check "github job without the hooks: how to post it" grep -qF "$BYHAND" \
   "$TMP/nohooks.err"
-GITHUB_ACTIONS=true BENCHPROF_HOOKS=gitlab prrun other
+GITHUB_ACTIONS=true BENCHPROF_HOOKS=gitlab BENCHPROF_OUTPUT="$TMP/other" \
+  prrun other
 check "another system's BENCHPROF_HOOKS: how to post it" grep -qF \
   "$BYHAND" "$TMP/other.err"
+
+# a suite's run writes into BENCHPROF_OUTPUT/suite=NAME: the end hook
+# posts it (no -o: the output is the hooks')
+"$BENCHPROF" run -o "$TMP/base-s1" --project demo --testbed box --suite s1 \
+  --branch main --hash $BASE --retries 0 --bmf "$TMP/base-s1.json" -- \
+  "$TMP/harness.sh" "$TMP/base-s1.json" >/dev/null 2>"$TMP/base-s1.err"
+check "suite s1's base run: exit 0" [ $? -eq 0 ]
+GITHUB_ACTIONS=true BENCHPROF_HOOKS=github BENCHPROF_OUTPUT="$TMP/hooked" \
+  "$BENCHPROF" run --project demo --testbed box --suite s1 \
+  --branch feature/x --hash $HEAD --base-branch main --base-hash $BASE \
+  --retries 0 --bmf "$TMP/suite.json" -- "$TMP/harness.sh" \
+  "$TMP/suite.json" >/dev/null 2>"$TMP/suite.err"
+check "a suite in the hooks' output: the end hook posts it" grep -qF \
+  "compare: $TMP/hooked/suite=s1/compare/comment.md ($HOOKED)" \
+  "$TMP/suite.err"
+
+# -o elsewhere: the end hook never looks there
+GITHUB_ACTIONS=true BENCHPROF_HOOKS=github BENCHPROF_OUTPUT="$TMP/hooked" \
+  prrun elsewhere
+check "-o not the hooks' output: how to post it" grep -qF \
+  "$BYHAND $TMP/elsewhere/compare/comment.md'" "$TMP/elsewhere.err"
+check "-o not the hooks' output: no end hook named" sh -c \
+  '! grep -qF "$1" "$2"' sh "$HOOKED" "$TMP/elsewhere.err"
+
+# comments off: the end hook posts nothing
+GITHUB_ACTIONS=true BENCHPROF_HOOKS=github BENCHPROF_OUTPUT="$TMP/off" \
+  BENCHPROF_COMMENT=0 prrun off
+check "comments off (BENCHPROF_COMMENT=0): compared" grep -q \
+  "compare with main" "$TMP/off.err"
+check "comments off: how to post it" grep -qF \
+  "$BYHAND $TMP/off/compare/comment.md'" "$TMP/off.err"
+check "comments off: no end hook named" sh -c \
+  '! grep -qF "$1" "$2"' sh "$HOOKED" "$TMP/off.err"
 finish

@@ -350,6 +350,14 @@ else
   fail "serve without STORE_DIR, with a configuration"
 fi
 unset BENCHPROF_CONFIG
+# --config FILE, as every other command takes it: its store.url
+if serve_start serve6 --port 0 --config "$TMP/serve.json"; then
+  check "--config FILE: its store.url is served" \
+    grep -q "^serving $TMP/store at " "$TMP/serve6.out"
+  check "serve stops with status 0" stop_with TERM
+else
+  fail "serve --config FILE: $(cat "$TMP/serve6.err")"
+fi
 export XDG_DATA_HOME="$TMP/none"
 "$BENCHPROF" serve --port 0 >/dev/null 2>"$TMP/e6"
 check "no STORE_DIR and no store yet: an error" [ $? -eq 1 ]

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define HEAD "1111111111111111111111111111111111111111"
@@ -733,24 +734,44 @@ static void test_job_repository(void)
 }
 
 /* BENCHPROF_HOOKS counts only where it names the job's own provider,
- * and only for the hooks that post a comment (GitHub, GitLab). */
+ * and only for the hooks that post a comment (GitHub, GitLab), and only
+ * for a run whose output directory is the hooks' BENCHPROF_OUTPUT (also
+ * reached another way) or a suite's in it. */
 static void test_hooks_post_comment(void)
 {
-  static char *gh[] = {"GITHUB_ACTIONS=true", "BENCHPROF_HOOKS=github",
-                       NULL};
-  static char *gl[] = {"GITLAB_CI=true", "BENCHPROF_HOOKS=gitlab", NULL};
-  static char *gh_no[] = {"GITHUB_ACTIONS=true", NULL};
-  static char *gh_other[] = {"GITHUB_ACTIONS=true", "BENCHPROF_HOOKS=gitlab",
-                             NULL};
-  static char *outside[] = {"BENCHPROF_HOOKS=github", NULL};
-  static char *bencher[] = {"BENCHER_PROJECT=p", "BENCHPROF_HOOKS=bencher",
-                            NULL};
-  CHECK(bpi_ci_hooks_post_comment(gh));
-  CHECK(bpi_ci_hooks_post_comment(gl));
-  CHECK(!bpi_ci_hooks_post_comment(gh_no));
-  CHECK(!bpi_ci_hooks_post_comment(gh_other));
-  CHECK(!bpi_ci_hooks_post_comment(outside));
-  CHECK(!bpi_ci_hooks_post_comment(bencher));
+  char out[300], suite[320], dot[330], other[320], notsuite[320];
+  snprintf(out, sizeof(out), "BENCHPROF_OUTPUT=%s", tmpdir);
+  snprintf(suite, sizeof(suite), "%s/suite=s1", tmpdir);
+  snprintf(dot, sizeof(dot), "%s/./suite=s1/..", tmpdir);
+  snprintf(other, sizeof(other), "%s/elsewhere", tmpdir);
+  snprintf(notsuite, sizeof(notsuite), "%s/s1", tmpdir);
+  CHECK(mkdir(suite, 0700) == 0);
+  CHECK(mkdir(other, 0700) == 0);
+  CHECK(mkdir(notsuite, 0700) == 0);
+  char *gh[] = {"GITHUB_ACTIONS=true", "BENCHPROF_HOOKS=github", out, NULL};
+  char *gl[] = {"GITLAB_CI=true", "BENCHPROF_HOOKS=gitlab", out, NULL};
+  char *gh_noout[] = {"GITHUB_ACTIONS=true", "BENCHPROF_HOOKS=github",
+                      NULL};
+  char *gh_no[] = {"GITHUB_ACTIONS=true", out, NULL};
+  char *gh_other[] = {"GITHUB_ACTIONS=true", "BENCHPROF_HOOKS=gitlab", out,
+                      NULL};
+  char *outside[] = {"BENCHPROF_HOOKS=github", out, NULL};
+  char *bencher[] = {"BENCHER_PROJECT=p", "BENCHPROF_HOOKS=bencher", out,
+                     NULL};
+  CHECK(bpi_ci_hooks_post_comment(gh, tmpdir));
+  CHECK(bpi_ci_hooks_post_comment(gl, tmpdir));
+  CHECK(bpi_ci_hooks_post_comment(gh, dot));
+  CHECK(bpi_ci_hooks_post_comment(gh, suite));
+  CHECK(!bpi_ci_hooks_post_comment(gh, other));
+  CHECK(!bpi_ci_hooks_post_comment(gh, notsuite));
+  CHECK(!bpi_ci_hooks_post_comment(gh_noout, tmpdir));
+  CHECK(!bpi_ci_hooks_post_comment(gh_no, tmpdir));
+  CHECK(!bpi_ci_hooks_post_comment(gh_other, tmpdir));
+  CHECK(!bpi_ci_hooks_post_comment(outside, tmpdir));
+  CHECK(!bpi_ci_hooks_post_comment(bencher, tmpdir));
+  rmdir(suite);
+  rmdir(other);
+  rmdir(notsuite);
 }
 
 int main(void)
