@@ -142,11 +142,16 @@ id=$(sed -n "s/.*publication spooled as \([^ ]*\) in .*/\1/p" \
 check "a publication is spooled" [ -n "$id" ]
 rm -f "$TMP/store"
 mkdir "$TMP/store"
-rm -rf "$TMP/out"
-: >"$TMP/out"
+# (a relative output, which config check leaves to the job's directory:
+# an absolute one under a file is an invalid configuration, and the
+# entrypoint would run the command without benchprof run at all)
+sed 's|"output": "[^"]*"|"output": "rel-out"|' "$TMP/runner.json" \
+  >"$TMP/runner-rel.json"
+: >"$TMP/rel-out"
 MARK="$TMP/mark.setup" FILE="$TMP/results.setup.json"
-"$ENTRY" --file "$FILE" -- "$TMP/bench.sh" >"$TMP/entry.setup.out" \
-  2>"$TMP/entry.setup.err"
+(cd "$TMP" && BENCHPROF_CONFIG="$TMP/runner-rel.json" "$ENTRY" \
+  --file "$FILE" -- "$TMP/bench.sh" >"$TMP/entry.setup.out" \
+  2>"$TMP/entry.setup.err")
 check "a failed setup: the benchmark's status ($?)" [ $? -eq 0 ]
 check "the benchmark ran (unprofiled)" grep -q finished "$TMP/mark.setup"
 check "it says so" grep -q "running the command unprofiled" \
