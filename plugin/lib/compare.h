@@ -333,9 +333,16 @@ bp_code bpi_compare_dirs(const char *base_dir, const char *head_dir,
 void bpi_compare_free(struct bp_cmp *c);
 
 /* Write compare.json and per benchmark diff.folded, diff.svg and
- * diff-negated.svg under out_dir (created). */
+ * diff-negated.svg (and diff.offcpu.svg) under out_dir (created). */
 bp_code bpi_compare_write(const struct bp_cmp *c, const char *out_dir,
                           struct bp_err *err);
+/* Its two halves: the diffs (out_dir created), then compare.json, which
+ * a run's comparison writes after storing the diffs, so that it names
+ * their store keys. */
+bp_code bpi_compare_write_diffs(const struct bp_cmp *c, const char *out_dir,
+                                struct bp_err *err);
+bp_code bpi_compare_write_json(const struct bp_cmp *c, const char *out_dir,
+                               struct bp_err *err);
 
 /* Pieces, for tests and the comment. */
 void bpi_compare_json(const struct bp_cmp *c, struct bp_buf *out);

@@ -211,6 +211,28 @@ static void json_band(cJSON *o, const struct bp_cmp_bench *cb)
   add_str(o, "functions_noise_band_basis", band_basis_name(cb->band.basis));
 }
 
+/* "diff_offcpu": the off-CPU differential flame graph's path in the
+ * compare directory, and once a run's comparison stored it its store key
+ * and URL ("diff_offcpu_key", "diff_offcpu_url"); all null without one.
+ * False when out of memory: a benchmark short of its path is not
+ * written (tree_complete). */
+static bool json_off_diff(cJSON *o, const struct bp_cmp_bench *cb)
+{
+  char *path = NULL;
+  if(bpi_compare_has_off_diff(cb)) {
+    path = strcmp(cb->dir, ".") ?
+      bpi_text_path_join(cb->dir, BP_FILE_DIFF_OFFCPU_SVG) :
+      strdup(BP_FILE_DIFF_OFFCPU_SVG);
+    if(!path)
+      return false;
+  }
+  add_str(o, "diff_offcpu", path);
+  add_str(o, "diff_offcpu_key", cb->off_diff_key);
+  add_str(o, "diff_offcpu_url", cb->off_diff_url);
+  free(path);
+  return true;
+}
+
 static cJSON *json_bench(const struct bp_cmp_bench *cb)
 {
   cJSON *o = cJSON_CreateObject();
@@ -242,6 +264,10 @@ static cJSON *json_bench(const struct bp_cmp_bench *cb)
   }
   else
     cJSON_AddNullToObject(o, "off_cpu_stack_ns");
+  if(!json_off_diff(o, cb)) {
+    cJSON_Delete(o);
+    return NULL;
+  }
   json_profile(o, "base", &cb->base, cb->presence != BP_CMP_NEW);
   json_profile(o, "head", &cb->head, cb->presence != BP_CMP_REMOVED);
   /* function costs: in the sampled event's unit, per iteration or run */
@@ -505,18 +531,27 @@ static bp_code write_diffs(const struct bp_cmp *c, const char *out_dir,
   return rc;
 }
 
+bp_code bpi_compare_write_diffs(const struct bp_cmp *c, const char *out_dir,
+                                struct bp_err *err)
+{
+  bp_code rc = bpi_file_mkdirs(out_dir, err);
+  return rc ? rc : write_diffs(c, out_dir, err);
+}
+
+bp_code bpi_compare_write_json(const struct bp_cmp *c, const char *out_dir,
+                               struct bp_err *err)
+{
+  struct bp_buf json;
+  bpi_buf_init(&json);
+  bpi_compare_json(c, &json);
+  bp_code rc = write_buf(out_dir, ".", BP_FILE_COMPARE_JSON, &json, err);
+  bpi_buf_cleanup(&json);
+  return rc;
+}
+
 bp_code bpi_compare_write(const struct bp_cmp *c, const char *out_dir,
                           struct bp_err *err)
 {
-  struct bp_buf json;
-  bp_code rc = bpi_file_mkdirs(out_dir, err);
-  if(!rc)
-    rc = write_diffs(c, out_dir, err);
-  if(rc)
-    return rc;
-  bpi_buf_init(&json);
-  bpi_compare_json(c, &json);
-  rc = write_buf(out_dir, ".", BP_FILE_COMPARE_JSON, &json, err);
-  bpi_buf_cleanup(&json);
-  return rc;
+  bp_code rc = bpi_compare_write_diffs(c, out_dir, err);
+  return rc ? rc : bpi_compare_write_json(c, out_dir, err);
 }

@@ -370,9 +370,12 @@ static bp_code compare(const struct bp_pr_opts *o, struct bp_pr_result *r,
   if(!rc && o->suite && *o->suite && !(r->cmp->suite = strdup(o->suite)))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");
   if(!rc)
-    rc = bpi_compare_write(r->cmp, o->out, err);
+    rc = bpi_compare_write_diffs(r->cmp, o->out, err);
   if(!rc && o->diff_run && o->st)
     store_diffs(o, r);
+  /* after storing: it names the stored diffs' keys */
+  if(!rc)
+    rc = bpi_compare_write_json(r->cmp, o->out, err);
   if(!rc)
     rc = bpi_comment_markdown(r->cmp, &co, &md, err);
   if(!rc)

@@ -437,6 +437,11 @@ static void test_dirs(void)
   CHECK(bpi_file_read(path, &text, &len, &err) == BP_OK);
   CHECK(text && strstr(text, "\"regressions\": 1") &&
         strstr(text, "\"presence\": \"removed\""));
+  /* no off-CPU stacks: no off-CPU diff named */
+  CHECK(text && strstr(text, "\"diff_offcpu\": null, "
+                       "\"diff_offcpu_key\": null, "
+                       "\"diff_offcpu_url\": null") &&
+        !strstr(text, "offcpu.svg"));
   free(text);
   snprintf(path, sizeof(path), "%s/only_head/diff.svg", out);
   CHECK(access(path, F_OK) != 0);   /* one side only: nothing to diff */
@@ -801,6 +806,49 @@ static void test_off_cpu_top_wait(void)
   b = compare_off("off-split", split, &c);
   CHECK(b && b->off_stack && !strcmp(b->off_stack, "p;main;wait"));
   CHECK(b && near(b->off_base_ns, 200e3) && near(b->off_head_ns, 3200e3));
+  bpi_compare_free(c);
+}
+
+/* compare.json names a benchmark's off-CPU diff: its path in the compare
+ * directory, and the store key and URL a run's comparison stored it at
+ * (compare_pr.c sets them before writing compare.json). */
+static void test_off_cpu_json(void)
+{
+  struct bp_cmp *c;
+  const char *off[2] = {"p;main;wait;futex_[k] 1000\n",
+                        "p;main;wait;futex_[k] 9000\n"};
+  const struct bp_cmp_bench *b = compare_off("off-json", off, &c);
+  CHECK(b && bpi_compare_has_off_diff(b));
+  struct bp_buf j;
+  bpi_buf_init(&j);
+  if(c)
+    bpi_compare_json(c, &j);
+  bpi_buf_addc(&j, '\0');
+  CHECK(!bpi_buf_failed(&j) &&
+        strstr(j.data, "\"diff_offcpu\": \"a/diff.offcpu.svg\", "
+               "\"diff_offcpu_key\": null, \"diff_offcpu_url\": null"));
+  if(c) {
+    c->benches[0].off_diff_key = strdup("p/main/h/tb/a/diff.offcpu.svg");
+    c->benches[0].off_diff_url =
+      strdup("https://s.example/p/main/h/tb/a/diff.offcpu.svg");
+  }
+  bpi_buf_reset(&j);
+  if(c)
+    bpi_compare_json(c, &j);
+  bpi_buf_addc(&j, '\0');
+  CHECK(!bpi_buf_failed(&j) &&
+        strstr(j.data, "\"diff_offcpu\": \"a/diff.offcpu.svg\", "
+               "\"diff_offcpu_key\": \"p/main/h/tb/a/diff.offcpu.svg\", "
+               "\"diff_offcpu_url\": \"https://s.example/p/main/h/tb/a/"
+               "diff.offcpu.svg\""));
+  /* written where it says */
+  char out[256], path[300];
+  struct bp_err err = {0};
+  snprintf(out, sizeof(out), "%s/off-json-out", root);
+  CHECK(c && bpi_compare_write(c, out, &err) == BP_OK);
+  snprintf(path, sizeof(path), "%s/a/diff.offcpu.svg", out);
+  CHECK(access(path, F_OK) == 0);
+  bpi_buf_cleanup(&j);
   bpi_compare_free(c);
 }
 
@@ -1911,6 +1959,7 @@ int main(void)
   test_function_echoes();
   test_shared_profile();
   test_off_cpu_top_wait();
+  test_off_cpu_json();
   test_bad_input();
   test_refs();
   test_store_sides();
