@@ -54,9 +54,10 @@ static void usage(FILE *out)
     "comment; post it with\n'benchprof comment') and per benchmark "
     "with its profile on both sides\n" BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG
     " (sized by HEAD; red grew, blue shrank) and\n" BP_FILE_DIFF_NEG_SVG
-    " (sized by BASE).  A benchmark a side has no\nprofile of (none "
-    "recorded, or its file missing) is compared by its\nmeasures only, "
-    "and the comment says so.\n"
+    " (sized by BASE), and " BP_FILE_DIFF_OFFCPU_SVG " when both sides\n"
+    "were recorded with --off-cpu.  A benchmark a side has no profile of "
+    "(none\nrecorded, or its file missing) is compared by its measures "
+    "only, and the\ncomment says so.\n"
     "A base the store could not be read from (no answer, an error, refused\n"
     "credentials; not a missing one) fails, writes " BP_FILE_NO_COMMENT "\n"
     "and removes an earlier " BP_FILE_COMMENT ".\n"
@@ -207,9 +208,28 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
   return -1;
 }
 
+/* The diffs' file names for the summary: diff.offcpu.svg too when
+ * benchmarks have one (both sides recorded with --off-cpu), said of how
+ * many when not all of them. */
+static void diff_files(const struct bp_cmp *c, size_t diffs,
+                       struct bp_buf *b)
+{
+  size_t offs = 0;
+  for(size_t i = 0; i < c->nbenches; i++)
+    offs += bpi_compare_has_off_diff(&c->benches[i]);
+  bpi_buf_adds(b, BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG ", "
+               BP_FILE_DIFF_NEG_SVG);
+  if(offs && offs >= diffs)
+    bpi_buf_adds(b, ", " BP_FILE_DIFF_OFFCPU_SVG);
+  else if(offs)
+    bpi_buf_printf(b, " (and " BP_FILE_DIFF_OFFCPU_SVG " for %zu with "
+                   "off-CPU stacks on both sides)", offs);
+  bpi_buf_addc(b, '\0');
+}
+
 static void print_summary(const struct bp_cmp *c, const char *out)
 {
-  struct bp_buf counts;
+  struct bp_buf counts, files;
   bpi_buf_init(&counts);
   bpi_compare_counts_text(c, &counts);
   bpi_buf_addc(&counts, '\0');
@@ -220,21 +240,23 @@ static void print_summary(const struct bp_cmp *c, const char *out)
   /* only what was written: no diffs when no benchmark has both profiles */
   size_t diffs = bpi_compare_ndiffs(c);
   size_t folders = bpi_compare_ndiff_folders(c);
+  bpi_buf_init(&files);
+  diff_files(c, diffs, &files);
+  const char *names = bpi_buf_failed(&files) ? "?" : files.data;
   if(diffs && folders < diffs)   /* benchmarks sharing one profile */
     bp_msg_note("written to %s/: " BP_FILE_COMPARE_JSON ", " BP_FILE_COMMENT
-                ", and " BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG ", "
-                BP_FILE_DIFF_NEG_SVG " in %zu folder%s for %zu benchmarks "
-                "(benchmarks that share the whole run's profile share its "
-                "diffs)", out, folders, folders == 1 ? "" : "s", diffs);
+                ", and %s in %zu folder%s for %zu benchmarks (benchmarks "
+                "that share the whole run's profile share its diffs)", out,
+                names, folders, folders == 1 ? "" : "s", diffs);
   else if(diffs)
     bp_msg_note("written to %s/: " BP_FILE_COMPARE_JSON ", " BP_FILE_COMMENT
-                ", and " BP_FILE_DIFF_FOLDED ", " BP_FILE_DIFF_SVG ", "
-                BP_FILE_DIFF_NEG_SVG " of %zu benchmark%s", out, diffs,
+                ", and %s of %zu benchmark%s", out, names, diffs,
                 diffs == 1 ? "" : "s");
   else
     bp_msg_note("written to %s/: " BP_FILE_COMPARE_JSON ", " BP_FILE_COMMENT
                 " (no differential flame graph: no benchmark has a sampled "
                 "profile on both sides)", out);
+  bpi_buf_cleanup(&files);
 }
 
 static bool is_dir(const char *path)
