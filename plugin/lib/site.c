@@ -465,6 +465,10 @@ static cJSON *verdict_of(const struct bp_cmp *c, const struct bp_store_run *run)
         cJSON_AddStringToObject(one, "diff", key + prefix);
       free(key);
     }
+    /* the off-CPU one by the key it was stored under, when it was */
+    if(b->off_diff_key && !strncmp(b->off_diff_key, run_key, prefix - 1) &&
+       b->off_diff_key[prefix - 1] == '/' && b->off_diff_key[prefix])
+      cJSON_AddStringToObject(one, "diff_offcpu", b->off_diff_key + prefix);
     cJSON_AddItemToArray(list, one);
   }
   free(run_key);

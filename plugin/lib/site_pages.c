@@ -520,6 +520,19 @@ done:
     bpi_buf_adds(b, "</table>\n");
 }
 
+/* A link to a benchmark's off-CPU differential flame graph (both sides
+ * recorded with --off-cpu), under its on-CPU one: what that one cannot
+ * show, time spent waiting. */
+static void off_diff_link(struct bp_buf *b, const char *key)
+{
+  if(!key)
+    return;
+  bpi_buf_adds(b, "<p class=\"offcpu\"><a href=\"");
+  href_key(b, key);
+  bpi_buf_adds(b, "\">Off-CPU differential flame graph ("
+               BP_FILE_DIFF_OFFCPU_SVG ")</a></p>\n");
+}
+
 static void comparison(struct bp_buf *b, const cJSON *v, const char *comment)
 {
   static const char *const counts[] = {"regressions", "improvements",
@@ -561,6 +574,7 @@ static void comparison(struct bp_buf *b, const cJSON *v, const char *comment)
                  "\" data=\"");
     href_key(b, diff);
     bpi_buf_adds(b, "\">" BP_FILE_DIFF_SVG "</object>\n");
+    off_diff_link(b, str(bench, "diff_offcpu"));
   }
   if(comment) {
     bpi_buf_adds(b, "<h3>The pull request's comment</h3>\n"

@@ -337,12 +337,55 @@ static void test_entry(void)
   free(m);
 }
 
+/* A PR run's page: each benchmark's diff.svg inline, and a link to its
+ * diff.offcpu.svg when one was stored (both sides --off-cpu), relative
+ * to the run's directory, its key parts encoded. */
+static void test_run_offcpu(void)
+{
+  char *m = manifest("feature/x", "abc", "2026-01-01T00:00:01Z", "box");
+  struct bp_manifest doc;
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_manifest_parse(&doc, m, strlen(m), "run", &err), BP_OK);
+  cJSON *e = bpi_site_run_entry(&doc);
+  cJSON *v = cJSON_AddObjectToObject(e, "verdict");
+  cJSON_AddStringToObject(v, "summary", "regression");
+  cJSON *list = cJSON_AddArrayToObject(v, "benchmarks");
+  cJSON *wait = cJSON_CreateObject(), *hot = cJSON_CreateObject();
+  cJSON_AddStringToObject(wait, "name", "BM_Wait");
+  cJSON_AddStringToObject(wait, "verdict", "regression");
+  cJSON_AddStringToObject(wait, "diff", "BM Wait/diff.svg");
+  cJSON_AddStringToObject(wait, "diff_offcpu", "BM Wait/diff.offcpu.svg");
+  cJSON_AddItemToArray(list, wait);
+  cJSON_AddStringToObject(hot, "name", "BM_Hot");
+  cJSON_AddStringToObject(hot, "verdict", "unchanged");
+  cJSON_AddStringToObject(hot, "diff", "BM_Hot/diff.svg");
+  cJSON_AddItemToArray(list, hot);
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_site_html_run(&b, &doc, e, NULL, &links);
+  bpi_buf_addc(&b, '\0');
+  const char *h = b.data;
+  CHECK(h && strstr(h, "data=\"BM%20Wait/diff.svg\""));
+  CHECK(h && strstr(h, "<p class=\"offcpu\"><a href=\"BM%20Wait/"
+                    "diff.offcpu.svg\">Off-CPU differential flame graph "
+                    "(diff.offcpu.svg)</a></p>\n"));
+  /* one link: BM_Hot has none */
+  const char *first = h ? strstr(h, "diff.offcpu.svg\"") : NULL;
+  CHECK(first && !strstr(first + 1, "diff.offcpu.svg\""));
+  CHECK(h && strstr(h, "data=\"BM_Hot/diff.svg\""));
+  bpi_buf_cleanup(&b);
+  cJSON_Delete(e);
+  bpi_manifest_cleanup(&doc);
+  free(m);
+}
+
 int main(void)
 {
   test_markdown();
   test_generation();
   test_runs_cell();
   test_entry();
+  test_run_offcpu();
   test_store();
   return check_exit();
 }
