@@ -11,7 +11,10 @@
 # - a plain compare names paths beside the comment that exist, and no run
 #   folder; a run's comparison published to a store with no web URL
 #   stores diff.offcpu.svg there and names its key;
-# - a side without --off-cpu: no off-CPU diff, the plain "diff" label.
+# - a side without --off-cpu: no off-CPU diff, the plain "diff" label;
+# - compare.json names it (diff_offcpu, a path that exists; for a run's
+#   comparison stored, diff_offcpu_key and diff_offcpu_url), compare's
+#   summary on stderr lists it, and the stored run's page links it.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/record_lib.sh"
 
@@ -86,7 +89,14 @@ assert "\nThe on-CPU differential flame graph is `diff.svg` beside this " \
 assert "run's folder" not in md and "`compare/" not in md, md
 for p in re.findall(r"`([^`]*\.svg)` beside this comment", md):
     assert os.path.isfile(os.path.join(d, p)), p
+b = c["benchmarks"][0]
+assert b["diff_offcpu"] == "diff.offcpu.svg", b
+assert os.path.isfile(os.path.join(d, b["diff_offcpu"])), b
+assert b["diff_offcpu_key"] is None and b["diff_offcpu_url"] is None, b
 PY
+check "compare's summary lists diff.offcpu.svg" \
+  grep -q "/local/: compare.json, comment.md, and diff.folded, diff.svg, \
+diff-negated.svg, diff.offcpu.svg of 1 benchmark$" "$TMP/local.err"
 
 pycheck "a served compare folder: the off-CPU diff linked from its line" \
   "$TMP/served" <<'PY'
@@ -100,7 +110,7 @@ PY
 
 pycheck "one side without --off-cpu: no off-CPU diff, the plain label" \
   "$TMP/one" <<'PY'
-import os, sys
+import json, os, sys
 d = sys.argv[1]
 assert not os.path.exists(os.path.join(d, "diff.offcpu.svg"))
 assert os.path.exists(os.path.join(d, "diff.svg"))
@@ -108,7 +118,12 @@ md = open(os.path.join(d, "comment.md")).read()
 assert "on-CPU" not in md and "off-CPU diff" not in md, md
 assert "\nThe differential flame graph is `diff.svg` beside this " \
     "comment.\n" in md, md
+b = json.load(open(os.path.join(d, "compare.json")))["benchmarks"][0]
+assert b["diff_offcpu"] is None and b["diff_offcpu_key"] is None, b
 PY
+check "compare's summary without an off-CPU diff: not listed" \
+  sh -c 'grep -q "diff-negated.svg of 1 benchmark$" "$1" &&
+         ! grep -q "diff\.offcpu" "$1"' sh "$TMP/one.err"
 
 # a run's comparison, published to a store with no web URL: the off-CPU
 # diff is stored beside diff.svg and the comment names its key
@@ -129,7 +144,7 @@ prun phead 12 --branch feature --hash "$HEAD" --base-branch main \
   --base-hash "$BASE"
 pycheck "a published run's comparison: diff.offcpu.svg in the store, its key" \
   "$TMP" "$HEAD" <<'PY'
-import os, sys
+import json, os, sys
 t, head = sys.argv[1:]
 key = "p/feature/%s/tb/offcpu/diff.offcpu.svg" % head
 stored = os.path.join(t, "store", key)
@@ -141,6 +156,22 @@ assert "\nThe off-CPU differential flame graph is in the store, at `%s`.\n" \
 assert "\nThe on-CPU differential flame graph is in the store, at " \
     "`p/feature/%s/tb/offcpu/diff.svg`.\n" % head in md, md
 assert "file://" not in md, md
+b = json.load(open(os.path.join(t, "phead", "compare",
+                                "compare.json")))["benchmarks"][0]
+assert b["diff_offcpu_key"] == key, b
+assert b["diff_offcpu_url"].startswith("file://"), b
+assert b["diff_offcpu_url"].endswith("/store/" + key), b
+assert os.path.isfile(os.path.join(t, "phead", "compare", b["diff_offcpu"]))
+PY
+pycheck "the stored run's page links diff.offcpu.svg" "$TMP" "$HEAD" <<'PY'
+import os, sys
+t, head = sys.argv[1:]
+run = os.path.join(t, "store", "p", "feature", head, "tb")
+page = open(os.path.join(run, "index.html")).read()
+link = '<p class="offcpu"><a href="offcpu/diff.offcpu.svg">Off-CPU ' \
+    'differential flame graph (diff.offcpu.svg)</a></p>'
+assert link in page, page
+assert os.path.isfile(os.path.join(run, "offcpu", "diff.offcpu.svg"))
 PY
 
 finish
