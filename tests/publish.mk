@@ -23,6 +23,12 @@
 #                        in the manifest, not published (--allow-failure:
 #                        published); a reused -o directory keeps no report
 #                        or manifest of the run before; --keep-status
+#   run_interrupted_results.sh  a run interrupted before the harness
+#                        wrote its results (--bmf missing, partial or a
+#                        previous job's, stdout, the Bencher entrypoint):
+#                        a warning, not "invalid JSON"; manifest marked
+#                        interrupted with no report, profile kept, not
+#                        published; not interrupted: still an error
 #   run_stale_benches.sh a reused output directory keeps no benchmark
 #                        directory of the run before (--new-job too);
 #                        files benchprof did not write stay
@@ -85,6 +91,7 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_kill.sh tests/integration/publish_hardening.sh \
   tests/integration/run_outcome.sh tests/integration/publish_run_profile.sh \
   tests/integration/run_stale_benches.sh \
+  tests/integration/run_interrupted_results.sh \
   tests/integration/publish_firefox_lost.sh \
   tests/integration/publish_parallel.sh tests/integration/publish_local.sh \
   tests/integration/publish_latest_order.sh \

@@ -8,7 +8,9 @@
  * report, manifest and comparison are removed first, so a run never
  * leaves them beside its own files.  A command that failed or was
  * interrupted is marked so in the manifest and is neither published nor
- * compared, unless --allow-failure. */
+ * compared, unless --allow-failure.  One interrupted before the harness
+ * wrote its results gets a manifest without a report (a warning, not an
+ * error about the results) and is never published. */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -109,14 +111,36 @@ static bool bmf_untouched(const struct bp_record_args *a,
          cap->started - b->st_mtim.tv_sec > 2;
 }
 
+/* Where the harness's results come from, for messages. */
+static const char *results_origin(const struct bp_record_args *a)
+{
+  return a->bmf_file ? a->bmf_file : "stdout";
+}
+
+/* An interrupted run's results that cannot be read: the harness was
+ * stopped before it wrote them (a cancelled job), which is no malformed
+ * input to report as one.  Said as a warning; what it wrote of them, if
+ * anything, is kept.  False, as there is no report. */
+static bool interrupted_without_results(const struct bp_record_args *a,
+                                        const char *data, size_t len)
+{
+  bp_msg_warn("the benchmark was interrupted before it wrote its results "
+              "(%s): no report", results_origin(a));
+  if(len)
+    keep_raw(a, data, len);
+  return false;
+}
+
 /* Parse the harness's results into rep; false (and the raw output kept)
- * when they are malformed. */
+ * when they are malformed, or missing from an interrupted run (said
+ * so, not as an error: bp_cli_run_write_unreported). */
 bool bp_cli_run_load_results(const struct bp_record_args *a,
                              const struct captured *cap,
                              struct bp_report *rep)
 {
   struct bp_err err = {0};
   const struct bp_buf *out = &cap->buf;
+  bool stopped = bp_cli_interrupted() != 0;
   char *file = NULL;
   size_t len = 0;
   bp_code rc = BP_OK;
@@ -126,6 +150,8 @@ bool bp_cli_run_load_results(const struct bp_record_args *a,
     return false;
   }
   if(a->bmf_file && bmf_untouched(a, cap)) {
+    if(stopped)
+      return interrupted_without_results(a, NULL, 0);
     bp_msg_error("the harness wrote no results: %s is as it was before the "
                  "command ran (a previous run's results are not read)",
                  a->bmf_file);
@@ -134,6 +160,8 @@ bool bp_cli_run_load_results(const struct bp_record_args *a,
   if(a->bmf_file) {
     rc = bpi_file_read_max(a->bmf_file, RESULTS_MAX_BYTES, &file, &len,
                            &err);
+    if(rc && stopped)
+      return interrupted_without_results(a, NULL, 0);
     if(rc) {
       bp_msg_error("the harness wrote no results: %s", err.msg);
       return false;
@@ -146,12 +174,13 @@ bool bp_cli_run_load_results(const struct bp_record_args *a,
   else if(a->adapter == BP_ADAPTER_GBENCH)
     rc = bpi_report_parse_gbench(rep, out->data ? out->data : "", out->len,
                                  "stdout", &err);
-  if(rc) {
+  const char *raw = file ? file : out->data;
+  size_t rawlen = file ? len : out->len;
+  if(rc && stopped)
+    interrupted_without_results(a, raw, rawlen);
+  else if(rc) {
     bp_msg_err(&err, rc);
-    if(file)
-      keep_raw(a, file, len);
-    else
-      keep_raw(a, out->data, out->len);
+    keep_raw(a, raw, rawlen);
   }
   free(file);
   return rc == BP_OK;
@@ -216,6 +245,41 @@ bool bp_cli_run_write_outputs(const struct bp_record_args *a,
               "%s/" BP_RUNDIR_MANIFEST, a->output, rep->nbenches,
               rep->nbenches == 1 ? "" : "s", a->output);
   return true;
+}
+
+/* A run interrupted before the harness wrote its results (said by
+ * bp_cli_run_load_results): manifest.json alone, marked interrupted,
+ * with the profile of what ran and no report.  It is never published
+ * nor compared, even with --allow-failure: there are no results to
+ * publish, and the store would hold a run without them.  The command's
+ * exit status stays (benchprof did not fail); a manifest that cannot be
+ * written is benchprof's own failure. */
+int bp_cli_run_write_unreported(const struct bp_record_args *a,
+                                const struct bp_profile *prof, int status)
+{
+  struct bp_err err = {0};
+  struct bp_report none;
+  bpi_report_init(&none);
+  struct bp_run_facts f = {
+    .dir = a->output, .report = &none, .prof = prof, .any = prof,
+    .written = &a->written, .command = a->rec.argv[0],
+    .outcome = BP_OUTCOME_INTERRUPTED, .exit_status = status,
+    .repeat = a->repeat, .no_report = true,
+  };
+  bp_code rc = bpi_run_write_manifest(&f, &err);
+  bpi_report_cleanup(&none);
+  if(rc) {
+    bp_msg_err(&err, rc);
+    return bp_cli_run_own_failure(a, status);
+  }
+  bp_msg_note("manifest: %s/" BP_RUNDIR_MANIFEST " (no report)", a->output);
+  if(a->pub.enabled)
+    bp_msg_warn("the run was interrupted (exit status %d) before the "
+                "benchmark wrote its results: not published and not "
+                "compared; its profile stays in %s, marked \"%s\" in "
+                BP_RUNDIR_MANIFEST, status, a->output,
+                BP_OUTCOME_INTERRUPTED);
+  return status;
 }
 
 /* After the report and manifest: publish them (unless --no-publish).  A
@@ -320,8 +384,9 @@ static int run_once(struct bp_record_args *a)
   struct bp_report rep;
   struct bp_run_bench *arts = NULL;
   bpi_report_init(&rep);
-  bool ok = !bpi_buf_failed(&out.buf) &&
-            bp_cli_run_load_results(a, &out, &rep);
+  bool loaded = !bpi_buf_failed(&out.buf) &&
+                bp_cli_run_load_results(a, &out, &rep);
+  bool ok = loaded;
   if(ok) {
     bp_code rc = bp_cli_run_attach_counters(a, &rep, prof, &arts);
     if(rc)
@@ -330,7 +395,10 @@ static int run_once(struct bp_record_args *a)
     if(ok)
       status = bp_cli_run_publish_and_compare(a, start, status);
   }
-  if(!ok)
+  /* results an interrupted harness never wrote: no report, said so */
+  if(!loaded && bp_cli_interrupted() && !bpi_buf_failed(&out.buf))
+    status = bp_cli_run_write_unreported(a, prof, status);
+  else if(!ok)
     status = bp_cli_run_own_failure(a, status);
   free(arts);
   bpi_report_cleanup(&rep);

@@ -53,6 +53,11 @@ int bp_cli_run_publish(const struct bp_record_args *a, const char *start,
  * failed or interrupted one stays local, said so.  The exit status. */
 int bp_cli_run_publish_and_compare(const struct bp_record_args *a,
                                    const char *start, int status);
+/* An interrupted run whose harness wrote no results: manifest.json
+ * alone (no report, marked interrupted, prof's artifacts), neither
+ * published nor compared.  The exit status. */
+int bp_cli_run_write_unreported(const struct bp_record_args *a,
+                                const struct bp_profile *prof, int status);
 /* benchprof's own failure after the command: the exit status (the
  * command's with --keep-status, unless strict). */
 int bp_cli_run_own_failure(const struct bp_record_args *a, int status);

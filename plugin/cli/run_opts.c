@@ -55,6 +55,8 @@ void bp_cli_run_usage(FILE *out)
     "                         failed or was interrupted; without it such a\n"
     "                         run stays local, marked in "
     BP_RUNDIR_MANIFEST "\n"
+    "                         (one interrupted before its results were\n"
+    "                         written never is: it has no report)\n"
     "      --keep-status      benchprof's own failures (results that cannot\n"
     "                         be read, a report that cannot be written) are\n"
     "                         warnings: exit with CMD's status, unless\n"

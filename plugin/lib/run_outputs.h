@@ -70,6 +70,9 @@ struct bp_run_facts {
   const char *outcome;             /* BP_OUTCOME_* */
   int exit_status;
   unsigned repeat;                 /* --repeat N; 0 or 1: not repeated */
+  /* the harness wrote no results (an interrupted run): the manifest
+   * names no report, and report has no benchmarks */
+  bool no_report;
 };
 
 /* dir/manifest.json for the run: its facts and artifacts, each
