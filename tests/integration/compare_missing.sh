@@ -54,7 +54,9 @@ assert b["base"]["profile"] == "missing", b["base"]
 assert b["base"]["missing_file"] == "profile.folded", b["base"]
 assert b["head"]["profile"] == "profiled", b["head"]
 m = {x["slug"]: x for x in b["measures"]}
-assert m["latency"]["delta"] > 0 and m["latency"]["flag"] == "regression", m
+# compared: the head's work is larger (whether one run's bounds confirm
+# it depends on the machine's load, which is not this test's question)
+assert m["latency"]["delta"] > 0 and m["latency"]["change"] == "regression", m
 assert b["functions"] == [], b["functions"]
 md = open(os.path.join(d, "comment.md")).read()
 assert "\n| cmpwork | latency | +" in md, md
