@@ -160,6 +160,9 @@ tests_unit_test_fault_clock_LDADD = $(unit_ldadd)
 #   secrets_command.sh  secret values on the benchmark's command line
 #                       (--token=X, --password X, API_KEY=X) are *** in
 #                       every artifact and stored copy; the program gets them
+#   secrets_token_name.sh  a token given where its variable's name goes
+#                       (--token-env/--token, *.token_env) is refused
+#                       (exit 2; config check: the key), never shown
 #   hostile_publish.sh  payload names through the store keys, the stored
 #                       manifest, compare + comment.md and serve's pages
 #   http_bounds.sh      answers without end (body, headers), Retry-After
@@ -170,9 +173,11 @@ tests_unit_test_fault_clock_LDADD = $(unit_ldadd)
 #                       late stdout under --adapter (issue 21, F14 F15 F18)
 TESTS += tests/integration/secrets_publish.sh tests/integration/hostile_publish.sh \
   tests/integration/secrets_command.sh \
+  tests/integration/secrets_token_name.sh \
   tests/integration/http_bounds.sh tests/integration/input_caps.sh
 EXTRA_DIST += tests/integration/secrets_publish.sh \
   tests/integration/secrets_command.sh \
+  tests/integration/secrets_token_name.sh \
   tests/integration/hostile_publish.sh tests/integration/http_bounds.sh \
   tests/integration/input_caps.sh
 

@@ -127,6 +127,11 @@ int bp_cli_url_option(const char *name, const char *arg,
  * else said why and BP_EXIT_USAGE.  An empty one is refused too (an
  * unset variable in a job's script): none is --suite left out. */
 int bp_cli_suite_option(const char *arg);
+/* The value arg of --token-env (run's, flush's, comment's): 0 when a
+ * variable's name in the conventional form (bpi_config_env_name), else
+ * said why, never showing arg (it may be the token itself), and
+ * BP_EXIT_USAGE.  example: the variable it usually names. */
+int bp_cli_token_env_option(const char *arg, const char *example);
 /* The value arg of a commit hash option --name (--hash, --base-hash of
  * run and ci): 0 when a full commit hash (bpi_ci_is_hash) or empty (not
  * given), else said why (the option, the value, what it takes) and

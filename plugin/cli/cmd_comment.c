@@ -121,7 +121,11 @@ static int parse_args(int argc, char **argv, struct comment_args *a)
         return BP_EXIT_USAGE;
       a->target.api_url = optarg;
       break;
-    case OPT_TOKEN_ENV: a->token_env = optarg; break;
+    case OPT_TOKEN_ENV:
+      if(bp_cli_token_env_option(optarg, "GITHUB_TOKEN or GITLAB_TOKEN"))
+        return BP_EXIT_USAGE;
+      a->token_env = optarg;
+      break;
     case OPT_SUMMARY: a->summary_file = optarg; break;
     case 'v': a->verbose = true; break;
     case OPT_CI: a->ci = true; break;

@@ -20,6 +20,7 @@
 #include "buf.h"
 #include "config.h"
 #include "http.h"
+#include "publish.h"
 #include "err.h"
 #include "fileio.h"
 #include "report.h"
@@ -31,9 +32,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <unistd.h>
+
+extern char **environ;
 
 void bp_cli_run_collect_output(void *ctx, const char *data, size_t len)
 {
@@ -450,6 +454,28 @@ static void flush_argv(const struct bp_record_args *a, char **argv)
     }
 }
 
+/* Whether the spool the flush would read (--spool's, the
+ * configuration's, else the default one) does not exist.  Then nothing
+ * was ever spooled there and there is nothing to flush: a flush that
+ * says so, or (for --spool DIR) that calls it an error, would only put
+ * noise in the job's log after a run that spooled nothing.  A spool that
+ * cannot be named or read otherwise is the flush's to say. */
+static bool spool_absent(const struct bp_cli_publish *p)
+{
+  struct bp_err err = {0};
+  struct stat st;
+  char *dflt = NULL;
+  const char *dir = p->spool;
+  if(!dir && !bpi_publish_default_spool(environ, &dflt, &err))
+    dir = dflt;
+  bool absent = dir && stat(dir, &st) < 0 && errno == ENOENT;
+  if(absent && p->verbose)
+    bp_msg_note("--flush: the spool directory %s does not exist: nothing "
+                "to flush", dir);
+  free(dflt);
+  return absent;
+}
+
 /* --flush: the one more try at the spool that benchprof-wrap made after
  * benchprof run returned.  Run makes it so that the wrapper can exec
  * benchprof run: a signal sent to the wrapper's PID (a cancelled CI job)
@@ -462,6 +488,8 @@ static void flush_argv(const struct bp_record_args *a, char **argv)
 static void flush_spool_once(const struct bp_record_args *a)
 {
   char *argv[16];
+  if(spool_absent(&a->pub))
+    return;
   flush_argv(a, argv);
   if(!argv[0]) {
     bp_msg_warn("--flush: cannot start 'benchprof flush': %s",

@@ -159,6 +159,18 @@ int bp_cli_suite_option(const char *arg)
   return BP_EXIT_USAGE;
 }
 
+int bp_cli_token_env_option(const char *arg, const char *example)
+{
+  if(bpi_config_env_name(arg))
+    return 0;
+  /* "--token ghp_..." (getopt takes --token for --token-env) would
+   * otherwise print the token in "$ghp_... is not set" after the run */
+  bp_msg_error("--token-env takes the name of an environment variable "
+               "holding the token (like %s), not the token itself; the "
+               "value given is not shown", example);
+  return BP_EXIT_USAGE;
+}
+
 /* How many leading characters of s are hex digits, and whether that is
  * all of it. */
 static bool all_hex(const char *s, size_t *n)
@@ -244,7 +256,11 @@ int bp_cli_publish_option(int opt, const char *arg, struct bp_cli_publish *p)
   case BP_CLI_PUB_FIREFOX_API: p->firefox_api = arg; break;
   case BP_CLI_PUB_CA_FILE: p->ca_file = arg; break;
   case BP_CLI_PUB_STRICT: p->strict = true; break;
-  case BP_CLI_PUB_TOKEN_ENV: p->token_env = arg; break;
+  case BP_CLI_PUB_TOKEN_ENV:
+    if(bp_cli_token_env_option(arg, "BENCHER_API_TOKEN"))
+      return BP_EXIT_USAGE;
+    p->token_env = arg;
+    break;
   case BP_CLI_PUB_TIMEOUT:
     if(!parse_seconds(arg, &p->timeout_ms)) {
       bp_msg_error("--timeout: '%s' is not a number of seconds", arg);
@@ -336,7 +352,8 @@ void bp_cli_publish_usage(FILE *out, bool run)
     "                         gets (longer ones are cut to it; default 120)\n"
     "      --deadline S       the time all of the %s requests may take;\n"
     "                         what is not sent by then stays spooled\n"
-    "      --token-env NAME   read the Bencher API token from $NAME\n"
+    "      --token-env NAME   read the Bencher API token from $NAME (a\n"
+    "                         name: A-Z, 0-9, _; never the token itself)\n"
     "                         (default: $" TOKEN_ENV ")\n"
     "      --strict           a publication failure makes the exit status\n"
     "                         non-zero%s\n"

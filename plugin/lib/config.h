@@ -206,6 +206,14 @@ const char *bpi_config_url_expected(enum bp_url_kind kind);
  * a token that is set is "<redacted>". */
 bp_code bpi_config_show(const struct bp_config *c, struct bp_buf *out);
 
+/* Whether s names a token's variable in the conventional form: 1 or
+ * more uppercase ASCII letters, digits and '_', not starting with a
+ * digit.  Anything else is refused where a token's variable is named
+ * (the *.token_env keys, --token-env), without being shown: an operator
+ * who put the token itself there would see it in the error, and every
+ * "$NAME is not set" after it. */
+bool bpi_config_env_name(const char *s);
+
 /* Tokens, resolved from the config's variable names in envp; NULL when
  * none.  Never print them. */
 const char *bpi_config_bencher_token(const struct bp_config *c,

@@ -134,13 +134,12 @@ static void suggest(char *out, size_t cap, const char *parent,
 
 /* -------------------------------------------------------------- values */
 
-static bool is_env_name(const char *s)
+bool bpi_config_env_name(const char *s)
 {
-  if(!*s || (*s >= '0' && *s <= '9'))
+  if(!s || !*s || (*s >= '0' && *s <= '9'))
     return false;
   for(; *s; s++)
-    if(!(*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
-         (*s >= '0' && *s <= '9')))
+    if(!(*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
       return false;
   return true;
 }
@@ -222,7 +221,9 @@ static bp_code set_string(struct parse *ps, const struct key *k,
   char what[96];
   static const char *const expect[] = {
     [K_STR] = "a non-empty string",
-    [K_ENVNAME] = "an environment variable's name ([A-Za-z_][A-Za-z0-9_]*)",
+    [K_ENVNAME] = "the name of an environment variable holding the token "
+                  "(like BENCHER_API_TOKEN: uppercase letters, digits and "
+                  "'_', not starting with a digit), not the token itself",
     [K_SECRET] = "a non-empty string",
     [K_CALL_GRAPH] = "fp, dwarf, dwarf,BYTES (a multiple of 8 up to 65528), "
                      "auto or lbr",
@@ -244,7 +245,7 @@ static bp_code set_string(struct parse *ps, const struct key *k,
     ok = url_check != BP_URL_WRONG;
   }
   else if(ok && k->kind == K_ENVNAME)
-    ok = is_env_name(s);
+    ok = bpi_config_env_name(s);
   else if(ok && k->kind == K_SUITE)
     ok = bpi_suite_valid(s, &(const char *){NULL});
   else if(ok && k->kind == K_CALL_GRAPH)
@@ -255,8 +256,11 @@ static bp_code set_string(struct parse *ps, const struct key *k,
                 " goes into manifests and the spool; use the token "
                 "variables), got a URL with credentials", expected);
   if(!ok) {
-    /* never echo a secret */
-    if(k->kind == K_SECRET)
+    /* never echo a secret: a token's variable's name that is not one
+     * may be the token itself */
+    if(k->kind == K_ENVNAME && s)
+      snprintf(what, sizeof(what), "a value that is not shown");
+    else if(k->kind == K_SECRET)
       snprintf(what, sizeof(what), "%s", s ? "an empty string" :
                cJSON_IsNumber(j) ? "a number" : "another type");
     else if(s && !w->raw)

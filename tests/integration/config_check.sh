@@ -2,7 +2,8 @@
 # benchprof config check/show/keys through the real command: valid and
 # invalid files (unknown key with its suggestion, wrong type, JSON syntax
 # error with line:column, unknown event and counter names), a missing file
-# named, the default path absent, the permissions warning for a token,
+# named, the default path absent, the permissions warning for a token, a
+# token where its variable's name goes (refused, never shown),
 # environment overrides winning over the file, tokens never printed, a
 # store URL run would refuse (its query never printed, the setting named
 # by its variable or key), an unreadable CA bundle or one that holds no
@@ -81,6 +82,20 @@ check "the token is never printed" sh -c "! grep -qF '$token' '$TMP/out' '$TMP/e
 chmod 600 "$TMP/tok.json"
 "$BENCHPROF" config check --config "$TMP/tok.json" >"$TMP/out" 2>"$TMP/err"
 check "a private token file: no warning" sh -c "! grep -q warning '$TMP/err'"
+# the token itself where its variable's name goes (*.token_env): refused,
+# the key named, the value never shown (run would print "$VALUE is not
+# set"); a conventional name is taken
+printf '{"comment": {"token_env": "%s"}}' "$token" >"$TMP/tokenv.json"
+check "comment.token_env holding a token: exit 2, the key named" \
+  expect_error "$TMP/tokenv.json" "\$.comment.token_env: expected the name of an environment variable holding the token"
+check "comment.token_env holding a token: not shown" \
+  sh -c "! grep -qF '$token' '$TMP/out' '$TMP/err'"
+printf '{"bencher": {"token_env": "lower_case"}}' >"$TMP/tokenv.json"
+check "bencher.token_env not in uppercase: refused" \
+  expect_error "$TMP/tokenv.json" "got a value that is not shown"
+printf '{"store": {"token_env": "MY_STORE_TOKEN_2"}}' >"$TMP/tokenv.json"
+"$BENCHPROF" config check --config "$TMP/tokenv.json" >"$TMP/out" 2>"$TMP/err"
+check "store.token_env MY_STORE_TOKEN_2: valid" [ $? -eq 0 ]
 
 # 5. environment overrides win over the file; bad values name the variable
 BENCHPROF_FREQUENCY=123 BENCHPROF_ENABLED=0 BENCHPROF_STORE=file:///srv/st \

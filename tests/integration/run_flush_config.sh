@@ -5,7 +5,10 @@
 #   default configuration's;
 # - run --spool DIR: the flush sends DIR's;
 # - a setup that fails before the command (--keep-status: the command
-#   then replaces benchprof run) still flushes, before the command.
+#   then replaces benchprof run) still flushes, before the command;
+# - a spool directory that does not exist has nothing to flush: run's
+#   --flush says nothing then (a note at -v); flush --spool typed for it
+#   stays an error.
 . "$top_srcdir/tests/lib.sh"
 
 unset BENCHPROF_CONFIG BENCHPROF_SPOOL BENCHPROF_OUTPUT
@@ -95,4 +98,30 @@ check "the command ran unprofiled" grep -q '"latency"' "$TMP/setup.out"
 check "it says so" grep -q "running the command unprofiled" "$TMP/setup.err"
 check "the spool was flushed all the same" grep -q "^$id3" "$TMP/setup.err"
 check "nothing of it waits in the spool" [ ! -e "$TMP/spool/$id3" ]
+
+# a spool directory that does not exist holds nothing to flush: run's
+# --flush says nothing (a note at -v), makes nothing, exits as the run
+run_cfg nospool --no-publish --spool "$TMP/never-spooled" --flush
+check "run --spool MISSING --flush exits 0 ($rc)" [ "$rc" -eq 0 ]
+check "its flush says no error" sh -c "! grep -q 'error' '$TMP/nospool.err'"
+check "nor anything of the missing spool" sh -c \
+  "! grep -q 'never-spooled' '$TMP/nospool.err'"
+check "the missing spool is not made" [ ! -e "$TMP/never-spooled" ]
+"$BENCHPROF" run -v --config "$TMP/cfg.json" --no-bencher --no-counters \
+  --adapter json --branch main --hash "$HASH" --no-publish \
+  --spool "$TMP/never-spooled" --flush -- "$TMP/harness.sh" \
+  >"$TMP/nospool_v.out" 2>"$TMP/nospool_v.err"
+rc=$?
+check "the same with -v exits 0 ($rc)" [ "$rc" -eq 0 ]
+check "-v: a note says there is nothing to flush" grep -qF \
+  "benchprof: --flush: the spool directory $TMP/never-spooled does not exist: nothing to flush" \
+  "$TMP/nospool_v.err"
+check "-v: no error" sh -c "! grep -q 'error' '$TMP/nospool_v.err'"
+# typed by a user, flush --spool MISSING stays an error
+"$BENCHPROF" flush --config "$TMP/cfg.json" --spool "$TMP/never-spooled" \
+  >"$TMP/flush_missing.out" 2>"$TMP/flush_missing.err"
+rc=$?
+check "flush --spool MISSING exits 1 ($rc)" [ "$rc" -eq 1 ]
+check "and says the directory does not exist" grep -q \
+  "never-spooled does not exist" "$TMP/flush_missing.err"
 finish

@@ -185,8 +185,15 @@ static void test_errors(void)
      "c.json: $.store.url: expected a file:///, s3://, http:// or https:// "
      "URL, got \"ftp://x\""},
     {"{\"bencher\": {\"token_env\": \"1X\"}}",
-     "c.json: $.bencher.token_env: expected an environment variable's name "
-     "([A-Za-z_][A-Za-z0-9_]*), got \"1X\""},
+     "c.json: $.bencher.token_env: expected the name of an environment "
+     "variable holding the token (like BENCHER_API_TOKEN: uppercase letters, "
+     "digits and '_', not starting with a digit), not the token itself, got "
+     "a value that is not shown"},
+    {"{\"store\": {\"token_env\": \"ghp_x1\"}}",
+     "c.json: $.store.token_env: expected the name of an environment "
+     "variable holding the token (like BENCHER_API_TOKEN: uppercase letters, "
+     "digits and '_', not starting with a digit), not the token itself, got "
+     "a value that is not shown"},
     {"{\"bencher\": {\"token\": \"\"}}",
      "c.json: $.bencher.token: expected a non-empty string, got an empty "
      "string"},
