@@ -227,3 +227,33 @@ gl_run() {
 $1
 sh '$HOOKS/gitlab/post_build_script.sh'")
 }
+
+# check_interrupted LABEL GOT MARK STATUS ERR: a benchmark stopped by a
+# signal sent to its wrapper (benchprof-wrap, the Bencher entrypoint):
+# its trap ran for GOT and it did not finish (MARK, the file bench.sh
+# writes), the wrapper exited after it with its status 9 (STATUS), the
+# run in $TMP/out is recorded as interrupted, the wrapper said it was not
+# published (ERR), and nothing reached $TMP/store
+check_interrupted() {
+  check "$1: the benchmark got $2 (its trap ran)" grep -qx "got $2" "$3"
+  check "$1: the benchmark did not run on to its end" sh -c \
+    "! grep -q finished '$3'"
+  check "$1: the wrapper exits after it, with its status (9, was $4)" \
+    [ "$4" -eq 9 ]
+  check "$1: the run is interrupted in manifest.json" grep -q \
+    '"outcome":[[:space:]]*"interrupted"' "$TMP/out/manifest.json"
+  check "$1: it says it was not published" grep -q \
+    "interrupted.*not published" "$5"
+  check "$1: nothing in the store" sh -c \
+    "[ -z \"\$(find '$TMP/store' -type f | sed -n 1p)\" ]"
+}
+
+# dies_soon PID: PID is gone within 5 seconds
+dies_soon() {
+  dies_soon_n=0  # sh has no locals: a name no caller uses
+  while kill -0 "$1" 2>/dev/null; do
+    [ $dies_soon_n -ge 500 ] && return 1
+    sleep 0.01
+    dies_soon_n=$((dies_soon_n + 1))
+  done
+}

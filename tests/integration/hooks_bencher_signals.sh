@@ -71,18 +71,8 @@ for mode in stdout file; do
     entry $mode $sig
     got=$sig
     [ $mode = file ] && [ $sig = INT ] && got=TERM
-    check "$mode $sig: the benchmark got $got (its trap ran)" \
-      grep -qx "got $got" "$TMP/mark.$mode.$sig"
-    check "$mode $sig: the benchmark did not run on to its end" sh -c \
-      "! grep -q finished '$TMP/mark.$mode.$sig'"
-    check "$mode $sig: the entrypoint exits after it, with its status (9, was $erc)" \
-      [ "$erc" -eq 9 ]
-    check "$mode $sig: the run is interrupted in manifest.json" grep -q \
-      '"outcome":[[:space:]]*"interrupted"' "$TMP/out/manifest.json"
-    check "$mode $sig: it says it was not published" grep -q \
-      "interrupted.*not published" "$TMP/entry.$mode.$sig.err"
-    check "$mode $sig: nothing in the store" sh -c \
-      "[ -z \"\$(find '$TMP/store' -type f | sed -n 1p)\" ]"
+    check_interrupted "$mode $sig" $got "$TMP/mark.$mode.$sig" "$erc" \
+      "$TMP/entry.$mode.$sig.err"
   done
 done
 check "file: the interrupted run's report replaced the file" cmp -s \
@@ -98,15 +88,8 @@ wait_line "$MARK" '^started' 20 || fail "KILL: the benchmark never started"
 bpid=$(sed -n 's/^started //p' "$MARK")
 kill -KILL "$epid"
 wait "$epid"
-gone() {
-  n=0
-  while kill -0 "$bpid" 2>/dev/null; do
-    [ $n -ge 500 ] && return 1
-    sleep 0.01
-    n=$((n + 1))
-  done
-}
-check "KILL: the benchmark (pid $bpid) dies with the entrypoint" gone
+check "KILL: the benchmark (pid $bpid) dies with the entrypoint" \
+  dies_soon "$bpid"
 [ -n "$bpid" ] && kill -KILL "$bpid" 2>/dev/null
 check "KILL: it never finished" sh -c "! grep -q finished '$MARK'"
 

@@ -51,18 +51,7 @@ os.execvp(sys.argv[1], sys.argv[1:])' benchprof-wrap "$TMP/bench.sh" \
 
 for sig in TERM HUP INT; do
   wrap $sig
-  check "$sig: the benchmark got it (its trap ran)" grep -qx "got $sig" \
-    "$TMP/mark.$sig"
-  check "$sig: the benchmark did not run on to its end" sh -c \
-    "! grep -q finished '$TMP/mark.$sig'"
-  check "$sig: the wrapper exits after it, with its status (9, was $wrc)" \
-    [ "$wrc" -eq 9 ]
-  check "$sig: the run is interrupted in manifest.json" grep -q \
-    '"outcome":[[:space:]]*"interrupted"' "$TMP/out/manifest.json"
-  check "$sig: the wrapper says it was not published" grep -q \
-    "interrupted.*not published" "$TMP/wrap.$sig.err"
-  check "$sig: nothing in the store" sh -c \
-    "[ -z \"\$(find '$TMP/store' -type f | sed -n 1p)\" ]"
+  check_interrupted "$sig" $sig "$TMP/mark.$sig" "$wrc" "$TMP/wrap.$sig.err"
 done
 
 # SIGKILL: nothing of the wrapper runs; the benchmark must die with it
@@ -75,15 +64,8 @@ wait_line "$MARK" '^started' 20 || fail "KILL: the benchmark never started"
 bpid=$(sed -n 's/^started //p' "$MARK")
 kill -KILL "$wpid"
 wait "$wpid"
-gone() {
-  n=0
-  while kill -0 "$bpid" 2>/dev/null; do
-    [ $n -ge 500 ] && return 1
-    sleep 0.01
-    n=$((n + 1))
-  done
-}
-check "KILL: the benchmark (pid $bpid) dies with the wrapper" gone
+check "KILL: the benchmark (pid $bpid) dies with the wrapper" \
+  dies_soon "$bpid"
 [ -n "$bpid" ] && kill -KILL "$bpid" 2>/dev/null
 check "KILL: it never finished" sh -c "! grep -q finished '$MARK'"
 
