@@ -29,6 +29,11 @@
 #                        a warning, not "invalid JSON"; manifest marked
 #                        interrupted with no report, profile kept, not
 #                        published; not interrupted: still an error
+#   run_interrupted_many.sh  --repeat and --each interrupted before every
+#                        invocation wrote its results: none started after
+#                        the signal, manifest marked interrupted (signal,
+#                        status) listing what ran, no report, not
+#                        published; compare says a side was interrupted
 #   run_stale_benches.sh a reused output directory keeps no benchmark
 #                        directory of the run before (--new-job too);
 #                        files benchprof did not write stay
@@ -92,6 +97,7 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/run_outcome.sh tests/integration/publish_run_profile.sh \
   tests/integration/run_stale_benches.sh \
   tests/integration/run_interrupted_results.sh \
+  tests/integration/run_interrupted_many.sh \
   tests/integration/publish_firefox_lost.sh \
   tests/integration/publish_parallel.sh tests/integration/publish_local.sh \
   tests/integration/publish_latest_order.sh \

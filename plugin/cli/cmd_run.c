@@ -35,7 +35,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <unistd.h>
 
 extern char **environ;
 
@@ -235,7 +234,7 @@ bool bp_cli_run_write_outputs(const struct bp_record_args *a,
   struct bp_run_facts f = {
     .dir = a->output, .report = rep, .benches = arts, .prof = prof,
     .written = &a->written, .any = any, .command = a->rec.argv[0],
-    .outcome = outcome_of(status),
+    .outcome = outcome_of(status), .signal = bp_cli_interrupted(),
     .exit_status = status, .repeat = a->repeat,
   };
   bp_code rc = bpi_run_write_report(a->output, rep, &err);
@@ -252,23 +251,25 @@ bool bp_cli_run_write_outputs(const struct bp_record_args *a,
 }
 
 /* A run interrupted before the harness wrote its results (said by
- * bp_cli_run_load_results): manifest.json alone, marked interrupted,
- * with the profile of what ran and no report.  It is never published
- * nor compared, even with --allow-failure: there are no results to
- * publish, and the store would hold a run without them.  The command's
- * exit status stays (benchprof did not fail); a manifest that cannot be
- * written is benchprof's own failure. */
+ * bp_cli_run_load_results), or before every repetition or benchmark it
+ * was to run did: manifest.json alone, marked interrupted, with the
+ * profiles of what ran and no report.  It is never published nor
+ * compared, even with --allow-failure: there are no results to publish
+ * (or those of part of the run, which the store would hold as the
+ * whole).  The command's exit status stays (benchprof did not fail); a
+ * manifest that cannot be written is benchprof's own failure. */
 int bp_cli_run_write_unreported(const struct bp_record_args *a,
-                                const struct bp_profile *prof, int status)
+                                const struct bp_cli_ran *ran, int status)
 {
   struct bp_err err = {0};
   struct bp_report none;
   bpi_report_init(&none);
   struct bp_run_facts f = {
-    .dir = a->output, .report = &none, .prof = prof, .any = prof,
+    .dir = a->output, .report = ran->benches ? ran->benches : &none,
+    .benches = ran->arts, .prof = ran->prof, .any = ran->any,
     .written = &a->written, .command = a->rec.argv[0],
-    .outcome = BP_OUTCOME_INTERRUPTED, .exit_status = status,
-    .repeat = a->repeat, .no_report = true,
+    .outcome = BP_OUTCOME_INTERRUPTED, .signal = bp_cli_interrupted(),
+    .exit_status = status, .repeat = a->repeat, .no_report = true,
   };
   bp_code rc = bpi_run_write_manifest(&f, &err);
   bpi_report_cleanup(&none);
@@ -278,11 +279,13 @@ int bp_cli_run_write_unreported(const struct bp_record_args *a,
   }
   bp_msg_note("manifest: %s/" BP_RUNDIR_MANIFEST " (no report)", a->output);
   if(a->pub.enabled)
-    bp_msg_warn("the run was interrupted (exit status %d) before the "
-                "benchmark wrote its results: not published and not "
-                "compared; its profile stays in %s, marked \"%s\" in "
-                BP_RUNDIR_MANIFEST, status, a->output,
-                BP_OUTCOME_INTERRUPTED);
+    bp_msg_warn("the run was interrupted (exit status %d) %s: not "
+                "published and not compared; its profile%s stay%s in %s, "
+                "marked \"%s\" in " BP_RUNDIR_MANIFEST, status,
+                ran->when ? ran->when
+                          : "before the benchmark wrote its results",
+                ran->benches ? "s" : "", ran->benches ? "" : "s",
+                a->output, BP_OUTCOME_INTERRUPTED);
   return status;
 }
 
@@ -401,7 +404,8 @@ static int run_once(struct bp_record_args *a)
   }
   /* results an interrupted harness never wrote: no report, said so */
   if(!loaded && bp_cli_interrupted() && !bpi_buf_failed(&out.buf))
-    status = bp_cli_run_write_unreported(a, prof, status);
+    status = bp_cli_run_write_unreported(
+      a, &(struct bp_cli_ran){.prof = prof, .any = prof}, status);
   else if(!ok)
     status = bp_cli_run_own_failure(a, status);
   free(arts);

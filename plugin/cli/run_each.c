@@ -87,6 +87,8 @@ static char *filter_arg(const char *name)
 struct each_run {
   struct bp_report rep;
   struct bp_run_bench *arts;   /* one per benchmark of rep */
+  size_t narts;                /* how many of arts are set (rep's count
+                                  unless out of memory) */
   struct bp_profile **profs;
   /* profs[i]'s artifacts as their export recorded them (arts point here) */
   struct bp_export_record *written;
@@ -120,15 +122,17 @@ static bool record_once(struct bp_record_args *sub, struct bp_report *rep,
 /* --repeat N: the invocation N times, like a plain run's (run_repeat.c):
  * each repetition's counters are in its report, rep has their medians;
  * *values: the benchmark's {SLUG: [values]} when the harness reported it
- * as name (e->values owns it). */
+ * as name (e->values owns it).  *stopped: a signal stopped the
+ * repetitions before each had its results (*prof: what ran, written). */
 static bool record_repeated(struct bp_record_args *sub, struct each_run *e,
                             const char *name, struct bp_report *rep,
                             struct bp_profile **prof, int *status,
-                            const struct cJSON **values)
+                            const struct cJSON **values, bool *stopped)
 {
   struct bp_repeated r;
   bool ok = bp_cli_run_repeat_record(sub, &r);
   *status = r.status;
+  *stopped = r.interrupted;
   for(size_t i = 0; ok && i < r.nvalues; i++)
     if(!strcmp(r.rep.benches[i].name, name)) {
       struct cJSON **v = realloc(e->values,
@@ -148,8 +152,39 @@ static bool record_repeated(struct bp_record_args *sub, struct each_run *e,
   return ok;
 }
 
+/* Benchmark name's line in e: its profile (taken) in dir, its exit
+ * status; with counters, the invocation's counters added to its
+ * measures.  had: e->rep's benchmarks before this invocation's results
+ * were added.  False without memory. */
+static bool list_benchmark(struct each_run *e, size_t had, const char *name,
+                           const char *dir, struct bp_profile *prof,
+                           int status, const struct cJSON *values,
+                           const struct bp_export_record *written,
+                           bool counters)
+{
+  struct bp_bench *b = bpi_report_bench(&e->rep, name);
+  struct bp_run_bench *arts = realloc(e->arts, (e->rep.nbenches + 1) *
+                                                sizeof(*arts));
+  if(arts) {
+    e->arts = arts;
+    memset(arts + had, 0, (e->rep.nbenches - had) * sizeof(*arts));
+  }
+  if(!b || !arts ||
+     (counters && bpi_run_add_counters(b, prof->meta.counters,
+                                       prof->meta.ncounters)))
+    return false;
+  e->written[e->nprofs] = *written;
+  arts[b - e->rep.benches] = (struct bp_run_bench){
+    .dir = dir, .prof = prof, .exit_status = status, .repetitions = values,
+    .written = &e->written[e->nprofs]};
+  e->profs[e->nprofs++] = prof;
+  e->narts = e->rep.nbenches;
+  return true;
+}
+
 /* Record one benchmark in DIR/dir (a->repeat times); its results and
- * counters into e. */
+ * counters into e.  One interrupted before its results were read is
+ * listed all the same (its profile is what ran), with e->ok false. */
 static void run_one(const struct bp_record_args *a, struct each_run *e,
                     const char *name, const char *dir)
 {
@@ -186,39 +221,29 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
   sub.rec.argv = argv;
   sub.output = path;
   sub.adapter = BP_ADAPTER_GBENCH;
+  bool stopped = false;
   bool ok = a->repeat > 1
-              ? record_repeated(&sub, e, name, &rep, &prof, &st, &values)
+              ? record_repeated(&sub, e, name, &rep, &prof, &st, &values,
+                                &stopped)
               : record_once(&sub, &rep, &prof, &st);
+  if(a->repeat <= 1)
+    stopped = !ok && prof && !sub.failed && bp_cli_interrupted();
   e->setup_failed = e->setup_failed || sub.setup_failed;
   e->started = e->started || sub.started;
   if(st && !e->status)
     e->status = st;
   size_t had = e->rep.nbenches;
-  if(!ok || bpi_report_commit(&e->rep, &rep)) {
-    e->ok = false;
-    goto out;
-  }
-  struct bp_bench *b = bpi_report_bench(&e->rep, name);
-  struct bp_run_bench *arts = realloc(e->arts, (e->rep.nbenches + 1) *
-                                                sizeof(*arts));
-  if(arts) {
-    e->arts = arts;
-    memset(arts + had, 0, (e->rep.nbenches - had) * sizeof(*arts));
-  }
+  ok = ok && !bpi_report_commit(&e->rep, &rep);
   /* counters measure the whole invocation: the benchmark's (repeated:
    * the repetitions' medians are in already, the sums are not wanted) */
-  if(!b || !arts ||
-     (a->repeat <= 1 && bpi_run_add_counters(b, prof->meta.counters,
-                                             prof->meta.ncounters))) {
+  if((ok || stopped) &&
+     list_benchmark(e, had, name, dir, prof, st, values, &sub.written,
+                    ok && a->repeat <= 1))
+    prof = NULL;
+  else
+    ok = false;
+  if(!ok)
     e->ok = false;
-    goto out;
-  }
-  e->written[e->nprofs] = sub.written;
-  arts[b - e->rep.benches] = (struct bp_run_bench){
-    .dir = dir, .prof = prof, .exit_status = st, .repetitions = values,
-    .written = &e->written[e->nprofs]};
-  e->profs[e->nprofs++] = prof;
-  prof = NULL;
 out:
   bpi_profile_free(prof);
   bp_cli_record_cleanup(&sub);
@@ -226,6 +251,24 @@ out:
   free(path);
   free(argv);
   free(filter);
+}
+
+/* The run was interrupted in benchmark ran of n (dir) before every
+ * benchmark had its results: the manifest lists those that ran, with no
+ * report; the exit status. */
+static int write_interrupted(const struct bp_record_args *a,
+                             const struct each_run *e, size_t ran, size_t n,
+                             const char *dir)
+{
+  char when[128];
+  snprintf(when, sizeof(when), "in benchmark %zu of %zu (%.64s)", ran, n,
+           dir);
+  bp_msg_warn("the run was interrupted %s: no report (the results of part "
+              "of the benchmarks are not the run's); the profiles of those "
+              "that ran are kept", when);
+  return bp_cli_run_write_unreported(
+    a, &(struct bp_cli_ran){.any = e->profs[0], .benches = &e->rep,
+                            .arts = e->arts, .when = when}, e->status);
 }
 
 int bp_cli_run_each(struct bp_record_args *a)
@@ -277,9 +320,13 @@ int bp_cli_run_each(struct bp_record_args *a)
     goto out;
   }
   a->rec.symbols = sym;
-  for(size_t i = 0; i < n; i++) {
+  size_t ran = 0;
+  /* a signal (a cancelled job) ends the run: no benchmark is started
+   * after it */
+  for(size_t i = 0; i < n && !bp_cli_interrupted(); i++) {
     bp_msg_note("benchmark %zu of %zu: %s", i + 1, n, dirs[i]);
     run_one(a, &e, list[i], dirs[i]);
+    ran = i + 1;
     /* the first invocation could not even be set up: none would be
      * (the caller then runs the command unprofiled) */
     if(e.setup_failed && !e.started && bp_cli_setup_survivable(a))
@@ -296,10 +343,13 @@ int bp_cli_run_each(struct bp_record_args *a)
     goto out;
   }
   /* a benchmark the harness reported under another name has no profile */
-  for(size_t i = 0; e.ok && i < e.rep.nbenches; i++)
+  for(size_t i = 0; i < e.narts; i++)
     if(!e.arts[i].dir)
       e.arts[i].dir = ".";
-  if(!e.ok || !e.nprofs ||
+  if(bp_cli_interrupted() && (!e.ok || ran < n) && e.nprofs &&
+     e.narts == e.rep.nbenches)
+    status = write_interrupted(a, &e, ran, n, dirs[ran - 1]);
+  else if(!e.ok || !e.nprofs ||
      !bp_cli_run_write_outputs(a, &e.rep, NULL, e.profs[0], e.arts, status))
     status = bp_cli_run_own_failure(a, status);
   else

@@ -53,11 +53,22 @@ int bp_cli_run_publish(const struct bp_record_args *a, const char *start,
  * failed or interrupted one stays local, said so.  The exit status. */
 int bp_cli_run_publish_and_compare(const struct bp_record_args *a,
                                    const char *start, int status);
-/* An interrupted run whose harness wrote no results: manifest.json
- * alone (no report, marked interrupted, prof's artifacts), neither
- * published nor compared.  The exit status. */
+/* What an interrupted run left to list in a manifest without report. */
+struct bp_cli_ran {
+  const struct bp_profile *prof;   /* the invocation's, NULL with --each */
+  const struct bp_profile *any;    /* a profile for the event's facts */
+  /* --each: the benchmarks that ran (their measures not reported), one
+   * line of arts each; NULL: none listed */
+  const struct bp_report *benches;
+  const struct bp_run_bench *arts;
+  const char *when;  /* where it stopped, for the warning ("in repetition
+                        2 of 3"); NULL: before the harness's results */
+};
+/* An interrupted run whose harness wrote no results, or not all of
+ * them: manifest.json alone (no report, marked interrupted, what ran
+ * listed), neither published nor compared.  The exit status. */
 int bp_cli_run_write_unreported(const struct bp_record_args *a,
-                                const struct bp_profile *prof, int status);
+                                const struct bp_cli_ran *ran, int status);
 /* benchprof's own failure after the command: the exit status (the
  * command's with --keep-status, unless strict). */
 int bp_cli_run_own_failure(const struct bp_record_args *a, int status);
@@ -88,6 +99,11 @@ struct bp_repeated {
   size_t nvalues;
   struct bp_profile *merged;  /* all repetitions, a repetition marker each */
   int status;                 /* the first non-zero exit status */
+  size_t ran;                 /* repetitions started */
+  size_t done;                /* repetitions whose results were read */
+  /* a signal stopped the repetitions before each had its results: rep
+   * is empty, merged (exported, a->marked sliced from it) has what ran */
+  bool interrupted;
 };
 /* Record a's command a->repeat times into a->output: every repetition's
  * report read and its counters attached, the profiles merged, the merged
@@ -99,5 +115,9 @@ struct bp_repeated {
 bool bp_cli_run_repeat_record(struct bp_record_args *a,
                               struct bp_repeated *out);
 void bp_cli_run_repeated_cleanup(struct bp_repeated *r);
+/* r interrupted (r->interrupted): says so, writes the manifest without
+ * report into a->output; the exit status. */
+int bp_cli_run_write_unreported_repeats(const struct bp_record_args *a,
+                                        const struct bp_repeated *r);
 
 #endif

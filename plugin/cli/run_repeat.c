@@ -32,6 +32,7 @@ struct repeated {
   struct bp_profile *merged;  /* the first repetition's, the rest added */
   struct bp_profile *last;    /* the last one's (a->marked points in it) */
   int status;                 /* the first non-zero exit status */
+  size_t done;                /* repetitions whose results were read */
   cJSON *off_cpu;             /* --off-cpu: {bench: [blocked ns per run of
                                  each repetition]}, else NULL */
 };
@@ -193,14 +194,39 @@ static bool keep_off_cpu(struct repeated *rp, const struct bp_report *rep,
   return true;
 }
 
+/* Its profile into the merged one, marked name: the first becomes it. */
+static bool merge_repetition(struct repeated *rp, struct bp_profile **prof,
+                             const char *name)
+{
+  bp_code rc;
+  if(!rp->merged) {
+    struct bp_profile *p = *prof;
+    rc = bpi_profile_add_marker_kind(p, BP_MARKER_REPETITION, name,
+                                     p->meta.start_ns, p->meta.end_ns,
+                                     p->meta.counters, p->meta.ncounters);
+    rp->merged = p;
+    *prof = NULL;
+  }
+  else
+    rc = bpi_profile_merge(rp->merged, *prof, name);
+  if(rc) {
+    struct bp_err err = {0};
+    bpi_err_set(&err, rc, 0, "merging %s", name);
+    bp_msg_err(&err, rc);
+  }
+  return rc == BP_OK;
+}
+
 /* Record the command once more: its report into rp->reps[i] and its
- * profile into the merged one, marked "repetition i+1". */
+ * profile into the merged one, marked "repetition i+1".  One that was
+ * interrupted before its results were read still joins the merged
+ * profile (what ran, marked "repetition i+1 (interrupted)"): the run's
+ * manifest lists it, with no report. */
 static bool repeat_once(struct bp_record_args *a, struct repeated *rp,
                         size_t i)
 {
   struct captured out = {.too_big = false};
   struct bp_profile *prof = NULL;
-  struct bp_err err = {0};
   char marker[48];
   bpi_buf_init(&out.buf);
   if(a->adapter != BP_ADAPTER_NONE) {
@@ -213,8 +239,8 @@ static bool repeat_once(struct bp_record_args *a, struct repeated *rp,
   int st = bp_cli_record(a, &prof);
   if(st && !rp->status)
     rp->status = st;
-  bool ok = prof && !a->failed && !bpi_buf_failed(&out.buf) &&
-            bp_cli_run_load_results(a, &out, &rp->reps[i]);
+  bool usable = prof && !a->failed && !bpi_buf_failed(&out.buf);
+  bool ok = usable && bp_cli_run_load_results(a, &out, &rp->reps[i]);
   /* this repetition's counters, while its profile and marks are here */
   struct bp_run_bench *arts = NULL;
   if(ok && bp_cli_run_attach_counters(a, &rp->reps[i], prof, &arts))
@@ -222,23 +248,12 @@ static bool repeat_once(struct bp_record_args *a, struct repeated *rp,
   free(arts);
   if(ok && !keep_off_cpu(rp, &rp->reps[i], prof))
     ok = false;
-  snprintf(marker, sizeof(marker), "repetition %zu", i + 1);
-  bp_code rc = BP_OK;
-  if(ok && !rp->merged) {
-    rc = bpi_profile_add_marker_kind(prof, BP_MARKER_REPETITION, marker,
-                                     prof->meta.start_ns, prof->meta.end_ns,
-                                     prof->meta.counters,
-                                     prof->meta.ncounters);
-    rp->merged = prof;
-    prof = NULL;
-  }
-  else if(ok)
-    rc = bpi_profile_merge(rp->merged, prof, marker);
-  if(rc) {
-    bpi_err_set(&err, rc, 0, "merging repetition %zu", i + 1);
-    bp_msg_err(&err, rc);
+  bool stopped = !ok && usable && bp_cli_interrupted();
+  snprintf(marker, sizeof(marker), "repetition %zu%s", i + 1,
+           stopped ? " (interrupted)" : "");
+  if((ok || stopped) && !merge_repetition(rp, &prof, marker))
     ok = false;
-  }
+  rp->done += ok;
   bpi_profile_free(rp->last);
   rp->last = prof;               /* kept: a->marked names point in it */
   bpi_buf_cleanup(&out.buf);
@@ -279,13 +294,25 @@ bool bp_cli_run_repeat_record(struct bp_record_args *a,
     ok = bpi_record_symbols_new(&a->rec, &own_sym) == BP_OK;
     a->rec.symbols = own_sym;
   }
-  for(size_t i = 0; ok && i < rp.n; i++) {
+  for(size_t i = 0; rp.reps && i < rp.n; i++)
     bpi_report_init(&rp.reps[i]);
+  /* a signal (a cancelled job) ends the repetitions: none is started
+   * after it */
+  for(size_t i = 0; ok && i < rp.n && !bp_cli_interrupted(); i++) {
     ok = repeat_once(a, &rp, i);
+    out->ran = i + 1;
   }
   if(own_sym) {
     a->rec.symbols = NULL;
     bpi_symbols_free(own_sym);
+  }
+  out->done = rp.done;
+  /* interrupted before every repetition's results were read: no report
+   * (fewer repetitions than asked are not the run's), the merged profile
+   * of what ran is written all the same */
+  if(bp_cli_interrupted() && rp.done < rp.n && rp.merged && !a->failed) {
+    out->interrupted = export_merged(a, &rp);
+    ok = false;
   }
   ok = ok && combine_reports(&rp, &out->rep, &out->values);
   if(out->values)
@@ -296,7 +323,7 @@ bool bp_cli_run_repeat_record(struct bp_record_args *a,
   for(size_t i = 0; rp.reps && i < rp.n; i++)
     bpi_report_cleanup(&rp.reps[i]);
   free(rp.reps);
-  if(!ok)
+  if(!ok && !out->interrupted)
     bp_cli_record_cleanup(a);    /* its names may point in rp.last */
   bpi_profile_free(rp.last);     /* a->marked points in merged now */
   cJSON_Delete(rp.off_cpu);
@@ -314,6 +341,22 @@ void bp_cli_run_repeated_cleanup(struct bp_repeated *r)
   r->merged = NULL;
 }
 
+int bp_cli_run_write_unreported_repeats(const struct bp_record_args *a,
+                                        const struct bp_repeated *r)
+{
+  char when[96];
+  unsigned n = a->repeat > 1 ? a->repeat : 1;
+  snprintf(when, sizeof(when), "in repetition %zu of %u", r->ran, n);
+  bp_msg_warn("the run was interrupted %s: no report (the %zu "
+              "repetition%s that completed %s not a run of %u); the "
+              "profile of every repetition that ran is kept", when,
+              r->done, r->done == 1 ? "" : "s",
+              r->done == 1 ? "is" : "are", n);
+  return bp_cli_run_write_unreported(
+    a, &(struct bp_cli_ran){.prof = r->merged, .any = r->merged,
+                            .when = when}, r->status);
+}
+
 /* benchprof run --repeat N: the command N times, every repetition
  * profiled into one profile (a marker each), every measure's N values
  * kept; report.json has their median and least..largest. */
@@ -326,6 +369,12 @@ int bp_cli_run_repeated(struct bp_record_args *a)
   if(!bp_cli_run_clear_previous(a))
     return BP_EXIT_ERROR;
   bool ok = bp_cli_run_repeat_record(a, &r);
+  if(r.interrupted) {
+    int status = bp_cli_run_write_unreported_repeats(a, &r);
+    bp_cli_record_cleanup(a);    /* its names point in r.merged */
+    bp_cli_run_repeated_cleanup(&r);
+    return status;
+  }
   if(a->setup_failed && !a->started) {
     /* nothing ran: the caller runs the command unprofiled, or fails */
     int status = r.status ? r.status : BP_EXIT_ERROR;

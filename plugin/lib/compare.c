@@ -413,8 +413,10 @@ bp_code bpi_compare_dirs(const char *base_dir, const char *head_dir,
                          const struct bp_cmp_opts *o, struct bp_cmp **out,
                          struct bp_err *err)
 {
-  struct side base = {.dir = base_dir, .url_prefix = o->base_url};
-  struct side head = {.dir = head_dir, .url_prefix = o->head_url};
+  struct side base = {.dir = base_dir, .role = "base",
+                      .url_prefix = o->base_url};
+  struct side head = {.dir = head_dir, .role = "head",
+                      .url_prefix = o->head_url};
   struct bp_cmp *c = calloc(1, sizeof(*c));
   bp_code rc = BP_OK;
   *out = NULL;

@@ -28,6 +28,7 @@ static inline double absd(double x)
 /* One side as read: its directory, manifest.json and report.json. */
 struct side {
   const char *dir;
+  const char *role;        /* "base" or "head", for messages */
   const char *url_prefix;  /* --base-url / --head-url, or NULL */
   struct bp_manifest manifest;
   struct bp_report report;

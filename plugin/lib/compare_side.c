@@ -11,6 +11,7 @@
 #include "text.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,12 +195,32 @@ static bp_code index_side(struct side *s)
   return rc;
 }
 
+/* A run interrupted before its harness wrote (all) its results: its
+ * manifest names no report (run_outputs.h).  Said as what happened, from
+ * the manifest, not as a broken run directory. */
+static bp_code interrupted_side(const struct side *s, struct bp_err *err)
+{
+  const struct bp_manifest *m = &s->manifest;
+  char status[32] = "";
+  if(m->has_exit_status)
+    snprintf(status, sizeof(status), " (exit status %d)", m->exit_status);
+  return bpi_err_set(err, BPE_FORMAT, 0, "the %s run %s was interrupted%s%s"
+                     "%s before its harness wrote its results: it has no "
+                     "report, so there is nothing to compare",
+                     s->role ? s->role : "", s->dir,
+                     m->signal ? " by " : "", m->signal ? m->signal : "",
+                     status);
+}
+
 bp_code bpi_cmp_side_open(struct side *s, struct bp_err *err)
 {
   bp_code rc = bpi_manifest_read(&s->manifest, s->dir, err);
   if(rc)
     return rc;
   const char *report = s->manifest.report;
+  const char *outcome = s->manifest.outcome;
+  if(!report && outcome && !strcmp(outcome, BP_OUTCOME_INTERRUPTED))
+    return interrupted_side(s, err);
   if(!report)
     return bpi_err_set(err, BPE_FORMAT, 0, "%s/" BP_RUNDIR_MANIFEST ": no "
                        "\"report\" (was the run's harness output invalid?)",

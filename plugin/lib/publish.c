@@ -461,10 +461,18 @@ struct pub_src {
 };
 
 /* src's manifest and the files to spool, read from src->dir; an error
- * when they cannot be read or a path leaves the run directory. */
+ * when they cannot be read, a path leaves the run directory, or the
+ * manifest names no report: a run interrupted before its harness wrote
+ * its results (run_outputs.h) has nothing to publish, and the store
+ * would hold it as a run without results. */
 static bp_code src_read(struct pub_src *src, struct bp_err *err)
 {
   bp_code rc = bpi_manifest_read(&src->man, src->dir, err);
+  if(!rc && !src->man.report)
+    rc = bpi_err_set(err, BPE_FORMAT, 0, "%s/" BP_RUNDIR_MANIFEST ": no "
+                     "\"report\" (was the run interrupted before its "
+                     "harness wrote its results?): nothing to publish",
+                     src->dir);
   if(!rc)
     rc = bpi_pub_spool_files(&src->man, &src->files, &src->nfiles, err);
   return rc;

@@ -222,6 +222,7 @@ bp_code bpi_run_write_manifest(const struct bp_run_facts *f,
   bp_code rc = BP_OK;
   if(!dup_to(&man.version, BENCHPROF_VERSION) ||
      !dup_to(&man.outcome, f->outcome) ||
+     !dup_to(&man.signal, bpi_rundir_signal_name(f->signal)) ||
      !dup_to(&man.command, f->prof ? m->command : f->command) ||
      !dup_to(&man.report, f->no_report ? NULL : BP_RUNDIR_REPORT) ||
      !dup_to(&man.event_requested, m->requested_event) ||

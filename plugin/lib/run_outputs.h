@@ -68,10 +68,12 @@ struct bp_run_facts {
   const struct bp_profile *any;    /* a profile for the event's facts */
   const char *command;             /* when prof is NULL: the harness */
   const char *outcome;             /* BP_OUTCOME_* */
+  int signal;                      /* what interrupted it, or 0 */
   int exit_status;
   unsigned repeat;                 /* --repeat N; 0 or 1: not repeated */
   /* the harness wrote no results (an interrupted run): the manifest
-   * names no report, and report has no benchmarks */
+   * names no report; report's benchmarks, if any, are those that ran
+   * (their directories and facts listed, their measures not written) */
   bool no_report;
 };
 

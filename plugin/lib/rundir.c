@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,20 @@ const char *bpi_rundir_kind(const char *exporter_name)
     if(!strcmp(exporter_name, kinds[i][0]))
       return kinds[i][1];
   return exporter_name;
+}
+
+const char *bpi_rundir_signal_name(int sig)
+{
+  /* the signals benchprof passes on and counts as an interruption
+   * (child.c); their names are fixed, unlike strsignal's text */
+  static const struct { int sig; const char *name; } names[] = {
+    {SIGINT, "SIGINT"}, {SIGTERM, "SIGTERM"}, {SIGHUP, "SIGHUP"},
+    {SIGQUIT, "SIGQUIT"},
+  };
+  for(size_t i = 0; i < BP_ARRAY_LEN(names); i++)
+    if(names[i].sig == sig)
+      return names[i].name;
+  return NULL;
 }
 
 bool bpi_rundir_safe_path(const char *d)
@@ -91,6 +106,7 @@ void bpi_manifest_cleanup(struct bp_manifest *m)
   free(m->version);
   free(m->command);
   free(m->outcome);
+  free(m->signal);
   free(m->report);
   free(m->event_requested);
   free(m->event_used);
@@ -218,6 +234,7 @@ static bool parse_tree(struct bp_manifest *m, cJSON *j)
                                         j, "exit_status"));
   m->exit_status = int_of(j, "exit_status");
   m->outcome = str_of(j, "outcome", &ok);
+  m->signal = str_of(j, "signal", &ok);
   m->report = str_of(j, "report", &ok);
   m->event_requested = str_of(ev, "requested", &ok);
   m->event_used = str_of(ev, "used", &ok);
@@ -364,6 +381,7 @@ static cJSON *to_tree(const struct bp_manifest *m)
   if(m->has_exit_status)
     cJSON_AddNumberToObject(j, "exit_status", m->exit_status);
   add_str(j, "outcome", m->outcome);
+  add_str(j, "signal", m->signal);
   add_str(j, "report", m->report);
   if(m->repeat)
     cJSON_AddNumberToObject(j, "repeat", (double)m->repeat);

@@ -87,6 +87,10 @@
  * it spent blocked per run in each repetition (not a report measure). */
 #define BP_OFF_CPU_SLUG "off-cpu"
 
+/* The name of a signal that interrupts a run ("SIGTERM"), for the
+ * manifest's "signal"; NULL for 0 or one benchprof does not pass on. */
+const char *bpi_rundir_signal_name(int sig);
+
 /* The kind of the exporter named name ("gecko", ...): its BP_KIND_*. */
 const char *bpi_rundir_kind(const char *exporter_name);
 
@@ -140,6 +144,8 @@ struct bp_manifest {
                             when true (an older manifest may lack it) */
   int exit_status;
   char *outcome;      /* BP_OUTCOME_*, or NULL (an older manifest) */
+  char *signal;       /* an interrupted run's: the signal that reached
+                         benchprof ("SIGTERM"), or NULL */
   char *report;       /* relative to the run directory, or NULL */
   char *event_requested, *event_used;
   char *fallback_reason;    /* NULL: no fallback */

@@ -7,14 +7,21 @@
  * either side has none (git did not know the hash, a pointer written
  * before pointers had it, a time that is not one).  And the stored
  * manifest's order against a publication of the same commit and testbed
- * (bpi_pub_stored_order): a run that ended later is left alone. */
+ * (bpi_pub_stored_order): a run that ended later is left alone.  And a
+ * run directory whose manifest names no report (a run interrupted before
+ * its harness wrote its results) is refused before anything is
+ * delivered (bpi_publish_run). */
 #include "bp_setup.h"
 #include "publish_int.h"
 #include "runorder.h"
 #include "check.h"
 
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
@@ -81,9 +88,68 @@ static void check_stored_order(void)
   CHECK(!got);
 }
 
+/* Whether dir has no entry but . and .. */
+static bool dir_empty(const char *dir)
+{
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  bool empty = d != NULL;
+  while(d && (e = readdir(d)))
+    if(strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+      empty = false;
+  if(d)
+    closedir(d);
+  return empty;
+}
+
+/* An interrupted run's directory (manifest.json, no report) is not
+ * published, and says why; nothing reaches the store. */
+static void check_unreported_refused(void)
+{
+  char top[64], run[80], store[80], url[96], path[96];
+  const char *tmpdir = getenv("TMPDIR");
+  snprintf(top, sizeof(top), "%s/bp-test-publish.XXXXXX",
+           tmpdir && *tmpdir && strlen(tmpdir) < 40 ? tmpdir : "/tmp");
+  if(!mkdtemp(top)) {
+    CHECK(!"mkdtemp");
+    return;
+  }
+  snprintf(run, sizeof(run), "%s/run", top);
+  snprintf(store, sizeof(store), "%s/store", top);
+  snprintf(url, sizeof(url), "file://%s", store);
+  snprintf(path, sizeof(path), "%s/manifest.json", run);
+  CHECK(mkdir(run, 0700) == 0 && mkdir(store, 0700) == 0);
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if(f) {
+    fputs("{\"benchprof_version\": \"0\", \"command\": \"bench\", "
+          "\"exit_status\": 143, \"outcome\": \"interrupted\", "
+          "\"signal\": \"SIGTERM\", \"benchmarks\": [], "
+          "\"artifacts\": []}\n", f);
+    fclose(f);
+  }
+  struct bp_publish_opts o = {
+    .project = "demo", .branch = "main", .hash = A, .testbed = "box",
+    .store = {.url = url},
+  };
+  struct bp_publish_result res;
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_publish_run(&o, run, EARLY, LATE, &res, &err),
+               BPE_FORMAT);
+  CHECK(strstr(err.msg, "manifest.json: no \"report\"") != NULL);
+  CHECK(strstr(err.msg, "nothing to publish") != NULL);
+  CHECK(dir_empty(store));
+  bpi_publish_result_cleanup(&res);
+  remove(path);
+  rmdir(run);
+  rmdir(store);
+  rmdir(top);
+}
+
 int main(void)
 {
   check_stored_order();
+  check_unreported_refused();
   /* nothing stored, or a pointer without either time: written */
   CHECK(!newer(NULL, NULL, NULL, A, DAY1, EARLY));
   CHECK(!newer(B, NULL, NULL, A, DAY1, EARLY));
