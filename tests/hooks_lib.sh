@@ -248,6 +248,27 @@ check_interrupted() {
     "[ -z \"\$(find '$TMP/store' -type f | sed -n 1p)\" ]"
 }
 
+# make_signal_bench: $TMP/bench.sh, the benchmark the signal tests run
+# under benchprof-wrap or the Bencher entrypoint: writes its BMF (to
+# $FILE when set, else stdout), says it started (with its pid) in $MARK;
+# TERM, HUP or INT: "got SIG" there and exit 9; left alone it runs
+# $ROUNDS rounds of 0.2 s (default 100: 20 s) and says it finished
+make_signal_bench() {
+  cat >"$TMP/bench.sh" <<'SH'
+#!/bin/sh
+trap 'echo "got TERM" >>"$MARK"; exit 9' TERM
+trap 'echo "got HUP" >>"$MARK"; exit 9' HUP
+trap 'echo "got INT" >>"$MARK"; exit 9' INT
+bmf='{"b": {"latency": {"value": 1}}}'
+if [ -n "${FILE:-}" ]; then echo "$bmf" >"$FILE"; else echo "$bmf"; fi
+echo "started $$" >>"$MARK"
+i=0
+while [ $i -lt "${ROUNDS:-100}" ]; do sleep 0.2; i=$((i + 1)); done
+echo finished >>"$MARK"
+SH
+  chmod +x "$TMP/bench.sh"
+}
+
 # dies_soon PID: PID is gone within 5 seconds
 dies_soon() {
   dies_soon_n=0  # sh has no locals: a name no caller uses

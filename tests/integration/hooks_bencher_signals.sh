@@ -26,22 +26,8 @@ unset BENCHPROF_RUN_ARGS BENCHPROF_BENCHER_FILE
 mkdir -p "$TMP/store"
 ENTRY="$HOOKS/bencher/entrypoint.sh"
 
-# the benchmark: writes its BMF (to $FILE, else stdout), says it started
-# (its pid), exits 9 from its trap; left alone it runs for 20 s and says
-# it finished
-cat >"$TMP/bench.sh" <<'SH'
-#!/bin/sh
-trap 'echo "got TERM" >>"$MARK"; exit 9' TERM
-trap 'echo "got HUP" >>"$MARK"; exit 9' HUP
-trap 'echo "got INT" >>"$MARK"; exit 9' INT
-bmf='{"b": {"latency": {"value": 1}}}'
-if [ -n "${FILE:-}" ]; then echo "$bmf" >"$FILE"; else echo "$bmf"; fi
-echo "started $$" >>"$MARK"
-i=0
-while [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
-echo finished >>"$MARK"
-SH
-chmod +x "$TMP/bench.sh"
+unset ROUNDS
+make_signal_bench
 
 # entry MODE SIG: the entrypoint (MODE file: with --file) runs the
 # benchmark in the background (with SIGINT at its default, as a job's
@@ -51,7 +37,7 @@ entry() {
   tag=$1.$2
   MARK="$TMP/mark.$tag" SIG=$2 FILE=
   [ "$1" = file ] && FILE="$TMP/results.$2.json"
-  export MARK SIG FILE
+  export MARK FILE
   rm -rf "$TMP/out"
   set --
   [ -z "$FILE" ] || set -- --file "$FILE" --
@@ -80,8 +66,8 @@ check "file: the interrupted run's report replaced the file" cmp -s \
 
 # SIGKILL without a file: nothing of the entrypoint runs; the benchmark
 # must die with it (the entrypoint is benchprof run, PR_SET_PDEATHSIG)
-MARK="$TMP/mark.KILL" SIG=KILL FILE=
-export MARK SIG FILE
+MARK="$TMP/mark.KILL" FILE=
+export MARK FILE
 "$ENTRY" "$TMP/bench.sh" >"$TMP/entry.KILL.out" 2>&1 &
 epid=$!
 wait_line "$MARK" '^started' 20 || fail "KILL: the benchmark never started"
@@ -94,9 +80,8 @@ check "KILL: the benchmark (pid $bpid) dies with the entrypoint" \
 check "KILL: it never finished" sh -c "! grep -q finished '$MARK'"
 
 # left alone, with a file: passes, the file is the report, published
-sed -i 's/-lt 100/-lt 3/' "$TMP/bench.sh"
-MARK="$TMP/mark.none" SIG=none FILE="$TMP/results.none.json"
-export MARK SIG FILE
+MARK="$TMP/mark.none" FILE="$TMP/results.none.json" ROUNDS=3
+export MARK FILE ROUNDS
 rm -rf "$TMP/out"
 echo stdin-line | "$ENTRY" --file "$FILE" -- sh -c \
   'read -r l; echo "read $l" >>"$MARK"; exec "$0"' "$TMP/bench.sh" \
