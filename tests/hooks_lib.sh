@@ -248,6 +248,71 @@ check_interrupted() {
     "[ -z \"\$(find '$TMP/store' -type f | sed -n 1p)\" ]"
 }
 
+# make_signal_bench: $TMP/bench.sh, the benchmark the signal tests run
+# under benchprof-wrap or the Bencher entrypoint: writes its BMF (to
+# $FILE when set, else stdout), says it started (with its pid) in $MARK;
+# TERM, HUP or INT: "got SIG" there and exit 9; left alone it runs
+# $ROUNDS rounds of 0.2 s (default 100: 20 s) and says it finished
+make_signal_bench() {
+  cat >"$TMP/bench.sh" <<'SH'
+#!/bin/sh
+trap 'echo "got TERM" >>"$MARK"; exit 9' TERM
+trap 'echo "got HUP" >>"$MARK"; exit 9' HUP
+trap 'echo "got INT" >>"$MARK"; exit 9' INT
+bmf='{"b": {"latency": {"value": 1}}}'
+if [ -n "${FILE:-}" ]; then echo "$bmf" >"$FILE"; else echo "$bmf"; fi
+echo "started $$" >>"$MARK"
+i=0
+while [ $i -lt "${ROUNDS:-100}" ]; do sleep 0.2; i=$((i + 1)); done
+echo finished >>"$MARK"
+SH
+  chmod +x "$TMP/bench.sh"
+}
+
+# session_left SID [SECONDS]: the processes of session SID (a job
+# started with setsid) still alive after waiting up to SECONDS (default
+# 0) for them to end, one pid a line; zombies (dead, waiting for whoever
+# adopted them to reap them) are not
+session_left() {
+  python3 - "$1" "${2:-0}" <<'PY'
+import os, sys, time
+
+def alive(sid):
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                stat = f.read()
+        except OSError:
+            continue   # gone meanwhile
+        # after "pid (comm) ": state, ppid, pgrp, session
+        fields = stat[stat.rindex(")") + 2:].split()
+        if fields[0] != "Z" and fields[3] == sid:
+            pids.append(pid)
+    return pids
+
+deadline = time.monotonic() + float(sys.argv[2])
+while alive(sys.argv[1]) and time.monotonic() < deadline:
+    time.sleep(0.05)
+print("\n".join(alive(sys.argv[1])))
+PY
+}
+
+# session_ends SID: no process of session SID is left within 20 seconds
+# of wall time (the benchmark stopping, benchprof writing the interrupted
+# run's artifacts: a bound for a loaded runner, not a speed)
+session_ends() {
+  [ -z "$(session_left "$1" 20)" ]
+}
+
+# session_kill SID: what is left of session SID killed (after a failed
+# check, so that no test leaves a process behind)
+session_kill() {
+  for session_kill_pid in $(session_left "$1"); do
+    kill -KILL "$session_kill_pid" 2>/dev/null
+  done
+}
+
 # dies_soon PID: PID is gone within 5 seconds
 dies_soon() {
   dies_soon_n=0  # sh has no locals: a name no caller uses

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,6 +94,33 @@ void bp_cli_stop_forwarding(void)
 int bp_cli_interrupted(void)
 {
   return interrupted_by;
+}
+
+/* A wrapper that cannot exec benchprof run (the Bencher entrypoint: it
+ * replaces a file after the run) passes the signals it gets on, but none
+ * of its code runs when it is killed outright (a runner's hard timeout
+ * sends SIGKILL): benchprof and the command would run on alone.  So the
+ * kernel sends us SIGTERM when it dies, and the command gets a TERM it
+ * can act on (its output survives) through forward_signal, as for a
+ * cancelled job.  The death watched is that of the thread that forked
+ * us, which for a shell is the process.  A parent that died before the
+ * prctl sends nothing: then getppid() is no longer it. */
+int bp_cli_die_with_parent(pid_t parent)
+{
+  if(prctl(PR_SET_PDEATHSIG, SIGTERM)) {
+    bp_msg_error("--die-with-parent: cannot ask for a signal when pid %d "
+                 "dies: %s; the command is not run", (int)parent,
+                 strerror(errno));
+    return BP_EXIT_ERROR;
+  }
+  pid_t now = getppid();
+  if(now == parent)
+    return -1;
+  bp_msg_error("--die-with-parent %d: benchprof's parent is pid %d, not "
+               "%d: that process has exited already (or never started "
+               "benchprof); the command is not run", (int)parent, (int)now,
+               (int)parent);
+  return BP_EXIT_ERROR;
 }
 
 int bp_cli_exec_failure(const struct bp_err *err, const char *cmd)

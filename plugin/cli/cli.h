@@ -187,7 +187,7 @@ enum {
   BP_CLI_RUN_EACH, BP_CLI_RUN_REPEAT, BP_CLI_RUN_NO_BENCHER,
   BP_CLI_RUN_FAIL_ON_REGRESSION, BP_CLI_RUN_ALLOW_FAILURE,
   BP_CLI_RUN_KEEP_STATUS, BP_CLI_RUN_CHECK_OPTIONS, BP_CLI_RUN_FLUSH,
-  BP_CLI_RUN_LAST
+  BP_CLI_RUN_DIE_WITH_PARENT, BP_CLI_RUN_LAST
 };
 #define BP_CLI_RUN_LONGOPTS                                                \
   {"bmf", required_argument, NULL, BP_CLI_RUN_BMF},                        \
@@ -201,7 +201,8 @@ enum {
   {"allow-failure", no_argument, NULL, BP_CLI_RUN_ALLOW_FAILURE},          \
   {"keep-status", no_argument, NULL, BP_CLI_RUN_KEEP_STATUS},             \
   {"check-options", no_argument, NULL, BP_CLI_RUN_CHECK_OPTIONS},        \
-  {"flush", no_argument, NULL, BP_CLI_RUN_FLUSH}
+  {"flush", no_argument, NULL, BP_CLI_RUN_FLUSH},                          \
+  {"die-with-parent", required_argument, NULL, BP_CLI_RUN_DIE_WITH_PARENT}
 
 /* run's own help (its options before record's). */
 void bp_cli_run_usage(FILE *out);
@@ -273,6 +274,7 @@ struct bp_record_args {
   bool keep_status;        /* --keep-status: our failures only warn */
   bool check_options;      /* --check-options: parse, run nothing */
   bool flush_after;        /* --flush: try the spool once after the run */
+  pid_t die_with_parent;   /* --die-with-parent PID; 0: not given */
   const char *config_file; /* --config FILE; NULL: not given */
   /* out: the benchmarks the harness marked, one per distinct name, in
    * the order they first began (bpi_slice_export) */
@@ -344,6 +346,11 @@ void bp_cli_stop_forwarding(void);
 /* The signal (SIGINT, SIGTERM, SIGHUP or SIGQUIT) that interrupted a
  * command benchprof ran, or 0. */
 int bp_cli_interrupted(void);
+/* --die-with-parent: when parent (the process that started benchprof)
+ * dies, even by SIGKILL, the kernel sends benchprof SIGTERM, which it
+ * passes on to the command as any TERM.  Returns -1 to go on, else the
+ * exit status, said why: parent is not benchprof's parent (any more). */
+int bp_cli_die_with_parent(pid_t parent);
 /* Print why cmd could not be started; the exit status a shell would give
  * (127 not found, 126 not executable). */
 int bp_cli_exec_failure(const struct bp_err *err, const char *cmd);

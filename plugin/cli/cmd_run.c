@@ -625,6 +625,10 @@ int cmd_run(int argc, char **argv)
   bp_cli_record_defaults(&a, true);
   int status = bp_cli_record_setup(argc, argv, &a, &cfg,
                                    "running the command unprofiled", &cs);
+  /* first, so that nothing runs on after a parent that died meanwhile;
+   * it holds for a command that is then executed in our place too */
+  if(status < 0 && !a.check_options && a.die_with_parent)
+    status = bp_cli_die_with_parent(a.die_with_parent);
   if(status < 0 && cs != BP_CLI_CONFIG_INVALID && cfg.enabled)
     status = early_identity(&a);
   if(status < 0 && a.check_options)

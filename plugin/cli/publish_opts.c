@@ -165,9 +165,12 @@ int bp_cli_token_env_option(const char *arg, const char *example)
     return 0;
   /* "--token ghp_..." (getopt takes --token for --token-env) would
    * otherwise print the token in "$ghp_... is not set" after the run */
+  bool credential = bpi_config_credential_like(arg);
   bp_msg_error("--token-env takes the name of an environment variable "
                "holding the token (like %s), not the token itself; the "
-               "value given is not shown", example);
+               "value given is not shown%s%s", example,
+               credential ? "; " : "",
+               credential ? BP_CONFIG_CREDENTIAL_RULE : "");
   return BP_EXIT_USAGE;
 }
 

@@ -74,6 +74,12 @@ void bp_cli_run_usage(FILE *out)
     "                         when the spool directory does not exist);\n"
     "                         benchprof-wrap passes it and becomes benchprof\n"
     "                         run, so that the signals it gets reach CMD\n"
+    "      --die-with-parent PID  PID is the process that starts benchprof\n"
+    "                         (a shell's $$): when it dies, even killed by\n"
+    "                         SIGKILL, benchprof gets SIGTERM, and CMD with\n"
+    "                         it, as for a TERM sent to benchprof (the run\n"
+    "                         interrupted); a PID that is not benchprof's\n"
+    "                         parent (any more) is an error, CMD not run\n"
     "\n"
     "The configuration (--config) may turn profiling off (\"enabled\":\n"
     "false, BENCHPROF_ENABLED=0): CMD is then executed as it is, nothing\n"
@@ -94,6 +100,7 @@ static const char *const names[BP_CLI_RUN_LAST - BP_CLI_RUN_FIRST] = {
   [BP_CLI_RUN_KEEP_STATUS - BP_CLI_RUN_FIRST] = "keep-status",
   [BP_CLI_RUN_CHECK_OPTIONS - BP_CLI_RUN_FIRST] = "check-options",
   [BP_CLI_RUN_FLUSH - BP_CLI_RUN_FIRST] = "flush",
+  [BP_CLI_RUN_DIE_WITH_PARENT - BP_CLI_RUN_FIRST] = "die-with-parent",
 };
 
 static bool parse_adapter(const char *s, enum bp_adapter *out)
@@ -142,6 +149,15 @@ int bp_cli_run_option(int opt, const char *arg, struct bp_record_args *a)
       return BP_EXIT_USAGE;
     }
     a->each = BP_ADAPTER_GBENCH;
+    break;
+  case BP_CLI_RUN_DIE_WITH_PARENT:
+    /* pid 1 is init, or the container's: its death ends everything */
+    if(!bpi_text_u64(arg, 2, INT32_MAX, &v)) {
+      bp_msg_error("--die-with-parent: '%s' is not a process id (the "
+                   "caller's own: $$ in a shell)", arg);
+      return BP_EXIT_USAGE;
+    }
+    a->die_with_parent = (pid_t)v;
     break;
   case BP_CLI_RUN_REPEAT:
     if(!bpi_text_u64(arg, 1, 1000, &v)) {

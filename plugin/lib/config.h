@@ -208,11 +208,27 @@ bp_code bpi_config_show(const struct bp_config *c, struct bp_buf *out);
 
 /* Whether s names a token's variable in the conventional form: 1 or
  * more uppercase ASCII letters, digits and '_', not starting with a
- * digit.  Anything else is refused where a token's variable is named
- * (the *.token_env keys, --token-env), without being shown: an operator
- * who put the token itself there would see it in the error, and every
+ * digit, and not credential-like (bpi_config_credential_like).
+ * Anything else is refused where a token's variable is named (the
+ * *.token_env keys, --token-env), without being shown: an operator who
+ * put the token itself there would see it in the error, and every
  * "$NAME is not set" after it. */
 bool bpi_config_env_name(const char *s);
+/* Whether s has the form of a credential rather than of a name: only
+ * uppercase letters and digits (no '_'), and either an AWS access key ID
+ * (AKIA, ASIA, ... and 16 more, 20 characters) or
+ * BP_CONFIG_KEY_LOOKALIKE_LEN or more characters mixing letters and
+ * digits (a random key in uppercase hex or base32).  Such a token passes the naming rule and
+ * would be printed as "$AKIA... is not set"; a real name of that shape
+ * takes a '_' (MY_TOKEN_2024). */
+#define BP_CONFIG_KEY_LOOKALIKE_LEN 16
+bool bpi_config_credential_like(const char *s);
+/* Why bpi_config_env_name refused a credential-like value, said after
+ * "the value is not shown" (it never is). */
+#define BP_CONFIG_CREDENTIAL_RULE                                         \
+  "it has the form of a credential (an AWS access key ID, or 16 or more " \
+  "uppercase letters and digits mixed, without a '_'), which a "         \
+  "variable's name here may not have"
 
 /* Tokens, resolved from the config's variable names in envp; NULL when
  * none.  Never print them. */

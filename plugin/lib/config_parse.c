@@ -134,14 +134,49 @@ static void suggest(char *out, size_t cap, const char *parent,
 
 /* -------------------------------------------------------------- values */
 
+/* An AWS access key ID (s all uppercase letters and digits): a 4-letter
+ * prefix that says what kind of key (AKIA a user's, ASIA a temporary
+ * one, ...) and 16 more characters, 20 in all.  It is the credential
+ * most often pasted where a variable's name belongs, and it passes the
+ * naming rule. */
+static bool aws_key_id(const char *s, size_t len)
+{
+  static const char *const prefixes[] = {
+    "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA",
+    "APKA", "AROA",
+  };
+  if(len != 20)
+    return false;
+  for(size_t i = 0; i < BP_ARRAY_LEN(prefixes); i++)
+    if(!strncmp(s, prefixes[i], 4))
+      return true;
+  return false;
+}
+
+bool bpi_config_credential_like(const char *s)
+{
+  bool letter = false, digit = false;
+  size_t n = 0;
+  for(; s[n]; n++) {
+    letter |= s[n] >= 'A' && s[n] <= 'Z';
+    digit |= s[n] >= '0' && s[n] <= '9';
+    if(!(s[n] >= 'A' && s[n] <= 'Z') && !(s[n] >= '0' && s[n] <= '9'))
+      return false;   /* a '_' joins a name's words; others: no token's */
+  }
+  /* a long run of letters and digits mixed, no '_': the shape of a
+   * random key (uppercase hex, base32), not of a name */
+  return aws_key_id(s, n) ||
+         (n >= BP_CONFIG_KEY_LOOKALIKE_LEN && letter && digit);
+}
+
 bool bpi_config_env_name(const char *s)
 {
   if(!s || !*s || (*s >= '0' && *s <= '9'))
     return false;
-  for(; *s; s++)
-    if(!(*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+  for(const char *c = s; *c; c++)
+    if(!(*c == '_' || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
       return false;
-  return true;
+  return !bpi_config_credential_like(s);
 }
 
 static bool has_prefix(const char *s, const char *p)
@@ -258,6 +293,9 @@ static bp_code set_string(struct parse *ps, const struct key *k,
   if(!ok) {
     /* never echo a secret: a token's variable's name that is not one
      * may be the token itself */
+    if(k->kind == K_ENVNAME && s && bpi_config_credential_like(s))
+      return fail(ps->err, w, "expected %s, got a value that is not shown; "
+                  "%s", expected, BP_CONFIG_CREDENTIAL_RULE);
     if(k->kind == K_ENVNAME && s)
       snprintf(what, sizeof(what), "a value that is not shown");
     else if(k->kind == K_SECRET)

@@ -17,7 +17,8 @@
 # options for benchprof run, as benchprof-wrap takes them) too, with a
 # warning, unless strict mode is on: then exit 2, CMD not run.  TERM,
 # HUP and INT sent to the entrypoint (a cancelled job) reach CMD (INT as
-# TERM with FILE); the run is then interrupted, the status CMD's.
+# TERM with FILE); the run is then interrupted, the status CMD's.  A
+# SIGKILL of the entrypoint stops CMD too (TERM with FILE).
 # Install: runner-hooks/bencher/README.md.
 wrap=${BENCHPROF_WRAP:-benchprof-wrap}
 bp=${BENCHPROF:-benchprof}
@@ -88,7 +89,10 @@ fi
 # TERM: a background job of a shell starts with SIGINT ignored, which a
 # shell script cannot even trap, so an INT passed on as it is would not
 # stop CMD.  Then it waits for benchprof run to end.  Its stdin is the
-# entrypoint's (fd 3: a background job's would be /dev/null).
+# entrypoint's (fd 3: a background job's would be /dev/null).  A SIGKILL
+# (a runner's hard timeout) runs none of this: --die-with-parent has the
+# kernel send benchprof run SIGTERM when the entrypoint dies, which it
+# passes on to CMD, so that neither runs on alone.
 # signature FILE: inode, size and times of FILE, empty when absent
 signature() {
   stat -c '%i %s %Y %y %z' "$1" 2>/dev/null || true
@@ -97,8 +101,8 @@ rm -f "$out/report.json"
 before=$(signature "$file")
 exec 3<&0
 # shellcheck disable=SC2086
-"$bp" run --keep-status --flush --no-bencher -o "$out" \
-  ${BENCHPROF_RUN_ARGS:-} "$@" 0<&3 3<&- &
+"$bp" run --keep-status --flush --no-bencher --die-with-parent $$ \
+  -o "$out" ${BENCHPROF_RUN_ARGS:-} "$@" 0<&3 3<&- &
 child=$!
 exec 3<&-
 trap 'kill -TERM "$child" 2>/dev/null' TERM INT

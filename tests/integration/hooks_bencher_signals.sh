@@ -6,7 +6,9 @@
 #   - with a file it must replace the file after the run, so benchprof
 #     run is its child: TERM and HUP are passed on, INT as TERM (the
 #     background job's command would ignore SIGINT); the entrypoint waits
-#     for the run and exits with the benchmark's status;
+#     for the run and exits with the benchmark's status; SIGKILL of the
+#     entrypoint reaches the benchmark as TERM (benchprof run
+#     --die-with-parent), and no process of the job is left;
 #   - either way the run is "interrupted" in manifest.json, not published;
 #   - a setup that fails before the benchmark (--keep-status: it runs
 #     unprofiled in benchprof run's place) still flushes the spool.
@@ -26,22 +28,8 @@ unset BENCHPROF_RUN_ARGS BENCHPROF_BENCHER_FILE
 mkdir -p "$TMP/store"
 ENTRY="$HOOKS/bencher/entrypoint.sh"
 
-# the benchmark: writes its BMF (to $FILE, else stdout), says it started
-# (its pid), exits 9 from its trap; left alone it runs for 20 s and says
-# it finished
-cat >"$TMP/bench.sh" <<'SH'
-#!/bin/sh
-trap 'echo "got TERM" >>"$MARK"; exit 9' TERM
-trap 'echo "got HUP" >>"$MARK"; exit 9' HUP
-trap 'echo "got INT" >>"$MARK"; exit 9' INT
-bmf='{"b": {"latency": {"value": 1}}}'
-if [ -n "${FILE:-}" ]; then echo "$bmf" >"$FILE"; else echo "$bmf"; fi
-echo "started $$" >>"$MARK"
-i=0
-while [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
-echo finished >>"$MARK"
-SH
-chmod +x "$TMP/bench.sh"
+unset ROUNDS
+make_signal_bench
 
 # entry MODE SIG: the entrypoint (MODE file: with --file) runs the
 # benchmark in the background (with SIGINT at its default, as a job's
@@ -51,7 +39,7 @@ entry() {
   tag=$1.$2
   MARK="$TMP/mark.$tag" SIG=$2 FILE=
   [ "$1" = file ] && FILE="$TMP/results.$2.json"
-  export MARK SIG FILE
+  export MARK FILE
   rm -rf "$TMP/out"
   set --
   [ -z "$FILE" ] || set -- --file "$FILE" --
@@ -78,25 +66,72 @@ done
 check "file: the interrupted run's report replaced the file" cmp -s \
   "$TMP/results.INT.json" "$TMP/out/report.json"
 
+# killed MODE: the entrypoint (MODE file: with --file) started in a
+# session of its own (the job's processes: the entrypoint, benchprof
+# run, its helper, the benchmark and its sleep) and SIGKILLed once the
+# benchmark runs, as a runner's hard timeout does; $epid its pid (and
+# the session's id).  The benchmark, left alone, would run for 60 s:
+# three times session_ends' bound.
+killed() {
+  MARK="$TMP/mark.KILL.$1" FILE='' ROUNDS=300
+  [ "$1" = file ] && FILE="$TMP/results.KILL.json"
+  export MARK FILE ROUNDS
+  rm -rf "$TMP/out"
+  set --
+  [ -z "$FILE" ] || set -- --file "$FILE" --
+  python3 -c 'import os, sys
+os.setsid()
+os.execvp(sys.argv[1], sys.argv[1:])' "$ENTRY" "$@" "$TMP/bench.sh" \
+    >"$TMP/entry.KILL.out" 2>"$TMP/entry.KILL.err" &
+  epid=$!
+  wait_line "$MARK" '^started' 20 || fail "KILL $1: the benchmark never started"
+  kill -KILL "$epid"
+  wait "$epid" 2>/dev/null  # (bash says "Killed")
+}
+
 # SIGKILL without a file: nothing of the entrypoint runs; the benchmark
 # must die with it (the entrypoint is benchprof run, PR_SET_PDEATHSIG)
-MARK="$TMP/mark.KILL" SIG=KILL FILE=
-export MARK SIG FILE
-"$ENTRY" "$TMP/bench.sh" >"$TMP/entry.KILL.out" 2>&1 &
-epid=$!
-wait_line "$MARK" '^started' 20 || fail "KILL: the benchmark never started"
-bpid=$(sed -n 's/^started //p' "$MARK")
-kill -KILL "$epid"
-wait "$epid"
-check "KILL: the benchmark (pid $bpid) dies with the entrypoint" \
-  dies_soon "$bpid"
-[ -n "$bpid" ] && kill -KILL "$bpid" 2>/dev/null
+killed stdout
+check "KILL: nothing of the job is left within 20 s" session_ends "$epid"
+session_kill "$epid"
 check "KILL: it never finished" sh -c "! grep -q finished '$MARK'"
 
+# SIGKILL with a file: benchprof run is the entrypoint's child; it gets
+# SIGTERM when the entrypoint dies (--die-with-parent) and passes it on,
+# so the benchmark stops as for a cancelled job (its trap runs) and
+# nothing of the job runs on
+killed file
+unset ROUNDS
+check "KILL, file: nothing of the job is left within 20 s" \
+  session_ends "$epid"
+session_kill "$epid"
+check "KILL, file: the benchmark got TERM (its trap ran)" \
+  grep -qx "got TERM" "$MARK"
+check "KILL, file: it never finished" sh -c "! grep -q finished '$MARK'"
+check "KILL, file: the run is interrupted in manifest.json" grep -q \
+  '"outcome":[[:space:]]*"interrupted"' "$TMP/out/manifest.json"
+check "KILL, file: benchprof run said it was not published" grep -q \
+  "interrupted.*not published" "$TMP/entry.KILL.err"
+check "KILL, file: the file keeps the benchmark's BMF" grep -qx \
+  '{"b": {"latency": {"value": 1}}}' "$FILE"
+check "KILL, file: nothing in the store" sh -c \
+  "[ -z \"\$(find '$TMP/store' -type f | sed -n 1p)\" ]"
+
+# --die-with-parent and a parent that died before benchprof could ask
+# for the signal (none would come): the command is not run, said why
+rm -f "$TMP/ran"
+sh -c 'parent=$$
+(sleep 0.5; exec "$1" run --die-with-parent "$parent" -- touch "$2") &
+exit 0' sh "$BENCHPROF" "$TMP/ran" >"$TMP/orphan.out" 2>"$TMP/orphan.err"
+wait_line "$TMP/orphan.err" 'not run' 20
+check "a parent gone first: the command is not run" [ ! -e "$TMP/ran" ]
+check "a parent gone first: said why" grep -q \
+  "^benchprof: error: --die-with-parent [0-9]*: benchprof's parent is pid" \
+  "$TMP/orphan.err"
+
 # left alone, with a file: passes, the file is the report, published
-sed -i 's/-lt 100/-lt 3/' "$TMP/bench.sh"
-MARK="$TMP/mark.none" SIG=none FILE="$TMP/results.none.json"
-export MARK SIG FILE
+MARK="$TMP/mark.none" FILE="$TMP/results.none.json" ROUNDS=3
+export MARK FILE ROUNDS
 rm -rf "$TMP/out"
 echo stdin-line | "$ENTRY" --file "$FILE" -- sh -c \
   'read -r l; echo "read $l" >>"$MARK"; exec "$0"' "$TMP/bench.sh" \

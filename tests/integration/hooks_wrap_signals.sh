@@ -19,24 +19,15 @@ BENCHPROF_RUN_ARGS="--no-bencher"
 export BENCHPROF_CONFIG BENCHPROF_RUN_ARGS
 mkdir -p "$TMP/store"
 
-# the benchmark: says it started (its pid), exits 9 from its trap; left
-# alone it runs for 20 s and says it finished
-cat >"$TMP/bench.sh" <<'SH'
-#!/bin/sh
-trap 'echo "got $SIG" >>"$MARK"; exit 9' TERM HUP INT
-echo "started $$" >>"$MARK"
-i=0
-while [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
-echo finished >>"$MARK"
-SH
-chmod +x "$TMP/bench.sh"
+unset ROUNDS FILE
+make_signal_bench
 
 # wrap SIG: benchprof-wrap runs the benchmark in the background (with
 # SIGINT at its default, as a job's shell gives a step), SIG sent to the
 # wrapper's pid once the benchmark runs; $wrc: the wrapper's exit status
 wrap() {
-  MARK="$TMP/mark.$1" SIG=$1
-  export MARK SIG
+  MARK="$TMP/mark.$1"
+  export MARK
   rm -rf "$TMP/out"
   python3 -c 'import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -56,8 +47,8 @@ done
 
 # SIGKILL: nothing of the wrapper runs; the benchmark must die with it
 # (benchprof run is the wrapper, and PR_SET_PDEATHSIG kills its command)
-MARK="$TMP/mark.KILL" SIG=KILL
-export MARK SIG
+MARK="$TMP/mark.KILL"
+export MARK
 benchprof-wrap "$TMP/bench.sh" >"$TMP/wrap.KILL.out" 2>&1 &
 wpid=$!
 wait_line "$MARK" '^started' 20 || fail "KILL: the benchmark never started"
@@ -70,9 +61,8 @@ check "KILL: the benchmark (pid $bpid) dies with the wrapper" \
 check "KILL: it never finished" sh -c "! grep -q finished '$MARK'"
 
 # a run left alone still passes and is published
-MARK="$TMP/mark.none" SIG=none
-export MARK SIG
-sed -i 's/-lt 100/-lt 3/' "$TMP/bench.sh"
+MARK="$TMP/mark.none" ROUNDS=3
+export MARK ROUNDS
 rm -rf "$TMP/out"
 benchprof-wrap "$TMP/bench.sh" >"$TMP/wrap.none.out" 2>"$TMP/wrap.none.err"
 check "no signal: exit 0" [ $? -eq 0 ]

@@ -8,7 +8,11 @@
 # flush and comment alike), with a message that does not show it.  The
 # configuration's *.token_env keys are refused the same way by config
 # check and by run, naming the key.  A conventional name that is unset
-# keeps the note that names it.
+# keeps the note that names it.  A token that happens to have a name's
+# form is refused as well when it has a credential's: an AWS access key
+# ID (AKIA... of 20 characters), or 16 or more letters and digits mixed
+# without a '_' (it would otherwise be printed as "$AKIA... is not
+# set"); runs with one show it nowhere, in output, logs or artifacts.
 . "$top_srcdir/tests/lib.sh"
 
 cd "$TMP" || exit 1
@@ -104,5 +108,84 @@ for key in store bencher comment; do
     "\$.$key.token_env" "$TMP/run_$key.err"
   hidden "run_$key" "$T1"
 done
+
+# an AWS access key ID, and a random uppercase key: a name's form, a
+# credential's shape
+AK=$(printf 'AKIA%016d' "$$")
+HEXKEY=$(printf '%08dF00DCAFE' "$$" | sed 's/^0/E/')
+RULE="it has the form of a credential (an AWS access key ID"
+# credential NAME VALUE ARGS...: refused, and said why without it
+credential() {
+  refused "$@"
+  check "$1: says it has a credential's form" grep -qF "$RULE" "$TMP/$1.err"
+}
+credential run_aws "$AK" run --token-env "$AK" -- touch "$ran"
+credential run_aws_check "$AK" run --check-options --token-env "$AK" \
+  -- touch "$ran"
+credential run_hexkey "$HEXKEY" run --token "$HEXKEY" -- touch "$ran"
+credential flush_aws "$AK" flush --token-env "$AK"
+credential comment_aws "$AK" comment --token-env "$AK" --github o/r --pr 1 \
+  -m "$TMP/none.md"
+"$BENCHPROF" run --check-options --token-env AWS_ACCESS_KEY_ID -- true \
+  >"$TMP/aws_name.out" 2>"$TMP/aws_name.err"
+st=$?
+check "a name of AWS's (AWS_ACCESS_KEY_ID) is taken ($st)" [ "$st" -eq 0 ]
+
+# real runs, each into its own output directory, store and spool: the
+# key in a token_env of the configuration (config check, then run: the
+# harness runs unprofiled, its output and status kept), and in
+# BENCHPROF_RUN_ARGS of benchprof-wrap over a usable configuration; the
+# key shows nowhere but in the configuration files (cfg/).  The harness
+# passes: a run that passed is the one that publishes, where a name taken
+# would be printed ("no Bencher report: $NAME is not set").
+mkdir -p "$TMP/cfg"
+for key in store bencher comment; do
+  tok="\"token_env\": \"$AK\""
+  other=", \"$key\": {$tok}" store=''
+  [ "$key" = store ] && other='' store=", $tok"
+  cat >"$TMP/cfg/aws-$key.json" <<JSON
+{"enabled": true, "spool": "$TMP/spool-$key",
+ "store": {"url": "file://$TMP/store-$key"$store}$other}
+JSON
+  "$BENCHPROF" config check --config "$TMP/cfg/aws-$key.json" \
+    >"$TMP/cc_aws_$key.out" 2>"$TMP/cc_aws_$key.err"
+  st=$?
+  check "config check, $key.token_env an AWS key: exit 2 ($st)" \
+    [ "$st" -eq 2 ]
+  check "config check, $key.token_env: the key named, why said" grep -qF \
+    "\$.$key.token_env: expected the name" "$TMP/cc_aws_$key.err"
+  check "config check, $key.token_env: a credential's form" grep -qF \
+    "$RULE" "$TMP/cc_aws_$key.err"
+  BENCHPROF_CONFIG="$TMP/cfg/aws-$key.json" "$BENCHPROF" run \
+    -o "$TMP/out-aws-$key" --project demo --testbed box --branch main \
+    --hash "$HASH" -- "$TMP/harness.sh" \
+    >"$TMP/run_aws_$key.out" 2>"$TMP/run_aws_$key.err"
+  st=$?
+  check "run, $key.token_env an AWS key: the harness's status ($st)" \
+    [ "$st" -eq 0 ]
+  check "run, $key.token_env: the harness's output survives" grep -qF \
+    '"latency"' "$TMP/run_aws_$key.out"
+  check "run, $key.token_env: the key named" grep -qF "\$.$key.token_env" \
+    "$TMP/run_aws_$key.err"
+done
+cat >"$TMP/cfg/usable.json" <<JSON
+{"enabled": true, "spool": "$TMP/spool-wrap", "output": "$TMP/out-wrap",
+ "store": {"url": "file://$TMP/store-wrap"}, "network": {"retries": 0}}
+JSON
+args="--adapter json --project demo --testbed box --branch main"
+BENCHPROF_CONFIG="$TMP/cfg/usable.json" BENCHPROF="$BENCHPROF" \
+  BENCHPROF_RUN_ARGS="$args --hash $HASH --token-env $AK" \
+  "$top_srcdir/runner-hooks/benchprof-wrap" "$TMP/harness.sh" \
+  >"$TMP/wrap_aws.out" 2>"$TMP/wrap_aws.err"
+st=$?
+check "benchprof-wrap, --token-env an AWS key: the harness's status ($st)" \
+  [ "$st" -eq 0 ]
+check "benchprof-wrap: the harness's output survives" grep -qF '"latency"' \
+  "$TMP/wrap_aws.out"
+check "benchprof-wrap: names BENCHPROF_RUN_ARGS and why" grep -qF \
+  "BENCHPROF_RUN_ARGS is not usable" "$TMP/wrap_aws.err"
+leaks=$(grep -rlF --exclude-dir=cfg -e "$AK" -e "$HEXKEY" "$TMP")
+check "the keys are in no output, log or artifact (${leaks:-none})" \
+  [ -z "$leaks" ]
 
 finish

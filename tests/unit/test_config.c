@@ -194,6 +194,11 @@ static void test_errors(void)
      "variable holding the token (like BENCHER_API_TOKEN: uppercase letters, "
      "digits and '_', not starting with a digit), not the token itself, got "
      "a value that is not shown"},
+    {"{\"comment\": {\"token_env\": \"AKIAIOSFODNN7EXAMPLE\"}}",
+     "c.json: $.comment.token_env: expected the name of an environment "
+     "variable holding the token (like BENCHER_API_TOKEN: uppercase letters, "
+     "digits and '_', not starting with a digit), not the token itself, got "
+     "a value that is not shown; " BP_CONFIG_CREDENTIAL_RULE},
     {"{\"bencher\": {\"token\": \"\"}}",
      "c.json: $.bencher.token: expected a non-empty string, got an empty "
      "string"},
@@ -396,6 +401,33 @@ static void test_mapping(void)
 }
 
 /* --call-graph lbr in the file too */
+/* Names of the conventional form that are credentials (an AWS access
+ * key ID, a long random key) are refused; real names, with their '_'
+ * or short, are taken. */
+static void test_env_name_credentials(void)
+{
+  static const char *const refused[] = {
+    "AKIAIOSFODNN7EXAMPLE", "ASIAY34FZKBOKMUTVV7A", "AROAJQABLZS4A3QDU576",
+    "ABCDEF0123456789", "K7Q2M9XZ4T1B8C3D",
+  };
+  static const char *const taken[] = {
+    "BENCHER_API_TOKEN", "MY_TOKEN_2024", "AWS_ACCESS_KEY_ID", "GH_TOKEN2",
+    "BENCHPROFGITHUBTOKEN", "TOKEN123", "AKIA_TOKEN_OF_THE_TEAM",
+    "S3TOKEN", "ANPAPROFILE",
+  };
+  for(size_t i = 0; i < BP_ARRAY_LEN(refused); i++) {
+    CHECK(bpi_config_credential_like(refused[i]));
+    CHECK(!bpi_config_env_name(refused[i]));
+  }
+  for(size_t i = 0; i < BP_ARRAY_LEN(taken); i++) {
+    CHECK(!bpi_config_credential_like(taken[i]));
+    CHECK(bpi_config_env_name(taken[i]));
+  }
+  /* lowercase tokens stay refused by the form, not called credentials */
+  CHECK(!bpi_config_credential_like("ghp_0123456789abcdef0123"));
+  CHECK(!bpi_config_env_name("ghp_0123456789abcdef0123"));
+}
+
 static void test_call_graph_lbr(void)
 {
   struct bp_config c;
@@ -414,6 +446,7 @@ int main(void)
   test_defaults();
   test_every_key();
   test_errors();
+  test_env_name_credentials();
   test_call_graph_lbr();
   test_env();
   test_path_and_load();
