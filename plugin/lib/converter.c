@@ -156,6 +156,12 @@ void bpi_converter_free(struct bp_converter *c)
   free(c);
 }
 
+void bpi_converter_process_before_exec(struct bp_converter *c, pid_t pid)
+{
+  if(pid > 0)
+    bpi_procs_load(&c->procs, (uint32_t)pid);
+}
+
 uint64_t bpi_converter_bad_records(const struct bp_converter *c)
 {
   return c->bad_records;
@@ -838,11 +844,40 @@ static bool is_switch_sample(const struct bp_converter *c,
   return false;
 }
 
+/* The user-space address a sample interrupted: its ip in user mode, else
+ * the first address of its callchain's user part; 0 when it has none. */
+static uint64_t user_leaf(const struct bp_rec_sample *s)
+{
+  if(s->user)
+    return s->ip;
+  for(uint64_t i = 0; i + 1 < s->nr; i++)
+    if(s->ips[i] == (uint64_t)PERF_CONTEXT_USER)
+      return s->ips[i + 1];
+  return 0;
+}
+
+/* Until its execve returns, a process's samples are of a thread inside
+ * the syscall, called from the image it replaces (whose mappings procs
+ * keeps for them); the first sample in user mode, or whose user-space
+ * address is in the new image, says it has returned, and the old image
+ * goes. */
+static void note_exec_return(struct bp_converter *c, const struct bp_rec *r)
+{
+  uint32_t pid = r->sid.pid;
+  if(!bpi_procs_execing(&c->procs, pid))
+    return;
+  const struct bp_rec_sample *s = &r->u.sample;
+  uint64_t ip = user_leaf(s);
+  if(s->user || (ip && bpi_procs_find_current(&c->procs, pid, ip)))
+    bpi_procs_exec_returned(&c->procs, pid);
+}
+
 static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
 {
   uint32_t th = record_thread(c, r);
   if(th == BP_NONE)
     return BPE_NOMEM;
+  note_exec_return(c, r);
   uint32_t stack;
   bool switched = c->off_cpu && is_switch_sample(c, r);
   /* a context-switches sample is no profile sample: the unwinding
