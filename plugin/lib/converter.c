@@ -14,7 +14,6 @@
 #include <time.h>
 
 #define KERNEL_LIB_PATH "[kernel.kallsyms]"
-#define UNKNOWN_LIB_PATH "[unknown]"
 #define MAX_FRAMES 1024
 /* No user-space address is this high (x86-64 and arm64 with 4-level
  * tables top out at 2^47/2^48; 5-level tables at 2^56). */
@@ -369,7 +368,7 @@ static uint32_t user_frame(struct bp_converter *c, uint32_t pid,
   struct bp_profile *p = c->p;
   struct bp_mapping *m = bpi_procs_find(&c->procs, pid, addr, true);
   if(!m) {
-    uint32_t lib = note_lib(c, bpi_profile_lib(p, UNKNOWN_LIB_PATH, ""),
+    uint32_t lib = note_lib(c, bpi_profile_lib(p, BP_UNMAPPED, ""),
                             LIB_OPAQUE, 0);
     return lib == BP_NONE ? BP_NONE
                           : bpi_profile_frame(p, lib, addr, BP_FRAME_USER);
@@ -1005,6 +1004,23 @@ static bool resolve_frame(struct bp_converter *c, const struct bp_frame *f,
   }
 }
 
+/* The function of a frame no symbol names: BP_UNMAPPED in no mapping,
+ * BP_ANON_CODE in anonymous memory, else its address in hex (in a file or
+ * [vdso], the same in every run). */
+static const char *unnamed_func(const struct bp_converter *c,
+                                const struct bp_frame *f, char *buf,
+                                size_t len)
+{
+  const struct lib_info *li = f->lib < c->libs_cap ? &c->libs[f->lib] : NULL;
+  if(li && li->kind == LIB_JIT)
+    return BP_ANON_CODE;
+  if(li && li->kind == LIB_OPAQUE &&
+     !strcmp(bpi_profile_str(c->p, c->p->libs[f->lib].path), BP_UNMAPPED))
+    return BP_UNMAPPED;
+  snprintf(buf, len, "0x%llx", (unsigned long long)f->addr);
+  return buf;
+}
+
 static bp_code symbolize(struct bp_converter *c)
 {
   struct bp_profile *p = c->p;
@@ -1023,10 +1039,9 @@ static bp_code symbolize(struct bp_converter *c)
         p->funcs[fn].unresolved = true;
     }
     else {
-      char name[32];
-      snprintf(name, sizeof(name), "0x%llx",
-               (unsigned long long)p->frames[i].addr);
-      fn = bpi_profile_func(p, name, "", lib, 0);
+      char buf[32];
+      fn = bpi_profile_func(p, unnamed_func(c, &p->frames[i], buf,
+                                            sizeof(buf)), "", lib, 0);
       if(fn == BP_NONE)
         return BPE_NOMEM;
       p->funcs[fn].unresolved = true;
