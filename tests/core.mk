@@ -24,6 +24,15 @@ tests_workloads_jit_LDFLAGS = -Wl,--build-id
 TESTS += tests/integration/record_jit.sh
 EXTRA_DIST += tests/integration/record_jit.sh
 
+# frames no file names (anonymous code, the execve call while the kernel
+# loads the new image): one function each, in profiles and comparisons
+check_PROGRAMS += tests/workloads/anonexec
+tests_workloads_anonexec_SOURCES = tests/workloads/anonexec.c
+tests_workloads_anonexec_CFLAGS = -O1 -g -fno-omit-frame-pointer
+tests_workloads_anonexec_LDFLAGS = -Wl,--build-id
+TESTS += tests/integration/record_unnamed.sh
+EXTRA_DIST += tests/integration/record_unnamed.sh
+
 # kernel frames with -k
 TESTS += tests/integration/record_kernel.sh
 EXTRA_DIST += tests/integration/record_kernel.sh

@@ -8,6 +8,7 @@
 #include "counters.h"
 #include "err.h"
 #include "fileio.h"
+#include "profile.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -51,6 +52,62 @@ static bool too_deep(const char *stack)
   return false;
 }
 
+/* Whether the len bytes at s are "0x" and lowercase hex digits. */
+static bool is_hex_address(const char *s, size_t len)
+{
+  return len > 2 && !strncmp(s, "0x", 2) &&
+         strspn(s + 2, "0123456789abcdef") >= len - 2;
+}
+
+/* What an older benchprof labelled by its address, a frame of len bytes
+ * at f: BP_UNMAPPED for "0x1a2b (in [unknown])" (in no mapping),
+ * BP_ANON_CODE for "0x1a2b (in perf-PID.map)" (anonymous code no map
+ * names); NULL for any other frame. */
+static const char *unnamed_group(const char *f, size_t len)
+{
+  const char *in = memchr(f, ' ', len);
+  if(!in || !is_hex_address(f, (size_t)(in - f)))
+    return NULL;
+  size_t rest = len - (size_t)(in - f);
+  static const char unmapped[] = " (in " BP_UNMAPPED ")";
+  if(rest == sizeof(unmapped) - 1 && !memcmp(in, unmapped, rest))
+    return BP_UNMAPPED;
+  /* " (in perf-" digits ".map)" */
+  static const char perf[] = " (in perf-", map[] = ".map)";
+  size_t lp = sizeof(perf) - 1, lm = sizeof(map) - 1;
+  if(rest <= lp + lm || memcmp(in, perf, lp) ||
+     memcmp(in + rest - lm, map, lm))
+    return NULL;
+  size_t digits = rest - lp - lm;
+  return strspn(in + lp, "0123456789") >= digits ? BP_ANON_CODE : NULL;
+}
+
+/* The stack with each frame that names only an address no file holds
+ * relabelled as profiles label them now (BP_UNMAPPED, BP_ANON_CODE), in
+ * place: a base recorded by an older benchprof must not show the same
+ * code at other addresses than the head's (ASLR) as functions that
+ * vanished and new ones. */
+static void group_unnamed(char *stack)
+{
+  char *to = stack;
+  for(const char *f = stack; *f;) {
+    size_t len = strcspn(f, ";");
+    const char *group = unnamed_group(f, len);
+    if(group) {
+      memcpy(to, group, strlen(group));  /* never longer than the frame */
+      to += strlen(group);
+    }
+    else {
+      memmove(to, f, len);
+      to += len;
+    }
+    f += len;
+    if(*f)
+      *to++ = *f++;
+  }
+  *to = '\0';
+}
+
 /* Parse "stack count" lines; the count follows the last space. */
 bp_code bpi_cmp_read_folded(struct stacks *st, int side, const char *path,
                            struct bp_err *err)
@@ -76,6 +133,7 @@ bp_code bpi_cmp_read_folded(struct stacks *st, int side, const char *path,
                          "count'", path, lineno);
       else {
         *sp = '\0';
+        group_unnamed(line);
         if(too_deep(line))
           rc = bpi_err_set(err, BPE_FORMAT, 0, "%s:%zu: a stack of more "
                            "than %d frames", path, lineno, MAX_FOLDED_FRAMES);

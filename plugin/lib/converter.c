@@ -14,7 +14,6 @@
 #include <time.h>
 
 #define KERNEL_LIB_PATH "[kernel.kallsyms]"
-#define UNKNOWN_LIB_PATH "[unknown]"
 #define MAX_FRAMES 1024
 /* No user-space address is this high (x86-64 and arm64 with 4-level
  * tables top out at 2^47/2^48; 5-level tables at 2^56). */
@@ -154,6 +153,12 @@ void bpi_converter_free(struct bp_converter *c)
   free(c->inl_frames);
   free(c->libs);
   free(c);
+}
+
+void bpi_converter_process_before_exec(struct bp_converter *c, pid_t pid)
+{
+  if(pid > 0)
+    bpi_procs_load(&c->procs, (uint32_t)pid);
 }
 
 uint64_t bpi_converter_bad_records(const struct bp_converter *c)
@@ -363,7 +368,7 @@ static uint32_t user_frame(struct bp_converter *c, uint32_t pid,
   struct bp_profile *p = c->p;
   struct bp_mapping *m = bpi_procs_find(&c->procs, pid, addr, true);
   if(!m) {
-    uint32_t lib = note_lib(c, bpi_profile_lib(p, UNKNOWN_LIB_PATH, ""),
+    uint32_t lib = note_lib(c, bpi_profile_lib(p, BP_UNMAPPED, ""),
                             LIB_OPAQUE, 0);
     return lib == BP_NONE ? BP_NONE
                           : bpi_profile_frame(p, lib, addr, BP_FRAME_USER);
@@ -838,11 +843,40 @@ static bool is_switch_sample(const struct bp_converter *c,
   return false;
 }
 
+/* The user-space address a sample interrupted: its ip in user mode, else
+ * the first address of its callchain's user part; 0 when it has none. */
+static uint64_t user_leaf(const struct bp_rec_sample *s)
+{
+  if(s->user)
+    return s->ip;
+  for(uint64_t i = 0; i + 1 < s->nr; i++)
+    if(s->ips[i] == (uint64_t)PERF_CONTEXT_USER)
+      return s->ips[i + 1];
+  return 0;
+}
+
+/* Until its execve returns, a process's samples are of a thread inside
+ * the syscall, called from the image it replaces (whose mappings procs
+ * keeps for them); the first sample in user mode, or whose user-space
+ * address is in the new image, says it has returned, and the old image
+ * goes. */
+static void note_exec_return(struct bp_converter *c, const struct bp_rec *r)
+{
+  uint32_t pid = r->sid.pid;
+  if(!bpi_procs_execing(&c->procs, pid))
+    return;
+  const struct bp_rec_sample *s = &r->u.sample;
+  uint64_t ip = user_leaf(s);
+  if(s->user || (ip && bpi_procs_find_current(&c->procs, pid, ip)))
+    bpi_procs_exec_returned(&c->procs, pid);
+}
+
 static bp_code on_sample(struct bp_converter *c, const struct bp_rec *r)
 {
   uint32_t th = record_thread(c, r);
   if(th == BP_NONE)
     return BPE_NOMEM;
+  note_exec_return(c, r);
   uint32_t stack;
   bool switched = c->off_cpu && is_switch_sample(c, r);
   /* a context-switches sample is no profile sample: the unwinding
@@ -970,6 +1004,23 @@ static bool resolve_frame(struct bp_converter *c, const struct bp_frame *f,
   }
 }
 
+/* The function of a frame no symbol names: BP_UNMAPPED in no mapping,
+ * BP_ANON_CODE in anonymous memory, else its address in hex (in a file or
+ * [vdso], the same in every run). */
+static const char *unnamed_func(const struct bp_converter *c,
+                                const struct bp_frame *f, char *buf,
+                                size_t len)
+{
+  const struct lib_info *li = f->lib < c->libs_cap ? &c->libs[f->lib] : NULL;
+  if(li && li->kind == LIB_JIT)
+    return BP_ANON_CODE;
+  if(li && li->kind == LIB_OPAQUE &&
+     !strcmp(bpi_profile_str(c->p, c->p->libs[f->lib].path), BP_UNMAPPED))
+    return BP_UNMAPPED;
+  snprintf(buf, len, "0x%llx", (unsigned long long)f->addr);
+  return buf;
+}
+
 static bp_code symbolize(struct bp_converter *c)
 {
   struct bp_profile *p = c->p;
@@ -988,10 +1039,9 @@ static bp_code symbolize(struct bp_converter *c)
         p->funcs[fn].unresolved = true;
     }
     else {
-      char name[32];
-      snprintf(name, sizeof(name), "0x%llx",
-               (unsigned long long)p->frames[i].addr);
-      fn = bpi_profile_func(p, name, "", lib, 0);
+      char buf[32];
+      fn = bpi_profile_func(p, unnamed_func(c, &p->frames[i], buf,
+                                            sizeof(buf)), "", lib, 0);
       if(fn == BP_NONE)
         return BPE_NOMEM;
       p->funcs[fn].unresolved = true;

@@ -24,6 +24,7 @@
 #define BP_LIB_CONVERTER_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "benchprof/benchprof.h"
 #include "profile.h"
@@ -49,6 +50,13 @@ bp_code bpi_converter_record(void *ctx, const void *rec, size_t len);
  * on-CPU samples. */
 void bpi_converter_off_cpu(struct bp_converter *c, const uint64_t *switch_ids,
                            size_t n);
+
+/* pid, a process about to exec the command: its mappings, read now from
+ * /proc, are those its exec replaces.  The events are enabled in that
+ * exec, after the kernel swapped the address spaces: without them, the
+ * samples taken while the new program is loaded would have their
+ * user-space frame (the execve call) in no mapping known. */
+void bpi_converter_process_before_exec(struct bp_converter *c, pid_t pid);
 
 /* Records that could not be parsed (counted, skipped). */
 uint64_t bpi_converter_bad_records(const struct bp_converter *c);

@@ -17,8 +17,10 @@ void bpi_procs_init(struct bp_procs *ps)
 
 void bpi_procs_cleanup(struct bp_procs *ps)
 {
-  for(uint32_t i = 0; i < ps->nprocs; i++)
+  for(uint32_t i = 0; i < ps->nprocs; i++) {
     free(ps->procs[i].maps);
+    free(ps->procs[i].old_maps);
+  }
   free(ps->procs);
   bpi_strtab_cleanup(&ps->strings);
   bpi_map_cleanup(&ps->pid_index);
@@ -183,11 +185,37 @@ bp_code bpi_procs_fork(struct bp_procs *ps, uint32_t parent, uint32_t child)
 void bpi_procs_exec(struct bp_procs *ps, uint32_t pid)
 {
   struct bp_proc *p = bpi_procs_get(ps, pid);
-  if(p) {
-    p->nmaps = 0;
-    p->gen++;
-    p->proc_maps_read = false;
-  }
+  if(!p)
+    return;
+  /* the old image's mappings move aside whole (their caches with them);
+   * an exec that failed after the point of no return leaves nothing to
+   * return to, and a second exec before the first returned is not
+   * possible: one list of old mappings is all there is */
+  free(p->old_maps);
+  p->old_maps = p->maps;
+  p->nold_maps = p->nmaps;
+  p->maps = NULL;
+  p->nmaps = p->cap = 0;
+  p->gen++;
+  p->proc_maps_read = false;
+}
+
+void bpi_procs_exec_returned(struct bp_procs *ps, uint32_t pid)
+{
+  uint32_t idx = bpi_map_get(&ps->pid_index, pid, 0);
+  if(idx == BP_NONE || !ps->procs[idx].old_maps)
+    return;
+  struct bp_proc *p = &ps->procs[idx];
+  free(p->old_maps);
+  p->old_maps = NULL;
+  p->nold_maps = 0;
+  p->gen++;
+}
+
+bool bpi_procs_execing(const struct bp_procs *ps, uint32_t pid)
+{
+  uint32_t idx = bpi_map_get(&ps->pid_index, pid, 0);
+  return idx != BP_NONE && ps->procs[idx].old_maps;
 }
 
 bp_code bpi_procs_set_comm(struct bp_procs *ps, uint32_t tid,
@@ -205,12 +233,13 @@ const char *bpi_procs_comm(const struct bp_procs *ps, uint32_t tid)
   return id == BP_NONE ? NULL : bpi_strtab_get(&ps->strings, id);
 }
 
-static struct bp_mapping *search(struct bp_proc *p, uint64_t addr)
+static struct bp_mapping *search_in(struct bp_mapping *maps, uint32_t n,
+                                    uint64_t addr)
 {
-  uint32_t lo = 0, hi = p->nmaps;
+  uint32_t lo = 0, hi = n;
   while(lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
-    struct bp_mapping *m = &p->maps[mid];
+    struct bp_mapping *m = &maps[mid];
     if(addr < m->start)
       hi = mid;
     else if(addr >= m->end)
@@ -219,6 +248,11 @@ static struct bp_mapping *search(struct bp_proc *p, uint64_t addr)
       return m;
   }
   return NULL;
+}
+
+static struct bp_mapping *search(struct bp_proc *p, uint64_t addr)
+{
+  return search_in(p->maps, p->nmaps, addr);
 }
 
 /* Add the executable mappings of /proc/PID/maps that we do not know. */
@@ -248,6 +282,20 @@ static void load_proc_maps(struct bp_procs *ps, struct bp_proc *p)
   fclose(f);
 }
 
+void bpi_procs_load(struct bp_procs *ps, uint32_t pid)
+{
+  struct bp_proc *p = bpi_procs_get(ps, pid);
+  if(p)
+    load_proc_maps(ps, p);
+}
+
+struct bp_mapping *bpi_procs_find_current(struct bp_procs *ps, uint32_t pid,
+                                          uint64_t addr)
+{
+  uint32_t idx = bpi_map_get(&ps->pid_index, pid, 0);
+  return idx == BP_NONE ? NULL : search(&ps->procs[idx], addr);
+}
+
 struct bp_mapping *bpi_procs_find(struct bp_procs *ps, uint32_t pid,
                                   uint64_t addr, bool load_proc)
 {
@@ -255,6 +303,8 @@ struct bp_mapping *bpi_procs_find(struct bp_procs *ps, uint32_t pid,
   if(!p)
     return NULL;
   struct bp_mapping *m = search(p, addr);
+  if(!m && p->old_maps)
+    m = search_in(p->old_maps, p->nold_maps, addr);
   if(m || !load_proc || p->proc_maps_read)
     return m;
   load_proc_maps(ps, p);

@@ -4,7 +4,12 @@
  *
  * A process's mappings are kept sorted and non-overlapping; a new mapping
  * replaces what it overlaps, as mmap(2) does.  fork copies the parent's
- * mappings (the kernel sends none for the child), exec clears them.
+ * mappings (the kernel sends none for the child), exec starts an empty
+ * set.  The image an exec replaces is kept until the exec is seen to have
+ * returned: the kernel swaps in the new address space (and sends the
+ * exec's COMM record) early in execve, then maps the new program, and
+ * every sample taken meanwhile has its user-space part, the execve call,
+ * in the old image.
  * Mappings made before the events were enabled are read from
  * /proc/PID/maps on the first miss.  Not thread-safe. */
 #ifndef BP_LIB_PROCS_H
@@ -40,6 +45,9 @@ struct bp_proc {
   uint32_t pid;
   struct bp_mapping *maps;
   uint32_t nmaps, cap;
+  /* the image an exec replaced, until bpi_procs_exec_returned() */
+  struct bp_mapping *old_maps;
+  uint32_t nold_maps;
   uint32_t gen;          /* changes whenever the mappings do */
   bool proc_maps_read;   /* /proc/PID/maps was consulted already */
 };
@@ -64,13 +72,24 @@ bp_code bpi_procs_add_mapping(struct bp_procs *ps, uint32_t pid,
                               const char *path, const char *build_id);
 bp_code bpi_procs_fork(struct bp_procs *ps, uint32_t parent, uint32_t child);
 void bpi_procs_exec(struct bp_procs *ps, uint32_t pid);
+/* pid's exec has returned to user space: forget the image it replaced. */
+void bpi_procs_exec_returned(struct bp_procs *ps, uint32_t pid);
+/* Whether pid is in an exec whose old image is still kept. */
+bool bpi_procs_execing(const struct bp_procs *ps, uint32_t pid);
+/* Add the executable mappings of /proc/PID/maps that are not known yet
+ * (a process about to exec: the image its exec replaces). */
+void bpi_procs_load(struct bp_procs *ps, uint32_t pid);
 bp_code bpi_procs_set_comm(struct bp_procs *ps, uint32_t tid,
                            const char *comm);
 
-/* The mapping holding addr, or NULL.  With load_proc, a miss reads
- * /proc/PID/maps once and looks again. */
+/* The mapping holding addr, or NULL: the current image's, else, during
+ * an exec, the old image's.  With load_proc, a miss reads /proc/PID/maps
+ * once and looks again. */
 struct bp_mapping *bpi_procs_find(struct bp_procs *ps, uint32_t pid,
                                   uint64_t addr, bool load_proc);
+/* The current image's mapping holding addr, or NULL. */
+struct bp_mapping *bpi_procs_find_current(struct bp_procs *ps, uint32_t pid,
+                                          uint64_t addr);
 
 /* The latest name of tid, or NULL when none was seen. */
 const char *bpi_procs_comm(const struct bp_procs *ps, uint32_t tid);

@@ -419,6 +419,12 @@ const char *bpi_profile_frame_label(const struct bp_profile *p,
   const struct bp_frame *f = &p->frames[frame];
   if(f->func < p->nfuncs && !p->funcs[f->func].unresolved)
     return bpi_profile_str(p, p->funcs[f->func].name);
+  /* an address no mapping or symbol names: one function, whatever lib */
+  if(f->func < p->nfuncs) {
+    const char *name = bpi_profile_str(p, p->funcs[f->func].name);
+    if(!strcmp(name, BP_UNMAPPED) || !strcmp(name, BP_ANON_CODE))
+      return name;
+  }
   /* no symbol: the address, or the unwind-table range ("fn_START") that
    * the symbolizer named it by, and the library */
   if(f->func < p->nfuncs)

@@ -33,6 +33,15 @@
 
 struct bp_buf;
 
+/* The library of user-space addresses in no mapping known (garbage that a
+ * frame-pointer walk read, code whose mapping no record told of), and the
+ * function all of them are, as perf has it: an address there names
+ * nothing, and the same code is at another address in each run (ASLR). */
+#define BP_UNMAPPED "[unknown]"
+/* The function of every address in anonymous executable memory (JIT
+ * code, memfd) that no perf-PID.map names, for the same reason. */
+#define BP_ANON_CODE "[anon]"
+
 enum bp_frame_kind {
   BP_FRAME_USER = 0,
   BP_FRAME_KERNEL = 1,
@@ -369,8 +378,8 @@ const char *bpi_profile_frame_name(const struct bp_profile *p, uint32_t frame);
 /* The label folded stacks, flame graphs and pprof show for a frame: the
  * function name, or, without a symbol, the unresolved function's name and
  * the library: "0x1a2b (in libfoo.so)", "fn_1a00 (in libfoo.so)" (the
- * unwind-table range of stripped code).  Returns a pointer into buf or
- * into the profile. */
+ * unwind-table range of stripped code); BP_UNMAPPED or BP_ANON_CODE alone
+ * for an address in no mapping or in anonymous memory.  Returns a pointer into buf or into the profile. */
 const char *bpi_profile_frame_label(const struct bp_profile *p,
                                     uint32_t frame, char *buf, size_t len);
 /* Basename of a frame's library. */

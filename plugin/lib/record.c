@@ -381,6 +381,7 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
                            bpi_sampler_layout(r->sampler), r->call_graph);
   if(rc)
     goto fail;
+  bpi_converter_process_before_exec(r->conv, bpi_sampler_pid(r->sampler));
   if(o->off_cpu)
     note_off_cpu(r);
   const struct bp_event *ev = r->fell_back ? &r->used : &r->requested;

@@ -856,6 +856,75 @@ static void test_off_cpu_json(void)
  * samples of a 1 kHz clock.  Its share stays 100%, yet its absolute cost
  * per run doubles, significantly; a function whose samples barely moved
  * is not named.  Per run: the base covers 2 repetitions (--repeat 2). */
+/* Frames that name only an address no file holds, the same code at
+ * other addresses on each side (ASLR; the base's labelled by an older
+ * benchprof, "0x... (in [unknown])", "0x... (in perf-PID.map)"; the
+ * head's as profiles label them now), are one function on both sides:
+ * no function new or vanished, none named by an address.  A file's
+ * unnamed address (the same in every run) keeps its own. */
+static void test_unnamed_frames(void)
+{
+  const char *folded[2] = {
+    "p;main;0x7f40bbcf2ad7 (in [unknown]);k 5\n"
+    "p;main;0x7f40bbcf2ad7 (in [unknown]);0x7f40bbd00010 (in [unknown]) 2\n"
+    "p;main;0x7f40bbcf3040 (in perf-4591.map) 300\n"
+    "p;main;0x1a2b (in libfoo.so) 9\n"
+    "p;main;0xzz (in [unknown]) 1\n",
+    "p;main;[unknown];k 6\n"
+    "p;main;0x7f51aacf2ad7 (in [unknown]) 1\n"
+    "p;main;[anon] 290\n"
+    "p;main;0x7f51aacf3040 (in perf-4790.map) 20\n"
+    "p;main;0x1a2b (in libfoo.so) 8\n"
+    "p;main;0xzz (in [unknown]) 1\n"};
+  char dirs[2][128];
+  for(int side = 0; side < 2; side++) {
+    snprintf(dirs[side], sizeof(dirs[side]), "%s/unnamed-%d", root, side);
+    put(dirs[side], "manifest.json",
+        "{\"report\": \"report.json\", \"benchmarks\": [{\"name\": "
+        "\"w\", \"profile\": \".\", \"artifacts\": ["
+        "{\"file\": \"profile.folded\", \"kind\": \"folded-stacks\"}]}]}");
+    put(dirs[side], "report.json", "{\"w\": {\"latency\": {\"value\": 1}}}");
+    put(dirs[side], "profile.folded", folded[side]);
+  }
+  struct bp_cmp_opts o = {.threshold_pct = 0};
+  struct bp_cmp *c = NULL;
+  struct bp_err err = {0};
+  CHECK(bpi_compare_dirs(dirs[0], dirs[1], &o, &c, &err) == BP_OK);
+  if(!c)
+    return;
+  const struct bp_cmp_bench *b = bench(c, "w");
+  CHECK(b != NULL);
+  if(!b) {
+    bpi_compare_free(c);
+    return;
+  }
+  const struct bp_cmp_func *f = func(b, "[unknown]");
+  CHECK(f && f->base_self == 2 && f->head_self == 1 &&
+        f->base_total == 7 && f->head_total == 7);
+  f = func(b, "[anon]");
+  CHECK(f && f->base_self == 300 && f->head_self == 310);
+  f = func(b, "0x1a2b (in libfoo.so)");
+  CHECK(f && f->base_self == 9 && f->head_self == 8);
+  /* not an address: left as it is */
+  f = func(b, "0xzz (in [unknown])");
+  CHECK(f && f->base_self == 1 && f->head_self == 1);
+  for(size_t i = 0; i < b->nfuncs; i++) {
+    const char *n = b->funcs[i].name;
+    CHECK(b->funcs[i].base_total && b->funcs[i].head_total);
+    CHECK(!strstr(n, "perf-") && (strncmp(n, "0x7f", 4) != 0));
+  }
+  /* the diff flame graph's lines: one [unknown] frame under main, and
+   * the one below it */
+  size_t unknown_lines = 0;
+  for(size_t i = 0; i < b->nlines; i++) {
+    CHECK(!strstr(b->lines[i].stack, "0x7f"));
+    unknown_lines += strstr(b->lines[i].stack, "[unknown]") &&
+                     !strstr(b->lines[i].stack, "0xzz");
+  }
+  CHECK_EQ_INT(unknown_lines, 3);
+  bpi_compare_free(c);
+}
+
 static void test_function_costs(void)
 {
   const char *folded[2] = {"p;main;checksum_block 460\np;main;tiny 100\n",
@@ -1954,6 +2023,7 @@ int main(void)
   test_link_thread();
   test_renamed_program();
   test_function_costs();
+  test_unnamed_frames();
   test_function_band();
   test_marked_runs();
   test_function_echoes();

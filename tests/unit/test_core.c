@@ -263,12 +263,35 @@ static void test_procs(void)
   m = bpi_procs_find(&ps, 1, 0x1100, false);
   CHECK(m && m->end == 0x2000);
 
-  /* fork copies, exec clears only the exec'ing process */
+  /* fork copies, exec starts an empty image for the exec'ing process
+   * only; until the exec returns, an address the new image does not map
+   * is the old image's (the execve call), one it maps is its own */
   CHECK_EQ_INT(bpi_procs_fork(&ps, 1, 2), BP_OK);
   CHECK(bpi_procs_find(&ps, 2, 0x10010, false) != NULL);
+  CHECK(!bpi_procs_execing(&ps, 2));
+  bpi_procs_exec(&ps, 2);
+  CHECK(bpi_procs_execing(&ps, 2) && !bpi_procs_execing(&ps, 1));
+  CHECK(bpi_procs_find_current(&ps, 2, 0x10010) == NULL);
+  m = bpi_procs_find(&ps, 2, 0x10010, false);
+  CHECK(m && !strcmp(bpi_procs_path(&ps, m), "/lib/b.so"));
+  CHECK_EQ_INT(bpi_procs_add_mapping(&ps, 2, 0x10000, 0x1000, 0,
+                                     "/bin/new", ""), BP_OK);
+  m = bpi_procs_find(&ps, 2, 0x10010, false);
+  CHECK(m && !strcmp(bpi_procs_path(&ps, m), "/bin/new"));
+  m = bpi_procs_find(&ps, 2, 0x1100, false);
+  CHECK(m && !strcmp(bpi_procs_path(&ps, m), "/bin/a"));
+  uint32_t gen = bpi_procs_get(&ps, 2)->gen;
+  bpi_procs_exec_returned(&ps, 2);
+  CHECK(!bpi_procs_execing(&ps, 2) && bpi_procs_get(&ps, 2)->gen != gen);
+  CHECK(bpi_procs_find(&ps, 2, 0x1100, false) == NULL);
+  CHECK(bpi_procs_find(&ps, 2, 0x10010, false) != NULL);
+  CHECK(bpi_procs_find(&ps, 1, 0x10010, false) != NULL);
+  /* a second exec replaces the image the first one made */
+  bpi_procs_exec(&ps, 2);
+  m = bpi_procs_find(&ps, 2, 0x10010, false);
+  CHECK(m && !strcmp(bpi_procs_path(&ps, m), "/bin/new"));
   bpi_procs_exec(&ps, 2);
   CHECK(bpi_procs_find(&ps, 2, 0x10010, false) == NULL);
-  CHECK(bpi_procs_find(&ps, 1, 0x10010, false) != NULL);
 
   bpi_procs_set_comm(&ps, 7, "worker");
   bpi_procs_set_comm(&ps, 7, "renamed");

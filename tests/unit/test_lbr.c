@@ -7,7 +7,11 @@
  * entries' call instructions are symbolized where they are (not one byte
  * before, as return addresses are), so the stack names the callers.
  * And hand-built switch and fork records through the converter with
- * --off-cpu: a tid the kernel reuses does not close a stale interval. */
+ * --off-cpu: a tid the kernel reuses does not close a stale interval.
+ * And an exec: the samples taken while the kernel loads the new image
+ * name their execve call from the image it replaced, until one shows the
+ * new image running; addresses in no mapping, and in anonymous memory
+ * that nothing names, are one function each, whatever the address. */
 #include "bp_setup.h"
 #include "records.h"
 
@@ -359,6 +363,103 @@ static void test_off_cpu_reused_tid(void)
   bpi_profile_free(p);
 }
 
+/* An MMAP2 record of anonymous executable memory at [start, start + len). */
+static size_t anon_mmap2(struct rec *r, uint64_t start, uint64_t len)
+{
+  uint64_t words[] = {
+    (uint64_t)PID << 32 | PID, start, len, 0,
+    0, 0, 0,                         /* maj/min, inode, its generation */
+    7 | (uint64_t)0x22 << 32,        /* PROT_READ|WRITE|EXEC, anonymous */
+    0,                               /* "//anon", filled below */
+  };
+  memcpy(&words[8], "//anon", 7);
+  return other_rec(r, PERF_RECORD_MMAP2, 0, words, 9, PID, 2);
+}
+
+/* A sample stopped in the kernel, its user-space part at user_ip. */
+static size_t syscall_sample(struct rec *r, uint64_t user_ip)
+{
+  uint64_t chain[] = {(uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81000010ULL,
+                      (uint64_t)PERF_CONTEXT_USER, user_ip};
+  return build(r, PERF_RECORD_MISC_KERNEL, 0xffffffff81000010ULL, chain, 4,
+               NULL, 0, false);
+}
+
+/* The outermost frame of a stack: the sample's user-space one here. */
+static uint32_t root_frame(const struct bp_profile *p, uint32_t stack)
+{
+  while(p->stacks[stack].parent != BP_NONE)
+    stack = p->stacks[stack].parent;
+  return p->stacks[stack].frame;
+}
+
+static void test_converter_exec(void)
+{
+  struct bp_profile *p = NULL;
+  struct bp_symbols *sym = NULL;
+  struct bp_converter *c = NULL;
+  struct bp_symbols_opts so = {.demangle = true};
+  struct bp_err err = {0};
+  struct rec r;
+  uint64_t leaf = (uint64_t)(uintptr_t)&bp_lbr_leaf;
+  CHECK_EQ_INT(bpi_profile_new(&p), BP_OK);
+  CHECK_EQ_INT(bpi_symbols_new(&sym, &so), BP_OK);
+  CHECK_EQ_INT(bpi_converter_new(&c, p, sym, &layout, BP_CALL_GRAPH_FP),
+               BP_OK);
+  if(!c) {
+    bpi_symbols_free(sym);
+    bpi_profile_free(p);
+    return;
+  }
+  uint64_t mm[64];
+  size_t len = mmap2_of(leaf, mm, 64);
+  CHECK(len > 0);
+  if(len)
+    CHECK_EQ_INT(bpi_converter_record(c, mm, len), BP_OK);
+  /* the exec: the kernel's COMM record (pid, tid, the new name) */
+  uint64_t comm[] = {(uint64_t)PID << 32 | PID, 0};
+  memcpy(&comm[1], "new", 4);
+  len = other_rec(&r, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, comm, 2,
+                  PID, 3);
+  CHECK_EQ_INT(bpi_converter_record(c, r.w, len), BP_OK);
+  /* 1: loading the new image, the user-space frame the execve call in
+   * the old one; 2: the new image maps its code, a sample there shows
+   * the exec returned; 3, 4: the old image's addresses name nothing now;
+   * 5: the new code again, elsewhere */
+  uint64_t user_ips[] = {leaf + 1, 0x10010, leaf + 1, leaf + 2, 0x10020};
+  const char *want[] = {"bp_lbr_leaf", BP_ANON_CODE, BP_UNMAPPED,
+                        BP_UNMAPPED, BP_ANON_CODE};
+  for(size_t i = 0; i < 5; i++) {
+    if(i == 1)
+      CHECK_EQ_INT(bpi_converter_record(c, r.w,
+                                        anon_mmap2(&r, 0x10000, 0x1000)),
+                   BP_OK);
+    len = syscall_sample(&r, user_ips[i]);
+    CHECK_EQ_INT(bpi_converter_record(c, r.w, len), BP_OK);
+  }
+  CHECK_EQ_INT(bpi_converter_bad_records(c), 0);
+  CHECK_EQ_INT(bpi_converter_finish(c, &err), BP_OK);
+  /* every sample a stack of its own: its user-space frame at the root */
+  CHECK_EQ_INT(p->ncounts, 5);
+  uint32_t funcs[5];
+  for(uint32_t i = 0; i < p->ncounts && i < 5; i++) {
+    char buf[64];
+    uint32_t f = root_frame(p, p->counts[i].stack);
+    const char *label = bpi_profile_frame_label(p, f, buf, sizeof(buf));
+    if(strcmp(label, want[i]))
+      fprintf(stderr, "sample %u: %s, expected %s\n", i, label, want[i]);
+    CHECK_EQ_STR(label, want[i]);
+    funcs[i] = p->frames[f].func;
+  }
+  /* other addresses, one function */
+  if(p->ncounts == 5)
+    CHECK(funcs[2] == funcs[3] && funcs[1] == funcs[4] &&
+          funcs[1] != funcs[2]);
+  bpi_converter_free(c);
+  bpi_symbols_free(sym);
+  bpi_profile_free(p);
+}
+
 int main(void)
 {
   test_user_sample();
@@ -366,5 +467,6 @@ int main(void)
   test_no_branches_and_hw_index();
   test_converter_callers();
   test_off_cpu_reused_tid();
+  test_converter_exec();
   return check_exit();
 }
