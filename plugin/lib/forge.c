@@ -1300,8 +1300,10 @@ static bp_code set_status(const struct bp_forge_target *t,
   return rc;
 }
 
-/* One read-back of the comment: what to do next.  *status: the verdict
- * to set before the next read (NULL: none). */
+/* One read-back of the comment (text; NULL: gone): what to do next.
+ * guard: order its comparison against ours (posted has a compared
+ * line).  *shown: the verdict to set as the status before the next read
+ * when another job of our head is followed. */
 enum settle_next { SETTLE_DONE, SETTLE_WRITE, SETTLE_FOLLOW };
 
 static enum settle_next settle_step(const struct bp_forge_target *t,

@@ -132,7 +132,8 @@ void bpi_comment_posted_cleanup(struct bp_comment_posted *p);
  * t->head_is_current only the same commit's later run counts as newer.  A comment
  * without the line, or markdown without one, is replaced as before.
  * (Nothing makes the list and the edit one step: two jobs that list it
- * at the same moment can still both edit it.)  An installation token
+ * at the same moment can still both edit it; bpi_comment_settle, after,
+ * puts the newer comparison back.)  An installation token
  * cannot tell its own bot from another App's: when the forge refuses
  * the edit (403 "not accessible by integration", or 404: gone
  * meanwhile; a 403 for a rate limit is an error) that comment is passed
