@@ -336,10 +336,13 @@ static void settle(struct comment_args *a,
                 "written (%s): another job's comparison may show there%s",
                 err.msg, verdict ? ", and the commit status differ from it"
                                  : "");
+  else if(done.unsettled && verdict)
+    bp_msg_warn("the comment kept changing after it was written: it may "
+                "not show the newest comparison, nor status %s what it "
+                "shows", context);
   else if(done.unsettled)
     bp_msg_warn("the comment kept changing after it was written: it may "
-                "not show the newest comparison%s%s", verdict ?
-                ", nor status " : "", verdict ? context : "");
+                "not show the newest comparison");
 }
 
 /* md with its verdict line (forge.h) after it, malloc'd, so that another

@@ -1346,7 +1346,9 @@ bp_code bpi_comment_settle(const struct bp_forge_target *t,
 {
   struct bp_comment_compared ours;
   struct bp_comment_verdict shown = {.regressions = 0};
-  bool guard = posted && bpi_comment_find_compared(posted, &ours);
+  /* a comparison without its head cannot be ordered: not guarded */
+  bool guard = posted && bpi_comment_find_compared(posted, &ours) &&
+               ours.head[0];
   bool status = mine != NULL;
   bp_code rc = BP_OK;
   memset(done, 0, sizeof(*done));
