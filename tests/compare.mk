@@ -31,6 +31,10 @@
 #   comment_gitlab.sh   benchprof comment against a GitLab API stand-in:
 #                       the note, and the verdict as the head commit's
 #                       status as GitLab's commit status API takes it
+#   comment_three_jobs.sh three jobs of one request write its comment at
+#                       once (GitHub and GitLab stand-ins, their edits
+#                       landing oldest last): the comment ends with the
+#                       newest comparison, each status on its own commit
 #   compare_iterations.sh a Google Benchmark harness run for 200 and 600
 #                       iterations of the same work: function costs per
 #                       iteration, not a regression because more ran
@@ -87,7 +91,8 @@ TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_funcs_noise.sh \
   tests/integration/compare_missing.sh \
   tests/integration/compare_hashname.sh tests/integration/comment_wording.sh \
-  tests/integration/compare_headline.sh tests/integration/compare_shared.sh
+  tests/integration/compare_headline.sh tests/integration/compare_shared.sh \
+  tests/integration/comment_three_jobs.sh
 EXTRA_DIST += tests/integration/compare_config.sh \
   tests/integration/compare_missing.sh \
   tests/integration/compare_hashname.sh tests/integration/comment_wording.sh \
@@ -97,6 +102,7 @@ EXTRA_DIST += tests/integration/compare_config.sh \
   tests/integration/compare_comment.sh \
   tests/integration/compare_iterations.sh \
   tests/integration/comment_gitlab.sh \
+  tests/integration/comment_three_jobs.sh \
   tests/integration/compare_e2e.sh tests/integration/compare_pr.sh \
   tests/integration/compare_verdicts.sh \
   tests/integration/comment_github.sh tests/servers/github_standin.py \

@@ -13,7 +13,7 @@
  * status API), failure on a confirmed regression, linking the comment;
  * the posted comment carries that verdict (forge.h's verdict line), and
  * the status follows the one the comment shows after it is set
- * (bpi_comment_status_follow): jobs of one head whose statuses land out
+ * (bpi_comment_settle): jobs of one head whose statuses land out
  * of order still leave the status saying what the comment does. */
 #include "bp_setup.h"
 #include "cli.h"
@@ -60,7 +60,10 @@ static void usage(FILE *out)
     "marker in FILE.  One that shows a newer comparison (a later head\n"
     "commit, or a later run of the same one) is left as it is.  When two\n"
     "jobs both post one at the same moment, the one posted first stays,\n"
-    "showing the newer comparison, and the other is deleted.  With\n"
+    "showing the newer comparison, and the other is deleted.  The\n"
+    "comment is read back comment.settle seconds after it is written:\n"
+    "another job's older comparison written over it meanwhile is\n"
+    "replaced by this one again, a newer one is left.  With\n"
     "compare.json beside FILE the verdict is also the head commit's\n"
     "status, set again from the comment when another job's comparison of\n"
     "the same commit replaced this one meanwhile.  Without a token (or\n"
@@ -264,40 +267,82 @@ static bool own_verdict(const struct comment_args *a,
   return true;
 }
 
-/* The verdict as a commit status on the head commit, linking the comment,
- * made to follow what the comment finally shows (another job of the same
- * head may have edited it meanwhile); a token that may not set statuses
- * is a warning, not a failure. */
-static void post_status(struct comment_args *a,
-                        const struct bp_comment_transport *tr,
-                        const char *comment_id, const char *comment_url)
+/* "head abc1234, committed T, its run ended E" of a compared line. */
+static void describe_compared(char *out, size_t n,
+                              const struct bp_comment_compared *c)
+{
+  size_t len;
+  snprintf(out, n, "head %.7s", c->head[0] ? c->head : "unknown");
+  len = strlen(out);
+  if(c->commit_time[0] && len < n)
+    snprintf(out + len, n - len, ", committed %s", c->commit_time);
+  len = strlen(out);
+  if(c->end_time[0] && len < n)
+    snprintf(out + len, n - len, ", its run ended %s", c->end_time);
+}
+
+/* What reading the comment back after writing it did (another job's
+ * older comparison written over ours: ours again; a newer one: left). */
+static void say_settled(const struct bp_comment_settled *done,
+                        const char *comment_id)
+{
+  char shown[2 * BP_COMMENT_FIELD_MAX + 96];
+  if(done->reposts)
+    bp_msg_note("another job wrote an older comparison over this one in "
+                "comment %s: wrote this one again (%u time%s)", comment_id,
+                done->reposts, done->reposts == 1 ? "" : "s");
+  if(done->overtaken) {
+    describe_compared(shown, sizeof(shown), &done->shown);
+    bp_msg_note("another job's newer comparison (%s) is in comment %s now: "
+                "left it", shown, comment_id);
+  }
+}
+
+/* Make the comment end with the newest comparison, and the verdict of
+ * the comparison beside it (compare.json) the commit status of its head
+ * commit, linking the comment, following what the comment finally shows
+ * (another job of the same head may have edited it meanwhile); a token
+ * that may not set statuses is a warning, not a failure. */
+static void settle(struct comment_args *a,
+                   const struct bp_comment_transport *tr, const char *posted,
+                   const struct bp_comment_posted *res)
 {
   struct bp_comment_verdict mine;
-  struct bp_comment_status_done done;
+  struct bp_comment_settled done;
   struct bp_err err = {0};
   char desc[160];
-  if(!own_verdict(a, &mine))
-    return;
-  bp_code rc = bpi_comment_status_follow(&a->target, comment_id, &mine,
-                                         comment_url, tr, &done, &err);
+  bool verdict = own_verdict(a, &mine);
+  bp_code rc = bpi_comment_settle(&a->target, res->id, posted,
+                                  verdict ? &mine : NULL, res->url, tr,
+                                  &done, &err);
   const char *context = a->target.status_context ? a->target.status_context
                                                  : BP_COMMENT_STATUS_CONTEXT;
-  if(!done.posts) {
+  say_settled(&done, res->id ? res->id : "?");
+  if(verdict && !done.posts) {
     bp_msg_warn("commit status not set (%s)", err.msg);
     return;
   }
-  bpi_comment_verdict_description(desc, sizeof(desc), &done.set);
-  if(done.followed)
-    bp_msg_note("another job's comparison of %.12s is in the comment now: "
-                "the commit status follows it", done.set.head);
-  bp_msg_note("commit status %s of %.12s: %s (%s)", context, done.set.head,
-              done.set.regressions ? "failure" : "success", desc);
+  if(verdict) {
+    bpi_comment_verdict_description(desc, sizeof(desc), &done.set);
+    if(done.followed)
+      bp_msg_note("another job's comparison of %.12s is in the comment "
+                  "now: the commit status follows it", done.set.head);
+    bp_msg_note("commit status %s of %.12s: %s (%s)", context,
+                done.set.head, done.set.regressions ? "failure" : "success",
+                desc);
+  }
   if(rc)
-    bp_msg_warn("the comment could not be read again after setting the "
-                "commit status (%s): another job's may differ", err.msg);
+    bp_msg_warn("the comment could not be checked again after it was "
+                "written (%s): another job's comparison may show there%s",
+                err.msg, verdict ? ", and the commit status differ from it"
+                                 : "");
+  else if(done.unsettled && verdict)
+    bp_msg_warn("the comment kept changing after it was written: it may "
+                "not show the newest comparison, nor status %s what it "
+                "shows", context);
   else if(done.unsettled)
-    bp_msg_warn("the comment kept changing while the commit status was "
-                "set: status %s may not say what it shows", context);
+    bp_msg_warn("the comment kept changing after it was written: it may "
+                "not show the newest comparison");
 }
 
 /* md with its verdict line (forge.h) after it, malloc'd, so that another
@@ -454,7 +499,7 @@ static int post(struct comment_args *a, const char *file_md)
               a->target.forge == BP_FORGE_GITLAB ? "GitLab merge request" :
               "pull request", a->target.repo, a->target.number,
               res.requests, res.requests == 1 ? "" : "s");
-  post_status(a, &tr, res.id, res.url);
+  settle(a, &tr, md, &res);
   bpi_comment_posted_cleanup(&res);
   free(md);
   return BP_EXIT_OK;
@@ -553,6 +598,8 @@ static int comment_with(struct comment_args *a0)
       return BP_EXIT_ERROR;
     }
     a.target.status_context = context;
+    a.target.settle_ms = a.cfg ? a.cfg->comment.settle_ms
+                               : BP_CONFIG_DEFAULT_COMMENT_SETTLE_MS;
     status = post(&a, md);
     free(context);
     free(md);

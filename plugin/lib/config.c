@@ -100,6 +100,8 @@ const struct key bpi_config_keys[] = {
    "BENCHPROF_FAIL_ON_REGRESSION"},
   {"comment.token_env", K_ENVNAME, F(comment.token_env), 0, 0, NULL},
   {"comment.file", K_STR, F(comment.file), 0, 0, NULL},
+  {"comment.settle", K_MS, F(comment.settle_ms), 0.001, 600,
+   "BENCHPROF_COMMENT_SETTLE"},
 };
 
 #define NKEYS BP_ARRAY_LEN(bpi_config_keys)
@@ -168,6 +170,7 @@ bp_code bpi_config_init(struct bp_config *c)
   c->comment.enabled = true;
   c->comment.threshold = BP_CMP_THRESHOLD_DEFAULT;
   c->comment.max_functions = BP_CMP_FUNCTIONS_DEFAULT;
+  c->comment.settle_ms = BP_CONFIG_DEFAULT_COMMENT_SETTLE_MS;
   if(bpi_config_set_str(&c->output, BP_CONFIG_DEFAULT_OUTPUT) ||
      bpi_config_set_str(&c->record.event, BP_CONFIG_DEFAULT_EVENT) ||
      bpi_config_set_str(&c->record.call_graph, "auto") ||

@@ -38,6 +38,8 @@ struct bp_bencher_opts;
 #define BP_CONFIG_DEFAULT_TIMEOUT_MS 120000
 #define BP_CONFIG_DEFAULT_RETRIES 4
 #define BP_CONFIG_DEFAULT_MAX_RETRY_AFTER_MS 120000
+/* comment.settle: read the comment back this long after writing it */
+#define BP_CONFIG_DEFAULT_COMMENT_SETTLE_MS 2000
 
 /* Where the effective configuration came from. */
 enum bp_config_source {
@@ -134,6 +136,11 @@ struct bp_config {
                                  GITLAB_TOKEN on GitLab (its notes API
                                  refuses CI_JOB_TOKEN) */
     char *file;               /* also write the comment's markdown here */
+    long settle_ms;           /* the comment is read back this long after
+                                 it was written, to find another job's
+                                 older comparison written over it (forge.h,
+                                 bpi_comment_settle); file: "settle"
+                                 seconds, default 2 */
   } comment;
 
   /* where it came from */

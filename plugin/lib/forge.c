@@ -1155,24 +1155,19 @@ static bool same_verdict(const struct bp_comment_verdict *a,
          a->unconfirmed == b->unconfirmed;
 }
 
-/* The verdict comment id shows now, when it is another one than set and
- * of the same head: *now, *other.  GET of the comment alone (GitHub
- * /issues/comments/ID, GitLab /merge_requests/IID/notes/ID): it is ours,
- * just posted or edited, so no list and no GET /user; gone (404): none
- * to follow. */
-static bp_code shows_other(const struct bp_forge_target *t,
-                           const struct bp_comment_transport *tr,
-                           const char *id,
-                           const struct bp_comment_verdict *set,
-                           struct bp_comment_verdict *now, bool *other,
-                           struct bp_err *err)
+/* Comment id's text now (GET of it alone: GitHub /issues/comments/ID,
+ * GitLab /merge_requests/IID/notes/ID; it is ours, so no list and no GET
+ * /user), malloc'd in *text; NULL when it is gone (404) or has none. */
+static bp_code read_comment(const struct bp_forge_target *t,
+                            const struct bp_comment_transport *tr,
+                            const char *id, char **text, struct bp_err *err)
 {
   struct bp_comment_posted ignored = {.id = NULL};
   struct bp_http_resp resp = {.status = 0};
   struct bp_buf url;
   bpi_buf_init(&url);
   bpi_buf_init(&resp.body);
-  *other = false;
+  *text = NULL;
   bp_code rc = bpi_comment_write_url(t, id, &url, err);
   if(!rc)
     rc = send_one(t, tr, "GET", url.data, NULL, &resp, &ignored, err);
@@ -1184,9 +1179,8 @@ static bp_code shows_other(const struct bp_forge_target *t,
     cJSON *j = cJSON_ParseWithLength(resp.body.data ? resp.body.data : "",
                                      resp.body.len);
     const cJSON *body = cJSON_GetObjectItemCaseSensitive(j, "body");
-    *other = cJSON_IsString(body) &&
-             bpi_comment_find_verdict(body->valuestring, now) &&
-             !strcmp(now->head, set->head) && !same_verdict(now, set);
+    if(cJSON_IsString(body) && !(*text = strdup(body->valuestring)))
+      rc = bpi_err_set(err, BPE_NOMEM, 0, "comment");
     cJSON_Delete(j);
   }
   bpi_buf_cleanup(&resp.body);
@@ -1194,40 +1188,200 @@ static bp_code shows_other(const struct bp_forge_target *t,
   return rc;
 }
 
-bp_code bpi_comment_status_follow(const struct bp_forge_target *t,
-                                  const char *comment_id,
-                                  const struct bp_comment_verdict *mine,
-                                  const char *target_url,
-                                  const struct bp_comment_transport *tr,
-                                  struct bp_comment_status_done *done,
-                                  struct bp_err *err)
+/* What the comment shows, read back after this job wrote it. */
+enum comment_seen {
+  SEEN_OURS,    /* our comparison */
+  SEEN_OLDER,   /* an older one: written again */
+  SEEN_OTHER    /* a newer one, or one neither older nor newer: left */
+};
+
+static bool same_compared(const struct bp_comment_compared *a,
+                          const struct bp_comment_compared *b)
 {
-  struct bp_comment_verdict shown = *mine;
+  return !strcmp(a->head, b->head) && !strcmp(a->commit_time,
+                                              b->commit_time) &&
+         !strcmp(a->end_time, b->end_time);
+}
+
+/* Whether the forge says head (a compared commit) is the request's head,
+ * or the merge commit it made of it: *known false when it cannot say. */
+static bool still_head(const struct bp_forge_target *t,
+                       const struct bp_comment_transport *tr,
+                       const char *head, bool *known)
+{
+  char *now = NULL, *merge = NULL;
+  struct bp_err quiet = {0};
+  *known = !bpi_comment_pr_head(t, tr, &now, &merge, &quiet);
+  bool is = *known && (!strcmp(now, head) || (merge && !strcmp(merge,
+                                                                head)));
+  free(now);
+  free(merge);
+  return is;
+}
+
+/* How the comparison in text orders against ours (mine: its compared
+ * line; verdict, may be NULL, its verdict line).  The same commit's are
+ * ordered by runorder.h (the later run); another commit's is older only
+ * while the forge says ours is the request's head, since a push after
+ * this job's head check makes the other job's the current one (when the
+ * forge cannot say, committer times decide, as the edit does). */
+static enum comment_seen comment_seen(const struct bp_forge_target *t,
+                                      const struct bp_comment_transport *tr,
+                                      const char *text,
+                                      const struct bp_comment_compared *mine,
+                                      const struct bp_comment_verdict *verdict,
+                                      struct bp_comment_compared *theirs)
+{
+  struct bp_comment_verdict v;
+  bool has_verdict = bpi_comment_find_verdict(text, &v);
+  if(!bpi_comment_find_compared(text, theirs))
+    return SEEN_OLDER;   /* an older benchprof's: replaced, as the edit */
+  if(same_compared(theirs, mine))
+    return !verdict || !has_verdict || same_verdict(&v, verdict) ?
+           SEEN_OURS : SEEN_OTHER;
+  const struct bp_run_when ours = bpi_comment_compared_when(mine);
+  const struct bp_run_when when = bpi_comment_compared_when(theirs);
+  bool known = false;
+  if(strcmp(theirs->head, mine->head) &&
+     still_head(t, tr, mine->head, &known))
+    return SEEN_OLDER;
+  if(known && strcmp(theirs->head, mine->head))
+    return SEEN_OTHER;   /* the request has moved on from ours */
+  return bpi_run_newer(&ours, &when) ? SEEN_OLDER : SEEN_OTHER;
+}
+
+/* The verdict the comment's text shows, when it is of set's head and
+ * another than set (another job of the head edited it): *now. */
+static bool other_verdict(const char *text,
+                          const struct bp_comment_verdict *set,
+                          struct bp_comment_verdict *now)
+{
+  return bpi_comment_find_verdict(text, now) &&
+         !strcmp(now->head, set->head) && !same_verdict(now, set);
+}
+
+/* Write posted into comment id again (PATCH, GitLab's PUT). */
+static bp_code write_again(const struct bp_forge_target *t,
+                           const struct bp_comment_transport *tr,
+                           const char *id, const char *posted,
+                           struct bp_err *err)
+{
+  struct bp_comment_posted ignored = {.id = NULL};
+  struct bp_http_resp resp = {.status = 0};
+  struct bp_buf body;
+  bpi_buf_init(&body);
+  bpi_buf_init(&resp.body);
+  bpi_comment_body_json(&body, posted);
+  bp_code rc = bpi_buf_failed(&body) ? bpi_err_set(err, BPE_NOMEM, 0,
+                                                   "comment")
+    : write_comment(t, tr, t->forge == BP_FORGE_GITLAB ? "PUT" : "PATCH", id,
+                    &body, &resp, &ignored, err);
+  bpi_buf_cleanup(&resp.body);
+  bpi_buf_cleanup(&body);
+  return rc;
+}
+
+/* The commit status of verdict v, linking target_url. */
+static bp_code set_status(const struct bp_forge_target *t,
+                          const struct bp_comment_transport *tr,
+                          const struct bp_comment_verdict *v,
+                          const char *target_url,
+                          struct bp_comment_settled *done,
+                          struct bp_err *err)
+{
   char desc[160];
+  bpi_comment_verdict_description(desc, sizeof(desc), v);
+  bp_code rc = bpi_comment_post_status(t, v->head, v->regressions > 0, desc,
+                                       target_url, tr, err);
+  if(!rc) {
+    done->set = *v;
+    done->posts++;
+  }
+  return rc;
+}
+
+/* One read-back of the comment (text; NULL: gone): what to do next.
+ * guard: order its comparison against ours (posted has a compared
+ * line).  *shown: the verdict to set as the status before the next read
+ * when another job of our head is followed. */
+enum settle_next { SETTLE_DONE, SETTLE_WRITE, SETTLE_FOLLOW };
+
+static enum settle_next settle_step(const struct bp_forge_target *t,
+                                    const struct bp_comment_transport *tr,
+                                    const char *text, bool guard,
+                                    const struct bp_comment_compared *ours,
+                                    const struct bp_comment_verdict *mine,
+                                    struct bp_comment_verdict *shown,
+                                    struct bp_comment_settled *done)
+{
+  struct bp_comment_compared theirs;
+  struct bp_comment_verdict now;
+  if(!text)
+    return SETTLE_DONE;   /* gone: nothing to follow */
+  if(guard) {
+    enum comment_seen seen = comment_seen(t, tr, text, ours, mine, &theirs);
+    if(seen == SEEN_OURS)
+      return SETTLE_DONE;
+    if(seen == SEEN_OLDER)
+      return SETTLE_WRITE;
+    done->overtaken = true;
+    done->shown = theirs;
+  }
+  if(!mine || !other_verdict(text, shown, &now))
+    return SETTLE_DONE;
+  /* another job of our head wrote its comparison after this status's
+   * verdict was read: the status says what the comment shows */
+  *shown = now;
+  done->followed = true;
+  return SETTLE_FOLLOW;
+}
+
+bp_code bpi_comment_settle(const struct bp_forge_target *t,
+                           const char *comment_id, const char *posted,
+                           const struct bp_comment_verdict *mine,
+                           const char *target_url,
+                           const struct bp_comment_transport *tr,
+                           struct bp_comment_settled *done,
+                           struct bp_err *err)
+{
+  struct bp_comment_compared ours;
+  struct bp_comment_verdict shown = {.regressions = 0};
+  /* a comparison without its head cannot be ordered: not guarded */
+  bool guard = posted && bpi_comment_find_compared(posted, &ours) &&
+               ours.head[0];
+  bool status = mine != NULL;
   bp_code rc = BP_OK;
   memset(done, 0, sizeof(*done));
-  while(!rc) {
-    bpi_comment_verdict_description(desc, sizeof(desc), &shown);
-    rc = bpi_comment_post_status(t, shown.head, shown.regressions > 0, desc,
-                                 target_url, tr, err);
-    if(rc)
+  if(mine)
+    shown = *mine;
+  for(unsigned round = 1; ; round++) {
+    if(status && (rc = set_status(t, tr, &shown, target_url, done, err)))
       break;
-    done->set = shown;
-    done->posts++;
-    bool other = false;
-    struct bp_comment_verdict now;
-    if(comment_id)
-      rc = shows_other(t, tr, comment_id, &shown, &now, &other, err);
-    if(rc || !other)
+    if(!comment_id || (!guard && !mine))
       break;
-    if(done->posts >= BP_COMMENT_STATUS_ROUNDS) {
+    if(guard)   /* an edit sent before ours landed has landed by now */
+      wait_ms(t->settle_ms);
+    char *text = NULL;
+    rc = read_comment(t, tr, comment_id, &text, err);
+    enum settle_next next = rc ? SETTLE_DONE :
+      settle_step(t, tr, text, guard, &ours, mine, &shown, done);
+    free(text);
+    if(next == SETTLE_DONE)
+      break;
+    if(round >= BP_COMMENT_STATUS_ROUNDS) {
       done->unsettled = true;
       break;
     }
-    /* another job edited the comment after this status's verdict was
-     * read: the comment is what the status must say */
-    shown = now;
-    done->followed = true;
+    status = mine != NULL;
+    if(next == SETTLE_WRITE) {
+      /* another job's older comparison landed after ours: ours again */
+      if((rc = write_again(t, tr, comment_id, posted, err)))
+        break;
+      done->reposts++;
+      done->overtaken = false;
+      if(mine)
+        shown = *mine;
+    }
   }
   return rc;
 }

@@ -37,6 +37,10 @@ struct bp_forge_target {
   /* the commit status's context (GitLab: name); NULL:
    * BP_COMMENT_STATUS_CONTEXT (bpi_comment_status_context) */
   const char *status_context;
+  /* bpi_comment_settle: how long after writing the comment it is read
+   * back, so that another job's edit sent before ours landed has landed
+   * too (milliseconds; 0: at once) */
+  long settle_ms;
 };
 
 /* The request that lists page (1, 2, ...) of the comments, 100 a page. */
@@ -128,7 +132,8 @@ void bpi_comment_posted_cleanup(struct bp_comment_posted *p);
  * t->head_is_current only the same commit's later run counts as newer.  A comment
  * without the line, or markdown without one, is replaced as before.
  * (Nothing makes the list and the edit one step: two jobs that list it
- * at the same moment can still both edit it.)  An installation token
+ * at the same moment can still both edit it; bpi_comment_settle, after,
+ * puts the newer comparison back.)  An installation token
  * cannot tell its own bot from another App's: when the forge refuses
  * the edit (403 "not accessible by integration", or 404: gone
  * meanwhile; a 403 for a rate limit is an error) that comment is passed
@@ -222,37 +227,55 @@ bool bpi_comment_find_verdict(const char *text,
 void bpi_comment_verdict_description(char *out, size_t n,
                                      const struct bp_comment_verdict *v);
 
-/* What bpi_comment_status_follow did. */
-struct bp_comment_status_done {
+/* What bpi_comment_settle did. */
+struct bp_comment_settled {
   struct bp_comment_verdict set;   /* the verdict of the last status set */
   unsigned posts;                  /* statuses posted */
+  unsigned reposts;  /* the comment showed an older comparison than ours
+                        (another job's edit landed after ours): ours
+                        written again */
   bool followed;     /* the comment showed another job's verdict of the
                         same head: the status was set from it */
+  bool overtaken;    /* the comment shows a newer comparison than ours,
+                        another job's: left it (shown) */
+  struct bp_comment_compared shown;   /* when overtaken */
   bool unsettled;    /* the comment still changed after the last round */
 };
-/* Set the commit status of mine->head, then make it follow what the
- * comment finally shows: on both forges the latest status of a context
- * (GitLab: name; a finished one is not reused, a new one replaces it) is
- * the one shown, so two jobs of one head whose statuses land in the
- * other order than their comments would leave the status saying what
- * the comment does not.  After each status the comment comment_id (the
- * one just posted or edited, or the survivor) is read again (GET of it
- * alone); when its verdict line (bpi_comment_find_verdict) is of the
- * same head and says another verdict than the one just set (another job
- * edited it meanwhile), that one is set, and the comment read again, up
- * to BP_COMMENT_STATUS_ROUNDS statuses.  A job that writes the comment
- * always sets a status after, so the status that lands last was checked
- * against the comment after it landed: the two agree.  A comment without
- * the line (an older benchprof's), of another head, or gone (404) is not
- * followed; nor is any when comment_id is NULL.  An error after a status
- * was set (the comment could not be read again) leaves done->posts > 0. */
+/* After this job wrote posted (its text, with its compared and verdict
+ * lines) into comment comment_id, make the comment and the commit status
+ * end as the newest job's.  Neither forge can make an edit conditional,
+ * so two jobs that list the comment before either edits it both edit,
+ * and the one whose edit lands last stays, older or not.  So the comment
+ * is read again (GET of it alone) t->settle_ms after each write, long
+ * enough for an edit another job sent before ours landed to land too:
+ *  - it shows an older comparison than posted's (its compared line, in
+ *    runorder.h's order, with t->head_is_current's rule; one without the
+ *    line): posted is written again (done->reposts) and read again.  A
+ *    comparison of another commit is older only while the forge still
+ *    says posted's head is the request's (asked again then): a job whose
+ *    head the request left meanwhile never writes over the new one's;
+ *  - it shows a newer one (done->overtaken, done->shown): left as it is;
+ *  - it shows posted's comparison: settled.
+ * With mine (posted's verdict, NULL: no status), the verdict is set as
+ * the commit status of mine->head after each write, then followed: when
+ * the comment, read again, shows another verdict of the same head that
+ * is not older than posted's (another job of the head edited it), that
+ * one is set and the comment read again.  A job never sets the status
+ * of another head than its own.  On both forges the latest status of a
+ * context (GitLab: name) is the one shown, and every job that writes the
+ * comment sets a status after and reads the comment after it landed, so
+ * the two agree.  At most BP_COMMENT_STATUS_ROUNDS rounds (a write or a
+ * status, then a read): then done->unsettled.  posted without a compared
+ * line is not read back before its status (nothing to order it by);
+ * comment_id NULL or gone (404): nothing followed.  An error after a
+ * status was set leaves done->posts > 0. */
 #define BP_COMMENT_STATUS_ROUNDS 4
-bp_code bpi_comment_status_follow(const struct bp_forge_target *t,
-                                  const char *comment_id,
-                                  const struct bp_comment_verdict *mine,
-                                  const char *target_url,
-                                  const struct bp_comment_transport *tr,
-                                  struct bp_comment_status_done *done,
-                                  struct bp_err *err);
+bp_code bpi_comment_settle(const struct bp_forge_target *t,
+                           const char *comment_id, const char *posted,
+                           const struct bp_comment_verdict *mine,
+                           const char *target_url,
+                           const struct bp_comment_transport *tr,
+                           struct bp_comment_settled *done,
+                           struct bp_err *err);
 
 #endif

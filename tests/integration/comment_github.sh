@@ -449,9 +449,11 @@ PY
 # status just before ours lands (other-before-status).
 # 19: the twins of above: ours (earlier run, 1 regression) got in first
 # and survives; the other job (later run) edits it and sets success, then
-# our failure lands.  20: a plain edit race the older comparison wins:
-# ours (later run) edited the comment, the other job (earlier run) edits
-# it after and sets failure, then our success lands.
+# our failure lands.  20: a plain edit race whose older comparison lands
+# last: ours (later run) edited the comment, the other job (earlier run)
+# edits it after and sets failure, then our success lands; reading the
+# comment back, benchprof finds the older comparison over its own and
+# writes its own again, then sets its status again.
 forge_standin github "$TMP/gh11" "$TOKEN" 0
 printf '{"19": "%s", "20": "%s"}\n' "$NEW" "$NEW" >"$TMP/gh11/pulls.json"
 other_status() {   # other_status DIR COMMENT MDFILE REGRESSIONS STATE
@@ -475,7 +477,10 @@ twin_post "$TMP/tw-late" 20 follow-older
 check "status order: says the status follows the comment" sh -c \
   'grep -q "another job.s comparison of 222222222222 is in the comment now: the commit status follows it" "$1" &&
    grep -q "commit status benchprof of 222222222222: success (0 regressions confirmed, 0 unconfirmed)" "$1" &&
-   grep -q "commit status benchprof of 222222222222: failure (1 regression confirmed, 0 unconfirmed)" "$2"' \
+   grep -q "another job.s newer comparison (head 2222222, committed 2024-01-02T08:00:00Z, its run ended 2024-01-02T11:00:00Z) is in comment 5000 now: left it" "$1" &&
+   grep -q "another job wrote an older comparison over this one in comment 5002: wrote this one again (1 time)" "$2" &&
+   grep -q "commit status benchprof of 222222222222: success (0 regressions confirmed, 0 unconfirmed)" "$2" &&
+   ! grep -q "follows it" "$2"' \
   sh "$TMP/follow-newer.err" "$TMP/follow-older.err"
 pycheck "status order: the last status says what the comment shows" <<'PY'
 import json, os
@@ -489,19 +494,23 @@ assert by[19][0]["id"] == 5000 and "later run" in by[19][0]["body"], by
 assert by[19][0]["body"].endswith(
     "<!-- benchprof:verdict head=%s regressions=0 unconfirmed=0 -->\n"
     % ("2" * 40)), by[19]
+# 20: the later run's comparison written again over the earlier one's
 assert [c["id"] for c in by[20]] == [5002], by[20]
-assert "earlier run" in by[20][0]["body"], by[20]
+assert "later run" in by[20][0]["body"], by[20]
+reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]
+assert [r["path"] for r in reqs if r["method"] == "PATCH"] == \
+    ["/repos/own/repo/issues/comments/5002"], reqs
 st = json.load(open(os.path.join(d, "statuses.json")))
 # 19: ours (failure) after the other job's (success), then success again,
 # linking the comment; 20: ours (success) after the other's (failure),
-# then failure again
+# and success again after our comparison was written again
 assert [(x["state"], x["description"]) for x in st] == [
     ("success", "other job"),
     ("failure", "1 regression confirmed, 0 unconfirmed"),
     ("success", "0 regressions confirmed, 0 unconfirmed"),
     ("failure", "other job"),
     ("success", "0 regressions confirmed, 0 unconfirmed"),
-    ("failure", "1 regression confirmed, 0 unconfirmed")], st
+    ("success", "0 regressions confirmed, 0 unconfirmed")], st
 assert st[2]["target_url"].endswith("#issuecomment-5000"), st
 assert st[5]["target_url"].endswith("#issuecomment-5002"), st
 reqs = [json.loads(l) for l in open(os.path.join(d, "requests.log"))]

@@ -10,7 +10,11 @@ Each forge words and codes its refusals its own way: the subclass says
 how in REFUSE.  take_file() reads a one-shot instruction a test left in
 DIR (another job's comment made at the same moment as the next one, a
 refused DELETE, another job's edit and status landing just before our
-status).  run() listens on 127.0.0.1 on a free port and writes it to
+status).  Requests are served at once, each on its own thread, but one
+at a time (every do_* method holds GATE), so a stand-in answers as if
+alone; edit_in_order() holds some edits back until others have arrived,
+so that the edits of jobs running at once land in the order a test
+asks for.  run() listens on 127.0.0.1 on a free port and writes it to
 DIR/port; with FORGE_TLS_CERT and FORGE_TLS_KEY in its environment (PEM
 files) it speaks HTTPS, as a self-hosted forge behind an internal CA
 does.
@@ -19,7 +23,9 @@ import json
 import os
 import re
 import ssl
-from http.server import BaseHTTPRequestHandler, HTTPServer
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 from faults import serve
@@ -44,6 +50,25 @@ class State:
         self._write("statuses.json", self.statuses)
 
 
+# held by every request while it is served (released while an edit
+# waits its turn in edit_in_order)
+GATE = threading.Condition()
+
+
+def _one_at_a_time(method):
+    def serve_alone(self):
+        with GATE:
+            return method(self)
+    return serve_alone
+
+
+class EditOrder:
+    """The edits a test asked to land in an order (edit_in_order)."""
+    order = None      # the texts, in the order their edits land
+    arrived = set()   # indexes of the edits that arrived
+    landed = 0        # how many have landed
+
+
 class ForgeHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     dir = None  # set by run()
@@ -53,8 +78,44 @@ class ForgeHandler(BaseHTTPRequestHandler):
     # the field's name)
     REFUSE = {}
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ("do_GET", "do_POST", "do_PUT", "do_PATCH",
+                     "do_DELETE"):
+            if name in cls.__dict__:
+                setattr(cls, name, _one_at_a_time(cls.__dict__[name]))
+
     def log_message(self, *args):
         pass
+
+    def edit_in_order(self, body):
+        """Edits of jobs running at once, landing in a given order: while
+        DIR/edit-order holds a JSON list of texts, an edit whose body
+        holds one of them waits until an edit for each text has arrived
+        (every job listed the comments before any of these edits landed),
+        then they land in the list's order, whatever order they came in.
+        Each arrival is appended to DIR/edits-waiting.  Called with GATE
+        held, before the edit is made; 60 s without the others: it lands
+        anyway, said on stderr (the test's checks then fail)."""
+        if EditOrder.order is None:
+            text = self.take_file("edit-order")
+            EditOrder.order = json.loads(text) if text else []
+        order = EditOrder.order
+        mine = [i for i, t in enumerate(order)
+                if t in body and i not in EditOrder.arrived]
+        if not mine:
+            return
+        i = mine[0]
+        EditOrder.arrived.add(i)
+        with open(os.path.join(self.dir, "edits-waiting"), "a") as f:
+            f.write("%d\n" % i)
+        GATE.notify_all()
+        if not GATE.wait_for(lambda: len(EditOrder.arrived) == len(order)
+                             and EditOrder.landed == i, timeout=60):
+            print("edit-order: edit %d landed without its turn" % i,
+                  file=sys.stderr)
+        EditOrder.landed = i + 1
+        GATE.notify_all()
 
     def log_fields(self):
         """More fields for the request's log line."""
@@ -184,7 +245,8 @@ def run(handler, state):
     """Serves handler on 127.0.0.1 with state in state.dir, forever."""
     handler.dir = state.dir
     handler.state = state
-    server = HTTPServer(("127.0.0.1", 0), handler)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
     cert, key = os.environ.get("FORGE_TLS_CERT"), os.environ.get("FORGE_TLS_KEY")
     if cert:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -41,7 +41,8 @@ next DELETE is refused with 403 (and the file removed).  While
 DIR/other-before-status exists, the next status POST is preceded by
 another job's edit of a comment and its own status (forge.py,
 other_job_status): two jobs of one head whose statuses land in the other
-order than their comments.
+order than their comments.  DIR/edit-order makes the PATCHes of jobs
+running at once land in the order it gives (forge.py, edit_in_order).
 """
 import os
 import re
@@ -255,6 +256,7 @@ class Handler(ForgeHandler):
         body = self.comment_body()
         if body is None:
             return
+        self.edit_in_order(body)
         for c in state.comments:
             if c["id"] == int(m.group(1)):
                 c["body"] = body

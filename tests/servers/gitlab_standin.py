@@ -31,8 +31,9 @@ DELETE is refused with 403.  DIR/fail-next-post holding a status (e.g.
 422) answers the next POST of a note with it, as a GitLab that refuses
 the note for a reason of its own.  While DIR/other-before-status
 exists, the next status POST is preceded by another job's edit of a note
-and its own status (forge.py, other_job_status).  Each file is removed
-once used.
+and its own status (forge.py, other_job_status).  DIR/edit-order makes
+the PUTs of jobs running at once land in the order it gives (forge.py,
+edit_in_order).  Each file is removed once used.
 It authenticates each request as GitLab does for these endpoints: an
 access token in PRIVATE-TOKEN (or "Authorization: Bearer"); a CI job
 token (JOB-TOKEN) is refused with 401, since the notes API is not among
@@ -239,6 +240,7 @@ class Handler(ForgeHandler):
         body = self.comment_body()
         if body is None:
             return
+        self.edit_in_order(body)
         for n in state.comments:
             if n["id"] == int(m.group(3)) and n["mr"] == int(m.group(2)):
                 if n["author"] != self.who():

@@ -2051,7 +2051,7 @@ static void test_status_follow(void)
                                .repo = "own/repo", .number = "42",
                                .token = "t"};
   struct bp_comment_transport tr = {.send = fake_send};
-  struct bp_comment_status_done done;
+  struct bp_comment_settled done;
   struct bp_err err = {0};
   struct bp_comment_verdict mine = {.head = FOLLOW_SHA, .regressions = 1};
   /* another job's verdict (0 regressions) in the comment: set, then the
@@ -2060,7 +2060,7 @@ static void test_status_follow(void)
                                FOLLOW_BODY(FOLLOW_SHA, "0")},
                    .status = {201, 200, 201, 200}};
   the_fake = &f;
-  CHECK(bpi_comment_status_follow(&gh, "5", &mine, NULL, &tr, &done, &err)
+  CHECK(bpi_comment_settle(&gh, "5", NULL, &mine, NULL, &tr, &done, &err)
         == BP_OK);
   CHECK_EQ_INT(f.n, 4);
   CHECK_EQ_INT(done.posts, 2);
@@ -2077,14 +2077,14 @@ static void test_status_follow(void)
                                                  "222222222222222222", "0")},
                    .status = {201, 200}};
   the_fake = &g;
-  CHECK(bpi_comment_status_follow(&gh, "5", &mine, NULL, &tr, &done, &err)
+  CHECK(bpi_comment_settle(&gh, "5", NULL, &mine, NULL, &tr, &done, &err)
         == BP_OK);
   CHECK(g.n == 2 && done.posts == 1 && !done.followed);
   fake_cleanup(&g);
   struct fake h = {.answers = {"{}", "{\"message\":\"Not Found\"}"},
                    .status = {201, 404}};
   the_fake = &h;
-  CHECK(bpi_comment_status_follow(&gh, "5", &mine, NULL, &tr, &done, &err)
+  CHECK(bpi_comment_settle(&gh, "5", NULL, &mine, NULL, &tr, &done, &err)
         == BP_OK);
   CHECK(h.n == 2 && done.posts == 1 && !done.followed);
   fake_cleanup(&h);
@@ -2095,7 +2095,7 @@ static void test_status_follow(void)
                                FOLLOW_BODY(FOLLOW_SHA, "1")},
                    .status = {201, 200, 201, 200, 201, 200, 201, 200}};
   the_fake = &k;
-  CHECK(bpi_comment_status_follow(&gh, "5", &mine, NULL, &tr, &done, &err)
+  CHECK(bpi_comment_settle(&gh, "5", NULL, &mine, NULL, &tr, &done, &err)
         == BP_OK);
   CHECK_EQ_INT(k.n, 2 * BP_COMMENT_STATUS_ROUNDS);
   CHECK(done.posts == BP_COMMENT_STATUS_ROUNDS && done.unsettled);
@@ -2103,10 +2103,137 @@ static void test_status_follow(void)
   /* a refused status: nothing set, nothing read */
   struct fake m = {.answers = {"{\"message\":\"no\"}"}, .status = {403}};
   the_fake = &m;
-  CHECK(bpi_comment_status_follow(&gh, "5", &mine, NULL, &tr, &done, &err)
+  CHECK(bpi_comment_settle(&gh, "5", NULL, &mine, NULL, &tr, &done, &err)
         == BPE_HTTP);
   CHECK(m.n == 1 && done.posts == 0);
   fake_cleanup(&m);
+}
+
+/* Reading the comment back after writing it (bpi_comment_settle): an
+ * older comparison written over ours (another job's edit that landed
+ * after ours) is replaced by ours again; a newer one of our head is left
+ * and its verdict followed; another head's is older only while the
+ * request's head is still ours (asked again), else left, and its status
+ * never set. */
+#define SETTLE_OTHER "2222222222222222222222222222222222222222"
+#define SETTLE_TEXT(head, end, r) "<!-- benchprof:comment p/t -->\n" \
+  "<!-- benchprof:compared head=" head " commit_time=2026-01-01T00:00:00Z" \
+  " end_time=" end " -->\nx\n<!-- benchprof:verdict head=" head \
+  " regressions=" r " unconfirmed=0 -->\n"
+#define SETTLE_BODY(head, end, r) "{\"id\":5,\"body\":\"<!-- benchprof:" \
+  "comment p/t -->\\n<!-- benchprof:compared head=" head " commit_time=" \
+  "2026-01-01T00:00:00Z end_time=" end " -->\\nx\\n<!-- benchprof:" \
+  "verdict head=" head " regressions=" r " unconfirmed=0 -->\\n\"}"
+#define SETTLE_PULL(head) "{\"head\":{\"sha\":\"" head "\"}}"
+static void test_settle_guard(void)
+{
+  struct bp_forge_target gh = {.forge = BP_FORGE_GITHUB,
+                               .api_url = "http://127.0.0.1:9",
+                               .repo = "own/repo", .number = "42",
+                               .token = "t"};
+  struct bp_comment_transport tr = {.send = fake_send};
+  struct bp_comment_settled done;
+  struct bp_err err = {0};
+  struct bp_comment_verdict mine = {.head = FOLLOW_SHA, .regressions = 1};
+  const char *posted = SETTLE_TEXT(FOLLOW_SHA, "2026-01-02T00:00:02Z", "1");
+  /* an older run of our head written over ours: ours again, its status
+   * again, then read back as ours */
+  struct fake f = {.answers = {"{}", SETTLE_BODY(FOLLOW_SHA,
+                                                 "2026-01-02T00:00:01Z",
+                                                 "0"),
+                               "{}", "{}", SETTLE_BODY(FOLLOW_SHA,
+                                                 "2026-01-02T00:00:02Z",
+                                                 "1")},
+                   .status = {201, 200, 200, 201, 200}};
+  the_fake = &f;
+  CHECK(bpi_comment_settle(&gh, "5", posted, &mine, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK_EQ_INT(f.n, 5);
+  CHECK(done.reposts == 1 && done.posts == 2 && !done.followed &&
+        !done.overtaken && !done.unsettled && done.set.regressions == 1);
+  CHECK(starts(f.seen[2], "PATCH http://127.0.0.1:9/repos/own/repo/issues/"
+               "comments/5|"));
+  CHECK(f.seen[2] && strstr(f.seen[2], "end_time=2026-01-02T00:00:02Z"));
+  fake_cleanup(&f);
+  /* a later run of our head: left, and the status follows its verdict */
+  struct fake g = {.answers = {"{}", SETTLE_BODY(FOLLOW_SHA,
+                                                 "2026-01-02T00:00:03Z",
+                                                 "0"),
+                               "{}", SETTLE_BODY(FOLLOW_SHA,
+                                                 "2026-01-02T00:00:03Z",
+                                                 "0")},
+                   .status = {201, 200, 201, 200}};
+  the_fake = &g;
+  CHECK(bpi_comment_settle(&gh, "5", posted, &mine, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK_EQ_INT(g.n, 4);
+  CHECK(!done.reposts && done.overtaken && done.followed &&
+        done.posts == 2 && done.set.regressions == 0);
+  CHECK(!strcmp(done.shown.end_time, "2026-01-02T00:00:03Z"));
+  fake_cleanup(&g);
+  /* another head's, and the request is at that head now: left, no status
+   * of that head */
+  struct fake h = {.answers = {"{}", SETTLE_BODY(SETTLE_OTHER,
+                                                 "2026-01-02T00:00:00Z",
+                                                 "0"),
+                               SETTLE_PULL(SETTLE_OTHER)},
+                   .status = {201, 200, 200}};
+  the_fake = &h;
+  CHECK(bpi_comment_settle(&gh, "5", posted, &mine, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK_EQ_INT(h.n, 3);
+  CHECK(starts(h.seen[2], "GET http://127.0.0.1:9/repos/own/repo/pulls/42|"));
+  CHECK(!done.reposts && done.overtaken && !done.followed &&
+        done.posts == 1 && !strcmp(done.set.head, FOLLOW_SHA));
+  fake_cleanup(&h);
+  /* another head's while the request's head is still ours (its job
+   * checked the head before the push that made ours): ours again */
+  struct fake k = {.answers = {"{}", SETTLE_BODY(SETTLE_OTHER,
+                                                 "2026-01-03T00:00:00Z",
+                                                 "0"),
+                               SETTLE_PULL(FOLLOW_SHA), "{}", "{}",
+                               SETTLE_BODY(FOLLOW_SHA,
+                                           "2026-01-02T00:00:02Z", "1")},
+                   .status = {201, 200, 200, 200, 201, 200}};
+  the_fake = &k;
+  CHECK(bpi_comment_settle(&gh, "5", posted, &mine, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK_EQ_INT(k.n, 6);
+  CHECK(starts(k.seen[3], "PATCH "));
+  CHECK(done.reposts == 1 && !done.overtaken && done.posts == 2);
+  fake_cleanup(&k);
+  /* no verdict: no status, the comment still guarded; a comment written
+   * over again and again stops after BP_COMMENT_STATUS_ROUNDS reads */
+  struct fake m = {.answers = {SETTLE_BODY(FOLLOW_SHA,
+                                           "2026-01-02T00:00:01Z", "0"),
+                               "{}", SETTLE_BODY(FOLLOW_SHA,
+                                           "2026-01-02T00:00:01Z", "0"),
+                               "{}", SETTLE_BODY(FOLLOW_SHA,
+                                           "2026-01-02T00:00:01Z", "0"),
+                               "{}", SETTLE_BODY(FOLLOW_SHA,
+                                           "2026-01-02T00:00:01Z", "0")}};
+  the_fake = &m;
+  CHECK(bpi_comment_settle(&gh, "5", posted, NULL, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK_EQ_INT(m.n, 2 * BP_COMMENT_STATUS_ROUNDS - 1);
+  CHECK(done.reposts == BP_COMMENT_STATUS_ROUNDS - 1 && done.unsettled &&
+        done.posts == 0);
+  fake_cleanup(&m);
+  /* ours read back: nothing more; a comment gone: nothing more */
+  struct fake q = {.answers = {SETTLE_BODY(FOLLOW_SHA,
+                                           "2026-01-02T00:00:02Z", "1")}};
+  the_fake = &q;
+  CHECK(bpi_comment_settle(&gh, "5", posted, NULL, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK(q.n == 1 && !done.reposts && !done.overtaken);
+  fake_cleanup(&q);
+  struct fake r = {.answers = {"{\"message\":\"Not Found\"}"},
+                   .status = {404}};
+  the_fake = &r;
+  CHECK(bpi_comment_settle(&gh, "5", posted, NULL, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK(r.n == 1 && !done.reposts && !done.overtaken);
+  fake_cleanup(&r);
 }
 
 static void test_no_base(void)
@@ -2770,6 +2897,7 @@ int main(void)
 {
   test_status();
   test_status_follow();
+  test_settle_guard();
   test_no_base();
   test_suite_and_command();
   test_hash_names();
