@@ -41,6 +41,10 @@ case $? in
 esac
 "$wrap" --check >&2 || exec "$@"
 out=$("$wrap" --output)
+# benchprof run then says that a pull request's comment cannot be posted
+# from inside the runner, and how the CI after the job posts it
+BENCHPROF_HOOKS=bencher
+export BENCHPROF_HOOKS
 # BENCHPROF_RUN_ARGS: more options for benchprof run, as benchprof-wrap
 # takes them; checked first with the entrypoint's own, so that a mistake
 # (or one that clashes with --bmf) is named and CMD runs unprofiled, or

@@ -9,7 +9,8 @@
 #      (simulated): the counters arrive as measures with their units, not
 #      as unitless measures Bencher makes up;
 #   3. the user's CI, after `bencher run` returned: `benchprof compare
-#      main@BASE feature@HEAD` against the store, then `benchprof comment`
+#      main@BASE feature@HEAD` against the store (the command the job's
+#      log gives), then `benchprof comment`
 #      posts the comment on the pull request: the same comment the job
 #      wrote inside the runner, where nothing could post it;
 #   4. the store's pages show the pull request run's verdict.
@@ -102,20 +103,32 @@ for i in runs:
 print("measures made with units:", sorted(units))
 PY
 
-# the user's CI after `bencher run` returned: compare in the store, post
+# the job's log says that nothing in the runner posts the comment (its
+# comment.md is in a VM that is gone), and gives the CI's command
+check "PR job: says the runner cannot post the comment" grep -q \
+  "compare: benchprof-out/compare/comment.md stays in this runner, which cannot post it; post it from the CI step after 'bencher run'" \
+  "$TMP/head.err"
+hint=$(sed -n "s/.*which reads the same store: \(benchprof compare [^,]*\), then 'benchprof comment --markdown benchprof-compare\/comment.md' (runner-hooks\/bencher\/README.md)\$/\1/p" \
+  "$TMP/head.err")
+check "PR job: the CI's command names the run's project, testbed and sides" \
+  [ "$hint" = "benchprof compare --project 'widget' --testbed 'bench-box' 'main@$BASE_SHA' 'feature@$HEAD_SHA'" ]
+check "PR job: not told to post a file of the runner" sh -c \
+  "! grep -q \"post it with 'benchprof comment --markdown benchprof-out\" \
+     '$TMP/head.err'"
+
+# the user's CI after `bencher run` returned: the command the job's log
+# gave (compare in the store), then post
 cd "$TMP" || exit 1
-"$BENCHPROF" compare -o "$TMP/ci-compare" --project widget \
-  --testbed bench-box "main@$BASE_SHA" "feature@$HEAD_SHA" \
-  >"$TMP/compare.out" 2>"$TMP/compare.err"
-check "compare BASE@... HEAD@...: exit 0" [ $? -eq 0 ]
+eval "\"\$BENCHPROF\" ${hint#benchprof }" >"$TMP/compare.out" 2>"$TMP/compare.err"
+check "compare BASE@... HEAD@... (the job's hint): exit 0" [ $? -eq 0 ]
 check "compare: both sides from the store" grep -q \
   "head: widget/feature/$HEAD_SHA/bench-box/manifest.json" "$TMP/compare.err"
 BENCHPROF_GITHUB_TOKEN=$GH_TOKEN "$BENCHPROF" comment \
-  --markdown "$TMP/ci-compare/comment.md" --github own/repo --pr 7 \
+  --markdown "$TMP/benchprof-compare/comment.md" --github own/repo --pr 7 \
   --api-url "$API" >"$TMP/comment.out" 2>"$TMP/comment.err"
 check "comment: exit 0" [ $? -eq 0 ]
 check "the pull request has the comment, the one the runner's job wrote" \
-  python3 - "$TMP/gh/state.json" "$TMP/ci-compare/comment.md" \
+  python3 - "$TMP/gh/state.json" "$TMP/benchprof-compare/comment.md" \
   "$TMP/head/benchprof-out/compare/comment.md" <<'PY'
 import json, sys
 state = json.load(open(sys.argv[1]))
@@ -139,7 +152,7 @@ assert '<div class="comment">' in page
 PY
 check "the page's verdict counts benchmarks as the comment's title does" \
   python3 - "$TMP/store/widget/feature/$HEAD_SHA/bench-box/index.html" \
-  "$TMP/ci-compare/comment.md" <<'PY'
+  "$TMP/benchprof-compare/comment.md" <<'PY'
 import re, sys
 page, md = open(sys.argv[1]).read(), open(sys.argv[2]).read()
 t = re.search(r"(\d+) regressions? confirmed, (\d+) unconfirmed; (\d+) "
