@@ -59,13 +59,19 @@ static void add_shell_word(struct bp_buf *b, const char *word)
   bpi_buf_addc(b, '\'');
 }
 
-/* " 'BRANCH@COMMIT'", the commit "latest" when unknown */
+/* " 'BRANCH@COMMIT'", the commit "latest" when unknown; compare
+ * percent-decodes BRANCH and splits at the last '@', so those two are
+ * written %25 and %40 */
 static void add_side(struct bp_buf *b, const char *branch, const char *commit)
 {
   struct bp_buf side;
   bpi_buf_init(&side);
-  bpi_buf_printf(&side, "%s@%s", branch ? branch : "?",
-                 commit ? commit : "latest");
+  for(const char *c = branch ? branch : "?"; *c; c++)
+    if(*c == '%' || *c == '@')
+      bpi_buf_printf(&side, "%%%02X", (unsigned char)*c);
+    else
+      bpi_buf_addc(&side, *c);
+  bpi_buf_printf(&side, "@%s", commit ? commit : "latest");
   bpi_buf_addc(&side, '\0');
   bpi_buf_addc(b, ' ');
   add_shell_word(b, bpi_buf_failed(&side) ? "?" : side.data);

@@ -13,7 +13,8 @@
 #      log gives), then `benchprof comment`
 #      posts the comment on the pull request: the same comment the job
 #      wrote inside the runner, where nothing could post it;
-#   4. the store's pages show the pull request run's verdict.
+#   4. the store's pages show the pull request run's verdict;
+#   5. a branch with '%' and '@': the job's command still finds its run.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 . "$top_srcdir/tests/hooks_lib.sh"
@@ -164,6 +165,24 @@ r, ur, i, ui, u = map(int, t.groups())
 assert tuple(map(int, v.groups())) == (r, i, u, ur + ui), (t.groups(),
                                                            v.groups())
 PY
+# a branch with '%' and '@' (compare percent-decodes the branch and
+# splits at the last '@'): the hint's command still finds both runs
+mkdir -p "$TMP/odd"
+(cd "$TMP/odd" &&
+ BENCHER_PROJECT=widget BENCHER_BRANCH='fix/100%@odd' BENCHER_HASH=$SHA9 \
+ BENCHER_TESTBED=metal-1 BENCHER_START_POINT=main \
+ BENCHER_START_POINT_HASH=$BASE_SHA \
+ "$ENTRY" --file "$TMP/odd/bmf.json" -- "$TMP/harness.sh" \
+   "$TMP/odd/bmf.json" 1500 >"$TMP/odd.out" 2>"$TMP/odd.err")
+hint=$(sed -n "s/.*which reads the same store: \(benchprof compare [^,]*\), then .*/\1/p" \
+  "$TMP/odd.err")
+check "odd branch: the hint escapes '%' and '@' in the branch" \
+  [ "$hint" = "benchprof compare --project 'widget' --testbed 'bench-box' 'main@$BASE_SHA' 'fix/100%25%40odd@$SHA9'" ]
+(cd "$TMP/odd" && eval "\"\$BENCHPROF\" ${hint#benchprof }") \
+  >"$TMP/odd-compare.out" 2>"$TMP/odd-compare.err"
+check "odd branch: the hint's compare finds both runs" sh -c \
+  "[ $? -eq 0 ] && grep -qF 'head: widget/fix%2F100%25@odd/$SHA9/' \
+     '$TMP/odd-compare.err'"
 check "no token in any output" sh -c \
   "! grep -rqF -e '$TOKEN' -e '$GH_TOKEN' '$TMP'/*.out '$TMP'/*.err \
      '$TMP/store'"
