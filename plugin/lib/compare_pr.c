@@ -262,8 +262,11 @@ static void unread_line(const struct bp_pr_opts *o,
                  "written (a file error); ");
   else
     bpi_buf_adds(b, "did not answer (store unreachable); ");
-  bpi_buf_printf(b, "the pull request's comment was left as it was: re-run "
-                 "the job, or 'benchprof compare', once %s\n",
+  /* GitLab's words for a GitLab job's log */
+  bool gitlab = o->repository && !strncmp(o->repository, "gitlab:", 7);
+  bpi_buf_printf(b, "the %s was left as it was: re-run the job, or "
+                 "'benchprof compare', once %s\n",
+                 gitlab ? "merge request's note" : "pull request's comment",
                  r->base_refused ? "the store's credentials are fixed"
                                  : "the store answers");
 }

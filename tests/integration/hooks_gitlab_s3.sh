@@ -8,7 +8,8 @@
 #   - a job whose AWS secret S3 refuses: the benchmark's status is its
 #     own, its run waits in the spool, the note stays as it was, and the
 #     hook's reason names the AWS variables to check (an s3:// store has
-#     no token), never a secret; the next job delivers the spool.
+#     no token) in GitLab's words, never a secret; the next job delivers
+#     the spool.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 . "$top_srcdir/tests/hooks_lib.sh"
@@ -87,6 +88,9 @@ check "S3 refuses the secret: the note is as it was" \
 # shellcheck disable=SC2016 # the variables' names, as the hook prints them
 check "S3 refuses the secret: the hook names the AWS variables" grep -qF \
   'no comment: '"$TMP"'/out/job=gitlab-203/compare/comment.md was not written (the base could not be read: the store (http://127.0.0.1:'"$pport"') refused the credentials (HTTP 403): check the store'"'"'s AWS credentials ($AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY, $AWS_SESSION_TOKEN);' \
+  "$TMP/refused.out"
+check "S3 refuses the secret: in GitLab's words (the merge request's note)" \
+  grep -q "the merge request's note was left as it was: re-run the job" \
   "$TMP/refused.out"
 check "S3 refuses the secret: no store token asked for (there is none)" \
   sh -c "! grep -q \"check the store's token\" '$TMP/refused.out'"
