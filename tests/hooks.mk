@@ -31,6 +31,11 @@
 #                        no comment.md (the good comment and status stay),
 #                        the logs say what and where; flush delivers it
 #                        later; a 404 base still gets the no-base comment
+#   hooks_gitlab_s3.sh   GitLab jobs with an S3 store (s3rver): main's run
+#                        is the merge request's base, its note posted,
+#                        then edited; a refused AWS secret: spooled, the
+#                        note kept, the hook names the AWS variables (no
+#                        token), no secret shown; the next job flushes
 #   hooks_concurrent.sh  two jobs at once sharing an absolute output
 #                        (GitHub hooks interleaved, two GitLab job shells
 #                        alive): each in its own OUTPUT/job=ID, each
@@ -80,6 +85,7 @@ hooks_tests = tests/integration/config_run.sh \
   tests/integration/hooks_shellcheck.sh \
   tests/integration/hooks_pr_flow.sh tests/integration/hooks_suites.sh \
   tests/integration/hooks_pr_base_unread.sh \
+  tests/integration/hooks_gitlab_s3.sh \
   tests/integration/hooks_concurrent.sh \
   tests/integration/hooks_shims.sh \
   tests/integration/hooks_unprofiled.sh \

@@ -134,6 +134,15 @@ static bool interrupted_without_results(const struct bp_record_args *a,
   return false;
 }
 
+/* Whether the harness printed nothing but white space on stdout. */
+static bool blank_output(const struct bp_buf *out)
+{
+  for(size_t i = 0; i < out->len; i++)
+    if(!strchr(" \t\r\n", out->data[i]))
+      return false;
+  return true;
+}
+
 /* Parse the harness's results into rep; false (and the raw output kept)
  * when they are malformed, or missing from an interrupted run (said
  * so, not as an error: bp_cli_run_write_unreported). */
@@ -158,6 +167,17 @@ bool bp_cli_run_load_results(const struct bp_record_args *a,
     bp_msg_error("the harness wrote no results: %s is as it was before the "
                  "command ran (a previous run's results are not read)",
                  a->bmf_file);
+    return false;
+  }
+  if(!a->bmf_file && a->adapter != BP_ADAPTER_NONE && blank_output(out)) {
+    /* said as what it is, not as JSON that ends before it starts; there
+     * is no raw output to keep (an empty harness-output.txt) */
+    if(stopped)
+      return interrupted_without_results(a, NULL, 0);
+    bp_msg_error("the harness printed nothing on stdout, where --adapter "
+                 "%s reads its results",
+                 a->adapter == BP_ADAPTER_GBENCH ? "google-benchmark"
+                                                 : "json");
     return false;
   }
   if(a->bmf_file) {

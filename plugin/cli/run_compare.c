@@ -30,6 +30,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 extern char **environ;
 
@@ -46,20 +47,85 @@ static bool delivered(const char *dir)
   return yes;
 }
 
+/* word, quoted for a POSIX shell: '...' with each ' as '\'' */
+static void add_shell_word(struct bp_buf *b, const char *word)
+{
+  bpi_buf_addc(b, '\'');
+  for(const char *c = word; *c; c++)
+    if(*c == '\'')
+      bpi_buf_adds(b, "'\\''");
+    else
+      bpi_buf_addc(b, *c);
+  bpi_buf_addc(b, '\'');
+}
+
+/* " 'BRANCH@COMMIT'", the commit "latest" when unknown; compare
+ * percent-decodes BRANCH and splits at the last '@', so those two are
+ * written %25 and %40 */
+static void add_side(struct bp_buf *b, const char *branch, const char *commit)
+{
+  struct bp_buf side;
+  bpi_buf_init(&side);
+  for(const char *c = branch ? branch : "?"; *c; c++)
+    if(*c == '%' || *c == '@')
+      bpi_buf_printf(&side, "%%%02X", (unsigned char)*c);
+    else
+      bpi_buf_addc(&side, *c);
+  bpi_buf_printf(&side, "@%s", commit ? commit : "latest");
+  bpi_buf_addc(&side, '\0');
+  bpi_buf_addc(b, ' ');
+  add_shell_word(b, bpi_buf_failed(&side) ? "?" : side.data);
+  bpi_buf_cleanup(&side);
+}
+
+/* Inside Bencher's bare-metal runner (its entrypoint sets
+ * BENCHPROF_HOOKS=bencher) the job's comment.md is in a VM that has no
+ * forge token and is gone when the job ends: naming that file as the
+ * thing to post would send the user to a path that no longer exists.
+ * The comparison is in the store, so the CI step after `bencher run`
+ * makes it again there: say the exact command. */
+static void say_bencher_posts(const struct bp_pr_opts *o)
+{
+  struct bp_buf cmd;
+  bpi_buf_init(&cmd);
+  bpi_buf_adds(&cmd, "benchprof compare --project ");
+  add_shell_word(&cmd, o->project ? o->project : "?");
+  bpi_buf_adds(&cmd, " --testbed ");
+  add_shell_word(&cmd, o->testbed ? o->testbed : "?");
+  if(o->suite) {
+    bpi_buf_adds(&cmd, " --suite ");
+    add_shell_word(&cmd, o->suite);
+  }
+  add_side(&cmd, o->base.branch, o->base.commit);
+  add_side(&cmd, o->head_branch, o->head_hash);
+  bpi_buf_addc(&cmd, '\0');
+  bp_msg_note("compare: %s/" BP_FILE_COMMENT " stays in this runner, which "
+              "cannot post it; post it from the CI step after 'bencher "
+              "run', which reads the same store: %s, then 'benchprof "
+              "comment --markdown benchprof-compare/" BP_FILE_COMMENT "' "
+              "(runner-hooks/bencher/README.md)", o->out,
+              bpi_buf_failed(&cmd) ? "benchprof compare" : cmd.data);
+  bpi_buf_cleanup(&cmd);
+}
+
 /* Who posts dir's comment: the job's end hook when benchprof's runner
  * hooks set up the job, dir is their output directory (or a suite's in
- * it) and comments are on (the hook posts nothing otherwise); else the
- * operator, told how. */
-static void say_who_posts(const char *dir, const char *out,
+ * it) and comments are on (the hook posts nothing otherwise); the CI
+ * after the job inside Bencher's runner; else the operator, told how. */
+static void say_who_posts(const struct bp_pr_opts *o, const char *dir,
                           const struct bp_config *cfg)
 {
+  const char *hooks = getenv("BENCHPROF_HOOKS");
   if((!cfg || cfg->comment.enabled) &&
      bpi_ci_hooks_post_comment(environ, dir))
     bp_msg_note("compare: %s/" BP_FILE_COMMENT " (the job's end hook "
-                "posts it)", out);
+                "posts it)", o->out);
+  else if(hooks && !strcmp(hooks, "bencher"))
+    say_bencher_posts(o);
   else
     bp_msg_note("compare: %s/" BP_FILE_COMMENT " (post it with 'benchprof "
-                "comment --markdown %s/" BP_FILE_COMMENT "')", out, out);
+                "comment --markdown %s/" BP_FILE_COMMENT "')", o->out,
+                o->out);
 }
 
 /* dir: the run's output directory. */
@@ -88,7 +154,7 @@ static void say(const struct bp_pr_opts *o, const struct bp_pr_result *r,
               bpi_buf_failed(&counts) ? "?" : counts.data);
   bpi_buf_cleanup(&counts);
   bp_cli_compare_benches(c);
-  say_who_posts(dir, o->out, cfg);
+  say_who_posts(o, dir, cfg);
 }
 
 /* out/identity.json: the run's identity as `benchprof ci --json` prints

@@ -245,8 +245,13 @@ static void unread_line(const struct bp_pr_opts *o,
   else
     bpi_buf_adds(b, "the store ");
   if(r->base_refused)
+    /* an s3:// store signs with the AWS variables: it has no token */
     bpi_buf_printf(b, "refused the credentials (HTTP %ld): check the "
-                   "store's token; ", r->base_status);
+                   "store's %s; ", r->base_status,
+                   o->st && !strncmp(bpi_store_url(o->st), "s3://", 5)
+                     ? "AWS credentials ($AWS_ACCESS_KEY_ID, "
+                       "$AWS_SECRET_ACCESS_KEY, $AWS_SESSION_TOKEN)"
+                     : "token");
   else if(r->base_status >= 400 && r->base_status <= 499)
     bpi_buf_printf(b, "answered HTTP %ld; ", r->base_status);
   else if(r->base_status)
@@ -257,8 +262,11 @@ static void unread_line(const struct bp_pr_opts *o,
                  "written (a file error); ");
   else
     bpi_buf_adds(b, "did not answer (store unreachable); ");
-  bpi_buf_printf(b, "the pull request's comment was left as it was: re-run "
-                 "the job, or 'benchprof compare', once %s\n",
+  /* GitLab's words for a GitLab job's log */
+  bool gitlab = o->repository && !strncmp(o->repository, "gitlab:", 7);
+  bpi_buf_printf(b, "the %s was left as it was: re-run the job, or "
+                 "'benchprof compare', once %s\n",
+                 gitlab ? "merge request's note" : "pull request's comment",
                  r->base_refused ? "the store's credentials are fixed"
                                  : "the store answers");
 }

@@ -15,7 +15,9 @@
 # no configuration file, benchprof that cannot be run, or impossible: CMD
 # runs as it is; an invalid configuration or BENCHPROF_RUN_ARGS (more
 # options for benchprof run, as benchprof-wrap takes them) too, with a
-# warning, unless strict mode is on: then exit 2, CMD not run.  TERM,
+# warning, unless strict mode is on: then exit 2, CMD not run
+# (--each google-benchmark in BENCHPROF_RUN_ARGS needs FILE, which then
+# gets its report).  TERM,
 # HUP and INT sent to the entrypoint (a cancelled job) reach CMD (INT as
 # TERM with FILE); the run is then interrupted, the status CMD's.  A
 # SIGKILL of the entrypoint stops CMD too (TERM with FILE).
@@ -42,14 +44,44 @@ case $? in
 esac
 "$wrap" --check >&2 || exec "$@"
 out=$("$wrap" --output)
+# benchprof run then says that a pull request's comment cannot be posted
+# from inside the runner, and how the CI after the job posts it
+BENCHPROF_HOOKS=bencher
+export BENCHPROF_HOOKS
 # BENCHPROF_RUN_ARGS: more options for benchprof run, as benchprof-wrap
 # takes them; checked first with the entrypoint's own, so that a mistake
 # (or one that clashes with --bmf) is named and CMD runs unprofiled, or
 # in strict mode not at all (exit 2)
-if [ -n "$file" ]; then
+# --each google-benchmark in BENCHPROF_RUN_ARGS reads each invocation's
+# results itself and writes one report.json, which then replaces FILE as
+# a --bmf harness's report does: the entrypoint adds no --bmf; without
+# FILE there is no way to hand that report back (stdout carries Google
+# Benchmark's own JSON, not BMF)
+case " ${BENCHPROF_RUN_ARGS:-} " in
+  *" --each "*|*" --each="*) each=1 ;;
+  *) each= ;;
+esac
+# refused: the entrypoint's own arguments before CMD, dropped to run CMD
+# unprofiled
+if [ -n "$file" ] && [ -n "$each" ]; then
+  set -- -- "$@"
+  own=1
+elif [ -n "$file" ]; then
   set -- --bmf "$file" -- "$@"
+  own=3
 else
   set -- --adapter json -- "$@"
+  own=3
+fi
+if [ -n "$each" ] && [ -z "$file" ]; then
+  what="BENCHPROF_RUN_ARGS has --each, which needs --file (or BENCHPROF_BENCHER_FILE): its report reaches Bencher through the job's output file, as stdout carries the harness's own JSON, not BMF"
+  if "$wrap" --strict; then
+    echo "benchprof: error: $what; strict mode: the command is not run" >&2
+    exit 2
+  fi
+  echo "benchprof: warning: $what; running the command unprofiled" >&2
+  shift "$own"
+  exec "$@"
 fi
 if [ -n "${BENCHPROF_RUN_ARGS:-}" ]; then
   # shellcheck disable=SC2086 # BENCHPROF_RUN_ARGS: options, split on purpose
@@ -65,7 +97,7 @@ if [ -n "${BENCHPROF_RUN_ARGS:-}" ]; then
       exit 2
     fi
     echo "benchprof: warning: $what; running the command unprofiled" >&2
-    shift 3   # --bmf FILE -- or --adapter json --
+    shift "$own"
     exec "$@"
   fi
 fi

@@ -6,7 +6,9 @@
 #   - BENCHPROF_RUN_ARGS is honoured (-F 50 samples at 50 Hz); a bad
 #     option is named with the variable and the command runs unprofiled
 #     (its file untouched); strict: exit 2, not run; one that clashes with
-#     the entrypoint's own (--adapter beside --file) is refused too.
+#     the entrypoint's own (--adapter beside --file) is refused too;
+#   - --each google-benchmark with --file: the run's report replaces the
+#     file; without one it is refused (said why; strict: exit 2).
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 . "$top_srcdir/tests/hooks_lib.sh"
@@ -87,6 +89,39 @@ check "RUN_ARGS --adapter beside --file: says why" grep -q \
   "BENCHPROF_RUN_ARGS is not usable.*--bmf and --adapter" \
   "$TMP/clash.err"
 check "RUN_ARGS --adapter beside --file: the command runs" ran
+
+# --each google-benchmark: the entrypoint adds no --bmf, and the run's
+# report (each benchmark with its own counters) replaces the file
+rm -f "$F"
+BENCHPROF_CONFIG="$TMP/runner.json" BENCHPROF_RUN_ARGS="--each google-benchmark" \
+  sh "$ENTRY" --file "$F" -- "$WORKLOADS/gbench" --benchmark_min_time=0.01 \
+  >"$TMP/each.out" 2>"$TMP/each.err"
+check "RUN_ARGS --each with --file: exit 0 (was $?)" [ $? -eq 0 ]
+check "RUN_ARGS --each with --file: not refused" sh -c \
+  "! grep -q 'not usable\\|unprofiled' '$TMP/each.err'"
+check "RUN_ARGS --each with --file: the file is the run's report" python3 - \
+  "$F" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert sorted(r) == ["BM_Large", "BM_Small"], r
+for b in r.values():
+    assert b["latency"]["value"] > 0 and b["task-clock"]["value"] > 0, r
+PY
+# without a file there is no way to hand its report back: said, and the
+# command runs unprofiled (strict: not at all)
+for conf in runner strict; do
+  BENCHPROF_CONFIG="$TMP/$conf.json" BENCHPROF_RUN_ARGS="--each google-benchmark" \
+    sh "$ENTRY" "$WORKLOADS/gbench" --benchmark_min_time=0.01 \
+    >"$TMP/each-$conf.out" 2>"$TMP/each-$conf.err"
+  echo $? >"$TMP/each-$conf.rc"
+done
+check "RUN_ARGS --each without a file: exit 0, the command ran" sh -c \
+  "[ \$(cat '$TMP/each-runner.rc') -eq 0 ] && grep -q BM_Small '$TMP/each-runner.out'"
+check "RUN_ARGS --each without a file: says --each needs --file" grep -q \
+  "warning: BENCHPROF_RUN_ARGS has --each, which needs --file .*; running the command unprofiled" \
+  "$TMP/each-runner.err"
+check "strict, RUN_ARGS --each without a file: exit 2, not run" sh -c \
+  "[ \$(cat '$TMP/each-strict.rc') -eq 2 ] && ! grep -q BM_Small '$TMP/each-strict.out'"
 
 entry strictbogus "$TMP/strict.json" "--bogus-option"
 check "strict, RUN_ARGS bogus: exit 2 (was $rc)" [ "$rc" -eq 2 ]

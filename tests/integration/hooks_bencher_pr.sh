@@ -9,10 +9,12 @@
 #      (simulated): the counters arrive as measures with their units, not
 #      as unitless measures Bencher makes up;
 #   3. the user's CI, after `bencher run` returned: `benchprof compare
-#      main@BASE feature@HEAD` against the store, then `benchprof comment`
+#      main@BASE feature@HEAD` against the store (the command the job's
+#      log gives), then `benchprof comment`
 #      posts the comment on the pull request: the same comment the job
 #      wrote inside the runner, where nothing could post it;
-#   4. the store's pages show the pull request run's verdict.
+#   4. the store's pages show the pull request run's verdict;
+#   5. a branch with '%' and '@': the job's command still finds its run.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 . "$top_srcdir/tests/hooks_lib.sh"
@@ -102,20 +104,32 @@ for i in runs:
 print("measures made with units:", sorted(units))
 PY
 
-# the user's CI after `bencher run` returned: compare in the store, post
+# the job's log says that nothing in the runner posts the comment (its
+# comment.md is in a VM that is gone), and gives the CI's command
+check "PR job: says the runner cannot post the comment" grep -q \
+  "compare: benchprof-out/compare/comment.md stays in this runner, which cannot post it; post it from the CI step after 'bencher run'" \
+  "$TMP/head.err"
+hint=$(sed -n "s/.*which reads the same store: \(benchprof compare [^,]*\), then 'benchprof comment --markdown benchprof-compare\/comment.md' (runner-hooks\/bencher\/README.md)\$/\1/p" \
+  "$TMP/head.err")
+check "PR job: the CI's command names the run's project, testbed and sides" \
+  [ "$hint" = "benchprof compare --project 'widget' --testbed 'bench-box' 'main@$BASE_SHA' 'feature@$HEAD_SHA'" ]
+check "PR job: not told to post a file of the runner" sh -c \
+  "! grep -q \"post it with 'benchprof comment --markdown benchprof-out\" \
+     '$TMP/head.err'"
+
+# the user's CI after `bencher run` returned: the command the job's log
+# gave (compare in the store), then post
 cd "$TMP" || exit 1
-"$BENCHPROF" compare -o "$TMP/ci-compare" --project widget \
-  --testbed bench-box "main@$BASE_SHA" "feature@$HEAD_SHA" \
-  >"$TMP/compare.out" 2>"$TMP/compare.err"
-check "compare BASE@... HEAD@...: exit 0" [ $? -eq 0 ]
+eval "\"\$BENCHPROF\" ${hint#benchprof }" >"$TMP/compare.out" 2>"$TMP/compare.err"
+check "compare BASE@... HEAD@... (the job's hint): exit 0" [ $? -eq 0 ]
 check "compare: both sides from the store" grep -q \
   "head: widget/feature/$HEAD_SHA/bench-box/manifest.json" "$TMP/compare.err"
 BENCHPROF_GITHUB_TOKEN=$GH_TOKEN "$BENCHPROF" comment \
-  --markdown "$TMP/ci-compare/comment.md" --github own/repo --pr 7 \
+  --markdown "$TMP/benchprof-compare/comment.md" --github own/repo --pr 7 \
   --api-url "$API" >"$TMP/comment.out" 2>"$TMP/comment.err"
 check "comment: exit 0" [ $? -eq 0 ]
 check "the pull request has the comment, the one the runner's job wrote" \
-  python3 - "$TMP/gh/state.json" "$TMP/ci-compare/comment.md" \
+  python3 - "$TMP/gh/state.json" "$TMP/benchprof-compare/comment.md" \
   "$TMP/head/benchprof-out/compare/comment.md" <<'PY'
 import json, sys
 state = json.load(open(sys.argv[1]))
@@ -139,7 +153,7 @@ assert '<div class="comment">' in page
 PY
 check "the page's verdict counts benchmarks as the comment's title does" \
   python3 - "$TMP/store/widget/feature/$HEAD_SHA/bench-box/index.html" \
-  "$TMP/ci-compare/comment.md" <<'PY'
+  "$TMP/benchprof-compare/comment.md" <<'PY'
 import re, sys
 page, md = open(sys.argv[1]).read(), open(sys.argv[2]).read()
 t = re.search(r"(\d+) regressions? confirmed, (\d+) unconfirmed; (\d+) "
@@ -151,6 +165,24 @@ r, ur, i, ui, u = map(int, t.groups())
 assert tuple(map(int, v.groups())) == (r, i, u, ur + ui), (t.groups(),
                                                            v.groups())
 PY
+# a branch with '%' and '@' (compare percent-decodes the branch and
+# splits at the last '@'): the hint's command still finds both runs
+mkdir -p "$TMP/odd"
+(cd "$TMP/odd" &&
+ BENCHER_PROJECT=widget BENCHER_BRANCH='fix/100%@odd' BENCHER_HASH=$SHA9 \
+ BENCHER_TESTBED=metal-1 BENCHER_START_POINT=main \
+ BENCHER_START_POINT_HASH=$BASE_SHA \
+ "$ENTRY" --file "$TMP/odd/bmf.json" -- "$TMP/harness.sh" \
+   "$TMP/odd/bmf.json" 1500 >"$TMP/odd.out" 2>"$TMP/odd.err")
+hint=$(sed -n "s/.*which reads the same store: \(benchprof compare [^,]*\), then .*/\1/p" \
+  "$TMP/odd.err")
+check "odd branch: the hint escapes '%' and '@' in the branch" \
+  [ "$hint" = "benchprof compare --project 'widget' --testbed 'bench-box' 'main@$BASE_SHA' 'fix/100%25%40odd@$SHA9'" ]
+(cd "$TMP/odd" && eval "\"\$BENCHPROF\" ${hint#benchprof }") \
+  >"$TMP/odd-compare.out" 2>"$TMP/odd-compare.err"
+check "odd branch: the hint's compare finds both runs" sh -c \
+  "[ $? -eq 0 ] && grep -qF 'head: widget/fix%2F100%25@odd/$SHA9/' \
+     '$TMP/odd-compare.err'"
 check "no token in any output" sh -c \
   "! grep -rqF -e '$TOKEN' -e '$GH_TOKEN' '$TMP'/*.out '$TMP'/*.err \
      '$TMP/store'"

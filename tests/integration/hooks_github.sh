@@ -181,6 +181,32 @@ BENCHPROF_RUN_ARGS="--adapter json" gh_step benchprof-wrap sh -c \
 $SH "$HOOKS/github/job-completed.sh" >"$TMP/completed2d.out" 2>&1
 check "unreadable results: the reason says so" grep -q \
   "results could not be read" "$TMP/completed2d.out"
+# a harness that exits 0 without writing its --bmf file: it ran under
+# benchprof (profiled), which is not "no benchmark ran"; a step with a
+# suite, and one without
+for suite in "" nb; do
+  job_env "2e$suite"
+  $SH "$HOOKS/github/job-started.sh" >/dev/null 2>&1
+  BENCHPROF_SUITE=$suite BENCHPROF_RUN_ARGS="--bmf $TMP/never.json" \
+    gh_step benchprof-wrap sh -c 'exit 0' >/dev/null 2>"$TMP/step2e$suite.err"
+  check "no results written${suite:+ (suite $suite)}: exit 0, profiled" \
+    sh -c "[ $? -eq 0 ] && grep -q 'the harness wrote no results' \
+             '$TMP/step2e$suite.err'"
+  : >"$GITHUB_ENV"
+  $SH "$HOOKS/github/job-completed.sh" >"$TMP/completed2e$suite.out" 2>&1
+  check "no results written${suite:+ (suite $suite)}: the reason says so" \
+    grep -q "the benchmark ran under benchprof, but its harness wrote no results" \
+    "$TMP/completed2e$suite.out"
+  check "no results written${suite:+ (suite $suite)}: not 'no benchmark ran'" \
+    sh -c "! grep -q 'no benchmark ran' '$TMP/completed2e$suite.out'"
+done
+# the next job in that workspace runs nothing: the last job's profiles
+# (kept in its output directory) are not this job's
+job_env 2e
+$SH "$HOOKS/github/job-started.sh" >/dev/null 2>&1
+$SH "$HOOKS/github/job-completed.sh" >"$TMP/completed2f.out" 2>&1
+check "next job: the last job's profiles are not its reason" grep -q \
+  "no benchmark ran under benchprof" "$TMP/completed2f.out"
 
 # ---- job 3: the runner's configuration says "enabled": false
 runner_config "$TMP/off.json" false

@@ -11,7 +11,9 @@
 #   - a run in a reused -o directory whose results cannot be read leaves
 #     no report.json, manifest.json or compare/ of the run before;
 #   - --keep-status: results that cannot be read are a warning and the
-#     command's status stays (0); strict mode still fails.
+#     command's status stays (0); strict mode still fails;
+#   - a harness that prints nothing for --adapter is said to, with no
+#     empty harness-output.txt.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
 
@@ -159,6 +161,22 @@ check "--keep-status --strict: fails" [ $? -ne 0 ]
 BENCHPROF_STRICT=1 "$BENCHPROF" run -q -o "$TMP/k" --adapter json \
   --no-publish --keep-status -- sh -c 'echo building' >/dev/null 2>&1
 check "--keep-status, BENCHPROF_STRICT=1: fails" [ $? -ne 0 ]
+
+# a harness that prints nothing where --adapter reads its results: said
+# as that, not as JSON that ended before it began, and no empty
+# harness-output.txt is named as its output
+for adapter in json google-benchmark; do
+  "$BENCHPROF" run -q -o "$TMP/e-$adapter" --adapter "$adapter" \
+    --no-publish --keep-status -- sh -c 'exit 4' >/dev/null \
+    2>"$TMP/empty-$adapter.err"
+  check "nothing on stdout ($adapter): the command's status (4)" [ $? -eq 4 ]
+  check "nothing on stdout ($adapter): said so" grep -qx \
+    "benchprof: error: the harness printed nothing on stdout, where --adapter $adapter reads its results" \
+    "$TMP/empty-$adapter.err"
+  check "nothing on stdout ($adapter): no JSON error, no raw output file" \
+    sh -c "! grep -q 'invalid JSON' '$TMP/empty-$adapter.err' &&
+           [ ! -e '$TMP/e-$adapter/harness-output.txt' ]"
+done
 
 check "no token in any output, spool or store" no_token "$TMP"/err* \
   "$TMP/out" "$TMP/store"
