@@ -6,6 +6,12 @@ set -u
 TEST_NAME=$(basename "$0" .sh)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/bp-$TEST_NAME.XXXXXX")
 XDG_DATA_HOME=$TMP/xdg-data XDG_STATE_HOME=$TMP/xdg-state; export XDG_DATA_HOME XDG_STATE_HOME
+# benchprof comment waits comment.settle (2 s) after writing a comment before
+# reading it back; the stand-in forges answer at once and land every edit
+# before their answer, so a tenth of that is enough here and keeps the many
+# tests that post a comment from sleeping minutes in all.  A test about the
+# read-back's timing sets its own.
+BENCHPROF_COMMENT_SETTLE=${BENCHPROF_COMMENT_SETTLE:-0.2}; export BENCHPROF_COMMENT_SETTLE
 FAILS=0
 
 # Cleanup: a test or a helper library adds what must happen when the test
