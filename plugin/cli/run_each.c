@@ -209,6 +209,7 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
   }
   struct bp_err err = {0};
   if(bpi_file_mkdirs(a->output, &err) ||
+     bpi_rundir_note_bench_dirs(a->output, &dir, 1, &err) ||
      bpi_file_mkdirs_under(a->output, dir, &err)) {
     bp_cli_setup_failed(&sub, &err, err.code);
     e->setup_failed = true;

@@ -271,8 +271,8 @@ static bool export_merged(struct bp_record_args *a, struct repeated *rp)
   bp_code rc = bpi_export_all(rp->merged, a->output, &a->written, &err);
   if(!rc) {
     bp_cli_record_cleanup(a);      /* the last repetition's marks */
-    rc = bpi_slice_export(rp->merged, a->output, &a->marked, &a->nmarked,
-                          &err);
+    rc = bpi_slice_export_noted(rp->merged, a->output, true, &a->marked,
+                                &a->nmarked, &err);
   }
   if(rc)
     bp_msg_err(&err, rc);

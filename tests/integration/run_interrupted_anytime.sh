@@ -13,7 +13,11 @@
 #      starts, the manifest lists the first, exit 143;
 #   4. an interrupted run whose harness marked benchmarks lists their
 #      directories in its manifest, so the next run in the same output
-#      directory removes them (none stays stale).
+#      directory removes them (none stays stale);
+#   5. so does the next run after one that wrote no manifest (results it
+#      could not read, benchprof killed with SIGKILL while it wrote the
+#      marked benchmarks' profiles): the directories are noted in
+#      .benchmark-dirs before they are made.
 # shellcheck disable=SC1091,SC2086 # the libraries are make check's; $common is a list of options
 . "${top_srcdir:?run through make check}/tests/lib.sh"
 . "$top_srcdir/tests/publish_lib.sh"
@@ -203,4 +207,58 @@ NMARKS=2 COUNT="$TMP/count.next" "$BENCHPROF" run -q --no-publish \
   fail "stale: the next run failed"
 check "stale: the next run removed alpha/ and beta/" sh -c \
   "[ ! -e '$TMP/o4/alpha' ] && [ ! -e '$TMP/o4/beta' ]"
+
+# 5. runs that leave no manifest still leave no stale folder: results that
+#    cannot be read (exit 1, no manifest), then benchprof killed outright
+#    (SIGKILL) while it writes the marked benchmarks' profiles
+cat >"$TMP/bad.sh" <<'SH'
+#!/bin/sh
+for n in "$@"; do
+  echo "begin - $n" >"$BENCHPROF_CONTROL"
+  i=0; while [ $i -lt 30000 ]; do i=$((i + 1)); done
+  echo "end -" >"$BENCHPROF_CONTROL"
+done
+echo 'not json'
+SH
+chmod +x "$TMP/bad.sh"
+"$BENCHPROF" run -q --no-publish --adapter json -o "$TMP/o5" -- \
+  "$TMP/bad.sh" alpha beta >/dev/null 2>"$TMP/err.bad"
+st=$?
+check "unreadable results: exit 1 (was $st), no manifest" sh -c \
+  "[ $st -eq 1 ] && [ ! -e '$TMP/o5/manifest.json' ]"
+check "unreadable results: alpha/ and beta/ written" sh -c \
+  "[ -f '$TMP/o5/alpha/profile.pb.gz' ] && [ -f '$TMP/o5/beta/profile.pb.gz' ]"
+NMARKS=2 COUNT="$TMP/count.next5" "$BENCHPROF" run -q --no-publish \
+  -o "$TMP/o5" -- "$TMP/marks.sh" >/dev/null 2>"$TMP/err.next5" ||
+  fail "unreadable results: the next run failed"
+check "unreadable results: the next run removed alpha/ and beta/" sh -c \
+  "[ ! -e '$TMP/o5/alpha' ] && [ ! -e '$TMP/o5/beta' ]"
+check "unreadable results: the next run's marks are there" sh -c \
+  "[ -f '$TMP/o5/mark1/profile.pb.gz' ] && [ -f '$TMP/o5/mark2/profile.pb.gz' ]"
+
+MARK="$TMP/mark.kill" COUNT="$TMP/count.kill"
+export MARK COUNT
+"$BENCHPROF" run -q --no-publish --adapter json -o "$TMP/o6" -- \
+  "$TMP/marks.sh" >/dev/null 2>"$TMP/err.kill" &
+bp=$!
+wait_line "$MARK" '^pid' 60 || fail "kill: the harness never finished"
+# once the first benchmark's folder is there, half way through the rest
+n=0
+while [ ! -d "$TMP/o6/mark1" ] && [ $n -lt 500 ]; do
+  sleep 0.01
+  n=$((n + 1))
+done
+kill -KILL $bp
+wait $bp
+check "kill: no manifest, some marked folders left" sh -c \
+  "[ ! -e '$TMP/o6/manifest.json' ] && [ -d '$TMP/o6/mark1' ]"
+mkdir "$TMP/o6/mine"
+echo "keep me" >"$TMP/o6/mine/data.txt"
+NMARKS=1 COUNT="$TMP/count.next6" "$BENCHPROF" run -q --no-publish \
+  -o "$TMP/o6" -- "$TMP/marks.sh" >/dev/null 2>"$TMP/err.next6" ||
+  fail "kill: the next run failed"
+check "kill: the next run left no folder of the killed run" sh -c \
+  "[ -z \"\$(ls '$TMP/o6' | grep '^mark' | grep -vx mark1)\" ]"
+check "kill: a folder benchprof did not make stays" grep -q "keep me" \
+  "$TMP/o6/mine/data.txt"
 finish
