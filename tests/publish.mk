@@ -34,6 +34,12 @@
 #                        the signal, manifest marked interrupted (signal,
 #                        status) listing what ran, no report, not
 #                        published; compare says a side was interrupted
+#   run_interrupted_anytime.sh  a TERM while no command runs (the
+#                        artifacts written, between repetitions or
+#                        benchmarks): manifest marked interrupted, none
+#                        started after it, not published, exit 143; an
+#                        interrupted run's marked benchmarks are listed
+#                        and cleared by the next run
 #   run_stale_benches.sh a reused output directory keeps no benchmark
 #                        directory of the run before (--new-job too);
 #                        files benchprof did not write stay
@@ -98,6 +104,7 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/run_stale_benches.sh \
   tests/integration/run_interrupted_results.sh \
   tests/integration/run_interrupted_many.sh \
+  tests/integration/run_interrupted_anytime.sh \
   tests/integration/publish_firefox_lost.sh \
   tests/integration/publish_parallel.sh tests/integration/publish_local.sh \
   tests/integration/publish_latest_order.sh \

@@ -16,9 +16,13 @@
 
 static volatile sig_atomic_t target_pid;
 /* The first of SIGINT, SIGTERM, SIGHUP, SIGQUIT that reached benchprof
- * while the command ran: the run was interrupted, whatever the command
- * then did with it. */
+ * while the command ran (or, under bp_cli_guard_interrupts, at any
+ * moment of the run): the run was interrupted, whatever the command then
+ * did with it. */
 static volatile sig_atomic_t interrupted_by;
+/* Whether a command was running when that signal came (it was passed
+ * on): then the command's exit status says how the run ended. */
+static volatile sig_atomic_t interrupt_reached_command;
 
 /* What the signals we change meant before, put back when we stop: with
  * --each the next invocation's command must inherit what benchprof's
@@ -37,8 +41,10 @@ static void forward_signal(int sig, siginfo_t *info, void *uctx)
 {
   (void)uctx;
   int saved = errno;
-  if(!interrupted_by && sig != SIGUSR1 && sig != SIGUSR2)
+  if(!interrupted_by && sig != SIGUSR1 && sig != SIGUSR2) {
     interrupted_by = sig;
+    interrupt_reached_command = target_pid > 0;
+  }
   if(info && info->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT))
     return;
   if(target_pid > 0)
@@ -66,6 +72,11 @@ void bp_cli_forward_signals(pid_t pid)
   restore_due = true;
   for(size_t i = 0; i < BP_ARRAY_LEN(forwarded); i++)
     sigaction(forwarded[i], &sa, &saved_fwd[i]);
+  /* a signal that came before the command could be told (its process
+   * is held before exec, with the default actions: it dies as the
+   * command would) */
+  if(interrupted_by)
+    kill(pid, interrupted_by);
   /* The command was forked with what we inherited; benchprof itself must
    * reap it (an inherited SIG_IGN would let the kernel do it) and must
    * survive a closed stdout while it copies the command's output. */
@@ -94,6 +105,61 @@ void bp_cli_stop_forwarding(void)
 int bp_cli_interrupted(void)
 {
   return interrupted_by;
+}
+
+/* The signals that interrupt a run, caught for the whole of it by
+ * bp_cli_guard_interrupts: what they meant before, and which were
+ * caught (one ignored when benchprof started stays ignored). */
+static const int interrupting[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+static struct sigaction saved_guard[BP_ARRAY_LEN(interrupting)];
+static bool guarded[BP_ARRAY_LEN(interrupting)];
+
+void bp_cli_guard_interrupts(void)
+{
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_sigaction = forward_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  for(size_t i = 0; i < BP_ARRAY_LEN(interrupting); i++) {
+    guarded[i] = !sigaction(interrupting[i], NULL, &old) &&
+                 old.sa_handler != SIG_IGN &&
+                 !sigaction(interrupting[i], &sa, &saved_guard[i]);
+  }
+}
+
+void bp_cli_unguard_interrupts(void)
+{
+  for(size_t i = 0; i < BP_ARRAY_LEN(interrupting); i++)
+    if(guarded[i]) {
+      sigaction(interrupting[i], &saved_guard[i], NULL);
+      guarded[i] = false;
+    }
+}
+
+void bp_cli_block_interrupts(bool block, sigset_t *saved)
+{
+  if(!block) {
+    sigprocmask(SIG_SETMASK, saved, NULL);
+    return;
+  }
+  sigset_t set;
+  sigemptyset(&set);
+  for(size_t i = 0; i < BP_ARRAY_LEN(interrupting); i++)
+    sigaddset(&set, interrupting[i]);
+  sigprocmask(SIG_BLOCK, &set, saved);
+}
+
+bool bp_cli_interrupted_in_command(void)
+{
+  return interrupted_by && interrupt_reached_command;
+}
+
+int bp_cli_interrupted_status(int status)
+{
+  if(status || !interrupted_by || interrupt_reached_command)
+    return status;
+  return 128 + interrupted_by;
 }
 
 /* A wrapper that cannot exec benchprof run (the Bencher entrypoint: it
@@ -135,6 +201,13 @@ int bp_cli_exec_failure(const struct bp_err *err, const char *cmd)
 }
 
 
+void bp_cli_default_signals(void)
+{
+  for(size_t i = 0; i < BP_ARRAY_LEN(interrupting); i++)
+    if(guarded[i])
+      signal(interrupting[i], SIG_DFL);
+}
+
 /* Read fd to EOF into out. */
 static void read_all(int fd, struct bp_buf *out)
 {
@@ -161,6 +234,7 @@ int bp_cli_capture(char *const *argv, struct bp_buf *out)
     return -1;
   }
   if(pid == 0) {
+    bp_cli_default_signals();
     if(dup2(fds[1], STDOUT_FILENO) < 0)
       _exit(127);
     execvp(argv[0], argv);

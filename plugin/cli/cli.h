@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -346,6 +347,30 @@ void bp_cli_stop_forwarding(void);
 /* The signal (SIGINT, SIGTERM, SIGHUP or SIGQUIT) that interrupted a
  * command benchprof ran, or 0. */
 int bp_cli_interrupted(void);
+/* benchprof run: SIGINT, SIGTERM, SIGHUP and SIGQUIT caught from now on
+ * until bp_cli_unguard_interrupts, also while no command runs (between
+ * repetitions or benchmarks, while the artifacts are written): each is
+ * recorded (bp_cli_interrupted) and passed on to the command when one
+ * runs, so that a cancelled job's TERM at any moment ends the run as an
+ * interrupted one instead of killing benchprof half way.  One ignored
+ * when benchprof started stays ignored. */
+void bp_cli_guard_interrupts(void);
+void bp_cli_unguard_interrupts(void);
+/* In a forked child before exec: the guarded signals' default actions,
+ * which exec would give them, so that one that comes first acts on the
+ * child as on the command. */
+void bp_cli_default_signals(void);
+/* Block the interrupting signals (block true; the mask before into
+ * *saved), or put back *saved: what is decided in between (a manifest's
+ * outcome, publishing's own handlers) is not split by a signal. */
+void bp_cli_block_interrupts(bool block, sigset_t *saved);
+/* Whether the interrupting signal came while a command ran (and was
+ * passed on to it), not between commands. */
+bool bp_cli_interrupted_in_command(void);
+/* benchprof run's exit status: status, or 128+N when a signal N
+ * interrupted the run while no command ran (so none could say how it
+ * ended) and status is 0, as for a command killed by it. */
+int bp_cli_interrupted_status(int status);
 /* --die-with-parent: when parent (the process that started benchprof)
  * dies, even by SIGKILL, the kernel sends benchprof SIGTERM, which it
  * passes on to the command as any TERM.  Returns -1 to go on, else the

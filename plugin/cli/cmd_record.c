@@ -421,7 +421,8 @@ static int record_and_write(struct bp_record_args *a, struct bp_profile **out)
   if(!rc)
     rc = bpi_export_all(prof, a->output, &a->written, &err);
   if(!rc)
-    rc = bpi_slice_export(prof, a->output, &a->marked, &a->nmarked, &err);
+    rc = bpi_slice_export_noted(prof, a->output, a->run, &a->marked,
+                                &a->nmarked, &err);
   if(rc) {
     bp_msg_err(&err, rc);
     a->failed = true;

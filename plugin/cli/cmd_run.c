@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "msgs.h"
 #include "run_int.h"
+#include "publish_cli.h"
 
 #include "benchname.h"
 #include "buf.h"
@@ -270,6 +271,26 @@ bool bp_cli_run_write_outputs(const struct bp_record_args *a,
   return true;
 }
 
+/* The benchmarks the harness marked (a->marked, sliced from the profile
+ * into their directories) as a report without measures and their lines
+ * in *arts (malloc'd): an interrupted run's manifest lists their
+ * directories, so that the next run in the same output directory
+ * removes them.  False when out of memory. */
+static bool marked_benches(const struct bp_record_args *a,
+                           struct bp_report *rep, struct bp_run_bench **arts)
+{
+  *arts = calloc(a->nmarked ? a->nmarked : 1, sizeof(**arts));
+  for(size_t i = 0; *arts && i < a->nmarked; i++) {
+    const struct bp_marked *m = &a->marked[i];
+    struct bp_bench *b = bpi_report_bench(rep, m->name);
+    if(!b)
+      return false;
+    (*arts)[b - rep->benches] = (struct bp_run_bench){
+      .dir = m->dir, .marked = m, .written = &m->written};
+  }
+  return *arts != NULL;
+}
+
 /* A run interrupted before the harness wrote its results (said by
  * bp_cli_run_load_results), or before every repetition or benchmark it
  * was to run did: manifest.json alone, marked interrupted, with the
@@ -283,16 +304,21 @@ int bp_cli_run_write_unreported(const struct bp_record_args *a,
 {
   struct bp_err err = {0};
   struct bp_report none;
+  struct bp_run_bench *marked = NULL;
   bpi_report_init(&none);
+  bool listed = ran->benches || marked_benches(a, &none, &marked);
   struct bp_run_facts f = {
     .dir = a->output, .report = ran->benches ? ran->benches : &none,
-    .benches = ran->arts, .prof = ran->prof, .any = ran->any,
+    .benches = ran->benches ? ran->arts : marked, .prof = ran->prof,
+    .any = ran->any,
     .written = &a->written, .command = a->rec.argv[0],
     .outcome = BP_OUTCOME_INTERRUPTED, .signal = bp_cli_interrupted(),
     .exit_status = status, .repeat = a->repeat, .no_report = true,
   };
-  bp_code rc = bpi_run_write_manifest(&f, &err);
+  bp_code rc = listed ? bpi_run_write_manifest(&f, &err)
+                      : bpi_err_set(&err, BPE_NOMEM, 0, "manifest");
   bpi_report_cleanup(&none);
+  free(marked);
   if(rc) {
     bp_msg_err(&err, rc);
     return bp_cli_run_own_failure(a, status);
@@ -304,7 +330,8 @@ int bp_cli_run_write_unreported(const struct bp_record_args *a,
                 "marked \"%s\" in " BP_RUNDIR_MANIFEST, status,
                 ran->when ? ran->when
                           : "before the benchmark wrote its results",
-                ran->benches ? "s" : "", ran->benches ? "" : "s",
+                ran->benches || a->nmarked ? "s" : "",
+                ran->benches || a->nmarked ? "" : "s",
                 a->output, BP_OUTCOME_INTERRUPTED);
   return status;
 }
@@ -330,9 +357,55 @@ int bp_cli_run_publish(const struct bp_record_args *a, const char *start,
 /* Publish and compare a run that passed (any run with --allow-failure);
  * a failed or interrupted one stays in the run directory, said so.  The
  * exit status after both. */
+/* A signal that came after the manifest was written, before publishing
+ * took over the signals: the manifest is marked interrupted too, so
+ * that it says why the run was not published.  Said when it cannot be. */
+static void mark_interrupted(const struct bp_record_args *a)
+{
+  struct bp_err err = {0};
+  struct bp_manifest m;
+  const char *sig = bpi_rundir_signal_name(bp_cli_interrupted());
+  bp_code rc = bpi_manifest_read(&m, a->output, &err);
+  if(rc) {
+    bp_msg_err(&err, rc);
+    return;
+  }
+  if(!m.outcome || strcmp(m.outcome, BP_OUTCOME_INTERRUPTED)) {
+    free(m.outcome);
+    free(m.signal);
+    m.outcome = strdup(BP_OUTCOME_INTERRUPTED);
+    m.signal = sig ? strdup(sig) : NULL;
+    rc = !m.outcome || (sig && !m.signal)
+           ? bpi_err_set(&err, BPE_NOMEM, 0, "manifest")
+           : bpi_manifest_write(&m, a->output, &err);
+    if(rc)
+      bp_msg_err(&err, rc);
+  }
+  bpi_manifest_cleanup(&m);
+}
+
+/* Whether the run was interrupted before publishing began: checked with
+ * the signals held, and publishing's own handlers put in before they are
+ * let through, so a signal is either the run's (nothing is published,
+ * the manifest says it) or publishing's (the request in flight is
+ * abandoned, the publication spooled), never lost between the two. */
+static bool interrupted_before_publishing(const struct bp_record_args *a)
+{
+  sigset_t saved;
+  bp_cli_block_interrupts(true, &saved);
+  bool stopped = bp_cli_interrupted() != 0;
+  if(!stopped && a->pub.enabled)
+    bp_cli_pub_catch_signals();
+  bp_cli_block_interrupts(false, &saved);
+  if(stopped)
+    mark_interrupted(a);
+  return stopped;
+}
+
 int bp_cli_run_publish_and_compare(const struct bp_record_args *a,
                                    const char *start, int status)
 {
+  interrupted_before_publishing(a);
   const char *outcome = outcome_of(status);
   if(strcmp(outcome, BP_OUTCOME_PASSED) && !a->allow_failure) {
     if(a->pub.enabled)
@@ -398,6 +471,12 @@ static int run_once(struct bp_record_args *a)
   if(!bp_cli_run_clear_previous(a)) {
     bpi_buf_cleanup(&out.buf);
     return BP_EXIT_ERROR;
+  }
+  if(bp_cli_interrupted()) {
+    /* a signal while the previous run's files were removed: the
+     * command is not started */
+    bpi_buf_cleanup(&out.buf);
+    return bp_cli_run_write_unreported(a, &(struct bp_cli_ran){0}, 0);
   }
   bp_cli_run_note_bmf(a, &out);
   int status = bp_cli_record(a, &prof);
@@ -660,10 +739,18 @@ int cmd_run(int argc, char **argv)
   else if(status < 0 && !ca_file_readable(&a.pub) && a.pub.strict)
     status = BP_EXIT_ERROR;
   else if(status < 0) {
+    /* a cancelled job's signal ends the run as an interrupted one at any
+     * moment of it: between invocations and while the artifacts are
+     * written too, not only while a command runs */
+    bp_cli_guard_interrupts();
     status = a.each ? bp_cli_run_each(&a) : a.repeat > 1 ?
              bp_cli_run_repeated(&a) : run_once(&a);
-    status = run_after_setup_failure(&a, status);
-    if(a.flush_after)
+    if(!bp_cli_interrupted())
+      status = run_after_setup_failure(&a, status);
+    bp_cli_unguard_interrupts();
+    status = bp_cli_interrupted_status(status);
+    /* a cancelled job does nothing more */
+    if(a.flush_after && !bp_cli_interrupted())
       flush_spool_once(&a);
   }
   bp_cli_record_cleanup(&a);

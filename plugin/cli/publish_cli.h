@@ -38,6 +38,9 @@ void bp_cli_delivered_line(const struct bp_publish_result *r,
 bool bp_cli_token_hint(const struct bp_publish_result *r,
                        const struct bp_publish_opts *o,
                        const struct bp_cli_publish *p);
+/* SIGTERM, SIGINT and SIGHUP abandon the request in flight from now on
+ * (for the rest of the process); what is not delivered stays spooled. */
+void bp_cli_pub_catch_signals(void);
 /* Say so when a signal interrupted publishing. */
 void bp_cli_pub_say_interrupted(void);
 

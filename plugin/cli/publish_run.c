@@ -53,7 +53,7 @@ static void on_publish_signal(int sig)
   publish_signal = sig;
 }
 
-static void catch_publish_signals(void)
+void bp_cli_pub_catch_signals(void)
 {
   static bool caught;
   if(caught)
@@ -194,7 +194,7 @@ bool bp_cli_pub_prepare(const struct bp_cli_publish *p,
   /* every store this setup opens (publishing, a comparison's sides, the
    * diffs) goes by these settings, and stops on SIGINT/SIGTERM */
   o->store.http = &o->http;
-  catch_publish_signals();
+  bp_cli_pub_catch_signals();
   o->http.cancel = &publish_signal;
   if(p->verbose)
     o->http.debug = http_debug;

@@ -209,6 +209,7 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
   }
   struct bp_err err = {0};
   if(bpi_file_mkdirs(a->output, &err) ||
+     bpi_rundir_note_bench_dirs(a->output, &dir, 1, &err) ||
      bpi_file_mkdirs_under(a->output, dir, &err)) {
     bp_cli_setup_failed(&sub, &err, err.code);
     e->setup_failed = true;
@@ -261,13 +262,20 @@ static int write_interrupted(const struct bp_record_args *a,
                              const char *dir)
 {
   char when[128];
-  snprintf(when, sizeof(when), "in benchmark %zu of %zu (%.64s)", ran, n,
-           dir);
+  /* the signal came while benchmark ran's command ran, or after it
+   * (between two, while its profile was written), or before the first */
+  if(!ran)
+    snprintf(when, sizeof(when), "before benchmark 1 of %zu", n);
+  else
+    snprintf(when, sizeof(when), "%s benchmark %zu of %zu (%.64s)",
+             bp_cli_interrupted_in_command() ? "in" : "after", ran, n,
+             dir);
   bp_msg_warn("the run was interrupted %s: no report (the results of part "
               "of the benchmarks are not the run's); the profiles of those "
               "that ran are kept", when);
   return bp_cli_run_write_unreported(
-    a, &(struct bp_cli_ran){.any = e->profs[0], .benches = &e->rep,
+    a, &(struct bp_cli_ran){.any = e->nprofs ? e->profs[0] : NULL,
+                            .benches = &e->rep,
                             .arts = e->arts, .when = when}, e->status);
 }
 
@@ -346,9 +354,9 @@ int bp_cli_run_each(struct bp_record_args *a)
   for(size_t i = 0; i < e.narts; i++)
     if(!e.arts[i].dir)
       e.arts[i].dir = ".";
-  if(bp_cli_interrupted() && (!e.ok || ran < n) && e.nprofs &&
+  if(bp_cli_interrupted() && (!e.ok || ran < n) &&
      e.narts == e.rep.nbenches)
-    status = write_interrupted(a, &e, ran, n, dirs[ran - 1]);
+    status = write_interrupted(a, &e, ran, n, ran ? dirs[ran - 1] : NULL);
   else if(!e.ok || !e.nprofs ||
      !bp_cli_run_write_outputs(a, &e.rep, NULL, e.profs[0], e.arts, status))
     status = bp_cli_run_own_failure(a, status);

@@ -271,8 +271,8 @@ static bool export_merged(struct bp_record_args *a, struct repeated *rp)
   bp_code rc = bpi_export_all(rp->merged, a->output, &a->written, &err);
   if(!rc) {
     bp_cli_record_cleanup(a);      /* the last repetition's marks */
-    rc = bpi_slice_export(rp->merged, a->output, &a->marked, &a->nmarked,
-                          &err);
+    rc = bpi_slice_export_noted(rp->merged, a->output, true, &a->marked,
+                                &a->nmarked, &err);
   }
   if(rc)
     bp_msg_err(&err, rc);
@@ -310,8 +310,9 @@ bool bp_cli_run_repeat_record(struct bp_record_args *a,
   /* interrupted before every repetition's results were read: no report
    * (fewer repetitions than asked are not the run's), the merged profile
    * of what ran is written all the same */
-  if(bp_cli_interrupted() && rp.done < rp.n && rp.merged && !a->failed) {
-    out->interrupted = export_merged(a, &rp);
+  if(bp_cli_interrupted() && rp.done < rp.n && !a->failed) {
+    /* none merged: the signal came before the first repetition */
+    out->interrupted = !rp.merged || export_merged(a, &rp);
     ok = false;
   }
   ok = ok && combine_reports(&rp, &out->rep, &out->values);
@@ -346,7 +347,14 @@ int bp_cli_run_write_unreported_repeats(const struct bp_record_args *a,
 {
   char when[96];
   unsigned n = a->repeat > 1 ? a->repeat : 1;
-  snprintf(when, sizeof(when), "in repetition %zu of %u", r->ran, n);
+  /* the signal came while repetition r->ran's command ran, or after it
+   * (between two, or while the profiles were written), or before the
+   * first */
+  if(!r->ran)
+    snprintf(when, sizeof(when), "before repetition 1 of %u", n);
+  else
+    snprintf(when, sizeof(when), "%s repetition %zu of %u",
+             bp_cli_interrupted_in_command() ? "in" : "after", r->ran, n);
   bp_msg_warn("the run was interrupted %s: no report (the %zu "
               "repetition%s that completed %s not a run of %u); the "
               "profile of every repetition that ran is kept", when,

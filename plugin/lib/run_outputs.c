@@ -216,7 +216,9 @@ static bool dup_to(char **to, const char *s)
 bp_code bpi_run_write_manifest(const struct bp_run_facts *f,
                                struct bp_err *err)
 {
-  const struct bp_profile_meta *m = &f->any->meta;
+  /* no profile at all: a run interrupted before its first command */
+  static const struct bp_profile_meta none;
+  const struct bp_profile_meta *m = f->any ? &f->any->meta : &none;
   struct bp_manifest man = {.has_exit_status = true,
                             .exit_status = f->exit_status};
   bp_code rc = BP_OK;

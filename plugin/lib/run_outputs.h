@@ -65,7 +65,9 @@ struct bp_run_facts {
   const struct bp_profile *prof;   /* the invocation's, NULL with --each */
   /* what the export of prof's artifacts recorded, or NULL: read back */
   const struct bp_export_record *written;
-  const struct bp_profile *any;    /* a profile for the event's facts */
+  /* a profile for the event's facts; NULL: none (an interrupted run
+   * whose first command never started) */
+  const struct bp_profile *any;
   const char *command;             /* when prof is NULL: the harness */
   const char *outcome;             /* BP_OUTCOME_* */
   int signal;                      /* what interrupted it, or 0 */

@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -26,6 +27,7 @@ const char *const bpi_rundir_reserved_names[] = {
   BP_FILE_SUMMARY, BP_FILE_OFFCPU_FOLDED, BP_FILE_OFFCPU_SVG,
   BP_RUNDIR_REPORT, BP_RUNDIR_MANIFEST, BP_RUNDIR_RAW,
   BP_RUNDIR_COMPARE,  /* a benchmark named "compare" goes to compare-2 */
+  BP_RUNDIR_BENCH_DIRS,
   NULL,
 };
 
@@ -817,15 +819,62 @@ static void clear_benches(const char *dir, const char *name)
   free(path);
 }
 
+/* The benchmark directories dir/BP_RUNDIR_BENCH_DIRS names, cleared as
+ * a manifest's are (no artifact list: benchprof's own file names go). */
+static void clear_noted_benches(const char *dir)
+{
+  char *path = bpi_text_path_join(dir, BP_RUNDIR_BENCH_DIRS), *text = NULL;
+  size_t len = 0;
+  struct bp_err err = {0};
+  if(path && !bpi_file_read(path, &text, &len, &err)) {
+    for(char *line = text, *next; line && *line; line = next) {
+      next = strchr(line, '\n');
+      if(next)
+        *next++ = '\0';
+      struct bp_manifest_bench b = {.profile = line};
+      clear_bench_dir(dir, &b);
+    }
+  }
+  free(text);
+  free(path);
+}
+
+bp_code bpi_rundir_note_bench_dirs(const char *dir, const char *const *names,
+                                   size_t n, struct bp_err *err)
+{
+  struct bp_buf lines;
+  bpi_buf_init(&lines);
+  for(size_t i = 0; i < n; i++) {
+    bpi_buf_adds(&lines, names[i]);
+    bpi_buf_addc(&lines, '\n');
+  }
+  char *path = bpi_text_path_join(dir, BP_RUNDIR_BENCH_DIRS);
+  bp_code rc = BP_OK;
+  if(!path || bpi_buf_failed(&lines))
+    rc = bpi_err_set(err, BPE_NOMEM, 0, "%s", dir);
+  int fd = rc || !n ? -1 : open(path, O_WRONLY | O_CREAT | O_APPEND |
+                                          O_CLOEXEC | O_NOFOLLOW, 0644);
+  if(!rc && n && (fd < 0 || write(fd, lines.data, lines.len) !=
+                                (ssize_t)lines.len))
+    rc = bpi_err_set(err, BPE_IO, errno, "writing %s", path);
+  if(fd >= 0)
+    close(fd);
+  free(path);
+  bpi_buf_cleanup(&lines);
+  return rc;
+}
+
 bp_code bpi_rundir_clear(const char *dir, struct bp_err *err)
 {
   static const char *const files[] = {BP_RUNDIR_MANIFEST, BP_RUNDIR_PREVIOUS,
-                                      BP_RUNDIR_REPORT, BP_RUNDIR_RAW};
+                                      BP_RUNDIR_REPORT, BP_RUNDIR_RAW,
+                                      BP_RUNDIR_BENCH_DIRS};
   bp_code rc = BP_OK;
   /* a new run shows only its own benchmarks: the previous run's
    * directories go before the manifests that name them */
   clear_benches(dir, BP_RUNDIR_MANIFEST);
   clear_benches(dir, BP_RUNDIR_PREVIOUS);
+  clear_noted_benches(dir);
   /* the manifest first: whatever stays behind, nothing points at it */
   for(size_t i = 0; !rc && i < BP_ARRAY_LEN(files); i++) {
     char *path = bpi_text_path_join(dir, files[i]);

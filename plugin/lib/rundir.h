@@ -7,6 +7,8 @@
  *   the artifacts       the exporters' files (export.h), once for the
  *                       whole invocation and once per benchmark directory
  *   harness-output.txt  the harness's raw output, when it could not be read
+ *   .benchmark-dirs     the benchmark directories the run made, noted
+ *                       before they were made (BP_RUNDIR_BENCH_DIRS)
  *   compare/            on a pull request: compare.json, comment.md and per
  *                       benchmark diff.folded, diff.svg, diff-negated.svg
  *                       (and diff.offcpu.svg: both sides --off-cpu)
@@ -40,6 +42,11 @@
  * aside: the next run's bpi_rundir_clear still removes the benchmark
  * directories it lists */
 #define BP_RUNDIR_PREVIOUS ".previous-manifest.json"
+/* the benchmark directories a run makes, one name a line, appended
+ * before they are made: the next run's bpi_rundir_clear removes them
+ * even when this run wrote no manifest (results it could not read, a
+ * SIGKILL while it wrote their profiles) */
+#define BP_RUNDIR_BENCH_DIRS ".benchmark-dirs"
 /* the artifacts: BP_FILE_GECKO ... BP_FILE_SUMMARY, the exporter table's
  * (export.h) */
 /* a comparison (compare.h) */
@@ -237,13 +244,20 @@ bool bpi_rundir_safe_path(const char *path);
  * of memory.  suite: a valid suite's name (bpi_suite_valid). */
 char *bpi_rundir_suite_dir(const char *output, const char *suite);
 
+/* Append the n benchmark directory names (one path segment each, as
+ * bpi_control_dirnames makes them) to dir/BP_RUNDIR_BENCH_DIRS, before
+ * they are made.  BPE_IO (with the path). */
+bp_code bpi_rundir_note_bench_dirs(const char *dir, const char *const *names,
+                                   size_t n, struct bp_err *err);
+
 /* Remove what a previous run left in dir that a new run might not
  * rewrite: manifest.json, report.json, harness-output.txt and compare/
  * (recursively, symbolic links removed, never followed), and the
  * benchmarks' directories its manifest (or BP_RUNDIR_PREVIOUS) lists:
  * in each, the artifacts it lists and benchprof's own file names, then
  * the directory when nothing else is left in it (a file benchprof did
- * not write keeps it; a symbolic link is never followed).  Missing files
+ * not write keeps it; a symbolic link is never followed); the same for
+ * the directories BP_RUNDIR_BENCH_DIRS names (then that file).  Missing files
  * are fine; the first failure is returned (BPE_IO, with the path). */
 bp_code bpi_rundir_clear(const char *dir, struct bp_err *err);
 

@@ -57,6 +57,21 @@ static void note_orig_signals(void)
     orig_chld_ign = sa.sa_handler == SIG_IGN;
 }
 
+/* In the child, before it waits for the go byte: the default action for
+ * every signal benchprof catches, as exec would give them.  A signal that
+ * reaches the child before exec (a TERM that came while it was held)
+ * then acts on it as on the command, never runs a copy of benchprof's
+ * handler that would swallow it; an ignored one stays ignored. */
+static void default_caught_signals(void)
+{
+  for(int sig = 1; sig < NSIG; sig++) {
+    struct sigaction sa;
+    if(sig != SIGKILL && sig != SIGSTOP && !sigaction(sig, NULL, &sa) &&
+       sa.sa_handler != SIG_IGN && sa.sa_handler != SIG_DFL)
+      signal(sig, SIG_DFL);
+  }
+}
+
 static void child_wait_and_exec(int go_rd, int err_wr, int out_wr,
                                 char *const *argv, char *const *envp,
                                 pid_t parent)
@@ -71,6 +86,7 @@ static void child_wait_and_exec(int go_rd, int err_wr, int out_wr,
    * fire.  getppid() catches a benchprof that died before the prctl. */
   if(prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
     _exit(127);
+  default_caught_signals();
   if(orig_pipe_ign >= 0)
     signal(SIGPIPE, orig_pipe_ign ? SIG_IGN : SIG_DFL);
   if(orig_chld_ign >= 0)

@@ -228,9 +228,31 @@ static bp_code export_batches(const struct bp_profile *p, const char *dir,
   return rc;
 }
 
+/* The benchmarks' directory names into dir's BP_RUNDIR_BENCH_DIRS, before
+ * any is made. */
+static bp_code note_dirs(const char *dir, const struct bp_marked *m,
+                         size_t n, struct bp_err *err)
+{
+  const char **names = calloc(n ? n : 1, sizeof(*names));
+  if(!names)
+    return bpi_err_set(err, BPE_NOMEM, 0, "benchmark directories");
+  for(size_t i = 0; i < n; i++)
+    names[i] = m[i].dir;
+  bp_code rc = bpi_rundir_note_bench_dirs(dir, names, n, err);
+  free(names);
+  return rc;
+}
+
 bp_code bpi_slice_export(const struct bp_profile *p, const char *dir,
                          struct bp_marked **out, size_t *n,
                          struct bp_err *err)
+{
+  return bpi_slice_export_noted(p, dir, false, out, n, err);
+}
+
+bp_code bpi_slice_export_noted(const struct bp_profile *p, const char *dir,
+                               bool note, struct bp_marked **out, size_t *n,
+                               struct bp_err *err)
 {
   *out = NULL;
   *n = 0;
@@ -245,6 +267,10 @@ bp_code bpi_slice_export(const struct bp_profile *p, const char *dir,
   if(rc) {
     free(group);
     return bpi_err_set(err, rc, 0, "benchmark directories");
+  }
+  if(note && (rc = note_dirs(dir, m, *n, err))) {
+    free(group);
+    return rc;
   }
   struct slicing sl;
   rc = slicing_new(&sl, p, group, *n);

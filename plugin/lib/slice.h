@@ -17,6 +17,7 @@
 #ifndef BP_LIB_SLICE_H
 #define BP_LIB_SLICE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,13 @@ struct bp_marked {
 bp_code bpi_slice_export(const struct bp_profile *p, const char *dir,
                          struct bp_marked **out, size_t *n,
                          struct bp_err *err);
+
+/* The same; with note, the benchmarks' directory names are first
+ * appended to dir's BP_RUNDIR_BENCH_DIRS (benchprof run: the next run in
+ * dir removes them even when this one writes no manifest). */
+bp_code bpi_slice_export_noted(const struct bp_profile *p, const char *dir,
+                               bool note, struct bp_marked **out, size_t *n,
+                               struct bp_err *err);
 
 /* Free what bpi_slice_export gave (NULL is fine). */
 void bpi_slice_free(struct bp_marked *m, size_t n);

@@ -105,7 +105,12 @@ for n in ('quote"d \'name\'', "new\nline", "../x", "L" * 599, ".", "..",
 man = json.load(open(os.path.join(out, "manifest.json")))
 dirs = [b["profile"] for b in man["benchmarks"]]
 assert len(set(dirs)) == len(dirs), dirs
+# .benchmark-dirs: benchprof's note of the directories it made (a name
+# no benchmark's directory can take: none starts with a dot)
+assert os.path.isfile(os.path.join(out, ".benchmark-dirs"))
 for d in os.listdir(out):
+    if d == ".benchmark-dirs":
+        continue
     assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,70}", d), d
     path = os.path.join(out, d)
     assert os.path.realpath(path).startswith(os.path.realpath(out) + "/")

@@ -223,6 +223,47 @@ static void test_dir(void)
   CHECK(system(cmd) == 0);
 }
 
+/* The directories noted in .benchmark-dirs (no manifest names them)
+ * are cleared: benchprof's files go, then the directory, unless a file
+ * benchprof did not write keeps it; a noted name that would leave the
+ * run directory does not stop the clearing; the note goes too. */
+static void test_noted_dirs(void)
+{
+  char dir[] = "/tmp/test_rundir.XXXXXX";
+  struct bp_err err = {0};
+  CHECK(mkdtemp(dir) != NULL);
+  const char *names[] = {"a", "b", "../up"};
+  CHECK(bpi_rundir_note_bench_dirs(dir, names, 2, &err) == BP_OK);
+  CHECK(bpi_rundir_note_bench_dirs(dir, names + 2, 1, &err) == BP_OK);
+  char path[256];
+  for(size_t i = 0; i < 2; i++) {
+    snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+    CHECK(bpi_file_mkdirs(path, &err) == BP_OK);
+    snprintf(path, sizeof(path), "%s/%s/" BP_FILE_FOLDED, dir, names[i]);
+    CHECK(bpi_file_write(path, "x", 1, false, &err) == BP_OK);
+  }
+  snprintf(path, sizeof(path), "%s/b/mine.txt", dir);
+  CHECK(bpi_file_write(path, "x", 1, false, &err) == BP_OK);
+  char *text = NULL;
+  size_t len = 0;
+  snprintf(path, sizeof(path), "%s/" BP_RUNDIR_BENCH_DIRS, dir);
+  CHECK(bpi_file_read(path, &text, &len, &err) == BP_OK);
+  CHECK_EQ_STR(text, "a\nb\n../up\n");
+  free(text);
+  CHECK(bpi_rundir_clear(dir, &err) == BP_OK);
+  snprintf(path, sizeof(path), "%s/a", dir);
+  CHECK(access(path, F_OK) != 0);
+  snprintf(path, sizeof(path), "%s/b/" BP_FILE_FOLDED, dir);
+  CHECK(access(path, F_OK) != 0);
+  snprintf(path, sizeof(path), "%s/b/mine.txt", dir);
+  CHECK(access(path, F_OK) == 0);
+  snprintf(path, sizeof(path), "%s/" BP_RUNDIR_BENCH_DIRS, dir);
+  CHECK(access(path, F_OK) != 0);
+  char cmd[256];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+}
+
 static void test_safe_path(void)
 {
   CHECK(bpi_rundir_safe_path("."));
@@ -338,6 +379,7 @@ int main(void)
   test_bad();
   test_no_exit_status();
   test_dir();
+  test_noted_dirs();
   test_safe_path();
   test_bench_lookup();
   CHECK_EQ_STR(bpi_rundir_kind("gecko"), BP_KIND_GECKO);
