@@ -1773,6 +1773,12 @@ static void render(struct render *r)
       bpi_buf_adds(r->b, "\n");
     bpi_buf_cleanup(&url);
   }
+  else if(c->head.bencher_pending)
+    /* no link yet, and no silence either: a reader would think the run
+     * never reached Bencher, or look there for it in vain */
+    bpi_buf_adds(r->b, "\n_The Bencher report is not published yet: it "
+                 "is kept in the runner's spool, and the next job (or "
+                 "`benchprof flush`) sends it._\n");
 }
 
 /* Render into b after `dropped` steps of the cut; true when it fits in
