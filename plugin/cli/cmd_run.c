@@ -636,10 +636,11 @@ static int early_identity(struct bp_record_args *a)
 {
   if(!a->pub.enabled)
     return -1;
-  int st = bp_cli_publish_ident_early(&a->pub);
+  bool runs_anyway = !a->check_options && bp_cli_setup_survivable(a);
+  int st = bp_cli_publish_ident_early(&a->pub, runs_anyway);
   if(!st)
     return -1;
-  if(a->check_options || !bp_cli_setup_survivable(a)) {
+  if(!runs_anyway) {
     bp_msg_note("fix the variable (a commit hash may instead be given "
                 "with --hash or --base-hash, which win)%s",
                 a->check_options ? "" : "; the command was not run");
