@@ -47,6 +47,13 @@
 #                       change within the noise keeps its row; the note
 #                       says why: one value a side, or --repeat 3; a
 #                       single run beside a tested measure: not counted
+#   comment_bencher_spooled.sh a pull request's run while Bencher refuses
+#                       its report: the comment says the report waits in
+#                       the spool; after a flush the next job's links
+#                       Bencher and says nothing of it
+#   comment_private_store.sh an http store with a token and an s3 store,
+#                       no public URL: config check warns; the comment
+#                       links nothing in the store, says why, names keys
 #   comment_wording.sh  the advice names the side short of values (one,
 #                       or --repeat 3) when the other repeated (5); the
 #                       verdict line names unconfirmed
@@ -92,8 +99,12 @@ TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_missing.sh \
   tests/integration/compare_hashname.sh tests/integration/comment_wording.sh \
   tests/integration/compare_headline.sh tests/integration/compare_shared.sh \
-  tests/integration/comment_three_jobs.sh
+  tests/integration/comment_three_jobs.sh \
+  tests/integration/comment_bencher_spooled.sh \
+  tests/integration/comment_private_store.sh
 EXTRA_DIST += tests/integration/compare_config.sh \
+  tests/integration/comment_bencher_spooled.sh \
+  tests/integration/comment_private_store.sh \
   tests/integration/compare_missing.sh \
   tests/integration/compare_hashname.sh tests/integration/comment_wording.sh \
   tests/integration/compare_funcs_noise.sh \

@@ -162,7 +162,10 @@ enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
  * failed otherwise (the publication says it after the run, as before);
  * BP_EXIT_USAGE when a CI variable is not what it names (GITHUB_SHA
  * "abc"), said with the variable's name. */
-int bp_cli_publish_ident_early(const struct bp_cli_publish *p);
+/* as_warning: the command runs anyway (--keep-status, not strict), so
+ * the variable's message is a warning, not an error. */
+int bp_cli_publish_ident_early(const struct bp_cli_publish *p,
+                               bool as_warning);
 /* A Firefox upload whose answer never came: said (never repeated). */
 struct bp_publish_result;
 void bp_cli_firefox_lost(const struct bp_publish_result *r);

@@ -21,6 +21,7 @@
 #include <getopt.h>
 #include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -118,6 +119,22 @@ static void store_origin(char *out, size_t len, const struct bp_config *c,
     key_origin(out, len, c, "BENCHPROF_STORE", "$.store.url");
 }
 
+/* A store whose objects need credentials to read (S3, an http store
+ * with a token) and no public URL: nothing fails, but a browser cannot
+ * open its URLs, so the pull request comments link no profile and no
+ * flame graph.  A warning that names the key to set. */
+static void warn_no_public_url(const struct bp_config *c,
+                               const struct bp_store *st)
+{
+  char where[512];
+  key_origin(where, sizeof(where), c, "BENCHPROF_STORE", "$.store.url");
+  bp_msg_warn("%s: %s needs credentials to read and no public URL is set: "
+              "pull request comments will not link its profiles and flame "
+              "graphs (they name the keys instead); set store.public_url "
+              "(BENCHPROF_PUBLIC_URL) to a URL browsers can read them from",
+              where, bpi_store_url(st));
+}
+
 /* The store settings as run opens them (bpi_store_open, which makes no
  * request): a URL run would refuse (a query, a bad bucket, an endpoint
  * with a path) is an invalid configuration here too. */
@@ -130,7 +147,15 @@ static bool store_usable(const struct bp_config *c)
   struct bp_err err = {0};
   char where[512];
   bpi_config_store_opts(c, environ, &so);
+  /* run's default variable when the file names none (publish_run.c):
+   * the token decides whether readers need credentials */
+  if(!so.bearer && !c->store.token_env) {
+    const char *tok = getenv("BENCHPROF_STORE_TOKEN");
+    so.bearer = tok && *tok ? tok : NULL;
+  }
   bp_code rc = bpi_store_open(&st, &so, &err);
+  if(!rc && bpi_store_needs_credentials(st))
+    warn_no_public_url(c, st);
   bpi_store_close(st);
   if(rc) {
     store_origin(where, sizeof(where), c, err.msg);

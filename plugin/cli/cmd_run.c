@@ -30,6 +30,7 @@
 #include "text.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,39 @@ static char *default_name(const struct bp_record_args *a)
   return strndup(file, bpi_benchname_cargo_stem(file));
 }
 
+/* Whether benchprof's own failure after the command leaves the job's
+ * exit status to the command (--keep-status, not strict).  Then what
+ * went wrong is said as a warning, not an error: the job did not fail
+ * because of it, and an operator reading "error" would look for a
+ * failure that is not there (bp_cli_run_own_failure says the rest). */
+bool bp_cli_run_survives_own_failure(const struct bp_record_args *a)
+{
+  return a->keep_status && !a->pub.strict;
+}
+
+/* One of benchprof's own failures after the command: an error, or a
+ * warning when the job keeps the command's status. */
+static void say_own(const struct bp_record_args *a, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
+static void say_own(const struct bp_record_args *a, const char *fmt, ...)
+{
+  char line[1536];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof(line), fmt, ap);
+  va_end(ap);
+  if(bp_cli_run_survives_own_failure(a))
+    bp_msg_warn("%s", line);
+  else
+    bp_msg_error("%s", line);
+}
+
+void bp_cli_run_say_own_err(const struct bp_record_args *a,
+                            const struct bp_err *err, bp_code code)
+{
+  say_own(a, "%s", err && err->msg[0] ? err->msg : bp_strerror(code));
+}
+
 /* Keep what the harness produced when it could not be read. */
 static void keep_raw(const struct bp_record_args *a, const char *data,
                      size_t len)
@@ -74,9 +108,9 @@ static void keep_raw(const struct bp_record_args *a, const char *data,
   struct bp_err err = {0};
   char *path = bpi_text_path_join(a->output, BP_RUNDIR_RAW);
   if(!path)
-    bp_msg_error("the harness's raw output: %s", bp_strerror(BPE_NOMEM));
+    say_own(a, "the harness's raw output: %s", bp_strerror(BPE_NOMEM));
   else if(bpi_file_write(path, data ? data : "", len, false, &err))
-    bp_msg_err(&err, err.code);
+    bp_cli_run_say_own_err(a, &err, err.code);
   else
     bp_msg_note("the harness's raw output is in %s", path);
   free(path);
@@ -158,14 +192,14 @@ bool bp_cli_run_load_results(const struct bp_record_args *a,
   size_t len = 0;
   bp_code rc = BP_OK;
   if(!a->bmf_file && cap->too_big) {
-    bp_msg_error("the harness printed more than %zu bytes on stdout; its "
+    say_own(a, "the harness printed more than %zu bytes on stdout; its "
                  "results are not read", RESULTS_MAX_BYTES);
     return false;
   }
   if(a->bmf_file && bmf_untouched(a, cap)) {
     if(stopped)
       return interrupted_without_results(a, NULL, 0);
-    bp_msg_error("the harness wrote no results: %s is as it was before the "
+    say_own(a, "the harness wrote no results: %s is as it was before the "
                  "command ran (a previous run's results are not read)",
                  a->bmf_file);
     return false;
@@ -175,7 +209,7 @@ bool bp_cli_run_load_results(const struct bp_record_args *a,
      * is no raw output to keep (an empty harness-output.txt) */
     if(stopped)
       return interrupted_without_results(a, NULL, 0);
-    bp_msg_error("the harness printed nothing on stdout, where --adapter "
+    say_own(a, "the harness printed nothing on stdout, where --adapter "
                  "%s reads its results",
                  a->adapter == BP_ADAPTER_GBENCH ? "google-benchmark"
                                                  : "json");
@@ -187,7 +221,7 @@ bool bp_cli_run_load_results(const struct bp_record_args *a,
     if(rc && stopped)
       return interrupted_without_results(a, NULL, 0);
     if(rc) {
-      bp_msg_error("the harness wrote no results: %s", err.msg);
+      say_own(a, "the harness wrote no results: %s", err.msg);
       return false;
     }
     rc = bpi_report_parse_bmf(rep, file, len, a->bmf_file, &err);
@@ -203,7 +237,7 @@ bool bp_cli_run_load_results(const struct bp_record_args *a,
   if(rc && stopped)
     interrupted_without_results(a, raw, rawlen);
   else if(rc) {
-    bp_msg_err(&err, rc);
+    bp_cli_run_say_own_err(a, &err, rc);
     keep_raw(a, raw, rawlen);
   }
   free(file);
@@ -262,7 +296,7 @@ bool bp_cli_run_write_outputs(const struct bp_record_args *a,
   if(!rc)
     rc = bpi_run_write_manifest(&f, &err);
   if(rc) {
-    bp_msg_err(&err, rc);
+    bp_cli_run_say_own_err(a, &err, rc);
     return false;
   }
   bp_msg_note("report: %s/" BP_RUNDIR_REPORT " (%zu benchmark%s), manifest: "
@@ -320,7 +354,7 @@ int bp_cli_run_write_unreported(const struct bp_record_args *a,
   bpi_report_cleanup(&none);
   free(marked);
   if(rc) {
-    bp_msg_err(&err, rc);
+    bp_cli_run_say_own_err(a, &err, rc);
     return bp_cli_run_own_failure(a, status);
   }
   bp_msg_note("manifest: %s/" BP_RUNDIR_MANIFEST " (no report)", a->output);
@@ -435,14 +469,13 @@ int bp_cli_run_publish_and_compare(const struct bp_record_args *a,
  * with it. */
 int bp_cli_run_own_failure(const struct bp_record_args *a, int status)
 {
-  if(status)
-    return status;   /* the command's own failure wins */
-  if(a->keep_status && !a->pub.strict) {
-    bp_msg_warn("no report for this run; the command's exit status (0) is "
-                "kept (--keep-status)");
+  if(bp_cli_run_survives_own_failure(a)) {
+    bp_msg_warn("no report for this run (nothing is published or "
+                "compared); the job keeps the benchmark's exit status (%d) "
+                "(--keep-status)", status);
     return status;
   }
-  return BP_EXIT_ERROR;
+  return status ? status : BP_EXIT_ERROR;  /* the command's failure wins */
 }
 
 /* A previous run's report, manifest and comparison never stay beside
@@ -496,7 +529,7 @@ static int run_once(struct bp_record_args *a)
   if(ok) {
     bp_code rc = bp_cli_run_attach_counters(a, &rep, prof, &arts);
     if(rc)
-      bp_msg_error("report: %s", bp_strerror(rc));
+      say_own(a, "report: %s", bp_strerror(rc));
     ok = !rc && bp_cli_run_write_outputs(a, &rep, prof, prof, arts, status);
     if(ok)
       status = bp_cli_run_publish_and_compare(a, start, status);
@@ -682,10 +715,11 @@ static int early_identity(struct bp_record_args *a)
 {
   if(!a->pub.enabled)
     return -1;
-  int st = bp_cli_publish_ident_early(&a->pub);
+  bool runs_anyway = !a->check_options && bp_cli_setup_survivable(a);
+  int st = bp_cli_publish_ident_early(&a->pub, runs_anyway);
   if(!st)
     return -1;
-  if(a->check_options || !bp_cli_setup_survivable(a)) {
+  if(!runs_anyway) {
     bp_msg_note("fix the variable (a commit hash may instead be given "
                 "with --hash or --base-hash, which win)%s",
                 a->check_options ? "" : "; the command was not run");

@@ -145,7 +145,8 @@ static bool resolve_ident(const struct bp_cli_publish *p, struct bp_ident *id,
   return true;
 }
 
-int bp_cli_publish_ident_early(const struct bp_cli_publish *p)
+int bp_cli_publish_ident_early(const struct bp_cli_publish *p,
+                               bool as_warning)
 {
   struct bp_ident id = {0};
   struct bp_err err = {0};
@@ -156,7 +157,10 @@ int bp_cli_publish_ident_early(const struct bp_cli_publish *p)
    * what it names stops the run */
   if(ok || err.code != BPE_CONFIG)
     return 0;
-  bp_msg_err(&err, err.code);
+  if(as_warning)
+    bp_msg_warn_err(&err, err.code);
+  else
+    bp_msg_err(&err, err.code);
   return BP_EXIT_USAGE;
 }
 

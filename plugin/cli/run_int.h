@@ -70,8 +70,16 @@ struct bp_cli_ran {
 int bp_cli_run_write_unreported(const struct bp_record_args *a,
                                 const struct bp_cli_ran *ran, int status);
 /* benchprof's own failure after the command: the exit status (the
- * command's with --keep-status, unless strict). */
+ * command's with --keep-status, unless strict, said as a warning that
+ * there is no report). */
 int bp_cli_run_own_failure(const struct bp_record_args *a, int status);
+/* Whether that failure keeps the command's status (--keep-status, not
+ * strict): what went wrong is then a warning, not an error. */
+bool bp_cli_run_survives_own_failure(const struct bp_record_args *a);
+/* err (else code's text) as an error, or as a warning when the job
+ * survives benchprof's own failure. */
+void bp_cli_run_say_own_err(const struct bp_record_args *a,
+                            const struct bp_err *err, bp_code code);
 /* Remove what a previous run left in the output directory; false (said
  * why, a->setup_failed set) when it cannot be. */
 bool bp_cli_run_clear_previous(struct bp_record_args *a);

@@ -275,7 +275,7 @@ static bool export_merged(struct bp_record_args *a, struct repeated *rp)
                                 &a->nmarked, &err);
   }
   if(rc)
-    bp_msg_err(&err, rc);
+    bp_cli_run_say_own_err(a, &err, rc);
   return rc == BP_OK;
 }
 

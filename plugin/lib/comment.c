@@ -1740,6 +1740,22 @@ static void add_compared(struct bp_buf *b, const struct bp_cmp_side *head)
   bpi_comment_compared_line(b, &w);
 }
 
+/* A store a browser cannot read without credentials: its profiles and
+ * flame graphs are not linked (compare_pr.c left their URLs out), and
+ * the reader is told why and what the operator can set. */
+static void add_private_store_note(struct render *r)
+{
+  if(!r->o->private_store)
+    return;
+  bpi_buf_adds(r->b, "\n_Profiles and flame graphs are not linked: the "
+               "store (");
+  bpi_comment_md_code(r->b, r->o->private_store);
+  bpi_buf_adds(r->b, ") needs credentials to read, and no public URL is "
+               "set. Fetch the keys named here with the store's "
+               "credentials, or set `store.public_url` (`--public-url`) "
+               "to a URL browsers can read them from._\n");
+}
+
 static void render(struct render *r)
 {
   const struct bp_cmp *c = r->c;
@@ -1756,6 +1772,7 @@ static void render(struct render *r)
   bpi_comment_one_sided(r->b, c, BP_CMP_NEW, with_values(r));
   bpi_comment_one_sided(r->b, c, BP_CMP_REMOVED, with_values(r));
   add_left_note(r);
+  add_private_store_note(r);
   if(c->head.report_uuid && c->head.project) {
     bpi_buf_adds(r->b, "\n");
     struct bp_buf url;
@@ -1773,6 +1790,12 @@ static void render(struct render *r)
       bpi_buf_adds(r->b, "\n");
     bpi_buf_cleanup(&url);
   }
+  else if(c->head.bencher_pending)
+    /* no link yet, and no silence either: a reader would think the run
+     * never reached Bencher, or look there for it in vain */
+    bpi_buf_adds(r->b, "\n_The Bencher report is not published yet: it "
+                 "is kept in the runner's spool, and the next job (or "
+                 "`benchprof flush`) sends it._\n");
 }
 
 /* Render into b after `dropped` steps of the cut; true when it fits in

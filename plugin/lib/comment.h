@@ -73,6 +73,11 @@ struct bp_comment_opts {
                                 beside "Comparing" says so */
   const char *base_wanted;   /* with base_latest: the base commit looked
                                 for; NULL unknown */
+  const char *private_store; /* the store's URL as given when its
+                                artifacts need credentials to read and it
+                                has no public URL (their links are left
+                                out): a note says so and what to set;
+                                NULL */
 };
 
 /* Append the comment for c to out.  BPE_NOMEM only. */

@@ -287,6 +287,10 @@ struct bp_cmp_side {
   char *bencher_project;   /* the project's slug */
   char *bencher_branch, *bencher_head, *bencher_testbed;   /* uuids */
   int64_t bencher_end_ms;  /* the report's end, ms since 1970 */
+  /* a run directory whose publication is still in the spool with a
+   * Bencher report that was not taken yet (no report uuid): the comment
+   * says so, as it has no Bencher link to give */
+  bool bencher_pending;
 };
 
 struct bp_buf;

@@ -174,6 +174,45 @@ static void store_diff(const struct bp_pr_opts *o, struct bp_pr_result *r,
   free(folder);
 }
 
+/* *url, dropped when it is in the store at prefix (its readers' URLs):
+ * there, a browser cannot open it. */
+static void drop_store_url(char **url, const char *prefix)
+{
+  if(*url && prefix && !strncmp(*url, prefix, strlen(prefix))) {
+    free(*url);
+    *url = NULL;
+  }
+}
+
+/* A store that needs credentials to read and has no public URL (an S3
+ * bucket, an http store with a token: bpi_store_needs_credentials)
+ * gives URLs a browser cannot open: the comment must not present them as
+ * links.  Dropped from the comparison after compare.json has them (a
+ * tool with the credentials can fetch them): the comment then names the
+ * differential flame graphs' keys and says that the profiles have no
+ * public URL (store.public_url).  Links to anywhere else stay. */
+static void drop_private_links(const struct bp_pr_opts *o, struct bp_cmp *c)
+{
+  if(!o->st || !bpi_store_needs_credentials(o->st))
+    return;
+  char *prefix = bpi_store_public_url(o->st, "");
+  if(!prefix)
+    return;   /* out of memory: the rendering fails the same way */
+  for(size_t i = 0; i < c->nbenches; i++) {
+    struct bp_cmp_bench *b = &c->benches[i];
+    struct bp_cmp_profile *sides[] = {&b->base, &b->head};
+    for(size_t k = 0; k < BP_ARRAY_LEN(sides); k++) {
+      drop_store_url(&sides[k]->gecko_url, prefix);
+      drop_store_url(&sides[k]->svg_url, prefix);
+    }
+    drop_store_url(&b->diff_url, prefix);
+    drop_store_url(&b->off_diff_url, prefix);
+  }
+  drop_store_url(&c->base.manifest_url, prefix);
+  drop_store_url(&c->head.manifest_url, prefix);
+  free(prefix);
+}
+
 /* Store each benchmark's diff.svg, and its diff.offcpu.svg when it has
  * one, next to the head's artifacts. */
 static void store_diffs(const struct bp_pr_opts *o, struct bp_pr_result *r)
@@ -372,6 +411,8 @@ static bp_code compare(const struct bp_pr_opts *o, struct bp_pr_result *r,
   struct bp_comment_opts co = o->comment;
   co.base_latest = r->base_is_latest && o->base.latest_fallback;
   co.base_wanted = o->base.commit;
+  if(o->st && bpi_store_needs_credentials(o->st))
+    co.private_store = bpi_store_url(o->st);
   bp_code rc = bpi_compare_dirs(base, head, &o->cmp, &r->cmp, err);
   if(!rc && o->fill_identity && !fill_identity(r->cmp, o))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "compare");
@@ -384,6 +425,8 @@ static bp_code compare(const struct bp_pr_opts *o, struct bp_pr_result *r,
   /* after storing: it names the stored diffs' keys */
   if(!rc)
     rc = bpi_compare_write_json(r->cmp, o->out, err);
+  if(!rc)
+    drop_private_links(o, r->cmp);
   if(!rc)
     rc = bpi_comment_markdown(r->cmp, &co, &md, err);
   if(!rc)

@@ -146,6 +146,18 @@ static void side_bencher(struct bp_cmp_side *out, const cJSON *pub)
     out->bencher_end_ms = ms;
 }
 
+/* Whether a run directory's publication (publish.c's note: "state",
+ * "bencher" null when no Bencher report was to be sent) still waits in
+ * the spool with a Bencher report Bencher has not taken.  "failed" (the
+ * spool could not hold it) is not waiting anywhere: not said. */
+static bool bencher_pending(const cJSON *pub, const char *report_uuid)
+{
+  const char *state = bpi_json_str(pub, "state");
+  const cJSON *bencher = cJSON_GetObjectItemCaseSensitive(pub, "bencher");
+  return !report_uuid && cJSON_IsObject(bencher) && state &&
+         !strcmp(state, "spooled");
+}
+
 /* Who a side is, from its manifest's "publication": a stored manifest
  * (publish.c) has {"identity": {project, branch, hash, commit,
  * commit_time, testbed}, "end_time": T, "bencher": {host, report_uuid}},
@@ -175,6 +187,7 @@ bp_code bpi_cmp_side_identity(struct bp_cmp_side *out, const struct side *s)
   out->manifest_url = dup_or_null(bpi_json_str(pub, "manifest_url"));
   out->command = dup_or_null(s->manifest.command);
   side_bencher(out, pub);
+  out->bencher_pending = bencher_pending(pub, out->report_uuid);
   return out->dir ? BP_OK : BPE_NOMEM;
 }
 

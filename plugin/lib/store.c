@@ -942,6 +942,13 @@ bp_code bpi_store_get(struct bp_store *st, const char *key, char **data,
   return st->ops->get(st, key, data, len, err);
 }
 
+bool bpi_store_needs_credentials(const struct bp_store *st)
+{
+  if(st->public_url || st->ops->open == file_open)
+    return false;
+  return st->ops->open == s3_open || st->bearer != NULL;
+}
+
 char *bpi_store_public_url(const struct bp_store *st, const char *key)
 {
   if(st->public_url)

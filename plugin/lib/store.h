@@ -114,6 +114,11 @@ bp_code bpi_store_update_absent(struct bp_store *st, const char *key,
 /* The URL a reader (browser, profiler.firefox.com/from-url/) loads key
  * from; malloc'd, NULL when out of memory. */
 char *bpi_store_public_url(const struct bp_store *st, const char *key);
+/* Whether the store's URLs need credentials to read and no public URL
+ * (store.public_url) was given: an s3:// store (its objects need a
+ * signed request) or an http(s) store that takes a bearer token.  A
+ * browser cannot open what bpi_store_public_url gives then. */
+bool bpi_store_needs_credentials(const struct bp_store *st);
 
 /* Content type and encoding for an artifact file by its name:
  * ".json.gz" -> application/json + gzip, ".pb.gz" -> application/

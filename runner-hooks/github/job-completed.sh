@@ -5,7 +5,8 @@
 # job wrote for this pull request and commit (<output>/compare/comment.md,
 # and each suite's <output>/suite=NAME/compare/comment.md).
 # Never fails the job, unless strict (the configuration's "strict": true,
-# or BENCHPROF_STRICT) and something could not be delivered.
+# or BENCHPROF_STRICT) and something could not be delivered: a publication
+# left in the spool, or a comment that could not be posted.
 # Install: runner-hooks/github/README.md.
 wrap=${BENCHPROF_WRAP:-benchprof-wrap}
 bp=${BENCHPROF:-benchprof}
@@ -25,11 +26,20 @@ if ! "$bp" ci --json 2>/dev/null | grep -q '"pr": "'; then
   echo "benchprof: not a pull request: no comment"
 elif mds=$("$wrap" --job-comment); then
   # one a line: the step's without a suite and each suite's (its own
-  # marker and status); one that fails never stops the others
-  printf '%s\n' "$mds" | while IFS= read -r md; do
-    "$bp" comment --ci --markdown "$md" </dev/null ||
+  # marker and status); one that fails never stops the others, and
+  # fails the job in strict mode as an undelivered publication does (the
+  # loop is a subshell: its exit status says whether one failed)
+  if ! printf '%s\n' "$mds" | (
+    unposted=0
+    while IFS= read -r md; do
+      "$bp" comment --ci --markdown "$md" </dev/null && continue
       echo "::warning::benchprof: the comment could not be posted; it is in $md"
-  done
+      unposted=1
+    done
+    exit "$unposted"
+  ); then
+    if "$wrap" --strict; then status=1; fi
+  fi
 else
   printf '%s\n' "$mds" | sed 's/^/benchprof: no comment: /'
 fi

@@ -5,7 +5,8 @@
 # commit (<output>/compare/comment.md, and each suite's
 # <output>/suite=NAME/compare/comment.md).  Exit 0 unless strict (the
 # configuration's "strict": true, or BENCHPROF_STRICT) and something could
-# not be delivered.
+# not be delivered: a publication left in the spool, or a note that
+# could not be posted.
 # Install: runner-hooks/gitlab/README.md.
 wrap=${BENCHPROF_WRAP:-benchprof-wrap}
 bp=${BENCHPROF:-benchprof}
@@ -28,11 +29,20 @@ if [ -z "${CI_MERGE_REQUEST_IID:-}" ]; then
   echo "benchprof: not a merge request pipeline: no comment"
 elif mds=$("$wrap" --job-comment); then
   # one a line: the step's without a suite and each suite's (its own
-  # marker and status); one that fails never stops the others
-  printf '%s\n' "$mds" | while IFS= read -r md; do
-    "$bp" comment --ci --markdown "$md" </dev/null ||
+  # marker and status); one that fails never stops the others, and
+  # fails the job in strict mode as an undelivered publication does (the
+  # loop is a subshell: its exit status says whether one failed)
+  if ! printf '%s\n' "$mds" | (
+    unposted=0
+    while IFS= read -r md; do
+      "$bp" comment --ci --markdown "$md" </dev/null && continue
       echo "benchprof: warning: the note could not be posted; it is in $md"
-  done
+      unposted=1
+    done
+    exit "$unposted"
+  ); then
+    if "$wrap" --strict; then status=1; fi
+  fi
 else
   printf '%s\n' "$mds" | sed 's/^/benchprof: no comment: /'
 fi

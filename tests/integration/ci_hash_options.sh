@@ -141,6 +141,10 @@ check "--keep-status: says the variable and that it runs unprofiled" sh -c \
   "grep -qF \"GITHUB_SHA: 'abc' is not a commit hash\" '$TMP/keep.err' &&
    grep -qF 'running the command unprofiled (--keep-status)' '$TMP/keep.err'"
 check "--keep-status: nothing recorded" [ ! -e "$TMP/keep/report.json" ]
+# the job does not fail over it: the variable's message is a warning
+check "--keep-status: the variable said as a warning, no error: line" sh -c \
+  "grep -q \"^benchprof: warning: .*GITHUB_SHA: 'abc' is not a commit hash\" \
+     '$TMP/keep.err' && ! grep -q 'error:' '$TMP/keep.err'"
 
 # ---- a valid base hash the store holds no run of: no error
 "$BENCHPROF" run $ID --hash "$HEAD" --base-branch main --base-hash "$ABSENT" \

@@ -8,7 +8,8 @@
 #     comparison;
 #   - the completed hook posts one comment per suite, each with its
 #     suite's marker, and the commit statuses benchprof/a and benchprof/b;
-#     a post that fails does not stop the next one, nor fail the job;
+#     a post that fails does not stop the next one, nor fail the job,
+#     unless strict (BENCHPROF_STRICT=1: exit 1, GitHub and GitLab);
 #   - a suite step and a step without a suite: two comments (benchprof/a
 #     and benchprof); the last job's suite=b, in its own directory, is
 #     never posted;
@@ -158,6 +159,15 @@ check "pull request 7: the failed post is said" grep -q \
   "$TMP/gh1.out"
 check "pull request 7: suite b's comment posted after it" [ \
   "$(comments "$TMP/gh" 7)" = "$(marker b)" ]
+# strict mode fails the job over a comment that could not be posted, as
+# over a publication left in the spool; the other suite's is still posted
+BENCHPROF_STRICT=1 $SH "$HOOKS/github/job-completed.sh" >"$TMP/gh1s.out" 2>&1
+check "pull request 7, one post failing, strict: exit 1" [ $? -eq 1 ]
+check "pull request 7, strict: the failed post is said" grep -q \
+  "could not be posted; it is in $OUT/suite=a/compare/comment.md" \
+  "$TMP/gh1s.out"
+check "pull request 7, strict: suite b's comment still the one" [ \
+  "$(comments "$TMP/gh" 7)" = "$(marker b)" ]
 cp "$TMP/comment-7-a.md" "$OUT/suite=a/compare/comment.md"
 $SH "$HOOKS/github/job-completed.sh" >"$TMP/gh1b.out" 2>&1
 check "pull request 7 again: exit 0" [ $? -eq 0 ]
@@ -261,6 +271,20 @@ PY
 check "merge request 11: statuses benchprof/a and benchprof/b" [ \
   "$(contexts "$TMP/gl" $SHA7)" = "benchprof/a
 benchprof/b" ]
+# a note that cannot be posted: a warning, and in strict mode the job
+# fails over it, as over a publication left in the spool
+GL_OUT=$(benchprof-wrap --output)
+echo "not a note" >"$GL_OUT/suite=a/compare/comment.md"
+(cd "$CI_PROJECT_DIR" && sh "$HOOKS/gitlab/post_build_script.sh") \
+  >"$TMP/gl2.out" 2>&1
+check "merge request 11, one note failing: exit 0" [ $? -eq 0 ]
+(cd "$CI_PROJECT_DIR" &&
+ BENCHPROF_STRICT=1 sh "$HOOKS/gitlab/post_build_script.sh") \
+  >"$TMP/gl2s.out" 2>&1
+check "merge request 11, one note failing, strict: exit 1" [ $? -eq 1 ]
+check "merge request 11, strict: the failed note is said" grep -q \
+  "the note could not be posted; it is in $GL_OUT/suite=a/compare/comment.md" \
+  "$TMP/gl2s.out"
 
 check "no token in any output" sh -c "! grep -rqF -e '$GH_TOKEN_VALUE' \
   -e '$GL_TOKEN_VALUE' '$TMP'/*.out '$TMP'/*.err '$SHARED' '$TMP/store' \

@@ -10,8 +10,10 @@
 #   - --allow-failure publishes a failed run (report and latest);
 #   - a run in a reused -o directory whose results cannot be read leaves
 #     no report.json, manifest.json or compare/ of the run before;
-#   - --keep-status: results that cannot be read are a warning and the
-#     command's status stays (0); strict mode still fails;
+#   - --keep-status: results that cannot be read are a warning (where
+#     they broke, and that the job keeps the command's status and has no
+#     report), never an "error:" line, and the command's status stays
+#     (0); strict mode still fails, with an error;
 #   - a harness that prints nothing for --adapter is said to, with no
 #     empty harness-output.txt.
 . "$top_srcdir/tests/lib.sh"
@@ -148,16 +150,34 @@ check "unreadable results: this run's profiles and raw output" sh -c \
   -- sh -c '"$1" 0.1; echo "cc -o bench bench.c"' sh "$WORKLOADS/split" \
   >"$TMP/out7" 2>"$TMP/err7"
 check "--keep-status: the command's status (0)" [ $? -eq 0 ]
-check "--keep-status: the error and a warning" sh -c \
-  "grep -q 'stdout:1:1' '$TMP/err7' && grep -q 'status (0) is kept' '$TMP/err7'"
+# the job did not fail: what could not be read is a warning that still
+# says where, and no line calls it an error
+check "--keep-status: where the results broke, as a warning" grep -q \
+  '^benchprof: warning: .*stdout:1:1' "$TMP/err7"
+check "--keep-status: no report, the job keeps the status (0)" grep -q \
+  "^benchprof: warning: no report for this run .*the job keeps the benchmark's exit status (0) (--keep-status)" \
+  "$TMP/err7"
+check "--keep-status: no error: line" sh -c "! grep -q 'error:' '$TMP/err7'"
+# a --bmf file that is no JSON: its path and position, as a warning
+printf 'not json\n' >"$TMP/bad.json"
+"$BENCHPROF" run -q -o "$TMP/kb" --bmf "$TMP/bad.json" --no-publish \
+  --keep-status -- sh -c 'touch "$1"' sh "$TMP/bad.json" \
+  >/dev/null 2>"$TMP/err7b"
+check "--keep-status, bad --bmf: the command's status (0)" [ $? -eq 0 ]
+check "--keep-status, bad --bmf: the file and position, as a warning" \
+  grep -q "^benchprof: warning: .*$TMP/bad.json:1:" "$TMP/err7b"
+check "--keep-status, bad --bmf: no error: line" \
+  sh -c "! grep -q 'error:' '$TMP/err7b'"
 check "--keep-status: the command's output passes through" grep -q \
   "cc -o bench" "$TMP/out7"
 "$BENCHPROF" run -q -o "$TMP/k" --adapter json --no-publish --keep-status \
   -- sh -c 'echo building; exit 4' >/dev/null 2>&1
 check "--keep-status: a failing command's status (4)" [ $? -eq 4 ]
 "$BENCHPROF" run -q -o "$TMP/k" --adapter json --no-publish --keep-status \
-  --strict -- sh -c 'echo building' >/dev/null 2>&1
+  --strict -- sh -c 'echo building' >/dev/null 2>"$TMP/err7s"
 check "--keep-status --strict: fails" [ $? -ne 0 ]
+check "--keep-status --strict: said as an error" grep -q \
+  '^benchprof: error: .*stdout:1:1' "$TMP/err7s"
 BENCHPROF_STRICT=1 "$BENCHPROF" run -q -o "$TMP/k" --adapter json \
   --no-publish --keep-status -- sh -c 'echo building' >/dev/null 2>&1
 check "--keep-status, BENCHPROF_STRICT=1: fails" [ $? -ne 0 ]
@@ -171,7 +191,7 @@ for adapter in json google-benchmark; do
     2>"$TMP/empty-$adapter.err"
   check "nothing on stdout ($adapter): the command's status (4)" [ $? -eq 4 ]
   check "nothing on stdout ($adapter): said so" grep -qx \
-    "benchprof: error: the harness printed nothing on stdout, where --adapter $adapter reads its results" \
+    "benchprof: warning: the harness printed nothing on stdout, where --adapter $adapter reads its results" \
     "$TMP/empty-$adapter.err"
   check "nothing on stdout ($adapter): no JSON error, no raw output file" \
     sh -c "! grep -q 'invalid JSON' '$TMP/empty-$adapter.err' &&
