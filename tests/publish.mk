@@ -40,6 +40,10 @@
 #                        started after it, not published, exit 143; an
 #                        interrupted run's marked benchmarks are listed
 #                        and cleared by the next run
+#   run_signal_exited.sh a TERM reaches the command only while it runs:
+#                        one that traps it and exits 0 gives 0; one that
+#                        had exited (not yet reaped) never got it: 143;
+#                        marked interrupted either way
 #   run_stale_benches.sh a reused output directory keeps no benchmark
 #                        directory of the run before (--new-job too);
 #                        files benchprof did not write stay
@@ -105,6 +109,7 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/run_interrupted_results.sh \
   tests/integration/run_interrupted_many.sh \
   tests/integration/run_interrupted_anytime.sh \
+  tests/integration/run_signal_exited.sh \
   tests/integration/publish_firefox_lost.sh \
   tests/integration/publish_parallel.sh tests/integration/publish_local.sh \
   tests/integration/publish_latest_order.sh \

@@ -37,18 +37,34 @@ static bool restore_due;
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
                                 SIGUSR2};
 
+/* Whether the command has not exited yet.  One that exited but is not
+ * reaped yet (benchprof is about to) still takes a kill() without error,
+ * but never sees the signal: its exit status is its own, not an answer
+ * to it.  waitid with WNOWAIT leaves it to the sampler to reap; it is a
+ * plain system call, safe in a handler. */
+static bool command_running(pid_t pid)
+{
+  siginfo_t si;
+  si.si_pid = 0;
+  return pid > 0 &&
+         !waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) &&
+         si.si_pid == 0;
+}
+
 static void forward_signal(int sig, siginfo_t *info, void *uctx)
 {
   (void)uctx;
   int saved = errno;
+  pid_t pid = (pid_t)target_pid;
+  bool running = command_running(pid);
   if(!interrupted_by && sig != SIGUSR1 && sig != SIGUSR2) {
     interrupted_by = sig;
-    interrupt_reached_command = target_pid > 0;
+    interrupt_reached_command = running;
   }
-  if(info && info->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT))
-    return;
-  if(target_pid > 0)
-    kill((pid_t)target_pid, sig);
+  bool typed = info && info->si_code == SI_KERNEL &&
+               (sig == SIGINT || sig == SIGQUIT);
+  if(running && !typed)
+    kill(pid, sig);
   errno = saved;
 }
 
@@ -85,6 +101,24 @@ void bp_cli_forward_signals(pid_t pid)
   sigaction(SIGCHLD, &sa, &saved_chld);
   sa.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &sa, &saved_pipe);
+}
+
+/* The signals forwarded, blocked from the fork of the command until
+ * bp_cli_forward_signals knows its pid: one that comes in between is
+ * then passed on to the held command, not only noted (or, for SIGUSR1
+ * and SIGUSR2, not yet caught, fatal to benchprof). */
+void bp_cli_hold_signals(sigset_t *saved)
+{
+  sigset_t set;
+  sigemptyset(&set);
+  for(size_t i = 0; i < BP_ARRAY_LEN(forwarded); i++)
+    sigaddset(&set, forwarded[i]);
+  sigprocmask(SIG_BLOCK, &set, saved);
+}
+
+void bp_cli_release_signals(const sigset_t *saved)
+{
+  sigprocmask(SIG_SETMASK, saved, NULL);
 }
 
 void bp_cli_stop_forwarding(void)
@@ -227,7 +261,14 @@ int bp_cli_capture(char *const *argv, struct bp_buf *out)
   int fds[2];
   if(pipe2(fds, O_CLOEXEC))
     return -1;
+  /* no handler of ours runs in the child before the defaults are back:
+   * it would swallow a signal meant for the program */
+  sigset_t all, before;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &before);
   pid_t pid = fork();
+  if(pid != 0)
+    sigprocmask(SIG_SETMASK, &before, NULL);
   if(pid < 0) {
     close(fds[0]);
     close(fds[1]);
@@ -235,6 +276,7 @@ int bp_cli_capture(char *const *argv, struct bp_buf *out)
   }
   if(pid == 0) {
     bp_cli_default_signals();
+    sigprocmask(SIG_SETMASK, &before, NULL);
     if(dup2(fds[1], STDOUT_FILENO) < 0)
       _exit(127);
     execvp(argv[0], argv);

@@ -345,6 +345,12 @@ void bp_cli_record_args_free(struct bp_record_args *a);
 /* child.c: forward SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2
  * to pid from now on (a Ctrl-C typed at the terminal already reaches it). */
 void bp_cli_forward_signals(pid_t pid);
+/* Block the forwarded signals (the mask before into *saved) before the
+ * command is forked, and put back *saved once bp_cli_forward_signals has
+ * its pid: a signal in between reaches the command.  The command is
+ * given *saved as its own mask (bp_sampler_opts.sigmask). */
+void bp_cli_hold_signals(sigset_t *saved);
+void bp_cli_release_signals(const sigset_t *saved);
 /* Stop forwarding (the command was reaped); the default actions return. */
 void bp_cli_stop_forwarding(void);
 /* The signal (SIGINT, SIGTERM, SIGHUP or SIGQUIT) that interrupted a
@@ -368,7 +374,8 @@ void bp_cli_default_signals(void);
  * outcome, publishing's own handlers) is not split by a signal. */
 void bp_cli_block_interrupts(bool block, sigset_t *saved);
 /* Whether the interrupting signal came while a command ran (and was
- * passed on to it), not between commands. */
+ * passed on to it), not between commands nor after the command exited
+ * (before benchprof reaped it). */
 bool bp_cli_interrupted_in_command(void);
 /* benchprof run's exit status: status, or 128+N when a signal N
  * interrupted the run while no command ran (so none could say how it

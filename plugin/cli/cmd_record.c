@@ -383,8 +383,13 @@ static int record_and_write(struct bp_record_args *a, struct bp_profile **out)
   struct bp_err err = {0};
   struct bp_recorder *rec = NULL;
   struct bp_profile *prof = NULL;
+  sigset_t before;
+  bp_cli_hold_signals(&before);
+  a->rec.sigmask = &before;
   bp_code rc = bpi_recorder_new(&rec, &a->rec, &err);
+  a->rec.sigmask = NULL;
   if(rc) {
+    bp_cli_release_signals(&before);
     /* the command was not started (its process is held until the
      * recorder is ready, and ends without running it) */
     bp_cli_setup_failed(a, &err, rc);
@@ -400,6 +405,7 @@ static int record_and_write(struct bp_record_args *a, struct bp_profile **out)
   unsetenv("DEBUGINFOD_URLS");
   note_event(bpi_recorder_info(rec));
   bp_cli_forward_signals(bpi_recorder_pid(rec));
+  bp_cli_release_signals(&before);
   rc = bpi_recorder_run(rec, &err);
   bp_cli_stop_forwarding();
   note_spill(bpi_recorder_info(rec));

@@ -208,18 +208,22 @@ int cmd_stat(int argc, char **argv)
   struct bp_err err = {0};
   struct bp_sampler *s = NULL;
   struct bp_counters *cs = NULL;
-  struct bp_sampler_opts so = {.argv = a.argv};
+  sigset_t before;
+  bp_cli_hold_signals(&before);
+  struct bp_sampler_opts so = {.argv = a.argv, .sigmask = &before};
   bp_code rc = bpi_sampler_new(&s, &so, &err);
   if(!rc)
     rc = bpi_counters_open(&cs, a.counters, bpi_sampler_pid(s),
                            !a.user_only, &err);
   if(rc) {
+    bp_cli_release_signals(&before);
     bp_msg_err(&err, rc);
     bpi_sampler_free(s);
     return rc == BPE_EVENT_UNKNOWN || rc == BPE_INVAL ? BP_EXIT_USAGE
                                                       : BP_EXIT_ERROR;
   }
   bp_cli_forward_signals(bpi_sampler_pid(s));
+  bp_cli_release_signals(&before);
   rc = bpi_sampler_start(s, &err);
   if(rc == BPE_EXEC) {
     status = bp_cli_exec_failure(&err, a.argv[0]);

@@ -352,6 +352,7 @@ bp_code bpi_recorder_new(struct bp_recorder **out,
     .spill_dir = o->tmpdir && *o->tmpdir ? o->tmpdir : "/tmp",
     .spill_disk_only = o->spill_disk_only,
     .whole_stacks = o->whole_stacks,
+    .sigmask = o->sigmask,
   };
   r->info.spill_dir = sopts.spill_dir;
   if(o->control) {

@@ -62,6 +62,7 @@ struct bp_record_opts {
   /* see struct bp_sampler_opts: the command's stdout, teed */
   void (*on_output)(void *ctx, const char *data, size_t len);
   void *output_ctx;
+  const sigset_t *sigmask; /* the command's; see struct bp_sampler_opts */
   /* Take benchmark markers from the command (control.h): the command gets
    * BENCHPROF_CONTROL, and the profile one marker per benchmark. */
   bool control;

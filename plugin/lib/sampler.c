@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +75,7 @@ static void default_caught_signals(void)
 
 static void child_wait_and_exec(int go_rd, int err_wr, int out_wr,
                                 char *const *argv, char *const *envp,
-                                pid_t parent)
+                                pid_t parent, const sigset_t *mask)
 {
   char go;
   ssize_t n;
@@ -91,6 +92,9 @@ static void child_wait_and_exec(int go_rd, int err_wr, int out_wr,
     signal(SIGPIPE, orig_pipe_ign ? SIG_IGN : SIG_DFL);
   if(orig_chld_ign >= 0)
     signal(SIGCHLD, orig_chld_ign ? SIG_IGN : SIG_DFL);
+  /* forked with every signal blocked: one that came since (a Ctrl-C to
+   * the process group) is pending here and now takes its default action */
+  sigprocmask(SIG_SETMASK, mask, NULL);
   do
     n = read(go_rd, &go, 1);
   while(n < 0 && errno == EINTR);
@@ -170,7 +174,14 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
   }
   note_orig_signals();
   pid_t self = getpid();
+  /* No handler of ours may run in the child before it has put back the
+   * defaults: it would swallow a signal meant for the command. */
+  sigset_t all, before;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &before);
   s->pid = fork();
+  if(s->pid != 0)
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
   if(s->pid < 0) {
     bpi_err_set(err, BPE_SYS, errno, "fork");
     goto fail;
@@ -180,7 +191,8 @@ bp_code bpi_sampler_new(struct bp_sampler **out,
     close(ex[0]);
     if(so[0] >= 0)
       close(so[0]);
-    child_wait_and_exec(go[0], ex[1], so[1], o->argv, envp, self);
+    child_wait_and_exec(go[0], ex[1], so[1], o->argv, envp, self,
+                        o->sigmask ? o->sigmask : &before);
   }
   free(envp);
   envp = NULL;
@@ -265,8 +277,14 @@ bp_code bpi_sampler_start(struct bp_sampler *s, struct bp_err *err)
   close(s->go_fd);
   s->go_fd = -1;
   if(w != 1) {
+    int e = errno;
     reap(s, 0);
-    return bpi_err_set(err, BPE_EXEC, errno, "cannot release the command");
+    /* its process was killed while it was held, by a signal that came
+     * before the release (its default action, as on the command): that
+     * is how the command ended, not a failure to start it */
+    if(s->reaped && !s->status_lost && WIFSIGNALED(s->wait_status))
+      return BP_OK;
+    return bpi_err_set(err, BPE_EXEC, e, "cannot release the command");
   }
   int child_errno = 0;
   ssize_t n;

@@ -15,6 +15,7 @@
 #define BP_LIB_SAMPLER_H
 
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,6 +45,14 @@ struct bp_sampler_opts {
   int input_fd;
   void (*on_input)(void *ctx);
   void *input_ctx;
+  /* The signal mask the command starts with, or NULL: the caller's when
+   * it calls bpi_sampler_new.  The fork itself is made with every signal
+   * blocked, and the child unblocks only once its handlers are back to
+   * the defaults, so a signal that reaches it first acts as on the
+   * command.  A caller that passes signals on blocks them until it knows
+   * the command's pid (a signal meanwhile is then passed on, not lost),
+   * and gives here the mask it had before. */
+  const sigset_t *sigmask;
   /* A directory for temporary files, or NULL.  With one, the rings are
    * only moved to unnamed files there while the command runs and their
    * records handed to the callback once it exited (spill.h): the least
