@@ -1308,6 +1308,9 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
     first = !add_lone_view(b, cb, first) && first;
   if(first && bpi_compare_profile_missing(cb))
     b->len = mark;   /* nothing to link, and the note above says why */
+  else if(first && r->o->private_store)
+    b->len = mark;   /* said once for the whole comment, with what to set
+                      * (add_private_store_note) */
   else if(first)
     bpi_buf_adds(b, "_No viewer links: the profiles have no web (http or "
                  "https) URL; publish them to a store with a public URL "

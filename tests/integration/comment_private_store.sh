@@ -6,6 +6,7 @@
 #     set (store.public_url); with a public URL it says nothing of it;
 #   - a pull request's run published there writes a comment with no link
 #     into the store (which would answer 401 to a browser): it says why,
+#     once for the whole comment (no benchmark repeats "No viewer links"),
 #     names the differential flame graph's key and the key to set;
 #   - with --public-url the same flow links the store's URLs again.
 . "$top_srcdir/tests/lib.sh"
@@ -81,6 +82,10 @@ check "private store: no link into the store" sh -c \
   "! grep -qF -e '](http://127.0.0.1:$port' -e '127.0.0.1%3A$port' '$md1'"
 check "private store: the comment says why and what to set" grep -qF \
   "needs credentials to read, and no public URL is set" "$md1"
+# said once for the whole comment, not again under each benchmark
+check "private store: said once" [ "$(grep -c 'needs credentials' "$md1")" -eq 1 ]
+check "private store: no per-benchmark 'No viewer links' line" sh -c \
+  "! grep -q 'No viewer links' '$md1'"
 # shellcheck disable=SC2016 # the backquotes are the comment's own
 check "private store: it names store.public_url" grep -qF \
   '`store.public_url`' "$md1"

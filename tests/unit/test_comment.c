@@ -267,6 +267,34 @@ static size_t count(const char *s, const char *what)
   return n;
 }
 
+/* A store that needs credentials to read, with no public URL: one note
+ * for the whole comment says why nothing is linked, and no benchmark
+ * repeats it; a store without web URLs that is not such a store keeps
+ * the line under each benchmark. */
+static void test_private_store_said_once(void)
+{
+  struct bp_comment_opts o = {.project = "p", .testbed = "t"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  struct bp_cmp *c = synthetic(3, 1, 2, "bench");
+
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK_EQ_INT(count(b.data, "_No viewer links"), 3);
+  CHECK(!strstr(b.data, "needs credentials"));
+
+  o.private_store = "s3://bkt/runs";
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(!strstr(b.data, "_No viewer links"));
+  CHECK_EQ_INT(count(b.data, "needs credentials to read"), 1);
+  CHECK(strstr(b.data, "store (`s3://bkt/runs`)"));
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
 static void test_cut(void)
 {
   struct bp_comment_opts o = {.project = "p", .testbed = "t"};
@@ -2904,6 +2932,7 @@ int main(void)
   test_escape();
   test_links();
   test_cut();
+  test_private_store_said_once();
   test_function_rows();
   test_function_rows_name_tops();
   test_cut_unconfirmed();
