@@ -7,9 +7,11 @@
 #      marked interrupted;
 #   2. the command had already exited 0 but was not reaped yet when TERM
 #      came (benchprof is held stopped from before the exit until after
-#      the signal was sent, so the order is certain): it never got the
-#      signal, so benchprof exits 143 as for a signal between commands,
-#      and the run is marked interrupted.
+#      the signal was sent; resumed, it handles the pending signal
+#      before it returns to the loop that reaps: the order is certain,
+#      as benchprof runs no other thread while a command runs): it
+#      never got the signal, so benchprof exits 143 as for a signal
+#      between commands, and the run is marked interrupted.
 # shellcheck disable=SC1091 # the library is make check's
 . "${top_srcdir:?run through make check}/tests/lib.sh"
 outside_ci
