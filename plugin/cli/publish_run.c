@@ -379,24 +379,6 @@ bool bp_cli_token_hint(const struct bp_publish_result *r,
   return false;
 }
 
-/* word to paste into a shell: as it is when it is plain, else in single
- * quotes (a quote inside written '\'') */
-static void add_shell_word(struct bp_buf *b, const char *word)
-{
-  if(*word && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                     "0123456789_-./:=@%+,") == strlen(word)) {
-    bpi_buf_adds(b, word);
-    return;
-  }
-  bpi_buf_addc(b, '\'');
-  for(const char *c = word; *c; c++)
-    if(*c == '\'')
-      bpi_buf_adds(b, "'\\''");
-    else
-      bpi_buf_addc(b, *c);
-  bpi_buf_addc(b, '\'');
-}
-
 /* " OPTION PATH" with path made absolute (it exists: the run read or
  * wrote it), so that the command works from a timer or another
  * directory; as given when it cannot be resolved. */
@@ -405,7 +387,7 @@ static void add_path_option(struct bp_buf *b, const char *option,
 {
   char *abs = realpath(path, NULL);
   bpi_buf_adds(b, option);
-  add_shell_word(b, abs ? abs : path);
+  bpi_buf_shell_word(b, abs ? abs : path, true);
   free(abs);
 }
 

@@ -47,18 +47,6 @@ static bool delivered(const char *dir)
   return yes;
 }
 
-/* word, quoted for a POSIX shell: '...' with each ' as '\'' */
-static void add_shell_word(struct bp_buf *b, const char *word)
-{
-  bpi_buf_addc(b, '\'');
-  for(const char *c = word; *c; c++)
-    if(*c == '\'')
-      bpi_buf_adds(b, "'\\''");
-    else
-      bpi_buf_addc(b, *c);
-  bpi_buf_addc(b, '\'');
-}
-
 /* " 'BRANCH@COMMIT'", the commit "latest" when unknown; compare
  * percent-decodes BRANCH and splits at the last '@', so those two are
  * written %25 and %40 */
@@ -74,7 +62,7 @@ static void add_side(struct bp_buf *b, const char *branch, const char *commit)
   bpi_buf_printf(&side, "@%s", commit ? commit : "latest");
   bpi_buf_addc(&side, '\0');
   bpi_buf_addc(b, ' ');
-  add_shell_word(b, bpi_buf_failed(&side) ? "?" : side.data);
+  bpi_buf_shell_word(b, bpi_buf_failed(&side) ? "?" : side.data, false);
   bpi_buf_cleanup(&side);
 }
 
@@ -89,12 +77,12 @@ static void say_bencher_posts(const struct bp_pr_opts *o)
   struct bp_buf cmd;
   bpi_buf_init(&cmd);
   bpi_buf_adds(&cmd, "benchprof compare --project ");
-  add_shell_word(&cmd, o->project ? o->project : "?");
+  bpi_buf_shell_word(&cmd, o->project ? o->project : "?", false);
   bpi_buf_adds(&cmd, " --testbed ");
-  add_shell_word(&cmd, o->testbed ? o->testbed : "?");
+  bpi_buf_shell_word(&cmd, o->testbed ? o->testbed : "?", false);
   if(o->suite) {
     bpi_buf_adds(&cmd, " --suite ");
-    add_shell_word(&cmd, o->suite);
+    bpi_buf_shell_word(&cmd, o->suite, false);
   }
   add_side(&cmd, o->base.branch, o->base.commit);
   add_side(&cmd, o->head_branch, o->head_hash);

@@ -251,6 +251,23 @@ void bpi_buf_xml_text(struct bp_buf *b, const char *str)
   add_escaped(b, str, "\xef\xbf\xbd", xml_ascii);
 }
 
+void bpi_buf_shell_word(struct bp_buf *b, const char *s, bool bare_ok)
+{
+  static const char bare[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                             "0123456789_-.,/:=+@%";
+  if(bare_ok && s[0] && strspn(s, bare) == strlen(s)) {
+    bpi_buf_adds(b, s);
+    return;
+  }
+  bpi_buf_addc(b, '\'');
+  for(; *s; s++)
+    if(*s == '\'')
+      bpi_buf_adds(b, "'\\''");
+    else
+      bpi_buf_addc(b, *s);
+  bpi_buf_addc(b, '\'');
+}
+
 void bpi_buf_varint(struct bp_buf *b, uint64_t v)
 {
   unsigned char tmp[10];

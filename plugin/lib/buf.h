@@ -56,6 +56,11 @@ size_t bpi_utf8_seq(const unsigned char *s, uint32_t *cp);
  * always valid UTF-8. */
 void bpi_buf_json_str(struct bp_buf *b, const char *s);   /* adds "..." */
 void bpi_buf_xml_text(struct bp_buf *b, const char *s);   /* &<>"' */
+/* s as one POSIX shell word: '...' with each ' written '\'', so that a
+ * command line benchprof prints can be pasted back.  With bare_ok, a
+ * non-empty word of letters, digits and _-.,/:=+@% only is added as it is
+ * (no character there means anything to the shell). */
+void bpi_buf_shell_word(struct bp_buf *b, const char *s, bool bare_ok);
 
 /* Lowercase hex of len bytes into out (2 * len + 1 bytes, NUL-terminated). */
 void bpi_hex_encode(const unsigned char *bytes, size_t len, char *out);

@@ -736,19 +736,7 @@ static char *join_command(char *const *argv)
     const char *a = one.data;
     if(i)
       bpi_buf_addc(&b, ' ');
-    if(a[0] && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                         "0123456789_-.,/:=+@%") == strlen(a)) {
-      bpi_buf_adds(&b, a);
-      continue;
-    }
-    bpi_buf_addc(&b, '\'');
-    for(; *a; a++) {
-      if(*a == '\'')
-        bpi_buf_adds(&b, "'\\''");
-      else
-        bpi_buf_addc(&b, *a);
-    }
-    bpi_buf_addc(&b, '\'');
+    bpi_buf_shell_word(&b, a, true);
   }
   bpi_buf_cleanup(&plain);
   bpi_buf_cleanup(&one);

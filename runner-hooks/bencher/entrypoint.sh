@@ -73,13 +73,19 @@ else
   set -- --adapter json -- "$@"
   own=3
 fi
-if [ -n "$each" ] && [ -z "$file" ]; then
-  what="BENCHPROF_RUN_ARGS has --each, which needs --file (or BENCHPROF_BENCHER_FILE): its report reaches Bencher through the job's output file, as stdout carries the harness's own JSON, not BMF"
+# say_unprofiled WHAT: why the command cannot be profiled.  Strict mode
+# refuses to run it (exit 2); otherwise a warning, and the caller runs the
+# command unprofiled (shift "$own"; exec "$@")
+say_unprofiled() {
   if "$wrap" --strict; then
-    echo "benchprof: error: $what; strict mode: the command is not run" >&2
+    echo "benchprof: error: $1; strict mode: the command is not run" >&2
     exit 2
   fi
-  echo "benchprof: warning: $what; running the command unprofiled" >&2
+  echo "benchprof: warning: $1; running the command unprofiled" >&2
+}
+if [ -n "$each" ] && [ -z "$file" ]; then
+  what="BENCHPROF_RUN_ARGS has --each, which needs --file (or BENCHPROF_BENCHER_FILE): its report reaches Bencher through the job's output file, as stdout carries the harness's own JSON, not BMF"
+  say_unprofiled "$what"
   shift "$own"
   exec "$@"
 fi
@@ -92,11 +98,7 @@ if [ -n "${BENCHPROF_RUN_ARGS:-}" ]; then
     bad=$(printf '%s\n' "$bad" | sed -n 1p | sed 's/^benchprof: error: //')
     # named, never shown: the options may hold a secret
     what="BENCHPROF_RUN_ARGS is not usable by benchprof run (${bad:-exit $rc})"
-    if "$wrap" --strict; then
-      echo "benchprof: error: $what; strict mode: the command is not run" >&2
-      exit 2
-    fi
-    echo "benchprof: warning: $what; running the command unprofiled" >&2
+    say_unprofiled "$what"
     shift "$own"
     exec "$@"
   fi
