@@ -93,6 +93,22 @@ wait_line() {
   done
 }
 
+# interrupt TAG ARGS...: benchprof run ARGS in the background, TERM sent
+# to it once the harness wrote "started" to $MARK ($TMP/mark.TAG); its
+# output in $TMP/out.TAG and $TMP/err.TAG, its exit status in $st
+interrupt() {
+  tag=$1
+  shift
+  MARK="$TMP/mark.$tag"
+  export MARK
+  "$BENCHPROF" run -q "$@" >"$TMP/out.$tag" 2>"$TMP/err.$tag" &
+  bp=$!
+  wait_line "$MARK" '^started' 30 || fail "$tag: the harness never started"
+  kill -TERM $bp
+  wait $bp
+  st=$?
+}
+
 # check DESCRIPTION COMMAND...: runs COMMAND, fails the test when it fails
 check() {
   desc=$1

@@ -85,21 +85,6 @@ print(m.get("outcome"), m.get("signal"), m.get("exit_status"),
       m.get("report"))' "$1/manifest.json"
 }
 
-# interrupt TAG ARGS...: benchprof run ARGS in the background, TERM sent
-# to it once the harness said it started; $st: its exit status
-interrupt() {
-  tag=$1
-  shift
-  MARK="$TMP/mark.$tag"
-  export MARK
-  "$BENCHPROF" run -q "$@" >"$TMP/out.$tag" 2>"$TMP/err.$tag" &
-  bp=$!
-  wait_line "$MARK" '^started' 30 || fail "$tag: the harness never started"
-  kill -TERM $bp
-  wait $bp
-  st=$?
-}
-
 # unpublished TAG DIR STATUS: an interrupted run of many invocations
 # left locally, incomplete: no report, nothing anywhere else
 unpublished() {

@@ -53,21 +53,6 @@ print(m.get("outcome"), m.get("exit_status"), m.get("report"))' \
     "$1/manifest.json"
 }
 
-# interrupt TAG ARGS...: benchprof run ARGS in the background, TERM sent
-# to it once the harness started; $st: its exit status
-interrupt() {
-  tag=$1
-  shift
-  MARK="$TMP/mark.$tag"
-  export MARK
-  "$BENCHPROF" run -q "$@" >"$TMP/out.$tag" 2>"$TMP/err.$tag" &
-  bp=$!
-  wait_line "$MARK" '^started' 30 || fail "$tag: the harness never started"
-  kill -TERM $bp
-  wait $bp
-  st=$?
-}
-
 # unreported TAG DIR WHERE: what every interrupted run without results
 # shows (WHERE: the results' origin named in the warning)
 unreported() {
