@@ -1194,6 +1194,33 @@ static void diff_link(const struct render *r, const struct bp_cmp_bench *cb,
     bpi_buf_addc(url, '\0');
 }
 
+/* "+40 ms off CPU per run": the change of cb's waiting stack. */
+static void add_wait_change(struct bp_buf *b, const struct bp_cmp_bench *cb)
+{
+  bpi_compare_add_value(b, "off-cpu", cb->off_head_ns - cb->off_base_ns,
+                        true);
+  bpi_buf_adds(b, " off CPU per run");
+}
+
+/* No waiting stack changed beyond the off-CPU noise band: say the band,
+ * so that an unnamed wait is not taken for an unchanged one, and the
+ * largest change within it. */
+static void add_wait_within_noise(struct bp_buf *b,
+                                  const struct bp_cmp_bench *cb)
+{
+  bpi_buf_adds(b, "\nNo waiting stack's off-CPU time changed beyond the "
+               "off-CPU noise (a change the benchmark's own noise could "
+               "make of a stack's base time: ");
+  bpi_compare_band_text(&cb->off_band, b);
+  bpi_buf_addc(b, ')');
+  if(cb->off_stack) {
+    bpi_buf_adds(b, "; the largest, ");
+    add_wait_stack(b, cb->off_stack);
+    bpi_buf_adds(b, ", ");
+    add_wait_change(b, cb);
+  }
+}
+
 /* With off-CPU time on both sides: the stack whose waiting changed most,
  * so a benchmark slower because it waits longer names what it waits in,
  * and the off-CPU differential flame graph, which shows where (diff.svg
@@ -1204,16 +1231,17 @@ static void add_off_cpu(struct render *r, const struct bp_cmp_bench *cb)
   bool off_diff = bpi_compare_has_off_diff(cb), linked = false;
   if(!cb->off_stack && !off_diff)
     return;
-  if(cb->off_stack) {
+  if(cb->off_stack && !cb->off_within_noise) {
     bool longer = cb->off_head_ns > cb->off_base_ns;
     bpi_buf_printf(b, "\n%s ", longer ? FLAG_RED " Waits longer in"
                                       : FLAG_GREEN " Waits less in");
     add_wait_stack(b, cb->off_stack);
     bpi_buf_adds(b, " (");
-    bpi_compare_add_value(b, "off-cpu", cb->off_head_ns - cb->off_base_ns,
-                          true);
-    bpi_buf_adds(b, " off CPU per run)");
+    add_wait_change(b, cb);
+    bpi_buf_addc(b, ')');
   }
+  else if(cb->has_off_band && bpi_compare_band_wide(&cb->off_band))
+    add_wait_within_noise(b, cb);
   else
     bpi_buf_adds(b, "\nNo waiting stack's off-CPU time changed");
   bpi_buf_init(&url);

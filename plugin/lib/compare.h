@@ -112,7 +112,9 @@ struct bp_cmp_band {
   double lo, hi;
   enum bp_cmp_band_basis basis;
   const char *measure;     /* the measure it comes from (its slug, in the
-                              benchmark's measures); NULL for TOTAL */
+                              benchmark's measures); for TOTAL, NULL (the
+                              profile's total cost) or the measure that is
+                              the total ("off-cpu", the off-CPU band) */
 };
 
 /* Whether a cost's change d +- half (its Poisson interval) lies wholly
@@ -257,6 +259,18 @@ struct bp_cmp_bench {
    * run on each side (NULL when none) */
   char *off_stack;
   double off_base_ns, off_head_ns;
+  /* the off-CPU noise band (struct bp_cmp_band), from the measure
+   * "off-cpu" as the functions' band is from task-clock: a waiting
+   * stack's change within what it makes of the stack's base time is not
+   * named.  off_stack is then the largest change beyond the band, else
+   * (off_within_noise) the largest change of all, shown as within it;
+   * off_ns_per_us[side] is the ns per run one folded microsecond of the
+   * side is (1000 / its runs).  Set when both sides have off-CPU stacks
+   * (has_off_band) */
+  bool has_off_band;
+  struct bp_cmp_band off_band;
+  bool off_within_noise;
+  double off_ns_per_us[2];
   /* both sides' off-CPU stacks (microseconds blocked or preempted, as in
    * profile.offcpu.folded) as differential lines, sorted by stack: the
    * off-CPU differential flame graph (BP_FILE_DIFF_OFFCPU_SVG), which
@@ -545,6 +559,12 @@ struct bp_diffsvg_cost {
   const char *unit;        /* "ns" or "events" */
   const char *per;         /* "run" or "iteration" (bpi_compare_cost_per);
                               NULL: "run" */
+  /* off-CPU time (diff.offcpu.svg): the counts are microseconds,
+   * measured rather than sampled, so no Poisson interval (z unused) and
+   * the band (the off-CPU one) is the only noise; lines ending in
+   * BP_FOLDED_PREEMPTED (runnable: the machine's load, not a wait) give
+   * width but no colour, so a frame is coloured by its waiting time */
+  bool off_cpu;
 };
 bp_code bpi_diffsvg_write_cost(const struct bp_diff_line *lines, size_t n,
                                bool negated, const char *title,

@@ -482,6 +482,8 @@ void bpi_compare_band_text(const struct bp_cmp_band *band,
 {
   if(band->basis == BP_CMP_BAND_INTERVAL && band->measure)
     bpi_buf_printf(out, "%s's interval", band->measure);
+  else if(band->measure)   /* the measure is the total: no interval */
+    bpi_buf_printf(out, "%s's own change, with no interval", band->measure);
   else
     bpi_buf_adds(out, "the total cost's change");
   bpi_buf_printf(out, ", %+.1f%% to %+.1f%%", 100 * band->lo,
@@ -554,6 +556,34 @@ static bool total_confirmed(const struct bp_cmp_bench *b, double change)
          (b->flag == BP_CMP_IMPROVEMENT && change < 0);
 }
 
+void bpi_cmp_noise_band(const struct bp_cmp_bench *b,
+                        const struct bp_cmp_measure *m, double total,
+                        const char *total_measure, struct bp_cmp_band *band)
+{
+  double lo = total, hi = total;
+  *band = (struct bp_cmp_band){.basis = BP_CMP_BAND_CONFIRMED};
+  if(m && m->flag) {
+    band->measure = m->slug;
+    return;
+  }
+  if(m && m->has_interval) {
+    band->basis = BP_CMP_BAND_INTERVAL;
+    band->measure = m->slug;
+    lo = m->pct_lo / 100;
+    hi = m->pct_hi / 100;
+  }
+  else {
+    if(!b->shared_profile && total_confirmed(b, total)) {
+      band->measure = b->max_slug;
+      return;
+    }
+    band->basis = BP_CMP_BAND_TOTAL;
+    band->measure = total_measure;
+  }
+  band->lo = min0(lo);
+  band->hi = max0(hi);
+}
+
 /* The change b's own noise allows every function (struct bp_cmp_band):
  * none when its measure's change is confirmed (a uniform real change is
  * then every function's); the measure's interval when it has one; else
@@ -562,33 +592,12 @@ static bool total_confirmed(const struct bp_cmp_bench *b, double change)
  * change. */
 static void noise_band(struct bp_cmp_bench *b)
 {
-  const struct bp_cmp_measure *m = whole_measure(b);
-  double lo = 0, hi = 0;
-  b->band = (struct bp_cmp_band){.basis = BP_CMP_BAND_CONFIRMED};
-  if(b->shared_profile)
-    m = NULL;   /* another benchmark's change is in it too */
-  if(m && m->flag) {
-    b->band.measure = m->slug;
-    return;
-  }
-  if(m && m->has_interval) {
-    b->band.basis = BP_CMP_BAND_INTERVAL;
-    b->band.measure = m->slug;
-    lo = m->pct_lo / 100;
-    hi = m->pct_hi / 100;
-  }
-  else {
-    double base = (double)b->base.samples * bpi_compare_sample_cost(b, 0);
-    double head = (double)b->head.samples * bpi_compare_sample_cost(b, 1);
-    lo = hi = base > 0 ? head / base - 1 : 0;
-    if(!b->shared_profile && total_confirmed(b, lo)) {
-      b->band.measure = b->max_slug;
-      return;
-    }
-    b->band.basis = BP_CMP_BAND_TOTAL;
-  }
-  b->band.lo = min0(lo);
-  b->band.hi = max0(hi);
+  /* a shared profile: another benchmark's change is in it too */
+  const struct bp_cmp_measure *m = b->shared_profile ? NULL
+                                                     : whole_measure(b);
+  double base = (double)b->base.samples * bpi_compare_sample_cost(b, 0);
+  double head = (double)b->head.samples * bpi_compare_sample_cost(b, 1);
+  bpi_cmp_noise_band(b, m, base > 0 ? head / base - 1 : 0, NULL, &b->band);
 }
 
 /* Each function's cost per run on both sides and its change, with a

@@ -119,6 +119,15 @@ bp_code bpi_cmp_stack_lines(struct bp_diff_line **lines, size_t *nlines,
                             const struct stacks *st);
 /* b's differential lines, sorted by stack. */
 bp_code bpi_cmp_diff_lines(struct bp_cmp_bench *b, const struct stacks *st);
+/* The noise band of b's stacks (struct bp_cmp_band) into band: {0} when
+ * measure m's change is confirmed; m's interval, 0 included, when it has
+ * one; else total, the relative change of what the stacks add up to (0
+ * included), named total_measure in the band (NULL: the profile's total
+ * cost), unless b's verdict confirms a change that way (not for a
+ * shared profile).  m NULL: no measure counts the stacks. */
+void bpi_cmp_noise_band(const struct bp_cmp_bench *b,
+                        const struct bp_cmp_measure *m, double total,
+                        const char *total_measure, struct bp_cmp_band *band);
 /* b's functions from its lines, most changed first. */
 bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st);
 

@@ -12,6 +12,7 @@
 #include "text.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -190,25 +191,36 @@ static const char *band_basis_name(enum bp_cmp_band_basis x)
          x == BP_CMP_BAND_TOTAL ? "total-cost" : "confirmed";
 }
 
+/* A noise band as PREFIX_pct ([lo, hi], percent), PREFIX_measure (the
+ * measure it is from) and PREFIX_basis; all null when band is NULL. */
+static void json_band_as(cJSON *o, const char *prefix,
+                         const struct bp_cmp_band *band)
+{
+  char key[64];
+  snprintf(key, sizeof(key), "%s_pct", prefix);
+  cJSON *pct = band ? cJSON_AddArrayToObject(o, key)
+                    : cJSON_AddNullToObject(o, key);
+  if(band && pct) {
+    cJSON_AddItemToArray(pct, num(100 * band->lo));
+    cJSON_AddItemToArray(pct, num(100 * band->hi));
+  }
+  snprintf(key, sizeof(key), "%s_measure", prefix);
+  add_str(o, key, band ? band->measure : NULL);
+  snprintf(key, sizeof(key), "%s_basis", prefix);
+  add_str(o, key, band ? band_basis_name(band->basis) : NULL);
+}
+
 /* The change the benchmark's own noise allows every function (null
  * without costs): "functions_noise_band_pct": [lo, hi], from
  * "functions_noise_band_measure" (null: the profile's total cost), as
- * "functions_noise_band_basis" says. */
+ * "functions_noise_band_basis" says; and the off-CPU one each waiting
+ * stack is judged against, "off_cpu_noise_band_*" (from "off-cpu";
+ * null without off-CPU stacks on both sides). */
 static void json_band(cJSON *o, const struct bp_cmp_bench *cb)
 {
-  if(!cb->has_cost) {
-    cJSON_AddNullToObject(o, "functions_noise_band_pct");
-    cJSON_AddNullToObject(o, "functions_noise_band_measure");
-    cJSON_AddNullToObject(o, "functions_noise_band_basis");
-    return;
-  }
-  cJSON *pct = cJSON_AddArrayToObject(o, "functions_noise_band_pct");
-  if(pct) {
-    cJSON_AddItemToArray(pct, num(100 * cb->band.lo));
-    cJSON_AddItemToArray(pct, num(100 * cb->band.hi));
-  }
-  add_str(o, "functions_noise_band_measure", cb->band.measure);
-  add_str(o, "functions_noise_band_basis", band_basis_name(cb->band.basis));
+  json_band_as(o, "functions_noise_band", cb->has_cost ? &cb->band : NULL);
+  json_band_as(o, "off_cpu_noise_band",
+               cb->has_off_band ? &cb->off_band : NULL);
 }
 
 /* "diff_offcpu": the off-CPU differential flame graph's path in the
@@ -253,8 +265,16 @@ static cJSON *json_bench(const struct bp_cmp_bench *cb)
   /* the base's stacks read under the head's process name (renamed) */
   add_str(o, "renamed_base_process", cb->renamed_base_process);
   add_str(o, "renamed_head_process", cb->renamed_head_process);
-  /* the waiting stack whose blocked time changed most (--off-cpu) */
+  /* the waiting stack whose blocked time changed most beyond the
+   * off-CPU noise band, else most of all (--off-cpu) */
   add_str(o, "off_cpu_stack", cb->off_stack);
+  /* true: no stack changed beyond the off-CPU noise band, and that is
+   * the largest change within it (the comment names none) */
+  if(cb->off_stack)
+    cJSON_AddBoolToObject(o, "off_cpu_stack_within_noise",
+                          cb->off_within_noise);
+  else
+    cJSON_AddNullToObject(o, "off_cpu_stack_within_noise");
   if(cb->off_stack) {
     cJSON *ns = cJSON_AddObjectToObject(o, "off_cpu_stack_ns");
     if(ns) {
@@ -410,20 +430,24 @@ out:
   return rc;
 }
 
-/* The off-CPU differential flame graph: by share, as the off-CPU stacks
- * are time (blocked or preempted), not samples of an event with a cost
- * and noise of their own to colour by. */
+/* The off-CPU differential flame graph: by waiting time per run, white
+ * within the off-CPU noise band (the times are measured: it is their
+ * only noise), as the comment names a waiting stack; preempted time is
+ * width only. */
 static bp_code write_off_diff(const struct bp_cmp_bench *b,
                               const char *out_dir, struct bp_buf *data,
                               struct bp_buf *title, struct bp_err *err)
 {
+  struct bp_diffsvg_cost cost = {
+    .per_sample = {b->off_ns_per_us[0], b->off_ns_per_us[1]},
+    .band = &b->off_band, .unit = "ns", .per = "run", .off_cpu = true};
   bpi_buf_reset(data);
   bpi_buf_reset(title);
   bpi_buf_printf(title, "Head: %s (off-CPU, microseconds)", b->name);
   bp_code rc = bpi_buf_failed(title) ?
     bpi_err_set(err, BPE_NOMEM, 0, "compare: title") :
-    bpi_diffsvg_write(b->off_lines, b->off_nlines, false, title->data,
-                      data, err);
+    bpi_diffsvg_write_cost(b->off_lines, b->off_nlines, false, title->data,
+                           b->has_off_band ? &cost : NULL, data, err);
   return rc ? rc : write_buf(out_dir, b->dir, BP_FILE_DIFF_OFFCPU_SVG, data,
                              err);
 }

@@ -5,7 +5,9 @@
  * stack whose blocked time per run changed most (profile.offcpu.folded,
  * its kernel frames left out: the way into the scheduler is the same for
  * every wait), so a benchmark slower because it waits longer names what
- * it waits in. */
+ * it waits in: named only beyond the off-CPU noise band, what the
+ * measure's own noise could make of the stack's base time (as functions
+ * are, docs/verdicts.md), so a wait moved by the scheduler is not. */
 #include "bp_setup.h"
 #include "compare_int.h"
 #include "err.h"
@@ -95,10 +97,24 @@ static bp_code sum_user_parts(const struct stacks *st, struct bp_strtab *users,
   return BP_OK;
 }
 
+/* Note stack (a user part) as cb's waiting stack with b and h ns per
+ * run, and whether its change is within the off-CPU noise. */
+static bp_code set_wait(struct bp_cmp_bench *cb, const char *stack, double b,
+                        double h, bool within_noise)
+{
+  free(cb->off_stack);
+  cb->off_stack = strdup(stack);
+  cb->off_base_ns = b;
+  cb->off_head_ns = h;
+  cb->off_within_noise = within_noise;
+  return cb->off_stack ? BP_OK : BPE_NOMEM;
+}
+
 /* The blocked stack (its user part, whatever kernel path it waited in)
- * whose ns per run changed most. */
-static bp_code top_wait(struct bp_cmp_bench *cb, const struct stacks *st,
-                        double rb, double rh)
+ * whose ns per run changed most beyond the off-CPU noise band; without
+ * one, the one that changed most, marked within the noise.  The times
+ * are measured, not sampled: the band is their only noise. */
+static bp_code top_wait(struct bp_cmp_bench *cb, const struct stacks *st)
 {
   struct bp_strtab users;
   size_t n = st->text.count ? st->text.count : 1;
@@ -107,18 +123,22 @@ static bp_code top_wait(struct bp_cmp_bench *cb, const struct stacks *st,
   bpi_strtab_init(&users);
   bp_code rc = sums[0] && sums[1] ? sum_user_parts(st, &users, sums)
                                   : BPE_NOMEM;
-  double best = 0;
+  double best = 0, best_beyond = 0;
   for(size_t i = 0; !rc && i < users.count; i++) {
-    double b = (double)sums[0][i] * rb, h = (double)sums[1][i] * rh;
-    if(absd(h - b) <= best)
-      continue;
-    best = absd(h - b);
-    free(cb->off_stack);
-    cb->off_stack = strdup(bpi_strtab_get(&users, (uint32_t)i));
-    cb->off_base_ns = b;
-    cb->off_head_ns = h;
-    if(!cb->off_stack)
-      rc = BPE_NOMEM;
+    double b = (double)sums[0][i] * cb->off_ns_per_us[0];
+    double h = (double)sums[1][i] * cb->off_ns_per_us[1];
+    double d = absd(h - b);
+    const char *user = bpi_strtab_get(&users, (uint32_t)i);
+    if(bpi_compare_beyond_band(&cb->off_band, b, h - b, 0)) {
+      if(d > best_beyond) {
+        best_beyond = d;
+        rc = set_wait(cb, user, b, h, false);
+      }
+    }
+    else if(!best_beyond && d > best) {
+      best = d;
+      rc = set_wait(cb, user, b, h, true);
+    }
   }
   bpi_strtab_cleanup(&users);
   free(sums[0]);
@@ -162,7 +182,22 @@ static double off_runs(const struct side *s, const char *name)
   return bpi_cmp_marked_runs(s, bpi_manifest_bench(&s->manifest, name));
 }
 
-/* The measure "off-cpu", appended to cb's measures and judged. */
+/* The off-CPU noise band, from measure m ("off-cpu") as the functions'
+ * is from task-clock: {0} when its change is confirmed, its interval
+ * when it has one, else its own change (one value a side, or too few
+ * repetitions), the most a drift of the whole blocked time can have made
+ * of each stack, unless the benchmark's verdict confirms that change. */
+static void off_noise_band(struct bp_cmp_bench *cb,
+                           const struct bp_cmp_measure *m)
+{
+  double total = m->in_base && m->in_head && m->base > 0 ?
+                 m->head / m->base - 1 : 0;
+  bpi_cmp_noise_band(cb, m, total, m->slug, &cb->off_band);
+  cb->has_off_band = true;
+}
+
+/* The measure "off-cpu", appended to cb's measures and judged; its noise
+ * band is cb's off-CPU band. */
 static bp_code add_measure(struct bp_cmp_bench *cb, const struct side *base,
                            const struct side *head, double threshold)
 {
@@ -191,6 +226,7 @@ static bp_code add_measure(struct bp_cmp_bench *cb, const struct side *base,
     return BPE_NOMEM;
   bpi_compare_measure(m, threshold);
   bpi_cmp_pick_max(cb);
+  off_noise_band(cb, m);
   return BP_OK;
 }
 
@@ -207,9 +243,11 @@ bp_code bpi_cmp_bench_off_cpu(struct bp_cmp_bench *cb, const struct side *base,
     if(!rc && cb->renamed_base_process)  /* as the on-CPU stacks were */
       rc = bpi_cmp_rename_root(&st, cb->renamed_base_process,
                                cb->renamed_head_process);
-    if(!rc)  /* folded microseconds -> ns per run */
-      rc = top_wait(cb, &st, 1e3 / off_runs(base, base_name_of(cb)),
-                    1e3 / off_runs(head, cb->name));
+    /* folded microseconds -> ns per run */
+    cb->off_ns_per_us[0] = 1e3 / off_runs(base, base_name_of(cb));
+    cb->off_ns_per_us[1] = 1e3 / off_runs(head, cb->name);
+    if(!rc)
+      rc = top_wait(cb, &st);
     if(!rc && st.text.count)
       rc = bpi_cmp_stack_lines(&cb->off_lines, &cb->off_nlines, &st);
     if(rc)

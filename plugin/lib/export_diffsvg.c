@@ -5,7 +5,9 @@
  * sampled event's unit when the cost of a sample is known (red more, blue
  * less, white where the function table would not name it: within the
  * Poisson interval of its counts, or within what the benchmark's own
- * noise makes of its base cost), else by how its share of its side's
+ * noise makes of its base cost; off-CPU time, measured rather than
+ * sampled, by its waiting time against the off-CPU noise band alone, its
+ * preempted time never coloured), else by how its share of its side's
  * samples changed; the intensity relative to the largest
  * change drawn.  Shares are normalized to each side's total, so runs of
  * different lengths compare.  The tooltip says base and head samples and
@@ -44,6 +46,9 @@ struct dtree {
   double max_delta;       /* largest |change| colored: share points, or
                              the absolute change per run beyond noise */
   const struct bp_diffsvg_cost *cost;   /* NULL: by share */
+  /* off-CPU (cost->off_cpu): each node's waiting time, base and head,
+   * what colours it (its preempted time left out); NULL: n[] */
+  uint64_t (*wait)[2];
 };
 
 static double absd(double x)
@@ -70,6 +75,39 @@ static void add_line(struct dtree *t, const struct bp_diff_line *l)
   }
 }
 
+static bool preempted_line(const struct bp_diff_line *l)
+{
+  size_t len = strlen(l->stack), mark = strlen(BP_FOLDED_PREEMPTED);
+  return len >= mark && !strcmp(l->stack + len - mark, BP_FOLDED_PREEMPTED);
+}
+
+/* Off-CPU: every node's waiting time (t->wait) from the lines already
+ * added, those of preempted time left out.  False when out of memory. */
+static bool add_waits(struct dtree *t, const struct bp_diff_line *lines,
+                      size_t n)
+{
+  t->wait = calloc(t->ft.count ? t->ft.count : 1, sizeof(*t->wait));
+  for(size_t i = 0; t->wait && i < n; i++) {
+    if(preempted_line(&lines[i]))
+      continue;
+    uint32_t node = 0;
+    t->wait[0][0] += lines[i].base;
+    t->wait[0][1] += lines[i].head;
+    for(const char *s = lines[i].stack; *s;) {
+      size_t len = strcspn(s, ";");
+      node = bpi_ftree_child(&t->ft, node, s, len);   /* there already */
+      if(node == BP_NONE || node >= t->ft.count)
+        return false;
+      t->wait[node][0] += lines[i].base;
+      t->wait[node][1] += lines[i].head;
+      s += len;
+      if(*s)
+        s++;
+    }
+  }
+  return t->wait != NULL;
+}
+
 static uint64_t size_of(const struct dtree *t, uint32_t node)
 {
   return t->ft.nodes[node].n[t->sized];
@@ -87,18 +125,28 @@ static const char *cost_per(const struct dtree *t)
   return t->cost->per ? t->cost->per : "run";
 }
 
+/* The counts that colour the node on side i: its samples, or off-CPU
+ * its waiting microseconds. */
+static uint64_t colour_n(const struct dtree *t, uint32_t node, int i)
+{
+  return t->wait ? t->wait[node][i] : t->ft.nodes[node].n[i];
+}
+
 /* The node's cost per run on side i (cost mode). */
 static double node_cost(const struct dtree *t, uint32_t node, int i)
 {
-  return (double)t->ft.nodes[node].n[i] * t->cost->per_sample[i];
+  return (double)colour_n(t, node, i) * t->cost->per_sample[i];
 }
 
-/* The half-width of the noise band of the node's change (cost mode). */
+/* The half-width of the Poisson interval of the node's change (cost
+ * mode); off-CPU times are measured, not sampled: none. */
 static double noise(const struct dtree *t, uint32_t node)
 {
-  return bpi_stats_poisson_halfwidth(t->ft.nodes[node].n[0],
+  if(t->cost->off_cpu)
+    return 0;
+  return bpi_stats_poisson_halfwidth(colour_n(t, node, 0),
                                      t->cost->per_sample[0],
-                                     t->ft.nodes[node].n[1],
+                                     colour_n(t, node, 1),
                                      t->cost->per_sample[1],
                                      t->cost->z);
 }
@@ -218,14 +266,17 @@ static void add_dcosts(struct bp_buf *b, const struct dtree *t,
 {
   const char *u = t->cost->unit;
   double base = node_cost(t, node, 0), head = node_cost(t, node, 1);
-  bpi_buf_printf(b, "; per %s: base ", cost_per(t));
+  bpi_buf_printf(b, "; %sper %s: base ", t->wait ? "waiting " : "",
+                 cost_per(t));
   bpi_compare_add_cost(b, u, base, false);
   bpi_buf_adds(b, ", head ");
   bpi_compare_add_cost(b, u, head, false);
   bpi_buf_adds(b, ", change ");
   bpi_compare_add_cost(b, u, head - base, true);
-  bpi_buf_adds(b, " \xc2\xb1 ");
-  bpi_compare_add_cost(b, u, noise(t, node), false);
+  if(!t->cost->off_cpu) {
+    bpi_buf_adds(b, " \xc2\xb1 ");
+    bpi_compare_add_cost(b, u, noise(t, node), false);
+  }
   bpi_buf_printf(b, "%s)</title><rect x=\"", d == 0 ? ", within noise" : "");
 }
 
@@ -238,9 +289,11 @@ static void add_dframe(struct bp_buf *b, const struct dtree *t,
   uint64_t x = dx10(t, offset), w = dx10(t, offset + size_of(t, node)) - x;
   bpi_buf_adds(b, "<g><title>");
   bpi_buf_xml_text(b, name);
-  bpi_buf_printf(b, " (base %" PRIu64 " samples, ", nd->n[0]);
+  const char *counted = t->cost && t->cost->off_cpu ? "\xc2\xb5s"
+                                                     : "samples";
+  bpi_buf_printf(b, " (base %" PRIu64 " %s, ", nd->n[0], counted);
   add_pct(b, nd->n[0], t->ft.nodes[0].n[0]);
-  bpi_buf_printf(b, "; head %" PRIu64 " samples, ", nd->n[1]);
+  bpi_buf_printf(b, "; head %" PRIu64 " %s, ", nd->n[1], counted);
   add_pct(b, nd->n[1], t->ft.nodes[0].n[1]);
   if(t->cost)
     add_dcosts(b, t, node, d);
@@ -279,6 +332,33 @@ static const char style[] =
   ".btn { cursor: pointer; fill: #0645ad; }\n"
   "#title { font-size: 16px; }\n";
 
+/* The legend of an off-CPU graph by time: what the colours mean, and
+ * the off-CPU noise band, always (it is all that keeps a frame white). */
+static void add_off_legend(struct bp_buf *b, const struct dtree *t,
+                           bool negated)
+{
+  bpi_buf_printf(b, "</text>\n<text x=\"600\" y=\"40\" "
+                 "text-anchor=\"middle\">width: %s \xc2\xb5s off CPU; "
+                 "red: longer waits per %s, blue: shorter; preempted time "
+                 "(runnable, the machine's load) is never coloured</text>\n",
+                 negated ? "base" : "head", cost_per(t));
+  bpi_buf_adds(b, "<text x=\"600\" y=\"56\" text-anchor=\"middle\">");
+  if(bpi_compare_band_wide(t->cost->band)) {
+    bpi_buf_adds(b, "white: within the off-CPU noise, a change the "
+                 "benchmark's own noise could make of a frame's base time (");
+    bpi_compare_band_text(t->cost->band, b);
+    bpi_buf_addc(b, ')');
+  }
+  else if(t->cost->band && t->cost->band->measure)
+    bpi_buf_printf(b, "no off-CPU noise band: %s's change is confirmed, "
+                   "white only where the time is the same",
+                   t->cost->band->measure);
+  else
+    bpi_buf_adds(b, "no off-CPU noise band: white only where the time is "
+                 "the same");
+  bpi_buf_adds(b, "</text>\n");
+}
+
 static void add_dheader(struct bp_buf *b, const struct dtree *t,
                         const char *title, bool negated, uint64_t height)
 {
@@ -296,7 +376,9 @@ static void add_dheader(struct bp_buf *b, const struct dtree *t,
                "<text id=\"title\" x=\"600\" y=\"22\" "
                "text-anchor=\"middle\">Differential flame graph: ");
   bpi_buf_xml_text(b, title ? title : "");
-  if(t->cost) {
+  if(t->cost && t->cost->off_cpu)
+    add_off_legend(b, t, negated);
+  else if(t->cost) {
     const char *ev = t->cost->event ? t->cost->event : "the sampled event";
     bpi_buf_adds(b, " (");
     bpi_buf_xml_text(b, ev);
@@ -350,13 +432,17 @@ bp_code bpi_diffsvg_write_cost(const struct bp_diff_line *lines, size_t n,
     t.ft.nomem = true;
   for(size_t i = 0; !t.ft.nomem && i < n; i++)
     add_line(&t, &lines[i]);
+  if(!t.ft.nomem && cost && cost->off_cpu && !add_waits(&t, lines, n))
+    t.ft.nomem = true;
   if(t.ft.nomem || !bpi_ftree_sort(&t.ft)) {
     rc = bpi_err_set(err, BPE_NOMEM, 0, "differential flame graph");
     goto out;
   }
   uint64_t depth = size_of(&t, 0) ? dvisible_depth(&t, 0) : 0;
-  /* a line more in the header for the benchmark's noise band */
-  uint64_t head_h = HEAD_H + (cost && bpi_compare_band_wide(cost->band) ?
+  /* a line more in the header for the benchmark's noise band (off-CPU:
+   * always, saying whether there is one) */
+  uint64_t head_h = HEAD_H + (cost && (cost->off_cpu ||
+                                       bpi_compare_band_wide(cost->band)) ?
                               BAND_H : 0);
   uint64_t height = head_h + (depth + 1) * FRAME_H + FOOT_H;
   add_dheader(out, &t, title, negated, height);
@@ -367,6 +453,7 @@ bp_code bpi_diffsvg_write_cost(const struct bp_diff_line *lines, size_t n,
   if(bpi_buf_failed(out))
     rc = bpi_err_set(err, BPE_NOMEM, 0, "differential flame graph");
 out:
+  free(t.wait);
   bpi_ftree_cleanup(&t.ft);
   return rc;
 }

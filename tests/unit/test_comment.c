@@ -2921,6 +2921,53 @@ static void test_off_cpu_diff(void)
   bpi_buf_cleanup(&b);
 }
 
+/* A wait within the off-CPU noise band is not named: the line says no
+ * waiting stack changed beyond it, the band, and the largest change;
+ * the off-CPU diff still linked.  A change beyond it is named. */
+static void test_off_cpu_within_noise(void)
+{
+  struct bp_comment_opts o = {.project = "p", .testbed = "t",
+                              .compare_url = "https://ci.example/cmp/"};
+  struct bp_err err = {0};
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  struct bp_cmp *c = waiting("offcpu;main;sleep_in_nap", true);
+  struct bp_cmp_bench *cb = &c->benches[0];
+  cb->off_head_ns = 10.3e6;   /* +3%, within off-cpu's -3% to +4% */
+  cb->has_off_band = true;
+  cb->off_band = (struct bp_cmp_band){.lo = -0.03, .hi = 0.04,
+                                      .basis = BP_CMP_BAND_INTERVAL,
+                                      .measure = "off-cpu"};
+  cb->off_within_noise = true;
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "\nNo waiting stack's off-CPU time changed beyond "
+               "the off-CPU noise (a change the benchmark's own noise could "
+               "make of a stack's base time: off-cpu's interval, -3.0% to "
+               "+4.0%); the largest, `offcpu;main;sleep_in_nap`, +300 µs "
+               "off CPU per run · [off-CPU diff](https://ci.example/cmp/"
+               "bench0/diff.offcpu.svg)\n"));
+  CHECK(!strstr(b.data, "Waits longer") && !strstr(b.data, "Waits less"));
+  /* one value a side: the band is off-cpu's own change */
+  cb->off_band = (struct bp_cmp_band){.hi = 3, .basis = BP_CMP_BAND_TOTAL,
+                                      .measure = "off-cpu"};
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "base time: off-cpu's own change, with no interval, "
+               "+0.0% to +300.0%); the largest, "));
+  /* beyond the band: named */
+  cb->off_within_noise = false;
+  bpi_buf_reset(&b);
+  CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  CHECK(strstr(b.data, "Waits longer in `offcpu;main;sleep_in_nap` (+300 µs "
+               "off CPU per run) · [off-CPU diff]"));
+  CHECK(!strstr(b.data, "beyond the off-CPU noise"));
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&b);
+}
+
 int main(void)
 {
   test_status();
@@ -2961,5 +3008,6 @@ int main(void)
   test_base_latest_and_diff_path();
   test_off_cpu_stack_cut();
   test_off_cpu_diff();
+  test_off_cpu_within_noise();
   return check_exit();
 }

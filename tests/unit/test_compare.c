@@ -442,6 +442,10 @@ static void test_dirs(void)
                        "\"diff_offcpu_key\": null, "
                        "\"diff_offcpu_url\": null") &&
         !strstr(text, "offcpu.svg"));
+  CHECK(text && strstr(text, "\"off_cpu_stack_within_noise\": null") &&
+        strstr(text, "\"off_cpu_noise_band_pct\": null, "
+               "\"off_cpu_noise_band_measure\": null, "
+               "\"off_cpu_noise_band_basis\": null"));
   free(text);
   snprintf(path, sizeof(path), "%s/only_head/diff.svg", out);
   CHECK(access(path, F_OK) != 0);   /* one side only: nothing to diff */
@@ -727,18 +731,25 @@ static void test_renamed_program(void)
 }
 
 /* Off-CPU runs: benchmark name with its folded stacks, its off-CPU
- * folded stacks (microseconds) and a summary with blocked_ms. */
-static void make_off_named(const char *dir, const char *name,
-                           const char *offcpu, const char *blocked_ms)
+ * folded stacks (microseconds, of all repetitions) and a summary with
+ * blocked_ms (of all repetitions); with repeat > 1 (run --repeat) the
+ * off-cpu measure's values of each (off_reps, a JSON array of ns). */
+static void make_off_repeated(const char *dir, const char *name,
+                              const char *offcpu, const char *blocked_ms,
+                              int repeat, const char *off_reps)
 {
-  char text[1024];
+  char text[1024], reps[256] = "";
+  if(off_reps)
+    snprintf(reps, sizeof(reps), "\"repetitions\": {\"off-cpu\": %s}, ",
+             off_reps);
   snprintf(text, sizeof(text),
-      "{\"report\": \"report.json\", \"benchmarks\": ["
-      "{\"name\": \"%s\", \"profile\": \"a\", \"artifacts\": ["
+      "{\"report\": \"report.json\", \"repeat\": %d, \"benchmarks\": ["
+      "{\"name\": \"%s\", \"profile\": \"a\", %s\"artifacts\": ["
       "{\"file\": \"a/profile.folded\", \"kind\": \"folded-stacks\"},"
       "{\"file\": \"a/profile.offcpu.folded\", "
       "\"kind\": \"offcpu-folded-stacks\"},"
-      "{\"file\": \"a/summary.json\", \"kind\": \"summary\"}]}]}", name);
+      "{\"file\": \"a/summary.json\", \"kind\": \"summary\"}]}]}",
+      repeat > 1 ? repeat : 1, name, reps);
   put(dir, "manifest.json", text);
   snprintf(text, sizeof(text), "{\"%s\": {\"latency\": {\"value\": 10}}}",
            name);
@@ -750,6 +761,12 @@ static void make_off_named(const char *dir, const char *name,
            "{\"threads\": [{\"samples\": 10}], \"off_cpu\": "
            "{\"blocked_ms\": %s}}", blocked_ms);
   put(dir, "a/summary.json", summary);
+}
+
+static void make_off_named(const char *dir, const char *name,
+                           const char *offcpu, const char *blocked_ms)
+{
+  make_off_repeated(dir, name, offcpu, blocked_ms, 1, NULL);
 }
 
 /* Off-CPU runs of benchmark "a" (make_off_named). */
@@ -806,6 +823,165 @@ static void test_off_cpu_top_wait(void)
   b = compare_off("off-split", split, &c);
   CHECK(b && b->off_stack && !strcmp(b->off_stack, "p;main;wait"));
   CHECK(b && near(b->off_base_ns, 200e3) && near(b->off_head_ns, 3200e3));
+  bpi_compare_free(c);
+}
+
+/* Compare two off-CPU runs of 5 repetitions of "a" in dirs under name:
+ * offcpu[side] their stacks, blocked[side] their summaries' blocked_ms,
+ * reps[side] the off-cpu measure's values (ns per run). */
+static const struct bp_cmp_bench *compare_off_reps(
+  const char *name, const char *const offcpu[2], const char *const blocked[2],
+  const char *const reps[2], struct bp_cmp **c)
+{
+  char dirs[2][128];
+  for(int side = 0; side < 2; side++) {
+    snprintf(dirs[side], sizeof(dirs[side]), "%s/%s-%d", root, name, side);
+    make_off_repeated(dirs[side], "a", offcpu[side], blocked[side], 5,
+                      reps[side]);
+  }
+  struct bp_cmp_opts o = {.threshold_pct = 5};
+  struct bp_err err = {0};
+  *c = NULL;
+  CHECK(bpi_compare_dirs(dirs[0], dirs[1], &o, c, &err) == BP_OK);
+  return *c ? bench(*c, "a") : NULL;
+}
+
+/* The off-CPU noise band, from the off-cpu measure as the functions' is
+ * from task-clock: 5 repetitions a side of the same blocked time (about
+ * 100 ms a run), off-cpu's interval wide around 0.  p;main;wait, most of
+ * it, 3% longer (+3 ms a run): within what that noise makes of its base
+ * time, not named, though no stack moved more; p;main;poll, 0.2 -> 1.2 ms
+ * a run, beyond it: named.  Without poll's change no stack is named and
+ * wait is the largest change, within the noise.  A stack that grew 4x
+ * while the head's preempted time grew 100x: the preempted time is no
+ * wait. */
+static void test_off_cpu_noise_band(void)
+{
+  struct bp_cmp *c;
+  const char *blocked[2] = {"505", "515"};
+  const char *reps[2] = {"[100e6, 102e6, 99e6, 101e6, 103e6]",
+                         "[101e6, 100e6, 104e6, 99e6, 102e6]"};
+  const char *poll[2] = {
+    "p;main;wait;futex_[k];schedule_[k] 500000\n"
+    "p;main;poll;poll_[k];schedule_[k] 1000\n"
+    "p;main;work;[preempted] 1000\n",
+    "p;main;wait;futex_[k];schedule_[k] 515000\n"
+    "p;main;poll;poll_[k];schedule_[k] 6000\n"
+    "p;main;work;[preempted] 100000\n"};
+  const struct bp_cmp_bench *b = compare_off_reps("off-band", poll, blocked,
+                                                  reps, &c);
+  const struct bp_cmp_measure *off = b ? measure(b, "off-cpu") : NULL;
+  CHECK(off && off->has_interval && !off->flag && off->pct_lo < 0 &&
+        off->pct_hi > 3);
+  CHECK(b && b->has_off_band && b->off_band.basis == BP_CMP_BAND_INTERVAL &&
+        b->off_band.measure && !strcmp(b->off_band.measure, "off-cpu"));
+  CHECK(b && off && near(b->off_band.lo, off->pct_lo / 100) &&
+        near(b->off_band.hi, off->pct_hi / 100));
+  CHECK(b && b->off_stack && !strcmp(b->off_stack, "p;main;poll") &&
+        !b->off_within_noise);
+  CHECK(b && near(b->off_base_ns, 200e3) && near(b->off_head_ns, 1200e3));
+  /* compare.json: the band beside the functions' */
+  struct bp_buf j;
+  bpi_buf_init(&j);
+  if(c)
+    bpi_compare_json(c, &j);
+  bpi_buf_addc(&j, '\0');
+  CHECK(!bpi_buf_failed(&j) &&
+        strstr(j.data, "\"off_cpu_stack_within_noise\": false") &&
+        strstr(j.data, "\"off_cpu_noise_band_measure\": \"off-cpu\", "
+               "\"off_cpu_noise_band_basis\": \"interval\"") &&
+        strstr(j.data, "\"off_cpu_noise_band_pct\": [-"));
+  /* diff.offcpu.svg by waiting time: poll red, wait white (within the
+   * band), the preempted time's 100x white: no wait; the band in the
+   * legend */
+  struct bp_err err = {0};
+  struct bp_diffsvg_cost cost = {
+    .per_sample = {b ? b->off_ns_per_us[0] : 0, b ? b->off_ns_per_us[1] : 0},
+    .band = b ? &b->off_band : NULL, .unit = "ns", .off_cpu = true};
+  bpi_buf_reset(&j);
+  CHECK(b && near(b->off_ns_per_us[0], 200) &&
+        bpi_diffsvg_write_cost(b->off_lines, b->off_nlines, false, "a",
+                               &cost, &j, &err) == BP_OK);
+  bpi_buf_addc(&j, '\0');
+  const char *t = strstr(j.data, "<title>poll ");
+  const char *fill = t ? strstr(t, "fill=") : NULL;
+  CHECK(t && strstr(t, "(base 1000 \xc2\xb5s, ") &&
+        strstr(t, "; waiting per run: base 200 \xc2\xb5s, head 1.2 ms, "
+               "change +1 ms)") && fill &&
+        !strncmp(fill, "fill=\"rgb(255,", 14) &&
+        strncmp(fill, "fill=\"rgb(255,255,", 18));
+  t = strstr(j.data, "<title>wait ");
+  fill = t ? strstr(t, "fill=") : NULL;
+  CHECK(t && strstr(t, "change +3 ms, within noise)") && fill &&
+        !strncmp(fill, "fill=\"rgb(250,250,250)\"", 23));
+  t = strstr(j.data, "<title>[preempted] ");
+  fill = t ? strstr(t, "fill=") : NULL;
+  CHECK(t && fill && !strncmp(fill, "fill=\"rgb(250,250,250)\"", 23));
+  CHECK(strstr(j.data, "white: within the off-CPU noise, a change the "
+               "benchmark's own noise could make of a frame's base time "
+               "(off-cpu's interval, -"));
+  CHECK(!strstr(j.data, "\xc2\xb1") && !strstr(j.data, "Poisson"));
+  bpi_buf_cleanup(&j);
+  bpi_compare_free(c);
+
+  /* poll unchanged: no stack beyond the band; wait the largest, within */
+  const char *steady[2] = {poll[0],
+    "p;main;wait;futex_[k];schedule_[k] 515000\n"
+    "p;main;poll;poll_[k];schedule_[k] 1000\n"
+    "p;main;work;[preempted] 100000\n"};
+  b = compare_off_reps("off-steady", steady, blocked, reps, &c);
+  CHECK(b && b->off_stack && !strcmp(b->off_stack, "p;main;wait") &&
+        b->off_within_noise && near(b->off_head_ns - b->off_base_ns, 3e6));
+  bpi_compare_free(c);
+
+  /* off-cpu confirmed (twice the blocked time): no band, every change
+   * is the benchmark's, the largest named */
+  const char *twice[2] = {"[100e6, 102e6, 99e6, 101e6, 103e6]",
+                          "[201e6, 200e6, 204e6, 199e6, 202e6]"};
+  const char *twice_blocked[2] = {"505", "1006"};
+  b = compare_off_reps("off-twice", steady, twice_blocked, twice, &c);
+  off = b ? measure(b, "off-cpu") : NULL;
+  CHECK(off && off->flag == BP_CMP_REGRESSION);
+  CHECK(b && b->off_band.basis == BP_CMP_BAND_CONFIRMED &&
+        !bpi_compare_band_wide(&b->off_band));
+  CHECK(b && b->off_stack && !strcmp(b->off_stack, "p;main;wait") &&
+        !b->off_within_noise);
+  bpi_compare_free(c);
+}
+
+/* One run a side: no interval, so the band is off-cpu's own change (the
+ * whole blocked time's, 10 -> 40 ms: +300%), the most a drift of all of
+ * it can have made of a stack, as the functions' band is the profile's
+ * total change.  A stack 4x longer, as much as the whole, is not named;
+ * one 9x longer is. */
+static void test_off_cpu_single_run_band(void)
+{
+  struct bp_cmp *c;
+  const char *off[2] = {"p;main;wait;futex_[k] 1000\n"
+                        "p;main;read;read_[k] 100\n",
+                        "p;main;wait;futex_[k] 4000\n"
+                        "p;main;read;read_[k] 900\n"};
+  const struct bp_cmp_bench *b = compare_off("off-single", off, &c);
+  CHECK(b && b->off_band.basis == BP_CMP_BAND_TOTAL &&
+        b->off_band.measure && !strcmp(b->off_band.measure, "off-cpu") &&
+        near(b->off_band.lo, 0) && near(b->off_band.hi, 3));
+  CHECK(b && b->off_stack && !strcmp(b->off_stack, "p;main;read") &&
+        !b->off_within_noise);
+  struct bp_buf t;
+  bpi_buf_init(&t);
+  if(b)
+    bpi_compare_band_text(&b->off_band, &t);
+  bpi_buf_addc(&t, '\0');
+  CHECK(!bpi_buf_failed(&t) && !strcmp(t.data, "off-cpu's own change, with "
+                                       "no interval, +0.0% to +300.0%"));
+  bpi_buf_cleanup(&t);
+  bpi_compare_free(c);
+  /* only the 4x: within the band, shown as the largest change */
+  const char *four[2] = {"p;main;wait;futex_[k] 1000\n",
+                         "p;main;wait;futex_[k] 4000\n"};
+  b = compare_off("off-four", four, &c);
+  CHECK(b && b->off_stack && !strcmp(b->off_stack, "p;main;wait") &&
+        b->off_within_noise);
   bpi_compare_free(c);
 }
 
@@ -2030,6 +2206,8 @@ int main(void)
   test_shared_profile();
   test_off_cpu_top_wait();
   test_off_cpu_json();
+  test_off_cpu_noise_band();
+  test_off_cpu_single_run_band();
   test_bad_input();
   test_refs();
   test_store_sides();
