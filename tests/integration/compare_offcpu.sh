@@ -1,9 +1,15 @@
 #!/bin/sh
 # A benchmark slower because it waits longer: the offcpu workload sleeps
 # 4 naps of 50 ms on the base and 12 on the head, then computes the same
-# 0.5 s.  Both sides recorded with `run --off-cpu`, compare:
+# 0.5 s.  Both sides recorded with `run --off-cpu --repeat 5` (off-cpu a
+# confirmed regression: no off-CPU noise band), compare:
 # - writes diff.offcpu.svg beside diff.svg, from both sides' off-CPU
-#   stacks: sleep_in_nap's time grew there (diff.svg shows no change);
+#   stacks: sleep_in_nap's waiting time per run grew there, red (diff.svg
+#   shows no change);
+# - against a second base of the same 4 naps (5 repetitions): off-cpu's
+#   interval is the off-CPU noise band, and sleep_in_nap's change, within
+#   it, is not named (the line says so, with the band) and stays white in
+#   diff.offcpu.svg, whose legend states the band;
 # - the comment's "Waits longer in" line names the waiting stack whole or
 #   cut at a frame boundary ("…;" then whole frames, the leaf last), and
 #   links the off-CPU diff ("off-CPU diff") or names where it is; the
@@ -38,12 +44,14 @@ cmp() {  # NAME BASE HEAD [compare options...]
   check "compare $name exits 0" [ $? -eq 0 ]
 }
 
-orun base 4 --off-cpu
-orun head 12 --off-cpu
+orun base 4 --off-cpu --repeat 5
+orun head 12 --off-cpu --repeat 5
+orun same 4 --off-cpu --repeat 5
 orun plain 4
 cmp local base head
 cmp served base head --compare-url https://ci.example/cmp/
 cmp one plain head
+cmp steady base same
 
 pycheck "diff.offcpu.svg: well-formed, sleep_in_nap's time grew" \
   "$TMP/local" <<'PY'
@@ -54,16 +62,59 @@ for f in ("diff.svg", "diff.offcpu.svg"):
     assert os.path.getsize(os.path.join(d, f)) > 0, f
 svg = open(os.path.join(d, "diff.offcpu.svg")).read()
 ET.fromstring(svg)
-# its microseconds: 0.2 s asleep on the base, 0.6 s on the head (the
-# shares move with the preempted time of a loaded machine, these do not)
-naps = re.findall(r"<title>sleep_in_nap \(base (\d+) samples, [0-9.]+%; "
-                  r"head (\d+) samples, [0-9.]+%; change ([-+][0-9.]+) "
-                  r"points\)", svg)
+# its waiting time per run: 0.2 s asleep on the base, 0.6 s on the head
+# (the shares move with the preempted time of a loaded machine, these do
+# not); red: beyond the noise (here none: off-cpu is confirmed)
+naps = re.findall(r"<title>sleep_in_nap \(base (\d+) µs, [0-9.]+%; "
+                  r"head (\d+) µs, [0-9.]+%; waiting per run: base "
+                  r"([0-9.]+) ms, head ([0-9.]+) ms, change \+[0-9.]+ ms\)"
+                  r"</title><rect [^>]* fill=\"rgb\(255,(\d+),", svg)
 assert len(naps) == 1, naps
-base, head = int(naps[0][0]), int(naps[0][1])
-assert 150000 <= base <= 300000 and 500000 <= head <= 750000, naps
+total_base, total_head = int(naps[0][0]), int(naps[0][1])
+base, head, green = float(naps[0][2]), float(naps[0][3]), int(naps[0][4])
+assert 150 <= base <= 300 and 500 <= head <= 750, naps
+assert 5 * 150000 <= total_base <= 5 * 300000, naps   # 5 repetitions
+assert green < 250, naps   # red, not white
 assert "Differential flame graph: Head: offcpu (off-CPU, microseconds)<" \
     in svg, svg[:800]
+assert "no off-CPU noise band: off-cpu's change is confirmed" in svg, \
+    svg[:1500]
+PY
+
+pycheck "the same naps: the wait's change within off-cpu's noise, not named, white" \
+  "$TMP/steady" <<'PY'
+import json, os, re, sys
+d = sys.argv[1]
+b = json.load(open(os.path.join(d, "compare.json")))["benchmarks"][0]
+m = {x["slug"]: x for x in b["measures"]}["off-cpu"]
+lo, hi = b["off_cpu_noise_band_pct"]
+ns = b["off_cpu_stack_ns"]
+change = 100 * (ns["head"] / ns["base"] - 1)
+print("  off-cpu %.1f -> %.1f ms, interval %s; the largest wait change "
+      "%+.2f%% in %s" % (m["base"] / 1e6, m["head"] / 1e6, m["interval_pct"],
+                         change, b["off_cpu_stack"]))
+assert m["interval_pct"] and m["change"] != "regression", m
+assert b["off_cpu_noise_band_basis"] == "interval", b
+assert b["off_cpu_noise_band_measure"] == "off-cpu", b
+assert lo <= 0 <= hi and [lo, hi] == [min(0, m["interval_pct"][0]),
+                                     max(0, m["interval_pct"][1])], b
+assert "sleep_in_nap" in b["off_cpu_stack"].split(";"), b
+assert b["off_cpu_stack_within_noise"] is True, b
+assert lo <= change <= hi, (change, lo, hi)
+md = open(os.path.join(d, "comment.md")).read()
+assert "Waits longer" not in md and "Waits less" not in md, md
+band = "off-cpu's interval, %+.1f%% to %+.1f%%" % (lo, hi)
+line = [l for l in md.splitlines() if l.startswith(
+    "No waiting stack's off-CPU time changed beyond the off-CPU noise (a "
+    "change the benchmark's own noise could make of a stack's base time: "
+    + band + "); the largest, `")]
+assert len(line) == 1 and "sleep_in_nap" in line[0], md
+svg = open(os.path.join(d, "diff.offcpu.svg")).read()
+naps = re.findall(r"<title>sleep_in_nap \([^<]*, within noise\)</title>"
+                  r"<rect [^>]* fill=\"rgb\(250,250,250\)\"", svg)
+assert len(naps) == 1, re.findall(r"<title>sleep_in_nap [^\n]*", svg)
+assert "white: within the off-CPU noise, a change the benchmark's own " \
+    "noise could make of a frame's base time (%s)" % band in svg, svg[:1500]
 PY
 
 pycheck "a plain compare: the wait cut at a frame, paths that exist" \

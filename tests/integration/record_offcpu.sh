@@ -219,7 +219,11 @@ PY
 
 # compare and the comment: the head naps 12 times, the base 4 (0.4 s
 # more blocked): the off-cpu measure grows, judged by the measures' rules
-# (one run a side: unconfirmed), and the comment names the sleeper's stack
+# (one run a side: unconfirmed), and the comment names the sleeper's stack:
+# with no interval the off-CPU noise band is the whole blocked time's
+# change, which the sleeper, nearly all of it, reaches about exactly, so
+# it is named as waiting longer only when it grew beyond that band, else
+# shown as the largest change within it (docs/verdicts.md)
 "$BENCHPROF" run -q --off-cpu -o "$TMP/cb" -- "$WORKLOADS/offcpu" sleep 4 \
   >/dev/null 2>"$TMP/cb.err"
 status=$?
@@ -245,8 +249,20 @@ assert b["unconfirmed"] == "regression" and m["unconfirmed"], (b, m)
 assert "sleep_in_nap" in b["off_cpu_stack"].split(";"), b["off_cpu_stack"]
 ns = b["off_cpu_stack_ns"]
 assert 0.3e9 <= ns["head"] - ns["base"] <= 0.5e9, ns
+assert b["off_cpu_noise_band_basis"] == "total-cost", b
+assert b["off_cpu_noise_band_measure"] == "off-cpu", b
+lo, hi = b["off_cpu_noise_band_pct"]
+print("  off-CPU band [%+.1f%%, %+.1f%%], the sleeper's change %+.1f%%, "
+      "within: %s" % (lo, hi, 100 * (ns["head"] / ns["base"] - 1),
+                      b["off_cpu_stack_within_noise"]))
+assert lo == 0 and hi > 100, (lo, hi)
+# beyond the band by more than the microsecond's rounding, or within it
+beyond = ns["head"] - ns["base"] > hi / 100 * ns["base"] + 1e3
+assert b["off_cpu_stack_within_noise"] == (not beyond), b
 md = open(os.path.join(tmp, "cmp", "comment.md")).read()
-line = [l for l in md.splitlines() if "Waits longer in" in l]
+said = "Waits longer in" if beyond else \
+    "No waiting stack's off-CPU time changed beyond the off-CPU noise"
+line = [l for l in md.splitlines() if said in l]
 assert line and ("sleep\\_in\\_nap" in line[0] or
                 "sleep_in_nap" in line[0]), line or md
 PY
@@ -287,6 +303,13 @@ assert m["change"] == "regression" and m["confirmed"], m
 assert not m["unconfirmed"], m
 assert c["regressions"] >= 1, c
 assert "sleep_in_nap" in b["off_cpu_stack"].split(";"), b["off_cpu_stack"]
+# confirmed: no off-CPU noise band, the sleeper named as waiting longer
+assert b["off_cpu_noise_band_basis"] == "confirmed", b
+assert b["off_cpu_noise_band_pct"] == [0, 0], b
+assert b["off_cpu_stack_within_noise"] is False, b
+md = open(os.path.join(tmp, "rcmp", "comment.md")).read()
+assert [l for l in md.splitlines()
+        if "Waits longer in" in l and "sleep_in_nap" in l], md
 PY
 
 BENCHPROF_OFF_CPU=1 "$BENCHPROF" record -q -o "$TMP/env" -- \
