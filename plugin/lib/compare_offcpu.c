@@ -110,10 +110,41 @@ static bp_code set_wait(struct bp_cmp_bench *cb, const char *stack, double b,
   return cb->off_stack ? BP_OK : BPE_NOMEM;
 }
 
+/* cb's measure "off-cpu" (added by add_measure). */
+static const struct bp_cmp_measure *off_measure(const struct bp_cmp_bench *cb)
+{
+  for(size_t i = 0; i < cb->nmeasures; i++)
+    if(!strcmp(cb->measures[i].slug, BP_OFF_CPU_SLUG))
+      return &cb->measures[i];
+  return NULL;
+}
+
+/* The off-CPU noise band, from the measure "off-cpu" as the functions'
+ * is from task-clock: {0} when its change is confirmed, its interval
+ * when it has one, else (one value a side, too few repetitions) the
+ * change of the whole blocked time per run, the stacks' sums[side][0..n)
+ * (what off-cpu measures), the most a drift of all of it can have made
+ * of each stack, unless the benchmark's verdict confirms that change. */
+static void off_noise_band(struct bp_cmp_bench *cb, uint64_t *const sums[2],
+                           size_t n)
+{
+  double total[2] = {0, 0};
+  for(size_t i = 0; i < n; i++)
+    for(int side = 0; side < 2; side++)
+      total[side] += (double)sums[side][i] * cb->off_ns_per_us[side];
+  double change = total[0] > 0 ? total[1] / total[0] - 1 : 0;
+  bpi_cmp_noise_band(cb, off_measure(cb), change, BP_OFF_CPU_SLUG,
+                     &cb->off_band);
+  cb->has_off_band = true;
+}
+
 /* The blocked stack (its user part, whatever kernel path it waited in)
  * whose ns per run changed most beyond the off-CPU noise band; without
  * one, the one that changed most, marked within the noise.  The times
- * are measured, not sampled: the band is their only noise. */
+ * are measured, not sampled: the band is their only noise, but for the
+ * folded file's microseconds (half a microsecond each side, rounded), so
+ * that a stack holding all the blocked time, whose change is the band's
+ * edge, is within it whatever the rounding. */
 static bp_code top_wait(struct bp_cmp_bench *cb, const struct stacks *st)
 {
   struct bp_strtab users;
@@ -123,13 +154,16 @@ static bp_code top_wait(struct bp_cmp_bench *cb, const struct stacks *st)
   bpi_strtab_init(&users);
   bp_code rc = sums[0] && sums[1] ? sum_user_parts(st, &users, sums)
                                   : BPE_NOMEM;
+  if(!rc)
+    off_noise_band(cb, sums, users.count);
   double best = 0, best_beyond = 0;
+  double resolution = (cb->off_ns_per_us[0] + cb->off_ns_per_us[1]) / 2;
   for(size_t i = 0; !rc && i < users.count; i++) {
     double b = (double)sums[0][i] * cb->off_ns_per_us[0];
     double h = (double)sums[1][i] * cb->off_ns_per_us[1];
     double d = absd(h - b);
     const char *user = bpi_strtab_get(&users, (uint32_t)i);
-    if(bpi_compare_beyond_band(&cb->off_band, b, h - b, 0)) {
+    if(bpi_compare_beyond_band(&cb->off_band, b, h - b, resolution)) {
       if(d > best_beyond) {
         best_beyond = d;
         rc = set_wait(cb, user, b, h, false);
@@ -182,22 +216,7 @@ static double off_runs(const struct side *s, const char *name)
   return bpi_cmp_marked_runs(s, bpi_manifest_bench(&s->manifest, name));
 }
 
-/* The off-CPU noise band, from measure m ("off-cpu") as the functions'
- * is from task-clock: {0} when its change is confirmed, its interval
- * when it has one, else its own change (one value a side, or too few
- * repetitions), the most a drift of the whole blocked time can have made
- * of each stack, unless the benchmark's verdict confirms that change. */
-static void off_noise_band(struct bp_cmp_bench *cb,
-                           const struct bp_cmp_measure *m)
-{
-  double total = m->in_base && m->in_head && m->base > 0 ?
-                 m->head / m->base - 1 : 0;
-  bpi_cmp_noise_band(cb, m, total, m->slug, &cb->off_band);
-  cb->has_off_band = true;
-}
-
-/* The measure "off-cpu", appended to cb's measures and judged; its noise
- * band is cb's off-CPU band. */
+/* The measure "off-cpu", appended to cb's measures and judged. */
 static bp_code add_measure(struct bp_cmp_bench *cb, const struct side *base,
                            const struct side *head, double threshold)
 {
@@ -226,7 +245,6 @@ static bp_code add_measure(struct bp_cmp_bench *cb, const struct side *base,
     return BPE_NOMEM;
   bpi_compare_measure(m, threshold);
   bpi_cmp_pick_max(cb);
-  off_noise_band(cb, m);
   return BP_OK;
 }
 

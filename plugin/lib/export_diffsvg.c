@@ -139,11 +139,12 @@ static double node_cost(const struct dtree *t, uint32_t node, int i)
 }
 
 /* The half-width of the Poisson interval of the node's change (cost
- * mode); off-CPU times are measured, not sampled: none. */
+ * mode); off-CPU times are measured, not sampled: only their rounding to
+ * the microsecond, half of one each side (as compare_offcpu.c). */
 static double noise(const struct dtree *t, uint32_t node)
 {
   if(t->cost->off_cpu)
-    return 0;
+    return (t->cost->per_sample[0] + t->cost->per_sample[1]) / 2;
   return bpi_stats_poisson_halfwidth(colour_n(t, node, 0),
                                      t->cost->per_sample[0],
                                      colour_n(t, node, 1),
