@@ -986,6 +986,31 @@ static void test_off_cpu_single_run_band(void)
   CHECK(b && b->off_stack && !strcmp(b->off_stack, "p;main;wait") &&
         b->off_within_noise);
   bpi_compare_free(c);
+  /* the same, the harness's latency a confirmed regression from its
+   * bounds (10 -> 20 ms, +80% to +120%): the blocked time's growth is
+   * the benchmark's, not a drift, so no band and the wait is named */
+  char dirs[2][128];
+  for(int side = 0; side < 2; side++) {
+    snprintf(dirs[side], sizeof(dirs[side]), "%s/off-latency-%d", root,
+             side);
+    make_off_named(dirs[side], "a", four[side], side ? "40" : "10");
+    put(dirs[side], "report.json", side ?
+        "{\"a\": {\"latency\": {\"value\": 20, \"lower_value\": 19, "
+        "\"upper_value\": 21}}}" :
+        "{\"a\": {\"latency\": {\"value\": 10, \"lower_value\": 9, "
+        "\"upper_value\": 11}}}");
+  }
+  struct bp_cmp_opts o = {.threshold_pct = 5};
+  struct bp_err err = {0};
+  c = NULL;
+  CHECK(bpi_compare_dirs(dirs[0], dirs[1], &o, &c, &err) == BP_OK);
+  b = c ? bench(c, "a") : NULL;
+  CHECK(b && b->flag == BP_CMP_REGRESSION &&
+        b->off_band.basis == BP_CMP_BAND_CONFIRMED && b->off_band.measure &&
+        !strcmp(b->off_band.measure, "latency"));
+  CHECK(b && b->off_stack && !strcmp(b->off_stack, "p;main;wait") &&
+        !b->off_within_noise);
+  bpi_compare_free(c);
 }
 
 /* compare.json names a benchmark's off-CPU diff: its path in the compare
