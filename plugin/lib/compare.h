@@ -369,7 +369,8 @@ void bpi_compare_diff_folded(const struct bp_cmp_bench *b,
                              struct bp_buf *out);
 /* The function that grew most (grew true) or shrank most: with absolute
  * costs, the largest significant self change, then total; else by the
- * self share's change, then the total's; NULL when none moved that way. */
+ * self share's change, then the total's; never BP_CMP_INTERRUPTS (the
+ * machine's, not the benchmark's); NULL when none moved that way. */
 const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
                                                bool grew);
 /* b's BP_CMP_INTERRUPTS function when its self change is named (with
