@@ -73,8 +73,11 @@ def read_folded(path, skip_root=True):
 
 
 def name_of(frame):
-    """'fn (in lib)' and 'fn' both -> 'fn'; code without a symbol (perf's
+    """'fn (in lib)', 'fn' and a kernel frame's 'fn_[k]' (benchprof marks
+    them, perf's fold does not) all -> 'fn'; code without a symbol (perf's
     [unknown], benchprof's fn_START or 0xADDR) -> UNNAMED."""
+    if frame.endswith("_[k]"):
+        frame = frame[:-len("_[k]")]
     i = frame.rfind(" (in ")
     name = frame[:i] if i > 0 else frame
     if name in ("[unknown]", "") or name.startswith("0x") or \
@@ -93,7 +96,8 @@ def measures(stacks):
             continue
         leaf = name_of(frames[-1])
         self_[leaf] = self_.get(leaf, 0) + c
-        if frames[0].endswith("(in [kernel.kallsyms])"):
+        if frames[0].endswith("(in [kernel.kallsyms])") or \
+                frames[0].endswith("_[k]"):
             continue  # a kernel-only stack (perf's folding has no lib)
         user += c
         full += c if any(name_of(f) in STARTS for f in frames[:3]) else 0

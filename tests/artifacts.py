@@ -138,15 +138,34 @@ def _folded_lines(path):
     return out
 
 
+# The mark after a kernel frame's name (flamegraph.pl's convention)
+FOLDED_KERNEL_MARK = "_[k]"
+
+
+def _unmarked(frame):
+    if frame.endswith(FOLDED_KERNEL_MARK):
+        return frame[:-len(FOLDED_KERNEL_MARK)]
+    return frame
+
+
 def read_folded(path):
     """-> {process name: [Stack]}; the root frame of a line is the process.
     The line of samples not taken (FOLDED_UNSAMPLED) is left out: it is no
-    sample (folded_unsampled reads it)."""
+    sample (folded_unsampled reads it).  Kernel frames lose their mark:
+    frames are function names, as the other artifacts give them
+    (folded_kernel_self counts the marked ones)."""
     out = collections.defaultdict(list)
     for frames, count in _folded_lines(path):
         if frames != [FOLDED_UNSAMPLED]:
-            out[frames[0]].append(Stack(frames[1:], count))
+            out[frames[0]].append(Stack([_unmarked(f) for f in frames[1:]],
+                                        count))
     return dict(out)
+
+
+def folded_kernel_self(path):
+    """The samples whose leaf is a kernel frame (marked "_[k]")."""
+    return sum(count for frames, count in _folded_lines(path)
+               if frames[-1].endswith(FOLDED_KERNEL_MARK))
 
 
 def folded_unsampled(path):
@@ -773,6 +792,8 @@ def load_dir(d):
         "folded": read_folded(os.path.join(d, "profile.folded")),
         "folded_unsampled": folded_unsampled(os.path.join(d,
                                                           "profile.folded")),
+        "folded_kernel_self": folded_kernel_self(os.path.join(
+            d, "profile.folded")),
         "summary": read_summary(os.path.join(d, "summary.json")),
         "gecko": gecko,
         "pprof": read_pprof(os.path.join(d, "profile.pb.gz")),
@@ -803,6 +824,13 @@ def check_consistent(a):
         assert got == want, "%s self counts differ from profile.folded:" \
             "\n  %s\n  %s" % (name, sorted(got.items()),
                               sorted(want.items()))
+    # profile.folded marks exactly the kernel frames: its samples with a
+    # marked leaf are Gecko's with a leaf in the kernel
+    kernel = sum(st.count for st in gecko if st.frames and
+                 split_location(st.frames[-1])[1] == "[kernel.kallsyms]")
+    assert a["folded_kernel_self"] == kernel, \
+        "profile.folded marks %d samples' leaf as kernel, Gecko has %d" % (
+            a["folded_kernel_self"], kernel)
     svg_all = a["svg"][0]
     assert svg_all[1] == n, "flamegraph.svg root has %d samples, not %d" % (
         svg_all[1], n)

@@ -77,6 +77,11 @@
 #                       tested; the waiting note needs intervals and
 #                       compares ns; a confirmed change names its one
 #                       dominant function; latency heads a tie
+#   compare_kernel.sh   dd's system calls, 3x the bytes: kernel frames
+#                       marked in profile.folded, kernel functions named
+#                       with "(kernel)", system-call time not taken for
+#                       the machine's interrupts, which are never "grew
+#                       most"
 #   compare_shared.sh   one Google Benchmark invocation (no --each): its
 #                       benchmarks share the whole run's profile, whose
 #                       functions are compared once, no benchmark credited
@@ -99,6 +104,7 @@ TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_missing.sh \
   tests/integration/compare_hashname.sh tests/integration/comment_wording.sh \
   tests/integration/compare_headline.sh tests/integration/compare_shared.sh \
+  tests/integration/compare_kernel.sh \
   tests/integration/comment_three_jobs.sh \
   tests/integration/comment_bencher_spooled.sh \
   tests/integration/comment_private_store.sh
@@ -109,6 +115,7 @@ EXTRA_DIST += tests/integration/compare_config.sh \
   tests/integration/compare_hashname.sh tests/integration/comment_wording.sh \
   tests/integration/compare_funcs_noise.sh \
   tests/integration/compare_headline.sh tests/integration/compare_shared.sh \
+  tests/integration/compare_kernel.sh \
   tests/integration/compare_many.sh tests/integration/compare_parallel.sh \
   tests/integration/compare_comment.sh \
   tests/integration/compare_iterations.sh \

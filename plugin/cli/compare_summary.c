@@ -83,6 +83,36 @@ static void say_missing(const struct bp_cmp *c)
   bpi_buf_cleanup(&name);
 }
 
+/* A function's name for a terminal, " (kernel)" after a kernel
+ * function's (the comment's mark). */
+static void add_func_name(struct bp_buf *fn, const struct bp_cmp_func *f)
+{
+  bpi_profile_clean_name(fn, f->name, '\0');
+  if(f->kernel)
+    bpi_buf_adds(fn, " (kernel)");
+}
+
+/* "; the machine's interrupt handling grew by ...": said where it
+ * changed, as it is never the function named (docs/verdicts.md). */
+static void say_interrupts(struct bp_buf *fn, const struct bp_cmp_bench *b)
+{
+  const struct bp_cmp_func *f = bpi_compare_interrupts(b);
+  if(!f)
+    return;
+  if(b->has_cost) {
+    bpi_buf_printf(fn, "; the machine's interrupt handling (kernel) %s by ",
+                   f->d_self_cost > 0 ? "grew" : "shrank");
+    bpi_compare_add_cost(fn, b->unit, f->d_self_cost, true);
+    bpi_buf_adds(fn, " ± ");
+    bpi_compare_add_cost(fn, b->unit, f->self_half, false);
+    bpi_buf_printf(fn, " per %s", bpi_compare_cost_per(b));
+  }
+  else
+    bpi_buf_printf(fn, "; the machine's interrupt handling (kernel) moved "
+                   "by %+.2f points of the samples", f->d_self);
+  bpi_buf_adds(fn, ", which the benchmark does not control");
+}
+
 /* "none named" and, shortly, why: what the comment's line on it says
  * (docs/verdicts.md, "Functions"), so that a missing name is not read as
  * "no function changed". */
@@ -95,7 +125,7 @@ static void say_none_named(struct bp_buf *fn, const struct bp_cmp_bench *b)
   switch(why) {
   case BP_CMP_NO_FUNC_DOMINANT:
     bpi_buf_adds(fn, "the change is spread over ");
-    bpi_profile_clean_name(fn, f->name, '\0');
+    add_func_name(fn, f);
     bpi_buf_adds(fn, ", which holds most of the samples");
     break;
   case BP_CMP_NO_FUNC_SAMPLES:
@@ -155,9 +185,10 @@ void bp_cli_compare_benches(const struct bp_cmp *c)
     else {
       bpi_buf_printf(&fn, "function that %s most: ", top_verb(b));
       if(top)
-        bpi_profile_clean_name(&fn, top->name, '\0');
+        add_func_name(&fn, top);
       else
         say_none_named(&fn, b);
+      say_interrupts(&fn, b);
     }
     if(bpi_buf_failed(&name) || bpi_buf_failed(&fn) || bpi_buf_failed(&slug))
       break;

@@ -711,6 +711,14 @@ static void add_cost_change(struct bp_buf *b, const struct bp_cmp_bench *cb,
   add_cost(b, cb, half, false);
 }
 
+/* perf report's [k]: a kernel function says so after its name, which
+ * is the symbol's own (a user function of that name is another). */
+static void add_kernel_mark(struct bp_buf *b, const struct bp_cmp_func *f)
+{
+  if(f->kernel)
+    bpi_buf_adds(b, " (kernel)");
+}
+
 static void add_top_func(struct bp_buf *b, const char *what,
                          const struct bp_cmp_bench *cb,
                          const struct bp_cmp_func *f)
@@ -718,6 +726,7 @@ static void add_top_func(struct bp_buf *b, const char *what,
   bpi_buf_printf(b, "%s: **", what);
   bpi_comment_md_text(b, f->name, BP_COMMENT_NAME_CHARS);
   bpi_buf_adds(b, "**");
+  add_kernel_mark(b, f);
   if(cb->has_cost) {
     bool self = f->self_significant &&
                 (f->d_self_cost > 0) == (f->d_total_cost > 0);
@@ -830,6 +839,7 @@ static void add_func_row(struct bp_buf *b, const struct bp_cmp_bench *cb,
 {
   bpi_buf_adds(b, "| ");
   bpi_comment_md_text(b, f->name, BP_COMMENT_NAME_CHARS);
+  add_kernel_mark(b, f);
   if(!f->base_total)
     bpi_buf_adds(b, " (new)");
   else if(!f->head_total)
@@ -846,6 +856,7 @@ static void add_largest(struct bp_buf *b, const struct bp_cmp_bench *cb,
 {
   bpi_buf_adds(b, ": the largest, ");
   bpi_comment_md_code(b, f->name);
+  add_kernel_mark(b, f);
   bpi_buf_adds(b, ", self ");
   add_cost_change(b, cb, f->d_self_cost, f->self_half);
   bpi_buf_printf(b, " per %s.", bpi_compare_cost_per(cb));
@@ -859,6 +870,7 @@ static void add_dominant(struct bp_buf *b, const struct bp_cmp_bench *cb,
 {
   bpi_buf_adds(b, "\nThe change is spread over ");
   bpi_comment_md_code(b, f->name);
+  add_kernel_mark(b, f);
   bpi_buf_printf(b, ", which holds %.0f%% of the samples in the base's "
                  "profile and %.0f%% in the head's: self ",
                  func_share(f->base_self, cb->base.samples),
@@ -992,8 +1004,32 @@ static void add_func_table(struct render *r, const struct bp_cmp_bench *cb,
     add_rows_note(b, shown, rows, count_echoes(cb));
 }
 
-/* What grew and shrank most (or why no function is named), then
- * (with_rows) the function table. */
+/* The kernel's time in interrupts changed beyond the noise: the
+ * machine's (timers, other CPUs, devices, a VM's host), never named as
+ * what grew or shrank most, but said, so that its row is not read as the
+ * benchmark's cause either (docs/verdicts.md, "Functions"). */
+static void add_interrupts(struct bp_buf *b, const struct bp_cmp_bench *cb)
+{
+  const struct bp_cmp_func *f = bpi_compare_interrupts(cb);
+  if(!f)
+    return;
+  bool grew = cb->has_cost ? f->d_self_cost > 0 : f->d_self > 0;
+  bpi_buf_printf(b, "\nThe machine's interrupt handling (`" BP_CMP_INTERRUPTS
+                 "`, kernel) %s: ", grew ? "grew" : "shrank");
+  if(cb->has_cost) {
+    add_cost_change(b, cb, f->d_self_cost, f->self_half);
+    bpi_buf_printf(b, " per %s", bpi_compare_cost_per(cb));
+  }
+  else
+    bpi_buf_printf(b, "%+.2f points of the samples", f->d_self);
+  bpi_buf_adds(b, ". Interrupts take the CPU from whatever runs, so the "
+               "benchmark does not control this time: it is not named as "
+               "a cause.\n");
+}
+
+/* What grew and shrank most (or why no function is named), the
+ * machine's interrupt handling when it changed, then (with_rows) the
+ * function table. */
 static void add_funcs(struct render *r, const struct bp_cmp_bench *cb,
                       bool with_rows)
 {
@@ -1013,6 +1049,7 @@ static void add_funcs(struct render *r, const struct bp_cmp_bench *cb,
   }
   else if(changed_beyond(cb) && !cb->shared_profile)
     add_no_func_reason(b, cb);
+  add_interrupts(b, cb);
   if(with_rows)
     add_func_table(r, cb, grew, shrank);
 }

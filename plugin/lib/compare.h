@@ -151,7 +151,22 @@ struct bp_cmp_func {
    * than the noise band allows.  It gets no row (it would repeat a
    * callee's) and is never "grew most" by its total. */
   bool echo;
+  /* a kernel function: profile.folded marked its frames
+   * BP_CMP_KERNEL_MARK (name is without the mark).  A user function of
+   * the same name is another function. */
+  bool kernel;
+  /* BP_CMP_INTERRUPTS: the kernel part of every sample an interrupt
+   * entered (compare_kernel.c), the machine's interrupt handling, which
+   * the benchmark does not control.  It has its row, but is never named
+   * as grew or shrank most (bpi_compare_top_func), nor as the largest
+   * change or the one that holds the samples. */
+  bool interrupts;
 };
+
+/* The mark of a kernel frame in folded stacks (flamegraph.pl's). */
+#define BP_CMP_KERNEL_MARK "_[k]"
+/* The one function that holds the samples of interrupts (kernel). */
+#define BP_CMP_INTERRUPTS "[interrupts]"
 
 /* One line of the differential folded stacks. */
 struct bp_diff_line {
@@ -368,9 +383,14 @@ void bpi_compare_diff_folded(const struct bp_cmp_bench *b,
                              struct bp_buf *out);
 /* The function that grew most (grew true) or shrank most: with absolute
  * costs, the largest significant self change, then total; else by the
- * self share's change, then the total's; NULL when none moved that way. */
+ * self share's change, then the total's; never BP_CMP_INTERRUPTS (the
+ * machine's, not the benchmark's); NULL when none moved that way. */
 const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
                                                bool grew);
+/* b's BP_CMP_INTERRUPTS function when its self change is named (with
+ * costs: significant; by share: changed), else NULL: the line that says
+ * the machine's interrupt handling changed and is not the benchmark's. */
+const struct bp_cmp_func *bpi_compare_interrupts(const struct bp_cmp_bench *b);
 /* The function whose self samples are most (90% or more) of each side's,
  * or NULL: a change of the whole benchmark is spread over it. */
 const struct bp_cmp_func *bpi_compare_dominant_func(

@@ -114,6 +114,8 @@ bp_code bpi_cmp_read_folded(struct stacks *st, int side, const char *path,
 {
   char *text = NULL;
   size_t len = 0, lineno = 0;
+  struct bp_buf marked;   /* a line of an older profile, kernel marked */
+  bpi_buf_init(&marked);
   bp_code rc = bpi_file_read(path, &text, &len, err);
   for(char *line = text; !rc && line && *line;) {
     char *nl = strchr(line, '\n');
@@ -134,15 +136,20 @@ bp_code bpi_cmp_read_folded(struct stacks *st, int side, const char *path,
       else {
         *sp = '\0';
         group_unnamed(line);
-        if(too_deep(line))
+        const char *stack = bpi_cmp_mark_kernel(line, &marked) ? marked.data
+                                                                : line;
+        if(bpi_buf_failed(&marked))
+          rc = bpi_err_set(err, BPE_NOMEM, 0, "%s: stacks", path);
+        else if(too_deep(stack))
           rc = bpi_err_set(err, BPE_FORMAT, 0, "%s:%zu: a stack of more "
                            "than %d frames", path, lineno, MAX_FOLDED_FRAMES);
-        else if((rc = stacks_add(st, side, line, n)))
+        else if((rc = stacks_add(st, side, stack, n)))
           rc = bpi_err_set(err, rc, 0, "%s: stacks", path);
       }
     }
     line = nl ? nl + 1 : NULL;
   }
+  bpi_buf_cleanup(&marked);
   free(text);
   return rc;
 }
@@ -387,9 +394,16 @@ static uint32_t func_id(struct funcs *f, const char *name)
   return id;
 }
 
+/* The function key of every frame from an interrupt's entry up: one
+ * kernel function (its mark is taken off with the others'). */
+#define INTERRUPTS_KEY BP_CMP_INTERRUPTS BP_CMP_KERNEL_MARK
+
 /* Count one stack's samples: self for the leaf, total once per distinct
  * function on it (recursion counts once).  The first frame is the
- * process, not a function. */
+ * process, not a function.  Functions are keyed by their frame's text, a
+ * kernel frame's mark included (a kernel function and a user function of
+ * one name are two); the frames an interrupt ran are one function,
+ * INTERRUPTS_KEY, the leaf. */
 static bp_code count_stack(struct funcs *f, struct bp_buf *scratch,
                            const char *stack, uint64_t stack_no,
                            const uint64_t n[2])
@@ -400,6 +414,11 @@ static bp_code count_stack(struct funcs *f, struct bp_buf *scratch,
     frame++;
     const char *end = strchr(frame, ';');
     size_t len = end ? (size_t)(end - frame) : strlen(frame);
+    if(bpi_cmp_interrupt_frame(frame, len)) {
+      frame = INTERRUPTS_KEY;
+      len = strlen(frame);
+      end = NULL;   /* the rest of the stack is the interrupt's */
+    }
     bpi_buf_reset(scratch);
     bpi_buf_add(scratch, frame, len);
     bpi_buf_addc(scratch, '\0');
@@ -759,6 +778,15 @@ static bp_code mark_echoes(struct bp_cmp_bench *b, const struct funcs *f)
   return rc;
 }
 
+/* Each kernel function's name without its mark: kernel says it. */
+static void strip_kernel_marks(struct bp_cmp_bench *b)
+{
+  for(size_t i = 0; i < b->nfuncs; i++)
+    if(b->funcs[i].kernel)
+      b->funcs[i].name[strlen(b->funcs[i].name) -
+                       strlen(BP_CMP_KERNEL_MARK)] = '\0';
+}
+
 bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
 {
   struct funcs f = {.cap = 0};
@@ -789,6 +817,8 @@ bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
       break;
     }
     b->nfuncs++;
+    fn->kernel = bpi_cmp_kernel_frame(fn->name, strlen(fn->name));
+    fn->interrupts = !strcmp(fn->name, INTERRUPTS_KEY);
     fn->base_self = f.self[0][i];
     fn->head_self = f.self[1][i];
     fn->base_total = f.total[0][i];
@@ -821,7 +851,8 @@ bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st)
     qsort(b->funcs, b->nfuncs, sizeof(*b->funcs),
           b->has_cost ? by_cost_change : by_change);
   if(!rc && b->has_cost)
-    rc = mark_echoes(b, &f);
+    rc = mark_echoes(b, &f);   /* finds functions by their keys */
+  strip_kernel_marks(b);
   for(int i = 0; i < 2; i++) {
     free(f.self[i]);
     free(f.total[i]);
@@ -844,7 +875,8 @@ const struct bp_cmp_func *bpi_compare_dominant_func(
   for(size_t i = 0; b->base.samples && b->head.samples && i < b->nfuncs;
       i++) {
     const struct bp_cmp_func *f = &b->funcs[i];
-    if((double)f->base_self >= DOMINANT_SHARE * (double)b->base.samples &&
+    if(!f->interrupts &&
+       (double)f->base_self >= DOMINANT_SHARE * (double)b->base.samples &&
        (double)f->head_self >= DOMINANT_SHARE * (double)b->head.samples)
       return f;
   }
@@ -892,6 +924,8 @@ static const struct bp_cmp_func *top_by_cost(const struct bp_cmp_bench *b,
   double sign = grew ? 1 : -1;
   for(size_t i = 0; i < b->nfuncs; i++) {
     const struct bp_cmp_func *f = &b->funcs[i];
+    if(f->interrupts)
+      continue;   /* the machine's, not the benchmark's doing */
     if(f->self_significant && sign * f->d_self_cost > 0 &&
        (!self || sign * f->d_self_cost > sign * self->d_self_cost))
       self = f;
@@ -912,7 +946,7 @@ const struct bp_cmp_func *bpi_compare_top_func(const struct bp_cmp_bench *b,
   for(size_t i = 0; i < b->nfuncs; i++) {
     const struct bp_cmp_func *f = &b->funcs[i];
     double s = sign * f->d_self, t = sign * f->d_total;
-    if(s < 0 || t < 0 || (s == 0 && t == 0))
+    if(f->interrupts || s < 0 || t < 0 || (s == 0 && t == 0))
       continue;
     if(!best || s > sign * best->d_self ||
        (s == sign * best->d_self && t > sign * best->d_total))
@@ -928,10 +962,27 @@ static const struct bp_cmp_func *largest_func(const struct bp_cmp_bench *b,
                                               bool grew)
 {
   double sign = grew ? 1 : -1;
-  for(size_t i = 0; i < b->nfuncs; i++)   /* most changed first */
-    if(sign * b->funcs[i].d_self_cost > 0)
-      return &b->funcs[i];
-  return b->nfuncs && b->funcs[0].d_self_cost != 0 ? &b->funcs[0] : NULL;
+  const struct bp_cmp_func *most = NULL;
+  for(size_t i = 0; i < b->nfuncs; i++) {   /* most changed first */
+    const struct bp_cmp_func *f = &b->funcs[i];
+    if(f->interrupts)
+      continue;
+    if(sign * f->d_self_cost > 0)
+      return f;
+    if(!most)
+      most = f;
+  }
+  return most && most->d_self_cost != 0 ? most : NULL;
+}
+
+const struct bp_cmp_func *bpi_compare_interrupts(const struct bp_cmp_bench *b)
+{
+  for(size_t i = 0; i < b->nfuncs; i++) {
+    const struct bp_cmp_func *f = &b->funcs[i];
+    if(f->interrupts)
+      return (b->has_cost ? f->self_significant : f->d_self != 0) ? f : NULL;
+  }
+  return NULL;
 }
 
 enum bp_cmp_no_func bpi_compare_no_func_why(const struct bp_cmp_bench *b,

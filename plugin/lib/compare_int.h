@@ -131,6 +131,23 @@ void bpi_cmp_noise_band(const struct bp_cmp_bench *b,
 /* b's functions from its lines, most changed first. */
 bp_code bpi_cmp_bench_funcs(struct bp_cmp_bench *b, const struct stacks *st);
 
+/* ---------------------------------------------- compare_kernel.c */
+
+/* Whether the frame of len bytes is a kernel frame (marked
+ * BP_CMP_KERNEL_MARK). */
+bool bpi_cmp_kernel_frame(const char *frame, size_t len);
+/* Whether it is a kernel frame where an interrupt entered the kernel
+ * (or its bookkeeping): the sample is the machine's interrupt handling
+ * from there on. */
+bool bpi_cmp_interrupt_frame(const char *frame, size_t len);
+/* A stack from a profile that did not mark its kernel frames (an older
+ * benchprof's) with every frame from the first known kernel entry (a
+ * system call's, an exception's, an interrupt's) marked, into out
+ * (NUL-terminated); false, out untouched, when stack has a marked frame
+ * already or no known entry.  So that a base recorded before kernel
+ * frames were marked matches the head's kernel functions by name. */
+bool bpi_cmp_mark_kernel(const char *stack, struct bp_buf *out);
+
 /* -------------------------------------------- compare_measures.c */
 
 /* cb's measures (base's order, then head's own), judged, and its verdict. */

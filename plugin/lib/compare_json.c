@@ -166,6 +166,10 @@ static cJSON *json_func(const struct bp_cmp_bench *cb,
   add_num(o, "d_total_pp", f->d_total);
   cJSON_AddBoolToObject(o, "new", !f->base_total);
   cJSON_AddBoolToObject(o, "vanished", !f->head_total);
+  /* name is the function's without the folded stacks' "_[k]" */
+  cJSON_AddBoolToObject(o, "kernel", f->kernel);
+  /* the machine's interrupt handling: never grew or shrank most */
+  cJSON_AddBoolToObject(o, "interrupts", f->interrupts);
   if(!cb->has_cost)
     return o;
   const char *keys[] = {"base_self_cost", "head_self_cost",

@@ -1,8 +1,10 @@
 /* Folded stacks: one line per distinct (process name, stack), root first,
  * "proc;main;work;leaf 123": samples in profile.folded, microseconds off
- * CPU in profile.offcpu.folded (--off-cpu; kernel frames "name_[k]", the
- * time a thread was preempted under a last frame "[preempted]", the rest
- * is time it blocked).  flamegraph.pl, inferno, speedscope and the
+ * CPU in profile.offcpu.folded (--off-cpu; the time a thread was
+ * preempted under a last frame "[preempted]", the rest is time it
+ * blocked).  Kernel frames are "name_[k]" in both (flamegraph.pl colours
+ * them so): compare tells the kernel's functions by it, and the samples
+ * an interrupt took from the ones a system call did.  flamegraph.pl, inferno, speedscope and the
  * Firefox Profiler read it.  Lines are merged by their text (threads of one
  * process, or processes of one name, add up) and sorted, so equal profiles
  * give equal files.  Where kernel time was not sampled, a last line says
@@ -36,11 +38,10 @@ static void add_process(struct bp_buf *b, const struct bp_profile *p,
 }
 
 /* Append ";frame" for each frame of stack, root first, kernel frames
- * marked "_[k]" when mark_kernel (flamegraph.pl's convention: off CPU,
- * where the kernel part of every stack is the way into the scheduler).
- * path is scratch space of at least the stack's depth. */
+ * marked "_[k]" (flamegraph.pl's convention).  path is scratch space of
+ * at least the stack's depth. */
 static void add_frames(struct bp_buf *b, const struct bp_profile *p,
-                       uint32_t stack, uint32_t *path, bool mark_kernel)
+                       uint32_t stack, uint32_t *path)
 {
   char tmp[64];
   uint32_t n = 0;
@@ -50,7 +51,7 @@ static void add_frames(struct bp_buf *b, const struct bp_profile *p,
     bpi_buf_addc(b, ';');
     bpi_profile_clean_name(b, bpi_profile_frame_label(p, path[n], tmp,
                                                       sizeof(tmp)), ';');
-    if(mark_kernel && p->frames[path[n]].kind == BP_FRAME_KERNEL)
+    if(p->frames[path[n]].kind == BP_FRAME_KERNEL)
       bpi_buf_adds(b, "_[k]");
   }
 }
@@ -94,8 +95,7 @@ struct fold_in {
 };
 
 /* Lines of the n inputs, merged by text, each printed as its values' sum
- * divided by unit (rounded; lines that round to 0 are left out); unit > 1
- * (off-CPU time) marks kernel frames. */
+ * divided by unit (rounded; lines that round to 0 are left out). */
 static bp_code fold(const struct bp_profile *p, const struct fold_in *in,
                     uint32_t n, uint64_t unit, struct bp_buf *out,
                     struct bp_err *err)
@@ -122,7 +122,7 @@ static bp_code fold(const struct bp_profile *p, const struct fold_in *in,
       add_process(&text, p, &p->threads[in[i].thread]);
     else
       bpi_buf_adds(&text, "[unknown]");
-    add_frames(&text, p, in[i].stack, path, unit > 1);
+    add_frames(&text, p, in[i].stack, path);
     if(in[i].preempted)
       bpi_buf_adds(&text, ";" BP_FOLDED_PREEMPTED);
     bpi_buf_addc(&text, '\0');

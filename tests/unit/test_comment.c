@@ -801,6 +801,69 @@ static void test_no_function_reason(void)
   bpi_compare_free(c);
 }
 
+/* The machine's interrupt handling ([interrupts], kernel) is never what
+ * grew most, by cost or by share, nor the largest change a "No function
+ * is named" line gives: the largest other function is, with "(kernel)"
+ * after a kernel function's name; the interrupts' change is its own
+ * line. */
+static void test_interrupts_not_named(void)
+{
+  struct bp_cmp *c = synthetic(2, 2, 3, "k");
+  for(size_t i = 0; i < 2; i++) {
+    struct bp_cmp_func *f = c->benches[i].funcs;
+    free(f[0].name);
+    f[0].name = strdup("[interrupts]");
+    f[0].kernel = f[0].interrupts = true;
+    free(f[1].name);
+    f[1].name = strdup("ksys_write");
+    f[1].kernel = true;
+  }
+  /* k0 by cost: [interrupts] +300 ms, beyond its noise; ksys_write +41.7
+   * ms, within the band */
+  struct bp_cmp_bench *b = &c->benches[0];
+  unnamed_funcs(b, 30.8e6);
+  struct bp_cmp_func *irq = &b->funcs[0], *w = &b->funcs[1];
+  *w = (struct bp_cmp_func){.name = w->name, .kernel = true,
+                            .base_self = 10, .head_self = 20,
+                            .base_total = 10, .head_total = 20};
+  w->base_self_cost = w->base_total_cost = 20e6;
+  w->d_self_cost = w->d_total_cost = 41.7e6;
+  w->self_half = w->total_half = 30.8e6;
+  irq->base_self_cost = irq->base_total_cost = 100e6;
+  irq->head_self_cost = irq->head_total_cost = 400e6;
+  irq->d_self_cost = irq->d_total_cost = 300e6;
+  irq->self_half = irq->total_half = 20e6;
+  irq->self_significant = irq->total_significant = true;
+  /* the third function keeps no cost: unchanged by cost */
+  /* k1 by share: [interrupts] moved most (+10 points), ksys_write +9 */
+  CHECK(bpi_compare_top_func(b, true) == NULL &&
+        bpi_compare_interrupts(b) == irq);
+  CHECK(bpi_compare_top_func(&c->benches[1], true) ==
+        &c->benches[1].funcs[1]);
+  char *md = render_md(c);
+  const char *k0 = strstr(md, " k0: latency +"),
+             *k1 = strstr(md, " k1: latency +");
+  CHECK(k0 && k1 && has(k0, "\nNo function is named: no function's change "
+                        "is beyond this benchmark's noise band "
+                        "(task-clock's interval, +0.0% to +69.0%): the "
+                        "largest, `ksys_write` (kernel), self +41.7 ms "
+                        "\xc2\xb1 30.8 ms per run.\n\nThe machine's "
+                        "interrupt handling (`[interrupts]`, kernel) grew: "
+                        "+300 ms \xc2\xb1 20 ms per run. Interrupts take "
+                        "the CPU from whatever runs, so the benchmark does "
+                        "not control this time: it is not named as a "
+                        "cause.\n"));
+  CHECK(k1 && has(k1, "Grew most: **ksys_write** (kernel) (self +9.00, "
+                  "total +9.00 points)\n\nThe machine's interrupt handling "
+                  "(`[interrupts]`, kernel) grew: +10.00 points of the "
+                  "samples."));
+  CHECK(k1 && has(k1, "\n| ksys_write (kernel) | ") &&
+        has(k1, "\n| \\[interrupts\\] (kernel) | "));
+  CHECK(!strstr(md, "**[interrupts]**"));
+  free(md);
+  bpi_compare_free(c);
+}
+
 /* cb's measures: latency from 100 to wall, task-clock from 100 to cpu,
  * each with +-1% bounds (cpu_bounds false: one value a side), judged at
  * 2%, and its verdict as compare.c gives it. */
@@ -2989,6 +3052,7 @@ int main(void)
   test_rows_and_notes();
   test_not_confirmed_words();
   test_no_function_reason();
+  test_interrupts_not_named();
   test_wall_time_note();
   test_notes_name_measures();
   test_notes_uncounted();

@@ -1410,6 +1410,102 @@ static void test_function_band(void)
   bpi_compare_free(c);
 }
 
+/* Kernel frames, marked "_[k]" in profile.folded: a kernel function is
+ * named with its mark off and kernel set; the samples an interrupt took
+ * (asm_sysvec_*, here also inside a system call) are one function,
+ * [interrupts], which is never "grew most" though it grew most: a loaded
+ * VM's timer interrupts are the machine's.  A system call's time
+ * (ksys_write) and a page fault's (pvm_irq_enable under exc_page_fault)
+ * stay the benchmark's, named as any function. */
+#define IRQ_USER "p;main;spin;asm_sysvec_apic_timer_interrupt_[k];" \
+  "sysvec_apic_timer_interrupt_[k];__raw_callee_save_pvm_irq_enable_[k];" \
+  "pvm_irq_enable_[k] "
+#define IRQ_SYSCALL "p;main;write;entry_SYSCALL_64_after_hwframe_[k];" \
+  "do_syscall_64_[k];asm_sysvec_apic_timer_interrupt_[k];pvm_irq_enable_[k] "
+#define WRITE "p;main;write;entry_SYSCALL_64_after_hwframe_[k];" \
+  "do_syscall_64_[k];ksys_write_[k] "
+#define FAULT "p;main;touch;asm_exc_page_fault_[k];exc_page_fault_[k];" \
+  "pvm_irq_enable_[k] 50\n"
+static void test_kernel_functions(void)
+{
+  struct clock_side sides[2] = {
+    {"p;main;spin 10000\n" IRQ_USER "90\n" IRQ_SYSCALL "10\n" WRITE "500\n"
+     FAULT, NULL, 106, NULL, NULL},
+    {"p;main;spin 11000\n" IRQ_USER "1200\n" IRQ_SYSCALL "100\n" WRITE
+     "1000\n" FAULT, NULL, 133, NULL, NULL}};
+  struct bp_cmp *c = compare_clock("kernel", sides);
+  const struct bp_cmp_bench *b = c ? bench(c, "b") : NULL;
+  const struct bp_cmp_func *irq = func(b, "[interrupts]");
+  const struct bp_cmp_func *w = func(b, "ksys_write");
+  const struct bp_cmp_func *pf = func(b, "pvm_irq_enable");
+  CHECK(irq && irq->kernel && irq->interrupts && irq->base_self == 100 &&
+        irq->head_self == 1300 && irq->self_significant);
+  CHECK(w && w->kernel && !w->interrupts && w->self_significant);
+  /* pvm_irq_enable is left only where a page fault ran it */
+  CHECK(pf && pf->kernel && !pf->interrupts && pf->base_self == 50 &&
+        pf->head_self == 50);
+  CHECK(!func(b, "sysvec_apic_timer_interrupt") &&
+        !func(b, "pvm_irq_enable_[k]"));
+  CHECK(func(b, "spin") && !func(b, "spin")->kernel &&
+        !significant(b, "spin"));
+  CHECK(b && bpi_compare_top_func(b, true) == w &&
+        bpi_compare_interrupts(b) == irq);
+  /* the interrupt inside write() is the interrupts', not do_syscall_64's
+   * own, yet part of its total */
+  const struct bp_cmp_func *sc = func(b, "do_syscall_64");
+  CHECK(sc && sc->kernel && sc->base_self == 0 && sc->base_total == 510);
+  struct bp_buf j;
+  struct bp_err err = {0};
+  bpi_buf_init(&j);
+  if(c)
+    bpi_compare_json(c, &j);
+  bpi_buf_addc(&j, '\0');
+  const char *jw = strstr(j.data, "\"name\": \"ksys_write\"");
+  CHECK(jw && strstr(jw, "\"kernel\": true, \"interrupts\": false"));
+  const char *ji = strstr(j.data, "\"name\": \"[interrupts]\"");
+  CHECK(ji && strstr(ji, "\"kernel\": true, \"interrupts\": true"));
+  const char *js = strstr(j.data, "\"name\": \"spin\"");
+  CHECK(js && strstr(js, "\"kernel\": false, \"interrupts\": false"));
+  struct bp_comment_opts co = {.project = "p", .testbed = "t"};
+  bpi_buf_reset(&j);
+  CHECK(c && bpi_comment_markdown(c, &co, &j, &err) == BP_OK);
+  bpi_buf_addc(&j, '\0');
+  CHECK(strstr(j.data, "Grew most: **ksys_write** (kernel) (self +500"));
+  CHECK(strstr(j.data, "\nThe machine's interrupt handling (`[interrupts]`, "
+               "kernel) grew: +1.2 s ± ") &&
+        strstr(j.data, " per run. Interrupts take the CPU from whatever "
+               "runs, so the benchmark does not control this time: it is "
+               "not named as a cause.\n"));
+  CHECK(strstr(j.data, "interrupts\\] (kernel) | ") ||
+        strstr(j.data, "interrupts] (kernel) | "));
+  bpi_compare_free(c);
+
+  /* a base recorded before kernel frames were marked: its frames from
+   * the kernel's entry up are taken as kernel frames, so its functions
+   * match the head's */
+  struct clock_side old[2] = {
+    {"p;main;spin 10000\np;main;spin;asm_sysvec_apic_timer_interrupt;"
+     "sysvec_apic_timer_interrupt;__raw_callee_save_pvm_irq_enable;"
+     "pvm_irq_enable 90\np;main;write;entry_SYSCALL_64_after_hwframe;"
+     "do_syscall_64;ksys_write 500\n", NULL, 106, NULL, NULL},
+    {"p;main;spin 10000\n" IRQ_USER "90\n" WRITE "500\n", NULL, 106, NULL,
+     NULL}};
+  c = compare_clock("kernel-old", old);
+  b = c ? bench(c, "b") : NULL;
+  w = func(b, "ksys_write");
+  irq = func(b, "[interrupts]");
+  CHECK(w && w->kernel && w->base_self == 500 && w->head_self == 500);
+  CHECK(irq && irq->base_self == 90 && irq->head_self == 90);
+  CHECK(b && b->nfuncs == 7);   /* main spin write, 3 kernel, [interrupts] */
+  for(size_t i = 0; b && i < b->nfuncs; i++)
+    CHECK(b->funcs[i].kernel == (strcmp(b->funcs[i].name, "main") &&
+                                 strcmp(b->funcs[i].name, "spin") &&
+                                 strcmp(b->funcs[i].name, "write")));
+  CHECK(b && b->nlines == 3);   /* the diff's stacks match too */
+  bpi_buf_cleanup(&j);
+  bpi_compare_free(c);
+}
+
 /* A harness that marks the same work as 4 calls in the base and 2 in the
  * head (task-clock +0.16%): costs are per repetition, as its measures
  * are, not per time it was marked, so nothing doubled. */
@@ -2231,6 +2327,7 @@ int main(void)
   test_function_band();
   test_marked_runs();
   test_function_echoes();
+  test_kernel_functions();
   test_shared_profile();
   test_off_cpu_top_wait();
   test_off_cpu_json();

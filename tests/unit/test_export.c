@@ -66,6 +66,8 @@ static cJSON *slurp_json(const char *dir, const char *name)
 
 /* ---------------------------------------------------------------- folded */
 
+/* The kernel frame marked "_[k]", as flamegraph.pl marks them (compare
+ * tells kernel functions and interrupts by it). */
 static void check_folded(const char *dir)
 {
   char *text = slurp(dir, "profile.folded", NULL);
@@ -74,8 +76,8 @@ static void check_folded(const char *dir)
     "bench;main;" SYNTH_WORK_FOLDED ";hot_loop 350\n"
     "bench;start_thread;0x2a40 (in libc.so.6);cold_path 50\n"
     "bench;start_thread;0x2a40 (in libc.so.6);hot_loop 100\n"
-    "hel:per;main;entry_SYSCALL_64;cold_path 50\n"
-    "hel:per;main;entry_SYSCALL_64;hot_loop 150\n");
+    "hel:per;main;entry_SYSCALL_64_[k];cold_path 50\n"
+    "hel:per;main;entry_SYSCALL_64_[k];hot_loop 150\n");
   free(text);
 }
 
