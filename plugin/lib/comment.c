@@ -1011,7 +1011,10 @@ static void add_funcs(struct render *r, const struct bp_cmp_bench *cb,
                    FLAG_GREEN " Shrank most", cb, shrank);
     bpi_buf_adds(b, "\n");
   }
-  else if(changed_beyond(cb) && !cb->shared_profile)
+  else if(changed_beyond(cb) && !cb->shared_profile &&
+          !bpi_compare_profile_missing(cb))
+    /* a side without a profile has its own line (comment_lists.c):
+     * "too few samples (0 in the base's profile)" would contradict it */
     add_no_func_reason(b, cb);
   if(with_rows)
     add_func_table(r, cb, grew, shrank);
