@@ -622,6 +622,30 @@ static void add_hash_names(struct render *r)
                  "harness output, `benchprof run --name NAME`)._\n\n");
 }
 
+/* A side whose run did not pass (published with --allow-failure, or two
+ * run directories compared): its results may be partial (a benchmark
+ * that crashed half-way) or wrong, so each verdict may be the failure's
+ * and not the code's.  Nothing else in the comment would say so. */
+static void add_failed_side(struct render *r, const struct bp_cmp_side *s,
+                            bool base)
+{
+  if(!s->outcome || !strcmp(s->outcome, BP_OUTCOME_PASSED))
+    return;
+  bool interrupted = !strcmp(s->outcome, BP_OUTCOME_INTERRUPTED);
+  bpi_buf_adds(r->b, base ? "_The base's run " : "_This PR's run ");
+  bpi_buf_adds(r->b, interrupted ? "was interrupted" : "failed");
+  if(interrupted && s->signal) {
+    bpi_buf_adds(r->b, " by ");
+    bpi_comment_md_text(r->b, s->signal, BP_COMMENT_NAME_CHARS);
+  }
+  if(s->has_exit_status)
+    bpi_buf_printf(r->b, " (exit status %d)", s->exit_status);
+  bpi_buf_printf(r->b, ": its results may be partial or wrong, so a change "
+                 "below may be that %s's rather than %s._\n\n",
+                 interrupted ? "interruption" : "failure",
+                 base ? "this PR's" : "the code's");
+}
+
 static void add_summary(struct render *r)
 {
   const struct bp_cmp *c = r->c;
@@ -648,6 +672,8 @@ static void add_summary(struct render *r)
   bpi_buf_printf(b, "; changes confirmed beyond %.4g%% are flagged.\n\n",
                  c->threshold_pct);
   add_latest_note(r);
+  add_failed_side(r, &c->base, true);
+  add_failed_side(r, &c->head, false);
   add_other_command(r);
   add_hash_names(r);
 }

@@ -291,6 +291,14 @@ struct bp_cmp_side {
    * Bencher report that was not taken yet (no report uuid): the comment
    * says so, as it has no Bencher link to give */
   bool bencher_pending;
+  /* how its run ended (its manifest's "outcome": "passed", "failed",
+   * "interrupted"; NULL from an older manifest), with the command's exit
+   * status (has_exit_status) and the signal that interrupted it (NULL
+   * none): a run published anyway (--allow-failure) may have partial or
+   * wrong results, which the comment says */
+  char *outcome, *signal;
+  bool has_exit_status;
+  int exit_status;
 };
 
 struct bp_buf;

@@ -533,6 +533,60 @@ static void test_headline_faults_last(void)
   bpi_compare_free(c);
 }
 
+/* A base run that failed (published with --allow-failure) and a head
+ * interrupted after its harness wrote its results: the comment says
+ * both, under the "Comparing" line, and compare.json keeps each side's
+ * outcome; a passed run is not mentioned. */
+static void test_failed_sides(void)
+{
+  char base[128], head[128], ok[128];
+  const char *report = "{\"a\": {\"latency\": {\"value\": 100}}}";
+  snprintf(base, sizeof(base), "%s/fail-base", root);
+  snprintf(head, sizeof(head), "%s/fail-head", root);
+  snprintf(ok, sizeof(ok), "%s/fail-ok", root);
+  make_run(base, "b", report, "p;main;work 10\n",
+           "\"outcome\": \"failed\", \"exit_status\": 1,");
+  make_run(head, "b", report, "p;main;work 10\n",
+           "\"outcome\": \"interrupted\", \"exit_status\": 143, "
+           "\"signal\": \"SIGTERM\",");
+  make_run(ok, "b", report, "p;main;work 10\n", "\"outcome\": \"passed\", "
+           "\"exit_status\": 0,");
+  struct bp_cmp_opts o = {.threshold_pct = 5};
+  struct bp_comment_opts co = {.project = "p", .testbed = "t"};
+  struct bp_err err = {0};
+  struct bp_buf md, js;
+  bpi_buf_init(&md);
+  bpi_buf_init(&js);
+  struct bp_cmp *c = NULL;
+  CHECK(bpi_compare_dirs(base, head, &o, &c, &err) == BP_OK);
+  CHECK(c && bpi_comment_markdown(c, &co, &md, &err) == BP_OK);
+  if(c)
+    bpi_compare_json(c, &js);
+  bpi_buf_addc(&md, '\0');
+  bpi_buf_addc(&js, '\0');
+  CHECK(md.data && strstr(md.data, "\n_The base's run failed (exit status "
+                          "1): its results may be partial or wrong, so a "
+                          "change below may be that failure's rather than "
+                          "this PR's._\n"));
+  CHECK(md.data && strstr(md.data, "\n_This PR's run was interrupted by "
+                          "SIGTERM (exit status 143): its results may be "
+                          "partial or wrong, so a change below may be that "
+                          "interruption's rather than the code's._\n"));
+  CHECK(js.data && strstr(js.data, "\"outcome\": \"failed\"") &&
+        strstr(js.data, "\"outcome\": \"interrupted\""));
+  bpi_compare_free(c);
+  c = NULL;
+  bpi_buf_reset(&md);
+  CHECK(bpi_compare_dirs(ok, ok, &o, &c, &err) == BP_OK);
+  CHECK(c && bpi_comment_markdown(c, &co, &md, &err) == BP_OK);
+  bpi_buf_addc(&md, '\0');
+  CHECK(md.data && !strstr(md.data, "run failed") &&
+        !strstr(md.data, "interrupted"));
+  bpi_compare_free(c);
+  bpi_buf_cleanup(&md);
+  bpi_buf_cleanup(&js);
+}
+
 /* Of equal changes, latency heads, page faults last: both from 0 (no
  * percentage), both confirmed by bounds apart.  One value a side
  * (task-clock +100%) beside a latency tested within its bounds' noise:
@@ -2065,6 +2119,7 @@ int main(void)
   test_headline();
   test_headline_ties();
   test_headline_faults_last();
+  test_failed_sides();
   test_repetitions_in_manifest();
   test_link_thread();
   test_renamed_program();
