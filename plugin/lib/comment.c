@@ -891,13 +891,12 @@ static void add_dominant(struct bp_buf *b, const struct bp_cmp_bench *cb,
                  func_share(f->head_self, cb->head.samples));
   add_cost_change(b, cb, f->d_self_cost, f->self_half);
   bpi_buf_printf(b, " per %s", bpi_compare_cost_per(cb));
+  /* its change is beyond the sampling's own noise (else it is no
+   * dominant change: bpi_compare_no_func_why), maybe not the band's */
   if(!bpi_compare_beyond_band(&cb->band, f->base_self_cost, f->d_self_cost,
                               f->self_half)) {
     bpi_buf_adds(b, ", within ");
-    if(!bpi_compare_beyond_band(NULL, f->base_self_cost, f->d_self_cost,
-                                f->self_half))
-      bpi_buf_adds(b, "the sampling's own noise");
-    else if(cb->band.basis == BP_CMP_BAND_TOTAL)
+    if(cb->band.basis == BP_CMP_BAND_TOTAL)
       /* the whole profile's change, not a measured noise: what is
        * unknown is whether the runner drifted by as much */
       bpi_buf_printf(b, "the whole profile's change (%+.1f%%), which "

@@ -373,8 +373,9 @@ const struct bp_cmp_func *bpi_compare_dominant_func(
  * the comment's line on it and the summary on stderr say the same. */
 enum bp_cmp_no_func {
   BP_CMP_NO_FUNC_DOMINANT,  /* one function holds most of the samples
-                               (bpi_compare_dominant_func): the change is
-                               spread over it (*f) */
+                               (bpi_compare_dominant_func) and its change
+                               is beyond the sampling's own noise: the
+                               change is spread over it (*f) */
   BP_CMP_NO_FUNC_SAMPLES,   /* a side sampled nothing */
   BP_CMP_NO_FUNC_SHARES,    /* no costs to compare, and no share moved */
   BP_CMP_NO_FUNC_UNCHANGED, /* no function's cost changed */
