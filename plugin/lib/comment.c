@@ -1595,8 +1595,11 @@ static void add_shared(struct render *r)
                  "whole run's, no one benchmark's (a benchmark added or "
                  "removed changes them too), and their costs are per run "
                  "of the harness, which sizes each benchmark's iterations "
-                 "to its time: work a benchmark doubled shows as less than "
-                 "double. Mark each benchmark with the hooks "
+                 "to its time: a function whose work per iteration doubled "
+                 "grows by less than that per run, and the other functions "
+                 "of its benchmark, run fewer times, shrink (what shrinks "
+                 "most here may be no faster). Mark each benchmark with "
+                 "the hooks "
                  "(`benchprof/hooks.h`) or run each on its own "
                  "(`benchprof run --each google-benchmark`) for its own "
                  "functions.\n");

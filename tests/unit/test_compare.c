@@ -1489,6 +1489,13 @@ static void test_shared_profile(void)
   CHECK(sec && !strstr(sec + 1, "#### Functions of the whole run"));
   CHECK(sec && strstr(sec, "functions of one, two (and, in the base only, "
                       "gone)</summary>"));
+  /* per run, a benchmark's slower function makes its other functions
+   * shrink: said, so that what shrank is not read as faster code */
+  CHECK(sec && strstr(sec, "to its time: a function whose work per "
+                      "iteration doubled grows by less than that per run, "
+                      "and the other functions of its benchmark, run fewer "
+                      "times, shrink (what shrinks most here may be no "
+                      "faster)."));
   /* the function table and what shrank most: once, in that section */
   const char *shrank = strstr(j.data, "hrank most: **gone**");
   CHECK(shrank && sec && shrank > sec && count_of(j.data, "hrank most") == 1);
