@@ -622,6 +622,30 @@ static void add_hash_names(struct render *r)
                  "harness output, `benchprof run --name NAME`)._\n\n");
 }
 
+/* A side whose run did not pass (published with --allow-failure, or two
+ * run directories compared): its results may be partial (a benchmark
+ * that crashed half-way) or wrong, so each verdict may be the failure's
+ * and not the code's.  Nothing else in the comment would say so. */
+static void add_failed_side(struct render *r, const struct bp_cmp_side *s,
+                            bool base)
+{
+  if(!s->outcome || !strcmp(s->outcome, BP_OUTCOME_PASSED))
+    return;
+  bool interrupted = !strcmp(s->outcome, BP_OUTCOME_INTERRUPTED);
+  bpi_buf_adds(r->b, base ? "_The base's run " : "_This PR's run ");
+  bpi_buf_adds(r->b, interrupted ? "was interrupted" : "failed");
+  if(interrupted && s->signal) {
+    bpi_buf_adds(r->b, " by ");
+    bpi_comment_md_text(r->b, s->signal, BP_COMMENT_NAME_CHARS);
+  }
+  if(s->has_exit_status)
+    bpi_buf_printf(r->b, " (exit status %d)", s->exit_status);
+  bpi_buf_printf(r->b, ": its results may be partial or wrong, so a change "
+                 "below may be that %s's rather than %s._\n\n",
+                 interrupted ? "interruption" : "failure",
+                 base ? "this PR's" : "the code's");
+}
+
 static void add_summary(struct render *r)
 {
   const struct bp_cmp *c = r->c;
@@ -648,6 +672,8 @@ static void add_summary(struct render *r)
   bpi_buf_printf(b, "; changes confirmed beyond %.4g%% are flagged.\n\n",
                  c->threshold_pct);
   add_latest_note(r);
+  add_failed_side(r, &c->base, true);
+  add_failed_side(r, &c->head, false);
   add_other_command(r);
   add_hash_names(r);
 }
@@ -877,13 +903,12 @@ static void add_dominant(struct bp_buf *b, const struct bp_cmp_bench *cb,
                  func_share(f->head_self, cb->head.samples));
   add_cost_change(b, cb, f->d_self_cost, f->self_half);
   bpi_buf_printf(b, " per %s", bpi_compare_cost_per(cb));
+  /* its change is beyond the sampling's own noise (else it is no
+   * dominant change: bpi_compare_no_func_why), maybe not the band's */
   if(!bpi_compare_beyond_band(&cb->band, f->base_self_cost, f->d_self_cost,
                               f->self_half)) {
     bpi_buf_adds(b, ", within ");
-    if(!bpi_compare_beyond_band(NULL, f->base_self_cost, f->d_self_cost,
-                                f->self_half))
-      bpi_buf_adds(b, "the sampling's own noise");
-    else if(cb->band.basis == BP_CMP_BAND_TOTAL)
+    if(cb->band.basis == BP_CMP_BAND_TOTAL)
       /* the whole profile's change, not a measured noise: what is
        * unknown is whether the runner drifted by as much */
       bpi_buf_printf(b, "the whole profile's change (%+.1f%%), which "
@@ -1047,7 +1072,10 @@ static void add_funcs(struct render *r, const struct bp_cmp_bench *cb,
                    FLAG_GREEN " Shrank most", cb, shrank);
     bpi_buf_adds(b, "\n");
   }
-  else if(changed_beyond(cb) && !cb->shared_profile)
+  else if(changed_beyond(cb) && !cb->shared_profile &&
+          !bpi_compare_profile_missing(cb))
+    /* a side without a profile has its own line (comment_lists.c):
+     * "too few samples (0 in the base's profile)" would contradict it */
     add_no_func_reason(b, cb);
   add_interrupts(b, cb);
   if(with_rows)
@@ -1632,8 +1660,11 @@ static void add_shared(struct render *r)
                  "whole run's, no one benchmark's (a benchmark added or "
                  "removed changes them too), and their costs are per run "
                  "of the harness, which sizes each benchmark's iterations "
-                 "to its time: work a benchmark doubled shows as less than "
-                 "double. Mark each benchmark with the hooks "
+                 "to its time: a function whose work per iteration doubled "
+                 "grows by less than that per run, and the other functions "
+                 "of its benchmark, run fewer times, shrink (what shrinks "
+                 "most here may be no faster). Mark each benchmark with "
+                 "the hooks "
                  "(`benchprof/hooks.h`) or run each on its own "
                  "(`benchprof run --each google-benchmark`) for its own "
                  "functions.\n");

@@ -49,13 +49,43 @@ static void collapse_templates(struct bp_buf *b, const char *s)
   bpi_buf_addc(b, '\0');
 }
 
-/* The last max - 1 characters of s after an ellipsis. */
+static bool name_char(unsigned char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Where a cut at s, inside name, leaves no part of a word or of a "::"
+ * at the start: "…:State::StateIterator" (cut in "benchmark::State")
+ * read as a name that does not exist; "…State::StateIterator" does not.
+ * s itself when no such boundary is left. */
+static const char *word_boundary(const char *name, const char *s)
+{
+  const char *p = s;
+  if(p == name)
+    return s;
+  bool in_word = name_char((unsigned char)p[-1]) &&
+                 name_char((unsigned char)*p);
+  bool in_colons = p[-1] == ':' && *p == ':';
+  if(!in_word && !in_colons)
+    return s;
+  while(name_char((unsigned char)*p))
+    p++;
+  if(p[0] == ':' && p[1] != ':')   /* the second colon of a "::" */
+    p++;
+  return *p ? p : s;
+}
+
+/* The last max - 1 characters of s after an ellipsis, from a word's
+ * start where the cut fell inside one. */
 static void keep_end(struct bp_buf *b, const char *s, size_t max)
 {
+  const char *name = s;
   size_t chars = count_chars(s), skip = chars - (max - 1);
   for(; *s && skip; s++)
     if(((unsigned char)s[1] & 0xc0) != 0x80)
       skip--;
+  s = word_boundary(name, s);
   bpi_buf_adds(b, ELLIPSIS);
   bpi_buf_adds(b, s);
   bpi_buf_addc(b, '\0');

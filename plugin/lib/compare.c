@@ -470,6 +470,8 @@ static void side_free(struct bp_cmp_side *s)
   free(s->bencher_url);
   free(s->manifest_url);
   free(s->command);
+  free(s->outcome);
+  free(s->signal);
   free(s->bencher_project);
   free(s->bencher_branch);
   free(s->bencher_head);

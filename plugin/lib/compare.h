@@ -320,6 +320,14 @@ struct bp_cmp_side {
    * Bencher report that was not taken yet (no report uuid): the comment
    * says so, as it has no Bencher link to give */
   bool bencher_pending;
+  /* how its run ended (its manifest's "outcome": "passed", "failed",
+   * "interrupted"; NULL from an older manifest), with the command's exit
+   * status (has_exit_status) and the signal that interrupted it (NULL
+   * none): a run published anyway (--allow-failure) may have partial or
+   * wrong results, which the comment says */
+  char *outcome, *signal;
+  bool has_exit_status;
+  int exit_status;
 };
 
 struct bp_buf;
@@ -399,8 +407,9 @@ const struct bp_cmp_func *bpi_compare_dominant_func(
  * the comment's line on it and the summary on stderr say the same. */
 enum bp_cmp_no_func {
   BP_CMP_NO_FUNC_DOMINANT,  /* one function holds most of the samples
-                               (bpi_compare_dominant_func): the change is
-                               spread over it (*f) */
+                               (bpi_compare_dominant_func) and its change
+                               is beyond the sampling's own noise: the
+                               change is spread over it (*f) */
   BP_CMP_NO_FUNC_SAMPLES,   /* a side sampled nothing */
   BP_CMP_NO_FUNC_SHARES,    /* no costs to compare, and no share moved */
   BP_CMP_NO_FUNC_UNCHANGED, /* no function's cost changed */

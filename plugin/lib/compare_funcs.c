@@ -992,7 +992,13 @@ enum bp_cmp_no_func bpi_compare_no_func_why(const struct bp_cmp_bench *b,
   const struct bp_cmp_func *d = b->has_cost ? bpi_compare_dominant_func(b)
                                             : NULL;
   *f = NULL;
-  if(d && d->d_self_cost != 0) {
+  /* only a change the samples show is spread over it: one within the
+   * sampling's own noise is none on the CPU (a latency +86% beside a
+   * task-clock +1% read "spread over spin(long)", sending the reader to
+   * a function that did not change) */
+  if(d && d->d_self_cost != 0 &&
+     bpi_compare_beyond_band(NULL, d->base_self_cost, d->d_self_cost,
+                             d->self_half)) {
     *f = d;
     return BP_CMP_NO_FUNC_DOMINANT;
   }

@@ -54,9 +54,9 @@ static void json_side(cJSON *root, const char *key,
 {
   cJSON *o = cJSON_AddObjectToObject(root, key);
   const char *keys[] = {"dir", "project", "branch", "hash", "testbed",
-                        "report_uuid", "manifest_url"};
+                        "report_uuid", "manifest_url", "outcome"};
   const char *vals[] = {s->dir, s->project, s->branch, s->hash, s->testbed,
-                        s->report_uuid, s->manifest_url};
+                        s->report_uuid, s->manifest_url, s->outcome};
   for(size_t i = 0; o && i < BP_ARRAY_LEN(keys); i++)
     add_str(o, keys[i], vals[i]);
 }

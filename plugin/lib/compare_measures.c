@@ -228,12 +228,20 @@ static int headline_rank(const char *slug)
 
 /* Whether m is a better pick than best for the benchmark's headline:
  * larger |pct|, a change from 0 largest of all; of equal ones, the
- * better ranked (headline_rank). */
+ * better ranked (headline_rank).  Page faults and off-CPU time head only
+ * where no time or CPU counter of the verdict's kind does, whatever
+ * their size: per iteration, page faults are mostly the process's start
+ * divided among the iterations, so a benchmark slow enough for half the
+ * iterations shows them +100% (a 2x slowdown headed "page-faults
+ * +134%" sends its reader after memory, not the code that slowed). */
 static bool larger_change(const struct bp_cmp_measure *m,
                           const struct bp_cmp_measure *best)
 {
   if(!best)
     return true;
+  bool m_last = headline_rank(m->slug) == 2;
+  if(m_last != (headline_rank(best->slug) == 2))
+    return !m_last;
   bool tie = isnan(best->pct) ? isnan(m->pct) :
              !isnan(m->pct) && absd(m->pct) == absd(best->pct);
   if(tie)

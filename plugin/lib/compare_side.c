@@ -186,6 +186,10 @@ bp_code bpi_cmp_side_identity(struct bp_cmp_side *out, const struct side *s)
                                              : bpi_json_str(bencher, "host"));
   out->manifest_url = dup_or_null(bpi_json_str(pub, "manifest_url"));
   out->command = dup_or_null(s->manifest.command);
+  out->outcome = dup_or_null(s->manifest.outcome);
+  out->signal = dup_or_null(s->manifest.signal);
+  out->has_exit_status = s->manifest.has_exit_status;
+  out->exit_status = s->manifest.exit_status;
   side_bencher(out, pub);
   out->bencher_pending = bencher_pending(pub, out->report_uuid);
   return out->dir ? BP_OK : BPE_NOMEM;

@@ -120,6 +120,21 @@ static void test_escape(void)
   CHECK(s && !strncmp(s, "…", 3));
   CHECK(s && strstr(s, "::the_method") != NULL);
   free(s);
+  /* a cut that falls inside a word or a "::" starts at the next part:
+   * not "…:State::StateIterator" (of "benchmark::State") nor
+   * "…nchmark::State" */
+  const char *gb = "benchmark::State::StateIterator::operator!=(benchmark::"
+                   "State::StateIterator const&) const";
+  for(size_t max = 57; max <= 80; max++) {
+    s = md_of(gb, max);
+    const char *rest = s ? s + strlen("…") : NULL;
+    CHECK(s && !strncmp(s, "…", strlen("…")));
+    CHECK(rest && (rest[0] != ':' || rest[1] == ':'));
+    CHECK(rest && (!strncmp(rest, "::", 2) || !strncmp(rest, "State", 5) ||
+                   !strncmp(rest, "StateIterator", 13) ||
+                   !strncmp(rest, "operator", 8)));
+    free(s);
+  }
   /* an underscore at a word's edge could emphasize: escaped there only */
   s = md_of("_start __x a_b_", 80);
   CHECK_EQ_STR(s, "\\_start \\_\\_x a_b\\_");
