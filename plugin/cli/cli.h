@@ -162,8 +162,8 @@ enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
 /* Whether a failure to publish or to compare leaves the exit status to
  * the command: run's, not strict.  Such a failure is then said as a
  * warning, else as an error: a message's severity follows the job's
- * outcome, so that a green job's log has no error in it (README, "Exit
- * status and messages"). */
+ * outcome, so that a green job's log has no error in it
+ * (docs/reliability.md, "Errors and warnings"). */
 bool bp_cli_pub_failure_kept(const struct bp_cli_publish *p);
 /* One such failure, a warning or an error by that rule. */
 void bp_cli_pub_say_failure(const struct bp_cli_publish *p,
