@@ -98,6 +98,10 @@
 #   run_flush_config.sh  run --flush sends the run's own spool: that of
 #                        --config FILE (no BENCHPROF_CONFIG) or --spool
 #                        DIR; a failed setup (--keep-status) flushes too
+#   run_step_severity.sh a store that is unreachable: publishing and the
+#                        comparison fail as warnings, one line says the
+#                        job keeps the benchmark's status; --strict (or
+#                        "strict": true): errors, exit 1
 publish_unit_tests = tests/unit/test_bencher tests/unit/test_spool \
   tests/unit/test_publish
 check_PROGRAMS += $(publish_unit_tests)
@@ -120,7 +124,8 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_flush_scope.sh \
   tests/integration/publish_spool_hints.sh \
   tests/integration/publish_config_checks.sh \
-  tests/integration/run_flush_config.sh
+  tests/integration/run_flush_config.sh \
+  tests/integration/run_step_severity.sh
 TESTS += $(publish_unit_tests) $(publish_integration_tests)
 EXTRA_DIST += $(publish_integration_tests) tests/publish_lib.sh \
   tests/servers/bencher_standin.py

@@ -57,6 +57,9 @@ enum bp_adapter {
 struct bp_cli_publish {
   bool enabled;              /* run: false with --no-publish */
   bool strict;               /* a publication failure fails the command */
+  bool for_run;              /* run's: a failure to publish or compare
+                                keeps the command's exit status unless
+                                strict (bp_cli_pub_failure_kept) */
   bool verbose;              /* -v: a line per HTTP request */
   bool firefox_upload;
   bool s3_path_style;
@@ -156,6 +159,20 @@ enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
                                          const char *dir,
                                          const char *start_time,
                                          const char *end_time);
+/* Whether a failure to publish or to compare leaves the exit status to
+ * the command: run's, not strict.  Such a failure is then said as a
+ * warning, else as an error: a message's severity follows the job's
+ * outcome, so that a green job's log has no error in it
+ * (docs/reliability.md, "Errors and warnings"). */
+bool bp_cli_pub_failure_kept(const struct bp_cli_publish *p);
+/* One such failure, a warning or an error by that rule. */
+void bp_cli_pub_say_failure(const struct bp_cli_publish *p,
+                            const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
+/* err (else code's text) as such a failure. */
+struct bp_err;
+void bp_cli_pub_say_failure_err(const struct bp_cli_publish *p,
+                                const struct bp_err *err, bp_code code);
 /* Before run's command starts (and for --check-options): the identity
  * resolved as bp_cli_publish_run will (and kept for it, so git is not
  * asked again after the benchmark).  0 to go on, also when detection
@@ -214,9 +231,10 @@ void bp_cli_run_usage(FILE *out);
 /* run_compare.c: on a pull request, compare the published run in dir
  * (ended at end_time, ISO 8601, as published) with its base (found in
  * the store) into dir/compare; returns status, changed only by --strict
- * when the comparison failed. */
+ * when the comparison failed (*failed: it did, a base the store could
+ * not give included; said) and by --fail-on-regression. */
 int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
-                       const char *end_time, int status);
+                       const char *end_time, int status, bool *failed);
 
 /* comment_file.c: comment.file, a copy of out/comment.md (removed when
  * the comparison wrote none); a failure is a warning. */
@@ -238,15 +256,15 @@ void bp_cli_compare_benches(const struct bp_cmp *c);
  * base_unread, compare_pr.h): what, from which store (scheme and host),
  * the credentials' variable when the store refused them (cfg's
  * store.token_env, else BENCHPROF_STORE_TOKEN; token_set: whether one
- * was sent; -1: unknown, and `compare` failed on it: said as an error,
- * else as a warning), that the comment is not written this time and how
+ * was sent; -1: unknown; as_error: the command fails on it, else it is
+ * a warning), that the comment is not written this time and how
  * to get it; out: the compare directory.  Never a token. */
 struct bp_pr_result;
 struct bp_store;
 void bp_cli_say_base_unread(const struct bp_pr_result *r,
                             const struct bp_store *st,
                             const struct bp_config *cfg, int token_set,
-                            const char *out);
+                            bool as_error, const char *out);
 
 /* The configuration (config.h) as every command loads it: --config FILE,
  * else $BENCHPROF_CONFIG, else the default path, BENCHPROF_* over it; a

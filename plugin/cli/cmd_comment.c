@@ -29,6 +29,7 @@
 #include "rundir.h"
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,7 @@ struct comment_args {
   const char *summary_file;
   bool verbose;
   bool ci;                  /* --ci: the target from CI detection */
+  bool warn_on_failure;     /* --warn-on-failure: the caller goes on */
   const char *config;       /* --config */
   struct bp_ident id;       /* what --ci found (owns the strings) */
   const struct bp_config *cfg;  /* its network settings (timeouts,
@@ -86,6 +88,10 @@ static void usage(FILE *out)
     "                          outside one\n"
     "      --config FILE       the configuration: comment.enabled false posts\n"
     "                          nothing, comment.token_env names the token\n"
+    "      --warn-on-failure   a comment that could not be posted is said as\n"
+    "                          a warning, not an error (still exit 1): for a\n"
+    "                          caller that goes on without it, as the runner\n"
+    "                          hooks do outside strict mode\n"
     "  -v, --verbose           one line per request (no secrets)\n"
     "  -h, --help              this help\n");
 }
@@ -93,7 +99,8 @@ static void usage(FILE *out)
 static int parse_args(int argc, char **argv, struct comment_args *a)
 {
   enum { OPT_GITHUB = 256, OPT_PR, OPT_GITLAB, OPT_MR, OPT_API,
-         OPT_TOKEN_ENV, OPT_SUMMARY, OPT_CI, OPT_CONFIG };
+         OPT_TOKEN_ENV, OPT_SUMMARY, OPT_CI, OPT_CONFIG,
+         OPT_WARN_ON_FAILURE };
   static const struct option longopts[] = {
     {"markdown", required_argument, NULL, 'm'},
     {"github", required_argument, NULL, OPT_GITHUB},
@@ -107,6 +114,7 @@ static int parse_args(int argc, char **argv, struct comment_args *a)
     {"help", no_argument, NULL, 'h'},
     {"ci", no_argument, NULL, OPT_CI},
     {"config", required_argument, NULL, OPT_CONFIG},
+    {"warn-on-failure", no_argument, NULL, OPT_WARN_ON_FAILURE},
     {NULL, 0, NULL, 0},
   };
   const char *github = NULL, *gitlab = NULL, *pr = NULL, *mr = NULL;
@@ -133,6 +141,7 @@ static int parse_args(int argc, char **argv, struct comment_args *a)
     case 'v': a->verbose = true; break;
     case OPT_CI: a->ci = true; break;
     case OPT_CONFIG: a->config = optarg; break;
+    case OPT_WARN_ON_FAILURE: a->warn_on_failure = true; break;
     case 'h':
       usage(stdout);
       return BP_EXIT_OK;
@@ -452,6 +461,31 @@ static void say_twin(const struct bp_comment_posted *res)
     bp_msg_warn("%s", res->warning.msg);
 }
 
+/* The comment could not be posted (exit 1): an error, or a warning with
+ * --warn-on-failure, whose caller goes on without it (a runner hook
+ * outside strict mode: the job does not fail, so its log shows no
+ * error). */
+static void say_failure(const struct comment_args *a, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
+static void say_failure(const struct comment_args *a, const char *fmt, ...)
+{
+  char line[1536];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof(line), fmt, ap);
+  va_end(ap);
+  if(a->warn_on_failure)
+    bp_msg_warn("%s", line);
+  else
+    bp_msg_error("%s", line);
+}
+
+static void say_failure_err(const struct comment_args *a,
+                            const struct bp_err *err, bp_code code)
+{
+  say_failure(a, "%s", err->msg[0] ? err->msg : bp_strerror(code));
+}
+
 static int post(struct comment_args *a, const char *file_md)
 {
   struct bp_err err = {0};
@@ -469,12 +503,12 @@ static int post(struct comment_args *a, const char *file_md)
     return BP_EXIT_OK;
   char *md = with_verdict(a, file_md);
   if(!md) {
-    bp_msg_error("out of memory");
+    say_failure(a, "out of memory");
     return BP_EXIT_ERROR;
   }
   bp_code rc = bpi_comment_post(&a->target, md, &tr, &res, &err);
   if(rc) {
-    bp_msg_err(&err, rc);
+    say_failure_err(a, &err, rc);
     if(rc == BPE_HTTP)
       failure_hint(a, res.http_status, &err);
     bp_msg_note("the comment stays in %s", a->markdown);
@@ -512,7 +546,7 @@ static int detect_target(struct comment_args *a)
   struct bp_err err = {0};
   bp_code rc = bpi_ci_detect(&a->id, environ, ".", &err);
   if(rc) {
-    bp_msg_err(&err, rc);
+    say_failure_err(a, &err, rc);
     return BP_EXIT_ERROR;
   }
   const char *prov = a->id.provider ? a->id.provider : "";
@@ -571,16 +605,16 @@ static int comment_with(struct comment_args *a0)
   int status;
   bp_code rc = bpi_file_read(a.markdown, &md, &len, &err);
   if(rc) {
-    bp_msg_err(&err, rc);
+    say_failure_err(&a, &err, rc);
     return BP_EXIT_ERROR;
   }
   char *marker = bpi_comment_find_marker(md);
   if(!marker || len > BP_COMMENT_MAX_CHARS || strlen(md) != len) {
-    bp_msg_error("%s: %s", a.markdown, !marker ?
-                 "no benchprof marker (write it with 'benchprof compare')" :
-                 len > BP_COMMENT_MAX_CHARS ?
-                 "longer than a comment may be (65536 characters)" :
-                 "contains a NUL byte");
+    say_failure(&a, "%s: %s", a.markdown, !marker ?
+                "no benchprof marker (write it with 'benchprof compare')" :
+                len > BP_COMMENT_MAX_CHARS ?
+                "longer than a comment may be (65536 characters)" :
+                "contains a NUL byte");
     free(marker);
     free(md);
     return BP_EXIT_ERROR;
@@ -593,7 +627,7 @@ static int comment_with(struct comment_args *a0)
     bool nomem;
     char *context = bpi_comment_status_context(md, &nomem);
     if(nomem) {
-      bp_msg_error("out of memory");
+      say_failure(&a, "out of memory");
       free(md);
       return BP_EXIT_ERROR;
     }
@@ -620,7 +654,7 @@ static int comment_with(struct comment_args *a0)
   if(summary) {
     rc = bpi_file_append(summary, md, len, &err);
     if(rc) {
-      bp_msg_err(&err, rc);
+      say_failure_err(&a, &err, rc);
       free(md);
       return BP_EXIT_ERROR;
     }

@@ -399,7 +399,7 @@ static int compare_with(struct compare_args *ap)
     say_key("head", r.head_key, o.st);
     if(rc) {
       if(r.base_unread)   /* what, where, and what to do */
-        bp_cli_say_base_unread(&r, o.st, a.cfg, -1, a.output);
+        bp_cli_say_base_unread(&r, o.st, a.cfg, -1, true, a.output);
       else
         bp_msg_err(&err, rc);
       if(r.suite_hint)

@@ -372,20 +372,46 @@ int bp_cli_run_write_unreported(const struct bp_record_args *a,
 
 /* After the report and manifest: publish them (unless --no-publish).  A
  * publication failure changes the status only with --strict, and never
- * hides the command's own failure.  *nothing: the publication could not
- * even start (said so). */
+ * hides the command's own failure.  *done: what became of it. */
 int bp_cli_run_publish(const struct bp_record_args *a, const char *start,
-                       const char *end, int status, bool *nothing)
+                       const char *end, int status,
+                       enum bp_cli_published *done)
 {
-  *nothing = false;
+  *done = BP_CLI_PUBLISH_DELIVERED;
   if(!a->pub.enabled)
     return status;
-  enum bp_cli_published done = bp_cli_publish_run(&a->pub, a->output, start,
-                                                  end);
-  *nothing = done == BP_CLI_PUBLISH_NOTHING;
-  if(done != BP_CLI_PUBLISH_DELIVERED && a->pub.strict && status == 0)
+  *done = bp_cli_publish_run(&a->pub, a->output, start, end);
+  if(*done != BP_CLI_PUBLISH_DELIVERED && a->pub.strict && status == 0)
     return BP_EXIT_ERROR;
   return status;
+}
+
+/* After publishing and the comparison, when either failed (each said
+ * above, a warning or, strict, an error): one line that says which, and
+ * what that did to the exit status, so that an operator reading the
+ * job's log tells what failed the job from what did not.  before: the
+ * command's status; after: the run's. */
+static void say_step_failures(const struct bp_record_args *a, int before,
+                              int after, bool publishing, bool comparison)
+{
+  if(!publishing && !comparison)
+    return;
+  const char *what = !comparison ? "publishing" : !publishing
+    ? "the comparison" : "publishing and the comparison";
+  const char *them = publishing && comparison ? "these" : "it";
+  if(bp_cli_pub_failure_kept(&a->pub) && after == before)
+    bp_msg_warn("the benchmark's exit status (%d) is kept although %s "
+                "failed (above); --strict fails the job on %s", before,
+                what, them);
+  else if(bp_cli_pub_failure_kept(&a->pub))   /* --fail-on-regression's */
+    bp_msg_warn("%s failed (above), which leaves the exit status alone; "
+                "--strict fails the job on %s", what, them);
+  else if(after != before)
+    bp_msg_error("%s failed (above), and strict mode fails the job on %s: "
+                 "exit status %d", what, them, after);
+  else
+    bp_msg_error("%s failed (above); the exit status is the benchmark's "
+                 "(%d)", what, after);
 }
 
 /* Publish and compare a run that passed (any run with --allow-failure);
@@ -399,9 +425,10 @@ static void mark_interrupted(const struct bp_record_args *a)
   struct bp_err err = {0};
   struct bp_manifest m;
   const char *sig = bpi_rundir_signal_name(bp_cli_interrupted());
+  /* a warning: the signal decides the exit status, not this */
   bp_code rc = bpi_manifest_read(&m, a->output, &err);
   if(rc) {
-    bp_msg_err(&err, rc);
+    bp_msg_warn_err(&err, rc);
     return;
   }
   if(!m.outcome || strcmp(m.outcome, BP_OUTCOME_INTERRUPTED)) {
@@ -413,7 +440,7 @@ static void mark_interrupted(const struct bp_record_args *a)
            ? bpi_err_set(&err, BPE_NOMEM, 0, "manifest")
            : bpi_manifest_write(&m, a->output, &err);
     if(rc)
-      bp_msg_err(&err, rc);
+      bp_msg_warn_err(&err, rc);
   }
   bpi_manifest_cleanup(&m);
 }
@@ -452,15 +479,21 @@ int bp_cli_run_publish_and_compare(const struct bp_record_args *a,
                   status, a->output, outcome);
     return status;
   }
-  bool nothing;
+  if(!a->pub.enabled)
+    return status;
+  enum bp_cli_published done;
+  bool compare_failed = false;
   char end[32];
   bp_cli_iso_now(end);
-  status = bp_cli_run_publish(a, start, end, status, &nothing);
+  int after = bp_cli_run_publish(a, start, end, status, &done);
   /* what stopped the publication (its targets, the identity's
    * detection) stops the comparison the same way: said once */
-  if(nothing)
-    return status;
-  return bp_cli_run_compare(&a->pub, a->output, end, status);
+  if(done != BP_CLI_PUBLISH_NOTHING)
+    after = bp_cli_run_compare(&a->pub, a->output, end, after,
+                               &compare_failed);
+  say_step_failures(a, status, after, done != BP_CLI_PUBLISH_DELIVERED,
+                    compare_failed);
+  return after;
 }
 
 /* Results or a report that could not be written: benchprof's own failure
@@ -733,7 +766,8 @@ static int early_identity(struct bp_record_args *a)
  * missing one would otherwise show only as "error setting certificate
  * file" on every request, the publication spooled.  False (said) when it
  * cannot be read; the run goes on (its publication spools until the file
- * is fixed) unless strict. */
+ * is fixed) unless strict: a warning then, as the publication's failure
+ * will be, an error when strict stops the run. */
 static bool ca_file_readable(const struct bp_cli_publish *p)
 {
   if(!p->enabled || !p->ca_file)
@@ -743,7 +777,7 @@ static bool ca_file_readable(const struct bp_cli_publish *p)
   struct bp_err err = {0};
   if(!bpi_http_ca_file_check(p->ca_file, key, &err))
     return true;
-  bp_msg_error("%s", err.msg);
+  bp_cli_pub_say_failure(p, "%s", err.msg);
   if(!p->strict)
     bp_msg_warn("publishing will fail until it is fixed (what is not "
                 "delivered stays spooled)");

@@ -235,7 +235,7 @@ static void say_refused(const struct bp_store *st,
 void bp_cli_say_base_unread(const struct bp_pr_result *r,
                             const struct bp_store *st,
                             const struct bp_config *cfg, int token_set,
-                            const char *out)
+                            bool as_error, const char *out)
 {
   struct bp_buf where;
   bpi_buf_init(&where);
@@ -243,9 +243,9 @@ void bp_cli_say_base_unread(const struct bp_pr_result *r,
     bpi_store_where(st, &where);
   bpi_buf_addc(&where, '\0');
   const char *host = bpi_buf_failed(&where) ? "?" : where.data;
-  /* compare fails on it (an error), run goes on (a warning) */
-  void (*say)(const char *, ...) = token_set < 0 ? bp_msg_error
-                                                 : bp_msg_warn;
+  /* compare fails on it (an error), run goes on (a warning) unless
+   * strict */
+  void (*say)(const char *, ...) = as_error ? bp_msg_error : bp_msg_warn;
   if(r->base_refused)
     say("compare: the base could not be read: the store at %s refused the "
         "credentials (HTTP %ld; a configuration error, not a missing "

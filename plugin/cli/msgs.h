@@ -1,6 +1,9 @@
 /* msgs: every message benchprof writes to stderr about itself (notes,
  * warnings, errors).  Every line starts with "benchprof: " so it stands
  * apart from the benchmark's output, which passes through untouched.
+ * An error is a failure that decides the exit status; one benchprof gets
+ * past (the exit status stays the benchmark's) is a warning
+ * (docs/reliability.md, "Errors and warnings").
  * Results a command was asked for are not messages: help goes where
  * the user asked for it, and `benchprof stat` prints its counter table
  * on stderr itself (cmd_stat.c), keeping stdout the command's. */

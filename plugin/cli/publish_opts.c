@@ -362,5 +362,7 @@ void bp_cli_publish_usage(FILE *out, bool run)
     "                         non-zero%s\n"
     "  -v, --verbose          one line per HTTP request (secrets redacted)\n",
     run ? "publication's" : "flush's",
-    run ? " (otherwise it is always CMD's)" : "");
+    run ? ", as does a failed comparison, each said\n"
+          "                         as an error (otherwise a warning, and the\n"
+          "                         exit status is always CMD's)" : "");
 }

@@ -21,6 +21,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,32 @@ void bp_cli_pub_say_interrupted(void)
     said = true;
     bp_msg_warn("publishing interrupted by %s", strsignal(publish_signal));
   }
+}
+
+bool bp_cli_pub_failure_kept(const struct bp_cli_publish *p)
+{
+  return p->for_run && !p->strict;
+}
+
+void bp_cli_pub_say_failure(const struct bp_cli_publish *p,
+                            const char *fmt, ...)
+{
+  char line[1536];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof(line), fmt, ap);
+  va_end(ap);
+  if(bp_cli_pub_failure_kept(p))
+    bp_msg_warn("%s", line);
+  else
+    bp_msg_error("%s", line);
+}
+
+void bp_cli_pub_say_failure_err(const struct bp_cli_publish *p,
+                                const struct bp_err *err, bp_code code)
+{
+  bp_cli_pub_say_failure(p, "%s", err && err->msg[0] ? err->msg
+                                                     : bp_strerror(code));
 }
 
 static void http_debug(void *ctx, const char *line)
@@ -269,7 +296,8 @@ bool bp_cli_pub_prepare(const struct bp_cli_publish *p,
   }
   return true;
 fail:
-  bp_msg_err(&err, err.code);
+  /* flush, compare and index fail on it; run unless strict goes on */
+  bp_cli_pub_say_failure_err(p, &err, err.code);
   return false;
 }
 
@@ -477,7 +505,7 @@ enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
     return BP_CLI_PUBLISH_NOTHING;
   }
   if(bpi_publish_ident_check(&s.id, &err)) {
-    bp_msg_err(&err, err.code);
+    bp_cli_pub_say_failure_err(p, &err, err.code);
     bp_cli_pub_prepare_cleanup(&s);
     return BP_CLI_PUBLISH_FAILED;
   }
@@ -510,24 +538,25 @@ enum bp_cli_published bp_cli_publish_run(const struct bp_cli_publish *p,
   if(!rc)
     bp_cli_pub_say_warning(&r);
   if(rc) {
-    bp_msg_err(&err, rc);
+    bp_cli_pub_say_failure_err(p, &err, rc);
     bp_msg_warn("nothing was published");
   }
   else if(r.delivered)
     say_delivered(&r);
   else if(r.rejected && !r.direct) {
-    bp_msg_warn("publication %s rejected: %s", r.id, r.failure.msg);
+    bp_cli_pub_say_failure(p, "publication %s rejected: %s", r.id,
+                           r.failure.msg);
     bp_msg_note("it is kept in %s and never sent again; 'benchprof flush "
                 "--list' shows it, 'benchprof flush --drop %s' removes it",
                 s.o.spool_dir, r.id);
   }
   else if(r.direct)
-    bp_msg_warn("not published: %s", r.failure.msg[0] ? r.failure.msg :
-                bp_strerror(r.failure.code));
+    bp_cli_pub_say_failure(p, "not published: %s", r.failure.msg[0]
+                           ? r.failure.msg : bp_strerror(r.failure.code));
   else {
-    bp_msg_warn("publication spooled as %s in %s: %s", r.id, s.o.spool_dir,
-                r.failure.msg[0] ? r.failure.msg
-                                 : bp_strerror(r.failure.code));
+    bp_cli_pub_say_failure(p, "publication spooled as %s in %s: %s", r.id,
+                           s.o.spool_dir, r.failure.msg[0] ? r.failure.msg
+                           : bp_strerror(r.failure.code));
     bp_cli_token_hint(&r, &s.o, p);
     say_flush_later(p);
   }

@@ -347,6 +347,7 @@ void bp_cli_record_defaults(struct bp_record_args *a, bool run)
   a->run = run;
   bp_cli_publish_defaults(&a->pub);
   a->pub.enabled = run;
+  a->pub.for_run = run;
 }
 
 /* The configuration, then the options (flags win over the file).  Returns

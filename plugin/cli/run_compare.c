@@ -11,8 +11,10 @@
  * credentials) is not "no base": no comment.md, and stderr and
  * no-comment.txt say why (a good comment posted before stays).
  * Nothing here changes the exit status, except a failure under --strict
- * and, with --fail-on-regression (comment.fail_on_regression), a
- * confirmed regression (exit 3). */
+ * (an unread base is one) and, with --fail-on-regression
+ * (comment.fail_on_regression), a confirmed regression (exit 3).  A
+ * failure is a warning unless strict, an error then
+ * (bp_cli_pub_failure_kept). */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -117,12 +119,15 @@ static void say_who_posts(const struct bp_pr_opts *o, const char *dir,
 }
 
 /* dir: the run's output directory. */
-static void say(const struct bp_pr_opts *o, const struct bp_pr_result *r,
-                const struct bp_config *cfg, bool token_set, const char *dir)
+static void say(const struct bp_cli_publish *p, const struct bp_pr_opts *o,
+                const struct bp_pr_result *r, bool token_set,
+                const char *dir)
 {
   const struct bp_cmp *c = r->cmp;
+  const struct bp_config *cfg = p->config;
   if(r->base_unread) {
-    bp_cli_say_base_unread(r, o->st, cfg, token_set, o->out);
+    bp_cli_say_base_unread(r, o->st, cfg, token_set,
+                           !bp_cli_pub_failure_kept(p), o->out);
     return;
   }
   if(r->no_base) {
@@ -169,14 +174,17 @@ static bp_code write_identity(const struct bp_ident *id, const char *suite,
 
 /* repository: the run's (bpi_ident_repository), NULL unknown: a base
  * another repository published under the same project name is none.
- * suite: the run's (publish.h), NULL none: the base is that suite's. */
-static bp_code compare(const struct bp_ident *id, const char *suite,
+ * suite: the run's (publish.h), NULL none: the base is that suite's.
+ * *unread: the store could not give the base (said). */
+static bp_code compare(const struct bp_cli_publish *p,
+                       const struct bp_ident *id, const char *suite,
                        const char *repository, struct bp_store *st,
-                       bool token_set,
-                       const struct bp_config *cfg, const char *dir,
+                       bool token_set, const char *dir,
                        const char *end_time, const char *out,
-                       size_t *regressions, struct bp_err *err)
+                       size_t *regressions, bool *unread,
+                       struct bp_err *err)
 {
+  const struct bp_config *cfg = p->config;
   bool pub = id->hash && delivered(dir);
   /* the head's commit time and end, for the comment's compared line
    * when the head is the run directory (a stored head has its own) */
@@ -221,7 +229,8 @@ static bp_code compare(const struct bp_ident *id, const char *suite,
   if(r.diff_failures)
     bp_msg_warn("compare: %s", r.diff_error.msg);
   if(!rc)
-    say(&o, &r, cfg, token_set, dir);
+    say(p, &o, &r, token_set, dir);
+  *unread = !rc && r.base_unread;
   if(!rc && r.cmp)
     *regressions = r.cmp->nregressions;
   bpi_pr_result_cleanup(&r);
@@ -273,7 +282,8 @@ static void flush_base(const struct bp_cli_pub_setup *s)
 }
 
 /* The comparison of a pull request's run in dir with its base (s: the
- * run's setup); false when it failed (said). */
+ * run's setup); false when it failed or the store could not give the
+ * base (said). */
 static bool compare_with_base(const struct bp_cli_publish *p,
                               const struct bp_cli_pub_setup *s,
                               const char *dir, const char *end_time,
@@ -281,34 +291,40 @@ static bool compare_with_base(const struct bp_cli_publish *p,
 {
   struct bp_store *st = NULL;
   struct bp_err err = {0};
+  bool unread = false;
   flush_base(s);
   bp_code rc = bpi_store_open(&st, &s->o.store, &err);
   if(!rc) {
     char *out = bpi_text_path_join(dir, BP_RUNDIR_COMPARE);
-    rc = out ? compare(&s->id, s->o.suite, s->o.repository, st,
-                       s->o.store.bearer != NULL, p->config,
-                       dir, end_time, out, regressions, &err)
+    rc = out ? compare(p, &s->id, s->o.suite, s->o.repository, st,
+                       s->o.store.bearer != NULL, dir, end_time, out,
+                       regressions, &unread, &err)
              : bpi_err_set(&err, BPE_NOMEM, 0, "compare");
     if(out)
       bp_cli_comment_file(p->config, out);
     free(out);
   }
-  if(rc)
-    bp_msg_err(&err, rc);
+  if(rc) {
+    bp_cli_pub_say_failure_err(p, &err, rc);
+    bp_msg_warn("compare: no comparison with the base");
+  }
   bpi_store_close(st);
-  return !rc;
+  return !rc && !unread;
 }
 
 int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
-                       const char *end_time, int status)
+                       const char *end_time, int status, bool *failed_out)
 {
   struct bp_cli_pub_setup s;
   bool failed = false;
   size_t regressions = 0;
+  *failed_out = false;
   if(!p->enabled)
     return status;
-  if(!bp_cli_pub_prepare(p, &s, true))
+  if(!bp_cli_pub_prepare(p, &s, true)) {
     failed = true;
+    bp_msg_warn("compare: no comparison with the base");
+  }
   else if(!s.id.base_branch) {
     /* not a pull request: there is no base, and nothing to say */
     bp_cli_pub_prepare_cleanup(&s);
@@ -316,9 +332,8 @@ int bp_cli_run_compare(const struct bp_cli_publish *p, const char *dir,
   }
   else
     failed = !compare_with_base(p, &s, dir, end_time, &regressions);
-  if(failed)
-    bp_msg_warn("compare: no comparison with the base");
   bp_cli_pub_prepare_cleanup(&s);
+  *failed_out = failed;
   if(!failed && p->fail_on_regression && regressions && status == 0) {
     /* the gate: opt-in, on confirmed regressions only */
     bp_msg_error("%zu confirmed regression%s (--fail-on-regression): exit "

@@ -48,7 +48,8 @@ bool bp_cli_run_write_outputs(const struct bp_record_args *a,
                               const struct bp_profile *any,
                               const struct bp_run_bench *arts, int status);
 int bp_cli_run_publish(const struct bp_record_args *a, const char *start,
-                       const char *end, int status, bool *nothing);
+                       const char *end, int status,
+                       enum bp_cli_published *done);
 /* Publish and compare a run that passed (any with --allow-failure); a
  * failed or interrupted one stays local, said so.  The exit status. */
 int bp_cli_run_publish_and_compare(const struct bp_record_args *a,

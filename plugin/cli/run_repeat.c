@@ -194,8 +194,11 @@ static bool keep_off_cpu(struct repeated *rp, const struct bp_report *rep,
   return true;
 }
 
-/* Its profile into the merged one, marked name: the first becomes it. */
-static bool merge_repetition(struct repeated *rp, struct bp_profile **prof,
+/* Its profile into the merged one, marked name: the first becomes it.
+ * A failure is benchprof's own (bp_cli_run_own_failure: a warning when
+ * the job keeps the command's status). */
+static bool merge_repetition(const struct bp_record_args *a,
+                             struct repeated *rp, struct bp_profile **prof,
                              const char *name)
 {
   bp_code rc;
@@ -212,7 +215,7 @@ static bool merge_repetition(struct repeated *rp, struct bp_profile **prof,
   if(rc) {
     struct bp_err err = {0};
     bpi_err_set(&err, rc, 0, "merging %s", name);
-    bp_msg_err(&err, rc);
+    bp_cli_run_say_own_err(a, &err, rc);
   }
   return rc == BP_OK;
 }
@@ -251,7 +254,7 @@ static bool repeat_once(struct bp_record_args *a, struct repeated *rp,
   bool stopped = !ok && usable && bp_cli_interrupted();
   snprintf(marker, sizeof(marker), "repetition %zu%s", i + 1,
            stopped ? " (interrupted)" : "");
-  if((ok || stopped) && !merge_repetition(rp, &prof, marker))
+  if((ok || stopped) && !merge_repetition(a, rp, &prof, marker))
     ok = false;
   rp->done += ok;
   bpi_profile_free(rp->last);

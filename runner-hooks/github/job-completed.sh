@@ -29,10 +29,15 @@ elif mds=$("$wrap" --job-comment); then
   # marker and status); one that fails never stops the others, and
   # fails the job in strict mode as an undelivered publication does (the
   # loop is a subshell: its exit status says whether one failed)
+  # outside strict mode the job goes on without a comment that could not
+  # be posted: benchprof comment then says why as a warning, not an error
+  severity=--warn-on-failure
+  if "$wrap" --strict; then severity=; fi
   if ! printf '%s\n' "$mds" | (
     unposted=0
     while IFS= read -r md; do
-      "$bp" comment --ci --markdown "$md" </dev/null && continue
+      "$bp" comment --ci ${severity:+"$severity"} --markdown "$md" \
+        </dev/null && continue
       echo "::warning::benchprof: the comment could not be posted; it is in $md"
       unposted=1
     done

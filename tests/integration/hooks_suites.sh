@@ -9,7 +9,8 @@
 #   - the completed hook posts one comment per suite, each with its
 #     suite's marker, and the commit statuses benchprof/a and benchprof/b;
 #     a post that fails does not stop the next one, nor fail the job,
-#     unless strict (BENCHPROF_STRICT=1: exit 1, GitHub and GitLab);
+#     and its reason is a warning, unless strict (BENCHPROF_STRICT=1:
+#     exit 1 and an error, GitHub and GitLab);
 #   - a suite step and a step without a suite: two comments (benchprof/a
 #     and benchprof); the last job's suite=b, in its own directory, is
 #     never posted;
@@ -159,12 +160,18 @@ check "pull request 7: the failed post is said" grep -q \
   "$TMP/gh1.out"
 check "pull request 7: suite b's comment posted after it" [ \
   "$(comments "$TMP/gh" 7)" = "$(marker b)" ]
+check "pull request 7: comment's reason is a warning, no error: line" \
+  sh -c "grep -q '^benchprof: warning: .*suite=a/compare/comment.md: no benchprof marker' \
+           '$TMP/gh1.out' && ! grep -q 'error:' '$TMP/gh1.out'"
 # strict mode fails the job over a comment that could not be posted, as
 # over a publication left in the spool; the other suite's is still posted
 BENCHPROF_STRICT=1 $SH "$HOOKS/github/job-completed.sh" >"$TMP/gh1s.out" 2>&1
 check "pull request 7, one post failing, strict: exit 1" [ $? -eq 1 ]
 check "pull request 7, strict: the failed post is said" grep -q \
   "could not be posted; it is in $OUT/suite=a/compare/comment.md" \
+  "$TMP/gh1s.out"
+check "pull request 7, strict: comment's reason is an error" grep -q \
+  "^benchprof: error: .*suite=a/compare/comment.md: no benchprof marker" \
   "$TMP/gh1s.out"
 check "pull request 7, strict: suite b's comment still the one" [ \
   "$(comments "$TMP/gh" 7)" = "$(marker b)" ]
@@ -278,12 +285,18 @@ echo "not a note" >"$GL_OUT/suite=a/compare/comment.md"
 (cd "$CI_PROJECT_DIR" && sh "$HOOKS/gitlab/post_build_script.sh") \
   >"$TMP/gl2.out" 2>&1
 check "merge request 11, one note failing: exit 0" [ $? -eq 0 ]
+check "merge request 11: the note's reason is a warning, no error: line" \
+  sh -c "grep -q '^benchprof: warning: .*suite=a/compare/comment.md: no benchprof marker' \
+           '$TMP/gl2.out' && ! grep -q 'error:' '$TMP/gl2.out'"
 (cd "$CI_PROJECT_DIR" &&
  BENCHPROF_STRICT=1 sh "$HOOKS/gitlab/post_build_script.sh") \
   >"$TMP/gl2s.out" 2>&1
 check "merge request 11, one note failing, strict: exit 1" [ $? -eq 1 ]
 check "merge request 11, strict: the failed note is said" grep -q \
   "the note could not be posted; it is in $GL_OUT/suite=a/compare/comment.md" \
+  "$TMP/gl2s.out"
+check "merge request 11, strict: the note's reason is an error" grep -q \
+  "^benchprof: error: .*suite=a/compare/comment.md: no benchprof marker" \
   "$TMP/gl2s.out"
 
 check "no token in any output" sh -c "! grep -rqF -e '$GH_TOKEN_VALUE' \

@@ -168,9 +168,10 @@ check "published run: delivered" grep -q "published: manifest" \
 check "not a pull request: nothing said about a comparison" sh -c \
   "! grep -q 'compare' '$TMP/plain.err'"
 # a store URL that passes the option check but cannot be opened (a bucket
-# name S3 never takes; a query is the option check's now): its error once,
+# name S3 never takes; a query is the option check's now): said once, as
+# a warning (the job keeps the command's status, so no error: line),
 # nothing was published, no comparison message (also on a pull request:
-# the same error would only be said again)
+# the same failure would only be said again)
 for pr in no yes; do
   base=
   [ $pr = no ] || base="--base-branch main"
@@ -182,8 +183,14 @@ for pr in no yes; do
   st=$?
   check "unopenable store ($pr PR): the command's status (0, got $st)" \
     [ "$st" -eq 0 ]
-  check "unopenable store ($pr PR): its error once" \
+  check "unopenable store ($pr PR): said once" \
     [ "$(grep -c "bad bucket name" "$TMP/unopen-$pr.err")" -eq 1 ]
+  check "unopenable store ($pr PR): as a warning, no error: line" sh -c \
+    "grep -q '^benchprof: warning: .*bad bucket name' '$TMP/unopen-$pr.err' &&
+     ! grep -q 'error:' '$TMP/unopen-$pr.err'"
+  check "unopenable store ($pr PR): the last line: publishing failed, the status is kept" \
+    sh -c "tail -n 1 '$TMP/unopen-$pr.err' | grep -q \
+      'exit status (0) is kept although publishing failed'"
   check "unopenable store ($pr PR): nothing was published" grep -q \
     "nothing was published" "$TMP/unopen-$pr.err"
   check "unopenable store ($pr PR): no comparison message" sh -c \

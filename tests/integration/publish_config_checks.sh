@@ -28,6 +28,9 @@ check "a store URL with a query: the run exits 0" [ $? -eq 0 ]
 check "a store URL with a query: refused, redacted, nothing published" \
   sh -c "grep -qF \"store 'http://127.0.0.1:1/prefix?<redacted>': no query\" '$TMP/err1' &&
          grep -q 'nothing was published' '$TMP/err1'"
+check "a store URL with a query: a warning, no error: line (exit 0)" \
+  sh -c "grep -q \"^benchprof: warning: .*: no query\" '$TMP/err1' &&
+         ! grep -q 'error:' '$TMP/err1'"
 check "the query is in no output, run directory or spool" \
   sh -c "! grep -rqF '$secret' '$TMP/err1' '$TMP/out1' '$TMP/spool1' 2>/dev/null"
 
@@ -47,11 +50,14 @@ check "an unreadable ca_file: the run goes on, exit 0" \
   sh -c "[ $? -eq 0 ] && [ -s '$TMP/ran2' ]"
 check "an unreadable ca_file: key and path named, before the command ran" \
   sh -c "head -1 '$TMP/err2' | grep -qF \"network.ca_file: cannot read the CA bundle '$TMP/no-such-ca.pem'\""
+check "an unreadable ca_file: a warning (the job keeps its status)" \
+  sh -c "head -1 '$TMP/err2' | grep -q '^benchprof: warning: ' &&
+         ! grep -q 'error:' '$TMP/err2'"
 "$BENCHPROF" run --strict --config "$TMP/ca.json" -o "$TMP/out2s" $ident \
   -- "$TMP/marker.sh" "$TMP/ran2s" >/dev/null 2>"$TMP/err2s"
 check "an unreadable ca_file with --strict: exit 1, the command not run" \
   sh -c "[ $? -eq 1 ] && [ ! -e '$TMP/ran2s' ] &&
-         grep -qF 'network.ca_file: cannot read' '$TMP/err2s'"
+         grep -qF 'error: network.ca_file: cannot read' '$TMP/err2s'"
 
 # a readable file that is no CA bundle: said before the command runs too
 printf 'root:x:0:0:root:/root:/bin/sh\n' >"$TMP/passwd"
