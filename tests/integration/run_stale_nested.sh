@@ -8,7 +8,8 @@
 #      folders (and the marks inside them) nor the plain run's artifacts
 #      at the top of DIR stay;
 #   3. the same with --repeat 2 (plain and --each);
-#   4. --each interrupted (SIGTERM) or killed (SIGKILL) in its second
+#   4. --each, benchprof-wrap --new-job, --each marking fewer;
+#   5. --each interrupted (SIGTERM) or killed (SIGKILL) in its second
 #      benchmark, then a normal run.
 # Each time, every file the previous run left is tagged first: the new run
 # must leave no tagged file and no folder with nothing in it.  Files that
@@ -65,13 +66,15 @@ plain() {
     fail "run $*: exit status $?"
 }
 
-# tag: every file in $O but the user's and the records of what the run
-# made (the manifest, the notes: a tag would make them unreadable, and
-# the next run removes them whatever they are) gets a line that no file
-# benchprof writes has
+# tag: every file in $O but the user's, the records of what the run made
+# (the manifest, the notes: a tag would make them unreadable, and the
+# next run removes them whatever they are) and --new-job's .job-start
+# (the job's, kept for the job's runs) gets a line that no file benchprof
+# writes has
 tag() {
   find "$O" -type f ! -name 'user-*' ! -name manifest.json \
-    ! -name .benchmark-dirs ! -name .previous-manifest.json |
+    ! -name .benchmark-dirs ! -name .previous-manifest.json \
+    ! -name .job-start |
     while read -r f; do printf '\nstale-run-output\n' >>"$f"; done
 }
 
@@ -165,7 +168,16 @@ has "--each --repeat 2 marking nothing" BM_a/profile.pb.gz \
 check "--each --repeat 2 marking nothing: no mark's folder" sh -c \
   "[ ! -e '$O/BM_a/m1' ] && [ ! -e '$O/BM_b/m2' ]"
 
-# 4. --each stopped in BM_b (BM_a and its marks written, BM_b's marks
+# 4. benchprof-wrap --new-job between two runs (the started hooks move the
+#    manifest aside; the next run clears what it lists)
+each
+BENCHPROF_OUTPUT=$O "$top_srcdir/runner-hooks/benchprof-wrap" --new-job
+tag
+MARKS=m1 each
+fresh "--each after --new-job"
+has "--each after --new-job" BM_a/m1/profile.pb.gz BM_b/m1/profile.pb.gz
+
+# 5. --each stopped in BM_b (BM_a and its marks written, BM_b's marks
 #    made), by SIGTERM then by SIGKILL; then a normal run of fewer marks
 for sig in TERM KILL; do
   want=143
