@@ -10,6 +10,7 @@
 #include "text.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -770,6 +771,27 @@ static void unlink_in(const char *dir, const char *name)
   free(path);
 }
 
+/* The temporary files of benchprof's writes in sub (bpi_file_is_temp_of
+ * one of its file names) that a killed run left: a file being written,
+ * or the new one about to replace an older. */
+static void unlink_temps(const char *sub)
+{
+  int fd = open(sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  DIR *d = fd < 0 ? NULL : fdopendir(fd);
+  if(!d) {
+    if(fd >= 0)
+      close(fd);
+    return;
+  }
+  for(struct dirent *e; (e = readdir(d));)
+    for(const char *const *n = bpi_rundir_reserved_names; *n; n++)
+      if(bpi_file_is_temp_of(e->d_name, *n)) {
+        unlinkat(fd, e->d_name, 0);
+        break;
+      }
+  closedir(d);
+}
+
 /* The artifacts of arts that lie directly in sub, the directory prof of
  * the run directory ("." for the run directory itself), unlinked: a
  * listed name that would lead elsewhere is left. */
@@ -823,6 +845,7 @@ static void clear_bench_dir(const char *dir,
   unlink_listed(sub, prof, b->arts, b->narts);
   for(const char *const *n = bpi_rundir_reserved_names; *n; n++)
     unlink_in(sub, *n);
+  unlink_temps(sub);
   rmdir(sub);
   free(sub);
 }
@@ -919,6 +942,7 @@ bp_code bpi_rundir_clear(const char *dir, struct bp_err *err)
   clear_benches(dir, BP_RUNDIR_MANIFEST);
   clear_benches(dir, BP_RUNDIR_PREVIOUS);
   clear_noted_benches(dir, 1);
+  unlink_temps(dir);
   /* the manifest first: whatever stays behind, nothing points at it */
   for(size_t i = 0; !rc && i < BP_ARRAY_LEN(files); i++) {
     char *path = bpi_text_path_join(dir, files[i]);

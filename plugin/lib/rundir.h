@@ -264,8 +264,11 @@ bp_code bpi_rundir_note_bench_dirs(const char *dir, const char *const *names,
  * the directory when nothing else is left in it (a file benchprof did
  * not write keeps it; a symbolic link is never followed); the same for
  * the directories BP_RUNDIR_BENCH_DIRS names (then that file), and the
- * exporters' files at the top of dir when it names ".".  Missing files
- * are fine; the first failure is returned (BPE_IO, with the path). */
+ * exporters' files at the top of dir when it names ".".  In dir and in
+ * each directory cleared, the temporary files a killed run's writes of
+ * benchprof's file names left (bpi_file_is_temp_of) go too.  Missing
+ * files are fine; the first failure is returned (BPE_IO, with the
+ * path). */
 bp_code bpi_rundir_clear(const char *dir, struct bp_err *err);
 
 #endif

@@ -288,7 +288,9 @@ static bool there(const char *dir, const char *rel)
  * marked in them: those go with them (a user's file in one keeps it and
  * its benchmark's directory, nothing else); "." noted, or artifacts a
  * manifest lists at the top, clear the run directory's own artifacts,
- * not a user's file there nor an artifact named outside it. */
+ * not a user's file there nor an artifact named outside it; temporary
+ * files of benchprof's writes go, in the run directory and in each
+ * directory cleared. */
 static void test_nested_dirs(void)
 {
   char dir[] = "/tmp/test_rundir_nested.XXXXXX";
@@ -310,6 +312,11 @@ static void test_nested_dirs(void)
     put(dir, sub);
   }
   put(dir, "BM_a/m2/mine.txt");
+  /* what writes that a SIGKILL stopped left */
+  put(dir, "BM_b/" BP_FILE_PPROF ".tmpAb3dE9");
+  put(dir, "BM_a/m1/" BP_FILE_SUMMARY ".tmp4242-0");
+  put(dir, BP_RUNDIR_MANIFEST ".tmpXy12Zw");
+  put(dir, BP_FILE_SUMMARY ".tmp-mine.txt");
   put(dir, BP_FILE_FOLDED);
   put(dir, BP_FILE_OFFCPU_FOLDED);
   put(dir, "mine.txt");
@@ -324,6 +331,8 @@ static void test_nested_dirs(void)
   CHECK(!there(dir, BP_FILE_OFFCPU_FOLDED));
   CHECK(!there(dir, BP_RUNDIR_BENCH_DIRS));
   CHECK(there(dir, "mine.txt"));
+  CHECK(!there(dir, BP_RUNDIR_MANIFEST ".tmpXy12Zw"));
+  CHECK(there(dir, BP_FILE_SUMMARY ".tmp-mine.txt"));
 
   /* a manifest's artifacts at the top of its run directory (a run of an
    * older benchprof noted no "."); one named outside it stays */
