@@ -793,21 +793,17 @@ static void unlink_temps(const char *sub)
 }
 
 /* The artifacts of arts that lie directly in sub, the directory prof of
- * the run directory ("." for the run directory itself), unlinked: a
- * listed name that would lead elsewhere is left. */
+ * the run directory, unlinked: a listed name that would lead elsewhere
+ * is left. */
 static void unlink_listed(const char *sub, const char *prof,
                           const struct bp_manifest_artifact *arts, size_t n)
 {
-  bool top = !strcmp(prof, ".");
-  size_t plen = top ? 0 : strlen(prof);
+  size_t plen = strlen(prof);
   for(size_t i = 0; i < n; i++) {
     const char *f = arts[i].file;
-    if(!f || (!top && (strncmp(f, prof, plen) || f[plen] != '/')))
-      continue;
-    const char *name = top ? f : f + plen + 1;
-    if(bpi_rundir_safe_path(name) && strcmp(name, ".") &&
-       !strchr(name, '/'))
-      unlink_in(sub, name);
+    if(f && !strncmp(f, prof, plen) && f[plen] == '/' &&
+       bpi_rundir_safe_path(f + plen + 1) && !strchr(f + plen + 1, '/'))
+      unlink_in(sub, f + plen + 1);
   }
 }
 
@@ -851,7 +847,8 @@ static void clear_bench_dir(const char *dir,
 }
 
 /* The artifacts a run wrote at the top of dir: every exporter's file
- * name there (a run that writes them notes "." first). */
+ * name there (a run that writes them notes "." first, and its manifest
+ * lists them), never another file a manifest might name there. */
 static void clear_own_artifacts(const char *dir)
 {
   for(size_t i = 0; bpi_exporters[i]; i++)
@@ -859,8 +856,8 @@ static void clear_own_artifacts(const char *dir)
 }
 
 /* The benchmarks' directories dir/name (a manifest) lists, and the
- * artifacts it lists at the top of dir, cleared; an unreadable manifest
- * lists none (what it named then stays). */
+ * artifacts at the top of dir when it lists some, cleared; an unreadable
+ * manifest lists none (what it named then stays). */
 static void clear_benches(const char *dir, const char *name)
 {
   char *path = bpi_text_path_join(dir, name), *text = NULL;
@@ -872,7 +869,8 @@ static void clear_benches(const char *dir, const char *name)
      !bpi_manifest_parse(&m, text, len, path, &err)) {
     for(size_t i = 0; i < m.nbenches; i++)
       clear_bench_dir(dir, &m.benches[i], 1);
-    unlink_listed(dir, ".", m.arts, m.narts);
+    if(m.narts)
+      clear_own_artifacts(dir);
     bpi_manifest_cleanup(&m);
   }
   free(text);

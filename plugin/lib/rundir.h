@@ -255,9 +255,9 @@ bp_code bpi_rundir_note_bench_dirs(const char *dir, const char *const *names,
 
 /* Remove what a previous run left in dir that a new run might not
  * rewrite: manifest.json, report.json, harness-output.txt and compare/
- * (recursively, symbolic links removed, never followed), the artifacts
- * its manifest (or BP_RUNDIR_PREVIOUS) lists at the top of dir, and the
- * benchmarks' directories it lists: in each, first the benchmark
+ * (recursively, symbolic links removed, never followed), the exporters'
+ * files at the top of dir when its manifest (or BP_RUNDIR_PREVIOUS) lists
+ * artifacts there, and the benchmarks' directories it lists: in each, first the benchmark
  * directories its own BP_RUNDIR_BENCH_DIRS names (--each's benchmark
  * whose harness marked benchmarks: DIR/BM_a/<mark>/, cleared the same
  * way), then the artifacts listed and benchprof's own file names, then

@@ -334,23 +334,30 @@ static void test_nested_dirs(void)
   CHECK(!there(dir, BP_RUNDIR_MANIFEST ".tmpXy12Zw"));
   CHECK(there(dir, BP_FILE_SUMMARY ".tmp-mine.txt"));
 
-  /* a manifest's artifacts at the top of its run directory (a run of an
-   * older benchprof noted no "."); one named outside it stays */
+  /* a manifest that lists artifacts at the top of its run directory (a
+   * run of an older benchprof noted no "."): benchprof's artifacts there
+   * go, not a file of another name it lists, nor one outside */
   char run[128];
   snprintf(run, sizeof(run), "%s/run", dir);
   put(run, BP_FILE_PPROF);
+  put(run, BP_FILE_SVG);
+  put(run, "mine.txt");
   put(dir, BP_FILE_PPROF);
   struct bp_manifest_artifact arts[] = {
     {.file = (char *)BP_FILE_PPROF, .kind = (char *)BP_KIND_PPROF,
      .bytes = 1},
     {.file = (char *)"../" BP_FILE_PPROF, .kind = (char *)BP_KIND_PPROF,
      .bytes = 1},
+    {.file = (char *)"mine.txt", .kind = (char *)BP_KIND_SUMMARY,
+     .bytes = 1},
   };
-  struct bp_manifest m = {.arts = arts, .narts = 2};
+  struct bp_manifest m = {.arts = arts, .narts = 3};
   CHECK(bpi_manifest_write(&m, run, &err) == BP_OK);
   CHECK(bpi_rundir_clear(run, &err) == BP_OK);
   CHECK(!there(run, BP_FILE_PPROF));
+  CHECK(!there(run, BP_FILE_SVG));
   CHECK(!there(run, BP_RUNDIR_MANIFEST));
+  CHECK(there(run, "mine.txt"));   /* only benchprof's names go */
   CHECK(there(dir, BP_FILE_PPROF));
   CHECK(there(dir, "mine.txt"));
   char cmd[256];
