@@ -47,6 +47,11 @@
 #   run_stale_benches.sh a reused output directory keeps no benchmark
 #                        directory of the run before (--new-job too);
 #                        files benchprof did not write stay
+#   run_stale_nested.sh  nor anything else the run before made and the
+#                        new one did not: the marks' folders inside
+#                        --each's benchmark folders, benchmark folders
+#                        after a plain run, the artifacts at the top after
+#                        --each; --repeat; after a SIGTERM or a SIGKILL
 #   publish_run_profile.sh  marked benchmarks: the whole run's profile is
 #                        stored too (key part "."); bencher.console_url is
 #                        where the comment's Bencher links point
@@ -110,6 +115,7 @@ publish_integration_tests = tests/integration/publish_bencher.sh \
   tests/integration/publish_kill.sh tests/integration/publish_hardening.sh \
   tests/integration/run_outcome.sh tests/integration/publish_run_profile.sh \
   tests/integration/run_stale_benches.sh \
+  tests/integration/run_stale_nested.sh \
   tests/integration/run_interrupted_results.sh \
   tests/integration/run_interrupted_many.sh \
   tests/integration/run_interrupted_anytime.sh \

@@ -290,6 +290,11 @@ struct bp_record_args {
   enum bp_adapter adapter; /* --adapter */
   const char *name;        /* --name */
   enum bp_adapter each;    /* --each: one invocation per benchmark */
+  /* --each's invocation of one benchmark (run_each.c): what its harness
+   * marks gets a profile in the benchmark's folder but is no benchmark of
+   * the report, with --repeat as without (the invocation's counters are
+   * the benchmark's) */
+  bool each_invocation;
   unsigned repeat;         /* --repeat: invocations (1 when unset) */
   struct bp_cli_publish pub; /* publishing after the run */
   bool allow_failure;      /* --allow-failure: publish a failed run too */

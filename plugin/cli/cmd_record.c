@@ -14,6 +14,7 @@
 #include "export.h"
 #include "fileio.h"
 #include "record.h"
+#include "rundir.h"
 #include "slice.h"
 
 #include <dlfcn.h>
@@ -62,6 +63,18 @@ void bp_cli_setup_failed(struct bp_record_args *a, const struct bp_err *err,
     bp_msg_warn_err(err, rc);
   else
     bp_msg_err(err, rc);
+}
+
+/* benchprof run: "." noted in the run directory before its artifacts are
+ * written there, so that the next run into it removes them even when this
+ * one leaves no manifest (a SIGKILL) and the next writes none there, or
+ * not all of them (--each, no --off-cpu). */
+static bp_code note_own_artifacts(const struct bp_record_args *a,
+                                  struct bp_err *err)
+{
+  static const char *const own = ".";
+  return a->run ? bpi_rundir_note_bench_dirs(a->output, &own, 1, err)
+                : BP_OK;
 }
 
 /* Fail before the benchmark runs, not after, when artifacts cannot be
@@ -424,6 +437,8 @@ static int record_and_write(struct bp_record_args *a, struct bp_profile **out)
   note_control(bpi_recorder_control_stats(rec));
   rc = bpi_recorder_finish(rec, &prof, &err);
   note_debuginfod(bpi_recorder_info(rec));
+  if(!rc)
+    rc = note_own_artifacts(a, &err);
   if(!rc)
     rc = bpi_export_all(prof, a->output, &a->written, &err);
   if(!rc)

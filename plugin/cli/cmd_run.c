@@ -254,8 +254,9 @@ bp_code bp_cli_run_attach_counters(const struct bp_record_args *a,
   char *name = default_name(a);
   if(!name)
     return BPE_NOMEM;
-  bp_code rc = bpi_run_attach_counters(rep, a->marked, a->nmarked, prof,
-                                       name, arts, &unattached);
+  size_t nmarked = a->each_invocation ? 0 : a->nmarked;
+  bp_code rc = bpi_run_attach_counters(rep, a->marked, nmarked, prof, name,
+                                       arts, &unattached);
   free(name);
   if(rc)
     return rc;

@@ -202,6 +202,7 @@ static void run_one(const struct bp_record_args *a, struct each_run *e,
   bpi_report_init(&rep);
   sub.marked = NULL;
   sub.nmarked = 0;
+  sub.each_invocation = true;
   if(!path || !filter || !argv) {
     bp_msg_error("%s: out of memory", dir);
     e->ok = false;

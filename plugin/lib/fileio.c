@@ -386,6 +386,24 @@ static bool next_tmp_name(struct bp_file_out *f)
          sizeof(f->tmp);
 }
 
+bool bpi_file_is_temp_of(const char *name, const char *target)
+{
+  static const char digits[] = "0123456789";
+  size_t n = strlen(target);
+  if(strncmp(name, target, n) || strncmp(name + n, ".tmp", 4))
+    return false;
+  const char *s = name + n + 4;
+  size_t len = strlen(s);
+  /* bpi_file_out_open's mkstemp name */
+  if(len == 6 && strspn(s, "abcdefghijklmnopqrstuvwxyz"
+                           "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == 6)
+    return true;
+  /* next_tmp_name's */
+  size_t pid = strspn(s, digits);
+  return pid && s[pid] == '-' && s[pid + 1] &&
+         strspn(s + pid + 1, digits) == len - pid - 1;
+}
+
 /* The unnamed file given a name: path itself when nothing is there (the
  * file appears whole, in one directory operation), else a temporary name
  * (f->has_tmp) that commit renames over the file there, so that replacing

@@ -76,6 +76,11 @@ bp_code bpi_file_out_commit(struct bp_file_out *f,
                             struct bp_file_digest *digest,
                             struct bp_err *err);
 void bpi_file_out_abort(struct bp_file_out *f);
+/* Whether name is one that a write of target (a file name, no '/') gives
+ * the file while it is written: target ".tmp" and mkstemp's six letters
+ * or digits, or ".tmp" PID "-" N.  A process killed while it wrote
+ * leaves it behind. */
+bool bpi_file_is_temp_of(const char *name, const char *target);
 
 /* The most bpi_file_read reads of one file, counted after gunzip. */
 #define BP_FILE_READ_MAX ((size_t)256 << 20)

@@ -10,6 +10,7 @@
 #include "text.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -770,12 +771,60 @@ static void unlink_in(const char *dir, const char *name)
   free(path);
 }
 
+/* The temporary files of benchprof's writes in sub (bpi_file_is_temp_of
+ * one of its file names) that a killed run left: a file being written,
+ * or the new one about to replace an older. */
+static void unlink_temps(const char *sub)
+{
+  int fd = open(sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  DIR *d = fd < 0 ? NULL : fdopendir(fd);
+  if(!d) {
+    if(fd >= 0)
+      close(fd);
+    return;
+  }
+  for(struct dirent *e; (e = readdir(d));)
+    for(const char *const *n = bpi_rundir_reserved_names; *n; n++)
+      if(bpi_file_is_temp_of(e->d_name, *n)) {
+        unlinkat(fd, e->d_name, 0);
+        break;
+      }
+  closedir(d);
+}
+
+/* The artifacts of arts that lie directly in sub, the directory prof of
+ * the run directory, unlinked: a listed name that would lead elsewhere
+ * is left. */
+static void unlink_listed(const char *sub, const char *prof,
+                          const struct bp_manifest_artifact *arts, size_t n)
+{
+  size_t plen = strlen(prof);
+  for(size_t i = 0; i < n; i++) {
+    const char *f = arts[i].file;
+    if(f && !strncmp(f, prof, plen) && f[plen] == '/' &&
+       bpi_rundir_safe_path(f + plen + 1) && !strchr(f + plen + 1, '/'))
+      unlink_in(sub, f + plen + 1);
+  }
+}
+
+/* How deep benchmark directories nest below a run directory: those of
+ * the run (marked by the harness, or one of --each), and those the
+ * harness marked inside one of --each's (DIR/BM_a/<mark>/, noted in
+ * DIR/BM_a/BP_RUNDIR_BENCH_DIRS).  A note deeper down is none of
+ * benchprof's, and is not followed. */
+#define BENCH_DIR_DEPTH 2
+
+static void clear_noted_benches(const char *dir, int depth);
+
 /* A benchmark's directory a previous run's manifest lists (b->profile,
- * one segment below dir, a real directory, not a link): the artifacts
- * listed in it and benchprof's own file names in it go, then the
- * directory if it is empty.  Best effort: what stays is a user's. */
+ * one segment below dir, a real directory, not a link), at depth (1:
+ * directly in the run directory): first the benchmark directories
+ * noted inside it (--each's benchmark whose harness marked benchmarks),
+ * then the artifacts listed in it and benchprof's own file names in it
+ * (its note among them), then the directory if it is empty.  Best
+ * effort: what stays is a user's. */
 static void clear_bench_dir(const char *dir,
-                            const struct bp_manifest_bench *b)
+                            const struct bp_manifest_bench *b, int depth)
 {
   const char *prof = b->profile;
   if(!prof || !strcmp(prof, ".") || !bpi_rundir_safe_path(prof) ||
@@ -787,21 +836,28 @@ static void clear_bench_dir(const char *dir,
     free(sub);
     return;
   }
-  size_t plen = strlen(prof);
-  for(size_t i = 0; i < b->narts; i++) {
-    const char *f = b->arts[i].file;
-    if(f && !strncmp(f, prof, plen) && f[plen] == '/' &&
-       bpi_rundir_safe_path(f + plen + 1) && !strchr(f + plen + 1, '/'))
-      unlink_in(sub, f + plen + 1);
-  }
+  if(depth < BENCH_DIR_DEPTH)
+    clear_noted_benches(sub, depth + 1);
+  unlink_listed(sub, prof, b->arts, b->narts);
   for(const char *const *n = bpi_rundir_reserved_names; *n; n++)
     unlink_in(sub, *n);
+  unlink_temps(sub);
   rmdir(sub);
   free(sub);
 }
 
-/* The benchmarks' directories dir/name (a manifest) lists, cleared; an
- * unreadable manifest lists none (what it named then stays). */
+/* The artifacts a run wrote at the top of dir: every exporter's file
+ * name there (a run that writes them notes "." first, and its manifest
+ * lists them), never another file a manifest might name there. */
+static void clear_own_artifacts(const char *dir)
+{
+  for(size_t i = 0; bpi_exporters[i]; i++)
+    unlink_in(dir, bpi_exporters[i]->file);
+}
+
+/* The benchmarks' directories dir/name (a manifest) lists, and the
+ * artifacts at the top of dir when it lists some, cleared; an unreadable
+ * manifest lists none (what it named then stays). */
 static void clear_benches(const char *dir, const char *name)
 {
   char *path = bpi_text_path_join(dir, name), *text = NULL;
@@ -812,28 +868,37 @@ static void clear_benches(const char *dir, const char *name)
   if(path && !bpi_file_read(path, &text, &len, &err) &&
      !bpi_manifest_parse(&m, text, len, path, &err)) {
     for(size_t i = 0; i < m.nbenches; i++)
-      clear_bench_dir(dir, &m.benches[i]);
+      clear_bench_dir(dir, &m.benches[i], 1);
+    if(m.narts)
+      clear_own_artifacts(dir);
     bpi_manifest_cleanup(&m);
   }
   free(text);
   free(path);
 }
 
-/* The benchmark directories dir/BP_RUNDIR_BENCH_DIRS names, cleared as
- * a manifest's are (no artifact list: benchprof's own file names go). */
-static void clear_noted_benches(const char *dir)
+/* What dir/BP_RUNDIR_BENCH_DIRS names, cleared: each benchmark
+ * directory as a manifest's are (no artifact list: benchprof's own file
+ * names go), at depth; "." for the artifacts written at the top of dir. */
+static void clear_noted_benches(const char *dir, int depth)
 {
   char *path = bpi_text_path_join(dir, BP_RUNDIR_BENCH_DIRS), *text = NULL;
   size_t len = 0;
   struct bp_err err = {0};
   if(path && !bpi_file_read(path, &text, &len, &err)) {
+    bool own = false;
     for(char *line = text, *next; line && *line; line = next) {
       next = strchr(line, '\n');
       if(next)
         *next++ = '\0';
       struct bp_manifest_bench b = {.profile = line};
-      clear_bench_dir(dir, &b);
+      if(!strcmp(line, "."))
+        own = true;
+      else
+        clear_bench_dir(dir, &b, depth);
     }
+    if(own)
+      clear_own_artifacts(dir);
   }
   free(text);
   free(path);
@@ -874,7 +939,8 @@ bp_code bpi_rundir_clear(const char *dir, struct bp_err *err)
    * directories go before the manifests that name them */
   clear_benches(dir, BP_RUNDIR_MANIFEST);
   clear_benches(dir, BP_RUNDIR_PREVIOUS);
-  clear_noted_benches(dir);
+  clear_noted_benches(dir, 1);
+  unlink_temps(dir);
   /* the manifest first: whatever stays behind, nothing points at it */
   for(size_t i = 0; !rc && i < BP_ARRAY_LEN(files); i++) {
     char *path = bpi_text_path_join(dir, files[i]);

@@ -43,9 +43,11 @@
  * directories it lists */
 #define BP_RUNDIR_PREVIOUS ".previous-manifest.json"
 /* the benchmark directories a run makes, one name a line, appended
- * before they are made: the next run's bpi_rundir_clear removes them
+ * before they are made ("." before the artifacts at the top of the
+ * directory are written): the next run's bpi_rundir_clear removes them
  * even when this run wrote no manifest (results it could not read, a
- * SIGKILL while it wrote their profiles) */
+ * SIGKILL while it wrote their profiles).  A benchmark directory of
+ * --each has its own, for the benchmarks its harness marked in it. */
 #define BP_RUNDIR_BENCH_DIRS ".benchmark-dirs"
 /* the artifacts: BP_FILE_GECKO ... BP_FILE_SUMMARY, the exporter table's
  * (export.h) */
@@ -245,20 +247,28 @@ bool bpi_rundir_safe_path(const char *path);
 char *bpi_rundir_suite_dir(const char *output, const char *suite);
 
 /* Append the n benchmark directory names (one path segment each, as
- * bpi_control_dirnames makes them) to dir/BP_RUNDIR_BENCH_DIRS, before
- * they are made.  BPE_IO (with the path). */
+ * bpi_control_dirnames makes them, or "." for the artifacts written at
+ * the top of dir) to dir/BP_RUNDIR_BENCH_DIRS, before they are made.
+ * BPE_IO (with the path). */
 bp_code bpi_rundir_note_bench_dirs(const char *dir, const char *const *names,
                                    size_t n, struct bp_err *err);
 
 /* Remove what a previous run left in dir that a new run might not
  * rewrite: manifest.json, report.json, harness-output.txt and compare/
- * (recursively, symbolic links removed, never followed), and the
- * benchmarks' directories its manifest (or BP_RUNDIR_PREVIOUS) lists:
- * in each, the artifacts it lists and benchprof's own file names, then
+ * (recursively, symbolic links removed, never followed), the exporters'
+ * files at the top of dir when its manifest (or BP_RUNDIR_PREVIOUS) lists
+ * artifacts there, and the benchmarks' directories it lists: in each, first the benchmark
+ * directories its own BP_RUNDIR_BENCH_DIRS names (--each's benchmark
+ * whose harness marked benchmarks: DIR/BM_a/<mark>/, cleared the same
+ * way), then the artifacts listed and benchprof's own file names, then
  * the directory when nothing else is left in it (a file benchprof did
  * not write keeps it; a symbolic link is never followed); the same for
- * the directories BP_RUNDIR_BENCH_DIRS names (then that file).  Missing files
- * are fine; the first failure is returned (BPE_IO, with the path). */
+ * the directories BP_RUNDIR_BENCH_DIRS names (then that file), and the
+ * exporters' files at the top of dir when it names ".".  In dir and in
+ * each directory cleared, the temporary files a killed run's writes of
+ * benchprof's file names left (bpi_file_is_temp_of) go too.  Missing
+ * files are fine; the first failure is returned (BPE_IO, with the
+ * path). */
 bp_code bpi_rundir_clear(const char *dir, struct bp_err *err);
 
 #endif

@@ -304,8 +304,28 @@ static void test_refused(void)
   remove_tree(dir);
 }
 
+/* The names a write gives its file before it is in place (those a killed
+ * writer leaves behind), and only those: not a user's file that merely
+ * begins alike. */
+static void test_temp_names(void)
+{
+  CHECK(bpi_file_is_temp_of("profile.pb.gz.tmpAb3dE9", "profile.pb.gz"));
+  CHECK(bpi_file_is_temp_of("summary.json.tmp4242-0", "summary.json"));
+  CHECK(bpi_file_is_temp_of("summary.json.tmp1-17", "summary.json"));
+  CHECK(!bpi_file_is_temp_of("summary.json", "summary.json"));
+  CHECK(!bpi_file_is_temp_of("summary.json.tmp", "summary.json"));
+  CHECK(!bpi_file_is_temp_of("summary.json.tmpAb3dE", "summary.json"));
+  CHECK(!bpi_file_is_temp_of("summary.json.tmpAb3dE9x", "summary.json"));
+  CHECK(!bpi_file_is_temp_of("summary.json.tmp-notes", "summary.json"));
+  CHECK(!bpi_file_is_temp_of("summary.json.tmp12-", "summary.json"));
+  CHECK(!bpi_file_is_temp_of("summary.json.tmp12-3x", "summary.json"));
+  CHECK(!bpi_file_is_temp_of("summary.json.tmp.a_b.c", "summary.json"));
+  CHECK(!bpi_file_is_temp_of("my-summary.json.tmp1-2", "summary.json"));
+}
+
 int main(void)
 {
+  test_temp_names();
   test_digest();
   test_appears_at_commit();
   test_abort();

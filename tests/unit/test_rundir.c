@@ -264,6 +264,107 @@ static void test_noted_dirs(void)
   CHECK(system(cmd) == 0);
 }
 
+/* write "x" to dir/rel, its directory made first */
+static void put(const char *dir, const char *rel)
+{
+  struct bp_err err = {0};
+  char path[512];
+  snprintf(path, sizeof(path), "%s/%s", dir, rel);
+  char *slash = strrchr(path, '/');
+  *slash = '\0';
+  CHECK(bpi_file_mkdirs(path, &err) == BP_OK);
+  *slash = '/';
+  CHECK(bpi_file_write(path, "x", 1, false, &err) == BP_OK);
+}
+
+static bool there(const char *dir, const char *rel)
+{
+  char path[512];
+  snprintf(path, sizeof(path), "%s/%s", dir, rel);
+  return access(path, F_OK) == 0;
+}
+
+/* --each's benchmark directories note the benchmarks their harness
+ * marked in them: those go with them (a user's file in one keeps it and
+ * its benchmark's directory, nothing else); "." noted, or artifacts a
+ * manifest lists at the top, clear the run directory's own artifacts,
+ * not a user's file there nor an artifact named outside it; temporary
+ * files of benchprof's writes go, in the run directory and in each
+ * directory cleared. */
+static void test_nested_dirs(void)
+{
+  char dir[] = "/tmp/test_rundir_nested.XXXXXX";
+  struct bp_err err = {0};
+  CHECK(mkdtemp(dir) != NULL);
+  const char *top[] = {"BM_a", "BM_b", "."};
+  const char *marks[] = {"m1", "m2"};
+  char sub[128];
+  CHECK(bpi_rundir_note_bench_dirs(dir, top, 3, &err) == BP_OK);
+  for(size_t i = 0; i < 2; i++) {
+    snprintf(sub, sizeof(sub), "%s/%s", dir, top[i]);
+    CHECK(bpi_file_mkdirs(sub, &err) == BP_OK);
+    CHECK(bpi_rundir_note_bench_dirs(sub, marks, 2, &err) == BP_OK);
+    for(size_t k = 0; k < 2; k++) {
+      snprintf(sub, sizeof(sub), "%s/%s/" BP_FILE_FOLDED, top[i], marks[k]);
+      put(dir, sub);
+    }
+    snprintf(sub, sizeof(sub), "%s/" BP_FILE_SVG, top[i]);
+    put(dir, sub);
+  }
+  put(dir, "BM_a/m2/mine.txt");
+  /* what writes that a SIGKILL stopped left */
+  put(dir, "BM_b/" BP_FILE_PPROF ".tmpAb3dE9");
+  put(dir, "BM_a/m1/" BP_FILE_SUMMARY ".tmp4242-0");
+  put(dir, BP_RUNDIR_MANIFEST ".tmpXy12Zw");
+  put(dir, BP_FILE_SUMMARY ".tmp-mine.txt");
+  put(dir, BP_FILE_FOLDED);
+  put(dir, BP_FILE_OFFCPU_FOLDED);
+  put(dir, "mine.txt");
+  CHECK(bpi_rundir_clear(dir, &err) == BP_OK);
+  CHECK(!there(dir, "BM_b"));
+  CHECK(!there(dir, "BM_a/m1"));
+  CHECK(!there(dir, "BM_a/" BP_FILE_SVG));
+  CHECK(!there(dir, "BM_a/" BP_RUNDIR_BENCH_DIRS));
+  CHECK(!there(dir, "BM_a/m2/" BP_FILE_FOLDED));
+  CHECK(there(dir, "BM_a/m2/mine.txt"));
+  CHECK(!there(dir, BP_FILE_FOLDED));
+  CHECK(!there(dir, BP_FILE_OFFCPU_FOLDED));
+  CHECK(!there(dir, BP_RUNDIR_BENCH_DIRS));
+  CHECK(there(dir, "mine.txt"));
+  CHECK(!there(dir, BP_RUNDIR_MANIFEST ".tmpXy12Zw"));
+  CHECK(there(dir, BP_FILE_SUMMARY ".tmp-mine.txt"));
+
+  /* a manifest that lists artifacts at the top of its run directory (a
+   * run of an older benchprof noted no "."): benchprof's artifacts there
+   * go, not a file of another name it lists, nor one outside */
+  char run[128];
+  snprintf(run, sizeof(run), "%s/run", dir);
+  put(run, BP_FILE_PPROF);
+  put(run, BP_FILE_SVG);
+  put(run, "mine.txt");
+  put(dir, BP_FILE_PPROF);
+  struct bp_manifest_artifact arts[] = {
+    {.file = (char *)BP_FILE_PPROF, .kind = (char *)BP_KIND_PPROF,
+     .bytes = 1},
+    {.file = (char *)"../" BP_FILE_PPROF, .kind = (char *)BP_KIND_PPROF,
+     .bytes = 1},
+    {.file = (char *)"mine.txt", .kind = (char *)BP_KIND_SUMMARY,
+     .bytes = 1},
+  };
+  struct bp_manifest m = {.arts = arts, .narts = 3};
+  CHECK(bpi_manifest_write(&m, run, &err) == BP_OK);
+  CHECK(bpi_rundir_clear(run, &err) == BP_OK);
+  CHECK(!there(run, BP_FILE_PPROF));
+  CHECK(!there(run, BP_FILE_SVG));
+  CHECK(!there(run, BP_RUNDIR_MANIFEST));
+  CHECK(there(run, "mine.txt"));   /* only benchprof's names go */
+  CHECK(there(dir, BP_FILE_PPROF));
+  CHECK(there(dir, "mine.txt"));
+  char cmd[256];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+}
+
 static void test_safe_path(void)
 {
   CHECK(bpi_rundir_safe_path("."));
@@ -380,6 +481,7 @@ int main(void)
   test_no_exit_status();
   test_dir();
   test_noted_dirs();
+  test_nested_dirs();
   test_safe_path();
   test_bench_lookup();
   CHECK_EQ_STR(bpi_rundir_kind("gecko"), BP_KIND_GECKO);
