@@ -49,6 +49,7 @@ struct comment_args {
   struct bp_ident id;       /* what --ci found (owns the strings) */
   const struct bp_config *cfg;  /* its network settings (timeouts,
                                    retries, CA file) for the forge's API */
+  char *request_head;       /* target.request_head's string (owned) */
 };
 
 extern char **environ;
@@ -438,8 +439,12 @@ static bool stale(struct comment_args *a,
                 a->target.forge == BP_FORGE_GITLAB ? "merge request" :
                 "pull request", a->target.repo, a->target.number, now, head);
   }
-  else
+  else {
     a->target.head_is_current = true;
+    a->request_head = now;   /* a push after this is told by it */
+    a->target.request_head = now;
+    now = NULL;
+  }
   free(now);
   free(merge);
   free(head);
@@ -634,6 +639,7 @@ static int comment_with(struct comment_args *a0)
     a.target.settle_ms = a.cfg ? a.cfg->comment.settle_ms
                                : BP_CONFIG_DEFAULT_COMMENT_SETTLE_MS;
     status = post(&a, md);
+    free(a.request_head);
     free(context);
     free(md);
     return status;

@@ -1350,6 +1350,34 @@ static bp_code set_status(const struct bp_forge_target *t,
  * when another job of our head is followed. */
 enum settle_next { SETTLE_DONE, SETTLE_WRITE, SETTLE_FOLLOW, SETTLE_MARK };
 
+/* Whether the request was pushed to since this job found its head
+ * current (t->request_head; without it: whether the compared commit,
+ * head, is neither the head nor its merge commit now); *now: the head
+ * the forge names now, malloc'd, when pushed to.  false when the forge
+ * cannot say. */
+static bool pushed_since(const struct bp_forge_target *t,
+                         const struct bp_comment_transport *tr,
+                         const char *head, char **now)
+{
+  bool known = false;
+  *now = NULL;
+  if(!t->request_head) {
+    bool is = still_head(t, tr, head, &known, now);
+    if(is || !known) {
+      free(*now);
+      *now = NULL;
+    }
+    return *now != NULL;
+  }
+  struct bp_err quiet = {0};
+  if(!bpi_comment_pr_head(t, tr, now, NULL, &quiet) &&
+     strcmp(*now, t->request_head))
+    return true;
+  free(*now);
+  *now = NULL;
+  return false;
+}
+
 /* The comment (text) shows our comparison (ours): whether it must be
  * marked as not the request's head's.  Only a job that knew its head
  * current when it began asks again (an older head's job posts nothing):
@@ -1365,12 +1393,8 @@ static enum settle_next outdated_step(const struct bp_forge_target *t,
                                       struct bp_comment_settled *done)
 {
   char *now = NULL;
-  bool known = false;
-  if(!t->head_is_current || still_head(t, tr, ours->head, &known, &now) ||
-     !known) {
-    free(now);
+  if(!t->head_is_current || !pushed_since(t, tr, ours->head, &now))
     return SETTLE_DONE;
-  }
   snprintf(done->now_head, sizeof(done->now_head), "%s", now);
   bpi_buf_reset(mark);
   bpi_comment_outdated_note(mark, t->forge, ours->head, now);

@@ -34,6 +34,12 @@ struct bp_forge_target {
    * commit, a clock ahead), and only a later run of the same commit is
    * left alone */
   bool head_is_current;
+  /* with head_is_current: the request's head commit the forge named
+   * then (never its merge commit, which the forge makes again when the
+   * base branch moves), so that a push since can be told after this
+   * job's edit; NULL: unknown (the compared commit is then looked for
+   * among the head and its merge commit) */
+  const char *request_head;
   /* the commit status's context (GitLab: name); NULL:
    * BP_COMMENT_STATUS_CONTEXT (bpi_comment_status_context) */
   const char *status_context;

@@ -70,7 +70,7 @@ slow_edit() {
   printf '{"5": "%s"}\n' "$B" >"$heads"   # the push
   job "$kind" b-first   # lands, reads its own comparison back, ends
   check "$kind: B's job found its own comparison and ended" sh -c \
-    '! grep -q "wrote this one again\|left it" "$1"' sh \
+    '! grep -q -e "wrote this one again" -e "left it" "$1"' sh \
     "$TMP/$kind-b-first.err"
   : >"$dir/release-edit"   # A's edit lands after B's read-back
   wait $a_job

@@ -2355,6 +2355,31 @@ static void test_settle_outdated(void)
         == BP_OK);
   CHECK(g.n == 3 && !done.outdated && done.posts == 1);
   fake_cleanup(&g);
+  /* a comparison of the merge commit, which the forge made again (the
+   * base branch moved) while the head stayed where this job found it:
+   * not a push, nothing more */
+  struct bp_forge_target merged = gh;
+  merged.request_head = "3333333333333333333333333333333333333333";
+  struct fake mc = {.answers = {"{}", ours, "{\"head\":{\"sha\":\"3333333"
+                                "333333333333333333333333333333333\"},"
+                                "\"merge_commit_sha\":\"444444444444444444"
+                                "4444444444444444444444\"}"},
+                    .status = {201, 200, 200}};
+  the_fake = &mc;
+  CHECK(bpi_comment_settle(&merged, "5", posted, &mine, NULL, &tr, &done,
+                           &err) == BP_OK);
+  CHECK(mc.n == 3 && !done.outdated && done.posts == 1);
+  fake_cleanup(&mc);
+  /* ...and a push to that head since: marked */
+  struct fake mp = {.answers = {"{}", ours, SETTLE_PULL(SETTLE_OTHER), "{}",
+                                answer.data, SETTLE_PULL(SETTLE_OTHER)},
+                    .status = {201, 200, 200, 200, 200, 200}};
+  the_fake = &mp;
+  CHECK(bpi_comment_settle(&merged, "5", posted, &mine, NULL, &tr, &done,
+                           &err) == BP_OK);
+  CHECK(mp.n == 6 && done.outdated && !done.unmarked && done.posts == 1 &&
+        starts(mp.seen[3], "PATCH "));
+  fake_cleanup(&mp);
   /* the forge cannot say: left as it is */
   struct fake h = {.answers = {"{}", ours, "{\"message\":\"Not Found\"}"},
                    .status = {201, 200, 404}};
