@@ -35,6 +35,10 @@
 #                       once (GitHub and GitLab stand-ins, their edits
 #                       landing oldest last): the comment ends with the
 #                       newest comparison, each status on its own commit
+#   comment_slow_edit.sh an older head's edit held until the new head's
+#                       job ended (GitHub and GitLab stand-ins): the
+#                       comment is marked as not of the head, no status
+#                       set for the new head; its next run puts it back
 #   compare_iterations.sh a Google Benchmark harness run for 200 and 600
 #                       iterations of the same work: function costs per
 #                       iteration, not a regression because more ran
@@ -106,6 +110,7 @@ TESTS += $(compare_unit_tests) tests/integration/compare_e2e.sh \
   tests/integration/compare_headline.sh tests/integration/compare_shared.sh \
   tests/integration/compare_kernel.sh \
   tests/integration/comment_three_jobs.sh \
+  tests/integration/comment_slow_edit.sh \
   tests/integration/comment_bencher_spooled.sh \
   tests/integration/comment_private_store.sh
 EXTRA_DIST += tests/integration/compare_config.sh \
@@ -121,6 +126,7 @@ EXTRA_DIST += tests/integration/compare_config.sh \
   tests/integration/compare_iterations.sh \
   tests/integration/comment_gitlab.sh \
   tests/integration/comment_three_jobs.sh \
+  tests/integration/comment_slow_edit.sh \
   tests/integration/compare_e2e.sh tests/integration/compare_pr.sh \
   tests/integration/compare_verdicts.sh \
   tests/integration/comment_github.sh tests/servers/github_standin.py \

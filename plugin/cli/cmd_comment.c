@@ -14,7 +14,11 @@
  * the posted comment carries that verdict (forge.h's verdict line), and
  * the status follows the one the comment shows after it is set
  * (bpi_comment_settle): jobs of one head whose statuses land out
- * of order still leave the status saying what the comment does. */
+ * of order still leave the status saying what the comment does.  When
+ * the comment read back shows this job's comparison but the request's
+ * head has moved on (an edit of this job slower than the new head's
+ * whole job), its first line says so, and the new head's status is left
+ * to its own job. */
 #include "bp_setup.h"
 #include "cli.h"
 #include "msgs.h"
@@ -47,6 +51,7 @@ struct comment_args {
   struct bp_ident id;       /* what --ci found (owns the strings) */
   const struct bp_config *cfg;  /* its network settings (timeouts,
                                    retries, CA file) for the forge's API */
+  char *request_head;       /* target.request_head's string (owned) */
 };
 
 extern char **environ;
@@ -65,12 +70,13 @@ static void usage(FILE *out)
     "showing the newer comparison, and the other is deleted.  The\n"
     "comment is read back comment.settle seconds after it is written:\n"
     "another job's older comparison written over it meanwhile is\n"
-    "replaced by this one again, a newer one is left.  With\n"
-    "compare.json beside FILE the verdict is also the head commit's\n"
-    "status, set again from the comment when another job's comparison of\n"
-    "the same commit replaced this one meanwhile.  Without a token (or\n"
-    "without a target) the comment is appended to the summary file\n"
-    "instead.\n"
+    "replaced by this one again, a newer one is left; this one there\n"
+    "while the request's head is now another commit gets a first line\n"
+    "saying so.  With compare.json beside FILE the verdict is also the\n"
+    "head commit's status, set again from the comment when another job's\n"
+    "comparison of the same commit replaced this one meanwhile.  Without\n"
+    "a token (or without a target) the comment is appended to the\n"
+    "summary file instead.\n"
     "\n"
     "  -m, --markdown FILE     the comment\n"
     "      --github OWNER/REPO and --pr N: a GitHub pull request\n"
@@ -290,9 +296,35 @@ static void describe_compared(char *out, size_t n,
     snprintf(out + len, n - len, ", its run ended %s", c->end_time);
 }
 
+/* Our comparison is in the comment, but the request's head moved on
+ * (a push since this job checked it): the comment says so, and the new
+ * head's status is left to its own job. */
+static void say_outdated(const struct comment_args *a,
+                         const struct bp_comment_settled *done,
+                         const char *comment_id)
+{
+  const char *what = a->target.forge == BP_FORGE_GITLAB ? "merge request"
+                                                        : "pull request";
+  if(done->unmarked)
+    bp_msg_warn("the %s's head is now %.12s, and comment %s shows this "
+                "older comparison as if current: not marked so (%s); the "
+                "next run of %.12s replaces it", what, done->now_head,
+                comment_id, done->unsettled ? "the comment kept changing" :
+                "no room for the note in a comment's 65536 characters",
+                done->now_head);
+  else
+    bp_msg_note("the %s's head is now %.12s (a push after this job "
+                "checked it), and comment %s shows this older comparison: "
+                "marked it as not of the head until %.12s's lands; no "
+                "status set for %.12s", what, done->now_head, comment_id,
+                done->now_head, done->now_head);
+}
+
 /* What reading the comment back after writing it did (another job's
- * older comparison written over ours: ours again; a newer one: left). */
-static void say_settled(const struct bp_comment_settled *done,
+ * older comparison written over ours: ours again; a newer one: left;
+ * ours while the request's head moved on: marked). */
+static void say_settled(const struct comment_args *a,
+                        const struct bp_comment_settled *done,
                         const char *comment_id)
 {
   char shown[2 * BP_COMMENT_FIELD_MAX + 96];
@@ -305,6 +337,8 @@ static void say_settled(const struct bp_comment_settled *done,
     bp_msg_note("another job's newer comparison (%s) is in comment %s now: "
                 "left it", shown, comment_id);
   }
+  if(done->outdated)
+    say_outdated(a, done, comment_id);
 }
 
 /* Make the comment end with the newest comparison, and the verdict of
@@ -326,7 +360,7 @@ static void settle(struct comment_args *a,
                                   &done, &err);
   const char *context = a->target.status_context ? a->target.status_context
                                                  : BP_COMMENT_STATUS_CONTEXT;
-  say_settled(&done, res->id ? res->id : "?");
+  say_settled(a, &done, res->id ? res->id : "?");
   if(verdict && !done.posts) {
     bp_msg_warn("commit status not set (%s)", err.msg);
     return;
@@ -414,8 +448,12 @@ static bool stale(struct comment_args *a,
                 a->target.forge == BP_FORGE_GITLAB ? "merge request" :
                 "pull request", a->target.repo, a->target.number, now, head);
   }
-  else
+  else {
     a->target.head_is_current = true;
+    a->request_head = now;   /* a push after this is told by it */
+    a->target.request_head = now;
+    now = NULL;
+  }
   free(now);
   free(merge);
   free(head);
@@ -635,6 +673,7 @@ static int comment_with(struct comment_args *a0)
     a.target.settle_ms = a.cfg ? a.cfg->comment.settle_ms
                                : BP_CONFIG_DEFAULT_COMMENT_SETTLE_MS;
     status = post(&a, md);
+    free(a.request_head);
     free(context);
     free(md);
     return status;

@@ -1188,6 +1188,45 @@ static bp_code read_comment(const struct bp_forge_target *t,
   return rc;
 }
 
+/* ------------------------------------------------- the outdated note */
+
+void bpi_comment_outdated_note(struct bp_buf *b, enum bp_forge forge,
+                               const char *head, const char *now)
+{
+  bpi_buf_printf(b, "_This comparison is of `%.7s`; the %s's head is now "
+                 "`%.7s`, whose comparison has not landed yet._", head,
+                 forge == BP_FORGE_GITLAB ? "merge request" : "pull request",
+                 now);
+}
+
+/* Where the text a reader sees begins: after the hidden lines at the top
+ * (the marker, the compared line), which must stay first. */
+static size_t hidden_top(const char *text)
+{
+  static const char hidden[] = "<!-- benchprof:";
+  size_t at = 0;
+  while(!strncmp(text + at, hidden, sizeof(hidden) - 1)) {
+    const char *nl = strchr(text + at, '\n');
+    if(!nl)
+      return strlen(text);
+    at = (size_t)(nl - text) + 1;
+  }
+  return at;
+}
+
+void bpi_comment_mark_outdated(struct bp_buf *out, const char *posted,
+                               enum bp_forge forge, const char *head,
+                               const char *now)
+{
+  size_t top = hidden_top(posted);
+  bpi_buf_add(out, posted, top);
+  if(top && posted[top - 1] != '\n')
+    bpi_buf_addc(out, '\n');
+  bpi_comment_outdated_note(out, forge, head, now);
+  bpi_buf_adds(out, "\n\n");
+  bpi_buf_adds(out, posted + top);
+}
+
 /* What the comment shows, read back after this job wrote it. */
 enum comment_seen {
   SEEN_OURS,    /* our comparison */
@@ -1204,17 +1243,22 @@ static bool same_compared(const struct bp_comment_compared *a,
 }
 
 /* Whether the forge says head (a compared commit) is the request's head,
- * or the merge commit it made of it: *known false when it cannot say. */
+ * or the merge commit it made of it: *known false when it cannot say.
+ * *now (when not NULL): the request's head as the forge said it,
+ * malloc'd, or NULL when it cannot say. */
 static bool still_head(const struct bp_forge_target *t,
                        const struct bp_comment_transport *tr,
-                       const char *head, bool *known)
+                       const char *head, bool *known, char **now)
 {
-  char *now = NULL, *merge = NULL;
+  char *sha = NULL, *merge = NULL;
   struct bp_err quiet = {0};
-  *known = !bpi_comment_pr_head(t, tr, &now, &merge, &quiet);
-  bool is = *known && (!strcmp(now, head) || (merge && !strcmp(merge,
+  *known = !bpi_comment_pr_head(t, tr, &sha, &merge, &quiet);
+  bool is = *known && (!strcmp(sha, head) || (merge && !strcmp(merge,
                                                                 head)));
-  free(now);
+  if(now)
+    *now = sha;
+  else
+    free(sha);
   free(merge);
   return is;
 }
@@ -1243,7 +1287,7 @@ static enum comment_seen comment_seen(const struct bp_forge_target *t,
   const struct bp_run_when when = bpi_comment_compared_when(theirs);
   bool known = false;
   if(strcmp(theirs->head, mine->head) &&
-     still_head(t, tr, mine->head, &known))
+     still_head(t, tr, mine->head, &known, NULL))
     return SEEN_OLDER;
   if(known && strcmp(theirs->head, mine->head))
     return SEEN_OTHER;   /* the request has moved on from ours */
@@ -1304,14 +1348,79 @@ static bp_code set_status(const struct bp_forge_target *t,
  * guard: order its comparison against ours (posted has a compared
  * line).  *shown: the verdict to set as the status before the next read
  * when another job of our head is followed. */
-enum settle_next { SETTLE_DONE, SETTLE_WRITE, SETTLE_FOLLOW };
+enum settle_next { SETTLE_DONE, SETTLE_WRITE, SETTLE_FOLLOW, SETTLE_MARK };
+
+/* Whether the request was pushed to since this job found its head
+ * current (t->request_head; without it: whether the compared commit,
+ * head, is neither the head nor its merge commit now); *now: the head
+ * the forge names now, malloc'd, when pushed to.  false when the forge
+ * cannot say. */
+static bool pushed_since(const struct bp_forge_target *t,
+                         const struct bp_comment_transport *tr,
+                         const char *head, char **now)
+{
+  bool known = false;
+  *now = NULL;
+  if(!t->request_head) {
+    bool is = still_head(t, tr, head, &known, now);
+    if(is || !known) {
+      free(*now);
+      *now = NULL;
+    }
+    return *now != NULL;
+  }
+  struct bp_err quiet = {0};
+  if(!bpi_comment_pr_head(t, tr, now, NULL, &quiet) &&
+     strcmp(*now, t->request_head))
+    return true;
+  free(*now);
+  *now = NULL;
+  return false;
+}
+
+/* The comment (text) shows our comparison (ours): whether it must be
+ * marked as not the request's head's.  Only a job that knew its head
+ * current when it began asks again (an older head's job posts nothing):
+ * a push since, whose job read the comment back before our slower edit
+ * landed, leaves our comparison there as if it were the new head's.  In
+ * *mark then: posted with the note (bpi_comment_mark_outdated), unless
+ * text carries that note already. */
+static enum settle_next outdated_step(const struct bp_forge_target *t,
+                                      const struct bp_comment_transport *tr,
+                                      const char *text, const char *posted,
+                                      const struct bp_comment_compared *ours,
+                                      struct bp_buf *mark,
+                                      struct bp_comment_settled *done)
+{
+  char *now = NULL;
+  if(!t->head_is_current || !pushed_since(t, tr, ours->head, &now))
+    return SETTLE_DONE;
+  snprintf(done->now_head, sizeof(done->now_head), "%s", now);
+  bpi_buf_reset(mark);
+  bpi_comment_outdated_note(mark, t->forge, ours->head, now);
+  bpi_buf_addc(mark, '\0');
+  bool marked = !bpi_buf_failed(mark) && strstr(text, mark->data);
+  bpi_buf_reset(mark);
+  if(!marked) {
+    bpi_comment_mark_outdated(mark, posted, t->forge, ours->head, now);
+    bpi_buf_addc(mark, '\0');
+    /* no room for the note: the forge would refuse the edit */
+    done->unmarked = !bpi_buf_failed(mark) &&
+                     mark->len > BP_COMMENT_MAX_CHARS + 1;   /* + NUL */
+  }
+  free(now);
+  done->outdated = marked || done->unmarked;   /* else once marked */
+  return done->outdated ? SETTLE_DONE : SETTLE_MARK;
+}
 
 static enum settle_next settle_step(const struct bp_forge_target *t,
                                     const struct bp_comment_transport *tr,
-                                    const char *text, bool guard,
+                                    const char *text, const char *posted,
+                                    bool guard,
                                     const struct bp_comment_compared *ours,
                                     const struct bp_comment_verdict *mine,
                                     struct bp_comment_verdict *shown,
+                                    struct bp_buf *mark,
                                     struct bp_comment_settled *done)
 {
   struct bp_comment_compared theirs;
@@ -1321,10 +1430,11 @@ static enum settle_next settle_step(const struct bp_forge_target *t,
   if(guard) {
     enum comment_seen seen = comment_seen(t, tr, text, ours, mine, &theirs);
     if(seen == SEEN_OURS)
-      return SETTLE_DONE;
+      return outdated_step(t, tr, text, posted, ours, mark, done);
     if(seen == SEEN_OLDER)
       return SETTLE_WRITE;
     done->overtaken = true;
+    done->outdated = false;   /* not ours there any more */
     done->shown = theirs;
   }
   if(!mine || !other_verdict(text, shown, &now))
@@ -1351,6 +1461,8 @@ bp_code bpi_comment_settle(const struct bp_forge_target *t,
                ours.head[0];
   bool status = mine != NULL;
   bp_code rc = BP_OK;
+  struct bp_buf mark;
+  bpi_buf_init(&mark);
   memset(done, 0, sizeof(*done));
   if(mine)
     shown = *mine;
@@ -1364,12 +1476,15 @@ bp_code bpi_comment_settle(const struct bp_forge_target *t,
     char *text = NULL;
     rc = read_comment(t, tr, comment_id, &text, err);
     enum settle_next next = rc ? SETTLE_DONE :
-      settle_step(t, tr, text, guard, &ours, mine, &shown, done);
+      settle_step(t, tr, text, posted, guard, &ours, mine, &shown, &mark,
+                  done);
     free(text);
     if(next == SETTLE_DONE)
       break;
     if(round >= BP_COMMENT_STATUS_ROUNDS) {
       done->unsettled = true;
+      if(next == SETTLE_MARK)   /* no round left for the mark */
+        done->outdated = done->unmarked = true;
       break;
     }
     status = mine != NULL;
@@ -1379,9 +1494,22 @@ bp_code bpi_comment_settle(const struct bp_forge_target *t,
         break;
       done->reposts++;
       done->overtaken = false;
+      done->outdated = false;
       if(mine)
         shown = *mine;
     }
+    else if(next == SETTLE_MARK) {
+      if(bpi_buf_failed(&mark)) {
+        rc = bpi_err_set(err, BPE_NOMEM, 0, "comment");
+        break;
+      }
+      /* our own head's status stands; the new head's is its job's */
+      if((rc = write_again(t, tr, comment_id, mark.data, err)))
+        break;
+      done->outdated = true;
+      status = false;
+    }
   }
+  bpi_buf_cleanup(&mark);
   return rc;
 }

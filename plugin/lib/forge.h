@@ -34,6 +34,12 @@ struct bp_forge_target {
    * commit, a clock ahead), and only a later run of the same commit is
    * left alone */
   bool head_is_current;
+  /* with head_is_current: the request's head commit the forge named
+   * then (never its merge commit, which the forge makes again when the
+   * base branch moves), so that a push since can be told after this
+   * job's edit; NULL: unknown (the compared commit is then looked for
+   * among the head and its merge commit) */
+  const char *request_head;
   /* the commit status's context (GitLab: name); NULL:
    * BP_COMMENT_STATUS_CONTEXT (bpi_comment_status_context) */
   const char *status_context;
@@ -227,6 +233,23 @@ bool bpi_comment_find_verdict(const char *text,
 void bpi_comment_verdict_description(char *out, size_t n,
                                      const struct bp_comment_verdict *v);
 
+/* The note on a comment that shows an older head's comparison as if it
+ * were the request's head's (bpi_comment_settle: this job's edit landed
+ * after a push, and after the new head's job read the comment back):
+ *   _This comparison is of `1111111`; the pull request's head is now
+ *   `2222222`, whose comparison has not landed yet._
+ * ("merge request" on GitLab).  head: the compared commit; now: the
+ * request's head; both shortened to 7 characters. */
+void bpi_comment_outdated_note(struct bp_buf *b, enum bp_forge forge,
+                               const char *head, const char *now);
+/* posted with that note (and a blank line) as the first line a reader
+ * sees: after the hidden lines at its top (the marker, the compared
+ * line).  The compared and verdict lines stay as they are, so that every
+ * job orders the comment as before and the new head's replaces it. */
+void bpi_comment_mark_outdated(struct bp_buf *out, const char *posted,
+                               enum bp_forge forge, const char *head,
+                               const char *now);
+
 /* What bpi_comment_settle did. */
 struct bp_comment_settled {
   struct bp_comment_verdict set;   /* the verdict of the last status set */
@@ -240,6 +263,15 @@ struct bp_comment_settled {
                         another job's: left it (shown) */
   struct bp_comment_compared shown;   /* when overtaken */
   bool unsettled;    /* the comment still changed after the last round */
+  /* the comment shows posted's comparison, but the forge says the
+   * request's head is now now_head (a push after this job checked it):
+   * marked so (bpi_comment_mark_outdated), its status left to its own
+   * job */
+  bool outdated;
+  bool unmarked;     /* outdated, but not marked: the note would make
+                        the comment longer than a comment may be, or no
+                        round was left (unsettled) */
+  char now_head[65];
 };
 /* After this job wrote posted (its text, with its compared and verdict
  * lines) into comment comment_id, make the comment and the commit status
@@ -255,7 +287,17 @@ struct bp_comment_settled {
  *    says posted's head is the request's (asked again then): a job whose
  *    head the request left meanwhile never writes over the new one's;
  *  - it shows a newer one (done->overtaken, done->shown): left as it is;
- *  - it shows posted's comparison: settled.
+ *  - it shows posted's comparison: settled, unless t->head_is_current
+ *    and the forge, asked again, says the request's head is now another
+ *    commit (a push after this job's check, whose job read the comment
+ *    back before this job's slower edit landed): then the comment would
+ *    show an older comparison as the current one, so it is marked so
+ *    (bpi_comment_mark_outdated; done->outdated) and read back again;
+ *    no status is set for the new head (only its own job does that).
+ *    Neither forge makes an edit conditional (GitHub's PATCH of a
+ *    comment honours no If-Match, GitLab's note update takes the body
+ *    alone: docs/reliability.md), so this mark and the new head's next
+ *    run are what close the race;
  * With mine (posted's verdict, NULL: no status), the verdict is set as
  * the commit status of mine->head after each write, then followed: when
  * the comment, read again, shows another verdict of the same head that

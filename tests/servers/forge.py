@@ -14,7 +14,8 @@ status).  Requests are served at once, each on its own thread, but one
 at a time (every do_* method holds GATE), so a stand-in answers as if
 alone; edit_in_order() holds some edits back until others have arrived,
 so that the edits of jobs running at once land in the order a test
-asks for.  run() listens on 127.0.0.1 on a free port and writes it to
+asks for, and hold_edit() holds one edit until the test releases it (an
+edit slower than another job's whole run).  run() listens on 127.0.0.1 on a free port and writes it to
 DIR/port; with FORGE_TLS_CERT and FORGE_TLS_KEY in its environment (PEM
 files) it speaks HTTPS, as a self-hosted forge behind an internal CA
 does.
@@ -25,6 +26,7 @@ import re
 import ssl
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
@@ -116,6 +118,33 @@ class ForgeHandler(BaseHTTPRequestHandler):
                   file=sys.stderr)
         EditOrder.landed = i + 1
         GATE.notify_all()
+
+    def hold_edit(self, body):
+        """An edit slow from its list to its landing: while DIR/hold-edit
+        holds a text, the next edit whose body holds it is held (other
+        requests are served meanwhile) until the test makes
+        DIR/release-edit, then lands; "held" is appended to DIR/edit-held
+        when it starts waiting.  Both files are removed once used.  Called
+        with GATE held, before the edit is made; 60 s without the release:
+        it lands anyway, said on stderr (the test's checks then fail)."""
+        path = os.path.join(self.dir, "hold-edit")
+        try:
+            with open(path) as f:
+                text = f.read()
+        except FileNotFoundError:
+            return
+        if not text or text not in body:
+            return
+        os.remove(path)
+        with open(os.path.join(self.dir, "edit-held"), "a") as f:
+            f.write("held\n")
+        deadline = time.monotonic() + 60
+        while self.take_file("release-edit") is None:
+            if time.monotonic() > deadline:
+                print("hold-edit: the held edit landed without its release",
+                      file=sys.stderr)
+                return
+            GATE.wait(0.05)   # lets the other jobs' requests in
 
     def log_fields(self):
         """More fields for the request's log line."""

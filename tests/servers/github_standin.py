@@ -42,7 +42,9 @@ DIR/other-before-status exists, the next status POST is preceded by
 another job's edit of a comment and its own status (forge.py,
 other_job_status): two jobs of one head whose statuses land in the other
 order than their comments.  DIR/edit-order makes the PATCHes of jobs
-running at once land in the order it gives (forge.py, edit_in_order).
+running at once land in the order it gives (forge.py, edit_in_order);
+DIR/hold-edit holds the PATCH whose body holds its text until the test
+makes DIR/release-edit (forge.py, hold_edit).
 """
 import os
 import re
@@ -257,6 +259,7 @@ class Handler(ForgeHandler):
         if body is None:
             return
         self.edit_in_order(body)
+        self.hold_edit(body)
         for c in state.comments:
             if c["id"] == int(m.group(1)):
                 c["body"] = body

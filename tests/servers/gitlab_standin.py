@@ -33,7 +33,9 @@ the note for a reason of its own.  While DIR/other-before-status
 exists, the next status POST is preceded by another job's edit of a note
 and its own status (forge.py, other_job_status).  DIR/edit-order makes
 the PUTs of jobs running at once land in the order it gives (forge.py,
-edit_in_order).  Each file is removed once used.
+edit_in_order); DIR/hold-edit holds the PUT whose body holds its text
+until the test makes DIR/release-edit (forge.py, hold_edit).  Each file
+is removed once used.
 It authenticates each request as GitLab does for these endpoints: an
 access token in PRIVATE-TOKEN (or "Authorization: Bearer"); a CI job
 token (JOB-TOKEN) is refused with 401, since the notes API is not among
@@ -241,6 +243,7 @@ class Handler(ForgeHandler):
         if body is None:
             return
         self.edit_in_order(body)
+        self.hold_edit(body)
         for n in state.comments:
             if n["id"] == int(m.group(3)) and n["mr"] == int(m.group(2)):
                 if n["author"] != self.who():

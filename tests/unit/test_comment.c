@@ -2342,6 +2342,180 @@ static void test_settle_guard(void)
   fake_cleanup(&r);
 }
 
+/* The note on a comment that shows an older head's comparison as if
+ * current: the first line a reader sees, after the hidden lines, which
+ * stay first and as they were. */
+static void test_mark_outdated(void)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_comment_outdated_note(&b, BP_FORGE_GITLAB, FOLLOW_SHA, SETTLE_OTHER);
+  bpi_buf_addc(&b, '\0');
+  CHECK_EQ_STR(b.data, "_This comparison is of `0123456`; the merge "
+               "request's head is now `2222222`, whose comparison has not "
+               "landed yet._");
+  bpi_buf_reset(&b);
+  bpi_comment_mark_outdated(&b, SETTLE_TEXT(FOLLOW_SHA,
+                                            "2026-01-02T00:00:02Z", "1"),
+                            BP_FORGE_GITHUB, FOLLOW_SHA, SETTLE_OTHER);
+  bpi_buf_addc(&b, '\0');
+  CHECK_EQ_STR(b.data, "<!-- benchprof:comment p/t -->\n"
+               "<!-- benchprof:compared head=" FOLLOW_SHA
+               " commit_time=2026-01-01T00:00:00Z "
+               "end_time=2026-01-02T00:00:02Z -->\n"
+               "_This comparison is of `0123456`; the pull request's head "
+               "is now `2222222`, whose comparison has not landed yet._\n"
+               "\nx\n<!-- benchprof:verdict head=" FOLLOW_SHA
+               " regressions=1 unconfirmed=0 -->\n");
+  /* hidden lines only, the last without its newline */
+  bpi_buf_reset(&b);
+  bpi_comment_mark_outdated(&b, "<!-- benchprof:comment p/t -->",
+                            BP_FORGE_GITHUB, "abc", SETTLE_OTHER);
+  bpi_buf_addc(&b, '\0');
+  CHECK(starts(b.data, "<!-- benchprof:comment p/t -->\n_This comparison "
+               "is of `abc`;"));
+  bpi_buf_cleanup(&b);
+}
+
+/* The comment read back with our comparison in it: a job that knew its
+ * head current asks the forge again; a push since (the request's head
+ * another commit) gets the comment marked, read back again, and no
+ * status set after; the head still ours, or the forge unable to say:
+ * nothing more.  A comment marked already is not written again; one
+ * the note would make too long, or no round left for it: said
+ * (unmarked), not written. */
+static void test_settle_outdated(void)
+{
+  struct bp_forge_target gh = {.forge = BP_FORGE_GITHUB,
+                               .api_url = "http://127.0.0.1:9",
+                               .repo = "own/repo", .number = "42",
+                               .token = "t", .head_is_current = true};
+  struct bp_comment_transport tr = {.send = fake_send};
+  struct bp_comment_settled done;
+  struct bp_err err = {0};
+  struct bp_comment_verdict mine = {.head = FOLLOW_SHA, .regressions = 1};
+  const char *posted = SETTLE_TEXT(FOLLOW_SHA, "2026-01-02T00:00:02Z", "1");
+  const char *ours = SETTLE_BODY(FOLLOW_SHA, "2026-01-02T00:00:02Z", "1");
+  struct bp_buf marked, answer;
+  bpi_buf_init(&marked);
+  bpi_buf_init(&answer);
+  bpi_comment_mark_outdated(&marked, posted, BP_FORGE_GITHUB, FOLLOW_SHA,
+                            SETTLE_OTHER);
+  bpi_buf_addc(&marked, '\0');
+  bpi_comment_body_json(&answer, marked.data);
+  bpi_buf_addc(&answer, '\0');
+  CHECK(!bpi_buf_failed(&marked) && !bpi_buf_failed(&answer));
+  struct fake f = {.answers = {"{}", ours, SETTLE_PULL(SETTLE_OTHER), "{}",
+                               answer.data, SETTLE_PULL(SETTLE_OTHER)},
+                   .status = {201, 200, 200, 200, 200, 200}};
+  the_fake = &f;
+  CHECK(bpi_comment_settle(&gh, "5", posted, &mine, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK_EQ_INT(f.n, 6);
+  CHECK(starts(f.seen[2], "GET http://127.0.0.1:9/repos/own/repo/pulls/42|"));
+  CHECK(starts(f.seen[3], "PATCH http://127.0.0.1:9/repos/own/repo/issues/"
+               "comments/5|"));
+  CHECK(f.seen[3] && strstr(f.seen[3], "_This comparison is of `0123456`; "
+                            "the pull request's head is now `2222222`"));
+  CHECK(starts(f.seen[4], "GET http://127.0.0.1:9/repos/own/repo/issues/"
+               "comments/5|"));
+  /* one status, our head's, set before the mark and never after */
+  CHECK(done.outdated && !done.unmarked && done.posts == 1 &&
+        !done.reposts && !done.overtaken && !done.unsettled &&
+        !strcmp(done.set.head, FOLLOW_SHA) &&
+        !strcmp(done.now_head, SETTLE_OTHER));
+  fake_cleanup(&f);
+  /* the head is still ours: done after asking */
+  struct fake g = {.answers = {"{}", ours, SETTLE_PULL(FOLLOW_SHA)},
+                   .status = {201, 200, 200}};
+  the_fake = &g;
+  CHECK(bpi_comment_settle(&gh, "5", posted, &mine, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK(g.n == 3 && !done.outdated && done.posts == 1);
+  fake_cleanup(&g);
+  /* a comparison of the merge commit, which the forge made again (the
+   * base branch moved) while the head stayed where this job found it:
+   * not a push, nothing more */
+  struct bp_forge_target merged = gh;
+  merged.request_head = "3333333333333333333333333333333333333333";
+  struct fake mc = {.answers = {"{}", ours, "{\"head\":{\"sha\":\"3333333"
+                                "333333333333333333333333333333333\"},"
+                                "\"merge_commit_sha\":\"444444444444444444"
+                                "4444444444444444444444\"}"},
+                    .status = {201, 200, 200}};
+  the_fake = &mc;
+  CHECK(bpi_comment_settle(&merged, "5", posted, &mine, NULL, &tr, &done,
+                           &err) == BP_OK);
+  CHECK(mc.n == 3 && !done.outdated && done.posts == 1);
+  fake_cleanup(&mc);
+  /* ...and a push to that head since: marked */
+  struct fake mp = {.answers = {"{}", ours, SETTLE_PULL(SETTLE_OTHER), "{}",
+                                answer.data, SETTLE_PULL(SETTLE_OTHER)},
+                    .status = {201, 200, 200, 200, 200, 200}};
+  the_fake = &mp;
+  CHECK(bpi_comment_settle(&merged, "5", posted, &mine, NULL, &tr, &done,
+                           &err) == BP_OK);
+  CHECK(mp.n == 6 && done.outdated && !done.unmarked && done.posts == 1 &&
+        starts(mp.seen[3], "PATCH "));
+  fake_cleanup(&mp);
+  /* the forge cannot say: left as it is */
+  struct fake h = {.answers = {"{}", ours, "{\"message\":\"Not Found\"}"},
+                   .status = {201, 200, 404}};
+  the_fake = &h;
+  CHECK(bpi_comment_settle(&gh, "5", posted, &mine, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK(h.n == 3 && !done.outdated && done.posts == 1);
+  fake_cleanup(&h);
+  /* marked already (by this job's earlier round, or a twin of it): said,
+   * not written again */
+  struct fake k = {.answers = {answer.data, SETTLE_PULL(SETTLE_OTHER)}};
+  the_fake = &k;
+  CHECK(bpi_comment_settle(&gh, "5", posted, NULL, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK(k.n == 2 && done.outdated && !done.posts);
+  fake_cleanup(&k);
+  /* no room for the note: said (unmarked), not written */
+  struct bp_buf big, big_answer;
+  bpi_buf_init(&big);
+  bpi_buf_init(&big_answer);
+  bpi_buf_adds(&big, posted);
+  while(big.len < BP_COMMENT_MAX_CHARS - 20)
+    bpi_buf_addc(&big, 'x');
+  bpi_buf_addc(&big, '\0');
+  bpi_comment_body_json(&big_answer, big.data);
+  bpi_buf_addc(&big_answer, '\0');
+  CHECK(!bpi_buf_failed(&big) && !bpi_buf_failed(&big_answer));
+  struct fake u = {.answers = {big_answer.data, SETTLE_PULL(SETTLE_OTHER)}};
+  the_fake = &u;
+  CHECK(bpi_comment_settle(&gh, "5", big.data, NULL, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK(u.n == 2 && done.outdated && done.unmarked);
+  fake_cleanup(&u);
+  bpi_buf_cleanup(&big_answer);
+  bpi_buf_cleanup(&big);
+  /* the head moved on when no round is left for the mark: unmarked */
+  const char *older = SETTLE_BODY(FOLLOW_SHA, "2026-01-02T00:00:01Z", "0");
+  struct fake w = {.answers = {older, "{}", older, "{}", older, "{}", ours,
+                               SETTLE_PULL(SETTLE_OTHER)}};
+  the_fake = &w;
+  CHECK(bpi_comment_settle(&gh, "5", posted, NULL, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK_EQ_INT(w.n, 8);
+  CHECK(done.reposts == BP_COMMENT_STATUS_ROUNDS - 1 && done.unsettled &&
+        done.outdated && done.unmarked);
+  fake_cleanup(&w);
+  /* a job that did not know its head current when it began: not asked */
+  gh.head_is_current = false;
+  struct fake m = {.answers = {ours}};
+  the_fake = &m;
+  CHECK(bpi_comment_settle(&gh, "5", posted, NULL, NULL, &tr, &done, &err)
+        == BP_OK);
+  CHECK(m.n == 1 && !done.outdated);
+  fake_cleanup(&m);
+  bpi_buf_cleanup(&answer);
+  bpi_buf_cleanup(&marked);
+}
+
 static void test_no_base(void)
 {
   struct bp_comment_opts o = {.project = NULL};
@@ -3051,6 +3225,8 @@ int main(void)
   test_status();
   test_status_follow();
   test_settle_guard();
+  test_mark_outdated();
+  test_settle_outdated();
   test_no_base();
   test_suite_and_command();
   test_hash_names();
