@@ -173,6 +173,8 @@ struct render {
   bool one_sided;          /* new or removed benchmarks: one step of the
                               cut drops their values */
   size_t dropped;          /* steps of the cut taken (see depth_at) */
+  bool unlinked;           /* a benchmark shown had no viewer link for
+                              want of a web URL (add_no_links_note) */
 };
 
 /* The step of the cut that drops the values of the new and removed
@@ -678,15 +680,43 @@ static void add_summary(struct render *r)
   add_hash_names(r);
 }
 
+/* Whether any of cb's measures is per iteration. */
+static bool any_per_iteration(const struct bp_cmp_bench *cb)
+{
+  for(size_t i = 0; i < cb->nmeasures; i++)
+    if(cb->measures[i].per_iteration)
+      return true;
+  return false;
+}
+
+/* After the change of a page-fault count per iteration that the two
+ * iteration counts moved (follows_iterations): why it does not count,
+ * with the counts that moved it. */
+static void add_follows_iterations(struct bp_buf *b,
+                                   const struct bp_cmp_bench *cb)
+{
+  bpi_buf_printf(b, " follows the iteration count (base %.0f, head %.0f "
+                 "iterations): not counted", cb->base.harness_iterations,
+                 cb->head.harness_iterations);
+}
+
+/* The measures table.  Per iteration, the header says so once (a
+ * task-clock of 9.4 µs is one iteration's, not the run's CPU time), and
+ * a row per run among them says so after its name; a rate (throughput,
+ * ops/s) says what it is per itself. */
 static void add_measures(struct render *r, const struct bp_cmp_bench *cb)
 {
   struct bp_buf *b = r->b;
-  bpi_buf_adds(b, "| Measure | Base | Head | Change |\n"
-               "|:--|--:|--:|--:|\n");
+  bool per_iteration = any_per_iteration(cb);
+  bpi_buf_printf(b, "| Measure%s | Base | Head | Change |\n"
+                 "|:--|--:|--:|--:|\n", per_iteration ? ", per iteration" :
+                 "");
   for(size_t i = 0; i < cb->nmeasures; i++) {
     const struct bp_cmp_measure *m = &cb->measures[i];
     bpi_buf_adds(b, "| ");
     bpi_comment_md_text(b, m->slug, BP_COMMENT_NAME_CHARS);
+    if(per_iteration && !m->per_iteration && strcmp(m->slug, "throughput"))
+      bpi_buf_adds(b, " (per run)");
     bpi_buf_adds(b, " | ");
     if(m->in_base)
       bpi_compare_add_value(b, m->slug, m->base, false);
@@ -704,7 +734,10 @@ static void add_measures(struct render *r, const struct bp_cmp_bench *cb)
       add_pct(b, m->pct);
       add_interval(b, m);
       bpi_buf_addc(b, ')');
-      add_verdict(b, m, r->c->threshold_pct);
+      if(m->follows_iterations)
+        add_follows_iterations(b, cb);
+      else
+        add_verdict(b, m, r->c->threshold_pct);
     }
     else
       /* a counter one side could not read, or a measure one harness
@@ -1404,11 +1437,11 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
   else if(first && r->o->private_store)
     b->len = mark;   /* said once for the whole comment, with what to set
                       * (add_private_store_note) */
-  else if(first)
-    bpi_buf_adds(b, "_No viewer links: the profiles have no web (http or "
-                 "https) URL; publish them to a store with a public URL "
-                 "(store.public_url, --public-url) or give compare "
-                 "--base-url and --head-url._\n");
+  else if(first) {
+    b->len = mark;   /* said once for the whole comment, not once a
+                      * benchmark (add_no_links_note) */
+    r->unlinked = true;
+  }
   else
     bpi_buf_adds(b, "\n");
   if(profiler)
@@ -1855,9 +1888,22 @@ static void add_private_store_note(struct render *r)
                "to a URL browsers can read them from._\n");
 }
 
+/* Benchmarks whose profiles have no web URL (add_links): why, and what
+ * gives them links, once for the comment rather than once a benchmark. */
+static void add_no_links_note(struct render *r)
+{
+  if(!r->unlinked)
+    return;
+  bpi_buf_adds(r->b, "\n_No viewer links: the profiles have no web (http "
+               "or https) URL; publish them to a store with a public URL "
+               "(store.public_url, --public-url) or give compare "
+               "--base-url and --head-url._\n");
+}
+
 static void render(struct render *r)
 {
   const struct bp_cmp *c = r->c;
+  r->unlinked = false;
   bpi_comment_marker(r->b, r->o->project ? r->o->project : c->head.project,
                      r->o->testbed ? r->o->testbed : c->head.testbed,
                      r->o->suite);
@@ -1871,6 +1917,7 @@ static void render(struct render *r)
   bpi_comment_one_sided(r->b, c, BP_CMP_NEW, with_values(r));
   bpi_comment_one_sided(r->b, c, BP_CMP_REMOVED, with_values(r));
   add_left_note(r);
+  add_no_links_note(r);
   add_private_store_note(r);
   if(c->head.report_uuid && c->head.project) {
     bpi_buf_adds(r->b, "\n");

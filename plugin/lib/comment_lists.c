@@ -34,25 +34,49 @@ static bool side_value(const struct bp_cmp_measure *m, bool head, double *v)
   return head ? m->in_head : m->in_base;
 }
 
-/* "latency 30.08 µs, task-clock 11.81 µs, page-faults 0.0179": the
- * preferred measures it has, then the others in the report's order. */
+/* Up to MAX_KEY_MEASURES of cb's measures the side has, into shown: the
+ * preferred ones, then the others in the report's order; how many. */
+static size_t key_measures(const struct bp_cmp_bench *cb, bool head,
+                           const struct bp_cmp_measure **shown)
+{
+  size_t n = 0;
+  double v;
+  for(size_t pass = 0; pass < 2; pass++)
+    for(size_t i = 0; i < cb->nmeasures && n < MAX_KEY_MEASURES; i++) {
+      const struct bp_cmp_measure *m = &cb->measures[i];
+      if(is_preferred(m->slug) == !pass && side_value(m, head, &v))
+        shown[n++] = m;
+    }
+  return n;
+}
+
+/* "per iteration: latency 30.08 µs, task-clock 11.81 µs, page-faults
+ * 0.0179": the key measures' values, said once to be per iteration (a
+ * task-clock is one iteration's, not the run's CPU time); a count per
+ * run among them says so after its value, a rate (ops/s) by its unit. */
 static void add_key_values(struct bp_buf *b, const struct bp_cmp_bench *cb,
                            bool head)
 {
-  size_t shown = 0;
+  const struct bp_cmp_measure *shown[MAX_KEY_MEASURES];
+  size_t n = key_measures(cb, head, shown);
+  bool per_iteration = false;
   double v;
-  for(size_t pass = 0; pass < 2; pass++)
-    for(size_t i = 0; i < cb->nmeasures && shown < MAX_KEY_MEASURES; i++) {
-      const struct bp_cmp_measure *m = &cb->measures[i];
-      if(is_preferred(m->slug) != !pass || !side_value(m, head, &v))
-        continue;
-      bpi_buf_adds(b, shown++ ? ", " : "");
-      bpi_comment_md_text(b, m->slug, BP_COMMENT_NAME_CHARS);
-      bpi_buf_addc(b, ' ');
-      bpi_compare_add_value(b, m->slug, v, false);
-    }
-  if(!shown)
+  for(size_t i = 0; i < n; i++)
+    per_iteration = per_iteration || shown[i]->per_iteration;
+  if(!n)
     bpi_buf_adds(b, "no measures");
+  else if(per_iteration)
+    bpi_buf_adds(b, "per iteration: ");
+  for(size_t i = 0; i < n; i++) {
+    const struct bp_cmp_measure *m = shown[i];
+    side_value(m, head, &v);
+    bpi_buf_adds(b, i ? ", " : "");
+    bpi_comment_md_text(b, m->slug, BP_COMMENT_NAME_CHARS);
+    bpi_buf_addc(b, ' ');
+    bpi_compare_add_value(b, m->slug, v, false);
+    if(per_iteration && !m->per_iteration && strcmp(m->slug, "throughput"))
+      bpi_buf_adds(b, " per run");
+  }
 }
 
 bool bpi_comment_side_view(struct bp_buf *view, const struct bp_cmp_bench *cb,

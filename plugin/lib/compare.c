@@ -86,6 +86,10 @@ static bp_code bench_profile(struct bp_cmp_profile *p, const struct side *s,
                        s->dir,
                        name);
   p->runs = bpi_cmp_profile_runs(s);
+  /* what its measures are per (bpi_cmp_measures_per_iteration); under
+   * --repeat the manifest sums the repetitions' iterations */
+  p->harness_iterations = mb ? mb->iterations / p->runs : 0;
+  p->iteration_cpu_ns = mb ? mb->iteration_cpu_ns : 0;
   p->dir = strdup(dir ? dir : ".");
   if(!p->dir)
     return bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", name);
@@ -177,6 +181,8 @@ static bp_code compare_bench(const struct bp_cmp *c, struct bp_cmp_bench *cb,
     rc = bpi_cmp_bench_measures(cb, bb, hb, reps, c->threshold_pct);
     if(!rc && hb)
       rc = bpi_cmp_bench_bencher(c, cb, head);
+    if(!rc)
+      bpi_cmp_measures_per_iteration(cb, c->threshold_pct);
   }
   if(!rc && cb->presence == BP_CMP_BOTH && !bpi_compare_profile_missing(cb))
     rc = compare_profiles(c, cb, &st, base, head, err);

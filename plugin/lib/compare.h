@@ -86,6 +86,15 @@ struct bp_cmp_measure {
   double p_value;          /* Mann-Whitney's, NAN when not tested */
   char *alert_url;         /* Bencher's alert, NULL when none (owned) */
   char *bencher_uuid;      /* head's Bencher measure uuid, or NULL */
+  bool per_iteration;      /* its values are per benchmark iteration on
+                              the side(s) that have it (Google Benchmark's
+                              latency; counters divided by the iterations
+                              they cover); else per run, or a rate */
+  bool follows_iterations; /* a counter the process counts mostly once
+                              (page faults), per iteration, whose change
+                              goes the way the sides' different iteration
+                              counts push it: not counted, whatever its
+                              size (bpi_cmp_measures_per_iteration) */
 };
 
 /* A change beyond the threshold without the spread to confirm it with
@@ -212,6 +221,12 @@ struct bp_cmp_profile {
   double iterations;       /* benchmark iterations the profile covers
                               (its CPU time over the harness's CPU time
                               of one iteration); 0: unknown */
+  double harness_iterations; /* the iterations the harness measured in
+                                one run (Google Benchmark's: the
+                                manifest's "iterations" over the
+                                repetitions, runs); 0: unknown */
+  double iteration_cpu_ns; /* the harness's CPU time of one; 0: unknown
+                              (its counters are then per run) */
 };
 
 struct bp_cmp_bench {
@@ -470,8 +485,9 @@ double bpi_compare_change_size(const struct bp_cmp_measure *m);
 /* The measure a benchmark's row in the comment shows (its key measure,
  * compare.json's key_measure): the one that gives its verdict (max),
  * else its largest change beyond the threshold (within the noise or not
- * confirmed beyond it), else its largest change; NULL when no measure is
- * on both sides. */
+ * confirmed beyond it), else its largest change, a change the iteration
+ * counts made (follows_iterations) only when no other is on both sides;
+ * NULL when no measure is on both sides. */
 const struct bp_cmp_measure *bpi_compare_key_measure(
   const struct bp_cmp_bench *cb);
 /* Whether cb's wall time (latency) grew by more than its CPU time
@@ -497,7 +513,8 @@ void bpi_compare_measure(struct bp_cmp_measure *m, double threshold_pct);
  * digits ("89.94 ms", "+1.2M", "350 ops/s"): the time measures (latency,
  * task-clock, cpu-clock, off-cpu: ns) scaled to ns, µs, ms or s, other
  * counts with k, M, G, T, throughput followed by ops/s; sign: "+" before
- * a positive value.  The one format of the comment and the differential
+ * a positive value; never e-notation (a small count per iteration is
+ * "0.00007839").  The one format of the comment and the differential
  * flame graphs. */
 void bpi_compare_add_value(struct bp_buf *b, const char *slug, double v,
                            bool sign);

@@ -160,6 +160,12 @@ bp_code bpi_cmp_bench_bencher(const struct bp_cmp *c, struct bp_cmp_bench *cb,
                               const struct side *head);
 /* cb's verdict and key measure again, after a measure was added. */
 void bpi_cmp_pick_max(struct bp_cmp_bench *cb);
+/* Which of cb's measures are per iteration (the sides' harness facts in
+ * cb->base and cb->head), and which of those the iteration counts move
+ * (follows_iterations: not counted); then cb's verdict again.  After
+ * Bencher's alerts, which would judge them otherwise. */
+void bpi_cmp_measures_per_iteration(struct bp_cmp_bench *cb,
+                                    double threshold);
 
 /* --------------------------------------------- compare_offcpu.c */
 

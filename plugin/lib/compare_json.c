@@ -88,6 +88,9 @@ static void json_profile(cJSON *bench, const char *key,
   add_num(o, "runs", p->runs);
   /* null when unknown: costs are then per run */
   add_num(o, "iterations", p->iterations > 0 ? p->iterations : NAN);
+  /* the harness's own count (Google Benchmark's), null when unknown */
+  add_num(o, "harness_iterations", p->harness_iterations > 0 ?
+          p->harness_iterations : NAN);
   add_num(o, "per_sample", p->per_sample);
 }
 
@@ -144,6 +147,10 @@ static cJSON *json_measure(const struct bp_cmp_measure *m)
     cJSON_AddNullToObject(o, "interval_pct");
   add_num(o, "p_value", m->p_value);
   add_str(o, "alert_url", m->alert_url);
+  cJSON_AddBoolToObject(o, "per_iteration", m->per_iteration);
+  /* page faults per iteration that the iteration counts moved: shown,
+   * not counted toward the verdict */
+  cJSON_AddBoolToObject(o, "follows_iterations", m->follows_iterations);
   return o;
 }
 

@@ -9,6 +9,7 @@
 #include "text.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -292,15 +293,16 @@ double bpi_compare_change_size(const struct bp_cmp_measure *m)
   return absd(m->pct);
 }
 
-const struct bp_cmp_measure *bpi_compare_key_measure(
-  const struct bp_cmp_bench *cb)
+/* The key measure among cb's measures on both sides whose
+ * follows_iterations is follows. */
+static const struct bp_cmp_measure *key_among(const struct bp_cmp_bench *cb,
+                                              bool follows)
 {
   const struct bp_cmp_measure *best = NULL;
-  if(cb->max)
-    return cb->max;
   for(size_t i = 0; i < cb->nmeasures; i++) {
     const struct bp_cmp_measure *m = &cb->measures[i];
-    if(!m->in_base || !m->in_head || bpi_compare_outweighed(cb, m))
+    if(!m->in_base || !m->in_head || bpi_compare_outweighed(cb, m) ||
+       m->follows_iterations != follows)
       continue;
     if(!best || (m->change && !best->change) ||
        (!m->change == !best->change &&
@@ -308,6 +310,17 @@ const struct bp_cmp_measure *bpi_compare_key_measure(
       best = m;
   }
   return best;
+}
+
+const struct bp_cmp_measure *bpi_compare_key_measure(
+  const struct bp_cmp_bench *cb)
+{
+  if(cb->max)
+    return cb->max;
+  /* a change the iteration counts made is shown only when nothing else
+   * is: it says nothing of the code */
+  const struct bp_cmp_measure *best = key_among(cb, false);
+  return best ? best : key_among(cb, true);
 }
 
 /* cb's measure of slug on both sides, or NULL. */
@@ -340,6 +353,71 @@ bool bpi_compare_waited(const struct bp_cmp_bench *cb, double *wall_ns,
   *cpu_ns = cpu->pct_hi / 100 * absd(cpu->base);
   /* most of latency's least rise is beyond what the CPU can have added */
   return *wall_ns > 0 && *cpu_ns < *wall_ns / 2;
+}
+
+/* Whether the measure slug of a side is per benchmark iteration: Google
+ * Benchmark's latency (the real time of one iteration) and, where the
+ * side counted its task-clock, the counters, divided by the iterations
+ * that task-clock covers (run_outputs.c).  Throughput is a rate, and
+ * off-CPU time is per run. */
+static bool side_per_iteration(const struct bp_cmp_profile *p, bool has,
+                               bool has_task_clock, const char *slug)
+{
+  if(!has || !(p->iteration_cpu_ns > 0) || !strcmp(slug, "throughput") ||
+     !strcmp(slug, BP_OFF_CPU_SLUG))
+    return false;
+  return !strcmp(slug, "latency") || has_task_clock;
+}
+
+/* Counters a process counts mostly once, at its start (the dynamic
+ * loader's and the harness's page faults): per iteration they are that
+ * start divided among the iterations. */
+static bool counted_once(const char *slug)
+{
+  return strstr(slug, "faults") != NULL;
+}
+
+/* Whether m, such a counter per iteration on both sides, changed the way
+ * the two iteration counts push it: fewer iterations on the head share
+ * the start among fewer (more per iteration), more among more.  The
+ * counts must differ beyond the threshold, as a change must; one that
+ * goes against them is the process's own and is judged. */
+static bool follows_iterations(const struct bp_cmp_bench *cb,
+                               const struct bp_cmp_measure *m,
+                               double threshold)
+{
+  double bi = cb->base.harness_iterations, hi = cb->head.harness_iterations;
+  if(!m->per_iteration || !counted_once(m->slug) || !m->in_base ||
+     !m->in_head || !(bi > 0) || !(hi > 0))
+    return false;
+  if(absd(100 * (hi - bi) / bi) <= threshold)
+    return false;
+  return hi < bi ? m->delta > 0 : m->delta < 0;
+}
+
+void bpi_cmp_measures_per_iteration(struct bp_cmp_bench *cb,
+                                    double threshold)
+{
+  const struct bp_cmp_measure *tc = NULL;
+  for(size_t i = 0; i < cb->nmeasures; i++)
+    if(!strcmp(cb->measures[i].slug, "task-clock"))
+      tc = &cb->measures[i];
+  for(size_t i = 0; i < cb->nmeasures; i++) {
+    struct bp_cmp_measure *m = &cb->measures[i];
+    bool b = side_per_iteration(&cb->base, m->in_base, tc && tc->in_base,
+                                m->slug);
+    bool h = side_per_iteration(&cb->head, m->in_head, tc && tc->in_head,
+                                m->slug);
+    /* both sides alike, or the one side that has it */
+    m->per_iteration = (b || !m->in_base) && (h || !m->in_head) &&
+                       (m->in_base || m->in_head);
+    m->follows_iterations = follows_iterations(cb, m, threshold);
+    if(m->follows_iterations) {
+      m->flag = m->change = BP_CMP_UNCHANGED;
+      m->unconfirmed = false;
+    }
+  }
+  bpi_cmp_pick_max(cb);
 }
 
 /* Measures in base's order, then those only head has. */
@@ -439,6 +517,29 @@ static bool is_time(const char *slug)
          !strcmp(slug, "cpu-clock") || !strcmp(slug, "off-cpu");
 }
 
+/* x with four significant digits, never in e-notation, which reads as
+ * code in a comment: a page-fault count per iteration is "0.00007839",
+ * not "7.839e-05"; past the last unit, "12345 s". */
+static void add_plain_number(struct bp_buf *b, double x, bool sign)
+{
+  char text[330];   /* %.0f of the largest double: 309 digits */
+  double a = absd(x);
+  if(a == 0 || !isfinite(a) || (a >= 1e-4 && a < 9999.5)) {
+    bpi_buf_printf(b, sign ? "%+.4g" : "%.4g", x);
+    return;
+  }
+  int decimals = a >= 1 ? 0 : 3 - (int)floor(log10(a));
+  if(decimals > 15)
+    decimals = 15;   /* beyond any count's precision: it reads as 0 */
+  snprintf(text, sizeof(text), sign ? "%+.*f" : "%.*f", decimals, x);
+  size_t n = strlen(text);
+  while(decimals && n && text[n - 1] == '0')
+    n--;   /* as %g: no trailing zeros */
+  if(n && text[n - 1] == '.')
+    n--;
+  bpi_buf_printf(b, "%.*s", (int)n, text);
+}
+
 void bpi_compare_add_value(struct bp_buf *b, const char *slug, double v,
                            bool sign)
 {
@@ -452,7 +553,7 @@ void bpi_compare_add_value(struct bp_buf *b, const char *slug, double v,
     a /= 1000;
     u++;
   }
-  bpi_buf_printf(b, sign ? "%+.4g" : "%.4g", v < 0 ? -a : a);
+  add_plain_number(b, v < 0 ? -a : a, sign);
   if(time)
     bpi_buf_printf(b, " %s", units[u]);
   else

@@ -197,8 +197,11 @@ assert "\nNew benchmarks (not in base), as the head measured them:\n\n" \
     in md, md
 line = re.search(r"^- \*\*BM_Large\*\*: (.*)$", md, re.M)
 assert line, md
-assert re.match(r"latency [0-9.]+ (ns|\u00b5s|ms|s), task-clock [0-9.]+ "
-                r"(ns|\u00b5s|ms|s), ", line.group(1)), line.group(1)
+# Google Benchmark's values are per iteration, which the line says once
+assert re.match(r"per iteration: latency [0-9.]+ (ns|\u00b5s|ms|s), "
+                r"task-clock [0-9.]+ (ns|\u00b5s|ms|s), ", line.group(1)), \
+    line.group(1)
+assert "e-0" not in line.group(1), line.group(1)
 link = re.search(r" \u00b7 \[profile\]\((https://profiler\.firefox\.com/"
                  r"from-url/([^/]+)/[^)]*)\)$", line.group(1))
 assert link, line.group(1)
@@ -206,12 +209,13 @@ assert unquote(link.group(2)) == \
     "https://artifacts.example/h/BM_Large/profile.json.gz", link.group(2)
 # a new benchmark whose profile is gone: said on its line
 md = open(os.path.join(sys.argv[3], "comment.md")).read()
-assert re.search(r"^- \*\*BM_Large\*\*: latency .* \u00b7 _profile "
+assert re.search(r"^- \*\*BM_Large\*\*: per iteration: latency .* "
+                 r"\u00b7 _profile "
                  r"missing_$", md, re.M), md
 md = open(os.path.join(removed, "comment.md")).read()
 assert "\nRemoved benchmarks (not in head), as the base measured them:\n\n" \
     in md, md
-assert re.search(r"^- \*\*BM_Large\*\*: latency [0-9.]+ .* \u00b7 "
+assert re.search(r"^- \*\*BM_Large\*\*: per iteration: latency [0-9.]+ .* \u00b7 "
                  r"\[profile\]\(https://profiler\.firefox\.com/from-url/"
                  r"https%3A%2F%2Fartifacts\.example%2Fb%2FBM_Large", md,
                  re.M), md

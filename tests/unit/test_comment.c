@@ -1,6 +1,6 @@
 /* comment: hostile names escaped, long names shortened, the 65,536 cut
  * with its note (details, then function rows, then the summary table's
- * rows of the least changed first; suites of 120 to 2000 unconfirmed
+ * rows of the least changed first; suites of 150 to 2000 unconfirmed
  * changes), every row's key measure and verdict, the title's counts and
  * the notes on unconfirmed changes, the viewer links (the
  * Bencher plot: its URL escaped, its measure chosen, left out when an id
@@ -284,8 +284,9 @@ static size_t count(const char *s, const char *what)
 
 /* A store that needs credentials to read, with no public URL: one note
  * for the whole comment says why nothing is linked, and no benchmark
- * repeats it; a store without web URLs that is not such a store keeps
- * the line under each benchmark. */
+ * repeats it; a store without web URLs that is not such a store says
+ * "No viewer links" once for the comment too, after the benchmarks, and
+ * the benchmarks' details end without it. */
 static void test_private_store_said_once(void)
 {
   struct bp_comment_opts o = {.project = "p", .testbed = "t"};
@@ -296,7 +297,15 @@ static void test_private_store_said_once(void)
 
   CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
   bpi_buf_addc(&b, '\0');
-  CHECK_EQ_INT(count(b.data, "_No viewer links"), 3);
+  CHECK_EQ_INT(count(b.data, "_No viewer links"), 1);
+  /* after every benchmark: the comment's last line here */
+  const char *note = "\n_No viewer links: the profiles have no web (http or "
+                     "https) URL; publish them to a store with a public URL "
+                     "(store.public_url, --public-url) or give compare "
+                     "--base-url and --head-url._\n";
+  CHECK(b.len > strlen(note) &&
+        !strcmp(b.data + b.len - 1 - strlen(note), note));
+  CHECK(!strstr(b.data, "_\n\n</details>"));
   CHECK(!strstr(b.data, "needs credentials"));
 
   o.private_store = "s3://bkt/runs";
@@ -401,9 +410,9 @@ static void test_cut(void)
    * the changed keep their details and function rows */
   c = synthetic(600, 5, 3, "b");
   bpi_buf_reset(&b);
-  o.max_chars = 42000;
+  o.max_chars = 41000;
   CHECK(bpi_comment_markdown(c, &o, &b, &err) == BP_OK);
-  CHECK(b.len <= 42000);
+  CHECK(b.len <= 41000);
   bpi_buf_addc(&b, '\0');
   CHECK_EQ_INT(count(b.data, "\n| b"), 600);
   CHECK_EQ_INT(count(b.data, "#### "), 5);
@@ -552,7 +561,7 @@ static void test_function_rows_name_tops(void)
 
 static void test_cut_unconfirmed(void)
 {
-  static const size_t sizes[] = {120, 500, 2000};
+  static const size_t sizes[] = {150, 500, 2000};
   struct bp_comment_opts o = {.project = "p", .testbed = "t"};
   struct bp_err err = {0};
   struct bp_buf b;
@@ -1207,6 +1216,30 @@ static void test_cut_one_sided(void)
   CHECK_EQ_INT(count(b.data, "Functions whose share"), 2);
   bpi_compare_free(c);
   bpi_buf_cleanup(&b);
+}
+
+/* Measures per iteration say so once: in the measures table's header
+ * (a task-clock of 9.4 µs is one iteration's, not the run's CPU time),
+ * and before a new benchmark's values; per run, nothing is added. */
+static void test_per_iteration_words(void)
+{
+  struct bp_cmp *c = synthetic(3, 1, 0, "p");
+  c->benches[0].measures->per_iteration = true;
+  c->benches[2].presence = BP_CMP_NEW;
+  c->benches[2].measures->in_base = false;
+  c->benches[2].measures->per_iteration = true;
+  bpi_compare_measure(c->benches[2].measures, 2);
+  c->nunchanged--;
+  c->nnew++;
+  char *md = render_md(c);
+  CHECK(has(md, "\n| Measure, per iteration | Base | Head | Change |\n"
+            "|:--|--:|--:|--:|\n| latency | 100 ns | 205 ns |"));
+  CHECK(has(md, "\n| Measure | Base | Head | Change |\n"
+            "|:--|--:|--:|--:|\n| latency | 100 ns | 100 ns |"));
+  CHECK(has(md, "\n- **p2**: per iteration: latency 100 ns\n"));
+  CHECK_EQ_INT(count(md, "per iteration"), 2);
+  free(md);
+  bpi_compare_free(c);
 }
 
 /* A side without its profile: the benchmark's measures, the reason, no
@@ -3238,6 +3271,7 @@ int main(void)
   test_function_rows_name_tops();
   test_cut_unconfirmed();
   test_cut_one_sided();
+  test_per_iteration_words();
   test_profile_missing();
   test_verdict();
   test_rows_and_notes();

@@ -537,6 +537,163 @@ static void test_headline_faults_last(void)
   bpi_compare_free(c);
 }
 
+/* A value as the comment writes it, in slug's unit. */
+static char *value_text(const char *slug, double v, bool sign)
+{
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_compare_add_value(&b, slug, v, sign);
+  bpi_buf_addc(&b, '\0');
+  return b.data;
+}
+
+/* Four significant digits in the measure's unit, never e-notation: a
+ * page-fault count per iteration and its change read as plain numbers
+ * (a review found "-7.839e-05" in a comment), as does a time beyond the
+ * last unit. */
+static void test_value_format(void)
+{
+  const struct {
+    const char *slug;
+    double v;
+    bool sign;
+    const char *want;
+  } cases[] = {
+    {"page-faults", 0.005396, false, "0.005396"},
+    {"page-faults", -7.839e-05, true, "-0.00007839"},
+    {"page-faults", 7.8e-05, true, "+0.000078"},
+    {"page-faults", 0.0001, false, "0.0001"},
+    {"page-faults", 3e-20, false, "0"},
+    {"page-faults", 0, true, "+0"},
+    {"instructions", 1234567, false, "1.235M"},
+    {"task-clock", 9432, false, "9.432 \xc2\xb5s"},
+    {"latency", 12345e9, false, "12345 s"},
+    {"latency", 9999.6e9, true, "+10000 s"},   /* not "1e+04" */
+    {"throughput", 350, false, "350 ops/s"},
+  };
+  for(size_t i = 0; i < BP_ARRAY_LEN(cases); i++) {
+    char *got = value_text(cases[i].slug, cases[i].v, cases[i].sign);
+    CHECK_EQ_STR(got, cases[i].want);
+    free(got);
+  }
+}
+
+/* A Google Benchmark run without profiles: benchmarks f (the head ran a
+ * quarter of the base's iterations), s (the same iterations), m (the
+ * head ran four times as many) and n (no CPU time per iteration: its
+ * counters per run), each with latency, task-clock and page-faults as
+ * run_outputs.c writes them; the head's page faults per iteration are
+ * +68% everywhere, confirmed by their bounds.  With --repeat the
+ * manifest sums the repetitions' iterations. */
+static void make_iter_run(const char *dir, bool head, unsigned repeat)
+{
+  const char *names[] = {"f", "s", "m", "n"};
+  const double iterations[2][4] = {{1136, 1000, 1000, 1000},
+                                   {285, 1000, 4000, 1000}};
+  char man[2048], rep[4096];
+  size_t mlen = 0, rlen = 0;
+  mlen += (size_t)snprintf(man + mlen, sizeof(man) - mlen,
+                           "{\"report\": \"report.json\", \"repeat\": %u, "
+                           "\"benchmarks\": [", repeat);
+  rlen += (size_t)snprintf(rep + rlen, sizeof(rep) - rlen, "{");
+  for(size_t i = 0; i < 4; i++) {
+    double pf = head ? 0.005646 : 0.003361;
+    mlen += (size_t)snprintf(man + mlen, sizeof(man) - mlen,
+                             "%s{\"name\": \"%s\", \"iterations\": %g%s}",
+                             i ? ", " : "", names[i],
+                             repeat * iterations[head][i],
+                             i < 3 ? ", \"iteration_cpu_ns\": 9432" : "");
+    rlen += (size_t)snprintf(rep + rlen, sizeof(rep) - rlen,
+      "%s\"%s\": {\"latency\": {\"value\": 9500, \"lower_value\": 9450, "
+      "\"upper_value\": 9550}, \"task-clock\": {\"value\": 9432, "
+      "\"lower_value\": 9400, \"upper_value\": 9460}, \"page-faults\": "
+      "{\"value\": %g, \"lower_value\": %g, \"upper_value\": %g}}",
+      i ? ", " : "", names[i], pf, pf * 0.99, pf * 1.01);
+  }
+  snprintf(man + mlen, sizeof(man) - mlen, "]}");
+  snprintf(rep + rlen, sizeof(rep) - rlen, "}");
+  put(dir, "manifest.json", man);
+  put(dir, "report.json", rep);
+}
+
+/* Page faults per iteration are mostly the process's start divided
+ * among the iterations: where the head ran fewer, their rise is the
+ * iteration count's and is not counted (shown with both counts); with
+ * the same count, or where more iterations would have lowered them,
+ * the rise is the process's own and is a regression; the counts are a
+ * run's, whatever the repetitions of each side (base_repeat).  The
+ * measures say they are per iteration, once, and a small count reads
+ * without e-notation; compare.json keeps the full values. */
+static void test_faults_follow_iterations(unsigned base_repeat)
+{
+  char base[128], head[128], out[160], path[256];
+  snprintf(base, sizeof(base), "%s/it-base-%u", root, base_repeat);
+  snprintf(head, sizeof(head), "%s/it-head-%u", root, base_repeat);
+  snprintf(out, sizeof(out), "%s/it-out-%u", root, base_repeat);
+  make_iter_run(base, false, base_repeat);
+  make_iter_run(head, true, 1);
+  struct bp_cmp_opts o = {.threshold_pct = 5};
+  struct bp_cmp *c = NULL;
+  struct bp_err err = {0};
+  CHECK(bpi_compare_dirs(base, head, &o, &c, &err) == BP_OK);
+  if(!c)
+    return;
+  const struct bp_cmp_bench *f = bench(c, "f"), *sm = bench(c, "s"),
+                            *m = bench(c, "m"), *n = bench(c, "n");
+  const struct bp_cmp_measure *fpf = measure(f, "page-faults");
+  CHECK(fpf && fpf->follows_iterations && fpf->per_iteration &&
+        !fpf->flag && !fpf->change && !fpf->unconfirmed);
+  CHECK(f && !f->flag && !f->unconfirmed && !f->max_slug);
+  /* its row shows latency or task-clock, not the iteration count's rise */
+  const struct bp_cmp_measure *key = f ? bpi_compare_key_measure(f) : NULL;
+  CHECK(key && strcmp(key->slug, "page-faults"));
+  CHECK(measure(f, "latency") && measure(f, "latency")->per_iteration);
+  CHECK(measure(f, "task-clock") && measure(f, "task-clock")->per_iteration);
+  for(size_t i = 0; i < 2; i++) {
+    const struct bp_cmp_bench *cb = i ? m : sm;
+    const struct bp_cmp_measure *pf = measure(cb, "page-faults");
+    CHECK(pf && !pf->follows_iterations && pf->per_iteration);
+    CHECK(cb && cb->flag == BP_CMP_REGRESSION && cb->max_slug &&
+          !strcmp(cb->max_slug, "page-faults"));
+  }
+  /* no CPU time per iteration: its counters are per run */
+  CHECK(measure(n, "page-faults") &&
+        !measure(n, "page-faults")->per_iteration &&
+        !measure(n, "latency")->per_iteration);
+  CHECK_EQ_INT(c->nregressions, 3);
+
+  struct bp_comment_opts co = {.project = "p", .testbed = "t"};
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  CHECK(bpi_comment_markdown(c, &co, &b, &err) == BP_OK);
+  bpi_buf_addc(&b, '\0');
+  const char *md = b.data ? b.data : "";
+  CHECK(strstr(md, "| page-faults | 0.003361 | 0.005646 | +0.002285 "
+               "(+67.99%, +65.31% to +70.67%) follows the iteration count "
+               "(base 1136, head 285 iterations): not counted |"));
+  CHECK(strstr(md, "| Measure, per iteration | Base | Head | Change |"));
+  CHECK_EQ_INT(count_of(md, "| Measure, per iteration |"), 3);
+  CHECK_EQ_INT(count_of(md, "| Measure | Base | Head | Change |"), 1);
+  CHECK_EQ_INT(count_of(md, "per iteration"), 3);
+  CHECK(!strstr(md, "e-0") && !strstr(md, "e+0"));
+  if(!strstr(md, "not counted |"))
+    fprintf(stderr, "%s\n", md);
+  bpi_buf_cleanup(&b);
+
+  CHECK(bpi_compare_write(c, out, &err) == BP_OK);
+  snprintf(path, sizeof(path), "%s/compare.json", out);
+  char *text = NULL;
+  size_t len = 0;
+  CHECK(bpi_file_read(path, &text, &len, &err) == BP_OK);
+  CHECK(text && strstr(text, "\"slug\": \"page-faults\", \"base\": 0.003361, "
+                       "\"head\": 0.005646"));
+  CHECK(text && strstr(text, "\"follows_iterations\": true"));
+  CHECK(text && strstr(text, "\"harness_iterations\": 285"));
+  CHECK(text && strstr(text, "\"harness_iterations\": 1136"));
+  free(text);
+  bpi_compare_free(c);
+}
+
 /* A base run that failed (published with --allow-failure) and a head
  * interrupted after its harness wrote its results: the comment says
  * both, under the "Comparing" line, and compare.json keeps each side's
@@ -2488,6 +2645,9 @@ int main(void)
   test_headline();
   test_headline_ties();
   test_headline_faults_last();
+  test_faults_follow_iterations(1);
+  test_faults_follow_iterations(4);
+  test_value_format();
   test_failed_sides();
   test_dominant_unchanged();
   test_repetitions_in_manifest();
