@@ -1486,8 +1486,8 @@ static void add_wall_counting(struct bp_buf *b, const struct bp_cmp_bench *cb,
                    "for a dedicated, quiet runner); ", kind);
   else if(off && off->flag == wall->flag)
     bpi_buf_printf(b, " The off-cpu measure (blocked time, preemption left "
-                   "out) is a confirmed %s too, so the waiting is the code's and "
-                   "the verdict stands; ", kind);
+                   "out) is a confirmed %s too, so the waiting is the "
+                   "code's and the verdict stands; ", kind);
   else
     bpi_buf_adds(b, " The verdict stands (`comment.wall_time_only` is "
                  "\"regression\"); ");
