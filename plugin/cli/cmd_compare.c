@@ -323,6 +323,7 @@ static void config_defaults(struct compare_args *a,
   a->cfg = cfg;
   if(!a->threshold_set)
     a->cmp.threshold_pct = cfg->comment.threshold;
+  a->cmp.wall_time_counted = cfg->comment.wall_time_counted;
   if(!a->max_functions_set)
     a->comment.max_functions = cfg->comment.max_functions;
   a->comment.no_functions = a->comment.max_functions == 0;

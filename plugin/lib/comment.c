@@ -19,6 +19,9 @@
 
 #define FLAG_RED "\xf0\x9f\x94\xb4"    /* U+1F534 red circle */
 #define FLAG_GREEN "\xf0\x9f\x9f\xa2"  /* U+1F7E2 green circle */
+/* a confirmed change of wall time only (bp_cmp_measure.wall_only): not
+ * the red or green of a counted verdict */
+#define FLAG_ORANGE "\xf0\x9f\x9f\xa0" /* U+1F7E0 orange circle */
 /* Short link labels (a URL is never the text): the Firefox Profiler's
  * compare view, each side's profile, the differential flame graph. */
 #define LABEL_COMPARE "Firefox Profiler"
@@ -75,7 +78,10 @@ static void add_not_confirmed(struct bp_buf *b, const struct bp_cmp_measure *m,
 static void add_verdict(struct bp_buf *b, const struct bp_cmp_measure *m,
                         double threshold)
 {
-  if(m->flag) {
+  if(m->wall_only)
+    bpi_buf_printf(b, " " FLAG_ORANGE " %s in wall time only",
+                   m->wall_only == BP_CMP_REGRESSION ? "slower" : "faster");
+  else if(m->flag) {
     bpi_buf_printf(b, " %s", flag_mark(m->flag));
     if(m->alert_url) {
       size_t mark = b->len;
@@ -127,7 +133,7 @@ static const struct bp_cmp_measure *key_measure(const struct bp_cmp_bench *cb)
  * keeps longest. */
 static bool beyond(const struct bp_cmp_bench *cb)
 {
-  return cb->flag || cb->unconfirmed;
+  return cb->flag || cb->wall_only || cb->unconfirmed;
 }
 
 /* Whether the benchmark's key change is beyond the threshold at all:
@@ -490,6 +496,35 @@ static void add_uncounted_note(struct render *r)
                  n == 1 ? "its change is" : "their changes are");
 }
 
+/* The first benchmark whose verdict is wall time only, of kind flag. */
+static const struct bp_cmp_bench *first_wall_only(const struct bp_cmp *c,
+                                                  enum bp_cmp_flag flag)
+{
+  for(size_t i = 0; i < c->nbenches; i++)
+    if(c->benches[i].presence == BP_CMP_BOTH && c->benches[i].max_slug &&
+       !c->benches[i].flag && c->benches[i].wall_only == flag)
+      return &c->benches[i];
+  return NULL;
+}
+
+/* On the verdict line, apart from the counted verdicts: the benchmarks
+ * slower (faster) in wall time only, with the largest of each. */
+static void add_wall_only_verdict(struct render *r)
+{
+  static const enum bp_cmp_flag kinds[] = {BP_CMP_REGRESSION,
+                                           BP_CMP_IMPROVEMENT};
+  for(size_t k = 0; k < 2; k++) {
+    const struct bp_cmp_bench *cb = first_wall_only(r->c, kinds[k]);
+    size_t n = k ? r->c->nwall_faster : r->c->nwall_slower;
+    if(!cb)
+      continue;
+    bpi_buf_printf(r->b, "; " FLAG_ORANGE " %zu %s in wall time only, not "
+                   "counted (CPU time did not follow), largest: ", n,
+                   k ? "faster" : "slower");
+    add_key_change(r->b, cb);
+  }
+}
+
 /* The line a maintainer acts on: confirmed regressions, unconfirmed ones,
  * and the worst (the largest improvement when nothing regressed); with
  * no confirmed regression, the largest unconfirmed change of each kind. */
@@ -524,6 +559,7 @@ static void add_verdict_line(struct render *r)
     bpi_buf_adds(b, "; largest unconfirmed improvement: ");
     add_key_change(b, unconf_impr);
   }
+  add_wall_only_verdict(r);
   bpi_buf_adds(b, "\n\n");
   add_unconfirmed_notes(r);
   add_uncounted_note(r);
@@ -546,7 +582,8 @@ static void add_title(struct render *r)
 {
   bpi_buf_adds(r->b, "### benchprof");
   add_suite(r->b, r->o->suite);
-  bpi_buf_printf(r->b, ": %s", r->c->nregressions ? FLAG_RED " " : "");
+  bpi_buf_printf(r->b, ": %s", r->c->nregressions ? FLAG_RED " " :
+                 r->c->nwall_slower ? FLAG_ORANGE " " : "");
   bpi_compare_counts_text(r->c, r->b);
   if(r->o->base_latest)
     bpi_buf_adds(r->b, " (provisional: base commit not profiled)");
@@ -1465,33 +1502,60 @@ static const struct bp_cmp_measure *measure_of(const struct bp_cmp_bench *cb,
   return NULL;
 }
 
-/* Under the heading of a wall-time regression the CPU time does not
- * explain (bpi_compare_waited): the time went to waiting, which the CPU
- * profile cannot see, and an off-CPU profile can.  A task-clock that is a
- * confirmed regression too is said to be one, with how little of the
- * rise it can be.  The verdict stands: lock contention a change brought
- * in looks the same as a loaded runner. */
+/* What the note under the heading says of the verdict: not counted (a
+ * busier runner in one job looks the same as waiting the change added),
+ * counted because the blocked time confirms the waiting is the code's,
+ * or counted because the owner asked for it (a dedicated runner). */
+static void add_wall_counting(struct bp_buf *b, const struct bp_cmp_bench *cb,
+                              const struct bp_cmp_measure *wall)
+{
+  const struct bp_cmp_measure *off = measure_of(cb, BP_OFF_CPU_SLUG);
+  const char *kind = wall->flag == BP_CMP_REGRESSION ? "regression"
+                                                     : "improvement";
+  if(wall->wall_only)
+    bpi_buf_printf(b, " It is not counted as a confirmed %s: a busier "
+                   "runner in one job than in the other looks the same "
+                   "(`comment.wall_time_only: \"regression\"` counts it, "
+                   "for a dedicated, quiet runner); ", kind);
+  else if(off && off->flag == wall->flag)
+    bpi_buf_printf(b, " The off-cpu measure (blocked time, preemption left "
+                   "out) is a confirmed %s too, so the waiting is the "
+                   "code's and the verdict stands; ", kind);
+  else
+    bpi_buf_adds(b, " The verdict stands (`comment.wall_time_only` is "
+                 "\"regression\"); ");
+}
+
+/* Under the heading of a wall-time change the CPU time does not explain
+ * (bpi_compare_waited): the time went to waiting (or to waiting less),
+ * which the CPU profile cannot see, and an off-CPU profile can.  A
+ * task-clock that is confirmed the same way too is said to be, with how
+ * little of the change it can be; then whether the change is counted
+ * (add_wall_counting). */
 static void add_wall_note(struct bp_buf *b, const struct bp_cmp_bench *cb)
 {
+  const struct bp_cmp_measure *wall = measure_of(cb, "latency");
   const struct bp_cmp_measure *cpu = measure_of(cb, "task-clock");
   double wall_ns, cpu_ns;
   if(!bpi_compare_waited(cb, &wall_ns, &cpu_ns))
     return;
-  bool confirmed = cpu->flag == BP_CMP_REGRESSION;
-  bpi_buf_adds(b, confirmed ? "_latency is wall-clock time, and task-clock "
-               "(CPU time) is a confirmed regression too (" : "_latency is "
-               "wall-clock time, and task-clock (CPU time) is not a "
-               "confirmed regression (");
+  bool slower = wall->flag == BP_CMP_REGRESSION;
+  const char *kind = slower ? "regression" : "improvement";
+  const char *moved = slower ? "rose" : "fell";
+  bool confirmed = cpu->flag == wall->flag;
+  bpi_buf_printf(b, "_latency is wall-clock time, and task-clock (CPU time) "
+                 "is %s confirmed %s%s (", confirmed ? "a" : "not a", kind,
+                 confirmed ? " too" : "");
   add_pct(b, cpu->pct);
   add_interval(b, cpu);
   if(confirmed) {
-    bpi_buf_adds(b, "), but CPU time rose by at most ");
+    bpi_buf_printf(b, "), but CPU time %s by at most ", moved);
     bpi_compare_add_value(b, "task-clock", cpu_ns, false);
-    bpi_buf_adds(b, " while latency rose by at least ");
+    bpi_buf_printf(b, " while latency %s by at least ", moved);
     bpi_compare_add_value(b, "latency", wall_ns, false);
   }
   else {
-    bpi_buf_adds(b, "): latency rose by at least ");
+    bpi_buf_printf(b, "): latency %s by at least ", moved);
     bpi_compare_add_value(b, "latency", wall_ns, false);
     if(cpu_ns > 0) {
       bpi_buf_adds(b, ", CPU time by at most ");
@@ -1500,10 +1564,14 @@ static void add_wall_note(struct bp_buf *b, const struct bp_cmp_bench *cb)
     else
       bpi_buf_adds(b, ", CPU time not at all");
   }
-  bpi_buf_adds(b, ", so most of the extra time was not spent on the CPU "
-               "but waiting (a loaded runner, locks, I/O, sleeping), which "
-               "the CPU profile does not see; ");
-  if(measure_of(cb, "off-cpu"))
+  bpi_buf_adds(b, slower ? ", so most of the extra time was not spent on "
+               "the CPU but waiting (a loaded runner, locks, I/O, "
+               "sleeping), which the CPU profile does not see." :
+               ", so most of the time saved was not CPU time but waiting "
+               "(a less loaded runner, locks, I/O, sleeping), which the "
+               "CPU profile does not see.");
+  add_wall_counting(b, cb, wall);
+  if(measure_of(cb, BP_OFF_CPU_SLUG))
     bpi_buf_adds(b, "the off-CPU time below shows where._\n\n");
   else
     bpi_buf_adds(b, "an off-CPU profile (`benchprof run --off-cpu` on both "
@@ -1520,6 +1588,8 @@ static void add_bench(struct render *r, const struct bp_cmp_bench *cb,
     bpi_buf_adds(b, FLAG_RED " ");
   else if(cb->flag == BP_CMP_IMPROVEMENT)
     bpi_buf_adds(b, FLAG_GREEN " ");
+  else if(cb->wall_only)
+    bpi_buf_adds(b, FLAG_ORANGE " ");
   bpi_comment_md_text(b, cb->name, BP_COMMENT_NAME_CHARS);
   if(cb->max_slug) {
     bpi_buf_adds(b, ": ");
@@ -1527,7 +1597,7 @@ static void add_bench(struct render *r, const struct bp_cmp_bench *cb,
     bpi_buf_addc(b, ' ');
     add_pct(b, cb->max_pct);
     if(!cb->flag)
-      bpi_buf_adds(b, " (unconfirmed)");
+      bpi_buf_adds(b, cb->wall_only ? " (wall time only)" : " (unconfirmed)");
   }
   else if(key && key->change) {
     bpi_buf_adds(b, ": ");

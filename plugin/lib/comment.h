@@ -12,7 +12,9 @@
  * table (callers that only repeat a listed callee's change left out; a
  * cut table says "N of M shown"; benchmarks sharing the whole run's
  * profile get one section of its functions, after them), a note when
- * wall time (latency) regressed but CPU time (task-clock) did not, and
+ * wall time (latency) moved but CPU time (task-clock) did not (and
+ * whether that change is counted: "slower (faster) in wall time only"
+ * is not, docs/verdicts.md), and
  * viewer links (Firefox Profiler compare view, each profile, the
  * differential flame graph, Bencher).  It never exceeds max_chars: it
  * degrades a benchmark at a time, least changed first (the details and

@@ -159,6 +159,7 @@ static bp_code compare_bench(const struct bp_cmp *c, struct bp_cmp_bench *cb,
   if(!cb->name || (strcmp(bname, name) && !(cb->base_name = strdup(bname))))
     return bpi_err_set(err, BPE_NOMEM, 0, "compare: %s", name);
   cb->presence = !bb ? BP_CMP_NEW : !hb ? BP_CMP_REMOVED : BP_CMP_BOTH;
+  cb->wall_time_counted = c->wall_time_counted;
   bpi_strtab_init(&st.text);
   if(bb)
     rc = bench_profile(&cb->base, base, bname, &st, 0, err);
@@ -239,24 +240,27 @@ bool bpi_compare_same_profile(const struct bp_cmp_bench *a,
 static int bench_rank(const struct bp_cmp_bench *b)
 {
   if(b->presence != BP_CMP_BOTH)
-    return b->presence == BP_CMP_NEW ? 5 : 6;
+    return b->presence == BP_CMP_NEW ? 7 : 8;
   if(b->flag)
     return b->flag == BP_CMP_REGRESSION ? 0 : 1;
+  if(b->wall_only)
+    return b->wall_only == BP_CMP_REGRESSION ? 2 : 3;
   if(b->unconfirmed)
-    return b->unconfirmed == BP_CMP_REGRESSION ? 2 : 3;
-  return 4;
+    return b->unconfirmed == BP_CMP_REGRESSION ? 4 : 5;
+  return 6;
 }
 
-/* Confirmed regressions, confirmed improvements, unconfirmed regressions,
- * unconfirmed improvements (each largest change first), unchanged, new,
- * removed; then by name, so equal inputs give equal output. */
+/* Confirmed regressions, confirmed improvements, slower and faster in
+ * wall time only, unconfirmed regressions, unconfirmed improvements (each
+ * largest change first), unchanged, new, removed; then by name, so equal
+ * inputs give equal output. */
 static int by_importance(const void *a, const void *b)
 {
   const struct bp_cmp_bench *x = a, *y = b;
   int rx = bench_rank(x), ry = bench_rank(y);
   if(rx != ry)
     return rx < ry ? -1 : 1;
-  if(rx < 4) {
+  if(rx < 6) {
     double px = isnan(x->max_pct) ? 1e300 : absd(x->max_pct);
     double py = isnan(y->max_pct) ? 1e300 : absd(y->max_pct);
     if(px != py)
@@ -401,6 +405,10 @@ static bp_code compare_sides(struct bp_cmp *c, const struct side *base,
       c->nregressions++;
     else if(b->flag == BP_CMP_IMPROVEMENT)
       c->nimprovements++;
+    else if(b->wall_only == BP_CMP_REGRESSION)
+      c->nwall_slower++;
+    else if(b->wall_only == BP_CMP_IMPROVEMENT)
+      c->nwall_faster++;
     else {
       c->nunchanged++;
       c->nunconfirmed += b->unconfirmed == BP_CMP_REGRESSION;
@@ -434,6 +442,7 @@ bp_code bpi_compare_dirs(const char *base_dir, const char *head_dir,
   }
   c->threshold_pct = o->threshold_pct > 0 ? o->threshold_pct :
                      BP_CMP_THRESHOLD_DEFAULT;
+  c->wall_time_counted = o->wall_time_counted;
   /* both at once: a large suite's manifests take a while to parse */
   struct side *sides[2] = {&base, &head};
   rc = bpi_parallel_for(2, bpi_parallel_workers(2, 2), open_side, sides,
@@ -503,15 +512,34 @@ void bpi_compare_counts(const struct bp_cmp *c, size_t *unconfirmed_impr,
   *unchanged = c->nunchanged > unconfirmed ? c->nunchanged - unconfirmed : 0;
 }
 
+/* Apart from the confirmed verdicts, and why: a change of wall time the
+ * CPU time did not follow may be the other job's busier runner. */
+void bpi_compare_wall_only_text(const struct bp_cmp *c, struct bp_buf *b)
+{
+  if(!c->nwall_slower && !c->nwall_faster)
+    return;
+  bpi_buf_adds(b, "; ");
+  if(c->nwall_slower)
+    bpi_buf_printf(b, "%zu slower", c->nwall_slower);
+  if(c->nwall_slower && c->nwall_faster)
+    bpi_buf_adds(b, ", ");
+  if(c->nwall_faster)
+    bpi_buf_printf(b, "%zu faster", c->nwall_faster);
+  bpi_buf_adds(b, " in wall time only (CPU time unchanged: waiting, or a "
+               "busier runner)");
+}
+
 void bpi_compare_counts_text(const struct bp_cmp *c, struct bp_buf *b)
 {
   size_t unconf_impr, unchanged;
   bpi_compare_counts(c, &unconf_impr, &unchanged);
   bpi_buf_printf(b, "%zu regression%s confirmed, %zu unconfirmed; %zu "
-                 "improvement%s confirmed, %zu unconfirmed; %zu unchanged",
+                 "improvement%s confirmed, %zu unconfirmed",
                  c->nregressions, c->nregressions == 1 ? "" : "s",
                  c->nunconfirmed, c->nimprovements,
-                 c->nimprovements == 1 ? "" : "s", unconf_impr, unchanged);
+                 c->nimprovements == 1 ? "" : "s", unconf_impr);
+  bpi_compare_wall_only_text(c, b);
+  bpi_buf_printf(b, "; %zu unchanged", unchanged);
   if(c->nnew)
     bpi_buf_printf(b, ", %zu new", c->nnew);
   if(c->nremoved)

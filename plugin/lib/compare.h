@@ -36,6 +36,11 @@ struct bp_cmp_opts {
   double threshold_pct;    /* flag changes beyond this; <= 0: the default */
   const char *base_url;    /* where base's run directory is served, used */
   const char *head_url;    /* when its manifest has no publication; NULL */
+  /* comment.wall_time_only "regression": a confirmed latency change the
+   * CPU time did not follow counts as a confirmed regression or
+   * improvement (a dedicated, quiet runner); false ("separate", the
+   * default): it is a verdict of its own, not counted (wall_only) */
+  bool wall_time_counted;
 };
 
 enum bp_cmp_flag {
@@ -95,6 +100,12 @@ struct bp_cmp_measure {
                               goes the way the sides' different iteration
                               counts push it: not counted, whatever its
                               size (bpi_cmp_measures_per_iteration) */
+  /* latency's confirmed change (flag) when the CPU time demonstrably did
+   * not follow (bpi_compare_waited) and nothing shows the waiting is the
+   * code's (off-cpu confirmed the same way): "slower (faster) in wall
+   * time only", not counted as a regression (improvement); UNCHANGED
+   * otherwise, and always with bp_cmp_bench.wall_time_counted */
+  enum bp_cmp_flag wall_only;
 };
 
 /* A change beyond the threshold without the spread to confirm it with
@@ -238,9 +249,13 @@ struct bp_cmp_bench {
                               NULL when the names are the same */
   char *dir;               /* its directory in the compare output, "." */
   enum bp_cmp_presence presence;
-  enum bp_cmp_flag flag;   /* worst confirmed verdict of its measures */
+  enum bp_cmp_flag flag;   /* worst confirmed verdict of its measures
+                              (a wall-time-only change not counted) */
+  enum bp_cmp_flag wall_only; /* with no counted verdict: a measure's
+                                 wall-time-only change (bp_cmp_measure) */
   enum bp_cmp_flag unconfirmed; /* worst unconfirmed change, when no
-                                   verdict is confirmed */
+                                   verdict is confirmed nor wall-only */
+  bool wall_time_counted;  /* bp_cmp_opts.wall_time_counted */
   double max_pct;          /* the change of the measure that gives the
                               verdict: the largest regression, else the
                               largest improvement, else the largest
@@ -358,6 +373,10 @@ struct bp_cmp {
   size_t nregressions, nimprovements, nunchanged, nnew, nremoved;
   size_t nunconfirmed;     /* benchmarks among nunchanged with a change
                               beyond the threshold that is not confirmed */
+  size_t nwall_slower, nwall_faster; /* benchmarks whose verdict is
+                                        wall time only (bp_cmp_bench
+                                        .wall_only), in none of the above */
+  bool wall_time_counted;  /* bp_cmp_opts.wall_time_counted */
   bool hash_names_unpaired; /* a new and a removed benchmark differ only
                                by a build hash, but others are new or
                                removed too, so none was paired */
@@ -371,10 +390,17 @@ bool bpi_compare_other_command(const struct bp_cmp *c);
 
 /* Every benchmark counted once, as the comment's title, the commands'
  * summaries and the commit status say it: an unconfirmed change is
- * neither a regression nor unchanged.  Appends "N regression(s)
- * confirmed, N unconfirmed; N improvement(s) confirmed, N unconfirmed; N
- * unchanged" and ", N new", ", N removed" when there are any. */
+ * neither a regression nor unchanged, and neither is a wall-time-only
+ * one.  Appends "N regression(s) confirmed, N unconfirmed; N
+ * improvement(s) confirmed, N unconfirmed; N unchanged" (with wall-time-
+ * only verdicts "; N slower in wall time only, N faster in wall time
+ * only (CPU time unchanged: waiting, or a busier runner)" before
+ * "unchanged") and ", N new", ", N removed" when there are any. */
 void bpi_compare_counts_text(const struct bp_cmp *c, struct bp_buf *b);
+/* Only the wall-time-only part of that: "; N slower, N faster in wall
+ * time only (CPU time unchanged: waiting, or a busier runner)", or
+ * nothing when there is none. */
+void bpi_compare_wall_only_text(const struct bp_cmp *c, struct bp_buf *b);
 /* The same counts as numbers: unconfirmed improvements, and the
  * benchmarks unchanged (nunchanged less every unconfirmed change). */
 void bpi_compare_counts(const struct bp_cmp *c, size_t *unconfirmed_improvements,
@@ -469,7 +495,8 @@ size_t bpi_compare_ndiff_folders(const struct bp_cmp *c);
 bool bpi_compare_same_profile(const struct bp_cmp_bench *a,
                               const struct bp_cmp_bench *b);
 /* A benchmark's verdict in words: "regression", "improvement",
- * "unconfirmed regression", "unconfirmed improvement" or "unchanged". */
+ * "slower in wall time only", "faster in wall time only", "unconfirmed
+ * regression", "unconfirmed improvement" or "unchanged". */
 const char *bpi_compare_verdict(const struct bp_cmp_bench *b);
 /* Whether its verdict (confirmed or not) is a regression. */
 bool bpi_compare_worse(const struct bp_cmp_bench *b);
@@ -490,13 +517,15 @@ double bpi_compare_change_size(const struct bp_cmp_measure *m);
  * NULL when no measure is on both sides. */
 const struct bp_cmp_measure *bpi_compare_key_measure(
   const struct bp_cmp_bench *cb);
-/* Whether cb's wall time (latency) grew by more than its CPU time
- * (task-clock) can account for: latency a confirmed regression, both
- * with intervals (repetitions or bounds), and the most task-clock's
- * change can be in ns under half the least latency's can be, whether or
- * not task-clock is a confirmed regression too; *wall_ns and *cpu_ns are
- * those two.  Absolute deltas: task-clock covers the whole process (or,
- * per iteration, the same iteration latency times), so its change bounds
+/* Whether cb's wall time (latency) moved by more than its CPU time
+ * (task-clock) can account for: latency a confirmed regression (or
+ * improvement), both with intervals (repetitions or bounds), and the
+ * most task-clock's change can be that way in ns under half the least
+ * latency's can be, whether or not task-clock is confirmed that way too;
+ * *wall_ns and *cpu_ns are those two, as sizes (a rise for a regression,
+ * a fall for an improvement; *cpu_ns <= 0: CPU time not at all).
+ * Absolute deltas: task-clock covers the whole process (or, per
+ * iteration, the same iteration latency times), so its change bounds
  * what the CPU adds to any part of it. */
 bool bpi_compare_waited(const struct bp_cmp_bench *cb, double *wall_ns,
                         double *cpu_ns);

@@ -134,6 +134,8 @@ static cJSON *json_measure(const struct bp_cmp_measure *m)
   add_str(o, "flag", flag_name(m->flag));
   add_str(o, "change", flag_name(m->change));
   cJSON_AddBoolToObject(o, "confirmed", m->flag != BP_CMP_UNCHANGED);
+  /* confirmed, but wall time only: not counted in the verdict */
+  cJSON_AddBoolToObject(o, "wall_time_only", m->wall_only != BP_CMP_UNCHANGED);
   add_str(o, "basis", basis_name(m->basis));
   cJSON_AddBoolToObject(o, "unconfirmed", m->unconfirmed);
   json_values(o, "base_values", m->in_base, &m->vbase);
@@ -269,6 +271,9 @@ static cJSON *json_bench(const struct bp_cmp_bench *cb)
   /* its profile is the whole run's, named by other benchmarks too */
   cJSON_AddBoolToObject(o, "shared_profile", cb->shared_profile);
   add_str(o, "flag", flag_name(cb->flag));
+  /* the verdict the comment and the summaries give it, in words */
+  add_str(o, "verdict", bpi_compare_verdict(cb));
+  add_str(o, "wall_time_only", flag_name(cb->wall_only));
   add_str(o, "unconfirmed", flag_name(cb->unconfirmed));
   /* the comment's row: also when nothing is confirmed or unconfirmed */
   const struct bp_cmp_measure *key = bpi_compare_key_measure(cb);
@@ -344,6 +349,14 @@ static cJSON *json_tree(const struct bp_cmp *c)
                           (double)c->nunconfirmed);
   cJSON_AddNumberToObject(root, "unconfirmed_improvements",
                           (double)unconf_impr);
+  /* confirmed changes of wall time the CPU time did not follow, counted
+   * apart (in none of the above) unless the owner counts them */
+  cJSON_AddNumberToObject(root, "slower_wall_time_only",
+                          (double)c->nwall_slower);
+  cJSON_AddNumberToObject(root, "faster_wall_time_only",
+                          (double)c->nwall_faster);
+  add_str(root, "wall_time_only", c->wall_time_counted ? "regression"
+                                                       : "separate");
   /* new and removed benchmarks left apart that differ by a build hash */
   cJSON_AddBoolToObject(root, "build_hash_names_unpaired",
                         c->hash_names_unpaired);

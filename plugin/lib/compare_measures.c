@@ -19,6 +19,9 @@ const char *bpi_compare_verdict(const struct bp_cmp_bench *b)
 {
   if(b->flag)
     return b->flag == BP_CMP_REGRESSION ? "regression" : "improvement";
+  if(b->wall_only)
+    return b->wall_only == BP_CMP_REGRESSION ? "slower in wall time only" :
+           "faster in wall time only";
   if(b->unconfirmed)
     return b->unconfirmed == BP_CMP_REGRESSION ? "unconfirmed regression" :
            "unconfirmed improvement";
@@ -27,8 +30,11 @@ const char *bpi_compare_verdict(const struct bp_cmp_bench *b)
 
 bool bpi_compare_worse(const struct bp_cmp_bench *b)
 {
-  return b->flag ? b->flag == BP_CMP_REGRESSION
-                 : b->unconfirmed == BP_CMP_REGRESSION;
+  if(b->flag)
+    return b->flag == BP_CMP_REGRESSION;
+  if(b->wall_only)
+    return b->wall_only == BP_CMP_REGRESSION;
+  return b->unconfirmed == BP_CMP_REGRESSION;
 }
 
 static bool has_reps(const struct bp_cmp_values *v)
@@ -252,29 +258,76 @@ static bool larger_change(const struct bp_cmp_measure *m,
   return isnan(m->pct) || absd(m->pct) > absd(best->pct);
 }
 
+/* cb's measure of slug on both sides, or NULL. */
+static struct bp_cmp_measure *on_both(const struct bp_cmp_bench *cb,
+                                      const char *slug)
+{
+  for(size_t i = 0; i < cb->nmeasures; i++)
+    if(cb->measures[i].in_base && cb->measures[i].in_head &&
+       !strcmp(cb->measures[i].slug, slug))
+      return &cb->measures[i];
+  return NULL;
+}
+
+/* Mark latency's confirmed change as wall time only (bp_cmp_measure
+ * .wall_only) when the CPU time did not follow it: the machine's load
+ * differs between the base's job and the head's, and repetitions within
+ * one side cannot see that drift, so on a shared runner an unchanged
+ * benchmark's latency is confirmed 20-50% slower while task-clock moves
+ * 1%.  Unless the waiting is shown to be the code's: off-cpu (blocked
+ * time, preemption left out) confirmed the same way.  Not at all when
+ * the owner counts wall time (comment.wall_time_only "regression"). */
+static void mark_wall_only(struct bp_cmp_bench *cb)
+{
+  for(size_t i = 0; i < cb->nmeasures; i++)
+    cb->measures[i].wall_only = BP_CMP_UNCHANGED;
+  struct bp_cmp_measure *wall = on_both(cb, "latency");
+  const struct bp_cmp_measure *off = on_both(cb, BP_OFF_CPU_SLUG);
+  double wall_ns, cpu_ns;
+  if(cb->wall_time_counted || !wall ||
+     !bpi_compare_waited(cb, &wall_ns, &cpu_ns))
+    return;
+  if(off && off->flag == wall->flag)
+    return;   /* the code's own waiting: the verdict stands */
+  wall->wall_only = wall->flag;
+}
+
+/* Whether m's confirmed change counts in the benchmark's verdict. */
+static bool counted(const struct bp_cmp_measure *m)
+{
+  return m->flag && !m->wall_only;
+}
+
 /* The measure that gives the benchmark's verdict, its polarity the
  * verdict's own: the largest regression, else the largest improvement,
- * else the largest unconfirmed change of the worst kind (one value a
- * side counts for nothing where another measure was tested). */
+ * else the largest wall-time-only change (slower first), else the
+ * largest unconfirmed change of the worst kind (one value a side counts
+ * for nothing where another measure was tested). */
 void bpi_cmp_pick_max(struct bp_cmp_bench *cb)
 {
   const struct bp_cmp_measure *best = NULL;
-  cb->flag = cb->unconfirmed = BP_CMP_UNCHANGED;
+  mark_wall_only(cb);
+  cb->flag = cb->wall_only = cb->unconfirmed = BP_CMP_UNCHANGED;
   for(size_t i = 0; i < cb->nmeasures; i++) {
     const struct bp_cmp_measure *m = &cb->measures[i];
-    if(m->flag == BP_CMP_REGRESSION)
+    if(counted(m) && m->flag == BP_CMP_REGRESSION)
       cb->flag = BP_CMP_REGRESSION;
-    else if(m->flag == BP_CMP_IMPROVEMENT && cb->flag != BP_CMP_REGRESSION)
+    else if(counted(m) && cb->flag != BP_CMP_REGRESSION)
       cb->flag = BP_CMP_IMPROVEMENT;
+    if(m->wall_only && cb->wall_only != BP_CMP_REGRESSION)
+      cb->wall_only = m->wall_only;
     if(BP_CMP_UNCONFIRMED(m) && !bpi_compare_outweighed(cb, m) &&
        cb->unconfirmed != BP_CMP_REGRESSION)
       cb->unconfirmed = m->change;
   }
   if(cb->flag)
+    cb->wall_only = BP_CMP_UNCHANGED;
+  if(cb->flag || cb->wall_only)
     cb->unconfirmed = BP_CMP_UNCHANGED;
   for(size_t i = 0; i < cb->nmeasures; i++) {
     const struct bp_cmp_measure *m = &cb->measures[i];
-    bool fits = cb->flag ? m->flag == cb->flag :
+    bool fits = cb->flag ? counted(m) && m->flag == cb->flag :
+                cb->wall_only ? m->wall_only == cb->wall_only :
                 cb->unconfirmed && BP_CMP_UNCONFIRMED(m) &&
                 !bpi_compare_outweighed(cb, m) &&
                 m->change == cb->unconfirmed;
@@ -323,17 +376,6 @@ const struct bp_cmp_measure *bpi_compare_key_measure(
   return best ? best : key_among(cb, true);
 }
 
-/* cb's measure of slug on both sides, or NULL. */
-static const struct bp_cmp_measure *on_both(const struct bp_cmp_bench *cb,
-                                            const char *slug)
-{
-  for(size_t i = 0; i < cb->nmeasures; i++)
-    if(cb->measures[i].in_base && cb->measures[i].in_head &&
-       !strcmp(cb->measures[i].slug, slug))
-      return &cb->measures[i];
-  return NULL;
-}
-
 /* Latency and task-clock both ns: per run, or both per iteration where
  * the counters are (run_outputs.c); one value a side has no interval,
  * so a single run's task-clock bounds nothing.  Percentages would not
@@ -346,12 +388,18 @@ bool bpi_compare_waited(const struct bp_cmp_bench *cb, double *wall_ns,
 {
   const struct bp_cmp_measure *wall = on_both(cb, "latency");
   const struct bp_cmp_measure *cpu = on_both(cb, "task-clock");
-  if(!wall || !cpu || wall->flag != BP_CMP_REGRESSION ||
-     !wall->has_interval || !cpu->has_interval)
+  if(!wall || !cpu || !wall->flag || !wall->has_interval ||
+     !cpu->has_interval)
     return false;
-  *wall_ns = wall->pct_lo / 100 * absd(wall->base);
-  *cpu_ns = cpu->pct_hi / 100 * absd(cpu->base);
-  /* most of latency's least rise is beyond what the CPU can have added */
+  if(wall->flag == BP_CMP_REGRESSION) {
+    *wall_ns = wall->pct_lo / 100 * absd(wall->base);
+    *cpu_ns = cpu->pct_hi / 100 * absd(cpu->base);
+  }
+  else {   /* the mirror: the least latency fell, the most CPU time did */
+    *wall_ns = -wall->pct_hi / 100 * absd(wall->base);
+    *cpu_ns = -cpu->pct_lo / 100 * absd(cpu->base);
+  }
+  /* most of latency's least change is beyond what the CPU can have made */
   return *wall_ns > 0 && *cpu_ns < *wall_ns / 2;
 }
 

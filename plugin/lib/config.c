@@ -98,6 +98,8 @@ const struct key bpi_config_keys[] = {
   {"comment.max_functions", K_UINT, F(comment.max_functions), 0, 100, NULL},
   {"comment.fail_on_regression", K_BOOL, F(comment.fail_on_regression), 0, 0,
    "BENCHPROF_FAIL_ON_REGRESSION"},
+  {"comment.wall_time_only", K_WALL_TIME, F(comment.wall_time_only), 0, 0,
+   "BENCHPROF_WALL_TIME_ONLY"},
   {"comment.token_env", K_ENVNAME, F(comment.token_env), 0, 0, NULL},
   {"comment.file", K_STR, F(comment.file), 0, 0, NULL},
   {"comment.settle", K_MS, F(comment.settle_ms), 0.001, 600,
@@ -114,7 +116,7 @@ static bool is_string_kind(enum kind k)
 {
   return k == K_STR || k == K_STORE_URL || k == K_HTTP_URL ||
          k == K_ENVNAME || k == K_SECRET || k == K_CALL_GRAPH ||
-         k == K_COUNTERS || k == K_SUITE;
+         k == K_COUNTERS || k == K_SUITE || k == K_WALL_TIME;
 }
 
 unsigned bpi_config_key_index(const char *path)
@@ -175,6 +177,7 @@ bp_code bpi_config_init(struct bp_config *c)
      bpi_config_set_str(&c->record.event, BP_CONFIG_DEFAULT_EVENT) ||
      bpi_config_set_str(&c->record.call_graph, "auto") ||
      bpi_config_set_str(&c->record.counters, BP_COUNTERS_DEFAULT) ||
+     bpi_config_set_str(&c->comment.wall_time_only, "separate") ||
      bpi_config_set_str(&c->bencher.token_env,
                         BP_CONFIG_DEFAULT_BENCHER_TOKEN_ENV))
     return BPE_NOMEM;

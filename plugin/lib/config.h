@@ -132,6 +132,11 @@ struct bp_config {
     unsigned max_functions;   /* functions listed per benchmark; 10 */
     bool fail_on_regression;  /* run/compare exit 3 on a confirmed
                                  regression; default false */
+    char *wall_time_only;     /* as written: "separate" (default) or
+                                 "regression" */
+    bool wall_time_counted;   /* parsed: "regression", a confirmed
+                                 latency change the CPU time did not
+                                 follow counts (bp_cmp_opts) */
     char *token_env;          /* NULL: GITHUB_TOKEN on GitHub,
                                  GITLAB_TOKEN on GitLab (its notes API
                                  refuses CI_JOB_TOKEN) */

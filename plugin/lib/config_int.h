@@ -28,6 +28,7 @@ enum kind {
   K_CALL_GRAPH, /* fp | dwarf[,BYTES] | auto | lbr */
   K_COUNTERS,   /* a list of event names, or false */
   K_SUITE,      /* a suite's name (bpi_suite_valid) */
+  K_WALL_TIME,  /* "separate" or "regression" (comment.wall_time_only) */
 };
 
 struct key {

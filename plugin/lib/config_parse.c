@@ -264,6 +264,8 @@ static bp_code set_string(struct parse *ps, const struct key *k,
                      "auto or lbr",
     [K_SUITE] = "a suite's name (1 to 64 ASCII letters, digits, '.', '_' "
                 "or '-')",
+    [K_WALL_TIME] = "\"separate\" (a wall-time-only change is not counted) "
+                    "or \"regression\" (it is)",
   };
   const char *s = cJSON_IsString(j) ? j->valuestring : NULL;
   bool ok = s && *s;
@@ -283,6 +285,8 @@ static bp_code set_string(struct parse *ps, const struct key *k,
     ok = bpi_config_env_name(s);
   else if(ok && k->kind == K_SUITE)
     ok = bpi_suite_valid(s, &(const char *){NULL});
+  else if(ok && k->kind == K_WALL_TIME)
+    ok = !strcmp(s, "separate") || !strcmp(s, "regression");
   else if(ok && k->kind == K_CALL_GRAPH)
     ok = !bpi_text_call_graph(s, BP_RECORD_MAX_STACK_BYTES, &mode, &bytes,
                               &(struct bp_err){0});
@@ -309,6 +313,8 @@ static bp_code set_string(struct parse *ps, const struct key *k,
   }
   if(bpi_config_set_str(str_field(ps->c, k), s))
     return bpi_err_set(ps->err, BPE_NOMEM, 0, "config");
+  if(k->kind == K_WALL_TIME)
+    ps->c->comment.wall_time_counted = !strcmp(s, "regression");
   if(k->kind == K_CALL_GRAPH) {
     ps->c->record.call_graph_mode = mode;
     ps->c->record.stack_bytes = bytes;

@@ -137,21 +137,75 @@ wall_run "$TMP/wall-a" 100 50
 wall_run "$TMP/wall-b" 240 51
 wall_run "$TMP/wall-c" 240 120
 cmp wall "$TMP/wall-a" "$TMP/wall-b"
-pycheck "wall time up, CPU time not: the regression stands, the note says why" \
+pycheck "wall time up, CPU time not: slower in wall time only, not counted" \
   "$TMP/cmp-wall" <<'PY'
 import json, os, sys
 c = json.load(open(os.path.join(sys.argv[1], "compare.json")))
-assert c["regressions"] == 1, c
+assert c["regressions"] == 0 and c["slower_wall_time_only"] == 1, c
+assert c["faster_wall_time_only"] == 0 and c["unchanged"] == 0, c
+assert c["wall_time_only"] == "separate", c
+b = c["benchmarks"][0]
+assert b["verdict"] == "slower in wall time only", b
+assert b["flag"] == "unchanged" and b["wall_time_only"] == "regression", b
+lat = {m["slug"]: m for m in b["measures"]}["latency"]
+assert lat["confirmed"] and lat["wall_time_only"], lat
 md = open(os.path.join(sys.argv[1], "comment.md")).read()
-assert "\n#### \U0001f534 parse: latency +140.00%\n\n_latency is wall-clock " \
+assert "\n### benchprof: \U0001f7e0 0 regressions confirmed, 0 unconfirmed; " \
+    "0 improvements confirmed, 0 unconfirmed; 1 slower in wall time only " \
+    "(CPU time unchanged: waiting, or a busier runner); 0 unchanged\n" in md, \
+    md[:600]
+assert "\U0001f534" not in md, md
+assert "| parse | latency | +140.00% (+138.00% to +142.00%) | \U0001f7e0 " \
+    "slower in wall time only |\n" in md, md
+assert "\n#### \U0001f7e0 parse: latency +140.00% (wall time only)\n\n" \
+    "_latency is wall-clock " \
     "time, and task-clock (CPU time) is not a confirmed regression (+2.00%, " \
     "-2.00% to +6.00%): latency rose by at least 138 ns, CPU time by at " \
     "most 3 ns, so most of the extra time was not spent on the CPU but " \
     "waiting (a loaded runner, locks, I/O, sleeping)" in md, md
+assert "It is not counted as a confirmed regression: a busier runner in " \
+    "one job than in the other looks the same" in md, md
 assert "an off-CPU profile (`benchprof run --off-cpu` on both sides) shows " \
     "where._\n" in md, md
 assert "\nNo function is named: " in md, md
+err = open(sys.argv[1] + ".err").read()
+assert "0 regressions confirmed, 0 unconfirmed; 0 improvements confirmed, " \
+    "0 unconfirmed; 1 slower in wall time only (CPU time unchanged: " \
+    "waiting, or a busier runner); 0 unchanged" in err, err
 PY
+# the gate does not fail on it
+"$BENCHPROF" compare -q --fail-on-regression -o "$TMP/cmp-wall-gate" \
+  "$TMP/wall-a" "$TMP/wall-b" >/dev/null 2>"$TMP/cmp-wall-gate.err"
+check "wall time only: --fail-on-regression exits 0" [ $? -eq 0 ]
+# comment.wall_time_only "regression" (a dedicated runner): counted, and
+# then the gate fails
+printf '{"comment": {"wall_time_only": "regression"}}\n' >"$TMP/wall.json"
+"$BENCHPROF" compare -q --config "$TMP/wall.json" --fail-on-regression \
+  -o "$TMP/cmp-wall-counted" "$TMP/wall-a" "$TMP/wall-b" >/dev/null \
+  2>"$TMP/cmp-wall-counted.err"
+check "wall_time_only regression: --fail-on-regression exits 3" [ $? -eq 3 ]
+pycheck "wall_time_only regression: a confirmed regression, as before" \
+  "$TMP/cmp-wall-counted" <<'PY'
+import json, os, sys
+c = json.load(open(os.path.join(sys.argv[1], "compare.json")))
+assert c["regressions"] == 1 and c["slower_wall_time_only"] == 0, c
+assert c["wall_time_only"] == "regression", c
+assert c["benchmarks"][0]["verdict"] == "regression", c["benchmarks"][0]
+md = open(os.path.join(sys.argv[1], "comment.md")).read()
+assert "\n#### \U0001f534 parse: latency +140.00%\n\n_latency is " in md, md
+assert "The verdict stands (`comment.wall_time_only` is \"regression\")" \
+    in md, md
+assert "wall time only" not in md.replace("comment.wall_time_only", ""), md
+PY
+# a bad value: said with its key, and compare does not run
+printf '{"comment": {"wall_time_only": "yes"}}\n' >"$TMP/wall-bad.json"
+"$BENCHPROF" compare -q --config "$TMP/wall-bad.json" \
+  -o "$TMP/cmp-wall-bad" "$TMP/wall-a" "$TMP/wall-b" >/dev/null \
+  2>"$TMP/cmp-wall-bad.err"
+check "wall_time_only \"yes\": refused" [ $? -ne 0 ]
+check "wall_time_only \"yes\": the error names the key and the values" \
+  grep -q 'comment.wall_time_only: expected "separate" .* or "regression" (it is), got "yes"' \
+  "$TMP/cmp-wall-bad.err"
 cmp wall-cpu "$TMP/wall-a" "$TMP/wall-c"
 pycheck "wall time and CPU time up together: no such note" \
   "$TMP/cmp-wall-cpu" <<'PY'

@@ -125,6 +125,9 @@ assert t["interval_pct"][1] < m["latency"]["interval_pct"][0], (t, m)
 assert t["interval_pct"][1] / 100 * t["base"] > 1000, t
 md = open(os.path.join(d, "comment.md")).read()
 assert "wall-clock" not in md, md
+# the CPU time could account for it: a confirmed regression, counted
+assert c["regressions"] == 1 and c["slower_wall_time_only"] == 0, c
+assert c["benchmarks"][0]["verdict"] == "regression", c["benchmarks"][0]
 PY
 
 # the head does half the work (task-clock halves: no drift between two
@@ -151,6 +154,18 @@ g = re.search(r"_latency is wall-clock time, and task-clock \(CPU time\) "
               r"least ([0-9.]+) ms, CPU time not at all, so most of "
               r"the extra time was not spent on the CPU but waiting", md)
 assert g and 150 < float(g.group(1)) < 500, md
+# without --off-cpu nothing shows the sleep is the code's rather than a
+# busier runner's: latency's rise is wall time only, not counted; the
+# halved task-clock is the benchmark's confirmed verdict
+b = c["benchmarks"][0]
+assert m["latency"]["confirmed"] and m["latency"]["wall_time_only"], m
+assert m["task-clock"]["flag"] == "improvement", m["task-clock"]
+assert b["verdict"] == "improvement" and b["key_measure"] == "task-clock", b
+assert c["regressions"] == 0 and c["improvements"] == 1, c
+assert c["slower_wall_time_only"] == 0, c   # counted once, as improved
+assert "| latency | " in md and " \U0001f7e0 slower in wall time only |" \
+    in md, md
+assert "It is not counted as a confirmed regression: a busier runner" in md, md
 PY
 
 # ---------------------------------------------------------------- 3

@@ -219,6 +219,14 @@ md = open(os.path.join(sys.argv[1], "comment.md")).read()
 assert re.search(r"^\*\*1 regression confirmed, 0 unconfirmed\*\*, worst: "
                  r"\*\*onefunc\*\* task-clock \+", md, re.M), md[:500]
 assert "#### \U0001F534 onefunc: task-clock +" in md, md
+# the sleep that went is wall time only (without --off-cpu nothing shows
+# it was the code's): latency's fall is not counted as an improvement
+assert m["latency"]["wall_time_only"] and m["latency"]["confirmed"], m
+assert c["regressions"] == 1 and c["improvements"] == 0, c
+assert c["faster_wall_time_only"] == 0, c   # counted once, as regressed
+assert re.search(r"^\| latency \| .* \U0001f7e0 faster in wall time only \|$",
+                 md, re.M), md
+assert "latency fell by at least " in md and "CPU time not at all" in md, md
 PY
 
 kill $LOAD1 $LOAD2 2>/dev/null

@@ -10,6 +10,7 @@
  * comment about a newer comparison is never replaced by an older one. */
 #include "bp_setup.h"
 #include "comment.h"
+#include "compare_int.h"   /* bpi_cmp_pick_max: verdicts as compared */
 #include "err.h"
 #include "check.h"
 
@@ -889,42 +890,75 @@ static void test_interrupts_not_named(void)
 }
 
 /* cb's measures: latency from 100 to wall, task-clock from 100 to cpu,
- * each with +-1% bounds (cpu_bounds false: one value a side), judged at
- * 2%, and its verdict as compare.c gives it. */
-static void wall_and_cpu(struct bp_cmp_bench *cb, double wall, double cpu,
-                         bool cpu_bounds)
+ * each with +-1% bounds (cpu_bounds false: one value a side), and with
+ * off > 0 off-cpu from 100 to off (+-1% bounds), judged at 2%, and its
+ * verdict as compare.c gives it (bpi_cmp_pick_max, cb->wall_time_counted
+ * as set). */
+static void wall_cpu_off(struct bp_cmp_bench *cb, double wall, double cpu,
+                         bool cpu_bounds, double off)
 {
-  free(cb->measures[0].slug);
+  for(size_t i = 0; i < cb->nmeasures; i++)
+    free(cb->measures[i].slug);
   free(cb->measures);
-  cb->measures = calloc(2, sizeof(*cb->measures));
-  cb->nmeasures = 2;
-  const char *slugs[] = {"latency", "task-clock"};
-  double heads[] = {wall, cpu};
-  for(size_t i = 0; i < 2; i++) {
+  cb->measures = calloc(3, sizeof(*cb->measures));
+  cb->nmeasures = off > 0 ? 3 : 2;
+  const char *slugs[] = {"latency", "task-clock", "off-cpu"};
+  double heads[] = {wall, cpu, off};
+  for(size_t i = 0; i < cb->nmeasures; i++) {
     struct bp_cmp_measure *m = &cb->measures[i];
     m->slug = strdup(slugs[i]);
     m->in_base = m->in_head = true;
     m->base = 100;
     m->head = heads[i];
-    bool bounds = i == 0 || cpu_bounds;
+    bool bounds = i != 1 || cpu_bounds;
     m->vbase = (struct bp_cmp_values){bounds, 99, 101, NULL, 0};
     m->vhead = (struct bp_cmp_values){bounds, heads[i] * 0.99,
                                       heads[i] * 1.01, NULL, 0};
     bpi_compare_measure(m, 2);
   }
-  cb->flag = cb->measures[0].flag;
-  cb->max = &cb->measures[0];
-  cb->max_slug = cb->max->slug;
-  cb->max_pct = cb->max->pct;
+  bpi_cmp_pick_max(cb);
+}
+
+static void wall_and_cpu(struct bp_cmp_bench *cb, double wall, double cpu,
+                         bool cpu_bounds)
+{
+  wall_cpu_off(cb, wall, cpu, cpu_bounds, 0);
+}
+
+/* c's counts as compare.c makes them (its benchmarks all on both sides),
+ * after their verdicts changed. */
+static void recount(struct bp_cmp *c)
+{
+  c->nregressions = c->nimprovements = c->nunchanged = 0;
+  c->nunconfirmed = c->nwall_slower = c->nwall_faster = 0;
+  for(size_t i = 0; i < c->nbenches; i++) {
+    const struct bp_cmp_bench *b = &c->benches[i];
+    if(b->flag == BP_CMP_REGRESSION)
+      c->nregressions++;
+    else if(b->flag == BP_CMP_IMPROVEMENT)
+      c->nimprovements++;
+    else if(b->wall_only == BP_CMP_REGRESSION)
+      c->nwall_slower++;
+    else if(b->wall_only == BP_CMP_IMPROVEMENT)
+      c->nwall_faster++;
+    else {
+      c->nunchanged++;
+      c->nunconfirmed += b->unconfirmed == BP_CMP_REGRESSION;
+    }
+  }
 }
 
 /* A confirmed wall-time regression (latency) that CPU time (task-clock)
  * does not explain gets a note in sight under its heading: the time went
- * waiting, and an off-CPU profile shows where; the verdict stays.  Also
- * when task-clock is a confirmed regression too, if at most a small
- * part of latency's rise.  No note when task-clock's interval reaches
+ * waiting, and an off-CPU profile shows where.  It is not counted as a
+ * confirmed regression but is "slower in wall time only" (orange): a
+ * busier runner in one job looks the same.  When task-clock is a
+ * confirmed regression too, if at most a small part of latency's rise,
+ * the benchmark is a regression by task-clock, and the note says
+ * latency's part is not.  No note when task-clock's interval reaches
  * half as far as latency's change, confirmed or not, or when it has one
- * value a side (no interval: nothing bounds it). */
+ * value a side (no interval: nothing bounds it): those stay regressions
+ * by latency. */
 static void test_wall_time_note(void)
 {
   struct bp_cmp *c = synthetic(6, 6, 0, "w");
@@ -937,20 +971,37 @@ static void test_wall_time_note(void)
   c->benches[3].measures[1].vhead.lower = 95;
   c->benches[3].measures[1].vhead.upper = 190;
   bpi_compare_measure(&c->benches[3].measures[1], 2);
-  CHECK(c->benches[0].flag == BP_CMP_REGRESSION);
+  bpi_cmp_pick_max(&c->benches[3]);
+  recount(c);
+  CHECK(c->benches[0].flag == BP_CMP_UNCHANGED);
+  CHECK(c->benches[0].wall_only == BP_CMP_REGRESSION);
+  for(size_t i = 1; i < 6; i++)
+    CHECK(c->benches[i].flag == BP_CMP_REGRESSION);
+  CHECK_EQ_INT(c->nregressions, 5);
+  CHECK_EQ_INT(c->nwall_slower, 1);
   char *md = render_md(c);
-  CHECK(has(md, "#### \xf0\x9f\x94\xb4 w0: latency +140.00%\n\n_latency is "
+  CHECK(has(md, "### benchprof: \xf0\x9f\x94\xb4 5 regressions confirmed, 0 "
+            "unconfirmed; 0 improvements confirmed, 0 unconfirmed; 1 slower "
+            "in wall time only (CPU time unchanged: waiting, or a busier "
+            "runner); 0 unchanged\n"));
+  CHECK(has(md, "#### \xf0\x9f\x9f\xa0 w0: latency +140.00% (wall time only)"
+            "\n\n_latency is "
             "wall-clock time, and task-clock (CPU time) is not a confirmed "
             "regression (+1.00%, -1.01% to +3.01%): latency rose by at "
             "least 136.6 ns, CPU time by at most 3.01 ns, so most of the "
             "extra time was not spent on the CPU but waiting (a loaded "
             "runner, locks, I/O, "
-            "sleeping), which the CPU profile does not see; an off-CPU "
-            "profile (`benchprof run --off-cpu` on both sides) shows "
+            "sleeping), which the CPU profile does not see. It is not "
+            "counted as a confirmed regression: a busier runner in one job "
+            "than in the other looks the same (`comment.wall_time_only: "
+            "\"regression\"` counts it, for a dedicated, quiet runner); an "
+            "off-CPU profile (`benchprof run --off-cpu` on both sides) shows "
             "where._\n\n<details>"));
-  /* task-clock confirmed too, but at most 12.1 ns of the 136.6 ns */
+  /* task-clock confirmed too, but at most 12.1 ns of the 136.6 ns: the
+   * benchmark's regression is task-clock's, latency's part is not */
   CHECK(c->benches[5].measures[1].flag == BP_CMP_REGRESSION);
-  CHECK(has(md, "#### \xf0\x9f\x94\xb4 w5: latency +140.00%\n\n_latency is "
+  CHECK(c->benches[5].measures[0].wall_only == BP_CMP_REGRESSION);
+  CHECK(has(md, "#### \xf0\x9f\x94\xb4 w5: task-clock +10.00%\n\n_latency is "
             "wall-clock time, and task-clock (CPU time) is a confirmed "
             "regression too (+10.00%, +7.90% to +12.10%), but CPU time "
             "rose by at most 12.1 ns while latency rose "
@@ -958,8 +1009,84 @@ static void test_wall_time_note(void)
             "on the CPU but waiting"));
   CHECK_EQ_INT(count(md, "_latency is wall-clock time"), 2);
   CHECK(has(md, "| w0 | latency | +140.00% (+136.60% to +143.40%) | "
+            "\xf0\x9f\x9f\xa0 slower in wall time only |\n"));
+  CHECK(has(md, "| w1 | latency | +140.00% (+136.60% to +143.40%) | "
             "\xf0\x9f\x94\xb4 regression |\n"));
+  /* the verdict line keeps it apart from the confirmed ones */
+  CHECK(has(md, "; \xf0\x9f\x9f\xa0 1 slower in wall time only, not counted "
+            "(CPU time did not follow), largest: **w0** latency +140.00% "
+            "(+136.60% to +143.40%)\n"));
   free(md);
+  bpi_compare_free(c);
+}
+
+/* Only wall-time-only changes: the title is orange, not red, counts no
+ * regression, and the improvement's mirror is "faster in wall time
+ * only".  comment.wall_time_only "regression" (wall_time_counted) counts
+ * them as before; and so does a confirmed rise of off-cpu, the blocked
+ * time, which shows the waiting is the code's: the note says so. */
+static void test_wall_time_only_counting(void)
+{
+  struct bp_cmp *c = synthetic(2, 2, 0, "v");
+  wall_and_cpu(&c->benches[0], 240, 101, true);
+  wall_and_cpu(&c->benches[1], 40, 100, true);
+  recount(c);
+  CHECK(c->benches[1].wall_only == BP_CMP_IMPROVEMENT);
+  CHECK_EQ_INT(c->nregressions + c->nimprovements, 0);
+  char *md = render_md(c);
+  CHECK(has(md, "### benchprof: \xf0\x9f\x9f\xa0 0 regressions confirmed, 0 "
+            "unconfirmed; 0 improvements confirmed, 0 unconfirmed; 1 slower, "
+            "1 faster in wall time only (CPU time unchanged: waiting, or a "
+            "busier runner); 0 unchanged\n"));
+  CHECK(has(md, "| v1 | latency | -60.00% (-61.40% to -58.60%) | "
+            "\xf0\x9f\x9f\xa0 faster in wall time only |\n"));
+  CHECK(has(md, "_latency is wall-clock time, and task-clock (CPU time) is "
+            "not a confirmed improvement (+0.00%, -2.00% to +2.00%): latency "
+            "fell by at least 58.6 ns, CPU time by at most 2 ns, so most "
+            "of the time saved was not CPU time but waiting (a less loaded "
+            "runner, locks, I/O, sleeping), which the CPU profile does not "
+            "see. It is not counted as a confirmed improvement"));
+  free(md);
+
+  /* the owner counts wall time */
+  for(size_t i = 0; i < 2; i++) {
+    c->benches[i].wall_time_counted = true;
+    bpi_cmp_pick_max(&c->benches[i]);
+  }
+  recount(c);
+  CHECK_EQ_INT(c->nregressions, 1);
+  CHECK_EQ_INT(c->nimprovements, 1);
+  CHECK_EQ_INT(c->nwall_slower + c->nwall_faster, 0);
+  md = render_md(c);
+  CHECK(has(md, "### benchprof: \xf0\x9f\x94\xb4 1 regression confirmed, 0 "
+            "unconfirmed; 1 improvement confirmed, 0 unconfirmed; 0 "
+            "unchanged\n"));
+  CHECK(!strstr(md, "wall time only"));
+  CHECK(has(md, "which the CPU profile does not see. The verdict stands "
+            "(`comment.wall_time_only` is \"regression\"); an off-CPU"));
+  free(md);
+  bpi_compare_free(c);
+
+  /* off-cpu +100% confirmed: the waiting is the code's, counted */
+  c = synthetic(1, 1, 0, "o");
+  wall_cpu_off(&c->benches[0], 240, 101, true, 200);
+  recount(c);
+  CHECK(c->benches[0].flag == BP_CMP_REGRESSION);
+  CHECK(!c->benches[0].measures[0].wall_only);
+  CHECK_EQ_INT(c->nregressions, 1);
+  CHECK_EQ_INT(c->nwall_slower, 0);
+  md = render_md(c);
+  CHECK(has(md, "### benchprof: \xf0\x9f\x94\xb4 1 regression confirmed"));
+  CHECK(has(md, "which the CPU profile does not see. The off-cpu measure "
+            "(blocked time, preemption left out) is a confirmed regression "
+            "too, so the waiting is the code's and the verdict stands; the "
+            "off-CPU time below shows where._\n\n"));
+  free(md);
+  /* off-cpu unchanged: wall time only again */
+  wall_cpu_off(&c->benches[0], 240, 101, true, 100);
+  recount(c);
+  CHECK(c->benches[0].wall_only == BP_CMP_REGRESSION);
+  CHECK_EQ_INT(c->nregressions, 0);
   bpi_compare_free(c);
 }
 
@@ -1074,7 +1201,6 @@ static void test_notes_uncounted(void)
 
   /* a confirmed regression beside it: the usual note (the title never
    * reads as contradicted), not the uncounted one */
-  free(cb->measures[1].slug);   /* wall_and_cpu frees the first only */
   wall_and_cpu(cb, 240, 150, false);
   CHECK(cb->flag == BP_CMP_REGRESSION);
   md = render_md(c);
@@ -3279,6 +3405,7 @@ int main(void)
   test_no_function_reason();
   test_interrupts_not_named();
   test_wall_time_note();
+  test_wall_time_only_counting();
   test_notes_name_measures();
   test_notes_uncounted();
   test_hostile_comment();

@@ -1312,6 +1312,218 @@ static void test_off_cpu_json(void)
   bpi_compare_free(c);
 }
 
+/* A run of benchmark "a" with 5 repetitions: latency and task-clock
+ * (ns) the values base + step * i (i = 0..4) each, and with off_base
+ * (> 0) off-CPU stacks and the off-cpu measure the same way. */
+struct wall_side {
+  double latency, cpu, off;    /* the first repetition's */
+};
+
+static void reps_text(char *out, size_t n, double first)
+{
+  snprintf(out, n, "[%g, %g, %g, %g, %g]", first, first + 1, first + 2,
+           first + 3, first + 4);
+}
+
+static void make_wall_run(const char *dir, const struct wall_side *s)
+{
+  char lat[128], cpu[128], off[128], text[2048], offart[160] = "";
+  char offrep[160] = "";
+  reps_text(lat, sizeof(lat), s->latency);
+  reps_text(cpu, sizeof(cpu), s->cpu);
+  reps_text(off, sizeof(off), s->off);
+  if(s->off > 0) {
+    snprintf(offart, sizeof(offart), "{\"file\": \"a/profile.offcpu.folded\", "
+             "\"kind\": \"offcpu-folded-stacks\"},");
+    snprintf(offrep, sizeof(offrep), ", \"off-cpu\": %s", off);
+  }
+  snprintf(text, sizeof(text),
+      "{\"report\": \"report.json\", \"repeat\": 5, \"benchmarks\": ["
+      "{\"name\": \"a\", \"profile\": \"a\", \"repetitions\": "
+      "{\"latency\": %s, \"task-clock\": %s%s}, \"artifacts\": ["
+      "{\"file\": \"a/profile.folded\", \"kind\": \"folded-stacks\"}, %s"
+      "{\"file\": \"a/summary.json\", \"kind\": \"summary\"}]}]}",
+      lat, cpu, offrep, offart);
+  put(dir, "manifest.json", text);
+  snprintf(text, sizeof(text), "{\"a\": {\"latency\": {\"value\": %g, "
+           "\"lower_value\": %g, \"upper_value\": %g}, \"task-clock\": "
+           "{\"value\": %g, \"lower_value\": %g, \"upper_value\": %g}}}",
+           s->latency + 2, s->latency, s->latency + 4, s->cpu + 2, s->cpu,
+           s->cpu + 4);
+  put(dir, "report.json", text);
+  put(dir, "a/profile.folded", "p;main;work 10\n");
+  if(s->off > 0) {
+    snprintf(text, sizeof(text), "p;main;nap;nanosleep_[k] %.0f\n",
+             5 * (s->off + 2) / 1000);
+    put(dir, "a/profile.offcpu.folded", text);
+  }
+  snprintf(text, sizeof(text), "{\"threads\": [{\"samples\": 10}], "
+           "\"off_cpu\": {\"blocked_ms\": %g}}", 5 * (s->off + 2) / 1e6);
+  put(dir, "a/summary.json", text);
+}
+
+/* Compare base and head (make_wall_run) in dirs under name. */
+static struct bp_cmp *compare_wall(const char *name,
+                                   const struct wall_side *base,
+                                   const struct wall_side *head,
+                                   bool wall_time_counted)
+{
+  char dirs[2][128];
+  for(int side = 0; side < 2; side++) {
+    snprintf(dirs[side], sizeof(dirs[side]), "%s/%s-%d", root, name, side);
+    make_wall_run(dirs[side], side ? head : base);
+  }
+  struct bp_cmp_opts o = {.threshold_pct = 5,
+                          .wall_time_counted = wall_time_counted};
+  struct bp_err err = {0};
+  struct bp_cmp *c = NULL;
+  CHECK(bpi_compare_dirs(dirs[0], dirs[1], &o, &c, &err) == BP_OK);
+  return c;
+}
+
+/* compare.json of c has every one of the strings in want (NULL ends). */
+static void check_json_has(const struct bp_cmp *c, const char *const *want)
+{
+  struct bp_buf j;
+  bpi_buf_init(&j);
+  bpi_compare_json(c, &j);
+  bpi_buf_addc(&j, '\0');
+  CHECK(!bpi_buf_failed(&j));
+  for(size_t i = 0; want[i] && !bpi_buf_failed(&j); i++)
+    if(!strstr(j.data, want[i])) {
+      fprintf(stderr, "compare.json lacks %s\n", want[i]);
+      CHECK(false);
+    }
+  bpi_buf_cleanup(&j);
+}
+
+/* Latency 100 -> 150 ns (+48%, 5 repetitions a side: confirmed beyond
+ * 5%) while task-clock stays 50 ns: the same code on a busier runner
+ * looks exactly like this.  Not a confirmed regression but "slower in
+ * wall time only": not counted (nregressions 0, so neither the gate nor
+ * the commit status fails), its own count, its own verdict.  The
+ * latency's own test still says confirmed. */
+static void test_wall_time_only(void)
+{
+  const struct wall_side base = {100, 50, 0}, head = {150, 50, 0};
+  struct bp_cmp *c = compare_wall("wall-only", &base, &head, false);
+  const struct bp_cmp_bench *b = c ? bench(c, "a") : NULL;
+  const struct bp_cmp_measure *lat = measure(b, "latency");
+  CHECK(b && lat);
+  if(!b || !lat) {
+    bpi_compare_free(c);
+    return;
+  }
+  CHECK_EQ_INT(lat->flag, BP_CMP_REGRESSION);
+  CHECK_EQ_INT(lat->wall_only, BP_CMP_REGRESSION);
+  CHECK_EQ_INT(b->flag, BP_CMP_UNCHANGED);
+  CHECK_EQ_INT(b->wall_only, BP_CMP_REGRESSION);
+  CHECK_EQ_INT(b->unconfirmed, BP_CMP_UNCHANGED);
+  CHECK_EQ_STR(bpi_compare_verdict(b), "slower in wall time only");
+  CHECK(bpi_compare_worse(b));
+  CHECK(b->max_slug && !strcmp(b->max_slug, "latency"));
+  CHECK_EQ_INT(c->nregressions, 0);
+  CHECK_EQ_INT(c->nwall_slower, 1);
+  CHECK_EQ_INT(c->nunchanged, 0);
+  struct bp_buf t;
+  bpi_buf_init(&t);
+  bpi_compare_counts_text(c, &t);
+  bpi_buf_addc(&t, '\0');
+  CHECK_EQ_STR(t.data, "0 regressions confirmed, 0 unconfirmed; 0 "
+               "improvements confirmed, 0 unconfirmed; 1 slower in wall "
+               "time only (CPU time unchanged: waiting, or a busier "
+               "runner); 0 unchanged");
+  bpi_buf_cleanup(&t);
+  check_json_has(c, (const char *const[]){
+    "\"regressions\": 0,", "\"slower_wall_time_only\": 1,",
+    "\"faster_wall_time_only\": 0,", "\"wall_time_only\": \"separate\"",
+    "\"verdict\": \"slower in wall time only\", \"wall_time_only\": "
+    "\"regression\"", "\"confirmed\": true, \"wall_time_only\": true", NULL});
+  bpi_compare_free(c);
+
+  /* the owner of a dedicated runner counts it, as before */
+  c = compare_wall("wall-counted", &base, &head, true);
+  b = c ? bench(c, "a") : NULL;
+  CHECK(b && b->flag == BP_CMP_REGRESSION && !b->wall_only);
+  CHECK(b && !measure(b, "latency")->wall_only);
+  CHECK(c && c->nregressions == 1 && c->nwall_slower == 0);
+  if(c)
+    check_json_has(c, (const char *const[]){
+      "\"regressions\": 1,", "\"slower_wall_time_only\": 0,",
+      "\"wall_time_only\": \"regression\"", "\"verdict\": \"regression\"",
+      NULL});
+  bpi_compare_free(c);
+
+  /* the CPU time followed (task-clock +48% too): a regression */
+  const struct wall_side cpu_head = {150, 75, 0};
+  c = compare_wall("wall-cpu", &base, &cpu_head, false);
+  b = c ? bench(c, "a") : NULL;
+  CHECK(b && b->flag == BP_CMP_REGRESSION && !b->wall_only);
+  CHECK(c && c->nregressions == 1 && c->nwall_slower == 0);
+  bpi_compare_free(c);
+}
+
+/* The mirror: latency 150 -> 100 ns with task-clock unchanged is "faster
+ * in wall time only", not a confirmed improvement. */
+static void test_wall_time_only_faster(void)
+{
+  const struct wall_side base = {150, 50, 0}, head = {100, 50, 0};
+  struct bp_cmp *c = compare_wall("wall-faster", &base, &head, false);
+  const struct bp_cmp_bench *b = c ? bench(c, "a") : NULL;
+  CHECK(b && b->flag == BP_CMP_UNCHANGED);
+  CHECK(b && b->wall_only == BP_CMP_IMPROVEMENT);
+  CHECK(b && measure(b, "latency")->flag == BP_CMP_IMPROVEMENT);
+  CHECK(b && !strcmp(bpi_compare_verdict(b), "faster in wall time only"));
+  CHECK(b && !bpi_compare_worse(b));
+  CHECK(c && c->nimprovements == 0 && c->nwall_faster == 1 &&
+        c->nwall_slower == 0);
+  if(c)
+    check_json_has(c, (const char *const[]){
+      "\"improvements\": 0,", "\"faster_wall_time_only\": 1,",
+      "\"verdict\": \"faster in wall time only\"", NULL});
+  bpi_compare_free(c);
+
+  c = compare_wall("wall-faster-counted", &base, &head, true);
+  CHECK(c && c->nimprovements == 1 && c->nwall_faster == 0);
+  bpi_compare_free(c);
+}
+
+/* Both sides recorded with --off-cpu: blocked time 1 ms -> 2 ms a run,
+ * a confirmed regression of off-cpu, shows the waiting is the code's:
+ * latency's regression is counted.  Blocked time unchanged leaves it
+ * wall time only; blocked time that fell does not confirm a rise. */
+static void test_wall_time_off_cpu_confirmed(void)
+{
+  const struct wall_side base = {100, 50, 1e6}, head = {150, 50, 2e6};
+  struct bp_cmp *c = compare_wall("wall-off", &base, &head, false);
+  const struct bp_cmp_bench *b = c ? bench(c, "a") : NULL;
+  CHECK(b && measure(b, "off-cpu") &&
+        measure(b, "off-cpu")->flag == BP_CMP_REGRESSION);
+  CHECK(b && b->flag == BP_CMP_REGRESSION && !b->wall_only);
+  CHECK(b && !measure(b, "latency")->wall_only);
+  CHECK(c && c->nregressions == 1 && c->nwall_slower == 0);
+  bpi_compare_free(c);
+
+  const struct wall_side same = {150, 50, 1e6};
+  c = compare_wall("wall-off-same", &base, &same, false);
+  b = c ? bench(c, "a") : NULL;
+  CHECK(b && measure(b, "off-cpu") && !measure(b, "off-cpu")->flag);
+  CHECK(b && b->flag == BP_CMP_UNCHANGED &&
+        b->wall_only == BP_CMP_REGRESSION);
+  CHECK(c && c->nregressions == 0 && c->nwall_slower == 1);
+  bpi_compare_free(c);
+
+  /* blocked time halved (its own confirmed improvement, which the
+   * benchmark's verdict is): latency's rise stays wall time only */
+  const struct wall_side less = {150, 50, 0.5e6};
+  c = compare_wall("wall-off-less", &base, &less, false);
+  b = c ? bench(c, "a") : NULL;
+  CHECK(b && measure(b, "latency")->wall_only == BP_CMP_REGRESSION);
+  CHECK(b && b->flag == BP_CMP_IMPROVEMENT);
+  CHECK(c && c->nregressions == 0);
+  bpi_compare_free(c);
+}
+
 /* One function doing all the work, twice as much in head: 460 -> 931
  * samples of a 1 kHz clock.  Its share stays 100%, yet its absolute cost
  * per run doubles, significantly; a function whose samples barely moved
@@ -2664,6 +2876,9 @@ int main(void)
   test_off_cpu_json();
   test_off_cpu_noise_band();
   test_off_cpu_single_run_band();
+  test_wall_time_only();
+  test_wall_time_only_faster();
+  test_wall_time_off_cpu_confirmed();
   test_bad_input();
   test_refs();
   test_store_sides();

@@ -41,6 +41,8 @@ static void test_defaults(void)
   CHECK(c.comment.enabled);
   CHECK(c.comment.threshold == 5.0);
   CHECK_EQ_INT(c.comment.max_functions, 10);
+  CHECK_EQ_STR(c.comment.wall_time_only, "separate");
+  CHECK(!c.comment.wall_time_counted);
   CHECK(!c.firefox_upload);
   bpi_config_cleanup(&c);
 }
@@ -61,7 +63,8 @@ static void test_every_key(void)
     " \"network\": {\"connect_timeout\": 1.5, \"timeout\": 30, \"retries\": 0,"
     "  \"ca_file\": \"/ca.pem\"},"
     " \"comment\": {\"enabled\": false, \"threshold\": 5.5, \"max_functions\": 3,"
-    "  \"token_env\": \"GL_TOKEN\", \"file\": \"c.md\"}}";
+    "  \"token_env\": \"GL_TOKEN\", \"file\": \"c.md\","
+    "  \"wall_time_only\": \"regression\"}}";
   struct bp_config c;
   char msg[512];
   bpi_config_init(&c);
@@ -96,6 +99,8 @@ static void test_every_key(void)
   CHECK_EQ_INT(c.comment.max_functions, 3);
   CHECK_EQ_STR(c.comment.token_env, "GL_TOKEN");
   CHECK_EQ_STR(c.comment.file, "c.md");
+  CHECK_EQ_STR(c.comment.wall_time_only, "regression");
+  CHECK(c.comment.wall_time_counted);
 
   /* tokens: the file's own wins over the variable */
   char *env[] = {"MY_TOKEN=from-env", "STORE_TOKEN=st", "GITHUB_TOKEN=gh",
@@ -121,6 +126,7 @@ static void test_every_key(void)
   CHECK_EQ_INT(again.record.period, 100000);
   CHECK_EQ_STR(again.store.s3.region, "eu-west-1");
   CHECK(again.comment.threshold == 5.5);
+  CHECK(again.comment.wall_time_counted);
   bpi_config_cleanup(&again);
   bpi_buf_cleanup(&b);
   bpi_config_cleanup(&c);
@@ -175,6 +181,14 @@ static void test_errors(void)
     {"{\"record\": {\"call_graph\": \"dwarf,7\"}}",
      "c.json: $.record.call_graph: expected fp, dwarf, dwarf,BYTES (a "
      "multiple of 8 up to 65528), auto or lbr, got \"dwarf,7\""},
+    {"{\"comment\": {\"wall_time_only\": \"count\"}}",
+     "c.json: $.comment.wall_time_only: expected \"separate\" (a "
+     "wall-time-only change is not counted) or \"regression\" (it is), got "
+     "\"count\""},
+    {"{\"comment\": {\"wall_time_only\": true}}",
+     "c.json: $.comment.wall_time_only: expected \"separate\" (a "
+     "wall-time-only change is not counted) or \"regression\" (it is), got "
+     "true"},
     {"{\"record\": {\"counters\": true}}",
      "c.json: $.record.counters: expected a list of event names or false, "
      "got true"},
@@ -262,7 +276,7 @@ static void test_env(void)
     "BENCHPROF_OUTPUT=out", "BENCHPROF_STRICT=yes",
     "BENCHPROF_COUNTERS=none", "BENCHPROF_CALL_GRAPH=fp",
     "BENCHER_HOST=http://h:1", "BENCHPROF_KERNEL=",
-    "BENCHPROF_SUITE=bench.a", NULL
+    "BENCHPROF_SUITE=bench.a", "BENCHPROF_WALL_TIME_ONLY=regression", NULL
   };
   bpi_config_init(&c);
   static const char doc[] = "{\"record\": {\"frequency\": 99, "
@@ -277,6 +291,7 @@ static void test_env(void)
   CHECK_EQ_STR(c.bencher.project, "proj");
   CHECK_EQ_STR(c.bencher.testbed, "tb");
   CHECK_EQ_STR(c.bencher.suite, "bench.a");
+  CHECK(c.comment.wall_time_counted);
   CHECK_EQ_STR(c.bencher.host, "http://h:1");
   CHECK_EQ_STR(c.record.event, "instructions");
   /* the variable's period replaces the file's frequency */
