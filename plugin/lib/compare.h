@@ -144,6 +144,15 @@ bool bpi_compare_beyond_band(const struct bp_cmp_band *band, double base,
 
 /* Whether the band lets a change through unnamed (it is wider than {0}). */
 bool bpi_compare_band_wide(const struct bp_cmp_band *band);
+/* The most the band makes of a whole of `total` (its wider side, as a
+ * size): the off-CPU stacks' floor.  Their times are measured, so they
+ * have no Poisson interval of their own, but a stack of a few hundred
+ * microseconds (a program's start waiting on the page cache) that comes
+ * and goes between runs moves by -100%: a change smaller than the noise
+ * of all the blocked time cannot be told from it.  Only for a band that
+ * is an interval (a measured spread of the whole, from repetitions); 0
+ * for any other, or NULL. */
+double bpi_compare_band_floor(const struct bp_cmp_band *band, double total);
 /* The band in words for a sentence: "task-clock's interval, -11.7% to
  * +38.8%" or "the total cost's change, +0.0% to +16.5%" (no markup). */
 void bpi_compare_band_text(const struct bp_cmp_band *band,

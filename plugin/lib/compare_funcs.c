@@ -491,6 +491,14 @@ bool bpi_compare_beyond_band(const struct bp_cmp_band *band, double base,
   return d - half > hi || d + half < lo;
 }
 
+double bpi_compare_band_floor(const struct bp_cmp_band *band, double total)
+{
+  if(!band || band->basis != BP_CMP_BAND_INTERVAL)
+    return 0;   /* no measured spread: a drift's band is proportional */
+  double wider = -band->lo > band->hi ? -band->lo : band->hi;
+  return wider * total;
+}
+
 bool bpi_compare_band_wide(const struct bp_cmp_band *band)
 {
   return band && (band->lo < 0 || band->hi > 0);

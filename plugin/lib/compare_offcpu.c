@@ -156,8 +156,13 @@ static bp_code top_wait(struct bp_cmp_bench *cb, const struct stacks *st)
                                   : BPE_NOMEM;
   if(!rc)
     off_noise_band(cb, sums, users.count);
-  double best = 0, best_beyond = 0;
-  double resolution = (cb->off_ns_per_us[0] + cb->off_ns_per_us[1]) / 2;
+  double best = 0, best_beyond = 0, total = 0;
+  for(size_t i = 0; !rc && i < users.count; i++)
+    total += (double)sums[0][i] * cb->off_ns_per_us[0];
+  /* the microseconds' rounding, and what the band makes of all the
+   * blocked time (bpi_compare_band_floor) */
+  double resolution = (cb->off_ns_per_us[0] + cb->off_ns_per_us[1]) / 2 +
+                      bpi_compare_band_floor(&cb->off_band, total);
   for(size_t i = 0; !rc && i < users.count; i++) {
     double b = (double)sums[0][i] * cb->off_ns_per_us[0];
     double h = (double)sums[1][i] * cb->off_ns_per_us[1];

@@ -143,8 +143,9 @@ static double node_cost(const struct dtree *t, uint32_t node, int i)
  * the microsecond, half of one each side (as compare_offcpu.c). */
 static double noise(const struct dtree *t, uint32_t node)
 {
-  if(t->cost->off_cpu)
-    return (t->cost->per_sample[0] + t->cost->per_sample[1]) / 2;
+  if(t->cost->off_cpu)   /* rounding, and the band of all the waiting */
+    return (t->cost->per_sample[0] + t->cost->per_sample[1]) / 2 +
+           bpi_compare_band_floor(t->cost->band, node_cost(t, 0, 0));
   return bpi_stats_poisson_halfwidth(colour_n(t, node, 0),
                                      t->cost->per_sample[0],
                                      colour_n(t, node, 1),
@@ -349,6 +350,8 @@ static void add_off_legend(struct bp_buf *b, const struct dtree *t,
                  "benchmark's own noise could make of a frame's base time (");
     bpi_compare_band_text(t->cost->band, b);
     bpi_buf_addc(b, ')');
+    if(t->cost->band->basis == BP_CMP_BAND_INTERVAL)
+      bpi_buf_adds(b, " or of all the waiting");
   }
   else if(t->cost->band && t->cost->band->measure)
     bpi_buf_printf(b, "no off-CPU noise band: %s's change is confirmed, "
