@@ -68,7 +68,8 @@ else
   # what the graph held, to tell a profile of another shape from a page
   # shot before it was drawn
   echo "flamegraph.svg: $(grep -c '<rect' "$TMP/run/flamegraph.svg") rects"
-  grep -o '"samples": [0-9]*' "$TMP/run/summary.json" | head -1
+  python3 -c 'import json, sys; print("samples:", json.load(open(sys.argv[1])).get("samples"))' \
+    "$TMP/run/summary.json"
 fi
 
 kill -TERM "$PID"
