@@ -73,3 +73,27 @@ forge_compared() {
   forge_comment "$file" "$@"
   FORGE_COMPARED=
 }
+
+# forge_timed_comparison NAME SHA COMMIT_TIME END_TIME REGRESSIONS UNCONFIRMED UNCHANGED
+# TEXT: $TMP/NAME/comment.md with its compared line, compare.json beside
+forge_timed_comparison() {
+  forge_comparison "$TMP/$1" "$2" "$5" "$6" "$7"
+  forge_compared "$TMP/$1/comment.md" \
+    "head=$2 commit_time=$3 end_time=$4" "$5" "$8"
+}
+
+# forge_job KIND NAME: benchprof comment of $TMP/NAME/comment.md on request 5
+# of the KIND stand-in at $FORGE_URL, stderr in $TMP/KIND-NAME.err, its
+# exit status in $TMP/KIND-NAME.rc
+forge_job() {
+  if [ "$1" = github ]; then
+    GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown \
+      "$TMP/$2/comment.md" --github own/repo --pr 5 --api-url "$FORGE_URL" \
+      >/dev/null 2>"$TMP/$1-$2.err"
+  else
+    GITLAB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown \
+      "$TMP/$2/comment.md" --gitlab 42 --mr 5 \
+      --api-url "$FORGE_URL/api/v4" >/dev/null 2>"$TMP/$1-$2.err"
+  fi
+  echo $? >"$TMP/$1-$2.rc"
+}

@@ -1491,17 +1491,6 @@ static void add_links(struct render *r, const struct bp_cmp_bench *cb)
   bpi_buf_cleanup(&view_a);
 }
 
-/* cb's measure of slug on both sides, or NULL. */
-static const struct bp_cmp_measure *measure_of(const struct bp_cmp_bench *cb,
-                                               const char *slug)
-{
-  for(size_t i = 0; i < cb->nmeasures; i++)
-    if(cb->measures[i].in_base && cb->measures[i].in_head &&
-       !strcmp(cb->measures[i].slug, slug))
-      return &cb->measures[i];
-  return NULL;
-}
-
 /* What the note under the heading says of the verdict: not counted (a
  * busier runner in one job looks the same as waiting the change added),
  * counted because the blocked time confirms the waiting is the code's,
@@ -1509,7 +1498,7 @@ static const struct bp_cmp_measure *measure_of(const struct bp_cmp_bench *cb,
 static void add_wall_counting(struct bp_buf *b, const struct bp_cmp_bench *cb,
                               const struct bp_cmp_measure *wall)
 {
-  const struct bp_cmp_measure *off = measure_of(cb, BP_OFF_CPU_SLUG);
+  const struct bp_cmp_measure *off = bpi_compare_on_both(cb, BP_OFF_CPU_SLUG);
   const char *kind = wall->flag == BP_CMP_REGRESSION ? "regression"
                                                      : "improvement";
   if(wall->wall_only)
@@ -1534,8 +1523,8 @@ static void add_wall_counting(struct bp_buf *b, const struct bp_cmp_bench *cb,
  * (add_wall_counting). */
 static void add_wall_note(struct bp_buf *b, const struct bp_cmp_bench *cb)
 {
-  const struct bp_cmp_measure *wall = measure_of(cb, "latency");
-  const struct bp_cmp_measure *cpu = measure_of(cb, "task-clock");
+  const struct bp_cmp_measure *wall = bpi_compare_on_both(cb, "latency");
+  const struct bp_cmp_measure *cpu = bpi_compare_on_both(cb, "task-clock");
   double wall_ns, cpu_ns;
   if(!bpi_compare_waited(cb, &wall_ns, &cpu_ns))
     return;
@@ -1571,7 +1560,7 @@ static void add_wall_note(struct bp_buf *b, const struct bp_cmp_bench *cb)
                "(a less loaded runner, locks, I/O, sleeping), which the "
                "CPU profile does not see.");
   add_wall_counting(b, cb, wall);
-  if(measure_of(cb, BP_OFF_CPU_SLUG))
+  if(bpi_compare_on_both(cb, BP_OFF_CPU_SLUG))
     bpi_buf_adds(b, "the off-CPU time below shows where._\n\n");
   else
     bpi_buf_adds(b, "an off-CPU profile (`benchprof run --off-cpu` on both "

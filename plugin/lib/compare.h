@@ -526,6 +526,9 @@ double bpi_compare_change_size(const struct bp_cmp_measure *m);
  * NULL when no measure is on both sides. */
 const struct bp_cmp_measure *bpi_compare_key_measure(
   const struct bp_cmp_bench *cb);
+/* cb's measure of slug on both sides, or NULL. */
+const struct bp_cmp_measure *bpi_compare_on_both(
+  const struct bp_cmp_bench *cb, const char *slug);
 /* Whether cb's wall time (latency) moved by more than its CPU time
  * (task-clock) can account for: latency a confirmed regression (or
  * improvement), both with intervals (repetitions or bounds), and the

@@ -258,15 +258,21 @@ static bool larger_change(const struct bp_cmp_measure *m,
   return isnan(m->pct) || absd(m->pct) > absd(best->pct);
 }
 
-/* cb's measure of slug on both sides, or NULL. */
-static struct bp_cmp_measure *on_both(const struct bp_cmp_bench *cb,
-                                      const char *slug)
+const struct bp_cmp_measure *bpi_compare_on_both(
+  const struct bp_cmp_bench *cb, const char *slug)
 {
   for(size_t i = 0; i < cb->nmeasures; i++)
     if(cb->measures[i].in_base && cb->measures[i].in_head &&
        !strcmp(cb->measures[i].slug, slug))
       return &cb->measures[i];
   return NULL;
+}
+
+/* The same, to mark it: cb's measures are its own to change. */
+static struct bp_cmp_measure *on_both(struct bp_cmp_bench *cb,
+                                      const char *slug)
+{
+  return (struct bp_cmp_measure *)bpi_compare_on_both(cb, slug);
 }
 
 /* Mark latency's confirmed change as wall time only (bp_cmp_measure
@@ -386,8 +392,8 @@ const struct bp_cmp_measure *bpi_compare_key_measure(
 bool bpi_compare_waited(const struct bp_cmp_bench *cb, double *wall_ns,
                         double *cpu_ns)
 {
-  const struct bp_cmp_measure *wall = on_both(cb, "latency");
-  const struct bp_cmp_measure *cpu = on_both(cb, "task-clock");
+  const struct bp_cmp_measure *wall = bpi_compare_on_both(cb, "latency");
+  const struct bp_cmp_measure *cpu = bpi_compare_on_both(cb, "task-clock");
   if(!wall || !cpu || !wall->flag || !wall->has_interval ||
      !cpu->has_interval)
     return false;

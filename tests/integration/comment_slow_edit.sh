@@ -23,33 +23,11 @@ B=2222222222222222222222222222222222222222
 DAY1=2024-01-01T08:00:00Z
 DAY2=2024-01-02T08:00:00Z
 
-# comparison NAME SHA COMMIT_TIME END_TIME REGRESSIONS UNCONFIRMED UNCHANGED
-# TEXT: $TMP/NAME/comment.md with its compared line, compare.json beside
-comparison() {
-  forge_comparison "$TMP/$1" "$2" "$5" "$6" "$7"
-  forge_compared "$TMP/$1/comment.md" \
-    "head=$2 commit_time=$3 end_time=$4" "$5" "$8"
-}
-comparison a-first "$A" "$DAY1" 2024-01-01T09:00:00Z 0 0 1 'A, first run'
-comparison a-again "$A" "$DAY1" 2024-01-01T10:00:00Z 0 0 1 'A, run again'
-comparison b-first "$B" "$DAY2" 2024-01-02T09:00:00Z 1 0 0 'B, first run'
-comparison b-again "$B" "$DAY2" 2024-01-02T11:00:00Z 1 0 0 'B, run again'
+forge_timed_comparison a-first "$A" "$DAY1" 2024-01-01T09:00:00Z 0 0 1 'A, first run'
+forge_timed_comparison a-again "$A" "$DAY1" 2024-01-01T10:00:00Z 0 0 1 'A, run again'
+forge_timed_comparison b-first "$B" "$DAY2" 2024-01-02T09:00:00Z 1 0 0 'B, first run'
+forge_timed_comparison b-again "$B" "$DAY2" 2024-01-02T11:00:00Z 1 0 0 'B, run again'
 
-# job KIND NAME: benchprof comment of $TMP/NAME/comment.md on request 5
-# of the KIND stand-in at $FORGE_URL, stderr in $TMP/KIND-NAME.err, its
-# exit status in $TMP/KIND-NAME.rc
-job() {
-  if [ "$1" = github ]; then
-    GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown \
-      "$TMP/$2/comment.md" --github own/repo --pr 5 --api-url "$FORGE_URL" \
-      >/dev/null 2>"$TMP/$1-$2.err"
-  else
-    GITLAB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown \
-      "$TMP/$2/comment.md" --gitlab 42 --mr 5 \
-      --api-url "$FORGE_URL/api/v4" >/dev/null 2>"$TMP/$1-$2.err"
-  fi
-  echo $? >"$TMP/$1-$2.rc"
-}
 
 # slow_edit KIND: A's held edit landing after B's whole job, against a
 # fresh KIND stand-in in $TMP/KIND
@@ -61,14 +39,14 @@ slow_edit() {
     heads=$dir/merge_requests.json what="merge request"
   fi
   printf '{"5": "%s"}\n' "$A" >"$heads"
-  job "$kind" a-first   # the comment as the earlier pipeline left it
+  forge_job "$kind" a-first   # the comment as the earlier pipeline left it
   printf '%s' 'A, run again' >"$dir/hold-edit"
-  job "$kind" a-again &
+  forge_job "$kind" a-again &
   a_job=$!
   # A has checked the head (A) and listed the comments: its edit is held
   check "$kind: A's edit is held" wait_line "$dir/edit-held" '^held$' 30
   printf '{"5": "%s"}\n' "$B" >"$heads"   # the push
-  job "$kind" b-first   # lands, reads its own comparison back, ends
+  forge_job "$kind" b-first   # lands, reads its own comparison back, ends
   check "$kind: B's job found its own comparison and ended" sh -c \
     '! grep -q -e "wrote this one again" -e "left it" "$1"' sh \
     "$TMP/$kind-b-first.err"
@@ -114,7 +92,7 @@ edit = "PATCH" if kind == "github" else "PUT"
 # B's edit, A's held one, A's mark
 assert sum(r["method"] == edit for r in reqs) == 3, reqs
 PY
-  job "$kind" b-again   # the next run of the new head
+  forge_job "$kind" b-again   # the next run of the new head
   check "$kind, b-again: exit 0" [ "$(cat "$TMP/$kind-b-again.rc")" = 0 ]
   KIND=$kind pycheck "$kind: the next run of B puts its comparison back" <<'PY'
 import json, os

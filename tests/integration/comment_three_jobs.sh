@@ -23,33 +23,11 @@ B=2222222222222222222222222222222222222222
 DAY1=2024-01-01T08:00:00Z
 DAY2=2024-01-02T08:00:00Z
 
-# comparison NAME SHA COMMIT_TIME END_TIME REGRESSIONS UNCONFIRMED UNCHANGED
-# TEXT: $TMP/NAME/comment.md with its compared line, compare.json beside
-comparison() {
-  forge_comparison "$TMP/$1" "$2" "$5" "$6" "$7"
-  forge_compared "$TMP/$1/comment.md" \
-    "head=$2 commit_time=$3 end_time=$4" "$5" "$8"
-}
-comparison a-first "$A" "$DAY1" 2024-01-01T09:00:00Z 0 0 1 'A, first run'
-comparison a-again "$A" "$DAY1" 2024-01-01T10:00:00Z 2 0 0 'A, run again'
-comparison b-early "$B" "$DAY2" 2024-01-02T09:00:00Z 1 0 0 'B, earlier run'
-comparison b-late "$B" "$DAY2" 2024-01-02T11:00:00Z 0 0 1 'B, later run'
+forge_timed_comparison a-first "$A" "$DAY1" 2024-01-01T09:00:00Z 0 0 1 'A, first run'
+forge_timed_comparison a-again "$A" "$DAY1" 2024-01-01T10:00:00Z 2 0 0 'A, run again'
+forge_timed_comparison b-early "$B" "$DAY2" 2024-01-02T09:00:00Z 1 0 0 'B, earlier run'
+forge_timed_comparison b-late "$B" "$DAY2" 2024-01-02T11:00:00Z 0 0 1 'B, later run'
 
-# job KIND NAME: benchprof comment of $TMP/NAME/comment.md on request 5
-# of the KIND stand-in at $FORGE_URL, stderr in $TMP/KIND-NAME.err, its
-# exit status in $TMP/KIND-NAME.rc
-job() {
-  if [ "$1" = github ]; then
-    GITHUB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown \
-      "$TMP/$2/comment.md" --github own/repo --pr 5 --api-url "$FORGE_URL" \
-      >/dev/null 2>"$TMP/$1-$2.err"
-  else
-    GITLAB_TOKEN=$TOKEN "$BENCHPROF" comment --markdown \
-      "$TMP/$2/comment.md" --gitlab 42 --mr 5 \
-      --api-url "$FORGE_URL/api/v4" >/dev/null 2>"$TMP/$1-$2.err"
-  fi
-  echo $? >"$TMP/$1-$2.rc"
-}
 
 # race KIND: the three jobs against a fresh KIND stand-in in $TMP/KIND
 race() {
@@ -58,17 +36,17 @@ race() {
   heads=$dir/pulls.json
   [ "$kind" = gitlab ] && heads=$dir/merge_requests.json
   printf '{"5": "%s"}\n' "$A" >"$heads"
-  job "$kind" a-first   # the comment as the earlier pipeline left it
+  forge_job "$kind" a-first   # the comment as the earlier pipeline left it
   printf '["B, later run", "B, earlier run", "A, run again"]\n' \
     >"$dir/edit-order"
-  job "$kind" a-again &
+  forge_job "$kind" a-again &
   a_job=$!
   # A has checked the head (A) and listed the comments: its edit waits
   check "$kind: A's edit is held" wait_line "$dir/edits-waiting" '^2$' 30
   printf '{"5": "%s"}\n' "$B" >"$heads"   # the push
-  job "$kind" b-early &
+  forge_job "$kind" b-early &
   early_job=$!
-  job "$kind" b-late &
+  forge_job "$kind" b-late &
   late_job=$!
   wait $a_job $early_job $late_job
   for name in a-first a-again b-early b-late; do
