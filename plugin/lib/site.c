@@ -446,6 +446,11 @@ static cJSON *verdict_of(const struct bp_cmp *c, const struct bp_store_run *run)
                           (double)(c->nunconfirmed + unconf_impr));
   cJSON_AddNumberToObject(v, "new", (double)c->nnew);
   cJSON_AddNumberToObject(v, "removed", (double)c->nremoved);
+  /* neither counted nor unchanged (the comment's title lists them) */
+  cJSON_AddNumberToObject(v, "slower_wall_time_only",
+                          (double)c->nwall_slower);
+  cJSON_AddNumberToObject(v, "faster_wall_time_only",
+                          (double)c->nwall_faster);
   cJSON *list = cJSON_AddArrayToObject(v, "benchmarks");
   size_t prefix = strlen(run_key) + 1;
   for(size_t i = 0; i < c->nbenches; i++) {

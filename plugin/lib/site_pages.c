@@ -272,6 +272,8 @@ static void outcome_cell(struct bp_buf *b, const cJSON *run)
 static const cJSON *lead_change(const cJSON *verdict)
 {
   static const char *const kinds[] = {"regression", "improvement",
+                                      "slower in wall time only",
+                                      "faster in wall time only",
                                       "unconfirmed regression",
                                       "unconfirmed improvement"};
   const cJSON *list = cJSON_GetObjectItemCaseSensitive(verdict,
@@ -533,6 +535,23 @@ static void off_diff_link(struct bp_buf *b, const char *key)
                BP_FILE_DIFF_OFFCPU_SVG ")</a></p>\n");
 }
 
+/* ", 2 slower in wall time only": the benchmarks whose latency changed
+ * while their CPU time did not, neither counted nor unchanged; said only
+ * when there are some (a comparison stored before had no such count). */
+static void wall_time_only_counts(struct bp_buf *b, const cJSON *v)
+{
+  static const char *const keys[] = {"slower_wall_time_only",
+                                     "faster_wall_time_only"};
+  for(size_t i = 0; i < BP_ARRAY_LEN(keys); i++) {
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(v, keys[i]);
+    if(!cJSON_IsNumber(n) || !(n->valuedouble > 0))
+      continue;
+    bpi_buf_adds(b, ", ");
+    number(b, n);
+    bpi_buf_printf(b, " %s in wall time only", i ? "faster" : "slower");
+  }
+}
+
 static void comparison(struct bp_buf *b, const cJSON *v, const char *comment)
 {
   static const char *const counts[] = {"regressions", "improvements",
@@ -561,6 +580,7 @@ static void comparison(struct bp_buf *b, const cJSON *v, const char *comment)
     bpi_buf_printf(b, " %s", cJSON_IsNumber(n) && n->valuedouble == 1 ?
                    one[i] : counts[i]);
   }
+  wall_time_only_counts(b, v);
   bpi_buf_adds(b, ")</p>\n");
   cJSON_ArrayForEach(bench, cJSON_GetObjectItemCaseSensitive(v, "benchmarks")) {
     const char *diff = str(bench, "diff");

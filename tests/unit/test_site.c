@@ -373,8 +373,51 @@ static void test_run_offcpu(void)
   const char *first = h ? strstr(h, "diff.offcpu.svg\"") : NULL;
   CHECK(first && !strstr(first + 1, "diff.offcpu.svg\""));
   CHECK(h && strstr(h, "data=\"BM_Hot/diff.svg\""));
+  /* no wall-time-only count in the verdict (stored before there was
+   * one): none said */
+  CHECK(h && !strstr(h, "in wall time only"));
   bpi_buf_cleanup(&b);
   cJSON_Delete(e);
+  bpi_manifest_cleanup(&doc);
+  free(m);
+}
+
+/* A benchmark slower in wall time only (latency up, CPU time not) is
+ * neither counted nor unchanged: the run's page says how many, and the
+ * runs list leads with it when nothing was confirmed. */
+static void test_wall_time_only(void)
+{
+  char *m = manifest("feature/x", "abc", "2026-01-01T00:00:01Z", "box");
+  struct bp_manifest doc;
+  struct bp_err err = {0};
+  CHECK_EQ_INT(bpi_manifest_parse(&doc, m, strlen(m), "run", &err), BP_OK);
+  cJSON *e = bpi_site_run_entry(&doc);
+  cJSON *v = cJSON_AddObjectToObject(e, "verdict");
+  cJSON_AddStringToObject(v, "summary", "unchanged");
+  cJSON_AddNumberToObject(v, "regressions", 0);
+  cJSON_AddNumberToObject(v, "unchanged", 1);
+  cJSON_AddNumberToObject(v, "slower_wall_time_only", 2);
+  cJSON_AddNumberToObject(v, "faster_wall_time_only", 0);
+  cJSON *list = cJSON_AddArrayToObject(v, "benchmarks");
+  add_verdict_bench(list, "BM_Steady", "unchanged", NULL, 0);
+  add_verdict_bench(list, "BM_Sort", "slower in wall time only", "latency",
+                    45.86);
+  add_verdict_bench(list, "BM_Odd", "unconfirmed regression", "latency", 60);
+  struct bp_buf b;
+  bpi_buf_init(&b);
+  bpi_site_html_run(&b, &doc, e, NULL, &links);
+  bpi_buf_addc(&b, '\0');
+  CHECK(b.data && strstr(b.data, ", 2 slower in wall time only)</p>"));
+  CHECK(b.data && !strstr(b.data, "faster in wall time only"));
+  bpi_buf_cleanup(&b);
+  cJSON *runs = cJSON_CreateArray();
+  cJSON_AddItemToArray(runs, e);
+  char *h = render_runs(runs);
+  CHECK(h && strstr(h, "<td><strong>BM_Sort</strong> <span class=\"muted\">"
+                       "latency</span> +45.86% <span class=\"verdict "
+                       "slower in wall time only\">"));
+  free(h);
+  cJSON_Delete(runs);
   bpi_manifest_cleanup(&doc);
   free(m);
 }
@@ -386,6 +429,7 @@ int main(void)
   test_runs_cell();
   test_entry();
   test_run_offcpu();
+  test_wall_time_only();
   test_store();
   return check_exit();
 }
