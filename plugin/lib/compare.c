@@ -362,6 +362,31 @@ static bool mark_shared(struct fill *f, size_t n)
   return ok;
 }
 
+void bpi_compare_count(struct bp_cmp *c)
+{
+  c->nnew = c->nremoved = c->nregressions = c->nimprovements = 0;
+  c->nwall_slower = c->nwall_faster = c->nunchanged = c->nunconfirmed = 0;
+  for(size_t i = 0; i < c->nbenches; i++) {
+    const struct bp_cmp_bench *b = &c->benches[i];
+    if(b->presence == BP_CMP_NEW)
+      c->nnew++;
+    else if(b->presence == BP_CMP_REMOVED)
+      c->nremoved++;
+    else if(b->flag == BP_CMP_REGRESSION)
+      c->nregressions++;
+    else if(b->flag == BP_CMP_IMPROVEMENT)
+      c->nimprovements++;
+    else if(b->wall_only == BP_CMP_REGRESSION)
+      c->nwall_slower++;
+    else if(b->wall_only == BP_CMP_IMPROVEMENT)
+      c->nwall_faster++;
+    else {
+      c->nunchanged++;
+      c->nunconfirmed += b->unconfirmed == BP_CMP_REGRESSION;
+    }
+  }
+}
+
 static bp_code compare_sides(struct bp_cmp *c, const struct side *base,
                              const struct side *head, struct bp_err *err)
 {
@@ -395,25 +420,7 @@ static bp_code compare_sides(struct bp_cmp *c, const struct side *base,
   if(rc)
     return rc;
   qsort(c->benches, c->nbenches, sizeof(*c->benches), by_importance);
-  for(size_t i = 0; i < c->nbenches; i++) {
-    const struct bp_cmp_bench *b = &c->benches[i];
-    if(b->presence == BP_CMP_NEW)
-      c->nnew++;
-    else if(b->presence == BP_CMP_REMOVED)
-      c->nremoved++;
-    else if(b->flag == BP_CMP_REGRESSION)
-      c->nregressions++;
-    else if(b->flag == BP_CMP_IMPROVEMENT)
-      c->nimprovements++;
-    else if(b->wall_only == BP_CMP_REGRESSION)
-      c->nwall_slower++;
-    else if(b->wall_only == BP_CMP_IMPROVEMENT)
-      c->nwall_faster++;
-    else {
-      c->nunchanged++;
-      c->nunconfirmed += b->unconfirmed == BP_CMP_REGRESSION;
-    }
-  }
+  bpi_compare_count(c);
   return BP_OK;
 }
 

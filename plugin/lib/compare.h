@@ -526,6 +526,10 @@ double bpi_compare_change_size(const struct bp_cmp_measure *m);
  * NULL when no measure is on both sides. */
 const struct bp_cmp_measure *bpi_compare_key_measure(
   const struct bp_cmp_bench *cb);
+/* Count c's benchmarks by presence and verdict (nnew, nremoved,
+ * nregressions, nimprovements, nwall_slower, nwall_faster, nunchanged,
+ * nunconfirmed), from zero: a benchmark's verdict decides its count. */
+void bpi_compare_count(struct bp_cmp *c);
 /* cb's measure of slug on both sides, or NULL. */
 const struct bp_cmp_measure *bpi_compare_on_both(
   const struct bp_cmp_bench *cb, const char *slug);

@@ -925,27 +925,10 @@ static void wall_and_cpu(struct bp_cmp_bench *cb, double wall, double cpu,
   wall_cpu_off(cb, wall, cpu, cpu_bounds, 0);
 }
 
-/* c's counts as compare.c makes them (its benchmarks all on both sides),
- * after their verdicts changed. */
+/* c's counts as compare.c makes them, after their verdicts changed. */
 static void recount(struct bp_cmp *c)
 {
-  c->nregressions = c->nimprovements = c->nunchanged = 0;
-  c->nunconfirmed = c->nwall_slower = c->nwall_faster = 0;
-  for(size_t i = 0; i < c->nbenches; i++) {
-    const struct bp_cmp_bench *b = &c->benches[i];
-    if(b->flag == BP_CMP_REGRESSION)
-      c->nregressions++;
-    else if(b->flag == BP_CMP_IMPROVEMENT)
-      c->nimprovements++;
-    else if(b->wall_only == BP_CMP_REGRESSION)
-      c->nwall_slower++;
-    else if(b->wall_only == BP_CMP_IMPROVEMENT)
-      c->nwall_faster++;
-    else {
-      c->nunchanged++;
-      c->nunconfirmed += b->unconfirmed == BP_CMP_REGRESSION;
-    }
-  }
+  bpi_compare_count(c);
 }
 
 /* A confirmed wall-time regression (latency) that CPU time (task-clock)
