@@ -507,15 +507,10 @@ static void say_failure(const struct comment_args *a, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)));
 static void say_failure(const struct comment_args *a, const char *fmt, ...)
 {
-  char line[1536];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof(line), fmt, ap);
+  bp_msg_vsay(a->warn_on_failure, fmt, ap);
   va_end(ap);
-  if(a->warn_on_failure)
-    bp_msg_warn("%s", line);
-  else
-    bp_msg_error("%s", line);
 }
 
 static void say_failure_err(const struct comment_args *a,

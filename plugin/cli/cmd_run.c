@@ -84,15 +84,10 @@ static void say_own(const struct bp_record_args *a, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)));
 static void say_own(const struct bp_record_args *a, const char *fmt, ...)
 {
-  char line[1536];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof(line), fmt, ap);
+  bp_msg_vsay(bp_cli_run_survives_own_failure(a), fmt, ap);
   va_end(ap);
-  if(bp_cli_run_survives_own_failure(a))
-    bp_msg_warn("%s", line);
-  else
-    bp_msg_error("%s", line);
 }
 
 void bp_cli_run_say_own_err(const struct bp_record_args *a,

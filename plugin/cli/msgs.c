@@ -38,6 +38,11 @@ void bp_msg_warn(const char *fmt, ...)
   va_end(ap);
 }
 
+void bp_msg_vsay(bool as_warning, const char *fmt, va_list ap)
+{
+  vmsg(as_warning ? "warning: " : "error: ", fmt, ap);
+}
+
 void bp_msg_note(const char *fmt, ...)
 {
   if(quiet)

@@ -12,9 +12,16 @@
 
 #include "benchprof/benchprof.h"
 
+#include <stdarg.h>
+#include <stdbool.h>
+
 void bp_msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void bp_msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void bp_msg_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A failure as a warning (one the job gets past: its status is kept) or
+ * as an error; for the commands' own "say" helpers, which decide which. */
+void bp_msg_vsay(bool as_warning, const char *fmt, va_list ap)
+  __attribute__((format(printf, 2, 0)));
 /* Print err->msg (or bp_strerror(code) when empty) as an error. */
 void bp_msg_err(const struct bp_err *err, bp_code code);
 /* The same as a warning (a failure benchprof gets past). */

@@ -86,15 +86,10 @@ bool bp_cli_pub_failure_kept(const struct bp_cli_publish *p)
 void bp_cli_pub_say_failure(const struct bp_cli_publish *p,
                             const char *fmt, ...)
 {
-  char line[1536];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof(line), fmt, ap);
+  bp_msg_vsay(bp_cli_pub_failure_kept(p), fmt, ap);
   va_end(ap);
-  if(bp_cli_pub_failure_kept(p))
-    bp_msg_warn("%s", line);
-  else
-    bp_msg_error("%s", line);
 }
 
 void bp_cli_pub_say_failure_err(const struct bp_cli_publish *p,
